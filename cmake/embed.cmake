@@ -1,0 +1,17 @@
+# Writes OUT: a C++ file mapping each kernel file name to its exact text, so the source
+# panel shows the code that was compiled. Called with -DOUT=... -DFILES="a|b|c".
+string(REPLACE "|" ";" FILES "${FILES}")
+set(body "#include <map>\n#include <string>\n#include \"catalog.h\"\nnamespace ws::catalog {\nnamespace {\n")
+set(entries "")
+set(i 0)
+foreach(f IN LISTS FILES)
+  file(READ "${f}" hex HEX)
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," hex "${hex}")
+  get_filename_component(name "${f}" NAME)
+  string(APPEND body "const unsigned char k${i}[] = {${hex} 0};\n")
+  string(APPEND entries "    {\"${name}\", std::string(reinterpret_cast<const char*>(k${i}), sizeof(k${i}) - 1)},\n")
+  math(EXPR i "${i} + 1")
+endforeach()
+string(APPEND body "}  // namespace\nconst std::string& source(const std::string& file) {\n  static const std::map<std::string, std::string> files = {\n${entries}  };\n  static const std::string none;\n  auto it = files.find(file);\n  return it == files.end() ? none : it->second;\n}\n}  // namespace ws::catalog\n")
+file(WRITE "${OUT}.tmp" "${body}")
+file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)

@@ -1,0 +1,112 @@
+#include "catalog.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "all.h"
+
+namespace ws::catalog {
+
+int64_t Params::operator[](const std::string& name) const {
+  auto it = values.find(name);
+  return it == values.end() ? 0 : it->second;
+}
+
+const std::vector<KernelInfo>& all() {
+  static const std::vector<KernelInfo> list = [] {
+    std::vector<KernelInfo> v;
+#define WS_INFO(id) v.push_back(kernels::id::info());
+    WS_CATALOG(WS_INFO)
+#undef WS_INFO
+    return v;
+  }();
+  return list;
+}
+
+const KernelInfo* find(const std::string& id) {
+  for (const auto& k : all())
+    if (k.id == id) return &k;
+  return nullptr;
+}
+
+std::string ids() {
+  std::string s;
+  for (const auto& k : all()) s += (s.empty() ? "" : ", ") + k.id;
+  return s;
+}
+
+namespace {
+std::string allowed_text(const ParamSpec& p) {
+  if (p.allowed.empty()) return std::to_string(p.min) + ".." + std::to_string(p.max);
+  std::string s;
+  for (int64_t v : p.allowed) s += (s.empty() ? "" : ", ") + std::to_string(v);
+  return s;
+}
+}  // namespace
+
+std::string resolve(const KernelInfo& k, int64_t size, const std::map<std::string, int64_t>& set,
+                    Params& out) {
+  out.values.clear();
+  if (size == 0) size = k.teach_size;
+  if (size < k.size_min || size > k.size_max)
+    return "size " + std::to_string(size) + " is out of range for " + k.id + ": allowed " +
+           std::to_string(k.size_min) + ".." + std::to_string(k.size_max);
+  out.values["size"] = size;
+  for (const auto& p : k.params) out.values[p.name] = p.def;
+  for (const auto& [name, value] : set) {
+    auto it = std::find_if(k.params.begin(), k.params.end(), [&](const ParamSpec& p) { return p.name == name; });
+    if (it == k.params.end()) {
+      std::string names;
+      for (const auto& p : k.params) names += (names.empty() ? "" : ", ") + p.name;
+      return "unknown parameter '" + name + "' for " + k.id + ": allowed " + (names.empty() ? "none" : names);
+    }
+    bool ok = it->allowed.empty() ? (value >= it->min && value <= it->max)
+                                  : std::find(it->allowed.begin(), it->allowed.end(), value) != it->allowed.end();
+    if (!ok)
+      return "parameter " + name + "=" + std::to_string(value) + " is not allowed for " + k.id + ": allowed " +
+             allowed_text(*it);
+    out.values[name] = value;
+  }
+  if (k.check) return k.check(out);
+  return "";
+}
+
+HostArrays make_arrays(const KernelInfo& k, const Params& p, uint32_t seed) {
+  HostArrays a;
+  uint64_t state = 0x9e3779b97f4a7c15ull ^ seed;
+  for (const auto& b : k.buffers(p)) {
+    std::vector<float> v(b.elements());
+    if (b.role == Role::In) {
+      for (auto& x : v) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        x = float(int((state >> 33) % 2001) - 1000) / 1000.0f;  // in [-1, 1], exact in float
+      }
+    } else {
+      std::fill(v.begin(), v.end(), std::numeric_limits<float>::quiet_NaN());
+    }
+    a.push_back(std::move(v));
+  }
+  return a;
+}
+
+double max_rel_error(const KernelInfo& k, const Params& p, const HostArrays& got, const HostArrays& want) {
+  auto specs = k.buffers(p);
+  double worst = 0;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].role != Role::Out) continue;
+    if (got[i].size() != want[i].size()) return std::numeric_limits<double>::infinity();
+    double scale = 0;
+    for (float w : want[i]) scale = std::max(scale, std::fabs(double(w)));
+    if (scale == 0) scale = 1;
+    for (size_t j = 0; j < got[i].size(); ++j) {
+      double d = std::fabs(double(got[i][j]) - double(want[i][j]));
+      if (std::isnan(got[i][j]) != std::isnan(want[i][j]) || std::isnan(d)) return std::numeric_limits<double>::infinity();
+      worst = std::max(worst, d / scale);
+    }
+  }
+  return worst;
+}
+
+}  // namespace ws::catalog

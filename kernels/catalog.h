@@ -1,0 +1,90 @@
+// kernels/catalog.h — the registry: kernel ids, their parameters and defaults, their
+// arrays, a CPU reference and a short lesson. Host code only; the kernel bodies live in
+// the family headers and include nothing but contract.h.
+//
+// Every catalog entry is a struct with
+//   static KernelInfo info();
+//   template <class L> static void run(L& launcher, const Params& p);
+// where the launcher (emulator or GPU) provides
+//   template <class T> ws::Buf<T> buf(int index);          // arrays, in info().buffers order
+//   template <class Op, class Args> void launch(dim3 grid, dim3 block, uint32_t dyn_bytes, const Args&);
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ws::catalog {
+
+struct ParamSpec {
+  std::string name;
+  int64_t def = 0;
+  std::vector<int64_t> allowed;  // empty: any value in [min, max]
+  int64_t min = 0, max = 0;
+  std::string help;
+};
+
+// Resolved parameter values of one launch, "size" included.
+struct Params {
+  std::map<std::string, int64_t> values;
+  int64_t operator[](const std::string& name) const;
+  int64_t size() const { return (*this)["size"]; }
+};
+
+enum class Role { In, Out };
+
+struct BufferSpec {
+  std::string name;
+  uint64_t rows = 1, cols = 1;  // logical shape, in elements
+  bool col_major = false;
+  Role role = Role::In;
+  uint32_t elem_bytes = 4;
+  uint64_t elements() const { return rows * cols; }
+};
+
+// Host data of the launch's arrays, in info().buffers order (float elements).
+using HostArrays = std::vector<std::vector<float>>;
+
+struct KernelInfo {
+  std::string id;           // "transpose_tiled"
+  std::string family;       // "basics" | "transpose" | "sgemm"
+  std::string title;        // one line
+  std::string lesson;       // a short paragraph: what to look at and why
+  std::string source_file;  // file under kernels/ holding the kernel body
+  int64_t teach_size = 64;  // default --size for recording and reports
+  int64_t bench_size = 4096;  // default size for GPU timing
+  int64_t size_min = 1, size_max = 1 << 16;
+  std::vector<ParamSpec> params;  // besides "size"
+  // Checks that need several values at once; returns an error line or "".
+  std::string (*check)(const Params&) = nullptr;
+  std::vector<BufferSpec> (*buffers)(const Params&) = nullptr;
+  // Computes the outputs of `arrays` from its inputs, as the kernel should.
+  void (*reference)(const Params&, HostArrays& arrays) = nullptr;
+  // Useful work of one launch, for GFLOP/s and GB/s.
+  double (*flops)(const Params&) = nullptr;
+  double (*bytes)(const Params&) = nullptr;
+};
+
+// All kernels, in teaching order.
+const std::vector<KernelInfo>& all();
+// The kernel with this id, or nullptr.
+const KernelInfo* find(const std::string& id);
+// Comma-separated list of ids, for error messages.
+std::string ids();
+
+// Resolves user settings against the kernel's specs. Returns "" and fills `out` on
+// success, else a one-line error naming what is allowed.
+std::string resolve(const KernelInfo& k, int64_t size, const std::map<std::string, int64_t>& set,
+                    Params& out);
+
+// Fills inputs with deterministic pseudo-random values and outputs with NaN.
+HostArrays make_arrays(const KernelInfo& k, const Params& p, uint32_t seed = 1);
+
+// Largest relative difference between the outputs of `got` and `want` (0 = identical).
+double max_rel_error(const KernelInfo& k, const Params& p, const HostArrays& got,
+                     const HostArrays& want);
+
+// Embedded text of a kernel file ("transpose.h"); empty if unknown.
+const std::string& source(const std::string& file);
+
+}  // namespace ws::catalog

@@ -1,0 +1,75 @@
+// kernels/contract.h — the one header a kernel includes.
+//
+// A kernel is a functor with a templated call operator
+//     template <class Ctx> WS_KERNEL void operator()(Ctx& ctx, const Args& a) const;
+// and its body reads like the textbook: `threadIdx`, `blockIdx`, `__syncthreads()`,
+// `tile[threadIdx.x][threadIdx.y] = in[i * n + j];`. The context decides what an access
+// costs: the plain GPU context hands back raw pointers (zero cost), the instrumented GPU
+// context and the CPU emulator hand back wrappers that record every access together with
+// the kernel source line it came from.
+//
+// Conventions a kernel body follows:
+//   auto in = ctx.global(a.in);                 // global array, from a Buf<T> argument
+//   WS_SHARED(float, tile, [TILE][TILE + PAD]); // static __shared__ float tile[..][..]
+//   WS_DYNAMIC_SHARED(float, tile);             // extern __shared__ float tile[]
+//   __syncthreads();                            // the context must be named `ctx`
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#include <cuda_runtime.h>
+#define WS_HD __host__ __device__ __forceinline__
+#define WS_KERNEL __device__ __forceinline__
+#else
+#define WS_HD inline
+#define WS_KERNEL inline
+// Host stand-ins for the CUDA built-in types, so kernel bodies compile with the host
+// compiler. The emulator sets the per-thread index variables before running a thread.
+struct alignas(16) float4 {
+  float x, y, z, w;
+};
+struct uint3 {
+  unsigned x, y, z;
+};
+struct dim3 {
+  unsigned x = 1, y = 1, z = 1;
+  constexpr dim3() = default;
+  constexpr dim3(unsigned x_, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+extern thread_local uint3 threadIdx, blockIdx;
+extern thread_local dim3 blockDim, gridDim;
+#endif
+
+namespace ws {
+
+// A global array handed to a kernel: its pointer and its id in the trace's buffer table.
+// Ids keep GPU and CPU traces comparable: records hold (buffer id, byte offset), never
+// raw pointers.
+template <class T>
+struct Buf {
+  T* ptr = nullptr;
+  uint32_t id = 0;
+  // The same array seen as another element type (float -> float4 for 128-bit accesses).
+  template <class U>
+  WS_HD Buf<U> as() const {
+    return Buf<U>{reinterpret_cast<U*>(ptr), id};
+  }
+};
+
+}  // namespace ws
+
+// The barrier goes through the context so that instrumented runs can count epochs.
+#define __syncthreads() ctx.barrier()
+
+#if defined(__CUDACC__)
+#define WS_SHARED(T, name, dims)  \
+  __shared__ T name##_storage dims; \
+  auto name = ctx.shared(name##_storage, #name)
+#define WS_DYNAMIC_SHARED(T, name)   \
+  extern __shared__ T name##_storage[]; \
+  auto name = ctx.dynamic_shared(name##_storage, #name)
+#else
+#define WS_SHARED(T, name, dims) auto name = ctx.template shared<T dims>(#name)
+#define WS_DYNAMIC_SHARED(T, name) auto name = ctx.template dynamic_shared<T>(#name)
+#endif

@@ -1,0 +1,295 @@
+#include "emu/machine.h"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+#include "emu/context.h"
+#include "emu/fiber.h"
+
+thread_local uint3 threadIdx, blockIdx;
+thread_local dim3 blockDim, gridDim;
+
+namespace ws::emu {
+
+thread_local LaneLog* current_log = nullptr;
+thread_local const uint64_t* buffer_sizes = nullptr;
+
+void LaneLog::grow() {
+  size_t n = size_t(end - data), c = size_t(cap - data);
+  size_t nc = c ? c * 2 : 256;
+  auto* d = static_cast<uint64_t*>(std::realloc(data, nc * sizeof(uint64_t)));
+  if (!d) throw std::bad_alloc();
+  data = d;
+  end = d + n;
+  cap = d + nc;
+}
+
+namespace {
+
+constexpr size_t kArenaBytes = 256 * 1024;  // more than any SM offers a block
+
+struct Thread {
+  Fiber fiber;
+  LaneLog log;
+  uint32_t decls = 0;  // static shared declarations executed so far
+  bool done = false;
+  ~Thread() { std::free(log.data); }
+};
+
+}  // namespace
+
+struct Machine::Impl {
+  std::vector<std::unique_ptr<Thread>> threads;
+  std::vector<Thread*> lanes;  // threads, as plain pointers for the warp merge
+  std::unique_ptr<char[]> arena_storage{new char[kArenaBytes + 128]};
+  char* arena = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(arena_storage.get()) + 127) & ~uintptr_t(127));
+
+  // Launch state.
+  trace::Trace* out = nullptr;
+  void (*fn)(void*) = nullptr;
+  void* arg = nullptr;
+  std::vector<uint64_t> sizes;
+  std::unordered_map<uint32_t, uint16_t> site_of_key;
+  std::vector<uint32_t> decl_buffer;  // static shared declaration index -> buffer id
+  uint32_t dyn_bytes = 0;
+  int64_t dyn_buffer = -1;
+  uint64_t max_records = 0;
+  bool keep = true;
+
+  // Block state.
+  std::vector<size_t> decl_offset;  // per declaration index, offset in the arena
+  size_t arena_used = 0;
+  Thread* cur = nullptr;
+  std::string error;
+  uint64_t lane_accesses = 0;
+
+  void run_block(uint32_t linear, const trace::Dim3& grid, const trace::Dim3& block);
+  void merge_warp(Thread* const* lanes, int nlanes, uint32_t block, uint16_t warp, uint32_t epoch,
+                  uint32_t& seq, uint64_t& accesses);
+  uint16_t site_for(uint32_t key);
+  uint32_t register_shared(const char* name, uint64_t bytes, uint32_t elem_bytes, uint64_t rows,
+                           uint64_t cols);
+};
+
+namespace {
+thread_local Machine::Impl* g_machine = nullptr;
+
+void thread_main(void* p) {
+  auto* th = static_cast<Thread*>(p);
+  Machine::Impl* m = g_machine;
+  try {
+    m->fn(m->arg);
+  } catch (const std::exception& e) {
+    if (m->error.empty()) m->error = e.what();
+  }
+  th->done = true;
+}
+}  // namespace
+
+void out_of_bounds(uint32_t line, uint32_t buffer, int64_t offset, uint64_t size) {
+  std::string name = g_machine && buffer < g_machine->out->buffers.size()
+                         ? g_machine->out->buffers[buffer].name
+                         : "buffer " + std::to_string(buffer);
+  throw KernelError("out-of-bounds access to '" + name + "' at kernel line " + std::to_string(line) +
+                    ": byte offset " + std::to_string(offset) + " of " + std::to_string(size) +
+                    " (thread " + std::to_string(threadIdx.x) + "," + std::to_string(threadIdx.y) +
+                    " of block " + std::to_string(blockIdx.x) + "," + std::to_string(blockIdx.y) + ")");
+}
+
+void barrier() { g_machine->cur->fiber.yield(); }
+
+uint32_t Machine::Impl::register_shared(const char* name, uint64_t bytes, uint32_t elem_bytes,
+                                        uint64_t rows, uint64_t cols) {
+  trace::Buffer b;
+  b.name = name;
+  b.space = trace::Space::Shared;
+  b.elem_bytes = elem_bytes;
+  b.rows = rows;
+  b.cols = cols;
+  b.size_bytes = bytes;
+  out->buffers.push_back(b);
+  sizes.push_back(bytes);
+  buffer_sizes = sizes.data();
+  return uint32_t(out->buffers.size() - 1);
+}
+
+SharedSlot shared_slot(const char* name, uint64_t bytes, uint32_t elem_bytes, uint64_t rows,
+                       uint64_t cols) {
+  Machine::Impl* m = g_machine;
+  uint32_t d = m->cur->decls++;
+  if (d == m->decl_buffer.size()) m->decl_buffer.push_back(m->register_shared(name, bytes, elem_bytes, rows, cols));
+  if (d == m->decl_offset.size()) {
+    size_t off = (m->arena_used + 127) & ~size_t(127);
+    if (off + bytes > kArenaBytes) throw KernelError("shared memory of the block exceeds 256 KiB");
+    m->decl_offset.push_back(off);
+    m->arena_used = off + bytes;
+  }
+  return {m->arena + m->decl_offset[d], m->decl_buffer[d], bytes};
+}
+
+SharedSlot dynamic_shared_slot(const char* name, uint32_t elem_bytes) {
+  Machine::Impl* m = g_machine;
+  if (m->dyn_bytes == 0) throw KernelError("kernel uses dynamic shared memory but the launch gave none");
+  if (m->dyn_buffer < 0)
+    m->dyn_buffer = m->register_shared(name, m->dyn_bytes, elem_bytes, 1, m->dyn_bytes / elem_bytes);
+  return {m->arena, uint32_t(m->dyn_buffer), m->dyn_bytes};
+}
+
+uint16_t Machine::Impl::site_for(uint32_t key) {
+  auto it = site_of_key.find(key);
+  if (it != site_of_key.end()) return it->second;
+  trace::Site s;
+  s.line = key_line(key);
+  s.buffer = uint16_t(key_buffer(key));
+  s.space = out->buffers[s.buffer].space;
+  s.op = trace::Op(key_op(key));
+  s.bytes = uint8_t(key_bytes(key));
+  out->sites.push_back(s);
+  uint16_t id = uint16_t(out->sites.size() - 1);
+  site_of_key.emplace(key, id);
+  return id;
+}
+
+void Machine::Impl::merge_warp(Thread* const* lanes, int nlanes, uint32_t block, uint16_t warp,
+                               uint32_t epoch, uint32_t& seq, uint64_t& accesses) {
+  const uint64_t* pos[trace::kWarpSize];
+  const uint64_t* end[trace::kWarpSize];
+  for (int l = 0; l < nlanes; ++l) {
+    pos[l] = lanes[l]->log.data;
+    end[l] = lanes[l]->log.end;
+    accesses += uint64_t(end[l] - pos[l]);
+  }
+  // Lanes whose next access is at the leader's site execute together (SIMT order: the
+  // lowest pending lane leads, the others wait for their turn).
+  for (;;) {
+    int leader = 0;
+    while (leader < nlanes && pos[leader] == end[leader]) ++leader;
+    if (leader == nlanes) break;
+    uint32_t key = uint32_t(*pos[leader] >> 32);
+    trace::Record r;
+    r.block = block;
+    r.warp = warp;
+    r.epoch = epoch;
+    r.seq = seq++;
+    for (int l = leader; l < nlanes; ++l) {
+      if (pos[l] != end[l] && uint32_t(*pos[l] >> 32) == key) {
+        r.active |= 1u << l;
+        r.offset[l] = uint32_t(*pos[l]);
+        ++pos[l];
+      }
+    }
+    if (out->records.size() < max_records && keep) {
+      r.site = site_for(key);
+      out->records.push_back(r);
+    } else {
+      site_for(key);
+      ++out->dropped_records;
+    }
+  }
+  for (int l = 0; l < nlanes; ++l) lanes[l]->log.end = lanes[l]->log.data;
+}
+
+void Machine::Impl::run_block(uint32_t linear, const trace::Dim3& grid, const trace::Dim3& block) {
+  blockIdx = uint3{linear % grid.x, (linear / grid.x) % grid.y, linear / (grid.x * grid.y)};
+  const uint32_t n = uint32_t(block.count());
+  std::memset(arena, 0xff, std::max<size_t>(arena_used, dyn_bytes));  // NaN: unwritten shared reads show
+  decl_offset.clear();
+  arena_used = dyn_bytes;
+  for (uint32_t t = 0; t < n; ++t) {
+    Thread* th = threads[t].get();
+    th->fiber.reset(&thread_main, th);
+    th->decls = 0;
+    th->done = false;
+    th->log.end = th->log.data;
+  }
+  const uint32_t warps = (n + trace::kWarpSize - 1) / trace::kWarpSize;
+  std::vector<uint32_t> seq(warps, 0);
+  uint64_t accesses = 0;
+  for (uint32_t epoch = 0;; ++epoch) {
+    bool all_done = true;
+    for (uint32_t t = 0; t < n; ++t) {
+      Thread* th = threads[t].get();
+      if (th->done) continue;
+      threadIdx = uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
+      current_log = &th->log;
+      cur = th;
+      th->fiber.resume();
+      if (!error.empty()) throw KernelError(error);
+      all_done &= th->done;
+    }
+    for (uint32_t w = 0; w < warps; ++w) {
+      int nl = int(std::min<uint32_t>(trace::kWarpSize, n - w * trace::kWarpSize));
+      merge_warp(&lanes[w * trace::kWarpSize], nl, linear, uint16_t(w),
+                 epoch, seq[w], accesses);
+    }
+    if (all_done) break;
+  }
+  lane_accesses += accesses;
+}
+
+Machine::Machine() : impl_(new Impl) {}
+Machine::~Machine() = default;
+
+uint64_t Machine::run(const trace::Dim3& grid, const trace::Dim3& block, uint32_t dynamic_shared_bytes,
+                      void (*thread_fn)(void*), void* arg, const CaptureOptions& opt, trace::Trace& out) {
+  Impl& m = *impl_;
+  const uint64_t nthreads = block.count();
+  if (nthreads == 0 || nthreads > 1024) throw KernelError("block of " + std::to_string(nthreads) + " threads: must be 1..1024");
+  if (grid.count() == 0) throw KernelError("empty grid");
+  if (dynamic_shared_bytes > kArenaBytes / 2) throw KernelError("dynamic shared memory over 128 KiB");
+  while (m.threads.size() < nthreads) {
+    m.threads.push_back(std::make_unique<Thread>());
+    m.threads.back()->fiber.allocate(default_stack_bytes());
+    m.lanes.push_back(m.threads.back().get());
+  }
+  m.out = &out;
+  m.fn = thread_fn;
+  m.arg = arg;
+  m.sizes.clear();
+  for (const auto& b : out.buffers) m.sizes.push_back(b.size_bytes);
+  m.sizes.reserve(m.sizes.size() + 64);
+  m.site_of_key.clear();
+  for (size_t i = 0; i < out.sites.size(); ++i) {
+    const auto& s = out.sites[i];
+    m.site_of_key.emplace(make_key(s.line, s.buffer, uint32_t(s.op), s.bytes), uint16_t(i));
+  }
+  m.decl_buffer.clear();
+  m.dyn_bytes = dynamic_shared_bytes;
+  m.dyn_buffer = -1;
+  m.max_records = opt.max_records;
+  m.keep = opt.keep_records;
+  m.error.clear();
+  m.arena_used = kArenaBytes;  // poison everything before the first block
+  m.lane_accesses = 0;
+
+  Machine::Impl* saved = g_machine;
+  g_machine = &m;
+  buffer_sizes = m.sizes.data();
+  blockDim = dim3(block.x, block.y, block.z);
+  gridDim = dim3(grid.x, grid.y, grid.z);
+  struct Restore {
+    Machine::Impl* saved;
+    ~Restore() {
+      g_machine = saved;
+      current_log = nullptr;
+    }
+  } restore{saved};
+
+  if (opt.blocks.empty()) {
+    for (uint64_t b = 0; b < grid.count(); ++b) {
+      m.run_block(uint32_t(b), grid, block);
+      out.blocks.push_back(uint32_t(b));
+    }
+  } else {
+    for (uint32_t b : opt.blocks) {
+      if (b >= grid.count())
+        throw KernelError("block " + std::to_string(b) + " is outside the grid of " + std::to_string(grid.count()) + " blocks");
+      m.run_block(b, grid, block);
+      out.blocks.push_back(b);
+    }
+  }
+  return m.lane_accesses;
+}
+
+}  // namespace ws::emu

@@ -1,0 +1,45 @@
+// src/emu/machine.h — runs a kernel launch on the CPU: blocks one after another, each
+// block's threads as fibers that run to the next barrier, each warp's 32 lane logs merged
+// into warp-level records at every barrier.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "trace/trace.h"
+
+namespace ws::emu {
+
+// What to keep of a launch.
+struct CaptureOptions {
+  std::vector<uint32_t> blocks;  // linear block ids to run and record; empty = all
+  uint64_t max_records = ~uint64_t(0);  // records past this are counted, not kept
+  bool keep_records = true;             // false: run and count only
+};
+
+// A kernel failed in the emulator (out-of-bounds access, barrier misuse).
+struct KernelError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Machine {
+ public:
+  Machine();
+  ~Machine();
+  // Runs thread_fn(arg) once for every thread of the selected blocks. `out` must already
+  // list the launch's global buffers (ids 0..n-1, sizes set); shared arrays, sites and
+  // records are appended. Returns the number of lane-level accesses executed.
+  uint64_t run(const trace::Dim3& grid, const trace::Dim3& block, uint32_t dynamic_shared_bytes,
+               void (*thread_fn)(void*), void* arg, const CaptureOptions& opt,
+               trace::Trace& out);
+
+ public:
+  struct Impl;  // public so the emulator's free functions can reach the running machine
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ws::emu

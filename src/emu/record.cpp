@@ -1,0 +1,87 @@
+#include "emu/record.h"
+
+#include <stdexcept>
+
+#include "all.h"
+#include "emu/context.h"
+
+namespace ws::emu {
+namespace {
+
+// The launcher that catalog entries' run() talks to on the CPU.
+class Launcher {
+ public:
+  Launcher(catalog::HostArrays& arrays, const CaptureOptions& opt, trace::Trace& out)
+      : arrays_(arrays), opt_(opt), out_(out) {}
+
+  template <class T>
+  Buf<T> buf(int index) {
+    return Buf<T>{reinterpret_cast<T*>(arrays_.at(size_t(index)).data()), uint32_t(index)};
+  }
+
+  template <class Op, class Args>
+  void launch(dim3 grid, dim3 block, uint32_t dyn_bytes, const Args& a) {
+    struct Closure {
+      Args args;
+      static void thread(void* p) {
+        Ctx ctx;
+        Op{}(ctx, static_cast<Closure*>(p)->args);
+      }
+    } c{a};
+    out_.launch.grid = {grid.x, grid.y, grid.z};
+    out_.launch.block = {block.x, block.y, block.z};
+    out_.launch.dynamic_shared_bytes = dyn_bytes;
+    accesses += machine_.run(out_.launch.grid, out_.launch.block, dyn_bytes, &Closure::thread, &c, opt_, out_);
+  }
+
+  uint64_t accesses = 0;
+
+ private:
+  catalog::HostArrays& arrays_;
+  const CaptureOptions& opt_;
+  trace::Trace& out_;
+  Machine machine_;
+};
+
+using RunFn = void (*)(Launcher&, const catalog::Params&);
+
+RunFn find_run(const std::string& id) {
+#define WS_RUN(name) \
+  if (id == #name) return [](Launcher& l, const catalog::Params& p) { kernels::name::run(l, p); };
+  WS_CATALOG(WS_RUN)
+#undef WS_RUN
+  return nullptr;
+}
+
+}  // namespace
+
+uint64_t record(const catalog::KernelInfo& k, const catalog::Params& p, catalog::HostArrays& arrays,
+                const CaptureOptions& opt, trace::Trace& out) {
+  RunFn run = find_run(k.id);
+  if (!run) throw std::invalid_argument("no emulator entry for kernel " + k.id);
+  out = trace::Trace{};
+  out.launch.kernel = k.id;
+  out.launch.params = p.values;
+  out.launch.backend = "emulator";
+  out.launch.device = "CPU emulator";
+  out.source_name = k.source_file;
+  out.source = catalog::source(k.source_file);
+  auto specs = k.buffers(p);
+  for (const auto& s : specs) {
+    trace::Buffer b;
+    b.name = s.name;
+    b.space = trace::Space::Global;
+    b.elem_bytes = s.elem_bytes;
+    b.rows = s.rows;
+    b.cols = s.cols;
+    b.col_major = s.col_major;
+    b.size_bytes = s.elements() * s.elem_bytes;
+    out.buffers.push_back(b);
+  }
+  Launcher l(arrays, opt, out);
+  run(l, p);
+  for (auto& s : out.sites) s.code = trace::source_line(out.source, s.line);
+  return l.accesses;
+}
+
+}  // namespace ws::emu
