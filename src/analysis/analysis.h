@@ -1,0 +1,98 @@
+// src/analysis/analysis.h — what each access costs. Pure C++, deterministic; the numbers
+// mean what Nsight Compute's mean (DESIGN.md §4) so a student can check them against the
+// profiler. Depends on trace only.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trace/trace.h"
+
+namespace ws::analysis {
+
+// ---- one request (one warp-level instruction) ----------------------------------------
+
+// Global memory: 32-byte sectors and 128-byte lines touched by the active lanes.
+struct GlobalCost {
+  uint32_t sectors = 0;         // distinct 32-byte aligned sectors
+  uint32_t lines = 0;           // distinct 128-byte aligned lines
+  uint32_t ideal_sectors = 0;   // ceil(distinct bytes requested / 32)
+  uint32_t bytes_requested = 0; // distinct bytes the active lanes asked for
+  double efficiency = 0;        // bytes_requested / (sectors * 32), 0 when no lane is active
+};
+GlobalCost global_cost(const trace::Record& r, uint32_t bytes_per_lane);
+
+// Shared memory: 32 banks of 4 bytes. 4-byte accesses are one phase of 32 lanes, 8-byte
+// two phases of 16, 16-byte four phases of 8. In each phase the wavefronts are the largest
+// number of distinct 4-byte words that fall in one bank (same word = broadcast).
+struct SharedCost {
+  uint32_t wavefronts = 0;
+  uint32_t ideal_wavefronts = 0;  // phases that have an active lane
+  uint32_t conflicts = 0;         // wavefronts - ideal_wavefronts
+  uint32_t max_way = 0;           // worst n-way in any phase (1 = conflict free)
+  std::vector<uint32_t> words_per_bank;  // [phase * 32 + bank]: distinct words in that bank
+};
+SharedCost shared_cost(const trace::Record& r, uint32_t bytes_per_lane);
+
+// ---- the DRAM teaching model ----------------------------------------------------------
+
+struct DramModel {
+  std::string preset = "textbook";  // "textbook" | "hbm"
+  uint32_t channels = 4;
+  uint32_t banks = 2;               // per channel
+  uint32_t burst_bytes = 8;         // interleave granule
+  bool xor_hash = false;
+  // channel = (addr / burst) mod C (xor-hashed when set), bank = (addr / (burst*C)) mod B
+  uint32_t channel(uint64_t addr) const;
+  uint32_t bank(uint64_t addr) const;
+};
+// "textbook": 4 channels, 2 banks, 8-byte bursts; "hbm": many channels, coarse, hashed.
+// Returns false for an unknown name.
+bool dram_preset(const std::string& name, DramModel& out);
+std::vector<std::string> dram_presets();
+
+// ---- whole-trace statistics -------------------------------------------------------------
+
+struct SiteStats {
+  uint32_t site = 0;              // index into Trace::sites
+  uint64_t requests = 0;
+  uint64_t lane_accesses = 0;
+  // global
+  uint64_t sectors = 0, lines = 0, ideal_sectors = 0, bytes_requested = 0;
+  double sectors_per_request = 0, ideal_sectors_per_request = 0, efficiency = 0;
+  // shared
+  uint64_t wavefronts = 0, ideal_wavefronts = 0, bank_conflicts = 0;
+  uint32_t max_way = 0;
+  std::string why;  // one plain-language line
+};
+
+struct ArrayEpochStats {
+  uint32_t buffer = 0;
+  uint32_t channels_used = 0;
+  std::vector<uint64_t> per_channel;            // bursts per channel
+  std::vector<std::vector<uint64_t>> per_bank;  // [channel][bank] bursts
+};
+
+struct EpochStats {
+  uint32_t epoch = 0;
+  std::vector<ArrayEpochStats> arrays;  // global arrays touched in this epoch
+};
+
+struct Report {
+  DramModel dram;
+  std::vector<SiteStats> sites;    // in Trace::sites order
+  std::vector<EpochStats> epochs;  // ascending epoch
+};
+
+Report analyze(const trace::Trace& t, const DramModel& dram);
+
+// A plain-language line for one request ("lanes are 4096 B apart → 32 sectors per
+// request; ideal 4").
+std::string why(const trace::Trace& t, const trace::Record& r);
+
+// The report as the JSON object `warpscope report --format json` prints.
+std::string report_json(const trace::Trace& t, const Report& rep);
+// The report as the text table `warpscope report` prints.
+std::string report_text(const trace::Trace& t, const Report& rep);
+
+}  // namespace ws::analysis
