@@ -89,6 +89,8 @@ void Fiber::allocate(size_t stack_bytes) {
   if (p == MAP_FAILED) throw std::bad_alloc();
   stack_ = static_cast<char*>(p);
   stack_bytes_ = stack_bytes;
+  static unsigned counter = 0;
+  stagger_ = (counter++ * 832u) % 4096u;
 }
 
 void Fiber::trampoline(void* self) {
@@ -104,7 +106,9 @@ void Fiber::reset(Entry entry, void* arg) {
   entry_ = entry;
   arg_ = arg;
   // Frame that ws_fiber_switch pops: control words, r15..r12, rbx, rbp, return address.
-  uintptr_t top = (reinterpret_cast<uintptr_t>(stack_) + stack_bytes_) & ~uintptr_t(15);
+  // Stacks are page-aligned; staggering their tops keeps the hot frames of many fibers
+  // from competing for the same cache sets.
+  uintptr_t top = (reinterpret_cast<uintptr_t>(stack_) + stack_bytes_ - stagger_) & ~uintptr_t(15);
   auto* ret = reinterpret_cast<uint64_t*>(top - 8 - 16);  // ret slot ≡ 8 (mod 16)
   ret[0] = reinterpret_cast<uint64_t>(&ws_fiber_start);
   uint64_t* f = ret - 7;

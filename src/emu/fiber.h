@@ -31,6 +31,7 @@ class Fiber {
   void* caller_sp_ = nullptr;  // saved stack pointer of the resumer
   char* stack_ = nullptr;
   size_t stack_bytes_ = 0;
+  size_t stagger_ = 0;
   // Sanitizer bookkeeping for the stack switch.
   const void* caller_stack_bottom_ = nullptr;
   size_t caller_stack_size_ = 0;

@@ -68,6 +68,8 @@ struct Machine::Impl {
   void merge_warp(Thread* const* lanes, int nlanes, uint32_t block, uint16_t warp, uint32_t epoch,
                   uint32_t& seq, uint64_t& accesses);
   uint16_t site_for(uint32_t key);
+  void merge_divergent(const uint64_t** pos, const uint64_t* const* end, int nlanes, uint32_t block, uint16_t warp,
+                       uint32_t epoch, uint32_t& seq);
   uint32_t register_shared(const char* name, uint64_t bytes, uint32_t elem_bytes, uint64_t rows,
                            uint64_t cols);
 };
@@ -151,15 +153,8 @@ uint16_t Machine::Impl::site_for(uint32_t key) {
   return id;
 }
 
-void Machine::Impl::merge_warp(Thread* const* lanes, int nlanes, uint32_t block, uint16_t warp,
-                               uint32_t epoch, uint32_t& seq, uint64_t& accesses) {
-  const uint64_t* pos[trace::kWarpSize];
-  const uint64_t* end[trace::kWarpSize];
-  for (int l = 0; l < nlanes; ++l) {
-    pos[l] = lanes[l]->log.data;
-    end[l] = lanes[l]->log.end;
-    accesses += uint64_t(end[l] - pos[l]);
-  }
+void Machine::Impl::merge_divergent(const uint64_t** pos, const uint64_t* const* end, int nlanes, uint32_t block,
+                                    uint16_t warp, uint32_t epoch, uint32_t& seq) {
   // Lanes whose next access is at the leader's site execute together (SIMT order: the
   // lowest pending lane leads, the others wait for their turn).
   for (;;) {
@@ -172,6 +167,7 @@ void Machine::Impl::merge_warp(Thread* const* lanes, int nlanes, uint32_t block,
     r.warp = warp;
     r.epoch = epoch;
     r.seq = seq++;
+    r.site = site_for(key);
     for (int l = leader; l < nlanes; ++l) {
       if (pos[l] != end[l] && uint32_t(*pos[l] >> 32) == key) {
         r.active |= 1u << l;
@@ -179,13 +175,62 @@ void Machine::Impl::merge_warp(Thread* const* lanes, int nlanes, uint32_t block,
         ++pos[l];
       }
     }
-    if (out->records.size() < max_records && keep) {
-      r.site = site_for(key);
+    if (out->records.size() < max_records && keep)
       out->records.push_back(r);
-    } else {
-      site_for(key);
+    else
       ++out->dropped_records;
+  }
+}
+
+void Machine::Impl::merge_warp(Thread* const* lanes, int nlanes, uint32_t block, uint16_t warp,
+                               uint32_t epoch, uint32_t& seq, uint64_t& accesses) {
+  const uint64_t* pos[trace::kWarpSize];
+  const uint64_t* end[trace::kWarpSize];
+  for (int l = 0; l < nlanes; ++l) {
+    pos[l] = lanes[l]->log.data;
+    end[l] = lanes[l]->log.end;
+    accesses += uint64_t(end[l] - pos[l]);
+  }
+  // Fast path: every lane executed the same sequence of sites (a converged warp).
+  bool converged = true;
+  const size_t len = size_t(end[0] - pos[0]);
+  for (int l = 1; l < nlanes && converged; ++l) {
+    if (size_t(end[l] - pos[l]) != len) {
+      converged = false;
+      break;
     }
+    for (size_t i = 0; i < len; ++i)
+      if ((pos[l][i] ^ pos[0][i]) >> 32) {
+        converged = false;
+        break;
+      }
+  }
+  if (converged) {
+    const uint32_t mask = nlanes == 32 ? ~0u : ((1u << nlanes) - 1u);
+    uint32_t last_key = ~0u;
+    uint16_t site = 0;
+    for (size_t i = 0; i < len; ++i) {
+      uint32_t key = uint32_t(pos[0][i] >> 32);
+      if (key != last_key) {
+        site = site_for(key);
+        last_key = key;
+      }
+      if (out->records.size() >= max_records || !keep) {
+        ++out->dropped_records;
+        ++seq;
+        continue;
+      }
+      trace::Record& r = out->records.emplace_back();
+      r.block = block;
+      r.warp = warp;
+      r.epoch = epoch;
+      r.seq = seq++;
+      r.site = site;
+      r.active = mask;
+      for (int l = 0; l < nlanes; ++l) r.offset[l] = uint32_t(pos[l][i]);
+    }
+  } else {
+    merge_divergent(pos, end, nlanes, block, warp, epoch, seq);
   }
   for (int l = 0; l < nlanes; ++l) lanes[l]->log.end = lanes[l]->log.data;
 }

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Builds warpscope with AddressSanitizer + UndefinedBehaviorSanitizer and runs every test.
+# GPU tests (label "gpu") report "skipped" on machines without an NVIDIA GPU.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+build=${WS_TEST_BUILD:-build-test}
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWARPSCOPE_SANITIZE=ON >/dev/null
+cmake --build "$build" -j "$(nproc)"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp}
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)"

@@ -1,0 +1,46 @@
+// src/trace/wstrace.h — the `.wstrace` file: a saved trace that any warpscope can reopen.
+//
+// Layout (all integers little-endian):
+//   "WSTRACE" 0x1A        magic (the 0x1A catches text-mode transfers that mangle bytes)
+//   u32 version           format version, kFormatVersion
+//   zstd frame            the payload, with zstd's content checksum
+// Payload:
+//   u64 n + n bytes       metadata, a JSON object (launch, source, timings, bookmarks, ...)
+//   u32 n + n × u32       recorded block ids
+//   u32 n + n × buffer    name, space, elem_bytes, rows, cols, pitch, col_major, size_bytes
+//   u32 n + n × site      line, buffer, space, op, bytes, code
+//   u64 n + n × record    block, warp, site, seq, epoch, active, extra, lane offsets
+// A record stores the offsets of its active lanes (plus `extra`: inactive lanes whose
+// offset is not zero, so that every trace reads back equal), each as the difference from
+// the previous stored lane: a coalesced warp becomes a run of equal small numbers that
+// zstd squeezes to almost nothing.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "trace/trace.h"
+
+namespace ws::trace {
+
+constexpr uint32_t kFormatVersion = 1;
+
+// A trace file that cannot be written or read; what() is one line for the user.
+struct FileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Writes `t` to `path` through `path + ".tmp"` and a rename, so a failed write never
+// destroys an existing file.
+void write_trace(const Trace& t, const std::string& path);
+
+// Reads a trace file. Throws FileError naming the file and what is wrong with it.
+Trace read_trace(const std::string& path);
+
+// The file's bytes for `t`, and the trace those bytes hold (same errors as the file
+// variants, without the file name).
+std::string encode_trace(const Trace& t);
+Trace decode_trace(std::string_view bytes);
+
+}  // namespace ws::trace
