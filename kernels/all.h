@@ -1,10 +1,24 @@
 // kernels/all.h — every catalog entry, in teaching order. Backends expand WS_CATALOG to
 // instantiate each entry's run() with their own launcher.
 #pragma once
+#include "basics.h"
+#include "matmul.h"
 #include "transpose.h"
 
 #define WS_CATALOG(X)             \
+  X(copy)                         \
+  X(strided_copy)                 \
+  X(offset_copy)                  \
+  X(pmpp_exercise)                \
   X(transpose_read_coalesced)     \
   X(transpose_write_coalesced)    \
   X(transpose_tiled)              \
-  X(transpose_tiled_dynamic)
+  X(transpose_tiled_dynamic)      \
+  X(matmul_naive_uncoalesced)     \
+  X(matmul_naive)                 \
+  X(matmul_naive_colmajor)        \
+  X(matmul_tiled)                 \
+  X(matmul_corner_turning)        \
+  X(matmul_coarse1d)              \
+  X(matmul_coarse2d)              \
+  X(matmul_coarse2d_vec)

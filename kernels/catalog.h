@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace ws::catalog {
@@ -49,7 +50,8 @@ struct KernelInfo {
   std::string id;           // "transpose_tiled"
   std::string family;       // "basics" | "transpose" | "sgemm"
   std::string title;        // one line
-  std::string lesson;       // a short paragraph: what to look at and why
+  std::string lesson;       // a short paragraph: what to look at and why (all() folds its
+                            // line breaks and indentation into single spaces)
   std::string source_file;  // file under kernels/ holding the kernel body
   int64_t teach_size = 64;  // default --size for recording and reports
   int64_t bench_size = 4096;  // default size for GPU timing
@@ -64,6 +66,13 @@ struct KernelInfo {
   double (*flops)(const Params&) = nullptr;
   double (*bytes)(const Params&) = nullptr;
 };
+
+// Picks a compile-time value at run time: calls f(std::integral_constant<int, V>{}) for the
+// V of Vs equal to v (a tile edge, a coarsening factor) and returns whether one matched.
+template <int... Vs, class F>
+bool with_constant(int64_t v, F&& f) {
+  return ((v == Vs ? (f(std::integral_constant<int, Vs>{}), true) : false) || ...);
+}
 
 // All kernels, in teaching order.
 const std::vector<KernelInfo>& all();
@@ -81,6 +90,8 @@ std::string resolve(const KernelInfo& k, int64_t size, const std::map<std::strin
 HostArrays make_arrays(const KernelInfo& k, const Params& p, uint32_t seed = 1);
 
 // Largest relative difference between the outputs of `got` and `want` (0 = identical).
+// Elements that both leave unwritten (NaN from make_arrays) agree; NaN on one side only
+// is an infinite error.
 double max_rel_error(const KernelInfo& k, const Params& p, const HostArrays& got,
                      const HostArrays& want);
 

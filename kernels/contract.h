@@ -29,6 +29,7 @@
 struct alignas(16) float4 {
   float x, y, z, w;
 };
+inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
 struct uint3 {
   unsigned x, y, z;
 };
@@ -37,8 +38,9 @@ struct dim3 {
   constexpr dim3() = default;
   constexpr dim3(unsigned x_, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
 };
-extern thread_local uint3 threadIdx, blockIdx;
-extern thread_local dim3 blockDim, gridDim;
+// constinit: no dynamic initialization, so accesses need no TLS init wrapper.
+extern constinit thread_local uint3 threadIdx, blockIdx;
+extern constinit thread_local dim3 blockDim, gridDim;
 #endif
 
 namespace ws {

@@ -25,30 +25,22 @@ struct TransposeArgs {
 constexpr int kTransposeTile = 32;  // tile edge of transpose_tiled
 constexpr int kTransposeRows = 8;   // block is TILE×ROWS threads; each does TILE/ROWS elements
 
-struct TransposeReadCoalesced {
+// The naive transposes, one element per thread: the consecutive lanes of a warp (threadIdx.x)
+// walk along a row of `in` (COALESCED_READS) or along a row of `out`, i.e. down a column
+// of `in`. The accesses are the same; only the mapping of threads to elements differs.
+template <bool COALESCED_READS>
+struct TransposeNaive {
   template <class Ctx>
   WS_KERNEL void operator()(Ctx& ctx, const TransposeArgs& a) const {
     auto in = ctx.global(a.in);
     auto out = ctx.global(a.out);
-    int col = blockIdx.x * blockDim.x + threadIdx.x;  // column of in: consecutive lanes
-    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    int x = blockIdx.x * blockDim.x + threadIdx.x;  // consecutive lanes
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    int row = COALESCED_READS ? y : x;  // row and column of in
+    int col = COALESCED_READS ? x : y;
     if (row < a.n && col < a.m) {
       float v = in[row * a.m + col];
       out[col * a.n + row] = v;
-    }
-  }
-};
-
-struct TransposeWriteCoalesced {
-  template <class Ctx>
-  WS_KERNEL void operator()(Ctx& ctx, const TransposeArgs& a) const {
-    auto in = ctx.global(a.in);
-    auto out = ctx.global(a.out);
-    int col = blockIdx.x * blockDim.x + threadIdx.x;  // column of out: consecutive lanes
-    int row = blockIdx.y * blockDim.y + threadIdx.y;
-    if (row < a.m && col < a.n) {
-      float v = in[col * a.m + row];
-      out[row * a.n + col] = v;
     }
   }
 };
@@ -138,44 +130,44 @@ inline catalog::KernelInfo TransposeFamily::base(const char* id, const char* tit
   return k;
 }
 
-struct transpose_read_coalesced : TransposeFamily {
-  static catalog::KernelInfo info() {
-    return base("transpose_read_coalesced", "naive transpose, coalesced reads",
-                "Each warp reads 32 neighbouring elements of a row of `in`: 4 sectors, "
-                "perfect. It writes them down a column of `out`: every lane lands in a "
-                "different row, so each store touches 32 sectors to write 128 useful bytes.");
-  }
+// The two naive transposes: 32×8 threads a block, one element each; threadIdx.x walks a
+// row of `in` (COALESCED_READS) or a row of `out`.
+template <bool COALESCED_READS>
+struct NaiveTransposeEntry : TransposeFamily {
   template <class L>
   static void run(L& l, const catalog::Params& p) {
-    dim3 block(32, 8);
-    dim3 grid((cols(p) + 31) / 32, (rows(p) + 7) / 8);
-    l.template launch<TransposeReadCoalesced>(grid, block, 0, args(l, p));
+    int64_t x = COALESCED_READS ? cols(p) : rows(p), y = COALESCED_READS ? rows(p) : cols(p);
+    dim3 grid(unsigned((x + 31) / 32), unsigned((y + 7) / 8));
+    l.template launch<TransposeNaive<COALESCED_READS>>(grid, dim3(32, 8), 0, args(l, p));
   }
 };
 
-struct transpose_write_coalesced : TransposeFamily {
+struct transpose_read_coalesced : NaiveTransposeEntry<true> {
   static catalog::KernelInfo info() {
-    return base("transpose_write_coalesced", "naive transpose, coalesced writes",
-                "The mirror image: consecutive lanes write consecutive elements of `out` "
-                "(4 sectors a store) but read down a column of `in` (32 sectors a load). "
-                "Swapping which side is strided does not remove the waste.");
+    return base("transpose_read_coalesced", "naive transpose, coalesced reads", R"(
+      Each warp reads 32 neighbouring elements of a row of `in`: 4 sectors, perfect. It
+      writes them down a column of `out`: every lane lands in a different row, so each store
+      touches 32 sectors to write 128 useful bytes.)");
   }
-  template <class L>
-  static void run(L& l, const catalog::Params& p) {
-    dim3 block(32, 8);
-    dim3 grid((rows(p) + 31) / 32, (cols(p) + 7) / 8);
-    l.template launch<TransposeWriteCoalesced>(grid, block, 0, args(l, p));
+};
+
+struct transpose_write_coalesced : NaiveTransposeEntry<false> {
+  static catalog::KernelInfo info() {
+    return base("transpose_write_coalesced", "naive transpose, coalesced writes", R"(
+      The mirror image: consecutive lanes write consecutive elements of `out` (4 sectors a
+      store) but read down a column of `in` (32 sectors a load). Swapping which side is
+      strided does not remove the waste.)");
   }
 };
 
 struct transpose_tiled : TransposeFamily {
   static catalog::KernelInfo info() {
-    auto k = base("transpose_tiled", "tiled transpose through shared memory",
-                  "A 32×32 tile is read from `in` row by row (coalesced), stored transposed "
-                  "into shared memory, and written to `out` row by row (coalesced). The "
-                  "transposed store `tile[threadIdx.x][...]` puts all 32 lanes of a warp in "
-                  "the same bank: a 32-way conflict. Padding each row by one word (pad=1) "
-                  "shifts every row by one bank and the conflict disappears.");
+    auto k = base("transpose_tiled", "tiled transpose through shared memory", R"(
+      A 32×32 tile is read from `in` row by row (coalesced), stored transposed into shared
+      memory, and written to `out` row by row (coalesced). The transposed store
+      `tile[threadIdx.x][...]` puts all 32 lanes of a warp in the same bank: a 32-way
+      conflict. Padding each row by one word (pad=1) shifts every row by one bank and the
+      conflict disappears.)");
     k.params.push_back({"pad", 0, {0, 1}, 0, 1, "extra words per tile row"});
     return k;
   }
@@ -193,11 +185,10 @@ struct transpose_tiled : TransposeFamily {
 
 struct transpose_tiled_dynamic : TransposeFamily {
   static catalog::KernelInfo info() {
-    auto k = base("transpose_tiled_dynamic", "tiled transpose, tile in dynamic shared memory",
-                  "The tile edge is the block edge, chosen at launch, so the tile lives in "
-                  "dynamic shared memory (`extern __shared__`) and is indexed by hand. The "
-                  "same padding trick applies: with pad=1 a column of the tile spreads over "
-                  "all banks.");
+    auto k = base("transpose_tiled_dynamic", "tiled transpose, tile in dynamic shared memory", R"(
+      The tile edge is the block edge, chosen at launch, so the tile lives in dynamic shared
+      memory (`extern __shared__`) and is indexed by hand. The same padding trick applies:
+      with pad=1 a column of the tile spreads over all banks.)");
     k.params.push_back({"tile", 32, {8, 16, 32}, 8, 32, "tile edge = block edge"});
     k.params.push_back({"pad", 0, {0, 1}, 0, 1, "extra words per tile row"});
     return k;

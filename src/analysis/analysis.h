@@ -34,6 +34,14 @@ struct SharedCost {
 };
 SharedCost shared_cost(const trace::Record& r, uint32_t bytes_per_lane);
 
+// Phases of a shared request of this width: 1 (1, 2 or 4 bytes), 2 (8 bytes), 4 (16 bytes).
+uint32_t shared_phases(uint32_t bytes_per_lane);
+
+// The distinct granules (byte offset / granule) the active lanes touch, ascending:
+// granule 32 gives the sectors of a request, 128 its lines, a DRAM burst its bursts.
+std::vector<uint64_t> touched_granules(const trace::Record& r, uint32_t bytes_per_lane,
+                                       uint32_t granule);
+
 // ---- the DRAM teaching model ----------------------------------------------------------
 
 struct DramModel {
@@ -43,8 +51,12 @@ struct DramModel {
   uint32_t burst_bytes = 8;         // interleave granule
   bool xor_hash = false;
   // channel = (addr / burst) mod C (xor-hashed when set), bank = (addr / (burst*C)) mod B
+  // The hash, when set: channel ^= (addr / (burst*C*B)) mod C (added mod C instead when C
+  // is not a power of two, so the channel stays in range).
   uint32_t channel(uint64_t addr) const;
   uint32_t bank(uint64_t addr) const;
+  // One line for reports: `model "textbook": 4 channels x 2 banks, 8-byte interleave`.
+  std::string describe() const;
 };
 // "textbook": 4 channels, 2 banks, 8-byte bursts; "hbm": many channels, coarse, hashed.
 // Returns false for an unknown name.
@@ -63,25 +75,35 @@ struct SiteStats {
   // shared
   uint64_t wavefronts = 0, ideal_wavefronts = 0, bank_conflicts = 0;
   uint32_t max_way = 0;
+  double wavefronts_per_request = 0, conflicts_per_request = 0;
   std::string why;  // one plain-language line
+  uint64_t example = ~uint64_t(0);  // index into Trace::records of the request `why` describes
 };
 
 struct ArrayEpochStats {
   uint32_t buffer = 0;
   uint32_t channels_used = 0;
+  uint64_t requests = 0;                        // global requests to this array
+  uint64_t bursts = 0;                          // sum of per_channel
   std::vector<uint64_t> per_channel;            // bursts per channel
   std::vector<std::vector<uint64_t>> per_bank;  // [channel][bank] bursts
 };
 
 struct EpochStats {
   uint32_t epoch = 0;
-  std::vector<ArrayEpochStats> arrays;  // global arrays touched in this epoch
+  std::vector<ArrayEpochStats> arrays;  // global arrays touched in this epoch, by buffer id
+  // All sites together, in this epoch.
+  uint64_t requests = 0, lane_accesses = 0;
+  uint64_t sectors = 0, ideal_sectors = 0, bytes_requested = 0;       // global
+  uint64_t wavefronts = 0, ideal_wavefronts = 0, bank_conflicts = 0;  // shared
 };
 
 struct Report {
   DramModel dram;
   std::vector<SiteStats> sites;    // in Trace::sites order
   std::vector<EpochStats> epochs;  // ascending epoch
+  uint64_t records = 0;            // records analysed
+  uint64_t skipped_records = 0;    // records naming a site the trace does not have
 };
 
 Report analyze(const trace::Trace& t, const DramModel& dram);

@@ -38,11 +38,14 @@ inline void sort_lanes(const trace::Record& r, SortedLanes& s) {
 // [off, off + bytes) of the sorted lanes touch, in ascending order; returns the count.
 template <class F>
 inline uint32_t for_each_granule(const SortedLanes& s, uint32_t bytes, uint64_t granule, F&& f) {
+  if (!granule) granule = 1;
+  const int shift = (granule & (granule - 1)) ? -1 : __builtin_ctzll(granule);
+  auto div = [&](uint64_t x) { return shift >= 0 ? x >> shift : x / granule; };
   uint32_t count = 0;
   uint64_t last = 0;
   bool any = false;
   for (uint32_t i = 0; i < s.n; ++i) {
-    uint64_t lo = s.off[i] / granule, hi = (s.off[i] + bytes - 1) / granule;
+    uint64_t lo = div(s.off[i]), hi = div(s.off[i] + bytes - 1);
     if (any && lo <= last) lo = last + 1;
     for (uint64_t g = lo; g <= hi; ++g) {
       f(g);
@@ -97,14 +100,18 @@ enum class Shape {
   Same,       // every lane at the same offset
   Stride,     // a constant byte stride between consecutive active lanes
   Runs,       // a few equal runs of consecutive elements
+  Groups,     // groups of 4, 8 or 16 lanes, a constant stride within each group
+  Few,        // a few distinct offsets, each shared by several lanes
   Scattered,  // anything else
 };
 struct Pattern {
   Shape shape = Shape::None;
   uint32_t active = 0;
-  int64_t stride = 0;     // Stride: bytes from one lane to the next
-  uint32_t runs = 0;      // Runs: how many
-  uint32_t run_len = 0;   // Runs: lanes in each
+  int64_t stride = 0;     // Stride, Groups: bytes from one lane to the next
+  uint32_t runs = 0;      // Runs, Groups: how many; Few: distinct offsets
+  uint32_t run_len = 0;   // Runs, Groups: lanes in each
+  bool gap_known = false; // Groups: the groups start a constant `gap` bytes apart
+  int64_t gap = 0;
   uint32_t first = 0;     // offset of the first active lane
 };
 Pattern pattern(const trace::Record& r, uint32_t bytes);

@@ -1,0 +1,216 @@
+#include "capture/capture.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <stdexcept>
+
+#include "emu/record.h"
+
+// The GPU recorder hooks in here. When the build has CUDA, src/gpu provides
+// "gpu/record.h" with
+//   std::string ws::gpu::device_name();   // "" when no usable device is present
+//   uint64_t ws::gpu::record(const catalog::KernelInfo&, const catalog::Params&,
+//                            catalog::HostArrays&, const std::vector<uint32_t>& blocks,
+//                            uint64_t max_records, trace::Trace& out);
+// with the contract of emu::record (same trace, record for record; returns lane accesses).
+#if defined(WS_HAVE_CUDA) && __has_include("gpu/record.h")
+#include "gpu/record.h"
+#define WS_GPU_RECORDER 1
+#endif
+
+namespace ws::capture {
+namespace {
+
+// One way of running a launch and recording its trace.
+struct Backend {
+  const char* name;       // trace::Launch::backend
+  std::string (*device)();  // what runs it; "" when it cannot run on this machine
+  uint64_t (*record)(const catalog::KernelInfo&, const catalog::Params&, catalog::HostArrays&,
+                     const std::vector<uint32_t>& blocks, uint64_t max_records, trace::Trace& out);
+};
+
+const Backend kEmulator{
+    "emulator", [] { return std::string("CPU emulator"); },
+    [](const catalog::KernelInfo& k, const catalog::Params& p, catalog::HostArrays& arrays,
+       const std::vector<uint32_t>& blocks, uint64_t max_records, trace::Trace& out) {
+      emu::CaptureOptions opt;
+      opt.blocks = blocks;
+      opt.max_records = max_records;
+      return emu::record(k, p, arrays, opt, out);
+    }};
+
+#ifdef WS_GPU_RECORDER
+const Backend kGpu{"gpu", [] { return gpu::device_name(); }, &gpu::record};
+const Backend* gpu_backend() { return &kGpu; }
+#else
+const Backend* gpu_backend() { return nullptr; }
+#endif
+
+// Picks the backend for `name`; `note` says what happened when "auto" had to fall back.
+const Backend& choose(const std::string& name, std::string& device, std::string& note) {
+  const Backend* gpu = gpu_backend();
+  if (name == "gpu" || name == "auto") {
+    if (gpu) {
+      device = gpu->device();
+      if (!device.empty()) {
+        if (name == "auto") note = "recorded on the GPU (" + device + ")";
+        return *gpu;
+      }
+    }
+    if (name == "gpu")
+      throw InputError(gpu ? "no GPU found: use --backend emulator"
+                           : "no GPU backend: this build has no CUDA support (use --backend emulator)");
+    note = gpu ? "no GPU found: recorded with the CPU emulator"
+               : "this build has no GPU backend: recorded with the CPU emulator";
+  } else if (name != "emulator") {
+    throw InputError("unknown backend '" + name + "': allowed auto, gpu, emulator");
+  }
+  device = kEmulator.device();
+  return kEmulator;
+}
+
+// Host memory a capture may use: a fixed ceiling, lower on small machines.
+uint64_t memory_limit() {
+  uint64_t limit = uint64_t(8) << 30;
+  long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page > 0) limit = std::min(limit, uint64_t(pages) * uint64_t(page) / 2);
+  return limit;
+}
+
+std::string gib(double bytes) {
+  char s[32];
+  std::snprintf(s, sizeof s, "%.1f GiB", bytes / double(uint64_t(1) << 30));
+  return s;
+}
+
+// Refuses launches whose arrays do not fit in host memory, and returns the record cap
+// that keeps the trace within what is left (records past it are dropped and counted).
+uint64_t fit_in_memory(const catalog::KernelInfo& k, const catalog::Params& p, bool copies, uint64_t max_records) {
+  double bytes = 0;  // double: a hostile shape must not wrap around
+  for (const auto& b : k.buffers(p)) bytes += double(b.rows) * double(b.cols) * double(sizeof(float));
+  if (copies) bytes *= 2;  // the CPU reference works on a copy of the inputs
+  const uint64_t limit = memory_limit();
+  if (bytes > double(limit))
+    throw InputError("size " + std::to_string(p.size()) + " is too large for memory: " + k.id + " needs about " +
+                     gib(bytes) + " of host memory, the limit here is " + gib(double(limit)));
+  // A growing vector briefly holds its old and new storage.
+  const double per_record = 1.5 * double(sizeof(trace::Record));
+  const double fit = (double(limit) - bytes) / per_record;
+  return fit < double(max_records) ? uint64_t(fit) : max_records;
+}
+
+std::string utc_now() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char s[32];
+  std::strftime(s, sizeof s, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return s;
+}
+
+bool every_block(const std::vector<uint32_t>& asked, const trace::Trace& t) {
+  if (asked.empty()) return true;
+  std::vector<uint32_t> b = t.blocks;
+  std::sort(b.begin(), b.end());
+  b.erase(std::unique(b.begin(), b.end()), b.end());
+  return b.size() == t.launch.grid.count();
+}
+
+}  // namespace
+
+const char* version() {
+#ifdef WS_VERSION
+  return WS_VERSION;
+#else
+  return "dev";
+#endif
+}
+
+Result record(const Request& req) {
+  const catalog::KernelInfo* k = catalog::find(req.kernel);
+  if (!k) throw InputError("unknown kernel '" + req.kernel + "': allowed " + catalog::ids());
+  Result res;
+  if (std::string e = catalog::resolve(*k, req.size, req.set, res.params); !e.empty()) throw InputError(e);
+  std::string device;
+  const Backend& backend = choose(req.backend, device, res.note);
+  const uint64_t max_records = fit_in_memory(*k, res.params, req.blocks.empty(), req.max_records);
+
+  catalog::HostArrays arrays = catalog::make_arrays(*k, res.params);
+  catalog::HostArrays want;
+  if (req.blocks.empty()) want = arrays;
+
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    res.lane_accesses = backend.record(*k, res.params, arrays, req.blocks, max_records, res.trace);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(e.what());
+  } catch (const emu::KernelError& e) {
+    // The launch's grid is known only once it runs; a block outside it is the user's.
+    if (!req.blocks.empty() && std::string(e.what()).find("outside the grid") != std::string::npos)
+      throw InputError(e.what());
+    throw std::runtime_error(k->id + " failed: " + e.what());
+  }
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  if (max_records < req.max_records && res.trace.dropped_records)
+    res.note += std::string(res.note.empty() ? "" : "; ") + "record cap lowered to " + std::to_string(max_records) +
+                " to fit in host memory";
+  trace::Launch& l = res.trace.launch;
+  l.backend = backend.name;
+  l.device = device;
+  l.date = utc_now();
+  l.version = version();
+
+  if (every_block(req.blocks, res.trace)) {
+    if (want.empty()) want = catalog::make_arrays(*k, res.params);
+    k->reference(res.params, want);
+    res.max_rel_error = catalog::max_rel_error(*k, res.params, arrays, want);
+    res.checked = true;
+  }
+  return res;
+}
+
+std::vector<uint32_t> parse_blocks(const std::string& text) {
+  constexpr size_t kMaxBlocks = size_t(1) << 24;
+  const std::string usage = "expected block ids and ranges such as 0,1,5-7";
+  auto number = [&](std::string_view s) -> uint32_t {
+    while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+    uint64_t v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc() || p != s.data() + s.size())
+      throw InputError("bad block list '" + text + "': " + usage);
+    if (v >= UINT32_MAX) throw InputError("bad block list '" + text + "': block " + std::string(s) + " is too large");
+    return uint32_t(v);
+  };
+  std::vector<uint32_t> out;
+  std::string_view rest = text;
+  if (text.find_first_not_of(" ,") == std::string::npos) throw InputError("empty block list: " + usage);
+  while (true) {
+    size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    size_t dash = item.find('-');
+    if (dash == std::string_view::npos) {
+      out.push_back(number(item));
+    } else {
+      uint32_t a = number(item.substr(0, dash)), b = number(item.substr(dash + 1));
+      if (b < a) throw InputError("bad block list '" + text + "': range " + std::string(item) + " runs backwards");
+      if (uint64_t(b - a) + 1 + out.size() > kMaxBlocks)
+        throw InputError("block list '" + text + "' names too many blocks");
+      for (uint64_t v = a; v <= b; ++v) out.push_back(uint32_t(v));
+    }
+    if (out.size() > kMaxBlocks) throw InputError("block list '" + text + "' names too many blocks");
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace ws::capture

@@ -1,1 +1,66 @@
-int main() { return 0; }
+// warpscope: the command line. Every failure ends as one line on stderr.
+#include <cstdio>
+#include <iostream>
+#include <new>
+
+#include "cli/cli.h"
+#include "trace/wstrace.h"
+
+namespace {
+
+int fail(int code, std::string msg) {
+  for (char& c : msg)
+    if (c == '\n' || c == '\r') c = ' ';
+  std::cout.flush();
+  std::cerr << "warpscope: error: " << msg << std::endl;
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace ws::cli;
+  CLI::App app{"warpscope: see how GPU kernels touch memory", "warpscope"};
+  app.set_version_flag("--version", ws::capture::version());
+  app.require_subcommand(0, 1);
+  const std::vector<Command> commands = {add_list(app), add_report(app), add_record(app)};
+  try {
+    if (argc > 1 && argv[1][0] != '-') {
+      std::string name = argv[1];
+      std::string names;
+      bool known = false;
+      for (const Command& c : commands) {
+        known |= c.app->get_name() == name;
+        names += (names.empty() ? "" : ", ") + c.app->get_name();
+      }
+      if (!known) return fail(kExitBadInput, "unknown command '" + name + "': allowed " + names);
+    }
+    app.parse(argc, argv);
+    for (const Command& c : commands)
+      if (c.app->parsed()) return c.run();
+    return no_command(app);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    std::cout << app.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::CallForVersion&) {
+    std::cout << "warpscope " << ws::capture::version() << "\n";
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    return fail(kExitBadInput, e.what());
+  } catch (const UsageError& e) {
+    return fail(kExitBadInput, e.what());
+  } catch (const ws::capture::InputError& e) {
+    return fail(kExitBadInput, e.what());
+  } catch (const ws::trace::FileError& e) {
+    return fail(kExitBadInput, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(kExitFailure, "out of memory");
+  } catch (const std::exception& e) {
+    return fail(kExitFailure, e.what());
+  } catch (...) {
+    return fail(kExitFailure, "unexpected failure");
+  }
+}

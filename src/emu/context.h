@@ -28,13 +28,13 @@ struct LaneLog {
   uint64_t* end = nullptr;
   uint64_t* cap = nullptr;
   void grow();
-  void push(uint32_t key, uint32_t off) {
+  __attribute__((always_inline)) void push(uint32_t key, uint32_t off) {
     if (end == cap) grow();
     *end++ = (uint64_t(key) << 32) | off;
   }
 };
 
-extern thread_local LaneLog* current_log;
+extern constinit thread_local LaneLog* current_log;
 
 [[noreturn]] void out_of_bounds(uint32_t line, uint32_t buffer, int64_t offset, uint64_t size);
 void barrier();
@@ -57,16 +57,19 @@ struct Idx {
 
 enum : uint32_t { kLoad = 0, kStore = 1 };
 
+// The wrappers below run once per lane-level access: keep them inlined into the kernel.
+#define WS_EMU_INLINE __attribute__((always_inline)) inline
+
 template <class T>
 class Ref {
  public:
   using V = std::remove_const_t<T>;
   Ref(T* p, uint32_t key, uint32_t off) : p_(p), key_(key), off_(off) {}
-  operator V() const {
+  WS_EMU_INLINE operator V() const {
     current_log->push(key_, off_);
     return *p_;
   }
-  Ref& operator=(const V& v) {
+  WS_EMU_INLINE Ref& operator=(const V& v) {
     current_log->push(key_ | (kStore << 24), off_);
     *p_ = v;
     return *this;
@@ -92,7 +95,7 @@ class Ptr {
  public:
   Ptr(T* p, const char* base, uint64_t size, uint32_t buffer)
       : p_(p), base_(base), size_(size), buffer_(buffer) {}
-  Ref<T> operator[](Idx i) const {
+  WS_EMU_INLINE Ref<T> operator[](Idx i) const {
     T* q = p_ + i.i;
     int64_t off = reinterpret_cast<const char*>(q) - base_;
     if (off < 0 || uint64_t(off) + sizeof(T) > size_) out_of_bounds(i.line, buffer_, off, size_);
@@ -116,7 +119,7 @@ template <class T, int C>
 class Ptr2 {
  public:
   Ptr2(T* p, uint64_t size, uint32_t buffer) : p_(p), size_(size), buffer_(buffer) {}
-  Ptr<T> operator[](Idx r) const {
+  WS_EMU_INLINE Ptr<T> operator[](Idx r) const {
     return Ptr<T>(p_ + r.i * C, reinterpret_cast<const char*>(p_), size_, buffer_);
   }
 
@@ -146,7 +149,7 @@ struct SharedView<T[R][C]> {
 };
 
 // Buffer sizes of the running launch, indexed by buffer id (set by the machine).
-extern thread_local const uint64_t* buffer_sizes;
+extern constinit thread_local const uint64_t* buffer_sizes;
 
 struct Ctx {
   template <class T>

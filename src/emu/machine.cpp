@@ -7,13 +7,13 @@
 #include "emu/context.h"
 #include "emu/fiber.h"
 
-thread_local uint3 threadIdx, blockIdx;
-thread_local dim3 blockDim, gridDim;
+constinit thread_local uint3 threadIdx, blockIdx;
+constinit thread_local dim3 blockDim, gridDim;
 
 namespace ws::emu {
 
-thread_local LaneLog* current_log = nullptr;
-thread_local const uint64_t* buffer_sizes = nullptr;
+constinit thread_local LaneLog* current_log = nullptr;
+constinit thread_local const uint64_t* buffer_sizes = nullptr;
 
 void LaneLog::grow() {
   size_t n = size_t(end - data), c = size_t(cap - data);
@@ -63,6 +63,17 @@ struct Machine::Impl {
   Thread* cur = nullptr;
   std::string error;
   uint64_t lane_accesses = 0;
+  bool direct = false;          // run threads as plain calls (no barrier seen so far)
+  uint64_t barriers = 0;        // barriers reached in the current block
+  size_t mark = 0;              // records before the current direct block
+  uint64_t mark_dropped = 0;
+
+  bool uses_shared() const { return !decl_buffer.empty() || dyn_buffer >= 0; }
+  void run_block_direct(uint32_t linear, uint32_t n, uint32_t warps);
+  void records_rollback() {
+    out->records.resize(mark);
+    out->dropped_records = mark_dropped;
+  }
 
   void run_block(uint32_t linear, const trace::Dim3& grid, const trace::Dim3& block);
   void merge_warp(Thread* const* lanes, int nlanes, uint32_t block, uint16_t warp, uint32_t epoch,
@@ -76,6 +87,9 @@ struct Machine::Impl {
 
 namespace {
 thread_local Machine::Impl* g_machine = nullptr;
+
+// Thrown by a barrier reached while threads run as plain calls.
+struct NeedsFibers {};
 
 void thread_main(void* p) {
   auto* th = static_cast<Thread*>(p);
@@ -99,7 +113,12 @@ void out_of_bounds(uint32_t line, uint32_t buffer, int64_t offset, uint64_t size
                     " of block " + std::to_string(blockIdx.x) + "," + std::to_string(blockIdx.y) + ")");
 }
 
-void barrier() { g_machine->cur->fiber.yield(); }
+void barrier() {
+  Machine::Impl* m = g_machine;
+  if (!m->cur) throw NeedsFibers{};
+  ++m->barriers;
+  m->cur->fiber.yield();
+}
 
 uint32_t Machine::Impl::register_shared(const char* name, uint64_t bytes, uint32_t elem_bytes,
                                         uint64_t rows, uint64_t cols) {
@@ -119,6 +138,7 @@ uint32_t Machine::Impl::register_shared(const char* name, uint64_t bytes, uint32
 SharedSlot shared_slot(const char* name, uint64_t bytes, uint32_t elem_bytes, uint64_t rows,
                        uint64_t cols) {
   Machine::Impl* m = g_machine;
+  if (!m->cur) throw NeedsFibers{};
   uint32_t d = m->cur->decls++;
   if (d == m->decl_buffer.size()) m->decl_buffer.push_back(m->register_shared(name, bytes, elem_bytes, rows, cols));
   if (d == m->decl_offset.size()) {
@@ -132,6 +152,7 @@ SharedSlot shared_slot(const char* name, uint64_t bytes, uint32_t elem_bytes, ui
 
 SharedSlot dynamic_shared_slot(const char* name, uint32_t elem_bytes) {
   Machine::Impl* m = g_machine;
+  if (!m->cur) throw NeedsFibers{};
   if (m->dyn_bytes == 0) throw KernelError("kernel uses dynamic shared memory but the launch gave none");
   if (m->dyn_buffer < 0)
     m->dyn_buffer = m->register_shared(name, m->dyn_bytes, elem_bytes, 1, m->dyn_bytes / elem_bytes);
@@ -238,37 +259,89 @@ void Machine::Impl::merge_warp(Thread* const* lanes, int nlanes, uint32_t block,
 void Machine::Impl::run_block(uint32_t linear, const trace::Dim3& grid, const trace::Dim3& block) {
   blockIdx = uint3{linear % grid.x, (linear / grid.x) % grid.y, linear / (grid.x * grid.y)};
   const uint32_t n = uint32_t(block.count());
+  const uint32_t warps = (n + trace::kWarpSize - 1) / trace::kWarpSize;
+  // Blocks of a kernel that never reaches a barrier run their threads as plain calls on
+  // this stack: no fiber to prepare or switch to, which is most of a copy's cost.
+  if (direct) {
+    try {
+      run_block_direct(linear, n, warps);
+      return;
+    } catch (const NeedsFibers&) {
+      // A barrier after all (it depends on the block): run this block again with fibers.
+      // Catalog kernels compute each output from inputs only, so repeating is harmless.
+      direct = false;
+      for (uint32_t t = 0; t < n; ++t) lanes[t]->log.end = lanes[t]->log.data;
+      records_rollback();
+    }
+  }
   std::memset(arena, 0xff, std::max<size_t>(arena_used, dyn_bytes));  // NaN: unwritten shared reads show
   decl_offset.clear();
   arena_used = dyn_bytes;
   for (uint32_t t = 0; t < n; ++t) {
-    Thread* th = threads[t].get();
+    Thread* th = lanes[t];
     th->fiber.reset(&thread_main, th);
     th->decls = 0;
     th->done = false;
     th->log.end = th->log.data;
   }
-  const uint32_t warps = (n + trace::kWarpSize - 1) / trace::kWarpSize;
   std::vector<uint32_t> seq(warps, 0);
   uint64_t accesses = 0;
+  barriers = 0;
   for (uint32_t epoch = 0;; ++epoch) {
     bool all_done = true;
+    uint3 tid{0, 0, 0};
     for (uint32_t t = 0; t < n; ++t) {
-      Thread* th = threads[t].get();
-      if (th->done) continue;
-      threadIdx = uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
-      current_log = &th->log;
-      cur = th;
-      th->fiber.resume();
-      if (!error.empty()) throw KernelError(error);
-      all_done &= th->done;
+      Thread* th = lanes[t];
+      if (!th->done) {
+        threadIdx = tid;
+        current_log = &th->log;
+        cur = th;
+        th->fiber.resume();
+        if (!error.empty()) throw KernelError(error);
+        all_done &= th->done;
+      }
+      if (++tid.x == block.x) {
+        tid.x = 0;
+        if (++tid.y == block.y) {
+          tid.y = 0;
+          ++tid.z;
+        }
+      }
     }
     for (uint32_t w = 0; w < warps; ++w) {
       int nl = int(std::min<uint32_t>(trace::kWarpSize, n - w * trace::kWarpSize));
-      merge_warp(&lanes[w * trace::kWarpSize], nl, linear, uint16_t(w),
-                 epoch, seq[w], accesses);
+      merge_warp(&lanes[w * trace::kWarpSize], nl, linear, uint16_t(w), epoch, seq[w], accesses);
     }
     if (all_done) break;
+  }
+  if (barriers == 0 && !uses_shared()) direct = true;
+  lane_accesses += accesses;
+}
+
+void Machine::Impl::run_block_direct(uint32_t linear, uint32_t n, uint32_t warps) {
+  mark = out->records.size();
+  mark_dropped = out->dropped_records;
+  uint64_t accesses = 0;
+  uint3 tid{0, 0, 0};
+  const dim3 block = blockDim;
+  cur = nullptr;
+  for (uint32_t w = 0; w < warps; ++w) {
+    const uint32_t first = w * trace::kWarpSize;
+    const int nl = int(std::min<uint32_t>(trace::kWarpSize, n - first));
+    for (int l = 0; l < nl; ++l) {
+      threadIdx = tid;
+      current_log = &lanes[first + l]->log;
+      fn(arg);
+      if (++tid.x == block.x) {
+        tid.x = 0;
+        if (++tid.y == block.y) {
+          tid.y = 0;
+          ++tid.z;
+        }
+      }
+    }
+    uint32_t seq = 0;
+    merge_warp(&lanes[first], nl, linear, uint16_t(w), 0, seq, accesses);
   }
   lane_accesses += accesses;
 }
@@ -307,6 +380,7 @@ uint64_t Machine::run(const trace::Dim3& grid, const trace::Dim3& block, uint32_
   m.error.clear();
   m.arena_used = kArenaBytes;  // poison everything before the first block
   m.lane_accesses = 0;
+  m.direct = false;
 
   Machine::Impl* saved = g_machine;
   g_machine = &m;

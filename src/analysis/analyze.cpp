@@ -1,0 +1,229 @@
+// src/analysis/analyze.cpp — whole-trace statistics: per site (sectors, wavefronts, why)
+// and per barrier epoch (DRAM channel and bank spread of every global array). One pass
+// over the records; no allocation per record.
+#include <algorithm>
+#include <map>
+
+#include "analysis/detail.h"
+
+namespace ws::analysis {
+namespace {
+
+using trace::Space;
+
+// Divides by a constant, with a shift when it is a power of two.
+struct Divider {
+  uint64_t d = 1;
+  int shift = -1;
+  explicit Divider(uint64_t v) : d(v ? v : 1) {
+    if (!(d & (d - 1))) shift = __builtin_ctzll(d);
+  }
+  uint64_t div(uint64_t x) const { return shift >= 0 ? x >> shift : x / d; }
+  uint64_t mod(uint64_t x) const { return shift >= 0 ? x & (d - 1) : x % d; }
+};
+
+// Burst id -> flat (channel * banks + bank) cell of the DRAM model.
+struct CellMap {
+  Divider ch, bk;
+  bool hash, pow2_channels;
+  uint64_t channels, banks;
+  explicit CellMap(const DramModel& m)
+      : ch(m.channels), bk(m.banks), hash(m.xor_hash), channels(ch.d), banks(bk.d) {
+    pow2_channels = ch.shift >= 0;
+  }
+  uint32_t operator()(uint64_t g) const {
+    uint64_t row = ch.div(g);
+    uint64_t c = ch.mod(g);
+    if (hash) {
+      uint64_t h = ch.mod(bk.div(row));
+      c = pow2_channels ? (c ^ h) : (c + h) % channels;
+    }
+    return uint32_t(c * banks + bk.mod(row));
+  }
+};
+
+struct ArrayWork {
+  uint64_t requests = 0, bursts = 0;
+  std::vector<uint64_t> cells;  // [channel * banks + bank]
+};
+
+struct EpochWork {
+  EpochStats totals;
+  std::vector<ArrayWork> arrays;  // by buffer id; cells empty until touched
+};
+
+struct SiteInfo {
+  uint32_t bytes = 4;
+  bool global = true;
+  uint32_t buffer = 0;
+  bool valid_buffer = false;
+};
+
+}  // namespace
+
+Report analyze(const trace::Trace& t, const DramModel& dram_in) {
+  Report rep;
+  rep.dram = dram_in;
+  if (!rep.dram.channels) rep.dram.channels = 1;
+  if (!rep.dram.banks) rep.dram.banks = 1;
+  if (!rep.dram.burst_bytes) rep.dram.burst_bytes = 1;
+  const DramModel& dram = rep.dram;
+  const CellMap cell(dram);
+  const uint64_t burst = dram.burst_bytes;
+  const size_t ncells = size_t(dram.channels) * dram.banks;
+
+  const size_t nsites = t.sites.size();
+  std::vector<SiteInfo> info(nsites);
+  rep.sites.resize(nsites);
+  std::vector<uint32_t> best_active(nsites, 0);
+  for (size_t i = 0; i < nsites; ++i) {
+    const auto& s = t.sites[i];
+    rep.sites[i].site = uint32_t(i);
+    info[i].bytes = detail::lane_bytes(s.bytes);
+    info[i].global = s.space == Space::Global;
+    info[i].buffer = s.buffer;
+    info[i].valid_buffer = s.buffer < t.buffers.size();
+  }
+
+  std::map<uint32_t, EpochWork> epochs;
+  EpochWork* cur = nullptr;
+  uint32_t cur_epoch = 0;
+  detail::SortedLanes lanes;
+
+  for (size_t ri = 0; ri < t.records.size(); ++ri) {
+    const trace::Record& r = t.records[ri];
+    if (r.site >= nsites) {
+      ++rep.skipped_records;
+      continue;
+    }
+    ++rep.records;
+    const SiteInfo& si = info[r.site];
+    SiteStats& ss = rep.sites[r.site];
+    uint32_t active = uint32_t(__builtin_popcount(r.active));
+    ss.requests += 1;
+    ss.lane_accesses += active;
+    if (active > best_active[r.site] || ss.example == ~uint64_t(0)) {
+      best_active[r.site] = active;
+      ss.example = ri;
+    }
+    if (!cur || r.epoch != cur_epoch) {
+      cur = &epochs[r.epoch];
+      cur_epoch = r.epoch;
+      if (cur->arrays.empty()) cur->arrays.resize(t.buffers.size());
+    }
+    EpochStats& et = cur->totals;
+    et.requests += 1;
+    et.lane_accesses += active;
+
+    if (si.global) {
+      detail::sort_lanes(r, lanes);
+      auto c = detail::global_counts(lanes, si.bytes);
+      uint32_t ideal = (c.bytes + 31) / 32;
+      ss.sectors += c.sectors;
+      ss.lines += c.lines;
+      ss.ideal_sectors += ideal;
+      ss.bytes_requested += c.bytes;
+      et.sectors += c.sectors;
+      et.ideal_sectors += ideal;
+      et.bytes_requested += c.bytes;
+      if (si.valid_buffer && t.buffers[si.buffer].space == Space::Global) {
+        ArrayWork& aw = cur->arrays[si.buffer];
+        if (aw.cells.empty()) aw.cells.assign(ncells, 0);
+        uint64_t* cells = aw.cells.data();
+        aw.requests += 1;
+        aw.bursts += detail::for_each_granule(lanes, si.bytes, burst, [&](uint64_t g) { ++cells[cell(g)]; });
+      }
+    } else {
+      auto c = detail::shared_counts(r, si.bytes, nullptr);
+      ss.wavefronts += c.wavefronts;
+      ss.ideal_wavefronts += c.ideal;
+      ss.bank_conflicts += c.wavefronts - c.ideal;
+      ss.max_way = std::max(ss.max_way, c.max_way);
+      et.wavefronts += c.wavefronts;
+      et.ideal_wavefronts += c.ideal;
+      et.bank_conflicts += c.wavefronts - c.ideal;
+    }
+  }
+
+  // Per-site averages and the plain-language line.
+  for (size_t i = 0; i < nsites; ++i) {
+    SiteStats& ss = rep.sites[i];
+    const trace::Site& site = t.sites[i];
+    if (ss.requests) {
+      double q = double(ss.requests);
+      ss.sectors_per_request = double(ss.sectors) / q;
+      ss.ideal_sectors_per_request = double(ss.ideal_sectors) / q;
+      ss.wavefronts_per_request = double(ss.wavefronts) / q;
+      ss.conflicts_per_request = double(ss.bank_conflicts) / q;
+    }
+    ss.efficiency = ss.sectors ? double(ss.bytes_requested) / (double(ss.sectors) * 32.0) : 0.0;
+    if (!ss.requests) {
+      ss.why = "not executed in the recorded blocks";
+      continue;
+    }
+    const trace::Record& ex = t.records[ss.example];
+    auto p = detail::pattern(ex, info[i].bytes);
+    if (info[i].global) {
+      detail::GlobalNumbers g{ss.sectors_per_request, ss.ideal_sectors_per_request, ss.efficiency};
+      ss.why = detail::why_global(t, site, p, g);
+    } else {
+      detail::SharedNumbers n;
+      n.wavefronts = ss.wavefronts_per_request;
+      n.ideal = double(ss.ideal_wavefronts) / double(ss.requests);
+      n.conflicts = ss.conflicts_per_request;
+      n.max_way = ss.max_way;
+      detail::shared_banks(ex, info[i].bytes, n.banks_used, n.bank);
+      ss.why = detail::why_shared(t, site, p, n, false);
+    }
+  }
+
+  // Per-epoch DRAM spread.
+  rep.epochs.reserve(epochs.size());
+  for (auto& [e, w] : epochs) {
+    EpochStats es = std::move(w.totals);
+    es.epoch = e;
+    for (size_t b = 0; b < w.arrays.size(); ++b) {
+      ArrayWork& aw = w.arrays[b];
+      if (aw.cells.empty()) continue;
+      ArrayEpochStats a;
+      a.buffer = uint32_t(b);
+      a.requests = aw.requests;
+      a.bursts = aw.bursts;
+      a.per_channel.assign(dram.channels, 0);
+      a.per_bank.assign(dram.channels, std::vector<uint64_t>(dram.banks, 0));
+      for (uint32_t c = 0; c < dram.channels; ++c) {
+        for (uint32_t k = 0; k < dram.banks; ++k) {
+          uint64_t v = aw.cells[size_t(c) * dram.banks + k];
+          a.per_bank[c][k] = v;
+          a.per_channel[c] += v;
+        }
+        if (a.per_channel[c]) ++a.channels_used;
+      }
+      es.arrays.push_back(std::move(a));
+    }
+    rep.epochs.push_back(std::move(es));
+  }
+  return rep;
+}
+
+std::string why(const trace::Trace& t, const trace::Record& r) {
+  if (r.site >= t.sites.size()) return "unknown site";
+  const trace::Site& site = t.sites[r.site];
+  uint32_t bytes = detail::lane_bytes(site.bytes);
+  auto p = detail::pattern(r, bytes);
+  if (site.space == trace::Space::Global) {
+    GlobalCost c = global_cost(r, bytes);
+    detail::GlobalNumbers g{double(c.sectors), double(c.ideal_sectors), c.efficiency};
+    return detail::why_global(t, site, p, g);
+  }
+  auto c = detail::shared_counts(r, bytes, nullptr);
+  detail::SharedNumbers n;
+  n.wavefronts = c.wavefronts;
+  n.ideal = c.ideal;
+  n.conflicts = c.wavefronts - c.ideal;
+  n.max_way = c.max_way;
+  detail::shared_banks(r, bytes, n.banks_used, n.bank);
+  return detail::why_shared(t, site, p, n, true);
+}
+
+}  // namespace ws::analysis

@@ -1,0 +1,334 @@
+#include "app/app.h"
+
+#include <epoxy/gl.h>
+// GLFW after the loader: it must not pull in a second set of GL declarations.
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+#include <stb/stb_image_write.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include "app/gl_grid.h"
+#include "ui/theme.h"
+#include "ui/ui.h"
+
+namespace ws::app {
+
+namespace {
+
+std::string config_dir(const Options& opt) {
+  if (opt.config_dir == "none") return "";
+  if (!opt.config_dir.empty()) return opt.config_dir;
+  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) return std::string(x) + "/warpscope";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.config/warpscope";
+  return "";
+}
+
+// Saves the back buffer (what was just rendered) as a PNG.
+bool save_png(const std::string& path, int w, int h, std::string& error) {
+  std::vector<unsigned char> px(size_t(w) * size_t(h) * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadBuffer(GL_BACK);
+  glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px.data());
+  // GL's rows run bottom-up; PNG's top-down. The alpha channel is made opaque.
+  std::vector<unsigned char> flipped(px.size());
+  const size_t row = size_t(w) * 4;
+  for (int y = 0; y < h; ++y) {
+    std::copy_n(px.data() + size_t(h - 1 - y) * row, row, flipped.data() + size_t(y) * row);
+    for (size_t x = 3; x < row; x += 4) flipped[size_t(y) * row + x] = 255;
+  }
+  std::error_code ec;
+  auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (!stbi_write_png(path.c_str(), w, h, 4, flipped.data(), int(row))) {
+    error = "cannot write " + path;
+    return false;
+  }
+  return true;
+}
+
+void glfw_error(int code, const char* what) { std::fprintf(stderr, "warpscope: GLFW error %d: %s\n", code, what); }
+
+}  // namespace
+
+int run(const Options& opt) {
+  glfwSetErrorCallback(glfw_error);
+  if (!glfwInit()) {
+    std::fprintf(stderr, "warpscope: cannot open a window (no display?). The CLI works without one: warpscope --help\n");
+    return 1;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  GLFWwindow* window = glfwCreateWindow(opt.width, opt.height, "warpscope", nullptr, nullptr);
+  if (!window) {
+    std::fprintf(stderr, "warpscope: cannot create an OpenGL 3.3 window\n");
+    glfwTerminate();
+    return 1;
+  }
+  glfwMakeContextCurrent(window);
+  const bool automated = !opt.screenshot.empty() || opt.frames > 0;
+  glfwSwapInterval(opt.vsync && !automated ? 1 : 0);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  const std::string dir = config_dir(opt);
+  std::string ini_path;
+  if (!dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    ini_path = dir + "/imgui.ini";
+  }
+  io.IniFilename = ini_path.empty() ? nullptr : ini_path.c_str();
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+
+  // Fonts sized for the window's content scale (a 4K laptop panel reports 2).
+  float xs = 1, ys = 1;
+  glfwGetWindowContentScale(window, &xs, &ys);
+  ui::Fonts fonts = ui::load_fonts(std::max(1.0f, xs));
+  ui::apply_theme(0, std::max(1.0f, xs));
+
+  GlGridPainter painter;
+  std::string gl_error;
+  const bool gl_ok = painter.init(gl_error);
+
+  ui::Environment env;
+  env.painter = gl_ok ? static_cast<ui::GridPainter*>(&painter) : nullptr;
+  env.keys.f1 = GLFW_KEY_F1;
+  env.keys.f11 = GLFW_KEY_F11;
+  env.keys.f12 = GLFW_KEY_F12;
+  env.settings_path = dir.empty() ? "" : dir + "/settings.json";
+  env.replay_dir = opt.replay_dir;
+  env.live = opt.live;
+  ui::Ui ui(env);
+  if (!fonts.message.empty()) ui.message(fonts.message, true);
+  if (!gl_ok) ui.message("grid shader unavailable, drawing grids without it: " + gl_error, true);
+
+  // What to show first: the command line wins over the settings.
+  if (!opt.kernel.empty()) {
+    ui.state.kernel = opt.kernel;
+    ui.state.size = 0;
+    ui.state.params.clear();
+    ui.state.blocks.clear();
+  }
+  if (opt.size) ui.state.size = opt.size;
+  for (const auto& [k, v] : opt.set) ui.state.params[k] = v;
+  if (!opt.blocks.empty()) ui.state.blocks = opt.blocks;
+  if (!opt.panel.empty()) {
+    ui::Panel p;
+    if (ui::panel_from_key(opt.panel, p)) ui.state.enlarged = int(p);
+  } else if (automated) {
+    ui.state.enlarged = -1;
+  }
+  if (!opt.trace_file.empty())
+    ui.open_file(opt.trace_file);
+  else
+    ui.record();
+  if (opt.step >= 0) ui.set_step(uint64_t(opt.step));
+
+  int exit_code = 0;
+  int64_t pending_step = opt.step;
+  int frames_after_ready = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto last = t0;
+  for (;;) {
+    // Idle and not playing: sleep until an event (or a background job may finish).
+    if (!automated && !ui.state.playing && !ui.recorder.busy() && ui.settled())
+      glfwWaitEventsTimeout(0.25);
+    else
+      glfwPollEvents();
+    if (glfwWindowShouldClose(window) || ui.quit_requested()) break;
+    auto now = std::chrono::steady_clock::now();
+    float dt = std::chrono::duration<float>(now - last).count();
+    last = now;
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    painter.begin_frame();
+    ui.frame(automated ? 1.0f / 60 : dt);
+    if (pending_step >= 0 && ui.has_model() && !ui.recorder.busy()) {
+      ui.set_step(uint64_t(pending_step));
+      pending_step = -1;
+    }
+    ImGui::Render();
+    int fw, fh;
+    glfwGetFramebufferSize(window, &fw, &fh);
+    glViewport(0, 0, fw, fh);
+    ImVec4 bg = ImGui::ColorConvertU32ToFloat4(ui::theme().bg);
+    glClearColor(bg.x, bg.y, bg.z, 1);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+    std::string shot = ui.take_screenshot_request();
+    if (!shot.empty()) {
+      std::string err;
+      if (save_png(shot, fw, fh, err))
+        ui.message("saved " + shot);
+      else
+        ui.message(err, true);
+    }
+    if (automated) {
+      const bool ready = ui.settled() && pending_step < 0;
+      if (ready) ++frames_after_ready;
+      const double waited = std::chrono::duration<double>(now - t0).count();
+      const bool failed = !ui.has_model() && !ui.recorder.busy() && !ui.record_error.empty();
+      const int need = std::max(opt.frames, 3);
+      if (failed || frames_after_ready >= need || waited > 300) {
+        if (failed) {
+          std::fprintf(stderr, "warpscope: %s\n", ui.record_error.c_str());
+          exit_code = 2;
+        } else if (!ready) {
+          std::fprintf(stderr, "warpscope: gave up waiting for the trace after %.0f s\n", waited);
+          exit_code = 3;
+        }
+        if (!opt.screenshot.empty() && !failed) {
+          std::string err;
+          if (!save_png(opt.screenshot, fw, fh, err)) {
+            std::fprintf(stderr, "warpscope: %s\n", err.c_str());
+            exit_code = 1;
+          }
+        }
+        if (!opt.windows_json.empty()) {
+          std::ofstream out(opt.windows_json);
+          out << ui.describe_json() << "\n";
+        }
+        break;
+      }
+    }
+    glfwSwapBuffers(window);
+  }
+
+  if (!automated) ui.save_settings();
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return exit_code;
+}
+
+// ---- command line -------------------------------------------------------------------------
+
+const char* options_help() {
+  return "usage: warpscope-app [options] [FILE.wstrace]\n"
+         "  --kernel ID          kernel to record (default: the transpose lesson)\n"
+         "  --size N             problem size (default: the kernel's teaching size)\n"
+         "  --set KEY=VALUE      a kernel parameter (repeatable), e.g. --set pad=1\n"
+         "  --blocks LIST        blocks to record, e.g. 0-3,7 (default: all)\n"
+         "  --trace FILE         open a .wstrace file instead of recording\n"
+         "  --step K             go to request K once the trace is loaded\n"
+         "  --screenshot FILE    save a PNG of the window after --frames frames, then exit\n"
+         "  --frames N           frames to draw once ready (default 3 with --screenshot)\n"
+         "  --windows-json FILE  write the panels drawn and the request's figures (with --frames)\n"
+         "  --panel NAME         enlarge a panel: catalog, memory, warp, dram, source, timing\n"
+         "  --width W --height H window size (default 1600x1000)\n"
+         "  --config-dir DIR     where settings live ('none': do not persist)\n"
+         "  --replay-dir DIR     replay pack of GPU timings (default assets/replay)\n"
+         "  --no-vsync           draw as fast as possible\n";
+}
+
+bool parse_options(int argc, char** argv, Options& opt, std::string& error, bool& help) {
+  help = false;
+  auto need = [&](int& i, const char* name) -> const char* {
+    if (i + 1 >= argc) {
+      error = std::string(name) + " needs a value";
+      return nullptr;
+    }
+    return argv[++i];
+  };
+  auto integer = [&](const char* s, int64_t& out, const char* name) {
+    char* end = nullptr;
+    long long v = std::strtoll(s, &end, 10);
+    if (!*s || *end) {
+      error = std::string(name) + ": '" + s + "' is not a whole number";
+      return false;
+    }
+    out = v;
+    return true;
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    const char* v = nullptr;
+    int64_t n = 0;
+    if (a == "--help" || a == "-h") {
+      help = true;
+      return true;
+    } else if (a == "--kernel") {
+      if (!(v = need(i, "--kernel"))) return false;
+      opt.kernel = v;
+    } else if (a == "--size") {
+      if (!(v = need(i, "--size")) || !integer(v, opt.size, "--size")) return false;
+    } else if (a == "--set") {
+      if (!(v = need(i, "--set"))) return false;
+      std::string kv = v;
+      auto eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        error = "--set expects KEY=VALUE, got '" + kv + "'";
+        return false;
+      }
+      if (!integer(kv.c_str() + eq + 1, n, "--set")) return false;
+      opt.set[kv.substr(0, eq)] = n;
+    } else if (a == "--blocks") {
+      if (!(v = need(i, "--blocks"))) return false;
+      opt.blocks = v;
+    } else if (a == "--trace") {
+      if (!(v = need(i, "--trace"))) return false;
+      opt.trace_file = v;
+    } else if (a == "--step") {
+      if (!(v = need(i, "--step")) || !integer(v, opt.step, "--step")) return false;
+    } else if (a == "--screenshot") {
+      if (!(v = need(i, "--screenshot"))) return false;
+      opt.screenshot = v;
+    } else if (a == "--frames") {
+      if (!(v = need(i, "--frames")) || !integer(v, n, "--frames")) return false;
+      opt.frames = int(n);
+    } else if (a == "--windows-json") {
+      if (!(v = need(i, "--windows-json"))) return false;
+      opt.windows_json = v;
+    } else if (a == "--panel") {
+      if (!(v = need(i, "--panel"))) return false;
+      ui::Panel p;
+      if (!ui::panel_from_key(v, p)) {
+        error = std::string("--panel: unknown panel '") + v + "': allowed catalog, memory, warp, dram, source, timing";
+        return false;
+      }
+      opt.panel = v;
+    } else if (a == "--width") {
+      if (!(v = need(i, "--width")) || !integer(v, n, "--width")) return false;
+      opt.width = int(n);
+    } else if (a == "--height") {
+      if (!(v = need(i, "--height")) || !integer(v, n, "--height")) return false;
+      opt.height = int(n);
+    } else if (a == "--config-dir") {
+      if (!(v = need(i, "--config-dir"))) return false;
+      opt.config_dir = v;
+    } else if (a == "--replay-dir") {
+      if (!(v = need(i, "--replay-dir"))) return false;
+      opt.replay_dir = v;
+    } else if (a == "--no-vsync") {
+      opt.vsync = false;
+    } else if (!a.empty() && a[0] != '-') {
+      opt.trace_file = a;
+    } else {
+      error = "unknown option '" + a + "' (see --help)";
+      return false;
+    }
+  }
+  if (opt.width < 320 || opt.height < 240) {
+    error = "--width/--height: the window must be at least 320x240";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace ws::app

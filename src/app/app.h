@@ -1,0 +1,46 @@
+// src/app/app.h — the desktop app: one window, the views of src/ui, GL rendering of the
+// big grids. `warpscope` with no subcommand (or with a FILE.wstrace) calls run().
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "ui/timing.h"
+
+namespace ws::app {
+
+struct Options {
+  // What to show first. Empty kernel and no trace file: the settings' kernel, or the
+  // default lesson (the transpose trio).
+  std::string kernel;
+  int64_t size = 0;                          // 0: the kernel's teaching size
+  std::map<std::string, int64_t> set;        // parameter values
+  std::string blocks;                        // "0-3"; empty: every block
+  std::string trace_file;                    // open this .wstrace instead of recording
+
+  // Driving the app (tests, figures): go to record `step` once the trace is loaded; after
+  // `frames` more frames save `screenshot` (PNG) and exit. `frames` without a screenshot
+  // exits after that many frames.
+  int64_t step = -1;
+  std::string screenshot;
+  int frames = 0;
+  std::string windows_json;                  // write the drawn panels and the request's figures here
+  std::string panel;                         // enlarge this panel ("memory", "warp", ...)
+
+  int width = 1600, height = 1000;
+  bool vsync = true;
+  std::string config_dir;                    // "": $XDG_CONFIG_HOME/warpscope; "none": persist nothing
+  std::string replay_dir = "assets/replay";  // the replay pack of timings
+  ui::LiveBench live;                        // live GPU timings, when the build has them
+};
+
+// Opens the window and runs until it is closed. Returns the process exit code.
+int run(const Options& opt);
+
+// Parses the options above from argv (for a standalone entry point). Returns false and
+// sets `error` on a bad argument; sets `help` for --help.
+bool parse_options(int argc, char** argv, Options& opt, std::string& error, bool& help);
+// One line per option, for --help.
+const char* options_help();
+
+}  // namespace ws::app

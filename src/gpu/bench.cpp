@@ -1,0 +1,260 @@
+// src/gpu/bench.cpp — timing the catalog on the GPU against the two yardsticks measured
+// in the same run: cuBLAS SGEMM and a device-to-device cudaMemcpy. A kernel's figures are
+// shown only once its result has been checked.
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <map>
+#include <memory>
+
+#include "gpu/internal.h"
+
+namespace ws::gpu {
+namespace {
+
+using detail::DeviceArrays;
+using detail::DeviceMemory;
+using detail::Runner;
+
+// The ladder's variants besides each kernel's defaults.
+const std::map<std::string, std::vector<std::map<std::string, int64_t>>>& ladder_variants() {
+  static const std::map<std::string, std::vector<std::map<std::string, int64_t>>> v = {
+      {"strided_copy", {{{"stride", 8}}}},
+      {"transpose_tiled", {{{"pad", 1}}}},
+      {"transpose_tiled_dynamic", {{{"pad", 1}}}},
+      {"matmul_tiled", {{{"tile", 32}}}},
+      {"matmul_corner_turning", {{{"tile", 32}}}},
+  };
+  return v;
+}
+
+constexpr uint64_t kCopyBytes = uint64_t(256) << 20;  // the reference copy: 256 MiB each way
+constexpr double kSgemmTolerance = 1e-4;               // relative to the largest |C|
+const std::vector<uint32_t> kRecordBlocks = {0, 1, 2, 3};
+
+std::string utc_now() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char s[32];
+  std::strftime(s, sizeof s, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return s;
+}
+
+std::string variant_text(const std::map<std::string, int64_t>& set) {
+  std::string s;
+  for (const auto& [k, v] : set) s += (s.empty() ? "" : ",") + k + "=" + std::to_string(v);
+  return s;
+}
+
+struct Yardsticks {
+  std::map<int64_t, double> cublas_gflops;  // by SGEMM size
+  std::map<int64_t, double> cublas_ms;
+  double copy_gbs = 0, copy_ms = 0;
+};
+
+// Runs/warm-up for a runner whose single launch takes `ms`.
+void plan_runs(double ms, const BenchOptions& opt, int& warmup, int& min_runs) {
+  warmup = ms > 100 ? 1 : opt.warmup;
+  min_runs = ms > 100 ? std::max(3, opt.min_runs / 3) : opt.min_runs;
+}
+
+double one_launch_ms(Runner& r) {
+  auto t = detail::time_runners({&r}, 0, 1, 1, 0);
+  return t[0].empty() ? 0 : t[0][0];
+}
+
+void measure_cublas(int64_t n, const BenchOptions& opt, Yardsticks& y,
+                    const std::function<void(const std::string&)>& say) {
+  if (y.cublas_gflops.count(n)) return;
+  const catalog::KernelInfo* k = catalog::find("matmul_naive");
+  if (!k) return;
+  catalog::Params p;
+  if (!catalog::resolve(*k, n, {}, p).empty()) return;
+  if (say) say("timing cuBLAS SGEMM at " + std::to_string(n));
+  auto arrays = catalog::make_arrays(*k, p, 7);
+  DeviceArrays dev(*k, p);
+  dev.upload(arrays);
+  DeviceMemory c(dev.bytes(2), "cuBLAS's C");
+  auto r = detail::cublas_runner(*k, p, dev, c.get());
+  int warmup, min_runs;
+  r->launch();
+  detail::sync("cuBLAS SGEMM");
+  plan_runs(one_launch_ms(*r), opt, warmup, min_runs);
+  auto t = detail::time_runners({r.get()}, warmup, min_runs, opt.max_runs, opt.seconds);
+  double ms = detail::median(t[0]);
+  y.cublas_ms[n] = ms;
+  y.cublas_gflops[n] = ms > 0 ? k->flops(p) / (ms * 1e-3) / 1e9 : 0;
+}
+
+BenchRow bench_one(const catalog::KernelInfo& k, const catalog::Params& p, const std::string& variant,
+                   const BenchOptions& opt, Yardsticks& y, const std::function<void(const std::string&)>& say) {
+  BenchRow row;
+  row.kernel = k.id;
+  row.family = k.family;
+  row.variant = variant;
+  row.params = p.values;
+  row.size = p.size();
+  if (say) say("checking " + k.id + (variant.empty() ? "" : " (" + variant + ")") + " at size " + std::to_string(p.size()));
+
+  catalog::HostArrays arrays = catalog::make_arrays(k, p, 3);
+  DeviceArrays dev(k, p);
+  dev.upload(arrays);
+  auto plain = detail::plain_runner(k, p, dev);
+  plain->launch();
+  detail::sync(k.id);
+
+  // Check before any number is shown.
+  catalog::HostArrays got = arrays;
+  dev.download_outputs(got);
+  if (k.family == "sgemm") {
+    DeviceMemory ref(dev.bytes(2), "cuBLAS's C");
+    auto blas = detail::cublas_runner(k, p, dev, ref.get());
+    blas->launch();
+    detail::sync("cuBLAS SGEMM");
+    catalog::HostArrays want = arrays;
+    detail::copy_to_host(want[2].data(), ref.get(), dev.bytes(2));
+    row.max_rel_error = catalog::max_rel_error(k, p, got, want);
+    row.checked_against = "cuBLAS";
+    row.ok = row.max_rel_error <= kSgemmTolerance;
+  } else {
+    catalog::HostArrays want = arrays;
+    k.reference(p, want);
+    row.max_rel_error = catalog::max_rel_error(k, p, got, want);
+    row.checked_against = "CPU reference";
+    row.ok = row.max_rel_error == 0.0;
+  }
+  got.clear();
+  if (!row.ok) {
+    row.error = "result differs from the " + row.checked_against + ": max relative error " + std::to_string(row.max_rel_error);
+    return row;
+  }
+
+  if (say) say("timing " + k.id + (variant.empty() ? "" : " (" + variant + ")"));
+  int warmup, min_runs;
+  plan_runs(one_launch_ms(*plain), opt, warmup, min_runs);
+  std::unique_ptr<Runner> raw = opt.zero_cost ? detail::raw_runner(k, p, dev) : nullptr;
+  std::vector<Runner*> runners = {plain.get()};
+  if (raw) runners.push_back(raw.get());
+  auto t = detail::time_runners(runners, warmup, min_runs, opt.max_runs, opt.seconds);
+  row.runs = int(t[0].size());
+  row.ms = detail::median(t[0]);
+  row.ms_min = *std::min_element(t[0].begin(), t[0].end());
+  row.ms_max = *std::max_element(t[0].begin(), t[0].end());
+  if (raw) {
+    row.raw_ms = detail::median(t[1]);
+    row.raw_ratio = row.raw_ms > 0 ? row.ms / row.raw_ms : 0;
+  }
+  const double s = row.ms * 1e-3;
+  if (k.flops && k.flops(p) > 0) row.gflops = k.flops(p) / s / 1e9;
+  if (k.bytes) row.gbs = k.bytes(p) / s / 1e9;
+  if (k.family == "sgemm" && y.cublas_gflops.count(p.size()) && y.cublas_gflops[p.size()] > 0)
+    row.pct_cublas = 100.0 * row.gflops / y.cublas_gflops[p.size()];
+  if (y.copy_gbs > 0) row.pct_copy = 100.0 * row.gbs / y.copy_gbs;
+
+  if (opt.overhead) {
+    if (say) say("timing " + k.id + " instrumented (record mode, blocks 0-3; counts mode, whole grid)");
+    CaptureOptions ropt;
+    ropt.blocks = kRecordBlocks;
+    auto rec = detail::record_runner(k, p, dev, ropt);
+    auto cnt = detail::counts_runner(k, p, dev, DramConfig{});
+    rec->launch();
+    cnt->launch();
+    detail::sync(k.id + " (instrumented)");
+    auto o = detail::time_runners({plain.get(), rec.get(), cnt.get()}, 1, std::max(3, min_runs / 2), opt.max_runs,
+                                  opt.seconds);
+    double base = detail::median(o[0]);
+    row.record_ms = detail::median(o[1]);
+    row.counts_ms = detail::median(o[2]);
+    if (base > 0) {
+      row.record_ratio = row.record_ms / base;
+      row.counts_ratio = row.counts_ms / base;
+    }
+  }
+  return row;
+}
+
+}  // namespace
+
+BenchResult bench(const BenchOptions& opt, const std::function<void(const std::string&)>& say) {
+  detail::require_device();
+  BenchResult res;
+  res.device = device_info();
+  res.date = utc_now();
+  res.record_blocks = "0-3";
+  Yardsticks y;
+
+  // Which kernels, and their variants.
+  std::vector<std::pair<const catalog::KernelInfo*, std::map<std::string, int64_t>>> work;
+  for (const auto& k : catalog::all()) {
+    if (!opt.kernels.empty() && std::find(opt.kernels.begin(), opt.kernels.end(), k.id) == opt.kernels.end()) continue;
+    std::map<std::string, int64_t> set;
+    for (const auto& ps : k.params)
+      if (opt.set.count(ps.name)) set[ps.name] = opt.set.at(ps.name);
+    work.push_back({&k, set});
+    if (opt.variants && opt.set.empty()) {
+      auto it = ladder_variants().find(k.id);
+      if (it != ladder_variants().end())
+        for (const auto& v : it->second) work.push_back({&k, v});
+    }
+  }
+  for (const auto& id : opt.kernels)
+    if (!catalog::find(id)) throw std::invalid_argument("unknown kernel '" + id + "': allowed " + catalog::ids());
+
+  // The yardsticks.
+  {
+    if (say) say("timing cudaMemcpy device to device, " + detail::size_text(double(kCopyBytes)));
+    auto copy = detail::memcpy_runner(kCopyBytes);
+    copy->launch();
+    detail::sync("cudaMemcpy");
+    auto t = detail::time_runners({copy.get()}, opt.warmup, opt.min_runs, opt.max_runs, opt.seconds);
+    y.copy_ms = detail::median(t[0]);
+    res.copy_bytes = 2 * kCopyBytes;
+    res.copy_ms = y.copy_ms;
+    y.copy_gbs = y.copy_ms > 0 ? double(res.copy_bytes) / (y.copy_ms * 1e-3) / 1e9 : 0;
+    res.copy_gbs = y.copy_gbs;
+  }
+
+  for (const auto& [k, set] : work) {
+    catalog::Params p;
+    int64_t size = opt.size ? opt.size : k->bench_size;
+    std::string e = catalog::resolve(*k, size, set, p);
+    BenchRow row;
+    if (!e.empty()) {
+      row.kernel = k->id;
+      row.family = k->family;
+      row.variant = variant_text(set);
+      row.size = size;
+      row.error = e;
+      res.rows.push_back(row);
+      res.all_ok = false;
+      continue;
+    }
+    try {
+      if (k->family == "sgemm") {
+        measure_cublas(p.size(), opt, y, say);
+        if (!res.cublas_size) {
+          res.cublas_size = p.size();
+          res.cublas_ms = y.cublas_ms[p.size()];
+          res.cublas_gflops = y.cublas_gflops[p.size()];
+        }
+      }
+      std::string variant;
+      for (const auto& [name, v] : set)
+        if (!opt.set.count(name)) variant += (variant.empty() ? "" : ",") + name + "=" + std::to_string(v);
+      row = bench_one(*k, p, variant, opt, y, say);
+    } catch (const std::exception& ex) {
+      row.kernel = k->id;
+      row.family = k->family;
+      row.variant = variant_text(set);
+      row.size = size;
+      row.error = ex.what();
+    }
+    res.all_ok &= row.ok && row.error.empty();
+    res.rows.push_back(row);
+  }
+  res.device = device_info();  // clocks as they were at the end, under load
+  return res;
+}
+
+}  // namespace ws::gpu

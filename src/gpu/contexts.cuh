@@ -1,0 +1,614 @@
+// src/gpu/contexts.cuh — the three GPU instantiations of a kernel body.
+//
+//   PlainCtx    global() is the raw pointer, shared() the array itself, barrier() the
+//               hardware barrier: the kernel compiles to what a hand-written one does.
+//   RecordCtx   every access of a selected warp appends one record per warp-level
+//               instruction (the emulator's record, field for field).
+//   CountsCtx   every access of every warp updates per-site and per-epoch statistics in
+//               shared memory, flushed to global memory at barriers and at block exit, so
+//               a whole 4096² launch is analysed without storing one address.
+//
+// The instrumented contexts keep their launch-wide state in __constant__ memory (one copy
+// per translation unit, set by the host before each launch) so that kernel parameters
+// stay exactly the kernel's own.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "contract.h"
+#include "gpu/device_abi.h"
+
+namespace ws::gpu {
+
+#define WS_DEV __device__ __forceinline__
+
+// The one entry point of every kernel in every mode (the context is built per thread).
+template <class Op, class Ctx, class Args>
+__global__ void device_kernel(const Args args) {
+  Ctx ctx;
+  Op{}(ctx, args);
+  ctx.finish();
+}
+
+// ---- plain ------------------------------------------------------------------------------
+
+struct PlainCtx {
+  template <class T>
+  WS_DEV T* global(Buf<T> b) const {
+    return b.ptr;
+  }
+  template <class A>
+  WS_DEV A& shared(A& storage, const char*) const {
+    return storage;
+  }
+  template <class T>
+  WS_DEV T* dynamic_shared(T* p, const char*) const {
+    return p;
+  }
+  // Parenthesised: contract.h turns `__syncthreads()` in kernel bodies into ctx.barrier().
+  WS_DEV void barrier() const { (__syncthreads)(); }
+  WS_DEV void finish() const {}
+};
+
+// ---- wrappers shared by the instrumented contexts -----------------------------------------
+
+namespace instr {
+
+// An index that remembers the kernel source line of the expression that produced it.
+struct Idx {
+  int64_t i;
+  uint32_t line;
+  WS_DEV Idx(int64_t v, uint32_t l = __builtin_LINE()) : i(v), line(l) {}
+};
+
+// Where an out-of-bounds access goes instead of memory it does not own.
+static __device__ __align__(16) unsigned char g_scratch[16];
+
+template <class Ctx, class T>
+class Ref {
+ public:
+  using V = std::remove_const_t<T>;
+  WS_DEV Ref(T* p, const Ctx* c, uint32_t key, uint32_t off) : p_(p), c_(c), key_(key), off_(off) {}
+  WS_DEV operator V() const {
+    c_->access(key_, off_);
+    return *p_;
+  }
+  WS_DEV Ref& operator=(const V& v) {
+    c_->access(key_ == abi::kEmptyKey ? key_ : key_ | (abi::kStore << 24), off_);
+    *p_ = v;
+    return *this;
+  }
+  WS_DEV Ref& operator=(const Ref& r) { return *this = V(r); }
+  template <class U>
+  WS_DEV Ref& operator=(const Ref<Ctx, U>& r) {
+    return *this = V(r);
+  }
+  WS_DEV Ref& operator+=(const V& v) { return *this = V(*this) + v; }
+  WS_DEV Ref& operator-=(const V& v) { return *this = V(*this) - v; }
+  WS_DEV Ref& operator*=(const V& v) { return *this = V(*this) * v; }
+
+ private:
+  T* p_;
+  const Ctx* c_;
+  uint32_t key_;
+  uint32_t off_;
+};
+
+// A 1-D view of an array: pointer arithmetic as in CUDA, offsets from the array's start.
+template <class Ctx, class T>
+class Ptr {
+ public:
+  WS_DEV Ptr(T* p, const char* base, uint64_t size, uint32_t buffer, const Ctx* c)
+      : p_(p), base_(base), size_(size), buffer_(buffer), c_(c) {}
+  WS_DEV Ref<Ctx, T> operator[](Idx i) const {
+    T* q = p_ + i.i;
+    int64_t off = reinterpret_cast<const char*>(q) - base_;
+    if (off < 0 || uint64_t(off) + sizeof(T) > size_) {
+      c_->fault(i.line, buffer_, off, size_);
+      return Ref<Ctx, T>(reinterpret_cast<T*>(g_scratch), c_, abi::kEmptyKey, 0);
+    }
+    return Ref<Ctx, T>(q, c_, abi::make_key(i.line, buffer_, abi::kLoad, sizeof(T)), uint32_t(off));
+  }
+  WS_DEV Ptr operator+(int64_t d) const { return Ptr(p_ + d, base_, size_, buffer_, c_); }
+  WS_DEV Ptr& operator+=(int64_t d) {
+    p_ += d;
+    return *this;
+  }
+
+ private:
+  T* p_;
+  const char* base_;
+  uint64_t size_;
+  uint32_t buffer_;
+  const Ctx* c_;
+};
+
+// A 2-D static shared array T[R][C]: a[r] is a row, a[r][c] an element.
+template <class Ctx, class T, int C>
+class Ptr2 {
+ public:
+  WS_DEV Ptr2(T* p, uint64_t size, uint32_t buffer, const Ctx* c) : p_(p), size_(size), buffer_(buffer), c_(c) {}
+  WS_DEV Ptr<Ctx, T> operator[](Idx r) const {
+    return Ptr<Ctx, T>(p_ + r.i * C, reinterpret_cast<const char*>(p_), size_, buffer_, c_);
+  }
+
+ private:
+  T* p_;
+  uint64_t size_;
+  uint32_t buffer_;
+  const Ctx* c_;
+};
+
+template <class Ctx, class A>
+struct SharedView;
+template <class Ctx, class T, int N>
+struct SharedView<Ctx, T[N]> {
+  using type = Ptr<Ctx, T>;
+  using elem = T;
+  static constexpr uint64_t rows = 1, cols = N;
+  static WS_DEV type make(T (&a)[N], uint32_t id, const Ctx* c) {
+    return type(a, reinterpret_cast<const char*>(a), sizeof(T) * N, id, c);
+  }
+};
+template <class Ctx, class T, int R, int C>
+struct SharedView<Ctx, T[R][C]> {
+  using type = Ptr2<Ctx, T, C>;
+  using elem = T;
+  static constexpr uint64_t rows = R, cols = C;
+  static WS_DEV type make(T (&a)[R][C], uint32_t id, const Ctx* c) { return type(&a[0][0], sizeof(T) * R * C, id, c); }
+};
+
+WS_DEV uint32_t lane_id() {
+  uint32_t l;
+  asm("mov.u32 %0, %%laneid;" : "=r"(l));
+  return l;
+}
+WS_DEV uint32_t lanes_below(uint32_t lane) { return (1u << lane) - 1u; }
+WS_DEV uint32_t leader_of(unsigned mask) { return uint32_t(__ffs(mask) - 1); }
+
+// What both instrumented contexts share: ids, buffer views, the shared-array table and
+// the first out-of-bounds access. `Self` provides info() (the launch's arrays).
+template <class Self>
+class Common {
+ public:
+  WS_DEV Common() {
+    tid_ = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    block_ = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    warp_ = tid_ / abi::kWarp;
+    lane_ = lane_id();
+    writer_ = tid_ == 0 && block_ == 0;
+  }
+
+  template <class T>
+  WS_DEV Ptr<Self, T> global(Buf<T> b) const {
+    const abi::LaunchInfo& li = Self::info();
+    uint64_t size = b.id < abi::kMaxGlobals ? li.global_bytes[b.id] : 0;
+    return Ptr<Self, T>(b.ptr, reinterpret_cast<const char*>(b.ptr), size, b.id, self());
+  }
+  template <class A>
+  WS_DEV typename SharedView<Self, A>::type shared(A& storage, const char* name) const {
+    using SV = SharedView<Self, A>;
+    uint32_t id = next_shared(name, sizeof(typename SV::elem), SV::rows, SV::cols, sizeof(A));
+    return SV::make(storage, id, self());
+  }
+  template <class T>
+  WS_DEV Ptr<Self, T> dynamic_shared(T* p, const char* name) const {
+    uint32_t bytes = Self::info().dyn_bytes;
+    uint32_t id = next_shared(name, sizeof(T), 1, bytes / sizeof(T), bytes);
+    return Ptr<Self, T>(p, reinterpret_cast<const char*>(p), bytes, id, self());
+  }
+
+  WS_DEV void fault(uint32_t line, uint32_t buffer, int64_t off, uint64_t size) const {
+    abi::Fault* f = Self::info().fault;
+    if (atomicCAS(&f->flag, 0u, 1u) == 0u) {
+      f->line = line;
+      f->buffer = buffer;
+      f->offset = off;
+      f->size = size;
+      f->block[0] = blockIdx.x, f->block[1] = blockIdx.y, f->block[2] = blockIdx.z;
+      f->thread[0] = threadIdx.x, f->thread[1] = threadIdx.y, f->thread[2] = threadIdx.z;
+      __threadfence();
+      atomicExch(&f->flag, 2u);
+    }
+  }
+
+ protected:
+  WS_DEV const Self* self() const { return static_cast<const Self*>(this); }
+
+  // Shared arrays get buffer ids in declaration order after the global arrays, as in
+  // the emulator; thread 0 of block 0 describes each one for the host.
+  WS_DEV uint32_t next_shared(const char* name, uint32_t elem, uint64_t rows, uint64_t cols, uint64_t bytes) const {
+    const abi::LaunchInfo& li = Self::info();
+    uint32_t d = decls_++;
+    if (writer_ && d < abi::kMaxShared) {
+      abi::SharedDesc& s = li.shared[d];
+      uint32_t i = 0;
+      for (; i + 1 < abi::kNameBytes && name[i]; ++i) s.name[i] = name[i];
+      s.name[i] = 0;
+      s.elem_bytes = elem;
+      s.rows = rows;
+      s.cols = cols;
+      s.size_bytes = bytes;
+      s.used = 1;
+    }
+    return li.n_global + d;
+  }
+
+  uint32_t tid_, block_, warp_, lane_;
+  bool writer_;
+  mutable uint32_t decls_ = 0;
+  mutable uint32_t epoch_ = 0;
+};
+
+}  // namespace instr
+
+// ---- record mode ----------------------------------------------------------------------
+
+static __constant__ abi::RecordState g_record_state;
+static __shared__ uint32_t g_record_seq[32];  // per-warp record counter of the block
+
+// One warp-level access: the lowest active lane claims a slot and writes the header,
+// every active lane writes its own offset. Past the capacity nothing is written; the
+// cursor still counts, so the host reports how many records were dropped. Out of line:
+// one call per access site keeps the instrumented kernels small enough to compile fast.
+static __device__ __noinline__ void record_access(uint32_t key, uint32_t off, uint32_t block, uint32_t warp,
+                                                  uint32_t lane, uint32_t epoch) {
+  const abi::RecordState& st = g_record_state;
+  const unsigned mask = __activemask();
+  const uint32_t leader = instr::leader_of(mask);
+  unsigned long long slot = 0;
+  if (lane == leader) {
+    slot = atomicAdd(st.cursor, 1ull);
+    uint32_t s = atomicAdd(&g_record_seq[warp], 1u);
+    if (slot < st.capacity) {
+      abi::Record& r = st.records[slot];
+      r.key = key;
+      r.block = block;
+      r.warp = warp;
+      r.seq = s;
+      r.epoch = epoch;
+      r.active = mask;
+    } else {
+      atomicAdd(st.dropped_lanes, (unsigned long long)__popc(mask));
+      for (uint32_t h = abi::key_hash(key), n = 0; n < abi::kSiteSlots; ++n, h = (h + 1) % abi::kSiteSlots) {
+        uint32_t old = atomicCAS(&st.dropped_keys[h], abi::kEmptyKey, key);
+        if (old == abi::kEmptyKey || old == key) break;
+      }
+    }
+  }
+  slot = __shfl_sync(mask, slot, leader);
+  if (slot < st.capacity) st.records[slot].offset[lane] = off;
+}
+
+class RecordCtx : public instr::Common<RecordCtx> {
+ public:
+  static WS_DEV const abi::LaunchInfo& info() { return g_record_state.info; }
+
+  WS_DEV RecordCtx() {
+    const abi::RecordState& st = g_record_state;
+    on_ = ((st.warp_bits >> (warp_ & 31)) & 1u) &&
+          (!st.block_bits || ((st.block_bits[block_ >> 5] >> (block_ & 31)) & 1u));
+    if (tid_ < 32) g_record_seq[tid_] = 0;
+    (__syncthreads)();
+  }
+
+  WS_DEV void barrier() const {
+    (__syncthreads)();
+    ++epoch_;
+  }
+  WS_DEV void finish() const {}
+
+  WS_DEV void access(uint32_t key, uint32_t off) const {
+    if (on_ && key != abi::kEmptyKey) record_access(key, off, block_, warp_, lane_, epoch_);
+  }
+
+ private:
+  bool on_;
+};
+
+// ---- counts mode ----------------------------------------------------------------------
+
+static __constant__ abi::CountsState g_counts_state;
+static __shared__ uint32_t g_counts_seq[32];  // per-warp request counter (block 0 orders the sites)
+extern __shared__ __align__(16) unsigned char ws_dynamic_smem[];
+
+namespace instr {
+
+// Distinct values among the active lanes; `first` is set on the lowest lane of each
+// value. Fast path: a full warp whose values never decrease lane to lane.
+WS_DEV uint32_t distinct(unsigned mask, uint32_t v, uint32_t lane, bool& first) {
+  if (mask == 0xffffffffu) {
+    uint32_t prev = __shfl_up_sync(mask, v, 1);
+    if (__all_sync(mask, lane == 0 || prev <= v)) {
+      first = lane == 0 || prev != v;
+      return uint32_t(__popc(__ballot_sync(mask, first)));
+    }
+  }
+  unsigned g = __match_any_sync(mask, v);
+  first = leader_of(g) == lane;
+  return uint32_t(__popc(__ballot_sync(mask, first)));
+}
+
+struct GlobalReq {
+  uint32_t sectors, lines, bytes;
+};
+// Sectors, lines and distinct bytes of one global request (accesses are naturally
+// aligned on the GPU, so a lane's bytes never straddle a sector).
+WS_DEV GlobalReq global_request(unsigned mask, uint32_t off, uint32_t bytes, uint32_t lane) {
+  bool f;
+  GlobalReq r;
+  r.sectors = distinct(mask, off >> 5, lane, f);
+  r.lines = distinct(mask, off >> 7, lane, f);
+  r.bytes = distinct(mask, off, lane, f) * bytes;
+  return r;
+}
+
+struct SharedReq {
+  uint32_t wavefronts, ideal, max_way;
+};
+// Wavefronts of one shared request: phases of 32 / 16 / 8 lanes for 4- / 8- / 16-byte
+// accesses; per phase the most distinct words any one bank holds (same word: broadcast).
+WS_DEV SharedReq shared_request(unsigned mask, uint32_t off, uint32_t bytes, uint32_t lane) {
+  const uint32_t words = bytes <= 4 ? 1u : bytes / 4u;  // words per lane = phases
+  const uint32_t per_phase = abi::kWarp / words;
+  const uint32_t phase = lane / per_phase;
+  const uint32_t w0 = off >> 2;
+  SharedReq r{0, 0, 0};
+  if (words == 1 && mask == 0xffffffffu) {  // fast path: one phase, all lanes
+    uint32_t prev = __shfl_up_sync(mask, w0, 1);
+    if (__all_sync(mask, lane == 0 || w0 == prev + 1) || __all_sync(mask, lane == 0 || w0 == prev)) {
+      r.wavefronts = r.ideal = r.max_way = 1;
+      return r;
+    }
+  }
+  uint32_t best = 0;
+  for (uint32_t j = 0; j < words; ++j) {
+    // Aligned accesses: word j of every lane lies in banks ≡ j (mod words), so the words
+    // of different j never share a bank and each j can be counted on its own.
+    uint32_t w = w0 + j;
+    unsigned same = __match_any_sync(mask, (unsigned long long)phase << 32 | w);
+    bool uniq = leader_of(same) == lane;
+    unsigned bank = __match_any_sync(mask, uniq ? (phase << 5) | (w & 31u) : 0xffffffffu);
+    if (uniq) best = max(best, uint32_t(__popc(bank)));
+  }
+  const uint32_t pmask = per_phase == 32 ? 0xffffffffu : (1u << per_phase) - 1u;
+  for (uint32_t p = 0; p < words; ++p) {
+    uint32_t m = __reduce_max_sync(mask, phase == p ? best : 0u);
+    if ((mask >> (p * per_phase)) & pmask) {
+      r.wavefronts += m;
+      r.ideal += 1;
+      r.max_way = max(r.max_way, m);
+    }
+  }
+  return r;
+}
+
+}  // namespace instr
+
+namespace tally {
+
+// The block's tables, after the kernel's own dynamic shared memory.
+struct Tables {
+  abi::BlockSite* sites;
+  uint32_t* ctl;  // [0] threads still running, [1], [2] flush tickets by epoch parity
+  uint32_t* ep;   // the current epoch's sums and DRAM cells
+  uint32_t cells, words;
+};
+WS_DEV Tables tables() {
+  const abi::CountsState& st = g_counts_state;
+  unsigned char* tail = ws_dynamic_smem + st.shared_offset;
+  Tables t;
+  t.sites = reinterpret_cast<abi::BlockSite*>(tail);
+  t.ctl = reinterpret_cast<uint32_t*>(tail + sizeof(abi::BlockSite) * abi::kSiteSlots);
+  t.ep = t.ctl + 4;
+  t.cells = st.dram.cells();
+  t.words = abi::counts_epoch_words(st.info.n_global, t.cells);
+  return t;
+}
+
+WS_DEV void flush_word(const Tables& t, uint32_t epoch, uint32_t i) {
+  uint32_t v = t.ep[i];
+  if (!v) return;
+  const abi::CountsState& st = g_counts_state;
+  uint32_t e = epoch < st.max_epochs ? epoch : st.max_epochs - 1;
+  atomicAdd(&st.epochs[uint64_t(e) * t.words + i], (unsigned long long)v);
+  t.ep[i] = 0;
+}
+
+WS_DEV uint32_t block_slot(const Tables& t, uint32_t key) {
+  for (uint32_t h = abi::key_hash(key), n = 0; n < abi::kSiteSlots; ++n, h = (h + 1) % abi::kSiteSlots) {
+    uint32_t k = *(volatile uint32_t*)&t.sites[h].key;
+    if (k == key) return h;
+    if (k == abi::kEmptyKey) {
+      uint32_t old = atomicCAS(&t.sites[h].key, abi::kEmptyKey, key);
+      if (old == abi::kEmptyKey || old == key) return h;
+    }
+  }
+  return abi::kSiteSlots;
+}
+
+WS_DEV abi::SiteSlot* global_site(uint32_t key) {
+  abi::SiteSlot* g = g_counts_state.sites;
+  for (uint32_t h = abi::key_hash(key), n = 0; n < abi::kSiteSlots; ++n, h = (h + 1) % abi::kSiteSlots) {
+    uint32_t k = *(volatile uint32_t*)&g[h].key;
+    if (k == key) return &g[h];
+    if (k == abi::kEmptyKey) {
+      uint32_t old = atomicCAS(&g[h].key, abi::kEmptyKey, key);
+      if (old == abi::kEmptyKey || old == key) return &g[h];
+    }
+  }
+  return nullptr;
+}
+
+static __device__ __noinline__ void begin(uint32_t tid, uint32_t nthreads) {
+  Tables t = tables();
+  for (uint32_t i = tid; i < abi::kSiteSlots; i += nthreads) {
+    abi::BlockSite& s = t.sites[i];
+    s.key = abi::kEmptyKey;
+    s.max_way = 0;
+    s.first = ~0ull;
+    for (uint32_t k = 0; k < abi::kSiteSums; ++k) s.sums[k] = 0;
+  }
+  for (uint32_t i = tid; i < t.words; i += nthreads) t.ep[i] = 0;
+  if (tid < 32) g_counts_seq[tid] = 0;
+  if (tid == 0) {
+    t.ctl[0] = nthreads;
+    t.ctl[1] = t.ctl[2] = 0;
+  }
+  (__syncthreads)();
+}
+
+// The block's sums of the epoch that ends here go to global memory; threads that have
+// exited take no part, so the words are handed out by ticket.
+static __device__ __noinline__ void barrier(uint32_t epoch) {
+  (__syncthreads)();
+  Tables t = tables();
+  uint32_t* ticket = &t.ctl[1 + (epoch & 1u)];
+  for (;;) {
+    uint32_t i = atomicAdd(ticket, 1u);
+    if (i >= t.words) {
+      if (i == t.words) t.ctl[1 + ((epoch + 1u) & 1u)] = 0;
+      break;
+    }
+    flush_word(t, epoch, i);
+  }
+  (__syncthreads)();
+}
+
+// The last threads of the block to finish flush its site table and its last epoch.
+static __device__ __noinline__ void finish(uint32_t epoch, uint32_t lane) {
+  Tables t = tables();
+  __threadfence_block();
+  const unsigned mask = __activemask();
+  uint32_t left = atomicSub(&t.ctl[0], 1u) - 1u;
+  if (!__ballot_sync(mask, left == 0)) return;
+  __threadfence_block();
+  const uint32_t rank = uint32_t(__popc(mask & instr::lanes_below(lane))), n = uint32_t(__popc(mask));
+  for (uint32_t i = rank; i < t.words; i += n) flush_word(t, epoch, i);
+  for (uint32_t i = rank; i < abi::kSiteSlots; i += n) {
+    const abi::BlockSite& s = t.sites[i];
+    if (s.key == abi::kEmptyKey) continue;
+    abi::SiteSlot* g = global_site(s.key);
+    if (!g) continue;
+    for (uint32_t k = 0; k < abi::kSiteSums; ++k)
+      if (s.sums[k]) atomicAdd(&g->sums[k], (unsigned long long)s.sums[k]);
+    if (s.max_way) atomicMax(&g->max_way, s.max_way);
+    atomicMin(&g->first, s.first);
+  }
+  if (rank == 0) atomicMax(g_counts_state.epochs_seen, (unsigned long long)epoch + 1ull);
+}
+
+// DRAM model: every distinct burst the request touches adds one to its (channel, bank)
+// cell of this array in this epoch.
+WS_DEV void dram(const Tables& t, unsigned mask, uint32_t off, uint32_t bytes, uint32_t buffer, uint32_t lane) {
+  const abi::Dram& d = g_counts_state.dram;
+  const uint32_t shift = uint32_t(__ffs(d.burst_bytes) - 1);  // bursts are powers of two
+  const uint32_t nb = bytes > d.burst_bytes ? bytes >> shift : 1u;
+  uint32_t* row = &t.ep[abi::kEpochSums + buffer * (t.cells + 1)];
+  for (uint32_t j = 0; j < nb; ++j) {
+    uint32_t g = (off >> shift) + j;
+    bool uniq;
+    instr::distinct(mask, g, lane, uniq);
+    uint32_t c = d.cell(g);
+    unsigned same = __match_any_sync(mask, uniq ? c : 0xffffffffu);
+    if (uniq && instr::leader_of(same) == lane) atomicAdd(&row[c], uint32_t(__popc(same)));
+  }
+}
+
+static __device__ __noinline__ void access(uint32_t key, uint32_t off, uint32_t block, uint32_t warp, uint32_t lane,
+                                           uint32_t epoch) {
+  const abi::CountsState& st = g_counts_state;
+  const Tables t = tables();
+  const unsigned mask = __activemask();
+  const uint32_t leader = instr::leader_of(mask);
+  const uint32_t bytes = abi::key_bytes(key), buffer = abi::key_buffer(key);
+  const bool global = buffer < st.info.n_global;
+  const uint32_t lanes = uint32_t(__popc(mask));
+
+  uint32_t sectors = 0, lines = 0, req_bytes = 0, ideal = 0, wf = 0, iwf = 0, way = 0;
+  if (global) {
+    instr::GlobalReq g = instr::global_request(mask, off, bytes, lane);
+    sectors = g.sectors, lines = g.lines, req_bytes = g.bytes, ideal = (g.bytes + 31) / 32;
+    dram(t, mask, off, bytes, buffer, lane);
+  } else {
+    instr::SharedReq s = instr::shared_request(mask, off, bytes, lane);
+    wf = s.wavefronts, iwf = s.ideal, way = s.max_way;
+  }
+
+  // The site's slot in the block table, found or claimed by the leader. Block 0 also
+  // orders the sites by first execution and keeps one example request of each.
+  uint32_t slot = 0;
+  bool example = false;
+  if (lane == leader) {
+    slot = block_slot(t, key);
+    if (slot < abi::kSiteSlots) {
+      abi::BlockSite& s = t.sites[slot];
+      unsigned long long order = block == 0 ? abi::order_key(0, epoch, warp, atomicAdd(&g_counts_seq[warp], 1u))
+                                            : abi::order_key(block, 0, 0, 0);
+      if (order < s.first) atomicMin(&s.first, order);
+      if (way > s.max_way) atomicMax(&s.max_way, way);
+      if (block == 0) {
+        abi::SiteSlot* g = global_site(key);
+        example = g && atomicCAS(&g->example_taken, 0u, 1u) == 0u;
+      }
+    }
+  }
+  slot = __shfl_sync(mask, slot, leader);
+  if (slot >= abi::kSiteSlots) return;  // more sites than the table holds: the host reports it
+  if (__shfl_sync(mask, example ? 1 : 0, leader)) {
+    abi::Record& r = global_site(key)->example;
+    r.offset[lane] = off;
+    if (lane == leader) {
+      r.key = key;
+      r.block = block;
+      r.warp = warp;
+      r.seq = 0;
+      r.epoch = epoch;
+      r.active = mask;
+    }
+  }
+
+  // The site's and the epoch's sums, handed out over the active lanes so that one
+  // shared atomic instruction does them all.
+  const uint32_t rank = uint32_t(__popc(mask & instr::lanes_below(lane)));
+  const uint32_t nsums = abi::kSiteSums + abi::kEpochSums + (global ? 1u : 0u);
+  for (uint32_t s = rank; s < nsums; s += lanes) {
+    uint32_t* addr;
+    uint32_t v;
+    if (s < abi::kSiteSums) {
+      addr = &t.sites[slot].sums[s];
+      v = s == abi::kRequests ? 1u : s == abi::kLanes ? lanes : s == abi::kSectors ? sectors
+          : s == abi::kLines ? lines : s == abi::kIdealSectors ? ideal : s == abi::kBytes ? req_bytes
+          : s == abi::kWavefronts ? wf : iwf;
+    } else if (s < abi::kSiteSums + abi::kEpochSums) {
+      uint32_t k = s - abi::kSiteSums;
+      addr = &t.ep[k];
+      v = k == abi::kERequests ? 1u : k == abi::kELanes ? lanes : k == abi::kESectors ? sectors
+          : k == abi::kEIdealSectors ? ideal : k == abi::kEBytes ? req_bytes : k == abi::kEWavefronts ? wf : iwf;
+    } else {  // requests to this array in this epoch
+      addr = &t.ep[abi::kEpochSums + buffer * (t.cells + 1) + t.cells];
+      v = 1u;
+    }
+    if (v) atomicAdd(addr, v);
+  }
+}
+
+}  // namespace tally
+
+class CountsCtx : public instr::Common<CountsCtx> {
+ public:
+  static WS_DEV const abi::LaunchInfo& info() { return g_counts_state.info; }
+  WS_DEV CountsCtx() { tally::begin(tid_, blockDim.x * blockDim.y * blockDim.z); }
+  WS_DEV void barrier() const {
+    tally::barrier(epoch_);
+    ++epoch_;
+  }
+  WS_DEV void finish() const { tally::finish(epoch_, lane_); }
+  WS_DEV void access(uint32_t key, uint32_t off) const {
+    if (key != abi::kEmptyKey) tally::access(key, off, block_, warp_, lane_, epoch_);
+  }
+};
+
+}  // namespace ws::gpu

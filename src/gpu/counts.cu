@@ -1,0 +1,281 @@
+// src/gpu/counts.cu — counts mode: the catalog instantiated with CountsCtx, whole grid,
+// per-site and per-epoch statistics summed on the device.
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+
+#include "gpu/launch.cuh"
+
+namespace ws::gpu {
+namespace detail {
+namespace {
+
+constexpr uint32_t kMaxEpochs = 1u << 14;
+constexpr uint64_t kEpochTableBytes = uint64_t(256) << 20;
+
+struct Control {
+  unsigned long long epochs_seen;
+  abi::Fault fault;
+  abi::SharedDesc shared[abi::kMaxShared];
+};
+
+abi::Dram device_dram(const DramConfig& d) {
+  auto pow2 = [](uint32_t v) { return v && !(v & (v - 1)); };
+  if (!pow2(d.burst_bytes))
+    throw std::invalid_argument("counts mode needs a power-of-two DRAM burst: got " + std::to_string(d.burst_bytes));
+  if (!d.channels || !d.banks) throw std::invalid_argument("the DRAM model needs at least one channel and one bank");
+  abi::Dram r{};
+  r.channels = d.channels;
+  r.banks = d.banks;
+  r.burst_bytes = d.burst_bytes;
+  r.xor_hash = d.xor_hash ? 1u : 0u;
+  return r;
+}
+
+class CountsLauncher {
+ public:
+  // `out` null: timing only.
+  CountsLauncher(const catalog::KernelInfo& k, DeviceArrays& a, const DramConfig& dram, Counts* out)
+      : k_(k),
+        a_(a),
+        dram_(device_dram(dram)),
+        out_(out),
+        control_(sizeof(Control), "the counters"),
+        sites_(sizeof(abi::SiteSlot) * abi::kSiteSlots, "the site table") {
+    words_ = abi::counts_epoch_words(uint32_t(a.size()), dram_.cells());
+    max_epochs_ = uint32_t(std::min<uint64_t>(kMaxEpochs, kEpochTableBytes / (uint64_t(words_) * 8)));
+    max_epochs_ = std::max<uint32_t>(max_epochs_, 1);
+    epochs_ = std::make_unique<DeviceMemory>(uint64_t(max_epochs_) * words_ * 8, "the epoch table");
+  }
+
+  template <class T>
+  Buf<T> buf(int index) {
+    return Buf<T>{static_cast<T*>(a_.ptr(size_t(index))), uint32_t(index)};
+  }
+
+  template <class Op, class Args>
+  void launch(dim3 grid, dim3 block, uint32_t dyn_bytes, const Args& args) {
+    auto kernel = &device_kernel<Op, CountsCtx, Args>;
+    const uint32_t offset = (dyn_bytes + 15u) & ~15u;
+    const uint32_t total = offset + abi::counts_shared_bytes(uint32_t(a_.size()), dram_.cells());
+    int limit = 0;
+    check(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0), "reading the shared memory limit");
+    if (total > uint32_t(limit))
+      throw Error("counts mode needs " + std::to_string(total) + " bytes of shared memory per block for " + k_.id +
+                  " with this DRAM model; the device allows " + std::to_string(limit) + " (use a smaller model)");
+    allow_dynamic_shared(reinterpret_cast<const void*>(kernel), total, k_.id + " (counts mode)");
+    prepare(dyn_bytes, offset);
+    kernel<<<grid, block, total, cudaStream_t(stream())>>>(args);
+    check(cudaGetLastError(), "launching " + k_.id + " (counts mode)");
+    if (!out_) return;
+    sync(k_.id + " (counts mode)");
+    collect(grid, block, dyn_bytes);
+  }
+
+ private:
+  void prepare(uint32_t dyn_bytes, uint32_t offset) {
+    abi::CountsState st{};
+    for (size_t i = 0; i < a_.size() && i < abi::kMaxGlobals; ++i) st.info.global_bytes[i] = a_.bytes(i);
+    st.info.n_global = uint32_t(a_.size());
+    st.info.dyn_bytes = dyn_bytes;
+    auto* ctl = static_cast<Control*>(control_.get());
+    st.info.shared = ctl->shared;
+    st.info.fault = &ctl->fault;
+    st.dram = dram_;
+    st.sites = static_cast<abi::SiteSlot*>(sites_.get());
+    st.epochs = static_cast<unsigned long long*>(epochs_->get());
+    st.max_epochs = max_epochs_;
+    st.epochs_seen = &ctl->epochs_seen;
+    st.shared_offset = offset;
+    check(cudaMemsetAsync(control_.get(), 0, sizeof(Control), cudaStream_t(stream())), "resetting the counters");
+    check(cudaMemsetAsync(epochs_->get(), 0, epochs_->bytes(), cudaStream_t(stream())), "resetting the epoch table");
+    // Site slots: keys empty (all ones), sums zero, `first` all ones.
+    static const std::vector<abi::SiteSlot> empty = [] {
+      std::vector<abi::SiteSlot> v(abi::kSiteSlots);
+      for (auto& s : v) {
+        std::memset(&s, 0, sizeof s);
+        s.key = abi::kEmptyKey;
+        s.first = ~0ull;
+      }
+      return v;
+    }();
+    check(cudaMemcpy(sites_.get(), empty.data(), sizeof(abi::SiteSlot) * abi::kSiteSlots, cudaMemcpyHostToDevice),
+          "resetting the site table");
+    check(cudaMemcpyToSymbol(g_counts_state, &st, sizeof st), "setting up counts mode");
+  }
+
+  void collect(dim3 grid, dim3 block, uint32_t dyn_bytes) {
+    Counts& c = *out_;
+    trace::Trace& meta = c.meta;
+    Control ctl;
+    check(cudaMemcpy(&ctl, control_.get(), sizeof ctl, cudaMemcpyDeviceToHost), "reading the counters");
+    meta.launch.grid = dim(grid);
+    meta.launch.block = dim(block);
+    meta.launch.dynamic_shared_bytes = dyn_bytes;
+    if (ctl.fault.flag)
+      throw Error("out-of-bounds access at kernel line " + std::to_string(ctl.fault.line) + " (buffer " +
+                  std::to_string(ctl.fault.buffer) + ", byte offset " + std::to_string(ctl.fault.offset) + " of " +
+                  std::to_string(ctl.fault.size) + ")");
+    for (const auto& d : ctl.shared) {
+      if (!d.used) break;
+      trace::Buffer b;
+      b.name = std::string(d.name, strnlen(d.name, sizeof d.name));
+      b.space = trace::Space::Shared;
+      b.elem_bytes = d.elem_bytes;
+      b.rows = d.rows;
+      b.cols = d.cols;
+      b.size_bytes = d.size_bytes;
+      meta.buffers.push_back(b);
+    }
+
+    // Sites in the emulator's order of first execution.
+    std::vector<abi::SiteSlot> slots(abi::kSiteSlots);
+    check(cudaMemcpy(slots.data(), sites_.get(), sizeof(abi::SiteSlot) * abi::kSiteSlots, cudaMemcpyDeviceToHost),
+          "reading the site table");
+    std::vector<const abi::SiteSlot*> used;
+    for (const auto& s : slots)
+      if (s.key != abi::kEmptyKey) used.push_back(&s);
+    std::sort(used.begin(), used.end(), [](const abi::SiteSlot* a, const abi::SiteSlot* b) {
+      return a->first != b->first ? a->first < b->first : a->key < b->key;
+    });
+    for (const abi::SiteSlot* s : used) {
+      size_t i = 0;
+      for (; i < meta.sites.size(); ++i) {
+        const auto& m = meta.sites[i];
+        if (abi::make_key(m.line, m.buffer, uint32_t(m.op), m.bytes) == s->key) break;
+      }
+      if (i == meta.sites.size()) {
+        trace::Site site;
+        site.line = abi::key_line(s->key);
+        site.buffer = uint16_t(abi::key_buffer(s->key));
+        site.space = site.buffer < meta.buffers.size() ? meta.buffers[site.buffer].space : trace::Space::Global;
+        site.op = trace::Op(abi::key_op(s->key));
+        site.bytes = uint8_t(abi::key_bytes(s->key));
+        site.code = trace::source_line(meta.source, site.line);
+        meta.sites.push_back(site);
+        c.sites.emplace_back();
+      }
+      SiteCounts& sc = c.sites[i];
+      sc.requests += s->sums[abi::kRequests];
+      sc.lane_accesses += s->sums[abi::kLanes];
+      sc.sectors += s->sums[abi::kSectors];
+      sc.lines += s->sums[abi::kLines];
+      sc.ideal_sectors += s->sums[abi::kIdealSectors];
+      sc.bytes_requested += s->sums[abi::kBytes];
+      sc.wavefronts += s->sums[abi::kWavefronts];
+      sc.ideal_wavefronts += s->sums[abi::kIdealWavefronts];
+      sc.bank_conflicts = sc.wavefronts - sc.ideal_wavefronts;
+      sc.max_way = std::max(sc.max_way, s->max_way);
+      c.lane_accesses += s->sums[abi::kLanes];
+      if (s->example_taken && !sc.has_example) {
+        const abi::Record& d = s->example;
+        trace::Record& r = sc.example;
+        r.block = d.block;
+        r.warp = uint16_t(d.warp);
+        r.site = uint16_t(i);
+        r.seq = 0;
+        r.epoch = d.epoch;
+        r.active = d.active;
+        for (int l = 0; l < trace::kWarpSize; ++l) r.offset[l] = (d.active >> l) & 1u ? d.offset[l] : 0u;
+        sc.has_example = true;
+      }
+    }
+    c.sites_overflow |= used.size() >= abi::kSiteSlots;
+
+    // Epoch rows.
+    uint64_t seen = std::min<uint64_t>(ctl.epochs_seen, max_epochs_);
+    if (ctl.epochs_seen > max_epochs_) c.epochs_merged += uint32_t(ctl.epochs_seen - max_epochs_);
+    std::vector<unsigned long long> rows(seen * words_);
+    if (seen)
+      check(cudaMemcpy(rows.data(), epochs_->get(), rows.size() * 8, cudaMemcpyDeviceToHost), "reading the epoch table");
+    const uint32_t cells = dram_.cells();
+    std::map<uint32_t, EpochCounts> merged;
+    for (auto& e : c.epochs) merged[e.epoch] = std::move(e);
+    for (uint64_t e = 0; e < seen; ++e) {
+      const unsigned long long* w = &rows[e * words_];
+      if (!w[abi::kERequests]) continue;
+      EpochCounts& ec = merged[uint32_t(e)];
+      ec.epoch = uint32_t(e);
+      ec.requests += w[abi::kERequests];
+      ec.lane_accesses += w[abi::kELanes];
+      ec.sectors += w[abi::kESectors];
+      ec.ideal_sectors += w[abi::kEIdealSectors];
+      ec.bytes_requested += w[abi::kEBytes];
+      ec.wavefronts += w[abi::kEWavefronts];
+      ec.ideal_wavefronts += w[abi::kEIdealWavefronts];
+      ec.bank_conflicts = ec.wavefronts - ec.ideal_wavefronts;
+      for (uint32_t b = 0; b < a_.size(); ++b) {
+        const unsigned long long* row = w + abi::kEpochSums + b * (cells + 1);
+        if (!row[cells]) continue;
+        auto it = std::find_if(ec.arrays.begin(), ec.arrays.end(), [&](const auto& x) { return x.buffer == b; });
+        if (it == ec.arrays.end()) {
+          EpochCounts::Array arr;
+          arr.buffer = b;
+          arr.cells.assign(cells, 0);
+          ec.arrays.push_back(arr);
+          it = ec.arrays.end() - 1;
+        }
+        it->requests += row[cells];
+        for (uint32_t x = 0; x < cells; ++x) {
+          it->cells[x] += row[x];
+          it->bursts += row[x];
+        }
+      }
+      std::sort(ec.arrays.begin(), ec.arrays.end(), [](const auto& x, const auto& y) { return x.buffer < y.buffer; });
+    }
+    c.epochs.clear();
+    for (auto& [e, ec] : merged) c.epochs.push_back(std::move(ec));
+  }
+
+  const catalog::KernelInfo& k_;
+  DeviceArrays& a_;
+  abi::Dram dram_;
+  Counts* out_;
+  DeviceMemory control_, sites_;
+  std::unique_ptr<DeviceMemory> epochs_;
+  uint32_t words_ = 0, max_epochs_ = 1;
+};
+
+class CountsRunner : public Runner {
+ public:
+  CountsRunner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a, const DramConfig& dram)
+      : p_(p), launcher_(k, a, dram, nullptr), run_(find_run<CountsLauncher>(k.id)) {
+    if (!run_) throw Error("no GPU entry for kernel " + k.id);
+  }
+  void launch() override { run_(launcher_, p_); }
+
+ private:
+  catalog::Params p_;
+  CountsLauncher launcher_;
+  RunFn<CountsLauncher> run_;
+};
+
+}  // namespace
+
+std::unique_ptr<Runner> counts_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,
+                                      const DramConfig& dram) {
+  return std::make_unique<CountsRunner>(k, p, a, dram);
+}
+
+}  // namespace detail
+
+Counts counts(const catalog::KernelInfo& k, const catalog::Params& p, catalog::HostArrays& arrays,
+              const DramConfig& dram) {
+  using namespace detail;
+  require_device();
+  auto run = find_run<CountsLauncher>(k.id);
+  if (!run) throw std::invalid_argument("no GPU entry for kernel " + k.id);
+  Counts c;
+  c.dram = dram;
+  start_trace(k, p, c.meta);
+  DeviceArrays dev(k, p);
+  dev.upload(arrays);
+  CountsLauncher l(k, dev, dram, &c);
+  run(l, p);
+  dev.download_outputs(arrays);
+  for (uint64_t b = 0; b < c.meta.launch.grid.count(); ++b) c.meta.blocks.push_back(uint32_t(b));
+  return c;
+}
+
+}  // namespace ws::gpu

@@ -1,0 +1,163 @@
+// src/gpu/device_abi.h — the fixed-size structures that the instrumented kernels write on
+// the device and the host reads back. Both nvcc and the host compiler include this file,
+// so it holds plain data and integer arithmetic only.
+#pragma once
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define WS_ABI __host__ __device__ __forceinline__
+#else
+#define WS_ABI inline
+#endif
+
+namespace ws::gpu::abi {
+
+constexpr uint32_t kWarp = 32;
+constexpr uint32_t kMaxGlobals = 8;   // global arrays of one launch
+constexpr uint32_t kMaxShared = 8;    // shared arrays of one launch
+constexpr uint32_t kNameBytes = 32;   // a shared array's name, NUL-terminated
+constexpr uint32_t kSiteSlots = 64;   // distinct sites a launch may have (counts mode)
+constexpr uint32_t kEmptyKey = 0xffffffffu;
+
+// Site key, bit for bit the emulator's (src/emu/context.h):
+//   bits 0-15 line, 16-23 buffer id, 24-25 op, 26-28 log2(bytes per lane)
+enum : uint32_t { kLoad = 0, kStore = 1 };
+WS_ABI uint32_t log2_bytes(uint32_t bytes) {
+  return bytes == 1 ? 0u : bytes == 2 ? 1u : bytes == 4 ? 2u : bytes == 8 ? 3u : 4u;
+}
+WS_ABI uint32_t make_key(uint32_t line, uint32_t buffer, uint32_t op, uint32_t bytes) {
+  return (line & 0xffffu) | (buffer << 16) | (op << 24) | (log2_bytes(bytes) << 26);
+}
+WS_ABI uint32_t key_line(uint32_t k) { return k & 0xffffu; }
+WS_ABI uint32_t key_buffer(uint32_t k) { return (k >> 16) & 0xffu; }
+WS_ABI uint32_t key_op(uint32_t k) { return (k >> 24) & 3u; }
+WS_ABI uint32_t key_bytes(uint32_t k) { return 1u << ((k >> 26) & 7u); }
+WS_ABI uint32_t key_hash(uint32_t k) { return (k * 2654435761u) >> 26; }  // 0..63
+
+// One warp-level access as the record context writes it: the header by the warp's
+// lowest active lane, one offset by each active lane (inactive lanes' offsets are left
+// as they were and cleared on the host).
+struct Record {
+  uint32_t key;
+  uint32_t block;                       // linear block id
+  uint32_t warp;                        // warp within the block
+  uint32_t seq;                         // per-warp dynamic index
+  uint32_t epoch;                       // barriers passed by the block
+  uint32_t active;                      // lanes that took part
+  uint32_t offset[kWarp];
+};
+static_assert(sizeof(Record) == 152, "record layout is part of the device ABI");
+
+// A shared array of the launch, described once by thread 0 of block 0.
+struct SharedDesc {
+  char name[kNameBytes];
+  uint32_t elem_bytes;
+  uint32_t used;                        // 1 once written
+  uint64_t rows, cols, size_bytes;
+};
+
+// The first out-of-bounds access an instrumented launch saw (flag 0: none).
+struct Fault {
+  uint32_t flag;
+  uint32_t line, buffer, pad;
+  int64_t offset;
+  uint64_t size;
+  uint32_t block[3], thread[3];
+};
+
+// What every instrumented launch knows about its arrays. The launch-state structures
+// live in __constant__ memory, so they are plain aggregates: the host value-initialises
+// them ({}) and sets every field it needs.
+struct LaunchInfo {
+  uint64_t global_bytes[kMaxGlobals];   // by buffer id
+  uint32_t n_global;
+  uint32_t dyn_bytes;                   // the kernel's own dynamic shared memory
+  SharedDesc* shared;                   // [kMaxShared]
+  Fault* fault;
+};
+
+// ---- record mode ---------------------------------------------------------------------------
+
+struct RecordState {
+  LaunchInfo info;
+  Record* records;
+  uint64_t capacity;                    // records that fit
+  unsigned long long* cursor;           // records asked for (kept + dropped)
+  const uint32_t* block_bits;           // bit per linear block; null: every block
+  uint32_t warp_bits;                   // warps to record
+  uint32_t* dropped_keys;               // [kSiteSlots] keys of dropped records
+  unsigned long long* dropped_lanes;    // lane accesses of dropped records
+};
+
+// ---- counts mode -------------------------------------------------------------------------
+
+// Per-site statistics over the whole grid, summed on the device.
+enum SiteStat : uint32_t {
+  kRequests, kLanes, kSectors, kLines, kIdealSectors, kBytes, kWavefronts, kIdealWavefronts,
+  kSiteSums  // number of summed statistics
+};
+// Per-epoch totals of all sites.
+enum EpochStat : uint32_t {
+  kERequests, kELanes, kESectors, kEIdealSectors, kEBytes, kEWavefronts, kEIdealWavefronts,
+  kEpochSums
+};
+
+struct SiteSlot {
+  uint32_t key;                         // kEmptyKey when free
+  uint32_t max_way;
+  unsigned long long first;             // smallest (block, epoch, warp, seq) that executed the site
+  unsigned long long sums[kSiteSums];
+  uint32_t example_taken;               // 1 once `example` holds a request of this site
+  uint32_t pad;
+  Record example;
+};
+
+// The DRAM teaching model of src/analysis (DramModel::channel / bank), for power-of-two
+// burst sizes: burst id g -> flat cell channel * banks + bank.
+struct Dram {
+  uint32_t channels, banks, burst_bytes, xor_hash;
+  WS_ABI uint32_t cell(uint64_t g) const {
+    uint64_t row = g / channels, c = g % channels;
+    if (xor_hash) {
+      uint64_t h = (row / banks) % channels;
+      c = (channels & (channels - 1)) == 0 ? (c ^ h) : (c + h) % channels;
+    }
+    return uint32_t(c * banks + row % banks);
+  }
+  WS_ABI uint32_t cells() const { return channels * banks; }
+};
+
+// Order key of a request in the emulator's record order, saturated to fit 64 bits.
+WS_ABI unsigned long long order_key(uint32_t block, uint32_t epoch, uint32_t warp, uint32_t seq) {
+  auto sat = [](uint64_t v, int bits) { return v >= (1ull << bits) ? (1ull << bits) - 1 : v; };
+  return (sat(block, 24) << 40) | (sat(epoch, 14) << 26) | (sat(warp, 5) << 21) | sat(seq, 21);
+}
+
+struct CountsState {
+  LaunchInfo info;
+  Dram dram;
+  SiteSlot* sites;                      // [kSiteSlots], hashed by key
+  // [max_epochs][counts_epoch_words]: kEpochSums totals, then per global array its DRAM
+  // cells and, last, its request count.
+  unsigned long long* epochs;
+  uint32_t max_epochs;                  // epochs past this are added to the last one
+  unsigned long long* epochs_seen;      // highest epoch + 1 (atomicMax)
+  uint32_t shared_offset;               // where the counters start in dynamic shared memory
+};
+
+// Dynamic shared memory the counts context adds after the kernel's own: the block's site
+// table, then the current epoch's totals and DRAM cells.
+struct BlockSite {
+  uint32_t key;
+  uint32_t max_way;
+  unsigned long long first;
+  uint32_t sums[kSiteSums];
+};
+WS_ABI uint32_t counts_epoch_words(uint32_t n_global, uint32_t cells) {
+  return kEpochSums + n_global * (cells + 1);
+}
+WS_ABI uint32_t counts_shared_bytes(uint32_t n_global, uint32_t cells) {
+  return uint32_t(sizeof(BlockSite)) * kSiteSlots + 16 + 4 * counts_epoch_words(n_global, cells);
+}
+
+}  // namespace ws::gpu::abi

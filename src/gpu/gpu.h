@@ -1,0 +1,157 @@
+// src/gpu/gpu.h — the GPU backend as the rest of warpscope sees it. No CUDA type appears
+// here, so capture, CLI and GUI code built by the host compiler can include it; the
+// functions exist only in builds with CUDA (WS_HAVE_CUDA), and each of them reports a
+// missing or unusable GPU as a gpu::Error with one line for the user, never a crash.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "catalog.h"
+#include "trace/trace.h"
+
+namespace ws::gpu {
+
+// A GPU operation that failed (no device, out of device memory, a failed launch, an
+// out-of-bounds access in an instrumented kernel). what() is one line.
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Whether this machine can run the GPU backend. When not, `why` says why in one line
+// (no device, driver older than the CUDA runtime of this build, an architecture this
+// build has no code for).
+bool available(std::string* why = nullptr);
+
+// Name of the device the backend uses, or "" when available() is false.
+std::string device_name();
+
+struct DeviceInfo {
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int sms = 0;
+  uint64_t memory_bytes = 0, l2_bytes = 0;
+  int memory_bus_bits = 0;
+  int max_sm_clock_mhz = 0, max_mem_clock_mhz = 0;  // rated maxima
+  int sm_clock_mhz = 0, mem_clock_mhz = 0;          // as read now (0: not readable)
+  int driver_version = 0, runtime_version = 0;      // 13000 means 13.0
+  static std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+};
+// Throws Error when available() is false. Clocks are read at the call.
+DeviceInfo device_info();
+
+// ---- instrumented recording -------------------------------------------------------------
+
+struct CaptureOptions {
+  std::vector<uint32_t> blocks;         // linear block ids to record; empty: every block
+  std::vector<uint32_t> warps;          // warps of each block to record; empty: every warp
+  uint64_t max_records = ~uint64_t(0);  // records past this are dropped and counted
+  bool keep_records = true;             // false: run and count only
+};
+
+// Records kernel `k` with `p` on `arrays` (from catalog::make_arrays) on the GPU; fills
+// `out` exactly as emu::record does: the launch, buffers (global, then shared in
+// declaration order), sites in order of first execution, records in the emulator's order
+// (block, epoch, warp, sequence). The whole grid runs, so the outputs in `arrays` are
+// complete; only the selected blocks and warps are recorded. Returns the lane-level
+// accesses of the recorded warps. Throws std::invalid_argument for a block outside the
+// grid, Error for GPU failures and out-of-bounds accesses.
+uint64_t record(const catalog::KernelInfo& k, const catalog::Params& p, catalog::HostArrays& arrays,
+                const CaptureOptions& opt, trace::Trace& out);
+
+// ---- counts mode ------------------------------------------------------------------------
+
+// The DRAM teaching model (src/analysis DramModel), burst a power of two.
+struct DramConfig {
+  std::string preset = "textbook";
+  uint32_t channels = 4, banks = 2, burst_bytes = 8;
+  bool xor_hash = false;
+};
+
+struct SiteCounts {
+  uint64_t requests = 0, lane_accesses = 0;
+  uint64_t sectors = 0, lines = 0, ideal_sectors = 0, bytes_requested = 0;  // global
+  uint64_t wavefronts = 0, ideal_wavefronts = 0, bank_conflicts = 0;        // shared
+  uint32_t max_way = 0;
+  bool has_example = false;
+  trace::Record example;  // one request of this site from block 0 (site index filled)
+};
+
+struct EpochCounts {
+  uint32_t epoch = 0;
+  uint64_t requests = 0, lane_accesses = 0, sectors = 0, ideal_sectors = 0, bytes_requested = 0;
+  uint64_t wavefronts = 0, ideal_wavefronts = 0, bank_conflicts = 0;
+  struct Array {
+    uint32_t buffer = 0;
+    uint64_t requests = 0, bursts = 0;
+    std::vector<uint64_t> cells;  // [channel * banks + bank] bursts
+  };
+  std::vector<Array> arrays;  // global arrays touched in this epoch, by buffer id
+};
+
+struct Counts {
+  trace::Trace meta;              // launch, buffers, sites (first-execution order); no records
+  std::vector<SiteCounts> sites;  // parallel to meta.sites
+  std::vector<EpochCounts> epochs;
+  DramConfig dram;
+  uint64_t lane_accesses = 0;
+  uint32_t epochs_merged = 0;     // epochs past the table, added into its last row
+  bool sites_overflow = false;    // more distinct sites than the device table holds
+};
+
+// Runs the whole grid once with per-site and per-epoch statistics computed on the
+// device, without storing addresses. Throws like record().
+Counts counts(const catalog::KernelInfo& k, const catalog::Params& p, catalog::HostArrays& arrays,
+              const DramConfig& dram = {});
+
+// ---- timing ------------------------------------------------------------------------------
+
+struct BenchOptions {
+  std::vector<std::string> kernels;        // ids; empty: the whole catalog
+  int64_t size = 0;                        // 0: each kernel's bench size
+  std::map<std::string, int64_t> set;      // parameter values, applied where a kernel has them
+  bool variants = true;                    // the ladder's variants too (pad=1, tile=32, ...)
+  int warmup = 3;
+  int min_runs = 10, max_runs = 200;
+  double seconds = 0.6;                    // timing budget per kernel and mode
+  bool overhead = true;                    // instrumented / plain time ratios
+  bool zero_cost = true;                   // plain / hand-written raw-pointer ratios
+};
+
+struct BenchRow {
+  std::string kernel, family, variant;     // variant: "pad=1" etc., "" for the default
+  std::map<std::string, int64_t> params;
+  int64_t size = 0;
+  int runs = 0;
+  double ms = 0, ms_min = 0, ms_max = 0;   // median, fastest, slowest
+  double gflops = 0, gbs = 0;              // useful flops; bytes read + written
+  double pct_cublas = 0, pct_copy = 0;     // of cuBLAS SGEMM / cudaMemcpy D2D, same run
+  bool ok = false;                         // result checked and within tolerance
+  std::string checked_against;             // "cuBLAS" | "CPU reference"
+  double max_rel_error = 0;
+  double raw_ms = 0, raw_ratio = 0;        // zero cost: plain median / raw median (0: no raw)
+  double record_ms = 0, record_ratio = 0;  // filtered record mode / plain
+  double counts_ms = 0, counts_ratio = 0;  // whole-grid counts mode / plain
+  std::string error;                       // why it did not run
+};
+
+struct BenchResult {
+  DeviceInfo device;
+  std::string date;                        // ISO 8601, UTC
+  std::string record_blocks;               // blocks the record-mode overhead recorded
+  int64_t cublas_size = 0;
+  double cublas_ms = 0, cublas_gflops = 0;
+  uint64_t copy_bytes = 0;                 // bytes read + written by the reference copy
+  double copy_ms = 0, copy_gbs = 0;
+  std::vector<BenchRow> rows;
+  bool all_ok = true;
+};
+
+// Times the catalog on the GPU. Every result is checked before its time counts; a row
+// that fails the check has ok = false and no figures. `progress` gets a line per step.
+BenchResult bench(const BenchOptions& opt, const std::function<void(const std::string&)>& progress = {});
+
+}  // namespace ws::gpu

@@ -1,0 +1,101 @@
+// src/gpu/internal.h — what the pieces of the GPU backend share: device copies of a
+// launch's arrays, error checking, and runners that launch one catalog kernel in one mode
+// so that the timing code can treat them alike. Internal to src/gpu; no CUDA types.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu/gpu.h"
+
+namespace ws::gpu::detail {
+
+// Throws Error("<what>: <CUDA's message>") when `status` (a cudaError_t) is not success.
+void check(int status, const std::string& what);
+
+// Throws Error when available() is false; selects the device.
+void require_device();
+
+// The stream every launch of the backend goes to (the legacy default stream).
+inline void* stream() { return nullptr; }
+
+// Device copies of a launch's arrays, in KernelInfo::buffers order.
+class DeviceArrays {
+ public:
+  DeviceArrays(const catalog::KernelInfo& k, const catalog::Params& p);
+  ~DeviceArrays();
+  DeviceArrays(const DeviceArrays&) = delete;
+  DeviceArrays& operator=(const DeviceArrays&) = delete;
+
+  void upload(const catalog::HostArrays& a);           // every array
+  void download_outputs(catalog::HostArrays& a) const;  // Role::Out arrays only
+  void* ptr(size_t i) const { return ptrs_.at(i); }
+  uint64_t bytes(size_t i) const { return bytes_.at(i); }
+  size_t size() const { return ptrs_.size(); }
+  const std::vector<catalog::BufferSpec>& specs() const { return specs_; }
+
+ private:
+  std::vector<catalog::BufferSpec> specs_;
+  std::vector<void*> ptrs_;
+  std::vector<uint64_t> bytes_;
+};
+
+// Device memory owned by the backend (freed on destruction).
+class DeviceMemory {
+ public:
+  explicit DeviceMemory(uint64_t bytes, const std::string& what);
+  ~DeviceMemory();
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
+  void* get() const { return p_; }
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  void* p_ = nullptr;
+  uint64_t bytes_ = 0;
+};
+
+// cudaMemcpy device to host; throws Error.
+void copy_to_host(void* dst, const void* src, uint64_t bytes);
+
+// "1.5 GiB"
+std::string size_text(double bytes);
+
+// One catalog kernel (or a reference operation) ready to be launched again and again.
+struct Runner {
+  virtual ~Runner() = default;
+  virtual void launch() = 0;  // asynchronous, on stream()
+};
+
+std::unique_ptr<Runner> plain_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a);
+// The hand-written raw-pointer twin of a kernel, or null when there is none.
+std::unique_ptr<Runner> raw_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a);
+std::unique_ptr<Runner> raw_transpose_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a);
+std::unique_ptr<Runner> raw_matmul_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a);
+std::unique_ptr<Runner> record_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,
+                                      const CaptureOptions& opt);
+std::unique_ptr<Runner> counts_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,
+                                      const DramConfig& dram);
+// C = A·B by cuBLAS SGEMM (pure FP32) into `out` (rows × cols of C, row-major), with the
+// layouts of the kernel's A and B.
+std::unique_ptr<Runner> cublas_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,
+                                      void* out);
+// cudaMemcpy device to device of `bytes`.
+std::unique_ptr<Runner> memcpy_runner(uint64_t bytes);
+
+// Milliseconds of each launch of each runner, interleaved run by run (r0, r1, r0, r1, ...)
+// so that clock and temperature drift touch all alike. The first `warmup` rounds are not
+// kept; then rounds go on until `seconds` have passed (at least min_runs, at most max_runs).
+std::vector<std::vector<double>> time_runners(const std::vector<Runner*>& runners, int warmup, int min_runs,
+                                              int max_runs, double seconds);
+
+double median(std::vector<double> v);
+
+// Fills the launch fields and global arrays of `out` as the emulator does (backend "gpu").
+void start_trace(const catalog::KernelInfo& k, const catalog::Params& p, trace::Trace& out);
+
+// Waits for the device and turns a launch failure into Error naming `what`.
+void sync(const std::string& what);
+
+}  // namespace ws::gpu::detail

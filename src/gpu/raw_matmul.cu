@@ -1,0 +1,263 @@
+// src/gpu/raw_matmul.cu — the SGEMM ladder written by hand with raw pointers, as a course
+// would print it. Used only to show that the single-source kernels instantiated with
+// PlainCtx cost nothing: same speed, same memory instructions (bench and SASS).
+// Deliberately not the kernel contract: these are plain CUDA, __syncthreads() and all.
+#include <cuda_runtime.h>
+
+#include "gpu/internal.h"
+
+namespace ws::gpu::detail {
+namespace {
+
+__global__ void raw_matmul_naive_uncoalesced(const float* A, const float* B, float* C, int N) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  int col = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < N && col < N) {
+    float sum = 0.0f;
+    for (int k = 0; k < N; ++k) sum += A[row * N + k] * B[k * N + col];
+    C[row * N + col] = sum;
+  }
+}
+
+__global__ void raw_matmul_naive(const float* A, const float* B, float* C, int N) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < N && col < N) {
+    float sum = 0.0f;
+    for (int k = 0; k < N; ++k) sum += A[row * N + k] * B[k * N + col];
+    C[row * N + col] = sum;
+  }
+}
+
+__global__ void raw_matmul_naive_colmajor(const float* A, const float* B, float* C, int N) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < N && col < N) {
+    float sum = 0.0f;
+    for (int k = 0; k < N; ++k) sum += A[row * N + k] * B[col * N + k];
+    C[row * N + col] = sum;
+  }
+}
+
+template <int TILE>
+__global__ void raw_matmul_tiled(const float* A, const float* B, float* C, int N) {
+  __shared__ float As[TILE][TILE];
+  __shared__ float Bs[TILE][TILE];
+  int tx = threadIdx.x, ty = threadIdx.y;
+  int row = blockIdx.y * TILE + ty;
+  int col = blockIdx.x * TILE + tx;
+  float sum = 0.0f;
+  for (int ph = 0; ph < (N + TILE - 1) / TILE; ++ph) {
+    As[ty][tx] = (row < N && ph * TILE + tx < N) ? A[row * N + ph * TILE + tx] : 0.0f;
+    Bs[ty][tx] = (ph * TILE + ty < N && col < N) ? B[(ph * TILE + ty) * N + col] : 0.0f;
+    __syncthreads();
+    for (int k = 0; k < TILE; ++k) sum += As[ty][k] * Bs[k][tx];
+    __syncthreads();
+  }
+  if (row < N && col < N) C[row * N + col] = sum;
+}
+
+template <int TILE>
+__global__ void raw_matmul_corner_turning(const float* A, const float* B, float* C, int N) {
+  __shared__ float As[TILE][TILE];
+  __shared__ float Bs[TILE][TILE];
+  int tx = threadIdx.x, ty = threadIdx.y;
+  int row = blockIdx.y * TILE + ty;
+  int col = blockIdx.x * TILE + tx;
+  float sum = 0.0f;
+  for (int ph = 0; ph < (N + TILE - 1) / TILE; ++ph) {
+    As[ty][tx] = (row < N && ph * TILE + tx < N) ? A[row * N + ph * TILE + tx] : 0.0f;
+    int bcol = blockIdx.x * TILE + ty;
+    Bs[tx][ty] = (ph * TILE + tx < N && bcol < N) ? B[bcol * N + ph * TILE + tx] : 0.0f;
+    __syncthreads();
+    for (int k = 0; k < TILE; ++k) sum += As[ty][k] * Bs[k][tx];
+    __syncthreads();
+  }
+  if (row < N && col < N) C[row * N + col] = sum;
+}
+
+template <int COARSE>
+__global__ void raw_matmul_coarse1d(const float* A, const float* B, float* C, int N) {
+  constexpr int TILE = 32;
+  __shared__ float As[TILE][TILE];
+  __shared__ float Bs[TILE][TILE];
+  int tx = threadIdx.x, ty = threadIdx.y;
+  int row = blockIdx.y * TILE + ty;
+  int colStart = blockIdx.x * TILE * COARSE + tx;
+  float sum[COARSE];
+#pragma unroll
+  for (int c = 0; c < COARSE; ++c) sum[c] = 0.0f;
+  for (int ph = 0; ph < (N + TILE - 1) / TILE; ++ph) {
+    As[ty][tx] = (row < N && ph * TILE + tx < N) ? A[row * N + ph * TILE + tx] : 0.0f;
+#pragma unroll
+    for (int c = 0; c < COARSE; ++c) {
+      int col = colStart + c * TILE;
+      Bs[ty][tx] = (ph * TILE + ty < N && col < N) ? B[(ph * TILE + ty) * N + col] : 0.0f;
+      __syncthreads();
+      for (int k = 0; k < TILE; ++k) sum[c] += As[ty][k] * Bs[k][tx];
+      __syncthreads();
+    }
+  }
+#pragma unroll
+  for (int c = 0; c < COARSE; ++c) {
+    int col = colStart + c * TILE;
+    if (row < N && col < N) C[row * N + col] = sum[c];
+  }
+}
+
+template <int BM>
+__global__ void raw_matmul_coarse2d(const float* A, const float* B, float* C, int N) {
+  constexpr int BN = BM, BK = 8, TM = 8, TN = 8, THREADS = (BM * BN) / (TM * TN);
+  __shared__ float As[BM][BK];
+  __shared__ float Bs[BK][BN];
+  int tid = threadIdx.x;
+  int threadRow = tid / (BN / TN);
+  int threadCol = tid % (BN / TN);
+  int rowBase = blockIdx.y * BM, colBase = blockIdx.x * BN;
+  float acc[TM * TN] = {0.0f};
+  float regM[TM], regN[TN];
+  for (int k0 = 0; k0 < N; k0 += BK) {
+    for (int r = tid / BK; r < BM; r += THREADS / BK) {
+      int gr = rowBase + r, gk = k0 + tid % BK;
+      As[r][tid % BK] = (gr < N && gk < N) ? A[gr * N + gk] : 0.0f;
+    }
+    for (int r = tid / BN; r < BK; r += THREADS / BN) {
+      int gk = k0 + r, gc = colBase + tid % BN;
+      Bs[r][tid % BN] = (gk < N && gc < N) ? B[gk * N + gc] : 0.0f;
+    }
+    __syncthreads();
+    for (int k = 0; k < BK; ++k) {
+#pragma unroll
+      for (int i = 0; i < TM; ++i) regM[i] = As[threadRow * TM + i][k];
+#pragma unroll
+      for (int j = 0; j < TN; ++j) regN[j] = Bs[k][threadCol * TN + j];
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i * TN + j] += regM[i] * regN[j];
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    int r = rowBase + threadRow * TM + i;
+#pragma unroll
+    for (int j = 0; j < TN; ++j) {
+      int c = colBase + threadCol * TN + j;
+      if (r < N && c < N) C[r * N + c] = acc[i * TN + j];
+    }
+  }
+}
+
+template <int BM>
+__global__ void raw_matmul_coarse2d_vec(const float4* A, const float4* B, float4* C, int N) {
+  constexpr int BN = BM, BK = 8, TM = 8, TN = 8, THREADS = (BM * BN) / (TM * TN);
+  __shared__ float As[BK][BM];
+  __shared__ float4 Bs[BK][BN / 4];
+  int N4 = N / 4;
+  int tid = threadIdx.x;
+  int threadRow = tid / (BN / TN);
+  int threadCol = tid % (BN / TN);
+  int rowBase = blockIdx.y * BM, colBase = blockIdx.x * BN;
+  float acc[TM * TN] = {0.0f};
+  float regM[TM], regN[TN];
+  for (int k0 = 0; k0 < N; k0 += BK) {
+    for (int r = tid / (BK / 4); r < BM; r += THREADS / (BK / 4)) {
+      int gr = rowBase + r, gk4 = k0 / 4 + tid % (BK / 4);
+      float4 v = (gr < N && gk4 < N4) ? A[gr * N4 + gk4] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      int k = (tid % (BK / 4)) * 4;
+      As[k + 0][r] = v.x;
+      As[k + 1][r] = v.y;
+      As[k + 2][r] = v.z;
+      As[k + 3][r] = v.w;
+    }
+    for (int r = tid / (BN / 4); r < BK; r += THREADS / (BN / 4)) {
+      int gk = k0 + r, gc4 = colBase / 4 + tid % (BN / 4);
+      Bs[r][tid % (BN / 4)] = (gk < N && gc4 < N4) ? B[gk * N4 + gc4] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
+    __syncthreads();
+    for (int k = 0; k < BK; ++k) {
+#pragma unroll
+      for (int i = 0; i < TM; ++i) regM[i] = As[k][threadRow * TM + i];
+#pragma unroll
+      for (int q = 0; q < TN / 4; ++q) {
+        float4 b = Bs[k][threadCol * (TN / 4) + q];
+        regN[4 * q + 0] = b.x;
+        regN[4 * q + 1] = b.y;
+        regN[4 * q + 2] = b.z;
+        regN[4 * q + 3] = b.w;
+      }
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i * TN + j] += regM[i] * regN[j];
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    int r = rowBase + threadRow * TM + i;
+#pragma unroll
+    for (int q = 0; q < TN / 4; ++q) {
+      int c4 = colBase / 4 + threadCol * (TN / 4) + q;
+      const int j = i * TN + 4 * q;
+      if (r < N && c4 < N4) C[r * N4 + c4] = make_float4(acc[j], acc[j + 1], acc[j + 2], acc[j + 3]);
+    }
+  }
+}
+
+using RawKernel = void (*)(const float*, const float*, float*, int);
+using RawKernel4 = void (*)(const float4*, const float4*, float4*, int);
+
+class RawMatmulRunner : public Runner {
+ public:
+  RawMatmulRunner(RawKernel f, RawKernel4 f4, dim3 grid, dim3 block, DeviceArrays& a, int n)
+      : f_(f), f4_(f4), grid_(grid), block_(block), a_(a.ptr(0)), b_(a.ptr(1)), c_(a.ptr(2)), n_(n) {}
+  void launch() override {
+    if (f_)
+      f_<<<grid_, block_, 0, cudaStream_t(stream())>>>(static_cast<const float*>(a_), static_cast<const float*>(b_),
+                                                       static_cast<float*>(c_), n_);
+    else
+      f4_<<<grid_, block_, 0, cudaStream_t(stream())>>>(static_cast<const float4*>(a_), static_cast<const float4*>(b_),
+                                                        static_cast<float4*>(c_), n_);
+    check(cudaGetLastError(), "launching a raw SGEMM");
+  }
+
+ private:
+  RawKernel f_;
+  RawKernel4 f4_;
+  dim3 grid_, block_;
+  void *a_, *b_, *c_;
+  int n_;
+};
+
+}  // namespace
+
+std::unique_ptr<Runner> raw_matmul_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a) {
+  const int N = int(p.size());
+  auto grid = [&](int rows, int cols) { return dim3((N + cols - 1) / cols, (N + rows - 1) / rows); };
+  auto make = [&](RawKernel f, RawKernel4 f4, dim3 g, dim3 b) { return std::make_unique<RawMatmulRunner>(f, f4, g, b, a, N); };
+  const int64_t tile = p["tile"], coarse = p["coarse"], bm = p["bm"];
+  if (k.id == "matmul_naive_uncoalesced") return make(raw_matmul_naive_uncoalesced, nullptr, grid(32, 32), dim3(32, 32));
+  if (k.id == "matmul_naive") return make(raw_matmul_naive, nullptr, grid(32, 32), dim3(32, 32));
+  if (k.id == "matmul_naive_colmajor") return make(raw_matmul_naive_colmajor, nullptr, grid(32, 32), dim3(32, 32));
+  if (k.id == "matmul_tiled" && (tile == 16 || tile == 32))
+    return make(tile == 16 ? raw_matmul_tiled<16> : raw_matmul_tiled<32>, nullptr, grid(int(tile), int(tile)),
+                dim3(unsigned(tile), unsigned(tile)));
+  if (k.id == "matmul_corner_turning" && (tile == 16 || tile == 32))
+    return make(tile == 16 ? raw_matmul_corner_turning<16> : raw_matmul_corner_turning<32>, nullptr,
+                grid(int(tile), int(tile)), dim3(unsigned(tile), unsigned(tile)));
+  if (k.id == "matmul_coarse1d" && coarse == 4) return make(raw_matmul_coarse1d<4>, nullptr, grid(32, 32 * 4), dim3(32, 32));
+  if (k.id == "matmul_coarse2d" && bm == 128) return make(raw_matmul_coarse2d<128>, nullptr, grid(128, 128), dim3(256));
+  if (k.id == "matmul_coarse2d_vec" && bm == 128)
+    return make(nullptr, raw_matmul_coarse2d_vec<128>, grid(128, 128), dim3(256));
+  return nullptr;
+}
+
+std::unique_ptr<Runner> raw_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a) {
+  if (k.family == "transpose") return raw_transpose_runner(k, p, a);
+  if (k.family == "sgemm") return raw_matmul_runner(k, p, a);
+  return nullptr;
+}
+
+}  // namespace ws::gpu::detail

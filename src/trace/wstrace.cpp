@@ -1,0 +1,452 @@
+#include "trace/wstrace.h"
+
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+namespace ws::trace {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr char kMagic[8] = {'W', 'S', 'T', 'R', 'A', 'C', 'E', 0x1A};
+constexpr size_t kHeaderBytes = sizeof(kMagic) + 4;
+// Smallest encodings, used to reject counts that the remaining bytes cannot hold before
+// anything is allocated for them.
+constexpr size_t kMinBufferBytes = 4 + 1 + 4 + 8 * 3 + 1 + 8;
+constexpr size_t kMinSiteBytes = 4 + 2 + 1 + 1 + 1 + 4;
+constexpr size_t kMinRecordBytes = 4 + 2 + 2 + 4 + 4 + 4 + 4;
+// A real payload compresses well, but not this well; more is a decompression bomb.
+constexpr uint64_t kMaxExpansion = 4096;
+constexpr uint64_t kExpansionSlack = 64ull << 20;
+constexpr int kMaxJsonDepth = 8;
+
+[[noreturn]] void corrupted(const std::string& what) {
+  throw FileError("trace file is corrupted (" + what + ")");
+}
+
+// ---- writing ------------------------------------------------------------------------
+
+class Writer {
+ public:
+  template <class T>
+  void put(T v) {
+    static_assert(std::is_integral_v<T>);
+    using U = std::make_unsigned_t<T>;
+    U u = U(v);
+    for (size_t i = 0; i < sizeof(T); ++i) out_.push_back(char(uint8_t(u >> (8 * i))));
+  }
+  void bytes(std::string_view s) { out_.append(s.data(), s.size()); }
+  void str(std::string_view s) {
+    put(uint32_t(s.size()));
+    bytes(s);
+  }
+  std::string& data() { return out_; }
+
+ private:
+  std::string out_;
+};
+
+json dim_json(const Dim3& d) { return json::array({d.x, d.y, d.z}); }
+
+std::string metadata(const Trace& t) {
+  const Launch& l = t.launch;
+  json m;
+  m["kernel"] = l.kernel;
+  m["params"] = json::object();
+  for (const auto& [k, v] : l.params) m["params"][k] = v;
+  m["grid"] = dim_json(l.grid);
+  m["block"] = dim_json(l.block);
+  m["dynamic_shared_bytes"] = l.dynamic_shared_bytes;
+  m["backend"] = l.backend;
+  m["device"] = l.device;
+  m["date"] = l.date;
+  m["version"] = l.version;
+  m["source_name"] = t.source_name;
+  m["dropped_records"] = t.dropped_records;
+  m["timings_json"] = t.timings_json;
+  m["bookmarks"] = json::array();
+  for (const auto& b : t.bookmarks) m["bookmarks"].push_back({{"record", b.record}, {"caption", b.caption}});
+  // Text that is not UTF-8 cannot go into JSON; it is written with replacement characters
+  // rather than failing the whole save. The source text goes into the binary part, exact.
+  return m.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string payload(const Trace& t) {
+  if (t.buffers.size() > UINT32_MAX || t.sites.size() > UINT32_MAX || t.blocks.size() > UINT32_MAX)
+    throw FileError("trace is too large to save");
+  Writer w;
+  std::string meta = metadata(t);
+  w.put(uint64_t(meta.size()));
+  w.bytes(meta);
+  w.put(uint64_t(t.source.size()));
+  w.bytes(t.source);
+  w.put(uint32_t(t.blocks.size()));
+  for (uint32_t b : t.blocks) w.put(b);
+  w.put(uint32_t(t.buffers.size()));
+  for (const auto& b : t.buffers) {
+    w.str(b.name);
+    w.put(uint8_t(b.space));
+    w.put(b.elem_bytes);
+    w.put(b.rows);
+    w.put(b.cols);
+    w.put(b.pitch);
+    w.put(uint8_t(b.col_major));
+    w.put(b.size_bytes);
+  }
+  w.put(uint32_t(t.sites.size()));
+  for (const auto& s : t.sites) {
+    w.put(s.line);
+    w.put(s.buffer);
+    w.put(uint8_t(s.space));
+    w.put(uint8_t(s.op));
+    w.put(s.bytes);
+    w.str(s.code);
+  }
+  w.put(uint64_t(t.records.size()));
+  w.data().reserve(w.data().size() + t.records.size() * (kMinRecordBytes + 32 * 4));
+  for (const auto& r : t.records) {
+    uint32_t extra = 0;
+    for (int l = 0; l < kWarpSize; ++l)
+      if (!r.lane_active(l) && r.offset[l] != 0) extra |= 1u << l;
+    w.put(r.block);
+    w.put(r.warp);
+    w.put(r.site);
+    w.put(r.seq);
+    w.put(r.epoch);
+    w.put(r.active);
+    w.put(extra);
+    uint32_t prev = 0, stored = r.active | extra;
+    for (int l = 0; l < kWarpSize; ++l) {
+      if (!((stored >> l) & 1u)) continue;
+      w.put(uint32_t(r.offset[l] - prev));  // wraps; reading adds it back
+      prev = r.offset[l];
+    }
+  }
+  return std::move(w.data());
+}
+
+// ---- reading ------------------------------------------------------------------------
+
+class Reader {
+ public:
+  explicit Reader(std::string_view b) : b_(b) {}
+  size_t left() const { return b_.size() - pos_; }
+  template <class T>
+  T get() {
+    static_assert(std::is_integral_v<T>);
+    need(sizeof(T));
+    std::make_unsigned_t<T> u = 0;
+    for (size_t i = 0; i < sizeof(T); ++i) u |= std::make_unsigned_t<T>(uint8_t(b_[pos_ + i])) << (8 * i);
+    pos_ += sizeof(T);
+    return T(u);
+  }
+  std::string bytes(uint64_t n) {
+    need(n);
+    std::string s(b_.substr(pos_, size_t(n)));
+    pos_ += size_t(n);
+    return s;
+  }
+  std::string str() { return bytes(get<uint32_t>()); }
+  // A count of items of at least `min_bytes` each, checked against what is left.
+  uint64_t count(uint64_t n, size_t min_bytes, const char* what) {
+    if (n > left() / min_bytes) corrupted(std::string("impossible ") + what + " count");
+    return n;
+  }
+
+ private:
+  void need(uint64_t n) const {
+    if (n > left()) corrupted("payload ends early");
+  }
+  std::string_view b_;
+  size_t pos_ = 0;
+};
+
+std::string decompress(std::string_view in) {
+  // zstd frame: magic FD 2F B5 28, then the frame header descriptor, whose bit 2 says
+  // the frame ends with a content checksum. A shorter input is left to the decoder,
+  // which reports it as truncated.
+  if (in.size() >= 5) {
+    const unsigned char* u = reinterpret_cast<const unsigned char*>(in.data());
+    if (u[0] != 0x28 || u[1] != 0xB5 || u[2] != 0x2F || u[3] != 0xFD) corrupted("bad compressed frame");
+    if (!(u[4] & 0x04)) corrupted("no content checksum");
+  }
+  const uint64_t limit = uint64_t(in.size()) * kMaxExpansion + kExpansionSlack;
+  unsigned long long declared = ZSTD_getFrameContentSize(in.data(), in.size());
+  bool known = declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != ZSTD_CONTENTSIZE_ERROR;
+  if (known && declared > limit) corrupted("impossible payload size");
+
+  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> ctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+  if (!ctx) throw FileError("out of memory while reading the trace");
+  std::string out;
+  size_t first = known ? size_t(declared) : std::min<size_t>(in.size() * 4, size_t(1) << 24);
+  out.resize(std::max<size_t>(first, 1 << 16));
+  ZSTD_inBuffer ib{in.data(), in.size(), 0};
+  size_t produced = 0;
+  for (;;) {
+    if (produced == out.size()) {
+      if (out.size() >= limit) corrupted("payload expands beyond any real trace");
+      out.resize(size_t(std::min<uint64_t>(uint64_t(out.size()) * 2, limit)));
+    }
+    ZSTD_outBuffer ob{out.data(), out.size(), produced};
+    size_t r = ZSTD_decompressStream(ctx.get(), &ob, &ib);
+    produced = ob.pos;
+    if (ZSTD_isError(r)) {
+      if (ZSTD_getErrorCode(r) == ZSTD_error_checksum_wrong)
+        throw FileError("trace file is corrupted (checksum mismatch)");
+      corrupted("bad compressed data");
+    }
+    if (r == 0) break;  // frame complete, checksum verified
+    if (ib.pos == ib.size && ob.pos < ob.size) throw FileError("trace file is truncated");
+  }
+  if (ib.pos != ib.size) corrupted("unexpected bytes after the payload");
+  out.resize(produced);
+  return out;
+}
+
+// JSON accessors that turn any type mismatch into a corrupted-file error.
+const json& field(const json& m, const char* key) {
+  auto it = m.find(key);
+  if (it == m.end()) corrupted(std::string("metadata has no '") + key + "'");
+  return *it;
+}
+std::string text(const json& m, const char* key) {
+  auto it = m.find(key);
+  if (it == m.end()) return {};
+  if (!it->is_string()) corrupted(std::string("metadata '") + key + "' is not text");
+  return it->get<std::string>();
+}
+template <class T>
+T number(const json& v, const char* key) {
+  if (!v.is_number_integer()) corrupted(std::string("metadata '") + key + "' is not an integer");
+  if constexpr (std::is_unsigned_v<T>) {
+    if (v.is_number_unsigned()) {
+      uint64_t u = v.get<uint64_t>();
+      if (u > std::numeric_limits<T>::max()) corrupted(std::string("metadata '") + key + "' is out of range");
+      return T(u);
+    }
+    int64_t s = v.get<int64_t>();
+    if (s < 0 || uint64_t(s) > std::numeric_limits<T>::max())
+      corrupted(std::string("metadata '") + key + "' is out of range");
+    return T(s);
+  } else {
+    if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(std::numeric_limits<T>::max()))
+      corrupted(std::string("metadata '") + key + "' is out of range");
+    return v.get<T>();
+  }
+}
+template <class T>
+T number_or(const json& m, const char* key, T def) {
+  auto it = m.find(key);
+  return it == m.end() ? def : number<T>(*it, key);
+}
+Dim3 dim(const json& m, const char* key) {
+  const json& v = field(m, key);
+  if (!v.is_array() || v.size() != 3) corrupted(std::string("metadata '") + key + "' is not [x, y, z]");
+  Dim3 d{number<uint32_t>(v[0], key), number<uint32_t>(v[1], key), number<uint32_t>(v[2], key)};
+  if (d.x == 0 || d.y == 0 || d.z == 0) corrupted(std::string("metadata '") + key + "' has a zero extent");
+  return d;
+}
+
+void read_metadata(const std::string& s, Trace& t) {
+  json m;
+  try {
+    // The parser itself does not recurse, but the tree it builds is walked recursively
+    // later; no real metadata nests deeper than a few levels.
+    m = json::parse(s, [](int depth, json::parse_event_t, json&) {
+      if (depth > kMaxJsonDepth) throw FileError("trace file is corrupted (metadata nests too deep)");
+      return true;
+    });
+  } catch (const json::exception&) {
+    corrupted("metadata is not JSON");
+  }
+  if (!m.is_object()) corrupted("metadata is not a JSON object");
+  Launch& l = t.launch;
+  l.kernel = text(m, "kernel");
+  const json& params = field(m, "params");
+  if (!params.is_object()) corrupted("metadata 'params' is not an object");
+  for (const auto& [k, v] : params.items()) l.params[k] = number<int64_t>(v, "params");
+  l.grid = dim(m, "grid");
+  l.block = dim(m, "block");
+  if (l.grid.count() > (uint64_t(1) << 32)) corrupted("grid has more blocks than a trace can name");
+  l.dynamic_shared_bytes = number_or<uint32_t>(m, "dynamic_shared_bytes", 0);
+  l.backend = text(m, "backend");
+  l.device = text(m, "device");
+  l.date = text(m, "date");
+  l.version = text(m, "version");
+  t.source_name = text(m, "source_name");
+  t.dropped_records = number_or<uint64_t>(m, "dropped_records", 0);
+  t.timings_json = text(m, "timings_json");
+  if (auto it = m.find("bookmarks"); it != m.end()) {
+    if (!it->is_array()) corrupted("metadata 'bookmarks' is not a list");
+    for (const json& b : *it) {
+      if (!b.is_object()) corrupted("a bookmark is not an object");
+      t.bookmarks.push_back({number<uint64_t>(field(b, "record"), "record"), text(b, "caption")});
+    }
+  }
+}
+
+bool valid_bytes(uint32_t b) { return b == 1 || b == 2 || b == 4 || b == 8 || b == 16; }
+
+Trace parse_payload(std::string_view p) {
+  Reader r(p);
+  Trace t;
+  read_metadata(r.bytes(r.get<uint64_t>()), t);
+  t.source = r.bytes(r.get<uint64_t>());
+
+  const uint64_t nblocks = r.count(r.get<uint32_t>(), 4, "block");
+  t.blocks.resize(size_t(nblocks));
+  const uint64_t grid_blocks = t.launch.grid.count();
+  for (auto& b : t.blocks) {
+    b = r.get<uint32_t>();
+    if (b >= grid_blocks) corrupted("recorded block outside the grid");
+  }
+
+  const uint64_t nbuffers = r.count(r.get<uint32_t>(), kMinBufferBytes, "buffer");
+  t.buffers.resize(size_t(nbuffers));
+  for (auto& b : t.buffers) {
+    b.name = r.str();
+    uint8_t space = r.get<uint8_t>();
+    if (space > uint8_t(Space::Shared)) corrupted("unknown memory space");
+    b.space = Space(space);
+    b.elem_bytes = r.get<uint32_t>();
+    if (b.elem_bytes == 0) corrupted("buffer with zero-byte elements");
+    b.rows = r.get<uint64_t>();
+    b.cols = r.get<uint64_t>();
+    b.pitch = r.get<uint64_t>();
+    uint8_t cm = r.get<uint8_t>();
+    if (cm > 1) corrupted("bad buffer layout flag");
+    b.col_major = cm != 0;
+    b.size_bytes = r.get<uint64_t>();
+  }
+
+  const uint64_t nsites = r.count(r.get<uint32_t>(), kMinSiteBytes, "site");
+  t.sites.resize(size_t(nsites));
+  for (auto& s : t.sites) {
+    s.line = r.get<uint32_t>();
+    s.buffer = r.get<uint16_t>();
+    if (s.buffer >= t.buffers.size()) corrupted("site refers to a missing buffer");
+    uint8_t space = r.get<uint8_t>(), op = r.get<uint8_t>();
+    if (space > uint8_t(Space::Shared)) corrupted("unknown memory space");
+    if (op > uint8_t(Op::Atomic)) corrupted("unknown memory operation");
+    s.space = Space(space);
+    s.op = Op(op);
+    s.bytes = r.get<uint8_t>();
+    if (!valid_bytes(s.bytes)) corrupted("site with an impossible access width");
+    s.code = r.str();
+  }
+
+  const uint64_t nrecords = r.count(r.get<uint64_t>(), kMinRecordBytes, "record");
+  t.records.resize(size_t(nrecords));
+  for (auto& rec : t.records) {
+    rec.block = r.get<uint32_t>();
+    rec.warp = r.get<uint16_t>();
+    rec.site = r.get<uint16_t>();
+    if (rec.site >= t.sites.size()) corrupted("record refers to a missing site");
+    rec.seq = r.get<uint32_t>();
+    rec.epoch = r.get<uint32_t>();
+    rec.active = r.get<uint32_t>();
+    uint32_t extra = r.get<uint32_t>();
+    if (extra & rec.active) corrupted("bad lane masks");
+    uint32_t stored = rec.active | extra, prev = 0;
+    for (int l = 0; l < kWarpSize; ++l) {
+      if (!((stored >> l) & 1u)) continue;
+      prev += r.get<uint32_t>();
+      rec.offset[l] = prev;
+    }
+  }
+  if (r.left() != 0) corrupted("unexpected bytes after the records");
+  return t;
+}
+
+}  // namespace
+
+std::string encode_trace(const Trace& t) {
+  std::string p = payload(t);
+  std::string out(kMagic, sizeof(kMagic));
+  for (int i = 0; i < 4; ++i) out.push_back(char(uint8_t(kFormatVersion >> (8 * i))));
+  std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> ctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
+  if (!ctx) throw FileError("out of memory while saving the trace");
+  ZSTD_CCtx_setParameter(ctx.get(), ZSTD_c_compressionLevel, 3);
+  ZSTD_CCtx_setParameter(ctx.get(), ZSTD_c_checksumFlag, 1);
+  size_t head = out.size();
+  out.resize(head + ZSTD_compressBound(p.size()));
+  size_t n = ZSTD_compress2(ctx.get(), out.data() + head, out.size() - head, p.data(), p.size());
+  if (ZSTD_isError(n)) throw FileError(std::string("cannot compress the trace: ") + ZSTD_getErrorName(n));
+  out.resize(head + n);
+  return out;
+}
+
+Trace decode_trace(std::string_view b) {
+  if (b.empty()) throw FileError("not a warpscope trace (the file is empty)");
+  const size_t m = std::min(b.size(), sizeof(kMagic));
+  if (std::memcmp(b.data(), kMagic, m) != 0) throw FileError("not a warpscope trace");
+  if (b.size() < kHeaderBytes) throw FileError("trace file is truncated");
+  uint32_t version = 0;
+  for (int i = 0; i < 4; ++i) version |= uint32_t(uint8_t(b[sizeof(kMagic) + i])) << (8 * i);
+  if (version > kFormatVersion)
+    throw FileError("trace format version " + std::to_string(version) + " is newer than this warpscope (reads up to " +
+                    std::to_string(kFormatVersion) + ")");
+  if (version == 0) corrupted("format version 0");
+  if (b.size() == kHeaderBytes) throw FileError("trace file is truncated");
+  return parse_payload(decompress(b.substr(kHeaderBytes)));
+}
+
+void write_trace(const Trace& t, const std::string& path) {
+  std::string bytes;
+  try {
+    bytes = encode_trace(t);
+  } catch (const FileError& e) {
+    throw FileError(path + ": " + e.what());
+  }
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw FileError("cannot write " + path + ": " + std::strerror(errno));
+    f.write(bytes.data(), std::streamsize(bytes.size()));
+    f.close();
+    if (!f) {
+      std::remove(tmp.c_str());
+      throw FileError("cannot write " + path + " (disk full?)");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    std::remove(tmp.c_str());
+    throw FileError("cannot write " + path + ": " + std::strerror(err));
+  }
+}
+
+Trace read_trace(const std::string& path) {
+  std::error_code ec;
+  auto st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st)) throw FileError("cannot open " + path + ": no such file");
+  if (std::filesystem::is_directory(st)) throw FileError("cannot open " + path + ": it is a directory");
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw FileError("cannot open " + path + ": " + std::strerror(errno));
+  std::string bytes;
+  f.seekg(0, std::ios::end);
+  std::streamoff n = f.tellg();
+  if (n < 0) throw FileError("cannot read " + path + " (not a regular file?)");
+  f.seekg(0, std::ios::beg);
+  bytes.resize(size_t(n));
+  f.read(bytes.data(), n);
+  if (!f) throw FileError("cannot read " + path);
+  try {
+    return decode_trace(bytes);
+  } catch (const FileError& e) {
+    throw FileError(path + ": " + e.what());
+  }
+}
+
+}  // namespace ws::trace

@@ -1,0 +1,69 @@
+// Open / save dialogs for .wstrace files: a path field and the traces in its folder.
+#include <algorithm>
+#include <filesystem>
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include "ui/theme.h"
+#include "ui/ui.h"
+
+namespace ws::ui {
+
+namespace {
+
+bool dialog(Ui& ui, const char* title, bool& flag, const char* action) {
+  namespace fs = std::filesystem;
+  if (flag) {
+    ImGui::OpenPopup(title);
+    flag = false;
+  }
+  bool done = false;
+  ImGuiIO& io = ImGui::GetIO();
+  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.5f), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowSize(ImVec2(std::min(760.0f, io.DisplaySize.x - 40), 0), ImGuiCond_Appearing);
+  if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_NoSavedSettings)) return false;
+  if (!trace_files_supported())
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme().warn), "This build cannot read or write .wstrace files.");
+  ImGui::SetNextItemWidth(-1);
+  if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+  bool enter = ImGui::InputTextWithHint("##path", "path/to/trace.wstrace", &ui.dialog_path, ImGuiInputTextFlags_EnterReturnsTrue);
+  // Traces next to the path typed so far.
+  std::error_code ec;
+  fs::path dir = fs::path(ui.dialog_path).parent_path();
+  if (dir.empty()) dir = ".";
+  std::vector<std::string> files;
+  if (fs::is_directory(dir, ec))
+    for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+      if (it->path().extension() == ".wstrace") files.push_back(it->path().string());
+  std::sort(files.begin(), files.end());
+  ImGui::BeginChild("##files", ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 8), true);
+  if (files.empty()) ImGui::TextDisabled("no .wstrace files in %s", dir.string().c_str());
+  for (const auto& f : files)
+    if (ImGui::Selectable(f.c_str(), f == ui.dialog_path, ImGuiSelectableFlags_AllowDoubleClick)) {
+      ui.dialog_path = f;
+      if (ImGui::IsMouseDoubleClicked(0)) enter = true;
+    }
+  ImGui::EndChild();
+  if (ImGui::Button(action, ImVec2(120, 0)) || enter) {
+    done = !ui.dialog_path.empty();
+    if (done) ImGui::CloseCurrentPopup();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel", ImVec2(120, 0)) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
+    ImGui::CloseCurrentPopup();
+  ImGui::EndPopup();
+  return done;
+}
+
+}  // namespace
+
+void file_dialogs(Ui& ui) {
+  if (dialog(ui, "Open trace", ui.open_dialog, "Open")) ui.open_file(ui.dialog_path);
+  if (dialog(ui, "Save trace", ui.save_dialog, "Save")) {
+    std::string p = ui.dialog_path;
+    if (std::filesystem::path(p).extension() != ".wstrace") p += ".wstrace";
+    ui.save_file(p);
+  }
+}
+
+}  // namespace ws::ui

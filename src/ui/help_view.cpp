@@ -1,0 +1,56 @@
+// The help overlay (F1 or ?): every shortcut, in one place.
+#include "ui/theme.h"
+#include "ui/ui.h"
+
+namespace ws::ui {
+
+void help_overlay(Ui& ui) {
+  if (!ui.state.show_help) return;
+  ImGuiIO& io = ImGui::GetIO();
+  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.5f), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowBgAlpha(0.97f);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(22, 18));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 1);
+  ImGui::Begin("Keyboard shortcuts", &ui.state.show_help,
+               ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
+                   ImGuiWindowFlags_NoMove);
+  static const char* rows[][2] = {
+      {"Space", "play / pause"},
+      {"→  /  ←", "next / previous request"},
+      {"Shift+→ / Shift+←,  ↓ / ↑", "next / previous warp"},
+      {"Ctrl+→ / Ctrl+←,  Page Down / Up", "next / previous barrier epoch"},
+      {"Home / End", "first / last request"},
+      {"+  /  −", "play faster / slower"},
+      {"L", "loop at the end"},
+      {"H", "heat layer on / off"},
+      {"F", "follow the current request when zoomed in"},
+      {"1 … 6", "enlarge a panel (catalog, memory, warp, DRAM, source, timing)"},
+      {"0  or  Esc", "back to the full layout"},
+      {"mouse wheel / drag", "zoom / pan a memory grid (double-click: fit)"},
+      {"click / drag the strip", "scrub through the trace"},
+      {"Ctrl+O / Ctrl+S", "open / save a .wstrace file"},
+      {"F12", "save a screenshot (PNG)"},
+      {"F1  or  ?", "this help"},
+  };
+  if (ImGui::BeginTable("##keys", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_PadOuterX)) {
+    ImGui::TableSetupColumn("key", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("action", ImGuiTableColumnFlags_WidthFixed);
+    for (const auto& r : rows) {
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::PushFont(font_for(FontRole::Bold));
+      ImGui::TextUnformatted(r[0]);
+      ImGui::PopFont();
+      ImGui::TableSetColumnIndex(1);
+      ImGui::TextUnformatted(r[1]);
+    }
+    ImGui::EndTable();
+  }
+  ImGui::Spacing();
+  ImGui::TextDisabled("Colours: each lane has its own hue, from red (lane 0) to magenta (lane 31).");
+  ImGui::TextDisabled("White outline: a 32-byte sector · amber outline: a 128-byte line · red rim: bank conflict.");
+  ImGui::End();
+  ImGui::PopStyleVar(2);
+}
+
+}  // namespace ws::ui

@@ -1,0 +1,151 @@
+// The menu bar (with the trace's provenance banner) and the status bar.
+#include <cmath>
+#include <cstdio>
+
+#include "ui/theme.h"
+#include "ui/ui.h"
+
+namespace ws::ui {
+
+namespace {
+
+// A rounded label, e.g. the "TRACE EMULATED ON CPU" banner.
+void pill(const char* text, ImU32 bg, ImU32 fg) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImVec2 sz = ImGui::CalcTextSize(text);
+  ImVec2 p = ImGui::GetCursorScreenPos();
+  float pad = 8;
+  float h = ImGui::GetFrameHeight() - 2;
+  float y = p.y + (ImGui::GetFrameHeight() - h) * 0.5f;
+  dl->AddRectFilled(ImVec2(p.x, y), ImVec2(p.x + sz.x + 2 * pad, y + h), bg, h * 0.5f);
+  dl->AddText(ImVec2(p.x + pad, y + (h - sz.y) * 0.5f), fg, text);
+  ImGui::Dummy(ImVec2(sz.x + 2 * pad, ImGui::GetFrameHeight()));
+}
+
+}  // namespace
+
+void menu_bar(Ui& ui, float& height) {
+  height = 0;
+  UiState& s = ui.state;
+  if (!ImGui::BeginMainMenuBar()) return;
+  height = ImGui::GetWindowHeight();
+  if (ImGui::BeginMenu("File")) {
+    if (ImGui::MenuItem("Open trace…", "Ctrl+O")) {
+      ui.open_dialog = true;
+      ui.dialog_path = s.last_file;
+    }
+    if (ImGui::MenuItem("Save trace…", "Ctrl+S", false, ui.has_model())) {
+      ui.save_dialog = true;
+      ui.dialog_path = s.last_file.empty() ? s.kernel + ".wstrace" : s.last_file;
+    }
+    ImGui::Separator();
+    if (ImGui::MenuItem("Record again", nullptr, false, !ui.recorder.busy())) ui.record();
+    if (ImGui::MenuItem("Save screenshot", "F12")) {
+      char name[64];
+      std::snprintf(name, sizeof name, "warpscope-step%llu.png", (unsigned long long)ui.pane.step);
+      ui.request_screenshot(name);
+    }
+    ImGui::Separator();
+    if (ImGui::MenuItem("Quit", "Ctrl+Q")) ui.request_quit();
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("View")) {
+    ImGui::MenuItem("Heat layer", "H", &s.heat);
+    ImGui::MenuItem("Log-scaled heat", nullptr, &s.heat_log);
+    ImGui::MenuItem("32-byte sectors", nullptr, &s.show_sectors);
+    ImGui::MenuItem("128-byte lines", nullptr, &s.show_lines);
+    ImGui::MenuItem("Row / column numbers", nullptr, &s.show_labels);
+    ImGui::MenuItem("Bank numbers in shared arrays", nullptr, &s.show_banks);
+    ImGui::MenuItem("Follow the current request", "F", &s.follow);
+    ImGui::Separator();
+    if (ImGui::BeginMenu("Enlarge panel")) {
+      const Panel order[] = {Panel::Catalog, Panel::Memory, Panel::Warp, Panel::Dram, Panel::Source, Panel::Timing};
+      for (int i = 0; i < 6; ++i) {
+        char key[4];
+        std::snprintf(key, sizeof key, "%d", i + 1);
+        if (ImGui::MenuItem(panel_name(order[i]), key, s.enlarged == int(order[i]))) ui.enlarge(order[i]);
+      }
+      ImGui::EndMenu();
+    }
+    if (ImGui::MenuItem("Reset layout", "0")) {
+      UiState d;
+      s.left_frac = d.left_frac;
+      s.right_frac = d.right_frac;
+      s.left_split = d.left_split;
+      s.center_split = d.center_split;
+      s.right_split = d.right_split;
+      s.enlarged = -1;
+    }
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Playback")) {
+    if (ImGui::MenuItem(s.playing ? "Pause" : "Play", "Space")) s.playing = !s.playing;
+    ImGui::MenuItem("Loop at the end", "L", &s.loop);
+    ImGui::Separator();
+    if (ImGui::MenuItem("Play by request", nullptr, s.play_unit == StepUnit::Request)) s.play_unit = StepUnit::Request;
+    if (ImGui::MenuItem("Play by warp", nullptr, s.play_unit == StepUnit::Warp)) s.play_unit = StepUnit::Warp;
+    if (ImGui::MenuItem("Play by epoch", nullptr, s.play_unit == StepUnit::Epoch)) s.play_unit = StepUnit::Epoch;
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Help")) {
+    if (ImGui::MenuItem("Keyboard shortcuts", "F1 or ?")) s.show_help = true;
+    ImGui::EndMenu();
+  }
+
+  // Right side: what is on screen, and where the trace came from.
+  if (const Model* m = ui.pane.model.get()) {
+    std::string title = m->title();
+    const char* banner = m->from_gpu ? nullptr : "TRACE EMULATED ON CPU";
+    float w = ImGui::CalcTextSize(title.c_str()).x + 24;
+    if (banner) w += ImGui::CalcTextSize(banner).x + 28;
+    else w += ImGui::CalcTextSize(m->provenance().c_str()).x + 28;
+    float x = ImGui::GetWindowWidth() - w - 8;
+    if (x > ImGui::GetCursorPosX() + 20) {
+      ImGui::SetCursorPosX(x);
+      ImGui::TextUnformatted(title.c_str());
+      ImGui::SameLine(0, 12);
+      if (banner)
+        pill(banner, IM_COL32(255, 184, 64, 255), IM_COL32(30, 24, 10, 255));
+      else
+        pill(m->provenance().c_str(), IM_COL32(72, 207, 134, 255), IM_COL32(10, 30, 18, 255));
+    }
+  }
+  ImGui::EndMainMenuBar();
+}
+
+void status_bar(Ui& ui, ImVec2 min, ImVec2 max) {
+  const Theme& t = theme();
+  ImGui::SetNextWindowPos(min);
+  ImGui::SetNextWindowSize(ImVec2(max.x - min.x, max.y - min.y));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(10, 5));
+  ImGui::PushStyleColor(ImGuiCol_WindowBg, ImGui::ColorConvertU32ToFloat4(IM_COL32(26, 30, 38, 255)));
+  ImGui::Begin("##status", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings |
+                                        ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoFocusOnAppearing);
+  if (ui.recorder.busy()) {
+    // Indeterminate progress: captures report no fraction, so show motion and time.
+    const char* spin = "|/-\\";
+    int i = int(ui.time * 8) & 3;
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.accent), "%c %s… %.1f s", spin[i], ui.recorder.label().c_str(),
+                       ui.recorder.running_seconds());
+    ImGui::SameLine(0, 24);
+  }
+  if (!ui.status.empty()) {
+    ImU32 c = ui.status_error ? t.warn : t.text_dim;
+    ImGui::PushStyleColor(ImGuiCol_Text, c);
+    ImGui::TextUnformatted(ui.status.c_str());
+    ImGui::PopStyleColor();
+  }
+  // Right: size of what is loaded, frame rate, help hint.
+  char right[160];
+  const Model* m = ui.pane.model.get();
+  std::snprintf(right, sizeof right, "%s records · %.0f fps · F1 help", m ? fmt_count(m->size()).c_str() : "0",
+                ImGui::GetIO().Framerate);
+  float w = ImGui::CalcTextSize(right).x;
+  ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 20, ImGui::GetWindowWidth() - w - 12));
+  ImGui::TextDisabled("%s", right);
+  ImGui::End();
+  ImGui::PopStyleColor();
+  ImGui::PopStyleVar();
+}
+
+}  // namespace ws::ui

@@ -1,0 +1,76 @@
+// src/ui/recorder.h — runs captures, file reads and writes, and analyses on a worker
+// thread so the UI never waits on them. The newest request wins: a job submitted while
+// another is queued replaces it (a running capture cannot be interrupted, its result is
+// simply superseded).
+#pragma once
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "analysis/analysis.h"
+#include "capture/capture.h"
+#include "ui/model.h"
+
+namespace ws::ui {
+
+struct Job {
+  enum Kind { Record, Open, Save, Reanalyze } kind = Record;
+  capture::Request request;                 // Record
+  std::string path;                         // Open, Save
+  std::shared_ptr<const Model> model;       // Save, Reanalyze
+  analysis::DramModel dram;                 // Record, Open, Reanalyze
+  std::string label;                        // shown while it runs ("recording transpose_tiled")
+};
+
+struct Outcome {
+  Job::Kind kind = Job::Record;
+  uint64_t id = 0;
+  std::shared_ptr<const Model> model;  // Record, Open, Reanalyze: the new model
+  std::string error;                   // one line; empty on success
+  std::string message;                 // "saved trace.wstrace"
+  double seconds = 0;
+};
+
+class Recorder {
+ public:
+  Recorder();
+  ~Recorder();
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+
+  // Queues `job` (replacing a queued, not yet started one). Returns its id.
+  uint64_t submit(Job job);
+  // The oldest finished outcome not yet taken.
+  std::optional<Outcome> take();
+  bool busy() const;              // a job is queued or running
+  std::string label() const;      // of the running job
+  double running_seconds() const; // how long the running job has been going
+  // Blocks until nothing is queued or running (tests, --screenshot).
+  void wait_idle();
+
+ private:
+  void loop();
+  Outcome execute(const Job& job);
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::optional<std::pair<uint64_t, Job>> queued_;
+  std::deque<Outcome> done_;
+  bool running_ = false;
+  bool stop_ = false;
+  std::string label_;
+  std::chrono::steady_clock::time_point started_;
+  uint64_t next_id_ = 1;
+  std::thread thread_;
+};
+
+// Whether .wstrace files can be read and written by this build.
+bool trace_files_supported();
+
+}  // namespace ws::ui

@@ -1,0 +1,168 @@
+#include "ui/theme.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+namespace ws::ui {
+namespace {
+
+Theme g_theme;
+Fonts g_fonts;
+
+ImVec4 v4(ImU32 c) { return ImGui::ColorConvertU32ToFloat4(c); }
+
+ImU32 lerp_color(ImU32 a, ImU32 b, float t) {
+  ImVec4 x = v4(a), y = v4(b);
+  return ImGui::ColorConvertFloat4ToU32(ImVec4(x.x + (y.x - x.x) * t, x.y + (y.y - x.y) * t,
+                                               x.z + (y.z - x.z) * t, x.w + (y.w - x.w) * t));
+}
+
+// Glyphs the views use beyond ASCII: arrows, ×, ≤, ✓, …, ᵀ, geometric shapes.
+const ImWchar* glyph_ranges() {
+  static const ImWchar ranges[] = {
+      0x0020, 0x00FF,  // Basic Latin, Latin-1
+      0x0370, 0x03FF,  // Greek
+      0x1D00, 0x1DBF,  // phonetic extensions (superscript T)
+      0x2000, 0x206F,  // punctuation: – — … •
+      0x2070, 0x209F,  // super- and subscripts
+      0x2190, 0x21FF,  // arrows
+      0x2200, 0x22FF,  // mathematical operators
+      0x2300, 0x23FF,  // technical
+      0x2500, 0x25FF,  // box drawing, geometric shapes
+      0x2700, 0x27BF,  // dingbats: ✓ ✗
+      0,
+  };
+  return ranges;
+}
+
+ImFont* add_font(const char* const* candidates, float px, std::string& message) {
+  ImGuiIO& io = ImGui::GetIO();
+  for (const char* const* p = candidates; *p; ++p) {
+    std::error_code ec;
+    if (std::filesystem::exists(*p, ec)) {
+      ImFontConfig cfg;
+      cfg.OversampleH = 2;
+      cfg.OversampleV = 1;
+      cfg.PixelSnapH = false;
+      if (ImFont* f = io.Fonts->AddFontFromFileTTF(*p, px, &cfg, glyph_ranges())) return f;
+    }
+  }
+  message = std::string("font not found: ") + candidates[0] + " (using the built-in font)";
+  ImFontConfig cfg;
+  cfg.SizePixels = px;
+  return io.Fonts->AddFontDefault(&cfg);
+}
+
+}  // namespace
+
+const Theme& theme() { return g_theme; }
+const Fonts& fonts() { return g_fonts; }
+
+ImU32 with_alpha(ImU32 c, int alpha) {
+  return (c & ~IM_COL32_A_MASK) | (ImU32(std::clamp(alpha, 0, 255)) << IM_COL32_A_SHIFT);
+}
+
+ImU32 lane_color(int lane, int alpha) {
+  // Red (lane 0) through yellow, green, cyan, blue to magenta (lane 31).
+  float h = 0.86f * float(std::clamp(lane, 0, 31)) / 31.0f;
+  float r, g, b;
+  ImGui::ColorConvertHSVtoRGB(h, g_theme.lane_saturation, g_theme.lane_value, r, g, b);
+  return IM_COL32(int(r * 255), int(g * 255), int(b * 255), alpha);
+}
+
+ImU32 heat_color(float t) {
+  t = std::clamp(t, 0.0f, 1.0f);
+  if (t < 0.5f) return lerp_color(g_theme.heat_lo, g_theme.heat_mid, t * 2);
+  return lerp_color(g_theme.heat_mid, g_theme.heat_hi, (t - 0.5f) * 2);
+}
+
+ImU32 cost_color(double ratio) {
+  if (!(ratio > 0)) return g_theme.text_dim;
+  if (ratio <= 1.05) return g_theme.good;
+  if (ratio <= 2.5) return g_theme.warn;
+  return g_theme.bad;
+}
+
+void apply_theme(int /*index*/, float font_scale) {
+  ImGuiStyle& s = ImGui::GetStyle();
+  s = ImGuiStyle();
+  const Theme& t = g_theme;
+  s.WindowPadding = ImVec2(10, 8);
+  s.FramePadding = ImVec2(8, 4);
+  s.ItemSpacing = ImVec2(8, 6);
+  s.ItemInnerSpacing = ImVec2(6, 4);
+  s.ScrollbarSize = 14;
+  s.GrabMinSize = 12;
+  s.WindowBorderSize = 0;
+  s.ChildBorderSize = 0;
+  s.PopupBorderSize = 1;
+  s.FrameBorderSize = 0;
+  s.WindowRounding = 0;
+  s.ChildRounding = 4;
+  s.FrameRounding = 4;
+  s.PopupRounding = 4;
+  s.GrabRounding = 4;
+  s.TabRounding = 4;
+  s.ScrollbarRounding = 6;
+  ImVec4* c = s.Colors;
+  c[ImGuiCol_Text] = v4(t.text);
+  c[ImGuiCol_TextDisabled] = v4(t.text_dim);
+  c[ImGuiCol_WindowBg] = v4(t.panel);
+  c[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0);
+  c[ImGuiCol_PopupBg] = v4(IM_COL32(36, 41, 52, 250));
+  c[ImGuiCol_Border] = v4(IM_COL32(60, 68, 84, 255));
+  c[ImGuiCol_FrameBg] = v4(IM_COL32(44, 50, 63, 255));
+  c[ImGuiCol_FrameBgHovered] = v4(IM_COL32(56, 64, 80, 255));
+  c[ImGuiCol_FrameBgActive] = v4(IM_COL32(64, 74, 94, 255));
+  c[ImGuiCol_TitleBg] = v4(t.panel_header);
+  c[ImGuiCol_TitleBgActive] = v4(t.panel_header);
+  c[ImGuiCol_MenuBarBg] = v4(IM_COL32(26, 30, 38, 255));
+  c[ImGuiCol_ScrollbarBg] = ImVec4(0, 0, 0, 0);
+  c[ImGuiCol_ScrollbarGrab] = v4(IM_COL32(70, 78, 96, 255));
+  c[ImGuiCol_CheckMark] = v4(t.accent);
+  c[ImGuiCol_SliderGrab] = v4(t.accent);
+  c[ImGuiCol_SliderGrabActive] = v4(IM_COL32(140, 195, 255, 255));
+  c[ImGuiCol_Button] = v4(IM_COL32(50, 58, 74, 255));
+  c[ImGuiCol_ButtonHovered] = v4(IM_COL32(64, 76, 98, 255));
+  c[ImGuiCol_ButtonActive] = v4(IM_COL32(80, 100, 132, 255));
+  c[ImGuiCol_Header] = v4(IM_COL32(48, 82, 130, 255));
+  c[ImGuiCol_HeaderHovered] = v4(IM_COL32(56, 92, 146, 255));
+  c[ImGuiCol_HeaderActive] = v4(IM_COL32(64, 104, 164, 255));
+  c[ImGuiCol_Separator] = v4(IM_COL32(56, 63, 78, 255));
+  c[ImGuiCol_Tab] = v4(IM_COL32(44, 50, 63, 255));
+  c[ImGuiCol_TabHovered] = v4(IM_COL32(64, 104, 164, 255));
+  c[ImGuiCol_TabActive] = v4(IM_COL32(48, 82, 130, 255));
+  c[ImGuiCol_TableHeaderBg] = v4(IM_COL32(38, 43, 55, 255));
+  c[ImGuiCol_TableBorderLight] = v4(IM_COL32(50, 56, 70, 255));
+  c[ImGuiCol_TableBorderStrong] = v4(IM_COL32(60, 68, 84, 255));
+  c[ImGuiCol_TableRowBgAlt] = v4(IM_COL32(255, 255, 255, 8));
+  c[ImGuiCol_PlotHistogram] = v4(t.accent);
+  c[ImGuiCol_PlotLines] = v4(t.accent);
+  c[ImGuiCol_ModalWindowDimBg] = ImVec4(0, 0, 0, 0.55f);
+  s.ScaleAllSizes(std::max(1.0f, font_scale));
+}
+
+Fonts load_fonts(float scale) {
+  static const char* sans[] = {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                               "/usr/share/fonts/TTF/DejaVuSans.ttf", nullptr};
+  static const char* bold[] = {"/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
+                               "/usr/share/fonts/TTF/DejaVuSans-Bold.ttf", nullptr};
+  static const char* mono[] = {"/usr/share/fonts/truetype/jetbrains-mono/JetBrainsMono-Regular.ttf",
+                               "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf",
+                               "/usr/share/fonts/TTF/DejaVuSansMono.ttf", nullptr};
+  Fonts f;
+  f.scale = scale;
+  std::string msg;
+  f.ui = add_font(sans, std::round(17.0f * scale), msg);
+  f.bold = add_font(bold, std::round(18.0f * scale), msg);
+  f.mono = add_font(mono, std::round(16.0f * scale), msg);
+  f.big = add_font(bold, std::round(24.0f * scale), msg);
+  f.small = add_font(sans, std::round(13.0f * scale), msg);
+  f.message = msg;
+  ImGui::GetIO().FontDefault = f.ui;
+  g_fonts = f;
+  return f;
+}
+
+}  // namespace ws::ui

@@ -1,0 +1,62 @@
+// src/ui/theme.h — colours, lane palette and fonts. One place decides how things look, so
+// a presentation theme (large type, light background, colour-blind palette) is a second
+// Theme value rather than edits across the views.
+#pragma once
+#include <imgui.h>
+
+#include <cstdint>
+#include <string>
+
+namespace ws::ui {
+
+struct Theme {
+  ImU32 bg = IM_COL32(22, 25, 32, 255);          // workspace behind the panels
+  ImU32 panel = IM_COL32(30, 34, 43, 255);
+  ImU32 panel_header = IM_COL32(38, 43, 55, 255);
+  ImU32 canvas = IM_COL32(18, 21, 27, 255);       // behind grids and diagrams
+  ImU32 text = IM_COL32(232, 236, 242, 255);
+  ImU32 text_dim = IM_COL32(150, 160, 176, 255);
+  ImU32 accent = IM_COL32(88, 166, 255, 255);
+  ImU32 good = IM_COL32(72, 207, 134, 255);
+  ImU32 warn = IM_COL32(255, 184, 64, 255);
+  ImU32 bad = IM_COL32(255, 96, 96, 255);
+  ImU32 cell_empty = IM_COL32(44, 50, 63, 255);   // a cell no request touched yet
+  ImU32 grid_line = IM_COL32(18, 21, 27, 255);
+  ImU32 sector = IM_COL32(255, 255, 255, 235);    // outline of a 32-byte sector
+  ImU32 line128 = IM_COL32(255, 184, 64, 255);    // outline of a 128-byte line
+  ImU32 heat_lo = IM_COL32(40, 60, 92, 255);      // heat ramp: one hue so lane colours stand out
+  ImU32 heat_mid = IM_COL32(50, 96, 156, 255);
+  ImU32 heat_hi = IM_COL32(118, 178, 238, 255);
+  ImU32 playhead = IM_COL32(255, 255, 255, 255);
+  float lane_saturation = 0.78f, lane_value = 1.0f;
+};
+
+// The active theme (read-only outside theme.cpp).
+const Theme& theme();
+// Applies theme `index` (0: dark) to ImGui's style, scaled for `font_scale`.
+void apply_theme(int index, float font_scale);
+
+// Colour of lane 0..31: a hue sweep, so neighbouring lanes look alike and a coalesced
+// request reads as one smooth gradient across a row.
+ImU32 lane_color(int lane, int alpha = 255);
+// Heat ramp for t in [0, 1].
+ImU32 heat_color(float t);
+// Colour for a cost ratio: 1 = ideal (good) ... >= 4 = bad.
+ImU32 cost_color(double ratio);
+ImU32 with_alpha(ImU32 c, int alpha);
+
+struct Fonts {
+  ImFont* ui = nullptr;      // body text
+  ImFont* bold = nullptr;    // panel titles, emphasis
+  ImFont* mono = nullptr;    // kernel source, addresses
+  ImFont* big = nullptr;     // headline figures ("32-way", "4 sectors")
+  ImFont* small = nullptr;   // labels on grids
+  float scale = 1.0f;
+  std::string message;       // what was missing, if a system font was not found
+};
+// Adds the app's fonts to the current context's atlas (system TTFs, falling back to the
+// built-in font) sized for `scale`. The caller builds / uploads the atlas.
+Fonts load_fonts(float scale);
+const Fonts& fonts();
+
+}  // namespace ws::ui

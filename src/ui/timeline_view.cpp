@@ -1,0 +1,235 @@
+// Timeline: play / pause, step one request, one warp or one epoch back and forth, scrub,
+// speed. Under the buttons, a strip of the whole trace: one bar per pixel column, as tall
+// and as red as the costliest request there (sectors or wavefronts over the ideal), with
+// the barrier epochs of each block as bands.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "ui/theme.h"
+#include "ui/ui.h"
+
+namespace ws::ui {
+
+namespace {
+
+// Cost over ideal of one request (1 = ideal).
+float ratio_of(const Model& m, const trace::Record& r, uint8_t& space) {
+  const auto& tr = m.trace();
+  if (r.site >= tr.sites.size()) return 1;
+  const auto& site = tr.sites[r.site];
+  if (site.space == trace::Space::Shared) {
+    space = 1;
+    auto c = analysis::shared_cost(r, site.bytes);
+    return c.ideal_wavefronts ? float(c.wavefronts) / float(c.ideal_wavefronts) : 1;
+  }
+  space = 0;
+  auto c = analysis::global_cost(r, site.bytes);
+  return c.ideal_sectors ? float(c.sectors) / float(c.ideal_sectors) : 1;
+}
+
+void build_strip(Pane& p, int width) {
+  const Model& m = *p.model;
+  const uint64_t n = m.size();
+  p.strip.assign(size_t(width), 0);
+  p.strip_space.assign(size_t(width), 0);
+  p.strip_width = width;
+  p.strip_model = &m;
+  if (!n) return;
+  const auto& recs = m.trace().records;
+  for (int x = 0; x < width; ++x) {
+    uint64_t a = uint64_t(x) * n / uint64_t(width), b = std::max(a + 1, uint64_t(x + 1) * n / uint64_t(width));
+    b = std::min(b, n);
+    // Every record when few, else 24 evenly spread: the strip is a picture, not a statistic.
+    uint64_t stride = std::max<uint64_t>(1, (b - a) / 24);
+    float worst = 0;
+    uint8_t spaces = 0;
+    for (uint64_t i = a; i < b; i += stride) {
+      uint8_t sp = 0;
+      worst = std::max(worst, ratio_of(m, recs[i], sp));
+      spaces |= uint8_t(1u << sp);
+    }
+    p.strip[size_t(x)] = worst;
+    p.strip_space[size_t(x)] = spaces;
+  }
+}
+
+// A button with a drawn icon: 'R' right triangle, 'L' left triangle, '|' bar, 'P' pause.
+bool icon_button(const char* id, const char* icon, const char* tip, float w, bool on = false) {
+  const Theme& t = theme();
+  ImVec2 sz(w, ImGui::GetFrameHeight());
+  if (on) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::ColorConvertU32ToFloat4(IM_COL32(48, 82, 130, 255)));
+  bool pressed = ImGui::Button(id, sz);
+  if (on) ImGui::PopStyleColor();
+  if (ImGui::IsItemHovered() && tip) ImGui::SetTooltip("%s", tip);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+  const float h = (b.y - a.y) * 0.42f, u = h * 0.8f;
+  size_t n = std::strlen(icon);
+  float total = 0;
+  for (size_t i = 0; i < n; ++i) total += icon[i] == '|' ? u * 0.35f : icon[i] == 'P' ? u : u * 0.9f;
+  float x = (a.x + b.x - total) * 0.5f, cy = (a.y + b.y) * 0.5f;
+  for (size_t i = 0; i < n; ++i) {
+    switch (icon[i]) {
+      case 'R':
+        dl->AddTriangleFilled(ImVec2(x, cy - h * 0.5f), ImVec2(x + u * 0.8f, cy), ImVec2(x, cy + h * 0.5f), t.text);
+        x += u * 0.9f;
+        break;
+      case 'L':
+        dl->AddTriangleFilled(ImVec2(x + u * 0.8f, cy - h * 0.5f), ImVec2(x, cy), ImVec2(x + u * 0.8f, cy + h * 0.5f), t.text);
+        x += u * 0.9f;
+        break;
+      case '|':
+        dl->AddRectFilled(ImVec2(x, cy - h * 0.5f), ImVec2(x + u * 0.2f, cy + h * 0.5f), t.text);
+        x += u * 0.35f;
+        break;
+      case 'P':
+        dl->AddRectFilled(ImVec2(x + u * 0.1f, cy - h * 0.5f), ImVec2(x + u * 0.38f, cy + h * 0.5f), t.text);
+        dl->AddRectFilled(ImVec2(x + u * 0.58f, cy - h * 0.5f), ImVec2(x + u * 0.86f, cy + h * 0.5f), t.text);
+        x += u;
+        break;
+      default: break;
+    }
+  }
+  return pressed;
+}
+
+}  // namespace
+
+void timeline_view(Ui& ui, Pane& p) {
+  const Theme& t = theme();
+  UiState& s = ui.state;
+  const Model* m = p.model.get();
+  const float bw = ImGui::GetFrameHeight() * 1.7f;
+  auto go = [&](int unit, int dir) {
+    if (!m) return;
+    s.playing = false;
+    ui.set_step(m->next(p.step, unit, dir));
+  };
+  ImGui::BeginGroup();
+  if (icon_button("##pe", "|LL", "Previous epoch (Ctrl+←, Page Up)", bw)) go(2, -1);
+  ImGui::SameLine(0, 4);
+  if (icon_button("##pw", "LL", "Previous warp (Shift+←, ↑)", bw)) go(1, -1);
+  ImGui::SameLine(0, 4);
+  if (icon_button("##pr", "L", "Previous request (←)", bw)) go(0, -1);
+  ImGui::SameLine(0, 8);
+  if (icon_button("##play", s.playing ? "P" : "R", s.playing ? "Pause (Space)" : "Play (Space)", bw * 1.4f, s.playing))
+    s.playing = !s.playing;
+  ImGui::SameLine(0, 8);
+  if (icon_button("##nr", "R", "Next request (→)", bw)) go(0, +1);
+  ImGui::SameLine(0, 4);
+  if (icon_button("##nw", "RR", "Next warp (Shift+→, ↓)", bw)) go(1, +1);
+  ImGui::SameLine(0, 4);
+  if (icon_button("##ne", "RR|", "Next epoch (Ctrl+→, Page Down)", bw)) go(2, +1);
+  ImGui::EndGroup();
+
+  ImGui::SameLine(0, 20);
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("speed");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+  ImGui::SliderFloat("##speed", &s.speed, 0.25f, 10000.0f, "%.4g / s", ImGuiSliderFlags_Logarithmic);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+  const char* units[] = {"requests", "warps", "epochs"};
+  int unit = int(s.play_unit);
+  if (ImGui::Combo("##unit", &unit, units, 3)) s.play_unit = StepUnit(unit);
+  ImGui::SameLine();
+  ImGui::Checkbox("loop", &s.loop);
+
+  // Where we are, in words.
+  if (m && m->size()) {
+    const RequestView& rv = p.request();
+    auto c = m->trace().block_coords(rv.rec->block);
+    char where[200];
+    std::snprintf(where, sizeof where, "request %s / %s   ·   block (%u,%u)  warp %u  epoch %u   ·   line %u",
+                  fmt_count(p.step + 1).c_str(), fmt_count(m->size()).c_str(), c.x, c.y, unsigned(rv.rec->warp),
+                  rv.rec->epoch, rv.site ? rv.site->line : 0);
+    ImGui::SameLine(0, 20);
+    ImGui::PushFont(font_for(FontRole::Bold));
+    float w = ImGui::CalcTextSize(where).x;
+    float right = ImGui::GetWindowContentRegionMax().x;
+    if (ImGui::GetCursorPosX() + w < right) ImGui::SetCursorPosX(right - w);
+    ImGui::TextUnformatted(where);
+    ImGui::PopFont();
+  }
+
+  // The strip.
+  ImGui::Spacing();
+  ImVec2 a = ImGui::GetCursorScreenPos();
+  ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float strip_h = std::max(20.0f, avail.y - 4);
+  const int width = std::max(1, int(avail.x));
+  ImGui::InvisibleButton("##strip", ImVec2(float(width), strip_h));
+  if (!m || m->size() == 0) return;
+  const uint64_t n = m->size();
+  if (p.strip_model != m || p.strip_width != width) build_strip(p, width);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float x1 = a.x + float(width);
+  dl->AddRectFilled(a, ImVec2(x1, a.y + strip_h), t.canvas, 4);
+  auto x_of = [&](uint64_t i) { return a.x + float(double(i) / double(n) * width); };
+  // Epoch bands, alternating, where wide enough to see.
+  for (size_t k = 0; k < m->epoch_starts.size(); ++k) {
+    uint64_t e0 = m->epoch_starts[k], e1 = k + 1 < m->epoch_starts.size() ? m->epoch_starts[k + 1] : n;
+    float xa = x_of(e0), xb = x_of(e1);
+    if (xb - xa < 3) continue;
+    if (m->trace().records[e0].epoch % 2) dl->AddRectFilled(ImVec2(xa, a.y), ImVec2(xb, a.y + strip_h), IM_COL32(255, 255, 255, 12));
+  }
+  // Block boundaries with their ids, where there is room.
+  {
+    float last_label = -1e9f;
+    uint32_t prev_block = ~0u;
+    for (uint32_t e0 : m->epoch_starts) {
+      uint32_t b = m->trace().records[e0].block;
+      if (b == prev_block) continue;
+      prev_block = b;
+      float x = x_of(e0);
+      if (x - last_label < 60) continue;
+      last_label = x;
+      dl->AddLine(ImVec2(x, a.y), ImVec2(x, a.y + strip_h), IM_COL32(255, 255, 255, 40), 1);
+      auto c = m->trace().block_coords(b);
+      char lbl[32];
+      std::snprintf(lbl, sizeof lbl, "block %u,%u", c.x, c.y);
+      dl->AddText(font_for(FontRole::Small), font_for(FontRole::Small)->FontSize, ImVec2(x + 3, a.y + 1), t.text_dim, lbl);
+    }
+  }
+  // Cost bars: height by log2 of cost / ideal (1 = a short stub, 32 = full height).
+  const float base = a.y + strip_h - 2, top = a.y + font_for(FontRole::Small)->FontSize + 3;
+  for (int x = 0; x < width; ++x) {
+    float r = p.strip[size_t(x)];
+    if (r <= 0) continue;
+    float f = std::clamp((std::log2(std::max(1.0f, r)) + 1) / 6.0f, 0.08f, 1.0f);
+    float y = base - (base - top) * f;
+    dl->AddLine(ImVec2(a.x + float(x) + 0.5f, base), ImVec2(a.x + float(x) + 0.5f, y), with_alpha(cost_color(r), 200), 1);
+  }
+  // Heat progress: where the heat layer has caught up to.
+  if (s.heat && p.heat.covered() < std::min<uint64_t>(p.step + 1, n)) {
+    float xc = x_of(p.heat.covered());
+    dl->AddRectFilled(ImVec2(xc, base + 0.5f), ImVec2(x_of(p.step + 1), base + 2), t.warn);
+  }
+  // Playhead.
+  float px = x_of(p.step) + 0.5f * std::max(1.0f, float(width) / float(n));
+  dl->AddLine(ImVec2(px, a.y), ImVec2(px, a.y + strip_h), t.playhead, 2);
+  dl->AddTriangleFilled(ImVec2(px - 6, a.y), ImVec2(px + 6, a.y), ImVec2(px, a.y + 8), t.playhead);
+
+  // Scrub by clicking or dragging; hover shows what is there.
+  ImGuiIO& io = ImGui::GetIO();
+  if (ImGui::IsItemActive()) {
+    s.playing = false;
+    float f = std::clamp((io.MousePos.x - a.x) / float(width), 0.0f, 1.0f);
+    ui.set_step(std::min<uint64_t>(n - 1, uint64_t(double(f) * double(n))));
+  } else if (ImGui::IsItemHovered()) {
+    float f = std::clamp((io.MousePos.x - a.x) / float(width), 0.0f, 1.0f);
+    uint64_t i = std::min<uint64_t>(n - 1, uint64_t(double(f) * double(n)));
+    const auto& r = m->trace().records[i];
+    const auto& site = m->trace().sites[r.site];
+    uint8_t sp = 0;
+    float ratio = ratio_of(*m, r, sp);
+    ImGui::SetTooltip("request %s · line %u · %s %s · %.1f× the ideal", fmt_count(i + 1).c_str(), site.line,
+                      trace::to_string(site.space), trace::to_string(site.op), ratio);
+  }
+}
+
+}  // namespace ws::ui

@@ -1,0 +1,93 @@
+// src/ui/timing.h — what the timing panel shows, and where it comes from. Two sources
+// fill the same tables: live timings of the plain kernels on this machine's GPU (a
+// callback the app supplies when there is one), and the replay pack recorded on a real
+// GPU (JSON under assets/replay/). The panel never knows which, beyond the label.
+//
+// The JSON is the one `warpscope bench --format json` prints, read tolerantly:
+//   { "device": "NVIDIA H200" | {"name": ...}, "date": "2026-11-20T10:00:00Z",
+//     "results": [ { "kernel": "transpose_tiled", "size": 8192, "params": {"pad": 1},
+//                    "ms": 0.41, "gbps": 1310.2, "gflops": 0,
+//                    "pct_of_ref": 78.5, "ref": "device copy", "history": [0.42, 0.41] } ] }
+// ("timings" / "kernels" / "runs" are accepted for "results"; "time_ms" / "median_ms"
+// for "ms"; "pct_of_cublas" / "pct_of_copy" name their reference.)
+#pragma once
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace ws::ui {
+
+struct TimingSample {
+  std::string kernel;
+  std::map<std::string, int64_t> params;  // "size" included when known
+  double ms = 0;
+  double gflops = 0;                      // 0: not a compute kernel
+  double gbps = 0;
+  double pct_ref = -1;                    // % of the reference; < 0: none
+  std::string ref;                        // "cuBLAS" | "device copy"
+  std::vector<double> history;            // earlier ms, oldest first
+};
+
+struct TimingTable {
+  std::string origin;   // "live" | "replay" | "trace"
+  std::string device;   // GPU name
+  std::string date;     // when it was measured
+  std::string file;     // where it was read from
+  std::vector<TimingSample> samples;
+};
+
+// Parses bench JSON. Returns false and sets `error` when the text is not such JSON.
+bool parse_bench_json(const std::string& text, TimingTable& out, std::string& error);
+// Reads every *.json under `dir` (recursively). Files that do not parse are skipped and
+// named in `message`; a missing directory gives no tables and an empty message.
+std::vector<TimingTable> load_replay_pack(const std::string& dir, std::string& message);
+
+// Live timings: given catalog ids, returns bench JSON for them (throws on failure). The
+// app supplies one when a GPU backend is built in; none means "no live timings".
+using LiveBench = std::function<std::string(const std::vector<std::string>& kernels)>;
+
+// Runs a LiveBench on its own thread, so timing never blocks a frame.
+class LiveTimer {
+ public:
+  explicit LiveTimer(LiveBench bench);
+  ~LiveTimer();
+  bool available() const { return bool(bench_); }
+  // Asks for fresh timings of `kernels` (replaces a pending request).
+  void request(std::vector<std::string> kernels);
+  bool busy() const;
+  // The newest finished table, if one arrived since the last call.
+  std::optional<TimingTable> take(std::string& error);
+
+ private:
+  void loop();
+  LiveBench bench_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::optional<std::vector<std::string>> pending_;
+  std::optional<TimingTable> done_;
+  std::string error_;
+  bool running_ = false, stop_ = false;
+  std::thread thread_;
+};
+
+// Everything the panel can show: replay tables, live tables, and a history of live
+// figures per kernel.
+struct TimingStore {
+  std::vector<TimingTable> replay;
+  std::optional<TimingTable> live;
+  std::map<std::string, std::vector<double>> live_history;  // kernel -> ms, oldest first
+  std::string message;                                      // pack problems, live errors
+  // Best sample for a kernel: live first, then the newest replay table. `table` gets the
+  // table it came from. Prefers a sample whose params match `params` where given.
+  const TimingSample* find(const std::string& kernel, const std::map<std::string, int64_t>& params,
+                           const TimingTable** table) const;
+  void add_live(TimingTable t);
+};
+
+}  // namespace ws::ui

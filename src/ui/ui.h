@@ -1,0 +1,160 @@
+// src/ui/ui.h — the main window's contents, with no knowledge of the platform: the app
+// calls frame() between ImGui::NewFrame() and ImGui::Render(), and the headless tests do
+// the same with no window at all.
+#pragma once
+#include <imgui.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ui/heat.h"
+#include "ui/model.h"
+#include "ui/recorder.h"
+#include "ui/scene.h"
+#include "ui/state.h"
+#include "ui/timing.h"
+
+namespace ws::ui {
+
+// Platform key codes of keys ImGui 1.86 has no portable name for (-1: none).
+struct Keys {
+  int f1 = -1, f11 = -1, f12 = -1;
+};
+
+struct Environment {
+  GridPainter* painter = nullptr;          // null: a CpuGridPainter is used
+  Keys keys;
+  std::string settings_path;               // "": nothing is persisted
+  std::string replay_dir = "assets/replay";
+  LiveBench live;                          // empty: no GPU timings on this machine
+};
+
+// Zoom and pan of one buffer's grid in the memory view.
+struct GridView {
+  float zoom = 1;           // 1: the whole buffer fits
+  ImVec2 center{-1, -1};    // cell at the middle of the canvas (-1: the buffer's middle)
+};
+
+// One trace being looked at, with its own step and heat (an A/B view holds two).
+struct Pane {
+  std::shared_ptr<const Model> model;
+  HeatMap heat;
+  uint64_t step = 0;
+  double play_accum = 0;
+  std::vector<GridView> grids;  // per buffer
+  uint32_t source_line_shown = 0;  // the source panel scrolls when the current line changes
+  // The current request's figures, recomputed when the step or the model changes.
+  const RequestView& request();
+  // Cost strip of the timeline: worst cost / ideal per pixel column, cached per width.
+  std::vector<float> strip;
+  std::vector<uint8_t> strip_space;  // 0 global, 1 shared, 2 both
+  int strip_width = 0;
+  const Model* strip_model = nullptr;
+
+ private:
+  RequestView rv_;
+  uint64_t rv_step_ = ~uint64_t(0);
+  const Model* rv_model_ = nullptr;
+};
+
+// A panel as drawn this frame (for tests and --windows-json).
+struct DrawnPanel {
+  Panel panel;
+  ImVec2 min, max;
+};
+
+class Ui {
+ public:
+  explicit Ui(Environment env);
+  ~Ui();
+
+  // Draws one frame. `dt`: seconds since the previous frame.
+  void frame(float dt);
+
+  // Records the kernel UiState names (in the background).
+  void record();
+  // Opens / saves a .wstrace file (in the background).
+  void open_file(const std::string& path);
+  void save_file(const std::string& path);
+  // Shows `m` (a recording, a file, a model built elsewhere); keeps the step if asked.
+  void show_model(std::shared_ptr<const Model> m, bool keep_step);
+  // Jumps to a record index (clamped once a model is loaded).
+  void set_step(uint64_t step);
+  // Applies a finished background job, if any; frame() calls it.
+  void poll();
+
+  bool has_model() const { return bool(pane.model); }
+  // A model is loaded, nothing is recording and the heat has caught up with the step.
+  bool settled() const;
+  bool quit_requested() const { return quit_; }
+  // A PNG the user asked for (F12, menu), or "" — the app saves it after rendering.
+  std::string take_screenshot_request();
+  void request_screenshot(const std::string& path) { screenshot_request_ = path; }
+  void request_quit() { quit_ = true; }
+  void save_settings();
+  void message(const std::string& text, bool error = false);
+  const std::vector<DrawnPanel>& drawn() const { return drawn_; }
+  // Facts about the current request, as JSON (tests check them with the screenshot).
+  std::string describe_json() const;
+
+  // ---- what the views use
+  UiState state;
+  Environment env;
+  Pane pane;
+  Recorder recorder;
+  TimingStore timings;
+  LiveTimer live_timer;
+  CpuGridPainter cpu_painter;
+  std::string status;          // last message, shown in the status bar
+  bool status_error = false;
+  double status_time = 0;
+  double time = 0;             // seconds since start
+  bool open_dialog = false, save_dialog = false;
+  std::string dialog_path;
+  std::string record_error;    // why the last recording failed (shown in the catalog)
+  GridPainter* painter() { return env.painter ? env.painter : &cpu_painter; }
+  // The state changed in a way that needs a new recording (debounced).
+  void request_record() { record_due_ = time + 0.15; }
+  void request_reanalyze();
+  void enlarge(Panel p);
+
+ private:
+  void shortcuts();
+  void layout_and_draw();
+  void advance_playback(float dt);
+  bool quit_ = false;
+  double record_due_ = -1;
+  std::string screenshot_request_;
+  std::vector<DrawnPanel> drawn_;
+  std::string live_family_;
+};
+
+// ---- views: one per file, each draws into the current ImGui window -------------------
+void catalog_view(Ui& ui);
+void memory_view(Ui& ui, Pane& p);
+void warp_view(Ui& ui, Pane& p);
+void dram_view(Ui& ui, Pane& p);
+void source_view(Ui& ui, Pane& p);
+void timeline_view(Ui& ui, Pane& p);
+void timing_view(Ui& ui);
+void help_overlay(Ui& ui);
+void menu_bar(Ui& ui, float& height);
+void status_bar(Ui& ui, ImVec2 min, ImVec2 max);
+void file_dialogs(Ui& ui);
+
+// Small shared widgets.
+void headline(const char* value, const char* caption, ImU32 color);  // big figure + caption
+// A row of headline figures that wraps to the next line when the panel is narrow.
+struct Headline {
+  std::string value, caption;
+  ImU32 color;
+};
+void headlines(const std::vector<Headline>& items);
+void help_marker(const char* text);
+std::string fmt_count(uint64_t n);  // 1234567 -> "1,234,567"
+std::string fmt_bytes(uint64_t n);  // "512 B", "4 KiB"
+std::string fmt_compact(uint64_t n);  // 34304 -> "34.3k"
+
+}  // namespace ws::ui

@@ -1,0 +1,305 @@
+// Warp inspector: the 32 lanes of the current request and where their bytes land.
+// Global: lanes → 32-byte sectors (requested bytes vs bytes fetched). Shared: lanes → the
+// 32 banks, one box per distinct word, so an n-way conflict is a column n boxes tall and
+// a broadcast is several lanes pointing at one box. 8- and 16-byte accesses are split
+// into their phases (16 or 8 lanes each). The figures come from analysis::*_cost.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "ui/theme.h"
+#include "ui/ui.h"
+
+namespace ws::ui {
+
+namespace {
+
+constexpr ImU32 kInactive = IM_COL32(70, 76, 90, 255);
+constexpr ImU32 kWaste = IM_COL32(64, 70, 84, 255);
+
+// Lane boxes across [x0, x1) at height y; returns each lane's box.
+std::vector<std::pair<ImVec2, ImVec2>> lane_row(Scene& sc, const trace::Record& r, int first, int count, float x0,
+                                                float x1, float y, float h) {
+  const Theme& t = theme();
+  std::vector<std::pair<ImVec2, ImVec2>> boxes(static_cast<size_t>(count));
+  float w = (x1 - x0) / float(count);
+  float gap = w > 10 ? 2 : 1;
+  for (int i = 0; i < count; ++i) {
+    int lane = first + i;
+    ImVec2 a(x0 + float(i) * w, y), b(x0 + float(i + 1) * w - gap, y + h);
+    boxes[size_t(i)] = {a, b};
+    if (r.lane_active(lane))
+      sc.fill(a, b, lane_color(lane), 3);
+    else
+      sc.rect(a, b, kInactive, 1, 3);
+    bool label = w >= 22 || lane % 4 == 0 || lane == first + count - 1;
+    if (label) sc.text(ImVec2((a.x + b.x) * 0.5f, a.y - 2), std::to_string(lane), t.text_dim, FontRole::Small, 0.5f, 1);
+  }
+  return boxes;
+}
+
+void global_diagram(Scene& sc, const RequestView& rv, ImVec2 size) {
+  const Theme& t = theme();
+  const trace::Record& r = *rv.rec;
+  const uint32_t bytes = rv.site->bytes;
+  const float lab = font_for(FontRole::Small)->FontSize + 4;
+  const float lane_h = std::clamp(size.y * 0.08f, 14.0f, 26.0f);
+  float y = lab + (bytes >= 16 ? lab + 6 : 0);
+  auto lanes = lane_row(sc, r, 0, 32, 0, size.x, y, lane_h);
+  if (bytes >= 16) {
+    // float4: four phases of 8 lanes, each lane 16 bytes wide.
+    for (int ph = 0; ph < 4; ++ph) {
+      float a = lanes[size_t(ph * 8)].first.x, b = lanes[size_t(ph * 8 + 7)].second.x;
+      float by = lab + 2;
+      sc.line(ImVec2(a, by + 4), ImVec2(b, by + 4), t.text_dim, 1.5f);
+      sc.line(ImVec2(a, by + 4), ImVec2(a, by + 9), t.text_dim, 1.5f);
+      sc.line(ImVec2(b, by + 4), ImVec2(b, by + 9), t.text_dim, 1.5f);
+      sc.text(ImVec2((a + b) * 0.5f, by + 2), "phase " + std::to_string(ph), t.text_dim, FontRole::Small, 0.5f, 1);
+    }
+  }
+  y += lane_h;
+
+  // Sectors touched, and which bytes of each some lane asked for (and which lane first).
+  std::map<uint64_t, std::array<int, 32>> sectors;  // sector -> per byte: lane or -1
+  for (uint32_t bits = r.active; bits; bits &= bits - 1) {
+    int lane = std::countr_zero(bits);
+    for (uint64_t a = r.offset[lane]; a < uint64_t(r.offset[lane]) + bytes; ++a) {
+      auto [it, fresh] = sectors.try_emplace(a / 32);
+      if (fresh) it->second.fill(-1);
+      if (it->second[a % 32] < 0) it->second[a % 32] = lane;
+    }
+  }
+  if (sectors.empty()) return;
+  const int n = int(sectors.size());
+  const int per_row = std::clamp(n, 4, 16);
+  const int rows = (n + per_row - 1) / per_row;
+  const float conn = std::clamp(size.y * 0.22f, 40.0f, 110.0f);
+  const float top = y + conn;
+  const float row_h = std::min(84.0f, (size.y - top - 2 * lab) / float(rows));
+  const float box_h = std::max(10.0f, row_h - lab - 4);
+  const float bw = size.x / float(per_row);
+  const float slot_w = (bw - 6) / 8;
+
+  // Where each lane's first byte landed, for the connector.
+  std::vector<ImVec2> target(32, ImVec2(-1, -1));
+  int i = 0;
+  uint64_t prev_line = ~uint64_t(0);
+  float line_start = 0;
+  for (const auto& [sector, owner] : sectors) {
+    int row = i / per_row, col = i % per_row;
+    float x = float(col) * bw, yy = top + float(row) * row_h;
+    // 4-byte slots: a lane's colour where requested, grey where fetched for nothing.
+    for (int s = 0; s < 8; ++s) {
+      int lane = owner[size_t(s * 4)];
+      ImVec2 a(x + 3 + float(s) * slot_w, yy), b(x + 3 + float(s + 1) * slot_w - 1, yy + box_h);
+      sc.fill(a, b, lane >= 0 ? lane_color(lane) : kWaste, 2);
+    }
+    sc.rect(ImVec2(x + 2, yy - 1), ImVec2(x + bw - 2, yy + box_h + 1), t.sector, 1.5f, 3);
+    char lbl[32];
+    std::snprintf(lbl, sizeof lbl, "#%llu", (unsigned long long)sector);
+    if (text_size(FontRole::Small, lbl).x + 4 <= bw || col % 4 == 0)
+      sc.text(ImVec2(x + bw * 0.5f, yy + box_h + 3), lbl, t.text_dim, FontRole::Small, 0.5f, 0);
+    for (int b = 0; b < 32; ++b) {
+      int lane = owner[size_t(b)];
+      if (lane >= 0 && target[size_t(lane)].x < 0) {
+        uint64_t first = r.offset[lane];
+        if (first / 32 == sector) target[size_t(lane)] = ImVec2(x + 3 + (float(first % 32) / 4 + 0.5f) * slot_w, yy);
+      }
+    }
+    // 128-byte lines: a bracket under runs of sectors of one line on one row.
+    uint64_t line = sector / 4;
+    if (line != prev_line || col == 0) line_start = x;
+    prev_line = line;
+    bool last_of_line = std::next(sectors.find(sector)) == sectors.end() ||
+                        std::next(sectors.find(sector))->first / 4 != line || col == per_row - 1;
+    if (last_of_line) sc.line(ImVec2(line_start + 3, yy - 5), ImVec2(x + bw - 3, yy - 5), t.line128, 3);
+    ++i;
+  }
+  for (int lane = 0; lane < 32; ++lane) {
+    if (!r.lane_active(lane) || target[size_t(lane)].x < 0) continue;
+    const auto& box = lanes[size_t(lane)];
+    ImVec2 from((box.first.x + box.second.x) * 0.5f, box.second.y + 1);
+    sc.line(from, ImVec2(target[size_t(lane)].x, target[size_t(lane)].y - 6), lane_color(lane, 170), 1.5f);
+  }
+  // Legend.
+  float ly = size.y - lab + 2;
+  sc.fill(ImVec2(0, ly + 2), ImVec2(12, ly + 12), lane_color(8), 2);
+  sc.text(ImVec2(18, ly), "requested", t.text_dim, FontRole::Small);
+  sc.fill(ImVec2(100, ly + 2), ImVec2(112, ly + 12), kWaste, 2);
+  sc.text(ImVec2(118, ly), "fetched, not used", t.text_dim, FontRole::Small);
+  sc.line(ImVec2(250, ly + 7), ImVec2(275, ly + 7), t.line128, 3);
+  sc.text(ImVec2(281, ly), "one 128-byte line", t.text_dim, FontRole::Small);
+}
+
+void shared_diagram(Scene& sc, const RequestView& rv, ImVec2 size) {
+  const Theme& t = theme();
+  const trace::Record& r = *rv.rec;
+  const uint32_t bytes = rv.site->bytes;
+  const int phases = bytes >= 16 ? 4 : bytes == 8 ? 2 : 1;
+  const int lpp = 32 / phases;  // lanes per phase
+  const float lab = font_for(FontRole::Small)->FontSize + 4;
+  const float region_h = size.y / float(phases);
+  for (int ph = 0; ph < phases; ++ph) {
+    const float y0 = float(ph) * region_h;
+    float y = y0 + lab + (phases > 1 ? lab : 0);
+    if (phases > 1) {
+      char b[64];
+      std::snprintf(b, sizeof b, "phase %d · lanes %d–%d", ph, ph * lpp, ph * lpp + lpp - 1);
+      sc.text(ImVec2(0, y0), b, t.text, FontRole::Small);
+    }
+    const float lane_h = std::clamp(region_h * 0.07f, 12.0f, 24.0f);
+    // Lanes above the banks they would hit in a conflict-free pattern.
+    const float lane_x1 = phases == 1 ? size.x : size.x * float(lpp) / 32.0f;
+    auto lanes = lane_row(sc, r, ph * lpp, lpp, 0, lane_x1, y, lane_h);
+    y += lane_h;
+    // Distinct words per bank in this phase, and the lanes reading each word.
+    std::map<uint32_t, std::map<uint64_t, std::vector<int>>> banks;
+    for (int lane = ph * lpp; lane < ph * lpp + lpp; ++lane) {
+      if (!r.lane_active(lane)) continue;
+      uint64_t a = r.offset[lane];
+      for (uint64_t w = a / 4; w <= (a + bytes - 1) / 4; ++w) banks[uint32_t(w % 32)][w].push_back(lane);
+    }
+    size_t way = 1;
+    for (const auto& [b, words] : banks) way = std::max(way, words.size());
+    const float conn = std::clamp(region_h * 0.22f, 26.0f, 90.0f);
+    const float top = y + conn;
+    const float bottom = y0 + region_h - lab - 4;
+    const float bw = size.x / 32.0f;
+    const float box_h = std::clamp((bottom - top) / float(std::max<size_t>(way, 1)), 2.0f, 22.0f);
+    // Bank columns, the worst ones tinted.
+    for (uint32_t b = 0; b < 32; ++b) {
+      float x = float(b) * bw;
+      auto it = banks.find(b);
+      size_t n = it == banks.end() ? 0 : it->second.size();
+      if (way > 1 && n == way) sc.fill(ImVec2(x, top - 2), ImVec2(x + bw - 1, bottom + 2), with_alpha(t.bad, 50), 2);
+      sc.line(ImVec2(x + 1, bottom + 2), ImVec2(x + bw - 2, bottom + 2), t.text_dim, 1);
+      if (bw >= 22 || b % 4 == 0)
+        sc.text(ImVec2(x + bw * 0.5f, bottom + 4), std::to_string(b), t.text_dim, FontRole::Small, 0.5f, 0);
+    }
+    std::vector<ImVec2> target(32, ImVec2(-1, -1));
+    for (const auto& [b, words] : banks) {
+      float x = float(b) * bw;
+      int k = 0;
+      for (const auto& [w, ls] : words) {
+        // Stack from the bottom: the column's height is the n-way.
+        ImVec2 a(x + 2, bottom - float(k + 1) * box_h + 1), c(x + bw - 3, bottom - float(k) * box_h - 1);
+        sc.fill(a, c, lane_color(ls.front()), box_h >= 6 ? 2 : 0);
+        if (ls.size() > 1) {
+          sc.rect(a, c, IM_COL32(255, 255, 255, 230), 1.5f, 2);
+          if (box_h >= 12 && bw >= 20)
+            sc.text(ImVec2((a.x + c.x) * 0.5f, (a.y + c.y) * 0.5f), "×" + std::to_string(ls.size()),
+                    IM_COL32(10, 12, 16, 255), FontRole::Small, 0.5f, 0.5f);
+        }
+        for (int lane : ls)
+          if (target[size_t(lane)].x < 0) target[size_t(lane)] = ImVec2((a.x + c.x) * 0.5f, a.y);
+        ++k;
+      }
+    }
+    for (int lane = ph * lpp; lane < ph * lpp + lpp; ++lane) {
+      if (!r.lane_active(lane) || target[size_t(lane)].x < 0) continue;
+      const auto& box = lanes[size_t(lane - ph * lpp)];
+      ImVec2 from((box.first.x + box.second.x) * 0.5f, box.second.y + 1);
+      sc.line(from, target[size_t(lane)], lane_color(lane, 150), 1.5f);
+    }
+    if (way > 1) {
+      // Name the conflict above the first worst column.
+      for (const auto& [b, words] : banks)
+        if (words.size() == way) {
+          float x = float(b) * bw + bw * 0.5f;
+          sc.text(ImVec2(std::clamp(x, 30.0f, size.x - 30), bottom - float(way) * box_h - 3),
+                  std::to_string(way) + "-way", t.bad, FontRole::Bold, 0.5f, 1);
+          break;
+        }
+    }
+  }
+}
+
+}  // namespace
+
+void warp_view(Ui& ui, Pane& p) {
+  const Theme& t = theme();
+  if (!p.model || p.model->size() == 0) {
+    ImGui::TextDisabled(ui.recorder.busy() ? "recording…" : "no requests in this trace");
+    return;
+  }
+  const RequestView& rv = p.request();
+  if (!rv.rec || !rv.site) return;
+  const trace::Site& site = *rv.site;
+
+  // What this instruction is.
+  ImGui::PushFont(font_for(FontRole::Mono));
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.accent), "%s %s", trace::to_string(site.space), trace::to_string(site.op));
+  ImGui::SameLine();
+  ImGui::TextUnformatted(site.code.empty() ? "(no source)" : site.code.c_str());
+  ImGui::PopFont();
+  ImGui::TextDisabled("line %u · array %s · %u B per lane · %d of 32 lanes active", site.line,
+                      rv.buffer ? rv.buffer->name.c_str() : "?", unsigned(site.bytes), rv.active_lanes);
+  ImGui::Spacing();
+
+  // Headline figures.
+  char v[64], c[96];
+  std::vector<Headline> hl;
+  if (rv.shared) {
+    const auto& s = rv.s;
+    std::snprintf(v, sizeof v, "%u-way", s.max_way);
+    hl.push_back({v, s.max_way <= 1 ? "no bank conflict" : "bank conflict",
+                  s.max_way <= 1 ? t.good : s.max_way <= 4 ? t.warn : t.bad});
+    std::snprintf(v, sizeof v, "%u", s.wavefronts);
+    std::snprintf(c, sizeof c, "wavefronts (ideal %u)", s.ideal_wavefronts);
+    hl.push_back({v, c, cost_color(s.ideal_wavefronts ? double(s.wavefronts) / s.ideal_wavefronts : 1)});
+    // Broadcast: lanes that read a word another lane also reads.
+    std::map<uint64_t, int> readers;
+    for (uint32_t bits = rv.rec->active; bits; bits &= bits - 1) readers[rv.rec->offset[std::countr_zero(bits)] / 4]++;
+    int shared_lanes = 0;
+    for (const auto& [w, n] : readers)
+      if (n > 1) shared_lanes += n;
+    std::snprintf(v, sizeof v, "%d", shared_lanes);
+    hl.push_back({v, shared_lanes ? "lanes share a word" : "no broadcast", shared_lanes ? t.accent : t.text_dim});
+  } else {
+    const auto& g = rv.g;
+    std::snprintf(v, sizeof v, "%u", g.sectors);
+    std::snprintf(c, sizeof c, "%s (ideal %u) · %u %s", g.sectors == 1 ? "sector" : "sectors", g.ideal_sectors, g.lines,
+                  g.lines == 1 ? "line" : "lines");
+    hl.push_back({v, c, cost_color(g.ideal_sectors ? double(g.sectors) / g.ideal_sectors : 1)});
+    std::snprintf(v, sizeof v, "%.0f%%", g.efficiency * 100);
+    hl.push_back({v, "efficiency", cost_color(g.efficiency > 0 ? 1.0 / g.efficiency : 0)});
+    std::snprintf(v, sizeof v, "%s", fmt_bytes(uint64_t(g.sectors) * 32).c_str());
+    std::snprintf(c, sizeof c, "moved for %s used", fmt_bytes(g.bytes_requested).c_str());
+    hl.push_back({v, c, t.text});
+  }
+  headlines(hl);
+
+  // The plain-language reason.
+  if (!rv.why.empty()) {
+    ImGui::Spacing();
+    ImVec2 a = ImGui::GetCursorScreenPos();
+    float w = ImGui::GetContentRegionAvail().x;
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w - 16);
+    ImGui::SetCursorScreenPos(ImVec2(a.x + 12, a.y + 6));
+    ImGui::TextUnformatted(rv.why.c_str());
+    ImGui::PopTextWrapPos();
+    float h = ImGui::GetItemRectMax().y - a.y + 6;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(a, ImVec2(a.x + w, a.y + h), IM_COL32(88, 166, 255, 28), 4);
+    dl->AddRectFilled(a, ImVec2(a.x + 3, a.y + h), t.accent);
+    ImGui::SetCursorScreenPos(ImVec2(a.x, a.y + h + 8));
+  }
+
+  // The diagram fills the rest.
+  ImVec2 o = ImGui::GetCursorScreenPos();
+  ImVec2 size = ImGui::GetContentRegionAvail();
+  if (size.x < 60 || size.y < 60) return;
+  Scene sc;
+  sc.size = size;
+  if (rv.shared)
+    shared_diagram(sc, rv, size);
+  else
+    global_diagram(sc, rv, size);
+  draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);
+  ImGui::Dummy(size);
+}
+
+}  // namespace ws::ui

@@ -1,0 +1,297 @@
+// The warpscope program as a user runs it: output, exit codes, and one-line errors.
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "catalog.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+struct Run {
+  int rc = -1;
+  std::string out, err;
+  std::vector<std::string> err_lines() const {
+    std::vector<std::string> lines;
+    std::istringstream s(err);
+    for (std::string l; std::getline(s, l);) lines.push_back(l);
+    return lines;
+  }
+};
+
+// A directory for this run's files, removed when the tests end.
+struct Scratch {
+  fs::path dir = fs::temp_directory_path() / ("ws_cli_test_" + std::to_string(::getpid()));
+  Scratch() { fs::create_directories(dir); }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+};
+
+fs::path scratch() {
+  static Scratch s;
+  return s.dir;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+// Runs `warpscope ARGS` (ARGS as a shell would split them).
+Run warpscope(const std::string& args) {
+  const fs::path out = scratch() / "stdout", err = scratch() / "stderr";
+  std::string cmd = std::string("'") + WS_BINARY + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+  int status = std::system(cmd.c_str());
+  Run r;
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+json report_json(const std::string& args) {
+  Run r = warpscope("report " + args + " --format json");
+  INFO("warpscope report " << args << "\n" << r.err);
+  REQUIRE(r.rc == 0);
+  REQUIRE(r.err.empty());
+  return json::parse(r.out);
+}
+
+const json* find_site(const json& rep, const std::string& array, const std::string& space, const std::string& op) {
+  for (const json& s : rep["sites"])
+    if (s["array"] == array && s["space"] == space && s["op"] == op) return &s;
+  return nullptr;
+}
+
+// Bad input: nothing on stdout, exactly one line on stderr, exit code 2.
+void check_bad(const std::string& args, const std::string& mentions = "") {
+  Run r = warpscope(args);
+  INFO("warpscope " << args << "\nstderr: " << r.err);
+  CHECK(r.rc == 2);
+  CHECK(r.out.empty());
+  auto lines = r.err_lines();
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].rfind("warpscope: error: ", 0) == 0);
+  if (!mentions.empty()) CHECK(lines[0].find(mentions) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("list names every catalog kernel, in text and JSON") {
+  Run text = warpscope("list");
+  REQUIRE(text.rc == 0);
+  CHECK(text.err.empty());
+  for (const auto& k : ws::catalog::all()) {
+    CHECK(text.out.find(k.id) != std::string::npos);
+    CHECK(text.out.find(k.title) != std::string::npos);
+    for (const auto& p : k.params) CHECK(text.out.find("--set " + p.name + "=") != std::string::npos);
+  }
+  CHECK(text.out.find("transpose\n") != std::string::npos);
+
+  Run js = warpscope("list --format json");
+  REQUIRE(js.rc == 0);
+  json j = json::parse(js.out);
+  REQUIRE(j["kernels"].size() == ws::catalog::all().size());
+  for (const auto& k : ws::catalog::all()) {
+    bool found = false;
+    for (const json& e : j["kernels"])
+      if (e["id"] == k.id) {
+        found = true;
+        CHECK(e["family"] == k.family);
+        CHECK(e["size"]["default"] == k.teach_size);
+        CHECK(e["params"].size() == k.params.size());
+      }
+    CHECK(found);
+  }
+  CHECK(j["dram_presets"].size() >= 2);
+}
+
+TEST_CASE("no command prints the usage") {
+  Run r = warpscope("");
+  CHECK(r.rc == 0);
+  CHECK(r.out.find("warpscope report --kernel ID") != std::string::npos);
+  CHECK(r.out.find("warpscope report --trace FILE") != std::string::npos);
+  CHECK(r.out.find("warpscope record --kernel ID") != std::string::npos);
+  Run help = warpscope("report --help");
+  CHECK(help.rc == 0);
+  CHECK(help.out.find("--trace") != std::string::npos);
+}
+
+TEST_CASE("the transposed tile store is a 32-way conflict that padding removes") {
+  json rep = report_json("--kernel transpose_tiled --size 64");
+  CHECK(rep["kernel"] == "transpose_tiled");
+  CHECK(rep["backend"] == "emulator");
+  CHECK(rep["params"]["size"] == 64);
+  CHECK(rep["params"]["pad"] == 0);
+  CHECK(rep["grid"] == json::array({2, 2, 1}));
+  CHECK(rep["block"] == json::array({32, 8, 1}));
+  CHECK(rep["blocks_recorded"] == 4);  // every block by default
+  CHECK(rep["check"]["matches_reference"] == true);
+  CHECK(rep["dram_model"]["preset"] == "textbook");
+  const json* store = find_site(rep, "tile", "shared", "store");
+  REQUIRE(store);
+  CHECK((*store)["bank_conflicts"].get<int64_t>() > 0);
+  CHECK((*store)["code"].get<std::string>().find("tile[threadIdx.x]") != std::string::npos);
+  const json* load = find_site(rep, "in", "global", "load");
+  REQUIRE(load);
+  CHECK((*load)["sectors_per_request"] == 4.0);
+
+  json padded = report_json("--kernel transpose_tiled --size 64 --set pad=1");
+  CHECK(padded["params"]["pad"] == 1);
+  int shared = 0;
+  for (const json& s : padded["sites"])
+    if (s["space"] == "shared") {
+      ++shared;
+      CHECK(s["bank_conflicts"] == 0);
+    }
+  CHECK(shared == 2);
+
+  Run text = warpscope("report --kernel transpose_tiled --size 64");
+  REQUIRE(text.rc == 0);
+  CHECK(text.out.find("transpose_tiled") != std::string::npos);
+  CHECK(text.out.find("grid (2, 2, 1)") != std::string::npos);
+  CHECK(text.out.find("output matches CPU reference") != std::string::npos);
+}
+
+TEST_CASE("--set dram and --blocks") {
+  json hbm = report_json("--kernel transpose_tiled --size 64 --set dram=hbm --set pad=1");
+  CHECK(hbm["dram_model"]["preset"] == "hbm");
+  CHECK(hbm["params"].count("dram") == 0);  // not a kernel parameter
+
+  json one = report_json("--kernel transpose_tiled --size 64 --blocks 0");
+  CHECK(one["blocks_recorded"] == 1);
+  CHECK(one["check"]["checked"] == false);
+  json some = report_json("--kernel transpose_tiled --size 64 --blocks 0,2-3");
+  CHECK(some["blocks_recorded"] == 3);
+  const json* store = find_site(some, "tile", "shared", "store");
+  REQUIRE(store);
+  CHECK((*store)["requests"] == 3 * 8 * 4);  // blocks × warps × loop trips
+}
+
+TEST_CASE("a recorded trace reports the same sites as the direct report") {
+  const std::string file = (scratch() / "tiled.wstrace").string();
+  Run rec = warpscope("record --kernel transpose_tiled --size 64 --backend emulator --out '" + file + "'");
+  INFO(rec.err);
+  REQUIRE(rec.rc == 0);
+  CHECK(rec.out.find("wrote") != std::string::npos);
+  REQUIRE(fs::exists(file));
+  CHECK(!fs::exists(file + ".tmp"));
+
+  json direct = report_json("--kernel transpose_tiled --size 64");
+  json saved = report_json("--trace '" + file + "'");
+  CHECK(saved["backend"] == "file");
+  CHECK(saved["recorded_with"] == "emulator");
+  CHECK(saved["kernel"] == direct["kernel"]);
+  CHECK(saved["params"] == direct["params"]);
+  CHECK(saved["grid"] == direct["grid"]);
+  CHECK(saved["sites"] == direct["sites"]);
+  CHECK(saved["epochs"] == direct["epochs"]);
+  json hbm = report_json("--trace '" + file + "' --set dram=hbm");
+  CHECK(hbm["dram_model"]["preset"] == "hbm");
+
+  Run text = warpscope("report --trace '" + file + "'");
+  CHECK(text.rc == 0);
+  CHECK(text.out.find("file, recorded by emulator") != std::string::npos);
+}
+
+TEST_CASE("every catalog kernel reports and matches its CPU reference") {
+  for (const auto& k : ws::catalog::all()) {
+    CAPTURE(k.id);
+    json rep = report_json("--kernel " + k.id);
+    CHECK(rep["kernel"] == k.id);
+    CHECK(rep["check"]["matches_reference"] == true);
+    CHECK(!rep["sites"].empty());
+  }
+}
+
+TEST_CASE("every bad input is one line on stderr and exit code 2") {
+  check_bad("report --kernel nope", "unknown kernel 'nope': allowed ");
+  check_bad("record --kernel nope --out x.wstrace", "transpose_tiled");
+  check_bad("report --kernel transpose_tiled --set bogus=1", "unknown parameter 'bogus'");
+  check_bad("report --kernel transpose_tiled --set pad=7", "allowed 0, 1");
+  check_bad("report --kernel transpose_tiled --set pad", "name=value");
+  check_bad("report --kernel transpose_tiled --set pad=one", "whole number");
+  check_bad("report --kernel transpose_tiled --set =1", "name=value");
+  check_bad("report --kernel transpose_tiled --set dram=ddr4", "allowed textbook, hbm");
+  check_bad("report --kernel transpose_tiled --format xml", "allowed text, json");
+  check_bad("list --format yaml", "allowed text, json");
+  check_bad("report --kernel transpose_tiled --backend cuda", "allowed auto, gpu, emulator");
+  check_bad("report --kernel transpose_tiled --size 0", "allowed 1..");
+  check_bad("report --kernel transpose_tiled --size -5", "out of range");
+  check_bad("report --kernel transpose_tiled --size ten", "whole number");
+  check_bad("report --kernel transpose_tiled --size ''");
+  check_bad("report --kernel transpose_tiled --size 99999999999999999999999", "out of range");
+  check_bad("report --kernel transpose_tiled --size 32768", "too large for memory");
+  check_bad("report --kernel transpose_tiled --blocks 1-x", "0,1,5-7");
+  check_bad("report --kernel transpose_tiled --blocks 7-2", "backwards");
+  check_bad("report --kernel transpose_tiled --size 64 --blocks 4", "outside the grid");
+  check_bad("report --kernel transpose_tiled --blocks 0-4294967295", "too");
+  check_bad("report", "--kernel");
+  check_bad("record --kernel transpose_tiled", "--out");
+  check_bad("record --kernel transpose_tiled --out x.wstrace --set dram=hbm", "dram");
+  check_bad("report --kernel transpose_tiled --trace x.wstrace", "excludes");
+  check_bad("report --kernel transpose_tiled --wat", "--wat");
+  check_bad("frobnicate", "unknown command 'frobnicate': allowed list, report, record");
+  check_bad("report --trace '" + (scratch() / "missing.wstrace").string() + "'", "cannot open");
+  check_bad("report --trace '" + scratch().string() + "'", "directory");
+  check_bad("record --kernel transpose_tiled --out '" + (scratch() / "no" / "dir.wstrace").string() + "'",
+            "cannot write");
+  if (ws::catalog::find("matmul_coarse2d_vec")) {
+    check_bad("report --kernel matmul_coarse2d_vec --size 130", "multiple of 4");
+    check_bad("record --kernel matmul_coarse2d_vec --size 6 --out x.wstrace", "multiple of 4");
+  }
+  if (ws::catalog::find("strided_copy")) check_bad("report --kernel strided_copy --set stride=3", "allowed");
+#ifndef WS_HAVE_CUDA
+  check_bad("report --kernel transpose_tiled --backend gpu", "no GPU backend");
+#endif
+}
+
+TEST_CASE("damaged trace files are one-line errors") {
+  const fs::path good = scratch() / "good.wstrace";
+  REQUIRE(warpscope("record --kernel transpose_tiled --size 40 --out '" + good.string() + "'").rc == 0);
+  const std::string bytes = slurp(good);
+  REQUIRE(bytes.size() > 64);
+  auto write = [](const fs::path& p, const std::string& b) { std::ofstream(p, std::ios::binary) << b; };
+
+  const fs::path empty = scratch() / "empty.wstrace";
+  write(empty, "");
+  check_bad("report --trace '" + empty.string() + "'", "not a warpscope trace");
+
+  const fs::path text = scratch() / "text.wstrace";
+  write(text, "hello, I am not a trace\n");
+  check_bad("report --trace '" + text.string() + "'", "not a warpscope trace");
+
+  const fs::path cut = scratch() / "cut.wstrace";
+  for (size_t n : {size_t(5), size_t(12), size_t(20), bytes.size() / 2, bytes.size() - 1}) {
+    write(cut, bytes.substr(0, n));
+    check_bad("report --trace '" + cut.string() + "'", "truncated");
+  }
+
+  const fs::path flipped = scratch() / "flipped.wstrace";
+  for (size_t at : {bytes.size() / 3, bytes.size() / 2, bytes.size() - 2}) {
+    std::string b = bytes;
+    b[at] = char(b[at] ^ 0x20);
+    write(flipped, b);
+    check_bad("report --trace '" + flipped.string() + "'", "corrupted");
+  }
+
+  std::string newer = bytes;
+  newer[8] = 9;
+  write(flipped, newer);
+  check_bad("report --trace '" + flipped.string() + "'", "version 9 is newer");
+
+  // A failed record leaves an existing file as it was.
+  REQUIRE(warpscope("record --kernel transpose_tiled --size 40 --set bogus=1 --out '" + good.string() + "'").rc == 2);
+  CHECK(slurp(good) == bytes);
+}

@@ -1,0 +1,18 @@
+# GPU tests, labelled "gpu". They exit 77 (skipped) on a machine without a usable GPU; a
+# build without the GPU backend registers one placeholder that reports them skipped.
+if(WS_HAVE_CUDA)
+  add_executable(test_gpu ${CMAKE_CURRENT_LIST_DIR}/gpu/main.cpp ${CMAKE_CURRENT_LIST_DIR}/gpu/test_gpu.cpp)
+  target_include_directories(test_gpu PRIVATE ${DOCTEST_INCLUDE})
+  target_link_libraries(test_gpu PRIVATE ws_gpu ws_emu ws_analysis)
+  add_test(NAME test_gpu COMMAND test_gpu)
+  set_tests_properties(test_gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+
+  # The device-side tool of scripts/device/run_all.sh: bench, hardware-counter probes,
+  # sanitizer runs and replay traces.
+  add_executable(ws_gpu_tool ${CMAKE_CURRENT_LIST_DIR}/gpu/tool.cpp ${CMAKE_SOURCE_DIR}/src/cli/cmd_bench.cpp)
+  target_link_libraries(ws_gpu_tool PRIVATE ws_gpu ws_emu ws_analysis)
+  target_compile_definitions(ws_gpu_tool PRIVATE WS_VERSION="${PROJECT_VERSION}")
+else()
+  add_test(NAME test_gpu COMMAND sh -c "echo 'GPU tests skipped: this build has no GPU backend'; exit 77")
+  set_tests_properties(test_gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+endif()

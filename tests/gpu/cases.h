@@ -1,0 +1,84 @@
+// tests/gpu/cases.h — the launches the GPU checks run: every catalog kernel at its
+// teaching size, plus the variants and awkward sizes that exercise edges (sizes that are
+// not multiples of the tile, tiny tiles, padding on and off).
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "catalog.h"
+
+namespace ws::gpu_test {
+
+struct Case {
+  std::string kernel;
+  int64_t size = 0;  // 0: teaching size
+  std::map<std::string, int64_t> set;
+  std::string name() const {
+    std::string s = kernel + " size=" + std::to_string(size);
+    for (const auto& [k, v] : set) s += " " + k + "=" + std::to_string(v);
+    return s;
+  }
+};
+
+// Every catalog kernel at its teaching size, then the extra variants.
+inline std::vector<Case> teaching_cases() {
+  std::vector<Case> v;
+  for (const auto& k : catalog::all()) v.push_back({k.id, 0, {}});
+  const std::vector<Case> extra = {
+      {"strided_copy", 1000, {{"stride", 8}}},
+      {"offset_copy", 1000, {{"offset", 3}}},
+      {"transpose_read_coalesced", 70, {}},
+      {"transpose_write_coalesced", 33, {{"m", 47}}},
+      {"transpose_tiled", 64, {{"pad", 1}}},
+      {"transpose_tiled", 70, {{"m", 40}}},
+      {"transpose_tiled_dynamic", 64, {{"pad", 1}}},
+      {"transpose_tiled_dynamic", 50, {{"tile", 16}}},
+      {"transpose_tiled_dynamic", 20, {{"tile", 8}, {"pad", 1}}},
+      {"matmul_naive", 70, {}},
+      {"matmul_naive_uncoalesced", 40, {}},
+      {"matmul_tiled", 4, {{"tile", 2}}},
+      {"matmul_tiled", 70, {{"tile", 32}}},
+      {"matmul_tiled", 64, {{"tile", 8}}},
+      {"matmul_corner_turning", 70, {{"tile", 16}}},
+      {"matmul_coarse1d", 100, {{"coarse", 2}}},
+      {"matmul_coarse1d", 64, {{"coarse", 8}}},
+      {"matmul_coarse2d", 100, {{"bm", 64}}},
+      {"matmul_coarse2d_vec", 132, {{"bm", 64}}},
+  };
+  for (const auto& c : extra)
+    if (catalog::find(c.kernel)) v.push_back(c);
+  return v;
+}
+
+// Larger launches for the hardware-counter comparison (one launch each, seconds in all).
+inline std::vector<Case> validation_cases() {
+  std::vector<Case> v;
+  for (const auto& k : catalog::all()) {
+    int64_t n = k.family == "sgemm" ? 512 : k.family == "transpose" ? 2048 : int64_t(1) << 22;
+    if (k.id == "pmpp_exercise") n = int64_t(1) << 20;
+    v.push_back({k.id, n, {}});
+  }
+  const std::vector<Case> extra = {
+      {"strided_copy", int64_t(1) << 22, {{"stride", 8}}},
+      {"transpose_tiled", 2048, {{"pad", 1}}},
+      {"transpose_tiled_dynamic", 2048, {{"pad", 1}}},
+      {"matmul_tiled", 512, {{"tile", 32}}},
+      {"matmul_corner_turning", 512, {{"tile", 32}}},
+  };
+  for (const auto& c : extra)
+    if (catalog::find(c.kernel)) v.push_back(c);
+  return v;
+}
+
+// Resolves a case; throws std::invalid_argument with the catalog's message.
+inline catalog::Params resolve(const Case& c, const catalog::KernelInfo*& k) {
+  k = catalog::find(c.kernel);
+  if (!k) throw std::invalid_argument("unknown kernel " + c.kernel);
+  catalog::Params p;
+  std::string e = catalog::resolve(*k, c.size, c.set, p);
+  if (!e.empty()) throw std::invalid_argument(e);
+  return p;
+}
+
+}  // namespace ws::gpu_test

@@ -1,0 +1,205 @@
+// tests/gpu/tool.cpp — ws_gpu_tool, the GPU side of scripts/device/run_all.sh:
+//   ws_gpu_tool info                        device, driver and clocks (JSON)
+//   ws_gpu_tool bench [bench options]       the `warpscope bench` command
+//   ws_gpu_tool probe plain                 one plain launch per validation case (for ncu)
+//   ws_gpu_tool probe counts                counts mode of the same launches (JSON lines)
+//   ws_gpu_tool sanitize                    every teaching case in plain, record and counts
+//                                           mode (for compute-sanitizer)
+//   ws_gpu_tool trace --kernel ID [--size N] [--set k=v]... --out FILE.wstrace
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cases.h"
+#include "gpu/gpu.h"
+#include "gpu/internal.h"
+#include "trace/wstrace.h"
+
+int cmd_bench(int argc, char** argv);
+
+using namespace ws;
+
+namespace {
+
+std::string utc_now() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char s[32];
+  std::strftime(s, sizeof s, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return s;
+}
+
+int info() {
+  auto d = gpu::device_info();
+  nlohmann::json j = {{"name", d.name},
+                      {"cc", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+                      {"sms", d.sms},
+                      {"memory_bytes", d.memory_bytes},
+                      {"l2_bytes", d.l2_bytes},
+                      {"sm_clock_mhz", d.sm_clock_mhz},
+                      {"max_sm_clock_mhz", d.max_sm_clock_mhz},
+                      {"mem_clock_mhz", d.mem_clock_mhz},
+                      {"max_mem_clock_mhz", d.max_mem_clock_mhz},
+                      {"driver_cuda", gpu::DeviceInfo::version_text(d.driver_version)},
+                      {"runtime_cuda", gpu::DeviceInfo::version_text(d.runtime_version)},
+                      {"date", utc_now()}};
+  std::cout << j.dump() << "\n";
+  return 0;
+}
+
+// Totals of one launch by (space, op), the quantities Nsight Compute counts.
+nlohmann::json totals(const gpu::Counts& c) {
+  nlohmann::json t = nlohmann::json::object();
+  for (size_t i = 0; i < c.meta.sites.size(); ++i) {
+    const auto& s = c.meta.sites[i];
+    const auto& n = c.sites[i];
+    std::string k = std::string(trace::to_string(s.space)) + "_" + (s.op == trace::Op::Store ? "st" : "ld");
+    auto add = [&](const char* f, uint64_t v) { t[k][f] = t[k].value(f, uint64_t(0)) + v; };
+    add("requests", n.requests);
+    if (s.space == trace::Space::Global) {
+      add("sectors", n.sectors);
+    } else {
+      add("wavefronts", n.wavefronts);
+      add("ideal_wavefronts", n.ideal_wavefronts);
+      add("conflicts", n.bank_conflicts);
+    }
+  }
+  return t;
+}
+
+int probe(const std::string& mode) {
+  for (const auto& c : gpu_test::validation_cases()) {
+    const catalog::KernelInfo* k;
+    catalog::Params p = gpu_test::resolve(c, k);
+    auto arrays = catalog::make_arrays(*k, p, 11);
+    if (mode == "plain") {
+      gpu::detail::DeviceArrays d(*k, p);
+      d.upload(arrays);
+      auto r = gpu::detail::plain_runner(*k, p, d);
+      r->launch();
+      gpu::detail::sync(k->id);
+      std::printf("%s\n", c.name().c_str());
+    } else {
+      gpu::Counts cnt = gpu::counts(*k, p, arrays);
+      nlohmann::json j = {{"case", c.name()}, {"kernel", c.kernel}, {"size", p.size()}, {"totals", totals(cnt)}};
+      nlohmann::json sites = nlohmann::json::array();
+      for (size_t i = 0; i < cnt.meta.sites.size(); ++i) {
+        const auto& s = cnt.meta.sites[i];
+        const auto& n = cnt.sites[i];
+        sites.push_back({{"line", s.line},
+                         {"array", cnt.meta.buffers.at(s.buffer).name},
+                         {"space", trace::to_string(s.space)},
+                         {"op", trace::to_string(s.op)},
+                         {"bytes", s.bytes},
+                         {"code", s.code},
+                         {"requests", n.requests},
+                         {"sectors", n.sectors},
+                         {"wavefronts", n.wavefronts},
+                         {"conflicts", n.bank_conflicts}});
+      }
+      j["sites"] = sites;
+      std::cout << j.dump() << "\n";
+    }
+  }
+  return 0;
+}
+
+int sanitize() {
+  int bad = 0;
+  for (const auto& c : gpu_test::teaching_cases()) {
+    const catalog::KernelInfo* k;
+    catalog::Params p = gpu_test::resolve(c, k);
+    auto arrays = catalog::make_arrays(*k, p, 13);
+    auto want = arrays;
+    k->reference(p, want);
+    double tol = k->family == "sgemm" ? 1e-5 : 0.0;
+    {
+      gpu::detail::DeviceArrays d(*k, p);
+      d.upload(arrays);
+      auto r = gpu::detail::plain_runner(*k, p, d);
+      r->launch();
+      gpu::detail::sync(k->id);
+      auto got = arrays;
+      d.download_outputs(got);
+      if (catalog::max_rel_error(*k, p, got, want) > tol) ++bad, std::printf("WRONG plain %s\n", c.name().c_str());
+    }
+    trace::Trace t;
+    auto a1 = arrays;
+    gpu::record(*k, p, a1, {}, t);
+    auto a2 = arrays;
+    gpu::counts(*k, p, a2);
+    if (catalog::max_rel_error(*k, p, a1, want) > tol) ++bad, std::printf("WRONG record %s\n", c.name().c_str());
+    if (catalog::max_rel_error(*k, p, a2, want) > tol) ++bad, std::printf("WRONG counts %s\n", c.name().c_str());
+    std::printf("ran %s: plain, record (%zu records), counts\n", c.name().c_str(), t.records.size());
+  }
+  return bad ? 1 : 0;
+}
+
+int trace_cmd(int argc, char** argv) {
+  std::string id, out;
+  int64_t size = 0;
+  std::map<std::string, int64_t> set;
+  for (int i = 0; i + 1 < argc; i += 2) {
+    std::string a = argv[i], v = argv[i + 1];
+    if (a == "--kernel") id = v;
+    else if (a == "--size") size = std::stoll(v);
+    else if (a == "--out") out = v;
+    else if (a == "--set") set[v.substr(0, v.find('='))] = std::stoll(v.substr(v.find('=') + 1));
+  }
+  const catalog::KernelInfo* k = catalog::find(id);
+  if (!k || out.empty()) {
+    std::fprintf(stderr, "usage: ws_gpu_tool trace --kernel ID [--size N] [--set k=v]... --out FILE\n");
+    return 2;
+  }
+  catalog::Params p;
+  std::string e = catalog::resolve(*k, size, set, p);
+  if (!e.empty()) {
+    std::fprintf(stderr, "%s\n", e.c_str());
+    return 2;
+  }
+  auto arrays = catalog::make_arrays(*k, p);
+  trace::Trace t;
+  gpu::record(*k, p, arrays, {}, t);
+  auto want = catalog::make_arrays(*k, p);
+  k->reference(p, want);
+  double err = catalog::max_rel_error(*k, p, arrays, want);
+  if (err > (k->family == "sgemm" ? 1e-5 : 0.0)) {
+    std::fprintf(stderr, "%s: GPU result differs from the reference (%g)\n", id.c_str(), err);
+    return 1;
+  }
+  auto d = gpu::device_info();
+  t.launch.date = utc_now();
+  t.launch.device = d.name + " (CUDA " + gpu::DeviceInfo::version_text(d.runtime_version) + ", driver CUDA " +
+                    gpu::DeviceInfo::version_text(d.driver_version) + ")";
+  t.launch.version = WS_VERSION;
+  trace::write_trace(t, out);
+  std::printf("%s: %zu records, %zu sites -> %s\n", id.c_str(), t.records.size(), t.sites.size(), out.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string cmd = argc > 1 ? argv[1] : "";
+  try {
+    if (cmd == "bench") return cmd_bench(argc - 1, argv + 1);
+    std::string why;
+    if (!gpu::available(&why)) {
+      std::fprintf(stderr, "ws_gpu_tool: %s\n", why.c_str());
+      return 77;
+    }
+    if (cmd == "info") return info();
+    if (cmd == "probe" && argc > 2) return probe(argv[2]);
+    if (cmd == "sanitize") return sanitize();
+    if (cmd == "trace") return trace_cmd(argc - 2, argv + 2);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ws_gpu_tool %s: %s\n", cmd.c_str(), e.what());
+    return 1;
+  }
+  std::fprintf(stderr, "usage: ws_gpu_tool info|bench|probe plain|probe counts|sanitize|trace ...\n");
+  return 2;
+}

@@ -1,0 +1,14 @@
+# Tests of the desktop app: the views headless (label cpu), and the real binary under
+# Xvfb (label xvfb; skipped when xvfb-run is missing).
+if(NOT WS_HAVE_GUI)
+  return()
+endif()
+ws_test(test_gui SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_views.cpp LIBS ws_ui)
+
+add_executable(ws_png_check ${CMAKE_CURRENT_SOURCE_DIR}/gui/png_check.cpp)
+target_link_libraries(ws_png_check PRIVATE ${STB_LIB} nlohmann_json::nlohmann_json)
+add_test(NAME gui_xvfb_screenshot
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gui/xvfb_screenshot.sh $<TARGET_FILE:warpscope-app>
+                 $<TARGET_FILE:ws_png_check> ${CMAKE_BINARY_DIR}/gui-screenshots)
+set_tests_properties(gui_xvfb_screenshot PROPERTIES LABELS xvfb SKIP_RETURN_CODE 77 TIMEOUT 600
+                     WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})

@@ -1,0 +1,358 @@
+// The views with no window: every panel draws many frames on real emulated traces, the
+// figures on screen are the analysis' figures, and settings / files / timings behave.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "ui/headless.h"
+#include "ui/settings.h"
+#include "ui/timing.h"
+#include "ui/ui.h"
+
+using namespace ws;
+using json = nlohmann::json;
+
+namespace {
+
+std::filesystem::path temp_dir(const char* name) {
+  auto p = std::filesystem::temp_directory_path() / (std::string("warpscope-test-gui-") + name);
+  std::filesystem::remove_all(p);
+  std::filesystem::create_directories(p);
+  return p;
+}
+
+ui::Environment quiet_env() {
+  ui::Environment env;
+  env.replay_dir = "";  // no replay pack: the timing panel must say so
+  return env;
+}
+
+// Draws frames until the background job is done and the heat has caught up.
+void settle(ui::HeadlessContext& ctx, ui::Ui& u) {
+  for (int i = 0; i < 4000; ++i) {
+    ctx.frame(u);
+    if (u.settled()) return;
+    if (u.recorder.busy()) u.recorder.wait_idle();
+  }
+  FAIL("the UI did not settle");
+}
+
+// Records `kernel` with `set`, goes to `step`, and returns the request's figures.
+json show(ui::HeadlessContext& ctx, ui::Ui& u, const std::string& kernel, std::map<std::string, int64_t> set,
+          uint64_t step) {
+  u.state.kernel = kernel;
+  u.state.size = 0;
+  u.state.params = std::move(set);
+  u.record();
+  settle(ctx, u);
+  u.set_step(step);
+  settle(ctx, u);
+  ctx.frame(u);
+  return json::parse(u.describe_json());
+}
+
+}  // namespace
+
+TEST_CASE("every view draws for many frames on an emulated trace") {
+  ui::HeadlessContext ctx(1600, 1000);
+  ui::Ui u(quiet_env());
+  json d = show(ctx, u, "transpose_tiled", {{"pad", 0}}, 0);
+  REQUIRE(u.has_model());
+  CHECK(u.pane.model->trace().launch.backend == "emulator");
+  CHECK(u.pane.model->provenance() == "emulated on CPU");
+  // Every panel of DESIGN.md §5 is on screen.
+  std::set<std::string> keys;
+  for (const auto& p : d["panels"]) keys.insert(p["key"].get<std::string>());
+  for (const char* k : {"catalog", "memory", "warp", "dram", "source", "timeline", "timing"}) CHECK(keys.count(k) == 1);
+
+  // Play through the whole trace, stepping by request, warp and epoch, both ways.
+  const uint64_t n = u.pane.model->size();
+  REQUIRE(n > 100);
+  u.state.playing = true;
+  u.state.speed = 2000;
+  for (int i = 0; i < 300; ++i) {
+    ImDrawData* dd = ctx.frame(u);
+    REQUIRE(dd);
+    CHECK(dd->TotalVtxCount > 0);
+  }
+  u.state.playing = false;
+  const ImGuiKey keys_to_press[] = {ImGuiKey_RightArrow, ImGuiKey_LeftArrow, ImGuiKey_DownArrow, ImGuiKey_UpArrow,
+                                    ImGuiKey_PageDown,   ImGuiKey_PageUp,    ImGuiKey_End,       ImGuiKey_Home};
+  for (int round = 0; round < 20; ++round)
+    for (ImGuiKey k : keys_to_press) {
+      ctx.press(ui::HeadlessContext::key(k));
+      ctx.frame(u);
+      ctx.frame(u);
+      CHECK(u.pane.step < n);
+    }
+  // Each panel enlarged, with the help overlay over it.
+  for (int p = 0; p < int(ui::Panel::Count); ++p) {
+    u.state.enlarged = p;
+    u.state.show_help = p % 2 == 0;
+    for (int i = 0; i < 10; ++i) ctx.frame(u);
+  }
+  u.state.enlarged = -1;
+  u.state.show_help = false;
+  // Space toggles playback.
+  ctx.press(ui::HeadlessContext::key(ImGuiKey_Space));
+  ctx.frame(u);
+  CHECK(u.state.playing);
+  ctx.frame(u);  // the key goes up
+  ctx.press(ui::HeadlessContext::key(ImGuiKey_Space));
+  ctx.frame(u);
+  CHECK(!u.state.playing);
+}
+
+TEST_CASE("the warp inspector shows the 32-way conflict of transpose_tiled and pad=1 removes it") {
+  ui::HeadlessContext ctx(1600, 1000);
+  ui::Ui u(quiet_env());
+  // Request 1 of block 0, warp 0 is the transposed store into the tile.
+  json a = show(ctx, u, "transpose_tiled", {{"pad", 0}}, 1);
+  REQUIRE(a.contains("request"));
+  CHECK(a["request"]["space"] == "shared");
+  CHECK(a["request"]["op"] == "store");
+  CHECK(a["request"]["max_way"] == 32);
+  CHECK(a["request"]["wavefronts"] == 32);
+  // Toggling pad re-records and keeps the step: the same store, now conflict free.
+  u.state.params["pad"] = 1;
+  u.request_record();
+  settle(ctx, u);
+  ctx.frame(u);
+  json b = json::parse(u.describe_json());
+  CHECK(b["step"] == 1);
+  CHECK(b["request"]["space"] == "shared");
+  CHECK(b["request"]["max_way"] == 1);
+  CHECK(b["request"]["wavefronts"] == 1);
+  CHECK(u.pane.model->trace().buffers.back().cols == 33);  // the padded tile, drawn with its extra column
+}
+
+TEST_CASE("naive SGEMM: threads along columns read B in 4 sectors, along rows 32") {
+  if (!catalog::find("matmul_naive") || !catalog::find("matmul_naive_uncoalesced")) return;
+  ui::HeadlessContext ctx(1600, 1000);
+  ui::Ui u(quiet_env());
+  auto per_request = [&](const char* id, const char* array) {
+    show(ctx, u, id, {}, 0);
+    const auto& m = *u.pane.model;
+    for (const auto& st : m.report.sites) {
+      const auto& site = m.trace().sites[st.site];
+      if (m.trace().buffers[site.buffer].name == array && site.op == trace::Op::Load) return st.sectors_per_request;
+    }
+    return -1.0;
+  };
+  CHECK(per_request("matmul_naive", "B") == doctest::Approx(4));
+  CHECK(per_request("matmul_naive_uncoalesced", "A") == doctest::Approx(32));
+}
+
+TEST_CASE("every catalog kernel opens in the app at its teaching size") {
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Ui u(quiet_env());
+  for (const auto& k : catalog::all()) {
+    CAPTURE(k.id);
+    show(ctx, u, k.id, {}, 3);
+    CHECK(u.record_error == "");
+    REQUIRE(u.has_model());
+    CHECK(u.pane.model->trace().launch.kernel == k.id);
+    for (int i = 0; i < 5; ++i) ctx.frame(u);
+  }
+}
+
+TEST_CASE("the heat layer moved back and forth equals the heat built from scratch") {
+  ui::HeadlessContext ctx(800, 600);
+  ui::Ui u(quiet_env());
+  show(ctx, u, "transpose_tiled", {{"pad", 1}}, 0);
+  auto model = u.pane.model;
+  ui::HeatMap moved;
+  moved.reset(model);
+  for (uint64_t target : {uint64_t(200), uint64_t(37), uint64_t(500), uint64_t(499), uint64_t(120)})
+    while (!moved.update(target, 0.001)) {
+    }
+  ui::HeatMap fresh;
+  fresh.reset(model);
+  CHECK(fresh.update(120, 0));
+  for (size_t b = 0; b < model->trace().buffers.size(); ++b) {
+    CHECK(moved.layer(b)->cells == fresh.layer(b)->cells);
+    CHECK(moved.layer(b)->max == fresh.layer(b)->max);
+  }
+  // Every lane access of the covered records lands in exactly one cell.
+  double total = 0;
+  for (size_t b = 0; b < model->trace().buffers.size(); ++b)
+    for (float c : fresh.layer(b)->cells) total += c;
+  uint64_t lanes = 0;
+  for (uint64_t i = 0; i < 120; ++i) lanes += uint64_t(__builtin_popcount(model->trace().records[i].active));
+  CHECK(total == double(lanes));
+}
+
+TEST_CASE("stepping by warp and by epoch lands on run boundaries") {
+  ui::HeadlessContext ctx(800, 600);
+  ui::Ui u(quiet_env());
+  show(ctx, u, "transpose_tiled", {{"pad", 0}}, 0);
+  const auto& m = *u.pane.model;
+  const auto& r = m.trace().records;
+  uint64_t s = 0;
+  for (int i = 0; i < 10; ++i) {
+    uint64_t n = m.next(s, 1, +1);
+    REQUIRE(n > s);
+    CHECK((r[n].warp != r[n - 1].warp || r[n].epoch != r[n - 1].epoch || r[n].block != r[n - 1].block));
+    CHECK(m.next(n, 1, -1) == s);  // back one warp: the start of the previous run
+    s = n;
+  }
+  uint64_t e = m.next(0, 2, +1);
+  CHECK(r[e].epoch != r[e - 1].epoch);
+  CHECK(m.next(e, 2, -1) == 0);
+  CHECK(m.next(m.size() - 1, 0, +1) == m.size() - 1);
+  CHECK(m.next(0, 0, -1) == 0);
+}
+
+TEST_CASE("settings: a round trip keeps the choices; a corrupt file is ignored with a message") {
+  auto dir = temp_dir("settings");
+  std::string path = (dir / "settings.json").string();
+  ui::UiState s;
+  s.kernel = "transpose_tiled";
+  s.params["pad"] = 1;
+  s.speed = 32;
+  s.left_frac = 0.3f;
+  s.enlarged = int(ui::Panel::Memory);
+  s.hidden_buffers["out"] = true;
+  std::string err;
+  REQUIRE(ui::save_settings(path, s, err));
+  ui::UiState back;
+  std::string msg;
+  CHECK(ui::load_settings(path, back, msg));
+  CHECK(msg == "");
+  CHECK(back.kernel == "transpose_tiled");
+  CHECK(back.params["pad"] == 1);
+  CHECK(back.speed == 32);
+  CHECK(back.left_frac == doctest::Approx(0.3f));
+  CHECK(back.enlarged == int(ui::Panel::Memory));
+  CHECK(back.hidden_buffers["out"]);
+
+  for (const char* junk : {"{ not json", "[1,2,3]", "{\"version\": 99}", "\x01\x02\xff garbage"}) {
+    CAPTURE(junk);
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << junk;
+    ui::UiState d;
+    CHECK(!ui::load_settings(path, d, msg));
+    CHECK(msg.find("ignored") != std::string::npos);
+    CHECK(d.kernel == ui::UiState{}.kernel);
+  }
+  // Wrong types and wild values: each field falls back on its own.
+  std::ofstream(path, std::ios::trunc) << R"({"version": 1, "kernel": 12, "speed": "fast", "left_frac": 7, "enlarged": 99})";
+  ui::UiState d;
+  CHECK(ui::load_settings(path, d, msg));
+  CHECK(d.kernel == ui::UiState{}.kernel);
+  CHECK(d.speed == ui::UiState{}.speed);
+  CHECK(d.left_frac <= 0.45f);
+  CHECK(d.enlarged == -1);
+
+  // The Ui itself starts with defaults and says why.
+  std::ofstream(path, std::ios::trunc) << "{ corrupt";
+  ui::Environment env = quiet_env();
+  env.settings_path = path;
+  ui::HeadlessContext ctx(800, 600);
+  ui::Ui u(env);
+  CHECK(u.status_error);
+  CHECK(u.status.find("corrupt") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a trace saved from the app opens again with the same records") {
+  if (!ui::trace_files_supported()) return;
+  auto dir = temp_dir("files");
+  std::string path = (dir / "tiled.wstrace").string();
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Ui u(quiet_env());
+  show(ctx, u, "transpose_tiled", {{"pad", 0}}, 0);
+  auto before = u.pane.model;
+  u.save_file(path);
+  settle(ctx, u);
+  ctx.frame(u);
+  CHECK(std::filesystem::exists(path));
+  u.open_file(path);
+  settle(ctx, u);
+  ctx.frame(u);
+  REQUIRE(u.pane.model != before);
+  CHECK(u.pane.model->origin == "file");
+  CHECK(u.pane.model->trace().records == before->trace().records);
+  CHECK(u.pane.model->provenance() == "emulated on CPU · from file");
+  // A file that is not a trace: an error message, and the trace on screen stays.
+  std::ofstream(dir / "bad.wstrace") << "not a trace";
+  auto kept = u.pane.model;
+  u.open_file((dir / "bad.wstrace").string());
+  settle(ctx, u);
+  ctx.frame(u);
+  CHECK(u.pane.model == kept);
+  CHECK(u.status_error);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("timings: bench JSON and replay packs are read tolerantly; none is said plainly") {
+  ui::TimingTable t;
+  std::string err;
+  CHECK(ui::parse_bench_json(R"({"device": {"name": "NVIDIA H200"}, "date": "2026-11-20T10:00:00Z",
+    "results": [{"kernel": "transpose_tiled", "params": {"pad": 1}, "size": 8192, "ms": 0.41, "gbps": 1310.2,
+                 "pct_of_copy": 78.5, "history": [0.43, 0.42]},
+                {"kernel": "matmul_naive", "time_ms": 12.5, "gflops": 1100, "pct_of_cublas": 2.2}]})",
+                            t, err));
+  CHECK(t.device == "NVIDIA H200");
+  REQUIRE(t.samples.size() == 2);
+  CHECK(t.samples[0].params.at("size") == 8192);
+  CHECK(t.samples[0].ref == "device copy");
+  CHECK(t.samples[0].history.size() == 2);
+  CHECK(t.samples[1].ms == 12.5);
+  CHECK(t.samples[1].ref == "cuBLAS");
+  CHECK(!ui::parse_bench_json("{ nope", t, err));
+  CHECK(!ui::parse_bench_json(R"({"results": []})", t, err));
+
+  auto dir = temp_dir("replay");
+  std::ofstream(dir / "h200.json") << R"({"device": "NVIDIA H200", "date": "2026-11-20",
+      "results": [{"kernel": "transpose_tiled", "params": {"pad": 0}, "ms": 0.9, "gbps": 600},
+                  {"kernel": "transpose_tiled", "params": {"pad": 1}, "ms": 0.4, "gbps": 1300}]})";
+  std::ofstream(dir / "broken.json") << "{";
+  std::string msg;
+  auto tables = ui::load_replay_pack(dir.string(), msg);
+  REQUIRE(tables.size() == 1);
+  CHECK(msg.find("broken.json") != std::string::npos);
+  ui::TimingStore store;
+  store.replay = tables;
+  const ui::TimingTable* from = nullptr;
+  const ui::TimingSample* s = store.find("transpose_tiled", {{"pad", 1}}, &from);
+  REQUIRE(s);
+  CHECK(s->gbps == 1300);
+  CHECK(from->origin == "replay");
+  CHECK(store.find("transpose_tiled", {{"pad", 0}}, nullptr)->gbps == 600);
+  CHECK(store.find("copy", {}, nullptr) == nullptr);
+
+  // The panel draws with a pack and without one.
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Environment env = quiet_env();
+  env.replay_dir = dir.string();
+  ui::Ui with(env);
+  show(ctx, with, "transpose_tiled", {{"pad", 1}}, 0);
+  for (int i = 0; i < 5; ++i) ctx.frame(with);
+  CHECK(with.timings.replay.size() == 1);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("live timings arrive from a background source and build a history") {
+  int calls = 0;
+  ui::Environment env = quiet_env();
+  env.live = [&calls](const std::vector<std::string>& ids) {
+    ++calls;
+    json j;
+    j["device"] = "test GPU";
+    j["results"] = json::array();
+    for (const auto& id : ids) j["results"].push_back({{"kernel", id}, {"ms", 1.0 + calls}, {"gbps", 100.0}});
+    return j.dump();
+  };
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Ui u(env);
+  show(ctx, u, "transpose_tiled", {{"pad", 0}}, 0);
+  for (int i = 0; i < 2000 && !u.timings.live; ++i) ctx.frame(u);
+  REQUIRE(u.timings.live);
+  CHECK(u.timings.live->origin == "live");
+  CHECK(u.timings.live->device == "test GPU");
+  CHECK(u.timings.live_history.count("transpose_tiled") == 1);
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs the real app under Xvfb, drives it to known steps, saves screenshots, and checks
+# them: not blank, every panel present, and the figures the app reports for the request
+# on screen (the 32-way conflict of transpose_tiled, gone with pad=1; 4 vs 32 sectors for
+# the naive SGEMMs). Exit 77 (skipped) when xvfb-run is missing.
+#   xvfb_screenshot.sh WARPSCOPE_APP PNG_CHECK OUT_DIR
+set -u
+app=$1 check=$2 out=$3
+command -v xvfb-run >/dev/null 2>&1 || { echo "xvfb-run not found: skipped"; exit 77; }
+mkdir -p "$out"
+cfg=$(mktemp -d)
+trap 'rm -rf "$cfg"' EXIT
+status=0
+
+# shot NAME "APP ARGS" [--expect key=value ...]
+shot() {
+  local name=$1 args=$2
+  shift 2
+  rm -f "$out/$name.png" "$out/$name.json"
+  # shellcheck disable=SC2086
+  if ! timeout 300 xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --config-dir "$cfg" $args \
+      --screenshot "$out/$name.png" --windows-json "$out/$name.json" --frames 4; then
+    echo "FAIL: $name: the app exited with an error"
+    status=1
+    return
+  fi
+  "$check" "$out/$name.png" "$out/$name.json" "$@" || { echo "FAIL: $name"; status=1; }
+}
+
+shot tiled_pad0 "--kernel transpose_tiled --set pad=0 --step 1" \
+  --expect request.space=shared --expect request.max_way=32 --expect request.wavefronts=32 --expect step=1
+shot tiled_pad1 "--kernel transpose_tiled --set pad=1 --step 1" \
+  --expect request.space=shared --expect request.max_way=1 --expect step=1
+shot naive_read "--kernel transpose_read_coalesced --step 1" \
+  --expect request.op=store --expect request.sectors=32 --expect request.ideal_sectors=4
+shot memory_enlarged "--kernel transpose_read_coalesced --step 41 --panel memory" --expect enlarged=memory
+shot default_lesson "" --expect kernel=transpose_read_coalesced
+if "$app" --help | grep -q -- --kernel; then :; else echo "FAIL: --help"; status=1; fi
+
+# A corrupt settings file: the app still starts, with defaults.
+echo "{ corrupt" > "$cfg/settings.json"
+shot corrupt_settings "--step 0" --expect kernel=transpose_read_coalesced
+exit $status

@@ -1,0 +1,354 @@
+// The .wstrace file: what goes in comes back equal, and no damaged or hostile file can
+// crash the reader or make it allocate what the file cannot hold.
+#include <doctest/doctest.h>
+#include <zstd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <unistd.h>
+
+#include "trace/wstrace.h"
+
+using namespace ws::trace;
+namespace fs = std::filesystem;
+
+namespace {
+
+Trace sample(size_t nrecords = 200) {
+  Trace t;
+  t.launch.kernel = "transpose_tiled";
+  t.launch.params = {{"size", 64}, {"pad", 0}, {"m", 0}, {"negative", -5}};
+  t.launch.grid = {2, 2, 1};
+  t.launch.block = {32, 8, 1};
+  t.launch.dynamic_shared_bytes = 4224;
+  t.launch.backend = "emulator";
+  t.launch.device = "CPU emulator";
+  t.launch.date = "2024-05-01T12:00:00Z";
+  t.launch.version = "0.1.0";
+  t.source_name = "transpose.h";
+  t.source = "// out = inᵀ\n  tile[threadIdx.x][threadIdx.y] = in[i * m + j];\n\tbad utf-8: \xff\xfe\n";
+  t.blocks = {0, 1, 3};
+  t.dropped_records = 12345;
+  t.timings_json = R"({"ms": [0.5, 0.25], "device": "H200"})";
+  t.bookmarks = {{0, "first load"}, {17, "the 32-way conflict — look at the banks"}};
+
+  Buffer in{"in", Space::Global, 4, 64, 64, 0, false, 64 * 64 * 4};
+  Buffer out{"out", Space::Global, 4, 64, 64, 0, true, 64 * 64 * 4};
+  Buffer tile{"tile", Space::Shared, 4, 32, 33, 33, false, 32 * 33 * 4};
+  t.buffers = {in, out, tile};
+  t.sites = {{40, 0, Space::Global, Op::Load, 4, "in[i * m + j]"},
+             {40, 2, Space::Shared, Op::Store, 4, "tile[threadIdx.x][threadIdx.y] = in[i * m + j];"},
+             {52, 1, Space::Global, Op::Store, 16, ""},
+             {53, 2, Space::Shared, Op::Atomic, 8, "atomicAdd(...)"}};
+  std::mt19937 rng(7);
+  for (size_t i = 0; i < nrecords; ++i) {
+    Record r;
+    r.block = uint32_t(rng() % 4);
+    r.warp = uint16_t(rng() % 8);
+    r.site = uint16_t(rng() % t.sites.size());
+    r.seq = uint32_t(i);
+    r.epoch = uint32_t(rng() % 3);
+    switch (i % 4) {
+      case 0: r.active = 0xffffffffu; break;
+      case 1: r.active = 0; break;
+      case 2: r.active = 0x0000ffffu; break;
+      default: r.active = uint32_t(rng()); break;
+    }
+    for (int l = 0; l < kWarpSize; ++l) {
+      if (i % 3 == 0)
+        r.offset[l] = uint32_t(l * 4 + i);  // coalesced
+      else if (i % 3 == 1)
+        r.offset[l] = uint32_t(rng());      // anything, including "backwards"
+      else
+        r.offset[l] = r.lane_active(l) ? uint32_t(l * 132) : 0;
+    }
+    t.records.push_back(r);
+  }
+  return t;
+}
+
+fs::path temp_dir() {
+  fs::path d = fs::temp_directory_path() / ("wstrace_test_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+std::string error_of(std::string_view bytes) {
+  try {
+    decode_trace(bytes);
+  } catch (const FileError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A file whose zstd frame is intact (valid checksum) but whose payload is `payload`.
+std::string with_payload(const std::string& payload) {
+  std::string good = encode_trace(Trace{});
+  std::string out = good.substr(0, 12);
+  std::string z(ZSTD_compressBound(payload.size()), '\0');
+  ZSTD_CCtx* c = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+  size_t n = ZSTD_compress2(c, z.data(), z.size(), payload.data(), payload.size());
+  ZSTD_freeCCtx(c);
+  REQUIRE(!ZSTD_isError(n));
+  return out + z.substr(0, n);
+}
+
+template <class T>
+void put(std::string& s, T v) {
+  for (size_t i = 0; i < sizeof(T); ++i) s.push_back(char(uint8_t(uint64_t(v) >> (8 * i))));
+}
+
+std::string meta_section(const std::string& json) {
+  std::string s;
+  put<uint64_t>(s, json.size());
+  s += json;
+  put<uint64_t>(s, 0);  // source text
+  return s;
+}
+
+const std::string kMeta = R"({"kernel":"k","params":{},"grid":[1,1,1],"block":[32,1,1]})";
+
+}  // namespace
+
+TEST_CASE("a trace round-trips through memory and through a file") {
+  Trace t = sample();
+  std::string bytes = encode_trace(t);
+  CHECK(bytes.substr(0, 7) == "WSTRACE");
+  Trace back = decode_trace(bytes);
+  CHECK(back.launch == t.launch);
+  CHECK(back.buffers == t.buffers);
+  CHECK(back.sites == t.sites);
+  CHECK(back.records == t.records);
+  CHECK(back.bookmarks == t.bookmarks);
+  CHECK(back.timings_json == t.timings_json);
+  CHECK(back.source == t.source);  // exact, even where it is not UTF-8
+  CHECK(back == t);
+
+  fs::path d = temp_dir();
+  std::string path = (d / "t.wstrace").string();
+  write_trace(t, path);
+  CHECK(!fs::exists(path + ".tmp"));
+  CHECK(read_trace(path) == t);
+
+  CHECK(decode_trace(encode_trace(Trace{})) == Trace{});
+  fs::remove_all(d);
+}
+
+TEST_CASE("coalesced records are stored compactly") {
+  Trace t = sample(0);
+  for (uint32_t i = 0; i < 10000; ++i) {
+    Record r;
+    r.site = 0;
+    r.seq = i;
+    r.active = ~0u;
+    for (int l = 0; l < kWarpSize; ++l) r.offset[l] = (i * 32 + uint32_t(l)) * 4;
+    t.records.push_back(r);
+  }
+  std::string bytes = encode_trace(t);
+  CHECK(bytes.size() < 10000 * 8);  // 148 bytes a record in memory
+  CHECK(decode_trace(bytes) == t);
+}
+
+TEST_CASE("a failed write leaves the existing file alone") {
+  fs::path d = temp_dir();
+  std::string path = (d / "keep.wstrace").string();
+  Trace t = sample(10);
+  write_trace(t, path);
+  fs::create_directory(path + ".tmp");  // the temporary cannot be created
+  Trace other = sample(50);
+  CHECK_THROWS_AS(write_trace(other, path), FileError);
+  CHECK(read_trace(path) == t);
+  CHECK_THROWS_AS(write_trace(t, (d / "no" / "such" / "dir.wstrace").string()), FileError);
+  fs::remove_all(d);
+}
+
+TEST_CASE("a truncated trace is reported as such at every length") {
+  std::string bytes = encode_trace(sample());
+  const size_t step = std::max<size_t>(1, bytes.size() / 300);
+  for (size_t n = 0; n < bytes.size(); n += (n < 64 || n + 64 > bytes.size()) ? 1 : step) {
+    std::string e = error_of(std::string_view(bytes).substr(0, n));
+    CAPTURE(n);
+    REQUIRE(!e.empty());
+    if (n >= 12) CHECK(e == "trace file is truncated");
+  }
+  CHECK(error_of(std::string_view(bytes).substr(0, 3)) == "trace file is truncated");
+}
+
+TEST_CASE("damaged bytes give an error, never a different trace") {
+  const Trace t = sample(40);
+  const std::string bytes = encode_trace(t);
+  size_t errors = 0, tries = 0;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    for (uint8_t mask : {uint8_t(0xff), uint8_t(0x01), uint8_t(0x80)}) {
+      std::string bad = bytes;
+      bad[i] = char(uint8_t(bad[i]) ^ mask);
+      ++tries;
+      try {
+        Trace back = decode_trace(bad);
+        CAPTURE(i);
+        CHECK(back == t);  // only bits the format does not depend on (e.g. zstd's window size)
+      } catch (const FileError& e) {
+        ++errors;
+        CHECK(std::string(e.what()).find('\n') == std::string::npos);
+      }
+    }
+  }
+  CHECK(errors > tries * 9 / 10);
+  std::string bad = bytes;
+  bad[bad.size() - 1] = char(bad.back() ^ 0x5a);  // inside the content checksum
+  CHECK(error_of(bad) == "trace file is corrupted (checksum mismatch)");
+  CHECK(error_of(bytes + "x") != "");
+}
+
+TEST_CASE("newer versions, wrong magic, empty and missing files") {
+  std::string bytes = encode_trace(sample(5));
+  std::string newer = bytes;
+  newer[8] = 7;
+  CHECK(error_of(newer) == "trace format version 7 is newer than this warpscope (reads up to 1)");
+  std::string zero = bytes;
+  zero[8] = 0;
+  CHECK(error_of(zero).find("corrupted") != std::string::npos);
+  CHECK(error_of("PK\x03\x04 a zip file, not a trace") == "not a warpscope trace");
+  CHECK(error_of("{\"kernel\": \"copy\"}") == "not a warpscope trace");
+  CHECK(error_of("").find("not a warpscope trace") == 0);
+
+  fs::path d = temp_dir();
+  std::string empty = (d / "empty.wstrace").string();
+  std::ofstream(empty).close();
+  try {
+    read_trace(empty);
+    FAIL("no error");
+  } catch (const FileError& e) {
+    CHECK(std::string(e.what()).find(empty) == 0);
+    CHECK(std::string(e.what()).find("not a warpscope trace") != std::string::npos);
+  }
+  try {
+    read_trace((d / "missing.wstrace").string());
+    FAIL("no error");
+  } catch (const FileError& e) {
+    CHECK(std::string(e.what()).find("cannot open") == 0);
+  }
+  CHECK_THROWS_AS(read_trace(d.string()), FileError);
+  std::string v7 = (d / "v7.wstrace").string();
+  std::ofstream(v7, std::ios::binary) << newer;
+  try {
+    read_trace(v7);
+    FAIL("no error");
+  } catch (const FileError& e) {
+    CHECK(std::string(e.what()) == v7 + ": trace format version 7 is newer than this warpscope (reads up to 1)");
+  }
+  fs::remove_all(d);
+}
+
+TEST_CASE("hostile payloads with a valid checksum are rejected before allocating") {
+  auto corrupt = [](const std::string& payload) {
+    std::string e = error_of(with_payload(payload));
+    CAPTURE(e);
+    CHECK(e.find("trace file is corrupted") == 0);
+    return e;
+  };
+  // Sanity: the hand-made encoding of an empty trace is accepted.
+  std::string empty = meta_section(kMeta);
+  put<uint32_t>(empty, 0);  // blocks
+  put<uint32_t>(empty, 0);  // buffers
+  put<uint32_t>(empty, 0);  // sites
+  put<uint64_t>(empty, 0);  // records
+  CHECK(decode_trace(with_payload(empty)).launch.kernel == "k");
+
+  corrupt("");
+  {
+    std::string p;
+    put<uint64_t>(p, ~uint64_t(0));  // metadata "longer than the universe"
+    corrupt(p);
+  }
+  corrupt(meta_section("not json") + std::string(20, '\0'));
+  corrupt(meta_section("[1,2]") + std::string(20, '\0'));
+  corrupt(meta_section(std::string(100000, '[') + std::string(100000, ']')) + std::string(20, '\0'));
+  corrupt(meta_section(R"({"kernel":"k","params":{"a":"x"},"grid":[1,1,1],"block":[1,1,1]})") + std::string(20, '\0'));
+  corrupt(meta_section(R"({"kernel":"k","params":{},"grid":[0,1,1],"block":[1,1,1]})") + std::string(20, '\0'));
+  corrupt(meta_section(R"({"kernel":"k","params":{},"grid":[1,1],"block":[1,1,1]})") + std::string(20, '\0'));
+  corrupt(meta_section(R"({"kernel":"k","params":{},"grid":[1,1,1],"block":[1,1,-1]})") + std::string(20, '\0'));
+  corrupt(meta_section(R"({"kernel":7,"params":{},"grid":[1,1,1],"block":[1,1,1]})") + std::string(20, '\0'));
+  corrupt(meta_section(R"({"params":{},"grid":[1,1,1],"block":[1,1,1],"bookmarks":[{"caption":"x"}]})") + std::string(20, '\0'));
+  {
+    std::string p = meta_section(kMeta);
+    put<uint32_t>(p, 0xffffffffu);  // blocks
+    corrupt(p);
+  }
+  {
+    std::string p = meta_section(kMeta);
+    put<uint32_t>(p, 1);
+    put<uint32_t>(p, 1);  // block 1 of a one-block grid
+    put<uint32_t>(p, 0);
+    put<uint32_t>(p, 0);
+    put<uint64_t>(p, 0);
+    corrupt(p);
+  }
+  {
+    std::string p = meta_section(kMeta);
+    put<uint32_t>(p, 0);
+    put<uint32_t>(p, 0xffffffffu);  // buffers
+    corrupt(p);
+  }
+  {
+    std::string p = meta_section(kMeta);
+    put<uint32_t>(p, 0);
+    put<uint32_t>(p, 0);
+    put<uint32_t>(p, 1);  // a site on buffer 0 of none
+    put<uint32_t>(p, 10);
+    put<uint16_t>(p, 0);
+    p += std::string("\x00\x00\x04", 3);
+    put<uint32_t>(p, 0);
+    put<uint64_t>(p, 0);
+    CHECK(corrupt(p).find("missing buffer") != std::string::npos);
+  }
+  {
+    std::string p = meta_section(kMeta);
+    put<uint32_t>(p, 0);
+    put<uint32_t>(p, 0);
+    put<uint32_t>(p, 0);
+    put<uint64_t>(p, uint64_t(1) << 40);  // records
+    CHECK(corrupt(p).find("impossible record count") != std::string::npos);
+  }
+  {
+    std::string p = meta_section(kMeta);
+    put<uint32_t>(p, 0);
+    put<uint32_t>(p, 0);
+    put<uint32_t>(p, 0);
+    put<uint64_t>(p, 1);  // a record on site 0 of none
+    p += std::string(24, '\0');
+    CHECK(corrupt(p).find("missing site") != std::string::npos);
+  }
+  corrupt(empty + "trailing");
+}
+
+TEST_CASE("a decompression bomb is refused") {
+  std::string p = meta_section(kMeta);
+  put<uint32_t>(p, 0);
+  put<uint32_t>(p, 0);
+  put<uint32_t>(p, 0);
+  put<uint64_t>(p, 0);
+  p += std::string(size_t(256) << 20, '\0');  // compresses far beyond any real trace
+  std::string e = error_of(with_payload(p));
+  CHECK(e.find("trace file is corrupted") == 0);
+
+  // The same without the size in the frame header: refused while decompressing.
+  std::string z(ZSTD_compressBound(p.size()), '\0');
+  ZSTD_CCtx* c = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+  ZSTD_outBuffer ob{z.data(), z.size(), 0};
+  ZSTD_inBuffer ib{p.data(), p.size(), 0};
+  ZSTD_compressStream2(c, &ob, &ib, ZSTD_e_continue);
+  ZSTD_inBuffer none{nullptr, 0, 0};
+  while (ZSTD_compressStream2(c, &ob, &none, ZSTD_e_end) != 0) {
+  }
+  ZSTD_freeCCtx(c);
+  std::string file = encode_trace(Trace{}).substr(0, 12) + z.substr(0, ob.pos);
+  CHECK(ZSTD_getFrameContentSize(file.data() + 12, file.size() - 12) == ZSTD_CONTENTSIZE_UNKNOWN);
+  CHECK(error_of(file) == "trace file is corrupted (payload expands beyond any real trace)");
+}
