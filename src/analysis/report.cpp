@@ -110,17 +110,7 @@ std::string report_json(const trace::Trace& t, const Report& rep) {
 
 std::string report_text(const trace::Trace& t, const Report& rep) {
   std::ostringstream o;
-  o << t.launch.kernel;
-  for (const auto& [k, v] : t.launch.params) o << "  " << k << "=" << v;
-  o << "\nbackend " << backend(t);
-  if (!t.launch.device.empty()) o << " (" << t.launch.device << ")";
-  const auto& g = t.launch.grid;
-  const auto& b = t.launch.block;
-  o << "   grid " << g.x << "x" << g.y << "x" << g.z << "   block " << b.x << "x" << b.y << "x" << b.z
-    << "   records " << rep.records;
-  if (t.dropped_records) o << " (+" << t.dropped_records << " dropped past the cap)";
-  o << "\n\n";
-
+  if (t.dropped_records) o << "(" << t.dropped_records << " records dropped past the capture cap)\n\n";
   // One row per site.
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"line", "array", "space", "op", "B", "requests", "per request (ideal)", "use", "why"});

@@ -8,6 +8,7 @@
 #include <imgui_impl_opengl3.h>
 #include <stb/stb_image_write.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -95,8 +96,8 @@ int run(const Options& opt) {
   // Fonts sized for the window's content scale (a 4K laptop panel reports 2).
   float xs = 1, ys = 1;
   glfwGetWindowContentScale(window, &xs, &ys);
-  ui::Fonts fonts = ui::load_fonts(std::max(1.0f, xs));
-  ui::apply_theme(0, std::max(1.0f, xs));
+  const float content_scale = std::max(1.0f, xs);
+  float font_scale = 0;  // what the atlas was built for
 
   GlGridPainter painter;
   std::string gl_error;
@@ -107,11 +108,12 @@ int run(const Options& opt) {
   env.keys.f1 = GLFW_KEY_F1;
   env.keys.f11 = GLFW_KEY_F11;
   env.keys.f12 = GLFW_KEY_F12;
+  env.keys.kp_add = GLFW_KEY_KP_ADD;
+  env.keys.kp_subtract = GLFW_KEY_KP_SUBTRACT;
   env.settings_path = dir.empty() ? "" : dir + "/settings.json";
   env.replay_dir = opt.replay_dir;
   env.live = opt.live;
   ui::Ui ui(env);
-  if (!fonts.message.empty()) ui.message(fonts.message, true);
   if (!gl_ok) ui.message("grid shader unavailable, drawing grids without it: " + gl_error, true);
 
   // What to show first: the command line wins over the settings.
@@ -135,6 +137,9 @@ int run(const Options& opt) {
   else
     ui.record();
   if (opt.step >= 0) ui.set_step(uint64_t(opt.step));
+  ui.state.show_help = opt.show_help;
+  bool start_playing = opt.play;
+  std::vector<double> frame_ms;  // CPU time per frame: views, draw lists, GL submission
 
   int exit_code = 0;
   int64_t pending_step = opt.step;
@@ -151,6 +156,17 @@ int run(const Options& opt) {
     auto now = std::chrono::steady_clock::now();
     float dt = std::chrono::duration<float>(now - last).count();
     last = now;
+    // Text size (View menu, Ctrl +/-): rebuild the font atlas between frames.
+    if (float want = content_scale * ui.state.font_scale; want != font_scale) {
+      font_scale = want;
+      io.Fonts->Clear();
+      ui::Fonts f = ui::load_fonts(font_scale);
+      ui::apply_theme(ui.state.theme, font_scale);
+      ImGui_ImplOpenGL3_DestroyFontsTexture();
+      ImGui_ImplOpenGL3_CreateFontsTexture();
+      if (!f.message.empty()) ui.message(f.message, true);
+    }
+    const auto frame_start = std::chrono::steady_clock::now();
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
@@ -160,6 +176,10 @@ int run(const Options& opt) {
       ui.set_step(uint64_t(pending_step));
       pending_step = -1;
     }
+    if (start_playing && ui.has_model() && pending_step < 0) {
+      ui.state.playing = true;
+      start_playing = false;
+    }
     ImGui::Render();
     int fw, fh;
     glfwGetFramebufferSize(window, &fw, &fh);
@@ -168,6 +188,8 @@ int run(const Options& opt) {
     glClearColor(bg.x, bg.y, bg.z, 1);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    if (opt.stats && ui.has_model())
+      frame_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start).count());
 
     std::string shot = ui.take_screenshot_request();
     if (!shot.empty()) {
@@ -209,6 +231,12 @@ int run(const Options& opt) {
   }
 
   if (!automated) ui.save_settings();
+  if (opt.stats && !frame_ms.empty()) {
+    std::sort(frame_ms.begin(), frame_ms.end());
+    std::printf("frames %zu: CPU per frame (views + draw lists + GL submission) median %.2f ms, p95 %.2f ms, max %.2f ms\n",
+                frame_ms.size(), frame_ms[frame_ms.size() / 2], frame_ms[size_t(double(frame_ms.size()) * 0.95)],
+                frame_ms.back());
+  }
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();
@@ -234,7 +262,10 @@ const char* options_help() {
          "  --width W --height H window size (default 1600x1000)\n"
          "  --config-dir DIR     where settings live ('none': do not persist)\n"
          "  --replay-dir DIR     replay pack of GPU timings (default assets/replay)\n"
-         "  --no-vsync           draw as fast as possible\n";
+         "  --no-vsync           draw as fast as possible\n"
+         "  --play               start playing once the trace is loaded\n"
+         "  --show-help          open with the keyboard shortcuts shown\n"
+         "  --stats              print the CPU time per frame at exit\n";
 }
 
 bool parse_options(int argc, char** argv, Options& opt, std::string& error, bool& help) {
@@ -317,6 +348,12 @@ bool parse_options(int argc, char** argv, Options& opt, std::string& error, bool
       opt.replay_dir = v;
     } else if (a == "--no-vsync") {
       opt.vsync = false;
+    } else if (a == "--play") {
+      opt.play = true;
+    } else if (a == "--show-help") {
+      opt.show_help = true;
+    } else if (a == "--stats") {
+      opt.stats = true;
     } else if (!a.empty() && a[0] != '-') {
       opt.trace_file = a;
     } else {

@@ -26,6 +26,9 @@ struct Options {
   int frames = 0;
   std::string windows_json;                  // write the drawn panels and the request's figures here
   std::string panel;                         // enlarge this panel ("memory", "warp", ...)
+  bool show_help = false;                    // open with the shortcut overlay shown
+  bool stats = false;                        // print frame CPU times at exit
+  bool play = false;                         // start playing once loaded
 
   int width = 1600, height = 1000;
   bool vsync = true;

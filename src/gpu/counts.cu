@@ -42,11 +42,20 @@ class CountsLauncher {
         dram_(device_dram(dram)),
         out_(out),
         control_(sizeof(Control), "the counters"),
-        sites_(sizeof(abi::SiteSlot) * abi::kSiteSlots, "the site table") {
+        sites_(sizeof(abi::SiteSlot) * abi::kSiteSlots, "the site table"),
+        empty_sites_(sizeof(abi::SiteSlot) * abi::kSiteSlots, "the site table") {
     words_ = abi::counts_epoch_words(uint32_t(a.size()), dram_.cells());
     max_epochs_ = uint32_t(std::min<uint64_t>(kMaxEpochs, kEpochTableBytes / (uint64_t(words_) * 8)));
     max_epochs_ = std::max<uint32_t>(max_epochs_, 1);
     epochs_ = std::make_unique<DeviceMemory>(uint64_t(max_epochs_) * words_ * 8, "the epoch table");
+    // Site slots as a launch starts: keys empty (all ones), sums zero, `first` all ones.
+    std::vector<abi::SiteSlot> empty(abi::kSiteSlots);
+    for (auto& slot : empty) {
+      std::memset(&slot, 0, sizeof slot);
+      slot.key = abi::kEmptyKey;
+      slot.first = ~0ull;
+    }
+    check(cudaMemcpy(empty_sites_.get(), empty.data(), sites_.bytes(), cudaMemcpyHostToDevice), "preparing the site table");
   }
 
   template <class T>
@@ -90,19 +99,14 @@ class CountsLauncher {
     st.shared_offset = offset;
     check(cudaMemsetAsync(control_.get(), 0, sizeof(Control), cudaStream_t(stream())), "resetting the counters");
     check(cudaMemsetAsync(epochs_->get(), 0, epochs_->bytes(), cudaStream_t(stream())), "resetting the epoch table");
-    // Site slots: keys empty (all ones), sums zero, `first` all ones.
-    static const std::vector<abi::SiteSlot> empty = [] {
-      std::vector<abi::SiteSlot> v(abi::kSiteSlots);
-      for (auto& s : v) {
-        std::memset(&s, 0, sizeof s);
-        s.key = abi::kEmptyKey;
-        s.first = ~0ull;
-      }
-      return v;
-    }();
-    check(cudaMemcpy(sites_.get(), empty.data(), sizeof(abi::SiteSlot) * abi::kSiteSlots, cudaMemcpyHostToDevice),
+    check(cudaMemcpyAsync(sites_.get(), empty_sites_.get(), sites_.bytes(), cudaMemcpyDeviceToDevice,
+                          cudaStream_t(stream())),
           "resetting the site table");
-    check(cudaMemcpyToSymbol(g_counts_state, &st, sizeof st), "setting up counts mode");
+    if (!state_set_ || std::memcmp(&st, &state_, sizeof st) != 0) {
+      check(cudaMemcpyToSymbol(g_counts_state, &st, sizeof st), "setting up counts mode");
+      state_ = st;
+      state_set_ = true;
+    }
   }
 
   void collect(dim3 grid, dim3 block, uint32_t dyn_bytes) {
@@ -232,7 +236,9 @@ class CountsLauncher {
   DeviceArrays& a_;
   abi::Dram dram_;
   Counts* out_;
-  DeviceMemory control_, sites_;
+  DeviceMemory control_, sites_, empty_sites_;
+  abi::CountsState state_{};
+  bool state_set_ = false;
   std::unique_ptr<DeviceMemory> epochs_;
   uint32_t words_ = 0, max_epochs_ = 1;
 };

@@ -113,16 +113,23 @@ struct SiteSlot {
 };
 
 // The DRAM teaching model of src/analysis (DramModel::channel / bank), for power-of-two
-// burst sizes: burst id g -> flat cell channel * banks + bank.
+// burst sizes: burst id g -> flat cell channel * banks + bank. Burst ids fit 32 bits
+// (offsets are 32-bit); the shifts are set by the host when counts are powers of two.
 struct Dram {
   uint32_t channels, banks, burst_bytes, xor_hash;
-  WS_ABI uint32_t cell(uint64_t g) const {
-    uint64_t row = g / channels, c = g % channels;
+  uint32_t burst_shift;             // log2(burst_bytes)
+  uint32_t channel_shift, bank_shift;  // log2 of channels / banks, or 0xff when not a power of two
+  uint32_t cacheable;               // cells depend on the offset modulo 128 only (see CountsState)
+  WS_ABI uint32_t cell(uint32_t g) const {
+    uint32_t row = channel_shift != 0xffu ? g >> channel_shift : g / channels;
+    uint32_t c = channel_shift != 0xffu ? g & (channels - 1u) : g % channels;
     if (xor_hash) {
-      uint64_t h = (row / banks) % channels;
-      c = (channels & (channels - 1)) == 0 ? (c ^ h) : (c + h) % channels;
+      uint32_t q = bank_shift != 0xffu ? row >> bank_shift : row / banks;
+      uint32_t h = channel_shift != 0xffu ? q & (channels - 1u) : q % channels;
+      c = channel_shift != 0xffu ? (c ^ h) : (c + h) % channels;
     }
-    return uint32_t(c * banks + row % banks);
+    uint32_t b = bank_shift != 0xffu ? row & (banks - 1u) : row % banks;
+    return c * banks + b;
   }
   WS_ABI uint32_t cells() const { return channels * banks; }
 };
@@ -145,19 +152,42 @@ struct CountsState {
   uint32_t shared_offset;               // where the counters start in dynamic shared memory
 };
 
-// Dynamic shared memory the counts context adds after the kernel's own: the block's site
-// table, then the current epoch's totals and DRAM cells.
+// Dynamic shared memory the counts context adds after the kernel's own (16-byte aligned):
+//   BlockSite[kSiteSlots]   the block's per-site sums, packed in pairs of 32-bit halves
+//   uint32_t ctl[4]         threads still running, flush tickets by epoch parity
+//   uint64_t ep_pairs[4]    the current epoch's totals, packed as below
+//   CacheEntry[32][kCacheWays]  per warp: the cost of the last requests of each shape
+//   uint32_t cells[n_global][cells + 1]  the current epoch's DRAM cells, then requests
+// A request's cost depends only on its lanes' offsets relative to the first active lane,
+// the active mask and the first offset modulo 128 (sector, line and bank alignment), so
+// each warp remembers the cost of recent shapes and repeats skip the warp-wide analysis.
+constexpr uint32_t kCacheWays = 16;
+struct CacheEntry {
+  uint32_t h1, h2;
+  uint32_t a;  // sectors | lines << 8 | ideal sectors << 16
+  uint32_t b;  // bytes | wavefronts << 12 | ideal wavefronts << 20 | max way << 24
+  uint32_t cells_lo, cells_hi;  // DRAM bursts per cell, 8 bits each (cacheable models)
+  uint32_t pad[2];
+};
 struct BlockSite {
   uint32_t key;
   uint32_t max_way;
   unsigned long long first;
-  uint32_t sums[kSiteSums];
+  unsigned long long pair[4];  // requests|lanes, sectors|lines, ideal|bytes, wavefronts|ideal wavefronts
+  uint32_t example_taken;
+  uint32_t pad;
 };
+// Epoch pairs: requests|lanes, sectors|ideal sectors, bytes|wavefronts, ideal wavefronts.
+constexpr uint32_t kEpochPairs = 4;
 WS_ABI uint32_t counts_epoch_words(uint32_t n_global, uint32_t cells) {
   return kEpochSums + n_global * (cells + 1);
 }
+WS_ABI uint32_t counts_cache_offset() {
+  return uint32_t(sizeof(BlockSite)) * kSiteSlots + 16 + 8 * kEpochPairs;
+}
+WS_ABI uint32_t counts_cells_offset() { return counts_cache_offset() + uint32_t(sizeof(CacheEntry)) * 32 * kCacheWays; }
 WS_ABI uint32_t counts_shared_bytes(uint32_t n_global, uint32_t cells) {
-  return uint32_t(sizeof(BlockSite)) * kSiteSlots + 16 + 4 * counts_epoch_words(n_global, cells);
+  return counts_cells_offset() + 4 * n_global * (cells + 1);
 }
 
 }  // namespace ws::gpu::abi

@@ -101,9 +101,13 @@ class RecordLauncher {
                                       std::to_string(nblocks) + " blocks");
         bits[b >> 5] |= 1u << (b & 31);
       }
-      if (!block_bits_ || block_bits_->bytes() < bits.size() * 4)
-        block_bits_ = std::make_unique<DeviceMemory>(bits.size() * 4, "the block filter");
-      check(cudaMemcpy(block_bits_->get(), bits.data(), bits.size() * 4, cudaMemcpyHostToDevice), "uploading the block filter");
+      if (bits != bits_) {
+        if (!block_bits_ || block_bits_->bytes() < bits.size() * 4)
+          block_bits_ = std::make_unique<DeviceMemory>(bits.size() * 4, "the block filter");
+        check(cudaMemcpy(block_bits_->get(), bits.data(), bits.size() * 4, cudaMemcpyHostToDevice),
+              "uploading the block filter");
+        bits_ = bits;
+      }
       st.block_bits = static_cast<const uint32_t*>(block_bits_->get());
     }
     if (!opt_.warps.empty()) {
@@ -111,12 +115,16 @@ class RecordLauncher {
       for (uint32_t w : opt_.warps)
         if (w < 32) st.warp_bits |= 1u << w;
     }
-    Control init;
-    std::memset(&init, 0, sizeof init);
-    std::fill(std::begin(init.dropped_keys), std::end(init.dropped_keys), abi::kEmptyKey);
-    check(cudaMemcpy(ctl, &init, sizeof init, cudaMemcpyHostToDevice), "resetting the recorder");
-    check(cudaMemcpyToSymbol(g_record_state, &st, sizeof st), "setting up the recorder");
-    state_ = st;
+    // Asynchronous resets, and the constant state only when it changed: a timed run pays
+    // for the recording, not for the set-up.
+    check(cudaMemsetAsync(ctl, 0, sizeof(Control), cudaStream_t(stream())), "resetting the recorder");
+    check(cudaMemsetAsync(ctl->dropped_keys, 0xff, sizeof ctl->dropped_keys, cudaStream_t(stream())),
+          "resetting the recorder");
+    if (!state_set_ || std::memcmp(&st, &state_, sizeof st) != 0) {
+      check(cudaMemcpyToSymbol(g_record_state, &st, sizeof st), "setting up the recorder");
+      state_ = st;
+      state_set_ = true;
+    }
   }
 
   // After a run: whether the buffer dropped records that the caller wants and that fit.
@@ -238,6 +246,8 @@ class RecordLauncher {
   std::unique_ptr<DeviceMemory> records_, block_bits_;
   uint64_t capacity_ = 0;
   abi::RecordState state_{};
+  bool state_set_ = false;
+  std::vector<uint32_t> bits_;
 };
 
 class RecordRunner : public Runner {

@@ -32,6 +32,10 @@ const Availability& availability() {
       int drv = 0, rt = 0;
       cudaDriverGetVersion(&drv);
       cudaRuntimeGetVersion(&rt);
+      if (drv == 0) {
+        r.why = "no NVIDIA driver found (no GPU on this machine)";
+        return r;
+      }
       r.why = "the NVIDIA driver is too old for this build (driver supports CUDA " + DeviceInfo::version_text(drv) +
               ", this build needs " + DeviceInfo::version_text(rt) + "): update the driver";
       return r;

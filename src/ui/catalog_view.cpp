@@ -172,7 +172,7 @@ void catalog_view(Ui& ui) {
   ImGui::TextUnformatted("blocks");
   ImGui::SameLine(label_w);
   ImGui::SetNextItemWidth(-1);
-  if (ImGui::InputTextWithHint("##blocks", "all (or e.g. 0-3,7)", &s.blocks, ImGuiInputTextFlags_EnterReturnsTrue))
+  if (ImGui::InputTextWithHint("##blocks", "every block (or e.g. 0-3,7)", &s.blocks, ImGuiInputTextFlags_EnterReturnsTrue))
     ui.request_record();
   if (ImGui::IsItemDeactivatedAfterEdit()) ui.request_record();
 

@@ -8,7 +8,8 @@ void help_overlay(Ui& ui) {
   if (!ui.state.show_help) return;
   ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.5f), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
-  ImGui::SetNextWindowBgAlpha(0.97f);
+  ImGui::PushStyleColor(ImGuiCol_WindowBg, ImGui::ColorConvertU32ToFloat4(IM_COL32(36, 41, 52, 255)));
+  ImGui::PushStyleColor(ImGuiCol_Border, ImGui::ColorConvertU32ToFloat4(theme().accent));
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(22, 18));
   ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 1);
   ImGui::Begin("Keyboard shortcuts", &ui.state.show_help,
@@ -51,6 +52,7 @@ void help_overlay(Ui& ui) {
   ImGui::TextDisabled("White outline: a 32-byte sector · amber outline: a 128-byte line · red rim: bank conflict.");
   ImGui::End();
   ImGui::PopStyleVar(2);
+  ImGui::PopStyleColor(2);
 }
 
 }  // namespace ws::ui

@@ -150,6 +150,7 @@ void memory_view(Ui& ui, Pane& p) {
                     buf.space == trace::Space::Shared ? "shared" : "global",
                     g.wrapped ? " · 128 B per row" : (g.col_major ? " · column-major" : ""));
       ImFont* bold = font_for(FontRole::Bold);
+      dl->PushClipRect(sa, ImVec2(sa.x + slot_w, sa.y + title_h), true);
       dl->AddText(bold, bold->FontSize, ImVec2(sa.x, sa.y + 2), current ? t.accent : t.text, buf.name.c_str());
       float nx = sa.x + bold->CalcTextSizeA(bold->FontSize, 1e9f, 0, buf.name.c_str()).x + 8;
       dl->AddText(ImVec2(nx, sa.y + 3), t.text_dim, title);
@@ -158,6 +159,7 @@ void memory_view(Ui& ui, Pane& p) {
         float tx = nx + ImGui::CalcTextSize(title).x + 10;
         if (tx + ImGui::CalcTextSize(tag).x < sa.x + slot_w) dl->AddText(ImVec2(tx, sa.y + 3), t.accent, tag);
       }
+      dl->PopClipRect();
     }
 
     // Zoom and pan.

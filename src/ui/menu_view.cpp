@@ -1,4 +1,5 @@
 // The menu bar (with the trace's provenance banner) and the status bar.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -58,6 +59,15 @@ void menu_bar(Ui& ui, float& height) {
     ImGui::MenuItem("Bank numbers in shared arrays", nullptr, &s.show_banks);
     ImGui::MenuItem("Follow the current request", "F", &s.follow);
     ImGui::Separator();
+    ImGui::TextUnformatted("Text size");
+    ImGui::SameLine();
+    if (ImGui::SmallButton(" − ")) s.font_scale = std::max(0.75f, s.font_scale - 0.125f);
+    ImGui::SameLine();
+    ImGui::Text("%.0f%%", s.font_scale * 100);
+    ImGui::SameLine();
+    if (ImGui::SmallButton(" + ")) s.font_scale = std::min(2.5f, s.font_scale + 0.125f);
+    ImGui::SameLine();
+    ImGui::TextDisabled("Ctrl +/−");
     if (ImGui::BeginMenu("Enlarge panel")) {
       const Panel order[] = {Panel::Catalog, Panel::Memory, Panel::Warp, Panel::Dram, Panel::Source, Panel::Timing};
       for (int i = 0; i < 6; ++i) {

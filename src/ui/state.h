@@ -22,7 +22,7 @@ struct UiState {
   std::string kernel = "transpose_read_coalesced";  // the transpose trio opens the app
   int64_t size = 0;                                  // 0: the kernel's teaching size
   std::map<std::string, int64_t> params;             // values the user set, by name
-  std::string blocks;                                // "0-3"; empty: every block
+  std::string blocks;                                // "0-3"; "all"; empty: all unless the launch is huge
   uint64_t max_records = 4'000'000;                  // past this, records are dropped and counted
   std::string dram_preset = "textbook";
 

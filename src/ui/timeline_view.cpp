@@ -151,7 +151,10 @@ void timeline_view(Ui& ui, Pane& p) {
     ImGui::PushFont(font_for(FontRole::Bold));
     float w = ImGui::CalcTextSize(where).x;
     float right = ImGui::GetWindowContentRegionMax().x;
-    if (ImGui::GetCursorPosX() + w < right) ImGui::SetCursorPosX(right - w);
+    if (ImGui::GetCursorPosX() + w < right)
+      ImGui::SetCursorPosX(right - w);
+    else
+      ImGui::NewLine();  // no room beside the buttons: its own line, above the strip
     ImGui::TextUnformatted(where);
     ImGui::PopFont();
   }

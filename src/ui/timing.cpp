@@ -136,11 +136,11 @@ LiveTimer::~LiveTimer() {
   if (thread_.joinable()) thread_.join();
 }
 
-void LiveTimer::request(std::vector<std::string> kernels) {
+void LiveTimer::request(std::vector<std::string> kernels, std::map<std::string, int64_t> params) {
   if (!bench_) return;
   {
     std::lock_guard<std::mutex> lk(mu_);
-    pending_ = std::move(kernels);
+    pending_ = Pending{std::move(kernels), std::move(params)};
   }
   cv_.notify_all();
 }
@@ -164,14 +164,14 @@ void LiveTimer::loop() {
   for (;;) {
     cv_.wait(lk, [this] { return stop_ || pending_.has_value(); });
     if (stop_) return;
-    auto kernels = std::move(*pending_);
+    Pending job = std::move(*pending_);
     pending_.reset();
     running_ = true;
     lk.unlock();
     TimingTable t;
     std::string err;
     try {
-      if (!parse_bench_json(bench_(kernels), t, err)) err = "live timings: " + err;
+      if (!parse_bench_json(bench_(job.kernels, job.params), t, err)) err = "live timings: " + err;
     } catch (const std::exception& e) {
       err = std::string("live timings failed: ") + e.what();
     }

@@ -48,9 +48,11 @@ bool parse_bench_json(const std::string& text, TimingTable& out, std::string& er
 // named in `message`; a missing directory gives no tables and an empty message.
 std::vector<TimingTable> load_replay_pack(const std::string& dir, std::string& message);
 
-// Live timings: given catalog ids, returns bench JSON for them (throws on failure). The
-// app supplies one when a GPU backend is built in; none means "no live timings".
-using LiveBench = std::function<std::string(const std::vector<std::string>& kernels)>;
+// Live timings: given catalog ids and the parameters on screen (pad, tile, ...; each
+// kernel takes those it has), returns bench JSON for them at a realistic size (throws on
+// failure). The app supplies one when a GPU backend is built in; none: no live timings.
+using LiveBench = std::function<std::string(const std::vector<std::string>& kernels,
+                                            const std::map<std::string, int64_t>& params)>;
 
 // Runs a LiveBench on its own thread, so timing never blocks a frame.
 class LiveTimer {
@@ -59,7 +61,7 @@ class LiveTimer {
   ~LiveTimer();
   bool available() const { return bool(bench_); }
   // Asks for fresh timings of `kernels` (replaces a pending request).
-  void request(std::vector<std::string> kernels);
+  void request(std::vector<std::string> kernels, std::map<std::string, int64_t> params);
   bool busy() const;
   // The newest finished table, if one arrived since the last call.
   std::optional<TimingTable> take(std::string& error);
@@ -69,7 +71,11 @@ class LiveTimer {
   LiveBench bench_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::optional<std::vector<std::string>> pending_;
+  struct Pending {
+    std::vector<std::string> kernels;
+    std::map<std::string, int64_t> params;
+  };
+  std::optional<Pending> pending_;
   std::optional<TimingTable> done_;
   std::string error_;
   bool running_ = false, stop_ = false;

@@ -166,6 +166,10 @@ bool Ui::settled() const {
          (!state.heat || pane.heat.converged(std::min<uint64_t>(pane.step + 1, pane.model->size())));
 }
 
+// Lane accesses (roughly) past which a launch is recorded on a few blocks by default: the
+// emulator runs some tens of millions a second.
+constexpr double kAutoBlocksWork = 1.5e8;
+
 static analysis::DramModel dram_for(const std::string& preset) {
   analysis::DramModel d;
   if (!analysis::dram_preset(preset, d)) analysis::dram_preset("textbook", d);
@@ -195,10 +199,17 @@ void Ui::record() {
     return;
   }
   try {
-    if (!state.blocks.empty()) job.request.blocks = capture::parse_blocks(state.blocks);
+    if (!state.blocks.empty() && state.blocks != "all") job.request.blocks = capture::parse_blocks(state.blocks);
   } catch (const std::exception& e) {
     record_error = e.what();
     return;
+  }
+  // A launch too big to emulate in a few seconds records its first blocks only, unless
+  // the user asked for every block ("all").
+  const double work = std::max(k->bytes ? k->bytes(resolved) / 4 : 0.0, k->flops ? k->flops(resolved) : 0.0);
+  if (state.blocks.empty() && work > kAutoBlocksWork) {
+    job.request.blocks = {0, 1, 2, 3};
+    message("large launch: recording blocks 0-3 only (type 'all' under blocks for every block)");
   }
   job.request.max_records = state.max_records;
   job.request.backend = "auto";
@@ -318,6 +329,7 @@ void Ui::shortcuts() {
   ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput) return;
   auto pressed = [](ImGuiKey k) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(k), true); };
+  auto native = [](int k) { return k >= 0 && ImGui::IsKeyPressed(k, false); };
   auto step_by = [&](int unit, int dir) {
     if (!pane.model) return;
     state.playing = false;
@@ -339,8 +351,8 @@ void Ui::shortcuts() {
     else
       state.enlarged = -1;
   }
-  if (env.keys.f1 >= 0 && ImGui::IsKeyPressed(env.keys.f1, false)) state.show_help = !state.show_help;
-  if (env.keys.f12 >= 0 && ImGui::IsKeyPressed(env.keys.f12, false)) {
+  if (native(env.keys.f1)) state.show_help = !state.show_help;
+  if (native(env.keys.f12)) {
     char name[64];
     std::time_t now = std::time(nullptr);
     std::strftime(name, sizeof name, "warpscope-%Y%m%d-%H%M%S.png", std::localtime(&now));
@@ -355,6 +367,11 @@ void Ui::shortcuts() {
     save_dialog = true;
     dialog_path = state.last_file.empty() ? state.kernel + ".wstrace" : state.last_file;
   }
+  if (ctrl && (native('=') || native(env.keys.kp_add))) state.font_scale = std::min(2.5f, state.font_scale + 0.125f);
+  if (ctrl && (native('-') || native(env.keys.kp_subtract)))
+    state.font_scale = std::max(0.75f, state.font_scale - 0.125f);
+  if (ctrl && ImGui::IsKeyPressed('0', false)) state.font_scale = 1.0f;
+  if (ctrl) return;  // Ctrl combinations are not typed characters
   for (ImWchar c : io.InputQueueCharacters) {
     switch (c) {
       case '?': state.show_help = !state.show_help; break;
@@ -388,7 +405,9 @@ void panel_header(Ui& ui, Panel p, const std::string& subtitle) {
   float h = std::round(bold->FontSize + 12);
   dl->AddRectFilled(wp, ImVec2(wp.x + w, wp.y + h), t.panel_header);
   dl->AddRectFilled(wp, ImVec2(wp.x + 3, wp.y + h), t.accent);
+  dl->PushClipRect(wp, ImVec2(wp.x + w - h - 2, wp.y + h), true);
   dl->AddText(bold, bold->FontSize, ImVec2(wp.x + 12, wp.y + 6), t.text, panel_name(p));
+  dl->PopClipRect();
   float tx = wp.x + 12 + bold->CalcTextSizeA(bold->FontSize, 1e9f, 0, panel_name(p)).x + 14;
   if (!subtitle.empty()) {
     ImFont* f = ImGui::GetFont();
@@ -443,7 +462,8 @@ std::string subtitle_of(Ui& ui, Panel p) {
       std::snprintf(b, sizeof b, "%s requests · %u %s per block", fmt_count(m->size()).c_str(), m->max_epoch + 1,
                     m->max_epoch ? "barrier epochs" : "barrier epoch");
       return b;
-    case Panel::Timing: return ui.live_timer.available() ? "live on this GPU" : "replay pack";
+    case Panel::Timing:
+      return ui.live_timer.available() ? "live on this GPU" : ui.timings.replay.empty() ? "no GPU here" : "replay pack";
     default: return "";
   }
 }
@@ -458,7 +478,7 @@ void Ui::layout_and_draw() {
   const float W = io.DisplaySize.x, H = io.DisplaySize.y;
   const float gap = 6;
   const float status_h = std::round(ImGui::GetFontSize() + 12);
-  const float timeline_h = std::round(ImGui::GetFontSize() * 8.2f);
+  const float timeline_h = std::round(ImGui::GetFontSize() * 6.6f + 24);
   const float top = menu_h + gap, bottom = H - status_h - gap;
   const float tl_top = bottom - timeline_h;
   const float area_bottom = tl_top - gap;
@@ -569,13 +589,18 @@ void Ui::frame(float dt) {
   shortcuts();
   advance_playback(dt);
   if (pane.model && state.heat) pane.heat.update(std::min<uint64_t>(pane.step + 1, pane.model->size()));
-  // Live timings follow the family on screen.
-  if (live_timer.available() && pane.model && pane.model->kernel && pane.model->kernel->family != live_family_) {
-    live_family_ = pane.model->kernel->family;
-    std::vector<std::string> ids;
-    for (const auto& k : catalog::all())
-      if (k.family == live_family_) ids.push_back(k.id);
-    live_timer.request(ids);
+  // Live timings follow the family and the parameters on screen.
+  if (live_timer.available() && pane.model && pane.model->kernel) {
+    std::map<std::string, int64_t> params = state.params;
+    std::string key = pane.model->kernel->family;
+    for (const auto& [k, v] : params) key += " " + k + "=" + std::to_string(v);
+    if (key != live_family_) {
+      live_family_ = key;
+      std::vector<std::string> ids;
+      for (const auto& k : catalog::all())
+        if (k.family == pane.model->kernel->family) ids.push_back(k.id);
+      live_timer.request(ids, params);
+    }
   }
   layout_and_draw();
 }

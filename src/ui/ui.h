@@ -20,7 +20,7 @@ namespace ws::ui {
 
 // Platform key codes of keys ImGui 1.86 has no portable name for (-1: none).
 struct Keys {
-  int f1 = -1, f11 = -1, f12 = -1;
+  int f1 = -1, f11 = -1, f12 = -1, kp_add = -1, kp_subtract = -1;
 };
 
 struct Environment {

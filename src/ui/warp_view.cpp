@@ -233,7 +233,9 @@ void warp_view(Ui& ui, Pane& p) {
   ImGui::PushFont(font_for(FontRole::Mono));
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.accent), "%s %s", trace::to_string(site.space), trace::to_string(site.op));
   ImGui::SameLine();
+  ImGui::PushTextWrapPos(0);
   ImGui::TextUnformatted(site.code.empty() ? "(no source)" : site.code.c_str());
+  ImGui::PopTextWrapPos();
   ImGui::PopFont();
   ImGui::TextDisabled("line %u · array %s · %u B per lane · %d of 32 lanes active", site.line,
                       rv.buffer ? rv.buffer->name.c_str() : "?", unsigned(site.bytes), rv.active_lanes);

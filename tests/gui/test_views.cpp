@@ -97,6 +97,17 @@ TEST_CASE("every view draws for many frames on an emulated trace") {
   }
   u.state.enlarged = -1;
   u.state.show_help = false;
+  // The open and save dialogs draw, and Escape closes them.
+  for (bool* flag : {&u.open_dialog, &u.save_dialog}) {
+    *flag = true;
+    u.dialog_path = "some/dir/trace.wstrace";
+    for (int i = 0; i < 5; ++i) ctx.frame(u);
+    CHECK(ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId));
+    ctx.press(ui::HeadlessContext::key(ImGuiKey_Escape));
+    ctx.frame(u);
+    ctx.frame(u);
+    CHECK(!ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId));
+  }
   // Space toggles playback.
   ctx.press(ui::HeadlessContext::key(ImGuiKey_Space));
   ctx.frame(u);
@@ -247,6 +258,25 @@ TEST_CASE("settings: a round trip keeps the choices; a corrupt file is ignored w
   CHECK(d.left_frac <= 0.45f);
   CHECK(d.enlarged == -1);
 
+  // The Ui saves what the user chose and the next one starts from it.
+  {
+    ui::Environment env = quiet_env();
+    env.settings_path = path;
+    std::filesystem::remove(path);
+    ui::HeadlessContext ctx(800, 600);
+    {
+      ui::Ui u(env);
+      u.state.kernel = "transpose_write_coalesced";
+      u.state.heat = false;
+      u.state.center_split = 0.5f;
+      u.save_settings();
+    }
+    ui::Ui again(env);
+    CHECK(again.state.kernel == "transpose_write_coalesced");
+    CHECK(!again.state.heat);
+    CHECK(again.state.center_split == doctest::Approx(0.5f));
+    CHECK(!again.status_error);
+  }
   // The Ui itself starts with defaults and says why.
   std::ofstream(path, std::ios::trunc) << "{ corrupt";
   ui::Environment env = quiet_env();
@@ -339,7 +369,7 @@ TEST_CASE("timings: bench JSON and replay packs are read tolerantly; none is sai
 TEST_CASE("live timings arrive from a background source and build a history") {
   int calls = 0;
   ui::Environment env = quiet_env();
-  env.live = [&calls](const std::vector<std::string>& ids) {
+  env.live = [&calls](const std::vector<std::string>& ids, const std::map<std::string, int64_t>&) {
     ++calls;
     json j;
     j["device"] = "test GPU";

@@ -1,0 +1,106 @@
+#!/bin/bash
+# The whole GPU check in one command, on the machine with the GPU:
+#   scripts/device/run_all.sh [OUT_DIR]
+# expects build-device/{test_gpu,ws_gpu_tool} from scripts/device/prepare.sh. Writes every
+# log and table under OUT_DIR (default $OUT, else ./device-out), packs them into
+# results.tgz, and prints a short summary last. Stages are bounded in time so that one
+# slow stage cannot swallow the others.
+set -u
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+OUT_DIR=${1:-${OUT:-$ROOT/device-out}}
+W=$OUT_DIR/results
+mkdir -p "$W"
+BIN=$ROOT/build-device
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/lib:${LD_LIBRARY_PATH:-}
+for d in /usr/local/cuda/bin /opt/nvidia/nsight-compute/*/ /usr/local/cuda/nsight-compute*/; do
+  [ -d "$d" ] && PATH=$PATH:$d
+done
+# cuBLAS from the Python wheels when the toolkit's copy is missing.
+if ! ldconfig -p 2>/dev/null | grep -q libcublas.so.13 && [ ! -e /usr/local/cuda/lib64/libcublas.so.13 ]; then
+  for d in $(python3 -c 'import nvidia, os; print(os.path.dirname(nvidia.__file__))' 2>/dev/null)/cu*/lib; do
+    [ -d "$d" ] && LD_LIBRARY_PATH=$d:$LD_LIBRARY_PATH
+  done
+fi
+STAGES=${STAGES:-env tests bench sass ncu sanitize traces}
+summary=()
+say() { summary+=("$*"); echo "== $*"; }
+has() { case " $STAGES " in *" $1 "*) return 0;; esac; return 1; }
+START=$(date +%s)
+DEADLINE=$((START + ${BUDGET:-540}))
+# Seconds a stage may take: its own limit, cut to what is left before the deadline.
+lim() { local l=$(( DEADLINE - $(date +%s) - 15 )); [ "$l" -gt "$1" ] && l=$1; [ "$l" -lt 5 ] && l=5; echo $l; }
+
+if has env; then
+  {
+    date -u +%Y-%m-%dT%H:%M:%SZ; uname -a; nvidia-smi || true
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv || true
+    nvcc --version | tail -2; which ncu compute-sanitizer cuobjdump cu++filt c++filt || true
+    ldd "$BIN/ws_gpu_tool"; ldd --version | head -1
+    "$BIN/ws_gpu_tool" info
+  } >"$W/env.txt" 2>&1
+  say "env: $(grep -m1 -o '"name":"[^"]*"' "$W/env.txt") $(grep -m1 -o 'libcublas.so.13 => [^ ]*' "$W/env.txt")"
+fi
+
+if has tests; then
+  timeout $(lim 180) "$BIN/test_gpu" >"$W/test_gpu.txt" 2>&1
+  rc=$?
+  say "gpu tests: rc=$rc; $(grep -E '^\[doctest\] (test cases|assertions)' "$W/test_gpu.txt" | tr '\n' ' ')"
+fi
+
+
+if has sass; then
+  cuobjdump -sass "$BIN/ws_gpu_tool" >"$W/sass.txt" 2>&1
+  cuobjdump -res-usage "$BIN/ws_gpu_tool" >"$W/res_usage.txt" 2>&1
+  python3 scripts/device/sass_compare.py "$W/sass.txt" >"$W/zero_cost_sass.md" 2>&1
+  say "sass: $(tail -1 "$W/zero_cost_sass.md")"
+  gzip -f "$W/sass.txt"
+fi
+
+if has ncu; then
+  M=l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
+  M=$M,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum
+  M=$M,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
+  M=$M,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+  M=$M,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum
+  timeout $(lim 150) ncu --clock-control none --kernel-name regex:device_kernel --metrics "$M" --csv --page raw \
+    "$BIN/ws_gpu_tool" probe plain >"$W/ncu.csv" 2>"$W/ncu.log"
+  rc=$?
+  timeout $(lim 60) "$BIN/ws_gpu_tool" probe counts >"$W/counts.jsonl" 2>>"$W/ncu.log"
+  python3 scripts/device/ncu_compare.py "$W/ncu.csv" "$W/counts.jsonl" >"$W/validation.md" 2>>"$W/ncu.log"
+  say "ncu: rc=$rc; $(tail -1 "$W/validation.md")"
+fi
+
+if has sanitize; then
+  timeout $(lim 150) compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN/ws_gpu_tool" sanitize >"$W/memcheck.txt" 2>&1
+  m=$?
+  timeout $(lim 90) compute-sanitizer --tool racecheck --racecheck-report hazard --error-exitcode 9 "$BIN/ws_gpu_tool" sanitize plain \
+    >"$W/racecheck.txt" 2>&1
+  r=$?
+  say "sanitizer: memcheck rc=$m ($(grep -m1 'ERROR SUMMARY' "$W/memcheck.txt")), racecheck rc=$r ($(grep -m1 -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$W/racecheck.txt"))"
+fi
+
+if has traces; then
+  mkdir -p "$W/replay"
+  for spec in "transpose_tiled --size 64" "transpose_tiled --size 64 --set pad=1" "matmul_tiled --size 64" \
+              "matmul_coarse2d_vec --size 128" "copy --size 4096" "strided_copy --size 4096" "pmpp_exercise --size 1024"; do
+    set -- $spec
+    name=$1; shift
+    suffix=$(echo "$*" | grep -o 'pad=1' | sed 's/=//')
+    timeout $(lim 30) "$BIN/ws_gpu_tool" trace --kernel $name "$@" --out "$W/replay/$name${suffix:+_$suffix}.wstrace" \
+      >>"$W/traces.txt" 2>&1
+  done
+  say "traces: $(ls "$W/replay" | wc -l) files"
+fi
+
+if has bench; then
+  timeout $(lim ${BENCH_TIMEOUT:-300}) "$BIN/ws_gpu_tool" bench --seconds ${BENCH_SECONDS:-0.4} --out "$W/bench.json" \
+    >"$W/bench.txt" 2>"$W/bench.log"
+  say "bench: rc=$?"
+fi
+
+for f in bench.json bench.txt validation.md zero_cost_sass.md; do [ -f "$W/$f" ] && cp "$W/$f" "$OUT_DIR/"; done
+tar -C "$OUT_DIR" -czf "$OUT_DIR/results.tgz" results && rm -rf "$W"
+echo
+echo "==== summary ($(( $(date +%s) - START )) s)"
+for l in "${summary[@]}"; do echo "$l"; done

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Zero cost, instruction by instruction: for each single-source kernel instantiated with
+PlainCtx and its hand-written raw-pointer twin, counts the memory instructions in the
+SASS (`cuobjdump -sass`) by opcode with its width modifiers (LDG.E.128, LDS.64, ...) and
+says whether the two issue the same ones.  Usage: sass_compare.py SASS.txt"""
+import collections
+import re
+import shutil
+import subprocess
+import sys
+
+PAIRS = [  # (name inside PlainCtx's device_kernel<...>, raw kernel)
+    ("TransposeNaive<true>", "raw_transpose_read_coalesced"),
+    ("TransposeNaive<false>", "raw_transpose_write_coalesced"),
+    ("TransposeTiled<0>", "raw_transpose_tiled<0>"),
+    ("TransposeTiled<1>", "raw_transpose_tiled<1>"),
+    ("TransposeTiledDynamic<0>", "raw_transpose_tiled_dynamic<0>"),
+    ("TransposeTiledDynamic<1>", "raw_transpose_tiled_dynamic<1>"),
+    ("MatmulNaiveUncoalesced", "raw_matmul_naive_uncoalesced"),
+    ("MatmulNaive", "raw_matmul_naive"),
+    ("MatmulNaiveColMajor", "raw_matmul_naive_colmajor"),
+    ("MatmulTiled<16,false>", "raw_matmul_tiled<16>"),
+    ("MatmulTiled<32,false>", "raw_matmul_tiled<32>"),
+    ("MatmulTiled<16,true>", "raw_matmul_corner_turning<16>"),
+    ("MatmulTiled<32,true>", "raw_matmul_corner_turning<32>"),
+    ("MatmulCoarse1D<4>", "raw_matmul_coarse1d<4>"),
+    ("MatmulCoarse2D<128>", "raw_matmul_coarse2d<128>"),
+    ("MatmulCoarse2DVec<128>", "raw_matmul_coarse2d_vec<128>"),
+]
+MEMORY = re.compile(r"^(LDG|STG|LDS|STS|LDSM|LD|ST|LDL|STL|ATOM|ATOMS|ATOMG|RED|REDG)(\.|$)")
+LINE = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)")
+
+
+def demangle(names):
+    tool = shutil.which("cu++filt") or shutil.which("c++filt")
+    if not tool or not names:
+        return {n: n for n in names}
+    out = subprocess.run([tool], input="\n".join(names), capture_output=True, text=True).stdout.splitlines()
+    return dict(zip(names, out)) if len(out) == len(names) else {n: n for n in names}
+
+
+def normalise(name):
+    name = re.sub(r"\((?:int|bool|unsigned int)\)", "", name)
+    return name.replace(" ", "")
+
+
+def functions(text):
+    funcs, cur = {}, None
+    for line in text.splitlines():
+        m = re.search(r"Function : (\S+)", line)
+        if m:
+            cur = m.group(1)
+            funcs[cur] = collections.Counter()
+            continue
+        if cur is None:
+            continue
+        m = LINE.search(line)
+        if m and MEMORY.match(m.group(1)):
+            funcs[cur][m.group(1)] += 1
+    return funcs
+
+
+def find(funcs, names, want, plain):
+    for mangled, counts in funcs.items():
+        n = normalise(names[mangled])
+        if plain:
+            if "device_kernel<" in n and "PlainCtx" in n and ("::" + want + ",") in n:
+                return counts
+        elif re.search(r"(^|::|\s)" + re.escape(want) + r"(\(|$)", n):
+            return counts
+    return None
+
+
+def main():
+    funcs = functions(open(sys.argv[1]).read())
+    names = demangle(list(funcs))
+    print("| kernel | memory instructions, single source (PlainCtx) | hand-written raw | same |")
+    print("|---|---|---|---|")
+    same = total = 0
+    for plain, raw in PAIRS:
+        a, b = find(funcs, names, normalise(plain), True), find(funcs, names, normalise(raw), False)
+        if a is None or b is None:
+            print(f"| {plain} | {'missing' if a is None else ''} | {'missing' if b is None else ''} | ? |")
+            continue
+        fmt = lambda c: ", ".join(f"{k}×{v}" for k, v in sorted(c.items())) or "none"
+        ok = a == b
+        total += 1
+        same += ok
+        print(f"| {plain} | {fmt(a)} | {fmt(b)} | {'yes' if ok else 'NO'} |")
+    print()
+    print(f"zero-cost SASS: {same} of {total} kernel pairs issue identical memory instructions")
+
+
+if __name__ == "__main__":
+    main()

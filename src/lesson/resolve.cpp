@@ -1,0 +1,438 @@
+// src/lesson/resolve.cpp — a step against its trace: the focused request, the answer
+// computed through the analysis, checking a student's answer, and the headless runner.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "analysis/analysis.h"
+#include "lesson/lesson.h"
+
+namespace ws::lesson {
+
+const std::vector<MetricInfo>& metrics() {
+  static const std::vector<MetricInfo> list = {
+      {Metric::Sectors, "sectors", "32-byte sectors the focused request touches (global)", {}, 0},
+      {Metric::Lines, "lines", "128-byte lines the focused request touches (global)", {}, 0},
+      {Metric::IdealSectors, "ideal_sectors", "fewest sectors that could hold the request's bytes (global)", {}, 0},
+      {Metric::Efficiency, "efficiency", "bytes requested / bytes moved by the request, in % (global)", {}, 1},
+      {Metric::Wavefronts, "wavefronts", "wavefronts of the focused request (shared)", {}, 0},
+      {Metric::Way, "way", "n-way bank conflict of the focused request, 1 = conflict free (shared)", {}, 0},
+      {Metric::Conflicts, "conflicts", "bank conflicts of the focused request: wavefronts - ideal (shared)", {}, 0},
+      {Metric::Requests, "requests", "requests the focused warp issues at the focused site", {}, 0},
+      {Metric::SiteSectors, "site_sectors", "sectors per request over the whole site (global)", {}, 0.05},
+      {Metric::SiteEfficiency, "site_efficiency", "efficiency in % over the whole site (global)", {}, 1},
+      {Metric::SiteWavefronts, "site_wavefronts", "wavefronts per request over the whole site (shared)", {}, 0.05},
+      {Metric::SiteConflicts, "site_conflicts", "bank conflicts per request over the whole site (shared)", {}, 0.05},
+      {Metric::SiteWay, "site_way", "worst n-way conflict at the site (shared)", {}, 0},
+      {Metric::Coalescing, "coalescing", "choice: coalesced (sectors = ideal), uncoalesced, or n/a for shared memory",
+       {"coalesced", "uncoalesced", "n/a"}, 0},
+      {Metric::BankConflict, "bank_conflict", "choice: conflict-free (1-way), bank conflict, or n/a for global memory",
+       {"conflict-free", "bank conflict", "n/a"}, 0},
+  };
+  return list;
+}
+
+const MetricInfo& info(Metric m) {
+  for (const auto& i : metrics())
+    if (i.metric == m) return i;
+  return metrics().front();
+}
+
+namespace {
+
+using trace::Space;
+
+// "4", "4.5", "12.25".
+std::string num(double v) {
+  if (std::fabs(v - std::round(v)) < 1e-9) return std::to_string(std::llround(v));
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f", v);
+  std::string s = b;
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s;
+}
+
+std::string counted(double v, const char* one, const char* many) {
+  return num(v) + " " + (std::fabs(v - 1) < 1e-9 ? one : many);
+}
+
+std::string remove_blanks(const std::string& s) {
+  std::string o;
+  for (char c : s)
+    if (!std::isspace(static_cast<unsigned char>(c))) o += c;
+  return o;
+}
+
+std::string lower_trim(const std::string& s) {
+  std::string o;
+  bool space = false;
+  for (unsigned char c : s) {
+    if (std::isspace(c)) {
+      space = !o.empty();
+      continue;
+    }
+    if (space) o += ' ';
+    space = false;
+    o += char(std::tolower(c));
+  }
+  while (!o.empty() && (o.back() == '.' || o.back() == '!')) o.pop_back();
+  return o;
+}
+
+// Everything known about the focused request and its site.
+struct Facts {
+  const trace::Trace* t = nullptr;
+  const trace::Record* r = nullptr;
+  const trace::Site* site = nullptr;
+  std::string array;
+  bool global = true;
+  analysis::GlobalCost g;
+  analysis::SharedCost s;
+  uint64_t requests = 0;  // of the focused warp at the site
+  mutable std::optional<analysis::SiteStats> stats;
+
+  const analysis::SiteStats& site_stats() const {
+    if (!stats) {
+      analysis::DramModel m;
+      analysis::dram_preset("textbook", m);
+      stats = analysis::analyze(*t, m).sites.at(r->site);
+    }
+    return *stats;
+  }
+};
+
+bool site_level(Metric m) {
+  return m == Metric::SiteSectors || m == Metric::SiteEfficiency || m == Metric::SiteWavefronts ||
+         m == Metric::SiteConflicts || m == Metric::SiteWay;
+}
+
+// The value of a number metric, or an error line when it does not apply.
+double value(Metric m, const Facts& f, const std::string& where) {
+  auto need = [&](bool global) {
+    if (f.global == global) return;
+    throw LessonError(where + ": '" + info(m).name + "' is about " + (global ? "global" : "shared") +
+                      " memory, but " + f.array + " is in " + (f.global ? "global" : "shared") + " memory");
+  };
+  switch (m) {
+    case Metric::Sectors: need(true); return f.g.sectors;
+    case Metric::Lines: need(true); return f.g.lines;
+    case Metric::IdealSectors: need(true); return f.g.ideal_sectors;
+    case Metric::Efficiency: need(true); return f.g.efficiency * 100.0;
+    case Metric::Wavefronts: need(false); return f.s.wavefronts;
+    case Metric::Way: need(false); return f.s.max_way;
+    case Metric::Conflicts: need(false); return f.s.conflicts;
+    case Metric::Requests: return double(f.requests);
+    case Metric::SiteSectors: need(true); return f.site_stats().sectors_per_request;
+    case Metric::SiteEfficiency: need(true); return f.site_stats().efficiency * 100.0;
+    case Metric::SiteWavefronts: need(false); return f.site_stats().wavefronts_per_request;
+    case Metric::SiteConflicts: need(false); return f.site_stats().conflicts_per_request;
+    case Metric::SiteWay: need(false); return f.site_stats().max_way;
+    case Metric::Coalescing:
+    case Metric::BankConflict: break;
+  }
+  throw LessonError(where + ": '" + info(m).name + "' is a choice, not a number");
+}
+
+std::string value_text(Metric m, double v) {
+  switch (m) {
+    case Metric::Sectors:
+    case Metric::IdealSectors: return counted(v, "sector", "sectors");
+    case Metric::Lines: return counted(v, "line", "lines");
+    case Metric::Efficiency:
+    case Metric::SiteEfficiency: return num(v) + "%";
+    case Metric::Wavefronts: return counted(v, "wavefront", "wavefronts");
+    case Metric::Way:
+    case Metric::SiteWay: return num(v) + "-way";
+    case Metric::Conflicts: return counted(v, "bank conflict", "bank conflicts");
+    case Metric::Requests: return counted(v, "request", "requests");
+    case Metric::SiteSectors: return counted(v, "sector", "sectors") + " per request";
+    case Metric::SiteWavefronts: return counted(v, "wavefront", "wavefronts") + " per request";
+    case Metric::SiteConflicts: return counted(v, "bank conflict", "bank conflicts") + " per request";
+    default: return num(v);
+  }
+}
+
+// A choice answer: its index and the reason, from the metrics.
+struct Choice {
+  size_t index = 0;
+  std::string reason;
+};
+Choice choose(Metric m, const Facts& f) {
+  if (m == Metric::Coalescing) {
+    if (!f.global)
+      return {2, f.array + " is in shared memory: no sectors there; the question for it is bank conflicts"};
+    if (f.g.sectors <= f.g.ideal_sectors)
+      return {0, counted(f.g.sectors, "sector", "sectors") + " for " + num(f.g.bytes_requested) +
+                     " bytes, the fewest possible"};
+    return {1, counted(f.g.sectors, "sector", "sectors") + " where " + num(f.g.ideal_sectors) + " would do"};
+  }
+  // BankConflict
+  if (f.global) return {2, f.array + " is in global memory: it has sectors, not banks"};
+  if (f.s.max_way <= 1)
+    return {0, counted(f.s.wavefronts, "wavefront", "wavefronts") + ", the fewest possible"};
+  return {1, num(f.s.max_way) + "-way: " + counted(f.s.wavefronts, "wavefront", "wavefronts") + " where " +
+                 num(f.s.ideal_wavefronts) + " would do"};
+}
+
+// The index of a choice the student typed, or -1.
+int parse_choice(const std::string& typed, const std::vector<std::string>& choices) {
+  std::string s = lower_trim(typed);
+  if (s.empty()) return -1;
+  if (s.size() == 1 && s[0] >= '1' && s[0] < char('1' + choices.size())) return s[0] - '1';
+  auto alias = [](const std::string& choice) -> std::vector<std::string> {
+    if (choice == "coalesced") return {"coalesced", "fully coalesced"};
+    if (choice == "uncoalesced")
+      return {"uncoalesced", "not coalesced", "non-coalesced", "noncoalesced", "un-coalesced", "strided"};
+    if (choice == "n/a")
+      return {"n/a", "na", "n.a", "n-a", "not applicable", "does not apply", "doesn't apply", "none"};
+    if (choice == "conflict-free")
+      return {"conflict-free", "conflict free", "no conflict", "no conflicts", "no bank conflict", "free"};
+    if (choice == "bank conflict")
+      return {"bank conflict", "bank conflicts", "conflict", "conflicts", "conflicted", "bank-conflict"};
+    return {choice};
+  };
+  for (size_t i = 0; i < choices.size(); ++i)
+    for (const auto& a : alias(choices[i]))
+      if (s == a) return int(i);
+  // "n/a (shared memory)" and the like: a choice followed by a remark in brackets.
+  if (size_t p = s.find(" ("); p != std::string::npos) return parse_choice(s.substr(0, p), choices);
+  return -1;
+}
+
+// The number a student typed: "32", "32-way", "12.5%", "4 sectors". No second number.
+std::optional<double> parse_number(const std::string& typed) {
+  std::string s = lower_trim(typed);
+  if (s.empty()) return std::nullopt;
+  const char* begin = s.c_str();
+  char* end = nullptr;
+  double v = std::strtod(begin, &end);
+  if (end == begin || !std::isfinite(v)) return std::nullopt;
+  for (const char* p = end; *p; ++p)
+    if (std::isdigit(static_cast<unsigned char>(*p))) return std::nullopt;
+  return v;
+}
+
+// Fills {answer}, {why}, {array}, {line}, {code} and the number metrics.
+std::string fill(const std::string& text, const Resolved& r, const Facts& f, const std::string& where) {
+  std::string out;
+  size_t pos = 0;
+  while (true) {
+    size_t open = text.find('{', pos);
+    if (open == std::string::npos) break;
+    size_t close = text.find('}', open);
+    if (close == std::string::npos) break;
+    out += text.substr(pos, open - pos);
+    std::string name = text.substr(open + 1, close - open - 1);
+    if (name == "answer") out += r.answer.text;
+    else if (name == "why") out += r.why;
+    else if (name == "array") out += f.array;
+    else if (name == "line") out += std::to_string(f.site->line);
+    else if (name == "code") out += f.site->code;
+    else {
+      bool found = false;
+      for (const auto& m : metrics())
+        if (name == m.name && m.choices.empty()) {
+          out += num(value(m.metric, f, where + ": after {" + name + "}"));
+          found = true;
+        }
+      if (!found) out += "{" + name + "}";
+    }
+    pos = close + 1;
+  }
+  return out + text.substr(pos);
+}
+
+std::string site_list(const trace::Trace& t) {
+  std::string s;
+  for (const auto& site : t.sites) {
+    std::string name = site.buffer < t.buffers.size() ? t.buffers[site.buffer].name : "?";
+    s += (s.empty() ? "" : ", ") + name + " " + trace::to_string(site.op) + " (line " + std::to_string(site.line) + ")";
+  }
+  return s.empty() ? "none" : s;
+}
+
+}  // namespace
+
+Resolved resolve_step(const Step& step, const trace::Trace& t) {
+  Resolved r;
+  r.question = step.question;
+  if (!step.focus) return r;
+  const Focus& fo = *step.focus;
+  const std::string& where = step.where;
+
+  // The site.
+  int site = -1;
+  if (fo.names_site()) {
+    const std::string want_code = remove_blanks(fo.code);
+    for (size_t i = 0; i < t.sites.size(); ++i) {
+      const trace::Site& s = t.sites[i];
+      const std::string name = s.buffer < t.buffers.size() ? t.buffers[s.buffer].name : "";
+      if (!fo.array.empty() && name != fo.array) continue;
+      if (fo.op && s.op != *fo.op) continue;
+      if (fo.line && s.line != fo.line) continue;
+      if (!want_code.empty() && remove_blanks(s.code).find(want_code) == std::string::npos) continue;
+      if (site < 0 || s.line < t.sites[size_t(site)].line) site = int(i);
+    }
+    if (site < 0) {
+      std::string what = fo.array.empty() ? std::string("an access") : fo.array;
+      if (fo.op) what += std::string(" ") + trace::to_string(*fo.op);
+      if (!fo.code.empty()) what += " in '" + fo.code + "'";
+      if (fo.line) what += " on line " + std::to_string(fo.line);
+      throw LessonError(where + ": no site matches " + what + " in " + t.launch.kernel + "; its sites: " + site_list(t));
+    }
+  }
+
+  // The block, the warp and the request.
+  if (std::find(t.blocks.begin(), t.blocks.end(), fo.block) == t.blocks.end())
+    throw LessonError(where + ": block " + std::to_string(fo.block) + " was not recorded");
+  std::vector<uint64_t> hits;
+  for (size_t i = 0; i < t.records.size(); ++i) {
+    const trace::Record& rec = t.records[i];
+    if (rec.block == fo.block && rec.warp == fo.warp && (site < 0 || rec.site == uint32_t(site))) hits.push_back(i);
+  }
+  std::stable_sort(hits.begin(), hits.end(), [&](uint64_t a, uint64_t b) { return t.records[a].seq < t.records[b].seq; });
+  const std::string warp_text = "block " + std::to_string(fo.block) + " warp " + std::to_string(fo.warp);
+  if (fo.request >= hits.size()) {
+    std::string at = site >= 0 ? " at line " + std::to_string(t.sites[size_t(site)].line) : "";
+    throw LessonError(where + ": " + warp_text + " issues " + std::to_string(hits.size()) + " request" +
+                      (hits.size() == 1 ? "" : "s") + at + "; request " + std::to_string(fo.request) +
+                      " (counted from 0) does not exist");
+  }
+  r.record = hits[fo.request];
+  const trace::Record& rec = t.records[r.record];
+  if (rec.site >= t.sites.size()) throw LessonError(where + ": the trace names a site it does not have");
+  r.site = int32_t(rec.site);
+
+  Facts f;
+  f.t = &t;
+  f.r = &rec;
+  f.site = &t.sites[rec.site];
+  f.array = f.site->buffer < t.buffers.size() ? t.buffers[f.site->buffer].name : "?";
+  f.global = f.site->space == Space::Global;
+  if (f.global) f.g = analysis::global_cost(rec, f.site->bytes);
+  else f.s = analysis::shared_cost(rec, f.site->bytes);
+  for (const auto& rr : t.records)
+    if (rr.block == rec.block && rr.warp == rec.warp && rr.site == rec.site) ++f.requests;
+
+  r.code = f.site->code;
+  r.focus = "line " + std::to_string(f.site->line) + " · " + f.array + " " + trace::to_string(f.site->op) + " (" +
+            trace::to_string(f.site->space) + ") · " + warp_text + " request " + std::to_string(fo.request);
+  r.why = analysis::why(t, rec);
+
+  if (r.question) {
+    const Metric m = r.question->ask;
+    if (r.question->is_choice()) {
+      Choice c = choose(m, f);
+      r.answer.value = double(c.index);
+      r.answer.text = r.question->choices[c.index];
+      r.why = c.reason + "; " + r.why;
+    } else {
+      r.answer.value = value(m, f, where);
+      r.answer.text = value_text(m, r.answer.value);
+      if (site_level(m))
+        r.why = f.site_stats().why + " (average over " + std::to_string(f.site_stats().requests) + " recorded requests)";
+      if (m == Metric::Requests)
+        r.why = warp_text + " runs this access " + std::to_string(f.requests) + " time" + (f.requests == 1 ? "" : "s") +
+                " (line " + std::to_string(f.site->line) + ", " + f.array + " " + trace::to_string(f.site->op) + ")";
+    }
+  }
+  if (!step.after.empty()) r.after = fill(step.after, r, f, where);
+  return r;
+}
+
+Verdict Resolved::check(const std::string& student) const {
+  Verdict v;
+  if (!question) {
+    v.explanation = "this step asks nothing";
+    return v;
+  }
+  if (question->is_choice()) {
+    int i = parse_choice(student, question->choices);
+    if (i < 0) {
+      std::string opts;
+      for (const auto& c : question->choices) opts += (opts.empty() ? "" : ", ") + c;
+      v.explanation = "Answer with one of: " + opts;
+      return v;
+    }
+    v.understood = true;
+    v.correct = size_t(i) == size_t(answer.value);
+    v.explanation = v.correct ? "Right: " + answer.text + " — " + why
+                              : "Not quite: you said " + question->choices[size_t(i)] + "; it is " + answer.text +
+                                    " — " + why;
+    return v;
+  }
+  auto x = parse_number(student);
+  if (!x) {
+    v.explanation = "Answer with a number, such as 4 or 12.5";
+    return v;
+  }
+  v.understood = true;
+  v.correct = std::fabs(*x - answer.value) <= question->tolerance + 1e-9;
+  if (v.correct)
+    v.explanation = "Right: " + answer.text + " — " + why;
+  else
+    v.explanation = "Not quite: you said " + num(*x) + "; the trace says " + answer.text + " — " + why;
+  return v;
+}
+
+std::string wrong_answer(const Resolved& r) {
+  if (!r.question) return "";
+  if (r.question->is_choice()) {
+    for (size_t i = 0; i < r.question->choices.size(); ++i)
+      if (i != size_t(r.answer.value)) return r.question->choices[i];
+    return "";
+  }
+  double a = r.answer.value, tol = r.question->tolerance;
+  double w = a == 0 ? 1 : a * 2;
+  if (std::fabs(w - a) <= tol) w = a + tol + 1;
+  return num(w);
+}
+
+const trace::Trace& Traces::get(const Launch& l) {
+  for (const auto& [launch, t] : cache_)
+    if (launch == l) return t;
+  cache_.emplace_back(l, rec_(l));
+  return cache_.back().second;
+}
+
+RunReport run(const Lesson& lesson, const Recorder& rec) {
+  RunReport rep;
+  Traces traces(rec);
+  rep.ok = true;
+  for (size_t i = 0; i < lesson.steps.size(); ++i) {
+    const Step& s = lesson.steps[i];
+    StepRun sr;
+    sr.step = i;
+    try {
+      const trace::Trace& t = traces.get(s.launch);
+      sr.resolved = resolve_step(s, t);
+      sr.ok = true;
+      if (sr.resolved.question) {
+        ++rep.questions;
+        sr.right = sr.resolved.check(sr.resolved.answer.text);
+        const std::string wrong = wrong_answer(sr.resolved);
+        sr.wrong = sr.resolved.check(wrong);
+        if (!sr.right.correct) {
+          sr.ok = false;
+          sr.error = s.where + ": the computed answer '" + sr.resolved.answer.text + "' was not accepted: " +
+                     sr.right.explanation;
+        } else if (!sr.wrong.understood || sr.wrong.correct || sr.wrong.explanation.empty()) {
+          sr.ok = false;
+          sr.error = s.where + ": the wrong answer '" + wrong + "' was not rejected: " + sr.wrong.explanation;
+        }
+      }
+    } catch (const LessonError& e) {
+      sr.error = e.what();
+    } catch (const std::exception& e) {
+      sr.error = s.where + ": " + e.what();
+    }
+    rep.ok &= sr.ok;
+    rep.steps.push_back(std::move(sr));
+  }
+  return rep;
+}
+
+}  // namespace ws::lesson

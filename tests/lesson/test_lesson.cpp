@@ -1,0 +1,603 @@
+// Lessons: every bundled lesson runs end to end headless, the answers computed from the
+// traces are the ones a student works out on paper, malformed files give one clear line,
+// and answers are checked and explained.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "catalog.h"
+#include "lesson/lesson.h"
+#include "lesson/recorder.h"
+
+using namespace ws;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A folder for this run's files, removed when the tests end.
+struct Scratch {
+  fs::path dir = fs::temp_directory_path() / ("ws_lesson_test_" + std::to_string(::getpid()));
+  Scratch() { fs::create_directories(dir); }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+};
+fs::path scratch() {
+  static Scratch s;
+  return s.dir;
+}
+
+fs::path write(const std::string& name, const std::string& text) {
+  fs::path p = scratch() / name;
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << text;
+  return p;
+}
+
+// Records with the CPU emulator, remembering traces across tests.
+const trace::Trace& recorded(const lesson::Launch& l) {
+  static lesson::Traces traces(lesson::capture_recorder("emulator"));
+  return traces.get(l);
+}
+
+// One step, written as a lesson author would, resolved against its recorded trace.
+lesson::Resolved ask(const std::string& step_json) {
+  lesson::Lesson l = lesson::parse(R"({"title": "t", "steps": [)" + step_json + "]}", "inline.json");
+  REQUIRE(l.steps.size() == 1);
+  return lesson::resolve_step(l.steps[0], recorded(l.steps[0].launch));
+}
+
+std::string step(const std::string& kernel, const std::string& params, const std::string& focus,
+                 const std::string& metric) {
+  return R"({"title": "s", "kernel": ")" + kernel + R"(", "params": {)" + params + R"(}, "focus": {)" + focus +
+         R"(}, "text": "x", "question": {"ask": ")" + metric + R"(", "prompt": "?"}})";
+}
+
+// The error a malformed lesson gives.
+std::string load_error(const std::string& name, const std::string& text) {
+  fs::path p = write(name, text);
+  try {
+    lesson::load(p.string());
+  } catch (const lesson::LessonError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// A lesson with one valid step, its step object replaced by `s`.
+std::string with_step(const std::string& s) { return R"({"title": "Broken", "steps": [)" + s + "]}"; }
+
+const char* kValidStep = R"({"title": "s", "kernel": "copy", "text": "x"})";
+
+}  // namespace
+
+// ---- the bundled lessons ------------------------------------------------------------------
+
+TEST_CASE("every bundled lesson parses and runs end to end headless") {
+  auto entries = lesson::list();
+  std::set<std::string> ids;
+  for (const auto& e : entries) {
+    INFO(e.path);
+    CHECK(e.error == "");
+    ids.insert(e.id);
+  }
+  for (const char* want : {"basics", "transpose", "sgemm", "pmpp_quiz"}) CHECK(ids.count(want));
+  CHECK(entries.front().id == "basics");  // teaching order, from the files' "order"
+
+  std::set<std::string> families;
+  for (const auto& e : entries) {
+    CAPTURE(e.id);
+    lesson::Lesson l = lesson::load(e.path);
+    CHECK(!l.title.empty());
+    for (const auto& s : l.steps) families.insert(catalog::find(s.launch.kernel)->family);
+    lesson::RunReport rep = lesson::run(l, lesson::capture_recorder("emulator"));
+    for (const auto& sr : rep.steps) CHECK_MESSAGE(sr.error.empty(), sr.error);
+    CHECK(rep.ok);
+    CHECK(rep.questions >= 5);
+    for (const auto& sr : rep.steps) {
+      if (!sr.resolved.question) continue;
+      CHECK(sr.right.correct);
+      CHECK(sr.wrong.understood);
+      CHECK_FALSE(sr.wrong.correct);
+      CHECK(sr.wrong.explanation.find(sr.resolved.answer.text) != std::string::npos);
+      CHECK(sr.resolved.record != lesson::Resolved::kNone);
+      CHECK(sr.resolved.after.find('{') == std::string::npos);  // every placeholder filled
+    }
+    std::string text = lesson::walkthrough(l, rep);
+    CHECK(text.find("Answer:") != std::string::npos);
+    CHECK(text.find("error") == std::string::npos);
+    std::string sheet = lesson::walkthrough(l, rep, false);
+    CHECK(sheet.find("Answer:") == std::string::npos);
+    CHECK(sheet.find("Your answer") != std::string::npos);
+  }
+  // Each catalog family has a lesson.
+  for (const auto& k : catalog::all()) CHECK_MESSAGE(families.count(k.family), k.family);
+}
+
+TEST_CASE("the pmpp quiz asks about every access, with the answers worked out on paper") {
+  lesson::Lesson l = lesson::load(lesson::find("pmpp_quiz"));
+  lesson::RunReport rep = lesson::run(l, lesson::capture_recorder("emulator"));
+  REQUIRE(rep.ok);
+  // (array op, metric) -> answer, from the file's own steps.
+  std::map<std::pair<std::string, std::string>, std::string> got;
+  for (const auto& sr : rep.steps) {
+    const auto& s = l.steps[sr.step];
+    if (!s.question) continue;
+    std::string access = s.focus->array + " " + trace::to_string(*s.focus->op);
+    got[{access, lesson::info(s.question->ask).name}] = sr.resolved.answer.text;
+  }
+  using P = std::pair<std::string, std::string>;
+  // Coalescing, for all nine accesses.
+  CHECK(got[P{"a load", "coalescing"}] == "coalesced");
+  CHECK(got[P{"a_s store", "coalescing"}] == "n/a");
+  CHECK(got[P{"b load", "coalescing"}] == "coalesced");
+  CHECK(got[P{"c load", "coalescing"}] == "uncoalesced");
+  CHECK(got[P{"bc_s store", "coalescing"}] == "n/a");
+  CHECK(got[P{"a_s load", "coalescing"}] == "n/a");
+  CHECK(got[P{"d store", "coalescing"}] == "coalesced");
+  CHECK(got[P{"bc_s load", "coalescing"}] == "n/a");
+  CHECK(got[P{"e store", "coalescing"}] == "uncoalesced");
+  // Sectors per request, for the five global ones.
+  CHECK(got[P{"a load", "site_sectors"}] == "4 sectors per request");
+  CHECK(got[P{"b load", "site_sectors"}] == "4 sectors per request");
+  CHECK(got[P{"c load", "site_sectors"}] == "16 sectors per request");  // lanes 16 B apart
+  // d[i + 8] starts 32 B in: still on a sector boundary (4 sectors), across two lines.
+  CHECK(got[P{"d store", "site_sectors"}] == "4 sectors per request");
+  CHECK(got[P{"d store", "lines"}] == "2 lines");
+  CHECK(got[P{"e store", "site_sectors"}] == "32 sectors per request");
+  // The one shared access with a conflict.
+  CHECK(got[P{"bc_s load", "way"}] == "4-way");
+  CHECK(rep.questions == got.size());
+}
+
+TEST_CASE("the bundled transpose and sgemm lessons reach the key answers") {
+  auto answers = [](const char* name) {
+    lesson::Lesson l = lesson::load(lesson::find(name));
+    lesson::RunReport rep = lesson::run(l, lesson::capture_recorder("emulator"));
+    REQUIRE(rep.ok);
+    std::vector<std::string> out;
+    for (const auto& sr : rep.steps)
+      if (sr.resolved.question) {
+        const auto& s = l.steps[sr.step];
+        std::string pad = s.launch.params.count("pad") ? " pad=" + std::to_string(s.launch.params.at("pad")) : "";
+        out.push_back(s.launch.kernel + pad + " " + s.focus->array + " " + lesson::info(s.question->ask).name + " = " +
+                      sr.resolved.answer.text);
+      }
+    return out;
+  };
+  auto has = [](const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+  };
+  auto t = answers("transpose");
+  CHECK(has(t, "transpose_tiled pad=0 tile way = 32-way"));
+  CHECK(has(t, "transpose_tiled pad=0 tile conflicts = 31 bank conflicts"));
+  CHECK(has(t, "transpose_tiled pad=1 tile way = 1-way"));
+  CHECK(has(t, "transpose_read_coalesced out sectors = 32 sectors"));
+  auto g = answers("sgemm");
+  CHECK(has(g, "matmul_naive_uncoalesced A sectors = 32 sectors"));
+  CHECK(has(g, "matmul_naive B sectors = 4 sectors"));
+  CHECK(has(g, "matmul_naive_colmajor B coalescing = uncoalesced"));
+}
+
+// ---- answers computed from traces ------------------------------------------------------
+
+TEST_CASE("transpose_tiled: the tile store is a 32-way conflict without padding, 1-way with it") {
+  auto r0 = ask(step("transpose_tiled", R"("pad": 0)", R"("array": "tile", "op": "store")", "way"));
+  CHECK(r0.answer.value == 32);
+  CHECK(r0.answer.text == "32-way");
+  CHECK(r0.why == "all 32 lanes hit bank 0 in different words → 32-way conflict");
+  CHECK(ask(step("transpose_tiled", R"("pad": 0)", R"("array": "tile", "op": "store")", "conflicts")).answer.value == 31);
+  CHECK(ask(step("transpose_tiled", R"("pad": 0)", R"("array": "tile", "op": "store")", "wavefronts")).answer.value == 32);
+  CHECK(ask(step("transpose_tiled", R"("pad": 0)", R"("array": "tile", "op": "store")", "site_way")).answer.value == 32);
+  CHECK(ask(step("transpose_tiled", R"("pad": 0)", R"("array": "tile", "op": "store")", "site_conflicts")).answer.value ==
+        31);
+  CHECK(ask(step("transpose_tiled", R"("pad": 0)", R"("array": "tile", "op": "store")", "bank_conflict")).answer.text ==
+        "bank conflict");
+  auto r1 = ask(step("transpose_tiled", R"("pad": 1)", R"("array": "tile", "op": "store")", "way"));
+  CHECK(r1.answer.value == 1);
+  CHECK(ask(step("transpose_tiled", R"("pad": 1)", R"("array": "tile", "op": "store")", "bank_conflict")).answer.text ==
+        "conflict-free");
+  // Both global sides of the tiled transpose are coalesced.
+  CHECK(ask(step("transpose_tiled", R"("pad": 1)", R"("array": "in", "op": "load")", "coalescing")).answer.text ==
+        "coalesced");
+  CHECK(ask(step("transpose_tiled", R"("pad": 1)", R"("array": "out", "op": "store")", "sectors")).answer.value == 4);
+}
+
+TEST_CASE("naive SGEMM: B loads coalesce along columns, A loads scatter along rows") {
+  auto b = ask(step("matmul_naive", "", R"("array": "B", "op": "load")", "sectors"));
+  CHECK(b.answer.value == 4);
+  CHECK(b.answer.text == "4 sectors");
+  auto a = ask(step("matmul_naive_uncoalesced", "", R"("array": "A", "op": "load")", "sectors"));
+  CHECK(a.answer.value == 32);
+  CHECK(ask(step("matmul_naive_uncoalesced", "", R"("array": "A", "op": "load")", "efficiency")).answer.text == "12.5%");
+  CHECK(ask(step("matmul_naive_uncoalesced", "", R"("array": "A", "op": "load")", "coalescing")).answer.text ==
+        "uncoalesced");
+  // Every lane on the same B word: a broadcast, one sector.
+  CHECK(ask(step("matmul_naive_uncoalesced", "", R"("array": "B", "op": "load")", "sectors")).answer.value == 1);
+  CHECK(ask(step("matmul_naive_colmajor", "", R"("array": "B", "op": "load")", "sectors")).answer.value == 32);
+  // Coarsening: warp 0 loads A once per phase (N/32 = 4) and B once per phase and tile (16).
+  CHECK(ask(step("matmul_coarse1d", R"("coarse": 4}, "blocks": [0], "size": 128, "params": {)",
+                 R"("array": "A", "op": "load")", "requests"))
+            .answer.value == 4);
+  CHECK(ask(step("matmul_coarse1d", R"("coarse": 4}, "blocks": [0], "size": 128, "params": {)",
+                 R"("array": "B", "op": "load")", "requests"))
+            .answer.value == 16);
+}
+
+TEST_CASE("the pmpp exercise kernel, access by access") {
+  auto q = [](const std::string& focus, const std::string& metric) {
+    return ask(step("pmpp_exercise", "", focus, metric)).answer;
+  };
+  CHECK(q(R"("array": "a", "op": "load")", "coalescing").text == "coalesced");
+  CHECK(q(R"("array": "a", "op": "load")", "sectors").value == 4);
+  CHECK(q(R"("array": "b", "op": "load")", "coalescing").text == "coalesced");
+  CHECK(q(R"("array": "b", "op": "load")", "sectors").value == 4);
+  CHECK(q(R"("array": "c", "op": "load")", "coalescing").text == "uncoalesced");
+  CHECK(q(R"("array": "c", "op": "load")", "sectors").value == 16);
+  CHECK(q(R"("array": "c", "op": "load", "request": 3)", "sectors").value == 16);  // j = 3
+  CHECK(q(R"("array": "c", "op": "load")", "efficiency").value == 25);
+  CHECK(q(R"("array": "d", "op": "store")", "coalescing").text == "coalesced");
+  CHECK(q(R"("array": "d", "op": "store")", "sectors").value == 4);
+  CHECK(q(R"("array": "d", "op": "store")", "lines").value == 2);
+  CHECK(q(R"("array": "e", "op": "store")", "coalescing").text == "uncoalesced");
+  CHECK(q(R"("array": "e", "op": "store")", "sectors").value == 32);
+  CHECK(q(R"("array": "e", "op": "store")", "site_sectors").value == 32);
+  for (const char* shared : {R"("array": "a_s", "op": "store")", R"("array": "bc_s", "op": "store")",
+                             R"("array": "a_s", "op": "load")", R"("array": "bc_s", "op": "load")"}) {
+    CAPTURE(shared);
+    CHECK(q(shared, "coalescing").text == "n/a");
+  }
+  CHECK(q(R"("array": "bc_s", "op": "load")", "way").value == 4);
+  CHECK(q(R"("code": "bc_s[threadIdx.x*4]", "op": "load")", "way").value == 4);  // by source text
+  CHECK(q(R"("array": "bc_s", "op": "store")", "bank_conflict").text == "conflict-free");
+  CHECK(q(R"("array": "e", "op": "store")", "bank_conflict").text == "n/a");
+}
+
+TEST_CASE("the copies: strides and misalignment") {
+  CHECK(ask(step("strided_copy", R"("stride": 2)", R"("array": "in", "op": "load")", "sectors")).answer.value == 8);
+  CHECK(ask(step("strided_copy", R"("stride": 8)", R"("array": "in", "op": "load")", "efficiency")).answer.value ==
+        doctest::Approx(12.5));
+  CHECK(ask(step("strided_copy", R"("stride": 32)", R"("array": "in", "op": "load")", "sectors")).answer.value == 32);
+  CHECK(ask(step("offset_copy", R"("offset": 1)", R"("array": "in", "op": "load")", "sectors")).answer.value == 5);
+  CHECK(ask(step("offset_copy", R"("offset": 1)", R"("array": "in", "op": "load")", "ideal_sectors")).answer.value == 4);
+  CHECK(ask(step("offset_copy", R"("offset": 8)", R"("array": "in", "op": "load")", "sectors")).answer.value == 4);
+}
+
+TEST_CASE("the answer comes from the trace, not from the lesson file") {
+  // A hand-made trace where lane k reads byte 8k: 8 sectors. The step names `copy`, but
+  // whatever trace it is resolved against decides the answer.
+  trace::Trace t;
+  t.launch.kernel = "copy";
+  t.buffers.push_back({.name = "in", .size_bytes = 4096});
+  t.sites.push_back({.line = 7, .buffer = 0, .op = trace::Op::Load, .code = "x = in[2 * i];"});
+  trace::Record r;
+  r.active = ~0u;
+  for (int k = 0; k < 32; ++k) r.offset[size_t(k)] = uint32_t(8 * k);
+  t.records.push_back(r);
+  t.blocks = {0};
+  lesson::Lesson l = lesson::parse(with_step(step("copy", "", R"("array": "in")", "sectors")), "inline.json");
+  auto res = lesson::resolve_step(l.steps[0], t);
+  CHECK(res.answer.value == 8);
+  CHECK(res.record == 0);
+  CHECK(res.code == "x = in[2 * i];");
+  CHECK(res.focus.find("line 7") != std::string::npos);
+  // The same step against the real copy kernel.
+  CHECK(ask(step("copy", "", R"("array": "in")", "sectors")).answer.value == 4);
+}
+
+// ---- checking answers -------------------------------------------------------------------
+
+TEST_CASE("a wrong answer is marked wrong, with an explanation from the analysis") {
+  auto r = ask(step("transpose_tiled", R"("pad": 0)", R"("array": "tile", "op": "store")", "way"));
+  auto v = r.check("4");
+  CHECK(v.understood);
+  CHECK_FALSE(v.correct);
+  CHECK(v.explanation.find("Not quite: you said 4; the trace says 32-way") == 0);
+  CHECK(v.explanation.find(r.why) != std::string::npos);
+  CHECK(v.explanation.find('\n') == std::string::npos);
+  for (const char* right : {"32", " 32 ", "32-way", "32 way", "32x", "32.0"}) {
+    CAPTURE(right);
+    CHECK(r.check(right).correct);
+  }
+  CHECK(r.check("32-way").explanation.find("Right: 32-way") == 0);
+  for (const char* junk : {"", "  ", "lots", "4 or 5", "-"}) {
+    CAPTURE(junk);
+    auto j = r.check(junk);
+    CHECK_FALSE(j.understood);
+    CHECK_FALSE(j.correct);
+    CHECK(j.explanation.find("number") != std::string::npos);
+  }
+  CHECK(lesson::wrong_answer(r) == "64");
+  CHECK_FALSE(r.check(lesson::wrong_answer(r)).correct);
+}
+
+TEST_CASE("number answers: tolerance and percentages") {
+  auto r = ask(step("strided_copy", R"("stride": 8)", R"("array": "in", "op": "load")", "efficiency"));
+  CHECK(r.answer.text == "12.5%");
+  CHECK(r.check("12.5%").correct);
+  CHECK(r.check("12.5 %").correct);
+  CHECK(r.check("13").correct);  // efficiency: within one percentage point
+  CHECK_FALSE(r.check("50%").correct);
+  lesson::Lesson strict = lesson::parse(
+      with_step(R"({"title": "s", "kernel": "strided_copy", "params": {"stride": 8}, "focus": {"array": "in"},
+                    "text": "x", "question": {"ask": "efficiency", "prompt": "?", "tolerance": 0}})"),
+      "strict.json");
+  auto rs = lesson::resolve_step(strict.steps[0], recorded(strict.steps[0].launch));
+  CHECK(rs.check("12.5").correct);
+  CHECK_FALSE(rs.check("13").correct);
+}
+
+TEST_CASE("choice answers: names, aliases and numbers") {
+  auto c = ask(step("pmpp_exercise", "", R"("array": "c", "op": "load")", "coalescing"));
+  REQUIRE(c.question);
+  CHECK(c.question->choices == std::vector<std::string>{"coalesced", "uncoalesced", "n/a"});
+  for (const char* right : {"uncoalesced", "Uncoalesced.", "not coalesced", "2", "UNCOALESCED"}) {
+    CAPTURE(right);
+    CHECK(c.check(right).correct);
+  }
+  auto v = c.check("coalesced");
+  CHECK(v.understood);
+  CHECK_FALSE(v.correct);
+  CHECK(v.explanation.find("Not quite: you said coalesced; it is uncoalesced — 16 sectors where 4 would do") == 0);
+  CHECK(v.explanation.find("lanes are 16 B apart") != std::string::npos);
+  auto bad = c.check("maybe");
+  CHECK_FALSE(bad.understood);
+  CHECK(bad.explanation == "Answer with one of: coalesced, uncoalesced, n/a");
+  CHECK_FALSE(c.check("4").understood);
+
+  auto s = ask(step("pmpp_exercise", "", R"("array": "a_s", "op": "store")", "coalescing"));
+  for (const char* right : {"n/a", "N/A", "na", "not applicable", "3", "n/a (shared memory)"}) {
+    CAPTURE(right);
+    CHECK(s.check(right).correct);
+  }
+  CHECK(s.check("coalesced").explanation.find("a_s is in shared memory") != std::string::npos);
+}
+
+// ---- focus ------------------------------------------------------------------------------
+
+TEST_CASE("focus: site, block, warp and request select the record") {
+  lesson::Lesson l = lesson::parse(
+      with_step(R"({"title": "s", "kernel": "pmpp_exercise", "focus": {"array": "c", "block": 2, "warp": 3, "request": 1},
+                    "text": "x"})"),
+      "focus.json");
+  const trace::Trace& t = recorded(l.steps[0].launch);
+  auto r = lesson::resolve_step(l.steps[0], t);
+  REQUIRE(r.record != lesson::Resolved::kNone);
+  const auto& rec = t.records[r.record];
+  CHECK(rec.block == 2);
+  CHECK(rec.warp == 3);
+  CHECK(t.buffers[t.sites[rec.site].buffer].name == "c");
+  // Request 1 of that warp at c: j = 1, so lane 0 reads c[i * 4 + 1] with i = 2*256 + 3*32.
+  CHECK(rec.offset[0] == uint32_t(4 * ((2 * 256 + 3 * 32) * 4 + 1)));
+  CHECK(r.focus == "line " + std::to_string(t.sites[rec.site].line) + " · c load (global) · block 2 warp 3 request 1");
+  CHECK_FALSE(r.question);
+
+  // A focus naming only a warp takes its n-th request, whatever the site.
+  lesson::Lesson w = lesson::parse(
+      with_step(R"({"title": "s", "kernel": "copy", "focus": {"warp": 1, "request": 1}, "text": "x"})"), "w.json");
+  auto rw = lesson::resolve_step(w.steps[0], recorded(w.steps[0].launch));
+  const trace::Trace& tw = recorded(w.steps[0].launch);
+  CHECK(tw.records[rw.record].warp == 1);
+  CHECK(tw.sites[tw.records[rw.record].site].op == trace::Op::Store);
+
+  // A step without a focus resolves to nothing in particular.
+  lesson::Lesson n = lesson::parse(with_step(kValidStep), "n.json");
+  CHECK(lesson::resolve_step(n.steps[0], recorded(n.steps[0].launch)).record == lesson::Resolved::kNone);
+}
+
+TEST_CASE("focus errors name the step and what is available") {
+  auto err = [](const std::string& s) -> std::string {
+    lesson::Lesson l = lesson::parse(with_step(s), "f.json");
+    try {
+      lesson::resolve_step(l.steps[0], recorded(l.steps[0].launch));
+    } catch (const lesson::LessonError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  std::string e = err(R"({"title": "s", "kernel": "transpose_tiled", "focus": {"array": "tile", "op": "atomic"}, "text": "x"})");
+  CHECK(e.find("f.json, step 1: no site matches tile atomic in transpose_tiled; its sites: in load (line") == 0);
+  CHECK(e.find("tile store") != std::string::npos);
+  e = err(R"({"title": "s", "kernel": "copy", "blocks": [0], "focus": {"array": "in", "block": 3}, "text": "x"})");
+  CHECK(e == "f.json, step 1: block 3 was not recorded");
+  e = err(R"({"title": "s", "kernel": "copy", "focus": {"array": "in", "request": 5}, "text": "x"})");
+  CHECK(e.find("f.json, step 1: block 0 warp 0 issues 1 request at line") == 0);
+  CHECK(e.find("request 5 (counted from 0) does not exist") != std::string::npos);
+  e = err(step("transpose_tiled", "", R"("array": "tile", "op": "store")", "sectors"));
+  CHECK(e == "f.json, step 1: 'sectors' is about global memory, but tile is in shared memory");
+  e = err(step("copy", "", R"("array": "in")", "way"));
+  CHECK(e == "f.json, step 1: 'way' is about shared memory, but in is in global memory");
+}
+
+// ---- lesson files -----------------------------------------------------------------------
+
+TEST_CASE("a malformed lesson file gives one line naming the file and the problem") {
+  struct Case {
+    const char* text;
+    const char* expect;  // after "<path>: "
+  };
+  const std::string v = kValidStep;
+  const Case cases[] = {
+      {R"({"title": "x", "steps": [)", "not valid JSON: parse error at line 1, column 26"},
+      {"[]", "expected a JSON object with \"title\" and \"steps\", got a list"},
+      {R"({"steps": [{"title": "s", "kernel": "copy", "text": "x"}]})", "title: missing"},
+      {R"({"title": "x", "steps": []})", "steps: empty: a lesson needs at least one step"},
+      {R"({"title": "x", "setps": []})", "setps: unknown key; allowed: order, steps, summary, title"},
+      {R"({"title": "x", "steps": [{"title": "s", "text": "x"}]})", "step 1: kernel: missing (the first step must name a kernel)"},
+      {R"({"title": "x", "steps": [{"title": "s", "kernel": "matmul_fast", "text": "x"}]})",
+       "step 1: kernel: unknown kernel 'matmul_fast'; allowed: copy, strided_copy"},
+      {R"({"title": "x", "steps": [{"title": "s", "kernel": "transpose_tiled", "params": {"pad": 2}, "text": "x"}]})",
+       "step 1: parameter pad=2 is not allowed for transpose_tiled: allowed 0, 1"},
+      {R"({"title": "x", "steps": [{"title": "s", "kernel": "copy", "size": "big", "text": "x"}]})",
+       "step 1: size: expected an integer, got a string"},
+      {R"({"title": "x", "steps": [{"title": "s", "kernel": "copy", "text": "x", "focus": {"array": "in"},
+           "question": {"ask": "sector", "prompt": "?"}}]})",
+       "step 1: question.ask: unknown metric 'sector'; allowed: sectors, lines"},
+      {R"({"title": "x", "steps": [{"title": "s", "kernel": "copy", "text": "x", "question": {"ask": "sectors", "prompt": "?"}}]})",
+       "step 1: question: needs a focus naming an access (focus.array, .op, .code or .line)"},
+      {R"({"title": "x", "steps": [{"title": "s", "kernel": "copy", "text": "x", "focus": {"array": "in"},
+           "question": {"ask": "sectors"}}]})",
+       "step 1: question.prompt: missing"},
+      {R"({"title": "x", "steps": [{"title": "s", "kernel": "copy", "text": "x", "focus": {"array": "in", "op": "read"}}]})",
+       "step 1: focus.op: unknown op 'read'; allowed: load, store, atomic"},
+      {R"({"title": "x", "steps": [{"title": "s", "kernel": "copy", "text": "x", "focus": {"array": "in"},
+           "question": {"ask": "sectors", "prompt": "?", "answer": 4}}]})",
+       "step 1: question.answer: unknown key; allowed: ask, prompt, tolerance"},
+      {R"({"title": "x", "steps": [{"title": "s", "kernel": "copy", "text": "x", "focus": {"array": "in"},
+           "after": "{sector} sectors"}]})",
+       "step 1: after: unknown placeholder {sector}"},
+      {R"({"title": "x", "steps": [{"title": "s", "kernel": "copy", "text": ["a", 3]}]})",
+       "step 1: text[1]: expected a string, got an integer"},
+      {R"({"title": "x", "steps": [{"title": "s", "kernel": "copy", "text": "x"}, {"title": "t", "text": "y", "focus": 1}]})",
+       "step 2: focus: expected an object, got an integer"},
+  };
+  int n = 0;
+  for (const Case& c : cases) {
+    const std::string name = "bad" + std::to_string(n++) + ".json";
+    const std::string path = (scratch() / name).string();
+    std::string e = load_error(name, c.text);
+    CAPTURE(c.text);
+    CHECK_MESSAGE(e.rfind(path + ": " + c.expect, 0) == 0, e);
+    CHECK(e.find('\n') == std::string::npos);
+  }
+  std::string missing = (scratch() / "nope.json").string();
+  try {
+    lesson::load(missing);
+    FAIL("no error");
+  } catch (const lesson::LessonError& e) {
+    CHECK(std::string(e.what()) == missing + ": cannot open the lesson file");
+  }
+}
+
+TEST_CASE("steps without a kernel continue the previous launch, with overrides") {
+  lesson::Lesson l = lesson::parse(R"({"title": "x", "steps": [
+      {"title": "a", "kernel": "transpose_tiled", "size": 96, "params": {"pad": 0}, "blocks": [1, 0, 1], "text": "x"},
+      {"title": "b", "params": {"pad": 1}, "text": "y"},
+      {"title": "c", "kernel": "copy", "text": "z"}]})",
+                                   "inherit.json");
+  REQUIRE(l.steps.size() == 3);
+  CHECK(l.id == "inherit");
+  CHECK(l.steps[0].launch.blocks == std::vector<uint32_t>{0, 1});
+  CHECK(l.steps[1].launch.kernel == "transpose_tiled");
+  CHECK(l.steps[1].launch.size == 96);
+  CHECK(l.steps[1].launch.params.at("pad") == 1);
+  CHECK(l.steps[1].launch.blocks == std::vector<uint32_t>{0, 1});
+  CHECK(l.steps[2].launch == lesson::Launch{"copy", 0, {}, {}});
+  CHECK(l.steps[1].where == "inherit.json, step 2");
+  CHECK(lesson::launch_text(l.steps[1].launch) == "size=96 pad=1 blocks=0,1");
+  CHECK(lesson::launch_text(l.steps[2].launch) == "size=4096");
+}
+
+TEST_CASE("lessons are found by name or path; the folder can be overridden") {
+  std::string p = lesson::find("basics");
+  CHECK(fs::path(p).filename() == "basics.json");
+  CHECK(lesson::find(p) == p);
+  try {
+    lesson::find("nosuch");
+    FAIL("no error");
+  } catch (const lesson::LessonError& e) {
+    std::string m = e.what();
+    CHECK(m.rfind("unknown lesson 'nosuch'; allowed: basics, pmpp_quiz, transpose, sgemm", 0) == 0);
+  }
+  try {
+    lesson::find("dir/nosuch.json");
+    FAIL("no error");
+  } catch (const lesson::LessonError& e) {
+    CHECK(std::string(e.what()) == "dir/nosuch.json: no such lesson file");
+  }
+
+  fs::path dir = scratch() / "mine";
+  write("mine/one.json", with_step(kValidStep));
+  write("mine/broken.json", "{");
+  write("mine/notes.txt", "not a lesson");
+  ::setenv("WARPSCOPE_LESSONS", dir.c_str(), 1);
+  CHECK(lesson::lessons_dir() == dir.string());
+  auto entries = lesson::list();
+  ::unsetenv("WARPSCOPE_LESSONS");
+  REQUIRE(entries.size() == 2);
+  CHECK(entries[0].id == "broken");
+  CHECK(entries[0].error.find("not valid JSON") != std::string::npos);
+  CHECK(entries[1].id == "one");
+  CHECK(entries[1].title == "Broken");
+  CHECK(entries[1].steps == 1);
+  CHECK(lesson::lessons_dir() != dir.string());
+}
+
+TEST_CASE("steps that share a launch share one recording") {
+  int calls = 0;
+  auto counting = [&calls](const lesson::Launch& l) {
+    ++calls;
+    return lesson::capture_recorder("emulator")(l);
+  };
+  lesson::Lesson l = lesson::load(lesson::find("transpose"));
+  std::vector<lesson::Launch> distinct;
+  for (const auto& s : l.steps)
+    if (std::find(distinct.begin(), distinct.end(), s.launch) == distinct.end()) distinct.push_back(s.launch);
+  auto rep = lesson::run(l, counting);
+  CHECK(rep.ok);
+  CHECK(calls == int(distinct.size()));
+  CHECK(calls < int(l.steps.size()));
+}
+
+TEST_CASE("a recorder that fails shows as a step error, not a crash") {
+  lesson::Lesson l = lesson::parse(with_step(kValidStep), "fail.json");
+  auto rep = lesson::run(l, [](const lesson::Launch&) -> trace::Trace { throw std::runtime_error("no device"); });
+  CHECK_FALSE(rep.ok);
+  REQUIRE(rep.steps.size() == 1);
+  CHECK(rep.steps[0].error == "fail.json, step 1: no device");
+  CHECK(lesson::walkthrough(l, rep).find("error: fail.json, step 1: no device") != std::string::npos);
+}
+
+// ---- text -------------------------------------------------------------------------------
+
+TEST_CASE("lesson text: paragraphs, bullets and code") {
+  auto p = lesson::paragraphs("One line\njoins the next.\n\n- a bullet\n  that goes on\n- another\n    code(x);\nEnd.");
+  CHECK(p == std::vector<std::string>{"One line joins the next.", "", "- a bullet that goes on", "- another",
+                                      "    code(x);", "End."});
+  CHECK(lesson::wrap("aaa bbb ccc ddd", 8) == "aaa bbb\nccc ddd\n");
+  CHECK(lesson::wrap("- aaa bbb ccc", 9, 2) == "  - aaa\n    bbb\n    ccc\n");
+}
+
+TEST_CASE("teach: a student answers in a terminal") {
+  lesson::Lesson l = lesson::parse(R"({"title": "Mini", "steps": [
+      {"title": "one", "kernel": "strided_copy", "params": {"stride": 2}, "focus": {"array": "in"}, "text": "t",
+       "question": {"ask": "sectors", "prompt": "How many?"}, "after": "Efficiency {efficiency}%."},
+      {"title": "two", "focus": {"array": "in"}, "text": "t", "question": {"ask": "coalescing", "prompt": "Which?"}},
+      {"title": "three", "focus": {"array": "out"}, "text": "t", "question": {"ask": "sectors", "prompt": "And?"}},
+      {"title": "four", "text": "the end"}]})",
+                                   "mini.json");
+  // Right, then junk followed by a wrong choice, then Enter (reveal), then the input ends.
+  std::istringstream in("8\n\nwhat\ncoalesced\n\n\n");
+  std::ostringstream out;
+  auto res = lesson::teach(l, lesson::capture_recorder("emulator"), in, out);
+  CHECK(res.questions == 3);
+  CHECK(res.answered == 2);
+  CHECK(res.right == 1);
+  CHECK(res.errors == 0);
+  std::string o = out.str();
+  CHECK(o.find("Right: 8 sectors — lanes are 8 B apart") != std::string::npos);
+  CHECK(o.find("Efficiency 50%.") != std::string::npos);
+  CHECK(o.find("Answer with one of: coalesced, uncoalesced, n/a") != std::string::npos);
+  CHECK(o.find("Not quite: you said coalesced; it is uncoalesced") != std::string::npos);
+  CHECK(o.find("Answer:  8 sectors") != std::string::npos);  // step three, revealed
+  CHECK(o.find("the end") != std::string::npos);
+  CHECK(o.find("You answered 2 of 3 questions: 1 right.") != std::string::npos);
+}
+
+TEST_CASE("the metric table is complete and named uniquely") {
+  std::set<std::string> names;
+  for (const auto& m : lesson::metrics()) {
+    CHECK(names.insert(m.name).second);
+    CHECK(&lesson::info(m.metric) == &m);
+    CHECK(std::string(m.description).size() > 10);
+  }
+  CHECK(names.size() == 15);
+}
