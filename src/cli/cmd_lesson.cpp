@@ -67,7 +67,15 @@ int run_lesson(const LessonOptions& o, std::istream& in, std::ostream& out) {
     }
 
     const lesson::Lesson l = lesson::load(lesson::find(o.name));
-    const lesson::Recorder rec = lesson::capture_recorder(o.backend);
+    // The first launch is recorded up front, so that a backend this machine lacks is one
+    // error line (exit 2) rather than an error on every step.
+    const lesson::Recorder capture = lesson::capture_recorder(o.backend);
+    auto first = std::make_shared<std::pair<lesson::Launch, trace::Trace>>();
+    first->first = l.steps.front().launch;
+    first->second = capture(first->first);
+    const lesson::Recorder rec = [capture, first](const lesson::Launch& launch) {
+      return launch == first->first ? first->second : capture(launch);
+    };
     if (mode == "ask") {
       auto res = lesson::teach(l, rec, in, out, o.width);
       return res.errors ? kExitFailure : 0;

@@ -395,18 +395,27 @@ uint64_t Machine::run(const trace::Dim3& grid, const trace::Dim3& block, uint32_
     }
   } restore{saved};
 
+  std::vector<uint32_t> order;
   if (opt.blocks.empty()) {
-    for (uint64_t b = 0; b < grid.count(); ++b) {
-      m.run_block(uint32_t(b), grid, block);
-      out.blocks.push_back(uint32_t(b));
-    }
+    order.resize(grid.count());
+    for (uint64_t b = 0; b < grid.count(); ++b) order[b] = uint32_t(b);
   } else {
-    for (uint32_t b : opt.blocks) {
+    for (uint32_t b : opt.blocks)
       if (b >= grid.count())
-        throw KernelError("block " + std::to_string(b) + " is outside the grid of " + std::to_string(grid.count()) + " blocks");
-      m.run_block(b, grid, block);
-      out.blocks.push_back(b);
-    }
+        throw std::invalid_argument("block " + std::to_string(b) + " is outside the grid of " +
+                                    std::to_string(grid.count()) + " blocks");
+    order = opt.blocks;
+  }
+  for (size_t i = 0; i < order.size(); ++i) {
+    m.run_block(order[i], grid, block);
+    out.blocks.push_back(order[i]);
+    // After the first block, the rest of the launch is predictable: refuse early rather
+    // than keep the user waiting for minutes.
+    const uint64_t estimate = m.lane_accesses / (i + 1) * order.size();
+    if (i == 0 ? estimate > opt.max_lane_accesses : m.lane_accesses > opt.max_lane_accesses)
+      throw std::invalid_argument("this launch would emulate about " + std::to_string(estimate) +
+                                  " lane accesses (limit " + std::to_string(opt.max_lane_accesses) +
+                                  "): use a smaller --size or record part of the grid with --blocks");
   }
   return m.lane_accesses;
 }

@@ -17,6 +17,7 @@ struct CaptureOptions {
   std::vector<uint32_t> blocks;  // linear block ids to run and record; empty = all
   uint64_t max_records = ~uint64_t(0);  // records past this are counted, not kept
   bool keep_records = true;             // false: run and count only
+  uint64_t max_lane_accesses = ~uint64_t(0);  // refuse launches that would emulate more
 };
 
 // A kernel failed in the emulator (out-of-bounds access, barrier misuse).

@@ -24,12 +24,24 @@ namespace ws::gpu {
 
 #define WS_DEV __device__ __forceinline__
 
-// The one entry point of every kernel in every mode (the context is built per thread).
+// The one entry point of every kernel in every mode: a context per thread, the body, and
+// the context's epilogue (kernel_body, at the end of this file). A context that records
+// only some blocks (RecordCtx) lets the others run the plain instantiation, so a filtered
+// capture costs little more than a plain run.
+template <class Op, class Ctx, class Args>
+__device__ __forceinline__ void kernel_body(const Args& args);
+
 template <class Op, class Ctx, class Args>
 __global__ void device_kernel(const Args args) {
-  Ctx ctx;
-  Op{}(ctx, args);
-  ctx.finish();
+  kernel_body<Op, Ctx>(args);
+}
+
+// The same entry capped at 64 registers a thread, so that instrumented kernels, whose
+// out-of-line calls cost registers, still launch with 1024-thread blocks. The launchers
+// take it only when the block does not fit the uncapped one.
+template <class Op, class Ctx, class Args>
+__global__ void __launch_bounds__(1024) device_kernel_1024(const Args args) {
+  kernel_body<Op, Ctx>(args);
 }
 
 // ---- plain ------------------------------------------------------------------------------
@@ -286,10 +298,15 @@ class RecordCtx : public instr::Common<RecordCtx> {
  public:
   static WS_DEV const abi::LaunchInfo& info() { return g_record_state.info; }
 
-  WS_DEV RecordCtx() {
+  // Whether this block records at all (the same answer for the whole block).
+  static WS_DEV bool block_selected() {
     const abi::RecordState& st = g_record_state;
-    on_ = ((st.warp_bits >> (warp_ & 31)) & 1u) &&
-          (!st.block_bits || ((st.block_bits[block_ >> 5] >> (block_ & 31)) & 1u));
+    const uint32_t b = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    return !st.block_bits || ((st.block_bits[b >> 5] >> (b & 31)) & 1u);
+  }
+
+  WS_DEV RecordCtx() {
+    on_ = (g_record_state.warp_bits >> (warp_ & 31)) & 1u;
     if (tid_ < 32) g_record_seq[tid_] = 0;
     (__syncthreads)();
   }
@@ -356,13 +373,6 @@ WS_DEV SharedReq shared_request(unsigned mask, uint32_t off, uint32_t bytes, uin
   const uint32_t phase = lane / per_phase;
   const uint32_t w0 = off >> 2;
   SharedReq r{0, 0, 0};
-  if (words == 1 && mask == 0xffffffffu) {  // fast path: one phase, all lanes
-    uint32_t prev = __shfl_up_sync(mask, w0, 1);
-    if (__all_sync(mask, lane == 0 || w0 == prev + 1) || __all_sync(mask, lane == 0 || w0 == prev)) {
-      r.wavefronts = r.ideal = r.max_way = 1;
-      return r;
-    }
-  }
   uint32_t best = 0;
   for (uint32_t j = 0; j < words; ++j) {
     // Aligned accesses: word j of every lane lies in banks ≡ j (mod words), so the words
@@ -385,6 +395,13 @@ WS_DEV SharedReq shared_request(unsigned mask, uint32_t off, uint32_t bytes, uin
   return r;
 }
 
+WS_DEV uint32_t mix(uint32_t x) {
+  x *= 0x9E3779B1u;
+  x ^= x >> 15;
+  x *= 0x85EBCA77u;
+  return x ^ (x >> 13);
+}
+
 }  // namespace instr
 
 namespace tally {
@@ -392,9 +409,11 @@ namespace tally {
 // The block's tables, after the kernel's own dynamic shared memory.
 struct Tables {
   abi::BlockSite* sites;
-  uint32_t* ctl;  // [0] threads still running, [1], [2] flush tickets by epoch parity
-  uint32_t* ep;   // the current epoch's sums and DRAM cells
-  uint32_t cells, words;
+  uint32_t* ctl;                 // [0] threads still running, [1], [2] flush tickets by epoch parity
+  unsigned long long* pairs;     // the current epoch's packed totals
+  abi::CacheEntry* cache;        // [32][kCacheWays]
+  uint32_t* cells;               // the current epoch's DRAM cells, per global array
+  uint32_t ncells, items;        // cells per array; flush items (pairs, then cell words)
 };
 WS_DEV Tables tables() {
   const abi::CountsState& st = g_counts_state;
@@ -402,19 +421,37 @@ WS_DEV Tables tables() {
   Tables t;
   t.sites = reinterpret_cast<abi::BlockSite*>(tail);
   t.ctl = reinterpret_cast<uint32_t*>(tail + sizeof(abi::BlockSite) * abi::kSiteSlots);
-  t.ep = t.ctl + 4;
-  t.cells = st.dram.cells();
-  t.words = abi::counts_epoch_words(st.info.n_global, t.cells);
+  t.pairs = reinterpret_cast<unsigned long long*>(t.ctl + 4);
+  t.cache = reinterpret_cast<abi::CacheEntry*>(tail + abi::counts_cache_offset());
+  t.cells = reinterpret_cast<uint32_t*>(tail + abi::counts_cells_offset());
+  t.ncells = st.dram.cells();
+  t.items = abi::kEpochPairs + st.info.n_global * (t.ncells + 1);
   return t;
 }
 
-WS_DEV void flush_word(const Tables& t, uint32_t epoch, uint32_t i) {
-  uint32_t v = t.ep[i];
-  if (!v) return;
+// Item i of the epoch's block totals to the global epoch table, and cleared.
+WS_DEV void flush_item(const Tables& t, uint32_t epoch, uint32_t i) {
   const abi::CountsState& st = g_counts_state;
-  uint32_t e = epoch < st.max_epochs ? epoch : st.max_epochs - 1;
-  atomicAdd(&st.epochs[uint64_t(e) * t.words + i], (unsigned long long)v);
-  t.ep[i] = 0;
+  const uint32_t e = epoch < st.max_epochs ? epoch : st.max_epochs - 1;
+  const uint32_t words = abi::kEpochSums + st.info.n_global * (t.ncells + 1);
+  unsigned long long* row = &st.epochs[uint64_t(e) * words];
+  if (i < abi::kEpochPairs) {
+    unsigned long long v = t.pairs[i];
+    if (!v) return;
+    const uint32_t lo = uint32_t(v), hi = uint32_t(v >> 32);
+    // pairs: requests|lanes, sectors|ideal sectors, bytes|wavefronts, ideal wavefronts
+    const uint32_t wl[4] = {abi::kERequests, abi::kESectors, abi::kEBytes, abi::kEIdealWavefronts};
+    const uint32_t wh[4] = {abi::kELanes, abi::kEIdealSectors, abi::kEWavefronts, abi::kEIdealWavefronts};
+    if (lo) atomicAdd(&row[wl[i]], (unsigned long long)lo);
+    if (hi && i < 3) atomicAdd(&row[wh[i]], (unsigned long long)hi);
+    t.pairs[i] = 0;
+  } else {
+    const uint32_t j = i - abi::kEpochPairs;
+    uint32_t v = t.cells[j];
+    if (!v) return;
+    atomicAdd(&row[abi::kEpochSums + j], (unsigned long long)v);
+    t.cells[j] = 0;
+  }
 }
 
 WS_DEV uint32_t block_slot(const Tables& t, uint32_t key) {
@@ -449,9 +486,12 @@ static __device__ __noinline__ void begin(uint32_t tid, uint32_t nthreads) {
     s.key = abi::kEmptyKey;
     s.max_way = 0;
     s.first = ~0ull;
-    for (uint32_t k = 0; k < abi::kSiteSums; ++k) s.sums[k] = 0;
+    for (uint32_t k = 0; k < 4; ++k) s.pair[k] = 0;
+    s.example_taken = 0;
   }
-  for (uint32_t i = tid; i < t.words; i += nthreads) t.ep[i] = 0;
+  for (uint32_t i = tid; i < abi::kEpochPairs; i += nthreads) t.pairs[i] = 0;
+  for (uint32_t i = tid; i < 32 * abi::kCacheWays; i += nthreads) t.cache[i].h1 = t.cache[i].h2 = 0xffffffffu;
+  for (uint32_t i = tid; i < t.items - abi::kEpochPairs; i += nthreads) t.cells[i] = 0;
   if (tid < 32) g_counts_seq[tid] = 0;
   if (tid == 0) {
     t.ctl[0] = nthreads;
@@ -460,19 +500,19 @@ static __device__ __noinline__ void begin(uint32_t tid, uint32_t nthreads) {
   (__syncthreads)();
 }
 
-// The block's sums of the epoch that ends here go to global memory; threads that have
-// exited take no part, so the words are handed out by ticket.
+// The block's totals of the epoch that ends here go to global memory; threads that have
+// exited take no part, so the items are handed out by ticket.
 static __device__ __noinline__ void barrier(uint32_t epoch) {
   (__syncthreads)();
   Tables t = tables();
   uint32_t* ticket = &t.ctl[1 + (epoch & 1u)];
   for (;;) {
     uint32_t i = atomicAdd(ticket, 1u);
-    if (i >= t.words) {
-      if (i == t.words) t.ctl[1 + ((epoch + 1u) & 1u)] = 0;
+    if (i >= t.items) {
+      if (i == t.items) t.ctl[1 + ((epoch + 1u) & 1u)] = 0;
       break;
     }
-    flush_word(t, epoch, i);
+    flush_item(t, epoch, i);
   }
   (__syncthreads)();
 }
@@ -486,35 +526,50 @@ static __device__ __noinline__ void finish(uint32_t epoch, uint32_t lane) {
   if (!__ballot_sync(mask, left == 0)) return;
   __threadfence_block();
   const uint32_t rank = uint32_t(__popc(mask & instr::lanes_below(lane))), n = uint32_t(__popc(mask));
-  for (uint32_t i = rank; i < t.words; i += n) flush_word(t, epoch, i);
+  for (uint32_t i = rank; i < t.items; i += n) flush_item(t, epoch, i);
   for (uint32_t i = rank; i < abi::kSiteSlots; i += n) {
     const abi::BlockSite& s = t.sites[i];
     if (s.key == abi::kEmptyKey) continue;
     abi::SiteSlot* g = global_site(s.key);
     if (!g) continue;
-    for (uint32_t k = 0; k < abi::kSiteSums; ++k)
-      if (s.sums[k]) atomicAdd(&g->sums[k], (unsigned long long)s.sums[k]);
+    const uint32_t idx[8] = {abi::kRequests, abi::kLanes,        abi::kSectors,    abi::kLines,
+                             abi::kIdealSectors, abi::kBytes, abi::kWavefronts, abi::kIdealWavefronts};
+    for (uint32_t k = 0; k < 8; ++k) {
+      uint32_t v = uint32_t(s.pair[k / 2] >> (32 * (k % 2)));
+      if (v) atomicAdd(&g->sums[idx[k]], (unsigned long long)v);
+    }
     if (s.max_way) atomicMax(&g->max_way, s.max_way);
     atomicMin(&g->first, s.first);
   }
   if (rank == 0) atomicMax(g_counts_state.epochs_seen, (unsigned long long)epoch + 1ull);
 }
 
-// DRAM model: every distinct burst the request touches adds one to its (channel, bank)
-// cell of this array in this epoch.
-WS_DEV void dram(const Tables& t, unsigned mask, uint32_t off, uint32_t bytes, uint32_t buffer, uint32_t lane) {
+// DRAM model, computed: every distinct burst the request touches adds one to its
+// (channel, bank) cell of this array. With `packed`, also returns the request's bursts per
+// cell, 8 bits a cell (models of at most 8 cells).
+WS_DEV unsigned long long dram(const Tables& t, unsigned mask, uint32_t off, uint32_t bytes, uint32_t buffer,
+                               uint32_t lane, bool add) {
   const abi::Dram& d = g_counts_state.dram;
-  const uint32_t shift = uint32_t(__ffs(d.burst_bytes) - 1);  // bursts are powers of two
+  const uint32_t shift = d.burst_shift;
   const uint32_t nb = bytes > d.burst_bytes ? bytes >> shift : 1u;
-  uint32_t* row = &t.ep[abi::kEpochSums + buffer * (t.cells + 1)];
+  uint32_t* row = &t.cells[buffer * (t.ncells + 1)];
+  unsigned long long packed = 0;
   for (uint32_t j = 0; j < nb; ++j) {
     uint32_t g = (off >> shift) + j;
     bool uniq;
     instr::distinct(mask, g, lane, uniq);
     uint32_t c = d.cell(g);
     unsigned same = __match_any_sync(mask, uniq ? c : 0xffffffffu);
-    if (uniq && instr::leader_of(same) == lane) atomicAdd(&row[c], uint32_t(__popc(same)));
+    bool lead = uniq && instr::leader_of(same) == lane;
+    uint32_t n = lead ? uint32_t(__popc(same)) : 0u;
+    if (add && n) atomicAdd(&row[c], n);
+    if (d.cacheable) {
+      uint32_t lo = __reduce_add_sync(mask, c < 4 ? n << (8 * c) : 0u);
+      uint32_t hi = __reduce_add_sync(mask, c >= 4 ? n << (8 * (c - 4)) : 0u);
+      packed += (unsigned long long)hi << 32 | lo;
+    }
   }
+  return packed;
 }
 
 static __device__ __noinline__ void access(uint32_t key, uint32_t off, uint32_t block, uint32_t warp, uint32_t lane,
@@ -527,37 +582,66 @@ static __device__ __noinline__ void access(uint32_t key, uint32_t off, uint32_t 
   const bool global = buffer < st.info.n_global;
   const uint32_t lanes = uint32_t(__popc(mask));
 
-  uint32_t sectors = 0, lines = 0, req_bytes = 0, ideal = 0, wf = 0, iwf = 0, way = 0;
-  if (global) {
-    instr::GlobalReq g = instr::global_request(mask, off, bytes, lane);
-    sectors = g.sectors, lines = g.lines, req_bytes = g.bytes, ideal = (g.bytes + 31) / 32;
-    dram(t, mask, off, bytes, buffer, lane);
-  } else {
-    instr::SharedReq s = instr::shared_request(mask, off, bytes, lane);
-    wf = s.wavefronts, iwf = s.ideal, way = s.max_way;
-  }
+  // The request's shape: offsets relative to the first active lane, the mask, the
+  // alignment modulo 128 and the site. Two independent 32-bit hashes.
+  const uint32_t off0 = __shfl_sync(mask, off, leader);
+  const uint32_t rel = off - off0;
+  const uint32_t h1 = __reduce_xor_sync(mask, instr::mix(rel + lane * 0x9E3779B9u)) ^ (key * 0x85EBCA6Bu) ^ mask;
+  const uint32_t h2 = __reduce_add_sync(mask, instr::mix(rel ^ (lane * 0xC2B2AE35u) ^ 0x5bd1e995u)) +
+                      (off0 & 127u) * 0x27D4EB2Fu + key;
 
-  // The site's slot in the block table, found or claimed by the leader. Block 0 also
-  // orders the sites by first execution and keeps one example request of each.
   uint32_t slot = 0;
-  bool example = false;
-  if (lane == leader) {
-    slot = block_slot(t, key);
-    if (slot < abi::kSiteSlots) {
-      abi::BlockSite& s = t.sites[slot];
-      unsigned long long order = block == 0 ? abi::order_key(0, epoch, warp, atomicAdd(&g_counts_seq[warp], 1u))
-                                            : abi::order_key(block, 0, 0, 0);
-      if (order < s.first) atomicMin(&s.first, order);
-      if (way > s.max_way) atomicMax(&s.max_way, way);
-      if (block == 0) {
-        abi::SiteSlot* g = global_site(key);
-        example = g && atomicCAS(&g->example_taken, 0u, 1u) == 0u;
-      }
-    }
-  }
+  if (lane == leader) slot = block_slot(t, key);
   slot = __shfl_sync(mask, slot, leader);
   if (slot >= abi::kSiteSlots) return;  // more sites than the table holds: the host reports it
-  if (__shfl_sync(mask, example ? 1 : 0, leader)) {
+  abi::BlockSite& site = t.sites[slot];
+  abi::CacheEntry& ce = t.cache[(warp & 31u) * abi::kCacheWays + (slot & (abi::kCacheWays - 1u))];
+
+  uint32_t a, b;
+  unsigned long long cells = 0;
+  const bool cache_dram = global && st.dram.cacheable;
+  uint4 e;  // one 16-byte shared load, the same address for every lane (a broadcast)
+  asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(e.x), "=r"(e.y), "=r"(e.z), "=r"(e.w)
+               : "r"(uint32_t(__cvta_generic_to_shared(&ce))));
+  if (__all_sync(mask, e.x == h1 && e.y == h2)) {
+    a = e.z;
+    b = e.w;
+    if (cache_dram) cells = (unsigned long long)ce.cells_hi << 32 | ce.cells_lo;
+  } else {
+    if (global) {
+      instr::GlobalReq g = instr::global_request(mask, off, bytes, lane);
+      a = g.sectors | g.lines << 8 | ((g.bytes + 31) / 32) << 16;
+      b = g.bytes;
+      if (cache_dram) cells = dram(t, mask, off, bytes, buffer, lane, false);
+    } else {
+      instr::SharedReq r = instr::shared_request(mask, off, bytes, lane);
+      a = 0;
+      b = r.wavefronts << 12 | r.ideal << 20 | r.max_way << 24;
+    }
+    if (lane == leader) {
+      ce.a = a;
+      ce.b = b;
+      ce.cells_lo = uint32_t(cells);
+      ce.cells_hi = uint32_t(cells >> 32);
+      __threadfence_block();
+      ce.h1 = h1;
+      ce.h2 = h2;
+    }
+  }
+  if (global && !cache_dram) dram(t, mask, off, bytes, buffer, lane, true);
+
+  // Block 0 orders the sites by first execution and keeps one example request of each.
+  bool example = false;
+  if (block == 0 && lane == leader) {
+    unsigned long long order = abi::order_key(0, epoch, warp, atomicAdd(&g_counts_seq[warp], 1u));
+    if (order < site.first) atomicMin(&site.first, order);
+    if (!site.example_taken && atomicCAS(&site.example_taken, 0u, 1u) == 0u) {
+      abi::SiteSlot* g = global_site(key);
+      example = g && atomicCAS(&g->example_taken, 0u, 1u) == 0u;
+    }
+  }
+  if (block == 0 && __shfl_sync(mask, example ? 1 : 0, leader)) {
     abi::Record& r = global_site(key)->example;
     r.offset[lane] = off;
     if (lane == leader) {
@@ -569,29 +653,28 @@ static __device__ __noinline__ void access(uint32_t key, uint32_t off, uint32_t 
       r.active = mask;
     }
   }
+  if (lane != leader) return;
 
-  // The site's and the epoch's sums, handed out over the active lanes so that one
-  // shared atomic instruction does them all.
-  const uint32_t rank = uint32_t(__popc(mask & instr::lanes_below(lane)));
-  const uint32_t nsums = abi::kSiteSums + abi::kEpochSums + (global ? 1u : 0u);
-  for (uint32_t s = rank; s < nsums; s += lanes) {
-    uint32_t* addr;
-    uint32_t v;
-    if (s < abi::kSiteSums) {
-      addr = &t.sites[slot].sums[s];
-      v = s == abi::kRequests ? 1u : s == abi::kLanes ? lanes : s == abi::kSectors ? sectors
-          : s == abi::kLines ? lines : s == abi::kIdealSectors ? ideal : s == abi::kBytes ? req_bytes
-          : s == abi::kWavefronts ? wf : iwf;
-    } else if (s < abi::kSiteSums + abi::kEpochSums) {
-      uint32_t k = s - abi::kSiteSums;
-      addr = &t.ep[k];
-      v = k == abi::kERequests ? 1u : k == abi::kELanes ? lanes : k == abi::kESectors ? sectors
-          : k == abi::kEIdealSectors ? ideal : k == abi::kEBytes ? req_bytes : k == abi::kEWavefronts ? wf : iwf;
-    } else {  // requests to this array in this epoch
-      addr = &t.ep[abi::kEpochSums + buffer * (t.cells + 1) + t.cells];
-      v = 1u;
-    }
-    if (v) atomicAdd(addr, v);
+  // The leader adds the request to its site and to the epoch, two counts a 64-bit atomic.
+  const uint32_t sectors = a & 0xffu, lines = (a >> 8) & 0xffu, ideal = (a >> 16) & 0xffu;
+  const uint32_t req_bytes = b & 0xfffu, wf = (b >> 12) & 0xffu, iwf = (b >> 20) & 0xfu, way = (b >> 24) & 0x3fu;
+  auto pair = [](uint32_t lo, uint32_t hi) { return (unsigned long long)hi << 32 | lo; };
+  atomicAdd(&site.pair[0], pair(1u, lanes));
+  atomicAdd(&t.pairs[0], pair(1u, lanes));
+  uint32_t* row = &t.cells[buffer * (t.ncells + 1)];
+  if (global) {
+    atomicAdd(&site.pair[1], pair(sectors, lines));
+    atomicAdd(&site.pair[2], pair(ideal, req_bytes));
+    atomicAdd(&t.pairs[1], pair(sectors, ideal));
+    atomicAdd(&t.pairs[2], pair(req_bytes, 0u));
+    atomicAdd(&row[t.ncells], 1u);  // requests to this array in this epoch
+    for (uint32_t c = 0; cells; ++c, cells >>= 8)
+      if (cells & 0xffu) atomicAdd(&row[c], uint32_t(cells & 0xffu));
+  } else {
+    atomicAdd(&site.pair[3], pair(wf, iwf));
+    atomicAdd(&t.pairs[2], pair(0u, wf));
+    atomicAdd(&t.pairs[3], pair(iwf, 0u));
+    if (way > site.max_way) atomicMax(&site.max_way, way);
   }
 }
 
@@ -610,5 +693,21 @@ class CountsCtx : public instr::Common<CountsCtx> {
     if (key != abi::kEmptyKey) tally::access(key, off, block_, warp_, lane_, epoch_);
   }
 };
+
+// ---- the body of every entry -----------------------------------------------------------
+
+template <class Op, class Ctx, class Args>
+__device__ __forceinline__ void kernel_body(const Args& args) {
+  if constexpr (std::is_same_v<Ctx, RecordCtx>) {
+    if (!RecordCtx::block_selected()) {  // block-uniform: barriers stay matched
+      PlainCtx plain;
+      Op{}(plain, args);
+      return;
+    }
+  }
+  Ctx ctx;
+  Op{}(ctx, args);
+  ctx.finish();
+}
 
 }  // namespace ws::gpu

@@ -30,6 +30,14 @@ abi::Dram device_dram(const DramConfig& d) {
   r.banks = d.banks;
   r.burst_bytes = d.burst_bytes;
   r.xor_hash = d.xor_hash ? 1u : 0u;
+  auto log2_or_none = [&](uint32_t v) { return pow2(v) ? uint32_t(__builtin_ctz(v)) : 0xffu; };
+  r.burst_shift = uint32_t(__builtin_ctz(d.burst_bytes));
+  r.channel_shift = log2_or_none(d.channels);
+  r.bank_shift = log2_or_none(d.banks);
+  // A request's cells depend on its offsets modulo 128 only when the interleave repeats
+  // within 128 bytes and no hash mixes in higher address bits.
+  uint64_t period = uint64_t(d.burst_bytes) * d.channels * d.banks;
+  r.cacheable = !d.xor_hash && r.cells() <= 8 && 128 % period == 0 ? 1u : 0u;
   return r;
 }
 
@@ -65,7 +73,7 @@ class CountsLauncher {
 
   template <class Op, class Args>
   void launch(dim3 grid, dim3 block, uint32_t dyn_bytes, const Args& args) {
-    auto kernel = &device_kernel<Op, CountsCtx, Args>;
+    auto kernel = entry<Op, CountsCtx, Args>(block);
     const uint32_t offset = (dyn_bytes + 15u) & ~15u;
     const uint32_t total = offset + abi::counts_shared_bytes(uint32_t(a_.size()), dram_.cells());
     int limit = 0;

@@ -31,6 +31,19 @@ inline void allow_dynamic_shared(const void* kernel, uint32_t bytes, const std::
           "asking for " + std::to_string(bytes) + " bytes of shared memory for " + what);
 }
 
+// The instrumented entry for a block of this size: the uncapped one when the block fits
+// its register use, else the one capped for 1024 threads.
+template <class Op, class Ctx, class Args>
+auto entry(dim3 block) -> void (*)(const Args) {
+  static const int max_threads = [] {
+    cudaFuncAttributes attr{};
+    check(cudaFuncGetAttributes(&attr, device_kernel<Op, Ctx, Args>), "reading a kernel's attributes");
+    return attr.maxThreadsPerBlock;
+  }();
+  if (int(block.x * block.y * block.z) <= max_threads) return &device_kernel<Op, Ctx, Args>;
+  return &device_kernel_1024<Op, Ctx, Args>;
+}
+
 inline trace::Dim3 dim(dim3 d) { return {d.x, d.y, d.z}; }
 
 }  // namespace ws::gpu::detail

@@ -44,7 +44,7 @@ class RecordLauncher {
 
   template <class Op, class Args>
   void launch(dim3 grid, dim3 block, uint32_t dyn_bytes, const Args& args) {
-    auto kernel = &device_kernel<Op, RecordCtx, Args>;
+    auto kernel = entry<Op, RecordCtx, Args>(block);
     allow_dynamic_shared(reinterpret_cast<const void*>(kernel), dyn_bytes, k_.id);
     run([&] { kernel<<<grid, block, dyn_bytes, cudaStream_t(stream())>>>(args); }, grid, block, dyn_bytes);
   }

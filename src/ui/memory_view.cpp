@@ -261,7 +261,9 @@ void memory_view(Ui& ui, Pane& p) {
           if (e >= g.elements) continue;
           uint32_t bank = uint32_t((e * g.elem_bytes / 4) % 32);
           ImVec2 q = to_px(ImVec2(float(c + 1), float(r + 1)));
-          sc.text(ImVec2(q.x - 3, q.y - 2), "b" + std::to_string(bank), t.text_dim, FontRole::Small, 1, 1);
+          char lbl[16];
+          std::snprintf(lbl, sizeof lbl, "b%u", bank);
+          sc.text(ImVec2(q.x - 3, q.y - 2), lbl, t.text_dim, FontRole::Small, 1, 1);
         }
     }
 

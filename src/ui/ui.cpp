@@ -39,8 +39,13 @@ bool panel_from_key(const std::string& key, Panel& out) {
 // ---- small shared widgets ----------------------------------------------------------------
 
 std::string fmt_count(uint64_t n) {
-  std::string s = std::to_string(n);
-  for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(size_t(i), ",");
+  const std::string digits = std::to_string(n);
+  std::string s;
+  s.reserve(digits.size() + digits.size() / 3);
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) s.push_back(',');
+    s.push_back(digits[i]);
+  }
   return s;
 }
 

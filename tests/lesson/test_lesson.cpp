@@ -224,12 +224,14 @@ TEST_CASE("naive SGEMM: B loads coalesce along columns, A loads scatter along ro
   CHECK(ask(step("matmul_naive_uncoalesced", "", R"("array": "B", "op": "load")", "sectors")).answer.value == 1);
   CHECK(ask(step("matmul_naive_colmajor", "", R"("array": "B", "op": "load")", "sectors")).answer.value == 32);
   // Coarsening: warp 0 loads A once per phase (N/32 = 4) and B once per phase and tile (16).
-  CHECK(ask(step("matmul_coarse1d", R"("coarse": 4}, "blocks": [0], "size": 128, "params": {)",
-                 R"("array": "A", "op": "load")", "requests"))
-            .answer.value == 4);
-  CHECK(ask(step("matmul_coarse1d", R"("coarse": 4}, "blocks": [0], "size": 128, "params": {)",
-                 R"("array": "B", "op": "load")", "requests"))
-            .answer.value == 16);
+  auto coarse = [](const char* array) {
+    return ask(std::string(R"({"title": "s", "kernel": "matmul_coarse1d", "size": 128, "params": {"coarse": 4},
+                               "blocks": [0], "text": "x", "focus": {"op": "load", "array": ")") +
+               array + R"("}, "question": {"ask": "requests", "prompt": "?"}})");
+  };
+  CHECK(coarse("A").answer.value == 4);
+  CHECK(coarse("B").answer.value == 16);
+  CHECK(coarse("B").answer.text == "16 requests");
 }
 
 TEST_CASE("the pmpp exercise kernel, access by access") {
@@ -422,7 +424,7 @@ TEST_CASE("focus errors name the step and what is available") {
 TEST_CASE("a malformed lesson file gives one line naming the file and the problem") {
   struct Case {
     const char* text;
-    const char* expect;  // after "<path>: "
+    const char* expect;  // after "<path>: ", or after "<path>, " for "step N: ..."
   };
   const std::string v = kValidStep;
   const Case cases[] = {
@@ -465,7 +467,8 @@ TEST_CASE("a malformed lesson file gives one line naming the file and the proble
     const std::string path = (scratch() / name).string();
     std::string e = load_error(name, c.text);
     CAPTURE(c.text);
-    CHECK_MESSAGE(e.rfind(path + ": " + c.expect, 0) == 0, e);
+    const std::string expect = std::string(c.expect).rfind("step ", 0) == 0 ? path + ", " + c.expect : path + ": " + c.expect;
+    CHECK_MESSAGE(e.rfind(expect, 0) == 0, e);
     CHECK(e.find('\n') == std::string::npos);
   }
   std::string missing = (scratch() / "nope.json").string();
