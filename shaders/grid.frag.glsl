@@ -63,13 +63,11 @@ void main() {
     float t = u_log == 1 ? log(1.0 + h) / log(1.0 + u_max) : h / u_max;
     col = ramp(clamp(t, 0.0, 1.0));
   }
-  if (u_cell >= 6.0) {
-    vec2 f = fract(c) * u_cell;
-    if (f.x < 1.0 || f.y < 1.0) col = u_line;
-  }
-  if (u_major > 0.0 && u_cell >= 3.0) {
-    float fx = mod(c.x, u_major) * u_cell;
-    if (fx < 1.0) col = mix(col, vec3(0.62, 0.68, 0.78), 0.55);
-  }
+  // A boundary is drawn on the one pixel whose span (px - 1, px] contains it, so every
+  // line is exactly one pixel wide whatever the rounding.
+  vec2 before = floor((px - 1.0 - u_origin) / u_cell);
+  if (u_cell >= 6.0 && any(notEqual(before, vec2(cell)))) col = u_line;
+  if (u_major > 0.0 && u_cell >= 3.0 && floor(before.x / u_major) != floor(float(cell.x) / u_major))
+    col = mix(col, vec3(0.62, 0.68, 0.78), 0.55);
   frag = vec4(col, 1.0);
 }

@@ -9,6 +9,6 @@ add_executable(ws_png_check ${CMAKE_CURRENT_SOURCE_DIR}/gui/png_check.cpp)
 target_link_libraries(ws_png_check PRIVATE ${STB_LIB} nlohmann_json::nlohmann_json)
 add_test(NAME gui_xvfb_screenshot
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gui/xvfb_screenshot.sh $<TARGET_FILE:warpscope-app>
-                 $<TARGET_FILE:ws_png_check> ${CMAKE_BINARY_DIR}/gui-screenshots)
+                 $<TARGET_FILE:ws_png_check> ${CMAKE_BINARY_DIR}/gui-screenshots $<TARGET_FILE:warpscope>)
 set_tests_properties(gui_xvfb_screenshot PROPERTIES LABELS xvfb SKIP_RETURN_CODE 77 TIMEOUT 600
                      WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})

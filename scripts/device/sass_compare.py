@@ -19,11 +19,11 @@ PAIRS = [  # (name inside PlainCtx's device_kernel<...>, raw kernel)
     ("MatmulNaiveUncoalesced", "raw_matmul_naive_uncoalesced"),
     ("MatmulNaive", "raw_matmul_naive"),
     ("MatmulNaiveColMajor", "raw_matmul_naive_colmajor"),
-    ("MatmulTiled<16,false>", "raw_matmul_tiled<16>"),
-    ("MatmulTiled<32,false>", "raw_matmul_tiled<32>"),
-    ("MatmulTiled<16,true>", "raw_matmul_corner_turning<16>"),
-    ("MatmulTiled<32,true>", "raw_matmul_corner_turning<32>"),
-    ("MatmulCoarse1D<4>", "raw_matmul_coarse1d<4>"),
+    ("MatmulTiled<16,1,false>", "raw_matmul_tiled<16>"),
+    ("MatmulTiled<32,1,false>", "raw_matmul_tiled<32>"),
+    ("MatmulTiled<16,1,true>", "raw_matmul_corner_turning<16>"),
+    ("MatmulTiled<32,1,true>", "raw_matmul_corner_turning<32>"),
+    ("MatmulTiled<32,4,false>", "raw_matmul_coarse1d<4>"),
     ("MatmulCoarse2D<128>", "raw_matmul_coarse2d<128>"),
     ("MatmulCoarse2DVec<128>", "raw_matmul_coarse2d_vec<128>"),
 ]
@@ -40,6 +40,7 @@ def demangle(names):
 
 
 def normalise(name):
+    name = name.replace("(bool)1", "true").replace("(bool)0", "false")
     name = re.sub(r"\((?:int|bool|unsigned int)\)", "", name)
     return name.replace(" ", "")
 
@@ -55,8 +56,10 @@ def functions(text):
         if cur is None:
             continue
         m = LINE.search(line)
-        if m and MEMORY.match(m.group(1)):
-            funcs[cur][m.group(1)] += 1
+        if m:
+            funcs[cur]["(all)"] += 1
+            if MEMORY.match(m.group(1)):
+                funcs[cur][m.group(1)] += 1
     return funcs
 
 
@@ -82,8 +85,9 @@ def main():
         if a is None or b is None:
             print(f"| {plain} | {'missing' if a is None else ''} | {'missing' if b is None else ''} | ? |")
             continue
-        fmt = lambda c: ", ".join(f"{k}×{v}" for k, v in sorted(c.items())) or "none"
-        ok = a == b
+        mem = lambda c: {k: v for k, v in c.items() if k != "(all)"}
+        fmt = lambda c: (", ".join(f"{k}×{v}" for k, v in sorted(mem(c).items())) or "none") + f"; {c['(all)']} instructions"
+        ok = mem(a) == mem(b)
         total += 1
         same += ok
         print(f"| {plain} | {fmt(a)} | {fmt(b)} | {'yes' if ok else 'NO'} |")

@@ -9,6 +9,7 @@
 #include <stb/stb_image_write.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -144,6 +145,7 @@ int run(const Options& opt) {
   int exit_code = 0;
   int64_t pending_step = opt.step;
   int frames_after_ready = 0;
+  int windowed[4] = {100, 100, opt.width, opt.height};  // x, y, w, h before full screen
   const auto t0 = std::chrono::steady_clock::now();
   auto last = t0;
   for (;;) {
@@ -169,6 +171,8 @@ int run(const Options& opt) {
     const auto frame_start = std::chrono::steady_clock::now();
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    // Driven runs take pictures: no hover tooltips from wherever the pointer happens to be.
+    if (automated) io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
     ImGui::NewFrame();
     painter.begin_frame();
     ui.frame(automated ? 1.0f / 60 : dt);
@@ -191,6 +195,17 @@ int run(const Options& opt) {
     if (opt.stats && ui.has_model())
       frame_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start).count());
 
+    if (ui.take_fullscreen_toggle()) {
+      // Full screen on the primary monitor; back to the window's last place and size.
+      if (glfwGetWindowMonitor(window)) {
+        glfwSetWindowMonitor(window, nullptr, windowed[0], windowed[1], windowed[2], windowed[3], 0);
+      } else if (GLFWmonitor* mon = glfwGetPrimaryMonitor()) {
+        glfwGetWindowPos(window, &windowed[0], &windowed[1]);
+        glfwGetWindowSize(window, &windowed[2], &windowed[3]);
+        const GLFWvidmode* mode = glfwGetVideoMode(mon);
+        glfwSetWindowMonitor(window, mon, 0, 0, mode->width, mode->height, mode->refreshRate);
+      }
+    }
     std::string shot = ui.take_screenshot_request();
     if (!shot.empty()) {
       std::string err;

@@ -31,6 +31,7 @@ struct Command {
 Command add_list(CLI::App& app);
 Command add_report(CLI::App& app);
 Command add_record(CLI::App& app);
+Command add_lesson(CLI::App& app);
 
 // What `warpscope` does when no command is given.
 int no_command(const CLI::App& app);

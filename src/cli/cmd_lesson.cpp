@@ -7,10 +7,6 @@
 //   --answers hide prints a worksheet: the steps and questions, no answers
 // Exit codes: 0 done, 1 a step failed (recording, or an answer the engine could not check),
 // 2 bad input (unknown lesson, malformed lesson file, bad option).
-//
-// Two ways in: add_lesson() registers the command on the application like the other
-// commands; cmd_lesson() parses its own arguments (argv[0] is the command name) and
-// prints its own one-line errors.
 #include <unistd.h>
 
 #include <algorithm>
@@ -93,34 +89,6 @@ Command add_lesson(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("lesson", "a guided lesson: predict, then see the answer from the trace");
   add_lesson_options(*cmd, *opts);
   return {cmd, [opts] { return run_lesson(*opts, std::cin, std::cout); }};
-}
-
-int cmd_lesson(int argc, char** argv) {
-  auto fail = [](int code, std::string msg) {
-    for (char& c : msg)
-      if (c == '\n' || c == '\r') c = ' ';
-    std::cout.flush();
-    std::cerr << "warpscope: error: " << msg << std::endl;
-    return code;
-  };
-  CLI::App app{"a guided lesson: predict, then see the answer from the trace", "warpscope lesson"};
-  LessonOptions o;
-  add_lesson_options(app, o);
-  try {
-    app.parse(argc, argv);
-    return run_lesson(o, std::cin, std::cout);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    return fail(kExitBadInput, e.what());
-  } catch (const UsageError& e) {
-    return fail(kExitBadInput, e.what());
-  } catch (const capture::InputError& e) {
-    return fail(kExitBadInput, e.what());
-  } catch (const std::exception& e) {
-    return fail(kExitFailure, e.what());
-  }
 }
 
 }  // namespace ws::cli

@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
   CLI::App app{"warpscope: see how GPU kernels touch memory", "warpscope"};
   app.set_version_flag("--version", ws::capture::version());
   app.require_subcommand(0, 1);
-  const std::vector<Command> commands = {add_list(app), add_report(app), add_record(app)};
+  const std::vector<Command> commands = {add_list(app), add_report(app), add_record(app), add_lesson(app)};
   try {
     if (argc > 1 && argv[1][0] != '-') {
       std::string name = argv[1];

@@ -157,8 +157,8 @@ __global__ void raw_matmul_coarse2d_vec(const float4* A, const float4* B, float4
   int N4 = N / 4;
   int tid = threadIdx.x;
   int threadRow = tid / (BN / TN);
-  int threadCol = tid % (BN / TN);
-  int rowBase = blockIdx.y * BM, colBase = blockIdx.x * BN;
+  int threadCol4 = (tid % (BN / TN)) * (TN / 4);
+  int rowBase = blockIdx.y * BM, colBase4 = blockIdx.x * (BN / 4);
   float acc[TM * TN] = {0.0f};
   float regM[TM], regN[TN];
   for (int k0 = 0; k0 < N; k0 += BK) {
@@ -172,7 +172,7 @@ __global__ void raw_matmul_coarse2d_vec(const float4* A, const float4* B, float4
       As[k + 3][r] = v.w;
     }
     for (int r = tid / (BN / 4); r < BK; r += THREADS / (BN / 4)) {
-      int gk = k0 + r, gc4 = colBase / 4 + tid % (BN / 4);
+      int gk = k0 + r, gc4 = colBase4 + tid % (BN / 4);
       Bs[r][tid % (BN / 4)] = (gk < N && gc4 < N4) ? B[gk * N4 + gc4] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     }
     __syncthreads();
@@ -181,7 +181,7 @@ __global__ void raw_matmul_coarse2d_vec(const float4* A, const float4* B, float4
       for (int i = 0; i < TM; ++i) regM[i] = As[k][threadRow * TM + i];
 #pragma unroll
       for (int q = 0; q < TN / 4; ++q) {
-        float4 b = Bs[k][threadCol * (TN / 4) + q];
+        float4 b = Bs[k][threadCol4 + q];
         regN[4 * q + 0] = b.x;
         regN[4 * q + 1] = b.y;
         regN[4 * q + 2] = b.z;
@@ -195,14 +195,10 @@ __global__ void raw_matmul_coarse2d_vec(const float4* A, const float4* B, float4
     __syncthreads();
   }
 #pragma unroll
-  for (int i = 0; i < TM; ++i) {
-    int r = rowBase + threadRow * TM + i;
-#pragma unroll
-    for (int q = 0; q < TN / 4; ++q) {
-      int c4 = colBase / 4 + threadCol * (TN / 4) + q;
-      const int j = i * TN + 4 * q;
-      if (r < N && c4 < N4) C[r * N4 + c4] = make_float4(acc[j], acc[j + 1], acc[j + 2], acc[j + 3]);
-    }
+  for (int j = 0; j < TM * TN; j += 4) {
+    int i = j / TN, q = (j % TN) / 4;
+    int r = rowBase + threadRow * TM + i, c4 = colBase4 + threadCol4 + q;
+    if (r < N && c4 < N4) C[r * N4 + c4] = make_float4(acc[j], acc[j + 1], acc[j + 2], acc[j + 3]);
   }
 }
 

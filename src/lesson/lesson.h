@@ -15,6 +15,7 @@
 // Pure C++: depends on the catalog, the trace and the analysis only.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <iosfwd>
 #include <map>
@@ -188,12 +189,12 @@ using Recorder = std::function<trace::Trace(const Launch&)>;
 class Traces {
  public:
   explicit Traces(Recorder rec) : rec_(std::move(rec)) {}
-  // The trace of `l`, recorded on first use.
+  // The trace of `l`, recorded on first use; the reference stays valid while *this lives.
   const trace::Trace& get(const Launch& l);
 
  private:
   Recorder rec_;
-  std::vector<std::pair<Launch, trace::Trace>> cache_;
+  std::deque<std::pair<Launch, trace::Trace>> cache_;
 };
 
 struct StepRun {

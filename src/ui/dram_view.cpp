@@ -117,31 +117,37 @@ void dram_view(Ui& ui, Pane& p) {
   const float lab = font_for(FontRole::Small)->FontSize + 4;
   const float lab_w = ImGui::CalcTextSize("bank 00").x + 8;
   const float bars_h = std::clamp(avail.y * 0.2f, 24.0f, 80.0f);
-  float cell = std::min((avail.x - lab_w) / float(C), (avail.y - 2 * lab - bars_h - 10) / float(B));
-  cell = std::clamp(cell, 3.0f, 90.0f);
+  // Cells are as wide and as tall as the panel allows (not necessarily square), within
+  // limits that keep them readable.
+  const float cell = std::clamp((avail.x - lab_w - 8) / float(C), 3.0f, 90.0f);  // width
+  const float chh = std::clamp((avail.y - 3 * lab - bars_h - 12) / float(B), 3.0f, std::min(60.0f, cell));
   if (avail.y < 60) return;
   Scene sc;
   sc.size = avail;
   const float gx = lab_w, gy = lab;
   for (uint32_t b = 0; b < B; ++b) {
-    if (cell >= 14 || b % 4 == 0)
-      sc.text(ImVec2(lab_w - 6, gy + (float(b) + 0.5f) * cell), "bank " + std::to_string(b), t.text_dim, FontRole::Small, 1, 0.5f);
+    if (chh >= 14 || b % 4 == 0)
+      sc.text(ImVec2(lab_w - 6, gy + (float(b) + 0.5f) * chh), "bank " + std::to_string(b), t.text_dim, FontRole::Small, 1, 0.5f);
     for (uint32_t c = 0; c < C; ++c) {
       uint64_t n = cells[size_t(b) * C + c];
-      ImVec2 a(gx + float(c) * cell + 1, gy + float(b) * cell + 1), z(gx + float(c + 1) * cell - 1, gy + float(b + 1) * cell - 1);
-      sc.fill(a, z, n ? heat_color(mx ? float(n) / float(mx) : 0) : t.cell_empty, cell >= 10 ? 3 : 0);
-      if (n && cell >= 40)
+      ImVec2 a(gx + float(c) * cell + 1, gy + float(b) * chh + 1), z(gx + float(c + 1) * cell - 1, gy + float(b + 1) * chh - 1);
+      sc.fill(a, z, n ? heat_color(mx ? float(n) / float(mx) : 0) : t.cell_empty, std::min(cell, chh) >= 10 ? 3 : 0);
+      if (n && cell >= 40 && chh >= 18)
         sc.text(ImVec2((a.x + z.x) * 0.5f, (a.y + z.y) * 0.5f), fmt_compact(n), IM_COL32(10, 12, 16, 255), FontRole::Small, 0.5f, 0.5f);
       if (hit.count({c, b})) sc.rect(ImVec2(a.x - 1, a.y - 1), ImVec2(z.x + 1, z.y + 1), t.sector, 2.5f, 3);
     }
   }
-  for (uint32_t c = 0; c < C; ++c)
-    if (cell >= 22 || c % 4 == 0)
-      sc.text(ImVec2(gx + (float(c) + 0.5f) * cell, gy - 2), "ch " + std::to_string(c), t.text_dim, FontRole::Small, 0.5f, 1);
+  // Channel numbers, as many as fit.
+  uint32_t every = 1;
+  const float need = text_size(FontRole::Small, std::to_string(C - 1)).x + 6;
+  while (float(every) * cell < need) every *= 2;
+  for (uint32_t c = 0; c < C; c += every)
+    sc.text(ImVec2(gx + (float(c) + 0.5f) * cell, gy - 2), std::to_string(c), t.text_dim, FontRole::Small, 0.5f, 1);
+  sc.text(ImVec2(lab_w - 6, gy - 2), "channel", t.text_dim, FontRole::Small, 1, 1);
   // Bursts per channel.
   uint64_t cmx = 1;
   for (uint64_t x : per_channel) cmx = std::max(cmx, x);
-  float by = gy + float(B) * cell + 10 + bars_h;
+  float by = gy + float(B) * chh + 10 + bars_h;
   for (uint32_t c = 0; c < C; ++c) {
     float h = bars_h * float(per_channel[c]) / float(cmx);
     ImU32 col = hit_channels.count(c) ? t.accent : with_alpha(t.accent, 120);
@@ -149,8 +155,8 @@ void dram_view(Ui& ui, Pane& p) {
   }
   sc.line(ImVec2(gx, by), ImVec2(gx + float(C) * cell, by), t.text_dim, 1);
   sc.text(ImVec2(lab_w - 6, by - bars_h * 0.5f), "bursts", t.text_dim, FontRole::Small, 1, 0.5f);
-  sc.text(ImVec2(gx + float(C) * cell + 10, by), fmt_count(total) + " bursts in epoch " + std::to_string(epoch) + " (all blocks)",
-          t.text_dim, FontRole::Small, 0, 1);
+  sc.text(ImVec2(gx, by + 3), fmt_count(total) + " bursts in epoch " + std::to_string(epoch) + " (all blocks)",
+          t.text_dim, FontRole::Small, 0, 0);
   draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);
   ImGui::Dummy(avail);
 }

@@ -30,7 +30,9 @@ void help_overlay(Ui& ui) {
       {"mouse wheel / drag", "zoom / pan a memory grid (double-click: fit)"},
       {"click / drag the strip", "scrub through the trace"},
       {"Ctrl+O / Ctrl+S", "open / save a .wstrace file"},
+      {"F11", "full screen (for the projector)"},
       {"F12", "save a screenshot (PNG)"},
+      {"Ctrl +  /  Ctrl −", "larger / smaller text"},
       {"F1  or  ?", "this help"},
   };
   if (ImGui::BeginTable("##keys", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_PadOuterX)) {

@@ -91,10 +91,11 @@ void memory_view(Ui& ui, Pane& p) {
     if (!s.hidden_buffers[tr.buffers[i].name]) shown.push_back(i);
   ImVec2 area_a = ImGui::GetCursorScreenPos();
   ImVec2 avail = ImGui::GetContentRegionAvail();
-  if (shown.empty() || avail.x < 40 || avail.y < 40) {
-    ImGui::TextDisabled("every buffer is hidden");
+  if (shown.empty()) {
+    ImGui::TextDisabled("every array is hidden: tick one above");
     return;
   }
+  if (avail.x < 40 || avail.y < 40) return;
   if (p.grids.size() != tr.buffers.size()) p.grids.assign(tr.buffers.size(), GridView{});
 
   ImFont* small = font_for(FontRole::Small);
@@ -146,9 +147,13 @@ void memory_view(Ui& ui, Pane& p) {
     // Title: name, shape, space; the buffer of the current request is marked.
     {
       char title[160];
-      std::snprintf(title, sizeof title, "%u×%u %s · %s%s", g.rows, g.cols, type_name(g.elem_bytes),
-                    buf.space == trace::Space::Shared ? "shared" : "global",
-                    g.wrapped ? " · 128 B per row" : (g.col_major ? " · column-major" : ""));
+      const char* space = buf.space == trace::Space::Shared ? "shared" : "global";
+      if (g.wrapped)  // a 1-D array, drawn 128 bytes to a row
+        std::snprintf(title, sizeof title, "%llu %s · %s · %u per row", (unsigned long long)g.elements,
+                      type_name(g.elem_bytes), space, g.cols);
+      else
+        std::snprintf(title, sizeof title, "%u×%u %s · %s%s", g.rows, g.cols, type_name(g.elem_bytes), space,
+                      g.col_major ? " · column-major" : "");
       ImFont* bold = font_for(FontRole::Bold);
       dl->PushClipRect(sa, ImVec2(sa.x + slot_w, sa.y + title_h), true);
       dl->AddText(bold, bold->FontSize, ImVec2(sa.x, sa.y + 2), current ? t.accent : t.text, buf.name.c_str());

@@ -77,6 +77,7 @@ void menu_bar(Ui& ui, float& height) {
       }
       ImGui::EndMenu();
     }
+    if (ImGui::MenuItem("Full screen", "F11")) ui.request_fullscreen_toggle();
     if (ImGui::MenuItem("Reset layout", "0")) {
       UiState d;
       s.left_frac = d.left_frac;

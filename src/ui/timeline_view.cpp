@@ -16,16 +16,14 @@ namespace ws::ui {
 namespace {
 
 // Cost over ideal of one request (1 = ideal).
-float ratio_of(const Model& m, const trace::Record& r, uint8_t& space) {
+float ratio_of(const Model& m, const trace::Record& r) {
   const auto& tr = m.trace();
   if (r.site >= tr.sites.size()) return 1;
   const auto& site = tr.sites[r.site];
   if (site.space == trace::Space::Shared) {
-    space = 1;
     auto c = analysis::shared_cost(r, site.bytes);
     return c.ideal_wavefronts ? float(c.wavefronts) / float(c.ideal_wavefronts) : 1;
   }
-  space = 0;
   auto c = analysis::global_cost(r, site.bytes);
   return c.ideal_sectors ? float(c.sectors) / float(c.ideal_sectors) : 1;
 }
@@ -34,9 +32,8 @@ void build_strip(Pane& p, int width) {
   const Model& m = *p.model;
   const uint64_t n = m.size();
   p.strip.assign(size_t(width), 0);
-  p.strip_space.assign(size_t(width), 0);
   p.strip_width = width;
-  p.strip_model = &m;
+  p.strip_model = p.model;
   if (!n) return;
   const auto& recs = m.trace().records;
   for (int x = 0; x < width; ++x) {
@@ -45,14 +42,8 @@ void build_strip(Pane& p, int width) {
     // Every record when few, else 24 evenly spread: the strip is a picture, not a statistic.
     uint64_t stride = std::max<uint64_t>(1, (b - a) / 24);
     float worst = 0;
-    uint8_t spaces = 0;
-    for (uint64_t i = a; i < b; i += stride) {
-      uint8_t sp = 0;
-      worst = std::max(worst, ratio_of(m, recs[i], sp));
-      spaces |= uint8_t(1u << sp);
-    }
+    for (uint64_t i = a; i < b; i += stride) worst = std::max(worst, ratio_of(m, recs[i]));
     p.strip[size_t(x)] = worst;
-    p.strip_space[size_t(x)] = spaces;
   }
 }
 
@@ -168,7 +159,7 @@ void timeline_view(Ui& ui, Pane& p) {
   ImGui::InvisibleButton("##strip", ImVec2(float(width), strip_h));
   if (!m || m->size() == 0) return;
   const uint64_t n = m->size();
-  if (p.strip_model != m || p.strip_width != width) build_strip(p, width);
+  if (p.strip_model != p.model || p.strip_width != width) build_strip(p, width);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float x1 = a.x + float(width);
   dl->AddRectFilled(a, ImVec2(x1, a.y + strip_h), t.canvas, 4);
@@ -228,8 +219,7 @@ void timeline_view(Ui& ui, Pane& p) {
     uint64_t i = std::min<uint64_t>(n - 1, uint64_t(double(f) * double(n)));
     const auto& r = m->trace().records[i];
     const auto& site = m->trace().sites[r.site];
-    uint8_t sp = 0;
-    float ratio = ratio_of(*m, r, sp);
+    float ratio = ratio_of(*m, r);
     ImGui::SetTooltip("request %s · line %u · %s %s · %.1f× the ideal", fmt_count(i + 1).c_str(), site.line,
                       trace::to_string(site.space), trace::to_string(site.op), ratio);
   }

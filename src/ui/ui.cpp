@@ -122,12 +122,12 @@ void help_marker(const char* text) {
 const RequestView& Pane::request() {
   if (!model) {
     rv_ = RequestView{};
-    rv_model_ = nullptr;
+    rv_model_.reset();
     return rv_;
   }
-  if (rv_model_ != model.get() || rv_step_ != step) {
+  if (rv_model_ != model || rv_step_ != step) {
     rv_ = request_view(*model, step);
-    rv_model_ = model.get();
+    rv_model_ = model;
     rv_step_ = step;
   }
   return rv_;
@@ -144,6 +144,7 @@ Ui::Ui(Environment e) : env(std::move(e)), live_timer(env.live) {
   if (!pack_msg.empty()) timings.message = "replay pack: " + pack_msg;
   state.playing = false;
   state.show_help = false;
+  if (!catalog::find(state.kernel)) state.kernel = UiState{}.kernel;  // a kernel this build lacks
 }
 
 Ui::~Ui() = default;
@@ -279,15 +280,16 @@ void Ui::show_model(std::shared_ptr<const Model> m, bool keep_step) {
 void Ui::poll() {
   while (auto o = recorder.take()) {
     if (!o->error.empty()) {
-      if (o->kind == Job::Record) record_error = o->error;
+      if (o->kind == Job::Record || (o->kind == Job::Open && !pane.model)) record_error = o->error;
       message(o->error, true);
       continue;
     }
     if (!o->message.empty()) message(o->message);
     if (!o->model) continue;
     if (o->kind == Job::Reanalyze) {
-      // Same trace, new DRAM figures: step and heat stay as they are.
-      pane.model = o->model;
+      // Same trace, new DRAM figures: step and heat stay as they are. A result for a trace
+      // no longer on screen is dropped.
+      if (pane.model && o->model->shared_trace == pane.model->shared_trace) pane.model = o->model;
       continue;
     }
     if (o->kind == Job::Record) record_error.clear();
@@ -304,6 +306,11 @@ void Ui::poll() {
       }
     }
     show_model(o->model, o->kind == Job::Record);
+  }
+  // The DRAM preset changed while a recording with the old one was under way.
+  if (pane.model && !recorder.busy() && pane.model->report.dram.preset != state.dram_preset) {
+    const auto presets = analysis::dram_presets();
+    if (std::find(presets.begin(), presets.end(), state.dram_preset) != presets.end()) request_reanalyze();
   }
   std::string err;
   if (auto t = live_timer.take(err)) timings.add_live(std::move(*t));
@@ -357,6 +364,7 @@ void Ui::shortcuts() {
       state.enlarged = -1;
   }
   if (native(env.keys.f1)) state.show_help = !state.show_help;
+  if (native(env.keys.f11)) fullscreen_toggle_ = true;
   if (native(env.keys.f12)) {
     char name[64];
     std::time_t now = std::time(nullptr);

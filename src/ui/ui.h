@@ -48,15 +48,16 @@ struct Pane {
   // The current request's figures, recomputed when the step or the model changes.
   const RequestView& request();
   // Cost strip of the timeline: worst cost / ideal per pixel column, cached per width.
+  // The caches hold the model they were made from, so a new model at a recycled address
+  // can never be mistaken for it.
   std::vector<float> strip;
-  std::vector<uint8_t> strip_space;  // 0 global, 1 shared, 2 both
   int strip_width = 0;
-  const Model* strip_model = nullptr;
+  std::shared_ptr<const Model> strip_model;
 
  private:
   RequestView rv_;
   uint64_t rv_step_ = ~uint64_t(0);
-  const Model* rv_model_ = nullptr;
+  std::shared_ptr<const Model> rv_model_;
 };
 
 // A panel as drawn this frame (for tests and --windows-json).
@@ -93,6 +94,13 @@ class Ui {
   std::string take_screenshot_request();
   void request_screenshot(const std::string& path) { screenshot_request_ = path; }
   void request_quit() { quit_ = true; }
+  // F11 or the View menu asked to enter or leave full screen (the app owns the window).
+  bool take_fullscreen_toggle() {
+    bool t = fullscreen_toggle_;
+    fullscreen_toggle_ = false;
+    return t;
+  }
+  void request_fullscreen_toggle() { fullscreen_toggle_ = true; }
   void save_settings();
   void message(const std::string& text, bool error = false);
   const std::vector<DrawnPanel>& drawn() const { return drawn_; }
@@ -125,6 +133,7 @@ class Ui {
   void layout_and_draw();
   void advance_playback(float dt);
   bool quit_ = false;
+  bool fullscreen_toggle_ = false;
   double record_due_ = -1;
   std::string screenshot_request_;
   std::vector<DrawnPanel> drawn_;

@@ -98,8 +98,9 @@ TEST_CASE("GPU trace equals the emulator trace, record for record, for every cat
     CHECK(ga == ea);
     compare_traces(et, gt);
     CHECK(gt.launch.backend == "gpu");
-    // The instrumented run computed the same outputs as the emulated one, and the right ones.
-    CHECK(catalog::max_rel_error(*k, p, gpu_arrays, emu_arrays) == 0.0);
+    // The instrumented run computed what the emulated one did (SGEMM: the GPU fuses
+    // multiply-adds, the host compiler may not, so the last bits can differ).
+    CHECK(catalog::max_rel_error(*k, p, gpu_arrays, emu_arrays) <= (k->family == "sgemm" ? 1e-5 : 0.0));
   }
 }
 
@@ -123,7 +124,7 @@ TEST_CASE("GPU trace of selected blocks equals the emulator's, in the order give
     // The whole grid ran on the GPU: its outputs are complete.
     auto want = catalog::make_arrays(*k, p);
     k->reference(p, want);
-    CHECK(catalog::max_rel_error(*k, p, a2, want) == 0.0);
+    CHECK(catalog::max_rel_error(*k, p, a2, want) <= (k->family == "sgemm" ? 1e-5 : 0.0));
   }
 }
 

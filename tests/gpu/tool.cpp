@@ -58,6 +58,7 @@ nlohmann::json totals(const gpu::Counts& c) {
     const auto& s = c.meta.sites[i];
     const auto& n = c.sites[i];
     std::string k = std::string(trace::to_string(s.space)) + "_" + (s.op == trace::Op::Store ? "st" : "ld");
+    if (!t.contains(k)) t[k] = nlohmann::json::object();
     auto add = [&](const char* f, uint64_t v) { t[k][f] = t[k].value(f, uint64_t(0)) + v; };
     add("requests", n.requests);
     if (s.space == trace::Space::Global) {

@@ -2,11 +2,13 @@
 // figures on screen are the analysis' figures, and settings / files / timings behave.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <thread>
 
 #include "ui/headless.h"
 #include "ui/settings.h"
@@ -108,6 +110,15 @@ TEST_CASE("every view draws for many frames on an emulated trace") {
     ctx.frame(u);
     CHECK(!ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId));
   }
+  // Another DRAM model re-analyses in the background; the step and the trace stay.
+  const uint64_t before_step = u.pane.step;
+  auto before_trace = u.pane.model->shared_trace;
+  u.state.dram_preset = "hbm";
+  u.request_reanalyze();
+  settle(ctx, u);
+  CHECK(u.pane.model->report.dram.preset == "hbm");
+  CHECK(u.pane.model->shared_trace == before_trace);
+  CHECK(u.pane.step == before_step);
   // Space toggles playback.
   ctx.press(ui::HeadlessContext::key(ImGuiKey_Space));
   ctx.frame(u);
@@ -380,7 +391,12 @@ TEST_CASE("live timings arrive from a background source and build a history") {
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(env);
   show(ctx, u, "transpose_tiled", {{"pad", 0}}, 0);
-  for (int i = 0; i < 2000 && !u.timings.live; ++i) ctx.frame(u);
+  // The timer runs on its own thread: give it real time, not a number of frames.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!u.timings.live && std::chrono::steady_clock::now() < until) {
+    ctx.frame(u);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
   REQUIRE(u.timings.live);
   CHECK(u.timings.live->origin == "live");
   CHECK(u.timings.live->device == "test GPU");

@@ -3,9 +3,10 @@
 # them: not blank, every panel present, and the figures the app reports for the request
 # on screen (the 32-way conflict of transpose_tiled, gone with pad=1; 4 vs 32 sectors for
 # the naive SGEMMs). Exit 77 (skipped) when xvfb-run is missing.
-#   xvfb_screenshot.sh WARPSCOPE_APP PNG_CHECK OUT_DIR
+#   xvfb_screenshot.sh WARPSCOPE_APP PNG_CHECK OUT_DIR [WARPSCOPE_CLI]
+# With the CLI, a trace it records is opened in the app as a file.
 set -u
-app=$1 check=$2 out=$3
+app=$1 check=$2 out=$3 cli=${4:-}
 command -v xvfb-run >/dev/null 2>&1 || { echo "xvfb-run not found: skipped"; exit 77; }
 mkdir -p "$out"
 cfg=$(mktemp -d)
@@ -36,6 +37,21 @@ shot naive_read "--kernel transpose_read_coalesced --step 1" \
 shot memory_enlarged "--kernel transpose_read_coalesced --step 41 --panel memory" --expect enlarged=memory
 shot default_lesson "" --expect kernel=transpose_read_coalesced
 if "$app" --help | grep -q -- --kernel; then :; else echo "FAIL: --help"; status=1; fi
+
+# A .wstrace written by the CLI opens in the app, labelled as coming from a file.
+if [ -n "$cli" ] && "$cli" record --kernel transpose_tiled --set pad=0 --out "$out/tiled.wstrace" >/dev/null 2>&1; then
+  shot from_file "$out/tiled.wstrace --step 1" \
+    --expect request.max_way=32 --expect "provenance=emulated on CPU · from file"
+fi
+# A file that is not a trace: a clear error and a non-zero exit, not a hang or a crash.
+echo "not a trace" > "$out/bad.wstrace"
+timeout 120 xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --config-dir "$cfg" "$out/bad.wstrace" \
+    --screenshot "$out/bad.png" 2>"$out/bad.err"
+rc=$?
+if [ $rc -ne 2 ] || ! grep -q "bad.wstrace" "$out/bad.err"; then
+  echo "FAIL: opening a broken file: exit $rc, stderr: $(cat "$out/bad.err")"
+  status=1
+fi
 
 # A corrupt settings file: the app still starts, with defaults.
 echo "{ corrupt" > "$cfg/settings.json"

@@ -426,7 +426,6 @@ TEST_CASE("a malformed lesson file gives one line naming the file and the proble
     const char* text;
     const char* expect;  // after "<path>: ", or after "<path>, " for "step N: ..."
   };
-  const std::string v = kValidStep;
   const Case cases[] = {
       {R"({"title": "x", "steps": [)", "not valid JSON: parse error at line 1, column 26"},
       {"[]", "expected a JSON object with \"title\" and \"steps\", got a list"},
