@@ -25,7 +25,7 @@
 namespace {
 
 int usage_error(const std::string& msg) {
-  std::fprintf(stderr, "warpscope bench: %s\n", msg.c_str());
+  std::fprintf(stderr, "warpscope: error: %s\n", msg.c_str());
   return 2;
 }
 
@@ -60,14 +60,14 @@ std::string find_replay() {
 int show_replay(const std::string& path, const std::string& format, const std::string& why) {
   std::ifstream in(path);
   if (!in) {
-    std::fprintf(stderr, "warpscope bench: %s, and no replay pack was found (assets/replay/bench.json)\n", why.c_str());
+    std::fprintf(stderr, "warpscope: error: %s, and no replay pack was found (assets/replay/bench.json)\n", why.c_str());
     return 1;
   }
   ws::gpu::BenchResult r;
   try {
     r = ws::gpu::bench_from_json(nlohmann::json::parse(in));
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "warpscope bench: the replay pack %s is not readable: %s\n", path.c_str(), e.what());
+    std::fprintf(stderr, "warpscope: error: the replay pack %s is not readable: %s\n", path.c_str(), e.what());
     return 1;
   }
   std::fprintf(stderr, "warpscope bench: %s: showing the replay pack recorded on %s on %s (CUDA %s), %s\n", why.c_str(),
@@ -79,6 +79,9 @@ int show_replay(const std::string& path, const std::string& format, const std::s
 
 }  // namespace
 
+namespace ws::cli {
+
+// argv[0] is "bench"; parses its own options (they differ from the launch options).
 int cmd_bench(int argc, char** argv) {
   ws::gpu::BenchOptions opt;
   std::string format = "text", out_path, replay;
@@ -144,10 +147,12 @@ int cmd_bench(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     return usage_error(e.what());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "warpscope bench: %s\n", e.what());
+    std::fprintf(stderr, "warpscope: error: %s\n", e.what());
     return 1;
   }
 #else
   return show_replay(find_replay(), format, "this build has no GPU backend");
 #endif
 }
+
+}  // namespace ws::cli

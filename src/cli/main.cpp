@@ -25,9 +25,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   const std::vector<Command> commands = {add_list(app), add_report(app), add_record(app), add_lesson(app)};
   try {
+    if (argc > 1 && std::string(argv[1]) == "bench") return cmd_bench(argc - 1, argv + 1);
     if (argc > 1 && argv[1][0] != '-') {
       std::string name = argv[1];
-      std::string names;
+      std::string names = "bench";
       bool known = false;
       for (const Command& c : commands) {
         known |= c.app->get_name() == name;

@@ -18,7 +18,10 @@
 #include "gpu/internal.h"
 #include "trace/wstrace.h"
 
+namespace ws::cli {
 int cmd_bench(int argc, char** argv);
+}
+using ws::cli::cmd_bench;
 
 using namespace ws;
 
