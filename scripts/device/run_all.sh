@@ -2,13 +2,13 @@
 # The whole GPU check in one command, on the machine with the GPU:
 #   scripts/device/run_all.sh [OUT_DIR]
 # expects build-device/{test_gpu,ws_gpu_tool} from scripts/device/prepare.sh. Writes every
-# log and table under OUT_DIR (default $OUT, else ./device-out), packs them into
+# log and table under OUT_DIR (default $OUT, else build-device/out), packs them into
 # results.tgz, and prints a short summary last. Stages are bounded in time so that one
 # slow stage cannot swallow the others.
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
-OUT_DIR=${1:-${OUT:-$ROOT/device-out}}
+OUT_DIR=${1:-${OUT:-$ROOT/build-device/out}}
 W=$OUT_DIR/results
 mkdir -p "$W"
 BIN=$ROOT/build-device

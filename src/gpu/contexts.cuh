@@ -2,11 +2,12 @@
 //
 //   PlainCtx    global() is the raw pointer, shared() the array itself, barrier() the
 //               hardware barrier: the kernel compiles to what a hand-written one does.
-//   RecordCtx   every access of a selected warp appends one record per warp-level
-//               instruction (the emulator's record, field for field).
-//   CountsCtx   every access of every warp updates per-site and per-epoch statistics in
-//               shared memory, flushed to global memory at barriers and at block exit, so
-//               a whole 4096² launch is analysed without storing one address.
+//   RecordCtx   the lanes of a selected warp meet at every access and append the
+//               emulator's records, field for field; other blocks run the plain code.
+//   CountsCtx   every request of every warp adds its cost to the warp's sums in shared
+//               memory, moved to the block's tables and to global memory at barriers and
+//               at block exit, so a whole 4096² launch is analysed without storing one
+//               address.
 //
 // The instrumented contexts keep their launch-wide state in __constant__ memory (one copy
 // per translation unit, set by the host before each launch) so that kernel parameters
@@ -191,6 +192,8 @@ class Common {
     warp_ = tid_ / abi::kWarp;
     lane_ = lane_id();
     writer_ = tid_ == 0 && block_ == 0;
+    const uint32_t n = blockDim.x * blockDim.y * blockDim.z, first = warp_ * abi::kWarp;
+    all_ = n - first >= abi::kWarp ? 0xffffffffu : (1u << (n - first)) - 1u;
   }
 
   template <class T>
@@ -249,6 +252,7 @@ class Common {
   }
 
   uint32_t tid_, block_, warp_, lane_;
+  unsigned all_;  // the lanes this warp has
   bool writer_;
   mutable uint32_t decls_ = 0;
   mutable uint32_t epoch_ = 0;
@@ -260,38 +264,61 @@ class Common {
 
 static __constant__ abi::RecordState g_record_state;
 static __shared__ uint32_t g_record_seq[32];  // per-warp record counter of the block
+static __shared__ unsigned long long g_record_next[32], g_record_end[32];  // per-warp slot chunk
 
-// One warp-level access: the lowest active lane claims a slot and writes the header,
-// every active lane writes its own offset. Past the capacity nothing is written; the
-// cursor still counts, so the host reports how many records were dropped. Out of line:
-// one call per access site keeps the instrumented kernels small enough to compile fast.
-static __device__ __noinline__ void record_access(uint32_t key, uint32_t off, uint32_t block, uint32_t warp,
-                                                  uint32_t lane, uint32_t epoch) {
+// Lanes do not meet at an access the way the plain kernel's lanes execute one
+// instruction: the out-of-line calls diverge a warp where the plain code would select,
+// and the scheduler may run lanes of different sites together. So the instrumented
+// contexts meet explicitly, and group lanes exactly as the emulator does: every lane of
+// the warp waits at its next access (or is done: at a barrier, or at the end); the lowest
+// waiting lane leads, and the lanes waiting at the leader's site form one record and run
+// on to their next access. `all` is the warp's lanes. Out of line: one call per access
+// site keeps the instrumented kernels small enough to compile fast.
+constexpr uint32_t kDone = 0xfffffffeu;  // a lane at a barrier or at the end of the kernel
+
+// One step of the meeting: returns once this lane's access has been recorded (or, for a
+// lane that is done, once every lane of the warp is done).
+static __device__ __noinline__ void record_step(uint32_t key, uint32_t off, unsigned all, uint32_t block,
+                                                uint32_t warp, uint32_t lane, uint32_t epoch) {
   const abi::RecordState& st = g_record_state;
-  const unsigned mask = __activemask();
-  const uint32_t leader = instr::leader_of(mask);
-  unsigned long long slot = 0;
-  if (lane == leader) {
-    slot = atomicAdd(st.cursor, 1ull);
-    uint32_t s = atomicAdd(&g_record_seq[warp], 1u);
-    if (slot < st.capacity) {
-      abi::Record& r = st.records[slot];
-      r.key = key;
-      r.block = block;
-      r.warp = warp;
-      r.seq = s;
-      r.epoch = epoch;
-      r.active = mask;
-    } else {
-      atomicAdd(st.dropped_lanes, (unsigned long long)__popc(mask));
-      for (uint32_t h = abi::key_hash(key), n = 0; n < abi::kSiteSlots; ++n, h = (h + 1) % abi::kSiteSlots) {
-        uint32_t old = atomicCAS(&st.dropped_keys[h], abi::kEmptyKey, key);
-        if (old == abi::kEmptyKey || old == key) break;
+  const bool waiting = key != kDone;
+  for (;;) {
+    __syncwarp(all);
+    const unsigned pending = __ballot_sync(all, waiting);
+    if (!pending) return;
+    const uint32_t leader = instr::leader_of(pending);
+    const uint32_t lead_key = __shfl_sync(all, key, leader);
+    const unsigned group = __ballot_sync(all, waiting && key == lead_key);
+    unsigned long long slot = 0;
+    if (lane == leader) {  // one leader at a time in a warp: plain arithmetic on its state
+      if (g_record_next[warp] == g_record_end[warp]) {
+        g_record_next[warp] = atomicAdd(st.cursor, (unsigned long long)abi::kRecordChunk);
+        g_record_end[warp] = g_record_next[warp] + abi::kRecordChunk;
+      }
+      slot = g_record_next[warp]++;
+      const uint32_t seq = g_record_seq[warp]++;
+      if (slot < st.capacity) {
+        abi::Record& r = st.records[slot];
+        r.key = key;
+        r.block = block;
+        r.warp = warp;
+        r.seq = seq;
+        r.epoch = epoch;
+        r.active = group;
+      } else {
+        atomicAdd(st.dropped_lanes, (unsigned long long)__popc(group));
+        for (uint32_t h = abi::key_hash(key), n = 0; n < abi::kSiteSlots; ++n, h = (h + 1) % abi::kSiteSlots) {
+          uint32_t old = atomicCAS(&st.dropped_keys[h], abi::kEmptyKey, key);
+          if (old == abi::kEmptyKey || old == key) break;
+        }
       }
     }
+    slot = __shfl_sync(all, slot, leader);
+    if ((group >> lane) & 1u) {
+      if (slot < st.capacity) st.records[slot].offset[lane] = off;
+      return;
+    }
   }
-  slot = __shfl_sync(mask, slot, leader);
-  if (slot < st.capacity) st.records[slot].offset[lane] = off;
 }
 
 class RecordCtx : public instr::Common<RecordCtx> {
@@ -307,18 +334,31 @@ class RecordCtx : public instr::Common<RecordCtx> {
 
   WS_DEV RecordCtx() {
     on_ = (g_record_state.warp_bits >> (warp_ & 31)) & 1u;
-    if (tid_ < 32) g_record_seq[tid_] = 0;
+    if (tid_ < 32) {
+      g_record_seq[tid_] = 0;
+      g_record_next[tid_] = g_record_end[tid_] = 0;
+    }
     (__syncthreads)();
   }
 
   WS_DEV void barrier() const {
+    if (on_) record_step(kDone, 0, all_, block_, warp_, lane_, epoch_);
     (__syncthreads)();
     ++epoch_;
   }
-  WS_DEV void finish() const {}
+  // The warp's unused slots are marked empty and its record count added to the total.
+  WS_DEV void finish() const {
+    if (!on_) return;
+    record_step(kDone, 0, all_, block_, warp_, lane_, epoch_);
+    if (lane_ != instr::leader_of(all_)) return;
+    const abi::RecordState& st = g_record_state;
+    for (unsigned long long s = g_record_next[warp_]; s < g_record_end[warp_] && s < st.capacity; ++s)
+      st.records[s].key = abi::kEmptyKey;
+    atomicAdd(st.total, (unsigned long long)g_record_seq[warp_]);
+  }
 
   WS_DEV void access(uint32_t key, uint32_t off) const {
-    if (on_ && key != abi::kEmptyKey) record_access(key, off, block_, warp_, lane_, epoch_);
+    if (on_ && key != abi::kEmptyKey) record_step(key, off, all_, block_, warp_, lane_, epoch_);
   }
 
  private:
@@ -406,34 +446,46 @@ WS_DEV uint32_t mix(uint32_t x) {
 
 namespace tally {
 
-// The block's tables, after the kernel's own dynamic shared memory.
+inline constexpr uint32_t kNoOwner = abi::kEmptyKey;
+
+// The block's tables and this warp's, after the kernel's own dynamic shared memory.
 struct Tables {
   abi::BlockSite* sites;
-  uint32_t* ctl;                 // [0] threads still running, [1], [2] flush tickets by epoch parity
-  unsigned long long* pairs;     // the current epoch's packed totals
-  abi::CacheEntry* cache;        // [32][kCacheWays]
-  uint32_t* cells;               // the current epoch's DRAM cells, per global array
-  uint32_t ncells, items;        // cells per array; flush items (pairs, then cell words)
+  uint32_t* ctl;               // [0] threads still running, [1], [2] flush tickets by epoch parity
+  unsigned long long* pairs;   // the block's totals of the current epoch
+  uint32_t* cells;             // the block's DRAM cells of the current epoch, per global array
+  abi::WarpWay* ways;          // this warp's [kCacheWays]
+  unsigned long long* wpairs;  // this warp's totals of the current epoch
+  uint32_t* wcells;            // this warp's DRAM cells, or null (large models go to the block)
+  uint32_t ncells, row_words;  // cells per array; cells + 1 words per array
+  uint32_t items;              // flush items of the block's epoch: pairs, then cell words
 };
-WS_DEV Tables tables() {
+WS_DEV Tables tables(uint32_t warp) {
   const abi::CountsState& st = g_counts_state;
+  const uint32_t warps = (blockDim.x * blockDim.y * blockDim.z + abi::kWarp - 1) / abi::kWarp;
+  const uint32_t ncells = st.dram.cells();
+  const abi::CountsLayout l = abi::counts_layout(st.info.n_global, ncells, warps, st.dram.cacheable != 0);
   unsigned char* tail = ws_dynamic_smem + st.shared_offset;
   Tables t;
-  t.sites = reinterpret_cast<abi::BlockSite*>(tail);
-  t.ctl = reinterpret_cast<uint32_t*>(tail + sizeof(abi::BlockSite) * abi::kSiteSlots);
-  t.pairs = reinterpret_cast<unsigned long long*>(t.ctl + 4);
-  t.cache = reinterpret_cast<abi::CacheEntry*>(tail + abi::counts_cache_offset());
-  t.cells = reinterpret_cast<uint32_t*>(tail + abi::counts_cells_offset());
-  t.ncells = st.dram.cells();
-  t.items = abi::kEpochPairs + st.info.n_global * (t.ncells + 1);
+  t.sites = reinterpret_cast<abi::BlockSite*>(tail + l.sites);
+  t.ctl = reinterpret_cast<uint32_t*>(tail + l.ctl);
+  t.pairs = reinterpret_cast<unsigned long long*>(tail + l.pairs);
+  t.cells = reinterpret_cast<uint32_t*>(tail + l.cells);
+  t.ways = reinterpret_cast<abi::WarpWay*>(tail + l.ways) + warp * abi::kCacheWays;
+  unsigned char* we = tail + l.wepoch + warp * l.wepoch_stride;
+  t.wpairs = reinterpret_cast<unsigned long long*>(we);
+  t.wcells = st.dram.cacheable ? reinterpret_cast<uint32_t*>(we + 8 * abi::kEpochPairs) : nullptr;
+  t.ncells = ncells;
+  t.row_words = ncells + 1;
+  t.items = abi::kEpochPairs + st.info.n_global * t.row_words;
   return t;
 }
 
-// Item i of the epoch's block totals to the global epoch table, and cleared.
+// Item i of the block's epoch totals to the global epoch table, and cleared.
 WS_DEV void flush_item(const Tables& t, uint32_t epoch, uint32_t i) {
   const abi::CountsState& st = g_counts_state;
   const uint32_t e = epoch < st.max_epochs ? epoch : st.max_epochs - 1;
-  const uint32_t words = abi::kEpochSums + st.info.n_global * (t.ncells + 1);
+  const uint32_t words = abi::kEpochSums + st.info.n_global * t.row_words;
   unsigned long long* row = &st.epochs[uint64_t(e) * words];
   if (i < abi::kEpochPairs) {
     unsigned long long v = t.pairs[i];
@@ -480,7 +532,8 @@ WS_DEV abi::SiteSlot* global_site(uint32_t key) {
 }
 
 static __device__ __noinline__ void begin(uint32_t tid, uint32_t nthreads) {
-  Tables t = tables();
+  const uint32_t warps = (nthreads + abi::kWarp - 1) / abi::kWarp;
+  Tables t = tables(0);
   for (uint32_t i = tid; i < abi::kSiteSlots; i += nthreads) {
     abi::BlockSite& s = t.sites[i];
     s.key = abi::kEmptyKey;
@@ -490,8 +543,20 @@ static __device__ __noinline__ void begin(uint32_t tid, uint32_t nthreads) {
     s.example_taken = 0;
   }
   for (uint32_t i = tid; i < abi::kEpochPairs; i += nthreads) t.pairs[i] = 0;
-  for (uint32_t i = tid; i < 32 * abi::kCacheWays; i += nthreads) t.cache[i].h1 = t.cache[i].h2 = 0xffffffffu;
   for (uint32_t i = tid; i < t.items - abi::kEpochPairs; i += nthreads) t.cells[i] = 0;
+  for (uint32_t i = tid; i < warps * abi::kCacheWays; i += nthreads) {
+    abi::WarpWay& w = t.ways[i];  // ways of warp 0 onwards: the warps' tables are contiguous
+    w.h1 = w.h2 = 0xffffffffu;
+    w.owner = kNoOwner;
+    w.max_way = 0;
+    for (uint32_t k = 0; k < 4; ++k) w.pair[k] = 0;
+  }
+  for (uint32_t wi = 0; wi < warps; ++wi) {
+    Tables tw = tables(wi);
+    for (uint32_t i = tid; i < abi::kEpochPairs; i += nthreads) tw.wpairs[i] = 0;
+    if (tw.wcells)
+      for (uint32_t i = tid; i < t.items - abi::kEpochPairs; i += nthreads) tw.wcells[i] = 0;
+  }
   if (tid < 32) g_counts_seq[tid] = 0;
   if (tid == 0) {
     t.ctl[0] = nthreads;
@@ -500,11 +565,42 @@ static __device__ __noinline__ void begin(uint32_t tid, uint32_t nthreads) {
   (__syncthreads)();
 }
 
+// A warp way's sums to the block's site table.
+WS_DEV void flush_way(const Tables& t, abi::WarpWay& w) {
+  if (w.owner == kNoOwner) return;
+  abi::BlockSite& s = t.sites[w.owner];
+  for (uint32_t k = 0; k < 4; ++k)
+    if (w.pair[k]) atomicAdd(&s.pair[k], w.pair[k]);
+  if (w.max_way > s.max_way) atomicMax(&s.max_way, w.max_way);
+  w.owner = kNoOwner;
+  w.max_way = 0;
+  for (uint32_t k = 0; k < 4; ++k) w.pair[k] = 0;
+}
+
+// The warp's totals of the epoch to the block's (all lanes of the warp, after meeting).
+static __device__ __noinline__ void warp_flush(uint32_t warp, uint32_t lane, unsigned all, bool sites) {
+  Tables t = tables(warp);
+  for (uint32_t i = lane; i < abi::kEpochPairs; i += abi::kWarp)
+    if (unsigned long long v = t.wpairs[i]) {
+      atomicAdd(&t.pairs[i], v);
+      t.wpairs[i] = 0;
+    }
+  if (t.wcells)
+    for (uint32_t i = lane; i < t.items - abi::kEpochPairs; i += abi::kWarp)
+      if (uint32_t v = t.wcells[i]) {
+        atomicAdd(&t.cells[i], v);
+        t.wcells[i] = 0;
+      }
+  if (sites)
+    for (uint32_t i = lane; i < abi::kCacheWays; i += abi::kWarp) flush_way(t, t.ways[i]);
+  __syncwarp(all);
+}
+
 // The block's totals of the epoch that ends here go to global memory; threads that have
 // exited take no part, so the items are handed out by ticket.
 static __device__ __noinline__ void barrier(uint32_t epoch) {
   (__syncthreads)();
-  Tables t = tables();
+  Tables t = tables(0);
   uint32_t* ticket = &t.ctl[1 + (epoch & 1u)];
   for (;;) {
     uint32_t i = atomicAdd(ticket, 1u);
@@ -518,10 +614,9 @@ static __device__ __noinline__ void barrier(uint32_t epoch) {
 }
 
 // The last threads of the block to finish flush its site table and its last epoch.
-static __device__ __noinline__ void finish(uint32_t epoch, uint32_t lane) {
-  Tables t = tables();
+static __device__ __noinline__ void finish(uint32_t epoch, uint32_t lane, unsigned mask) {
+  Tables t = tables(0);
   __threadfence_block();
-  const unsigned mask = __activemask();
   uint32_t left = atomicSub(&t.ctl[0], 1u) - 1u;
   if (!__ballot_sync(mask, left == 0)) return;
   __threadfence_block();
@@ -532,7 +627,7 @@ static __device__ __noinline__ void finish(uint32_t epoch, uint32_t lane) {
     if (s.key == abi::kEmptyKey) continue;
     abi::SiteSlot* g = global_site(s.key);
     if (!g) continue;
-    const uint32_t idx[8] = {abi::kRequests, abi::kLanes,        abi::kSectors,    abi::kLines,
+    const uint32_t idx[8] = {abi::kRequests,     abi::kLanes, abi::kSectors,    abi::kLines,
                              abi::kIdealSectors, abi::kBytes, abi::kWavefronts, abi::kIdealWavefronts};
     for (uint32_t k = 0; k < 8; ++k) {
       uint32_t v = uint32_t(s.pair[k / 2] >> (32 * (k % 2)));
@@ -545,14 +640,14 @@ static __device__ __noinline__ void finish(uint32_t epoch, uint32_t lane) {
 }
 
 // DRAM model, computed: every distinct burst the request touches adds one to its
-// (channel, bank) cell of this array. With `packed`, also returns the request's bursts per
-// cell, 8 bits a cell (models of at most 8 cells).
+// (channel, bank) cell of this array. With a cacheable model, also returns the request's
+// bursts per cell, 8 bits a cell (at most 8 cells), and adds nothing.
 WS_DEV unsigned long long dram(const Tables& t, unsigned mask, uint32_t off, uint32_t bytes, uint32_t buffer,
-                               uint32_t lane, bool add) {
+                               uint32_t lane) {
   const abi::Dram& d = g_counts_state.dram;
   const uint32_t shift = d.burst_shift;
   const uint32_t nb = bytes > d.burst_bytes ? bytes >> shift : 1u;
-  uint32_t* row = &t.cells[buffer * (t.ncells + 1)];
+  uint32_t* row = &t.cells[buffer * t.row_words];
   unsigned long long packed = 0;
   for (uint32_t j = 0; j < nb; ++j) {
     uint32_t g = (off >> shift) + j;
@@ -562,21 +657,55 @@ WS_DEV unsigned long long dram(const Tables& t, unsigned mask, uint32_t off, uin
     unsigned same = __match_any_sync(mask, uniq ? c : 0xffffffffu);
     bool lead = uniq && instr::leader_of(same) == lane;
     uint32_t n = lead ? uint32_t(__popc(same)) : 0u;
-    if (add && n) atomicAdd(&row[c], n);
     if (d.cacheable) {
       uint32_t lo = __reduce_add_sync(mask, c < 4 ? n << (8 * c) : 0u);
       uint32_t hi = __reduce_add_sync(mask, c >= 4 ? n << (8 * (c - 4)) : 0u);
       packed += (unsigned long long)hi << 32 | lo;
+    } else if (n) {
+      atomicAdd(&row[c], n);
     }
   }
   return packed;
 }
 
-static __device__ __noinline__ void access(uint32_t key, uint32_t off, uint32_t block, uint32_t warp, uint32_t lane,
-                                           uint32_t epoch) {
+// The leader adds a request's cost to its warp's sums, with plain arithmetic.
+WS_DEV void add(const Tables& t, abi::WarpWay& w, uint32_t slot, uint32_t buffer, bool global, uint32_t lanes,
+                uint32_t a, uint32_t b, unsigned long long cells) {
+  const uint32_t sectors = a & 0xffu, lines = (a >> 8) & 0xffu, ideal = (a >> 16) & 0xffu;
+  const uint32_t req_bytes = b & 0xfffu, wf = (b >> 12) & 0xffu, iwf = (b >> 20) & 0xfu, way = (b >> 24) & 0x3fu;
+  auto pair = [](uint32_t lo, uint32_t hi) { return (unsigned long long)hi << 32 | lo; };
+  if (w.owner != slot) {  // another site had this way: its sums go to the block first
+    flush_way(t, w);
+    w.owner = slot;
+  }
+  w.pair[0] += pair(1u, lanes);
+  t.wpairs[0] += pair(1u, lanes);
+  if (global) {
+    w.pair[1] += pair(sectors, lines);
+    w.pair[2] += pair(ideal, req_bytes);
+    t.wpairs[1] += pair(sectors, ideal);
+    t.wpairs[2] += pair(req_bytes, 0u);
+    if (t.wcells) {
+      uint32_t* row = &t.wcells[buffer * t.row_words];
+      row[t.ncells] += 1u;  // requests to this array in this epoch
+      for (uint32_t c = 0; cells; ++c, cells >>= 8) row[c] += uint32_t(cells & 0xffu);
+    } else {
+      atomicAdd(&t.cells[buffer * t.row_words + t.ncells], 1u);
+    }
+  } else {
+    w.pair[3] += pair(wf, iwf);
+    t.wpairs[2] += pair(0u, wf);
+    t.wpairs[3] += pair(iwf, 0u);
+    if (way > w.max_way) w.max_way = way;
+  }
+}
+
+// One request, made of the lanes in `mask`: its cost (from the warp's cache of shapes, or
+// worked out by those lanes together), added by the leader to the warp's sums.
+WS_DEV void request(uint32_t key, uint32_t off, unsigned mask, uint32_t block, uint32_t warp, uint32_t lane,
+                    uint32_t epoch) {
   const abi::CountsState& st = g_counts_state;
-  const Tables t = tables();
-  const unsigned mask = __activemask();
+  const Tables t = tables(warp);
   const uint32_t leader = instr::leader_of(mask);
   const uint32_t bytes = abi::key_bytes(key), buffer = abi::key_buffer(key);
   const bool global = buffer < st.info.n_global;
@@ -595,7 +724,7 @@ static __device__ __noinline__ void access(uint32_t key, uint32_t off, uint32_t 
   slot = __shfl_sync(mask, slot, leader);
   if (slot >= abi::kSiteSlots) return;  // more sites than the table holds: the host reports it
   abi::BlockSite& site = t.sites[slot];
-  abi::CacheEntry& ce = t.cache[(warp & 31u) * abi::kCacheWays + (slot & (abi::kCacheWays - 1u))];
+  abi::WarpWay& w = t.ways[slot & (abi::kCacheWays - 1u)];
 
   uint32_t a, b;
   unsigned long long cells = 0;
@@ -603,78 +732,77 @@ static __device__ __noinline__ void access(uint32_t key, uint32_t off, uint32_t 
   uint4 e;  // one 16-byte shared load, the same address for every lane (a broadcast)
   asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
                : "=r"(e.x), "=r"(e.y), "=r"(e.z), "=r"(e.w)
-               : "r"(uint32_t(__cvta_generic_to_shared(&ce))));
+               : "r"(uint32_t(__cvta_generic_to_shared(&w))));
   if (__all_sync(mask, e.x == h1 && e.y == h2)) {
     a = e.z;
     b = e.w;
-    if (cache_dram) cells = (unsigned long long)ce.cells_hi << 32 | ce.cells_lo;
+    if (cache_dram) cells = (unsigned long long)w.cells_hi << 32 | w.cells_lo;
   } else {
     if (global) {
       instr::GlobalReq g = instr::global_request(mask, off, bytes, lane);
       a = g.sectors | g.lines << 8 | ((g.bytes + 31) / 32) << 16;
       b = g.bytes;
-      if (cache_dram) cells = dram(t, mask, off, bytes, buffer, lane, false);
+      if (cache_dram) cells = dram(t, mask, off, bytes, buffer, lane);
     } else {
       instr::SharedReq r = instr::shared_request(mask, off, bytes, lane);
       a = 0;
       b = r.wavefronts << 12 | r.ideal << 20 | r.max_way << 24;
     }
     if (lane == leader) {
-      ce.a = a;
-      ce.b = b;
-      ce.cells_lo = uint32_t(cells);
-      ce.cells_hi = uint32_t(cells >> 32);
-      __threadfence_block();
-      ce.h1 = h1;
-      ce.h2 = h2;
+      w.a = a;
+      w.b = b;
+      w.cells_lo = uint32_t(cells);
+      w.cells_hi = uint32_t(cells >> 32);
+      w.h1 = h1;
+      w.h2 = h2;
     }
   }
-  if (global && !cache_dram) dram(t, mask, off, bytes, buffer, lane, true);
+  if (global && !cache_dram) dram(t, mask, off, bytes, buffer, lane);
 
   // Block 0 orders the sites by first execution and keeps one example request of each.
-  bool example = false;
-  if (block == 0 && lane == leader) {
-    unsigned long long order = abi::order_key(0, epoch, warp, atomicAdd(&g_counts_seq[warp], 1u));
-    if (order < site.first) atomicMin(&site.first, order);
-    if (!site.example_taken && atomicCAS(&site.example_taken, 0u, 1u) == 0u) {
-      abi::SiteSlot* g = global_site(key);
-      example = g && atomicCAS(&g->example_taken, 0u, 1u) == 0u;
-    }
-  }
-  if (block == 0 && __shfl_sync(mask, example ? 1 : 0, leader)) {
-    abi::Record& r = global_site(key)->example;
-    r.offset[lane] = off;
+  if (block == 0) {
+    bool example = false;
     if (lane == leader) {
-      r.key = key;
-      r.block = block;
-      r.warp = warp;
-      r.seq = 0;
-      r.epoch = epoch;
-      r.active = mask;
+      unsigned long long order = abi::order_key(0, epoch, warp, g_counts_seq[warp]++);
+      if (order < site.first) atomicMin(&site.first, order);
+      if (!site.example_taken && atomicCAS(&site.example_taken, 0u, 1u) == 0u) {
+        abi::SiteSlot* g = global_site(key);
+        example = g && atomicCAS(&g->example_taken, 0u, 1u) == 0u;
+      }
     }
+    if (__shfl_sync(mask, example ? 1 : 0, leader)) {
+      abi::Record& r = global_site(key)->example;
+      r.offset[lane] = off;
+      if (lane == leader) {
+        r.key = key;
+        r.block = block;
+        r.warp = warp;
+        r.seq = 0;
+        r.epoch = epoch;
+        r.active = mask;
+      }
+    }
+  } else if (lane == leader && site.first == ~0ull) {
+    atomicMin(&site.first, abi::order_key(block, 0, 0, 0));
   }
-  if (lane != leader) return;
+  if (lane == leader) add(t, w, slot, buffer, global, lanes, a, b, cells);
+}
 
-  // The leader adds the request to its site and to the epoch, two counts a 64-bit atomic.
-  const uint32_t sectors = a & 0xffu, lines = (a >> 8) & 0xffu, ideal = (a >> 16) & 0xffu;
-  const uint32_t req_bytes = b & 0xfffu, wf = (b >> 12) & 0xffu, iwf = (b >> 20) & 0xfu, way = (b >> 24) & 0x3fu;
-  auto pair = [](uint32_t lo, uint32_t hi) { return (unsigned long long)hi << 32 | lo; };
-  atomicAdd(&site.pair[0], pair(1u, lanes));
-  atomicAdd(&t.pairs[0], pair(1u, lanes));
-  uint32_t* row = &t.cells[buffer * (t.ncells + 1)];
-  if (global) {
-    atomicAdd(&site.pair[1], pair(sectors, lines));
-    atomicAdd(&site.pair[2], pair(ideal, req_bytes));
-    atomicAdd(&t.pairs[1], pair(sectors, ideal));
-    atomicAdd(&t.pairs[2], pair(req_bytes, 0u));
-    atomicAdd(&row[t.ncells], 1u);  // requests to this array in this epoch
-    for (uint32_t c = 0; cells; ++c, cells >>= 8)
-      if (cells & 0xffu) atomicAdd(&row[c], uint32_t(cells & 0xffu));
-  } else {
-    atomicAdd(&site.pair[3], pair(wf, iwf));
-    atomicAdd(&t.pairs[2], pair(0u, wf));
-    atomicAdd(&t.pairs[3], pair(iwf, 0u));
-    if (way > site.max_way) atomicMax(&site.max_way, way);
+// The meeting of record_step, for counts: the lanes at the leader's site make one request.
+static __device__ __noinline__ void step(uint32_t key, uint32_t off, unsigned all, uint32_t block, uint32_t warp,
+                                         uint32_t lane, uint32_t epoch) {
+  const bool waiting = key != kDone;
+  for (;;) {
+    __syncwarp(all);
+    const unsigned pending = __ballot_sync(all, waiting);
+    if (!pending) return;
+    const uint32_t lead_key = __shfl_sync(all, key, instr::leader_of(pending));
+    const unsigned group = __ballot_sync(all, waiting && key == lead_key);
+    if ((group >> lane) & 1u) {
+      request(key, off, group, block, warp, lane, epoch);
+      __syncwarp(group);
+      return;
+    }
   }
 }
 
@@ -685,12 +813,18 @@ class CountsCtx : public instr::Common<CountsCtx> {
   static WS_DEV const abi::LaunchInfo& info() { return g_counts_state.info; }
   WS_DEV CountsCtx() { tally::begin(tid_, blockDim.x * blockDim.y * blockDim.z); }
   WS_DEV void barrier() const {
+    tally::step(kDone, 0, all_, block_, warp_, lane_, epoch_);
+    tally::warp_flush(warp_, lane_, all_, false);
     tally::barrier(epoch_);
     ++epoch_;
   }
-  WS_DEV void finish() const { tally::finish(epoch_, lane_); }
+  WS_DEV void finish() const {
+    tally::step(kDone, 0, all_, block_, warp_, lane_, epoch_);
+    tally::warp_flush(warp_, lane_, all_, true);
+    tally::finish(epoch_, lane_, all_);
+  }
   WS_DEV void access(uint32_t key, uint32_t off) const {
-    if (key != abi::kEmptyKey) tally::access(key, off, block_, warp_, lane_, epoch_);
+    if (key != abi::kEmptyKey) tally::step(key, off, all_, block_, warp_, lane_, epoch_);
   }
 };
 

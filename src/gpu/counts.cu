@@ -75,13 +75,21 @@ class CountsLauncher {
   void launch(dim3 grid, dim3 block, uint32_t dyn_bytes, const Args& args) {
     auto kernel = entry<Op, CountsCtx, Args>(block);
     const uint32_t offset = (dyn_bytes + 15u) & ~15u;
-    const uint32_t total = offset + abi::counts_shared_bytes(uint32_t(a_.size()), dram_.cells());
+    const uint32_t warps = (block.x * block.y * block.z + abi::kWarp - 1) / abi::kWarp;
+    const uint32_t total =
+        offset + abi::counts_layout(uint32_t(a_.size()), dram_.cells(), warps, dram_.cacheable != 0).total;
+    // The tables live in dynamic shared memory next to the kernel's static arrays; the
+    // two together may pass the 48 KiB every launch gets, so always ask for what is used.
     int limit = 0;
+    cudaFuncAttributes attr{};
     check(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0), "reading the shared memory limit");
-    if (total > uint32_t(limit))
-      throw Error("counts mode needs " + std::to_string(total) + " bytes of shared memory per block for " + k_.id +
-                  " with this DRAM model; the device allows " + std::to_string(limit) + " (use a smaller model)");
-    allow_dynamic_shared(reinterpret_cast<const void*>(kernel), total, k_.id + " (counts mode)");
+    check(cudaFuncGetAttributes(&attr, kernel), "reading a kernel's attributes");
+    if (attr.sharedSizeBytes + total > size_t(limit))
+      throw Error("counts mode needs " + std::to_string(attr.sharedSizeBytes + total) +
+                  " bytes of shared memory per block for " + k_.id + " with this DRAM model; the device allows " +
+                  std::to_string(limit) + " (use a smaller model)");
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(total)),
+          "asking for " + std::to_string(total) + " bytes of shared memory for " + k_.id + " (counts mode)");
     prepare(dyn_bytes, offset);
     kernel<<<grid, block, total, cudaStream_t(stream())>>>(args);
     check(cudaGetLastError(), "launching " + k_.id + " (counts mode)");

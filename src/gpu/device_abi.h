@@ -34,9 +34,9 @@ WS_ABI uint32_t key_op(uint32_t k) { return (k >> 24) & 3u; }
 WS_ABI uint32_t key_bytes(uint32_t k) { return 1u << ((k >> 26) & 7u); }
 WS_ABI uint32_t key_hash(uint32_t k) { return (k * 2654435761u) >> 26; }  // 0..63
 
-// One warp-level access as the record context writes it: the header by the warp's
-// lowest active lane, one offset by each active lane (inactive lanes' offsets are left
-// as they were and cleared on the host).
+// One warp-level access as the record context writes it: the header by the leading lane,
+// one offset by each lane of the record (other lanes' offsets are left as they were and
+// cleared on the host).
 struct Record {
   uint32_t key;
   uint32_t block;                       // linear block id
@@ -81,13 +81,17 @@ struct LaunchInfo {
 struct RecordState {
   LaunchInfo info;
   Record* records;
-  uint64_t capacity;                    // records that fit
-  unsigned long long* cursor;           // records asked for (kept + dropped)
+  uint64_t capacity;                    // record slots in `records`
+  unsigned long long* cursor;           // slots handed out, kRecordChunk at a time to a warp
+  unsigned long long* total;            // records asked for (kept + dropped)
   const uint32_t* block_bits;           // bit per linear block; null: every block
   uint32_t warp_bits;                   // warps to record
   uint32_t* dropped_keys;               // [kSiteSlots] keys of dropped records
   unsigned long long* dropped_lanes;    // lane accesses of dropped records
 };
+// A warp takes record slots in chunks, so that one global atomic serves many records;
+// the slots of its last chunk that it does not use are marked with kEmptyKey.
+constexpr uint32_t kRecordChunk = 32;
 
 // ---- counts mode -------------------------------------------------------------------------
 
@@ -152,28 +156,35 @@ struct CountsState {
   uint32_t shared_offset;               // where the counters start in dynamic shared memory
 };
 
-// Dynamic shared memory the counts context adds after the kernel's own (16-byte aligned):
-//   BlockSite[kSiteSlots]   the block's per-site sums, packed in pairs of 32-bit halves
-//   uint32_t ctl[4]         threads still running, flush tickets by epoch parity
-//   uint64_t ep_pairs[4]    the current epoch's totals, packed as below
-//   CacheEntry[32][kCacheWays]  per warp: the cost of the last requests of each shape
-//   uint32_t cells[n_global][cells + 1]  the current epoch's DRAM cells, then requests
-// A request's cost depends only on its lanes' offsets relative to the first active lane,
-// the active mask and the first offset modulo 128 (sector, line and bank alignment), so
-// each warp remembers the cost of recent shapes and repeats skip the warp-wide analysis.
+// Dynamic shared memory the counts context adds after the kernel's own (16-byte aligned),
+// laid out by counts_layout():
+//   BlockSite[kSiteSlots]     the block's per-site sums (flushed to global at block exit)
+//   uint32_t ctl[4]           threads still running, flush tickets by epoch parity
+//   uint64_t pairs[4]         the block's totals of the current epoch, packed as below
+//   uint32_t cells[n_global][cells + 1]  the block's DRAM cells this epoch, then requests
+//   WarpWay[warps][kCacheWays]  per warp: cost cache and running sums of recent sites
+//   WarpEpoch[warps]          per warp: this epoch's totals (and cells, for small models)
+// Each warp adds to its own sums with plain arithmetic (the meeting of the lanes lets one
+// request of a warp run at a time), so warps never contend; the sums move to the block
+// tables at barriers and at exit. A request's cost depends only on its lanes' offsets
+// relative to the first active lane, the active mask and the first offset modulo 128
+// (sector, line and bank alignment), so each warp remembers the cost of the last shape of
+// each site and repeats skip the warp-wide analysis.
 constexpr uint32_t kCacheWays = 16;
-struct CacheEntry {
-  uint32_t h1, h2;
-  uint32_t a;  // sectors | lines << 8 | ideal sectors << 16
-  uint32_t b;  // bytes | wavefronts << 12 | ideal wavefronts << 20 | max way << 24
+struct WarpWay {
+  uint32_t h1, h2;  // shape hash of the cached cost
+  uint32_t a;       // sectors | lines << 8 | ideal sectors << 16
+  uint32_t b;       // bytes | wavefronts << 12 | ideal wavefronts << 20 | max way << 24
   uint32_t cells_lo, cells_hi;  // DRAM bursts per cell, 8 bits each (cacheable models)
-  uint32_t pad[2];
+  uint32_t owner;   // block site slot whose sums `pair` holds, kEmptyKey: none
+  uint32_t max_way;
+  unsigned long long pair[4];  // requests|lanes, sectors|lines, ideal|bytes, wavefronts|ideal wavefronts
 };
 struct BlockSite {
   uint32_t key;
   uint32_t max_way;
   unsigned long long first;
-  unsigned long long pair[4];  // requests|lanes, sectors|lines, ideal|bytes, wavefronts|ideal wavefronts
+  unsigned long long pair[4];  // as WarpWay::pair
   uint32_t example_taken;
   uint32_t pad;
 };
@@ -182,12 +193,29 @@ constexpr uint32_t kEpochPairs = 4;
 WS_ABI uint32_t counts_epoch_words(uint32_t n_global, uint32_t cells) {
   return kEpochSums + n_global * (cells + 1);
 }
-WS_ABI uint32_t counts_cache_offset() {
-  return uint32_t(sizeof(BlockSite)) * kSiteSlots + 16 + 8 * kEpochPairs;
-}
-WS_ABI uint32_t counts_cells_offset() { return counts_cache_offset() + uint32_t(sizeof(CacheEntry)) * 32 * kCacheWays; }
-WS_ABI uint32_t counts_shared_bytes(uint32_t n_global, uint32_t cells) {
-  return counts_cells_offset() + 4 * n_global * (cells + 1);
+struct CountsLayout {
+  uint32_t sites, ctl, pairs, cells, ways, wepoch, wepoch_stride, total;
+};
+// `warp_cells`: the warps keep their own DRAM cells (models small enough to cache).
+WS_ABI CountsLayout counts_layout(uint32_t n_global, uint32_t cells, uint32_t warps, bool warp_cells) {
+  CountsLayout l;
+  uint32_t o = 0;
+  l.sites = o;
+  o += uint32_t(sizeof(BlockSite)) * kSiteSlots;
+  l.ctl = o;
+  o += 16;
+  l.pairs = o;
+  o += 8 * kEpochPairs;
+  l.cells = o;
+  o += 4 * n_global * (cells + 1);
+  o = (o + 15u) & ~15u;
+  l.ways = o;
+  o += uint32_t(sizeof(WarpWay)) * kCacheWays * warps;
+  l.wepoch = o;
+  l.wepoch_stride = (8 * kEpochPairs + (warp_cells ? 4 * n_global * (cells + 1) : 0) + 15u) & ~15u;
+  o += l.wepoch_stride * warps;
+  l.total = o;
+  return l;
 }
 
 }  // namespace ws::gpu::abi

@@ -1,6 +1,7 @@
-// src/gpu/raw_matmul.cu — the SGEMM ladder written by hand with raw pointers, as a course
-// would print it. Used only to show that the single-source kernels instantiated with
-// PlainCtx cost nothing: same speed, same memory instructions (bench and SASS).
+// src/gpu/raw_matmul.cu — the SGEMM ladder written out by hand as plain CUDA with raw
+// pointers: the catalog's kernels statement for statement, without the context. Used only
+// to show that the single-source kernels instantiated with PlainCtx cost nothing: same
+// speed, same memory instructions (bench and SASS).
 // Deliberately not the kernel contract: these are plain CUDA, __syncthreads() and all.
 #include <cuda_runtime.h>
 
@@ -39,51 +40,15 @@ __global__ void raw_matmul_naive_colmajor(const float* A, const float* B, float*
   }
 }
 
-template <int TILE>
+// Tiled, optionally coarsened (COARSE output tiles along a row) and corner-turned (B
+// column-major, its tile read down the columns and stored turned): matmul_tiled,
+// matmul_coarse1d and matmul_corner_turning, as the catalog writes them.
+template <int TILE, int COARSE, bool CORNER_TURN>
 __global__ void raw_matmul_tiled(const float* A, const float* B, float* C, int N) {
   __shared__ float As[TILE][TILE];
   __shared__ float Bs[TILE][TILE];
   int tx = threadIdx.x, ty = threadIdx.y;
   int row = blockIdx.y * TILE + ty;
-  int col = blockIdx.x * TILE + tx;
-  float sum = 0.0f;
-  for (int ph = 0; ph < (N + TILE - 1) / TILE; ++ph) {
-    As[ty][tx] = (row < N && ph * TILE + tx < N) ? A[row * N + ph * TILE + tx] : 0.0f;
-    Bs[ty][tx] = (ph * TILE + ty < N && col < N) ? B[(ph * TILE + ty) * N + col] : 0.0f;
-    __syncthreads();
-    for (int k = 0; k < TILE; ++k) sum += As[ty][k] * Bs[k][tx];
-    __syncthreads();
-  }
-  if (row < N && col < N) C[row * N + col] = sum;
-}
-
-template <int TILE>
-__global__ void raw_matmul_corner_turning(const float* A, const float* B, float* C, int N) {
-  __shared__ float As[TILE][TILE];
-  __shared__ float Bs[TILE][TILE];
-  int tx = threadIdx.x, ty = threadIdx.y;
-  int row = blockIdx.y * TILE + ty;
-  int col = blockIdx.x * TILE + tx;
-  float sum = 0.0f;
-  for (int ph = 0; ph < (N + TILE - 1) / TILE; ++ph) {
-    As[ty][tx] = (row < N && ph * TILE + tx < N) ? A[row * N + ph * TILE + tx] : 0.0f;
-    int bcol = blockIdx.x * TILE + ty;
-    Bs[tx][ty] = (ph * TILE + tx < N && bcol < N) ? B[bcol * N + ph * TILE + tx] : 0.0f;
-    __syncthreads();
-    for (int k = 0; k < TILE; ++k) sum += As[ty][k] * Bs[k][tx];
-    __syncthreads();
-  }
-  if (row < N && col < N) C[row * N + col] = sum;
-}
-
-template <int COARSE>
-__global__ void raw_matmul_coarse1d(const float* A, const float* B, float* C, int N) {
-  constexpr int TILE = 32;
-  __shared__ float As[TILE][TILE];
-  __shared__ float Bs[TILE][TILE];
-  int tx = threadIdx.x, ty = threadIdx.y;
-  int row = blockIdx.y * TILE + ty;
-  int colStart = blockIdx.x * TILE * COARSE + tx;
   float sum[COARSE];
 #pragma unroll
   for (int c = 0; c < COARSE; ++c) sum[c] = 0.0f;
@@ -91,8 +56,13 @@ __global__ void raw_matmul_coarse1d(const float* A, const float* B, float* C, in
     As[ty][tx] = (row < N && ph * TILE + tx < N) ? A[row * N + ph * TILE + tx] : 0.0f;
 #pragma unroll
     for (int c = 0; c < COARSE; ++c) {
-      int col = colStart + c * TILE;
-      Bs[ty][tx] = (ph * TILE + ty < N && col < N) ? B[(ph * TILE + ty) * N + col] : 0.0f;
+      int col = (blockIdx.x * COARSE + c) * TILE + tx;
+      if (!CORNER_TURN) {
+        Bs[ty][tx] = (ph * TILE + ty < N && col < N) ? B[(ph * TILE + ty) * N + col] : 0.0f;
+      } else {
+        int bcol = (blockIdx.x * COARSE + c) * TILE + ty;
+        Bs[tx][ty] = (ph * TILE + tx < N && bcol < N) ? B[bcol * N + ph * TILE + tx] : 0.0f;
+      }
       __syncthreads();
       for (int k = 0; k < TILE; ++k) sum[c] += As[ty][k] * Bs[k][tx];
       __syncthreads();
@@ -100,7 +70,7 @@ __global__ void raw_matmul_coarse1d(const float* A, const float* B, float* C, in
   }
 #pragma unroll
   for (int c = 0; c < COARSE; ++c) {
-    int col = colStart + c * TILE;
+    int col = (blockIdx.x * COARSE + c) * TILE + tx;
     if (row < N && col < N) C[row * N + col] = sum[c];
   }
 }
@@ -238,12 +208,13 @@ std::unique_ptr<Runner> raw_matmul_runner(const catalog::KernelInfo& k, const ca
   if (k.id == "matmul_naive") return make(raw_matmul_naive, nullptr, grid(32, 32), dim3(32, 32));
   if (k.id == "matmul_naive_colmajor") return make(raw_matmul_naive_colmajor, nullptr, grid(32, 32), dim3(32, 32));
   if (k.id == "matmul_tiled" && (tile == 16 || tile == 32))
-    return make(tile == 16 ? raw_matmul_tiled<16> : raw_matmul_tiled<32>, nullptr, grid(int(tile), int(tile)),
-                dim3(unsigned(tile), unsigned(tile)));
-  if (k.id == "matmul_corner_turning" && (tile == 16 || tile == 32))
-    return make(tile == 16 ? raw_matmul_corner_turning<16> : raw_matmul_corner_turning<32>, nullptr,
+    return make(tile == 16 ? raw_matmul_tiled<16, 1, false> : raw_matmul_tiled<32, 1, false>, nullptr,
                 grid(int(tile), int(tile)), dim3(unsigned(tile), unsigned(tile)));
-  if (k.id == "matmul_coarse1d" && coarse == 4) return make(raw_matmul_coarse1d<4>, nullptr, grid(32, 32 * 4), dim3(32, 32));
+  if (k.id == "matmul_corner_turning" && (tile == 16 || tile == 32))
+    return make(tile == 16 ? raw_matmul_tiled<16, 1, true> : raw_matmul_tiled<32, 1, true>, nullptr,
+                grid(int(tile), int(tile)), dim3(unsigned(tile), unsigned(tile)));
+  if (k.id == "matmul_coarse1d" && coarse == 4)
+    return make(raw_matmul_tiled<32, 4, false>, nullptr, grid(32, 32 * 4), dim3(32, 32));
   if (k.id == "matmul_coarse2d" && bm == 128) return make(raw_matmul_coarse2d<128>, nullptr, grid(128, 128), dim3(256));
   if (k.id == "matmul_coarse2d_vec" && bm == 128)
     return make(nullptr, raw_matmul_coarse2d_vec<128>, grid(128, 128), dim3(256));

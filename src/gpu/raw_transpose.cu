@@ -1,6 +1,7 @@
-// src/gpu/raw_transpose.cu — the transpose ladder written by hand with raw pointers, as a
-// course would print it. Used only to show that the single-source kernels instantiated
-// with PlainCtx cost nothing: same speed, same memory instructions (bench and SASS).
+// src/gpu/raw_transpose.cu — the transpose ladder written out by hand as plain CUDA with
+// raw pointers, as a course would print it. Used only to show that the single-source
+// kernels instantiated with PlainCtx cost nothing: same speed, same memory instructions
+// (bench and SASS).
 // Deliberately not the kernel contract: these are plain CUDA, __syncthreads() and all.
 #include <cuda_runtime.h>
 

@@ -17,6 +17,7 @@ constexpr uint64_t kInitialRecords = uint64_t(1) << 20;  // 152 MiB; grown once 
 // The small per-launch state the device writes besides the records.
 struct Control {
   unsigned long long cursor;
+  unsigned long long total;
   unsigned long long dropped_lanes;
   uint32_t dropped_keys[abi::kSiteSlots];
   abi::Fault fault;
@@ -75,8 +76,8 @@ class RecordLauncher {
 
   void prepare(dim3 grid, dim3 block, uint32_t dyn_bytes) {
     const uint64_t nblocks = uint64_t(grid.x) * grid.y * grid.z;
-    if (!records_) {
-      uint64_t cap = std::min(remaining(), kInitialRecords);
+    if (!records_) {  // every record that fits is kept; the host truncates to max_records in order
+      uint64_t cap = remaining() ? kInitialRecords : 0;
       records_ = std::make_unique<DeviceMemory>(std::max<uint64_t>(cap, 1) * sizeof(abi::Record), "the record buffer");
       capacity_ = cap;
     }
@@ -89,8 +90,9 @@ class RecordLauncher {
     st.info.shared = ctl->shared;
     st.info.fault = &ctl->fault;
     st.records = static_cast<abi::Record*>(records_->get());
-    st.capacity = std::min(capacity_, remaining());
+    st.capacity = capacity_;
     st.cursor = &ctl->cursor;
+    st.total = &ctl->total;
     st.dropped_keys = ctl->dropped_keys;
     st.dropped_lanes = &ctl->dropped_lanes;
     if (!opt_.blocks.empty()) {
@@ -132,8 +134,8 @@ class RecordLauncher {
     unsigned long long cursor = 0;
     check(cudaMemcpy(&cursor, &static_cast<Control*>(control_.get())->cursor, sizeof cursor, cudaMemcpyDeviceToHost),
           "reading the record count");
-    uint64_t want = std::min<uint64_t>(cursor, remaining());
-    if (want <= capacity_) return false;
+    uint64_t want = cursor;  // slots, holes of unfinished chunks included
+    if (!remaining() || want <= capacity_) return false;
     size_t free_b = 0, total = 0;
     check(cudaMemGetInfo(&free_b, &total), "reading free device memory");
     uint64_t need = want * sizeof(abi::Record);
@@ -164,11 +166,14 @@ class RecordLauncher {
       out.buffers.push_back(b);
     }
 
-    const uint64_t kept = std::min<uint64_t>(ctl.cursor, state_.capacity);
-    std::vector<abi::Record> dev(kept);
-    if (kept)
-      check(cudaMemcpy(dev.data(), records_->get(), kept * sizeof(abi::Record), cudaMemcpyDeviceToHost),
+    const uint64_t slots = std::min<uint64_t>(ctl.cursor, state_.capacity);
+    std::vector<abi::Record> dev(slots);
+    if (slots)
+      check(cudaMemcpy(dev.data(), records_->get(), slots * sizeof(abi::Record), cudaMemcpyDeviceToHost),
             "copying the records back");
+    dev.erase(std::remove_if(dev.begin(), dev.end(), [](const abi::Record& r) { return r.key == abi::kEmptyKey; }),
+              dev.end());
+    const uint64_t kept = dev.size();
 
     // The emulator's order: blocks as listed, then epoch, warp, sequence.
     const uint64_t nblocks = uint64_t(grid.x) * grid.y * grid.z;
@@ -209,19 +214,25 @@ class RecordLauncher {
       return id;
     };
 
-    out.records.reserve(out.records.size() + kept);
-    uint64_t lanes = ctl.dropped_lanes;
+    // Every site in order of first execution, then the first max_records records kept, as
+    // the emulator does.
+    const uint64_t room = remaining();
+    out.records.reserve(out.records.size() + std::min(kept, room));
+    uint64_t lanes = ctl.dropped_lanes, taken = 0;
     for (uint32_t i : order) {
       const abi::Record& d = dev[i];
+      lanes += uint64_t(__builtin_popcount(d.active));
+      uint16_t site = site_for(d.key);
+      if (taken == room) continue;
+      ++taken;
       trace::Record r;
       r.block = d.block;
       r.warp = uint16_t(d.warp);
-      r.site = site_for(d.key);
+      r.site = site;
       r.seq = d.seq;
       r.epoch = d.epoch;
       r.active = d.active;
       for (int l = 0; l < trace::kWarpSize; ++l) r.offset[l] = (d.active >> l) & 1u ? d.offset[l] : 0u;
-      lanes += uint64_t(__builtin_popcount(d.active));
       out.records.push_back(r);
     }
     std::vector<uint32_t> dropped_keys;
@@ -229,7 +240,7 @@ class RecordLauncher {
       if (key != abi::kEmptyKey) dropped_keys.push_back(key);
     std::sort(dropped_keys.begin(), dropped_keys.end());
     for (uint32_t key : dropped_keys) site_for(key);
-    out.dropped_records += ctl.cursor - kept;
+    out.dropped_records += ctl.total - taken;
     if (opt_.blocks.empty()) {
       for (uint64_t b = 0; b < nblocks; ++b) out.blocks.push_back(uint32_t(b));
     } else {

@@ -3,6 +3,7 @@
 // not multiples of the tile, tiny tiles, padding on and off).
 #pragma once
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <array>
 #include <map>
 #include <tuple>
@@ -85,9 +86,16 @@ void compare_traces(const trace::Trace& emu_t, const trace::Trace& gpu_t) {
 
 }  // namespace
 
+// Progress on stdout, so that a run cut short shows where it was.
+void progress(const char* what, const std::string& name) {
+  std::printf("  %s: %s\n", what, name.c_str());
+  std::fflush(stdout);
+}
+
 TEST_CASE("GPU trace equals the emulator trace, record for record, for every catalog kernel") {
   for (const auto& c : gpu_test::teaching_cases()) {
     CAPTURE(c.name());
+    progress("record", c.name());
     const catalog::KernelInfo* k;
     catalog::Params p = gpu_test::resolve(c, k);
     auto emu_arrays = catalog::make_arrays(*k, p, 5);
@@ -271,6 +279,7 @@ TEST_CASE("counts mode equals the analysis of the full recorded trace") {
     for (const auto& c : gpu_test::teaching_cases()) {
       CAPTURE(preset);
       CAPTURE(c.name());
+      progress(preset, c.name());
       const catalog::KernelInfo* k;
       catalog::Params p = gpu_test::resolve(c, k);
       auto arrays = catalog::make_arrays(*k, p, 5);
