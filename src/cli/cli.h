@@ -37,6 +37,8 @@ int cmd_bench(int argc, char** argv);
 
 // What `warpscope` does when no command is given.
 int no_command(const CLI::App& app);
+// The desktop app with its own options (argv[0] is skipped); the usage without a GUI.
+int run_gui(int argc, char** argv);
 
 // The short usage printed by `warpscope` alone.
 std::string usage();

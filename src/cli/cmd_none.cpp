@@ -1,8 +1,11 @@
-// `warpscope` with no command. For now it prints the usage; the desktop app takes this
-// over when the build has one.
+// `warpscope` with no command (or a FILE.wstrace, or `warpscope gui [options]`): the
+// desktop app when the build has one, else the usage.
 #include <iostream>
 
 #include "cli/cli.h"
+#ifdef WS_HAVE_GUI
+#include "app/app.h"
+#endif
 
 namespace ws::cli {
 
@@ -18,6 +21,10 @@ std::string usage() {
          "  warpscope record --kernel ID [--size N] [--set name=value ...] [--blocks LIST]\n"
          "                   --out FILE [--backend auto|gpu|emulator]\n"
          "\n"
+         "  warpscope lesson [NAME] [--answers ask|auto|hide]\n"
+         "  warpscope bench [--kernel ID,...] [--size N] [--format text|json]\n"
+         "  warpscope [FILE.wstrace]          the desktop app (warpscope gui --help: its options)\n"
+         "\n"
          "`warpscope list` shows the kernels and their parameters; `warpscope COMMAND --help`\n"
          "describes a command.\n";
 }
@@ -25,6 +32,25 @@ std::string usage() {
 int no_command(const CLI::App&) {
   std::cout << usage();
   return 0;
+}
+
+int run_gui(int argc, char** argv) {
+#ifdef WS_HAVE_GUI
+  app::Options opt;
+  std::string error;
+  bool help = false;
+  if (!app::parse_options(argc, argv, opt, error, help)) throw UsageError(error);
+  if (help) {
+    std::cout << app::options_help();
+    return 0;
+  }
+  return app::run(opt);
+#else
+  (void)argc;
+  (void)argv;
+  std::cout << usage();
+  return 0;
+#endif
 }
 
 }  // namespace ws::cli

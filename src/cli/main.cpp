@@ -26,9 +26,15 @@ int main(int argc, char** argv) {
   const std::vector<Command> commands = {add_list(app), add_report(app), add_record(app), add_lesson(app)};
   try {
     if (argc > 1 && std::string(argv[1]) == "bench") return cmd_bench(argc - 1, argv + 1);
+    // The desktop app: no arguments, a trace file, or `gui` and the app's options.
+    auto ends_with = [](const std::string& s, const std::string& e) {
+      return s.size() >= e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0;
+    };
+    if (argc == 1 || ends_with(argv[1], ".wstrace")) return run_gui(argc, argv);
+    if (std::string(argv[1]) == "gui") return run_gui(argc - 1, argv + 1);
     if (argc > 1 && argv[1][0] != '-') {
       std::string name = argv[1];
-      std::string names = "bench";
+      std::string names = "bench, gui";
       bool known = false;
       for (const Command& c : commands) {
         known |= c.app->get_name() == name;
