@@ -20,6 +20,10 @@
 #include "app/gl_grid.h"
 #include "ui/theme.h"
 #include "ui/ui.h"
+#if defined(WS_HAVE_CUDA)
+#include "gpu/bench_format.h"
+#include "gpu/gpu.h"
+#endif
 
 namespace ws::app {
 
@@ -114,6 +118,21 @@ int run(const Options& opt) {
   env.settings_path = dir.empty() ? "" : dir + "/settings.json";
   env.replay_dir = opt.replay_dir;
   env.live = opt.live;
+#if defined(WS_HAVE_CUDA)
+  // Live timings of the family on screen, when this machine has a usable GPU. A short
+  // budget per kernel keeps a refresh within a few seconds.
+  if (!env.live && gpu::available())
+    env.live = [](const std::vector<std::string>& kernels, const std::map<std::string, int64_t>& params) {
+      gpu::BenchOptions o;
+      o.kernels = kernels;
+      o.set = params;
+      o.variants = true;
+      o.seconds = 0.2;
+      o.overhead = false;
+      o.zero_cost = false;
+      return gpu::bench_json(gpu::bench(o));
+    };
+#endif
   ui::Ui ui(env);
   if (!gl_ok) ui.message("grid shader unavailable, drawing grids without it: " + gl_error, true);
 

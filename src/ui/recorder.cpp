@@ -53,6 +53,11 @@ bool Recorder::busy() const {
   return running_ || queued_.has_value();
 }
 
+bool Recorder::idle() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return !running_ && !queued_ && done_.empty();
+}
+
 std::string Recorder::label() const {
   std::lock_guard<std::mutex> lk(mu_);
   return running_ ? label_ : queued_ ? queued_->second.label : std::string();

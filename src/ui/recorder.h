@@ -49,6 +49,7 @@ class Recorder {
   // The oldest finished outcome not yet taken.
   std::optional<Outcome> take();
   bool busy() const;              // a job is queued or running
+  bool idle() const;              // not busy, and every outcome has been taken
   std::string label() const;      // of the running job
   double running_seconds() const; // how long the running job has been going
   // Blocks until nothing is queued or running (tests, --screenshot).

@@ -86,7 +86,30 @@ void Scene::grid(const GridDraw& g) {
   items.push_back(std::move(i));
 }
 
+namespace {
+std::vector<SceneChunk>* g_sink = nullptr;
+}
+
+void set_scene_sink(std::vector<SceneChunk>* sink) { g_sink = sink; }
+
 void draw_scene(ImDrawList* dl, const Scene& s, ImVec2 o, GridPainter* painter) {
+  if (g_sink) {
+    SceneChunk c;
+    c.scene = s;
+    auto mv = [&](ImVec2& p) { p = ImVec2(p.x + o.x, p.y + o.y); };
+    for (auto& i : c.scene.items) {
+      mv(i.a);
+      if (i.kind == Scene::Kind::Fill || i.kind == Scene::Kind::Rect || i.kind == Scene::Kind::Line) mv(i.b);
+    }
+    for (auto& g : c.scene.grids) {
+      mv(g.origin);
+      mv(g.clip_min);
+      mv(g.clip_max);
+    }
+    c.clip_min = dl->GetClipRectMin();
+    c.clip_max = dl->GetClipRectMax();
+    g_sink->push_back(std::move(c));
+  }
   auto at = [&](ImVec2 p) { return ImVec2(o.x + p.x, o.y + p.y); };
   for (const auto& i : s.items) {
     switch (i.kind) {

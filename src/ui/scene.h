@@ -87,4 +87,13 @@ ImVec2 text_size(FontRole f, const std::string& s);
 // Draws `s` with its canvas origin at `origin` (screen coordinates).
 void draw_scene(ImDrawList* dl, const Scene& s, ImVec2 origin, GridPainter* painter);
 
+// Figure export: while a sink is set, draw_scene also appends each scene it draws to the
+// sink, moved to screen coordinates and with the draw list's clip rectangle, so a figure
+// file is written from exactly the shapes the view laid out.
+struct SceneChunk {
+  Scene scene;             // items in screen coordinates
+  ImVec2 clip_min, clip_max;
+};
+void set_scene_sink(std::vector<SceneChunk>* sink);
+
 }  // namespace ws::ui

@@ -44,14 +44,23 @@ bool parse_sample(const json& e, TimingSample& s) {
     for (auto it = p->begin(); it != p->end(); ++it)
       if (it.value().is_number_integer()) s.params[it.key()] = it.value().get<int64_t>();
   if (const json* n = first_of(e, {"size", "n"}); n && n->is_number_integer()) s.params["size"] = n->get<int64_t>();
+  if (e.contains("ok") && e["ok"].is_boolean() && !e["ok"].get<bool>()) return false;  // failed its check
   s.ms = number(e, {"ms", "time_ms", "median_ms", "mean_ms", "msec"}, 0);
+  s.ms_min = number(e, {"ms_min"}, 0);
+  s.ms_max = number(e, {"ms_max"}, 0);
+  s.runs = int(number(e, {"runs"}, 0));
   s.gflops = number(e, {"gflops", "GFLOPS", "gflop_s", "gflops_per_s"}, 0);
-  s.gbps = number(e, {"gbps", "GBps", "gb_s", "gb_per_s", "bandwidth_gbps"}, 0);
-  if (const json* v = first_of(e, {"pct_of_cublas", "percent_of_cublas", "pct_cublas"}); v && v->is_number()) {
-    s.pct_ref = v->get<double>();
+  s.gbps = number(e, {"gbs", "gbps", "GBps", "gb_s", "gb_per_s", "bandwidth_gbps"}, 0);
+  s.variant = text(e, {"variant"});
+  s.note = text(e, {"note"});
+  // Both references may be present, the one that does not apply as 0.
+  const double cublas = number(e, {"pct_cublas", "pct_of_cublas", "percent_of_cublas"}, 0);
+  const double copy = number(e, {"pct_copy", "pct_of_copy", "percent_of_copy"}, 0);
+  if (cublas > 0) {
+    s.pct_ref = cublas;
     s.ref = "cuBLAS";
-  } else if (const json* c = first_of(e, {"pct_of_copy", "percent_of_copy", "pct_copy"}); c && c->is_number()) {
-    s.pct_ref = c->get<double>();
+  } else if (copy > 0) {
+    s.pct_ref = copy;
     s.ref = "device copy";
   } else {
     s.pct_ref = number(e, {"pct_of_ref", "percent_of_ref", "pct", "percent"}, -1);
@@ -73,13 +82,15 @@ bool parse_bench_json(const std::string& body, TimingTable& out, std::string& er
     error = "not JSON";
     return false;
   }
-  const json* list = j.is_array() ? &j : first_of(j, {"results", "timings", "kernels", "runs", "entries"});
+  const json* list = j.is_array() ? &j : first_of(j, {"rows", "results", "timings", "kernels", "entries"});
   if (!list || !list->is_array()) {
-    error = "no \"results\" array";
+    error = "no \"rows\" array";
     return false;
   }
   out.device = text(j, {"device", "gpu", "device_name"});
   out.date = text(j, {"date", "recorded", "timestamp", "time"});
+  if (const json* c = first_of(j, {"cublas_sgemm"}); c && c->is_object()) out.cublas_gflops = number(*c, {"gflops"}, 0);
+  if (const json* c = first_of(j, {"memcpy_d2d"}); c && c->is_object()) out.copy_gbs = number(*c, {"gbs", "gbps"}, 0);
   for (const auto& e : *list) {
     TimingSample s;
     if (!parse_sample(e, s)) continue;

@@ -3,13 +3,16 @@
 // callback the app supplies when there is one), and the replay pack recorded on a real
 // GPU (JSON under assets/replay/). The panel never knows which, beyond the label.
 //
-// The JSON is the one `warpscope bench --format json` prints, read tolerantly:
-//   { "device": "NVIDIA H200" | {"name": ...}, "date": "2026-11-20T10:00:00Z",
-//     "results": [ { "kernel": "transpose_tiled", "size": 8192, "params": {"pad": 1},
-//                    "ms": 0.41, "gbps": 1310.2, "gflops": 0,
-//                    "pct_of_ref": 78.5, "ref": "device copy", "history": [0.42, 0.41] } ] }
-// ("timings" / "kernels" / "runs" are accepted for "results"; "time_ms" / "median_ms"
-// for "ms"; "pct_of_cublas" / "pct_of_copy" name their reference.)
+// The JSON is the one `warpscope bench --format json` prints ("format": "warpscope-bench"),
+// read tolerantly so that older or hand-written packs still show:
+//   { "device": {"name": "NVIDIA H200", ...} | "NVIDIA H200", "date": "2026-11-22T03:04:37Z",
+//     "cublas_sgemm": {"gflops": ...}, "memcpy_d2d": {"gbs": ...},
+//     "rows": [ { "kernel": "transpose_tiled", "variant": "pad=1", "params": {"pad": 1, "size": 8192},
+//                 "ms": 0.153, "ms_min": ..., "ms_max": ..., "runs": 200, "gbs": 3513.6,
+//                 "gflops": 0, "pct_copy": 86.4, "pct_cublas": 0, "note": "..." } ] }
+// ("results" / "timings" / "kernels" are accepted for "rows", "gbps" for "gbs",
+// "time_ms" / "median_ms" for "ms", "pct_of_ref" + "ref" for a named reference, and
+// "history": [ms, ...] for earlier runs.)
 #pragma once
 #include <condition_variable>
 #include <cstdint>
@@ -31,6 +34,10 @@ struct TimingSample {
   double gbps = 0;
   double pct_ref = -1;                    // % of the reference; < 0: none
   std::string ref;                        // "cuBLAS" | "device copy"
+  std::string variant;                    // "pad=1", "" for the default
+  double ms_min = 0, ms_max = 0;          // fastest and slowest run (0: unknown)
+  int runs = 0;
+  std::string note;                       // a remark the pack attaches to this row
   std::vector<double> history;            // earlier ms, oldest first
 };
 
@@ -39,6 +46,8 @@ struct TimingTable {
   std::string device;   // GPU name
   std::string date;     // when it was measured
   std::string file;     // where it was read from
+  double cublas_gflops = 0;  // the references measured in the same run (0: unknown)
+  double copy_gbs = 0;
   std::vector<TimingSample> samples;
 };
 

@@ -2,6 +2,7 @@
 // this machine's GPU when there is one, else from the replay pack (labelled with the
 // device and date it was recorded on). Says so plainly when there are no timings at all.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "ui/theme.h"
@@ -45,10 +46,16 @@ void timing_view(Ui& ui) {
   const TimingTable* source = nullptr;
   for (const auto& k : catalog::all()) {
     if (k.family != family) continue;
+    // The parameters this variant would run with (pad, tile, ... as on screen).
+    std::map<std::string, int64_t> set;
+    for (const auto& p : k.params)
+      if (auto it = ui.state.params.find(p.name); it != ui.state.params.end()) set[p.name] = it->second;
+    catalog::Params resolved;
+    if (!catalog::resolve(k, 0, set, resolved).empty()) resolved.values = set;
     const TimingTable* tbl = nullptr;
-    const TimingSample* s = ui.timings.find(k.id, ui.state.params, &tbl);
+    const TimingSample* s = ui.timings.find(k.id, resolved.values, &tbl);
     rows.push_back({&k, s, tbl});
-    if (s && !source) source = tbl;
+    if (s && (!source || k.id == ui.state.kernel)) source = tbl;
   }
 
   if (!source) {
@@ -71,8 +78,15 @@ void timing_view(Ui& ui) {
   else
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.accent), "replayed · %s · %s", source->device.c_str(),
                        source->date.substr(0, 10).c_str());
-  const bool compute = cur && cur->flops && cur->flops(catalog::Params{}) > 0;
-  ImGui::TextDisabled("%s, plain kernels at a realistic size", compute ? "GFLOP/s" : "GB/s");
+  // Compute kernels are measured against cuBLAS, memory kernels against a device copy.
+  bool compute = false;
+  for (const auto& r : rows) compute |= r.s && r.s->ref == "cuBLAS";
+  if (compute && source->cublas_gflops > 0)
+    ImGui::TextDisabled("GFLOP/s · cuBLAS SGEMM: %s GFLOP/s", fmt_count(uint64_t(source->cublas_gflops)).c_str());
+  else if (!compute && source->copy_gbs > 0)
+    ImGui::TextDisabled("GB/s · device-to-device copy: %s GB/s", fmt_count(uint64_t(source->copy_gbs)).c_str());
+  else
+    ImGui::TextDisabled("%s, plain kernels at a realistic size", compute ? "GFLOP/s" : "GB/s");
   ImGui::Spacing();
 
   // Bars: one per variant of the family, the current one highlighted.
@@ -82,43 +96,80 @@ void timing_view(Ui& ui) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float w = ImGui::GetContentRegionAvail().x;
   ImFont* small = font_for(FontRole::Small);
+  // One line per variant: its name without the family's common prefix, then its bar.
+  size_t prefix = std::string::npos;
+  for (const auto& r : rows) {
+    const std::string& id = r.k->id;
+    size_t n = prefix == std::string::npos ? id.size() : std::min(prefix, id.size());
+    size_t k = 0;
+    while (k < n && id[k] == rows[0].k->id[k]) ++k;
+    prefix = k;
+  }
+  if (prefix == std::string::npos || rows.size() < 2) prefix = 0;
+  while (prefix > 0 && rows[0].k->id[prefix - 1] != '_') --prefix;
+  const float label_w = std::round(w * 0.42f);
+  const float lh = ImGui::GetTextLineHeight();
   for (const auto& r : rows) {
     const bool here = r.k->id == ui.state.kernel;
     ImVec2 a = ImGui::GetCursorScreenPos();
-    const float lh = ImGui::GetTextLineHeight();
-    ImGui::PushStyleColor(ImGuiCol_Text, here ? t.text : t.text_dim);
-    ImGui::TextUnformatted(r.k->id.c_str());
-    ImGui::PopStyleColor();
-    ImVec2 b(a.x, a.y + lh + 2);
-    const float bar_h = lh * 0.9f;
+    std::string label = r.k->id.substr(prefix);
+    if (r.s && !r.s->variant.empty()) label += " " + r.s->variant;
+    ImGui::InvisibleButton(r.k->id.c_str(), ImVec2(w, lh + 4));
+    if (r.s && ImGui::IsItemHovered()) {
+      ImGui::BeginTooltip();
+      ImGui::Text("%s%s%s: median %.3f ms", r.k->id.c_str(), r.s->variant.empty() ? "" : " ", r.s->variant.c_str(), r.s->ms);
+      if (r.s->runs) ImGui::TextDisabled("%d runs, %.3f – %.3f ms", r.s->runs, r.s->ms_min, r.s->ms_max);
+      if (auto it = r.s->params.find("size"); it != r.s->params.end()) ImGui::TextDisabled("size %lld", (long long)it->second);
+      if (!r.s->note.empty()) ImGui::TextDisabled("%s", r.s->note.c_str());
+      ImGui::EndTooltip();
+    }
+    dl->PushClipRect(a, ImVec2(a.x + label_w - 6, a.y + lh + 4), true);
+    dl->AddText(ImVec2(a.x, a.y + 2), here ? t.text : t.text_dim, label.c_str());
+    dl->PopClipRect();
+    ImVec2 b(a.x + label_w, a.y + 2);
+    const float bar_w = w - label_w - 4, bar_h = lh;
     if (r.s) {
       double v = compute ? r.s->gflops : r.s->gbps;
-      float len = mx > 0 ? float(v / mx) * (w - 4) : 0;
-      dl->AddRectFilled(b, ImVec2(b.x + w - 4, b.y + bar_h), IM_COL32(44, 50, 63, 255), 3);
+      float len = mx > 0 ? float(v / mx) * bar_w : 0;
+      dl->AddRectFilled(b, ImVec2(b.x + bar_w, b.y + bar_h), IM_COL32(44, 50, 63, 255), 3);
       dl->AddRectFilled(b, ImVec2(b.x + std::max(2.0f, len), b.y + bar_h), here ? t.accent : with_alpha(t.accent, 110), 3);
-      char txt[128];
-      int n = std::snprintf(txt, sizeof txt, "%.0f %s · %.3f ms", v, compute ? "GFLOP/s" : "GB/s", r.s->ms);
-      if (r.s->pct_ref >= 0 && n > 0)
-        std::snprintf(txt + n, sizeof txt - size_t(n), " · %.0f%% of %s", r.s->pct_ref,
-                      r.s->ref.empty() ? (compute ? "cuBLAS" : "device copy") : r.s->ref.c_str());
-      dl->AddText(small, small->FontSize, ImVec2(b.x + 6, b.y + (bar_h - small->FontSize) * 0.5f), t.text, txt);
+      char txt[96];
+      if (r.s->pct_ref >= 0)
+        std::snprintf(txt, sizeof txt, "%.0f · %.0f%%", v, r.s->pct_ref);
+      else
+        std::snprintf(txt, sizeof txt, "%.0f", v);
+      dl->AddText(small, small->FontSize, ImVec2(b.x + 5, b.y + (bar_h - small->FontSize) * 0.5f), t.text, txt);
     } else {
-      dl->AddText(small, small->FontSize, ImVec2(b.x, b.y), t.text_dim, "not timed");
+      dl->AddText(small, small->FontSize, ImVec2(b.x, b.y + (bar_h - small->FontSize) * 0.5f), t.text_dim, "not timed");
     }
-    ImGui::Dummy(ImVec2(w, bar_h + 6));
   }
+  ImGui::TextDisabled("bars: %s · %% of %s", compute ? "GFLOP/s" : "GB/s", compute ? "cuBLAS" : "device copy");
 
   // History of the current kernel.
   std::vector<float> hist;
-  auto lh = ui.timings.live_history.find(ui.state.kernel);
-  if (lh != ui.timings.live_history.end())
-    for (double x : lh->second) hist.push_back(float(x));
+  auto live_h = ui.timings.live_history.find(ui.state.kernel);
+  if (live_h != ui.timings.live_history.end())
+    for (double x : live_h->second) hist.push_back(float(x));
   else
     for (const auto& r : rows)
       if (r.k->id == ui.state.kernel && r.s) {
         for (double x : r.s->history) hist.push_back(float(x));
         if (hist.empty() || hist.back() != float(r.s->ms)) hist.push_back(float(r.s->ms));
       }
+  for (const auto& r : rows)
+    if (r.k->id == ui.state.kernel && r.s) {
+      char b[160];
+      if (r.s->runs)
+        std::snprintf(b, sizeof b, "%s: %d runs, %.3f – %.3f ms", r.k->id.c_str(), r.s->runs, r.s->ms_min, r.s->ms_max);
+      else
+        std::snprintf(b, sizeof b, "%s: %.3f ms", r.k->id.c_str(), r.s->ms);
+      ImGui::TextDisabled("%s", b);
+      if (!r.s->note.empty()) {
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextDisabled("%s", r.s->note.c_str());
+        ImGui::PopTextWrapPos();
+      }
+    }
   if (hist.size() >= 2) {
     ImGui::Spacing();
     ImGui::TextDisabled("history of %s (ms)", ui.state.kernel.c_str());

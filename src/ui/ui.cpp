@@ -168,7 +168,7 @@ std::string Ui::take_screenshot_request() {
 }
 
 bool Ui::settled() const {
-  return pane.model && !recorder.busy() && record_due_ < 0 &&
+  return pane.model && recorder.idle() && record_due_ < 0 &&
          (!state.heat || pane.heat.converged(std::min<uint64_t>(pane.step + 1, pane.model->size())));
 }
 

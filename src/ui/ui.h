@@ -87,7 +87,8 @@ class Ui {
   void poll();
 
   bool has_model() const { return bool(pane.model); }
-  // A model is loaded, nothing is recording and the heat has caught up with the step.
+  // A model is loaded, no background job is running or waiting to be applied, and the
+  // heat has caught up with the step.
   bool settled() const;
   bool quit_requested() const { return quit_; }
   // A PNG the user asked for (F12, menu), or "" — the app saves it after rendering.

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "ui/figure.h"
 #include "ui/theme.h"
 #include "ui/ui.h"
 
@@ -267,7 +268,9 @@ void warp_view(Ui& ui, Pane& p) {
                   g.lines == 1 ? "line" : "lines");
     hl.push_back({v, c, cost_color(g.ideal_sectors ? double(g.sectors) / g.ideal_sectors : 1)});
     std::snprintf(v, sizeof v, "%.0f%%", g.efficiency * 100);
-    hl.push_back({v, "efficiency", cost_color(g.efficiency > 0 ? 1.0 / g.efficiency : 0)});
+    // Coloured by sectors against the ideal: a broadcast uses 4 of 32 bytes and is still
+    // the best any pattern could do.
+    hl.push_back({v, "efficiency", cost_color(g.ideal_sectors ? double(g.sectors) / g.ideal_sectors : 1)});
     std::snprintf(v, sizeof v, "%s", fmt_bytes(uint64_t(g.sectors) * 32).c_str());
     std::snprintf(c, sizeof c, "moved for %s used", fmt_bytes(g.bytes_requested).c_str());
     hl.push_back({v, c, t.text});
@@ -302,6 +305,15 @@ void warp_view(Ui& ui, Pane& p) {
     global_diagram(sc, rv, size);
   draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);
   ImGui::Dummy(size);
+}
+
+void warp_diagram(Scene& sc, const RequestView& rv, ImVec2 size) {
+  if (!rv.rec || !rv.site) return;
+  sc.size = size;
+  if (rv.shared)
+    shared_diagram(sc, rv, size);
+  else
+    global_diagram(sc, rv, size);
 }
 
 }  // namespace ws::ui

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
+#include <unistd.h>
 
 #include "ui/headless.h"
 #include "ui/settings.h"
@@ -21,7 +22,9 @@ using json = nlohmann::json;
 namespace {
 
 std::filesystem::path temp_dir(const char* name) {
-  auto p = std::filesystem::temp_directory_path() / (std::string("warpscope-test-gui-") + name);
+  // One directory per process, so that parallel runs of the suite do not meet.
+  auto p = std::filesystem::temp_directory_path() /
+           (std::string("warpscope-test-gui-") + name + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(p);
   std::filesystem::create_directories(p);
   return p;
@@ -366,6 +369,23 @@ TEST_CASE("timings: bench JSON and replay packs are read tolerantly; none is sai
   CHECK(store.find("transpose_tiled", {{"pad", 0}}, nullptr)->gbps == 600);
   CHECK(store.find("copy", {}, nullptr) == nullptr);
 
+  // The replay pack in the repository, as `warpscope bench --format json` writes it.
+  if (std::filesystem::exists("assets/replay/bench.json")) {
+    std::string m2;
+    auto pack = ui::load_replay_pack("assets/replay", m2);
+    REQUIRE(!pack.empty());
+    CHECK(!pack[0].device.empty());
+    ui::TimingStore real;
+    real.replay = pack;
+    const ui::TimingSample* p0 = real.find("transpose_tiled", {{"pad", 0}, {"m", 0}}, nullptr);
+    const ui::TimingSample* p1 = real.find("transpose_tiled", {{"pad", 1}, {"m", 0}}, nullptr);
+    REQUIRE(p0);
+    REQUIRE(p1);
+    CHECK(p0->params.at("pad") == 0);
+    CHECK(p1->params.at("pad") == 1);
+    CHECK(p1->ref == "device copy");
+    if (const ui::TimingSample* mm = real.find("matmul_naive", {}, nullptr)) CHECK(mm->ref == "cuBLAS");
+  }
   // The panel draws with a pack and without one.
   ui::HeadlessContext ctx(1280, 720);
   ui::Environment env = quiet_env();
