@@ -22,6 +22,7 @@
 #include "gpu/record.h"
 #define WS_GPU_RECORDER 1
 #endif
+#include "capture/counts.h"
 
 namespace ws::capture {
 namespace {
@@ -148,10 +149,16 @@ Result record(const Request& req) {
   catalog::HostArrays arrays = catalog::make_arrays(*k, res.params);
   catalog::HostArrays want;
   if (req.blocks.empty()) want = arrays;
+  const bool counts = req.counts && req.blocks.empty() && std::string(backend.name) == "gpu";
 
   const auto start = std::chrono::steady_clock::now();
   try {
-    res.lane_accesses = backend.record(*k, res.params, arrays, req.blocks, max_records, res.trace);
+    if (counts) {
+      res.lane_accesses = count_on_gpu(*k, res.params, arrays, req.dram, res.trace, res.report);
+      res.counted = true;
+    } else {
+      res.lane_accesses = backend.record(*k, res.params, arrays, req.blocks, max_records, res.trace);
+    }
   } catch (const std::invalid_argument& e) {
     throw InputError(e.what());
   } catch (const emu::KernelError& e) {
@@ -168,7 +175,7 @@ Result record(const Request& req) {
   l.date = utc_now();
   l.version = version();
 
-  if (every_block(req.blocks, res.trace)) {
+  if (res.counted || every_block(req.blocks, res.trace)) {
     if (want.empty()) want = catalog::make_arrays(*k, res.params);
     k->reference(res.params, want);
     res.max_rel_error = catalog::max_rel_error(*k, res.params, arrays, want);

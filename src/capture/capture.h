@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/analysis.h"
 #include "catalog.h"
 #include "trace/trace.h"
 
@@ -24,6 +25,10 @@ struct Request {
   std::vector<uint32_t> blocks;            // empty: every block
   uint64_t max_records = 50'000'000;       // records past this are dropped and counted
   std::string backend = "auto";            // "auto" | "gpu" | "emulator"
+  // When the GPU runs it and no blocks are selected: whole-grid statistics computed on
+  // the device without storing addresses (counts mode) instead of records.
+  bool counts = false;
+  analysis::DramModel dram;                // the DRAM model counts mode accumulates
 };
 
 struct Result {
@@ -34,6 +39,8 @@ struct Result {
   uint64_t lane_accesses = 0;
   double seconds = 0;         // wall time of the capture
   std::string note;           // e.g. "no GPU found: recorded with the CPU emulator"
+  bool counted = false;       // counts mode ran: `report` holds the statistics, the trace
+  analysis::Report report;    // has launch, buffers and sites but no records
 };
 
 // Records one launch. Throws InputError for bad requests and std::runtime_error when the

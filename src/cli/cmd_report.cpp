@@ -35,8 +35,12 @@ void print_header(const trace::Trace& t, const capture::Result* res, const std::
   else
     std::cout << "backend   file, recorded by " << recorded_with << " (" << l.device << ") on " << l.date
               << " with warpscope " << l.version << "\n";
-  std::cout << "recorded  " << t.blocks.size() << " of " << l.grid.count() << " blocks, " << t.records.size()
-            << " requests";
+  if (res && res->counted)
+    std::cout << "counted   all " << l.grid.count() << " blocks on the GPU (counts mode: statistics summed on the "
+              << "device, no addresses stored), " << res->report.records << " requests";
+  else
+    std::cout << "recorded  " << t.blocks.size() << " of " << l.grid.count() << " blocks, " << t.records.size()
+              << " requests";
   if (t.dropped_records) std::cout << " (" << t.dropped_records << " more past the record cap were dropped)";
   if (res) {
     char s[32];
@@ -64,7 +68,8 @@ void print_json(const trace::Trace& t, const analysis::Report& rep, const captur
   j["date"] = l.date;
   j["version"] = l.version;
   if (!res) j["recorded_with"] = recorded_with;
-  j["blocks_recorded"] = t.blocks.size();
+  j["blocks_recorded"] = res && res->counted ? l.grid.count() : t.blocks.size();
+  if (res) j["mode"] = res->counted ? "counts" : "records";
   j["blocks_total"] = l.grid.count();
   j["records"] = t.records.size();
   j["dropped_records"] = t.dropped_records;
@@ -81,7 +86,7 @@ void print_json(const trace::Trace& t, const analysis::Report& rep, const captur
 
 void print(const trace::Trace& t, const analysis::DramModel& dram, Format f, const capture::Result* res,
            const std::string& recorded_with) {
-  analysis::Report rep = analysis::analyze(t, dram);
+  analysis::Report rep = res && res->counted ? res->report : analysis::analyze(t, dram);
   if (f == Format::Json) {
     print_json(t, rep, res, recorded_with);
   } else {
@@ -103,6 +108,8 @@ int run(const ReportOptions& o) {
   if (o.launch.kernel.empty()) throw UsageError("report needs --kernel ID or --trace FILE (kernels: " + catalog::ids() + ")");
   analysis::DramModel dram;
   capture::Request req = make_request(o.launch, dram);
+  req.counts = true;  // on a GPU, the whole grid in counts mode
+  req.dram = dram;
   capture::Result res = capture::record(req);
   print(res.trace, dram, f, &res, res.trace.launch.backend);
   if (check_failed(res)) {

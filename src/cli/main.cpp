@@ -23,7 +23,8 @@ int main(int argc, char** argv) {
   CLI::App app{"warpscope: see how GPU kernels touch memory", "warpscope"};
   app.set_version_flag("--version", ws::capture::version());
   app.require_subcommand(0, 1);
-  const std::vector<Command> commands = {add_list(app), add_report(app), add_record(app), add_lesson(app)};
+  const std::vector<Command> commands = {add_list(app), add_report(app), add_record(app), add_lesson(app),
+                                         add_export(app)};
   try {
     if (argc > 1 && std::string(argv[1]) == "bench") return cmd_bench(argc - 1, argv + 1);
     // The desktop app: no arguments, a trace file, or `gui` and the app's options.
@@ -34,13 +35,13 @@ int main(int argc, char** argv) {
     if (std::string(argv[1]) == "gui") return run_gui(argc - 1, argv + 1);
     if (argc > 1 && argv[1][0] != '-') {
       std::string name = argv[1];
-      std::string names = "bench, gui";
+      std::string names;
       bool known = false;
       for (const Command& c : commands) {
         known |= c.app->get_name() == name;
         names += (names.empty() ? "" : ", ") + c.app->get_name();
       }
-      if (!known) return fail(kExitBadInput, "unknown command '" + name + "': allowed " + names);
+      if (!known) return fail(kExitBadInput, "unknown command '" + name + "': allowed " + names + ", bench, gui");
     }
     app.parse(argc, argv);
     for (const Command& c : commands)
