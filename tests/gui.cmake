@@ -12,3 +12,8 @@ add_test(NAME gui_xvfb_screenshot
                  $<TARGET_FILE:ws_png_check> ${CMAKE_BINARY_DIR}/gui-screenshots $<TARGET_FILE:warpscope>)
 set_tests_properties(gui_xvfb_screenshot PROPERTIES LABELS xvfb SKIP_RETURN_CODE 77 TIMEOUT 600
                      WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+
+# Figure export (warpscope export): headless, no display needed.
+ws_test(test_export SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_export.cpp LIBS ws_ui)
+target_compile_definitions(test_export PRIVATE WS_BINARY="$<TARGET_FILE:warpscope>")
+add_dependencies(test_export warpscope)

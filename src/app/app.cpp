@@ -103,6 +103,7 @@ int run(const Options& opt) {
   glfwGetWindowContentScale(window, &xs, &ys);
   const float content_scale = std::max(1.0f, xs);
   float font_scale = 0;  // what the atlas was built for
+  int theme_built = -1;  // and the theme the style was made for
 
   GlGridPainter painter;
   std::string gl_error;
@@ -111,6 +112,7 @@ int run(const Options& opt) {
   ui::Environment env;
   env.painter = gl_ok ? static_cast<ui::GridPainter*>(&painter) : nullptr;
   env.keys.f1 = GLFW_KEY_F1;
+  env.keys.f5 = GLFW_KEY_F5;
   env.keys.f11 = GLFW_KEY_F11;
   env.keys.f12 = GLFW_KEY_F12;
   env.keys.kp_add = GLFW_KEY_KP_ADD;
@@ -134,6 +136,7 @@ int run(const Options& opt) {
     };
 #endif
   ui::Ui ui(env);
+  int exit_code_early = 0;
   if (!gl_ok) ui.message("grid shader unavailable, drawing grids without it: " + gl_error, true);
 
   // What to show first: the command line wins over the settings.
@@ -158,10 +161,19 @@ int run(const Options& opt) {
     ui.record();
   if (opt.step >= 0) ui.set_step(uint64_t(opt.step));
   ui.state.show_help = opt.show_help;
+  if (opt.present) ui.state.present = true;
+  if (!opt.compare.empty()) {
+    std::string err;
+    if (!ui.set_compare(opt.compare, err)) {
+      std::fprintf(stderr, "warpscope: %s\n", err.c_str());
+      exit_code_early = 2;
+    }
+  }
   bool start_playing = opt.play;
+
   std::vector<double> frame_ms;  // CPU time per frame: views, draw lists, GL submission
 
-  int exit_code = 0;
+  int exit_code = exit_code_early;
   int64_t pending_step = opt.step;
   int frames_after_ready = 0;
   int windowed[4] = {100, 100, opt.width, opt.height};  // x, y, w, h before full screen
@@ -178,11 +190,14 @@ int run(const Options& opt) {
     float dt = std::chrono::duration<float>(now - last).count();
     last = now;
     // Text size (View menu, Ctrl +/-): rebuild the font atlas between frames.
-    if (float want = content_scale * ui.state.font_scale; want != font_scale) {
+    int win_w = 0, win_h = 0;
+    glfwGetWindowSize(window, &win_w, &win_h);
+    if (float want = content_scale * ui.font_scale_for(float(win_h)); want != font_scale || ui.theme_index() != theme_built) {
       font_scale = want;
+      theme_built = ui.theme_index();
       io.Fonts->Clear();
       ui::Fonts f = ui::load_fonts(font_scale);
-      ui::apply_theme(ui.state.theme, font_scale);
+      ui::apply_theme(theme_built, font_scale);
       ImGui_ImplOpenGL3_DestroyFontsTexture();
       ImGui_ImplOpenGL3_CreateFontsTexture();
       if (!f.message.empty()) ui.message(f.message, true);
@@ -299,6 +314,8 @@ const char* options_help() {
          "  --no-vsync           draw as fast as possible\n"
          "  --play               start playing once the trace is loaded\n"
          "  --show-help          open with the keyboard shortcuts shown\n"
+         "  --present            presentation mode (F5): large type, light theme, colour-blind lanes\n"
+         "  --compare ID[:k=v,..] A/B view: B side beside the --kernel (e.g. transpose_tiled:pad=1)\n"
          "  --stats              print the CPU time per frame at exit\n";
 }
 
@@ -384,6 +401,11 @@ bool parse_options(int argc, char** argv, Options& opt, std::string& error, bool
       opt.vsync = false;
     } else if (a == "--play") {
       opt.play = true;
+    } else if (a == "--present") {
+      opt.present = true;
+    } else if (a == "--compare") {
+      if (!(v = need(i, "--compare"))) return false;
+      opt.compare = v;
     } else if (a == "--show-help") {
       opt.show_help = true;
     } else if (a == "--stats") {

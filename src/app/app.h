@@ -29,6 +29,8 @@ struct Options {
   bool show_help = false;                    // open with the shortcut overlay shown
   bool stats = false;                        // print frame CPU times at exit
   bool play = false;                         // start playing once loaded
+  bool present = false;                      // start in presentation mode
+  std::string compare;                       // "ID[:k=v,...]": open an A/B view with this B side
 
   int width = 1600, height = 1000;
   bool vsync = true;

@@ -32,6 +32,7 @@ Command add_list(CLI::App& app);
 Command add_report(CLI::App& app);
 Command add_record(CLI::App& app);
 Command add_lesson(CLI::App& app);
+Command add_export(CLI::App& app);
 // `warpscope bench ...`: GPU timings, or the replay pack without a GPU (argv[0] = "bench").
 int cmd_bench(int argc, char** argv);
 

@@ -19,6 +19,7 @@ HeadlessContext::HeadlessContext(float width, float height, float font_scale) {
   io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);  // builds the atlas
   io.Fonts->SetTexID(ImTextureID(intptr_t(1)));
   apply_theme(0, font_scale);
+  base_scale_ = built_scale_ = font_scale;
 }
 
 HeadlessContext::~HeadlessContext() { ImGui::DestroyContext(ctx_); }
@@ -37,6 +38,18 @@ ImDrawData* HeadlessContext::frame(Ui& ui, float dt) {
   if (typed_) {
     io.AddInputCharacter(typed_);
     typed_ = 0;
+  }
+  // Presentation mode or a new text size: re-rasterize the TTFs, as the app does.
+  if (float want = base_scale_ * ui.font_scale_for(io.DisplaySize.y); want != built_scale_ || ui.theme_index() != built_theme_) {
+    built_scale_ = want;
+    built_theme_ = ui.theme_index();
+    io.Fonts->Clear();
+    load_fonts(want);
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+    io.Fonts->SetTexID(ImTextureID(intptr_t(1)));
+    apply_theme(built_theme_, want);
   }
   ImGui::NewFrame();
   ui.frame(io.DeltaTime);

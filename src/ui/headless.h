@@ -24,6 +24,8 @@ class HeadlessContext {
 
  private:
   ImGuiContext* ctx_ = nullptr;
+  float base_scale_ = 1, built_scale_ = 1;  // fonts follow the Ui's text size and presentation mode
+  int built_theme_ = 0;
   int pressed_ = -1, released_ = -1;
   ImWchar typed_ = 0;
 };

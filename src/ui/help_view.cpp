@@ -8,7 +8,7 @@ void help_overlay(Ui& ui) {
   if (!ui.state.show_help) return;
   ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.5f), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
-  ImGui::PushStyleColor(ImGuiCol_WindowBg, ImGui::ColorConvertU32ToFloat4(IM_COL32(36, 41, 52, 255)));
+  ImGui::PushStyleColor(ImGuiCol_WindowBg, ImGui::ColorConvertU32ToFloat4(theme().popup_bg));
   ImGui::PushStyleColor(ImGuiCol_Border, ImGui::ColorConvertU32ToFloat4(theme().accent));
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(22, 18));
   ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 1);
@@ -30,6 +30,10 @@ void help_overlay(Ui& ui) {
       {"mouse wheel / drag", "zoom / pan a memory grid (double-click: fit)"},
       {"click / drag the strip", "scrub through the trace"},
       {"Ctrl+O / Ctrl+S", "open / save a .wstrace file"},
+      {"F5", "presentation mode: large type, light theme, colour-blind-safe lanes"},
+      {"C", "compare two variants side by side (A/B, locked to the same step)"},
+      {"B", "bookmark this step with a caption"},
+      {"N  /  P", "next / previous bookmark"},
       {"F11", "full screen (for the projector)"},
       {"F12", "save a screenshot (PNG)"},
       {"Ctrl +  /  Ctrl −", "larger / smaller text"},
@@ -50,7 +54,10 @@ void help_overlay(Ui& ui) {
     ImGui::EndTable();
   }
   ImGui::Spacing();
-  ImGui::TextDisabled("Colours: each lane has its own hue, from red (lane 0) to magenta (lane 31).");
+  if (theme().cb_lanes)
+    ImGui::TextDisabled("Colours: lanes run from deep blue (lane 0) through teal and green to ochre (lane 31).");
+  else
+    ImGui::TextDisabled("Colours: each lane has its own hue, from red (lane 0) to magenta (lane 31).");
   ImGui::TextDisabled("White outline: a 32-byte sector · amber outline: a 128-byte line · red rim: bank conflict.");
   ImGui::End();
   ImGui::PopStyleVar(2);

@@ -78,6 +78,12 @@ void menu_bar(Ui& ui, float& height) {
       ImGui::EndMenu();
     }
     if (ImGui::MenuItem("Full screen", "F11")) ui.request_fullscreen_toggle();
+    ImGui::Separator();
+    if (ImGui::MenuItem("Presentation mode", "F5", s.present)) ui.toggle_presentation();
+    if (ImGui::MenuItem("Compare two variants…", "C", ui.comparing())) {
+      ui.compare_dialog = true;
+      ui.compare_spec = s.compare;
+    }
     if (ImGui::MenuItem("Reset layout", "0")) {
       UiState d;
       s.left_frac = d.left_frac;
@@ -98,6 +104,7 @@ void menu_bar(Ui& ui, float& height) {
     if (ImGui::MenuItem("Play by epoch", nullptr, s.play_unit == StepUnit::Epoch)) s.play_unit = StepUnit::Epoch;
     ImGui::EndMenu();
   }
+  bookmarks_menu(ui);
   if (ImGui::BeginMenu("Help")) {
     if (ImGui::MenuItem("Keyboard shortcuts", "F1 or ?")) s.show_help = true;
     ImGui::EndMenu();
@@ -129,7 +136,7 @@ void status_bar(Ui& ui, ImVec2 min, ImVec2 max) {
   ImGui::SetNextWindowPos(min);
   ImGui::SetNextWindowSize(ImVec2(max.x - min.x, max.y - min.y));
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(10, 5));
-  ImGui::PushStyleColor(ImGuiCol_WindowBg, ImGui::ColorConvertU32ToFloat4(IM_COL32(26, 30, 38, 255)));
+  ImGui::PushStyleColor(ImGuiCol_WindowBg, ImGui::ColorConvertU32ToFloat4(t.menu_bg));
   ImGui::Begin("##status", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings |
                                         ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoFocusOnAppearing);
   if (ui.recorder.busy()) {

@@ -130,7 +130,13 @@ Outcome Recorder::execute(const Job& job) {
       case Job::Save: {
 #ifdef WS_UI_HAVE_WSTRACE
         if (!job.model) throw std::runtime_error("nothing to save");
-        trace::write_trace(job.model->trace(), job.path);
+        if (job.bookmarks && *job.bookmarks != job.model->trace().bookmarks) {
+          trace::Trace copy = job.model->trace();  // the shown trace stays shared and unchanged
+          copy.bookmarks = *job.bookmarks;
+          trace::write_trace(copy, job.path);
+        } else {
+          trace::write_trace(job.model->trace(), job.path);
+        }
         o.message = "saved " + job.path;
 #else
         o.error = "this build cannot write .wstrace files";

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "analysis/analysis.h"
 #include "capture/capture.h"
@@ -26,6 +27,7 @@ struct Job {
   std::shared_ptr<const Model> model;       // Save, Reanalyze
   analysis::DramModel dram;                 // Record, Open, Reanalyze
   std::string label;                        // shown while it runs ("recording transpose_tiled")
+  std::optional<std::vector<trace::Bookmark>> bookmarks;  // Save: written in place of the trace's own
 };
 
 struct Outcome {

@@ -56,6 +56,8 @@ struct UiState {
   bool show_help = false;
   float font_scale = 1.0f;     // 1 = the regular sizes; presentation mode raises it
   int theme = 0;               // 0: dark
+  bool present = false;        // presentation mode (F5): large type, light theme, colour-blind lanes
+  std::string compare;         // "ID[:k=v,...]": the B side of an A/B view ("" : none)
   std::string last_file;       // last .wstrace opened or saved
 };
 

@@ -63,7 +63,45 @@ ImU32 with_alpha(ImU32 c, int alpha) {
   return (c & ~IM_COL32_A_MASK) | (ImU32(std::clamp(alpha, 0, 255)) << IM_COL32_A_SHIFT);
 }
 
+Theme presentation_theme() {
+  Theme t;
+  t.light = true;
+  t.cb_lanes = true;
+  t.bg = IM_COL32(214, 218, 224, 255);
+  t.panel = IM_COL32(255, 255, 255, 255);
+  t.panel_header = IM_COL32(226, 231, 238, 255);
+  t.canvas = IM_COL32(246, 247, 249, 255);
+  t.text = IM_COL32(0, 0, 0, 255);
+  t.text_dim = IM_COL32(62, 68, 80, 255);
+  t.accent = IM_COL32(0, 90, 181, 255);        // Okabe-Ito-like blue, darkened for text
+  t.good = IM_COL32(0, 120, 86, 255);          // bluish green
+  t.warn = IM_COL32(166, 100, 0, 255);         // dark orange
+  t.bad = IM_COL32(190, 60, 0, 255);           // vermilion
+  t.cell_empty = IM_COL32(228, 231, 236, 255);
+  t.grid_line = IM_COL32(255, 255, 255, 255);
+  t.sector = IM_COL32(0, 0, 0, 235);
+  t.line128 = IM_COL32(213, 94, 0, 255);
+  t.heat_lo = IM_COL32(214, 222, 232, 255);
+  t.heat_mid = IM_COL32(170, 184, 204, 255);
+  t.heat_hi = IM_COL32(104, 120, 146, 255);
+  t.playhead = IM_COL32(0, 0, 0, 255);
+  t.menu_bg = IM_COL32(236, 239, 243, 255);
+  t.popup_bg = IM_COL32(255, 255, 255, 252);
+  return t;
+}
+
 ImU32 lane_color(int lane, int alpha) {
+  if (g_theme.cb_lanes) {
+    // Anchors of a blue → teal → green → ochre ramp (lightness rising); the yellow end is
+    // stopped short so the last lanes stay visible on white.
+    static const int stops[][3] = {{38, 24, 120}, {33, 90, 160}, {22, 140, 150}, {60, 170, 90}, {150, 180, 30}, {215, 160, 0}};
+    const int n = int(sizeof stops / sizeof stops[0]) - 1;
+    float x = float(std::clamp(lane, 0, 31)) / 31.0f * float(n);
+    int i = std::min(n - 1, int(x));
+    float f = x - float(i);
+    auto mix = [&](int c) { return int(std::lround(stops[i][c] + (stops[i + 1][c] - stops[i][c]) * f)); };
+    return IM_COL32(mix(0), mix(1), mix(2), alpha);
+  }
   // Red (lane 0) through yellow, green, cyan, blue to magenta (lane 31).
   float h = 0.86f * float(std::clamp(lane, 0, 31)) / 31.0f;
   float r, g, b;
@@ -84,9 +122,10 @@ ImU32 cost_color(double ratio) {
   return g_theme.bad;
 }
 
-void apply_theme(int /*index*/, float font_scale) {
+void apply_theme(int index, float font_scale) {
   ImGuiStyle& s = ImGui::GetStyle();
   s = ImGuiStyle();
+  g_theme = index == kThemePresentation ? presentation_theme() : Theme{};
   const Theme& t = g_theme;
   s.WindowPadding = ImVec2(10, 8);
   s.FramePadding = ImVec2(8, 4);
@@ -140,6 +179,33 @@ void apply_theme(int /*index*/, float font_scale) {
   c[ImGuiCol_PlotHistogram] = v4(t.accent);
   c[ImGuiCol_PlotLines] = v4(t.accent);
   c[ImGuiCol_ModalWindowDimBg] = ImVec4(0, 0, 0, 0.55f);
+  if (t.light) {
+    // Light, high contrast: black text on white panels, strong borders, no translucent greys.
+    c[ImGuiCol_PopupBg] = v4(t.popup_bg);
+    c[ImGuiCol_Border] = v4(IM_COL32(90, 96, 110, 255));
+    c[ImGuiCol_FrameBg] = v4(IM_COL32(232, 235, 240, 255));
+    c[ImGuiCol_FrameBgHovered] = v4(IM_COL32(214, 222, 236, 255));
+    c[ImGuiCol_FrameBgActive] = v4(IM_COL32(196, 210, 232, 255));
+    c[ImGuiCol_MenuBarBg] = v4(t.menu_bg);
+    c[ImGuiCol_ScrollbarGrab] = v4(IM_COL32(150, 156, 168, 255));
+    c[ImGuiCol_SliderGrabActive] = v4(IM_COL32(0, 60, 130, 255));
+    c[ImGuiCol_Button] = v4(IM_COL32(222, 227, 235, 255));
+    c[ImGuiCol_ButtonHovered] = v4(IM_COL32(198, 212, 234, 255));
+    c[ImGuiCol_ButtonActive] = v4(IM_COL32(170, 194, 228, 255));
+    c[ImGuiCol_Header] = v4(IM_COL32(190, 210, 238, 255));
+    c[ImGuiCol_HeaderHovered] = v4(IM_COL32(170, 196, 234, 255));
+    c[ImGuiCol_HeaderActive] = v4(IM_COL32(150, 182, 228, 255));
+    c[ImGuiCol_Separator] = v4(IM_COL32(150, 156, 168, 255));
+    c[ImGuiCol_Tab] = v4(IM_COL32(226, 231, 238, 255));
+    c[ImGuiCol_TabHovered] = v4(IM_COL32(170, 196, 234, 255));
+    c[ImGuiCol_TabActive] = v4(IM_COL32(190, 210, 238, 255));
+    c[ImGuiCol_TableHeaderBg] = v4(t.panel_header);
+    c[ImGuiCol_TableBorderLight] = v4(IM_COL32(200, 204, 212, 255));
+    c[ImGuiCol_TableBorderStrong] = v4(IM_COL32(120, 126, 138, 255));
+    c[ImGuiCol_TableRowBgAlt] = v4(IM_COL32(0, 0, 0, 10));
+    c[ImGuiCol_ModalWindowDimBg] = ImVec4(0, 0, 0, 0.35f);
+    s.FrameBorderSize = 1;
+  }
   s.ScaleAllSizes(std::max(1.0f, font_scale));
 }
 

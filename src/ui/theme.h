@@ -29,15 +29,26 @@ struct Theme {
   ImU32 heat_hi = IM_COL32(118, 178, 238, 255);
   ImU32 playhead = IM_COL32(255, 255, 255, 255);
   float lane_saturation = 0.78f, lane_value = 1.0f;
+  bool light = false;             // a light theme (presentation mode)
+  bool cb_lanes = false;          // lanes on a colour-blind-safe ramp instead of the hue sweep
+  ImU32 menu_bg = IM_COL32(26, 30, 38, 255);
+  ImU32 popup_bg = IM_COL32(36, 41, 52, 250);
 };
+
+// Theme indices: 0 dark; 1 presentation (light, high contrast, colour-blind-safe lanes).
+constexpr int kThemeDark = 0, kThemePresentation = 1;
+// The presentation theme's values (what apply_theme(kThemePresentation, …) makes active).
+Theme presentation_theme();
 
 // The active theme (read-only outside theme.cpp).
 const Theme& theme();
 // Applies theme `index` (0: dark) to ImGui's style, scaled for `font_scale`.
 void apply_theme(int index, float font_scale);
 
-// Colour of lane 0..31: a hue sweep, so neighbouring lanes look alike and a coalesced
-// request reads as one smooth gradient across a row.
+// Colour of lane 0..31. Dark theme: a hue sweep, so neighbouring lanes look alike and a coalesced
+// request reads as one smooth gradient across a row. Presentation theme: a ramp from deep
+// blue through teal and green to ochre whose lightness rises monotonically, so lanes stay
+// ordered and distinguishable with any colour vision (and in greyscale).
 ImU32 lane_color(int lane, int alpha = 255);
 // Heat ramp for t in [0, 1].
 ImU32 heat_color(float t);

@@ -168,9 +168,21 @@ std::string Ui::take_screenshot_request() {
 }
 
 bool Ui::settled() const {
-  return pane.model && recorder.idle() && record_due_ < 0 &&
-         (!state.heat || pane.heat.converged(std::min<uint64_t>(pane.step + 1, pane.model->size())));
+  const bool a = pane.model && recorder.idle() && record_due_ < 0 &&
+                 (!state.heat || pane.heat.converged(std::min<uint64_t>(pane.step + 1, pane.model->size())));
+  if (!a || !comparing() || !compare_error.empty()) return a;
+  // A/B: the B side is recorded, locked to A's step, and its heat has caught up too.
+  return pane_b.model && recorder_b.idle() && synced_a_ == pane.step &&
+         (!state.heat || pane_b.heat.converged(std::min<uint64_t>(pane_b.step + 1, pane_b.model->size())));
 }
+
+float Ui::font_scale_for(float display_h) const {
+  if (!state.present) return state.font_scale;
+  // Presentation: about 26 px body text at 720 rows, growing with the window (4K: ~75 px).
+  return state.font_scale * std::max(1.5f, 1.5f * display_h / 720.0f);
+}
+
+int Ui::theme_index() const { return state.present ? kThemePresentation : state.theme; }
 
 // Lane accesses (roughly) past which a launch is recorded on a few blocks by default: the
 // emulator runs some tens of millions a second.
@@ -243,6 +255,7 @@ void Ui::save_file(const std::string& path) {
   job.kind = Job::Save;
   job.path = path;
   job.model = pane.model;
+  job.bookmarks = bookmarks;
   job.label = "saving " + path;
   recorder.submit(std::move(job));
   state.last_file = path;
@@ -292,8 +305,16 @@ void Ui::poll() {
       if (pane.model && o->model->shared_trace == pane.model->shared_trace) pane.model = o->model;
       continue;
     }
-    if (o->kind == Job::Record) record_error.clear();
+    if (o->kind == Job::Record) {
+      record_error.clear();
+      // Bookmarks name steps of this launch: they stay when the same launch is recorded again.
+      if (!pane.model || pane.model->trace().launch.kernel != o->model->trace().launch.kernel ||
+          pane.model->trace().launch.params != o->model->trace().launch.params)
+        bookmarks.clear();
+    }
     if (o->kind == Job::Open) {
+      bookmarks = o->model->trace().bookmarks;
+      std::sort(bookmarks.begin(), bookmarks.end(), [](const auto& x, const auto& y) { return x.record < y.record; });
       // Show the opened launch in the catalog, without re-recording it.
       const auto& l = o->model->trace().launch;
       if (catalog::find(l.kernel)) {
@@ -364,6 +385,7 @@ void Ui::shortcuts() {
       state.enlarged = -1;
   }
   if (native(env.keys.f1)) state.show_help = !state.show_help;
+  if (native(env.keys.f5)) toggle_presentation();
   if (native(env.keys.f11)) fullscreen_toggle_ = true;
   if (native(env.keys.f12)) {
     char name[64];
@@ -393,6 +415,17 @@ void Ui::shortcuts() {
       case 'h': state.heat = !state.heat; break;
       case 'f': state.follow = !state.follow; break;
       case 'l': state.loop = !state.loop; break;
+      case 'b':
+      case 'B':
+        if (pane.model) {
+          bookmark_dialog = true;
+          const trace::Bookmark* b = bookmark_at(pane.step);
+          bookmark_caption = b ? b->caption : "";
+        }
+        break;
+      case 'n': case 'N': goto_bookmark(+1); break;
+      case 'p': case 'P': goto_bookmark(-1); break;
+      case 'c': case 'C': compare_dialog = true; compare_spec = state.compare; break;
       case '1': enlarge(Panel::Catalog); break;
       case '2': enlarge(Panel::Memory); break;
       case '3': enlarge(Panel::Warp); break;
@@ -409,7 +442,7 @@ namespace {
 
 // The header of a panel: title, a short subtitle, and an enlarge / restore button.
 // Double-clicking the header does the same as the button.
-void panel_header(Ui& ui, Panel p, const std::string& subtitle) {
+void panel_header(Ui& ui, Panel p, const std::string& subtitle, const std::string& title_text = "") {
   const Theme& t = theme();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImVec2 wp = ImGui::GetWindowPos();
@@ -419,9 +452,10 @@ void panel_header(Ui& ui, Panel p, const std::string& subtitle) {
   dl->AddRectFilled(wp, ImVec2(wp.x + w, wp.y + h), t.panel_header);
   dl->AddRectFilled(wp, ImVec2(wp.x + 3, wp.y + h), t.accent);
   dl->PushClipRect(wp, ImVec2(wp.x + w - h - 2, wp.y + h), true);
-  dl->AddText(bold, bold->FontSize, ImVec2(wp.x + 12, wp.y + 6), t.text, panel_name(p));
+  const char* title = title_text.empty() ? panel_name(p) : title_text.c_str();
+  dl->AddText(bold, bold->FontSize, ImVec2(wp.x + 12, wp.y + 6), t.text, title);
   dl->PopClipRect();
-  float tx = wp.x + 12 + bold->CalcTextSizeA(bold->FontSize, 1e9f, 0, panel_name(p)).x + 14;
+  float tx = wp.x + 12 + bold->CalcTextSizeA(bold->FontSize, 1e9f, 0, title).x + 14;
   if (!subtitle.empty()) {
     ImFont* f = ImGui::GetFont();
     ImVec2 clip_max(wp.x + w - h - 4, wp.y + h);
@@ -429,7 +463,7 @@ void panel_header(Ui& ui, Panel p, const std::string& subtitle) {
     dl->AddText(f, f->FontSize, ImVec2(tx, wp.y + (h - f->FontSize) * 0.5f), t.text_dim, subtitle.c_str());
     dl->PopClipRect();
   }
-  if (p != Panel::Timeline) {
+  if (p != Panel::Timeline && p != Panel::Count) {
     // Enlarge / restore: four corner ticks, pointing out (enlarge) or in (restore).
     ImGui::SetCursorScreenPos(ImVec2(wp.x + w - h, wp.y));
     ImGui::InvisibleButton("##enlarge", ImVec2(h, h));
@@ -454,14 +488,14 @@ void panel_header(Ui& ui, Panel p, const std::string& subtitle) {
   ImGui::SetCursorScreenPos(ImVec2(wp.x, wp.y + h));
 }
 
-std::string subtitle_of(Ui& ui, Panel p) {
-  const Model* m = ui.pane.model.get();
+std::string subtitle_of(Ui& ui, Panel p, Pane& pane) {
+  const Model* m = pane.model.get();
   char b[160];
   switch (p) {
     case Panel::Catalog: return "";
     case Panel::Memory: return ui.state.heat ? "colour = lane · shade = traffic so far" : "colour = lane";
     case Panel::Warp: {
-      const RequestView& rv = ui.pane.request();
+      const RequestView& rv = pane.request();
       if (!m || !rv.rec) return "";
       auto c = m->trace().block_coords(rv.rec->block);
       std::snprintf(b, sizeof b, "block (%u,%u) · warp %u · epoch %u", c.x, c.y, unsigned(rv.rec->warp),
@@ -500,13 +534,33 @@ void Ui::layout_and_draw() {
   const float area_h = area_bottom - top;
 
   struct Rect {
-    Panel p;
+    Panel p;  // Panel::Count: the A/B strip
     ImVec2 a, b;
+    Pane* pn = nullptr;      // null: the A pane
+    const char* side = "";   // "A" / "B" in an A/B view
   };
   std::vector<Rect> rects;
   auto split = [&](float frac) { return std::round(top + area_h * frac); };
+  const bool ab = comparing() && state.enlarged < 0;
   if (state.enlarged >= 0 && state.enlarged != int(Panel::Timeline)) {
     rects.push_back({Panel(state.enlarged), ImVec2(gap, top), ImVec2(W - gap, area_bottom)});
+  } else if (ab) {
+    // A/B: the differences on top, then A and B side by side (memory over warp inspector).
+    const float rows = state.present ? 4.2f : 7.2f;  // presentation type is large: fewer rows fit
+    const float strip_h = std::round(std::min(area_h * 0.34f, ImGui::GetFontSize() * 1.55f * rows + 30));
+    const float y0 = top + strip_h + gap, mid = std::round(W * 0.5f);
+    const float ym = std::round(y0 + (area_bottom - y0) * (state.present ? 0.56f : 0.6f));
+    rects.push_back({Panel::Count, ImVec2(gap, top), ImVec2(W - gap, top + strip_h)});
+    rects.push_back({Panel::Memory, ImVec2(gap, y0), ImVec2(mid - gap * 0.5f, ym), &pane, "A"});
+    rects.push_back({Panel::Warp, ImVec2(gap, ym + gap), ImVec2(mid - gap * 0.5f, area_bottom), &pane, "A"});
+    rects.push_back({Panel::Memory, ImVec2(mid + gap * 0.5f, y0), ImVec2(W - gap, ym), &pane_b, "B"});
+    rects.push_back({Panel::Warp, ImVec2(mid + gap * 0.5f, ym + gap), ImVec2(W - gap, area_bottom), &pane_b, "B"});
+  } else if (state.present) {
+    // Presentation: the panels a class looks at, large; 1 … 6 still enlarge any panel.
+    const float mx = std::round(W * 0.6f), my = split(0.64f);
+    rects.push_back({Panel::Memory, ImVec2(gap, top), ImVec2(mx - gap * 0.5f, my)});
+    rects.push_back({Panel::Source, ImVec2(gap, my + gap), ImVec2(mx - gap * 0.5f, area_bottom)});
+    rects.push_back({Panel::Warp, ImVec2(mx + gap * 0.5f, top), ImVec2(W - gap, area_bottom)});
   } else {
     float ly = split(state.left_split), cy = split(state.center_split), ry = split(state.right_split);
     rects.push_back({Panel::Catalog, ImVec2(gap, top), ImVec2(lx1, ly)});
@@ -526,10 +580,16 @@ void Ui::layout_and_draw() {
     ImGui::SetNextWindowPos(r.a);
     ImGui::SetNextWindowSize(ImVec2(r.b.x - r.a.x, r.b.y - r.a.y));
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
-    bool open = ImGui::Begin(panel_name(r.p), nullptr, flags);
+    Pane& pn = r.pn ? *r.pn : pane;
+    const std::string base = r.p == Panel::Count ? "A/B comparison" : panel_name(r.p);
+    const std::string title = *r.side ? std::string(r.side) + " · " + base : base;
+    bool open = ImGui::Begin((title + "##" + base + r.side).c_str(), nullptr, flags);
     ImGui::PopStyleVar();
     if (open) {
-      panel_header(*this, r.p, subtitle_of(*this, r.p));
+      std::string sub = r.p == Panel::Count ? "both sides locked to the same block, warp and step"
+                                            : subtitle_of(*this, r.p, pn);
+      if (*r.side && pn.model) sub = pn.model->title() + (sub.empty() ? "" : " · " + sub);
+      panel_header(*this, r.p, sub, title);
       ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(10, 8));
       ImGuiWindowFlags body = ImGuiWindowFlags_AlwaysUseWindowPadding;
       if (r.p == Panel::Memory || r.p == Panel::Timeline || r.p == Panel::Source)
@@ -537,23 +597,24 @@ void Ui::layout_and_draw() {
       ImGui::BeginChild("##body", ImVec2(0, 0), false, body);
       switch (r.p) {
         case Panel::Catalog: catalog_view(*this); break;
-        case Panel::Memory: memory_view(*this, pane); break;
-        case Panel::Warp: warp_view(*this, pane); break;
+        case Panel::Memory: memory_view(*this, pn); break;
+        case Panel::Warp: warp_view(*this, pn); break;
         case Panel::Dram: dram_view(*this, pane); break;
         case Panel::Source: source_view(*this, pane); break;
         case Panel::Timeline: timeline_view(*this, pane); break;
         case Panel::Timing: timing_view(*this); break;
+        case Panel::Count: compare_strip(*this); break;
         default: break;
       }
       ImGui::EndChild();
       ImGui::PopStyleVar();
     }
     ImGui::End();
-    drawn_.push_back({r.p, r.a, r.b});
+    if (r.p != Panel::Count) drawn_.push_back({r.p, r.a, r.b});
   }
 
   // Splitters in the gaps between panels (not while one panel is enlarged).
-  if (state.enlarged < 0) {
+  if (state.enlarged < 0 && !ab && !state.present) {
     struct Splitter {
       const char* id;
       ImVec2 a, b;
@@ -593,6 +654,7 @@ void Ui::layout_and_draw() {
   status_bar(*this, ImVec2(0, H - status_h), ImVec2(W, H));
   help_overlay(*this);
   file_dialogs(*this);
+  classroom_dialogs(*this);
 }
 
 void Ui::frame(float dt) {
@@ -602,6 +664,7 @@ void Ui::frame(float dt) {
   shortcuts();
   advance_playback(dt);
   if (pane.model && state.heat) pane.heat.update(std::min<uint64_t>(pane.step + 1, pane.model->size()));
+  sync_b();
   // Live timings follow the family and the parameters on screen.
   if (live_timer.available() && pane.model && pane.model->kernel) {
     std::map<std::string, int64_t> params = state.params;
@@ -635,6 +698,32 @@ std::string Ui::describe_json() const {
   j["background"] = rgb(theme().bg);
   j["cell_empty"] = rgb(theme().cell_empty);
   j["enlarged"] = state.enlarged >= 0 ? panel_key(Panel(state.enlarged)) : "";
+  j["present"] = state.present;
+  j["font_size"] = ImGui::GetFontSize();
+  j["theme"] = theme().light ? "light" : "dark";
+  nlohmann::json bms = nlohmann::json::array();
+  for (const auto& b : bookmarks) bms.push_back({{"record", b.record}, {"caption", b.caption}});
+  j["bookmarks"] = bms;
+  if (comparing()) {
+    nlohmann::json c;
+    c["spec"] = state.compare;
+    c["step_a"] = pane.step;
+    if (pane_b.model) {
+      c["title_b"] = pane_b.model->title();
+      c["step_b"] = pane_b.step;
+      c["records_b"] = pane_b.model->size();
+      RequestView ra = pane.model ? request_view(*pane.model, pane.step) : RequestView{};
+      RequestView rb = request_view(*pane_b.model, pane_b.step);
+      if (ra.rec && rb.rec && ra.site && rb.site) {
+        c["locked"] = ra.rec->block == rb.rec->block && ra.rec->warp == rb.rec->warp && ra.site->line == rb.site->line;
+        c["block"] = rb.rec->block;
+        c["warp"] = rb.rec->warp;
+        c["a"] = ra.shared ? nlohmann::json{{"max_way", ra.s.max_way}} : nlohmann::json{{"sectors", ra.g.sectors}};
+        c["b"] = rb.shared ? nlohmann::json{{"max_way", rb.s.max_way}} : nlohmann::json{{"sectors", rb.g.sectors}};
+      }
+    }
+    j["compare"] = c;
+  }
   if (pane.model) {
     const Model& m = *pane.model;
     j["title"] = m.title();

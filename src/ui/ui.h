@@ -5,7 +5,9 @@
 #include <imgui.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -20,7 +22,7 @@ namespace ws::ui {
 
 // Platform key codes of keys ImGui 1.86 has no portable name for (-1: none).
 struct Keys {
-  int f1 = -1, f11 = -1, f12 = -1, kp_add = -1, kp_subtract = -1;
+  int f1 = -1, f5 = -1, f11 = -1, f12 = -1, kp_add = -1, kp_subtract = -1;
 };
 
 struct Environment {
@@ -108,10 +110,39 @@ class Ui {
   // Facts about the current request, as JSON (tests check them with the screenshot).
   std::string describe_json() const;
 
+  // ---- presentation mode (F5): the app and the headless context rebuild the fonts and
+  // the theme when these change.
+  void toggle_presentation() { state.present = !state.present; }
+  // Font scale wanted for a display `display_h` pixels tall (presentation mode grows the
+  // type with the window, re-rasterized from the TTFs).
+  float font_scale_for(float display_h) const;
+  int theme_index() const;
+
+  // ---- side-by-side A/B (compare.cpp)
+  // Sets the B side from "ID[:k=v,...]" and records it; "" leaves compare mode.
+  bool set_compare(const std::string& spec, std::string& error);
+  bool comparing() const { return !state.compare.empty(); }
+  // Puts pane_b on the request matching pane's (same block, warp, site, occurrence).
+  void sync_b();
+  uint64_t matching_step(uint64_t step_a) const;
+
+  // ---- bookmarks (bookmarks.cpp): kept with the trace on screen, saved in its .wstrace
+  void add_bookmark(const std::string& caption);
+  bool remove_bookmark(uint64_t record);
+  // Jumps to the next (dir > 0) or previous bookmark; false when there is none that way.
+  bool goto_bookmark(int dir);
+  const trace::Bookmark* bookmark_at(uint64_t record) const;
+
   // ---- what the views use
   UiState state;
   Environment env;
   Pane pane;
+  Pane pane_b;                  // the B side of an A/B view
+  Recorder recorder_b;          // records the B side, beside the A side's recorder
+  std::string compare_error;
+  std::vector<trace::Bookmark> bookmarks;  // sorted by record
+  bool bookmark_dialog = false, compare_dialog = false;
+  std::string bookmark_caption, compare_spec;
   Recorder recorder;
   TimingStore timings;
   LiveTimer live_timer;
@@ -132,6 +163,12 @@ class Ui {
  private:
   void shortcuts();
   void layout_and_draw();
+  void poll_b();
+  std::shared_ptr<const Model> b_index_model_, b_index_model_a_;
+  std::vector<uint32_t> occ_a_;  // per A record: its occurrence among equal keys
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, int, uint32_t>, uint32_t> b_index_;
+  std::vector<int> a_to_b_buffer_;  // A buffer id -> B buffer id of the same name (-1: none)
+  uint64_t synced_a_ = ~uint64_t(0);
   void advance_playback(float dt);
   bool quit_ = false;
   bool fullscreen_toggle_ = false;
@@ -153,6 +190,9 @@ void help_overlay(Ui& ui);
 void menu_bar(Ui& ui, float& height);
 void status_bar(Ui& ui, ImVec2 min, ImVec2 max);
 void file_dialogs(Ui& ui);
+void classroom_dialogs(Ui& ui);   // bookmark caption, compare picker (bookmarks.cpp)
+void bookmarks_menu(Ui& ui);      // the Bookmarks menu (bookmarks.cpp)
+void compare_strip(Ui& ui);       // A/B differences (compare.cpp)
 
 // Small shared widgets.
 void headline(const char* value, const char* caption, ImU32 color);  // big figure + caption

@@ -1,0 +1,161 @@
+// `warpscope export`: a figure of one view (memory, warp, banks, dram, source) at a step,
+// as PNG or SVG, made without a display from the views the desktop app draws.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "cli/cli.h"
+#ifdef WS_HAVE_GUI
+#include "ui/figure.h"
+#include "ui/headless.h"
+#include "ui/model.h"
+#endif
+
+namespace ws::cli {
+namespace {
+
+struct ExportOptions {
+  LaunchOptions launch;
+  std::string view, out, step = "0", steps;
+  bool caption = false;
+  int width = 1280, height = 720;
+  CLI::Option* step_opt = nullptr;
+};
+
+bool parse_u64(const std::string& s, uint64_t& v) {
+  if (s.empty() || s.size() > 18) return false;
+  v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + uint64_t(c - '0');
+  }
+  return true;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+#ifdef WS_HAVE_GUI
+int run(ExportOptions& o) {
+  ui::FigureView view;
+  if (o.view.empty()) throw UsageError(std::string("export needs --view: allowed ") + ui::figure_view_keys());
+  if (!ui::figure_view_from_key(o.view, view))
+    throw UsageError("unknown view '" + o.view + "': allowed " + ui::figure_view_keys());
+  if (o.out.empty()) throw UsageError("export needs --out FIG.png or FIG.svg");
+  const size_t dot = o.out.find_last_of('.');
+  const std::string ext = dot == std::string::npos ? "" : lower(o.out.substr(dot + 1));
+  if (ext != "png" && ext != "svg")
+    throw UsageError("unknown figure type '" + o.out + "': the file name must end in .png or .svg");
+  if (o.width < 200 || o.width > 8192 || o.height < 150 || o.height > 8192)
+    throw UsageError("figure size " + std::to_string(o.width) + "x" + std::to_string(o.height) +
+                     " is out of range: allowed --width 200..8192, --height 150..8192");
+  uint64_t first = 0, last = 0;
+  const bool sequence = !o.steps.empty();
+  if (sequence) {
+    if (o.step_opt && o.step_opt->count()) throw UsageError("give --step K or --steps A-B, not both");
+    size_t dash = o.steps.find('-');
+    if (dash == std::string::npos || !parse_u64(o.steps.substr(0, dash), first) ||
+        !parse_u64(o.steps.substr(dash + 1), last) || last < first)
+      throw UsageError("bad --steps '" + o.steps + "': expected A-B with A <= B, e.g. --steps 0-31");
+    if (last - first >= 10000) throw UsageError("--steps " + o.steps + " is too long: at most 10000 figures");
+  } else if (!parse_u64(o.step, first)) {
+    throw UsageError("bad step '" + o.step + "': expected a whole number >= 0");
+  } else {
+    last = first;
+  }
+  for (const auto& s : o.launch.set)
+    if (s.rfind("dram=", 0) == 0 && view != ui::FigureView::Dram)
+      throw UsageError("--set dram=... only applies to --view dram");
+
+  analysis::DramModel dram;
+  capture::Request req = make_request(o.launch, dram);
+  capture::Result res = capture::record(req);
+  auto tr = std::make_shared<trace::Trace>(std::move(res.trace));
+  auto model = ui::build_model(tr, dram);
+  model->checked = res.checked;
+  model->max_rel_error = res.max_rel_error;
+  model->note = res.note;
+  const uint64_t n = model->size();
+  if (n == 0) throw UsageError(req.kernel + " made no memory requests in the recorded blocks: nothing to draw");
+  if (last >= n)
+    throw UsageError("step " + std::to_string(last) + " is out of range: allowed 0.." + std::to_string(n - 1) +
+                     " (" + std::to_string(n) + " requests)");
+
+  ui::HeadlessContext ctx(float(o.width), float(o.height));
+  ui::Environment env;
+  env.replay_dir = "";
+  ui::Ui u(std::move(env));
+  u.show_model(model, false);
+
+  const trace::Trace& t = model->trace();
+  int frame = 0;
+  for (uint64_t k = first; k <= last; ++k) {
+    uint64_t step = k;
+    if (view == ui::FigureView::Banks) {
+      // The bank diagram needs a shared access: take the next one.
+      uint64_t s = step;
+      while (s < n && t.sites[t.records[s].site].space != trace::Space::Shared) ++s;
+      if (s >= n) {
+        uint64_t b = 0;
+        while (b < step && t.sites[t.records[b].site].space != trace::Space::Shared) ++b;
+        if (b >= step)
+          throw UsageError(req.kernel + " makes no shared-memory access: --view banks needs one (try --view warp)");
+        s = b;
+      }
+      if (s != step)
+        std::cerr << "warpscope: step " << step << " is not a shared-memory access; showing step " << s
+                  << ", the next one that is\n";
+      step = s;
+    }
+    u.set_step(step);
+    std::string caption;
+    if (o.caption) {
+      caption = t.launch.kernel + " · " + params_text(t.launch.params) + " · step " + std::to_string(step) + " of " +
+                std::to_string(n) + " · " + model->provenance();
+    }
+    ui::Figure fig = ui::render_figure(u, view, o.width, o.height, caption);
+    std::string path = o.out;
+    if (sequence) {
+      char num[16];
+      std::snprintf(num, sizeof num, "-%04d", ++frame);
+      path = o.out.substr(0, dot) + num + o.out.substr(dot);
+    }
+    if (ext == "png") {
+      std::string err;
+      if (!ui::write_figure_png(fig, path, err)) throw std::runtime_error(err);
+    } else {
+      std::ofstream f(path, std::ios::binary);
+      f << ui::figure_svg(fig);
+      if (!f.good()) throw std::runtime_error("cannot write " + path);
+    }
+    std::cout << "wrote " << path << ": " << o.view << " view of " << t.launch.kernel << " "
+              << params_text(t.launch.params) << " at step " << step << ", " << o.width << "x" << o.height << "\n";
+  }
+  return 0;
+}
+#else
+int run(ExportOptions&) {
+  throw UsageError("export needs the desktop app's views: this build has no GUI");
+}
+#endif
+
+}  // namespace
+
+Command add_export(CLI::App& app) {
+  auto o = std::make_shared<ExportOptions>();
+  CLI::App* cmd = app.add_subcommand("export", "draw a figure of one view as PNG or SVG, without a display");
+  add_launch_options(*cmd, o->launch, true);
+  cmd->add_option("--view", o->view, "memory|warp|banks|dram|source")->type_name("VIEW");
+  o->step_opt = cmd->add_option("--step", o->step, "the request to show (default 0)")->type_name("K");
+  cmd->add_option("--steps", o->steps, "a numbered sequence FIG-0001.png ... of steps A to B")->type_name("A-B");
+  cmd->add_option("--out", o->out, "FIG.png or FIG.svg")->type_name("FILE");
+  cmd->add_flag("--caption", o->caption, "stamp kernel, parameters, step and device along the bottom");
+  cmd->add_option("--width", o->width, "figure width in pixels (default 1280)")->type_name("W");
+  cmd->add_option("--height", o->height, "figure height in pixels (default 720)")->type_name("H");
+  return {cmd, [o] { return run(*o); }};
+}
+
+}  // namespace ws::cli

@@ -1,0 +1,404 @@
+#include "ui/figure.h"
+
+#include <stb/stb_image_write.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "ui/heat.h"
+#include "ui/theme.h"
+
+namespace ws::ui {
+
+namespace {
+
+struct ViewKey {
+  const char* key;
+  FigureView view;
+};
+constexpr ViewKey kViews[] = {{"memory", FigureView::Memory},
+                              {"warp", FigureView::Warp},
+                              {"banks", FigureView::Banks},
+                              {"dram", FigureView::Dram},
+                              {"source", FigureView::Source}};
+
+// The bank diagram with a two-line title: the instruction, and the conflict in words.
+void banks_scene(Scene& sc, const RequestView& rv, ImVec2 size) {
+  const Theme& t = theme();
+  const trace::Site& site = *rv.site;
+  const float h1 = font_for(FontRole::Bold)->FontSize, h2 = font_for(FontRole::Ui)->FontSize;
+  std::string head = std::string(trace::to_string(site.space)) + " " + trace::to_string(site.op) + " · " +
+                     (site.code.empty() ? "(no source)" : site.code);
+  sc.text(ImVec2(0, 0), head, t.text, FontRole::Bold);
+  char b[160];
+  if (rv.shared) {
+    const auto& s = rv.s;
+    std::snprintf(b, sizeof b, "%s (%u-way) · %u wavefronts, ideal %u · line %u · %d of 32 lanes active",
+                  s.max_way <= 1 ? "no bank conflict" : "bank conflict", s.max_way, s.wavefronts, s.ideal_wavefronts,
+                  site.line, rv.active_lanes);
+    sc.text(ImVec2(0, h1 + 4), b, s.max_way <= 1 ? t.good : s.max_way <= 4 ? t.warn : t.bad, FontRole::Ui);
+  } else {
+    std::snprintf(b, sizeof b, "%u sectors (ideal %u) · line %u", rv.g.sectors, rv.g.ideal_sectors, site.line);
+    sc.text(ImVec2(0, h1 + 4), b, t.text_dim, FontRole::Ui);
+  }
+  const float top = h1 + h2 + 18;
+  Scene d;
+  warp_diagram(d, rv, ImVec2(size.x, std::max(60.0f, size.y - top)));
+  for (auto i : d.items) {
+    i.a.y += top;
+    if (i.kind == Scene::Kind::Fill || i.kind == Scene::Kind::Rect || i.kind == Scene::Kind::Line) i.b.y += top;
+    sc.items.push_back(std::move(i));
+  }
+  sc.size = size;
+}
+
+// The kernel source around the current line, with the per-line figures in the gutter.
+void source_scene(Scene& sc, const Model& m, const RequestView& rv, ImVec2 size) {
+  const Theme& t = theme();
+  ImFont* mono = font_for(FontRole::Mono);
+  const float ch = mono->CalcTextSizeA(mono->FontSize, 1e9f, 0, "0").x;
+  const float row_h = std::round(mono->FontSize + 4);
+  const uint32_t current = rv.site ? rv.site->line : 0;
+  float badge_w = ch * 8;
+  for (const auto& [l, ls] : m.lines) badge_w = std::max(badge_w, text_size(FontRole::Mono, ls.badge).x + ch * 2);
+  badge_w = std::min(badge_w, size.x * 0.4f);
+  const int rows = std::max(1, int(size.y / row_h));
+  const int n = int(m.source_lines.size());
+  int first = current ? std::clamp(int(current) - 1 - rows / 3, 0, std::max(0, n - rows)) : 0;
+  for (int i = first; i < std::min(n, first + rows); ++i) {
+    const uint32_t line = uint32_t(i + 1);
+    const float y = float(i - first) * row_h;
+    const auto it = m.lines.find(line);
+    const LineStat* ls = it == m.lines.end() ? nullptr : &it->second;
+    if (line == current) {
+      sc.fill(ImVec2(0, y), ImVec2(size.x, y + row_h), IM_COL32(88, 166, 255, 60));
+      sc.fill(ImVec2(0, y), ImVec2(4, y + row_h), t.accent);
+    } else if (ls) {
+      sc.fill(ImVec2(badge_w, y), ImVec2(size.x, y + row_h), with_alpha(cost_color(ls->ratio), 18));
+    }
+    if (ls) {
+      float bx = badge_w - ch;
+      for (size_t k = ls->parts.size(); k-- > 0;) {
+        const auto& part = ls->parts[k];
+        ImU32 c = cost_color(part.ratio);
+        float w = text_size(FontRole::Mono, part.text).x;
+        bx -= w;
+        sc.fill(ImVec2(bx - 3, y + 1), ImVec2(bx + w + 3, y + row_h - 1), with_alpha(c, 40), 3);
+        if (rv.rec && rv.rec->site == part.site) sc.rect(ImVec2(bx - 3, y + 1), ImVec2(bx + w + 3, y + row_h - 1), c, 1.5f, 3);
+        sc.text(ImVec2(bx, y + 2), part.text, c, FontRole::Mono);
+        bx -= ch * 1.2f;
+      }
+    }
+    char num[16];
+    std::snprintf(num, sizeof num, "%4u", line);
+    sc.text(ImVec2(badge_w, y + 2), num, line == current ? t.text : t.text_dim, FontRole::Mono);
+    const std::string& text = m.source_lines[size_t(i)];
+    const size_t cpos = text.find("//");
+    const float tx = badge_w + ch * 5;
+    sc.text(ImVec2(tx, y + 2), text.substr(0, cpos), t.text, FontRole::Mono);
+    if (cpos != std::string::npos)
+      sc.text(ImVec2(tx + ch * float(cpos), y + 2), text.substr(cpos), IM_COL32(122, 160, 130, 255), FontRole::Mono);
+  }
+  sc.size = size;
+}
+
+// ---- SVG ---------------------------------------------------------------------------
+
+std::string hex(ImU32 c) {
+  char b[8];
+  std::snprintf(b, sizeof b, "#%02x%02x%02x", unsigned(c & 0xff), unsigned((c >> 8) & 0xff), unsigned((c >> 16) & 0xff));
+  return b;
+}
+
+std::string paint(const char* attr, ImU32 c) {
+  std::string s = std::string(attr) + "=\"" + hex(c) + "\"";
+  unsigned a = (c >> 24) & 0xff;
+  if (a < 255) {
+    char b[48];
+    std::snprintf(b, sizeof b, " %s-opacity=\"%.3g\"", attr, a / 255.0);
+    s += b;
+  }
+  return s;
+}
+
+std::string num(float v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f", double(v));
+  std::string s = b;
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s == "-0" ? "0" : s;
+}
+
+std::string escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      default:
+        if (static_cast<unsigned char>(c) >= 0x20 || c == '\t') o += c;
+    }
+  }
+  return o;
+}
+
+void svg_rect(std::string& o, ImVec2 a, ImVec2 b, const std::string& style, float round) {
+  o += "<rect x=\"" + num(std::min(a.x, b.x)) + "\" y=\"" + num(std::min(a.y, b.y)) + "\" width=\"" +
+       num(std::fabs(b.x - a.x)) + "\" height=\"" + num(std::fabs(b.y - a.y)) + "\"";
+  if (round > 0) o += " rx=\"" + num(round) + "\"";
+  o += " " + style + "/>\n";
+}
+
+// Cells of a grid as rectangles; large grids are averaged over blocks of cells so the
+// file stays small (at most about 160 × 160 rectangles).
+void svg_grid(std::string& o, const GridDraw& g) {
+  const Theme& t = theme();
+  ImVec2 a(std::max(g.clip_min.x, g.origin.x), std::max(g.clip_min.y, g.origin.y));
+  ImVec2 b(std::min(g.clip_max.x, g.origin.x + g.cell * float(g.cols)),
+           std::min(g.clip_max.y, g.origin.y + g.cell * float(g.rows)));
+  if (a.x >= b.x || a.y >= b.y) return;
+  svg_rect(o, a, b, paint("fill", t.cell_empty), 0);
+  const HeatLayer* h = g.heat;
+  if (!h || h->cells.empty() || h->max <= 0 || g.cell <= 0) return;
+  uint32_t c0 = uint32_t(std::max(0.0f, (a.x - g.origin.x) / g.cell));
+  uint32_t r0 = uint32_t(std::max(0.0f, (a.y - g.origin.y) / g.cell));
+  uint32_t c1 = std::min({g.cols, h->cols, uint32_t(std::ceil((b.x - g.origin.x) / g.cell))});
+  uint32_t r1 = std::min({g.rows, h->rows, uint32_t(std::ceil((b.y - g.origin.y) / g.cell))});
+  if (c0 >= c1 || r0 >= r1) return;
+  const uint32_t step = std::max(1u, std::max(c1 - c0, r1 - r0) / 160 + ((std::max(c1 - c0, r1 - r0) % 160) ? 1 : 0));
+  const float inv = g.log_scale ? 1.0f / std::log1p(h->max) : 1.0f / h->max;
+  const float gap = step == 1 && g.grid_lines && g.cell >= 6 ? 1.0f : 0.0f;
+  o += "<g shape-rendering=\"crispEdges\">\n";
+  for (uint32_t r = r0; r < r1; r += step)
+    for (uint32_t c = c0; c < c1; c += step) {
+      float v = 0;
+      for (uint32_t rr = r; rr < std::min(r1, r + step); ++rr)
+        for (uint32_t cc = c; cc < std::min(c1, c + step); ++cc) v = std::max(v, h->cells[size_t(rr) * h->cols + cc]);
+      if (v <= 0) continue;
+      float tt = g.log_scale ? std::log1p(v) * inv : v * inv;
+      float x = g.origin.x + float(c) * g.cell, y = g.origin.y + float(r) * g.cell;
+      float w = g.cell * float(std::min(step, c1 - c)), hh = g.cell * float(std::min(step, r1 - r));
+      svg_rect(o, ImVec2(x, y), ImVec2(x + w - gap, y + hh - gap), paint("fill", heat_color(tt)), 0);
+    }
+  o += "</g>\n";
+}
+
+const char* family(FontRole f) {
+  return f == FontRole::Mono ? "'JetBrains Mono', 'DejaVu Sans Mono', monospace" : "'DejaVu Sans', Verdana, sans-serif";
+}
+
+}  // namespace
+
+bool figure_view_from_key(const std::string& key, FigureView& out) {
+  for (const auto& v : kViews)
+    if (key == v.key) {
+      out = v.view;
+      return true;
+    }
+  return false;
+}
+
+const char* figure_view_keys() { return "memory, warp, banks, dram, source"; }
+
+Figure render_figure(Ui& ui, FigureView view, int width, int height, const std::string& caption) {
+  Figure f;
+  f.width = width;
+  f.height = height;
+  const Theme& t = theme();
+  f.background = t.panel;
+  ImGuiIO& io = ImGui::GetIO();
+  io.DisplaySize = ImVec2(float(width), float(height));
+  io.DeltaTime = 1.0f / 60;
+  io.MousePos = ImVec2(-1e6f, -1e6f);  // nothing hovered
+  Pane& p = ui.pane;
+  if (p.model && ui.state.heat) p.heat.update(std::min<uint64_t>(p.step + 1, p.model->size()), 0);
+
+  const float cap_font = font_for(FontRole::Ui)->FontSize;
+  const float cap_h = caption.empty() ? 0.0f : std::round(cap_font + 12);
+  // Two frames: windows and scrolling settle in the first, the second is kept.
+  for (int frame = 0; frame < 2; ++frame) {
+    f.chunks.clear();
+    ImGui::NewFrame();
+    set_scene_sink(&f.chunks);
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(ImVec2(float(width), float(height) - cap_h));
+    ImGui::PushStyleColor(ImGuiCol_WindowBg, ImGui::ColorConvertU32ToFloat4(t.panel));
+    ImGui::Begin("##figure", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                     ImGuiWindowFlags_NoScrollWithMouse);
+    const RequestView* rv = p.model && p.model->size() ? &p.request() : nullptr;
+    switch (view) {
+      case FigureView::Memory: memory_view(ui, p); break;
+      case FigureView::Warp: warp_view(ui, p); break;
+      case FigureView::Dram: dram_view(ui, p); break;
+      case FigureView::Banks:
+      case FigureView::Source: {
+        ImVec2 o = ImGui::GetCursorScreenPos();
+        ImVec2 size = ImGui::GetContentRegionAvail();
+        Scene sc;
+        if (rv && rv->rec && rv->site) {
+          if (view == FigureView::Banks)
+            banks_scene(sc, *rv, size);
+          else
+            source_scene(sc, *p.model, *rv, size);
+        }
+        draw_scene(ImGui::GetWindowDrawList(), sc, o, ui.painter());
+        ImGui::Dummy(size);
+        break;
+      }
+    }
+    ImGui::End();
+    ImGui::PopStyleColor();
+    if (!caption.empty()) {
+      Scene cs;
+      cs.fill(ImVec2(0, 0), ImVec2(float(width), cap_h), t.panel_header);
+      cs.line(ImVec2(0, 0), ImVec2(float(width), 0), t.accent, 2);
+      cs.text(ImVec2(10, cap_h * 0.5f), caption, t.text, FontRole::Ui, 0, 0.5f);
+      draw_scene(ImGui::GetForegroundDrawList(), cs, ImVec2(0, float(height) - cap_h), nullptr);
+    }
+    set_scene_sink(nullptr);
+    ImGui::Render();
+  }
+  f.rgb.assign(size_t(width) * size_t(height) * 3, 0);
+  for (size_t i = 0; i < size_t(width) * size_t(height); ++i) {
+    f.rgb[i * 3 + 0] = uint8_t(f.background & 0xff);
+    f.rgb[i * 3 + 1] = uint8_t((f.background >> 8) & 0xff);
+    f.rgb[i * 3 + 2] = uint8_t((f.background >> 16) & 0xff);
+  }
+  rasterize_draw_data(ImGui::GetDrawData(), width, height, f.rgb);
+  return f;
+}
+
+void rasterize_draw_data(const ImDrawData* dd, int w, int h, std::vector<uint8_t>& rgb) {
+  if (!dd) return;
+  unsigned char* tex = nullptr;
+  int tw = 0, th = 0;
+  ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&tex, &tw, &th);
+  const ImVec2 off = dd->DisplayPos;
+  for (int l = 0; l < dd->CmdListsCount; ++l) {
+    const ImDrawList* dl = dd->CmdLists[l];
+    for (const ImDrawCmd& cmd : dl->CmdBuffer) {
+      if (cmd.UserCallback) continue;
+      const int cx0 = std::max(0, int(std::floor(cmd.ClipRect.x - off.x)));
+      const int cy0 = std::max(0, int(std::floor(cmd.ClipRect.y - off.y)));
+      const int cx1 = std::min(w, int(std::ceil(cmd.ClipRect.z - off.x)));
+      const int cy1 = std::min(h, int(std::ceil(cmd.ClipRect.w - off.y)));
+      if (cx0 >= cx1 || cy0 >= cy1) continue;
+      for (unsigned e = 0; e + 2 < cmd.ElemCount; e += 3) {
+        const ImDrawVert* v[3];
+        for (int k = 0; k < 3; ++k) v[k] = &dl->VtxBuffer[int(cmd.VtxOffset + dl->IdxBuffer[int(cmd.IdxOffset + e + unsigned(k))])];
+        const float x0 = v[0]->pos.x - off.x, y0 = v[0]->pos.y - off.y;
+        const float x1 = v[1]->pos.x - off.x, y1 = v[1]->pos.y - off.y;
+        const float x2 = v[2]->pos.x - off.x, y2 = v[2]->pos.y - off.y;
+        const float area = (x1 - x0) * (y2 - y0) - (y1 - y0) * (x2 - x0);
+        if (std::fabs(area) < 1e-6f) continue;
+        const int bx0 = std::max(cx0, int(std::floor(std::min({x0, x1, x2}))));
+        const int by0 = std::max(cy0, int(std::floor(std::min({y0, y1, y2}))));
+        const int bx1 = std::min(cx1, int(std::ceil(std::max({x0, x1, x2}))));
+        const int by1 = std::min(cy1, int(std::ceil(std::max({y0, y1, y2}))));
+        float col[3][4];
+        for (int k = 0; k < 3; ++k)
+          for (int c = 0; c < 4; ++c) col[k][c] = float((v[k]->col >> (8 * c)) & 0xff) / 255.0f;
+        const float inv = 1.0f / area;
+        for (int py = by0; py < by1; ++py)
+          for (int px = bx0; px < bx1; ++px) {
+            const float sx = float(px) + 0.5f, sy = float(py) + 0.5f;
+            const float w0 = ((x2 - x1) * (sy - y1) - (y2 - y1) * (sx - x1)) * inv;
+            const float w1 = ((x0 - x2) * (sy - y2) - (y0 - y2) * (sx - x2)) * inv;
+            const float w2 = 1.0f - w0 - w1;
+            if (w0 < 0 || w1 < 0 || w2 < 0) continue;
+            const float u = w0 * v[0]->uv.x + w1 * v[1]->uv.x + w2 * v[2]->uv.x;
+            const float vv = w0 * v[0]->uv.y + w1 * v[1]->uv.y + w2 * v[2]->uv.y;
+            const int tx = std::clamp(int(u * float(tw)), 0, tw - 1), ty = std::clamp(int(vv * float(th)), 0, th - 1);
+            const unsigned char* tp = tex + (size_t(ty) * size_t(tw) + size_t(tx)) * 4;
+            float a = (w0 * col[0][3] + w1 * col[1][3] + w2 * col[2][3]) * float(tp[3]) / 255.0f;
+            if (a <= 0) continue;
+            uint8_t* d = &rgb[(size_t(py) * size_t(w) + size_t(px)) * 3];
+            for (int c = 0; c < 3; ++c) {
+              float s = (w0 * col[0][c] + w1 * col[1][c] + w2 * col[2][c]) * float(tp[c]) / 255.0f;
+              float r = s * 255.0f * a + float(d[c]) * (1 - a);
+              d[c] = uint8_t(std::clamp(r + 0.5f, 0.0f, 255.0f));
+            }
+          }
+      }
+    }
+  }
+}
+
+std::string figure_svg(const Figure& f) {
+  std::string o;
+  o.reserve(1 << 16);
+  o += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  o += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(f.width) + "\" height=\"" +
+       std::to_string(f.height) + "\" viewBox=\"0 0 " + std::to_string(f.width) + " " + std::to_string(f.height) +
+       "\">\n";
+  svg_rect(o, ImVec2(0, 0), ImVec2(float(f.width), float(f.height)), paint("fill", f.background), 0);
+  int clip_id = 0;
+  for (const SceneChunk& ch : f.chunks) {
+    if (ch.scene.items.empty()) continue;
+    std::string id = "c" + std::to_string(clip_id++);
+    o += "<clipPath id=\"" + id + "\">";
+    svg_rect(o, ch.clip_min, ch.clip_max, "", 0);
+    o += "</clipPath>\n<g clip-path=\"url(#" + id + ")\">\n";
+    for (const Scene::Item& i : ch.scene.items) {
+      switch (i.kind) {
+        case Scene::Kind::Fill: svg_rect(o, i.a, i.b, paint("fill", i.color), i.round); break;
+        case Scene::Kind::Rect:
+          svg_rect(o, i.a, i.b, "fill=\"none\" " + paint("stroke", i.color) + " stroke-width=\"" + num(i.width) + "\"",
+                   i.round);
+          break;
+        case Scene::Kind::Line:
+          o += "<line x1=\"" + num(i.a.x) + "\" y1=\"" + num(i.a.y) + "\" x2=\"" + num(i.b.x) + "\" y2=\"" + num(i.b.y) +
+               "\" " + paint("stroke", i.color) + " stroke-width=\"" + num(i.width) + "\"/>\n";
+          break;
+        case Scene::Kind::Circle:
+          o += "<circle cx=\"" + num(i.a.x) + "\" cy=\"" + num(i.a.y) + "\" r=\"" + num(i.width) + "\" " +
+               paint("fill", i.color) + "/>\n";
+          break;
+        case Scene::Kind::Text: {
+          if (i.text.empty()) break;
+          ImFont* font = font_for(i.font);
+          ImVec2 sz = text_size(i.font, i.text);
+          // Same placement as draw_scene: the box's top-left, then the baseline.
+          float left = std::floor(i.a.x - sz.x * i.align);
+          float top = std::floor(i.a.y - sz.y * i.valign);
+          const char* anchor = i.align >= 0.75f ? "end" : i.align >= 0.25f ? "middle" : "start";
+          float x = i.align >= 0.75f ? left + sz.x : i.align >= 0.25f ? left + sz.x * 0.5f : left;
+          float base = top + font->Ascent;
+          // ImGui sizes fonts by ascent - descent; SVG by the em square.
+          float em = font->FontSize * font->FontSize / std::max(1.0f, font->Ascent - font->Descent);
+          o += "<text x=\"" + num(x) + "\" y=\"" + num(base) + "\" font-family=\"" + family(i.font) +
+               "\" font-size=\"" + num(em) + "\"";
+          if (i.font == FontRole::Bold || i.font == FontRole::Big) o += " font-weight=\"bold\"";
+          if (anchor[0] != 's') o += std::string(" text-anchor=\"") + anchor + "\"";
+          o += " " + paint("fill", i.color) + " xml:space=\"preserve\">" + escape(i.text) + "</text>\n";
+          break;
+        }
+        case Scene::Kind::Grid:
+          if (i.grid >= 0 && size_t(i.grid) < ch.scene.grids.size()) svg_grid(o, ch.scene.grids[size_t(i.grid)]);
+          break;
+      }
+    }
+    o += "</g>\n";
+  }
+  o += "</svg>\n";
+  return o;
+}
+
+bool write_figure_png(const Figure& f, const std::string& path, std::string& error) {
+  if (f.width <= 0 || f.height <= 0 || f.rgb.size() != size_t(f.width) * size_t(f.height) * 3) {
+    error = "empty figure";
+    return false;
+  }
+  if (!stbi_write_png(path.c_str(), f.width, f.height, 3, f.rgb.data(), f.width * 3)) {
+    error = "cannot write " + path;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace ws::ui
