@@ -1,5 +1,6 @@
 // warpscope: the command line. Every failure ends as one line on stderr.
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <new>
 
@@ -31,6 +32,12 @@ int main(int argc, char** argv) {
     auto ends_with = [](const std::string& s, const std::string& e) {
       return s.size() >= e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0;
     };
+    // With no display and nothing to open, the usage is more use than a window error.
+    const bool display = std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY");
+    if (argc == 1 && !display) {
+      std::cerr << "warpscope: no display for the desktop app; the commands below work without one\n";
+      return no_command(app);
+    }
     if (argc == 1 || ends_with(argv[1], ".wstrace")) return run_gui(argc, argv);
     if (std::string(argv[1]) == "gui") return run_gui(argc - 1, argv + 1);
     if (argc > 1 && argv[1][0] != '-') {

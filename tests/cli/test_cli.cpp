@@ -48,10 +48,10 @@ std::string slurp(const fs::path& p) {
   return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
-// Runs `warpscope ARGS` (ARGS as a shell would split them).
-Run warpscope(const std::string& args) {
+// Runs `warpscope ARGS` (ARGS as a shell would split them), after `prefix` (e.g. env).
+Run warpscope(const std::string& args, const std::string& prefix = "") {
   const fs::path out = scratch() / "stdout", err = scratch() / "stderr";
-  std::string cmd = std::string("'") + WS_BINARY + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+  std::string cmd = prefix + std::string("'") + WS_BINARY + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
   int status = std::system(cmd.c_str());
   Run r;
   r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
@@ -117,8 +117,8 @@ TEST_CASE("list names every catalog kernel, in text and JSON") {
   CHECK(j["dram_presets"].size() >= 2);
 }
 
-TEST_CASE("no command prints the usage") {
-  Run r = warpscope("");
+TEST_CASE("no command and no display prints the usage") {
+  Run r = warpscope("", "env -u DISPLAY -u WAYLAND_DISPLAY ");
   CHECK(r.rc == 0);
   CHECK(r.out.find("warpscope report --kernel ID") != std::string::npos);
   CHECK(r.out.find("warpscope report --trace FILE") != std::string::npos);
