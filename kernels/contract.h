@@ -65,9 +65,12 @@ struct Buf {
 #define __syncthreads() ctx.barrier()
 
 #if defined(__CUDACC__)
+// `auto&&`: the plain context hands back the __shared__ array itself (a reference, so the
+// compiler indexes the array as a hand-written kernel does, never a decayed generic
+// pointer); the instrumented contexts hand back a view, kept alive by the reference.
 #define WS_SHARED(T, name, dims)  \
   __shared__ T name##_storage dims; \
-  auto name = ctx.shared(name##_storage, #name)
+  auto&& name = ctx.shared(name##_storage, #name)
 #define WS_DYNAMIC_SHARED(T, name)   \
   extern __shared__ T name##_storage[]; \
   auto name = ctx.dynamic_shared(name##_storage, #name)

@@ -12,6 +12,15 @@ if(WS_HAVE_CUDA)
   add_executable(ws_gpu_tool ${CMAKE_CURRENT_LIST_DIR}/gpu/tool.cpp ${CMAKE_SOURCE_DIR}/src/cli/cmd_bench.cpp)
   target_link_libraries(ws_gpu_tool PRIVATE ws_gpu ws_emu ws_analysis)
   target_compile_definitions(ws_gpu_tool PRIVATE WS_VERSION="${PROJECT_VERSION}")
+  # Zero cost without a GPU: the plain instantiation of every single-source kernel must
+  # compile to the same PTX as its hand-written twin.
+  find_package(Python3 COMPONENTS Interpreter)
+  if(Python3_Interpreter_FOUND)
+    add_test(NAME zero_cost_ptx
+             COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/scripts/zero_cost_ptx.py ${CMAKE_CUDA_COMPILER}
+                     ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/zero_cost_ptx)
+    set_tests_properties(zero_cost_ptx PROPERTIES LABELS cpu)
+  endif()
 else()
   add_test(NAME test_gpu COMMAND sh -c "echo 'GPU tests skipped: this build has no GPU backend'; exit 77")
   set_tests_properties(test_gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)

@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """Zero cost, instruction by instruction: for each single-source kernel instantiated with
 PlainCtx and its hand-written raw-pointer twin, counts the memory instructions in the
-SASS (`cuobjdump -sass`) by opcode with its width modifiers (LDG.E.128, LDS.64, ...) and
-says whether the two issue the same ones.  Usage: sass_compare.py SASS.txt"""
+SASS (`cuobjdump -sass`) by opcode with its width modifiers (LDG.E.128, LDS.64, ...),
+says whether the two issue the same ones, and whether the whole instruction sequence
+(opcodes in order) is the same.  Usage: sass_compare.py SASS.txt"""
 import collections
 import re
 import shutil
 import subprocess
 import sys
 
-PAIRS = [  # (name inside PlainCtx's device_kernel<...>, raw kernel)
+PAIRS = [  # (name inside PlainCtx's device_kernel_plain<...>, raw kernel)
     ("TransposeNaive<true>", "raw_transpose_read_coalesced"),
     ("TransposeNaive<false>", "raw_transpose_write_coalesced"),
     ("TransposeTiled<0>", "raw_transpose_tiled<0>"),
@@ -45,6 +46,9 @@ def normalise(name):
     return name.replace(" ", "")
 
 
+seqs = {}  # function -> its opcodes in order
+
+
 def functions(text):
     funcs, cur = {}, None
     for line in text.splitlines():
@@ -52,12 +56,14 @@ def functions(text):
         if m:
             cur = m.group(1)
             funcs[cur] = collections.Counter()
+            seqs[cur] = []
             continue
         if cur is None:
             continue
         m = LINE.search(line)
         if m:
             funcs[cur]["(all)"] += 1
+            seqs[cur].append(m.group(1))
             if MEMORY.match(m.group(1)):
                 funcs[cur][m.group(1)] += 1
     return funcs
@@ -67,32 +73,36 @@ def find(funcs, names, want, plain):
     for mangled, counts in funcs.items():
         n = normalise(names[mangled])
         if plain:
-            if "device_kernel<" in n and "PlainCtx" in n and ("::" + want + ",") in n:
-                return counts
+            if "device_kernel_plain<" in n and ("::" + want + ",") in n:
+                return mangled
         elif re.search(r"(^|::|\s)" + re.escape(want) + r"(\(|$)", n):
-            return counts
+            return mangled
     return None
 
 
 def main():
     funcs = functions(open(sys.argv[1]).read())
     names = demangle(list(funcs))
-    print("| kernel | memory instructions, single source (PlainCtx) | hand-written raw | same |")
-    print("|---|---|---|---|")
-    same = total = 0
+    print("| kernel | memory instructions, single source (PlainCtx) | hand-written raw | same memory instructions | same instruction sequence |")
+    print("|---|---|---|---|---|")
+    same = total = identical = 0
     for plain, raw in PAIRS:
-        a, b = find(funcs, names, normalise(plain), True), find(funcs, names, normalise(raw), False)
-        if a is None or b is None:
-            print(f"| {plain} | {'missing' if a is None else ''} | {'missing' if b is None else ''} | ? |")
+        ma, mb = find(funcs, names, normalise(plain), True), find(funcs, names, normalise(raw), False)
+        if ma is None or mb is None:
+            print(f"| {plain} | {'missing' if ma is None else ''} | {'missing' if mb is None else ''} | ? | ? |")
             continue
+        a, b = funcs[ma], funcs[mb]
         mem = lambda c: {k: v for k, v in c.items() if k != "(all)"}
         fmt = lambda c: (", ".join(f"{k}×{v}" for k, v in sorted(mem(c).items())) or "none") + f"; {c['(all)']} instructions"
         ok = mem(a) == mem(b)
+        seq = seqs[ma] == seqs[mb]
         total += 1
         same += ok
-        print(f"| {plain} | {fmt(a)} | {fmt(b)} | {'yes' if ok else 'NO'} |")
+        identical += seq
+        print(f"| {plain} | {fmt(a)} | {fmt(b)} | {'yes' if ok else 'NO'} | {'yes' if seq else 'no'} |")
     print()
-    print(f"zero-cost SASS: {same} of {total} kernel pairs issue identical memory instructions")
+    print(f"zero-cost SASS: {same} of {total} kernel pairs issue identical memory instructions, "
+          f"{identical} of {total} the identical instruction sequence")
 
 
 if __name__ == "__main__":

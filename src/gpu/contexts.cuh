@@ -27,8 +27,8 @@ namespace ws::gpu {
 
 // The one entry point of every kernel in every mode: a context per thread, the body, and
 // the context's epilogue (kernel_body, at the end of this file). A context that records
-// only some blocks (RecordCtx) lets the others run the plain instantiation, so a filtered
-// capture costs little more than a plain run.
+// only some blocks (RecordCtx) leaves the others to a plain launch beside it, so a
+// filtered capture costs little more than a plain run.
 template <class Op, class Ctx, class Args>
 __device__ __forceinline__ void kernel_body(const Args& args);
 
@@ -65,6 +65,97 @@ struct PlainCtx {
   WS_DEV void finish() const {}
 };
 
+// The plain entry takes the argument struct's fields as separate parameters, with every
+// Buf<T> passed as a bare T*: exactly the parameter list of a hand-written kernel. A
+// by-value struct parameter would be just as correct, but nvcc then recomputes loop-
+// invariant shared-memory addresses from the thread index inside loops (measured: 9% on
+// the 16×16 tiled SGEMM); with scalar parameters the plain instantiation compiles to the
+// hand-written kernel's code.
+namespace flat {
+
+template <class F>
+struct Param {
+  using type = F;
+  static WS_HD F pass(F f) { return f; }
+};
+template <class T>
+struct Param<Buf<T>> {
+  using type = T*;
+  static WS_HD T* pass(Buf<T> b) { return b.ptr; }
+};
+// Back from a parameter to the field (buffer ids do not matter to the plain context).
+template <class T>
+WS_DEV Buf<T> field(T* p) {
+  return Buf<T>{p, 0};
+}
+template <class F>
+WS_DEV F field(F f) {
+  return f;
+}
+
+// The fields of an argument struct (an aggregate of at most 8 fields) as a tuple of
+// references, by structured binding.
+struct Any {
+  template <class T>
+  operator T() const;
+};
+template <class T, class... A>
+constexpr int arity() {
+  if constexpr (requires { T{A{}..., Any{}}; })
+    return arity<T, A..., Any>();
+  else
+    return int(sizeof...(A));
+}
+template <class F, class Args>
+void apply(F&& f, const Args& a) {
+  constexpr int n = arity<Args>();
+  static_assert(n >= 1 && n <= 8, "kernel argument structs have 1 to 8 fields");
+  if constexpr (n == 1) {
+    const auto& [a0] = a;
+    f(a0);
+  } else if constexpr (n == 2) {
+    const auto& [a0, a1] = a;
+    f(a0, a1);
+  } else if constexpr (n == 3) {
+    const auto& [a0, a1, a2] = a;
+    f(a0, a1, a2);
+  } else if constexpr (n == 4) {
+    const auto& [a0, a1, a2, a3] = a;
+    f(a0, a1, a2, a3);
+  } else if constexpr (n == 5) {
+    const auto& [a0, a1, a2, a3, a4] = a;
+    f(a0, a1, a2, a3, a4);
+  } else if constexpr (n == 6) {
+    const auto& [a0, a1, a2, a3, a4, a5] = a;
+    f(a0, a1, a2, a3, a4, a5);
+  } else if constexpr (n == 7) {
+    const auto& [a0, a1, a2, a3, a4, a5, a6] = a;
+    f(a0, a1, a2, a3, a4, a5, a6);
+  } else {
+    const auto& [a0, a1, a2, a3, a4, a5, a6, a7] = a;
+    f(a0, a1, a2, a3, a4, a5, a6, a7);
+  }
+}
+
+}  // namespace flat
+
+template <class Op, class Args, class... P>
+__global__ void device_kernel_plain(P... p) {
+  const Args args{flat::field(p)...};
+  kernel_body<Op, PlainCtx>(args);
+}
+
+// The plain kernel for the blocks that a filtered recording does not record: the blocks
+// whose bit is set in `skip` return at once (they run in the record launch beside it).
+// A range of blocks (skip_n > 0) is tested without reading memory.
+template <class Op, class Args, class... P>
+__global__ void device_kernel_skip(const uint32_t* skip, uint32_t skip_lo, uint32_t skip_n, P... p) {
+  const uint32_t b = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  if (skip_n ? b - skip_lo < skip_n : ((skip[b >> 5] >> (b & 31)) & 1u)) return;
+  const Args args{flat::field(p)...};
+  kernel_body<Op, PlainCtx>(args);
+}
+
 // ---- wrappers shared by the instrumented contexts -----------------------------------------
 
 namespace instr {
@@ -75,9 +166,6 @@ struct Idx {
   uint32_t line;
   WS_DEV Idx(int64_t v, uint32_t l = __builtin_LINE()) : i(v), line(l) {}
 };
-
-// Where an out-of-bounds access goes instead of memory it does not own.
-static __device__ __align__(16) unsigned char g_scratch[16];
 
 template <class Ctx, class T>
 class Ref {
@@ -90,7 +178,7 @@ class Ref {
   }
   WS_DEV Ref& operator=(const V& v) {
     c_->access(key_ == abi::kEmptyKey ? key_ : key_ | (abi::kStore << 24), off_);
-    *p_ = v;
+    if (key_ != abi::kEmptyKey) *p_ = v;  // an out-of-bounds store is reported, never made
     return *this;
   }
   WS_DEV Ref& operator=(const Ref& r) { return *this = V(r); }
@@ -115,14 +203,19 @@ class Ptr {
  public:
   WS_DEV Ptr(T* p, const char* base, uint64_t size, uint32_t buffer, const Ctx* c)
       : p_(p), base_(base), size_(size), buffer_(buffer), c_(c) {}
+  // One Ref built after the check, from selected values: the context pointer must not
+  // pass through a branch, or the compiler keeps the context in local memory (every
+  // access would then load and store its log position there). An out-of-bounds access
+  // is reported and redirected to the array's first element (read, never written), so
+  // the pointer stays in the array's memory space (shared loads stay LDS).
   WS_DEV Ref<Ctx, T> operator[](Idx i) const {
     T* q = p_ + i.i;
-    int64_t off = reinterpret_cast<const char*>(q) - base_;
-    if (off < 0 || uint64_t(off) + sizeof(T) > size_) {
-      c_->fault(i.line, buffer_, off, size_);
-      return Ref<Ctx, T>(reinterpret_cast<T*>(g_scratch), c_, abi::kEmptyKey, 0);
-    }
-    return Ref<Ctx, T>(q, c_, abi::make_key(i.line, buffer_, abi::kLoad, sizeof(T)), uint32_t(off));
+    const int64_t off = reinterpret_cast<const char*>(q) - base_;
+    const bool ok = off >= 0 && uint64_t(off) + sizeof(T) <= size_;
+    if (!ok) Ctx::fault(i.line, buffer_, off, size_);
+    return Ref<Ctx, T>(ok ? q : reinterpret_cast<T*>(const_cast<char*>(base_)), c_,
+                       ok ? abi::make_key(i.line, buffer_, abi::kLoad, sizeof(T)) : abi::kEmptyKey,
+                       ok ? uint32_t(off) : 0u);
   }
   WS_DEV Ptr operator+(int64_t d) const { return Ptr(p_ + d, base_, size_, buffer_, c_); }
   WS_DEV Ptr& operator+=(int64_t d) {
@@ -215,7 +308,7 @@ class Common {
     return Ptr<Self, T>(p, reinterpret_cast<const char*>(p), bytes, id, self());
   }
 
-  WS_DEV void fault(uint32_t line, uint32_t buffer, int64_t off, uint64_t size) const {
+  static WS_DEV void fault(uint32_t line, uint32_t buffer, int64_t off, uint64_t size) {
     abi::Fault* f = Self::info().fault;
     if (atomicCAS(&f->flag, 0u, 1u) == 0u) {
       f->line = line;
@@ -263,63 +356,13 @@ class Common {
 // ---- record mode ----------------------------------------------------------------------
 
 static __constant__ abi::RecordState g_record_state;
-static __shared__ uint32_t g_record_seq[32];  // per-warp record counter of the block
-static __shared__ unsigned long long g_record_next[32], g_record_end[32];  // per-warp slot chunk
+static __shared__ uint32_t g_record_slot;  // the block's log slot
 
 // Lanes do not meet at an access the way the plain kernel's lanes execute one
-// instruction: the out-of-line calls diverge a warp where the plain code would select,
-// and the scheduler may run lanes of different sites together. So the instrumented
-// contexts meet explicitly, and group lanes exactly as the emulator does: every lane of
-// the warp waits at its next access (or is done: at a barrier, or at the end); the lowest
-// waiting lane leads, and the lanes waiting at the leader's site form one record and run
-// on to their next access. `all` is the warp's lanes. Out of line: one call per access
-// site keeps the instrumented kernels small enough to compile fast.
+// instruction: the scheduler may run lanes of different sites together. So the record
+// context only logs, thread by thread, and the meeting that groups lanes into records,
+// exactly as the emulator does, runs afterwards over the logs (merge_logs in record.cu).
 constexpr uint32_t kDone = 0xfffffffeu;  // a lane at a barrier or at the end of the kernel
-
-// One step of the meeting: returns once this lane's access has been recorded (or, for a
-// lane that is done, once every lane of the warp is done).
-static __device__ __noinline__ void record_step(uint32_t key, uint32_t off, unsigned all, uint32_t block,
-                                                uint32_t warp, uint32_t lane, uint32_t epoch) {
-  const abi::RecordState& st = g_record_state;
-  const bool waiting = key != kDone;
-  for (;;) {
-    __syncwarp(all);
-    const unsigned pending = __ballot_sync(all, waiting);
-    if (!pending) return;
-    const uint32_t leader = instr::leader_of(pending);
-    const uint32_t lead_key = __shfl_sync(all, key, leader);
-    const unsigned group = __ballot_sync(all, waiting && key == lead_key);
-    unsigned long long slot = 0;
-    if (lane == leader) {  // one leader at a time in a warp: plain arithmetic on its state
-      if (g_record_next[warp] == g_record_end[warp]) {
-        g_record_next[warp] = atomicAdd(st.cursor, (unsigned long long)abi::kRecordChunk);
-        g_record_end[warp] = g_record_next[warp] + abi::kRecordChunk;
-      }
-      slot = g_record_next[warp]++;
-      const uint32_t seq = g_record_seq[warp]++;
-      if (slot < st.capacity) {
-        abi::Record& r = st.records[slot];
-        r.key = key;
-        r.block = block;
-        r.warp = warp;
-        r.seq = seq;
-        r.epoch = epoch;
-        r.active = group;
-      } else {
-        atomicAdd(st.dropped_lanes, (unsigned long long)__popc(group));
-        for (uint32_t h = abi::key_hash(key), n = 0; n < abi::kSiteSlots; ++n, h = (h + 1) % abi::kSiteSlots) {
-          uint32_t old = atomicCAS(&st.dropped_keys[h], abi::kEmptyKey, key);
-          if (old == abi::kEmptyKey || old == key) break;
-        }
-      }
-    }
-    slot = __shfl_sync(all, slot, leader);
-    if ((group >> lane) & 1u) {
-      if (slot < st.capacity) st.records[slot].offset[lane] = off;
-      return;
-    }
-  }
-}
 
 class RecordCtx : public instr::Common<RecordCtx> {
  public:
@@ -329,41 +372,73 @@ class RecordCtx : public instr::Common<RecordCtx> {
   static WS_DEV bool block_selected() {
     const abi::RecordState& st = g_record_state;
     const uint32_t b = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    if (st.block_n) return b - st.block_lo < st.block_n;  // a range: no memory read
     return !st.block_bits || ((st.block_bits[b >> 5] >> (b & 31)) & 1u);
   }
 
   WS_DEV RecordCtx() {
-    on_ = (g_record_state.warp_bits >> (warp_ & 31)) & 1u;
-    if (tid_ < 32) {
-      g_record_seq[tid_] = 0;
-      g_record_next[tid_] = g_record_end[tid_] = 0;
+    const abi::RecordState& st = g_record_state;
+    if (tid_ == 0) {
+      const uint32_t s = atomicAdd(st.log_cursor, 1u);
+      g_record_slot = s;
+      if (s < st.log_blocks) st.log_block[s] = block_;
     }
     (__syncthreads)();
+    slot_ = g_record_slot;
+    threads_ = blockDim.x * blockDim.y * blockDim.z;
+    on_ = (st.warp_bits >> (warp_ & 31)) & 1u;
+    // The first block to record describes the shared arrays (it may not be block 0).
+    writer_ = tid_ == 0 && slot_ == 0;
+    cap_ = slot_ < st.log_blocks ? st.log_cap : 0u;
+    log_ = cap_ ? st.log + (uint64_t(slot_) * cap_) * threads_ + tid_ : nullptr;
   }
 
   WS_DEV void barrier() const {
-    if (on_) record_step(kDone, 0, all_, block_, warp_, lane_, epoch_);
+    if (on_) append(abi::kBarrierKey, 0);
     (__syncthreads)();
     ++epoch_;
   }
-  // The warp's unused slots are marked empty and its record count added to the total.
+  // The thread's log length and barrier count, for the merge; a block without a log slot
+  // (more blocks than the logs hold) reports its accesses as dropped.
   WS_DEV void finish() const {
     if (!on_) return;
-    record_step(kDone, 0, all_, block_, warp_, lane_, epoch_);
-    if (lane_ != instr::leader_of(all_)) return;
     const abi::RecordState& st = g_record_state;
-    for (unsigned long long s = g_record_next[warp_]; s < g_record_end[warp_] && s < st.capacity; ++s)
-      st.records[s].key = abi::kEmptyKey;
-    atomicAdd(st.total, (unsigned long long)g_record_seq[warp_]);
+    if (slot_ < st.log_blocks) {
+      uint32_t* c = &st.log_count[2 * (uint64_t(slot_) * threads_ + tid_)];
+      c[0] = n_;
+      c[1] = epoch_;
+      if (n_ > cap_) atomicMax(st.log_max, n_);
+    } else if (n_ > epoch_) {
+      atomicAdd(st.dropped_lanes, (unsigned long long)(n_ - epoch_));
+    }
   }
 
   WS_DEV void access(uint32_t key, uint32_t off) const {
-    if (on_ && key != abi::kEmptyKey) record_step(key, off, all_, block_, warp_, lane_, epoch_);
+    if (on_ && key != abi::kEmptyKey) append(key, off);
   }
 
  private:
+  // A store the compiler does not see as touching memory (no "memory" clobber): the
+  // kernel's own loads may still be scheduled across it as in the plain kernel, since the
+  // log never aliases the kernel's arrays. Predicated, not branched, on the log's room.
+  WS_DEV void append(uint32_t key, uint32_t off) const {
+    unsigned long long* at = log_ + uint64_t(n_) * threads_;
+    asm volatile(
+        "{\n\t.reg .pred p;\n\tsetp.lt.u32 p, %2, %3;\n\t@p st.global.u64 [%0], %1;\n\t}" ::"l"(at),
+        "l"(abi::log_entry(key, off)), "r"(n_), "r"(cap_));
+    ++n_;
+  }
   bool on_;
+  uint32_t slot_, threads_, cap_;
+  unsigned long long* log_;
+  mutable uint32_t n_ = 0;
 };
+
+// The same recording in one launch: the blocks not recorded run the plain instantiation
+// inside the record kernel (kernel_body). Cheaper than two launches for grids of many
+// short blocks (copies, transposes); dearer where the plain kernel needs the registers
+// and shared memory that the instrumented copy beside it takes (register-tiled SGEMM).
+class RecordMixedCtx : public RecordCtx {};
 
 // ---- counts mode ----------------------------------------------------------------------
 
@@ -481,12 +556,19 @@ WS_DEV Tables tables(uint32_t warp) {
   return t;
 }
 
+// The partition of the global sums this block adds to: its SM's.
+WS_DEV uint32_t part() {
+  uint32_t sm;
+  asm("mov.u32 %0, %%smid;" : "=r"(sm));
+  return sm & (abi::kParts - 1u);
+}
+
 // Item i of the block's epoch totals to the global epoch table, and cleared.
 WS_DEV void flush_item(const Tables& t, uint32_t epoch, uint32_t i) {
   const abi::CountsState& st = g_counts_state;
   const uint32_t e = epoch < st.max_epochs ? epoch : st.max_epochs - 1;
   const uint32_t words = abi::kEpochSums + st.info.n_global * t.row_words;
-  unsigned long long* row = &st.epochs[uint64_t(e) * words];
+  unsigned long long* row = &st.epochs[(uint64_t(e) * abi::kParts + part()) * words];
   if (i < abi::kEpochPairs) {
     unsigned long long v = t.pairs[i];
     if (!v) return;
@@ -578,65 +660,60 @@ WS_DEV void flush_way(const Tables& t, abi::WarpWay& w) {
 }
 
 // The warp's totals of the epoch to the block's (all lanes of the warp, after meeting).
+// A partial warp (a block whose size is not a multiple of 32) has fewer lanes than
+// items, so the lanes share the work by rank among the lanes the warp has.
 static __device__ __noinline__ void warp_flush(uint32_t warp, uint32_t lane, unsigned all, bool sites) {
   Tables t = tables(warp);
-  for (uint32_t i = lane; i < abi::kEpochPairs; i += abi::kWarp)
+  const uint32_t rank = uint32_t(__popc(all & instr::lanes_below(lane))), n = uint32_t(__popc(all));
+  for (uint32_t i = rank; i < abi::kEpochPairs; i += n)
     if (unsigned long long v = t.wpairs[i]) {
       atomicAdd(&t.pairs[i], v);
       t.wpairs[i] = 0;
     }
   if (t.wcells)
-    for (uint32_t i = lane; i < t.items - abi::kEpochPairs; i += abi::kWarp)
+    for (uint32_t i = rank; i < t.items - abi::kEpochPairs; i += n)
       if (uint32_t v = t.wcells[i]) {
         atomicAdd(&t.cells[i], v);
         t.wcells[i] = 0;
       }
   if (sites)
-    for (uint32_t i = lane; i < abi::kCacheWays; i += abi::kWarp) flush_way(t, t.ways[i]);
+    for (uint32_t i = rank; i < abi::kCacheWays; i += n) flush_way(t, t.ways[i]);
   __syncwarp(all);
 }
 
-// The block's totals of the epoch that ends here go to global memory; threads that have
-// exited take no part, so the items are handed out by ticket.
-static __device__ __noinline__ void barrier(uint32_t epoch) {
+// The block's totals of the epoch that ends here go to global memory, shared out over
+// all the block's threads (every thread is here: this is a barrier).
+static __device__ __noinline__ void barrier(uint32_t epoch, uint32_t tid, uint32_t nthreads) {
   (__syncthreads)();
   Tables t = tables(0);
-  uint32_t* ticket = &t.ctl[1 + (epoch & 1u)];
-  for (;;) {
-    uint32_t i = atomicAdd(ticket, 1u);
-    if (i >= t.items) {
-      if (i == t.items) t.ctl[1 + ((epoch + 1u) & 1u)] = 0;
-      break;
-    }
-    flush_item(t, epoch, i);
-  }
+  for (uint32_t i = tid; i < t.items; i += nthreads) flush_item(t, epoch, i);
   (__syncthreads)();
 }
 
-// The last threads of the block to finish flush its site table and its last epoch.
-static __device__ __noinline__ void finish(uint32_t epoch, uint32_t lane, unsigned mask) {
+// At the end of the block (every thread of the block comes here: kernel_body calls
+// finish() after the body returns, however it returns), the block's site table and its
+// last epoch go to global memory, shared out over all its threads.
+static __device__ __noinline__ void finish(uint32_t epoch, uint32_t tid, uint32_t nthreads) {
+  (__syncthreads)();
   Tables t = tables(0);
-  __threadfence_block();
-  uint32_t left = atomicSub(&t.ctl[0], 1u) - 1u;
-  if (!__ballot_sync(mask, left == 0)) return;
-  __threadfence_block();
-  const uint32_t rank = uint32_t(__popc(mask & instr::lanes_below(lane))), n = uint32_t(__popc(mask));
-  for (uint32_t i = rank; i < t.items; i += n) flush_item(t, epoch, i);
-  for (uint32_t i = rank; i < abi::kSiteSlots; i += n) {
+  for (uint32_t i = tid; i < t.items; i += nthreads) flush_item(t, epoch, i);
+  for (uint32_t i = tid; i < abi::kSiteSlots; i += nthreads) {
     const abi::BlockSite& s = t.sites[i];
     if (s.key == abi::kEmptyKey) continue;
     abi::SiteSlot* g = global_site(s.key);
     if (!g) continue;
     const uint32_t idx[8] = {abi::kRequests,     abi::kLanes, abi::kSectors,    abi::kLines,
                              abi::kIdealSectors, abi::kBytes, abi::kWavefronts, abi::kIdealWavefronts};
+    unsigned long long* sums = g->sums[part()];
     for (uint32_t k = 0; k < 8; ++k) {
       uint32_t v = uint32_t(s.pair[k / 2] >> (32 * (k % 2)));
-      if (v) atomicAdd(&g->sums[idx[k]], (unsigned long long)v);
+      if (v) atomicAdd(&sums[idx[k]], (unsigned long long)v);
     }
-    if (s.max_way) atomicMax(&g->max_way, s.max_way);
-    atomicMin(&g->first, s.first);
+    // Most blocks change neither: a read first spares the atomic.
+    if (s.max_way > *(volatile uint32_t*)&g->max_way) atomicMax(&g->max_way, s.max_way);
+    if (s.first < *(volatile unsigned long long*)&g->first) atomicMin(&g->first, s.first);
   }
-  if (rank == 0) atomicMax(g_counts_state.epochs_seen, (unsigned long long)epoch + 1ull);
+  if (tid == 0) atomicMax(g_counts_state.epochs_seen, (unsigned long long)epoch + 1ull);
 }
 
 // DRAM model, computed: every distinct burst the request touches adds one to its
@@ -815,13 +892,13 @@ class CountsCtx : public instr::Common<CountsCtx> {
   WS_DEV void barrier() const {
     tally::step(kDone, 0, all_, block_, warp_, lane_, epoch_);
     tally::warp_flush(warp_, lane_, all_, false);
-    tally::barrier(epoch_);
+    tally::barrier(epoch_, tid_, blockDim.x * blockDim.y * blockDim.z);
     ++epoch_;
   }
   WS_DEV void finish() const {
     tally::step(kDone, 0, all_, block_, warp_, lane_, epoch_);
     tally::warp_flush(warp_, lane_, all_, true);
-    tally::finish(epoch_, lane_, all_);
+    tally::finish(epoch_, tid_, blockDim.x * blockDim.y * blockDim.z);
   }
   WS_DEV void access(uint32_t key, uint32_t off) const {
     if (key != abi::kEmptyKey) tally::step(key, off, all_, block_, warp_, lane_, epoch_);
@@ -833,7 +910,13 @@ class CountsCtx : public instr::Common<CountsCtx> {
 template <class Op, class Ctx, class Args>
 __device__ __forceinline__ void kernel_body(const Args& args) {
   if constexpr (std::is_same_v<Ctx, RecordCtx>) {
-    if (!RecordCtx::block_selected()) {  // block-uniform: barriers stay matched
+    // Block-uniform, so barriers stay matched. The blocks not recorded run in a plain
+    // launch beside this one (device_kernel_skip): the record launch carries no plain
+    // copy of the kernel, whose registers and shared arrays would cost every block.
+    if (!RecordCtx::block_selected()) return;
+  }
+  if constexpr (std::is_same_v<Ctx, RecordMixedCtx>) {
+    if (!RecordCtx::block_selected()) {
       PlainCtx plain;
       Op{}(plain, args);
       return;

@@ -53,9 +53,9 @@ class CountsLauncher {
         sites_(sizeof(abi::SiteSlot) * abi::kSiteSlots, "the site table"),
         empty_sites_(sizeof(abi::SiteSlot) * abi::kSiteSlots, "the site table") {
     words_ = abi::counts_epoch_words(uint32_t(a.size()), dram_.cells());
-    max_epochs_ = uint32_t(std::min<uint64_t>(kMaxEpochs, kEpochTableBytes / (uint64_t(words_) * 8)));
+    max_epochs_ = uint32_t(std::min<uint64_t>(kMaxEpochs, kEpochTableBytes / (uint64_t(words_) * 8 * abi::kParts)));
     max_epochs_ = std::max<uint32_t>(max_epochs_, 1);
-    epochs_ = std::make_unique<DeviceMemory>(uint64_t(max_epochs_) * words_ * 8, "the epoch table");
+    epochs_ = std::make_unique<DeviceMemory>(uint64_t(max_epochs_) * abi::kParts * words_ * 8, "the epoch table");
     // Site slots as a launch starts: keys empty (all ones), sums zero, `first` all ones.
     std::vector<abi::SiteSlot> empty(abi::kSiteSlots);
     for (auto& slot : empty) {
@@ -177,17 +177,20 @@ class CountsLauncher {
         c.sites.emplace_back();
       }
       SiteCounts& sc = c.sites[i];
-      sc.requests += s->sums[abi::kRequests];
-      sc.lane_accesses += s->sums[abi::kLanes];
-      sc.sectors += s->sums[abi::kSectors];
-      sc.lines += s->sums[abi::kLines];
-      sc.ideal_sectors += s->sums[abi::kIdealSectors];
-      sc.bytes_requested += s->sums[abi::kBytes];
-      sc.wavefronts += s->sums[abi::kWavefronts];
-      sc.ideal_wavefronts += s->sums[abi::kIdealWavefronts];
+      unsigned long long sums[abi::kSiteSums] = {};
+      for (uint32_t q = 0; q < abi::kParts; ++q)
+        for (uint32_t k = 0; k < abi::kSiteSums; ++k) sums[k] += s->sums[q][k];
+      sc.requests += sums[abi::kRequests];
+      sc.lane_accesses += sums[abi::kLanes];
+      sc.sectors += sums[abi::kSectors];
+      sc.lines += sums[abi::kLines];
+      sc.ideal_sectors += sums[abi::kIdealSectors];
+      sc.bytes_requested += sums[abi::kBytes];
+      sc.wavefronts += sums[abi::kWavefronts];
+      sc.ideal_wavefronts += sums[abi::kIdealWavefronts];
       sc.bank_conflicts = sc.wavefronts - sc.ideal_wavefronts;
       sc.max_way = std::max(sc.max_way, s->max_way);
-      c.lane_accesses += s->sums[abi::kLanes];
+      c.lane_accesses += sums[abi::kLanes];
       if (s->example_taken && !sc.has_example) {
         const abi::Record& d = s->example;
         trace::Record& r = sc.example;
@@ -206,9 +209,13 @@ class CountsLauncher {
     // Epoch rows.
     uint64_t seen = std::min<uint64_t>(ctl.epochs_seen, max_epochs_);
     if (ctl.epochs_seen > max_epochs_) c.epochs_merged += uint32_t(ctl.epochs_seen - max_epochs_);
-    std::vector<unsigned long long> rows(seen * words_);
+    std::vector<unsigned long long> parts(seen * abi::kParts * words_), rows(seen * words_, 0);
     if (seen)
-      check(cudaMemcpy(rows.data(), epochs_->get(), rows.size() * 8, cudaMemcpyDeviceToHost), "reading the epoch table");
+      check(cudaMemcpy(parts.data(), epochs_->get(), parts.size() * 8, cudaMemcpyDeviceToHost),
+            "reading the epoch table");
+    for (uint64_t e = 0; e < seen; ++e)
+      for (uint32_t q = 0; q < abi::kParts; ++q)
+        for (uint32_t w = 0; w < words_; ++w) rows[e * words_ + w] += parts[(e * abi::kParts + q) * words_ + w];
     const uint32_t cells = dram_.cells();
     std::map<uint32_t, EpochCounts> merged;
     for (auto& e : c.epochs) merged[e.epoch] = std::move(e);

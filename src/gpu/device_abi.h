@@ -78,6 +78,12 @@ struct LaunchInfo {
 
 // ---- record mode ---------------------------------------------------------------------------
 
+// Recording is two kernels. The instrumented kernel does not make its lanes meet: every
+// thread of a recorded warp appends its accesses, (key, offset) in 8 bytes, to its own log
+// (a barrier appends kBarrierKey), which costs one coalesced store per access. A second
+// kernel, one warp per recorded warp, replays the lanes' logs through the emulator's
+// meeting (the lowest waiting lane leads; the lanes at its site form one record) and
+// writes the records.
 struct RecordState {
   LaunchInfo info;
   Record* records;
@@ -85,13 +91,24 @@ struct RecordState {
   unsigned long long* cursor;           // slots handed out, kRecordChunk at a time to a warp
   unsigned long long* total;            // records asked for (kept + dropped)
   const uint32_t* block_bits;           // bit per linear block; null: every block
+  uint32_t block_lo, block_n;           // block_n > 0: the recorded blocks are block_lo .. + block_n - 1
   uint32_t warp_bits;                   // warps to record
   uint32_t* dropped_keys;               // [kSiteSlots] keys of dropped records
   unsigned long long* dropped_lanes;    // lane accesses of dropped records
+  // The logs: entry e of thread t of the s-th recorded block at (s * log_cap + e) * threads + t.
+  unsigned long long* log;
+  uint32_t log_cap;                     // entries a thread's log holds
+  uint32_t log_blocks;                  // blocks the logs hold
+  uint32_t* log_cursor;                 // blocks that took a log slot
+  uint32_t* log_block;                  // [log_blocks] the linear block id of each slot
+  uint32_t* log_count;                  // [log_blocks * threads][2] entries made, barriers passed
+  uint32_t* log_max;                    // the most entries any thread made (to size the next run)
 };
 // A warp takes record slots in chunks, so that one global atomic serves many records;
 // the slots of its last chunk that it does not use are marked with kEmptyKey.
 constexpr uint32_t kRecordChunk = 32;
+constexpr uint32_t kBarrierKey = 0xfffffffdu;  // a log entry: the thread passed a barrier
+WS_ABI unsigned long long log_entry(uint32_t key, uint32_t off) { return (unsigned long long)key << 32 | off; }
 
 // ---- counts mode -------------------------------------------------------------------------
 
@@ -106,11 +123,16 @@ enum EpochStat : uint32_t {
   kEpochSums
 };
 
+// Every block adds its sums to global memory when it ends; with tens of thousands of
+// blocks, one address per sum would serialise their atomics. So the global sums come in
+// kParts partitions (a block uses the one of the SM it runs on), added up by the host.
+constexpr uint32_t kParts = 8;
+
 struct SiteSlot {
   uint32_t key;                         // kEmptyKey when free
   uint32_t max_way;
   unsigned long long first;             // smallest (block, epoch, warp, seq) that executed the site
-  unsigned long long sums[kSiteSums];
+  unsigned long long sums[kParts][kSiteSums];
   uint32_t example_taken;               // 1 once `example` holds a request of this site
   uint32_t pad;
   Record example;
@@ -148,8 +170,8 @@ struct CountsState {
   LaunchInfo info;
   Dram dram;
   SiteSlot* sites;                      // [kSiteSlots], hashed by key
-  // [max_epochs][counts_epoch_words]: kEpochSums totals, then per global array its DRAM
-  // cells and, last, its request count.
+  // [max_epochs][kParts][counts_epoch_words]: kEpochSums totals, then per global array its
+  // DRAM cells and, last, its request count.
   unsigned long long* epochs;
   uint32_t max_epochs;                  // epochs past this are added to the last one
   unsigned long long* epochs_seen;      // highest epoch + 1 (atomicMax)

@@ -50,6 +50,9 @@ struct CaptureOptions {
   std::vector<uint32_t> warps;          // warps of each block to record; empty: every warp
   uint64_t max_records = ~uint64_t(0);  // records past this are dropped and counted
   bool keep_records = true;             // false: run and count only
+  // With a block filter: record in one launch that also runs the other blocks, instead of
+  // a record launch beside a plain one (the choice a benchmark makes by timing both).
+  bool one_launch = false;
 };
 
 // Records kernel `k` with `p` on `arrays` (from catalog::make_arrays) on the GPU; fills

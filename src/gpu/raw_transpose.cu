@@ -21,7 +21,7 @@ __global__ void raw_transpose_read_coalesced(const float* in, float* out, int n,
 __global__ void raw_transpose_write_coalesced(const float* in, float* out, int n, int m) {
   int col = blockIdx.x * blockDim.x + threadIdx.x;
   int row = blockIdx.y * blockDim.y + threadIdx.y;
-  if (row < m && col < n) out[row * n + col] = in[col * m + row];
+  if (col < n && row < m) out[row * n + col] = in[col * m + row];
 }
 
 template <int PAD>

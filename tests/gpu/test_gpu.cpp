@@ -113,18 +113,25 @@ TEST_CASE("GPU trace equals the emulator trace, record for record, for every cat
 }
 
 TEST_CASE("GPU trace of selected blocks equals the emulator's, in the order given") {
-  for (const char* id : {"transpose_tiled", "matmul_tiled", "pmpp_exercise"}) {
+  // Both record plans (a record launch beside a plain one; one launch for all blocks), a
+  // scattered list of blocks (a bit mask on the device) and a range of them.
+  for (const char* id : {"transpose_tiled", "matmul_tiled", "pmpp_exercise", "matmul_coarse2d_vec", "copy"})
+  for (bool one_launch : {false, true})
+  for (std::vector<uint32_t> blocks : {std::vector<uint32_t>{3, 0, 1}, std::vector<uint32_t>{1, 2, 3}}) {
     CAPTURE(id);
+    CAPTURE(one_launch);
+    CAPTURE(blocks.front());
     const catalog::KernelInfo* k = catalog::find(id);
     REQUIRE(k);
-    catalog::Params p;
-    REQUIRE(catalog::resolve(*k, 0, {}, p) == "");
+    catalog::Params p;  // sizes with at least four blocks
+    REQUIRE(catalog::resolve(*k, std::string(id) == "matmul_coarse2d_vec" ? 256 : 0, {}, p) == "");
     auto arrays = catalog::make_arrays(*k, p);
     trace::Trace et, gt;
     emu::CaptureOptions eo;
-    eo.blocks = {3, 0, 1};
+    eo.blocks = blocks;
     gpu::CaptureOptions go;
     go.blocks = eo.blocks;
+    go.one_launch = one_launch;
     auto a1 = arrays, a2 = arrays;
     emu::record(*k, p, a1, eo, et);
     gpu::record(*k, p, a2, go, gt);

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Zero cost, checked without a GPU: compiles the plain instantiation of the catalog
+(src/gpu/plain.cu) and the hand-written raw-pointer kernels (src/gpu/raw_*.cu) to PTX with
+nvcc, and requires every pair to be the same PTX instruction for instruction (symbol and
+register names aside). The device run compares the SASS as well
+(scripts/device/sass_compare.py).
+
+Usage: zero_cost_ptx.py NVCC SOURCE_DIR WORK_DIR [ARCH]"""
+import difflib
+import os
+import re
+import subprocess
+import sys
+
+# (mangled-name fragment of device_kernel_plain<Op, ...>, of the raw kernel)
+PAIRS = [
+    ("TransposeNaiveILb1E", "raw_transpose_read_coalescedE"),
+    ("TransposeNaiveILb0E", "raw_transpose_write_coalescedE"),
+    ("TransposeTiledILi0E", "raw_transpose_tiledILi0E"),
+    ("TransposeTiledILi1E", "raw_transpose_tiledILi1E"),
+    ("TransposeTiledDynamicILi0E", "raw_transpose_tiled_dynamicILi0E"),
+    ("TransposeTiledDynamicILi1E", "raw_transpose_tiled_dynamicILi1E"),
+    ("MatmulNaiveUncoalescedE", "raw_matmul_naive_uncoalescedE"),
+    ("MatmulNaiveE", "raw_matmul_naiveE"),
+    ("MatmulNaiveColMajorE", "raw_matmul_naive_colmajorE"),
+    ("MatmulTiledILi16ELi1ELb0E", "raw_matmul_tiledILi16ELi1ELb0E"),
+    ("MatmulTiledILi32ELi1ELb0E", "raw_matmul_tiledILi32ELi1ELb0E"),
+    ("MatmulTiledILi16ELi1ELb1E", "raw_matmul_tiledILi16ELi1ELb1E"),
+    ("MatmulTiledILi32ELi1ELb1E", "raw_matmul_tiledILi32ELi1ELb1E"),
+    ("MatmulTiledILi32ELi4ELb0E", "raw_matmul_tiledILi32ELi4ELb0E"),
+    ("MatmulCoarse2DILi128E", "raw_matmul_coarse2dILi128E"),
+    ("MatmulCoarse2DVecILi128E", "raw_matmul_coarse2d_vecILi128E"),
+]
+
+
+def entries(path):
+    out, cur, body = {}, None, []
+    for line in open(path):
+        if ".entry" in line:
+            cur, body = line.split(".entry")[1].strip().rstrip("(").strip(), []
+        elif cur and line.startswith("}"):
+            out[cur] = body
+            cur = None
+        elif cur:
+            body.append(line)
+    return out
+
+
+def normalise(lines):
+    """Symbols become SYM; registers and labels are renamed in order of first use, so two
+    bodies compare equal only if their instructions and their data flow are the same."""
+    out, names = [], {}
+
+    def rename(m):
+        return names.setdefault(m.group(0), f"%v{len(names)}")
+
+    reg = r"%(?!tid|ntid|ctaid|nctaid|laneid|warpid)\w+|\$L__BB\d+_\d+"
+    body = []
+    for l in lines:
+        l = l.strip()
+        if not l or l.startswith((".reg", "//", ".param", ")")):
+            continue
+        body.append(re.sub(r"_Z\w+?(_param_\d+)?\b", lambda m: "SYM" + (m.group(1) or ""), l))
+    # The order in which nvcc converts the pointer parameters to global addresses is not
+    # significant: runs of such conversions are put in order of the register they convert.
+    first = {}
+    for l in body:
+        for r in re.findall(reg, l):
+            first.setdefault(r, len(first))
+    i = 0
+    while i < len(body):
+        j = i
+        while j < len(body) and body[j].startswith("cvta.to.global"):
+            j += 1
+        if j - i > 1:
+            body[i:j] = sorted(body[i:j], key=lambda l: first.get(re.findall(reg, l)[-1], 0))
+        i = max(j, i + 1)
+    for l in body:
+        out.append(re.sub(reg, rename, l))
+    return out
+
+
+def main():
+    nvcc, src, work = sys.argv[1], sys.argv[2], sys.argv[3]
+    arch = sys.argv[4] if len(sys.argv) > 4 else "90"
+    os.makedirs(work, exist_ok=True)
+    flags = ["-DWS_HAVE_CUDA=1", f"-I{src}/src", f"-I{src}/kernels", "-O3", "-DNDEBUG", f"-arch=sm_{arch}",
+             "--expt-relaxed-constexpr", "-std=c++20", "-ptx"]
+    plain, raw = {}, {}
+    for name, into in (("plain.cu", plain), ("raw_matmul.cu", raw), ("raw_transpose.cu", raw)):
+        ptx = os.path.join(work, name + ".ptx")
+        r = subprocess.run([nvcc, *flags, os.path.join(src, "src/gpu", name), "-o", ptx], capture_output=True,
+                           text=True)
+        if r.returncode != 0:
+            print(f"nvcc failed on {name}:\n{r.stderr}")
+            return 1
+        into.update(entries(ptx))
+    bad = 0
+    for p, q in PAIRS:
+        a = [k for k in plain if "device_kernel_plain" in k and p in k]
+        b = [k for k in raw if q in k]
+        if len(a) != 1 or len(b) != 1:
+            print(f"{p}: found {len(a)} single-source and {len(b)} hand-written kernels, want 1 and 1")
+            bad += 1
+            continue
+        x, y = normalise(plain[a[0]]), normalise(raw[b[0]])
+        same = x == y
+        bad += not same
+        print(f"{p:28s} {len(x):4d} PTX instructions, hand-written {len(y):4d}: {'identical' if same else 'DIFFERENT'}")
+        if not same:
+            for l in list(difflib.unified_diff(y, x, "hand-written", "single source", lineterm="", n=1))[:40]:
+                print("   ", l)
+    print(f"zero cost (PTX): {len(PAIRS) - bad} of {len(PAIRS)} single-source kernels compile to the hand-written PTX")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
