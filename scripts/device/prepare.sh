@@ -5,8 +5,8 @@
 set -eu
 cd "$(dirname "$0")/../.."
 cmake -S . -B build-gpu -G Ninja -DWARPSCOPE_CUDA=ON -DWARPSCOPE_GUI=OFF >/dev/null
-ninja -j"${JOBS:-2}" -C build-gpu test_gpu ws_gpu_tool
+ninja -j"${JOBS:-2}" -C build-gpu test_gpu ws_gpu_tool warpscope
 mkdir -p build-device
-cp build-gpu/tests/test_gpu build-gpu/tests/ws_gpu_tool build-device/
-strip --strip-debug build-device/test_gpu build-device/ws_gpu_tool 2>/dev/null || true
+cp build-gpu/tests/test_gpu build-gpu/tests/ws_gpu_tool build-gpu/warpscope build-device/
+strip --strip-debug build-device/test_gpu build-device/ws_gpu_tool build-device/warpscope 2>/dev/null || true
 ls -la build-device

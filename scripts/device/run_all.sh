@@ -22,7 +22,7 @@ if ! ldconfig -p 2>/dev/null | grep -q libcublas.so.13 && [ ! -e /usr/local/cuda
     [ -d "$d" ] && LD_LIBRARY_PATH=$d:$LD_LIBRARY_PATH
   done
 fi
-STAGES=${STAGES:-env tests bench sass ncu sanitize traces}
+STAGES=${STAGES:-env tests bench sass ncu report sanitize traces}
 summary=()
 say() { summary+=("$*"); echo "== $*"; }
 has() { case " $STAGES " in *" $1 "*) return 0;; esac; return 1; }
@@ -69,6 +69,12 @@ if has ncu; then
   timeout $(lim 60) "$BIN/ws_gpu_tool" probe counts >"$W/counts.jsonl" 2>>"$W/ncu.log"
   python3 scripts/device/ncu_compare.py "$W/ncu.csv" "$W/counts.jsonl" >"$W/validation.md" 2>>"$W/ncu.log"
   say "ncu: rc=$rc; $(tail -1 "$W/validation.md")"
+fi
+
+if has report && [ -x "$BIN/warpscope" ]; then
+  timeout $(lim 120) scripts/device/report_compare.sh "$W/report" >"$W/report_compare.txt" 2>&1
+  say "report: $(tail -1 "$W/report_compare.txt")"
+  rm -rf "$W/report"
 fi
 
 if has sanitize; then

@@ -112,6 +112,11 @@ Report analyze(const trace::Trace& t, const DramModel& dram);
 // request; ideal 4").
 std::string why(const trace::Trace& t, const trace::Record& r);
 
+// The line for a whole site: the shape of `example` (one request of the site), the
+// numbers of `s` (averages over all its requests). What analyze() writes in SiteStats::why,
+// for statistics summed elsewhere (counts mode on a GPU).
+std::string why_site(const trace::Trace& t, const trace::Record& example, const SiteStats& s);
+
 // The report as the JSON object `warpscope report --format json` prints.
 std::string report_json(const trace::Trace& t, const Report& rep);
 // The report as the text table `warpscope report` prints.

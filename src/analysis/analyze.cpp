@@ -148,7 +148,6 @@ Report analyze(const trace::Trace& t, const DramModel& dram_in) {
   // Per-site averages and the plain-language line.
   for (size_t i = 0; i < nsites; ++i) {
     SiteStats& ss = rep.sites[i];
-    const trace::Site& site = t.sites[i];
     if (ss.requests) {
       double q = double(ss.requests);
       ss.sectors_per_request = double(ss.sectors) / q;
@@ -161,20 +160,7 @@ Report analyze(const trace::Trace& t, const DramModel& dram_in) {
       ss.why = "not executed in the recorded blocks";
       continue;
     }
-    const trace::Record& ex = t.records[ss.example];
-    auto p = detail::pattern(ex, info[i].bytes);
-    if (info[i].global) {
-      detail::GlobalNumbers g{ss.sectors_per_request, ss.ideal_sectors_per_request, ss.efficiency};
-      ss.why = detail::why_global(t, site, p, g);
-    } else {
-      detail::SharedNumbers n;
-      n.wavefronts = ss.wavefronts_per_request;
-      n.ideal = double(ss.ideal_wavefronts) / double(ss.requests);
-      n.conflicts = ss.conflicts_per_request;
-      n.max_way = ss.max_way;
-      detail::shared_banks(ex, info[i].bytes, n.banks_used, n.bank);
-      ss.why = detail::why_shared(t, site, p, n, false);
-    }
+    ss.why = why_site(t, t.records[ss.example], ss);
   }
 
   // Per-epoch DRAM spread.
@@ -204,6 +190,24 @@ Report analyze(const trace::Trace& t, const DramModel& dram_in) {
     rep.epochs.push_back(std::move(es));
   }
   return rep;
+}
+
+std::string why_site(const trace::Trace& t, const trace::Record& ex, const SiteStats& ss) {
+  if (ex.site >= t.sites.size() || !ss.requests) return "not executed in the recorded blocks";
+  const trace::Site& site = t.sites[ex.site];
+  const uint32_t bytes = detail::lane_bytes(site.bytes);
+  auto p = detail::pattern(ex, bytes);
+  if (site.space == trace::Space::Global) {
+    detail::GlobalNumbers g{ss.sectors_per_request, ss.ideal_sectors_per_request, ss.efficiency};
+    return detail::why_global(t, site, p, g);
+  }
+  detail::SharedNumbers n;
+  n.wavefronts = ss.wavefronts_per_request;
+  n.ideal = double(ss.ideal_wavefronts) / double(ss.requests);
+  n.conflicts = ss.conflicts_per_request;
+  n.max_way = ss.max_way;
+  detail::shared_banks(ex, bytes, n.banks_used, n.bank);
+  return detail::why_shared(t, site, p, n, false);
 }
 
 std::string why(const trace::Trace& t, const trace::Record& r) {

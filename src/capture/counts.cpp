@@ -30,7 +30,7 @@ analysis::Report report_from_counts(const gpu::Counts& c, const analysis::DramMo
       s.conflicts_per_request = double(g.bank_conflicts) / r;
     }
     if (g.sectors) s.efficiency = double(g.bytes_requested) / (double(g.sectors) * 32.0);
-    if (g.has_example) s.why = analysis::why(one, g.example);
+    if (g.has_example) s.why = analysis::why_site(one, g.example, s);
     rep.records += g.requests;
     rep.sites.push_back(std::move(s));
   }

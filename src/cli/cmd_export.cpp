@@ -23,6 +23,7 @@ struct ExportOptions {
   CLI::Option* step_opt = nullptr;
 };
 
+#ifdef WS_HAVE_GUI
 bool parse_u64(const std::string& s, uint64_t& v) {
   if (s.empty() || s.size() > 18) return false;
   v = 0;
@@ -38,7 +39,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-#ifdef WS_HAVE_GUI
 int run(ExportOptions& o) {
   ui::FigureView view;
   if (o.view.empty()) throw UsageError(std::string("export needs --view: allowed ") + ui::figure_view_keys());
