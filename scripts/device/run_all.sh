@@ -1,10 +1,12 @@
 #!/bin/bash
 # The whole GPU check in one command, on the machine with the GPU:
 #   scripts/device/run_all.sh [OUT_DIR]
-# expects build-device/{test_gpu,ws_gpu_tool} from scripts/device/prepare.sh. Writes every
-# log and table under OUT_DIR (default $OUT, else build-device/out), packs them into
-# results.tgz, and prints a short summary last. Stages are bounded in time so that one
-# slow stage cannot swallow the others.
+# builds test_gpu, ws_gpu_tool and warpscope for the GPU here (cmake + ninja + nvcc, into
+# build-device-src/, binaries to build-device/); with PREBUILT=1 it uses the binaries that
+# scripts/device/prepare.sh staged in build-device/ on another machine instead. Then runs
+# every stage, writes every log and table under OUT_DIR (default $OUT, else
+# build-device/out), packs them into results.tgz, and prints a short summary last. Stages
+# are bounded in time so that one slow stage cannot swallow the others.
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
@@ -25,6 +27,24 @@ fi
 STAGES=${STAGES:-env tests bench sass ncu report sanitize traces}
 summary=()
 say() { summary+=("$*"); echo "== $*"; }
+
+if [ "${PREBUILT:-0}" != 1 ]; then
+  b0=$(date +%s)
+  arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '.')
+  {
+    cmake -S . -B build-device-src -G Ninja -DCMAKE_BUILD_TYPE=Release -DWARPSCOPE_CUDA=ON -DWARPSCOPE_GUI=OFF \
+      -DCMAKE_CUDA_ARCHITECTURES="${arch:-90}" &&
+      ninja -C build-device-src test_gpu ws_gpu_tool warpscope &&
+      mkdir -p "$BIN" &&
+      cp build-device-src/tests/test_gpu build-device-src/tests/ws_gpu_tool build-device-src/warpscope "$BIN/"
+  } >"$W/build.txt" 2>&1
+  rc=$?
+  say "build: rc=$rc, sm_${arch:-90}, $(( $(date +%s) - b0 )) s (log: results/build.txt)"
+  if [ $rc -ne 0 ]; then
+    tail -20 "$W/build.txt"
+    exit 1
+  fi
+fi
 has() { case " $STAGES " in *" $1 "*) return 0;; esac; return 1; }
 START=$(date +%s)
 DEADLINE=$((START + ${BUDGET:-540}))
