@@ -59,17 +59,33 @@ struct Buf {
   }
 };
 
+// The same 2-D shared array seen as another element type, for wide accesses: with
+// `WS_SHARED(float, As, [BK][BM])`, `view_as<float4>(As)[k][j]` is one 16-byte access to
+// As[k][4j .. 4j+3]. The plain GPU context gets the array itself (a reference to it as
+// U[R][C']); the instrumented contexts get a view of the same buffer, so the trace shows
+// the same array, read 16 bytes a lane.
+template <class U, class T, int R, int C>
+WS_HD auto view_as(T (&a)[R][C]) -> U (&)[R][C * sizeof(T) / sizeof(U)] {
+  static_assert((C * sizeof(T)) % sizeof(U) == 0, "rows must hold whole elements of the new type");
+  return reinterpret_cast<U(&)[R][C * sizeof(T) / sizeof(U)]>(a);
+}
+template <class U, class View>
+WS_HD auto view_as(const View& v) -> decltype(v.template as<U>()) {
+  return v.template as<U>();
+}
+
 }  // namespace ws
 
 // The barrier goes through the context so that instrumented runs can count epochs.
 #define __syncthreads() ctx.barrier()
 
 #if defined(__CUDACC__)
+// 16-byte aligned, so that a view_as<float4> of it is aligned too.
 // `auto&&`: the plain context hands back the __shared__ array itself (a reference, so the
 // compiler indexes the array as a hand-written kernel does, never a decayed generic
 // pointer); the instrumented contexts hand back a view, kept alive by the reference.
-#define WS_SHARED(T, name, dims)  \
-  __shared__ T name##_storage dims; \
+#define WS_SHARED(T, name, dims)                \
+  __shared__ __align__(16) T name##_storage dims; \
   auto&& name = ctx.shared(name##_storage, #name)
 #define WS_DYNAMIC_SHARED(T, name)   \
   extern __shared__ T name##_storage[]; \

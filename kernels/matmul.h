@@ -197,16 +197,19 @@ struct MatmulCoarse2D : RegisterTiling<BM_> {
 // As matmul_coarse2d, but every global access is one 16-byte float4 (N must be a multiple
 // of 4), and column indices count float4s: N4 of them per row, colBase4 and threadCol4 the
 // first float4 column of the block's and of this thread's part of C. The A tile is stored
-// transposed, As[k][m], so the TM values a thread needs for one k lie side by side.
+// transposed, As[k][m], so the TM values a thread needs for one k lie side by side and are
+// read as TM/4 float4s (As4, the same tile seen as float4).
 template <int BM_>
 struct MatmulCoarse2DVec : RegisterTiling<BM_> {
   using T = RegisterTiling<BM_>;
-  static_assert(T::BK % 4 == 0 && T::TN % 4 == 0, "float4 tiles need BK and TN to be multiples of 4");
+  static_assert(T::BK % 4 == 0 && T::TM % 4 == 0 && T::TN % 4 == 0,
+                "float4 tiles need BK, TM and TN to be multiples of 4");
   template <class Ctx>
   WS_KERNEL void operator()(Ctx& ctx, const MatmulArgs& a) const {
     constexpr int BM = T::BM, BN = T::BN, BK = T::BK, TM = T::TM, TN = T::TN, THREADS = T::THREADS;
     WS_SHARED(float, As, [BK][BM]);       // transposed: As[k][m]
     WS_SHARED(float4, Bs, [BK][BN / 4]);  // one float4 = 4 neighbouring columns
+    auto&& As4 = view_as<float4>(As);     // As4[k][j] = As[k][4j .. 4j+3]
     auto A = ctx.global(a.A.template as<const float4>());
     auto B = ctx.global(a.B.template as<const float4>());
     auto C = ctx.global(a.C.template as<float4>());
@@ -234,7 +237,13 @@ struct MatmulCoarse2DVec : RegisterTiling<BM_> {
       __syncthreads();
       for (int k = 0; k < BK; ++k) {
 #pragma unroll
-        for (int i = 0; i < TM; ++i) regM[i] = As[k][threadRow * TM + i];
+        for (int p = 0; p < TM / 4; ++p) {
+          float4 m = As4[k][threadRow * (TM / 4) + p];
+          regM[4 * p + 0] = m.x;
+          regM[4 * p + 1] = m.y;
+          regM[4 * p + 2] = m.z;
+          regM[4 * p + 3] = m.w;
+        }
 #pragma unroll
         for (int q = 0; q < TN / 4; ++q) {
           float4 b = Bs[k][threadCol4 + q];

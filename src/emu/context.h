@@ -122,6 +122,11 @@ class Ptr2 {
   WS_EMU_INLINE Ptr<T> operator[](Idx r) const {
     return Ptr<T>(p_ + r.i * C, reinterpret_cast<const char*>(p_), size_, buffer_);
   }
+  // The same array as rows of U (view_as in contract.h).
+  template <class U>
+  Ptr2<U, int(C * sizeof(T) / sizeof(U))> as() const {
+    return Ptr2<U, int(C * sizeof(T) / sizeof(U))>(reinterpret_cast<U*>(p_), size_, buffer_);
+  }
 
  private:
   T* p_;

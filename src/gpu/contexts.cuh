@@ -239,6 +239,11 @@ class Ptr2 {
   WS_DEV Ptr<Ctx, T> operator[](Idx r) const {
     return Ptr<Ctx, T>(p_ + r.i * C, reinterpret_cast<const char*>(p_), size_, buffer_, c_);
   }
+  // The same array as rows of U (view_as in contract.h).
+  template <class U>
+  WS_DEV Ptr2<Ctx, U, int(C * sizeof(T) / sizeof(U))> as() const {
+    return Ptr2<Ctx, U, int(C * sizeof(T) / sizeof(U))>(reinterpret_cast<U*>(p_), size_, buffer_, c_);
+  }
 
  private:
   T* p_;

@@ -45,8 +45,8 @@ __global__ void raw_matmul_naive_colmajor(const float* A, const float* B, float*
 // matmul_coarse1d and matmul_corner_turning, as the catalog writes them.
 template <int TILE, int COARSE, bool CORNER_TURN>
 __global__ void raw_matmul_tiled(const float* A, const float* B, float* C, int N) {
-  __shared__ float As[TILE][TILE];
-  __shared__ float Bs[TILE][TILE];
+  __shared__ __align__(16) float As[TILE][TILE];
+  __shared__ __align__(16) float Bs[TILE][TILE];
   int tx = threadIdx.x, ty = threadIdx.y;
   int row = blockIdx.y * TILE + ty;
   float sum[COARSE];
@@ -78,8 +78,8 @@ __global__ void raw_matmul_tiled(const float* A, const float* B, float* C, int N
 template <int BM>
 __global__ void raw_matmul_coarse2d(const float* A, const float* B, float* C, int N) {
   constexpr int BN = BM, BK = 8, TM = 8, TN = 8, THREADS = (BM * BN) / (TM * TN);
-  __shared__ float As[BM][BK];
-  __shared__ float Bs[BK][BN];
+  __shared__ __align__(16) float As[BM][BK];
+  __shared__ __align__(16) float Bs[BK][BN];
   int tid = threadIdx.x;
   int threadRow = tid / (BN / TN);
   int threadCol = tid % (BN / TN);
@@ -122,8 +122,9 @@ __global__ void raw_matmul_coarse2d(const float* A, const float* B, float* C, in
 template <int BM>
 __global__ void raw_matmul_coarse2d_vec(const float4* A, const float4* B, float4* C, int N) {
   constexpr int BN = BM, BK = 8, TM = 8, TN = 8, THREADS = (BM * BN) / (TM * TN);
-  __shared__ float As[BK][BM];
-  __shared__ float4 Bs[BK][BN / 4];
+  __shared__ __align__(16) float As[BK][BM];
+  __shared__ __align__(16) float4 Bs[BK][BN / 4];
+  float4 (&As4)[BK][BM / 4] = reinterpret_cast<float4 (&)[BK][BM / 4]>(As);
   int N4 = N / 4;
   int tid = threadIdx.x;
   int threadRow = tid / (BN / TN);
@@ -148,7 +149,13 @@ __global__ void raw_matmul_coarse2d_vec(const float4* A, const float4* B, float4
     __syncthreads();
     for (int k = 0; k < BK; ++k) {
 #pragma unroll
-      for (int i = 0; i < TM; ++i) regM[i] = As[k][threadRow * TM + i];
+      for (int p = 0; p < TM / 4; ++p) {
+        float4 m = As4[k][threadRow * (TM / 4) + p];
+        regM[4 * p + 0] = m.x;
+        regM[4 * p + 1] = m.y;
+        regM[4 * p + 2] = m.z;
+        regM[4 * p + 3] = m.w;
+      }
 #pragma unroll
       for (int q = 0; q < TN / 4; ++q) {
         float4 b = Bs[k][threadCol4 + q];

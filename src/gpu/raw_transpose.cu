@@ -26,7 +26,7 @@ __global__ void raw_transpose_write_coalesced(const float* in, float* out, int n
 
 template <int PAD>
 __global__ void raw_transpose_tiled(const float* in, float* out, int n, int m) {
-  __shared__ float tile[TILE][TILE + PAD];
+  __shared__ __align__(16) float tile[TILE][TILE + PAD];
   int j = blockIdx.x * TILE + threadIdx.x;
   for (int k = 0; k < TILE; k += ROWS) {
     int i = blockIdx.y * TILE + threadIdx.y + k;
