@@ -2,8 +2,9 @@
 //
 //   PlainCtx    global() is the raw pointer, shared() the array itself, barrier() the
 //               hardware barrier: the kernel compiles to what a hand-written one does.
-//   RecordCtx   the lanes of a selected warp meet at every access and append the
-//               emulator's records, field for field; other blocks run the plain code.
+//   RecordCtx   every thread of a selected warp logs its accesses (one store each);
+//               merge_logs (record.cu) replays the logs into the emulator's records,
+//               field for field. Other blocks run the plain code, beside or inside.
 //   CountsCtx   every request of every warp adds its cost to the warp's sums in shared
 //               memory, moved to the block's tables and to global memory at barriers and
 //               at block exit, so a whole 4096² launch is analysed without storing one
@@ -870,7 +871,9 @@ WS_DEV void request(uint32_t key, uint32_t off, unsigned mask, uint32_t block, u
   if (lane == leader) add(t, w, slot, buffer, global, lanes, a, b, cells);
 }
 
-// The meeting of record_step, for counts: the lanes at the leader's site make one request.
+// The lanes of a warp meet at every access, as merge_logs replays them for records: each
+// lane waits at its next access (or is done), the lowest waiting lane leads, and the lanes
+// at the leader's site make one request.
 static __device__ __noinline__ void step(uint32_t key, uint32_t off, unsigned all, uint32_t block, uint32_t warp,
                                          uint32_t lane, uint32_t epoch) {
   const bool waiting = key != kDone;
