@@ -532,7 +532,6 @@ inline constexpr uint32_t kNoOwner = abi::kEmptyKey;
 // The block's tables and this warp's, after the kernel's own dynamic shared memory.
 struct Tables {
   abi::BlockSite* sites;
-  uint32_t* ctl;               // [0] threads still running, [1], [2] flush tickets by epoch parity
   unsigned long long* pairs;   // the block's totals of the current epoch
   uint32_t* cells;             // the block's DRAM cells of the current epoch, per global array
   abi::WarpWay* ways;          // this warp's [kCacheWays]
@@ -549,7 +548,6 @@ WS_DEV Tables tables(uint32_t warp) {
   unsigned char* tail = ws_dynamic_smem + st.shared_offset;
   Tables t;
   t.sites = reinterpret_cast<abi::BlockSite*>(tail + l.sites);
-  t.ctl = reinterpret_cast<uint32_t*>(tail + l.ctl);
   t.pairs = reinterpret_cast<unsigned long long*>(tail + l.pairs);
   t.cells = reinterpret_cast<uint32_t*>(tail + l.cells);
   t.ways = reinterpret_cast<abi::WarpWay*>(tail + l.ways) + warp * abi::kCacheWays;
@@ -646,10 +644,6 @@ static __device__ __noinline__ void begin(uint32_t tid, uint32_t nthreads) {
       for (uint32_t i = tid; i < t.items - abi::kEpochPairs; i += nthreads) tw.wcells[i] = 0;
   }
   if (tid < 32) g_counts_seq[tid] = 0;
-  if (tid == 0) {
-    t.ctl[0] = nthreads;
-    t.ctl[1] = t.ctl[2] = 0;
-  }
   (__syncthreads)();
 }
 

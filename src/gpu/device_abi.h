@@ -181,7 +181,6 @@ struct CountsState {
 // Dynamic shared memory the counts context adds after the kernel's own (16-byte aligned),
 // laid out by counts_layout():
 //   BlockSite[kSiteSlots]     the block's per-site sums (flushed to global at block exit)
-//   uint32_t ctl[4]           threads still running, flush tickets by epoch parity
 //   uint64_t pairs[4]         the block's totals of the current epoch, packed as below
 //   uint32_t cells[n_global][cells + 1]  the block's DRAM cells this epoch, then requests
 //   WarpWay[warps][kCacheWays]  per warp: cost cache and running sums of recent sites
@@ -216,7 +215,7 @@ WS_ABI uint32_t counts_epoch_words(uint32_t n_global, uint32_t cells) {
   return kEpochSums + n_global * (cells + 1);
 }
 struct CountsLayout {
-  uint32_t sites, ctl, pairs, cells, ways, wepoch, wepoch_stride, total;
+  uint32_t sites, pairs, cells, ways, wepoch, wepoch_stride, total;
 };
 // `warp_cells`: the warps keep their own DRAM cells (models small enough to cache).
 WS_ABI CountsLayout counts_layout(uint32_t n_global, uint32_t cells, uint32_t warps, bool warp_cells) {
@@ -224,8 +223,6 @@ WS_ABI CountsLayout counts_layout(uint32_t n_global, uint32_t cells, uint32_t wa
   uint32_t o = 0;
   l.sites = o;
   o += uint32_t(sizeof(BlockSite)) * kSiteSlots;
-  l.ctl = o;
-  o += 16;
   l.pairs = o;
   o += 8 * kEpochPairs;
   l.cells = o;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <numeric>
 #include <stdexcept>
 #include <unordered_map>
@@ -226,7 +227,10 @@ class RecordLauncher {
   // `out` null: timing only (nothing is copied back).
   RecordLauncher(const catalog::KernelInfo& k, DeviceArrays& a, const CaptureOptions& opt, trace::Trace* out)
       : k_(k), a_(a), opt_(opt), out_(out), control_(sizeof(Control), "the recorder's counters"),
-        split_(!opt.one_launch) {}
+        split_(!opt.one_launch), listed_(opt.blocks) {
+    std::sort(listed_.begin(), listed_.end());
+    listed_.erase(std::unique(listed_.begin(), listed_.end()), listed_.end());
+  }
 
   template <class T>
   Buf<T> buf(int index) {
@@ -237,7 +241,6 @@ class RecordLauncher {
     if (side_) cudaStreamDestroy(side_);
     if (fork_) cudaEventDestroy(fork_);
     if (join_) cudaEventDestroy(join_);
-    if (start_) cudaEventDestroy(start_);
     for (auto e : phase_)
       if (e) cudaEventDestroy(e);
   }
@@ -265,7 +268,6 @@ class RecordLauncher {
       const uint32_t reserve = whole_sm(reinterpret_cast<const void*>(kernel));
       side_stream();
       check(cudaEventRecord(fork_, main), "starting the record launches");
-      check(cudaEventRecord(start_, main), "starting the record launches");
       check(cudaStreamWaitEvent(side_, fork_, 0), "starting the record launches");
       kernel<<<grid, block, std::max(dyn_bytes, reserve), main>>>(args);
       check(cudaGetLastError(), "launching " + k_.id + " (record mode)");
@@ -288,7 +290,7 @@ class RecordLauncher {
         check(cudaEventRecord(phase_[1], main), "timing the record phases");
         float a = 0, b = 0;
         check(cudaEventSynchronize(phase_[1]), "timing the record phases");
-        cudaEventElapsedTime(&a, start_, phase_[0]);
+        cudaEventElapsedTime(&a, fork_, phase_[0]);
         cudaEventElapsedTime(&b, phase_[0], phase_[1]);
         std::fprintf(stderr, "record phases %s: record kernel %.3f ms, merge %.3f ms (log %u entries a thread)\n",
                      k_.id.c_str(), a, b, log_cap_);
@@ -351,7 +353,9 @@ class RecordLauncher {
   // Dynamic shared memory that makes a block of `kernel` fill an SM's shared memory (so
   // that no other block runs beside it), allowed for the kernel; 0 if it cannot be had.
   static uint32_t whole_sm(const void* kernel) {
+    static std::mutex m;
     static std::map<const void*, uint32_t> known;
+    std::lock_guard<std::mutex> lock(m);
     auto it = known.find(kernel);
     if (it != known.end()) return it->second;
     uint32_t r = 0;
@@ -370,9 +374,8 @@ class RecordLauncher {
   void side_stream() {
     if (side_) return;
     check(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "creating a stream");
-    check(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "creating an event");
+    check(cudaEventCreate(&fork_), "creating an event");  // timed: the start of the phases
     check(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming), "creating an event");
-    check(cudaEventCreate(&start_), "creating an event");
     for (auto& e : phase_) check(cudaEventCreate(&e), "creating an event");
   }
   void merge(dim3 block) {
@@ -400,10 +403,7 @@ class RecordLauncher {
     threads_ = uint64_t(block.x) * block.y * block.z;
     grid_blocks_ = nblocks;
     if (!log_) {  // one log slot per recorded block
-      std::vector<uint32_t> listed = opt_.blocks;
-      std::sort(listed.begin(), listed.end());
-      listed.erase(std::unique(listed.begin(), listed.end()), listed.end());
-      log_blocks_ = uint32_t(std::min<uint64_t>(listed.empty() ? nblocks : listed.size(), 0xffffffffu));
+      log_blocks_ = uint32_t(std::min<uint64_t>(listed_.empty() ? nblocks : listed_.size(), 0xffffffffu));
       const uint64_t per_entry = std::max<uint64_t>(uint64_t(log_blocks_) * threads_ * 8, 1);
       log_cap_ = uint32_t(std::clamp<uint64_t>(kInitialLogBytes / per_entry, 1, kInitialLogEntries));
       alloc_logs();
@@ -445,12 +445,9 @@ class RecordLauncher {
         bits_ = bits;
       }
       st.block_bits = static_cast<const uint32_t*>(block_bits_->get());
-      std::vector<uint32_t> listed = opt_.blocks;
-      std::sort(listed.begin(), listed.end());
-      listed.erase(std::unique(listed.begin(), listed.end()), listed.end());
-      if (listed.back() - listed.front() + 1 == listed.size()) {
-        st.block_lo = listed.front();
-        st.block_n = uint32_t(listed.size());
+      if (listed_.back() - listed_.front() + 1 == listed_.size()) {
+        st.block_lo = listed_.front();
+        st.block_n = uint32_t(listed_.size());
       }
     }
     if (!opt_.warps.empty()) {
@@ -630,10 +627,11 @@ class RecordLauncher {
   uint32_t log_blocks_ = 0, log_cap_ = 0;
   bool sized_ = false, split_ = true;  // set in the constructor from the options
   cudaStream_t side_ = nullptr;
-  cudaEvent_t fork_ = nullptr, join_ = nullptr, start_ = nullptr, phase_[2] = {nullptr, nullptr};
+  cudaEvent_t fork_ = nullptr, join_ = nullptr, phase_[2] = {nullptr, nullptr};
   abi::RecordState state_{};
   bool state_set_ = false;
   std::vector<uint32_t> bits_;
+  std::vector<uint32_t> listed_;  // the blocks to record, sorted, each once
 };
 
 class RecordRunner : public Runner {

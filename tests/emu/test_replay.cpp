@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "catalog.h"
+#include "emu/context.h"
 #include "emu/record.h"
 #include "trace/wstrace.h"
 
@@ -14,9 +15,7 @@ using namespace ws;
 
 namespace {
 
-uint32_t key_of(const trace::Site& s) {
-  return s.line | uint32_t(s.buffer) << 16 | uint32_t(s.op) << 24 | uint32_t(s.bytes) << 26;
-}
+uint32_t key_of(const trace::Site& s) { return emu::make_key(s.line, s.buffer, uint32_t(s.op), s.bytes); }
 
 // Records by (block, warp, site, sequence); the site by its key, since two compilers may
 // order the first executions of a warp's sites differently.
