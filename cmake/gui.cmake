@@ -14,13 +14,12 @@ target_compile_definitions(ws_imgui_backends PRIVATE IMGUI_IMPL_OPENGL_LOADER_CU
 target_compile_options(ws_imgui_backends PRIVATE -include epoxy/gl.h -w)
 target_link_libraries(ws_imgui_backends PUBLIC ${IMGUI_LIB} PkgConfig::GLFW PkgConfig::EPOXY)
 
-find_package(Threads REQUIRED)
 
 # Views: ImGui only (no GL, no CUDA), so the headless tests link them without a window.
 file(GLOB WS_UI_SRC CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/ui/*.cpp)
 add_library(ws_ui STATIC ${WS_UI_SRC})
 target_include_directories(ws_ui PUBLIC ${IMGUI_INCLUDE} ${CMAKE_SOURCE_DIR}/src)
-target_link_libraries(ws_ui PUBLIC ws_capture ${IMGUI_LIB} ${STB_LIB} Threads::Threads)
+target_link_libraries(ws_ui PUBLIC ws_session ${IMGUI_LIB} ${STB_LIB})
 
 # Shaders are embedded at configure time; editing one re-runs the configure step.
 file(GLOB WS_SHADERS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/shaders/*.glsl)
@@ -40,7 +39,7 @@ file(GLOB WS_APP_SRC CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/app/*.cpp)
 list(FILTER WS_APP_SRC EXCLUDE REGEX "dev_main\\.cpp$")
 add_library(ws_app STATIC ${WS_APP_SRC} ${WS_SHADER_CPP})
 target_include_directories(ws_app PUBLIC ${CMAKE_SOURCE_DIR}/src)
-target_link_libraries(ws_app PUBLIC ws_ui ws_capture ws_imgui_backends ${STB_LIB})
+target_link_libraries(ws_app PUBLIC ws_ui ws_session ws_imgui_backends ${STB_LIB})
 
 target_link_libraries(warpscope PRIVATE ws_app)
 target_compile_definitions(warpscope PRIVATE WS_HAVE_GUI=1)

@@ -66,13 +66,17 @@ std::string allowed_text(const ParamSpec& p) {
 }
 }  // namespace
 
+std::string check_size(const KernelInfo& k, int64_t size) {
+  if (size >= k.size_min && size <= k.size_max) return "";
+  return "size " + std::to_string(size) + " is out of range for " + k.id + ": allowed " + std::to_string(k.size_min) +
+         ".." + std::to_string(k.size_max);
+}
+
 std::string resolve(const KernelInfo& k, int64_t size, const std::map<std::string, int64_t>& set,
                     Params& out) {
   out.values.clear();
   if (size == 0) size = k.teach_size;
-  if (size < k.size_min || size > k.size_max)
-    return "size " + std::to_string(size) + " is out of range for " + k.id + ": allowed " +
-           std::to_string(k.size_min) + ".." + std::to_string(k.size_max);
+  if (std::string e = check_size(k, size); !e.empty()) return e;
   out.values["size"] = size;
   for (const auto& p : k.params) out.values[p.name] = p.def;
   for (const auto& [name, value] : set) {

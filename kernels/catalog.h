@@ -86,6 +86,9 @@ std::string ids();
 std::string resolve(const KernelInfo& k, int64_t size, const std::map<std::string, int64_t>& set,
                     Params& out);
 
+// "" when `size` is in the kernel's range, else the line naming the range.
+std::string check_size(const KernelInfo& k, int64_t size);
+
 // Fills inputs with deterministic pseudo-random values and outputs with NaN.
 HostArrays make_arrays(const KernelInfo& k, const Params& p, uint32_t seed = 1);
 

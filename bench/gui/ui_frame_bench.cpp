@@ -66,12 +66,12 @@ int main(int argc, char** argv) {
   const double rss0 = rss_mib();
 
   // The trace: one real recording, repeated.
-  capture::Request req;
+  session::LaunchSpec req;
   req.kernel = "transpose_tiled";
   req.size = 1024;
   req.backend = "emulator";
   auto t_rec = clk::now();
-  capture::Result r = capture::record(req);
+  session::Capture r = session::capture(session::resolve(req));
   const double rec_s = std::chrono::duration<double>(clk::now() - t_rec).count();
   auto tr = std::make_shared<trace::Trace>(std::move(r.trace));
   const size_t base = tr->records.size();
@@ -85,11 +85,7 @@ int main(int argc, char** argv) {
     }
   const double rss_trace = rss_mib();
   auto t_model = clk::now();
-  auto model = ui::build_model(tr, [] {
-    analysis::DramModel d;
-    analysis::dram_preset("textbook", d);
-    return d;
-  }());
+  auto model = session::Session::from_trace(tr, session::dram_model("textbook"));
   const double model_s = std::chrono::duration<double>(clk::now() - t_model).count();
   const double rss_model = rss_mib();
   const double n = double(model->size());

@@ -2,6 +2,7 @@
 // mean what Nsight Compute's mean (DESIGN.md §4) so a student can check them against the
 // profiler. Depends on trace only.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,6 +42,25 @@ uint32_t shared_phases(uint32_t bytes_per_lane);
 // granule 32 gives the sectors of a request, 128 its lines, a DRAM burst its bursts.
 std::vector<uint64_t> touched_granules(const trace::Record& r, uint32_t bytes_per_lane,
                                        uint32_t granule);
+
+// Where the lanes of a request go, for drawing it: the bytes of each sector a global
+// request touches and which lane asked for each, and the distinct words of a shared
+// request with their bank and phase. Same rules as global_cost / shared_cost.
+struct SectorBytes {
+  uint64_t sector = 0;             // byte offset / 32
+  std::array<int8_t, 32> lane{};   // per byte of the sector: the lowest lane reading it, or -1
+};
+std::vector<SectorBytes> sector_bytes(const trace::Record& r, uint32_t bytes_per_lane);
+
+struct BankWord {
+  uint32_t phase = 0;   // shared_phases() splits the warp into phases of 32, 16 or 8 lanes
+  uint32_t bank = 0;    // word % 32
+  uint64_t word = 0;    // byte offset / 4
+  uint32_t lanes = 0;   // bit i: lane i touches this word (several lanes: a broadcast)
+  uint32_t way = 0;     // distinct words in this bank in this phase (2+: a conflict)
+};
+// Sorted by phase, bank, word.
+std::vector<BankWord> bank_words(const trace::Record& r, uint32_t bytes_per_lane);
 
 // ---- the DRAM teaching model ----------------------------------------------------------
 

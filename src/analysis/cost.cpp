@@ -2,6 +2,7 @@
 // wavefronts and bank conflicts in shared memory, and the lane pattern behind them.
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 
 #include "analysis/detail.h"
 
@@ -42,6 +43,55 @@ std::vector<uint64_t> touched_granules(const Record& r, uint32_t bytes_per_lane,
   detail::sort_lanes(r, s);
   detail::for_each_granule(s, detail::lane_bytes(bytes_per_lane), granule,
                            [&](uint64_t g) { out.push_back(g); });
+  return out;
+}
+
+std::vector<SectorBytes> sector_bytes(const Record& r, uint32_t bytes_per_lane) {
+  const uint32_t bytes = detail::lane_bytes(bytes_per_lane);
+  std::vector<SectorBytes> out;  // few entries (at most 32 lanes × 2 sectors): a sorted vector
+  for (uint32_t m = r.active; m; m &= m - 1) {
+    const int lane = __builtin_ctz(m);
+    const uint64_t first = r.offset[lane], last = first + bytes - 1;
+    for (uint64_t a = first; a <= last; ++a) {
+      auto it = std::lower_bound(out.begin(), out.end(), a / 32,
+                                 [](const SectorBytes& s, uint64_t v) { return s.sector < v; });
+      if (it == out.end() || it->sector != a / 32) {
+        SectorBytes s;
+        s.sector = a / 32;
+        s.lane.fill(-1);
+        it = out.insert(it, s);
+      }
+      if (it->lane[a % 32] < 0) it->lane[a % 32] = int8_t(lane);
+    }
+  }
+  return out;
+}
+
+std::vector<BankWord> bank_words(const Record& r, uint32_t bytes_per_lane) {
+  const uint32_t bytes = std::min(detail::lane_bytes(bytes_per_lane), 16u);
+  const uint32_t per_phase = kWarpSize / detail::shared_phases(bytes);
+  std::vector<BankWord> out;
+  for (uint32_t m = r.active; m; m &= m - 1) {
+    const uint32_t lane = unsigned(__builtin_ctz(m));
+    const uint64_t off = r.offset[lane];
+    for (uint64_t w = off >> 2, e = (off + bytes - 1) >> 2; w <= e; ++w) {
+      BankWord bw;
+      bw.phase = lane / per_phase;
+      bw.bank = uint32_t(w & 31);
+      bw.word = w;
+      auto key = [](const BankWord& x) { return std::tuple(x.phase, x.bank, x.word); };
+      auto it = std::lower_bound(out.begin(), out.end(), bw, [&](const BankWord& a, const BankWord& b) { return key(a) < key(b); });
+      if (it == out.end() || key(*it) != key(bw)) it = out.insert(it, bw);
+      it->lanes |= 1u << lane;
+    }
+  }
+  // The n-way of each word's bank in its phase: the length of its run of equal (phase, bank).
+  for (size_t i = 0; i < out.size();) {
+    size_t j = i;
+    while (j < out.size() && out[j].phase == out[i].phase && out[j].bank == out[i].bank) ++j;
+    for (size_t k = i; k < j; ++k) out[k].way = uint32_t(j - i);
+    i = j;
+  }
   return out;
 }
 

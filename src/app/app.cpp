@@ -67,7 +67,7 @@ void glfw_error(int code, const char* what) { std::fprintf(stderr, "warpscope: G
 int run(const Options& opt) {
   glfwSetErrorCallback(glfw_error);
   if (!glfwInit()) {
-    std::fprintf(stderr, "warpscope: cannot open a window (no display?). The CLI works without one: warpscope --help\n");
+    std::fprintf(stderr, "warpscope: error: cannot open a window (no display?); the CLI works without one: warpscope --help\n");
     return 1;
   }
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
@@ -76,7 +76,7 @@ int run(const Options& opt) {
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
   GLFWwindow* window = glfwCreateWindow(opt.width, opt.height, "warpscope", nullptr, nullptr);
   if (!window) {
-    std::fprintf(stderr, "warpscope: cannot create an OpenGL 3.3 window\n");
+    std::fprintf(stderr, "warpscope: error: cannot create an OpenGL 3.3 window\n");
     glfwTerminate();
     return 1;
   }
@@ -140,15 +140,18 @@ int run(const Options& opt) {
   if (!gl_ok) ui.message("grid shader unavailable, drawing grids without it: " + gl_error, true);
 
   // What to show first: the command line wins over the settings.
-  if (!opt.kernel.empty()) {
-    ui.state.kernel = opt.kernel;
+  const session::LaunchSpec spec = session::spec_of(opt.launch);
+  if (!spec.kernel.empty()) {
+    ui.state.kernel = spec.kernel;
     ui.state.size = 0;
     ui.state.params.clear();
     ui.state.blocks.clear();
   }
-  if (opt.size) ui.state.size = opt.size;
-  for (const auto& [k, v] : opt.set) ui.state.params[k] = v;
-  if (!opt.blocks.empty()) ui.state.blocks = opt.blocks;
+  if (spec.size) ui.state.size = *spec.size;
+  for (const auto& [k, v] : spec.params) ui.state.params[k] = v;
+  if (!spec.blocks.empty()) ui.state.blocks = spec.blocks;
+  for (const auto& set : opt.launch.set)
+    if (set.rfind("dram=", 0) == 0) ui.state.dram_preset = spec.dram;
   if (!opt.panel.empty()) {
     ui::Panel p;
     if (ui::panel_from_key(opt.panel, p)) ui.state.enlarged = int(p);
@@ -165,7 +168,7 @@ int run(const Options& opt) {
   if (!opt.compare.empty()) {
     std::string err;
     if (!ui.set_compare(opt.compare, err)) {
-      std::fprintf(stderr, "warpscope: %s\n", err.c_str());
+      std::fprintf(stderr, "warpscope: error: %s\n", err.c_str());
       exit_code_early = 2;
     }
   }
@@ -296,132 +299,41 @@ int run(const Options& opt) {
 
 // ---- command line -------------------------------------------------------------------------
 
-const char* options_help() {
-  return "usage: warpscope-app [options] [FILE.wstrace]\n"
-         "  --kernel ID          kernel to record (default: the transpose lesson)\n"
-         "  --size N             problem size (default: the kernel's teaching size)\n"
-         "  --set KEY=VALUE      a kernel parameter (repeatable), e.g. --set pad=1\n"
-         "  --blocks LIST        blocks to record, e.g. 0-3,7 (default: all)\n"
-         "  --trace FILE         open a .wstrace file instead of recording\n"
-         "  --step K             go to request K once the trace is loaded\n"
-         "  --screenshot FILE    save a PNG of the window after --frames frames, then exit\n"
-         "  --frames N           frames to draw once ready (default 3 with --screenshot)\n"
-         "  --windows-json FILE  write the panels drawn and the request's figures (with --frames)\n"
-         "  --panel NAME         enlarge a panel: catalog, memory, warp, dram, source, timing\n"
-         "  --width W --height H window size (default 1600x1000)\n"
-         "  --config-dir DIR     where settings live ('none': do not persist)\n"
-         "  --replay-dir DIR     replay pack of GPU timings (default assets/replay)\n"
-         "  --no-vsync           draw as fast as possible\n"
-         "  --play               start playing once the trace is loaded\n"
-         "  --show-help          open with the keyboard shortcuts shown\n"
-         "  --present            presentation mode (F5): large type, light theme, colour-blind lanes\n"
-         "  --compare ID[:k=v,..] A/B view: B side beside the --kernel (e.g. transpose_tiled:pad=1)\n"
-         "  --stats              print the CPU time per frame at exit\n";
+void add_options(CLI::App& cmd, Options& opt) {
+  session::add_launch_options(cmd, opt.launch, session::kWithDram | session::kWithBlocks);
+  cmd.add_option("trace", opt.trace_file, "a .wstrace file to open instead of recording")->type_name("FILE.wstrace");
+  cmd.add_option("--trace", opt.trace_file, "open a .wstrace file instead of recording")->type_name("FILE");
+  cmd.add_option("--step", opt.step, "go to request K once the trace is loaded")->type_name("K");
+  cmd.add_option("--screenshot", opt.screenshot, "save a PNG of the window after --frames frames, then exit")
+      ->type_name("FILE.png");
+  cmd.add_option("--frames", opt.frames, "frames to draw once ready (default 3 with --screenshot)")->type_name("N");
+  cmd.add_option("--windows-json", opt.windows_json, "write the panels drawn and the request's figures (with --frames)")
+      ->type_name("FILE");
+  std::vector<std::string> panels;
+  for (int i = 0; i < int(ui::Panel::Count); ++i)
+    if (ui::Panel(i) != ui::Panel::Timeline) panels.push_back(ui::panel_key(ui::Panel(i)));
+  cmd.add_option("--panel", opt.panel, "enlarge a panel: catalog, memory, warp, dram, source, timing")
+      ->type_name("NAME")
+      ->check(CLI::IsMember(panels));
+  cmd.add_option("--width", opt.width, "window width (default 1600)")->type_name("W");
+  cmd.add_option("--height", opt.height, "window height (default 1000)")->type_name("H");
+  cmd.add_option("--config-dir", opt.config_dir, "where settings live ('none': do not persist)")->type_name("DIR");
+  cmd.add_option("--replay-dir", opt.replay_dir, "replay pack of GPU timings (default assets/replay)")->type_name("DIR");
+  cmd.add_flag("!--no-vsync", opt.vsync, "draw as fast as possible");
+  cmd.add_flag("--play", opt.play, "start playing once the trace is loaded");
+  cmd.add_flag("--show-help", opt.show_help, "open with the keyboard shortcuts shown");
+  cmd.add_flag("--present", opt.present, "presentation mode (F5): large type, light theme, colour-blind lanes");
+  cmd.add_option("--compare", opt.compare, "A/B view: the B side beside the --kernel (e.g. transpose_tiled:pad=1)")
+      ->type_name("ID[:k=v,..]");
+  cmd.add_flag("--stats", opt.stats, "print the CPU time per frame at exit");
 }
 
-bool parse_options(int argc, char** argv, Options& opt, std::string& error, bool& help) {
-  help = false;
-  auto need = [&](int& i, const char* name) -> const char* {
-    if (i + 1 >= argc) {
-      error = std::string(name) + " needs a value";
-      return nullptr;
-    }
-    return argv[++i];
-  };
-  auto integer = [&](const char* s, int64_t& out, const char* name) {
-    char* end = nullptr;
-    long long v = std::strtoll(s, &end, 10);
-    if (!*s || *end) {
-      error = std::string(name) + ": '" + s + "' is not a whole number";
-      return false;
-    }
-    out = v;
-    return true;
-  };
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    const char* v = nullptr;
-    int64_t n = 0;
-    if (a == "--help" || a == "-h") {
-      help = true;
-      return true;
-    } else if (a == "--kernel") {
-      if (!(v = need(i, "--kernel"))) return false;
-      opt.kernel = v;
-    } else if (a == "--size") {
-      if (!(v = need(i, "--size")) || !integer(v, opt.size, "--size")) return false;
-    } else if (a == "--set") {
-      if (!(v = need(i, "--set"))) return false;
-      std::string kv = v;
-      auto eq = kv.find('=');
-      if (eq == std::string::npos || eq == 0) {
-        error = "--set expects KEY=VALUE, got '" + kv + "'";
-        return false;
-      }
-      if (!integer(kv.c_str() + eq + 1, n, "--set")) return false;
-      opt.set[kv.substr(0, eq)] = n;
-    } else if (a == "--blocks") {
-      if (!(v = need(i, "--blocks"))) return false;
-      opt.blocks = v;
-    } else if (a == "--trace") {
-      if (!(v = need(i, "--trace"))) return false;
-      opt.trace_file = v;
-    } else if (a == "--step") {
-      if (!(v = need(i, "--step")) || !integer(v, opt.step, "--step")) return false;
-    } else if (a == "--screenshot") {
-      if (!(v = need(i, "--screenshot"))) return false;
-      opt.screenshot = v;
-    } else if (a == "--frames") {
-      if (!(v = need(i, "--frames")) || !integer(v, n, "--frames")) return false;
-      opt.frames = int(n);
-    } else if (a == "--windows-json") {
-      if (!(v = need(i, "--windows-json"))) return false;
-      opt.windows_json = v;
-    } else if (a == "--panel") {
-      if (!(v = need(i, "--panel"))) return false;
-      ui::Panel p;
-      if (!ui::panel_from_key(v, p)) {
-        error = std::string("--panel: unknown panel '") + v + "': allowed catalog, memory, warp, dram, source, timing";
-        return false;
-      }
-      opt.panel = v;
-    } else if (a == "--width") {
-      if (!(v = need(i, "--width")) || !integer(v, n, "--width")) return false;
-      opt.width = int(n);
-    } else if (a == "--height") {
-      if (!(v = need(i, "--height")) || !integer(v, n, "--height")) return false;
-      opt.height = int(n);
-    } else if (a == "--config-dir") {
-      if (!(v = need(i, "--config-dir"))) return false;
-      opt.config_dir = v;
-    } else if (a == "--replay-dir") {
-      if (!(v = need(i, "--replay-dir"))) return false;
-      opt.replay_dir = v;
-    } else if (a == "--no-vsync") {
-      opt.vsync = false;
-    } else if (a == "--play") {
-      opt.play = true;
-    } else if (a == "--present") {
-      opt.present = true;
-    } else if (a == "--compare") {
-      if (!(v = need(i, "--compare"))) return false;
-      opt.compare = v;
-    } else if (a == "--show-help") {
-      opt.show_help = true;
-    } else if (a == "--stats") {
-      opt.stats = true;
-    } else if (!a.empty() && a[0] != '-') {
-      opt.trace_file = a;
-    } else {
-      error = "unknown option '" + a + "' (see --help)";
-      return false;
-    }
-  }
-  if (opt.width < 320 || opt.height < 240) {
-    error = "--width/--height: the window must be at least 320x240";
-    return false;
-  }
-  return true;
+void check_options(const Options& opt) {
+  if (opt.width < 320 || opt.height < 240)
+    throw session::InputError("--width/--height: the window must be at least 320x240");
+  // Bad values are refused before a window opens.
+  const session::LaunchSpec spec = session::spec_of(opt.launch);
+  if (!spec.kernel.empty()) session::resolve(spec);
 }
 
 }  // namespace ws::app

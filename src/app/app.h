@@ -5,17 +5,15 @@
 #include <map>
 #include <string>
 
+#include "session/options.h"
 #include "ui/timing.h"
 
 namespace ws::app {
 
 struct Options {
-  // What to show first. Empty kernel and no trace file: the settings' kernel, or the
-  // default lesson (the transpose trio).
-  std::string kernel;
-  int64_t size = 0;                          // 0: the kernel's teaching size
-  std::map<std::string, int64_t> set;        // parameter values
-  std::string blocks;                        // "0-3"; empty: every block
+  // What to show first: the launch options every command shares (session/options.h).
+  // No kernel and no trace file: the settings' kernel, or the default lesson.
+  session::LaunchArgs launch;
   std::string trace_file;                    // open this .wstrace instead of recording
 
   // Driving the app (tests, figures): go to record `step` once the trace is loaded; after
@@ -42,10 +40,10 @@ struct Options {
 // Opens the window and runs until it is closed. Returns the process exit code.
 int run(const Options& opt);
 
-// Parses the options above from argv (for a standalone entry point). Returns false and
-// sets `error` on a bad argument; sets `help` for --help.
-bool parse_options(int argc, char** argv, Options& opt, std::string& error, bool& help);
-// One line per option, for --help.
-const char* options_help();
+// Adds the options above to `cmd` (the `gui` command, or the standalone app): the launch
+// options through the one shared parser, then the app's own.
+void add_options(CLI::App& cmd, Options& opt);
+// Checks what the parser cannot (window size); throws session::InputError.
+void check_options(const Options& opt);
 
 }  // namespace ws::app

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "app/shaders.h"
-#include "ui/heat.h"
+#include "session/heat.h"
 #include "ui/theme.h"
 
 namespace ws::app {
@@ -115,7 +115,7 @@ void GlGridPainter::callback(const ImDrawList*, const ImDrawCmd* cmd) {
 GlGridPainter::Texture& GlGridPainter::texture_for(const ui::GridDraw& g) {
   Texture& t = textures_[g.key];
   t.used = frame_;
-  ui::HeatLayer* h = g.heat;
+  session::HeatLayer* h = g.heat;
   const bool fresh = t.id == 0 || t.rows != h->rows || t.cols != h->cols || t.layer != h;
   if (fresh) {
     if (!t.id) glGenTextures(1, &t.id);

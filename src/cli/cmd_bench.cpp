@@ -5,6 +5,7 @@
 //   warpscope bench [--kernel ID[,ID...]]... [--size N] [--set name=value]...
 //                   [--format text|json] [--out FILE.json] [--replay FILE.json]
 //                   [--no-variants] [--no-overhead] [--no-zero-cost] [--seconds S]
+// The launch options are the shared parser's (session/options.h).
 //
 // Exit status: 0 all results checked; 1 a kernel failed its check or the GPU failed;
 // 2 bad input.
@@ -19,23 +20,11 @@
 #include <vector>
 
 #include "catalog.h"
+#include "cli/cli.h"
 #include "gpu/bench_format.h"
 #include "gpu/gpu.h"
 
 namespace {
-
-int usage_error(const std::string& msg) {
-  std::fprintf(stderr, "warpscope: error: %s\n", msg.c_str());
-  return 2;
-}
-
-bool parse_int(const std::string& s, int64_t& v) {
-  char* end = nullptr;
-  long long x = std::strtoll(s.c_str(), &end, 10);
-  if (s.empty() || !end || *end) return false;
-  v = x;
-  return true;
-}
 
 // The replay pack: next to the sources when run from the tree, or installed data.
 std::string find_replay() {
@@ -80,79 +69,68 @@ int show_replay(const std::string& path, const std::string& format, const std::s
 }  // namespace
 
 namespace ws::cli {
+namespace {
 
-// argv[0] is "bench"; parses its own options (they differ from the launch options).
-int cmd_bench(int argc, char** argv) {
-  ws::gpu::BenchOptions opt;
+struct BenchArgs {
+  session::LaunchArgs launch;
   std::string format = "text", out_path, replay;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](std::string& v) {
-      if (i + 1 >= argc) return false;
-      v = argv[++i];
-      return true;
-    };
-    std::string v;
-    if (a == "--kernel" || a == "-k") {
-      if (!value(v)) return usage_error("--kernel needs an id: allowed " + ws::catalog::ids());
-      std::stringstream ss(v);
-      for (std::string id; std::getline(ss, id, ',');) {
-        if (!ws::catalog::find(id)) return usage_error("unknown kernel '" + id + "': allowed " + ws::catalog::ids());
-        opt.kernels.push_back(id);
-      }
-    } else if (a == "--size") {
-      if (!value(v) || !parse_int(v, opt.size) || opt.size <= 0) return usage_error("--size needs a positive integer");
-    } else if (a == "--set") {
-      int64_t x;
-      size_t eq;
-      if (!value(v) || (eq = v.find('=')) == std::string::npos || !parse_int(v.substr(eq + 1), x))
-        return usage_error("--set needs name=value with an integer value");
-      opt.set[v.substr(0, eq)] = x;
-    } else if (a == "--format") {
-      if (!value(format) || (format != "text" && format != "json"))
-        return usage_error("unknown format '" + format + "': allowed text, json");
-    } else if (a == "--out") {
-      if (!value(out_path)) return usage_error("--out needs a file name");
-    } else if (a == "--replay") {
-      if (!value(replay)) return usage_error("--replay needs a file name");
-    } else if (a == "--seconds") {
-      if (!value(v) || std::atof(v.c_str()) <= 0) return usage_error("--seconds needs a positive number");
-      opt.seconds = std::atof(v.c_str());
-    } else if (a == "--no-variants") {
-      opt.variants = false;
-    } else if (a == "--no-overhead") {
-      opt.overhead = false;
-    } else if (a == "--no-zero-cost") {
-      opt.zero_cost = false;
-    } else {
-      return usage_error("unknown option '" + a +
-                         "': allowed --kernel, --size, --set, --format, --out, --replay, --seconds, --no-variants, "
-                         "--no-overhead, --no-zero-cost");
-    }
+  double seconds = 0;
+  bool no_variants = false, no_overhead = false, no_zero_cost = false;
+};
+
+int run_bench(const BenchArgs& a) {
+  parse_format(a.format);
+  const session::LaunchSpec spec = session::spec_of(a.launch);
+  ws::gpu::BenchOptions opt;
+  for (const auto& id : session::kernels_of(a.launch)) {
+    if (!catalog::find(id)) throw UsageError("unknown kernel '" + id + "': allowed " + catalog::ids());
+    opt.kernels.push_back(id);
   }
-  if (!replay.empty()) return show_replay(replay, format, "replay asked for");
+  // One size for every kernel named: each kernel checks it against its own range.
+  if (spec.size && *spec.size <= 0) throw UsageError("--size needs a positive integer");
+  opt.size = spec.size.value_or(0);
+  opt.set = spec.params;
+  if (a.seconds < 0) throw UsageError("--seconds needs a positive number");
+  if (a.seconds > 0) opt.seconds = a.seconds;
+  opt.variants = !a.no_variants;
+  opt.overhead = !a.no_overhead;
+  opt.zero_cost = !a.no_zero_cost;
+  if (!a.replay.empty()) return show_replay(a.replay, a.format, "replay asked for");
 
 #ifdef WS_HAVE_CUDA
   std::string why;
-  if (!ws::gpu::available(&why)) return show_replay(find_replay(), format, "no GPU (" + why + ")");
+  if (!ws::gpu::available(&why)) return show_replay(find_replay(), a.format, "no GPU (" + why + ")");
   try {
     auto r = ws::gpu::bench(opt, [](const std::string& s) { std::fprintf(stderr, "  %s\n", s.c_str()); });
-    if (!out_path.empty()) {
-      std::ofstream f(out_path);
+    if (!a.out_path.empty()) {
+      std::ofstream f(a.out_path);
       f << ws::gpu::bench_json(r);
-      if (!f) return usage_error("cannot write " + out_path);
+      if (!f) throw UsageError("cannot write " + a.out_path);
     }
-    std::cout << (format == "json" ? ws::gpu::bench_json(r) : ws::gpu::bench_text(r));
+    std::cout << (a.format == "json" ? ws::gpu::bench_json(r) : ws::gpu::bench_text(r));
     return r.all_ok ? 0 : 1;
   } catch (const std::invalid_argument& e) {
-    return usage_error(e.what());
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "warpscope: error: %s\n", e.what());
-    return 1;
+    throw UsageError(e.what());
   }
 #else
-  return show_replay(find_replay(), format, "this build has no GPU backend");
+  return show_replay(find_replay(), a.format, "this build has no GPU backend");
 #endif
+}
+
+}  // namespace
+
+Command add_bench(CLI::App& app) {
+  auto o = std::make_shared<BenchArgs>();
+  CLI::App* cmd = app.add_subcommand("bench", "GPU timings against cuBLAS and a device copy (the replay pack without a GPU)");
+  session::add_launch_options(*cmd, o->launch, session::kManyKernels);
+  cmd->add_option("--format", o->format, "text|json (default text)")->type_name("FORMAT");
+  cmd->add_option("--out", o->out_path, "also write the results as JSON (a replay pack)")->type_name("FILE.json");
+  cmd->add_option("--replay", o->replay, "show this replay pack instead of timing")->type_name("FILE.json");
+  cmd->add_option("--seconds", o->seconds, "timing budget per kernel")->type_name("S");
+  cmd->add_flag("--no-variants", o->no_variants, "time each kernel's default parameters only");
+  cmd->add_flag("--no-overhead", o->no_overhead, "skip the instrumented (record, counts) timings");
+  cmd->add_flag("--no-zero-cost", o->no_zero_cost, "skip the hand-written twins");
+  return {cmd, [o] { return run_bench(*o); }};
 }
 
 }  // namespace ws::cli

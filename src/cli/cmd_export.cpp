@@ -9,14 +9,14 @@
 #ifdef WS_HAVE_GUI
 #include "ui/figure.h"
 #include "ui/headless.h"
-#include "ui/model.h"
+#include "session/worker.h"
 #endif
 
 namespace ws::cli {
 namespace {
 
 struct ExportOptions {
-  LaunchOptions launch;
+  session::LaunchArgs launch;
   std::string view, out, step = "0", steps;
   bool caption = false;
   int width = 1280, height = 720;
@@ -70,16 +70,12 @@ int run(ExportOptions& o) {
     if (s.rfind("dram=", 0) == 0 && view != ui::FigureView::Dram)
       throw UsageError("--set dram=... only applies to --view dram");
 
-  analysis::DramModel dram;
-  capture::Request req = make_request(o.launch, dram);
-  capture::Result res = capture::record(req);
-  auto tr = std::make_shared<trace::Trace>(std::move(res.trace));
-  auto model = ui::build_model(tr, dram);
-  model->checked = res.checked;
-  model->max_rel_error = res.max_rel_error;
-  model->note = res.note;
+  const session::LaunchSpec spec = session::spec_of(o.launch);
+  resolve_launch(spec, "export");
+  auto model = session::record_session(spec);
+  const std::string kernel_id = model->trace().launch.kernel;
   const uint64_t n = model->size();
-  if (n == 0) throw UsageError(req.kernel + " made no memory requests in the recorded blocks: nothing to draw");
+  if (n == 0) throw UsageError(kernel_id + " made no memory requests in the recorded blocks: nothing to draw");
   if (last >= n)
     throw UsageError("step " + std::to_string(last) + " is out of range: allowed 0.." + std::to_string(n - 1) +
                      " (" + std::to_string(n) + " requests)");
@@ -102,7 +98,7 @@ int run(ExportOptions& o) {
         uint64_t b = 0;
         while (b < step && t.sites[t.records[b].site].space != trace::Space::Shared) ++b;
         if (b >= step)
-          throw UsageError(req.kernel + " makes no shared-memory access: --view banks needs one (try --view warp)");
+          throw UsageError(kernel_id + " makes no shared-memory access: --view banks needs one (try --view warp)");
         s = b;
       }
       if (s != step)
@@ -113,7 +109,7 @@ int run(ExportOptions& o) {
     u.set_step(step);
     std::string caption;
     if (o.caption) {
-      caption = t.launch.kernel + " · " + params_text(t.launch.params) + " · step " + std::to_string(step) + " of " +
+      caption = t.launch.kernel + " · " + session::params_text(t.launch.params) + " · step " + std::to_string(step) + " of " +
                 std::to_string(n) + " · " + model->provenance();
     }
     ui::Figure fig = ui::render_figure(u, view, o.width, o.height, caption);
@@ -132,7 +128,7 @@ int run(ExportOptions& o) {
       if (!f.good()) throw std::runtime_error("cannot write " + path);
     }
     std::cout << "wrote " << path << ": " << o.view << " view of " << t.launch.kernel << " "
-              << params_text(t.launch.params) << " at step " << step << ", " << o.width << "x" << o.height << "\n";
+              << session::params_text(t.launch.params) << " at step " << step << ", " << o.width << "x" << o.height << "\n";
   }
   return 0;
 }
@@ -147,7 +143,7 @@ int run(ExportOptions&) {
 Command add_export(CLI::App& app) {
   auto o = std::make_shared<ExportOptions>();
   CLI::App* cmd = app.add_subcommand("export", "draw a figure of one view as PNG or SVG, without a display");
-  add_launch_options(*cmd, o->launch, true);
+  session::add_launch_options(*cmd, o->launch, session::kWithDram | session::kWithBlocks | session::kWithBackend);
   cmd->add_option("--view", o->view, "memory|warp|banks|dram|source")->type_name("VIEW");
   o->step_opt = cmd->add_option("--step", o->step, "the request to show (default 0)")->type_name("K");
   cmd->add_option("--steps", o->steps, "a numbered sequence FIG-0001.png ... of steps A to B")->type_name("A-B");

@@ -15,7 +15,7 @@
 
 #include "cli/cli.h"
 #include "lesson/lesson.h"
-#include "lesson/recorder.h"
+#include "session/lesson.h"
 
 namespace ws::cli {
 
@@ -65,7 +65,7 @@ int run_lesson(const LessonOptions& o, std::istream& in, std::ostream& out) {
     const lesson::Lesson l = lesson::load(lesson::find(o.name));
     // The first launch is recorded up front, so that a backend this machine lacks is one
     // error line (exit 2) rather than an error on every step.
-    const lesson::Recorder capture = lesson::capture_recorder(o.backend);
+    const lesson::Recorder capture = session::lesson_recorder(o.backend);
     auto first = std::make_shared<std::pair<lesson::Launch, trace::Trace>>();
     first->first = l.steps.front().launch;
     first->second = capture(first->first);

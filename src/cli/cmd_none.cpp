@@ -1,6 +1,7 @@
 // `warpscope` with no command (or a FILE.wstrace, or `warpscope gui [options]`): the
 // desktop app when the build has one, else the usage.
 #include <iostream>
+#include <memory>
 
 #include "cli/cli.h"
 #ifdef WS_HAVE_GUI
@@ -10,7 +11,7 @@
 namespace ws::cli {
 
 std::string usage() {
-  return "warpscope " + std::string(capture::version()) +
+  return "warpscope " + std::string(session::version()) +
          ": see how GPU kernels touch memory\n"
          "\n"
          "usage:\n"
@@ -34,22 +35,21 @@ int no_command(const CLI::App&) {
   return 0;
 }
 
-int run_gui(int argc, char** argv) {
+Command add_gui(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("gui", "the desktop app (also `warpscope` alone, or `warpscope FILE.wstrace`)");
 #ifdef WS_HAVE_GUI
-  app::Options opt;
-  std::string error;
-  bool help = false;
-  if (!app::parse_options(argc, argv, opt, error, help)) throw UsageError(error);
-  if (help) {
-    std::cout << app::options_help();
-    return 0;
-  }
-  return app::run(opt);
+  auto opt = std::make_shared<app::Options>();
+  app::add_options(*cmd, *opt);
+  return {cmd, [opt] {
+            app::check_options(*opt);
+            return app::run(*opt);
+          }};
 #else
-  (void)argc;
-  (void)argv;
-  std::cout << usage();
-  return 0;
+  cmd->allow_extras();
+  return {cmd, [] {
+            std::cout << usage();
+            return 0;
+          }};
 #endif
 }
 

@@ -1,5 +1,6 @@
 // warpscope: the command line. Every failure ends as one line on stderr.
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <new>
@@ -22,12 +23,11 @@ int fail(int code, std::string msg) {
 int main(int argc, char** argv) {
   using namespace ws::cli;
   CLI::App app{"warpscope: see how GPU kernels touch memory", "warpscope"};
-  app.set_version_flag("--version", ws::capture::version());
+  app.set_version_flag("--version", ws::session::version());
   app.require_subcommand(0, 1);
   const std::vector<Command> commands = {add_list(app), add_report(app), add_record(app), add_lesson(app),
-                                         add_export(app)};
+                                         add_export(app), add_bench(app), add_gui(app)};
   try {
-    if (argc > 1 && std::string(argv[1]) == "bench") return cmd_bench(argc - 1, argv + 1);
     // The desktop app: no arguments, a trace file, or `gui` and the app's options.
     auto ends_with = [](const std::string& s, const std::string& e) {
       return s.size() >= e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0;
@@ -38,19 +38,20 @@ int main(int argc, char** argv) {
       std::cerr << "warpscope: no display for the desktop app; the commands below work without one\n";
       return no_command(app);
     }
-    if (argc == 1 || ends_with(argv[1], ".wstrace")) return run_gui(argc, argv);
-    if (std::string(argv[1]) == "gui") return run_gui(argc - 1, argv + 1);
-    if (argc > 1 && argv[1][0] != '-') {
-      std::string name = argv[1];
+    // The app opens on `warpscope` alone and on `warpscope FILE.wstrace`: both are `gui`.
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty() || ends_with(args[0], ".wstrace")) args.insert(args.begin(), "gui");
+    if (args[0][0] != '-') {
       std::string names;
       bool known = false;
       for (const Command& c : commands) {
-        known |= c.app->get_name() == name;
+        known |= c.app->get_name() == args[0];
         names += (names.empty() ? "" : ", ") + c.app->get_name();
       }
-      if (!known) return fail(kExitBadInput, "unknown command '" + name + "': allowed " + names + ", bench, gui");
+      if (!known) return fail(kExitBadInput, "unknown command '" + args[0] + "': allowed " + names);
     }
-    app.parse(argc, argv);
+    std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+    app.parse(args);
     for (const Command& c : commands)
       if (c.app->parsed()) return c.run();
     return no_command(app);
@@ -61,13 +62,13 @@ int main(int argc, char** argv) {
     std::cout << app.help("", CLI::AppFormatMode::All);
     return 0;
   } catch (const CLI::CallForVersion&) {
-    std::cout << "warpscope " << ws::capture::version() << "\n";
+    std::cout << "warpscope " << ws::session::version() << "\n";
     return 0;
   } catch (const CLI::ParseError& e) {
     return fail(kExitBadInput, e.what());
   } catch (const UsageError& e) {
     return fail(kExitBadInput, e.what());
-  } catch (const ws::capture::InputError& e) {
+  } catch (const ws::session::InputError& e) {
     return fail(kExitBadInput, e.what());
   } catch (const ws::trace::FileError& e) {
     return fail(kExitBadInput, e.what());

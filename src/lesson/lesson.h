@@ -9,7 +9,7 @@
 //
 // Typical use (GUI or CLI):
 //   Lesson l = load(find("transpose"));
-//   for each step s:  trace = record s.launch (lesson/recorder.h: capture_recorder())
+//   for each step s:  trace = record s.launch (session/lesson.h: lesson_recorder())
 //                     Resolved r = resolve_step(s, trace);   // focus record, answer
 //                     Verdict v = r.check(student_text);     // right or wrong, and why
 // Pure C++: depends on the catalog, the trace and the analysis only.
@@ -182,7 +182,7 @@ std::string wrong_answer(const Resolved& r);
 
 // ---- running a lesson headless ----------------------------------------------------------
 
-// Records a launch (lesson/recorder.h has one over capture::record). May throw.
+// Records a launch (session/lesson.h has one over the capture). May throw.
 using Recorder = std::function<trace::Trace(const Launch&)>;
 
 // Remembers the traces already recorded, so steps sharing a launch share a trace.

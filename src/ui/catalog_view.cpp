@@ -186,7 +186,7 @@ void catalog_view(Ui& ui) {
     ImGui::PushStyleColor(ImGuiCol_Text, t.warn);
     ImGui::TextWrapped("%s", ui.record_error.c_str());
     ImGui::PopStyleColor();
-  } else if (const Model* m = ui.pane.model.get()) {
+  } else if (const Session* m = ui.pane.model.get()) {
     char b[200];
     std::snprintf(b, sizeof b, "%s requests · %s blocks · %s in %.2f s", fmt_count(m->size()).c_str(),
                   fmt_count(m->trace().blocks.size()).c_str(), m->from_gpu ? "recorded" : "emulated",

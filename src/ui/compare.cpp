@@ -11,67 +11,6 @@ namespace ws::ui {
 
 namespace {
 
-// "transpose_tiled:pad=1,tile=32" -> kernel and parameter values.
-bool parse_spec(const std::string& spec, std::string& kernel, std::map<std::string, int64_t>& set,
-                std::string& error) {
-  auto colon = spec.find(':');
-  kernel = spec.substr(0, colon);
-  set.clear();
-  if (kernel.empty()) {
-    error = "compare: expected ID[:key=value,...], got '" + spec + "'";
-    return false;
-  }
-  if (colon == std::string::npos) return true;
-  std::string rest = spec.substr(colon + 1);
-  size_t pos = 0;
-  while (pos <= rest.size()) {
-    size_t comma = rest.find(',', pos);
-    std::string kv = rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    if (!kv.empty()) {
-      auto eq = kv.find('=');
-      char* end = nullptr;
-      if (eq == std::string::npos || eq == 0) {
-        error = "compare: expected key=value, got '" + kv + "'";
-        return false;
-      }
-      long long v = std::strtoll(kv.c_str() + eq + 1, &end, 10);
-      if (eq + 1 == kv.size() || *end) {
-        error = "compare: '" + kv.substr(eq + 1) + "' is not a whole number";
-        return false;
-      }
-      set[kv.substr(0, eq)] = v;
-    }
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  return true;
-}
-
-struct Totals {
-  uint64_t global_requests = 0, sectors = 0, ideal_sectors = 0;
-  uint64_t shared_requests = 0, wavefronts = 0, ideal_wavefronts = 0;
-  uint32_t max_way = 0;
-};
-
-Totals totals(const Model& m) {
-  Totals t;
-  const auto& tr = m.trace();
-  for (const auto& s : m.report.sites) {
-    if (s.site >= tr.sites.size()) continue;
-    if (tr.sites[s.site].space == trace::Space::Shared) {
-      t.shared_requests += s.requests;
-      t.wavefronts += s.wavefronts;
-      t.ideal_wavefronts += s.ideal_wavefronts;
-      t.max_way = std::max(t.max_way, s.max_way);
-    } else {
-      t.global_requests += s.requests;
-      t.sectors += s.sectors;
-      t.ideal_sectors += s.ideal_sectors;
-    }
-  }
-  return t;
-}
-
 std::string fmt(const char* f, double v) {
   char b[64];
   std::snprintf(b, sizeof b, f, v);
@@ -89,46 +28,24 @@ bool Ui::set_compare(const std::string& spec, std::string& error) {
     compare_error.clear();
     return true;
   }
-  std::string kernel;
-  std::map<std::string, int64_t> set;
-  if (!parse_spec(spec, kernel, set, error)) return false;
-  const catalog::KernelInfo* k = catalog::find(kernel);
-  if (!k) {
-    error = "compare: unknown kernel '" + kernel + "': allowed " + catalog::ids();
-    return false;
-  }
   Job job;
   job.kind = Job::Record;
-  job.request.kernel = k->id;
-  // The B side keeps A's problem size where it is the same family (so the grids match).
-  job.request.size = set.count("size") ? set["size"] : (catalog::find(state.kernel) && catalog::find(state.kernel)->family == k->family) ? state.size : 0;
-  set.erase("size");
-  for (const auto& p : k->params)
-    if (auto it = set.find(p.name); it != set.end()) job.request.set[p.name] = it->second;
-  for (const auto& [name, v] : set)
-    if (!job.request.set.count(name)) {
-      error = "compare: " + k->id + " has no parameter '" + name + "'";
-      return false;
-    }
-  catalog::Params resolved;
-  if (std::string err = catalog::resolve(*k, job.request.size, job.request.set, resolved); !err.empty()) {
-    error = "compare: " + err;
-    return false;
-  }
   try {
-    if (!state.blocks.empty() && state.blocks != "all") job.request.blocks = capture::parse_blocks(state.blocks);
-  } catch (const std::exception& e) {
-    error = e.what();
+    job.spec = session::parse_compact(spec);
+    const catalog::KernelInfo* k = catalog::find(job.spec.kernel);
+    const catalog::KernelInfo* ka = catalog::find(state.kernel);
+    // The B side keeps A's problem size where it is the same family (so the grids match).
+    if (!job.spec.size && k && ka && ka->family == k->family && state.size) job.spec.size = state.size;
+    job.spec.blocks = state.blocks;
+    job.spec.block_default = session::BlockDefault::FewWhenLarge;
+    job.spec.max_records = state.max_records;
+    job.spec.dram = state.dram_preset;
+    job.launch = session::resolve(job.spec);
+  } catch (const session::InputError& e) {
+    error = std::string("compare: ") + e.what();
     return false;
   }
-  const double work = std::max(k->bytes ? k->bytes(resolved) / 4 : 0.0, k->flops ? k->flops(resolved) : 0.0);
-  if (state.blocks.empty() && work > 1.5e8) job.request.blocks = {0, 1, 2, 3};
-  job.request.max_records = state.max_records;
-  job.request.backend = "auto";
-  analysis::DramModel d;
-  if (!analysis::dram_preset(state.dram_preset, d)) analysis::dram_preset("textbook", d);
-  job.dram = d;
-  job.label = "recording " + k->id + " (B)";
+  job.label = "recording " + job.launch.kernel->id + " (B)";
   recorder_b.submit(std::move(job));
   state.compare = spec;
   compare_error.clear();
@@ -142,8 +59,8 @@ void Ui::poll_b() {
       message("B side: " + o->error, true);
       continue;
     }
-    if (!o->model || !comparing()) continue;
-    pane_b.model = o->model;
+    if (!o->session || !comparing()) continue;
+    pane_b.model = o->session;
     pane_b.heat.reset(pane_b.model);
     pane_b.grids.assign(pane_b.model->shapes.size(), GridView{});
     synced_a_ = ~uint64_t(0);
@@ -210,16 +127,16 @@ void Ui::sync_b() {
 
 void compare_strip(Ui& ui) {
   const Theme& th = theme();
-  const Model* a = ui.pane.model.get();
-  const Model* b = ui.pane_b.model.get();
+  const Session* a = ui.pane.model.get();
+  const Session* b = ui.pane_b.model.get();
   if (!a || !b) {
     ImGui::TextDisabled("%s", !ui.compare_error.empty() ? ui.compare_error.c_str() : "recording the B side…");
     return;
   }
-  const RequestView& ra = ui.pane.request();
-  const RequestView& rb = ui.pane_b.request();
-  const Totals ta = totals(*a), tb = totals(*b);
-  auto time_of = [&](const Model& m) -> std::string {
+  const RequestFigures& ra = ui.pane.request();
+  const RequestFigures& rb = ui.pane_b.request();
+  const session::Totals& ta = a->totals, &tb = b->totals;
+  auto time_of = [&](const Session& m) -> std::string {
     if (!m.kernel) return "—";
     std::map<std::string, int64_t> params = m.trace().launch.params;
     params.erase("size");
@@ -228,7 +145,7 @@ void compare_strip(Ui& ui) {
     if (!s || s->ms <= 0) return "—";
     return fmt("%.3f ms", s->ms);
   };
-  auto now = [](const RequestView& r) -> std::string {
+  auto now = [](const RequestFigures& r) -> std::string {
     if (!r.rec) return "—";
     if (r.shared) return std::to_string(r.s.max_way) + "-way (" + std::to_string(r.s.wavefronts) + " wavefronts)";
     return std::to_string(r.g.sectors) + " sectors (ideal " + std::to_string(r.g.ideal_sectors) + ")";

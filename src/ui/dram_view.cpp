@@ -28,7 +28,7 @@ void dram_view(Ui& ui, Pane& p) {
     ImGui::EndCombo();
   }
   if (!p.model) return;
-  const Model& m = *p.model;
+  const Session& m = *p.model;
   const auto& tr = m.trace();
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
@@ -60,7 +60,7 @@ void dram_view(Ui& ui, Pane& p) {
                         "channels)) mod banks.\nReal GPUs hash addresses in undocumented ways.");
   }
 
-  const RequestView& rv = p.request();
+  const RequestFigures& rv = p.request();
   const uint32_t epoch = rv.rec ? rv.rec->epoch : 0;
   // Bursts per (channel, bank) in this epoch, over the chosen arrays.
   const uint32_t C = std::max<uint32_t>(1, d.channels), B = std::max<uint32_t>(1, d.banks);

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "ui/heat.h"
+#include "session/heat.h"
 #include "ui/theme.h"
 
 namespace ws::ui {
@@ -24,7 +24,7 @@ constexpr ViewKey kViews[] = {{"memory", FigureView::Memory},
                               {"source", FigureView::Source}};
 
 // The bank diagram with a two-line title: the instruction, and the conflict in words.
-void banks_scene(Scene& sc, const RequestView& rv, ImVec2 size) {
+void banks_scene(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   const Theme& t = theme();
   const trace::Site& site = *rv.site;
   const float h1 = font_for(FontRole::Bold)->FontSize, h2 = font_for(FontRole::Ui)->FontSize;
@@ -54,7 +54,7 @@ void banks_scene(Scene& sc, const RequestView& rv, ImVec2 size) {
 }
 
 // The kernel source around the current line, with the per-line figures in the gutter.
-void source_scene(Scene& sc, const Model& m, const RequestView& rv, ImVec2 size) {
+void source_scene(Scene& sc, const Session& m, const RequestFigures& rv, ImVec2 size) {
   const Theme& t = theme();
   ImFont* mono = font_for(FontRole::Mono);
   const float ch = mono->CalcTextSizeA(mono->FontSize, 1e9f, 0, "0").x;
@@ -230,7 +230,7 @@ Figure render_figure(Ui& ui, FigureView view, int width, int height, const std::
     ImGui::Begin("##figure", nullptr,
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                      ImGuiWindowFlags_NoScrollWithMouse);
-    const RequestView* rv = p.model && p.model->size() ? &p.request() : nullptr;
+    const RequestFigures* rv = p.model && p.model->size() ? &p.request() : nullptr;
     switch (view) {
       case FigureView::Memory: memory_view(ui, p); break;
       case FigureView::Warp: warp_view(ui, p); break;

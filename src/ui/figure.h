@@ -13,7 +13,7 @@
 namespace ws::ui {
 
 // The warp inspector's diagram of request `rv` (lanes → sectors, or lanes → 32 banks).
-void warp_diagram(Scene& sc, const RequestView& rv, ImVec2 size);
+void warp_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size);
 
 enum class FigureView { Memory, Warp, Banks, Dram, Source };
 bool figure_view_from_key(const std::string& key, FigureView& out);

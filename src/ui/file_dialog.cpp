@@ -22,8 +22,6 @@ bool dialog(Ui& ui, const char* title, bool& flag, const char* action) {
   ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.5f), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
   ImGui::SetNextWindowSize(ImVec2(std::min(760.0f, io.DisplaySize.x - 40), 0), ImGuiCond_Appearing);
   if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_NoSavedSettings)) return false;
-  if (!trace_files_supported())
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme().warn), "This build cannot read or write .wstrace files.");
   ImGui::SetNextItemWidth(-1);
   if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
   bool enter = ImGui::InputTextWithHint("##path", "path/to/trace.wstrace", &ui.dialog_path, ImGuiInputTextFlags_EnterReturnsTrue);

@@ -54,7 +54,7 @@ const char* type_name(uint32_t bytes) {
   }
 }
 
-void toolbar(Ui& ui, const Model& m) {
+void toolbar(Ui& ui, const Session& m) {
   UiState& s = ui.state;
   ImGui::Checkbox("heat", &s.heat);
   ImGui::SameLine();
@@ -82,7 +82,7 @@ void memory_view(Ui& ui, Pane& p) {
     ImGui::TextDisabled(ui.recorder.busy() ? "recording…" : "no trace loaded");
     return;
   }
-  const Model& m = *p.model;
+  const Session& m = *p.model;
   const auto& tr = m.trace();
   toolbar(ui, m);
 
@@ -125,7 +125,7 @@ void memory_view(Ui& ui, Pane& p) {
   const float even_w = (avail.x - slot_gap * float(best_cols - 1)) / float(best_cols);
   const float slot_h = (avail.y - slot_gap * float(grid_rows - 1)) / float(grid_rows);
 
-  const RequestView& rv = p.request();
+  const RequestFigures& rv = p.request();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImGuiIO& io = ImGui::GetIO();
 

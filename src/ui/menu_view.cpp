@@ -111,7 +111,7 @@ void menu_bar(Ui& ui, float& height) {
   }
 
   // Right side: what is on screen, and where the trace came from.
-  if (const Model* m = ui.pane.model.get()) {
+  if (const Session* m = ui.pane.model.get()) {
     std::string title = m->title();
     const char* banner = m->from_gpu ? nullptr : "TRACE EMULATED ON CPU";
     float w = ImGui::CalcTextSize(title.c_str()).x + 24;
@@ -155,7 +155,7 @@ void status_bar(Ui& ui, ImVec2 min, ImVec2 max) {
   }
   // Right: size of what is loaded, frame rate, help hint.
   char right[160];
-  const Model* m = ui.pane.model.get();
+  const Session* m = ui.pane.model.get();
   std::snprintf(right, sizeof right, "%s records · %.0f fps · F1 help", m ? fmt_count(m->size()).c_str() : "0",
                 ImGui::GetIO().Framerate);
   float w = ImGui::CalcTextSize(right).x;

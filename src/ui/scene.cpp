@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ui/heat.h"
+#include "session/heat.h"
 #include "ui/theme.h"
 
 namespace ws::ui {

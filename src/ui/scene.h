@@ -9,9 +9,12 @@
 #include <string>
 #include <vector>
 
-namespace ws::ui {
-
+namespace ws::session {
 struct HeatLayer;
+}
+
+namespace ws::ui {
+using session::HeatLayer;
 
 enum class FontRole : uint8_t { Ui, Bold, Mono, Big, Small };
 ImFont* font_for(FontRole r);

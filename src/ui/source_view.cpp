@@ -12,7 +12,7 @@ namespace ws::ui {
 
 namespace {
 
-void site_tooltip(const Model& m, const LineStat& ls) {
+void site_tooltip(const Session& m, const LineStat& ls) {
   const auto& tr = m.trace();
   ImGui::BeginTooltip();
   ImGui::Text("line %u: %s requests", ls.line, fmt_count(ls.requests).c_str());
@@ -40,12 +40,12 @@ void source_view(Ui& ui, Pane& p) {
     ImGui::TextDisabled(ui.recorder.busy() ? "recording…" : "no trace loaded");
     return;
   }
-  const Model& m = *p.model;
+  const Session& m = *p.model;
   if (m.source_lines.empty()) {
     ImGui::TextDisabled("this trace carries no kernel source");
     return;
   }
-  const RequestView& rv = p.request();
+  const RequestFigures& rv = p.request();
   const uint32_t current = rv.site ? rv.site->line : 0;
 
   ImFont* mono = font_for(FontRole::Mono);

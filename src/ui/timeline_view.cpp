@@ -16,7 +16,7 @@ namespace ws::ui {
 namespace {
 
 // Cost over ideal of one request (1 = ideal).
-float ratio_of(const Model& m, const trace::Record& r) {
+float ratio_of(const Session& m, const trace::Record& r) {
   const auto& tr = m.trace();
   if (r.site >= tr.sites.size()) return 1;
   const auto& site = tr.sites[r.site];
@@ -29,7 +29,7 @@ float ratio_of(const Model& m, const trace::Record& r) {
 }
 
 void build_strip(Pane& p, int width) {
-  const Model& m = *p.model;
+  const Session& m = *p.model;
   const uint64_t n = m.size();
   p.strip.assign(size_t(width), 0);
   p.strip_width = width;
@@ -92,7 +92,7 @@ bool icon_button(const char* id, const char* icon, const char* tip, float w, boo
 void timeline_view(Ui& ui, Pane& p) {
   const Theme& t = theme();
   UiState& s = ui.state;
-  const Model* m = p.model.get();
+  const Session* m = p.model.get();
   const float bw = ImGui::GetFrameHeight() * 1.7f;
   auto go = [&](int unit, int dir) {
     if (!m) return;
@@ -132,7 +132,7 @@ void timeline_view(Ui& ui, Pane& p) {
 
   // Where we are, in words.
   if (m && m->size()) {
-    const RequestView& rv = p.request();
+    const RequestFigures& rv = p.request();
     auto c = m->trace().block_coords(rv.rec->block);
     char where[200];
     std::snprintf(where, sizeof where, "request %s / %s   ·   block (%u,%u)  warp %u  epoch %u   ·   line %u",

@@ -32,7 +32,7 @@ void banner(const char* text, ImU32 color) {
 
 void timing_view(Ui& ui) {
   const Theme& t = theme();
-  const Model* m = ui.pane.model.get();
+  const Session* m = ui.pane.model.get();
   if (m && !m->from_gpu) banner("Trace emulated on CPU: exact steps, no measured time.", t.warn);
 
   const catalog::KernelInfo* cur = catalog::find(ui.state.kernel);

@@ -119,14 +119,14 @@ void help_marker(const char* text) {
 
 // ---- Pane --------------------------------------------------------------------------------
 
-const RequestView& Pane::request() {
+const RequestFigures& Pane::request() {
   if (!model) {
-    rv_ = RequestView{};
+    rv_ = RequestFigures{};
     rv_model_.reset();
     return rv_;
   }
   if (rv_model_ != model || rv_step_ != step) {
-    rv_ = request_view(*model, step);
+    rv_ = model->request(step);
     rv_model_ = model;
     rv_step_ = step;
   }
@@ -184,63 +184,50 @@ float Ui::font_scale_for(float display_h) const {
 
 int Ui::theme_index() const { return state.present ? kThemePresentation : state.theme; }
 
-// Lane accesses (roughly) past which a launch is recorded on a few blocks by default: the
-// emulator runs some tens of millions a second.
-constexpr double kAutoBlocksWork = 1.5e8;
-
-static analysis::DramModel dram_for(const std::string& preset) {
-  analysis::DramModel d;
-  if (!analysis::dram_preset(preset, d)) analysis::dram_preset("textbook", d);
-  return d;
+session::LaunchSpec Ui::spec() const {
+  session::LaunchSpec spec;
+  spec.kernel = state.kernel;
+  if (state.size) spec.size = state.size;
+  // The panel keeps values of every kernel shown so far: hand on this kernel's own.
+  if (const catalog::KernelInfo* k = catalog::find(state.kernel))
+    for (const auto& p : k->params)
+      if (auto it = state.params.find(p.name); it != state.params.end()) spec.params[p.name] = it->second;
+  spec.blocks = state.blocks;
+  spec.block_default = session::BlockDefault::FewWhenLarge;  // every change re-records: keep it quick
+  spec.max_records = state.max_records;
+  spec.dram = state.dram_preset;
+  return spec;
 }
 
 void Ui::record() {
   record_due_ = -1;
   record_error.clear();
-  const catalog::KernelInfo* k = catalog::find(state.kernel);
-  if (!k) {
-    record_error = "unknown kernel '" + state.kernel + "': allowed " + catalog::ids();
-    return;
-  }
   Job job;
   job.kind = Job::Record;
-  job.request.kernel = k->id;
-  job.request.size = state.size;
-  for (const auto& p : k->params) {
-    auto it = state.params.find(p.name);
-    if (it != state.params.end()) job.request.set[p.name] = it->second;
-  }
-  catalog::Params resolved;
-  std::string err = catalog::resolve(*k, job.request.size, job.request.set, resolved);
-  if (!err.empty()) {
-    record_error = err;
-    return;
-  }
+  job.spec = spec();
   try {
-    if (!state.blocks.empty() && state.blocks != "all") job.request.blocks = capture::parse_blocks(state.blocks);
-  } catch (const std::exception& e) {
+    job.launch = session::resolve(job.spec);
+  } catch (const session::InputError& e) {
     record_error = e.what();
     return;
   }
-  // A launch too big to emulate in a few seconds records its first blocks only, unless
-  // the user asked for every block ("all").
-  const double work = std::max(k->bytes ? k->bytes(resolved) / 4 : 0.0, k->flops ? k->flops(resolved) : 0.0);
-  if (state.blocks.empty() && work > kAutoBlocksWork) {
-    job.request.blocks = {0, 1, 2, 3};
-    message("large launch: recording blocks 0-3 only (type 'all' under blocks for every block)");
-  }
-  job.request.max_records = state.max_records;
-  job.request.backend = "auto";
-  job.dram = dram_for(state.dram_preset);
-  job.label = "recording " + k->id;
+  job.label = "recording " + job.launch.kernel->id;
   recorder.submit(std::move(job));
+}
+
+static analysis::DramModel dram_or_textbook(const std::string& preset) {
+  try {
+    return session::dram_model(preset);
+  } catch (const session::InputError&) {
+    return session::dram_model("textbook");  // a preset from an older settings file
+  }
 }
 
 void Ui::open_file(const std::string& path) {
   Job job;
   job.kind = Job::Open;
   job.path = path;
-  job.dram = dram_for(state.dram_preset);
+  job.dram = dram_or_textbook(state.dram_preset);
   job.label = "opening " + path;
   recorder.submit(std::move(job));
   state.last_file = path;
@@ -254,7 +241,7 @@ void Ui::save_file(const std::string& path) {
   Job job;
   job.kind = Job::Save;
   job.path = path;
-  job.model = pane.model;
+  job.session = pane.model;
   job.bookmarks = bookmarks;
   job.label = "saving " + path;
   recorder.submit(std::move(job));
@@ -265,8 +252,8 @@ void Ui::request_reanalyze() {
   if (!pane.model) return;
   Job job;
   job.kind = Job::Reanalyze;
-  job.model = pane.model;
-  job.dram = dram_for(state.dram_preset);
+  job.session = pane.model;
+  job.dram = dram_or_textbook(state.dram_preset);
   job.label = "analysing with DRAM model " + state.dram_preset;
   recorder.submit(std::move(job));
 }
@@ -279,7 +266,7 @@ void Ui::set_step(uint64_t step) {
 
 void Ui::enlarge(Panel p) { state.enlarged = state.enlarged == int(p) ? -1 : int(p); }
 
-void Ui::show_model(std::shared_ptr<const Model> m, bool keep_step) {
+void Ui::show_model(std::shared_ptr<const Session> m, bool keep_step) {
   bool same_shapes = pane.model && pane.model->shapes.size() == m->shapes.size();
   if (same_shapes)
     for (size_t i = 0; i < m->shapes.size(); ++i)
@@ -298,25 +285,26 @@ void Ui::poll() {
       continue;
     }
     if (!o->message.empty()) message(o->message);
-    if (!o->model) continue;
+    if (!o->session) continue;
     if (o->kind == Job::Reanalyze) {
       // Same trace, new DRAM figures: step and heat stay as they are. A result for a trace
       // no longer on screen is dropped.
-      if (pane.model && o->model->shared_trace == pane.model->shared_trace) pane.model = o->model;
+      if (pane.model && o->session->shared_trace == pane.model->shared_trace) pane.model = o->session;
       continue;
     }
     if (o->kind == Job::Record) {
       record_error.clear();
+      if (o->session->few_blocks) message(o->session->note);
       // Bookmarks name steps of this launch: they stay when the same launch is recorded again.
-      if (!pane.model || pane.model->trace().launch.kernel != o->model->trace().launch.kernel ||
-          pane.model->trace().launch.params != o->model->trace().launch.params)
+      if (!pane.model || pane.model->trace().launch.kernel != o->session->trace().launch.kernel ||
+          pane.model->trace().launch.params != o->session->trace().launch.params)
         bookmarks.clear();
     }
     if (o->kind == Job::Open) {
-      bookmarks = o->model->trace().bookmarks;
+      bookmarks = o->session->trace().bookmarks;
       std::sort(bookmarks.begin(), bookmarks.end(), [](const auto& x, const auto& y) { return x.record < y.record; });
       // Show the opened launch in the catalog, without re-recording it.
-      const auto& l = o->model->trace().launch;
+      const auto& l = o->session->trace().launch;
       if (catalog::find(l.kernel)) {
         state.kernel = l.kernel;
         for (const auto& [k, v] : l.params)
@@ -326,7 +314,7 @@ void Ui::poll() {
             state.params[k] = v;
       }
     }
-    show_model(o->model, o->kind == Job::Record);
+    show_model(o->session, o->kind == Job::Record);
   }
   // The DRAM preset changed while a recording with the old one was under way.
   if (pane.model && !recorder.busy() && pane.model->report.dram.preset != state.dram_preset) {
@@ -489,13 +477,13 @@ void panel_header(Ui& ui, Panel p, const std::string& subtitle, const std::strin
 }
 
 std::string subtitle_of(Ui& ui, Panel p, Pane& pane) {
-  const Model* m = pane.model.get();
+  const Session* m = pane.model.get();
   char b[160];
   switch (p) {
     case Panel::Catalog: return "";
     case Panel::Memory: return ui.state.heat ? "colour = lane · shade = traffic so far" : "colour = lane";
     case Panel::Warp: {
-      const RequestView& rv = pane.request();
+      const RequestFigures& rv = pane.request();
       if (!m || !rv.rec) return "";
       auto c = m->trace().block_coords(rv.rec->block);
       std::snprintf(b, sizeof b, "block (%u,%u) · warp %u · epoch %u", c.x, c.y, unsigned(rv.rec->warp),
@@ -712,8 +700,8 @@ std::string Ui::describe_json() const {
       c["title_b"] = pane_b.model->title();
       c["step_b"] = pane_b.step;
       c["records_b"] = pane_b.model->size();
-      RequestView ra = pane.model ? request_view(*pane.model, pane.step) : RequestView{};
-      RequestView rb = request_view(*pane_b.model, pane_b.step);
+      RequestFigures ra = pane.model ? pane.model->request(pane.step) : RequestFigures{};
+      RequestFigures rb = pane_b.model->request(pane_b.step);
       if (ra.rec && rb.rec && ra.site && rb.site) {
         c["locked"] = ra.rec->block == rb.rec->block && ra.rec->warp == rb.rec->warp && ra.site->line == rb.site->line;
         c["block"] = rb.rec->block;
@@ -725,11 +713,11 @@ std::string Ui::describe_json() const {
     j["compare"] = c;
   }
   if (pane.model) {
-    const Model& m = *pane.model;
+    const Session& m = *pane.model;
     j["title"] = m.title();
     j["provenance"] = m.provenance();
     j["records"] = m.size();
-    RequestView rv = request_view(m, pane.step);
+    RequestFigures rv = m.request(pane.step);
     if (rv.rec && rv.site) {
       nlohmann::json r;
       r["space"] = rv.shared ? "shared" : "global";

@@ -11,14 +11,23 @@
 #include <string>
 #include <vector>
 
-#include "ui/heat.h"
-#include "ui/model.h"
-#include "ui/recorder.h"
+#include "session/heat.h"
+#include "session/session.h"
+#include "session/worker.h"
 #include "ui/scene.h"
 #include "ui/state.h"
 #include "ui/timing.h"
 
 namespace ws::ui {
+
+// The views draw from the core's Session (session/session.h) and ask its worker for new ones.
+using session::GridShape;
+using session::HeatMap;
+using session::Job;
+using session::LineStat;
+using session::RequestFigures;
+using session::Session;
+using session::Worker;
 
 // Platform key codes of keys ImGui 1.86 has no portable name for (-1: none).
 struct Keys {
@@ -41,25 +50,25 @@ struct GridView {
 
 // One trace being looked at, with its own step and heat (an A/B view holds two).
 struct Pane {
-  std::shared_ptr<const Model> model;
+  std::shared_ptr<const Session> model;
   HeatMap heat;
   uint64_t step = 0;
   double play_accum = 0;
   std::vector<GridView> grids;  // per buffer
   uint32_t source_line_shown = 0;  // the source panel scrolls when the current line changes
   // The current request's figures, recomputed when the step or the model changes.
-  const RequestView& request();
+  const RequestFigures& request();
   // Cost strip of the timeline: worst cost / ideal per pixel column, cached per width.
   // The caches hold the model they were made from, so a new model at a recycled address
   // can never be mistaken for it.
   std::vector<float> strip;
   int strip_width = 0;
-  std::shared_ptr<const Model> strip_model;
+  std::shared_ptr<const Session> strip_model;
 
  private:
-  RequestView rv_;
+  RequestFigures rv_;
   uint64_t rv_step_ = ~uint64_t(0);
-  std::shared_ptr<const Model> rv_model_;
+  std::shared_ptr<const Session> rv_model_;
 };
 
 // A panel as drawn this frame (for tests and --windows-json).
@@ -76,13 +85,15 @@ class Ui {
   // Draws one frame. `dt`: seconds since the previous frame.
   void frame(float dt);
 
+  // The launch UiState describes (the app's few-blocks policy for large launches).
+  session::LaunchSpec spec() const;
   // Records the kernel UiState names (in the background).
   void record();
   // Opens / saves a .wstrace file (in the background).
   void open_file(const std::string& path);
   void save_file(const std::string& path);
   // Shows `m` (a recording, a file, a model built elsewhere); keeps the step if asked.
-  void show_model(std::shared_ptr<const Model> m, bool keep_step);
+  void show_model(std::shared_ptr<const Session> m, bool keep_step);
   // Jumps to a record index (clamped once a model is loaded).
   void set_step(uint64_t step);
   // Applies a finished background job, if any; frame() calls it.
@@ -138,12 +149,12 @@ class Ui {
   Environment env;
   Pane pane;
   Pane pane_b;                  // the B side of an A/B view
-  Recorder recorder_b;          // records the B side, beside the A side's recorder
+  Worker recorder_b;          // records the B side, beside the A side's recorder
   std::string compare_error;
   std::vector<trace::Bookmark> bookmarks;  // sorted by record
   bool bookmark_dialog = false, compare_dialog = false;
   std::string bookmark_caption, compare_spec;
-  Recorder recorder;
+  Worker recorder;
   TimingStore timings;
   LiveTimer live_timer;
   CpuGridPainter cpu_painter;
@@ -164,7 +175,7 @@ class Ui {
   void shortcuts();
   void layout_and_draw();
   void poll_b();
-  std::shared_ptr<const Model> b_index_model_, b_index_model_a_;
+  std::shared_ptr<const Session> b_index_model_, b_index_model_a_;
   std::vector<uint32_t> occ_a_;  // per A record: its occurrence among equal keys
   std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, int, uint32_t>, uint32_t> b_index_;
   std::vector<int> a_to_b_buffer_;  // A buffer id -> B buffer id of the same name (-1: none)

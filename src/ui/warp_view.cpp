@@ -42,7 +42,7 @@ std::vector<std::pair<ImVec2, ImVec2>> lane_row(Scene& sc, const trace::Record& 
   return boxes;
 }
 
-void global_diagram(Scene& sc, const RequestView& rv, ImVec2 size) {
+void global_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   const Theme& t = theme();
   const trace::Record& r = *rv.rec;
   const uint32_t bytes = rv.site->bytes;
@@ -135,7 +135,7 @@ void global_diagram(Scene& sc, const RequestView& rv, ImVec2 size) {
   sc.text(ImVec2(281, ly), "one 128-byte line", t.text_dim, FontRole::Small);
 }
 
-void shared_diagram(Scene& sc, const RequestView& rv, ImVec2 size) {
+void shared_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   const Theme& t = theme();
   const trace::Record& r = *rv.rec;
   const uint32_t bytes = rv.site->bytes;
@@ -226,7 +226,7 @@ void warp_view(Ui& ui, Pane& p) {
     ImGui::TextDisabled(ui.recorder.busy() ? "recording…" : "no requests in this trace");
     return;
   }
-  const RequestView& rv = p.request();
+  const RequestFigures& rv = p.request();
   if (!rv.rec || !rv.site) return;
   const trace::Site& site = *rv.site;
 
@@ -307,7 +307,7 @@ void warp_view(Ui& ui, Pane& p) {
   ImGui::Dummy(size);
 }
 
-void warp_diagram(Scene& sc, const RequestView& rv, ImVec2 size) {
+void warp_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   if (!rv.rec || !rv.site) return;
   sc.size = size;
   if (rv.shared)

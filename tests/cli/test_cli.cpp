@@ -147,8 +147,19 @@ TEST_CASE("the transposed tile store is a 32-way conflict that padding removes")
   REQUIRE(load);
   CHECK((*load)["sectors_per_request"] == 4.0);
 
+  // The source gutter's figures, one object per line that touches memory.
+  REQUIRE(rep["source_lines"].is_array());
+  REQUIRE(rep["source_lines"].size() == 2);
+  const json& tile_line = rep["source_lines"][0];
+  CHECK(tile_line["line"] == (*store)["line"]);
+  CHECK(tile_line["code"] == (*store)["code"]);
+  CHECK(tile_line["max_way"] == 32);
+  CHECK(tile_line["sectors_per_request"] == 4.0);
+  CHECK(tile_line["badge"] == "in 4 · tile 32-way");
+
   json padded = report_json("--kernel transpose_tiled --size 64 --set pad=1");
   CHECK(padded["params"]["pad"] == 1);
+  CHECK(padded["source_lines"][0]["max_way"] == 1);
   int shared = 0;
   for (const json& s : padded["sites"])
     if (s["space"] == "shared") {

@@ -18,10 +18,8 @@
 #include "gpu/internal.h"
 #include "trace/wstrace.h"
 
-namespace ws::cli {
-int cmd_bench(int argc, char** argv);
-}
-using ws::cli::cmd_bench;
+#include "cli/cli.h"
+#include "session/options.h"
 
 using namespace ws;
 
@@ -147,28 +145,22 @@ int sanitize(bool plain_only) {
   return bad ? 1 : 0;
 }
 
+// argv[0] is "trace"; the launch options are the shared parser's.
 int trace_cmd(int argc, char** argv) {
-  std::string id, out;
-  int64_t size = 0;
-  std::map<std::string, int64_t> set;
-  for (int i = 0; i + 1 < argc; i += 2) {
-    std::string a = argv[i], v = argv[i + 1];
-    if (a == "--kernel") id = v;
-    else if (a == "--size") size = std::stoll(v);
-    else if (a == "--out") out = v;
-    else if (a == "--set") set[v.substr(0, v.find('='))] = std::stoll(v.substr(v.find('=') + 1));
+  CLI::App cmd{"ws_gpu_tool trace: record a launch on the GPU into a .wstrace file", "trace"};
+  session::LaunchArgs args;
+  std::string out;
+  session::add_launch_options(cmd, args, 0);
+  cmd.add_option("--out", out, "the trace file to write")->required();
+  try {
+    cmd.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return cmd.exit(e);
   }
-  const catalog::KernelInfo* k = catalog::find(id);
-  if (!k || out.empty()) {
-    std::fprintf(stderr, "usage: ws_gpu_tool trace --kernel ID [--size N] [--set k=v]... --out FILE\n");
-    return 2;
-  }
-  catalog::Params p;
-  std::string e = catalog::resolve(*k, size, set, p);
-  if (!e.empty()) {
-    std::fprintf(stderr, "%s\n", e.c_str());
-    return 2;
-  }
+  const session::Launch l = session::resolve(session::spec_of(args));
+  const catalog::KernelInfo* k = l.kernel;
+  const std::string& id = k->id;
+  const catalog::Params& p = l.params;
   auto arrays = catalog::make_arrays(*k, p);
   trace::Trace t;
   gpu::record(*k, p, arrays, {}, t);
@@ -194,7 +186,16 @@ int trace_cmd(int argc, char** argv) {
 int main(int argc, char** argv) {
   std::string cmd = argc > 1 ? argv[1] : "";
   try {
-    if (cmd == "bench") return cmd_bench(argc - 1, argv + 1);
+    if (cmd == "bench") {
+      CLI::App app{"ws_gpu_tool"};
+      cli::Command bench = cli::add_bench(app);
+      try {
+        app.parse(argc, argv);
+      } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+      }
+      return bench.run();
+    }
     std::string why;
     if (!gpu::available(&why)) {
       std::fprintf(stderr, "ws_gpu_tool: %s\n", why.c_str());
@@ -203,7 +204,7 @@ int main(int argc, char** argv) {
     if (cmd == "info") return info();
     if (cmd == "probe" && argc > 2) return probe(argv[2]);
     if (cmd == "sanitize") return sanitize(argc > 2 && std::string(argv[2]) == "plain");
-    if (cmd == "trace") return trace_cmd(argc - 2, argv + 2);
+    if (cmd == "trace") return trace_cmd(argc - 1, argv + 1);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ws_gpu_tool %s: %s\n", cmd.c_str(), e.what());
     return 1;

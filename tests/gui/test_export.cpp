@@ -15,7 +15,8 @@
 #include <unistd.h>
 #include <vector>
 
-#include "capture/capture.h"
+#include "session/capture.h"
+#include "session/worker.h"
 #include "ui/figure.h"
 #include "ui/headless.h"
 
@@ -143,19 +144,18 @@ Png png_header(const std::string& d) {
 
 // The transpose_tiled launch at size 64, at its first shared-memory store.
 struct Shown {
-  std::shared_ptr<ui::Model> model;
+  std::shared_ptr<session::Session> model;
   uint64_t step = 0;
 };
 
 Shown tile_store(int64_t pad) {
-  capture::Request req;
+  session::LaunchSpec req;
   req.kernel = "transpose_tiled";
   req.size = 64;
-  req.set["pad"] = pad;
+  req.params["pad"] = pad;
   req.backend = "emulator";
-  capture::Result r = capture::record(req);
   Shown s;
-  s.model = ui::build_model(std::make_shared<trace::Trace>(std::move(r.trace)), analysis::DramModel{});
+  s.model = session::record_session(req);
   const trace::Trace& t = s.model->trace();
   for (uint64_t i = 0; i < t.records.size(); ++i) {
     const trace::Site& site = t.sites[t.records[i].site];

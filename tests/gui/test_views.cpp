@@ -190,12 +190,12 @@ TEST_CASE("the heat layer moved back and forth equals the heat built from scratc
   ui::Ui u(quiet_env());
   show(ctx, u, "transpose_tiled", {{"pad", 1}}, 0);
   auto model = u.pane.model;
-  ui::HeatMap moved;
+  session::HeatMap moved;
   moved.reset(model);
   for (uint64_t target : {uint64_t(200), uint64_t(37), uint64_t(500), uint64_t(499), uint64_t(120)})
     while (!moved.update(target, 0.001)) {
     }
-  ui::HeatMap fresh;
+  session::HeatMap fresh;
   fresh.reset(model);
   CHECK(fresh.update(120, 0));
   for (size_t b = 0; b < model->trace().buffers.size(); ++b) {
@@ -303,7 +303,6 @@ TEST_CASE("settings: a round trip keeps the choices; a corrupt file is ignored w
 }
 
 TEST_CASE("a trace saved from the app opens again with the same records") {
-  if (!ui::trace_files_supported()) return;
   auto dir = temp_dir("files");
   std::string path = (dir / "tiled.wstrace").string();
   ui::HeadlessContext ctx(1280, 720);

@@ -14,7 +14,7 @@
 
 #include "catalog.h"
 #include "lesson/lesson.h"
-#include "lesson/recorder.h"
+#include "session/lesson.h"
 
 using namespace ws;
 namespace fs = std::filesystem;
@@ -44,7 +44,7 @@ fs::path write(const std::string& name, const std::string& text) {
 
 // Records with the CPU emulator, remembering traces across tests.
 const trace::Trace& recorded(const lesson::Launch& l) {
-  static lesson::Traces traces(lesson::capture_recorder("emulator"));
+  static lesson::Traces traces(session::lesson_recorder("emulator"));
   return traces.get(l);
 }
 
@@ -98,7 +98,7 @@ TEST_CASE("every bundled lesson parses and runs end to end headless") {
     lesson::Lesson l = lesson::load(e.path);
     CHECK(!l.title.empty());
     for (const auto& s : l.steps) families.insert(catalog::find(s.launch.kernel)->family);
-    lesson::RunReport rep = lesson::run(l, lesson::capture_recorder("emulator"));
+    lesson::RunReport rep = lesson::run(l, session::lesson_recorder("emulator"));
     for (const auto& sr : rep.steps) CHECK_MESSAGE(sr.error.empty(), sr.error);
     CHECK(rep.ok);
     CHECK(rep.questions >= 5);
@@ -124,7 +124,7 @@ TEST_CASE("every bundled lesson parses and runs end to end headless") {
 
 TEST_CASE("the pmpp quiz asks about every access, with the answers worked out on paper") {
   lesson::Lesson l = lesson::load(lesson::find("pmpp_quiz"));
-  lesson::RunReport rep = lesson::run(l, lesson::capture_recorder("emulator"));
+  lesson::RunReport rep = lesson::run(l, session::lesson_recorder("emulator"));
   REQUIRE(rep.ok);
   // (array op, metric) -> answer, from the file's own steps.
   std::map<std::pair<std::string, std::string>, std::string> got;
@@ -161,7 +161,7 @@ TEST_CASE("the pmpp quiz asks about every access, with the answers worked out on
 TEST_CASE("the bundled transpose and sgemm lessons reach the key answers") {
   auto answers = [](const char* name) {
     lesson::Lesson l = lesson::load(lesson::find(name));
-    lesson::RunReport rep = lesson::run(l, lesson::capture_recorder("emulator"));
+    lesson::RunReport rep = lesson::run(l, session::lesson_recorder("emulator"));
     REQUIRE(rep.ok);
     std::vector<std::string> out;
     for (const auto& sr : rep.steps)
@@ -537,7 +537,7 @@ TEST_CASE("steps that share a launch share one recording") {
   int calls = 0;
   auto counting = [&calls](const lesson::Launch& l) {
     ++calls;
-    return lesson::capture_recorder("emulator")(l);
+    return session::lesson_recorder("emulator")(l);
   };
   lesson::Lesson l = lesson::load(lesson::find("transpose"));
   std::vector<lesson::Launch> distinct;
@@ -579,7 +579,7 @@ TEST_CASE("teach: a student answers in a terminal") {
   // Right, then junk followed by a wrong choice, then Enter (reveal), then the input ends.
   std::istringstream in("8\n\nwhat\ncoalesced\n\n\n");
   std::ostringstream out;
-  auto res = lesson::teach(l, lesson::capture_recorder("emulator"), in, out);
+  auto res = lesson::teach(l, session::lesson_recorder("emulator"), in, out);
   CHECK(res.questions == 3);
   CHECK(res.answered == 2);
   CHECK(res.right == 1);

@@ -1,10 +1,14 @@
-#include "ui/model.h"
+#include "session/session.h"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <bit>
 #include <cstdio>
 
-namespace ws::ui {
+#include "trace/wstrace.h"
+
+namespace ws::session {
 
 GridShape grid_shape(const trace::Buffer& b) {
   GridShape g;
@@ -30,7 +34,7 @@ GridShape grid_shape(const trace::Buffer& b) {
   return g;
 }
 
-std::string Model::title() const {
+std::string Session::title() const {
   const auto& l = trace().launch;
   std::string s = l.kernel;
   auto it = l.params.find("size");
@@ -47,7 +51,7 @@ std::string Model::title() const {
   return s;
 }
 
-std::string Model::provenance() const {
+std::string Session::provenance() const {
   const auto& l = trace().launch;
   std::string s = from_gpu ? "recorded on " + (l.device.empty() ? std::string("a GPU") : l.device)
                            : std::string("emulated on CPU");
@@ -55,7 +59,7 @@ std::string Model::provenance() const {
   return s;
 }
 
-uint64_t Model::next(uint64_t step, int unit, int dir) const {
+uint64_t Session::next(uint64_t step, int unit, int dir) const {
   const uint64_t n = size();
   if (n == 0) return 0;
   step = std::min<uint64_t>(step, n - 1);
@@ -73,9 +77,8 @@ uint64_t Model::next(uint64_t step, int unit, int dir) const {
   return *(it - 1);
 }
 
-namespace {
-
-void fill_indices(Model& m) {
+void Session::index() {
+  Session& m = *this;
   const auto& t = m.trace();
   m.shapes.clear();
   for (const auto& b : t.buffers) m.shapes.push_back(grid_shape(b));
@@ -106,8 +109,24 @@ void fill_indices(Model& m) {
   }
 }
 
-void fill_lines(Model& m) {
+void Session::analyse(const analysis::DramModel& dram) {
+  Session& m = *this;
   const auto& t = m.trace();
+  if (!counted) report = analysis::analyze(t, dram);
+  m.totals = Totals{};
+  for (const auto& st : m.report.sites) {
+    if (st.site >= t.sites.size()) continue;
+    if (t.sites[st.site].space == trace::Space::Shared) {
+      m.totals.shared_requests += st.requests;
+      m.totals.wavefronts += st.wavefronts;
+      m.totals.ideal_wavefronts += st.ideal_wavefronts;
+      m.totals.max_way = std::max(m.totals.max_way, st.max_way);
+    } else {
+      m.totals.global_requests += st.requests;
+      m.totals.sectors += st.sectors;
+      m.totals.ideal_sectors += st.ideal_sectors;
+    }
+  }
   m.lines.clear();
   struct Acc {
     uint64_t g_req = 0, sectors = 0, ideal = 0, s_req = 0, wavefronts = 0, ideal_wf = 0;
@@ -173,44 +192,140 @@ void fill_lines(Model& m) {
   }
 }
 
-}  // namespace
-
-std::shared_ptr<Model> build_model(std::shared_ptr<const trace::Trace> t, const analysis::DramModel& dram) {
-  auto m = std::make_shared<Model>();
+std::shared_ptr<Session> Session::from_trace(std::shared_ptr<const trace::Trace> t, const analysis::DramModel& dram) {
+  auto m = std::make_shared<Session>();
   m->shared_trace = std::move(t);
-  m->kernel = catalog::find(m->trace().launch.kernel);
+  const trace::Launch& l = m->trace().launch;
+  m->kernel = catalog::find(l.kernel);
+  m->origin = l.backend;
+  m->from_gpu = l.backend == "gpu";
+  m->spec.kernel = l.kernel;
+  for (const auto& [name, v] : l.params)
+    if (name == "size")
+      m->spec.size = v;
+    else
+      m->spec.params[name] = v;
+  m->spec.dram = dram.preset;
+  m->index();
+  m->analyse(dram);
+  return m;
+}
+
+std::shared_ptr<Session> Session::from_capture(Capture c, const Launch& launch, LaunchSpec spec) {
+  auto tr = std::make_shared<trace::Trace>(std::move(c.trace));
+  auto m = std::make_shared<Session>();
+  m->shared_trace = std::move(tr);
+  m->kernel = launch.kernel;
+  m->spec = std::move(spec);
   m->origin = m->trace().launch.backend;
-  m->from_gpu = m->trace().launch.backend == "gpu";
-  fill_indices(*m);
-  m->report = analysis::analyze(m->trace(), dram);
-  fill_lines(*m);
+  m->from_gpu = m->origin == "gpu";
+  m->checked = c.checked;
+  m->max_rel_error = c.max_rel_error;
+  m->capture_seconds = c.seconds;
+  m->note = std::move(c.note);
+  m->counted = c.counted;
+  m->few_blocks = launch.few_blocks;
+  if (c.counted) m->report = std::move(c.report);
+  m->index();
+  if (c.counted) m->lane_accesses = c.lane_accesses;  // no records to count them from
+  m->analyse(launch.dram);
   return m;
 }
 
-std::shared_ptr<Model> reanalyze(const Model& old, const analysis::DramModel& dram) {
-  auto m = std::make_shared<Model>(old);
-  m->report = analysis::analyze(m->trace(), dram);
-  fill_lines(*m);
+std::shared_ptr<Session> Session::from_file(const std::string& path, const analysis::DramModel& dram) {
+  auto m = from_trace(std::make_shared<trace::Trace>(trace::read_trace(path)), dram);
+  m->origin = "file";
+  m->file = path;
   return m;
 }
 
-RequestView request_view(const Model& m, uint64_t step) {
-  RequestView v;
-  const auto& t = m.trace();
+std::shared_ptr<Session> Session::reanalyzed(const analysis::DramModel& dram) const {
+  auto m = std::make_shared<Session>(*this);
+  m->spec.dram = dram.preset;
+  if (!counted) m->analyse(dram);  // counts mode summed its DRAM figures on the device
+  return m;
+}
+
+std::string Session::check_text() const {
+  if (!checked)
+    return "output not checked: only " + std::to_string(trace().blocks.size()) + " of " +
+           std::to_string(trace().launch.grid.count()) + " blocks ran";
+  if (!differs()) return "output matches CPU reference";
+  char e[32];
+  std::snprintf(e, sizeof e, "%.3g", max_rel_error);
+  return std::string("output DIFFERS from CPU reference (max relative error ") + e + ")";
+}
+
+RequestFigures Session::request(uint64_t step) const {
+  RequestFigures v;
+  const auto& t = trace();
   if (t.records.empty()) return v;
-  step = std::min<uint64_t>(step, t.records.size() - 1);
-  v.rec = &t.records[step];
+  v.step = std::min<uint64_t>(step, t.records.size() - 1);
+  v.rec = &t.records[v.step];
   if (v.rec->site >= t.sites.size()) return v;
   v.site = &t.sites[v.rec->site];
   if (v.site->buffer < t.buffers.size()) v.buffer = &t.buffers[v.site->buffer];
   v.shared = v.site->space == trace::Space::Shared;
   v.active_lanes = std::popcount(v.rec->active);
-  if (v.shared)
+  if (v.shared) {
     v.s = analysis::shared_cost(*v.rec, v.site->bytes);
-  else
+    v.banks = analysis::bank_words(*v.rec, v.site->bytes);
+    v.phases = analysis::shared_phases(v.site->bytes);
+  } else {
     v.g = analysis::global_cost(*v.rec, v.site->bytes);
+    v.sectors = analysis::sector_bytes(*v.rec, v.site->bytes);
+    v.lines = analysis::touched_granules(*v.rec, v.site->bytes, 128);
+  }
   v.why = analysis::why(t, *v.rec);
   return v;
 }
 
-}  // namespace ws::ui
+namespace {
+
+std::string code_of(const Session& s, uint32_t line) {
+  std::string c = line >= 1 && line <= s.source_lines.size() ? s.source_lines[line - 1] : "";
+  size_t a = c.find_first_not_of(" \t");
+  return a == std::string::npos ? "" : c.substr(a);
+}
+
+}  // namespace
+
+std::string source_lines_text(const Session& s) {
+  std::string out;
+  if (s.lines.empty()) return out;
+  out += "source lines (" + s.trace().source_name + "): cost per line, as the source panel's gutter shows it\n";
+  for (const auto& [line, ls] : s.lines) {
+    char head[48];
+    std::snprintf(head, sizeof head, "  %5u  %-28s", line, ls.badge.c_str());
+    out += head;
+    out += "  " + code_of(s, line) + "\n";
+  }
+  return out;
+}
+
+std::string source_lines_json(const Session& s) {
+  nlohmann::ordered_json a = nlohmann::ordered_json::array();
+  for (const auto& [line, ls] : s.lines) {
+    nlohmann::ordered_json j;
+    j["line"] = line;
+    j["code"] = code_of(s, line);
+    j["requests"] = ls.requests;
+    if (ls.global) {
+      j["sectors_per_request"] = ls.sectors_per_request;
+      j["ideal_sectors_per_request"] = ls.ideal_per_request;
+    }
+    if (ls.shared) {
+      j["max_way"] = ls.max_way;
+      j["wavefronts_per_request"] = ls.wavefronts_per_request;
+    }
+    j["ratio"] = ls.ratio;
+    j["badge"] = ls.badge;
+    nlohmann::ordered_json parts = nlohmann::ordered_json::array();
+    for (const auto& p : ls.parts) parts.push_back({{"site", p.site}, {"text", p.text}, {"ratio", p.ratio}});
+    j["parts"] = parts;
+    a.push_back(j);
+  }
+  return a.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+}  // namespace ws::session

@@ -1,5 +1,5 @@
-// src/ui/recorder.h — runs captures, file reads and writes, and analyses on a worker
-// thread so the UI never waits on them. The newest request wins: a job submitted while
+// src/session/worker.h — builds Sessions (captures, file reads, re-analyses) and writes
+// trace files on one worker thread, so a front end never waits on them. The newest request wins: a job submitted while
 // another is queued replaces it (a running capture cannot be interrupted, its result is
 // simply superseded).
 #pragma once
@@ -15,17 +15,18 @@
 #include <vector>
 
 #include "analysis/analysis.h"
-#include "capture/capture.h"
-#include "ui/model.h"
+#include "session/launch.h"
+#include "session/session.h"
 
-namespace ws::ui {
+namespace ws::session {
 
 struct Job {
   enum Kind { Record, Open, Save, Reanalyze } kind = Record;
-  capture::Request request;                 // Record
+  LaunchSpec spec;                          // Record: what was asked for
+  Launch launch;                            // Record: resolve(spec), done where the spec was made
   std::string path;                         // Open, Save
-  std::shared_ptr<const Model> model;       // Save, Reanalyze
-  analysis::DramModel dram;                 // Record, Open, Reanalyze
+  std::shared_ptr<const Session> session;   // Save, Reanalyze
+  analysis::DramModel dram;                 // Open, Reanalyze
   std::string label;                        // shown while it runs ("recording transpose_tiled")
   std::optional<std::vector<trace::Bookmark>> bookmarks;  // Save: written in place of the trace's own
 };
@@ -33,18 +34,25 @@ struct Job {
 struct Outcome {
   Job::Kind kind = Job::Record;
   uint64_t id = 0;
-  std::shared_ptr<const Model> model;  // Record, Open, Reanalyze: the new model
-  std::string error;                   // one line; empty on success
-  std::string message;                 // "saved trace.wstrace"
+  std::shared_ptr<const Session> session;  // Record, Open, Reanalyze: the new session
+  std::string error;                       // one line; empty on success
+  std::string message;                     // "saved trace.wstrace"
   double seconds = 0;
 };
 
-class Recorder {
+// The jobs themselves, run where they are called (the worker runs them on its thread).
+// Each throws what capture(), resolve() or the trace file throw.
+std::shared_ptr<Session> record_session(const Launch& launch, const LaunchSpec& spec);
+std::shared_ptr<Session> record_session(const LaunchSpec& spec);  // resolves it first
+void save_session(const Session& s, const std::string& path,
+                  const std::optional<std::vector<trace::Bookmark>>& bookmarks = std::nullopt);
+
+class Worker {
  public:
-  Recorder();
-  ~Recorder();
-  Recorder(const Recorder&) = delete;
-  Recorder& operator=(const Recorder&) = delete;
+  Worker();
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
 
   // Queues `job` (replacing a queued, not yet started one). Returns its id.
   uint64_t submit(Job job);
@@ -73,7 +81,4 @@ class Recorder {
   std::thread thread_;
 };
 
-// Whether .wstrace files can be read and written by this build.
-bool trace_files_supported();
-
-}  // namespace ws::ui
+}  // namespace ws::session

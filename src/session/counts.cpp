@@ -1,8 +1,8 @@
-#include "capture/counts.h"
+#include "session/counts.h"
 
 #include <stdexcept>
 
-namespace ws::capture {
+namespace ws::session {
 
 analysis::Report report_from_counts(const gpu::Counts& c, const analysis::DramModel& dram) {
   analysis::Report rep;
@@ -92,4 +92,4 @@ uint64_t count_on_gpu(const catalog::KernelInfo& k, const catalog::Params& p, ca
 #endif
 }
 
-}  // namespace ws::capture
+}  // namespace ws::session

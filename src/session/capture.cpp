@@ -1,9 +1,8 @@
-#include "capture/capture.h"
+#include "session/capture.h"
 
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -22,9 +21,9 @@
 #include "gpu/record.h"
 #define WS_GPU_RECORDER 1
 #endif
-#include "capture/counts.h"
+#include "session/counts.h"
 
-namespace ws::capture {
+namespace ws::session {
 namespace {
 
 // One way of running a launch and recording its trace.
@@ -73,9 +72,7 @@ const Backend& choose(const std::string& name, std::string& device, std::string&
                            : "no GPU backend: this build has no CUDA support (use --backend emulator)");
     note = gpu ? "no GPU found: recorded with the CPU emulator"
                : "this build has no GPU backend: recorded with the CPU emulator";
-  } else if (name != "emulator") {
-    throw InputError("unknown backend '" + name + "': allowed auto, gpu, emulator");
-  }
+  }  // resolve() let through only "auto", "gpu" and "emulator"
   device = kEmulator.device();
   return kEmulator;
 }
@@ -137,13 +134,14 @@ const char* version() {
 #endif
 }
 
-Result record(const Request& req) {
-  const catalog::KernelInfo* k = catalog::find(req.kernel);
-  if (!k) throw InputError("unknown kernel '" + req.kernel + "': allowed " + catalog::ids());
-  Result res;
-  if (std::string e = catalog::resolve(*k, req.size, req.set, res.params); !e.empty()) throw InputError(e);
+Capture capture(const Launch& req) {
+  const catalog::KernelInfo* k = req.kernel;
+  if (!k) throw InputError("no kernel given: allowed " + catalog::ids());
+  Capture res;
+  res.params = req.params;
   std::string device;
   const Backend& backend = choose(req.backend, device, res.note);
+  if (!req.note.empty()) res.note = req.note + (res.note.empty() ? "" : "; " + res.note);
   const uint64_t max_records = fit_in_memory(*k, res.params, req.blocks.empty(), req.max_records);
 
   catalog::HostArrays arrays = catalog::make_arrays(*k, res.params);
@@ -184,42 +182,16 @@ Result record(const Request& req) {
   return res;
 }
 
-std::vector<uint32_t> parse_blocks(const std::string& text) {
-  constexpr size_t kMaxBlocks = size_t(1) << 24;
-  const std::string usage = "expected block ids and ranges such as 0,1,5-7";
-  auto number = [&](std::string_view s) -> uint32_t {
-    while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-    uint64_t v = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || ec != std::errc() || p != s.data() + s.size())
-      throw InputError("bad block list '" + text + "': " + usage);
-    if (v >= UINT32_MAX) throw InputError("bad block list '" + text + "': block " + std::string(s) + " is too large");
-    return uint32_t(v);
-  };
-  std::vector<uint32_t> out;
-  std::string_view rest = text;
-  if (text.find_first_not_of(" ,") == std::string::npos) throw InputError("empty block list: " + usage);
-  while (true) {
-    size_t comma = rest.find(',');
-    std::string_view item = rest.substr(0, comma);
-    size_t dash = item.find('-');
-    if (dash == std::string_view::npos) {
-      out.push_back(number(item));
-    } else {
-      uint32_t a = number(item.substr(0, dash)), b = number(item.substr(dash + 1));
-      if (b < a) throw InputError("bad block list '" + text + "': range " + std::string(item) + " runs backwards");
-      if (uint64_t(b - a) + 1 + out.size() > kMaxBlocks)
-        throw InputError("block list '" + text + "' names too many blocks");
-      for (uint64_t v = a; v <= b; ++v) out.push_back(uint32_t(v));
-    }
-    if (out.size() > kMaxBlocks) throw InputError("block list '" + text + "' names too many blocks");
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
+bool check_failed(const Capture& c) { return c.checked && !(c.max_rel_error <= kMatchTolerance); }
+
+std::string check_text(const Capture& c) {
+  if (!c.checked)
+    return "output not checked: only " + std::to_string(c.trace.blocks.size()) + " of " +
+           std::to_string(c.trace.launch.grid.count()) + " blocks ran";
+  if (!check_failed(c)) return "output matches CPU reference";
+  char e[32];
+  std::snprintf(e, sizeof e, "%.3g", c.max_rel_error);
+  return std::string("output DIFFERS from CPU reference (max relative error ") + e + ")";
 }
 
-}  // namespace ws::capture
+}  // namespace ws::session

@@ -1,12 +1,12 @@
-#include "ui/heat.h"
+#include "session/heat.h"
 
 #include <algorithm>
 #include <bit>
 #include <chrono>
 
-namespace ws::ui {
+namespace ws::session {
 
-void HeatMap::reset(std::shared_ptr<const Model> m) {
+void HeatMap::reset(std::shared_ptr<const Session> m) {
   model_ = std::move(m);
   layers_.clear();
   covered_ = 0;
@@ -113,4 +113,4 @@ size_t HeatMap::bytes() const {
   return b;
 }
 
-}  // namespace ws::ui
+}  // namespace ws::session

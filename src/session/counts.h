@@ -1,4 +1,4 @@
-// src/capture/counts.h — counts mode in the capture layer: the GPU's whole-grid per-site
+// src/session/counts.h — counts mode: the GPU's whole-grid per-site
 // and per-epoch sums turned into the same analysis::Report the views and the CLI read.
 #pragma once
 #include "analysis/analysis.h"
@@ -6,7 +6,7 @@
 #include "gpu/gpu.h"
 #include "trace/trace.h"
 
-namespace ws::capture {
+namespace ws::session {
 
 // The report of a counts-mode run; `meta` holds the launch, buffers and sites (no
 // records), the example requests of `c` give each site its plain-language line.
@@ -17,4 +17,4 @@ analysis::Report report_from_counts(const gpu::Counts& c, const analysis::DramMo
 uint64_t count_on_gpu(const catalog::KernelInfo& k, const catalog::Params& p, catalog::HostArrays& arrays,
                       const analysis::DramModel& dram, trace::Trace& meta, analysis::Report& report);
 
-}  // namespace ws::capture
+}  // namespace ws::session

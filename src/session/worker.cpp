@@ -1,25 +1,31 @@
-#include "ui/recorder.h"
+#include "session/worker.h"
 
 #include <exception>
 
-#if __has_include("trace/wstrace.h")
 #include "trace/wstrace.h"
-#define WS_UI_HAVE_WSTRACE 1
-#endif
 
-namespace ws::ui {
+namespace ws::session {
 
-bool trace_files_supported() {
-#ifdef WS_UI_HAVE_WSTRACE
-  return true;
-#else
-  return false;
-#endif
+std::shared_ptr<Session> record_session(const Launch& launch, const LaunchSpec& spec) {
+  return Session::from_capture(capture(launch), launch, spec);
 }
 
-Recorder::Recorder() : thread_([this] { loop(); }) {}
+std::shared_ptr<Session> record_session(const LaunchSpec& spec) { return record_session(resolve(spec), spec); }
 
-Recorder::~Recorder() {
+void save_session(const Session& s, const std::string& path,
+                  const std::optional<std::vector<trace::Bookmark>>& bookmarks) {
+  if (bookmarks && *bookmarks != s.trace().bookmarks) {
+    trace::Trace copy = s.trace();  // the shown trace stays shared and unchanged
+    copy.bookmarks = *bookmarks;
+    trace::write_trace(copy, path);
+  } else {
+    trace::write_trace(s.trace(), path);
+  }
+}
+
+Worker::Worker() : thread_([this] { loop(); }) {}
+
+Worker::~Worker() {
   {
     std::lock_guard<std::mutex> lk(mu_);
     stop_ = true;
@@ -29,7 +35,7 @@ Recorder::~Recorder() {
   thread_.join();
 }
 
-uint64_t Recorder::submit(Job job) {
+uint64_t Worker::submit(Job job) {
   uint64_t id;
   {
     std::lock_guard<std::mutex> lk(mu_);
@@ -40,7 +46,7 @@ uint64_t Recorder::submit(Job job) {
   return id;
 }
 
-std::optional<Outcome> Recorder::take() {
+std::optional<Outcome> Worker::take() {
   std::lock_guard<std::mutex> lk(mu_);
   if (done_.empty()) return std::nullopt;
   Outcome o = std::move(done_.front());
@@ -48,33 +54,33 @@ std::optional<Outcome> Recorder::take() {
   return o;
 }
 
-bool Recorder::busy() const {
+bool Worker::busy() const {
   std::lock_guard<std::mutex> lk(mu_);
   return running_ || queued_.has_value();
 }
 
-bool Recorder::idle() const {
+bool Worker::idle() const {
   std::lock_guard<std::mutex> lk(mu_);
   return !running_ && !queued_ && done_.empty();
 }
 
-std::string Recorder::label() const {
+std::string Worker::label() const {
   std::lock_guard<std::mutex> lk(mu_);
   return running_ ? label_ : queued_ ? queued_->second.label : std::string();
 }
 
-double Recorder::running_seconds() const {
+double Worker::running_seconds() const {
   std::lock_guard<std::mutex> lk(mu_);
   if (!running_) return 0;
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
 }
 
-void Recorder::wait_idle() {
+void Worker::wait_idle() {
   std::unique_lock<std::mutex> lk(mu_);
   cv_.wait(lk, [this] { return !running_ && !queued_; });
 }
 
-void Recorder::loop() {
+void Worker::loop() {
   std::unique_lock<std::mutex> lk(mu_);
   for (;;) {
     cv_.wait(lk, [this] { return stop_ || queued_.has_value(); });
@@ -98,62 +104,31 @@ void Recorder::loop() {
   }
 }
 
-Outcome Recorder::execute(const Job& job) {
+Outcome Worker::execute(const Job& job) {
   Outcome o;
   o.kind = job.kind;
   try {
     switch (job.kind) {
-      case Job::Record: {
-        capture::Result r = capture::record(job.request);
-        auto tr = std::make_shared<trace::Trace>(std::move(r.trace));
-        auto m = build_model(std::move(tr), job.dram);
-        m->checked = r.checked;
-        m->max_rel_error = r.max_rel_error;
-        m->capture_seconds = r.seconds;
-        m->note = r.note;
-        o.model = std::move(m);
-        break;
-      }
-      case Job::Open: {
-#ifdef WS_UI_HAVE_WSTRACE
-        auto tr = std::make_shared<trace::Trace>(trace::read_trace(job.path));
-        auto m = build_model(std::move(tr), job.dram);
-        m->origin = "file";
-        m->file = job.path;
-        o.model = std::move(m);
+      case Job::Record: o.session = record_session(job.launch, job.spec); break;
+      case Job::Open:
+        o.session = Session::from_file(job.path, job.dram);
         o.message = "opened " + job.path;
-#else
-        o.error = "this build cannot read .wstrace files";
-#endif
         break;
-      }
-      case Job::Save: {
-#ifdef WS_UI_HAVE_WSTRACE
-        if (!job.model) throw std::runtime_error("nothing to save");
-        if (job.bookmarks && *job.bookmarks != job.model->trace().bookmarks) {
-          trace::Trace copy = job.model->trace();  // the shown trace stays shared and unchanged
-          copy.bookmarks = *job.bookmarks;
-          trace::write_trace(copy, job.path);
-        } else {
-          trace::write_trace(job.model->trace(), job.path);
-        }
+      case Job::Save:
+        if (!job.session) throw std::runtime_error("nothing to save");
+        save_session(*job.session, job.path, job.bookmarks);
         o.message = "saved " + job.path;
-#else
-        o.error = "this build cannot write .wstrace files";
-#endif
         break;
-      }
-      case Job::Reanalyze: {
-        if (!job.model) throw std::runtime_error("nothing to analyse");
-        o.model = reanalyze(*job.model, job.dram);
+      case Job::Reanalyze:
+        if (!job.session) throw std::runtime_error("nothing to analyse");
+        o.session = job.session->reanalyzed(job.dram);
         break;
-      }
     }
   } catch (const std::exception& e) {
     o.error = e.what();
-    o.model.reset();
+    o.session.reset();
   }
   return o;
 }
 
-}  // namespace ws::ui
+}  // namespace ws::session

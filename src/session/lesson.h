@@ -1,0 +1,29 @@
+// src/session/lesson.h — a lesson step's launch as a LaunchSpec, and a lesson recorder
+// over the capture, so lessons run through the same resolve and capture as every other
+// front end.
+#pragma once
+#include <string>
+
+#include "lesson/lesson.h"
+#include "session/capture.h"
+#include "session/launch.h"
+
+namespace ws::session {
+
+// The spec of a step's launch.
+inline LaunchSpec spec_of(const lesson::Launch& l, const std::string& backend = "emulator") {
+  LaunchSpec s;
+  s.kernel = l.kernel;
+  if (l.size) s.size = l.size;
+  s.params = l.params;
+  for (uint32_t b : l.blocks) s.blocks += (s.blocks.empty() ? "" : ",") + std::to_string(b);
+  s.backend = backend;
+  return s;
+}
+
+// A lesson::Recorder over capture() ("emulator", "gpu" or "auto"); throws what capture throws.
+inline lesson::Recorder lesson_recorder(std::string backend = "emulator") {
+  return [backend](const lesson::Launch& l) { return capture(resolve(spec_of(l, backend))).trace; };
+}
+
+}  // namespace ws::session

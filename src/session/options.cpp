@@ -1,0 +1,69 @@
+#include "session/options.h"
+
+#include <algorithm>
+
+namespace ws::session {
+
+void add_launch_options(CLI::App& cmd, LaunchArgs& a, unsigned which) {
+  a.which = which;
+  a.command = cmd.get_name();
+  cmd.add_option(which & kManyKernels ? "-k,--kernel" : "--kernel", a.kernels,
+                 which & kManyKernels ? "kernel ids, repeatable or comma-separated (default: the whole catalog)"
+                                      : "kernel id (see `warpscope list`)")
+      ->type_name("ID")
+      ->expected(1)
+      ->multi_option_policy(which & kManyKernels ? CLI::MultiOptionPolicy::TakeAll : CLI::MultiOptionPolicy::TakeLast);
+  a.size_opt = cmd.add_option("--size", a.size, "problem size: N×N matrices, N elements for copies")->type_name("N");
+  cmd.add_option("--set", a.set,
+                 which & kWithDram ? "a kernel parameter, or the DRAM model with dram=" + dram_presets_text("|") +
+                                         "; repeatable"
+                                   : std::string("a kernel parameter (see `warpscope list`); repeatable"))
+      ->type_name("NAME=VALUE")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  if (which & kWithBlocks)
+    a.blocks_opt = cmd.add_option("--blocks", a.blocks, "blocks to record, e.g. 0,1,5-7, or all")->type_name("LIST");
+  if (which & kWithBackend)
+    cmd.add_option("--backend", a.backend, "where the kernel runs: auto|gpu|emulator (default auto)")
+        ->type_name("BACKEND");
+}
+
+std::vector<std::string> kernels_of(const LaunchArgs& a) {
+  std::vector<std::string> out;
+  for (const auto& item : a.kernels) {
+    size_t pos = 0;
+    while (pos <= item.size()) {
+      size_t comma = item.find(',', pos);
+      std::string id = item.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      if (!id.empty() && std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
+  }
+  return out;
+}
+
+LaunchSpec spec_of(const LaunchArgs& a) {
+  LaunchSpec spec;
+  auto ids = kernels_of(a);
+  if (!ids.empty()) spec.kernel = ids.front();
+  if (a.size_opt && a.size_opt->count()) {
+    int64_t n = 0;
+    if (!parse_whole(a.size, n)) throw InputError("bad size '" + a.size + "': expected a whole number");
+    spec.size = n;
+  }
+  for (const auto& s : a.set) {
+    if (!(a.which & kWithDram) && s.rfind("dram=", 0) == 0)
+      throw InputError("--set dram=... picks the DRAM model of an analysis; `" + a.command +
+                       "` has none (use it with report, or report --trace)");
+    apply_setting(spec, s);
+  }
+  if (a.blocks_opt && a.blocks_opt->count()) {
+    if (a.blocks.empty()) throw InputError("empty block list: expected block ids and ranges such as 0,1,5-7");
+    spec.blocks = a.blocks;
+  }
+  spec.backend = a.backend;
+  return spec;
+}
+
+}  // namespace ws::session

@@ -1,0 +1,157 @@
+// src/session/session.h — one launch as every front end sees it: the trace, its analysis,
+// and every figure the views draw, as model data (no ImGui, no pixels). Built once from any
+// source (a catalog kernel emulated on the CPU or recorded on a GPU, a .wstrace file) on the
+// worker (session/worker.h), then shared read-only: the app's panes, `warpscope report`
+// and `warpscope export` read the same object, so every number the app shows can be printed
+// and tested headless.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/analysis.h"
+#include "catalog.h"
+#include "session/capture.h"
+#include "session/launch.h"
+#include "trace/trace.h"
+
+namespace ws::session {
+
+// How a buffer is laid out on screen: a rows × cols grid of elements. Row-major arrays
+// are drawn with one storage row per grid row (padding columns included, so a TILE+1 tile
+// shows its extra column); 1-D arrays wrap every 128 bytes, so for shared memory a grid
+// column is a bank.
+struct GridShape {
+  uint32_t rows = 1, cols = 1;   // cells on screen
+  uint32_t elem_bytes = 4;
+  uint64_t elements = 0;         // elements that exist (the last row may be partial)
+  bool col_major = false;        // element e at (e % rows, e / rows)
+  bool wrapped = false;          // a 1-D array shown wrapped
+  // Cell of element e; false past the end.
+  bool cell(uint64_t e, uint32_t& row, uint32_t& col) const {
+    if (e >= elements) return false;
+    if (col_major) {
+      row = uint32_t(e % rows);
+      col = uint32_t(e / rows);
+    } else {
+      row = uint32_t(e / cols);
+      col = uint32_t(e % cols);
+    }
+    return true;
+  }
+  // Element of a cell (may be >= elements on the partial last row).
+  uint64_t element(uint32_t row, uint32_t col) const {
+    return col_major ? uint64_t(col) * rows + row : uint64_t(row) * cols + col;
+  }
+};
+GridShape grid_shape(const trace::Buffer& b);
+
+// Statistics of one kernel source line (all sites on it), for the source gutter.
+struct LineStat {
+  uint32_t line = 0;
+  bool global = false;
+  uint64_t requests = 0;
+  double sectors_per_request = 0, ideal_per_request = 0;  // global sites of the line
+  bool shared = false;
+  uint32_t max_way = 0;                                     // shared sites of the line
+  double wavefronts_per_request = 0;
+  double ratio = 1;        // worst cost / ideal on the line: 1 is perfect
+  std::string badge;       // "in 4 · tile 32-way": per array, sectors per request or n-way
+  struct Part {
+    std::string text;      // "in 4", "tile 32-way"
+    double ratio = 1;      // its cost / ideal, for its colour
+    uint32_t site = 0;
+  };
+  std::vector<Part> parts;
+  std::vector<uint32_t> sites;
+};
+
+// The figures of one request (one warp instruction), as the warp inspector and the
+// memory view show them. Every figure comes from the analysis.
+struct RequestFigures {
+  uint64_t step = 0;
+  const trace::Record* rec = nullptr;
+  const trace::Site* site = nullptr;
+  const trace::Buffer* buffer = nullptr;
+  bool shared = false;
+  int active_lanes = 0;
+  analysis::GlobalCost g;                       // global: sectors, lines, efficiency
+  analysis::SharedCost s;                       // shared: wavefronts, n-way
+  std::vector<analysis::SectorBytes> sectors;   // global: lane -> bytes of each sector
+  std::vector<uint64_t> lines;                  // global: 128-byte lines touched
+  std::vector<analysis::BankWord> banks;        // shared: lane -> word, bank and phase
+  uint32_t phases = 1;                          // shared: phases of 32 / phases lanes
+  std::string why;                              // one plain-language line
+};
+
+// Sums over the whole trace, per memory space (the A/B strip compares them).
+struct Totals {
+  uint64_t global_requests = 0, sectors = 0, ideal_sectors = 0;
+  uint64_t shared_requests = 0, wavefronts = 0, ideal_wavefronts = 0;
+  uint32_t max_way = 0;
+};
+
+class Session {
+ public:
+  // ---- sources (each runs where it is called: the worker calls them off the UI thread)
+  // A launch run by capture() (emulator or GPU, records or counts).
+  static std::shared_ptr<Session> from_capture(Capture c, const Launch& launch, LaunchSpec spec);
+  // A saved .wstrace file. Throws trace::FileError.
+  static std::shared_ptr<Session> from_file(const std::string& path, const analysis::DramModel& dram);
+  // A trace built elsewhere (tests, benchmarks).
+  static std::shared_ptr<Session> from_trace(std::shared_ptr<const trace::Trace> t, const analysis::DramModel& dram);
+  // The same trace analysed with another DRAM model (the trace is shared, not copied).
+  std::shared_ptr<Session> reanalyzed(const analysis::DramModel& dram) const;
+
+  std::shared_ptr<const trace::Trace> shared_trace;
+  analysis::Report report;
+  const catalog::KernelInfo* kernel = nullptr;  // null for a file of an unknown kernel
+  LaunchSpec spec;           // what was asked for (from the trace's launch for a file)
+  std::string origin;        // "emulator" | "gpu" | "file"
+  std::string file;          // path when opened from a file
+  bool from_gpu = false;     // the records came from a GPU (not the emulator)
+  bool counted = false;      // counts mode: `report` covers the whole grid, no records
+  bool few_blocks = false;   // the launch was large: its first blocks only (BlockDefault::FewWhenLarge)
+  bool checked = false;      // outputs compared with the CPU reference
+  double max_rel_error = 0;
+  double capture_seconds = 0;
+  uint64_t lane_accesses = 0;
+  std::string note;          // the capture's note ("no GPU found: ...")
+
+  std::vector<GridShape> shapes;        // per buffer
+  std::vector<uint32_t> warp_starts;    // first record of each (block, epoch, warp) run
+  std::vector<uint32_t> epoch_starts;   // first record of each (block, epoch) run
+  std::map<uint32_t, LineStat> lines;   // by source line: the source gutter's figures
+  std::vector<std::string> source_lines;  // the kernel file, line 1 at index 0
+  uint32_t max_epoch = 0;
+  Totals totals;
+
+  const trace::Trace& trace() const { return *shared_trace; }
+  size_t size() const { return shared_trace->records.size(); }
+  // One-line description of the launch: "transpose_tiled · size 64 · pad=0".
+  std::string title() const;
+  // "emulated on CPU" / "recorded on NVIDIA H200" (+ " · from file").
+  std::string provenance() const;
+  // Whether the outputs matched the CPU reference; "output not checked: ..." otherwise.
+  std::string check_text() const;
+  // The outputs were compared and differ: the kernel is wrong.
+  bool differs() const { return checked && !(max_rel_error <= kMatchTolerance); }
+
+  // Navigation in execution order. Each returns a record index in [0, size()).
+  uint64_t next(uint64_t step, int unit, int dir) const;  // unit: 0 request, 1 warp, 2 epoch
+  // The figures of request `step` (clamped; empty for an empty trace).
+  RequestFigures request(uint64_t step) const;
+
+ private:
+  void index();   // shapes, runs, source lines, lane accesses
+  void analyse(const analysis::DramModel& dram);  // report (unless counted), lines, totals
+};
+
+// The source gutter's figures of every line that touches memory, as `warpscope report`
+// prints them: text (one line each) and JSON (the report's "source_lines" array).
+std::string source_lines_text(const Session& s);
+std::string source_lines_json(const Session& s);
+
+}  // namespace ws::session

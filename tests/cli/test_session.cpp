@@ -1,0 +1,216 @@
+// The session layer behind every front end: one LaunchSpec, one resolve, one capture,
+// one Session.
+#include <algorithm>
+#include <bit>
+#include <doctest/doctest.h>
+
+#include <regex>
+
+#include "session/capture.h"
+#include "session/options.h"
+#include "session/session.h"
+#include "session/worker.h"
+
+using namespace ws;
+
+namespace {
+session::Capture record(const session::LaunchSpec& spec) { return session::capture(session::resolve(spec)); }
+
+std::string input_error(const session::LaunchSpec& req) {
+  try {
+    record(req);
+  } catch (const session::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("parse_blocks reads ids and ranges") {
+  CHECK(session::parse_blocks("0") == std::vector<uint32_t>{0});
+  CHECK(session::parse_blocks("0,1,5-7") == std::vector<uint32_t>{0, 1, 5, 6, 7});
+  CHECK(session::parse_blocks(" 3 , 1-2 ,3") == std::vector<uint32_t>{1, 2, 3});  // sorted, once each
+  CHECK(session::parse_blocks("4-4") == std::vector<uint32_t>{4});
+  for (const char* bad : {"", ",", "x", "1,,2", "-1", "1-", "-", "3-1", "1.5", "0x10", "4294967295", "0-99999999999"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(session::parse_blocks(bad), session::InputError);
+  }
+  CHECK_THROWS_WITH_AS(session::parse_blocks("0-4294967294"), doctest::Contains("too many blocks"), session::InputError);
+}
+
+TEST_CASE("a capture runs every block, checks the output and stamps the launch") {
+  session::LaunchSpec req;
+  req.kernel = "transpose_tiled";
+  req.size = 40;
+  req.backend = "auto";
+  session::Capture r = record(req);
+  CHECK(r.checked);
+  CHECK(r.max_rel_error == 0.0);
+  CHECK(r.params.size() == 40);
+  CHECK(r.trace.blocks.size() == r.trace.launch.grid.count());
+  CHECK(r.lane_accesses > 0);
+  CHECK(r.seconds >= 0);
+  CHECK(r.trace.launch.version == session::version());
+  CHECK(std::regex_match(r.trace.launch.date, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
+#ifndef WS_HAVE_CUDA
+  CHECK(r.trace.launch.backend == "emulator");
+  CHECK(r.trace.launch.device == "CPU emulator");
+  CHECK(r.note.find("CPU emulator") != std::string::npos);  // auto says what ran
+#endif
+
+  req.backend = "emulator";
+  req.blocks = "1";
+  session::Capture one = record(req);
+  CHECK(!one.checked);
+  CHECK(one.note.empty());
+  CHECK(one.trace.blocks == std::vector<uint32_t>{1});
+  for (const auto& rec : one.trace.records) CHECK(rec.block == 1);
+
+  req.blocks = "0-3";  // every block, named one by one
+  CHECK(record(req).checked);
+}
+
+TEST_CASE("bad requests are one-line input errors") {
+  session::LaunchSpec req;
+  req.kernel = "transpose_tiledd";
+  CHECK(input_error(req) == "unknown kernel 'transpose_tiledd': allowed " + catalog::ids());
+  req.kernel = "transpose_tiled";
+  req.params = {{"pad", 2}};
+  CHECK(input_error(req).find("allowed 0, 1") != std::string::npos);
+  req.params = {};
+  req.backend = "tpu";
+  CHECK(input_error(req) == "unknown backend 'tpu': allowed auto, gpu, emulator");
+  req.backend = "emulator";
+  req.size = 32768;
+  CHECK(input_error(req).find("too large for memory") != std::string::npos);
+  req.size = 64;
+  req.blocks = "99";
+  CHECK(input_error(req).find("outside the grid") != std::string::npos);
+#ifndef WS_HAVE_CUDA
+  req.blocks = "";
+  req.backend = "gpu";
+  CHECK(input_error(req) == "no GPU backend: this build has no CUDA support (use --backend emulator)");
+#endif
+}
+
+TEST_CASE("the record cap drops and counts") {
+  session::LaunchSpec req;
+  req.kernel = "transpose_tiled";
+  req.size = 64;
+  req.backend = "emulator";
+  req.max_records = 10;
+  session::Capture r = record(req);
+  CHECK(r.trace.records.size() == 10);
+  CHECK(r.trace.dropped_records > 0);
+  CHECK(r.checked);  // every block still ran
+}
+
+TEST_CASE("resolve fills every default and names what is allowed") {
+  session::LaunchSpec spec;
+  spec.kernel = "transpose_tiled";
+  session::Launch l = session::resolve(spec);
+  CHECK(l.kernel == catalog::find("transpose_tiled"));
+  CHECK(l.params.size() == l.kernel->teach_size);
+  CHECK(l.params["pad"] == 0);
+  CHECK(l.blocks.empty());
+  CHECK(l.dram.preset == "textbook");
+  spec.size = 0;  // typed by a user, 0 is a size out of range, not "the default"
+  CHECK_THROWS_WITH_AS(session::resolve(spec), doctest::Contains("allowed 1.."), session::InputError);
+  spec.size.reset();
+  spec.kernel = "";
+  CHECK_THROWS_AS(session::resolve(spec), session::InputError);
+  spec.kernel = "transpose_tiled";
+  spec.dram = "ddr9";
+  CHECK_THROWS_WITH_AS(session::resolve(spec), doctest::Contains("allowed textbook, hbm"), session::InputError);
+}
+
+TEST_CASE("the few-blocks policy is the app's, named once") {
+  session::LaunchSpec spec;
+  spec.kernel = "matmul_naive";
+  spec.size = 1024;  // 2·1024³ flops: past kFewBlocksWork
+  spec.block_default = session::BlockDefault::FewWhenLarge;
+  session::Launch l = session::resolve(spec);
+  CHECK(l.few_blocks);
+  CHECK(l.blocks == std::vector<uint32_t>{0, 1, 2, 3});
+  CHECK(l.note.find("blocks 0-3") != std::string::npos);
+  spec.blocks = "all";
+  CHECK(session::resolve(spec).blocks.empty());
+  spec.blocks = "";
+  spec.block_default = session::BlockDefault::Every;  // the CLI's: the whole grid
+  CHECK(session::resolve(spec).blocks.empty());
+  spec.size = 64;
+  spec.block_default = session::BlockDefault::FewWhenLarge;
+  CHECK(!session::resolve(spec).few_blocks);
+}
+
+TEST_CASE("one spec from every front end: options, compact text, settings") {
+  CLI::App app;
+  session::LaunchArgs args;
+  session::add_launch_options(app, args, session::kWithDram | session::kWithBlocks | session::kWithBackend);
+  std::vector<std::string> argv = {"--kernel", "transpose_tiled", "--size", "40", "--set", "pad=1",
+                                   "--set", "dram=hbm", "--blocks", "0-1", "--backend", "emulator"};
+  std::reverse(argv.begin(), argv.end());  // CLI11 takes a vector last first
+  app.parse(argv);
+  session::LaunchSpec a = session::spec_of(args);
+  CHECK(a.kernel == "transpose_tiled");
+  CHECK(a.size == 40);
+  CHECK(a.params == std::map<std::string, int64_t>{{"pad", 1}});
+  CHECK(a.dram == "hbm");
+  CHECK(a.blocks == "0-1");
+  CHECK(a.backend == "emulator");
+
+  session::LaunchSpec b = session::parse_compact("transpose_tiled:pad=1,size=40,dram=hbm");
+  CHECK(b.kernel == a.kernel);
+  CHECK(b.size == a.size);
+  CHECK(b.params == a.params);
+  CHECK(b.dram == a.dram);
+  CHECK_THROWS_WITH_AS(session::parse_compact(":pad=1"), doctest::Contains("ID[:name=value"), session::InputError);
+  CHECK_THROWS_WITH_AS(session::parse_compact("transpose_tiled:pad"), doctest::Contains("name=value"),
+                       session::InputError);
+  CHECK_THROWS_WITH_AS(session::parse_compact("transpose_tiled:pad=x"), doctest::Contains("whole number"),
+                       session::InputError);
+}
+
+TEST_CASE("a Session holds the figures every view and report shows") {
+  session::LaunchSpec spec;
+  spec.kernel = "transpose_tiled";
+  spec.size = 64;
+  spec.backend = "emulator";
+  auto s = session::record_session(spec);
+  REQUIRE(s->size() > 0);
+  CHECK(s->checked);
+  CHECK(s->spec == spec);
+  // The tile store: 32 lanes, one bank, 32 words — a 32-way conflict, each lane its own word.
+  uint64_t store = 0;
+  while (!(s->trace().sites[s->trace().records[store].site].space == trace::Space::Shared &&
+           s->trace().sites[s->trace().records[store].site].op == trace::Op::Store))
+    ++store;
+  session::RequestFigures r = s->request(store);
+  REQUIRE(r.shared);
+  CHECK(r.s.max_way == 32);
+  CHECK(r.phases == 1);
+  REQUIRE(r.banks.size() == 32);
+  for (const auto& w : r.banks) {
+    CHECK(w.bank == r.banks[0].bank);
+    CHECK(w.way == 32);
+    CHECK(std::popcount(w.lanes) == 1);
+  }
+  // The first load of `in`: 32 lanes read 128 consecutive bytes — 4 sectors, one line.
+  session::RequestFigures g = s->request(0);
+  REQUIRE(!g.shared);
+  CHECK(g.g.sectors == 4);
+  CHECK(g.sectors.size() == 4);
+  CHECK(g.lines.size() == 1);
+  for (size_t i = 0; i < g.sectors.size(); ++i)
+    for (int b = 0; b < 32; ++b) CHECK(g.sectors[i].lane[b] == int(i * 8 + b / 4));
+  // The gutter: the store line is 32-way, the coalesced load line 4 sectors a request.
+  CHECK(s->lines.at(r.site->line).max_way == 32);
+  CHECK(s->lines.at(g.site->line).sectors_per_request == 4.0);
+  CHECK(session::source_lines_text(*s).find("tile 32-way") != std::string::npos);
+  // pad=1 removes the conflict, and the totals say so.
+  spec.params["pad"] = 1;
+  auto p = session::record_session(spec);
+  CHECK(s->totals.max_way == 32);
+  CHECK(p->totals.max_way == 1);
+  CHECK(p->totals.sectors == s->totals.sectors);
+}
