@@ -18,6 +18,7 @@ struct ReportOptions {
   std::string trace_file;
   std::string format = "text";
   CLI::Option* trace_opt = nullptr;
+  int64_t step = -1;             // also print this request's figures
 };
 
 std::string dim_text(const trace::Dim3& d) {
@@ -58,7 +59,7 @@ void print_header(const session::Session& s) {
   std::cout << "\n";
 }
 
-void print_json(const session::Session& s) {
+void print_json(const session::Session& s, int64_t step) {
   using json = nlohmann::ordered_json;
   const trace::Trace& t = s.trace();
   json j = json::parse(analysis::report_json(t, s.report));
@@ -87,30 +88,35 @@ void print_json(const session::Session& s) {
   }
   if (!s.note.empty()) j["note"] = s.note;
   j["source_lines"] = json::parse(session::source_lines_json(s));
+  if (step >= 0) j["request"] = json::parse(session::request_json(s, uint64_t(step)));
   std::cout << j.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
 }
 
-void print(const session::Session& s, Format f) {
+void print(const session::Session& s, Format f, int64_t step) {
+  if (step >= 0 && uint64_t(step) >= s.size())
+    throw UsageError("step " + std::to_string(step) + " is out of range: " +
+                     (s.size() ? "allowed 0.." + std::to_string(s.size() - 1) : std::string("the trace has no records")));
   if (f == Format::Json) {
-    print_json(s);
+    print_json(s, step);
   } else {
     print_header(s);
     std::cout << analysis::report_text(s.trace(), s.report);
     if (std::string lines = session::source_lines_text(s); !lines.empty()) std::cout << "\n" << lines;
+    if (step >= 0) std::cout << "\n" << session::request_text(s, uint64_t(step));
   }
 }
 
 int run(const ReportOptions& o) {
   const Format f = parse_format(o.format);
   if (o.trace_opt->count()) {
-    print(*session::Session::from_file(o.trace_file, dram_from_sets(o.launch.set)), f);
+    print(*session::Session::from_file(o.trace_file, dram_from_sets(o.launch.set)), f, o.step);
     return 0;
   }
   session::LaunchSpec spec = session::spec_of(o.launch);
   spec.counts = true;  // on a GPU, the whole grid in counts mode
   const session::Launch launch = resolve_launch(spec, "report");
   auto s = session::Session::from_capture(session::capture(launch), launch, spec);
-  print(*s, f);
+  print(*s, f, o.step);
   if (s->differs()) {
     std::cout.flush();
     std::cerr << "warpscope: error: " << launch.kernel->id << ": " << s->check_text() << std::endl;
@@ -129,6 +135,9 @@ Command add_report(CLI::App& app) {
   o->trace_opt = cmd->add_option("--trace", o->trace_file, "report a saved .wstrace file instead of running a kernel")
                      ->type_name("FILE");
   for (const char* other : {"--kernel", "--size", "--blocks", "--backend"}) o->trace_opt->excludes(other);
+  cmd->add_option("--step", o->step, "also show request K as the warp inspector does: lanes to sectors or banks")
+      ->type_name("K")
+      ->check(CLI::NonNegativeNumber);
   return {cmd, [o] { return run(*o); }};
 }
 

@@ -328,4 +328,115 @@ std::string source_lines_json(const Session& s) {
   return a.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
+namespace {
+
+// "0-7, 9, 12-15" for a lane mask.
+std::string lanes_text(uint32_t mask) {
+  std::string out;
+  for (int lane = 0; lane < 32;) {
+    if (!(mask >> lane & 1)) {
+      ++lane;
+      continue;
+    }
+    int end = lane;
+    while (end + 1 < 32 && (mask >> (end + 1) & 1)) ++end;
+    out += (out.empty() ? "" : ", ") + std::to_string(lane) + (end > lane ? "-" + std::to_string(end) : "");
+    lane = end + 1;
+  }
+  return out;
+}
+
+uint32_t sector_lanes(const analysis::SectorBytes& sb) {
+  uint32_t m = 0;
+  for (int8_t l : sb.lane)
+    if (l >= 0) m |= 1u << l;
+  return m;
+}
+
+}  // namespace
+
+std::string request_text(const Session& s, uint64_t step) {
+  const RequestFigures r = s.request(step);
+  if (!r.rec || !r.site) return "no request " + std::to_string(step) + ": the trace has " + std::to_string(s.size()) + "\n";
+  const trace::Trace& t = s.trace();
+  const trace::Dim3 b = t.block_coords(r.rec->block);
+  char head[256];
+  std::snprintf(head, sizeof head, "request %llu of %zu: block (%u,%u,%u) warp %u epoch %u, line %u: %s %s %s, %u B a lane, %d lanes\n",
+                (unsigned long long)r.step, s.size(), b.x, b.y, b.z, unsigned(r.rec->warp), r.rec->epoch, r.site->line,
+                r.buffer ? r.buffer->name.c_str() : "?", r.shared ? "shared" : "global", trace::to_string(r.site->op),
+                r.site->bytes, r.active_lanes);
+  std::string out = head;
+  char line[160];
+  if (r.shared) {
+    std::snprintf(line, sizeof line, "  %u-way: %u wavefronts (ideal %u), %u phase%s\n", r.s.max_way, r.s.wavefronts,
+                  r.s.ideal_wavefronts, r.phases, r.phases == 1 ? "" : "s");
+    out += line;
+    for (const auto& w : r.banks) {
+      std::snprintf(line, sizeof line, "  phase %u  bank %2u  word %-8llu lanes %s%s\n", w.phase, w.bank,
+                    (unsigned long long)w.word, lanes_text(w.lanes).c_str(), w.way > 1 ? "  (conflict)" : "");
+      out += line;
+    }
+  } else {
+    std::snprintf(line, sizeof line, "  %u sectors (ideal %u), %u lines, %.0f%% of fetched bytes used\n", r.g.sectors,
+                  r.g.ideal_sectors, r.g.lines, r.g.efficiency * 100);
+    out += line;
+    for (const auto& sb : r.sectors) {
+      std::snprintf(line, sizeof line, "  sector #%-8llu line #%-7llu lanes %s\n", (unsigned long long)sb.sector,
+                    (unsigned long long)(sb.sector / 4), lanes_text(sector_lanes(sb)).c_str());
+      out += line;
+    }
+  }
+  out += "  why: " + r.why + "\n";
+  return out;
+}
+
+std::string request_json(const Session& s, uint64_t step) {
+  using json = nlohmann::ordered_json;
+  const RequestFigures r = s.request(step);
+  json j;
+  if (!r.rec || !r.site) return "null";
+  auto lanes = [](uint32_t m) {
+    json a = json::array();
+    for (int l = 0; l < 32; ++l)
+      if (m >> l & 1) a.push_back(l);
+    return a;
+  };
+  const trace::Dim3 b = s.trace().block_coords(r.rec->block);
+  j["step"] = r.step;
+  j["block"] = {b.x, b.y, b.z};
+  j["warp"] = r.rec->warp;
+  j["epoch"] = r.rec->epoch;
+  j["line"] = r.site->line;
+  j["array"] = r.buffer ? r.buffer->name : "";
+  j["space"] = r.shared ? "shared" : "global";
+  j["op"] = trace::to_string(r.site->op);
+  j["bytes"] = r.site->bytes;
+  j["active_lanes"] = lanes(r.rec->active);
+  if (r.shared) {
+    j["max_way"] = r.s.max_way;
+    j["wavefronts"] = r.s.wavefronts;
+    j["ideal_wavefronts"] = r.s.ideal_wavefronts;
+    j["conflicts"] = r.s.conflicts;
+    j["phases"] = r.phases;
+    json words = json::array();
+    for (const auto& w : r.banks)
+      words.push_back({{"phase", w.phase}, {"bank", w.bank}, {"word", w.word}, {"lanes", lanes(w.lanes)}, {"way", w.way}});
+    j["words"] = words;
+  } else {
+    j["sectors"] = r.g.sectors;
+    j["ideal_sectors"] = r.g.ideal_sectors;
+    j["lines"] = r.g.lines;
+    j["efficiency"] = r.g.efficiency;
+    json sectors = json::array();
+    for (const auto& sb : r.sectors) {
+      json bytes = json::array();
+      for (int8_t l : sb.lane) bytes.push_back(int(l));
+      sectors.push_back({{"sector", sb.sector}, {"lanes", lanes(sector_lanes(sb))}, {"byte_lanes", bytes}});
+    }
+    j["sector_lanes"] = sectors;
+  }
+  j["why"] = r.why;
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 }  // namespace ws::session

@@ -154,4 +154,9 @@ class Session {
 std::string source_lines_text(const Session& s);
 std::string source_lines_json(const Session& s);
 
+// The figures of request `step` as the warp inspector shows them (`warpscope report
+// --step K`): which lanes read which sector, or which word in which bank and phase.
+std::string request_text(const Session& s, uint64_t step);
+std::string request_json(const Session& s, uint64_t step);
+
 }  // namespace ws::session

@@ -157,6 +157,21 @@ TEST_CASE("the transposed tile store is a 32-way conflict that padding removes")
   CHECK(tile_line["sectors_per_request"] == 4.0);
   CHECK(tile_line["badge"] == "in 4 · tile 32-way");
 
+  // One request as the warp inspector shows it: warp 0's first tile store, lane i to word
+  // 32·i, all in bank 0.
+  json one = report_json("--kernel transpose_tiled --size 64 --step 1")["request"];
+  CHECK(one["array"] == "tile");
+  CHECK(one["max_way"] == 32);
+  REQUIRE(one["words"].size() == 32);
+  for (int i = 0; i < 32; ++i) {
+    CHECK(one["words"][i]["bank"] == 0);
+    CHECK(one["words"][i]["word"] == 32 * i);
+    CHECK(one["words"][i]["lanes"] == json::array({i}));
+  }
+  json first = report_json("--kernel transpose_tiled --size 64 --step 0")["request"];
+  CHECK(first["sectors"] == 4);
+  CHECK(first["sector_lanes"][1]["lanes"] == json::array({8, 9, 10, 11, 12, 13, 14, 15}));
+
   json padded = report_json("--kernel transpose_tiled --size 64 --set pad=1");
   CHECK(padded["params"]["pad"] == 1);
   CHECK(padded["source_lines"][0]["max_way"] == 1);
@@ -247,6 +262,8 @@ TEST_CASE("every bad input is one line on stderr and exit code 2") {
   check_bad("report --kernel transpose_tiled --blocks 1-x", "0,1,5-7");
   check_bad("report --kernel transpose_tiled --blocks 7-2", "backwards");
   check_bad("report --kernel transpose_tiled --size 64 --blocks 4", "outside the grid");
+  check_bad("report --kernel transpose_tiled --size 64 --step 512", "allowed 0..511");
+  check_bad("report --kernel transpose_tiled --size 64 --step -1", "--step");
   check_bad("report --kernel transpose_tiled --blocks 0-4294967295", "too");
   check_bad("report", "--kernel");
   check_bad("record --kernel transpose_tiled", "--out");
