@@ -3,8 +3,8 @@
 // are in entries/ under the same name; each includes its kernels.
 #pragma once
 #include "entries/basics.h"
+#include "entries/matmul.h"
 #include "entries/transpose.h"
-#include "matmul.h"
 
 #define WS_CATALOG(X)             \
   X(copy)                         \
