@@ -1,9 +1,10 @@
 // kernels/all.h — every catalog entry, in teaching order. Backends expand WS_CATALOG to
-// instantiate each entry's run() with their own launcher.
+// instantiate each entry's run() with their own launcher. The entries of a kernel header
+// are in entries/ under the same name; each includes its kernels.
 #pragma once
-#include "basics.h"
-#include "matmul.h"
-#include "transpose.h"
+#include "entries/basics.h"
+#include "entries/matmul.h"
+#include "entries/transpose.h"
 
 #define WS_CATALOG(X)             \
   X(copy)                         \

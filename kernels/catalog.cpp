@@ -15,7 +15,7 @@ int64_t Params::operator[](const std::string& name) const {
 }
 
 namespace {
-// Lessons are written in the kernel headers as indented paragraphs: line breaks and
+// Lessons are written in the entries as indented paragraphs: line breaks and
 // indentation become single spaces.
 std::string fold_whitespace(const std::string& text) {
   std::string out;

@@ -1,6 +1,8 @@
 // kernels/catalog.h — the registry: kernel ids, their parameters and defaults, their
-// arrays, a CPU reference and a short lesson. Host code only; the kernel bodies live in
-// the family headers and include nothing but contract.h.
+// arrays, a CPU reference and a short lesson. Host code only. A family header (basics.h,
+// transpose.h, matmul.h) holds the kernel bodies and their CPU reference and includes
+// nothing but contract.h: it is the text the source panel shows. Its catalog entries are
+// in entries/ under the same name.
 //
 // Every catalog entry is a struct with
 //   static KernelInfo info();
@@ -98,7 +100,7 @@ HostArrays make_arrays(const KernelInfo& k, const Params& p, uint32_t seed = 1);
 double max_rel_error(const KernelInfo& k, const Params& p, const HostArrays& got,
                      const HostArrays& want);
 
-// Embedded text of a kernel file ("transpose.h"); empty if unknown.
+// Embedded text of a family header or contract.h ("transpose.h"); empty if unknown.
 const std::string& source(const std::string& file);
 
 }  // namespace ws::catalog

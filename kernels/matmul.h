@@ -16,7 +16,7 @@
 //   matmul_coarse2d_vec       the same with float4 (128-bit) global loads and stores and
 //                             A stored transposed in shared memory
 #pragma once
-#include "catalog.h"
+#include <vector>
 #include "contract.h"
 
 namespace ws::kernels {
@@ -266,37 +266,11 @@ struct MatmulCoarse2DVec : RegisterTiling<BM_> {
   }
 };
 
-// ---------------------------------------------------------------------------------------
-// Catalog entries (host code).
-
-struct MatmulFamily {
-  static int64_t n(const catalog::Params& p) { return p.size(); }
-  static catalog::KernelInfo base(const char* id, const char* title, const char* lesson, bool b_col_major);
-  template <class L>
-  static MatmulArgs args(L& l, const catalog::Params& p) {
-    return {l.template buf<const float>(0), l.template buf<const float>(1), l.template buf<float>(2),
-            int(n(p))};
-  }
-  // Grid covering C with blocks of tile_rows × tile_cols outputs.
-  static dim3 grid(const catalog::Params& p, int64_t tile_rows, int64_t tile_cols) {
-    return dim3(unsigned((n(p) + tile_cols - 1) / tile_cols), unsigned((n(p) + tile_rows - 1) / tile_rows));
-  }
-  template <bool B_COL_MAJOR>
-  static std::vector<catalog::BufferSpec> buffers(const catalog::Params& p) {
-    uint64_t N = uint64_t(n(p));
-    return {{"A", N, N, false, catalog::Role::In},
-            {"B", N, N, B_COL_MAJOR, catalog::Role::In},
-            {"C", N, N, false, catalog::Role::Out}};
-  }
-  template <bool B_COL_MAJOR>
-  static void reference(const catalog::Params& p, catalog::HostArrays& arr);
-};
-
+// CPU reference: C = A·B for N×N matrices, each row summed in double and rounded to float
+// once, so it is at least as accurate as any kernel above. With B_COL_MAJOR, element
+// (k, j) of B is B[j * N + k].
 template <bool B_COL_MAJOR>
-void MatmulFamily::reference(const catalog::Params& p, catalog::HostArrays& arr) {
-  const int64_t N = n(p);
-  const auto &A = arr[0], &B = arr[1];
-  auto& C = arr[2];
+void matmul_reference(const float* A, const float* B, float* C, int64_t N) {
   std::vector<double> row;
   for (int64_t i = 0; i < N; ++i) {
     row.assign(size_t(N), 0.0);
@@ -306,175 +280,5 @@ void MatmulFamily::reference(const catalog::Params& p, catalog::HostArrays& arr)
     for (int64_t j = 0; j < N; ++j) C[i * N + j] = float(row[size_t(j)]);
   }
 }
-
-inline catalog::KernelInfo MatmulFamily::base(const char* id, const char* title, const char* lesson,
-                                              bool b_col_major) {
-  catalog::KernelInfo k{.id = id, .family = "sgemm", .title = title, .lesson = lesson,
-                        .source_file = "matmul.h", .teach_size = 64, .bench_size = 4096,
-                        .size_max = 1 << 14, .params = {}};
-  k.buffers = b_col_major ? &buffers<true> : &buffers<false>;
-  k.reference = b_col_major ? &reference<true> : &reference<false>;
-  k.flops = [](const catalog::Params& p) { return 2.0 * double(n(p)) * double(n(p)) * double(n(p)); };
-  k.bytes = [](const catalog::Params& p) { return 3.0 * 4.0 * double(n(p)) * double(n(p)); };
-  return k;
-}
-
-// One thread per element of C, 32×32 threads a block.
-template <class Kernel, bool B_COL_MAJOR>
-struct NaiveEntry : MatmulFamily {
-  static catalog::KernelInfo naive_info(const char* id, const char* title, const char* lesson) {
-    return base(id, title, lesson, B_COL_MAJOR);
-  }
-  template <class L>
-  static void run(L& l, const catalog::Params& p) {
-    l.template launch<Kernel>(grid(p, 32, 32), dim3(32, 32), 0, args(l, p));
-  }
-};
-
-struct matmul_naive_uncoalesced : NaiveEntry<MatmulNaiveUncoalesced, false> {
-  static catalog::KernelInfo info() {
-    return naive_info("matmul_naive_uncoalesced", "naive SGEMM, threads along rows (uncoalesced)", R"(
-      One thread per element of C, but threadIdx.x picks the ROW. The 32 lanes of a warp read
-      A[row * N + k] from 32 different rows, N floats apart: 32 sectors for 128 useful bytes,
-      and the C store is just as scattered. All lanes share one column of B, so
-      B[k * N + col] is a broadcast. Compare with matmul_naive: the same arithmetic, only the
-      mapping from threads to elements differs.)");
-  }
-};
-
-struct matmul_naive : NaiveEntry<MatmulNaive, false> {
-  static catalog::KernelInfo info() {
-    return naive_info("matmul_naive", "naive SGEMM, threads along columns", R"(
-      threadIdx.x now picks the column: a warp reads B[k * N + col] across 32 neighbouring
-      columns (4 sectors a request, fully used) and writes C the same way, while
-      A[row * N + k] is one word for the whole warp (a broadcast). Every access is coalesced,
-      yet each thread still reads 2N floats from global memory for 2N flops: the kernel is
-      bound by memory traffic, which tiling attacks next.)");
-  }
-};
-
-struct matmul_naive_colmajor : NaiveEntry<MatmulNaiveColMajor, true> {
-  static catalog::KernelInfo info() {
-    return naive_info("matmul_naive_colmajor", "naive SGEMM, B stored column-major", R"(
-      The kernel of matmul_naive, but B is stored column by column: element (k, col) is
-      B[col * N + k]. Neighbouring lanes read neighbouring columns, which are now N floats
-      apart in memory: 32 sectors per B load. The data layout decides whether a mapping
-      coalesces; matmul_corner_turning fixes it without changing the layout.)");
-  }
-};
-
-// TILE×TILE threads a block, one element of C each; `tile` picks the compiled TILE.
-template <bool CORNER_TURN>
-struct TiledEntry : MatmulFamily {
-  static catalog::KernelInfo tiled_info(const char* id, const char* title, const char* lesson) {
-    auto k = base(id, title, lesson, CORNER_TURN);
-    k.params.push_back({"tile", 16, {2, 4, 8, 16, 32}, 2, 32, "tile edge = block edge"});
-    return k;
-  }
-  template <class L>
-  static void run(L& l, const catalog::Params& p) {
-    catalog::with_constant<2, 4, 8, 16, 32>(p["tile"], [&](auto tile) {
-      constexpr int T = decltype(tile)::value;
-      l.template launch<MatmulTiled<T, 1, CORNER_TURN>>(grid(p, T, T), dim3(T, T), 0, args(l, p));
-    });
-  }
-};
-
-struct matmul_tiled : TiledEntry<false> {
-  static catalog::KernelInfo info() {
-    return tiled_info("matmul_tiled", "tiled SGEMM through shared memory", R"(
-      Each block stages a TILE×TILE tile of A and one of B in shared memory (As, Bs), waits at
-      __syncthreads(), and computes TILE partial products from shared memory. Every global
-      element is now loaded once per block instead of once per thread: global traffic drops
-      by a factor TILE. Both tile loads are coalesced rows; As[ty][k] is a broadcast and
-      Bs[k][tx] walks the banks, so the shared reads are conflict-free. Out-of-range elements
-      are loaded as 0, so any N works.)");
-  }
-};
-
-struct matmul_corner_turning : TiledEntry<true> {
-  static catalog::KernelInfo info() {
-    return tiled_info("matmul_corner_turning", "tiled SGEMM, column-major B turned in shared memory", R"(
-      B is column-major, so reading a row of the B tile would be strided. Instead consecutive
-      threads read consecutive k down one column of B (coalesced), and each element is stored
-      turned, Bs[k][column], so the inner product reads Bs exactly as matmul_tiled does. The
-      cost moves to shared memory: the turned store Bs[tx][ty] sends lanes TILE words apart
-      into a few banks (8-way at tile 16, 32-way at tile 32), the conflict that the transpose
-      lessons remove by padding.)");
-  }
-};
-
-struct matmul_coarse1d : MatmulFamily {
-  static catalog::KernelInfo info() {
-    auto k = base("matmul_coarse1d", "tiled SGEMM with thread coarsening", R"(
-      The kernel of matmul_tiled (32×32 tiles) with COARSE = `coarse`: each block computes
-      `coarse` neighbouring tiles of C along a row. The A tile is loaded once and used against
-      `coarse` B tiles, and each thread keeps `coarse` running sums in registers (sum[c]).
-      Fewer blocks load the same A tile: A traffic drops by the coarsening factor, at the
-      price of fewer, longer-running threads.)",
-                  false);
-    k.teach_size = 128;
-    k.params.push_back({"coarse", 4, {1, 2, 4, 8}, 1, 8, "output tiles per block along a row"});
-    return k;
-  }
-  template <class L>
-  static void run(L& l, const catalog::Params& p) {
-    catalog::with_constant<1, 2, 4, 8>(p["coarse"], [&](auto coarse) {
-      constexpr int C = decltype(coarse)::value, T = kCoarseTile;
-      l.template launch<MatmulTiled<T, C, false>>(grid(p, T, T * C), dim3(T, T), 0, args(l, p));
-    });
-  }
-};
-
-// (BM·BN)/(TM·TN) threads a block, a BM×BN tile of C; `bm` picks the compiled BM.
-template <template <int> class Kernel>
-struct RegisterTiledEntry : MatmulFamily {
-  static catalog::KernelInfo register_tiled_info(const char* id, const char* title, const char* lesson) {
-    auto k = base(id, title, lesson, false);
-    k.teach_size = 128;
-    k.params.push_back({"bm", 128, {64, 128}, 64, 128, "block tile edge BM = BN (BK = 8, TM = TN = 8)"});
-    return k;
-  }
-  template <class L>
-  static void run(L& l, const catalog::Params& p) {
-    catalog::with_constant<64, 128>(p["bm"], [&](auto bm) {
-      using K = Kernel<decltype(bm)::value>;
-      l.template launch<K>(grid(p, K::BM, K::BN), dim3(K::THREADS), 0, args(l, p));
-    });
-  }
-};
-
-struct matmul_coarse2d : RegisterTiledEntry<MatmulCoarse2D> {
-  static catalog::KernelInfo info() {
-    return register_tiled_info("matmul_coarse2d", "SGEMM with 2-D register blocking", R"(
-      A block of (BM·BN)/64 threads computes a BM×BN tile of C, 8 k at a time; each thread
-      owns an 8×8 patch of it in registers (acc). For every k it loads 8 values of A (regM)
-      and 8 of B (regN) from shared memory and does 64 multiply-adds: 16 shared loads for 64
-      FMAs, where the tiled kernel needed 2 per FMA. The shared reads are not free: the rows
-      of As a warp reads are 64 words apart, in one bank, and the lanes reading
-      Bs[k][threadCol * TN + j] are 8 words apart, so both loads take several wavefronts. The
-      C store has lanes 8 words apart too: 32 sectors a request.)");
-  }
-};
-
-struct matmul_coarse2d_vec : RegisterTiledEntry<MatmulCoarse2DVec> {
-  static catalog::KernelInfo info() {
-    auto k = register_tiled_info("matmul_coarse2d_vec", "SGEMM, register blocking and float4 accesses", R"(
-      The register-blocked kernel with 128-bit accesses: each lane loads a float4 of A and of
-      B and stores a float4 of C, so one warp request moves 512 bytes (16 sectors), a quarter
-      of the instructions. The A tile is stored transposed (As[k][m]): its four scalar stores
-      cost a 2-way conflict, but the TM values a thread reads for one k become neighbours and
-      the regM loads are conflict-free. Bs is written and read as float4, in 4 phases of 8
-      lanes; the reads, 8 words apart a lane, still take 2 wavefronts a phase. N must be a
-      multiple of 4 so that every row starts on a 16-byte boundary.)");
-    k.size_min = 4;
-    k.check = [](const catalog::Params& p) -> std::string {
-      if (p.size() % 4 == 0) return "";
-      return "matmul_coarse2d_vec needs a size that is a multiple of 4 (rows are read as float4): got " +
-             std::to_string(p.size());
-    };
-    return k;
-  }
-};
 
 }  // namespace ws::kernels

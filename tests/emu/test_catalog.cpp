@@ -109,6 +109,19 @@ TEST_CASE("the catalog lists the 16 kernels in teaching order") {
   CHECK(got == want);
 }
 
+TEST_CASE("the source panel's kernel files hold kernels and their reference, not the catalog") {
+  for (const auto& k : catalog::all()) {
+    CAPTURE(k.id);
+    const std::string& text = catalog::source(k.source_file);
+    CHECK(text.find("#include \"catalog.h\"") == std::string::npos);
+    CHECK(text.find("KernelInfo") == std::string::npos);
+    CHECK(text.find("_reference(") != std::string::npos);
+  }
+  CHECK(!catalog::source("contract.h").empty());
+  CHECK(catalog::source("catalog.h").empty());
+  CHECK(catalog::source("all.h").empty());
+}
+
 TEST_CASE("every catalog kernel equals its CPU reference in the emulator") {
   for (const auto& k : catalog::all()) {
     for (const auto& set : all_settings(k)) {
