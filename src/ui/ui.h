@@ -17,6 +17,7 @@
 #include "ui/scene.h"
 #include "ui/state.h"
 #include "ui/timing.h"
+#include "ui/views.h"
 
 namespace ws::ui {
 
@@ -40,12 +41,6 @@ struct Environment {
   std::string settings_path;               // "": nothing is persisted
   std::string replay_dir = "assets/replay";
   LiveBench live;                          // empty: no GPU timings on this machine
-};
-
-// Zoom and pan of one buffer's grid in the memory view.
-struct GridView {
-  float zoom = 1;           // 1: the whole buffer fits
-  ImVec2 center{-1, -1};    // cell at the middle of the canvas (-1: the buffer's middle)
 };
 
 // One trace being looked at, with its own step and heat (an A/B view holds two).
@@ -204,6 +199,8 @@ void file_dialogs(Ui& ui);
 void classroom_dialogs(Ui& ui);   // bookmark caption, compare picker (bookmarks.cpp)
 void bookmarks_menu(Ui& ui);      // the Bookmarks menu (bookmarks.cpp)
 void compare_strip(Ui& ui);       // A/B differences (compare.cpp)
+// The memory view's state on screen: the user's toggles and the pane's zoom, pan and heat.
+MemoryViewState memory_state(const UiState& s, Pane& p);
 
 // Small shared widgets.
 void headline(const char* value, const char* caption, ImU32 color);  // big figure + caption
