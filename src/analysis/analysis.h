@@ -37,6 +37,16 @@ SharedCost shared_cost(const trace::Record& r, uint32_t bytes_per_lane);
 
 // Phases of a shared request of this width: 1 (1, 2 or 4 bytes), 2 (8 bytes), 4 (16 bytes).
 uint32_t shared_phases(uint32_t bytes_per_lane);
+// Phases of a global request: 16-byte lanes are served a quarter-warp at a time (8 lanes ×
+// 16 B fill one 128-byte line), so 4; narrower accesses 1.
+uint32_t global_phases(uint32_t bytes_per_lane);
+
+// Where a byte offset lands, in the units the rules above count.
+constexpr uint32_t kSectorBytes = 32, kLineBytes = 128, kBankBytes = 4, kBanks = 32;
+constexpr uint64_t sector_of(uint64_t byte) { return byte / kSectorBytes; }
+constexpr uint64_t line_of(uint64_t byte) { return byte / kLineBytes; }
+constexpr uint64_t line_of_sector(uint64_t sector) { return sector * kSectorBytes / kLineBytes; }
+constexpr uint32_t bank_of(uint64_t byte) { return uint32_t(byte / kBankBytes % kBanks); }
 
 // The distinct granules (byte offset / granule) the active lanes touch, ascending:
 // granule 32 gives the sectors of a request, 128 its lines, a DRAM burst its bursts.
@@ -61,6 +71,9 @@ struct BankWord {
 };
 // Sorted by phase, bank, word.
 std::vector<BankWord> bank_words(const trace::Record& r, uint32_t bytes_per_lane);
+// Lanes that read a word another lane of their phase also reads (a broadcast), from
+// bank_words(): bit i set for lane i.
+uint32_t broadcast_lanes(const std::vector<BankWord>& words);
 
 // ---- the DRAM teaching model ----------------------------------------------------------
 

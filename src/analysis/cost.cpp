@@ -1,6 +1,7 @@
 // src/analysis/cost.cpp — what one request costs: sectors and lines in global memory,
 // wavefronts and bank conflicts in shared memory, and the lane pattern behind them.
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <tuple>
 
@@ -97,6 +98,15 @@ std::vector<BankWord> bank_words(const Record& r, uint32_t bytes_per_lane) {
 
 uint32_t shared_phases(uint32_t bytes_per_lane) {
   return detail::shared_phases(std::min(detail::lane_bytes(bytes_per_lane), 16u));
+}
+
+uint32_t global_phases(uint32_t bytes_per_lane) { return detail::lane_bytes(bytes_per_lane) >= 16 ? 4 : 1; }
+
+uint32_t broadcast_lanes(const std::vector<BankWord>& words) {
+  uint32_t lanes = 0;
+  for (const BankWord& w : words)
+    if (std::popcount(w.lanes) > 1) lanes |= w.lanes;
+  return lanes;
 }
 
 namespace detail {

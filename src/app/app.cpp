@@ -255,11 +255,11 @@ int run(const Options& opt) {
       const bool ready = ui.settled() && pending_step < 0;
       if (ready) ++frames_after_ready;
       const double waited = std::chrono::duration<double>(now - t0).count();
-      const bool failed = !ui.has_model() && !ui.recorder.busy() && !ui.record_error.empty();
+      const bool failed = !ui.has_model() && !ui.recorder.busy() && !ui.status.record_error.empty();
       const int need = std::max(opt.frames, 3);
       if (failed || frames_after_ready >= need || waited > 300) {
         if (failed) {
-          std::fprintf(stderr, "warpscope: %s\n", ui.record_error.c_str());
+          std::fprintf(stderr, "warpscope: %s\n", ui.status.record_error.c_str());
           exit_code = 2;
         } else if (!ready) {
           std::fprintf(stderr, "warpscope: gave up waiting for the trace after %.0f s\n", waited);

@@ -8,8 +8,9 @@
 #include "cli/cli.h"
 #ifdef WS_HAVE_GUI
 #include "ui/figure.h"
-#include "ui/headless.h"
+#include "session/heat.h"
 #include "session/worker.h"
+#include "ui/headless.h"
 #endif
 
 namespace ws::cli {
@@ -81,11 +82,7 @@ int run(ExportOptions& o) {
                      " (" + std::to_string(n) + " requests)");
 
   ui::HeadlessContext ctx(float(o.width), float(o.height));
-  ui::Environment env;
-  env.replay_dir = "";
-  ui::Ui u(std::move(env));
-  u.show_model(model, false);
-
+  session::HeatMap heat;  // moves step by step along a sequence
   const trace::Trace& t = model->trace();
   int frame = 0;
   for (uint64_t k = first; k <= last; ++k) {
@@ -106,13 +103,12 @@ int run(ExportOptions& o) {
                   << ", the next one that is\n";
       step = s;
     }
-    u.set_step(step);
     std::string caption;
     if (o.caption) {
       caption = t.launch.kernel + " · " + session::params_text(t.launch.params) + " · step " + std::to_string(step) + " of " +
                 std::to_string(n) + " · " + model->provenance();
     }
-    ui::Figure fig = ui::render_figure(u, view, o.width, o.height, caption);
+    ui::Figure fig = ui::render_figure(model, step, view, o.width, o.height, caption, &heat);
     std::string path = o.out;
     if (sequence) {
       char num[16];

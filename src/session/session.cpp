@@ -270,14 +270,63 @@ RequestFigures Session::request(uint64_t step) const {
   if (v.shared) {
     v.s = analysis::shared_cost(*v.rec, v.site->bytes);
     v.banks = analysis::bank_words(*v.rec, v.site->bytes);
+    v.broadcast = analysis::broadcast_lanes(v.banks);
     v.phases = analysis::shared_phases(v.site->bytes);
   } else {
     v.g = analysis::global_cost(*v.rec, v.site->bytes);
     v.sectors = analysis::sector_bytes(*v.rec, v.site->bytes);
-    v.lines = analysis::touched_granules(*v.rec, v.site->bytes, 128);
+    v.lines = analysis::touched_granules(*v.rec, v.site->bytes, analysis::kLineBytes);
+    v.phases = analysis::global_phases(v.site->bytes);
   }
   v.why = analysis::why(t, *v.rec);
   return v;
+}
+
+bool DramFigures::hits(uint32_t channel, uint32_t bank) const {
+  return std::binary_search(hit.begin(), hit.end(), std::make_pair(channel, bank));
+}
+
+bool DramFigures::hits_channel(uint32_t channel) const {
+  return std::binary_search(hit_channels.begin(), hit_channels.end(), channel);
+}
+
+DramFigures dram_figures(const Session& s, const RequestFigures& rv, int array) {
+  DramFigures f;
+  const analysis::DramModel& d = s.report.dram;
+  f.epoch = rv.rec ? rv.rec->epoch : 0;
+  f.channels = std::max<uint32_t>(1, d.channels);
+  f.banks = std::max<uint32_t>(1, d.banks);
+  f.shared = rv.shared;
+  const uint32_t C = f.channels, B = f.banks;
+  f.cells.assign(size_t(C) * B, 0);
+  f.per_channel.assign(C, 0);
+  for (const auto& e : s.report.epochs) {
+    if (e.epoch != f.epoch) continue;
+    for (const auto& a : e.arrays) {
+      if (array >= 0 && a.buffer != uint32_t(array)) continue;
+      for (uint32_t c = 0; c < C && c < a.per_bank.size(); ++c)
+        for (uint32_t b = 0; b < B && b < a.per_bank[c].size(); ++b) f.cells[size_t(b) * C + c] += a.per_bank[c][b];
+      for (uint32_t c = 0; c < C && c < a.per_channel.size(); ++c) f.per_channel[c] += a.per_channel[c];
+    }
+  }
+  for (uint32_t c = 0; c < C; ++c) {
+    f.busy += f.per_channel[c] > 0;
+    f.total += f.per_channel[c];
+  }
+  for (uint64_t v : f.cells) f.max_cell = std::max(f.max_cell, v);
+  if (rv.rec && rv.site && !rv.shared && (array < 0 || rv.site->buffer == uint32_t(array))) {
+    const auto bursts = analysis::touched_granules(*rv.rec, rv.site->bytes, d.burst_bytes);
+    f.request_bursts = bursts.size();
+    for (uint64_t x : bursts) {
+      f.hit.emplace_back(d.channel(x * d.burst_bytes), d.bank(x * d.burst_bytes));
+      f.hit_channels.push_back(f.hit.back().first);
+    }
+    std::sort(f.hit.begin(), f.hit.end());
+    f.hit.erase(std::unique(f.hit.begin(), f.hit.end()), f.hit.end());
+    std::sort(f.hit_channels.begin(), f.hit_channels.end());
+    f.hit_channels.erase(std::unique(f.hit_channels.begin(), f.hit_channels.end()), f.hit_channels.end());
+  }
+  return f;
 }
 
 namespace {

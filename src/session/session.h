@@ -82,7 +82,8 @@ struct RequestFigures {
   std::vector<analysis::SectorBytes> sectors;   // global: lane -> bytes of each sector
   std::vector<uint64_t> lines;                  // global: 128-byte lines touched
   std::vector<analysis::BankWord> banks;        // shared: lane -> word, bank and phase
-  uint32_t phases = 1;                          // shared: phases of 32 / phases lanes
+  uint32_t broadcast = 0;                       // shared: lanes sharing a word (bit per lane)
+  uint32_t phases = 1;                          // lanes are served in phases of 32 / phases
   std::string why;                              // one plain-language line
 };
 
@@ -148,6 +149,24 @@ class Session {
   void index();   // shapes, runs, source lines, lane accesses
   void analyse(const analysis::DramModel& dram);  // report (unless counted), lines, totals
 };
+
+// The DRAM view's figures for the barrier epoch of request `rv`: bursts per (channel, bank)
+// and per channel, summed over the global arrays (or buffer `array` alone; -1: all), and
+// the channels and banks the request's own bursts hit (none for a shared request).
+struct DramFigures {
+  uint32_t epoch = 0, channels = 1, banks = 1;
+  std::vector<uint64_t> cells;          // [bank * channels + channel]: bursts
+  std::vector<uint64_t> per_channel;    // bursts per channel
+  uint32_t busy = 0;                    // channels with any burst
+  uint64_t total = 0, max_cell = 0;     // bursts in the epoch, the busiest cell's
+  uint64_t request_bursts = 0;          // distinct bursts of the request
+  std::vector<std::pair<uint32_t, uint32_t>> hit;  // (channel, bank) of the request, sorted
+  std::vector<uint32_t> hit_channels;              // channels of the request, sorted
+  bool shared = false;                  // the request is a shared access: no DRAM traffic
+  bool hits(uint32_t channel, uint32_t bank) const;
+  bool hits_channel(uint32_t channel) const;
+};
+DramFigures dram_figures(const Session& s, const RequestFigures& rv, int array);
 
 // The source gutter's figures of every line that touches memory, as `warpscope report`
 // prints them: text (one line each) and JSON (the report's "source_lines" array).

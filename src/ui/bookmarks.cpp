@@ -62,9 +62,9 @@ const trace::Bookmark* Ui::bookmark_at(uint64_t record) const {
 void bookmarks_menu(Ui& ui) {
   if (!ImGui::BeginMenu("Bookmarks")) return;
   if (ImGui::MenuItem("Add bookmark here…", "B", false, ui.has_model())) {
-    ui.bookmark_dialog = true;
+    ui.dialogs.bookmark = true;
     const trace::Bookmark* b = ui.bookmark_at(ui.pane.step);
-    ui.bookmark_caption = b ? b->caption : "";
+    ui.dialogs.bookmark_caption = b ? b->caption : "";
   }
   if (ImGui::MenuItem("Next bookmark", "N", false, !ui.bookmarks.empty())) ui.goto_bookmark(+1);
   if (ImGui::MenuItem("Previous bookmark", "P", false, !ui.bookmarks.empty())) ui.goto_bookmark(-1);
@@ -89,23 +89,23 @@ void bookmarks_menu(Ui& ui) {
 }
 
 void classroom_dialogs(Ui& ui) {
-  if (ui.bookmark_dialog) {
+  if (ui.dialogs.bookmark) {
     ImGui::OpenPopup("Bookmark");
-    ui.bookmark_dialog = false;
+    ui.dialogs.bookmark = false;
   }
   ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.4f), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
   if (ImGui::BeginPopupModal("Bookmark", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings)) {
     ImGui::Text("Bookmark request %s", fmt_count(ui.pane.step).c_str());
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%s", ui.bookmark_caption.c_str());
+    std::snprintf(buf, sizeof buf, "%s", ui.dialogs.bookmark_caption.c_str());
     if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 26);
     bool enter = ImGui::InputTextWithHint("##caption", "caption, e.g. 32-way conflict on the tile", buf, sizeof buf,
                                           ImGuiInputTextFlags_EnterReturnsTrue);
-    ui.bookmark_caption = buf;
+    ui.dialogs.bookmark_caption = buf;
     if (ImGui::Button("Add") || enter) {
-      ui.add_bookmark(ui.bookmark_caption);
+      ui.add_bookmark(ui.dialogs.bookmark_caption);
       ImGui::CloseCurrentPopup();
     }
     ImGui::SameLine();
@@ -113,10 +113,10 @@ void classroom_dialogs(Ui& ui) {
     ImGui::EndPopup();
   }
 
-  if (ui.compare_dialog) {
+  if (ui.dialogs.compare) {
     ImGui::OpenPopup("Compare two variants");
-    ui.compare_dialog = false;
-    if (ui.compare_spec.empty()) ui.compare_spec = ui.state.compare;
+    ui.dialogs.compare = false;
+    if (ui.dialogs.compare_spec.empty()) ui.dialogs.compare_spec = ui.state.compare;
   }
   ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.4f), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
   if (ImGui::BeginPopupModal("Compare two variants", nullptr,
@@ -136,18 +136,18 @@ void classroom_dialogs(Ui& ui) {
         ui.state.params.clear();
         if (*a_side[i][1]) ui.state.params[a_side[i][1]] = 0;
         ui.record();
-        ui.compare_spec = presets[i][1];
+        ui.dialogs.compare_spec = presets[i][1];
       }
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%s", ui.compare_spec.c_str());
+    std::snprintf(buf, sizeof buf, "%s", ui.dialogs.compare_spec.c_str());
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 26);
     bool enter = ImGui::InputText("B side", buf, sizeof buf, ImGuiInputTextFlags_EnterReturnsTrue);
-    ui.compare_spec = buf;
+    ui.dialogs.compare_spec = buf;
     static std::string error;
     if (!error.empty()) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme().bad), "%s", error.c_str());
     if (ImGui::Button("Compare") || enter) {
       error.clear();
-      if (ui.set_compare(ui.compare_spec, error)) ImGui::CloseCurrentPopup();
+      if (ui.set_compare(ui.dialogs.compare_spec, error)) ImGui::CloseCurrentPopup();
     }
     ImGui::SameLine();
     if (ImGui::Button("Stop comparing")) {

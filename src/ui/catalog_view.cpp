@@ -180,11 +180,11 @@ void catalog_view(Ui& ui) {
   ImGui::Spacing();
   if (ui.recorder.busy()) {
     const char* spin = "|/-\\";
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.accent), "%c recording… %.1f s", spin[int(ui.time * 8) & 3],
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.accent), "%c recording… %.1f s", spin[int(ui.now() * 8) & 3],
                        ui.recorder.running_seconds());
-  } else if (!ui.record_error.empty()) {
+  } else if (!ui.status.record_error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, t.warn);
-    ImGui::TextWrapped("%s", ui.record_error.c_str());
+    ImGui::TextWrapped("%s", ui.status.record_error.c_str());
     ImGui::PopStyleColor();
   } else if (const Session* m = ui.pane.model.get()) {
     char b[200];

@@ -1,5 +1,5 @@
 // Side-by-side A/B: a second variant recorded beside the first, stepped in lock-step with
-// it, and a strip of the figures that differ.
+// it (session::StepMatch finds the matching request), and a strip of the figures that differ.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -22,10 +22,9 @@ std::string fmt(const char* f, double v) {
 bool Ui::set_compare(const std::string& spec, std::string& error) {
   if (spec.empty()) {
     state.compare.clear();
-    pane_b = Pane{};
-    b_index_model_.reset();
-    b_index_model_a_.reset();
-    compare_error.clear();
+    ab.pane = Pane{};
+    step_match_ = session::StepMatch{};
+    ab.error.clear();
     return true;
   }
   Job job;
@@ -46,95 +45,51 @@ bool Ui::set_compare(const std::string& spec, std::string& error) {
     return false;
   }
   job.label = "recording " + job.launch.kernel->id + " (B)";
-  recorder_b.submit(std::move(job));
+  ab.recorder.submit(std::move(job));
   state.compare = spec;
-  compare_error.clear();
+  ab.error.clear();
   return true;
 }
 
 void Ui::poll_b() {
-  while (auto o = recorder_b.take()) {
+  while (auto o = ab.recorder.take()) {
     if (!o->error.empty()) {
-      compare_error = o->error;
+      ab.error = o->error;
       message("B side: " + o->error, true);
       continue;
     }
     if (!o->session || !comparing()) continue;
-    pane_b.model = o->session;
-    pane_b.heat.reset(pane_b.model);
-    pane_b.grids.assign(pane_b.model->shapes.size(), GridView{});
+    ab.pane.model = o->session;
+    ab.pane.heat.reset(ab.pane.model);
+    ab.pane.grids.assign(ab.pane.model->shapes.size(), GridView{});
     synced_a_ = ~uint64_t(0);
   }
-}
-
-uint64_t Ui::matching_step(uint64_t step_a) const {
-  if (!pane.model || !pane_b.model || pane_b.model->size() == 0) return 0;
-  const uint64_t last = pane_b.model->size() - 1;
-  if (b_index_model_ != pane_b.model || b_index_model_a_ != pane.model || step_a >= occ_a_.size())
-    return std::min(step_a, last);
-  const trace::Trace& ta = pane.model->trace();
-  const trace::Record& r = ta.records[step_a];
-  const trace::Site& s = ta.sites[r.site];
-  const int bb = s.buffer < a_to_b_buffer_.size() ? a_to_b_buffer_[s.buffer] : -1;
-  auto it = b_index_.find({r.block, r.warp, s.line, uint32_t(bb), int(s.op), occ_a_[step_a]});
-  if (it != b_index_.end()) return it->second;
-  // The variants differ here (another line, another array): the first request of the same
-  // block and warp at or after this point in the B trace, else the same index.
-  const auto& rb = pane_b.model->trace().records;
-  for (uint64_t i = std::min(step_a, last); i < rb.size(); ++i)
-    if (rb[i].block == r.block && rb[i].warp == r.warp) return i;
-  return std::min(step_a, last);
 }
 
 void Ui::sync_b() {
   poll_b();
-  if (!comparing() || !pane.model || !pane_b.model) return;
-  if (b_index_model_ != pane_b.model || b_index_model_a_ != pane.model) {
-    // Index both traces by (block, warp, line, array, op, occurrence).
-    const trace::Trace& ta = pane.model->trace();
-    const trace::Trace& tb = pane_b.model->trace();
-    a_to_b_buffer_.assign(ta.buffers.size(), -1);
-    for (size_t i = 0; i < ta.buffers.size(); ++i)
-      for (size_t j = 0; j < tb.buffers.size(); ++j)
-        if (ta.buffers[i].name == tb.buffers[j].name) a_to_b_buffer_[i] = int(j);
-    using Key = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, int>;
-    std::map<Key, uint32_t> count;
-    occ_a_.resize(ta.records.size());
-    for (size_t i = 0; i < ta.records.size(); ++i) {
-      const auto& r = ta.records[i];
-      const auto& s = ta.sites[r.site];
-      const int bb = s.buffer < a_to_b_buffer_.size() ? a_to_b_buffer_[s.buffer] : -1;
-      occ_a_[i] = count[Key{r.block, r.warp, s.line, uint32_t(bb), int(s.op)}]++;
-    }
-    count.clear();
-    b_index_.clear();
-    for (size_t i = 0; i < tb.records.size(); ++i) {
-      const auto& r = tb.records[i];
-      const auto& s = tb.sites[r.site];
-      const uint32_t occ = count[Key{r.block, r.warp, s.line, s.buffer, int(s.op)}]++;
-      b_index_.emplace(std::make_tuple(r.block, uint32_t(r.warp), s.line, uint32_t(s.buffer), int(s.op), occ), uint32_t(i));
-    }
-    b_index_model_ = pane_b.model;
-    b_index_model_a_ = pane.model;
+  if (!comparing() || !pane.model || !ab.pane.model) return;
+  if (!step_match_.built_for(pane.model, ab.pane.model)) {
+    step_match_ = session::StepMatch(pane.model, ab.pane.model);
     synced_a_ = ~uint64_t(0);
   }
   if (synced_a_ != pane.step) {
-    pane_b.step = matching_step(pane.step);
+    ab.pane.step = step_match_.match(pane.step);
     synced_a_ = pane.step;
   }
-  if (state.heat) pane_b.heat.update(std::min<uint64_t>(pane_b.step + 1, pane_b.model->size()));
+  if (state.heat) ab.pane.heat.update(std::min<uint64_t>(ab.pane.step + 1, ab.pane.model->size()));
 }
 
 void compare_strip(Ui& ui) {
   const Theme& th = theme();
   const Session* a = ui.pane.model.get();
-  const Session* b = ui.pane_b.model.get();
+  const Session* b = ui.ab.pane.model.get();
   if (!a || !b) {
-    ImGui::TextDisabled("%s", !ui.compare_error.empty() ? ui.compare_error.c_str() : "recording the B side…");
+    ImGui::TextDisabled("%s", !ui.ab.error.empty() ? ui.ab.error.c_str() : "recording the B side…");
     return;
   }
   const RequestFigures& ra = ui.pane.request();
-  const RequestFigures& rb = ui.pane_b.request();
+  const RequestFigures& rb = ui.ab.pane.request();
   const session::Totals& ta = a->totals, &tb = b->totals;
   auto time_of = [&](const Session& m) -> std::string {
     if (!m.kernel) return "—";

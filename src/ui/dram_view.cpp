@@ -2,17 +2,15 @@
 // tiled kernel's phase), with the current request's bursts outlined. The model is named
 // and labelled as a model: real GPUs hash addresses in undocumented ways.
 #include <algorithm>
-#include <bit>
 #include <cstdio>
-#include <set>
 
 #include "ui/theme.h"
 #include "ui/ui.h"
+#include "ui/views.h"
 
 namespace ws::ui {
 
 void dram_view(Ui& ui, Pane& p) {
-  const Theme& t = theme();
   UiState& s = ui.state;
   // Preset and array choice.
   ImGui::AlignTextToFramePadding();
@@ -41,6 +39,11 @@ void dram_view(Ui& ui, Pane& p) {
         s.dram_array = int(i);
     ImGui::EndCombo();
   }
+  dram_panel(m, p.request(), s.dram_array);
+}
+
+void dram_panel(const Session& m, const RequestFigures& rv, int array) {
+  const Theme& t = theme();
   const analysis::DramModel& d = m.report.dram;
   // Always say this is a model, and which one.
   {
@@ -59,61 +62,40 @@ void dram_view(Ui& ui, Pane& p) {
       ImGui::SetTooltip("A teaching model: channel = (address / burst) mod channels, bank = (address / (burst × "
                         "channels)) mod banks.\nReal GPUs hash addresses in undocumented ways.");
   }
-
-  const RequestFigures& rv = p.request();
-  const uint32_t epoch = rv.rec ? rv.rec->epoch : 0;
-  // Bursts per (channel, bank) in this epoch, over the chosen arrays.
-  const uint32_t C = std::max<uint32_t>(1, d.channels), B = std::max<uint32_t>(1, d.banks);
-  std::vector<uint64_t> cells(size_t(C) * B, 0), per_channel(C, 0);
-  for (const auto& e : m.report.epochs) {
-    if (e.epoch != epoch) continue;
-    for (const auto& a : e.arrays) {
-      if (s.dram_array >= 0 && a.buffer != uint32_t(s.dram_array)) continue;
-      for (uint32_t c = 0; c < C && c < a.per_bank.size(); ++c)
-        for (uint32_t b = 0; b < B && b < a.per_bank[c].size(); ++b) cells[size_t(b) * C + c] += a.per_bank[c][b];
-      for (uint32_t c = 0; c < C && c < a.per_channel.size(); ++c) per_channel[c] += a.per_channel[c];
-    }
-  }
-  uint32_t busy = 0;
-  uint64_t total = 0, mx = 0;
-  for (uint32_t c = 0; c < C; ++c) {
-    busy += per_channel[c] > 0;
-    total += per_channel[c];
-  }
-  for (uint64_t v : cells) mx = std::max(mx, v);
-
-  // The current request's bursts.
-  std::set<std::pair<uint32_t, uint32_t>> hit;  // (channel, bank)
-  std::set<uint64_t> bursts;
-  if (rv.rec && rv.site && !rv.shared && (s.dram_array < 0 || rv.site->buffer == uint32_t(s.dram_array))) {
-    for (uint32_t bits = rv.rec->active; bits; bits &= bits - 1) {
-      uint64_t a = rv.rec->offset[std::countr_zero(bits)];
-      for (uint64_t x = a / d.burst_bytes; x <= (a + rv.site->bytes - 1) / d.burst_bytes; ++x) bursts.insert(x);
-    }
-    for (uint64_t x : bursts) hit.insert({d.channel(x * d.burst_bytes), d.bank(x * d.burst_bytes)});
-  }
-  std::set<uint32_t> hit_channels;
-  for (const auto& [c, b] : hit) hit_channels.insert(c);
+  const session::DramFigures f = session::dram_figures(m, rv, array);
+  const uint32_t C = f.channels;
 
   ImGui::Spacing();
   char v[64], cap[96];
   std::vector<Headline> hl;
-  std::snprintf(v, sizeof v, "%u / %u", busy, C);
-  std::snprintf(cap, sizeof cap, "channels busy, epoch %u", epoch);
-  hl.push_back({v, cap, busy == C ? t.good : busy * 2 >= C ? t.warn : t.bad});
-  if (rv.shared) {
+  std::snprintf(v, sizeof v, "%u / %u", f.busy, C);
+  std::snprintf(cap, sizeof cap, "channels busy, epoch %u", f.epoch);
+  hl.push_back({v, cap, f.busy == C ? t.good : f.busy * 2 >= C ? t.warn : t.bad});
+  if (f.shared) {
     hl.push_back({"—", "shared: no DRAM traffic", t.text_dim});
   } else {
-    std::snprintf(v, sizeof v, "%zu → %zu", bursts.size(), hit_channels.size());
-    hl.push_back({v, hit_channels.size() == 1 ? "bursts → channel (request)" : "bursts → channels (request)",
-                  hit_channels.size() * 2 >= std::min<size_t>(C, bursts.size()) ? t.text : t.warn});
+    const size_t hc = f.hit_channels.size();
+    std::snprintf(v, sizeof v, "%llu → %zu", (unsigned long long)f.request_bursts, hc);
+    hl.push_back({v, hc == 1 ? "bursts → channel (request)" : "bursts → channels (request)",
+                  hc * 2 >= std::min<uint64_t>(C, f.request_bursts) ? t.text : t.warn});
   }
   headlines(hl);
   ImGui::Spacing();
 
-  // Grid: a column per channel, a row per bank.
   ImVec2 o = ImGui::GetCursorScreenPos();
   ImVec2 avail = ImGui::GetContentRegionAvail();
+  if (avail.y < 60) return;
+  Scene sc;
+  dram_scene(sc, f, avail);
+  draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);
+  ImGui::Dummy(avail);
+}
+
+void dram_scene(Scene& sc, const session::DramFigures& f, ImVec2 avail) {
+  const Theme& t = theme();
+  const uint32_t C = f.channels, B = f.banks;
+  sc.size = avail;
+  // Grid: a column per channel, a row per bank.
   const float lab = font_for(FontRole::Small)->FontSize + 4;
   const float lab_w = ImGui::CalcTextSize("bank 00").x + 8;
   const float bars_h = std::clamp(avail.y * 0.2f, 24.0f, 80.0f);
@@ -121,20 +103,17 @@ void dram_view(Ui& ui, Pane& p) {
   // limits that keep them readable.
   const float cell = std::clamp((avail.x - lab_w - 8) / float(C), 3.0f, 90.0f);  // width
   const float chh = std::clamp((avail.y - 3 * lab - bars_h - 12) / float(B), 3.0f, std::min(60.0f, cell));
-  if (avail.y < 60) return;
-  Scene sc;
-  sc.size = avail;
   const float gx = lab_w, gy = lab;
   for (uint32_t b = 0; b < B; ++b) {
     if (chh >= 14 || b % 4 == 0)
       sc.text(ImVec2(lab_w - 6, gy + (float(b) + 0.5f) * chh), "bank " + std::to_string(b), t.text_dim, FontRole::Small, 1, 0.5f);
     for (uint32_t c = 0; c < C; ++c) {
-      uint64_t n = cells[size_t(b) * C + c];
+      uint64_t n = f.cells[size_t(b) * C + c];
       ImVec2 a(gx + float(c) * cell + 1, gy + float(b) * chh + 1), z(gx + float(c + 1) * cell - 1, gy + float(b + 1) * chh - 1);
-      sc.fill(a, z, n ? heat_color(mx ? float(n) / float(mx) : 0) : t.cell_empty, std::min(cell, chh) >= 10 ? 3 : 0);
+      sc.fill(a, z, n ? heat_color(f.max_cell ? float(n) / float(f.max_cell) : 0) : t.cell_empty, std::min(cell, chh) >= 10 ? 3 : 0);
       if (n && cell >= 40 && chh >= 18)
         sc.text(ImVec2((a.x + z.x) * 0.5f, (a.y + z.y) * 0.5f), fmt_compact(n), IM_COL32(10, 12, 16, 255), FontRole::Small, 0.5f, 0.5f);
-      if (hit.count({c, b})) sc.rect(ImVec2(a.x - 1, a.y - 1), ImVec2(z.x + 1, z.y + 1), t.sector, 2.5f, 3);
+      if (f.hits(c, b)) sc.rect(ImVec2(a.x - 1, a.y - 1), ImVec2(z.x + 1, z.y + 1), t.sector, 2.5f, 3);
     }
   }
   // Channel numbers, as many as fit.
@@ -146,19 +125,17 @@ void dram_view(Ui& ui, Pane& p) {
   sc.text(ImVec2(lab_w - 6, gy - 2), "channel", t.text_dim, FontRole::Small, 1, 1);
   // Bursts per channel.
   uint64_t cmx = 1;
-  for (uint64_t x : per_channel) cmx = std::max(cmx, x);
+  for (uint64_t x : f.per_channel) cmx = std::max(cmx, x);
   float by = gy + float(B) * chh + 10 + bars_h;
   for (uint32_t c = 0; c < C; ++c) {
-    float h = bars_h * float(per_channel[c]) / float(cmx);
-    ImU32 col = hit_channels.count(c) ? t.accent : with_alpha(t.accent, 120);
+    float h = bars_h * float(f.per_channel[c]) / float(cmx);
+    ImU32 col = f.hits_channel(c) ? t.accent : with_alpha(t.accent, 120);
     sc.fill(ImVec2(gx + float(c) * cell + 2, by - h), ImVec2(gx + float(c + 1) * cell - 2, by), col, 2);
   }
   sc.line(ImVec2(gx, by), ImVec2(gx + float(C) * cell, by), t.text_dim, 1);
   sc.text(ImVec2(lab_w - 6, by - bars_h * 0.5f), "bursts", t.text_dim, FontRole::Small, 1, 0.5f);
-  sc.text(ImVec2(gx, by + 3), fmt_count(total) + " bursts in epoch " + std::to_string(epoch) + " (all blocks)",
+  sc.text(ImVec2(gx, by + 3), fmt_count(f.total) + " bursts in epoch " + std::to_string(f.epoch) + " (all blocks)",
           t.text_dim, FontRole::Small, 0, 0);
-  draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);
-  ImGui::Dummy(avail);
 }
 
 }  // namespace ws::ui

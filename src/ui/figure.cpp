@@ -23,86 +23,6 @@ constexpr ViewKey kViews[] = {{"memory", FigureView::Memory},
                               {"dram", FigureView::Dram},
                               {"source", FigureView::Source}};
 
-// The bank diagram with a two-line title: the instruction, and the conflict in words.
-void banks_scene(Scene& sc, const RequestFigures& rv, ImVec2 size) {
-  const Theme& t = theme();
-  const trace::Site& site = *rv.site;
-  const float h1 = font_for(FontRole::Bold)->FontSize, h2 = font_for(FontRole::Ui)->FontSize;
-  std::string head = std::string(trace::to_string(site.space)) + " " + trace::to_string(site.op) + " · " +
-                     (site.code.empty() ? "(no source)" : site.code);
-  sc.text(ImVec2(0, 0), head, t.text, FontRole::Bold);
-  char b[160];
-  if (rv.shared) {
-    const auto& s = rv.s;
-    std::snprintf(b, sizeof b, "%s (%u-way) · %u wavefronts, ideal %u · line %u · %d of 32 lanes active",
-                  s.max_way <= 1 ? "no bank conflict" : "bank conflict", s.max_way, s.wavefronts, s.ideal_wavefronts,
-                  site.line, rv.active_lanes);
-    sc.text(ImVec2(0, h1 + 4), b, s.max_way <= 1 ? t.good : s.max_way <= 4 ? t.warn : t.bad, FontRole::Ui);
-  } else {
-    std::snprintf(b, sizeof b, "%u sectors (ideal %u) · line %u", rv.g.sectors, rv.g.ideal_sectors, site.line);
-    sc.text(ImVec2(0, h1 + 4), b, t.text_dim, FontRole::Ui);
-  }
-  const float top = h1 + h2 + 18;
-  Scene d;
-  warp_diagram(d, rv, ImVec2(size.x, std::max(60.0f, size.y - top)));
-  for (auto i : d.items) {
-    i.a.y += top;
-    if (i.kind == Scene::Kind::Fill || i.kind == Scene::Kind::Rect || i.kind == Scene::Kind::Line) i.b.y += top;
-    sc.items.push_back(std::move(i));
-  }
-  sc.size = size;
-}
-
-// The kernel source around the current line, with the per-line figures in the gutter.
-void source_scene(Scene& sc, const Session& m, const RequestFigures& rv, ImVec2 size) {
-  const Theme& t = theme();
-  ImFont* mono = font_for(FontRole::Mono);
-  const float ch = mono->CalcTextSizeA(mono->FontSize, 1e9f, 0, "0").x;
-  const float row_h = std::round(mono->FontSize + 4);
-  const uint32_t current = rv.site ? rv.site->line : 0;
-  float badge_w = ch * 8;
-  for (const auto& [l, ls] : m.lines) badge_w = std::max(badge_w, text_size(FontRole::Mono, ls.badge).x + ch * 2);
-  badge_w = std::min(badge_w, size.x * 0.4f);
-  const int rows = std::max(1, int(size.y / row_h));
-  const int n = int(m.source_lines.size());
-  int first = current ? std::clamp(int(current) - 1 - rows / 3, 0, std::max(0, n - rows)) : 0;
-  for (int i = first; i < std::min(n, first + rows); ++i) {
-    const uint32_t line = uint32_t(i + 1);
-    const float y = float(i - first) * row_h;
-    const auto it = m.lines.find(line);
-    const LineStat* ls = it == m.lines.end() ? nullptr : &it->second;
-    if (line == current) {
-      sc.fill(ImVec2(0, y), ImVec2(size.x, y + row_h), IM_COL32(88, 166, 255, 60));
-      sc.fill(ImVec2(0, y), ImVec2(4, y + row_h), t.accent);
-    } else if (ls) {
-      sc.fill(ImVec2(badge_w, y), ImVec2(size.x, y + row_h), with_alpha(cost_color(ls->ratio), 18));
-    }
-    if (ls) {
-      float bx = badge_w - ch;
-      for (size_t k = ls->parts.size(); k-- > 0;) {
-        const auto& part = ls->parts[k];
-        ImU32 c = cost_color(part.ratio);
-        float w = text_size(FontRole::Mono, part.text).x;
-        bx -= w;
-        sc.fill(ImVec2(bx - 3, y + 1), ImVec2(bx + w + 3, y + row_h - 1), with_alpha(c, 40), 3);
-        if (rv.rec && rv.rec->site == part.site) sc.rect(ImVec2(bx - 3, y + 1), ImVec2(bx + w + 3, y + row_h - 1), c, 1.5f, 3);
-        sc.text(ImVec2(bx, y + 2), part.text, c, FontRole::Mono);
-        bx -= ch * 1.2f;
-      }
-    }
-    char num[16];
-    std::snprintf(num, sizeof num, "%4u", line);
-    sc.text(ImVec2(badge_w, y + 2), num, line == current ? t.text : t.text_dim, FontRole::Mono);
-    const std::string& text = m.source_lines[size_t(i)];
-    const size_t cpos = text.find("//");
-    const float tx = badge_w + ch * 5;
-    sc.text(ImVec2(tx, y + 2), text.substr(0, cpos), t.text, FontRole::Mono);
-    if (cpos != std::string::npos)
-      sc.text(ImVec2(tx + ch * float(cpos), y + 2), text.substr(cpos), IM_COL32(122, 160, 130, 255), FontRole::Mono);
-  }
-  sc.size = size;
-}
-
 // ---- SVG ---------------------------------------------------------------------------
 
 std::string hex(ImU32 c) {
@@ -204,7 +124,8 @@ bool figure_view_from_key(const std::string& key, FigureView& out) {
 
 const char* figure_view_keys() { return "memory, warp, banks, dram, source"; }
 
-Figure render_figure(Ui& ui, FigureView view, int width, int height, const std::string& caption) {
+Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step, FigureView view, int width,
+                     int height, const std::string& caption, HeatMap* heat) {
   Figure f;
   f.width = width;
   f.height = height;
@@ -214,12 +135,21 @@ Figure render_figure(Ui& ui, FigureView view, int width, int height, const std::
   io.DisplaySize = ImVec2(float(width), float(height));
   io.DeltaTime = 1.0f / 60;
   io.MousePos = ImVec2(-1e6f, -1e6f);  // nothing hovered
-  Pane& p = ui.pane;
-  if (p.model && ui.state.heat) p.heat.update(std::min<uint64_t>(p.step + 1, p.model->size()), 0);
+  const bool any = model && model->size();
+  HeatMap own;
+  if (!heat) heat = &own;
+  if (any) {
+    if (heat->model() != model) heat->reset(model);
+    heat->update(std::min<uint64_t>(step + 1, model->size()), 0);
+  }
+  const RequestFigures rv = any ? model->request(step) : RequestFigures{};
+  MemoryViewState memory;  // the app's defaults: heat, sectors, lines, labels; every grid fits
+  memory.heat_map = heat;
+  CpuGridPainter painter;
 
   const float cap_font = font_for(FontRole::Ui)->FontSize;
   const float cap_h = caption.empty() ? 0.0f : std::round(cap_font + 12);
-  // Two frames: windows and scrolling settle in the first, the second is kept.
+  // Two frames: windows settle in the first, the second is kept.
   for (int frame = 0; frame < 2; ++frame) {
     f.chunks.clear();
     ImGui::NewFrame();
@@ -230,25 +160,30 @@ Figure render_figure(Ui& ui, FigureView view, int width, int height, const std::
     ImGui::Begin("##figure", nullptr,
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                      ImGuiWindowFlags_NoScrollWithMouse);
-    const RequestFigures* rv = p.model && p.model->size() ? &p.request() : nullptr;
-    switch (view) {
-      case FigureView::Memory: memory_view(ui, p); break;
-      case FigureView::Warp: warp_view(ui, p); break;
-      case FigureView::Dram: dram_view(ui, p); break;
-      case FigureView::Banks:
-      case FigureView::Source: {
-        ImVec2 o = ImGui::GetCursorScreenPos();
-        ImVec2 size = ImGui::GetContentRegionAvail();
-        Scene sc;
-        if (rv && rv->rec && rv->site) {
-          if (view == FigureView::Banks)
-            banks_scene(sc, *rv, size);
-          else
-            source_scene(sc, *p.model, *rv, size);
+    const ImVec2 o = ImGui::GetCursorScreenPos();
+    const ImVec2 size = ImGui::GetContentRegionAvail();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    if (any && rv.rec && rv.site) {
+      Scene sc;
+      switch (view) {
+        case FigureView::Memory:
+          draw_memory(dl, o, *model, rv, memory, memory_layout(*model, rv, memory, size), &painter);
+          break;
+        case FigureView::Warp: warp_panel(rv); break;
+        case FigureView::Dram: dram_panel(*model, rv, -1); break;
+        case FigureView::Banks:
+          banks_scene(sc, rv, size);
+          draw_scene(dl, sc, o, &painter);
+          break;
+        case FigureView::Source: {
+          // The current line a third of the way down, as the app scrolls to it.
+          const int rows = std::max(1, int(size.y / source_row_height()));
+          const int n = int(model->source_lines.size());
+          const int first = std::clamp(int(rv.site->line) - 1 - rows / 3, 0, std::max(0, n - rows));
+          source_scene(sc, *model, rv, first, rows, size.x, source_gutter_width(*model, size.x));
+          draw_scene(dl, sc, o, &painter);
+          break;
         }
-        draw_scene(ImGui::GetWindowDrawList(), sc, o, ui.painter());
-        ImGui::Dummy(size);
-        break;
       }
     }
     ImGui::End();

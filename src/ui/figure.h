@@ -4,16 +4,14 @@
 // SVG (the Scene items the view drew, as vector shapes and text).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "ui/scene.h"
-#include "ui/ui.h"
+#include "ui/views.h"
 
 namespace ws::ui {
-
-// The warp inspector's diagram of request `rv` (lanes → sectors, or lanes → 32 banks).
-void warp_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size);
 
 enum class FigureView { Memory, Warp, Banks, Dram, Source };
 bool figure_view_from_key(const std::string& key, FigureView& out);
@@ -26,10 +24,13 @@ struct Figure {
   std::vector<uint8_t> rgb;        // width * height * 3, top row first
 };
 
-// Draws `view` of `ui.pane` at its current step as a width × height figure, with
-// `caption` stamped along the bottom when not empty. Needs a current ImGui context whose
-// fonts are built (a HeadlessContext); runs one ImGui frame of its own.
-Figure render_figure(Ui& ui, FigureView view, int width, int height, const std::string& caption);
+// Draws `view` of `model` at request `step` as a width × height figure, with `caption`
+// stamped along the bottom when not empty, from the scene builders the app's panels use.
+// `heat`: the traffic layer to move to the step (kept between figures of a sequence so it
+// moves incrementally); null: one made for this figure. Needs a current ImGui context
+// whose fonts are built (a HeadlessContext); runs ImGui frames of its own.
+Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step, FigureView view, int width, int height,
+                     const std::string& caption, HeatMap* heat = nullptr);
 
 // The figure as an SVG document.
 std::string figure_svg(const Figure& f);

@@ -24,10 +24,10 @@ bool dialog(Ui& ui, const char* title, bool& flag, const char* action) {
   if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_NoSavedSettings)) return false;
   ImGui::SetNextItemWidth(-1);
   if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
-  bool enter = ImGui::InputTextWithHint("##path", "path/to/trace.wstrace", &ui.dialog_path, ImGuiInputTextFlags_EnterReturnsTrue);
+  bool enter = ImGui::InputTextWithHint("##path", "path/to/trace.wstrace", &ui.dialogs.path, ImGuiInputTextFlags_EnterReturnsTrue);
   // Traces next to the path typed so far.
   std::error_code ec;
-  fs::path dir = fs::path(ui.dialog_path).parent_path();
+  fs::path dir = fs::path(ui.dialogs.path).parent_path();
   if (dir.empty()) dir = ".";
   std::vector<std::string> files;
   if (fs::is_directory(dir, ec))
@@ -37,13 +37,13 @@ bool dialog(Ui& ui, const char* title, bool& flag, const char* action) {
   ImGui::BeginChild("##files", ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 8), true);
   if (files.empty()) ImGui::TextDisabled("no .wstrace files in %s", dir.string().c_str());
   for (const auto& f : files)
-    if (ImGui::Selectable(f.c_str(), f == ui.dialog_path, ImGuiSelectableFlags_AllowDoubleClick)) {
-      ui.dialog_path = f;
+    if (ImGui::Selectable(f.c_str(), f == ui.dialogs.path, ImGuiSelectableFlags_AllowDoubleClick)) {
+      ui.dialogs.path = f;
       if (ImGui::IsMouseDoubleClicked(0)) enter = true;
     }
   ImGui::EndChild();
   if (ImGui::Button(action, ImVec2(120, 0)) || enter) {
-    done = !ui.dialog_path.empty();
+    done = !ui.dialogs.path.empty();
     if (done) ImGui::CloseCurrentPopup();
   }
   ImGui::SameLine();
@@ -56,9 +56,9 @@ bool dialog(Ui& ui, const char* title, bool& flag, const char* action) {
 }  // namespace
 
 void file_dialogs(Ui& ui) {
-  if (dialog(ui, "Open trace", ui.open_dialog, "Open")) ui.open_file(ui.dialog_path);
-  if (dialog(ui, "Save trace", ui.save_dialog, "Save")) {
-    std::string p = ui.dialog_path;
+  if (dialog(ui, "Open trace", ui.dialogs.open, "Open")) ui.open_file(ui.dialogs.path);
+  if (dialog(ui, "Save trace", ui.dialogs.save, "Save")) {
+    std::string p = ui.dialogs.path;
     if (std::filesystem::path(p).extension() != ".wstrace") p += ".wstrace";
     ui.save_file(p);
   }

@@ -32,12 +32,12 @@ void menu_bar(Ui& ui, float& height) {
   height = ImGui::GetWindowHeight();
   if (ImGui::BeginMenu("File")) {
     if (ImGui::MenuItem("Open trace…", "Ctrl+O")) {
-      ui.open_dialog = true;
-      ui.dialog_path = s.last_file;
+      ui.dialogs.open = true;
+      ui.dialogs.path = s.last_file;
     }
     if (ImGui::MenuItem("Save trace…", "Ctrl+S", false, ui.has_model())) {
-      ui.save_dialog = true;
-      ui.dialog_path = s.last_file.empty() ? s.kernel + ".wstrace" : s.last_file;
+      ui.dialogs.save = true;
+      ui.dialogs.path = s.last_file.empty() ? s.kernel + ".wstrace" : s.last_file;
     }
     ImGui::Separator();
     if (ImGui::MenuItem("Record again", nullptr, false, !ui.recorder.busy())) ui.record();
@@ -81,8 +81,8 @@ void menu_bar(Ui& ui, float& height) {
     ImGui::Separator();
     if (ImGui::MenuItem("Presentation mode", "F5", s.present)) ui.toggle_presentation();
     if (ImGui::MenuItem("Compare two variants…", "C", ui.comparing())) {
-      ui.compare_dialog = true;
-      ui.compare_spec = s.compare;
+      ui.dialogs.compare = true;
+      ui.dialogs.compare_spec = s.compare;
     }
     if (ImGui::MenuItem("Reset layout", "0")) {
       UiState d;
@@ -142,15 +142,15 @@ void status_bar(Ui& ui, ImVec2 min, ImVec2 max) {
   if (ui.recorder.busy()) {
     // Indeterminate progress: captures report no fraction, so show motion and time.
     const char* spin = "|/-\\";
-    int i = int(ui.time * 8) & 3;
+    int i = int(ui.now() * 8) & 3;
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.accent), "%c %s… %.1f s", spin[i], ui.recorder.label().c_str(),
                        ui.recorder.running_seconds());
     ImGui::SameLine(0, 24);
   }
-  if (!ui.status.empty()) {
-    ImU32 c = ui.status_error ? t.warn : t.text_dim;
+  if (!ui.status.text.empty()) {
+    ImU32 c = ui.status.error ? t.warn : t.text_dim;
     ImGui::PushStyleColor(ImGuiCol_Text, c);
-    ImGui::TextUnformatted(ui.status.c_str());
+    ImGui::TextUnformatted(ui.status.text.c_str());
     ImGui::PopStyleColor();
   }
   // Right: size of what is loaded, frame rate, help hint.

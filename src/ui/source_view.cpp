@@ -7,6 +7,7 @@
 
 #include "ui/theme.h"
 #include "ui/ui.h"
+#include "ui/views.h"
 
 namespace ws::ui {
 
@@ -34,8 +35,61 @@ void site_tooltip(const Session& m, const LineStat& ls) {
 
 }  // namespace
 
-void source_view(Ui& ui, Pane& p) {
+float source_row_height() { return std::round(font_for(FontRole::Mono)->FontSize + 4); }
+
+float source_gutter_width(const Session& m, float avail_w) {
+  const float ch = text_size(FontRole::Mono, "0").x;
+  float w = ch * 8;
+  for (const auto& [l, ls] : m.lines) w = std::max(w, text_size(FontRole::Mono, ls.badge).x + ch * 2);
+  return std::min(w, avail_w * 0.4f);
+}
+
+void source_scene(Scene& sc, const Session& m, const RequestFigures& rv, int first, int count, float width,
+                  float gutter_w) {
   const Theme& t = theme();
+  const float ch = text_size(FontRole::Mono, "0").x;
+  const float row_h = source_row_height();
+  const uint32_t current = rv.site ? rv.site->line : 0;
+  const int n = int(m.source_lines.size());
+  sc.size = ImVec2(width, row_h * float(count));
+  for (int i = std::max(0, first); i < std::min(n, first + count); ++i) {
+    const uint32_t line = uint32_t(i + 1);
+    const float y = float(i - first) * row_h;
+    const auto it = m.lines.find(line);
+    const LineStat* ls = it == m.lines.end() ? nullptr : &it->second;
+    if (line == current) {
+      sc.fill(ImVec2(0, y), ImVec2(width, y + row_h), IM_COL32(88, 166, 255, 60));
+      sc.fill(ImVec2(0, y), ImVec2(4, y + row_h), t.accent);
+    } else if (ls) {
+      sc.fill(ImVec2(gutter_w, y), ImVec2(width, y + row_h), with_alpha(cost_color(ls->ratio), 18));
+    }
+    if (ls) {
+      // Right-aligned parts, each in the colour of its own cost; the current one framed.
+      float bx = gutter_w - ch;
+      for (size_t k = ls->parts.size(); k-- > 0;) {
+        const auto& part = ls->parts[k];
+        const ImU32 c = cost_color(part.ratio);
+        const float w = text_size(FontRole::Mono, part.text).x;
+        bx -= w;
+        sc.fill(ImVec2(bx - 3, y + 1), ImVec2(bx + w + 3, y + row_h - 1), with_alpha(c, 40), 3);
+        if (rv.rec && rv.rec->site == part.site) sc.rect(ImVec2(bx - 3, y + 1), ImVec2(bx + w + 3, y + row_h - 1), c, 1.5f, 3);
+        sc.text(ImVec2(bx, y + 2), part.text, c, FontRole::Mono);
+        bx -= ch * 1.2f;
+      }
+    }
+    char num[16];
+    std::snprintf(num, sizeof num, "%4u", line);
+    sc.text(ImVec2(gutter_w, y + 2), num, line == current ? t.text : t.text_dim, FontRole::Mono);
+    const std::string& text = m.source_lines[size_t(i)];
+    const size_t cpos = text.find("//");
+    const float tx = gutter_w + ch * 5;
+    sc.text(ImVec2(tx, y + 2), text.substr(0, cpos), t.text, FontRole::Mono);
+    if (cpos != std::string::npos)
+      sc.text(ImVec2(tx + ch * float(cpos), y + 2), text.substr(cpos), IM_COL32(122, 160, 130, 255), FontRole::Mono);
+  }
+}
+
+void source_view(Ui& ui, Pane& p) {
   if (!p.model) {
     ImGui::TextDisabled(ui.recorder.busy() ? "recording…" : "no trace loaded");
     return;
@@ -48,18 +102,14 @@ void source_view(Ui& ui, Pane& p) {
   const RequestFigures& rv = p.request();
   const uint32_t current = rv.site ? rv.site->line : 0;
 
-  ImFont* mono = font_for(FontRole::Mono);
-  ImGui::PushFont(mono);
-  const float ch = mono->CalcTextSizeA(mono->FontSize, 1e9f, 0, "0").x;
-  float badge_w = ch * 8;
-  for (const auto& [l, ls] : m.lines)
-    badge_w = std::max(badge_w, mono->CalcTextSizeA(mono->FontSize, 1e9f, 0, ls.badge.c_str()).x + ch * 2);
-  badge_w = std::min(badge_w, ImGui::GetContentRegionAvail().x * 0.4f);
+  const float ch = text_size(FontRole::Mono, "0").x;
+  const float gutter_w = source_gutter_width(m, ImGui::GetContentRegionAvail().x);
   const float num_w = ch * 5;
-  const float row_h = std::round(mono->FontSize + 4);
+  const float row_h = source_row_height();
   size_t longest = 0;
   for (const auto& l : m.source_lines) longest = std::max(longest, l.size());
-  ImGui::SetNextWindowContentSize(ImVec2(badge_w + num_w + ch * float(longest + 4), row_h * float(m.source_lines.size())));
+  ImGui::PushFont(font_for(FontRole::Mono));
+  ImGui::SetNextWindowContentSize(ImVec2(gutter_w + num_w + ch * float(longest + 4), row_h * float(m.source_lines.size())));
   ImGui::BeginChild("##code", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
   // Bring the current line into view when it changes.
   if (current && current != p.source_line_shown) {
@@ -68,57 +118,21 @@ void source_view(Ui& ui, Pane& p) {
     if (y < top + row_h * 2 || y > top + h - row_h * 3) ImGui::SetScrollY(std::max(0.0f, y - h * 0.35f));
     p.source_line_shown = current;
   }
-  ImDrawList* dl = ImGui::GetWindowDrawList();
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
   ImGuiListClipper clip;
   clip.Begin(int(m.source_lines.size()), row_h);
   const float x0 = ImGui::GetCursorScreenPos().x;
   const float win_x1 = ImGui::GetWindowPos().x + ImGui::GetWindowWidth();
   while (clip.Step()) {
+    // The visible rows as one scene; below it, a row-sized item per line for the tooltip.
+    Scene sc;
+    source_scene(sc, m, rv, clip.DisplayStart, clip.DisplayEnd - clip.DisplayStart, std::max(win_x1 - x0, 4000.0f),
+                 gutter_w);
+    draw_scene(ImGui::GetWindowDrawList(), sc, ImVec2(x0, ImGui::GetCursorScreenPos().y), nullptr);
     for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
-      const uint32_t line = uint32_t(i + 1);
-      ImVec2 a = ImGui::GetCursorScreenPos();
-      a.x = x0;
-      const auto it = m.lines.find(line);
-      const LineStat* ls = it == m.lines.end() ? nullptr : &it->second;
-      if (line == current) {
-        dl->AddRectFilled(ImVec2(a.x, a.y), ImVec2(std::max(win_x1, a.x + 4000), a.y + row_h), IM_COL32(88, 166, 255, 60));
-        dl->AddRectFilled(ImVec2(a.x, a.y), ImVec2(a.x + 4, a.y + row_h), t.accent);
-      } else if (ls) {
-        dl->AddRectFilled(ImVec2(a.x + badge_w, a.y), ImVec2(std::max(win_x1, a.x + 4000), a.y + row_h),
-                          with_alpha(cost_color(ls->ratio), 18));
-      }
-      if (ls && !ls->parts.empty()) {
-        // Right-aligned parts, each in the colour of its own cost; the current one framed.
-        float bx = a.x + badge_w - ch;
-        for (size_t k = ls->parts.size(); k-- > 0;) {
-          const auto& part = ls->parts[k];
-          ImU32 c = cost_color(part.ratio);
-          ImVec2 bs = mono->CalcTextSizeA(mono->FontSize, 1e9f, 0, part.text.c_str());
-          bx -= bs.x;
-          dl->AddRectFilled(ImVec2(bx - 3, a.y + 1), ImVec2(bx + bs.x + 3, a.y + row_h - 1), with_alpha(c, 40), 3);
-          if (rv.rec && rv.rec->site == part.site)
-            dl->AddRect(ImVec2(bx - 3, a.y + 1), ImVec2(bx + bs.x + 3, a.y + row_h - 1), c, 3, 0, 1.5f);
-          dl->AddText(mono, mono->FontSize, ImVec2(bx, a.y + 2), c, part.text.c_str());
-          bx -= ch * 1.2f;
-        }
-      }
-      char num[16];
-      std::snprintf(num, sizeof num, "%4u", line);
-      dl->AddText(mono, mono->FontSize, ImVec2(a.x + badge_w, a.y + 2), line == current ? t.text : t.text_dim, num);
-      const std::string& text = m.source_lines[size_t(i)];
-      size_t cpos = text.find("//");
-      float tx = a.x + badge_w + num_w;
-      const char* s0 = text.c_str();
-      if (cpos == std::string::npos) {
-        dl->AddText(mono, mono->FontSize, ImVec2(tx, a.y + 2), t.text, s0, s0 + text.size());
-      } else {
-        dl->AddText(mono, mono->FontSize, ImVec2(tx, a.y + 2), t.text, s0, s0 + cpos);
-        dl->AddText(mono, mono->FontSize, ImVec2(tx + ch * float(cpos), a.y + 2), IM_COL32(122, 160, 130, 255), s0 + cpos,
-                    s0 + text.size());
-      }
-      ImGui::Dummy(ImVec2(badge_w + num_w + ch * float(text.size() + 2), row_h));
-      if (ls && ImGui::IsItemHovered()) site_tooltip(m, *ls);
+      ImGui::Dummy(ImVec2(gutter_w + num_w + ch * float(m.source_lines[size_t(i)].size() + 2), row_h));
+      const auto it = m.lines.find(uint32_t(i + 1));
+      if (it != m.lines.end() && ImGui::IsItemHovered()) site_tooltip(m, it->second);
     }
   }
   clip.End();

@@ -13,10 +13,12 @@
 
 #include "session/heat.h"
 #include "session/session.h"
+#include "session/step_match.h"
 #include "session/worker.h"
 #include "ui/scene.h"
 #include "ui/state.h"
 #include "ui/timing.h"
+#include "ui/views.h"
 
 namespace ws::ui {
 
@@ -40,12 +42,6 @@ struct Environment {
   std::string settings_path;               // "": nothing is persisted
   std::string replay_dir = "assets/replay";
   LiveBench live;                          // empty: no GPU timings on this machine
-};
-
-// Zoom and pan of one buffer's grid in the memory view.
-struct GridView {
-  float zoom = 1;           // 1: the whole buffer fits
-  ImVec2 center{-1, -1};    // cell at the middle of the canvas (-1: the buffer's middle)
 };
 
 // One trace being looked at, with its own step and heat (an A/B view holds two).
@@ -77,6 +73,33 @@ struct DrawnPanel {
   ImVec2 min, max;
 };
 
+// Dialogs waiting for input, and what they hold.
+struct Dialogs {
+  bool open = false, save = false;  // .wstrace file dialogs (file_dialog.cpp)
+  std::string path;
+  bool bookmark = false, compare = false;  // bookmarks.cpp
+  std::string bookmark_caption, compare_spec;
+};
+
+// The status bar's last message, and why the last recording failed (shown in the catalog).
+struct StatusLine {
+  std::string text;
+  bool error = false;
+  double time = 0;  // when it was set (Ui::now())
+  std::string record_error;
+};
+
+// The B side of an A/B view: its own pane and recorder beside the A side's.
+struct ABSide {
+  Pane pane;
+  Worker recorder;
+  std::string error;  // why recording the B side failed
+};
+
+// The app's controller: owns what the user chose (UiState), the trace on screen (Pane),
+// the workers that build Sessions, and hands each view what it draws. Widgets, the panel
+// layout and the keyboard shortcuts live in their own files (widgets.cpp, layout.cpp,
+// shortcuts.cpp).
 class Ui {
  public:
   explicit Ui(Environment env);
@@ -118,8 +141,10 @@ class Ui {
   void save_settings();
   void message(const std::string& text, bool error = false);
   const std::vector<DrawnPanel>& drawn() const { return drawn_; }
-  // Facts about the current request, as JSON (tests check them with the screenshot).
+  // Facts about the current request, as JSON (tests check them with the screenshot;
+  // describe.cpp).
   std::string describe_json() const;
+  double now() const { return time_; }  // seconds since start
 
   // ---- presentation mode (F5): the app and the headless context rebuild the fonts and
   // the theme when these change.
@@ -133,9 +158,6 @@ class Ui {
   // Sets the B side from "ID[:k=v,...]" and records it; "" leaves compare mode.
   bool set_compare(const std::string& spec, std::string& error);
   bool comparing() const { return !state.compare.empty(); }
-  // Puts pane_b on the request matching pane's (same block, warp, site, occurrence).
-  void sync_b();
-  uint64_t matching_step(uint64_t step_a) const;
 
   // ---- bookmarks (bookmarks.cpp): kept with the trace on screen, saved in its .wstrace
   void add_bookmark(const std::string& caption);
@@ -146,41 +168,32 @@ class Ui {
 
   // ---- what the views use
   UiState state;
-  Environment env;
   Pane pane;
-  Pane pane_b;                  // the B side of an A/B view
-  Worker recorder_b;          // records the B side, beside the A side's recorder
-  std::string compare_error;
-  std::vector<trace::Bookmark> bookmarks;  // sorted by record
-  bool bookmark_dialog = false, compare_dialog = false;
-  std::string bookmark_caption, compare_spec;
+  ABSide ab;
   Worker recorder;
   TimingStore timings;
   LiveTimer live_timer;
-  CpuGridPainter cpu_painter;
-  std::string status;          // last message, shown in the status bar
-  bool status_error = false;
-  double status_time = 0;
-  double time = 0;             // seconds since start
-  bool open_dialog = false, save_dialog = false;
-  std::string dialog_path;
-  std::string record_error;    // why the last recording failed (shown in the catalog)
-  GridPainter* painter() { return env.painter ? env.painter : &cpu_painter; }
+  std::vector<trace::Bookmark> bookmarks;  // sorted by record
+  Dialogs dialogs;
+  StatusLine status;
+  GridPainter* painter() { return env_.painter ? env_.painter : &cpu_painter_; }
   // The state changed in a way that needs a new recording (debounced).
-  void request_record() { record_due_ = time + 0.15; }
+  void request_record() { record_due_ = time_ + 0.15; }
   void request_reanalyze();
   void enlarge(Panel p);
 
  private:
-  void shortcuts();
-  void layout_and_draw();
-  void poll_b();
-  std::shared_ptr<const Session> b_index_model_, b_index_model_a_;
-  std::vector<uint32_t> occ_a_;  // per A record: its occurrence among equal keys
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, int, uint32_t>, uint32_t> b_index_;
-  std::vector<int> a_to_b_buffer_;  // A buffer id -> B buffer id of the same name (-1: none)
-  uint64_t synced_a_ = ~uint64_t(0);
+  void shortcuts();        // shortcuts.cpp
+  void layout_and_draw();  // layout.cpp
   void advance_playback(float dt);
+  // Puts the B pane on the request matching the A pane's (compare.cpp).
+  void sync_b();
+  void poll_b();
+  Environment env_;
+  CpuGridPainter cpu_painter_;
+  double time_ = 0;
+  session::StepMatch step_match_;  // B's request for each of A's
+  uint64_t synced_a_ = ~uint64_t(0);
   bool quit_ = false;
   bool fullscreen_toggle_ = false;
   double record_due_ = -1;
@@ -204,6 +217,8 @@ void file_dialogs(Ui& ui);
 void classroom_dialogs(Ui& ui);   // bookmark caption, compare picker (bookmarks.cpp)
 void bookmarks_menu(Ui& ui);      // the Bookmarks menu (bookmarks.cpp)
 void compare_strip(Ui& ui);       // A/B differences (compare.cpp)
+// The memory view's state on screen: the user's toggles and the pane's zoom, pan and heat.
+MemoryViewState memory_state(const UiState& s, Pane& p);
 
 // Small shared widgets.
 void headline(const char* value, const char* caption, ImU32 color);  // big figure + caption

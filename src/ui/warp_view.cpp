@@ -4,15 +4,14 @@
 // a broadcast is several lanes pointing at one box. 8- and 16-byte accesses are split
 // into their phases (16 or 8 lanes each). The figures come from analysis::*_cost.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdio>
-#include <map>
-#include <set>
 
-#include "ui/figure.h"
 #include "ui/theme.h"
 #include "ui/ui.h"
+#include "ui/views.h"
 
 namespace ws::ui {
 
@@ -45,15 +44,16 @@ std::vector<std::pair<ImVec2, ImVec2>> lane_row(Scene& sc, const trace::Record& 
 void global_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   const Theme& t = theme();
   const trace::Record& r = *rv.rec;
-  const uint32_t bytes = rv.site->bytes;
   const float lab = font_for(FontRole::Small)->FontSize + 4;
   const float lane_h = std::clamp(size.y * 0.08f, 14.0f, 26.0f);
-  float y = lab + (bytes >= 16 ? lab + 6 : 0);
+  const bool phased = rv.phases > 1;
+  float y = lab + (phased ? lab + 6 : 0);
   auto lanes = lane_row(sc, r, 0, 32, 0, size.x, y, lane_h);
-  if (bytes >= 16) {
-    // float4: four phases of 8 lanes, each lane 16 bytes wide.
-    for (int ph = 0; ph < 4; ++ph) {
-      float a = lanes[size_t(ph * 8)].first.x, b = lanes[size_t(ph * 8 + 7)].second.x;
+  if (phased) {
+    // float4: each quarter-warp fills one 128-byte line on its own.
+    const int lpp = 32 / int(rv.phases);
+    for (int ph = 0; ph < int(rv.phases); ++ph) {
+      float a = lanes[size_t(ph * lpp)].first.x, b = lanes[size_t(ph * lpp + lpp - 1)].second.x;
       float by = lab + 2;
       sc.line(ImVec2(a, by + 4), ImVec2(b, by + 4), t.text_dim, 1.5f);
       sc.line(ImVec2(a, by + 4), ImVec2(a, by + 9), t.text_dim, 1.5f);
@@ -63,16 +63,7 @@ void global_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   }
   y += lane_h;
 
-  // Sectors touched, and which bytes of each some lane asked for (and which lane first).
-  std::map<uint64_t, std::array<int, 32>> sectors;  // sector -> per byte: lane or -1
-  for (uint32_t bits = r.active; bits; bits &= bits - 1) {
-    int lane = std::countr_zero(bits);
-    for (uint64_t a = r.offset[lane]; a < uint64_t(r.offset[lane]) + bytes; ++a) {
-      auto [it, fresh] = sectors.try_emplace(a / 32);
-      if (fresh) it->second.fill(-1);
-      if (it->second[a % 32] < 0) it->second[a % 32] = lane;
-    }
-  }
+  const auto& sectors = rv.sectors;
   if (sectors.empty()) return;
   const int n = int(sectors.size());
   const int per_row = std::clamp(n, 4, 16);
@@ -82,42 +73,38 @@ void global_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   const float row_h = std::min(84.0f, (size.y - top - 2 * lab) / float(rows));
   const float box_h = std::max(10.0f, row_h - lab - 4);
   const float bw = size.x / float(per_row);
-  const float slot_w = (bw - 6) / 8;
+  const float slot_w = (bw - 6) / 8;  // a slot per 4 bytes
 
   // Where each lane's first byte landed, for the connector.
   std::vector<ImVec2> target(32, ImVec2(-1, -1));
-  int i = 0;
-  uint64_t prev_line = ~uint64_t(0);
   float line_start = 0;
-  for (const auto& [sector, owner] : sectors) {
+  for (int i = 0; i < n; ++i) {
+    const analysis::SectorBytes& sector = sectors[size_t(i)];
     int row = i / per_row, col = i % per_row;
     float x = float(col) * bw, yy = top + float(row) * row_h;
-    // 4-byte slots: a lane's colour where requested, grey where fetched for nothing.
+    // A lane's colour where requested, grey where fetched for nothing.
     for (int s = 0; s < 8; ++s) {
-      int lane = owner[size_t(s * 4)];
+      int lane = sector.lane[size_t(s * 4)];
       ImVec2 a(x + 3 + float(s) * slot_w, yy), b(x + 3 + float(s + 1) * slot_w - 1, yy + box_h);
       sc.fill(a, b, lane >= 0 ? lane_color(lane) : kWaste, 2);
     }
     sc.rect(ImVec2(x + 2, yy - 1), ImVec2(x + bw - 2, yy + box_h + 1), t.sector, 1.5f, 3);
     char lbl[32];
-    std::snprintf(lbl, sizeof lbl, "#%llu", (unsigned long long)sector);
+    std::snprintf(lbl, sizeof lbl, "#%llu", (unsigned long long)sector.sector);
     if (text_size(FontRole::Small, lbl).x + 4 <= bw || col % 4 == 0)
       sc.text(ImVec2(x + bw * 0.5f, yy + box_h + 3), lbl, t.text_dim, FontRole::Small, 0.5f, 0);
-    for (int b = 0; b < 32; ++b) {
-      int lane = owner[size_t(b)];
-      if (lane >= 0 && target[size_t(lane)].x < 0) {
-        uint64_t first = r.offset[lane];
-        if (first / 32 == sector) target[size_t(lane)] = ImVec2(x + 3 + (float(first % 32) / 4 + 0.5f) * slot_w, yy);
-      }
+    for (int lane : sector.lane) {
+      if (lane < 0 || target[size_t(lane)].x >= 0) continue;
+      const uint64_t first = r.offset[lane];
+      if (analysis::sector_of(first) == sector.sector)
+        target[size_t(lane)] = ImVec2(x + 3 + (float(first % analysis::kSectorBytes) / 4 + 0.5f) * slot_w, yy);
     }
     // 128-byte lines: a bracket under runs of sectors of one line on one row.
-    uint64_t line = sector / 4;
-    if (line != prev_line || col == 0) line_start = x;
-    prev_line = line;
-    bool last_of_line = std::next(sectors.find(sector)) == sectors.end() ||
-                        std::next(sectors.find(sector))->first / 4 != line || col == per_row - 1;
+    const uint64_t line = analysis::line_of_sector(sector.sector);
+    if (col == 0 || i == 0 || analysis::line_of_sector(sectors[size_t(i - 1)].sector) != line) line_start = x;
+    const bool last_of_line =
+        i + 1 == n || analysis::line_of_sector(sectors[size_t(i + 1)].sector) != line || col == per_row - 1;
     if (last_of_line) sc.line(ImVec2(line_start + 3, yy - 5), ImVec2(x + bw - 3, yy - 5), t.line128, 3);
-    ++i;
   }
   for (int lane = 0; lane < 32; ++lane) {
     if (!r.lane_active(lane) || target[size_t(lane)].x < 0) continue;
@@ -138,11 +125,11 @@ void global_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
 void shared_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   const Theme& t = theme();
   const trace::Record& r = *rv.rec;
-  const uint32_t bytes = rv.site->bytes;
-  const int phases = bytes >= 16 ? 4 : bytes == 8 ? 2 : 1;
+  const int phases = int(rv.phases);
   const int lpp = 32 / phases;  // lanes per phase
   const float lab = font_for(FontRole::Small)->FontSize + 4;
   const float region_h = size.y / float(phases);
+  auto word = rv.banks.begin();  // sorted by phase, bank, word
   for (int ph = 0; ph < phases; ++ph) {
     const float y0 = float(ph) * region_h;
     float y = y0 + lab + (phases > 1 ? lab : 0);
@@ -156,47 +143,47 @@ void shared_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
     const float lane_x1 = phases == 1 ? size.x : size.x * float(lpp) / 32.0f;
     auto lanes = lane_row(sc, r, ph * lpp, lpp, 0, lane_x1, y, lane_h);
     y += lane_h;
-    // Distinct words per bank in this phase, and the lanes reading each word.
-    std::map<uint32_t, std::map<uint64_t, std::vector<int>>> banks;
-    for (int lane = ph * lpp; lane < ph * lpp + lpp; ++lane) {
-      if (!r.lane_active(lane)) continue;
-      uint64_t a = r.offset[lane];
-      for (uint64_t w = a / 4; w <= (a + bytes - 1) / 4; ++w) banks[uint32_t(w % 32)][w].push_back(lane);
+    // This phase's distinct words, and the n-way of each bank.
+    const auto first = word;
+    while (word != rv.banks.end() && int(word->phase) == ph) ++word;
+    const auto last = word;
+    uint32_t way = 1;
+    std::array<uint32_t, 32> in_bank{};
+    for (auto w = first; w != last; ++w) {
+      way = std::max(way, w->way);
+      in_bank[w->bank] = w->way;
     }
-    size_t way = 1;
-    for (const auto& [b, words] : banks) way = std::max(way, words.size());
     const float conn = std::clamp(region_h * 0.22f, 26.0f, 90.0f);
     const float top = y + conn;
     const float bottom = y0 + region_h - lab - 4;
     const float bw = size.x / 32.0f;
-    const float box_h = std::clamp((bottom - top) / float(std::max<size_t>(way, 1)), 2.0f, 22.0f);
+    const float box_h = std::clamp((bottom - top) / float(way), 2.0f, 22.0f);
     // Bank columns, the worst ones tinted.
     for (uint32_t b = 0; b < 32; ++b) {
       float x = float(b) * bw;
-      auto it = banks.find(b);
-      size_t n = it == banks.end() ? 0 : it->second.size();
-      if (way > 1 && n == way) sc.fill(ImVec2(x, top - 2), ImVec2(x + bw - 1, bottom + 2), with_alpha(t.bad, 50), 2);
+      if (way > 1 && in_bank[b] == way) sc.fill(ImVec2(x, top - 2), ImVec2(x + bw - 1, bottom + 2), with_alpha(t.bad, 50), 2);
       sc.line(ImVec2(x + 1, bottom + 2), ImVec2(x + bw - 2, bottom + 2), t.text_dim, 1);
       if (bw >= 22 || b % 4 == 0)
         sc.text(ImVec2(x + bw * 0.5f, bottom + 4), std::to_string(b), t.text_dim, FontRole::Small, 0.5f, 0);
     }
     std::vector<ImVec2> target(32, ImVec2(-1, -1));
-    for (const auto& [b, words] : banks) {
-      float x = float(b) * bw;
-      int k = 0;
-      for (const auto& [w, ls] : words) {
-        // Stack from the bottom: the column's height is the n-way.
-        ImVec2 a(x + 2, bottom - float(k + 1) * box_h + 1), c(x + bw - 3, bottom - float(k) * box_h - 1);
-        sc.fill(a, c, lane_color(ls.front()), box_h >= 6 ? 2 : 0);
-        if (ls.size() > 1) {
-          sc.rect(a, c, IM_COL32(255, 255, 255, 230), 1.5f, 2);
-          if (box_h >= 12 && bw >= 20)
-            sc.text(ImVec2((a.x + c.x) * 0.5f, (a.y + c.y) * 0.5f), "×" + std::to_string(ls.size()),
-                    IM_COL32(10, 12, 16, 255), FontRole::Small, 0.5f, 0.5f);
-        }
-        for (int lane : ls)
-          if (target[size_t(lane)].x < 0) target[size_t(lane)] = ImVec2((a.x + c.x) * 0.5f, a.y);
-        ++k;
+    int k = 0;  // the word's place in its bank's column
+    for (auto w = first; w != last; ++w) {
+      k = w != first && std::prev(w)->bank == w->bank ? k + 1 : 0;
+      const float x = float(w->bank) * bw;
+      // Stack from the bottom: the column's height is the n-way.
+      ImVec2 a(x + 2, bottom - float(k + 1) * box_h + 1), c(x + bw - 3, bottom - float(k) * box_h - 1);
+      sc.fill(a, c, lane_color(std::countr_zero(w->lanes)), box_h >= 6 ? 2 : 0);
+      const int readers = std::popcount(w->lanes);
+      if (readers > 1) {
+        sc.rect(a, c, IM_COL32(255, 255, 255, 230), 1.5f, 2);
+        if (box_h >= 12 && bw >= 20)
+          sc.text(ImVec2((a.x + c.x) * 0.5f, (a.y + c.y) * 0.5f), "×" + std::to_string(readers),
+                  IM_COL32(10, 12, 16, 255), FontRole::Small, 0.5f, 0.5f);
+      }
+      for (uint32_t bits = w->lanes; bits; bits &= bits - 1) {
+        const int lane = std::countr_zero(bits);
+        if (target[size_t(lane)].x < 0) target[size_t(lane)] = ImVec2((a.x + c.x) * 0.5f, a.y);
       }
     }
     for (int lane = ph * lpp; lane < ph * lpp + lpp; ++lane) {
@@ -207,9 +194,9 @@ void shared_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
     }
     if (way > 1) {
       // Name the conflict above the first worst column.
-      for (const auto& [b, words] : banks)
-        if (words.size() == way) {
-          float x = float(b) * bw + bw * 0.5f;
+      for (auto w = first; w != last; ++w)
+        if (w->way == way) {
+          float x = float(w->bank) * bw + bw * 0.5f;
           sc.text(ImVec2(std::clamp(x, 30.0f, size.x - 30), bottom - float(way) * box_h - 3),
                   std::to_string(way) + "-way", t.bad, FontRole::Bold, 0.5f, 1);
           break;
@@ -221,15 +208,17 @@ void shared_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
 }  // namespace
 
 void warp_view(Ui& ui, Pane& p) {
-  const Theme& t = theme();
   if (!p.model || p.model->size() == 0) {
     ImGui::TextDisabled(ui.recorder.busy() ? "recording…" : "no requests in this trace");
     return;
   }
-  const RequestFigures& rv = p.request();
+  warp_panel(p.request());
+}
+
+void warp_panel(const RequestFigures& rv) {
+  const Theme& t = theme();
   if (!rv.rec || !rv.site) return;
   const trace::Site& site = *rv.site;
-
   // What this instruction is.
   ImGui::PushFont(font_for(FontRole::Mono));
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.accent), "%s %s", trace::to_string(site.space), trace::to_string(site.op));
@@ -253,12 +242,7 @@ void warp_view(Ui& ui, Pane& p) {
     std::snprintf(v, sizeof v, "%u", s.wavefronts);
     std::snprintf(c, sizeof c, "wavefronts (ideal %u)", s.ideal_wavefronts);
     hl.push_back({v, c, cost_color(s.ideal_wavefronts ? double(s.wavefronts) / s.ideal_wavefronts : 1)});
-    // Broadcast: lanes that read a word another lane also reads.
-    std::map<uint64_t, int> readers;
-    for (uint32_t bits = rv.rec->active; bits; bits &= bits - 1) readers[rv.rec->offset[std::countr_zero(bits)] / 4]++;
-    int shared_lanes = 0;
-    for (const auto& [w, n] : readers)
-      if (n > 1) shared_lanes += n;
+    const int shared_lanes = std::popcount(rv.broadcast);
     std::snprintf(v, sizeof v, "%d", shared_lanes);
     hl.push_back({v, shared_lanes ? "lanes share a word" : "no broadcast", shared_lanes ? t.accent : t.text_dim});
   } else {
@@ -298,22 +282,48 @@ void warp_view(Ui& ui, Pane& p) {
   ImVec2 size = ImGui::GetContentRegionAvail();
   if (size.x < 60 || size.y < 60) return;
   Scene sc;
-  sc.size = size;
-  if (rv.shared)
-    shared_diagram(sc, rv, size);
-  else
-    global_diagram(sc, rv, size);
+  warp_scene(sc, rv, size);
   draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);
   ImGui::Dummy(size);
 }
 
-void warp_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
+void warp_scene(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   if (!rv.rec || !rv.site) return;
   sc.size = size;
   if (rv.shared)
     shared_diagram(sc, rv, size);
   else
     global_diagram(sc, rv, size);
+}
+
+void banks_scene(Scene& sc, const RequestFigures& rv, ImVec2 size) {
+  const Theme& t = theme();
+  sc.size = size;
+  if (!rv.rec || !rv.site) return;
+  const trace::Site& site = *rv.site;
+  const float h1 = font_for(FontRole::Bold)->FontSize, h2 = font_for(FontRole::Ui)->FontSize;
+  std::string head = std::string(trace::to_string(site.space)) + " " + trace::to_string(site.op) + " · " +
+                     (site.code.empty() ? "(no source)" : site.code);
+  sc.text(ImVec2(0, 0), head, t.text, FontRole::Bold);
+  char b[160];
+  if (rv.shared) {
+    const auto& s = rv.s;
+    std::snprintf(b, sizeof b, "%s (%u-way) · %u wavefronts, ideal %u · line %u · %d of 32 lanes active",
+                  s.max_way <= 1 ? "no bank conflict" : "bank conflict", s.max_way, s.wavefronts, s.ideal_wavefronts,
+                  site.line, rv.active_lanes);
+    sc.text(ImVec2(0, h1 + 4), b, s.max_way <= 1 ? t.good : s.max_way <= 4 ? t.warn : t.bad, FontRole::Ui);
+  } else {
+    std::snprintf(b, sizeof b, "%u sectors (ideal %u) · line %u", rv.g.sectors, rv.g.ideal_sectors, site.line);
+    sc.text(ImVec2(0, h1 + 4), b, t.text_dim, FontRole::Ui);
+  }
+  const float top = h1 + h2 + 18;
+  Scene d;
+  warp_scene(d, rv, ImVec2(size.x, std::max(60.0f, size.y - top)));
+  for (auto i : d.items) {
+    i.a.y += top;
+    if (i.kind == Scene::Kind::Fill || i.kind == Scene::Kind::Rect || i.kind == Scene::Kind::Line) i.b.y += top;
+    sc.items.push_back(std::move(i));
+  }
 }
 
 }  // namespace ws::ui

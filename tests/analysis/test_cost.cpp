@@ -138,7 +138,69 @@ TEST_CASE("global: touched_granules lists the sectors and lines") {
   CHECK(analysis::touched_granules(r, 4, 128) == std::vector<uint64_t>{0, 1});
 }
 
+TEST_CASE("where a byte lands: sector, line, bank") {
+  // Byte 200 of an array: sector 6 (192..223), line 1 (128..255), word 50, bank 18.
+  CHECK(analysis::sector_of(200) == 6);
+  CHECK(analysis::line_of(200) == 1);
+  CHECK(analysis::line_of_sector(6) == 1);
+  CHECK(analysis::line_of_sector(3) == 0);
+  CHECK(analysis::bank_of(200) == 18);
+  CHECK(analysis::bank_of(128) == 0);  // a row of 32 floats later: the same bank
+  CHECK(analysis::bank_of(132) == 1);  // TILE+1 padding moves the next row one bank on
+}
+
+TEST_CASE("global: sector_bytes names the lane behind each requested byte") {
+  // Lanes 0..7 read consecutive floats from byte 16: bytes 16..47, over sectors 0 and 1.
+  auto s = analysis::sector_bytes(warp([](uint32_t l) { return 16 + 4 * l; }, 0xffu), 4);
+  REQUIRE(s.size() == 2);
+  CHECK(s[0].sector == 0);
+  CHECK(s[0].lane[15] == -1);  // fetched, not requested
+  CHECK(s[0].lane[16] == 0);
+  CHECK(s[0].lane[31] == 3);
+  CHECK(s[1].sector == 1);
+  CHECK(s[1].lane[0] == 4);
+  CHECK(s[1].lane[15] == 7);
+  CHECK(s[1].lane[16] == -1);  // past the last lane: fetched, not requested
+  // Every lane at one address: one sector, the lowest lane owns the bytes.
+  auto b = analysis::sector_bytes(warp([](uint32_t) { return 64; }), 4);
+  REQUIRE(b.size() == 1);
+  CHECK(b[0].lane[0] == 0);
+  CHECK(b[0].lane[4] == -1);
+}
+
+TEST_CASE("phases: shared 1/2/4 by width, global quarter-warps for 16 bytes only") {
+  CHECK(analysis::shared_phases(4) == 1);
+  CHECK(analysis::shared_phases(8) == 2);
+  CHECK(analysis::shared_phases(16) == 4);
+  CHECK(analysis::global_phases(4) == 1);
+  CHECK(analysis::global_phases(8) == 1);
+  CHECK(analysis::global_phases(16) == 4);
+}
+
 // ---- shared -----------------------------------------------------------------------------
+
+TEST_CASE("shared: bank_words lists each word with its bank, lanes and n-way") {
+  // Lanes 0 and 1 in bank 0 (words 0 and 32: 2-way), lanes 2 and 3 both on word 1 (a broadcast).
+  auto w = analysis::bank_words(warp([](uint32_t l) { return l == 0 ? 0u : l == 1 ? 128u : 4u; }, 0xfu), 4);
+  REQUIRE(w.size() == 3);
+  CHECK(w[0].bank == 0);
+  CHECK(w[0].word == 0);
+  CHECK(w[0].way == 2);
+  CHECK(w[1].bank == 0);
+  CHECK(w[1].word == 32);
+  CHECK(w[2].bank == 1);
+  CHECK(w[2].lanes == 0xcu);
+  CHECK(w[2].way == 1);
+  CHECK(analysis::broadcast_lanes(w) == 0xcu);
+  // 16-byte lanes: four phases of 8; lanes 0 and 8 read the same word in different phases,
+  // which is no broadcast.
+  auto v = analysis::bank_words(warp([](uint32_t l) { return l == 8 ? 0u : 16 * l; }, 0x101u), 16);
+  CHECK(v.front().phase == 0);
+  REQUIRE(v.size() == 8);
+  CHECK(v.back().phase == 1);
+  CHECK(analysis::broadcast_lanes(v) == 0u);
+}
+
 
 TEST_CASE("shared: consecutive words -> 1 wavefront, one word in every bank") {
   auto c = shared_cost(warp([](uint32_t l) { return 4 * l; }), 4);

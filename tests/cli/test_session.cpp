@@ -9,6 +9,7 @@
 #include "session/capture.h"
 #include "session/options.h"
 #include "session/session.h"
+#include "session/step_match.h"
 #include "session/worker.h"
 
 using namespace ws;
@@ -203,6 +204,23 @@ TEST_CASE("a Session holds the figures every view and report shows") {
   CHECK(g.lines.size() == 1);
   for (size_t i = 0; i < g.sectors.size(); ++i)
     for (int b = 0; b < 32; ++b) CHECK(g.sectors[i].lane[b] == int(i * 8 + b / 4));
+  CHECK(g.phases == 1);
+  CHECK(r.broadcast == 0u);
+  // DRAM (textbook: 4 channels × 2 banks, 8-byte bursts): the 128 bytes are 16 bursts on
+  // every channel and bank; a shared request moves nothing.
+  session::DramFigures d = session::dram_figures(*s, g, -1);
+  CHECK(d.channels == 4);
+  CHECK(d.banks == 2);
+  CHECK(d.epoch == g.rec->epoch);
+  CHECK(d.request_bursts == 16);
+  CHECK(d.hit.size() == 8);
+  CHECK(d.hit_channels == std::vector<uint32_t>{0, 1, 2, 3});
+  CHECK(d.busy == 4);
+  uint64_t sum = 0;
+  for (uint64_t c : d.cells) sum += c;
+  CHECK(sum == d.total);
+  CHECK(session::dram_figures(*s, r, -1).hit.empty());
+  CHECK(session::dram_figures(*s, g, int(r.site->buffer)).total == 0);  // the tile is not in DRAM
   // The gutter: the store line is 32-way, the coalesced load line 4 sectors a request.
   CHECK(s->lines.at(r.site->line).max_way == 32);
   CHECK(s->lines.at(g.site->line).sectors_per_request == 4.0);
@@ -213,4 +231,29 @@ TEST_CASE("a Session holds the figures every view and report shows") {
   CHECK(s->totals.max_way == 32);
   CHECK(p->totals.max_way == 1);
   CHECK(p->totals.sectors == s->totals.sectors);
+}
+
+TEST_CASE("A/B step matching locks two variants to the same block, warp, line and occurrence") {
+  session::LaunchSpec spec;
+  spec.kernel = "transpose_tiled";
+  spec.size = 64;
+  spec.backend = "emulator";
+  std::shared_ptr<const session::Session> a = session::record_session(spec);
+  spec.params["pad"] = 1;
+  std::shared_ptr<const session::Session> b = session::record_session(spec);
+  REQUIRE(a->size() == b->size());
+  session::StepMatch same(a, a);
+  CHECK(same.built_for(a, a));
+  CHECK(!same.built_for(a, b));
+  session::StepMatch m(a, b);
+  for (uint64_t i = 0; i < a->size(); i += 7) {
+    CAPTURE(i);
+    CHECK(same.match(i) == i);  // a trace matches itself step for step
+    const trace::Record& ra = a->trace().records[i];
+    const trace::Record& rb = b->trace().records[m.match(i)];
+    CHECK(ra.block == rb.block);
+    CHECK(ra.warp == rb.warp);
+    CHECK(a->trace().sites[ra.site].line == b->trace().sites[rb.site].line);
+  }
+  CHECK(session::StepMatch{}.match(5) == 0);  // nothing indexed
 }

@@ -186,19 +186,15 @@ TEST_CASE("the XML check itself") {
 
 TEST_CASE("bank diagram of transpose_tiled as SVG and PNG, from the view's scenes") {
   ui::HeadlessContext ctx(1200, 700);
-  ui::Environment env;
-  env.replay_dir = "";
   const fs::path dir = temp_dir();
 
   for (int64_t pad : {0, 1}) {
     CAPTURE(pad);
     Shown s = tile_store(pad);
     REQUIRE(s.model->size() > 0);
-    ui::Ui u(env);
-    u.show_model(s.model, false);
-    u.set_step(s.step);
-    REQUIRE(u.pane.request().shared);
-    ui::Figure f = ui::render_figure(u, ui::FigureView::Banks, 1200, 700, "transpose_tiled · size=64 pad=" + std::to_string(pad));
+    REQUIRE(s.model->request(s.step).shared);
+    ui::Figure f = ui::render_figure(s.model, s.step, ui::FigureView::Banks, 1200, 700,
+                                     "transpose_tiled · size=64 pad=" + std::to_string(pad));
     CHECK(f.width == 1200);
     CHECK(f.height == 700);
 
@@ -213,7 +209,7 @@ TEST_CASE("bank diagram of transpose_tiled as SVG and PNG, from the view's scene
     CHECK(count(svg, "<line ") >= 32 + 32);  // 32 bank baselines and a connector per lane
     CHECK(count(svg, "<rect ") >= 64);       // lanes and words
     CHECK(svg.find("size=64 pad=" + std::to_string(pad)) != std::string::npos);  // the caption
-    const unsigned way = u.pane.request().s.max_way;
+    const unsigned way = s.model->request(s.step).s.max_way;
     if (pad == 0) {
       CHECK(way == 32);
       CHECK(svg.find(">32-way</text>") != std::string::npos);

@@ -103,9 +103,9 @@ TEST_CASE("every view draws for many frames on an emulated trace") {
   u.state.enlarged = -1;
   u.state.show_help = false;
   // The open and save dialogs draw, and Escape closes them.
-  for (bool* flag : {&u.open_dialog, &u.save_dialog}) {
+  for (bool* flag : {&u.dialogs.open, &u.dialogs.save}) {
     *flag = true;
-    u.dialog_path = "some/dir/trace.wstrace";
+    u.dialogs.path = "some/dir/trace.wstrace";
     for (int i = 0; i < 5; ++i) ctx.frame(u);
     CHECK(ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId));
     ctx.press(ui::HeadlessContext::key(ImGuiKey_Escape));
@@ -178,7 +178,7 @@ TEST_CASE("every catalog kernel opens in the app at its teaching size") {
   for (const auto& k : catalog::all()) {
     CAPTURE(k.id);
     show(ctx, u, k.id, {}, 3);
-    CHECK(u.record_error == "");
+    CHECK(u.status.record_error == "");
     REQUIRE(u.has_model());
     CHECK(u.pane.model->trace().launch.kernel == k.id);
     for (int i = 0; i < 5; ++i) ctx.frame(u);
@@ -289,7 +289,7 @@ TEST_CASE("settings: a round trip keeps the choices; a corrupt file is ignored w
     CHECK(again.state.kernel == "transpose_write_coalesced");
     CHECK(!again.state.heat);
     CHECK(again.state.center_split == doctest::Approx(0.5f));
-    CHECK(!again.status_error);
+    CHECK(!again.status.error);
   }
   // The Ui itself starts with defaults and says why.
   std::ofstream(path, std::ios::trunc) << "{ corrupt";
@@ -297,8 +297,8 @@ TEST_CASE("settings: a round trip keeps the choices; a corrupt file is ignored w
   env.settings_path = path;
   ui::HeadlessContext ctx(800, 600);
   ui::Ui u(env);
-  CHECK(u.status_error);
-  CHECK(u.status.find("corrupt") != std::string::npos);
+  CHECK(u.status.error);
+  CHECK(u.status.text.find("corrupt") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
 
@@ -327,7 +327,7 @@ TEST_CASE("a trace saved from the app opens again with the same records") {
   settle(ctx, u);
   ctx.frame(u);
   CHECK(u.pane.model == kept);
-  CHECK(u.status_error);
+  CHECK(u.status.error);
   std::filesystem::remove_all(dir);
 }
 

@@ -1,0 +1,82 @@
+// The current request and the panels on screen as JSON: the app prints it with
+// --windows-json, and the tests check it beside the screenshot.
+#include <nlohmann/json.hpp>
+
+#include "ui/theme.h"
+#include "ui/ui.h"
+
+namespace ws::ui {
+
+std::string Ui::describe_json() const {
+  nlohmann::json j;
+  j["kernel"] = state.kernel;
+  j["step"] = pane.step;
+  j["settled"] = settled();
+  nlohmann::json panels = nlohmann::json::array();
+  for (const auto& d : drawn_)
+    panels.push_back({{"key", panel_key(d.panel)},
+                      {"title", panel_name(d.panel)},
+                      {"rect", {d.min.x, d.min.y, d.max.x - d.min.x, d.max.y - d.min.y}}});
+  j["panels"] = panels;
+  auto rgb = [](ImU32 c) { return nlohmann::json::array({int(c & 255), int((c >> 8) & 255), int((c >> 16) & 255)}); };
+  j["display"] = {int(ImGui::GetIO().DisplaySize.x), int(ImGui::GetIO().DisplaySize.y)};
+  j["accent"] = rgb(theme().accent);
+  j["background"] = rgb(theme().bg);
+  j["cell_empty"] = rgb(theme().cell_empty);
+  j["enlarged"] = state.enlarged >= 0 ? panel_key(Panel(state.enlarged)) : "";
+  j["present"] = state.present;
+  j["font_size"] = ImGui::GetFontSize();
+  j["theme"] = theme().light ? "light" : "dark";
+  nlohmann::json bms = nlohmann::json::array();
+  for (const auto& b : bookmarks) bms.push_back({{"record", b.record}, {"caption", b.caption}});
+  j["bookmarks"] = bms;
+  if (comparing()) {
+    nlohmann::json c;
+    c["spec"] = state.compare;
+    c["step_a"] = pane.step;
+    if (ab.pane.model) {
+      c["title_b"] = ab.pane.model->title();
+      c["step_b"] = ab.pane.step;
+      c["records_b"] = ab.pane.model->size();
+      RequestFigures ra = pane.model ? pane.model->request(pane.step) : RequestFigures{};
+      RequestFigures rb = ab.pane.model->request(ab.pane.step);
+      if (ra.rec && rb.rec && ra.site && rb.site) {
+        c["locked"] = ra.rec->block == rb.rec->block && ra.rec->warp == rb.rec->warp && ra.site->line == rb.site->line;
+        c["block"] = rb.rec->block;
+        c["warp"] = rb.rec->warp;
+        c["a"] = ra.shared ? nlohmann::json{{"max_way", ra.s.max_way}} : nlohmann::json{{"sectors", ra.g.sectors}};
+        c["b"] = rb.shared ? nlohmann::json{{"max_way", rb.s.max_way}} : nlohmann::json{{"sectors", rb.g.sectors}};
+      }
+    }
+    j["compare"] = c;
+  }
+  if (pane.model) {
+    const Session& m = *pane.model;
+    j["title"] = m.title();
+    j["provenance"] = m.provenance();
+    j["records"] = m.size();
+    RequestFigures rv = m.request(pane.step);
+    if (rv.rec && rv.site) {
+      nlohmann::json r;
+      r["space"] = rv.shared ? "shared" : "global";
+      r["op"] = trace::to_string(rv.site->op);
+      r["line"] = rv.site->line;
+      r["buffer"] = rv.buffer ? rv.buffer->name : "";
+      r["active_lanes"] = rv.active_lanes;
+      if (rv.shared) {
+        r["max_way"] = rv.s.max_way;
+        r["wavefronts"] = rv.s.wavefronts;
+        r["conflicts"] = rv.s.conflicts;
+      } else {
+        r["sectors"] = rv.g.sectors;
+        r["ideal_sectors"] = rv.g.ideal_sectors;
+        r["efficiency"] = rv.g.efficiency;
+      }
+      r["why"] = rv.why;
+      j["request"] = r;
+    }
+  }
+  return j.dump(2);
+}
+
+}  // namespace ws::ui

@@ -1,0 +1,227 @@
+// The main window's panels: their places (panel_layout, pure geometry) and the frame that
+// puts each view in its place, with panel headers and splitters.
+#include "ui/layout.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "ui/theme.h"
+#include "ui/ui.h"
+
+namespace ws::ui {
+
+PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_h, float font_size) {
+  PanelLayout L;
+  const float W = display.x, H = display.y;
+  const float gap = 6;
+  const float status_h = std::round(font_size + 12);
+  const float timeline_h = std::round(font_size * 6.6f + 24);
+  const float top = menu_h + gap, bottom = H - status_h - gap;
+  const float tl_top = bottom - timeline_h;
+  const float area_bottom = tl_top - gap;
+  const float lw = std::round(W * s.left_frac), rw = std::round(W * s.right_frac);
+  const float lx1 = gap + lw, rx0 = W - gap - rw;
+  const float area_h = area_bottom - top;
+  auto split = [&](float frac) { return std::round(top + area_h * frac); };
+  auto& r = L.panels;
+  const bool ab = comparing && s.enlarged < 0;
+  if (s.enlarged >= 0 && s.enlarged != int(Panel::Timeline)) {
+    r.push_back({Panel(s.enlarged), ImVec2(gap, top), ImVec2(W - gap, area_bottom)});
+  } else if (ab) {
+    // A/B: the differences on top, then A and B side by side (memory over warp inspector).
+    const float rows = s.present ? 4.2f : 7.2f;  // presentation type is large: fewer rows fit
+    const float strip_h = std::round(std::min(area_h * 0.34f, font_size * 1.55f * rows + 30));
+    const float y0 = top + strip_h + gap, mid = std::round(W * 0.5f);
+    const float ym = std::round(y0 + (area_bottom - y0) * (s.present ? 0.56f : 0.6f));
+    r.push_back({Panel::Count, ImVec2(gap, top), ImVec2(W - gap, top + strip_h)});
+    r.push_back({Panel::Memory, ImVec2(gap, y0), ImVec2(mid - gap * 0.5f, ym), false, "A"});
+    r.push_back({Panel::Warp, ImVec2(gap, ym + gap), ImVec2(mid - gap * 0.5f, area_bottom), false, "A"});
+    r.push_back({Panel::Memory, ImVec2(mid + gap * 0.5f, y0), ImVec2(W - gap, ym), true, "B"});
+    r.push_back({Panel::Warp, ImVec2(mid + gap * 0.5f, ym + gap), ImVec2(W - gap, area_bottom), true, "B"});
+  } else if (s.present) {
+    // Presentation: the panels a class looks at, large; 1 … 6 still enlarge any panel.
+    const float mx = std::round(W * 0.6f), my = split(0.64f);
+    r.push_back({Panel::Memory, ImVec2(gap, top), ImVec2(mx - gap * 0.5f, my)});
+    r.push_back({Panel::Source, ImVec2(gap, my + gap), ImVec2(mx - gap * 0.5f, area_bottom)});
+    r.push_back({Panel::Warp, ImVec2(mx + gap * 0.5f, top), ImVec2(W - gap, area_bottom)});
+  } else {
+    const float ly = split(s.left_split), cy = split(s.center_split), ry = split(s.right_split);
+    r.push_back({Panel::Catalog, ImVec2(gap, top), ImVec2(lx1, ly)});
+    r.push_back({Panel::Timing, ImVec2(gap, ly + gap), ImVec2(lx1, area_bottom)});
+    r.push_back({Panel::Memory, ImVec2(lx1 + gap, top), ImVec2(rx0 - gap, cy)});
+    r.push_back({Panel::Source, ImVec2(lx1 + gap, cy + gap), ImVec2(rx0 - gap, area_bottom)});
+    r.push_back({Panel::Warp, ImVec2(rx0, top), ImVec2(W - gap, ry)});
+    r.push_back({Panel::Dram, ImVec2(rx0, ry + gap), ImVec2(W - gap, area_bottom)});
+    // Splitters in the gaps between panels (not while one panel is enlarged).
+    if (s.enlarged < 0)
+      L.splitters = {
+        {"##split_left", ImVec2(lx1, top), ImVec2(lx1 + gap, area_bottom), true, &s.left_frac, 0.12f, 0.40f, 0, W},
+        {"##split_right", ImVec2(rx0 - gap, top), ImVec2(rx0, area_bottom), true, &s.right_frac, 0.15f, 0.48f, W, -W},
+        {"##split_lv", ImVec2(gap, ly), ImVec2(lx1, ly + gap), false, &s.left_split, 0.2f, 0.85f, top, area_h},
+        {"##split_cv", ImVec2(lx1 + gap, cy), ImVec2(rx0 - gap, cy + gap), false, &s.center_split, 0.2f, 0.85f, top, area_h},
+        {"##split_rv", ImVec2(rx0, ry), ImVec2(W - gap, ry + gap), false, &s.right_split, 0.2f, 0.85f, top, area_h},
+    };
+  }
+  r.push_back({Panel::Timeline, ImVec2(gap, tl_top), ImVec2(W - gap, bottom)});
+  L.status_min = ImVec2(0, H - status_h);
+  L.status_max = ImVec2(W, H);
+  return L;
+}
+
+namespace {
+
+// The header of a panel: title, a short subtitle, and an enlarge / restore button.
+// Double-clicking the header does the same as the button.
+void panel_header(Ui& ui, Panel p, const std::string& subtitle, const std::string& title_text = "") {
+  const Theme& t = theme();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImVec2 wp = ImGui::GetWindowPos();
+  float w = ImGui::GetWindowWidth();
+  ImFont* bold = fonts().bold ? fonts().bold : ImGui::GetFont();
+  float h = std::round(bold->FontSize + 12);
+  dl->AddRectFilled(wp, ImVec2(wp.x + w, wp.y + h), t.panel_header);
+  dl->AddRectFilled(wp, ImVec2(wp.x + 3, wp.y + h), t.accent);
+  dl->PushClipRect(wp, ImVec2(wp.x + w - h - 2, wp.y + h), true);
+  const char* title = title_text.empty() ? panel_name(p) : title_text.c_str();
+  dl->AddText(bold, bold->FontSize, ImVec2(wp.x + 12, wp.y + 6), t.text, title);
+  dl->PopClipRect();
+  float tx = wp.x + 12 + bold->CalcTextSizeA(bold->FontSize, 1e9f, 0, title).x + 14;
+  if (!subtitle.empty()) {
+    ImFont* f = ImGui::GetFont();
+    ImVec2 clip_max(wp.x + w - h - 4, wp.y + h);
+    dl->PushClipRect(ImVec2(tx, wp.y), clip_max, true);
+    dl->AddText(f, f->FontSize, ImVec2(tx, wp.y + (h - f->FontSize) * 0.5f), t.text_dim, subtitle.c_str());
+    dl->PopClipRect();
+  }
+  if (p != Panel::Timeline && p != Panel::Count) {
+    // Enlarge / restore: four corner ticks, pointing out (enlarge) or in (restore).
+    ImGui::SetCursorScreenPos(ImVec2(wp.x + w - h, wp.y));
+    ImGui::InvisibleButton("##enlarge", ImVec2(h, h));
+    bool hovered = ImGui::IsItemHovered();
+    if (ImGui::IsItemClicked()) ui.enlarge(p);
+    if (hovered) ImGui::SetTooltip(ui.state.enlarged == int(p) ? "Restore the layout (Esc)" : "Enlarge this panel");
+    ImVec2 c(wp.x + w - h * 0.5f, wp.y + h * 0.5f);
+    float r = h * 0.22f, k = h * 0.12f;
+    ImU32 col = hovered ? t.text : t.text_dim;
+    bool in = ui.state.enlarged == int(p);
+    for (int sx : {-1, 1})
+      for (int sy : {-1, 1}) {
+        ImVec2 corner(c.x + sx * r, c.y + sy * r);
+        float dx = in ? float(sx) * k : -float(sx) * k, dy = in ? float(sy) * k : -float(sy) * k;
+        dl->AddLine(corner, ImVec2(corner.x + dx, corner.y), col, 2);
+        dl->AddLine(corner, ImVec2(corner.x, corner.y + dy), col, 2);
+      }
+    ImGui::SetCursorScreenPos(wp);
+    ImGui::InvisibleButton("##header", ImVec2(std::max(1.0f, w - h), h));
+    if (ImGui::IsItemHovered() && ImGui::IsMouseDoubleClicked(0)) ui.enlarge(p);
+  }
+  ImGui::SetCursorScreenPos(ImVec2(wp.x, wp.y + h));
+}
+
+std::string subtitle_of(Ui& ui, Panel p, Pane& pane) {
+  const Session* m = pane.model.get();
+  char b[160];
+  switch (p) {
+    case Panel::Catalog: return "";
+    case Panel::Memory: return ui.state.heat ? "colour = lane · shade = traffic so far" : "colour = lane";
+    case Panel::Warp: {
+      const RequestFigures& rv = pane.request();
+      if (!m || !rv.rec) return "";
+      auto c = m->trace().block_coords(rv.rec->block);
+      std::snprintf(b, sizeof b, "block (%u,%u) · warp %u · epoch %u", c.x, c.y, unsigned(rv.rec->warp),
+                    rv.rec->epoch);
+      return b;
+    }
+    case Panel::Dram: return "model: " + ui.state.dram_preset;
+    case Panel::Source: return m ? m->trace().source_name + " · gutter: sectors per request, n-way conflicts" : "";
+    case Panel::Timeline:
+      if (!m) return "";
+      std::snprintf(b, sizeof b, "%s requests · %u %s per block", fmt_count(m->size()).c_str(), m->max_epoch + 1,
+                    m->max_epoch ? "barrier epochs" : "barrier epoch");
+      return b;
+    case Panel::Timing:
+      return ui.live_timer.available() ? "live on this GPU" : ui.timings.replay.empty() ? "no GPU here" : "replay pack";
+    default: return "";
+  }
+}
+
+void drag_splitters(const std::vector<Splitter>& splitters) {
+  if (splitters.empty()) return;
+  ImGuiIO& io = ImGui::GetIO();
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowMinSize, ImVec2(1, 1));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
+  for (const auto& s : splitters) {
+    ImGui::SetNextWindowPos(s.min);
+    ImGui::SetNextWindowSize(ImVec2(s.max.x - s.min.x, s.max.y - s.min.y));
+    ImGui::Begin(s.id, nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoBackground |
+                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                                    ImGuiWindowFlags_NoBringToFrontOnFocus);
+    ImGui::InvisibleButton("##drag", ImVec2(s.max.x - s.min.x, s.max.y - s.min.y));
+    if (ImGui::IsItemHovered() || ImGui::IsItemActive())
+      ImGui::SetMouseCursor(s.vertical ? ImGuiMouseCursor_ResizeEW : ImGuiMouseCursor_ResizeNS);
+    if (ImGui::IsItemActive()) {
+      float pos = s.vertical ? io.MousePos.x : io.MousePos.y;
+      float v = s.span > 0 ? (pos - s.origin) / s.span : (s.origin - pos) / -s.span;
+      *s.value = std::clamp(v, s.lo, s.hi);
+    }
+    ImGui::End();
+  }
+  ImGui::PopStyleVar(2);
+}
+
+}  // namespace
+
+void Ui::layout_and_draw() {
+  drawn_.clear();
+  float menu_h = 0;
+  menu_bar(*this, menu_h);
+  const PanelLayout layout = panel_layout(state, comparing(), ImGui::GetIO().DisplaySize, menu_h, ImGui::GetFontSize());
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
+                                 ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
+                                 ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoScrollbar |
+                                 ImGuiWindowFlags_NoScrollWithMouse;
+  for (const PanelRect& r : layout.panels) {
+    ImGui::SetNextWindowPos(r.min);
+    ImGui::SetNextWindowSize(ImVec2(r.max.x - r.min.x, r.max.y - r.min.y));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
+    Pane& pn = r.b_side ? ab.pane : pane;
+    const std::string base = r.panel == Panel::Count ? "A/B comparison" : panel_name(r.panel);
+    const std::string title = *r.side ? std::string(r.side) + " · " + base : base;
+    bool open = ImGui::Begin((title + "##" + base + r.side).c_str(), nullptr, flags);
+    ImGui::PopStyleVar();
+    if (open) {
+      std::string sub = r.panel == Panel::Count ? "both sides locked to the same block, warp and step"
+                                                : subtitle_of(*this, r.panel, pn);
+      if (*r.side && pn.model) sub = pn.model->title() + (sub.empty() ? "" : " · " + sub);
+      panel_header(*this, r.panel, sub, title);
+      ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(10, 8));
+      ImGuiWindowFlags body = ImGuiWindowFlags_AlwaysUseWindowPadding;
+      if (r.panel == Panel::Memory || r.panel == Panel::Timeline || r.panel == Panel::Source)
+        body |= ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse;
+      ImGui::BeginChild("##body", ImVec2(0, 0), false, body);
+      switch (r.panel) {
+        case Panel::Catalog: catalog_view(*this); break;
+        case Panel::Memory: memory_view(*this, pn); break;
+        case Panel::Warp: warp_view(*this, pn); break;
+        case Panel::Dram: dram_view(*this, pane); break;
+        case Panel::Source: source_view(*this, pane); break;
+        case Panel::Timeline: timeline_view(*this, pane); break;
+        case Panel::Timing: timing_view(*this); break;
+        case Panel::Count: compare_strip(*this); break;
+        default: break;
+      }
+      ImGui::EndChild();
+      ImGui::PopStyleVar();
+    }
+    ImGui::End();
+    if (r.panel != Panel::Count) drawn_.push_back({r.panel, r.min, r.max});
+  }
+  drag_splitters(layout.splitters);
+  status_bar(*this, layout.status_min, layout.status_max);
+  help_overlay(*this);
+  file_dialogs(*this);
+  classroom_dialogs(*this);
+}
+
+}  // namespace ws::ui

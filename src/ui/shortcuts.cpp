@@ -1,0 +1,90 @@
+// Keyboard shortcuts (the help overlay lists them): stepping, playback, panels, dialogs.
+#include <algorithm>
+#include <ctime>
+
+#include "ui/theme.h"
+#include "ui/ui.h"
+
+namespace ws::ui {
+
+void Ui::shortcuts() {
+  ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput) return;
+  auto pressed = [](ImGuiKey k) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(k), true); };
+  auto native = [](int k) { return k >= 0 && ImGui::IsKeyPressed(k, false); };
+  auto step_by = [&](int unit, int dir) {
+    if (!pane.model) return;
+    state.playing = false;
+    set_step(pane.model->next(pane.step, unit, dir));
+  };
+  const bool shift = io.KeyShift, ctrl = io.KeyCtrl;
+  if (pressed(ImGuiKey_RightArrow)) step_by(ctrl ? 2 : shift ? 1 : 0, +1);
+  if (pressed(ImGuiKey_LeftArrow)) step_by(ctrl ? 2 : shift ? 1 : 0, -1);
+  if (pressed(ImGuiKey_DownArrow)) step_by(1, +1);
+  if (pressed(ImGuiKey_UpArrow)) step_by(1, -1);
+  if (pressed(ImGuiKey_PageDown)) step_by(2, +1);
+  if (pressed(ImGuiKey_PageUp)) step_by(2, -1);
+  if (pressed(ImGuiKey_Home)) set_step(0);
+  if (pressed(ImGuiKey_End) && pane.model) set_step(pane.model->size());
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space), false)) state.playing = !state.playing;
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) {
+    if (state.show_help)
+      state.show_help = false;
+    else
+      state.enlarged = -1;
+  }
+  if (native(env_.keys.f1)) state.show_help = !state.show_help;
+  if (native(env_.keys.f5)) toggle_presentation();
+  if (native(env_.keys.f11)) fullscreen_toggle_ = true;
+  if (native(env_.keys.f12)) {
+    char name[64];
+    std::time_t now = std::time(nullptr);
+    std::strftime(name, sizeof name, "warpscope-%Y%m%d-%H%M%S.png", std::localtime(&now));
+    screenshot_request_ = name;
+  }
+  if (ctrl && ImGui::IsKeyPressed('Q', false)) quit_ = true;
+  if (ctrl && ImGui::IsKeyPressed('O', false)) {
+    dialogs.open = true;
+    dialogs.path = state.last_file;
+  }
+  if (ctrl && ImGui::IsKeyPressed('S', false)) {
+    dialogs.save = true;
+    dialogs.path = state.last_file.empty() ? state.kernel + ".wstrace" : state.last_file;
+  }
+  if (ctrl && (native('=') || native(env_.keys.kp_add))) state.font_scale = std::min(2.5f, state.font_scale + 0.125f);
+  if (ctrl && (native('-') || native(env_.keys.kp_subtract)))
+    state.font_scale = std::max(0.75f, state.font_scale - 0.125f);
+  if (ctrl && ImGui::IsKeyPressed('0', false)) state.font_scale = 1.0f;
+  if (ctrl) return;  // Ctrl combinations are not typed characters
+  for (ImWchar c : io.InputQueueCharacters) {
+    switch (c) {
+      case '?': state.show_help = !state.show_help; break;
+      case '+': case '=': state.speed = std::min(10000.0f, state.speed * 2); break;
+      case '-': state.speed = std::max(0.25f, state.speed / 2); break;
+      case 'h': state.heat = !state.heat; break;
+      case 'f': state.follow = !state.follow; break;
+      case 'l': state.loop = !state.loop; break;
+      case 'b':
+      case 'B':
+        if (pane.model) {
+          dialogs.bookmark = true;
+          const trace::Bookmark* b = bookmark_at(pane.step);
+          dialogs.bookmark_caption = b ? b->caption : "";
+        }
+        break;
+      case 'n': case 'N': goto_bookmark(+1); break;
+      case 'p': case 'P': goto_bookmark(-1); break;
+      case 'c': case 'C': dialogs.compare = true; dialogs.compare_spec = state.compare; break;
+      case '1': enlarge(Panel::Catalog); break;
+      case '2': enlarge(Panel::Memory); break;
+      case '3': enlarge(Panel::Warp); break;
+      case '4': enlarge(Panel::Dram); break;
+      case '5': enlarge(Panel::Source); break;
+      case '6': enlarge(Panel::Timing); break;
+      case '0': state.enlarged = -1; break;
+      default: break;
+    }
+  }
+}
+
+}  // namespace ws::ui

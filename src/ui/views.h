@@ -1,0 +1,102 @@
+// src/ui/views.h — the diagrams of the memory view, the warp inspector, the DRAM view and
+// the source panel as scene builders over a Session and a small per-view state. The app's
+// panels and `warpscope export` call the same builders, so a figure is the scene the app
+// draws. Every figure comes from the Session (session/session.h); nothing here recomputes
+// an analysis rule.
+#pragma once
+#include <imgui.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "session/heat.h"
+#include "session/session.h"
+#include "ui/scene.h"
+
+namespace ws::ui {
+
+using session::HeatMap;
+using session::RequestFigures;
+using session::Session;
+
+// ---- memory view ----------------------------------------------------------------------
+
+// Zoom and pan of one buffer's grid in the memory view.
+struct GridView {
+  float zoom = 1;           // 1: the whole buffer fits
+  ImVec2 center{-1, -1};    // cell at the middle of the canvas (-1: the buffer's middle)
+};
+
+// What the memory view shows besides the Session: the user's toggles (UiState), and the
+// Pane's zoom, pan and heat.
+struct MemoryViewState {
+  bool heat = true, heat_log = true;
+  bool sectors = true, lines = true, labels = true, banks = true;
+  bool follow = true;
+  const std::map<std::string, bool>* hidden = nullptr;  // by buffer name; null: all shown
+  const std::vector<GridView>* grids = nullptr;         // per buffer; null: every grid fits
+  HeatMap* heat_map = nullptr;                           // null: no heat layer
+};
+
+// Where each shown buffer goes: pure layout data, computed before anything is drawn.
+struct MemoryLayout {
+  struct Slot {
+    size_t buffer = 0;
+    ImVec2 min, size;            // the slot, in area coordinates
+    ImVec2 clip_min, clip_max;   // the canvas, in slot coordinates (title and labels outside)
+    float fit = 1, cell = 1;     // pixels per cell when the grid fits, and as zoomed
+    ImVec2 center;               // cell at the canvas middle (followed and kept on the grid)
+    ImVec2 origin;               // where cell (0, 0)'s corner lands, in slot coordinates
+    uint32_t row0 = 0, col0 = 0, row1 = 0, col1 = 0;  // visible cells [row0, row1) × [col0, col1)
+    bool current = false;        // the current request reads or writes this buffer
+  };
+  std::vector<Slot> slots;
+  float title_h = 0, lab_h = 0, lab_w = 0;
+  bool all_hidden = false;       // buffers exist but the user hid every one
+};
+
+// Arranges the shown buffers in `avail` (the columns that give the largest cells), with
+// each grid's zoom and pan from `st.grids`, moved to keep the request in view when
+// following (except for buffer `held`, which the user is dragging).
+MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const MemoryViewState& st, ImVec2 avail,
+                           int held = -1);
+// The scenes of one slot in slot coordinates: `canvas` (grid, request cells, sectors and
+// lines; clip it to the slot's canvas) and `labels` (title, row and column numbers; clip it
+// to the slot).
+void memory_slot_scene(Scene& canvas, Scene& labels, const Session& m, const RequestFigures& rv,
+                       const MemoryViewState& st, const MemoryLayout& layout, const MemoryLayout::Slot& slot);
+// Draws the whole layout at `area` (screen coordinates) into `dl`.
+void draw_memory(ImDrawList* dl, ImVec2 area, const Session& m, const RequestFigures& rv, const MemoryViewState& st,
+                 const MemoryLayout& layout, GridPainter* painter);
+
+// ---- warp inspector ---------------------------------------------------------------------
+
+// The diagram of request `rv` (lanes → sectors, or lanes → the 32 banks) in `size`.
+void warp_scene(Scene& sc, const RequestFigures& rv, ImVec2 size);
+// The inspector's body: the instruction, its headline figures, the reason and the diagram,
+// into the current ImGui window.
+void warp_panel(const RequestFigures& rv);
+// The bank diagram under a two-line title (the instruction, the conflict in words).
+void banks_scene(Scene& sc, const RequestFigures& rv, ImVec2 size);
+
+// ---- DRAM view --------------------------------------------------------------------------
+
+// The channels × banks grid of `d` (session::dram_figures) in `size`.
+void dram_scene(Scene& sc, const session::DramFigures& d, ImVec2 size);
+// The view's body below its controls: the MODEL tag, the headline figures and the grid.
+void dram_panel(const Session& m, const RequestFigures& rv, int array);
+
+// ---- source panel -----------------------------------------------------------------------
+
+// Gutter width for the per-line badges of `m`, at most 40 % of `avail_w`.
+float source_gutter_width(const Session& m, float avail_w);
+float source_row_height();
+// Source lines [first, first + count) of `m` from y = 0, one row each: the current line
+// (`rv`'s) lit, each line's cost badges in the gutter, the code with its comments dimmed.
+// Highlights run `width` pixels wide.
+void source_scene(Scene& sc, const Session& m, const RequestFigures& rv, int first, int count, float width,
+                  float gutter_w);
+
+}  // namespace ws::ui

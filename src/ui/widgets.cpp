@@ -1,0 +1,116 @@
+// Small shared widgets: panel names, number formats, headline figures, help markers.
+#include <algorithm>
+#include <cstdio>
+
+#include "ui/theme.h"
+#include "ui/ui.h"
+
+namespace ws::ui {
+
+// ---- panels ------------------------------------------------------------------------------
+
+namespace {
+struct PanelInfo {
+  const char* name;
+  const char* key;
+};
+constexpr PanelInfo kPanels[] = {
+    {"Catalog & parameters", "catalog"}, {"Memory view", "memory"}, {"Warp inspector", "warp"},
+    {"DRAM view", "dram"},               {"Source", "source"},      {"Timeline", "timeline"},
+    {"Timing", "timing"},
+};
+}  // namespace
+
+const char* panel_name(Panel p) { return kPanels[int(p)].name; }
+const char* panel_key(Panel p) { return kPanels[int(p)].key; }
+bool panel_from_key(const std::string& key, Panel& out) {
+  for (int i = 0; i < int(Panel::Count); ++i)
+    if (key == kPanels[i].key) {
+      out = Panel(i);
+      return true;
+    }
+  return false;
+}
+
+// ---- small shared widgets ----------------------------------------------------------------
+
+std::string fmt_count(uint64_t n) {
+  const std::string digits = std::to_string(n);
+  std::string s;
+  s.reserve(digits.size() + digits.size() / 3);
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) s.push_back(',');
+    s.push_back(digits[i]);
+  }
+  return s;
+}
+
+std::string fmt_compact(uint64_t n) {
+  char b[32];
+  if (n < 10000) return std::to_string(n);
+  if (n < 1000000) std::snprintf(b, sizeof b, "%.1fk", double(n) / 1e3);
+  else if (n < 1000000000) std::snprintf(b, sizeof b, "%.1fM", double(n) / 1e6);
+  else std::snprintf(b, sizeof b, "%.1fG", double(n) / 1e9);
+  return b;
+}
+
+std::string fmt_bytes(uint64_t n) {
+  char b[32];
+  if (n < 1024)
+    std::snprintf(b, sizeof b, "%llu B", (unsigned long long)n);
+  else if (n < (1u << 20))
+    std::snprintf(b, sizeof b, "%.1f KiB", double(n) / 1024);
+  else if (n < (1ull << 30))
+    std::snprintf(b, sizeof b, "%.1f MiB", double(n) / (1 << 20));
+  else
+    std::snprintf(b, sizeof b, "%.2f GiB", double(n) / (1ull << 30));
+  return b;
+}
+
+void headline(const char* value, const char* caption, ImU32 color) {
+  ImGui::BeginGroup();
+  ImGui::PushFont(fonts().big ? fonts().big : ImGui::GetFont());
+  ImGui::PushStyleColor(ImGuiCol_Text, color);
+  ImGui::TextUnformatted(value);
+  ImGui::PopStyleColor();
+  ImGui::PopFont();
+  ImGui::PushStyleColor(ImGuiCol_Text, theme().text_dim);
+  ImGui::TextUnformatted(caption);
+  ImGui::PopStyleColor();
+  ImGui::EndGroup();
+}
+
+void headlines(const std::vector<Headline>& items) {
+  ImFont* big = fonts().big ? fonts().big : ImGui::GetFont();
+  const float gap = ImGui::GetFontSize() * 1.6f;
+  const float x0 = ImGui::GetCursorPosX();
+  const float right = x0 + ImGui::GetContentRegionAvail().x;
+  float x = x0;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const auto& h = items[i];
+    float w = std::max(big->CalcTextSizeA(big->FontSize, 1e9f, 0, h.value.c_str()).x, ImGui::CalcTextSize(h.caption.c_str()).x);
+    if (i > 0) {
+      if (x + gap + w > right)
+        x = x0;  // wrap
+      else {
+        ImGui::SameLine(x + gap);
+        x += gap;
+      }
+    }
+    headline(h.value.c_str(), h.caption.c_str(), h.color);
+    x += w;
+  }
+}
+
+void help_marker(const char* text) {
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+}
+
+}  // namespace ws::ui
