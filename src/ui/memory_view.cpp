@@ -150,7 +150,8 @@ MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const Mem
     // Keep the view over the buffer.
     const float gx = float(g.cols), gy = float(g.rows);
     view.center.x = gx <= 2 * hw ? gx * 0.5f : std::clamp(view.center.x, hw, gx - hw);
-    view.center.y = gy <= 2 * hh ? gy * 0.5f : std::clamp(view.center.y, hh, gy - hh);
+    // A grid shorter than its canvas sits at the top, under its column numbers.
+    view.center.y = gy <= 2 * hh ? hh : std::clamp(view.center.y, hh, gy - hh);
     s.center = view.center;
     s.origin = ImVec2(csz.x * 0.5f - s.center.x * s.cell + s.clip_min.x, csz.y * 0.5f - s.center.y * s.cell + s.clip_min.y);
     s.col0 = uint32_t(std::max(0.0f, std::floor((s.clip_min.x - s.origin.x) / s.cell)));
