@@ -7,20 +7,9 @@
 #include <type_traits>
 
 #include "contract.h"
+#include "trace/site_key.h"
 
 namespace ws::emu {
-
-// Access key: everything that identifies a site except the source text.
-//   bits 0-15 line, 16-23 buffer id, 24-25 op, 26-28 log2(bytes per lane)
-constexpr uint32_t kKeyLineBits = 16;
-inline uint32_t make_key(uint32_t line, uint32_t buffer, uint32_t op, uint32_t bytes) {
-  uint32_t lg = bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : bytes == 8 ? 3 : 4;
-  return (line & 0xffffu) | (buffer << 16) | (op << 24) | (lg << 26);
-}
-inline uint32_t key_line(uint32_t k) { return k & 0xffffu; }
-inline uint32_t key_buffer(uint32_t k) { return (k >> 16) & 0xffu; }
-inline uint32_t key_op(uint32_t k) { return (k >> 24) & 3u; }
-inline uint32_t key_bytes(uint32_t k) { return 1u << ((k >> 26) & 7u); }
 
 // The running thread's access log: (key << 32 | offset) per lane-level access.
 struct LaneLog {
@@ -55,8 +44,6 @@ struct Idx {
   Idx(int64_t v, uint32_t l = __builtin_LINE()) : i(v), line(l) {}
 };
 
-enum : uint32_t { kLoad = 0, kStore = 1 };
-
 // The wrappers below run once per lane-level access: keep them inlined into the kernel.
 #define WS_EMU_INLINE __attribute__((always_inline)) inline
 
@@ -70,7 +57,7 @@ class Ref {
     return *p_;
   }
   WS_EMU_INLINE Ref& operator=(const V& v) {
-    current_log->push(key_ | (kStore << 24), off_);
+    current_log->push(trace::store_key(key_), off_);
     *p_ = v;
     return *this;
   }
@@ -99,7 +86,7 @@ class Ptr {
     T* q = p_ + i.i;
     int64_t off = reinterpret_cast<const char*>(q) - base_;
     if (off < 0 || uint64_t(off) + sizeof(T) > size_) out_of_bounds(i.line, buffer_, off, size_);
-    return Ref<T>(q, make_key(i.line, buffer_, kLoad, sizeof(T)), uint32_t(off));
+    return Ref<T>(q, trace::make_key(i.line, buffer_, uint32_t(trace::Op::Load), sizeof(T)), uint32_t(off));
   }
   Ptr operator+(int64_t d) const { return Ptr(p_ + d, base_, size_, buffer_); }
   Ptr& operator+=(int64_t d) {

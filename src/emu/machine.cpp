@@ -163,11 +163,11 @@ uint16_t Machine::Impl::site_for(uint32_t key) {
   auto it = site_of_key.find(key);
   if (it != site_of_key.end()) return it->second;
   trace::Site s;
-  s.line = key_line(key);
-  s.buffer = uint16_t(key_buffer(key));
+  s.line = trace::key_line(key);
+  s.buffer = uint16_t(trace::key_buffer(key));
   s.space = out->buffers[s.buffer].space;
-  s.op = trace::Op(key_op(key));
-  s.bytes = uint8_t(key_bytes(key));
+  s.op = trace::Op(trace::key_op(key));
+  s.bytes = uint8_t(trace::key_bytes(key));
   out->sites.push_back(s);
   uint16_t id = uint16_t(out->sites.size() - 1);
   site_of_key.emplace(key, id);
@@ -370,7 +370,7 @@ uint64_t Machine::run(const trace::Dim3& grid, const trace::Dim3& block, uint32_
   m.site_of_key.clear();
   for (size_t i = 0; i < out.sites.size(); ++i) {
     const auto& s = out.sites[i];
-    m.site_of_key.emplace(make_key(s.line, s.buffer, uint32_t(s.op), s.bytes), uint16_t(i));
+    m.site_of_key.emplace(trace::key_of(s), uint16_t(i));
   }
   m.decl_buffer.clear();
   m.dyn_bytes = dynamic_shared_bytes;

@@ -178,7 +178,7 @@ class Ref {
     return *p_;
   }
   WS_DEV Ref& operator=(const V& v) {
-    c_->access(key_ == abi::kEmptyKey ? key_ : key_ | (abi::kStore << 24), off_);
+    c_->access(key_ == abi::kEmptyKey ? key_ : trace::store_key(key_), off_);
     if (key_ != abi::kEmptyKey) *p_ = v;  // an out-of-bounds store is reported, never made
     return *this;
   }
@@ -215,7 +215,7 @@ class Ptr {
     const bool ok = off >= 0 && uint64_t(off) + sizeof(T) <= size_;
     if (!ok) Ctx::fault(i.line, buffer_, off, size_);
     return Ref<Ctx, T>(ok ? q : reinterpret_cast<T*>(const_cast<char*>(base_)), c_,
-                       ok ? abi::make_key(i.line, buffer_, abi::kLoad, sizeof(T)) : abi::kEmptyKey,
+                       ok ? trace::make_key(i.line, buffer_, uint32_t(trace::Op::Load), sizeof(T)) : abi::kEmptyKey,
                        ok ? uint32_t(off) : 0u);
   }
   WS_DEV Ptr operator+(int64_t d) const { return Ptr(p_ + d, base_, size_, buffer_, c_); }
@@ -784,7 +784,7 @@ WS_DEV void request(uint32_t key, uint32_t off, unsigned mask, uint32_t block, u
   const abi::CountsState& st = g_counts_state;
   const Tables t = tables(warp);
   const uint32_t leader = instr::leader_of(mask);
-  const uint32_t bytes = abi::key_bytes(key), buffer = abi::key_buffer(key);
+  const uint32_t bytes = trace::key_bytes(key), buffer = trace::key_buffer(key);
   const bool global = buffer < st.info.n_global;
   const uint32_t lanes = uint32_t(__popc(mask));
 

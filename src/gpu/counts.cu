@@ -163,15 +163,15 @@ class CountsLauncher {
       size_t i = 0;
       for (; i < meta.sites.size(); ++i) {
         const auto& m = meta.sites[i];
-        if (abi::make_key(m.line, m.buffer, uint32_t(m.op), m.bytes) == s->key) break;
+        if (trace::key_of(m) == s->key) break;
       }
       if (i == meta.sites.size()) {
         trace::Site site;
-        site.line = abi::key_line(s->key);
-        site.buffer = uint16_t(abi::key_buffer(s->key));
+        site.line = trace::key_line(s->key);
+        site.buffer = uint16_t(trace::key_buffer(s->key));
         site.space = site.buffer < meta.buffers.size() ? meta.buffers[site.buffer].space : trace::Space::Global;
-        site.op = trace::Op(abi::key_op(s->key));
-        site.bytes = uint8_t(abi::key_bytes(s->key));
+        site.op = trace::Op(trace::key_op(s->key));
+        site.bytes = uint8_t(trace::key_bytes(s->key));
         site.code = trace::source_line(meta.source, site.line);
         meta.sites.push_back(site);
         c.sites.emplace_back();

@@ -4,6 +4,8 @@
 #pragma once
 #include <cstdint>
 
+#include "trace/site_key.h"  // the site key every table and record holds
+
 #if defined(__CUDACC__)
 #define WS_ABI __host__ __device__ __forceinline__
 #else
@@ -17,21 +19,10 @@ constexpr uint32_t kMaxGlobals = 8;   // global arrays of one launch
 constexpr uint32_t kMaxShared = 8;    // shared arrays of one launch
 constexpr uint32_t kNameBytes = 32;   // a shared array's name, NUL-terminated
 constexpr uint32_t kSiteSlots = 64;   // distinct sites a launch may have (counts mode)
-constexpr uint32_t kEmptyKey = 0xffffffffu;
+// No key: a free table slot, an unused record slot, a refused (out-of-bounds) access.
+constexpr uint32_t kEmptyKey = trace::kNoKey;
 
-// Site key, bit for bit the emulator's (src/emu/context.h):
-//   bits 0-15 line, 16-23 buffer id, 24-25 op, 26-28 log2(bytes per lane)
-enum : uint32_t { kLoad = 0, kStore = 1 };
-WS_ABI uint32_t log2_bytes(uint32_t bytes) {
-  return bytes == 1 ? 0u : bytes == 2 ? 1u : bytes == 4 ? 2u : bytes == 8 ? 3u : 4u;
-}
-WS_ABI uint32_t make_key(uint32_t line, uint32_t buffer, uint32_t op, uint32_t bytes) {
-  return (line & 0xffffu) | (buffer << 16) | (op << 24) | (log2_bytes(bytes) << 26);
-}
-WS_ABI uint32_t key_line(uint32_t k) { return k & 0xffffu; }
-WS_ABI uint32_t key_buffer(uint32_t k) { return (k >> 16) & 0xffu; }
-WS_ABI uint32_t key_op(uint32_t k) { return (k >> 24) & 3u; }
-WS_ABI uint32_t key_bytes(uint32_t k) { return 1u << ((k >> 26) & 7u); }
+// Keys are trace::make_key's (trace/site_key.h), the emulator's too.
 WS_ABI uint32_t key_hash(uint32_t k) { return (k * 2654435761u) >> 26; }  // 0..63
 
 // One warp-level access as the record context writes it: the header by the leading lane,

@@ -565,17 +565,17 @@ class RecordLauncher {
     std::unordered_map<uint32_t, uint16_t> site_of;
     for (size_t i = 0; i < out.sites.size(); ++i) {
       const auto& s = out.sites[i];
-      site_of.emplace(abi::make_key(s.line, s.buffer, uint32_t(s.op), s.bytes), uint16_t(i));
+      site_of.emplace(trace::key_of(s), uint16_t(i));
     }
     auto site_for = [&](uint32_t key) -> uint16_t {
       auto it = site_of.find(key);
       if (it != site_of.end()) return it->second;
       trace::Site s;
-      s.line = abi::key_line(key);
-      s.buffer = uint16_t(abi::key_buffer(key));
+      s.line = trace::key_line(key);
+      s.buffer = uint16_t(trace::key_buffer(key));
       s.space = s.buffer < out.buffers.size() ? out.buffers[s.buffer].space : trace::Space::Global;
-      s.op = trace::Op(abi::key_op(key));
-      s.bytes = uint8_t(abi::key_bytes(key));
+      s.op = trace::Op(trace::key_op(key));
+      s.bytes = uint8_t(trace::key_bytes(key));
       out.sites.push_back(s);
       uint16_t id = uint16_t(out.sites.size() - 1);
       site_of.emplace(key, id);

@@ -7,10 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "trace/site_key.h"  // Op, and the site key both backends record
+
 namespace ws::trace {
 
 enum class Space : uint8_t { Global = 0, Shared = 1 };
-enum class Op : uint8_t { Load = 0, Store = 1, Atomic = 2 };
 
 const char* to_string(Space s);
 const char* to_string(Op o);
@@ -44,6 +45,9 @@ struct Site {
   std::string code;        // the source line, trimmed
   bool operator==(const Site&) const = default;
 };
+
+// The site's key (site_key.h): what identifies it, less the source text.
+inline uint32_t key_of(const Site& s) { return make_key(s.line, s.buffer, uint32_t(s.op), s.bytes); }
 
 constexpr int kWarpSize = 32;
 

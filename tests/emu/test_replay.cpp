@@ -7,7 +7,6 @@
 #include <tuple>
 
 #include "catalog.h"
-#include "emu/context.h"
 #include "emu/record.h"
 #include "trace/wstrace.h"
 
@@ -15,14 +14,12 @@ using namespace ws;
 
 namespace {
 
-uint32_t key_of(const trace::Site& s) { return emu::make_key(s.line, s.buffer, uint32_t(s.op), s.bytes); }
-
 // Records by (block, warp, site, sequence); the site by its key, since two compilers may
 // order the first executions of a warp's sites differently.
 std::vector<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, std::array<uint32_t, 32>>> canon(
     const trace::Trace& t) {
   std::vector<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, std::array<uint32_t, 32>>> v;
-  for (const auto& r : t.records) v.emplace_back(r.block, r.warp, key_of(t.sites.at(r.site)), r.seq, r.epoch, r.active, r.offset);
+  for (const auto& r : t.records) v.emplace_back(r.block, r.warp, trace::key_of(t.sites.at(r.site)), r.seq, r.epoch, r.active, r.offset);
   std::sort(v.begin(), v.end());
   return v;
 }

@@ -9,7 +9,6 @@
 #include <tuple>
 
 #include "analysis/analysis.h"
-#include "emu/context.h"
 #include "emu/record.h"
 #include "gpu/device_abi.h"
 #include "gpu/gpu.h"
@@ -19,8 +18,6 @@
 using namespace ws;
 
 namespace {
-
-uint32_t site_key(const trace::Site& s) { return emu::make_key(s.line, s.buffer, uint32_t(s.op), s.bytes); }
 
 // A record with its site replaced by the site's key, and its sequence number replaced
 // by its rank among the records of the same (block, warp, site). Two traces of the same
@@ -33,7 +30,7 @@ struct Canon {
 
 std::vector<Canon> canonical(const trace::Trace& t) {
   std::vector<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, const trace::Record*>> v;
-  for (const auto& r : t.records) v.emplace_back(r.block, r.warp, site_key(t.sites.at(r.site)), r.seq, &r);
+  for (const auto& r : t.records) v.emplace_back(r.block, r.warp, trace::key_of(t.sites.at(r.site)), r.seq, &r);
   std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
     return std::tie(std::get<0>(a), std::get<1>(a), std::get<2>(a), std::get<3>(a)) <
            std::tie(std::get<0>(b), std::get<1>(b), std::get<2>(b), std::get<3>(b));
@@ -53,8 +50,8 @@ std::vector<Canon> canonical(const trace::Trace& t) {
 
 std::string describe(const Canon& c) {
   std::string s = "block " + std::to_string(c.block) + " warp " + std::to_string(c.warp) + " line " +
-                  std::to_string(emu::key_line(c.key)) + " buffer " + std::to_string(emu::key_buffer(c.key)) +
-                  " op " + std::to_string(emu::key_op(c.key)) + " #" + std::to_string(c.rank) + " epoch " +
+                  std::to_string(trace::key_line(c.key)) + " buffer " + std::to_string(trace::key_buffer(c.key)) +
+                  " op " + std::to_string(trace::key_op(c.key)) + " #" + std::to_string(c.rank) + " epoch " +
                   std::to_string(c.epoch) + " active " + std::to_string(c.active) + " lane0 " +
                   std::to_string(c.off[0]);
   return s;
@@ -67,8 +64,8 @@ void compare_traces(const trace::Trace& emu_t, const trace::Trace& gpu_t) {
   CHECK(gpu_t.launch.grid == emu_t.launch.grid);
   CHECK(gpu_t.launch.block == emu_t.launch.block);
   std::vector<uint32_t> ek, gk;
-  for (const auto& s : emu_t.sites) ek.push_back(site_key(s));
-  for (const auto& s : gpu_t.sites) gk.push_back(site_key(s));
+  for (const auto& s : emu_t.sites) ek.push_back(trace::key_of(s));
+  for (const auto& s : gpu_t.sites) gk.push_back(trace::key_of(s));
   auto es = ek, gs = gk;
   std::sort(es.begin(), es.end());
   std::sort(gs.begin(), gs.end());
@@ -224,14 +221,14 @@ namespace {
 
 void compare_counts(const trace::Trace& t, const analysis::Report& rep, const gpu::Counts& c) {
   std::map<uint32_t, size_t> gpu_site;
-  for (size_t i = 0; i < c.meta.sites.size(); ++i) gpu_site[site_key(c.meta.sites[i])] = i;
+  for (size_t i = 0; i < c.meta.sites.size(); ++i) gpu_site[trace::key_of(c.meta.sites[i])] = i;
   CHECK(c.meta.sites.size() == t.sites.size());
   CHECK_FALSE(c.sites_overflow);
   uint64_t lanes = 0;
   for (size_t i = 0; i < t.sites.size(); ++i) {
     const auto& want = rep.sites[i];
     if (!want.requests) continue;
-    uint32_t key = site_key(t.sites[i]);
+    uint32_t key = trace::key_of(t.sites[i]);
     CAPTURE(t.sites[i].line);
     CAPTURE(t.sites[i].buffer);
     REQUIRE(gpu_site.count(key));
