@@ -32,15 +32,6 @@ constexpr uint64_t kCopyBytes = uint64_t(256) << 20;  // the reference copy: 256
 constexpr double kSgemmTolerance = 1e-4;               // relative to the largest |C|
 const std::vector<uint32_t> kRecordBlocks = {0, 1, 2, 3};
 
-std::string utc_now() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char s[32];
-  std::strftime(s, sizeof s, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return s;
-}
-
 std::string variant_text(const std::map<std::string, int64_t>& set) {
   std::string s;
   for (const auto& [k, v] : set) s += (s.empty() ? "" : ",") + k + "=" + std::to_string(v);
@@ -194,7 +185,7 @@ BenchResult bench(const BenchOptions& opt, const std::function<void(const std::s
   detail::require_device();
   BenchResult res;
   res.device = device_info();
-  res.date = utc_now();
+  res.date = trace::utc_now();
   res.record_blocks = "0-3";
   Yardsticks y;
 

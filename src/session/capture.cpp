@@ -107,15 +107,6 @@ uint64_t fit_in_memory(const catalog::KernelInfo& k, const catalog::Params& p, b
   return fit < double(max_records) ? uint64_t(fit) : max_records;
 }
 
-std::string utc_now() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char s[32];
-  std::strftime(s, sizeof s, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return s;
-}
-
 bool every_block(const std::vector<uint32_t>& asked, const trace::Trace& t) {
   if (asked.empty()) return true;
   std::vector<uint32_t> b = t.blocks;
@@ -170,7 +161,7 @@ Capture capture(const Launch& req) {
   trace::Launch& l = res.trace.launch;
   l.backend = backend.name;
   l.device = device;
-  l.date = utc_now();
+  l.date = trace::utc_now();
   l.version = version();
 
   if (res.counted || every_block(req.blocks, res.trace)) {

@@ -1,5 +1,7 @@
 #include "trace/trace.h"
 
+#include <ctime>
+
 namespace ws::trace {
 
 const char* to_string(Space s) { return s == Space::Global ? "global" : "shared"; }
@@ -35,6 +37,15 @@ std::string source_line(const std::string& text, uint32_t line) {
   if (b == std::string::npos) return {};
   size_t e = s.find_last_not_of(" \t\r");
   return s.substr(b, e - b + 1);
+}
+
+std::string utc_now() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char s[32];
+  std::strftime(s, sizeof s, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return s;
 }
 
 }  // namespace ws::trace

@@ -103,4 +103,7 @@ struct Trace {
 // Text of line `line` (1-based) of `text`, with leading/trailing blanks removed.
 std::string source_line(const std::string& text, uint32_t line);
 
+// Now, as Launch::date writes it: "2026-11-23T01:40:00Z".
+std::string utc_now();
+
 }  // namespace ws::trace

@@ -25,15 +25,6 @@ using namespace ws;
 
 namespace {
 
-std::string utc_now() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char s[32];
-  std::strftime(s, sizeof s, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return s;
-}
-
 int info() {
   auto d = gpu::device_info();
   nlohmann::json j = {{"name", d.name},
@@ -47,7 +38,7 @@ int info() {
                       {"max_mem_clock_mhz", d.max_mem_clock_mhz},
                       {"driver_cuda", gpu::DeviceInfo::version_text(d.driver_version)},
                       {"runtime_cuda", gpu::DeviceInfo::version_text(d.runtime_version)},
-                      {"date", utc_now()}};
+                      {"date", trace::utc_now()}};
   std::cout << j.dump() << "\n";
   return 0;
 }
@@ -172,7 +163,7 @@ int trace_cmd(int argc, char** argv) {
     return 1;
   }
   auto d = gpu::device_info();
-  t.launch.date = utc_now();
+  t.launch.date = trace::utc_now();
   t.launch.device = d.name + " (CUDA " + gpu::DeviceInfo::version_text(d.runtime_version) + ", driver CUDA " +
                     gpu::DeviceInfo::version_text(d.driver_version) + ")";
   t.launch.version = WS_VERSION;
