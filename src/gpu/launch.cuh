@@ -1,9 +1,13 @@
 // src/gpu/launch.cuh — what every GPU launcher shares: finding a catalog entry's run()
-// for a launcher type, and the shared-memory opt-in of large launches.
+// for a launcher type, the shared-memory opt-in of large launches, and what the
+// instrumented launches (record, counts) tell their kernels of the arrays and read back
+// of them.
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "all.h"
 #include "gpu/contexts.cuh"
@@ -45,5 +49,28 @@ auto entry(dim3 block) -> void (*)(const Args) {
 }
 
 inline trace::Dim3 dim(dim3 d) { return {d.x, d.y, d.z}; }
+
+// What an instrumented kernel knows of its launch's arrays (in __constant__ memory); it
+// describes the shared arrays in `shared` and reports its first fault in `fault`.
+inline abi::LaunchInfo launch_info(const DeviceArrays& a, uint32_t dyn_bytes, abi::SharedDesc* shared,
+                                   abi::Fault* fault) {
+  abi::LaunchInfo li{};
+  for (size_t i = 0; i < a.size() && i < abi::kMaxGlobals; ++i) li.global_bytes[i] = a.bytes(i);
+  li.n_global = uint32_t(a.size());
+  li.dyn_bytes = dyn_bytes;
+  li.shared = shared;
+  li.fault = fault;
+  return li;
+}
+
+// The shared arrays an instrumented launch described, in declaration order, appended to
+// the trace's buffers after its global arrays.
+inline void add_shared_buffers(const abi::SharedDesc (&shared)[abi::kMaxShared], std::vector<trace::Buffer>& out) {
+  for (const auto& d : shared) {
+    if (!d.used) break;
+    out.push_back(trace::shared_buffer(std::string(d.name, strnlen(d.name, sizeof d.name)), d.elem_bytes, d.rows,
+                                       d.cols, d.size_bytes));
+  }
+}
 
 }  // namespace ws::gpu::detail

@@ -1,6 +1,6 @@
-// The access layer on its own: what a wrapper hands its sink for each lane access, and
-// what a site key holds. The emulator and the GPU contexts are sinks over these same
-// wrappers.
+// The access layer on its own: what a wrapper hands its sink for each lane access, what a
+// site key holds, and how keys become a trace's sites. The emulator and the GPU contexts
+// are sinks over these same wrappers.
 #include <doctest/doctest.h>
 
 #include <vector>
@@ -135,4 +135,29 @@ TEST_CASE("wrappers: shared views, and the same array read 16 bytes a lane") {
   r[5] = 3.f;  // out of bounds: reported, refused
   CHECK(row[4] == 2);
   CHECK(faults.size() == 1);
+}
+
+TEST_CASE("site table: keys become sites in order of first sight, with their source line") {
+  Trace t;
+  t.source = "first\n  out[i] = in[i];\nthird\n";
+  t.buffers = {Buffer{}, Buffer{}, shared_buffer("tile", 4, 2, 3, 24)};
+  CHECK(t.buffers[2].space == Space::Shared);
+  CHECK(t.buffers[2].size_bytes == 24);
+  Site known;
+  known.line = 1;
+  known.code = "first";
+  t.sites.push_back(known);
+  SiteTable sites(t);
+  CHECK(sites.site(key_of(known)) == 0);
+  const uint32_t k = store_key(make_key(2, 2, 0, 4));
+  CHECK(sites.site(k) == 1);
+  CHECK(sites.site(make_key(3, 0, 0, 8)) == 2);
+  CHECK(sites.site(k) == 1);
+  REQUIRE(t.sites.size() == 3);
+  CHECK(t.sites[1].code == "out[i] = in[i];");
+  CHECK(t.sites[1].space == Space::Shared);
+  CHECK(t.sites[1].op == Op::Store);
+  CHECK(t.sites[1].buffer == 2);
+  CHECK(t.sites[2].bytes == 8);
+  CHECK(t.sites[2].space == Space::Global);
 }
