@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "all.h"
+#include "dispatch.h"
 #include "emu/context.h"
 #include "trace_header.h"
 
@@ -44,21 +44,11 @@ class Launcher {
   Machine machine_;
 };
 
-using RunFn = void (*)(Launcher&, const catalog::Params&);
-
-RunFn find_run(const std::string& id) {
-#define WS_RUN(name) \
-  if (id == #name) return [](Launcher& l, const catalog::Params& p) { kernels::name::run(l, p); };
-  WS_CATALOG(WS_RUN)
-#undef WS_RUN
-  return nullptr;
-}
-
 }  // namespace
 
 uint64_t record(const catalog::KernelInfo& k, const catalog::Params& p, catalog::HostArrays& arrays,
                 const CaptureOptions& opt, trace::Trace& out) {
-  RunFn run = find_run(k.id);
+  auto run = catalog::find_run<Launcher>(k.id);
   if (!run) throw std::invalid_argument("no emulator entry for kernel " + k.id);
   out = catalog::trace_header(k, p, "emulator", "CPU emulator");
   Launcher l(arrays, opt, out);

@@ -239,25 +239,11 @@ class CountsLauncher {
   uint32_t words_ = 0, max_epochs_ = 1;
 };
 
-class CountsRunner : public Runner {
- public:
-  CountsRunner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a, const DramConfig& dram)
-      : p_(p), launcher_(k, a, dram, nullptr), run_(find_run<CountsLauncher>(k.id)) {
-    if (!run_) throw Error("no GPU entry for kernel " + k.id);
-  }
-  void launch() override { run_(launcher_, p_); }
-
- private:
-  catalog::Params p_;
-  CountsLauncher launcher_;
-  RunFn<CountsLauncher> run_;
-};
-
 }  // namespace
 
 std::unique_ptr<Runner> counts_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,
                                       const DramConfig& dram) {
-  return std::make_unique<CountsRunner>(k, p, a, dram);
+  return std::make_unique<CatalogRunner<CountsLauncher>>(k, p, a, dram, nullptr);
 }
 
 }  // namespace detail

@@ -1,32 +1,40 @@
-// src/gpu/launch.cuh — what every GPU launcher shares: finding a catalog entry's run()
-// for a launcher type, the shared-memory opt-in of large launches, and what the
-// instrumented launches (record, counts) tell their kernels of the arrays and read back
-// of them.
+// src/gpu/launch.cuh — what every GPU launcher shares: the catalog's dispatch and a
+// runner over it, the shared-memory opt-in of large launches, and what the instrumented
+// launches (record, counts) tell their kernels of the arrays and read back of them.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "all.h"
+#include "dispatch.h"
 #include "gpu/contexts.cuh"
 #include "gpu/internal.h"
 
 namespace ws::gpu::detail {
 
-template <class L>
-using RunFn = void (*)(L&, const catalog::Params&);
+using catalog::find_run;
+using catalog::RunFn;
 
-// The catalog entry `id` instantiated for launcher L, or null.
+// One catalog launch in one mode, ready to run again and again: the entry's run() with a
+// launcher of type L, made from `k` and the rest of the arguments.
 template <class L>
-RunFn<L> find_run(const std::string& id) {
-#define WS_GPU_RUN(name) \
-  if (id == #name) return [](L& l, const catalog::Params& p) { kernels::name::run(l, p); };
-  WS_CATALOG(WS_GPU_RUN)
-#undef WS_GPU_RUN
-  return nullptr;
-}
+class CatalogRunner : public Runner {
+ public:
+  template <class... A>
+  CatalogRunner(const catalog::KernelInfo& k, const catalog::Params& p, A&&... launcher_args)
+      : p_(p), launcher_(k, std::forward<A>(launcher_args)...), run_(find_run<L>(k.id)) {
+    if (!run_) throw Error("no GPU entry for kernel " + k.id);
+  }
+  void launch() override { run_(launcher_, p_); }
+
+ private:
+  catalog::Params p_;
+  L launcher_;
+  RunFn<L> run_;
+};
 
 // Kernels that ask for more than 48 KiB of dynamic shared memory must say so first.
 inline void allow_dynamic_shared(const void* kernel, uint32_t bytes, const std::string& what) {

@@ -587,7 +587,7 @@ class RecordLauncher {
 
   const catalog::KernelInfo& k_;
   DeviceArrays& a_;
-  const CaptureOptions& opt_;
+  const CaptureOptions opt_;  // a copy: a runner outlives the options it was made with
   trace::Trace* out_;
   DeviceMemory control_;
   std::unique_ptr<DeviceMemory> records_, block_bits_, log_, log_block_, log_count_;
@@ -602,26 +602,11 @@ class RecordLauncher {
   std::vector<uint32_t> listed_;  // the blocks to record, sorted, each once
 };
 
-class RecordRunner : public Runner {
- public:
-  RecordRunner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a, const CaptureOptions& opt)
-      : p_(p), opt_(opt), launcher_(k, a, opt_, nullptr), run_(find_run<RecordLauncher>(k.id)) {
-    if (!run_) throw Error("no GPU entry for kernel " + k.id);
-  }
-  void launch() override { run_(launcher_, p_); }
-
- private:
-  catalog::Params p_;
-  CaptureOptions opt_;
-  RecordLauncher launcher_;
-  RunFn<RecordLauncher> run_;
-};
-
 }  // namespace
 
 std::unique_ptr<Runner> record_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,
                                       const CaptureOptions& opt) {
-  return std::make_unique<RecordRunner>(k, p, a, opt);
+  return std::make_unique<CatalogRunner<RecordLauncher>>(k, p, a, opt, nullptr);
 }
 
 void start_trace(const catalog::KernelInfo& k, const catalog::Params& p, trace::Trace& out) {
