@@ -21,7 +21,6 @@
 #include "ui/theme.h"
 #include "ui/ui.h"
 #if defined(WS_HAVE_CUDA)
-#include "gpu/bench_format.h"
 #include "gpu/gpu.h"
 #endif
 

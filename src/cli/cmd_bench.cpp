@@ -21,8 +21,8 @@
 
 #include "catalog.h"
 #include "cli/cli.h"
-#include "gpu/bench_format.h"
 #include "gpu/gpu.h"
+#include "trace/bench.h"
 
 namespace {
 
@@ -52,11 +52,12 @@ int show_replay(const std::string& path, const std::string& format, const std::s
     std::fprintf(stderr, "warpscope: error: %s, and no replay pack was found (assets/replay/bench.json)\n", why.c_str());
     return 1;
   }
+  std::stringstream text;
+  text << in.rdbuf();
   ws::gpu::BenchResult r;
-  try {
-    r = ws::gpu::bench_from_json(nlohmann::json::parse(in));
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "warpscope: error: the replay pack %s is not readable: %s\n", path.c_str(), e.what());
+  std::string err;
+  if (!ws::trace::read_bench(text.str(), r, err)) {
+    std::fprintf(stderr, "warpscope: error: the replay pack %s is not readable: %s\n", path.c_str(), err.c_str());
     return 1;
   }
   std::fprintf(stderr, "warpscope bench: %s: showing the replay pack recorded on %s on %s (CUDA %s), %s\n", why.c_str(),

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <unordered_map>
 
 #include "emu/context.h"
 #include "emu/fiber.h"
@@ -50,7 +49,7 @@ struct Machine::Impl {
   void (*fn)(void*) = nullptr;
   void* arg = nullptr;
   std::vector<uint64_t> sizes;
-  std::unordered_map<uint32_t, uint16_t> site_of_key;
+  trace::SiteTable sites;
   std::vector<uint32_t> decl_buffer;  // static shared declaration index -> buffer id
   uint32_t dyn_bytes = 0;
   int64_t dyn_buffer = -1;
@@ -78,7 +77,6 @@ struct Machine::Impl {
   void run_block(uint32_t linear, const trace::Dim3& grid, const trace::Dim3& block);
   void merge_warp(Thread* const* lanes, int nlanes, uint32_t block, uint16_t warp, uint32_t epoch,
                   uint32_t& seq, uint64_t& accesses);
-  uint16_t site_for(uint32_t key);
   void merge_divergent(const uint64_t** pos, const uint64_t* const* end, int nlanes, uint32_t block, uint16_t warp,
                        uint32_t epoch, uint32_t& seq);
   uint32_t register_shared(const char* name, uint64_t bytes, uint32_t elem_bytes, uint64_t rows,
@@ -122,14 +120,7 @@ void barrier() {
 
 uint32_t Machine::Impl::register_shared(const char* name, uint64_t bytes, uint32_t elem_bytes,
                                         uint64_t rows, uint64_t cols) {
-  trace::Buffer b;
-  b.name = name;
-  b.space = trace::Space::Shared;
-  b.elem_bytes = elem_bytes;
-  b.rows = rows;
-  b.cols = cols;
-  b.size_bytes = bytes;
-  out->buffers.push_back(b);
+  out->buffers.push_back(trace::shared_buffer(name, elem_bytes, rows, cols, bytes));
   sizes.push_back(bytes);
   buffer_sizes = sizes.data();
   return uint32_t(out->buffers.size() - 1);
@@ -159,21 +150,6 @@ SharedSlot dynamic_shared_slot(const char* name, uint32_t elem_bytes) {
   return {m->arena, uint32_t(m->dyn_buffer), m->dyn_bytes};
 }
 
-uint16_t Machine::Impl::site_for(uint32_t key) {
-  auto it = site_of_key.find(key);
-  if (it != site_of_key.end()) return it->second;
-  trace::Site s;
-  s.line = trace::key_line(key);
-  s.buffer = uint16_t(trace::key_buffer(key));
-  s.space = out->buffers[s.buffer].space;
-  s.op = trace::Op(trace::key_op(key));
-  s.bytes = uint8_t(trace::key_bytes(key));
-  out->sites.push_back(s);
-  uint16_t id = uint16_t(out->sites.size() - 1);
-  site_of_key.emplace(key, id);
-  return id;
-}
-
 void Machine::Impl::merge_divergent(const uint64_t** pos, const uint64_t* const* end, int nlanes, uint32_t block,
                                     uint16_t warp, uint32_t epoch, uint32_t& seq) {
   // Lanes whose next access is at the leader's site execute together (SIMT order: the
@@ -188,7 +164,7 @@ void Machine::Impl::merge_divergent(const uint64_t** pos, const uint64_t* const*
     r.warp = warp;
     r.epoch = epoch;
     r.seq = seq++;
-    r.site = site_for(key);
+    r.site = sites.site(key);
     for (int l = leader; l < nlanes; ++l) {
       if (pos[l] != end[l] && uint32_t(*pos[l] >> 32) == key) {
         r.active |= 1u << l;
@@ -233,7 +209,7 @@ void Machine::Impl::merge_warp(Thread* const* lanes, int nlanes, uint32_t block,
     for (size_t i = 0; i < len; ++i) {
       uint32_t key = uint32_t(pos[0][i] >> 32);
       if (key != last_key) {
-        site = site_for(key);
+        site = sites.site(key);
         last_key = key;
       }
       if (out->records.size() >= max_records || !keep) {
@@ -367,11 +343,7 @@ uint64_t Machine::run(const trace::Dim3& grid, const trace::Dim3& block, uint32_
   m.sizes.clear();
   for (const auto& b : out.buffers) m.sizes.push_back(b.size_bytes);
   m.sizes.reserve(m.sizes.size() + 64);
-  m.site_of_key.clear();
-  for (size_t i = 0; i < out.sites.size(); ++i) {
-    const auto& s = out.sites[i];
-    m.site_of_key.emplace(trace::key_of(s), uint16_t(i));
-  }
+  m.sites = trace::SiteTable(out);
   m.decl_buffer.clear();
   m.dyn_bytes = dynamic_shared_bytes;
   m.dyn_buffer = -1;

@@ -2,8 +2,9 @@
 
 #include <stdexcept>
 
-#include "all.h"
+#include "dispatch.h"
 #include "emu/context.h"
+#include "trace_header.h"
 
 namespace ws::emu {
 namespace {
@@ -43,44 +44,15 @@ class Launcher {
   Machine machine_;
 };
 
-using RunFn = void (*)(Launcher&, const catalog::Params&);
-
-RunFn find_run(const std::string& id) {
-#define WS_RUN(name) \
-  if (id == #name) return [](Launcher& l, const catalog::Params& p) { kernels::name::run(l, p); };
-  WS_CATALOG(WS_RUN)
-#undef WS_RUN
-  return nullptr;
-}
-
 }  // namespace
 
 uint64_t record(const catalog::KernelInfo& k, const catalog::Params& p, catalog::HostArrays& arrays,
                 const CaptureOptions& opt, trace::Trace& out) {
-  RunFn run = find_run(k.id);
+  auto run = catalog::find_run<Launcher>(k.id);
   if (!run) throw std::invalid_argument("no emulator entry for kernel " + k.id);
-  out = trace::Trace{};
-  out.launch.kernel = k.id;
-  out.launch.params = p.values;
-  out.launch.backend = "emulator";
-  out.launch.device = "CPU emulator";
-  out.source_name = k.source_file;
-  out.source = catalog::source(k.source_file);
-  auto specs = k.buffers(p);
-  for (const auto& s : specs) {
-    trace::Buffer b;
-    b.name = s.name;
-    b.space = trace::Space::Global;
-    b.elem_bytes = s.elem_bytes;
-    b.rows = s.rows;
-    b.cols = s.cols;
-    b.col_major = s.col_major;
-    b.size_bytes = s.elements() * s.elem_bytes;
-    out.buffers.push_back(b);
-  }
+  out = catalog::trace_header(k, p, "emulator", "CPU emulator");
   Launcher l(arrays, opt, out);
   run(l, p);
-  for (auto& s : out.sites) s.code = trace::source_line(out.source, s.line);
   return l.accesses;
 }
 

@@ -21,6 +21,7 @@
 
 #include "contract.h"
 #include "gpu/device_abi.h"
+#include "trace/access.h"
 
 namespace ws::gpu {
 
@@ -157,120 +158,31 @@ __global__ void device_kernel_skip(const uint32_t* skip, uint32_t skip_lo, uint3
   kernel_body<Op, PlainCtx>(args);
 }
 
-// ---- wrappers shared by the instrumented contexts -----------------------------------------
+// ---- what the instrumented contexts share ---------------------------------------------
 
 namespace instr {
 
-// An index that remembers the kernel source line of the expression that produced it.
-struct Idx {
-  int64_t i;
-  uint32_t line;
-  WS_DEV Idx(int64_t v, uint32_t l = __builtin_LINE()) : i(v), line(l) {}
+// Where the access layer's wrappers (trace/access.h) send a lane's access: the context's
+// access(), which logs it (RecordCtx) or makes it part of its warp's request (CountsCtx).
+// A refused access (out of bounds, already reported through fault()) reaches access() as
+// kEmptyKey, which neither context records.
+template <class Ctx>
+struct Sink {
+  const Ctx* c;
+  WS_DEV void load(uint32_t key, uint32_t off) const { c->access(key, off); }
+  WS_DEV bool store(uint32_t key, uint32_t off) const {
+    c->access(key == abi::kEmptyKey ? key : trace::store_key(key), off);
+    return key != abi::kEmptyKey;  // an out-of-bounds store is reported, never made
+  }
+  static WS_DEV void fault(uint32_t line, uint32_t buffer, int64_t off, uint64_t size) {
+    Ctx::fault(line, buffer, off, size);
+  }
 };
 
 template <class Ctx, class T>
-class Ref {
- public:
-  using V = std::remove_const_t<T>;
-  WS_DEV Ref(T* p, const Ctx* c, uint32_t key, uint32_t off) : p_(p), c_(c), key_(key), off_(off) {}
-  WS_DEV operator V() const {
-    c_->access(key_, off_);
-    return *p_;
-  }
-  WS_DEV Ref& operator=(const V& v) {
-    c_->access(key_ == abi::kEmptyKey ? key_ : trace::store_key(key_), off_);
-    if (key_ != abi::kEmptyKey) *p_ = v;  // an out-of-bounds store is reported, never made
-    return *this;
-  }
-  WS_DEV Ref& operator=(const Ref& r) { return *this = V(r); }
-  template <class U>
-  WS_DEV Ref& operator=(const Ref<Ctx, U>& r) {
-    return *this = V(r);
-  }
-  WS_DEV Ref& operator+=(const V& v) { return *this = V(*this) + v; }
-  WS_DEV Ref& operator-=(const V& v) { return *this = V(*this) - v; }
-  WS_DEV Ref& operator*=(const V& v) { return *this = V(*this) * v; }
-
- private:
-  T* p_;
-  const Ctx* c_;
-  uint32_t key_;
-  uint32_t off_;
-};
-
-// A 1-D view of an array: pointer arithmetic as in CUDA, offsets from the array's start.
-template <class Ctx, class T>
-class Ptr {
- public:
-  WS_DEV Ptr(T* p, const char* base, uint64_t size, uint32_t buffer, const Ctx* c)
-      : p_(p), base_(base), size_(size), buffer_(buffer), c_(c) {}
-  // One Ref built after the check, from selected values: the context pointer must not
-  // pass through a branch, or the compiler keeps the context in local memory (every
-  // access would then load and store its log position there). An out-of-bounds access
-  // is reported and redirected to the array's first element (read, never written), so
-  // the pointer stays in the array's memory space (shared loads stay LDS).
-  WS_DEV Ref<Ctx, T> operator[](Idx i) const {
-    T* q = p_ + i.i;
-    const int64_t off = reinterpret_cast<const char*>(q) - base_;
-    const bool ok = off >= 0 && uint64_t(off) + sizeof(T) <= size_;
-    if (!ok) Ctx::fault(i.line, buffer_, off, size_);
-    return Ref<Ctx, T>(ok ? q : reinterpret_cast<T*>(const_cast<char*>(base_)), c_,
-                       ok ? trace::make_key(i.line, buffer_, uint32_t(trace::Op::Load), sizeof(T)) : abi::kEmptyKey,
-                       ok ? uint32_t(off) : 0u);
-  }
-  WS_DEV Ptr operator+(int64_t d) const { return Ptr(p_ + d, base_, size_, buffer_, c_); }
-  WS_DEV Ptr& operator+=(int64_t d) {
-    p_ += d;
-    return *this;
-  }
-
- private:
-  T* p_;
-  const char* base_;
-  uint64_t size_;
-  uint32_t buffer_;
-  const Ctx* c_;
-};
-
-// A 2-D static shared array T[R][C]: a[r] is a row, a[r][c] an element.
-template <class Ctx, class T, int C>
-class Ptr2 {
- public:
-  WS_DEV Ptr2(T* p, uint64_t size, uint32_t buffer, const Ctx* c) : p_(p), size_(size), buffer_(buffer), c_(c) {}
-  WS_DEV Ptr<Ctx, T> operator[](Idx r) const {
-    return Ptr<Ctx, T>(p_ + r.i * C, reinterpret_cast<const char*>(p_), size_, buffer_, c_);
-  }
-  // The same array as rows of U (view_as in contract.h).
-  template <class U>
-  WS_DEV Ptr2<Ctx, U, int(C * sizeof(T) / sizeof(U))> as() const {
-    return Ptr2<Ctx, U, int(C * sizeof(T) / sizeof(U))>(reinterpret_cast<U*>(p_), size_, buffer_, c_);
-  }
-
- private:
-  T* p_;
-  uint64_t size_;
-  uint32_t buffer_;
-  const Ctx* c_;
-};
-
+using Ptr = trace::Ptr<Sink<Ctx>, T>;
 template <class Ctx, class A>
-struct SharedView;
-template <class Ctx, class T, int N>
-struct SharedView<Ctx, T[N]> {
-  using type = Ptr<Ctx, T>;
-  using elem = T;
-  static constexpr uint64_t rows = 1, cols = N;
-  static WS_DEV type make(T (&a)[N], uint32_t id, const Ctx* c) {
-    return type(a, reinterpret_cast<const char*>(a), sizeof(T) * N, id, c);
-  }
-};
-template <class Ctx, class T, int R, int C>
-struct SharedView<Ctx, T[R][C]> {
-  using type = Ptr2<Ctx, T, C>;
-  using elem = T;
-  static constexpr uint64_t rows = R, cols = C;
-  static WS_DEV type make(T (&a)[R][C], uint32_t id, const Ctx* c) { return type(&a[0][0], sizeof(T) * R * C, id, c); }
-};
+using SharedView = trace::SharedView<Sink<Ctx>, A>;
 
 WS_DEV uint32_t lane_id() {
   uint32_t l;
@@ -299,19 +211,19 @@ class Common {
   WS_DEV Ptr<Self, T> global(Buf<T> b) const {
     const abi::LaunchInfo& li = Self::info();
     uint64_t size = b.id < abi::kMaxGlobals ? li.global_bytes[b.id] : 0;
-    return Ptr<Self, T>(b.ptr, reinterpret_cast<const char*>(b.ptr), size, b.id, self());
+    return Ptr<Self, T>(b.ptr, reinterpret_cast<const char*>(b.ptr), size, b.id, sink());
   }
   template <class A>
   WS_DEV typename SharedView<Self, A>::type shared(A& storage, const char* name) const {
     using SV = SharedView<Self, A>;
-    uint32_t id = next_shared(name, sizeof(typename SV::elem), SV::rows, SV::cols, sizeof(A));
-    return SV::make(storage, id, self());
+    uint32_t id = next_shared(name, sizeof(typename SV::elem), SV::rows, SV::cols, SV::bytes);
+    return SV::make(reinterpret_cast<typename SV::elem*>(&storage), id, sink());
   }
   template <class T>
   WS_DEV Ptr<Self, T> dynamic_shared(T* p, const char* name) const {
     uint32_t bytes = Self::info().dyn_bytes;
     uint32_t id = next_shared(name, sizeof(T), 1, bytes / sizeof(T), bytes);
-    return Ptr<Self, T>(p, reinterpret_cast<const char*>(p), bytes, id, self());
+    return Ptr<Self, T>(p, reinterpret_cast<const char*>(p), bytes, id, sink());
   }
 
   static WS_DEV void fault(uint32_t line, uint32_t buffer, int64_t off, uint64_t size) {
@@ -329,7 +241,7 @@ class Common {
   }
 
  protected:
-  WS_DEV const Self* self() const { return static_cast<const Self*>(this); }
+  WS_DEV Sink<Self> sink() const { return Sink<Self>{static_cast<const Self*>(this)}; }
 
   // Shared arrays get buffer ids in declaration order after the global arrays, as in
   // the emulator; thread 0 of block 0 describes each one for the host.

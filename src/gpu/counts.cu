@@ -101,12 +101,8 @@ class CountsLauncher {
  private:
   void prepare(uint32_t dyn_bytes, uint32_t offset) {
     abi::CountsState st{};
-    for (size_t i = 0; i < a_.size() && i < abi::kMaxGlobals; ++i) st.info.global_bytes[i] = a_.bytes(i);
-    st.info.n_global = uint32_t(a_.size());
-    st.info.dyn_bytes = dyn_bytes;
     auto* ctl = static_cast<Control*>(control_.get());
-    st.info.shared = ctl->shared;
-    st.info.fault = &ctl->fault;
+    st.info = launch_info(a_, dyn_bytes, ctl->shared, &ctl->fault);
     st.dram = dram_;
     st.sites = static_cast<abi::SiteSlot*>(sites_.get());
     st.epochs = static_cast<unsigned long long*>(epochs_->get());
@@ -137,17 +133,7 @@ class CountsLauncher {
       throw Error("out-of-bounds access at kernel line " + std::to_string(ctl.fault.line) + " (buffer " +
                   std::to_string(ctl.fault.buffer) + ", byte offset " + std::to_string(ctl.fault.offset) + " of " +
                   std::to_string(ctl.fault.size) + ")");
-    for (const auto& d : ctl.shared) {
-      if (!d.used) break;
-      trace::Buffer b;
-      b.name = std::string(d.name, strnlen(d.name, sizeof d.name));
-      b.space = trace::Space::Shared;
-      b.elem_bytes = d.elem_bytes;
-      b.rows = d.rows;
-      b.cols = d.cols;
-      b.size_bytes = d.size_bytes;
-      meta.buffers.push_back(b);
-    }
+    add_shared_buffers(ctl.shared, meta.buffers);
 
     // Sites in the emulator's order of first execution.
     std::vector<abi::SiteSlot> slots(abi::kSiteSlots);
@@ -159,23 +145,10 @@ class CountsLauncher {
     std::sort(used.begin(), used.end(), [](const abi::SiteSlot* a, const abi::SiteSlot* b) {
       return a->first != b->first ? a->first < b->first : a->key < b->key;
     });
+    trace::SiteTable table(meta);
     for (const abi::SiteSlot* s : used) {
-      size_t i = 0;
-      for (; i < meta.sites.size(); ++i) {
-        const auto& m = meta.sites[i];
-        if (trace::key_of(m) == s->key) break;
-      }
-      if (i == meta.sites.size()) {
-        trace::Site site;
-        site.line = trace::key_line(s->key);
-        site.buffer = uint16_t(trace::key_buffer(s->key));
-        site.space = site.buffer < meta.buffers.size() ? meta.buffers[site.buffer].space : trace::Space::Global;
-        site.op = trace::Op(trace::key_op(s->key));
-        site.bytes = uint8_t(trace::key_bytes(s->key));
-        site.code = trace::source_line(meta.source, site.line);
-        meta.sites.push_back(site);
-        c.sites.emplace_back();
-      }
+      const uint16_t i = table.site(s->key);
+      c.sites.resize(meta.sites.size());  // parallel to meta.sites
       SiteCounts& sc = c.sites[i];
       unsigned long long sums[abi::kSiteSums] = {};
       for (uint32_t q = 0; q < abi::kParts; ++q)
@@ -266,25 +239,11 @@ class CountsLauncher {
   uint32_t words_ = 0, max_epochs_ = 1;
 };
 
-class CountsRunner : public Runner {
- public:
-  CountsRunner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a, const DramConfig& dram)
-      : p_(p), launcher_(k, a, dram, nullptr), run_(find_run<CountsLauncher>(k.id)) {
-    if (!run_) throw Error("no GPU entry for kernel " + k.id);
-  }
-  void launch() override { run_(launcher_, p_); }
-
- private:
-  catalog::Params p_;
-  CountsLauncher launcher_;
-  RunFn<CountsLauncher> run_;
-};
-
 }  // namespace
 
 std::unique_ptr<Runner> counts_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,
                                       const DramConfig& dram) {
-  return std::make_unique<CountsRunner>(k, p, a, dram);
+  return std::make_unique<CatalogRunner<CountsLauncher>>(k, p, a, dram, nullptr);
 }
 
 }  // namespace detail

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "catalog.h"
+#include "trace/bench.h"
 #include "trace/trace.h"
 
 namespace ws::gpu {
@@ -29,17 +30,14 @@ bool available(std::string* why = nullptr);
 // Name of the device the backend uses, or "" when available() is false.
 std::string device_name();
 
-struct DeviceInfo {
-  std::string name;
-  int cc_major = 0, cc_minor = 0;
-  int sms = 0;
-  uint64_t memory_bytes = 0, l2_bytes = 0;
-  int memory_bus_bits = 0;
-  int max_sm_clock_mhz = 0, max_mem_clock_mhz = 0;  // rated maxima
-  int sm_clock_mhz = 0, mem_clock_mhz = 0;          // as read now (0: not readable)
-  int driver_version = 0, runtime_version = 0;      // 13000 means 13.0
-  static std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
-};
+// The bench's results and their JSON (the replay pack's format) are the trace layer's
+// (trace/bench.h), so that builds without CUDA read the same rows.
+using trace::BenchResult;
+using trace::BenchRow;
+using trace::bench_json;
+using trace::bench_text;
+using trace::DeviceInfo;
+
 // Throws Error when available() is false. Clocks are read at the call.
 DeviceInfo device_info();
 
@@ -122,35 +120,6 @@ struct BenchOptions {
   double seconds = 0.6;                    // timing budget per kernel and mode
   bool overhead = true;                    // instrumented / plain time ratios
   bool zero_cost = true;                   // plain / hand-written raw-pointer ratios
-};
-
-struct BenchRow {
-  std::string kernel, family, variant;     // variant: "pad=1" etc., "" for the default
-  std::map<std::string, int64_t> params;
-  int64_t size = 0;
-  int runs = 0;
-  double ms = 0, ms_min = 0, ms_max = 0;   // median, fastest, slowest
-  double gflops = 0, gbs = 0;              // useful flops; bytes read + written
-  double pct_cublas = 0, pct_copy = 0;     // of cuBLAS SGEMM / cudaMemcpy D2D, same run
-  bool ok = false;                         // result checked and within tolerance
-  std::string checked_against;             // "cuBLAS" | "CPU reference"
-  double max_rel_error = 0;
-  double raw_ms = 0, raw_ratio = 0;        // zero cost: plain median / raw median (0: no raw)
-  double record_ms = 0, record_ratio = 0;  // filtered record mode / plain
-  double counts_ms = 0, counts_ratio = 0;  // whole-grid counts mode / plain
-  std::string error;                       // why it did not run
-};
-
-struct BenchResult {
-  DeviceInfo device;
-  std::string date;                        // ISO 8601, UTC
-  std::string record_blocks;               // blocks the record-mode overhead recorded
-  int64_t cublas_size = 0;
-  double cublas_ms = 0, cublas_gflops = 0;
-  uint64_t copy_bytes = 0;                 // bytes read + written by the reference copy
-  double copy_ms = 0, copy_gbs = 0;
-  std::vector<BenchRow> rows;
-  bool all_ok = true;
 };
 
 // Times the catalog on the GPU. Every result is checked before its time counts; a row

@@ -1,28 +1,40 @@
-// src/gpu/launch.cuh — what every GPU launcher shares: finding a catalog entry's run()
-// for a launcher type, and the shared-memory opt-in of large launches.
+// src/gpu/launch.cuh — what every GPU launcher shares: the catalog's dispatch and a
+// runner over it, the shared-memory opt-in of large launches, and what the instrumented
+// launches (record, counts) tell their kernels of the arrays and read back of them.
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 
-#include "all.h"
+#include "dispatch.h"
 #include "gpu/contexts.cuh"
 #include "gpu/internal.h"
 
 namespace ws::gpu::detail {
 
-template <class L>
-using RunFn = void (*)(L&, const catalog::Params&);
+using catalog::find_run;
+using catalog::RunFn;
 
-// The catalog entry `id` instantiated for launcher L, or null.
+// One catalog launch in one mode, ready to run again and again: the entry's run() with a
+// launcher of type L, made from `k` and the rest of the arguments.
 template <class L>
-RunFn<L> find_run(const std::string& id) {
-#define WS_GPU_RUN(name) \
-  if (id == #name) return [](L& l, const catalog::Params& p) { kernels::name::run(l, p); };
-  WS_CATALOG(WS_GPU_RUN)
-#undef WS_GPU_RUN
-  return nullptr;
-}
+class CatalogRunner : public Runner {
+ public:
+  template <class... A>
+  CatalogRunner(const catalog::KernelInfo& k, const catalog::Params& p, A&&... launcher_args)
+      : p_(p), launcher_(k, std::forward<A>(launcher_args)...), run_(find_run<L>(k.id)) {
+    if (!run_) throw Error("no GPU entry for kernel " + k.id);
+  }
+  void launch() override { run_(launcher_, p_); }
+
+ private:
+  catalog::Params p_;
+  L launcher_;
+  RunFn<L> run_;
+};
 
 // Kernels that ask for more than 48 KiB of dynamic shared memory must say so first.
 inline void allow_dynamic_shared(const void* kernel, uint32_t bytes, const std::string& what) {
@@ -45,5 +57,28 @@ auto entry(dim3 block) -> void (*)(const Args) {
 }
 
 inline trace::Dim3 dim(dim3 d) { return {d.x, d.y, d.z}; }
+
+// What an instrumented kernel knows of its launch's arrays (in __constant__ memory); it
+// describes the shared arrays in `shared` and reports its first fault in `fault`.
+inline abi::LaunchInfo launch_info(const DeviceArrays& a, uint32_t dyn_bytes, abi::SharedDesc* shared,
+                                   abi::Fault* fault) {
+  abi::LaunchInfo li{};
+  for (size_t i = 0; i < a.size() && i < abi::kMaxGlobals; ++i) li.global_bytes[i] = a.bytes(i);
+  li.n_global = uint32_t(a.size());
+  li.dyn_bytes = dyn_bytes;
+  li.shared = shared;
+  li.fault = fault;
+  return li;
+}
+
+// The shared arrays an instrumented launch described, in declaration order, appended to
+// the trace's buffers after its global arrays.
+inline void add_shared_buffers(const abi::SharedDesc (&shared)[abi::kMaxShared], std::vector<trace::Buffer>& out) {
+  for (const auto& d : shared) {
+    if (!d.used) break;
+    out.push_back(trace::shared_buffer(std::string(d.name, strnlen(d.name, sizeof d.name)), d.elem_bytes, d.rows,
+                                       d.cols, d.size_bytes));
+  }
+}
 
 }  // namespace ws::gpu::detail

@@ -31,24 +31,10 @@ class PlainLauncher {
   DeviceArrays& a_;
 };
 
-class PlainRunner : public Runner {
- public:
-  PlainRunner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a)
-      : p_(p), launcher_(k, a), run_(find_run<PlainLauncher>(k.id)) {
-    if (!run_) throw Error("no GPU entry for kernel " + k.id);
-  }
-  void launch() override { run_(launcher_, p_); }
-
- private:
-  catalog::Params p_;
-  PlainLauncher launcher_;
-  RunFn<PlainLauncher> run_;
-};
-
 }  // namespace
 
 std::unique_ptr<Runner> plain_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a) {
-  return std::make_unique<PlainRunner>(k, p, a);
+  return std::make_unique<CatalogRunner<PlainLauncher>>(k, p, a);
 }
 
 }  // namespace ws::gpu::detail

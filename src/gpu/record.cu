@@ -8,9 +8,9 @@
 #include <mutex>
 #include <numeric>
 #include <stdexcept>
-#include <unordered_map>
 
 #include "gpu/launch.cuh"
+#include "trace_header.h"
 
 namespace ws::gpu {
 namespace detail {
@@ -410,12 +410,8 @@ class RecordLauncher {
     }
     abi::RecordState st{};
     st.warp_bits = 0xffffffffu;
-    for (size_t i = 0; i < a_.size() && i < abi::kMaxGlobals; ++i) st.info.global_bytes[i] = a_.bytes(i);
-    st.info.n_global = uint32_t(a_.size());
-    st.info.dyn_bytes = dyn_bytes;
     auto* ctl = static_cast<Control*>(control_.get());
-    st.info.shared = ctl->shared;
-    st.info.fault = &ctl->fault;
+    st.info = launch_info(a_, dyn_bytes, ctl->shared, &ctl->fault);
     st.records = static_cast<abi::Record*>(records_->get());
     st.capacity = capacity_;
     st.cursor = &ctl->cursor;
@@ -522,17 +518,7 @@ class RecordLauncher {
     out.launch.block = dim(block);
     out.launch.dynamic_shared_bytes = dyn_bytes;
     if (ctl.fault.flag) throw Error(fault_text(ctl.fault, out.buffers));
-    for (const auto& d : ctl.shared) {
-      if (!d.used) break;
-      trace::Buffer b;
-      b.name = std::string(d.name, strnlen(d.name, sizeof d.name));
-      b.space = trace::Space::Shared;
-      b.elem_bytes = d.elem_bytes;
-      b.rows = d.rows;
-      b.cols = d.cols;
-      b.size_bytes = d.size_bytes;
-      out.buffers.push_back(b);
-    }
+    add_shared_buffers(ctl.shared, out.buffers);
 
     const uint64_t slots = std::min<uint64_t>(ctl.cursor, state_.capacity);
     std::vector<abi::Record> dev(slots);
@@ -562,25 +548,7 @@ class RecordLauncher {
       return a.seq < b.seq;
     });
 
-    std::unordered_map<uint32_t, uint16_t> site_of;
-    for (size_t i = 0; i < out.sites.size(); ++i) {
-      const auto& s = out.sites[i];
-      site_of.emplace(trace::key_of(s), uint16_t(i));
-    }
-    auto site_for = [&](uint32_t key) -> uint16_t {
-      auto it = site_of.find(key);
-      if (it != site_of.end()) return it->second;
-      trace::Site s;
-      s.line = trace::key_line(key);
-      s.buffer = uint16_t(trace::key_buffer(key));
-      s.space = s.buffer < out.buffers.size() ? out.buffers[s.buffer].space : trace::Space::Global;
-      s.op = trace::Op(trace::key_op(key));
-      s.bytes = uint8_t(trace::key_bytes(key));
-      out.sites.push_back(s);
-      uint16_t id = uint16_t(out.sites.size() - 1);
-      site_of.emplace(key, id);
-      return id;
-    };
+    trace::SiteTable sites(out);
 
     // Every site in order of first execution, then the first max_records records kept, as
     // the emulator does.
@@ -590,7 +558,7 @@ class RecordLauncher {
     for (uint32_t i : order) {
       const abi::Record& d = dev[i];
       lanes += uint64_t(__builtin_popcount(d.active));
-      uint16_t site = site_for(d.key);
+      uint16_t site = sites.site(d.key);
       if (taken == room) continue;
       ++taken;
       trace::Record r;
@@ -607,7 +575,7 @@ class RecordLauncher {
     for (uint32_t key : ctl.dropped_keys)
       if (key != abi::kEmptyKey) dropped_keys.push_back(key);
     std::sort(dropped_keys.begin(), dropped_keys.end());
-    for (uint32_t key : dropped_keys) site_for(key);
+    for (uint32_t key : dropped_keys) sites.site(key);
     out.dropped_records += ctl.total - taken;
     if (opt_.blocks.empty()) {
       for (uint64_t b = 0; b < nblocks; ++b) out.blocks.push_back(uint32_t(b));
@@ -619,7 +587,7 @@ class RecordLauncher {
 
   const catalog::KernelInfo& k_;
   DeviceArrays& a_;
-  const CaptureOptions& opt_;
+  const CaptureOptions opt_;  // a copy: a runner outlives the options it was made with
   trace::Trace* out_;
   DeviceMemory control_;
   std::unique_ptr<DeviceMemory> records_, block_bits_, log_, log_block_, log_count_;
@@ -634,48 +602,15 @@ class RecordLauncher {
   std::vector<uint32_t> listed_;  // the blocks to record, sorted, each once
 };
 
-class RecordRunner : public Runner {
- public:
-  RecordRunner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a, const CaptureOptions& opt)
-      : p_(p), opt_(opt), launcher_(k, a, opt_, nullptr), run_(find_run<RecordLauncher>(k.id)) {
-    if (!run_) throw Error("no GPU entry for kernel " + k.id);
-  }
-  void launch() override { run_(launcher_, p_); }
-
- private:
-  catalog::Params p_;
-  CaptureOptions opt_;
-  RecordLauncher launcher_;
-  RunFn<RecordLauncher> run_;
-};
-
 }  // namespace
 
 std::unique_ptr<Runner> record_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,
                                       const CaptureOptions& opt) {
-  return std::make_unique<RecordRunner>(k, p, a, opt);
+  return std::make_unique<CatalogRunner<RecordLauncher>>(k, p, a, opt, nullptr);
 }
 
-// The trace's launch fields and global arrays, as the emulator fills them.
 void start_trace(const catalog::KernelInfo& k, const catalog::Params& p, trace::Trace& out) {
-  out = trace::Trace{};
-  out.launch.kernel = k.id;
-  out.launch.params = p.values;
-  out.launch.backend = "gpu";
-  out.launch.device = device_name();
-  out.source_name = k.source_file;
-  out.source = catalog::source(k.source_file);
-  for (const auto& s : k.buffers(p)) {
-    trace::Buffer b;
-    b.name = s.name;
-    b.space = trace::Space::Global;
-    b.elem_bytes = s.elem_bytes;
-    b.rows = s.rows;
-    b.cols = s.cols;
-    b.col_major = s.col_major;
-    b.size_bytes = s.elements() * s.elem_bytes;
-    out.buffers.push_back(b);
-  }
+  out = catalog::trace_header(k, p, "gpu", device_name());
   if (out.buffers.size() > abi::kMaxGlobals)
     throw Error(k.id + " has " + std::to_string(out.buffers.size()) + " arrays; the GPU recorder handles " +
                 std::to_string(abi::kMaxGlobals));
@@ -695,7 +630,6 @@ uint64_t record(const catalog::KernelInfo& k, const catalog::Params& p, catalog:
   RecordLauncher l(k, dev, opt, &out);
   run(l, p);
   dev.download_outputs(arrays);
-  for (auto& s : out.sites) s.code = trace::source_line(out.source, s.line);
   return l.lane_accesses;
 }
 

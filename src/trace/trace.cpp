@@ -46,6 +46,34 @@ std::string utc_now() {
   char s[32];
   std::strftime(s, sizeof s, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return s;
+
+Buffer shared_buffer(std::string name, uint32_t elem_bytes, uint64_t rows, uint64_t cols, uint64_t size_bytes) {
+  Buffer b;
+  b.name = std::move(name);
+  b.space = Space::Shared;
+  b.elem_bytes = elem_bytes;
+  b.rows = rows;
+  b.cols = cols;
+  b.size_bytes = size_bytes;
+  return b;
+}
+
+SiteTable::SiteTable(Trace& t) : t_(&t) {
+  for (size_t i = 0; i < t.sites.size(); ++i) ids_.emplace(key_of(t.sites[i]), uint16_t(i));
+}
+
+uint16_t SiteTable::add(uint32_t key) {
+  Site s;
+  s.line = key_line(key);
+  s.buffer = uint16_t(key_buffer(key));
+  s.space = s.buffer < t_->buffers.size() ? t_->buffers[s.buffer].space : Space::Global;
+  s.op = Op(key_op(key));
+  s.bytes = uint8_t(key_bytes(key));
+  s.code = source_line(t_->source, s.line);
+  t_->sites.push_back(std::move(s));
+  const uint16_t id = uint16_t(t_->sites.size() - 1);
+  ids_.emplace(key, id);
+  return id;
 }
 
 }  // namespace ws::trace

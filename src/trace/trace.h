@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "trace/site_key.h"  // Op, and the site key both backends record
@@ -34,6 +35,9 @@ struct Buffer {
   uint64_t row_pitch() const { return pitch ? pitch : (col_major ? rows : cols); }
   bool operator==(const Buffer&) const = default;
 };
+
+// A shared array as a backend meets it: declared by the kernel, with its shape.
+Buffer shared_buffer(std::string name, uint32_t elem_bytes, uint64_t rows, uint64_t cols, uint64_t size_bytes);
 
 // One memory access in the kernel source: the line, the array, and what it does.
 struct Site {
@@ -105,5 +109,25 @@ std::string source_line(const std::string& text, uint32_t line);
 
 // Now, as Launch::date writes it: "2026-11-23T01:40:00Z".
 std::string utc_now();
+
+// The sites of a trace being recorded, by key: a key met for the first time becomes a new
+// site at the end of Trace::sites (so sites come in order of first execution), with its
+// space from the buffers table and its code from the trace's source. Both backends turn
+// their keys into sites through it. The trace's buffers and source must be set first.
+class SiteTable {
+ public:
+  SiteTable() = default;
+  explicit SiteTable(Trace& t);  // knows the sites `t` already has
+  // Index of the site of `key` in Trace::sites.
+  uint16_t site(uint32_t key) {
+    auto it = ids_.find(key);
+    return it != ids_.end() ? it->second : add(key);
+  }
+
+ private:
+  uint16_t add(uint32_t key);
+  Trace* t_ = nullptr;
+  std::unordered_map<uint32_t, uint16_t> ids_;
+};
 
 }  // namespace ws::trace

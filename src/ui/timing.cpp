@@ -3,101 +3,21 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace ws::ui {
-namespace {
-
-using json = nlohmann::json;
-
-const json* first_of(const json& o, std::initializer_list<const char*> keys) {
-  if (!o.is_object()) return nullptr;
-  for (const char* k : keys) {
-    auto it = o.find(k);
-    if (it != o.end() && !it->is_null()) return &*it;
-  }
-  return nullptr;
-}
-
-double number(const json& o, std::initializer_list<const char*> keys, double def) {
-  const json* v = first_of(o, keys);
-  return v && v->is_number() ? v->get<double>() : def;
-}
-
-std::string text(const json& o, std::initializer_list<const char*> keys) {
-  const json* v = first_of(o, keys);
-  if (!v) return "";
-  if (v->is_string()) return v->get<std::string>();
-  if (v->is_object()) {
-    const json* n = first_of(*v, {"name", "device", "id"});
-    if (n && n->is_string()) return n->get<std::string>();
-  }
-  return "";
-}
-
-bool parse_sample(const json& e, TimingSample& s) {
-  if (!e.is_object()) return false;
-  s.kernel = text(e, {"kernel", "id", "name"});
-  if (s.kernel.empty()) return false;
-  if (const json* p = first_of(e, {"params", "parameters", "set"}); p && p->is_object())
-    for (auto it = p->begin(); it != p->end(); ++it)
-      if (it.value().is_number_integer()) s.params[it.key()] = it.value().get<int64_t>();
-  if (const json* n = first_of(e, {"size", "n"}); n && n->is_number_integer()) s.params["size"] = n->get<int64_t>();
-  if (e.contains("ok") && e["ok"].is_boolean() && !e["ok"].get<bool>()) return false;  // failed its check
-  s.ms = number(e, {"ms", "time_ms", "median_ms", "mean_ms", "msec"}, 0);
-  s.ms_min = number(e, {"ms_min"}, 0);
-  s.ms_max = number(e, {"ms_max"}, 0);
-  s.runs = int(number(e, {"runs"}, 0));
-  s.gflops = number(e, {"gflops", "GFLOPS", "gflop_s", "gflops_per_s"}, 0);
-  s.gbps = number(e, {"gbs", "gbps", "GBps", "gb_s", "gb_per_s", "bandwidth_gbps"}, 0);
-  s.variant = text(e, {"variant"});
-  s.note = text(e, {"note"});
-  // Both references may be present, the one that does not apply as 0.
-  const double cublas = number(e, {"pct_cublas", "pct_of_cublas", "percent_of_cublas"}, 0);
-  const double copy = number(e, {"pct_copy", "pct_of_copy", "percent_of_copy"}, 0);
-  if (cublas > 0) {
-    s.pct_ref = cublas;
-    s.ref = "cuBLAS";
-  } else if (copy > 0) {
-    s.pct_ref = copy;
-    s.ref = "device copy";
-  } else {
-    s.pct_ref = number(e, {"pct_of_ref", "percent_of_ref", "pct", "percent"}, -1);
-  }
-  std::string ref = text(e, {"ref", "reference", "ref_name"});
-  if (!ref.empty()) s.ref = ref;
-  if (const json* h = first_of(e, {"history", "runs_ms", "samples_ms"}); h && h->is_array())
-    for (const auto& x : *h)
-      if (x.is_number()) s.history.push_back(x.get<double>());
-  return s.ms > 0 || s.gbps > 0 || s.gflops > 0;
-}
-
-}  // namespace
 
 bool parse_bench_json(const std::string& body, TimingTable& out, std::string& error) {
   out = TimingTable{};
-  json j = json::parse(body, nullptr, false);
-  if (j.is_discarded()) {
-    error = "not JSON";
-    return false;
-  }
-  const json* list = j.is_array() ? &j : first_of(j, {"rows", "results", "timings", "kernels", "entries"});
-  if (!list || !list->is_array()) {
-    error = "no \"rows\" array";
-    return false;
-  }
-  out.device = text(j, {"device", "gpu", "device_name"});
-  out.date = text(j, {"date", "recorded", "timestamp", "time"});
-  if (const json* c = first_of(j, {"cublas_sgemm"}); c && c->is_object()) out.cublas_gflops = number(*c, {"gflops"}, 0);
-  if (const json* c = first_of(j, {"memcpy_d2d"}); c && c->is_object()) out.copy_gbs = number(*c, {"gbs", "gbps"}, 0);
-  for (const auto& e : *list) {
-    TimingSample s;
-    if (!parse_sample(e, s)) continue;
-    if (out.device.empty()) out.device = text(e, {"device", "gpu"});
-    if (out.date.empty()) out.date = text(e, {"date"});
-    out.samples.push_back(std::move(s));
-  }
+  trace::BenchResult r;
+  if (!trace::read_bench(body, r, error)) return false;
+  out.device = r.device.name;
+  out.date = r.date;
+  out.cublas_gflops = r.cublas_gflops;
+  out.copy_gbs = r.copy_gbs;
+  for (auto& row : r.rows)
+    if (row.ok && !row.kernel.empty() && (row.ms > 0 || row.gbs > 0 || row.gflops > 0))
+      out.samples.push_back(std::move(row));
   if (out.samples.empty()) {
     error = "no timings in it";
     return false;

@@ -1,18 +1,9 @@
 // src/ui/timing.h — what the timing panel shows, and where it comes from. Two sources
 // fill the same tables: live timings of the plain kernels on this machine's GPU (a
 // callback the app supplies when there is one), and the replay pack recorded on a real
-// GPU (JSON under assets/replay/). The panel never knows which, beyond the label.
-//
-// The JSON is the one `warpscope bench --format json` prints ("format": "warpscope-bench"),
-// read tolerantly so that older or hand-written packs still show:
-//   { "device": {"name": "NVIDIA H200", ...} | "NVIDIA H200", "date": "2026-11-22T03:04:37Z",
-//     "cublas_sgemm": {"gflops": ...}, "memcpy_d2d": {"gbs": ...},
-//     "rows": [ { "kernel": "transpose_tiled", "variant": "pad=1", "params": {"pad": 1, "size": 8192},
-//                 "ms": 0.153, "ms_min": ..., "ms_max": ..., "runs": 200, "gbs": 3513.6,
-//                 "gflops": 0, "pct_copy": 86.4, "pct_cublas": 0, "note": "..." } ] }
-// ("results" / "timings" / "kernels" are accepted for "rows", "gbps" for "gbs",
-// "time_ms" / "median_ms" for "ms", "pct_of_ref" + "ref" for a named reference, and
-// "history": [ms, ...] for earlier runs.)
+// GPU (JSON under assets/replay/). The panel never knows which, beyond the label. Both
+// are bench JSON, read by trace::read_bench (trace/bench.h describes the format), into
+// the bench's own rows.
 #pragma once
 #include <condition_variable>
 #include <cstdint>
@@ -24,22 +15,12 @@
 #include <thread>
 #include <vector>
 
+#include "trace/bench.h"
+
 namespace ws::ui {
 
-struct TimingSample {
-  std::string kernel;
-  std::map<std::string, int64_t> params;  // "size" included when known
-  double ms = 0;
-  double gflops = 0;                      // 0: not a compute kernel
-  double gbps = 0;
-  double pct_ref = -1;                    // % of the reference; < 0: none
-  std::string ref;                        // "cuBLAS" | "device copy"
-  std::string variant;                    // "pad=1", "" for the default
-  double ms_min = 0, ms_max = 0;          // fastest and slowest run (0: unknown)
-  int runs = 0;
-  std::string note;                       // a remark the pack attaches to this row
-  std::vector<double> history;            // earlier ms, oldest first
-};
+// One timed kernel: a bench row that passed its check and has a figure.
+using TimingSample = trace::BenchRow;
 
 struct TimingTable {
   std::string origin;   // "live" | "replay" | "trace"
@@ -51,7 +32,8 @@ struct TimingTable {
   std::vector<TimingSample> samples;
 };
 
-// Parses bench JSON. Returns false and sets `error` when the text is not such JSON.
+// Parses bench JSON. Returns false and sets `error` when the text is not such JSON or
+// holds no usable timing.
 bool parse_bench_json(const std::string& text, TimingTable& out, std::string& error);
 // Reads every *.json under `dir` (recursively). Files that do not parse are skipped and
 // named in `message`; a missing directory gives no tables and an empty message.

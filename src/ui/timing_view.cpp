@@ -92,7 +92,7 @@ void timing_view(Ui& ui) {
   // Bars: one per variant of the family, the current one highlighted.
   double mx = 0;
   for (const auto& r : rows)
-    if (r.s) mx = std::max(mx, compute ? r.s->gflops : r.s->gbps);
+    if (r.s) mx = std::max(mx, compute ? r.s->gflops : r.s->gbs);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float w = ImGui::GetContentRegionAvail().x;
   ImFont* small = font_for(FontRole::Small);
@@ -129,7 +129,7 @@ void timing_view(Ui& ui) {
     ImVec2 b(a.x + label_w, a.y + 2);
     const float bar_w = w - label_w - 4, bar_h = lh;
     if (r.s) {
-      double v = compute ? r.s->gflops : r.s->gbps;
+      double v = compute ? r.s->gflops : r.s->gbs;
       float len = mx > 0 ? float(v / mx) * bar_w : 0;
       dl->AddRectFilled(b, ImVec2(b.x + bar_w, b.y + bar_h), IM_COL32(44, 50, 63, 255), 3);
       dl->AddRectFilled(b, ImVec2(b.x + std::max(2.0f, len), b.y + bar_h), here ? t.accent : with_alpha(t.accent, 110), 3);

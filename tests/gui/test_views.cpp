@@ -363,9 +363,9 @@ TEST_CASE("timings: bench JSON and replay packs are read tolerantly; none is sai
   const ui::TimingTable* from = nullptr;
   const ui::TimingSample* s = store.find("transpose_tiled", {{"pad", 1}}, &from);
   REQUIRE(s);
-  CHECK(s->gbps == 1300);
+  CHECK(s->gbs == 1300);
   CHECK(from->origin == "replay");
-  CHECK(store.find("transpose_tiled", {{"pad", 0}}, nullptr)->gbps == 600);
+  CHECK(store.find("transpose_tiled", {{"pad", 0}}, nullptr)->gbs == 600);
   CHECK(store.find("copy", {}, nullptr) == nullptr);
 
   // The replay pack in the repository, as `warpscope bench --format json` writes it.

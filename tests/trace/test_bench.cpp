@@ -1,0 +1,136 @@
+// Bench JSON (the replay pack's timings): what the bench writes comes back equal, older and
+// hand-written packs are read tolerantly, and the pack in the repository reads.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "trace/bench.h"
+
+using namespace ws::trace;
+
+namespace {
+
+BenchResult sample() {
+  BenchResult r;
+  r.device.name = "NVIDIA H200";
+  r.device.cc_major = 9;
+  r.device.sms = 132;
+  r.device.memory_bytes = 150109880320ull;
+  r.device.driver_version = 13000;
+  r.device.runtime_version = 12080;
+  r.date = "2026-11-22T07:10:17Z";
+  r.record_blocks = "0-3";
+  r.cublas_size = 4096;
+  r.cublas_ms = 2.5;
+  r.cublas_gflops = 50000;
+  r.copy_bytes = 536870912;
+  r.copy_ms = 0.125;
+  r.copy_gbs = 4000;
+  BenchRow a;
+  a.kernel = "transpose_tiled";
+  a.family = "transpose";
+  a.variant = "pad=1";
+  a.params = {{"pad", 1}, {"size", 8192}};
+  a.size = 8192;
+  a.runs = 200;
+  a.ms = 0.25;
+  a.ms_min = 0.125;
+  a.ms_max = 0.5;
+  a.gbs = 3500;
+  a.pct_copy = 86.5;
+  a.ok = true;
+  a.checked_against = "CPU reference";
+  a.raw_ms = 0.25;
+  a.raw_ratio = 1;
+  a.record_ms = 0.5;
+  a.record_ratio = 2;
+  a.counts_ms = 5;
+  a.counts_ratio = 20;
+  BenchRow b;
+  b.kernel = "matmul_naive";
+  b.family = "sgemm";
+  b.params = {{"size", 4096}};
+  b.size = 4096;
+  b.ok = false;
+  b.error = "result check";
+  r.rows = {a, b};
+  r.all_ok = false;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("bench JSON: what the bench writes reads back, failed rows included") {
+  const BenchResult r = sample();
+  BenchResult back;
+  std::string err;
+  REQUIRE(read_bench(bench_json(r), back, err));
+  CHECK(back.device.name == "NVIDIA H200");
+  CHECK(back.device.cc_major == 9);
+  CHECK(back.device.sms == 132);
+  CHECK(back.device.memory_bytes == r.device.memory_bytes);
+  CHECK(back.device.runtime_version == 12080);
+  CHECK(back.date == r.date);
+  CHECK(back.cublas_gflops == r.cublas_gflops);
+  CHECK(back.copy_bytes == r.copy_bytes);
+  CHECK(back.record_blocks == "0-3");
+  CHECK(!back.all_ok);
+  REQUIRE(back.rows.size() == 2);
+  const BenchRow& a = back.rows[0];
+  CHECK(a.params == r.rows[0].params);
+  CHECK(a.ms == 0.25);
+  CHECK(a.gbs == 3500);
+  CHECK(a.ref == "device copy");
+  CHECK(a.pct_ref == 86.5);
+  CHECK(a.raw_ratio == 1);
+  CHECK(a.counts_ratio == 20);
+  CHECK(!back.rows[1].ok);
+  CHECK(back.rows[1].error == "result check");
+  // Printed again, a pack is the text the bench printed.
+  CHECK(bench_text(back) == bench_text(r));
+  CHECK(bench_json(back) == bench_json(r));
+}
+
+TEST_CASE("bench JSON: older and hand-written packs, and what is not a pack") {
+  BenchResult r;
+  std::string err;
+  REQUIRE(read_bench(R"([{"kernel": "copy", "gpu": "H100", "date": "2025-01-01", "time_ms": 1.5, "gbps": 900,
+                          "pct_of_ref": 40, "ref": "STREAM", "history": [1.6, 1.55]}])",
+                     r, err));
+  CHECK(r.device.name == "H100");
+  CHECK(r.date == "2025-01-01");
+  REQUIRE(r.rows.size() == 1);
+  CHECK(r.rows[0].ok);  // no "ok": taken as checked
+  CHECK(r.all_ok);
+  CHECK(r.rows[0].ms == 1.5);
+  CHECK(r.rows[0].gbs == 900);
+  CHECK(r.rows[0].ref == "STREAM");
+  CHECK(r.rows[0].pct_ref == 40);
+  CHECK(r.rows[0].history.size() == 2);
+
+  CHECK(!read_bench("{ nope", r, err));
+  CHECK(err == "not JSON");
+  CHECK(!read_bench(R"({"device": "H100"})", r, err));
+  CHECK(err == "no \"rows\" array");
+}
+
+TEST_CASE("bench JSON: the replay pack in the repository") {
+  const char* path = "assets/replay/bench.json";
+  if (!std::filesystem::exists(path)) return;
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  BenchResult r;
+  std::string err;
+  REQUIRE(read_bench(text.str(), r, err));
+  CHECK(!r.device.name.empty());
+  CHECK(r.device.runtime_version > 0);
+  CHECK(!r.rows.empty());
+  for (const auto& w : r.rows) {
+    CAPTURE(w.kernel);
+    CHECK(w.params.count("size"));
+    if (w.ok) CHECK(w.ms > 0);
+  }
+}
