@@ -46,6 +46,7 @@ std::string utc_now() {
   char s[32];
   std::strftime(s, sizeof s, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return s;
+}
 
 Buffer shared_buffer(std::string name, uint32_t elem_bytes, uint64_t rows, uint64_t cols, uint64_t size_bytes) {
   Buffer b;
