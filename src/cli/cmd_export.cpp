@@ -72,8 +72,7 @@ int run(ExportOptions& o) {
       throw UsageError("--set dram=... only applies to --view dram");
 
   const session::LaunchSpec spec = session::spec_of(o.launch);
-  resolve_launch(spec, "export");
-  auto model = session::record_session(spec);
+  auto model = session::record_session(resolve_launch(spec, "export"), spec);
   const std::string kernel_id = model->trace().launch.kernel;
   const uint64_t n = model->size();
   if (n == 0) throw UsageError(kernel_id + " made no memory requests in the recorded blocks: nothing to draw");

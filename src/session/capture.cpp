@@ -173,15 +173,15 @@ Capture capture(const Launch& req) {
   return res;
 }
 
-bool check_failed(const Capture& c) { return c.checked && !(c.max_rel_error <= kMatchTolerance); }
+bool check_failed(bool checked, double max_rel_error) { return checked && !(max_rel_error <= kMatchTolerance); }
 
-std::string check_text(const Capture& c) {
-  if (!c.checked)
-    return "output not checked: only " + std::to_string(c.trace.blocks.size()) + " of " +
-           std::to_string(c.trace.launch.grid.count()) + " blocks ran";
-  if (!check_failed(c)) return "output matches CPU reference";
+std::string check_text(bool checked, double max_rel_error, const trace::Trace& t) {
+  if (!checked)
+    return "output not checked: only " + std::to_string(t.blocks.size()) + " of " +
+           std::to_string(t.launch.grid.count()) + " blocks ran";
+  if (!check_failed(checked, max_rel_error)) return "output matches CPU reference";
   char e[32];
-  std::snprintf(e, sizeof e, "%.3g", c.max_rel_error);
+  std::snprintf(e, sizeof e, "%.3g", max_rel_error);
   return std::string("output DIFFERS from CPU reference (max relative error ") + e + ")";
 }
 

@@ -32,9 +32,11 @@ Capture capture(const Launch& launch);
 // different order than the reference's differ in the last bits).
 constexpr double kMatchTolerance = 1e-4;
 // The outputs were compared and differ: the kernel is wrong.
-bool check_failed(const Capture& c);
-// "output matches CPU reference", or why not.
-std::string check_text(const Capture& c);
+bool check_failed(bool checked, double max_rel_error);
+inline bool check_failed(const Capture& c) { return check_failed(c.checked, c.max_rel_error); }
+// "output matches CPU reference", or why not (`t`: the recorded trace, for "only N of M blocks ran").
+std::string check_text(bool checked, double max_rel_error, const trace::Trace& t);
+inline std::string check_text(const Capture& c) { return check_text(c.checked, c.max_rel_error, c.trace); }
 
 // Version string of this build.
 const char* version();

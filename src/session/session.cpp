@@ -246,16 +246,6 @@ std::shared_ptr<Session> Session::reanalyzed(const analysis::DramModel& dram) co
   return m;
 }
 
-std::string Session::check_text() const {
-  if (!checked)
-    return "output not checked: only " + std::to_string(trace().blocks.size()) + " of " +
-           std::to_string(trace().launch.grid.count()) + " blocks ran";
-  if (!differs()) return "output matches CPU reference";
-  char e[32];
-  std::snprintf(e, sizeof e, "%.3g", max_rel_error);
-  return std::string("output DIFFERS from CPU reference (max relative error ") + e + ")";
-}
-
 RequestFigures Session::request(uint64_t step) const {
   RequestFigures v;
   const auto& t = trace();

@@ -136,9 +136,9 @@ class Session {
   // "emulated on CPU" / "recorded on NVIDIA H200" (+ " · from file").
   std::string provenance() const;
   // Whether the outputs matched the CPU reference; "output not checked: ..." otherwise.
-  std::string check_text() const;
+  std::string check_text() const { return session::check_text(checked, max_rel_error, trace()); }
   // The outputs were compared and differ: the kernel is wrong.
-  bool differs() const { return checked && !(max_rel_error <= kMatchTolerance); }
+  bool differs() const { return check_failed(checked, max_rel_error); }
 
   // Navigation in execution order. Each returns a record index in [0, size()).
   uint64_t next(uint64_t step, int unit, int dir) const;  // unit: 0 request, 1 warp, 2 epoch
