@@ -35,11 +35,6 @@ bool parse_u64(const std::string& s, uint64_t& v) {
   return true;
 }
 
-std::string lower(std::string s) {
-  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 int run(ExportOptions& o) {
   ui::FigureView view;
   if (o.view.empty()) throw UsageError(std::string("export needs --view: allowed ") + ui::figure_view_keys());
@@ -47,9 +42,8 @@ int run(ExportOptions& o) {
     throw UsageError("unknown view '" + o.view + "': allowed " + ui::figure_view_keys());
   if (o.out.empty()) throw UsageError("export needs --out FIG.png or FIG.svg");
   const size_t dot = o.out.find_last_of('.');
-  const std::string ext = dot == std::string::npos ? "" : lower(o.out.substr(dot + 1));
-  if (ext != "png" && ext != "svg")
-    throw UsageError("unknown figure type '" + o.out + "': the file name must end in .png or .svg");
+  if (!ui::figure_format_known(o.out))
+    throw UsageError("unknown figure type '" + o.out + "': the file name must end in one of " + ui::figure_formats());
   if (o.width < 200 || o.width > 8192 || o.height < 150 || o.height > 8192)
     throw UsageError("figure size " + std::to_string(o.width) + "x" + std::to_string(o.height) +
                      " is out of range: allowed --width 200..8192, --height 150..8192");
@@ -114,14 +108,8 @@ int run(ExportOptions& o) {
       std::snprintf(num, sizeof num, "-%04d", ++frame);
       path = o.out.substr(0, dot) + num + o.out.substr(dot);
     }
-    if (ext == "png") {
-      std::string err;
-      if (!ui::write_figure_png(fig, path, err)) throw std::runtime_error(err);
-    } else {
-      std::ofstream f(path, std::ios::binary);
-      f << ui::figure_svg(fig);
-      if (!f.good()) throw std::runtime_error("cannot write " + path);
-    }
+    std::string err;
+    if (!ui::write_figure(fig, path, err)) throw std::runtime_error(err);
     std::cout << "wrote " << path << ": " << o.view << " view of " << t.launch.kernel << " "
               << session::params_text(t.launch.params) << " at step " << step << ", " << o.width << "x" << o.height << "\n";
   }

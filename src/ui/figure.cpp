@@ -3,8 +3,10 @@
 #include <stb/stb_image_write.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 
 #include "session/heat.h"
 #include "ui/theme.h"
@@ -334,6 +336,39 @@ bool write_figure_png(const Figure& f, const std::string& path, std::string& err
     return false;
   }
   return true;
+}
+
+namespace {
+std::string extension_of(const std::string& path) {
+  const size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || path.find('/', dot) != std::string::npos) return "";
+  std::string e = path.substr(dot + 1);
+  for (char& c : e) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return e;
+}
+}  // namespace
+
+const char* figure_formats() { return "png, svg"; }
+
+bool figure_format_known(const std::string& path) {
+  const std::string e = extension_of(path);
+  return e == "png" || e == "svg";
+}
+
+bool write_figure(const Figure& f, const std::string& path, std::string& error) {
+  const std::string e = extension_of(path);
+  if (e == "png") return write_figure_png(f, path, error);
+  if (e == "svg") {
+    std::ofstream out(path, std::ios::binary);
+    out << figure_svg(f);
+    if (!out.good()) {
+      error = "cannot write " + path;
+      return false;
+    }
+    return true;
+  }
+  error = "unknown figure type '" + path + "': the file name must end in one of " + figure_formats();
+  return false;
 }
 
 }  // namespace ws::ui

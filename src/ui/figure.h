@@ -36,6 +36,12 @@ Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step,
 std::string figure_svg(const Figure& f);
 // Writes the PNG; false (and `error`) when the file cannot be written.
 bool write_figure_png(const Figure& f, const std::string& path, std::string& error);
+// Writes `f` in the format its extension names (figure_formats()); false (and `error`)
+// when the type is unknown or the file cannot be written.
+bool write_figure(const Figure& f, const std::string& path, std::string& error);
+const char* figure_formats();  // "png, svg"
+// Whether `path` ends in one of figure_formats().
+bool figure_format_known(const std::string& path);
 
 // Rasterizes ImGui draw data (as built by ImGui::Render) into `rgb` (w × h, 3 bytes a
 // pixel, already holding the background), textured with the current context's font atlas.
