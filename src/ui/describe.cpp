@@ -13,10 +13,16 @@ std::string Ui::describe_json() const {
   j["step"] = pane.step;
   j["settled"] = settled();
   nlohmann::json panels = nlohmann::json::array();
-  for (const auto& d : drawn_)
-    panels.push_back({{"key", panel_key(d.panel)},
-                      {"title", panel_name(d.panel)},
-                      {"rect", {d.min.x, d.min.y, d.max.x - d.min.x, d.max.y - d.min.y}}});
+  for (const auto& d : drawn_) {
+    nlohmann::json p = {{"key", panel_key(d.panel)},
+                        {"title", panel_name(d.panel)},
+                        {"side", d.b_side ? "B" : "A"},
+                        {"rect", {d.min.x, d.min.y, d.max.x - d.min.x, d.max.y - d.min.y}}};
+    if (d.diagram_max.x > d.diagram_min.x)
+      p["diagram"] = {d.diagram_min.x, d.diagram_min.y, d.diagram_max.x - d.diagram_min.x,
+                      d.diagram_max.y - d.diagram_min.y};
+    panels.push_back(p);
+  }
   j["panels"] = panels;
   auto rgb = [](ImU32 c) { return nlohmann::json::array({int(c & 255), int((c >> 8) & 255), int((c >> 16) & 255)}); };
   j["display"] = {int(ImGui::GetIO().DisplaySize.x), int(ImGui::GetIO().DisplaySize.y)};

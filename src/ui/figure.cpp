@@ -171,10 +171,10 @@ Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step,
         case FigureView::Memory:
           draw_memory(dl, o, *model, rv, memory, memory_layout(*model, rv, memory, size), &painter);
           break;
-        case FigureView::Warp: warp_panel(rv); break;
         case FigureView::Dram: dram_panel(*model, rv, -1); break;
+        case FigureView::Warp:
         case FigureView::Banks:
-          banks_scene(sc, rv, size);
+          warp_panel_scene(sc, rv, size);
           draw_scene(dl, sc, o, &painter);
           break;
         case FigureView::Source: {

@@ -15,8 +15,11 @@ PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_
   PanelLayout L;
   const float W = display.x, H = display.y;
   const float gap = 6;
-  const float status_h = std::round(font_size + 12);
-  const float timeline_h = std::round(font_size * 6.6f + 24);
+  const float F = font_size;
+  const float status_h = std::round(F + 12);
+  const float header_h = std::round(F * 18.0f / 17.0f + 12);  // panel header: the bold title + padding
+  // A class's layouts keep the timeline to one row of buttons over the strip.
+  const float timeline_h = s.present ? std::round(header_h + F * 3.5f + 24) : std::round(F * 6.6f + 24);
   const float top = menu_h + gap, bottom = H - status_h - gap;
   const float tl_top = bottom - timeline_h;
   const float area_bottom = tl_top - gap;
@@ -29,22 +32,29 @@ PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_
   if (s.enlarged >= 0 && s.enlarged != int(Panel::Timeline)) {
     r.push_back({Panel(s.enlarged), ImVec2(gap, top), ImVec2(W - gap, area_bottom)});
   } else if (ab) {
-    // A/B: the differences on top, then A and B side by side (memory over warp inspector).
-    const float rows = s.present ? 4.2f : 7.2f;  // presentation type is large: fewer rows fit
-    const float strip_h = std::round(std::min(area_h * 0.34f, font_size * 1.55f * rows + 30));
-    const float y0 = top + strip_h + gap, mid = std::round(W * 0.5f);
-    const float ym = std::round(y0 + (area_bottom - y0) * (s.present ? 0.56f : 0.6f));
-    r.push_back({Panel::Count, ImVec2(gap, top), ImVec2(W - gap, top + strip_h)});
-    r.push_back({Panel::Memory, ImVec2(gap, y0), ImVec2(mid - gap * 0.5f, ym), false, "A"});
-    r.push_back({Panel::Warp, ImVec2(gap, ym + gap), ImVec2(mid - gap * 0.5f, area_bottom), false, "A"});
-    r.push_back({Panel::Memory, ImVec2(mid + gap * 0.5f, y0), ImVec2(W - gap, ym), true, "B"});
-    r.push_back({Panel::Warp, ImVec2(mid + gap * 0.5f, ym + gap), ImVec2(W - gap, area_bottom), true, "B"});
+    // A/B: the differences on top, then A and B side by side, each the warp inspector (the
+    // lane diagram) over the memory view. The differences table is the first thing to go
+    // when the inspectors would get too short to draw their diagrams.
+    const float warp_frac = s.present ? 0.62f : 0.58f;
+    const float need = warp_need_height(F);  // inspector height that keeps its diagram
+    const float rows = s.present ? 2.6f : 4.6f;
+    float strip_h = std::round(std::min(area_h * 0.3f, F * 1.55f * rows + 24));
+    if ((area_h - strip_h - gap) * warp_frac < need) strip_h = 0;
+    const float y0 = strip_h > 0 ? top + strip_h + gap : top, mid = std::round(W * 0.5f);
+    const float body = area_bottom - y0;
+    const float ym = std::round(y0 + std::min(body - 4 * F, std::max(body * warp_frac, need)));
+    if (strip_h > 0) r.push_back({Panel::Count, ImVec2(gap, top), ImVec2(W - gap, top + strip_h)});
+    r.push_back({Panel::Warp, ImVec2(gap, y0), ImVec2(mid - gap * 0.5f, ym), false, "A"});
+    r.push_back({Panel::Memory, ImVec2(gap, ym + gap), ImVec2(mid - gap * 0.5f, area_bottom), false, "A"});
+    r.push_back({Panel::Warp, ImVec2(mid + gap * 0.5f, y0), ImVec2(W - gap, ym), true, "B"});
+    r.push_back({Panel::Memory, ImVec2(mid + gap * 0.5f, ym + gap), ImVec2(W - gap, area_bottom), true, "B"});
   } else if (s.present) {
-    // Presentation: the panels a class looks at, large; 1 … 6 still enlarge any panel.
-    const float mx = std::round(W * 0.6f), my = split(0.64f);
-    r.push_back({Panel::Memory, ImVec2(gap, top), ImVec2(mx - gap * 0.5f, my)});
-    r.push_back({Panel::Source, ImVec2(gap, my + gap), ImVec2(mx - gap * 0.5f, area_bottom)});
-    r.push_back({Panel::Warp, ImVec2(mx + gap * 0.5f, top), ImVec2(W - gap, area_bottom)});
+    // Presentation: the warp inspector (the point of the step) large on the left, the memory
+    // and the source line on the right; 1 … 6 still enlarge any panel.
+    const float mx = std::round(W * 0.57f), my = split(0.56f);
+    r.push_back({Panel::Warp, ImVec2(gap, top), ImVec2(mx - gap * 0.5f, area_bottom)});
+    r.push_back({Panel::Memory, ImVec2(mx + gap * 0.5f, top), ImVec2(W - gap, my)});
+    r.push_back({Panel::Source, ImVec2(mx + gap * 0.5f, my + gap), ImVec2(W - gap, area_bottom)});
   } else {
     const float ly = split(s.left_split), cy = split(s.center_split), ry = split(s.right_split);
     r.push_back({Panel::Catalog, ImVec2(gap, top), ImVec2(lx1, ly)});
@@ -69,6 +79,13 @@ PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_
   return L;
 }
 
+float warp_need_height(float font_size) {
+  // Header, padding, one source line, one line of figures, and a diagram of 120 px at
+  // 720 rows (the small type is 13/17 of the body type).
+  const float small = font_size * 13.0f / 17.0f;
+  return std::round(font_size * 18.0f / 17.0f + 12 + 16 + font_size * 2.6f + small * 9.5f + 8);
+}
+
 namespace {
 
 // The header of a panel: title, a short subtitle, and an enlarge / restore button.
@@ -82,18 +99,17 @@ void panel_header(Ui& ui, Panel p, const std::string& subtitle, const std::strin
   float h = std::round(bold->FontSize + 12);
   dl->AddRectFilled(wp, ImVec2(wp.x + w, wp.y + h), t.panel_header);
   dl->AddRectFilled(wp, ImVec2(wp.x + 3, wp.y + h), t.accent);
-  dl->PushClipRect(wp, ImVec2(wp.x + w - h - 2, wp.y + h), true);
-  const char* title = title_text.empty() ? panel_name(p) : title_text.c_str();
-  dl->AddText(bold, bold->FontSize, ImVec2(wp.x + 12, wp.y + 6), t.text, title);
-  dl->PopClipRect();
-  float tx = wp.x + 12 + bold->CalcTextSizeA(bold->FontSize, 1e9f, 0, title).x + 14;
-  if (!subtitle.empty()) {
-    ImFont* f = ImGui::GetFont();
-    ImVec2 clip_max(wp.x + w - h - 4, wp.y + h);
-    dl->PushClipRect(ImVec2(tx, wp.y), clip_max, true);
-    dl->AddText(f, f->FontSize, ImVec2(tx, wp.y + (h - f->FontSize) * 0.5f), t.text_dim, subtitle.c_str());
-    dl->PopClipRect();
+  // Title and subtitle cut with "…" to the room left of the enlarge button, never clipped.
+  Scene sc;
+  const float room = w - h - 16;
+  const std::string title = fit_text(FontRole::Bold, title_text.empty() ? panel_name(p) : title_text, room);
+  sc.text(ImVec2(12, 6), title, t.text, FontRole::Bold);
+  const float tx = 12 + text_size(FontRole::Bold, title).x + 14;
+  if (!subtitle.empty() && room - tx > 20) {
+    const std::string sub = fit_text(FontRole::Ui, subtitle, room - tx + 8);
+    if (!sub.empty()) sc.text(ImVec2(tx, h * 0.5f), sub, t.text_dim, FontRole::Ui, 0, 0.5f);
   }
+  draw_scene(dl, sc, wp, nullptr);
   if (p != Panel::Timeline && p != Panel::Count) {
     // Enlarge / restore: four corner ticks, pointing out (enlarge) or in (restore).
     ImGui::SetCursorScreenPos(ImVec2(wp.x + w - h, wp.y));
@@ -188,6 +204,7 @@ void Ui::layout_and_draw() {
     Pane& pn = r.b_side ? ab.pane : pane;
     const std::string base = r.panel == Panel::Count ? "A/B comparison" : panel_name(r.panel);
     const std::string title = *r.side ? std::string(r.side) + " · " + base : base;
+    diagram_min_ = diagram_max_ = ImVec2(0, 0);
     bool open = ImGui::Begin((title + "##" + base + r.side).c_str(), nullptr, flags);
     ImGui::PopStyleVar();
     if (open) {
@@ -215,7 +232,7 @@ void Ui::layout_and_draw() {
       ImGui::PopStyleVar();
     }
     ImGui::End();
-    if (r.panel != Panel::Count) drawn_.push_back({r.panel, r.min, r.max});
+    if (r.panel != Panel::Count) drawn_.push_back({r.panel, r.min, r.max, r.b_side, diagram_min_, diagram_max_});
   }
   drag_splitters(layout.splitters);
   status_bar(*this, layout.status_min, layout.status_max);

@@ -264,12 +264,14 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
     else
       std::snprintf(title, sizeof title, "%u×%u %s · %s%s", g.rows, g.cols, type_name(g.elem_bytes), space,
                     g.col_major ? " · column-major" : "");
-    labels.text(ImVec2(0, 2), buf.name, s.current ? t.accent : t.text, FontRole::Bold);
-    const float nx = text_size(FontRole::Bold, buf.name).x + 8;
-    labels.text(ImVec2(nx, 3), title, t.text_dim, FontRole::Ui);
+    const std::string name = fit_text(FontRole::Bold, buf.name, s.size.x);
+    labels.text(ImVec2(0, 2), name, s.current ? t.accent : t.text, FontRole::Bold);
+    const float nx = text_size(FontRole::Bold, name).x + 8;
+    const std::string shape = fit_text(FontRole::Ui, title, s.size.x - nx);
+    if (!shape.empty()) labels.text(ImVec2(nx, 3), shape, t.text_dim, FontRole::Ui);
     if (s.current) {
       const char* tag = rv.site->op == trace::Op::Store ? "◀ store" : "◀ load";
-      const float tx = nx + text_size(FontRole::Ui, title).x + 10;
+      const float tx = nx + text_size(FontRole::Ui, shape).x + 10;
       if (tx + text_size(FontRole::Ui, tag).x < s.size.x) labels.text(ImVec2(tx, 3), tag, t.accent, FontRole::Ui);
     }
   }
@@ -397,7 +399,8 @@ void memory_view(Ui& ui, Pane& p) {
     return;
   }
   const Session& m = *p.model;
-  toolbar(ui, m);
+  // The toggles are in the View menu too; a class's layouts give their room to the grids.
+  if (!ui.state.present && !ui.comparing()) toolbar(ui, m);
   const ImVec2 area = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   if (p.grids.size() != m.trace().buffers.size()) p.grids.assign(m.trace().buffers.size(), GridView{});

@@ -26,6 +26,79 @@ ImVec2 text_size(FontRole f, const std::string& s) {
   return font->CalcTextSizeA(font->FontSize, 1e9f, 0.0f, s.c_str(), s.c_str() + s.size());
 }
 
+void text_box(const Scene::Item& i, ImVec2& min, ImVec2& max) {
+  const ImVec2 sz = text_size(i.font, i.text);
+  min = ImVec2(std::floor(i.a.x - sz.x * i.align), std::floor(i.a.y - sz.y * i.valign));
+  max = ImVec2(min.x + sz.x, min.y + sz.y);
+}
+
+namespace {
+// Byte length of the UTF-8 sequence starting with `c`.
+size_t utf8_len(unsigned char c) { return c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1; }
+}  // namespace
+
+std::string fit_text(FontRole f, const std::string& s, float width) {
+  if (text_size(f, s).x <= width) return s;
+  const std::string dots = "…";
+  // The longest prefix (whole characters) that fits with the ellipsis.
+  std::string best;
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = std::min(utf8_len(static_cast<unsigned char>(s[i])), s.size() - i);
+    std::string cand = s.substr(0, i + n);
+    while (!cand.empty() && cand.back() == ' ') cand.pop_back();
+    if (text_size(f, cand + dots).x > width) break;
+    best = cand;
+    i += n;
+  }
+  return text_size(f, best + dots).x <= width ? best + dots : "";
+}
+
+std::vector<std::string> wrap_text(FontRole f, const std::string& s, float width, int max_lines) {
+  std::vector<std::string> lines;
+  std::string line;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && s[i] == ' ') ++i;
+    size_t j = s.find(' ', i);
+    if (j == std::string::npos) j = s.size();
+    const std::string word = s.substr(i, j - i);
+    i = j;
+    if (word.empty()) continue;
+    const std::string cand = line.empty() ? word : line + " " + word;
+    if (text_size(f, cand).x <= width) {
+      line = cand;
+      continue;
+    }
+    if (!line.empty()) lines.push_back(line);
+    line = text_size(f, word).x <= width ? word : fit_text(f, word, width);
+  }
+  if (!line.empty()) lines.push_back(line);
+  if (max_lines > 0 && int(lines.size()) > max_lines) {
+    // Text left over: the last line kept says so.
+    std::string rest = lines[size_t(max_lines - 1)];
+    for (size_t k = size_t(max_lines); k < lines.size(); ++k) rest += " " + lines[k];
+    lines.resize(size_t(max_lines));
+    lines.back() = fit_text(f, rest, width);
+  }
+  return lines;
+}
+
+void Scene::append(const Scene& other, ImVec2 o) {
+  const int base = int(grids.size());
+  for (auto g : other.grids) {
+    g.origin = ImVec2(g.origin.x + o.x, g.origin.y + o.y);
+    g.clip_min = ImVec2(g.clip_min.x + o.x, g.clip_min.y + o.y);
+    g.clip_max = ImVec2(g.clip_max.x + o.x, g.clip_max.y + o.y);
+    grids.push_back(g);
+  }
+  for (auto i : other.items) {
+    i.a = ImVec2(i.a.x + o.x, i.a.y + o.y);
+    if (i.kind == Kind::Fill || i.kind == Kind::Rect || i.kind == Kind::Line) i.b = ImVec2(i.b.x + o.x, i.b.y + o.y);
+    if (i.kind == Kind::Grid) i.grid += base;
+    items.push_back(std::move(i));
+  }
+}
+
 void Scene::fill(ImVec2 a, ImVec2 b, ImU32 c, float round) {
   Item i;
   i.kind = Kind::Fill;

@@ -54,6 +54,11 @@ class CpuGridPainter : public GridPainter {
   size_t max_cells_;
 };
 
+// A box in a scene's coordinates.
+struct SceneBox {
+  ImVec2 min, max;
+};
+
 struct Scene {
   enum class Kind : uint8_t { Fill, Rect, Line, Text, Circle, Grid };
   struct Item {
@@ -78,14 +83,24 @@ struct Scene {
   void text(ImVec2 p, std::string s, ImU32 c, FontRole f = FontRole::Ui, float align = 0, float valign = 0);
   void circle(ImVec2 centre, float radius, ImU32 c);
   void grid(const GridDraw& g);
+  // Appends `other`'s items and grids moved by `offset`.
+  void append(const Scene& other, ImVec2 offset);
   void clear() {
     items.clear();
     grids.clear();
   }
 };
 
-// Size of `s` in font `f` (layout needs it before drawing).
+// Size of `s` in font `f` (layout needs it before drawing). The one text measurement:
+// the screen and every figure file place glyphs by these advances.
 ImVec2 text_size(FontRole f, const std::string& s);
+// The box a Text item covers (its position with align / valign applied), as drawn.
+void text_box(const Scene::Item& i, ImVec2& min, ImVec2& max);
+// `s` cut to at most `width` pixels in font `f`, ending in "…" when cut.
+std::string fit_text(FontRole f, const std::string& s, float width);
+// `s` broken at spaces into lines at most `width` wide (a word longer than the width is
+// cut with "…"); at most `max_lines`, the last one ending in "…" when text is left over.
+std::vector<std::string> wrap_text(FontRole f, const std::string& s, float width, int max_lines = 1 << 20);
 
 // Draws `s` with its canvas origin at `origin` (screen coordinates).
 void draw_scene(ImDrawList* dl, const Scene& s, ImVec2 origin, GridPainter* painter);

@@ -116,19 +116,23 @@ void timeline_view(Ui& ui, Pane& p) {
   if (icon_button("##ne", "RR|", "Next epoch (Ctrl+→, Page Down)", bw)) go(2, +1);
   ImGui::EndGroup();
 
-  ImGui::SameLine(0, 20);
-  ImGui::AlignTextToFramePadding();
-  ImGui::TextUnformatted("speed");
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
-  ImGui::SliderFloat("##speed", &s.speed, 0.25f, 10000.0f, "%.4g / s", ImGuiSliderFlags_Logarithmic);
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
-  const char* units[] = {"requests", "warps", "epochs"};
-  int unit = int(s.play_unit);
-  if (ImGui::Combo("##unit", &unit, units, 3)) s.play_unit = StepUnit(unit);
-  ImGui::SameLine();
-  ImGui::Checkbox("loop", &s.loop);
+  // Speed, unit and loop are in the Playback menu too; a class's layouts keep the timeline
+  // to one row of buttons and the strip.
+  if (!s.present) {
+    ImGui::SameLine(0, 20);
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted("speed");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+    ImGui::SliderFloat("##speed", &s.speed, 0.25f, 10000.0f, "%.4g / s", ImGuiSliderFlags_Logarithmic);
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    const char* units[] = {"requests", "warps", "epochs"};
+    int unit = int(s.play_unit);
+    if (ImGui::Combo("##unit", &unit, units, 3)) s.play_unit = StepUnit(unit);
+    ImGui::SameLine();
+    ImGui::Checkbox("loop", &s.loop);
+  }
 
   // Where we are, in words.
   if (m && m->size()) {

@@ -71,8 +71,8 @@ bool Ui::settled() const {
 
 float Ui::font_scale_for(float display_h) const {
   if (!state.present) return state.font_scale;
-  // Presentation: about 26 px body text at 720 rows, growing with the window (4K: ~75 px).
-  return state.font_scale * std::max(1.5f, 1.5f * display_h / 720.0f);
+  // Presentation: about 24 px body text at 720 rows, growing with the window (1080: 36 px).
+  return state.font_scale * std::max(1.4f, 1.4f * display_h / 720.0f);
 }
 
 int Ui::theme_index() const { return state.present ? kThemePresentation : state.theme; }

@@ -71,6 +71,8 @@ struct Pane {
 struct DrawnPanel {
   Panel panel;
   ImVec2 min, max;
+  bool b_side = false;
+  ImVec2 diagram_min, diagram_max;  // the warp inspector's lane diagram (empty: none)
 };
 
 // Dialogs waiting for input, and what they hold.
@@ -141,6 +143,11 @@ class Ui {
   void save_settings();
   void message(const std::string& text, bool error = false);
   const std::vector<DrawnPanel>& drawn() const { return drawn_; }
+  // The warp inspector drew its lane diagram here this frame (screen coordinates).
+  void note_diagram(ImVec2 min, ImVec2 max) {
+    diagram_min_ = min;
+    diagram_max_ = max;
+  }
   // Facts about the current request, as JSON (tests check them with the screenshot;
   // describe.cpp).
   std::string describe_json() const;
@@ -199,6 +206,7 @@ class Ui {
   double record_due_ = -1;
   std::string screenshot_request_;
   std::vector<DrawnPanel> drawn_;
+  ImVec2 diagram_min_, diagram_max_;
   std::string live_family_;
 };
 

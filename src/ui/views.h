@@ -75,11 +75,13 @@ void draw_memory(ImDrawList* dl, ImVec2 area, const Session& m, const RequestFig
 
 // The diagram of request `rv` (lanes → sectors, or lanes → the 32 banks) in `size`.
 void warp_scene(Scene& sc, const RequestFigures& rv, ImVec2 size);
-// The inspector's body: the instruction, its headline figures, the reason and the diagram,
-// into the current ImGui window.
-void warp_panel(const RequestFigures& rv);
-// The bank diagram under a two-line title (the instruction, the conflict in words).
-void banks_scene(Scene& sc, const RequestFigures& rv, ImVec2 size);
+// The inspector's whole body in `size`: the instruction, its headline figures, the reason
+// in words, and the lane diagram below them. The text keeps what fits: source lines,
+// captions and reason lines go before the diagram gets less than
+// warp_min_diagram_height(size). Returns the diagram's box. The app's panel and the
+// figure export (warp and banks views) draw this one scene.
+SceneBox warp_panel_scene(Scene& sc, const RequestFigures& rv, ImVec2 size);
+float warp_min_diagram_height(ImVec2 size);
 
 // ---- DRAM view --------------------------------------------------------------------------
 

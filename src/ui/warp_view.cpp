@@ -20,6 +20,14 @@ namespace {
 constexpr ImU32 kInactive = IM_COL32(70, 76, 90, 255);
 constexpr ImU32 kWaste = IM_COL32(64, 70, 84, 255);
 
+// Label every n-th of 32 columns `w` pixels wide (1, 2, 4 or 8) so two-digit numbers
+// never touch.
+int label_every(float w) {
+  const float need = text_size(FontRole::Small, "88").x + 6;
+  for (int n : {1, 2, 4}) if (w * float(n) >= need) return n;
+  return 8;
+}
+
 // Lane boxes across [x0, x1) at height y; returns each lane's box.
 std::vector<std::pair<ImVec2, ImVec2>> lane_row(Scene& sc, const trace::Record& r, int first, int count, float x0,
                                                 float x1, float y, float h) {
@@ -27,6 +35,7 @@ std::vector<std::pair<ImVec2, ImVec2>> lane_row(Scene& sc, const trace::Record& 
   std::vector<std::pair<ImVec2, ImVec2>> boxes(static_cast<size_t>(count));
   float w = (x1 - x0) / float(count);
   float gap = w > 10 ? 2 : 1;
+  const int every = label_every(w);
   for (int i = 0; i < count; ++i) {
     int lane = first + i;
     ImVec2 a(x0 + float(i) * w, y), b(x0 + float(i + 1) * w - gap, y + h);
@@ -35,8 +44,7 @@ std::vector<std::pair<ImVec2, ImVec2>> lane_row(Scene& sc, const trace::Record& 
       sc.fill(a, b, lane_color(lane), 3);
     else
       sc.rect(a, b, kInactive, 1, 3);
-    bool label = w >= 22 || lane % 4 == 0 || lane == first + count - 1;
-    if (label) sc.text(ImVec2((a.x + b.x) * 0.5f, a.y - 2), std::to_string(lane), t.text_dim, FontRole::Small, 0.5f, 1);
+    if (lane % every == 0) sc.text(ImVec2((a.x + b.x) * 0.5f, a.y - 2), std::to_string(lane), t.text_dim, FontRole::Small, 0.5f, 1);
   }
   return boxes;
 }
@@ -112,14 +120,23 @@ void global_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
     ImVec2 from((box.first.x + box.second.x) * 0.5f, box.second.y + 1);
     sc.line(from, ImVec2(target[size_t(lane)].x, target[size_t(lane)].y - 6), lane_color(lane, 170), 1.5f);
   }
-  // Legend.
-  float ly = size.y - lab + 2;
-  sc.fill(ImVec2(0, ly + 2), ImVec2(12, ly + 12), lane_color(8), 2);
-  sc.text(ImVec2(18, ly), "requested", t.text_dim, FontRole::Small);
-  sc.fill(ImVec2(100, ly + 2), ImVec2(112, ly + 12), kWaste, 2);
-  sc.text(ImVec2(118, ly), "fetched, not used", t.text_dim, FontRole::Small);
-  sc.line(ImVec2(250, ly + 7), ImVec2(275, ly + 7), t.line128, 3);
-  sc.text(ImVec2(281, ly), "one 128-byte line", t.text_dim, FontRole::Small);
+  // Legend: swatches and words placed by their measured widths, as many as fit.
+  const float ly = size.y - lab + 2, sw = std::round(lab * 0.7f), sp = std::round(lab * 0.4f);
+  float lx = 0;
+  auto entry = [&](int kind, const char* words) {
+    const float w = (kind == 2 ? sw * 2 : sw) + sp + text_size(FontRole::Small, words).x;
+    if (lx + w > size.x) return;
+    const float cy = ly + lab * 0.5f - 2;
+    if (kind == 2)
+      sc.line(ImVec2(lx, cy), ImVec2(lx + sw * 2, cy), t.line128, 3);
+    else
+      sc.fill(ImVec2(lx, cy - sw * 0.5f), ImVec2(lx + sw, cy + sw * 0.5f), kind == 0 ? lane_color(8) : kWaste, 2);
+    sc.text(ImVec2(lx + (kind == 2 ? sw * 2 : sw) + sp, ly), words, t.text_dim, FontRole::Small);
+    lx += w + sp * 3;
+  };
+  entry(0, "requested");
+  entry(1, "fetched, not used");
+  entry(2, "one 128-byte line");
 }
 
 void shared_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
@@ -163,7 +180,7 @@ void shared_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
       float x = float(b) * bw;
       if (way > 1 && in_bank[b] == way) sc.fill(ImVec2(x, top - 2), ImVec2(x + bw - 1, bottom + 2), with_alpha(t.bad, 50), 2);
       sc.line(ImVec2(x + 1, bottom + 2), ImVec2(x + bw - 2, bottom + 2), t.text_dim, 1);
-      if (bw >= 22 || b % 4 == 0)
+      if (b % uint32_t(label_every(bw)) == 0)
         sc.text(ImVec2(x + bw * 0.5f, bottom + 4), std::to_string(b), t.text_dim, FontRole::Small, 0.5f, 0);
     }
     std::vector<ImVec2> target(32, ImVec2(-1, -1));
@@ -197,8 +214,10 @@ void shared_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
       for (auto w = first; w != last; ++w)
         if (w->way == way) {
           float x = float(w->bank) * bw + bw * 0.5f;
-          sc.text(ImVec2(std::clamp(x, 30.0f, size.x - 30), bottom - float(way) * box_h - 3),
-                  std::to_string(way) + "-way", t.bad, FontRole::Bold, 0.5f, 1);
+          const std::string label = std::to_string(way) + "-way";
+          const float half = text_size(FontRole::Bold, label).x * 0.5f + 2;
+          sc.text(ImVec2(std::clamp(x, half, std::max(half, size.x - half)), bottom - float(way) * box_h - 3), label,
+                  t.bad, FontRole::Bold, 0.5f, 1);
           break;
         }
     }
@@ -207,33 +226,18 @@ void shared_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
 
 }  // namespace
 
-void warp_view(Ui& ui, Pane& p) {
-  if (!p.model || p.model->size() == 0) {
-    ImGui::TextDisabled(ui.recorder.busy() ? "recording…" : "no requests in this trace");
-    return;
-  }
-  warp_panel(p.request());
-}
+namespace {
 
-void warp_panel(const RequestFigures& rv) {
+// One headline figure: a big value over a short caption.
+struct Card {
+  std::string value, caption;
+  ImU32 color;
+};
+
+std::vector<Card> cards_of(const RequestFigures& rv) {
   const Theme& t = theme();
-  if (!rv.rec || !rv.site) return;
-  const trace::Site& site = *rv.site;
-  // What this instruction is.
-  ImGui::PushFont(font_for(FontRole::Mono));
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.accent), "%s %s", trace::to_string(site.space), trace::to_string(site.op));
-  ImGui::SameLine();
-  ImGui::PushTextWrapPos(0);
-  ImGui::TextUnformatted(site.code.empty() ? "(no source)" : site.code.c_str());
-  ImGui::PopTextWrapPos();
-  ImGui::PopFont();
-  ImGui::TextDisabled("line %u · array %s · %u B per lane · %d of 32 lanes active", site.line,
-                      rv.buffer ? rv.buffer->name.c_str() : "?", unsigned(site.bytes), rv.active_lanes);
-  ImGui::Spacing();
-
-  // Headline figures.
   char v[64], c[96];
-  std::vector<Headline> hl;
+  std::vector<Card> hl;
   if (rv.shared) {
     const auto& s = rv.s;
     std::snprintf(v, sizeof v, "%u-way", s.max_way);
@@ -259,32 +263,138 @@ void warp_panel(const RequestFigures& rv) {
     std::snprintf(c, sizeof c, "moved for %s used", fmt_bytes(g.bytes_requested).c_str());
     hl.push_back({v, c, t.text});
   }
-  headlines(hl);
+  return hl;
+}
 
-  // The plain-language reason.
-  if (!rv.why.empty()) {
-    ImGui::Spacing();
-    ImVec2 a = ImGui::GetCursorScreenPos();
-    float w = ImGui::GetContentRegionAvail().x;
-    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w - 16);
-    ImGui::SetCursorScreenPos(ImVec2(a.x + 12, a.y + 6));
-    ImGui::TextUnformatted(rv.why.c_str());
-    ImGui::PopTextWrapPos();
-    float h = ImGui::GetItemRectMax().y - a.y + 6;
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    dl->AddRectFilled(a, ImVec2(a.x + w, a.y + h), IM_COL32(88, 166, 255, 28), 4);
-    dl->AddRectFilled(a, ImVec2(a.x + 3, a.y + h), t.accent);
-    ImGui::SetCursorScreenPos(ImVec2(a.x, a.y + h + 8));
+// How much of the panel's text a layout keeps; the diagram takes what is left.
+struct Detail {
+  int code_lines;   // the instruction's source text
+  bool detail;      // "line 60 · array tile · 4 B per lane · …"
+  bool cards;       // big figures with captions (else one line of them)
+  bool compact;     // the one line of figures
+  int why_lines;    // the plain-language reason
+};
+constexpr Detail kDetails[] = {
+    {2, true, true, false, 3}, {1, true, true, false, 2}, {1, false, true, false, 2}, {1, false, false, true, 2},
+    {1, false, false, true, 1}, {1, false, false, true, 0}, {0, false, false, true, 0},
+};
+
+// Lays the text part of the panel out from y = 0 with detail `d`; returns its height.
+float panel_text(Scene* sc, const RequestFigures& rv, float w, const Detail& d) {
+  const Theme& t = theme();
+  const trace::Site& site = *rv.site;
+  const float gap = std::round(font_for(FontRole::Small)->FontSize * 0.5f);
+  float y = 0;
+  if (d.code_lines > 0) {
+    const std::string kind = std::string(trace::to_string(site.space)) + " " + trace::to_string(site.op);
+    const float kw = text_size(FontRole::Mono, kind + "  ").x;
+    const float lh = font_for(FontRole::Mono)->FontSize + 2;
+    auto code = wrap_text(FontRole::Mono, site.code.empty() ? "(no source)" : site.code, std::max(40.0f, w - kw),
+                          d.code_lines);
+    if (sc) sc->text(ImVec2(0, y), kind, t.accent, FontRole::Mono);
+    for (const auto& l : code) {
+      if (sc) sc->text(ImVec2(kw, y), l, t.text, FontRole::Mono);
+      y += lh;
+    }
+    if (code.empty()) y += lh;
+    y += gap * 0.5f;
   }
+  if (d.detail) {
+    char b[200];
+    std::snprintf(b, sizeof b, "line %u · array %s · %u B per lane · %d of 32 lanes active", site.line,
+                  rv.buffer ? rv.buffer->name.c_str() : "?", unsigned(site.bytes), rv.active_lanes);
+    if (sc) sc->text(ImVec2(0, y), fit_text(FontRole::Ui, b, w), t.text_dim, FontRole::Ui);
+    y += font_for(FontRole::Ui)->FontSize + gap;
+  }
+  const auto cards = cards_of(rv);
+  if (d.cards) {
+    const float bh = font_for(FontRole::Big)->FontSize, ch = font_for(FontRole::Ui)->FontSize;
+    const float col_gap = font_for(FontRole::Ui)->FontSize * 1.6f;
+    float x = 0;
+    for (const Card& c : cards) {
+      const std::string cap = fit_text(FontRole::Ui, c.caption, w);
+      const float cw = std::max(text_size(FontRole::Big, c.value).x, text_size(FontRole::Ui, cap).x);
+      if (x > 0 && x + cw > w) {
+        x = 0;
+        y += bh + ch + gap;
+      }
+      if (sc) {
+        sc->text(ImVec2(x, y), c.value, c.color, FontRole::Big);
+        sc->text(ImVec2(x, y + bh + 2), cap, t.text_dim, FontRole::Ui);
+      }
+      x += cw + col_gap;
+    }
+    y += bh + ch + 2 + gap;
+  } else if (d.compact) {
+    // value caption · value caption …, as many as fit.
+    float x = 0;
+    for (size_t i = 0; i < cards.size(); ++i) {
+      const Card& c = cards[i];
+      const std::string sep = i ? " · " : "";
+      const float vw = text_size(FontRole::Bold, sep + c.value + " ").x, cw = text_size(FontRole::Ui, c.caption).x;
+      if (x + vw + cw > w) break;
+      if (sc) {
+        sc->text(ImVec2(x, y), sep + c.value + " ", c.color, FontRole::Bold);
+        sc->text(ImVec2(x + vw, y + 1), c.caption, t.text_dim, FontRole::Ui);
+      }
+      x += vw + cw;
+    }
+    y += font_for(FontRole::Bold)->FontSize + gap;
+  }
+  if (d.why_lines > 0 && !rv.why.empty()) {
+    const float pad = gap, lh = font_for(FontRole::Ui)->FontSize + 2;
+    auto lines = wrap_text(FontRole::Ui, rv.why, std::max(40.0f, w - 3 * pad - 3), d.why_lines);
+    const float h = float(lines.size()) * lh + 2 * pad;
+    if (sc) {
+      sc->fill(ImVec2(0, y), ImVec2(w, y + h), with_alpha(t.accent, 28), 4);
+      sc->fill(ImVec2(0, y), ImVec2(3, y + h), t.accent);
+      for (size_t i = 0; i < lines.size(); ++i)
+        sc->text(ImVec2(3 + 1.5f * pad, y + pad + float(i) * lh), lines[i], t.text, FontRole::Ui);
+    }
+    y += h + gap;
+  }
+  return std::ceil(y);
+}
 
-  // The diagram fills the rest.
-  ImVec2 o = ImGui::GetCursorScreenPos();
-  ImVec2 size = ImGui::GetContentRegionAvail();
-  if (size.x < 60 || size.y < 60) return;
+}  // namespace
+
+void warp_view(Ui& ui, Pane& p) {
+  if (!p.model || p.model->size() == 0) {
+    ImGui::TextDisabled(ui.recorder.busy() ? "recording…" : "no requests in this trace");
+    return;
+  }
+  const RequestFigures& rv = p.request();
+  if (!rv.rec || !rv.site) return;
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  const ImVec2 size = ImGui::GetContentRegionAvail();
+  if (size.x < 40 || size.y < 40) return;
   Scene sc;
-  warp_scene(sc, rv, size);
+  const SceneBox d = warp_panel_scene(sc, rv, size);
   draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);
+  ui.note_diagram(ImVec2(o.x + d.min.x, o.y + d.min.y), ImVec2(o.x + d.max.x, o.y + d.max.y));
   ImGui::Dummy(size);
+}
+
+float warp_min_diagram_height(ImVec2 size) {
+  return std::min(size.y, std::max(size.y * 0.45f, font_for(FontRole::Small)->FontSize * 9.5f));
+}
+
+SceneBox warp_panel_scene(Scene& sc, const RequestFigures& rv, ImVec2 size) {
+  sc.size = size;
+  if (!rv.rec || !rv.site) return {};
+  const float want = warp_min_diagram_height(size);
+  const Detail* pick = &kDetails[std::size(kDetails) - 1];
+  for (const Detail& d : kDetails)
+    if (size.y - panel_text(nullptr, rv, size.x, d) >= want) {
+      pick = &d;
+      break;
+    }
+  const float top = panel_text(&sc, rv, size.x, *pick);
+  const ImVec2 dsize(size.x, std::max(1.0f, size.y - top));
+  Scene d;
+  warp_scene(d, rv, dsize);
+  sc.append(d, ImVec2(0, top));
+  return {ImVec2(0, top), ImVec2(size.x, size.y)};
 }
 
 void warp_scene(Scene& sc, const RequestFigures& rv, ImVec2 size) {
@@ -294,36 +404,6 @@ void warp_scene(Scene& sc, const RequestFigures& rv, ImVec2 size) {
     shared_diagram(sc, rv, size);
   else
     global_diagram(sc, rv, size);
-}
-
-void banks_scene(Scene& sc, const RequestFigures& rv, ImVec2 size) {
-  const Theme& t = theme();
-  sc.size = size;
-  if (!rv.rec || !rv.site) return;
-  const trace::Site& site = *rv.site;
-  const float h1 = font_for(FontRole::Bold)->FontSize, h2 = font_for(FontRole::Ui)->FontSize;
-  std::string head = std::string(trace::to_string(site.space)) + " " + trace::to_string(site.op) + " · " +
-                     (site.code.empty() ? "(no source)" : site.code);
-  sc.text(ImVec2(0, 0), head, t.text, FontRole::Bold);
-  char b[160];
-  if (rv.shared) {
-    const auto& s = rv.s;
-    std::snprintf(b, sizeof b, "%s (%u-way) · %u wavefronts, ideal %u · line %u · %d of 32 lanes active",
-                  s.max_way <= 1 ? "no bank conflict" : "bank conflict", s.max_way, s.wavefronts, s.ideal_wavefronts,
-                  site.line, rv.active_lanes);
-    sc.text(ImVec2(0, h1 + 4), b, s.max_way <= 1 ? t.good : s.max_way <= 4 ? t.warn : t.bad, FontRole::Ui);
-  } else {
-    std::snprintf(b, sizeof b, "%u sectors (ideal %u) · line %u", rv.g.sectors, rv.g.ideal_sectors, site.line);
-    sc.text(ImVec2(0, h1 + 4), b, t.text_dim, FontRole::Ui);
-  }
-  const float top = h1 + h2 + 18;
-  Scene d;
-  warp_scene(d, rv, ImVec2(size.x, std::max(60.0f, size.y - top)));
-  for (auto i : d.items) {
-    i.a.y += top;
-    if (i.kind == Scene::Kind::Fill || i.kind == Scene::Kind::Rect || i.kind == Scene::Kind::Line) i.b.y += top;
-    sc.items.push_back(std::move(i));
-  }
 }
 
 }  // namespace ws::ui
