@@ -17,3 +17,6 @@ set_tests_properties(gui_xvfb_screenshot PROPERTIES LABELS xvfb SKIP_RETURN_CODE
 ws_test(test_export SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_export.cpp LIBS ws_ui)
 target_compile_definitions(test_export PRIVATE WS_BINARY="$<TARGET_FILE:warpscope>")
 add_dependencies(test_export warpscope)
+
+# Layout rules (DESIGN.md §5) on every layout and every figure, headless.
+ws_test(test_layout SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_layout.cpp LIBS ws_ui)

@@ -18,7 +18,7 @@ namespace {
 
 struct ExportOptions {
   session::LaunchArgs launch;
-  std::string view, out, step = "0", steps;
+  std::string view, out, step = "0", steps, array;
   bool caption = false;
   int width = 1280, height = 720;
   CLI::Option* step_opt = nullptr;
@@ -74,6 +74,20 @@ int run(ExportOptions& o) {
     throw UsageError("step " + std::to_string(last) + " is out of range: allowed 0.." + std::to_string(n - 1) +
                      " (" + std::to_string(n) + " requests)");
 
+  // The DRAM view shows one global array, or all of them.
+  int dram_array = -1;
+  if (!o.array.empty()) {
+    if (view != ui::FigureView::Dram) throw UsageError("--array only applies to --view dram");
+    std::string names;
+    const auto& bufs = model->trace().buffers;
+    for (size_t i = 0; i < bufs.size(); ++i) {
+      if (bufs[i].space != trace::Space::Global) continue;
+      if (bufs[i].name == o.array) dram_array = int(i);
+      names += (names.empty() ? "" : ", ") + bufs[i].name;
+    }
+    if (dram_array < 0) throw UsageError("unknown array '" + o.array + "' for --view dram: allowed " + names);
+  }
+
   ui::HeadlessContext ctx(float(o.width), float(o.height));
   session::HeatMap heat;  // moves step by step along a sequence
   const trace::Trace& t = model->trace();
@@ -101,7 +115,7 @@ int run(ExportOptions& o) {
       caption = t.launch.kernel + " · " + session::params_text(t.launch.params) + " · step " + std::to_string(step) + " of " +
                 std::to_string(n) + " · " + model->provenance();
     }
-    ui::Figure fig = ui::render_figure(model, step, view, o.width, o.height, caption, &heat);
+    ui::Figure fig = ui::render_figure(model, step, view, o.width, o.height, caption, &heat, dram_array);
     std::string path = o.out;
     if (sequence) {
       char num[16];
@@ -131,6 +145,7 @@ Command add_export(CLI::App& app) {
   o->step_opt = cmd->add_option("--step", o->step, "the request to show (default 0)")->type_name("K");
   cmd->add_option("--steps", o->steps, "a numbered sequence FIG-0001.png ... of steps A to B")->type_name("A-B");
   cmd->add_option("--out", o->out, "FIG.png or FIG.svg")->type_name("FILE");
+  cmd->add_option("--array", o->array, "--view dram: the global array to show (default: all)")->type_name("NAME");
   cmd->add_flag("--caption", o->caption, "stamp kernel, parameters, step and device along the bottom");
   cmd->add_option("--width", o->width, "figure width in pixels (default 1280)")->type_name("W");
   cmd->add_option("--height", o->height, "figure height in pixels (default 720)")->type_name("H");

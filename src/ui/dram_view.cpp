@@ -2,6 +2,7 @@
 // tiled kernel's phase), with the current request's bursts outlined. The model is named
 // and labelled as a model: real GPUs hash addresses in undocumented ways.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "ui/theme.h"
@@ -39,56 +40,75 @@ void dram_view(Ui& ui, Pane& p) {
         s.dram_array = int(i);
     ImGui::EndCombo();
   }
-  dram_panel(m, p.request(), s.dram_array);
+  const ImVec2 o = ImGui::GetCursorScreenPos(), avail = ImGui::GetContentRegionAvail();
+  if (avail.x < 40 || avail.y < 40) return;
+  Scene sc;
+  dram_panel_scene(sc, m, p.request(), s.dram_array, avail);
+  draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);
+  ImGui::Dummy(avail);
 }
 
-void dram_panel(const Session& m, const RequestFigures& rv, int array) {
+float cards_scene(Scene* sc, const std::vector<Card>& cards, float y, float w) {
   const Theme& t = theme();
-  const analysis::DramModel& d = m.report.dram;
-  // Always say this is a model, and which one.
-  {
-    ImVec2 a = ImGui::GetCursorScreenPos();
-    const char* tag = "MODEL";
-    ImVec2 ts = ImGui::CalcTextSize(tag);
-    ImGui::GetWindowDrawList()->AddRectFilled(a, ImVec2(a.x + ts.x + 12, a.y + ts.y + 2), with_alpha(t.warn, 200), 3);
-    ImGui::GetWindowDrawList()->AddText(ImVec2(a.x + 6, a.y + 1), IM_COL32(30, 24, 10, 255), tag);
-    ImGui::Dummy(ImVec2(ts.x + 12, ts.y + 2));
-    ImGui::SameLine();
-    char desc[160];
-    std::snprintf(desc, sizeof desc, "%s: %u channels × %u banks, %u-byte interleave%s", d.preset.c_str(), d.channels,
-                  d.banks, d.burst_bytes, d.xor_hash ? ", hashed" : "");
-    ImGui::TextDisabled("%s", desc);
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("A teaching model: channel = (address / burst) mod channels, bank = (address / (burst × "
-                        "channels)) mod banks.\nReal GPUs hash addresses in undocumented ways.");
+  const float bh = font_for(FontRole::Big)->FontSize, ch = font_for(FontRole::Ui)->FontSize;
+  const float col_gap = ch * 1.6f, row_gap = std::round(font_for(FontRole::Small)->FontSize * 0.5f);
+  const float y0 = y;
+  float x = 0;
+  for (const Card& c : cards) {
+    const std::string cap = fit_text(FontRole::Ui, c.caption, w);
+    const float cw = std::max(text_size(FontRole::Big, c.value).x, text_size(FontRole::Ui, cap).x);
+    if (x > 0 && x + cw > w) {
+      x = 0;
+      y += bh + ch + 2 + row_gap;
+    }
+    if (sc) {
+      sc->text(ImVec2(x, y), c.value, c.color, FontRole::Big);
+      sc->text(ImVec2(x, y + bh + 2), cap, t.text_dim, FontRole::Ui);
+    }
+    x += cw + col_gap;
   }
+  return cards.empty() ? 0.0f : y - y0 + bh + ch + 2;
+}
+
+void dram_panel_scene(Scene& sc, const Session& m, const RequestFigures& rv, int array, ImVec2 size) {
+  const Theme& t = theme();
+  sc.size = size;
+  const analysis::DramModel& d = m.report.dram;
+  const float gap = std::round(font_for(FontRole::Small)->FontSize * 0.6f);
+  // Always say this is a model, and which one.
+  const char* tag = "MODEL";
+  const ImVec2 ts = text_size(FontRole::Ui, tag);
+  sc.fill(ImVec2(0, 0), ImVec2(ts.x + 12, ts.y + 2), with_alpha(t.warn, 200), 3);
+  sc.text(ImVec2(6, 1), tag, IM_COL32(30, 24, 10, 255), FontRole::Ui);
+  const auto& tr = m.trace();
+  const bool one = array >= 0 && size_t(array) < tr.buffers.size();
+  char desc[200];
+  std::snprintf(desc, sizeof desc, "%s: %u channels × %u banks, %u-byte interleave%s · %s", d.preset.c_str(), d.channels,
+                d.banks, d.burst_bytes, d.xor_hash ? ", hashed" : "",
+                one ? ("array " + tr.buffers[size_t(array)].name).c_str() : "every global array");
+  sc.text(ImVec2(ts.x + 12 + gap, 1), fit_text(FontRole::Ui, desc, size.x - ts.x - 12 - gap), t.text_dim, FontRole::Ui);
+  float y = ts.y + 2 + gap;
+
   const session::DramFigures f = session::dram_figures(m, rv, array);
   const uint32_t C = f.channels;
-
-  ImGui::Spacing();
   char v[64], cap[96];
-  std::vector<Headline> hl;
+  std::vector<Card> cards;
   std::snprintf(v, sizeof v, "%u / %u", f.busy, C);
   std::snprintf(cap, sizeof cap, "channels busy, epoch %u", f.epoch);
-  hl.push_back({v, cap, f.busy == C ? t.good : f.busy * 2 >= C ? t.warn : t.bad});
+  cards.push_back({v, cap, f.busy == C ? t.good : f.busy * 2 >= C ? t.warn : t.bad});
   if (f.shared) {
-    hl.push_back({"—", "shared: no DRAM traffic", t.text_dim});
+    cards.push_back({"—", "shared: no DRAM traffic", t.text_dim});
   } else {
     const size_t hc = f.hit_channels.size();
     std::snprintf(v, sizeof v, "%llu → %zu", (unsigned long long)f.request_bursts, hc);
-    hl.push_back({v, hc == 1 ? "bursts → channel (request)" : "bursts → channels (request)",
-                  hc * 2 >= std::min<uint64_t>(C, f.request_bursts) ? t.text : t.warn});
+    cards.push_back({v, hc == 1 ? "bursts → channel (request)" : "bursts → channels (request)",
+                     hc * 2 >= std::min<uint64_t>(C, f.request_bursts) ? t.text : t.warn});
   }
-  headlines(hl);
-  ImGui::Spacing();
-
-  ImVec2 o = ImGui::GetCursorScreenPos();
-  ImVec2 avail = ImGui::GetContentRegionAvail();
-  if (avail.y < 60) return;
-  Scene sc;
-  dram_scene(sc, f, avail);
-  draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);
-  ImGui::Dummy(avail);
+  y += cards_scene(&sc, cards, y, size.x) + gap;
+  if (size.y - y < 60) return;
+  Scene g;
+  dram_scene(g, f, ImVec2(size.x, size.y - y));
+  sc.append(g, ImVec2(0, y));
 }
 
 void dram_scene(Scene& sc, const session::DramFigures& f, ImVec2 avail) {
@@ -97,12 +117,12 @@ void dram_scene(Scene& sc, const session::DramFigures& f, ImVec2 avail) {
   sc.size = avail;
   // Grid: a column per channel, a row per bank.
   const float lab = font_for(FontRole::Small)->FontSize + 4;
-  const float lab_w = ImGui::CalcTextSize("bank 00").x + 8;
+  const float lab_w = text_size(FontRole::Small, "channel").x + 10;
   const float bars_h = std::clamp(avail.y * 0.2f, 24.0f, 80.0f);
   // Cells are as wide and as tall as the panel allows (not necessarily square), within
   // limits that keep them readable.
-  const float cell = std::clamp((avail.x - lab_w - 8) / float(C), 3.0f, 90.0f);  // width
-  const float chh = std::clamp((avail.y - 3 * lab - bars_h - 12) / float(B), 3.0f, std::min(60.0f, cell));
+  const float cell = std::clamp((avail.x - lab_w - 8) / float(C), 3.0f, 200.0f);  // width
+  const float chh = std::clamp((avail.y - 3 * lab - bars_h - 12) / float(B), 3.0f, std::min(140.0f, cell));
   const float gx = lab_w, gy = lab;
   for (uint32_t b = 0; b < B; ++b) {
     if (chh >= 14 || b % 4 == 0)

@@ -127,7 +127,7 @@ bool figure_view_from_key(const std::string& key, FigureView& out) {
 const char* figure_view_keys() { return "memory, warp, banks, dram, source"; }
 
 Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step, FigureView view, int width,
-                     int height, const std::string& caption, HeatMap* heat) {
+                     int height, const std::string& caption, HeatMap* heat, int dram_array) {
   Figure f;
   f.width = width;
   f.height = height;
@@ -171,7 +171,10 @@ Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step,
         case FigureView::Memory:
           draw_memory(dl, o, *model, rv, memory, memory_layout(*model, rv, memory, size), &painter);
           break;
-        case FigureView::Dram: dram_panel(*model, rv, -1); break;
+        case FigureView::Dram:
+          dram_panel_scene(sc, *model, rv, dram_array, size);
+          draw_scene(dl, sc, o, &painter);
+          break;
         case FigureView::Warp:
         case FigureView::Banks:
           warp_panel_scene(sc, rv, size);

@@ -27,10 +27,11 @@ struct Figure {
 // Draws `view` of `model` at request `step` as a width × height figure, with `caption`
 // stamped along the bottom when not empty, from the scene builders the app's panels use.
 // `heat`: the traffic layer to move to the step (kept between figures of a sequence so it
-// moves incrementally); null: one made for this figure. Needs a current ImGui context
+// moves incrementally); null: one made for this figure. `dram_array`: the buffer the DRAM
+// view shows (-1: every global array). Needs a current ImGui context
 // whose fonts are built (a HeadlessContext); runs ImGui frames of its own.
 Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step, FigureView view, int width, int height,
-                     const std::string& caption, HeatMap* heat = nullptr);
+                     const std::string& caption, HeatMap* heat = nullptr, int dram_array = -1);
 
 // The figure as an SVG document.
 std::string figure_svg(const Figure& f);

@@ -279,8 +279,15 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
   if (st.labels) {
     const uint32_t kr = label_step(cell, L.lab_h);
     const uint32_t kc = label_step(cell, text_size(FontRole::Small, "0000").x + 6);
+    const float half = font_for(FontRole::Small)->FontSize * 0.5f;
+    float last_bottom = -1e9f;
     for (uint32_t r = (s.row0 + kr - 1) / kr * kr; r < s.row1; r += kr) {
+      // Kept below the column numbers' band (row 0 of a small grid would reach into it),
+      // and apart from the number above.
       ImVec2 q = to_px(ImVec2(0, float(r) + 0.5f));
+      q.y = std::max(q.y, s.clip_min.y + half);
+      if (q.y - half < last_bottom || q.y + half > s.size.y) continue;
+      last_bottom = q.y + half;
       labels.text(ImVec2(L.lab_w - 5, q.y), std::to_string(r), t.text_dim, FontRole::Small, 1, 0.5f);
     }
     for (uint32_t c = (s.col0 + kc - 1) / kc * kc; c < s.col1; c += kc) {

@@ -115,7 +115,8 @@ void source_view(Ui& ui, Pane& p) {
   if (current && current != p.source_line_shown) {
     float y = row_h * float(current - 1);
     float top = ImGui::GetScrollY(), h = ImGui::GetWindowHeight();
-    if (y < top + row_h * 2 || y > top + h - row_h * 3) ImGui::SetScrollY(std::max(0.0f, y - h * 0.35f));
+    if (y < top + row_h * 2 || y > top + h - row_h * 3)
+      ImGui::SetScrollY(std::max(0.0f, std::round((y - h * 0.35f) / row_h) * row_h));  // whole rows
     p.source_line_shown = current;
   }
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
@@ -123,12 +124,20 @@ void source_view(Ui& ui, Pane& p) {
   clip.Begin(int(m.source_lines.size()), row_h);
   const float x0 = ImGui::GetCursorScreenPos().x;
   const float win_x1 = ImGui::GetWindowPos().x + ImGui::GetWindowWidth();
+  // Rows cut by the panel's edges stay blank: a line is shown whole or not at all.
+  const float scroll_y = ImGui::GetScrollY();
+  const float view_h = ImGui::GetWindowHeight() - (ImGui::GetScrollMaxX() > 0 ? ImGui::GetStyle().ScrollbarSize : 0);
+  const int first_whole = int(std::ceil(scroll_y / row_h - 0.01f));
+  const int last_whole = int(std::floor((scroll_y + view_h) / row_h + 0.01f));  // one past
   while (clip.Step()) {
     // The visible rows as one scene; below it, a row-sized item per line for the tooltip.
-    Scene sc;
-    source_scene(sc, m, rv, clip.DisplayStart, clip.DisplayEnd - clip.DisplayStart, std::max(win_x1 - x0, 4000.0f),
-                 gutter_w);
-    draw_scene(ImGui::GetWindowDrawList(), sc, ImVec2(x0, ImGui::GetCursorScreenPos().y), nullptr);
+    const int a = std::max(clip.DisplayStart, first_whole), b = std::min(clip.DisplayEnd, last_whole);
+    if (a < b) {
+      Scene sc;
+      source_scene(sc, m, rv, a, b - a, std::max(win_x1 - x0, 4000.0f), gutter_w);
+      draw_scene(ImGui::GetWindowDrawList(), sc,
+                 ImVec2(x0, ImGui::GetCursorScreenPos().y + float(a - clip.DisplayStart) * row_h), nullptr);
+    }
     for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
       ImGui::Dummy(ImVec2(gutter_w + num_w + ch * float(m.source_lines[size_t(i)].size() + 2), row_h));
       const auto it = m.lines.find(uint32_t(i + 1));

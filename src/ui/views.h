@@ -21,6 +21,17 @@ using session::HeatMap;
 using session::RequestFigures;
 using session::Session;
 
+// ---- shared pieces ---------------------------------------------------------------------
+
+// One headline figure: a big value over a short caption.
+struct Card {
+  std::string value, caption;
+  ImU32 color;
+};
+// `cards` side by side from height `y`, wrapping to new rows within `width`; returns the
+// height they take. With `sc` null, only measures.
+float cards_scene(Scene* sc, const std::vector<Card>& cards, float y, float width);
+
 // ---- memory view ----------------------------------------------------------------------
 
 // Zoom and pan of one buffer's grid in the memory view.
@@ -87,8 +98,9 @@ float warp_min_diagram_height(ImVec2 size);
 
 // The channels × banks grid of `d` (session::dram_figures) in `size`.
 void dram_scene(Scene& sc, const session::DramFigures& d, ImVec2 size);
-// The view's body below its controls: the MODEL tag, the headline figures and the grid.
-void dram_panel(const Session& m, const RequestFigures& rv, int array);
+// The view's body below its controls, as one scene in `size`: the MODEL tag and preset,
+// the array shown, the headline figures and the grid (-1: every global array).
+void dram_panel_scene(Scene& sc, const Session& m, const RequestFigures& rv, int array, ImVec2 size);
 
 // ---- source panel -----------------------------------------------------------------------
 

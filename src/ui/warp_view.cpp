@@ -228,12 +228,6 @@ void shared_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
 
 namespace {
 
-// One headline figure: a big value over a short caption.
-struct Card {
-  std::string value, caption;
-  ImU32 color;
-};
-
 std::vector<Card> cards_of(const RequestFigures& rv) {
   const Theme& t = theme();
   char v[64], c[96];
@@ -308,23 +302,7 @@ float panel_text(Scene* sc, const RequestFigures& rv, float w, const Detail& d) 
   }
   const auto cards = cards_of(rv);
   if (d.cards) {
-    const float bh = font_for(FontRole::Big)->FontSize, ch = font_for(FontRole::Ui)->FontSize;
-    const float col_gap = font_for(FontRole::Ui)->FontSize * 1.6f;
-    float x = 0;
-    for (const Card& c : cards) {
-      const std::string cap = fit_text(FontRole::Ui, c.caption, w);
-      const float cw = std::max(text_size(FontRole::Big, c.value).x, text_size(FontRole::Ui, cap).x);
-      if (x > 0 && x + cw > w) {
-        x = 0;
-        y += bh + ch + gap;
-      }
-      if (sc) {
-        sc->text(ImVec2(x, y), c.value, c.color, FontRole::Big);
-        sc->text(ImVec2(x, y + bh + 2), cap, t.text_dim, FontRole::Ui);
-      }
-      x += cw + col_gap;
-    }
-    y += bh + ch + 2 + gap;
+    y += cards_scene(sc, cards, y, w) + gap;
   } else if (d.compact) {
     // value caption · value caption …, as many as fit.
     float x = 0;

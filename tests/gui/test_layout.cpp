@@ -1,0 +1,233 @@
+// The layout rules of DESIGN.md §5, checked on the scenes the app and the figure export
+// draw: in every layout (normal, presentation, A/B, both; every panel enlarged) at
+// 1280×720 and 1920×1080, the current request's lane diagram keeps its room, no text is
+// smaller than 11 px, no two texts overlap, and no text runs out of its panel. The scenes
+// measure text once (text_size), and the figure files place glyphs by the same
+// measurement, so these checks cover the screen and the export alike.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "session/capture.h"
+#include "session/worker.h"
+#include "session/launch.h"
+#include "session/session.h"
+#include "ui/figure.h"
+#include "ui/headless.h"
+#include "ui/scene.h"
+#include "ui/ui.h"
+
+using namespace ws;
+
+namespace {
+
+ui::Environment quiet_env() {
+  ui::Environment env;
+  env.replay_dir = "";
+  return env;
+}
+
+void settle(ui::HeadlessContext& ctx, ui::Ui& u) {
+  for (int i = 0; i < 4000; ++i) {
+    ctx.frame(u);
+    if (u.settled()) return;
+    if (u.recorder.busy()) u.recorder.wait_idle();
+    if (u.ab.recorder.busy()) u.ab.recorder.wait_idle();
+  }
+  FAIL("the UI did not settle");
+}
+
+struct TextBox {
+  std::string text;
+  float px = 0;  // font size
+  ImVec2 min, max, clip_min, clip_max;
+  bool mono = false;
+};
+
+std::vector<TextBox> texts_of(const std::vector<ui::SceneChunk>& chunks) {
+  std::vector<TextBox> out;
+  for (const auto& c : chunks)
+    for (const auto& i : c.scene.items) {
+      if (i.kind != ui::Scene::Kind::Text || i.text.empty()) continue;
+      TextBox b;
+      b.text = i.text;
+      b.px = ui::font_for(i.font)->FontSize;
+      ui::text_box(i, b.min, b.max);
+      b.clip_min = c.clip_min;
+      b.clip_max = c.clip_max;
+      b.mono = i.font == ui::FontRole::Mono;
+      out.push_back(b);
+    }
+  return out;
+}
+
+std::string where(const TextBox& b) {
+  char s[160];
+  std::snprintf(s, sizeof s, "'%s' at (%.0f,%.0f)-(%.0f,%.0f)", b.text.c_str(), b.min.x, b.min.y, b.max.x, b.max.y);
+  return s;
+}
+
+bool inside(ImVec2 p, ImVec2 a, ImVec2 b) { return p.x >= a.x && p.y >= a.y && p.x <= b.x && p.y <= b.y; }
+
+// The rules on text: every problem as one line ("" when none). Texts whose top-left lies
+// in `scrolled` (a panel that scrolls sideways: the source code) may run past its edge.
+std::vector<std::string> text_problems(const std::vector<TextBox>& t, ImVec2 scrolled_min = {}, ImVec2 scrolled_max = {}) {
+  std::vector<std::string> bad;
+  const float tol = 1.0f;
+  for (const auto& b : t) {
+    if (b.px < 11) bad.push_back("text under 11 px: " + where(b));
+    const bool scrolls = b.mono && inside(b.min, scrolled_min, scrolled_max);
+    const bool clipped = b.min.x < b.clip_min.x - tol || b.min.y < b.clip_min.y - tol ||
+                         (!scrolls && b.max.x > b.clip_max.x + tol) || b.max.y > b.clip_max.y + tol;
+    // Wholly outside its clip rectangle: not drawn at all (scrolled away), not clipped.
+    const bool hidden = b.max.x <= b.clip_min.x || b.min.x >= b.clip_max.x || b.max.y <= b.clip_min.y ||
+                        b.min.y >= b.clip_max.y;
+    if (clipped && !hidden) bad.push_back("text clipped by its panel: " + where(b));
+  }
+  for (size_t i = 0; i < t.size(); ++i)
+    for (size_t j = i + 1; j < t.size(); ++j) {
+      // What shows of each: its box within its clip rectangle (a clipped text is reported
+      // above; a scrolled line's hidden part overlaps nothing).
+      const auto &a = t[i], &b = t[j];
+      const float w = std::min({a.max.x, a.clip_max.x, b.max.x, b.clip_max.x}) -
+                      std::max({a.min.x, a.clip_min.x, b.min.x, b.clip_min.x});
+      const float h = std::min({a.max.y, a.clip_max.y, b.max.y, b.clip_max.y}) -
+                      std::max({a.min.y, a.clip_min.y, b.min.y, b.clip_min.y});
+      if (w > tol && h > tol) bad.push_back("texts overlap: " + where(a) + " and " + where(b));
+    }
+  return bad;
+}
+
+// One frame of `u` with every scene it draws collected.
+std::vector<ui::SceneChunk> frame_scenes(ui::HeadlessContext& ctx, ui::Ui& u) {
+  std::vector<ui::SceneChunk> chunks;
+  ui::set_scene_sink(&chunks);
+  ctx.frame(u);
+  ui::set_scene_sink(nullptr);
+  return chunks;
+}
+
+struct Size {
+  float w, h, diagram_w, diagram_h;  // the least lane diagram at this size
+};
+constexpr Size kSizes[] = {{1280, 720, 200, 120}, {1920, 1080, 320, 180}};
+
+struct Mode {
+  const char* name;
+  bool present, compare;
+};
+constexpr Mode kModes[] = {{"normal", false, false}, {"presentation", true, false}, {"compare", false, true},
+                           {"presentation + compare", true, true}};
+
+// The request to show: a shared store with a 32-way conflict, or a float4 global load.
+struct Case {
+  const char* kernel;
+  std::map<std::string, int64_t> params;
+  const char* compare;
+  bool shared;
+};
+
+uint64_t first_step(const session::Session& m, bool shared, uint32_t bytes) {
+  const auto& t = m.trace();
+  for (uint64_t i = 0; i < m.size(); ++i) {
+    const auto& s = t.sites[t.records[i].site];
+    if ((s.space == trace::Space::Shared) == shared && (bytes == 0 || s.bytes == bytes)) return i;
+  }
+  return 0;
+}
+
+void check_layouts(const Case& c) {
+  for (const Size& sz : kSizes) {
+    ui::HeadlessContext ctx(sz.w, sz.h);
+    ui::Ui u(quiet_env());
+    u.state.kernel = c.kernel;
+    u.state.params = c.params;
+    u.record();
+    settle(ctx, u);
+    REQUIRE(u.has_model());
+    const uint64_t step = c.shared ? first_step(*u.pane.model, true, 4) : first_step(*u.pane.model, false, 16);
+    u.set_step(step);
+    for (const Mode& mode : kModes) {
+      for (int enlarged : {-1, int(ui::Panel::Memory), int(ui::Panel::Warp), int(ui::Panel::Dram), int(ui::Panel::Source)}) {
+        if (mode.compare && enlarged >= 0) continue;
+        CAPTURE(c.kernel);
+        CAPTURE(sz.w);
+        CAPTURE(mode.name);
+        CAPTURE(enlarged);
+        u.state.present = mode.present;
+        u.state.enlarged = enlarged;
+        std::string err;
+        REQUIRE(u.set_compare(mode.compare ? c.compare : "", err));
+        settle(ctx, u);
+        u.set_step(step);
+        settle(ctx, u);
+        ctx.frame(u);
+        const auto chunks = frame_scenes(ctx, u);
+        // The diagram of every warp inspector on screen (both sides of an A/B view).
+        int diagrams = 0;
+        ImVec2 src_min, src_max;
+        for (const auto& p : u.drawn()) {
+          if (p.panel == ui::Panel::Source) src_min = p.min, src_max = p.max;
+          if (p.panel != ui::Panel::Warp) continue;
+          ++diagrams;
+          const float w = p.diagram_max.x - p.diagram_min.x, h = p.diagram_max.y - p.diagram_min.y;
+          INFO("lane diagram " << w << "×" << h << (p.b_side ? " (B)" : " (A)"));
+          CHECK(w >= sz.diagram_w);
+          CHECK(h >= sz.diagram_h);
+        }
+        const bool warp_shown = enlarged < 0 || enlarged == int(ui::Panel::Warp);
+        CHECK(diagrams == (warp_shown ? (mode.compare ? 2 : 1) : 0));
+        // The memory of the request: each side's memory view is on screen.
+        if (enlarged < 0) {
+          int memories = 0;
+          for (const auto& p : u.drawn())
+            if (p.panel == ui::Panel::Memory && p.max.y - p.min.y >= 100 && p.max.x - p.min.x >= 200) ++memories;
+          CHECK(memories == (mode.compare ? 2 : 1));
+        }
+        for (const auto& problem : text_problems(texts_of(chunks), src_min, src_max)) FAIL_CHECK(problem);
+      }
+    }
+    std::string err;
+    u.set_compare("", err);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("layouts keep the lane diagram legible: the 32-way tile store of transpose_tiled") {
+  check_layouts({"transpose_tiled", {{"pad", 0}}, "transpose_tiled:pad=1", true});
+}
+
+TEST_CASE("layouts keep the lane diagram legible: the float4 load of matmul_coarse2d_vec") {
+  check_layouts({"matmul_coarse2d_vec", {}, "matmul_coarse2d", false});
+}
+
+TEST_CASE("figures: every view at both sizes keeps its text legible, apart and inside") {
+  auto spec = session::LaunchSpec{};
+  spec.kernel = "transpose_tiled";
+  spec.params["pad"] = 0;
+  auto model = session::record_session(session::resolve(spec), spec);
+  REQUIRE(model->size() > 0);
+  const uint64_t shared = first_step(*model, true, 4), global = first_step(*model, false, 0);
+  for (const Size& sz : kSizes) {
+    ui::HeadlessContext ctx(sz.w, sz.h);
+    for (ui::FigureView v : {ui::FigureView::Memory, ui::FigureView::Warp, ui::FigureView::Banks, ui::FigureView::Dram,
+                             ui::FigureView::Source})
+      for (uint64_t step : {shared, global}) {
+        if (v == ui::FigureView::Banks && step != shared) continue;
+        CAPTURE(sz.w);
+        CAPTURE(int(v));
+        CAPTURE(step);
+        ui::Figure f = ui::render_figure(model, step, v, int(sz.w), int(sz.h), "transpose_tiled · pad=0 · step " +
+                                                                               std::to_string(step));
+        const auto t = texts_of(f.chunks);
+        CHECK(t.size() >= 3);
+        for (const auto& problem : text_problems(t)) FAIL_CHECK(problem);
+      }
+  }
+}
