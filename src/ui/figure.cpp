@@ -1,5 +1,7 @@
 #include "ui/figure.h"
 
+#include <imgui_internal.h>
+
 #include <stb/stb_image_write.h>
 
 #include <algorithm>
@@ -126,6 +128,19 @@ bool figure_view_from_key(const std::string& key, FigureView& out) {
 
 const char* figure_view_keys() { return "memory, warp, banks, dram, source"; }
 
+namespace {
+// A scene drawn at `origin` and clipped to [clip_min, clip_max], as a chunk in figure
+// coordinates.
+void add_chunk(Figure& f, const Scene& sc, ImVec2 origin, ImVec2 clip_min, ImVec2 clip_max) {
+  SceneChunk c;
+  c.scene.size = sc.size;
+  c.scene.append(sc, origin);
+  c.clip_min = clip_min;
+  c.clip_max = clip_max;
+  f.chunks.push_back(std::move(c));
+}
+}  // namespace
+
 Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step, FigureView view, int width,
                      int height, const std::string& caption, HeatMap* heat, int dram_array) {
   Figure f;
@@ -133,10 +148,6 @@ Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step,
   f.height = height;
   const Theme& t = theme();
   f.background = t.panel;
-  ImGuiIO& io = ImGui::GetIO();
-  io.DisplaySize = ImVec2(float(width), float(height));
-  io.DeltaTime = 1.0f / 60;
-  io.MousePos = ImVec2(-1e6f, -1e6f);  // nothing hovered
   const bool any = model && model->size();
   HeatMap own;
   if (!heat) heat = &own;
@@ -147,70 +158,98 @@ Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step,
   const RequestFigures rv = any ? model->request(step) : RequestFigures{};
   MemoryViewState memory;  // the app's defaults: heat, sectors, lines, labels; every grid fits
   memory.heat_map = heat;
-  CpuGridPainter painter;
 
+  // The view's scenes in the figure less a margin and the caption band: the same builders
+  // the app's panels call, with nothing of the panels' controls.
   const float cap_font = font_for(FontRole::Ui)->FontSize;
   const float cap_h = caption.empty() ? 0.0f : std::round(cap_font + 12);
-  // Two frames: windows settle in the first, the second is kept.
-  for (int frame = 0; frame < 2; ++frame) {
-    f.chunks.clear();
-    ImGui::NewFrame();
-    set_scene_sink(&f.chunks);
-    ImGui::SetNextWindowPos(ImVec2(0, 0));
-    ImGui::SetNextWindowSize(ImVec2(float(width), float(height) - cap_h));
-    ImGui::PushStyleColor(ImGuiCol_WindowBg, ImGui::ColorConvertU32ToFloat4(t.panel));
-    ImGui::Begin("##figure", nullptr,
-                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
-                     ImGuiWindowFlags_NoScrollWithMouse);
-    const ImVec2 o = ImGui::GetCursorScreenPos();
-    const ImVec2 size = ImGui::GetContentRegionAvail();
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    if (any && rv.rec && rv.site) {
-      Scene sc;
-      switch (view) {
-        case FigureView::Memory:
-          draw_memory(dl, o, *model, rv, memory, memory_layout(*model, rv, memory, size), &painter);
-          break;
-        case FigureView::Dram:
-          dram_panel_scene(sc, *model, rv, dram_array, size);
-          draw_scene(dl, sc, o, &painter);
-          break;
-        case FigureView::Warp:
-        case FigureView::Banks:
-          warp_panel_scene(sc, rv, size);
-          draw_scene(dl, sc, o, &painter);
-          break;
-        case FigureView::Source: {
-          // The current line a third of the way down, as the app scrolls to it.
-          const int rows = std::max(1, int(size.y / source_row_height()));
-          const int n = int(model->source_lines.size());
-          const int first = std::clamp(int(rv.site->line) - 1 - rows / 3, 0, std::max(0, n - rows));
-          source_scene(sc, *model, rv, first, rows, size.x, source_gutter_width(*model, size.x));
-          draw_scene(dl, sc, o, &painter);
-          break;
-        }
+  const float pad = std::round(font_for(FontRole::Small)->FontSize * 0.75f);
+  const ImVec2 o(pad, pad);
+  const ImVec2 size(float(width) - 2 * pad, float(height) - cap_h - 2 * pad);
+  const ImVec2 body_max(float(width), float(height) - cap_h);
+  if (any && rv.rec && rv.site && size.x > 40 && size.y > 40) {
+    Scene sc;
+    switch (view) {
+      case FigureView::Memory:
+        for (const SceneChunk& c : memory_chunks(o, *model, rv, memory, memory_layout(*model, rv, memory, size)))
+          f.chunks.push_back(c);
+        break;
+      case FigureView::Dram:
+        dram_panel_scene(sc, *model, rv, dram_array, size);
+        add_chunk(f, sc, o, ImVec2(0, 0), body_max);
+        break;
+      case FigureView::Warp:
+      case FigureView::Banks:
+        warp_panel_scene(sc, rv, size);
+        add_chunk(f, sc, o, ImVec2(0, 0), body_max);
+        break;
+      case FigureView::Source: {
+        // The current line a third of the way down, as the app scrolls to it; lines cut
+        // with "…" at the figure's edge (a figure cannot scroll).
+        const int rows = std::max(1, int(size.y / source_row_height()));
+        const int n = int(model->source_lines.size());
+        const int first = std::clamp(int(rv.site->line) - 1 - rows / 3, 0, std::max(0, n - rows));
+        source_scene(sc, *model, rv, first, rows, size.x, source_gutter_width(*model, size.x));
+        for (auto& i : sc.items)
+          if (i.kind == Scene::Kind::Text && i.a.x + text_size(i.font, i.text).x > size.x)
+            i.text = fit_text(i.font, i.text, size.x - i.a.x);
+        add_chunk(f, sc, o, ImVec2(0, 0), body_max);
+        break;
       }
     }
-    ImGui::End();
-    ImGui::PopStyleColor();
-    if (!caption.empty()) {
-      Scene cs;
-      cs.fill(ImVec2(0, 0), ImVec2(float(width), cap_h), t.panel_header);
-      cs.line(ImVec2(0, 0), ImVec2(float(width), 0), t.accent, 2);
-      cs.text(ImVec2(10, cap_h * 0.5f), caption, t.text, FontRole::Ui, 0, 0.5f);
-      draw_scene(ImGui::GetForegroundDrawList(), cs, ImVec2(0, float(height) - cap_h), nullptr);
-    }
-    set_scene_sink(nullptr);
-    ImGui::Render();
   }
-  f.rgb.assign(size_t(width) * size_t(height) * 3, 0);
-  for (size_t i = 0; i < size_t(width) * size_t(height); ++i) {
+  if (!caption.empty()) {
+    Scene cs;
+    cs.fill(ImVec2(0, 0), ImVec2(float(width), cap_h), t.panel_header);
+    cs.line(ImVec2(0, 0), ImVec2(float(width), 0), t.accent, 2);
+    cs.text(ImVec2(10, cap_h * 0.5f), fit_text(FontRole::Ui, caption, float(width) - 20), t.text, FontRole::Ui, 0, 0.5f);
+    add_chunk(f, cs, ImVec2(0, float(height) - cap_h), ImVec2(0, float(height) - cap_h),
+              ImVec2(float(width), float(height)));
+  }
+  rasterize_figure(f);
+  return f;
+}
+
+void rasterize_figure(Figure& f) {
+  f.rgb.assign(size_t(f.width) * size_t(f.height) * 3, 0);
+  for (size_t i = 0; i < size_t(f.width) * size_t(f.height); ++i) {
     f.rgb[i * 3 + 0] = uint8_t(f.background & 0xff);
     f.rgb[i * 3 + 1] = uint8_t((f.background >> 8) & 0xff);
     f.rgb[i * 3 + 2] = uint8_t((f.background >> 16) & 0xff);
   }
-  rasterize_draw_data(ImGui::GetDrawData(), width, height, f.rgb);
-  return f;
+  // The chunks drawn into one draw list of their own (no ImGui frame needed), then
+  // rasterized with the font atlas.
+  // Shared drawing data of our own, set up as ImGui::NewFrame would (no frame may have run).
+  ImDrawListSharedData data = *ImGui::GetDrawListSharedData();
+  ImGuiIO& io = ImGui::GetIO();
+  data.Font = font_for(FontRole::Ui);
+  data.FontSize = data.Font->FontSize;
+  data.TexUvWhitePixel = io.Fonts->TexUvWhitePixel;
+  data.TexUvLines = io.Fonts->TexUvLines;
+  data.SetCircleTessellationMaxError(ImGui::GetStyle().CircleTessellationMaxError);
+  data.ClipRectFullscreen = ImVec4(0, 0, float(f.width), float(f.height));
+  data.InitialFlags = ImDrawListFlags_AntiAliasedLines | ImDrawListFlags_AntiAliasedFill;
+  if (!(io.Fonts->Flags & ImFontAtlasFlags_NoBakedLines)) data.InitialFlags |= ImDrawListFlags_AntiAliasedLinesUseTex;
+  ImDrawList dl(&data);
+  dl._ResetForNewFrame();
+  dl.PushTextureID(ImGui::GetIO().Fonts->TexID);
+  CpuGridPainter painter;
+  for (const SceneChunk& c : f.chunks) {
+    dl.PushClipRect(c.clip_min, c.clip_max, false);
+    draw_scene(&dl, c.scene, ImVec2(0, 0), &painter);
+    dl.PopClipRect();
+  }
+  ImDrawList* lists[] = {&dl};
+  ImDrawData dd;
+  dd.Valid = true;
+  dd.CmdLists = lists;
+  dd.CmdListsCount = 1;
+  dd.TotalVtxCount = dl.VtxBuffer.Size;
+  dd.TotalIdxCount = dl.IdxBuffer.Size;
+  dd.DisplayPos = ImVec2(0, 0);
+  dd.DisplaySize = ImVec2(float(f.width), float(f.height));
+  dd.FramebufferScale = ImVec2(1, 1);
+  rasterize_draw_data(&dd, f.width, f.height, f.rgb);
 }
 
 void rasterize_draw_data(const ImDrawData* dd, int w, int h, std::vector<uint8_t>& rgb) {

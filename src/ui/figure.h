@@ -24,12 +24,13 @@ struct Figure {
   std::vector<uint8_t> rgb;        // width * height * 3, top row first
 };
 
-// Draws `view` of `model` at request `step` as a width × height figure, with `caption`
-// stamped along the bottom when not empty, from the scene builders the app's panels use.
+// Lays `view` of `model` at request `step` out as a width × height figure, with `caption`
+// along the bottom when not empty, from the scene builders the app's panels use (their
+// controls left out). Runs no ImGui frame: the app calls it between frames' work.
 // `heat`: the traffic layer to move to the step (kept between figures of a sequence so it
 // moves incrementally); null: one made for this figure. `dram_array`: the buffer the DRAM
 // view shows (-1: every global array). Needs a current ImGui context
-// whose fonts are built (a HeadlessContext); runs ImGui frames of its own.
+// whose fonts are built (the app's, or a HeadlessContext).
 Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step, FigureView view, int width, int height,
                      const std::string& caption, HeatMap* heat = nullptr, int dram_array = -1);
 
@@ -44,6 +45,8 @@ const char* figure_formats();  // "png, svg"
 // Whether `path` ends in one of figure_formats().
 bool figure_format_known(const std::string& path);
 
+// Fills `f.rgb` from its chunks.
+void rasterize_figure(Figure& f);
 // Rasterizes ImGui draw data (as built by ImGui::Render) into `rgb` (w × h, 3 bytes a
 // pixel, already holding the background), textured with the current context's font atlas.
 void rasterize_draw_data(const ImDrawData* dd, int w, int h, std::vector<uint8_t>& rgb);

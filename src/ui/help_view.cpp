@@ -30,6 +30,7 @@ void help_overlay(Ui& ui) {
       {"mouse wheel / drag", "zoom / pan a memory grid (double-click: fit)"},
       {"click / drag the strip", "scrub through the trace"},
       {"Ctrl+O / Ctrl+S", "open / save a .wstrace file"},
+      {"Ctrl+E", "export the view at this step as a figure (PNG / SVG)"},
       {"F5", "presentation mode: large type, light theme, colour-blind-safe lanes"},
       {"C", "compare two variants side by side (A/B, locked to the same step)"},
       {"B", "bookmark this step with a caption"},

@@ -239,6 +239,7 @@ void Ui::layout_and_draw() {
   help_overlay(*this);
   file_dialogs(*this);
   classroom_dialogs(*this);
+  export_dialog(*this);
 }
 
 }  // namespace ws::ui

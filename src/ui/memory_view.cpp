@@ -297,19 +297,33 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
   }
 }
 
-void draw_memory(ImDrawList* dl, ImVec2 area, const Session& m, const RequestFigures& rv, const MemoryViewState& st,
-                 const MemoryLayout& layout, GridPainter* painter) {
+std::vector<SceneChunk> memory_chunks(ImVec2 area, const Session& m, const RequestFigures& rv,
+                                      const MemoryViewState& st, const MemoryLayout& layout) {
+  std::vector<SceneChunk> out;
   for (const auto& s : layout.slots) {
     Scene canvas, labels;
     memory_slot_scene(canvas, labels, m, rv, st, layout, s);
     const ImVec2 sa(area.x + s.min.x, area.y + s.min.y);
     // The canvas clipped to the canvas, the labels to the slot.
-    dl->PushClipRect(ImVec2(sa.x + s.clip_min.x, sa.y + s.clip_min.y), ImVec2(sa.x + s.clip_max.x, sa.y + s.clip_max.y),
-                     true);
-    draw_scene(dl, canvas, sa, painter);
-    dl->PopClipRect();
-    dl->PushClipRect(sa, ImVec2(sa.x + s.size.x, sa.y + s.size.y), true);
-    draw_scene(dl, labels, sa, nullptr);
+    SceneChunk c;
+    c.scene.append(canvas, sa);
+    c.clip_min = ImVec2(sa.x + s.clip_min.x, sa.y + s.clip_min.y);
+    c.clip_max = ImVec2(sa.x + s.clip_max.x, sa.y + s.clip_max.y);
+    out.push_back(std::move(c));
+    SceneChunk l;
+    l.scene.append(labels, sa);
+    l.clip_min = sa;
+    l.clip_max = ImVec2(sa.x + s.size.x, sa.y + s.size.y);
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+void draw_memory(ImDrawList* dl, ImVec2 area, const Session& m, const RequestFigures& rv, const MemoryViewState& st,
+                 const MemoryLayout& layout, GridPainter* painter) {
+  for (const SceneChunk& c : memory_chunks(area, m, rv, st, layout)) {
+    dl->PushClipRect(c.clip_min, c.clip_max, true);
+    draw_scene(dl, c.scene, ImVec2(0, 0), painter);
     dl->PopClipRect();
   }
 }

@@ -41,6 +41,7 @@ void menu_bar(Ui& ui, float& height) {
     }
     ImGui::Separator();
     if (ImGui::MenuItem("Record again", nullptr, false, !ui.recorder.busy())) ui.record();
+    if (ImGui::MenuItem("Export figure…", "Ctrl+E", false, ui.has_model())) ui.open_export_dialog();
     if (ImGui::MenuItem("Save screenshot", "F12")) {
       char name[64];
       std::snprintf(name, sizeof name, "warpscope-step%llu.png", (unsigned long long)ui.pane.step);

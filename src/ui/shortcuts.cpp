@@ -43,6 +43,7 @@ void Ui::shortcuts() {
     screenshot_request_ = name;
   }
   if (ctrl && ImGui::IsKeyPressed('Q', false)) quit_ = true;
+  if (ctrl && ImGui::IsKeyPressed('E', false)) open_export_dialog();
   if (ctrl && ImGui::IsKeyPressed('O', false)) {
     dialogs.open = true;
     dialogs.path = state.last_file;

@@ -81,6 +81,9 @@ struct Dialogs {
   std::string path;
   bool bookmark = false, compare = false;  // bookmarks.cpp
   std::string bookmark_caption, compare_spec;
+  bool figure = false;  // File → Export figure… (export_dialog.cpp)
+  int figure_view = 1, figure_type = 0, figure_size = 0;
+  std::string figure_caption, figure_path, figure_error;
 };
 
 // The status bar's last message, and why the last recording failed (shown in the catalog).
@@ -142,6 +145,8 @@ class Ui {
   void request_fullscreen_toggle() { fullscreen_toggle_ = true; }
   void save_settings();
   void message(const std::string& text, bool error = false);
+  // File → Export figure… (Ctrl+E): opens the dialog on the step on screen.
+  void open_export_dialog();
   const std::vector<DrawnPanel>& drawn() const { return drawn_; }
   // The warp inspector drew its lane diagram here this frame (screen coordinates).
   void note_diagram(ImVec2 min, ImVec2 max) {
@@ -222,7 +227,11 @@ void help_overlay(Ui& ui);
 void menu_bar(Ui& ui, float& height);
 void status_bar(Ui& ui, ImVec2 min, ImVec2 max);
 void file_dialogs(Ui& ui);
-void classroom_dialogs(Ui& ui);   // bookmark caption, compare picker (bookmarks.cpp)
+void classroom_dialogs(Ui& ui);
+void export_dialog(Ui& ui);       // File → Export figure… (export_dialog.cpp)
+// Writes the figure the dialog's fields describe (view, size, caption, path) of the step on
+// screen; false and `error` when it cannot.
+bool export_figure(Ui& ui, std::string& error);   // bookmark caption, compare picker (bookmarks.cpp)
 void bookmarks_menu(Ui& ui);      // the Bookmarks menu (bookmarks.cpp)
 void compare_strip(Ui& ui);       // A/B differences (compare.cpp)
 // The memory view's state on screen: the user's toggles and the pane's zoom, pan and heat.

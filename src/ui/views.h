@@ -78,6 +78,10 @@ MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const Mem
 // to the slot).
 void memory_slot_scene(Scene& canvas, Scene& labels, const Session& m, const RequestFigures& rv,
                        const MemoryViewState& st, const MemoryLayout& layout, const MemoryLayout::Slot& slot);
+// The scenes of every slot placed at `area`, each with its clip rectangle (the canvas,
+// or the slot for the labels).
+std::vector<SceneChunk> memory_chunks(ImVec2 area, const Session& m, const RequestFigures& rv,
+                                      const MemoryViewState& st, const MemoryLayout& layout);
 // Draws the whole layout at `area` (screen coordinates) into `dl`.
 void draw_memory(ImDrawList* dl, ImVec2 area, const Session& m, const RequestFigures& rv, const MemoryViewState& st,
                  const MemoryLayout& layout, GridPainter* painter);
