@@ -9,7 +9,9 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
+#include <unistd.h>
 
 namespace ws::ui {
 namespace {
@@ -144,11 +146,17 @@ bool AnimationWriter::open(const std::string& path, int width, int height, doubl
   im->h = height;
   im->fps = fps;
   if (e == "gif") {
+    // Opened here rather than by EGifOpenFileName, which makes the file private (0600).
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+      error = "cannot write " + path + ": " + std::strerror(errno);
+      return false;
+    }
     int err = 0;
-    errno = 0;
-    im->gif = EGifOpenFileName(path.c_str(), false, &err);
+    im->gif = EGifOpenFileHandle(fd, &err);  // closes fd from now on
     if (!im->gif) {
-      error = "cannot write " + path + ": " + (errno ? std::strerror(errno) : GifErrorString(err));
+      ::close(fd);
+      error = gif_error("cannot write " + path, err);
       return false;
     }
   } else {
