@@ -371,9 +371,12 @@ void vector_grid(cairo_t* cr, const GridDraw& g, ImVec2 a, ImVec2 b) {
 }
 
 void draw_grid(cairo_t* cr, const GridDraw& g, bool raster) {
-  const ImVec2 a(std::max(g.clip_min.x, g.origin.x), std::max(g.clip_min.y, g.origin.y));
-  const ImVec2 b(std::min(g.clip_max.x, g.origin.x + g.cell * float(g.cols)),
-                 std::min(g.clip_max.y, g.origin.y + g.cell * float(g.rows)));
+  // The visible part: the grid's own clip, the chunk's clip and the page.
+  double cx0, cy0, cx1, cy1;
+  cairo_clip_extents(cr, &cx0, &cy0, &cx1, &cy1);
+  const ImVec2 a(std::max({g.clip_min.x, g.origin.x, float(cx0)}), std::max({g.clip_min.y, g.origin.y, float(cy0)}));
+  const ImVec2 b(std::min({g.clip_max.x, g.origin.x + g.cell * float(g.cols), float(cx1)}),
+                 std::min({g.clip_max.y, g.origin.y + g.cell * float(g.rows), float(cy1)}));
   if (a.x >= b.x || a.y >= b.y || g.rows == 0 || g.cols == 0) return;
   if (raster)
     raster_grid(cr, g, a, b);
