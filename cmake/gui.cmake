@@ -19,7 +19,8 @@ target_link_libraries(ws_imgui_backends PUBLIC ${IMGUI_LIB} PkgConfig::GLFW PkgC
 file(GLOB WS_UI_SRC CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/ui/*.cpp)
 add_library(ws_ui STATIC ${WS_UI_SRC})
 target_include_directories(ws_ui PUBLIC ${IMGUI_INCLUDE} ${CMAKE_SOURCE_DIR}/src)
-target_link_libraries(ws_ui PUBLIC ws_session ${IMGUI_LIB} ${STB_LIB})
+target_include_directories(ws_ui PRIVATE ${GIF_INCLUDE})
+target_link_libraries(ws_ui PUBLIC ws_session ${IMGUI_LIB} ${STB_LIB} PRIVATE PkgConfig::CAIRO PkgConfig::WEBP ${GIF_LIB})
 
 # Shaders are embedded at configure time; editing one re-runs the configure step.
 file(GLOB WS_SHADERS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/shaders/*.glsl)

@@ -6,6 +6,7 @@ set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config
       libzstd-dev nlohmann-json3-dev libcli11-dev doctest-dev
       libimgui-dev libstb-dev libglfw3-dev libepoxy-dev
+      libcairo2-dev libfreetype-dev libgif-dev libwebp-dev
       xvfb xauth libgl1-mesa-dri fonts-dejavu-core fonts-jetbrains-mono python3)
 missing=()
 for p in "${pkgs[@]}"; do

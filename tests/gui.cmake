@@ -14,7 +14,10 @@ set_tests_properties(gui_xvfb_screenshot PROPERTIES LABELS xvfb SKIP_RETURN_CODE
                      WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
 
 # Figure export (warpscope export): headless, no display needed.
-ws_test(test_export SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_export.cpp LIBS ws_ui)
+pkg_check_modules(WEBPDEMUX REQUIRED IMPORTED_TARGET libwebpdemux)
+ws_test(test_export SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_export.cpp
+        LIBS ws_ui PkgConfig::CAIRO PkgConfig::WEBPDEMUX ${GIF_LIB} ${STB_LIB})
+target_include_directories(test_export PRIVATE ${GIF_INCLUDE})
 target_compile_definitions(test_export PRIVATE WS_BINARY="$<TARGET_FILE:warpscope>")
 add_dependencies(test_export warpscope)
 

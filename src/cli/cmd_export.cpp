@@ -1,5 +1,6 @@
 // `warpscope export`: a figure of one view (memory, warp, banks, dram, source) at a step,
-// as PNG or SVG, made without a display from the views the desktop app draws.
+// as PNG, SVG or PDF, made without a display from the views the desktop app draws; a
+// range of steps as numbered figures, and as one animated GIF or WebP.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -7,6 +8,7 @@
 
 #include "cli/cli.h"
 #ifdef WS_HAVE_GUI
+#include "ui/animation.h"
 #include "ui/figure.h"
 #include "session/heat.h"
 #include "session/worker.h"
@@ -21,7 +23,9 @@ struct ExportOptions {
   std::string view, out, step = "0", steps, array;
   bool caption = false;
   int width = 1280, height = 720;
+  double fps = 2;
   CLI::Option* step_opt = nullptr;
+  CLI::Option* fps_opt = nullptr;
 };
 
 #ifdef WS_HAVE_GUI
@@ -40,10 +44,18 @@ int run(ExportOptions& o) {
   if (o.view.empty()) throw UsageError(std::string("export needs --view: allowed ") + ui::figure_view_keys());
   if (!ui::figure_view_from_key(o.view, view))
     throw UsageError("unknown view '" + o.view + "': allowed " + ui::figure_view_keys());
-  if (o.out.empty()) throw UsageError("export needs --out FIG.png or FIG.svg");
+  if (o.out.empty()) throw UsageError("export needs --out FIG.png, FIG.svg or FIG.pdf (FIG.gif or FIG.webp with --steps)");
   const size_t dot = o.out.find_last_of('.');
-  if (!ui::figure_format_known(o.out))
-    throw UsageError("unknown figure type '" + o.out + "': the file name must end in one of " + ui::figure_formats());
+  const bool animate = ui::animation_format_known(o.out);
+  if (animate && o.steps.empty())
+    throw UsageError("--out " + o.out + " is an animation: it needs --steps A-B (or write one figure as " +
+                     ui::figure_formats() + ")");
+  if (!animate && !ui::figure_format_known(o.out))
+    throw UsageError("unknown figure type '" + o.out + "': the file name must end in one of " + ui::figure_formats() +
+                     ", or " + ui::animation_formats() + " with --steps");
+  if (o.fps_opt && o.fps_opt->count() && !animate)
+    throw UsageError(std::string("--fps applies to an animation: --out FIG.gif or FIG.webp with --steps"));
+  if (!(o.fps > 0 && o.fps <= 100)) throw UsageError("bad --fps " + std::to_string(o.fps) + ": allowed 0 < fps <= 100");
   if (o.width < 200 || o.width > 8192 || o.height < 150 || o.height > 8192)
     throw UsageError("figure size " + std::to_string(o.width) + "x" + std::to_string(o.height) +
                      " is out of range: allowed --width 200..8192, --height 150..8192");
@@ -92,6 +104,9 @@ int run(ExportOptions& o) {
   session::HeatMap heat;  // moves step by step along a sequence
   const trace::Trace& t = model->trace();
   int frame = 0;
+  ui::AnimationWriter anim;
+  std::string err;
+  if (animate && !anim.open(o.out, o.width, o.height, o.fps, err)) throw std::runtime_error(err);
   for (uint64_t k = first; k <= last; ++k) {
     uint64_t step = k;
     if (view == ui::FigureView::Banks) {
@@ -118,14 +133,22 @@ int run(ExportOptions& o) {
     ui::Figure fig = ui::render_figure(model, step, view, o.width, o.height, caption, &heat, dram_array);
     std::string path = o.out;
     if (sequence) {
+      // Numbered figures; an animation's frames are numbered PNGs beside it.
       char num[16];
       std::snprintf(num, sizeof num, "-%04d", ++frame);
-      path = o.out.substr(0, dot) + num + o.out.substr(dot);
+      path = o.out.substr(0, dot) + num + (animate ? std::string(".png") : o.out.substr(dot));
     }
-    std::string err;
     if (!ui::write_figure(fig, path, err)) throw std::runtime_error(err);
+    if (animate) {
+      const std::vector<uint8_t> rgba = ui::figure_rgba(fig);
+      if (rgba.empty() || !anim.add(rgba.data(), err)) throw std::runtime_error(err.empty() ? "cannot draw a frame" : err);
+    }
     std::cout << "wrote " << path << ": " << o.view << " view of " << t.launch.kernel << " "
               << session::params_text(t.launch.params) << " at step " << step << ", " << o.width << "x" << o.height << "\n";
+  }
+  if (animate) {
+    if (!anim.finish(err)) throw std::runtime_error(err);
+    std::cout << "wrote " << o.out << ": " << frame << " frames at " << o.fps << " a second, looping\n";
   }
   return 0;
 }
@@ -139,12 +162,14 @@ int run(ExportOptions&) {
 
 Command add_export(CLI::App& app) {
   auto o = std::make_shared<ExportOptions>();
-  CLI::App* cmd = app.add_subcommand("export", "draw a figure of one view as PNG or SVG, without a display");
+  CLI::App* cmd = app.add_subcommand("export", "draw a figure of one view as PNG, SVG or PDF (or an animated GIF / WebP of steps), without a display");
   session::add_launch_options(*cmd, o->launch, session::kWithDram | session::kWithBlocks | session::kWithBackend);
   cmd->add_option("--view", o->view, "memory|warp|banks|dram|source")->type_name("VIEW");
   o->step_opt = cmd->add_option("--step", o->step, "the request to show (default 0)")->type_name("K");
   cmd->add_option("--steps", o->steps, "a numbered sequence FIG-0001.png ... of steps A to B")->type_name("A-B");
-  cmd->add_option("--out", o->out, "FIG.png or FIG.svg")->type_name("FILE");
+  cmd->add_option("--out", o->out, "FIG.png, FIG.svg or FIG.pdf; FIG.gif or FIG.webp (with --steps): the numbered PNGs and one animation")
+      ->type_name("FILE");
+  o->fps_opt = cmd->add_option("--fps", o->fps, "frames a second of a GIF / WebP animation (default 2)")->type_name("N");
   cmd->add_option("--array", o->array, "--view dram: the global array to show (default: all)")->type_name("NAME");
   cmd->add_flag("--caption", o->caption, "stamp kernel, parameters, step and device along the bottom");
   cmd->add_option("--width", o->width, "figure width in pixels (default 1280)")->type_name("W");

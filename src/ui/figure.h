@@ -1,7 +1,8 @@
 // src/ui/figure.h — figures for slides, made without a window: a view is laid out and
-// drawn by the same code the app runs (its Scenes go through draw_scene), and the result
-// is written as a PNG (the draw lists rasterized on the CPU with the font atlas) or as an
-// SVG (the Scene items the view drew, as vector shapes and text).
+// drawn by the same code the app runs (its Scenes go through draw_scene), and the Scene
+// items it drew are written by cairo as PNG, SVG or PDF. Text is drawn from the font file
+// ImGui built each font from, glyphs placed at ImGui's advances, so the figure's text
+// fills exactly the boxes the scene measured; SVG and PDF hold glyph outlines.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -21,7 +22,6 @@ struct Figure {
   int width = 0, height = 0;
   ImU32 background = 0;
   std::vector<SceneChunk> chunks;  // every Scene drawn, in screen coordinates
-  std::vector<uint8_t> rgb;        // width * height * 3, top row first
 };
 
 // Lays `view` of `model` at request `step` out as a width × height figure, with `caption`
@@ -34,21 +34,25 @@ struct Figure {
 Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step, FigureView view, int width, int height,
                      const std::string& caption, HeatMap* heat = nullptr, int dram_array = -1);
 
-// The figure as an SVG document.
+// The figure drawn into pixels: width * height * 4 bytes (RGBA, top row first), as the
+// PNG holds them; empty when the size is unusable.
+std::vector<uint8_t> figure_rgba(const Figure& f);
+// The figure as a PNG, SVG or PDF file's bytes (empty when it cannot be drawn).
+std::string figure_png(const Figure& f);
 std::string figure_svg(const Figure& f);
+std::string figure_pdf(const Figure& f);
 // Writes the PNG; false (and `error`) when the file cannot be written.
 bool write_figure_png(const Figure& f, const std::string& path, std::string& error);
-// Writes `f` in the format its extension names (figure_formats()); false (and `error`)
-// when the type is unknown or the file cannot be written.
+// Writes `f` in the format its extension names (figure_formats()); false (and a one-line
+// `error`) when the type is unknown or the file cannot be written.
 bool write_figure(const Figure& f, const std::string& path, std::string& error);
-const char* figure_formats();  // "png, svg"
+const char* figure_formats();  // "png, svg, pdf"
 // Whether `path` ends in one of figure_formats().
 bool figure_format_known(const std::string& path);
 
-// Fills `f.rgb` from its chunks.
-void rasterize_figure(Figure& f);
-// Rasterizes ImGui draw data (as built by ImGui::Render) into `rgb` (w × h, 3 bytes a
-// pixel, already holding the background), textured with the current context's font atlas.
-void rasterize_draw_data(const ImDrawData* dd, int w, int h, std::vector<uint8_t>& rgb);
+// The ink box of `s` in `role` as figures draw it with its text box's top-left at
+// `top_left` (the glyphs placed at ImGui's advances, measured by cairo); false when the
+// font cannot be loaded. The ink lies inside the box text_size measured.
+bool figure_text_ink(FontRole role, const std::string& s, ImVec2 top_left, ImVec2& ink_min, ImVec2& ink_max);
 
 }  // namespace ws::ui

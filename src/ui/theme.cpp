@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <utility>
+#include <vector>
 
 namespace ws::ui {
 namespace {
@@ -36,6 +38,20 @@ const ImWchar* glyph_ranges() {
   return ranges;
 }
 
+// Which file each ImFont was built from (an atlas rebuilt may reuse an ImFont's address:
+// the newest entry wins).
+std::vector<std::pair<const ImFont*, FontFile>> g_font_files;
+
+ImFont* remember_file(ImFont* f, const char* path, float px) {
+  for (auto& e : g_font_files)
+    if (e.first == f) {
+      e.second = FontFile{path, px};
+      return f;
+    }
+  g_font_files.push_back({f, FontFile{path, px}});
+  return f;
+}
+
 ImFont* add_font(const char* const* candidates, float px, std::string& message) {
   ImGuiIO& io = ImGui::GetIO();
   for (const char* const* p = candidates; *p; ++p) {
@@ -45,19 +61,25 @@ ImFont* add_font(const char* const* candidates, float px, std::string& message) 
       cfg.OversampleH = 2;
       cfg.OversampleV = 1;
       cfg.PixelSnapH = false;
-      if (ImFont* f = io.Fonts->AddFontFromFileTTF(*p, px, &cfg, glyph_ranges())) return f;
+      if (ImFont* f = io.Fonts->AddFontFromFileTTF(*p, px, &cfg, glyph_ranges())) return remember_file(f, *p, px);
     }
   }
   message = std::string("font not found: ") + candidates[0] + " (using the built-in font)";
   ImFontConfig cfg;
   cfg.SizePixels = px;
-  return io.Fonts->AddFontDefault(&cfg);
+  return remember_file(io.Fonts->AddFontDefault(&cfg), "", px);
 }
 
 }  // namespace
 
 const Theme& theme() { return g_theme; }
 const Fonts& fonts() { return g_fonts; }
+
+FontFile font_file(const ImFont* f) {
+  for (const auto& e : g_font_files)
+    if (e.first == f) return e.second;
+  return {};
+}
 
 ImU32 with_alpha(ImU32 c, int alpha) {
   return (c & ~IM_COL32_A_MASK) | (ImU32(std::clamp(alpha, 0, 255)) << IM_COL32_A_SHIFT);

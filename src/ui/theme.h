@@ -70,4 +70,13 @@ struct Fonts {
 Fonts load_fonts(float scale);
 const Fonts& fonts();
 
+// The TTF file an ImFont of load_fonts was built from and the pixel size it was built at
+// (path empty: ImGui's built-in font), so figure export draws text from the same file with
+// the same advances the layout measured.
+struct FontFile {
+  std::string path;
+  float px = 0;
+};
+FontFile font_file(const ImFont* f);
+
 }  // namespace ws::ui

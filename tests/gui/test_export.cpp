@@ -1,8 +1,17 @@
-// Figure export: the bank diagram of transpose_tiled written as SVG and PNG from the same
-// scenes the app draws, checked as files (PNG header and colours, SVG well-formed and
-// holding the expected shapes and words), and `warpscope export` on the command line.
+// Figure export: the bank diagram of transpose_tiled written as SVG, PNG and PDF from the
+// same scenes the app draws, checked as files (PNG read back, SVG well-formed with glyph
+// outlines and no <text>, the scene holding the expected shapes and words); text drawn
+// inside the boxes the scene measured; animations (GIF, WebP) read back frame by frame;
+// and `warpscope export` on the command line.
 #include <doctest/doctest.h>
+#include <cairo-ft.h>
+#include <ft2build.h>
+#include FT_FREETYPE_H
+#include <gif_lib.h>
+#include <stb/stb_image.h>
+#include <webp/demux.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -17,8 +26,10 @@
 
 #include "session/capture.h"
 #include "session/worker.h"
+#include "ui/animation.h"
 #include "ui/figure.h"
 #include "ui/headless.h"
+#include "ui/theme.h"
 
 using namespace ws;
 namespace fs = std::filesystem;
@@ -117,6 +128,8 @@ std::string xml_error(const std::string& x) {
   return "";
 }
 
+uint32_t theme_colour(ImU32 c) { return c & 0xffffff; }
+
 size_t count(const std::string& s, const std::string& what) {
   size_t n = 0;
   for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
@@ -167,6 +180,43 @@ Shown tile_store(int64_t pad) {
   return s;
 }
 
+// Whether a text item of the figure's scenes reads `s` (or contains it, when `part`).
+bool has_text(const ui::Figure& f, const std::string& s, bool part = false) {
+  for (const auto& ch : f.chunks)
+    for (const auto& i : ch.scene.items)
+      if (i.kind == ui::Scene::Kind::Text && (part ? i.text.find(s) != std::string::npos : i.text == s)) return true;
+  return false;
+}
+
+size_t count_items(const ui::Figure& f, ui::Scene::Kind k) {
+  size_t n = 0;
+  for (const auto& ch : f.chunks)
+    for (const auto& i : ch.scene.items) n += i.kind == k;
+  return n;
+}
+
+// A PNG read back with stb_image, 4 channels.
+struct Pixels {
+  int w = 0, h = 0;
+  std::vector<uint8_t> px;
+  uint32_t at(int x, int y) const {
+    const uint8_t* p = &px[(size_t(y) * size_t(w) + size_t(x)) * 4];
+    return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16;
+  }
+};
+
+Pixels read_png(const std::string& bytes) {
+  Pixels p;
+  int n = 0;
+  unsigned char* d = stbi_load_from_memory(reinterpret_cast<const unsigned char*>(bytes.data()), int(bytes.size()), &p.w,
+                                           &p.h, &n, 4);
+  if (d) {
+    p.px.assign(d, d + size_t(p.w) * size_t(p.h) * 4);
+    stbi_image_free(d);
+  }
+  return p;
+}
+
 std::string run_cli(const std::string& args, int& code) {
   fs::path out = temp_dir() / "cli-output.txt";
   std::string cmd = std::string(WS_BINARY) + " " + args + " > " + out.string() + " 2>&1";
@@ -192,7 +242,6 @@ int figure_text_count(const ui::Figure& f, const std::string& text) {
       if (i.kind == ui::Scene::Kind::Text && i.text == text) ++n;
   return n;
 }
-bool figure_has_text(const ui::Figure& f, const std::string& text) { return figure_text_count(f, text) > 0; }
 
 TEST_CASE("bank diagram of transpose_tiled as SVG and PNG, from the view's scenes") {
   ui::HeadlessContext ctx(1200, 700);
@@ -208,32 +257,46 @@ TEST_CASE("bank diagram of transpose_tiled as SVG and PNG, from the view's scene
     CHECK(f.width == 1200);
     CHECK(f.height == 700);
 
-    const std::string svg = ui::figure_svg(f);
-    CHECK(xml_error(svg) == "");
-    CHECK(svg.find("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1200\" height=\"700\"") != std::string::npos);
-    CHECK(svg.find("font-family=") != std::string::npos);
-    // Bank numbers under the 32 columns (every fourth is labelled when columns are narrow)
-    // and lane labels over the lanes.
-    CHECK(svg.find(">28</text>") != std::string::npos);
-    CHECK(svg.find(">31</text>") != std::string::npos);
-    CHECK(count(svg, "<line ") >= 32 + 32);  // 32 bank baselines and a connector per lane
-    CHECK(count(svg, "<rect ") >= 64);       // lanes and words
-    CHECK(svg.find("size=64 pad=" + std::to_string(pad)) != std::string::npos);  // the caption
+    // The scene: bank numbers under the 32 columns (every fourth is labelled when columns
+    // are narrow), lane labels, baselines and connectors, lanes and words, the caption.
+    CHECK(has_text(f, "28"));
+    CHECK(has_text(f, "31"));
+    CHECK(count_items(f, ui::Scene::Kind::Line) >= 32 + 32);
+    CHECK(count_items(f, ui::Scene::Kind::Fill) + count_items(f, ui::Scene::Kind::Rect) >= 64);
+    CHECK(has_text(f, "size=64 pad=" + std::to_string(pad), true));
     const unsigned way = s.model->request(s.step).s.max_way;
     // The inspector's figures and reason are on the figure, as on the screen.
     if (pad == 0) {
       CHECK(way == 32);
       CHECK(figure_text_count(f, "32-way") == 2);  // the headline and the label over the column
-      CHECK(figure_has_text(f, "bank conflict"));
-      CHECK(figure_has_text(f, "wavefronts (ideal 1)"));
+      CHECK(has_text(f, "bank conflict"));
+      CHECK(has_text(f, "wavefronts (ideal 1)"));
     } else {
       CHECK(way == 1);
       CHECK(figure_text_count(f, "32-way") == 0);
       CHECK(figure_text_count(f, "1-way") == 1);  // the headline only: no column to name
-      CHECK(figure_has_text(f, "no bank conflict"));
+      CHECK(has_text(f, "no bank conflict"));
     }
-    CHECK(figure_has_text(f, "shared store"));
+    CHECK(has_text(f, "shared store"));
 
+    // SVG: well-formed, the figure's size, text as glyph outlines (no <text>, so no viewer
+    // font substitution).
+    const std::string svg = ui::figure_svg(f);
+    CHECK(svg.rfind("<?xml", 0) == 0);
+    CHECK(xml_error(svg) == "");
+    CHECK(svg.find("<svg xmlns=\"http://www.w3.org/2000/svg\"") != std::string::npos);
+    CHECK(svg.find("width=\"1200px\" height=\"700px\" viewBox=\"0 0 1200 700\"") != std::string::npos);
+    CHECK(svg.find("<text") == std::string::npos);
+    CHECK(svg.find("font-family") == std::string::npos);
+    CHECK(count(svg, "<use xlink:href=\"#glyph") >= 100);
+
+    // PDF.
+    const std::string pdf = ui::figure_pdf(f);
+    CHECK(pdf.rfind("%PDF-", 0) == 0);
+    CHECK(pdf.find("%%EOF") != std::string::npos);
+
+    // PNG: read back at the right size, the background in the corner, many colours, and
+    // ink inside the caption's text box.
     const fs::path png = dir / ("banks-pad" + std::to_string(pad) + ".png");
     std::string err;
     REQUIRE(ui::write_figure_png(f, png.string(), err));
@@ -241,12 +304,184 @@ TEST_CASE("bank diagram of transpose_tiled as SVG and PNG, from the view's scene
     CHECK(h.ok);
     CHECK(h.width == 1200);
     CHECK(h.height == 700);
-    // Not blank: many colours (lane palette, text, the caption band).
+    Pixels px = read_png(slurp(png));
+    REQUIRE(px.w == 1200);
+    REQUIRE(px.h == 700);
+    CHECK(px.at(0, 0) == (f.background & 0xffffff));
+    CHECK(px.at(1199, 0) == (f.background & 0xffffff));
     std::set<uint32_t> colours;
-    for (size_t i = 0; i + 2 < f.rgb.size(); i += 3)
-      colours.insert(uint32_t(f.rgb[i]) << 16 | uint32_t(f.rgb[i + 1]) << 8 | f.rgb[i + 2]);
+    for (int y = 0; y < px.h; ++y)
+      for (int x = 0; x < px.w; ++x) colours.insert(px.at(x, y));
     CHECK(colours.size() >= 20);
+    const ui::SceneChunk& cap = f.chunks.back();
+    const ui::Scene::Item* text = nullptr;
+    for (const auto& i : cap.scene.items)
+      if (i.kind == ui::Scene::Kind::Text) text = &i;
+    REQUIRE(text);
+    const ImVec2 sz = ui::text_size(text->font, text->text);
+    const int x0 = int(std::floor(text->a.x - sz.x * text->align)), y0 = int(std::floor(text->a.y - sz.y * text->valign));
+    const uint32_t band = theme_colour(ui::theme().panel_header);
+    int ink = 0, outside = 0;
+    for (int y = y0; y < y0 + int(sz.y); ++y)
+      for (int x = x0; x < x0 + int(sz.x); ++x) ink += px.at(x, y) != band;
+    for (int y = y0; y < y0 + int(sz.y); ++y)  // right of the box: band only
+      for (int x = x0 + int(sz.x) + 2; x < std::min(px.w, x0 + int(sz.x) + 40); ++x) outside += px.at(x, y) != band;
+    CHECK(ink > int(text->text.size()) * 10);
+    CHECK(outside == 0);
+
+    // The same through write_figure, each format by its extension.
+    for (const char* ext : {"png", "svg", "pdf"}) {
+      const fs::path p = dir / (std::string("w.") + ext);
+      CHECK(ui::write_figure(f, p.string(), err));
+      CHECK(fs::file_size(p) > 1000);
+    }
   }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("figure text lies in the boxes the scene measured, drawn from the font ImGui loaded") {
+  ui::HeadlessContext ctx(1280, 720);
+  const ui::FontRole roles[] = {ui::FontRole::Ui, ui::FontRole::Bold, ui::FontRole::Mono, ui::FontRole::Big,
+                                ui::FontRole::Small};
+  const std::string strings[] = {"910111213", "32-way", "tile 1-way",
+                                 "  tile[threadIdx.x][threadIdx.y] = in[(by + threadIdx.y) * n + bx + threadIdx.x];",
+                                 "A × Bᵀ → C ≤ 4 ✓"};
+  for (ui::FontRole r : roles) {
+    const ImFont* font = ui::font_for(r);
+    const ui::FontFile file = ui::font_file(font);
+    CAPTURE(file.path);
+    REQUIRE(!file.path.empty());  // the system TTFs are installed (scripts/install-deps.sh)
+    CHECK(file.px == doctest::Approx(font->FontSize));
+
+    // cairo at the em size the figures use advances glyphs exactly as ImGui does: ImGui
+    // sizes a font by hhea ascender − descender, cairo by the em square.
+    FT_Library lib = nullptr;
+    REQUIRE(FT_Init_FreeType(&lib) == 0);
+    FT_Face face = nullptr;
+    REQUIRE(FT_New_Face(lib, file.path.c_str(), 0, &face) == 0);
+    const double em = double(font->FontSize) * face->units_per_EM / double(face->ascender - face->descender);
+    cairo_font_face_t* cf = cairo_ft_font_face_create_for_ft_face(face, FT_LOAD_NO_HINTING);
+    // The face and its library live as long as cairo keeps the font face.
+    static const cairo_user_data_key_t key{};
+    struct Ft {
+      FT_Library lib;
+      FT_Face face;
+    };
+    REQUIRE(cairo_font_face_set_user_data(cf, &key, new Ft{lib, face}, [](void* p) {
+              auto* ft = static_cast<Ft*>(p);
+              FT_Done_Face(ft->face);
+              FT_Done_FreeType(ft->lib);
+              delete ft;
+            }) == CAIRO_STATUS_SUCCESS);
+    cairo_matrix_t fm, ctm;
+    cairo_matrix_init_scale(&fm, em, em);
+    cairo_matrix_init_identity(&ctm);
+    cairo_font_options_t* opt = cairo_font_options_create();
+    cairo_font_options_set_hint_style(opt, CAIRO_HINT_STYLE_NONE);
+    cairo_font_options_set_hint_metrics(opt, CAIRO_HINT_METRICS_OFF);
+    cairo_scaled_font_t* sf = cairo_scaled_font_create(cf, &fm, &ctm, opt);
+    for (const char* chars : {"0123456789", "abcxyzABCXYZ-_[]*", "W m i ."}) {
+      for (const char* c = chars; *c; ++c) {
+        cairo_glyph_t g{FT_Get_Char_Index(face, FT_ULong(*c)), 0, 0};
+        cairo_text_extents_t e;
+        cairo_scaled_font_glyph_extents(sf, &g, 1, &e);
+        CAPTURE(*c);
+        CHECK(e.x_advance == doctest::Approx(font->FindGlyph(ImWchar(*c))->AdvanceX).epsilon(0.002));
+      }
+    }
+    cairo_scaled_font_destroy(sf);
+    cairo_font_options_destroy(opt);
+    cairo_font_face_destroy(cf);
+
+    for (const std::string& str : strings) {
+      CAPTURE(int(r));
+      CAPTURE(str);
+      const ImVec2 box = ui::text_size(r, str);
+      const ImVec2 top(37, 51);
+      ImVec2 lo, hi;
+      REQUIRE(ui::figure_text_ink(r, str, top, lo, hi));
+      CHECK(hi.x > lo.x);
+      CHECK(lo.x >= top.x - 1);
+      CHECK(hi.x <= top.x + box.x + 1);
+      CHECK(lo.y >= top.y - 1);
+      CHECK(hi.y <= top.y + box.y + 1);
+      // The ink spans most of the box (less leading blanks): no glyph went missing.
+      const std::string ink_text = str.substr(str.find_first_not_of(' '));
+      CHECK(hi.x - lo.x >= ui::text_size(r, ink_text).x - font->FontSize);
+    }
+  }
+}
+
+TEST_CASE("animations: GIF and WebP frames read back; unwritable paths fail with a message") {
+  ui::HeadlessContext ctx(480, 320);
+  Shown s = tile_store(0);
+  REQUIRE(s.model->size() > 3);
+  session::HeatMap heat;
+  std::vector<std::vector<uint8_t>> frames;
+  ui::Figure last;
+  for (uint64_t k = 0; k < 3; ++k) {
+    last = ui::render_figure(s.model, s.step + k, ui::FigureView::Warp, 480, 320, "step " + std::to_string(k), &heat);
+    frames.push_back(ui::figure_rgba(last));
+    REQUIRE(frames.back().size() == size_t(480) * 320 * 4);
+  }
+  CHECK(frames[0] != frames[2]);
+  const fs::path dir = temp_dir();
+  std::string err;
+
+  const fs::path gif = dir / "a.gif";
+  REQUIRE(ui::write_animation(frames, 480, 320, gif.string(), 2, err));
+  int code = 0;
+  GifFileType* g = DGifOpenFileName(gif.string().c_str(), &code);
+  REQUIRE(g);
+  CHECK(DGifSlurp(g) == GIF_OK);
+  CHECK(g->ImageCount == 3);
+  CHECK(g->SWidth == 480);
+  CHECK(g->SHeight == 320);
+  GraphicsControlBlock gcb{};
+  CHECK(DGifSavedExtensionToGCB(g, 1, &gcb) == GIF_OK);
+  CHECK(gcb.DelayTime == 50);
+  DGifCloseFile(g, &code);
+
+  const fs::path webp = dir / "a.webp";
+  REQUIRE(ui::write_animation(frames, 480, 320, webp.string(), 4, err));
+  const std::string bytes = slurp(webp);
+  WebPData data{reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()};
+  WebPAnimDecoderOptions opt;
+  REQUIRE(WebPAnimDecoderOptionsInit(&opt));
+  WebPAnimDecoder* dec = WebPAnimDecoderNew(&data, &opt);
+  REQUIRE(dec);
+  WebPAnimInfo info;
+  REQUIRE(WebPAnimDecoderGetInfo(dec, &info));
+  CHECK(info.frame_count == 3);
+  CHECK(info.canvas_width == 480);
+  CHECK(info.canvas_height == 320);
+  CHECK(info.loop_count == 0);
+  // Lossless: the last frame decodes to the pixels drawn.
+  uint8_t* buf = nullptr;
+  int ts = 0;
+  while (WebPAnimDecoderHasMoreFrames(dec)) REQUIRE(WebPAnimDecoderGetNext(dec, &buf, &ts));
+  CHECK(ts == 750);
+  CHECK(std::memcmp(buf, frames[2].data(), frames[2].size()) == 0);
+  WebPAnimDecoderDelete(dec);
+
+  // Errors: one line, no crash.
+  for (const char* bad : {"/nonexistent-dir/x.png", "/nonexistent-dir/x.svg", "/nonexistent-dir/x.pdf", "x.bmp"}) {
+    CAPTURE(bad);
+    err.clear();
+    CHECK(!ui::write_figure(last, bad, err));
+    CHECK(!err.empty());
+    CHECK(err.find('\n') == std::string::npos);
+  }
+  for (const char* bad : {"/nonexistent-dir/x.gif", "/nonexistent-dir/x.webp", "x.mp4"}) {
+    CAPTURE(bad);
+    err.clear();
+    CHECK(!ui::write_animation(frames, 480, 320, bad, 2, err));
+    CHECK(!err.empty());
+    CHECK(err.find('\n') == std::string::npos);
+  }
+  err.clear();
+  CHECK(!ui::write_animation({frames[0]}, 480, 300, (dir / "bad.gif").string(), 2, err));  // wrong frame size
+  CHECK(!err.empty());
   fs::remove_all(dir);
 }
 
@@ -262,8 +497,12 @@ TEST_CASE("warpscope export on the command line") {
   CHECK(out.find("not a shared-memory access") != std::string::npos);
   std::string svg = slurp(dir / "b.svg");
   CHECK(xml_error(svg) == "");
-  CHECK(svg.find(">32-way</text>") != std::string::npos);
-  CHECK(svg.find("emulated on CPU") != std::string::npos);
+  CHECK(svg.find("width=\"900px\" height=\"500px\"") != std::string::npos);
+  CHECK(svg.find("<text") == std::string::npos);
+  CHECK(svg.find("<use xlink:href=\"#glyph") != std::string::npos);
+  out = run_cli(base + "--view banks --step 0 --caption --width 900 --height 500 --out " + (dir / "b.pdf").string(), code);
+  CHECK(code == 0);
+  CHECK(slurp(dir / "b.pdf").rfind("%PDF-", 0) == 0);
 
   out = run_cli(base + "--view banks --width 640 --height 400 --out " + (dir / "b.png").string(), code);
   CHECK(code == 0);
@@ -293,8 +532,27 @@ TEST_CASE("warpscope export on the command line") {
   }
   CHECK(!fs::exists(dir / "seq-0005.png"));
 
+  // An animation: the numbered PNGs and one GIF / WebP.
+  for (const char* ext : {"gif", "webp"}) {
+    CAPTURE(ext);
+    out = run_cli(base + "--view warp --steps 2-4 --fps 5 --width 400 --height 300 --out " +
+                      (dir / (std::string("anim.") + ext)).string(), code);
+    CHECK(code == 0);
+    CHECK(fs::exists(dir / (std::string("anim.") + ext)));
+    CHECK(out.find("3 frames") != std::string::npos);
+  }
+  for (int i = 1; i <= 3; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "anim-%04d.png", i);
+    CHECK(png_header(slurp(dir / name)).width == 400);
+  }
+  CHECK(!fs::exists(dir / "anim-0004.png"));
+  CHECK(!fs::exists(dir / "anim-0001.gif"));
+
   // Bad input: one line, exit 2.
-  for (const char* bad : {"--view nope --out x.png", "--view banks --out x.gif", "--view banks --step 99999999 --out x.png",
+  for (const char* bad : {"--view nope --out x.png", "--view banks --out x.gif", "--view banks --out x.webp",
+                          "--view banks --out x.bmp", "--view banks --step 2 --fps 4 --out x.png",
+                          "--view banks --steps 0-2 --fps 0 --out x.gif", "--view banks --step 99999999 --out x.png",
                           "--view banks --step -1 --out x.png", "--view banks --steps 3-1 --out x.png",
                           "--view banks --width 5 --out x.png", "--view banks"}) {
     CAPTURE(bad);
