@@ -1,6 +1,7 @@
 // `warpscope export`: a figure of one view (memory, warp, banks, dram, source) at a step,
 // as PNG, SVG or PDF, made without a display from the views the desktop app draws; a
 // range of steps as numbered figures, and as one animated GIF or WebP.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -100,7 +101,8 @@ int run(ExportOptions& o) {
     if (dram_array < 0) throw UsageError("unknown array '" + o.array + "' for --view dram: allowed " + names);
   }
 
-  ui::HeadlessContext ctx(float(o.width), float(o.height));
+  // Type in proportion to the figure: a 1920×1080 slide reads like a 1280×720 one.
+  ui::HeadlessContext ctx(float(o.width), float(o.height), std::max(1.0f, float(o.height) / 720.0f));
   session::HeatMap heat;  // moves step by step along a sequence
   const trace::Trace& t = model->trace();
   int frame = 0;
