@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "ui/theme.h"
 #include "ui/ui.h"
@@ -136,16 +138,26 @@ void slides_menu(Ui& ui) {
   if (ImGui::MenuItem("Previous slide", "P", false, !ui.deck.slides.empty())) ui.next_slide(-1);
   ImGui::Separator();
   if (ui.deck.slides.empty()) ImGui::TextDisabled("No slides yet: B adds the step on screen.");
-  // Each slide: go to it; move it up or down; remove it.
-  int go = -1, up = -1, down = -1, remove = -1;
+  // Each slide: go to it; move it up or down; remove it. Three columns: the caption, the
+  // launch and step, the buttons.
+  std::vector<std::string> labels, wheres;
+  float label_w = 0, where_w = 0;
   for (size_t i = 0; i < ui.deck.slides.size(); ++i) {
     const session::Slide& s = ui.deck.slides[i];
+    labels.push_back(std::to_string(i + 1) + ". " + (s.caption.empty() ? "(no caption)" : s.caption));
+    wheres.push_back(s.variant_text() + " · step " + std::to_string(s.step) + " · " + s.view);
+    label_w = std::max(label_w, ImGui::CalcTextSize(labels.back().c_str()).x);
+    where_w = std::max(where_w, ImGui::CalcTextSize(wheres.back().c_str()).x);
+  }
+  const float gap = ImGui::GetFontSize() * 1.5f;
+  int go = -1, up = -1, down = -1, remove = -1;
+  for (size_t i = 0; i < ui.deck.slides.size(); ++i) {
     ImGui::PushID(int(i));
-    char label[320];
-    std::snprintf(label, sizeof label, "%zu. %s", i + 1, s.caption.empty() ? "(no caption)" : s.caption.c_str());
-    const std::string where = s.variant_text() + " · step " + std::to_string(s.step) + " · " + s.view;
-    if (ImGui::MenuItem(label, where.c_str(), int(i) == here)) go = int(i);
-    ImGui::SameLine();
+    const float x0 = ImGui::GetCursorPosX();
+    if (ImGui::Selectable(labels[i].c_str(), int(i) == here, 0, ImVec2(label_w + gap + where_w, 0))) go = int(i);
+    ImGui::SameLine(x0 + label_w + gap);
+    ImGui::TextDisabled("%s", wheres[i].c_str());
+    ImGui::SameLine(x0 + label_w + gap + where_w + gap);
     if (ImGui::ArrowButton("##up", ImGuiDir_Up) && i > 0) up = int(i);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Move up");
     ImGui::SameLine(0, 2);

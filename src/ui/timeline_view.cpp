@@ -226,9 +226,11 @@ void timeline_view(Ui& ui, Pane& p) {
     std::snprintf(num, sizeof num, "%d", f.slide + 1);
     const ImVec2 ts = small->CalcTextSizeA(small->FontSize, FLT_MAX, 0, num);
     const float tag_h = ts.y + 2, tag_w = ts.x + 6;
-    dl->AddLine(ImVec2(f.x, a.y + tag_h), ImVec2(f.x, a.y + strip_h), with_alpha(t.warn, 200), 1.5f);
-    dl->AddRectFilled(ImVec2(f.x, a.y), ImVec2(f.x + tag_w, a.y + tag_h), t.warn, 3, ImDrawFlags_RoundCornersRight);
-    dl->AddText(small, small->FontSize, ImVec2(f.x + 3, a.y + 1), IM_COL32(20, 20, 20, 255), num);
+    // The number hangs at the foot of the strip, clear of the block labels along its top.
+    const float y1 = a.y + strip_h, y0 = y1 - tag_h;
+    dl->AddLine(ImVec2(f.x, a.y), ImVec2(f.x, y1), with_alpha(t.warn, 220), 2);
+    dl->AddRectFilled(ImVec2(f.x, y0), ImVec2(f.x + tag_w, y1), t.warn, 3, ImDrawFlags_RoundCornersRight);
+    dl->AddText(small, small->FontSize, ImVec2(f.x + 3, y0 + 1), IM_COL32(20, 20, 20, 255), num);
   }
   // Playhead.
   float px = x_of(p.step) + 0.5f * std::max(1.0f, float(width) / float(n));
