@@ -222,8 +222,8 @@ void Ui::poll() {
       if (size_t(pending_slide_) < deck.slides.size() && slide_on(deck.slides[size_t(pending_slide_)], pane)) {
         set_step(deck.slides[size_t(pending_slide_)].step);
         pending_slide_ = -1;
-      } else if (size_t(pending_slide_) >= deck.slides.size()) {
-        pending_slide_ = -1;
+      } else if (size_t(pending_slide_) >= deck.slides.size() || recorder.idle()) {
+        pending_slide_ = -1;  // removed, or another launch was asked for since (the catalog)
       }
     }
   }
