@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "app/gl_grid.h"
+#include "session/deck.h"
 #include "ui/theme.h"
 #include "ui/ui.h"
 #if defined(WS_HAVE_CUDA)
@@ -157,8 +158,14 @@ int run(const Options& opt) {
   } else if (automated) {
     ui.state.enlarged = -1;
   }
+  // A deck given alone opens on its first slide; with a kernel, a trace or a step, it waits
+  // for N.
+  if (!opt.deck.empty()) ui.load_deck(opt.deck);
+  const bool deck_first = !ui.deck.slides.empty() && spec.kernel.empty() && opt.trace_file.empty() && opt.step < 0;
   if (!opt.trace_file.empty())
     ui.open_file(opt.trace_file);
+  else if (deck_first)
+    ui.goto_slide(0);
   else
     ui.record();
   if (opt.step >= 0) ui.set_step(uint64_t(opt.step));
@@ -325,6 +332,7 @@ void add_options(CLI::App& cmd, Options& opt) {
   cmd.add_option("--compare", opt.compare, "A/B view: the B side beside the --kernel (e.g. transpose_tiled:pad=1)")
       ->type_name("ID[:k=v,..]");
   cmd.add_flag("--stats", opt.stats, "print the CPU time per frame at exit");
+  cmd.add_option("--deck", opt.deck, "a slide deck (.wsdeck): N / P step through it")->type_name("FILE.wsdeck");
 }
 
 void check_options(const Options& opt) {
@@ -333,6 +341,7 @@ void check_options(const Options& opt) {
   // Bad values are refused before a window opens.
   const session::LaunchSpec spec = session::spec_of(opt.launch);
   if (!spec.kernel.empty()) session::resolve(spec);
+  if (!opt.deck.empty()) session::load_deck(opt.deck);
 }
 
 }  // namespace ws::app

@@ -29,6 +29,7 @@ struct Options {
   bool play = false;                         // start playing once loaded
   bool present = false;                      // start in presentation mode
   std::string compare;                       // "ID[:k=v,...]": open an A/B view with this B side
+  std::string deck;                          // a .wsdeck of slides; alone, the app opens on its first
 
   int width = 1600, height = 1000;
   bool vsync = true;

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/cli.h"
+#include "cli/export_deck.h"
 #ifdef WS_HAVE_GUI
 #include "ui/animation.h"
 #include "ui/figure.h"
@@ -176,7 +177,10 @@ Command add_export(CLI::App& app) {
   cmd->add_flag("--caption", o->caption, "stamp kernel, parameters, step and device along the bottom");
   cmd->add_option("--width", o->width, "figure width in pixels (default 1280)")->type_name("W");
   cmd->add_option("--height", o->height, "figure height in pixels (default 720)")->type_name("H");
-  return {cmd, [o] { return run(*o); }};
+  auto deck = add_deck_export_options(*cmd);
+  return {cmd, [o, deck] {
+            return deck->deck.empty() ? run(*o) : export_deck(*deck, o->out, o->width, o->height, o->launch.backend);
+          }};
 }
 
 }  // namespace ws::cli

@@ -33,9 +33,12 @@ std::string Ui::describe_json() const {
   j["present"] = state.present;
   j["font_size"] = ImGui::GetFontSize();
   j["theme"] = theme().light ? "light" : "dark";
-  nlohmann::json bms = nlohmann::json::array();
-  for (const auto& b : bookmarks) bms.push_back({{"record", b.record}, {"caption", b.caption}});
-  j["bookmarks"] = bms;
+  nlohmann::json slides_j = nlohmann::json::array();
+  for (const auto& sl : deck.slides)
+    slides_j.push_back({{"kernel", sl.kernel}, {"variant", sl.variant_text()}, {"step", sl.step}, {"view", sl.view},
+                        {"caption", sl.caption}, {"on_screen", slide_on(sl, pane)}});
+  j["slides"] = slides_j;
+  j["slide_here"] = slide_at(pane);
   if (comparing()) {
     nlohmann::json c;
     c["spec"] = state.compare;

@@ -1,4 +1,5 @@
-// Open / save dialogs for .wstrace files: a path field and the traces in its folder.
+// Open / save dialogs for .wstrace traces and .wsdeck slide decks: a path field and the
+// files of that kind in its folder.
 #include <algorithm>
 #include <filesystem>
 #include <imgui.h>
@@ -11,7 +12,7 @@ namespace ws::ui {
 
 namespace {
 
-bool dialog(Ui& ui, const char* title, bool& flag, const char* action) {
+bool dialog(Ui& ui, const char* title, bool& flag, const char* action, const char* ext = ".wstrace") {
   namespace fs = std::filesystem;
   if (flag) {
     ImGui::OpenPopup(title);
@@ -24,18 +25,19 @@ bool dialog(Ui& ui, const char* title, bool& flag, const char* action) {
   if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_NoSavedSettings)) return false;
   ImGui::SetNextItemWidth(-1);
   if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
-  bool enter = ImGui::InputTextWithHint("##path", "path/to/trace.wstrace", &ui.dialogs.path, ImGuiInputTextFlags_EnterReturnsTrue);
-  // Traces next to the path typed so far.
+  const std::string hint = std::string("path/to/file") + ext;
+  bool enter = ImGui::InputTextWithHint("##path", hint.c_str(), &ui.dialogs.path, ImGuiInputTextFlags_EnterReturnsTrue);
+  // Files of this kind next to the path typed so far.
   std::error_code ec;
   fs::path dir = fs::path(ui.dialogs.path).parent_path();
   if (dir.empty()) dir = ".";
   std::vector<std::string> files;
   if (fs::is_directory(dir, ec))
     for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-      if (it->path().extension() == ".wstrace") files.push_back(it->path().string());
+      if (it->path().extension() == ext) files.push_back(it->path().string());
   std::sort(files.begin(), files.end());
   ImGui::BeginChild("##files", ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 8), true);
-  if (files.empty()) ImGui::TextDisabled("no .wstrace files in %s", dir.string().c_str());
+  if (files.empty()) ImGui::TextDisabled("no %s files in %s", ext, dir.string().c_str());
   for (const auto& f : files)
     if (ImGui::Selectable(f.c_str(), f == ui.dialogs.path, ImGuiSelectableFlags_AllowDoubleClick)) {
       ui.dialogs.path = f;
@@ -61,6 +63,12 @@ void file_dialogs(Ui& ui) {
     std::string p = ui.dialogs.path;
     if (std::filesystem::path(p).extension() != ".wstrace") p += ".wstrace";
     ui.save_file(p);
+  }
+  if (dialog(ui, "Open deck", ui.slides.open, "Open", ".wsdeck")) ui.load_deck(ui.dialogs.path);
+  if (dialog(ui, "Save deck", ui.slides.save, "Save", ".wsdeck")) {
+    std::string p = ui.dialogs.path;
+    if (std::filesystem::path(p).extension() != ".wsdeck") p += ".wsdeck";
+    ui.save_deck(p);
   }
 }
 

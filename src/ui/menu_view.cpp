@@ -105,7 +105,7 @@ void menu_bar(Ui& ui, float& height) {
     if (ImGui::MenuItem("Play by epoch", nullptr, s.play_unit == StepUnit::Epoch)) s.play_unit = StepUnit::Epoch;
     ImGui::EndMenu();
   }
-  bookmarks_menu(ui);
+  slides_menu(ui);
   if (ImGui::BeginMenu("Help")) {
     if (ImGui::MenuItem("Keyboard shortcuts", "F1 or ?")) s.show_help = true;
     ImGui::EndMenu();

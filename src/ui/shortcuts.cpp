@@ -69,12 +69,12 @@ void Ui::shortcuts() {
       case 'B':
         if (pane.model) {
           dialogs.bookmark = true;
-          const trace::Bookmark* b = bookmark_at(pane.step);
-          dialogs.bookmark_caption = b ? b->caption : "";
+          const int here = slide_at(pane);
+          dialogs.bookmark_caption = here >= 0 ? deck.slides[size_t(here)].caption : "";
         }
         break;
-      case 'n': case 'N': goto_bookmark(+1); break;
-      case 'p': case 'P': goto_bookmark(-1); break;
+      case 'n': case 'N': next_slide(+1); break;
+      case 'p': case 'P': next_slide(-1); break;
       case 'c': case 'C': dialogs.compare = true; dialogs.compare_spec = state.compare; break;
       case '1': enlarge(Panel::Catalog); break;
       case '2': enlarge(Panel::Memory); break;

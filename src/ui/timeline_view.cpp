@@ -1,12 +1,15 @@
 // Timeline: play / pause, step one request, one warp or one epoch back and forth, scrub,
 // speed. Under the buttons, a strip of the whole trace: one bar per pixel column, as tall
 // and as red as the costliest request there (sectors or wavefronts over the ideal), with
-// the barrier epochs of each block as bands.
+// the barrier epochs of each block as bands, and the deck's slides of this launch as
+// numbered flags.
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <cfloat>
 #include <cstring>
+#include <vector>
 
 #include "ui/theme.h"
 #include "ui/ui.h"
@@ -93,6 +96,7 @@ void timeline_view(Ui& ui, Pane& p) {
   const Theme& t = theme();
   UiState& s = ui.state;
   const Session* m = p.model.get();
+  if (&p == &ui.pane) ui.slides.marked.clear();
   const float bw = ImGui::GetFrameHeight() * 1.7f;
   auto go = [&](int unit, int dir) {
     if (!m) return;
@@ -207,6 +211,31 @@ void timeline_view(Ui& ui, Pane& p) {
     float xc = x_of(p.heat.covered());
     dl->AddRectFilled(ImVec2(xc, base + 0.5f), ImVec2(x_of(p.step + 1), base + 2), t.warn);
   }
+  // Slides of the launch on this pane: a numbered flag at each one's step.
+  struct Flag {
+    int slide;
+    float x;
+  };
+  std::vector<Flag> flags;
+  for (size_t i = 0; i < ui.deck.slides.size(); ++i) {
+    const session::Slide& sl = ui.deck.slides[i];
+    if (!ui.slide_on(sl, p) || sl.step >= n) continue;
+    flags.push_back({int(i), x_of(sl.step) + 0.5f * std::max(1.0f, float(width) / float(n))});
+  }
+  if (&p == &ui.pane)
+    for (const Flag& f : flags) ui.slides.marked.push_back(f.slide);
+  ImFont* small = font_for(FontRole::Small);
+  for (const Flag& f : flags) {
+    char num[16];
+    std::snprintf(num, sizeof num, "%d", f.slide + 1);
+    const ImVec2 ts = small->CalcTextSizeA(small->FontSize, FLT_MAX, 0, num);
+    const float tag_h = ts.y + 2, tag_w = ts.x + 6;
+    // The number hangs at the foot of the strip, clear of the block labels along its top.
+    const float y1 = a.y + strip_h, y0 = y1 - tag_h;
+    dl->AddLine(ImVec2(f.x, a.y), ImVec2(f.x, y1), with_alpha(t.warn, 220), 2);
+    dl->AddRectFilled(ImVec2(f.x, y0), ImVec2(f.x + tag_w, y1), t.warn, 3, ImDrawFlags_RoundCornersRight);
+    dl->AddText(small, small->FontSize, ImVec2(f.x + 3, y0 + 1), IM_COL32(20, 20, 20, 255), num);
+  }
   // Playhead.
   float px = x_of(p.step) + 0.5f * std::max(1.0f, float(width) / float(n));
   dl->AddLine(ImVec2(px, a.y), ImVec2(px, a.y + strip_h), t.playhead, 2);
@@ -219,6 +248,14 @@ void timeline_view(Ui& ui, Pane& p) {
     float f = std::clamp((io.MousePos.x - a.x) / float(width), 0.0f, 1.0f);
     ui.set_step(std::min<uint64_t>(n - 1, uint64_t(double(f) * double(n))));
   } else if (ImGui::IsItemHovered()) {
+    // Over a slide's flag: its caption.
+    for (const Flag& fl : flags)
+      if (std::abs(io.MousePos.x - fl.x) <= 5) {
+        const session::Slide& sl = ui.deck.slides[size_t(fl.slide)];
+        ImGui::SetTooltip("slide %d · step %s · %s view\n%s", fl.slide + 1, fmt_count(sl.step).c_str(),
+                          sl.view.c_str(), sl.caption.empty() ? "(no caption)" : sl.caption.c_str());
+        return;
+      }
     float f = std::clamp((io.MousePos.x - a.x) / float(width), 0.0f, 1.0f);
     uint64_t i = std::min<uint64_t>(n - 1, uint64_t(double(f) * double(n)));
     const auto& r = m->trace().records[i];

@@ -61,7 +61,7 @@ std::string Ui::take_screenshot_request() {
 }
 
 bool Ui::settled() const {
-  const bool a = pane.model && recorder.idle() && record_due_ < 0 &&
+  const bool a = pane.model && recorder.idle() && record_due_ < 0 && pending_slide_ < 0 &&
                  (!state.heat || pane.heat.converged(std::min<uint64_t>(pane.step + 1, pane.model->size())));
   if (!a || !comparing() || !ab.error.empty()) return a;
   // A/B: the B side is recorded, locked to A's step, and its heat has caught up too.
@@ -135,7 +135,12 @@ void Ui::save_file(const std::string& path) {
   job.kind = Job::Save;
   job.path = path;
   job.session = pane.model;
-  job.bookmarks = bookmarks;
+  // The trace's bookmarks: the slides of its launch, by step.
+  std::vector<trace::Bookmark> marks;
+  for (const auto& sl : deck.slides)
+    if (slide_on(sl, pane)) marks.push_back({sl.step, sl.caption});
+  std::stable_sort(marks.begin(), marks.end(), [](const auto& x, const auto& y) { return x.record < y.record; });
+  job.bookmarks = std::move(marks);
   job.label = "saving " + path;
   recorder.submit(std::move(job));
   state.last_file = path;
@@ -174,6 +179,7 @@ void Ui::poll() {
   while (auto o = recorder.take()) {
     if (!o->error.empty()) {
       if (o->kind == Job::Record || (o->kind == Job::Open && !pane.model)) status.record_error = o->error;
+      if (o->kind == Job::Record) pending_slide_ = -1;
       message(o->error, true);
       continue;
     }
@@ -188,14 +194,17 @@ void Ui::poll() {
     if (o->kind == Job::Record) {
       status.record_error.clear();
       if (o->session->few_blocks) message(o->session->note);
-      // Bookmarks name steps of this launch: they stay when the same launch is recorded again.
-      if (!pane.model || pane.model->trace().launch.kernel != o->session->trace().launch.kernel ||
-          pane.model->trace().launch.params != o->session->trace().launch.params)
-        bookmarks.clear();
     }
     if (o->kind == Job::Open) {
-      bookmarks = o->session->trace().bookmarks;
-      std::sort(bookmarks.begin(), bookmarks.end(), [](const auto& x, const auto& y) { return x.record < y.record; });
+      // The trace's bookmarks join the deck as slides of its launch (once each).
+      const auto& launch = o->session->trace().launch;
+      for (const auto& b : o->session->trace().bookmarks) {
+        session::Slide sl = session::slide_of(launch.kernel, launch.params, b.record, "warp", b.caption);
+        const bool known = std::any_of(deck.slides.begin(), deck.slides.end(), [&](const session::Slide& d) {
+          return d.step == b.record && session::same_variant(d, launch.kernel, launch.params);
+        });
+        if (!known) deck.slides.push_back(std::move(sl));
+      }
       // Show the opened launch in the catalog, without re-recording it.
       const auto& l = o->session->trace().launch;
       if (catalog::find(l.kernel)) {
@@ -208,6 +217,15 @@ void Ui::poll() {
       }
     }
     show_model(o->session, o->kind == Job::Record);
+    // A slide of another launch was asked for: its step, now that its recording is here.
+    if (o->kind == Job::Record && pending_slide_ >= 0) {
+      if (size_t(pending_slide_) < deck.slides.size() && slide_on(deck.slides[size_t(pending_slide_)], pane)) {
+        set_step(deck.slides[size_t(pending_slide_)].step);
+        pending_slide_ = -1;
+      } else if (size_t(pending_slide_) >= deck.slides.size() || recorder.idle()) {
+        pending_slide_ = -1;  // removed, or another launch was asked for since (the catalog)
+      }
+    }
   }
   // The DRAM preset changed while a recording with the old one was under way.
   if (pane.model && !recorder.busy() && pane.model->report.dram.preset != state.dram_preset) {

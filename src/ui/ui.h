@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "session/deck.h"
 #include "session/heat.h"
 #include "session/session.h"
 #include "session/step_match.h"
@@ -79,11 +80,19 @@ struct DrawnPanel {
 struct Dialogs {
   bool open = false, save = false;  // .wstrace file dialogs (file_dialog.cpp)
   std::string path;
-  bool bookmark = false, compare = false;  // bookmarks.cpp
+  bool bookmark = false, compare = false;  // slides.cpp (the slide caption), compare picker
   std::string bookmark_caption, compare_spec;
   bool figure = false;  // File → Export figure… (export_dialog.cpp)
   int figure_view = 1, figure_type = 0, figure_size = 0;
   std::string figure_caption, figure_path, figure_error;
+};
+
+// The deck's file, its dialogs, and the slide last shown (N / P move from it).
+struct SlideState {
+  std::string file;                 // the .wsdeck last opened or saved
+  bool open = false, save = false;  // .wsdeck file dialogs (file_dialog.cpp)
+  int current = -1;                 // index into Ui::deck, or -1
+  std::vector<int> marked;          // slides the timeline marked in its last frame (A pane)
 };
 
 // The status bar's last message, and why the last recording failed (shown in the catalog).
@@ -171,12 +180,21 @@ class Ui {
   bool set_compare(const std::string& spec, std::string& error);
   bool comparing() const { return !state.compare.empty(); }
 
-  // ---- bookmarks (bookmarks.cpp): kept with the trace on screen, saved in its .wstrace
-  void add_bookmark(const std::string& caption);
-  bool remove_bookmark(uint64_t record);
-  // Jumps to the next (dir > 0) or previous bookmark; false when there is none that way.
-  bool goto_bookmark(int dir);
-  const trace::Bookmark* bookmark_at(uint64_t record) const;
+  // ---- slides (slides.cpp): a deck of (kernel, parameters, step, view, caption) that
+  // outlives recordings; a trace's bookmarks are the slides of its launch.
+  // Adds the launch, step and view on screen as a slide (or renames the slide there).
+  void add_slide(const std::string& caption);
+  // Shows slide `i`: records its launch if another is on screen, then goes to its step.
+  bool goto_slide(size_t i);
+  // The next (dir > 0) or previous slide in deck order; false when there is none that way.
+  bool next_slide(int dir);
+  // The slide showing pane `p`'s launch at its step, or -1.
+  int slide_at(const Pane& p) const;
+  // Whether slide `s` shows the launch on pane `p`.
+  bool slide_on(const session::Slide& s, const Pane& p) const;
+  bool load_deck(const std::string& path);  // false: the error is on the status line
+  bool save_deck(const std::string& path);
+  bool slide_pending() const { return pending_slide_ >= 0; }
 
   // ---- what the views use
   UiState state;
@@ -185,7 +203,8 @@ class Ui {
   Worker recorder;
   TimingStore timings;
   LiveTimer live_timer;
-  std::vector<trace::Bookmark> bookmarks;  // sorted by record
+  session::Deck deck;
+  SlideState slides;
   Dialogs dialogs;
   StatusLine status;
   GridPainter* painter() { return env_.painter ? env_.painter : &cpu_painter_; }
@@ -213,6 +232,7 @@ class Ui {
   std::vector<DrawnPanel> drawn_;
   ImVec2 diagram_min_, diagram_max_;
   std::string live_family_;
+  int pending_slide_ = -1;  // a slide whose launch is being recorded, to show once it arrives
 };
 
 // ---- views: one per file, each draws into the current ImGui window -------------------
@@ -227,12 +247,12 @@ void help_overlay(Ui& ui);
 void menu_bar(Ui& ui, float& height);
 void status_bar(Ui& ui, ImVec2 min, ImVec2 max);
 void file_dialogs(Ui& ui);
-void classroom_dialogs(Ui& ui);
+void classroom_dialogs(Ui& ui);   // slide caption, compare picker (slides.cpp)
+void slides_menu(Ui& ui);         // the Slides menu (slides.cpp)
 void export_dialog(Ui& ui);       // File → Export figure… (export_dialog.cpp)
 // Writes the figure the dialog's fields describe (view, size, caption, path) of the step on
 // screen; false and `error` when it cannot.
-bool export_figure(Ui& ui, std::string& error);   // bookmark caption, compare picker (bookmarks.cpp)
-void bookmarks_menu(Ui& ui);      // the Bookmarks menu (bookmarks.cpp)
+bool export_figure(Ui& ui, std::string& error);
 void compare_strip(Ui& ui);       // A/B differences (compare.cpp)
 // The memory view's state on screen: the user's toggles and the pane's zoom, pan and heat.
 MemoryViewState memory_state(const UiState& s, Pane& p);

@@ -11,6 +11,8 @@
 #include <thread>
 #include <unistd.h>
 
+#include "session/deck.h"
+#include "ui/figure.h"
 #include "ui/headless.h"
 #include "ui/settings.h"
 #include "ui/timing.h"
@@ -328,6 +330,117 @@ TEST_CASE("a trace saved from the app opens again with the same records") {
   ctx.frame(u);
   CHECK(u.pane.model == kept);
   CHECK(u.status.error);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("slides outlive recordings, flag their own launch on the timeline, and N / P switch launch") {
+  // The deck's views are the figure views the export draws.
+  CHECK(session::slide_views_text() == ui::figure_view_keys());
+  auto dir = temp_dir("slides");
+  ui::HeadlessContext ctx(1600, 1000);
+  ui::Ui u(quiet_env());
+  show(ctx, u, "transpose_tiled", {{"pad", 0}}, 1);
+  u.add_slide("32 lanes, one bank");
+  u.set_step(5);
+  settle(ctx, u);
+  u.add_slide("pad 0, step 5");
+  show(ctx, u, "transpose_tiled", {{"pad", 1}}, 1);  // a parameter change re-records
+  u.state.enlarged = int(ui::Panel::Memory);
+  u.add_slide("one extra column");
+  REQUIRE(u.deck.slides.size() == 3);
+  CHECK(u.deck.slides[0].params.at("pad") == 0);
+  CHECK(u.deck.slides[2].params.at("pad") == 1);
+  CHECK(u.deck.slides[0].view == "warp");
+  CHECK(u.deck.slides[2].view == "memory");
+  // B again on a slide's step renames it instead of adding one.
+  u.add_slide("padding removes the conflict");
+  CHECK(u.deck.slides.size() == 3);
+  CHECK(u.deck.slides[2].caption == "padding removes the conflict");
+  u.state.enlarged = -1;
+  ctx.frame(u);
+  CHECK(u.slides.marked == std::vector<int>{2});  // only the pad=1 slide is this launch's
+
+  // Another kernel: every slide stays, none is flagged.
+  show(ctx, u, "transpose_read_coalesced", {}, 0);
+  CHECK(u.deck.slides.size() == 3);
+  ctx.frame(u);
+  CHECK(u.slides.marked.empty());
+  // Back to pad 0: its two slides are flagged again.
+  show(ctx, u, "transpose_tiled", {{"pad", 0}}, 0);
+  ctx.frame(u);
+  CHECK(u.slides.marked == std::vector<int>{0, 1});
+
+  // Saving the trace writes its launch's slides as its bookmarks; opening it in a fresh
+  // app brings them back as slides.
+  const std::string path = (dir / "tiled.wstrace").string();
+  u.save_file(path);
+  settle(ctx, u);
+  {
+    ui::Ui v(quiet_env());
+    v.open_file(path);
+    settle(ctx, v);
+    ctx.frame(v);
+    REQUIRE(v.deck.slides.size() == 2);
+    CHECK(v.deck.slides[0].caption == "32 lanes, one bank");
+    CHECK(v.deck.slides[1].step == 5);
+    CHECK(v.slides.marked == std::vector<int>{0, 1});
+  }
+
+  // N from slide 2 (pad 0, step 5) goes to slide 3: pad=1 is recorded, then its step shown
+  // in its view.
+  u.set_step(5);
+  settle(ctx, u);
+  ctx.type('n');
+  ctx.frame(u);
+  CHECK(u.slide_pending());
+  settle(ctx, u);
+  ctx.frame(u);
+  CHECK(u.pane.model->trace().launch.params.at("pad") == 1);
+  CHECK(u.pane.step == 1);
+  CHECK(u.state.enlarged == int(ui::Panel::Memory));
+  json d = json::parse(u.describe_json());
+  CHECK(d["slide_here"] == 2);
+  // N at the last slide stays; P twice goes back to slide 1 on pad 0.
+  ctx.type('n');
+  ctx.frame(u);
+  CHECK(!u.slide_pending());
+  CHECK(u.slides.current == 2);
+  ctx.frame(u);
+  ctx.type('p');
+  ctx.frame(u);
+  settle(ctx, u);
+  CHECK(u.slide_at(u.pane) == 1);
+  ctx.frame(u);
+  ctx.type('p');
+  ctx.frame(u);
+  settle(ctx, u);
+  CHECK(u.slide_at(u.pane) == 0);
+  CHECK(u.pane.model->trace().launch.params.at("pad") == 0);
+  CHECK(u.pane.step == 1);
+
+  // A deck file round trip from the app; a bad one is a message and leaves the deck.
+  const std::string deck_path = (dir / "d.wsdeck").string();
+  REQUIRE(u.save_deck(deck_path));
+  const session::Deck kept = u.deck;
+  u.deck.slides.clear();
+  REQUIRE(u.load_deck(deck_path));
+  CHECK(u.deck == kept);
+  std::ofstream(dir / "bad.wsdeck") << "{\"version\": 1, \"slides\": [{\"kernel\": \"nope\", \"step\": 0}]}";
+  CHECK(!u.load_deck((dir / "bad.wsdeck").string()));
+  CHECK(u.status.error);
+  CHECK(u.status.text.find("slide 1: unknown kernel 'nope'") != std::string::npos);
+  CHECK(u.deck == kept);
+  // The Slides menu's dialogs draw and close.
+  for (bool* flag : {&u.slides.open, &u.slides.save}) {
+    *flag = true;
+    u.dialogs.path = deck_path;
+    for (int i = 0; i < 5; ++i) ctx.frame(u);
+    CHECK(ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId));
+    ctx.press(ui::HeadlessContext::key(ImGuiKey_Escape));
+    ctx.frame(u);
+    ctx.frame(u);
+    CHECK(!ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId));
+  }
   std::filesystem::remove_all(dir);
 }
 

@@ -1,0 +1,193 @@
+// Slide decks (.wsdeck): a round trip keeps every slide; a damaged, newer or wrong deck is
+// one line that names the slide and what is allowed.
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "session/deck.h"
+
+using namespace ws;
+namespace fs = std::filesystem;
+
+namespace {
+
+session::Deck sample() {
+  session::Deck d;
+  d.title = "Bank conflicts";
+  d.slides.push_back(session::slide_of("transpose_tiled", {{"size", 64}, {"pad", 0}}, 1, "banks", "32 lanes, one bank"));
+  d.slides.push_back(session::slide_of("transpose_tiled", {{"pad", 1}}, 1, "warp", "one extra column: \"no\" conflict"));
+  session::Slide s;
+  s.kernel = "matmul_coarse2d_vec";
+  s.step = 3;
+  s.view = "memory";
+  d.slides.push_back(s);
+  return d;
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    session::parse_deck(text, "t.wsdeck");
+  } catch (const session::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("a deck saved and loaded again is the same deck") {
+  const session::Deck d = sample();
+  const fs::path p = fs::temp_directory_path() / ("ws_deck_test_" + std::to_string(::getpid()) + ".wsdeck");
+  session::save_deck(d, p.string());
+  const session::Deck back = session::load_deck(p.string());
+  fs::remove(p);
+  CHECK(back == d);
+  CHECK(back.slides[0].size == 64);
+  CHECK(back.slides[1].size == std::nullopt);
+  CHECK(session::parse_deck(session::deck_json(d), "x") == d);
+}
+
+TEST_CASE("a slide is the same variant as a trace once its defaults are filled in") {
+  const session::Deck d = sample();
+  // transpose_tiled at its teaching size: a trace's launch holds every value, size included.
+  auto full = session::resolved_params(d.slides[1]);
+  REQUIRE(full);
+  CHECK(full->count("size") == 1);
+  CHECK(session::same_variant(d.slides[1], "transpose_tiled", *full));
+  CHECK(!session::same_variant(d.slides[0], "transpose_tiled", *full));  // pad 0, not 1
+  CHECK(!session::same_variant(d.slides[1], "transpose_naive", *full));
+  CHECK(d.slides[0].variant_text() == "transpose_tiled size=64 pad=0");
+}
+
+TEST_CASE("damaged, newer and wrong decks are one-line errors naming what is allowed") {
+  CHECK(error_of("{\"version\": 1, \"slides\": [") .find("t.wsdeck is not a warpscope deck (bad JSON") == 0);
+  CHECK(error_of("[1, 2]").find("is not a warpscope deck") != std::string::npos);
+  CHECK(error_of("{\"version\": 9, \"slides\": []}") ==
+        "t.wsdeck is deck version 9, newer than this warpscope reads (1): update warpscope");
+  const std::string unknown =
+      error_of(R"({"version": 1, "slides": [{"kernel": "transpose_tiled", "step": 0},
+                                             {"kernel": "no_such_kernel", "step": 0}]})");
+  CHECK(unknown.find("t.wsdeck: slide 2: unknown kernel 'no_such_kernel': allowed ") == 0);
+  CHECK(unknown.find("transpose_tiled") != std::string::npos);
+  const std::string param = error_of(R"({"version": 1, "slides": [{"kernel": "transpose_tiled", "params": {"pad": 7}, "step": 0}]})");
+  CHECK(param.find("t.wsdeck: slide 1: ") == 0);
+  CHECK(param.find("pad") != std::string::npos);
+  CHECK(error_of(R"({"version": 1, "slides": [{"kernel": "transpose_tiled", "step": 0, "view": "timeline"}]})") ==
+        "t.wsdeck: slide 1: unknown view 'timeline': allowed memory, warp, banks, dram, source");
+  CHECK(error_of(R"({"version": 1, "slides": [{"kernel": "transpose_tiled", "step": -1}]})") ==
+        "t.wsdeck: slide 1: \"step\" must be 0 or more, not -1");
+  CHECK(error_of(R"({"version": 1, "slides": [{"kernel": "transpose_tiled"}]})").find("slide 1: no \"step\"") !=
+        std::string::npos);
+  for (const char* bad : {"", "{}", "{\"version\": \"1\", \"slides\": []}", "{\"version\": 1, \"slides\": {}}"}) {
+    CAPTURE(bad);
+    const std::string e = error_of(bad);
+    CHECK(!e.empty());
+    CHECK(e.find('\n') == std::string::npos);
+  }
+  CHECK_THROWS_WITH_AS(session::load_deck("/nonexistent/x.wsdeck"), "cannot open deck /nonexistent/x.wsdeck",
+                       session::InputError);
+}
+
+// ---- `warpscope export --deck` --------------------------------------------------------
+
+namespace {
+
+struct Cli {
+  int rc = -1;
+  std::string out, err;
+};
+
+std::string slurp_file(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+Cli run_warpscope(const std::string& args, const fs::path& dir) {
+  const fs::path out = dir / "stdout", err = dir / "stderr";
+  const std::string cmd = std::string("'") + WS_BINARY + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+  const int status = std::system(cmd.c_str());
+  Cli r;
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  r.out = slurp_file(out);
+  r.err = slurp_file(err);
+  return r;
+}
+
+size_t lines(const std::string& s) { return size_t(std::count(s.begin(), s.end(), '\n')); }
+
+}  // namespace
+
+TEST_CASE("export --deck draws every slide of the example deck as a numbered PNG") {
+  const fs::path dir = fs::temp_directory_path() / ("ws_deck_export_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path slides = dir / "slides";  // made by export
+  Cli r = run_warpscope("export --deck assets/decks/bank-conflicts.wsdeck --width 400 --height 300 --out '" +
+                            slides.string() + "'",
+                        dir);
+  if (r.err.find("has no GUI") != std::string::npos) {
+    MESSAGE("this build has no figure export");
+    fs::remove_all(dir);
+    return;
+  }
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(lines(r.out) == 3);  // one line per figure
+  const char* names[] = {"01-transpose_tiled-banks.png", "02-transpose_tiled-banks.png",
+                         "03-matmul_coarse2d_vec-warp.png"};
+  for (const char* n : names) {
+    CAPTURE(n);
+    const std::string png = slurp_file(slides / n);
+    REQUIRE(png.size() > 24);
+    CHECK(png.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
+    // IHDR: width and height, big-endian.
+    auto be32 = [&](size_t at) {
+      return uint32_t(uint8_t(png[at])) << 24 | uint32_t(uint8_t(png[at + 1])) << 16 |
+             uint32_t(uint8_t(png[at + 2])) << 8 | uint32_t(uint8_t(png[at + 3]));
+    };
+    CHECK(be32(16) == 400);
+    CHECK(be32(20) == 300);
+  }
+  size_t files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(slides)) ++files;
+  CHECK(files == 3);
+
+  // SVG on request.
+  r = run_warpscope("export --deck assets/decks/bank-conflicts.wsdeck --format svg --width 400 --height 300 --out '" +
+                        (dir / "svg").string() + "'",
+                    dir);
+  CHECK(r.rc == 0);
+  CHECK(slurp_file(dir / "svg" / "01-transpose_tiled-banks.svg").find("<svg") != std::string::npos);
+
+  // A step past the end of its launch: one line naming the slide and the range, nothing written.
+  session::Deck d;
+  d.slides.push_back(session::slide_of("transpose_tiled", {{"pad", 0}}, 1, "warp", ""));
+  d.slides.push_back(session::slide_of("transpose_tiled", {{"pad", 1}}, 99999999, "warp", ""));
+  session::save_deck(d, (dir / "far.wsdeck").string());
+  r = run_warpscope("export --deck '" + (dir / "far.wsdeck").string() + "' --out '" + (dir / "far").string() + "'", dir);
+  CHECK(r.rc == 2);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("slide 2 (transpose_tiled size=64 m=0 pad=1): step 99999999 is out of range: allowed 0..") !=
+        std::string::npos);
+  CHECK(!fs::exists(dir / "far"));
+
+  // --deck with the options of a single figure, or --format without a deck: usage errors.
+  for (const char* bad : {"export --deck assets/decks/bank-conflicts.wsdeck --kernel transpose_tiled --out x",
+                          "export --deck assets/decks/bank-conflicts.wsdeck --view warp --out x",
+                          "export --deck assets/decks/bank-conflicts.wsdeck --step 3 --out x",
+                          "export --deck assets/decks/bank-conflicts.wsdeck",
+                          "export --kernel transpose_tiled --view warp --format svg --out x.png",
+                          "export --deck /nonexistent.wsdeck --out x"}) {
+    CAPTURE(bad);
+    r = run_warpscope(bad, dir);
+    CHECK(r.rc == 2);
+    CHECK(r.out.empty());
+    CHECK(lines(r.err) == 1);
+    CHECK(r.err.rfind("warpscope: error: ", 0) == 0);
+  }
+  fs::remove_all(dir);
+}
