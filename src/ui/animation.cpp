@@ -1,4 +1,5 @@
 #include "ui/animation.h"
+#include "ui/figure.h"
 
 #include <gif_lib.h>
 #include <webp/encode.h>
@@ -16,13 +17,6 @@
 namespace ws::ui {
 namespace {
 
-std::string extension_of(const std::string& path) {
-  const size_t dot = path.find_last_of('.');
-  if (dot == std::string::npos || path.find('/', dot) != std::string::npos) return "";
-  std::string e = path.substr(dot + 1);
-  for (char& c : e) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return e;
-}
 
 std::string gif_error(const std::string& what, int code) {
   const char* s = GifErrorString(code);
@@ -34,7 +28,7 @@ std::string gif_error(const std::string& what, int code) {
 const char* animation_formats() { return "gif, webp"; }
 
 bool animation_format_known(const std::string& path) {
-  const std::string e = extension_of(path);
+  const std::string e = figure_extension(path);
   return e == "gif" || e == "webp";
 }
 
@@ -127,7 +121,7 @@ AnimationWriter::~AnimationWriter() = default;
 
 bool AnimationWriter::open(const std::string& path, int width, int height, double fps, std::string& error) {
   impl_.reset();
-  const std::string e = extension_of(path);
+  const std::string e = figure_extension(path);
   if (e != "gif" && e != "webp") {
     error = "unknown animation type '" + path + "': the file name must end in one of " + animation_formats();
     return false;

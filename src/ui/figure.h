@@ -47,6 +47,8 @@ bool write_figure_png(const Figure& f, const std::string& path, std::string& err
 // `error`) when the type is unknown or the file cannot be written.
 bool write_figure(const Figure& f, const std::string& path, std::string& error);
 const char* figure_formats();  // "png, svg, pdf"
+// The lower-case extension of `path` ("" when none): the file type it names.
+std::string figure_extension(const std::string& path);
 // Whether `path` ends in one of figure_formats().
 bool figure_format_known(const std::string& path);
 

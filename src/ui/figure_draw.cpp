@@ -496,13 +496,6 @@ bool write_bytes(const std::string& bytes, const std::string& path, std::string&
   return true;
 }
 
-std::string extension_of(const std::string& path) {
-  const size_t dot = path.find_last_of('.');
-  if (dot == std::string::npos || path.find('/', dot) != std::string::npos) return "";
-  std::string e = path.substr(dot + 1);
-  for (char& c : e) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return e;
-}
 
 }  // namespace
 
@@ -577,7 +570,7 @@ bool figure_text_ink(FontRole role, const std::string& s, ImVec2 top_left, ImVec
 const char* figure_formats() { return "png, svg, pdf"; }
 
 bool figure_format_known(const std::string& path) {
-  const std::string e = extension_of(path);
+  const std::string e = figure_extension(path);
   return e == "png" || e == "svg" || e == "pdf";
 }
 
@@ -591,7 +584,7 @@ bool write_figure_png(const Figure& f, const std::string& path, std::string& err
 }
 
 bool write_figure(const Figure& f, const std::string& path, std::string& error) {
-  const std::string e = extension_of(path);
+  const std::string e = figure_extension(path);
   if (e == "png") return write_figure_png(f, path, error);
   if (e == "svg" || e == "pdf") {
     const std::string doc = e == "svg" ? figure_svg(f) : figure_pdf(f);
@@ -603,6 +596,14 @@ bool write_figure(const Figure& f, const std::string& path, std::string& error) 
   }
   error = "unknown figure type '" + path + "': the file name must end in one of " + figure_formats();
   return false;
+}
+
+std::string figure_extension(const std::string& path) {
+  const size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || path.find('/', dot) != std::string::npos) return "";
+  std::string e = path.substr(dot + 1);
+  for (char& c : e) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return e;
 }
 
 }  // namespace ws::ui

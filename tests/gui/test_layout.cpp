@@ -23,26 +23,14 @@
 #include "ui/headless.h"
 #include "ui/scene.h"
 #include "ui/ui.h"
+#include "ui_test.h"
 
 using namespace ws;
 
 namespace {
 
-ui::Environment quiet_env() {
-  ui::Environment env;
-  env.replay_dir = "";
-  return env;
-}
-
-void settle(ui::HeadlessContext& ctx, ui::Ui& u) {
-  for (int i = 0; i < 4000; ++i) {
-    ctx.frame(u);
-    if (u.settled()) return;
-    if (u.recorder.busy()) u.recorder.wait_idle();
-    if (u.ab.recorder.busy()) u.ab.recorder.wait_idle();
-  }
-  FAIL("the UI did not settle");
-}
+using test::quiet_env;
+using test::settle;
 
 struct TextBox {
   std::string text;

@@ -17,6 +17,7 @@
 #include "ui/settings.h"
 #include "ui/timing.h"
 #include "ui/ui.h"
+#include "ui_test.h"
 
 using namespace ws;
 using json = nlohmann::json;
@@ -32,21 +33,8 @@ std::filesystem::path temp_dir(const char* name) {
   return p;
 }
 
-ui::Environment quiet_env() {
-  ui::Environment env;
-  env.replay_dir = "";  // no replay pack: the timing panel must say so
-  return env;
-}
-
-// Draws frames until the background job is done and the heat has caught up.
-void settle(ui::HeadlessContext& ctx, ui::Ui& u) {
-  for (int i = 0; i < 4000; ++i) {
-    ctx.frame(u);
-    if (u.settled()) return;
-    if (u.recorder.busy()) u.recorder.wait_idle();
-  }
-  FAIL("the UI did not settle");
-}
+using test::quiet_env;
+using test::settle;
 
 // Records `kernel` with `set`, goes to `step`, and returns the request's figures.
 json show(ui::HeadlessContext& ctx, ui::Ui& u, const std::string& kernel, std::map<std::string, int64_t> set,
