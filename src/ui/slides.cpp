@@ -244,6 +244,9 @@ void classroom_dialogs(Ui& ui) {
         if (*a_side[i][1]) ui.state.params[a_side[i][1]] = 0;
         ui.record();
         ui.dialogs.compare_spec = presets[i][1];
+        // A row is a whole comparison: start it (the row closes the dialog).
+        std::string why;
+        if (!ui.set_compare(presets[i][1], why)) ui.message(why, true);
       }
     char buf[256];
     std::snprintf(buf, sizeof buf, "%s", ui.dialogs.compare_spec.c_str());
