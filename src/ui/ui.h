@@ -258,13 +258,6 @@ void compare_strip(Ui& ui);       // A/B differences (compare.cpp)
 MemoryViewState memory_state(const UiState& s, Pane& p);
 
 // Small shared widgets.
-void headline(const char* value, const char* caption, ImU32 color);  // big figure + caption
-// A row of headline figures that wraps to the next line when the panel is narrow.
-struct Headline {
-  std::string value, caption;
-  ImU32 color;
-};
-void headlines(const std::vector<Headline>& items);
 void help_marker(const char* text);
 std::string fmt_count(uint64_t n);  // 1234567 -> "1,234,567"
 std::string fmt_bytes(uint64_t n);  // "512 B", "4 KiB"

@@ -67,41 +67,6 @@ std::string fmt_bytes(uint64_t n) {
   return b;
 }
 
-void headline(const char* value, const char* caption, ImU32 color) {
-  ImGui::BeginGroup();
-  ImGui::PushFont(fonts().big ? fonts().big : ImGui::GetFont());
-  ImGui::PushStyleColor(ImGuiCol_Text, color);
-  ImGui::TextUnformatted(value);
-  ImGui::PopStyleColor();
-  ImGui::PopFont();
-  ImGui::PushStyleColor(ImGuiCol_Text, theme().text_dim);
-  ImGui::TextUnformatted(caption);
-  ImGui::PopStyleColor();
-  ImGui::EndGroup();
-}
-
-void headlines(const std::vector<Headline>& items) {
-  ImFont* big = fonts().big ? fonts().big : ImGui::GetFont();
-  const float gap = ImGui::GetFontSize() * 1.6f;
-  const float x0 = ImGui::GetCursorPosX();
-  const float right = x0 + ImGui::GetContentRegionAvail().x;
-  float x = x0;
-  for (size_t i = 0; i < items.size(); ++i) {
-    const auto& h = items[i];
-    float w = std::max(big->CalcTextSizeA(big->FontSize, 1e9f, 0, h.value.c_str()).x, ImGui::CalcTextSize(h.caption.c_str()).x);
-    if (i > 0) {
-      if (x + gap + w > right)
-        x = x0;  // wrap
-      else {
-        ImGui::SameLine(x + gap);
-        x += gap;
-      }
-    }
-    headline(h.value.c_str(), h.caption.c_str(), h.color);
-    x += w;
-  }
-}
-
 void help_marker(const char* text) {
   ImGui::TextDisabled("(?)");
   if (ImGui::IsItemHovered()) {
