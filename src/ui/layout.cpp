@@ -17,7 +17,7 @@ PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_
   const float gap = 6;
   const float F = font_size;
   const float status_h = std::round(F + 12);
-  const float header_h = std::round(F * 18.0f / 17.0f + 12);  // panel header: the bold title + padding
+  const float header_h = panel_header_height();
   // A class's layouts keep the timeline to one row of buttons over the strip.
   const float timeline_h = s.present ? std::round(header_h + F * 3.5f + 24) : std::round(F * 6.6f + 24);
   const float top = menu_h + gap, bottom = H - status_h - gap;
@@ -36,7 +36,7 @@ PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_
     // lane diagram) over the memory view. The differences table is the first thing to go
     // when the inspectors would get too short to draw their diagrams.
     const float warp_frac = s.present ? 0.62f : 0.58f;
-    const float need = warp_need_height(F);  // inspector height that keeps its diagram
+    const float need = warp_need_height();  // inspector height that keeps its diagram
     const float rows = s.present ? 2.6f : 4.6f;
     float strip_h = std::round(std::min(area_h * 0.3f, F * 1.55f * rows + 24));
     if ((area_h - strip_h - gap) * warp_frac < need) strip_h = 0;
@@ -79,11 +79,11 @@ PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_
   return L;
 }
 
-float warp_need_height(float font_size) {
-  // Header, padding, one source line, one line of figures, and a diagram of 120 px at
-  // 720 rows (the small type is 13/17 of the body type).
-  const float small = font_size * 13.0f / 17.0f;
-  return std::round(font_size * 18.0f / 17.0f + 12 + 16 + font_size * 2.6f + small * 9.5f + 8);
+float panel_header_height() { return std::round(font_for(FontRole::Bold)->FontSize + 12); }
+
+float warp_need_height() {
+  // Header, the body's padding (8 above and below) and the inspector's least body.
+  return std::round(panel_header_height() + 16 + warp_panel_min_height());
 }
 
 namespace {
@@ -95,8 +95,7 @@ void panel_header(Ui& ui, Panel p, const std::string& subtitle, const std::strin
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImVec2 wp = ImGui::GetWindowPos();
   float w = ImGui::GetWindowWidth();
-  ImFont* bold = fonts().bold ? fonts().bold : ImGui::GetFont();
-  float h = std::round(bold->FontSize + 12);
+  const float h = panel_header_height();
   dl->AddRectFilled(wp, ImVec2(wp.x + w, wp.y + h), t.panel_header);
   dl->AddRectFilled(wp, ImVec2(wp.x + 3, wp.y + h), t.accent);
   // Title and subtitle cut with "…" to the room left of the enlarge button, never clipped.

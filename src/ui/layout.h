@@ -35,8 +35,9 @@ struct PanelLayout {
 // The panels of a `display`-sized window below a menu bar `menu_h` tall, for body text
 // `font_size` pixels high. `comparing`: an A/B view is on.
 PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_h, float font_size);
-// The least height of a warp inspector panel (header included) that leaves its lane
-// diagram the room warp_min_diagram_height asks for, at body type `font_size`.
-float warp_need_height(float font_size);
+// Height of a panel's header (its bold title and padding), in the fonts now built.
+float panel_header_height();
+// The least height of a warp inspector panel, header included (warp_panel_min_height).
+float warp_need_height();
 
 }  // namespace ws::ui

@@ -97,6 +97,9 @@ void warp_scene(Scene& sc, const RequestFigures& rv, ImVec2 size);
 // figure export (warp and banks views) draw this one scene.
 SceneBox warp_panel_scene(Scene& sc, const RequestFigures& rv, ImVec2 size);
 float warp_min_diagram_height(ImVec2 size);
+// The least body of the inspector: one source line, one line of figures and a diagram of
+// the least height warp_min_diagram_height allows.
+float warp_panel_min_height();
 
 // ---- DRAM view --------------------------------------------------------------------------
 

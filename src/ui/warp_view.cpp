@@ -353,6 +353,14 @@ void warp_view(Ui& ui, Pane& p) {
   ImGui::Dummy(size);
 }
 
+float warp_panel_min_height() {
+  // The tightest of kDetails that keeps a source line (one line of code, one of figures),
+  // and the least diagram.
+  const float gap = std::round(font_for(FontRole::Small)->FontSize * 0.5f);
+  const float text = font_for(FontRole::Mono)->FontSize + 2 + gap * 0.5f + font_for(FontRole::Bold)->FontSize + gap;
+  return std::ceil(text) + font_for(FontRole::Small)->FontSize * 9.5f + 8;
+}
+
 float warp_min_diagram_height(ImVec2 size) {
   return std::min(size.y, std::max(size.y * 0.45f, font_for(FontRole::Small)->FontSize * 9.5f));
 }
