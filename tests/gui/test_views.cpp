@@ -94,14 +94,7 @@ TEST_CASE("every view draws for many frames on an emulated trace") {
   u.state.show_help = false;
   // The open and save dialogs draw, and Escape closes them.
   for (bool* flag : {&u.dialogs.open, &u.dialogs.save}) {
-    *flag = true;
-    u.dialogs.path = "some/dir/trace.wstrace";
-    for (int i = 0; i < 5; ++i) ctx.frame(u);
-    CHECK(ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId));
-    ctx.press(ui::HeadlessContext::key(ImGuiKey_Escape));
-    ctx.frame(u);
-    ctx.frame(u);
-    CHECK(!ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId));
+    test::check_dialog_escape(ctx, u, flag, "some/dir/trace.wstrace");
   }
   // Another DRAM model re-analyses in the background; the step and the trace stay.
   const uint64_t before_step = u.pane.step;
@@ -420,14 +413,7 @@ TEST_CASE("slides outlive recordings, flag their own launch on the timeline, and
   CHECK(u.deck == kept);
   // The Slides menu's dialogs draw and close.
   for (bool* flag : {&u.slides.open, &u.slides.save}) {
-    *flag = true;
-    u.dialogs.path = deck_path;
-    for (int i = 0; i < 5; ++i) ctx.frame(u);
-    CHECK(ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId));
-    ctx.press(ui::HeadlessContext::key(ImGuiKey_Escape));
-    ctx.frame(u);
-    ctx.frame(u);
-    CHECK(!ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId));
+    test::check_dialog_escape(ctx, u, flag, deck_path);
   }
   std::filesystem::remove_all(dir);
 }

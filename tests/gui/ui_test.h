@@ -3,6 +3,8 @@
 #pragma once
 #include <doctest/doctest.h>
 
+#include <string>
+
 #include "ui/headless.h"
 #include "ui/ui.h"
 
@@ -23,6 +25,19 @@ inline void settle(ui::HeadlessContext& ctx, ui::Ui& u) {
     if (u.ab.recorder.busy()) u.ab.recorder.wait_idle();
   }
   FAIL("the UI did not settle");
+}
+
+// Raises `*flag` (a dialog's open request) with `path` in the dialog's field: the dialog
+// opens, and Escape closes it.
+inline void check_dialog_escape(ui::HeadlessContext& ctx, ui::Ui& u, bool* flag, const std::string& path) {
+  *flag = true;
+  u.dialogs.path = path;
+  for (int i = 0; i < 5; ++i) ctx.frame(u);
+  CHECK(ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId));
+  ctx.press(ui::HeadlessContext::key(ImGuiKey_Escape));
+  ctx.frame(u);
+  ctx.frame(u);
+  CHECK(!ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId));
 }
 
 }  // namespace ws::test
