@@ -23,3 +23,6 @@ add_dependencies(test_export warpscope)
 
 # Layout rules (DESIGN.md §5) on every layout and every figure, headless.
 ws_test(test_layout SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_layout.cpp LIBS ws_ui)
+
+# Lessons played in the app, headless.
+ws_test(test_lessons SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_lessons.cpp LIBS ws_ui)

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "app/gl_grid.h"
+#include "lesson/lesson.h"
 #include "session/deck.h"
 #include "ui/theme.h"
 #include "ui/ui.h"
@@ -28,6 +29,9 @@
 namespace ws::app {
 
 namespace {
+
+// What a first run opens on: the transpose lesson, whose first step is the naive transpose.
+constexpr const char* kDefaultLesson = "transpose";
 
 std::string config_dir(const Options& opt) {
   if (opt.config_dir == "none") return "";
@@ -60,7 +64,7 @@ bool save_png(const std::string& path, int w, int h, std::string& error) {
   return true;
 }
 
-void glfw_error(int code, const char* what) { std::fprintf(stderr, "warpscope: GLFW error %d: %s\n", code, what); }
+void glfw_error(int code, const char* what) { std::fprintf(stderr, "warpscope: error: GLFW %d: %s\n", code, what); }
 
 }  // namespace
 
@@ -135,6 +139,8 @@ int run(const Options& opt) {
       return gpu::bench_json(gpu::bench(o));
     };
 #endif
+  // A first run (no settings yet) with nothing named opens on the default lesson.
+  const bool fresh = env.settings_path.empty() || !std::filesystem::exists(env.settings_path);
   ui::Ui ui(env);
   int exit_code_early = 0;
   if (!gl_ok) ui.message("grid shader unavailable, drawing grids without it: " + gl_error, true);
@@ -162,13 +168,16 @@ int run(const Options& opt) {
   // for N.
   if (!opt.deck.empty()) ui.load_deck(opt.deck);
   const bool deck_first = !ui.deck.slides.empty() && spec.kernel.empty() && opt.trace_file.empty() && opt.step < 0;
+  const bool named = !spec.kernel.empty() || !opt.trace_file.empty() || !opt.deck.empty();
+  std::string lesson = opt.lesson;
+  if (lesson.empty() && !named) lesson = fresh ? kDefaultLesson : ui.state.lesson;
   if (!opt.trace_file.empty())
     ui.open_file(opt.trace_file);
   else if (deck_first)
     ui.goto_slide(0);
-  else
+  else if (lesson.empty() || !ui.open_lesson(lesson))
     ui.record();
-  if (opt.step >= 0) ui.set_step(uint64_t(opt.step));
+  if (opt.step > 0) ui.set_step(uint64_t(opt.step - 1));
   ui.state.show_help = opt.show_help;
   if (opt.present) ui.state.present = true;
   if (!opt.compare.empty()) {
@@ -219,11 +228,15 @@ int run(const Options& opt) {
     ImGui::NewFrame();
     painter.begin_frame();
     ui.frame(automated ? 1.0f / 60 : dt);
-    if (pending_step >= 0 && ui.has_model() && !ui.recorder.busy()) {
-      ui.set_step(uint64_t(pending_step));
+    if (pending_step > 0 && ui.has_model() && !ui.recorder.busy()) {
+      try {
+        ui.set_step(session::record_of_request(pending_step, ui.pane.model->size()));
+      } catch (const session::InputError& e) {
+        ui.message(std::string("--step: ") + e.what(), true);
+      }
       pending_step = -1;
     }
-    if (start_playing && ui.has_model() && pending_step < 0) {
+    if (start_playing && ui.has_model() && pending_step <= 0) {
       ui.state.playing = true;
       start_playing = false;
     }
@@ -258,23 +271,23 @@ int run(const Options& opt) {
         ui.message(err, true);
     }
     if (automated) {
-      const bool ready = ui.settled() && pending_step < 0;
+      const bool ready = ui.settled() && pending_step <= 0;
       if (ready) ++frames_after_ready;
       const double waited = std::chrono::duration<double>(now - t0).count();
       const bool failed = !ui.has_model() && !ui.recorder.busy() && !ui.status.record_error.empty();
       const int need = std::max(opt.frames, 3);
       if (failed || frames_after_ready >= need || waited > 300) {
         if (failed) {
-          std::fprintf(stderr, "warpscope: %s\n", ui.status.record_error.c_str());
+          std::fprintf(stderr, "warpscope: error: %s\n", ui.status.record_error.c_str());
           exit_code = 2;
         } else if (!ready) {
-          std::fprintf(stderr, "warpscope: gave up waiting for the trace after %.0f s\n", waited);
+          std::fprintf(stderr, "warpscope: error: gave up waiting for the trace after %.0f s\n", waited);
           exit_code = 3;
         }
         if (!opt.screenshot.empty() && !failed) {
           std::string err;
           if (!save_png(opt.screenshot, fw, fh, err)) {
-            std::fprintf(stderr, "warpscope: %s\n", err.c_str());
+            std::fprintf(stderr, "warpscope: error: %s\n", err.c_str());
             exit_code = 1;
           }
         }
@@ -309,7 +322,7 @@ void add_options(CLI::App& cmd, Options& opt) {
   session::add_launch_options(cmd, opt.launch, session::kWithDram | session::kWithBlocks);
   cmd.add_option("trace", opt.trace_file, "a .wstrace file to open instead of recording")->type_name("FILE.wstrace");
   cmd.add_option("--trace", opt.trace_file, "open a .wstrace file instead of recording")->type_name("FILE");
-  cmd.add_option("--step", opt.step, "go to request K once the trace is loaded")->type_name("K");
+  cmd.add_option("--step", opt.step, "go to request K (from 1, as the timeline counts) once the trace is loaded")->type_name("K");
   cmd.add_option("--screenshot", opt.screenshot, "save a PNG of the window after --frames frames, then exit")
       ->type_name("FILE.png");
   cmd.add_option("--frames", opt.frames, "frames to draw once ready (default 3 with --screenshot)")->type_name("N");
@@ -333,15 +346,25 @@ void add_options(CLI::App& cmd, Options& opt) {
       ->type_name("ID[:k=v,..]");
   cmd.add_flag("--stats", opt.stats, "print the CPU time per frame at exit");
   cmd.add_option("--deck", opt.deck, "a slide deck (.wsdeck): N / P step through it")->type_name("FILE.wsdeck");
+  cmd.add_option("--lesson", opt.lesson, "open a lesson in the lesson panel (see `warpscope lesson`)")->type_name("NAME");
 }
 
 void check_options(const Options& opt) {
   if (opt.width < 320 || opt.height < 240)
     throw session::InputError("--width/--height: the window must be at least 320x240");
+  if (opt.step == 0 || opt.step < -1)
+    throw session::InputError("--step " + std::to_string(opt.step) + ": requests are numbered from 1");
   // Bad values are refused before a window opens.
   const session::LaunchSpec spec = session::spec_of(opt.launch);
   if (!spec.kernel.empty()) session::resolve(spec);
   if (!opt.deck.empty()) session::load_deck(opt.deck);
+  if (!opt.lesson.empty()) {
+    try {
+      lesson::load(lesson::find(opt.lesson));
+    } catch (const lesson::LessonError& e) {
+      throw session::InputError(e.what());
+    }
+  }
 }
 
 }  // namespace ws::app

@@ -16,7 +16,8 @@ struct Options {
   session::LaunchArgs launch;
   std::string trace_file;                    // open this .wstrace instead of recording
 
-  // Driving the app (tests, figures): go to record `step` once the trace is loaded; after
+  // Driving the app (tests, figures): go to request `step` (from 1, as the timeline counts)
+  // once the trace is loaded; after
   // `frames` more frames save `screenshot` (PNG) and exit. `frames` without a screenshot
   // exits after that many frames.
   int64_t step = -1;
@@ -30,6 +31,7 @@ struct Options {
   bool present = false;                      // start in presentation mode
   std::string compare;                       // "ID[:k=v,...]": open an A/B view with this B side
   std::string deck;                          // a .wsdeck of slides; alone, the app opens on its first
+  std::string lesson;                        // open this lesson (name or .json) in the lesson panel
 
   int width = 1600, height = 1000;
   bool vsync = true;

@@ -22,7 +22,7 @@ namespace {
 
 struct ExportOptions {
   session::LaunchArgs launch;
-  std::string view, out, step = "0", steps, array;
+  std::string view, out, step = "1", steps, array;
   bool caption = false;
   int width = 1280, height = 720;
   double fps = 2;
@@ -61,17 +61,18 @@ int run(ExportOptions& o) {
   if (o.width < 200 || o.width > 8192 || o.height < 150 || o.height > 8192)
     throw UsageError("figure size " + std::to_string(o.width) + "x" + std::to_string(o.height) +
                      " is out of range: allowed --width 200..8192, --height 150..8192");
+  // Request numbers as the app counts them, from 1.
   uint64_t first = 0, last = 0;
   const bool sequence = !o.steps.empty();
   if (sequence) {
     if (o.step_opt && o.step_opt->count()) throw UsageError("give --step K or --steps A-B, not both");
     size_t dash = o.steps.find('-');
     if (dash == std::string::npos || !parse_u64(o.steps.substr(0, dash), first) ||
-        !parse_u64(o.steps.substr(dash + 1), last) || last < first)
-      throw UsageError("bad --steps '" + o.steps + "': expected A-B with A <= B, e.g. --steps 0-31");
+        !parse_u64(o.steps.substr(dash + 1), last) || last < first || first == 0)
+      throw UsageError("bad --steps '" + o.steps + "': expected A-B with 1 <= A <= B, e.g. --steps 1-32");
     if (last - first >= 10000) throw UsageError("--steps " + o.steps + " is too long: at most 10000 figures");
-  } else if (!parse_u64(o.step, first)) {
-    throw UsageError("bad step '" + o.step + "': expected a whole number >= 0");
+  } else if (!parse_u64(o.step, first) || first == 0) {
+    throw UsageError("bad --step '" + o.step + "': expected a request number from 1");
   } else {
     last = first;
   }
@@ -84,9 +85,14 @@ int run(ExportOptions& o) {
   const std::string kernel_id = model->trace().launch.kernel;
   const uint64_t n = model->size();
   if (n == 0) throw UsageError(kernel_id + " made no memory requests in the recorded blocks: nothing to draw");
-  if (last >= n)
-    throw UsageError("step " + std::to_string(last) + " is out of range: allowed 0.." + std::to_string(n - 1) +
-                     " (" + std::to_string(n) + " requests)");
+  try {
+    first = session::record_of_request(int64_t(first), n);
+    last = session::record_of_request(int64_t(last), n);
+  } catch (const session::InputError& e) {
+    throw UsageError(std::string(sequence ? "--steps: " : "--step: ") + e.what());
+  }
+  // Frame files are named by request number, padded to the widest one of the trace.
+  const int digits = std::max(4, int(std::to_string(n).size()));
 
   // The DRAM view shows one global array, or all of them.
   int dram_array = -1;
@@ -110,6 +116,7 @@ int run(ExportOptions& o) {
   ui::AnimationWriter anim;
   std::string err;
   if (animate && !anim.open(o.out, o.width, o.height, o.fps, err)) throw std::runtime_error(err);
+  uint64_t shown = ~uint64_t(0);  // the record drawn last
   for (uint64_t k = first; k <= last; ++k) {
     uint64_t step = k;
     if (view == ui::FigureView::Banks) {
@@ -123,22 +130,22 @@ int run(ExportOptions& o) {
           throw UsageError(kernel_id + " makes no shared-memory access: --view banks needs one (try --view warp)");
         s = b;
       }
-      if (s != step)
-        std::cerr << "warpscope: step " << step << " is not a shared-memory access; showing step " << s
+      if (s != step && !sequence)
+        std::cerr << "warpscope: request " << session::request_number(step)
+                  << " is not a shared-memory access; showing request " << session::request_number(s)
                   << ", the next one that is\n";
       step = s;
+      if (step == shown) continue;  // a sequence shows each shared request once
     }
-    std::string caption;
-    if (o.caption) {
-      caption = t.launch.kernel + " · " + session::params_text(t.launch.params) + " · step " + std::to_string(step) + " of " +
-                std::to_string(n) + " · " + model->provenance();
-    }
+    shown = step;
+    const std::string caption = o.caption ? session::step_caption(*model, step) : "";
     ui::Figure fig = ui::render_figure(model, step, view, o.width, o.height, caption, &heat, dram_array);
     std::string path = o.out;
     if (sequence) {
       // Numbered figures; an animation's frames are numbered PNGs beside it.
-      char num[16];
-      std::snprintf(num, sizeof num, "-%04d", ++frame);
+      char num[32];
+      std::snprintf(num, sizeof num, "-%0*llu", digits, (unsigned long long)session::request_number(step));
+      ++frame;
       path = o.out.substr(0, dot) + num + (animate ? std::string(".png") : o.out.substr(dot));
     }
     if (!ui::write_figure(fig, path, err)) throw std::runtime_error(err);
@@ -147,7 +154,7 @@ int run(ExportOptions& o) {
       if (rgba.empty() || !anim.add(rgba.data(), err)) throw std::runtime_error(err.empty() ? "cannot draw a frame" : err);
     }
     std::cout << "wrote " << path << ": " << o.view << " view of " << t.launch.kernel << " "
-              << session::params_text(t.launch.params) << " at step " << step << ", " << o.width << "x" << o.height << "\n";
+              << session::params_text(t.launch.params) << " at " << session::request_label(step, n) << ", " << o.width << "x" << o.height << "\n";
   }
   if (animate) {
     if (!anim.finish(err)) throw std::runtime_error(err);
@@ -168,8 +175,8 @@ Command add_export(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("export", "draw a figure of one view as PNG, SVG or PDF (or an animated GIF / WebP of steps), without a display");
   session::add_launch_options(*cmd, o->launch, session::kWithDram | session::kWithBlocks | session::kWithBackend);
   cmd->add_option("--view", o->view, "memory|warp|banks|dram|source")->type_name("VIEW");
-  o->step_opt = cmd->add_option("--step", o->step, "the request to show (default 0)")->type_name("K");
-  cmd->add_option("--steps", o->steps, "a numbered sequence FIG-0001.png ... of steps A to B")->type_name("A-B");
+  o->step_opt = cmd->add_option("--step", o->step, "the request to show, from 1 as the app counts (default 1)")->type_name("K");
+  cmd->add_option("--steps", o->steps, "requests A to B (from 1), as figures FIG-0001.png ... named by request number")->type_name("A-B");
   cmd->add_option("--out", o->out, "FIG.png, FIG.svg or FIG.pdf; FIG.gif or FIG.webp (with --steps): the numbered PNGs and one animation")
       ->type_name("FILE");
   o->fps_opt = cmd->add_option("--fps", o->fps, "frames a second of a GIF / WebP animation (default 2)")->type_name("N");

@@ -18,7 +18,7 @@ struct ReportOptions {
   std::string trace_file;
   std::string format = "text";
   CLI::Option* trace_opt = nullptr;
-  int64_t step = -1;             // also print this request's figures
+  int64_t step = 0;              // also print request K's figures (K from 1; 0: none)
 };
 
 std::string dim_text(const trace::Dim3& d) {
@@ -92,10 +92,15 @@ void print_json(const session::Session& s, int64_t step) {
   std::cout << j.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
 }
 
-void print(const session::Session& s, Format f, int64_t step) {
-  if (step >= 0 && uint64_t(step) >= s.size())
-    throw UsageError("step " + std::to_string(step) + " is out of range: " +
-                     (s.size() ? "allowed 0.." + std::to_string(s.size() - 1) : std::string("the trace has no records")));
+void print(const session::Session& s, Format f, int64_t request) {
+  int64_t step = -1;  // the record of request K
+  if (request > 0) {
+    try {
+      step = int64_t(session::record_of_request(request, s.size()));
+    } catch (const session::InputError& e) {
+      throw UsageError(std::string("--step: ") + e.what());
+    }
+  }
   if (f == Format::Json) {
     print_json(s, step);
   } else {
@@ -135,9 +140,9 @@ Command add_report(CLI::App& app) {
   o->trace_opt = cmd->add_option("--trace", o->trace_file, "report a saved .wstrace file instead of running a kernel")
                      ->type_name("FILE");
   for (const char* other : {"--kernel", "--size", "--blocks", "--backend"}) o->trace_opt->excludes(other);
-  cmd->add_option("--step", o->step, "also show request K as the warp inspector does: lanes to sectors or banks")
+  cmd->add_option("--step", o->step, "also show request K (from 1) as the warp inspector does: lanes to sectors or banks")
       ->type_name("K")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::PositiveNumber);
   return {cmd, [o] { return run(*o); }};
 }
 

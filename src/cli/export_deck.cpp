@@ -59,12 +59,14 @@ int export_deck(const DeckExportOptions& o, const std::string& out_dir, int widt
     const std::string at = o.deck + ": slide " + std::to_string(i + 1) + " (" + key + "): ";
     const uint64_t n = r.model->size();
     if (n == 0) throw UsageError(at + "the kernel made no memory requests: nothing to draw");
-    if (s.step >= n)
-      throw UsageError(at + "step " + std::to_string(s.step) + " is out of range: allowed 0.." + std::to_string(n - 1) +
-                       " (" + std::to_string(n) + " requests)");
+    try {
+      session::record_of_request(int64_t(session::request_number(s.step)), n);
+    } catch (const session::InputError& e) {
+      throw UsageError(at + e.what());
+    }
     const trace::Trace& t = r.model->trace();
     if (s.view == "banks" && t.sites[t.records[s.step].site].space != trace::Space::Shared)
-      throw UsageError(at + "step " + std::to_string(s.step) +
+      throw UsageError(at + "request " + std::to_string(session::request_number(s.step)) +
                        " is a global-memory access; the banks view needs a shared one (try view warp)");
   }
 
@@ -80,8 +82,7 @@ int export_deck(const DeckExportOptions& o, const std::string& out_dir, int widt
     ui::FigureView view;
     ui::figure_view_from_key(s.view, view);  // checked when the deck was read
     // The slide's words, then the line `export --caption` stamps.
-    std::string caption = t.launch.kernel + " · " + session::params_text(t.launch.params) + " · step " +
-                          std::to_string(s.step) + " of " + std::to_string(model->size()) + " · " + model->provenance();
+    std::string caption = session::step_caption(*model, s.step);
     if (!s.caption.empty()) caption = s.caption + "  —  " + caption;
     ui::Figure fig = ui::render_figure(model, s.step, view, width, height, caption);
     std::string num = std::to_string(i + 1);
@@ -90,7 +91,7 @@ int export_deck(const DeckExportOptions& o, const std::string& out_dir, int widt
     std::string err;
     if (!ui::write_figure(fig, path, err)) throw std::runtime_error(err);
     std::cout << "wrote " << path << ": slide " << i + 1 << ", " << s.view << " view of " << t.launch.kernel << " "
-              << session::params_text(t.launch.params) << " at step " << s.step << ", " << width << "x" << height
+              << session::params_text(t.launch.params) << " at " << session::request_label(s.step, model->size()) << ", " << width << "x" << height
               << "\n";
   }
   return 0;

@@ -40,7 +40,10 @@ int main(int argc, char** argv) {
     }
     // The app opens on `warpscope` alone and on `warpscope FILE.wstrace`: both are `gui`.
     std::vector<std::string> args(argv + 1, argv + argc);
-    if (args.empty() || ends_with(args[0], ".wstrace")) args.insert(args.begin(), "gui");
+    // So do the app's own options given alone (`warpscope --lesson transpose`).
+    const bool app_option = !args.empty() && args[0].rfind("--", 0) == 0 && args[0] != "--help" &&
+                            args[0] != "--help-all" && args[0] != "--version";
+    if (args.empty() || ends_with(args[0], ".wstrace") || app_option) args.insert(args.begin(), "gui");
     if (args[0][0] != '-') {
       std::string names;
       bool known = false;

@@ -165,7 +165,8 @@ Focus parse_focus(const json& f, const Where& w) {
   if (const json* v = get(f, "line")) out.line = uint32_t(integer(*v, w, "focus.line", 1, 1 << 20));
   if (const json* v = get(f, "block")) out.block = uint32_t(integer(*v, w, "focus.block", 0, UINT32_MAX - 1));
   if (const json* v = get(f, "warp")) out.warp = uint32_t(integer(*v, w, "focus.warp", 0, 1023));
-  if (const json* v = get(f, "request")) out.request = uint32_t(integer(*v, w, "focus.request", 0, UINT32_MAX - 1));
+  // Counted from 1 in files, as every request number the app shows.
+  if (const json* v = get(f, "request")) out.request = uint32_t(integer(*v, w, "focus.request", 1, UINT32_MAX) - 1);
   return out;
 }
 

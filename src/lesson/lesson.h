@@ -52,7 +52,7 @@ struct Focus {
   uint32_t line = 0;            // source line of the kernel file; 0 = any
   uint32_t block = 0;           // linear block id
   uint32_t warp = 0;            // warp within the block
-  uint32_t request = 0;         // n-th request of that warp at the site (0 = first)
+  uint32_t request = 0;         // n-th request of that warp at the site, from 0 (files count from 1)
   // True when the focus names a site (array, op, code or line), not just a warp.
   bool names_site() const { return !array.empty() || op || !code.empty() || line; }
 };

@@ -298,8 +298,8 @@ Resolved resolve_step(const Step& step, const trace::Trace& t) {
   if (fo.request >= hits.size()) {
     std::string at = site >= 0 ? " at line " + std::to_string(t.sites[size_t(site)].line) : "";
     throw LessonError(where + ": " + warp_text + " issues " + std::to_string(hits.size()) + " request" +
-                      (hits.size() == 1 ? "" : "s") + at + "; request " + std::to_string(fo.request) +
-                      " (counted from 0) does not exist");
+                      (hits.size() == 1 ? "" : "s") + at + "; its request " + std::to_string(fo.request + 1) +
+                      " does not exist");
   }
   r.record = hits[fo.request];
   const trace::Record& rec = t.records[r.record];
@@ -318,8 +318,12 @@ Resolved resolve_step(const Step& step, const trace::Trace& t) {
     if (rr.block == rec.block && rr.warp == rec.warp && rr.site == rec.site) ++f.requests;
 
   r.code = f.site->code;
+  // The request as the app's timeline, --step and captions number it (from 1), and which
+  // of the warp's requests at this site it is when not the first.
+  const std::string nth = fo.request ? " (its request " + std::to_string(fo.request + 1) + " here)" : "";
   r.focus = "line " + std::to_string(f.site->line) + " · " + f.array + " " + trace::to_string(f.site->op) + " (" +
-            trace::to_string(f.site->space) + ") · " + warp_text + " request " + std::to_string(fo.request);
+            trace::to_string(f.site->space) + ") · " + warp_text + nth + " · request " + std::to_string(r.record + 1) +
+            " of " + std::to_string(t.records.size());
   r.why = analysis::why(t, rec);
 
   if (r.question) {

@@ -1,5 +1,7 @@
 #include "session/deck.h"
 
+#include "session/session.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -26,7 +28,7 @@ int64_t whole(const json& v, const std::string& what) {
   throw InputError(what + " must be a whole number, not " + v.dump());
 }
 
-Slide slide_from_json(const json& j, size_t index) {
+Slide slide_from_json(const json& j, size_t index, int64_t version) {
   const std::string at = slide_prefix(index);
   if (!j.is_object()) throw InputError(at + "expected an object {\"kernel\": ..., \"step\": ...}");
   Slide s;
@@ -44,10 +46,13 @@ Slide slide_from_json(const json& j, size_t index) {
     }
   }
   auto step = j.find("step");
-  if (step == j.end()) throw InputError(at + "no \"step\": give the request index, as --step counts");
+  if (step == j.end()) throw InputError(at + "no \"step\": give the request number, from 1 as --step counts");
   const int64_t st = whole(*step, at + "\"step\"");
-  if (st < 0) throw InputError(at + "\"step\" must be 0 or more, not " + std::to_string(st));
-  s.step = uint64_t(st);
+  // Version 1 files counted records from 0; from version 2 "step" is the request number.
+  const int64_t lowest = version < 2 ? 0 : 1;
+  if (st < lowest)
+    throw InputError(at + "\"step\" must be " + std::to_string(lowest) + " or more, not " + std::to_string(st));
+  s.step = uint64_t(st - lowest);
   if (auto v = j.find("view"); v != j.end()) {
     if (!v->is_string()) throw InputError(at + "\"view\" must be one of " + slide_views_text());
     s.view = v->get<std::string>();
@@ -141,7 +146,7 @@ std::string deck_json(const Deck& d) {
     json p = json::object();
     if (s.size) p["size"] = *s.size;
     for (const auto& [k, v] : s.params) p[k] = v;
-    j["slides"].push_back({{"kernel", s.kernel}, {"params", p}, {"step", s.step}, {"view", s.view}, {"caption", s.caption}});
+    j["slides"].push_back({{"kernel", s.kernel}, {"params", p}, {"step", request_number(s.step)}, {"view", s.view}, {"caption", s.caption}});
   }
   return j.dump(2) + "\n";
 }
@@ -173,7 +178,7 @@ Deck parse_deck(const std::string& text, const std::string& name) {
   size_t i = 0;
   try {
     for (const json& s : j["slides"]) {
-      d.slides.push_back(slide_from_json(s, i));
+      d.slides.push_back(slide_from_json(s, i, version));
       check_slide(d.slides.back(), i);
       ++i;
     }

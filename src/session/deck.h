@@ -1,5 +1,5 @@
 // src/session/deck.h — bookmarks as a slide deck: each slide names what to run (kernel and
-// parameters, as a LaunchSpec would), where to stop (the step: the request index the app,
+// parameters, as a LaunchSpec would), where to stop (the step: the request number the app,
 // `--step` and captions use), which view to show and what to say. A deck outlives any one
 // recording: the app keeps it across parameter and kernel changes, `warpscope export
 // --deck` draws every slide, and it is saved as a small JSON file (.wsdeck).
@@ -23,7 +23,7 @@ struct Slide {
   std::string kernel;                     // catalog id
   std::optional<int64_t> size;            // none: the kernel's teaching size
   std::map<std::string, int64_t> params;  // kernel parameters besides size (unset: defaults)
-  uint64_t step = 0;                      // request index, as `--step` counts
+  uint64_t step = 0;                      // the record shown; files hold its request number step + 1
   std::string view = "warp";              // one of slide_views()
   std::string caption;
   bool operator==(const Slide&) const = default;
@@ -54,7 +54,7 @@ struct Deck {
 };
 
 // Format version written by save_deck; load_deck refuses newer files.
-constexpr int kDeckVersion = 1;
+constexpr int kDeckVersion = 2;  // 2: "step" is the request number from 1 (1: the record from 0)
 
 // Checks one slide: its kernel and parameters resolve, its view is known. Throws InputError
 // "slide N: ..." (N from 1) naming what is allowed.

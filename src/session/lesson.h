@@ -21,6 +21,18 @@ inline LaunchSpec spec_of(const lesson::Launch& l, const std::string& backend = 
   return s;
 }
 
+// Whether a trace of `kernel` run with `params` (every value, "size" included, as a
+// recorded trace holds them) is the launch of a lesson step: the same kernel and the same
+// values once the step's defaults are filled in.
+inline bool shows_launch(const lesson::Launch& l, const std::string& kernel, const std::map<std::string, int64_t>& params) {
+  if (l.kernel != kernel) return false;
+  try {
+    return resolve(spec_of(l)).params.values == params;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
 // A lesson::Recorder over capture() ("emulator", "gpu" or "auto"); throws what capture throws.
 inline lesson::Recorder lesson_recorder(std::string backend = "emulator") {
   return [backend](const lesson::Launch& l) { return capture(resolve(spec_of(l, backend))).trace; };

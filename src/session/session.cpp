@@ -394,14 +394,33 @@ uint32_t sector_lanes(const analysis::SectorBytes& sb) {
 
 }  // namespace
 
+std::string request_label(uint64_t record, uint64_t n) {
+  return "request " + std::to_string(request_number(record)) + " of " + std::to_string(n);
+}
+
+uint64_t record_of_request(int64_t k, uint64_t n) {
+  if (n == 0) throw InputError("request " + std::to_string(k) + " is out of range: the trace has no requests");
+  if (k < 1 || uint64_t(k) > n)
+    throw InputError("request " + std::to_string(k) + " is out of range: allowed 1.." + std::to_string(n) + " (" +
+                     std::to_string(n) + (n == 1 ? " request)" : " requests)"));
+  return uint64_t(k) - 1;
+}
+
+std::string step_caption(const Session& s, uint64_t record) {
+  const trace::Trace& t = s.trace();
+  return t.launch.kernel + " · " + params_text(t.launch.params) + " · " + request_label(record, s.size()) + " · " +
+         s.provenance();
+}
+
 std::string request_text(const Session& s, uint64_t step) {
   const RequestFigures r = s.request(step);
-  if (!r.rec || !r.site) return "no request " + std::to_string(step) + ": the trace has " + std::to_string(s.size()) + "\n";
+  if (!r.rec || !r.site)
+    return "no request " + std::to_string(request_number(step)) + ": the trace has " + std::to_string(s.size()) + "\n";
   const trace::Trace& t = s.trace();
   const trace::Dim3 b = t.block_coords(r.rec->block);
   char head[256];
   std::snprintf(head, sizeof head, "request %llu of %zu: block (%u,%u,%u) warp %u epoch %u, line %u: %s %s %s, %u B a lane, %d lanes\n",
-                (unsigned long long)r.step, s.size(), b.x, b.y, b.z, unsigned(r.rec->warp), r.rec->epoch, r.site->line,
+                (unsigned long long)request_number(r.step), s.size(), b.x, b.y, b.z, unsigned(r.rec->warp), r.rec->epoch, r.site->line,
                 r.buffer ? r.buffer->name.c_str() : "?", r.shared ? "shared" : "global", trace::to_string(r.site->op),
                 r.site->bytes, r.active_lanes);
   std::string out = head;
@@ -441,7 +460,7 @@ std::string request_json(const Session& s, uint64_t step) {
     return a;
   };
   const trace::Dim3 b = s.trace().block_coords(r.rec->block);
-  j["step"] = r.step;
+  j["request"] = request_number(r.step);  // the request number K of --step K
   j["block"] = {b.x, b.y, b.z};
   j["warp"] = r.rec->warp;
   j["epoch"] = r.rec->epoch;

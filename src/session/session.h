@@ -173,6 +173,18 @@ DramFigures dram_figures(const Session& s, const RequestFigures& rv, int array);
 std::string source_lines_text(const Session& s);
 std::string source_lines_json(const Session& s);
 
+// ---- one step numbering for every front end: the app's timeline, `--step`, slides,
+// lessons, captions and file names all say "request K of N" with K counted from 1. Request
+// K is record K - 1 in execution order; only the code counts records from 0.
+inline uint64_t request_number(uint64_t record) { return record + 1; }
+// "request 38 of 512"
+std::string request_label(uint64_t record, uint64_t n);
+// The record of request `k` typed by a user ("--step", a deck's "step"). Throws InputError
+// "request K is out of range: allowed 1..N (N requests)" when there is no such request.
+uint64_t record_of_request(int64_t k, uint64_t n);
+// A figure's caption: "transpose_tiled · pad=1 · request 38 of 512 · emulated on CPU".
+std::string step_caption(const Session& s, uint64_t record);
+
 // The figures of request `step` as the warp inspector shows them (`warpscope report
 // --step K`): which lanes read which sector, or which word in which bank and phase.
 std::string request_text(const Session& s, uint64_t step);

@@ -10,7 +10,7 @@ namespace ws::ui {
 std::string Ui::describe_json() const {
   nlohmann::json j;
   j["kernel"] = state.kernel;
-  j["step"] = pane.step;
+  j["step"] = session::request_number(pane.step);  // as the timeline and --step count
   j["settled"] = settled();
   nlohmann::json panels = nlohmann::json::array();
   for (const auto& d : drawn_) {
@@ -35,7 +35,7 @@ std::string Ui::describe_json() const {
   j["theme"] = theme().light ? "light" : "dark";
   nlohmann::json slides_j = nlohmann::json::array();
   for (const auto& sl : deck.slides)
-    slides_j.push_back({{"kernel", sl.kernel}, {"variant", sl.variant_text()}, {"step", sl.step}, {"view", sl.view},
+    slides_j.push_back({{"kernel", sl.kernel}, {"variant", sl.variant_text()}, {"step", session::request_number(sl.step)}, {"view", sl.view},
                         {"caption", sl.caption}, {"on_screen", slide_on(sl, pane)}});
   j["slides"] = slides_j;
   j["slide_here"] = slide_at(pane);

@@ -26,9 +26,7 @@ int default_view(const UiState& s) {
 
 std::string default_caption(const Ui& ui) {
   const Session& m = *ui.pane.model;
-  const auto& t = m.trace();
-  return t.launch.kernel + " · " + session::params_text(t.launch.params) + " · step " + std::to_string(ui.pane.step) +
-         " of " + std::to_string(m.size()) + " · " + m.provenance();
+  return session::step_caption(m, ui.pane.step);
 }
 
 }  // namespace
@@ -98,8 +96,8 @@ void export_dialog(Ui& ui) {
   ImGui::InputText("caption", buf, sizeof buf);
   d.figure_caption = buf;
   // The file name follows the choices until the user types one.
-  const std::string suggested = "warpscope-" + ui.state.kernel + "-" + kViewKeys[d.figure_view] + "-step" +
-                                std::to_string(ui.pane.step) + "." + kTypes[d.figure_type];
+  const std::string suggested = "warpscope-" + ui.state.kernel + "-" + kViewKeys[d.figure_view] + "-request" +
+                                std::to_string(session::request_number(ui.pane.step)) + "." + kTypes[d.figure_type];
   std::snprintf(buf, sizeof buf, "%s", d.figure_path.empty() ? suggested.c_str() : d.figure_path.c_str());
   ImGui::SetNextItemWidth(fw);
   if (ImGui::InputText("file", buf, sizeof buf)) d.figure_path = buf;

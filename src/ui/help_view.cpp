@@ -25,7 +25,7 @@ void help_overlay(Ui& ui) {
       {"L", "loop at the end"},
       {"H", "heat layer on / off"},
       {"F", "follow the current request when zoomed in"},
-      {"1 … 6", "enlarge a panel (catalog, memory, warp, DRAM, source, timing)"},
+      {"1 … 7", "enlarge a panel (catalog, memory, warp, DRAM, source, timing, lesson)"},
       {"0  or  Esc", "back to the full layout"},
       {"mouse wheel / drag", "zoom / pan a memory grid (double-click: fit)"},
       {"click / drag the strip", "scrub through the trace"},

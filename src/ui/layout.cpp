@@ -11,7 +11,7 @@
 
 namespace ws::ui {
 
-PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_h, float font_size) {
+PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_h, float font_size, bool lesson) {
   PanelLayout L;
   const float W = display.x, H = display.y;
   const float gap = 6;
@@ -23,7 +23,8 @@ PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_
   const float top = menu_h + gap, bottom = H - status_h - gap;
   const float tl_top = bottom - timeline_h;
   const float area_bottom = tl_top - gap;
-  const float lw = std::round(W * s.left_frac), rw = std::round(W * s.right_frac);
+  // A lesson's text needs a wider left column than the catalog's controls.
+  const float lw = std::round(W * (lesson ? std::max(s.left_frac, 0.27f) : s.left_frac)), rw = std::round(W * s.right_frac);
   const float lx1 = gap + lw, rx0 = W - gap - rw;
   const float area_h = area_bottom - top;
   auto split = [&](float frac) { return std::round(top + area_h * frac); };
@@ -51,27 +52,36 @@ PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_
   } else if (s.present) {
     // Presentation: the warp inspector (the point of the step) large on the left, the memory
     // and the source line on the right; 1 … 6 still enlarge any panel.
-    const float mx = std::round(W * 0.57f), my = split(0.56f);
+    // A lesson takes the source panel's place (the inspector shows the line) and more room.
+    const float mx = std::round(W * 0.57f), my = split(lesson ? 0.46f : 0.56f);
     r.push_back({Panel::Warp, ImVec2(gap, top), ImVec2(mx - gap * 0.5f, area_bottom)});
     r.push_back({Panel::Memory, ImVec2(mx + gap * 0.5f, top), ImVec2(W - gap, my)});
-    r.push_back({Panel::Source, ImVec2(mx + gap * 0.5f, my + gap), ImVec2(W - gap, area_bottom)});
+    r.push_back({lesson ? Panel::Lesson : Panel::Source, ImVec2(mx + gap * 0.5f, my + gap), ImVec2(W - gap, area_bottom)});
   } else {
     const float ly = split(s.left_split), cy = split(s.center_split), ry = split(s.right_split);
-    r.push_back({Panel::Catalog, ImVec2(gap, top), ImVec2(lx1, ly)});
-    r.push_back({Panel::Timing, ImVec2(gap, ly + gap), ImVec2(lx1, area_bottom)});
+    if (lesson) {
+      // A lesson's text and question take the whole left column (6 still shows the timing).
+      r.push_back({Panel::Lesson, ImVec2(gap, top), ImVec2(lx1, area_bottom)});
+    } else {
+      r.push_back({Panel::Catalog, ImVec2(gap, top), ImVec2(lx1, ly)});
+      r.push_back({Panel::Timing, ImVec2(gap, ly + gap), ImVec2(lx1, area_bottom)});
+    }
     r.push_back({Panel::Memory, ImVec2(lx1 + gap, top), ImVec2(rx0 - gap, cy)});
     r.push_back({Panel::Source, ImVec2(lx1 + gap, cy + gap), ImVec2(rx0 - gap, area_bottom)});
     r.push_back({Panel::Warp, ImVec2(rx0, top), ImVec2(W - gap, ry)});
     r.push_back({Panel::Dram, ImVec2(rx0, ry + gap), ImVec2(W - gap, area_bottom)});
     // Splitters in the gaps between panels (not while one panel is enlarged).
-    if (s.enlarged < 0)
+    if (s.enlarged < 0) {
       L.splitters = {
         {"##split_left", ImVec2(lx1, top), ImVec2(lx1 + gap, area_bottom), true, &s.left_frac, 0.12f, 0.40f, 0, W},
         {"##split_right", ImVec2(rx0 - gap, top), ImVec2(rx0, area_bottom), true, &s.right_frac, 0.15f, 0.48f, W, -W},
-        {"##split_lv", ImVec2(gap, ly), ImVec2(lx1, ly + gap), false, &s.left_split, 0.2f, 0.85f, top, area_h},
         {"##split_cv", ImVec2(lx1 + gap, cy), ImVec2(rx0 - gap, cy + gap), false, &s.center_split, 0.2f, 0.85f, top, area_h},
         {"##split_rv", ImVec2(rx0, ry), ImVec2(W - gap, ry + gap), false, &s.right_split, 0.2f, 0.85f, top, area_h},
-    };
+      };
+      if (!lesson)
+        L.splitters.push_back(
+            {"##split_lv", ImVec2(gap, ly), ImVec2(lx1, ly + gap), false, &s.left_split, 0.2f, 0.85f, top, area_h});
+    }
   }
   r.push_back({Panel::Timeline, ImVec2(gap, tl_top), ImVec2(W - gap, bottom)});
   L.status_min = ImVec2(0, H - status_h);
@@ -100,7 +110,14 @@ void panel_header(Ui& ui, Panel p, const std::string& subtitle, const std::strin
   dl->AddRectFilled(wp, ImVec2(wp.x + 3, wp.y + h), t.accent);
   // Title and subtitle cut with "…" to the room left of the enlarge button, never clipped.
   Scene sc;
-  const float room = w - h - 16;
+  float room = w - h - 16;
+  if (p == Panel::Timeline) {
+    // The strip's key at the right end of the header, where the enlarge button would be.
+    Scene key;
+    const float kw = timeline_legend(key, std::max(0.0f, w * 0.5f), h - 8, !ui.deck.slides.empty());
+    if (kw > 0) sc.append(key, ImVec2(w - 12 - kw, 4));
+    room = w - 16 - (kw > 0 ? kw + 24 : 0);
+  }
   const std::string title = fit_text(FontRole::Bold, title_text.empty() ? panel_name(p) : title_text, room);
   sc.text(ImVec2(12, 6), title, t.text, FontRole::Bold);
   const float tx = 12 + text_size(FontRole::Bold, title).x + 14;
@@ -139,6 +156,7 @@ std::string subtitle_of(Ui& ui, Panel p, Pane& pane) {
   char b[160];
   switch (p) {
     case Panel::Catalog: return "";
+    case Panel::Lesson: return ui.lessons.lesson ? "predict, then see" : "choose a lesson";
     case Panel::Memory: return ui.state.heat ? "colour = lane · shade = traffic so far" : "colour = lane";
     case Panel::Warp: {
       const RequestFigures& rv = pane.request();
@@ -191,7 +209,8 @@ void Ui::layout_and_draw() {
   drawn_.clear();
   float menu_h = 0;
   menu_bar(*this, menu_h);
-  const PanelLayout layout = panel_layout(state, comparing(), ImGui::GetIO().DisplaySize, menu_h, ImGui::GetFontSize());
+  const PanelLayout layout =
+      panel_layout(state, comparing(), ImGui::GetIO().DisplaySize, menu_h, ImGui::GetFontSize(), lessons.panel);
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
                                  ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
                                  ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoScrollbar |
@@ -224,6 +243,7 @@ void Ui::layout_and_draw() {
         case Panel::Source: source_view(*this, pane); break;
         case Panel::Timeline: timeline_view(*this, pane); break;
         case Panel::Timing: timing_view(*this); break;
+        case Panel::Lesson: lesson_view(*this); break;
         case Panel::Count: compare_strip(*this); break;
         default: break;
       }
@@ -231,6 +251,12 @@ void Ui::layout_and_draw() {
       ImGui::PopStyleVar();
     }
     ImGui::End();
+    if (r.panel != Panel::Count && lesson_points_at(*this, r.panel) && !r.b_side) {
+      // The panel that shows the answer just given: outlined, fading.
+      const float a = float(1.0 - (now() - lessons.reveal_time) / 4.0);
+      ImGui::GetForegroundDrawList()->AddRect(ImVec2(r.min.x - 2, r.min.y - 2), ImVec2(r.max.x + 2, r.max.y + 2),
+                                              with_alpha(theme().accent, int(255 * std::clamp(a, 0.2f, 1.0f))), 6, 0, 4);
+    }
     if (r.panel != Panel::Count) drawn_.push_back({r.panel, r.min, r.max, r.b_side, diagram_min_, diagram_max_});
   }
   drag_splitters(layout.splitters);

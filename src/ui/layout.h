@@ -33,8 +33,10 @@ struct PanelLayout {
 };
 
 // The panels of a `display`-sized window below a menu bar `menu_h` tall, for body text
-// `font_size` pixels high. `comparing`: an A/B view is on.
-PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_h, float font_size);
+// `font_size` pixels high. `comparing`: an A/B view is on. `lesson`: the lesson panel is
+// open (it takes the catalog's place, or the source panel's in presentation mode).
+PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_h, float font_size,
+                         bool lesson = false);
 // Height of a panel's header (its bold title and padding), in the fonts now built.
 float panel_header_height();
 // The least height of a warp inspector panel, header included (warp_panel_min_height).

@@ -44,7 +44,7 @@ void menu_bar(Ui& ui, float& height) {
     if (ImGui::MenuItem("Export figure…", "Ctrl+E", false, ui.has_model())) ui.open_export_dialog();
     if (ImGui::MenuItem("Save screenshot", "F12")) {
       char name[64];
-      std::snprintf(name, sizeof name, "warpscope-step%llu.png", (unsigned long long)ui.pane.step);
+      std::snprintf(name, sizeof name, "warpscope-request%llu.png", (unsigned long long)session::request_number(ui.pane.step));
       ui.request_screenshot(name);
     }
     ImGui::Separator();
@@ -70,8 +70,9 @@ void menu_bar(Ui& ui, float& height) {
     ImGui::SameLine();
     ImGui::TextDisabled("Ctrl +/−");
     if (ImGui::BeginMenu("Enlarge panel")) {
-      const Panel order[] = {Panel::Catalog, Panel::Memory, Panel::Warp, Panel::Dram, Panel::Source, Panel::Timing};
-      for (int i = 0; i < 6; ++i) {
+      const Panel order[] = {Panel::Catalog, Panel::Memory, Panel::Warp, Panel::Dram, Panel::Source, Panel::Timing,
+                             Panel::Lesson};
+      for (int i = 0; i < 7; ++i) {
         char key[4];
         std::snprintf(key, sizeof key, "%d", i + 1);
         if (ImGui::MenuItem(panel_name(order[i]), key, s.enlarged == int(order[i]))) ui.enlarge(order[i]);
@@ -105,6 +106,7 @@ void menu_bar(Ui& ui, float& height) {
     if (ImGui::MenuItem("Play by epoch", nullptr, s.play_unit == StepUnit::Epoch)) s.play_unit = StepUnit::Epoch;
     ImGui::EndMenu();
   }
+  lessons_menu(ui);
   slides_menu(ui);
   if (ImGui::BeginMenu("Help")) {
     if (ImGui::MenuItem("Keyboard shortcuts", "F1 or ?")) s.show_help = true;

@@ -34,6 +34,7 @@ std::string settings_json(const UiState& s) {
   json j;
   j["version"] = kVersion;
   j["kernel"] = s.kernel;
+  j["lesson"] = s.lesson;
   j["size"] = s.size;
   j["params"] = s.params;
   j["blocks"] = s.blocks;
@@ -88,6 +89,7 @@ bool load_settings(const std::string& path, UiState& s, std::string& message) {
   }
   UiState d = s;
   get(j, "kernel", d.kernel);
+  get(j, "lesson", d.lesson);
   get(j, "size", d.size);
   get(j, "params", d.params);
   get(j, "blocks", d.blocks);

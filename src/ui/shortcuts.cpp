@@ -82,6 +82,9 @@ void Ui::shortcuts() {
       case '4': enlarge(Panel::Dram); break;
       case '5': enlarge(Panel::Source); break;
       case '6': enlarge(Panel::Timing); break;
+      case '7':
+        if (lessons.panel) enlarge(Panel::Lesson);
+        break;
       case '0': state.enlarged = -1; break;
       default: break;
     }

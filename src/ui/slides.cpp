@@ -50,7 +50,7 @@ void Ui::add_slide(const std::string& caption) {
   }
   deck.slides.push_back(session::slide_of(l.kernel, l.params, pane.step, view, caption));
   slides.current = int(deck.slides.size()) - 1;
-  message("slide " + std::to_string(deck.slides.size()) + " at request " + fmt_count(pane.step) +
+  message("slide " + std::to_string(deck.slides.size()) + " at request " + fmt_count(session::request_number(pane.step)) +
           (caption.empty() ? "" : ": " + caption));
 }
 
@@ -145,7 +145,7 @@ void slides_menu(Ui& ui) {
   for (size_t i = 0; i < ui.deck.slides.size(); ++i) {
     const session::Slide& s = ui.deck.slides[i];
     labels.push_back(std::to_string(i + 1) + ". " + (s.caption.empty() ? "(no caption)" : s.caption));
-    wheres.push_back(s.variant_text() + " · step " + std::to_string(s.step) + " · " + s.view);
+    wheres.push_back(s.variant_text() + " · request " + std::to_string(session::request_number(s.step)) + " · " + s.view);
     label_w = std::max(label_w, ImGui::CalcTextSize(labels.back().c_str()).x);
     where_w = std::max(where_w, ImGui::CalcTextSize(wheres.back().c_str()).x);
   }
@@ -203,7 +203,7 @@ void classroom_dialogs(Ui& ui) {
   ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.4f), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
   if (ImGui::BeginPopupModal("Slide", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings)) {
-    ImGui::Text("Slide at request %s", fmt_count(ui.pane.step).c_str());
+    ImGui::Text("Slide at request %s", fmt_count(session::request_number(ui.pane.step)).c_str());
     char buf[256];
     std::snprintf(buf, sizeof buf, "%s", ui.dialogs.bookmark_caption.c_str());
     if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();

@@ -9,7 +9,7 @@
 namespace ws::ui {
 
 // The panels of the main window (DESIGN.md §5), in drawing order.
-enum class Panel : int { Catalog, Memory, Warp, Dram, Source, Timeline, Timing, Count };
+enum class Panel : int { Catalog, Memory, Warp, Dram, Source, Timeline, Timing, Lesson, Count };
 const char* panel_name(Panel p);        // "Memory view"
 const char* panel_key(Panel p);         // "memory" (settings, --panel, windows JSON)
 bool panel_from_key(const std::string& key, Panel& out);
@@ -59,6 +59,7 @@ struct UiState {
   bool present = false;        // presentation mode (F5): large type, light theme, colour-blind lanes
   std::string compare;         // "ID[:k=v,...]": the B side of an A/B view ("" : none)
   std::string last_file;       // last .wstrace opened or saved
+  std::string lesson;          // the lesson open in the lesson panel (its id or path; "": none)
 };
 
 }  // namespace ws::ui

@@ -18,6 +18,10 @@ namespace ws::ui {
 
 namespace {
 
+// Height of a cost bar as a fraction of the strip, by log2 of cost / ideal: 1× is a short
+// stub, 32× (a 32-way bank conflict) fills it.
+float bar_fraction(float ratio) { return std::clamp((std::log2(std::max(1.0f, ratio)) + 1) / 6.0f, 0.08f, 1.0f); }
+
 // Cost over ideal of one request (1 = ideal).
 float ratio_of(const Session& m, const trace::Record& r) {
   const auto& tr = m.trace();
@@ -143,8 +147,8 @@ void timeline_view(Ui& ui, Pane& p) {
     const RequestFigures& rv = p.request();
     auto c = m->trace().block_coords(rv.rec->block);
     char where[200];
-    std::snprintf(where, sizeof where, "request %s / %s   ·   block (%u,%u)  warp %u  epoch %u   ·   line %u",
-                  fmt_count(p.step + 1).c_str(), fmt_count(m->size()).c_str(), c.x, c.y, unsigned(rv.rec->warp),
+    std::snprintf(where, sizeof where, "request %s of %s   ·   block (%u,%u)  warp %u  epoch %u   ·   line %u",
+                  fmt_count(session::request_number(p.step)).c_str(), fmt_count(m->size()).c_str(), c.x, c.y, unsigned(rv.rec->warp),
                   rv.rec->epoch, rv.site ? rv.site->line : 0);
     ImGui::SameLine(0, 20);
     ImGui::PushFont(font_for(FontRole::Bold));
@@ -202,8 +206,7 @@ void timeline_view(Ui& ui, Pane& p) {
   for (int x = 0; x < width; ++x) {
     float r = p.strip[size_t(x)];
     if (r <= 0) continue;
-    float f = std::clamp((std::log2(std::max(1.0f, r)) + 1) / 6.0f, 0.08f, 1.0f);
-    float y = base - (base - top) * f;
+    float y = base - (base - top) * bar_fraction(r);
     dl->AddLine(ImVec2(a.x + float(x) + 0.5f, base), ImVec2(a.x + float(x) + 0.5f, y), with_alpha(cost_color(r), 200), 1);
   }
   // Heat progress: where the heat layer has caught up to.
@@ -252,7 +255,8 @@ void timeline_view(Ui& ui, Pane& p) {
     for (const Flag& fl : flags)
       if (std::abs(io.MousePos.x - fl.x) <= 5) {
         const session::Slide& sl = ui.deck.slides[size_t(fl.slide)];
-        ImGui::SetTooltip("slide %d · step %s · %s view\n%s", fl.slide + 1, fmt_count(sl.step).c_str(),
+        ImGui::SetTooltip("slide %d · request %s · %s view\n%s", fl.slide + 1,
+                          fmt_count(session::request_number(sl.step)).c_str(),
                           sl.view.c_str(), sl.caption.empty() ? "(no caption)" : sl.caption.c_str());
         return;
       }
@@ -261,9 +265,48 @@ void timeline_view(Ui& ui, Pane& p) {
     const auto& r = m->trace().records[i];
     const auto& site = m->trace().sites[r.site];
     float ratio = ratio_of(*m, r);
-    ImGui::SetTooltip("request %s · line %u · %s %s · %.1f× the ideal", fmt_count(i + 1).c_str(), site.line,
+    ImGui::SetTooltip("request %s · line %u · %s %s · %.1f× the ideal", fmt_count(session::request_number(i)).c_str(),
+                      site.line,
                       trace::to_string(site.space), trace::to_string(site.op), ratio);
   }
+}
+
+float timeline_legend(Scene& sc, float room, float height, bool slides) {
+  const Theme& t = theme();
+  const float kRatios[] = {1, 2, 4, 8, 32};
+  const char* kLabels[] = {"1×", "2×", "4×", "8×", "32×"};
+  // The words give way first, then the slide key; the swatches stay.
+  for (int level = 0; level < 3; ++level) {
+    const bool words = level == 0, slide_key = slides && level < 2;
+    Scene s;
+    const float bar_h = height - 6, y1 = height - 3;
+    float x = 0;
+    if (words) {
+      s.text(ImVec2(x, height * 0.5f), "bars: cost ÷ ideal", t.text_dim, FontRole::Small, 0, 0.5f);
+      x += text_size(FontRole::Small, "bars: cost ÷ ideal").x + 8;
+    }
+    for (int i = 0; i < 5; ++i) {
+      const float h = std::max(3.0f, bar_h * bar_fraction(kRatios[i]));
+      s.fill(ImVec2(x, y1 - h), ImVec2(x + 4, y1), cost_color(kRatios[i]));
+      x += 6;
+      s.text(ImVec2(x, height * 0.5f), kLabels[i], t.text_dim, FontRole::Small, 0, 0.5f);
+      x += text_size(FontRole::Small, kLabels[i]).x + 8;
+    }
+    if (slide_key) {
+      x += 4;
+      s.fill(ImVec2(x, 3), ImVec2(x + 2, y1), t.warn);
+      s.fill(ImVec2(x, y1 - 8), ImVec2(x + 9, y1), t.warn, 2);
+      x += 13;
+      s.text(ImVec2(x, height * 0.5f), "slide", t.text_dim, FontRole::Small, 0, 0.5f);
+      x += text_size(FontRole::Small, "slide").x;
+    }
+    if (x <= room || level == 2) {
+      if (x > room) return 0;
+      sc.append(s, ImVec2(0, 0));
+      return x;
+    }
+  }
+  return 0;
 }
 
 }  // namespace ws::ui

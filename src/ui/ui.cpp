@@ -43,6 +43,7 @@ Ui::Ui(Environment e) : live_timer(e.live), env_(std::move(e)) {
 Ui::~Ui() = default;
 
 void Ui::message(const std::string& text, bool error) {
+  status.launch_note = false;
   status.text = text;
   status.error = error;
   status.time = time_;
@@ -61,7 +62,7 @@ std::string Ui::take_screenshot_request() {
 }
 
 bool Ui::settled() const {
-  const bool a = pane.model && recorder.idle() && record_due_ < 0 && pending_slide_ < 0 &&
+  const bool a = pane.model && recorder.idle() && record_due_ < 0 && pending_slide_ < 0 && !lessons.pending &&
                  (!state.heat || pane.heat.converged(std::min<uint64_t>(pane.step + 1, pane.model->size())));
   if (!a || !comparing() || !ab.error.empty()) return a;
   // A/B: the B side is recorded, locked to A's step, and its heat has caught up too.
@@ -193,7 +194,13 @@ void Ui::poll() {
     }
     if (o->kind == Job::Record) {
       status.record_error.clear();
-      if (o->session->few_blocks) message(o->session->note);
+      // The note of a large launch ("recording blocks 0-3 only") lasts while it is true.
+      if (o->session->few_blocks) {
+        message(o->session->note);
+        status.launch_note = true;
+      } else if (status.launch_note) {
+        message("");
+      }
     }
     if (o->kind == Job::Open) {
       // The trace's bookmarks join the deck as slides of its launch (once each).
@@ -217,6 +224,7 @@ void Ui::poll() {
       }
     }
     show_model(o->session, o->kind == Job::Record);
+    if (o->kind == Job::Record) lesson_model_arrived();
     // A slide of another launch was asked for: its step, now that its recording is here.
     if (o->kind == Job::Record && pending_slide_ >= 0) {
       if (size_t(pending_slide_) < deck.slides.size() && slide_on(deck.slides[size_t(pending_slide_)], pane)) {

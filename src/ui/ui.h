@@ -7,10 +7,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <string>
 #include <vector>
 
+#include "lesson/lesson.h"
+#include "lesson/progress.h"
 #include "session/deck.h"
 #include "session/heat.h"
 #include "session/session.h"
@@ -100,7 +103,32 @@ struct StatusLine {
   std::string text;
   bool error = false;
   double time = 0;  // when it was set (Ui::now())
+  bool launch_note = false;  // the text is a large launch's note, cleared by the next recording
   std::string record_error;
+};
+
+// The lesson in the lesson panel: the file, the step on screen, the student's answer and
+// what it earned, and the progress kept between runs (lesson_view.cpp).
+struct LessonRun {
+  std::optional<lesson::Lesson> lesson;         // none: no lesson open
+  size_t step = 0;                              // index into lesson->steps
+  bool pending = false;                         // the step's launch is being recorded
+  std::optional<lesson::Resolved> resolved;     // the step against the trace on screen
+  std::shared_ptr<const Session> resolved_for;  // that trace
+  std::string error;                            // why the step cannot be shown
+  std::string input;                            // the answer being typed
+  int choice = -1;                              // the option picked (choice questions)
+  std::optional<lesson::Verdict> verdict;       // the last answer checked
+  std::string unclear;                          // an answer that did not parse, and why
+  double reveal_time = -1;                      // when the answer was shown (Ui::now()), or -1
+  bool scroll_to_answer = false;                // the panel scrolls to a fresh answer once
+  lesson::Progress progress;
+  std::string progress_path;                    // "": not kept
+  std::vector<lesson::Entry> available;         // the lessons folder, for the menu
+  bool panel = false;                           // the lesson panel is on screen (a lesson, or the list)
+  bool answered() const { return verdict && verdict->correct; }
+  // The answer is on screen: answered right, or revealed.
+  bool open() const { return answered() || reveal_time >= 0; }
 };
 
 // The B side of an A/B view: its own pane and recorder beside the A side's.
@@ -196,10 +224,32 @@ class Ui {
   bool save_deck(const std::string& path);
   bool slide_pending() const { return pending_slide_ >= 0; }
 
+  // ---- lessons (lesson_view.cpp): predict, then see the answer computed from the trace
+  // Opens a lesson by name ("transpose") or path on the step the student was on; false
+  // and the status line says why when it cannot.
+  bool open_lesson(const std::string& name_or_path);
+  void close_lesson();
+  bool lesson_active() const { return lessons.lesson.has_value(); }
+  // Shows step `i`: records its launch if another is on screen, then goes to its request.
+  void goto_lesson_step(size_t i);
+  // Checks the student's answer to the step's question (the verdict is kept and saved).
+  void check_lesson_answer(const std::string& answer);
+  // Shows the answer without one.
+  void reveal_lesson_answer();
+  // A question waits for the student's prediction: the views that would give the answer
+  // away (the warp inspector's figures, the source gutter) are veiled.
+  bool lesson_veiled() const;
+  // The panel whose figures show the step's answer (Panel::Count: none).
+  Panel lesson_answer_panel() const;
+  // A trace of the step's launch is on screen (a recording arrived, or the same trace was
+  // analysed again): resolves the step against it; the first time, goes to its request.
+  void lesson_model_arrived();
+
   // ---- what the views use
   UiState state;
   Pane pane;
   ABSide ab;
+  LessonRun lessons;
   Worker recorder;
   TimingStore timings;
   LiveTimer live_timer;
@@ -220,6 +270,7 @@ class Ui {
   // Puts the B pane on the request matching the A pane's (compare.cpp).
   void sync_b();
   void poll_b();
+  void save_lesson_progress();
   Environment env_;
   CpuGridPainter cpu_painter_;
   double time_ = 0;
@@ -243,6 +294,10 @@ void dram_view(Ui& ui, Pane& p);
 void source_view(Ui& ui, Pane& p);
 void timeline_view(Ui& ui, Pane& p);
 void timing_view(Ui& ui);
+void lesson_view(Ui& ui);
+void lessons_menu(Ui& ui);        // the Lessons menu (lesson_view.cpp)
+// Whether panel `p` shows the answer just given, to be outlined for a few seconds.
+bool lesson_points_at(const Ui& ui, Panel p);
 void help_overlay(Ui& ui);
 void menu_bar(Ui& ui, float& height);
 void status_bar(Ui& ui, ImVec2 min, ImVec2 max);

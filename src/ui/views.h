@@ -100,6 +100,9 @@ float warp_min_diagram_height(ImVec2 size);
 // The least body of the inspector: one source line, one line of figures and a diagram of
 // the least height warp_min_diagram_height allows.
 float warp_panel_min_height();
+// The inspector while a lesson waits for a prediction: the instruction and the question,
+// none of the figures that would answer it.
+void warp_veil_scene(Scene& sc, const RequestFigures& rv, const std::string& prompt, ImVec2 size);
 
 // ---- DRAM view --------------------------------------------------------------------------
 
@@ -109,6 +112,13 @@ void dram_scene(Scene& sc, const session::DramFigures& d, ImVec2 size);
 // the array shown, the headline figures and the grid (-1: every global array).
 void dram_panel_scene(Scene& sc, const Session& m, const RequestFigures& rv, int array, ImVec2 size);
 
+// ---- timeline ---------------------------------------------------------------------------
+
+// The timeline's key, laid out in `sc` from x = 0 in a row `height` tall: what the bars'
+// height and colour mean, and the slide flag (when `slides`). Words give way first when
+// `room` is short; returns the width used (0: nothing fits).
+float timeline_legend(Scene& sc, float room, float height, bool slides);
+
 // ---- source panel -----------------------------------------------------------------------
 
 // Gutter width for the per-line badges of `m`, at most 40 % of `avail_w`.
@@ -116,8 +126,9 @@ float source_gutter_width(const Session& m, float avail_w);
 float source_row_height();
 // Source lines [first, first + count) of `m` from y = 0, one row each: the current line
 // (`rv`'s) lit, each line's cost badges in the gutter, the code with its comments dimmed.
-// Highlights run `width` pixels wide.
+// Highlights run `width` pixels wide. `badges` false leaves the gutter empty (a lesson's
+// question waits for the student's prediction).
 void source_scene(Scene& sc, const Session& m, const RequestFigures& rv, int first, int count, float width,
-                  float gutter_w);
+                  float gutter_w, bool badges = true);
 
 }  // namespace ws::ui

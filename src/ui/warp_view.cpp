@@ -347,10 +347,55 @@ void warp_view(Ui& ui, Pane& p) {
   const ImVec2 size = ImGui::GetContentRegionAvail();
   if (size.x < 40 || size.y < 40) return;
   Scene sc;
+  if (&p == &ui.pane && ui.lesson_veiled()) {
+    // A lesson asks for a prediction first: the instruction, and the question, no figures.
+    warp_veil_scene(sc, rv, ui.lessons.resolved->question->prompt, size);
+    draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);
+    ImGui::Dummy(size);
+    return;
+  }
   const SceneBox d = warp_panel_scene(sc, rv, size);
   draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);
   ui.note_diagram(ImVec2(o.x + d.min.x, o.y + d.min.y), ImVec2(o.x + d.max.x, o.y + d.max.y));
   ImGui::Dummy(size);
+}
+
+void warp_veil_scene(Scene& sc, const RequestFigures& rv, const std::string& prompt, ImVec2 size) {
+  const Theme& t = theme();
+  sc.size = size;
+  float y = 0;
+  if (rv.site) {
+    const std::string what = std::string(rv.buffer ? rv.buffer->name : "?") + " " + trace::to_string(rv.site->op) +
+                             " (" + (rv.shared ? "shared" : "global") + ") · line " + std::to_string(rv.site->line);
+    sc.text(ImVec2(0, y), fit_text(FontRole::Bold, what, size.x), t.text, FontRole::Bold);
+    y += font_for(FontRole::Bold)->FontSize + 4;
+    sc.text(ImVec2(0, y), fit_text(FontRole::Mono, rv.site->code, size.x), t.text_dim, FontRole::Mono);
+    y += font_for(FontRole::Mono)->FontSize + 10;
+  }
+  // The question in a box, the rest of the panel kept for the answer.
+  const float pad = 12, inner = std::max(20.0f, size.x - 2 * pad);
+  const std::vector<std::string> lines = wrap_text(FontRole::Ui, prompt, inner, 6);
+  const float line_h = font_for(FontRole::Ui)->FontSize + 3;
+  const float big = font_for(FontRole::Big)->FontSize;
+  const std::vector<std::string> foot = wrap_text(
+      FontRole::Small, "Answer in the lesson panel: the lanes, sectors and banks appear here then.", inner, 3);
+  const float small_h = font_for(FontRole::Small)->FontSize + 2;
+  const float box_h = pad * 2 + big + 6 + line_h * float(lines.size()) + 6 + small_h * float(foot.size());
+  const float y0 = std::max(y, std::round((size.y - box_h) * 0.4f));
+  sc.fill(ImVec2(0, y0), ImVec2(size.x, y0 + box_h), with_alpha(t.accent, 28), 6);
+  sc.rect(ImVec2(0, y0), ImVec2(size.x, y0 + box_h), with_alpha(t.accent, 160), 1.5f, 6);
+  float yy = y0 + pad;
+  sc.text(ImVec2(pad, yy), "Predict first", t.accent, FontRole::Big);
+  yy += big + 6;
+  for (const std::string& l : lines) {
+    sc.text(ImVec2(pad, yy), l, t.text, FontRole::Ui);
+    yy += line_h;
+  }
+  yy += 6;
+  for (const std::string& l : foot) {
+    sc.text(ImVec2(pad, yy), l, t.text_dim, FontRole::Small);
+    yy += small_h;
+  }
 }
 
 float warp_panel_min_height() {

@@ -17,7 +17,7 @@ struct PanelInfo {
 constexpr PanelInfo kPanels[] = {
     {"Catalog & parameters", "catalog"}, {"Memory view", "memory"}, {"Warp inspector", "warp"},
     {"DRAM view", "dram"},               {"Source", "source"},      {"Timeline", "timeline"},
-    {"Timing", "timing"},
+    {"Timing", "timing"},                {"Lesson", "lesson"},
 };
 }  // namespace
 

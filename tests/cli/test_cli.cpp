@@ -159,7 +159,8 @@ TEST_CASE("the transposed tile store is a 32-way conflict that padding removes")
 
   // One request as the warp inspector shows it: warp 0's first tile store, lane i to word
   // 32·i, all in bank 0.
-  json one = report_json("--kernel transpose_tiled --size 64 --step 1")["request"];
+  json one = report_json("--kernel transpose_tiled --size 64 --step 2")["request"];
+  CHECK(one["request"] == 2);
   CHECK(one["array"] == "tile");
   CHECK(one["max_way"] == 32);
   REQUIRE(one["words"].size() == 32);
@@ -168,7 +169,8 @@ TEST_CASE("the transposed tile store is a 32-way conflict that padding removes")
     CHECK(one["words"][i]["word"] == 32 * i);
     CHECK(one["words"][i]["lanes"] == json::array({i}));
   }
-  json first = report_json("--kernel transpose_tiled --size 64 --step 0")["request"];
+  json first = report_json("--kernel transpose_tiled --size 64 --step 1")["request"];
+  CHECK(first["request"] == 1);
   CHECK(first["sectors"] == 4);
   CHECK(first["sector_lanes"][1]["lanes"] == json::array({8, 9, 10, 11, 12, 13, 14, 15}));
 
@@ -262,7 +264,8 @@ TEST_CASE("every bad input is one line on stderr and exit code 2") {
   check_bad("report --kernel transpose_tiled --blocks 1-x", "0,1,5-7");
   check_bad("report --kernel transpose_tiled --blocks 7-2", "backwards");
   check_bad("report --kernel transpose_tiled --size 64 --blocks 4", "outside the grid");
-  check_bad("report --kernel transpose_tiled --size 64 --step 512", "allowed 0..511");
+  check_bad("report --kernel transpose_tiled --size 64 --step 513", "allowed 1..512");
+  check_bad("report --kernel transpose_tiled --size 64 --step 0", "--step");
   check_bad("report --kernel transpose_tiled --size 64 --step -1", "--step");
   check_bad("report --kernel transpose_tiled --blocks 0-4294967295", "too");
   check_bad("report", "--kernel");

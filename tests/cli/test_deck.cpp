@@ -52,6 +52,17 @@ TEST_CASE("a deck saved and loaded again is the same deck") {
   CHECK(session::parse_deck(session::deck_json(d), "x") == d);
 }
 
+TEST_CASE("a deck file holds request numbers from 1, as --step and the timeline count") {
+  // Slide 0 shows record 1: the file says request 2, the way the app and captions name it.
+  const session::Deck d = sample();
+  CHECK(session::deck_json(d).find("\"step\": 2") != std::string::npos);
+  // Version 1 files counted records from 0: their step 1 is still record 1.
+  const session::Deck v1 = session::parse_deck(R"({"version": 1, "slides": [{"kernel": "transpose_tiled", "step": 1}]})", "v1");
+  const session::Deck v2 = session::parse_deck(R"({"version": 2, "slides": [{"kernel": "transpose_tiled", "step": 2}]})", "v2");
+  CHECK(v1.slides[0].step == 1);
+  CHECK(v2.slides[0].step == 1);
+}
+
 TEST_CASE("a slide is the same variant as a trace once its defaults are filled in") {
   const session::Deck d = sample();
   // transpose_tiled at its teaching size: a trace's launch holds every value, size included.
@@ -68,7 +79,7 @@ TEST_CASE("damaged, newer and wrong decks are one-line errors naming what is all
   CHECK(error_of("{\"version\": 1, \"slides\": [") .find("t.wsdeck is not a warpscope deck (bad JSON") == 0);
   CHECK(error_of("[1, 2]").find("is not a warpscope deck") != std::string::npos);
   CHECK(error_of("{\"version\": 9, \"slides\": []}") ==
-        "t.wsdeck is deck version 9, newer than this warpscope reads (1): update warpscope");
+        "t.wsdeck is deck version 9, newer than this warpscope reads (2): update warpscope");
   const std::string unknown =
       error_of(R"({"version": 1, "slides": [{"kernel": "transpose_tiled", "step": 0},
                                              {"kernel": "no_such_kernel", "step": 0}]})");
@@ -81,6 +92,8 @@ TEST_CASE("damaged, newer and wrong decks are one-line errors naming what is all
         "t.wsdeck: slide 1: unknown view 'timeline': allowed memory, warp, banks, dram, source");
   CHECK(error_of(R"({"version": 1, "slides": [{"kernel": "transpose_tiled", "step": -1}]})") ==
         "t.wsdeck: slide 1: \"step\" must be 0 or more, not -1");
+  CHECK(error_of(R"({"version": 2, "slides": [{"kernel": "transpose_tiled", "step": 0}]})") ==
+        "t.wsdeck: slide 1: \"step\" must be 1 or more, not 0");
   CHECK(error_of(R"({"version": 1, "slides": [{"kernel": "transpose_tiled"}]})").find("slide 1: no \"step\"") !=
         std::string::npos);
   for (const char* bad : {"", "{}", "{\"version\": \"1\", \"slides\": []}", "{\"version\": 1, \"slides\": {}}"}) {
@@ -171,7 +184,7 @@ TEST_CASE("export --deck draws every slide of the example deck as a numbered PNG
   r = run_warpscope("export --deck '" + (dir / "far.wsdeck").string() + "' --out '" + (dir / "far").string() + "'", dir);
   CHECK(r.rc == 2);
   CHECK(lines(r.err) == 1);
-  CHECK(r.err.find("slide 2 (transpose_tiled size=64 m=0 pad=1): step 99999999 is out of range: allowed 0..") !=
+  CHECK(r.err.find("slide 2 (transpose_tiled size=64 m=0 pad=1): request 100000000 is out of range: allowed 1..") !=
         std::string::npos);
   CHECK(!fs::exists(dir / "far"));
 

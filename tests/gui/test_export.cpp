@@ -490,17 +490,17 @@ TEST_CASE("warpscope export on the command line") {
   const std::string base = "export --kernel transpose_tiled --size 64 --set pad=0 --backend emulator ";
   int code = -1;
 
-  // Banks view from step 0: the first request is a global load, so the next shared one is shown.
-  std::string out = run_cli(base + "--view banks --step 0 --caption --width 900 --height 500 --out " +
+  // Banks view from request 1: it is a global load, so the next shared one is shown.
+  std::string out = run_cli(base + "--view banks --step 1 --caption --width 900 --height 500 --out " +
                                 (dir / "b.svg").string(), code);
   CHECK(code == 0);
-  CHECK(out.find("not a shared-memory access") != std::string::npos);
+  CHECK(out.find("request 1 is not a shared-memory access; showing request 2") != std::string::npos);
   std::string svg = slurp(dir / "b.svg");
   CHECK(xml_error(svg) == "");
   CHECK(svg.find("width=\"900px\" height=\"500px\"") != std::string::npos);
   CHECK(svg.find("<text") == std::string::npos);
   CHECK(svg.find("<use xlink:href=\"#glyph") != std::string::npos);
-  out = run_cli(base + "--view banks --step 0 --caption --width 900 --height 500 --out " + (dir / "b.pdf").string(), code);
+  out = run_cli(base + "--view banks --step 1 --caption --width 900 --height 500 --out " + (dir / "b.pdf").string(), code);
   CHECK(code == 0);
   CHECK(slurp(dir / "b.pdf").rfind("%PDF-", 0) == 0);
 
@@ -522,8 +522,8 @@ TEST_CASE("warpscope export on the command line") {
     CHECK(xml_error(slurp(dir / (std::string(v) + ".svg"))) == "");
   }
 
-  // A numbered sequence.
-  out = run_cli(base + "--view warp --steps 0-3 --width 400 --height 300 --out " + (dir / "seq.png").string(), code);
+  // A numbered sequence: files named by request number, as the timeline counts.
+  out = run_cli(base + "--view warp --steps 1-4 --width 400 --height 300 --out " + (dir / "seq.png").string(), code);
   CHECK(code == 0);
   for (int i = 1; i <= 4; ++i) {
     char name[32];
@@ -535,25 +535,29 @@ TEST_CASE("warpscope export on the command line") {
   // An animation: the numbered PNGs and one GIF / WebP.
   for (const char* ext : {"gif", "webp"}) {
     CAPTURE(ext);
-    out = run_cli(base + "--view warp --steps 2-4 --fps 5 --width 400 --height 300 --out " +
+    out = run_cli(base + "--view warp --steps 3-5 --fps 5 --width 400 --height 300 --out " +
                       (dir / (std::string("anim.") + ext)).string(), code);
     CHECK(code == 0);
     CHECK(fs::exists(dir / (std::string("anim.") + ext)));
     CHECK(out.find("3 frames") != std::string::npos);
   }
-  for (int i = 1; i <= 3; ++i) {
+  for (int i = 3; i <= 5; ++i) {
     char name[32];
     std::snprintf(name, sizeof name, "anim-%04d.png", i);
     CHECK(png_header(slurp(dir / name)).width == 400);
   }
-  CHECK(!fs::exists(dir / "anim-0004.png"));
-  CHECK(!fs::exists(dir / "anim-0001.gif"));
+  CHECK(out.find("at request 5 of 512") != std::string::npos);
+  CHECK(!fs::exists(dir / "anim-0002.png"));
+  CHECK(!fs::exists(dir / "anim-0006.png"));
+  CHECK(!fs::exists(dir / "anim-0003.gif"));
 
   // Bad input: one line, exit 2.
   for (const char* bad : {"--view nope --out x.png", "--view banks --out x.gif", "--view banks --out x.webp",
                           "--view banks --out x.bmp", "--view banks --step 2 --fps 4 --out x.png",
                           "--view banks --steps 0-2 --fps 0 --out x.gif", "--view banks --step 99999999 --out x.png",
                           "--view banks --step -1 --out x.png", "--view banks --steps 3-1 --out x.png",
+                          "--view banks --step 0 --out x.png", "--view banks --steps 0-2 --out x.png",
+                          "--view banks --step 513 --out x.png",
                           "--view banks --width 5 --out x.png", "--view banks"}) {
     CAPTURE(bad);
     out = run_cli(base + bad, code);

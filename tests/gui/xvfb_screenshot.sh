@@ -32,19 +32,19 @@ shot() {
   "$check" "$out/$name.png" "$out/$name.json" "$@" || { echo "FAIL: $name"; status=1; }
 }
 
-shot tiled_pad0 "--kernel transpose_tiled --set pad=0 --step 1" \
-  --expect request.space=shared --expect request.max_way=32 --expect request.wavefronts=32 --expect step=1
-shot tiled_pad1 "--kernel transpose_tiled --set pad=1 --step 1" \
-  --expect request.space=shared --expect request.max_way=1 --expect step=1
-shot naive_read "--kernel transpose_read_coalesced --step 1" \
+shot tiled_pad0 "--kernel transpose_tiled --set pad=0 --step 2" \
+  --expect request.space=shared --expect request.max_way=32 --expect request.wavefronts=32 --expect step=2
+shot tiled_pad1 "--kernel transpose_tiled --set pad=1 --step 2" \
+  --expect request.space=shared --expect request.max_way=1 --expect step=2
+shot naive_read "--kernel transpose_read_coalesced --step 2" \
   --expect request.op=store --expect request.sectors=32 --expect request.ideal_sectors=4
-shot memory_enlarged "--kernel transpose_read_coalesced --step 41 --panel memory" --expect enlarged=memory
+shot memory_enlarged "--kernel transpose_read_coalesced --step 42 --panel memory" --expect enlarged=memory
 shot default_lesson "" --expect kernel=transpose_read_coalesced
 if "$app" --help | grep -q -- --kernel; then :; else echo "FAIL: --help"; status=1; fi
 
 # A .wstrace written by the CLI opens in the app, labelled as coming from a file.
 if [ -n "$cli" ] && "$cli" record --kernel transpose_tiled --set pad=0 --out "$out/tiled.wstrace" >/dev/null 2>&1; then
-  shot from_file "$out/tiled.wstrace --step 1" \
+  shot from_file "$out/tiled.wstrace --step 2" \
     --expect request.max_way=32 --expect "provenance=emulated on CPU · from file"
 fi
 # A file that is not a trace: a clear error and a non-zero exit, not a hang or a crash.
@@ -59,5 +59,5 @@ fi
 
 # A corrupt settings file: the app still starts, with defaults.
 echo "{ corrupt" > "$cfg/settings.json"
-shot corrupt_settings "--step 0" --expect kernel=transpose_read_coalesced
+shot corrupt_settings "--step 1" --expect kernel=transpose_read_coalesced
 exit $status

@@ -244,7 +244,7 @@ TEST_CASE("the pmpp exercise kernel, access by access") {
   CHECK(q(R"("array": "b", "op": "load")", "sectors").value == 4);
   CHECK(q(R"("array": "c", "op": "load")", "coalescing").text == "uncoalesced");
   CHECK(q(R"("array": "c", "op": "load")", "sectors").value == 16);
-  CHECK(q(R"("array": "c", "op": "load", "request": 3)", "sectors").value == 16);  // j = 3
+  CHECK(q(R"("array": "c", "op": "load", "request": 4)", "sectors").value == 16);  // j = 3
   CHECK(q(R"("array": "c", "op": "load")", "efficiency").value == 25);
   CHECK(q(R"("array": "d", "op": "store")", "coalescing").text == "coalesced");
   CHECK(q(R"("array": "d", "op": "store")", "sectors").value == 4);
@@ -367,7 +367,7 @@ TEST_CASE("choice answers: names, aliases and numbers") {
 
 TEST_CASE("focus: site, block, warp and request select the record") {
   lesson::Lesson l = lesson::parse(
-      with_step(R"({"title": "s", "kernel": "pmpp_exercise", "focus": {"array": "c", "block": 2, "warp": 3, "request": 1},
+      with_step(R"({"title": "s", "kernel": "pmpp_exercise", "focus": {"array": "c", "block": 2, "warp": 3, "request": 2},
                     "text": "x"})"),
       "focus.json");
   const trace::Trace& t = recorded(l.steps[0].launch);
@@ -377,14 +377,15 @@ TEST_CASE("focus: site, block, warp and request select the record") {
   CHECK(rec.block == 2);
   CHECK(rec.warp == 3);
   CHECK(t.buffers[t.sites[rec.site].buffer].name == "c");
-  // Request 1 of that warp at c: j = 1, so lane 0 reads c[i * 4 + 1] with i = 2*256 + 3*32.
+  // Request 2 of that warp at c: j = 1, so lane 0 reads c[i * 4 + 1] with i = 2*256 + 3*32.
   CHECK(rec.offset[0] == uint32_t(4 * ((2 * 256 + 3 * 32) * 4 + 1)));
-  CHECK(r.focus == "line " + std::to_string(t.sites[rec.site].line) + " · c load (global) · block 2 warp 3 request 1");
+  CHECK(r.focus == "line " + std::to_string(t.sites[rec.site].line) + " · c load (global) · block 2 warp 3 (its request 2 here) · request " +
+                       std::to_string(r.record + 1) + " of " + std::to_string(t.records.size()));
   CHECK_FALSE(r.question);
 
   // A focus naming only a warp takes its n-th request, whatever the site.
   lesson::Lesson w = lesson::parse(
-      with_step(R"({"title": "s", "kernel": "copy", "focus": {"warp": 1, "request": 1}, "text": "x"})"), "w.json");
+      with_step(R"({"title": "s", "kernel": "copy", "focus": {"warp": 1, "request": 2}, "text": "x"})"), "w.json");
   auto rw = lesson::resolve_step(w.steps[0], recorded(w.steps[0].launch));
   const trace::Trace& tw = recorded(w.steps[0].launch);
   CHECK(tw.records[rw.record].warp == 1);
@@ -410,9 +411,12 @@ TEST_CASE("focus errors name the step and what is available") {
   CHECK(e.find("tile store") != std::string::npos);
   e = err(R"({"title": "s", "kernel": "copy", "blocks": [0], "focus": {"array": "in", "block": 3}, "text": "x"})");
   CHECK(e == "f.json, step 1: block 3 was not recorded");
-  e = err(R"({"title": "s", "kernel": "copy", "focus": {"array": "in", "request": 5}, "text": "x"})");
+  e = err(R"({"title": "s", "kernel": "copy", "focus": {"array": "in", "request": 6}, "text": "x"})");
   CHECK(e.find("f.json, step 1: block 0 warp 0 issues 1 request at line") == 0);
-  CHECK(e.find("request 5 (counted from 0) does not exist") != std::string::npos);
+  CHECK(e.find("its request 6 does not exist") != std::string::npos);
+  CHECK_THROWS_AS(lesson::parse(with_step(R"({"title": "s", "kernel": "copy", "focus": {"array": "in", "request": 0}, "text": "x"})"),
+                                "f.json"),
+                  lesson::LessonError);  // requests are counted from 1
   e = err(step("transpose_tiled", "", R"("array": "tile", "op": "store")", "sectors"));
   CHECK(e == "f.json, step 1: 'sectors' is about global memory, but tile is in shared memory");
   e = err(step("copy", "", R"("array": "in")", "way"));
