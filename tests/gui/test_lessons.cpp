@@ -184,3 +184,45 @@ TEST_CASE("a lesson that is not there is one line on the status bar, and the app
   settle(ctx, u);
   CHECK(drawn(u, ui::Panel::Catalog));
 }
+
+TEST_CASE("the lesson panel has room in every layout, and the lane diagram comes back with the answer") {
+  struct Size {
+    float w, h, diagram_w, diagram_h;
+  };
+  for (const Size sz : {Size{1280, 720, 200, 120}, Size{1920, 1080, 320, 180}})
+    for (bool present : {false, true}) {
+      CAPTURE(sz.w);
+      CAPTURE(present);
+      ui::HeadlessContext ctx(sz.w, sz.h);
+      ui::Ui u(quiet_env());
+      u.state.present = present;
+      REQUIRE(u.open_lesson("transpose"));
+      size_t q = 0;  // the tile store's bank conflict
+      const auto& steps = u.lessons.lesson->steps;
+      while (q < steps.size() && !(steps[q].question && steps[q].question->ask == lesson::Metric::Way)) ++q;
+      REQUIRE(q < steps.size());
+      u.goto_lesson_step(q);
+      settle(ctx, u);
+      ctx.frame(u);
+      auto panel = [&](ui::Panel p) -> const ui::DrawnPanel* {
+        for (const auto& d : u.drawn())
+          if (d.panel == p) return &d;
+        return nullptr;
+      };
+      const ui::DrawnPanel* lp = panel(ui::Panel::Lesson);
+      REQUIRE(lp);
+      CHECK(lp->max.x - lp->min.x >= 300);
+      CHECK(lp->max.y - lp->min.y >= 250);
+      // Veiled: the inspector draws the question, not the lanes.
+      const ui::DrawnPanel* wp = panel(ui::Panel::Warp);
+      REQUIRE(wp);
+      CHECK(wp->diagram_max.x - wp->diagram_min.x == 0);
+      u.check_lesson_answer(u.lessons.resolved->answer.text);
+      ctx.frame(u);
+      wp = panel(ui::Panel::Warp);
+      REQUIRE(wp);
+      CHECK(wp->diagram_max.x - wp->diagram_min.x >= sz.diagram_w);
+      CHECK(wp->diagram_max.y - wp->diagram_min.y >= sz.diagram_h);
+      CHECK(panel(ui::Panel::Memory));
+    }
+}
