@@ -107,6 +107,8 @@ void catalog_view(Ui& ui) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.warn), "unknown kernel '%s'", s.kernel.c_str());
     return;
   }
+  // The lessons that walk through this kernel, one click away.
+  lesson_links(ui, cur->id);
 
   section("Parameters");
   const float label_w = ImGui::CalcTextSize("blocks ").x + 16;

@@ -465,6 +465,31 @@ void lessons_menu(Ui& ui) {
   ImGui::EndMenu();
 }
 
+void lesson_links(Ui& ui, const std::string& kernel) {
+  LessonRun& L = ui.lessons;
+  if (L.available.empty()) L.available = lesson::list();
+  for (const lesson::Entry& e : L.available) {
+    if (!e.error.empty()) continue;
+    auto it = L.kernels.find(e.id);
+    if (it == L.kernels.end()) {
+      std::vector<std::string> ks;
+      try {
+        for (const lesson::Step& s : lesson::load(e.path).steps)
+          if (std::find(ks.begin(), ks.end(), s.launch.kernel) == ks.end()) ks.push_back(s.launch.kernel);
+      } catch (const lesson::LessonError&) {
+      }
+      it = L.kernels.emplace(e.id, std::move(ks)).first;
+    }
+    if (std::find(it->second.begin(), it->second.end(), kernel) == it->second.end()) continue;
+    ImGui::PushID(e.id.c_str());
+    ImGui::PushStyleColor(ImGuiCol_Text, theme().accent);
+    if (ImGui::Selectable(("Lesson: " + e.id + " · " + std::to_string(e.steps) + " steps").c_str())) ui.open_lesson(e.id);
+    ImGui::PopStyleColor();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\npredict, then see", e.title.c_str());
+    ImGui::PopID();
+  }
+}
+
 // The panel that shows a fresh answer, outlined for a few seconds (layout.cpp asks).
 bool lesson_points_at(const Ui& ui, Panel p) {
   const LessonRun& L = ui.lessons;

@@ -126,6 +126,7 @@ struct LessonRun {
   std::string progress_path;                    // "": not kept
   std::vector<lesson::Entry> available;         // the lessons folder, for the menu
   bool panel = false;                           // the lesson panel is on screen (a lesson, or the list)
+  std::map<std::string, std::vector<std::string>> kernels;  // lesson id -> the kernels its steps open
   bool answered() const { return verdict && verdict->correct; }
   // The answer is on screen: answered right, or revealed.
   bool open() const { return answered() || reveal_time >= 0; }
@@ -296,6 +297,8 @@ void timeline_view(Ui& ui, Pane& p);
 void timing_view(Ui& ui);
 void lesson_view(Ui& ui);
 void lessons_menu(Ui& ui);        // the Lessons menu (lesson_view.cpp)
+// Buttons opening the lessons that show `kernel` (the catalog draws them under its ladder).
+void lesson_links(Ui& ui, const std::string& kernel);
 // Whether panel `p` shows the answer just given, to be outlined for a few seconds.
 bool lesson_points_at(const Ui& ui, Panel p);
 void help_overlay(Ui& ui);
