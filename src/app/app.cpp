@@ -143,7 +143,7 @@ int run(const Options& opt) {
   env.keys.kp_add = GLFW_KEY_KP_ADD;
   env.keys.kp_subtract = GLFW_KEY_KP_SUBTRACT;
   env.settings_path = dir.empty() ? "" : dir + "/settings.json";
-  env.replay_dir = opt.replay_dir;
+  env.replay_dir = opt.replay_dir.empty() ? ui::bundled_replay_dir() : opt.replay_dir;
   env.live = opt.live;
 #if defined(WS_HAVE_CUDA)
   // Live timings of the family on screen, when this machine has a usable GPU. A short
@@ -358,7 +358,10 @@ void add_options(CLI::App& cmd, Options& opt) {
   cmd.add_option("--width", opt.width, "window width (default 1600)")->type_name("W");
   cmd.add_option("--height", opt.height, "window height (default 1000)")->type_name("H");
   cmd.add_option("--config-dir", opt.config_dir, "where settings live ('none': do not persist)")->type_name("DIR");
-  cmd.add_option("--replay-dir", opt.replay_dir, "replay pack of GPU timings (default assets/replay)")->type_name("DIR");
+  cmd.add_option("--replay-dir", opt.replay_dir,
+                 "replay pack of GPU timings (default: the bundled one, next to the binary, in share/warpscope, "
+                 "or in the source tree)")
+      ->type_name("DIR");
   cmd.add_flag("!--no-vsync", opt.vsync, "draw as fast as possible");
   cmd.add_flag("--play", opt.play, "start playing once the trace is loaded");
   cmd.add_flag("--show-help", opt.show_help, "open with the keyboard shortcuts shown");

@@ -36,7 +36,8 @@ struct Options {
   int width = 1600, height = 1000;
   bool vsync = true;
   std::string config_dir;                    // "": $XDG_CONFIG_HOME/warpscope; "none": persist nothing
-  std::string replay_dir = "assets/replay";  // the replay pack of timings
+  std::string replay_dir;                    // the replay pack of timings ("": the bundled one, found by
+                                             // ui::bundled_replay_dir wherever the app starts)
   ui::LiveBench live;                        // live GPU timings, when the build has them
 };
 

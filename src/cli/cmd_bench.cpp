@@ -9,8 +9,6 @@
 //
 // Exit status: 0 all results checked; 1 a kernel failed its check or the GPU failed;
 // 2 bad input.
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -22,34 +20,25 @@
 #include "catalog.h"
 #include "cli/cli.h"
 #include "gpu/gpu.h"
+#include "trace/assets.h"
 #include "trace/bench.h"
 
 namespace {
 
-// The replay pack: next to the sources when run from the tree, or installed data.
-std::string find_replay() {
-#ifdef WS_REPLAY_DIR
-  if (std::ifstream(std::string(WS_REPLAY_DIR) + "/bench.json")) return std::string(WS_REPLAY_DIR) + "/bench.json";
-#endif
-  std::vector<std::string> candidates = {"assets/replay/bench.json"};
-  char exe[4096];
-  ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    exe[n] = 0;
-    std::string dir(exe);
-    dir = dir.substr(0, dir.rfind('/'));
-    candidates.push_back(dir + "/../assets/replay/bench.json");
-    candidates.push_back(dir + "/../share/warpscope/replay/bench.json");
-  }
-  for (const auto& c : candidates)
-    if (std::ifstream(c)) return c;
-  return "";
-}
+// The bundled replay pack, wherever warpscope was started from (trace/assets.h).
+std::string replay_pack() { return ws::trace::find_asset("replay/bench.json"); }
 
 int show_replay(const std::string& path, const std::string& format, const std::string& why) {
+  if (path.empty()) {
+    std::fprintf(stderr,
+                 "warpscope: error: %s, and no replay pack was found (replay/bench.json next to the binary, in "
+                 "share/warpscope, or in the source tree's assets)\n",
+                 why.c_str());
+    return 1;
+  }
   std::ifstream in(path);
   if (!in) {
-    std::fprintf(stderr, "warpscope: error: %s, and no replay pack was found (assets/replay/bench.json)\n", why.c_str());
+    std::fprintf(stderr, "warpscope: error: %s: cannot read the replay pack %s\n", why.c_str(), path.c_str());
     return 1;
   }
   std::stringstream text;
@@ -100,7 +89,7 @@ int run_bench(const BenchArgs& a) {
 
 #ifdef WS_HAVE_CUDA
   std::string why;
-  if (!ws::gpu::available(&why)) return show_replay(find_replay(), a.format, "no GPU (" + why + ")");
+  if (!ws::gpu::available(&why)) return show_replay(replay_pack(), a.format, "no GPU (" + why + ")");
   try {
     auto r = ws::gpu::bench(opt, [](const std::string& s) { std::fprintf(stderr, "  %s\n", s.c_str()); });
     if (!a.out_path.empty()) {
@@ -114,7 +103,7 @@ int run_bench(const BenchArgs& a) {
     throw UsageError(e.what());
   }
 #else
-  return show_replay(find_replay(), a.format, "this build has no GPU backend");
+  return show_replay(replay_pack(), a.format, "this build has no GPU backend");
 #endif
 }
 

@@ -59,6 +59,20 @@ std::string Ui::describe_json() const {
     }
     j["compare"] = c;
   }
+  // The timing panel's ladder, as it draws it.
+  const TimingLadder ladder = timing_ladder(timings, state.kernel, state.params);
+  if (ladder.table) {
+    std::string rows, here;
+    for (size_t i = 0; i < ladder.rows.size(); ++i) {
+      const LadderRow& r = ladder.rows[i];
+      const std::string label = r.name + (r.variant.empty() ? "" : " " + r.variant);
+      rows += (rows.empty() ? "" : " | ") + label;
+      if (int(i) == ladder.here) here = label;
+    }
+    j["timing"] = {{"origin", ladder.table->origin}, {"device", ladder.table->device}, {"date", ladder.table->date},
+                   {"size", ladder.size},           {"unit", ladder.unit},             {"reference", ladder.ref},
+                   {"rows", rows},                  {"here", here}};
+  }
   if (pane.model) {
     const Session& m = *pane.model;
     j["title"] = m.title();

@@ -1,9 +1,12 @@
 #include "ui/timing.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "trace/assets.h"
 
 namespace ws::ui {
 
@@ -15,6 +18,8 @@ bool parse_bench_json(const std::string& body, TimingTable& out, std::string& er
   out.date = r.date;
   out.cublas_gflops = r.cublas_gflops;
   out.copy_gbs = r.copy_gbs;
+  out.cublas_size = r.cublas_size;
+  out.copy_bytes = r.copy_bytes;
   for (auto& row : r.rows)
     if (row.ok && !row.kernel.empty() && (row.ms > 0 || row.gbs > 0 || row.gflops > 0))
       out.samples.push_back(std::move(row));
@@ -53,6 +58,8 @@ std::vector<TimingTable> load_replay_pack(const std::string& dir, std::string& m
   std::stable_sort(tables.begin(), tables.end(), [](const TimingTable& a, const TimingTable& b) { return a.date > b.date; });
   return tables;
 }
+
+std::string bundled_replay_dir() { return trace::find_asset("replay"); }
 
 LiveTimer::LiveTimer(LiveBench bench) : bench_(std::move(bench)) {
   if (bench_) thread_ = std::thread([this] { loop(); });
@@ -160,7 +167,231 @@ void TimingStore::add_live(TimingTable t) {
     h.push_back(s.ms);
     if (h.size() > 64) h.erase(h.begin());
   }
+  if (live && live->device == t.device)
+    for (auto& old : live->samples) {
+      const bool again = std::any_of(t.samples.begin(), t.samples.end(), [&](const TimingSample& s) {
+        return s.kernel == old.kernel && s.params == old.params;
+      });
+      if (!again) t.samples.push_back(std::move(old));
+    }
   live = std::move(t);
+}
+
+// ---- the ladder ---------------------------------------------------------------------------
+
+namespace {
+
+// 67108864 -> "64 Mi", 1000 -> "1,000".
+std::string count_text(int64_t n) {
+  char b[48];
+  if (n >= (int64_t(1) << 20) && n % (int64_t(1) << 20) == 0) {
+    std::snprintf(b, sizeof b, "%lld Mi", (long long)(n >> 20));
+    return b;
+  }
+  if (n >= (int64_t(1) << 10) && n % (int64_t(1) << 10) == 0) {
+    std::snprintf(b, sizeof b, "%lld Ki", (long long)(n >> 10));
+    return b;
+  }
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0 && digits[i - 1] != '-') out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// `params` completed with the kernel's defaults (as `k` runs them). Values the catalog
+// refuses (a pack from another version) are kept as given.
+std::map<std::string, int64_t> full_params(const catalog::KernelInfo& k, const std::map<std::string, int64_t>& params) {
+  std::map<std::string, int64_t> set;
+  for (const auto& ps : k.params)
+    if (auto it = params.find(ps.name); it != params.end()) set[ps.name] = it->second;
+  int64_t size = k.bench_size;
+  if (auto it = params.find("size"); it != params.end() && it->second > 0) size = it->second;
+  catalog::Params p;
+  if (!catalog::resolve(k, size, set, p).empty()) {
+    p.values = params;
+    for (const auto& ps : k.params) p.values.emplace(ps.name, ps.def);
+    p.values["size"] = size;
+  }
+  return p.values;
+}
+
+// The family of a sample: the catalog's, else the one the row names.
+std::string family_of(const TimingSample& s) {
+  if (const catalog::KernelInfo* k = catalog::find(s.kernel)) return k->family;
+  return s.family;
+}
+
+}  // namespace
+
+std::string bench_size_text(const catalog::KernelInfo& k, const std::map<std::string, int64_t>& params) {
+  const std::map<std::string, int64_t> v = full_params(k, params);
+  catalog::Params p;
+  p.values = v;
+  const int64_t n = p.size();
+  // The SGEMM ladder multiplies square matrices: M = N = K = size.
+  if (k.family == "sgemm") return std::to_string(n) + "³ SGEMM";
+  if (k.buffers) {
+    const std::vector<catalog::BufferSpec> bufs = k.buffers(p);
+    if (!bufs.empty() && bufs[0].rows > 1 && bufs[0].cols > 1)
+      return std::to_string(bufs[0].rows) + " × " + std::to_string(bufs[0].cols) + " floats";
+  }
+  // One thread per element: a copy reads and writes one float each (its bytes say so);
+  // other kernels touch several arrays per thread, so their size is a thread count.
+  if (k.bytes && n > 0 && k.bytes(p) == 8.0 * double(n)) return count_text(n) + " floats";
+  return count_text(n) + " threads";
+}
+
+double percent_of_reference(const TimingSample& s, const TimingTable& t, bool compute) {
+  if (compute) {
+    if (s.pct_cublas > 0) return s.pct_cublas;
+    if (s.ref == "cuBLAS" && s.pct_ref >= 0) return s.pct_ref;
+    if (t.cublas_gflops > 0 && s.gflops > 0) return 100.0 * s.gflops / t.cublas_gflops;
+  } else {
+    if (s.pct_copy > 0) return s.pct_copy;
+    if (s.ref == "device copy" && s.pct_ref >= 0) return s.pct_ref;
+    if (t.copy_gbs > 0 && s.gbs > 0) return 100.0 * s.gbs / t.copy_gbs;
+  }
+  return -1;
+}
+
+TimingLadder timing_ladder(const TimingStore& store, const std::string& kernel,
+                           const std::map<std::string, int64_t>& params) {
+  TimingLadder l;
+  const catalog::KernelInfo* cur = catalog::find(kernel);
+  if (!cur) return l;
+  const std::string& family = cur->family;
+  std::vector<const catalog::KernelInfo*> ladder;
+  for (const auto& k : catalog::all())
+    if (k.family == family) ladder.push_back(&k);
+
+  // One table for every row: live when it times the family, else the newest replay table.
+  auto times_family = [&](const TimingTable& t) {
+    return std::any_of(t.samples.begin(), t.samples.end(), [&](const TimingSample& s) { return family_of(s) == family; });
+  };
+  if (store.live && times_family(*store.live)) {
+    l.table = &*store.live;
+  } else {
+    for (const auto& t : store.replay)
+      if (times_family(t)) {
+        l.table = &t;
+        break;
+      }
+  }
+
+  // The family's yardstick: what most of its rows are compared with.
+  int cublas = 0, copy = 0;
+  bool any_gflops = false, any_gbs = false;
+  if (l.table)
+    for (const auto& s : l.table->samples) {
+      if (family_of(s) != family) continue;
+      cublas += s.ref == "cuBLAS";
+      copy += s.ref == "device copy";
+      any_gflops |= s.gflops > 0;
+      any_gbs |= s.gbs > 0;
+    }
+  l.compute = cublas != copy ? cublas > copy : (any_gflops && !any_gbs) || (!any_gflops && !any_gbs && family == "sgemm");
+  l.unit = l.compute ? "GFLOP/s" : "GB/s";
+  l.ref = l.compute ? "cuBLAS SGEMM" : "device-to-device copy";
+  if (l.table) {
+    l.ref_value = l.compute ? l.table->cublas_gflops : l.table->copy_gbs;
+    if (l.compute && l.table->cublas_size > 0) l.ref_size = std::to_string(l.table->cublas_size) + "³";
+    if (!l.compute && l.table->copy_bytes > 0) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.0f MiB", double(l.table->copy_bytes / 2) / double(1 << 20));
+      l.ref_size = b;
+    }
+  }
+
+  // Names less the family's common prefix (up to an underscore).
+  size_t prefix = ladder.size() < 2 ? 0 : ladder[0]->id.size();
+  for (const auto* k : ladder) {
+    size_t n = 0;
+    while (n < prefix && n < k->id.size() && k->id[n] == ladder[0]->id[n]) ++n;
+    prefix = n;
+  }
+  while (prefix > 0 && ladder[0]->id[prefix - 1] != '_') --prefix;
+
+  const std::map<std::string, int64_t> screen = full_params(*cur, params);
+  for (const auto* k : ladder) {
+    std::vector<const TimingSample*> mine;
+    if (l.table)
+      for (const auto& s : l.table->samples) {
+        if (s.kernel != k->id) continue;
+        // A pack may hold a variant twice (two runs): the first is shown.
+        const bool dup = std::any_of(mine.begin(), mine.end(), [&](const TimingSample* o) {
+          return full_params(*k, o->params) == full_params(*k, s.params);
+        });
+        if (!dup) mine.push_back(&s);
+      }
+    // Variants by parameter value, in the order the kernel declares its parameters.
+    auto key = [&](const TimingSample* s) {
+      const auto v = full_params(*k, s->params);
+      std::vector<int64_t> out;
+      for (const auto& ps : k->params) out.push_back(v.count(ps.name) ? v.at(ps.name) : ps.def);
+      out.push_back(v.count("size") ? v.at("size") : 0);
+      return out;
+    };
+    std::stable_sort(mine.begin(), mine.end(), [&](const TimingSample* a, const TimingSample* b) { return key(a) < key(b); });
+    const bool same_kernel = k == cur;
+    if (mine.empty()) {
+      LadderRow r;
+      r.kernel = k;
+      r.name = k->id.substr(prefix);
+      r.same_kernel = same_kernel;
+      l.rows.push_back(r);
+      continue;
+    }
+    for (const TimingSample* s : mine) {
+      LadderRow r;
+      r.kernel = k;
+      r.sample = s;
+      r.name = k->id.substr(prefix);
+      r.same_kernel = same_kernel;
+      const auto v = full_params(*k, s->params);
+      r.here = same_kernel;
+      for (const auto& ps : k->params) {
+        const int64_t mine_v = v.count(ps.name) ? v.at(ps.name) : ps.def;
+        const bool differs_from_screen = same_kernel && screen.count(ps.name) && screen.at(ps.name) != mine_v;
+        if (differs_from_screen) r.here = false;
+        bool varies = false;
+        for (const TimingSample* o : mine) {
+          const auto w = full_params(*k, o->params);
+          varies |= (w.count(ps.name) ? w.at(ps.name) : ps.def) != mine_v;
+        }
+        if (varies || differs_from_screen)
+          r.variant += (r.variant.empty() ? "" : " ") + ps.name + "=" + std::to_string(mine_v);
+      }
+      r.value = l.compute ? s->gflops : s->gbs;
+      r.pct = percent_of_reference(*s, *l.table, l.compute);
+      r.size = bench_size_text(*k, v);
+      if (r.here && l.here < 0) l.here = int(l.rows.size());
+      l.rows.push_back(r);
+    }
+  }
+
+  // The size the rows share; rows timed at another size are named after it.
+  std::vector<std::pair<std::string, int>> sizes;  // text, rows
+  for (const auto& r : l.rows) {
+    if (r.size.empty()) continue;
+    auto it = std::find_if(sizes.begin(), sizes.end(), [&](const auto& x) { return x.first == r.size; });
+    if (it == sizes.end())
+      sizes.push_back({r.size, 1});
+    else
+      ++it->second;
+  }
+  if (!sizes.empty()) {
+    const auto common = std::max_element(sizes.begin(), sizes.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    l.size = common->first;
+    std::string last;
+    for (const auto& r : l.rows)
+      if (!r.size.empty() && r.size != common->first && r.kernel->id != last) {
+        l.size += "; " + r.kernel->id + " " + r.size;
+        last = r.kernel->id;
+      }
+  }
+  return l;
 }
 
 }  // namespace ws::ui

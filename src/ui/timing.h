@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "catalog.h"
 #include "trace/bench.h"
 
 namespace ws::ui {
@@ -29,6 +30,8 @@ struct TimingTable {
   std::string file;     // where it was read from
   double cublas_gflops = 0;  // the references measured in the same run (0: unknown)
   double copy_gbs = 0;
+  int64_t cublas_size = 0;   // the SGEMM edge cuBLAS ran at (0: unknown)
+  uint64_t copy_bytes = 0;   // bytes read + written by the reference copy (0: unknown)
   std::vector<TimingSample> samples;
 };
 
@@ -38,6 +41,10 @@ bool parse_bench_json(const std::string& text, TimingTable& out, std::string& er
 // Reads every *.json under `dir` (recursively). Files that do not parse are skipped and
 // named in `message`; a missing directory gives no tables and an empty message.
 std::vector<TimingTable> load_replay_pack(const std::string& dir, std::string& message);
+// The bundled replay pack's folder wherever the app was started from: "replay" under the
+// first assets folder trace::find_asset finds (next to the binary, share/warpscope, the
+// source tree); "" when there is none.
+std::string bundled_replay_dir();
 
 // Live timings: given catalog ids and the parameters on screen (pad, tile, ...; each
 // kernel takes those it has), returns bench JSON for them at a realistic size (throws on
@@ -84,7 +91,52 @@ struct TimingStore {
   // table it came from. Prefers a sample whose params match `params` where given.
   const TimingSample* find(const std::string& kernel, const std::map<std::string, int64_t>& params,
                            const TimingTable** table) const;
+  // Takes a live table. Rows of the same device's earlier live table that `t` does not
+  // time again are kept, so the variants timed one after another show side by side.
   void add_live(TimingTable t);
 };
+
+// ---- the panel's ladder -------------------------------------------------------------------
+
+// One bar of the timing panel: one kernel of the family with one set of parameters.
+struct LadderRow {
+  const catalog::KernelInfo* kernel = nullptr;
+  const TimingSample* sample = nullptr;  // null: the table holds no timing of this kernel
+  std::string name;                      // the id less the family's common prefix: "tiled"
+  std::string variant;                   // the parameters that tell it apart: "pad=1" ("" : none)
+  bool here = false;                     // the kernel with the parameters on screen
+  bool same_kernel = false;              // the kernel on screen (with these or other parameters)
+  double value = 0;                      // in the ladder's unit (0: not measured)
+  double pct = -1;                       // of the ladder's reference (< 0: unknown)
+  std::string size;                      // what the timed size is for this kernel ("8192 × 8192 floats")
+};
+
+// The timing panel's content for the family of the kernel on screen, every row from one
+// table (so one device and one run): live when the live table times the family, else the
+// newest replay table that does.
+struct TimingLadder {
+  const TimingTable* table = nullptr;    // null: no timings of this family
+  bool compute = false;                  // GFLOP/s against cuBLAS; else GB/s against a device copy
+  std::string unit;                      // "GFLOP/s" | "GB/s"
+  std::string ref;                       // "cuBLAS SGEMM" | "device-to-device copy"
+  double ref_value = 0;                  // the reference, in `unit` (0: unknown)
+  std::string ref_size;                  // "4096³" | "256 MiB" ("" : unknown)
+  std::string size;                      // the rows' size ("8192 × 8192 floats"); rows of another
+                                         // size are named after it ("; pmpp_exercise 16 Mi threads")
+  std::vector<LadderRow> rows;           // ladder (catalog) order; a kernel's rows by parameter value
+  int here = -1;                         // the row on screen, or -1
+};
+
+// The ladder of `kernel`'s family. `params`: the values on screen by name (each kernel
+// takes those it has, its defaults for the rest; "size" is ignored, timings are taken at
+// the bench size).
+TimingLadder timing_ladder(const TimingStore& store, const std::string& kernel,
+                           const std::map<std::string, int64_t>& params);
+// `s` as a percentage of the reference measured in the same run: cuBLAS SGEMM (GFLOP/s,
+// `compute`) or a device-to-device copy (GB/s). < 0 when unknown.
+double percent_of_reference(const TimingSample& s, const TimingTable& t, bool compute);
+// What a bench row's size means for kernel `k`, with `params` ("size" included) as timed:
+// "4096³ SGEMM", "8192 × 8192 floats", "64 Mi floats" (a copy), "16 Mi threads".
+std::string bench_size_text(const catalog::KernelInfo& k, const std::map<std::string, int64_t>& params);
 
 }  // namespace ws::ui

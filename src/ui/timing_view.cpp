@@ -1,12 +1,17 @@
 // Timing: the plain kernels of the family on screen, timed at a realistic size — live on
 // this machine's GPU when there is one, else from the replay pack (labelled with the
-// device and date it was recorded on). Says so plainly when there are no timings at all.
+// device and date it was recorded on). Every variant the table timed gets a bar on one
+// fixed scale, 0–100 % of the reference measured in the same run, so bars compare across
+// families and runs. Says so plainly when there are no timings at all.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <string>
 
 #include "ui/theme.h"
 #include "ui/ui.h"
+#include "ui/views.h"
 
 namespace ws::ui {
 
@@ -28,148 +33,210 @@ void banner(const char* text, ImU32 color) {
   ImGui::SetCursorScreenPos(ImVec2(a.x, a.y + h + 6));
 }
 
+std::string number(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, v >= 100 ? "%.0f" : v >= 10 ? "%.1f" : "%.2f", v);
+  return b;
+}
+
+std::string percent(double p) {
+  char b[32];
+  std::snprintf(b, sizeof b, p >= 10 || p == 0 ? "%.0f%%" : "%.1f%%", p);
+  return b;
+}
+
 }  // namespace
+
+std::string timing_value_text(const LadderRow& r) {
+  if (!r.sample) return "not timed";
+  std::string v = r.value > 0 ? number(r.value) : number(r.sample->ms) + " ms";
+  if (r.pct >= 0) v += " · " + percent(r.pct);
+  return v;
+}
+
+float timing_scene(Scene& sc, const TimingLadder& l, float width, float height, std::vector<SceneBox>* rows) {
+  const Theme& t = theme();
+  if (rows) rows->clear();
+  const float small_h = font_for(FontRole::Small)->FontSize;
+  const float gap = std::round(small_h * 0.5f);
+  // Rows in body type; in small type when that is what lets every row fit `height`.
+  const float scale_h = small_h + 3;
+  float row_h = std::round(font_for(FontRole::Ui)->FontSize + 7);
+  bool compact = height > 0 && scale_h + float(l.rows.size()) * (row_h + 2) > height;
+  if (compact) row_h = std::round(small_h + 6);
+  const FontRole body = compact ? FontRole::Small : FontRole::Ui;
+  // Names left, bars right; the names get what they need up to half the width.
+  auto name_font = [&](const LadderRow& r) { return r.here && !compact ? FontRole::Bold : body; };
+  float name_w = 0;
+  for (const auto& r : l.rows) {
+    float w = text_size(name_font(r), r.name).x;
+    if (!r.variant.empty()) w += text_size(body, " " + r.variant).x;
+    name_w = std::max(name_w, w);
+  }
+  const float label_w = std::round(std::clamp(name_w + gap * 2, width * 0.3f, width * 0.5f));
+  const float bar_x = label_w, bar_w = std::max(20.0f, width - label_w - 2);
+
+  // Bands and tracks go behind the scale's lines, bars and figures in front of them.
+  Scene back, front;
+  // The scale: 0, 50 and 100 % of the reference.
+  float y = 0;
+  const std::string full = "100% " + std::string(l.compute ? "cuBLAS" : "copy");
+  front.text(ImVec2(bar_x, y), "0", t.text_dim, FontRole::Small);
+  front.text(ImVec2(bar_x + bar_w * 0.5f, y), "50%", t.text_dim, FontRole::Small, 0.5f);
+  front.text(ImVec2(bar_x + bar_w, y), text_size(FontRole::Small, full).x + 4 < bar_w * 0.5f ? full : "100%",
+             t.text_dim, FontRole::Small, 1);
+  y += scale_h;
+  const float rows_top = y;
+
+  for (const auto& r : l.rows) {
+    const ImVec2 a(0, y), z(width, y + row_h);
+    if (rows) rows->push_back({a, z});
+    if (r.here) back.fill(a, z, with_alpha(t.accent, 46), 3);
+    // Name, then the variant in full; the name gives way when the column is narrow.
+    const FontRole nf = name_font(r);
+    const ImU32 nc = r.here || r.same_kernel ? t.text : t.text_dim;
+    const float var_w = r.variant.empty() ? 0 : text_size(body, " " + r.variant).x;
+    const std::string name = fit_text(nf, r.name, std::max(12.0f, label_w - gap - 4 - var_w));
+    const float mid = y + row_h * 0.5f;
+    front.text(ImVec2(4, mid), name, nc, nf, 0, 0.5f);
+    if (!r.variant.empty())
+      front.text(ImVec2(4 + text_size(nf, name).x, mid), " " + r.variant, r.here ? t.text : t.accent, body, 0,
+                 0.5f);
+    // The bar on the fixed scale; past 100 % it stops at the edge with a marker, and the
+    // figure printed says how far past.
+    const float inset = compact ? 2 : 3;
+    const ImVec2 b0(bar_x, y + inset), b1(bar_x + bar_w, y + row_h - inset);
+    back.fill(b0, b1, t.cell_empty, 3);
+    float len = 0;
+    const ImU32 fill = r.here ? t.accent : with_alpha(t.accent, 150);
+    if (r.sample && r.pct >= 0) {
+      len = std::max(2.0f, bar_w * float(std::min(r.pct, 100.0) / 100.0));
+      front.fill(b0, ImVec2(bar_x + len, b1.y), fill, 3);
+      if (r.pct > 100) front.fill(ImVec2(b1.x - 4, b0.y - 2), ImVec2(b1.x, b1.y + 2), t.warn, 1);
+    }
+    // The figures after the bar's end, or inside it (in a colour that reads on the fill)
+    // when the bar leaves no room.
+    const std::string value = fit_text(FontRole::Small, timing_value_text(r), bar_w - 10);
+    const float vw = text_size(FontRole::Small, value).x;
+    if (len > 0 && len + 5 + vw + 4 > bar_w) {
+      const ImVec4 f = ImGui::ColorConvertU32ToFloat4(fill), u = ImGui::ColorConvertU32ToFloat4(t.cell_empty);
+      auto lum = [](const ImVec4& c) { return 0.3f * c.x + 0.59f * c.y + 0.11f * c.z; };
+      const float seen = lum(f) * f.w + lum(u) * (1 - f.w);  // the fill over the track
+      front.text(ImVec2(bar_x + 5, mid), value, seen > 0.5f ? IM_COL32(16, 20, 26, 255) : IM_COL32_WHITE,
+                 FontRole::Small, 0, 0.5f);
+    } else {
+      front.text(ImVec2(bar_x + len + 5, mid), value, r.sample ? t.text : t.text_dim, FontRole::Small, 0, 0.5f);
+    }
+    y += row_h + 2;
+  }
+  // Tick lines at 50 and 100 % through the rows, under the bars.
+  sc.append(back, ImVec2(0, 0));
+  for (float f : {0.5f, 1.0f}) {
+    const float x = std::round(bar_x + bar_w * f) - (f == 1.0f ? 1 : 0);
+    sc.line(ImVec2(x, rows_top - 1), ImVec2(x, y - 1), with_alpha(t.text_dim, 110), 1);
+  }
+  sc.append(front, ImVec2(0, 0));
+  sc.size = ImVec2(width, y);
+  return y;
+}
 
 void timing_view(Ui& ui) {
   const Theme& t = theme();
-  const Session* m = ui.pane.model.get();
-  if (m && !m->from_gpu) banner("Trace emulated on CPU: exact steps, no measured time.", t.warn);
-
-  const catalog::KernelInfo* cur = catalog::find(ui.state.kernel);
-  std::string family = cur ? cur->family : "";
-  struct Row {
-    const catalog::KernelInfo* k;
-    const TimingSample* s;
-    const TimingTable* table;
-  };
-  std::vector<Row> rows;
-  const TimingTable* source = nullptr;
-  for (const auto& k : catalog::all()) {
-    if (k.family != family) continue;
-    // The parameters this variant would run with (pad, tile, ... as on screen).
-    std::map<std::string, int64_t> set;
-    for (const auto& p : k.params)
-      if (auto it = ui.state.params.find(p.name); it != ui.state.params.end()) set[p.name] = it->second;
-    catalog::Params resolved;
-    if (!catalog::resolve(k, 0, set, resolved).empty()) resolved.values = set;
-    const TimingTable* tbl = nullptr;
-    const TimingSample* s = ui.timings.find(k.id, resolved.values, &tbl);
-    rows.push_back({&k, s, tbl});
-    if (s && (!source || k.id == ui.state.kernel)) source = tbl;
-  }
-
-  if (!source) {
+  const TimingLadder l = timing_ladder(ui.timings, ui.state.kernel, ui.state.params);
+  if (!l.table) {
+    const Session* m = ui.pane.model.get();
+    if (m && !m->from_gpu) banner("Trace emulated on CPU: exact steps, no measured time.", t.warn);
     ImGui::PushFont(font_for(FontRole::Bold));
     ImGui::TextUnformatted("No timings yet");
     ImGui::PopFont();
     ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled(ui.live_timer.available()
-                            ? (ui.live_timer.busy() ? "timing the plain kernels on this GPU…" : "waiting for the GPU")
-                            : "No GPU here and no replay pack in assets/replay/ for this family. `warpscope bench` "
-                              "on a machine with a GPU writes the figures a replay pack holds.");
+    ImGui::TextDisabled("%s", ui.live_timer.available()
+                                  ? (ui.live_timer.busy() ? "timing the plain kernels on this GPU…" : "waiting for the GPU")
+                                  : "No GPU here and no replay pack with this family. `warpscope bench --out FILE.json` "
+                                    "on a machine with a GPU writes the figures a replay pack holds (--replay-dir).");
     ImGui::PopTextWrapPos();
     if (!ui.timings.message.empty()) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.warn), "%s", ui.timings.message.c_str());
     return;
   }
+  const TimingTable& src = *l.table;
 
-  // Where the figures come from.
-  if (source->origin == "live")
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.good), "live · %s", source->device.c_str());
-  else
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.accent), "replayed · %s · %s", source->device.c_str(),
-                       source->date.substr(0, 10).c_str());
-  // Compute kernels are measured against cuBLAS, memory kernels against a device copy.
-  bool compute = false;
-  for (const auto& r : rows) compute |= r.s && r.s->ref == "cuBLAS";
-  if (compute && source->cublas_gflops > 0)
-    ImGui::TextDisabled("GFLOP/s · cuBLAS SGEMM: %s GFLOP/s", fmt_count(uint64_t(source->cublas_gflops)).c_str());
-  else if (!compute && source->copy_gbs > 0)
-    ImGui::TextDisabled("GB/s · device-to-device copy: %s GB/s", fmt_count(uint64_t(source->copy_gbs)).c_str());
-  else
-    ImGui::TextDisabled("%s, plain kernels at a realistic size", compute ? "GFLOP/s" : "GB/s");
-  ImGui::Spacing();
+  // Where the figures come from (the panel's subtitle says live or replay pack), at what size.
+  ImGui::PushTextWrapPos(0);
+  const std::string date = src.date.substr(0, 10);
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(src.origin == "live" ? t.good : t.accent), "%s%s%s%s",
+                     src.origin == "live" ? "live · " : "", src.device.c_str(), date.empty() ? "" : " · ", date.c_str());
+  ImGui::TextDisabled("%s%s%s", l.size.c_str(), l.size.empty() ? "" : " · ", l.unit.c_str());
+  ImGui::PopTextWrapPos();
 
-  // Bars: one per variant of the family, the current one highlighted.
-  double mx = 0;
-  for (const auto& r : rows)
-    if (r.s) mx = std::max(mx, compute ? r.s->gflops : r.s->gbs);
-  ImDrawList* dl = ImGui::GetWindowDrawList();
+  // The ladder's bars, and a tooltip per row.
+  const ImVec2 o = ImGui::GetCursorScreenPos();
   const float w = ImGui::GetContentRegionAvail().x;
-  ImFont* small = font_for(FontRole::Small);
-  // One line per variant: its name without the family's common prefix, then its bar.
-  size_t prefix = std::string::npos;
-  for (const auto& r : rows) {
-    const std::string& id = r.k->id;
-    size_t n = prefix == std::string::npos ? id.size() : std::min(prefix, id.size());
-    size_t k = 0;
-    while (k < n && id[k] == rows[0].k->id[k]) ++k;
-    prefix = k;
+  const float below = ImGui::GetTextLineHeightWithSpacing();  // the reference line stays in view
+  Scene sc;
+  std::vector<SceneBox> boxes;
+  const float h = timing_scene(sc, l, w, ImGui::GetContentRegionAvail().y - below, &boxes);
+  draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    const LadderRow& r = l.rows[i];
+    ImGui::SetCursorScreenPos(ImVec2(o.x + boxes[i].min.x, o.y + boxes[i].min.y));
+    ImGui::PushID(int(i));
+    ImGui::InvisibleButton("##row", ImVec2(boxes[i].max.x - boxes[i].min.x, boxes[i].max.y - boxes[i].min.y));
+    ImGui::PopID();
+    if (!r.sample || !ImGui::IsItemHovered()) continue;
+    ImGui::BeginTooltip();
+    ImGui::Text("%s%s%s: median %.3f ms", r.kernel->id.c_str(), r.variant.empty() ? "" : " ", r.variant.c_str(),
+                r.sample->ms);
+    if (r.value > 0) ImGui::TextDisabled("%s %s", number(r.value).c_str(), l.unit.c_str());
+    if (r.pct >= 0) ImGui::TextDisabled("%s of %s", percent(r.pct).c_str(), l.ref.c_str());
+    if (r.sample->runs) ImGui::TextDisabled("%d runs, %.3f – %.3f ms", r.sample->runs, r.sample->ms_min, r.sample->ms_max);
+    ImGui::TextDisabled("size: %s", r.size.c_str());
+    if (!r.sample->note.empty()) ImGui::TextDisabled("%s", r.sample->note.c_str());
+    ImGui::EndTooltip();
   }
-  if (prefix == std::string::npos || rows.size() < 2) prefix = 0;
-  while (prefix > 0 && rows[0].k->id[prefix - 1] != '_') --prefix;
-  const float label_w = std::round(w * 0.42f);
-  const float lh = ImGui::GetTextLineHeight();
-  for (const auto& r : rows) {
-    const bool here = r.k->id == ui.state.kernel;
-    ImVec2 a = ImGui::GetCursorScreenPos();
-    std::string label = r.k->id.substr(prefix);
-    if (r.s && !r.s->variant.empty()) label += " " + r.s->variant;
-    ImGui::InvisibleButton(r.k->id.c_str(), ImVec2(w, lh + 4));
-    if (r.s && ImGui::IsItemHovered()) {
-      ImGui::BeginTooltip();
-      ImGui::Text("%s%s%s: median %.3f ms", r.k->id.c_str(), r.s->variant.empty() ? "" : " ", r.s->variant.c_str(), r.s->ms);
-      if (r.s->runs) ImGui::TextDisabled("%d runs, %.3f – %.3f ms", r.s->runs, r.s->ms_min, r.s->ms_max);
-      if (auto it = r.s->params.find("size"); it != r.s->params.end()) ImGui::TextDisabled("size %lld", (long long)it->second);
-      if (!r.s->note.empty()) ImGui::TextDisabled("%s", r.s->note.c_str());
-      ImGui::EndTooltip();
-    }
-    dl->PushClipRect(a, ImVec2(a.x + label_w - 6, a.y + lh + 4), true);
-    dl->AddText(ImVec2(a.x, a.y + 2), here ? t.text : t.text_dim, label.c_str());
-    dl->PopClipRect();
-    ImVec2 b(a.x + label_w, a.y + 2);
-    const float bar_w = w - label_w - 4, bar_h = lh;
-    if (r.s) {
-      double v = compute ? r.s->gflops : r.s->gbs;
-      float len = mx > 0 ? float(v / mx) * bar_w : 0;
-      dl->AddRectFilled(b, ImVec2(b.x + bar_w, b.y + bar_h), IM_COL32(44, 50, 63, 255), 3);
-      dl->AddRectFilled(b, ImVec2(b.x + std::max(2.0f, len), b.y + bar_h), here ? t.accent : with_alpha(t.accent, 110), 3);
-      char txt[96];
-      if (r.s->pct_ref >= 0)
-        std::snprintf(txt, sizeof txt, "%.0f · %.0f%%", v, r.s->pct_ref);
-      else
-        std::snprintf(txt, sizeof txt, "%.0f", v);
-      dl->AddText(small, small->FontSize, ImVec2(b.x + 5, b.y + (bar_h - small->FontSize) * 0.5f), t.text, txt);
-    } else {
-      dl->AddText(small, small->FontSize, ImVec2(b.x, b.y + (bar_h - small->FontSize) * 0.5f), t.text_dim, "not timed");
+  // A panel too short for the ladder scrolls to the row on screen when it changes.
+  if (l.here >= 0) {
+    const LadderRow& r = l.rows[size_t(l.here)];
+    const ImGuiID key = ImGui::GetID("##here");
+    const int id = int(std::hash<std::string>{}(r.kernel->id + " " + r.variant) & 0x7fffffff) | 1;
+    ImGuiStorage* st = ImGui::GetStateStorage();
+    if (st->GetInt(key, 0) != id) {
+      st->SetInt(key, id);
+      const ImVec2 a(o.x + boxes[size_t(l.here)].min.x, o.y + boxes[size_t(l.here)].min.y);
+      const ImVec2 z(o.x + boxes[size_t(l.here)].max.x, o.y + boxes[size_t(l.here)].max.y);
+      if (!ImGui::IsRectVisible(a, ImVec2(a.x + 1, a.y + 1)) || !ImGui::IsRectVisible(ImVec2(z.x - 1, z.y - 1), z))
+        ImGui::SetScrollFromPosY((a.y + z.y) * 0.5f - ImGui::GetWindowPos().y, 0.5f);
     }
   }
-  ImGui::TextDisabled("bars: %s · %% of %s", compute ? "GFLOP/s" : "GB/s", compute ? "cuBLAS" : "device copy");
+  ImGui::SetCursorScreenPos(ImVec2(o.x, o.y + h + 2));
 
-  // History of the current kernel.
+  // What 100 % is, the row on screen in words, and its history.
+  ImGui::PushTextWrapPos(0);
+  std::string ref = "100% = " + l.ref;
+  if (!l.ref_size.empty()) ref += " " + l.ref_size;
+  if (l.ref_value > 0) ref += ", " + fmt_count(uint64_t(std::llround(l.ref_value))) + " " + l.unit;
+  ImGui::TextDisabled("%s", ref.c_str());
+  const LadderRow* here = l.here >= 0 ? &l.rows[size_t(l.here)] : nullptr;
+  if (here && here->sample) {
+    const TimingSample& s = *here->sample;
+    const std::string name = here->kernel->id + (here->variant.empty() ? "" : " " + here->variant);
+    if (s.runs)
+      ImGui::TextDisabled("%s: median %.3f ms of %d runs (%.3f – %.3f)", name.c_str(), s.ms, s.runs, s.ms_min, s.ms_max);
+    else
+      ImGui::TextDisabled("%s: %.3f ms", name.c_str(), s.ms);
+    if (!s.note.empty()) ImGui::TextDisabled("%s", s.note.c_str());
+  } else {
+    ImGui::TextDisabled("%s with these parameters was not timed in this %s", ui.state.kernel.c_str(),
+                        src.origin == "live" ? "run" : "pack");
+  }
+  ImGui::PopTextWrapPos();
   std::vector<float> hist;
   auto live_h = ui.timings.live_history.find(ui.state.kernel);
   if (live_h != ui.timings.live_history.end())
     for (double x : live_h->second) hist.push_back(float(x));
-  else
-    for (const auto& r : rows)
-      if (r.k->id == ui.state.kernel && r.s) {
-        for (double x : r.s->history) hist.push_back(float(x));
-        if (hist.empty() || hist.back() != float(r.s->ms)) hist.push_back(float(r.s->ms));
-      }
-  for (const auto& r : rows)
-    if (r.k->id == ui.state.kernel && r.s) {
-      char b[160];
-      if (r.s->runs)
-        std::snprintf(b, sizeof b, "%s: %d runs, %.3f – %.3f ms", r.k->id.c_str(), r.s->runs, r.s->ms_min, r.s->ms_max);
-      else
-        std::snprintf(b, sizeof b, "%s: %.3f ms", r.k->id.c_str(), r.s->ms);
-      ImGui::TextDisabled("%s", b);
-      if (!r.s->note.empty()) {
-        ImGui::PushTextWrapPos(0);
-        ImGui::TextDisabled("%s", r.s->note.c_str());
-        ImGui::PopTextWrapPos();
-      }
-    }
+  else if (here && here->sample) {
+    for (double x : here->sample->history) hist.push_back(float(x));
+    if (hist.empty() || hist.back() != float(here->sample->ms)) hist.push_back(float(here->sample->ms));
+  }
   if (hist.size() >= 2) {
     ImGui::Spacing();
     ImGui::TextDisabled("history of %s (ms)", ui.state.kernel.c_str());

@@ -119,6 +119,20 @@ void dram_panel_scene(Scene& sc, const Session& m, const RequestFigures& rv, int
 // `room` is short; returns the width used (0: nothing fits).
 float timeline_legend(Scene& sc, float room, float height, bool slides);
 
+// ---- timing panel -----------------------------------------------------------------------
+
+struct TimingLadder;  // ui/timing.h
+struct LadderRow;
+// The timing panel's bars in `width`, from y = 0: the scale (0, 50 and 100 % of the
+// reference), then one row per ladder row (name and variant, a bar on the fixed scale,
+// value and percentage printed as measured), the row on screen lit; in small type when
+// that is what fits the rows in `height` (0: no limit). Returns the height; `rows` gets
+// each row's box.
+float timing_scene(Scene& sc, const TimingLadder& l, float width, float height = 0,
+                   std::vector<SceneBox>* rows = nullptr);
+// A row's figures as its bar prints them: "3520 · 86%", "0.153 ms", "not timed".
+std::string timing_value_text(const LadderRow& r);
+
 // ---- source panel -----------------------------------------------------------------------
 
 // Gutter width for the per-line badges of `m`, at most 40 % of `avail_w`.

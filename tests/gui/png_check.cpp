@@ -1,9 +1,10 @@
 // Checks a screenshot of the app against the JSON it wrote beside it:
-//   ws_png_check SHOT.png SHOT.json [--expect path.to.key=value ...]
+//   ws_png_check SHOT.png SHOT.json [--expect path.to.key=value | --expect-contains path=text ...]
 // The image must have the window's size, must not be blank, and every panel the app says
 // it drew must show its header (the accent strip and some title text) and a body that is
 // not empty background. The memory view must show grid cells drawn by the GL renderer.
-// --expect compares a JSON value (numbers or strings) with the one given.
+// --expect compares a JSON value (numbers or strings) with the one given;
+// --expect-contains checks that the value contains the text given.
 #include <stb/stb_image.h>
 
 #include <cmath>
@@ -36,7 +37,7 @@ void fail(const std::string& what) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: ws_png_check SHOT.png SHOT.json [--expect key=value ...]\n");
+    std::fprintf(stderr, "usage: ws_png_check SHOT.png SHOT.json [--expect key=value | --expect-contains key=text ...]\n");
     return 2;
   }
   Image img;
@@ -119,7 +120,8 @@ int main(int argc, char** argv) {
 
   // Expected figures.
   for (int i = 3; i + 1 < argc; i += 2) {
-    if (std::string(argv[i]) != "--expect") continue;
+    const std::string flag = argv[i];
+    if (flag != "--expect" && flag != "--expect-contains") continue;
     std::string e = argv[i + 1];
     auto eq = e.find('=');
     std::string path = e.substr(0, eq), want = e.substr(eq + 1);
@@ -134,7 +136,9 @@ int main(int argc, char** argv) {
       v = &(*v)[part];
     }
     std::string got = !v ? "(missing)" : v->is_string() ? v->get<std::string>() : v->dump();
-    if (got != want) fail(path + " is " + got + ", expected " + want);
+    if (flag == "--expect" && got != want) fail(path + " is " + got + ", expected " + want);
+    if (flag == "--expect-contains" && got.find(want) == std::string::npos)
+      fail(path + " is " + got + ", expected it to contain " + want);
   }
   stbi_image_free(img.px);
   if (failures) return 1;

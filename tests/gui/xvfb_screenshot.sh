@@ -38,6 +38,13 @@ shot naive_read "--kernel transpose_read_coalesced --step 2" \
   --expect request.op=store --expect request.sectors=32 --expect request.ideal_sectors=4
 shot memory_enlarged "--kernel transpose_read_coalesced --step 42 --panel memory" --expect enlarged=memory
 shot default_lesson "" --expect kernel=transpose_read_coalesced
+# Started from another folder, the app still finds its replay pack (next to the binary, in
+# share/warpscope or in the source tree): the timing panel shows pad 0 and pad 1 side by side.
+cd "$cfg" || exit 1
+shot timing_elsewhere "--kernel transpose_tiled --set pad=1 --step 1 --panel timing" --expect enlarged=timing \
+  --expect timing.origin=replay --expect-contains "timing.rows=tiled pad=0 | tiled pad=1" \
+  --expect "timing.here=tiled pad=1"
+cd - >/dev/null || exit 1
 if "$app" --help | grep -q -- --kernel; then :; else echo "FAIL: --help"; status=1; fi
 
 # A .wstrace written by the CLI opens in the app, labelled as coming from a file.
