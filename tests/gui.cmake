@@ -4,8 +4,10 @@ if(NOT WS_HAVE_GUI)
   return()
 endif()
 ws_test(test_gui SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_views.cpp LIBS ws_ui)
-# The timing panel's ladder, scale and sizes, and the replay pack found from any folder.
-ws_test(test_timing SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_timing.cpp LIBS ws_ui)
+# The timing panel (its ladder, scale and sizes, the replay pack found from any folder) and
+# the DRAM panel's defaults.
+ws_test(test_panels SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_timing.cpp
+        ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_dram_panel.cpp LIBS ws_ui)
 
 add_executable(ws_png_check ${CMAKE_CURRENT_SOURCE_DIR}/gui/png_check.cpp)
 target_link_libraries(ws_png_check PRIVATE ${STB_LIB} nlohmann_json::nlohmann_json)

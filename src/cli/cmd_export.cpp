@@ -94,9 +94,13 @@ int run(ExportOptions& o) {
   // Frame files are named by request number, padded to the widest one of the trace.
   const int digits = std::max(4, int(std::to_string(n).size()));
 
-  // The DRAM view shows one global array, or all of them.
-  int dram_array = -1;
-  if (!o.array.empty()) {
+  // The DRAM view follows the request's array (as the app does), or shows one global
+  // array, or all of them.
+  int dram_array = session::kDramFollow;
+  if (o.array == "all") {
+    if (view != ui::FigureView::Dram) throw UsageError("--array only applies to --view dram");
+    dram_array = session::kDramAll;
+  } else if (!o.array.empty()) {
     if (view != ui::FigureView::Dram) throw UsageError("--array only applies to --view dram");
     std::string names;
     const auto& bufs = model->trace().buffers;
@@ -105,7 +109,8 @@ int run(ExportOptions& o) {
       if (bufs[i].name == o.array) dram_array = int(i);
       names += (names.empty() ? "" : ", ") + bufs[i].name;
     }
-    if (dram_array < 0) throw UsageError("unknown array '" + o.array + "' for --view dram: allowed " + names);
+    if (dram_array < 0)
+      throw UsageError("unknown array '" + o.array + "' for --view dram: allowed " + names + ", all");
   }
 
   // Type in proportion to the figure: a 1920×1080 slide reads like a 1280×720 one.
@@ -180,7 +185,7 @@ Command add_export(CLI::App& app) {
   cmd->add_option("--out", o->out, "FIG.png, FIG.svg or FIG.pdf; FIG.gif or FIG.webp (with --steps): the numbered PNGs and one animation")
       ->type_name("FILE");
   o->fps_opt = cmd->add_option("--fps", o->fps, "frames a second of a GIF / WebP animation (default 2)")->type_name("N");
-  cmd->add_option("--array", o->array, "--view dram: the global array to show (default: all)")->type_name("NAME");
+  cmd->add_option("--array", o->array, "--view dram: the global array to show, or all (default: the request's array)")->type_name("NAME");
   cmd->add_flag("--caption", o->caption, "stamp kernel, parameters, step and device along the bottom");
   cmd->add_option("--width", o->width, "figure width in pixels (default 1280)")->type_name("W");
   cmd->add_option("--height", o->height, "figure height in pixels (default 720)")->type_name("H");

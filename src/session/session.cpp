@@ -280,8 +280,99 @@ bool DramFigures::hits_channel(uint32_t channel) const {
   return std::binary_search(hit_channels.begin(), hit_channels.end(), channel);
 }
 
+namespace {
+
+// 4096 -> "4,096".
+std::string grouped(uint64_t n) {
+  std::string d = std::to_string(n), out;
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (i && (d.size() - i) % 3 == 0) out += ',';
+    out += d[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string recorded_text(const Session& s) {
+  const trace::Trace& t = s.trace();
+  const uint64_t grid = t.launch.grid.count();
+  if (s.counted) return "all " + grouped(grid) + " blocks (counted)";
+  std::vector<uint32_t> b = t.blocks;
+  std::sort(b.begin(), b.end());
+  b.erase(std::unique(b.begin(), b.end()), b.end());
+  std::string out;
+  if (!b.empty() && b.size() == grid) {
+    out = "all " + grouped(grid) + (grid == 1 ? " block" : " blocks");
+  } else {
+    // Ranges of consecutive ids; past three of them, a count.
+    std::vector<std::pair<uint32_t, uint32_t>> runs;
+    for (uint32_t x : b)
+      if (!runs.empty() && runs.back().second + 1 == x)
+        runs.back().second = x;
+      else
+        runs.push_back({x, x});
+    if (runs.empty()) {
+      out = "no blocks";
+    } else if (runs.size() <= 3) {
+      out = b.size() == 1 ? "block " : "blocks ";
+      for (size_t i = 0; i < runs.size(); ++i) {
+        out += i ? ", " : "";
+        out += std::to_string(runs[i].first);
+        if (runs[i].second != runs[i].first) out += "-" + std::to_string(runs[i].second);
+      }
+    } else {
+      out = grouped(b.size()) + " blocks";
+    }
+    if (grid) out += " of " + grouped(grid);
+  }
+  if (t.dropped_records)
+    out += ", first " + grouped(t.records.size()) + " records (" + grouped(t.dropped_records) + " more dropped)";
+  return out;
+}
+
+DramArray dram_array_at(const Session& s, uint64_t step, int choice) {
+  DramArray a;
+  const trace::Trace& t = s.trace();
+  if (choice >= 0) {
+    a.buffer = size_t(choice) < t.buffers.size() ? choice : kDramAll;
+    return a;
+  }
+  if (choice != kDramFollow || t.records.empty()) return a;
+  const uint64_t n = t.records.size();
+  step = std::min(step, n - 1);
+  auto global = [&](uint64_t i) {
+    const trace::Site& site = t.sites[t.records[i].site];
+    return site.space == trace::Space::Global ? int(site.buffer) : -1;
+  };
+  a.followed = true;
+  if (int b = global(step); b >= 0) {
+    a.buffer = b;
+    return a;
+  }
+  // A shared request: the nearest global request before it, else after it. The search is
+  // bounded, so a trace of shared accesses alone costs a frame little.
+  constexpr uint64_t kReach = 1 << 16;
+  for (uint64_t k = 1; k <= kReach && k <= step; ++k)
+    if (int b = global(step - k); b >= 0) {
+      a.buffer = b;
+      a.other_request = true;
+      a.from = step - k;
+      return a;
+    }
+  for (uint64_t k = 1; k <= kReach && step + k < n; ++k)
+    if (int b = global(step + k); b >= 0) {
+      a.buffer = b;
+      a.other_request = true;
+      a.from = step + k;
+      return a;
+    }
+  return a;
+}
+
 DramFigures dram_figures(const Session& s, const RequestFigures& rv, int array) {
   DramFigures f;
+  f.recorded = recorded_text(s);
   const analysis::DramModel& d = s.report.dram;
   f.epoch = rv.rec ? rv.rec->epoch : 0;
   f.channels = std::max<uint32_t>(1, d.channels);
@@ -316,6 +407,18 @@ DramFigures dram_figures(const Session& s, const RequestFigures& rv, int array) 
     std::sort(f.hit_channels.begin(), f.hit_channels.end());
     f.hit_channels.erase(std::unique(f.hit_channels.begin(), f.hit_channels.end()), f.hit_channels.end());
   }
+  return f;
+}
+
+DramFigures dram_view_figures(const Session& s, const RequestFigures& rv, int choice, DramArray* shown) {
+  const DramArray a = dram_array_at(s, rv.step, choice);
+  if (shown) *shown = a;
+  if (!a.other_request) return dram_figures(s, rv, a.buffer);
+  DramFigures f = dram_figures(s, s.request(a.from), a.buffer);
+  f.request_bursts = 0;
+  f.hit.clear();
+  f.hit_channels.clear();
+  f.shared = true;
   return f;
 }
 

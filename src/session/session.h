@@ -150,9 +150,29 @@ class Session {
   void analyse(const analysis::DramModel& dram);  // report (unless counted), lines, totals
 };
 
+// What the records of `s` cover, in words: "all 16 blocks", "blocks 0-3 of 4,096",
+// "blocks 0-3 of 4,096, first 50,000 records (1,234 more dropped)", or for counts mode
+// "all 4,096 blocks (counted)".
+std::string recorded_text(const Session& s);
+
+// The DRAM view's choice of array: follow the current request's (the default), every
+// global array, or a buffer id (>= 0).
+constexpr int kDramFollow = -2, kDramAll = -1;
+// The array the DRAM view shows at request `step` for `choice`.
+struct DramArray {
+  int buffer = kDramAll;      // a buffer id, or kDramAll
+  bool followed = false;      // chosen by following the request
+  bool other_request = false;  // following a shared request: the array of global request `from`
+  uint64_t from = 0;
+};
+// Following, the request's own array when it is global; for a shared request the array of
+// the last global request before it (the next one when none came before; every array when
+// the trace has no global request near it).
+DramArray dram_array_at(const Session& s, uint64_t step, int choice);
+
 // The DRAM view's figures for the barrier epoch of request `rv`: bursts per (channel, bank)
-// and per channel, summed over the global arrays (or buffer `array` alone; -1: all), and
-// the channels and banks the request's own bursts hit (none for a shared request).
+// and per channel, summed over the global arrays (or buffer `array` alone; kDramAll: all),
+// and the channels and banks the request's own bursts hit (none for a shared request).
 struct DramFigures {
   uint32_t epoch = 0, channels = 1, banks = 1;
   std::vector<uint64_t> cells;          // [bank * channels + channel]: bursts
@@ -163,10 +183,15 @@ struct DramFigures {
   std::vector<std::pair<uint32_t, uint32_t>> hit;  // (channel, bank) of the request, sorted
   std::vector<uint32_t> hit_channels;              // channels of the request, sorted
   bool shared = false;                  // the request is a shared access: no DRAM traffic
+  std::string recorded;                 // the blocks the figures sum over (recorded_text)
   bool hits(uint32_t channel, uint32_t bank) const;
   bool hits_channel(uint32_t channel) const;
 };
 DramFigures dram_figures(const Session& s, const RequestFigures& rv, int array);
+// What the DRAM view shows at request `rv` for array choice `choice` (dram_array_at, which
+// `shown` receives): following a shared request, the array and barrier epoch of the global
+// request followed, with no bursts of a request outlined (`shared` set).
+DramFigures dram_view_figures(const Session& s, const RequestFigures& rv, int choice, DramArray* shown = nullptr);
 
 // The source gutter's figures of every line that touches memory, as `warpscope report`
 // prints them: text (one line each) and JSON (the report's "source_lines" array).

@@ -30,11 +30,18 @@ void dram_view(Ui& ui, Pane& p) {
   const Session& m = *p.model;
   const auto& tr = m.trace();
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
-  std::string arr = s.dram_array >= 0 && size_t(s.dram_array) < tr.buffers.size() ? tr.buffers[size_t(s.dram_array)].name
-                                                                                   : "all arrays";
-  if (ImGui::BeginCombo("##array", arr.c_str())) {
-    if (ImGui::Selectable("all arrays", s.dram_array < 0)) s.dram_array = -1;
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
+  // Which array: the request's (following it as it moves), all of them, or one.
+  const session::DramArray shown = session::dram_array_at(m, p.step, s.dram_array);
+  auto name_of = [&](int b) { return b >= 0 && size_t(b) < tr.buffers.size() ? tr.buffers[size_t(b)].name : std::string(); };
+  const std::string preview = s.dram_array == session::kDramFollow
+                                  ? (shown.buffer >= 0 ? "follow: " + name_of(shown.buffer) : std::string("follow request"))
+                                  : s.dram_array >= 0 && !name_of(s.dram_array).empty() ? name_of(s.dram_array)
+                                                                                        : std::string("all arrays");
+  if (ImGui::BeginCombo("##array", preview.c_str())) {
+    if (ImGui::Selectable("follow the request's array", s.dram_array == session::kDramFollow))
+      s.dram_array = session::kDramFollow;
+    if (ImGui::Selectable("all arrays", s.dram_array == session::kDramAll)) s.dram_array = session::kDramAll;
     for (size_t i = 0; i < tr.buffers.size(); ++i)
       if (tr.buffers[i].space == trace::Space::Global && ImGui::Selectable(tr.buffers[i].name.c_str(), s.dram_array == int(i)))
         s.dram_array = int(i);
@@ -81,15 +88,27 @@ void dram_panel_scene(Scene& sc, const Session& m, const RequestFigures& rv, int
   sc.fill(ImVec2(0, 0), ImVec2(ts.x + 12, ts.y + 2), with_alpha(t.warn, 200), 3);
   sc.text(ImVec2(6, 1), tag, IM_COL32(30, 24, 10, 255), FontRole::Ui);
   const auto& tr = m.trace();
-  const bool one = array >= 0 && size_t(array) < tr.buffers.size();
-  char desc[200];
-  std::snprintf(desc, sizeof desc, "%s: %u channels × %u banks, %u-byte interleave%s · %s", d.preset.c_str(), d.channels,
-                d.banks, d.burst_bytes, d.xor_hash ? ", hashed" : "",
-                one ? ("array " + tr.buffers[size_t(array)].name).c_str() : "every global array");
+  char desc[160];
+  std::snprintf(desc, sizeof desc, "%s: %u channels × %u banks, %u-byte interleave%s", d.preset.c_str(), d.channels,
+                d.banks, d.burst_bytes, d.xor_hash ? ", hashed" : "");
   sc.text(ImVec2(ts.x + 12 + gap, 1), fit_text(FontRole::Ui, desc, size.x - ts.x - 12 - gap), t.text_dim, FontRole::Ui);
-  float y = ts.y + 2 + gap;
+  float y = ts.y + 2 + std::round(gap * 0.5f);
+  // The array whose traffic is shown, and why that one.
+  session::DramArray shown;
+  const session::DramFigures f = session::dram_view_figures(m, rv, array, &shown);
+  std::string which = "every global array";
+  if (shown.buffer >= 0) {
+    which = "array " + tr.buffers[size_t(shown.buffer)].name;
+    if (shown.other_request)
+      which += std::string(shown.from < rv.step ? ", of the last global request" : ", of the next global request") +
+               " (epoch " + std::to_string(f.epoch) + "); this request is shared: no DRAM traffic";
+    else if (shown.followed)
+      which += ", the request's";
+  }
+  sc.text(ImVec2(0, y), fit_text(FontRole::Small, which, size.x), shown.other_request ? t.warn : t.text_dim,
+          FontRole::Small);
+  y += font_for(FontRole::Small)->FontSize + gap;
 
-  const session::DramFigures f = session::dram_figures(m, rv, array);
   const uint32_t C = f.channels;
   char v[64], cap[96];
   std::vector<Card> cards;
@@ -154,7 +173,9 @@ void dram_scene(Scene& sc, const session::DramFigures& f, ImVec2 avail) {
   }
   sc.line(ImVec2(gx, by), ImVec2(gx + float(C) * cell, by), t.text_dim, 1);
   sc.text(ImVec2(lab_w - 6, by - bars_h * 0.5f), "bursts", t.text_dim, FontRole::Small, 1, 0.5f);
-  sc.text(ImVec2(gx, by + 3), fmt_count(f.total) + " bursts in epoch " + std::to_string(f.epoch) + " (all blocks)",
+  sc.text(ImVec2(gx, by + 3),
+          fit_text(FontRole::Small, fmt_count(f.total) + " bursts in epoch " + std::to_string(f.epoch) + " · " + f.recorded,
+                   avail.x - gx),
           t.text_dim, FontRole::Small, 0, 0);
 }
 

@@ -52,6 +52,7 @@ std::string settings_json(const UiState& s) {
   j["follow"] = s.follow;
   j["hidden_buffers"] = s.hidden_buffers;
   j["dram_array"] = s.dram_array;
+  j["dram_follow"] = s.dram_array == -2;  // marks files that know the follow choice
   j["left_frac"] = s.left_frac;
   j["right_frac"] = s.right_frac;
   j["left_split"] = s.left_split;
@@ -109,6 +110,10 @@ bool load_settings(const std::string& path, UiState& s, std::string& message) {
   get(j, "follow", d.follow);
   get(j, "hidden_buffers", d.hidden_buffers);
   get(j, "dram_array", d.dram_array);
+  // Files from before the DRAM view followed the request stored its old default, every
+  // array (-1), as a choice: they get the new default. Older programs read -2 as every array.
+  if (!j.contains("dram_follow") && d.dram_array == -1) d.dram_array = -2;
+  if (d.dram_array < -2) d.dram_array = -2;
   get(j, "left_frac", d.left_frac);
   get(j, "right_frac", d.right_frac);
   get(j, "left_split", d.left_split);

@@ -44,7 +44,8 @@ struct UiState {
   std::map<std::string, bool> hidden_buffers;  // by buffer name
 
   // ---- DRAM view
-  int dram_array = -1;         // -1: every global array, else a buffer id
+  int dram_array = -2;         // -2: the current request's (session::kDramFollow), -1: every
+                               // global array, else a buffer id
 
   // ---- window
   float left_frac = 0.215f;    // width of the left column

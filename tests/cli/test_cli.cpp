@@ -207,6 +207,20 @@ TEST_CASE("--set dram and --blocks") {
   CHECK((*store)["requests"] == 3 * 8 * 4);  // blocks × warps × loop trips
 }
 
+TEST_CASE("gui takes every DRAM preset that list offers") {
+  const json l = json::parse(warpscope("list --format json").out);
+  REQUIRE(l["dram_presets"].size() >= 2);
+  for (const auto& p : l["dram_presets"]) {
+    // Refused only for the kernel named after it, checked before any window opens: the
+    // preset itself passed.
+    Run r = warpscope("gui --set dram=" + p.get<std::string>() + " --kernel nosuch");
+    INFO(r.err);
+    CHECK(r.rc == 2);
+    CHECK(r.err.find("unknown kernel 'nosuch'") != std::string::npos);
+    CHECK(r.err.find("dram") == std::string::npos);
+  }
+}
+
 TEST_CASE("a recorded trace reports the same sites as the direct report") {
   const std::string file = (scratch() / "tiled.wstrace").string();
   Run rec = warpscope("record --kernel transpose_tiled --size 64 --backend emulator --out '" + file + "'");
@@ -252,6 +266,7 @@ TEST_CASE("every bad input is one line on stderr and exit code 2") {
   check_bad("report --kernel transpose_tiled --set pad=one", "whole number");
   check_bad("report --kernel transpose_tiled --set =1", "name=value");
   check_bad("report --kernel transpose_tiled --set dram=ddr4", "allowed textbook, hbm");
+  check_bad("gui --kernel transpose_tiled --set dram=ddr4", "unknown DRAM preset 'ddr4': allowed textbook, hbm");
   check_bad("report --kernel transpose_tiled --format xml", "allowed text, json");
   check_bad("list --format yaml", "allowed text, json");
   check_bad("report --kernel transpose_tiled --backend cuda", "allowed auto, gpu, emulator");
