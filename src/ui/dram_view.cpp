@@ -100,8 +100,8 @@ void dram_panel_scene(Scene& sc, const Session& m, const RequestFigures& rv, int
   if (shown.buffer >= 0) {
     which = "array " + tr.buffers[size_t(shown.buffer)].name;
     if (shown.other_request)
-      which += std::string(shown.from < rv.step ? ", of the last global request" : ", of the next global request") +
-               " (epoch " + std::to_string(f.epoch) + "); this request is shared: no DRAM traffic";
+      which += shown.from < rv.step ? ", the last global request's (this one is shared)"
+                                    : ", the next global request's (this one is shared)";
     else if (shown.followed)
       which += ", the request's";
   }

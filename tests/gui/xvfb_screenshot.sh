@@ -41,16 +41,16 @@ shot default_lesson "" --expect kernel=transpose_read_coalesced
 # Started from another folder, the app still finds its replay pack (next to the binary, in
 # share/warpscope or in the source tree): the timing panel shows pad 0 and pad 1 side by side.
 cd "$cfg" || exit 1
-shot timing_elsewhere "--kernel transpose_tiled --set pad=1 --step 1 --panel timing" --expect enlarged=timing \
+shot timing_elsewhere "--kernel transpose_tiled --set pad=1 --step 2 --panel timing" --expect enlarged=timing \
   --expect timing.origin=replay --expect-contains "timing.rows=tiled pad=0 | tiled pad=1" \
   --expect "timing.here=tiled pad=1"
 cd - >/dev/null || exit 1
 # The DRAM preset from the command line, and the DRAM view following the request's array:
 # the textbook's example, phase 0 of a 4×4 tiled SGEMM with 2×2 tiles, keeps M (here A) on
 # channels 0 and 2 — 2 of 4 channels busy.
-shot dram_textbook "--kernel matmul_tiled --size 4 --set tile=2 --set dram=textbook --step 0 --panel dram" \
+shot dram_textbook "--kernel matmul_tiled --size 4 --set tile=2 --set dram=textbook --step 1 --panel dram" \
   --expect dram_preset=textbook --expect dram.array=A --expect dram.busy=2 --expect "dram.recorded=all 4 blocks"
-shot dram_hbm "--kernel transpose_read_coalesced --set dram=hbm --step 1 --panel dram" --expect dram_preset=hbm \
+shot dram_hbm "--kernel transpose_read_coalesced --set dram=hbm --step 2 --panel dram" --expect dram_preset=hbm \
   --expect dram.array=out
 if "$app" --help | grep -q -- --kernel; then :; else echo "FAIL: --help"; status=1; fi
 
