@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "catalog.h"
+#include "trace/assets.h"
 
 namespace ws::lesson {
 namespace {
@@ -271,11 +272,9 @@ Lesson load(const std::string& path) {
 
 std::string lessons_dir() {
   if (const char* env = std::getenv("WARPSCOPE_LESSONS"); env && *env) return env;
-#ifdef WS_ASSETS_DIR
-  return std::string(WS_ASSETS_DIR) + "/lessons";
-#else
-  return "assets/lessons";
-#endif
+  // Beside the binary, installed, or in the source tree the build came from.
+  const std::string found = trace::find_asset("lessons");
+  return found.empty() ? "assets/lessons" : found;
 }
 
 std::vector<Entry> list(const std::string& dir) {

@@ -126,7 +126,8 @@ Lesson parse(const std::string& text, const std::string& name);
 // Reads and parses a lesson file. Throws LessonError.
 Lesson load(const std::string& path);
 
-// The bundled lessons folder: $WARPSCOPE_LESSONS when set, else <assets>/lessons.
+// The bundled lessons folder: $WARPSCOPE_LESSONS when set, else lessons/ of the assets
+// (trace::find_asset: beside the binary, installed, or the source tree).
 std::string lessons_dir();
 
 struct Entry {
