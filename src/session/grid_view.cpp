@@ -99,6 +99,7 @@ GridBands grid_bands(const GridShape& g, float w, float h, float gap) {
     if (along < 4 * uint64_t(across)) continue;
     for (uint32_t n = 2; n <= 64 && n <= along; n *= 2) {
       const uint32_t span = (along + n - 1) / n;
+      if (span < across) break;  // bands no thinner than square: each still reads as part of the array
       const uint32_t used = (along + span - 1) / span;
       const float gaps = float(used - 1) * gap;
       float cell, bw, bh;
@@ -123,6 +124,47 @@ GridBands grid_bands(const GridShape& g, float w, float h, float gap) {
     }
   }
   return best;
+}
+
+BandWindow follow_bands(const GridShape& g, const CellBox& box, float w, float h, float gap, float min_cell) {
+  BandWindow out;
+  if (g.col_major || g.cols < 4 * uint64_t(g.rows) || box.empty() || w < 1 || h < 1) return out;
+  const uint32_t line = std::max<uint32_t>(1, 128 / std::max<uint32_t>(1, g.elem_bytes));
+  uint32_t span = 0, count = 0, shown = 0;
+  auto bands_at = [&](float cell) {
+    const uint32_t fit = uint32_t(w / cell);
+    span = fit / line * line;
+    if (span == 0) {
+      span = 1;
+      while (span * 2 <= fit) span *= 2;
+    }
+    count = (g.cols + span - 1) / span;
+    shown = uint32_t(std::max(0.0f, std::floor((h + gap) / (float(g.rows) * cell + gap))));
+    return span >= 8 && count >= 2 && shown >= 2;
+  };
+  float cell = 0;
+  const float least = std::ceil(0.8f * min_cell);
+  for (float c = std::floor(2 * min_cell); c >= least && cell == 0; c -= 1)
+    if (bands_at(c) && shown >= count) cell = c;
+  for (float c = std::floor(min_cell); c >= least && cell == 0; c -= 1)
+    if (bands_at(c) && span >= line) cell = c;
+  if (cell == 0) cell = min_cell;
+  if (!bands_at(cell)) return out;
+  shown = std::min(shown, count);
+  // Pages of q bands: the request's bands [k0, k1] stay inside [band0, band0 + shown).
+  const uint32_t k0 = uint32_t(std::max(0.0f, box.x0)) / span;
+  const uint32_t k1 = uint32_t(std::max(box.x0, box.x1 - 1)) / span;
+  const uint32_t need = k1 - k0 + 1;
+  uint32_t band0 = k0;
+  if (need <= shown) {
+    const uint32_t q = shown - need + 1;
+    band0 = k0 / q * q;
+  }
+  band0 = std::min(band0, count - shown);
+  out.bands = GridBands{count, span, true, cell, 0, 0};
+  out.band0 = band0;
+  out.band1 = band0 + shown;
+  return out;
 }
 
 }  // namespace ws::session

@@ -91,7 +91,7 @@ GridWindow follow_window(const GridShape& g, const CellBox& box, float w, float 
 // A grid drawn as `count` bands of `span` rows side by side (a tall grid), or of `span`
 // columns one under another (`stacked`: a wide grid), `gap` pixels apart, when that gives
 // clearly larger cells in a small box (the memory view's overview of every array). Only
-// a grid at least 4 times longer than wide is cut.
+// a grid at least 4 times longer than wide is cut, into bands no thinner than square.
 struct GridBands {
   uint32_t count = 1, span = 0;
   bool stacked = false;
@@ -114,5 +114,20 @@ inline void band_cell(const GridBands& b, float gap, uint32_t rows, uint32_t col
     y = float(row % b.span) * b.cell;
   }
 }
+
+// Follow on a wide grid (a few rows of many columns: a tile As[8][128], the exercise's
+// b[4][1024]) whose rows would leave most of a w × h canvas empty: its columns wrapped
+// into bands one under another, `gap` pixels apart (room for each band's column numbers),
+// showing bands [band0, band1). A band holds whole 128-byte lines where one fits (so line
+// and sector outlines stay whole), else a power of two of cells, at least 8. The cell: the
+// largest up to 2 × `min_cell` at which every band fits, else the largest down to 0.8 ×
+// at which a band holds a line, else `min_cell`. The bands shown hold the request's and
+// move by whole pages, so neighbouring requests keep them. `bands.count` < 2 where the
+// grid is not wide (4 times as many columns as rows) or fewer than two bands fit.
+struct BandWindow {
+  GridBands bands;  // stacked; count: all the grid's bands
+  uint32_t band0 = 0, band1 = 0;
+};
+BandWindow follow_bands(const GridShape& g, const CellBox& box, float w, float h, float gap, float min_cell);
 
 }  // namespace ws::session

@@ -69,48 +69,123 @@ Arrangement arrange(const std::vector<size_t>& bufs, ImVec2 avail, float gap,
 
 ImVec2 canvas_size(const MemoryLayout::Slot& s) { return ImVec2(s.clip_max.x - s.clip_min.x, s.clip_max.y - s.clip_min.y); }
 
+// Cell box `b` of slot `s`'s grid as pixels in slot coordinates: one rectangle per band it
+// crosses among the bands shown (none for parts in bands not shown).
+template <class F>
+void slot_rects(const MemoryLayout::Slot& s, const GridShape& g, CellBox b, F&& f) {
+  const session::GridBands& bd = s.bands;
+  const float cell = s.cell;
+  if (bd.count <= 1 || bd.span == 0) {
+    f(ImVec2(s.origin.x + b.x0 * cell, s.origin.y + b.y0 * cell), ImVec2(s.origin.x + b.x1 * cell, s.origin.y + b.y1 * cell));
+    return;
+  }
+  const float span = float(bd.span);
+  const float lo = bd.stacked ? b.x0 : b.y0, hi = bd.stacked ? b.x1 : b.y1;
+  for (uint32_t k = std::max(s.band0, uint32_t(std::max(0.0f, std::floor(lo / span)))); k < s.band1 && float(k) * span < hi;
+       ++k) {
+    CellBox part = b;
+    if (bd.stacked)
+      part.x0 = std::max(b.x0, float(k) * span), part.x1 = std::min(b.x1, float(k + 1) * span);
+    else
+      part.y0 = std::max(b.y0, float(k) * span), part.y1 = std::min(b.y1, float(k + 1) * span);
+    if (part.empty()) continue;
+    // Where cell (0, 0) would land were band k's cells numbered from it.
+    const float j = float(k - s.band0);
+    float ox, oy;
+    if (bd.stacked) {
+      ox = s.origin.x - float(k) * span * cell;
+      oy = s.origin.y + j * (float(g.rows) * cell + s.band_gap);
+    } else {
+      ox = s.origin.x + j * (float(g.cols) * cell + s.band_gap);
+      oy = s.origin.y - float(k) * span * cell;
+    }
+    f(ImVec2(ox + part.x0 * cell, oy + part.y0 * cell), ImVec2(ox + part.x1 * cell, oy + part.y1 * cell));
+  }
+}
+
+// The cell under slot point `p` (slot coordinates); false off the grid or between bands.
+bool cell_at(const MemoryLayout::Slot& s, const GridShape& g, ImVec2 p, uint32_t& row, uint32_t& col) {
+  float x = (p.x - s.origin.x) / s.cell, y = (p.y - s.origin.y) / s.cell;
+  const session::GridBands& bd = s.bands;
+  if (bd.count > 1 && bd.span > 0) {
+    // Stacked bands (the focus of a wide grid); tiles take no mouse.
+    if (!bd.stacked) return false;
+    const float pitch = float(g.rows) + s.band_gap / s.cell;
+    const float j = std::floor(y / pitch);
+    if (j < 0 || x < 0 || x >= float(bd.span)) return false;
+    y -= j * pitch;
+    x += (float(s.band0) + j) * float(bd.span);
+    if (float(s.band0) + j >= float(s.band1)) return false;
+  }
+  if (x < 0 || y < 0 || x >= float(g.cols) || y >= float(g.rows)) return false;
+  row = uint32_t(y);
+  col = uint32_t(x);
+  return true;
+}
+
+// The grid drawn in slot `s`: one GridDraw, or one per band shown, each clipped to its band.
+void grid_scene(Scene& sc, const MemoryLayout::Slot& s, const GridShape& g, GridDraw gd) {
+  gd.cell = s.cell;
+  const session::GridBands& bd = s.bands;
+  if (bd.count <= 1 || bd.span == 0) {
+    gd.origin = s.origin;
+    gd.clip_min = s.clip_min;
+    gd.clip_max = s.clip_max;
+    sc.grid(gd);
+    return;
+  }
+  for (uint32_t k = s.band0; k < s.band1; ++k) {
+    CellBox part{0, 0, float(g.cols), float(g.rows)};
+    if (bd.stacked)
+      part.x0 = float(k * bd.span), part.x1 = float(std::min(g.cols, (k + 1) * bd.span));
+    else
+      part.y0 = float(k * bd.span), part.y1 = float(std::min(g.rows, (k + 1) * bd.span));
+    slot_rects(s, g, part, [&](ImVec2 a, ImVec2 b) {
+      GridDraw band = gd;
+      band.origin = ImVec2(a.x - part.x0 * s.cell, a.y - part.y0 * s.cell);
+      band.clip_min = ImVec2(std::max(a.x, s.clip_min.x), std::max(a.y, s.clip_min.y));
+      band.clip_max = ImVec2(std::min(b.x, s.clip_max.x), std::min(b.y, s.clip_max.y));
+      if (band.clip_min.x < band.clip_max.x && band.clip_min.y < band.clip_max.y) sc.grid(band);
+    });
+  }
+}
+
+// Follow on a wide grid in bands (session::follow_bands), the slot placed on them.
+bool follow_in_bands(MemoryLayout::Slot& s, const GridShape& g, const CellBox& box, const MemoryLayout& L) {
+  const ImVec2 csz = canvas_size(s);
+  const float gap = L.lab_h + 4;  // room for the next band's column numbers
+  const session::BandWindow w = session::follow_bands(g, box, csz.x, csz.y, gap, L.min_cell);
+  if (w.bands.count < 2) return false;
+  s.bands = w.bands;
+  s.band0 = w.band0;
+  s.band1 = w.band1;
+  s.band_gap = gap;
+  s.cell = w.bands.cell;
+  s.origin = s.clip_min;
+  s.row0 = 0;
+  s.row1 = g.rows;
+  s.col0 = w.band0 * w.bands.span;
+  s.col1 = std::min(g.cols, w.band1 * w.bands.span);
+  s.center = ImVec2(float(s.col0 + s.col1) * 0.5f, float(g.rows) * 0.5f);
+  return true;
+}
+
 // A slot's grid: followed to the request, or as the user zoomed and panned it.
 void view_slot(MemoryLayout::Slot& s, const GridShape& g, const RequestFigures& rv, const MemoryViewState& st,
                const MemoryLayout& L) {
   const ImVec2 csz = canvas_size(s);
   s.fit = session::fit_cell(g, csz.x, csz.y);
   if (st.follow) {
-    const GridWindow v =
-        session::follow_window(g, s.current ? session::request_box(g, rv) : CellBox{}, csz.x, csz.y, L.min_cell);
+    const CellBox box = s.current ? session::request_box(g, rv) : CellBox{};
     s.followed = true;
+    if (s.fit < 0.8f * L.min_cell && follow_in_bands(s, g, box, L)) return;
+    const GridWindow v = session::follow_window(g, box, csz.x, csz.y, L.min_cell);
     place_slot(s, g, v.cell, ImVec2(v.cx, v.cy));
     return;
   }
   GridView view = st.grids && s.buffer < st.grids->size() ? (*st.grids)[s.buffer] : GridView{};
   if (view.center.x < 0) view.center = ImVec2(float(g.cols) * 0.5f, float(g.rows) * 0.5f);
   place_slot(s, g, s.fit * view.zoom, view.center);
-}
-
-// Each part of cell box `b` of a tile's grid as pixels in slot coordinates (a box can run
-// over several bands).
-template <class F>
-void tile_rects(const MemoryLayout::Slot& s, const GridShape& g, float gap, CellBox b, F&& f) {
-  const session::GridBands& bd = s.bands;
-  const float cell = bd.cell;
-  auto emit = [&](uint32_t band, CellBox part) {
-    float x, y;
-    const uint32_t r = bd.stacked || bd.count <= 1 ? 0 : band * bd.span;
-    const uint32_t c = bd.stacked && bd.count > 1 ? band * bd.span : 0;
-    session::band_cell(bd, gap, g.rows, g.cols, r, c, x, y);
-    const float ox = s.origin.x + x - float(c) * cell, oy = s.origin.y + y - float(r) * cell;
-    f(ImVec2(ox + part.x0 * cell, oy + part.y0 * cell), ImVec2(ox + part.x1 * cell, oy + part.y1 * cell));
-  };
-  if (bd.count <= 1 || bd.span == 0) return emit(0, b);
-  const float lo = bd.stacked ? b.x0 : b.y0, hi = bd.stacked ? b.x1 : b.y1;
-  const float span = float(bd.span);
-  for (uint32_t k = uint32_t(std::max(0.0f, std::floor(lo / span))); float(k) * span < hi && k < bd.count; ++k) {
-    CellBox part = b;
-    if (bd.stacked)
-      part.x0 = std::max(b.x0, float(k) * span), part.x1 = std::min(b.x1, float(k + 1) * span);
-    else
-      part.y0 = std::max(b.y0, float(k) * span), part.y1 = std::min(b.y1, float(k + 1) * span);
-    if (!part.empty()) emit(k, part);
-  }
 }
 
 std::string title_text(const GridShape& g, const trace::Buffer& buf) {
@@ -160,41 +235,21 @@ void tile_scene(Scene& sc, Scene& labels, const Session& m, const RequestFigures
   const Theme& t = theme();
   const trace::Buffer& buf = m.trace().buffers[s.buffer];
   const GridShape& g = m.shapes[s.buffer];
-  const session::GridBands& bd = s.bands;
   sc.size = labels.size = s.size;
-  GridDraw base = grid_draw(buf, g, st, s.buffer);
-  base.cell = bd.cell;
-  const uint32_t bands = std::max<uint32_t>(1, bd.count);
-  for (uint32_t k = 0; k < bands; ++k) {
-    GridDraw gd = base;
-    CellBox part{0, 0, float(g.cols), float(g.rows)};
-    if (bands > 1) {
-      if (bd.stacked)
-        part.x0 = float(k * bd.span), part.x1 = float(std::min(g.cols, (k + 1) * bd.span));
-      else
-        part.y0 = float(k * bd.span), part.y1 = float(std::min(g.rows, (k + 1) * bd.span));
-    }
-    tile_rects(s, g, L.band_gap, part, [&](ImVec2 a, ImVec2 b) {
-      gd.origin = ImVec2(a.x - part.x0 * bd.cell, a.y - part.y0 * bd.cell);
-      gd.clip_min = ImVec2(std::max(a.x, s.clip_min.x), std::max(a.y, s.clip_min.y));
-      gd.clip_max = ImVec2(std::min(b.x, s.clip_max.x), std::min(b.y, s.clip_max.y));
-      sc.grid(gd);
-    });
-  }
+  grid_scene(sc, s, g, grid_draw(buf, g, st, s.buffer));
   if (s.current) {
     // The focus window, when the focus shows part of the grid.
     if (L.focus >= 0) {
       const MemoryLayout::Slot& f = L.slots[size_t(L.focus)];
       if (f.row0 > 0 || f.col0 > 0 || f.row1 < g.rows || f.col1 < g.cols)
-        tile_rects(s, g, L.band_gap, CellBox{float(f.col0), float(f.row0), float(f.col1), float(f.row1)},
-                   [&](ImVec2 a, ImVec2 b) {
-                     sc.rect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), t.accent, 1.5f);
-                   });
+        slot_rects(s, g, CellBox{float(f.col0), float(f.row0), float(f.col1), float(f.row1)}, [&](ImVec2 a, ImVec2 b) {
+          sc.rect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), t.accent, 1.5f);
+        });
     }
     const float min_px = 3;
     for (const LaneSpan& l : session::lane_spans(g, rv))
       session::for_each_run(g, l.e0, l.e1, [&](const CellBox& run) {
-        tile_rects(s, g, L.band_gap, run, [&](ImVec2 a, ImVec2 b) {
+        slot_rects(s, g, run, [&](ImVec2 a, ImVec2 b) {
           if (b.x - a.x < min_px) a.x = (a.x + b.x - min_px) * 0.5f, b.x = a.x + min_px;
           if (b.y - a.y < min_px) a.y = (a.y + b.y - min_px) * 0.5f, b.y = a.y + min_px;
           sc.fill(a, b, lane_color(l.lane));
@@ -300,9 +355,12 @@ MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const Mem
   Arrangement tiles;
   if (bufs.size() > 1 && osize.x >= 48 && osize.y >= L.tile_title_h + 24)
     tiles = arrange(bufs, osize, tile_gap, [&](size_t i, ImVec2 slot) {
-      // A tile as wide as its array's name at least.
+      // A tile as wide as its array's name at least, and not a sliver: tiles far from
+      // square count as smaller (a row of slivers reads worse than a tidy grid of tiles).
       if (slot.x < text_size(FontRole::Bold, tr.buffers[i].name).x + 2) return 0.0f;
-      return session::grid_bands(m.shapes[i], slot.x, slot.y - L.tile_title_h, L.band_gap).cell;
+      const float aspect = std::max(slot.x / slot.y, slot.y / slot.x);
+      return session::grid_bands(m.shapes[i], slot.x, slot.y - L.tile_title_h, L.band_gap).cell *
+             std::min(1.0f, 2.5f / aspect);
     });
   if (tiles.cell <= 0 || tiles.slot.y < L.tile_title_h + 12) fsize = avail;  // no overview
 
@@ -327,6 +385,9 @@ MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const Mem
       const GridShape& g = m.shapes[s.buffer];
       const ImVec2 csz = canvas_size(s);
       s.bands = session::grid_bands(g, csz.x, csz.y, L.band_gap);
+      s.band0 = 0;
+      s.band1 = s.bands.count;
+      s.band_gap = L.band_gap;
       s.fit = s.cell = s.bands.cell;
       s.origin = s.clip_min;
       s.center = ImVec2(float(g.cols) * 0.5f, float(g.rows) * 0.5f);
@@ -345,15 +406,10 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
   const GridShape& g = m.shapes[s.buffer];
   const bool shared = buf.space == trace::Space::Shared;
   const float cell = s.cell;
-  auto to_px = [&](float x, float y) { return ImVec2(s.origin.x + x * cell, s.origin.y + y * cell); };
+  // Every cell box goes through slot_rects: a wide grid in the focus is drawn in bands.
+  auto rects = [&](const CellBox& b, auto&& f) { slot_rects(s, g, b, f); };
   sc.size = labels.size = s.size;
-
-  GridDraw gd = grid_draw(buf, g, st, s.buffer);
-  gd.origin = s.origin;
-  gd.cell = cell;
-  gd.clip_min = s.clip_min;
-  gd.clip_max = s.clip_max;
-  sc.grid(gd);
+  grid_scene(sc, s, g, grid_draw(buf, g, st, s.buffer));
 
   // Bank numbers in shared arrays once cells are large enough to carry them.
   if (shared && st.banks && cell >= 30 && size_t(s.col1 - s.col0) * (s.row1 - s.row0) <= 2500) {
@@ -361,10 +417,11 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
       for (uint32_t c = s.col0; c < s.col1; ++c) {
         uint64_t e = g.element(r, c);
         if (e >= g.elements) continue;
-        ImVec2 q = to_px(float(c + 1), float(r + 1));
         std::string bank = "b";
         bank += std::to_string(analysis::bank_of(e * g.elem_bytes));
-        sc.text(ImVec2(q.x - 3, q.y - 2), bank, t.text_dim, FontRole::Small, 1, 1);
+        rects(CellBox{float(c), float(r), float(c + 1), float(r + 1)}, [&](ImVec2, ImVec2 q) {
+          sc.text(ImVec2(q.x - 3, q.y - 2), bank, t.text_dim, FontRole::Small, 1, 1);
+        });
       }
   }
 
@@ -375,16 +432,18 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
       for (uint64_t l : rv.lines)
         session::for_each_run(g, l * analysis::kLineBytes / g.elem_bytes, (l + 1) * analysis::kLineBytes / g.elem_bytes,
                               [&](const CellBox& b) {
-                                ImVec2 pa = to_px(b.x0, b.y0), pb = to_px(b.x1, b.y1);
-                                sc.rect(ImVec2(pa.x - lw, pa.y - lw), ImVec2(pb.x + lw, pb.y + lw), t.line128, lw, 2);
+                                rects(b, [&](ImVec2 pa, ImVec2 pb) {
+                                  sc.rect(ImVec2(pa.x - lw, pa.y - lw), ImVec2(pb.x + lw, pb.y + lw), t.line128, lw, 2);
+                                });
                               });
     if (st.sectors)
       for (const auto& sector : rv.sectors)
         session::for_each_run(g, sector.sector * analysis::kSectorBytes / g.elem_bytes,
                               (sector.sector + 1) * analysis::kSectorBytes / g.elem_bytes, [&](const CellBox& b) {
-                                ImVec2 pa = to_px(b.x0, b.y0), pb = to_px(b.x1, b.y1);
-                                sc.rect(ImVec2(pa.x - 1, pa.y - 1), ImVec2(pb.x + 1, pb.y + 1), t.sector,
-                                        cell >= 6 ? 2.0f : 1.0f);
+                                rects(b, [&](ImVec2 pa, ImVec2 pb) {
+                                  sc.rect(ImVec2(pa.x - 1, pa.y - 1), ImVec2(pb.x + 1, pb.y + 1), t.sector,
+                                          cell >= 6 ? 2.0f : 1.0f);
+                                });
                               });
   }
   // Words of a shared request that share a bank with another word of the same phase
@@ -405,8 +464,7 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
   float num_w = 0;
   for (const auto& l : lanes) num_w = std::max(num_w, text_size(FontRole::Small, std::to_string(l.lane)).x);
   for (const auto& l : lanes)
-    session::for_each_run(g, l.e0, l.e1, [&](const CellBox& b) {
-      ImVec2 pa = to_px(b.x0, b.y0), pb = to_px(b.x1, b.y1);
+    session::for_each_run(g, l.e0, l.e1, [&](const CellBox& run) { rects(run, [&](ImVec2 pa, ImVec2 pb) {
       if (pb.x - pa.x < min_px) {
         float c = (pa.x + pb.x) * 0.5f;
         pa.x = c - min_px * 0.5f, pb.x = c + min_px * 0.5f;
@@ -422,7 +480,7 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
       if (pb.y - pa.y >= small->FontSize + 2 && pb.x - pa.x - 2 * inset >= num_w + 2)
         sc.text(ImVec2((pa.x + pb.x) * 0.5f, (pa.y + pb.y) * 0.5f), std::to_string(l.lane), IM_COL32(10, 12, 16, 255),
                 FontRole::Small, 0.5f, 0.5f);
-    });
+    }); });
 
   // Title: name, shape, space; the buffer of the current request is marked.
   {
@@ -444,33 +502,45 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
     }
     if (*off && tx + off_w - 10 <= s.size.x) labels.text(ImVec2(s.size.x, 3), off, t.warn, FontRole::Ui, 1, 0);
   }
-  // Row and column numbers in the margins, naming the array's own indices.
+  // Row and column numbers in the margins, naming the array's own indices: beside and
+  // above the grid, or each band of a wide grid shown in bands.
   if (st.labels) {
     const uint32_t kr = label_step(cell, L.lab_h);
     const float col_w = std::max(text_size(FontRole::Small, "0000").x,
                                  text_size(FontRole::Small, g.col_label(g.cols > 1 ? g.cols - 1 : 0)).x);
     const uint32_t kc = g.col_label_step(label_step(cell, col_w + 6));
     const float half = small->FontSize * 0.5f;
-    float last_bottom = -1e9f;
-    for (uint32_t r = (s.row0 + kr - 1) / kr * kr; r < s.row1; r += kr) {
-      // Kept below the column numbers' band (row 0 of a small grid would reach into it),
-      // and apart from the number above.
-      ImVec2 q = to_px(0, float(r) + 0.5f);
-      q.y = std::max(q.y, s.clip_min.y + half);
-      if (q.y - half < last_bottom || q.y + half > s.size.y) continue;
-      last_bottom = q.y + half;
-      labels.text(ImVec2(L.lab_w - 5, q.y), g.row_label(r), t.text_dim, FontRole::Small, 1, 0.5f);
-    }
-    float last_right = -1e9f;
-    for (uint32_t c = (s.col0 + kc - 1) / kc * kc; c < s.col1; c += kc) {
-      const std::string text = g.col_label(c);
-      const float w = text_size(FontRole::Small, text).x;
-      // A folded array's "+k" starts its array row: over the row's first cell.
-      ImVec2 q = g.fold > 1 ? to_px(float(c), 0) : to_px(float(c) + 0.5f, 0);
-      float x0 = g.fold > 1 ? q.x : q.x - w * 0.5f;
-      if (x0 < s.clip_min.x - 2 || x0 < last_right + 4 || x0 + w > s.size.x) continue;
-      last_right = x0 + w;
-      labels.text(ImVec2(x0, L.title_h + L.lab_h - 2), text, t.text_dim, FontRole::Small, 0, 1);
+    const bool banded = s.bands.count > 1 && s.bands.stacked;
+    const uint32_t band1 = banded ? s.band1 : s.band0 + 1;
+    for (uint32_t k = s.band0; k < band1; ++k) {
+      // This band's columns and the top of its rows (the whole grid when not banded).
+      const uint32_t c0 = banded ? k * s.bands.span : s.col0;
+      const uint32_t c1 = banded ? std::min(g.cols, (k + 1) * s.bands.span) : s.col1;
+      const float top = banded ? s.origin.y + float(k - s.band0) * (float(g.rows) * cell + s.band_gap) : s.origin.y;
+      const float left = banded ? s.origin.x - float(c0) * cell : s.origin.x;
+      const float label_y = banded ? top - 2 : L.title_h + L.lab_h - 2;
+      float last_bottom = -1e9f;
+      for (uint32_t r = (s.row0 + kr - 1) / kr * kr; r < s.row1; r += kr) {
+        // Kept below the column numbers' band (row 0 of a small grid would reach into it),
+        // and apart from the number above.
+        float y = top + (float(r) + 0.5f) * cell;
+        if (!banded) y = std::max(y, s.clip_min.y + half);
+        if (y - half < last_bottom || y + half > s.size.y || y - half < s.clip_min.y - 1) continue;
+        last_bottom = y + half;
+        labels.text(ImVec2(L.lab_w - 5, y), g.row_label(r), t.text_dim, FontRole::Small, 1, 0.5f);
+      }
+      if (label_y - small->FontSize < s.clip_min.y - L.lab_h - 1 || label_y > s.size.y) continue;
+      float last_right = -1e9f;
+      for (uint32_t c = (c0 + kc - 1) / kc * kc; c < c1; c += kc) {
+        const std::string text = g.col_label(c);
+        const float w = text_size(FontRole::Small, text).x;
+        // A folded array's "+k" starts its array row: over the row's first cell.
+        const float x = left + (g.fold > 1 ? float(c) : float(c) + 0.5f) * cell;
+        const float x0 = g.fold > 1 ? x : x - w * 0.5f;
+        if (x0 < s.clip_min.x - 2 || x0 < last_right + 4 || x0 + w > s.size.x) continue;
+        last_right = x0 + w;
+        labels.text(ImVec2(x0, label_y), text, t.text_dim, FontRole::Small, 0, 1);
+      }
     }
   }
 }
@@ -583,9 +653,8 @@ void cell_tooltip(const Session& m, HeatMap& heat, const MemoryLayout::Slot& s, 
   ImGuiIO& io = ImGui::GetIO();
   const trace::Buffer& buf = m.trace().buffers[s.buffer];
   const GridShape& g = m.shapes[s.buffer];
-  float cx = (io.MousePos.x - slot_min.x - s.origin.x) / s.cell, cy = (io.MousePos.y - slot_min.y - s.origin.y) / s.cell;
-  if (cx < 0 || cy < 0 || cx >= float(g.cols) || cy >= float(g.rows)) return;
-  uint32_t r = uint32_t(cy), c = uint32_t(cx);
+  uint32_t r, c;
+  if (!cell_at(s, g, ImVec2(io.MousePos.x - slot_min.x, io.MousePos.y - slot_min.y), r, c)) return;
   uint64_t e = g.element(r, c);
   if (e >= g.elements) return;
   uint64_t byte = e * g.elem_bytes;
@@ -641,7 +710,7 @@ void memory_view(Ui& ui, Pane& p) {
     const float k = 1.0f - std::exp(-ImGui::GetIO().DeltaTime * 12.0f);
     for (auto& s : L.slots) {
       const GridView& v = p.grids[s.buffer];
-      if (s.tile || !s.followed || !v.shown_followed || v.shown_cell <= 0) continue;
+      if (s.tile || s.bands.count > 1 || !s.followed || !v.shown_followed || v.shown_cell <= 0) continue;
       const float cell = v.shown_cell + (s.cell - v.shown_cell) * k;
       const ImVec2 c(v.shown_center.x + (s.center.x - v.shown_center.x) * k,
                      v.shown_center.y + (s.center.y - v.shown_center.y) * k);

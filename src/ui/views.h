@@ -73,8 +73,12 @@ struct MemoryLayout {
     uint32_t row0 = 0, col0 = 0, row1 = 0, col1 = 0;  // visible cells [row0, row1) × [col0, col1)
     bool current = false;        // the current request reads or writes this buffer
     bool followed = false;       // placed by follow (else by the user's zoom and pan)
-    bool tile = false;           // an overview tile: the whole grid in bands, no labels
-    session::GridBands bands;    // a tile's bands (`origin` is the bands' top-left)
+    bool tile = false;           // an overview tile: the whole grid (in bands when long), no labels
+    // Bands: a tile's, or a wide grid's in the focus (count > 1; `origin` is the top-left
+    // of band `band0`); bands [band0, band1) are shown, `band_gap` pixels apart.
+    session::GridBands bands;
+    uint32_t band0 = 0, band1 = 1;
+    float band_gap = 0;
   };
   std::vector<Slot> slots;
   int focus = -1;                // index of the focus slot in `slots` (-1: one slot per buffer)

@@ -258,3 +258,54 @@ TEST_CASE("grid bands: a long grid in a small box is cut, a square one never") {
   GridShape sq = session::grid_shape(buffer(128, 128));
   CHECK(session::grid_bands(sq, 40, 140, 3).count == 1);
 }
+
+TEST_CASE("a wide grid followed in bands: As[8][128] whole, b[4][1024] by pages around the request") {
+  // The float4 SGEMM's A tile in a 1920×1080 focus: four bands of one 128-byte line each.
+  GridShape as = session::grid_shape(buffer(8, 128));
+  session::BandWindow w = session::follow_bands(as, CellBox{0, 1, 8, 2}, 464, 420, 21, 10);
+  CHECK(w.bands.count == 4);
+  CHECK(w.bands.span == 32);
+  CHECK(w.bands.stacked);
+  CHECK(w.band0 == 0);
+  CHECK(w.band1 == 4);
+  CHECK(w.bands.cell >= 10);
+  CHECK(4 * (8 * w.bands.cell + 21) - 21 <= 420);
+  CHECK(32 * w.bands.cell <= 464);
+
+  // The exercise's b in a 1280×720 focus: a line a band at 9 px, three bands shown.
+  auto m = record("pmpp_exercise");
+  const auto& t = m->trace();
+  const size_t b_id = t.sites[t.records[step_on(*m, "b")].site].buffer;
+  const GridShape& b = m->shapes[b_id];
+  CHECK(b.rows == 4);
+  CHECK(b.cols == 1024);
+  int on_b = 0, moves = 0;
+  uint32_t last = ~0u;
+  for (uint64_t i = 0; i < m->size(); ++i) {
+    if (t.sites[t.records[i].site].buffer != b_id) continue;
+    ++on_b;
+    const CellBox box = session::request_box(b, m->request(i));
+    const session::BandWindow v = session::follow_bands(b, box, 300, 170, 21, 10);
+    CAPTURE(i);
+    REQUIRE(v.bands.count >= 2);
+    CHECK(v.bands.span == 32);
+    CHECK(v.bands.cell >= 8);
+    CHECK(v.band1 - v.band0 == 3);
+    // The request's columns lie in the bands shown.
+    CHECK(box.x0 >= float(v.band0 * v.bands.span));
+    CHECK(box.x1 <= float(v.band1 * v.bands.span));
+    if (last != ~0u && v.band0 != last) ++moves;
+    last = v.band0;
+  }
+  CHECK(on_b == 128);
+  // 4 rows (j) of every warp share its bands, and a page holds three warps' columns.
+  CHECK(moves < on_b / 8);
+
+  // Not wide: a square matrix, a folded thin array, a column-major one.
+  CHECK(session::follow_bands(session::grid_shape(buffer(128, 128)), CellBox{0, 0, 8, 16}, 300, 170, 21, 10).bands.count ==
+        1);
+  CHECK(session::follow_bands(session::grid_shape(buffer(1024, 4)), CellBox{0, 0, 29, 4}, 300, 170, 21, 10).bands.count ==
+        1);
+  CHECK(session::follow_bands(session::grid_shape(buffer(4, 1024, 4, 0, true)), CellBox{0, 0, 1, 4}, 300, 170, 21, 10)
+            .bands.count == 1);
+}

@@ -246,9 +246,14 @@ TEST_CASE("layouts keep the lane diagram legible: the float4 load of matmul_coar
   check_layouts({"matmul_coarse2d_vec", {}, "matmul_coarse2d", false});
 }
 
-TEST_CASE("layouts keep the memory of the request legible: pmpp_exercise's thin c and e") {
+TEST_CASE("layouts keep the memory of the request legible: pmpp_exercise's thin c and e, wide b") {
   check_layouts({"pmpp_exercise", {}, "pmpp_exercise", false, "c"});
   check_layouts({"pmpp_exercise", {}, "pmpp_exercise", false, "e"});
+  check_layouts({"pmpp_exercise", {}, "pmpp_exercise", false, "b"});
+}
+
+TEST_CASE("layouts keep the memory of the request legible: the 8×128 As tile of matmul_coarse2d_vec") {
+  check_layouts({"matmul_coarse2d_vec", {}, "matmul_coarse2d", true, "As"});
 }
 
 TEST_CASE("figures: every view at both sizes keeps its text legible, apart and inside") {
