@@ -523,9 +523,8 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
       for (uint32_t r = (s.row0 + kr - 1) / kr * kr; r < s.row1; r += kr) {
         // Kept below the column numbers' band (row 0 of a small grid would reach into it),
         // and apart from the number above.
-        float y = top + (float(r) + 0.5f) * cell;
-        if (!banded) y = std::max(y, s.clip_min.y + half);
-        if (y - half < last_bottom || y + half > s.size.y || y - half < s.clip_min.y - 1) continue;
+        const float y = std::max(top + (float(r) + 0.5f) * cell, std::max(top, s.clip_min.y) + half);
+        if (y - half < last_bottom || y + half > s.size.y) continue;
         last_bottom = y + half;
         labels.text(ImVec2(L.lab_w - 5, y), g.row_label(r), t.text_dim, FontRole::Small, 1, 0.5f);
       }
@@ -536,8 +535,10 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
         const float w = text_size(FontRole::Small, text).x;
         // A folded array's "+k" starts its array row: over the row's first cell.
         const float x = left + (g.fold > 1 ? float(c) : float(c) + 0.5f) * cell;
-        const float x0 = g.fold > 1 ? x : x - w * 0.5f;
-        if (x0 < s.clip_min.x - 2 || x0 < last_right + 4 || x0 + w > s.size.x) continue;
+        // A centred number that would overhang the grid's left edge starts at it (a band's
+        // first column names the band).
+        const float x0 = std::max(g.fold > 1 ? x : x - w * 0.5f, s.clip_min.x);
+        if (x < s.clip_min.x || x0 < last_right + 4 || x0 + w > s.size.x) continue;
         last_right = x0 + w;
         labels.text(ImVec2(x0, label_y), text, t.text_dim, FontRole::Small, 0, 1);
       }
@@ -587,6 +588,9 @@ void toolbar(Ui& ui, const Session& m) {
   ImGui::Checkbox("lines", &s.show_lines);
   ImGui::SameLine();
   ImGui::Checkbox("follow", &s.follow);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Zoom and pan to the current request (F).\nThe wheel or a drag on a grid turns it off;\n"
+                      "a double-click on the grid turns it on again.");
   ImGui::SameLine(0, 24);
   ImGui::TextDisabled("arrays:");
   // One toggle per buffer.
