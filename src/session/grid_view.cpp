@@ -97,7 +97,7 @@ GridBands grid_bands(const GridShape& g, float w, float h, float gap) {
     // Only a long grid is cut (a square matrix in bands would read as several arrays).
     const uint32_t along = stacked ? g.cols : g.rows, across = stacked ? g.rows : g.cols;
     if (along < 4 * uint64_t(across)) continue;
-    for (uint32_t n = 2; n <= 64 && n <= along; n *= 2) {
+    for (uint32_t n = 2; n <= 16 && n <= along; n *= 2) {
       const uint32_t span = (along + n - 1) / n;
       if (span < across) break;  // bands no thinner than square: each still reads as part of the array
       const uint32_t used = (along + span - 1) / span;
