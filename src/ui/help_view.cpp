@@ -24,7 +24,7 @@ void help_overlay(Ui& ui) {
       {"+  /  −", "play faster / slower"},
       {"L", "loop at the end"},
       {"H", "heat layer on / off"},
-      {"F", "follow the current request when zoomed in"},
+      {"F", "follow the current request: zoom and pan the memory view to it"},
       {"1 … 7", "enlarge a panel (catalog, memory, warp, DRAM, source, timing, lesson)"},
       {"0  or  Esc", "back to the full layout"},
       {"mouse wheel / drag", "zoom / pan a memory grid (double-click: fit)"},

@@ -2,11 +2,13 @@
 // lanes light up their cells in lane colours, the 32-byte sectors and 128-byte lines it
 // touches are outlined, and a heat layer shows the traffic so far. The grid itself is one
 // GridDraw (a texture on the GPU), so a 1024×1024 buffer costs the same as a small one;
-// only the few cells of the current request are drawn as shapes.
+// only the few cells of the current request are drawn as shapes. Where the panel is too
+// small for every grid to be legible at once, the current request's buffer is shown large
+// (followed: zoomed and panned to the request) beside an overview of every buffer.
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <set>
 
 #include "ui/theme.h"
@@ -17,25 +19,9 @@ namespace ws::ui {
 
 namespace {
 
-// Cell rectangles covering elements [e0, e1) in memory order: one per grid row (or
-// column, for column-major arrays) the range crosses. Canvas cell units.
-template <class F>
-void for_runs(const GridShape& g, uint64_t e0, uint64_t e1, F&& f) {
-  e1 = std::min<uint64_t>(e1, g.elements);
-  while (e0 < e1) {
-    uint32_t r, c;
-    if (!g.cell(e0, r, c)) return;
-    if (g.col_major) {
-      uint64_t end = std::min<uint64_t>(e1, uint64_t(c + 1) * g.rows);
-      f(ImVec2(float(c), float(r)), ImVec2(float(c + 1), float(r + (end - e0))));
-      e0 = end;
-    } else {
-      uint64_t end = std::min<uint64_t>(e1, uint64_t(r + 1) * g.cols);
-      f(ImVec2(float(c), float(r)), ImVec2(float(c + (end - e0)), float(r + 1)));
-      e0 = end;
-    }
-  }
-}
+using session::CellBox;
+using session::GridWindow;
+using session::LaneSpan;
 
 // Label spacing: the smallest power of two whose on-screen gap fits a label.
 uint32_t label_step(float cell, float need) {
@@ -55,133 +41,181 @@ const char* type_name(uint32_t bytes) {
   }
 }
 
-// The current request's elements, per lane: [e0, e1) of the buffer's grid.
-struct LaneCells {
-  int lane;
-  uint64_t e0, e1;
-};
-std::vector<LaneCells> request_cells(const RequestFigures& rv, const GridShape& g) {
-  std::vector<LaneCells> lanes;
-  if (!rv.rec || !rv.site) return lanes;
-  const uint32_t bytes = rv.site->bytes;
-  for (uint32_t bits = rv.rec->active; bits; bits &= bits - 1) {
-    const int lane = std::countr_zero(bits);
-    const uint64_t e0 = rv.rec->offset[lane] / g.elem_bytes;
-    const uint64_t e1 = (uint64_t(rv.rec->offset[lane]) + bytes + g.elem_bytes - 1) / g.elem_bytes;
-    lanes.push_back({lane, e0, e1});
-  }
-  return lanes;
-}
-
 bool shown(const MemoryViewState& st, const std::string& name) {
   if (!st.hidden) return true;
   auto it = st.hidden->find(name);
   return it == st.hidden->end() || !it->second;
 }
 
-}  // namespace
-
-MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const MemoryViewState& st, ImVec2 avail,
-                           int held) {
-  MemoryLayout L;
-  const auto& tr = m.trace();
-  std::vector<size_t> bufs;
-  for (size_t i = 0; i < tr.buffers.size(); ++i)
-    if (shown(st, tr.buffers[i].name)) bufs.push_back(i);
-  L.all_hidden = bufs.empty() && !tr.buffers.empty();
-  if (bufs.empty() || avail.x < 40 || avail.y < 40) return L;
-
-  ImFont* small = font_for(FontRole::Small);
-  L.title_h = font_for(FontRole::Ui)->FontSize + 6;
-  L.lab_h = small->FontSize + 4;
-  L.lab_w = text_size(FontRole::Small, "00000").x + 6;
-  const float slot_gap = 12;
-
-  // Arrangement: the number of columns that gives the largest cells overall.
-  int best_cols = 1;
-  float best_cell = -1;
+// The number of columns of equal slots that gives the largest cells overall, where
+// `cell_in(buffer, slot size)` is a buffer's cell in a slot.
+struct Arrangement {
+  int cols = 1, rows = 1;
+  float cell = -1;
+  ImVec2 slot;
+};
+Arrangement arrange(const std::vector<size_t>& bufs, ImVec2 avail, float gap,
+                    const std::function<float(size_t, ImVec2)>& cell_in) {
+  Arrangement best;
   for (int cols = 1; cols <= int(bufs.size()); ++cols) {
-    int rows = (int(bufs.size()) + cols - 1) / cols;
-    float sw = (avail.x - slot_gap * float(cols - 1)) / float(cols) - L.lab_w;
-    float sh = (avail.y - slot_gap * float(rows - 1)) / float(rows) - L.title_h - L.lab_h;
+    const int rows = (int(bufs.size()) + cols - 1) / cols;
+    const ImVec2 slot((avail.x - gap * float(cols - 1)) / float(cols), (avail.y - gap * float(rows - 1)) / float(rows));
     float worst = 1e9f;
-    for (size_t i : bufs) {
-      const GridShape& g = m.shapes[i];
-      worst = std::min(worst, std::min(sw / float(g.cols), sh / float(g.rows)));
-    }
-    if (worst > best_cell) {
-      best_cell = worst;
-      best_cols = cols;
-    }
+    for (size_t i : bufs) worst = std::min(worst, cell_in(i, slot));
+    if (worst > best.cell) best = {cols, rows, worst, slot};
   }
-  const int grid_rows = (int(bufs.size()) + best_cols - 1) / best_cols;
-  const float slot_w = (avail.x - slot_gap * float(best_cols - 1)) / float(best_cols);
-  const float slot_h = (avail.y - slot_gap * float(grid_rows - 1)) / float(grid_rows);
-
-  for (size_t si = 0; si < bufs.size(); ++si) {
-    MemoryLayout::Slot s;
-    s.buffer = bufs[si];
-    const GridShape& g = m.shapes[s.buffer];
-    const int col = int(si) % best_cols, row = int(si) / best_cols;
-    s.min = ImVec2(float(col) * (slot_w + slot_gap), float(row) * (slot_h + slot_gap));
-    s.size = ImVec2(slot_w, slot_h);
-    s.clip_min = ImVec2(L.lab_w, L.title_h + L.lab_h);
-    s.clip_max = s.size;
-    const ImVec2 csz(s.clip_max.x - s.clip_min.x, s.clip_max.y - s.clip_min.y);
-    if (csz.x < 8 || csz.y < 8) continue;
-    s.current = rv.site && rv.site->buffer == s.buffer;
-
-    GridView view = st.grids && s.buffer < st.grids->size() ? (*st.grids)[s.buffer] : GridView{};
-    if (view.center.x < 0) view.center = ImVec2(float(g.cols) * 0.5f, float(g.rows) * 0.5f);
-    s.fit = std::min(csz.x / float(g.cols), csz.y / float(g.rows));
-    s.cell = s.fit * view.zoom;
-    const float hw = csz.x * 0.5f / s.cell, hh = csz.y * 0.5f / s.cell;
-    // Follow: when zoomed in, keep the request's cells on screen.
-    if (s.current && st.follow && view.zoom > 1.01f && held != int(s.buffer)) {
-      float x0 = 1e30f, y0 = 1e30f, x1 = -1e30f, y1 = -1e30f;
-      for (const auto& l : request_cells(rv, g))
-        for_runs(g, l.e0, l.e1, [&](ImVec2 a, ImVec2 b) {
-          x0 = std::min(x0, a.x), y0 = std::min(y0, a.y), x1 = std::max(x1, b.x), y1 = std::max(y1, b.y);
-        });
-      bool inside = x0 >= view.center.x - hw && x1 <= view.center.x + hw && y0 >= view.center.y - hh &&
-                    y1 <= view.center.y + hh;
-      if (!inside && x1 > x0) view.center = ImVec2((x0 + x1) * 0.5f, (y0 + y1) * 0.5f);
-    }
-    // Keep the view over the buffer.
-    const float gx = float(g.cols), gy = float(g.rows);
-    view.center.x = gx <= 2 * hw ? gx * 0.5f : std::clamp(view.center.x, hw, gx - hw);
-    // A grid shorter than its canvas sits at the top, under its column numbers.
-    view.center.y = gy <= 2 * hh ? hh : std::clamp(view.center.y, hh, gy - hh);
-    s.center = view.center;
-    s.origin = ImVec2(csz.x * 0.5f - s.center.x * s.cell + s.clip_min.x, csz.y * 0.5f - s.center.y * s.cell + s.clip_min.y);
-    s.col0 = uint32_t(std::max(0.0f, std::floor((s.clip_min.x - s.origin.x) / s.cell)));
-    s.row0 = uint32_t(std::max(0.0f, std::floor((s.clip_min.y - s.origin.y) / s.cell)));
-    s.col1 = std::min<uint32_t>(g.cols, uint32_t(std::max(0.0f, std::ceil((s.clip_max.x - s.origin.x) / s.cell))));
-    s.row1 = std::min<uint32_t>(g.rows, uint32_t(std::max(0.0f, std::ceil((s.clip_max.y - s.origin.y) / s.cell))));
-    L.slots.push_back(s);
-  }
-  return L;
+  return best;
 }
 
-void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const RequestFigures& rv, const MemoryViewState& st,
-                       const MemoryLayout& L, const MemoryLayout::Slot& s) {
-  const Theme& t = theme();
-  const trace::Buffer& buf = m.trace().buffers[s.buffer];
-  const GridShape& g = m.shapes[s.buffer];
-  const bool shared = buf.space == trace::Space::Shared;
-  const float cell = s.cell;
-  auto to_px = [&](ImVec2 c) { return ImVec2(s.origin.x + c.x * cell, s.origin.y + c.y * cell); };
-  sc.size = labels.size = s.size;
+ImVec2 canvas_size(const MemoryLayout::Slot& s) { return ImVec2(s.clip_max.x - s.clip_min.x, s.clip_max.y - s.clip_min.y); }
 
+// Cell box `b` of slot `s`'s grid as pixels in slot coordinates: one rectangle per band it
+// crosses among the bands shown (none for parts in bands not shown).
+template <class F>
+void slot_rects(const MemoryLayout::Slot& s, const GridShape& g, CellBox b, F&& f) {
+  const session::GridBands& bd = s.bands;
+  const float cell = s.cell;
+  if (bd.count <= 1 || bd.span == 0) {
+    f(ImVec2(s.origin.x + b.x0 * cell, s.origin.y + b.y0 * cell), ImVec2(s.origin.x + b.x1 * cell, s.origin.y + b.y1 * cell));
+    return;
+  }
+  const float span = float(bd.span);
+  const float lo = bd.stacked ? b.x0 : b.y0, hi = bd.stacked ? b.x1 : b.y1;
+  for (uint32_t k = std::max(s.band0, uint32_t(std::max(0.0f, std::floor(lo / span)))); k < s.band1 && float(k) * span < hi;
+       ++k) {
+    CellBox part = b;
+    if (bd.stacked)
+      part.x0 = std::max(b.x0, float(k) * span), part.x1 = std::min(b.x1, float(k + 1) * span);
+    else
+      part.y0 = std::max(b.y0, float(k) * span), part.y1 = std::min(b.y1, float(k + 1) * span);
+    if (part.empty()) continue;
+    // Where cell (0, 0) would land were band k's cells numbered from it.
+    const float j = float(k - s.band0);
+    float ox, oy;
+    if (bd.stacked) {
+      ox = s.origin.x - float(k) * span * cell;
+      oy = s.origin.y + j * (float(g.rows) * cell + s.band_gap);
+    } else {
+      ox = s.origin.x + j * (float(g.cols) * cell + s.band_gap);
+      oy = s.origin.y - float(k) * span * cell;
+    }
+    f(ImVec2(ox + part.x0 * cell, oy + part.y0 * cell), ImVec2(ox + part.x1 * cell, oy + part.y1 * cell));
+  }
+}
+
+// The cell under slot point `p` (slot coordinates); false off the grid or between bands.
+bool cell_at(const MemoryLayout::Slot& s, const GridShape& g, ImVec2 p, uint32_t& row, uint32_t& col) {
+  float x = (p.x - s.origin.x) / s.cell, y = (p.y - s.origin.y) / s.cell;
+  const session::GridBands& bd = s.bands;
+  if (bd.count > 1 && bd.span > 0) {
+    // Stacked bands (the focus of a wide grid); tiles take no mouse.
+    if (!bd.stacked) return false;
+    const float pitch = float(g.rows) + s.band_gap / s.cell;
+    const float j = std::floor(y / pitch);
+    if (j < 0 || x < 0 || x >= float(bd.span)) return false;
+    y -= j * pitch;
+    x += (float(s.band0) + j) * float(bd.span);
+    if (float(s.band0) + j >= float(s.band1)) return false;
+  }
+  if (x < 0 || y < 0 || x >= float(g.cols) || y >= float(g.rows)) return false;
+  row = uint32_t(y);
+  col = uint32_t(x);
+  return true;
+}
+
+// The grid drawn in slot `s`: one GridDraw, or one per band shown, each clipped to its band.
+void grid_scene(Scene& sc, const MemoryLayout::Slot& s, const GridShape& g, GridDraw gd) {
+  gd.cell = s.cell;
+  const session::GridBands& bd = s.bands;
+  if (bd.count <= 1 || bd.span == 0) {
+    gd.origin = s.origin;
+    gd.clip_min = s.clip_min;
+    gd.clip_max = s.clip_max;
+    sc.grid(gd);
+    return;
+  }
+  for (uint32_t k = s.band0; k < s.band1; ++k) {
+    CellBox part{0, 0, float(g.cols), float(g.rows)};
+    if (bd.stacked)
+      part.x0 = float(k * bd.span), part.x1 = float(std::min(g.cols, (k + 1) * bd.span));
+    else
+      part.y0 = float(k * bd.span), part.y1 = float(std::min(g.rows, (k + 1) * bd.span));
+    slot_rects(s, g, part, [&](ImVec2 a, ImVec2 b) {
+      GridDraw band = gd;
+      band.origin = ImVec2(a.x - part.x0 * s.cell, a.y - part.y0 * s.cell);
+      band.clip_min = ImVec2(std::max(a.x, s.clip_min.x), std::max(a.y, s.clip_min.y));
+      band.clip_max = ImVec2(std::min(b.x, s.clip_max.x), std::min(b.y, s.clip_max.y));
+      if (band.clip_min.x < band.clip_max.x && band.clip_min.y < band.clip_max.y) sc.grid(band);
+    });
+  }
+}
+
+// Follow on a wide grid in bands (session::follow_bands), the slot placed on them.
+bool follow_in_bands(MemoryLayout::Slot& s, const GridShape& g, const CellBox& box, const MemoryLayout& L) {
+  const ImVec2 csz = canvas_size(s);
+  const float gap = L.lab_h + 4;  // room for the next band's column numbers
+  const session::BandWindow w = session::follow_bands(g, box, csz.x, csz.y, gap, L.min_cell);
+  if (w.bands.count < 2) return false;
+  s.bands = w.bands;
+  s.band0 = w.band0;
+  s.band1 = w.band1;
+  s.band_gap = gap;
+  s.cell = w.bands.cell;
+  s.origin = s.clip_min;
+  s.row0 = 0;
+  s.row1 = g.rows;
+  s.col0 = w.band0 * w.bands.span;
+  s.col1 = std::min(g.cols, w.band1 * w.bands.span);
+  s.center = ImVec2(float(s.col0 + s.col1) * 0.5f, float(g.rows) * 0.5f);
+  return true;
+}
+
+// A slot's grid: followed to the request, or as the user zoomed and panned it.
+void view_slot(MemoryLayout::Slot& s, const GridShape& g, const RequestFigures& rv, const MemoryViewState& st,
+               const MemoryLayout& L) {
+  const ImVec2 csz = canvas_size(s);
+  s.fit = session::fit_cell(g, csz.x, csz.y);
+  if (st.follow) {
+    const CellBox box = s.current ? session::request_box(g, rv) : CellBox{};
+    s.followed = true;
+    if (s.fit < 0.8f * L.min_cell && follow_in_bands(s, g, box, L)) return;
+    const GridWindow v = session::follow_window(g, box, csz.x, csz.y, L.min_cell);
+    place_slot(s, g, v.cell, ImVec2(v.cx, v.cy));
+    return;
+  }
+  GridView view = st.grids && s.buffer < st.grids->size() ? (*st.grids)[s.buffer] : GridView{};
+  if (view.center.x < 0) view.center = ImVec2(float(g.cols) * 0.5f, float(g.rows) * 0.5f);
+  place_slot(s, g, s.fit * view.zoom, view.center);
+}
+
+std::string title_text(const GridShape& g, const trace::Buffer& buf) {
+  char title[160];
+  const char* space = buf.space == trace::Space::Shared ? "shared" : "global";
+  if (g.wrapped)  // a 1-D array, drawn 128 bytes to a row
+    std::snprintf(title, sizeof title, "%llu %s · %s · %u per row", (unsigned long long)g.elements,
+                  type_name(g.elem_bytes), space, g.cols);
+  else if (g.fold > 1)
+    std::snprintf(title, sizeof title, "%llu×%llu %s · %s · %u rows side by side", (unsigned long long)g.array_rows(),
+                  (unsigned long long)g.array_cols(), type_name(g.elem_bytes), space, g.fold);
+  else
+    std::snprintf(title, sizeof title, "%u×%u %s · %s%s", g.rows, g.cols, type_name(g.elem_bytes), space,
+                  g.col_major ? " · column-major" : "");
+  return title;
+}
+
+// The short shape of an overview tile: "1024×4", "1032".
+std::string tile_shape(const GridShape& g) {
+  if (g.wrapped) return std::to_string(g.elements);
+  return std::to_string(g.array_rows()) + "×" + std::to_string(g.array_cols());
+}
+
+GridDraw grid_draw(const trace::Buffer& buf, const GridShape& g, const MemoryViewState& st, size_t buffer) {
+  const bool shared = buf.space == trace::Space::Shared;
   GridDraw gd;
   gd.key = &buf;
-  gd.heat = st.heat && st.heat_map ? st.heat_map->layer(s.buffer) : nullptr;
+  gd.heat = st.heat && st.heat_map ? st.heat_map->layer(buffer) : nullptr;
   gd.rows = g.rows;
   gd.cols = g.cols;
-  gd.origin = s.origin;
-  gd.cell = cell;
-  gd.clip_min = s.clip_min;
-  gd.clip_max = s.clip_max;
   gd.log_scale = st.heat_log;
   gd.grid_lines = true;
   gd.elem_bytes = g.elem_bytes;
@@ -191,7 +225,191 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
                        ? analysis::kSectorBytes / g.elem_bytes
                        : 0;
   gd.bank_tint = shared;
-  sc.grid(gd);
+  return gd;
+}
+
+// An overview tile: the whole grid in its bands, the request's lanes, and the focus
+// window's outline on the focus buffer's tile.
+void tile_scene(Scene& sc, Scene& labels, const Session& m, const RequestFigures& rv, const MemoryViewState& st,
+                const MemoryLayout& L, const MemoryLayout::Slot& s) {
+  const Theme& t = theme();
+  const trace::Buffer& buf = m.trace().buffers[s.buffer];
+  const GridShape& g = m.shapes[s.buffer];
+  sc.size = labels.size = s.size;
+  grid_scene(sc, s, g, grid_draw(buf, g, st, s.buffer));
+  if (s.current) {
+    // The focus window, when the focus shows part of the grid.
+    if (L.focus >= 0) {
+      const MemoryLayout::Slot& f = L.slots[size_t(L.focus)];
+      if (f.row0 > 0 || f.col0 > 0 || f.row1 < g.rows || f.col1 < g.cols)
+        slot_rects(s, g, CellBox{float(f.col0), float(f.row0), float(f.col1), float(f.row1)}, [&](ImVec2 a, ImVec2 b) {
+          sc.rect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), t.accent, 1.5f);
+        });
+    }
+    const float min_px = 3;
+    for (const LaneSpan& l : session::lane_spans(g, rv))
+      session::for_each_run(g, l.e0, l.e1, [&](const CellBox& run) {
+        slot_rects(s, g, run, [&](ImVec2 a, ImVec2 b) {
+          if (b.x - a.x < min_px) a.x = (a.x + b.x - min_px) * 0.5f, b.x = a.x + min_px;
+          if (b.y - a.y < min_px) a.y = (a.y + b.y - min_px) * 0.5f, b.y = a.y + min_px;
+          sc.fill(a, b, lane_color(l.lane));
+        });
+      });
+  }
+  const std::string name = fit_text(FontRole::Bold, buf.name, s.size.x);
+  labels.text(ImVec2(0, 1), name, s.current ? t.accent : t.text, FontRole::Bold);
+  const float nx = text_size(FontRole::Bold, name).x + 6;
+  const std::string shape = tile_shape(g);
+  if (nx + text_size(FontRole::Small, shape).x <= s.size.x)
+    labels.text(ImVec2(nx, L.tile_title_h * 0.5f), shape, t.text_dim, FontRole::Small, 0, 0.5f);
+}
+
+}  // namespace
+
+void place_slot(MemoryLayout::Slot& s, const GridShape& g, float cell, ImVec2 center) {
+  const ImVec2 csz = canvas_size(s);
+  GridWindow v{std::max(cell, 1e-3f), center.x, center.y};
+  session::keep_on_grid(g, csz.x, csz.y, v);
+  s.cell = v.cell;
+  s.center = ImVec2(v.cx, v.cy);
+  // Whole pixels, so cell edges stay crisp.
+  s.origin = ImVec2(std::round(csz.x * 0.5f - v.cx * v.cell + s.clip_min.x),
+                    std::round(csz.y * 0.5f - v.cy * v.cell + s.clip_min.y));
+  s.col0 = uint32_t(std::max(0.0f, std::floor((s.clip_min.x - s.origin.x) / s.cell)));
+  s.row0 = uint32_t(std::max(0.0f, std::floor((s.clip_min.y - s.origin.y) / s.cell)));
+  s.col1 = std::min<uint32_t>(g.cols, uint32_t(std::max(0.0f, std::ceil((s.clip_max.x - s.origin.x) / s.cell))));
+  s.row1 = std::min<uint32_t>(g.rows, uint32_t(std::max(0.0f, std::ceil((s.clip_max.y - s.origin.y) / s.cell))));
+}
+
+MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const MemoryViewState& st, ImVec2 avail) {
+  MemoryLayout L;
+  const auto& tr = m.trace();
+  std::vector<size_t> bufs;
+  for (size_t i = 0; i < tr.buffers.size() && i < m.shapes.size(); ++i)
+    if (shown(st, tr.buffers[i].name)) bufs.push_back(i);
+  L.all_hidden = bufs.empty() && !tr.buffers.empty();
+  if (bufs.empty() || avail.x < 40 || avail.y < 40) return L;
+
+  ImFont* small = font_for(FontRole::Small);
+  // Whole pixels, so a canvas starts where its grid's first cell does.
+  L.title_h = std::ceil(font_for(FontRole::Ui)->FontSize + 6);
+  L.tile_title_h = std::ceil(font_for(FontRole::Bold)->FontSize + 4);
+  L.lab_h = std::ceil(small->FontSize + 4);
+  L.min_cell = session::legible_cell(small->FontSize);
+  // Row numbers as wide as the widest one of a shown buffer (a 1-D array's name elements).
+  float lab = text_size(FontRole::Small, "0000").x;
+  for (size_t i : bufs)
+    lab = std::max(lab, text_size(FontRole::Small, m.shapes[i].row_label(m.shapes[i].rows - 1)).x);
+  L.lab_w = std::ceil(lab + 8);
+  const float slot_gap = 12;
+
+  int current = -1;
+  if (rv.site)
+    for (size_t i : bufs)
+      if (rv.site->buffer == i) current = int(i);
+
+  auto slot_at = [&](size_t buffer, ImVec2 min, ImVec2 size) {
+    MemoryLayout::Slot s;
+    s.buffer = buffer;
+    s.min = min;
+    s.size = size;
+    s.clip_min = ImVec2(L.lab_w, L.title_h + L.lab_h);
+    s.clip_max = s.size;
+    s.current = int(buffer) == current;
+    return s;
+  };
+
+  // One slot per buffer, when every grid is legible at once (or nothing is current).
+  const Arrangement even = arrange(bufs, avail, slot_gap, [&](size_t i, ImVec2 slot) {
+    return session::fit_cell(m.shapes[i], slot.x - L.lab_w, slot.y - L.title_h - L.lab_h);
+  });
+  if (current < 0 || even.cell >= 0.8f * L.min_cell) {
+    for (size_t si = 0; si < bufs.size(); ++si) {
+      const int col = int(si) % even.cols, row = int(si) / even.cols;
+      MemoryLayout::Slot s = slot_at(
+          bufs[si], ImVec2(float(col) * (even.slot.x + slot_gap), float(row) * (even.slot.y + slot_gap)), even.slot);
+      const ImVec2 csz = canvas_size(s);
+      if (csz.x < 8 || csz.y < 8) continue;
+      view_slot(s, m.shapes[s.buffer], rv, st, L);
+      L.slots.push_back(s);
+    }
+    return L;
+  }
+
+  // The focus and the overview: side by side in a wide panel, one over the other in a
+  // tall one; the overview left out where it would be too small to read.
+  ImVec2 fsize = avail, omin, osize;
+  const bool wide = avail.x >= avail.y * 1.25f;
+  if (wide) {
+    const float fw = std::round(avail.x * 0.62f);
+    fsize = ImVec2(fw, avail.y);
+    omin = ImVec2(fw + slot_gap, 0);
+    osize = ImVec2(avail.x - fw - slot_gap, avail.y);
+  } else {
+    const float fh = std::round(avail.y * 0.6f);
+    fsize = ImVec2(avail.x, fh);
+    omin = ImVec2(0, fh + slot_gap);
+    osize = ImVec2(avail.x, avail.y - fh - slot_gap);
+  }
+  const float tile_gap = 8;
+  Arrangement tiles;
+  if (bufs.size() > 1 && osize.x >= 48 && osize.y >= L.tile_title_h + 24)
+    tiles = arrange(bufs, osize, tile_gap, [&](size_t i, ImVec2 slot) {
+      // A tile as wide as its array's name at least, and not a sliver: tiles far from
+      // square count as smaller (a row of slivers reads worse than a tidy grid of tiles).
+      if (slot.x < text_size(FontRole::Bold, tr.buffers[i].name).x + 2) return 0.0f;
+      const float aspect = std::max(slot.x / slot.y, slot.y / slot.x);
+      return session::grid_bands(m.shapes[i], slot.x, slot.y - L.tile_title_h, L.band_gap).cell *
+             std::min(1.0f, 2.5f / aspect);
+    });
+  if (tiles.cell <= 0 || tiles.slot.y < L.tile_title_h + 12) fsize = avail;  // no overview
+
+  MemoryLayout::Slot f = slot_at(size_t(current), ImVec2(0, 0), fsize);
+  const ImVec2 fcsz = canvas_size(f);
+  if (fcsz.x >= 8 && fcsz.y >= 8) {
+    view_slot(f, m.shapes[f.buffer], rv, st, L);
+    L.focus = int(L.slots.size());
+    L.slots.push_back(f);
+  }
+  if (fsize.x < avail.x || fsize.y < avail.y)
+    for (size_t si = 0; si < bufs.size(); ++si) {
+      const int col = int(si) % tiles.cols, row = int(si) / tiles.cols;
+      MemoryLayout::Slot s;
+      s.buffer = bufs[si];
+      s.tile = true;
+      s.min = ImVec2(omin.x + float(col) * (tiles.slot.x + tile_gap), omin.y + float(row) * (tiles.slot.y + tile_gap));
+      s.size = tiles.slot;
+      s.clip_min = ImVec2(0, L.tile_title_h);
+      s.clip_max = s.size;
+      s.current = int(s.buffer) == current;
+      const GridShape& g = m.shapes[s.buffer];
+      const ImVec2 csz = canvas_size(s);
+      s.bands = session::grid_bands(g, csz.x, csz.y, L.band_gap);
+      s.band0 = 0;
+      s.band1 = s.bands.count;
+      s.band_gap = L.band_gap;
+      s.fit = s.cell = s.bands.cell;
+      s.origin = s.clip_min;
+      s.center = ImVec2(float(g.cols) * 0.5f, float(g.rows) * 0.5f);
+      s.row1 = g.rows;
+      s.col1 = g.cols;
+      L.slots.push_back(s);
+    }
+  return L;
+}
+
+void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const RequestFigures& rv, const MemoryViewState& st,
+                       const MemoryLayout& L, const MemoryLayout::Slot& s) {
+  if (s.tile) return tile_scene(sc, labels, m, rv, st, L, s);
+  const Theme& t = theme();
+  const trace::Buffer& buf = m.trace().buffers[s.buffer];
+  const GridShape& g = m.shapes[s.buffer];
+  const bool shared = buf.space == trace::Space::Shared;
+  const float cell = s.cell;
+  // Every cell box goes through slot_rects: a wide grid in the focus is drawn in bands.
+  auto rects = [&](const CellBox& b, auto&& f) { slot_rects(s, g, b, f); };
+  sc.size = labels.size = s.size;
+  grid_scene(sc, s, g, grid_draw(buf, g, st, s.buffer));
 
   // Bank numbers in shared arrays once cells are large enough to carry them.
   if (shared && st.banks && cell >= 30 && size_t(s.col1 - s.col0) * (s.row1 - s.row0) <= 2500) {
@@ -199,29 +417,34 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
       for (uint32_t c = s.col0; c < s.col1; ++c) {
         uint64_t e = g.element(r, c);
         if (e >= g.elements) continue;
-        ImVec2 q = to_px(ImVec2(float(c + 1), float(r + 1)));
-        sc.text(ImVec2(q.x - 3, q.y - 2), "b" + std::to_string(analysis::bank_of(e * g.elem_bytes)), t.text_dim,
-                FontRole::Small, 1, 1);
+        std::string bank = "b";
+        bank += std::to_string(analysis::bank_of(e * g.elem_bytes));
+        rects(CellBox{float(c), float(r), float(c + 1), float(r + 1)}, [&](ImVec2, ImVec2 q) {
+          sc.text(ImVec2(q.x - 3, q.y - 2), bank, t.text_dim, FontRole::Small, 1, 1);
+        });
       }
   }
 
   // Lines (128 B) and sectors (32 B) of a global request, then the lane cells on top.
   if (s.current && !shared) {
-    const float lw = std::clamp(cell * 0.22f, 1.0f, 3.0f);
+    const float lw = std::clamp(cell * 0.15f, 1.0f, 3.0f);
     if (st.lines)
       for (uint64_t l : rv.lines)
-        for_runs(g, l * analysis::kLineBytes / g.elem_bytes, (l + 1) * analysis::kLineBytes / g.elem_bytes,
-                 [&](ImVec2 a, ImVec2 b) {
-                   ImVec2 pa = to_px(a), pb = to_px(b);
-                   sc.rect(ImVec2(pa.x - lw, pa.y - lw), ImVec2(pb.x + lw, pb.y + lw), t.line128, lw, 2);
-                 });
+        session::for_each_run(g, l * analysis::kLineBytes / g.elem_bytes, (l + 1) * analysis::kLineBytes / g.elem_bytes,
+                              [&](const CellBox& b) {
+                                rects(b, [&](ImVec2 pa, ImVec2 pb) {
+                                  sc.rect(ImVec2(pa.x - lw, pa.y - lw), ImVec2(pb.x + lw, pb.y + lw), t.line128, lw, 2);
+                                });
+                              });
     if (st.sectors)
       for (const auto& sector : rv.sectors)
-        for_runs(g, sector.sector * analysis::kSectorBytes / g.elem_bytes,
-                 (sector.sector + 1) * analysis::kSectorBytes / g.elem_bytes, [&](ImVec2 a, ImVec2 b) {
-                   ImVec2 pa = to_px(a), pb = to_px(b);
-                   sc.rect(ImVec2(pa.x - 1, pa.y - 1), ImVec2(pb.x + 1, pb.y + 1), t.sector, cell >= 6 ? 2.0f : 1.0f);
-                 });
+        session::for_each_run(g, sector.sector * analysis::kSectorBytes / g.elem_bytes,
+                              (sector.sector + 1) * analysis::kSectorBytes / g.elem_bytes, [&](const CellBox& b) {
+                                rects(b, [&](ImVec2 pa, ImVec2 pb) {
+                                  sc.rect(ImVec2(pa.x - 1, pa.y - 1), ImVec2(pb.x + 1, pb.y + 1), t.sector,
+                                          cell >= 6 ? 2.0f : 1.0f);
+                                });
+                              });
   }
   // Words of a shared request that share a bank with another word of the same phase
   // (the n-way conflict) get a red rim.
@@ -229,11 +452,19 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
   if (s.current && shared)
     for (const analysis::BankWord& w : rv.banks)
       if (w.way > 1) conflicted.insert(w.word * analysis::kBankBytes / g.elem_bytes);
-  const std::vector<LaneCells> lanes = s.current ? request_cells(rv, g) : std::vector<LaneCells>{};
+  const std::vector<LaneSpan> lanes = s.current ? session::lane_spans(g, rv) : std::vector<LaneSpan>{};
+  // Each lane's span (four cells of a float4 lane) is one patch, set off from its
+  // neighbours by a dark pixel once cells are large enough to spare it.
   const float min_px = 4;
+  const float inset = cell >= 16 ? 1.5f : cell >= 9 ? 1.0f : 0.0f;
+  const float apart = cell >= 5 && cell < 9 ? 1.0f : 0.0f;  // small cells: a pixel off the far edges only
+  const float round = cell >= 16 ? 3.0f : cell >= 8 ? 2.0f : 0.0f;
+  ImFont* small = font_for(FontRole::Small);
+  // Lane numbers on the patches where every lane's number fits its patch, or on none.
+  float num_w = 0;
+  for (const auto& l : lanes) num_w = std::max(num_w, text_size(FontRole::Small, std::to_string(l.lane)).x);
   for (const auto& l : lanes)
-    for_runs(g, l.e0, l.e1, [&](ImVec2 a, ImVec2 b) {
-      ImVec2 pa = to_px(a), pb = to_px(b);
+    session::for_each_run(g, l.e0, l.e1, [&](const CellBox& run) { rects(run, [&](ImVec2 pa, ImVec2 pb) {
       if (pb.x - pa.x < min_px) {
         float c = (pa.x + pb.x) * 0.5f;
         pa.x = c - min_px * 0.5f, pb.x = c + min_px * 0.5f;
@@ -242,57 +473,75 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
         float c = (pa.y + pb.y) * 0.5f;
         pa.y = c - min_px * 0.5f, pb.y = c + min_px * 0.5f;
       }
-      float inset = cell >= 16 ? 1.5f : 0.0f;
-      sc.fill(ImVec2(pa.x + inset, pa.y + inset), ImVec2(pb.x - inset, pb.y - inset), lane_color(l.lane), cell >= 16 ? 3 : 0);
+      sc.fill(ImVec2(pa.x + inset, pa.y + inset), ImVec2(pb.x - inset - apart, pb.y - inset - apart), lane_color(l.lane),
+              round);
       if (conflicted.count(l.e0)) sc.rect(pa, pb, t.bad, cell >= 8 ? 2.5f : 1.5f, 3);
-    });
-  if (cell >= 24)
-    for (const auto& l : lanes) {
-      uint32_t r, c;
-      if (!g.cell(l.e0, r, c)) continue;
-      ImVec2 q = to_px(ImVec2(float(c) + 0.5f, float(r) + 0.5f));
-      sc.text(q, std::to_string(l.lane), IM_COL32(10, 12, 16, 255), FontRole::Small, 0.5f, 0.5f);
-    }
+      // The lane's number where its patch can carry it (a float4 span from 14 px cells).
+      if (pb.y - pa.y >= small->FontSize + 2 && pb.x - pa.x - 2 * inset >= num_w + 2)
+        sc.text(ImVec2((pa.x + pb.x) * 0.5f, (pa.y + pb.y) * 0.5f), std::to_string(l.lane), IM_COL32(10, 12, 16, 255),
+                FontRole::Small, 0.5f, 0.5f);
+    }); });
 
   // Title: name, shape, space; the buffer of the current request is marked.
   {
-    char title[160];
-    const char* space = shared ? "shared" : "global";
-    if (g.wrapped)  // a 1-D array, drawn 128 bytes to a row
-      std::snprintf(title, sizeof title, "%llu %s · %s · %u per row", (unsigned long long)g.elements,
-                    type_name(g.elem_bytes), space, g.cols);
-    else
-      std::snprintf(title, sizeof title, "%u×%u %s · %s%s", g.rows, g.cols, type_name(g.elem_bytes), space,
-                    g.col_major ? " · column-major" : "");
     const std::string name = fit_text(FontRole::Bold, buf.name, s.size.x);
     labels.text(ImVec2(0, 2), name, s.current ? t.accent : t.text, FontRole::Bold);
     const float nx = text_size(FontRole::Bold, name).x + 8;
-    const std::string shape = fit_text(FontRole::Ui, title, s.size.x - nx);
+    // Room kept at the right for "follow off" while the user holds the view.
+    const char* off = s.current && !st.follow ? "follow off (F)" : "";
+    const float off_w = *off ? text_size(FontRole::Ui, off).x + 10 : 0.0f;
+    const std::string shape = fit_text(FontRole::Ui, title_text(g, buf), s.size.x - nx - off_w);
     if (!shape.empty()) labels.text(ImVec2(nx, 3), shape, t.text_dim, FontRole::Ui);
+    float tx = nx + text_size(FontRole::Ui, shape).x + 10;
     if (s.current) {
       const char* tag = rv.site->op == trace::Op::Store ? "◀ store" : "◀ load";
-      const float tx = nx + text_size(FontRole::Ui, shape).x + 10;
-      if (tx + text_size(FontRole::Ui, tag).x < s.size.x) labels.text(ImVec2(tx, 3), tag, t.accent, FontRole::Ui);
+      if (tx + text_size(FontRole::Ui, tag).x + off_w < s.size.x) {
+        labels.text(ImVec2(tx, 3), tag, t.accent, FontRole::Ui);
+        tx += text_size(FontRole::Ui, tag).x + 10;
+      }
     }
+    if (*off && tx + off_w - 10 <= s.size.x) labels.text(ImVec2(s.size.x, 3), off, t.warn, FontRole::Ui, 1, 0);
   }
-  // Row and column numbers in the margins.
+  // Row and column numbers in the margins, naming the array's own indices: beside and
+  // above the grid, or each band of a wide grid shown in bands.
   if (st.labels) {
     const uint32_t kr = label_step(cell, L.lab_h);
-    const uint32_t kc = label_step(cell, text_size(FontRole::Small, "0000").x + 6);
-    const float half = font_for(FontRole::Small)->FontSize * 0.5f;
-    float last_bottom = -1e9f;
-    for (uint32_t r = (s.row0 + kr - 1) / kr * kr; r < s.row1; r += kr) {
-      // Kept below the column numbers' band (row 0 of a small grid would reach into it),
-      // and apart from the number above.
-      ImVec2 q = to_px(ImVec2(0, float(r) + 0.5f));
-      q.y = std::max(q.y, s.clip_min.y + half);
-      if (q.y - half < last_bottom || q.y + half > s.size.y) continue;
-      last_bottom = q.y + half;
-      labels.text(ImVec2(L.lab_w - 5, q.y), std::to_string(r), t.text_dim, FontRole::Small, 1, 0.5f);
-    }
-    for (uint32_t c = (s.col0 + kc - 1) / kc * kc; c < s.col1; c += kc) {
-      ImVec2 q = to_px(ImVec2(float(c) + 0.5f, 0));
-      labels.text(ImVec2(q.x, L.title_h + L.lab_h - 2), std::to_string(c), t.text_dim, FontRole::Small, 0.5f, 1);
+    const float col_w = std::max(text_size(FontRole::Small, "0000").x,
+                                 text_size(FontRole::Small, g.col_label(g.cols > 1 ? g.cols - 1 : 0)).x);
+    const uint32_t kc = g.col_label_step(label_step(cell, col_w + 6));
+    const float half = small->FontSize * 0.5f;
+    const bool banded = s.bands.count > 1 && s.bands.stacked;
+    const uint32_t band1 = banded ? s.band1 : s.band0 + 1;
+    for (uint32_t k = s.band0; k < band1; ++k) {
+      // This band's columns and the top of its rows (the whole grid when not banded).
+      const uint32_t c0 = banded ? k * s.bands.span : s.col0;
+      const uint32_t c1 = banded ? std::min(g.cols, (k + 1) * s.bands.span) : s.col1;
+      const float top = banded ? s.origin.y + float(k - s.band0) * (float(g.rows) * cell + s.band_gap) : s.origin.y;
+      const float left = banded ? s.origin.x - float(c0) * cell : s.origin.x;
+      const float label_y = banded ? top - 2 : L.title_h + L.lab_h - 2;
+      float last_bottom = -1e9f;
+      for (uint32_t r = (s.row0 + kr - 1) / kr * kr; r < s.row1; r += kr) {
+        // Kept below the column numbers' band (row 0 of a small grid would reach into it),
+        // and apart from the number above.
+        const float y = std::max(top + (float(r) + 0.5f) * cell, std::max(top, s.clip_min.y) + half);
+        if (y - half < last_bottom || y + half > s.size.y) continue;
+        last_bottom = y + half;
+        labels.text(ImVec2(L.lab_w - 5, y), g.row_label(r), t.text_dim, FontRole::Small, 1, 0.5f);
+      }
+      if (label_y - small->FontSize < s.clip_min.y - L.lab_h - 1 || label_y > s.size.y) continue;
+      float last_right = -1e9f;
+      for (uint32_t c = (c0 + kc - 1) / kc * kc; c < c1; c += kc) {
+        const std::string text = g.col_label(c);
+        const float w = text_size(FontRole::Small, text).x;
+        // A folded array's "+k" starts its array row: over the row's first cell.
+        const float x = left + (g.fold > 1 ? float(c) : float(c) + 0.5f) * cell;
+        // A centred number that would overhang the grid's left edge starts at it (a band's
+        // first column names the band).
+        const float x0 = std::max(g.fold > 1 ? x : x - w * 0.5f, s.clip_min.x);
+        if (x < s.clip_min.x || x0 < last_right + 4 || x0 + w > s.size.x) continue;
+        last_right = x0 + w;
+        labels.text(ImVec2(x0, label_y), text, t.text_dim, FontRole::Small, 0, 1);
+      }
     }
   }
 }
@@ -339,6 +588,9 @@ void toolbar(Ui& ui, const Session& m) {
   ImGui::Checkbox("lines", &s.show_lines);
   ImGui::SameLine();
   ImGui::Checkbox("follow", &s.follow);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Zoom and pan to the current request (F).\nThe wheel or a drag on a grid turns it off;\n"
+                      "a double-click on the grid turns it on again.");
   ImGui::SameLine(0, 24);
   ImGui::TextDisabled("arrays:");
   // One toggle per buffer.
@@ -350,29 +602,54 @@ void toolbar(Ui& ui, const Session& m) {
 }
 
 
-// Zoom about the mouse, drag to pan, double-click to fit.
-void zoom_and_pan(GridView& view, const GridShape& g, const MemoryLayout::Slot& s, ImVec2 canvas_min, bool hovered) {
+// The views "follow" showed become the user's to zoom and pan, so nothing moves when
+// following stops (by a wheel or a drag, the toolbar, the View menu or F).
+void hold_views(std::vector<GridView>& grids) {
+  for (GridView& v : grids)
+    if (v.shown_cell > 0 && v.shown_followed) {
+      v.zoom = std::max(1.0f, v.shown_zoom);
+      v.center = v.shown_center;
+      v.shown_followed = false;
+    }
+}
+
+// Zoom about the mouse and drag to pan, which stop following; double-click to follow
+// again. Returns whether the view changed.
+bool zoom_and_pan(Pane& p, const GridShape& g, const MemoryLayout::Slot& s, ImVec2 canvas_min, bool hovered,
+                  bool& follow) {
   ImGuiIO& io = ImGui::GetIO();
+  GridView& view = p.grids[s.buffer];
+  if (hovered && ImGui::IsMouseDoubleClicked(0)) {
+    view.zoom = 1;
+    view.center = ImVec2(-1, -1);
+    follow = true;
+    return true;
+  }
+  const bool wheel = hovered && io.MouseWheel != 0;
+  const bool drag = ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 1.0f) &&
+                    (io.MouseDelta.x != 0 || io.MouseDelta.y != 0);
+  if (!wheel && !drag) return false;
+  if (follow) {
+    follow = false;
+    hold_views(p.grids);
+  }
   if (view.center.x < 0) view.center = ImVec2(float(g.cols) * 0.5f, float(g.rows) * 0.5f);
   const ImVec2 csz(s.clip_max.x - s.clip_min.x, s.clip_max.y - s.clip_min.y);
   const ImVec2 mid(canvas_min.x + csz.x * 0.5f, canvas_min.y + csz.y * 0.5f);
   float cell = s.fit * view.zoom;
-  if (hovered && io.MouseWheel != 0) {
+  if (wheel) {
     ImVec2 under((io.MousePos.x - mid.x) / cell + view.center.x, (io.MousePos.y - mid.y) / cell + view.center.y);
-    float z = std::clamp(view.zoom * std::pow(1.25f, io.MouseWheel), 1.0f, std::max(1.0f, 96.0f / s.fit));
+    float z = std::clamp(view.zoom * std::pow(1.25f, io.MouseWheel), 1.0f, std::max({1.0f, view.zoom, 96.0f / s.fit}));
     float ncell = s.fit * z;
     view.center = ImVec2(under.x - (io.MousePos.x - mid.x) / ncell, under.y - (io.MousePos.y - mid.y) / ncell);
     view.zoom = z;
     cell = ncell;
   }
-  if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 1.0f)) {
+  if (drag) {
     view.center.x -= io.MouseDelta.x / cell;
     view.center.y -= io.MouseDelta.y / cell;
   }
-  if (hovered && ImGui::IsMouseDoubleClicked(0)) {
-    view.zoom = 1;
-    view.center = ImVec2(float(g.cols) * 0.5f, float(g.rows) * 0.5f);
-  }
+  return true;
 }
 
 // What is under the mouse.
@@ -380,16 +657,15 @@ void cell_tooltip(const Session& m, HeatMap& heat, const MemoryLayout::Slot& s, 
   ImGuiIO& io = ImGui::GetIO();
   const trace::Buffer& buf = m.trace().buffers[s.buffer];
   const GridShape& g = m.shapes[s.buffer];
-  float cx = (io.MousePos.x - slot_min.x - s.origin.x) / s.cell, cy = (io.MousePos.y - slot_min.y - s.origin.y) / s.cell;
-  if (cx < 0 || cy < 0 || cx >= float(g.cols) || cy >= float(g.rows)) return;
-  uint32_t r = uint32_t(cy), c = uint32_t(cx);
+  uint32_t r, c;
+  if (!cell_at(s, g, ImVec2(io.MousePos.x - slot_min.x, io.MousePos.y - slot_min.y), r, c)) return;
   uint64_t e = g.element(r, c);
   if (e >= g.elements) return;
   uint64_t byte = e * g.elem_bytes;
   const HeatLayer* h = heat.layer(s.buffer);
   float n = h && !h->cells.empty() ? h->cells[size_t(r) * h->cols + c] : 0;
   ImGui::BeginTooltip();
-  ImGui::Text("%s[%u][%u]   element %llu", buf.name.c_str(), r, c, (unsigned long long)e);
+  ImGui::Text("%s%s   element %llu", buf.name.c_str(), g.index_text(e).c_str(), (unsigned long long)e);
   ImGui::TextDisabled("byte %llu · sector %llu · line %llu", (unsigned long long)byte,
                       (unsigned long long)analysis::sector_of(byte), (unsigned long long)analysis::line_of(byte));
   if (buf.space == trace::Space::Shared) ImGui::TextDisabled("bank %u", analysis::bank_of(byte));
@@ -425,31 +701,60 @@ void memory_view(Ui& ui, Pane& p) {
   const ImVec2 area = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   if (p.grids.size() != m.trace().buffers.size()) p.grids.assign(m.trace().buffers.size(), GridView{});
+  if (!ui.state.follow) hold_views(p.grids);
   const RequestFigures& rv = p.request();
-  const MemoryViewState st = memory_state(ui.state, p);
-  MemoryLayout layout = memory_layout(m, rv, st, avail);
+  MemoryLayout layout = memory_layout(m, rv, memory_state(ui.state, p), avail);
   if (layout.all_hidden) {
     ImGui::TextDisabled("every array is hidden: tick one above");
     return;
   }
+  // While playing, a followed view glides to the next request instead of jumping.
+  auto ease = [&](MemoryLayout& L) {
+    if (!ui.state.playing) return;
+    const float k = 1.0f - std::exp(-ImGui::GetIO().DeltaTime * 12.0f);
+    for (auto& s : L.slots) {
+      const GridView& v = p.grids[s.buffer];
+      if (s.tile || s.bands.count > 1 || !s.followed || !v.shown_followed || v.shown_cell <= 0) continue;
+      const float cell = v.shown_cell + (s.cell - v.shown_cell) * k;
+      const ImVec2 c(v.shown_center.x + (s.center.x - v.shown_center.x) * k,
+                     v.shown_center.y + (s.center.y - v.shown_center.y) * k);
+      if (std::fabs(cell - s.cell) < 0.05f && std::fabs(c.x - s.center.x) * s.cell < 0.5f &&
+          std::fabs(c.y - s.center.y) * s.cell < 0.5f)
+        continue;
+      place_slot(s, m.shapes[s.buffer], cell, c);
+    }
+  };
+  ease(layout);
   // The canvases take the mouse first; the layout is made again with the zoom and pan they set.
-  int held = -1;
-  std::vector<std::pair<bool, bool>> mouse;  // per slot: hovered, held
-  for (const auto& s : layout.slots) {
+  bool changed = false;
+  std::vector<std::pair<bool, bool>> mouse(layout.slots.size());  // per slot: hovered, held
+  for (size_t i = 0; i < layout.slots.size(); ++i) {
+    const auto& s = layout.slots[i];
+    if (s.tile) continue;
     const ImVec2 ca(area.x + s.min.x + s.clip_min.x, area.y + s.min.y + s.clip_min.y);
     ImGui::SetCursorScreenPos(ca);
     ImGui::PushID(int(s.buffer));
     ImGui::InvisibleButton("##canvas", ImVec2(s.clip_max.x - s.clip_min.x, s.clip_max.y - s.clip_min.y),
                            ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
     const bool hovered = ImGui::IsItemHovered(), active = ImGui::IsItemActive();
-    zoom_and_pan(p.grids[s.buffer], m.shapes[s.buffer], s, ca, hovered);
-    if (active) held = int(s.buffer);
-    mouse.push_back({hovered, active});
+    changed |= zoom_and_pan(p, m.shapes[s.buffer], s, ca, hovered, ui.state.follow);
+    mouse[i] = {hovered, active};
     ImGui::PopID();
   }
-  layout = memory_layout(m, rv, st, avail, held);
-  for (const auto& s : layout.slots) p.grids[s.buffer].center = s.center;
-  draw_memory(ImGui::GetWindowDrawList(), area, m, rv, st, layout, ui.painter());
+  if (changed) {
+    layout = memory_layout(m, rv, memory_state(ui.state, p), avail);
+    ease(layout);
+  }
+  for (const auto& s : layout.slots) {
+    if (s.tile) continue;
+    GridView& v = p.grids[s.buffer];
+    if (!s.followed) v.center = s.center;
+    v.shown_cell = s.cell;
+    v.shown_center = s.center;
+    v.shown_zoom = s.cell / std::max(1e-3f, s.fit);
+    v.shown_followed = s.followed;
+  }
+  draw_memory(ImGui::GetWindowDrawList(), area, m, rv, memory_state(ui.state, p), layout, ui.painter());
   for (size_t i = 0; i < layout.slots.size() && i < mouse.size(); ++i)
     if (mouse[i].first && !mouse[i].second)
       cell_tooltip(m, p.heat, layout.slots[i], ImVec2(area.x + layout.slots[i].min.x, area.y + layout.slots[i].min.y));

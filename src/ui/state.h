@@ -40,7 +40,7 @@ struct UiState {
   bool show_lines = true;      // 128-byte lines of the current request
   bool show_labels = true;     // row / column numbers
   bool show_banks = true;      // bank numbers in shared arrays when cells are large
-  bool follow = true;          // pan to the current request when zoomed in
+  bool follow = true;          // zoom and pan the memory view to the current request
   std::map<std::string, bool> hidden_buffers;  // by buffer name
 
   // ---- DRAM view

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "session/grid_view.h"
 #include "session/heat.h"
 #include "session/session.h"
 #include "ui/scene.h"
@@ -34,10 +35,15 @@ float cards_scene(Scene* sc, const std::vector<Card>& cards, float y, float widt
 
 // ---- memory view ----------------------------------------------------------------------
 
-// Zoom and pan of one buffer's grid in the memory view.
+// Zoom and pan of one buffer's grid in the memory view, as the user left it (used while
+// "follow" is off), and where it was last drawn (for easing the next view in).
 struct GridView {
   float zoom = 1;           // 1: the whole buffer fits
   ImVec2 center{-1, -1};    // cell at the middle of the canvas (-1: the buffer's middle)
+  float shown_cell = 0;     // pixels per cell last drawn (0: not drawn yet)
+  ImVec2 shown_center;      // and its centre,
+  float shown_zoom = 1;     // its cell over the fitting cell,
+  bool shown_followed = false;  // and whether follow placed it
 };
 
 // What the memory view shows besides the Session: the user's toggles (UiState), and the
@@ -45,34 +51,49 @@ struct GridView {
 struct MemoryViewState {
   bool heat = true, heat_log = true;
   bool sectors = true, lines = true, labels = true, banks = true;
-  bool follow = true;
+  bool follow = true;                                    // zoom and pan to the current request
   const std::map<std::string, bool>* hidden = nullptr;  // by buffer name; null: all shown
   const std::vector<GridView>* grids = nullptr;         // per buffer; null: every grid fits
   HeatMap* heat_map = nullptr;                           // null: no heat layer
 };
 
 // Where each shown buffer goes: pure layout data, computed before anything is drawn.
+// When every grid fits its share of the panel at a legible cell size, one slot per
+// buffer. Otherwise the current request's buffer gets a large "focus" slot (zoomed and
+// panned to the request while following) and every shown buffer a small overview tile
+// beside it, fixed in place as the step moves, the focus window outlined on its tile.
 struct MemoryLayout {
   struct Slot {
     size_t buffer = 0;
     ImVec2 min, size;            // the slot, in area coordinates
     ImVec2 clip_min, clip_max;   // the canvas, in slot coordinates (title and labels outside)
-    float fit = 1, cell = 1;     // pixels per cell when the grid fits, and as zoomed
+    float fit = 1, cell = 1;     // pixels per cell when the grid fits, and as shown
     ImVec2 center;               // cell at the canvas middle (followed and kept on the grid)
     ImVec2 origin;               // where cell (0, 0)'s corner lands, in slot coordinates
     uint32_t row0 = 0, col0 = 0, row1 = 0, col1 = 0;  // visible cells [row0, row1) × [col0, col1)
     bool current = false;        // the current request reads or writes this buffer
+    bool followed = false;       // placed by follow (else by the user's zoom and pan)
+    bool tile = false;           // an overview tile: the whole grid (in bands when long), no labels
+    // Bands: a tile's, or a wide grid's in the focus (count > 1; `origin` is the top-left
+    // of band `band0`); bands [band0, band1) are shown, `band_gap` pixels apart.
+    session::GridBands bands;
+    uint32_t band0 = 0, band1 = 1;
+    float band_gap = 0;
   };
   std::vector<Slot> slots;
-  float title_h = 0, lab_h = 0, lab_w = 0;
+  int focus = -1;                // index of the focus slot in `slots` (-1: one slot per buffer)
+  float title_h = 0, lab_h = 0, lab_w = 0, tile_title_h = 0;
+  float min_cell = 10;           // session::legible_cell of the labels' type
+  float band_gap = 3;            // pixels between a tile's bands
   bool all_hidden = false;       // buffers exist but the user hid every one
 };
 
-// Arranges the shown buffers in `avail` (the columns that give the largest cells), with
-// each grid's zoom and pan from `st.grids`, moved to keep the request in view when
-// following (except for buffer `held`, which the user is dragging).
-MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const MemoryViewState& st, ImVec2 avail,
-                           int held = -1);
+// Arranges the shown buffers in `avail`, each grid placed by follow (the current
+// request's buffer) or by its zoom and pan in `st.grids`.
+MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const MemoryViewState& st, ImVec2 avail);
+// Moves slot `s` (not a tile) of buffer grid `g` to show `cell` pixels per cell around
+// `center`, kept on the grid.
+void place_slot(MemoryLayout::Slot& s, const session::GridShape& g, float cell, ImVec2 center);
 // The scenes of one slot in slot coordinates: `canvas` (grid, request cells, sectors and
 // lines; clip it to the slot's canvas) and `labels` (title, row and column numbers; clip it
 // to the slot).

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "ui/figure.h"
 #include "ui/headless.h"
 #include "ui/scene.h"
+#include "ui/theme.h"
 #include "ui/ui.h"
 #include "ui_test.h"
 
@@ -114,21 +116,53 @@ struct Mode {
 constexpr Mode kModes[] = {{"normal", false, false}, {"presentation", true, false}, {"compare", false, true},
                            {"presentation + compare", true, true}};
 
-// The request to show: a shared store with a 32-way conflict, or a float4 global load.
+// The request to show: a shared store with a 32-way conflict, a float4 global load, or
+// the first request on `array`.
 struct Case {
   const char* kernel;
   std::map<std::string, int64_t> params;
   const char* compare;
   bool shared;
+  const char* array = nullptr;
 };
 
-uint64_t first_step(const session::Session& m, bool shared, uint32_t bytes) {
+uint64_t first_step(const session::Session& m, bool shared, uint32_t bytes, const char* array = nullptr) {
   const auto& t = m.trace();
   for (uint64_t i = 0; i < m.size(); ++i) {
     const auto& s = t.sites[t.records[i].site];
+    if (array) {
+      if (t.buffers[s.buffer].name == array) return i;
+      continue;
+    }
     if ((s.space == trace::Space::Shared) == shared && (bytes == 0 || s.bytes == bytes)) return i;
   }
   return 0;
+}
+
+// The memory views' current request as drawn in [min, max]: the largest grid cell, and
+// how many lanes show a colour patch at least `px` square (within its clip).
+struct MemoryLegibility {
+  float cell = 0;
+  int lanes = 0;
+};
+MemoryLegibility memory_legibility(const std::vector<ui::SceneChunk>& chunks, ImVec2 min, ImVec2 max, float px) {
+  MemoryLegibility out;
+  std::map<ImU32, int> lane_of;
+  for (int l = 0; l < 32; ++l) lane_of[ui::lane_color(l)] = l;
+  std::set<int> seen;
+  for (const auto& c : chunks) {
+    if (!inside(c.clip_min, min, max) || !inside(c.clip_max, min, max)) continue;
+    for (const auto& g : c.scene.grids) out.cell = std::max(out.cell, g.cell);
+    for (const auto& i : c.scene.items) {
+      auto it = lane_of.find(i.color);
+      if (i.kind != ui::Scene::Kind::Fill || it == lane_of.end()) continue;
+      const float w = std::min(i.b.x, c.clip_max.x) - std::max(i.a.x, c.clip_min.x);
+      const float h = std::min(i.b.y, c.clip_max.y) - std::max(i.a.y, c.clip_min.y);
+      if (w >= px && h >= px) seen.insert(it->second);
+    }
+  }
+  out.lanes = int(seen.size());
+  return out;
 }
 
 void check_layouts(const Case& c) {
@@ -140,7 +174,9 @@ void check_layouts(const Case& c) {
     u.record();
     settle(ctx, u);
     REQUIRE(u.has_model());
-    const uint64_t step = c.shared ? first_step(*u.pane.model, true, 4) : first_step(*u.pane.model, false, 16);
+    const uint64_t step = c.array    ? first_step(*u.pane.model, c.shared, 0, c.array)
+                          : c.shared ? first_step(*u.pane.model, true, 4)
+                                     : first_step(*u.pane.model, false, 16);
     u.set_step(step);
     for (const Mode& mode : kModes) {
       for (int enlarged : {-1, int(ui::Panel::Memory), int(ui::Panel::Warp), int(ui::Panel::Dram), int(ui::Panel::Source)}) {
@@ -179,6 +215,19 @@ void check_layouts(const Case& c) {
             if (p.panel == ui::Panel::Memory && p.max.y - p.min.y >= 100 && p.max.x - p.min.x >= 200) ++memories;
           CHECK(memories == (mode.compare ? 2 : 1));
         }
+        // ... and its cells are legible with no zoom by hand: the request's lane colours
+        // as patches of 5 px and more on cells of 6 px and more (follow's least).
+        if (enlarged < 0 || enlarged == int(ui::Panel::Memory))
+          for (const auto& p : u.drawn()) {
+            if (p.panel != ui::Panel::Memory) continue;
+            const MemoryLegibility m = memory_legibility(chunks, p.min, p.max, 5);
+            INFO("memory view" << (p.b_side ? " (B)" : " (A)") << ": cells of " << m.cell << " px, " << m.lanes
+                               << " lanes legible");
+            CHECK(m.cell >= 6);
+            // Presentation + A/B at 1280×720 leaves the grid a band of some 5 rows of
+            // legible cells: a column of 32 lanes shows its first few.
+            CHECK(m.lanes >= (mode.present && mode.compare && sz.w < 1500 ? 4 : 8));
+          }
         for (const auto& problem : text_problems(texts_of(chunks), src_min, src_max)) FAIL_CHECK(problem);
       }
     }
@@ -195,6 +244,16 @@ TEST_CASE("layouts keep the lane diagram legible: the 32-way tile store of trans
 
 TEST_CASE("layouts keep the lane diagram legible: the float4 load of matmul_coarse2d_vec") {
   check_layouts({"matmul_coarse2d_vec", {}, "matmul_coarse2d", false});
+}
+
+TEST_CASE("layouts keep the memory of the request legible: pmpp_exercise's thin c and e, wide b") {
+  check_layouts({"pmpp_exercise", {}, "pmpp_exercise", false, "c"});
+  check_layouts({"pmpp_exercise", {}, "pmpp_exercise", false, "e"});
+  check_layouts({"pmpp_exercise", {}, "pmpp_exercise", false, "b"});
+}
+
+TEST_CASE("layouts keep the memory of the request legible: the 8×128 As tile of matmul_coarse2d_vec") {
+  check_layouts({"matmul_coarse2d_vec", {}, "matmul_coarse2d", true, "As"});
 }
 
 TEST_CASE("figures: every view at both sizes keeps its text legible, apart and inside") {
@@ -218,7 +277,32 @@ TEST_CASE("figures: every view at both sizes keeps its text legible, apart and i
         const auto t = texts_of(f.chunks);
         CHECK(t.size() >= 3);
         for (const auto& problem : text_problems(t)) FAIL_CHECK(problem);
+        if (v == ui::FigureView::Memory) {
+          const MemoryLegibility m = memory_legibility(f.chunks, ImVec2(0, 0), ImVec2(sz.w, sz.h), 5);
+          CHECK(m.cell >= 6);
+          CHECK(m.lanes >= 8);
+        }
       }
+  }
+}
+
+TEST_CASE("memory figures show pmpp_exercise's thin c and e at legible cells, as the app does") {
+  auto spec = session::LaunchSpec{};
+  spec.kernel = "pmpp_exercise";
+  auto model = session::record_session(session::resolve(spec), spec);
+  REQUIRE(model->size() > 0);
+  for (const Size& sz : kSizes) {
+    ui::HeadlessContext ctx(sz.w, sz.h);
+    for (const char* array : {"c", "e"}) {
+      CAPTURE(sz.w);
+      CAPTURE(array);
+      const uint64_t step = first_step(*model, false, 0, array);
+      ui::Figure f = ui::render_figure(model, step, ui::FigureView::Memory, int(sz.w), int(sz.h), "pmpp_exercise");
+      const MemoryLegibility m = memory_legibility(f.chunks, ImVec2(0, 0), ImVec2(sz.w, sz.h), 7);
+      CHECK(m.cell >= 8);
+      CHECK(m.lanes == 32);  // every lane of the request, on its own cell
+      for (const auto& problem : text_problems(texts_of(f.chunks))) FAIL_CHECK(problem);
+    }
   }
 }
 

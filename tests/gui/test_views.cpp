@@ -138,6 +138,68 @@ TEST_CASE("the warp inspector shows the 32-way conflict of transpose_tiled and p
   CHECK(u.pane.model->trace().buffers.back().cols == 33);  // the padded tile, drawn with its extra column
 }
 
+TEST_CASE("the memory view follows the request; the wheel takes the view over, a double-click gives it back") {
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Ui u(quiet_env());
+  show(ctx, u, "pmpp_exercise", {}, 0);
+  const auto& m = *u.pane.model;
+  const auto& t = m.trace();
+  // The exercise's c[i*4 + j]: four requests of warp 0, one element apart.
+  std::vector<uint64_t> on_c;
+  size_t c = 0;
+  for (uint64_t i = 0; i < m.size() && on_c.size() < 4; ++i)
+    if (t.buffers[t.sites[t.records[i].site].buffer].name == "c") {
+      on_c.push_back(i);
+      c = t.sites[t.records[i].site].buffer;
+    }
+  REQUIRE(on_c.size() == 4);
+  u.set_step(on_c[0]);
+  settle(ctx, u);
+  ctx.frame(u);
+  REQUIRE(u.state.follow);
+  const ui::GridView first = u.pane.grids[c];
+  CHECK(first.shown_followed);
+  CHECK(first.shown_cell >= 8);  // legible, where the whole 1024×4 array fits in 1–2 px cells
+  CHECK(first.shown_zoom > 3);
+  // The next requests of the warp leave the view where it is.
+  for (size_t k = 1; k < on_c.size(); ++k) {
+    u.set_step(on_c[k]);
+    settle(ctx, u);
+    ctx.frame(u);
+    CHECK(u.pane.grids[c].shown_cell == first.shown_cell);
+    CHECK(u.pane.grids[c].shown_center.x == first.shown_center.x);
+    CHECK(u.pane.grids[c].shown_center.y == first.shown_center.y);
+  }
+  // The wheel over the focus grid: the user's view from there on, follow off.
+  ImVec2 at;
+  for (const auto& p : u.drawn())
+    if (p.panel == ui::Panel::Memory) at = ImVec2(p.min.x + (p.max.x - p.min.x) * 0.3f, p.min.y + (p.max.y - p.min.y) * 0.6f);
+  ImGuiIO& io = ImGui::GetIO();
+  io.MousePos = at;
+  ctx.frame(u);
+  io.MousePos = at;
+  io.MouseWheel = -1;
+  ctx.frame(u);
+  CHECK_FALSE(u.state.follow);
+  CHECK_FALSE(u.pane.grids[c].shown_followed);
+  CHECK(u.pane.grids[c].zoom == doctest::Approx(first.shown_zoom / 1.25f).epsilon(0.02));
+  // Stepping on keeps the user's view.
+  const float held = u.pane.grids[c].shown_cell;
+  u.set_step(on_c[0]);
+  settle(ctx, u);
+  ctx.frame(u);
+  CHECK(u.pane.grids[c].shown_cell == doctest::Approx(held));
+  // A double-click follows again.
+  for (bool down : {true, false, true, false}) {
+    io.MousePos = at;
+    io.MouseDown[0] = down;
+    ctx.frame(u);
+  }
+  CHECK(u.state.follow);
+  CHECK(u.pane.grids[c].shown_cell == first.shown_cell);
+  io.MousePos = ImVec2(-1, -1);
+}
+
 TEST_CASE("naive SGEMM: threads along columns read B in 4 sectors, along rows 32") {
   if (!catalog::find("matmul_naive") || !catalog::find("matmul_naive_uncoalesced")) return;
   ui::HeadlessContext ctx(1600, 1000);
