@@ -463,7 +463,12 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
   // Lane numbers on the patches where every lane's number fits its patch, or on none.
   float num_w = 0;
   for (const auto& l : lanes) num_w = std::max(num_w, text_size(FontRole::Small, std::to_string(l.lane)).x);
-  for (const auto& l : lanes)
+  // Spans already carrying a number: lanes sharing a word show the first one's, drawn once
+  // every patch is down (a later lane's patch on the same cells would cover it).
+  std::set<uint64_t> numbered;
+  std::vector<std::pair<ImVec2, int>> numbers;
+  for (const auto& l : lanes) {
+    const bool number = numbered.insert(l.e0).second;
     session::for_each_run(g, l.e0, l.e1, [&](const CellBox& run) { rects(run, [&](ImVec2 pa, ImVec2 pb) {
       if (pb.x - pa.x < min_px) {
         float c = (pa.x + pb.x) * 0.5f;
@@ -477,10 +482,12 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
               round);
       if (conflicted.count(l.e0)) sc.rect(pa, pb, t.bad, cell >= 8 ? 2.5f : 1.5f, 3);
       // The lane's number where its patch can carry it (a float4 span from 14 px cells).
-      if (pb.y - pa.y >= small->FontSize + 2 && pb.x - pa.x - 2 * inset >= num_w + 2)
-        sc.text(ImVec2((pa.x + pb.x) * 0.5f, (pa.y + pb.y) * 0.5f), std::to_string(l.lane), IM_COL32(10, 12, 16, 255),
-                FontRole::Small, 0.5f, 0.5f);
+      if (number && pb.y - pa.y >= small->FontSize + 2 && pb.x - pa.x - 2 * inset >= num_w + 2)
+        numbers.push_back({ImVec2((pa.x + pb.x) * 0.5f, (pa.y + pb.y) * 0.5f), l.lane});
     }); });
+  }
+  for (const auto& [at, lane] : numbers)
+    sc.text(at, std::to_string(lane), IM_COL32(10, 12, 16, 255), FontRole::Small, 0.5f, 0.5f);
 
   // Title: name, shape, space; the buffer of the current request is marked.
   {

@@ -146,19 +146,24 @@ void timeline_view(Ui& ui, Pane& p) {
   if (m && m->size()) {
     const RequestFigures& rv = p.request();
     auto c = m->trace().block_coords(rv.rec->block);
-    char where[200];
-    std::snprintf(where, sizeof where, "request %s of %s   ·   block (%u,%u)  warp %u  epoch %u   ·   line %u",
-                  fmt_count(session::request_number(p.step)).c_str(), fmt_count(m->size()).c_str(), c.x, c.y, unsigned(rv.rec->warp),
-                  rv.rec->epoch, rv.site ? rv.site->line : 0);
+    // Beside the buttons, as much as fits: the request, then its line, then its place.
+    const std::string req = "request " + fmt_count(session::request_number(p.step)) + " of " + fmt_count(m->size());
+    char place[120];
+    std::snprintf(place, sizeof place, "   ·   block (%u,%u)  warp %u  epoch %u", c.x, c.y, unsigned(rv.rec->warp),
+                  rv.rec->epoch);
+    const std::string line = "   ·   line " + std::to_string(rv.site ? rv.site->line : 0);
     ImGui::SameLine(0, 20);
     ImGui::PushFont(font_for(FontRole::Bold));
-    float w = ImGui::CalcTextSize(where).x;
-    float right = ImGui::GetWindowContentRegionMax().x;
-    if (ImGui::GetCursorPosX() + w < right)
+    const float right = ImGui::GetWindowContentRegionMax().x, x = ImGui::GetCursorPosX();
+    std::string where = req + place + line;
+    for (const std::string& shorter : {req + line, req})
+      if (x + ImGui::CalcTextSize(where.c_str()).x >= right) where = shorter;
+    const float w = ImGui::CalcTextSize(where.c_str()).x;
+    if (x + w < right)
       ImGui::SetCursorPosX(right - w);
     else
-      ImGui::NewLine();  // no room beside the buttons: its own line, above the strip
-    ImGui::TextUnformatted(where);
+      ImGui::NewLine();  // not even the request beside the buttons: its own line, above the strip
+    ImGui::TextUnformatted(where.c_str());
     ImGui::PopFont();
   }
 

@@ -30,7 +30,7 @@ int label_every(float w) {
 
 // Lane boxes across [x0, x1) at height y; returns each lane's box.
 std::vector<std::pair<ImVec2, ImVec2>> lane_row(Scene& sc, const trace::Record& r, int first, int count, float x0,
-                                                float x1, float y, float h) {
+                                                float x1, float y, float h, bool numbers = true) {
   const Theme& t = theme();
   std::vector<std::pair<ImVec2, ImVec2>> boxes(static_cast<size_t>(count));
   float w = (x1 - x0) / float(count);
@@ -44,7 +44,7 @@ std::vector<std::pair<ImVec2, ImVec2>> lane_row(Scene& sc, const trace::Record& 
       sc.fill(a, b, lane_color(lane), 3);
     else
       sc.rect(a, b, kInactive, 1, 3);
-    if (lane % every == 0) sc.text(ImVec2((a.x + b.x) * 0.5f, a.y - 2), std::to_string(lane), t.text_dim, FontRole::Small, 0.5f, 1);
+    if (numbers && lane % every == 0) sc.text(ImVec2((a.x + b.x) * 0.5f, a.y - 2), std::to_string(lane), t.text_dim, FontRole::Small, 0.5f, 1);
   }
   return boxes;
 }
@@ -146,19 +146,28 @@ void shared_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   const int lpp = 32 / phases;  // lanes per phase
   const float lab = font_for(FontRole::Small)->FontSize + 4;
   const float region_h = size.y / float(phases);
+  // Phases stacked in a short diagram lose numbers before they lose shapes: first the
+  // lane numbers (the phase's title names its lanes), then the bank numbers of every
+  // phase but the last (every phase has the same 32 banks).
+  const float lane_h = std::clamp(region_h * 0.07f, 12.0f, 24.0f);
+  const float shapes = lane_h + 26 + 8;  // lanes, the least connectors, a low box
+  const bool lane_numbers = phases == 1 || region_h >= 3 * lab + shapes + 4;
+  const bool every_bank_row = phases == 1 || region_h >= (lane_numbers ? 3 : 2) * lab + shapes + 4;
+  // The last row's numbers, too, need the connectors and boxes to keep some room above them.
+  const bool last_bank_row = phases == 1 || region_h - (lane_numbers ? 2 : 1) * lab - lane_h - 4 - lab >= 16;
   auto word = rv.banks.begin();  // sorted by phase, bank, word
   for (int ph = 0; ph < phases; ++ph) {
     const float y0 = float(ph) * region_h;
-    float y = y0 + lab + (phases > 1 ? lab : 0);
+    const bool bank_numbers = every_bank_row || (ph == phases - 1 && last_bank_row);
+    float y = y0 + (lane_numbers ? lab : 0) + (phases > 1 ? lab : 0);
     if (phases > 1) {
       char b[64];
       std::snprintf(b, sizeof b, "phase %d · lanes %d–%d", ph, ph * lpp, ph * lpp + lpp - 1);
       sc.text(ImVec2(0, y0), b, t.text, FontRole::Small);
     }
-    const float lane_h = std::clamp(region_h * 0.07f, 12.0f, 24.0f);
     // Lanes above the banks they would hit in a conflict-free pattern.
     const float lane_x1 = phases == 1 ? size.x : size.x * float(lpp) / 32.0f;
-    auto lanes = lane_row(sc, r, ph * lpp, lpp, 0, lane_x1, y, lane_h);
+    auto lanes = lane_row(sc, r, ph * lpp, lpp, 0, lane_x1, y, lane_h, lane_numbers);
     y += lane_h;
     // This phase's distinct words, and the n-way of each bank.
     const auto first = word;
@@ -170,9 +179,9 @@ void shared_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
       way = std::max(way, w->way);
       in_bank[w->bank] = w->way;
     }
-    const float conn = std::clamp(region_h * 0.22f, 26.0f, 90.0f);
+    const float bottom = y0 + region_h - (bank_numbers ? lab : 0) - 4;
+    const float conn = std::min(std::clamp(region_h * 0.22f, 26.0f, 90.0f), std::max(8.0f, bottom - y - 8));
     const float top = y + conn;
-    const float bottom = y0 + region_h - lab - 4;
     const float bw = size.x / 32.0f;
     const float box_h = std::clamp((bottom - top) / float(way), 2.0f, 22.0f);
     // Bank columns, the worst ones tinted.
@@ -180,7 +189,7 @@ void shared_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
       float x = float(b) * bw;
       if (way > 1 && in_bank[b] == way) sc.fill(ImVec2(x, top - 2), ImVec2(x + bw - 1, bottom + 2), with_alpha(t.bad, 50), 2);
       sc.line(ImVec2(x + 1, bottom + 2), ImVec2(x + bw - 2, bottom + 2), t.text_dim, 1);
-      if (b % uint32_t(label_every(bw)) == 0)
+      if (bank_numbers && b % uint32_t(label_every(bw)) == 0)
         sc.text(ImVec2(x + bw * 0.5f, bottom + 4), std::to_string(b), t.text_dim, FontRole::Small, 0.5f, 0);
     }
     std::vector<ImVec2> target(32, ImVec2(-1, -1));
@@ -194,9 +203,10 @@ void shared_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
       const int readers = std::popcount(w->lanes);
       if (readers > 1) {
         sc.rect(a, c, IM_COL32(255, 255, 255, 230), 1.5f, 2);
-        if (box_h >= 12 && bw >= 20)
-          sc.text(ImVec2((a.x + c.x) * 0.5f, (a.y + c.y) * 0.5f), "×" + std::to_string(readers),
-                  IM_COL32(10, 12, 16, 255), FontRole::Small, 0.5f, 0.5f);
+        const std::string n = "×" + std::to_string(readers);
+        const ImVec2 ns = text_size(FontRole::Small, n);
+        if (ns.x <= c.x - a.x && ns.y <= c.y - a.y + 2)  // only where it fits inside the box
+          sc.text(ImVec2((a.x + c.x) * 0.5f, (a.y + c.y) * 0.5f), n, IM_COL32(10, 12, 16, 255), FontRole::Small, 0.5f, 0.5f);
       }
       for (uint32_t bits = w->lanes; bits; bits &= bits - 1) {
         const int lane = std::countr_zero(bits);

@@ -124,6 +124,7 @@ struct Case {
   const char* compare;
   bool shared;
   const char* array = nullptr;
+  uint32_t bytes = 0;  // with `array`: its first access of this many bytes a lane (0: any)
 };
 
 uint64_t first_step(const session::Session& m, bool shared, uint32_t bytes, const char* array = nullptr) {
@@ -131,7 +132,7 @@ uint64_t first_step(const session::Session& m, bool shared, uint32_t bytes, cons
   for (uint64_t i = 0; i < m.size(); ++i) {
     const auto& s = t.sites[t.records[i].site];
     if (array) {
-      if (t.buffers[s.buffer].name == array) return i;
+      if (t.buffers[s.buffer].name == array && (bytes == 0 || s.bytes == bytes)) return i;
       continue;
     }
     if ((s.space == trace::Space::Shared) == shared && (bytes == 0 || s.bytes == bytes)) return i;
@@ -174,7 +175,7 @@ void check_layouts(const Case& c) {
     u.record();
     settle(ctx, u);
     REQUIRE(u.has_model());
-    const uint64_t step = c.array    ? first_step(*u.pane.model, c.shared, 0, c.array)
+    const uint64_t step = c.array    ? first_step(*u.pane.model, c.shared, c.bytes, c.array)
                           : c.shared ? first_step(*u.pane.model, true, 4)
                                      : first_step(*u.pane.model, false, 16);
     u.set_step(step);
@@ -183,7 +184,7 @@ void check_layouts(const Case& c) {
         if (mode.compare && enlarged >= 0) continue;
         CAPTURE(c.kernel);
         CAPTURE(sz.w);
-        CAPTURE(mode.name);
+        INFO("mode " << std::string(mode.name) << ", " << std::string(c.kernel) << (c.array ? std::string(" array ") + c.array : std::string()));
         CAPTURE(enlarged);
         u.state.present = mode.present;
         u.state.enlarged = enlarged;
@@ -254,6 +255,10 @@ TEST_CASE("layouts keep the memory of the request legible: pmpp_exercise's thin 
 
 TEST_CASE("layouts keep the memory of the request legible: the 8×128 As tile of matmul_coarse2d_vec") {
   check_layouts({"matmul_coarse2d_vec", {}, "matmul_coarse2d", true, "As"});
+}
+
+TEST_CASE("layouts keep the lane diagram legible: the float4 shared load of matmul_coarse2d_vec, in four phases") {
+  check_layouts({"matmul_coarse2d_vec", {}, "matmul_coarse2d", true, "As", 16});
 }
 
 TEST_CASE("figures: every view at both sizes keeps its text legible, apart and inside") {
