@@ -165,9 +165,9 @@ void shared_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
       std::snprintf(b, sizeof b, "phase %d · lanes %d–%d", ph, ph * lpp, ph * lpp + lpp - 1);
       sc.text(ImVec2(0, y0), b, t.text, FontRole::Small);
     }
-    // Lanes above the banks they would hit in a conflict-free pattern.
-    const float lane_x1 = phases == 1 ? size.x : size.x * float(lpp) / 32.0f;
-    auto lanes = lane_row(sc, r, ph * lpp, lpp, 0, lane_x1, y, lane_h, lane_numbers);
+    // Lanes above the banks they would hit in a conflict-free pattern: a phase's lanes
+    // cover 128 bytes, so each sits over its own 4 (float4) or 2 (8-byte) banks.
+    auto lanes = lane_row(sc, r, ph * lpp, lpp, 0, size.x, y, lane_h, lane_numbers);
     y += lane_h;
     // This phase's distinct words, and the n-way of each bank.
     const auto first = word;
