@@ -54,17 +54,7 @@ TEST_CASE("the DRAM panel names the array it follows and the blocks it sums over
   u.state.enlarged = int(ui::Panel::Dram);
   u.record();
   test::settle(ctx, u);
-  auto drawn = [&] {
-    std::vector<ui::SceneChunk> chunks;
-    ui::set_scene_sink(&chunks);
-    ctx.frame(u);
-    ui::set_scene_sink(nullptr);
-    std::set<std::string> texts;
-    for (const auto& c : chunks)
-      for (const auto& i : c.scene.items)
-        if (i.kind == ui::Scene::Kind::Text) texts.insert(i.text);
-    return texts;
-  };
+  auto drawn = [&] { return test::frame_texts(ctx, u); };
   u.set_step(0);
   std::set<std::string> t = drawn();
   CHECK(t.count("array A, the request's"));

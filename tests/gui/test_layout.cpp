@@ -31,6 +31,7 @@ using namespace ws;
 
 namespace {
 
+using test::frame_scenes;
 using test::quiet_env;
 using test::settle;
 
@@ -93,15 +94,6 @@ std::vector<std::string> text_problems(const std::vector<TextBox>& t, ImVec2 scr
       if (w > tol && h > tol) bad.push_back("texts overlap: " + where(a) + " and " + where(b));
     }
   return bad;
-}
-
-// One frame of `u` with every scene it draws collected.
-std::vector<ui::SceneChunk> frame_scenes(ui::HeadlessContext& ctx, ui::Ui& u) {
-  std::vector<ui::SceneChunk> chunks;
-  ui::set_scene_sink(&chunks);
-  ctx.frame(u);
-  ui::set_scene_sink(nullptr);
-  return chunks;
 }
 
 struct Size {

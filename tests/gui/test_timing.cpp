@@ -293,14 +293,7 @@ TEST_CASE("started from another folder, the panel draws pad 0 and pad 1 from the
     u.record();
     test::settle(ctx, u);
     REQUIRE(!u.timings.replay.empty());
-    std::vector<ui::SceneChunk> chunks;
-    ui::set_scene_sink(&chunks);
-    ctx.frame(u);
-    ui::set_scene_sink(nullptr);
-    std::set<std::string> texts;
-    for (const auto& c : chunks)
-      for (const auto& i : c.scene.items)
-        if (i.kind == ui::Scene::Kind::Text) texts.insert(i.text);
+    const std::set<std::string> texts = test::frame_texts(ctx, u);
     CHECK(texts.count(" pad=0"));
     CHECK(texts.count(" pad=1"));
     CHECK(texts.count("50%"));

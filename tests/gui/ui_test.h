@@ -3,7 +3,9 @@
 #pragma once
 #include <doctest/doctest.h>
 
+#include <set>
 #include <string>
+#include <vector>
 
 #include "ui/headless.h"
 #include "ui/ui.h"
@@ -25,6 +27,24 @@ inline void settle(ui::HeadlessContext& ctx, ui::Ui& u) {
     if (u.ab.recorder.busy()) u.ab.recorder.wait_idle();
   }
   FAIL("the UI did not settle");
+}
+
+// One frame of `u` with every scene it draws collected.
+inline std::vector<ui::SceneChunk> frame_scenes(ui::HeadlessContext& ctx, ui::Ui& u) {
+  std::vector<ui::SceneChunk> chunks;
+  ui::set_scene_sink(&chunks);
+  ctx.frame(u);
+  ui::set_scene_sink(nullptr);
+  return chunks;
+}
+
+// The texts one frame of `u` draws in its scenes.
+inline std::set<std::string> frame_texts(ui::HeadlessContext& ctx, ui::Ui& u) {
+  std::set<std::string> texts;
+  for (const auto& c : frame_scenes(ctx, u))
+    for (const auto& i : c.scene.items)
+      if (i.kind == ui::Scene::Kind::Text) texts.insert(i.text);
+  return texts;
 }
 
 // Raises `*flag` (a dialog's open request) with `path` in the dialog's field: the dialog
