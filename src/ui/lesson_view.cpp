@@ -329,6 +329,8 @@ void Ui::reveal_lesson_answer() {
 bool Ui::lesson_veiled() const {
   const LessonRun& L = lessons;
   if (!L.lesson || !L.resolved || !L.resolved->question || L.open()) return false;
+  // Not in an A/B view: it has no lesson panel to answer in.
+  if (comparing()) return false;
   if (L.resolved_for != pane.model || !pane.model || L.resolved->site < 0) return false;
   // Any request of the asked-about site: they all share the answer of a site metric, and
   // their figures would hint at a request metric's.

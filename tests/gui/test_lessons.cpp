@@ -226,3 +226,26 @@ TEST_CASE("the lesson panel has room in every layout, and the lane diagram comes
       CHECK(panel(ui::Panel::Memory));
     }
 }
+
+TEST_CASE("an A/B view opened during a question shows its figures: there is no lesson panel to answer in") {
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Ui u(quiet_env());
+  REQUIRE(u.open_lesson("transpose"));
+  settle(ctx, u);
+  size_t q = 0;
+  while (q < u.lessons.lesson->steps.size() && !u.lessons.lesson->steps[q].question) ++q;
+  u.goto_lesson_step(q);
+  settle(ctx, u);
+  CHECK(u.lesson_veiled());
+  std::string err;
+  REQUIRE(u.set_compare("transpose_tiled:pad=1", err));
+  settle(ctx, u);
+  ctx.frame(u);
+  CHECK(!u.lesson_veiled());
+  CHECK(!drawn(u, ui::Panel::Lesson));
+  REQUIRE(u.set_compare("", err));
+  settle(ctx, u);
+  ctx.frame(u);
+  CHECK(u.lesson_veiled());
+  CHECK(drawn(u, ui::Panel::Lesson));
+}
