@@ -146,7 +146,9 @@ void timeline_view(Ui& ui, Pane& p) {
   if (m && m->size()) {
     const RequestFigures& rv = p.request();
     auto c = m->trace().block_coords(rv.rec->block);
-    // Beside the buttons, as much as fits: the request, then its line, then its place.
+    // Beside the buttons, or on a line of its own below them. A class's compact timeline
+    // has no room for that line: there it keeps as much as fits beside the buttons (the
+    // request, then its source line; the inspector's header names the block and warp).
     const std::string req = "request " + fmt_count(session::request_number(p.step)) + " of " + fmt_count(m->size());
     char place[120];
     std::snprintf(place, sizeof place, "   ·   block (%u,%u)  warp %u  epoch %u", c.x, c.y, unsigned(rv.rec->warp),
@@ -156,8 +158,9 @@ void timeline_view(Ui& ui, Pane& p) {
     ImGui::PushFont(font_for(FontRole::Bold));
     const float right = ImGui::GetWindowContentRegionMax().x, x = ImGui::GetCursorPosX();
     std::string where = req + place + line;
-    for (const std::string& shorter : {req + line, req})
-      if (x + ImGui::CalcTextSize(where.c_str()).x >= right) where = shorter;
+    if (ui.state.present)
+      for (const std::string& shorter : {req + line, req})
+        if (x + ImGui::CalcTextSize(where.c_str()).x >= right) where = shorter;
     const float w = ImGui::CalcTextSize(where.c_str()).x;
     if (x + w < right)
       ImGui::SetCursorPosX(right - w);
