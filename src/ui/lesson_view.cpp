@@ -126,8 +126,18 @@ void question_box(Ui& ui) {
   ImGui::PopFont();
   if (!L.open()) {
     if (q.is_choice()) {
+      const ImGuiStyle& style = ImGui::GetStyle();
+      float x = 0;
+      const float room = ImGui::GetContentRegionAvail().x;
       for (size_t c = 0; c < q.choices.size(); ++c) {
-        if (c) ImGui::SameLine();
+        // Side by side while they fit, else on the next line.
+        const float w = ImGui::CalcTextSize(q.choices[c].c_str()).x + style.FramePadding.x * 2;
+        if (c && x + style.ItemSpacing.x + w <= room) {
+          ImGui::SameLine();
+          x += style.ItemSpacing.x + w;
+        } else {
+          x = w;
+        }
         ImGui::PushID(int(c));
         if (ImGui::Button(q.choices[c].c_str())) ui.check_lesson_answer(q.choices[c]);
         ImGui::PopID();
