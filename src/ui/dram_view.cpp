@@ -13,6 +13,11 @@ namespace ws::ui {
 
 void dram_view(Ui& ui, Pane& p) {
   UiState& s = ui.state;
+  if (&p == &ui.pane && ui.lesson_veiled()) {
+    // The request's bursts would give a lesson's answer away (16 bursts: 4 sectors).
+    ImGui::TextDisabled("Hidden until you answer in the lesson panel.");
+    return;
+  }
   // Preset and array choice.
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("model");

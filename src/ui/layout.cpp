@@ -53,7 +53,7 @@ PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_
     // Presentation: the warp inspector (the point of the step) large on the left, the memory
     // and the source line on the right; 1 … 6 still enlarge any panel.
     // A lesson takes the source panel's place (the inspector shows the line) and more room.
-    const float mx = std::round(W * 0.57f), my = split(lesson ? 0.46f : 0.56f);
+    const float mx = std::round(W * 0.57f), my = split(lesson ? 0.38f : 0.56f);
     r.push_back({Panel::Warp, ImVec2(gap, top), ImVec2(mx - gap * 0.5f, area_bottom)});
     r.push_back({Panel::Memory, ImVec2(mx + gap * 0.5f, top), ImVec2(W - gap, my)});
     r.push_back({lesson ? Panel::Lesson : Panel::Source, ImVec2(mx + gap * 0.5f, my + gap), ImVec2(W - gap, area_bottom)});

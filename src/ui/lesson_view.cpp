@@ -248,6 +248,7 @@ void Ui::goto_lesson_step(size_t i) {
   L.verdict.reset();
   L.unclear.clear();
   L.reveal_time = -1;
+  L.revealed = false;
   L.pending = false;
   state.playing = false;
   L.progress.seen(l, i);
@@ -304,7 +305,8 @@ void Ui::lesson_model_arrived() {
   // What the student did here before: their right answer, or the answer they asked for.
   if (const lesson::StepProgress* sp = L.progress.step(*L.lesson, L.step); sp && L.resolved->question) {
     if (sp->correct && !sp->answer.empty()) L.verdict = L.resolved->check(sp->answer);
-    if (sp->revealed || (L.verdict && L.verdict->correct)) L.reveal_time = time_ - kPointOut;
+    // Shown as it was left, without pointing at the panel again.
+    L.revealed = sp->revealed;
   }
 }
 
@@ -330,6 +332,7 @@ void Ui::check_lesson_answer(const std::string& answer) {
 void Ui::reveal_lesson_answer() {
   LessonRun& L = lessons;
   if (!L.lesson || !L.resolved || !L.resolved->question) return;
+  L.revealed = true;
   L.reveal_time = time_;
   L.scroll_to_answer = true;
   L.progress.revealed(*L.lesson, L.step);
@@ -346,6 +349,13 @@ bool Ui::lesson_veiled() const {
   // their figures would hint at a request metric's.
   const auto& t = pane.model->trace();
   return pane.step < t.records.size() && t.records[pane.step].site == uint32_t(L.resolved->site);
+}
+
+int Ui::lesson_gutter_site() const {
+  const LessonRun& L = lessons;
+  if (!L.lesson || !L.panel || comparing() || !pane.model || L.resolved_for != pane.model) return -1;
+  if (L.resolved && L.resolved->question && L.open() && L.resolved->site >= 0) return L.resolved->site;
+  return -2;
 }
 
 Panel Ui::lesson_answer_panel() const {
@@ -447,7 +457,7 @@ void lesson_view(Ui& ui) {
                        tally.questions, tally.revealed);
     ImGui::PopStyleColor();
   }
-  ImGui::SameLine();
+  if (L.step + 1 < l.steps.size()) ImGui::SameLine();
   if (ImGui::SmallButton("Other lessons")) {
     ui.close_lesson();
     L.panel = true;  // the list, in the same place

@@ -45,7 +45,7 @@ float source_gutter_width(const Session& m, float avail_w) {
 }
 
 void source_scene(Scene& sc, const Session& m, const RequestFigures& rv, int first, int count, float width,
-                  float gutter_w, bool badges) {
+                  float gutter_w, int only_site) {
   const Theme& t = theme();
   const float ch = text_size(FontRole::Mono, "0").x;
   const float row_h = source_row_height();
@@ -60,14 +60,15 @@ void source_scene(Scene& sc, const Session& m, const RequestFigures& rv, int fir
     if (line == current) {
       sc.fill(ImVec2(0, y), ImVec2(width, y + row_h), IM_COL32(88, 166, 255, 60));
       sc.fill(ImVec2(0, y), ImVec2(4, y + row_h), t.accent);
-    } else if (ls && badges) {
+    } else if (ls && only_site == -1) {
       sc.fill(ImVec2(gutter_w, y), ImVec2(width, y + row_h), with_alpha(cost_color(ls->ratio), 18));
     }
-    if (ls && badges) {
+    if (ls && only_site != -2) {
       // Right-aligned parts, each in the colour of its own cost; the current one framed.
       float bx = gutter_w - ch;
       for (size_t k = ls->parts.size(); k-- > 0;) {
         const auto& part = ls->parts[k];
+        if (only_site >= 0 && part.site != uint32_t(only_site)) continue;
         const ImU32 c = cost_color(part.ratio);
         const float w = text_size(FontRole::Mono, part.text).x;
         bx -= w;
@@ -119,6 +120,8 @@ void source_view(Ui& ui, Pane& p) {
       ImGui::SetScrollY(std::max(0.0f, std::round((y - h * 0.35f) / row_h) * row_h));  // whole rows
     p.source_line_shown = current;
   }
+  // In a lesson, the gutter shows the answers given so far and no others.
+  const int only_site = &p == &ui.pane ? ui.lesson_gutter_site() : -1;
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
   ImGuiListClipper clip;
   clip.Begin(int(m.source_lines.size()), row_h);
@@ -134,14 +137,16 @@ void source_view(Ui& ui, Pane& p) {
     const int a = std::max(clip.DisplayStart, first_whole), b = std::min(clip.DisplayEnd, last_whole);
     if (a < b) {
       Scene sc;
-      source_scene(sc, m, rv, a, b - a, std::max(win_x1 - x0, 4000.0f), gutter_w, !(&p == &ui.pane && ui.lesson_veiled()));
+      source_scene(sc, m, rv, a, b - a, std::max(win_x1 - x0, 4000.0f), gutter_w, only_site);
       draw_scene(ImGui::GetWindowDrawList(), sc,
                  ImVec2(x0, ImGui::GetCursorScreenPos().y + float(a - clip.DisplayStart) * row_h), nullptr);
     }
     for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
       ImGui::Dummy(ImVec2(gutter_w + num_w + ch * float(m.source_lines[size_t(i)].size() + 2), row_h));
       const auto it = m.lines.find(uint32_t(i + 1));
-      if (it != m.lines.end() && ImGui::IsItemHovered() && !(&p == &ui.pane && ui.lesson_veiled()))
+      if (it != m.lines.end() && ImGui::IsItemHovered() &&
+          (only_site == -1 ||
+           std::find(it->second.sites.begin(), it->second.sites.end(), uint32_t(only_site)) != it->second.sites.end()))
         site_tooltip(m, it->second);
     }
   }

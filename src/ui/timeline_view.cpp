@@ -211,11 +211,14 @@ void timeline_view(Ui& ui, Pane& p) {
   }
   // Cost bars: height by log2 of cost / ideal (1 = a short stub, 32 = full height).
   const float base = a.y + strip_h - 2, top = a.y + font_for(FontRole::Small)->FontSize + 3;
+  // While a lesson waits for a prediction the bars carry no cost: one grey height.
+  const bool veiled = &p == &ui.pane && ui.lesson_veiled();
   for (int x = 0; x < width; ++x) {
     float r = p.strip[size_t(x)];
     if (r <= 0) continue;
-    float y = base - (base - top) * bar_fraction(r);
-    dl->AddLine(ImVec2(a.x + float(x) + 0.5f, base), ImVec2(a.x + float(x) + 0.5f, y), with_alpha(cost_color(r), 200), 1);
+    float y = base - (base - top) * (veiled ? 0.3f : bar_fraction(r));
+    dl->AddLine(ImVec2(a.x + float(x) + 0.5f, base), ImVec2(a.x + float(x) + 0.5f, y),
+                veiled ? with_alpha(t.text_dim, 110) : with_alpha(cost_color(r), 200), 1);
   }
   // Heat progress: where the heat layer has caught up to.
   if (s.heat && p.heat.covered() < std::min<uint64_t>(p.step + 1, n)) {
@@ -273,9 +276,12 @@ void timeline_view(Ui& ui, Pane& p) {
     const auto& r = m->trace().records[i];
     const auto& site = m->trace().sites[r.site];
     float ratio = ratio_of(*m, r);
-    ImGui::SetTooltip("request %s · line %u · %s %s · %.1f× the ideal", fmt_count(session::request_number(i)).c_str(),
-                      site.line,
-                      trace::to_string(site.space), trace::to_string(site.op), ratio);
+    if (veiled)
+      ImGui::SetTooltip("request %s · line %u · %s %s", fmt_count(session::request_number(i)).c_str(), site.line,
+                        trace::to_string(site.space), trace::to_string(site.op));
+    else
+      ImGui::SetTooltip("request %s · line %u · %s %s · %.1f× the ideal", fmt_count(session::request_number(i)).c_str(),
+                        site.line, trace::to_string(site.space), trace::to_string(site.op), ratio);
   }
 }
 

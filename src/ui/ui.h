@@ -120,7 +120,8 @@ struct LessonRun {
   int choice = -1;                              // the option picked (choice questions)
   std::optional<lesson::Verdict> verdict;       // the last answer checked
   std::string unclear;                          // an answer that did not parse, and why
-  double reveal_time = -1;                      // when the answer was shown (Ui::now()), or -1
+  bool revealed = false;                        // the student asked for the answer
+  double reveal_time = -1;                      // when an answer came out this run (Ui::now()), or -1
   bool scroll_to_answer = false;                // the panel scrolls to a fresh answer once
   lesson::Progress progress;
   std::string progress_path;                    // "": not kept
@@ -129,7 +130,7 @@ struct LessonRun {
   std::map<std::string, std::vector<std::string>> kernels;  // lesson id -> the kernels its steps open
   bool answered() const { return verdict && verdict->correct; }
   // The answer is on screen: answered right, or revealed.
-  bool open() const { return answered() || reveal_time >= 0; }
+  bool open() const { return answered() || revealed; }
 };
 
 // The B side of an A/B view: its own pane and recorder beside the A side's.
@@ -240,6 +241,9 @@ class Ui {
   // A question waits for the student's prediction: the views that would give the answer
   // away (the warp inspector's figures, the source gutter) are veiled.
   bool lesson_veiled() const;
+  // What the source gutter may show while a lesson is open: -1 every line's figures (no
+  // lesson, or another trace on screen); -2 none; a site: the answered step's own line.
+  int lesson_gutter_site() const;
   // The panel whose figures show the step's answer (Panel::Count: none).
   Panel lesson_answer_panel() const;
   // A trace of the step's launch is on screen (a recording arrived, or the same trace was

@@ -162,9 +162,9 @@ float source_gutter_width(const Session& m, float avail_w);
 float source_row_height();
 // Source lines [first, first + count) of `m` from y = 0, one row each: the current line
 // (`rv`'s) lit, each line's cost badges in the gutter, the code with its comments dimmed.
-// Highlights run `width` pixels wide. `badges` false leaves the gutter empty (a lesson's
-// question waits for the student's prediction).
+// Highlights run `width` pixels wide. `only_site`: -1 every line's badges; -2 none; a site
+// index: that site's badge alone (a lesson shows the answers given so far, no others).
 void source_scene(Scene& sc, const Session& m, const RequestFigures& rv, int first, int count, float width,
-                  float gutter_w, bool badges = true);
+                  float gutter_w, int only_site = -1);
 
 }  // namespace ws::ui

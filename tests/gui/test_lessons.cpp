@@ -63,6 +63,8 @@ Played play(ui::HeadlessContext& ctx, ui::Ui& u) {
     CHECK(launch.kernel == l.steps[i].launch.kernel);
     if (L.resolved->record != lesson::Resolved::kNone) CHECK(u.pane.step == L.resolved->record);
     CHECK(drawn(u, ui::Panel::Lesson));
+    // The gutter shows no figures a later question asks for.
+    CHECK(u.lesson_gutter_site() == -2);
     if (!L.resolved->question) continue;
     ++out.questions;
     const lesson::Resolved r = *L.resolved;
@@ -79,6 +81,7 @@ Played play(ui::HeadlessContext& ctx, ui::Ui& u) {
     CHECK(L.verdict->correct);
     CHECK(!u.lesson_veiled());
     CHECK(ui::lesson_points_at(u, u.lesson_answer_panel()));
+    CHECK(u.lesson_gutter_site() == r.site);  // the answered line's figures, no other
     ctx.frame(u);
     if (L.verdict->correct) ++out.right;
   }
@@ -248,4 +251,31 @@ TEST_CASE("an A/B view opened during a question shows its figures: there is no l
   ctx.frame(u);
   CHECK(u.lesson_veiled());
   CHECK(drawn(u, ui::Panel::Lesson));
+}
+
+TEST_CASE("an answer the student asked for is still shown after a restart") {
+  TempDir tmp;
+  ui::Environment env = quiet_env();
+  env.settings_path = (tmp.dir / "settings.json").string();
+  ui::HeadlessContext ctx(1280, 720);
+  size_t q = 0;
+  {
+    ui::Ui u(env);
+    REQUIRE(u.open_lesson("transpose"));
+    settle(ctx, u);
+    while (q < u.lessons.lesson->steps.size() && !u.lessons.lesson->steps[q].question) ++q;
+    u.goto_lesson_step(q);
+    settle(ctx, u);
+    u.reveal_lesson_answer();
+    CHECK(!u.lesson_veiled());
+    u.save_settings();
+  }
+  ui::Ui u(env);
+  REQUIRE(u.open_lesson(u.state.lesson));
+  settle(ctx, u);
+  ctx.frame(u);
+  CHECK(u.lessons.step == q);
+  CHECK(u.lessons.open());
+  CHECK(!u.lesson_veiled());
+  CHECK(!ui::lesson_points_at(u, ui::Panel::Warp));  // shown as it was left, not pointed at again
 }
