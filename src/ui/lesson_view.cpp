@@ -307,6 +307,7 @@ void Ui::lesson_model_arrived() {
     if (sp->correct && !sp->answer.empty()) L.verdict = L.resolved->check(sp->answer);
     // Shown as it was left, without pointing at the panel again.
     L.revealed = sp->revealed;
+    L.scroll_to_answer = L.open();
   }
 }
 

@@ -449,7 +449,7 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
   // Words of a shared request that share a bank with another word of the same phase
   // (the n-way conflict) get a red rim.
   std::set<uint64_t> conflicted;  // element indices
-  if (s.current && shared)
+  if (s.current && shared && st.conflicts)
     for (const analysis::BankWord& w : rv.banks)
       if (w.way > 1) conflicted.insert(w.word * analysis::kBankBytes / g.elem_bytes);
   const std::vector<LaneSpan> lanes = s.current ? session::lane_spans(g, rv) : std::vector<LaneSpan>{};
@@ -761,7 +761,9 @@ void memory_view(Ui& ui, Pane& p) {
     v.shown_zoom = s.cell / std::max(1e-3f, s.fit);
     v.shown_followed = s.followed;
   }
-  draw_memory(ImGui::GetWindowDrawList(), area, m, rv, memory_state(ui.state, p), layout, ui.painter());
+  MemoryViewState st = memory_state(ui.state, p);
+  st.conflicts = !(&p == &ui.pane && ui.lesson_veiled());  // a lesson's question waits: no verdict on the cells
+  draw_memory(ImGui::GetWindowDrawList(), area, m, rv, st, layout, ui.painter());
   for (size_t i = 0; i < layout.slots.size() && i < mouse.size(); ++i)
     if (mouse[i].first && !mouse[i].second)
       cell_tooltip(m, p.heat, layout.slots[i], ImVec2(area.x + layout.slots[i].min.x, area.y + layout.slots[i].min.y));

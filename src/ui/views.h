@@ -52,6 +52,7 @@ struct MemoryViewState {
   bool heat = true, heat_log = true;
   bool sectors = true, lines = true, labels = true, banks = true;
   bool follow = true;                                    // zoom and pan to the current request
+  bool conflicts = true;                                 // rim the words of an n-way bank conflict
   const std::map<std::string, bool>* hidden = nullptr;  // by buffer name; null: all shown
   const std::vector<GridView>* grids = nullptr;         // per buffer; null: every grid fits
   HeatMap* heat_map = nullptr;                           // null: no heat layer

@@ -259,7 +259,9 @@ std::vector<Card> cards_of(const RequestFigures& rv) {
     std::snprintf(c, sizeof c, "%s (ideal %u) · %u %s", g.sectors == 1 ? "sector" : "sectors", g.ideal_sectors, g.lines,
                   g.lines == 1 ? "line" : "lines");
     hl.push_back({v, c, cost_color(g.ideal_sectors ? double(g.sectors) / g.ideal_sectors : 1)});
-    std::snprintf(v, sizeof v, "%.0f%%", g.efficiency * 100);
+    // As lessons and reports round it: a whole number, or one decimal (12.5%).
+    const double pct = g.efficiency * 100;
+    std::snprintf(v, sizeof v, std::abs(pct - std::round(pct)) < 0.05 ? "%.0f%%" : "%.1f%%", pct);
     // Coloured by sectors against the ideal: a broadcast uses 4 of 32 bytes and is still
     // the best any pattern could do.
     hl.push_back({v, "efficiency", cost_color(g.ideal_sectors ? double(g.sectors) / g.ideal_sectors : 1)});

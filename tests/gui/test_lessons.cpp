@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "lesson/lesson.h"
+#include "ui/theme.h"
 #include "ui_test.h"
 
 using namespace ws;
@@ -220,7 +221,16 @@ TEST_CASE("the lesson panel has room in every layout, and the lane diagram comes
       const ui::DrawnPanel* wp = panel(ui::Panel::Warp);
       REQUIRE(wp);
       CHECK(wp->diagram_max.x - wp->diagram_min.x == 0);
+      // Nothing drawn in the conflict colour: the memory view's rims wait for the answer too.
+      auto conflict_marks = [&] {
+        int n = 0;
+        for (const auto& c : test::frame_scenes(ctx, u))
+          for (const auto& i : c.scene.items) n += i.color == ui::theme().bad && i.kind == ui::Scene::Kind::Rect;
+        return n;
+      };
+      CHECK(conflict_marks() == 0);
       u.check_lesson_answer(u.lessons.resolved->answer.text);
+      CHECK(conflict_marks() > 0);
       ctx.frame(u);
       wp = panel(ui::Panel::Warp);
       REQUIRE(wp);
