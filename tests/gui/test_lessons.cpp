@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <optional>
 
 #include "lesson/lesson.h"
 #include "ui/theme.h"
@@ -89,6 +90,20 @@ Played play(ui::HeadlessContext& ctx, ui::Ui& u) {
   return out;
 }
 
+// Opens the transpose lesson in `u` on its first step with a question (of `metric`, when
+// given), recorded and settled; returns that step.
+size_t open_on_question(ui::HeadlessContext& ctx, ui::Ui& u, std::optional<lesson::Metric> metric = std::nullopt) {
+  REQUIRE(u.open_lesson("transpose"));
+  settle(ctx, u);
+  const auto& steps = u.lessons.lesson->steps;
+  size_t q = 0;
+  while (q < steps.size() && !(steps[q].question && (!metric || steps[q].question->ask == *metric))) ++q;
+  REQUIRE(q < steps.size());
+  u.goto_lesson_step(q);
+  settle(ctx, u);
+  return q;
+}
+
 struct TempDir {
   fs::path dir = fs::temp_directory_path() / ("ws_lessons_gui_" + std::to_string(::getpid()));
   TempDir() { fs::create_directories(dir); }
@@ -148,13 +163,7 @@ TEST_CASE("the textbook's coalescing quiz is played in the app, in presentation 
 TEST_CASE("a step's answer can be revealed, and an answer that is not one is explained, not judged") {
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(quiet_env());
-  REQUIRE(u.open_lesson("transpose"));
-  settle(ctx, u);
-  size_t q = 0;
-  while (q < u.lessons.lesson->steps.size() && !u.lessons.lesson->steps[q].question) ++q;
-  REQUIRE(q < u.lessons.lesson->steps.size());
-  u.goto_lesson_step(q);
-  settle(ctx, u);
+  const size_t q = open_on_question(ctx, u);
   REQUIRE(u.lessons.resolved);
   u.check_lesson_answer("lots");
   CHECK(!u.lessons.verdict);
@@ -200,13 +209,7 @@ TEST_CASE("the lesson panel has room in every layout, and the lane diagram comes
       ui::HeadlessContext ctx(sz.w, sz.h);
       ui::Ui u(quiet_env());
       u.state.present = present;
-      REQUIRE(u.open_lesson("transpose"));
-      size_t q = 0;  // the tile store's bank conflict
-      const auto& steps = u.lessons.lesson->steps;
-      while (q < steps.size() && !(steps[q].question && steps[q].question->ask == lesson::Metric::Way)) ++q;
-      REQUIRE(q < steps.size());
-      u.goto_lesson_step(q);
-      settle(ctx, u);
+      open_on_question(ctx, u, lesson::Metric::Way);  // the tile store's bank conflict
       ctx.frame(u);
       auto panel = [&](ui::Panel p) -> const ui::DrawnPanel* {
         for (const auto& d : u.drawn())
@@ -243,12 +246,7 @@ TEST_CASE("the lesson panel has room in every layout, and the lane diagram comes
 TEST_CASE("an A/B view opened during a question shows its figures: there is no lesson panel to answer in") {
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(quiet_env());
-  REQUIRE(u.open_lesson("transpose"));
-  settle(ctx, u);
-  size_t q = 0;
-  while (q < u.lessons.lesson->steps.size() && !u.lessons.lesson->steps[q].question) ++q;
-  u.goto_lesson_step(q);
-  settle(ctx, u);
+  open_on_question(ctx, u);
   CHECK(u.lesson_veiled());
   std::string err;
   REQUIRE(u.set_compare("transpose_tiled:pad=1", err));
@@ -271,11 +269,7 @@ TEST_CASE("an answer the student asked for is still shown after a restart") {
   size_t q = 0;
   {
     ui::Ui u(env);
-    REQUIRE(u.open_lesson("transpose"));
-    settle(ctx, u);
-    while (q < u.lessons.lesson->steps.size() && !u.lessons.lesson->steps[q].question) ++q;
-    u.goto_lesson_step(q);
-    settle(ctx, u);
+    q = open_on_question(ctx, u);
     u.reveal_lesson_answer();
     CHECK(!u.lesson_veiled());
     u.save_settings();
