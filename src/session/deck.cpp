@@ -116,12 +116,7 @@ std::optional<std::map<std::string, int64_t>> resolved_params(const Slide& s) {
 }
 
 bool same_variant(const Slide& s, const std::string& kernel, const std::map<std::string, int64_t>& params) {
-  if (s.kernel != kernel) return false;
-  if (auto r = resolved_params(s)) return *r == params;
-  // Not in this build's catalog (a trace from elsewhere): compare the values as given.
-  std::map<std::string, int64_t> given = s.params;
-  if (s.size) given["size"] = *s.size;
-  return given == params;
+  return runs_as(s.spec(), kernel, params);
 }
 
 void check_slide(const Slide& s, size_t index) {

@@ -138,6 +138,17 @@ LaunchSpec parse_compact(const std::string& text) {
   return spec;
 }
 
+bool runs_as(const LaunchSpec& spec, const std::string& kernel, const std::map<std::string, int64_t>& params) {
+  if (spec.kernel != kernel) return false;
+  try {
+    return resolve(spec).params.values == params;
+  } catch (const InputError&) {
+    std::map<std::string, int64_t> given = spec.params;
+    if (spec.size) given["size"] = *spec.size;
+    return given == params;
+  }
+}
+
 std::string params_text(const std::map<std::string, int64_t>& params) {
   std::string s;
   if (auto it = params.find("size"); it != params.end()) s = "size=" + std::to_string(it->second);

@@ -60,6 +60,11 @@ struct Launch {
 // Checks `spec` against the catalog. Throws InputError naming what is allowed.
 Launch resolve(const LaunchSpec& spec);
 
+// Whether `spec` runs as the launch a trace records: `kernel` with `params` (every value,
+// "size" included). The same kernel and the same values once the spec's defaults are
+// filled in; a spec this build's catalog cannot resolve compares its values as given.
+bool runs_as(const LaunchSpec& spec, const std::string& kernel, const std::map<std::string, int64_t>& params);
+
 // Parses "0,1,5-7" into sorted, distinct block ids. Throws InputError.
 std::vector<uint32_t> parse_blocks(const std::string& text);
 

@@ -25,12 +25,7 @@ inline LaunchSpec spec_of(const lesson::Launch& l, const std::string& backend = 
 // recorded trace holds them) is the launch of a lesson step: the same kernel and the same
 // values once the step's defaults are filled in.
 inline bool shows_launch(const lesson::Launch& l, const std::string& kernel, const std::map<std::string, int64_t>& params) {
-  if (l.kernel != kernel) return false;
-  try {
-    return resolve(spec_of(l)).params.values == params;
-  } catch (const InputError&) {
-    return false;
-  }
+  return runs_as(spec_of(l), kernel, params);
 }
 
 // A lesson::Recorder over capture() ("emulator", "gpu" or "auto"); throws what capture throws.
