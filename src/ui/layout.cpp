@@ -251,11 +251,10 @@ void Ui::layout_and_draw() {
       ImGui::PopStyleVar();
     }
     ImGui::End();
-    if (r.panel != Panel::Count && lesson_points_at(*this, r.panel) && !r.b_side) {
+    if (const float a = r.panel != Panel::Count && !r.b_side ? lesson_pointing(*this, r.panel) : 0; a > 0) {
       // The panel that shows the answer just given: outlined, fading.
-      const float a = float(1.0 - (now() - lessons.reveal_time) / 4.0);
       ImGui::GetForegroundDrawList()->AddRect(ImVec2(r.min.x - 2, r.min.y - 2), ImVec2(r.max.x + 2, r.max.y + 2),
-                                              with_alpha(theme().accent, int(255 * std::clamp(a, 0.2f, 1.0f))), 6, 0, 4);
+                                              with_alpha(theme().accent, int(255 * std::max(a, 0.2f))), 6, 0, 4);
     }
     if (r.panel != Panel::Count) drawn_.push_back({r.panel, r.min, r.max, r.b_side, diagram_min_, diagram_max_});
   }

@@ -244,7 +244,6 @@ void Ui::goto_lesson_step(size_t i) {
   L.resolved_for.reset();
   L.error.clear();
   L.input.clear();
-  L.choice = -1;
   L.verdict.reset();
   L.unclear.clear();
   L.reveal_time = -1;
@@ -386,9 +385,10 @@ void lesson_view(Ui& ui) {
   }
   const lesson::Lesson& l = *L.lesson;
   const lesson::Step& st = l.steps[L.step];
+  const bool on_screen = on_screen_step(ui);
   // A trace of the step's launch on screen that the step has not met yet (re-analysed, or
   // recorded again): resolve it now.
-  if (!L.pending && ui.pane.model && L.resolved_for != ui.pane.model && ui.recorder.idle()) ui.lesson_model_arrived();
+  if (on_screen && !L.pending && L.resolved_for != ui.pane.model && ui.recorder.idle()) ui.lesson_model_arrived();
 
   const bool present = ui.state.present;
   const lesson::Tally tally = L.progress.tally(l);
@@ -407,7 +407,7 @@ void lesson_view(Ui& ui) {
   else
     ImGui::TextWrapped("%s", st.title.c_str());
   ImGui::PopFont();
-  const bool asks = on_screen_step(ui) && L.resolved && L.resolved->question;
+  const bool asks = on_screen && L.resolved && L.resolved->question;
   // On a projector the question comes first, under the title; the explanation follows.
   if (present && asks) question_box(ui);
   if (L.step == 0 && !l.summary.empty()) {
@@ -417,7 +417,6 @@ void lesson_view(Ui& ui) {
     ImGui::Spacing();
   }
 
-  const bool on_screen = on_screen_step(ui);
   if (L.pending || (!on_screen && ui.recorder.busy())) {
     ImGui::TextDisabled("recording %s %s…", st.launch.kernel.c_str(), lesson::launch_text(st.launch).c_str());
   } else if (!on_screen) {
@@ -513,10 +512,10 @@ void lesson_links(Ui& ui, const std::string& kernel) {
   }
 }
 
-// The panel that shows a fresh answer, outlined for a few seconds (layout.cpp asks).
-bool lesson_points_at(const Ui& ui, Panel p) {
+float lesson_pointing(const Ui& ui, Panel p) {
   const LessonRun& L = ui.lessons;
-  return L.lesson && L.reveal_time >= 0 && ui.now() - L.reveal_time < kPointOut && ui.lesson_answer_panel() == p;
+  if (!L.lesson || L.reveal_time < 0 || ui.lesson_answer_panel() != p) return 0;
+  return float(std::max(0.0, 1.0 - (ui.now() - L.reveal_time) / kPointOut));
 }
 
 }  // namespace ws::ui

@@ -117,7 +117,6 @@ struct LessonRun {
   std::shared_ptr<const Session> resolved_for;  // that trace
   std::string error;                            // why the step cannot be shown
   std::string input;                            // the answer being typed
-  int choice = -1;                              // the option picked (choice questions)
   std::optional<lesson::Verdict> verdict;       // the last answer checked
   std::string unclear;                          // an answer that did not parse, and why
   bool revealed = false;                        // the student asked for the answer
@@ -303,8 +302,10 @@ void lesson_view(Ui& ui);
 void lessons_menu(Ui& ui);        // the Lessons menu (lesson_view.cpp)
 // Buttons opening the lessons that show `kernel` (the catalog draws them under its ladder).
 void lesson_links(Ui& ui, const std::string& kernel);
-// Whether panel `p` shows the answer just given, to be outlined for a few seconds.
-bool lesson_points_at(const Ui& ui, Panel p);
+// How strongly panel `p` is outlined as the one that shows the answer just given: 1 when
+// the answer comes out, fading to 0 over a few seconds (0: not that panel, or no answer).
+float lesson_pointing(const Ui& ui, Panel p);
+inline bool lesson_points_at(const Ui& ui, Panel p) { return lesson_pointing(ui, p) > 0; }
 void help_overlay(Ui& ui);
 void menu_bar(Ui& ui, float& height);
 void status_bar(Ui& ui, ImVec2 min, ImVec2 max);
