@@ -13,7 +13,7 @@ namespace ws::ui {
 
 void dram_view(Ui& ui, Pane& p) {
   UiState& s = ui.state;
-  if (&p == &ui.pane && ui.lesson_veiled()) {
+  if (ui.lesson_veiled(p)) {
     // The request's bursts would give a lesson's answer away (16 bursts: 4 sectors).
     ImGui::TextDisabled("Hidden until you answer in the lesson panel.");
     return;

@@ -762,7 +762,7 @@ void memory_view(Ui& ui, Pane& p) {
     v.shown_followed = s.followed;
   }
   MemoryViewState st = memory_state(ui.state, p);
-  st.conflicts = !(&p == &ui.pane && ui.lesson_veiled());  // a lesson's question waits: no verdict on the cells
+  st.conflicts = !ui.lesson_veiled(p);  // a lesson's question waits: no verdict on the cells
   draw_memory(ImGui::GetWindowDrawList(), area, m, rv, st, layout, ui.painter());
   for (size_t i = 0; i < layout.slots.size() && i < mouse.size(); ++i)
     if (mouse[i].first && !mouse[i].second)

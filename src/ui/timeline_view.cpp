@@ -212,7 +212,7 @@ void timeline_view(Ui& ui, Pane& p) {
   // Cost bars: height by log2 of cost / ideal (1 = a short stub, 32 = full height).
   const float base = a.y + strip_h - 2, top = a.y + font_for(FontRole::Small)->FontSize + 3;
   // While a lesson waits for a prediction the bars carry no cost: one grey height.
-  const bool veiled = &p == &ui.pane && ui.lesson_veiled();
+  const bool veiled = ui.lesson_veiled(p);
   for (int x = 0; x < width; ++x) {
     float r = p.strip[size_t(x)];
     if (r <= 0) continue;

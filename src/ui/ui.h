@@ -240,6 +240,8 @@ class Ui {
   // A question waits for the student's prediction: the views that would give the answer
   // away (the warp inspector's figures, the source gutter) are veiled.
   bool lesson_veiled() const;
+  // The same for the views of pane `p` (only the A pane ever shows a lesson's step).
+  bool lesson_veiled(const Pane& p) const { return &p == &pane && lesson_veiled(); }
   // What the source gutter may show while a lesson is open: -1 every line's figures (no
   // lesson, or another trace on screen); -2 none; a site: the answered step's own line.
   int lesson_gutter_site() const;

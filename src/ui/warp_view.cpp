@@ -359,7 +359,7 @@ void warp_view(Ui& ui, Pane& p) {
   const ImVec2 size = ImGui::GetContentRegionAvail();
   if (size.x < 40 || size.y < 40) return;
   Scene sc;
-  if (&p == &ui.pane && ui.lesson_veiled()) {
+  if (ui.lesson_veiled(p)) {
     // A lesson asks for a prediction first: the instruction, and the question, no figures.
     warp_veil_scene(sc, rv, ui.lessons.resolved->question->prompt, size);
     draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);
