@@ -22,4 +22,7 @@
   X(matmul_corner_turning)        \
   X(matmul_coarse1d)              \
   X(matmul_coarse2d)              \
-  X(matmul_coarse2d_vec)
+  X(matmul_coarse2d_vec)          \
+  X(matmul_siboehm5)              \
+  X(matmul_siboehm6)              \
+  X(matmul_xgemm6)

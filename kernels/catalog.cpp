@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <sstream>
 
 #include "all.h"
 
@@ -97,12 +98,39 @@ std::string resolve(const KernelInfo& k, int64_t size, const std::map<std::strin
   return "";
 }
 
+std::map<std::string, int64_t> setting_values(const SourceRef& s, int64_t& size) {
+  std::map<std::string, int64_t> out;
+  size = 0;
+  std::istringstream in(s.setting);
+  std::string word, arg;
+  while (in >> word) {
+    if (!(in >> arg)) break;
+    if (word == "--size") {
+      size = std::stoll(arg);
+    } else if (word == "--set") {
+      size_t eq = arg.find('=');
+      if (eq != std::string::npos) out[arg.substr(0, eq)] = std::stoll(arg.substr(eq + 1));
+    }
+  }
+  return out;
+}
+
+const SourceRef* reproduced(const KernelInfo& k, const Params& p) {
+  for (const auto& s : k.sources) {
+    int64_t size = 0;
+    bool same = true;
+    for (const auto& [name, v] : setting_values(s, size)) same &= p[name] == v;
+    if (same && (size == 0 || size == p.size())) return &s;
+  }
+  return nullptr;
+}
+
 HostArrays make_arrays(const KernelInfo& k, const Params& p, uint32_t seed) {
   HostArrays a;
   uint64_t state = 0x9e3779b97f4a7c15ull ^ seed;
   for (const auto& b : k.buffers(p)) {
     std::vector<float> v(b.elements());
-    if (b.role == Role::In) {
+    if (is_input(b.role)) {
       for (auto& x : v) {
         state = state * 6364136223846793005ull + 1442695040888963407ull;
         x = float(int((state >> 33) % 2001) - 1000) / 1000.0f;  // in [-1, 1], exact in float
@@ -119,7 +147,7 @@ double max_rel_error(const KernelInfo& k, const Params& p, const HostArrays& got
   auto specs = k.buffers(p);
   double worst = 0;
   for (size_t i = 0; i < specs.size(); ++i) {
-    if (specs[i].role != Role::Out) continue;
+    if (!is_output(specs[i].role)) continue;
     if (got[i].size() != want[i].size()) return std::numeric_limits<double>::infinity();
     double scale = 0;
     for (float w : want[i]) scale = std::max(scale, std::fabs(double(w)));

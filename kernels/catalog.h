@@ -34,7 +34,11 @@ struct Params {
   int64_t size() const { return (*this)["size"]; }
 };
 
-enum class Role { In, Out };
+// In: read only (filled with data); Out: written only (filled with NaN, compared);
+// InOut: read, then written (filled with data, compared), as C in C = alpha·A·B + beta·C.
+enum class Role { In, Out, InOut };
+inline bool is_input(Role r) { return r != Role::Out; }
+inline bool is_output(Role r) { return r != Role::In; }
 
 struct BufferSpec {
   std::string name;
@@ -43,6 +47,17 @@ struct BufferSpec {
   Role role = Role::In;
   uint32_t elem_bytes = 4;
   uint64_t elements() const { return rows * cols; }
+};
+
+// The text a faithful entry reproduces, access for access: where it is printed, the
+// parameter setting that reproduces it, the sizes the source supports, and what the source
+// says about it (a speed, an instruction, a figure), in the catalog's own words.
+struct SourceRef {
+  std::string text;     // "PMPP 4th ed., ch. 6: corner turning (Fig. 6.4), TILE_WIDTH 16"
+  std::string setting;  // "--set tile=16" (command-line flags, --size too); "" for the defaults
+  std::string sizes;    // "multiples of 16"; "" for any size the entry allows
+  std::string claim;    // "370× the CPU at 2048²"
+  std::string label;    // short, for a title bar: "PMPP Fig. 6.4"
 };
 
 // Host data of the launch's arrays, in info().buffers order (float elements).
@@ -67,6 +82,10 @@ struct KernelInfo {
   // Useful work of one launch, for GFLOP/s and GB/s.
   double (*flops)(const Params&) = nullptr;
   double (*bytes)(const Params&) = nullptr;
+  // SGEMM entries: C = alpha·A·B + beta·C (beta ≠ 0, or a C that is Role::InOut: C is read).
+  float alpha = 1.0f, beta = 0.0f;
+  // The taught kernels this entry (or a setting of it) reproduces; empty for the catalog's own.
+  std::vector<SourceRef> sources = {};
 };
 
 // Picks a compile-time value at run time: calls f(std::integral_constant<int, V>{}) for the
@@ -82,6 +101,11 @@ const std::vector<KernelInfo>& all();
 const KernelInfo* find(const std::string& id);
 // Comma-separated list of ids, for error messages.
 std::string ids();
+
+// The parameter values (and size, 0 if not named) of a source's setting, "--set k=v --size N".
+std::map<std::string, int64_t> setting_values(const SourceRef& s, int64_t& size);
+// The source that a launch of `k` with resolved parameters `p` reproduces, or nullptr.
+const SourceRef* reproduced(const KernelInfo& k, const Params& p);
 
 // Resolves user settings against the kernel's specs. Returns "" and fills `out` on
 // success, else a one-line error naming what is allowed.

@@ -15,6 +15,14 @@
 //                             thread (outer products of register vectors)
 //   matmul_coarse2d_vec       the same with float4 (128-bit) global loads and stores and
 //                             A stored transposed in shared memory
+//
+// The published kernels, reproduced access for access on the sizes their sources support
+// (no bounds checks where the source has none), with the epilogue C = alpha·A·B + beta·C
+// that reads C:
+//   matmul_siboehm5           "How to optimize a CUDA matmul", kernel 5: 2-D blocktiling
+//   matmul_siboehm6           kernel 6: As transposed, float4 global loads and stores
+//   matmul_xgemm6             xGeMM step 6: 128×16 A tiles stored transposed, 16×128 B
+//                             tiles, float4 loads, bounds checks, a scalar epilogue
 #pragma once
 #include <vector>
 #include "contract.h"
@@ -26,6 +34,7 @@ struct MatmulArgs {
   Buf<const float> B;  // N×N row-major, or column-major for the kernels that say so
   Buf<float> C;        // N×N row-major
   int N;
+  float alpha = 1.0f, beta = 0.0f;  // C = alpha·A·B + beta·C, for the kernels that read C
 };
 
 // The three matrices as the context hands them out: `auto [A, B, C] = matrices(ctx, a);`.
@@ -266,6 +275,212 @@ struct MatmulCoarse2DVec : RegisterTiling<BM_> {
   }
 };
 
+// siboehm's kernel 5 (2-D blocktiling) as published: BM = BN = 128, BK = 8, TM = TN = 8,
+// 256 threads, no bounds checks (N a multiple of 128). Each pass the block stages a BM×BK
+// tile of A and a BK×BN tile of B; for every k a thread reads TM values down a column of As
+// and TN values along a row of Bs into registers. The source reads Bs one float at a time;
+// its compiler turns the TN neighbouring floats into two 128-bit loads (LDS.128), and so
+// does this kernel, so that the trace shows the instructions that run. As stays 32-bit:
+// the TM values lie BK floats apart.
+template <int BM_>
+struct MatmulSiboehm5 : RegisterTiling<BM_> {
+  using T = RegisterTiling<BM_>;
+  template <class Ctx>
+  WS_KERNEL void operator()(Ctx& ctx, const MatmulArgs& a) const {
+    constexpr int BM = T::BM, BN = T::BN, BK = T::BK, TM = T::TM, TN = T::TN, THREADS = T::THREADS;
+    WS_SHARED(float, As, [BM][BK]);
+    WS_SHARED(float, Bs, [BK][BN]);
+    auto&& Bs4 = view_as<float4>(Bs);  // Bs4[k][j] = Bs[k][4j .. 4j+3]
+    auto [A, B, C] = matrices(ctx, a);
+    const unsigned N = a.N;  // unsigned index arithmetic, as the source's uint indices
+    const unsigned cRow = blockIdx.y, cCol = blockIdx.x;
+    const int threadCol = threadIdx.x % (BN / TN), threadRow = threadIdx.x / (BN / TN);
+    const unsigned innerRowA = threadIdx.x / BK, innerColA = threadIdx.x % BK, strideA = THREADS / BK;
+    const unsigned innerRowB = threadIdx.x / BN, innerColB = threadIdx.x % BN, strideB = THREADS / BN;
+    // Where the block's tiles start; the source moves its A, B and C pointers instead.
+    unsigned aStart = cRow * BM * N, bStart = cCol * BN;
+    const unsigned cStart = cRow * BM * N + cCol * BN;
+    float acc[TM * TN] = {0.0f};
+    float regM[TM], regN[TN];
+    for (unsigned bkIdx = 0; bkIdx < N; bkIdx += BK) {
+      for (unsigned off = 0; off < BM; off += strideA)
+        As[innerRowA + off][innerColA] = A[aStart + (innerRowA + off) * N + innerColA];
+      for (unsigned off = 0; off < BK; off += strideB)
+        Bs[innerRowB + off][innerColB] = B[bStart + (innerRowB + off) * N + innerColB];
+      __syncthreads();
+      aStart += BK;      // BK columns to the right
+      bStart += BK * N;  // BK rows down
+      for (unsigned k = 0; k < BK; ++k) {
+        for (unsigned i = 0; i < TM; ++i) regM[i] = As[threadRow * TM + i][k];
+        for (unsigned q = 0; q < TN / 4; ++q) {
+          float4 b = Bs4[k][threadCol * (TN / 4) + q];
+          regN[4 * q + 0] = b.x;
+          regN[4 * q + 1] = b.y;
+          regN[4 * q + 2] = b.z;
+          regN[4 * q + 3] = b.w;
+        }
+        T::outer_product(acc, regM, regN);
+      }
+      __syncthreads();
+    }
+    // C = alpha·acc + beta·C, one float at a time: each element of C is read, then written.
+    for (unsigned i = 0; i < TM; ++i)
+      for (unsigned j = 0; j < TN; ++j) {
+        unsigned c = cStart + (threadRow * TM + i) * N + threadCol * TN + j;
+        C[c] = a.alpha * acc[i * TN + j] + a.beta * C[c];
+      }
+  }
+};
+
+// siboehm's kernel 6 (vectorized) as published: kernel 5 with As stored transposed, so the
+// TM values a thread reads for one k are neighbours (two LDS.128, as for Bs), and every
+// global access 128 bits wide: one float4 of A and one of B per thread and pass (256
+// threads cover the 128×8 and 8×128 tiles exactly), C read and written as float4s.
+template <int BM_>
+struct MatmulSiboehm6 : RegisterTiling<BM_> {
+  using T = RegisterTiling<BM_>;
+  static_assert(T::BM * T::BK / 4 == T::THREADS && T::BK * T::BN / 4 == T::THREADS,
+                "one float4 of each tile per thread, as the source assumes");
+  template <class Ctx>
+  WS_KERNEL void operator()(Ctx& ctx, const MatmulArgs& a) const {
+    constexpr int BM = T::BM, BN = T::BN, BK = T::BK, TM = T::TM, TN = T::TN;
+    WS_SHARED(float, As, [BK][BM]);  // transposed: As[k][m]
+    WS_SHARED(float, Bs, [BK][BN]);
+    auto&& As4 = view_as<float4>(As);
+    auto&& Bs4 = view_as<float4>(Bs);
+    auto A = ctx.global(a.A.template as<const float4>());
+    auto B = ctx.global(a.B.template as<const float4>());
+    auto C = ctx.global(a.C.template as<float4>());
+    const unsigned N = a.N, N4 = a.N / 4;  // unsigned, as the source's uint indices; N4 float4s a row
+    const unsigned cRow = blockIdx.y, cCol = blockIdx.x;
+    const int threadCol = threadIdx.x % (BN / TN), threadRow = threadIdx.x / (BN / TN);
+    const unsigned innerRowA = threadIdx.x / (BK / 4), innerColA = threadIdx.x % (BK / 4);
+    const unsigned innerRowB = threadIdx.x / (BN / 4), innerColB = threadIdx.x % (BN / 4);
+    // Where the block's tiles start, in float4s; the source moves its pointers instead.
+    unsigned aStart = cRow * BM * N4, bStart = cCol * (BN / 4);
+    const unsigned cStart = cRow * BM * N4 + cCol * (BN / 4);
+    float acc[TM * TN] = {0.0f};
+    float regM[TM], regN[TN];
+    for (unsigned bkIdx = 0; bkIdx < N; bkIdx += BK) {
+      float4 t = A[aStart + innerRowA * N4 + innerColA];
+      As[innerColA * 4 + 0][innerRowA] = t.x;  // transposed while stored
+      As[innerColA * 4 + 1][innerRowA] = t.y;
+      As[innerColA * 4 + 2][innerRowA] = t.z;
+      As[innerColA * 4 + 3][innerRowA] = t.w;
+      Bs4[innerRowB][innerColB] = B[bStart + innerRowB * N4 + innerColB];
+      __syncthreads();
+      aStart += BK / 4;   // BK columns to the right
+      bStart += BK * N4;  // BK rows down
+      for (unsigned k = 0; k < BK; ++k) {
+        for (unsigned p = 0; p < TM / 4; ++p) {
+          float4 m = As4[k][threadRow * (TM / 4) + p];
+          regM[4 * p + 0] = m.x;
+          regM[4 * p + 1] = m.y;
+          regM[4 * p + 2] = m.z;
+          regM[4 * p + 3] = m.w;
+        }
+        for (unsigned q = 0; q < TN / 4; ++q) {
+          float4 b = Bs4[k][threadCol * (TN / 4) + q];
+          regN[4 * q + 0] = b.x;
+          regN[4 * q + 1] = b.y;
+          regN[4 * q + 2] = b.z;
+          regN[4 * q + 3] = b.w;
+        }
+        T::outer_product(acc, regM, regN);
+      }
+      __syncthreads();
+    }
+    // C = alpha·acc + beta·C, a float4 at a time: read, update, write back.
+    for (unsigned i = 0; i < TM; ++i)
+      for (unsigned j = 0; j < TN; j += 4) {
+        unsigned c4 = cStart + (threadRow * TM + i) * N4 + (threadCol * TN + j) / 4;
+        float4 v = C[c4];
+        v.x = a.alpha * acc[i * TN + j + 0] + a.beta * v.x;
+        v.y = a.alpha * acc[i * TN + j + 1] + a.beta * v.y;
+        v.z = a.alpha * acc[i * TN + j + 2] + a.beta * v.z;
+        v.w = a.alpha * acc[i * TN + j + 3] + a.beta * v.w;
+        C[c4] = v;
+      }
+  }
+};
+
+// xGeMM step 6 as published: a 128×16 tile of A stored transposed (sh_A[16][128]), a
+// 16×128 tile of B, 8×8 outputs per thread, 256 threads, float4 global loads in two passes
+// each, bounds checks that store zeros outside the matrix (N a multiple of 4), and a scalar
+// epilogue that reads C: C = 1·acc + 0·C. The source stores each B float4 as four floats
+// and reads its 8 register values one float at a time; its compiler merges both into
+// 128-bit shared accesses (STS.128, LDS.128), which this kernel writes as float4s.
+struct MatmulXgemm6 {
+  static constexpr int BM = 128, BN = 128, BK = 16, TM = 8, TN = 8;
+  static constexpr int THREADS = BM * BN / (TM * TN);
+  template <class Ctx>
+  WS_KERNEL void operator()(Ctx& ctx, const MatmulArgs& a) const {
+    WS_SHARED(float, sh_A, [BK][BM]);  // transposed: sh_A[k][m]
+    WS_SHARED(float, sh_B, [BK][BN]);
+    auto&& sh_A4 = view_as<float4>(sh_A);
+    auto&& sh_B4 = view_as<float4>(sh_B);
+    auto A = ctx.global(a.A.template as<const float4>());
+    auto B = ctx.global(a.B.template as<const float4>());
+    auto C = ctx.global(a.C);
+    const int N = a.N, N4 = a.N / 4;
+    const int by = blockIdx.y, bx = blockIdx.x, tx = threadIdx.x;
+    const int A_ty = tx / (BK / 4), A_tx = tx % (BK / 4), strideA = THREADS / (BK / 4);
+    const int B_ty = tx / (BN / 4), B_tx = tx % (BN / 4), strideB = THREADS / (BN / 4);
+    const int row = TM * (tx / (BN / TN)), col = TN * (tx % (BN / TN));
+    float acc[TM * TN] = {0.0f};
+    float regA[TM], regB[TN];
+    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (int phase = 0; phase < (N + BK - 1) / BK; ++phase) {
+      for (int off = 0; off < BM; off += strideA) {
+        int r = by * BM + off + A_ty, k4 = phase * (BK / 4) + A_tx;
+        if (r < N && k4 < N4) {
+          float4 t = A[r * N4 + k4];
+          sh_A[A_tx * 4 + 0][off + A_ty] = t.x;  // transposed while stored
+          sh_A[A_tx * 4 + 1][off + A_ty] = t.y;
+          sh_A[A_tx * 4 + 2][off + A_ty] = t.z;
+          sh_A[A_tx * 4 + 3][off + A_ty] = t.w;
+        } else {
+          sh_A[A_tx * 4 + 0][off + A_ty] = 0.0f;
+          sh_A[A_tx * 4 + 1][off + A_ty] = 0.0f;
+          sh_A[A_tx * 4 + 2][off + A_ty] = 0.0f;
+          sh_A[A_tx * 4 + 3][off + A_ty] = 0.0f;
+        }
+      }
+      for (int off = 0; off < BK; off += strideB) {
+        int k = phase * BK + B_ty + off, c4 = bx * (BN / 4) + B_tx;
+        if (k < N && c4 < N4)
+          sh_B4[B_ty + off][B_tx] = B[k * N4 + c4];
+        else
+          sh_B4[B_ty + off][B_tx] = zero;
+      }
+      __syncthreads();
+      for (int k = 0; k < BK; ++k) {
+        for (int p = 0; p < TM / 4; ++p) {
+          float4 m = sh_A4[k][row / 4 + p];
+          regA[4 * p + 0] = m.x;
+          regA[4 * p + 1] = m.y;
+          regA[4 * p + 2] = m.z;
+          regA[4 * p + 3] = m.w;
+        }
+        for (int q = 0; q < TN / 4; ++q) {
+          float4 b = sh_B4[k][col / 4 + q];
+          regB[4 * q + 0] = b.x;
+          regB[4 * q + 1] = b.y;
+          regB[4 * q + 2] = b.z;
+          regB[4 * q + 3] = b.w;
+        }
+        RegisterTiling<BM>::outer_product(acc, regA, regB);
+      }
+      __syncthreads();
+    }
+    for (int cy = 0; cy < TM; ++cy)
+      for (int cx = 0; cx < TN; ++cx) {
+        int r = by * BM + row + cy, c = bx * BN + col + cx;
+        if (r < N && c < N) C[r * N + c] = 1.0f * acc[cy * TN + cx] + 0.0f * C[r * N + c];
+      }
+  }
+};
+
 // CPU reference: C = A·B for N×N matrices, each row summed in double and rounded to float
 // once, so it is at least as accurate as any kernel above. With B_COL_MAJOR, element
 // (k, j) of B is B[j * N + k].
@@ -279,6 +494,13 @@ void matmul_reference(const float* A, const float* B, float* C, int64_t N) {
         row[size_t(j)] += double(A[i * N + k]) * double(B_COL_MAJOR ? B[j * N + k] : B[k * N + j]);
     for (int64_t j = 0; j < N; ++j) C[i * N + j] = float(row[size_t(j)]);
   }
+}
+
+// CPU reference of the kernels that read C: C = alpha·(A·B) + beta·C, A·B as above.
+inline void gemm_reference(const float* A, const float* B, float* C, int64_t N, float alpha, float beta) {
+  std::vector<float> ab(size_t(N * N));
+  matmul_reference<false>(A, B, ab.data(), N);
+  for (int64_t i = 0; i < N * N; ++i) C[i] = alpha * ab[size_t(i)] + beta * C[i];
 }
 
 }  // namespace ws::kernels

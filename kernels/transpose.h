@@ -4,10 +4,12 @@
 //   transpose_read_coalesced   a warp reads a row of `in` (coalesced) and writes a column
 //                              of `out` (each lane a different row: 32 sectors a store)
 //   transpose_write_coalesced  the mirror image: strided reads, coalesced writes
-//   transpose_tiled            a TILE×TILE block goes through shared memory so that both
+//   transpose_tiled            a TILE×TILE tile goes through shared memory so that both
 //                              the read and the write are coalesced; the transposed store
 //                              into the tile is a 32-way bank conflict unless each tile row
-//                              is padded by one word (pad = 1)
+//                              is padded by one word (pad = 1). A block of TILE×ROWS threads
+//                              moves TILE/ROWS elements a thread (ROWS = TILE: the blog's
+//                              one element a thread)
 //   transpose_tiled_dynamic    the same with the tile in dynamic shared memory, sized from
 //                              the block
 #pragma once
@@ -20,10 +22,8 @@ struct TransposeArgs {
   Buf<const float> in;  // (n, m)
   Buf<float> out;       // (m, n)
   int n, m;
+  int block_order = 0;  // transpose_tiled: 0 blockIdx.x walks along a row of in's tiles, 1 down a column
 };
-
-constexpr int kTransposeTile = 32;  // tile edge of transpose_tiled
-constexpr int kTransposeRows = 8;   // block is TILE×ROWS threads; each does TILE/ROWS elements
 
 // The naive transposes, one element per thread: the consecutive lanes of a warp (threadIdx.x)
 // walk along a row of `in` (COALESCED_READS) or along a row of `out`, i.e. down a column
@@ -45,24 +45,30 @@ struct TransposeNaive {
   }
 };
 
-template <int PAD>
+// TILE×ROWS threads move a TILE×TILE tile, TILE/ROWS elements a thread. The tile is column
+// bx, row by of in's tiles; with block_order 1 consecutive blocks go down a column of in's
+// tiles, so the blocks that run together write neighbouring tiles along a row of out.
+template <int TILE, int ROWS, int PAD>
 struct TransposeTiled {
   template <class Ctx>
   WS_KERNEL void operator()(Ctx& ctx, const TransposeArgs& a) const {
-    constexpr int TILE = kTransposeTile, ROWS = kTransposeRows;
     WS_SHARED(float, tile, [TILE][TILE + PAD]);
     auto in = ctx.global(a.in);
     auto out = ctx.global(a.out);
-    int j = blockIdx.x * TILE + threadIdx.x;  // column of in
+    int bx = a.block_order ? blockIdx.y : blockIdx.x;
+    int by = a.block_order ? blockIdx.x : blockIdx.y;
+    int j = bx * TILE + threadIdx.x;  // column of in
+#pragma unroll
     for (int k = 0; k < TILE; k += ROWS) {
-      int i = blockIdx.y * TILE + threadIdx.y + k;  // row of in
+      int i = by * TILE + threadIdx.y + k;  // row of in
       if (i < a.n && j < a.m)
         tile[threadIdx.x][threadIdx.y + k] = in[i * a.m + j];
     }
     __syncthreads();
-    int jo = blockIdx.y * TILE + threadIdx.x;  // column of out
+    int jo = by * TILE + threadIdx.x;  // column of out
+#pragma unroll
     for (int k = 0; k < TILE; k += ROWS) {
-      int io = blockIdx.x * TILE + threadIdx.y + k;  // row of out
+      int io = bx * TILE + threadIdx.y + k;  // row of out
       if (io < a.m && jo < a.n)
         out[io * a.n + jo] = tile[threadIdx.y + k][threadIdx.x];
     }

@@ -16,8 +16,10 @@ import sys
 PAIRS = [
     ("TransposeNaiveILb1E", "raw_transpose_read_coalescedE"),
     ("TransposeNaiveILb0E", "raw_transpose_write_coalescedE"),
-    ("TransposeTiledILi0E", "raw_transpose_tiledILi0E"),
-    ("TransposeTiledILi1E", "raw_transpose_tiledILi1E"),
+    ("TransposeTiledILi32ELi8ELi0E", "raw_transpose_tiledILi32ELi8ELi0E"),
+    ("TransposeTiledILi32ELi8ELi1E", "raw_transpose_tiledILi32ELi8ELi1E"),
+    ("TransposeTiledILi32ELi32ELi1E", "raw_transpose_tiledILi32ELi32ELi1E"),
+    ("TransposeTiledILi64ELi4ELi1E", "raw_transpose_tiledILi64ELi4ELi1E"),
     ("TransposeTiledDynamicILi0E", "raw_transpose_tiled_dynamicILi0E"),
     ("TransposeTiledDynamicILi1E", "raw_transpose_tiled_dynamicILi1E"),
     ("MatmulNaiveUncoalescedE", "raw_matmul_naive_uncoalescedE"),

@@ -127,6 +127,8 @@ struct pmpp_exercise : BasicsFamily {
     k.reference = [](const catalog::Params& p, catalog::HostArrays& a) {
       foo_kernel_reference(a[0].data(), a[1].data(), a[2].data(), a[3].data(), a[4].data(), p.size());
     };
+    k.sources.push_back({"PMPP 4th ed., ch. 6, exercise 3: foo_kernel", "", "multiples of 256 (the block size)",
+                         "a, b, d coalesced; c (4 floats apart) and e (8 apart) not; a_s and bc_s: not applicable", "PMPP ch. 6, exercise 3"});
     k.flops = [](const catalog::Params& p) { return 4.0 * double(p.size()); };
     k.bytes = [](const catalog::Params& p) { return 11.0 * 4.0 * double(p.size()); };
     return k;

@@ -72,22 +72,28 @@ struct matmul_naive_uncoalesced : NaiveEntry<MatmulNaiveUncoalesced, false> {
 
 struct matmul_naive : NaiveEntry<MatmulNaive, false> {
   static catalog::KernelInfo info() {
-    return naive_info("matmul_naive", "naive SGEMM, threads along columns", R"(
+    auto k = naive_info("matmul_naive", "naive SGEMM, threads along columns", R"(
       threadIdx.x now picks the column: a warp reads B[k * N + col] across 32 neighbouring
       columns (4 sectors a request, fully used) and writes C the same way, while
       A[row * N + k] is one word for the whole warp (a broadcast). Every access is coalesced,
       yet each thread still reads 2N floats from global memory for 2N flops: the kernel is
       bound by memory traffic, which tiling attacks next.)");
+    k.sources.push_back({"PMPP 4th ed., ch. 6.1: the untiled kernel, M row-major (coalesced: k·Width + col)", "", "",
+                         "the accesses to M are coalesced; 0.25 OP/B (2 FLOPs for every 8 bytes loaded)", "PMPP ch. 6, row-major M"});
+    return k;
   }
 };
 
 struct matmul_naive_colmajor : NaiveEntry<MatmulNaiveColMajor, true> {
   static catalog::KernelInfo info() {
-    return naive_info("matmul_naive_colmajor", "naive SGEMM, B stored column-major", R"(
+    auto k = naive_info("matmul_naive_colmajor", "naive SGEMM, B stored column-major", R"(
       The kernel of matmul_naive, but B is stored column by column: element (k, col) is
       B[col * N + k]. Neighbouring lanes read neighbouring columns, which are now N floats
       apart in memory: 32 sectors per B load. The data layout decides whether a mapping
       coalesces; matmul_corner_turning fixes it without changing the layout.)");
+    k.sources.push_back({"PMPP 4th ed., ch. 6.1: the untiled kernel, M column-major (col·Width + k)", "", "",
+                         "consecutive threads read Width floats apart: the accesses are no longer coalesced", "PMPP ch. 6, column-major M"});
+    return k;
   }
 };
 
@@ -110,25 +116,39 @@ struct TiledEntry : MatmulFamily {
 
 struct matmul_tiled : TiledEntry<false> {
   static catalog::KernelInfo info() {
-    return tiled_info("matmul_tiled", "tiled SGEMM through shared memory", R"(
+    auto k = tiled_info("matmul_tiled", "tiled SGEMM through shared memory", R"(
       Each block stages a TILE×TILE tile of A and one of B in shared memory (As, Bs), waits at
       __syncthreads(), and computes TILE partial products from shared memory. Every global
       element is now loaded once per block instead of once per thread: global traffic drops
       by a factor TILE. Both tile loads are coalesced rows; As[ty][k] is a broadcast and
       Bs[k][tx] walks the banks, so the shared reads are conflict-free. Out-of-range elements
-      are loaded as 0, so any N works.)");
+      are loaded as 0, so any N works. At tile=16 and N = 1024 this is the classic "Matrix
+      Multiplication 3" kernel with BLOCK_SIZE 16; at tile=2 and N = 4 it is the book's
+      DRAM example: with the textbook DRAM model (4 channels × 2 banks, 2 floats a burst) the
+      first phase's A tiles land in channels 0 and 2 only.)");
+    k.sources.push_back({"\"Matrix Multiplication 3 (CUDA)\" blog, matrixMul with BLOCK_SIZE 16 (1024×1024)", "--set tile=16",
+                         "multiples of 16 (the source has no bounds checks)",
+                         "48× the CPU at 1024², 370× at 2048² (the untiled kernel: 44× and 255×)", "the BLOCK_SIZE 16 blog kernel"});
+    k.sources.push_back({"PMPP 4th ed., ch. 6.2: the DRAM channel/bank example (4×4 matrices, tile width 2)",
+                         "--set tile=2 --size 4", "",
+                         "phase 0 uses both banks of channels 0 and 2 only: half of the channels", "PMPP's DRAM example"});
+    return k;
   }
 };
 
 struct matmul_corner_turning : TiledEntry<true> {
   static catalog::KernelInfo info() {
-    return tiled_info("matmul_corner_turning", "tiled SGEMM, column-major B turned in shared memory", R"(
+    auto k = tiled_info("matmul_corner_turning", "tiled SGEMM, column-major B turned in shared memory", R"(
       B is column-major, so reading a row of the B tile would be strided. Instead consecutive
       threads read consecutive k down one column of B (coalesced), and each element is stored
       turned, Bs[k][column], so the inner product reads Bs exactly as matmul_tiled does. The
       cost moves to shared memory: the turned store Bs[tx][ty] sends lanes TILE words apart
       into a few banks (8-way at tile 16, 32-way at tile 32), the conflict that the transpose
       lessons remove by padding.)");
+    k.sources.push_back({"PMPP 4th ed., ch. 6.1, Fig. 6.4 and exercise 1: corner turning, TILE_WIDTH 16", "--set tile=16",
+                         "multiples of 16 (the source has no bounds checks)",
+                         "the column-major N is read coalesced into shared memory and used from there", "PMPP's corner turning (Fig. 6.4)"});
+    return k;
   }
 };
 
@@ -143,6 +163,9 @@ struct matmul_coarse1d : MatmulFamily {
                   false);
     k.teach_size = 128;
     k.params.push_back({"coarse", 4, {1, 2, 4, 8}, 1, 8, "output tiles per block along a row"});
+    k.sources.push_back({"PMPP 4th ed., ch. 6.3: thread coarsening, TILE_WIDTH 32, COARSE_FACTOR 4", "--set coarse=4",
+                         "multiples of 128 (the source has no bounds checks)",
+                         "12.8 OP/B where the tiled kernel (tile 32) has 8", "PMPP's thread coarsening"});
     return k;
   }
   template <class L>
@@ -201,6 +224,108 @@ struct matmul_coarse2d_vec : RegisterTiledEntry<MatmulCoarse2DVec> {
       return "matmul_coarse2d_vec needs a size that is a multiple of 4 (rows are read as float4): got " +
              std::to_string(p.size());
     };
+    return k;
+  }
+};
+
+// The published register-tiled kernels: a BM×BN tile of C a block, C read and written
+// (C = alpha·A·B + beta·C with the scalars of the source's own benchmark).
+template <class Kernel, class Entry>
+struct PublishedSgemmEntry : MatmulFamily {
+  static catalog::KernelInfo published_info(const char* id, const char* title, const char* lesson) {
+    auto k = base(id, title, lesson, false);
+    k.teach_size = 128;
+    k.size_min = 1;  // the check names the multiples the source supports
+    k.alpha = Entry::kAlpha;
+    k.beta = Entry::kBeta;
+    k.buffers = [](const catalog::Params& p) {
+      auto b = MatmulFamily::buffers<false>(p);
+      b[2].role = catalog::Role::InOut;
+      return b;
+    };
+    k.reference = [](const catalog::Params& p, catalog::HostArrays& a) {
+      gemm_reference(a[0].data(), a[1].data(), a[2].data(), n(p), Entry::kAlpha, Entry::kBeta);
+    };
+    k.bytes = [](const catalog::Params& p) { return 4.0 * 4.0 * double(n(p)) * double(n(p)); };
+    k.check = Entry::check;
+    return k;
+  }
+  // "" when N is a multiple of `m`, else the line naming the sizes the source supports.
+  static std::string multiple_of(const catalog::Params& p, int64_t m, const char* id, const char* why) {
+    if (p.size() % m == 0) return "";
+    return std::string(id) + " needs a size that is a multiple of " + std::to_string(m) + " (" + why + "): got " +
+           std::to_string(p.size()) + "; try " + std::to_string(std::max<int64_t>(m, p.size() / m * m));
+  }
+  template <class L>
+  static void run(L& l, const catalog::Params& p) {
+    MatmulArgs args = MatmulFamily::args(l, p);
+    args.alpha = Entry::kAlpha;
+    args.beta = Entry::kBeta;
+    l.template launch<Kernel>(grid(p, Kernel::BM, Kernel::BN), dim3(Kernel::THREADS), 0, args);
+  }
+};
+
+struct matmul_siboehm5 : PublishedSgemmEntry<MatmulSiboehm5<128>, matmul_siboehm5> {
+  static constexpr float kAlpha = 0.5f, kBeta = 3.0f;  // as the source's benchmark
+  static std::string check(const catalog::Params& p) {
+    return multiple_of(p, 128, "matmul_siboehm5", "the published kernel has no bounds checks");
+  }
+  static catalog::KernelInfo info() {
+    auto k = published_info("matmul_siboehm5", "SGEMM kernel 5 of siboehm's blog: 2-D blocktiling", R"(
+      The 2-D blocktiling kernel exactly as published: 256 threads compute a 128×128 tile of C,
+      8 values of k a pass; each thread keeps an 8×8 patch of C in registers. Watch the shared
+      loads of one k: the 8 values of As a thread needs lie 8 floats apart (32-bit loads,
+      lanes 64 floats apart: 16 threads share one bank), while the 8 values of Bs are
+      neighbours and leave as two 128-bit loads. The epilogue reads every element of C before
+      it writes it (C = 0.5·A·B + 3·C, as the source's benchmark), lanes 8 floats apart: 32
+      sectors a request. The source reports 16 TFLOP/s on the author's GPU, twice kernel 4.)");
+    k.sources.push_back({"siboehm, \"How to optimize a CUDA matmul kernel\", kernel 5 (2-D blocktiling), "
+                         "SGEMM_CUDA sgemm2DBlocktiling<128, 128, 8, 8, 8>",
+                         "", "multiples of 128 (no bounds checks)",
+                         "16 TFLOP/s on the author's GPU, 2× kernel 4; 64 results a thread", "siboehm's kernel 5"});
+    return k;
+  }
+};
+
+struct matmul_siboehm6 : PublishedSgemmEntry<MatmulSiboehm6<128>, matmul_siboehm6> {
+  static constexpr float kAlpha = 0.5f, kBeta = 3.0f;
+  static std::string check(const catalog::Params& p) {
+    return multiple_of(p, 128, "matmul_siboehm6", "the published kernel has no bounds checks");
+  }
+  static catalog::KernelInfo info() {
+    auto k = published_info("matmul_siboehm6", "SGEMM kernel 6 of siboehm's blog: vectorized", R"(
+      Kernel 5 with two changes, as published. As is stored transposed (As[k][m]): the four
+      scalar stores of each float4 of A cost a bank conflict, but the 8 values a thread reads
+      for one k become neighbours and leave as two 128-bit loads (LDS.128), like Bs. And every
+      global access is a float4: one of A and one of B per thread and pass, and C is read,
+      updated and written back 16 bytes a lane. The source reports about 3% (500 GFLOP/s) from
+      the transpose alone; compare the timeline with matmul_siboehm5.)");
+    k.sources.push_back({"siboehm, \"How to optimize a CUDA matmul kernel\", kernel 6 (vectorize SMEM and GMEM "
+                         "accesses), SGEMM_CUDA sgemmVectorize<128, 128, 8, 8, 8>",
+                         "", "multiples of 128 (no bounds checks)",
+                         "As transposed: LDS.128 instead of 32-bit loads, +500 GFLOP/s (~3%); "
+                         "LDG.E.128 / STG.E.128 for the global accesses", "siboehm's kernel 6"});
+    return k;
+  }
+};
+
+struct matmul_xgemm6 : PublishedSgemmEntry<MatmulXgemm6, matmul_xgemm6> {
+  static constexpr float kAlpha = 1.0f, kBeta = 0.0f;  // the source writes 1·value + 0·C
+  static std::string check(const catalog::Params& p) {
+    return multiple_of(p, 4, "matmul_xgemm6", "the published kernel reads rows as float4 and asserts it");
+  }
+  static catalog::KernelInfo info() {
+    auto k = published_info("matmul_xgemm6", "xGeMM step 6: 2-D coarsening with float4 loads", R"(
+      The last step of the xGeMM series, as published: 256 threads, a 128×128 tile of C, but
+      k advances 16 at a time (a 128×16 tile of A, stored transposed, and a 16×128 tile of
+      B), so each thread loads two float4s of each tile a pass and the block meets at the
+      barrier half as often as kernel 6. Loads outside the matrix store zeros, so any multiple
+      of 4 works. The epilogue is scalar and reads C (1·value + 0·C): lanes 8 floats apart, 32
+      sectors a request for 4 useful ones, read and then written. The source reports about
+      70% of cuBLAS on an RTX 3090.)");
+    k.sources.push_back({"xGeMM (tgautam03), step 6: vectorized memory accesses, "
+                         "coarse_2d_vec_mat_mul_kernel (tiles 128×16 and 16×128, 8×8 a thread)",
+                         "", "multiples of 4 (asserted)", "about 70% of cuBLAS on an RTX 3090", "xGeMM step 6"});
     return k;
   }
 };

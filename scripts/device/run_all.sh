@@ -6,7 +6,10 @@
 # scripts/device/prepare.sh staged in build-device/ on another machine instead. Then runs
 # every stage, writes every log and table under OUT_DIR (default $OUT, else
 # build-device/out), packs them into results.tgz, and prints a short summary last. Stages
-# are bounded in time so that one slow stage cannot swallow the others.
+# are bounded in time so that one slow stage cannot swallow the others. When PUBLISHED_DIR
+# (default .sources/, ignored by git) holds checkouts of SGEMM_CUDA and xGeMM, the build
+# compiles their published kernels too: bench times them beside the entries that
+# reproduce them, and the SASS stage compares their memory instructions.
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
@@ -31,15 +34,17 @@ say() { summary+=("$*"); echo "== $*"; }
 if [ "${PREBUILT:-0}" != 1 ]; then
   b0=$(date +%s)
   arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '.')
+  PUBLISHED_DIR=${PUBLISHED_DIR:-$ROOT/.sources}
+  [ -d "$PUBLISHED_DIR/SGEMM_CUDA" ] && [ -d "$PUBLISHED_DIR/xGeMM" ] || PUBLISHED_DIR=
   {
     cmake -S . -B build-device-src -G Ninja -DCMAKE_BUILD_TYPE=Release -DWARPSCOPE_CUDA=ON -DWARPSCOPE_GUI=OFF \
-      -DCMAKE_CUDA_ARCHITECTURES="${arch:-90}" &&
+      -DCMAKE_CUDA_ARCHITECTURES="${arch:-90}" -DWARPSCOPE_PUBLISHED_DIR="$PUBLISHED_DIR" &&
       ninja -C build-device-src test_gpu ws_gpu_tool warpscope &&
       mkdir -p "$BIN" &&
       cp build-device-src/tests/test_gpu build-device-src/tests/ws_gpu_tool build-device-src/warpscope "$BIN/"
   } >"$W/build.txt" 2>&1
   rc=$?
-  say "build: rc=$rc, sm_${arch:-90}, $(( $(date +%s) - b0 )) s (log: results/build.txt)"
+  say "build: rc=$rc, sm_${arch:-90}, published kernels: ${PUBLISHED_DIR:-none}, $(( $(date +%s) - b0 )) s (log: results/build.txt)"
   if [ $rc -ne 0 ]; then
     tail -20 "$W/build.txt"
     exit 1
@@ -109,7 +114,8 @@ fi
 if has traces; then
   mkdir -p "$W/replay"
   for spec in "transpose_tiled --size 64" "transpose_tiled --size 64 --set pad=1" "matmul_tiled --size 64" \
-              "matmul_coarse2d_vec --size 128" "copy --size 4096" "strided_copy --size 4096" "pmpp_exercise --size 1024"; do
+              "matmul_coarse2d_vec --size 128" "copy --size 4096" "strided_copy --size 4096" "pmpp_exercise --size 1024" \
+              "matmul_siboehm5 --size 128" "matmul_siboehm6 --size 128" "matmul_xgemm6 --size 128"; do
     set -- $spec
     name=$1; shift
     suffix=$(echo "$*" | grep -o 'pad=1' | sed 's/=//')
@@ -125,7 +131,7 @@ if has bench; then
   say "bench: rc=$?"
 fi
 
-for f in bench.json bench.txt validation.md zero_cost_sass.md; do [ -f "$W/$f" ] && cp "$W/$f" "$OUT_DIR/"; done
+for f in bench.json bench.txt validation.md zero_cost_sass.md test_gpu.txt; do [ -f "$W/$f" ] && cp "$W/$f" "$OUT_DIR/"; done
 tar -C "$OUT_DIR" -czf "$OUT_DIR/results.tgz" results && rm -rf "$W"
 echo
 echo "==== summary ($(( $(date +%s) - START )) s)"

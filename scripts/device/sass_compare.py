@@ -3,7 +3,9 @@
 PlainCtx and its hand-written raw-pointer twin, counts the memory instructions in the
 SASS (`cuobjdump -sass`) by opcode with its width modifiers (LDG.E.128, LDS.64, ...),
 says whether the two issue the same ones, and whether the whole instruction sequence
-(opcodes in order) is the same.  Usage: sass_compare.py SASS.txt"""
+(opcodes in order) is the same. When the binary holds the published kernels (a build with
+WARPSCOPE_PUBLISHED_DIR), a second table does the same for each faithful entry and the
+source's own kernel.  Usage: sass_compare.py SASS.txt"""
 import collections
 import re
 import shutil
@@ -13,8 +15,10 @@ import sys
 PAIRS = [  # (name inside PlainCtx's device_kernel_plain<...>, raw kernel)
     ("TransposeNaive<true>", "raw_transpose_read_coalesced"),
     ("TransposeNaive<false>", "raw_transpose_write_coalesced"),
-    ("TransposeTiled<0>", "raw_transpose_tiled<0>"),
-    ("TransposeTiled<1>", "raw_transpose_tiled<1>"),
+    ("TransposeTiled<32,8,0>", "raw_transpose_tiled<32,8,0>"),
+    ("TransposeTiled<32,8,1>", "raw_transpose_tiled<32,8,1>"),
+    ("TransposeTiled<32,32,1>", "raw_transpose_tiled<32,32,1>"),
+    ("TransposeTiled<64,4,1>", "raw_transpose_tiled<64,4,1>"),
     ("TransposeTiledDynamic<0>", "raw_transpose_tiled_dynamic<0>"),
     ("TransposeTiledDynamic<1>", "raw_transpose_tiled_dynamic<1>"),
     ("MatmulNaiveUncoalesced", "raw_matmul_naive_uncoalesced"),
@@ -27,6 +31,11 @@ PAIRS = [  # (name inside PlainCtx's device_kernel_plain<...>, raw kernel)
     ("MatmulTiled<32,4,false>", "raw_matmul_tiled<32,4,false>"),
     ("MatmulCoarse2D<128>", "raw_matmul_coarse2d<128>"),
     ("MatmulCoarse2DVec<128>", "raw_matmul_coarse2d_vec<128>"),
+]
+PUBLISHED = [  # (faithful entry's kernel in PlainCtx, the published kernel it reproduces)
+    ("MatmulSiboehm5<128>", "sgemm2DBlocktiling<128,128,8,8,8>"),
+    ("MatmulSiboehm6<128>", "sgemmVectorize<128,128,8,8,8>"),
+    ("MatmulXgemm6", "coarse_2d_vec_mat_mul_kernel"),
 ]
 MEMORY = re.compile(r"^(LDG|STG|LDS|STS|LDSM|LD|ST|LDL|STL|ATOM|ATOMS|ATOMG|RED|REDG)(\.|$)")
 LINE = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)")
@@ -75,18 +84,16 @@ def find(funcs, names, want, plain):
         if plain:
             if "device_kernel_plain<" in n and ("::" + want + ",") in n:
                 return mangled
-        elif re.search(r"(^|::|\s)" + re.escape(want) + r"(\(|$)", n):
+        elif re.search(r"(^|::|\s|void)" + re.escape(want) + r"(\(|$)", n):
             return mangled
     return None
 
 
-def main():
-    funcs = functions(open(sys.argv[1]).read())
-    names = demangle(list(funcs))
-    print("| kernel | memory instructions, single source (PlainCtx) | hand-written raw | same memory instructions | same instruction sequence |")
+def table(funcs, names, pairs, head):
+    print(head)
     print("|---|---|---|---|---|")
     same = total = identical = 0
-    for plain, raw in PAIRS:
+    for plain, raw in pairs:
         ma, mb = find(funcs, names, normalise(plain), True), find(funcs, names, normalise(raw), False)
         if ma is None or mb is None:
             print(f"| {plain} | {'missing' if ma is None else ''} | {'missing' if mb is None else ''} | ? | ? |")
@@ -101,6 +108,20 @@ def main():
         identical += seq
         print(f"| {plain} | {fmt(a)} | {fmt(b)} | {'yes' if ok else 'NO'} | {'yes' if seq else 'no'} |")
     print()
+    return same, total, identical
+
+
+def main():
+    funcs = functions(open(sys.argv[1]).read())
+    names = demangle(list(funcs))
+    if any(find(funcs, names, normalise(q), False) for _, q in PUBLISHED):
+        s, t, i = table(funcs, names, PUBLISHED, "| entry | memory instructions, entry (PlainCtx) | published kernel | "
+                        "same memory instructions | same instruction sequence |")
+        print(f"faithful SASS: {s} of {t} entries issue the memory instructions of the published kernel they "
+              f"reproduce, {i} of {t} its instruction sequence")
+        print()
+    same, total, identical = table(funcs, names, PAIRS, "| kernel | memory instructions, single source (PlainCtx) | "
+                                   "hand-written raw | same memory instructions | same instruction sequence |")
     print(f"zero-cost SASS: {same} of {total} kernel pairs issue identical memory instructions, "
           f"{identical} of {total} the identical instruction sequence")
 

@@ -45,6 +45,14 @@ void print_text() {
       for (const auto& p : k.params)
         std::cout << indent << pad("--set " + p.name + "=V", 16) << "default " << p.def << "  (allowed "
                   << allowed(p) << ")  " << p.help << "\n";
+      for (const auto& s : k.sources) {
+        std::cout << indent << pad("as taught", 16) << s.text << "\n";
+        if (!s.setting.empty() || !s.sizes.empty())
+          std::cout << indent << pad("", 16) << (s.setting.empty() ? "" : "with " + s.setting)
+                    << (s.setting.empty() || s.sizes.empty() ? "" : ", ") << (s.sizes.empty() ? "" : "sizes: " + s.sizes)
+                    << "\n";
+        if (!s.claim.empty()) std::cout << indent << pad("", 16) << "the source says: " << s.claim << "\n";
+      }
     }
     std::cout << "\n";
   }
@@ -81,6 +89,9 @@ void print_json() {
         q["help"] = p.help;
         j["params"].push_back(q);
       }
+      j["sources"] = json::array();
+      for (const auto& s : k.sources)
+        j["sources"].push_back({{"text", s.text}, {"setting", s.setting}, {"sizes", s.sizes}, {"claim", s.claim}});
       out["kernels"].push_back(j);
     }
   }

@@ -18,6 +18,7 @@ class CublasRunner : public Runner {
     const auto& s = a.specs();
     if (k.family != "sgemm" || s.size() < 3) throw Error("cuBLAS reference asked for a non-SGEMM kernel " + k.id);
     m_ = int(s[0].rows), k_ = int(s[0].cols), n_ = int(s[1].cols);
+    alpha_ = k.alpha, beta_ = k.beta;
     a_col_ = s[0].col_major, b_col_ = s[1].col_major, c_col_ = s[2].col_major;
     A_ = static_cast<const float*>(a.ptr(0));
     B_ = static_cast<const float*>(a.ptr(1));
@@ -29,15 +30,14 @@ class CublasRunner : public Runner {
   ~CublasRunner() override { cublasDestroy(h_); }
 
   void launch() override {
-    const float one = 1.0f, zero = 0.0f;
     // cuBLAS is column-major. A row-major matrix is its transpose seen column-major.
     if (!c_col_) {  // C^T (n×m) = B^T · A^T
-      check_blas(cublasSgemm(h_, b_col_ ? CUBLAS_OP_T : CUBLAS_OP_N, a_col_ ? CUBLAS_OP_T : CUBLAS_OP_N, n_, m_, k_, &one,
-                             B_, b_col_ ? k_ : n_, A_, a_col_ ? m_ : k_, &zero, C_, n_),
+      check_blas(cublasSgemm(h_, b_col_ ? CUBLAS_OP_T : CUBLAS_OP_N, a_col_ ? CUBLAS_OP_T : CUBLAS_OP_N, n_, m_, k_, &alpha_,
+                             B_, b_col_ ? k_ : n_, A_, a_col_ ? m_ : k_, &beta_, C_, n_),
                  "SGEMM");
     } else {  // C (m×n) = A · B
-      check_blas(cublasSgemm(h_, a_col_ ? CUBLAS_OP_N : CUBLAS_OP_T, b_col_ ? CUBLAS_OP_N : CUBLAS_OP_T, m_, n_, k_, &one,
-                             A_, a_col_ ? m_ : k_, B_, b_col_ ? k_ : n_, &zero, C_, m_),
+      check_blas(cublasSgemm(h_, a_col_ ? CUBLAS_OP_N : CUBLAS_OP_T, b_col_ ? CUBLAS_OP_N : CUBLAS_OP_T, m_, n_, k_, &alpha_,
+                             A_, a_col_ ? m_ : k_, B_, b_col_ ? k_ : n_, &beta_, C_, m_),
                  "SGEMM");
     }
   }
@@ -46,6 +46,7 @@ class CublasRunner : public Runner {
   cublasHandle_t h_ = nullptr;
   int m_ = 0, n_ = 0, k_ = 0;
   bool a_col_ = false, b_col_ = false, c_col_ = false;
+  float alpha_ = 1.0f, beta_ = 0.0f;
   const float *A_ = nullptr, *B_ = nullptr;
   float* C_ = nullptr;
 };

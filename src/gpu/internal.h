@@ -29,7 +29,7 @@ class DeviceArrays {
   DeviceArrays& operator=(const DeviceArrays&) = delete;
 
   void upload(const catalog::HostArrays& a);           // every array
-  void download_outputs(catalog::HostArrays& a) const;  // Role::Out arrays only
+  void download_outputs(catalog::HostArrays& a) const;  // Out and InOut arrays
   void* ptr(size_t i) const { return ptrs_.at(i); }
   uint64_t bytes(size_t i) const { return bytes_.at(i); }
   size_t size() const { return ptrs_.size(); }
@@ -56,8 +56,9 @@ class DeviceMemory {
   uint64_t bytes_ = 0;
 };
 
-// cudaMemcpy device to host; throws Error.
+// cudaMemcpy device to host and host to device; throw Error.
 void copy_to_host(void* dst, const void* src, uint64_t bytes);
+void copy_to_device(void* dst, const void* src, uint64_t bytes);
 
 // "1.5 GiB"
 std::string size_text(double bytes);
@@ -77,10 +78,17 @@ std::unique_ptr<Runner> record_runner(const catalog::KernelInfo& k, const catalo
                                       const CaptureOptions& opt);
 std::unique_ptr<Runner> counts_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,
                                       const DramConfig& dram);
-// C = A·B by cuBLAS SGEMM (pure FP32) into `out` (rows × cols of C, row-major), with the
-// layouts of the kernel's A and B.
+// C = alpha·A·B + beta·C (the kernel's scalars) by cuBLAS SGEMM (pure FP32) into `out`
+// (rows × cols of C, row-major), with the layouts of the kernel's A and B. With beta ≠ 0,
+// `out` must hold the C the kernel starts from.
 std::unique_ptr<Runner> cublas_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,
                                       void* out);
+// The published kernel that entry k reproduces, built from its source's own code, launched
+// as the source's benchmark launches it on the entry's A and B, writing into `c` (which must
+// hold the C the entry starts from). Null when this build was not given the sources' code
+// (cmake -DWARPSCOPE_PUBLISHED_DIR) or k reproduces none of them; `name` then stays "".
+std::unique_ptr<Runner> published_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,
+                                         void* c, std::string& name);
 // cudaMemcpy device to device of `bytes`.
 std::unique_ptr<Runner> memcpy_runner(uint64_t bytes);
 

@@ -211,7 +211,7 @@ void DeviceArrays::upload(const catalog::HostArrays& a) {
 
 void DeviceArrays::download_outputs(catalog::HostArrays& a) const {
   for (size_t i = 0; i < ptrs_.size(); ++i) {
-    if (specs_[i].role != catalog::Role::Out) continue;
+    if (!catalog::is_output(specs_[i].role)) continue;
     uint64_t b = std::min<uint64_t>(bytes_[i], a.at(i).size() * sizeof(float));
     check(cudaMemcpy(a[i].data(), ptrs_[i], b, cudaMemcpyDeviceToHost), "copying '" + specs_[i].name + "' back");
   }
@@ -219,6 +219,10 @@ void DeviceArrays::download_outputs(catalog::HostArrays& a) const {
 
 void copy_to_host(void* dst, const void* src, uint64_t bytes) {
   check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "copying a result back");
+}
+
+void copy_to_device(void* dst, const void* src, uint64_t bytes) {
+  check(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), "copying an array to the device");
 }
 
 void sync(const std::string& what) {

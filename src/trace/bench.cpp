@@ -52,6 +52,9 @@ json as_json(const BenchResult& r) {
       x["pct_cublas"] = w.pct_cublas;
       x["pct_copy"] = w.pct_copy;
       if (w.raw_ms > 0) x["zero_cost"] = {{"raw_ms", w.raw_ms}, {"ratio", w.raw_ratio}};
+      if (w.published_ms > 0)
+        x["published"] = {{"kernel", w.published}, {"ms", w.published_ms}, {"ratio", w.published_ratio},
+                          {"max_rel_error", w.published_error}};
       if (w.record_ms > 0)
         x["overhead"] = {{"record_ms", w.record_ms}, {"record_ratio", w.record_ratio},
                          {"counts_ms", w.counts_ms}, {"counts_ratio", w.counts_ratio}};
@@ -173,6 +176,12 @@ BenchRow read_row(const json& e) {
     w.raw_ms = number(*z, {"raw_ms"}, 0);
     w.raw_ratio = number(*z, {"ratio"}, 0);
   }
+  if (const json* q = first_of(e, {"published"})) {
+    w.published = text(*q, {"kernel", "name"});
+    w.published_ms = number(*q, {"ms"}, 0);
+    w.published_ratio = number(*q, {"ratio"}, 0);
+    w.published_error = number(*q, {"max_rel_error"}, 0);
+  }
   if (const json* o = first_of(e, {"overhead"})) {
     w.record_ms = number(*o, {"record_ms"}, 0);
     w.record_ratio = number(*o, {"record_ratio"}, 0);
@@ -237,6 +246,21 @@ std::string bench_text(const BenchResult& r) {
   };
   o += table(true);
   o += table(false);
+  std::string pub;
+  for (const auto& w : r.rows) {
+    if (!w.ok || w.published_ms <= 0) continue;
+    const double scale = w.ms > 0 ? w.published_ms / w.ms : 0;  // their speed relative to ours
+    pub += pad(w.kernel + (w.variant.empty() ? "" : " " + w.variant), 22) + pad(std::to_string(w.size), 6, true) +
+           pad(fmt("%.3f", w.ms), 9, true) + pad(fmt("%.3f", w.published_ms), 9, true) +
+           pad(fmt("%.3f", w.published_ratio), 8, true) +
+           pad(w.family == "sgemm" ? fmt("%.1f%%", w.pct_cublas / (scale > 0 ? scale : 1)) : fmt("%.1f%%", w.pct_copy / (scale > 0 ? scale : 1)), 9, true) +
+           "  " + w.published + "\n";
+  }
+  if (!pub.empty())
+    o += "\npublished kernels, timed in the same rounds as the entries that reproduce them\n" + pad("entry", 22) +
+         pad("size", 6, true) + pad("ms", 9, true) + pad("theirs", 9, true) + pad("ratio", 8, true) +
+         pad("theirs %", 9, true) + "  source's own kernel\n" + pub +
+         "ratio: entry / published kernel, median times (1.000: the same speed); theirs %: of cuBLAS or of the copy\n";
   o += "\nraw: plain / hand-written raw-pointer kernel, median times; rec: record mode (blocks " + r.record_blocks +
        ") / plain; counts: counts mode (whole grid) / plain\n";
   o += r.all_ok ? "all results checked\n" : "SOME ROWS FAILED: a result check (no figures shown) or an instrumented timing (noted on the row)\n";

@@ -49,6 +49,11 @@ struct BenchRow {
   std::string checked_against;             // "cuBLAS" | "CPU reference"
   double max_rel_error = 0;
   double raw_ms = 0, raw_ratio = 0;        // zero cost: plain median / raw median (0: no raw)
+  // The published kernel the entry reproduces, built from its source's own code and timed
+  // in the same rounds: its name, median, plain median / its median, and how far its
+  // result is from the entry's ("" and 0: not timed).
+  std::string published;
+  double published_ms = 0, published_ratio = 0, published_error = 0;
   double record_ms = 0, record_ratio = 0;  // filtered record mode / plain
   double counts_ms = 0, counts_ratio = 0;  // whole-grid counts mode / plain
   std::string error;                       // why it did not run

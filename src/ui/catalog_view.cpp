@@ -16,8 +16,9 @@ namespace {
 // Sizes offered in the size combo: powers of two (and the teaching size) in range.
 std::vector<int64_t> size_choices(const catalog::KernelInfo& k) {
   std::set<int64_t> s;
+  catalog::Params p;
   for (int64_t v = 16; v <= 4096; v *= 2)
-    if (v >= k.size_min && v <= k.size_max) s.insert(v);
+    if (catalog::resolve(k, v, {}, p).empty()) s.insert(v);  // sizes the kernel (or its source) allows
   s.insert(k.teach_size);
   return {s.begin(), s.end()};
 }
@@ -82,6 +83,9 @@ void catalog_view(Ui& ui) {
       ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28);
       ImGui::TextDisabled("%s", k.title.c_str());
       ImGui::TextUnformatted(k.lesson.c_str());
+      for (const auto& src : k.sources)
+        ImGui::TextDisabled("as taught: %s%s%s", src.text.c_str(), src.setting.empty() ? "" : ", with ",
+                            src.setting.c_str());
       ImGui::PopTextWrapPos();
       ImGui::EndTooltip();
     }
@@ -109,6 +113,8 @@ void catalog_view(Ui& ui) {
   }
   // The lessons that walk through this kernel, one click away.
   lesson_links(ui, cur->id);
+  // The texts this kernel reproduces, what they claim, and the setting that matches them.
+  source_refs(ui, *cur);
 
   section("Parameters");
   const float label_w = ImGui::CalcTextSize("blocks ").x + 16;
@@ -210,6 +216,49 @@ void catalog_view(Ui& ui) {
     ImGui::TextUnformatted(cur->lesson.c_str());
     ImGui::PopTextWrapPos();
   }
+}
+
+void source_refs(Ui& ui, const catalog::KernelInfo& k) {
+  if (k.sources.empty()) return;
+  UiState& s = ui.state;
+  const Theme& t = theme();
+  section("As taught");
+  ImGui::PushTextWrapPos(0);
+  for (size_t i = 0; i < k.sources.size(); ++i) {
+    const catalog::SourceRef& src = k.sources[i];
+    ImGui::PushID(int(i));
+    if (i) ImGui::Spacing();
+    ImGui::TextUnformatted(src.text.c_str());
+    // The setting that reproduces it: on screen now, or one click away.
+    int64_t size = 0;
+    const auto set = catalog::setting_values(src, size);
+    bool shown = size == 0 || size == (s.size ? s.size : k.teach_size);
+    for (const auto& [name, v] : set) {
+      auto it = s.params.find(name);
+      int64_t now = it != s.params.end() ? it->second : 0;
+      if (it == s.params.end())
+        for (const auto& ps : k.params)
+          if (ps.name == name) now = ps.def;
+      shown &= now == v;
+    }
+    if (!src.setting.empty()) {
+      if (shown) {
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.good), "✓ on screen: %s", src.setting.c_str());
+      } else if (ImGui::SmallButton(("Show it: " + src.setting).c_str())) {
+        for (const auto& [name, v] : set) s.params[name] = v;
+        if (size) s.size = size == k.teach_size ? 0 : size;
+        ui.request_record();
+      }
+    }
+    if (!src.sizes.empty()) ImGui::TextDisabled("sizes: %s", src.sizes.c_str());
+    if (!src.claim.empty()) {
+      ImGui::PushStyleColor(ImGuiCol_Text, t.accent);
+      ImGui::TextWrapped("The source says: %s", src.claim.c_str());
+      ImGui::PopStyleColor();
+    }
+    ImGui::PopID();
+  }
+  ImGui::PopTextWrapPos();
 }
 
 }  // namespace ws::ui

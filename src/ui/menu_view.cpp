@@ -117,9 +117,18 @@ void menu_bar(Ui& ui, float& height) {
   if (const Session* m = ui.pane.model.get()) {
     std::string title = m->title();
     const char* banner = m->from_gpu ? nullptr : "TRACE EMULATED ON CPU";
-    float w = ImGui::CalcTextSize(title.c_str()).x + 24;
-    if (banner) w += ImGui::CalcTextSize(banner).x + 28;
-    else w += ImGui::CalcTextSize(m->provenance().c_str()).x + 28;
+    const float pill_w = banner ? ImGui::CalcTextSize(banner).x + 28 : ImGui::CalcTextSize(m->provenance().c_str()).x + 28;
+    // The text the launch reproduces, where there is room for it.
+    if (const catalog::KernelInfo* k = catalog::find(m->trace().launch.kernel)) {
+      catalog::Params p;
+      p.values = m->trace().launch.params;
+      if (const catalog::SourceRef* src = catalog::reproduced(*k, p)) {
+        std::string longer = title + " · as in " + src->label;
+        if (ImGui::GetWindowWidth() - ImGui::CalcTextSize(longer.c_str()).x - 32 - pill_w > ImGui::GetCursorPosX() + 20)
+          title = longer;
+      }
+    }
+    float w = ImGui::CalcTextSize(title.c_str()).x + 24 + pill_w;
     float x = ImGui::GetWindowWidth() - w - 8;
     if (x > ImGui::GetCursorPosX() + 20) {
       ImGui::SetCursorPosX(x);

@@ -304,6 +304,9 @@ void lesson_view(Ui& ui);
 void lessons_menu(Ui& ui);        // the Lessons menu (lesson_view.cpp)
 // Buttons opening the lessons that show `kernel` (the catalog draws them under its ladder).
 void lesson_links(Ui& ui, const std::string& kernel);
+// The published texts kernel `k` reproduces (book chapter, blog post, kernel number), what
+// each claims, and a button that sets the parameters reproducing it (catalog_view.cpp).
+void source_refs(Ui& ui, const catalog::KernelInfo& k);
 // How strongly panel `p` is outlined as the one that shows the answer just given: 1 when
 // the answer comes out, fading to 0 over a few seconds (0: not that panel, or no answer).
 float lesson_pointing(const Ui& ui, Panel p);

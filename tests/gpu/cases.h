@@ -46,6 +46,13 @@ inline std::vector<Case> teaching_cases() {
       {"matmul_coarse1d", 64, {{"coarse", 8}}},
       {"matmul_coarse2d", 100, {{"bm", 64}}},
       {"matmul_coarse2d_vec", 132, {{"bm", 64}}},
+      {"transpose_tiled", 70, {{"pad", 1}, {"tile", 64}, {"rows", 4}, {"order", 1}}},
+      {"transpose_tiled", 50, {{"m", 90}, {"pad", 1}, {"tile", 32}, {"rows", 32}}},
+      {"transpose_tiled", 100, {{"m", 36}, {"tile", 64}, {"rows", 8}, {"order", 1}}},
+      {"matmul_siboehm5", 256, {}},
+      {"matmul_siboehm6", 256, {}},
+      {"matmul_xgemm6", 100, {}},
+      {"matmul_xgemm6", 132, {}},
   };
   for (const auto& c : extra)
     if (catalog::find(c.kernel)) v.push_back(c);
@@ -63,6 +70,8 @@ inline std::vector<Case> validation_cases() {
   const std::vector<Case> extra = {
       {"strided_copy", int64_t(1) << 22, {{"stride", 8}}},
       {"transpose_tiled", 2048, {{"pad", 1}}},
+      {"transpose_tiled", 2048, {{"pad", 1}, {"tile", 32}, {"rows", 32}}},
+      {"transpose_tiled", 2048, {{"pad", 1}, {"tile", 64}, {"rows", 4}, {"order", 1}}},
       {"transpose_tiled_dynamic", 2048, {{"pad", 1}}},
       {"matmul_tiled", 512, {{"tile", 32}}},
       {"matmul_corner_turning", 512, {{"tile", 32}}},
