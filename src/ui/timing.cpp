@@ -351,6 +351,10 @@ TimingLadder timing_ladder(const TimingStore& store, const std::string& kernel,
       r.same_kernel = same_kernel;
       const auto v = full_params(*k, s->params);
       r.here = same_kernel;
+      // Named: the parameters that vary among the rows and differ from the kernel's default,
+      // plus the first varying one always (so the default row reads "pad=0" beside "pad=1"),
+      // and any that differ from the launch on screen.
+      bool first_varying = true;
       for (const auto& ps : k->params) {
         const int64_t mine_v = v.count(ps.name) ? v.at(ps.name) : ps.def;
         const bool differs_from_screen = same_kernel && screen.count(ps.name) && screen.at(ps.name) != mine_v;
@@ -360,8 +364,9 @@ TimingLadder timing_ladder(const TimingStore& store, const std::string& kernel,
           const auto w = full_params(*k, o->params);
           varies |= (w.count(ps.name) ? w.at(ps.name) : ps.def) != mine_v;
         }
-        if (varies || differs_from_screen)
+        if ((varies && (mine_v != ps.def || first_varying)) || differs_from_screen)
           r.variant += (r.variant.empty() ? "" : " ") + ps.name + "=" + std::to_string(mine_v);
+        first_varying &= !varies;
       }
       r.value = l.compute ? s->gflops : s->gbs;
       r.pct = percent_of_reference(*s, *l.table, l.compute);
