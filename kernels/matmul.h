@@ -297,19 +297,20 @@ struct MatmulSiboehm5 : RegisterTiling<BM_> {
     const int threadCol = threadIdx.x % (BN / TN), threadRow = threadIdx.x / (BN / TN);
     const unsigned innerRowA = threadIdx.x / BK, innerColA = threadIdx.x % BK, strideA = THREADS / BK;
     const unsigned innerRowB = threadIdx.x / BN, innerColB = threadIdx.x % BN, strideB = THREADS / BN;
-    // Where the block's tiles start; the source moves its A, B and C pointers instead.
-    unsigned aStart = cRow * BM * N, bStart = cCol * BN;
-    const unsigned cStart = cRow * BM * N + cCol * BN;
+    // Move A, B and C to the block's first tiles.
+    A += cRow * BM * N;
+    B += cCol * BN;
+    C += cRow * BM * N + cCol * BN;
     float acc[TM * TN] = {0.0f};
     float regM[TM], regN[TN];
     for (unsigned bkIdx = 0; bkIdx < N; bkIdx += BK) {
       for (unsigned off = 0; off < BM; off += strideA)
-        As[innerRowA + off][innerColA] = A[aStart + (innerRowA + off) * N + innerColA];
+        As[innerRowA + off][innerColA] = A[(innerRowA + off) * N + innerColA];
       for (unsigned off = 0; off < BK; off += strideB)
-        Bs[innerRowB + off][innerColB] = B[bStart + (innerRowB + off) * N + innerColB];
+        Bs[innerRowB + off][innerColB] = B[(innerRowB + off) * N + innerColB];
       __syncthreads();
-      aStart += BK;      // BK columns to the right
-      bStart += BK * N;  // BK rows down
+      A += BK;      // BK columns to the right
+      B += BK * N;  // BK rows down
       for (unsigned k = 0; k < BK; ++k) {
         for (unsigned i = 0; i < TM; ++i) regM[i] = As[threadRow * TM + i][k];
         for (unsigned q = 0; q < TN / 4; ++q) {
@@ -326,7 +327,7 @@ struct MatmulSiboehm5 : RegisterTiling<BM_> {
     // C = alpha·acc + beta·C, one float at a time: each element of C is read, then written.
     for (unsigned i = 0; i < TM; ++i)
       for (unsigned j = 0; j < TN; ++j) {
-        unsigned c = cStart + (threadRow * TM + i) * N + threadCol * TN + j;
+        unsigned c = (threadRow * TM + i) * N + threadCol * TN + j;
         C[c] = a.alpha * acc[i * TN + j] + a.beta * C[c];
       }
   }
@@ -454,22 +455,29 @@ struct MatmulXgemm6 {
           sh_B4[B_ty + off][B_tx] = zero;
       }
       __syncthreads();
+      // This thread's 8 values of row k of each tile, two float4s each; the pointers move
+      // down one row per k (the source indexes sh_A[k][row + i], sh_B[k][col + i]).
+      auto a_k = sh_A4[0] + row / 4;
+      auto b_k = sh_B4[0] + col / 4;
+#pragma unroll 1  // a loop, as the source's compiles to
       for (int k = 0; k < BK; ++k) {
         for (int p = 0; p < TM / 4; ++p) {
-          float4 m = sh_A4[k][row / 4 + p];
+          float4 m = a_k[p];
           regA[4 * p + 0] = m.x;
           regA[4 * p + 1] = m.y;
           regA[4 * p + 2] = m.z;
           regA[4 * p + 3] = m.w;
         }
         for (int q = 0; q < TN / 4; ++q) {
-          float4 b = sh_B4[k][col / 4 + q];
+          float4 b = b_k[q];
           regB[4 * q + 0] = b.x;
           regB[4 * q + 1] = b.y;
           regB[4 * q + 2] = b.z;
           regB[4 * q + 3] = b.w;
         }
         RegisterTiling<BM>::outer_product(acc, regA, regB);
+        a_k += BM / 4;
+        b_k += BN / 4;
       }
       __syncthreads();
     }
