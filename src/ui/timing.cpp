@@ -373,6 +373,21 @@ TimingLadder timing_ladder(const TimingStore& store, const std::string& kernel,
       r.size = bench_size_text(*k, v);
       if (r.here && l.here < 0) l.here = int(l.rows.size());
       l.rows.push_back(r);
+      // The published kernel this variant reproduces, timed in the same rounds: its figures
+      // are the row's scaled by the two medians.
+      if (s->published_ms > 0 && s->ms > 0) {
+        LadderRow q = r;
+        q.published = true;
+        q.here = false;
+        q.name = "published";
+        q.variant = "";
+        if (const catalog::SourceRef* src = k->sources.empty() ? nullptr : &k->sources.front())
+          if (!src->label.empty()) q.name = src->label;
+        const double f = s->ms / s->published_ms;  // its speed relative to the entry's
+        q.value = r.value * f;
+        q.pct = r.pct >= 0 ? r.pct * f : -1;
+        l.rows.push_back(q);
+      }
     }
   }
 

@@ -109,6 +109,7 @@ struct LadderRow {
   double value = 0;                      // in the ladder's unit (0: not measured)
   double pct = -1;                       // of the ladder's reference (< 0: unknown)
   std::string size;                      // what the timed size is for this kernel ("8192 × 8192 floats")
+  bool published = false;                // the published kernel the row above reproduces, timed beside it
 };
 
 // The timing panel's content for the family of the kernel on screen, every row from one

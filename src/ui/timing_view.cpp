@@ -51,6 +51,7 @@ std::string timing_value_text(const LadderRow& r) {
   if (!r.sample) return "not timed";
   std::string v = r.value > 0 ? number(r.value) : number(r.sample->ms) + " ms";
   if (r.pct >= 0) v += " · " + percent(r.pct);
+  if (r.published) v += " · published code";
   return v;
 }
 
@@ -94,7 +95,7 @@ float timing_scene(Scene& sc, const TimingLadder& l, float width, float height, 
     if (r.here) back.fill(a, z, with_alpha(t.accent, 46), 3);
     // Name, then the variant in full; the name gives way when the column is narrow.
     const FontRole nf = name_font(r);
-    const ImU32 nc = r.here || r.same_kernel ? t.text : t.text_dim;
+    const ImU32 nc = r.published ? t.text_dim : r.here || r.same_kernel ? t.text : t.text_dim;
     const float var_w = r.variant.empty() ? 0 : text_size(body, " " + r.variant).x;
     const std::string name = fit_text(nf, r.name, std::max(12.0f, label_w - gap - 4 - var_w));
     const float mid = y + row_h * 0.5f;
@@ -108,7 +109,7 @@ float timing_scene(Scene& sc, const TimingLadder& l, float width, float height, 
     const ImVec2 b0(bar_x, y + inset), b1(bar_x + bar_w, y + row_h - inset);
     back.fill(b0, b1, t.cell_empty, 3);
     float len = 0;
-    const ImU32 fill = r.here ? t.accent : with_alpha(t.accent, 150);
+    const ImU32 fill = r.published ? with_alpha(t.text_dim, 170) : r.here ? t.accent : with_alpha(t.accent, 150);
     if (r.sample && r.pct >= 0) {
       len = std::max(2.0f, bar_w * float(std::min(r.pct, 100.0) / 100.0));
       front.fill(b0, ImVec2(bar_x + len, b1.y), fill, 3);

@@ -215,6 +215,29 @@ TEST_CASE("the repository's replay pack: transpose pad 0 and 1, SGEMM tile 16 an
   CHECK(std::find(m.begin(), m.end(), "tiled tile=32") != m.end());
 }
 
+TEST_CASE("the replay pack times each published kernel beside the entry that reproduces it") {
+  std::string msg;
+  ui::TimingStore store;
+  store.replay = ui::load_replay_pack(ui::bundled_replay_dir(), msg);
+  REQUIRE(!store.replay.empty());
+  const ui::TimingLadder l = ui::timing_ladder(store, "matmul_xgemm6", {});
+  int published = 0;
+  for (size_t i = 0; i < l.rows.size(); ++i) {
+    if (!l.rows[i].published) continue;
+    ++published;
+    REQUIRE(i > 0);
+    const ui::LadderRow& entry = l.rows[i - 1];  // the entry it sits under
+    CHECK(!entry.published);
+    CHECK(l.rows[i].kernel == entry.kernel);
+    CHECK(!l.rows[i].here);
+    REQUIRE(entry.sample);
+    // Scaled by the two medians of the same rounds.
+    CHECK(l.rows[i].pct == doctest::Approx(entry.pct * entry.sample->ms / entry.sample->published_ms));
+    CHECK(ui::timing_value_text(l.rows[i]).find("published code") != std::string::npos);
+  }
+  CHECK(published == 3);  // siboehm's kernels 5 and 6, xGeMM step 6
+}
+
 TEST_CASE("bars on a fixed 0-100 % scale of the reference, labelled, clamped past 100 %") {
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(test::quiet_env());
