@@ -184,3 +184,31 @@ TEST_CASE("every faithful entry and setting names its source, and the setting re
   REQUIRE(catalog::resolve(*catalog::find("matmul_xgemm6"), 100, {}, p) == "");
   CHECK(catalog::reproduced(*catalog::find("matmul_xgemm6"), p));
 }
+
+TEST_CASE("PMPP's DRAM example: tile width 2 on 4×4 matrices, phase 0 of M uses channels 0 and 2 only") {
+  // matmul_tiled at tile=2, N=4 with the textbook model (4 channels × 2 banks, 2 floats a
+  // burst): in phase 0 the blocks read M[0], M[1], M[4], M[5] and M[8], M[9], M[12], M[13],
+  // bytes 0-7, 16-23, 32-39, 48-55: channels 0, 2, 0, 2.
+  auto r = record("matmul_tiled", 4, {{"tile", 2}});
+  const auto* src = catalog::reproduced(*catalog::find("matmul_tiled"), [] {
+    catalog::Params p;
+    catalog::resolve(*catalog::find("matmul_tiled"), 4, {{"tile", 2}}, p);
+    return p;
+  }());
+  REQUIRE(src);
+  CHECK(src->label.find("DRAM") != std::string::npos);
+  REQUIRE(!r.rep.epochs.empty());
+  const auto& e0 = r.rep.epochs.front();
+  bool seen = false;
+  for (const auto& a : e0.arrays)
+    if (r.t.buffers.at(a.buffer).name == "A") {
+      seen = true;
+      CHECK(a.channels_used == 2);
+      REQUIRE(a.per_channel.size() == 4);
+      CHECK(a.per_channel[0] > 0);
+      CHECK(a.per_channel[1] == 0);
+      CHECK(a.per_channel[2] > 0);
+      CHECK(a.per_channel[3] == 0);
+    }
+  CHECK(seen);
+}
