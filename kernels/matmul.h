@@ -275,14 +275,6 @@ struct MatmulCoarse2DVec : RegisterTiling<BM_> {
   }
 };
 
-// Four floats of a float4 into four registers: r[0..3] = v.x, v.y, v.z, v.w.
-WS_KERNEL void put4(float* r, float4 v) {
-  r[0] = v.x;
-  r[1] = v.y;
-  r[2] = v.z;
-  r[3] = v.w;
-}
-
 // siboehm's kernel 5 (2-D blocktiling) as published: BM = BN = 128, BK = 8, TM = TN = 8,
 // 256 threads, no bounds checks (N a multiple of 128). Each pass the block stages a BM×BK
 // tile of A and a BK×BN tile of B; for every k a thread reads TM values down a column of As
@@ -321,8 +313,13 @@ struct MatmulSiboehm5 : RegisterTiling<BM_> {
       B += BK * N;  // BK rows down
       for (unsigned k = 0; k < BK; ++k) {
         for (unsigned i = 0; i < TM; ++i) regM[i] = As[threadRow * TM + i][k];
-        for (unsigned q = 0; q < TN / 4; ++q)
-          put4(regN + 4 * q, Bs4[k][threadCol * (TN / 4) + q]);
+        for (unsigned q = 0; q < TN / 4; ++q) {
+          float4 b = Bs4[k][threadCol * (TN / 4) + q];
+          regN[4 * q + 0] = b.x;
+          regN[4 * q + 1] = b.y;
+          regN[4 * q + 2] = b.z;
+          regN[4 * q + 3] = b.w;
+        }
         T::outer_product(acc, regM, regN);
       }
       __syncthreads();
@@ -376,10 +373,20 @@ struct MatmulSiboehm6 : RegisterTiling<BM_> {
       aStart += BK / 4;   // BK columns to the right
       bStart += BK * N4;  // BK rows down
       for (unsigned k = 0; k < BK; ++k) {
-        for (unsigned p = 0; p < TM / 4; ++p)
-          put4(regM + 4 * p, As4[k][threadRow * (TM / 4) + p]);
-        for (unsigned q = 0; q < TN / 4; ++q)
-          put4(regN + 4 * q, Bs4[k][threadCol * (TN / 4) + q]);
+        for (unsigned p = 0; p < TM / 4; ++p) {
+          float4 m = As4[k][threadRow * (TM / 4) + p];
+          regM[4 * p + 0] = m.x;
+          regM[4 * p + 1] = m.y;
+          regM[4 * p + 2] = m.z;
+          regM[4 * p + 3] = m.w;
+        }
+        for (unsigned q = 0; q < TN / 4; ++q) {
+          float4 b = Bs4[k][threadCol * (TN / 4) + q];
+          regN[4 * q + 0] = b.x;
+          regN[4 * q + 1] = b.y;
+          regN[4 * q + 2] = b.z;
+          regN[4 * q + 3] = b.w;
+        }
         T::outer_product(acc, regM, regN);
       }
       __syncthreads();
@@ -454,10 +461,20 @@ struct MatmulXgemm6 {
       auto b_k = sh_B4[0] + col / 4;
 #pragma unroll 1  // a loop, as the source's compiles to
       for (int k = 0; k < BK; ++k) {
-        for (int p = 0; p < TM / 4; ++p)
-          put4(regA + 4 * p, a_k[p]);
-        for (int q = 0; q < TN / 4; ++q)
-          put4(regB + 4 * q, b_k[q]);
+        for (int p = 0; p < TM / 4; ++p) {
+          float4 m = a_k[p];
+          regA[4 * p + 0] = m.x;
+          regA[4 * p + 1] = m.y;
+          regA[4 * p + 2] = m.z;
+          regA[4 * p + 3] = m.w;
+        }
+        for (int q = 0; q < TN / 4; ++q) {
+          float4 b = b_k[q];
+          regB[4 * q + 0] = b.x;
+          regB[4 * q + 1] = b.y;
+          regB[4 * q + 2] = b.z;
+          regB[4 * q + 3] = b.w;
+        }
         RegisterTiling<BM>::outer_product(acc, regA, regB);
         a_k += BM / 4;
         b_k += BN / 4;
