@@ -115,13 +115,16 @@ std::map<std::string, int64_t> setting_values(const SourceRef& s, int64_t& size)
   return out;
 }
 
+bool reproduces(const SourceRef& s, const Params& p) {
+  int64_t size = 0;
+  for (const auto& [name, v] : setting_values(s, size))
+    if (p[name] != v) return false;
+  return size == 0 || size == p.size();
+}
+
 const SourceRef* reproduced(const KernelInfo& k, const Params& p) {
-  for (const auto& s : k.sources) {
-    int64_t size = 0;
-    bool same = true;
-    for (const auto& [name, v] : setting_values(s, size)) same &= p[name] == v;
-    if (same && (size == 0 || size == p.size())) return &s;
-  }
+  for (const auto& s : k.sources)
+    if (reproduces(s, p)) return &s;
   return nullptr;
 }
 

@@ -104,6 +104,8 @@ std::string ids();
 
 // The parameter values (and size, 0 if not named) of a source's setting, "--set k=v --size N".
 std::map<std::string, int64_t> setting_values(const SourceRef& s, int64_t& size);
+// Whether resolved parameters `p` are source `s`'s setting (its size too, where it names one).
+bool reproduces(const SourceRef& s, const Params& p);
 // The source that a launch of `k` with resolved parameters `p` reproduces, or nullptr.
 const SourceRef* reproduced(const KernelInfo& k, const Params& p);
 

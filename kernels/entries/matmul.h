@@ -235,7 +235,6 @@ struct PublishedSgemmEntry : MatmulFamily {
   static catalog::KernelInfo published_info(const char* id, const char* title, const char* lesson) {
     auto k = base(id, title, lesson, false);
     k.teach_size = 128;
-    k.size_min = 1;  // the check names the multiples the source supports
     k.alpha = Entry::kAlpha;
     k.beta = Entry::kBeta;
     k.buffers = [](const catalog::Params& p) {

@@ -91,7 +91,8 @@ void print_json() {
       }
       j["sources"] = json::array();
       for (const auto& s : k.sources)
-        j["sources"].push_back({{"text", s.text}, {"setting", s.setting}, {"sizes", s.sizes}, {"claim", s.claim}});
+        j["sources"].push_back({{"text", s.text}, {"setting", s.setting}, {"sizes", s.sizes}, {"claim", s.claim},
+                                 {"label", s.label}});
       out["kernels"].push_back(j);
     }
   }

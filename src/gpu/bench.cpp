@@ -118,7 +118,9 @@ BenchRow bench_one(const catalog::KernelInfo& k, const catalog::Params& p, const
     row.checked_against = "CPU reference";
     row.ok = row.max_rel_error == 0.0;
   }
-  catalog::HostArrays first = k.family == "sgemm" ? got : catalog::HostArrays{};  // the entry's result
+  // The published kernel the entry reproduces (only in a build given the sources' code).
+  row.published = detail::published_kernel(k);
+  catalog::HostArrays first = row.published.empty() ? catalog::HostArrays{} : got;  // the entry's result
   got.clear();
   if (!row.ok) {
     row.error = "result differs from the " + row.checked_against + ": max relative error " + std::to_string(row.max_rel_error);
@@ -144,10 +146,10 @@ BenchRow bench_one(const catalog::KernelInfo& k, const catalog::Params& p, const
   // must be the entry's before the two are timed side by side.
   std::unique_ptr<DeviceMemory> pub_c;
   std::unique_ptr<Runner> pub;
-  if (k.family == "sgemm") {
+  if (!row.published.empty()) {
     pub_c = std::make_unique<DeviceMemory>(dev.bytes(2), "the published kernel's C");
     detail::copy_to_device(pub_c->get(), arrays[2].data(), dev.bytes(2));
-    pub = detail::published_runner(k, p, dev, pub_c->get(), row.published);
+    pub = detail::published_runner(k, p, dev, pub_c->get());
   }
   if (pub) {
     pub->launch();

@@ -83,12 +83,13 @@ std::unique_ptr<Runner> counts_runner(const catalog::KernelInfo& k, const catalo
 // `out` must hold the C the kernel starts from.
 std::unique_ptr<Runner> cublas_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,
                                       void* out);
-// The published kernel that entry k reproduces, built from its source's own code, launched
-// as the source's benchmark launches it on the entry's A and B, writing into `c` (which must
-// hold the C the entry starts from). Null when this build was not given the sources' code
-// (cmake -DWARPSCOPE_PUBLISHED_DIR) or k reproduces none of them; `name` then stays "".
+// The published kernel that entry k reproduces, as its code names it: "" when this build
+// was not given the sources' code (cmake -DWARPSCOPE_PUBLISHED_DIR) or k reproduces none.
+std::string published_kernel(const catalog::KernelInfo& k);
+// That kernel, launched as the source's benchmark launches it on the entry's A and B,
+// writing into `c` (which must hold the C the entry starts from); null when there is none.
 std::unique_ptr<Runner> published_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,
-                                         void* c, std::string& name);
+                                         void* c);
 // cudaMemcpy device to device of `bytes`.
 std::unique_ptr<Runner> memcpy_runner(uint64_t bytes);
 

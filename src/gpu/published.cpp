@@ -2,7 +2,7 @@
 // launched as their sources' own benchmarks launch them, so that `warpscope bench` times
 // each beside its entry in the same rounds. Their code is never part of this repository:
 // a build given -DWARPSCOPE_PUBLISHED_DIR=DIR (DIR holding checkouts of SGEMM_CUDA and
-// xGeMM; scripts/device/bench_published.sh makes one) compiles them from DIR into
+// xGeMM; scripts/bench-published.sh makes one) compiles them from DIR into
 // src/gpu/published/kernels.cu's launchers; any other build has none to time.
 #include "gpu/internal.h"
 
@@ -37,15 +37,30 @@ class PublishedRunner : public Runner {
 
 }  // namespace
 
-std::unique_ptr<Runner> published_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,
-                                         void* c, std::string& name) {
-  name.clear();
 #if defined(WS_HAVE_PUBLISHED)
+namespace {
+const published::Kernel* find_published(const catalog::KernelInfo& k) {
   for (const auto& e : published::all())
-    if (k.id == e.entry) {
-      name = e.name;
-      return std::make_unique<PublishedRunner>(e.launch, a, c, int(p.size()), k.alpha, k.beta);
-    }
+    if (k.id == e.entry) return &e;
+  return nullptr;
+}
+}  // namespace
+#endif
+
+std::string published_kernel(const catalog::KernelInfo& k) {
+#if defined(WS_HAVE_PUBLISHED)
+  if (const published::Kernel* e = find_published(k)) return e->name;
+#else
+  (void)k;
+#endif
+  return "";
+}
+
+std::unique_ptr<Runner> published_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,
+                                         void* c) {
+#if defined(WS_HAVE_PUBLISHED)
+  if (const published::Kernel* e = find_published(k))
+    return std::make_unique<PublishedRunner>(e->launch, a, c, int(p.size()), k.alpha, k.beta);
 #else
   (void)k, (void)p, (void)a, (void)c;
 #endif

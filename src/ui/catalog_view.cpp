@@ -223,6 +223,9 @@ void source_refs(Ui& ui, const catalog::KernelInfo& k) {
   UiState& s = ui.state;
   const Theme& t = theme();
   section("As taught");
+  // The launch the panel asks for (spec(): this kernel's own values), to tell which setting is on screen.
+  catalog::Params now;
+  const bool resolved = catalog::resolve(k, s.size, ui.spec().params, now).empty();
   ImGui::PushTextWrapPos(0);
   for (size_t i = 0; i < k.sources.size(); ++i) {
     const catalog::SourceRef& src = k.sources[i];
@@ -232,15 +235,7 @@ void source_refs(Ui& ui, const catalog::KernelInfo& k) {
     // The setting that reproduces it: on screen now, or one click away.
     int64_t size = 0;
     const auto set = catalog::setting_values(src, size);
-    bool shown = size == 0 || size == (s.size ? s.size : k.teach_size);
-    for (const auto& [name, v] : set) {
-      auto it = s.params.find(name);
-      int64_t now = it != s.params.end() ? it->second : 0;
-      if (it == s.params.end())
-        for (const auto& ps : k.params)
-          if (ps.name == name) now = ps.def;
-      shown &= now == v;
-    }
+    const bool shown = resolved && catalog::reproduces(src, now);
     if (!src.setting.empty()) {
       if (shown) {
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.good), "✓ on screen: %s", src.setting.c_str());

@@ -375,7 +375,7 @@ TimingLadder timing_ladder(const TimingStore& store, const std::string& kernel,
       l.rows.push_back(r);
       // The published kernel this variant reproduces, timed in the same rounds: its figures
       // are the row's scaled by the two medians.
-      if (s->published_ms > 0 && s->ms > 0) {
+      if (s->published_ratio > 0) {
         LadderRow q = r;
         q.published = true;
         q.here = false;
@@ -383,9 +383,8 @@ TimingLadder timing_ladder(const TimingStore& store, const std::string& kernel,
         q.variant = "";
         if (const catalog::SourceRef* src = k->sources.empty() ? nullptr : &k->sources.front())
           if (!src->label.empty()) q.name = src->label;
-        const double f = s->ms / s->published_ms;  // its speed relative to the entry's
-        q.value = r.value * f;
-        q.pct = r.pct >= 0 ? r.pct * f : -1;
+        q.value = r.value * s->published_ratio;  // entry ms / published ms: its speed relative to the entry's
+        q.pct = r.pct >= 0 ? r.pct * s->published_ratio : -1;
         l.rows.push_back(q);
       }
     }
