@@ -13,18 +13,19 @@
 
 namespace ws::catalog {
 
-// A trace holding the launch's kernel, parameters, backend and device, the kernel file's
-// text, and the global arrays (buffer ids 0..n-1 in KernelInfo::buffers order). The
-// backend adds the grid, the shared arrays, the sites and the records.
+// A trace holding one launch (the kernel and its parameters), the backend and device, the
+// kernel file's text as file 0, and the global arrays (buffer ids 0..n-1 in
+// KernelInfo::buffers order). The backend adds the grid, the shared arrays, the sites and
+// the records through a trace::Builder.
 inline trace::Trace trace_header(const KernelInfo& k, const Params& p, const std::string& backend,
                                  const std::string& device) {
   trace::Trace t;
-  t.launch.kernel = k.id;
-  t.launch.params = p.values;
-  t.launch.backend = backend;
-  t.launch.device = device;
-  t.source_name = k.source_file;
-  t.source = source(k.source_file);
+  trace::Launch& l = t.launches.emplace_back();
+  l.kernel = k.id;
+  l.params = p.values;
+  t.provenance.backend = backend;
+  t.provenance.device = device;
+  t.files.push_back({k.source_file, source(k.source_file)});
   for (const auto& s : k.buffers(p)) {
     trace::Buffer b;
     b.name = s.name;

@@ -25,7 +25,7 @@ target_include_directories(test_export PRIVATE ${GIF_INCLUDE})
 target_compile_definitions(test_export PRIVATE WS_BINARY="$<TARGET_FILE:warpscope>")
 add_dependencies(test_export warpscope)
 
-# Layout rules (DESIGN.md §5) on every layout and every figure, headless.
+# Layout rules (docs/architecture.md, "The app") on every layout and every figure, headless.
 ws_test(test_layout SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_layout.cpp LIBS ws_ui)
 
 # Lessons played in the app, headless.

@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
   auto tr = std::make_shared<trace::Trace>(std::move(r.trace));
   const size_t base = tr->records.size();
   tr->records.reserve(std::max<uint64_t>(want, base));
-  uint32_t blocks = uint32_t(tr->launch.grid.count());
+  uint32_t blocks = uint32_t(tr->launch().grid.count());
   for (uint32_t copy = 1; tr->records.size() < want; ++copy)
     for (size_t i = 0; i < base && tr->records.size() < want; ++i) {
       trace::Record x = tr->records[i];

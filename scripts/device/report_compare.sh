@@ -21,17 +21,19 @@ for spec in "transpose_tiled --size 64" "transpose_tiled --size 200 --set pad=1"
 import json, sys
 g, e = (json.load(open(p)) for p in sys.argv[1:3])
 # Sites in a stable order: two compilers may evaluate `out[i] = in[i]` in either order, so
-# the order of first execution is not compared.
+# the order of first execution (and the site numbers it gives) is not compared.
 key = lambda s: (s["line"], s["array"], s["op"], s["bytes_per_lane"])
-gs, es = sorted(g["sites"], key=key), sorted(e["sites"], key=key)
+strip = lambda sites: [{k: v for k, v in s.items() if k != "site"} for s in sites]
+gl, el = g["launches"][0], e["launches"][0]
+gs, es = sorted(strip(gl["sites"]), key=key), sorted(strip(el["sites"]), key=key)
 for a, b in zip(gs, es):
     if a != b:
         print("   site", key(a), {k: (a[k], b.get(k)) for k in a if a[k] != b.get(k)})
         break
 if len(gs) != len(es): print("   sites:", len(gs), "against", len(es))
-if g["epochs"] != e["epochs"]: print("   epochs differ")
+if gl["epochs"] != el["epochs"]: print("   epochs differ")
 if g["lane_accesses"] != e["lane_accesses"]: print("   lane accesses", g["lane_accesses"], e["lane_accesses"])
-sys.exit(0 if gs == es and g["epochs"] == e["epochs"] and g["lane_accesses"] == e["lane_accesses"] else 1)
+sys.exit(0 if gs == es and gl["epochs"] == el["epochs"] and g["lane_accesses"] == e["lane_accesses"] else 1)
 PY
     then ok=$((ok + 1)); echo "same      $spec dram=$dram"
     else bad=$((bad + 1)); echo "DIFFERENT $spec dram=$dram ($(head -c 200 "$OUT_DIR/g.err"))"

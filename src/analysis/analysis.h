@@ -1,6 +1,6 @@
 // src/analysis/analysis.h — what each access costs. Pure C++, deterministic; the numbers
-// mean what Nsight Compute's mean (DESIGN.md §4) so a student can check them against the
-// profiler. Depends on trace only.
+// mean what Nsight Compute's mean (docs/architecture.md, "What the figures mean") so a
+// student can check them against the profiler. Depends on trace only.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -150,8 +150,14 @@ std::string why(const trace::Trace& t, const trace::Record& r);
 // for statistics summed elsewhere (counts mode on a GPU).
 std::string why_site(const trace::Trace& t, const trace::Record& example, const SiteStats& s);
 
-// The report as the JSON object `warpscope report --format json` prints.
-std::string report_json(const trace::Trace& t, const Report& rep);
+// One launch's report as a JSON object, an entry of the "launches" list that `warpscope
+// report --format json` prints: the launch ("launch": launch index `launch` + 1, counted
+// from 1 as requests are; kernel, params, grid, block), its sites (file, line, column,
+// instruction, array and figures), epochs and counts. `t` is the launch's own trace
+// (trace::launch_trace).
+std::string report_json(const trace::Trace& t, const Report& rep, uint32_t launch = 0);
+// The DRAM model as the report's "dram_model" object.
+std::string dram_json(const DramModel& d);
 // The report as the text table `warpscope report` prints.
 std::string report_text(const trace::Trace& t, const Report& rep);
 

@@ -55,8 +55,6 @@ struct EpochWork {
 struct SiteInfo {
   uint32_t bytes = 4;
   bool global = true;
-  uint32_t buffer = 0;
-  bool valid_buffer = false;
 };
 
 }  // namespace
@@ -80,9 +78,7 @@ Report analyze(const trace::Trace& t, const DramModel& dram_in) {
     const auto& s = t.sites[i];
     rep.sites[i].site = uint32_t(i);
     info[i].bytes = detail::lane_bytes(s.bytes);
-    info[i].global = s.space == Space::Global;
-    info[i].buffer = s.buffer;
-    info[i].valid_buffer = s.buffer < t.buffers.size();
+    info[i].global = s.space != Space::Shared;  // local and constant memory are served in sectors too
   }
 
   std::map<uint32_t, EpochWork> epochs;
@@ -126,8 +122,8 @@ Report analyze(const trace::Trace& t, const DramModel& dram_in) {
       et.sectors += c.sectors;
       et.ideal_sectors += ideal;
       et.bytes_requested += c.bytes;
-      if (si.valid_buffer && t.buffers[si.buffer].space == Space::Global) {
-        ArrayWork& aw = cur->arrays[si.buffer];
+      if (r.buffer < t.buffers.size() && t.buffers[r.buffer].space == Space::Global) {
+        ArrayWork& aw = cur->arrays[r.buffer];
         if (aw.cells.empty()) aw.cells.assign(ncells, 0);
         uint64_t* cells = aw.cells.data();
         aw.requests += 1;

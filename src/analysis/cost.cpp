@@ -52,7 +52,7 @@ std::vector<SectorBytes> sector_bytes(const Record& r, uint32_t bytes_per_lane) 
   std::vector<SectorBytes> out;  // few entries (at most 32 lanes × 2 sectors): a sorted vector
   for (uint32_t m = r.active; m; m &= m - 1) {
     const int lane = __builtin_ctz(m);
-    const uint64_t first = r.offset[lane], last = first + bytes - 1;
+    const uint64_t first = r.address(int(lane)), last = first + bytes - 1;
     for (uint64_t a = first; a <= last; ++a) {
       auto it = std::lower_bound(out.begin(), out.end(), a / 32,
                                  [](const SectorBytes& s, uint64_t v) { return s.sector < v; });
@@ -74,7 +74,7 @@ std::vector<BankWord> bank_words(const Record& r, uint32_t bytes_per_lane) {
   std::vector<BankWord> out;
   for (uint32_t m = r.active; m; m &= m - 1) {
     const uint32_t lane = unsigned(__builtin_ctz(m));
-    const uint64_t off = r.offset[lane];
+    const uint64_t off = r.address(int(lane));
     for (uint64_t w = off >> 2, e = (off + bytes - 1) >> 2; w <= e; ++w) {
       BankWord bw;
       bw.phase = lane / per_phase;
@@ -129,7 +129,7 @@ SharedCounts shared_counts(const Record& r, uint32_t bytes, uint32_t* words_per_
     }
     uint32_t n = 0;
     for (; mask; mask &= mask - 1) {
-      uint64_t off = r.offset[p * per_phase + unsigned(__builtin_ctz(mask))];
+      uint64_t off = r.address(int(p * per_phase + unsigned(__builtin_ctz(mask))));
       for (uint64_t w = off >> 2, e = (off + bytes - 1) >> 2; w <= e && n < 64; ++w) words[n++] = w;
     }
     bool sorted = true;
@@ -153,7 +153,7 @@ void shared_banks(const Record& r, uint32_t bytes, uint32_t& banks_used, int& on
   bytes = std::min(lane_bytes(bytes), 16u);
   uint32_t banks = 0;
   for (uint32_t m = r.active; m; m &= m - 1) {
-    uint64_t off = r.offset[unsigned(__builtin_ctz(m))];
+    uint64_t off = r.address(__builtin_ctz(m));
     for (uint64_t w = off >> 2, e = (off + bytes - 1) >> 2; w <= e; ++w) banks |= 1u << (w & 31);
   }
   banks_used = uint32_t(__builtin_popcount(banks));
@@ -168,7 +168,7 @@ Pattern pattern(const Record& r, uint32_t bytes) {
   uint32_t n = 0;
   for (uint32_t m = r.active; m; m &= m - 1) {
     lane[n] = unsigned(__builtin_ctz(m));
-    off[n] = r.offset[lane[n]];
+    off[n] = int64_t(r.address(int(lane[n])));
     ++n;
   }
   p.active = n;

@@ -20,7 +20,7 @@ inline uint32_t lane_bytes(uint32_t bytes_per_lane) { return bytes_per_lane ? by
 
 inline void sort_lanes(const trace::Record& r, SortedLanes& s) {
   s.n = 0;
-  for (uint32_t m = r.active; m; m &= m - 1) s.off[s.n++] = r.offset[unsigned(__builtin_ctz(m))];
+  for (uint32_t m = r.active; m; m &= m - 1) s.off[s.n++] = r.address(int(__builtin_ctz(m)));
   bool up = true, down = true;
   for (uint32_t i = 1; i < s.n; ++i) {
     up &= s.off[i - 1] <= s.off[i];

@@ -15,42 +15,51 @@ using json = nlohmann::ordered_json;
 using trace::Space;
 
 std::string site_code(const trace::Trace& t, const trace::Site& s) {
-  if (!s.code.empty()) return s.code;
-  return trace::source_line(t.source, s.line);
+  if (!s.code.empty() || s.file >= t.files.size()) return s.code;
+  return trace::source_line(t.files[s.file].text, s.line);
 }
 
 std::string buffer_name(const trace::Trace& t, uint32_t b) {
+  if (b == trace::kNoBuffer) return "(several)";
   return b < t.buffers.size() ? t.buffers[b].name : "#" + std::to_string(b);
 }
 
 json dim(const trace::Dim3& d) { return json::array({d.x, d.y, d.z}); }
 
-std::string backend(const trace::Trace& t) { return t.launch.backend.empty() ? "file" : t.launch.backend; }
-
 }  // namespace
 
-std::string report_json(const trace::Trace& t, const Report& rep) {
+std::string dram_json(const DramModel& d) {
+  json j = {{"preset", d.preset},
+            {"channels", d.channels},
+            {"banks", d.banks},
+            {"burst_bytes", d.burst_bytes},
+            {"xor_hash", d.xor_hash},
+            {"note", "teaching model, not the device's real address map"}};
+  return j.dump();
+}
+
+std::string report_json(const trace::Trace& t, const Report& rep, uint32_t launch) {
+  const trace::Launch& l = t.launch();
   json j;
-  j["kernel"] = t.launch.kernel;
+  j["launch"] = launch + 1;  // numbered from 1, as requests are
+  j["kernel"] = l.kernel;
   json params = json::object();
-  for (const auto& [k, v] : t.launch.params) params[k] = v;
+  for (const auto& [k, v] : l.params) params[k] = v;
   j["params"] = params;
-  j["backend"] = backend(t);
-  j["grid"] = dim(t.launch.grid);
-  j["block"] = dim(t.launch.block);
-  j["dram_model"] = {{"preset", rep.dram.preset},
-                     {"channels", rep.dram.channels},
-                     {"banks", rep.dram.banks},
-                     {"burst_bytes", rep.dram.burst_bytes},
-                     {"xor_hash", rep.dram.xor_hash},
-                     {"note", "teaching model, not the device's real address map"}};
+  j["grid"] = dim(l.grid);
+  j["block"] = dim(l.block);
+  j["dynamic_shared_bytes"] = l.dynamic_shared_bytes;
 
   json sites = json::array();
   for (const SiteStats& ss : rep.sites) {
     if (ss.site >= t.sites.size()) continue;  // a report of another trace
     const trace::Site& s = t.sites[ss.site];
     json o;
+    o["site"] = ss.site;
+    o["file"] = t.file_name(s);
     o["line"] = s.line;
+    o["column"] = s.column;
+    if (!s.instruction.empty()) o["instruction"] = s.instruction;
     o["code"] = site_code(t, s);
     o["array"] = buffer_name(t, s.buffer);
     o["space"] = trace::to_string(s.space);
@@ -58,7 +67,7 @@ std::string report_json(const trace::Trace& t, const Report& rep) {
     o["bytes_per_lane"] = s.bytes;
     o["requests"] = ss.requests;
     o["lane_accesses"] = ss.lane_accesses;
-    if (s.space == Space::Global) {
+    if (s.space != Space::Shared) {
       o["sectors"] = ss.sectors;
       o["sectors_per_request"] = ss.sectors_per_request;
       o["ideal_sectors_per_request"] = ss.ideal_sectors_per_request;
@@ -100,17 +109,17 @@ std::string report_json(const trace::Trace& t, const Report& rep) {
   }
   j["epochs"] = std::move(epochs);
 
-  j["device"] = t.launch.device;
   j["records"] = rep.records;
-  j["dropped_records"] = t.dropped_records;
-  j["blocks_recorded"] = t.blocks.size();
+  j["dropped_records"] = l.dropped_records;
+  j["blocks_recorded"] = l.blocks.size();
+  j["blocks_total"] = l.grid.count();
   // Source text read from a file may hold invalid UTF-8: replace it rather than fail.
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 std::string report_text(const trace::Trace& t, const Report& rep) {
   std::ostringstream o;
-  if (t.dropped_records) o << "(" << t.dropped_records << " records dropped past the capture cap)\n\n";
+  if (const uint64_t d = t.launch().dropped_records) o << "(" << d << " records dropped past the capture cap)\n\n";
   // One row per site.
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"line", "array", "space", "op", "B", "requests", "per request (ideal)", "use", "why"});
@@ -118,7 +127,7 @@ std::string report_text(const trace::Trace& t, const Report& rep) {
     if (ss.site >= t.sites.size()) continue;
     const trace::Site& s = t.sites[ss.site];
     std::string cost, use;
-    if (s.space == Space::Global) {
+    if (s.space != Space::Shared) {
       std::string n = detail::num(ss.sectors_per_request);
       cost = n + (n == "1" ? " sector (" : " sectors (") + detail::num(ss.ideal_sectors_per_request) + ")";
       char pct[16];

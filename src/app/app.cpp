@@ -21,12 +21,10 @@
 
 #include "app/gl_grid.h"
 #include "lesson/lesson.h"
+#include "session/bench.h"
 #include "session/deck.h"
 #include "ui/theme.h"
 #include "ui/ui.h"
-#if defined(WS_HAVE_CUDA)
-#include "gpu/gpu.h"
-#endif
 
 namespace ws::app {
 
@@ -145,21 +143,19 @@ int run(const Options& opt) {
   env.settings_path = dir.empty() ? "" : dir + "/settings.json";
   env.replay_dir = opt.replay_dir.empty() ? ui::bundled_replay_dir() : opt.replay_dir;
   env.live = opt.live;
-#if defined(WS_HAVE_CUDA)
   // Live timings of the family on screen, when this machine has a usable GPU. A short
   // budget per kernel keeps a refresh within a few seconds.
-  if (!env.live && gpu::available())
+  if (!env.live && session::bench_unavailable().empty())
     env.live = [](const std::vector<std::string>& kernels, const std::map<std::string, int64_t>& params) {
-      gpu::BenchOptions o;
+      trace::BenchOptions o;
       o.kernels = kernels;
       o.set = params;
       o.variants = true;
       o.seconds = 0.2;
       o.overhead = false;
       o.zero_cost = false;
-      return gpu::bench_json(gpu::bench(o));
+      return trace::bench_json(session::bench(o));
     };
-#endif
   // A first run (no settings yet) with nothing named opens on the default lesson.
   const bool fresh = env.settings_path.empty() || !std::filesystem::exists(env.settings_path);
   ui::Ui ui(env);

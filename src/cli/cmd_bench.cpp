@@ -19,7 +19,7 @@
 
 #include "catalog.h"
 #include "cli/cli.h"
-#include "gpu/gpu.h"
+#include "session/bench.h"
 #include "trace/assets.h"
 #include "trace/bench.h"
 
@@ -43,16 +43,16 @@ int show_replay(const std::string& path, const std::string& format, const std::s
   }
   std::stringstream text;
   text << in.rdbuf();
-  ws::gpu::BenchResult r;
+  ws::trace::BenchResult r;
   std::string err;
   if (!ws::trace::read_bench(text.str(), r, err)) {
     std::fprintf(stderr, "warpscope: error: the replay pack %s is not readable: %s\n", path.c_str(), err.c_str());
     return 1;
   }
   std::fprintf(stderr, "warpscope bench: %s: showing the replay pack recorded on %s on %s (CUDA %s), %s\n", why.c_str(),
-               r.device.name.c_str(), r.date.c_str(), ws::gpu::DeviceInfo::version_text(r.device.runtime_version).c_str(),
+               r.device.name.c_str(), r.date.c_str(), ws::trace::DeviceInfo::version_text(r.device.runtime_version).c_str(),
                path.c_str());
-  std::cout << (format == "json" ? ws::gpu::bench_json(r) : ws::gpu::bench_text(r));
+  std::cout << (format == "json" ? ws::trace::bench_json(r) : ws::trace::bench_text(r));
   return 0;
 }
 
@@ -71,7 +71,7 @@ struct BenchArgs {
 int run_bench(const BenchArgs& a) {
   parse_format(a.format);
   const session::LaunchSpec spec = session::spec_of(a.launch);
-  ws::gpu::BenchOptions opt;
+  trace::BenchOptions opt;
   for (const auto& id : session::kernels_of(a.launch)) {
     if (!catalog::find(id)) throw UsageError("unknown kernel '" + id + "': allowed " + catalog::ids());
     opt.kernels.push_back(id);
@@ -87,24 +87,16 @@ int run_bench(const BenchArgs& a) {
   opt.zero_cost = !a.no_zero_cost;
   if (!a.replay.empty()) return show_replay(a.replay, a.format, "replay asked for");
 
-#ifdef WS_HAVE_CUDA
-  std::string why;
-  if (!ws::gpu::available(&why)) return show_replay(replay_pack(), a.format, "no GPU (" + why + ")");
-  try {
-    auto r = ws::gpu::bench(opt, [](const std::string& s) { std::fprintf(stderr, "  %s\n", s.c_str()); });
-    if (!a.out_path.empty()) {
-      std::ofstream f(a.out_path);
-      f << ws::gpu::bench_json(r);
-      if (!f) throw UsageError("cannot write " + a.out_path);
-    }
-    std::cout << (a.format == "json" ? ws::gpu::bench_json(r) : ws::gpu::bench_text(r));
-    return r.all_ok ? 0 : 1;
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
+  if (const std::string why = session::bench_unavailable(); !why.empty())
+    return show_replay(replay_pack(), a.format, why);
+  auto r = session::bench(opt, [](const std::string& s) { std::fprintf(stderr, "  %s\n", s.c_str()); });
+  if (!a.out_path.empty()) {
+    std::ofstream f(a.out_path);
+    f << trace::bench_json(r);
+    if (!f) throw UsageError("cannot write " + a.out_path);
   }
-#else
-  return show_replay(replay_pack(), a.format, "this build has no GPU backend");
-#endif
+  std::cout << (a.format == "json" ? trace::bench_json(r) : trace::bench_text(r));
+  return r.all_ok ? 0 : 1;
 }
 
 }  // namespace

@@ -82,7 +82,7 @@ int run(ExportOptions& o) {
 
   const session::LaunchSpec spec = session::spec_of(o.launch);
   auto model = session::record_session(resolve_launch(spec, "export"), spec);
-  const std::string kernel_id = model->trace().launch.kernel;
+  const std::string kernel_id = model->trace().launch().kernel;
   const uint64_t n = model->size();
   if (n == 0) throw UsageError(kernel_id + " made no memory requests in the recorded blocks: nothing to draw");
   try {
@@ -158,8 +158,8 @@ int run(ExportOptions& o) {
       const std::vector<uint8_t> rgba = ui::figure_rgba(fig);
       if (rgba.empty() || !anim.add(rgba.data(), err)) throw std::runtime_error(err.empty() ? "cannot draw a frame" : err);
     }
-    std::cout << "wrote " << path << ": " << o.view << " view of " << t.launch.kernel << " "
-              << session::params_text(t.launch.params) << " at " << session::request_label(step, n) << ", " << o.width << "x" << o.height << "\n";
+    std::cout << "wrote " << path << ": " << o.view << " view of " << t.launch().kernel << " "
+              << session::params_text(t.launch().params) << " at " << session::request_label(step, n) << ", " << o.width << "x" << o.height << "\n";
   }
   if (animate) {
     if (!anim.finish(err)) throw std::runtime_error(err);

@@ -23,10 +23,10 @@ int run(const RecordOptions& o) {
   const trace::Trace& t = res.trace;
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.3f s", res.seconds);
-  std::cout << "wrote " << o.out << ": " << t.launch.kernel << " " << session::params_text(t.launch.params) << ", "
-            << t.blocks.size() << " of " << t.launch.grid.count() << " blocks, " << t.records.size() << " requests";
-  if (t.dropped_records) std::cout << " (" << t.dropped_records << " dropped past the record cap)";
-  std::cout << ", " << t.launch.backend << " (" << t.launch.device << ") in " << secs << "; " << session::check_text(res)
+  std::cout << "wrote " << o.out << ": " << t.launch().kernel << " " << session::params_text(t.launch().params) << ", "
+            << t.launch().blocks.size() << " of " << t.launch().grid.count() << " blocks, " << t.records.size() << " requests";
+  if (t.launch().dropped_records) std::cout << " (" << t.launch().dropped_records << " dropped past the record cap)";
+  std::cout << ", " << t.provenance.backend << " (" << t.provenance.device << ") in " << secs << "; " << session::check_text(res)
             << "\n";
   if (!res.note.empty()) std::cout << "note: " << res.note << "\n";
   if (session::check_failed(res)) {

@@ -19,6 +19,7 @@ struct ReportOptions {
   std::string format = "text";
   CLI::Option* trace_opt = nullptr;
   int64_t step = 0;              // also print request K's figures (K from 1; 0: none)
+  int64_t launch_number = 0;     // only launch K of the trace (K from 1; 0: every launch)
 };
 
 std::string dim_text(const trace::Dim3& d) {
@@ -30,24 +31,26 @@ bool from_file(const session::Session& s) { return s.origin == "file"; }
 // The launch header of the text report.
 void print_header(const session::Session& s) {
   const trace::Trace& t = s.trace();
-  const trace::Launch& l = t.launch;
+  const trace::Launch& l = t.launch();
   std::cout << "kernel    " << l.kernel << (s.kernel ? "  — " + s.kernel->title : "") << "\n";
   std::cout << "params    " << session::params_text(l.params) << "\n";
   std::cout << "launch    grid " << dim_text(l.grid) << " × block " << dim_text(l.block);
   if (l.dynamic_shared_bytes) std::cout << ", " << l.dynamic_shared_bytes << " B dynamic shared memory";
   std::cout << "\n";
+  const trace::Provenance& p = t.provenance;
+  if (s.launches() > 1) std::cout << "launch    " << s.launch + 1 << " of " << s.launches() << "\n";
   if (!from_file(s))
-    std::cout << "backend   " << l.backend << " (" << l.device << ")\n";
+    std::cout << "backend   " << p.backend << " (" << p.device << ")\n";
   else
-    std::cout << "backend   file, recorded by " << l.backend << " (" << l.device << ") on " << l.date
-              << " with warpscope " << l.version << "\n";
+    std::cout << "backend   file, recorded by " << p.backend << " (" << p.device << ") on " << p.date
+              << " with warpscope " << p.version << "\n";
   if (s.counted)
     std::cout << "counted   all " << l.grid.count() << " blocks on the GPU (counts mode: statistics summed on the "
               << "device, no addresses stored), " << s.report.records << " requests";
   else
-    std::cout << "recorded  " << t.blocks.size() << " of " << l.grid.count() << " blocks, " << t.records.size()
+    std::cout << "recorded  " << l.blocks.size() << " of " << l.grid.count() << " blocks, " << t.records.size()
               << " requests";
-  if (t.dropped_records) std::cout << " (" << t.dropped_records << " more past the record cap were dropped)";
+  if (l.dropped_records) std::cout << " (" << l.dropped_records << " more past the record cap were dropped)";
   if (!from_file(s)) {
     char secs[32];
     std::snprintf(secs, sizeof secs, "%.3f s", s.capture_seconds);
@@ -59,26 +62,35 @@ void print_header(const session::Session& s) {
   std::cout << "\n";
 }
 
-void print_json(const session::Session& s, int64_t step) {
+// One launch's report as an entry of the JSON report's "launches" list.
+nlohmann::ordered_json launch_json(const session::Session& s, int64_t step) {
   using json = nlohmann::ordered_json;
   const trace::Trace& t = s.trace();
-  json j = json::parse(analysis::report_json(t, s.report));
-  const trace::Launch& l = t.launch;
-  // The fields the report format promises, should the analysis leave any out.
-  if (!j.contains("kernel")) j["kernel"] = l.kernel;
-  if (!j.contains("params")) j["params"] = l.params;
-  j["backend"] = from_file(s) ? "file" : l.backend;
-  if (!j.contains("grid")) j["grid"] = {l.grid.x, l.grid.y, l.grid.z};
-  if (!j.contains("block")) j["block"] = {l.block.x, l.block.y, l.block.z};
-  j["device"] = l.device;
-  j["date"] = l.date;
-  j["version"] = l.version;
-  if (from_file(s)) j["recorded_with"] = l.backend;
-  j["blocks_recorded"] = s.counted ? l.grid.count() : t.blocks.size();
-  if (!from_file(s)) j["mode"] = s.counted ? "counts" : "records";
-  j["blocks_total"] = l.grid.count();
+  const trace::Launch& l = t.launch();
+  json j = json::parse(analysis::report_json(t, s.report, s.launch));
+  j.erase("dram_model");
+  if (s.counted) j["blocks_recorded"] = l.grid.count();
   j["records"] = t.records.size();
-  j["dropped_records"] = t.dropped_records;
+  j["source_lines"] = json::parse(session::source_lines_json(s));
+  if (step >= 0) j["request"] = json::parse(session::request_json(s, uint64_t(step)));
+  return j;
+}
+
+// The JSON report (version 2): what recorded the trace, the DRAM model, and one entry per
+// launch reported.
+void print_json(const std::vector<std::shared_ptr<const session::Session>>& shown, int64_t step) {
+  using json = nlohmann::ordered_json;
+  const session::Session& s = *shown.front();
+  const trace::Provenance& p = s.trace().provenance;
+  json j;
+  j["report_version"] = 2;
+  j["backend"] = from_file(s) ? "file" : p.backend;
+  j["device"] = p.device;
+  j["date"] = p.date;
+  j["version"] = p.version;
+  if (from_file(s)) j["recorded_with"] = p.backend;
+  if (!from_file(s)) j["mode"] = s.counted ? "counts" : "records";
+  j["dram_model"] = json::parse(analysis::dram_json(s.report.dram));
   if (!from_file(s)) {
     j["check"] = {{"checked", s.checked},
                   {"max_rel_error", s.max_rel_error},
@@ -87,23 +99,29 @@ void print_json(const session::Session& s, int64_t step) {
     j["seconds"] = s.capture_seconds;
   }
   if (!s.note.empty()) j["note"] = s.note;
-  j["source_lines"] = json::parse(session::source_lines_json(s));
-  if (step >= 0) j["request"] = json::parse(session::request_json(s, uint64_t(step)));
+  j["launches"] = json::array();
+  for (const auto& one : shown) j["launches"].push_back(launch_json(*one, step));
   std::cout << j.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
 }
 
-void print(const session::Session& s, Format f, int64_t request) {
+// Prints the report of every session in `shown` (the launches of one trace).
+void print(const std::vector<std::shared_ptr<const session::Session>>& shown, Format f, int64_t request) {
   int64_t step = -1;  // the record of request K
   if (request > 0) {
+    if (shown.size() > 1) throw UsageError("--step needs --launch K: the trace has " + std::to_string(shown.size()) + " launches");
     try {
-      step = int64_t(session::record_of_request(request, s.size()));
+      step = int64_t(session::record_of_request(request, shown.front()->size()));
     } catch (const session::InputError& e) {
       throw UsageError(std::string("--step: ") + e.what());
     }
   }
   if (f == Format::Json) {
-    print_json(s, step);
-  } else {
+    print_json(shown, step);
+    return;
+  }
+  for (size_t i = 0; i < shown.size(); ++i) {
+    const session::Session& s = *shown[i];
+    if (i) std::cout << "\n";
     print_header(s);
     std::cout << analysis::report_text(s.trace(), s.report);
     if (std::string lines = session::source_lines_text(s); !lines.empty()) std::cout << "\n" << lines;
@@ -111,17 +129,32 @@ void print(const session::Session& s, Format f, int64_t request) {
   }
 }
 
+// Launch K (from 1) of the trace in `first`'s file, or every launch when K is 0.
+std::vector<std::shared_ptr<const session::Session>> launches_of(std::shared_ptr<const session::Session> first,
+                                                                 int64_t k, const analysis::DramModel& dram) {
+  const size_t n = first->launches();
+  if (k > int64_t(n)) throw UsageError("--launch " + std::to_string(k) + " is out of range: allowed 1.." + std::to_string(n));
+  std::vector<std::shared_ptr<const session::Session>> out;
+  for (size_t i = 0; i < n; ++i) {
+    if (k && size_t(k - 1) != i) continue;
+    out.push_back(i == first->launch ? first : first->of_launch(uint32_t(i), dram));
+  }
+  return out;
+}
+
 int run(const ReportOptions& o) {
   const Format f = parse_format(o.format);
   if (o.trace_opt->count()) {
-    print(*session::Session::from_file(o.trace_file, dram_from_sets(o.launch.set)), f, o.step);
+    const analysis::DramModel dram = dram_from_sets(o.launch.set);
+    auto first = session::Session::from_file(o.trace_file, dram, uint32_t(o.launch_number > 0 ? o.launch_number - 1 : 0));
+    print(launches_of(first, o.launch_number, dram), f, o.step);
     return 0;
   }
   session::LaunchSpec spec = session::spec_of(o.launch);
   spec.counts = true;  // on a GPU, the whole grid in counts mode
   const session::Launch launch = resolve_launch(spec, "report");
-  auto s = session::Session::from_capture(session::capture(launch), launch, spec);
-  print(*s, f, o.step);
+  std::shared_ptr<const session::Session> s = session::Session::from_capture(session::capture(launch), launch, spec);
+  print({s}, f, o.step);
   if (s->differs()) {
     std::cout.flush();
     std::cerr << "warpscope: error: " << launch.kernel->id << ": " << s->check_text() << std::endl;
@@ -140,6 +173,10 @@ Command add_report(CLI::App& app) {
   o->trace_opt = cmd->add_option("--trace", o->trace_file, "report a saved .wstrace file instead of running a kernel")
                      ->type_name("FILE");
   for (const char* other : {"--kernel", "--size", "--blocks", "--backend"}) o->trace_opt->excludes(other);
+  cmd->add_option("--launch", o->launch_number, "with --trace: only launch K (from 1) of the trace")
+      ->type_name("K")
+      ->check(CLI::PositiveNumber)
+      ->needs(o->trace_opt);
   cmd->add_option("--step", o->step, "also show request K (from 1) as the warp inspector does: lanes to sectors or banks")
       ->type_name("K")
       ->check(CLI::PositiveNumber);

@@ -90,8 +90,8 @@ int export_deck(const DeckExportOptions& o, const std::string& out_dir, int widt
     const std::string path = (fs::path(out_dir) / (num + "-" + s.kernel + "-" + s.view + "." + o.format)).string();
     std::string err;
     if (!ui::write_figure(fig, path, err)) throw std::runtime_error(err);
-    std::cout << "wrote " << path << ": slide " << i + 1 << ", " << s.view << " view of " << t.launch.kernel << " "
-              << session::params_text(t.launch.params) << " at " << session::request_label(s.step, model->size()) << ", " << width << "x" << height
+    std::cout << "wrote " << path << ": slide " << i + 1 << ", " << s.view << " view of " << t.launch().kernel << " "
+              << session::params_text(t.launch().params) << " at " << session::request_label(s.step, model->size()) << ", " << width << "x" << height
               << "\n";
   }
   return 0;

@@ -45,16 +45,13 @@ struct Machine::Impl {
   char* arena = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(arena_storage.get()) + 127) & ~uintptr_t(127));
 
   // Launch state.
-  trace::Trace* out = nullptr;
+  trace::Builder* out = nullptr;
   void (*fn)(void*) = nullptr;
   void* arg = nullptr;
   std::vector<uint64_t> sizes;
-  trace::SiteTable sites;
   std::vector<uint32_t> decl_buffer;  // static shared declaration index -> buffer id
   uint32_t dyn_bytes = 0;
   int64_t dyn_buffer = -1;
-  uint64_t max_records = 0;
-  bool keep = true;
 
   // Block state.
   std::vector<size_t> decl_offset;  // per declaration index, offset in the arena
@@ -70,15 +67,13 @@ struct Machine::Impl {
   bool uses_shared() const { return !decl_buffer.empty() || dyn_buffer >= 0; }
   void run_block_direct(uint32_t linear, uint32_t n, uint32_t warps);
   void records_rollback() {
-    out->records.resize(mark);
-    out->dropped_records = mark_dropped;
+    out->trace().records.resize(mark);
+    out->launch().dropped_records = mark_dropped;
   }
 
   void run_block(uint32_t linear, const trace::Dim3& grid, const trace::Dim3& block);
-  void merge_warp(Thread* const* lanes, int nlanes, uint32_t block, uint16_t warp, uint32_t epoch,
+  void merge_warp(Thread* const* lanes, int nlanes, uint32_t block, uint32_t warp, uint32_t epoch,
                   uint32_t& seq, uint64_t& accesses);
-  void merge_divergent(const uint64_t** pos, const uint64_t* const* end, int nlanes, uint32_t block, uint16_t warp,
-                       uint32_t epoch, uint32_t& seq);
   uint32_t register_shared(const char* name, uint64_t bytes, uint32_t elem_bytes, uint64_t rows,
                            uint64_t cols);
 };
@@ -102,13 +97,10 @@ void thread_main(void* p) {
 }  // namespace
 
 void out_of_bounds(uint32_t line, uint32_t buffer, int64_t offset, uint64_t size) {
-  std::string name = g_machine && buffer < g_machine->out->buffers.size()
-                         ? g_machine->out->buffers[buffer].name
-                         : "buffer " + std::to_string(buffer);
-  throw KernelError("out-of-bounds access to '" + name + "' at kernel line " + std::to_string(line) +
-                    ": byte offset " + std::to_string(offset) + " of " + std::to_string(size) +
-                    " (thread " + std::to_string(threadIdx.x) + "," + std::to_string(threadIdx.y) +
-                    " of block " + std::to_string(blockIdx.x) + "," + std::to_string(blockIdx.y) + ")");
+  const auto& buffers = g_machine->out->trace().buffers;
+  const std::string name = buffer < buffers.size() ? buffers[buffer].name : "buffer " + std::to_string(buffer);
+  const uint32_t thread[2] = {threadIdx.x, threadIdx.y}, block[2] = {blockIdx.x, blockIdx.y};
+  throw KernelError(trace::out_of_bounds_text(name, line, offset, size, thread, block));
 }
 
 void barrier() {
@@ -120,10 +112,10 @@ void barrier() {
 
 uint32_t Machine::Impl::register_shared(const char* name, uint64_t bytes, uint32_t elem_bytes,
                                         uint64_t rows, uint64_t cols) {
-  out->buffers.push_back(trace::shared_buffer(name, elem_bytes, rows, cols, bytes));
+  const uint32_t id = out->add_shared(name, elem_bytes, rows, cols, bytes);
   sizes.push_back(bytes);
   buffer_sizes = sizes.data();
-  return uint32_t(out->buffers.size() - 1);
+  return id;
 }
 
 SharedSlot shared_slot(const char* name, uint64_t bytes, uint32_t elem_bytes, uint64_t rows,
@@ -150,85 +142,15 @@ SharedSlot dynamic_shared_slot(const char* name, uint32_t elem_bytes) {
   return {m->arena, uint32_t(m->dyn_buffer), m->dyn_bytes};
 }
 
-void Machine::Impl::merge_divergent(const uint64_t** pos, const uint64_t* const* end, int nlanes, uint32_t block,
-                                    uint16_t warp, uint32_t epoch, uint32_t& seq) {
-  // Lanes whose next access is at the leader's site execute together (SIMT order: the
-  // lowest pending lane leads, the others wait for their turn).
-  for (;;) {
-    int leader = 0;
-    while (leader < nlanes && pos[leader] == end[leader]) ++leader;
-    if (leader == nlanes) break;
-    uint32_t key = uint32_t(*pos[leader] >> 32);
-    trace::Record r;
-    r.block = block;
-    r.warp = warp;
-    r.epoch = epoch;
-    r.seq = seq++;
-    r.site = sites.site(key);
-    for (int l = leader; l < nlanes; ++l) {
-      if (pos[l] != end[l] && uint32_t(*pos[l] >> 32) == key) {
-        r.active |= 1u << l;
-        r.offset[l] = uint32_t(*pos[l]);
-        ++pos[l];
-      }
-    }
-    if (out->records.size() < max_records && keep)
-      out->records.push_back(r);
-    else
-      ++out->dropped_records;
-  }
-}
-
-void Machine::Impl::merge_warp(Thread* const* lanes, int nlanes, uint32_t block, uint16_t warp,
+void Machine::Impl::merge_warp(Thread* const* lanes, int nlanes, uint32_t block, uint32_t warp,
                                uint32_t epoch, uint32_t& seq, uint64_t& accesses) {
-  const uint64_t* pos[trace::kWarpSize];
+  const uint64_t* first[trace::kWarpSize];
   const uint64_t* end[trace::kWarpSize];
   for (int l = 0; l < nlanes; ++l) {
-    pos[l] = lanes[l]->log.data;
+    first[l] = lanes[l]->log.data;
     end[l] = lanes[l]->log.end;
-    accesses += uint64_t(end[l] - pos[l]);
   }
-  // Fast path: every lane executed the same sequence of sites (a converged warp).
-  bool converged = true;
-  const size_t len = size_t(end[0] - pos[0]);
-  for (int l = 1; l < nlanes && converged; ++l) {
-    if (size_t(end[l] - pos[l]) != len) {
-      converged = false;
-      break;
-    }
-    for (size_t i = 0; i < len; ++i)
-      if ((pos[l][i] ^ pos[0][i]) >> 32) {
-        converged = false;
-        break;
-      }
-  }
-  if (converged) {
-    const uint32_t mask = nlanes == 32 ? ~0u : ((1u << nlanes) - 1u);
-    uint32_t last_key = ~0u;
-    uint16_t site = 0;
-    for (size_t i = 0; i < len; ++i) {
-      uint32_t key = uint32_t(pos[0][i] >> 32);
-      if (key != last_key) {
-        site = sites.site(key);
-        last_key = key;
-      }
-      if (out->records.size() >= max_records || !keep) {
-        ++out->dropped_records;
-        ++seq;
-        continue;
-      }
-      trace::Record& r = out->records.emplace_back();
-      r.block = block;
-      r.warp = warp;
-      r.epoch = epoch;
-      r.seq = seq++;
-      r.site = site;
-      r.active = mask;
-      for (int l = 0; l < nlanes; ++l) r.offset[l] = uint32_t(pos[l][i]);
-    }
-  } else {
-    merge_divergent(pos, end, nlanes, block, warp, epoch, seq);
-  }
+  accesses += out->group(first, end, nlanes, block, warp, epoch, seq);
   for (int l = 0; l < nlanes; ++l) lanes[l]->log.end = lanes[l]->log.data;
 }
 
@@ -286,7 +208,7 @@ void Machine::Impl::run_block(uint32_t linear, const trace::Dim3& grid, const tr
     }
     for (uint32_t w = 0; w < warps; ++w) {
       int nl = int(std::min<uint32_t>(trace::kWarpSize, n - w * trace::kWarpSize));
-      merge_warp(&lanes[w * trace::kWarpSize], nl, linear, uint16_t(w), epoch, seq[w], accesses);
+      merge_warp(&lanes[w * trace::kWarpSize], nl, linear, w, epoch, seq[w], accesses);
     }
     if (all_done) break;
   }
@@ -295,8 +217,8 @@ void Machine::Impl::run_block(uint32_t linear, const trace::Dim3& grid, const tr
 }
 
 void Machine::Impl::run_block_direct(uint32_t linear, uint32_t n, uint32_t warps) {
-  mark = out->records.size();
-  mark_dropped = out->dropped_records;
+  mark = out->trace().records.size();
+  mark_dropped = out->launch().dropped_records;
   uint64_t accesses = 0;
   uint3 tid{0, 0, 0};
   const dim3 block = blockDim;
@@ -317,7 +239,7 @@ void Machine::Impl::run_block_direct(uint32_t linear, uint32_t n, uint32_t warps
       }
     }
     uint32_t seq = 0;
-    merge_warp(&lanes[first], nl, linear, uint16_t(w), 0, seq, accesses);
+    merge_warp(&lanes[first], nl, linear, w, 0, seq, accesses);
   }
   lane_accesses += accesses;
 }
@@ -325,9 +247,10 @@ void Machine::Impl::run_block_direct(uint32_t linear, uint32_t n, uint32_t warps
 Machine::Machine() : impl_(new Impl) {}
 Machine::~Machine() = default;
 
-uint64_t Machine::run(const trace::Dim3& grid, const trace::Dim3& block, uint32_t dynamic_shared_bytes,
-                      void (*thread_fn)(void*), void* arg, const CaptureOptions& opt, trace::Trace& out) {
+uint64_t Machine::run(uint32_t dynamic_shared_bytes, void (*thread_fn)(void*), void* arg, const CaptureOptions& opt,
+                      trace::Builder& out) {
   Impl& m = *impl_;
+  const trace::Dim3 grid = out.launch().grid, block = out.launch().block;
   const uint64_t nthreads = block.count();
   if (nthreads == 0 || nthreads > 1024) throw KernelError("block of " + std::to_string(nthreads) + " threads: must be 1..1024");
   if (grid.count() == 0) throw KernelError("empty grid");
@@ -341,14 +264,11 @@ uint64_t Machine::run(const trace::Dim3& grid, const trace::Dim3& block, uint32_
   m.fn = thread_fn;
   m.arg = arg;
   m.sizes.clear();
-  for (const auto& b : out.buffers) m.sizes.push_back(b.size_bytes);
+  for (const auto& b : out.trace().buffers) m.sizes.push_back(b.size_bytes);
   m.sizes.reserve(m.sizes.size() + 64);
-  m.sites = trace::SiteTable(out);
   m.decl_buffer.clear();
   m.dyn_bytes = dynamic_shared_bytes;
   m.dyn_buffer = -1;
-  m.max_records = opt.max_records;
-  m.keep = opt.keep_records;
   m.error.clear();
   m.arena_used = kArenaBytes;  // poison everything before the first block
   m.lane_accesses = 0;
@@ -380,7 +300,7 @@ uint64_t Machine::run(const trace::Dim3& grid, const trace::Dim3& block, uint32_
   }
   for (size_t i = 0; i < order.size(); ++i) {
     m.run_block(order[i], grid, block);
-    out.blocks.push_back(order[i]);
+    out.block_done(order[i]);
     // After the first block, the rest of the launch is predictable: refuse early rather
     // than keep the user waiting for minutes.
     const uint64_t estimate = m.lane_accesses / (i + 1) * order.size();

@@ -1,6 +1,6 @@
 // src/emu/machine.h — runs a kernel launch on the CPU: blocks one after another, each
-// block's threads as fibers that run to the next barrier, each warp's 32 lane logs merged
-// into warp-level records at every barrier.
+// block's threads as fibers that run to the next barrier, each warp's 32 lane logs grouped
+// into warp-level records by the trace builder at every barrier.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/trace.h"
+#include "trace/builder.h"
 
 namespace ws::emu {
 
@@ -29,12 +29,12 @@ class Machine {
  public:
   Machine();
   ~Machine();
-  // Runs thread_fn(arg) once for every thread of the selected blocks. `out` must already
-  // list the launch's global buffers (ids 0..n-1, sizes set); shared arrays, sites and
-  // records are appended. Returns the number of lane-level accesses executed.
-  uint64_t run(const trace::Dim3& grid, const trace::Dim3& block, uint32_t dynamic_shared_bytes,
-               void (*thread_fn)(void*), void* arg, const CaptureOptions& opt,
-               trace::Trace& out);
+  // Runs thread_fn(arg) once for every thread of the selected blocks, as the builder's
+  // current launch (grid and block set). The builder's trace must already list the
+  // launch's global buffers (ids 0..n-1, sizes set); shared arrays, sites and records are
+  // added through the builder. Returns the number of lane-level accesses executed.
+  uint64_t run(uint32_t dynamic_shared_bytes, void (*thread_fn)(void*), void* arg, const CaptureOptions& opt,
+               trace::Builder& out);
 
  public:
   struct Impl;  // public so the emulator's free functions can reach the running machine

@@ -12,7 +12,7 @@ namespace {
 // The launcher that catalog entries' run() talks to on the CPU.
 class Launcher {
  public:
-  Launcher(catalog::HostArrays& arrays, const CaptureOptions& opt, trace::Trace& out)
+  Launcher(catalog::HostArrays& arrays, const CaptureOptions& opt, trace::Builder& out)
       : arrays_(arrays), opt_(opt), out_(out) {}
 
   template <class T>
@@ -29,10 +29,11 @@ class Launcher {
         Op{}(ctx, static_cast<Closure*>(p)->args);
       }
     } c{a};
-    out_.launch.grid = {grid.x, grid.y, grid.z};
-    out_.launch.block = {block.x, block.y, block.z};
-    out_.launch.dynamic_shared_bytes = dyn_bytes;
-    accesses += machine_.run(out_.launch.grid, out_.launch.block, dyn_bytes, &Closure::thread, &c, opt_, out_);
+    trace::Launch& l = out_.launch();
+    l.grid = {grid.x, grid.y, grid.z};
+    l.block = {block.x, block.y, block.z};
+    l.dynamic_shared_bytes = dyn_bytes;
+    accesses += machine_.run(dyn_bytes, &Closure::thread, &c, opt_, out_);
   }
 
   uint64_t accesses = 0;
@@ -40,7 +41,7 @@ class Launcher {
  private:
   catalog::HostArrays& arrays_;
   const CaptureOptions& opt_;
-  trace::Trace& out_;
+  trace::Builder& out_;
   Machine machine_;
 };
 
@@ -51,7 +52,8 @@ uint64_t record(const catalog::KernelInfo& k, const catalog::Params& p, catalog:
   auto run = catalog::find_run<Launcher>(k.id);
   if (!run) throw std::invalid_argument("no emulator entry for kernel " + k.id);
   out = catalog::trace_header(k, p, "emulator", "CPU emulator");
-  Launcher l(arrays, opt, out);
+  trace::Builder b(out, opt.max_records, opt.keep_records);
+  Launcher l(arrays, opt, b);
   run(l, p);
   return l.accesses;
 }

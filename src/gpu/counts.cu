@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "gpu/launch.cuh"
+#include "trace/builder.h"
 
 namespace ws::gpu {
 namespace detail {
@@ -126,14 +127,12 @@ class CountsLauncher {
     trace::Trace& meta = c.meta;
     Control ctl;
     check(cudaMemcpy(&ctl, control_.get(), sizeof ctl, cudaMemcpyDeviceToHost), "reading the counters");
-    meta.launch.grid = dim(grid);
-    meta.launch.block = dim(block);
-    meta.launch.dynamic_shared_bytes = dyn_bytes;
-    if (ctl.fault.flag)
-      throw Error("out-of-bounds access at kernel line " + std::to_string(ctl.fault.line) + " (buffer " +
-                  std::to_string(ctl.fault.buffer) + ", byte offset " + std::to_string(ctl.fault.offset) + " of " +
-                  std::to_string(ctl.fault.size) + ")");
-    add_shared_buffers(ctl.shared, meta.buffers);
+    meta.launch().grid = dim(grid);
+    meta.launch().block = dim(block);
+    meta.launch().dynamic_shared_bytes = dyn_bytes;
+    if (ctl.fault.flag) throw Error(fault_text(ctl.fault, meta.buffers));
+    trace::Builder b(meta);
+    add_shared_buffers(ctl.shared, b);
 
     // Sites in the emulator's order of first execution.
     std::vector<abi::SiteSlot> slots(abi::kSiteSlots);
@@ -145,9 +144,8 @@ class CountsLauncher {
     std::sort(used.begin(), used.end(), [](const abi::SiteSlot* a, const abi::SiteSlot* b) {
       return a->first != b->first ? a->first < b->first : a->key < b->key;
     });
-    trace::SiteTable table(meta);
     for (const abi::SiteSlot* s : used) {
-      const uint16_t i = table.site(s->key);
+      const uint32_t i = b.key_site(s->key).site;
       c.sites.resize(meta.sites.size());  // parallel to meta.sites
       SiteCounts& sc = c.sites[i];
       unsigned long long sums[abi::kSiteSums] = {};
@@ -262,7 +260,7 @@ Counts counts(const catalog::KernelInfo& k, const catalog::Params& p, catalog::H
   CountsLauncher l(k, dev, dram, &c);
   run(l, p);
   dev.download_outputs(arrays);
-  for (uint64_t b = 0; b < c.meta.launch.grid.count(); ++b) c.meta.blocks.push_back(uint32_t(b));
+  for (uint64_t b = 0; b < c.meta.launch().grid.count(); ++b) c.meta.launch().blocks.push_back(uint32_t(b));
   return c;
 }
 

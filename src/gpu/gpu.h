@@ -32,6 +32,7 @@ std::string device_name();
 
 // The bench's results and their JSON (the replay pack's format) are the trace layer's
 // (trace/bench.h), so that builds without CUDA read the same rows.
+using trace::BenchOptions;
 using trace::BenchResult;
 using trace::BenchRow;
 using trace::bench_json;
@@ -109,18 +110,6 @@ Counts counts(const catalog::KernelInfo& k, const catalog::Params& p, catalog::H
               const DramConfig& dram = {});
 
 // ---- timing ------------------------------------------------------------------------------
-
-struct BenchOptions {
-  std::vector<std::string> kernels;        // ids; empty: the whole catalog
-  int64_t size = 0;                        // 0: each kernel's bench size
-  std::map<std::string, int64_t> set;      // parameter values, applied where a kernel has them
-  bool variants = true;                    // the ladder's variants too (pad=1, tile=32, ...)
-  int warmup = 3;
-  int min_runs = 10, max_runs = 200;
-  double seconds = 0.6;                    // timing budget per kernel and mode
-  bool overhead = true;                    // instrumented / plain time ratios
-  bool zero_cost = true;                   // plain / hand-written raw-pointer ratios
-};
 
 // Times the catalog on the GPU. Every result is checked before its time counts; a row
 // that fails the check has ok = false and no figures. `progress` gets a line per step.

@@ -4,6 +4,8 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include "trace/builder.h"
+
 #include <cstring>
 #include <string>
 #include <utility>
@@ -71,14 +73,19 @@ inline abi::LaunchInfo launch_info(const DeviceArrays& a, uint32_t dyn_bytes, ab
   return li;
 }
 
-// The shared arrays an instrumented launch described, in declaration order, appended to
-// the trace's buffers after its global arrays.
-inline void add_shared_buffers(const abi::SharedDesc (&shared)[abi::kMaxShared], std::vector<trace::Buffer>& out) {
+// The shared arrays an instrumented launch described, in declaration order, added to the
+// trace's arrays after its global arrays.
+inline void add_shared_buffers(const abi::SharedDesc (&shared)[abi::kMaxShared], trace::Builder& out) {
   for (const auto& d : shared) {
     if (!d.used) break;
-    out.push_back(trace::shared_buffer(std::string(d.name, strnlen(d.name, sizeof d.name)), d.elem_bytes, d.rows,
-                                       d.cols, d.size_bytes));
+    out.add_shared(std::string(d.name, strnlen(d.name, sizeof d.name)), d.elem_bytes, d.rows, d.cols, d.size_bytes);
   }
+}
+
+// The one-line error of an instrumented launch's first out-of-bounds access.
+inline std::string fault_text(const abi::Fault& f, const std::vector<trace::Buffer>& buffers) {
+  const std::string name = f.buffer < buffers.size() ? buffers[f.buffer].name : "buffer " + std::to_string(f.buffer);
+  return trace::out_of_bounds_text(name, f.line, f.offset, f.size, f.thread, f.block);
 }
 
 }  // namespace ws::gpu::detail

@@ -10,6 +10,8 @@
 #include <stdexcept>
 
 #include "gpu/launch.cuh"
+#include "trace/builder.h"
+#include "trace/grouping.h"
 #include "trace_header.h"
 
 namespace ws::gpu {
@@ -178,10 +180,10 @@ __global__ void __launch_bounds__(32) merge_logs(uint32_t threads, uint32_t warp
       if (at_barrier) ++pos, ++epoch;
       continue;
     }
-    const uint32_t leader = instr::leader_of(pending);
+    const uint32_t leader = trace::group_leader(pending);
     const uint32_t lead_key = __shfl_sync(all, key, leader);
     const uint32_t lead_epoch = __shfl_sync(all, epoch, leader);
-    const unsigned group = __ballot_sync(all, waiting && key == lead_key);
+    const unsigned group = trace::group_lanes(pending, __ballot_sync(all, key == lead_key));
     const unsigned long long r = chunk.take(1, all, lane, leader);
     write_record(r, key, block, warp, seq++, lead_epoch, group, lane, leader, off);
     if ((group >> lane) & 1u) ++pos, ++merged;
@@ -213,14 +215,6 @@ struct Control {
   abi::Fault fault;
   abi::SharedDesc shared[abi::kMaxShared];
 };
-
-std::string fault_text(const abi::Fault& f, const std::vector<trace::Buffer>& buffers) {
-  std::string name = f.buffer < buffers.size() ? buffers[f.buffer].name : "buffer " + std::to_string(f.buffer);
-  return "out-of-bounds access to '" + name + "' at kernel line " + std::to_string(f.line) + ": byte offset " +
-         std::to_string(f.offset) + " of " + std::to_string(f.size) + " (thread " + std::to_string(f.thread[0]) +
-         "," + std::to_string(f.thread[1]) + " of block " + std::to_string(f.block[0]) + "," +
-         std::to_string(f.block[1]) + ")";
-}
 
 class RecordLauncher {
  public:
@@ -514,11 +508,13 @@ class RecordLauncher {
     trace::Trace& out = *out_;
     Control ctl;
     check(cudaMemcpy(&ctl, control_.get(), sizeof ctl, cudaMemcpyDeviceToHost), "reading the recorder's counters");
-    out.launch.grid = dim(grid);
-    out.launch.block = dim(block);
-    out.launch.dynamic_shared_bytes = dyn_bytes;
+    // The records already kept (an entry that launches more than once) count against the cap.
+    trace::Builder b(out, opt_.keep_records ? opt_.max_records : 0);
+    out.launch().grid = dim(grid);
+    out.launch().block = dim(block);
+    out.launch().dynamic_shared_bytes = dyn_bytes;
     if (ctl.fault.flag) throw Error(fault_text(ctl.fault, out.buffers));
-    add_shared_buffers(ctl.shared, out.buffers);
+    add_shared_buffers(ctl.shared, b);
 
     const uint64_t slots = std::min<uint64_t>(ctl.cursor, state_.capacity);
     std::vector<abi::Record> dev(slots);
@@ -548,39 +544,41 @@ class RecordLauncher {
       return a.seq < b.seq;
     });
 
-    trace::SiteTable sites(out);
-
     // Every site in order of first execution, then the first max_records records kept, as
-    // the emulator does.
+    // the emulator does: the device grouped the lanes (merge_logs, by grouping.h's rule),
+    // the builder numbers the sites and keeps the records.
     const uint64_t room = remaining();
     out.records.reserve(out.records.size() + std::min(kept, room));
     uint64_t lanes = ctl.dropped_lanes, taken = 0;
     for (uint32_t i : order) {
       const abi::Record& d = dev[i];
       lanes += uint64_t(__builtin_popcount(d.active));
-      uint16_t site = sites.site(d.key);
+      const trace::KeySite& ks = b.key_site(d.key);
       if (taken == room) continue;
       ++taken;
-      trace::Record r;
-      r.block = d.block;
-      r.warp = uint16_t(d.warp);
-      r.site = site;
-      r.seq = d.seq;
-      r.epoch = d.epoch;
-      r.active = d.active;
-      for (int l = 0; l < trace::kWarpSize; ++l) r.offset[l] = (d.active >> l) & 1u ? d.offset[l] : 0u;
-      out.records.push_back(r);
+      uint32_t off[trace::kWarpSize];
+      for (int l = 0; l < trace::kWarpSize; ++l) off[l] = (d.active >> l) & 1u ? d.offset[l] : 0u;
+      trace::WarpAccess a;
+      a.block = d.block;
+      a.warp = d.warp;
+      a.seq = d.seq;
+      a.epoch = d.epoch;
+      a.site = ks.site;
+      a.active = d.active;
+      a.buffer = ks.buffer;
+      a.offset = off;
+      b.add(a);
     }
     std::vector<uint32_t> dropped_keys;
     for (uint32_t key : ctl.dropped_keys)
       if (key != abi::kEmptyKey) dropped_keys.push_back(key);
     std::sort(dropped_keys.begin(), dropped_keys.end());
-    for (uint32_t key : dropped_keys) sites.site(key);
-    out.dropped_records += ctl.total - taken;
+    for (uint32_t key : dropped_keys) b.key_site(key);
+    b.drop(ctl.total - taken);
     if (opt_.blocks.empty()) {
-      for (uint64_t b = 0; b < nblocks; ++b) out.blocks.push_back(uint32_t(b));
+      for (uint64_t blk = 0; blk < nblocks; ++blk) b.block_done(uint32_t(blk));
     } else {
-      out.blocks.insert(out.blocks.end(), opt_.blocks.begin(), opt_.blocks.end());
+      for (uint32_t blk : opt_.blocks) b.block_done(blk);
     }
     lane_accesses += lanes;
   }

@@ -281,12 +281,12 @@ Resolved resolve_step(const Step& step, const trace::Trace& t) {
       if (fo.op) what += std::string(" ") + trace::to_string(*fo.op);
       if (!fo.code.empty()) what += " in '" + fo.code + "'";
       if (fo.line) what += " on line " + std::to_string(fo.line);
-      throw LessonError(where + ": no site matches " + what + " in " + t.launch.kernel + "; its sites: " + site_list(t));
+      throw LessonError(where + ": no site matches " + what + " in " + t.launch().kernel + "; its sites: " + site_list(t));
     }
   }
 
   // The block, the warp and the request.
-  if (std::find(t.blocks.begin(), t.blocks.end(), fo.block) == t.blocks.end())
+  if (std::find(t.launch().blocks.begin(), t.launch().blocks.end(), fo.block) == t.launch().blocks.end())
     throw LessonError(where + ": block " + std::to_string(fo.block) + " was not recorded");
   std::vector<uint64_t> hits;
   for (size_t i = 0; i < t.records.size(); ++i) {

@@ -21,7 +21,7 @@
 #include "gpu/record.h"
 #define WS_GPU_RECORDER 1
 #endif
-#include "session/counts.h"
+#include "session/detail/counts.h"
 
 namespace ws::session {
 namespace {
@@ -109,10 +109,10 @@ uint64_t fit_in_memory(const catalog::KernelInfo& k, const catalog::Params& p, b
 
 bool every_block(const std::vector<uint32_t>& asked, const trace::Trace& t) {
   if (asked.empty()) return true;
-  std::vector<uint32_t> b = t.blocks;
+  std::vector<uint32_t> b = t.launch().blocks;
   std::sort(b.begin(), b.end());
   b.erase(std::unique(b.begin(), b.end()), b.end());
-  return b.size() == t.launch.grid.count();
+  return b.size() == t.launch().grid.count();
 }
 
 }  // namespace
@@ -155,10 +155,10 @@ Capture capture(const Launch& req) {
   }
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  if (max_records < req.max_records && res.trace.dropped_records)
+  if (max_records < req.max_records && res.trace.launch().dropped_records)
     res.note += std::string(res.note.empty() ? "" : "; ") + "record cap lowered to " + std::to_string(max_records) +
                 " to fit in host memory";
-  trace::Launch& l = res.trace.launch;
+  trace::Provenance& l = res.trace.provenance;
   l.backend = backend.name;
   l.device = device;
   l.date = trace::utc_now();
@@ -177,8 +177,8 @@ bool check_failed(bool checked, double max_rel_error) { return checked && !(max_
 
 std::string check_text(bool checked, double max_rel_error, const trace::Trace& t) {
   if (!checked)
-    return "output not checked: only " + std::to_string(t.blocks.size()) + " of " +
-           std::to_string(t.launch.grid.count()) + " blocks ran";
+    return "output not checked: only " + std::to_string(t.launch().blocks.size()) + " of " +
+           std::to_string(t.launch().grid.count()) + " blocks ran";
   if (!check_failed(checked, max_rel_error)) return "output matches CPU reference";
   char e[32];
   std::snprintf(e, sizeof e, "%.3g", max_rel_error);

@@ -1,4 +1,4 @@
-#include "session/counts.h"
+#include "session/detail/counts.h"
 
 #include <stdexcept>
 
@@ -76,13 +76,7 @@ uint64_t count_on_gpu(const catalog::KernelInfo& k, const catalog::Params& p, ca
   cfg.banks = dram.banks;
   cfg.burst_bytes = dram.burst_bytes;
   cfg.xor_hash = dram.xor_hash;
-  gpu::Counts c = gpu::counts(k, p, arrays, cfg);
-  if (c.meta.source.empty()) {
-    c.meta.source_name = k.source_file;
-    c.meta.source = catalog::source(k.source_file);
-  }
-  for (auto& site : c.meta.sites)
-    if (site.code.empty()) site.code = trace::source_line(c.meta.source, site.line);
+  gpu::Counts c = gpu::counts(k, p, arrays, cfg);  // its trace head names the kernel file, its sites their code
   report = report_from_counts(c, dram);
   meta = std::move(c.meta);
   return c.lane_accesses;

@@ -31,13 +31,19 @@ void HeatMap::apply(const trace::Record& r, float sign) {
   const auto& t = model_->trace();
   if (r.site >= t.sites.size()) return;
   const auto& site = t.sites[r.site];
-  if (site.buffer >= layers_.size()) return;
-  HeatLayer& l = layers_[site.buffer];
-  if (l.cells.empty()) return;
-  const GridShape& g = model_->shapes[site.buffer];
-  const uint32_t per_lane = std::max<uint32_t>(1, site.bytes / g.elem_bytes);
+  uint32_t bumped = trace::kNoBuffer;  // the layer whose version this record changed last
   for (uint32_t bits = r.active; bits; bits &= bits - 1) {
     const int lane = std::countr_zero(bits);
+    const uint32_t b = r.buffer_of(lane);
+    if (b >= layers_.size()) continue;
+    HeatLayer& l = layers_[b];
+    if (l.cells.empty()) continue;
+    if (b != bumped) {
+      ++l.version;
+      bumped = b;
+    }
+    const GridShape& g = model_->shapes[b];
+    const uint32_t per_lane = std::max<uint32_t>(1, site.bytes / g.elem_bytes);
     const uint64_t e0 = r.offset[lane] / g.elem_bytes;
     for (uint32_t k = 0; k < per_lane; ++k) {
       uint32_t row, col;
@@ -52,7 +58,6 @@ void HeatMap::apply(const trace::Record& r, float sign) {
       l.mark(row);
     }
   }
-  ++l.version;
 }
 
 void HeatMap::finish() {

@@ -89,7 +89,7 @@ uint32_t GridShape::col_label_step(uint32_t min_step) const {
 }
 
 std::string Session::title() const {
-  const auto& l = trace().launch;
+  const auto& l = trace().launch();
   std::string s = l.kernel;
   auto it = l.params.find("size");
   if (it != l.params.end()) s += " · size " + std::to_string(it->second);
@@ -106,7 +106,7 @@ std::string Session::title() const {
 }
 
 std::string Session::provenance() const {
-  const auto& l = trace().launch;
+  const auto& l = trace().provenance;
   std::string s = from_gpu ? "recorded on " + (l.device.empty() ? std::string("a GPU") : l.device)
                            : std::string("emulated on CPU");
   if (origin == "file") s += " · from file";
@@ -152,7 +152,7 @@ void Session::index() {
   }
   m.source_lines.clear();
   size_t start = 0;
-  const std::string& src = t.source;
+  const std::string& src = t.files.empty() ? std::string() : t.files[0].text;
   while (start < src.size()) {
     size_t end = src.find('\n', start);
     if (end == std::string::npos) end = src.size();
@@ -246,13 +246,19 @@ void Session::analyse(const analysis::DramModel& dram) {
   }
 }
 
-std::shared_ptr<Session> Session::from_trace(std::shared_ptr<const trace::Trace> t, const analysis::DramModel& dram) {
+std::shared_ptr<Session> Session::from_trace(std::shared_ptr<const trace::Trace> t, const analysis::DramModel& dram,
+                                             uint32_t launch) {
   auto m = std::make_shared<Session>();
-  m->shared_trace = std::move(t);
-  const trace::Launch& l = m->trace().launch;
+  if (launch >= t->launches.size() && !(launch == 0 && t->launches.empty()))
+    throw InputError("launch " + std::to_string(launch + 1) + " is out of range: allowed 1.." +
+                     std::to_string(t->launches.size()) + " (launches are numbered from 1)");
+  m->source = t;
+  m->launch = launch;
+  m->shared_trace = t->launches.size() <= 1 ? std::move(t) : std::make_shared<const trace::Trace>(trace::launch_trace(*t, launch));
+  const trace::Launch& l = m->trace().launch();
   m->kernel = catalog::find(l.kernel);
-  m->origin = l.backend;
-  m->from_gpu = l.backend == "gpu";
+  m->origin = m->trace().provenance.backend;
+  m->from_gpu = m->origin == "gpu";
   m->spec.kernel = l.kernel;
   for (const auto& [name, v] : l.params)
     if (name == "size")
@@ -268,10 +274,11 @@ std::shared_ptr<Session> Session::from_trace(std::shared_ptr<const trace::Trace>
 std::shared_ptr<Session> Session::from_capture(Capture c, const Launch& launch, LaunchSpec spec) {
   auto tr = std::make_shared<trace::Trace>(std::move(c.trace));
   auto m = std::make_shared<Session>();
+  m->source = tr;
   m->shared_trace = std::move(tr);
   m->kernel = launch.kernel;
   m->spec = std::move(spec);
-  m->origin = m->trace().launch.backend;
+  m->origin = m->trace().provenance.backend;
   m->from_gpu = m->origin == "gpu";
   m->checked = c.checked;
   m->max_rel_error = c.max_rel_error;
@@ -286,10 +293,18 @@ std::shared_ptr<Session> Session::from_capture(Capture c, const Launch& launch, 
   return m;
 }
 
-std::shared_ptr<Session> Session::from_file(const std::string& path, const analysis::DramModel& dram) {
-  auto m = from_trace(std::make_shared<trace::Trace>(trace::read_trace(path)), dram);
+std::shared_ptr<Session> Session::from_file(const std::string& path, const analysis::DramModel& dram,
+                                            uint32_t launch) {
+  auto m = from_trace(std::make_shared<trace::Trace>(trace::read_trace(path)), dram, launch);
   m->origin = "file";
   m->file = path;
+  return m;
+}
+
+std::shared_ptr<Session> Session::of_launch(uint32_t k, const analysis::DramModel& dram) const {
+  auto m = from_trace(source ? source : shared_trace, dram, k);
+  m->origin = origin;
+  m->file = file;
   return m;
 }
 
@@ -308,7 +323,7 @@ RequestFigures Session::request(uint64_t step) const {
   v.rec = &t.records[v.step];
   if (v.rec->site >= t.sites.size()) return v;
   v.site = &t.sites[v.rec->site];
-  if (v.site->buffer < t.buffers.size()) v.buffer = &t.buffers[v.site->buffer];
+  if (v.rec->buffer < t.buffers.size()) v.buffer = &t.buffers[v.rec->buffer];
   v.shared = v.site->space == trace::Space::Shared;
   v.active_lanes = std::popcount(v.rec->active);
   if (v.shared) {
@@ -350,9 +365,9 @@ std::string grouped(uint64_t n) {
 
 std::string recorded_text(const Session& s) {
   const trace::Trace& t = s.trace();
-  const uint64_t grid = t.launch.grid.count();
+  const uint64_t grid = t.launch().grid.count();
   if (s.counted) return "all " + grouped(grid) + " blocks (counted)";
-  std::vector<uint32_t> b = t.blocks;
+  std::vector<uint32_t> b = t.launch().blocks;
   std::sort(b.begin(), b.end());
   b.erase(std::unique(b.begin(), b.end()), b.end());
   std::string out;
@@ -380,8 +395,8 @@ std::string recorded_text(const Session& s) {
     }
     if (grid) out += " of " + grouped(grid);
   }
-  if (t.dropped_records)
-    out += ", first " + grouped(t.records.size()) + " records (" + grouped(t.dropped_records) + " more dropped)";
+  if (const uint64_t dropped = t.launch().dropped_records)
+    out += ", first " + grouped(t.records.size()) + " records (" + grouped(dropped) + " more dropped)";
   return out;
 }
 
@@ -489,7 +504,7 @@ std::string code_of(const Session& s, uint32_t line) {
 std::string source_lines_text(const Session& s) {
   std::string out;
   if (s.lines.empty()) return out;
-  out += "source lines (" + s.trace().source_name + "): cost per line, as the source panel's gutter shows it\n";
+  out += "source lines (" + s.trace().file_name(0u) + "): cost per line, as the source panel's gutter shows it\n";
   for (const auto& [line, ls] : s.lines) {
     char head[48];
     std::snprintf(head, sizeof head, "  %5u  %-28s", line, ls.badge.c_str());
@@ -565,7 +580,7 @@ uint64_t record_of_request(int64_t k, uint64_t n) {
 
 std::string step_caption(const Session& s, uint64_t record) {
   const trace::Trace& t = s.trace();
-  return t.launch.kernel + " · " + params_text(t.launch.params) + " · " + request_label(record, s.size()) + " · " +
+  return t.launch().kernel + " · " + params_text(t.launch().params) + " · " + request_label(record, s.size()) + " · " +
          s.provenance();
 }
 
@@ -574,7 +589,7 @@ std::string request_text(const Session& s, uint64_t step) {
   if (!r.rec || !r.site)
     return "no request " + std::to_string(request_number(step)) + ": the trace has " + std::to_string(s.size()) + "\n";
   const trace::Trace& t = s.trace();
-  const trace::Dim3 b = t.block_coords(r.rec->block);
+  const trace::Dim3 b = t.launch().block_coords(r.rec->block);
   char head[256];
   std::snprintf(head, sizeof head, "request %llu of %zu: block (%u,%u,%u) warp %u epoch %u, line %u: %s %s %s, %u B a lane, %d lanes\n",
                 (unsigned long long)request_number(r.step), s.size(), b.x, b.y, b.z, unsigned(r.rec->warp), r.rec->epoch, r.site->line,
@@ -616,7 +631,7 @@ std::string request_json(const Session& s, uint64_t step) {
       if (m >> l & 1) a.push_back(l);
     return a;
   };
-  const trace::Dim3 b = s.trace().block_coords(r.rec->block);
+  const trace::Dim3 b = s.trace().launch().block_coords(r.rec->block);
   j["request"] = request_number(r.step);  // the request number K of --step K
   j["block"] = {b.x, b.y, b.z};
   j["warp"] = r.rec->warp;

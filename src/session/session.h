@@ -118,14 +118,22 @@ class Session {
   // ---- sources (each runs where it is called: the worker calls them off the UI thread)
   // A launch run by capture() (emulator or GPU, records or counts).
   static std::shared_ptr<Session> from_capture(Capture c, const Launch& launch, LaunchSpec spec);
-  // A saved .wstrace file. Throws trace::FileError.
-  static std::shared_ptr<Session> from_file(const std::string& path, const analysis::DramModel& dram);
-  // A trace built elsewhere (tests, benchmarks).
-  static std::shared_ptr<Session> from_trace(std::shared_ptr<const trace::Trace> t, const analysis::DramModel& dram);
+  // Launch `launch` of a saved .wstrace file. Throws trace::FileError, and InputError for a
+  // launch the file does not have.
+  static std::shared_ptr<Session> from_file(const std::string& path, const analysis::DramModel& dram,
+                                            uint32_t launch = 0);
+  // Launch `launch` of a trace built elsewhere (tests, benchmarks). Throws InputError for a
+  // launch the trace does not have.
+  static std::shared_ptr<Session> from_trace(std::shared_ptr<const trace::Trace> t, const analysis::DramModel& dram,
+                                             uint32_t launch = 0);
+  // Launch `k` of the same source (file name and origin kept). Throws InputError.
+  std::shared_ptr<Session> of_launch(uint32_t k, const analysis::DramModel& dram) const;
   // The same trace analysed with another DRAM model (the trace is shared, not copied).
   std::shared_ptr<Session> reanalyzed(const analysis::DramModel& dram) const;
 
-  std::shared_ptr<const trace::Trace> shared_trace;
+  std::shared_ptr<const trace::Trace> source;        // the whole trace: every launch
+  uint32_t launch = 0;                               // the launch of `source` shown
+  std::shared_ptr<const trace::Trace> shared_trace;  // that launch's own trace (launch_trace)
   analysis::Report report;
   const catalog::KernelInfo* kernel = nullptr;  // null for a file of an unknown kernel
   LaunchSpec spec;           // what was asked for (from the trace's launch for a file)
@@ -148,7 +156,10 @@ class Session {
   uint32_t max_epoch = 0;
   Totals totals;
 
+  // The trace of the launch shown: its records only, every table of the whole trace.
   const trace::Trace& trace() const { return *shared_trace; }
+  // Launches in the whole trace.
+  size_t launches() const { return source ? source->launches.size() : 1; }
   size_t size() const { return shared_trace->records.size(); }
   // One-line description of the launch: "transpose_tiled · size 64 · pad=0".
   std::string title() const;

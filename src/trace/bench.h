@@ -77,6 +77,20 @@ struct BenchResult {
   bool all_ok = true;
 };
 
+// What to time: plain data, so that a front end can ask for timings without knowing the GPU
+// backend (session/bench.h).
+struct BenchOptions {
+  std::vector<std::string> kernels;        // ids; empty: the whole catalog
+  int64_t size = 0;                        // 0: each kernel's bench size
+  std::map<std::string, int64_t> set;      // parameter values, applied where a kernel has them
+  bool variants = true;                    // the ladder's variants too (pad=1, tile=32, ...)
+  int warmup = 3;
+  int min_runs = 10, max_runs = 200;
+  double seconds = 0.6;                    // timing budget per kernel and mode
+  bool overhead = true;                    // instrumented / plain time ratios
+  bool zero_cost = true;                   // plain / hand-written raw-pointer ratios
+};
+
 // The results as bench JSON (the replay pack's format), indented, with a final newline.
 std::string bench_json(const BenchResult& r);
 // The ladder tables: SGEMM, then transpose and copies, each row checked before shown.

@@ -1,10 +1,19 @@
 #include "trace/trace.h"
 
 #include <ctime>
+#include <stdexcept>
 
 namespace ws::trace {
 
-const char* to_string(Space s) { return s == Space::Global ? "global" : "shared"; }
+const char* to_string(Space s) {
+  switch (s) {
+    case Space::Global: return "global";
+    case Space::Shared: return "shared";
+    case Space::Local: return "local";
+    case Space::Constant: return "constant";
+  }
+  return "?";
+}
 
 const char* to_string(Op o) {
   switch (o) {
@@ -15,13 +24,68 @@ const char* to_string(Op o) {
   return "?";
 }
 
-Dim3 Trace::block_coords(uint32_t linear) const {
-  const Dim3& g = launch.grid;
+bool Record::operator==(const Record& o) const {
+  if (launch != o.launch || block != o.block || warp != o.warp || site != o.site || seq != o.seq ||
+      epoch != o.epoch || active != o.active || buffer != o.buffer || offset != o.offset)
+    return false;
+  if (!lanes || !o.lanes) return !lanes && !o.lanes;
+  return *lanes == *o.lanes;
+}
+
+Dim3 Launch::block_coords(uint32_t linear) const {
   Dim3 c;
-  c.x = linear % g.x;
-  c.y = (linear / g.x) % g.y;
-  c.z = linear / (g.x * g.y);
+  c.x = linear % grid.x;
+  c.y = (linear / grid.x) % grid.y;
+  c.z = linear / (grid.x * grid.y);
   return c;
+}
+
+const Launch& Trace::launch() const {
+  static const Launch none;
+  return launches.empty() ? none : launches.front();
+}
+
+Launch& Trace::launch() {
+  if (launches.empty()) launches.emplace_back();
+  return launches.front();
+}
+
+const std::string& Trace::file_name(uint32_t f) const {
+  static const std::string none;
+  return f < files.size() ? files[f].name : none;
+}
+
+Trace launch_trace(const Trace& t, uint32_t k) {
+  if (k >= t.launches.size())
+    throw std::out_of_range("launch " + std::to_string(k) + " of a trace with " + std::to_string(t.launches.size()));
+  Trace out;
+  out.provenance = t.provenance;
+  out.files = t.files;
+  out.launches = {t.launches[k]};
+  out.buffers = t.buffers;
+  out.timings_json = t.timings_json;
+  // The sites the launch executed, in the order of the whole table.
+  std::vector<uint32_t> site_of(t.sites.size(), kNoBuffer);
+  for (const Record& r : t.records)
+    if (r.launch == k && r.site < t.sites.size()) site_of[r.site] = 0;
+  for (size_t i = 0; i < t.sites.size(); ++i)
+    if (site_of[i] == 0) {
+      site_of[i] = uint32_t(out.sites.size());
+      out.sites.push_back(t.sites[i]);
+    }
+  std::vector<uint64_t> record_of(t.records.size(), ~uint64_t(0));
+  for (size_t i = 0; i < t.records.size(); ++i) {
+    const Record& r = t.records[i];
+    if (r.launch != k || r.site >= t.sites.size()) continue;
+    record_of[i] = out.records.size();
+    Record& o = out.records.emplace_back(r);
+    o.launch = 0;
+    o.site = site_of[r.site];
+  }
+  for (const Bookmark& b : t.bookmarks)
+    if (b.record < record_of.size() && record_of[b.record] != ~uint64_t(0))
+      out.bookmarks.push_back({record_of[b.record], b.caption});
+  return out;
 }
 
 std::string source_line(const std::string& text, uint32_t line) {
@@ -59,22 +123,11 @@ Buffer shared_buffer(std::string name, uint32_t elem_bytes, uint64_t rows, uint6
   return b;
 }
 
-SiteTable::SiteTable(Trace& t) : t_(&t) {
-  for (size_t i = 0; i < t.sites.size(); ++i) ids_.emplace(key_of(t.sites[i]), uint16_t(i));
-}
-
-uint16_t SiteTable::add(uint32_t key) {
-  Site s;
-  s.line = key_line(key);
-  s.buffer = uint16_t(key_buffer(key));
-  s.space = s.buffer < t_->buffers.size() ? t_->buffers[s.buffer].space : Space::Global;
-  s.op = Op(key_op(key));
-  s.bytes = uint8_t(key_bytes(key));
-  s.code = source_line(t_->source, s.line);
-  t_->sites.push_back(std::move(s));
-  const uint16_t id = uint16_t(t_->sites.size() - 1);
-  ids_.emplace(key, id);
-  return id;
+std::string out_of_bounds_text(const std::string& array, uint32_t line, int64_t offset, uint64_t size,
+                               const uint32_t thread[2], const uint32_t block[2]) {
+  return "out-of-bounds access to '" + array + "' at kernel line " + std::to_string(line) + ": byte offset " +
+         std::to_string(offset) + " of " + std::to_string(size) + " (thread " + std::to_string(thread[0]) + "," +
+         std::to_string(thread[1]) + " of block " + std::to_string(block[0]) + "," + std::to_string(block[1]) + ")";
 }
 
 }  // namespace ws::trace

@@ -1,18 +1,22 @@
-// src/trace/trace.h — what a capture produced: the launch, its arrays, the access sites
-// and one record per warp-level memory instruction. Depends on nothing else in warpscope.
+// src/trace/trace.h — what a capture produced, whatever produced it (a catalog kernel on
+// the CPU emulator or the GPU recorder, a file): the source files, the launches, the arrays,
+// the access sites and one record per warp-level memory instruction. Depends on nothing
+// else in warpscope. Backends fill it through trace::Builder (builder.h).
 #pragma once
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
-#include "trace/site_key.h"  // Op, and the site key both backends record
+#include "trace/site_key.h"  // Op, and the site key of the catalog's instrumented kernels
 
 namespace ws::trace {
 
-enum class Space : uint8_t { Global = 0, Shared = 1 };
+// Where an access goes. Local is a thread's own frame, Constant the __constant__ bank.
+enum class Space : uint8_t { Global = 0, Shared = 1, Local = 2, Constant = 3 };
+constexpr uint8_t kSpaceCount = 4;
 
 const char* to_string(Space s);
 const char* to_string(Op o);
@@ -23,9 +27,9 @@ struct Dim3 {
   bool operator==(const Dim3&) const = default;
 };
 
-// One array of the launch, so that any (buffer, offset) maps back to a matrix cell.
+// One array, so that any (buffer, offset) maps back to a matrix cell.
 struct Buffer {
-  std::string name;        // "A", "in", "tile"
+  std::string name;        // "A", "in", "tile", "d_out"
   Space space = Space::Global;
   uint32_t elem_bytes = 4;
   uint64_t rows = 1, cols = 1;  // logical shape
@@ -39,45 +43,84 @@ struct Buffer {
 // A shared array as a backend meets it: declared by the kernel, with its shape.
 Buffer shared_buffer(std::string name, uint32_t elem_bytes, uint64_t rows, uint64_t cols, uint64_t size_bytes);
 
-// One memory access in the kernel source: the line, the array, and what it does.
+// A source file of the program, as compiled: "transpose.h", "prog.cu".
+struct SourceFile {
+  std::string name;
+  std::string text;
+  bool operator==(const SourceFile&) const = default;
+};
+
+// No array: a site whose records reach several arrays has no one buffer.
+constexpr uint32_t kNoBuffer = 0xffffffffu;
+
+// One memory instruction of the program: where it is in the source, what it does, and,
+// where the backend knows it, the instruction itself.
 struct Site {
-  uint32_t line = 0;
-  uint16_t buffer = 0;
+  uint32_t file = 0;        // index into Trace::files
+  uint32_t line = 0;        // 1-based
+  uint32_t column = 0;      // 1-based; 0: not known
   Space space = Space::Global;
   Op op = Op::Load;
-  uint8_t bytes = 4;       // bytes per lane: 1, 2, 4, 8 or 16
-  std::string code;        // the source line, trimmed
+  uint8_t bytes = 4;        // bytes per lane: 1, 2, 4, 8 or 16
+  std::string instruction;  // "ld.shared.f32", "LDS.128"; "" when not known
+  std::string code;         // the source line, trimmed
+  uint32_t buffer = kNoBuffer;  // the array every record of the site reaches (kNoBuffer: several)
   bool operator==(const Site&) const = default;
 };
 
-// The site's key (site_key.h): what identifies it, less the source text.
+// The key of a catalog kernel's site (site_key.h): line, array, op and width.
 inline uint32_t key_of(const Site& s) { return make_key(s.line, s.buffer, uint32_t(s.op), s.bytes); }
 
 constexpr int kWarpSize = 32;
 
-// One warp-level memory instruction as executed.
+// The arrays of a record's lanes, when they are not all one.
+using LaneBuffers = std::array<uint32_t, kWarpSize>;
+
+// One warp-level memory instruction as executed. Each lane's address is (buffer, byte
+// offset): `buffer` for every lane, unless `lanes` holds one buffer per lane (an
+// instruction whose pointer reaches different arrays in different lanes).
 struct Record {
+  uint32_t launch = 0;  // index into Trace::launches
   uint32_t block = 0;   // linear block id: x + gx * (y + gy * z)
-  uint16_t warp = 0;    // warp within the block
-  uint16_t site = 0;    // index into Trace::sites
+  uint32_t warp = 0;    // warp within the block
+  uint32_t site = 0;    // index into Trace::sites
   uint32_t seq = 0;     // dynamic index of this instruction within its warp
   uint32_t epoch = 0;   // barriers the block had passed when it executed
   uint32_t active = 0;  // bit i set: lane i took part
-  std::array<uint32_t, kWarpSize> offset{};  // byte offset into the site's buffer, per lane
+  uint32_t buffer = 0;  // the array of the lanes (of the first active lane when `lanes` is set)
+  std::shared_ptr<const LaneBuffers> lanes;  // null: every lane in `buffer`
+  std::array<uint32_t, kWarpSize> offset{};  // byte offset into the lane's array
   bool lane_active(int lane) const { return (active >> lane) & 1u; }
-  bool operator==(const Record&) const = default;
+  uint32_t buffer_of(int lane) const { return lanes ? (*lanes)[size_t(lane)] : buffer; }
+  // A lane's position in one address space of all arrays: the offset, with the array
+  // folded in above bit 40 when the lanes reach several arrays (arrays never share a
+  // sector or a bank word). Equal to the offset in the common one-array case.
+  uint64_t address(int lane) const {
+    return lanes ? (uint64_t((*lanes)[size_t(lane)]) << 40) + offset[size_t(lane)] : offset[size_t(lane)];
+  }
+  bool operator==(const Record& o) const;
 };
 
+// One kernel launch: what ran, its shape, and what of it was kept.
 struct Launch {
-  std::string kernel;                     // catalog id
-  std::map<std::string, int64_t> params;  // includes "size"
+  std::string kernel;                     // catalog id, or the kernel's name in a program
+  std::map<std::string, int64_t> params;  // a catalog entry's values ("size" included); empty otherwise
   Dim3 grid, block;
   uint32_t dynamic_shared_bytes = 0;
-  std::string backend;                    // "emulator" | "gpu" | "file"
-  std::string device;                     // "CPU emulator" or the GPU name
-  std::string date;                       // ISO 8601, UTC
-  std::string version;                    // warpscope version that recorded it
+  std::vector<uint32_t> blocks;  // linear ids of the blocks that were recorded
+  uint64_t dropped_records = 0;  // records past the capture cap (never silent)
   bool operator==(const Launch&) const = default;
+  // Block coordinates of a linear block id.
+  Dim3 block_coords(uint32_t linear) const;
+};
+
+// What recorded a trace, where and when.
+struct Provenance {
+  std::string backend;  // "emulator" | "gpu" | "file"
+  std::string device;   // "CPU emulator" or the GPU name
+  std::string date;     // ISO 8601, UTC
+  std::string version;  // warpscope version that recorded it
+  bool operator==(const Provenance&) const = default;
 };
 
 // A step a teacher marked, with a caption.
@@ -88,46 +131,41 @@ struct Bookmark {
 };
 
 struct Trace {
-  Launch launch;
+  Provenance provenance;
+  std::vector<SourceFile> files;
+  std::vector<Launch> launches;
   std::vector<Buffer> buffers;
   std::vector<Site> sites;
-  std::vector<Record> records;
-  std::string source_name;       // kernel file, e.g. "transpose.h"
-  std::string source;            // its text, exactly as compiled
-  std::vector<uint32_t> blocks;  // linear ids of the blocks that were recorded
-  uint64_t dropped_records = 0;  // records past the capture cap (never silent)
-  std::string timings_json;      // optional, opaque to the trace layer
+  std::vector<Record> records;  // launch by launch; in execution order within a launch
+  std::string timings_json;     // optional, opaque to the trace layer
   std::vector<Bookmark> bookmarks;
   bool operator==(const Trace&) const = default;
 
-  // Block coordinates of a linear block id.
-  Dim3 block_coords(uint32_t linear) const;
+  // The first launch: the one launch of a catalog trace. A trace with no launch has an
+  // empty one.
+  const Launch& launch() const;
+  Launch& launch();
+  // The name of file `f` ("" when the trace has none), and of a site's file.
+  const std::string& file_name(uint32_t f) const;
+  const std::string& file_name(const Site& s) const { return file_name(s.file); }
 };
+
+// The trace of launch `k` alone, as a one-launch trace: its records, blocks and shape, the
+// sites it executed (numbered anew, in the whole table's order) and its bookmarks; every
+// file and array kept. What a view of one launch reads. Throws std::out_of_range for a
+// launch the trace does not have.
+Trace launch_trace(const Trace& t, uint32_t k);
 
 // Text of line `line` (1-based) of `text`, with leading/trailing blanks removed.
 std::string source_line(const std::string& text, uint32_t line);
 
-// Now, as Launch::date writes it: "2026-11-23T01:40:00Z".
+// Now, as Provenance::date writes it: "2026-11-23T01:40:00Z".
 std::string utc_now();
 
-// The sites of a trace being recorded, by key: a key met for the first time becomes a new
-// site at the end of Trace::sites (so sites come in order of first execution), with its
-// space from the buffers table and its code from the trace's source. Both backends turn
-// their keys into sites through it. The trace's buffers and source must be set first.
-class SiteTable {
- public:
-  SiteTable() = default;
-  explicit SiteTable(Trace& t);  // knows the sites `t` already has
-  // Index of the site of `key` in Trace::sites.
-  uint16_t site(uint32_t key) {
-    auto it = ids_.find(key);
-    return it != ids_.end() ? it->second : add(key);
-  }
-
- private:
-  uint16_t add(uint32_t key);
-  Trace* t_ = nullptr;
-  std::unordered_map<uint32_t, uint16_t> ids_;
-};
+// The one-line error of an access outside its array, as every backend reports it:
+// "out-of-bounds access to 'A' at kernel line 12: byte offset 4096 of 4096 (thread 3,0 of
+// block 1,0)".
+std::string out_of_bounds_text(const std::string& array, uint32_t line, int64_t offset, uint64_t size,
+                               const uint32_t thread[2], const uint32_t block[2]);
 
 }  // namespace ws::trace

@@ -14,6 +14,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "trace/builder.h"  // index_column
+
 namespace ws::trace {
 namespace {
 
@@ -24,8 +26,11 @@ constexpr size_t kHeaderBytes = sizeof(kMagic) + 4;
 // Smallest encodings, used to reject counts that the remaining bytes cannot hold before
 // anything is allocated for them.
 constexpr size_t kMinBufferBytes = 4 + 1 + 4 + 8 * 3 + 1 + 8;
-constexpr size_t kMinSiteBytes = 4 + 2 + 1 + 1 + 1 + 4;
-constexpr size_t kMinRecordBytes = 4 + 2 + 2 + 4 + 4 + 4 + 4;
+constexpr size_t kMinSiteBytesV1 = 4 + 2 + 1 + 1 + 1 + 4;
+constexpr size_t kMinRecordBytesV1 = 4 + 2 + 2 + 4 + 4 + 4 + 4;
+constexpr size_t kMinFileBytes = 4 + 8;
+constexpr size_t kMinSiteBytes = 4 * 4 + 1 + 1 + 1 + 4 + 4;
+constexpr size_t kMinRecordBytes = 4 * 9 + 1;
 // A real payload compresses well, but not this well; more is a decompression bomb.
 constexpr uint64_t kMaxExpansion = 4096;
 constexpr uint64_t kExpansionSlack = 64ull << 20;
@@ -60,39 +65,50 @@ class Writer {
 json dim_json(const Dim3& d) { return json::array({d.x, d.y, d.z}); }
 
 std::string metadata(const Trace& t) {
-  const Launch& l = t.launch;
   json m;
-  m["kernel"] = l.kernel;
-  m["params"] = json::object();
-  for (const auto& [k, v] : l.params) m["params"][k] = v;
-  m["grid"] = dim_json(l.grid);
-  m["block"] = dim_json(l.block);
-  m["dynamic_shared_bytes"] = l.dynamic_shared_bytes;
-  m["backend"] = l.backend;
-  m["device"] = l.device;
-  m["date"] = l.date;
-  m["version"] = l.version;
-  m["source_name"] = t.source_name;
-  m["dropped_records"] = t.dropped_records;
+  m["backend"] = t.provenance.backend;
+  m["device"] = t.provenance.device;
+  m["date"] = t.provenance.date;
+  m["version"] = t.provenance.version;
+  m["launches"] = json::array();
+  for (const Launch& l : t.launches) {
+    json j;
+    j["kernel"] = l.kernel;
+    j["params"] = json::object();
+    for (const auto& [k, v] : l.params) j["params"][k] = v;
+    j["grid"] = dim_json(l.grid);
+    j["block"] = dim_json(l.block);
+    j["dynamic_shared_bytes"] = l.dynamic_shared_bytes;
+    j["dropped_records"] = l.dropped_records;
+    m["launches"].push_back(std::move(j));
+  }
   m["timings_json"] = t.timings_json;
   m["bookmarks"] = json::array();
   for (const auto& b : t.bookmarks) m["bookmarks"].push_back({{"record", b.record}, {"caption", b.caption}});
   // Text that is not UTF-8 cannot go into JSON; it is written with replacement characters
-  // rather than failing the whole save. The source text goes into the binary part, exact.
+  // rather than failing the whole save. File names and texts go into the binary part, exact.
   return m.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 std::string payload(const Trace& t) {
-  if (t.buffers.size() > UINT32_MAX || t.sites.size() > UINT32_MAX || t.blocks.size() > UINT32_MAX)
+  if (t.buffers.size() > UINT32_MAX || t.sites.size() > UINT32_MAX || t.files.size() > UINT32_MAX ||
+      t.launches.size() > UINT32_MAX)
     throw FileError("trace is too large to save");
   Writer w;
   std::string meta = metadata(t);
   w.put(uint64_t(meta.size()));
   w.bytes(meta);
-  w.put(uint64_t(t.source.size()));
-  w.bytes(t.source);
-  w.put(uint32_t(t.blocks.size()));
-  for (uint32_t b : t.blocks) w.put(b);
+  w.put(uint32_t(t.files.size()));
+  for (const auto& f : t.files) {
+    w.str(f.name);
+    w.put(uint64_t(f.text.size()));
+    w.bytes(f.text);
+  }
+  for (const auto& l : t.launches) {  // as many as the metadata lists
+    if (l.blocks.size() > UINT32_MAX) throw FileError("trace is too large to save");
+    w.put(uint32_t(l.blocks.size()));
+    for (uint32_t b : l.blocks) w.put(b);
+  }
   w.put(uint32_t(t.buffers.size()));
   for (const auto& b : t.buffers) {
     w.str(b.name);
@@ -106,11 +122,14 @@ std::string payload(const Trace& t) {
   }
   w.put(uint32_t(t.sites.size()));
   for (const auto& s : t.sites) {
+    w.put(s.file);
     w.put(s.line);
+    w.put(s.column);
     w.put(s.buffer);
     w.put(uint8_t(s.space));
     w.put(uint8_t(s.op));
     w.put(s.bytes);
+    w.str(s.instruction);
     w.str(s.code);
   }
   w.put(uint64_t(t.records.size()));
@@ -118,7 +137,8 @@ std::string payload(const Trace& t) {
   for (const auto& r : t.records) {
     uint32_t extra = 0;
     for (int l = 0; l < kWarpSize; ++l)
-      if (!r.lane_active(l) && r.offset[l] != 0) extra |= 1u << l;
+      if (!r.lane_active(l) && (r.offset[l] != 0 || r.buffer_of(l) != r.buffer)) extra |= 1u << l;
+    w.put(r.launch);
     w.put(r.block);
     w.put(r.warp);
     w.put(r.site);
@@ -126,7 +146,12 @@ std::string payload(const Trace& t) {
     w.put(r.epoch);
     w.put(r.active);
     w.put(extra);
+    w.put(r.buffer);
+    w.put(uint8_t(r.lanes ? 1 : 0));
     uint32_t prev = 0, stored = r.active | extra;
+    if (r.lanes)
+      for (int l = 0; l < kWarpSize; ++l)
+        if ((stored >> l) & 1u) w.put((*r.lanes)[size_t(l)]);
     for (int l = 0; l < kWarpSize; ++l) {
       if (!((stored >> l) & 1u)) continue;
       w.put(uint32_t(r.offset[l] - prev));  // wraps; reading adds it back
@@ -258,7 +283,7 @@ Dim3 dim(const json& m, const char* key) {
   return d;
 }
 
-void read_metadata(const std::string& s, Trace& t) {
+json parse_metadata(const std::string& s) {
   json m;
   try {
     // The parser itself does not recurse, but the tree it builds is walked recursively
@@ -271,7 +296,12 @@ void read_metadata(const std::string& s, Trace& t) {
     corrupted("metadata is not JSON");
   }
   if (!m.is_object()) corrupted("metadata is not a JSON object");
-  Launch& l = t.launch;
+  return m;
+}
+
+// One launch's metadata: the top level of a version 1 file, an entry of "launches" after.
+Launch read_launch(const json& m) {
+  Launch l;
   l.kernel = text(m, "kernel");
   const json& params = field(m, "params");
   if (!params.is_object()) corrupted("metadata 'params' is not an object");
@@ -280,12 +310,16 @@ void read_metadata(const std::string& s, Trace& t) {
   l.block = dim(m, "block");
   if (l.grid.count() > (uint64_t(1) << 32)) corrupted("grid has more blocks than a trace can name");
   l.dynamic_shared_bytes = number_or<uint32_t>(m, "dynamic_shared_bytes", 0);
-  l.backend = text(m, "backend");
-  l.device = text(m, "device");
-  l.date = text(m, "date");
-  l.version = text(m, "version");
-  t.source_name = text(m, "source_name");
-  t.dropped_records = number_or<uint64_t>(m, "dropped_records", 0);
+  l.dropped_records = number_or<uint64_t>(m, "dropped_records", 0);
+  return l;
+}
+
+// What every version's metadata holds: provenance, timings and bookmarks.
+void read_common(const json& m, Trace& t) {
+  t.provenance.backend = text(m, "backend");
+  t.provenance.device = text(m, "device");
+  t.provenance.date = text(m, "date");
+  t.provenance.version = text(m, "version");
   t.timings_json = text(m, "timings_json");
   if (auto it = m.find("bookmarks"); it != m.end()) {
     if (!it->is_array()) corrupted("metadata 'bookmarks' is not a list");
@@ -298,26 +332,23 @@ void read_metadata(const std::string& s, Trace& t) {
 
 bool valid_bytes(uint32_t b) { return b == 1 || b == 2 || b == 4 || b == 8 || b == 16; }
 
-Trace parse_payload(std::string_view p) {
-  Reader r(p);
-  Trace t;
-  read_metadata(r.bytes(r.get<uint64_t>()), t);
-  t.source = r.bytes(r.get<uint64_t>());
-
+void read_blocks(Reader& r, Launch& l) {
   const uint64_t nblocks = r.count(r.get<uint32_t>(), 4, "block");
-  t.blocks.resize(size_t(nblocks));
-  const uint64_t grid_blocks = t.launch.grid.count();
-  for (auto& b : t.blocks) {
+  l.blocks.resize(size_t(nblocks));
+  const uint64_t grid_blocks = l.grid.count();
+  for (auto& b : l.blocks) {
     b = r.get<uint32_t>();
     if (b >= grid_blocks) corrupted("recorded block outside the grid");
   }
+}
 
+void read_buffers(Reader& r, Trace& t) {
   const uint64_t nbuffers = r.count(r.get<uint32_t>(), kMinBufferBytes, "buffer");
   t.buffers.resize(size_t(nbuffers));
   for (auto& b : t.buffers) {
     b.name = r.str();
     uint8_t space = r.get<uint8_t>();
-    if (space > uint8_t(Space::Shared)) corrupted("unknown memory space");
+    if (space >= kSpaceCount) corrupted("unknown memory space");
     b.space = Space(space);
     b.elem_bytes = r.get<uint32_t>();
     if (b.elem_bytes == 0) corrupted("buffer with zero-byte elements");
@@ -329,24 +360,76 @@ Trace parse_payload(std::string_view p) {
     b.col_major = cm != 0;
     b.size_bytes = r.get<uint64_t>();
   }
+}
 
-  const uint64_t nsites = r.count(r.get<uint32_t>(), kMinSiteBytes, "site");
+void read_kind(Reader& r, Site& s) {
+  uint8_t space = r.get<uint8_t>(), op = r.get<uint8_t>();
+  if (space >= kSpaceCount) corrupted("unknown memory space");
+  if (op > uint8_t(Op::Atomic)) corrupted("unknown memory operation");
+  s.space = Space(space);
+  s.op = Op(op);
+  s.bytes = r.get<uint8_t>();
+  if (!valid_bytes(s.bytes)) corrupted("site with an impossible access width");
+}
+
+// The lane masks and offsets of a record (after its header); from version 2 on, its array
+// and, when its lanes reach several, theirs.
+void read_lanes(Reader& r, Record& rec, uint32_t nbuffers, bool v2) {
+  rec.active = r.get<uint32_t>();
+  uint32_t extra = r.get<uint32_t>();
+  if (extra & rec.active) corrupted("bad lane masks");
+  const uint32_t stored = rec.active | extra;
+  if (v2) {
+    rec.buffer = r.get<uint32_t>();
+    if (rec.buffer >= nbuffers) corrupted("record refers to a missing buffer");
+    if (r.get<uint8_t>()) {
+      LaneBuffers lanes;
+      lanes.fill(rec.buffer);
+      for (int l = 0; l < kWarpSize; ++l) {
+        if (!((stored >> l) & 1u)) continue;
+        lanes[size_t(l)] = r.get<uint32_t>();
+        if (lanes[size_t(l)] >= nbuffers) corrupted("record refers to a missing buffer");
+      }
+      rec.lanes = std::make_shared<const LaneBuffers>(lanes);
+    }
+  }
+  uint32_t prev = 0;
+  for (int l = 0; l < kWarpSize; ++l) {
+    if (!((stored >> l) & 1u)) continue;
+    prev += r.get<uint32_t>();
+    rec.offset[l] = prev;
+  }
+}
+
+// Version 1: one launch of a catalog kernel, one source file, sites by line and array,
+// every lane in the site's array. Read into the version 2 shape: file 0, launch 0, the
+// column of the array's indexing on the line, each record in its site's array.
+Trace parse_v1(Reader& r) {
+  Trace t;
+  const json m = parse_metadata(r.bytes(r.get<uint64_t>()));
+  read_common(m, t);
+  Launch l = read_launch(m);
+  SourceFile f;
+  f.name = text(m, "source_name");
+  f.text = r.bytes(r.get<uint64_t>());
+  read_blocks(r, l);
+  t.launches.push_back(std::move(l));
+  t.files.push_back(std::move(f));
+  read_buffers(r, t);
+
+  const uint64_t nsites = r.count(r.get<uint32_t>(), kMinSiteBytesV1, "site");
   t.sites.resize(size_t(nsites));
   for (auto& s : t.sites) {
     s.line = r.get<uint32_t>();
     s.buffer = r.get<uint16_t>();
     if (s.buffer >= t.buffers.size()) corrupted("site refers to a missing buffer");
-    uint8_t space = r.get<uint8_t>(), op = r.get<uint8_t>();
-    if (space > uint8_t(Space::Shared)) corrupted("unknown memory space");
-    if (op > uint8_t(Op::Atomic)) corrupted("unknown memory operation");
-    s.space = Space(space);
-    s.op = Op(op);
-    s.bytes = r.get<uint8_t>();
-    if (!valid_bytes(s.bytes)) corrupted("site with an impossible access width");
+    read_kind(r, s);
+    if (s.space > Space::Shared) corrupted("unknown memory space");
     s.code = r.str();
+    s.column = index_column(t.files[0].text, s.line, t.buffers[s.buffer].name);
   }
 
-  const uint64_t nrecords = r.count(r.get<uint64_t>(), kMinRecordBytes, "record");
+  const uint64_t nrecords = r.count(r.get<uint64_t>(), kMinRecordBytesV1, "record");
   t.records.resize(size_t(nrecords));
   for (auto& rec : t.records) {
     rec.block = r.get<uint32_t>();
@@ -355,16 +438,64 @@ Trace parse_payload(std::string_view p) {
     if (rec.site >= t.sites.size()) corrupted("record refers to a missing site");
     rec.seq = r.get<uint32_t>();
     rec.epoch = r.get<uint32_t>();
-    rec.active = r.get<uint32_t>();
-    uint32_t extra = r.get<uint32_t>();
-    if (extra & rec.active) corrupted("bad lane masks");
-    uint32_t stored = rec.active | extra, prev = 0;
-    for (int l = 0; l < kWarpSize; ++l) {
-      if (!((stored >> l) & 1u)) continue;
-      prev += r.get<uint32_t>();
-      rec.offset[l] = prev;
-    }
+    rec.buffer = t.sites[rec.site].buffer;
+    read_lanes(r, rec, uint32_t(t.buffers.size()), false);
   }
+  return t;
+}
+
+Trace parse_v2(Reader& r) {
+  Trace t;
+  const json m = parse_metadata(r.bytes(r.get<uint64_t>()));
+  read_common(m, t);
+  const json& launches = field(m, "launches");
+  if (!launches.is_array()) corrupted("metadata 'launches' is not a list");
+  for (const json& l : launches) {
+    if (!l.is_object()) corrupted("a launch is not an object");
+    t.launches.push_back(read_launch(l));
+  }
+  const uint64_t nfiles = r.count(r.get<uint32_t>(), kMinFileBytes, "file");
+  t.files.resize(size_t(nfiles));
+  for (auto& f : t.files) {
+    f.name = r.str();
+    f.text = r.bytes(r.get<uint64_t>());
+  }
+  for (auto& l : t.launches) read_blocks(r, l);
+  read_buffers(r, t);
+
+  const uint64_t nsites = r.count(r.get<uint32_t>(), kMinSiteBytes, "site");
+  t.sites.resize(size_t(nsites));
+  for (auto& s : t.sites) {
+    s.file = r.get<uint32_t>();
+    if (s.file >= t.files.size() && !(t.files.empty() && s.file == 0)) corrupted("site refers to a missing file");
+    s.line = r.get<uint32_t>();
+    s.column = r.get<uint32_t>();
+    s.buffer = r.get<uint32_t>();
+    if (s.buffer >= t.buffers.size() && s.buffer != kNoBuffer) corrupted("site refers to a missing buffer");
+    read_kind(r, s);
+    s.instruction = r.str();
+    s.code = r.str();
+  }
+
+  const uint64_t nrecords = r.count(r.get<uint64_t>(), kMinRecordBytes, "record");
+  t.records.resize(size_t(nrecords));
+  for (auto& rec : t.records) {
+    rec.launch = r.get<uint32_t>();
+    if (rec.launch >= t.launches.size()) corrupted("record refers to a missing launch");
+    rec.block = r.get<uint32_t>();
+    rec.warp = r.get<uint32_t>();
+    rec.site = r.get<uint32_t>();
+    if (rec.site >= t.sites.size()) corrupted("record refers to a missing site");
+    rec.seq = r.get<uint32_t>();
+    rec.epoch = r.get<uint32_t>();
+    read_lanes(r, rec, uint32_t(t.buffers.size()), true);
+  }
+  return t;
+}
+
+Trace parse_payload(std::string_view p, uint32_t version) {
+  Reader r(p);
+  Trace t = version == 1 ? parse_v1(r) : parse_v2(r);
   if (r.left() != 0) corrupted("unexpected bytes after the records");
   return t;
 }
@@ -399,7 +530,7 @@ Trace decode_trace(std::string_view b) {
                     std::to_string(kFormatVersion) + ")");
   if (version == 0) corrupted("format version 0");
   if (b.size() == kHeaderBytes) throw FileError("trace file is truncated");
-  return parse_payload(decompress(b.substr(kHeaderBytes)));
+  return parse_payload(decompress(b.substr(kHeaderBytes)), version);
 }
 
 void write_trace(const Trace& t, const std::string& path) {

@@ -4,12 +4,21 @@
 //   "WSTRACE" 0x1A        magic (the 0x1A catches text-mode transfers that mangle bytes)
 //   u32 version           format version, kFormatVersion
 //   zstd frame            the payload, with zstd's content checksum
-// Payload:
-//   u64 n + n bytes       metadata, a JSON object (launch, source, timings, bookmarks, ...)
-//   u32 n + n × u32       recorded block ids
+// Payload of version 2 (the one written):
+//   u64 n + n bytes       metadata, a JSON object: provenance (backend, device, date,
+//                         version), "launches" (kernel, params, grid, block,
+//                         dynamic_shared_bytes, dropped_records), timings, bookmarks
+//   u32 n + n × file      name, u64 n + text
+//   per launch            u32 n + n × u32 recorded block ids
 //   u32 n + n × buffer    name, space, elem_bytes, rows, cols, pitch, col_major, size_bytes
-//   u32 n + n × site      line, buffer, space, op, bytes, code
-//   u64 n + n × record    block, warp, site, seq, epoch, active, extra, lane offsets
+//   u32 n + n × site      file, line, column, buffer, space, op, bytes, instruction, code
+//   u64 n + n × record    launch, block, warp, site, seq, epoch, active, extra, buffer,
+//                         u8 mixed (+ the stored lanes' buffers when 1), lane offsets
+// Version 1 (still read): metadata with one launch at its top level and "source_name",
+// u64 n + the source text, the block ids, buffers, sites (line, u16 buffer, space, op,
+// bytes, code) and records (block, u16 warp, u16 site, seq, epoch, active, extra, lane
+// offsets), every lane in its site's array. It reads as a version 2 trace of one file and
+// one launch; a site's column is where its array is indexed on its line.
 // A record stores the offsets of its active lanes (plus `extra`: inactive lanes whose
 // offset is not zero, so that every trace reads back equal), each as the difference from
 // the previous stored lane: a coalesced warp becomes a run of equal small numbers that
@@ -24,7 +33,7 @@
 
 namespace ws::trace {
 
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;
 
 // A trace file that cannot be written or read; what() is one line for the user.
 struct FileError : std::runtime_error {

@@ -93,7 +93,7 @@ void compare_strip(Ui& ui) {
   const session::Totals& ta = a->totals, &tb = b->totals;
   auto time_of = [&](const Session& m) -> std::string {
     if (!m.kernel) return "—";
-    std::map<std::string, int64_t> params = m.trace().launch.params;
+    std::map<std::string, int64_t> params = m.trace().launch().params;
     params.erase("size");
     const TimingTable* table = nullptr;
     const TimingSample* s = ui.timings.find(m.kernel->id, params, &table);

@@ -161,13 +161,13 @@ std::string subtitle_of(Ui& ui, Panel p, Pane& pane) {
     case Panel::Warp: {
       const RequestFigures& rv = pane.request();
       if (!m || !rv.rec) return "";
-      auto c = m->trace().block_coords(rv.rec->block);
+      auto c = m->trace().launch().block_coords(rv.rec->block);
       std::snprintf(b, sizeof b, "block (%u,%u) · warp %u · epoch %u", c.x, c.y, unsigned(rv.rec->warp),
                     rv.rec->epoch);
       return b;
     }
     case Panel::Dram: return "model: " + ui.state.dram_preset;
-    case Panel::Source: return m ? m->trace().source_name + " · gutter: sectors per request, n-way conflicts" : "";
+    case Panel::Source: return m ? m->trace().file_name(0u) + " · gutter: sectors per request, n-way conflicts" : "";
     case Panel::Timeline:
       if (!m) return "";
       std::snprintf(b, sizeof b, "%s requests · %u %s per block", fmt_count(m->size()).c_str(), m->max_epoch + 1,

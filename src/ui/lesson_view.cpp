@@ -110,7 +110,7 @@ void lesson_list(Ui& ui) {
 bool on_screen_step(const Ui& ui) {
   const LessonRun& L = ui.lessons;
   if (!L.lesson || !ui.pane.model) return false;
-  const auto& tl = ui.pane.model->trace().launch;
+  const auto& tl = ui.pane.model->trace().launch();
   return session::shows_launch(L.lesson->steps[L.step].launch, tl.kernel, tl.params);
 }
 
@@ -254,7 +254,7 @@ void Ui::goto_lesson_step(size_t i) {
   save_lesson_progress();
   const lesson::Launch& launch = l.steps[i].launch;
   if (pane.model && recorder.idle() && record_due_ < 0 &&
-      session::shows_launch(launch, pane.model->trace().launch.kernel, pane.model->trace().launch.params)) {
+      session::shows_launch(launch, pane.model->trace().launch().kernel, pane.model->trace().launch().params)) {
     lesson_model_arrived();
     return;
   }
@@ -282,7 +282,7 @@ void Ui::lesson_model_arrived() {
   LessonRun& L = lessons;
   if (!L.lesson || !pane.model) return;
   const lesson::Step& st = L.lesson->steps[L.step];
-  const auto& tl = pane.model->trace().launch;
+  const auto& tl = pane.model->trace().launch();
   if (!session::shows_launch(st.launch, tl.kernel, tl.params)) {
     if (L.pending && recorder.idle()) L.pending = false;  // another launch was asked for since
     return;

@@ -119,9 +119,9 @@ void menu_bar(Ui& ui, float& height) {
     const char* banner = m->from_gpu ? nullptr : "TRACE EMULATED ON CPU";
     const float pill_w = banner ? ImGui::CalcTextSize(banner).x + 28 : ImGui::CalcTextSize(m->provenance().c_str()).x + 28;
     // The text the launch reproduces, where there is room for it.
-    if (const catalog::KernelInfo* k = catalog::find(m->trace().launch.kernel)) {
+    if (const catalog::KernelInfo* k = catalog::find(m->trace().launch().kernel)) {
       catalog::Params p;
-      p.values = m->trace().launch.params;
+      p.values = m->trace().launch().params;
       if (const catalog::SourceRef* src = catalog::reproduced(*k, p)) {
         std::string longer = title + " · as in " + src->label;
         if (ImGui::GetWindowWidth() - ImGui::CalcTextSize(longer.c_str()).x - 32 - pill_w > ImGui::GetCursorPosX() + 20)

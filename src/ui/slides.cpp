@@ -27,7 +27,7 @@ std::string view_on_screen(const UiState& s) {
 }  // namespace
 
 bool Ui::slide_on(const session::Slide& s, const Pane& p) const {
-  return p.model && session::same_variant(s, p.model->trace().launch.kernel, p.model->trace().launch.params);
+  return p.model && session::same_variant(s, p.model->trace().launch().kernel, p.model->trace().launch().params);
 }
 
 int Ui::slide_at(const Pane& p) const {
@@ -38,7 +38,7 @@ int Ui::slide_at(const Pane& p) const {
 
 void Ui::add_slide(const std::string& caption) {
   if (!pane.model) return;
-  const auto& l = pane.model->trace().launch;
+  const auto& l = pane.model->trace().launch();
   const std::string view = view_on_screen(state);
   if (int i = slide_at(pane); i >= 0) {
     // One slide per launch and step: a second one renames it (and takes the view on screen).

@@ -8,7 +8,7 @@
 
 namespace ws::ui {
 
-// The panels of the main window (DESIGN.md §5), in drawing order.
+// The panels of the main window (docs/architecture.md, "The app"), in drawing order.
 enum class Panel : int { Catalog, Memory, Warp, Dram, Source, Timeline, Timing, Lesson, Count };
 const char* panel_name(Panel p);        // "Memory view"
 const char* panel_key(Panel p);         // "memory" (settings, --panel, windows JSON)

@@ -145,7 +145,7 @@ void timeline_view(Ui& ui, Pane& p) {
   // Where we are, in words.
   if (m && m->size()) {
     const RequestFigures& rv = p.request();
-    auto c = m->trace().block_coords(rv.rec->block);
+    auto c = m->trace().launch().block_coords(rv.rec->block);
     // Beside the buttons, or on a line of its own below them. A class's compact timeline
     // has no room for that line: there it keeps as much as fits beside the buttons (the
     // request, then its source line; the inspector's header names the block and warp).
@@ -203,7 +203,7 @@ void timeline_view(Ui& ui, Pane& p) {
       if (x - last_label < 60) continue;
       last_label = x;
       dl->AddLine(ImVec2(x, a.y), ImVec2(x, a.y + strip_h), IM_COL32(255, 255, 255, 40), 1);
-      auto c = m->trace().block_coords(b);
+      auto c = m->trace().launch().block_coords(b);
       char lbl[32];
       std::snprintf(lbl, sizeof lbl, "block %u,%u", c.x, c.y);
       dl->AddText(font_for(FontRole::Small), font_for(FontRole::Small)->FontSize, ImVec2(x + 3, a.y + 1), t.text_dim, lbl);

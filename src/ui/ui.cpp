@@ -204,7 +204,7 @@ void Ui::poll() {
     }
     if (o->kind == Job::Open) {
       // The trace's bookmarks join the deck as slides of its launch (once each).
-      const auto& launch = o->session->trace().launch;
+      const auto& launch = o->session->trace().launch();
       for (const auto& b : o->session->trace().bookmarks) {
         session::Slide sl = session::slide_of(launch.kernel, launch.params, b.record, "warp", b.caption);
         const bool known = std::any_of(deck.slides.begin(), deck.slides.end(), [&](const session::Slide& d) {
@@ -213,7 +213,7 @@ void Ui::poll() {
         if (!known) deck.slides.push_back(std::move(sl));
       }
       // Show the opened launch in the catalog, without re-recording it.
-      const auto& l = o->session->trace().launch;
+      const auto& l = o->session->trace().launch();
       if (catalog::find(l.kernel)) {
         state.kernel = l.kernel;
         for (const auto& [k, v] : l.params)

@@ -168,25 +168,30 @@ TEST_CASE("bulk statistics equal the sum of the per-request functions") {
   }
 }
 
-TEST_CASE("report_json has the schema of `warpscope report --format json`") {
+TEST_CASE("report_json has the schema of a launch in `warpscope report --format json`") {
   auto r = record("transpose_tiled", 64);
   auto j = nlohmann::json::parse(analysis::report_json(r.t, r.rep));
+  CHECK(j["launch"] == 1);  // launches are numbered from 1, as requests are
   CHECK(j["kernel"] == "transpose_tiled");
   CHECK(j["params"]["size"] == 64);
   CHECK(j["params"]["pad"] == 0);
-  CHECK(j["backend"] == "emulator");
   CHECK(j["grid"] == nlohmann::json::array({2, 2, 1}));
   CHECK(j["block"] == nlohmann::json::array({32, 8, 1}));
-  CHECK(j["dram_model"]["preset"] == "textbook");
-  CHECK(j["dram_model"]["channels"] == 4);
-  CHECK(j["dram_model"]["banks"] == 2);
-  CHECK(j["dram_model"]["burst_bytes"] == 8);
+  CHECK(j["blocks_recorded"] == 4);
+  auto d = nlohmann::json::parse(analysis::dram_json(r.rep.dram));
+  CHECK(d["preset"] == "textbook");
+  CHECK(d["channels"] == 4);
+  CHECK(d["banks"] == 2);
+  CHECK(d["burst_bytes"] == 8);
   REQUIRE(j["sites"].is_array());
   REQUIRE(j["sites"].size() == r.t.sites.size());
   bool saw_conflict = false;
   for (const auto& s : j["sites"]) {
-    for (const char* key : {"line", "code", "array", "space", "op", "bytes_per_lane", "requests", "lane_accesses", "why"})
+    for (const char* key : {"file", "line", "column", "code", "array", "space", "op", "bytes_per_lane", "requests",
+                            "lane_accesses", "why"})
       CHECK_MESSAGE(s.contains(key), key);
+    CHECK(s["file"] == "transpose.h");
+    CHECK(s["column"].get<uint32_t>() >= 1);
     CHECK(!s["code"].get<std::string>().empty());
     CHECK(!s["why"].get<std::string>().empty());
     if (s["space"] == "global") {
@@ -256,8 +261,8 @@ TEST_CASE("every catalog kernel analyses to consistent numbers, in both DRAM mod
           CHECK(sum == a.bursts);
           bursts += sum;
         }
-      auto j = nlohmann::json::parse(analysis::report_json(r.t, r.rep));
-      CHECK(j["dram_model"]["preset"] == dram);
+      auto j = nlohmann::json::parse(analysis::dram_json(r.rep.dram));
+      CHECK(j["preset"] == dram);
       CHECK(!analysis::report_text(r.t, r.rep).empty());
     }
   }

@@ -23,9 +23,9 @@ trace::Record warp(uint16_t site, uint32_t epoch, const std::function<uint32_t(u
 // A trace with one global array "M" (rows x cols floats) and one shared array "tile".
 trace::Trace make(uint64_t tile_cols = 32) {
   trace::Trace t;
-  t.launch.kernel = "hand";
-  t.launch.backend = "emulator";
-  t.launch.params = {{"size", 64}};
+  t.launch().kernel = "hand";
+  t.provenance.backend = "emulator";
+  t.launch().params = {{"size", 64}};
   trace::Buffer m;
   m.name = "M";
   m.rows = 64;

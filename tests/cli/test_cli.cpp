@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "catalog.h"
+#include "trace/wstrace.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -68,8 +69,15 @@ json report_json(const std::string& args) {
   return json::parse(r.out);
 }
 
+// The one launch of a report (version 2: a list of launch reports).
+const json& only_launch(const json& rep) {
+  REQUIRE(rep["report_version"] == 2);
+  REQUIRE(rep["launches"].size() == 1);
+  return rep["launches"][0];
+}
+
 const json* find_site(const json& rep, const std::string& array, const std::string& space, const std::string& op) {
-  for (const json& s : rep["sites"])
+  for (const json& s : only_launch(rep)["sites"])
     if (s["array"] == array && s["space"] == space && s["op"] == op) return &s;
   return nullptr;
 }
@@ -130,27 +138,31 @@ TEST_CASE("no command and no display prints the usage") {
 
 TEST_CASE("the transposed tile store is a 32-way conflict that padding removes") {
   json rep = report_json("--kernel transpose_tiled --size 64");
-  CHECK(rep["kernel"] == "transpose_tiled");
+  CHECK(only_launch(rep)["launch"] == 1);
+  CHECK(only_launch(rep)["kernel"] == "transpose_tiled");
   CHECK(rep["backend"] == "emulator");
-  CHECK(rep["params"]["size"] == 64);
-  CHECK(rep["params"]["pad"] == 0);
-  CHECK(rep["grid"] == json::array({2, 2, 1}));
-  CHECK(rep["block"] == json::array({32, 8, 1}));
-  CHECK(rep["blocks_recorded"] == 4);  // every block by default
+  CHECK(only_launch(rep)["params"]["size"] == 64);
+  CHECK(only_launch(rep)["params"]["pad"] == 0);
+  CHECK(only_launch(rep)["grid"] == json::array({2, 2, 1}));
+  CHECK(only_launch(rep)["block"] == json::array({32, 8, 1}));
+  CHECK(only_launch(rep)["blocks_recorded"] == 4);  // every block by default
   CHECK(rep["check"]["matches_reference"] == true);
   CHECK(rep["dram_model"]["preset"] == "textbook");
   const json* store = find_site(rep, "tile", "shared", "store");
   REQUIRE(store);
   CHECK((*store)["bank_conflicts"].get<int64_t>() > 0);
   CHECK((*store)["code"].get<std::string>().find("tile[threadIdx.x]") != std::string::npos);
+  // Each site by file, line and column: the store's column is where `tile[` starts.
+  CHECK((*store)["file"] == "transpose.h");
+  CHECK((*store)["column"].get<uint32_t>() > 1);
   const json* load = find_site(rep, "in", "global", "load");
   REQUIRE(load);
   CHECK((*load)["sectors_per_request"] == 4.0);
 
   // The source gutter's figures, one object per line that touches memory.
-  REQUIRE(rep["source_lines"].is_array());
-  REQUIRE(rep["source_lines"].size() == 2);
-  const json& tile_line = rep["source_lines"][0];
+  REQUIRE(only_launch(rep)["source_lines"].is_array());
+  REQUIRE(only_launch(rep)["source_lines"].size() == 2);
+  const json& tile_line = only_launch(rep)["source_lines"][0];
   CHECK(tile_line["line"] == (*store)["line"]);
   CHECK(tile_line["code"] == (*store)["code"]);
   CHECK(tile_line["max_way"] == 32);
@@ -159,7 +171,7 @@ TEST_CASE("the transposed tile store is a 32-way conflict that padding removes")
 
   // One request as the warp inspector shows it: warp 0's first tile store, lane i to word
   // 32·i, all in bank 0.
-  json one = report_json("--kernel transpose_tiled --size 64 --step 2")["request"];
+  json one = only_launch(report_json("--kernel transpose_tiled --size 64 --step 2"))["request"];
   CHECK(one["request"] == 2);
   CHECK(one["array"] == "tile");
   CHECK(one["max_way"] == 32);
@@ -169,16 +181,16 @@ TEST_CASE("the transposed tile store is a 32-way conflict that padding removes")
     CHECK(one["words"][i]["word"] == 32 * i);
     CHECK(one["words"][i]["lanes"] == json::array({i}));
   }
-  json first = report_json("--kernel transpose_tiled --size 64 --step 1")["request"];
+  json first = only_launch(report_json("--kernel transpose_tiled --size 64 --step 1"))["request"];
   CHECK(first["request"] == 1);
   CHECK(first["sectors"] == 4);
   CHECK(first["sector_lanes"][1]["lanes"] == json::array({8, 9, 10, 11, 12, 13, 14, 15}));
 
   json padded = report_json("--kernel transpose_tiled --size 64 --set pad=1");
-  CHECK(padded["params"]["pad"] == 1);
-  CHECK(padded["source_lines"][0]["max_way"] == 1);
+  CHECK(only_launch(padded)["params"]["pad"] == 1);
+  CHECK(only_launch(padded)["source_lines"][0]["max_way"] == 1);
   int shared = 0;
-  for (const json& s : padded["sites"])
+  for (const json& s : only_launch(padded)["sites"])
     if (s["space"] == "shared") {
       ++shared;
       CHECK(s["bank_conflicts"] == 0);
@@ -195,13 +207,13 @@ TEST_CASE("the transposed tile store is a 32-way conflict that padding removes")
 TEST_CASE("--set dram and --blocks") {
   json hbm = report_json("--kernel transpose_tiled --size 64 --set dram=hbm --set pad=1");
   CHECK(hbm["dram_model"]["preset"] == "hbm");
-  CHECK(hbm["params"].count("dram") == 0);  // not a kernel parameter
+  CHECK(only_launch(hbm)["params"].count("dram") == 0);  // not a kernel parameter
 
   json one = report_json("--kernel transpose_tiled --size 64 --blocks 0");
-  CHECK(one["blocks_recorded"] == 1);
+  CHECK(only_launch(one)["blocks_recorded"] == 1);
   CHECK(one["check"]["checked"] == false);
   json some = report_json("--kernel transpose_tiled --size 64 --blocks 0,2-3");
-  CHECK(some["blocks_recorded"] == 3);
+  CHECK(only_launch(some)["blocks_recorded"] == 3);
   const json* store = find_site(some, "tile", "shared", "store");
   REQUIRE(store);
   CHECK((*store)["requests"] == 3 * 8 * 4);  // blocks × warps × loop trips
@@ -234,11 +246,11 @@ TEST_CASE("a recorded trace reports the same sites as the direct report") {
   json saved = report_json("--trace '" + file + "'");
   CHECK(saved["backend"] == "file");
   CHECK(saved["recorded_with"] == "emulator");
-  CHECK(saved["kernel"] == direct["kernel"]);
-  CHECK(saved["params"] == direct["params"]);
-  CHECK(saved["grid"] == direct["grid"]);
-  CHECK(saved["sites"] == direct["sites"]);
-  CHECK(saved["epochs"] == direct["epochs"]);
+  CHECK(only_launch(saved)["kernel"] == only_launch(direct)["kernel"]);
+  CHECK(only_launch(saved)["params"] == only_launch(direct)["params"]);
+  CHECK(only_launch(saved)["grid"] == only_launch(direct)["grid"]);
+  CHECK(only_launch(saved)["sites"] == only_launch(direct)["sites"]);
+  CHECK(only_launch(saved)["epochs"] == only_launch(direct)["epochs"]);
   json hbm = report_json("--trace '" + file + "' --set dram=hbm");
   CHECK(hbm["dram_model"]["preset"] == "hbm");
 
@@ -247,13 +259,84 @@ TEST_CASE("a recorded trace reports the same sites as the direct report") {
   CHECK(text.out.find("file, recorded by emulator") != std::string::npos);
 }
 
+TEST_CASE("a version 1 trace from the previous release reports the same figures as it did") {
+  // tests/data/v1: traces written by the release before format version 2, and the reports
+  // that release printed for them. Read today, the text report is the same to the byte;
+  // the JSON report gives every site the same figures, and now its file and column too.
+  for (const std::string name : {"transpose_tiled-64", "matmul_tiled-32"}) {
+    CAPTURE(name);
+    const std::string file = "tests/data/v1/" + name + ".wstrace";
+    Run text = warpscope("report --trace " + file);
+    REQUIRE(text.rc == 0);
+    CHECK(text.out == slurp("tests/data/v1/" + name + ".report.txt"));
+    const json before = json::parse(slurp("tests/data/v1/" + name + ".report.json"));
+    const json now_report = report_json("--trace " + file);
+    const json& now = only_launch(now_report);
+    CHECK(now["kernel"] == before["kernel"]);
+    CHECK(now["params"] == before["params"]);
+    CHECK(now["grid"] == before["grid"]);
+    CHECK(now["epochs"] == before["epochs"]);
+    REQUIRE(now["sites"].size() == before["sites"].size());
+    for (size_t i = 0; i < before["sites"].size(); ++i) {
+      json site = now["sites"][i];
+      CHECK(site["file"] == (before["kernel"] == "transpose_tiled" ? "transpose.h" : "matmul.h"));
+      CHECK(site["column"].get<uint32_t>() >= 1);
+      for (const char* added : {"site", "file", "column"}) site.erase(added);
+      CHECK(site == before["sites"][i]);
+    }
+  }
+}
+
+TEST_CASE("a trace of several launches reports each, or the one --launch names") {
+  // Two recordings joined into one trace of two launches (as a program's trace will be).
+  const std::string a = (scratch() / "a.wstrace").string(), b = (scratch() / "b.wstrace").string();
+  REQUIRE(warpscope("record --kernel transpose_tiled --size 64 --out '" + a + "'").rc == 0);
+  REQUIRE(warpscope("record --kernel copy --size 4096 --out '" + b + "'").rc == 0);
+  ws::trace::Trace t = ws::trace::read_trace(a), u = ws::trace::read_trace(b);
+  const uint32_t files = uint32_t(t.files.size()), buffers = uint32_t(t.buffers.size()),
+                 sites = uint32_t(t.sites.size());
+  t.files.insert(t.files.end(), u.files.begin(), u.files.end());
+  t.buffers.insert(t.buffers.end(), u.buffers.begin(), u.buffers.end());
+  for (auto s : u.sites) {
+    s.file += files;
+    s.buffer += buffers;
+    t.sites.push_back(s);
+  }
+  t.launches.push_back(u.launch());
+  for (auto r : u.records) {
+    r.launch = 1;
+    r.site += sites;
+    r.buffer += buffers;
+    t.records.push_back(r);
+  }
+  const std::string both = (scratch() / "both.wstrace").string();
+  ws::trace::write_trace(t, both);
+
+  json all = report_json("--trace '" + both + "'");
+  REQUIRE(all["launches"].size() == 2);
+  CHECK(all["launches"][0]["launch"] == 1);
+  CHECK(all["launches"][0]["kernel"] == "transpose_tiled");
+  CHECK(all["launches"][1]["launch"] == 2);
+  CHECK(all["launches"][1]["kernel"] == "copy");
+  CHECK(all["launches"][1]["sites"][0]["file"] == "basics.h");
+  CHECK(all["launches"][1]["records"] == u.records.size());
+  json second = report_json("--trace '" + both + "' --launch 2");
+  REQUIRE(second["launches"].size() == 1);
+  CHECK(second["launches"][0] == all["launches"][1]);
+  CHECK(only_launch(report_json("--trace '" + a + "'"))["sites"] == all["launches"][0]["sites"]);
+  Run text = warpscope("report --trace '" + both + "'");
+  CHECK(text.out.find("launch    2 of 2") != std::string::npos);
+  check_bad("report --trace '" + both + "' --launch 3", "allowed 1..2");
+  check_bad("report --trace '" + both + "' --step 1", "--launch");
+}
+
 TEST_CASE("every catalog kernel reports and matches its CPU reference") {
   for (const auto& k : ws::catalog::all()) {
     CAPTURE(k.id);
     json rep = report_json("--kernel " + k.id);
-    CHECK(rep["kernel"] == k.id);
+    CHECK(only_launch(rep)["kernel"] == k.id);
     CHECK(rep["check"]["matches_reference"] == true);
-    CHECK(!rep["sites"].empty());
+    CHECK(!only_launch(rep)["sites"].empty());
   }
 }
 

@@ -129,9 +129,9 @@ TEST_CASE("the DRAM view says which blocks and records it sums over") {
   spec.blocks.clear();
   spec.max_records = 10;
   auto capped = session::record_session(spec);
-  REQUIRE(capped->trace().dropped_records > 0);
+  REQUIRE(capped->trace().launch().dropped_records > 0);
   CHECK(session::recorded_text(*capped) == "all 16 blocks, first 10 records (" +
-                                               std::to_string(capped->trace().dropped_records) + " more dropped)");
+                                               std::to_string(capped->trace().launch().dropped_records) + " more dropped)");
 
   // A large launch records its first blocks only (the few-blocks default of the app).
   spec = session::LaunchSpec{};

@@ -48,14 +48,14 @@ TEST_CASE("a capture runs every block, checks the output and stamps the launch")
   CHECK(r.checked);
   CHECK(r.max_rel_error == 0.0);
   CHECK(r.params.size() == 40);
-  CHECK(r.trace.blocks.size() == r.trace.launch.grid.count());
+  CHECK(r.trace.launch().blocks.size() == r.trace.launch().grid.count());
   CHECK(r.lane_accesses > 0);
   CHECK(r.seconds >= 0);
-  CHECK(r.trace.launch.version == session::version());
-  CHECK(std::regex_match(r.trace.launch.date, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
+  CHECK(r.trace.provenance.version == session::version());
+  CHECK(std::regex_match(r.trace.provenance.date, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
 #ifndef WS_HAVE_CUDA
-  CHECK(r.trace.launch.backend == "emulator");
-  CHECK(r.trace.launch.device == "CPU emulator");
+  CHECK(r.trace.provenance.backend == "emulator");
+  CHECK(r.trace.provenance.device == "CPU emulator");
   CHECK(r.note.find("CPU emulator") != std::string::npos);  // auto says what ran
 #endif
 
@@ -64,7 +64,7 @@ TEST_CASE("a capture runs every block, checks the output and stamps the launch")
   session::Capture one = record(req);
   CHECK(!one.checked);
   CHECK(one.note.empty());
-  CHECK(one.trace.blocks == std::vector<uint32_t>{1});
+  CHECK(one.trace.launch().blocks == std::vector<uint32_t>{1});
   for (const auto& rec : one.trace.records) CHECK(rec.block == 1);
 
   req.blocks = "0-3";  // every block, named one by one
@@ -102,7 +102,7 @@ TEST_CASE("the record cap drops and counts") {
   req.max_records = 10;
   session::Capture r = record(req);
   CHECK(r.trace.records.size() == 10);
-  CHECK(r.trace.dropped_records > 0);
+  CHECK(r.trace.launch().dropped_records > 0);
   CHECK(r.checked);  // every block still ran
 }
 

@@ -156,10 +156,10 @@ TEST_CASE("every catalog kernel runs at its teaching size with its defaults") {
 TEST_CASE("matmul_tiled works at N=4 with tile 2") {
   trace::Trace t;
   CHECK(run_error("matmul_tiled", 4, {{"tile", 2}}, &t) <= 1e-5);
-  CHECK(t.launch.block.x == 2);
-  CHECK(t.launch.block.y == 2);
-  CHECK(t.launch.grid.x == 2);
-  CHECK(t.launch.grid.y == 2);
+  CHECK(t.launch().block.x == 2);
+  CHECK(t.launch().block.y == 2);
+  CHECK(t.launch().grid.x == 2);
+  CHECK(t.launch().grid.y == 2);
 }
 
 TEST_CASE("float4 accesses of matmul_coarse2d_vec are single 16-byte accesses") {

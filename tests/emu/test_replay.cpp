@@ -2,6 +2,8 @@
 // the emulator of this tree: the same launch emulated must give the same records.
 #include <doctest/doctest.h>
 
+#include <map>
+
 #include <algorithm>
 #include <filesystem>
 #include <tuple>
@@ -35,12 +37,12 @@ TEST_CASE("replay pack traces equal the emulator's trace of the same launch") {
     ++files;
     CAPTURE(e.path().string());
     trace::Trace gpu = trace::read_trace(e.path().string());
-    CHECK(gpu.launch.backend == "gpu");
-    CHECK(!gpu.launch.device.empty());
-    CHECK(!gpu.launch.date.empty());
-    const catalog::KernelInfo* k = catalog::find(gpu.launch.kernel);
+    CHECK(gpu.provenance.backend == "gpu");
+    CHECK(!gpu.provenance.device.empty());
+    CHECK(!gpu.provenance.date.empty());
+    const catalog::KernelInfo* k = catalog::find(gpu.launch().kernel);
     REQUIRE(k);
-    std::map<std::string, int64_t> set = gpu.launch.params;
+    std::map<std::string, int64_t> set = gpu.launch().params;
     const int64_t size = set.count("size") ? set["size"] : 0;
     set.erase("size");
     catalog::Params p;
@@ -49,9 +51,15 @@ TEST_CASE("replay pack traces equal the emulator's trace of the same launch") {
     trace::Trace emu_t;
     emu::record(*k, p, arrays, {}, emu_t);
     CHECK(gpu.buffers == emu_t.buffers);
-    CHECK(gpu.blocks == emu_t.blocks);
-    CHECK(gpu.launch.grid == emu_t.launch.grid);
-    CHECK(gpu.launch.block == emu_t.launch.block);
+    CHECK(gpu.launch().blocks == emu_t.launch().blocks);
+    CHECK(gpu.files == emu_t.files);  // read from format version 1: the kernel file as file 0
+    // Sites by key: the version 1 reader gives each the column the builder gives it.
+    std::map<uint32_t, std::pair<uint32_t, std::string>> gs, es;
+    for (const auto& s : gpu.sites) gs[trace::key_of(s)] = {s.column, s.code};
+    for (const auto& s : emu_t.sites) es[trace::key_of(s)] = {s.column, s.code};
+    CHECK(gs == es);
+    CHECK(gpu.launch().grid == emu_t.launch().grid);
+    CHECK(gpu.launch().block == emu_t.launch().block);
     CHECK(gpu.records.size() == emu_t.records.size());
     CHECK(canon(gpu) == canon(emu_t));
   }

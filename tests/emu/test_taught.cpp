@@ -122,9 +122,9 @@ TEST_CASE("faithful entries refuse the sizes their sources do not support, namin
 
 TEST_CASE("the blog's static tiled transpose: TILE×TILE threads, one element each, no conflict with TILE + 1") {
   auto r = record("transpose_tiled", 64, {{"pad", 1}, {"tile", 32}, {"rows", 32}});
-  CHECK(r.t.launch.block.x == 32);
-  CHECK(r.t.launch.block.y == 32);
-  CHECK(r.t.launch.grid.x == 2);
+  CHECK(r.t.launch().block.x == 32);
+  CHECK(r.t.launch().block.y == 32);
+  CHECK(r.t.launch().grid.x == 2);
   const auto* st = r.site("tile[threadIdx.x][threadIdx.y + k] = in", trace::Op::Store);
   REQUIRE(st);
   CHECK(st->max_way == 1);
@@ -136,8 +136,8 @@ TEST_CASE("the blog's static tiled transpose: TILE×TILE threads, one element ea
 
 TEST_CASE("the fast transpose shape: 64×4 threads, 16 elements each, blocks down the columns of in") {
   auto r = record("transpose_tiled", 128, {{"pad", 1}, {"tile", 64}, {"rows", 4}, {"order", 1}});
-  CHECK(r.t.launch.block.x == 64);
-  CHECK(r.t.launch.block.y == 4);
+  CHECK(r.t.launch().block.x == 64);
+  CHECK(r.t.launch().block.y == 4);
   // Block 1 is the tile below block 0 in `in` (rows 64..127, columns 0..63): its first
   // load reads row 64, column 0.
   const trace::Record* first = nullptr;

@@ -59,10 +59,10 @@ std::string describe(const Canon& c) {
 
 void compare_traces(const trace::Trace& emu_t, const trace::Trace& gpu_t) {
   CHECK(gpu_t.buffers == emu_t.buffers);
-  CHECK(gpu_t.blocks == emu_t.blocks);
-  CHECK(gpu_t.dropped_records == emu_t.dropped_records);
-  CHECK(gpu_t.launch.grid == emu_t.launch.grid);
-  CHECK(gpu_t.launch.block == emu_t.launch.block);
+  CHECK(gpu_t.launch().blocks == emu_t.launch().blocks);
+  CHECK(gpu_t.launch().dropped_records == emu_t.launch().dropped_records);
+  CHECK(gpu_t.launch().grid == emu_t.launch().grid);
+  CHECK(gpu_t.launch().block == emu_t.launch().block);
   std::vector<uint32_t> ek, gk;
   for (const auto& s : emu_t.sites) ek.push_back(trace::key_of(s));
   for (const auto& s : gpu_t.sites) gk.push_back(trace::key_of(s));
@@ -102,7 +102,7 @@ TEST_CASE("GPU trace equals the emulator trace, record for record, for every cat
     uint64_t ga = gpu::record(*k, p, gpu_arrays, {}, gt);
     CHECK(ga == ea);
     compare_traces(et, gt);
-    CHECK(gt.launch.backend == "gpu");
+    CHECK(gt.provenance.backend == "gpu");
     // The instrumented run computed what the emulated one did (SGEMM: the GPU fuses
     // multiply-adds, the host compiler may not, so the last bits can differ).
     CHECK(catalog::max_rel_error(*k, p, gpu_arrays, emu_arrays) <= (k->family == "sgemm" ? 1e-5 : 0.0));
@@ -169,7 +169,7 @@ TEST_CASE("record cap: overflow is counted, never silent, and every site is stil
   o.max_records = 10;
   gpu::record(*k, p, arrays, o, capped);
   CHECK(capped.records.size() == 10);
-  CHECK(capped.dropped_records == full.records.size() - 10);
+  CHECK(capped.launch().dropped_records == full.records.size() - 10);
   CHECK(capped.sites.size() == full.sites.size());
 }
 

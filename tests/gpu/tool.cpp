@@ -163,10 +163,10 @@ int trace_cmd(int argc, char** argv) {
     return 1;
   }
   auto d = gpu::device_info();
-  t.launch.date = trace::utc_now();
-  t.launch.device = d.name + " (CUDA " + gpu::DeviceInfo::version_text(d.runtime_version) + ", driver CUDA " +
+  t.provenance.date = trace::utc_now();
+  t.provenance.device = d.name + " (CUDA " + gpu::DeviceInfo::version_text(d.runtime_version) + ", driver CUDA " +
                     gpu::DeviceInfo::version_text(d.driver_version) + ")";
-  t.launch.version = WS_VERSION;
+  t.provenance.version = WS_VERSION;
   trace::write_trace(t, out);
   std::printf("%s: %zu records, %zu sites -> %s\n", id.c_str(), t.records.size(), t.sites.size(), out.c_str());
   return 0;

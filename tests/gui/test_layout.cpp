@@ -1,4 +1,4 @@
-// The layout rules of DESIGN.md §5, checked on the scenes the app and the figure export
+// The layout rules of the app (docs/architecture.md, "The app"), checked on the scenes the app and the figure export
 // draw: in every layout (normal, presentation, A/B, both; every panel enlarged) at
 // 1280×720 and 1920×1080, the current request's lane diagram keeps its room, no text is
 // smaller than 11 px, no two texts overlap, and no text runs out of its panel. The scenes

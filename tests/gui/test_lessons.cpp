@@ -61,7 +61,7 @@ Played play(ui::HeadlessContext& ctx, ui::Ui& u) {
     REQUIRE(L.error.empty());
     REQUIRE(L.resolved);
     // The step's launch is on screen, at its request.
-    const auto& launch = u.pane.model->trace().launch;
+    const auto& launch = u.pane.model->trace().launch();
     CHECK(launch.kernel == l.steps[i].launch.kernel);
     if (L.resolved->record != lesson::Resolved::kNone) CHECK(u.pane.step == L.resolved->record);
     CHECK(drawn(u, ui::Panel::Lesson));
@@ -181,7 +181,7 @@ TEST_CASE("a step's answer can be revealed, and an answer that is not one is exp
   CHECK(!u.lesson_veiled());
   u.goto_lesson_step(q);
   settle(ctx, u);
-  CHECK(u.pane.model->trace().launch.kernel == u.lessons.lesson->steps[q].launch.kernel);
+  CHECK(u.pane.model->trace().launch().kernel == u.lessons.lesson->steps[q].launch.kernel);
   CHECK(u.pane.step == u.lessons.resolved->record);
 }
 

@@ -57,9 +57,9 @@ TEST_CASE("every view draws for many frames on an emulated trace") {
   ui::Ui u(quiet_env());
   json d = show(ctx, u, "transpose_tiled", {{"pad", 0}}, 0);
   REQUIRE(u.has_model());
-  CHECK(u.pane.model->trace().launch.backend == "emulator");
+  CHECK(u.pane.model->trace().provenance.backend == "emulator");
   CHECK(u.pane.model->provenance() == "emulated on CPU");
-  // Every panel of DESIGN.md §5 is on screen.
+  // Every panel of the main window is on screen.
   std::set<std::string> keys;
   for (const auto& p : d["panels"]) keys.insert(p["key"].get<std::string>());
   for (const char* k : {"catalog", "memory", "warp", "dram", "source", "timeline", "timing"}) CHECK(keys.count(k) == 1);
@@ -225,7 +225,7 @@ TEST_CASE("every catalog kernel opens in the app at its teaching size") {
     show(ctx, u, k.id, {}, 3);
     CHECK(u.status.record_error == "");
     REQUIRE(u.has_model());
-    CHECK(u.pane.model->trace().launch.kernel == k.id);
+    CHECK(u.pane.model->trace().launch().kernel == k.id);
     for (int i = 0; i < 5; ++i) ctx.frame(u);
   }
 }
@@ -438,7 +438,7 @@ TEST_CASE("slides outlive recordings, flag their own launch on the timeline, and
   CHECK(u.slide_pending());
   settle(ctx, u);
   ctx.frame(u);
-  CHECK(u.pane.model->trace().launch.params.at("pad") == 1);
+  CHECK(u.pane.model->trace().launch().params.at("pad") == 1);
   CHECK(u.pane.step == 1);
   CHECK(u.state.enlarged == int(ui::Panel::Memory));
   json d = json::parse(u.describe_json());
@@ -458,7 +458,7 @@ TEST_CASE("slides outlive recordings, flag their own launch on the timeline, and
   ctx.frame(u);
   settle(ctx, u);
   CHECK(u.slide_at(u.pane) == 0);
-  CHECK(u.pane.model->trace().launch.params.at("pad") == 0);
+  CHECK(u.pane.model->trace().launch().params.at("pad") == 0);
   CHECK(u.pane.step == 1);
 
   // A deck file round trip from the app; a bad one is a message and leaves the deck.

@@ -277,14 +277,14 @@ TEST_CASE("the answer comes from the trace, not from the lesson file") {
   // A hand-made trace where lane k reads byte 8k: 8 sectors. The step names `copy`, but
   // whatever trace it is resolved against decides the answer.
   trace::Trace t;
-  t.launch.kernel = "copy";
+  t.launch().kernel = "copy";
   t.buffers.push_back({.name = "in", .size_bytes = 4096});
-  t.sites.push_back({.line = 7, .buffer = 0, .op = trace::Op::Load, .code = "x = in[2 * i];"});
+  t.sites.push_back({.line = 7, .op = trace::Op::Load, .code = "x = in[2 * i];", .buffer = 0});
   trace::Record r;
   r.active = ~0u;
   for (int k = 0; k < 32; ++k) r.offset[size_t(k)] = uint32_t(8 * k);
   t.records.push_back(r);
-  t.blocks = {0};
+  t.launch().blocks = {0};
   lesson::Lesson l = lesson::parse(with_step(step("copy", "", R"("array": "in")", "sectors")), "inline.json");
   auto res = lesson::resolve_step(l.steps[0], t);
   CHECK(res.answer.value == 8);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "trace/access.h"
+#include "trace/builder.h"
 #include "trace/trace.h"
 
 using namespace ws::trace;
@@ -137,27 +138,34 @@ TEST_CASE("wrappers: shared views, and the same array read 16 bytes a lane") {
   CHECK(faults.size() == 1);
 }
 
-TEST_CASE("site table: keys become sites in order of first sight, with their source line") {
+TEST_CASE("catalog keys become sites in order of first sight, with their line and column") {
   Trace t;
-  t.source = "first\n  out[i] = in[i];\nthird\n";
-  t.buffers = {Buffer{}, Buffer{}, shared_buffer("tile", 4, 2, 3, 24)};
+  t.files = {{"k.h", "first\n  out[i] = tile[i];\nthird\n"}};
+  t.buffers = {Buffer{.name = "in"}, Buffer{.name = "out"}, shared_buffer("tile", 4, 2, 3, 24)};
   CHECK(t.buffers[2].space == Space::Shared);
   CHECK(t.buffers[2].size_bytes == 24);
   Site known;
   known.line = 1;
+  known.column = 1;
+  known.buffer = 0;
   known.code = "first";
   t.sites.push_back(known);
-  SiteTable sites(t);
-  CHECK(sites.site(key_of(known)) == 0);
+  Builder b(t);
+  CHECK(b.key_site(key_of(known)).site == 0);
   const uint32_t k = store_key(make_key(2, 2, 0, 4));
-  CHECK(sites.site(k) == 1);
-  CHECK(sites.site(make_key(3, 0, 0, 8)) == 2);
-  CHECK(sites.site(k) == 1);
-  REQUIRE(t.sites.size() == 3);
-  CHECK(t.sites[1].code == "out[i] = in[i];");
+  CHECK(b.key_site(k).site == 1);
+  CHECK(b.key_site(k).buffer == 2);
+  CHECK(b.key_site(make_key(3, 0, 0, 8)).site == 2);
+  CHECK(b.key_site(make_key(2, 1, 1, 4)).site == 3);
+  CHECK(b.key_site(k).site == 1);
+  REQUIRE(t.sites.size() == 4);
+  CHECK(t.sites[1].code == "out[i] = tile[i];");
   CHECK(t.sites[1].space == Space::Shared);
   CHECK(t.sites[1].op == Op::Store);
   CHECK(t.sites[1].buffer == 2);
+  CHECK(t.sites[1].column == 12);  // where `tile[` starts
+  CHECK(t.sites[3].column == 3);   // `out[`
   CHECK(t.sites[2].bytes == 8);
   CHECK(t.sites[2].space == Space::Global);
+  CHECK(t.sites[2].column == 1);  // `in` is not indexed on "third": the line's first character
 }

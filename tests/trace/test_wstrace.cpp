@@ -19,19 +19,25 @@ namespace {
 
 Trace sample(size_t nrecords = 200) {
   Trace t;
-  t.launch.kernel = "transpose_tiled";
-  t.launch.params = {{"size", 64}, {"pad", 0}, {"m", 0}, {"negative", -5}};
-  t.launch.grid = {2, 2, 1};
-  t.launch.block = {32, 8, 1};
-  t.launch.dynamic_shared_bytes = 4224;
-  t.launch.backend = "emulator";
-  t.launch.device = "CPU emulator";
-  t.launch.date = "2024-05-01T12:00:00Z";
-  t.launch.version = "0.1.0";
-  t.source_name = "transpose.h";
-  t.source = "// out = inᵀ\n  tile[threadIdx.x][threadIdx.y] = in[i * m + j];\n\tbad utf-8: \xff\xfe\n";
-  t.blocks = {0, 1, 3};
-  t.dropped_records = 12345;
+  t.launch().kernel = "transpose_tiled";
+  t.launch().params = {{"size", 64}, {"pad", 0}, {"m", 0}, {"negative", -5}};
+  t.launch().grid = {2, 2, 1};
+  t.launch().block = {32, 8, 1};
+  t.launch().dynamic_shared_bytes = 4224;
+  t.provenance.backend = "emulator";
+  t.provenance.device = "CPU emulator";
+  t.provenance.date = "2024-05-01T12:00:00Z";
+  t.provenance.version = "0.1.0";
+  t.files = {{"transpose.h", "// out = inᵀ\n  tile[threadIdx.x][threadIdx.y] = in[i * m + j];\n\tbad utf-8: \xff\xfe\n"},
+             {"helpers.cuh", "__device__ float twice(const float* p, int i) { return 2 * p[i]; }\n"}};
+  t.launch().blocks = {0, 1, 3};
+  t.launch().dropped_records = 12345;
+  Launch second;  // a second kernel of the program, with its own shape and blocks
+  second.kernel = "scale<float>";
+  second.grid = {8, 1, 1};
+  second.block = {128, 1, 1};
+  second.blocks = {7};
+  t.launches.push_back(second);
   t.timings_json = R"({"ms": [0.5, 0.25], "device": "H200"})";
   t.bookmarks = {{0, "first load"}, {17, "the 32-way conflict — look at the banks"}};
 
@@ -39,16 +45,27 @@ Trace sample(size_t nrecords = 200) {
   Buffer out{"out", Space::Global, 4, 64, 64, 0, true, 64 * 64 * 4};
   Buffer tile{"tile", Space::Shared, 4, 32, 33, 33, false, 32 * 33 * 4};
   t.buffers = {in, out, tile};
-  t.sites = {{40, 0, Space::Global, Op::Load, 4, "in[i * m + j]"},
-             {40, 2, Space::Shared, Op::Store, 4, "tile[threadIdx.x][threadIdx.y] = in[i * m + j];"},
-             {52, 1, Space::Global, Op::Store, 16, ""},
-             {53, 2, Space::Shared, Op::Atomic, 8, "atomicAdd(...)"}};
+  t.sites = {{0, 40, 37, Space::Global, Op::Load, 4, "", "in[i * m + j]", 0},
+             {0, 40, 3, Space::Shared, Op::Store, 4, "st.shared.f32", "tile[threadIdx.x][threadIdx.y] = in[i * m + j];", 2},
+             {0, 52, 1, Space::Global, Op::Store, 16, "STG.E.128", "", 1},
+             {0, 53, 9, Space::Shared, Op::Atomic, 8, "atom.shared.add.u64", "atomicAdd(...)", 2},
+             {1, 1, 64, Space::Global, Op::Load, 4, "ld.global.f32", "", kNoBuffer},  // reaches in and out
+             {1, 1, 64, Space::Local, Op::Store, 8, "st.local.v2.f32", "", kNoBuffer},
+             {1, 1, 1, Space::Constant, Op::Load, 4, "ld.const.f32", "", kNoBuffer}};
   std::mt19937 rng(7);
   for (size_t i = 0; i < nrecords; ++i) {
     Record r;
+    r.launch = uint32_t(i % 5 == 4);
     r.block = uint32_t(rng() % 4);
-    r.warp = uint16_t(rng() % 8);
-    r.site = uint16_t(rng() % t.sites.size());
+    r.warp = uint32_t(rng() % 8);
+    r.site = uint32_t(rng() % t.sites.size());
+    r.buffer = uint32_t(rng() % t.buffers.size());
+    if (r.site == 4) {  // lanes in two arrays
+      LaneBuffers lanes;
+      for (int l = 0; l < kWarpSize; ++l) lanes[size_t(l)] = uint32_t(l % 2);
+      r.buffer = 0;
+      r.lanes = std::make_shared<const LaneBuffers>(lanes);
+    }
     r.seq = uint32_t(i);
     r.epoch = uint32_t(rng() % 3);
     switch (i % 4) {
@@ -85,10 +102,12 @@ std::string error_of(std::string_view bytes) {
   return "";
 }
 
-// A file whose zstd frame is intact (valid checksum) but whose payload is `payload`.
-std::string with_payload(const std::string& payload) {
+// A file of format version `version` whose zstd frame is intact (valid checksum) but whose
+// payload is `payload`. The hand-made payloads below are version 1's.
+std::string with_payload(const std::string& payload, uint8_t version = 1) {
   std::string good = encode_trace(Trace{});
   std::string out = good.substr(0, 12);
+  out[8] = char(version);
   std::string z(ZSTD_compressBound(payload.size()), '\0');
   ZSTD_CCtx* c = ZSTD_createCCtx();
   ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
@@ -120,13 +139,14 @@ TEST_CASE("a trace round-trips through memory and through a file") {
   std::string bytes = encode_trace(t);
   CHECK(bytes.substr(0, 7) == "WSTRACE");
   Trace back = decode_trace(bytes);
-  CHECK(back.launch == t.launch);
+  CHECK(back.launches == t.launches);
+  CHECK(back.files == t.files);  // exact, even where a text is not UTF-8
+  CHECK(back.provenance == t.provenance);
   CHECK(back.buffers == t.buffers);
   CHECK(back.sites == t.sites);
   CHECK(back.records == t.records);
   CHECK(back.bookmarks == t.bookmarks);
   CHECK(back.timings_json == t.timings_json);
-  CHECK(back.source == t.source);  // exact, even where it is not UTF-8
   CHECK(back == t);
 
   fs::path d = temp_dir();
@@ -150,7 +170,7 @@ TEST_CASE("coalesced records are stored compactly") {
     t.records.push_back(r);
   }
   std::string bytes = encode_trace(t);
-  CHECK(bytes.size() < 10000 * 8);  // 148 bytes a record in memory
+  CHECK(bytes.size() < 10000 * 8);  // 176 bytes a record in memory
   CHECK(decode_trace(bytes) == t);
 }
 
@@ -209,7 +229,7 @@ TEST_CASE("newer versions, wrong magic, empty and missing files") {
   std::string bytes = encode_trace(sample(5));
   std::string newer = bytes;
   newer[8] = 7;
-  CHECK(error_of(newer) == "trace format version 7 is newer than this warpscope (reads up to 1)");
+  CHECK(error_of(newer) == "trace format version 7 is newer than this warpscope (reads up to 2)");
   std::string zero = bytes;
   zero[8] = 0;
   CHECK(error_of(zero).find("corrupted") != std::string::npos);
@@ -240,7 +260,7 @@ TEST_CASE("newer versions, wrong magic, empty and missing files") {
     read_trace(v7);
     FAIL("no error");
   } catch (const FileError& e) {
-    CHECK(std::string(e.what()) == v7 + ": trace format version 7 is newer than this warpscope (reads up to 1)");
+    CHECK(std::string(e.what()) == v7 + ": trace format version 7 is newer than this warpscope (reads up to 2)");
   }
   fs::remove_all(d);
 }
@@ -258,7 +278,7 @@ TEST_CASE("hostile payloads with a valid checksum are rejected before allocating
   put<uint32_t>(empty, 0);  // buffers
   put<uint32_t>(empty, 0);  // sites
   put<uint64_t>(empty, 0);  // records
-  CHECK(decode_trace(with_payload(empty)).launch.kernel == "k");
+  CHECK(decode_trace(with_payload(empty)).launch().kernel == "k");
 
   corrupt("");
   {
@@ -348,7 +368,7 @@ TEST_CASE("a decompression bomb is refused") {
   while (ZSTD_compressStream2(c, &ob, &none, ZSTD_e_end) != 0) {
   }
   ZSTD_freeCCtx(c);
-  std::string file = encode_trace(Trace{}).substr(0, 12) + z.substr(0, ob.pos);
+  std::string file = with_payload("").substr(0, 12) + z.substr(0, ob.pos);
   CHECK(ZSTD_getFrameContentSize(file.data() + 12, file.size() - 12) == ZSTD_CONTENTSIZE_UNKNOWN);
   CHECK(error_of(file) == "trace file is corrupted (payload expands beyond any real trace)");
 }

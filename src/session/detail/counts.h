@@ -1,4 +1,4 @@
-// src/session/counts.h — counts mode: the GPU's whole-grid per-site
+// src/session/detail/counts.h — private to src/session: counts mode: the GPU's whole-grid per-site
 // and per-epoch sums turned into the same analysis::Report the views and the CLI read.
 #pragma once
 #include "analysis/analysis.h"

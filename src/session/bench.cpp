@@ -1,0 +1,35 @@
+#include "session/bench.h"
+
+#include <stdexcept>
+
+#include "session/launch.h"  // InputError
+#if defined(WS_HAVE_CUDA)
+#include "gpu/gpu.h"
+#endif
+
+namespace ws::session {
+
+std::string bench_unavailable() {
+#if defined(WS_HAVE_CUDA)
+  std::string why;
+  return gpu::available(&why) ? std::string() : "no GPU (" + why + ")";
+#else
+  return "this build has no GPU backend";
+#endif
+}
+
+trace::BenchResult bench(const trace::BenchOptions& opt, const std::function<void(const std::string&)>& progress) {
+#if defined(WS_HAVE_CUDA)
+  try {
+    return gpu::bench(opt, progress);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(e.what());
+  }
+#else
+  (void)opt;
+  (void)progress;
+  throw std::runtime_error(bench_unavailable());
+#endif
+}
+
+}  // namespace ws::session

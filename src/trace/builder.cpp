@@ -1,0 +1,205 @@
+#include "trace/builder.h"
+
+#include <stdexcept>
+
+#include "trace/grouping.h"
+
+namespace ws::trace {
+namespace {
+
+// Line `line` (1-based) of `text` as written (blanks kept), or "".
+std::string raw_line(const std::string& text, uint32_t line) {
+  size_t pos = 0;
+  for (uint32_t l = 1; l < line; ++l) {
+    pos = text.find('\n', pos);
+    if (pos == std::string::npos) return {};
+    ++pos;
+  }
+  const size_t end = text.find('\n', pos);
+  return text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+}
+
+bool name_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+
+}  // namespace
+
+uint32_t index_column(const std::string& text, uint32_t line, const std::string& array) {
+  const std::string code = raw_line(text, line);
+  if (!array.empty()) {
+    for (size_t p = code.find(array); p != std::string::npos; p = code.find(array, p + 1)) {
+      const size_t after = p + array.size();
+      if (p > 0 && name_char(code[p - 1])) continue;
+      if (after < code.size() && code[after] == '[') return uint32_t(p + 1);
+    }
+  }
+  const size_t b = code.find_first_not_of(" \t\r");
+  return b == std::string::npos ? 0u : uint32_t(b + 1);
+}
+
+size_t Builder::SiteKeyHash::operator()(const SiteKey& k) const {
+  uint64_t h = k.file;
+  h = h * 1000003u ^ k.line;
+  h = h * 1000003u ^ k.column;
+  h = h * 1000003u ^ k.buffer;
+  h = h * 1000003u ^ (uint32_t(k.space) | uint32_t(k.op) << 8 | uint32_t(k.bytes) << 16);
+  return size_t(h ^ std::hash<std::string>()(k.instruction));
+}
+
+Builder::Builder(Trace& out, uint64_t max_records, bool keep)
+    : t_(&out), max_records_(max_records), keep_(keep) {
+  for (size_t i = 0; i < out.sites.size(); ++i) {
+    const Site& s = out.sites[i];
+    sites_.emplace(SiteKey{s.file, s.line, s.column, s.buffer, uint8_t(s.space), uint8_t(s.op), s.bytes, s.instruction},
+                   uint32_t(i));
+  }
+  if (!out.launches.empty()) launch_ = uint32_t(out.launches.size() - 1);
+  resolve_ = [this](uint32_t key) { return catalog_key_site(key); };
+}
+
+uint32_t Builder::add_file(std::string name, std::string text) {
+  t_->files.push_back({std::move(name), std::move(text)});
+  return uint32_t(t_->files.size() - 1);
+}
+
+uint32_t Builder::add_buffer(Buffer b) {
+  t_->buffers.push_back(std::move(b));
+  return uint32_t(t_->buffers.size() - 1);
+}
+
+uint32_t Builder::add_shared(std::string name, uint32_t elem_bytes, uint64_t rows, uint64_t cols, uint64_t bytes) {
+  return add_buffer(shared_buffer(std::move(name), elem_bytes, rows, cols, bytes));
+}
+
+uint32_t Builder::begin_launch(Launch l) {
+  t_->launches.push_back(std::move(l));
+  launch_ = uint32_t(t_->launches.size() - 1);
+  return launch_;
+}
+
+uint32_t Builder::site(const Site& s) {
+  SiteKey k{s.file, s.line, s.column, s.buffer, uint8_t(s.space), uint8_t(s.op), s.bytes, s.instruction};
+  auto it = sites_.find(k);
+  if (it != sites_.end()) return it->second;
+  Site added = s;
+  if (added.code.empty() && s.file < t_->files.size()) added.code = source_line(t_->files[s.file].text, s.line);
+  t_->sites.push_back(std::move(added));
+  const uint32_t id = uint32_t(t_->sites.size() - 1);
+  sites_.emplace(std::move(k), id);
+  return id;
+}
+
+KeySite Builder::catalog_key_site(uint32_t key) {
+  Site s;
+  s.file = 0;
+  s.line = key_line(key);
+  s.buffer = key_buffer(key);
+  const Buffer* b = s.buffer < t_->buffers.size() ? &t_->buffers[s.buffer] : nullptr;
+  s.space = b ? b->space : Space::Global;
+  s.op = Op(key_op(key));
+  s.bytes = uint8_t(key_bytes(key));
+  if (!t_->files.empty()) s.column = index_column(t_->files[0].text, s.line, b ? b->name : std::string());
+  return {site(s), s.buffer};
+}
+
+bool Builder::add(const WarpAccess& a) {
+  if (!room()) {
+    drop(1);
+    return false;
+  }
+  Record& r = t_->records.emplace_back();
+  r.launch = launch_;
+  r.block = a.block;
+  r.warp = a.warp;
+  r.site = a.site;
+  r.seq = a.seq;
+  r.epoch = a.epoch;
+  r.active = a.active;
+  r.buffer = a.buffer;
+  if (a.lanes) r.lanes = std::make_shared<const LaneBuffers>(*a.lanes);
+  for (int l = 0; l < kWarpSize; ++l) r.offset[size_t(l)] = a.offset[l];
+  return true;
+}
+
+uint64_t Builder::group(const uint64_t* const* first, const uint64_t* const* end, int nlanes, uint32_t block,
+                        uint32_t warp, uint32_t epoch, uint32_t& seq) {
+  const uint64_t* pos[kWarpSize];
+  uint64_t accesses = 0;
+  for (int l = 0; l < nlanes; ++l) {
+    pos[l] = first[l];
+    accesses += uint64_t(end[l] - first[l]);
+  }
+  // Fast path: every lane executed the same sequence of keys (a converged warp).
+  bool converged = true;
+  const size_t len = size_t(end[0] - pos[0]);
+  for (int l = 1; l < nlanes && converged; ++l) {
+    if (size_t(end[l] - pos[l]) != len) {
+      converged = false;
+      break;
+    }
+    for (size_t i = 0; i < len; ++i)
+      if ((pos[l][i] ^ pos[0][i]) >> 32) {
+        converged = false;
+        break;
+      }
+  }
+  if (converged) {
+    const uint32_t mask = nlanes == kWarpSize ? ~0u : ((1u << nlanes) - 1u);
+    uint32_t last_key = ~0u;
+    KeySite ks;
+    for (size_t i = 0; i < len; ++i) {
+      const uint32_t key = uint32_t(pos[0][i] >> 32);
+      if (key != last_key) {
+        ks = key_site(key);
+        last_key = key;
+      }
+      if (!room()) {
+        drop(1);
+        ++seq;
+        continue;
+      }
+      Record& r = t_->records.emplace_back();
+      r.launch = launch_;
+      r.block = block;
+      r.warp = warp;
+      r.epoch = epoch;
+      r.seq = seq++;
+      r.site = ks.site;
+      r.buffer = ks.buffer;
+      r.active = mask;
+      for (int l = 0; l < nlanes; ++l) r.offset[size_t(l)] = uint32_t(pos[l][i]);
+    }
+    return accesses;
+  }
+  // Divergent: one record per meeting of the lanes (grouping.h). Within a barrier
+  // interval every lane is either at an access or done, so `pending` is the lanes with
+  // entries left.
+  for (;;) {
+    uint32_t pending = 0;
+    for (int l = 0; l < nlanes; ++l)
+      if (pos[l] != end[l]) pending |= 1u << l;
+    if (!pending) break;
+    const uint32_t leader = group_leader(pending);
+    const uint32_t key = uint32_t(*pos[leader] >> 32);
+    uint32_t same = 0;
+    for (int l = 0; l < nlanes; ++l)
+      if (pos[l] != end[l] && uint32_t(*pos[l] >> 32) == key) same |= 1u << l;
+    const uint32_t lanes = group_lanes(pending, same);
+    const KeySite& ks = key_site(key);
+    uint32_t off[kWarpSize] = {};
+    for (int l = 0; l < nlanes; ++l)
+      if ((lanes >> l) & 1u) off[l] = uint32_t(*pos[l]++);
+    WarpAccess a;
+    a.block = block;
+    a.warp = warp;
+    a.epoch = epoch;
+    a.seq = seq++;
+    a.site = ks.site;
+    a.active = lanes;
+    a.buffer = ks.buffer;
+    a.offset = off;
+    add(a);
+  }
+  return accesses;
+}
+
+}  // namespace ws::trace

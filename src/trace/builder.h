@@ -1,0 +1,113 @@
+// src/trace/builder.h — the one way a backend fills a trace. The builder owns the tables a
+// capture grows (arrays, shared arrays, sites, launches) and turns what a backend
+// executed into warp-level records: either records the backend grouped already (one warp
+// instruction of a lock-step interpreter, the GPU recorder's merged logs), or the lane
+// streams of one warp between two barriers, grouped here by the SIMT rule of grouping.h.
+// It also keeps the record cap: records past it are counted in the launch, never kept.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "trace/trace.h"
+
+namespace ws::trace {
+
+// A site as the backend knows it from its own key: the trace's site and the array of
+// the lanes that carry the key.
+struct KeySite {
+  uint32_t site = 0;
+  uint32_t buffer = 0;
+};
+
+// A warp's record before the builder numbers and keeps it.
+struct WarpAccess {
+  uint32_t block = 0, warp = 0, epoch = 0, seq = 0;
+  uint32_t site = 0;
+  uint32_t active = 0;
+  uint32_t buffer = 0;
+  const LaneBuffers* lanes = nullptr;  // per-lane arrays when they differ; copied
+  const uint32_t* offset = nullptr;    // 32 offsets
+};
+
+class Builder {
+ public:
+  // Fills `out`, which may already hold files and global arrays (a catalog trace's head).
+  // Records past `max_records` (or every record when `keep` is false) are counted as
+  // dropped in their launch.
+  explicit Builder(Trace& out, uint64_t max_records = ~uint64_t(0), bool keep = true);
+
+  Trace& trace() { return *t_; }
+
+  // ---- tables
+  uint32_t add_file(std::string name, std::string text);
+  uint32_t add_buffer(Buffer b);
+  // A shared array declared by the kernel (static, or the launch's dynamic shared memory).
+  uint32_t add_shared(std::string name, uint32_t elem_bytes, uint64_t rows, uint64_t cols, uint64_t bytes);
+  // Starts a launch: later records belong to it. Returns its index.
+  uint32_t begin_launch(Launch l);
+  // The launch records go to now.
+  Launch& launch() { return t_->launches.at(launch_); }
+  uint32_t launch_index() const { return launch_; }
+
+  // ---- sites
+  // The index of site `s`, added at the end of Trace::sites the first time it is met (so
+  // sites come in order of first execution). Its code is filled from its file when empty.
+  uint32_t site(const Site& s);
+  // A backend's own site keys: `resolve` is asked once for each key met for the first
+  // time. Catalog backends use catalog_key_site().
+  void set_key_resolver(std::function<KeySite(uint32_t key)> resolve) { resolve_ = std::move(resolve); }
+  const KeySite& key_site(uint32_t key) {
+    auto it = keys_.find(key);
+    return it != keys_.end() ? it->second : keys_.emplace(key, resolve_(key)).first->second;
+  }
+  // The site of a catalog kernel's key (site_key.h): line, array, op and width from the
+  // key; the file is file 0; the column is where the array is indexed on that line (the
+  // first `name[` there), else the line's first character. The array's site keeps the
+  // array as its buffer.
+  KeySite catalog_key_site(uint32_t key);
+
+  // ---- records
+  // One record, as the backend grouped it. Returns false when it was dropped (cap).
+  bool add(const WarpAccess& a);
+  // Counts `n` records that were executed but not kept.
+  void drop(uint64_t n) { launch().dropped_records += n; }
+  // Whether the next record would be kept.
+  bool room() const { return keep_ && t_->records.size() < max_records_; }
+
+  // One warp's lane streams between two barriers (or the warp's end), grouped into
+  // records: lane l executed entries [first[l], end[l]), each (key << 32 | offset), keys
+  // resolved by key_site(). `seq` numbers the warp's records and advances. Returns the
+  // lane accesses grouped.
+  uint64_t group(const uint64_t* const* first, const uint64_t* const* end, int nlanes, uint32_t block,
+                 uint32_t warp, uint32_t epoch, uint32_t& seq);
+
+  // A block of the current launch was recorded.
+  void block_done(uint32_t block) { launch().blocks.push_back(block); }
+
+ private:
+  struct SiteKey {
+    uint32_t file, line, column, buffer;
+    uint8_t space, op, bytes;
+    std::string instruction;
+    bool operator==(const SiteKey&) const = default;
+  };
+  struct SiteKeyHash {
+    size_t operator()(const SiteKey& k) const;
+  };
+  Trace* t_;
+  uint64_t max_records_;
+  bool keep_;
+  uint32_t launch_ = 0;
+  std::unordered_map<SiteKey, uint32_t, SiteKeyHash> sites_;
+  std::unordered_map<uint32_t, KeySite> keys_;
+  std::function<KeySite(uint32_t)> resolve_;
+};
+
+// The column (1-based) where `array` is indexed on line `line` of `text` (`array[` as a
+// whole name), else of the line's first non-blank character; 0 for an empty line.
+uint32_t index_column(const std::string& text, uint32_t line, const std::string& array);
+
+}  // namespace ws::trace

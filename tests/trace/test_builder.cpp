@@ -1,0 +1,195 @@
+// The trace builder: how lane accesses become warp records (the SIMT grouping every
+// backend shares), what the record cap keeps, and records whose lanes reach several
+// arrays. Cases small enough to work out on paper.
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "trace/builder.h"
+#include "trace/grouping.h"
+
+using namespace ws::trace;
+
+namespace {
+
+uint64_t entry(uint32_t key, uint32_t off) { return uint64_t(key) << 32 | off; }
+
+// A builder whose keys k are sites k of array k % 2, so the test can name them.
+struct Fixture {
+  Trace t;
+  Builder b{t};
+  Fixture() {
+    t.buffers = {Buffer{.name = "a"}, Buffer{.name = "b"}};
+    Launch l;
+    l.kernel = "k";
+    b.begin_launch(l);
+    b.set_key_resolver([this](uint32_t key) {
+      Site s;
+      s.line = key;
+      s.buffer = key % 2;
+      return KeySite{b.site(s), key % 2};
+    });
+  }
+  // Groups lanes' streams (one vector of entries per lane) as one warp interval.
+  void group(const std::vector<std::vector<uint64_t>>& lanes, uint32_t epoch = 0) {
+    const uint64_t* first[kWarpSize];
+    const uint64_t* end[kWarpSize];
+    for (size_t l = 0; l < lanes.size(); ++l) {
+      first[l] = lanes[l].data();
+      end[l] = lanes[l].data() + lanes[l].size();
+    }
+    b.group(first, end, int(lanes.size()), 0, 0, epoch, seq);
+  }
+  uint32_t seq = 0;
+};
+
+}  // namespace
+
+TEST_CASE("the leader is the lowest pending lane; its site's lanes form the record") {
+  CHECK(group_leader(0b1000) == 3);
+  CHECK(group_leader(0xffffffffu) == 0);
+  CHECK(group_leader(0x80000000u) == 31);
+  CHECK(group_lanes(0b1111, 0b0101) == 0b0101);
+  CHECK(group_lanes(0b0011, 0b1110) == 0b0010);
+}
+
+TEST_CASE("a converged warp makes one record of every lane per access") {
+  Fixture f;
+  std::vector<std::vector<uint64_t>> lanes(32);
+  for (uint32_t l = 0; l < 32; ++l) lanes[l] = {entry(1, 4 * l), entry(2, 8 * l)};
+  f.group(lanes);
+  REQUIRE(f.t.records.size() == 2);
+  CHECK(f.t.records[0].active == 0xffffffffu);
+  CHECK(f.t.records[0].offset[5] == 20);
+  CHECK(f.t.records[0].buffer == 1);
+  CHECK(f.t.records[1].buffer == 0);
+  CHECK(f.t.records[1].offset[31] == 248);
+  CHECK(f.t.records[1].seq == 1);
+  CHECK(f.seq == 2);
+  CHECK(f.t.sites.size() == 2);
+}
+
+TEST_CASE("a divergent warp: each branch is its own record, the lowest lane's first") {
+  // Even lanes take `if` (key 3), odd lanes `else` (key 4), then each reaches key 5. The
+  // lowest pending lane leads every round, so the even lanes run on to 5 before the odd
+  // lanes start: the rule knows no reconvergence point. On paper: even lanes at 3, even
+  // lanes at 5, odd lanes at 4, odd lanes at 5.
+  Fixture f;
+  std::vector<std::vector<uint64_t>> lanes(32);
+  for (uint32_t l = 0; l < 32; ++l) lanes[l] = {entry(l % 2 ? 4 : 3, l), entry(5, l)};
+  f.group(lanes);
+  REQUIRE(f.t.records.size() == 4);
+  CHECK(f.t.records[0].active == 0x55555555u);
+  CHECK(f.t.sites[f.t.records[0].site].line == 3);
+  CHECK(f.t.records[1].active == 0x55555555u);
+  CHECK(f.t.sites[f.t.records[1].site].line == 5);
+  CHECK(f.t.records[2].active == 0xaaaaaaaau);
+  CHECK(f.t.sites[f.t.records[2].site].line == 4);
+  CHECK(f.t.records[3].active == 0xaaaaaaaau);
+  CHECK(f.t.records[3].offset[7] == 7);
+  CHECK(f.t.records[3].seq == 3);
+}
+
+TEST_CASE("lanes that run out early drop out of later records; a partial warp has only its lanes") {
+  Fixture f;
+  std::vector<std::vector<uint64_t>> lanes(5);  // a block of 5 threads
+  for (uint32_t l = 0; l < 5; ++l) {
+    lanes[l] = {entry(1, l)};
+    if (l < 2) lanes[l].push_back(entry(1, 100 + l));  // a loop lanes 0 and 1 run twice
+  }
+  f.group(lanes);
+  REQUIRE(f.t.records.size() == 2);
+  CHECK(f.t.records[0].active == 0b11111);
+  CHECK(f.t.records[1].active == 0b00011);
+  CHECK(f.t.records[1].offset[1] == 101);
+}
+
+TEST_CASE("the record cap keeps the first records and counts the rest in the launch") {
+  Trace t;
+  Builder b(t, 3);
+  b.begin_launch(Launch{});
+  uint32_t off[32] = {};
+  WarpAccess a;
+  a.offset = off;
+  a.active = 1;
+  int kept = 0;
+  for (int i = 0; i < 10; ++i) kept += b.add(a) ? 1 : 0;
+  CHECK(kept == 3);
+  CHECK(t.records.size() == 3);
+  CHECK(t.launch().dropped_records == 7);
+}
+
+TEST_CASE("records name their launch; one launch's trace keeps its own records") {
+  Trace t;
+  t.buffers = {Buffer{.name = "a"}};
+  Builder b(t);
+  uint32_t off[32] = {};
+  WarpAccess a;
+  a.offset = off;
+  a.active = 1;
+  a.site = b.site(Site{.line = 3});
+  Launch first, second;
+  first.kernel = "k1";
+  second.kernel = "k2";
+  CHECK(b.begin_launch(first) == 0);
+  b.add(a);
+  CHECK(b.begin_launch(second) == 1);
+  b.add(a);
+  b.add(a);
+  CHECK(t.records[0].launch == 0);
+  CHECK(t.records[2].launch == 1);
+  Trace two = launch_trace(t, 1);
+  CHECK(two.launches.size() == 1);
+  CHECK(two.launch().kernel == "k2");
+  REQUIRE(two.records.size() == 2);
+  CHECK(two.records[0].launch == 0);
+  CHECK(two.sites.size() == 1);
+  CHECK_THROWS_AS(launch_trace(t, 2), std::out_of_range);
+}
+
+TEST_CASE("one instruction, two arrays: lanes keep their own array, and never share a sector") {
+  Trace t;
+  t.buffers = {Buffer{.name = "x"}, Buffer{.name = "y"}};
+  Builder b(t);
+  b.begin_launch(Launch{});
+  LaneBuffers lanes;
+  uint32_t off[32];
+  for (int l = 0; l < 32; ++l) {
+    lanes[size_t(l)] = uint32_t(l % 2);
+    off[l] = uint32_t(4 * (l / 2));  // x[0..15] and y[0..15]: the same offsets
+  }
+  WarpAccess a;
+  a.active = ~0u;
+  a.buffer = 0;
+  a.lanes = &lanes;
+  a.offset = off;
+  b.add(a);
+  const Record& r = t.records.at(0);
+  CHECK(r.buffer_of(0) == 0);
+  CHECK(r.buffer_of(1) == 1);
+  CHECK(r.address(0) == 0);
+  CHECK(r.address(1) == (uint64_t(1) << 40));
+  CHECK(r.address(3) == (uint64_t(1) << 40) + 4);
+  Record copy = r;
+  CHECK(copy == r);
+  copy.lanes = nullptr;
+  CHECK(!(copy == r));
+}
+
+TEST_CASE("sites are instructions: the same line and column with another width is another site") {
+  Trace t;
+  t.files = {{"p.cu", "int main() {\n  y[i] = 2 * x[i];\n}\n"}};
+  Builder b(t);
+  Site s{.file = 0, .line = 2, .column = 14, .space = Space::Global, .op = Op::Load, .bytes = 4,
+         .instruction = "ld.global.f32"};
+  const uint32_t a = b.site(s);
+  CHECK(b.site(s) == a);
+  s.bytes = 16;
+  s.instruction = "ld.global.v4.f32";
+  CHECK(b.site(s) != a);
+  CHECK(t.sites[a].code == "y[i] = 2 * x[i];");
+  CHECK(index_column(t.files[0].text, 2, "x") == 14);
+  CHECK(index_column(t.files[0].text, 2, "y") == 3);
+  CHECK(index_column(t.files[0].text, 2, "i") == 3);  // `i` is never indexed: first character
+  CHECK(index_column(t.files[0].text, 9, "x") == 0);  // no such line
+}
