@@ -37,16 +37,18 @@ file(WRITE ${WS_SHADER_CPP}.tmp "${ws_shader_body}")
 file(COPY_FILE ${WS_SHADER_CPP}.tmp ${WS_SHADER_CPP} ONLY_IF_DIFFERENT)
 
 file(GLOB WS_APP_SRC CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/app/*.cpp)
-list(FILTER WS_APP_SRC EXCLUDE REGEX "dev_main\\.cpp$")
 add_library(ws_app STATIC ${WS_APP_SRC} ${WS_SHADER_CPP})
 target_include_directories(ws_app PUBLIC ${CMAKE_SOURCE_DIR}/src)
 target_link_libraries(ws_app PUBLIC ws_ui ws_session ws_imgui_backends ${STB_LIB})
 
+target_sources(warpscope PRIVATE ${CMAKE_SOURCE_DIR}/src/cli/gui_options.cpp)
 target_link_libraries(warpscope PRIVATE ws_app)
 target_compile_definitions(warpscope PRIVATE WS_HAVE_GUI=1)
 
-# The app on its own, with the same options the CLI passes to ws::app::run.
-add_executable(warpscope-app ${CMAKE_SOURCE_DIR}/src/app/dev_main.cpp)
+# The app on its own, with the options of `warpscope gui`.
+add_executable(warpscope-app ${CMAKE_SOURCE_DIR}/src/cli/app_main.cpp ${CMAKE_SOURCE_DIR}/src/cli/gui_options.cpp
+                             ${CMAKE_SOURCE_DIR}/src/cli/launch_options.cpp)
+target_include_directories(warpscope-app PRIVATE ${CLI11_INCLUDE})
 target_link_libraries(warpscope-app PRIVATE ws_app)
 
 # Frame-time benchmark of the views (no window): a program, not a test.

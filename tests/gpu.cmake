@@ -10,8 +10,10 @@ if(WS_HAVE_CUDA)
   # The device-side tool of scripts/device/run_all.sh: bench, hardware-counter probes,
   # sanitizer runs and replay traces.
   add_executable(ws_gpu_tool ${CMAKE_CURRENT_LIST_DIR}/gpu/tool.cpp ${CMAKE_SOURCE_DIR}/src/cli/cmd_bench.cpp
-                             ${CMAKE_SOURCE_DIR}/src/cli/options.cpp)
-  target_link_libraries(ws_gpu_tool PRIVATE ws_session)
+                             ${CMAKE_SOURCE_DIR}/src/cli/options.cpp
+                             ${CMAKE_SOURCE_DIR}/src/cli/launch_options.cpp)
+  target_link_libraries(ws_gpu_tool PRIVATE ws_session ws_gpu)
+  target_include_directories(ws_gpu_tool PRIVATE ${CLI11_INCLUDE})
   # Zero cost without a GPU: the plain instantiation of every single-source kernel must
   # compile to the same PTX as its hand-written twin.
   find_package(Python3 COMPONENTS Interpreter)

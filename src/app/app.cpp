@@ -163,7 +163,7 @@ int run(const Options& opt) {
   if (!gl_ok) ui.message("grid shader unavailable, drawing grids without it: " + gl_error, true);
 
   // What to show first: the command line wins over the settings.
-  const session::LaunchSpec spec = session::spec_of(opt.launch);
+  const session::LaunchSpec& spec = opt.launch;
   if (!spec.kernel.empty()) {
     ui.state.kernel = spec.kernel;
     ui.state.size = 0;
@@ -173,8 +173,7 @@ int run(const Options& opt) {
   if (spec.size) ui.state.size = *spec.size;
   for (const auto& [k, v] : spec.params) ui.state.params[k] = v;
   if (!spec.blocks.empty()) ui.state.blocks = spec.blocks;
-  for (const auto& set : opt.launch.set)
-    if (set.rfind("dram=", 0) == 0) ui.state.dram_preset = spec.dram;
+  if (opt.dram_set) ui.state.dram_preset = spec.dram;
   if (!opt.panel.empty()) {
     ui::Panel p;
     if (ui::panel_from_key(opt.panel, p)) ui.state.enlarged = int(p);
@@ -333,41 +332,7 @@ int run(const Options& opt) {
   return exit_code;
 }
 
-// ---- command line -------------------------------------------------------------------------
-
-void add_options(CLI::App& cmd, Options& opt) {
-  session::add_launch_options(cmd, opt.launch, session::kWithDram | session::kWithBlocks);
-  cmd.add_option("trace", opt.trace_file, "a .wstrace file to open instead of recording")->type_name("FILE.wstrace");
-  cmd.add_option("--trace", opt.trace_file, "open a .wstrace file instead of recording")->type_name("FILE");
-  cmd.add_option("--step", opt.step, "go to request K (from 1, as the timeline counts) once the trace is loaded")->type_name("K");
-  cmd.add_option("--screenshot", opt.screenshot, "save a PNG of the window after --frames frames, then exit")
-      ->type_name("FILE.png");
-  cmd.add_option("--frames", opt.frames, "frames to draw once ready (default 3 with --screenshot)")->type_name("N");
-  cmd.add_option("--windows-json", opt.windows_json, "write the panels drawn and the request's figures (with --frames)")
-      ->type_name("FILE");
-  std::vector<std::string> panels;
-  for (int i = 0; i < int(ui::Panel::Count); ++i)
-    if (ui::Panel(i) != ui::Panel::Timeline) panels.push_back(ui::panel_key(ui::Panel(i)));
-  cmd.add_option("--panel", opt.panel, "enlarge a panel: catalog, memory, warp, dram, source, timing")
-      ->type_name("NAME")
-      ->check(CLI::IsMember(panels));
-  cmd.add_option("--width", opt.width, "window width (default 1600)")->type_name("W");
-  cmd.add_option("--height", opt.height, "window height (default 1000)")->type_name("H");
-  cmd.add_option("--config-dir", opt.config_dir, "where settings live ('none': do not persist)")->type_name("DIR");
-  cmd.add_option("--replay-dir", opt.replay_dir,
-                 "replay pack of GPU timings (default: the bundled one, next to the binary, in share/warpscope, "
-                 "or in the source tree)")
-      ->type_name("DIR");
-  cmd.add_flag("!--no-vsync", opt.vsync, "draw as fast as possible");
-  cmd.add_flag("--play", opt.play, "start playing once the trace is loaded");
-  cmd.add_flag("--show-help", opt.show_help, "open with the keyboard shortcuts shown");
-  cmd.add_flag("--present", opt.present, "presentation mode (F5): large type, light theme, colour-blind lanes");
-  cmd.add_option("--compare", opt.compare, "A/B view: the B side beside the --kernel (e.g. transpose_tiled:pad=1)")
-      ->type_name("ID[:k=v,..]");
-  cmd.add_flag("--stats", opt.stats, "print the CPU time per frame at exit");
-  cmd.add_option("--deck", opt.deck, "a slide deck (.wsdeck): N / P step through it")->type_name("FILE.wsdeck");
-  cmd.add_option("--lesson", opt.lesson, "open a lesson in the lesson panel (see `warpscope lesson`)")->type_name("NAME");
-}
+// ---- options ------------------------------------------------------------------------------
 
 void check_options(const Options& opt) {
   if (opt.width < 320 || opt.height < 240)
@@ -375,8 +340,7 @@ void check_options(const Options& opt) {
   if (opt.step == 0 || opt.step < -1)
     throw session::InputError("--step " + std::to_string(opt.step) + ": requests are numbered from 1");
   // Bad values are refused before a window opens.
-  const session::LaunchSpec spec = session::spec_of(opt.launch);
-  if (!spec.kernel.empty()) session::resolve(spec);
+  if (!opt.launch.kernel.empty()) session::resolve(opt.launch);
   if (!opt.deck.empty()) session::load_deck(opt.deck);
   if (!opt.lesson.empty()) {
     try {

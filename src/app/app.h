@@ -5,15 +5,17 @@
 #include <map>
 #include <string>
 
-#include "session/options.h"
+#include "session/launch.h"
 #include "ui/timing.h"
 
 namespace ws::app {
 
+// What the app opens with, as the command line (src/cli/gui_options.h) or a test gives it.
 struct Options {
-  // What to show first: the launch options every command shares (session/options.h).
-  // No kernel and no trace file: the settings' kernel, or the default lesson.
-  session::LaunchArgs launch;
+  // What to show first. No kernel and no trace file: the settings' kernel, or the default
+  // lesson.
+  session::LaunchSpec launch;
+  bool dram_set = false;                     // launch.dram was given (else the settings' preset)
   std::string trace_file;                    // open this .wstrace instead of recording
 
   // Driving the app (tests, figures): go to request `step` (from 1, as the timeline counts)
@@ -44,10 +46,8 @@ struct Options {
 // Opens the window and runs until it is closed. Returns the process exit code.
 int run(const Options& opt);
 
-// Adds the options above to `cmd` (the `gui` command, or the standalone app): the launch
-// options through the one shared parser, then the app's own.
-void add_options(CLI::App& cmd, Options& opt);
-// Checks what the parser cannot (window size); throws session::InputError.
+// Checks what a parser cannot (window size, the launch, the deck, the lesson) before a
+// window opens; throws session::InputError.
 void check_options(const Options& opt);
 
 }  // namespace ws::app

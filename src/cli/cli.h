@@ -11,7 +11,7 @@
 #include "analysis/analysis.h"
 #include "session/capture.h"
 #include "session/launch.h"
-#include "session/options.h"
+#include "cli/launch_options.h"
 
 namespace ws::cli {
 

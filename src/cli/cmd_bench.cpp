@@ -62,7 +62,7 @@ namespace ws::cli {
 namespace {
 
 struct BenchArgs {
-  session::LaunchArgs launch;
+  cli::LaunchArgs launch;
   std::string format = "text", out_path, replay;
   double seconds = 0;
   bool no_variants = false, no_overhead = false, no_zero_cost = false;
@@ -70,9 +70,9 @@ struct BenchArgs {
 
 int run_bench(const BenchArgs& a) {
   parse_format(a.format);
-  const session::LaunchSpec spec = session::spec_of(a.launch);
+  const session::LaunchSpec spec = cli::spec_of(a.launch);
   trace::BenchOptions opt;
-  for (const auto& id : session::kernels_of(a.launch)) {
+  for (const auto& id : cli::kernels_of(a.launch)) {
     if (!catalog::find(id)) throw UsageError("unknown kernel '" + id + "': allowed " + catalog::ids());
     opt.kernels.push_back(id);
   }
@@ -104,7 +104,7 @@ int run_bench(const BenchArgs& a) {
 Command add_bench(CLI::App& app) {
   auto o = std::make_shared<BenchArgs>();
   CLI::App* cmd = app.add_subcommand("bench", "GPU timings against cuBLAS and a device copy (the replay pack without a GPU)");
-  session::add_launch_options(*cmd, o->launch, session::kManyKernels);
+  cli::add_launch_options(*cmd, o->launch, cli::kManyKernels);
   cmd->add_option("--format", o->format, "text|json (default text)")->type_name("FORMAT");
   cmd->add_option("--out", o->out_path, "also write the results as JSON (a replay pack)")->type_name("FILE.json");
   cmd->add_option("--replay", o->replay, "show this replay pack instead of timing")->type_name("FILE.json");

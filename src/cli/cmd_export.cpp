@@ -21,7 +21,7 @@ namespace ws::cli {
 namespace {
 
 struct ExportOptions {
-  session::LaunchArgs launch;
+  cli::LaunchArgs launch;
   std::string view, out, step = "1", steps, array;
   bool caption = false;
   int width = 1280, height = 720;
@@ -80,7 +80,7 @@ int run(ExportOptions& o) {
     if (s.rfind("dram=", 0) == 0 && view != ui::FigureView::Dram)
       throw UsageError("--set dram=... only applies to --view dram");
 
-  const session::LaunchSpec spec = session::spec_of(o.launch);
+  const session::LaunchSpec spec = cli::spec_of(o.launch);
   auto model = session::record_session(resolve_launch(spec, "export"), spec);
   const std::string kernel_id = model->trace().launch().kernel;
   const uint64_t n = model->size();
@@ -178,7 +178,7 @@ int run(ExportOptions&) {
 Command add_export(CLI::App& app) {
   auto o = std::make_shared<ExportOptions>();
   CLI::App* cmd = app.add_subcommand("export", "draw a figure of one view as PNG, SVG or PDF (or an animated GIF / WebP of steps), without a display");
-  session::add_launch_options(*cmd, o->launch, session::kWithDram | session::kWithBlocks | session::kWithBackend);
+  cli::add_launch_options(*cmd, o->launch, cli::kWithDram | cli::kWithBlocks | cli::kWithBackend);
   cmd->add_option("--view", o->view, "memory|warp|banks|dram|source")->type_name("VIEW");
   o->step_opt = cmd->add_option("--step", o->step, "the request to show, from 1 as the app counts (default 1)")->type_name("K");
   cmd->add_option("--steps", o->steps, "requests A to B (from 1), as figures FIG-0001.png ... named by request number")->type_name("A-B");

@@ -5,7 +5,7 @@
 
 #include "cli/cli.h"
 #ifdef WS_HAVE_GUI
-#include "app/app.h"
+#include "cli/gui_options.h"
 #endif
 
 namespace ws::cli {
@@ -38,12 +38,9 @@ int no_command(const CLI::App&) {
 Command add_gui(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("gui", "the desktop app (also `warpscope` alone, or `warpscope FILE.wstrace`)");
 #ifdef WS_HAVE_GUI
-  auto opt = std::make_shared<app::Options>();
-  app::add_options(*cmd, *opt);
-  return {cmd, [opt] {
-            app::check_options(*opt);
-            return app::run(*opt);
-          }};
+  auto args = std::make_shared<GuiArgs>();
+  add_gui_options(*cmd, *args);
+  return {cmd, [args] { return app::run(gui_options(*args)); }};
 #else
   cmd->allow_extras();
   return {cmd, [] {

@@ -10,12 +10,12 @@ namespace ws::cli {
 namespace {
 
 struct RecordOptions {
-  session::LaunchArgs launch;
+  cli::LaunchArgs launch;
   std::string out;
 };
 
 int run(const RecordOptions& o) {
-  const session::LaunchSpec spec = session::spec_of(o.launch);
+  const session::LaunchSpec spec = cli::spec_of(o.launch);
   const session::Launch launch = resolve_launch(spec, "record");
   if (o.out.empty()) throw UsageError("record needs --out FILE");
   session::Capture res = session::capture(launch);
@@ -42,7 +42,7 @@ int run(const RecordOptions& o) {
 Command add_record(CLI::App& app) {
   auto o = std::make_shared<RecordOptions>();
   CLI::App* cmd = app.add_subcommand("record", "run a launch and save its trace (.wstrace)");
-  session::add_launch_options(*cmd, o->launch, session::kWithBlocks | session::kWithBackend);
+  cli::add_launch_options(*cmd, o->launch, cli::kWithBlocks | cli::kWithBackend);
   cmd->add_option("--out", o->out, "the trace file to write")->type_name("FILE");
   return {cmd, [o] { return run(*o); }};
 }

@@ -14,7 +14,7 @@ namespace ws::cli {
 namespace {
 
 struct ReportOptions {
-  session::LaunchArgs launch;
+  cli::LaunchArgs launch;
   std::string trace_file;
   std::string format = "text";
   CLI::Option* trace_opt = nullptr;
@@ -150,7 +150,7 @@ int run(const ReportOptions& o) {
     print(launches_of(first, o.launch_number, dram), f, o.step);
     return 0;
   }
-  session::LaunchSpec spec = session::spec_of(o.launch);
+  session::LaunchSpec spec = cli::spec_of(o.launch);
   spec.counts = true;  // on a GPU, the whole grid in counts mode
   const session::Launch launch = resolve_launch(spec, "report");
   std::shared_ptr<const session::Session> s = session::Session::from_capture(session::capture(launch), launch, spec);
@@ -168,7 +168,7 @@ int run(const ReportOptions& o) {
 Command add_report(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
   CLI::App* cmd = app.add_subcommand("report", "per-site costs of a launch: sectors, bank conflicts, DRAM spread");
-  session::add_launch_options(*cmd, o->launch, session::kWithDram | session::kWithBlocks | session::kWithBackend);
+  cli::add_launch_options(*cmd, o->launch, cli::kWithDram | cli::kWithBlocks | cli::kWithBackend);
   cmd->add_option("--format", o->format, "text|json (default text)")->type_name("FORMAT");
   o->trace_opt = cmd->add_option("--trace", o->trace_file, "report a saved .wstrace file instead of running a kernel")
                      ->type_name("FILE");

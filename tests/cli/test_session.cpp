@@ -7,7 +7,7 @@
 #include <regex>
 
 #include "session/capture.h"
-#include "session/options.h"
+#include "cli/launch_options.h"
 #include "session/session.h"
 #include "session/step_match.h"
 #include "session/worker.h"
@@ -146,13 +146,13 @@ TEST_CASE("the few-blocks policy is the app's, named once") {
 
 TEST_CASE("one spec from every front end: options, compact text, settings") {
   CLI::App app;
-  session::LaunchArgs args;
-  session::add_launch_options(app, args, session::kWithDram | session::kWithBlocks | session::kWithBackend);
+  cli::LaunchArgs args;
+  cli::add_launch_options(app, args, cli::kWithDram | cli::kWithBlocks | cli::kWithBackend);
   std::vector<std::string> argv = {"--kernel", "transpose_tiled", "--size", "40", "--set", "pad=1",
                                    "--set", "dram=hbm", "--blocks", "0-1", "--backend", "emulator"};
   std::reverse(argv.begin(), argv.end());  // CLI11 takes a vector last first
   app.parse(argv);
-  session::LaunchSpec a = session::spec_of(args);
+  session::LaunchSpec a = cli::spec_of(args);
   CHECK(a.kernel == "transpose_tiled");
   CHECK(a.size == 40);
   CHECK(a.params == std::map<std::string, int64_t>{{"pad", 1}});

@@ -19,7 +19,7 @@
 #include "trace/wstrace.h"
 
 #include "cli/cli.h"
-#include "session/options.h"
+#include "cli/launch_options.h"
 
 using namespace ws;
 
@@ -139,16 +139,16 @@ int sanitize(bool plain_only) {
 // argv[0] is "trace"; the launch options are the shared parser's.
 int trace_cmd(int argc, char** argv) {
   CLI::App cmd{"ws_gpu_tool trace: record a launch on the GPU into a .wstrace file", "trace"};
-  session::LaunchArgs args;
+  cli::LaunchArgs args;
   std::string out;
-  session::add_launch_options(cmd, args, 0);
+  cli::add_launch_options(cmd, args, 0);
   cmd.add_option("--out", out, "the trace file to write")->required();
   try {
     cmd.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return cmd.exit(e);
   }
-  const session::Launch l = session::resolve(session::spec_of(args));
+  const session::Launch l = session::resolve(cli::spec_of(args));
   const catalog::KernelInfo* k = l.kernel;
   const std::string& id = k->id;
   const catalog::Params& p = l.params;

@@ -1,4 +1,4 @@
-// src/session/options.h — the one command-line parser of a launch (CLI11), shared by every
+// src/cli/launch_options.h — the one command-line parser of a launch (CLI11), shared by every
 // command of `warpscope` and by the app's options: the same flags, the same checks, the
 // same one-line errors everywhere.
 #pragma once
@@ -8,7 +8,9 @@
 
 #include "session/launch.h"
 
-namespace ws::session {
+namespace ws::cli {
+
+using session::LaunchSpec;
 
 // The options of one launch, as typed.
 struct LaunchArgs {
@@ -39,4 +41,4 @@ LaunchSpec spec_of(const LaunchArgs& args);
 // Every kernel named, in order ("a,b" split), without duplicates.
 std::vector<std::string> kernels_of(const LaunchArgs& args);
 
-}  // namespace ws::session
+}  // namespace ws::cli

@@ -1,15 +1,16 @@
 // warpscope-app: the desktop app on its own, with the options of `warpscope gui`.
 #include <cstdio>
 
-#include "app/app.h"
+#include "cli/gui_options.h"
 
 int main(int argc, char** argv) {
-  ws::app::Options opt;
+  ws::cli::GuiArgs args;
   CLI::App cmd{"warpscope-app: the desktop app", "warpscope-app"};
-  ws::app::add_options(cmd, opt);
+  ws::cli::add_gui_options(cmd, args);
+  ws::app::Options opt;
   try {
     cmd.parse(argc, argv);
-    ws::app::check_options(opt);
+    opt = ws::cli::gui_options(args);
   } catch (const CLI::ParseError& e) {
     return cmd.exit(e);
   } catch (const std::exception& e) {

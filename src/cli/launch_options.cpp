@@ -1,8 +1,15 @@
-#include "session/options.h"
+#include "cli/launch_options.h"
 
 #include <algorithm>
 
-namespace ws::session {
+namespace ws::cli {
+
+using session::apply_setting;
+using session::dram_presets_text;
+using session::parse_compact;
+using session::InputError;
+using session::LaunchSpec;
+using session::parse_whole;
 
 void add_launch_options(CLI::App& cmd, LaunchArgs& a, unsigned which) {
   a.which = which;
@@ -66,4 +73,4 @@ LaunchSpec spec_of(const LaunchArgs& a) {
   return spec;
 }
 
-}  // namespace ws::session
+}  // namespace ws::cli
