@@ -145,9 +145,12 @@ std::vector<std::shared_ptr<const session::Session>> launches_of(std::shared_ptr
 int run(const ReportOptions& o) {
   const Format f = parse_format(o.format);
   if (o.trace_opt->count()) {
-    const analysis::DramModel dram = dram_from_sets(o.launch.set);
-    auto first = session::Session::from_file(o.trace_file, dram, uint32_t(o.launch_number > 0 ? o.launch_number - 1 : 0));
-    print(launches_of(first, o.launch_number, dram), f, o.step);
+    session::LaunchSpec spec;
+    spec.trace = o.trace_file;
+    spec.launch = uint32_t(o.launch_number > 0 ? o.launch_number - 1 : 0);
+    spec.dram = dram_from_sets(o.launch.set).preset;
+    const session::Launch launch = session::resolve(spec);
+    print(launches_of(session::record_session(launch, spec), o.launch_number, launch.dram), f, o.step);
     return 0;
   }
   session::LaunchSpec spec = cli::spec_of(o.launch);

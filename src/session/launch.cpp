@@ -54,6 +54,16 @@ std::string dram_presets_text(const char* sep) { return presets_text(sep); }
 
 Launch resolve(const LaunchSpec& spec) {
   Launch l;
+  if (spec.source() == Source::TraceFile) {
+    if (!spec.kernel.empty())
+      throw InputError("a launch comes from a kernel or from a trace file, not both ('" + spec.kernel + "' and " +
+                       spec.trace + ")");
+    l.source = Source::TraceFile;
+    l.trace = spec.trace;
+    l.launch = spec.launch;
+    l.dram = dram_model(spec.dram);
+    return l;
+  }
   if (spec.kernel.empty()) throw InputError("no kernel given: allowed " + catalog::ids());
   l.kernel = catalog::find(spec.kernel);
   if (!l.kernel) throw InputError("unknown kernel '" + spec.kernel + "': allowed " + catalog::ids());

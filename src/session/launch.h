@@ -28,8 +28,14 @@ enum class BlockDefault {
                  // seconds (the app, which re-records on every change)
 };
 
+// Where a launch comes from: a catalog kernel run now, or a launch of a saved trace. (A
+// user's own program joins them as a third source.)
+enum class Source { Catalog, TraceFile };
+
 struct LaunchSpec {
-  std::string kernel;                           // catalog id
+  std::string kernel;                           // catalog id (Source::Catalog)
+  std::string trace;                            // a .wstrace file (Source::TraceFile)
+  uint32_t launch = 0;                          // the launch of the trace to show, from 0
   std::optional<int64_t> size;                  // none: the kernel's teaching size
   std::map<std::string, int64_t> params;        // kernel parameters besides size
   std::string blocks;                           // "0,1,5-7", "all", or "" (see block_default)
@@ -41,11 +47,15 @@ struct LaunchSpec {
   // addresses stored (counts mode), instead of records.
   bool counts = false;
   bool operator==(const LaunchSpec&) const = default;
+  Source source() const { return trace.empty() ? Source::Catalog : Source::TraceFile; }
 };
 
 // A spec with every default filled in and every value checked.
 struct Launch {
-  const catalog::KernelInfo* kernel = nullptr;
+  Source source = Source::Catalog;
+  std::string trace;                            // Source::TraceFile: the file, and its launch
+  uint32_t launch = 0;
+  const catalog::KernelInfo* kernel = nullptr;  // Source::Catalog
   catalog::Params params;                       // "size" included
   std::vector<uint32_t> blocks;                 // sorted; empty: every block
   bool few_blocks = false;                      // the BlockDefault::FewWhenLarge policy chose them
@@ -57,7 +67,8 @@ struct Launch {
   std::string note;
 };
 
-// Checks `spec` against the catalog. Throws InputError naming what is allowed.
+// Checks `spec`: a catalog launch against the catalog, a trace file's name and DRAM model (its
+// launch is checked when the file is read). Throws InputError naming what is allowed.
 Launch resolve(const LaunchSpec& spec);
 
 // Whether `spec` runs as the launch a trace records: `kernel` with `params` (every value,

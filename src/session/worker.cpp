@@ -7,6 +7,7 @@
 namespace ws::session {
 
 std::shared_ptr<Session> record_session(const Launch& launch, const LaunchSpec& spec) {
+  if (launch.source == Source::TraceFile) return Session::from_file(launch.trace, launch.dram, launch.launch);
   return Session::from_capture(capture(launch), launch, spec);
 }
 
@@ -107,12 +108,12 @@ void Worker::loop() {
 Outcome Worker::execute(const Job& job) {
   Outcome o;
   o.kind = job.kind;
+  o.source = job.launch.source;
   try {
     switch (job.kind) {
-      case Job::Record: o.session = record_session(job.launch, job.spec); break;
-      case Job::Open:
-        o.session = Session::from_file(job.path, job.dram);
-        o.message = "opened " + job.path;
+      case Job::Record:
+        o.session = record_session(job.launch, job.spec);
+        if (job.launch.source == Source::TraceFile) o.message = "opened " + job.launch.trace;
         break;
       case Job::Save:
         if (!job.session) throw std::runtime_error("nothing to save");

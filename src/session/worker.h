@@ -21,20 +21,21 @@
 namespace ws::session {
 
 struct Job {
-  enum Kind { Record, Open, Save, Reanalyze } kind = Record;
-  LaunchSpec spec;                          // Record: what was asked for
+  enum Kind { Record, Save, Reanalyze } kind = Record;
+  LaunchSpec spec;                          // Record: what was asked for (a kernel, or a trace file)
   Launch launch;                            // Record: resolve(spec), done where the spec was made
-  std::string path;                         // Open, Save
+  std::string path;                         // Save
   std::shared_ptr<const Session> session;   // Save, Reanalyze
-  analysis::DramModel dram;                 // Open, Reanalyze
+  analysis::DramModel dram;                 // Reanalyze
   std::string label;                        // shown while it runs ("recording transpose_tiled")
   std::optional<std::vector<trace::Bookmark>> bookmarks;  // Save: written in place of the trace's own
 };
 
 struct Outcome {
   Job::Kind kind = Job::Record;
+  Source source = Source::Catalog;         // Record: where the launch came from
   uint64_t id = 0;
-  std::shared_ptr<const Session> session;  // Record, Open, Reanalyze: the new session
+  std::shared_ptr<const Session> session;  // Record, Reanalyze: the new session
   std::string error;                       // one line; empty on success
   std::string message;                     // "saved trace.wstrace"
   double seconds = 0;
@@ -42,6 +43,8 @@ struct Outcome {
 
 // The jobs themselves, run where they are called (the worker runs them on its thread).
 // Each throws what capture(), resolve() or the trace file throw.
+// The Session of a resolved launch from any source: a catalog kernel captured now, or a
+// launch of a trace file read.
 std::shared_ptr<Session> record_session(const Launch& launch, const LaunchSpec& spec);
 std::shared_ptr<Session> record_session(const LaunchSpec& spec);  // resolves it first
 void save_session(const Session& s, const std::string& path,

@@ -119,9 +119,10 @@ static analysis::DramModel dram_or_textbook(const std::string& preset) {
 
 void Ui::open_file(const std::string& path) {
   Job job;
-  job.kind = Job::Open;
-  job.path = path;
-  job.dram = dram_or_textbook(state.dram_preset);
+  job.kind = Job::Record;
+  job.spec.trace = path;
+  job.spec.dram = dram_or_textbook(state.dram_preset).preset;
+  job.launch = session::resolve(job.spec);
   job.label = "opening " + path;
   recorder.submit(std::move(job));
   state.last_file = path;
@@ -178,9 +179,12 @@ void Ui::show_model(std::shared_ptr<const Session> m, bool keep_step) {
 
 void Ui::poll() {
   while (auto o = recorder.take()) {
+    // A launch run now from the catalog, or one read from a trace file.
+    const bool recorded = o->kind == Job::Record && o->source == session::Source::Catalog;
+    const bool opened = o->kind == Job::Record && o->source == session::Source::TraceFile;
     if (!o->error.empty()) {
-      if (o->kind == Job::Record || (o->kind == Job::Open && !pane.model)) status.record_error = o->error;
-      if (o->kind == Job::Record) pending_slide_ = -1;
+      if (recorded || (opened && !pane.model)) status.record_error = o->error;
+      if (recorded) pending_slide_ = -1;
       message(o->error, true);
       continue;
     }
@@ -192,7 +196,7 @@ void Ui::poll() {
       if (pane.model && o->session->shared_trace == pane.model->shared_trace) pane.model = o->session;
       continue;
     }
-    if (o->kind == Job::Record) {
+    if (recorded) {
       status.record_error.clear();
       // The note of a large launch ("recording blocks 0-3 only") lasts while it is true.
       if (o->session->few_blocks) {
@@ -202,7 +206,7 @@ void Ui::poll() {
         message("");
       }
     }
-    if (o->kind == Job::Open) {
+    if (opened) {
       // The trace's bookmarks join the deck as slides of its launch (once each).
       const auto& launch = o->session->trace().launch();
       for (const auto& b : o->session->trace().bookmarks) {
@@ -223,10 +227,10 @@ void Ui::poll() {
             state.params[k] = v;
       }
     }
-    show_model(o->session, o->kind == Job::Record);
-    if (o->kind == Job::Record) lesson_model_arrived();
+    show_model(o->session, recorded);
+    if (recorded) lesson_model_arrived();
     // A slide of another launch was asked for: its step, now that its recording is here.
-    if (o->kind == Job::Record && pending_slide_ >= 0) {
+    if (recorded && pending_slide_ >= 0) {
       if (size_t(pending_slide_) < deck.slides.size() && slide_on(deck.slides[size_t(pending_slide_)], pane)) {
         set_step(deck.slides[size_t(pending_slide_)].step);
         pending_slide_ = -1;

@@ -4,6 +4,7 @@
 #include <bit>
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <regex>
 
 #include "session/capture.h"
@@ -256,4 +257,37 @@ TEST_CASE("A/B step matching locks two variants to the same block, warp, line an
     CHECK(a->trace().sites[ra.site].line == b->trace().sites[rb.site].line);
   }
   CHECK(session::StepMatch{}.match(5) == 0);  // nothing indexed
+}
+
+TEST_CASE("a LaunchSpec names its source: a catalog kernel or a launch of a trace file") {
+  session::LaunchSpec kernel;
+  kernel.kernel = "transpose_tiled";
+  kernel.size = 64;
+  CHECK(kernel.source() == session::Source::Catalog);
+  auto recorded = session::record_session(kernel);
+  const std::string file = (std::filesystem::temp_directory_path() / "ws_spec_source.wstrace").string();
+  session::save_session(*recorded, file);
+
+  session::LaunchSpec saved;
+  saved.trace = file;
+  CHECK(saved.source() == session::Source::TraceFile);
+  const session::Launch l = session::resolve(saved);
+  CHECK(l.source == session::Source::TraceFile);
+  CHECK(l.kernel == nullptr);
+  auto opened = session::record_session(l, saved);
+  CHECK(opened->origin == "file");
+  CHECK(opened->launch == 0);
+  CHECK(opened->trace().records == recorded->trace().records);
+  CHECK(opened->report.sites.size() == recorded->report.sites.size());
+
+  saved.launch = 1;  // the file has one launch
+  CHECK_THROWS_WITH_AS(session::record_session(saved), doctest::Contains("launch 2 is out of range: allowed 1..1"),
+                       session::InputError);
+  saved.launch = 0;
+  saved.kernel = "copy";  // both: refused
+  CHECK_THROWS_WITH_AS(session::resolve(saved), doctest::Contains("not both"), session::InputError);
+  saved.kernel.clear();
+  saved.dram = "nosuch";
+  CHECK_THROWS_AS(session::resolve(saved), session::InputError);
+  std::filesystem::remove(file);
 }
