@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
   Stats idle = measure(frames, [](int) {});
   print("standing on one request", idle);
   u.state.playing = true;
-  u.state.speed = 6000;  // 100 requests a frame at 60 fps
+  u.state.timeline.speed = 6000;  // 100 requests a frame at 60 fps
   Stats play = measure(frames, [](int) {});
   print("playing, 6000 requests/s", play);
   u.state.playing = false;

@@ -173,7 +173,7 @@ int run(const Options& opt) {
   if (spec.size) ui.state.size = *spec.size;
   for (const auto& [k, v] : spec.params) ui.state.params[k] = v;
   if (!spec.blocks.empty()) ui.state.blocks = spec.blocks;
-  if (opt.dram_set) ui.state.dram_preset = spec.dram;
+  if (opt.dram_set) ui.state.dram.preset = spec.dram;
   if (!opt.panel.empty()) {
     ui::Panel p;
     if (ui::panel_from_key(opt.panel, p)) ui.state.enlarged = int(p);

@@ -96,20 +96,20 @@ int run(ExportOptions& o) {
 
   // The DRAM view follows the request's array (as the app does), or shows one global
   // array, or all of them.
-  int dram_array = session::kDramFollow;
+  session::DramChoice dram_array = session::DramChoice::follow();
   if (o.array == "all") {
     if (view != ui::FigureView::Dram) throw UsageError("--array only applies to --view dram");
-    dram_array = session::kDramAll;
+    dram_array = session::DramChoice::all();
   } else if (!o.array.empty()) {
     if (view != ui::FigureView::Dram) throw UsageError("--array only applies to --view dram");
     std::string names;
     const auto& bufs = model->trace().buffers;
     for (size_t i = 0; i < bufs.size(); ++i) {
       if (bufs[i].space != trace::Space::Global) continue;
-      if (bufs[i].name == o.array) dram_array = int(i);
+      if (bufs[i].name == o.array) dram_array = session::DramChoice::array(uint32_t(i));
       names += (names.empty() ? "" : ", ") + bufs[i].name;
     }
-    if (dram_array < 0)
+    if (dram_array.kind != session::DramChoice::Kind::Array)
       throw UsageError("unknown array '" + o.array + "' for --view dram: allowed " + names + ", all");
   }
 

@@ -400,22 +400,23 @@ std::string recorded_text(const Session& s) {
   return out;
 }
 
-DramArray dram_array_at(const Session& s, uint64_t step, int choice) {
+DramArray dram_array_at(const Session& s, uint64_t step, DramChoice choice) {
   DramArray a;
   const trace::Trace& t = s.trace();
-  if (choice >= 0) {
-    a.buffer = size_t(choice) < t.buffers.size() ? choice : kDramAll;
+  if (choice.kind == DramChoice::Kind::Array) {
+    if (choice.buffer < t.buffers.size()) a.buffer = choice.buffer;
     return a;
   }
-  if (choice != kDramFollow || t.records.empty()) return a;
+  if (choice.kind == DramChoice::Kind::All || t.records.empty()) return a;
   const uint64_t n = t.records.size();
   step = std::min(step, n - 1);
+  // The array of record i when it is a global request, else kNoBuffer.
   auto global = [&](uint64_t i) {
-    const trace::Site& site = t.sites[t.records[i].site];
-    return site.space == trace::Space::Global ? int(site.buffer) : -1;
+    const trace::Record& r = t.records[i];
+    return t.sites[r.site].space == trace::Space::Global ? r.buffer : trace::kNoBuffer;
   };
   a.followed = true;
-  if (int b = global(step); b >= 0) {
+  if (uint32_t b = global(step); b != trace::kNoBuffer) {
     a.buffer = b;
     return a;
   }
@@ -423,14 +424,14 @@ DramArray dram_array_at(const Session& s, uint64_t step, int choice) {
   // bounded, so a trace of shared accesses alone costs a frame little.
   constexpr uint64_t kReach = 1 << 16;
   for (uint64_t k = 1; k <= kReach && k <= step; ++k)
-    if (int b = global(step - k); b >= 0) {
+    if (uint32_t b = global(step - k); b != trace::kNoBuffer) {
       a.buffer = b;
       a.other_request = true;
       a.from = step - k;
       return a;
     }
   for (uint64_t k = 1; k <= kReach && step + k < n; ++k)
-    if (int b = global(step + k); b >= 0) {
+    if (uint32_t b = global(step + k); b != trace::kNoBuffer) {
       a.buffer = b;
       a.other_request = true;
       a.from = step + k;
@@ -439,7 +440,7 @@ DramArray dram_array_at(const Session& s, uint64_t step, int choice) {
   return a;
 }
 
-DramFigures dram_figures(const Session& s, const RequestFigures& rv, int array) {
+DramFigures dram_figures(const Session& s, const RequestFigures& rv, uint32_t array) {
   DramFigures f;
   f.recorded = recorded_text(s);
   const analysis::DramModel& d = s.report.dram;
@@ -453,7 +454,7 @@ DramFigures dram_figures(const Session& s, const RequestFigures& rv, int array) 
   for (const auto& e : s.report.epochs) {
     if (e.epoch != f.epoch) continue;
     for (const auto& a : e.arrays) {
-      if (array >= 0 && a.buffer != uint32_t(array)) continue;
+      if (array != trace::kNoBuffer && a.buffer != array) continue;
       for (uint32_t c = 0; c < C && c < a.per_bank.size(); ++c)
         for (uint32_t b = 0; b < B && b < a.per_bank[c].size(); ++b) f.cells[size_t(b) * C + c] += a.per_bank[c][b];
       for (uint32_t c = 0; c < C && c < a.per_channel.size(); ++c) f.per_channel[c] += a.per_channel[c];
@@ -464,7 +465,7 @@ DramFigures dram_figures(const Session& s, const RequestFigures& rv, int array) 
     f.total += f.per_channel[c];
   }
   for (uint64_t v : f.cells) f.max_cell = std::max(f.max_cell, v);
-  if (rv.rec && rv.site && !rv.shared && (array < 0 || rv.site->buffer == uint32_t(array))) {
+  if (rv.rec && rv.site && !rv.shared && (array == trace::kNoBuffer || rv.rec->buffer == array)) {
     const auto bursts = analysis::touched_granules(*rv.rec, rv.site->bytes, d.burst_bytes);
     f.request_bursts = bursts.size();
     for (uint64_t x : bursts) {
@@ -479,7 +480,7 @@ DramFigures dram_figures(const Session& s, const RequestFigures& rv, int array) 
   return f;
 }
 
-DramFigures dram_view_figures(const Session& s, const RequestFigures& rv, int choice, DramArray* shown) {
+DramFigures dram_view_figures(const Session& s, const RequestFigures& rv, DramChoice choice, DramArray* shown) {
   const DramArray a = dram_array_at(s, rv.step, choice);
   if (shown) *shown = a;
   if (!a.other_request) return dram_figures(s, rv, a.buffer);

@@ -38,7 +38,7 @@ bool Ui::set_compare(const std::string& spec, std::string& error) {
     job.spec.blocks = state.blocks;
     job.spec.block_default = session::BlockDefault::FewWhenLarge;
     job.spec.max_records = state.max_records;
-    job.spec.dram = state.dram_preset;
+    job.spec.dram = state.dram.preset;
     job.launch = session::resolve(job.spec);
   } catch (const session::InputError& e) {
     error = std::string("compare: ") + e.what();
@@ -77,7 +77,7 @@ void Ui::sync_b() {
     ab.pane.step = step_match_.match(pane.step);
     synced_a_ = pane.step;
   }
-  if (state.heat) ab.pane.heat.update(std::min<uint64_t>(ab.pane.step + 1, ab.pane.model->size()));
+  if (state.memory.heat) ab.pane.heat.update(std::min<uint64_t>(ab.pane.step + 1, ab.pane.model->size()));
 }
 
 void compare_strip(Ui& ui) {

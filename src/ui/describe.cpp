@@ -30,7 +30,7 @@ std::string Ui::describe_json() const {
   j["background"] = rgb(theme().bg);
   j["cell_empty"] = rgb(theme().cell_empty);
   j["enlarged"] = state.enlarged >= 0 ? panel_key(Panel(state.enlarged)) : "";
-  j["dram_preset"] = pane.model ? pane.model->report.dram.preset : state.dram_preset;
+  j["dram_preset"] = pane.model ? pane.model->report.dram.preset : state.dram.preset;
   j["present"] = state.present;
   j["font_size"] = ImGui::GetFontSize();
   j["theme"] = theme().light ? "light" : "dark";
@@ -100,8 +100,8 @@ std::string Ui::describe_json() const {
       j["request"] = r;
       // The DRAM view's figures, for the array it shows (following the request by default).
       session::DramArray shown;
-      const session::DramFigures f = session::dram_view_figures(m, rv, state.dram_array, &shown);
-      j["dram"] = {{"array", shown.buffer >= 0 ? m.trace().buffers[size_t(shown.buffer)].name : std::string("all")},
+      const session::DramFigures f = session::dram_view_figures(m, rv, state.dram.array, &shown);
+      j["dram"] = {{"array", !shown.all() ? m.trace().buffers[shown.buffer].name : std::string("all")},
                    {"epoch", f.epoch},
                    {"busy", f.busy},
                    {"channels", f.channels},

@@ -23,10 +23,10 @@ void dram_view(Ui& ui, Pane& p) {
   ImGui::TextUnformatted("model");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-  if (ImGui::BeginCombo("##preset", s.dram_preset.c_str())) {
+  if (ImGui::BeginCombo("##preset", s.dram.preset.c_str())) {
     for (const auto& name : analysis::dram_presets())
-      if (ImGui::Selectable(name.c_str(), name == s.dram_preset) && name != s.dram_preset) {
-        s.dram_preset = name;
+      if (ImGui::Selectable(name.c_str(), name == s.dram.preset) && name != s.dram.preset) {
+        s.dram.preset = name;
         ui.request_reanalyze();
       }
     ImGui::EndCombo();
@@ -37,25 +37,28 @@ void dram_view(Ui& ui, Pane& p) {
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
   // Which array: the request's (following it as it moves), all of them, or one.
-  const session::DramArray shown = session::dram_array_at(m, p.step, s.dram_array);
-  auto name_of = [&](int b) { return b >= 0 && size_t(b) < tr.buffers.size() ? tr.buffers[size_t(b)].name : std::string(); };
-  const std::string preview = s.dram_array == session::kDramFollow
-                                  ? (shown.buffer >= 0 ? "follow: " + name_of(shown.buffer) : std::string("follow request"))
-                                  : s.dram_array >= 0 && !name_of(s.dram_array).empty() ? name_of(s.dram_array)
-                                                                                        : std::string("all arrays");
+  using Choice = session::DramChoice;
+  Choice& choice = s.dram.array;
+  const session::DramArray shown = session::dram_array_at(m, p.step, choice);
+  auto name_of = [&](uint32_t b) { return b < tr.buffers.size() ? tr.buffers[b].name : std::string(); };
+  const std::string preview = choice.kind == Choice::Kind::Follow
+                                  ? (!shown.all() ? "follow: " + name_of(shown.buffer) : std::string("follow request"))
+                              : choice.kind == Choice::Kind::Array && !name_of(choice.buffer).empty()
+                                  ? name_of(choice.buffer)
+                                  : std::string("all arrays");
   if (ImGui::BeginCombo("##array", preview.c_str())) {
-    if (ImGui::Selectable("follow the request's array", s.dram_array == session::kDramFollow))
-      s.dram_array = session::kDramFollow;
-    if (ImGui::Selectable("all arrays", s.dram_array == session::kDramAll)) s.dram_array = session::kDramAll;
-    for (size_t i = 0; i < tr.buffers.size(); ++i)
-      if (tr.buffers[i].space == trace::Space::Global && ImGui::Selectable(tr.buffers[i].name.c_str(), s.dram_array == int(i)))
-        s.dram_array = int(i);
+    if (ImGui::Selectable("follow the request's array", choice == Choice::follow())) choice = Choice::follow();
+    if (ImGui::Selectable("all arrays", choice == Choice::all())) choice = Choice::all();
+    for (uint32_t i = 0; i < tr.buffers.size(); ++i)
+      if (tr.buffers[i].space == trace::Space::Global &&
+          ImGui::Selectable(tr.buffers[i].name.c_str(), choice == Choice::array(i)))
+        choice = Choice::array(i);
     ImGui::EndCombo();
   }
   const ImVec2 o = ImGui::GetCursorScreenPos(), avail = ImGui::GetContentRegionAvail();
   if (avail.x < 40 || avail.y < 40) return;
   Scene sc;
-  dram_panel_scene(sc, m, p.request(), s.dram_array, avail);
+  dram_panel_scene(sc, m, p.request(), choice, avail);
   draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);
   ImGui::Dummy(avail);
 }
@@ -82,7 +85,7 @@ float cards_scene(Scene* sc, const std::vector<Card>& cards, float y, float w) {
   return cards.empty() ? 0.0f : y - y0 + bh + ch + 2;
 }
 
-void dram_panel_scene(Scene& sc, const Session& m, const RequestFigures& rv, int array, ImVec2 size) {
+void dram_panel_scene(Scene& sc, const Session& m, const RequestFigures& rv, session::DramChoice array, ImVec2 size) {
   const Theme& t = theme();
   sc.size = size;
   const analysis::DramModel& d = m.report.dram;
@@ -102,8 +105,8 @@ void dram_panel_scene(Scene& sc, const Session& m, const RequestFigures& rv, int
   session::DramArray shown;
   const session::DramFigures f = session::dram_view_figures(m, rv, array, &shown);
   std::string which = "every global array";
-  if (shown.buffer >= 0) {
-    which = "array " + tr.buffers[size_t(shown.buffer)].name;
+  if (!shown.all()) {
+    which = "array " + tr.buffers[shown.buffer].name;
     if (shown.other_request)
       which += shown.from < rv.step ? ", the last global request's (this one is shared)"
                                     : ", the next global request's (this one is shared)";

@@ -60,7 +60,7 @@ bool export_figure(Ui& ui, std::string& error) {
     return false;
   }
   const Figure f = render_figure(m, ui.pane.step, view, kSizes[d.figure_size][0], kSizes[d.figure_size][1],
-                                 d.figure_caption, nullptr, ui.state.dram_array);
+                                 d.figure_caption, nullptr, ui.state.dram.array);
   if (!write_figure(f, d.figure_path, error)) return false;
   error.clear();
   return true;

@@ -47,7 +47,7 @@ void add_chunk(Figure& f, const Scene& sc, ImVec2 origin, ImVec2 clip_min, ImVec
 }  // namespace
 
 Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step, FigureView view, int width,
-                     int height, const std::string& caption, HeatMap* heat, int dram_array) {
+                     int height, const std::string& caption, HeatMap* heat, session::DramChoice dram_array) {
   Figure f;
   f.width = width;
   f.height = height;

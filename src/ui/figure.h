@@ -29,11 +29,12 @@ struct Figure {
 // controls left out). Runs no ImGui frame: the app calls it between frames' work.
 // `heat`: the traffic layer to move to the step (kept between figures of a sequence so it
 // moves incrementally); null: one made for this figure. `dram_array`: what the DRAM view
-// shows (session::kDramFollow: the request's array, as the app does by default;
-// kDramAll: every global array; else a buffer id). Needs a current ImGui context
+// shows (follow: the request's array, as the app does by default; all: every global
+// array; or one array). Needs a current ImGui context
 // whose fonts are built (the app's, or a HeadlessContext).
 Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step, FigureView view, int width, int height,
-                     const std::string& caption, HeatMap* heat = nullptr, int dram_array = session::kDramFollow);
+                     const std::string& caption, HeatMap* heat = nullptr,
+                     session::DramChoice dram_array = session::DramChoice::follow());
 
 // The figure drawn into pixels: width * height * 4 bytes (RGBA, top row first), as the
 // PNG holds them; empty when the size is unusable.

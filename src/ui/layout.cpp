@@ -157,7 +157,7 @@ std::string subtitle_of(Ui& ui, Panel p, Pane& pane) {
   switch (p) {
     case Panel::Catalog: return "";
     case Panel::Lesson: return ui.lessons.lesson ? "predict, then see" : "choose a lesson";
-    case Panel::Memory: return ui.state.heat ? "colour = lane · shade = traffic so far" : "colour = lane";
+    case Panel::Memory: return ui.state.memory.heat ? "colour = lane · shade = traffic so far" : "colour = lane";
     case Panel::Warp: {
       const RequestFigures& rv = pane.request();
       if (!m || !rv.rec) return "";
@@ -166,7 +166,7 @@ std::string subtitle_of(Ui& ui, Panel p, Pane& pane) {
                     rv.rec->epoch);
       return b;
     }
-    case Panel::Dram: return "model: " + ui.state.dram_preset;
+    case Panel::Dram: return "model: " + ui.state.dram.preset;
     case Panel::Source: return m ? m->trace().file_name(0u) + " · gutter: sectors per request, n-way conflicts" : "";
     case Panel::Timeline:
       if (!m) return "";

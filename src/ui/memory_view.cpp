@@ -588,13 +588,13 @@ namespace {
 
 void toolbar(Ui& ui, const Session& m) {
   UiState& s = ui.state;
-  ImGui::Checkbox("heat", &s.heat);
+  ImGui::Checkbox("heat", &s.memory.heat);
   ImGui::SameLine();
-  ImGui::Checkbox("sectors", &s.show_sectors);
+  ImGui::Checkbox("sectors", &s.memory.show_sectors);
   ImGui::SameLine();
-  ImGui::Checkbox("lines", &s.show_lines);
+  ImGui::Checkbox("lines", &s.memory.show_lines);
   ImGui::SameLine();
-  ImGui::Checkbox("follow", &s.follow);
+  ImGui::Checkbox("follow", &s.memory.follow);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Zoom and pan to the current request (F).\nThe wheel or a drag on a grid turns it off;\n"
                       "a double-click on the grid turns it on again.");
@@ -602,9 +602,9 @@ void toolbar(Ui& ui, const Session& m) {
   ImGui::TextDisabled("arrays:");
   // One toggle per buffer.
   for (const auto& b : m.trace().buffers) {
-    bool shown = !s.hidden_buffers[b.name];
+    bool shown = !s.memory.hidden_buffers[b.name];
     ImGui::SameLine();
-    if (ImGui::Checkbox(b.name.c_str(), &shown)) s.hidden_buffers[b.name] = !shown;
+    if (ImGui::Checkbox(b.name.c_str(), &shown)) s.memory.hidden_buffers[b.name] = !shown;
   }
 }
 
@@ -684,14 +684,14 @@ void cell_tooltip(const Session& m, HeatMap& heat, const MemoryLayout::Slot& s, 
 
 MemoryViewState memory_state(const UiState& s, Pane& p) {
   MemoryViewState st;
-  st.heat = s.heat;
-  st.heat_log = s.heat_log;
-  st.sectors = s.show_sectors;
-  st.lines = s.show_lines;
-  st.labels = s.show_labels;
-  st.banks = s.show_banks;
-  st.follow = s.follow;
-  st.hidden = &s.hidden_buffers;
+  st.heat = s.memory.heat;
+  st.heat_log = s.memory.heat_log;
+  st.sectors = s.memory.show_sectors;
+  st.lines = s.memory.show_lines;
+  st.labels = s.memory.show_labels;
+  st.banks = s.memory.show_banks;
+  st.follow = s.memory.follow;
+  st.hidden = &s.memory.hidden_buffers;
   st.grids = &p.grids;
   st.heat_map = &p.heat;
   return st;
@@ -708,7 +708,7 @@ void memory_view(Ui& ui, Pane& p) {
   const ImVec2 area = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   if (p.grids.size() != m.trace().buffers.size()) p.grids.assign(m.trace().buffers.size(), GridView{});
-  if (!ui.state.follow) hold_views(p.grids);
+  if (!ui.state.memory.follow) hold_views(p.grids);
   const RequestFigures& rv = p.request();
   MemoryLayout layout = memory_layout(m, rv, memory_state(ui.state, p), avail);
   if (layout.all_hidden) {
@@ -744,7 +744,7 @@ void memory_view(Ui& ui, Pane& p) {
     ImGui::InvisibleButton("##canvas", ImVec2(s.clip_max.x - s.clip_min.x, s.clip_max.y - s.clip_min.y),
                            ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
     const bool hovered = ImGui::IsItemHovered(), active = ImGui::IsItemActive();
-    changed |= zoom_and_pan(p, m.shapes[s.buffer], s, ca, hovered, ui.state.follow);
+    changed |= zoom_and_pan(p, m.shapes[s.buffer], s, ca, hovered, ui.state.memory.follow);
     mouse[i] = {hovered, active};
     ImGui::PopID();
   }

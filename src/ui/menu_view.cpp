@@ -52,13 +52,13 @@ void menu_bar(Ui& ui, float& height) {
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("View")) {
-    ImGui::MenuItem("Heat layer", "H", &s.heat);
-    ImGui::MenuItem("Log-scaled heat", nullptr, &s.heat_log);
-    ImGui::MenuItem("32-byte sectors", nullptr, &s.show_sectors);
-    ImGui::MenuItem("128-byte lines", nullptr, &s.show_lines);
-    ImGui::MenuItem("Row / column numbers", nullptr, &s.show_labels);
-    ImGui::MenuItem("Bank numbers in shared arrays", nullptr, &s.show_banks);
-    ImGui::MenuItem("Follow the current request", "F", &s.follow);
+    ImGui::MenuItem("Heat layer", "H", &s.memory.heat);
+    ImGui::MenuItem("Log-scaled heat", nullptr, &s.memory.heat_log);
+    ImGui::MenuItem("32-byte sectors", nullptr, &s.memory.show_sectors);
+    ImGui::MenuItem("128-byte lines", nullptr, &s.memory.show_lines);
+    ImGui::MenuItem("Row / column numbers", nullptr, &s.memory.show_labels);
+    ImGui::MenuItem("Bank numbers in shared arrays", nullptr, &s.memory.show_banks);
+    ImGui::MenuItem("Follow the current request", "F", &s.memory.follow);
     ImGui::Separator();
     ImGui::TextUnformatted("Text size");
     ImGui::SameLine();
@@ -99,11 +99,11 @@ void menu_bar(Ui& ui, float& height) {
   }
   if (ImGui::BeginMenu("Playback")) {
     if (ImGui::MenuItem(s.playing ? "Pause" : "Play", "Space")) s.playing = !s.playing;
-    ImGui::MenuItem("Loop at the end", "L", &s.loop);
+    ImGui::MenuItem("Loop at the end", "L", &s.timeline.loop);
     ImGui::Separator();
-    if (ImGui::MenuItem("Play by request", nullptr, s.play_unit == StepUnit::Request)) s.play_unit = StepUnit::Request;
-    if (ImGui::MenuItem("Play by warp", nullptr, s.play_unit == StepUnit::Warp)) s.play_unit = StepUnit::Warp;
-    if (ImGui::MenuItem("Play by epoch", nullptr, s.play_unit == StepUnit::Epoch)) s.play_unit = StepUnit::Epoch;
+    if (ImGui::MenuItem("Play by request", nullptr, s.timeline.play_unit == StepUnit::Request)) s.timeline.play_unit = StepUnit::Request;
+    if (ImGui::MenuItem("Play by warp", nullptr, s.timeline.play_unit == StepUnit::Warp)) s.timeline.play_unit = StepUnit::Warp;
+    if (ImGui::MenuItem("Play by epoch", nullptr, s.timeline.play_unit == StepUnit::Epoch)) s.timeline.play_unit = StepUnit::Epoch;
     ImGui::EndMenu();
   }
   lessons_menu(ui);

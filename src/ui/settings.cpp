@@ -10,7 +10,25 @@ namespace ws::ui {
 namespace {
 
 using json = nlohmann::json;
-constexpr int kVersion = 1;
+// Version 2: a section per panel ("launch", "window", "timeline", "memory", "dram"), each
+// the fields() of its struct. Version 1 (still read) had the same names at the top level,
+// with the DRAM view's as "dram_preset" and "dram_array" (-2 follow, -1 all, else a
+// buffer id).
+constexpr int kVersion = 2;
+
+// A field to JSON and back. A missing or ill-typed value keeps the default.
+template <class T>
+void put(json& j, const char* key, const T& v) {
+  j[key] = v;
+}
+void put(json& j, const char* key, StepUnit v) { j[key] = int(v); }
+void put(json& j, const char* key, const session::DramChoice& c) {
+  using K = session::DramChoice::Kind;
+  if (c.kind == K::Array)
+    j[key] = c.buffer;
+  else
+    j[key] = c.kind == K::All ? "all" : "follow";
+}
 
 template <class T>
 void get(const json& j, const char* key, T& out) {
@@ -25,43 +43,65 @@ void get(const json& j, const char* key, T& out) {
     // wrong type: keep the default
   }
 }
+void get(const json& j, const char* key, StepUnit& out) {
+  int unit = int(out);
+  get(j, key, unit);
+  if (unit >= 0 && unit <= 2) out = StepUnit(unit);
+}
+void get(const json& j, const char* key, session::DramChoice& out) {
+  auto it = j.find(key);
+  if (it == j.end()) return;
+  if (it->is_string()) {
+    if (*it == "all") out = session::DramChoice::all();
+    if (*it == "follow") out = session::DramChoice::follow();
+  } else if (it->is_number_unsigned()) {
+    out = session::DramChoice::array(uint32_t(std::min<uint64_t>(it->get<uint64_t>(), UINT32_MAX)));
+  }
+}
+
+// Writes / reads one struct's fields() into / from object `j`.
+template <class S>
+json section(S&& fields) {
+  json j = json::object();
+  fields([&](const char* key, const auto& v) { put(j, key, v); });
+  return j;
+}
+template <class S>
+void read_section(const json& j, S&& fields) {
+  if (!j.is_object()) return;
+  fields([&](const char* key, auto& v) { get(j, key, v); });
+}
 
 float clamp_frac(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
 
+// A version 1 file: every field at the top level, the DRAM view's under other names.
+void read_v1(const json& j, UiState& d) {
+  d.launch_fields([&](const char* key, auto& v) { get(j, key, v); });
+  d.window_fields([&](const char* key, auto& v) { get(j, key, v); });
+  read_section(j, [&](auto&& v) { d.timeline.fields(v); });
+  read_section(j, [&](auto&& v) { d.memory.fields(v); });
+  get(j, "dram_preset", d.dram.preset);
+  int array = -2;
+  get(j, "dram_array", array);
+  // Files from before the DRAM view followed the request stored its old default, every
+  // array (-1), as a choice: they get the new default, following.
+  if (!j.contains("dram_follow") && array == -1) array = -2;
+  d.dram.array = array >= 0 ? session::DramChoice::array(uint32_t(array))
+                 : array == -1 ? session::DramChoice::all()
+                               : session::DramChoice::follow();
+}
+
 }  // namespace
 
-std::string settings_json(const UiState& s) {
+std::string settings_json(const UiState& st) {
+  UiState s = st;  // fields() hands out references
   json j;
   j["version"] = kVersion;
-  j["kernel"] = s.kernel;
-  j["lesson"] = s.lesson;
-  j["size"] = s.size;
-  j["params"] = s.params;
-  j["blocks"] = s.blocks;
-  j["max_records"] = s.max_records;
-  j["dram_preset"] = s.dram_preset;
-  j["speed"] = s.speed;
-  j["play_unit"] = int(s.play_unit);
-  j["loop"] = s.loop;
-  j["heat"] = s.heat;
-  j["heat_log"] = s.heat_log;
-  j["show_sectors"] = s.show_sectors;
-  j["show_lines"] = s.show_lines;
-  j["show_labels"] = s.show_labels;
-  j["show_banks"] = s.show_banks;
-  j["follow"] = s.follow;
-  j["hidden_buffers"] = s.hidden_buffers;
-  j["dram_array"] = s.dram_array;
-  j["dram_follow"] = s.dram_array == -2;  // marks files that know the follow choice
-  j["left_frac"] = s.left_frac;
-  j["right_frac"] = s.right_frac;
-  j["left_split"] = s.left_split;
-  j["center_split"] = s.center_split;
-  j["right_split"] = s.right_split;
-  j["enlarged"] = s.enlarged;
-  j["font_scale"] = s.font_scale;
-  j["theme"] = s.theme;
-  j["last_file"] = s.last_file;
+  j["launch"] = section([&](auto&& v) { s.launch_fields(v); });
+  j["window"] = section([&](auto&& v) { s.window_fields(v); });
+  j["timeline"] = section([&](auto&& v) { s.timeline.fields(v); });
+  j["memory"] = section([&](auto&& v) { s.memory.fields(v); });
+  j["dram"] = section([&](auto&& v) { s.dram.fields(v); });
   return j.dump(2) + "\n";
 }
 
@@ -83,53 +123,33 @@ bool load_settings(const std::string& path, UiState& s, std::string& message) {
   }
   int version = 0;
   get(j, "version", version);
-  if (version != kVersion) {
-    message = "settings file " + path + " has version " + std::to_string(version) + " (expected " +
+  if (version != 1 && version != kVersion) {
+    message = "settings file " + path + " has version " + std::to_string(version) + " (expected 1 or " +
               std::to_string(kVersion) + ") and was ignored";
     return false;
   }
   UiState d = s;
-  get(j, "kernel", d.kernel);
-  get(j, "lesson", d.lesson);
-  get(j, "size", d.size);
-  get(j, "params", d.params);
-  get(j, "blocks", d.blocks);
-  get(j, "max_records", d.max_records);
-  get(j, "dram_preset", d.dram_preset);
-  get(j, "speed", d.speed);
-  int unit = int(d.play_unit);
-  get(j, "play_unit", unit);
-  if (unit >= 0 && unit <= 2) d.play_unit = StepUnit(unit);
-  get(j, "loop", d.loop);
-  get(j, "heat", d.heat);
-  get(j, "heat_log", d.heat_log);
-  get(j, "show_sectors", d.show_sectors);
-  get(j, "show_lines", d.show_lines);
-  get(j, "show_labels", d.show_labels);
-  get(j, "show_banks", d.show_banks);
-  get(j, "follow", d.follow);
-  get(j, "hidden_buffers", d.hidden_buffers);
-  get(j, "dram_array", d.dram_array);
-  // Files from before the DRAM view followed the request stored its old default, every
-  // array (-1), as a choice: they get the new default. Older programs read -2 as every array.
-  if (!j.contains("dram_follow") && d.dram_array == -1) d.dram_array = -2;
-  if (d.dram_array < -2) d.dram_array = -2;
-  get(j, "left_frac", d.left_frac);
-  get(j, "right_frac", d.right_frac);
-  get(j, "left_split", d.left_split);
-  get(j, "center_split", d.center_split);
-  get(j, "right_split", d.right_split);
-  get(j, "enlarged", d.enlarged);
-  get(j, "font_scale", d.font_scale);
-  get(j, "theme", d.theme);
-  get(j, "last_file", d.last_file);
+  if (version == 1) {
+    read_v1(j, d);
+  } else {
+    auto sec = [&](const char* name) -> const json& {
+      static const json none = json::object();
+      auto it = j.find(name);
+      return it != j.end() ? *it : none;
+    };
+    read_section(sec("launch"), [&](auto&& v) { d.launch_fields(v); });
+    read_section(sec("window"), [&](auto&& v) { d.window_fields(v); });
+    read_section(sec("timeline"), [&](auto&& v) { d.timeline.fields(v); });
+    read_section(sec("memory"), [&](auto&& v) { d.memory.fields(v); });
+    read_section(sec("dram"), [&](auto&& v) { d.dram.fields(v); });
+  }
   // Values from an older or hand-edited file are kept in a sane range.
   d.left_frac = clamp_frac(d.left_frac, 0.1f, 0.45f);
   d.right_frac = clamp_frac(d.right_frac, 0.1f, 0.5f);
   d.left_split = clamp_frac(d.left_split, 0.15f, 0.85f);
   d.center_split = clamp_frac(d.center_split, 0.15f, 0.85f);
   d.right_split = clamp_frac(d.right_split, 0.15f, 0.85f);
-  d.speed = clamp_frac(d.speed, 0.25f, 10000.0f);
+  d.timeline.speed = clamp_frac(d.timeline.speed, 0.25f, 10000.0f);
   d.font_scale = clamp_frac(d.font_scale, 0.75f, 3.0f);
   if (d.enlarged < -1 || d.enlarged >= int(Panel::Count)) d.enlarged = -1;
   if (d.max_records == 0) d.max_records = UiState{}.max_records;

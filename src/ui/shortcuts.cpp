@@ -60,11 +60,11 @@ void Ui::shortcuts() {
   for (ImWchar c : io.InputQueueCharacters) {
     switch (c) {
       case '?': state.show_help = !state.show_help; break;
-      case '+': case '=': state.speed = std::min(10000.0f, state.speed * 2); break;
-      case '-': state.speed = std::max(0.25f, state.speed / 2); break;
-      case 'h': state.heat = !state.heat; break;
-      case 'f': state.follow = !state.follow; break;
-      case 'l': state.loop = !state.loop; break;
+      case '+': case '=': state.timeline.speed = std::min(10000.0f, state.timeline.speed * 2); break;
+      case '-': state.timeline.speed = std::max(0.25f, state.timeline.speed / 2); break;
+      case 'h': state.memory.heat = !state.memory.heat; break;
+      case 'f': state.memory.follow = !state.memory.follow; break;
+      case 'l': state.timeline.loop = !state.timeline.loop; break;
       case 'b':
       case 'B':
         if (pane.model) {

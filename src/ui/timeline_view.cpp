@@ -132,14 +132,14 @@ void timeline_view(Ui& ui, Pane& p) {
     ImGui::TextUnformatted("speed");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
-    ImGui::SliderFloat("##speed", &s.speed, 0.25f, 10000.0f, "%.4g / s", ImGuiSliderFlags_Logarithmic);
+    ImGui::SliderFloat("##speed", &s.timeline.speed, 0.25f, 10000.0f, "%.4g / s", ImGuiSliderFlags_Logarithmic);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
     const char* units[] = {"requests", "warps", "epochs"};
-    int unit = int(s.play_unit);
-    if (ImGui::Combo("##unit", &unit, units, 3)) s.play_unit = StepUnit(unit);
+    int unit = int(s.timeline.play_unit);
+    if (ImGui::Combo("##unit", &unit, units, 3)) s.timeline.play_unit = StepUnit(unit);
     ImGui::SameLine();
-    ImGui::Checkbox("loop", &s.loop);
+    ImGui::Checkbox("loop", &s.timeline.loop);
   }
 
   // Where we are, in words.
@@ -221,7 +221,7 @@ void timeline_view(Ui& ui, Pane& p) {
                 veiled ? with_alpha(t.text_dim, 110) : with_alpha(cost_color(r), 200), 1);
   }
   // Heat progress: where the heat layer has caught up to.
-  if (s.heat && p.heat.covered() < std::min<uint64_t>(p.step + 1, n)) {
+  if (s.memory.heat && p.heat.covered() < std::min<uint64_t>(p.step + 1, n)) {
     float xc = x_of(p.heat.covered());
     dl->AddRectFilled(ImVec2(xc, base + 0.5f), ImVec2(x_of(p.step + 1), base + 2), t.warn);
   }

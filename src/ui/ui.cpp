@@ -63,11 +63,11 @@ std::string Ui::take_screenshot_request() {
 
 bool Ui::settled() const {
   const bool a = pane.model && recorder.idle() && record_due_ < 0 && pending_slide_ < 0 && !lessons.pending &&
-                 (!state.heat || pane.heat.converged(std::min<uint64_t>(pane.step + 1, pane.model->size())));
+                 (!state.memory.heat || pane.heat.converged(std::min<uint64_t>(pane.step + 1, pane.model->size())));
   if (!a || !comparing() || !ab.error.empty()) return a;
   // A/B: the B side is recorded, locked to A's step, and its heat has caught up too.
   return ab.pane.model && ab.recorder.idle() && synced_a_ == pane.step &&
-         (!state.heat || ab.pane.heat.converged(std::min<uint64_t>(ab.pane.step + 1, ab.pane.model->size())));
+         (!state.memory.heat || ab.pane.heat.converged(std::min<uint64_t>(ab.pane.step + 1, ab.pane.model->size())));
 }
 
 float Ui::font_scale_for(float display_h) const {
@@ -89,7 +89,7 @@ session::LaunchSpec Ui::spec() const {
   spec.blocks = state.blocks;
   spec.block_default = session::BlockDefault::FewWhenLarge;  // every change re-records: keep it quick
   spec.max_records = state.max_records;
-  spec.dram = state.dram_preset;
+  spec.dram = state.dram.preset;
   return spec;
 }
 
@@ -121,7 +121,7 @@ void Ui::open_file(const std::string& path) {
   Job job;
   job.kind = Job::Record;
   job.spec.trace = path;
-  job.spec.dram = dram_or_textbook(state.dram_preset).preset;
+  job.spec.dram = dram_or_textbook(state.dram.preset).preset;
   job.launch = session::resolve(job.spec);
   job.label = "opening " + path;
   recorder.submit(std::move(job));
@@ -153,8 +153,8 @@ void Ui::request_reanalyze() {
   Job job;
   job.kind = Job::Reanalyze;
   job.session = pane.model;
-  job.dram = dram_or_textbook(state.dram_preset);
-  job.label = "analysing with DRAM model " + state.dram_preset;
+  job.dram = dram_or_textbook(state.dram.preset);
+  job.label = "analysing with DRAM model " + state.dram.preset;
   recorder.submit(std::move(job));
 }
 
@@ -240,9 +240,9 @@ void Ui::poll() {
     }
   }
   // The DRAM preset changed while a recording with the old one was under way.
-  if (pane.model && !recorder.busy() && pane.model->report.dram.preset != state.dram_preset) {
+  if (pane.model && !recorder.busy() && pane.model->report.dram.preset != state.dram.preset) {
     const auto presets = analysis::dram_presets();
-    if (std::find(presets.begin(), presets.end(), state.dram_preset) != presets.end()) request_reanalyze();
+    if (std::find(presets.begin(), presets.end(), state.dram.preset) != presets.end()) request_reanalyze();
   }
   std::string err;
   if (auto t = live_timer.take(err)) timings.add_live(std::move(*t));
@@ -252,12 +252,12 @@ void Ui::poll() {
 void Ui::advance_playback(float dt) {
   if (!state.playing || !pane.model || pane.model->size() == 0) return;
   const uint64_t last = pane.model->size() - 1;
-  pane.play_accum += double(dt) * state.speed;
+  pane.play_accum += double(dt) * state.timeline.speed;
   int guard = 0;
   while (pane.play_accum >= 1.0 && guard++ < 200000) {
     pane.play_accum -= 1.0;
     if (pane.step >= last) {
-      if (state.loop) {
+      if (state.timeline.loop) {
         pane.step = 0;
         continue;
       }
@@ -265,7 +265,7 @@ void Ui::advance_playback(float dt) {
       pane.play_accum = 0;
       break;
     }
-    pane.step = pane.model->next(pane.step, int(state.play_unit), +1);
+    pane.step = pane.model->next(pane.step, int(state.timeline.play_unit), +1);
   }
 }
 
@@ -275,7 +275,7 @@ void Ui::frame(float dt) {
   if (record_due_ >= 0 && time_ >= record_due_) record();
   shortcuts();
   advance_playback(dt);
-  if (pane.model && state.heat) pane.heat.update(std::min<uint64_t>(pane.step + 1, pane.model->size()));
+  if (pane.model && state.memory.heat) pane.heat.update(std::min<uint64_t>(pane.step + 1, pane.model->size()));
   sync_b();
   // Live timings follow the family and the parameters on screen.
   if (live_timer.available() && pane.model && pane.model->kernel) {

@@ -131,9 +131,9 @@ void warp_veil_scene(Scene& sc, const RequestFigures& rv, const std::string& pro
 // The channels × banks grid of `d` (session::dram_figures) in `size`.
 void dram_scene(Scene& sc, const session::DramFigures& d, ImVec2 size);
 // The view's body below its controls, as one scene in `size`: the MODEL tag and preset,
-// the array shown, the headline figures and the grid. `array`: session::kDramFollow (the
-// request's, as dram_array_at picks it), session::kDramAll, or a buffer id.
-void dram_panel_scene(Scene& sc, const Session& m, const RequestFigures& rv, int array, ImVec2 size);
+// the array shown, the headline figures and the grid. `array`: what to show (session::DramChoice: the
+// request's array, as dram_array_at picks it, every array, or one).
+void dram_panel_scene(Scene& sc, const Session& m, const RequestFigures& rv, session::DramChoice array, ImVec2 size);
 
 // ---- timeline ---------------------------------------------------------------------------
 

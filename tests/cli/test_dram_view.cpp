@@ -39,11 +39,11 @@ TEST_CASE("following the request: the textbook's 4x4 SGEMM with 2x2 tiles uses c
   REQUIRE(ra.rec->epoch == 0);
 
   session::DramArray shown;
-  session::DramFigures f = session::dram_view_figures(*s, ra, session::kDramFollow, &shown);
+  session::DramFigures f = session::dram_view_figures(*s, ra, session::DramChoice::follow(), &shown);
   CHECK(shown.followed);
   CHECK_FALSE(shown.other_request);
-  REQUIRE(shown.buffer >= 0);
-  CHECK(s->trace().buffers[size_t(shown.buffer)].name == "A");
+  REQUIRE(!shown.all());
+  CHECK(s->trace().buffers[shown.buffer].name == "A");
   // Phase 0 of every block reads M[0], M[1], M[4], M[5] or M[8], M[9], M[12], M[13]: both
   // banks of channels 0 and 2, half the channels.
   CHECK(f.busy == 2);
@@ -55,15 +55,15 @@ TEST_CASE("following the request: the textbook's 4x4 SGEMM with 2x2 tiles uses c
   CHECK(f.cells[1 * 4 + 2] > 0);
   CHECK(!f.hit.empty());
   // Every array at once hides it: B's tiles fill the other channels.
-  CHECK(session::dram_view_figures(*s, ra, session::kDramAll).busy == 4);
+  CHECK(session::dram_view_figures(*s, ra, session::DramChoice::all()).busy == 4);
   // A chosen array stays chosen whatever the request.
   const uint64_t b = first(*s, trace::Space::Global, "B");
-  session::DramArray chosen = session::dram_array_at(*s, b, shown.buffer);
+  session::DramArray chosen = session::dram_array_at(*s, b, session::DramChoice::array(shown.buffer));
   CHECK(chosen.buffer == shown.buffer);
   CHECK_FALSE(chosen.followed);
-  CHECK(session::dram_array_at(*s, b, session::kDramFollow).buffer != shown.buffer);
+  CHECK(session::dram_array_at(*s, b, session::DramChoice::follow()).buffer != shown.buffer);
   // A buffer id the trace does not have: every array.
-  CHECK(session::dram_array_at(*s, b, 99).buffer == session::kDramAll);
+  CHECK(session::dram_array_at(*s, b, session::DramChoice::array(99)).all());
 }
 
 TEST_CASE("following a shared request: the last global request's array and phase, nothing outlined") {
@@ -80,14 +80,14 @@ TEST_CASE("following a shared request: the last global request's array and phase
   REQUIRE(step > 0);
   const session::RequestFigures rv = s->request(step);
   session::DramArray shown;
-  const session::DramFigures f = session::dram_view_figures(*s, rv, session::kDramFollow, &shown);
+  const session::DramFigures f = session::dram_view_figures(*s, rv, session::DramChoice::follow(), &shown);
   CHECK(shown.followed);
   CHECK(shown.other_request);
   REQUIRE(shown.from < step);
   const session::RequestFigures g = s->request(shown.from);
   CHECK_FALSE(g.shared);
   for (uint64_t i = shown.from + 1; i < step; ++i) CHECK(s->request(i).shared);  // the nearest one
-  CHECK(shown.buffer == int(g.site->buffer));
+  CHECK(shown.buffer == g.rec->buffer);
   CHECK(f.shared);
   CHECK(f.epoch == g.rec->epoch);  // the phase that loaded it, not the multiply phase with no traffic
   CHECK(f.total > 0);
@@ -101,10 +101,10 @@ TEST_CASE("following a shared request: the last global request's array and phase
   REQUIRE(k < t->records.size());
   t->records.erase(t->records.begin(), t->records.begin() + long(k));
   auto s2 = session::Session::from_trace(t, s->report.dram);
-  const session::DramArray ahead = session::dram_array_at(*s2, 0, session::kDramFollow);
+  const session::DramArray ahead = session::dram_array_at(*s2, 0, session::DramChoice::follow());
   CHECK(ahead.other_request);
   CHECK(ahead.from > 0);
-  CHECK(ahead.buffer >= 0);
+  CHECK(!ahead.all());
 }
 
 TEST_CASE("the DRAM view says which blocks and records it sums over") {
@@ -114,7 +114,7 @@ TEST_CASE("the DRAM view says which blocks and records it sums over") {
   spec.backend = "emulator";
   auto all = session::record_session(spec);
   CHECK(session::recorded_text(*all) == "all 16 blocks");
-  CHECK(session::dram_figures(*all, all->request(0), session::kDramAll).recorded == "all 16 blocks");
+  CHECK(session::dram_figures(*all, all->request(0), ws::trace::kNoBuffer).recorded == "all 16 blocks");
 
   spec.blocks = "0-3";
   CHECK(session::recorded_text(*session::record_session(spec)) == "blocks 0-3 of 16");

@@ -209,7 +209,7 @@ TEST_CASE("a Session holds the figures every view and report shows") {
   CHECK(r.broadcast == 0u);
   // DRAM (textbook: 4 channels × 2 banks, 8-byte bursts): the 128 bytes are 16 bursts on
   // every channel and bank; a shared request moves nothing.
-  session::DramFigures d = session::dram_figures(*s, g, -1);
+  session::DramFigures d = session::dram_figures(*s, g, trace::kNoBuffer);
   CHECK(d.channels == 4);
   CHECK(d.banks == 2);
   CHECK(d.epoch == g.rec->epoch);
@@ -220,8 +220,8 @@ TEST_CASE("a Session holds the figures every view and report shows") {
   uint64_t sum = 0;
   for (uint64_t c : d.cells) sum += c;
   CHECK(sum == d.total);
-  CHECK(session::dram_figures(*s, r, -1).hit.empty());
-  CHECK(session::dram_figures(*s, g, int(r.site->buffer)).total == 0);  // the tile is not in DRAM
+  CHECK(session::dram_figures(*s, r, trace::kNoBuffer).hit.empty());
+  CHECK(session::dram_figures(*s, g, r.rec->buffer).total == 0);  // the tile is not in DRAM
   // The gutter: the store line is 32-way, the coalesced load line 4 sectors a request.
   CHECK(s->lines.at(r.site->line).max_way == 32);
   CHECK(s->lines.at(g.site->line).sectors_per_request == 4.0);

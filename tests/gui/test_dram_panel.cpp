@@ -16,32 +16,36 @@
 using namespace ws;
 
 TEST_CASE("the DRAM view follows the request by default; settings files of every age keep working") {
-  CHECK(ui::UiState{}.dram_array == session::kDramFollow);
+  using Choice = session::DramChoice;
+  CHECK(ui::UiState{}.dram.array == Choice::follow());
   const std::filesystem::path path =
       std::filesystem::temp_directory_path() / ("warpscope-test-dram-" + std::to_string(::getpid()) + ".json");
   std::string msg, err;
-  for (int choice : {session::kDramFollow, session::kDramAll, 2}) {
-    CAPTURE(choice);
+  for (Choice choice : {Choice::follow(), Choice::all(), Choice::array(2)}) {
+    CAPTURE(int(choice.kind));
     ui::UiState s;
-    s.dram_array = choice;
+    s.dram.array = choice;
     REQUIRE(ui::save_settings(path.string(), s, err));
     ui::UiState back;
-    back.dram_array = 7;
+    back.dram.array = Choice::array(7);
     REQUIRE(ui::load_settings(path.string(), back, msg));
-    CHECK(back.dram_array == choice);
+    CHECK(back.dram.array == choice);
   }
-  // A file written before the view could follow stored its default, every array: it gets
-  // the new default. A buffer the user picked stays picked.
+  // A version 1 file written before the view could follow stored its default, every array:
+  // it gets the new default. A buffer the user picked stays picked.
   std::ofstream(path, std::ios::trunc) << R"({"version": 1, "dram_array": -1})";
   ui::UiState old;
   REQUIRE(ui::load_settings(path.string(), old, msg));
-  CHECK(old.dram_array == session::kDramFollow);
+  CHECK(old.dram.array == Choice::follow());
   std::ofstream(path, std::ios::trunc) << R"({"version": 1, "dram_array": 1})";
   REQUIRE(ui::load_settings(path.string(), old, msg));
-  CHECK(old.dram_array == 1);
+  CHECK(old.dram.array == Choice::array(1));
+  std::ofstream(path, std::ios::trunc) << R"({"version": 1, "dram_array": -1, "dram_follow": false})";
+  REQUIRE(ui::load_settings(path.string(), old, msg));
+  CHECK(old.dram.array == Choice::all());
   std::ofstream(path, std::ios::trunc) << R"({"version": 1, "dram_array": -40, "dram_follow": false})";
   REQUIRE(ui::load_settings(path.string(), old, msg));
-  CHECK(old.dram_array == session::kDramFollow);
+  CHECK(old.dram.array == Choice::follow());
   std::filesystem::remove(path);
 }
 
@@ -64,7 +68,7 @@ TEST_CASE("the DRAM panel names the array it follows and the blocks it sums over
   CHECK(d["dram"]["array"] == "A");
   CHECK(d["dram"]["busy"] == 2);
   // Every array, by choice.
-  u.state.dram_array = session::kDramAll;
+  u.state.dram.array = session::DramChoice::all();
   t = drawn();
   CHECK(t.count("every global array"));
   CHECK(t.count("4 / 4"));

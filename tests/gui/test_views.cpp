@@ -68,7 +68,7 @@ TEST_CASE("every view draws for many frames on an emulated trace") {
   const uint64_t n = u.pane.model->size();
   REQUIRE(n > 100);
   u.state.playing = true;
-  u.state.speed = 2000;
+  u.state.timeline.speed = 2000;
   for (int i = 0; i < 300; ++i) {
     ImDrawData* dd = ctx.frame(u);
     REQUIRE(dd);
@@ -99,7 +99,7 @@ TEST_CASE("every view draws for many frames on an emulated trace") {
   // Another DRAM model re-analyses in the background; the step and the trace stay.
   const uint64_t before_step = u.pane.step;
   auto before_trace = u.pane.model->shared_trace;
-  u.state.dram_preset = "hbm";
+  u.state.dram.preset = "hbm";
   u.request_reanalyze();
   settle(ctx, u);
   CHECK(u.pane.model->report.dram.preset == "hbm");
@@ -156,7 +156,7 @@ TEST_CASE("the memory view follows the request; the wheel takes the view over, a
   u.set_step(on_c[0]);
   settle(ctx, u);
   ctx.frame(u);
-  REQUIRE(u.state.follow);
+  REQUIRE(u.state.memory.follow);
   const ui::GridView first = u.pane.grids[c];
   CHECK(first.shown_followed);
   CHECK(first.shown_cell >= 8);  // legible, where the whole 1024×4 array fits in 1–2 px cells
@@ -180,7 +180,7 @@ TEST_CASE("the memory view follows the request; the wheel takes the view over, a
   io.MousePos = at;
   io.MouseWheel = -1;
   ctx.frame(u);
-  CHECK_FALSE(u.state.follow);
+  CHECK_FALSE(u.state.memory.follow);
   CHECK_FALSE(u.pane.grids[c].shown_followed);
   CHECK(u.pane.grids[c].zoom == doctest::Approx(first.shown_zoom / 1.25f).epsilon(0.02));
   // Stepping on keeps the user's view.
@@ -195,7 +195,7 @@ TEST_CASE("the memory view follows the request; the wheel takes the view over, a
     io.MouseDown[0] = down;
     ctx.frame(u);
   }
-  CHECK(u.state.follow);
+  CHECK(u.state.memory.follow);
   CHECK(u.pane.grids[c].shown_cell == first.shown_cell);
   io.MousePos = ImVec2(-1, -1);
 }
@@ -283,10 +283,10 @@ TEST_CASE("settings: a round trip keeps the choices; a corrupt file is ignored w
   ui::UiState s;
   s.kernel = "transpose_tiled";
   s.params["pad"] = 1;
-  s.speed = 32;
+  s.timeline.speed = 32;
   s.left_frac = 0.3f;
   s.enlarged = int(ui::Panel::Memory);
-  s.hidden_buffers["out"] = true;
+  s.memory.hidden_buffers["out"] = true;
   std::string err;
   REQUIRE(ui::save_settings(path, s, err));
   ui::UiState back;
@@ -295,10 +295,35 @@ TEST_CASE("settings: a round trip keeps the choices; a corrupt file is ignored w
   CHECK(msg == "");
   CHECK(back.kernel == "transpose_tiled");
   CHECK(back.params["pad"] == 1);
-  CHECK(back.speed == 32);
+  CHECK(back.timeline.speed == 32);
   CHECK(back.left_frac == doctest::Approx(0.3f));
   CHECK(back.enlarged == int(ui::Panel::Memory));
-  CHECK(back.hidden_buffers["out"]);
+  CHECK(back.memory.hidden_buffers["out"]);
+  // The file's schema: a section per panel, the app's own sections for the launch and the
+  // window.
+  {
+    std::ifstream in(path);
+    const auto j = nlohmann::json::parse(in);
+    CHECK(j["version"] == 2);
+    CHECK(j["launch"]["kernel"] == "transpose_tiled");
+    CHECK(j["timeline"]["speed"] == 32);
+    CHECK(j["memory"]["hidden_buffers"]["out"] == true);
+    CHECK(j["window"]["enlarged"] == int(ui::Panel::Memory));
+    CHECK(j["dram"]["array"] == "follow");
+    CHECK(!j.contains("kernel"));
+  }
+  // A version 1 file (every field at the top level) still loads.
+  std::ofstream(path, std::ios::trunc)
+      << R"({"version": 1, "kernel": "copy", "speed": 4, "heat": false, "dram_preset": "hbm", "center_split": 0.5})";
+  {
+    ui::UiState v1;
+    CHECK(ui::load_settings(path, v1, msg));
+    CHECK(v1.kernel == "copy");
+    CHECK(v1.timeline.speed == 4);
+    CHECK(!v1.memory.heat);
+    CHECK(v1.dram.preset == "hbm");
+    CHECK(v1.center_split == doctest::Approx(0.5f));
+  }
 
   for (const char* junk : {"{ not json", "[1,2,3]", "{\"version\": 99}", "\x01\x02\xff garbage"}) {
     CAPTURE(junk);
@@ -313,7 +338,7 @@ TEST_CASE("settings: a round trip keeps the choices; a corrupt file is ignored w
   ui::UiState d;
   CHECK(ui::load_settings(path, d, msg));
   CHECK(d.kernel == ui::UiState{}.kernel);
-  CHECK(d.speed == ui::UiState{}.speed);
+  CHECK(d.timeline.speed == ui::UiState{}.timeline.speed);
   CHECK(d.left_frac <= 0.45f);
   CHECK(d.enlarged == -1);
 
@@ -326,13 +351,13 @@ TEST_CASE("settings: a round trip keeps the choices; a corrupt file is ignored w
     {
       ui::Ui u(env);
       u.state.kernel = "transpose_write_coalesced";
-      u.state.heat = false;
+      u.state.memory.heat = false;
       u.state.center_split = 0.5f;
       u.save_settings();
     }
     ui::Ui again(env);
     CHECK(again.state.kernel == "transpose_write_coalesced");
-    CHECK(!again.state.heat);
+    CHECK(!again.state.memory.heat);
     CHECK(again.state.center_split == doctest::Approx(0.5f));
     CHECK(!again.status.error);
   }
