@@ -60,12 +60,17 @@ struct SourceRef {
   std::string label;    // short, for a title bar: "PMPP Fig. 6.4"
 };
 
+// What a kernel's time is compared with: a device-to-device copy of the bytes it moves
+// (GB/s), or cuBLAS SGEMM of its size (a square matrix product of size³: GFLOP/s).
+enum class Yardstick : uint8_t { DeviceCopy, Cublas };
+
 // Host data of the launch's arrays, in info().buffers order (float elements).
 using HostArrays = std::vector<std::vector<float>>;
 
 struct KernelInfo {
   std::string id;           // "transpose_tiled"
-  std::string family;       // "basics" | "transpose" | "sgemm"
+  std::string family;       // "basics" | "transpose" | "sgemm": a ladder, a label only
+  Yardstick yardstick = Yardstick::DeviceCopy;
   std::string title;        // one line
   std::string lesson;       // a short paragraph: what to look at and why (all() folds its
                             // line breaks and indentation into single spaces)

@@ -135,11 +135,11 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng(7);
   Stats scrub = measure(frames, [&](int) { u.set_step(rng() % model->size()); });
   print("scrubbing to a random request every frame", scrub);
-  Stats step = measure(frames, [&](int) { u.set_step(model->next(u.pane.step, 1, +1)); });
+  Stats step = measure(frames, [&](int) { u.set_step(model->next(u.pane.step, session::StepUnit::Warp, +1)); });
   print("stepping warp by warp", step);
   u.state.enlarged = int(ui::Panel::Memory);
   u.pane.grids[0].zoom = 40;  // zoomed in: labels and bank numbers on screen
-  Stats big = measure(frames, [&](int) { u.set_step(model->next(u.pane.step, 0, +1)); });
+  Stats big = measure(frames, [&](int) { u.set_step(model->next(u.pane.step, session::StepUnit::Request, +1)); });
   print("memory view enlarged and zoomed, stepping", big);
   u.state.enlarged = -1;
 

@@ -37,7 +37,8 @@ struct MatmulFamily {
 
 inline catalog::KernelInfo MatmulFamily::base(const char* id, const char* title, const char* lesson,
                                               bool b_col_major) {
-  catalog::KernelInfo k{.id = id, .family = "sgemm", .title = title, .lesson = lesson,
+  catalog::KernelInfo k{.id = id, .family = "sgemm", .yardstick = catalog::Yardstick::Cublas, .title = title,
+                        .lesson = lesson,
                         .source_file = "matmul.h", .teach_size = 64, .bench_size = 4096,
                         .size_max = 1 << 14, .params = {}};
   k.buffers = b_col_major ? &buffers<true> : &buffers<false>;

@@ -85,6 +85,7 @@ BenchRow bench_one(const catalog::KernelInfo& k, const catalog::Params& p, const
   BenchRow row;
   row.kernel = k.id;
   row.family = k.family;
+  row.vs_cublas = k.yardstick == catalog::Yardstick::Cublas;
   row.variant = variant;
   row.params = p.values;
   row.size = p.size();
@@ -100,7 +101,7 @@ BenchRow bench_one(const catalog::KernelInfo& k, const catalog::Params& p, const
   // Check before any number is shown.
   catalog::HostArrays got = arrays;
   dev.download_outputs(got);
-  if (k.family == "sgemm") {
+  if (k.yardstick == catalog::Yardstick::Cublas) {
     DeviceMemory ref(dev.bytes(2), "cuBLAS's C");
     detail::copy_to_device(ref.get(), arrays[2].data(), dev.bytes(2));  // the C the kernel started from
     auto blas = detail::cublas_runner(k, p, dev, ref.get());
@@ -182,7 +183,7 @@ BenchRow bench_one(const catalog::KernelInfo& k, const catalog::Params& p, const
   const double s = row.ms * 1e-3;
   if (k.flops && k.flops(p) > 0) row.gflops = k.flops(p) / s / 1e9;
   if (k.bytes) row.gbs = k.bytes(p) / s / 1e9;
-  if (k.family == "sgemm" && y.cublas_gflops.count(p.size()) && y.cublas_gflops[p.size()] > 0)
+  if (k.yardstick == catalog::Yardstick::Cublas && y.cublas_gflops.count(p.size()) && y.cublas_gflops[p.size()] > 0)
     row.pct_cublas = 100.0 * row.gflops / y.cublas_gflops[p.size()];
   if (y.copy_gbs > 0) row.pct_copy = 100.0 * row.gbs / y.copy_gbs;
 
@@ -260,6 +261,7 @@ BenchResult bench(const BenchOptions& opt, const std::function<void(const std::s
     if (!e.empty()) {
       row.kernel = k->id;
       row.family = k->family;
+      row.vs_cublas = k->yardstick == catalog::Yardstick::Cublas;
       row.variant = variant_text(set);
       row.size = size;
       row.error = e;
@@ -268,7 +270,7 @@ BenchResult bench(const BenchOptions& opt, const std::function<void(const std::s
       continue;
     }
     try {
-      if (k->family == "sgemm") {
+      if (k->yardstick == catalog::Yardstick::Cublas) {
         measure_cublas(p.size(), opt, y, say);
         if (!res.cublas_size) {
           res.cublas_size = p.size();
@@ -283,6 +285,7 @@ BenchResult bench(const BenchOptions& opt, const std::function<void(const std::s
     } catch (const std::exception& ex) {
       row.kernel = k->id;
       row.family = k->family;
+      row.vs_cublas = k->yardstick == catalog::Yardstick::Cublas;
       row.variant = variant_text(set);
       row.size = size;
       row.error = ex.what();

@@ -16,7 +16,7 @@ class CublasRunner : public Runner {
  public:
   CublasRunner(const catalog::KernelInfo& k, DeviceArrays& a, void* out) {
     const auto& s = a.specs();
-    if (k.family != "sgemm" || s.size() < 3) throw Error("cuBLAS reference asked for a non-SGEMM kernel " + k.id);
+    if (k.yardstick != catalog::Yardstick::Cublas || s.size() < 3) throw Error("cuBLAS reference asked for a non-SGEMM kernel " + k.id);
     m_ = int(s[0].rows), k_ = int(s[0].cols), n_ = int(s[1].cols);
     alpha_ = k.alpha, beta_ = k.beta;
     a_col_ = s[0].col_major, b_col_ = s[1].col_major, c_col_ = s[2].col_major;

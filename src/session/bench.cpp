@@ -9,6 +9,14 @@
 
 namespace ws::session {
 
+bool gpu_backend_built() {
+#if defined(WS_HAVE_CUDA)
+  return true;
+#else
+  return false;
+#endif
+}
+
 std::string bench_unavailable() {
 #if defined(WS_HAVE_CUDA)
   std::string why;

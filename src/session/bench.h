@@ -10,6 +10,10 @@
 
 namespace ws::session {
 
+// Whether this build has the GPU backend (built where nvcc was found); a GPU may still be
+// missing at run time.
+bool gpu_backend_built();
+
 // "" when this machine can time kernels on a GPU; else why not, in one line ("this build
 // has no GPU backend", "no GPU (no CUDA device found)").
 std::string bench_unavailable();

@@ -113,15 +113,15 @@ std::string Session::provenance() const {
   return s;
 }
 
-uint64_t Session::next(uint64_t step, int unit, int dir) const {
+uint64_t Session::next(uint64_t step, StepUnit unit, int dir) const {
   const uint64_t n = size();
   if (n == 0) return 0;
   step = std::min<uint64_t>(step, n - 1);
-  if (unit == 0) {
+  if (unit == StepUnit::Request) {
     if (dir > 0) return std::min<uint64_t>(step + 1, n - 1);
     return step > 0 ? step - 1 : 0;
   }
-  const auto& starts = unit == 1 ? warp_starts : epoch_starts;
+  const auto& starts = unit == StepUnit::Warp ? warp_starts : epoch_starts;
   if (dir > 0) {
     auto it = std::upper_bound(starts.begin(), starts.end(), uint32_t(step));
     return it == starts.end() ? n - 1 : *it;

@@ -113,6 +113,9 @@ struct Totals {
   uint32_t max_way = 0;
 };
 
+// What to step over: one request, to the next warp's run, to the next barrier epoch.
+enum class StepUnit : uint8_t { Request, Warp, Epoch };
+
 class Session {
  public:
   // ---- sources (each runs where it is called: the worker calls them off the UI thread)
@@ -170,8 +173,9 @@ class Session {
   // The outputs were compared and differ: the kernel is wrong.
   bool differs() const { return check_failed(checked, max_rel_error); }
 
-  // Navigation in execution order. Each returns a record index in [0, size()).
-  uint64_t next(uint64_t step, int unit, int dir) const;  // unit: 0 request, 1 warp, 2 epoch
+  // Navigation in execution order: the record `dir` (+1 / -1) units of `unit` away from
+  // `step`, in [0, size()).
+  uint64_t next(uint64_t step, StepUnit unit, int dir) const;
   // The figures of request `step` (clamped; empty for an empty trace).
   RequestFigures request(uint64_t step) const;
 

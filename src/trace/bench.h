@@ -39,6 +39,7 @@ struct DeviceInfo {
 // One kernel (one variant) timed.
 struct BenchRow {
   std::string kernel, family, variant;     // variant: "pad=1" etc., "" for the default
+  bool vs_cublas = false;                  // compared with cuBLAS SGEMM (GFLOP/s), else a device copy (GB/s)
   std::map<std::string, int64_t> params;   // "size" included when known
   int64_t size = 0;
   int runs = 0;

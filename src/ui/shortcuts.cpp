@@ -12,18 +12,18 @@ void Ui::shortcuts() {
   if (io.WantTextInput) return;
   auto pressed = [](ImGuiKey k) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(k), true); };
   auto native = [](int k) { return k >= 0 && ImGui::IsKeyPressed(k, false); };
-  auto step_by = [&](int unit, int dir) {
+  auto step_by = [&](StepUnit unit, int dir) {
     if (!pane.model) return;
     state.playing = false;
     set_step(pane.model->next(pane.step, unit, dir));
   };
   const bool shift = io.KeyShift, ctrl = io.KeyCtrl;
-  if (pressed(ImGuiKey_RightArrow)) step_by(ctrl ? 2 : shift ? 1 : 0, +1);
-  if (pressed(ImGuiKey_LeftArrow)) step_by(ctrl ? 2 : shift ? 1 : 0, -1);
-  if (pressed(ImGuiKey_DownArrow)) step_by(1, +1);
-  if (pressed(ImGuiKey_UpArrow)) step_by(1, -1);
-  if (pressed(ImGuiKey_PageDown)) step_by(2, +1);
-  if (pressed(ImGuiKey_PageUp)) step_by(2, -1);
+  if (pressed(ImGuiKey_RightArrow)) step_by(ctrl ? StepUnit::Epoch : shift ? StepUnit::Warp : StepUnit::Request, +1);
+  if (pressed(ImGuiKey_LeftArrow)) step_by(ctrl ? StepUnit::Epoch : shift ? StepUnit::Warp : StepUnit::Request, -1);
+  if (pressed(ImGuiKey_DownArrow)) step_by(StepUnit::Warp, +1);
+  if (pressed(ImGuiKey_UpArrow)) step_by(StepUnit::Warp, -1);
+  if (pressed(ImGuiKey_PageDown)) step_by(StepUnit::Epoch, +1);
+  if (pressed(ImGuiKey_PageUp)) step_by(StepUnit::Epoch, -1);
   if (pressed(ImGuiKey_Home)) set_step(0);
   if (pressed(ImGuiKey_End) && pane.model) set_step(pane.model->size());
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space), false)) state.playing = !state.playing;

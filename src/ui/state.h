@@ -18,7 +18,7 @@ const char* panel_key(Panel p);         // "memory" (settings, --panel, windows 
 bool panel_from_key(const std::string& key, Panel& out);
 
 // What to step over with the step buttons and while playing.
-enum class StepUnit : int { Request, Warp, Epoch };
+using session::StepUnit;
 
 // ---- each panel's own choices: a struct per panel, persisted as a section of the settings
 // file by its fields() (settings.cpp reads and writes them by name). A new control is a

@@ -102,26 +102,26 @@ void timeline_view(Ui& ui, Pane& p) {
   const Session* m = p.model.get();
   if (&p == &ui.pane) ui.slides.marked.clear();
   const float bw = ImGui::GetFrameHeight() * 1.7f;
-  auto go = [&](int unit, int dir) {
+  auto go = [&](StepUnit unit, int dir) {
     if (!m) return;
     s.playing = false;
     ui.set_step(m->next(p.step, unit, dir));
   };
   ImGui::BeginGroup();
-  if (icon_button("##pe", "|LL", "Previous epoch (Ctrl+←, Page Up)", bw)) go(2, -1);
+  if (icon_button("##pe", "|LL", "Previous epoch (Ctrl+←, Page Up)", bw)) go(StepUnit::Epoch, -1);
   ImGui::SameLine(0, 4);
-  if (icon_button("##pw", "LL", "Previous warp (Shift+←, ↑)", bw)) go(1, -1);
+  if (icon_button("##pw", "LL", "Previous warp (Shift+←, ↑)", bw)) go(StepUnit::Warp, -1);
   ImGui::SameLine(0, 4);
-  if (icon_button("##pr", "L", "Previous request (←)", bw)) go(0, -1);
+  if (icon_button("##pr", "L", "Previous request (←)", bw)) go(StepUnit::Request, -1);
   ImGui::SameLine(0, 8);
   if (icon_button("##play", s.playing ? "P" : "R", s.playing ? "Pause (Space)" : "Play (Space)", bw * 1.4f, s.playing))
     s.playing = !s.playing;
   ImGui::SameLine(0, 8);
-  if (icon_button("##nr", "R", "Next request (→)", bw)) go(0, +1);
+  if (icon_button("##nr", "R", "Next request (→)", bw)) go(StepUnit::Request, +1);
   ImGui::SameLine(0, 4);
-  if (icon_button("##nw", "RR", "Next warp (Shift+→, ↓)", bw)) go(1, +1);
+  if (icon_button("##nw", "RR", "Next warp (Shift+→, ↓)", bw)) go(StepUnit::Warp, +1);
   ImGui::SameLine(0, 4);
-  if (icon_button("##ne", "RR|", "Next epoch (Ctrl+→, Page Down)", bw)) go(2, +1);
+  if (icon_button("##ne", "RR|", "Next epoch (Ctrl+→, Page Down)", bw)) go(StepUnit::Epoch, +1);
   ImGui::EndGroup();
 
   // Speed, unit and loop are in the Playback menu too; a class's layouts keep the timeline

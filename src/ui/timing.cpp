@@ -231,7 +231,7 @@ std::string bench_size_text(const catalog::KernelInfo& k, const std::map<std::st
   p.values = v;
   const int64_t n = p.size();
   // The SGEMM ladder multiplies square matrices: M = N = K = size.
-  if (k.family == "sgemm") return std::to_string(n) + "³ SGEMM";
+  if (k.yardstick == catalog::Yardstick::Cublas) return std::to_string(n) + "³ SGEMM";
   if (k.buffers) {
     const std::vector<catalog::BufferSpec> bufs = k.buffers(p);
     if (!bufs.empty() && bufs[0].rows > 1 && bufs[0].cols > 1)
@@ -291,7 +291,9 @@ TimingLadder timing_ladder(const TimingStore& store, const std::string& kernel,
       any_gflops |= s.gflops > 0;
       any_gbs |= s.gbs > 0;
     }
-  l.compute = cublas != copy ? cublas > copy : (any_gflops && !any_gbs) || (!any_gflops && !any_gbs && family == "sgemm");
+  l.compute = cublas != copy ? cublas > copy
+                             : (any_gflops && !any_gbs) ||
+                                   (!any_gflops && !any_gbs && cur->yardstick == catalog::Yardstick::Cublas);
   l.unit = l.compute ? "GFLOP/s" : "GB/s";
   l.ref = l.compute ? "cuBLAS SGEMM" : "device-to-device copy";
   if (l.table) {

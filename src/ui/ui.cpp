@@ -265,7 +265,7 @@ void Ui::advance_playback(float dt) {
       pane.play_accum = 0;
       break;
     }
-    pane.step = pane.model->next(pane.step, int(state.timeline.play_unit), +1);
+    pane.step = pane.model->next(pane.step, state.timeline.play_unit, +1);
   }
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "catalog.h"
+#include "session/bench.h"
 #include "trace/wstrace.h"
 
 namespace fs = std::filesystem;
@@ -381,9 +382,10 @@ TEST_CASE("every bad input is one line on stderr and exit code 2") {
     check_bad("record --kernel matmul_coarse2d_vec --size 6 --out x.wstrace", "multiple of 4");
   }
   if (ws::catalog::find("strided_copy")) check_bad("report --kernel strided_copy --set stride=3", "allowed");
-#ifndef WS_HAVE_CUDA
-  check_bad("report --kernel transpose_tiled --backend gpu", "no GPU backend");
-#endif
+  if (!ws::session::gpu_backend_built())
+    check_bad("report --kernel transpose_tiled --backend gpu", "no GPU backend");
+  else if (!ws::session::bench_unavailable().empty())  // built for GPUs, none here
+    check_bad("report --kernel transpose_tiled --backend gpu", "no GPU found");
 }
 
 TEST_CASE("damaged trace files are one-line errors") {

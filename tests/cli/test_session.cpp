@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <regex>
 
+#include "session/bench.h"
 #include "session/capture.h"
 #include "cli/launch_options.h"
 #include "session/session.h"
@@ -54,11 +55,11 @@ TEST_CASE("a capture runs every block, checks the output and stamps the launch")
   CHECK(r.seconds >= 0);
   CHECK(r.trace.provenance.version == session::version());
   CHECK(std::regex_match(r.trace.provenance.date, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
-#ifndef WS_HAVE_CUDA
-  CHECK(r.trace.provenance.backend == "emulator");
-  CHECK(r.trace.provenance.device == "CPU emulator");
-  CHECK(r.note.find("CPU emulator") != std::string::npos);  // auto says what ran
-#endif
+  if (!session::gpu_backend_built()) {
+    CHECK(r.trace.provenance.backend == "emulator");
+    CHECK(r.trace.provenance.device == "CPU emulator");
+    CHECK(r.note.find("CPU emulator") != std::string::npos);  // auto says what ran
+  }
 
   req.backend = "emulator";
   req.blocks = "1";
@@ -88,11 +89,12 @@ TEST_CASE("bad requests are one-line input errors") {
   req.size = 64;
   req.blocks = "99";
   CHECK(input_error(req).find("outside the grid") != std::string::npos);
-#ifndef WS_HAVE_CUDA
   req.blocks = "";
   req.backend = "gpu";
-  CHECK(input_error(req) == "no GPU backend: this build has no CUDA support (use --backend emulator)");
-#endif
+  if (!session::gpu_backend_built())
+    CHECK(input_error(req) == "no GPU backend: this build has no CUDA support (use --backend emulator)");
+  else if (!session::bench_unavailable().empty())  // built for GPUs, none here
+    CHECK(input_error(req) == "no GPU found: use --backend emulator");
 }
 
 TEST_CASE("the record cap drops and counts") {

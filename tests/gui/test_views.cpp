@@ -264,17 +264,17 @@ TEST_CASE("stepping by warp and by epoch lands on run boundaries") {
   const auto& r = m.trace().records;
   uint64_t s = 0;
   for (int i = 0; i < 10; ++i) {
-    uint64_t n = m.next(s, 1, +1);
+    uint64_t n = m.next(s, session::StepUnit::Warp, +1);
     REQUIRE(n > s);
     CHECK((r[n].warp != r[n - 1].warp || r[n].epoch != r[n - 1].epoch || r[n].block != r[n - 1].block));
-    CHECK(m.next(n, 1, -1) == s);  // back one warp: the start of the previous run
+    CHECK(m.next(n, session::StepUnit::Warp, -1) == s);  // back one warp: the start of the previous run
     s = n;
   }
-  uint64_t e = m.next(0, 2, +1);
+  uint64_t e = m.next(0, session::StepUnit::Epoch, +1);
   CHECK(r[e].epoch != r[e - 1].epoch);
-  CHECK(m.next(e, 2, -1) == 0);
-  CHECK(m.next(m.size() - 1, 0, +1) == m.size() - 1);
-  CHECK(m.next(0, 0, -1) == 0);
+  CHECK(m.next(e, session::StepUnit::Epoch, -1) == 0);
+  CHECK(m.next(m.size() - 1, session::StepUnit::Request, +1) == m.size() - 1);
+  CHECK(m.next(0, session::StepUnit::Request, -1) == 0);
 }
 
 TEST_CASE("settings: a round trip keeps the choices; a corrupt file is ignored with a message") {
