@@ -141,6 +141,9 @@ struct Report {
 
 Report analyze(const trace::Trace& t, const DramModel& dram);
 
+// A per-request figure as every report and lesson writes it: "4", "4.5", "12.25".
+std::string figure_text(double v);
+
 // A plain-language line for one request ("lanes are 4096 B apart → 32 sectors per
 // request; ideal 4").
 std::string why(const trace::Trace& t, const trace::Record& r);

@@ -95,8 +95,14 @@ std::string head(const Pattern& p, Op op, uint32_t bytes, const std::string& u) 
 
 }  // namespace
 
-std::string num(double v) {
-  if (std::fabs(v - std::round(v)) < 1e-9) return n2s(uint64_t(std::llround(v)));
+std::string num(double v) { return figure_text(v); }
+
+}  // namespace ws::analysis::detail
+
+namespace ws::analysis {
+
+std::string figure_text(double v) {
+  if (std::fabs(v - std::round(v)) < 1e-9) return std::to_string(std::llround(v));
   char b[32];
   std::snprintf(b, sizeof b, "%.2f", v);
   std::string s = b;
@@ -104,6 +110,10 @@ std::string num(double v) {
   if (s.back() == '.') s.pop_back();
   return s;
 }
+
+}  // namespace ws::analysis
+
+namespace ws::analysis::detail {
 
 std::string why_global(const trace::Trace&, const trace::Site& site, const Pattern& p,
                        const GlobalNumbers& g) {

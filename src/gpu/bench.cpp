@@ -192,7 +192,7 @@ BenchRow bench_one(const catalog::KernelInfo& k, const catalog::Params& p, const
     CaptureOptions ropt;
     ropt.blocks = kRecordBlocks;
     auto rec = detail::record_runner(k, p, dev, ropt);
-    auto cnt = detail::counts_runner(k, p, dev, DramConfig{});
+    auto cnt = detail::counts_runner(k, p, dev, analysis::DramModel{});
     rec->launch();
     cnt->launch();
     detail::sync(k.id + " (instrumented)");

@@ -21,7 +21,7 @@ struct Control {
   abi::SharedDesc shared[abi::kMaxShared];
 };
 
-abi::Dram device_dram(const DramConfig& d) {
+abi::Dram device_dram(const analysis::DramModel& d) {
   auto pow2 = [](uint32_t v) { return v && !(v & (v - 1)); };
   if (!pow2(d.burst_bytes))
     throw std::invalid_argument("counts mode needs a power-of-two DRAM burst: got " + std::to_string(d.burst_bytes));
@@ -45,7 +45,7 @@ abi::Dram device_dram(const DramConfig& d) {
 class CountsLauncher {
  public:
   // `out` null: timing only.
-  CountsLauncher(const catalog::KernelInfo& k, DeviceArrays& a, const DramConfig& dram, Counts* out)
+  CountsLauncher(const catalog::KernelInfo& k, DeviceArrays& a, const analysis::DramModel& dram, Counts* out)
       : k_(k),
         a_(a),
         dram_(device_dram(dram)),
@@ -240,14 +240,14 @@ class CountsLauncher {
 }  // namespace
 
 std::unique_ptr<Runner> counts_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,
-                                      const DramConfig& dram) {
+                                      const analysis::DramModel& dram) {
   return std::make_unique<CatalogRunner<CountsLauncher>>(k, p, a, dram, nullptr);
 }
 
 }  // namespace detail
 
 Counts counts(const catalog::KernelInfo& k, const catalog::Params& p, catalog::HostArrays& arrays,
-              const DramConfig& dram) {
+              const analysis::DramModel& dram) {
   using namespace detail;
   require_device();
   auto run = find_run<CountsLauncher>(k.id);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/analysis.h"  // DramModel: the DRAM teaching model counts mode sums for
 #include "catalog.h"
 #include "trace/bench.h"
 #include "trace/trace.h"
@@ -66,13 +67,6 @@ uint64_t record(const catalog::KernelInfo& k, const catalog::Params& p, catalog:
 
 // ---- counts mode ------------------------------------------------------------------------
 
-// The DRAM teaching model (src/analysis DramModel), burst a power of two.
-struct DramConfig {
-  std::string preset = "textbook";
-  uint32_t channels = 4, banks = 2, burst_bytes = 8;
-  bool xor_hash = false;
-};
-
 struct SiteCounts {
   uint64_t requests = 0, lane_accesses = 0;
   uint64_t sectors = 0, lines = 0, ideal_sectors = 0, bytes_requested = 0;  // global
@@ -98,7 +92,7 @@ struct Counts {
   trace::Trace meta;              // launch, buffers, sites (first-execution order); no records
   std::vector<SiteCounts> sites;  // parallel to meta.sites
   std::vector<EpochCounts> epochs;
-  DramConfig dram;
+  analysis::DramModel dram;
   uint64_t lane_accesses = 0;
   uint32_t epochs_merged = 0;     // epochs past the table, added into its last row
   bool sites_overflow = false;    // more distinct sites than the device table holds
@@ -107,7 +101,7 @@ struct Counts {
 // Runs the whole grid once with per-site and per-epoch statistics computed on the
 // device, without storing addresses. Throws like record().
 Counts counts(const catalog::KernelInfo& k, const catalog::Params& p, catalog::HostArrays& arrays,
-              const DramConfig& dram = {});
+              const analysis::DramModel& dram = {});  // its burst a power of two
 
 // ---- timing ------------------------------------------------------------------------------
 

@@ -77,7 +77,7 @@ std::unique_ptr<Runner> raw_matmul_runner(const catalog::KernelInfo& k, const ca
 std::unique_ptr<Runner> record_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,
                                       const CaptureOptions& opt);
 std::unique_ptr<Runner> counts_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,
-                                      const DramConfig& dram);
+                                      const analysis::DramModel& dram);
 // C = alpha·A·B + beta·C (the kernel's scalars) by cuBLAS SGEMM (pure FP32) into `out`
 // (rows × cols of C, row-major), with the layouts of the kernel's A and B. With beta ≠ 0,
 // `out` must hold the C the kernel starts from.

@@ -44,16 +44,8 @@ namespace {
 
 using trace::Space;
 
-// "4", "4.5", "12.25".
-std::string num(double v) {
-  if (std::fabs(v - std::round(v)) < 1e-9) return std::to_string(std::llround(v));
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2f", v);
-  std::string s = b;
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  return s;
-}
+// "4", "4.5", "12.25", as the analysis writes its figures.
+std::string num(double v) { return analysis::figure_text(v); }
 
 std::string counted(double v, const char* one, const char* many) {
   return num(v) + " " + (std::fabs(v - 1) < 1e-9 ? one : many);

@@ -70,13 +70,7 @@ analysis::Report report_from_counts(const gpu::Counts& c, const analysis::DramMo
 uint64_t count_on_gpu(const catalog::KernelInfo& k, const catalog::Params& p, catalog::HostArrays& arrays,
                       const analysis::DramModel& dram, trace::Trace& meta, analysis::Report& report) {
 #ifdef WS_HAVE_CUDA
-  gpu::DramConfig cfg;
-  cfg.preset = dram.preset;
-  cfg.channels = dram.channels;
-  cfg.banks = dram.banks;
-  cfg.burst_bytes = dram.burst_bytes;
-  cfg.xor_hash = dram.xor_hash;
-  gpu::Counts c = gpu::counts(k, p, arrays, cfg);  // its trace head names the kernel file, its sites their code
+  gpu::Counts c = gpu::counts(k, p, arrays, dram);  // its trace head names the kernel file, its sites their code
   report = report_from_counts(c, dram);
   meta = std::move(c.meta);
   return c.lane_accesses;

@@ -7,24 +7,12 @@
 namespace ws::trace {
 namespace {
 
-// Line `line` (1-based) of `text` as written (blanks kept), or "".
-std::string raw_line(const std::string& text, uint32_t line) {
-  size_t pos = 0;
-  for (uint32_t l = 1; l < line; ++l) {
-    pos = text.find('\n', pos);
-    if (pos == std::string::npos) return {};
-    ++pos;
-  }
-  const size_t end = text.find('\n', pos);
-  return text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-}
-
 bool name_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
 
 }  // namespace
 
 uint32_t index_column(const std::string& text, uint32_t line, const std::string& array) {
-  const std::string code = raw_line(text, line);
+  const std::string code = line_text(text, line);
   if (!array.empty()) {
     for (size_t p = code.find(array); p != std::string::npos; p = code.find(array, p + 1)) {
       const size_t after = p + array.size();

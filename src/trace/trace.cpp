@@ -88,15 +88,19 @@ Trace launch_trace(const Trace& t, uint32_t k) {
   return out;
 }
 
-std::string source_line(const std::string& text, uint32_t line) {
+std::string line_text(const std::string& text, uint32_t line) {
   size_t pos = 0;
   for (uint32_t l = 1; l < line; ++l) {
     pos = text.find('\n', pos);
     if (pos == std::string::npos) return {};
     ++pos;
   }
-  size_t end = text.find('\n', pos);
-  std::string s = text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+  const size_t end = text.find('\n', pos);
+  return text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+}
+
+std::string source_line(const std::string& text, uint32_t line) {
+  const std::string s = line_text(text, line);
   size_t b = s.find_first_not_of(" \t\r");
   if (b == std::string::npos) return {};
   size_t e = s.find_last_not_of(" \t\r");

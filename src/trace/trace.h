@@ -156,7 +156,9 @@ struct Trace {
 // launch the trace does not have.
 Trace launch_trace(const Trace& t, uint32_t k);
 
-// Text of line `line` (1-based) of `text`, with leading/trailing blanks removed.
+// Line `line` (1-based) of `text` as written, or "" past the end.
+std::string line_text(const std::string& text, uint32_t line);
+// The same with leading/trailing blanks removed.
 std::string source_line(const std::string& text, uint32_t line);
 
 // Now, as Provenance::date writes it: "2026-11-23T01:40:00Z".

@@ -279,7 +279,7 @@ TEST_CASE("counts mode equals the analysis of the full recorded trace") {
   for (const char* preset : {"textbook", "hbm"}) {
     analysis::DramModel model;
     REQUIRE(analysis::dram_preset(preset, model));
-    gpu::DramConfig dram{model.preset, model.channels, model.banks, model.burst_bytes, model.xor_hash};
+    const analysis::DramModel& dram = model;
     for (const auto& c : gpu_test::teaching_cases()) {
       CAPTURE(preset);
       CAPTURE(c.name());
