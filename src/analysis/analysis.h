@@ -153,6 +153,15 @@ std::string why(const trace::Trace& t, const trace::Record& r);
 // for statistics summed elsewhere (counts mode on a GPU).
 std::string why_site(const trace::Trace& t, const trace::Record& example, const SiteStats& s);
 
+// A site's averages (per request, efficiency) from its summed counts, and its line from
+// `example`, one request of the site in `t` (none: "not executed in the recorded blocks").
+// What analyze() does once it has summed; counts mode on a GPU sums on the device.
+void finish_site(const trace::Trace& t, const trace::Record* example, SiteStats& s);
+
+// One array's DRAM spread in an epoch from its bursts per cell, [channel * banks + bank].
+ArrayEpochStats array_spread(uint32_t buffer, uint64_t requests, const std::vector<uint64_t>& cells,
+                             const DramModel& dram);
+
 // One launch's report as a JSON object, an entry of the "launches" list that `warpscope
 // report --format json` prints: the launch ("launch": launch index `launch` + 1, counted
 // from 1 as requests are; kernel, params, grid, block), its sites (file, line, column,

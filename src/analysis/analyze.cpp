@@ -43,7 +43,7 @@ struct CellMap {
 };
 
 struct ArrayWork {
-  uint64_t requests = 0, bursts = 0;
+  uint64_t requests = 0;
   std::vector<uint64_t> cells;  // [channel * banks + bank]
 };
 
@@ -127,7 +127,7 @@ Report analyze(const trace::Trace& t, const DramModel& dram_in) {
         if (aw.cells.empty()) aw.cells.assign(ncells, 0);
         uint64_t* cells = aw.cells.data();
         aw.requests += 1;
-        aw.bursts += detail::for_each_granule(lanes, si.bytes, burst, [&](uint64_t g) { ++cells[cell(g)]; });
+        detail::for_each_granule(lanes, si.bytes, burst, [&](uint64_t g) { ++cells[cell(g)]; });
       }
     } else {
       auto c = detail::shared_counts(r, si.bytes, nullptr);
@@ -142,50 +142,50 @@ Report analyze(const trace::Trace& t, const DramModel& dram_in) {
   }
 
   // Per-site averages and the plain-language line.
-  for (size_t i = 0; i < nsites; ++i) {
-    SiteStats& ss = rep.sites[i];
-    if (ss.requests) {
-      double q = double(ss.requests);
-      ss.sectors_per_request = double(ss.sectors) / q;
-      ss.ideal_sectors_per_request = double(ss.ideal_sectors) / q;
-      ss.wavefronts_per_request = double(ss.wavefronts) / q;
-      ss.conflicts_per_request = double(ss.bank_conflicts) / q;
-    }
-    ss.efficiency = ss.sectors ? double(ss.bytes_requested) / (double(ss.sectors) * 32.0) : 0.0;
-    if (!ss.requests) {
-      ss.why = "not executed in the recorded blocks";
-      continue;
-    }
-    ss.why = why_site(t, t.records[ss.example], ss);
-  }
+  for (SiteStats& ss : rep.sites) finish_site(t, ss.requests ? &t.records[ss.example] : nullptr, ss);
 
   // Per-epoch DRAM spread.
   rep.epochs.reserve(epochs.size());
   for (auto& [e, w] : epochs) {
     EpochStats es = std::move(w.totals);
     es.epoch = e;
-    for (size_t b = 0; b < w.arrays.size(); ++b) {
-      ArrayWork& aw = w.arrays[b];
-      if (aw.cells.empty()) continue;
-      ArrayEpochStats a;
-      a.buffer = uint32_t(b);
-      a.requests = aw.requests;
-      a.bursts = aw.bursts;
-      a.per_channel.assign(dram.channels, 0);
-      a.per_bank.assign(dram.channels, std::vector<uint64_t>(dram.banks, 0));
-      for (uint32_t c = 0; c < dram.channels; ++c) {
-        for (uint32_t k = 0; k < dram.banks; ++k) {
-          uint64_t v = aw.cells[size_t(c) * dram.banks + k];
-          a.per_bank[c][k] = v;
-          a.per_channel[c] += v;
-        }
-        if (a.per_channel[c]) ++a.channels_used;
-      }
-      es.arrays.push_back(std::move(a));
-    }
+    for (size_t b = 0; b < w.arrays.size(); ++b)
+      if (!w.arrays[b].cells.empty()) es.arrays.push_back(array_spread(uint32_t(b), w.arrays[b].requests, w.arrays[b].cells, dram));
     rep.epochs.push_back(std::move(es));
   }
   return rep;
+}
+
+void finish_site(const trace::Trace& t, const trace::Record* example, SiteStats& ss) {
+  if (ss.requests) {
+    const double q = double(ss.requests);
+    ss.sectors_per_request = double(ss.sectors) / q;
+    ss.ideal_sectors_per_request = double(ss.ideal_sectors) / q;
+    ss.wavefronts_per_request = double(ss.wavefronts) / q;
+    ss.conflicts_per_request = double(ss.bank_conflicts) / q;
+  }
+  ss.efficiency = ss.sectors ? double(ss.bytes_requested) / (double(ss.sectors) * 32.0) : 0.0;
+  ss.why = example ? why_site(t, *example, ss) : "not executed in the recorded blocks";
+}
+
+ArrayEpochStats array_spread(uint32_t buffer, uint64_t requests, const std::vector<uint64_t>& cells,
+                             const DramModel& dram) {
+  ArrayEpochStats a;
+  a.buffer = buffer;
+  a.requests = requests;
+  a.per_channel.assign(dram.channels, 0);
+  a.per_bank.assign(dram.channels, std::vector<uint64_t>(dram.banks, 0));
+  for (uint32_t c = 0; c < dram.channels; ++c) {
+    for (uint32_t k = 0; k < dram.banks; ++k) {
+      const size_t i = size_t(c) * dram.banks + k;
+      const uint64_t v = i < cells.size() ? cells[i] : 0;
+      a.per_bank[c][k] = v;
+      a.per_channel[c] += v;
+    }
+    a.bursts += a.per_channel[c];
+    if (a.per_channel[c]) ++a.channels_used;
+  }
+  return a;
 }
 
 std::string why_site(const trace::Trace& t, const trace::Record& ex, const SiteStats& ss) {

@@ -20,7 +20,8 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Exit codes: 0 success, 1 a kernel or the machine failed, 2 bad input.
+// Exit codes: 0 success, 1 a kernel or the machine failed (any other exception a command
+// throws: main prints its one line after what the command printed), 2 bad input.
 constexpr int kExitFailure = 1;
 constexpr int kExitBadInput = 2;
 

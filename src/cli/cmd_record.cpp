@@ -29,11 +29,7 @@ int run(const RecordOptions& o) {
   std::cout << ", " << t.provenance.backend << " (" << t.provenance.device << ") in " << secs << "; " << session::check_text(res)
             << "\n";
   if (!res.note.empty()) std::cout << "note: " << res.note << "\n";
-  if (session::check_failed(res)) {
-    std::cout.flush();
-    std::cerr << "warpscope: error: " << launch.kernel->id << ": " << session::check_text(res) << std::endl;
-    return kExitFailure;
-  }
+  if (session::check_failed(res)) throw std::runtime_error(launch.kernel->id + ": " + session::check_text(res));
   return 0;
 }
 

@@ -158,11 +158,7 @@ int run(const ReportOptions& o) {
   const session::Launch launch = resolve_launch(spec, "report");
   std::shared_ptr<const session::Session> s = session::Session::from_capture(session::capture(launch), launch, spec);
   print({s}, f, o.step);
-  if (s->differs()) {
-    std::cout.flush();
-    std::cerr << "warpscope: error: " << launch.kernel->id << ": " << s->check_text() << std::endl;
-    return kExitFailure;
-  }
+  if (s->differs()) throw std::runtime_error(launch.kernel->id + ": " + s->check_text());
   return 0;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "gpu/launch.cuh"
@@ -144,40 +145,43 @@ class CountsLauncher {
     std::sort(used.begin(), used.end(), [](const abi::SiteSlot* a, const abi::SiteSlot* b) {
       return a->first != b->first ? a->first < b->first : a->key < b->key;
     });
+    c.report.sites.resize(meta.sites.size());  // parallel to meta.sites
+    examples_.resize(meta.sites.size());
     for (const abi::SiteSlot* s : used) {
       const uint32_t i = b.key_site(s->key).site;
-      c.sites.resize(meta.sites.size());  // parallel to meta.sites
-      SiteCounts& sc = c.sites[i];
+      analysis::SiteStats& ss = c.report.sites[i];
+      ss.site = i;
       unsigned long long sums[abi::kSiteSums] = {};
       for (uint32_t q = 0; q < abi::kParts; ++q)
         for (uint32_t k = 0; k < abi::kSiteSums; ++k) sums[k] += s->sums[q][k];
-      sc.requests += sums[abi::kRequests];
-      sc.lane_accesses += sums[abi::kLanes];
-      sc.sectors += sums[abi::kSectors];
-      sc.lines += sums[abi::kLines];
-      sc.ideal_sectors += sums[abi::kIdealSectors];
-      sc.bytes_requested += sums[abi::kBytes];
-      sc.wavefronts += sums[abi::kWavefronts];
-      sc.ideal_wavefronts += sums[abi::kIdealWavefronts];
-      sc.bank_conflicts = sc.wavefronts - sc.ideal_wavefronts;
-      sc.max_way = std::max(sc.max_way, s->max_way);
+      ss.requests += sums[abi::kRequests];
+      ss.lane_accesses += sums[abi::kLanes];
+      ss.sectors += sums[abi::kSectors];
+      ss.lines += sums[abi::kLines];
+      ss.ideal_sectors += sums[abi::kIdealSectors];
+      ss.bytes_requested += sums[abi::kBytes];
+      ss.wavefronts += sums[abi::kWavefronts];
+      ss.ideal_wavefronts += sums[abi::kIdealWavefronts];
+      ss.bank_conflicts = ss.wavefronts - ss.ideal_wavefronts;
+      ss.max_way = std::max(ss.max_way, s->max_way);
+      c.report.records += sums[abi::kRequests];
       c.lane_accesses += sums[abi::kLanes];
-      if (s->example_taken && !sc.has_example) {
+      if (s->example_taken && !examples_[i]) {
         const abi::Record& d = s->example;
-        trace::Record& r = sc.example;
+        trace::Record r;
         r.block = d.block;
-        r.warp = uint16_t(d.warp);
-        r.site = uint16_t(i);
-        r.seq = 0;
+        r.warp = d.warp;
+        r.site = i;
         r.epoch = d.epoch;
         r.active = d.active;
+        r.buffer = meta.sites[i].buffer;
         for (int l = 0; l < trace::kWarpSize; ++l) r.offset[l] = (d.active >> l) & 1u ? d.offset[l] : 0u;
-        sc.has_example = true;
+        examples_[i] = r;
       }
     }
     c.sites_overflow |= used.size() >= abi::kSiteSlots;
 
-    // Epoch rows.
+    // Epoch rows, summed over the launches of the run.
     uint64_t seen = std::min<uint64_t>(ctl.epochs_seen, max_epochs_);
     if (ctl.epochs_seen > max_epochs_) c.epochs_merged += uint32_t(ctl.epochs_seen - max_epochs_);
     std::vector<unsigned long long> parts(seen * abi::kParts * words_), rows(seen * words_, 0);
@@ -188,43 +192,59 @@ class CountsLauncher {
       for (uint32_t q = 0; q < abi::kParts; ++q)
         for (uint32_t w = 0; w < words_; ++w) rows[e * words_ + w] += parts[(e * abi::kParts + q) * words_ + w];
     const uint32_t cells = dram_.cells();
-    std::map<uint32_t, EpochCounts> merged;
-    for (auto& e : c.epochs) merged[e.epoch] = std::move(e);
     for (uint64_t e = 0; e < seen; ++e) {
       const unsigned long long* w = &rows[e * words_];
       if (!w[abi::kERequests]) continue;
-      EpochCounts& ec = merged[uint32_t(e)];
-      ec.epoch = uint32_t(e);
-      ec.requests += w[abi::kERequests];
-      ec.lane_accesses += w[abi::kELanes];
-      ec.sectors += w[abi::kESectors];
-      ec.ideal_sectors += w[abi::kEIdealSectors];
-      ec.bytes_requested += w[abi::kEBytes];
-      ec.wavefronts += w[abi::kEWavefronts];
-      ec.ideal_wavefronts += w[abi::kEIdealWavefronts];
-      ec.bank_conflicts = ec.wavefronts - ec.ideal_wavefronts;
-      for (uint32_t b = 0; b < a_.size(); ++b) {
-        const unsigned long long* row = w + abi::kEpochSums + b * (cells + 1);
+      EpochSums& es = epochs_sums_[uint32_t(e)];
+      analysis::EpochStats& t = es.totals;
+      t.epoch = uint32_t(e);
+      t.requests += w[abi::kERequests];
+      t.lane_accesses += w[abi::kELanes];
+      t.sectors += w[abi::kESectors];
+      t.ideal_sectors += w[abi::kEIdealSectors];
+      t.bytes_requested += w[abi::kEBytes];
+      t.wavefronts += w[abi::kEWavefronts];
+      t.ideal_wavefronts += w[abi::kEIdealWavefronts];
+      t.bank_conflicts = t.wavefronts - t.ideal_wavefronts;
+      for (uint32_t buf = 0; buf < a_.size(); ++buf) {
+        const unsigned long long* row = w + abi::kEpochSums + buf * (cells + 1);
         if (!row[cells]) continue;
-        auto it = std::find_if(ec.arrays.begin(), ec.arrays.end(), [&](const auto& x) { return x.buffer == b; });
-        if (it == ec.arrays.end()) {
-          EpochCounts::Array arr;
-          arr.buffer = b;
-          arr.cells.assign(cells, 0);
-          ec.arrays.push_back(arr);
-          it = ec.arrays.end() - 1;
-        }
-        it->requests += row[cells];
-        for (uint32_t x = 0; x < cells; ++x) {
-          it->cells[x] += row[x];
-          it->bursts += row[x];
-        }
+        ArraySums& a = es.arrays[buf];
+        a.cells.resize(cells, 0);
+        a.requests += row[cells];
+        for (uint32_t x = 0; x < cells; ++x) a.cells[x] += row[x];
       }
-      std::sort(ec.arrays.begin(), ec.arrays.end(), [](const auto& x, const auto& y) { return x.buffer < y.buffer; });
     }
-    c.epochs.clear();
-    for (auto& [e, ec] : merged) c.epochs.push_back(std::move(ec));
   }
+
+ public:
+  // The report once every launch of the run is collected: the sites' averages and lines,
+  // the epochs' DRAM spread.
+  void finish(const analysis::DramModel& dram) {
+    Counts& c = *out_;
+    for (size_t i = 0; i < c.report.sites.size(); ++i) {
+      c.report.sites[i].site = uint32_t(i);
+      analysis::finish_site(c.meta, examples_[i] ? &*examples_[i] : nullptr, c.report.sites[i]);
+    }
+    c.report.epochs.clear();
+    for (auto& [e, es] : epochs_sums_) {
+      analysis::EpochStats t = std::move(es.totals);
+      for (const auto& [buf, a] : es.arrays) t.arrays.push_back(analysis::array_spread(buf, a.requests, a.cells, dram));
+      c.report.epochs.push_back(std::move(t));
+    }
+  }
+
+ private:
+  struct ArraySums {
+    uint64_t requests = 0;
+    std::vector<uint64_t> cells;  // [channel * banks + bank] bursts
+  };
+  struct EpochSums {
+    analysis::EpochStats totals;
+    std::map<uint32_t, ArraySums> arrays;  // by buffer id
+  };
+  std::vector<std::optional<trace::Record>> examples_;  // per site: one request from block 0
+  std::map<uint32_t, EpochSums> epochs_sums_;
 
   const catalog::KernelInfo& k_;
   DeviceArrays& a_;
@@ -253,12 +273,13 @@ Counts counts(const catalog::KernelInfo& k, const catalog::Params& p, catalog::H
   auto run = find_run<CountsLauncher>(k.id);
   if (!run) throw std::invalid_argument("no GPU entry for kernel " + k.id);
   Counts c;
-  c.dram = dram;
+  c.report.dram = dram;
   start_trace(k, p, c.meta);
   DeviceArrays dev(k, p);
   dev.upload(arrays);
   CountsLauncher l(k, dev, dram, &c);
   run(l, p);
+  l.finish(dram);
   dev.download_outputs(arrays);
   for (uint64_t b = 0; b < c.meta.launch().grid.count(); ++b) c.meta.launch().blocks.push_back(uint32_t(b));
   return c;

@@ -67,32 +67,11 @@ uint64_t record(const catalog::KernelInfo& k, const catalog::Params& p, catalog:
 
 // ---- counts mode ------------------------------------------------------------------------
 
-struct SiteCounts {
-  uint64_t requests = 0, lane_accesses = 0;
-  uint64_t sectors = 0, lines = 0, ideal_sectors = 0, bytes_requested = 0;  // global
-  uint64_t wavefronts = 0, ideal_wavefronts = 0, bank_conflicts = 0;        // shared
-  uint32_t max_way = 0;
-  bool has_example = false;
-  trace::Record example;  // one request of this site from block 0 (site index filled)
-};
-
-struct EpochCounts {
-  uint32_t epoch = 0;
-  uint64_t requests = 0, lane_accesses = 0, sectors = 0, ideal_sectors = 0, bytes_requested = 0;
-  uint64_t wavefronts = 0, ideal_wavefronts = 0, bank_conflicts = 0;
-  struct Array {
-    uint32_t buffer = 0;
-    uint64_t requests = 0, bursts = 0;
-    std::vector<uint64_t> cells;  // [channel * banks + bank] bursts
-  };
-  std::vector<Array> arrays;  // global arrays touched in this epoch, by buffer id
-};
-
+// Whole-grid statistics summed on the device, in the analysis's own types: the same
+// report analysis::analyze() gives of a trace of every block.
 struct Counts {
   trace::Trace meta;              // launch, buffers, sites (first-execution order); no records
-  std::vector<SiteCounts> sites;  // parallel to meta.sites
-  std::vector<EpochCounts> epochs;
-  analysis::DramModel dram;
+  analysis::Report report;        // sites parallel to meta.sites, averages and lines; epochs
   uint64_t lane_accesses = 0;
   uint32_t epochs_merged = 0;     // epochs past the table, added into its last row
   bool sites_overflow = false;    // more distinct sites than the device table holds

@@ -21,7 +21,6 @@
 #include "gpu/record.h"
 #define WS_GPU_RECORDER 1
 #endif
-#include "session/detail/counts.h"
 
 namespace ws::session {
 namespace {
@@ -36,6 +35,10 @@ struct Backend {
   std::string (*device)();  // what runs it; "" when it cannot run on this machine
   uint64_t (*record)(const catalog::KernelInfo&, const catalog::Params&, catalog::HostArrays&,
                      const std::vector<uint32_t>& blocks, uint64_t max_records, trace::Trace& out);
+  // The whole grid's statistics without records (null: the backend has no counts mode):
+  // fills the trace's head (launch, buffers, sites) and the report; returns lane accesses.
+  uint64_t (*count)(const catalog::KernelInfo&, const catalog::Params&, catalog::HostArrays&,
+                    const analysis::DramModel&, trace::Trace& meta, analysis::Report& report) = nullptr;
 };
 
 const Backend kEmulator{
@@ -50,7 +53,14 @@ const Backend kEmulator{
     }};
 
 #ifdef WS_GPU_RECORDER
-const Backend kGpu{"gpu", [] { return gpu::device_name(); }, &gpu::record};
+const Backend kGpu{"gpu", [] { return gpu::device_name(); }, &gpu::record,
+                   [](const catalog::KernelInfo& k, const catalog::Params& p, catalog::HostArrays& arrays,
+                      const analysis::DramModel& dram, trace::Trace& meta, analysis::Report& report) {
+                     gpu::Counts c = gpu::counts(k, p, arrays, dram);
+                     meta = std::move(c.meta);
+                     report = std::move(c.report);
+                     return c.lane_accesses;
+                   }};
 const Backend* gpu_backend() { return &kGpu; }
 #else
 const Backend* gpu_backend() { return nullptr; }
@@ -138,12 +148,12 @@ Capture capture(const Launch& req) {
   catalog::HostArrays arrays = catalog::make_arrays(*k, res.params);
   catalog::HostArrays want;
   if (req.blocks.empty()) want = arrays;
-  const bool counts = req.counts && req.blocks.empty() && std::string(backend.name) == "gpu";
+  const bool counts = req.counts && req.blocks.empty() && backend.count;
 
   const auto start = std::chrono::steady_clock::now();
   try {
     if (counts) {
-      res.lane_accesses = count_on_gpu(*k, res.params, arrays, req.dram, res.trace, res.report);
+      res.lane_accesses = backend.count(*k, res.params, arrays, req.dram, res.trace, res.report);
       res.counted = true;
     } else {
       res.lane_accesses = backend.record(*k, res.params, arrays, req.blocks, max_records, res.trace);

@@ -48,7 +48,7 @@ nlohmann::json totals(const gpu::Counts& c) {
   nlohmann::json t = nlohmann::json::object();
   for (size_t i = 0; i < c.meta.sites.size(); ++i) {
     const auto& s = c.meta.sites[i];
-    const auto& n = c.sites[i];
+    const auto& n = c.report.sites[i];
     std::string k = std::string(trace::to_string(s.space)) + "_" + (s.op == trace::Op::Store ? "st" : "ld");
     if (!t.contains(k)) t[k] = nlohmann::json::object();
     auto add = [&](const char* f, uint64_t v) { t[k][f] = t[k].value(f, uint64_t(0)) + v; };
@@ -82,7 +82,7 @@ int probe(const std::string& mode) {
       nlohmann::json sites = nlohmann::json::array();
       for (size_t i = 0; i < cnt.meta.sites.size(); ++i) {
         const auto& s = cnt.meta.sites[i];
-        const auto& n = cnt.sites[i];
+        const auto& n = cnt.report.sites[i];
         sites.push_back({{"line", s.line},
                          {"array", cnt.meta.buffers.at(s.buffer).name},
                          {"space", trace::to_string(s.space)},
