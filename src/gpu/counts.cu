@@ -145,10 +145,10 @@ class CountsLauncher {
     std::sort(used.begin(), used.end(), [](const abi::SiteSlot* a, const abi::SiteSlot* b) {
       return a->first != b->first ? a->first < b->first : a->key < b->key;
     });
-    c.report.sites.resize(meta.sites.size());  // parallel to meta.sites
-    examples_.resize(meta.sites.size());
     for (const abi::SiteSlot* s : used) {
-      const uint32_t i = b.key_site(s->key).site;
+      const uint32_t i = b.key_site(s->key).site;  // adds the site to meta the first time
+      c.report.sites.resize(meta.sites.size());    // parallel to meta.sites
+      examples_.resize(meta.sites.size());
       analysis::SiteStats& ss = c.report.sites[i];
       ss.site = i;
       unsigned long long sums[abi::kSiteSums] = {};
@@ -222,6 +222,8 @@ class CountsLauncher {
   // the epochs' DRAM spread.
   void finish(const analysis::DramModel& dram) {
     Counts& c = *out_;
+    c.report.sites.resize(c.meta.sites.size());
+    examples_.resize(c.meta.sites.size());
     for (size_t i = 0; i < c.report.sites.size(); ++i) {
       c.report.sites[i].site = uint32_t(i);
       analysis::finish_site(c.meta, examples_[i] ? &*examples_[i] : nullptr, c.report.sites[i]);
