@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "analysis/analysis.h"
 #include "session/capture.h"
 #include "session/launch.h"
+#include "session/session.h"
 #include "cli/launch_options.h"
 
 namespace ws::cli {
@@ -37,6 +39,8 @@ Command add_record(CLI::App& app);
 Command add_lesson(CLI::App& app);
 Command add_export(CLI::App& app);
 Command add_bench(CLI::App& app);
+// `warpscope run prog.cu [NVCC FLAGS] [-- ARGS]`: the user's CUDA program on the emulated device.
+Command add_run(CLI::App& app);
 
 // What `warpscope` does when no command is given.
 int no_command(const CLI::App& app);
@@ -51,6 +55,13 @@ std::string usage();
 enum class Format { Text, Json };
 // Throws UsageError naming the allowed formats.
 Format parse_format(const std::string& s);
+
+// The reports of `shown` (launches of one trace) as `report` prints them; `request` > 0
+// also shows that request (one launch only).
+void print_reports(const std::vector<std::shared_ptr<const session::Session>>& shown, Format f, int64_t request);
+// Launch `k` (from 1; 0: every launch) of `first`'s trace as sessions. Throws UsageError.
+std::vector<std::shared_ptr<const session::Session>> launches_of(std::shared_ptr<const session::Session> first,
+                                                                 int64_t k, const analysis::DramModel& dram);
 
 // The DRAM part of `--set` alone, for reports of saved traces: other names are errors.
 analysis::DramModel dram_from_sets(const std::vector<std::string>& set);

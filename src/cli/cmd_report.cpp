@@ -26,20 +26,22 @@ std::string dim_text(const trace::Dim3& d) {
   return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
 }
 
-bool from_file(const session::Session& s) { return s.origin == "file"; }
+bool from_file(const session::Session& s) { return s.origin == "file" || s.origin == "program"; }
 
 // The launch header of the text report.
 void print_header(const session::Session& s) {
   const trace::Trace& t = s.trace();
   const trace::Launch& l = t.launch();
   std::cout << "kernel    " << l.kernel << (s.kernel ? "  — " + s.kernel->title : "") << "\n";
-  std::cout << "params    " << session::params_text(l.params) << "\n";
+  if (!l.params.empty()) std::cout << "params    " << session::params_text(l.params) << "\n";
   std::cout << "launch    grid " << dim_text(l.grid) << " × block " << dim_text(l.block);
   if (l.dynamic_shared_bytes) std::cout << ", " << l.dynamic_shared_bytes << " B dynamic shared memory";
   std::cout << "\n";
   const trace::Provenance& p = t.provenance;
   if (s.launches() > 1) std::cout << "launch    " << s.launch + 1 << " of " << s.launches() << "\n";
-  if (!from_file(s))
+  if (s.origin == "program")
+    std::cout << "program   " << s.file << ", run on the " << p.device << "\n";
+  else if (!from_file(s))
     std::cout << "backend   " << p.backend << " (" << p.device << ")\n";
   else
     std::cout << "backend   file, recorded by " << p.backend << " (" << p.device << ") on " << p.date
@@ -84,11 +86,12 @@ void print_json(const std::vector<std::shared_ptr<const session::Session>>& show
   const trace::Provenance& p = s.trace().provenance;
   json j;
   j["report_version"] = 2;
-  j["backend"] = from_file(s) ? "file" : p.backend;
+  j["backend"] = s.origin == "program" ? "program" : from_file(s) ? "file" : p.backend;
+  if (s.origin == "program") j["program"] = s.file;
   j["device"] = p.device;
   j["date"] = p.date;
   j["version"] = p.version;
-  if (from_file(s)) j["recorded_with"] = p.backend;
+  if (s.origin == "file") j["recorded_with"] = p.backend;
   if (!from_file(s)) j["mode"] = s.counted ? "counts" : "records";
   j["dram_model"] = json::parse(analysis::dram_json(s.report.dram));
   if (!from_file(s)) {
@@ -105,7 +108,9 @@ void print_json(const std::vector<std::shared_ptr<const session::Session>>& show
 }
 
 // Prints the report of every session in `shown` (the launches of one trace).
-void print(const std::vector<std::shared_ptr<const session::Session>>& shown, Format f, int64_t request) {
+}  // namespace
+
+void print_reports(const std::vector<std::shared_ptr<const session::Session>>& shown, Format f, int64_t request) {
   int64_t step = -1;  // the record of request K
   if (request > 0) {
     if (shown.size() > 1) throw UsageError("--step needs --launch K: the trace has " + std::to_string(shown.size()) + " launches");
@@ -142,6 +147,8 @@ std::vector<std::shared_ptr<const session::Session>> launches_of(std::shared_ptr
   return out;
 }
 
+namespace {
+
 int run(const ReportOptions& o) {
   const Format f = parse_format(o.format);
   if (o.trace_opt->count()) {
@@ -150,14 +157,14 @@ int run(const ReportOptions& o) {
     spec.launch = uint32_t(o.launch_number > 0 ? o.launch_number - 1 : 0);
     spec.dram = dram_from_sets(o.launch.set).preset;
     const session::Launch launch = session::resolve(spec);
-    print(launches_of(session::record_session(launch, spec), o.launch_number, launch.dram), f, o.step);
+    print_reports(launches_of(session::record_session(launch, spec), o.launch_number, launch.dram), f, o.step);
     return 0;
   }
   session::LaunchSpec spec = cli::spec_of(o.launch);
   spec.counts = true;  // on a GPU, the whole grid in counts mode
   const session::Launch launch = resolve_launch(spec, "report");
   std::shared_ptr<const session::Session> s = session::Session::from_capture(session::capture(launch), launch, spec);
-  print({s}, f, o.step);
+  print_reports({s}, f, o.step);
   if (s->differs()) throw std::runtime_error(launch.kernel->id + ": " + s->check_text());
   return 0;
 }

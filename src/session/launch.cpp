@@ -54,6 +54,22 @@ std::string dram_presets_text(const char* sep) { return presets_text(sep); }
 
 Launch resolve(const LaunchSpec& spec) {
   Launch l;
+  if (spec.source() == Source::Program) {
+    if (!spec.kernel.empty() || !spec.trace.empty())
+      throw InputError("a launch comes from one source: a kernel, a trace file or a program ('" + spec.program + "')");
+    l.source = Source::Program;
+    l.program.source = spec.program;
+    l.program.nvcc_flags = spec.nvcc_flags;
+    l.program.args = spec.program_args;
+    l.program.literal = spec.literal;
+    l.program.echo = spec.program_echo;
+    l.program.timeout_seconds = spec.program_timeout;
+    l.program.max_records = spec.max_records;
+    l.max_records = spec.max_records;
+    l.launch = spec.launch;
+    l.dram = dram_model(spec.dram);
+    return l;
+  }
   if (spec.source() == Source::TraceFile) {
     if (!spec.kernel.empty())
       throw InputError("a launch comes from a kernel or from a trace file, not both ('" + spec.kernel + "' and " +

@@ -13,6 +13,7 @@
 
 #include "analysis/analysis.h"
 #include "catalog.h"
+#include "program/program.h"
 
 namespace ws::session {
 
@@ -28,13 +29,19 @@ enum class BlockDefault {
                  // seconds (the app, which re-records on every change)
 };
 
-// Where a launch comes from: a catalog kernel run now, or a launch of a saved trace. (A
-// user's own program joins them as a third source.)
-enum class Source { Catalog, TraceFile };
+// Where a launch comes from: a catalog kernel run now, a launch of a saved trace, or a
+// launch of the user's own CUDA program, compiled and run on the emulated device.
+enum class Source { Catalog, TraceFile, Program };
 
 struct LaunchSpec {
   std::string kernel;                           // catalog id (Source::Catalog)
   std::string trace;                            // a .wstrace file (Source::TraceFile)
+  std::string program;                          // a .cu file (Source::Program)
+  std::vector<std::string> nvcc_flags;          // Source::Program: passed to nvcc
+  std::vector<std::string> program_args;        // Source::Program: the program's arguments
+  bool literal = false;                         // Source::Program: compiled with -G
+  bool program_echo = true;                     // Source::Program: its output passes through (else kept)
+  double program_timeout = 120;                 // Source::Program: seconds before it is stopped
   uint32_t launch = 0;                          // the launch of the trace to show, from 0
   std::optional<int64_t> size;                  // none: the kernel's teaching size
   std::map<std::string, int64_t> params;        // kernel parameters besides size
@@ -47,13 +54,16 @@ struct LaunchSpec {
   // addresses stored (counts mode), instead of records.
   bool counts = false;
   bool operator==(const LaunchSpec&) const = default;
-  Source source() const { return trace.empty() ? Source::Catalog : Source::TraceFile; }
+  Source source() const {
+    return !program.empty() ? Source::Program : trace.empty() ? Source::Catalog : Source::TraceFile;
+  }
 };
 
 // A spec with every default filled in and every value checked.
 struct Launch {
   Source source = Source::Catalog;
   std::string trace;                            // Source::TraceFile: the file, and its launch
+  program::Options program;                     // Source::Program: what to build and run
   uint32_t launch = 0;
   const catalog::KernelInfo* kernel = nullptr;  // Source::Catalog
   catalog::Params params;                       // "size" included

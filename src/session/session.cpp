@@ -301,6 +301,23 @@ std::shared_ptr<Session> Session::from_file(const std::string& path, const analy
   return m;
 }
 
+std::shared_ptr<Session> Session::from_program(const program::Options& o, const analysis::DramModel& dram,
+                                               uint32_t launch) {
+  program::Result r = program::run(o);
+  if (r.trace.launches.empty())
+    throw InputError("the program " + o.source + " made no kernel launch" +
+                     (r.exit_code ? " (it exited with code " + std::to_string(r.exit_code) + ")" : std::string()));
+  if (launch >= r.trace.launches.size())
+    throw InputError("launch " + std::to_string(launch + 1) + " is out of range: the program made " +
+                     std::to_string(r.trace.launches.size()));
+  auto m = from_trace(std::make_shared<trace::Trace>(std::move(r.trace)), dram, launch);
+  m->origin = "program";
+  m->file = o.source;
+  m->capture_seconds = r.run_seconds;
+  if (r.exit_code) m->note = "the program exited with code " + std::to_string(r.exit_code);
+  return m;
+}
+
 std::shared_ptr<Session> Session::of_launch(uint32_t k, const analysis::DramModel& dram) const {
   auto m = from_trace(source ? source : shared_trace, dram, k);
   m->origin = origin;

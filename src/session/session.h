@@ -125,6 +125,11 @@ class Session {
   // launch the file does not have.
   static std::shared_ptr<Session> from_file(const std::string& path, const analysis::DramModel& dram,
                                             uint32_t launch = 0);
+  // Launch `launch` of the user's CUDA program, compiled and run on the emulated device
+  // (every launch recorded; the others reached with of_launch). Throws program::Error, and
+  // InputError for a launch the program did not make.
+  static std::shared_ptr<Session> from_program(const program::Options& o, const analysis::DramModel& dram,
+                                               uint32_t launch = 0);
   // Launch `launch` of a trace built elsewhere (tests, benchmarks). Throws InputError for a
   // launch the trace does not have.
   static std::shared_ptr<Session> from_trace(std::shared_ptr<const trace::Trace> t, const analysis::DramModel& dram,
@@ -140,7 +145,7 @@ class Session {
   analysis::Report report;
   const catalog::KernelInfo* kernel = nullptr;  // null for a file of an unknown kernel
   LaunchSpec spec;           // what was asked for (from the trace's launch for a file)
-  std::string origin;        // "emulator" | "gpu" | "file"
+  std::string origin;        // "emulator" | "gpu" | "file" | "program"
   std::string file;          // path when opened from a file
   bool from_gpu = false;     // the records came from a GPU (not the emulator)
   bool counted = false;      // counts mode: `report` covers the whole grid, no records

@@ -68,12 +68,15 @@ uint32_t Builder::site(const Site& s) {
   SiteKey k{s.file, s.line, s.column, s.buffer, uint8_t(s.space), uint8_t(s.op), s.bytes, s.instruction};
   auto it = sites_.find(k);
   if (it != sites_.end()) return it->second;
-  Site added = s;
-  if (added.code.empty() && s.file < t_->files.size()) added.code = source_line(t_->files[s.file].text, s.line);
-  t_->sites.push_back(std::move(added));
-  const uint32_t id = uint32_t(t_->sites.size() - 1);
+  const uint32_t id = add_site(s);
   sites_.emplace(std::move(k), id);
   return id;
+}
+
+uint32_t Builder::add_site(Site s) {
+  if (s.code.empty() && s.file < t_->files.size()) s.code = source_line(t_->files[s.file].text, s.line);
+  t_->sites.push_back(std::move(s));
+  return uint32_t(t_->sites.size() - 1);
 }
 
 KeySite Builder::catalog_key_site(uint32_t key) {

@@ -56,6 +56,10 @@ class Builder {
   // The index of site `s`, added at the end of Trace::sites the first time it is met (so
   // sites come in order of first execution). Its code is filled from its file when empty.
   uint32_t site(const Site& s);
+  // A site that is an instruction of its own even where another has the same position and
+  // text (two loads on one line that nvcc wrote alike): always added. Backends that know
+  // their instructions (the PTX interpreter) keep their own index of what they added.
+  uint32_t add_site(Site s);
   // A backend's own site keys: `resolve` is asked once for each key met for the first
   // time. Catalog backends use catalog_key_site().
   void set_key_resolver(std::function<KeySite(uint32_t key)> resolve) { resolve_ = std::move(resolve); }

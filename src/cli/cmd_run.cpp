@@ -1,0 +1,92 @@
+// `warpscope run prog.cu [NVCC FLAGS] [-- PROGRAM ARGS]`: compiles the user's own CUDA
+// program with nvcc, runs it whole on the emulated device, and prints a report for each
+// launch it made (or for --launch K / --kernel NAME). --out also saves every launch as
+// one .wstrace for the app.
+#include <iostream>
+#include <memory>
+
+#include "cli/cli.h"
+#include "session/session.h"
+#include "session/worker.h"
+#include "trace/wstrace.h"
+
+namespace ws::cli {
+namespace {
+
+struct RunOptions {
+  std::string program;
+  std::vector<std::string> args;  // after --
+  std::string format = "text";
+  std::string kernel;
+  std::string out;
+  std::vector<std::string> set;
+  int64_t launch_number = 0;
+  int64_t step = 0;
+  uint64_t max_records = 2'000'000;
+  double timeout = 120;
+  bool literal = false;
+  CLI::App* cmd = nullptr;
+};
+
+int run(const RunOptions& o) {
+  const Format f = parse_format(o.format);
+  session::LaunchSpec spec;
+  spec.program = o.program;
+  spec.nvcc_flags = o.cmd->remaining();  // what CLI11 did not know: nvcc's flags
+  spec.program_args = o.args;
+  spec.literal = o.literal;
+  spec.max_records = o.max_records;
+  spec.program_timeout = o.timeout;
+  spec.program_echo = f == Format::Text;  // JSON keeps stdout for itself
+  spec.dram = dram_from_sets(o.set).preset;
+  const session::Launch launch = session::resolve(spec);
+  std::shared_ptr<const session::Session> first = session::record_session(launch, spec);
+  if (!o.out.empty()) {
+    trace::write_trace(*first->source, o.out);
+    std::cerr << "warpscope: wrote " << first->source->launches.size() << " launches to " << o.out << "\n";
+  }
+  std::vector<std::shared_ptr<const session::Session>> shown = launches_of(first, o.launch_number, launch.dram);
+  if (!o.kernel.empty()) {
+    std::vector<std::shared_ptr<const session::Session>> kept;
+    std::string names;
+    for (const auto& s : shown) {
+      const std::string& k = s->trace().launch().kernel;
+      if (k == o.kernel || k.rfind(o.kernel + "<", 0) == 0) kept.push_back(s);
+      if (names.find(k) == std::string::npos) names += (names.empty() ? "" : ", ") + k;
+    }
+    if (kept.empty()) throw UsageError("--kernel " + o.kernel + ": the program launched " + names);
+    shown = std::move(kept);
+  }
+  if (f == Format::Text) std::cout << "\n";
+  print_reports(shown, f, o.step);
+  return 0;
+}
+
+}  // namespace
+
+Command add_run(CLI::App& app) {
+  auto o = std::make_shared<RunOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "run", "compile your own CUDA program with nvcc, run it on the emulated device, report every launch");
+  o->cmd = cmd;
+  cmd->allow_extras();
+  cmd->add_option("program", o->program, "the .cu file")->required()->type_name("PROG.cu");
+  cmd->add_option("args", o->args, "the program's own arguments, after --")->type_name("ARGS");
+  cmd->add_option("--launch", o->launch_number, "only launch K (from 1)")->type_name("K")->check(CLI::PositiveNumber);
+  cmd->add_option("--kernel", o->kernel, "only the launches of this kernel (\"transposeTiled\")")->type_name("NAME");
+  cmd->add_option("--format", o->format, "text|json (default text)")->type_name("FORMAT");
+  cmd->add_option("--out", o->out, "also save every launch as a .wstrace file")->type_name("FILE");
+  cmd->add_option("--set", o->set, "dram=PRESET")->type_name("dram=PRESET");
+  cmd->add_option("--step", o->step, "also show request K (from 1) of the one launch shown")
+      ->type_name("K")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-records", o->max_records, "records kept (the rest are counted)")->type_name("N");
+  cmd->add_option("--timeout", o->timeout, "seconds before the program is stopped (default 120)")->type_name("S");
+  cmd->add_flag("--literal", o->literal, "compile with -G: every access the source writes, unoptimised");
+  cmd->footer(
+      "nvcc flags (-I, -D, -std=..., -arch is fixed to sm_90) pass through; the program's own arguments follow --.\n"
+      "Example: warpscope run tests/programs/transpose.cu --kernel transposeTiled -- 64");
+  return {cmd, [o] { return run(*o); }};
+}
+
+}  // namespace ws::cli

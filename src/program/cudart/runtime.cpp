@@ -1,0 +1,564 @@
+// libcudart.so.13 as a program built with `nvcc -cudart shared` meets it, backed by the
+// emulated device (ptx/machine.h) instead of a GPU. The program's host code runs natively
+// in its own process; nvcc's registration code hands this library the kernels' names, and
+// every <<<…>>> arrives here as a launch with its arguments. Kernels run on the PTX that
+// `warpscope run` compiled beside the program (WARPSCOPE_PTX); every launch is recorded,
+// and the trace is written when the program ends (WARPSCOPE_TRACE). Functions the emulated
+// device does not provide exist too (stubs.cpp) and return an error that names them.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "program/cudart/shim.h"
+#include "program/program.h"
+#include "ptx/machine.h"
+#include "trace/builder.h"
+#include "trace/wstrace.h"
+
+namespace {
+
+using namespace ws;
+
+struct Config {
+  dim3 grid, block;
+  size_t shared = 0;
+  void* stream = nullptr;
+};
+
+struct State {
+  std::mutex mu;
+  bool loaded = false;
+  std::string load_error;
+  ptx::Device dev;
+  trace::Trace trace;
+  std::unique_ptr<trace::Builder> builder;
+  std::map<const void*, std::string> kernels;  // host stub -> mangled name
+  struct Var {
+    std::string name;
+    size_t size = 0;
+    bool constant = false;
+  };
+  std::map<const void*, Var> vars;             // host shadow -> device variable
+  std::vector<Config> configs;
+  cudaError_t last = cudaSuccess;
+  cudaError_t sticky = cudaSuccess;            // a kernel fault, as the GPU's is: every later call fails
+  uint64_t allocations = 0;
+  uint64_t lane_accesses = 0;
+  bool written = false;
+  std::string out;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::map<cudaEvent_t, double> events;       // event -> ms since start
+  std::vector<std::string> names;             // the program's allocations, as its text names them
+  bool names_read = false;
+};
+
+State& st() {
+  static State* s = new State;  // never destroyed: the program's own exit handlers may still call in
+  return *s;
+}
+
+void say(const std::string& line) { std::fprintf(stderr, "warpscope: %s\n", line.c_str()); }
+
+// The module is read on first use, so that a program that only queries the device works
+// without one.
+bool ensure_loaded() {
+  State& s = st();
+  if (s.loaded) return s.load_error.empty();
+  s.loaded = true;
+  const char* ptx = std::getenv("WARPSCOPE_PTX");
+  if (!ptx) {
+    s.load_error = "WARPSCOPE_PTX is not set: run the program through `warpscope run`";
+    say(s.load_error);
+    return false;
+  }
+  try {
+    std::ifstream f(ptx, std::ios::binary);
+    std::stringstream text;
+    text << f.rdbuf();
+    if (!f.good() && text.str().empty()) throw std::runtime_error(std::string("cannot read ") + ptx);
+    s.dev.load(ptx::parse(text.str(), ptx));
+  } catch (const std::exception& e) {
+    s.load_error = e.what();
+    say(s.load_error);
+    return false;
+  }
+  uint64_t cap = 2'000'000;
+  if (const char* c = std::getenv("WARPSCOPE_MAX_RECORDS")) cap = std::strtoull(c, nullptr, 10);
+  s.builder = std::make_unique<trace::Builder>(s.trace, cap);
+  if (const char* o = std::getenv("WARPSCOPE_TRACE")) s.out = o;
+  return true;
+}
+
+cudaError_t ret(cudaError_t e) {
+  if (e != cudaSuccess) st().last = e;
+  return e;
+}
+
+}  // namespace
+
+namespace ws::program {
+
+void write_trace_now() {
+  State& s = st();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (s.written || s.out.empty()) return;
+  s.written = true;
+  s.trace.provenance.backend = "emulator";
+  s.trace.provenance.device = "CPU emulator (PTX)";
+  s.trace.provenance.date = trace::utc_now();
+  s.trace.provenance.version = WS_VERSION;
+  try {
+    trace::write_trace(s.trace, s.out);
+  } catch (const std::exception& e) {
+    say(std::string("could not write the trace: ") + e.what());
+  }
+}
+
+cudaError_t unsupported(const char* name) {
+  static std::mutex mu;
+  static std::vector<std::string> told;
+  std::lock_guard<std::mutex> lock(mu);
+  if (std::find(told.begin(), told.end(), name) == told.end()) {
+    told.push_back(name);
+    say(std::string("the program called ") + name + ", which the emulated device does not provide; it returned an error");
+  }
+  st().last = cudaErrorNotSupported;
+  return cudaErrorNotSupported;
+}
+
+}  // namespace ws::program
+
+namespace {
+struct Flush {
+  ~Flush() { ws::program::write_trace_now(); }
+} flush_at_exit;
+}  // namespace
+
+extern "C" {
+
+// ---- what nvcc's registration code calls ----------------------------------------------
+
+void** __cudaRegisterFatBinary(void* fatCubin) {
+  static void* handle = nullptr;
+  (void)fatCubin;
+  return &handle;
+}
+void __cudaRegisterFatBinaryEnd(void**) {}
+void __cudaUnregisterFatBinary(void**) { ws::program::write_trace_now(); }
+char __cudaInitModule(void**) { return 1; }
+
+void __cudaRegisterFunction(void**, const char* hostFun, char*, const char* deviceName, int, uint3*, uint3*, dim3*,
+                            dim3*, int*) {
+  st().kernels[hostFun] = deviceName;
+}
+
+void __cudaRegisterVar(void**, char* hostVar, char*, const char* deviceName, int, size_t size, int constant, int) {
+  st().vars[hostVar] = {deviceName, size, constant != 0};
+}
+
+void __cudaRegisterManagedVar(void**, void** hostVarPtrAddress, char*, const char* deviceName, int, size_t size,
+                              int constant, int) {
+  st().vars[hostVarPtrAddress] = {deviceName, size, constant != 0};
+}
+
+unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st* stream) {
+  st().configs.push_back({gridDim, blockDim, sharedMem, stream});
+  return 0;
+}
+
+cudaError_t __cudaPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* sharedMem, void* stream) {
+  State& s = st();
+  if (s.configs.empty()) return cudaErrorInvalidConfiguration;
+  const Config c = s.configs.back();
+  s.configs.pop_back();
+  *gridDim = c.grid;
+  *blockDim = c.block;
+  *sharedMem = c.shared;
+  if (stream) *static_cast<void**>(stream) = c.stream;
+  return cudaSuccess;
+}
+
+cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* fun) {
+  *kernel = reinterpret_cast<cudaKernel_t>(const_cast<void*>(fun));
+  return cudaSuccess;
+}
+
+cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
+                             cudaStream_t) {
+  State& s = st();
+  if (s.sticky != cudaSuccess) return ret(s.sticky);
+  auto it = s.kernels.find(func);
+  if (it == s.kernels.end()) return ret(cudaErrorInvalidDeviceFunction);
+  if (!ensure_loaded()) return ret(cudaErrorInvalidPtx);
+  const ptx::Kernel* k = s.dev.module().kernel(it->second);
+  if (!k) {
+    say("no PTX for kernel " + it->second);
+    return ret(cudaErrorInvalidDeviceFunction);
+  }
+  if (uint64_t(blockDim.x) * blockDim.y * blockDim.z > 1024 || !blockDim.x || !blockDim.y || !blockDim.z)
+    return ret(cudaErrorInvalidConfiguration);
+  if (!gridDim.x || !gridDim.y || !gridDim.z) return ret(cudaErrorInvalidConfiguration);
+  ptx::LaunchArgs la;
+  la.kernel = k->name;
+  la.grid = {gridDim.x, gridDim.y, gridDim.z};
+  la.block = {blockDim.x, blockDim.y, blockDim.z};
+  la.dynamic_shared = uint32_t(sharedMem);
+  la.params.assign(k->param_bytes, 0);
+  for (size_t i = 0; i < k->params.size(); ++i) std::memcpy(la.params.data() + k->params[i].offset, args[i], k->params[i].bytes);
+  try {
+    s.lane_accesses += s.dev.launch(la, *s.builder);
+  } catch (const ptx::Fault& f) {
+    say(f.what());
+    s.sticky = cudaErrorIllegalAddress;
+    s.last = cudaErrorIllegalAddress;
+    return cudaSuccess;  // as on the GPU: the launch is accepted, the fault shows at the next sync
+  }
+  return cudaSuccess;
+}
+
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
+                               cudaStream_t stream) {
+  return cudaLaunchKernel(reinterpret_cast<const void*>(kernel), gridDim, blockDim, args, sharedMem, stream);
+}
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
+                                    cudaStream_t stream) {
+  return __cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
+}
+
+// ---- memory --------------------------------------------------------------------------
+
+// The k-th allocation's name: the k-th `cudaMalloc(&name` of the program's text, else
+// "cudaMalloc #k" (the driver names those it can afterwards).
+static std::string allocation_name(const char* what) {
+  State& s = st();
+  if (!s.names_read) {
+    s.names_read = true;
+    if (const char* src = std::getenv("WARPSCOPE_SOURCE")) {
+      std::ifstream f(src, std::ios::binary);
+      std::stringstream text;
+      text << f.rdbuf();
+      s.names = ws::program::allocation_names(text.str());
+    }
+  }
+  const uint64_t k = ++s.allocations;
+  return k <= s.names.size() ? s.names[k - 1] : std::string(what) + " #" + std::to_string(k);
+}
+
+cudaError_t cudaMalloc(void** devPtr, size_t size) {
+  State& s = st();
+  if (!devPtr) return ret(cudaErrorInvalidValue);
+  ensure_loaded();
+  *devPtr = reinterpret_cast<void*>(s.dev.malloc(size, allocation_name("cudaMalloc")));
+  return cudaSuccess;
+}
+
+cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int) {
+  State& s = st();
+  if (!devPtr) return ret(cudaErrorInvalidValue);
+  ensure_loaded();
+  void* p = std::calloc(1, std::max<size_t>(size, 1));
+  if (!p) return ret(cudaErrorMemoryAllocation);
+  s.dev.adopt(p, size, allocation_name("cudaMallocManaged"));
+  *devPtr = p;
+  return cudaSuccess;
+}
+
+cudaError_t cudaFree(void* devPtr) {
+  State& s = st();
+  if (!devPtr) return cudaSuccess;
+  const uint64_t a = reinterpret_cast<uintptr_t>(devPtr);
+  if (a < ptx::kGlobalBase) {  // managed: the host memory is ours to release
+    if (!s.dev.free(a)) return ret(cudaErrorInvalidValue);
+    std::free(devPtr);
+    return cudaSuccess;
+  }
+  return s.dev.free(a) ? cudaSuccess : ret(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaMallocHost(void** ptr, size_t size) {
+  *ptr = std::malloc(std::max<size_t>(size, 1));
+  return *ptr ? cudaSuccess : ret(cudaErrorMemoryAllocation);
+}
+cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int) { return cudaMallocHost(ptr, size); }
+cudaError_t cudaFreeHost(void* ptr) {
+  std::free(ptr);
+  return cudaSuccess;
+}
+
+static bool on_device(const void* p) {
+  const uint64_t a = reinterpret_cast<uintptr_t>(p);
+  return (a >= ptx::kGlobalBase && a < ptx::kSharedWindow) || !st().dev.owner(a).empty();
+}
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
+  State& s = st();
+  if (s.sticky != cudaSuccess) return ret(s.sticky);
+  if (!count) return cudaSuccess;
+  const uint64_t d = reinterpret_cast<uintptr_t>(dst), sr = reinterpret_cast<uintptr_t>(src);
+  const bool dd = on_device(dst), sd = on_device(src);
+  if (kind == cudaMemcpyDefault) kind = dd ? (sd ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+                                           : (sd ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+  bool ok = true;
+  switch (kind) {
+    case cudaMemcpyHostToDevice: ok = s.dev.to_device(d, src, count); break;
+    case cudaMemcpyDeviceToHost: ok = s.dev.to_host(dst, sr, count); break;
+    case cudaMemcpyDeviceToDevice: ok = s.dev.device_to_device(d, sr, count); break;
+    case cudaMemcpyHostToHost: std::memmove(dst, src, count); break;
+    default: ok = false;
+  }
+  if (!ok) {
+    say("cudaMemcpy of " + std::to_string(count) + " bytes outside the arrays the program allocated");
+    return ret(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind, cudaStream_t) {
+  return cudaMemcpy(dst, src, count, kind);
+}
+cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
+  if (!st().dev.memset(reinterpret_cast<uintptr_t>(devPtr), value, count)) return ret(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t) { return cudaMemset(devPtr, value, count); }
+
+static uint64_t symbol_address(const void* symbol, size_t* size) {
+  State& s = st();
+  auto it = s.vars.find(symbol);
+  if (it == s.vars.end() || !ensure_loaded()) return 0;
+  if (size) *size = it->second.size;
+  return s.dev.symbol(it->second.name);
+}
+
+cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset, enum cudaMemcpyKind) {
+  size_t size = 0;
+  const uint64_t a = symbol_address(symbol, &size);
+  if (!a || offset + count > size) return ret(cudaErrorInvalidSymbol);
+  return st().dev.to_device(a + offset, src, count) ? cudaSuccess : ret(cudaErrorInvalidSymbol);
+}
+cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset, enum cudaMemcpyKind) {
+  size_t size = 0;
+  const uint64_t a = symbol_address(symbol, &size);
+  if (!a || offset + count > size) return ret(cudaErrorInvalidSymbol);
+  return st().dev.to_host(dst, a + offset, count) ? cudaSuccess : ret(cudaErrorInvalidSymbol);
+}
+cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count, size_t offset,
+                                    enum cudaMemcpyKind kind, cudaStream_t) {
+  return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+}
+cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset,
+                                      enum cudaMemcpyKind kind, cudaStream_t) {
+  return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+}
+cudaError_t cudaGetSymbolAddress(void** devPtr, const void* symbol) {
+  const uint64_t a = symbol_address(symbol, nullptr);
+  if (!a) return ret(cudaErrorInvalidSymbol);
+  *devPtr = reinterpret_cast<void*>(a);
+  return cudaSuccess;
+}
+cudaError_t cudaGetSymbolSize(size_t* size, const void* symbol) {
+  return symbol_address(symbol, size) ? cudaSuccess : ret(cudaErrorInvalidSymbol);
+}
+cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total) {
+  *free_bytes = size_t(70) << 30;
+  *total = size_t(80) << 30;
+  return cudaSuccess;
+}
+cudaError_t cudaMemPrefetchAsync(const void*, size_t, struct cudaMemLocation, unsigned int, cudaStream_t) {
+  return cudaSuccess;
+}
+
+// ---- errors and synchronisation --------------------------------------------------------
+
+cudaError_t cudaGetLastError(void) {
+  State& s = st();
+  const cudaError_t e = s.last;
+  s.last = s.sticky;
+  return e;
+}
+cudaError_t cudaPeekAtLastError(void) { return st().last; }
+cudaError_t cudaDeviceSynchronize(void) { return st().sticky; }
+cudaError_t cudaThreadSynchronize(void) { return st().sticky; }
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return st().sticky; }
+cudaError_t cudaDeviceReset(void) { return cudaSuccess; }
+
+const char* cudaGetErrorName(cudaError_t e) {
+  switch (e) {
+    case cudaSuccess: return "cudaSuccess";
+    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+    case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
+    case cudaErrorInvalidDeviceFunction: return "cudaErrorInvalidDeviceFunction";
+    case cudaErrorInvalidSymbol: return "cudaErrorInvalidSymbol";
+    case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
+    case cudaErrorNotSupported: return "cudaErrorNotSupported";
+    case cudaErrorInvalidPtx: return "cudaErrorInvalidPtx";
+    default: return "cudaErrorUnknown";
+  }
+}
+const char* cudaGetErrorString(cudaError_t e) {
+  switch (e) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorInvalidDeviceFunction: return "invalid device function";
+    case cudaErrorInvalidSymbol: return "invalid device symbol";
+    case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+    case cudaErrorNotSupported: return "operation not supported (by warpscope's emulated device)";
+    case cudaErrorInvalidPtx: return "a PTX JIT compilation failed";
+    default: return "unknown error";
+  }
+}
+
+// ---- the device ------------------------------------------------------------------------
+
+cudaError_t cudaGetDeviceCount(int* count) {
+  *count = 1;
+  return cudaSuccess;
+}
+cudaError_t cudaGetDevice(int* device) {
+  *device = 0;
+  return cudaSuccess;
+}
+cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : ret(cudaErrorInvalidDevice); }
+cudaError_t cudaSetDeviceFlags(unsigned int) { return cudaSuccess; }
+cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache) { return cudaSuccess; }
+cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig) { return cudaSuccess; }
+cudaError_t cudaDriverGetVersion(int* v) {
+  *v = CUDART_VERSION;
+  return cudaSuccess;
+}
+cudaError_t cudaRuntimeGetVersion(int* v) {
+  *v = CUDART_VERSION;
+  return cudaSuccess;
+}
+
+// An H100-like device: what course programs ask before they size a launch.
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* p, int device) {
+  if (device != 0) return ret(cudaErrorInvalidDevice);
+  std::memset(p, 0, sizeof *p);
+  std::snprintf(p->name, sizeof p->name, "warpscope emulated device (CPU)");
+  p->totalGlobalMem = size_t(80) << 30;
+  p->sharedMemPerBlock = 48 << 10;
+  p->sharedMemPerBlockOptin = 227 << 10;
+  p->sharedMemPerMultiprocessor = 228 << 10;
+  p->regsPerBlock = 65536;
+  p->regsPerMultiprocessor = 65536;
+  p->warpSize = 32;
+  p->maxThreadsPerBlock = 1024;
+  p->maxThreadsDim[0] = 1024;
+  p->maxThreadsDim[1] = 1024;
+  p->maxThreadsDim[2] = 64;
+  p->maxGridSize[0] = 0x7fffffff;
+  p->maxGridSize[1] = 65535;
+  p->maxGridSize[2] = 65535;
+  p->totalConstMem = 64 << 10;
+  p->major = 9;
+  p->minor = 0;
+  p->multiProcessorCount = 132;
+  p->maxThreadsPerMultiProcessor = 2048;
+  p->maxBlocksPerMultiProcessor = 32;
+  p->memoryBusWidth = 5120;
+  p->l2CacheSize = 50 << 20;
+  p->managedMemory = 1;
+  p->concurrentManagedAccess = 1;
+  p->unifiedAddressing = 1;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int device) {
+  cudaDeviceProp p;
+  if (cudaGetDeviceProperties(&p, device) != cudaSuccess) return ret(cudaErrorInvalidDevice);
+  switch (attr) {
+    case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
+    case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
+    case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
+    case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
+    case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
+    case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
+    case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *value = int(p.sharedMemPerBlock); break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = int(p.sharedMemPerBlockOptin); break;
+    case cudaDevAttrWarpSize: *value = 32; break;
+    case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
+    case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
+    case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
+    case cudaDevAttrManagedMemory: *value = 1; break;
+    default: *value = 0;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaFuncSetAttribute(const void*, enum cudaFuncAttribute, int) { return cudaSuccess; }
+cudaError_t cudaFuncSetCacheConfig(const void*, enum cudaFuncCache) { return cudaSuccess; }
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, const void* func) {
+  State& s = st();
+  std::memset(attr, 0, sizeof *attr);
+  auto it = s.kernels.find(func);
+  if (it == s.kernels.end() || !ensure_loaded()) return ret(cudaErrorInvalidDeviceFunction);
+  const ptx::Kernel* k = s.dev.module().kernel(it->second);
+  if (!k) return ret(cudaErrorInvalidDeviceFunction);
+  attr->sharedSizeBytes = k->static_shared;
+  attr->localSizeBytes = k->local_bytes;
+  attr->maxThreadsPerBlock = 1024;
+  attr->numRegs = int(std::min<uint32_t>(k->registers, 255));
+  attr->ptxVersion = 90;
+  attr->binaryVersion = 90;
+  attr->maxDynamicSharedSizeBytes = 48 << 10;
+  return cudaSuccess;
+}
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void*, int blockSize, size_t) {
+  *numBlocks = blockSize > 0 ? std::max(1, 2048 / blockSize) : 0;
+  return cudaSuccess;
+}
+
+// ---- streams and events: one in-order queue, timed by the emulation's clock ------------
+
+cudaError_t cudaStreamCreate(cudaStream_t* s) {
+  static int dummy[64];
+  static int next = 0;
+  *s = reinterpret_cast<cudaStream_t>(&dummy[(next++) % 64]);
+  return cudaSuccess;
+}
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int) { return cudaStreamCreate(s); }
+cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
+
+cudaError_t cudaEventCreate(cudaEvent_t* e) {
+  static int dummy[1024];
+  static int next = 0;
+  *e = reinterpret_cast<cudaEvent_t>(&dummy[(next++) % 1024]);
+  return cudaSuccess;
+}
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned int) { return cudaEventCreate(e); }
+cudaError_t cudaEventDestroy(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) {
+  State& s = st();
+  s.events[e] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s.start).count();
+  return cudaSuccess;
+}
+cudaError_t cudaEventSynchronize(cudaEvent_t) { return st().sticky; }
+cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  State& s = st();
+  if (!s.events.count(start) || !s.events.count(end)) return ret(cudaErrorInvalidResourceHandle);
+  *ms = float(s.events[end] - s.events[start]);
+  return cudaSuccess;
+}
+
+}  // extern "C"
+
+// The stubs (generated from the toolkit's list of runtime functions) end here.
+extern "C" int ws_cudart_unsupported(const char* name) { return int(ws::program::unsupported(name)); }

@@ -1,0 +1,217 @@
+// Building and running a user's program against the emulated device.
+#include "program/program.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "trace/assets.h"
+#include "trace/wstrace.h"
+
+namespace ws::program {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+struct Child {
+  int status = 0;
+  bool timed_out = false;
+  std::string output;  // captured stdout + stderr (when not echoed)
+};
+
+// Runs argv with extra environment entries; waits up to `timeout` seconds.
+Child spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, double timeout, bool capture,
+            const std::string& log_path = "") {
+  Child c;
+  int out_fd = -1;
+  if (capture) {
+    out_fd = ::open(log_path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0600);
+    if (out_fd < 0) throw Error("cannot write " + log_path);
+  }
+  const pid_t pid = ::fork();
+  if (pid < 0) throw Error("cannot start " + argv[0]);
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    if (out_fd >= 0) {
+      ::dup2(out_fd, 1);
+      ::dup2(out_fd, 2);
+    }
+    for (const std::string& e : env) ::putenv(const_cast<char*>(e.c_str()));
+    std::vector<char*> a;
+    for (const std::string& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+    a.push_back(nullptr);
+    ::execvp(a[0], a.data());
+    std::fprintf(stderr, "warpscope: cannot run %s: %s\n", a[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  if (out_fd >= 0) ::close(out_fd);
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    const pid_t r = ::waitpid(pid, &c.status, WNOHANG);
+    if (r == pid) break;
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > timeout) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, &c.status, 0);
+      c.timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (capture) c.output = read_file(log_path);
+  return c;
+}
+
+// The first error line nvcc printed ("prog.cu(12): error: ..."), else its last line.
+std::string first_error(const std::string& log) {
+  std::istringstream in(log);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (line.find("error") != std::string::npos) return line;
+    if (!line.empty()) last = line;
+  }
+  return last.empty() ? "nvcc failed" : last;
+}
+
+// The folder that holds warpscope's libcudart.so.13.
+std::string runtime_dir() {
+  std::vector<std::string> dirs;
+  if (const char* d = std::getenv("WARPSCOPE_CUDART_DIR")) dirs.push_back(d);
+  const std::string exe = trace::exe_dir();
+  if (!exe.empty()) {
+    dirs.push_back(exe + "/emulated");
+    dirs.push_back(exe + "/../emulated");
+    dirs.push_back(exe + "/../lib/warpscope");
+  }
+#ifdef WS_CUDART_DIR
+  dirs.push_back(WS_CUDART_DIR);
+#endif
+  for (const std::string& d : dirs)
+    if (fs::exists(d + "/libcudart.so.13")) return d;
+  throw Error("warpscope's emulated CUDA runtime (libcudart.so.13) was not built; rebuild with the CUDA toolkit's headers present");
+}
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "warpscope-XXXXXX").string();
+    if (!::mkdtemp(t.data())) throw Error("cannot create a temporary folder");
+    path = t;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+}  // namespace
+
+std::string find_nvcc() {
+  std::vector<std::string> c;
+  if (const char* h = std::getenv("CUDA_HOME")) c.push_back(std::string(h) + "/bin/nvcc");
+  c.push_back("/usr/local/cuda/bin/nvcc");
+  if (const char* p = std::getenv("PATH")) {
+    std::string path = p;
+    size_t s = 0;
+    while (s <= path.size()) {
+      const size_t e = path.find(':', s);
+      const std::string d = path.substr(s, e == std::string::npos ? std::string::npos : e - s);
+      if (!d.empty()) c.push_back(d + "/nvcc");
+      if (e == std::string::npos) break;
+      s = e + 1;
+    }
+  }
+  for (const std::string& n : c)
+    if (::access(n.c_str(), X_OK) == 0) return n;
+  return "";
+}
+
+void name_from_source(trace::Trace& t, const std::string& text) {
+  const std::vector<std::string> names = allocation_names(text);
+  for (trace::Buffer& b : t.buffers) {
+    for (const char* prefix : {"cudaMalloc #", "cudaMallocManaged #"}) {
+      if (b.name.rfind(prefix, 0) != 0) continue;
+      const size_t k = size_t(std::strtoull(b.name.c_str() + std::strlen(prefix), nullptr, 10));
+      if (k >= 1 && k <= names.size()) b.name = names[k - 1];
+    }
+  }
+  // Source text of every file the kernels' lines come from; sites get their line's code.
+  for (trace::SourceFile& f : t.files)
+    if (f.text.empty() && fs::exists(f.name)) f.text = read_file(f.name);
+  for (trace::Site& s : t.sites)
+    if (s.code.empty() && s.file < t.files.size()) s.code = trace::source_line(t.files[s.file].text, s.line);
+}
+
+Result run(const Options& o) {
+  if (!fs::exists(o.source)) throw Error("no such file: " + o.source);
+  Result r;
+  r.nvcc = find_nvcc();
+  if (r.nvcc.empty()) throw Error("nvcc was not found ($CUDA_HOME/bin, /usr/local/cuda/bin or PATH): it compiles the program");
+  const std::string rt = runtime_dir();
+  TempDir dir;
+  const std::string src = fs::absolute(o.source).string();
+  const std::string exe = dir.path + "/program", ptx = dir.path + "/program.ptx", log = dir.path + "/nvcc.log";
+  std::vector<std::string> common{r.nvcc, "-arch=sm_90", "-lineinfo"};
+  if (o.literal) common.push_back("-G");
+  else common.push_back("-O3");
+  for (const std::string& f : o.nvcc_flags) common.push_back(f);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::string> build = common;
+  for (const char* a : {"-cudart", "shared"}) build.push_back(a);
+  build.push_back(src);
+  build.push_back("-o");
+  build.push_back(exe);
+  Child c = spawn(build, {}, 300, true, log);
+  if (c.timed_out || !WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0) throw Error(first_error(c.output));
+  std::vector<std::string> toptx = common;
+  toptx.push_back("-ptx");
+  toptx.push_back(src);
+  toptx.push_back("-o");
+  toptx.push_back(ptx);
+  c = spawn(toptx, {}, 300, true, log);
+  if (c.timed_out || !WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0) throw Error(first_error(c.output));
+  const auto t1 = std::chrono::steady_clock::now();
+  r.compile_seconds = std::chrono::duration<double>(t1 - t0).count();
+
+  const std::string trace_path = dir.path + "/program.wstrace";
+  std::string ld = "LD_LIBRARY_PATH=" + rt;
+  if (const char* old = std::getenv("LD_LIBRARY_PATH")) ld += std::string(":") + old;
+  const std::vector<std::string> env{ld, "WARPSCOPE_PTX=" + ptx, "WARPSCOPE_TRACE=" + trace_path, "WARPSCOPE_SOURCE=" + src,
+                                     "WARPSCOPE_MAX_RECORDS=" + std::to_string(o.max_records)};
+  std::vector<std::string> argv{exe};
+  for (const std::string& a : o.args) argv.push_back(a);
+  c = spawn(argv, env, o.timeout_seconds, !o.echo, dir.path + "/program.out");
+  r.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  r.output = c.output;
+  if (c.timed_out) {
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%.0f", o.timeout_seconds);
+    throw Error("the program did not finish within " + std::string(secs) + " s and was stopped");
+  }
+  if (WIFSIGNALED(c.status) && !fs::exists(trace_path))
+    throw Error(std::string("the program crashed (") + strsignal(WTERMSIG(c.status)) + ") before its trace was written");
+  r.exit_code = WIFEXITED(c.status) ? WEXITSTATUS(c.status) : 128 + WTERMSIG(c.status);
+  if (!fs::exists(trace_path)) throw Error("the program ran but left no trace (did it launch a kernel?)");
+  r.trace = trace::read_trace(trace_path);
+  name_from_source(r.trace, read_file(src));
+  return r;
+}
+
+}  // namespace ws::program

@@ -1,0 +1,57 @@
+// src/program/program.h — the user's own CUDA program, unmodified, on a machine with no
+// GPU: compiled by nvcc (the host code with `-cudart shared`, the device code also as PTX
+// with -lineinfo), run in a child process against warpscope's own libcudart.so.13
+// (cudart/), whose emulated device records every launch. What comes back is one trace:
+// every launch, every source file the kernels' lines come from, the arrays named from the
+// program's text.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "trace/trace.h"
+
+namespace ws::program {
+
+// The program could not be built or run: one line for the user ("prog.cu(12): error:
+// identifier "x" is undefined", "the program did not finish within 60 s").
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Options {
+  std::string source;                     // prog.cu
+  std::vector<std::string> nvcc_flags;    // -I, -D, -std, ... passed through
+  std::vector<std::string> args;          // the program's own arguments
+  bool literal = false;                   // -G: every access the source writes
+  uint64_t max_records = 2'000'000;       // records past this are counted, not kept
+  double timeout_seconds = 120;           // the program is stopped after this
+  bool echo = true;                       // the program's stdout/stderr pass through
+  bool operator==(const Options&) const = default;
+};
+
+struct Result {
+  trace::Trace trace;
+  int exit_code = 0;                      // the program's own
+  std::string output;                     // what it printed (when not echoed)
+  std::string nvcc;                       // the compiler used
+  double compile_seconds = 0, run_seconds = 0;
+};
+
+// Compiles and runs the program. Throws Error for a program that does not compile, cannot
+// start, crashes before its first launch was recorded, or runs past the timeout.
+Result run(const Options& o);
+
+// nvcc: $CUDA_HOME/bin/nvcc, /usr/local/cuda/bin/nvcc, or the one on PATH; "" when none.
+std::string find_nvcc();
+
+// The names the program's text gives its allocations, in the order written:
+// cudaMalloc(&d_A, ...), cudaMalloc((void**)&d_A, ...), cudaMallocManaged(&x, ...).
+std::vector<std::string> allocation_names(const std::string& source_text);
+
+// Names the arrays "cudaMalloc #k" after the k-th `cudaMalloc(&name, ...)` (or
+// cudaMallocManaged) written in the program's text, in order; fills each file's text.
+void name_from_source(trace::Trace& t, const std::string& source_text);
+
+}  // namespace ws::program

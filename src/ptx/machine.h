@@ -1,0 +1,99 @@
+// src/ptx/machine.h — an emulated CUDA device that runs decoded PTX (ptx.h): device
+// memory (allocations, a module's variables), and launches executed warp by warp in lock
+// step. A warp runs the instruction of its lowest program counter with the lanes that
+// stand there (the others wait: divergence, and reconvergence where the paths meet); the
+// warps of a block run in turn between barriers. Every global, shared, local and constant
+// access becomes one warp-level record through trace::Builder, attributed to its array.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ptx/ptx.h"
+#include "trace/builder.h"
+
+namespace ws::ptx {
+
+// Where device addresses live. Global allocations start at kGlobalBase; a generic address
+// in one of the windows goes to shared memory, the thread's local frame or the constant
+// bank, as cvta makes them.
+constexpr uint64_t kGlobalBase = 0x0000'0a00'0000'0000ull;
+constexpr uint64_t kSharedWindow = 0x0000'0b00'0000'0000ull;
+constexpr uint64_t kLocalWindow = 0x0000'0b10'0000'0000ull;
+constexpr uint64_t kConstWindow = 0x0000'0b20'0000'0000ull;
+constexpr uint64_t kParamWindow = 0x0000'0b30'0000'0000ull;
+constexpr uint64_t kWindowBytes = 0x0000'0010'0000'0000ull;
+
+// A fault of the running kernel (an access outside every array, a division the machine
+// refuses, a kernel that runs past its instruction budget): one line, as the GPU's
+// "illegal address" would be reported with where it happened.
+struct Fault : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct LaunchArgs {
+  std::string kernel;             // mangled name, as registered
+  trace::Dim3 grid, block;
+  uint32_t dynamic_shared = 0;
+  std::vector<uint8_t> params;    // packed as the kernel's .param list
+};
+
+// A kernel's name as a reader writes it: "_Z14transposeTiledILi1EEvPfPKfi" ->
+// "transposeTiled<1>" (the mangled name when it does not demangle).
+std::string kernel_name(const std::string& mangled);
+
+class Device {
+ public:
+  Device();
+  ~Device();
+
+  // The program's PTX, and where its source files are (the trace's file table).
+  void load(Module m);
+  const Module& module() const { return module_; }
+
+  // Device memory. `name` is what the views call the array ("d_A").
+  uint64_t malloc(uint64_t bytes, std::string name);
+  bool free(uint64_t addr);
+  // Host memory the device sees at the same address (cudaMallocManaged): returns it.
+  uint64_t adopt(void* host, uint64_t bytes, std::string name);
+  // Copies; false when a range is not inside one allocation.
+  bool to_device(uint64_t dst, const void* src, uint64_t bytes);
+  bool to_host(void* dst, uint64_t src, uint64_t bytes);
+  bool device_to_device(uint64_t dst, uint64_t src, uint64_t bytes);
+  bool memset(uint64_t dst, int value, uint64_t bytes);
+  // A module variable's device address (__device__ / __constant__), 0 when none.
+  uint64_t symbol(const std::string& name) const;
+  // The allocation that holds `addr` (its name), "" when none.
+  std::string owner(uint64_t addr) const;
+
+  // Runs one launch to its end, recording through `b` (a launch is begun there).
+  // `budget` caps the warp instructions (a kernel that never ends). Throws Fault.
+  // Returns the lane accesses executed.
+  uint64_t launch(const LaunchArgs& a, trace::Builder& b, uint64_t budget = 4'000'000'000ull);
+
+  // Trace file index of a .file number (files are added to the trace on first use).
+  struct Alloc {
+    uint64_t base = 0, bytes = 0;
+    std::vector<uint8_t> data;  // owned memory (empty for adopted host memory)
+    uint8_t* ptr = nullptr;      // the bytes: data.data(), or the host's
+    std::string name;
+    trace::Space space = trace::Space::Global;
+    uint32_t buffer = trace::kNoBuffer;  // in the trace being built; assigned on first access
+    bool freed = false;
+  };
+
+ private:
+  friend class BlockRun;
+  Alloc* find(uint64_t addr, uint64_t bytes);
+  uint32_t buffer_of(Alloc& a, trace::Builder& b);
+
+  Module module_;
+  std::map<uint64_t, std::unique_ptr<Alloc>> allocs_;  // by base
+  uint64_t next_ = kGlobalBase;
+  std::map<std::string, uint64_t> symbols_;             // module variable -> address
+  trace::Trace* buffers_for_ = nullptr;                  // the trace buffer ids refer to
+};
+
+}  // namespace ws::ptx

@@ -1,0 +1,143 @@
+// src/ptx/ptx.h — a PTX module as nvcc wrote it, decoded once into a compact form the
+// interpreter (machine.h) executes: its files (.file), kernels (.entry) with their
+// parameters, registers, shared and local arrays and instructions, each instruction with
+// the source position of its .loc. Depends on nothing else in warpscope.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ws::ptx {
+
+// PTX the decoder cannot read, or an instruction the interpreter does not implement:
+// "prog.ptx:41: unsupported instruction 'tex.2d.v4.f32.f32'".
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Operand types. Float types keep their IEEE bits in a register's low bits.
+enum class Type : uint8_t { None, Pred, B8, B16, B32, B64, U8, U16, U32, U64, S8, S16, S32, S64, F16, F32, F64 };
+uint32_t type_bytes(Type t);
+bool is_signed(Type t);
+bool is_float(Type t);
+
+// State spaces of ld/st/atom/cvta and of declared variables. Generic: an address whose
+// window says where it goes, as on the GPU.
+enum class Space : uint8_t { Generic, Global, Shared, Local, Const, Param };
+
+enum class Opc : uint8_t {
+  Mov, Ld, St, Cvta, CvtaTo, Cvt, Add, Sub, Mul, Mad, Fma, Div, Rem, Min, Max, Neg, Abs, And, Or, Xor, Not,
+  Shl, Shr, Setp, Selp, Set, Bra, Ret, Exit, Bar, Rcp, Sqrt, Rsqrt, Ex2, Lg2, Sin, Cos, Shfl, Vote, Activemask,
+  Atom, Red, Membar, Bfe, Bfi, Popc, Clz, Brev, Prmt, Copysign, Mul24, Mad24, Sad, Testp, Nop,
+};
+
+enum class Cmp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan };
+
+// Special registers read by mov.
+enum class Sreg : uint8_t { TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, CtaidY, CtaidZ, NctaidX, NctaidY,
+                            NctaidZ, Laneid, Warpid, LanemaskLt, LanemaskLe, LanemaskEq, LanemaskGe, LanemaskGt,
+                            Clock, Clock64, Nwarpid, Smid };
+
+struct Operand {
+  enum Kind : uint8_t { None, Reg, Imm, Addr, Vec, Special, Symbol, Label } kind = None;
+  bool negate = false;      // !%p (selp / setp's predicate inputs)
+  uint32_t reg = 0;         // Reg; Addr: base register when has_reg
+  bool has_reg = false;     // Addr
+  uint32_t symbol = 0;      // Symbol / Addr with a symbol base: index into Kernel::symbols
+  bool has_symbol = false;  // Addr
+  int64_t imm = 0;          // Imm (bits, for floats); Addr: the offset; Label: target pc
+  Sreg sreg = Sreg::TidX;   // Special
+  uint8_t count = 0;        // Vec: elements
+  std::array<uint32_t, 4> vec{};   // Vec: registers (kSink for "_")
+};
+constexpr uint32_t kSink = 0xffffffffu;
+
+// Modifier bits of an instruction.
+enum Mod : uint16_t {
+  kWide = 1, kLo = 2, kHi = 4, kUni = 8, kApprox = 16, kFtz = 32, kSat = 64, kRound = 128,  // .rn etc. seen
+  kRzi = 256,   // cvt.rzi / .rmi / .rpi / .rni: round float to integer (kind in `rnd`)
+  kNc = 512,    // ld.global.nc
+  kCmpAnd = 1024, kCmpOr = 2048, kCmpXor = 4096,  // setp's boolean combination
+  kShiftClamp = 8192,
+};
+
+enum class Rnd : uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi };
+enum class ShflMode : uint8_t { Up, Down, Bfly, Idx };
+enum class VoteMode : uint8_t { All, Any, Uni, Ballot };
+enum class AtomOp : uint8_t { Add, Min, Max, Exch, Cas, And, Or, Xor, Inc, Dec };
+
+struct Insn {
+  Opc op = Opc::Nop;
+  Type type = Type::None;   // the operation's type (cvt: destination)
+  Type type2 = Type::None;  // cvt: source; set: destination
+  Space space = Space::Generic;
+  uint16_t mods = 0;
+  Rnd rnd = Rnd::None;
+  Cmp cmp = Cmp::Eq;
+  uint8_t sub = 0;          // ShflMode / VoteMode / AtomOp
+  uint8_t vec = 1;          // ld/st .v2 / .v4
+  uint8_t nops = 0;
+  std::array<Operand, 5> o{};
+  uint32_t guard = kSink;   // predicate register, kSink: none
+  bool guard_neg = false;
+  // Where it came from: .loc file (index into Module::files), line, column; the text.
+  uint32_t file = 0, line = 0, column = 0;
+  uint32_t text_line = 0;   // line in the PTX text
+  std::string opcode;       // "ld.global.f32" as written
+};
+
+// A variable of a state space: a kernel's shared array, a module's __device__ or
+// __constant__ variable, the local depot.
+struct Variable {
+  std::string name;         // as in the PTX (mangled)
+  Space space = Space::Global;
+  uint32_t align = 1;
+  uint64_t bytes = 0;       // 0 with `external`: dynamic shared memory
+  uint32_t elem_bytes = 1;  // the declared element type's width
+  bool external = false;
+  std::vector<uint8_t> init;  // initial value (zeros when none given)
+  uint64_t offset = 0;      // shared / local: its offset in the block's window (set by the decoder)
+};
+
+struct Param {
+  std::string name;
+  uint32_t bytes = 0, align = 1;
+  uint32_t offset = 0;      // in the parameter buffer, as the launch ABI packs it
+};
+
+struct Kernel {
+  std::string name;         // mangled, as __cudaRegisterFunction names it
+  std::vector<Param> params;
+  uint32_t param_bytes = 0;
+  uint32_t registers = 0;   // every register gets one 64-bit slot per lane
+  std::vector<Variable> shared;   // static shared arrays (offsets from 0), then the extern one
+  uint64_t static_shared = 0;     // bytes of static shared memory
+  uint64_t local_bytes = 0;       // the local depot per thread
+  std::vector<Insn> code;
+  // Symbols an operand names: index into Module::globals (kind Global) or this kernel's
+  // shared/local arrays.
+  struct Sym {
+    enum Kind : uint8_t { Global, Shared, Local, Param } kind;
+    uint32_t index;
+  };
+  std::vector<Sym> symbols;
+};
+
+struct Module {
+  std::string name;  // the PTX file's name, for messages
+  std::unordered_map<uint32_t, std::string> files;  // .file number -> path
+  std::vector<Variable> globals;  // __device__ (Global) and __constant__ (Const) variables, and module-scope __shared__
+  std::vector<Kernel> kernels;
+  const Kernel* kernel(const std::string& name) const;
+};
+
+// Decodes PTX text. Throws Error naming the PTX line for what it cannot read.
+Module parse(const std::string& text, const std::string& name = "module.ptx");
+
+// "ld.global.f32 %f1, [%rd8]" rendered back for messages.
+std::string describe(const Insn& i);
+
+}  // namespace ws::ptx

@@ -1,0 +1,145 @@
+// The user's own CUDA programs (tests/programs), compiled by nvcc and run whole on the
+// emulated device: what the report says of each launch, and what bad programs give.
+// Skipped (with a message) where nvcc or the emulated runtime is missing.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "analysis/analysis.h"
+#include "program/program.h"
+#include "session/session.h"
+#include "session/worker.h"
+
+using namespace ws;
+
+namespace {
+
+bool can_run() {
+  if (program::find_nvcc().empty()) {
+    MESSAGE("nvcc not found: user-program tests skipped");
+    return false;
+  }
+  return true;
+}
+
+program::Options opts(const std::string& file) {
+  program::Options o;
+  o.source = "tests/programs/" + file;
+  o.echo = false;
+  o.timeout_seconds = 60;
+  return o;
+}
+
+// The report of launch `k` of a program's trace.
+analysis::Report report_of(const trace::Trace& t, uint32_t k, trace::Trace& one) {
+  one = trace::launch_trace(t, k);
+  return analysis::analyze(one, analysis::DramModel{});
+}
+
+const analysis::SiteStats* find(const trace::Trace& t, const analysis::Report& r, trace::Space sp, trace::Op op,
+                                uint32_t line) {
+  for (const analysis::SiteStats& s : r.sites) {
+    const trace::Site& site = t.sites[s.site];
+    if (site.space == sp && site.op == op && site.line == line) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("transpose.cu: three launches; the naive store splits, the tile conflicts 32-way, TILE+1 fixes it") {
+  if (!can_run()) return;
+  program::Result r = program::run(opts("transpose.cu"));
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("correct") != std::string::npos);
+  const trace::Trace& t = r.trace;
+  REQUIRE(t.launches.size() == 3);
+  CHECK(t.launches[0].kernel == "transposeNaive");
+  CHECK(t.launches[1].kernel == "transposeTiled<0>");
+  CHECK(t.launches[2].kernel == "transposeTiled<1>");
+  CHECK(t.launches[1].grid == trace::Dim3{2, 2, 1});
+  CHECK(t.launches[1].block == trace::Dim3{32, 32, 1});
+  // Arrays named from the program's text.
+  bool d_in = false, d_out = false;
+  for (const trace::Buffer& b : t.buffers) {
+    d_in |= b.name == "d_in";
+    d_out |= b.name == "d_out";
+  }
+  CHECK(d_in);
+  CHECK(d_out);
+  REQUIRE(!t.files.empty());
+  CHECK(t.files[0].text.find("transposeTiled") != std::string::npos);
+
+  trace::Trace one;
+  // Naive: out[x * n + y], consecutive lanes 64 floats apart -> 32 sectors per request.
+  analysis::Report naive = report_of(t, 0, one);
+  const analysis::SiteStats* st = find(one, naive, trace::Space::Global, trace::Op::Store, 12);
+  REQUIRE(st);
+  CHECK(st->sectors_per_request == doctest::Approx(32.0));
+  CHECK(one.sites[st->site].instruction == "st.global.f32");
+  // Tiled: the column read of tile[32][32] is 32-way; of tile[32][33] conflict-free.
+  for (uint32_t k : {1u, 2u}) {
+    analysis::Report rep = report_of(t, k, one);
+    const analysis::SiteStats* ld = find(one, rep, trace::Space::Shared, trace::Op::Load, 24);
+    REQUIRE(ld);
+    CHECK(ld->max_way == (k == 1 ? 32u : 1u));
+    CHECK(ld->wavefronts_per_request == doctest::Approx(k == 1 ? 32.0 : 1.0));
+    CHECK(one.sites[ld->site].code.find("tile[threadIdx.x][threadIdx.y]") != std::string::npos);
+    CHECK(one.sites[ld->site].column > 0);
+  }
+}
+
+TEST_CASE("reduce.cu: dynamic shared memory, shuffles and one atomic per block, attributed to the program's lines") {
+  if (!can_run()) return;
+  program::Result r = program::run(opts("reduce.cu"));
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("correct") != std::string::npos);
+  REQUIRE(r.trace.launches.size() == 1);
+  CHECK(r.trace.launches[0].dynamic_shared_bytes == 128 * 4);
+  int atomics = 0;
+  for (const trace::Record& rec : r.trace.records)
+    if (r.trace.sites[rec.site].op == trace::Op::Atomic) {
+      ++atomics;
+      CHECK(r.trace.sites[rec.site].line == 23);
+      CHECK(r.trace.sites[rec.site].instruction == "atom.global.add.u32");
+    }
+  CHECK(atomics == 20);  // (5000 + 255) / 256 blocks
+}
+
+TEST_CASE("a session from a program: one source among the others, every launch reachable") {
+  if (!can_run()) return;
+  session::LaunchSpec spec;
+  spec.program = "tests/programs/vector_add.cu";
+  spec.program_args = {"300"};
+  spec.program_echo = false;
+  const session::Launch l = session::resolve(spec);
+  CHECK(l.source == session::Source::Program);
+  auto s = session::record_session(l, spec);
+  CHECK(s->origin == "program");
+  CHECK(s->launches() == 1);
+  CHECK(s->trace().launch().grid.x == 2);  // 300 elements, 256 per block
+  CHECK(s->lane_accesses == 900);
+  CHECK_THROWS_AS(s->of_launch(1, analysis::DramModel{}), session::InputError);
+}
+
+TEST_CASE("bad programs: a compile error, an out-of-bounds kernel, an endless loop — one line each, no crash") {
+  if (!can_run()) return;
+  try {
+    program::run(opts("bad/does_not_compile.cu"));
+    FAIL("a program that does not compile ran");
+  } catch (const program::Error& e) {
+    const std::string m = e.what();
+    CHECK(m.find("does_not_compile.cu(2)") != std::string::npos);
+    CHECK(m.find("undefined") != std::string::npos);
+    CHECK(m.find('\n') == std::string::npos);
+  }
+  program::Result oob = program::run(opts("bad/out_of_bounds.cu"));
+  CHECK(oob.exit_code == 1);
+  CHECK(oob.output.find("an illegal memory access was encountered") != std::string::npos);
+  CHECK(oob.output.find("out-of-bounds access to 'd_in' at kernel line 7: byte offset 256 of 256") != std::string::npos);
+  program::Options spin = opts("bad/endless.cu");
+  spin.timeout_seconds = 3;
+  CHECK_THROWS_WITH_AS(program::run(spin), "the program did not finish within 3 s and was stopped", program::Error);
+  CHECK_THROWS_WITH_AS(program::run(opts("no_such_program.cu")), "no such file: tests/programs/no_such_program.cu",
+                       program::Error);
+}
