@@ -30,6 +30,17 @@ namespace ws::app {
 
 namespace {
 
+// Paths dropped on the window since the last frame (GLFW's callback has no user data here).
+std::vector<std::string> g_drops;
+void on_drop(GLFWwindow*, int count, const char** paths) {
+  for (int i = 0; i < count; ++i) g_drops.emplace_back(paths[i]);
+}
+std::vector<std::string> take_drops() {
+  std::vector<std::string> out;
+  out.swap(g_drops);
+  return out;
+}
+
 // What a first run opens on: the transpose lesson, whose first step is the naive transpose.
 constexpr const char* kDefaultLesson = "transpose";
 
@@ -102,6 +113,7 @@ int run(const Options& opt) {
     glfwTerminate();
     return 1;
   }
+  glfwSetDropCallback(window, on_drop);
   glfwMakeContextCurrent(window);
   pin_gl_driver();
   const bool automated = !opt.screenshot.empty() || opt.frames > 0;
@@ -184,10 +196,12 @@ int run(const Options& opt) {
   // for N.
   if (!opt.deck.empty()) ui.load_deck(opt.deck);
   const bool deck_first = !ui.deck.slides.empty() && spec.kernel.empty() && opt.trace_file.empty() && opt.step < 0;
-  const bool named = !spec.kernel.empty() || !opt.trace_file.empty() || !opt.deck.empty();
+  const bool named = !spec.kernel.empty() || !spec.program.empty() || !opt.trace_file.empty() || !opt.deck.empty();
   std::string lesson = opt.lesson;
   if (lesson.empty() && !named) lesson = fresh ? kDefaultLesson : ui.state.lesson;
-  if (!opt.trace_file.empty())
+  if (!spec.program.empty())
+    ui.open_program(spec);
+  else if (!opt.trace_file.empty())
     ui.open_file(opt.trace_file);
   else if (deck_first)
     ui.goto_slide(0);
@@ -220,6 +234,25 @@ int run(const Options& opt) {
     else
       glfwPollEvents();
     if (glfwWindowShouldClose(window) || ui.quit_requested()) break;
+    // Files dropped on the window: a program builds and runs, a trace opens.
+    for (const std::string& path : take_drops()) {
+      if (path.size() > 3 && path.compare(path.size() - 3, 3, ".cu") == 0) {
+        session::LaunchSpec dropped;
+        dropped.program = path;
+        ui.open_program(dropped);
+      } else {
+        ui.open_file(path);
+      }
+    }
+    // A program saved in an editor is rebuilt and recorded again.
+    if (!automated) {
+      static double last_check = 0;
+      const double t = glfwGetTime();
+      if (t - last_check > 1.0) {
+        last_check = t;
+        ui.rebuild_if_saved();
+      }
+    }
     auto now = std::chrono::steady_clock::now();
     float dt = std::chrono::duration<float>(now - last).count();
     last = now;

@@ -22,6 +22,7 @@ namespace {
 
 struct ExportOptions {
   cli::LaunchArgs launch;
+  int64_t launch_number = 0;  // with --program: launch K (from 1)
   std::string view, out, step = "1", steps, array;
   bool caption = false;
   int width = 1280, height = 720;
@@ -80,7 +81,9 @@ int run(ExportOptions& o) {
     if (s.rfind("dram=", 0) == 0 && view != ui::FigureView::Dram)
       throw UsageError("--set dram=... only applies to --view dram");
 
-  const session::LaunchSpec spec = cli::spec_of(o.launch);
+  session::LaunchSpec spec = cli::spec_of(o.launch);
+  if (o.launch_number && spec.program.empty()) throw UsageError("--launch K needs --program FILE.cu");
+  if (o.launch_number) spec.launch = uint32_t(o.launch_number - 1);
   auto model = session::record_session(resolve_launch(spec, "export"), spec);
   const std::string kernel_id = model->trace().launch().kernel;
   const uint64_t n = model->size();
@@ -178,7 +181,10 @@ int run(ExportOptions&) {
 Command add_export(CLI::App& app) {
   auto o = std::make_shared<ExportOptions>();
   CLI::App* cmd = app.add_subcommand("export", "draw a figure of one view as PNG, SVG or PDF (or an animated GIF / WebP of steps), without a display");
-  cli::add_launch_options(*cmd, o->launch, cli::kWithDram | cli::kWithBlocks | cli::kWithBackend);
+  cli::add_launch_options(*cmd, o->launch, cli::kWithDram | cli::kWithBlocks | cli::kWithBackend | cli::kWithProgram);
+  cmd->add_option("--launch", o->launch_number, "with --program: the launch to draw, from 1 (default 1)")
+      ->type_name("K")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--view", o->view, "memory|warp|banks|dram|source")->type_name("VIEW");
   o->step_opt = cmd->add_option("--step", o->step, "the request to show, from 1 as the app counts (default 1)")->type_name("K");
   cmd->add_option("--steps", o->steps, "requests A to B (from 1), as figures FIG-0001.png ... named by request number")->type_name("A-B");

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/cli.h"
+#include "session/worker.h"
 #include "trace/wstrace.h"
 
 namespace ws::cli {
@@ -12,12 +13,31 @@ namespace {
 struct RecordOptions {
   cli::LaunchArgs launch;
   std::string out;
+  int64_t launch_number = 0;
 };
+
+// A program's launches: every one in one trace, or launch K alone.
+int record_program(const RecordOptions& o, session::LaunchSpec spec) {
+  const session::Launch launch = session::resolve(spec);
+  auto s = session::record_session(launch, spec);
+  const size_t n = s->launches();
+  if (o.launch_number > int64_t(n))
+    throw UsageError("--launch " + std::to_string(o.launch_number) + " is out of range: the program made " + std::to_string(n));
+  const trace::Trace t = o.launch_number ? trace::launch_trace(*s->source, uint32_t(o.launch_number - 1)) : *s->source;
+  trace::write_trace(t, o.out);
+  std::cout << "wrote " << o.out << ": " << t.launches.size() << (t.launches.size() == 1 ? " launch" : " launches") << " of "
+            << spec.program << " (";
+  for (size_t i = 0; i < t.launches.size(); ++i) std::cout << (i ? ", " : "") << t.launches[i].kernel;
+  std::cout << "), " << t.records.size() << " requests, " << t.provenance.device << "\n";
+  return 0;
+}
 
 int run(const RecordOptions& o) {
   const session::LaunchSpec spec = cli::spec_of(o.launch);
-  const session::Launch launch = resolve_launch(spec, "record");
   if (o.out.empty()) throw UsageError("record needs --out FILE");
+  if (!spec.program.empty()) return record_program(o, spec);
+  if (o.launch_number) throw UsageError("--launch K needs --program FILE.cu");
+  const session::Launch launch = resolve_launch(spec, "record");
   session::Capture res = session::capture(launch);
   trace::write_trace(res.trace, o.out);
   const trace::Trace& t = res.trace;
@@ -38,8 +58,11 @@ int run(const RecordOptions& o) {
 Command add_record(CLI::App& app) {
   auto o = std::make_shared<RecordOptions>();
   CLI::App* cmd = app.add_subcommand("record", "run a launch and save its trace (.wstrace)");
-  cli::add_launch_options(*cmd, o->launch, cli::kWithBlocks | cli::kWithBackend);
+  cli::add_launch_options(*cmd, o->launch, cli::kWithBlocks | cli::kWithBackend | cli::kWithProgram);
   cmd->add_option("--out", o->out, "the trace file to write")->type_name("FILE");
+  cmd->add_option("--launch", o->launch_number, "with --program: only launch K (from 1)")
+      ->type_name("K")
+      ->check(CLI::PositiveNumber);
   return {cmd, [o] { return run(*o); }};
 }
 

@@ -161,6 +161,14 @@ int run(const ReportOptions& o) {
     return 0;
   }
   session::LaunchSpec spec = cli::spec_of(o.launch);
+  if (!spec.program.empty()) {
+    spec.program_echo = f == Format::Text;  // JSON keeps stdout for itself
+    spec.dram = dram_from_sets(o.launch.set).preset;
+    const session::Launch launch = session::resolve(spec);
+    print_reports(launches_of(session::record_session(launch, spec), o.launch_number, launch.dram), f, o.step);
+    return 0;
+  }
+  if (o.launch_number) throw UsageError("--launch K needs --trace FILE or --program FILE.cu");
   spec.counts = true;  // on a GPU, the whole grid in counts mode
   const session::Launch launch = resolve_launch(spec, "report");
   std::shared_ptr<const session::Session> s = session::Session::from_capture(session::capture(launch), launch, spec);
@@ -174,15 +182,15 @@ int run(const ReportOptions& o) {
 Command add_report(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
   CLI::App* cmd = app.add_subcommand("report", "per-site costs of a launch: sectors, bank conflicts, DRAM spread");
-  cli::add_launch_options(*cmd, o->launch, cli::kWithDram | cli::kWithBlocks | cli::kWithBackend);
+  cli::add_launch_options(*cmd, o->launch, cli::kWithDram | cli::kWithBlocks | cli::kWithBackend | cli::kWithProgram);
   cmd->add_option("--format", o->format, "text|json (default text)")->type_name("FORMAT");
   o->trace_opt = cmd->add_option("--trace", o->trace_file, "report a saved .wstrace file instead of running a kernel")
                      ->type_name("FILE");
   for (const char* other : {"--kernel", "--size", "--blocks", "--backend"}) o->trace_opt->excludes(other);
-  cmd->add_option("--launch", o->launch_number, "with --trace: only launch K (from 1) of the trace")
+  o->trace_opt->excludes("--program");
+  cmd->add_option("--launch", o->launch_number, "with --trace or --program: only launch K (from 1)")
       ->type_name("K")
-      ->check(CLI::PositiveNumber)
-      ->needs(o->trace_opt);
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--step", o->step, "also show request K (from 1) as the warp inspector does: lanes to sectors or banks")
       ->type_name("K")
       ->check(CLI::PositiveNumber);

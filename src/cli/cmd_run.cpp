@@ -14,7 +14,7 @@ namespace ws::cli {
 namespace {
 
 struct RunOptions {
-  std::string program;
+  cli::LaunchArgs launch;         // the program and its flags (--nvcc, --arg, --literal, --timeout)
   std::vector<std::string> args;  // after --
   std::string format = "text";
   std::string kernel;
@@ -23,20 +23,15 @@ struct RunOptions {
   int64_t launch_number = 0;
   int64_t step = 0;
   uint64_t max_records = 2'000'000;
-  double timeout = 120;
-  bool literal = false;
   CLI::App* cmd = nullptr;
 };
 
 int run(const RunOptions& o) {
   const Format f = parse_format(o.format);
-  session::LaunchSpec spec;
-  spec.program = o.program;
-  spec.nvcc_flags = o.cmd->remaining();  // what CLI11 did not know: nvcc's flags
-  spec.program_args = o.args;
-  spec.literal = o.literal;
+  session::LaunchSpec spec = cli::spec_of(o.launch);
+  for (const std::string& f : o.cmd->remaining()) spec.nvcc_flags.push_back(f);  // what CLI11 did not know: nvcc's
+  for (const std::string& a : o.args) spec.program_args.push_back(a);
   spec.max_records = o.max_records;
-  spec.program_timeout = o.timeout;
   spec.program_echo = f == Format::Text;  // JSON keeps stdout for itself
   spec.dram = dram_from_sets(o.set).preset;
   const session::Launch launch = session::resolve(spec);
@@ -70,7 +65,8 @@ Command add_run(CLI::App& app) {
       "run", "compile your own CUDA program with nvcc, run it on the emulated device, report every launch");
   o->cmd = cmd;
   cmd->allow_extras();
-  cmd->add_option("program", o->program, "the .cu file")->required()->type_name("PROG.cu");
+  cmd->add_option("program", o->launch.program, "the .cu file")->required()->type_name("PROG.cu");
+  cli::add_program_flags(*cmd, o->launch);
   cmd->add_option("args", o->args, "the program's own arguments, after --")->type_name("ARGS");
   cmd->add_option("--launch", o->launch_number, "only launch K (from 1)")->type_name("K")->check(CLI::PositiveNumber);
   cmd->add_option("--kernel", o->kernel, "only the launches of this kernel (\"transposeTiled\")")->type_name("NAME");
@@ -81,8 +77,6 @@ Command add_run(CLI::App& app) {
       ->type_name("K")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--max-records", o->max_records, "records kept (the rest are counted)")->type_name("N");
-  cmd->add_option("--timeout", o->timeout, "seconds before the program is stopped (default 120)")->type_name("S");
-  cmd->add_flag("--literal", o->literal, "compile with -G: every access the source writes, unoptimised");
   cmd->footer(
       "nvcc flags (-I, -D, -std=..., -arch is fixed to sm_90) pass through; the program's own arguments follow --.\n"
       "Example: warpscope run tests/programs/transpose.cu --kernel transposeTiled -- 64");

@@ -9,7 +9,7 @@ namespace ws::cli {
 
 void add_gui_options(CLI::App& cmd, GuiArgs& args) {
   app::Options& opt = args.app;
-  add_launch_options(cmd, args.launch, kWithDram | kWithBlocks);
+  add_launch_options(cmd, args.launch, kWithDram | kWithBlocks | kWithProgram);
   cmd.add_option("trace", opt.trace_file, "a .wstrace file to open instead of recording")->type_name("FILE.wstrace");
   cmd.add_option("--trace", opt.trace_file, "open a .wstrace file instead of recording")->type_name("FILE");
   cmd.add_option("--step", opt.step, "go to request K (from 1, as the timeline counts) once the trace is loaded")->type_name("K");

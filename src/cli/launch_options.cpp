@@ -33,6 +33,28 @@ void add_launch_options(CLI::App& cmd, LaunchArgs& a, unsigned which) {
   if (which & kWithBackend)
     cmd.add_option("--backend", a.backend, "where the kernel runs: auto|gpu|emulator (default auto)")
         ->type_name("BACKEND");
+  if (which & kWithProgram) {
+    cmd.add_option("--program", a.program, "your own CUDA program instead of a catalog kernel: compiled by nvcc, "
+                                           "run on the emulated device, every launch recorded")
+        ->type_name("FILE.cu")
+        ->excludes("--kernel");
+    add_program_flags(cmd, a);
+  }
+}
+
+void add_program_flags(CLI::App& cmd, LaunchArgs& a) {
+  cmd.add_option("--nvcc", a.nvcc, "a flag for nvcc (-I..., -D..., -std=...); repeatable")
+      ->type_name("FLAG")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd.add_option("--arg", a.program_args, "an argument for the program; repeatable")
+      ->type_name("ARG")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd.add_flag("--literal", a.literal, "compile with -G: every access the source writes, unoptimised");
+  cmd.add_option("--timeout", a.timeout, "seconds before the program is stopped (default 120)")->type_name("S");
 }
 
 std::vector<std::string> kernels_of(const LaunchArgs& a) {
@@ -70,6 +92,11 @@ LaunchSpec spec_of(const LaunchArgs& a) {
     spec.blocks = a.blocks;
   }
   spec.backend = a.backend;
+  spec.program = a.program;
+  spec.nvcc_flags = a.nvcc;
+  spec.program_args = a.program_args;
+  spec.literal = a.literal;
+  spec.program_timeout = a.timeout;
   return spec;
 }
 

@@ -19,6 +19,12 @@ struct LaunchArgs {
   std::vector<std::string> set;      // "name=value", in order
   std::string blocks;                // "0-3,7", "all"; empty: the command's default
   std::string backend = "auto";
+  // A user's program instead of a catalog kernel (kWithProgram).
+  std::string program;               // --program FILE.cu
+  std::vector<std::string> nvcc;     // --nvcc FLAG, repeatable: passed to nvcc
+  std::vector<std::string> program_args;  // --arg A, repeatable: the program's arguments
+  bool literal = false;              // --literal: compiled with -G
+  double timeout = 120;              // --timeout S
   CLI::Option* size_opt = nullptr;   // given at all (an empty value is an error, not "default")
   CLI::Option* blocks_opt = nullptr;
   unsigned which = 0;                // the LaunchOptionSet it was added with
@@ -31,7 +37,11 @@ enum LaunchOptionSet : unsigned {
   kWithBlocks = 2,   // --blocks
   kWithBackend = 4,  // --backend
   kManyKernels = 8,  // --kernel may name several (bench)
+  kWithProgram = 16, // --program FILE.cu (with --nvcc, --arg, --literal, --timeout)
 };
+
+// The program options alone (`run` takes the program as its first argument).
+void add_program_flags(CLI::App& cmd, LaunchArgs& args);
 
 void add_launch_options(CLI::App& cmd, LaunchArgs& args, unsigned which);
 

@@ -44,6 +44,8 @@ int main(int argc, char** argv) {
     const bool app_option = !args.empty() && args[0].rfind("--", 0) == 0 && args[0] != "--help" &&
                             args[0] != "--help-all" && args[0] != "--version";
     if (args.empty() || ends_with(args[0], ".wstrace") || app_option) args.insert(args.begin(), "gui");
+    // `warpscope prog.cu`: the app on the user's own program.
+    if (ends_with(args[0], ".cu")) args.insert(args.begin(), {"gui", "--program"});
     if (args[0][0] != '-') {
       std::string names;
       bool known = false;

@@ -21,7 +21,8 @@ analysis::DramModel dram_from_sets(const std::vector<std::string>& set) {
 }
 
 session::Launch resolve_launch(const session::LaunchSpec& spec, const std::string& what) {
-  if (spec.kernel.empty()) throw UsageError(what + " needs --kernel ID (kernels: " + catalog::ids() + ")");
+  if (spec.kernel.empty() && spec.program.empty())
+    throw UsageError(what + " needs --kernel ID (kernels: " + catalog::ids() + ") or --program FILE.cu");
   return session::resolve(spec);
 }
 

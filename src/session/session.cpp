@@ -102,6 +102,7 @@ std::string Session::title() const {
     if (value == 0 && range_param) continue;  // 0 means "automatic" for range parameters
     s += " · " + name + "=" + std::to_string(value);
   }
+  if (launches() > 1) s += " · launch " + std::to_string(launch + 1) + " of " + std::to_string(launches());
   return s;
 }
 

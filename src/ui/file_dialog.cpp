@@ -59,6 +59,11 @@ bool dialog(Ui& ui, const char* title, bool& flag, const char* action, const cha
 
 void file_dialogs(Ui& ui) {
   if (dialog(ui, "Open trace", ui.dialogs.open, "Open")) ui.open_file(ui.dialogs.path);
+  if (dialog(ui, "Open program", ui.dialogs.open_program, "Build and run", ".cu")) {
+    session::LaunchSpec spec;
+    spec.program = ui.dialogs.path;
+    ui.open_program(spec);
+  }
   if (dialog(ui, "Save trace", ui.dialogs.save, "Save")) {
     std::string p = ui.dialogs.path;
     if (std::filesystem::path(p).extension() != ".wstrace") p += ".wstrace";

@@ -35,6 +35,10 @@ void menu_bar(Ui& ui, float& height) {
       ui.dialogs.open = true;
       ui.dialogs.path = s.last_file;
     }
+    if (ImGui::MenuItem("Open program…")) {
+      ui.dialogs.open_program = true;
+      ui.dialogs.path = s.last_program;
+    }
     if (ImGui::MenuItem("Save trace…", "Ctrl+S", false, ui.has_model())) {
       ui.dialogs.save = true;
       ui.dialogs.path = s.last_file.empty() ? s.kernel + ".wstrace" : s.last_file;
@@ -104,6 +108,17 @@ void menu_bar(Ui& ui, float& height) {
     if (ImGui::MenuItem("Play by request", nullptr, s.timeline.play_unit == StepUnit::Request)) s.timeline.play_unit = StepUnit::Request;
     if (ImGui::MenuItem("Play by warp", nullptr, s.timeline.play_unit == StepUnit::Warp)) s.timeline.play_unit = StepUnit::Warp;
     if (ImGui::MenuItem("Play by epoch", nullptr, s.timeline.play_unit == StepUnit::Epoch)) s.timeline.play_unit = StepUnit::Epoch;
+    ImGui::EndMenu();
+  }
+  // A trace of several launches (a program, a saved file): which one is shown.
+  if (const Session* m = ui.pane.model.get(); m && m->launches() > 1 && ImGui::BeginMenu("Launch")) {
+    for (uint32_t k = 0; k < m->launches(); ++k) {
+      const trace::Launch& l = m->source->launches[k];
+      char label[256];
+      std::snprintf(label, sizeof label, "%u  %s  grid (%u,%u,%u) x block (%u,%u,%u)", k + 1, l.kernel.c_str(), l.grid.x,
+                    l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z);
+      if (ImGui::MenuItem(label, nullptr, k == m->launch) && k != m->launch) ui.show_launch(k);
+    }
     ImGui::EndMenu();
   }
   lessons_menu(ui);

@@ -95,6 +95,7 @@ struct UiState {
   float font_scale = 1.0f;     // 1 = the regular sizes; presentation mode raises it
   int theme = 0;               // 0: dark
   std::string last_file;       // last .wstrace opened or saved
+  std::string last_program;    // last .cu program opened
 
   // ---- this run only (not saved)
   uint64_t step = 0;           // index into the trace's records, in execution order
@@ -124,6 +125,7 @@ struct UiState {
     v("font_scale", font_scale);
     v("theme", theme);
     v("last_file", last_file);
+    v("last_program", last_program);
   }
 };
 

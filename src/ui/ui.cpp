@@ -2,6 +2,8 @@
 // bring, playback, and the frame's order of work.
 #include "ui/ui.h"
 
+#include <filesystem>
+
 #include <algorithm>
 #include <cmath>
 
@@ -126,6 +128,44 @@ void Ui::open_file(const std::string& path) {
   job.label = "opening " + path;
   recorder.submit(std::move(job));
   state.last_file = path;
+}
+
+void Ui::open_program(session::LaunchSpec spec) {
+  Job job;
+  job.kind = Job::Record;
+  spec.dram = dram_or_textbook(state.dram.preset).preset;
+  job.spec = spec;
+  try {
+    job.launch = session::resolve(job.spec);
+  } catch (const std::exception& e) {
+    message(e.what(), true);
+    return;
+  }
+  job.label = "compiling and running " + spec.program;
+  recorder.submit(std::move(job));
+  state.last_program = spec.program;
+  program_spec_ = std::move(spec);
+  std::error_code ec;
+  program_time_ = std::filesystem::last_write_time(program_spec_.program, ec);
+}
+
+void Ui::show_launch(uint32_t k) {
+  if (!pane.model) return;
+  try {
+    show_model(pane.model->of_launch(k, dram_or_textbook(state.dram.preset)), false);
+  } catch (const std::exception& e) {
+    message(e.what(), true);
+  }
+}
+
+bool Ui::rebuild_if_saved() {
+  if (program_spec_.program.empty() || recorder.busy()) return false;
+  std::error_code ec;
+  const auto t = std::filesystem::last_write_time(program_spec_.program, ec);
+  if (ec || t == program_time_) return false;
+  open_program(program_spec_);
+  message("the program changed on disk: rebuilding", false);
+  return true;
 }
 
 void Ui::save_file(const std::string& path) {

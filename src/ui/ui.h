@@ -5,6 +5,7 @@
 #include <imgui.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -82,6 +83,7 @@ struct DrawnPanel {
 // Dialogs waiting for input, and what they hold.
 struct Dialogs {
   bool open = false, save = false;  // .wstrace file dialogs (file_dialog.cpp)
+  bool open_program = false;        // File → Open program… (a .cu file)
   std::string path;
   bool bookmark = false, compare = false;  // slides.cpp (the slide caption), compare picker
   std::string bookmark_caption, compare_spec;
@@ -157,6 +159,14 @@ class Ui {
   void record();
   // Opens / saves a .wstrace file (in the background).
   void open_file(const std::string& path);
+  // Compiles and runs the user's CUDA program `spec.program` on the emulated device, every
+  // launch recorded (in the background); the file is watched and rebuilt when saved.
+  void open_program(session::LaunchSpec spec);
+  // Rebuilds the open program when its file changed on disk (the app calls it about once a
+  // second); true when a rebuild started.
+  bool rebuild_if_saved();
+  // Shows launch `k` of the shown trace (Launch menu).
+  void show_launch(uint32_t k);
   void save_file(const std::string& path);
   // Shows `m` (a recording, a file, a model built elsewhere); keeps the step if asked.
   void show_model(std::shared_ptr<const Session> m, bool keep_step);
@@ -281,6 +291,8 @@ class Ui {
   CpuGridPainter cpu_painter_;
   double time_ = 0;
   session::StepMatch step_match_;  // B's request for each of A's
+  session::LaunchSpec program_spec_;               // the program open, if any (rebuilt when saved)
+  std::filesystem::file_time_type program_time_{};
   uint64_t synced_a_ = ~uint64_t(0);
   bool quit_ = false;
   bool fullscreen_toggle_ = false;
