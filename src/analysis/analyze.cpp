@@ -193,7 +193,7 @@ std::string why_site(const trace::Trace& t, const trace::Record& ex, const SiteS
   const trace::Site& site = t.sites[ex.site];
   const uint32_t bytes = detail::lane_bytes(site.bytes);
   auto p = detail::pattern(ex, bytes);
-  if (site.space == trace::Space::Global) {
+  if (site.space != trace::Space::Shared) {  // local and constant memory are served in sectors too
     detail::GlobalNumbers g{ss.sectors_per_request, ss.ideal_sectors_per_request, ss.efficiency};
     return detail::why_global(t, site, p, g);
   }
@@ -211,7 +211,7 @@ std::string why(const trace::Trace& t, const trace::Record& r) {
   const trace::Site& site = t.sites[r.site];
   uint32_t bytes = detail::lane_bytes(site.bytes);
   auto p = detail::pattern(r, bytes);
-  if (site.space == trace::Space::Global) {
+  if (site.space != trace::Space::Shared) {  // local and constant memory are served in sectors too
     GlobalCost c = global_cost(r, bytes);
     detail::GlobalNumbers g{double(c.sectors), double(c.ideal_sectors), c.efficiency};
     return detail::why_global(t, site, p, g);

@@ -123,6 +123,7 @@ std::string report_text(const trace::Trace& t, const Report& rep) {
   // One row per site.
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"line", "array", "space", "op", "B", "requests", "per request (ideal)", "use", "why"});
+  std::vector<uint32_t> row_site;  // the site of rows[i + 1]
   for (const SiteStats& ss : rep.sites) {
     if (ss.site >= t.sites.size()) continue;
     const trace::Site& s = t.sites[ss.site];
@@ -141,14 +142,32 @@ std::string report_text(const trace::Trace& t, const Report& rep) {
                             : std::to_string(ss.max_way) + "-way, " + detail::num(ss.conflicts_per_request) +
                                   (detail::num(ss.conflicts_per_request) == "1" ? " conflict" : " conflicts");
     }
-    rows.push_back({std::to_string(s.line), buffer_name(t, s.buffer), trace::to_string(s.space),
+    // A line of another file than the first (a header's __device__ helper) names its file.
+    std::string line = std::to_string(s.line);
+    if (s.file != 0 && s.file < t.files.size()) {
+      const std::string& f = t.files[s.file].name;
+      line = f.substr(f.find_last_of('/') + 1) + ":" + line;
+    }
+    row_site.push_back(ss.site);
+    rows.push_back({line, buffer_name(t, s.buffer), trace::to_string(s.space),
                     trace::to_string(s.op), std::to_string(s.bytes), std::to_string(ss.requests), cost, use,
                     ss.why});
+  }
+  // A trace that knows its instructions (a program's PTX) shows them beside the line.
+  bool instructions = false;
+  for (const SiteStats& ss : rep.sites) instructions |= ss.site < t.sites.size() && !t.sites[ss.site].instruction.empty();
+  if (instructions) {
+    size_t i = 0;
+    for (auto& r : rows) {
+      r.insert(r.begin() + 5, i == 0 ? std::string("instruction") : t.sites[row_site[i - 1]].instruction);
+      ++i;
+    }
   }
   std::vector<size_t> width(rows[0].size(), 0);
   for (const auto& r : rows)
     for (size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
-  const bool right[] = {true, false, false, false, true, true, false, false, false};
+  std::vector<bool> right{true, false, false, false, true, true, false, false, false};
+  if (instructions) right.insert(right.begin() + 5, false);
   for (const auto& r : rows) {
     std::string line;
     for (size_t c = 0; c < r.size(); ++c) {

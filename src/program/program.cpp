@@ -142,7 +142,7 @@ std::string find_nvcc() {
   return "";
 }
 
-void name_from_source(trace::Trace& t, const std::string& text) {
+void name_from_source(trace::Trace& t, const std::string& main_file, const std::string& text) {
   const std::vector<std::string> names = allocation_names(text);
   for (trace::Buffer& b : t.buffers) {
     for (const char* prefix : {"cudaMalloc #", "cudaMallocManaged #"}) {
@@ -150,6 +150,15 @@ void name_from_source(trace::Trace& t, const std::string& text) {
       const size_t k = size_t(std::strtoull(b.name.c_str() + std::strlen(prefix), nullptr, 10));
       if (k >= 1 && k <= names.size()) b.name = names[k - 1];
     }
+  }
+  // The program's own file first (reports name lines of other files by their file).
+  for (size_t i = 1; i < t.files.size(); ++i) {
+    if (t.files[i].name != main_file) continue;
+    std::swap(t.files[0], t.files[i]);
+    for (trace::Site& s : t.sites)
+      if (s.file == 0) s.file = uint32_t(i);
+      else if (s.file == i) s.file = 0;
+    break;
   }
   // Source text of every file the kernels' lines come from; sites get their line's code.
   for (trace::SourceFile& f : t.files)
@@ -210,7 +219,7 @@ Result run(const Options& o) {
   r.exit_code = WIFEXITED(c.status) ? WEXITSTATUS(c.status) : 128 + WTERMSIG(c.status);
   if (!fs::exists(trace_path)) throw Error("the program ran but left no trace (did it launch a kernel?)");
   r.trace = trace::read_trace(trace_path);
-  name_from_source(r.trace, read_file(src));
+  name_from_source(r.trace, src, read_file(src));
   return r;
 }
 

@@ -50,8 +50,9 @@ std::string find_nvcc();
 // cudaMalloc(&d_A, ...), cudaMalloc((void**)&d_A, ...), cudaMallocManaged(&x, ...).
 std::vector<std::string> allocation_names(const std::string& source_text);
 
-// Names the arrays "cudaMalloc #k" after the k-th `cudaMalloc(&name, ...)` (or
-// cudaMallocManaged) written in the program's text, in order; fills each file's text.
-void name_from_source(trace::Trace& t, const std::string& source_text);
+// Finishes a program's trace: arrays still called "cudaMalloc #k" get the k-th name of
+// allocation_names(text); the program's own file (`main_file`, as nvcc named it) becomes
+// file 0; every file gets its text, every site its line's code.
+void name_from_source(trace::Trace& t, const std::string& main_file, const std::string& text);
 
 }  // namespace ws::program

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <map>
 
 #include "analysis/analysis.h"
 #include "program/program.h"
@@ -142,4 +143,73 @@ TEST_CASE("bad programs: a compile error, an out-of-bounds kernel, an endless lo
   CHECK_THROWS_WITH_AS(program::run(spin), "the program did not finish within 3 s and was stopped", program::Error);
   CHECK_THROWS_WITH_AS(program::run(opts("no_such_program.cu")), "no such file: tests/programs/no_such_program.cu",
                        program::Error);
+}
+
+namespace {
+
+struct Totals {
+  uint64_t requests = 0, sectors = 0, wavefronts = 0, lane_accesses = 0;
+};
+// Per (space, op): what every site of that kind cost, summed.
+std::map<std::pair<int, int>, Totals> totals(const trace::Trace& t, const analysis::Report& r) {
+  std::map<std::pair<int, int>, Totals> out;
+  for (const analysis::SiteStats& s : r.sites) {
+    Totals& x = out[{int(t.sites[s.site].space), int(t.sites[s.site].op)}];
+    x.requests += s.requests;
+    x.sectors += s.sectors;
+    x.wavefronts += s.wavefronts;
+    x.lane_accesses += s.lane_accesses;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("matmul_tiled.cu against its catalog twin matmul_tiled: the same requests, sectors and wavefronts") {
+  if (!can_run()) return;
+  program::Result r = program::run(opts("matmul_tiled.cu"));
+  CHECK(r.output.find("correct") != std::string::npos);
+  trace::Trace one;
+  const analysis::Report mine = report_of(r.trace, 0, one);
+
+  session::LaunchSpec twin;
+  twin.kernel = "matmul_tiled";
+  twin.size = 64;
+  twin.params["tile"] = 16;
+  twin.backend = "emulator";
+  auto s = session::record_session(twin);
+  const auto a = totals(one, mine), b = totals(s->trace(), s->report);
+  REQUIRE(a.size() == b.size());
+  for (const auto& [kind, x] : a) {
+    INFO("space " << kind.first << " op " << kind.second);
+    REQUIRE(b.count(kind));
+    const Totals& y = b.at(kind);
+    CHECK(x.requests == y.requests);
+    CHECK(x.lane_accesses == y.lane_accesses);
+    CHECK(x.sectors == y.sectors);
+    CHECK(x.wavefronts == y.wavefronts);
+  }
+}
+
+TEST_CASE("stencil/stencil.cu: a helper in a header, constant memory, cooperative groups, unified memory, float4") {
+  if (!can_run()) return;
+  program::Result r = program::run(opts("stencil/stencil.cu"));
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("correct") != std::string::npos);
+  REQUIRE(r.trace.launches.size() == 2);
+  REQUIRE(r.trace.files.size() >= 2);
+  CHECK(r.trace.files[0].name.find("stencil.cu") != std::string::npos);
+  bool header_line = false, constant = false, vec4 = false;
+  for (const trace::Site& s : r.trace.sites) {
+    const std::string& f = r.trace.files[s.file].name;
+    header_line |= f.find("stencil.cuh") != std::string::npos && s.line == 6 && s.space == trace::Space::Shared;
+    constant |= s.space == trace::Space::Constant && r.trace.buffers[s.buffer].name == "kWeights";
+    vec4 |= s.bytes == 16 && s.instruction == "ld.global.v4.u32";
+  }
+  CHECK(header_line);
+  CHECK(constant);
+  CHECK(vec4);
+  bool named = false;
+  for (const trace::Buffer& b : r.trace.buffers) named |= b.name == "back";
+  CHECK(named);
 }
