@@ -29,7 +29,12 @@ struct RunOptions {
 int run(const RunOptions& o) {
   const Format f = parse_format(o.format);
   session::LaunchSpec spec = cli::spec_of(o.launch);
-  for (const std::string& f : o.cmd->remaining()) spec.nvcc_flags.push_back(f);  // what CLI11 did not know: nvcc's
+  // What CLI11 did not know is nvcc's, up to `--`; the program's own arguments follow it.
+  bool after = false;
+  for (const std::string& f : o.cmd->remaining()) {
+    if (f == "--" && !after) after = true;
+    else (after ? spec.program_args : spec.nvcc_flags).push_back(f);
+  }
   for (const std::string& a : o.args) spec.program_args.push_back(a);
   spec.max_records = o.max_records;
   spec.program_echo = f == Format::Text;  // JSON keeps stdout for itself

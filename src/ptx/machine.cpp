@@ -333,7 +333,7 @@ class BlockRun {
     uint32_t seq = 0;
   };
 
-  uint64_t& reg(uint32_t w, uint32_t r, int lane) { return regs_[(size_t(w) * k_.registers + r) * 32 + size_t(lane)]; }
+  [[gnu::always_inline]] uint64_t& reg(uint32_t w, uint32_t r, int lane) { return regs_[(size_t(w) * k_.registers + r) * 32 + size_t(lane)]; }
 
   uint64_t sreg(Sreg s, uint32_t w, int lane) const {
     const uint32_t t = w * 32 + uint32_t(lane);
@@ -383,9 +383,12 @@ class BlockRun {
     return 0;
   }
 
-  uint64_t val(const Operand& o, uint32_t w, int lane) {
+  [[gnu::always_inline]] uint64_t val(const Operand& o, uint32_t w, int lane) {
+    if (o.kind == Operand::Reg) [[likely]] return reg(w, o.reg, lane);
+    return val_other(o, w, lane);
+  }
+  [[gnu::noinline]] uint64_t val_other(const Operand& o, uint32_t w, int lane) {
     switch (o.kind) {
-      case Operand::Reg: return reg(w, o.reg, lane);
       case Operand::Imm: return uint64_t(o.imm);
       case Operand::Special: return sreg(o.sreg, w, lane);
       case Operand::Symbol: return symval(o.symbol);
@@ -402,7 +405,7 @@ class BlockRun {
     const bool v = (o.kind == Operand::Imm ? o.imm : int64_t(reg(w, o.reg, lane))) & 1;
     return o.negate ? !v : v;
   }
-  void set(const Operand& o, uint32_t w, int lane, uint64_t v) {
+  [[gnu::always_inline]] void set(const Operand& o, uint32_t w, int lane, uint64_t v) {
     if (o.kind == Operand::Reg) reg(w, o.reg, lane) = v;
   }
 
@@ -472,7 +475,10 @@ class BlockRun {
         a += kConstWindow;
         [[fallthrough]];
       default: {
-        Device::Alloc* al = d_.find(a, bytes);
+        // The array of the previous access first: a warp's lanes mostly share one.
+        Device::Alloc* al = last_ && !last_->freed && a >= last_->base && a + bytes <= last_->base + last_->bytes
+                                ? last_
+                                : (last_ = d_.find(a, bytes));
         if (!al) {
           // Name the array the pointer most likely came from: the one just below it.
           auto it = d_.allocs_.upper_bound(a);
@@ -492,8 +498,12 @@ class BlockRun {
     }
   }
 
-  uint32_t shared_buffer(size_t i) {
-    if (shared_buf_.empty()) {
+  [[gnu::always_inline]] uint32_t shared_buffer(size_t i) {
+    if (!shared_buf_.empty()) [[likely]] return shared_buf_[std::min(i, shared_buf_.size() - 1)];
+    return make_shared_buffers(i);
+  }
+  [[gnu::noinline]] uint32_t make_shared_buffers(size_t i) {
+    {
       for (const Variable& v : k_.shared) {
         const uint64_t bytes = v.external ? a_.dynamic_shared : v.bytes;
         const uint32_t eb = std::max<uint32_t>(1, v.elem_bytes == 1 ? 4 : v.elem_bytes);
@@ -572,12 +582,17 @@ class BlockRun {
     for (;;) {
       const uint32_t ready = wp.live & ~wp.at_bar;
       if (!ready) return lanes_done;
-      uint32_t pc = ~0u;
-      for (uint32_t m = ready; m; m &= m - 1) pc = std::min(pc, wp.pc[std::countr_zero(m)]);
-      uint32_t active = 0;
+      // The lowest program counter among the ready lanes, and the lanes that stand there.
+      uint32_t pc = ~0u, active = 0;
       for (uint32_t m = ready; m; m &= m - 1) {
         const int l = std::countr_zero(m);
-        if (wp.pc[l] == pc) active |= 1u << l;
+        const uint32_t p = wp.pc[l];
+        if (p < pc) {
+          pc = p;
+          active = 1u << l;
+        } else if (p == pc) {
+          active |= 1u << l;
+        }
       }
       if (pc >= code.size()) {  // ran off the end: as ret
         wp.live &= ~active;
@@ -1012,6 +1027,7 @@ class BlockRun {
   uint32_t threads_ = 0, nwarps_ = 0, block_ = 0, epoch_ = 0;
   uint32_t ctaid_[3] = {};
   uint64_t clock_ = 0;
+  Device::Alloc* last_ = nullptr;
   std::vector<uint8_t> shared_, local_;
   std::vector<uint64_t> regs_;
   std::vector<Warp> warps_;
