@@ -236,6 +236,43 @@ class Parser {
     while (peek().kind != Tok::End && peek().line == line) next();
   }
 
+  // The words of a declaration before its name: `.align N` sets `align`, a type word is
+  // the type (B8 when none); pointer attributes (.ptr .global ...) are skipped.
+  Type declared_type(uint32_t& align, uint32_t line) {
+    Type ty = Type::B8;
+    while (peek().kind == Tok::Ident && peek().text[0] == '.') {
+      const std::string d = next().text;
+      if (d == ".align") {
+        int64_t a = 1;
+        parse_int(next().text, a);
+        align = uint32_t(a);
+      } else if (d == ".v2" || d == ".v4") {
+        fail("vector variables are not supported", line);
+      } else if (auto it = type_names().find(d.substr(1)); it != type_names().end()) {
+        ty = it->second;
+      }
+    }
+    return ty;
+  }
+
+  // The element count of `name[A][B]...` (1 without brackets, 0 for `name[]`).
+  uint64_t array_count(const std::string& name, uint32_t line) {
+    uint64_t count = 1;
+    while (is("[")) {
+      next();
+      if (is("]")) {  // name[]: unsized (extern shared)
+        count = 0;
+        next();
+        continue;
+      }
+      int64_t c = 0;
+      if (!parse_int(next().text, c)) fail("bad array size for " + name, line);
+      count *= uint64_t(c);
+      expect("]");
+    }
+    return count;
+  }
+
   // [.space] [.align N] .type name[[N]] [= init] ;  (`k` null: module scope)
   void variable(Kernel* k, bool external) {
     const uint32_t line = peek().line;
@@ -244,34 +281,10 @@ class Parser {
     v.external = external;
     const std::string sp = next().text;
     v.space = sp == ".shared" ? Space::Shared : sp == ".const" ? Space::Const : sp == ".local" ? Space::Local : Space::Global;
-    Type ty = Type::B8;
-    while (peek().kind == Tok::Ident && peek().text[0] == '.') {
-      const std::string d = next().text;
-      if (d == ".align") {
-        int64_t a = 1;
-        parse_int(next().text, a);
-        v.align = uint32_t(a);
-      } else if (d == ".v2" || d == ".v4") {
-        fail("vector variables are not supported", line);
-      } else {
-        auto it = type_names().find(d.substr(1));
-        if (it != type_names().end()) ty = it->second;
-      }
-    }
+    const Type ty = declared_type(v.align, line);
     v.elem_bytes = std::max<uint32_t>(1, type_bytes(ty));
     v.name = next().text;
-    uint64_t count = 1;
-    bool array = false;
-    while (is("[")) {
-      next();
-      array = true;
-      if (is("]")) { count = 0; next(); continue; }  // name[]: unsized (extern shared)
-      int64_t c = 0;
-      if (!parse_int(next().text, c)) fail("bad array size for " + v.name, line);
-      count *= uint64_t(c);
-      expect("]");
-    }
-    (void)array;
+    const uint64_t count = array_count(v.name, line);
     v.bytes = count * v.elem_bytes;
     v.init.assign(size_t(v.bytes), 0);
     if (is("=")) {
@@ -341,29 +354,9 @@ class Parser {
       if (is(",")) { next(); continue; }
       expect(".param");
       Param p;
-      Type ty = Type::B8;
-      while (peek().kind == Tok::Ident && peek().text[0] == '.') {
-        const std::string d = next().text;
-        if (d == ".align") {
-          int64_t a = 1;
-          parse_int(next().text, a);
-          p.align = uint32_t(a);
-        } else if (d == ".ptr" || d == ".global" || d == ".shared" || d == ".const" || d == ".local") {
-          // pointer attributes: nothing to keep
-        } else {
-          auto it = type_names().find(d.substr(1));
-          if (it != type_names().end()) ty = it->second;
-        }
-      }
+      const Type ty = declared_type(p.align, peek().line);
       p.name = next().text;
-      uint64_t count = 1;
-      while (is("[")) {
-        next();
-        int64_t c = 0;
-        parse_int(next().text, c);
-        count *= uint64_t(c);
-        expect("]");
-      }
+      const uint64_t count = array_count(p.name, peek().line);
       p.bytes = uint32_t(count * std::max<uint32_t>(1, type_bytes(ty)));
       if (p.align < type_bytes(ty)) p.align = type_bytes(ty);
       off = (off + p.align - 1) / p.align * p.align;

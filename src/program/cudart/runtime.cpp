@@ -526,10 +526,15 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const 
 
 // ---- streams and events: one in-order queue, timed by the emulation's clock ------------
 
-cudaError_t cudaStreamCreate(cudaStream_t* s) {
-  static int dummy[64];
+// A fresh handle for a stream or an event: a distinct address (they hold no state).
+static void* next_handle() {
+  static char handles[4096];
   static int next = 0;
-  *s = reinterpret_cast<cudaStream_t>(&dummy[(next++) % 64]);
+  return &handles[(next++) % 4096];
+}
+
+cudaError_t cudaStreamCreate(cudaStream_t* s) {
+  *s = static_cast<cudaStream_t>(next_handle());
   return cudaSuccess;
 }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int) { return cudaStreamCreate(s); }
@@ -537,9 +542,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
 cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
 
 cudaError_t cudaEventCreate(cudaEvent_t* e) {
-  static int dummy[1024];
-  static int next = 0;
-  *e = reinterpret_cast<cudaEvent_t>(&dummy[(next++) % 1024]);
+  *e = static_cast<cudaEvent_t>(next_handle());
   return cudaSuccess;
 }
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned int) { return cudaEventCreate(e); }
