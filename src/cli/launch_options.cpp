@@ -54,6 +54,7 @@ void add_program_flags(CLI::App& cmd, LaunchArgs& a) {
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd.add_flag("--literal", a.literal, "compile with -G: every access the source writes, unoptimised");
+  cmd.add_flag("--show-local", a.show_local, "with --literal: also record the threads' local frames (-G's stack)");
   cmd.add_option("--timeout", a.timeout, "seconds before the program is stopped (default 120)")->type_name("S");
 }
 
@@ -96,6 +97,7 @@ LaunchSpec spec_of(const LaunchArgs& a) {
   spec.nvcc_flags = a.nvcc;
   spec.program_args = a.program_args;
   spec.literal = a.literal;
+  spec.show_local = a.show_local;
   spec.program_timeout = a.timeout;
   return spec;
 }

@@ -24,6 +24,7 @@ struct LaunchArgs {
   std::vector<std::string> nvcc;     // --nvcc FLAG, repeatable: passed to nvcc
   std::vector<std::string> program_args;  // --arg A, repeatable: the program's arguments
   bool literal = false;              // --literal: compiled with -G
+  bool show_local = false;           // --show-local: the threads' local frames too (with --literal)
   double timeout = 120;              // --timeout S
   CLI::Option* size_opt = nullptr;   // given at all (an empty value is an error, not "default")
   CLI::Option* blocks_opt = nullptr;

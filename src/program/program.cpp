@@ -204,9 +204,11 @@ Result run(const Options& o) {
   if (const char* old = std::getenv("LD_LIBRARY_PATH")) ld += std::string(":") + old;
   const std::vector<std::string> env{ld, "WARPSCOPE_PTX=" + ptx, "WARPSCOPE_TRACE=" + trace_path, "WARPSCOPE_SOURCE=" + src,
                                      "WARPSCOPE_MAX_RECORDS=" + std::to_string(o.max_records)};
+  std::vector<std::string> env_all = env;
+  if (o.literal && !o.show_local) env_all.push_back("WARPSCOPE_HIDE_LOCAL=1");  // -G's stack traffic
   std::vector<std::string> argv{exe};
   for (const std::string& a : o.args) argv.push_back(a);
-  c = spawn(argv, env, o.timeout_seconds, !o.echo, dir.path + "/program.out");
+  c = spawn(argv, env_all, o.timeout_seconds, !o.echo, dir.path + "/program.out");
   r.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   r.output = c.output;
   if (c.timed_out) {

@@ -25,6 +25,7 @@ struct Options {
   std::vector<std::string> nvcc_flags;    // -I, -D, -std, ... passed through
   std::vector<std::string> args;          // the program's own arguments
   bool literal = false;                   // -G: every access the source writes
+  bool show_local = false;                // record the threads' local frames even in literal mode
   uint64_t max_records = 2'000'000;       // records past this are counted, not kept
   double timeout_seconds = 120;           // the program is stopped after this
   bool echo = true;                       // the program's stdout/stderr pass through

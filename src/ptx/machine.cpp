@@ -295,6 +295,8 @@ class BlockRun {
     shared_.assign(size_t(shared_bytes()), 0);
     local_.assign(size_t(k.local_bytes) * threads_, 0);
     regs_.assign(size_t(k.registers) * 32 * nwarps_, 0);
+    call_.assign(size_t(k.call_bytes) * threads_, 0);
+    if (!k.linked.empty()) frames_.resize(threads_);
     warps_.resize(nwarps_);
     for (uint32_t w = 0; w < nwarps_; ++w) {
       const uint32_t n = std::min(32u, threads_ - w * 32);
@@ -361,6 +363,11 @@ class BlockRun {
       case Sreg::LanemaskGt: return uint32_t(~((2ull << lane) - 1));
       case Sreg::Clock: case Sreg::Clock64: return clock_;
       case Sreg::Smid: return 0;
+      // The block's shared memory ends where the reserved region (cooperative groups'
+      // scratch) would start; nothing is placed there.
+      case Sreg::ReservedSmem: return shared_.size();
+      case Sreg::DynamicSmemSize: return a_.dynamic_shared;
+      case Sreg::TotalSmemSize: return shared_.size();
     }
     return 0;
   }
@@ -374,6 +381,9 @@ class BlockRun {
         return v.external ? dyn_base() : v.offset;
       }
       case Kernel::Sym::Local: return s.index;
+      case Kernel::Sym::Call: return kCallArea + s.index;
+      case Kernel::Sym::CallParam:
+      case Kernel::Sym::Ret: return 0;  // linked away
       case Kernel::Sym::Global: {
         const Variable& v = d_.module_.globals[s.index];
         const uint64_t a = d_.symbols_.count(v.name) ? d_.symbols_.at(v.name) : 0;
@@ -459,12 +469,22 @@ class BlockRun {
         r.p = local_.data() + size_t(w * 32 + uint32_t(lane)) * k_.local_bytes + a;
         r.space = trace::Space::Local;
         r.buffer = local_buffer();
-        // As the hardware lays local memory out: 4-byte words interleaved across the warp.
-        const uint64_t warp_base = (uint64_t(block_) * nwarps_ + w) * k_.local_bytes * 32;
-        r.offset = warp_base + (a / 4) * 128 + uint64_t(lane) * 4 + a % 4;
+        // Local memory interleaved across the warp as the hardware lays it out, here by the
+        // access's width: the same word of the 32 lanes is contiguous.
+        const uint64_t width = std::max<uint32_t>(4, bytes);
+        const uint64_t warp_base = (uint64_t(block_) * nwarps_ + w) * ((k_.local_bytes + 15) / 16 * 16) * 32;
+        r.offset = warp_base + (a / width) * 32 * width + uint64_t(lane) * width + a % width;
         return r;
       }
       case Space::Param: {
+        r.space = trace::Space::Constant;
+        r.buffer = trace::kNoBuffer;  // not recorded
+        if (a >= kCallArea) {         // the thread's call area
+          const uint64_t off = a - kCallArea;
+          if (off + bytes > k_.call_bytes) fault(in, w, lane, "call parameters", int64_t(off), k_.call_bytes);
+          r.p = call_.data() + size_t(w * 32 + uint32_t(lane)) * k_.call_bytes + off;
+          return r;
+        }
         if (a + bytes > a_.params.size()) fault(in, w, lane, "kernel parameters", int64_t(a), a_.params.size());
         r.p = const_cast<uint8_t*>(a_.params.data()) + a;
         r.space = trace::Space::Constant;
@@ -519,8 +539,8 @@ class BlockRun {
       lb.name = "local frames";
       lb.space = trace::Space::Local;
       lb.elem_bytes = 4;
-      const uint64_t bytes = k_.local_bytes * 32 * nwarps_ * a_.grid.count();
-      lb.cols = std::max<uint64_t>(1, bytes / 4);
+      const uint64_t bytes = (k_.local_bytes + 15) / 16 * 16 * 32 * nwarps_ * a_.grid.count();
+      lb.cols = std::max<uint64_t>(1, bytes / 4);  // (frames padded to 16 bytes)
       lb.size_bytes = bytes;
       local_buf_ = b_.add_buffer(std::move(lb));
     }
@@ -553,6 +573,7 @@ class BlockRun {
   void record(uint32_t pc, const Insn& in, trace::Op op, uint32_t bytes, uint32_t exec, const Where* where, uint32_t w) {
     int first = std::countr_zero(exec);
     if (where[first].buffer == trace::kNoBuffer) return;  // parameter reads are not memory traffic
+    if (where[first].space == trace::Space::Local && !d_.record_local_) return;
     trace::WarpAccess acc;
     acc.block = block_;
     acc.warp = w;
@@ -620,7 +641,29 @@ class BlockRun {
           advance(exec, uint32_t(in.o[0].imm));
           advance(active & ~exec, next_pc);
           continue;
+        case Opc::Call:
+          for (uint32_t m = exec; m; m &= m - 1) {
+            const int l = std::countr_zero(m);
+            call(in, w, l, next_pc);
+          }
+          advance(active & ~exec, next_pc);
+          continue;
         case Opc::Ret:
+          for (uint32_t m = exec; m; m &= m - 1) {
+            const int l = std::countr_zero(m);
+            std::vector<Frame>* fr = frames_.empty() ? nullptr : &frames_[w * 32 + uint32_t(l)];
+            if (!fr || fr->empty()) {
+              wp.live &= ~(1u << l);  // the kernel's own ret
+              continue;
+            }
+            const Frame f = fr->back();
+            fr->pop_back();
+            uint8_t* area = call_.data() + size_t(w * 32 + uint32_t(l)) * k_.call_bytes;
+            for (const Kernel::Copy& c : k_.linked[f.linked].out) std::memmove(area + c.to, area + c.from, c.bytes);
+            wp.pc[l] = f.ret_pc;
+          }
+          advance(active & ~exec, next_pc);
+          continue;
         case Opc::Exit:
           wp.live &= ~exec;
           advance(active & ~exec, next_pc);
@@ -634,6 +677,22 @@ class BlockRun {
       if (exec) lanes_done += execute(pc, in, w, exec);
       advance(active, next_pc);
     }
+  }
+
+  // One lane enters a device function: its arguments copied in, where to return kept.
+  void call(const Insn& in, uint32_t w, int l, uint32_t ret_pc) {
+    const uint32_t li = uint32_t(in.o[0].imm);
+    const Kernel::Linked& L = k_.linked[li];
+    std::vector<Frame>& fr = frames_[w * 32 + uint32_t(l)];
+    for (const Frame& f : fr)
+      if (k_.linked[f.linked].function == L.function)
+        throw Fault("recursion (a device function calling itself) is not supported by the emulated device, in " +
+                    kernel_name(k_.name));
+    if (fr.size() >= 64) throw Fault("device function calls nested more than 64 deep in " + kernel_name(k_.name));
+    uint8_t* area = call_.data() + size_t(w * 32 + uint32_t(l)) * k_.call_bytes;
+    for (const Kernel::Copy& c : L.in) std::memmove(area + c.to, area + c.from, c.bytes);
+    fr.push_back({ret_pc, li});
+    warps_[w].pc[l] = L.entry;
   }
 
   // Executes a non-branch instruction for the lanes of `exec`; returns lane accesses.
@@ -1028,7 +1087,11 @@ class BlockRun {
   uint32_t ctaid_[3] = {};
   uint64_t clock_ = 0;
   Device::Alloc* last_ = nullptr;
-  std::vector<uint8_t> shared_, local_;
+  std::vector<uint8_t> shared_, local_, call_;
+  struct Frame {
+    uint32_t ret_pc, linked;
+  };
+  std::vector<std::vector<Frame>> frames_;  // per thread: the calls it is inside
   std::vector<uint64_t> regs_;
   std::vector<Warp> warps_;
 };

@@ -25,6 +25,9 @@ constexpr uint64_t kLocalWindow = 0x0000'0b10'0000'0000ull;
 constexpr uint64_t kConstWindow = 0x0000'0b20'0000'0000ull;
 constexpr uint64_t kParamWindow = 0x0000'0b30'0000'0000ull;
 constexpr uint64_t kWindowBytes = 0x0000'0010'0000'0000ull;
+// In the parameter space: the thread's call area (arguments and return values of calls
+// to device functions) starts here; below it are the kernel's parameters.
+constexpr uint64_t kCallArea = 1ull << 24;
 
 // A fault of the running kernel (an access outside every array, a division the machine
 // refuses, a kernel that runs past its instruction budget): one line, as the GPU's
@@ -63,6 +66,9 @@ class Device {
   bool to_host(void* dst, uint64_t src, uint64_t bytes);
   bool device_to_device(uint64_t dst, uint64_t src, uint64_t bytes);
   bool memset(uint64_t dst, int value, uint64_t bytes);
+  // Whether accesses to the threads' local frames are recorded (a -G build's stack
+  // traffic is hidden unless asked for).
+  void record_local(bool on) { record_local_ = on; }
   // A module variable's device address (__device__ / __constant__), 0 when none.
   uint64_t symbol(const std::string& name) const;
   // The allocation that holds `addr` (its name), "" when none.
@@ -94,6 +100,7 @@ class Device {
   uint64_t next_ = kGlobalBase;
   std::map<std::string, uint64_t> symbols_;             // module variable -> address
   trace::Trace* buffers_for_ = nullptr;                  // the trace buffer ids refer to
+  bool record_local_ = true;
 };
 
 }  // namespace ws::ptx

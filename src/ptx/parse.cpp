@@ -167,6 +167,7 @@ class Parser {
         m_.files[uint32_t(n)] = t_[i + 2].text;
     }
     while (peek().kind != Tok::End) top_level();
+    for (Kernel& k : m_.kernels) link(k);
     return std::move(m_);
   }
 
@@ -210,11 +211,7 @@ class Parser {
       return;
     }
     if (w == ".entry") { entry(); return; }
-    if (w == ".func") {  // a device function nvcc did not inline; calls to it are refused when executed
-      while (peek().kind != Tok::End && !is("{") && !is(";")) next();
-      if (is("{")) skip_braces(); else next();
-      return;
-    }
+    if (w == ".func") { entry(); return; }  // a device function nvcc did not inline
     if (w == ".global" || w == ".const" || w == ".shared") { variable(nullptr, false); return; }
     if (w == ".pragma" || w == ".section") {
       if (w == ".section") { next(); next(); skip_braces(); return; }
@@ -340,14 +337,8 @@ class Parser {
     k.shared.push_back(std::move(v));
   }
 
-  void entry() {
-    next();  // .entry
-    Kernel k;
-    k.name = next().text;
-    local_.clear();
-    regs_.clear();
-    labels_.clear();
-    fixups_.clear();
+  // A parameter list `( .param .type name[, ...] )`, laid out as the launch ABI packs it.
+  uint32_t param_list(std::vector<Param>& out) {
     expect("(");
     uint32_t off = 0;
     while (!is(")") && peek().kind != Tok::End) {
@@ -362,12 +353,31 @@ class Parser {
       off = (off + p.align - 1) / p.align * p.align;
       p.offset = off;
       off += p.bytes;
-      k.params.push_back(std::move(p));
+      out.push_back(std::move(p));
     }
     expect(")");
-    k.param_bytes = off;
+    return off;
+  }
+
+  // `.entry name (params) {body}` or `.func [(ret)] name (params) {body}` (a prototype,
+  // `.func ... ;`, declares nothing to keep).
+  void entry() {
+    const bool function = next().text == ".func";
+    Kernel k;
+    k.is_function = function;
+    if (function && is("(")) param_list(k.rets);
+    k.name = next().text;
+    local_.clear();
+    regs_.clear();
+    labels_.clear();
+    fixups_.clear();
+    k.param_bytes = param_list(k.params);
     // Performance directives (.maxntid 256, 1, 1 / .reqntid / .minnctapersm / .maxnreg).
-    while (peek().kind != Tok::End && !is("{")) next();
+    while (peek().kind != Tok::End && !is("{") && !is(";")) next();
+    if (is(";")) {
+      next();
+      return;
+    }
     expect("{");
     kernel_ = &k;
     body(k);
@@ -378,8 +388,116 @@ class Parser {
       k.code[pc].o[name.first].imm = it->second;
     }
     k.registers = uint32_t(regs_.size());
-    m_.kernels.push_back(std::move(k));
+    (function ? m_.functions : m_.kernels).push_back(std::move(k));
     kernel_ = nullptr;
+  }
+
+  // Makes every function `k` calls (transitively) part of its code, each with registers,
+  // symbols, labels and a frame of its own, and lays out the thread's call area: a call
+  // copies its arguments into the callee's parameters, a return copies the return value
+  // back (Kernel::linked). Recursion shares one frame, so the machine refuses it.
+  void link(Kernel& k) {
+    if (k.calls.empty()) return;
+    uint32_t area = 0;
+    auto place = [&](const std::vector<Param>& ps) {
+      std::vector<uint32_t> off;
+      for (const Param& p : ps) {
+        const uint32_t a = std::max<uint32_t>(1, p.align);
+        area = (area + a - 1) / a * a;
+        off.push_back(area);
+        area += std::max<uint32_t>(1, p.bytes);
+      }
+      return off;
+    };
+    struct Part {
+      const Kernel* f;
+      uint32_t pc_base, size;
+      std::vector<uint32_t> param_off, ret_off, cp_off;
+    };
+    std::vector<Part> parts;
+    std::map<std::string, size_t> part_of;
+    parts.push_back({&k, 0, uint32_t(k.code.size()), {}, {}, place(k.call_params)});
+    for (Kernel::Sym& sym : k.symbols)
+      if (sym.kind == Kernel::Sym::CallParam) sym = {Kernel::Sym::Call, parts[0].cp_off[sym.index]};
+    auto need = [&](const std::string& name, uint32_t line) {
+      if (part_of.count(name)) return;
+      const Kernel* f = nullptr;
+      for (const Kernel& g : m_.functions)
+        if (g.name == name) f = &g;
+      if (!f) fail("call to " + name + ", whose body is not in the PTX", line);
+      part_of[name] = parts.size();
+      parts.push_back({f, 0, 0, {}, {}, {}});
+    };
+    for (const Insn& in : k.code)
+      if (in.op == Opc::Call) need(k.calls[size_t(in.o[0].imm)].callee, in.text_line);
+    for (size_t pi = 1; pi < parts.size(); ++pi) {  // grows as callees call further
+      const Kernel& f = *parts[pi].f;
+      const uint32_t pc_base = uint32_t(k.code.size());
+      parts[pi].pc_base = pc_base;
+      parts[pi].size = uint32_t(f.code.size());
+      const uint32_t reg_base = k.registers;
+      k.registers += f.registers;
+      const uint64_t local_base = (k.local_bytes + 7) / 8 * 8;
+      k.local_bytes = local_base + f.local_bytes;
+      parts[pi].param_off = place(f.params);
+      parts[pi].ret_off = place(f.rets);
+      parts[pi].cp_off = place(f.call_params);
+      const Part p = parts[pi];  // a copy: need() may grow `parts` below
+      const uint32_t sym_base = uint32_t(k.symbols.size());
+      for (const Kernel::Sym& sym : f.symbols) {
+        Kernel::Sym t = sym;
+        switch (sym.kind) {
+          case Kernel::Sym::Param: t = {Kernel::Sym::Call, p.param_off[sym.index]}; break;
+          case Kernel::Sym::Ret: t = {Kernel::Sym::Call, p.ret_off[sym.index]}; break;
+          case Kernel::Sym::CallParam: t = {Kernel::Sym::Call, p.cp_off[sym.index]}; break;
+          case Kernel::Sym::Local: t.index = uint32_t(sym.index + local_base); break;
+          case Kernel::Sym::Shared: {
+            const Variable& v = f.shared[sym.index];
+            size_t i = 0;
+            while (i < k.shared.size() && k.shared[i].name != v.name) ++i;
+            if (i == k.shared.size()) add_shared(k, v);
+            t.index = uint32_t(i);
+            break;
+          }
+          default: break;
+        }
+        k.symbols.push_back(t);
+      }
+      for (Insn in : f.code) {
+        auto reg = [&](uint32_t& r) {
+          if (r != kSink) r += reg_base;
+        };
+        reg(in.guard);
+        for (Operand& o : in.o) {
+          if (o.kind == Operand::Reg || (o.kind == Operand::Addr && o.has_reg)) o.reg += reg_base;
+          if (o.kind == Operand::Vec)
+            for (int i = 0; i < o.count; ++i) reg(o.vec[size_t(i)]);
+          if (o.kind == Operand::Symbol || (o.kind == Operand::Addr && o.has_symbol)) o.symbol += sym_base;
+          if (o.kind == Operand::Label) o.imm += pc_base;
+        }
+        if (in.op == Opc::Call) need(f.calls[size_t(in.o[0].imm)].callee, in.text_line);
+        k.code.push_back(std::move(in));
+      }
+    }
+    // Every call site: where its callee starts and what it copies in and out.
+    for (size_t pi = 0; pi < parts.size(); ++pi) {
+      const Part& p = parts[pi];
+      const uint32_t base = uint32_t(k.linked.size());
+      for (const Kernel::CallSite& c : p.f->calls) {
+        const Part& q = parts[part_of.at(c.callee)];
+        Kernel::Linked l;
+        l.entry = q.pc_base;
+        l.function = uint32_t(part_of.at(c.callee));
+        for (size_t i = 0; i < c.args.size() && i < q.param_off.size(); ++i)
+          l.in.push_back({p.cp_off[c.args[i]], q.param_off[i], q.f->params[i].bytes});
+        for (size_t j = 0; j < c.rets.size() && j < q.ret_off.size(); ++j)
+          l.out.push_back({q.ret_off[j], p.cp_off[c.rets[j]], q.f->rets[j].bytes});
+        k.linked.push_back(std::move(l));
+      }
+      for (uint32_t pc = p.pc_base; pc < p.pc_base + p.size; ++pc)
+        if (k.code[pc].op == Opc::Call) k.code[pc].o[0].imm += base;
+    }
+    k.call_bytes = area;
   }
 
   void body(Kernel& k) {
@@ -416,7 +534,8 @@ class Parser {
       }
       if (w == ".reg") { reg_decl(); continue; }
       if (w == ".shared" || w == ".local") { variable(&k, false); continue; }
-      if (w == ".pragma" || w == ".param") { skip_statement(); continue; }
+      if (w == ".pragma") { skip_statement(); continue; }
+      if (w == ".param") { call_param(k); continue; }
       if (tk.kind == Tok::Ident && is(":", 1)) {
         labels_[w] = uint32_t(k.code.size());
         next();
@@ -425,6 +544,61 @@ class Parser {
       }
       instruction(k);
     }
+  }
+
+  // `.param .b64 param0;` in a call sequence: a slot the call's arguments pass through
+  // (the same name in the next call sequence reuses it).
+  void call_param(Kernel& k) {
+    next();
+    Param p;
+    const Type ty = declared_type(p.align, peek().line);
+    p.name = next().text;
+    p.bytes = uint32_t(array_count(p.name, peek().line) * std::max<uint32_t>(1, type_bytes(ty)));
+    skip_statement();
+    for (Param& q : k.call_params)
+      if (q.name == p.name) {
+        q.bytes = std::max(q.bytes, p.bytes);
+        q.align = std::max(q.align, p.align);
+        return;
+      }
+    k.call_params.push_back(std::move(p));
+  }
+
+  // call[.uni] [(ret, ...),] name, (arg, ...);
+  void call(Kernel& k, Insn& in) {
+    auto slot = [&](const std::string& n) {
+      for (size_t i = 0; i < k.call_params.size(); ++i)
+        if (k.call_params[i].name == n) return uint32_t(i);
+      fail("call through an undeclared parameter '" + n + "'", in.text_line);
+    };
+    Kernel::CallSite c;
+    if (is("(")) {
+      next();
+      while (!is(")") && peek().kind != Tok::End) {
+        if (is(",")) { next(); continue; }
+        c.rets.push_back(slot(next().text));
+      }
+      expect(")");
+      if (is(",")) next();
+    }
+    const Tok callee = next();
+    if (regs_.count(callee.text)) fail("calls through a function pointer are not supported", in.text_line);
+    c.callee = callee.text;
+    if (is(",")) next();
+    if (is("(")) {
+      next();
+      while (!is(")") && peek().kind != Tok::End) {
+        if (is(",")) { next(); continue; }
+        c.args.push_back(slot(next().text));
+      }
+      expect(")");
+    }
+    if (is(",")) fail("calls with a prototype list (indirect calls) are not supported", in.text_line);
+    expect(";");
+    in.op = Opc::Call;
+    in.o[0].kind = Operand::Imm;
+    in.o[0].imm = int64_t(k.calls.size());
+    k.calls.push_back(std::move(c));
   }
 
   void reg_decl() {
@@ -467,6 +641,10 @@ class Parser {
     };
     for (size_t i = 0; i < k.params.size(); ++i)
       if (k.params[i].name == name) return add({Kernel::Sym::Param, uint32_t(i)});
+    for (size_t i = 0; i < k.rets.size(); ++i)
+      if (k.rets[i].name == name) return add({Kernel::Sym::Ret, uint32_t(i)});
+    for (size_t i = 0; i < k.call_params.size(); ++i)
+      if (k.call_params[i].name == name) return add({Kernel::Sym::CallParam, uint32_t(i)});
     for (size_t i = 0; i < k.shared.size(); ++i)
       if (k.shared[i].name == name) return add({Kernel::Sym::Shared, uint32_t(i)});
     for (size_t i = 0; i < local_.size(); ++i)
@@ -551,7 +729,10 @@ class Parser {
         {"%laneid", Sreg::Laneid},      {"%warpid", Sreg::Warpid},      {"%lanemask_lt", Sreg::LanemaskLt},
         {"%lanemask_le", Sreg::LanemaskLe}, {"%lanemask_eq", Sreg::LanemaskEq}, {"%lanemask_ge", Sreg::LanemaskGe},
         {"%lanemask_gt", Sreg::LanemaskGt}, {"%clock", Sreg::Clock},     {"%clock64", Sreg::Clock64},
-        {"%nwarpid", Sreg::Nwarpid},    {"%smid", Sreg::Smid}};
+        {"%nwarpid", Sreg::Nwarpid},    {"%smid", Sreg::Smid},
+        {"%reserved_smem_offset_0", Sreg::ReservedSmem}, {"%reserved_smem_offset_1", Sreg::ReservedSmem},
+        {"%reserved_smem_offset_begin", Sreg::ReservedSmem}, {"%reserved_smem_offset_end", Sreg::ReservedSmem},
+        {"%dynamic_smem_size", Sreg::DynamicSmemSize}, {"%total_smem_size", Sreg::TotalSmemSize}};
     auto sit = sregs.find(t.text);
     if (sit != sregs.end()) {
       o.kind = Operand::Special;
@@ -587,6 +768,11 @@ class Parser {
       in.guard = reg_or_fail(next().text, in.text_line);
     }
     in.opcode = next().text;
+    if (in.opcode == "call" || in.opcode.rfind("call.", 0) == 0) {
+      call(k, in);
+      k.code.push_back(std::move(in));
+      return;
+    }
     {
       const std::string base = in.opcode.substr(0, in.opcode.find('.'));
       if (!opcodes().count(base) && base != "bar" && base != "barrier")

@@ -40,7 +40,7 @@ enum class Space : uint8_t { Generic, Global, Shared, Local, Const, Param };
 enum class Opc : uint8_t {
   Mov, Ld, St, Cvta, CvtaTo, Cvt, Add, Sub, Mul, Mad, Fma, Div, Rem, Min, Max, Neg, Abs, And, Or, Xor, Not,
   Shl, Shr, Setp, Selp, Set, Bra, Ret, Exit, Bar, Rcp, Sqrt, Rsqrt, Ex2, Lg2, Sin, Cos, Shfl, Vote, Activemask,
-  Atom, Red, Membar, Bfe, Bfi, Popc, Clz, Brev, Prmt, Copysign, Mul24, Mad24, Sad, Testp, Nop,
+  Atom, Red, Membar, Bfe, Bfi, Popc, Clz, Brev, Prmt, Copysign, Mul24, Mad24, Sad, Testp, Nop, Call,
 };
 
 enum class Cmp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan };
@@ -48,7 +48,7 @@ enum class Cmp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu
 // Special registers read by mov.
 enum class Sreg : uint8_t { TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, CtaidY, CtaidZ, NctaidX, NctaidY,
                             NctaidZ, Laneid, Warpid, LanemaskLt, LanemaskLe, LanemaskEq, LanemaskGe, LanemaskGt,
-                            Clock, Clock64, Nwarpid, Smid };
+                            Clock, Clock64, Nwarpid, Smid, ReservedSmem, DynamicSmemSize, TotalSmemSize };
 
 struct Operand {
   enum Kind : uint8_t { None, Reg, Imm, Addr, Vec, Special, Symbol, Label } kind = None;
@@ -126,17 +126,41 @@ struct Kernel {
   uint64_t static_shared = 0;     // bytes of static shared memory
   uint64_t local_bytes = 0;       // the local depot per thread
   std::vector<Insn> code;
-  // Symbols an operand names: index into Module::globals (kind Global) or this kernel's
-  // shared/local arrays.
+  // Symbols an operand names: index into Module::globals (kind Global), this kernel's
+  // shared arrays or parameters; Local: the offset in the thread's frame; Call: the offset
+  // in the thread's call area (set when functions are linked in); CallParam / Ret: a
+  // call site's `.param` slot, a function's return value (before linking).
   struct Sym {
-    enum Kind : uint8_t { Global, Shared, Local, Param } kind;
+    enum Kind : uint8_t { Global, Shared, Local, Param, Call, CallParam, Ret } kind;
     uint32_t index;
   };
   std::vector<Sym> symbols;
+
+  // ---- device functions (.func) and calls; what linking makes of them --------------------
+  bool is_function = false;
+  std::vector<Param> rets;         // a function's return value(s): func_retval0
+  std::vector<Param> call_params;  // the `.param` slots its call sites declare
+  struct CallSite {
+    std::string callee;
+    std::vector<uint32_t> args, rets;  // call_params slots
+  };
+  std::vector<CallSite> calls;     // a Call instruction's o[0].imm indexes this (before linking)
+  // After linking (kernels only): every function the kernel calls is part of its code.
+  struct Copy {
+    uint32_t from, to, bytes;      // offsets in the call area
+  };
+  struct Linked {
+    uint32_t entry = 0;            // the callee's first instruction
+    uint32_t function = 0;         // which function (recursion is refused)
+    std::vector<Copy> in, out;     // arguments in, return values out
+  };
+  std::vector<Linked> linked;      // a Call instruction's o[0].imm indexes this
+  uint32_t call_bytes = 0;         // the call area per thread
 };
 
 struct Module {
   std::string name;  // the PTX file's name, for messages
+  std::vector<Kernel> functions;  // device functions nvcc did not inline (linked into kernels)
   std::unordered_map<uint32_t, std::string> files;  // .file number -> path
   std::vector<Variable> globals;  // __device__ (Global) and __constant__ (Const) variables, and module-scope __shared__
   std::vector<Kernel> kernels;

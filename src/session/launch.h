@@ -40,6 +40,7 @@ struct LaunchSpec {
   std::vector<std::string> nvcc_flags;          // Source::Program: passed to nvcc
   std::vector<std::string> program_args;        // Source::Program: the program's arguments
   bool literal = false;                         // Source::Program: compiled with -G
+  bool show_local = false;                      // Source::Program: record local frames in literal mode too
   bool program_echo = true;                     // Source::Program: its output passes through (else kept)
   double program_timeout = 120;                 // Source::Program: seconds before it is stopped
   uint32_t launch = 0;                          // the launch of the trace to show, from 0

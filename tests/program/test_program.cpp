@@ -213,3 +213,24 @@ TEST_CASE("stencil/stencil.cu: a helper in a header, constant memory, cooperativ
   for (const trace::Buffer& b : r.trace.buffers) named |= b.name == "back";
   CHECK(named);
 }
+
+TEST_CASE("--literal (-G): device functions are called, not inlined; the stack's local traffic only when asked") {
+  if (!can_run()) return;
+  program::Options o = opts("stencil/stencil.cu");
+  o.literal = true;
+  program::Result r = program::run(o);
+  CHECK(r.output.find("correct") != std::string::npos);
+  int local = 0, helper = 0;
+  for (const trace::Record& rec : r.trace.records) {
+    const trace::Site& s = r.trace.sites[rec.site];
+    local += s.space == trace::Space::Local;
+    helper += s.line == 6 && r.trace.files[s.file].name.find("stencil.cuh") != std::string::npos;
+  }
+  CHECK(local == 0);
+  CHECK(helper == 6 * 32);  // weighted(): 3 constant and 3 shared loads per warp, 32 warps
+  o.show_local = true;
+  program::Result all = program::run(o);
+  local = 0;
+  for (const trace::Record& rec : all.trace.records) local += all.trace.sites[rec.site].space == trace::Space::Local;
+  CHECK(local > 0);
+}

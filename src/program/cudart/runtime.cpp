@@ -96,6 +96,7 @@ bool ensure_loaded() {
   uint64_t cap = 2'000'000;
   if (const char* c = std::getenv("WARPSCOPE_MAX_RECORDS")) cap = std::strtoull(c, nullptr, 10);
   s.builder = std::make_unique<trace::Builder>(s.trace, cap);
+  if (const char* h = std::getenv("WARPSCOPE_HIDE_LOCAL")) s.dev.record_local(std::string(h) != "1");
   if (const char* o = std::getenv("WARPSCOPE_TRACE")) s.out = o;
   return true;
 }
