@@ -89,7 +89,21 @@ std::string first_error(const std::string& log) {
   return last.empty() ? "nvcc failed" : last;
 }
 
-// The folder that holds warpscope's libcudart.so.13.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "warpscope-XXXXXX").string();
+    if (!::mkdtemp(t.data())) throw Error("cannot create a temporary folder");
+    path = t;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+}  // namespace
+
 std::string runtime_dir() {
   std::vector<std::string> dirs;
   if (const char* d = std::getenv("WARPSCOPE_CUDART_DIR")) dirs.push_back(d);
@@ -106,21 +120,6 @@ std::string runtime_dir() {
     if (fs::exists(d + "/libcudart.so.13")) return d;
   throw Error("warpscope's emulated CUDA runtime (libcudart.so.13) was not built; rebuild with the CUDA toolkit's headers present");
 }
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "warpscope-XXXXXX").string();
-    if (!::mkdtemp(t.data())) throw Error("cannot create a temporary folder");
-    path = t;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-}  // namespace
 
 std::string find_nvcc() {
   std::vector<std::string> c;

@@ -44,6 +44,10 @@ struct Result {
 // start, crashes before its first launch was recorded, or runs past the timeout.
 Result run(const Options& o);
 
+// The folder of warpscope's libcudart.so.13 (WARPSCOPE_CUDART_DIR, beside the binary, or
+// this build's). Throws Error when it was not built.
+std::string runtime_dir();
+
 // nvcc: $CUDA_HOME/bin/nvcc, /usr/local/cuda/bin/nvcc, or the one on PATH; "" when none.
 std::string find_nvcc();
 

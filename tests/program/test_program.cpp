@@ -3,7 +3,13 @@
 // Skipped (with a message) where nvcc or the emulated runtime is missing.
 #include <doctest/doctest.h>
 
+#include <dlfcn.h>
+
 #include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <map>
 
 #include "analysis/analysis.h"
@@ -233,4 +239,45 @@ TEST_CASE("--literal (-G): device functions are called, not inlined; the stack's
   local = 0;
   for (const trace::Record& rec : all.trace.records) local += all.trace.sites[rec.site].space == trace::Space::Local;
   CHECK(local > 0);
+}
+
+TEST_CASE("the emulated runtime exports every function of the toolkit's runtime list; the missing ones name themselves") {
+  std::string dir;
+  try {
+    dir = program::runtime_dir();
+  } catch (const program::Error&) {
+    MESSAGE("the emulated runtime was not built: skipped");
+    return;
+  }
+  std::ifstream f("/usr/local/cuda/include/cupti_runtime_cbid.h");
+  if (!f.good()) {
+    MESSAGE("no cupti_runtime_cbid.h: skipped");
+    return;
+  }
+  std::stringstream text;
+  text << f.rdbuf();
+  const std::regex re("CUPTI_RUNTIME_TRACE_CBID_([A-Za-z0-9_]+?)(_v[0-9]+)?\\s*=");
+  std::set<std::string> names;
+  const std::string s = text.str();
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), re); it != std::sregex_iterator(); ++it) {
+    const std::string n = (*it)[1].str();
+    if (n != "INVALID" && n != "SIZE" && n != "FORCE_INT") names.insert(n);
+  }
+  CHECK(names.size() > 400);
+  void* lib = dlopen((dir + "/libcudart.so.13").c_str(), RTLD_LAZY | RTLD_LOCAL);
+  REQUIRE(lib);
+  int missing = 0;
+  for (const std::string& n : names)
+    if (!dlsym(lib, n.c_str())) {
+      ++missing;
+      MESSAGE("not exported: " << n);
+    }
+  CHECK(missing == 0);
+  // One the emulated device does not provide answers cudaErrorNotSupported (801).
+  auto graph_create = reinterpret_cast<int (*)()>(dlsym(lib, "cudaGraphCreate"));
+  REQUIRE(bool(graph_create));
+  CHECK(graph_create() == 801);
+  // Its own namespace stays inside: nothing but the runtime's names is exported.
+  CHECK(dlsym(lib, "_ZN2ws3ptx5parseERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEES8_") == nullptr);
+  dlclose(lib);
 }
