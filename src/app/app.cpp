@@ -333,7 +333,8 @@ int run(const Options& opt) {
           std::fprintf(stderr, "warpscope: error: gave up waiting for the trace after %.0f s\n", waited);
           exit_code = 3;
         }
-        if (!opt.screenshot.empty() && !failed) {
+        // A program that did not compile is pictured too: the window lists why.
+        if (!opt.screenshot.empty() && (!failed || !ui.status.build_errors.empty())) {
           std::string err;
           if (!save_png(opt.screenshot, fw, fh, err)) {
             std::fprintf(stderr, "warpscope: error: %s\n", err.c_str());

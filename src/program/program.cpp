@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -78,8 +79,8 @@ Child spawn(const std::vector<std::string>& argv, const std::vector<std::string>
   return c;
 }
 
-// The first error line nvcc printed ("prog.cu(12): error: ..."), else its last line.
-std::string first_error(const std::string& log) {
+// The first error line nvcc printed, else its last line.
+std::string first_error_line(const std::string& log) {
   std::istringstream in(log);
   std::string line, last;
   while (std::getline(in, line)) {
@@ -88,6 +89,18 @@ std::string first_error(const std::string& log) {
   }
   return last.empty() ? "nvcc failed" : last;
 }
+
+// nvcc's failure as an Error: its first error line, and every message.
+Error build_error(const std::string& log) {
+  std::vector<Diagnostic> d = parse_diagnostics(log);
+  for (const Diagnostic& x : d)
+    if (x.severity == "error") {
+      std::string line = x.file + "(" + std::to_string(x.line) + "): error: " + x.message;
+      return Error(line, std::move(d));
+    }
+  return Error(first_error_line(log), std::move(d));
+}
+
 
 struct TempDir {
   std::string path;
@@ -119,6 +132,41 @@ std::string runtime_dir() {
   for (const std::string& d : dirs)
     if (fs::exists(d + "/libcudart.so.13")) return d;
   throw Error("warpscope's emulated CUDA runtime (libcudart.so.13) was not built; rebuild with the CUDA toolkit's headers present");
+}
+
+std::vector<Diagnostic> parse_diagnostics(const std::string& log) {
+  static const std::regex nvcc(R"(^(.+)\((\d+)\): (error|warning)[^:]*: (.*)$)");
+  static const std::regex gcc(R"(^(.+?):(\d+):(\d+): (?:fatal )?(error|warning): (.*)$)");
+  std::vector<std::string> lines;
+  std::istringstream in(log);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  std::vector<Diagnostic> out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::smatch m;
+    Diagnostic d;
+    if (std::regex_match(lines[i], m, nvcc)) {
+      d.file = m[1];
+      d.line = uint32_t(std::stoul(m[2]));
+      d.severity = m[3];
+      d.message = m[4];
+      // The quoted source line, then a caret under the place: both indented by two.
+      if (i + 2 < lines.size()) {
+        const size_t caret = lines[i + 2].find('^');
+        if (caret != std::string::npos && lines[i + 2].find_first_not_of(" ^") == std::string::npos && caret >= 2)
+          d.column = uint32_t(caret - 2 + 1);
+      }
+    } else if (std::regex_match(lines[i], m, gcc)) {
+      d.file = m[1];
+      d.line = uint32_t(std::stoul(m[2]));
+      d.column = uint32_t(std::stoul(m[3]));
+      d.severity = m[4];
+      d.message = m[5];
+    } else {
+      continue;
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
 }
 
 std::string find_nvcc() {
@@ -187,14 +235,14 @@ Result run(const Options& o) {
   build.push_back("-o");
   build.push_back(exe);
   Child c = spawn(build, {}, 300, true, log);
-  if (c.timed_out || !WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0) throw Error(first_error(c.output));
+  if (c.timed_out || !WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0) throw build_error(c.output);
   std::vector<std::string> toptx = common;
   toptx.push_back("-ptx");
   toptx.push_back(src);
   toptx.push_back("-o");
   toptx.push_back(ptx);
   c = spawn(toptx, {}, 300, true, log);
-  if (c.timed_out || !WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0) throw Error(first_error(c.output));
+  if (c.timed_out || !WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0) throw build_error(c.output);
   const auto t1 = std::chrono::steady_clock::now();
   r.compile_seconds = std::chrono::duration<double>(t1 - t0).count();
 

@@ -14,11 +14,27 @@
 
 namespace ws::program {
 
+// One message of the compiler, where it points.
+struct Diagnostic {
+  std::string file;
+  uint32_t line = 0, column = 0;  // 1-based; column 0: not known
+  std::string severity;           // "error" | "warning"
+  std::string message;
+  bool operator==(const Diagnostic&) const = default;
+};
+
 // The program could not be built or run: one line for the user ("prog.cu(12): error:
-// identifier "x" is undefined", "the program did not finish within 60 s").
+// identifier "x" is undefined", "the program did not finish within 60 s"), and for a
+// build, every message of the compiler.
 struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
+  Error(const std::string& what, std::vector<Diagnostic> d) : std::runtime_error(what), diagnostics(std::move(d)) {}
+  std::vector<Diagnostic> diagnostics;
 };
+
+// The messages of an nvcc log: `file(line): error: text` with the caret line under the
+// quoted source giving the column, and the host compiler's `file:line:col: error: text`.
+std::vector<Diagnostic> parse_diagnostics(const std::string& log);
 
 struct Options {
   std::string source;                     // prog.cu

@@ -126,6 +126,10 @@ Outcome Worker::execute(const Job& job) {
         o.session = job.session->reanalyzed(job.dram);
         break;
     }
+  } catch (const program::Error& e) {
+    o.error = e.what();
+    o.diagnostics = e.diagnostics;
+    o.session.reset();
   } catch (const std::exception& e) {
     o.error = e.what();
     o.session.reset();

@@ -37,6 +37,7 @@ struct Outcome {
   uint64_t id = 0;
   std::shared_ptr<const Session> session;  // Record, Reanalyze: the new session
   std::string error;                       // one line; empty on success
+  std::vector<program::Diagnostic> diagnostics;  // Record of a program that did not compile
   std::string message;                     // "saved trace.wstrace"
   double seconds = 0;
 };

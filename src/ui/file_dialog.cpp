@@ -2,9 +2,12 @@
 // files of that kind in its folder.
 #include <algorithm>
 #include <filesystem>
+#include <cstdio>
+#include <fstream>
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include "ui/scene.h"
 #include "ui/theme.h"
 #include "ui/ui.h"
 
@@ -56,6 +59,52 @@ bool dialog(Ui& ui, const char* title, bool& flag, const char* action, const cha
 }
 
 }  // namespace
+
+void build_errors_window(Ui& ui) {
+  StatusLine& st = ui.status;
+  if (st.build_errors.empty()) return;
+  const ImVec2 size = ImGui::GetIO().DisplaySize;
+  ImGui::SetNextWindowSize(ImVec2(size.x * 0.6f, size.y * 0.5f), ImGuiCond_Appearing);
+  ImGui::SetNextWindowPos(ImVec2(size.x * 0.5f, size.y * 0.5f), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+  bool open = true;
+  if (ImGui::Begin("The program did not compile###build_errors", &open, ImGuiWindowFlags_NoSavedSettings)) {
+    // Every message, file:line:column; the one picked shows its lines below.
+    ImGui::BeginChild("##messages", ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 5), true);
+    for (size_t i = 0; i < st.build_errors.size(); ++i) {
+      const program::Diagnostic& d = st.build_errors[i];
+      const size_t slash = d.file.find_last_of('/');
+      const char* name = d.file.c_str() + (slash == std::string::npos ? 0 : slash + 1);
+      char label[512];
+      if (d.column)
+        std::snprintf(label, sizeof label, "%s:%u:%u  %s: %s##%zu", name, d.line, d.column, d.severity.c_str(),
+                      d.message.c_str(), i);
+      else
+        std::snprintf(label, sizeof label, "%s:%u  %s: %s##%zu", name, d.line, d.severity.c_str(), d.message.c_str(), i);
+      if (ImGui::Selectable(label, int(i) == st.build_error_shown)) st.build_error_shown = int(i);
+    }
+    ImGui::EndChild();
+    const program::Diagnostic& d = st.build_errors[size_t(std::clamp(st.build_error_shown, 0, int(st.build_errors.size()) - 1))];
+    std::ifstream f(d.file);
+    std::vector<std::string> lines;
+    for (std::string l; std::getline(f, l);) lines.push_back(l);
+    ImGui::BeginChild("##code", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
+    ImGui::PushFont(font_for(FontRole::Mono));  // the caret lines up under its column
+    const uint32_t from = d.line > 4 ? d.line - 4 : 1, to = std::min<uint32_t>(uint32_t(lines.size()), d.line + 4);
+    for (uint32_t n = from; n <= to; ++n) {
+      const bool here = n == d.line;
+      if (here) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(theme().bad));
+      ImGui::Text("%5u  %s", n, lines[n - 1].c_str());
+      if (here) {
+        ImGui::PopStyleColor();
+        if (d.column) ImGui::Text("%5s  %*s^", "", int(d.column - 1), "");
+      }
+    }
+    ImGui::PopFont();
+    ImGui::EndChild();
+  }
+  ImGui::End();
+  if (!open) st.build_errors.clear();
+}
 
 void file_dialogs(Ui& ui) {
   if (dialog(ui, "Open trace", ui.dialogs.open, "Open")) ui.open_file(ui.dialogs.path);

@@ -262,6 +262,7 @@ void Ui::layout_and_draw() {
   status_bar(*this, layout.status_min, layout.status_max);
   help_overlay(*this);
   file_dialogs(*this);
+  build_errors_window(*this);
   classroom_dialogs(*this);
   export_dialog(*this);
 }

@@ -219,11 +219,13 @@ void Ui::show_model(std::shared_ptr<const Session> m, bool keep_step) {
 
 void Ui::poll() {
   while (auto o = recorder.take()) {
-    // A launch run now from the catalog, or one read from a trace file.
-    const bool recorded = o->kind == Job::Record && o->source == session::Source::Catalog;
+    // A launch run now (a catalog kernel, a program), or one read from a trace file.
+    const bool recorded = o->kind == Job::Record && o->source != session::Source::TraceFile;
     const bool opened = o->kind == Job::Record && o->source == session::Source::TraceFile;
     if (!o->error.empty()) {
       if (recorded || (opened && !pane.model)) status.record_error = o->error;
+      status.build_errors = o->diagnostics;
+      status.build_error_shown = 0;
       if (recorded) pending_slide_ = -1;
       message(o->error, true);
       continue;
@@ -238,6 +240,7 @@ void Ui::poll() {
     }
     if (recorded) {
       status.record_error.clear();
+      status.build_errors.clear();
       // The note of a large launch ("recording blocks 0-3 only") lasts while it is true.
       if (o->session->few_blocks) {
         message(o->session->note);

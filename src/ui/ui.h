@@ -107,6 +107,10 @@ struct StatusLine {
   double time = 0;  // when it was set (Ui::now())
   bool launch_note = false;  // the text is a large launch's note, cleared by the next recording
   std::string record_error;
+  // The compiler's messages when the program last opened did not build (the build-errors
+  // window lists them; cleared by the next recording).
+  std::vector<program::Diagnostic> build_errors;
+  int build_error_shown = 0;  // the message whose lines the window shows
 };
 
 // The lesson in the lesson panel: the file, the step on screen, the student's answer and
@@ -327,6 +331,8 @@ void help_overlay(Ui& ui);
 void menu_bar(Ui& ui, float& height);
 void status_bar(Ui& ui, ImVec2 min, ImVec2 max);
 void file_dialogs(Ui& ui);
+// The compiler's messages of a program that did not build, with the lines they point at.
+void build_errors_window(Ui& ui);
 void classroom_dialogs(Ui& ui);   // slide caption, compare picker (slides.cpp)
 void slides_menu(Ui& ui);         // the Slides menu (slides.cpp)
 void export_dialog(Ui& ui);       // File → Export figure… (export_dialog.cpp)

@@ -129,6 +129,24 @@ TEST_CASE("a session from a program: one source among the others, every launch r
   CHECK_THROWS_AS(s->of_launch(1, analysis::DramModel{}), session::InputError);
 }
 
+TEST_CASE("the compiler's messages: file, line, the caret's column; the host compiler's form too") {
+  const std::string log =
+      "/tmp/p.cu(3): error: identifier \"undefined_name\" is undefined\n"
+      "    a[threadIdx.x] = undefined_name;\n"
+      "                     ^\n"
+      "\n"
+      "/tmp/p.cu(9): warning #177-D: variable \"z\" was declared but never referenced\n"
+      "helper.h:4:7: error: expected ';' before '}' token\n"
+      "2 errors detected in the compilation of \"/tmp/p.cu\".\n";
+  const auto d = program::parse_diagnostics(log);
+  REQUIRE(d.size() == 3);
+  CHECK(d[0] == program::Diagnostic{"/tmp/p.cu", 3, 20, "error", "identifier \"undefined_name\" is undefined"});
+  CHECK(d[1].severity == "warning");
+  CHECK(d[1].line == 9);
+  CHECK(d[1].column == 0);
+  CHECK(d[2] == program::Diagnostic{"helper.h", 4, 7, "error", "expected ';' before '}' token"});
+}
+
 TEST_CASE("bad programs: a compile error, an out-of-bounds kernel, an endless loop — one line each, no crash") {
   if (!can_run()) return;
   try {
@@ -137,6 +155,9 @@ TEST_CASE("bad programs: a compile error, an out-of-bounds kernel, an endless lo
   } catch (const program::Error& e) {
     const std::string m = e.what();
     CHECK(m.find("does_not_compile.cu(2)") != std::string::npos);
+    REQUIRE(!e.diagnostics.empty());
+    CHECK(e.diagnostics[0].line == 2);
+    CHECK(e.diagnostics[0].column > 0);
     CHECK(m.find("undefined") != std::string::npos);
     CHECK(m.find('\n') == std::string::npos);
   }
