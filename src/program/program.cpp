@@ -218,7 +218,9 @@ Result run(const Options& o) {
   if (!fs::exists(o.source)) throw Error("no such file: " + o.source);
   Result r;
   r.nvcc = find_nvcc();
-  if (r.nvcc.empty()) throw Error("nvcc was not found ($CUDA_HOME/bin, /usr/local/cuda/bin or PATH): it compiles the program");
+  if (r.nvcc.empty())
+    throw Error("nvcc was not found ($CUDA_HOME/bin, /usr/local/cuda/bin or PATH): install the CUDA toolkit to run your own "
+                "programs (no GPU needed); the catalog's kernels work without it");
   const std::string rt = runtime_dir();
   TempDir dir;
   const std::string src = fs::absolute(o.source).string();

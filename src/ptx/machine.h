@@ -34,7 +34,13 @@ constexpr uint64_t kCallArea = 1ull << 24;
 // "illegal address" would be reported with where it happened.
 struct Fault : std::runtime_error {
   using std::runtime_error::runtime_error;
+  Fault(const std::string& what, bool assertion) : std::runtime_error(what), assertion(assertion) {}
+  bool assertion = false;  // a failed assert() in the kernel, not an access
 };
+
+// Warp instructions one launch may execute (about a minute of emulation) before it is
+// stopped as an endless loop.
+constexpr uint64_t kInstructionBudget = 600'000'000ull;
 
 struct LaunchArgs {
   std::string kernel;             // mangled name, as registered
@@ -77,7 +83,7 @@ class Device {
   // Runs one launch to its end, recording through `b` (a launch is begun there).
   // `budget` caps the warp instructions (a kernel that never ends). Throws Fault.
   // Returns the lane accesses executed.
-  uint64_t launch(const LaunchArgs& a, trace::Builder& b, uint64_t budget = 4'000'000'000ull);
+  uint64_t launch(const LaunchArgs& a, trace::Builder& b, uint64_t budget = kInstructionBudget);
 
   // Trace file index of a .file number (files are added to the trace on first use).
   struct Alloc {

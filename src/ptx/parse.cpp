@@ -419,8 +419,13 @@ class Parser {
     parts.push_back({&k, 0, uint32_t(k.code.size()), {}, {}, place(k.call_params)});
     for (Kernel::Sym& sym : k.symbols)
       if (sym.kind == Kernel::Sym::CallParam) sym = {Kernel::Sym::Call, parts[0].cp_off[sym.index]};
+    auto builtin = [](const std::string& name) {
+      return name == "vprintf" ? Kernel::Builtin::Printf
+             : name == "__assertfail" ? Kernel::Builtin::AssertFail
+                                      : Kernel::Builtin::None;
+    };
     auto need = [&](const std::string& name, uint32_t line) {
-      if (part_of.count(name)) return;
+      if (part_of.count(name) || builtin(name) != Kernel::Builtin::None) return;
       const Kernel* f = nullptr;
       for (const Kernel& g : m_.functions)
         if (g.name == name) f = &g;
@@ -484,6 +489,14 @@ class Parser {
       const Part& p = parts[pi];
       const uint32_t base = uint32_t(k.linked.size());
       for (const Kernel::CallSite& c : p.f->calls) {
+        if (const Kernel::Builtin b = builtin(c.callee); b != Kernel::Builtin::None) {
+          Kernel::Linked l;
+          l.builtin = b;
+          for (uint32_t a : c.args) l.in.push_back({p.cp_off[a], 0, p.f->call_params[a].bytes});  // the arguments' slots
+          if (!c.rets.empty()) l.ret_slot = p.cp_off[c.rets[0]];
+          k.linked.push_back(std::move(l));
+          continue;
+        }
         const Part& q = parts[part_of.at(c.callee)];
         Kernel::Linked l;
         l.entry = q.pc_base;

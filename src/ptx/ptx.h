@@ -149,7 +149,10 @@ struct Kernel {
   struct Copy {
     uint32_t from, to, bytes;      // offsets in the call area
   };
+  enum class Builtin : uint8_t { None, Printf, AssertFail };  // functions the device provides
   struct Linked {
+    Builtin builtin = Builtin::None;  // vprintf (printf), __assertfail (assert): run by the machine
+    uint32_t ret_slot = 0;            // a builtin's: where its return value goes
     uint32_t entry = 0;            // the callee's first instruction
     uint32_t function = 0;         // which function (recursion is refused)
     std::vector<Copy> in, out;     // arguments in, return values out

@@ -29,9 +29,10 @@ bool can_run() {
   return true;
 }
 
+// A program of tests/programs, or of examples/ ("examples/transpose.cu").
 program::Options opts(const std::string& file) {
   program::Options o;
-  o.source = "tests/programs/" + file;
+  o.source = file.rfind("examples/", 0) == 0 ? file : "tests/programs/" + file;
   o.echo = false;
   o.timeout_seconds = 60;
   return o;
@@ -54,9 +55,9 @@ const analysis::SiteStats* find(const trace::Trace& t, const analysis::Report& r
 
 }  // namespace
 
-TEST_CASE("transpose.cu: three launches; the naive store splits, the tile conflicts 32-way, TILE+1 fixes it") {
+TEST_CASE("examples/transpose.cu: three launches; the naive store splits, the tile conflicts 32-way, TILE+1 fixes it") {
   if (!can_run()) return;
-  program::Result r = program::run(opts("transpose.cu"));
+  program::Result r = program::run(opts("examples/transpose.cu"));
   CHECK(r.exit_code == 0);
   CHECK(r.output.find("correct") != std::string::npos);
   const trace::Trace& t = r.trace;
@@ -80,14 +81,14 @@ TEST_CASE("transpose.cu: three launches; the naive store splits, the tile confli
   trace::Trace one;
   // Naive: out[x * n + y], consecutive lanes 64 floats apart -> 32 sectors per request.
   analysis::Report naive = report_of(t, 0, one);
-  const analysis::SiteStats* st = find(one, naive, trace::Space::Global, trace::Op::Store, 12);
+  const analysis::SiteStats* st = find(one, naive, trace::Space::Global, trace::Op::Store, 15);
   REQUIRE(st);
   CHECK(st->sectors_per_request == doctest::Approx(32.0));
   CHECK(one.sites[st->site].instruction == "st.global.f32");
   // Tiled: the column read of tile[32][32] is 32-way; of tile[32][33] conflict-free.
   for (uint32_t k : {1u, 2u}) {
     analysis::Report rep = report_of(t, k, one);
-    const analysis::SiteStats* ld = find(one, rep, trace::Space::Shared, trace::Op::Load, 24);
+    const analysis::SiteStats* ld = find(one, rep, trace::Space::Shared, trace::Op::Load, 27);
     REQUIRE(ld);
     CHECK(ld->max_way == (k == 1 ? 32u : 1u));
     CHECK(ld->wavefronts_per_request == doctest::Approx(k == 1 ? 32.0 : 1.0));
@@ -96,9 +97,9 @@ TEST_CASE("transpose.cu: three launches; the naive store splits, the tile confli
   }
 }
 
-TEST_CASE("reduce.cu: dynamic shared memory, shuffles and one atomic per block, attributed to the program's lines") {
+TEST_CASE("examples/reduction.cu: dynamic shared memory, shuffles and one atomic per block, attributed to the program's lines") {
   if (!can_run()) return;
-  program::Result r = program::run(opts("reduce.cu"));
+  program::Result r = program::run(opts("examples/reduction.cu"));
   CHECK(r.exit_code == 0);
   CHECK(r.output.find("correct") != std::string::npos);
   REQUIRE(r.trace.launches.size() == 1);
@@ -107,7 +108,7 @@ TEST_CASE("reduce.cu: dynamic shared memory, shuffles and one atomic per block, 
   for (const trace::Record& rec : r.trace.records)
     if (r.trace.sites[rec.site].op == trace::Op::Atomic) {
       ++atomics;
-      CHECK(r.trace.sites[rec.site].line == 23);
+      CHECK(r.trace.sites[rec.site].line == 26);
       CHECK(r.trace.sites[rec.site].instruction == "atom.global.add.u32");
     }
   CHECK(atomics == 20);  // (5000 + 255) / 256 blocks
@@ -301,4 +302,38 @@ TEST_CASE("the emulated runtime exports every function of the toolkit's runtime 
   // Its own namespace stays inside: nothing but the runtime's names is exported.
   CHECK(dlsym(lib, "_ZN2ws3ptx5parseERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEES8_") == nullptr);
   dlclose(lib);
+}
+
+TEST_CASE("examples/histogram.cu and tests/programs/tiled_reduce.cu: shared atomics, printf, tiled_partition shuffles") {
+  if (!can_run()) return;
+  program::Result h = program::run(opts("examples/histogram.cu"));
+  CHECK(h.output.find("block 0 counted") != std::string::npos);  // printf from the kernel
+  CHECK(h.output.find("correct") != std::string::npos);
+  bool shared_atomic = false;
+  for (const trace::Site& s : h.trace.sites) shared_atomic |= s.instruction == "atom.shared.add.u32";
+  CHECK(shared_atomic);
+  program::Result r = program::run(opts("tiled_reduce.cu"));
+  CHECK(r.output.find("correct") != std::string::npos);
+  REQUIRE(r.trace.launches.size() == 2);
+  CHECK(r.trace.launches[1].grid == trace::Dim3{1, 1, 1});
+  // Lane 0 of each warp stores its warp's sum: one active lane.
+  bool partial = false;
+  for (const trace::Record& rec : r.trace.records) partial |= rec.active == 1u && r.trace.sites[rec.site].line == 18;
+  CHECK(partial);
+}
+
+TEST_CASE("examples/strided_loop.cu: the chunked loop's lanes are `per` floats apart, the grid-stride loop's adjacent") {
+  if (!can_run()) return;
+  program::Result r = program::run(opts("examples/strided_loop.cu"));
+  CHECK(r.output.find("correct") != std::string::npos);
+  REQUIRE(r.trace.launches.size() == 2);
+  trace::Trace one;
+  const analysis::Report chunked = report_of(r.trace, 0, one);
+  const analysis::SiteStats* a = find(one, chunked, trace::Space::Global, trace::Op::Load, 16);
+  REQUIRE(a);
+  CHECK(a->sectors_per_request == doctest::Approx(32.0));  // 8 floats = one sector per lane
+  const analysis::Report stride = report_of(r.trace, 1, one);
+  const analysis::SiteStats* b = find(one, stride, trace::Space::Global, trace::Op::Load, 22);
+  REQUIRE(b);
+  CHECK(b->sectors_per_request == doctest::Approx(4.0));
 }

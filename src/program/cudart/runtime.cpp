@@ -220,9 +220,10 @@ cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void
   try {
     s.lane_accesses += s.dev.launch(la, *s.builder);
   } catch (const ptx::Fault& f) {
-    say(f.what());
-    s.sticky = cudaErrorIllegalAddress;
-    s.last = cudaErrorIllegalAddress;
+    if (f.assertion) std::fprintf(stderr, "%s\n", f.what());
+    else say(f.what());
+    s.sticky = f.assertion ? cudaErrorAssert : cudaErrorIllegalAddress;
+    s.last = s.sticky;
     return cudaSuccess;  // as on the GPU: the launch is accepted, the fault shows at the next sync
   }
   return cudaSuccess;
@@ -260,7 +261,18 @@ cudaError_t cudaMalloc(void** devPtr, size_t size) {
   State& s = st();
   if (!devPtr) return ret(cudaErrorInvalidValue);
   ensure_loaded();
-  *devPtr = reinterpret_cast<void*>(s.dev.malloc(size, allocation_name("cudaMalloc")));
+  // The emulated device's memory is this machine's: a request past what it could hold fails
+  // as the GPU's does, with cudaErrorMemoryAllocation.
+  if (size > (size_t(64) << 30)) {
+    say("cudaMalloc of " + std::to_string(size >> 20) + " MiB is more than the emulated device holds (64 GiB)");
+    return ret(cudaErrorMemoryAllocation);
+  }
+  try {
+    *devPtr = reinterpret_cast<void*>(s.dev.malloc(size, allocation_name("cudaMalloc")));
+  } catch (const std::bad_alloc&) {
+    say("cudaMalloc of " + std::to_string(size >> 20) + " MiB: this machine has not that much memory free");
+    return ret(cudaErrorMemoryAllocation);
+  }
   return cudaSuccess;
 }
 
@@ -404,6 +416,7 @@ const char* cudaGetErrorName(cudaError_t e) {
     case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
     case cudaErrorNotSupported: return "cudaErrorNotSupported";
     case cudaErrorInvalidPtx: return "cudaErrorInvalidPtx";
+    case cudaErrorAssert: return "cudaErrorAssert";
     default: return "cudaErrorUnknown";
   }
 }
@@ -418,6 +431,7 @@ const char* cudaGetErrorString(cudaError_t e) {
     case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
     case cudaErrorNotSupported: return "operation not supported (by warpscope's emulated device)";
     case cudaErrorInvalidPtx: return "a PTX JIT compilation failed";
+    case cudaErrorAssert: return "device-side assert triggered";
     default: return "unknown error";
   }
 }

@@ -1,5 +1,8 @@
-// reduce.cu — a sum: a tree in shared memory down to one warp, then warp shuffles, then
+// reduction.cu — a sum: a tree in shared memory down to one warp, then warp shuffles, then
 // one atomicAdd per block.
+//   build/warpscope examples/reduction.cu
+// Try: index the tree as partial[2 * s * t] (interleaved addressing) and watch the bank
+// conflicts and the half-empty warps appear.
 #include <cstdio>
 #include <vector>
 #include <cuda_runtime.h>

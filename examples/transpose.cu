@@ -1,5 +1,8 @@
 // transpose.cu — a naive transpose and a shared-memory tiled one, with and without the
-// padding column that removes the bank conflicts.
+// padding column that removes the bank conflicts. Three launches: the Launch menu picks one.
+//   build/warpscope examples/transpose.cu
+// Try: in the naive kernel, swap the roles of x and y (write coalesced, read strided); in
+// transposeTiled<0>, see line 24 conflict 32-way, then compare launch 3 (PAD = 1).
 #include <cstdio>
 #include <vector>
 #include <cuda_runtime.h>
