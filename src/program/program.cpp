@@ -37,18 +37,27 @@ struct Child {
   std::string output;  // captured stdout + stderr (when not echoed)
 };
 
-// Runs argv with extra environment entries; waits up to `timeout` seconds.
-Child spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, double timeout, bool capture,
-            const std::string& log_path = "") {
-  Child c;
+// A child process started with extra environment entries, its output to `log_path` when
+// captured.
+struct Started {
+  pid_t pid = -1;
+  bool capture = false;
+  std::string log_path;
+};
+
+Started start(const std::vector<std::string>& argv, const std::vector<std::string>& env, bool capture,
+              const std::string& log_path = "") {
+  Started s;
+  s.capture = capture;
+  s.log_path = log_path;
   int out_fd = -1;
   if (capture) {
     out_fd = ::open(log_path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0600);
     if (out_fd < 0) throw Error("cannot write " + log_path);
   }
-  const pid_t pid = ::fork();
-  if (pid < 0) throw Error("cannot start " + argv[0]);
-  if (pid == 0) {
+  s.pid = ::fork();
+  if (s.pid < 0) throw Error("cannot start " + argv[0]);
+  if (s.pid == 0) {
     ::setpgid(0, 0);
     if (out_fd >= 0) {
       ::dup2(out_fd, 1);
@@ -56,27 +65,38 @@ Child spawn(const std::vector<std::string>& argv, const std::vector<std::string>
     }
     for (const std::string& e : env) ::putenv(const_cast<char*>(e.c_str()));
     std::vector<char*> a;
-    for (const std::string& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+    for (const std::string& x : argv) a.push_back(const_cast<char*>(x.c_str()));
     a.push_back(nullptr);
     ::execvp(a[0], a.data());
     std::fprintf(stderr, "warpscope: cannot run %s: %s\n", a[0], std::strerror(errno));
     ::_exit(127);
   }
   if (out_fd >= 0) ::close(out_fd);
-  const auto start = std::chrono::steady_clock::now();
+  return s;
+}
+
+// Waits for a started child up to `timeout` seconds (then kills its process group).
+Child wait(const Started& s, double timeout) {
+  Child c;
+  const auto t0 = std::chrono::steady_clock::now();
   for (;;) {
-    const pid_t r = ::waitpid(pid, &c.status, WNOHANG);
-    if (r == pid) break;
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > timeout) {
-      ::kill(-pid, SIGKILL);
-      ::waitpid(pid, &c.status, 0);
+    const pid_t r = ::waitpid(s.pid, &c.status, WNOHANG);
+    if (r == s.pid) break;
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > timeout) {
+      ::kill(-s.pid, SIGKILL);
+      ::waitpid(s.pid, &c.status, 0);
       c.timed_out = true;
       break;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  if (capture) c.output = read_file(log_path);
+  if (s.capture) c.output = read_file(s.log_path);
   return c;
+}
+
+Child spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env, double timeout, bool capture,
+            const std::string& log_path = "") {
+  return wait(start(argv, env, capture, log_path), timeout);
 }
 
 // The first error line nvcc printed, else its last line.
@@ -236,15 +256,17 @@ Result run(const Options& o) {
   build.push_back(src);
   build.push_back("-o");
   build.push_back(exe);
-  Child c = spawn(build, {}, 300, true, log);
-  if (c.timed_out || !WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0) throw build_error(c.output);
   std::vector<std::string> toptx = common;
   toptx.push_back("-ptx");
   toptx.push_back(src);
   toptx.push_back("-o");
   toptx.push_back(ptx);
-  c = spawn(toptx, {}, 300, true, log);
+  // Both compilations at once (they share nothing but the source).
+  const Started host = start(build, {}, true, log), device = start(toptx, {}, true, log + ".ptx");
+  Child c = wait(host, 300);
+  const Child d = wait(device, 300);
   if (c.timed_out || !WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0) throw build_error(c.output);
+  if (d.timed_out || !WIFEXITED(d.status) || WEXITSTATUS(d.status) != 0) throw build_error(d.output);
   const auto t1 = std::chrono::steady_clock::now();
   r.compile_seconds = std::chrono::duration<double>(t1 - t0).count();
 

@@ -63,6 +63,7 @@ Launch resolve(const LaunchSpec& spec) {
     l.program.args = spec.program_args;
     l.program.literal = spec.literal;
     l.program.show_local = spec.show_local;
+    l.nearest_launch = spec.nearest_launch;
     l.program.echo = spec.program_echo;
     l.program.timeout_seconds = spec.program_timeout;
     l.program.max_records = spec.max_records;

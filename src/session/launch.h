@@ -43,6 +43,8 @@ struct LaunchSpec {
   bool show_local = false;                      // Source::Program: record local frames in literal mode too
   bool program_echo = true;                     // Source::Program: its output passes through (else kept)
   double program_timeout = 120;                 // Source::Program: seconds before it is stopped
+  bool nearest_launch = false;                  // Source::Program: a `launch` past the last shows the last (the
+                                                // app rebuilding a program), instead of an error
   uint32_t launch = 0;                          // the launch of the trace to show, from 0
   std::optional<int64_t> size;                  // none: the kernel's teaching size
   std::map<std::string, int64_t> params;        // kernel parameters besides size
@@ -65,6 +67,7 @@ struct Launch {
   Source source = Source::Catalog;
   std::string trace;                            // Source::TraceFile: the file, and its launch
   program::Options program;                     // Source::Program: what to build and run
+  bool nearest_launch = false;                  // Source::Program: see LaunchSpec
   uint32_t launch = 0;
   const catalog::KernelInfo* kernel = nullptr;  // Source::Catalog
   catalog::Params params;                       // "size" included

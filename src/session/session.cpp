@@ -303,11 +303,17 @@ std::shared_ptr<Session> Session::from_file(const std::string& path, const analy
 }
 
 std::shared_ptr<Session> Session::from_program(const program::Options& o, const analysis::DramModel& dram,
-                                               uint32_t launch) {
+                                               uint32_t launch, bool nearest) {
   program::Result r = program::run(o);
   if (r.trace.launches.empty())
     throw InputError("the program " + o.source + " made no kernel launch" +
                      (r.exit_code ? " (it exited with code " + std::to_string(r.exit_code) + ")" : std::string()));
+  std::string note;
+  if (launch >= r.trace.launches.size() && nearest) {
+    note = "launch " + std::to_string(launch + 1) + " is gone: the program now makes " +
+           std::to_string(r.trace.launches.size());
+    launch = uint32_t(r.trace.launches.size() - 1);
+  }
   if (launch >= r.trace.launches.size())
     throw InputError("launch " + std::to_string(launch + 1) + " is out of range: the program made " +
                      std::to_string(r.trace.launches.size()));
@@ -315,7 +321,8 @@ std::shared_ptr<Session> Session::from_program(const program::Options& o, const 
   m->origin = "program";
   m->file = o.source;
   m->capture_seconds = r.run_seconds;
-  if (r.exit_code) m->note = "the program exited with code " + std::to_string(r.exit_code);
+  if (r.exit_code) note += (note.empty() ? "" : "; ") + std::string("the program exited with code ") + std::to_string(r.exit_code);
+  m->note = note;
   return m;
 }
 

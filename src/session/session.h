@@ -128,8 +128,9 @@ class Session {
   // Launch `launch` of the user's CUDA program, compiled and run on the emulated device
   // (every launch recorded; the others reached with of_launch). Throws program::Error, and
   // InputError for a launch the program did not make.
+  // With `nearest`, a launch past the program's last shows the last one, with a note.
   static std::shared_ptr<Session> from_program(const program::Options& o, const analysis::DramModel& dram,
-                                               uint32_t launch = 0);
+                                               uint32_t launch = 0, bool nearest = false);
   // Launch `launch` of a trace built elsewhere (tests, benchmarks). Throws InputError for a
   // launch the trace does not have.
   static std::shared_ptr<Session> from_trace(std::shared_ptr<const trace::Trace> t, const analysis::DramModel& dram,

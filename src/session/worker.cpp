@@ -8,7 +8,8 @@ namespace ws::session {
 
 std::shared_ptr<Session> record_session(const Launch& launch, const LaunchSpec& spec) {
   if (launch.source == Source::TraceFile) return Session::from_file(launch.trace, launch.dram, launch.launch);
-  if (launch.source == Source::Program) return Session::from_program(launch.program, launch.dram, launch.launch);
+  if (launch.source == Source::Program)
+    return Session::from_program(launch.program, launch.dram, launch.launch, launch.nearest_launch);
   return Session::from_capture(capture(launch), launch, spec);
 }
 

@@ -163,7 +163,12 @@ bool Ui::rebuild_if_saved() {
   std::error_code ec;
   const auto t = std::filesystem::last_write_time(program_spec_.program, ec);
   if (ec || t == program_time_) return false;
-  open_program(program_spec_);
+  // The view keeps its launch and step where they still exist.
+  session::LaunchSpec again = program_spec_;
+  if (pane.model && pane.model->origin == "program" && pane.model->file == again.program) again.launch = pane.model->launch;
+  again.nearest_launch = true;
+  keep_step_once_ = true;
+  open_program(again);
   message("the program changed on disk: rebuilding", false);
   return true;
 }
@@ -270,7 +275,10 @@ void Ui::poll() {
             state.params[k] = v;
       }
     }
-    show_model(o->session, recorded);
+    // A program opened anew starts at its first request; one rebuilt after a save keeps its place.
+    const bool keep = recorded && (o->source != session::Source::Program || keep_step_once_);
+    if (o->source == session::Source::Program) keep_step_once_ = false;
+    show_model(o->session, keep);
     if (recorded) lesson_model_arrived();
     // A slide of another launch was asked for: its step, now that its recording is here.
     if (recorded && pending_slide_ >= 0) {

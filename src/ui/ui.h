@@ -297,6 +297,7 @@ class Ui {
   session::StepMatch step_match_;  // B's request for each of A's
   session::LaunchSpec program_spec_;               // the program open, if any (rebuilt when saved)
   std::filesystem::file_time_type program_time_{};
+  bool keep_step_once_ = false;                    // the next program recording is a rebuild
   uint64_t synced_a_ = ~uint64_t(0);
   bool quit_ = false;
   bool fullscreen_toggle_ = false;
