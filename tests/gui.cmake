@@ -3,7 +3,8 @@
 if(NOT WS_HAVE_GUI)
   return()
 endif()
-ws_test(test_gui SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_views.cpp LIBS ws_ui)
+ws_test(test_gui SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_views.cpp ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_program_view.cpp
+        LIBS ws_ui)
 # The timing panel (its ladder, scale and sizes, the replay pack found from any folder) and
 # the DRAM panel's defaults.
 ws_test(test_panels SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_timing.cpp
