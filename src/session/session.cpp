@@ -191,11 +191,12 @@ void Session::analyse(const analysis::DramModel& dram) {
   for (const auto& st : m.report.sites) {
     if (st.site >= t.sites.size()) continue;
     const auto& site = t.sites[st.site];
+    if (site.file != 0) continue;  // the source panel shows file 0; a header's lines are not its lines
     LineStat& ls = m.lines[site.line];
     ls.line = site.line;
     ls.sites.push_back(st.site);
     Acc& a = acc[site.line];
-    if (site.space == trace::Space::Global) {
+    if (site.space != trace::Space::Shared) {  // local and constant memory are served in sectors too
       ls.global = true;
       a.g_req += st.requests;
       a.sectors += st.sectors;
@@ -230,7 +231,7 @@ void Session::analyse(const analysis::DramModel& dram) {
       part.site = si;
       std::string name = site.buffer < t.buffers.size() ? t.buffers[site.buffer].name : "?";
       char buf[64];
-      if (site.space == trace::Space::Global) {
+      if (site.space != trace::Space::Shared) {
         std::snprintf(buf, sizeof buf, "%s %.3g", name.c_str(), st.sectors_per_request);
         part.ratio = st.ideal_sectors ? double(st.sectors) / double(st.ideal_sectors) : 1;
       } else {

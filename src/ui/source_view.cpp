@@ -22,7 +22,9 @@ void site_tooltip(const Session& m, const LineStat& ls) {
     const auto& site = tr.sites[si];
     const auto& st = m.report.sites[si];
     const char* buf = site.buffer < tr.buffers.size() ? tr.buffers[site.buffer].name.c_str() : "?";
-    if (site.space == trace::Space::Global)
+    // The instruction itself where the trace knows it (a program's PTX), and its column.
+    if (!site.instruction.empty()) ImGui::Text("col %u  %s", site.column, site.instruction.c_str());
+    if (site.space != trace::Space::Shared)
       ImGui::Text("%s %s of %s: %.2f sectors/request (ideal %.2f), efficiency %.0f%%", trace::to_string(site.space),
                   trace::to_string(site.op), buf, st.sectors_per_request, st.ideal_sectors_per_request, st.efficiency * 100);
     else
@@ -49,7 +51,7 @@ void source_scene(Scene& sc, const Session& m, const RequestFigures& rv, int fir
   const Theme& t = theme();
   const float ch = text_size(FontRole::Mono, "0").x;
   const float row_h = source_row_height();
-  const uint32_t current = rv.site ? rv.site->line : 0;
+  const uint32_t current = rv.site && rv.site->file == 0 ? rv.site->line : 0;  // the panel shows file 0
   const int n = int(m.source_lines.size());
   sc.size = ImVec2(width, row_h * float(count));
   for (int i = std::max(0, first); i < std::min(n, first + count); ++i) {
@@ -101,7 +103,7 @@ void source_view(Ui& ui, Pane& p) {
     return;
   }
   const RequestFigures& rv = p.request();
-  const uint32_t current = rv.site ? rv.site->line : 0;
+  const uint32_t current = rv.site && rv.site->file == 0 ? rv.site->line : 0;  // the panel shows file 0
 
   const float ch = text_size(FontRole::Mono, "0").x;
   const float gutter_w = source_gutter_width(m, ImGui::GetContentRegionAvail().x);

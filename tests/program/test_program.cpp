@@ -5,6 +5,10 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <array>
+#include <tuple>
+
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -336,4 +340,66 @@ TEST_CASE("examples/strided_loop.cu: the chunked loop's lanes are `per` floats a
   const analysis::SiteStats* b = find(one, stride, trace::Space::Global, trace::Op::Load, 22);
   REQUIRE(b);
   CHECK(b->sectors_per_request == doctest::Approx(4.0));
+}
+
+namespace {
+
+// Every warp's requests in order: space, op, bytes per lane, active mask, the 32 offsets.
+using WarpKey = std::pair<uint32_t, uint32_t>;  // block, warp
+struct Request {
+  int space, op, bytes;
+  uint32_t active;
+  std::array<uint32_t, 32> offset;
+  bool operator==(const Request&) const = default;
+};
+std::map<WarpKey, std::vector<Request>> requests_by_warp(const trace::Trace& t) {
+  std::map<WarpKey, std::vector<Request>> out;
+  for (const trace::Record& r : t.records) {
+    const trace::Site& s = t.sites[r.site];
+    Request q{int(s.space), int(s.op), int(s.bytes), r.active, {}};
+    for (int l = 0; l < 32; ++l) q.offset[size_t(l)] = r.lane_active(l) ? r.offset[size_t(l)] : 0;
+    out[{r.block, r.warp}].push_back(q);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("transpose_twin.cu equals catalog transpose_tiled (tile 32, rows 8): request for request with --literal, as a set at -O3") {
+  if (!can_run()) return;
+  for (bool literal : {true, false}) {
+    program::Options o = opts("transpose_twin.cu");
+    o.literal = literal;
+    program::Result r = program::run(o);
+    CHECK(r.output.find("correct") != std::string::npos);
+    REQUIRE(r.trace.launches.size() == 2);
+    for (int pad = 0; pad <= 1; ++pad) {
+      INFO(std::string(literal ? "--literal" : "-O3") << ", pad " << pad);
+      const trace::Trace mine = trace::launch_trace(r.trace, uint32_t(pad));
+      session::LaunchSpec twin;
+      twin.kernel = "transpose_tiled";
+      twin.size = 64;
+      twin.params = {{"tile", 32}, {"rows", 8}, {"pad", pad}};
+      twin.backend = "emulator";
+      auto s = session::record_session(twin);
+      auto a = requests_by_warp(mine), b = requests_by_warp(s->trace());
+      REQUIRE(a.size() == b.size());
+      size_t same = 0;
+      for (auto& [key, reqs] : a) {
+        REQUIRE(b.count(key));
+        auto& c = b.at(key);
+        // -O3 hoists the four loads of the unrolled loop above the four stores: the same
+        // requests, in another order. -G keeps the source's order.
+        if (!literal) {
+          auto less = [](const Request& x, const Request& y) {
+            return std::tie(x.space, x.op, x.bytes, x.active, x.offset) < std::tie(y.space, y.op, y.bytes, y.active, y.offset);
+          };
+          std::sort(reqs.begin(), reqs.end(), less);
+          std::sort(c.begin(), c.end(), less);
+        }
+        same += reqs == c;
+      }
+      CHECK(same == a.size());
+    }
+  }
 }
