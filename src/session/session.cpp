@@ -321,6 +321,7 @@ std::shared_ptr<Session> Session::from_program(const program::Options& o, const 
   auto m = from_trace(std::make_shared<trace::Trace>(std::move(r.trace)), dram, launch);
   m->origin = "program";
   m->file = o.source;
+  m->program_output = std::move(r.output);
   m->capture_seconds = r.run_seconds;
   if (r.exit_code) note += (note.empty() ? "" : "; ") + std::string("the program exited with code ") + std::to_string(r.exit_code);
   m->note = note;
@@ -331,6 +332,7 @@ std::shared_ptr<Session> Session::of_launch(uint32_t k, const analysis::DramMode
   auto m = from_trace(source ? source : shared_trace, dram, k);
   m->origin = origin;
   m->file = file;
+  m->program_output = program_output;
   return m;
 }
 

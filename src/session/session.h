@@ -156,6 +156,7 @@ class Session {
   double capture_seconds = 0;
   uint64_t lane_accesses = 0;
   std::string note;          // the capture's note ("no GPU found: ...")
+  std::string program_output;  // what a program printed, when it was kept rather than echoed
 
   std::vector<GridShape> shapes;        // per buffer
   std::vector<uint32_t> warp_starts;    // first record of each (block, epoch, warp) run

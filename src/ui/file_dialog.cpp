@@ -106,6 +106,20 @@ void build_errors_window(Ui& ui) {
   if (!open) st.build_errors.clear();
 }
 
+void program_output_window(Ui& ui) {
+  if (!ui.dialogs.program_output || !ui.pane.model) return;
+  const ImVec2 size = ImGui::GetIO().DisplaySize;
+  ImGui::SetNextWindowSize(ImVec2(size.x * 0.5f, size.y * 0.4f), ImGuiCond_Appearing);
+  ImGui::SetNextWindowPos(ImVec2(size.x * 0.5f, size.y * 0.5f), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+  if (ImGui::Begin("What the program printed###program_output", &ui.dialogs.program_output,
+                   ImGuiWindowFlags_NoSavedSettings)) {
+    ImGui::PushFont(font_for(FontRole::Mono));
+    ImGui::TextUnformatted(ui.pane.model->program_output.c_str());
+    ImGui::PopFont();
+  }
+  ImGui::End();
+}
+
 void file_dialogs(Ui& ui) {
   if (dialog(ui, "Open trace", ui.dialogs.open, "Open")) ui.open_file(ui.dialogs.path);
   if (dialog(ui, "Open program", ui.dialogs.open_program, "Build and run", ".cu")) {

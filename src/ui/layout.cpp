@@ -263,6 +263,7 @@ void Ui::layout_and_draw() {
   help_overlay(*this);
   file_dialogs(*this);
   build_errors_window(*this);
+  program_output_window(*this);
   classroom_dialogs(*this);
   export_dialog(*this);
 }

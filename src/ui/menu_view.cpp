@@ -39,6 +39,8 @@ void menu_bar(Ui& ui, float& height) {
       ui.dialogs.open_program = true;
       ui.dialogs.path = s.last_program;
     }
+    if (ImGui::MenuItem("Program output", nullptr, false, ui.has_model() && !ui.pane.model->program_output.empty()))
+      ui.dialogs.program_output = true;
     if (ImGui::MenuItem("Save trace…", "Ctrl+S", false, ui.has_model())) {
       ui.dialogs.save = true;
       ui.dialogs.path = s.last_file.empty() ? s.kernel + ".wstrace" : s.last_file;

@@ -2,6 +2,7 @@
 // bring, playback, and the frame's order of work.
 #include "ui/ui.h"
 
+#include <cstdio>
 #include <filesystem>
 
 #include <algorithm>
@@ -133,6 +134,7 @@ void Ui::open_file(const std::string& path) {
 void Ui::open_program(session::LaunchSpec spec) {
   Job job;
   job.kind = Job::Record;
+  spec.program_echo = false;  // what it prints is kept and shown (File → Program output)
   spec.dram = dram_or_textbook(state.dram.preset).preset;
   job.spec = spec;
   try {
@@ -246,6 +248,12 @@ void Ui::poll() {
     if (recorded) {
       status.record_error.clear();
       status.build_errors.clear();
+      if (o->source == session::Source::Program && !o->session->program_output.empty()) {
+        const long lines = long(std::count(o->session->program_output.begin(), o->session->program_output.end(), '\n'));
+        char text[96];
+        std::snprintf(text, sizeof text, "the program printed %ld line%s (File → Program output)", lines, lines == 1 ? "" : "s");
+        message(text);
+      }
       // The note of a large launch ("recording blocks 0-3 only") lasts while it is true.
       if (o->session->few_blocks) {
         message(o->session->note);

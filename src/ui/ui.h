@@ -84,6 +84,7 @@ struct DrawnPanel {
 struct Dialogs {
   bool open = false, save = false;  // .wstrace file dialogs (file_dialog.cpp)
   bool open_program = false;        // File → Open program… (a .cu file)
+  bool program_output = false;      // File → Program output (what the program printed)
   std::string path;
   bool bookmark = false, compare = false;  // slides.cpp (the slide caption), compare picker
   std::string bookmark_caption, compare_spec;
@@ -334,6 +335,8 @@ void status_bar(Ui& ui, ImVec2 min, ImVec2 max);
 void file_dialogs(Ui& ui);
 // The compiler's messages of a program that did not build, with the lines they point at.
 void build_errors_window(Ui& ui);
+// What the shown program printed (File → Program output).
+void program_output_window(Ui& ui);
 void classroom_dialogs(Ui& ui);   // slide caption, compare picker (slides.cpp)
 void slides_menu(Ui& ui);         // the Slides menu (slides.cpp)
 void export_dialog(Ui& ui);       // File → Export figure… (export_dialog.cpp)

@@ -45,6 +45,7 @@ TEST_CASE("a program in the app: [32][32] -> [32][33] saved, the view rebuilds t
   test::settle(ctx, u);
   REQUIRE(u.pane.model);
   CHECK(u.pane.model->origin == "program");
+  CHECK(u.pane.model->program_output.find("correct") != std::string::npos);  // kept for File → Program output
   REQUIRE(u.pane.model->launches() == 3);
   u.show_launch(1);  // transposeTiled<0>: tile[32][32]
   test::settle(ctx, u);
