@@ -55,6 +55,22 @@ Started start(const std::vector<std::string>& argv, const std::vector<std::strin
     out_fd = ::open(log_path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0600);
     if (out_fd < 0) throw Error("cannot write " + log_path);
   }
+  // Everything the child needs is built before fork: a threaded parent's child may only
+  // make async-signal-safe calls until exec. The environment is this one with `env` over it.
+  std::vector<std::string> envs = env;
+  for (char** e = environ; *e; ++e) {
+    const std::string kv = *e;
+    const std::string key = kv.substr(0, kv.find('=') + 1);
+    bool replaced = false;
+    for (const std::string& x : env) replaced |= x.rfind(key, 0) == 0;
+    if (!replaced) envs.push_back(kv);
+  }
+  std::vector<char*> envp, a;
+  for (std::string& x : envs) envp.push_back(x.data());
+  envp.push_back(nullptr);
+  for (const std::string& x : argv) a.push_back(const_cast<char*>(x.c_str()));
+  a.push_back(nullptr);
+  static const char kCannot[] = "warpscope: cannot run the compiler or the program\n";
   s.pid = ::fork();
   if (s.pid < 0) throw Error("cannot start " + argv[0]);
   if (s.pid == 0) {
@@ -63,12 +79,8 @@ Started start(const std::vector<std::string>& argv, const std::vector<std::strin
       ::dup2(out_fd, 1);
       ::dup2(out_fd, 2);
     }
-    for (const std::string& e : env) ::putenv(const_cast<char*>(e.c_str()));
-    std::vector<char*> a;
-    for (const std::string& x : argv) a.push_back(const_cast<char*>(x.c_str()));
-    a.push_back(nullptr);
-    ::execvp(a[0], a.data());
-    std::fprintf(stderr, "warpscope: cannot run %s: %s\n", a[0], std::strerror(errno));
+    ::execvpe(a[0], a.data(), envp.data());
+    if (::write(2, kCannot, sizeof kCannot - 1) < 0) {}
     ::_exit(127);
   }
   if (out_fd >= 0) ::close(out_fd);
