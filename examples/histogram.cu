@@ -2,7 +2,7 @@
 // one global atomicAdd per bin and block; printf from one thread, assert on the input.
 //   build/warpscope examples/histogram.cu
 // Try: make every value land in one bin ((i * 7) % BINS -> 0) and watch the atomics on
-// line 16 pile onto one word.
+// line 19 pile onto one word.
 #include <cassert>
 #include <cstdio>
 #include <vector>

@@ -2,7 +2,7 @@
 // padding column that removes the bank conflicts. Three launches: the Launch menu picks one.
 //   build/warpscope examples/transpose.cu
 // Try: in the naive kernel, swap the roles of x and y (write coalesced, read strided); in
-// transposeTiled<0>, see line 24 conflict 32-way, then compare launch 3 (PAD = 1).
+// transposeTiled<0>, see line 27 conflict 32-way, then compare launch 3 (PAD = 1).
 #include <cstdio>
 #include <vector>
 #include <cuda_runtime.h>
