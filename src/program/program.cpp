@@ -221,15 +221,7 @@ std::string find_nvcc() {
   return "";
 }
 
-void name_from_source(trace::Trace& t, const std::string& main_file, const std::string& text) {
-  const std::vector<std::string> names = allocation_names(text);
-  for (trace::Buffer& b : t.buffers) {
-    for (const char* prefix : {"cudaMalloc #", "cudaMallocManaged #"}) {
-      if (b.name.rfind(prefix, 0) != 0) continue;
-      const size_t k = size_t(std::strtoull(b.name.c_str() + std::strlen(prefix), nullptr, 10));
-      if (k >= 1 && k <= names.size()) b.name = names[k - 1];
-    }
-  }
+void finish_trace(trace::Trace& t, const std::string& main_file) {
   // The program's own file first (reports name lines of other files by their file).
   for (size_t i = 1; i < t.files.size(); ++i) {
     if (t.files[i].name != main_file) continue;
@@ -304,7 +296,7 @@ Result run(const Options& o) {
   r.exit_code = WIFEXITED(c.status) ? WEXITSTATUS(c.status) : 128 + WTERMSIG(c.status);
   if (!fs::exists(trace_path)) throw Error("the program ran but left no trace (did it launch a kernel?)");
   r.trace = trace::read_trace(trace_path);
-  name_from_source(r.trace, src, read_file(src));
+  finish_trace(r.trace, src);
   return r;
 }
 

@@ -68,12 +68,12 @@ std::string runtime_dir();
 std::string find_nvcc();
 
 // The names the program's text gives its allocations, in the order written:
-// cudaMalloc(&d_A, ...), cudaMalloc((void**)&d_A, ...), cudaMallocManaged(&x, ...).
+// cudaMalloc(&d_A, ...), cudaMalloc((void**)&d_A, ...), cudaMallocManaged(&x, ...). The
+// runtime names the k-th allocation with the k-th (WARPSCOPE_SOURCE), as it is made.
 std::vector<std::string> allocation_names(const std::string& source_text);
 
-// Finishes a program's trace: arrays still called "cudaMalloc #k" get the k-th name of
-// allocation_names(text); the program's own file (`main_file`, as nvcc named it) becomes
-// file 0; every file gets its text, every site its line's code.
-void name_from_source(trace::Trace& t, const std::string& main_file, const std::string& text);
+// Finishes a program's trace as the child wrote it: the program's own file (`main_file`,
+// as nvcc named it) becomes file 0; every file gets its text, every site its line's code.
+void finish_trace(trace::Trace& t, const std::string& main_file);
 
 }  // namespace ws::program

@@ -147,6 +147,7 @@ std::string kernel_name(const std::string& mangled) {
 void Device::load(Module m) {
   module_ = std::move(m);
   uint64_t const_off = 0;
+  global_values_.assign(module_.globals.size(), 0);
   for (const Variable& v : module_.globals) {
     if (v.space == Space::Shared) continue;
     auto a = std::make_unique<Alloc>();
@@ -160,13 +161,15 @@ void Device::load(Module m) {
       a->base = kConstWindow + const_off;
       const_off += a->bytes;
       a->space = trace::Space::Constant;
-      symbols_[v.name] = a->base - kConstWindow;
     } else {
       next_ = (next_ + 255) / 256 * 256;
       a->base = next_;
       next_ += a->bytes;
-      symbols_[v.name] = a->base;
     }
+    symbols_[v.name] = a->base;
+    // What an operand naming it means: an address of its own space (ld.const takes the
+    // offset in the constant bank, as cvta.const makes it).
+    global_values_[size_t(&v - module_.globals.data())] = v.space == Space::Const ? a->base - kConstWindow : a->base;
     const uint64_t base = a->base;
     allocs_.emplace(base, std::move(a));
   }
@@ -256,18 +259,10 @@ bool Device::memset(uint64_t dst, int value, uint64_t bytes) {
 }
 uint64_t Device::symbol(const std::string& name) const {
   auto it = symbols_.find(name);
-  if (it == symbols_.end()) return 0;
-  // __constant__ symbols resolve to their place in the constant window.
-  for (const Variable& v : module_.globals)
-    if (v.name == name && v.space == Space::Const) return kConstWindow + it->second;
-  return it->second;
+  return it == symbols_.end() ? 0 : it->second;
 }
 
 uint32_t Device::buffer_of(Alloc& a, trace::Builder& b) {
-  if (buffers_for_ != &b.trace()) {  // a new trace: every array is added again on use
-    for (auto& [base, x] : allocs_) x->buffer = trace::kNoBuffer;
-    buffers_for_ = &b.trace();
-  }
   if (a.buffer == trace::kNoBuffer) {
     trace::Buffer buf;
     buf.name = demangle_var(a.name);
@@ -384,11 +379,7 @@ class BlockRun {
       case Kernel::Sym::Call: return kCallArea + s.index;
       case Kernel::Sym::CallParam:
       case Kernel::Sym::Ret: return 0;  // linked away
-      case Kernel::Sym::Global: {
-        const Variable& v = d_.module_.globals[s.index];
-        const uint64_t a = d_.symbols_.count(v.name) ? d_.symbols_.at(v.name) : 0;
-        return a;
-      }
+      case Kernel::Sym::Global: return d_.global_values_[s.index];
     }
     return 0;
   }
@@ -1210,9 +1201,10 @@ uint64_t Device::launch(const LaunchArgs& a, trace::Builder& b, uint64_t budget)
   if (a.grid.count() == 0) throw Fault("empty grid for " + a.kernel);
   if (a.params.size() < k->param_bytes)
     throw Fault("kernel " + a.kernel + " expects " + std::to_string(k->param_bytes) + " bytes of parameters");
-  for (auto& [base, x] : allocs_)
-    if (buffers_for_ != &b.trace()) x->buffer = trace::kNoBuffer;
-  buffers_for_ = &b.trace();
+  if (buffers_for_ != &b.trace()) {  // a new trace: every array is added again on use
+    for (auto& [base, x] : allocs_) x->buffer = trace::kNoBuffer;
+    buffers_for_ = &b.trace();
+  }
 
   trace::Launch l;
   l.kernel = kernel_name(a.kernel);
@@ -1243,7 +1235,8 @@ uint64_t Device::launch(const LaunchArgs& a, trace::Builder& b, uint64_t budget)
     lanes += run.run(blk);
     b.block_done(blk);
   }
-  // A site is an instruction: its buffer is the one array its records reach, if one.
+  // A site is an instruction of this launch (sites are added per launch): its buffer is the
+  // one array its records reach, if one.
   std::unordered_map<uint32_t, uint32_t> site_buf;
   for (size_t i = first_record; i < t.records.size(); ++i) {
     const trace::Record& r = t.records[i];
@@ -1251,8 +1244,7 @@ uint64_t Device::launch(const LaunchArgs& a, trace::Builder& b, uint64_t budget)
     auto [it, fresh] = site_buf.emplace(r.site, buf);
     if (!fresh && it->second != buf) it->second = trace::kNoBuffer;
   }
-  for (auto [s, buf] : site_buf)
-    if (t.sites[s].buffer == trace::kNoBuffer || t.sites[s].buffer == buf) t.sites[s].buffer = buf;
+  for (auto [s, buf] : site_buf) t.sites[s].buffer = buf;
   return lanes;
 }
 

@@ -104,7 +104,8 @@ class Device {
   Module module_;
   std::map<uint64_t, std::unique_ptr<Alloc>> allocs_;  // by base
   uint64_t next_ = kGlobalBase;
-  std::map<std::string, uint64_t> symbols_;             // module variable -> address
+  std::map<std::string, uint64_t> symbols_;             // module variable -> device address
+  std::vector<uint64_t> global_values_;                  // per Module::globals: an operand's value
   trace::Trace* buffers_for_ = nullptr;                  // the trace buffer ids refer to
   bool record_local_ = true;
 };

@@ -584,28 +584,25 @@ class Parser {
         if (k.call_params[i].name == n) return uint32_t(i);
       fail("call through an undeclared parameter '" + n + "'", in.text_line);
     };
-    Kernel::CallSite c;
-    if (is("(")) {
+    // `( name, name, ... )`: the slots named.
+    auto slots = [&](std::vector<uint32_t>& out) {
       next();
       while (!is(")") && peek().kind != Tok::End) {
         if (is(",")) { next(); continue; }
-        c.rets.push_back(slot(next().text));
+        out.push_back(slot(next().text));
       }
       expect(")");
+    };
+    Kernel::CallSite c;
+    if (is("(")) {
+      slots(c.rets);
       if (is(",")) next();
     }
     const Tok callee = next();
     if (regs_.count(callee.text)) fail("calls through a function pointer are not supported", in.text_line);
     c.callee = callee.text;
     if (is(",")) next();
-    if (is("(")) {
-      next();
-      while (!is(")") && peek().kind != Tok::End) {
-        if (is(",")) { next(); continue; }
-        c.args.push_back(slot(next().text));
-      }
-      expect(")");
-    }
+    if (is("(")) slots(c.args);
     if (is(",")) fail("calls with a prototype list (indirect calls) are not supported", in.text_line);
     expect(";");
     in.op = Opc::Call;
@@ -616,8 +613,7 @@ class Parser {
 
   void reg_decl() {
     next();
-    const std::string ty = next().text;
-    (void)ty;
+    next();  // the type: every register is one 64-bit slot
     while (!is(";") && peek().kind != Tok::End) {
       if (is(",")) { next(); continue; }
       const std::string name = next().text;
@@ -819,7 +815,6 @@ class Parser {
       else if (m == "local") in.space = Space::Local;
       else if (m == "const") in.space = Space::Const;
       else if (m == "param") in.space = Space::Param;
-      else if (m == "to") in.mods |= 0;  // handled below
       else if (m == "wide") in.mods |= kWide;
       else if (m == "lo") in.mods |= kLo;
       else if (m == "hi") in.mods |= kHi;
@@ -910,11 +905,5 @@ class Parser {
 }  // namespace
 
 Module parse(const std::string& text, const std::string& name) { return Parser(text, name).run(); }
-
-std::string describe(const Insn& i) {
-  std::ostringstream s;
-  s << i.opcode;
-  return s.str();
-}
 
 }  // namespace ws::ptx

@@ -173,7 +173,4 @@ struct Module {
 // Decodes PTX text. Throws Error naming the PTX line for what it cannot read.
 Module parse(const std::string& text, const std::string& name = "module.ptx");
 
-// "ld.global.f32 %f1, [%rd8]" rendered back for messages.
-std::string describe(const Insn& i);
-
 }  // namespace ws::ptx
