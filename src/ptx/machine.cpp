@@ -5,9 +5,11 @@
 #include <bit>
 #include <cmath>
 #include <cctype>
+#include <chrono>
 #include <cxxabi.h>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <unordered_map>
 
@@ -280,11 +282,11 @@ uint32_t Device::buffer_of(Alloc& a, trace::Builder& b) {
 
 class BlockRun {
  public:
-  BlockRun(Device& d, const Kernel& k, const LaunchArgs& a, trace::Builder& b, std::vector<uint32_t>& shared_buf,
-           uint32_t& local_buf, std::unordered_map<uint64_t, uint32_t>& sites, std::vector<uint32_t>& files,
+  // One launch's blocks are run one after another by one BlockRun (run() starts each
+  // with fresh memory and registers).
+  BlockRun(Device& d, const Kernel& k, const LaunchArgs& a, trace::Builder& b, std::vector<uint32_t>& files,
            uint64_t& budget)
-      : d_(d), k_(k), a_(a), b_(b), shared_buf_(shared_buf), local_buf_(local_buf), sites_(sites), files_(files),
-        budget_(budget) {
+      : d_(d), k_(k), a_(a), b_(b), files_(files), budget_(budget) {
     threads_ = uint32_t(a.block.count());
     nwarps_ = (threads_ + 31) / 32;
     shared_.assign(size_t(shared_bytes()), 0);
@@ -293,10 +295,13 @@ class BlockRun {
     call_.assign(size_t(k.call_bytes) * threads_, 0);
     if (!k.linked.empty()) frames_.resize(threads_);
     warps_.resize(nwarps_);
-    for (uint32_t w = 0; w < nwarps_; ++w) {
-      const uint32_t n = std::min(32u, threads_ - w * 32);
-      warps_[w].live = n == 32 ? ~0u : ((1u << n) - 1);
-    }
+    sites_.assign(k.code.size() * trace::kSpaceCount, trace::kNoBuffer);
+    pc_shared_.assign(k.code.size(), 0);
+    pc_alloc_.assign(k.code.size(), nullptr);
+    // Where each shared array lies in the block's window (the extern one: the dynamic part).
+    for (const Variable& v : k.shared)
+      shared_range_.push_back(v.external ? std::pair<uint64_t, uint64_t>{dyn_base(), shared_.size()}
+                                         : std::pair<uint64_t, uint64_t>{v.offset, v.offset + v.bytes});
   }
 
   uint64_t shared_bytes() const { return dyn_base() + a_.dynamic_shared; }
@@ -304,6 +309,19 @@ class BlockRun {
 
   uint64_t run(uint32_t block) {
     block_ = block;
+    epoch_ = 0;
+    if (block) {  // what the previous block left
+      std::fill(shared_.begin(), shared_.end(), 0);
+      std::fill(local_.begin(), local_.end(), 0);
+      std::fill(regs_.begin(), regs_.end(), 0);
+      std::fill(call_.begin(), call_.end(), 0);
+      for (auto& f : frames_) f.clear();
+    }
+    for (uint32_t w = 0; w < nwarps_; ++w) {
+      const uint32_t n = std::min(32u, threads_ - w * 32);
+      warps_[w] = Warp{};
+      warps_[w].live = n == 32 ? ~0u : ((1u << n) - 1);
+    }
     const trace::Dim3& g = a_.grid;
     ctaid_[0] = block % g.x;
     ctaid_[1] = (block / g.x) % g.y;
@@ -441,13 +459,18 @@ class BlockRun {
         if (a + bytes > shared_.size()) fault(in, w, lane, "shared memory", int64_t(a), shared_.size());
         r.p = shared_.data() + a;
         r.space = trace::Space::Shared;
-        // The shared array that holds it.
-        for (size_t i = 0; i < k_.shared.size(); ++i) {
-          const Variable& v = k_.shared[i];
-          const uint64_t lo = v.external ? dyn_base() : v.offset, hi = v.external ? shared_.size() : v.offset + v.bytes;
-          if (a >= lo && a < hi) {
+        // The shared array that holds it: the previous access's first (lanes mostly share one).
+        if (shared_hint_ < shared_range_.size() && a >= shared_range_[shared_hint_].first &&
+            a < shared_range_[shared_hint_].second) [[likely]] {
+          r.buffer = shared_buffer(shared_hint_);
+          r.offset = a - shared_range_[shared_hint_].first;
+          return r;
+        }
+        for (size_t i = 0; i < shared_range_.size(); ++i) {
+          if (a >= shared_range_[i].first && a < shared_range_[i].second) {
+            shared_hint_ = i;
             r.buffer = shared_buffer(i);
-            r.offset = a - lo;
+            r.offset = a - shared_range_[i].first;
             return r;
           }
         }
@@ -539,9 +562,8 @@ class BlockRun {
   }
 
   uint32_t site_of(uint32_t pc, const Insn& in, trace::Space sp, trace::Op op, uint32_t bytes) {
-    const uint64_t key = (uint64_t(pc) << 3) | uint64_t(sp);
-    auto it = sites_.find(key);
-    if (it != sites_.end()) return it->second;
+    uint32_t& id = sites_[size_t(pc) * trace::kSpaceCount + size_t(sp)];
+    if (id != trace::kNoBuffer) [[likely]] return id;
     trace::Site s;
     s.file = trace_file(in.file);
     s.line = in.line;
@@ -551,8 +573,7 @@ class BlockRun {
     s.bytes = uint8_t(bytes);
     s.instruction = in.opcode;
     s.buffer = trace::kNoBuffer;
-    const uint32_t id = b_.add_site(std::move(s));
-    sites_.emplace(key, id);
+    id = b_.add_site(std::move(s));
     return id;
   }
   uint32_t trace_file(uint32_t f) {
@@ -591,21 +612,30 @@ class BlockRun {
     Warp& wp = warps_[w];
     uint64_t lanes_done = 0;
     const std::vector<Insn>& code = k_.code;
+    // `known`: every ready lane stands at `pc` (a converged warp after an instruction all of
+    // them ran), so the lanes need not be searched and their wp.pc entries, stale, are not
+    // read; every instruction that can part them writes all of its lanes' entries.
+    bool known = false;
+    uint32_t pc = ~0u, active = 0;
     for (;;) {
       const uint32_t ready = wp.live & ~wp.at_bar;
       if (!ready) return lanes_done;
-      // The lowest program counter among the ready lanes, and the lanes that stand there.
-      uint32_t pc = ~0u, active = 0;
-      for (uint32_t m = ready; m; m &= m - 1) {
-        const int l = std::countr_zero(m);
-        const uint32_t p = wp.pc[l];
-        if (p < pc) {
-          pc = p;
-          active = 1u << l;
-        } else if (p == pc) {
-          active |= 1u << l;
+      if (!known) {
+        // The lowest program counter among the ready lanes, and the lanes that stand there.
+        pc = ~0u;
+        active = 0;
+        for (uint32_t m = ready; m; m &= m - 1) {
+          const int l = std::countr_zero(m);
+          const uint32_t p = wp.pc[l];
+          if (p < pc) {
+            pc = p;
+            active = 1u << l;
+          } else if (p == pc) {
+            active |= 1u << l;
+          }
         }
       }
+      known = false;
       if (pc >= code.size()) {  // ran off the end: as ret
         wp.live &= ~active;
         continue;
@@ -638,6 +668,10 @@ class BlockRun {
         case Opc::Bra:
           advance(exec, uint32_t(in.o[0].imm));
           advance(active & ~exec, next_pc);
+          if (active == ready && (exec == active || exec == 0)) {  // a uniform branch
+            known = true;
+            pc = exec ? uint32_t(in.o[0].imm) : next_pc;
+          }
           continue;
         case Opc::Call:
           for (uint32_t m = exec; m; m &= m - 1) {
@@ -673,7 +707,12 @@ class BlockRun {
         default: break;
       }
       if (exec) lanes_done += execute(pc, in, w, exec);
-      advance(active, next_pc);
+      if (active == ready) {
+        known = true;
+        pc = next_pc;
+      } else {
+        advance(active, next_pc);
+      }
     }
   }
 
@@ -880,8 +919,143 @@ class BlockRun {
         return 0;
       default: break;
     }
+    if (fast_alu(in, w, exec)) return 0;
     each([&](int l) { alu(in, w, l, t, mask); });
     return 0;
+  }
+
+  // The 32 lanes' values of an operand: a register's own (a register's lanes lie side by
+  // side), else `tmp` filled for the lanes of `exec`.
+  [[gnu::always_inline]] const uint64_t* lanes_of(const Operand& o, uint32_t w, uint32_t exec, uint64_t* tmp) {
+    if (o.kind == Operand::Reg) return &reg(w, o.reg, 0);
+    if (o.kind == Operand::Imm) {
+      std::fill_n(tmp, 32, uint64_t(o.imm));
+      return tmp;
+    }
+    for (uint32_t m = exec; m; m &= m - 1) tmp[std::countr_zero(m)] = val(o, w, std::countr_zero(m));
+    return tmp;
+  }
+
+  // The instructions a kernel runs most (address arithmetic, compares, float multiply-adds)
+  // with the operation chosen once for the warp instead of once per lane: the same results
+  // as alu(). False: not one of them, alu() does it.
+  bool fast_alu(const Insn& in, uint32_t w, uint32_t exec) {
+    const Operand& d = in.o[0];
+    const Type t = in.type;
+    if (d.kind != Operand::Reg || t == Type::F16 || t == Type::F64) return false;
+    uint64_t ta[32], tb[32], tc[32];
+    uint64_t* D = &reg(w, d.reg, 0);
+    const uint64_t mask = width_mask(t);
+    const bool fl = t == Type::F32;
+    auto lanes = [&](auto f) {
+      if (exec == ~0u) {
+        for (int l = 0; l < 32; ++l) f(l);
+      } else {
+        for (uint32_t m = exec; m; m &= m - 1) f(std::countr_zero(m));
+      }
+    };
+    switch (in.op) {
+      case Opc::Mov:
+        if (in.o[1].kind == Operand::Vec || t == Type::Pred) return false;
+        {
+          const uint64_t* A = lanes_of(in.o[1], w, exec, ta);
+          lanes([&](int l) { D[l] = A[l] & mask; });
+        }
+        return true;
+      case Opc::Add:
+      case Opc::Sub:
+      case Opc::Mul:
+      case Opc::And:
+      case Opc::Or:
+      case Opc::Xor:
+      case Opc::Shl: {
+        if (in.mods & (kHi | kSat) || (in.mods & kWide && in.op != Opc::Mul)) return false;
+        const uint64_t* A = lanes_of(in.o[1], w, exec, ta);
+        const uint64_t* B = lanes_of(in.o[2], w, exec, tb);
+        if (fl) {
+          switch (in.op) {
+            case Opc::Add: lanes([&](int l) { D[l] = bits(f32(A[l]) + f32(B[l])); }); return true;
+            case Opc::Sub: lanes([&](int l) { D[l] = bits(f32(A[l]) - f32(B[l])); }); return true;
+            case Opc::Mul: lanes([&](int l) { D[l] = bits(f32(A[l]) * f32(B[l])); }); return true;
+            default: return false;
+          }
+        }
+        switch (in.op) {
+          case Opc::Add: lanes([&](int l) { D[l] = (A[l] + B[l]) & mask; }); return true;
+          case Opc::Sub: lanes([&](int l) { D[l] = (A[l] - B[l]) & mask; }); return true;
+          case Opc::Mul:
+            if (in.mods & kWide) {
+              if (is_signed(t)) lanes([&](int l) { D[l] = uint64_t(sext(t, A[l]) * sext(t, B[l])); });
+              else lanes([&](int l) { D[l] = (A[l] & mask) * (B[l] & mask); });
+            } else {
+              lanes([&](int l) { D[l] = (A[l] * B[l]) & mask; });
+            }
+            return true;
+          case Opc::And: lanes([&](int l) { D[l] = A[l] & B[l] & mask; }); return true;
+          case Opc::Or: lanes([&](int l) { D[l] = (A[l] | B[l]) & mask; }); return true;
+          case Opc::Xor: lanes([&](int l) { D[l] = (A[l] ^ B[l]) & mask; }); return true;
+          case Opc::Shl: {
+            const uint64_t bw = 8 * type_bytes(t);
+            lanes([&](int l) {
+              const uint64_t sh = B[l] & 0xffffffff;
+              D[l] = sh >= bw ? 0 : (A[l] << sh) & mask;
+            });
+            return true;
+          }
+          default: return false;
+        }
+      }
+      case Opc::Fma:
+      case Opc::Mad: {
+        if (in.mods & (kHi | kSat)) return false;
+        const uint64_t* A = lanes_of(in.o[1], w, exec, ta);
+        const uint64_t* B = lanes_of(in.o[2], w, exec, tb);
+        const uint64_t* C = lanes_of(in.o[3], w, exec, tc);
+        if (fl) {
+          lanes([&](int l) { D[l] = bits(std::fma(f32(A[l]), f32(B[l]), f32(C[l]))); });
+        } else if (in.op == Opc::Fma) {
+          return false;
+        } else if (in.mods & kWide) {
+          if (is_signed(t)) lanes([&](int l) { D[l] = uint64_t(sext(t, A[l]) * sext(t, B[l])) + C[l]; });
+          else lanes([&](int l) { D[l] = (A[l] & mask) * (B[l] & mask) + C[l]; });
+        } else {
+          lanes([&](int l) { D[l] = (A[l] * B[l] + C[l]) & mask; });
+        }
+        return true;
+      }
+      case Opc::Setp: {
+        if (in.mods & (kCmpAnd | kCmpOr | kCmpXor)) return false;
+        const uint64_t* A = lanes_of(in.o[1], w, exec, ta);
+        const uint64_t* B = lanes_of(in.o[2], w, exec, tb);
+        const Cmp c = in.cmp;
+        if (t == Type::S32) {  // loop bounds and guards: the comparison chosen once
+          auto s32 = [&](auto op) { lanes([&](int l) { D[l] = op(int32_t(A[l]), int32_t(B[l])); }); };
+          switch (c) {
+            case Cmp::Lt: s32(std::less<>{}); return true;
+            case Cmp::Le: s32(std::less_equal<>{}); return true;
+            case Cmp::Gt: s32(std::greater<>{}); return true;
+            case Cmp::Ge: s32(std::greater_equal<>{}); return true;
+            case Cmp::Eq: s32(std::equal_to<>{}); return true;
+            case Cmp::Ne: s32(std::not_equal_to<>{}); return true;
+            default: break;
+          }
+        }
+        lanes([&](int l) { D[l] = compare(c, t, A[l], B[l]); });
+        return true;
+      }
+      case Opc::Selp: {
+        const Operand& C = in.o[3];
+        if (C.kind != Operand::Reg) return false;
+        const uint64_t* A = lanes_of(in.o[1], w, exec, ta);
+        const uint64_t* B = lanes_of(in.o[2], w, exec, tb);
+        const uint64_t* P = &reg(w, C.reg, 0);
+        const bool neg = C.negate;
+        lanes([&](int l) { D[l] = (bool(P[l] & 1) != neg) ? A[l] : B[l]; });
+        return true;
+      }
+      default:
+        return false;
+    }
   }
 
   void alu(const Insn& in, uint32_t w, int l, Type t, uint64_t mask) {
@@ -1090,8 +1264,126 @@ class BlockRun {
     }
   }
 
+  // A load or store of the shared or global space whose lanes all reach one array (the
+  // common case), done without the general path's per-lane bookkeeping. False: not such an
+  // access; nothing was changed, memory() does it.
+  bool memory_one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec) {
+    const bool is_ld = in.op == Opc::Ld;
+    const Operand& ao = is_ld ? in.o[1] : in.o[0];
+    const uint32_t eb = type_bytes(in.type);
+    const uint32_t bytes = eb * in.vec;
+    uint32_t offs[32];
+    uint8_t* ptr[32];
+    uint32_t buffer;
+    trace::Space space;
+    const int first = std::countr_zero(exec);
+    if (in.space == Space::Shared) {
+      // The array this instruction reached last time, else the first lane's.
+      uint32_t& h = pc_shared_[pc];
+      const uint64_t a0 = addr(ao, w, first);
+      if (h >= shared_range_.size() || a0 < shared_range_[h].first || a0 >= shared_range_[h].second) {
+        h = 0;
+        while (h < shared_range_.size() && !(a0 >= shared_range_[h].first && a0 < shared_range_[h].second)) ++h;
+        if (h == shared_range_.size()) return false;
+      }
+      const auto [lo, hi] = shared_range_[h];
+      for (uint32_t m = exec; m; m &= m - 1) {
+        const int l = std::countr_zero(m);
+        const uint64_t a = addr(ao, w, l);
+        if (a < lo || a + bytes > hi) return false;
+        offs[l] = uint32_t(a - lo);
+        ptr[l] = shared_.data() + a;
+      }
+      buffer = shared_buffer(h);
+      space = trace::Space::Shared;
+    } else {
+      Device::Alloc*& al = pc_alloc_[pc];
+      const uint64_t a0 = addr(ao, w, first);
+      if (!al || al->freed || a0 < al->base || a0 + bytes > al->base + al->bytes) al = d_.find(a0, bytes);
+      if (!al || al->space != trace::Space::Global) return false;
+      const uint64_t lo = al->base, hi = al->base + al->bytes;
+      for (uint32_t m = exec; m; m &= m - 1) {
+        const int l = std::countr_zero(m);
+        const uint64_t a = addr(ao, w, l);
+        if (a < lo || a + bytes > hi) return false;
+        offs[l] = uint32_t(a - lo);
+        ptr[l] = al->ptr + (a - lo);
+      }
+      buffer = d_.buffer_of(*al, b_);
+      space = trace::Space::Global;
+    }
+    // Element by element (a vector's registers in turn), each with its own width's copy.
+    auto each_elem = [&](auto&& f) {
+      switch (eb) {
+        case 1: f(uint8_t{}); break;
+        case 2: f(uint16_t{}); break;
+        case 4: f(uint32_t{}); break;
+        default: f(uint64_t{}); break;
+      }
+    };
+    if (is_ld) {
+      const Operand& d = in.o[0];
+      const bool sx = is_signed(in.type);
+      each_elem([&](auto e) {
+        using E = decltype(e);
+        for (uint32_t i = 0; i < in.vec; ++i) {
+          const uint32_t r = d.kind == Operand::Vec ? d.vec[i] : d.reg;
+          if (r == kSink) continue;
+          uint64_t* R = &reg(w, r, 0);
+          for (uint32_t m = exec; m; m &= m - 1) {
+            const int l = std::countr_zero(m);
+            E v;
+            std::memcpy(&v, ptr[l] + i * sizeof(E), sizeof(E));
+            R[l] = sx ? uint64_t(sext(in.type, v)) : uint64_t(v);
+          }
+        }
+      });
+    } else {
+      const Operand& sv = in.o[1];
+      each_elem([&](auto e) {
+        using E = decltype(e);
+        for (uint32_t i = 0; i < in.vec; ++i) {
+          const bool sink = sv.kind == Operand::Vec && sv.vec[i] == kSink;
+          for (uint32_t m = exec; m; m &= m - 1) {
+            const int l = std::countr_zero(m);
+            const E v = sink ? 0 : E(sv.kind == Operand::Vec ? reg(w, sv.vec[i], l) : val(sv, w, l));
+            std::memcpy(ptr[l] + i * sizeof(E), &v, sizeof(E));
+          }
+        }
+      });
+    }
+    if (exec != ~0u)
+      for (uint32_t m = ~exec; m; m &= m - 1) offs[std::countr_zero(m)] = 0;
+    trace::WarpAccess acc;
+    acc.block = block_;
+    acc.warp = w;
+    acc.epoch = epoch_;
+    acc.seq = warps_[w].seq++;
+    acc.active = exec;
+    acc.site = site_of(pc, in, space, is_ld ? trace::Op::Load : trace::Op::Store, bytes);
+    acc.buffer = buffer;
+    acc.offset = offs;
+    b_.add(acc);
+    return true;
+  }
+
   uint64_t memory(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec) {
     const bool is_ld = in.op == Opc::Ld, is_st = in.op == Opc::St;
+    if ((is_ld || is_st) && (in.space == Space::Shared || in.space == Space::Global) && memory_one_array(pc, in, w, exec))
+      return uint64_t(std::popcount(exec));
+    if (is_ld && in.space == Space::Param && !in.o[1].has_reg && in.o[0].kind == Operand::Reg && in.vec == 1) {
+      // A kernel parameter: one value for every lane, not memory traffic.
+      const uint64_t at = addr(in.o[1], w, 0);
+      const uint32_t eb = type_bytes(in.type);
+      if (at + eb <= a_.params.size()) {
+        uint64_t v = 0;
+        std::memcpy(&v, a_.params.data() + at, eb);
+        if (is_signed(in.type)) v = uint64_t(sext(in.type, v));
+        uint64_t* R = &reg(w, in.o[0].reg, 0);
+        for (uint32_t m = exec; m; m &= m - 1) R[std::countr_zero(m)] = v;
+        return 0;
+      }
+    }
     const Operand& ao = is_ld || in.op == Opc::Atom ? in.o[1] : in.o[0];
     const uint32_t eb = type_bytes(in.type);
     const uint32_t bytes = eb * in.vec;
@@ -1175,9 +1467,13 @@ class BlockRun {
   const Kernel& k_;
   const LaunchArgs& a_;
   trace::Builder& b_;
-  std::vector<uint32_t>& shared_buf_;
-  uint32_t& local_buf_;
-  std::unordered_map<uint64_t, uint32_t>& sites_;
+  std::vector<uint32_t> shared_buf_;             // the trace's buffer of each shared array (made on first use)
+  uint32_t local_buf_ = trace::kNoBuffer;
+  std::vector<uint32_t> sites_;                  // per instruction and space: its trace site
+  std::vector<std::pair<uint64_t, uint64_t>> shared_range_;  // per shared array: [begin, end) in the window
+  size_t shared_hint_ = 0;
+  std::vector<uint32_t> pc_shared_;              // per instruction: the shared array it reached last
+  std::vector<Device::Alloc*> pc_alloc_;         // per instruction: the allocation it reached last
   std::vector<uint32_t>& files_;
   uint64_t& budget_;
   uint32_t threads_ = 0, nwarps_ = 0, block_ = 0, epoch_ = 0;
@@ -1225,16 +1521,17 @@ uint64_t Device::launch(const LaunchArgs& a, trace::Builder& b, uint64_t budget)
     if (files[n] == trace::kNoBuffer) files[n] = b.add_file(path, "");
   }
 
-  std::vector<uint32_t> shared_buf;
-  uint32_t local_buf = trace::kNoBuffer;
-  std::unordered_map<uint64_t, uint32_t> sites;
   uint64_t lanes = 0;
   const size_t first_record = t.records.size();
+  const auto t0 = std::chrono::steady_clock::now();
+  BlockRun run(*this, *k, a, b, files, budget);
   for (uint32_t blk = 0; blk < a.grid.count(); ++blk) {
-    BlockRun run(*this, *k, a, b, shared_buf, local_buf, sites, files, budget);
     lanes += run.run(blk);
     b.block_done(blk);
+    if (blk == 0) b.expect((t.records.size() - first_record) * (a.grid.count() - 1));  // blocks mostly alike
   }
+  b.launch().lane_accesses = lanes;
+  b.launch().seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // A site is an instruction of this launch (sites are added per launch): its buffer is the
   // one array its records reach, if one.
   std::unordered_map<uint32_t, uint32_t> site_buf;

@@ -5,6 +5,7 @@
 // streams of one warp between two barriers, grouped here by the SIMT rule of grouping.h.
 // It also keeps the record cap: records past it are counted in the launch, never kept.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -90,6 +91,11 @@ class Builder {
 
   // A block of the current launch was recorded.
   void block_done(uint32_t block) { launch().blocks.push_back(block); }
+  // Room for `n` more records (at most up to the cap), so that a backend that can tell
+  // how many are coming spares the trace's growth.
+  void expect(uint64_t n) {
+    if (keep_) t_->records.reserve(size_t(std::min<uint64_t>(max_records_, t_->records.size() + n)));
+  }
 
  private:
   struct SiteKey {

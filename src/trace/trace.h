@@ -109,6 +109,10 @@ struct Launch {
   uint32_t dynamic_shared_bytes = 0;
   std::vector<uint32_t> blocks;  // linear ids of the blocks that were recorded
   uint64_t dropped_records = 0;  // records past the capture cap (never silent)
+  // What running it took, where the backend measured it (a program's emulated launches):
+  // lane accesses executed and seconds of emulation; 0 when not measured.
+  uint64_t lane_accesses = 0;
+  double seconds = 0;
   bool operator==(const Launch&) const = default;
   // Block coordinates of a linear block id.
   Dim3 block_coords(uint32_t linear) const;

@@ -49,7 +49,11 @@ class Writer {
     static_assert(std::is_integral_v<T>);
     using U = std::make_unsigned_t<T>;
     U u = U(v);
-    for (size_t i = 0; i < sizeof(T); ++i) out_.push_back(char(uint8_t(u >> (8 * i))));
+    if constexpr (std::endian::native == std::endian::little) {
+      out_.append(reinterpret_cast<const char*>(&u), sizeof u);
+    } else {
+      for (size_t i = 0; i < sizeof(T); ++i) out_.push_back(char(uint8_t(u >> (8 * i))));
+    }
   }
   void bytes(std::string_view s) { out_.append(s.data(), s.size()); }
   void str(std::string_view s) {
@@ -80,6 +84,8 @@ std::string metadata(const Trace& t) {
     j["block"] = dim_json(l.block);
     j["dynamic_shared_bytes"] = l.dynamic_shared_bytes;
     j["dropped_records"] = l.dropped_records;
+    if (l.lane_accesses) j["lane_accesses"] = l.lane_accesses;
+    if (l.seconds > 0) j["seconds"] = l.seconds;
     m["launches"].push_back(std::move(j));
   }
   m["timings_json"] = t.timings_json;
@@ -311,6 +317,11 @@ Launch read_launch(const json& m) {
   if (l.grid.count() > (uint64_t(1) << 32)) corrupted("grid has more blocks than a trace can name");
   l.dynamic_shared_bytes = number_or<uint32_t>(m, "dynamic_shared_bytes", 0);
   l.dropped_records = number_or<uint64_t>(m, "dropped_records", 0);
+  l.lane_accesses = number_or<uint64_t>(m, "lane_accesses", 0);
+  if (auto it = m.find("seconds"); it != m.end()) {
+    if (!it->is_number() || !(it->get<double>() >= 0)) corrupted("metadata 'seconds' is not a duration");
+    l.seconds = it->get<double>();
+  }
   return l;
 }
 

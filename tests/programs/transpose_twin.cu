@@ -3,6 +3,7 @@
 // with and without the padding column. Its launches must equal the catalog kernel's,
 // request for request (tests/program/test_program.cpp).
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 #include <cuda_runtime.h>
 
@@ -24,8 +25,8 @@ __global__ void transposeTiled(const float* in, float* out, int n, int m) {
   }
 }
 
-int main() {
-  const int n = 64;
+int main(int argc, char** argv) {
+  const int n = argc > 1 ? atoi(argv[1]) : 64;  // a multiple of 32
   std::vector<float> h(n * n), r(n * n);
   for (int i = 0; i < n * n; ++i) h[i] = float(i);
   float *in, *out;
