@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/cli.h"
+#include "program/program.h"
 #include "session/session.h"
 #include "session/worker.h"
 #include "trace/wstrace.h"
@@ -35,7 +36,10 @@ int run(const RunOptions& o) {
     if (f == "--" && !after) after = true;
     else (after ? spec.program_args : spec.nvcc_flags).push_back(f);
   }
-  for (const std::string& a : o.args) spec.program_args.push_back(a);
+  for (const std::string& a : o.args) {
+    // The program's host-only files (prog_cpu.cpp, a library) are built with it.
+    (program::host_file(a) ? spec.nvcc_flags : spec.program_args).push_back(a);
+  }
   spec.max_records = o.max_records;
   spec.program_echo = f == Format::Text;  // JSON keeps stdout for itself
   spec.dram = dram_from_sets(o.set).preset;
@@ -70,7 +74,7 @@ Command add_run(CLI::App& app) {
       "run", "compile your own CUDA program with nvcc, run it on the emulated device, report every launch");
   o->cmd = cmd;
   cmd->allow_extras();
-  cmd->add_option("program", o->launch.program, "the .cu file")->required()->type_name("PROG.cu");
+  cmd->add_option("program", o->launch.program, "the .cu file (its host-only .cpp/.c files may follow it)")->required()->type_name("PROG.cu");
   cli::add_program_flags(*cmd, o->launch);
   cmd->add_option("args", o->args, "the program's own arguments, after --")->type_name("ARGS");
   cmd->add_option("--launch", o->launch_number, "only launch K (from 1)")->type_name("K")->check(CLI::PositiveNumber);

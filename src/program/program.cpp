@@ -238,6 +238,77 @@ void finish_trace(trace::Trace& t, const std::string& main_file) {
     if (s.code.empty() && s.file < t.files.size()) s.code = trace::source_line(t.files[s.file].text, s.line);
 }
 
+// nvcc's own steps for `build` (as `nvcc -dryrun` lists them), run with the two front ends
+// at once: the host side (preprocessor, cudafe++) beside the device side (preprocessor,
+// cicc, which also writes the host's registration stubs), then the rest in nvcc's order;
+// the device code is embedded as the PTX cicc wrote (the emulated device runs PTX; no
+// ptxas). Leaves cicc's PTX at `ptx`. False when nvcc's plan is not the expected shape or a
+// step fails: the caller then builds the plain way (which also gives nvcc's own messages).
+bool build_in_parallel(const std::vector<std::string>& build, const std::string& dir, const std::string& ptx) {
+  std::vector<std::string> dry = build;
+  dry.push_back("-dryrun");
+  const std::vector<std::string> tmp{"TMPDIR=" + dir};
+  const Child plan = spawn(dry, tmp, 60, true, dir + "/dryrun.log");
+  if (plan.timed_out || !WIFEXITED(plan.status) || WEXITSTATUS(plan.status) != 0) return false;
+  std::string exports;
+  std::vector<std::string> host, device, rest;
+  std::string cicc_ptx;
+  std::istringstream lines(plan.output);
+  static const std::regex assign(R"(^([A-Za-z_][A-Za-z0-9_]*)=(.*)$)");
+  static const std::regex ptx_out(R"re("([^"]+\.ptx)")re");
+  for (std::string l; std::getline(lines, l);) {
+    if (l.rfind("#$ ", 0) != 0) continue;
+    l = l.substr(3);
+    std::smatch m;
+    if (std::regex_match(l, m, assign)) {
+      const std::string v = m[2].str();
+      if (v.find('"') == std::string::npos && v.find(' ') == std::string::npos && v.find('\'') == std::string::npos)
+        exports += "export " + m[1].str() + "='" + v + "'; ";
+      continue;
+    }
+    const bool device_arch = l.find("-D__CUDA_ARCH__=") != std::string::npos;
+    if (l.rfind("gcc ", 0) == 0 && l.find(" -E ") != std::string::npos) {
+      (device_arch ? device : host).push_back(l);
+    } else if (l.rfind("cudafe++ ", 0) == 0) {
+      host.push_back(l);
+    } else if (l.find("/cicc\" ") != std::string::npos || l.rfind("cicc ", 0) == 0) {
+      if (!std::regex_search(l, m, ptx_out)) return false;
+      cicc_ptx = m[1].str();
+      // cicc makes the module's id itself (the same one cudafe++ makes) instead of reading
+      // cudafe++'s: the two no longer wait for each other.
+      static const std::regex id(R"re(--module_id_file_name "([^"]+)")re");
+      if (!std::regex_search(l, m, id)) return false;
+      l = std::regex_replace(l, id, "--gen_module_id_file --module_id_file_name \"$1.device\"");
+      device.push_back(l);
+    } else if (l.rfind("ptxas ", 0) == 0) {
+      continue;  // no machine code: the emulated device runs the PTX
+    } else if (l.rfind("fatbinary ", 0) == 0 && l.find("kind=elf") != std::string::npos && l.find(" -link ") == std::string::npos) {
+      // The program's fatbinary with its PTX alone.
+      static const std::regex elf(R"re( "--image3=kind=elf[^"]*")re");
+      rest.push_back(std::regex_replace(l, elf, ""));
+    } else if (l.rfind("rm ", 0) == 0) {
+      rest.push_back("rm -f " + l.substr(3));  // files nvcc itself would have made
+    } else {
+      rest.push_back(l);
+    }
+  }
+  if (host.size() != 2 || device.size() != 2 || cicc_ptx.empty() || rest.empty()) return false;
+  auto script = [&](const std::vector<std::string>& cmds) {
+    std::string sh = exports + "set -e; ";
+    for (const std::string& c : cmds) sh += c + "; ";
+    return std::vector<std::string>{"/bin/sh", "-c", sh};
+  };
+  const Started h = start(script(host), tmp, true, dir + "/host.log");
+  const Started d = start(script(device), tmp, true, dir + "/device.log");
+  const Child hc = wait(h, 300), dc = wait(d, 300);
+  auto ok = [](const Child& c) { return !c.timed_out && WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0; };
+  if (!ok(hc) || !ok(dc)) return false;
+  std::error_code ec;
+  fs::copy_file(cicc_ptx, ptx, fs::copy_options::overwrite_existing, ec);
+  if (ec) return false;
+  return ok(spawn(script(rest), tmp, 300, true, dir + "/link.log"));
+}
+
 Result run(const Options& o) {
   if (!fs::exists(o.source)) throw Error("no such file: " + o.source);
   Result r;
@@ -252,12 +323,22 @@ Result run(const Options& o) {
   std::vector<std::string> common{r.nvcc, "-arch=sm_90", "-lineinfo"};
   if (o.literal) common.push_back("-G");
   else common.push_back("-O3");
-  for (const std::string& f : o.nvcc_flags) common.push_back(f);
+  // Host-only files of the program (its .cpp/.c sources, objects, libraries) go to the
+  // program's build, not to the device code's; the device code is one .cu file.
+  std::vector<std::string> host_files;
+  for (const std::string& f : o.nvcc_flags) {
+    if (fs::path(f).extension() == ".cu" && fs::exists(f))
+      throw Error("the program's device code must be in one .cu file: " + f + " is a second (" + o.source +
+                  " is the first); put the kernels together, or #include the other file");
+    if (host_file(f)) host_files.push_back(fs::absolute(f).string());
+    else common.push_back(f);
+  }
 
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::string> build = common;
   for (const char* a : {"-cudart", "shared"}) build.push_back(a);
   build.push_back(src);
+  for (const std::string& f : host_files) build.push_back(f);
   build.push_back("-o");
   build.push_back(exe);
   std::vector<std::string> toptx = common;
@@ -265,12 +346,15 @@ Result run(const Options& o) {
   toptx.push_back(src);
   toptx.push_back("-o");
   toptx.push_back(ptx);
-  // Both compilations at once (they share nothing but the source).
-  const Started host = start(build, {}, true, log), device = start(toptx, {}, true, log + ".ptx");
-  Child c = wait(host, 300);
-  const Child d = wait(device, 300);
-  if (c.timed_out || !WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0) throw build_error(c.output);
-  if (d.timed_out || !WIFEXITED(d.status) || WEXITSTATUS(d.status) != 0) throw build_error(d.output);
+  Child c;
+  if (!build_in_parallel(build, dir.path, ptx)) {
+    // The plain way: both compilations at once (they share nothing but the source).
+    const Started host = start(build, {}, true, log), device = start(toptx, {}, true, log + ".ptx");
+    c = wait(host, 300);
+    const Child d = wait(device, 300);
+    if (c.timed_out || !WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0) throw build_error(c.output);
+    if (d.timed_out || !WIFEXITED(d.status) || WEXITSTATUS(d.status) != 0) throw build_error(d.output);
+  }
   const auto t1 = std::chrono::steady_clock::now();
   r.compile_seconds = std::chrono::duration<double>(t1 - t0).count();
 

@@ -68,9 +68,14 @@ std::string runtime_dir();
 std::string find_nvcc();
 
 // The names the program's text gives its allocations, in the order written:
-// cudaMalloc(&d_A, ...), cudaMalloc((void**)&d_A, ...), cudaMallocManaged(&x, ...). The
+// cudaMalloc(&d_A, ...), cudaMalloc((void**)&d_A, ...), cudaMalloc(reinterpret_cast<void**>(&d_A),
+// ...), cudaMallocManaged(&x, ...), cudaMallocPitch(&p, &pitch, ...). The
 // runtime names the k-th allocation with the k-th (WARPSCOPE_SOURCE), as it is made.
 std::vector<std::string> allocation_names(const std::string& source_text);
+
+// Whether `arg` names an existing host-only file of a program (a .cpp/.cc/.cxx/.c source,
+// an object or a library): built with the program, not part of its device code.
+bool host_file(const std::string& arg);
 
 // Finishes a program's trace as the child wrote it: the program's own file (`main_file`,
 // as nvcc named it) becomes file 0; every file gets its text, every site its line's code.

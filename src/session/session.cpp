@@ -151,38 +151,34 @@ void Session::index() {
     m.max_epoch = std::max(m.max_epoch, r.epoch);
     prev = &r;
   }
-  m.source_lines.clear();
+}
+
+namespace {
+
+std::vector<std::string> split_lines(const std::string& src) {
+  std::vector<std::string> out;
   size_t start = 0;
-  const std::string& src = t.files.empty() ? std::string() : t.files[0].text;
   while (start < src.size()) {
     size_t end = src.find('\n', start);
     if (end == std::string::npos) end = src.size();
     std::string line = src.substr(start, end - start);
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    m.source_lines.push_back(std::move(line));
+    out.push_back(std::move(line));
     start = end + 1;
   }
+  return out;
 }
 
-void Session::analyse(const analysis::DramModel& dram) {
-  Session& m = *this;
+bool toolkit_header(const std::string& path) {
+  for (const char* dir : {"/usr/local/cuda", "/usr/include/", "/opt/cuda", "/targets/x86_64-linux/include/"})
+    if (path.find(dir) != std::string::npos) return true;
+  return false;
+}
+
+// The gutter's figures of one file's lines, from the report's sites in it.
+std::map<uint32_t, LineStat> line_stats(const Session& m, uint32_t file) {
   const auto& t = m.trace();
-  if (!counted) report = analysis::analyze(t, dram);
-  m.totals = Totals{};
-  for (const auto& st : m.report.sites) {
-    if (st.site >= t.sites.size()) continue;
-    if (t.sites[st.site].space == trace::Space::Shared) {
-      m.totals.shared_requests += st.requests;
-      m.totals.wavefronts += st.wavefronts;
-      m.totals.ideal_wavefronts += st.ideal_wavefronts;
-      m.totals.max_way = std::max(m.totals.max_way, st.max_way);
-    } else {
-      m.totals.global_requests += st.requests;
-      m.totals.sectors += st.sectors;
-      m.totals.ideal_sectors += st.ideal_sectors;
-    }
-  }
-  m.lines.clear();
+  std::map<uint32_t, LineStat> lines;
   struct Acc {
     uint64_t g_req = 0, sectors = 0, ideal = 0, s_req = 0, wavefronts = 0, ideal_wf = 0;
     uint32_t max_way = 0;
@@ -191,8 +187,8 @@ void Session::analyse(const analysis::DramModel& dram) {
   for (const auto& st : m.report.sites) {
     if (st.site >= t.sites.size()) continue;
     const auto& site = t.sites[st.site];
-    if (site.file != 0) continue;  // the source panel shows file 0; a header's lines are not its lines
-    LineStat& ls = m.lines[site.line];
+    if (site.file != file) continue;
+    LineStat& ls = lines[site.line];
     ls.line = site.line;
     ls.sites.push_back(st.site);
     Acc& a = acc[site.line];
@@ -209,7 +205,7 @@ void Session::analyse(const analysis::DramModel& dram) {
       a.max_way = std::max(a.max_way, st.max_way);
     }
   }
-  for (auto& [line, ls] : m.lines) {
+  for (auto& [line, ls] : lines) {
     const Acc& a = acc[line];
     ls.requests = a.g_req + a.s_req;
     double ratio = 1;
@@ -246,6 +242,56 @@ void Session::analyse(const analysis::DramModel& dram) {
     ls.ratio = ratio;
     ls.badge = badge;
   }
+  return lines;
+}
+
+}  // namespace
+
+const SourceText* Session::source_of(uint32_t file) const {
+  for (const SourceText& s : sources)
+    if (s.file == file) return &s;
+  return nullptr;
+}
+
+void Session::analyse(const analysis::DramModel& dram) {
+  Session& m = *this;
+  const auto& t = m.trace();
+  if (!counted) report = analysis::analyze(t, dram);
+  m.totals = Totals{};
+  for (const auto& st : m.report.sites) {
+    if (st.site >= t.sites.size()) continue;
+    if (t.sites[st.site].space == trace::Space::Shared) {
+      m.totals.shared_requests += st.requests;
+      m.totals.wavefronts += st.wavefronts;
+      m.totals.ideal_wavefronts += st.ideal_wavefronts;
+      m.totals.max_way = std::max(m.totals.max_way, st.max_way);
+    } else {
+      m.totals.global_requests += st.requests;
+      m.totals.sectors += st.sectors;
+      m.totals.ideal_sectors += st.ideal_sectors;
+    }
+  }
+  // File 0, then the other files with sites: the program's own before the toolkit's.
+  m.sources.clear();
+  std::vector<uint32_t> files{0};
+  for (const auto& st : m.report.sites) {
+    if (st.site >= t.sites.size() || !st.requests) continue;
+    const uint32_t f = t.sites[st.site].file;
+    if (std::find(files.begin(), files.end(), f) == files.end() && f < t.files.size()) files.push_back(f);
+  }
+  std::stable_partition(files.begin() + 1, files.end(),
+                        [&](uint32_t f) { return !toolkit_header(t.files[f].name); });
+  for (uint32_t f : files) {
+    SourceText st;
+    st.file = f;
+    if (f < t.files.size()) {
+      st.name = t.files[f].name;
+      st.lines = split_lines(t.files[f].text);
+    }
+    st.toolkit = f != 0 && toolkit_header(st.name);
+    st.stats = line_stats(m, f);
+    if (f == 0 || !st.stats.empty()) m.sources.push_back(std::move(st));
+  }
 }
 
 std::shared_ptr<Session> Session::from_trace(std::shared_ptr<const trace::Trace> t, const analysis::DramModel& dram,
@@ -258,7 +304,9 @@ std::shared_ptr<Session> Session::from_trace(std::shared_ptr<const trace::Trace>
   m->launch = launch;
   m->shared_trace = t->launches.size() <= 1 ? std::move(t) : std::make_shared<const trace::Trace>(trace::launch_trace(*t, launch));
   const trace::Launch& l = m->trace().launch();
-  m->kernel = catalog::find(l.kernel);
+  // A catalog launch carries its entry's parameters ("size" at least); a program's kernel
+  // that happens to share a catalog id ("copy") is not that entry.
+  m->kernel = l.params.count("size") ? catalog::find(l.kernel) : nullptr;
   m->origin = m->trace().provenance.backend;
   m->from_gpu = m->origin == "gpu";
   m->spec.kernel = l.kernel;
@@ -522,8 +570,8 @@ DramFigures dram_view_figures(const Session& s, const RequestFigures& rv, DramCh
 
 namespace {
 
-std::string code_of(const Session& s, uint32_t line) {
-  std::string c = line >= 1 && line <= s.source_lines.size() ? s.source_lines[line - 1] : "";
+std::string code_of(const SourceText& s, uint32_t line) {
+  std::string c = line >= 1 && line <= s.lines.size() ? s.lines[line - 1] : "";
   size_t a = c.find_first_not_of(" \t");
   return a == std::string::npos ? "" : c.substr(a);
 }
@@ -532,38 +580,45 @@ std::string code_of(const Session& s, uint32_t line) {
 
 std::string source_lines_text(const Session& s) {
   std::string out;
-  if (s.lines.empty()) return out;
-  out += "source lines (" + s.trace().file_name(0u) + "): cost per line, as the source panel's gutter shows it\n";
-  for (const auto& [line, ls] : s.lines) {
-    char head[48];
-    std::snprintf(head, sizeof head, "  %5u  %-28s", line, ls.badge.c_str());
-    out += head;
-    out += "  " + code_of(s, line) + "\n";
+  for (const SourceText& f : s.sources) {
+    if (f.stats.empty()) continue;
+    out += std::string(out.empty() ? "" : "\n") + "source lines (" + f.name +
+           (out.empty() ? "): cost per line, as the source panel's gutter shows it\n" : "):\n");
+    for (const auto& [line, ls] : f.stats) {
+      char num[16];
+      std::snprintf(num, sizeof num, "  %5u  ", line);
+      std::string badge = ls.badge;  // a column of 28 bytes; a longer badge pushes the code right
+      if (badge.size() < 28) badge.append(28 - badge.size(), ' ');
+      out += num + badge + "  " + code_of(f, line) + "\n";
+    }
   }
   return out;
 }
 
 std::string source_lines_json(const Session& s) {
   nlohmann::ordered_json a = nlohmann::ordered_json::array();
-  for (const auto& [line, ls] : s.lines) {
-    nlohmann::ordered_json j;
-    j["line"] = line;
-    j["code"] = code_of(s, line);
-    j["requests"] = ls.requests;
-    if (ls.global) {
-      j["sectors_per_request"] = ls.sectors_per_request;
-      j["ideal_sectors_per_request"] = ls.ideal_per_request;
+  for (const SourceText& f : s.sources) {
+    for (const auto& [line, ls] : f.stats) {
+      nlohmann::ordered_json j;
+      if (f.file != 0) j["file"] = f.name;  // a header's line (the kernel's own file needs no name)
+      j["line"] = line;
+      j["code"] = code_of(f, line);
+      j["requests"] = ls.requests;
+      if (ls.global) {
+        j["sectors_per_request"] = ls.sectors_per_request;
+        j["ideal_sectors_per_request"] = ls.ideal_per_request;
+      }
+      if (ls.shared) {
+        j["max_way"] = ls.max_way;
+        j["wavefronts_per_request"] = ls.wavefronts_per_request;
+      }
+      j["ratio"] = ls.ratio;
+      j["badge"] = ls.badge;
+      nlohmann::ordered_json parts = nlohmann::ordered_json::array();
+      for (const auto& p : ls.parts) parts.push_back({{"site", p.site}, {"text", p.text}, {"ratio", p.ratio}});
+      j["parts"] = parts;
+      a.push_back(j);
     }
-    if (ls.shared) {
-      j["max_way"] = ls.max_way;
-      j["wavefronts_per_request"] = ls.wavefronts_per_request;
-    }
-    j["ratio"] = ls.ratio;
-    j["badge"] = ls.badge;
-    nlohmann::ordered_json parts = nlohmann::ordered_json::array();
-    for (const auto& p : ls.parts) parts.push_back({{"site", p.site}, {"text", p.text}, {"ratio", p.ratio}});
-    j["parts"] = parts;
-    a.push_back(j);
   }
   return a.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }

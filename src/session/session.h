@@ -87,6 +87,16 @@ struct LineStat {
   std::vector<uint32_t> sites;
 };
 
+// One source file as the source panel shows it: its text, and the cost of each line of it
+// that accesses memory.
+struct SourceText {
+  uint32_t file = 0;                   // index into the trace's file table
+  std::string name;                    // its path, as the trace names it
+  bool toolkit = false;                // a header of the CUDA toolkit (cooperative groups, …)
+  std::vector<std::string> lines;      // line 1 at index 0
+  std::map<uint32_t, LineStat> stats;  // by line: the gutter's figures
+};
+
 // The figures of one request (one warp instruction), as the warp inspector and the
 // memory view show them. Every figure comes from the analysis.
 struct RequestFigures {
@@ -161,8 +171,13 @@ class Session {
   std::vector<GridShape> shapes;        // per buffer
   std::vector<uint32_t> warp_starts;    // first record of each (block, epoch, warp) run
   std::vector<uint32_t> epoch_starts;   // first record of each (block, epoch) run
-  std::map<uint32_t, LineStat> lines;   // by source line: the source gutter's figures
-  std::vector<std::string> source_lines;  // the kernel file, line 1 at index 0
+  // The files the source panel can show: the trace's file 0 (the kernel's or program's
+  // file) first, then every other file that holds a memory instruction (the program's own
+  // headers, then the toolkit's). Never empty.
+  std::vector<SourceText> sources;
+  const SourceText& main_source() const { return sources.front(); }
+  // The source of trace file `file`, null when it holds no memory instruction.
+  const SourceText* source_of(uint32_t file) const;
   uint32_t max_epoch = 0;
   Totals totals;
 

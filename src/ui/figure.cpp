@@ -92,9 +92,12 @@ Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step,
         // The current line a third of the way down, as the app scrolls to it; lines cut
         // with "…" at the figure's edge (a figure cannot scroll).
         const int rows = std::max(1, int(size.y / source_row_height()));
-        const int n = int(model->source_lines.size());
+        const SourceText* src = model->source_of(rv.site->file);
+        if (!src) src = &model->main_source();
+        const std::vector<SourceRow> lines = source_rows(*src, [](uint32_t) { return false; });
+        const int n = int(lines.size());
         const int first = std::clamp(int(rv.site->line) - 1 - rows / 3, 0, std::max(0, n - rows));
-        source_scene(sc, *model, rv, first, rows, size.x, source_gutter_width(*model, size.x));
+        source_scene(sc, *model, *src, lines, rv, first, rows, size.x, source_gutter_width(*src, size.x));
         for (auto& i : sc.items)
           if (i.kind == Scene::Kind::Text && i.a.x + text_size(i.font, i.text).x > size.x)
             i.text = fit_text(i.font, i.text, size.x - i.a.x);

@@ -167,7 +167,11 @@ std::string subtitle_of(Ui& ui, Panel p, Pane& pane) {
       return b;
     }
     case Panel::Dram: return "model: " + ui.state.dram.preset;
-    case Panel::Source: return m ? m->trace().file_name(0u) + " · gutter: sectors per request, n-way conflicts" : "";
+    case Panel::Source: {
+      if (!m) return "";
+      const session::SourceText* f = m->source_of(pane.source_file);
+      return (f ? f->name : m->main_source().name) + " · gutter: sectors per request, n-way conflicts · click a line for its instructions";
+    }
     case Panel::Timeline:
       if (!m) return "";
       std::snprintf(b, sizeof b, "%s requests · %u %s per block", fmt_count(m->size()).c_str(), m->max_epoch + 1,

@@ -102,6 +102,7 @@ std::string settings_json(const UiState& st) {
   j["timeline"] = section([&](auto&& v) { s.timeline.fields(v); });
   j["memory"] = section([&](auto&& v) { s.memory.fields(v); });
   j["dram"] = section([&](auto&& v) { s.dram.fields(v); });
+  j["source"] = section([&](auto&& v) { s.source.fields(v); });
   return j.dump(2) + "\n";
 }
 
@@ -142,6 +143,7 @@ bool load_settings(const std::string& path, UiState& s, std::string& message) {
     read_section(sec("timeline"), [&](auto&& v) { d.timeline.fields(v); });
     read_section(sec("memory"), [&](auto&& v) { d.memory.fields(v); });
     read_section(sec("dram"), [&](auto&& v) { d.dram.fields(v); });
+    read_section(sec("source"), [&](auto&& v) { d.source.fields(v); });
   }
   // Values from an older or hand-edited file are kept in a sane range.
   d.left_frac = clamp_frac(d.left_frac, 0.1f, 0.45f);

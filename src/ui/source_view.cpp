@@ -1,9 +1,11 @@
-// Source panel: the kernel file exactly as it was compiled, the current access's line
-// lit, and each line that accesses memory tagged in the gutter with its cost
-// (sectors per request for global, n-way for shared) over the whole trace.
+// Source panel: the program's files exactly as they were compiled, the current access's
+// line lit, each line that accesses memory tagged in the gutter with its cost (sectors
+// per request for global, n-way for shared) over the whole trace, and opened under it the
+// memory instructions the line became (the PTX a program's compiler wrote) with theirs.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 #include "ui/theme.h"
 #include "ui/ui.h"
@@ -32,33 +34,111 @@ void site_tooltip(const Session& m, const LineStat& ls) {
                   st.max_way, fmt_count(st.bank_conflicts).c_str());
     if (!st.why.empty()) ImGui::TextDisabled("  %s", st.why.c_str());
   }
+  if (!ls.sites.empty()) ImGui::TextDisabled("click: show or hide the line's instructions");
   ImGui::EndTooltip();
+}
+
+// An instruction row's text: what it is, and (unless hidden) what it costs.
+struct SiteRowText {
+  std::string what, cost;
+  double ratio = 1;
+};
+SiteRowText site_row_text(const Session& m, uint32_t si) {
+  const auto& tr = m.trace();
+  SiteRowText r;
+  if (si >= tr.sites.size() || si >= m.report.sites.size()) return r;
+  const auto& site = tr.sites[si];
+  const auto& st = m.report.sites[si];
+  char b[160];
+  if (!site.instruction.empty()) {
+    r.what = site.instruction;
+  } else {
+    std::snprintf(b, sizeof b, "%s %s, %u B a lane", trace::to_string(site.space), trace::to_string(site.op), site.bytes);
+    r.what = b;
+  }
+  const char* buf = site.buffer < tr.buffers.size() ? tr.buffers[site.buffer].name.c_str() : "several arrays";
+  r.what += std::string("  ") + buf;
+  if (!st.requests) {
+    r.cost = "not executed in this launch";
+  } else if (site.space != trace::Space::Shared) {
+    std::snprintf(b, sizeof b, "%.2f sectors/request (ideal %.2f) · %s requests", st.sectors_per_request,
+                  st.ideal_sectors_per_request, fmt_count(st.requests).c_str());
+    r.cost = b;
+    r.ratio = st.ideal_sectors ? double(st.sectors) / double(st.ideal_sectors) : 1;
+  } else {
+    std::snprintf(b, sizeof b, "%u-way · %.2f wavefronts/request · %s requests", st.max_way,
+                  double(st.wavefronts) / double(st.requests), fmt_count(st.requests).c_str());
+    r.cost = b;
+    r.ratio = st.ideal_wavefronts ? double(st.wavefronts) / double(st.ideal_wavefronts) : 1;
+  }
+  return r;
+}
+
+size_t indent_of(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t");
+  return a == std::string::npos ? 0 : a;
 }
 
 }  // namespace
 
 float source_row_height() { return std::round(font_for(FontRole::Mono)->FontSize + 4); }
 
-float source_gutter_width(const Session& m, float avail_w) {
+float source_gutter_width(const SourceText& f, float avail_w) {
   const float ch = text_size(FontRole::Mono, "0").x;
+  const float cap = avail_w * 0.4f;
   float w = ch * 8;
-  for (const auto& [l, ls] : m.lines) w = std::max(w, text_size(FontRole::Mono, ls.badge).x + ch * 2);
-  return std::min(w, avail_w * 0.4f);
+  for (const auto& [l, ls] : f.stats) {
+    float full = ch, widest = 0;  // all the line's parts, or its widest one and "+N"
+    for (const auto& part : ls.parts) {
+      const float pw = text_size(FontRole::Mono, part.text).x;
+      full += pw + ch * 1.2f;
+      widest = std::max(widest, pw);
+    }
+    w = std::max(w, full <= cap ? full : widest + ch * 5.5f);
+  }
+  return std::min(w, cap);
 }
 
-void source_scene(Scene& sc, const Session& m, const RequestFigures& rv, int first, int count, float width,
-                  float gutter_w, int only_site) {
+std::vector<SourceRow> source_rows(const SourceText& f, const std::function<bool(uint32_t)>& open) {
+  std::vector<SourceRow> rows;
+  rows.reserve(f.lines.size());
+  for (uint32_t line = 1; line <= f.lines.size(); ++line) {
+    rows.push_back({line, -1});
+    const auto it = f.stats.find(line);
+    if (it == f.stats.end() || !open(line)) continue;
+    for (uint32_t si : it->second.sites) rows.push_back({line, int(si)});
+  }
+  return rows;
+}
+
+void source_scene(Scene& sc, const Session& m, const SourceText& f, const std::vector<SourceRow>& rows,
+                  const RequestFigures& rv, int first, int count, float width, float gutter_w, int only_site) {
   const Theme& t = theme();
   const float ch = text_size(FontRole::Mono, "0").x;
   const float row_h = source_row_height();
-  const uint32_t current = rv.site && rv.site->file == 0 ? rv.site->line : 0;  // the panel shows file 0
-  const int n = int(m.source_lines.size());
+  const uint32_t current = rv.site && rv.site->file == f.file ? rv.site->line : 0;
+  const int n = int(rows.size());
   sc.size = ImVec2(width, row_h * float(count));
   for (int i = std::max(0, first); i < std::min(n, first + count); ++i) {
-    const uint32_t line = uint32_t(i + 1);
+    const SourceRow& row = rows[size_t(i)];
+    const uint32_t line = row.line;
     const float y = float(i - first) * row_h;
-    const auto it = m.lines.find(line);
-    const LineStat* ls = it == m.lines.end() ? nullptr : &it->second;
+    const auto it = f.stats.find(line);
+    const LineStat* ls = it == f.stats.end() ? nullptr : &it->second;
+    const std::string& text = line <= f.lines.size() ? f.lines[line - 1] : std::string();
+    const float tx = gutter_w + ch * 5;
+    if (row.site >= 0) {  // one of the line's instructions, under it
+      const bool cur = rv.rec && rv.rec->site == uint32_t(row.site);
+      const bool hide = only_site == -2 || (only_site >= 0 && row.site != only_site);
+      const SiteRowText r = site_row_text(m, uint32_t(row.site));
+      const ImU32 c = hide ? t.text_dim : cost_color(r.ratio);
+      sc.fill(ImVec2(gutter_w, y), ImVec2(width, y + row_h), cur ? IM_COL32(88, 166, 255, 40) : with_alpha(t.text_dim, 14));
+      const float x = tx + ch * float(indent_of(text) + 2);
+      const std::string what = "\u2514 " + r.what;
+      sc.text(ImVec2(x, y + 2), what, cur ? t.text : t.text_dim, FontRole::Mono);
+      if (!hide) sc.text(ImVec2(x + text_size(FontRole::Mono, what).x + ch * 2, y + 2), r.cost, c, FontRole::Mono);
+      continue;
+    }
     if (line == current) {
       sc.fill(ImVec2(0, y), ImVec2(width, y + row_h), IM_COL32(88, 166, 255, 60));
       sc.fill(ImVec2(0, y), ImVec2(4, y + row_h), t.accent);
@@ -67,10 +147,34 @@ void source_scene(Scene& sc, const Session& m, const RequestFigures& rv, int fir
     }
     if (ls && only_site != -2) {
       // Right-aligned parts, each in the colour of its own cost; the current one framed.
+      // Where they do not all fit, the worst one (or the current one) and how many more.
+      std::vector<size_t> shown;
+      float need = 0;
+      for (size_t k = 0; k < ls->parts.size(); ++k) {
+        if (only_site >= 0 && ls->parts[k].site != uint32_t(only_site)) continue;
+        shown.push_back(k);
+        need += text_size(FontRole::Mono, ls->parts[k].text).x + ch * 1.2f;
+      }
+      std::string more;
+      if (need > gutter_w - ch && shown.size() > 1) {
+        size_t keep = shown[0];
+        for (size_t k : shown) {
+          const bool is_cur = rv.rec && rv.rec->site == ls->parts[k].site;
+          if (is_cur || (!(rv.rec && rv.rec->site == ls->parts[keep].site) && ls->parts[k].ratio > ls->parts[keep].ratio))
+            keep = k;
+        }
+        more = std::to_string(shown.size() - 1);
+        more.insert(more.begin(), '+');
+        shown = {keep};
+      }
       float bx = gutter_w - ch;
-      for (size_t k = ls->parts.size(); k-- > 0;) {
-        const auto& part = ls->parts[k];
-        if (only_site >= 0 && part.site != uint32_t(only_site)) continue;
+      if (!more.empty()) {
+        bx -= text_size(FontRole::Mono, more).x;
+        sc.text(ImVec2(bx, y + 2), more, t.text_dim, FontRole::Mono);
+        bx -= ch * 1.2f;
+      }
+      for (size_t j = shown.size(); j-- > 0;) {
+        const auto& part = ls->parts[shown[j]];
         const ImU32 c = cost_color(part.ratio);
         const float w = text_size(FontRole::Mono, part.text).x;
         bx -= w;
@@ -83,9 +187,11 @@ void source_scene(Scene& sc, const Session& m, const RequestFigures& rv, int fir
     char num[16];
     std::snprintf(num, sizeof num, "%4u", line);
     sc.text(ImVec2(gutter_w, y + 2), num, line == current ? t.text : t.text_dim, FontRole::Mono);
-    const std::string& text = m.source_lines[size_t(i)];
+    if (ls && !ls->sites.empty()) {  // the line opens to its instructions
+      const bool open = i + 1 < n && rows[size_t(i) + 1].line == line;
+      sc.text(ImVec2(gutter_w + ch * 4.1f, y + 2), open ? "\u25be" : "\u25b8", t.text_dim, FontRole::Mono);
+    }
     const size_t cpos = text.find("//");
-    const float tx = gutter_w + ch * 5;
     sc.text(ImVec2(tx, y + 2), text.substr(0, cpos), t.text, FontRole::Mono);
     if (cpos != std::string::npos)
       sc.text(ImVec2(tx + ch * float(cpos), y + 2), text.substr(cpos), IM_COL32(122, 160, 130, 255), FontRole::Mono);
@@ -98,25 +204,60 @@ void source_view(Ui& ui, Pane& p) {
     return;
   }
   const Session& m = *p.model;
-  if (m.source_lines.empty()) {
-    ImGui::TextDisabled("this trace carries no kernel source");
+  const RequestFigures& rv = p.request();
+  // The file of the current line, when it changes; else the one the user picked.
+  bool moved = false;  // the current line went to another file: scroll to it there
+  if (rv.site && rv.site->file != p.source_file_shown) {
+    p.source_file_shown = rv.site->file;
+    if (m.source_of(rv.site->file)) p.source_file = rv.site->file, moved = true;
+  }
+  const SourceText* fp = m.source_of(p.source_file);
+  if (!fp) fp = &m.main_source(), p.source_file = fp->file;
+  const SourceText& f = *fp;
+  if (m.sources.size() > 1 || !f.stats.empty()) {
+    // The files (a program's headers too) and the instructions of every line.
+    if (m.sources.size() > 1) {
+      ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x * 0.5f, ImGui::GetFontSize() * 16));
+      const std::string cur = std::filesystem::path(f.name).filename().string();
+      if (ImGui::BeginCombo("##file", cur.c_str())) {
+        for (const SourceText& s : m.sources) {
+          std::string label = std::filesystem::path(s.name).filename().string();
+          if (s.toolkit) label += "  (CUDA toolkit)";
+          label += "##" + std::to_string(s.file);
+          if (ImGui::Selectable(label.c_str(), s.file == f.file)) p.source_file = s.file;
+          if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.name.c_str());
+        }
+        ImGui::EndCombo();
+      }
+      ImGui::SameLine();
+    }
+    ImGui::Checkbox("instructions", &ui.state.source.instructions);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("every memory line with the instructions it became and their costs (click a line for one)");
+  }
+  if (f.lines.empty()) {
+    ImGui::TextDisabled("this trace carries no source for %s", f.name.empty() ? "its kernel" : f.name.c_str());
     return;
   }
-  const RequestFigures& rv = p.request();
-  const uint32_t current = rv.site && rv.site->file == 0 ? rv.site->line : 0;  // the panel shows file 0
+  const uint32_t current = rv.site && rv.site->file == f.file ? rv.site->line : 0;
+  const uint64_t key0 = uint64_t(f.file) << 32;
+  const std::vector<SourceRow> rows =
+      source_rows(f, [&](uint32_t line) { return ui.state.source.instructions || p.source_open.count(key0 | line); });
 
   const float ch = text_size(FontRole::Mono, "0").x;
-  const float gutter_w = source_gutter_width(m, ImGui::GetContentRegionAvail().x);
+  const float gutter_w = source_gutter_width(f, ImGui::GetContentRegionAvail().x);
   const float num_w = ch * 5;
   const float row_h = source_row_height();
   size_t longest = 0;
-  for (const auto& l : m.source_lines) longest = std::max(longest, l.size());
+  for (const auto& l : f.lines) longest = std::max(longest, l.size());
   ImGui::PushFont(font_for(FontRole::Mono));
-  ImGui::SetNextWindowContentSize(ImVec2(gutter_w + num_w + ch * float(longest + 4), row_h * float(m.source_lines.size())));
+  ImGui::SetNextWindowContentSize(ImVec2(gutter_w + num_w + ch * float(longest + 4), row_h * float(rows.size())));
   ImGui::BeginChild("##code", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
   // Bring the current line into view when it changes.
-  if (current && current != p.source_line_shown) {
-    float y = row_h * float(current - 1);
+  if (current && (current != p.source_line_shown || moved)) {
+    size_t r = 0;
+    while (r < rows.size() && rows[r].line != current) ++r;
+    float y = row_h * float(r);
     float top = ImGui::GetScrollY(), h = ImGui::GetWindowHeight();
     if (y < top + row_h * 2 || y > top + h - row_h * 3)
       ImGui::SetScrollY(std::max(0.0f, std::round((y - h * 0.35f) / row_h) * row_h));  // whole rows
@@ -126,7 +267,7 @@ void source_view(Ui& ui, Pane& p) {
   const int only_site = &p == &ui.pane ? ui.lesson_gutter_site() : -1;
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
   ImGuiListClipper clip;
-  clip.Begin(int(m.source_lines.size()), row_h);
+  clip.Begin(int(rows.size()), row_h);
   const float x0 = ImGui::GetCursorScreenPos().x;
   const float win_x1 = ImGui::GetWindowPos().x + ImGui::GetWindowWidth();
   // Rows cut by the panel's edges stay blank: a line is shown whole or not at all.
@@ -135,21 +276,31 @@ void source_view(Ui& ui, Pane& p) {
   const int first_whole = int(std::ceil(scroll_y / row_h - 0.01f));
   const int last_whole = int(std::floor((scroll_y + view_h) / row_h + 0.01f));  // one past
   while (clip.Step()) {
-    // The visible rows as one scene; below it, a row-sized item per line for the tooltip.
+    // The visible rows as one scene; below it, a row-sized item per row for the tooltip
+    // and the click that opens a line.
     const int a = std::max(clip.DisplayStart, first_whole), b = std::min(clip.DisplayEnd, last_whole);
     if (a < b) {
       Scene sc;
-      source_scene(sc, m, rv, a, b - a, std::max(win_x1 - x0, 4000.0f), gutter_w, only_site);
+      source_scene(sc, m, f, rows, rv, a, b - a, std::max(win_x1 - x0, 4000.0f), gutter_w, only_site);
       draw_scene(ImGui::GetWindowDrawList(), sc,
                  ImVec2(x0, ImGui::GetCursorScreenPos().y + float(a - clip.DisplayStart) * row_h), nullptr);
     }
     for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
-      ImGui::Dummy(ImVec2(gutter_w + num_w + ch * float(m.source_lines[size_t(i)].size() + 2), row_h));
-      const auto it = m.lines.find(uint32_t(i + 1));
-      if (it != m.lines.end() && ImGui::IsItemHovered() &&
-          (only_site == -1 ||
-           std::find(it->second.sites.begin(), it->second.sites.end(), uint32_t(only_site)) != it->second.sites.end()))
-        site_tooltip(m, it->second);
+      const SourceRow& row = rows[size_t(i)];
+      ImGui::PushID(i);
+      ImGui::Dummy(ImVec2(gutter_w + num_w + ch * float(f.lines[row.line - 1].size() + 2), row_h));
+      const auto it = f.stats.find(row.line);
+      if (row.site < 0 && it != f.stats.end()) {
+        if (ImGui::IsItemClicked(ImGuiMouseButton_Left) && !ui.state.source.instructions) {
+          const uint64_t key = key0 | row.line;
+          if (!p.source_open.erase(key)) p.source_open.insert(key);
+        }
+        if (ImGui::IsItemHovered() &&
+            (only_site == -1 ||
+             std::find(it->second.sites.begin(), it->second.sites.end(), uint32_t(only_site)) != it->second.sites.end()))
+          site_tooltip(m, it->second);
+      }
+      ImGui::PopID();
     }
   }
   clip.End();

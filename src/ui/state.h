@@ -71,6 +71,15 @@ struct DramOptions {
   }
 };
 
+// The source panel's: whether every memory line shows the instructions it became.
+struct SourceOptions {
+  bool instructions = false;
+  template <class V>
+  void fields(V&& v) {
+    v("instructions", instructions);
+  }
+};
+
 struct UiState {
   // ---- what to record (any change re-records in the background): the catalog panel's
   std::string kernel = "transpose_read_coalesced";  // the transpose trio opens the app
@@ -84,6 +93,7 @@ struct UiState {
   TimelineOptions timeline;
   MemoryOptions memory;
   DramOptions dram;
+  SourceOptions source;
 
   // ---- window
   float left_frac = 0.215f;    // width of the left column

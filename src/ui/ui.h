@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <string>
 #include <vector>
@@ -34,6 +35,7 @@ using session::Job;
 using session::LineStat;
 using session::RequestFigures;
 using session::Session;
+using session::SourceText;
 using session::Worker;
 
 // Platform key codes of keys ImGui 1.86 has no portable name for (-1: none).
@@ -57,6 +59,9 @@ struct Pane {
   double play_accum = 0;
   std::vector<GridView> grids;  // per buffer
   uint32_t source_line_shown = 0;  // the source panel scrolls when the current line changes
+  uint32_t source_file = 0;        // the trace file the source panel shows (follows the current line's)
+  uint32_t source_file_shown = ~0u;
+  std::set<uint64_t> source_open;  // lines shown with their instructions: file << 32 | line
   // The current request's figures, recomputed when the step or the model changes.
   const RequestFigures& request();
   // Cost strip of the timeline: worst cost / ideal per pixel column, cached per width.

@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@ namespace ws::ui {
 using session::HeatMap;
 using session::RequestFigures;
 using session::Session;
+using session::SourceText;
 
 // ---- shared pieces ---------------------------------------------------------------------
 
@@ -158,14 +160,24 @@ std::string timing_value_text(const LadderRow& r);
 
 // ---- source panel -----------------------------------------------------------------------
 
-// Gutter width for the per-line badges of `m`, at most 40 % of `avail_w`.
-float source_gutter_width(const Session& m, float avail_w);
+// Gutter width for the per-line badges of `f`, at most 40 % of `avail_w`.
+float source_gutter_width(const SourceText& f, float avail_w);
 float source_row_height();
-// Source lines [first, first + count) of `m` from y = 0, one row each: the current line
-// (`rv`'s) lit, each line's cost badges in the gutter, the code with its comments dimmed.
-// Highlights run `width` pixels wide. `only_site`: -1 every line's badges; -2 none; a site
-// index: that site's badge alone (a lesson shows the answers given so far, no others).
-void source_scene(Scene& sc, const Session& m, const RequestFigures& rv, int first, int count, float width,
-                  float gutter_w, int only_site = -1);
+// A row of the source panel: a line of the file (site -1) or, under an opened line, one of
+// its memory instructions.
+struct SourceRow {
+  uint32_t line = 0;  // 1-based
+  int site = -1;
+};
+// The rows of `f`: every line, each line with sites followed by its instructions when
+// `open(line)` says so.
+std::vector<SourceRow> source_rows(const SourceText& f, const std::function<bool(uint32_t)>& open);
+// Rows [first, first + count) of `f` from y = 0: the current line (`rv`'s) lit, each
+// line's cost badges in the gutter, the code with its comments dimmed; an instruction row
+// names the instruction (the PTX a program's compiler wrote, else space and operation), its
+// array and its cost. Highlights run `width` pixels wide. `only_site`: -1 every cost; -2
+// none; a site index: that site's alone (a lesson shows the answers given so far, no others).
+void source_scene(Scene& sc, const Session& m, const SourceText& f, const std::vector<SourceRow>& rows,
+                  const RequestFigures& rv, int first, int count, float width, float gutter_w, int only_site = -1);
 
 }  // namespace ws::ui

@@ -225,8 +225,8 @@ TEST_CASE("a Session holds the figures every view and report shows") {
   CHECK(session::dram_figures(*s, r, trace::kNoBuffer).hit.empty());
   CHECK(session::dram_figures(*s, g, r.rec->buffer).total == 0);  // the tile is not in DRAM
   // The gutter: the store line is 32-way, the coalesced load line 4 sectors a request.
-  CHECK(s->lines.at(r.site->line).max_way == 32);
-  CHECK(s->lines.at(g.site->line).sectors_per_request == 4.0);
+  CHECK(s->main_source().stats.at(r.site->line).max_way == 32);
+  CHECK(s->main_source().stats.at(g.site->line).sectors_per_request == 4.0);
   CHECK(session::source_lines_text(*s).find("tile 32-way") != std::string::npos);
   // pad=1 removes the conflict, and the totals say so.
   spec.params["pad"] = 1;

@@ -72,3 +72,55 @@ TEST_CASE("a program in the app: [32][32] -> [32][33] saved, the view rebuilds t
   CHECK_FALSE(u.rebuild_if_saved());  // nothing changed since
   fs::remove_all(dir);
 }
+
+TEST_CASE("the source panel follows the request into a header; a memory line opens to its PTX instructions and their costs") {
+  if (program::find_nvcc().empty()) {
+    MESSAGE("nvcc not found: skipped");
+    return;
+  }
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Ui u(test::quiet_env());
+  session::LaunchSpec spec;
+  spec.program = "tests/programs/stencil/stencil.cu";
+  spec.program_echo = false;
+  u.open_program(spec);
+  test::settle(ctx, u);
+  REQUIRE(u.pane.model);
+  const session::Session& m = *u.pane.model;
+  REQUIRE(m.sources.size() >= 2);
+  CHECK(m.sources[0].file == 0);
+  const session::SourceText* header = nullptr;
+  for (const auto& s : m.sources)
+    if (s.name.find("stencil.cuh") != std::string::npos) header = &s;
+  REQUIRE(header);
+  CHECK_FALSE(header->toolkit);
+  REQUIRE(header->stats.count(6));  // weighted(): three shared loads and three constant loads
+  CHECK(header->stats.at(6).sites.size() == 6);
+
+  // A request of the header's line: the panel shows the header.
+  uint64_t step = 0;
+  while (step < m.size() && m.trace().sites[m.trace().records[step].site].file != header->file) ++step;
+  REQUIRE(step < m.size());
+  u.set_step(step);
+  test::settle(ctx, u);
+  CHECK(u.pane.source_file == header->file);
+
+  // Opened, the line is followed by one row per instruction, each naming its PTX and cost.
+  const auto closed = ui::source_rows(*header, [](uint32_t) { return false; });
+  const auto open = ui::source_rows(*header, [](uint32_t line) { return line == 6; });
+  REQUIRE(open.size() == closed.size() + 6);
+  CHECK(closed.size() == header->lines.size());
+  ui::Scene sc;
+  ui::source_scene(sc, *u.pane.model, *header, open, u.pane.request(), 0, int(open.size()), 1600, 200);
+  int shared = 0, constant = 0;
+  for (const auto& it : sc.items) {
+    if (it.kind != ui::Scene::Kind::Text) continue;
+    shared += it.text.find("ld.shared.f32  stencil1d::s") != std::string::npos;
+    constant += it.text.find("ld.const.f32  kWeights") != std::string::npos;
+  }
+  CHECK(shared == 3);
+  CHECK(constant == 3);
+  bool cost = false;
+  for (const auto& it : sc.items) cost |= it.kind == ui::Scene::Kind::Text && it.text.find("1-way · 1.00 wavefronts/request") == 0;
+  CHECK(cost);
+}

@@ -403,3 +403,15 @@ TEST_CASE("transpose_twin.cu equals catalog transpose_tiled (tile 32, rows 8): r
     }
   }
 }
+
+TEST_CASE("allocation names come from the program's text, whatever cast the pointer's address wears") {
+  const std::string text = R"(
+    float *d_A, *d_B, *d_C, *img; int* hist; size_t pitch;
+    cudaMalloc(&d_A, bytes);
+    checkCudaErrors(cudaMalloc(reinterpret_cast<void **>(&d_B), mem_size_B));
+    cudaMalloc((void**) &d_C, n * sizeof(float));
+    cudaMallocPitch(&img, &pitch, w * sizeof(float), h);
+    cudaMallocManaged(&hist, 256 * sizeof(int));
+  )";
+  CHECK(program::allocation_names(text) == std::vector<std::string>{"d_A", "d_B", "d_C", "img", "hist"});
+}

@@ -276,6 +276,12 @@ cudaError_t cudaMalloc(void** devPtr, size_t size) {
   return cudaSuccess;
 }
 
+// Rows padded to 512 bytes, the pitch the GPU's texture alignment gives.
+cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) {
+  if (!pitch) return ret(cudaErrorInvalidValue);
+  *pitch = (width + 511) / 512 * 512;
+  return cudaMalloc(devPtr, *pitch * height);
+}
 cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int) {
   State& s = st();
   if (!devPtr) return ret(cudaErrorInvalidValue);
@@ -338,6 +344,21 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpy
 }
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind, cudaStream_t) {
   return cudaMemcpy(dst, src, count, kind);
+}
+// Rows of `width` bytes, `height` of them, each at its own pitch: one copy per row.
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                         enum cudaMemcpyKind kind) {
+  if (width > dpitch || width > spitch) return ret(cudaErrorInvalidPitchValue);
+  for (size_t r = 0; r < height; ++r) {
+    const cudaError_t e = cudaMemcpy(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch,
+                                     width, kind);
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                              enum cudaMemcpyKind kind, cudaStream_t) {
+  return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
 cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
   if (!st().dev.memset(reinterpret_cast<uintptr_t>(devPtr), value, count)) return ret(cudaErrorInvalidValue);
@@ -538,6 +559,37 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const 
   *numBlocks = blockSize > 0 ? std::max(1, 2048 / blockSize) : 0;
   return cudaSuccess;
 }
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* func, int blockSize,
+                                                                  size_t shared, unsigned int) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, shared);
+}
+
+// The profiler's range markers: nothing to start on an emulated device, and no error.
+cudaError_t cudaProfilerStart() { return cudaSuccess; }
+cudaError_t cudaProfilerStop() { return cudaSuccess; }
+
+cudaError_t cudaDeviceGetLimit(size_t* value, enum cudaLimit limit) {
+  switch (limit) {
+    case cudaLimitStackSize: *value = 1024; return cudaSuccess;
+    case cudaLimitPrintfFifoSize: *value = 1 << 20; return cudaSuccess;
+    case cudaLimitMallocHeapSize: *value = 8 << 20; return cudaSuccess;
+    default: *value = 0; return cudaSuccess;
+  }
+}
+cudaError_t cudaDeviceSetLimit(enum cudaLimit, size_t) { return cudaSuccess; }
+cudaError_t cudaChooseDevice(int* device, const struct cudaDeviceProp*) {
+  *device = 0;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceCanAccessPeer(int* can, int, int) {
+  *can = 0;  // one device
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
+  if (least) *least = 0;
+  if (greatest) *greatest = 0;
+  return cudaSuccess;
+}
 
 // ---- streams and events: one in-order queue, timed by the emulation's clock ------------
 
@@ -554,6 +606,9 @@ cudaError_t cudaStreamCreate(cudaStream_t* s) {
 }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int) { return cudaStreamCreate(s); }
 cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* s, unsigned int, int) { return cudaStreamCreate(s); }
+// Work runs when it is issued: a stream is always done.
+cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
 cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
 
 cudaError_t cudaEventCreate(cudaEvent_t* e) {
