@@ -415,3 +415,36 @@ TEST_CASE("allocation names come from the program's text, whatever cast the poin
   )";
   CHECK(program::allocation_names(text) == std::vector<std::string>{"d_A", "d_B", "d_C", "img", "hist"});
 }
+
+TEST_CASE("matmul_tiled.cu equals catalog matmul_tiled (tile 16) warp by warp: in order with --literal, as a set at -O3") {
+  if (!can_run()) return;
+  session::LaunchSpec twin;
+  twin.kernel = "matmul_tiled";
+  twin.size = 64;
+  twin.params["tile"] = 16;
+  twin.backend = "emulator";
+  auto s = session::record_session(twin);
+  for (bool literal : {true, false}) {
+    INFO(std::string(literal ? "--literal" : "-O3"));
+    program::Options o = opts("matmul_tiled.cu");
+    o.literal = literal;
+    program::Result r = program::run(o);
+    CHECK(r.output.find("correct") != std::string::npos);
+    auto a = requests_by_warp(trace::launch_trace(r.trace, 0)), b = requests_by_warp(s->trace());
+    REQUIRE(a.size() == b.size());
+    size_t same = 0;
+    for (auto& [key, reqs] : a) {
+      REQUIRE(b.count(key));
+      auto c = b.at(key);
+      if (!literal) {  // -O3 reorders within a barrier epoch; the requests stay the same
+        auto less = [](const Request& x, const Request& y) {
+          return std::tie(x.space, x.op, x.bytes, x.active, x.offset) < std::tie(y.space, y.op, y.bytes, y.active, y.offset);
+        };
+        std::sort(reqs.begin(), reqs.end(), less);
+        std::sort(c.begin(), c.end(), less);
+      }
+      same += reqs == c;
+    }
+    CHECK(same == a.size());
+  }
+}
