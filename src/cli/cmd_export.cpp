@@ -94,8 +94,9 @@ int run(ExportOptions& o) {
   } catch (const session::InputError& e) {
     throw UsageError(std::string(sequence ? "--steps: " : "--step: ") + e.what());
   }
-  // Frame files are named by request number, padded to the widest one of the trace.
-  const int digits = std::max(4, int(std::to_string(n).size()));
+  // Frame files are named by request number, padded to four digits or to the last one's
+  // width (frame-0001.png … frame-0016.png, however long the trace).
+  const int digits = std::max(4, int(std::to_string(session::request_number(last)).size()));
 
   // The DRAM view follows the request's array (as the app does), or shows one global
   // array, or all of them.

@@ -531,6 +531,13 @@ TEST_CASE("warpscope export on the command line") {
     CHECK(fs::exists(dir / name));
   }
   CHECK(!fs::exists(dir / "seq-0005.png"));
+  // A trace of more than 9999 requests: the first figures are still frame-0001.png, as the
+  // README shows.
+  out = run_cli("export --kernel matmul_naive --size 64 --view warp --steps 1-2 --width 400 --height 300 --out " +
+                    (dir / "long.png").string(), code);
+  CHECK(code == 0);
+  CHECK(fs::exists(dir / "long-0001.png"));
+  CHECK(fs::exists(dir / "long-0002.png"));
 
   // An animation: the numbered PNGs and one GIF / WebP.
   for (const char* ext : {"gif", "webp"}) {
