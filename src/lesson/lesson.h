@@ -78,6 +78,9 @@ enum class Metric {
   BankConflict,   // choice: conflict-free / bank conflict / n/a (global memory)
 };
 
+// What a wrong answer's feedback points at instead of the figure: how to work it out.
+std::string where_to_look(Metric m);
+
 struct MetricInfo {
   Metric metric;
   const char* name;         // as written in lesson files: "sectors", "site_way", ...
@@ -156,7 +159,9 @@ struct Answer {
 struct Verdict {
   bool understood = false;  // the answer parsed (a number, or one of the choices)
   bool correct = false;
-  std::string explanation;  // one line: right/wrong, the answer, and why (analysis::why)
+  // One line. Right: the answer and why (analysis::why). Wrong: what was said and where to
+  // look — never the answer, which is shown only when the student asks or has tried twice.
+  std::string explanation;
 };
 
 struct Resolved {

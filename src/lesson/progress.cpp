@@ -40,7 +40,8 @@ void Progress::answered(const Lesson& l, size_t i, const std::string& answer, bo
   StepProgress& s = slot(*this, l, i);
   s.seen = true;
   s.answer = answer;
-  s.correct = correct;
+  if (!s.revealed) s.correct = correct;  // an answer typed back once shown scores as shown
+  if (s.tries == 0 && !s.revealed) s.first_correct = correct;  // the first answer scores
   ++s.tries;
 }
 
@@ -64,8 +65,9 @@ Tally Progress::tally(const Lesson& l) const {
     if (!l.steps[i].question) continue;
     ++t.questions;
     if (const StepProgress* s = step(l, i)) {
-      if (s->correct) ++t.right;
-      if (s->revealed && !s->correct) ++t.revealed;
+      if (s->first_correct) ++t.right;
+      else if (s->correct) ++t.later;
+      else if (s->revealed) ++t.revealed;
     }
   }
   return t;
@@ -81,7 +83,8 @@ std::string progress_json(const Progress& p) {
     json steps = json::array();
     for (const auto& [i, s] : lp.steps)
       steps.push_back({{"step", i + 1}, {"title", s.title}, {"seen", s.seen}, {"answer", s.answer},
-                       {"tries", s.tries}, {"correct", s.correct}, {"revealed", s.revealed}});
+                       {"tries", s.tries}, {"correct", s.correct}, {"first_correct", s.first_correct},
+                       {"revealed", s.revealed}});
     j["lessons"][id] = {{"current", lp.current + 1}, {"steps", steps}};
   }
   return j.dump(2) + "\n";
@@ -109,6 +112,8 @@ Progress parse_progress(const std::string& text, const std::string& name) {
         s.tries = sj.value("tries", 0);
         s.correct = sj.value("correct", false);
         s.revealed = sj.value("revealed", false);
+        // Files from before first-answer scoring: right on the only try counts as first.
+        s.first_correct = sj.value("first_correct", s.correct && s.tries == 1);
       }
     }
   } catch (const json::exception& e) {

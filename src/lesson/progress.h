@@ -24,6 +24,7 @@ struct StepProgress {
   std::string answer;      // the student's last understood answer ("" : none)
   int tries = 0;           // understood answers given
   bool correct = false;    // the last answer was right
+  bool first_correct = false;  // the first understood answer was right: what the step scores
   bool revealed = false;   // the student asked for the answer
   bool operator==(const StepProgress&) const = default;
 };
@@ -34,10 +35,12 @@ struct LessonProgress {
   bool operator==(const LessonProgress&) const = default;
 };
 
-// A step counts as done once it was seen (no question), answered right, or revealed.
+// A step counts as done once it was seen (no question), answered right, or revealed. A
+// question is scored on the first understood answer: right then, right later (after a
+// wrong one), or shown.
 struct Tally {
   size_t steps = 0, done = 0;
-  size_t questions = 0, right = 0, revealed = 0;
+  size_t questions = 0, right = 0, later = 0, revealed = 0;
 };
 
 struct Progress {

@@ -339,6 +339,38 @@ Resolved resolve_step(const Step& step, const trace::Trace& t) {
   return r;
 }
 
+// Where to look for a metric's figure: what a wrong answer's feedback says instead of the
+// figure itself.
+std::string where_to_look(Metric m) {
+  switch (m) {
+    case Metric::Sectors:
+      return "count the sectors the active lanes' addresses fall in (lanes in one sector share it)";
+    case Metric::Lines: return "count the cache lines the active lanes' addresses fall in";
+    case Metric::IdealSectors:
+      return "take the bytes the active lanes ask for and pack them into as few sectors as they could fill";
+    case Metric::Efficiency: return "divide the bytes the lanes ask for by the bytes of the sectors that are fetched";
+    case Metric::Wavefronts:
+      return "find each lane's bank (its word's number modulo the bank count); the bank with the most different words "
+             "sets the passes";
+    case Metric::Way:
+      return "for each bank, count the different words the lanes reach in it; the largest count is the n-way";
+    case Metric::Conflicts: return "count the passes the most crowded bank forces beyond the one a conflict-free access needs";
+    case Metric::Requests: return "count how many times the focused warp runs this access (every loop trip is one)";
+    case Metric::SiteSectors:
+    case Metric::SiteEfficiency:
+      return "work out one typical request of the line (its lanes' sectors), then think whether the others differ";
+    case Metric::SiteWavefronts:
+    case Metric::SiteConflicts:
+    case Metric::SiteWay:
+      return "work out the banks of one typical request of the line, then think whether the others differ";
+    case Metric::Coalescing:
+      return "look at how far apart consecutive lanes' addresses are, and which memory the array lives in";
+    case Metric::BankConflict:
+      return "look at which memory the array lives in, and whether two lanes reach different words of one bank";
+  }
+  return "look at the lanes' addresses again";
+}
+
 Verdict Resolved::check(const std::string& student) const {
   Verdict v;
   if (!question) {
@@ -356,8 +388,8 @@ Verdict Resolved::check(const std::string& student) const {
     v.understood = true;
     v.correct = size_t(i) == size_t(answer.value);
     v.explanation = v.correct ? "Right: " + answer.text + " — " + why
-                              : "Not quite: you said " + question->choices[size_t(i)] + "; it is " + answer.text +
-                                    " — " + why;
+                              : "Not quite: you said " + question->choices[size_t(i)] + ". Look again: " +
+                                    where_to_look(question->ask) + ".";
     return v;
   }
   auto x = parse_number(student);
@@ -370,7 +402,7 @@ Verdict Resolved::check(const std::string& student) const {
   if (v.correct)
     v.explanation = "Right: " + answer.text + " — " + why;
   else
-    v.explanation = "Not quite: you said " + num(*x) + "; the trace says " + answer.text + " — " + why;
+    v.explanation = "Not quite: you said " + num(*x) + ". Look again: " + where_to_look(question->ask) + ".";
   return v;
 }
 

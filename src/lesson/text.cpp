@@ -217,24 +217,32 @@ TeachResult teach(const Lesson& lesson, const Recorder& rec, std::istream& in, s
     out << format_step(lesson, i, r, width);
     if (r.question) {
       ++res.questions;
+      // Scored on the first understood answer; a wrong one is told where to look and may
+      // try once more; the answer comes with a right answer, after two wrong ones, or on Enter.
       std::string line;
-      bool revealed = false;
-      for (int tries = 0; tries < 3 && read("Your answer (Enter to reveal): ", line);) {
+      bool said = false;  // a right answer's verdict gave the answer and why
+      int answers = 0;
+      for (int unclear = 0; unclear < 3 && answers < 2 &&
+                            read(answers ? "Try again (Enter to reveal): " : "Your answer (Enter to reveal): ", line);) {
         if (line.find_first_not_of(" \t\r") == std::string::npos) break;
         Verdict v = r.check(line);
         if (!v.understood) {
           out << v.explanation << "\n";
-          ++tries;
+          ++unclear;
           continue;
         }
-        ++res.answered;
-        res.right += v.correct;
+        if (answers++ == 0) {
+          ++res.answered;
+          res.right += v.correct;
+        }
         out << "\n" << wrap(v.explanation, width);
-        if (!r.after.empty()) out << "\n" << wrap(r.after, width);
-        revealed = true;
-        break;
+        if (v.correct) {
+          if (!r.after.empty()) out << "\n" << wrap(r.after, width);
+          said = true;
+          break;
+        }
       }
-      if (!revealed) out << "\n" << format_reveal(r, width);
+      if (!said) out << "\n" << format_reveal(r, width);
     } else {
       out << "\n" << format_reveal(r, width);
     }
@@ -243,7 +251,8 @@ TeachResult teach(const Lesson& lesson, const Recorder& rec, std::istream& in, s
   }
   out << "\n";
   if (res.answered)
-    out << "You answered " << res.answered << " of " << res.questions << " questions: " << res.right << " right.\n";
+    out << "You answered " << res.answered << " of " << res.questions << " questions: " << res.right
+        << " right on the first try.\n";
   else
     out << res.questions << " question" << (res.questions == 1 ? "" : "s") << ", every answer computed from the trace.\n";
   return res;

@@ -145,7 +145,7 @@ void question_box(Ui& ui) {
     } else {
       const float bw = ImGui::CalcTextSize("Check").x + ImGui::GetStyle().FramePadding.x * 2;
       ImGui::SetNextItemWidth(std::max(60.0f, ImGui::GetContentRegionAvail().x - bw - ImGui::GetStyle().ItemSpacing.x));
-      const bool enter = ImGui::InputTextWithHint("##answer", "your answer, e.g. 4", &L.input,
+      const bool enter = ImGui::InputTextWithHint("##answer", L.verdict ? "try again" : "your prediction (a number)", &L.input,
                                                   ImGuiInputTextFlags_EnterReturnsTrue);
       ImGui::SameLine();
       if ((ImGui::Button("Check") || enter) && !L.input.empty()) ui.check_lesson_answer(L.input);
@@ -321,9 +321,16 @@ void Ui::check_lesson_answer(const std::string& answer) {
   L.unclear.clear();
   L.verdict = v;
   L.progress.answered(*L.lesson, L.step, answer, v.correct);
+  const lesson::StepProgress* sp = L.progress.step(*L.lesson, L.step);
   if (v.correct) {
     L.reveal_time = time_;
     L.scroll_to_answer = true;
+  } else if (sp && sp->tries >= 2) {
+    // Two wrong answers: the answer is shown (and the step scores as not right first).
+    L.revealed = true;
+    L.reveal_time = time_;
+    L.scroll_to_answer = true;
+    L.progress.revealed(*L.lesson, L.step);
   }
   L.input.clear();
   save_lesson_progress();
@@ -397,7 +404,7 @@ void lesson_view(Ui& ui) {
     ImGui::TextWrapped("%s", l.title.c_str());
     ImGui::PopStyleColor();
     step_dots(ui);
-    ImGui::TextDisabled("step %zu of %zu · %zu of %zu questions right", L.step + 1, l.steps.size(), tally.right,
+    ImGui::TextDisabled("step %zu of %zu · %zu of %zu right on the first try", L.step + 1, l.steps.size(), tally.right,
                         tally.questions);
     ImGui::Separator();
   }
@@ -453,8 +460,9 @@ void lesson_view(Ui& ui) {
     if (ImGui::Button(waiting ? "Skip >" : "Next >")) ui.goto_lesson_step(L.step + 1);
   } else {
     ImGui::PushStyleColor(ImGuiCol_Text, t.good);
-    ImGui::TextWrapped("End of the lesson: %zu of %zu questions right first or later, %zu answers shown.", tally.right,
-                       tally.questions, tally.revealed);
+    ImGui::TextWrapped("End of the lesson: %zu of %zu questions right on the first try, %zu right later, %zu answers "
+                       "shown.",
+                       tally.right, tally.questions, tally.later, tally.revealed);
     ImGui::PopStyleColor();
   }
   if (L.step + 1 < l.steps.size()) ImGui::SameLine();

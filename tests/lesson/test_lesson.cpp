@@ -107,7 +107,10 @@ TEST_CASE("every bundled lesson parses and runs end to end headless") {
       CHECK(sr.right.correct);
       CHECK(sr.wrong.understood);
       CHECK_FALSE(sr.wrong.correct);
-      CHECK(sr.wrong.explanation.find(sr.resolved.answer.text) != std::string::npos);
+      // Never the answer (past the echo of what was said, which may contain it: "uncoalesced").
+      const size_t look = sr.wrong.explanation.find("Look again");
+      REQUIRE(look != std::string::npos);
+      CHECK(sr.wrong.explanation.find(sr.resolved.answer.text, look) == std::string::npos);
       CHECK(sr.resolved.record != lesson::Resolved::kNone);
       CHECK(sr.resolved.after.find('{') == std::string::npos);  // every placeholder filled
     }
@@ -297,13 +300,14 @@ TEST_CASE("the answer comes from the trace, not from the lesson file") {
 
 // ---- checking answers -------------------------------------------------------------------
 
-TEST_CASE("a wrong answer is marked wrong, with an explanation from the analysis") {
+TEST_CASE("a wrong answer is marked wrong and told where to look, never what the answer is") {
   auto r = ask(step("transpose_tiled", R"("pad": 0)", R"("array": "tile", "op": "store")", "way"));
   auto v = r.check("4");
   CHECK(v.understood);
   CHECK_FALSE(v.correct);
-  CHECK(v.explanation.find("Not quite: you said 4; the trace says 32-way") == 0);
-  CHECK(v.explanation.find(r.why) != std::string::npos);
+  CHECK(v.explanation.find("Not quite: you said 4. Look again: ") == 0);
+  CHECK(v.explanation.find("32") == std::string::npos);
+  CHECK(v.explanation.find(r.why) == std::string::npos);
   CHECK(v.explanation.find('\n') == std::string::npos);
   for (const char* right : {"32", " 32 ", "32-way", "32 way", "32x", "32.0"}) {
     CAPTURE(right);
@@ -348,8 +352,9 @@ TEST_CASE("choice answers: names, aliases and numbers") {
   auto v = c.check("coalesced");
   CHECK(v.understood);
   CHECK_FALSE(v.correct);
-  CHECK(v.explanation.find("Not quite: you said coalesced; it is uncoalesced — 16 sectors where 4 would do") == 0);
-  CHECK(v.explanation.find("lanes are 16 B apart") != std::string::npos);
+  CHECK(v.explanation.find("Not quite: you said coalesced. Look again: ") == 0);
+  CHECK(v.explanation.find("uncoalesced") == std::string::npos);
+  CHECK(v.explanation.find("16") == std::string::npos);
   auto bad = c.check("maybe");
   CHECK_FALSE(bad.understood);
   CHECK(bad.explanation == "Answer with one of: coalesced, uncoalesced, n/a");
@@ -360,7 +365,8 @@ TEST_CASE("choice answers: names, aliases and numbers") {
     CAPTURE(right);
     CHECK(s.check(right).correct);
   }
-  CHECK(s.check("coalesced").explanation.find("a_s is in shared memory") != std::string::npos);
+  CHECK(s.check("coalesced").explanation.find("n/a") == std::string::npos);
+  CHECK(s.check("coalesced").explanation.find("which memory the array lives in") != std::string::npos);
 }
 
 // ---- focus ------------------------------------------------------------------------------
@@ -592,10 +598,11 @@ TEST_CASE("teach: a student answers in a terminal") {
   CHECK(o.find("Right: 8 sectors — lanes are 8 B apart") != std::string::npos);
   CHECK(o.find("Efficiency 50%.") != std::string::npos);
   CHECK(o.find("Answer with one of: coalesced, uncoalesced, n/a") != std::string::npos);
-  CHECK(o.find("Not quite: you said coalesced; it is uncoalesced") != std::string::npos);
+  CHECK(o.find("Not quite: you said coalesced. Look again") != std::string::npos);
+  CHECK(o.find("Answer:  uncoalesced") != std::string::npos);  // step two: Enter after one wrong try
   CHECK(o.find("Answer:  8 sectors") != std::string::npos);  // step three, revealed
   CHECK(o.find("the end") != std::string::npos);
-  CHECK(o.find("You answered 2 of 3 questions: 1 right.") != std::string::npos);
+  CHECK(o.find("You answered 2 of 3 questions: 1 right on the first try.") != std::string::npos);
 }
 
 TEST_CASE("the metric table is complete and named uniquely") {
@@ -606,4 +613,24 @@ TEST_CASE("the metric table is complete and named uniquely") {
     CHECK(std::string(m.description).size() > 10);
   }
   CHECK(names.size() == 15);
+}
+
+TEST_CASE("teach: a wrong answer followed by the right one scores as wrong; two wrong ones show the answer") {
+  lesson::Lesson l = lesson::parse(R"({"title": "Mini", "steps": [
+      {"title": "one", "kernel": "strided_copy", "params": {"stride": 2}, "focus": {"array": "in"}, "text": "t",
+       "question": {"ask": "sectors", "prompt": "How many?"}},
+      {"title": "two", "focus": {"array": "in"}, "text": "t", "question": {"ask": "sectors", "prompt": "Again?"}}]})",
+                                   "mini2.json");
+  std::istringstream in("4\n8\n\n4\n5\n");
+  std::ostringstream out;
+  auto res = lesson::teach(l, session::lesson_recorder("emulator"), in, out);
+  CHECK(res.questions == 2);
+  CHECK(res.answered == 2);
+  CHECK(res.right == 0);  // step one: 4 then 8; step two: 4 then 5
+  const std::string o = out.str();
+  const size_t wrong = o.find("Not quite: you said 4. Look again");
+  REQUIRE(wrong != std::string::npos);
+  CHECK(o.find("8 sectors") > wrong);  // the answer only after the wrong try
+  CHECK(o.find("Right: 8 sectors") != std::string::npos);
+  CHECK(o.find("Answer:  8 sectors") != std::string::npos);  // step two, after two wrong tries
 }

@@ -43,10 +43,21 @@ TEST_CASE("progress counts steps seen, answered right and revealed") {
   CHECK(t.steps == 3);
   CHECK(t.done == 3);
   CHECK(t.questions == 2);
-  CHECK(t.right == 1);
+  CHECK(t.right == 0);     // step 1 was answered wrong first: right later, not right
+  CHECK(t.later == 1);
   CHECK(t.revealed == 1);
+  CHECK_FALSE(p.step(l, 1)->first_correct);
   CHECK(p.last == "three");
   CHECK(p.of("three").current == 1);  // seen() moves the place; answers do not
+  p.reset(l.id);
+  p.answered(l, 1, "4", true);
+  p.answered(l, 1, "8", false);  // a later answer does not change the score
+  CHECK(p.tally(l).right == 1);
+  p.revealed(l, 2);
+  p.answered(l, 2, "4", true);   // shown first, then typed back: scored as shown
+  CHECK(p.tally(l).right == 1);
+  CHECK(p.tally(l).later == 0);
+  CHECK(p.tally(l).revealed == 1);
 }
 
 TEST_CASE("progress survives a save and a load, and a damaged file starts afresh") {
