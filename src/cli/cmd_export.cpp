@@ -12,6 +12,7 @@
 #ifdef WS_HAVE_GUI
 #include "ui/animation.h"
 #include "ui/figure.h"
+#include "ui/theme.h"
 #include "session/heat.h"
 #include "session/worker.h"
 #include "ui/headless.h"
@@ -24,6 +25,7 @@ struct ExportOptions {
   cli::LaunchArgs launch;
   int64_t launch_number = 0;  // with --program: launch K (from 1)
   std::string view, out, step = "1", steps, array;
+  std::string theme = "dark";
   bool caption = false;
   int width = 1280, height = 720;
   double fps = 2;
@@ -44,6 +46,8 @@ bool parse_u64(const std::string& s, uint64_t& v) {
 
 int run(ExportOptions& o) {
   ui::FigureView view;
+  if (o.theme != "light" && o.theme != "dark")
+    throw UsageError("unknown --theme '" + o.theme + "': allowed light, dark");
   if (o.view.empty()) throw UsageError(std::string("export needs --view: allowed ") + ui::figure_view_keys());
   if (!ui::figure_view_from_key(o.view, view))
     throw UsageError("unknown view '" + o.view + "': allowed " + ui::figure_view_keys());
@@ -118,7 +122,10 @@ int run(ExportOptions& o) {
   }
 
   // Type in proportion to the figure: a 1920×1080 slide reads like a 1280×720 one.
-  ui::HeadlessContext ctx(float(o.width), float(o.height), std::max(1.0f, float(o.height) / 720.0f));
+  const float type_scale = std::max(1.0f, float(o.height) / 720.0f);
+  ui::HeadlessContext ctx(float(o.width), float(o.height), type_scale);
+  // Light: the presentation theme (light background, high contrast, colour-blind lanes).
+  const ui::ThemeScope colours(o.theme == "light" ? ui::kThemePresentation : ui::kThemeDark);
   session::HeatMap heat;  // moves step by step along a sequence
   const trace::Trace& t = model->trace();
   int frame = 0;
@@ -194,6 +201,7 @@ Command add_export(CLI::App& app) {
   o->fps_opt = cmd->add_option("--fps", o->fps, "frames a second of a GIF / WebP animation (default 2)")->type_name("N");
   cmd->add_option("--array", o->array, "--view dram: the global array to show, or all (default: the request's array)")->type_name("NAME");
   cmd->add_flag("--caption", o->caption, "stamp kernel, parameters, step and device along the bottom");
+  cmd->add_option("--theme", o->theme, "light (for light slides and print) or dark (default)")->type_name("THEME");
   cmd->add_option("--width", o->width, "figure width in pixels (default 1280)")->type_name("W");
   cmd->add_option("--height", o->height, "figure height in pixels (default 720)")->type_name("H");
   auto deck = add_deck_export_options(*cmd);

@@ -59,6 +59,8 @@ bool export_figure(Ui& ui, std::string& error) {
     error = "this step is not a shared-memory access: the banks view needs one (try warp)";
     return false;
   }
+  const int theme_index = d.figure_theme == 1 ? kThemePresentation : d.figure_theme == 2 ? kThemeDark : ui.theme_index();
+  const ThemeScope colours(theme_index);
   const Figure f = render_figure(m, ui.pane.step, view, kSizes[d.figure_size][0], kSizes[d.figure_size][1],
                                  d.figure_caption, nullptr, ui.state.dram.array);
   if (!write_figure(f, d.figure_path, error)) return false;
@@ -90,6 +92,9 @@ void export_dialog(Ui& ui) {
   }
   ImGui::SetNextItemWidth(fw * 0.5f);
   ImGui::Combo("size", &d.figure_size, size_names, 3);
+  const char* themes[] = {"as the app", "light (slides, print)", "dark"};
+  ImGui::SetNextItemWidth(fw * 0.5f);
+  ImGui::Combo("theme", &d.figure_theme, themes, 3);
   char buf[512];
   std::snprintf(buf, sizeof buf, "%s", d.figure_caption.c_str());
   ImGui::SetNextItemWidth(fw);

@@ -762,7 +762,9 @@ void memory_view(Ui& ui, Pane& p) {
     v.shown_followed = s.followed;
   }
   MemoryViewState st = memory_state(ui.state, p);
-  st.conflicts = !ui.lesson_veiled(p);  // a lesson's question waits: no verdict on the cells
+  // A lesson's question waits: no verdict on the cells, and no outlines of the request's
+  // sectors and lines to count (its lanes' cells stay: they are what the student reasons from).
+  if (ui.lesson_veiled(p)) st.conflicts = st.sectors = st.lines = false;
   draw_memory(ImGui::GetWindowDrawList(), area, m, rv, st, layout, ui.painter());
   for (size_t i = 0; i < layout.slots.size() && i < mouse.size(); ++i)
     if (mouse[i].first && !mouse[i].second)

@@ -144,6 +144,11 @@ ImU32 cost_color(double ratio) {
   return g_theme.bad;
 }
 
+ThemeScope::ThemeScope(int index) : saved_(g_theme) {
+  g_theme = index == kThemePresentation ? presentation_theme() : Theme{};
+}
+ThemeScope::~ThemeScope() { g_theme = saved_; }
+
 void apply_theme(int index, float font_scale) {
   ImGuiStyle& s = ImGui::GetStyle();
   s = ImGuiStyle();

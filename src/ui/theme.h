@@ -44,6 +44,18 @@ Theme presentation_theme();
 const Theme& theme();
 // Applies theme `index` (0: dark) to ImGui's style, scaled for `font_scale`.
 void apply_theme(int index, float font_scale);
+// Makes theme `index`'s colours the active ones while it lives (a figure drawn for a light
+// slide from a dark app); ImGui's style is left as it is. The colours before come back after.
+class ThemeScope {
+ public:
+  explicit ThemeScope(int index);
+  ~ThemeScope();
+  ThemeScope(const ThemeScope&) = delete;
+  ThemeScope& operator=(const ThemeScope&) = delete;
+
+ private:
+  Theme saved_;
+};
 
 // Colour of lane 0..31. Dark theme: a hue sweep, so neighbouring lanes look alike and a coalesced
 // request reads as one smooth gradient across a row. Presentation theme: a ramp from deep

@@ -95,6 +95,7 @@ struct Dialogs {
   std::string bookmark_caption, compare_spec;
   bool figure = false;  // File → Export figure… (export_dialog.cpp)
   int figure_view = 1, figure_type = 0, figure_size = 0;
+  int figure_theme = 0;  // 0: as the app is; 1: light; 2: dark
   std::string figure_caption, figure_path, figure_error;
 };
 

@@ -531,6 +531,23 @@ TEST_CASE("warpscope export on the command line") {
     CHECK(fs::exists(dir / name));
   }
   CHECK(!fs::exists(dir / "seq-0005.png"));
+  // --theme light: a figure for a light slide (light background); dark by default.
+  for (const char* th : {"light", "dark"}) {
+    CAPTURE(th);
+    const fs::path f = dir / (std::string("theme-") + th + ".png");
+    out = run_cli("export --kernel transpose_tiled --view memory --theme " + std::string(th) +
+                      " --width 640 --height 400 --out " + f.string(), code);
+    CHECK(code == 0);
+    Pixels px = read_png(slurp(f));
+    REQUIRE(px.w == 640);
+    const uint32_t c = px.at(2, 2);
+    const int lum = int((c >> 16) & 255) + int((c >> 8) & 255) + int(c & 255);
+    if (std::string(th) == "light") CHECK(lum > 600);
+    else CHECK(lum < 200);
+  }
+  out = run_cli("export --kernel transpose_tiled --view memory --theme sepia --out x.png", code);
+  CHECK(code == 2);
+  CHECK(out.find("allowed light, dark") != std::string::npos);
   // A trace of more than 9999 requests: the first figures are still frame-0001.png, as the
   // README shows.
   out = run_cli("export --kernel matmul_naive --size 64 --view warp --steps 1-2 --width 400 --height 300 --out " +
