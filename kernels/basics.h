@@ -1,6 +1,8 @@
 // kernels/basics.h — the first lesson: how a warp's 32 addresses become memory traffic.
 //
-//   copy            out[i] = in[i]: consecutive lanes, consecutive words — 4 sectors a request
+//   copy            out[i] = in[i]: consecutive lanes, consecutive words — 4 sectors a request;
+//                   with vec=2 or 4 each thread moves a float2 or float4: a quarter of the
+//                   requests for the same sectors
 //   strided_copy    thread i copies element i*stride: the same work spread over stride×
 //                   as many sectors
 //   offset_copy     thread i copies element i+offset: a misaligned start makes each warp
@@ -9,6 +11,7 @@
 //                   are coalesced, which are not, and why
 #pragma once
 #include <cstdint>
+#include <type_traits>
 #include "contract.h"
 
 namespace ws::kernels {
@@ -28,6 +31,28 @@ struct Copy {
     auto out = ctx.global(a.out);
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < a.n) out[i] = in[i];
+  }
+};
+
+// copy with vec=V (2 or 4): thread i moves floats V*i .. V*i+V-1 as one float2 / float4
+// access; the last n % V floats, when n is not a multiple of V, one a thread after them.
+template <int V>
+struct VecCopy {
+  template <class Ctx>
+  WS_KERNEL void operator()(Ctx& ctx, const CopyArgs& a) const {
+    using Vec = std::conditional_t<V == 4, float4, float2>;
+    auto in = ctx.global(a.in.template as<const Vec>());
+    auto out = ctx.global(a.out.template as<Vec>());
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int whole = a.n / V;  // vectors
+    if (i < whole) {
+      out[i] = in[i];
+    } else if (i < whole + a.n % V) {  // the tail
+      auto in1 = ctx.global(a.in);
+      auto out1 = ctx.global(a.out);
+      int j = whole * V + (i - whole);
+      out1[j] = in1[j];
+    }
   }
 };
 

@@ -26,6 +26,9 @@
 #define WS_KERNEL inline
 // Host stand-ins for the CUDA built-in types, so kernel bodies compile with the host
 // compiler. The emulator sets the per-thread index variables before running a thread.
+struct alignas(8) float2 {
+  float x, y;
+};
 struct alignas(16) float4 {
   float x, y, z, w;
 };

@@ -66,12 +66,32 @@ inline catalog::KernelInfo CopyFamily::copy_base(const char* id, const char* tit
   return k;
 }
 
-struct copy : CopyEntry<Copy> {
+struct copy : CopyFamily {
   static catalog::KernelInfo info() {
     return copy_base("copy", "coalesced copy", R"(
       The baseline every other kernel is measured against. Lane k of a warp touches word k of
       a 128-byte line: one request, 4 sectors, every byte fetched is a byte used (efficiency
-      100%). A GPU reaches its memory bandwidth only with accesses like these.)");
+      100%). A GPU reaches its memory bandwidth only with accesses like these. With vec=4
+      each thread moves a float4: a warp's request covers 512 bytes, 16 sectors, all used —
+      a quarter of the requests for the same sectors per useful byte (vec=2: float2, half).)",
+                     {{"vec", 1, {1, 2, 4}, 1, 4, "floats a thread moves at once: 1, 2 (float2) or 4 (float4)"}});
+  }
+  // vec=V: n/V threads move a vector each, then n%V threads a float each.
+  static int64_t vec(const catalog::Params& p) { return p["vec"] > 1 ? p["vec"] : 1; }
+  static dim3 grid(const catalog::Params& p) {
+    const int64_t threads = p.size() / vec(p) + p.size() % vec(p);
+    return dim3(unsigned((threads + kBasicsBlock - 1) / kBasicsBlock));
+  }
+  template <class L>
+  static void run(L& l, const catalog::Params& p) {
+    CopyArgs args{l.template buf<const float>(0), l.template buf<float>(1), int(p.size()), 1, 0};
+    if (vec(p) == 1) {
+      l.template launch<Copy>(grid(p), dim3(kBasicsBlock), 0, args);
+      return;
+    }
+    catalog::with_constant<2, 4>(vec(p), [&](auto v) {
+      l.template launch<VecCopy<decltype(v)::value>>(grid(p), dim3(kBasicsBlock), 0, args);
+    });
   }
 };
 

@@ -19,6 +19,7 @@ using detail::Runner;
 // The ladder's variants besides each kernel's defaults.
 const std::map<std::string, std::vector<std::map<std::string, int64_t>>>& ladder_variants() {
   static const std::map<std::string, std::vector<std::map<std::string, int64_t>>> v = {
+      {"copy", {{{"vec", 2}}, {{"vec", 4}}}},  // float2 and float4 copies
       {"strided_copy", {{{"stride", 8}}}},
       {"transpose_tiled", {{{"pad", 1}},
                            {{"pad", 1}, {"tile", 32}, {"rows", 32}},                  // the blog's TILE×TILE

@@ -265,10 +265,12 @@ void Session::analyse(const analysis::DramModel& dram) {
       m.totals.wavefronts += st.wavefronts;
       m.totals.ideal_wavefronts += st.ideal_wavefronts;
       m.totals.max_way = std::max(m.totals.max_way, st.max_way);
+      m.totals.shared_bytes += st.lane_accesses * t.sites[st.site].bytes;
     } else {
       m.totals.global_requests += st.requests;
       m.totals.sectors += st.sectors;
       m.totals.ideal_sectors += st.ideal_sectors;
+      m.totals.global_bytes += st.bytes_requested;
     }
   }
   // File 0, then the other files with sites: the program's own before the toolkit's.

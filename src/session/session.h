@@ -121,6 +121,9 @@ struct Totals {
   uint64_t global_requests = 0, sectors = 0, ideal_sectors = 0;
   uint64_t shared_requests = 0, wavefronts = 0, ideal_wavefronts = 0;
   uint32_t max_way = 0;
+  // The bytes the lanes asked for (what the kernel needed), global and shared: the fair
+  // measure of a vector load's sectors and wavefronts.
+  uint64_t global_bytes = 0, shared_bytes = 0;
 };
 
 // What to step over: one request, to the next warp's run, to the next barrier epoch.

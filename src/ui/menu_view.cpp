@@ -145,16 +145,36 @@ void menu_bar(Ui& ui, float& height) {
           title = longer;
       }
     }
-    float w = ImGui::CalcTextSize(title.c_str()).x + 24 + pill_w;
-    float x = ImGui::GetWindowWidth() - w - 8;
-    if (x > ImGui::GetCursorPosX() + 20) {
+    // Where the menus leave too little room (large type on a projector), the banner shortens
+    // and the title is cut with "…" rather than either going: what is on screen and where it
+    // came from are always named.
+    const float room = ImGui::GetWindowWidth() - ImGui::GetCursorPosX() - 28;
+    std::string label = banner ? banner : m->provenance();
+    float pw = pill_w;
+    if (ImGui::CalcTextSize(title.c_str()).x + 24 + pw > room) {
+      label = banner ? "EMULATED" : "GPU";
+      pw = ImGui::CalcTextSize(label.c_str()).x + 28;
+      const float fit = room - pw - 24;
+      if (ImGui::CalcTextSize(title.c_str()).x > fit) {
+        while (!title.empty() && ImGui::CalcTextSize((title + "…").c_str()).x > fit) {
+          title.pop_back();
+          while (!title.empty() && (uint8_t(title.back()) & 0xC0) == 0x80) title.pop_back();  // whole characters
+        }
+        if (!title.empty()) title += "…";
+      }
+    }
+    const float w = (title.empty() ? 0 : ImGui::CalcTextSize(title.c_str()).x + 12) + pw;
+    const float x = ImGui::GetWindowWidth() - w - 8;
+    if (x > ImGui::GetCursorPosX() + 4) {
       ImGui::SetCursorPosX(x);
-      ImGui::TextUnformatted(title.c_str());
-      ImGui::SameLine(0, 12);
+      if (!title.empty()) {
+        ImGui::TextUnformatted(title.c_str());
+        ImGui::SameLine(0, 12);
+      }
       if (banner)
-        pill(banner, IM_COL32(255, 184, 64, 255), IM_COL32(30, 24, 10, 255));
+        pill(label.c_str(), IM_COL32(255, 184, 64, 255), IM_COL32(30, 24, 10, 255));
       else
-        pill(m->provenance().c_str(), IM_COL32(72, 207, 134, 255), IM_COL32(10, 30, 18, 255));
+        pill(label.c_str(), IM_COL32(72, 207, 134, 255), IM_COL32(10, 30, 18, 255));
     }
   }
   ImGui::EndMainMenuBar();

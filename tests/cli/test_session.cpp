@@ -293,3 +293,36 @@ TEST_CASE("a LaunchSpec names its source: a catalog kernel or a launch of a trac
   CHECK_THROWS_AS(session::resolve(saved), session::InputError);
   std::filesystem::remove(file);
 }
+
+TEST_CASE("copy --set vec=4 against copy: a quarter of the requests, the same sectors per useful byte") {
+  struct Fig {
+    uint64_t requests = 0, sectors = 0, useful = 0;
+  };
+  auto figures = [](int64_t vec) {
+    session::LaunchSpec spec;
+    spec.kernel = "copy";
+    spec.size = 4096;
+    spec.params["vec"] = vec;
+    spec.backend = "emulator";
+    auto s = session::record_session(spec);
+    CHECK(s->checked);
+    CHECK(s->max_rel_error == 0);  // every float copied
+    Fig f;
+    f.requests = s->totals.global_requests;
+    f.sectors = s->totals.sectors;
+    for (const trace::Record& r : s->trace().records)
+      f.useful += uint64_t(std::popcount(r.active)) * s->trace().sites[r.site].bytes;
+    CHECK(s->totals.global_bytes == f.useful);  // the A/B table's "per 128 B used" divides by it
+    return f;
+  };
+  const Fig one = figures(1), two = figures(2), four = figures(4);
+  CHECK(one.requests == 2 * 4096 / 32);  // a load and a store a warp
+  CHECK(two.requests * 2 == one.requests);
+  CHECK(four.requests * 4 == one.requests);
+  CHECK(one.useful == 2 * 4096 * 4);
+  CHECK(two.useful == one.useful);
+  CHECK(four.useful == one.useful);
+  CHECK(one.sectors * 32 == one.useful);  // every fetched byte used: one sector per 32 useful bytes
+  CHECK(four.sectors == one.sectors);
+  CHECK(two.sectors == one.sectors);
+}

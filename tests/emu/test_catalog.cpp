@@ -199,7 +199,11 @@ TEST_CASE("catalog parameters and sizes are validated with a one-line error") {
     CHECK(e.find("unknown parameter 'tiles'") != std::string::npos);
     CHECK(e.find("tile") != std::string::npos);
     e = resolve("copy", 64, {{"stride", 2}});
+    CHECK(e.find("unknown parameter 'stride'") != std::string::npos);
+    CHECK(e.find("allowed vec") != std::string::npos);
+    e = resolve("pmpp_exercise", 256, {{"stride", 2}});
     CHECK(e.find("allowed none") != std::string::npos);
+    CHECK(resolve("copy", 64, {{"vec", 3}}).find("1, 2, 4") != std::string::npos);
     e = resolve("matmul_tiled", 64, {{"tile", 3}});
     CHECK(e.find("2, 4, 8, 16, 32") != std::string::npos);
     CHECK(resolve("matmul_coarse1d", 64, {{"coarse", 3}}).find("1, 2, 4, 8") != std::string::npos);
