@@ -581,19 +581,26 @@ class BlockRun {
     return 0;
   }
 
-  // One warp-level memory instruction: the lanes' accesses as one record.
-  void record(uint32_t pc, const Insn& in, trace::Op op, uint32_t bytes, uint32_t exec, const Where* where, uint32_t w) {
-    int first = std::countr_zero(exec);
-    if (where[first].buffer == trace::kNoBuffer) return;  // parameter reads are not memory traffic
-    if (where[first].space == trace::Space::Local && !d_.record_local_) return;
+  // A record's head: where in the launch, which instruction, which lanes, which array.
+  trace::WarpAccess warp_access(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, trace::Space space, trace::Op op,
+                                uint32_t bytes, uint32_t buffer) {
     trace::WarpAccess acc;
     acc.block = block_;
     acc.warp = w;
     acc.epoch = epoch_;
     acc.seq = warps_[w].seq++;
     acc.active = exec;
-    acc.site = site_of(pc, in, where[first].space, op, bytes);
-    acc.buffer = where[first].buffer;
+    acc.site = site_of(pc, in, space, op, bytes);
+    acc.buffer = buffer;
+    return acc;
+  }
+
+  // One warp-level memory instruction: the lanes' accesses as one record.
+  void record(uint32_t pc, const Insn& in, trace::Op op, uint32_t bytes, uint32_t exec, const Where* where, uint32_t w) {
+    int first = std::countr_zero(exec);
+    if (where[first].buffer == trace::kNoBuffer) return;  // parameter reads are not memory traffic
+    if (where[first].space == trace::Space::Local && !d_.record_local_) return;
+    trace::WarpAccess acc = warp_access(pc, in, w, exec, where[first].space, op, bytes, where[first].buffer);
     uint32_t offs[32] = {};
     trace::LaneBuffers lanes{};
     bool mixed = false;
@@ -1354,14 +1361,7 @@ class BlockRun {
     }
     if (exec != ~0u)
       for (uint32_t m = ~exec; m; m &= m - 1) offs[std::countr_zero(m)] = 0;
-    trace::WarpAccess acc;
-    acc.block = block_;
-    acc.warp = w;
-    acc.epoch = epoch_;
-    acc.seq = warps_[w].seq++;
-    acc.active = exec;
-    acc.site = site_of(pc, in, space, is_ld ? trace::Op::Load : trace::Op::Store, bytes);
-    acc.buffer = buffer;
+    trace::WarpAccess acc = warp_access(pc, in, w, exec, space, is_ld ? trace::Op::Load : trace::Op::Store, bytes, buffer);
     acc.offset = offs;
     b_.add(acc);
     return true;

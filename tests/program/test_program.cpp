@@ -33,6 +33,16 @@ bool can_run() {
   return true;
 }
 
+// The catalog kernel a program twins, recorded by the emulator.
+auto catalog_twin(const std::string& kernel, int64_t size, const std::map<std::string, int64_t>& params) {
+  session::LaunchSpec twin;
+  twin.kernel = kernel;
+  twin.size = size;
+  twin.params = params;
+  twin.backend = "emulator";
+  return session::record_session(twin);
+}
+
 // A program of tests/programs, or of examples/ ("examples/transpose.cu").
 program::Options opts(const std::string& file) {
   program::Options o;
@@ -204,12 +214,7 @@ TEST_CASE("matmul_tiled.cu against its catalog twin matmul_tiled: the same reque
   trace::Trace one;
   const analysis::Report mine = report_of(r.trace, 0, one);
 
-  session::LaunchSpec twin;
-  twin.kernel = "matmul_tiled";
-  twin.size = 64;
-  twin.params["tile"] = 16;
-  twin.backend = "emulator";
-  auto s = session::record_session(twin);
+  auto s = catalog_twin("matmul_tiled", 64, {{"tile", 16}});
   const auto a = totals(one, mine), b = totals(s->trace(), s->report);
   REQUIRE(a.size() == b.size());
   for (const auto& [kind, x] : a) {
@@ -363,6 +368,25 @@ std::map<WarpKey, std::vector<Request>> requests_by_warp(const trace::Trace& t) 
   return out;
 }
 
+// How many warps of `a` issue the same requests as in `b`: in order, or (`as_set`) in any
+// order (-O3 hoists loads above stores; -G keeps the source's order).
+size_t same_warps(std::map<WarpKey, std::vector<Request>> a, std::map<WarpKey, std::vector<Request>> b, bool as_set) {
+  size_t same = 0;
+  for (auto& [key, reqs] : a) {
+    REQUIRE(b.count(key));
+    auto& c = b.at(key);
+    if (as_set) {
+      auto less = [](const Request& x, const Request& y) {
+        return std::tie(x.space, x.op, x.bytes, x.active, x.offset) < std::tie(y.space, y.op, y.bytes, y.active, y.offset);
+      };
+      std::sort(reqs.begin(), reqs.end(), less);
+      std::sort(c.begin(), c.end(), less);
+    }
+    same += reqs == c;
+  }
+  return same;
+}
+
 }  // namespace
 
 TEST_CASE("transpose_twin.cu equals catalog transpose_tiled (tile 32, rows 8): request for request with --literal, as a set at -O3") {
@@ -376,30 +400,11 @@ TEST_CASE("transpose_twin.cu equals catalog transpose_tiled (tile 32, rows 8): r
     for (int pad = 0; pad <= 1; ++pad) {
       INFO(std::string(literal ? "--literal" : "-O3") << ", pad " << pad);
       const trace::Trace mine = trace::launch_trace(r.trace, uint32_t(pad));
-      session::LaunchSpec twin;
-      twin.kernel = "transpose_tiled";
-      twin.size = 64;
-      twin.params = {{"tile", 32}, {"rows", 8}, {"pad", pad}};
-      twin.backend = "emulator";
-      auto s = session::record_session(twin);
+      auto s = catalog_twin("transpose_tiled", 64, {{"tile", 32}, {"rows", 8}, {"pad", pad}});
       auto a = requests_by_warp(mine), b = requests_by_warp(s->trace());
       REQUIRE(a.size() == b.size());
-      size_t same = 0;
-      for (auto& [key, reqs] : a) {
-        REQUIRE(b.count(key));
-        auto& c = b.at(key);
-        // -O3 hoists the four loads of the unrolled loop above the four stores: the same
-        // requests, in another order. -G keeps the source's order.
-        if (!literal) {
-          auto less = [](const Request& x, const Request& y) {
-            return std::tie(x.space, x.op, x.bytes, x.active, x.offset) < std::tie(y.space, y.op, y.bytes, y.active, y.offset);
-          };
-          std::sort(reqs.begin(), reqs.end(), less);
-          std::sort(c.begin(), c.end(), less);
-        }
-        same += reqs == c;
-      }
-      CHECK(same == a.size());
+      // -O3 hoists the four loads of the unrolled loop above the four stores.
+      CHECK(same_warps(a, b, !literal) == a.size());
     }
   }
 }
@@ -418,12 +423,7 @@ TEST_CASE("allocation names come from the program's text, whatever cast the poin
 
 TEST_CASE("matmul_tiled.cu equals catalog matmul_tiled (tile 16) warp by warp: in order with --literal, as a set at -O3") {
   if (!can_run()) return;
-  session::LaunchSpec twin;
-  twin.kernel = "matmul_tiled";
-  twin.size = 64;
-  twin.params["tile"] = 16;
-  twin.backend = "emulator";
-  auto s = session::record_session(twin);
+  auto s = catalog_twin("matmul_tiled", 64, {{"tile", 16}});
   for (bool literal : {true, false}) {
     INFO(std::string(literal ? "--literal" : "-O3"));
     program::Options o = opts("matmul_tiled.cu");
@@ -432,19 +432,6 @@ TEST_CASE("matmul_tiled.cu equals catalog matmul_tiled (tile 16) warp by warp: i
     CHECK(r.output.find("correct") != std::string::npos);
     auto a = requests_by_warp(trace::launch_trace(r.trace, 0)), b = requests_by_warp(s->trace());
     REQUIRE(a.size() == b.size());
-    size_t same = 0;
-    for (auto& [key, reqs] : a) {
-      REQUIRE(b.count(key));
-      auto c = b.at(key);
-      if (!literal) {  // -O3 reorders within a barrier epoch; the requests stay the same
-        auto less = [](const Request& x, const Request& y) {
-          return std::tie(x.space, x.op, x.bytes, x.active, x.offset) < std::tie(y.space, y.op, y.bytes, y.active, y.offset);
-        };
-        std::sort(reqs.begin(), reqs.end(), less);
-        std::sort(c.begin(), c.end(), less);
-      }
-      same += reqs == c;
-    }
-    CHECK(same == a.size());
+    CHECK(same_warps(a, b, !literal) == a.size());  // -O3 reorders; the requests stay the same
   }
 }
