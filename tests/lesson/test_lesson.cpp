@@ -111,6 +111,12 @@ TEST_CASE("every bundled lesson parses and runs end to end headless") {
       const size_t look = sr.wrong.explanation.find("Look again");
       REQUIRE(look != std::string::npos);
       CHECK(sr.wrong.explanation.find(sr.resolved.answer.text, look) == std::string::npos);
+      // What the step shows before the answer does not state it ("16 sectors", "32-way").
+      const lesson::Step& st = l.steps[sr.step];
+      INFO(st.where);
+      CHECK(st.text.find(sr.resolved.answer.text) == std::string::npos);
+      if (!st.question->is_choice())  // a choice's prompt lists the choices, the answer among them
+        CHECK(st.question->prompt.find(sr.resolved.answer.text) == std::string::npos);
       CHECK(sr.resolved.record != lesson::Resolved::kNone);
       CHECK(sr.resolved.after.find('{') == std::string::npos);  // every placeholder filled
     }
