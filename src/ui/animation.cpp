@@ -1,5 +1,6 @@
 #include "ui/animation.h"
 #include "ui/figure.h"
+#include "ui/theme.h"
 
 #include <gif_lib.h>
 #include <webp/encode.h>
@@ -10,6 +11,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <unordered_map>
 #include <fcntl.h>
 #include <fstream>
 #include <unistd.h>
@@ -54,6 +56,8 @@ struct AnimationWriter::Impl {
     if (webp) WebPAnimEncoderDelete(webp);
   }
 
+  static constexpr int kQuantized = 256 - 32;  // palette entries left to the quantizer
+
   bool gif_frame(const uint8_t* rgba, std::string& error) {
     const size_t n = size_t(w) * size_t(h);
     std::vector<GifByteType> r(n), g(n), b(n), index(n);
@@ -62,12 +66,28 @@ struct AnimationWriter::Impl {
       g[i] = rgba[i * 4 + 1];
       b[i] = rgba[i * 4 + 2];
     }
+    // 224 colours from the frame (median cut), then the 32 lane colours exactly: a
+    // quantizer would merge neighbouring lanes (28–31 look alike to it), and telling lanes
+    // apart is what the figure is for.
     GifColorType colours[256] = {};
-    int size = 256;
+    int size = kQuantized;
     if (GifQuantizeBuffer(unsigned(w), unsigned(h), &size, r.data(), g.data(), b.data(), index.data(), colours) ==
         GIF_ERROR) {
       error = "cannot reduce the frame to 256 colours for " + path;
       return false;
+    }
+    std::unordered_map<uint32_t, GifByteType> lane_index;
+    for (int l = 0; l < 32; ++l) {
+      const ImU32 c = lane_color(l);
+      GifColorType& e = colours[kQuantized + l];
+      e.Red = GifByteType(c & 0xff);
+      e.Green = GifByteType((c >> 8) & 0xff);
+      e.Blue = GifByteType((c >> 16) & 0xff);
+      lane_index.emplace(uint32_t(e.Red) | uint32_t(e.Green) << 8 | uint32_t(e.Blue) << 16, GifByteType(kQuantized + l));
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const auto it = lane_index.find(uint32_t(r[i]) | uint32_t(g[i]) << 8 | uint32_t(b[i]) << 16);
+      if (it != lane_index.end()) index[i] = it->second;
     }
     ColorMapObject* map = GifMakeMapObject(256, colours);  // a power of two, as GIF needs
     if (!map) {

@@ -440,6 +440,21 @@ TEST_CASE("animations: GIF and WebP frames read back; unwritable paths fail with
   GraphicsControlBlock gcb{};
   CHECK(DGifSavedExtensionToGCB(g, 1, &gcb) == GIF_OK);
   CHECK(gcb.DelayTime == 50);
+  // Every lane's colour survives exactly (the warp view draws all 32 lanes): the palette
+  // keeps lanes 28–31 apart.
+  {
+    const SavedImage& im = g->SavedImages[0];
+    const ColorMapObject* map = im.ImageDesc.ColorMap ? im.ImageDesc.ColorMap : g->SColorMap;
+    REQUIRE(map);
+    std::set<uint32_t> seen;
+    for (int i = 0; i < im.ImageDesc.Width * im.ImageDesc.Height; ++i) {
+      const GifColorType& c = map->Colors[im.RasterBits[i]];
+      seen.insert(uint32_t(c.Red) | uint32_t(c.Green) << 8 | uint32_t(c.Blue) << 16);
+    }
+    int lanes = 0;
+    for (int l = 0; l < 32; ++l) lanes += seen.count(ui::lane_color(l) & 0xffffff) ? 1 : 0;
+    CHECK(lanes == 32);
+  }
   DGifCloseFile(g, &code);
 
   const fs::path webp = dir / "a.webp";
