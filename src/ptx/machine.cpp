@@ -459,23 +459,11 @@ class BlockRun {
         if (a + bytes > shared_.size()) fault(in, w, lane, "shared memory", int64_t(a), shared_.size());
         r.p = shared_.data() + a;
         r.space = trace::Space::Shared;
-        // The shared array that holds it: the previous access's first (lanes mostly share one).
-        if (shared_hint_ < shared_range_.size() && a >= shared_range_[shared_hint_].first &&
-            a < shared_range_[shared_hint_].second) [[likely]] {
-          r.buffer = shared_buffer(shared_hint_);
-          r.offset = a - shared_range_[shared_hint_].first;
-          return r;
-        }
-        for (size_t i = 0; i < shared_range_.size(); ++i) {
-          if (a >= shared_range_[i].first && a < shared_range_[i].second) {
-            shared_hint_ = i;
-            r.buffer = shared_buffer(i);
-            r.offset = a - shared_range_[i].first;
-            return r;
-          }
-        }
-        r.buffer = shared_buffer(k_.shared.size());  // padding between arrays
-        r.offset = a;
+        // The shared array that holds it (lanes mostly share the previous access's), or the
+        // padding between arrays.
+        const size_t i = shared_array(a, shared_hint_);
+        r.buffer = shared_buffer(i);
+        r.offset = i < shared_range_.size() ? a - shared_range_[i].first : a;
         return r;
       }
       case Space::Local: {
@@ -530,6 +518,17 @@ class BlockRun {
         return r;
       }
     }
+  }
+
+  // The shared array whose range holds window offset `a`: `hint` first (the array an
+  // earlier access reached), then each in turn; `hint` becomes the one found.
+  // shared_range_.size(): none (the padding between arrays).
+  size_t shared_array(uint64_t a, size_t& hint) const {
+    auto holds = [&](size_t i) { return a >= shared_range_[i].first && a < shared_range_[i].second; };
+    if (hint < shared_range_.size() && holds(hint)) [[likely]] return hint;
+    for (size_t i = 0; i < shared_range_.size(); ++i)
+      if (holds(i)) return hint = i;
+    return shared_range_.size();
   }
 
   [[gnu::always_inline]] uint32_t shared_buffer(size_t i) {
@@ -1286,13 +1285,8 @@ class BlockRun {
     const int first = std::countr_zero(exec);
     if (in.space == Space::Shared) {
       // The array this instruction reached last time, else the first lane's.
-      uint32_t& h = pc_shared_[pc];
-      const uint64_t a0 = addr(ao, w, first);
-      if (h >= shared_range_.size() || a0 < shared_range_[h].first || a0 >= shared_range_[h].second) {
-        h = 0;
-        while (h < shared_range_.size() && !(a0 >= shared_range_[h].first && a0 < shared_range_[h].second)) ++h;
-        if (h == shared_range_.size()) return false;
-      }
+      size_t& h = pc_shared_[pc];
+      if (shared_array(addr(ao, w, first), h) == shared_range_.size()) return false;
       const auto [lo, hi] = shared_range_[h];
       for (uint32_t m = exec; m; m &= m - 1) {
         const int l = std::countr_zero(m);
@@ -1472,7 +1466,7 @@ class BlockRun {
   std::vector<uint32_t> sites_;                  // per instruction and space: its trace site
   std::vector<std::pair<uint64_t, uint64_t>> shared_range_;  // per shared array: [begin, end) in the window
   size_t shared_hint_ = 0;
-  std::vector<uint32_t> pc_shared_;              // per instruction: the shared array it reached last
+  std::vector<size_t> pc_shared_;                // per instruction: the shared array it reached last
   std::vector<Device::Alloc*> pc_alloc_;         // per instruction: the allocation it reached last
   std::vector<uint32_t>& files_;
   uint64_t& budget_;
