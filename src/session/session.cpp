@@ -88,11 +88,11 @@ uint32_t GridShape::col_label_step(uint32_t min_step) const {
   return k;
 }
 
-std::string Session::title() const {
+std::vector<std::string> Session::title_parts() const {
   const auto& l = trace().launch();
-  std::string s = l.kernel;
+  std::vector<std::string> parts{l.kernel};
   auto it = l.params.find("size");
-  if (it != l.params.end()) s += " · size " + std::to_string(it->second);
+  if (it != l.params.end()) parts.push_back("size " + std::to_string(it->second));
   for (const auto& [name, value] : l.params) {
     if (name == "size") continue;
     bool range_param = false;
@@ -100,9 +100,15 @@ std::string Session::title() const {
       for (const auto& p : kernel->params)
         if (p.name == name) range_param = p.allowed.empty();
     if (value == 0 && range_param) continue;  // 0 means "automatic" for range parameters
-    s += " · " + name + "=" + std::to_string(value);
+    parts.push_back(name + "=" + std::to_string(value));
   }
-  if (launches() > 1) s += " · launch " + std::to_string(launch + 1) + " of " + std::to_string(launches());
+  if (launches() > 1) parts.push_back("launch " + std::to_string(launch + 1) + " of " + std::to_string(launches()));
+  return parts;
+}
+
+std::string Session::title() const {
+  std::string s;
+  for (const auto& p : title_parts()) s += (s.empty() ? "" : " · ") + p;
   return s;
 }
 

@@ -61,6 +61,10 @@ struct GridShape {
   // the column; for a folded array "+k" at the start of the k-th array row of the grid row.
   std::string row_label(uint32_t row) const;
   std::string col_label(uint32_t col) const;
+  // What those labels count, for the axis titles: "row" and "column"; a wrapped 1-D
+  // array's rows start at an "element" and its columns are the "offset" from it.
+  const char* row_axis() const { return wrapped ? "element" : "row"; }
+  const char* col_axis() const { return wrapped ? "offset" : "column"; }
   // The spacing of column labels at least `min_step` apart: a power of two (a multiple of
   // the array row for a folded array, so every label starts an array row).
   uint32_t col_label_step(uint32_t min_step) const;
@@ -191,6 +195,8 @@ class Session {
   size_t size() const { return shared_trace->records.size(); }
   // One-line description of the launch: "transpose_tiled · size 64 · pad=0".
   std::string title() const;
+  // The same in parts: the kernel, "size 64", each parameter "pad=0", "launch 2 of 3".
+  std::vector<std::string> title_parts() const;
   // "emulated on CPU" / "recorded on NVIDIA H200" (+ " · from file").
   std::string provenance() const;
   // Whether the outputs matched the CPU reference; "output not checked: ..." otherwise.

@@ -2,6 +2,7 @@
 // it (session::StepMatch finds the matching request), and a strip of the figures that differ.
 #include <algorithm>
 #include <cstdio>
+#include <cmath>
 #include <cstdlib>
 
 #include "ui/theme.h"
@@ -17,7 +18,42 @@ std::string fmt(const char* f, double v) {
   return b;
 }
 
+std::string join(const std::vector<std::string>& parts) {
+  std::string s;
+  for (const auto& p : parts)
+    if (!p.empty()) s += (s.empty() ? "" : " · ") + p;
+  return s;
+}
+
 }  // namespace
+
+AbTitles ab_titles(const Session& a, const Session& b) {
+  const std::vector<std::string> pa = a.title_parts(), pb = b.title_parts();
+  auto has = [](const std::vector<std::string>& v, const std::string& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  // Kernel first; then the parts only this side has; then the parts both share.
+  std::vector<std::string> only_a, only_b, common;
+  for (size_t i = 1; i < pa.size(); ++i) (has(pb, pa[i]) ? common : only_a).push_back(pa[i]);
+  for (size_t i = 1; i < pb.size(); ++i)
+    if (!has(pa, pb[i])) only_b.push_back(pb[i]);
+  const std::string ka = pa.empty() ? "" : pa[0], kb = pb.empty() ? "" : pb[0];
+  AbTitles t;
+  std::vector<std::string> va{ka}, vb{kb};
+  va.insert(va.end(), only_a.begin(), only_a.end());
+  vb.insert(vb.end(), only_b.begin(), only_b.end());
+  t.a = join(va) + (common.empty() ? "" : " · " + join(common));
+  t.b = join(vb) + (common.empty() ? "" : " · " + join(common));
+  std::string diff;
+  if (ka == kb) {
+    const std::string da = only_a.empty() ? "as is" : join(only_a), db = only_b.empty() ? "as is" : join(only_b);
+    diff = only_a.empty() && only_b.empty() ? ka : ka + " · " + da + " vs " + db;
+  } else {
+    diff = join(va) + " vs " + join(vb);
+  }
+  t.both = diff + (common.empty() ? "" : " · " + join(common));
+  return t;
+}
 
 bool Ui::set_compare(const std::string& spec, std::string& error) {
   if (spec.empty()) {
@@ -102,14 +138,17 @@ void compare_strip(Ui& ui) {
   };
   auto now = [](const RequestFigures& r) -> std::string {
     if (!r.rec) return "—";
-    if (r.shared) return std::to_string(r.s.max_way) + "-way (" + std::to_string(r.s.wavefronts) + " wavefronts)";
+    if (r.shared)
+      return std::to_string(r.s.max_way) + "-way (" + std::to_string(r.s.wavefronts) +
+             (r.s.wavefronts == 1 ? " wavefront)" : " wavefronts)");
     return std::to_string(r.g.sectors) + " sectors (ideal " + std::to_string(r.g.ideal_sectors) + ")";
   };
   auto per = [](uint64_t x, uint64_t n) { return n ? double(x) / double(n) : 0.0; };
   struct Row {
     const char* what;
     std::string va, vb;
-    double ca, cb;  // lower is better; both 0: no verdict
+    double ca, cb;               // lower is better; both 0: no verdict
+    std::string short_a, short_b;  // for the one-line strip (empty: va, vb)
   };
   std::vector<Row> rows;
   // A request's cost per byte its lanes asked for: a float4 request's 16 sectors for 512
@@ -119,7 +158,11 @@ void compare_strip(Ui& ui) {
     const double used = double(r.active_lanes) * double(r.site->bytes);
     return (r.shared ? double(r.s.wavefronts) : double(r.g.sectors)) / used;
   };
-  rows.push_back({"this request", now(ra), now(rb), per_byte(ra), per_byte(rb)});
+  auto brief = [](const RequestFigures& r) -> std::string {
+    if (!r.rec) return "—";
+    return r.shared ? std::to_string(r.s.max_way) + "-way" : std::to_string(r.g.sectors) + " sectors";
+  };
+  rows.push_back({"this request", now(ra), now(rb), per_byte(ra), per_byte(rb), brief(ra), brief(rb)});
   rows.push_back({"requests", fmt_count(ta.global_requests + ta.shared_requests),
                   fmt_count(tb.global_requests + tb.shared_requests), double(ta.global_requests + ta.shared_requests),
                   double(tb.global_requests + tb.shared_requests)});
@@ -146,10 +189,53 @@ void compare_strip(Ui& ui) {
   const std::string ma = time_of(*a), mb = time_of(*b);
   rows.push_back({"time (replay pack)", ma, mb, ma == "—" ? 0 : std::atof(ma.c_str()), mb == "—" ? 0 : std::atof(mb.c_str())});
 
+  // The table where it fits; else one line of the figures that differ, largest change
+  // first (presentation mode's large type at 1280×720).
+  const float row_h = ImGui::GetTextLineHeightWithSpacing() + 4;
+  if (ImGui::GetContentRegionAvail().y < row_h * float(rows.size() + 1)) {
+    struct Verdict {
+      double x;  // B's cost ÷ A's, as a factor ≥ 1
+      const Row* row;
+    };
+    std::vector<Verdict> vs;
+    for (const Row& r : rows)
+      if (r.ca > 0 && r.cb > 0 && std::abs(r.ca / r.cb - 1) > 0.05)
+        vs.push_back({std::max(r.ca / r.cb, r.cb / r.ca), &r});
+    std::stable_sort(vs.begin(), vs.end(), [](const Verdict& p, const Verdict& q) { return p.x > q.x; });
+    Scene sc;
+    const float w = ImGui::GetContentRegionAvail().x;
+    float x = 0;
+    const float y = 0;
+    auto put = [&](const std::string& text, ImU32 col, FontRole f) {
+      sc.text(ImVec2(x, y), text, col, f);
+      x += text_size(f, text).x;
+    };
+    put("B vs A   ", th.text, FontRole::Bold);
+    if (vs.empty()) put("the same cost on every figure", th.text_dim, FontRole::Ui);
+    for (const Verdict& v : vs) {
+      const Row& r = *v.row;
+      const bool better = r.ca > r.cb;
+      const std::string what = std::string(r.what) + "  ", nums = (r.short_a.empty() ? r.va : r.short_a) + " → " + (r.short_b.empty() ? r.vb : r.short_b) + "  ",
+                        verdict = fmt("%.2g× ", v.x) + (better ? "better" : "worse");
+      const std::string sep = &v != &vs.front() ? "   ·   " : "";
+      const float need = text_size(FontRole::Ui, sep + what + nums).x + text_size(FontRole::Bold, verdict).x;
+      if (x + need > w) break;
+      put(sep, th.text_dim, FontRole::Ui);
+      put(what, th.text_dim, FontRole::Ui);
+      put(nums, th.text, FontRole::Ui);
+      put(verdict, better ? th.good : th.bad, FontRole::Bold);
+    }
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    sc.size = ImVec2(w, text_size(FontRole::Ui, "Ag").y);
+    draw_scene(ImGui::GetWindowDrawList(), sc, at, nullptr);
+    ImGui::Dummy(sc.size);
+    return;
+  }
   if (ImGui::BeginTable("##ab", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 1.3f);
-    ImGui::TableSetupColumn(("A · " + a->title()).c_str(), ImGuiTableColumnFlags_WidthStretch, 1.5f);
-    ImGui::TableSetupColumn(("B · " + b->title()).c_str(), ImGuiTableColumnFlags_WidthStretch, 1.5f);
+    const AbTitles names = ab_titles(*a, *b);
+    ImGui::TableSetupColumn(("A · " + names.a).c_str(), ImGuiTableColumnFlags_WidthStretch, 1.5f);
+    ImGui::TableSetupColumn(("B · " + names.b).c_str(), ImGuiTableColumnFlags_WidthStretch, 1.5f);
     ImGui::TableSetupColumn("B vs A", ImGuiTableColumnFlags_WidthStretch, 0.8f);
     ImGui::TableHeadersRow();
     for (const Row& r : rows) {

@@ -89,15 +89,21 @@ Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step,
         add_chunk(f, sc, o, ImVec2(0, 0), body_max);
         break;
       case FigureView::Source: {
-        // The current line a third of the way down, as the app scrolls to it; lines cut
-        // with "…" at the figure's edge (a figure cannot scroll).
+        // The current line a third of the way down, as the app scrolls to it; long lines
+        // wrapped to the figure's width (a figure cannot scroll), anything still too long
+        // cut with "…".
         const int rows = std::max(1, int(size.y / source_row_height()));
         const SourceText* src = model->source_of(rv.site->file);
         if (!src) src = &model->main_source();
-        const std::vector<SourceRow> lines = source_rows(*src, [](uint32_t) { return false; });
+        const float ch = text_size(FontRole::Mono, "0").x;
+        const float gutter = source_gutter_width(*src, size.x, true);
+        const int wrap = std::max(12, int((size.x - gutter - ch * 5) / ch) - 1);
+        const std::vector<SourceRow> lines = source_rows(*src, [](uint32_t) { return false; }, wrap);
         const int n = int(lines.size());
-        const int first = std::clamp(int(rv.site->line) - 1 - rows / 3, 0, std::max(0, n - rows));
-        source_scene(sc, *model, *src, lines, rv, first, rows, size.x, source_gutter_width(*src, size.x));
+        int at = 0;
+        while (at < n && lines[size_t(at)].line != rv.site->line) ++at;
+        const int first = std::clamp(at - rows / 3, 0, std::max(0, n - rows));
+        source_scene(sc, *model, *src, lines, rv, first, rows, size.x, gutter);
         for (auto& i : sc.items)
           if (i.kind == Scene::Kind::Text && i.a.x + text_size(i.font, i.text).x > size.x)
             i.text = fit_text(i.font, i.text, size.x - i.a.x);

@@ -11,7 +11,8 @@
 
 namespace ws::ui {
 
-PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_h, float font_size, bool lesson) {
+PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_h, float font_size, bool lesson,
+                         Panel focus) {
   PanelLayout L;
   const float W = display.x, H = display.y;
   const float gap = 6;
@@ -36,19 +37,47 @@ PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_
     // A/B: the differences on top, then A and B side by side, each the warp inspector (the
     // lane diagram) over the memory view. The differences table is the first thing to go
     // when the inspectors would get too short to draw their diagrams.
-    const float warp_frac = s.present ? 0.62f : 0.58f;
-    const float need = warp_need_height();  // inspector height that keeps its diagram
+    const float warp_frac = s.present ? 0.56f : 0.58f;
+    float need = warp_need_height();  // inspector height that keeps its diagram
+    // The table where there is room; else one line of its verdicts under the header (the
+    // projector's large type at 1280×720), the lane diagrams a little shorter (the view
+    // drops its details to keep the diagram; it stays above the legible least); else nothing.
     const float rows = s.present ? 2.6f : 4.6f;
     float strip_h = std::round(std::min(area_h * 0.3f, F * 1.55f * rows + 24));
-    if ((area_h - strip_h - gap) * warp_frac < need) strip_h = 0;
+    bool bare = false;
+    if ((area_h - strip_h - gap) * warp_frac < need) {
+      strip_h = std::round(F * 1.5f + 16);
+      bare = true;
+      const float tight = need - 2.5f * font_for(FontRole::Small)->FontSize;
+      if (area_h - strip_h - gap - tight < 5 * F)
+        strip_h = 0;  // the memory views keep a band of cells
+      else
+        need = tight;
+    }
     const float y0 = strip_h > 0 ? top + strip_h + gap : top, mid = std::round(W * 0.5f);
     const float body = area_bottom - y0;
     const float ym = std::round(y0 + std::min(body - 4 * F, std::max(body * warp_frac, need)));
-    if (strip_h > 0) r.push_back({Panel::Count, ImVec2(gap, top), ImVec2(W - gap, top + strip_h)});
+    if (strip_h > 0) r.push_back({Panel::Count, ImVec2(gap, top), ImVec2(W - gap, top + strip_h), false, "", bare});
     r.push_back({Panel::Warp, ImVec2(gap, y0), ImVec2(mid - gap * 0.5f, ym), false, "A"});
     r.push_back({Panel::Memory, ImVec2(gap, ym + gap), ImVec2(mid - gap * 0.5f, area_bottom), false, "A"});
     r.push_back({Panel::Warp, ImVec2(mid + gap * 0.5f, y0), ImVec2(W - gap, ym), true, "B"});
     r.push_back({Panel::Memory, ImVec2(mid + gap * 0.5f, ym + gap), ImVec2(W - gap, area_bottom), true, "B"});
+  } else if (s.present && lesson && (focus == Panel::Memory || focus == Panel::Source)) {
+    // A lesson in presentation: the view the class looks at large on the left. While a
+    // question waits that is the memory view (the lanes' cells to reason from), the lesson
+    // above the veiled inspector on the right; once answered by the source gutter, the
+    // source panel, with the memory and the lesson on the right.
+    const float mx = std::round(W * 0.57f);
+    r.push_back({focus, ImVec2(gap, top), ImVec2(mx - gap * 0.5f, area_bottom)});
+    if (focus == Panel::Memory) {
+      const float my = split(0.62f);
+      r.push_back({Panel::Lesson, ImVec2(mx + gap * 0.5f, top), ImVec2(W - gap, my)});
+      r.push_back({Panel::Warp, ImVec2(mx + gap * 0.5f, my + gap), ImVec2(W - gap, area_bottom)});
+    } else {
+      const float my = split(0.38f);
+      r.push_back({Panel::Memory, ImVec2(mx + gap * 0.5f, top), ImVec2(W - gap, my)});
+      r.push_back({Panel::Lesson, ImVec2(mx + gap * 0.5f, my + gap), ImVec2(W - gap, area_bottom)});
+    }
   } else if (s.present) {
     // Presentation: the warp inspector (the point of the step) large on the left, the memory
     // and the source line on the right; 1 … 6 still enlarge any panel.
@@ -214,7 +243,11 @@ void Ui::layout_and_draw() {
   float menu_h = 0;
   menu_bar(*this, menu_h);
   const PanelLayout layout =
-      panel_layout(state, comparing(), ImGui::GetIO().DisplaySize, menu_h, ImGui::GetFontSize(), lessons.panel);
+      panel_layout(state, comparing(), ImGui::GetIO().DisplaySize, menu_h, ImGui::GetFontSize(), lessons.panel,
+                   lessons.panel && lessons.lesson && lessons.resolved && lessons.resolved->question &&
+                           !lessons.open() && !comparing()
+                       ? Panel::Memory
+                       : lesson_answer_panel());
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
                                  ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
                                  ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoScrollbar |
@@ -230,10 +263,20 @@ void Ui::layout_and_draw() {
     bool open = ImGui::Begin((title + "##" + base + r.side).c_str(), nullptr, flags);
     ImGui::PopStyleVar();
     if (open) {
-      std::string sub = r.panel == Panel::Count ? "both sides locked to the same block, warp and step"
-                                                : subtitle_of(*this, r.panel, pn);
-      if (*r.side && pn.model) sub = pn.model->title() + (sub.empty() ? "" : " · " + sub);
-      panel_header(*this, r.panel, sub, title);
+      std::string sub = r.panel != Panel::Count ? subtitle_of(*this, r.panel, pn)
+                        : pane.model && ab.pane.model ? ab_titles(*pane.model, *ab.pane.model).both +
+                                                             " · locked to the same block, warp and step"
+                                                       : "both sides locked to the same block, warp and step";
+      if (*r.side && pn.model) {
+        // Each side named by what tells it from the other first ("transpose_tiled · pad=1 ·
+        // size 64 …"), so a cut subtitle still says which is which.
+        const Pane& other = r.b_side ? pane : ab.pane;
+        const std::string name = other.model ? (r.b_side ? ab_titles(*other.model, *pn.model).b
+                                                          : ab_titles(*pn.model, *other.model).a)
+                                             : pn.model->title();
+        sub = name + (sub.empty() ? "" : " · " + sub);
+      }
+      if (!r.bare) panel_header(*this, r.panel, sub, title);
       ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(10, 8));
       ImGuiWindowFlags body = ImGuiWindowFlags_AlwaysUseWindowPadding;
       if (r.panel == Panel::Memory || r.panel == Panel::Timeline || r.panel == Panel::Source)

@@ -15,6 +15,7 @@ struct PanelRect {
   ImVec2 min, max;
   bool b_side = false;         // shows the B pane of an A/B view
   const char* side = "";       // "A" / "B" in an A/B view
+  bool bare = false;           // no header: the A/B strip as one line of verdicts
 };
 
 // A draggable gap between panels, setting one of UiState's fractions.
@@ -35,8 +36,11 @@ struct PanelLayout {
 // The panels of a `display`-sized window below a menu bar `menu_h` tall, for body text
 // `font_size` pixels high. `comparing`: an A/B view is on. `lesson`: the lesson panel is
 // open (it takes the catalog's place, or the source panel's in presentation mode).
+// `focus`: in presentation mode with a lesson, the panel given the large left place — the
+// memory view while a question waits (what the student reasons from), then the view that
+// answers it (Panel::Count: the warp inspector).
 PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_h, float font_size,
-                         bool lesson = false);
+                         bool lesson = false, Panel focus = Panel::Count);
 // Height of a panel's header (its bold title and padding), in the fonts now built.
 float panel_header_height();
 // The least height of a warp inspector panel, header included (warp_panel_min_height).

@@ -292,14 +292,17 @@ MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const Mem
 
   ImFont* small = font_for(FontRole::Small);
   // Whole pixels, so a canvas starts where its grid's first cell does.
-  L.title_h = std::ceil(font_for(FontRole::Ui)->FontSize + 6);
+  L.axis_h = st.labels ? std::ceil(small->FontSize + 2) : 0.0f;
+  L.title_h = std::ceil(font_for(FontRole::Ui)->FontSize + 6) + L.axis_h;
   L.tile_title_h = std::ceil(font_for(FontRole::Bold)->FontSize + 4);
   L.lab_h = std::ceil(small->FontSize + 4);
   L.min_cell = session::legible_cell(small->FontSize);
   // Row numbers as wide as the widest one of a shown buffer (a 1-D array's name elements).
   float lab = text_size(FontRole::Small, "0000").x;
-  for (size_t i : bufs)
+  for (size_t i : bufs) {
     lab = std::max(lab, text_size(FontRole::Small, m.shapes[i].row_label(m.shapes[i].rows - 1)).x);
+    if (st.labels) lab = std::max(lab, text_size(FontRole::Small, std::string(m.shapes[i].row_axis()) + " ↓").x);
+  }
   L.lab_w = std::ceil(lab + 8);
   const float slot_gap = 12;
 
@@ -512,6 +515,15 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
   // Row and column numbers in the margins, naming the array's own indices: beside and
   // above the grid, or each band of a wide grid shown in bands.
   if (st.labels) {
+    // Axis titles above the numbers: what the row numbers count over them, the columns'
+    // beside it.
+    if (L.axis_h > 0) {
+      const float ay = L.title_h - 1;
+      labels.text(ImVec2(L.lab_w - 5, ay), std::string(g.row_axis()) + " ↓", t.text_dim, FontRole::Small, 1, 1);
+      const std::string ct = std::string(g.col_axis()) + " →";
+      if (s.clip_min.x + text_size(FontRole::Small, ct).x <= s.size.x)
+        labels.text(ImVec2(s.clip_min.x, ay), ct, t.text_dim, FontRole::Small, 0, 1);
+    }
     const uint32_t kr = label_step(cell, L.lab_h);
     const float col_w = std::max(text_size(FontRole::Small, "0000").x,
                                  text_size(FontRole::Small, g.col_label(g.cols > 1 ? g.cols - 1 : 0)).x);

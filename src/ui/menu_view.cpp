@@ -132,11 +132,13 @@ void menu_bar(Ui& ui, float& height) {
 
   // Right side: what is on screen, and where the trace came from.
   if (const Session* m = ui.pane.model.get()) {
-    std::string title = m->title();
+    // An A/B view names both sides: "transpose_tiled · pad=0 vs pad=1 · size 64 · …".
+    const Session* mb = ui.comparing() ? ui.ab.pane.model.get() : nullptr;
+    std::string title = mb ? ab_titles(*m, *mb).both : m->title();
     const char* banner = m->from_gpu ? nullptr : "TRACE EMULATED ON CPU";
     const float pill_w = banner ? ImGui::CalcTextSize(banner).x + 28 : ImGui::CalcTextSize(m->provenance().c_str()).x + 28;
     // The text the launch reproduces, where there is room for it.
-    if (const catalog::KernelInfo* k = catalog::find(m->trace().launch().kernel)) {
+    if (const catalog::KernelInfo* k = mb ? nullptr : catalog::find(m->trace().launch().kernel)) {
       catalog::Params p;
       p.values = m->trace().launch().params;
       if (const catalog::SourceRef* src = catalog::reproduced(*k, p)) {

@@ -83,10 +83,10 @@ size_t indent_of(const std::string& s) {
 
 float source_row_height() { return std::round(font_for(FontRole::Mono)->FontSize + 4); }
 
-float source_gutter_width(const SourceText& f, float avail_w) {
+float source_gutter_width(const SourceText& f, float avail_w, bool narrow) {
   const float ch = text_size(FontRole::Mono, "0").x;
-  const float cap = avail_w * 0.4f;
-  float w = ch * 8;
+  const float cap = avail_w * (narrow ? 0.25f : 0.4f);
+  float w = ch * (narrow ? 4 : 8);
   for (const auto& [l, ls] : f.stats) {
     float full = ch, widest = 0;  // all the line's parts, or its widest one and "+N"
     for (const auto& part : ls.parts) {
@@ -94,19 +94,53 @@ float source_gutter_width(const SourceText& f, float avail_w) {
       full += pw + ch * 1.2f;
       widest = std::max(widest, pw);
     }
-    w = std::max(w, full <= cap ? full : widest + ch * 5.5f);
+    const float one = ls.parts.size() > 1 ? widest + ch * 4.5f : full;
+    w = std::max(w, narrow ? one : full <= cap ? full : widest + ch * 5.5f);
   }
   return std::min(w, cap);
 }
 
-std::vector<SourceRow> source_rows(const SourceText& f, const std::function<bool(uint32_t)>& open) {
+namespace {
+
+// Where to end a piece of `text` that starts at `from` and may hold `room` characters: after
+// the last space, comma or semicolon in its second half, else at `room`.
+size_t wrap_end(const std::string& text, size_t from, size_t room) {
+  const size_t hard = from + room;
+  if (hard >= text.size()) return text.size();
+  for (size_t k = hard; k > from + room / 2; --k) {
+    const char c = text[k - 1];
+    if (c == ' ' || c == ',' || c == ';') return k;
+  }
+  return hard;
+}
+
+}  // namespace
+
+std::vector<SourceRow> source_rows(const SourceText& f, const std::function<bool(uint32_t)>& open, int wrap) {
   std::vector<SourceRow> rows;
   rows.reserve(f.lines.size());
   for (uint32_t line = 1; line <= f.lines.size(); ++line) {
-    rows.push_back({line, -1});
+    const std::string& text = f.lines[line - 1];
+    if (wrap > 0) {
+      // Indentation half as deep; the first piece at it, the rest indented past it.
+      const size_t indent = indent_of(text), col = indent / 2;
+      size_t at = indent;
+      bool first = true;
+      do {
+        const size_t c = first ? col : col + kSourceWrapIndent;
+        const size_t end = wrap_end(text, at, size_t(std::max(8, wrap - int(c))));
+        rows.push_back({line, -1, uint32_t(at), uint32_t(end), uint32_t(c), !first});
+        at = end;
+        first = false;
+        while (at < text.size() && text[at] == ' ') ++at;  // no piece starts with spaces
+      } while (at < text.size());
+    } else {
+      rows.push_back({line, -1});
+    }
     const auto it = f.stats.find(line);
     if (it == f.stats.end() || !open(line)) continue;
-    for (uint32_t si : it->second.sites) rows.push_back({line, int(si)});
+    const uint32_t col = uint32_t(wrap > 0 ? indent_of(text) / 2 : indent_of(text));
+    for (uint32_t si : it->second.sites) rows.push_back({line, int(si), 0, UINT32_MAX, col});
   }
   return rows;
 }
@@ -127,13 +161,32 @@ void source_scene(Scene& sc, const Session& m, const SourceText& f, const std::v
     const LineStat* ls = it == f.stats.end() ? nullptr : &it->second;
     const std::string& text = line <= f.lines.size() ? f.lines[line - 1] : std::string();
     const float tx = gutter_w + ch * 5;
+    const size_t cpos = text.find("//");
+    // The row's piece of its line, the comment dimmed.
+    auto code = [&](float x, size_t from, size_t to) {
+      to = std::min(to, text.size());
+      if (from >= to) return;
+      const size_t mid = std::clamp(cpos, from, to);
+      if (mid > from) sc.text(ImVec2(x, y + 2), text.substr(from, mid - from), t.text, FontRole::Mono);
+      if (to > mid)
+        sc.text(ImVec2(x + ch * float(mid - from), y + 2), text.substr(mid, to - mid), IM_COL32(122, 160, 130, 255),
+                FontRole::Mono);
+    };
+    if (row.site < 0 && row.more) {  // a wrapped line's continuation
+      if (line == current) {
+        sc.fill(ImVec2(0, y), ImVec2(width, y + row_h), IM_COL32(88, 166, 255, 60));
+        sc.fill(ImVec2(0, y), ImVec2(4, y + row_h), t.accent);
+      }
+      code(tx + ch * float(row.col), row.from, row.to);
+      continue;
+    }
     if (row.site >= 0) {  // one of the line's instructions, under it
       const bool cur = rv.rec && rv.rec->site == uint32_t(row.site);
       const bool hide = only_site == -2 || (only_site >= 0 && row.site != only_site);
       const SiteRowText r = site_row_text(m, uint32_t(row.site));
       const ImU32 c = hide ? t.text_dim : cost_color(r.ratio);
       sc.fill(ImVec2(gutter_w, y), ImVec2(width, y + row_h), cur ? IM_COL32(88, 166, 255, 40) : with_alpha(t.text_dim, 14));
-      const float x = tx + ch * float(indent_of(text) + 2);
+      const float x = tx + ch * float(row.col + 2);
       const std::string what = "\u2514 " + r.what;
       sc.text(ImVec2(x, y + 2), what, cur ? t.text : t.text_dim, FontRole::Mono);
       if (!hide) sc.text(ImVec2(x + text_size(FontRole::Mono, what).x + ch * 2, y + 2), r.cost, c, FontRole::Mono);
@@ -176,11 +229,15 @@ void source_scene(Scene& sc, const Session& m, const SourceText& f, const std::v
       for (size_t j = shown.size(); j-- > 0;) {
         const auto& part = ls->parts[shown[j]];
         const ImU32 c = cost_color(part.ratio);
-        const float w = text_size(FontRole::Mono, part.text).x;
+        // A badge wider than the gutter keeps its cost ("32-way") and drops the array's name.
+        std::string label = part.text;
+        if (text_size(FontRole::Mono, label).x > bx - 3 && label.rfind(' ') != std::string::npos)
+          label = label.substr(label.rfind(' ') + 1);
+        const float w = text_size(FontRole::Mono, label).x;
         bx -= w;
         sc.fill(ImVec2(bx - 3, y + 1), ImVec2(bx + w + 3, y + row_h - 1), with_alpha(c, 40), 3);
         if (rv.rec && rv.rec->site == part.site) sc.rect(ImVec2(bx - 3, y + 1), ImVec2(bx + w + 3, y + row_h - 1), c, 1.5f, 3);
-        sc.text(ImVec2(bx, y + 2), part.text, c, FontRole::Mono);
+        sc.text(ImVec2(bx, y + 2), label, c, FontRole::Mono);
         bx -= ch * 1.2f;
       }
     }
@@ -188,13 +245,12 @@ void source_scene(Scene& sc, const Session& m, const SourceText& f, const std::v
     std::snprintf(num, sizeof num, "%4u", line);
     sc.text(ImVec2(gutter_w, y + 2), num, line == current ? t.text : t.text_dim, FontRole::Mono);
     if (ls && !ls->sites.empty()) {  // the line opens to its instructions
-      const bool open = i + 1 < n && rows[size_t(i) + 1].line == line;
+      int j = i + 1;
+      while (j < n && rows[size_t(j)].line == line && rows[size_t(j)].more) ++j;
+      const bool open = j < n && rows[size_t(j)].line == line && rows[size_t(j)].site >= 0;
       sc.text(ImVec2(gutter_w + ch * 4.1f, y + 2), open ? "\u25be" : "\u25b8", t.text_dim, FontRole::Mono);
     }
-    const size_t cpos = text.find("//");
-    sc.text(ImVec2(tx, y + 2), text.substr(0, cpos), t.text, FontRole::Mono);
-    if (cpos != std::string::npos)
-      sc.text(ImVec2(tx + ch * float(cpos), y + 2), text.substr(cpos), IM_COL32(122, 160, 130, 255), FontRole::Mono);
+    code(tx + ch * float(row.col), row.from, row.to);
   }
 }
 
@@ -231,9 +287,13 @@ void source_view(Ui& ui, Pane& p) {
       }
       ImGui::SameLine();
     }
-    ImGui::Checkbox("instructions", &ui.state.source.instructions);
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("every memory line with the instructions it became and their costs (click a line for one)");
+    // A projector keeps the rows for code (the View menu and a click on a line still open
+    // the instructions).
+    if (!ui.state.present) {
+      ImGui::Checkbox("instructions", &ui.state.source.instructions);
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("every memory line with the instructions it became and their costs (click a line for one)");
+    }
   }
   if (f.lines.empty()) {
     ImGui::TextDisabled("this trace carries no source for %s", f.name.empty() ? "its kernel" : f.name.c_str());
@@ -241,15 +301,21 @@ void source_view(Ui& ui, Pane& p) {
   }
   const uint32_t current = rv.site && rv.site->file == f.file ? rv.site->line : 0;
   const uint64_t key0 = uint64_t(f.file) << 32;
-  const std::vector<SourceRow> rows =
-      source_rows(f, [&](uint32_t line) { return ui.state.source.instructions || p.source_open.count(key0 | line); });
-
   const float ch = text_size(FontRole::Mono, "0").x;
-  const float gutter_w = source_gutter_width(f, ImGui::GetContentRegionAvail().x);
+  // A projector's large type: a narrow gutter, and lines wrapped to the panel (whole lines,
+  // no sideways scrolling).
+  const bool present = ui.state.present;
+  const float gutter_w = source_gutter_width(f, ImGui::GetContentRegionAvail().x, present);
   const float num_w = ch * 5;
   const float row_h = source_row_height();
+  const int wrap =
+      present ? std::max(12, int((ImGui::GetContentRegionAvail().x - gutter_w - num_w - ImGui::GetStyle().ScrollbarSize) / ch) - 1)
+              : 0;
+  const std::vector<SourceRow> rows = source_rows(
+      f, [&](uint32_t line) { return ui.state.source.instructions || p.source_open.count(key0 | line); }, wrap);
   size_t longest = 0;
-  for (const auto& l : f.lines) longest = std::max(longest, l.size());
+  if (!present)
+    for (const auto& l : f.lines) longest = std::max(longest, l.size());
   ImGui::PushFont(font_for(FontRole::Mono));
   ImGui::SetNextWindowContentSize(ImVec2(gutter_w + num_w + ch * float(longest + 4), row_h * float(rows.size())));
   ImGui::BeginChild("##code", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
@@ -257,10 +323,15 @@ void source_view(Ui& ui, Pane& p) {
   if (current && (current != p.source_line_shown || moved)) {
     size_t r = 0;
     while (r < rows.size() && rows[r].line != current) ++r;
-    float y = row_h * float(r);
-    float top = ImGui::GetScrollY(), h = ImGui::GetWindowHeight();
-    if (y < top + row_h * 2 || y > top + h - row_h * 3)
-      ImGui::SetScrollY(std::max(0.0f, std::round((y - h * 0.35f) / row_h) * row_h));  // whole rows
+    size_t r1 = r;  // one past the line's last piece
+    while (r1 < rows.size() && rows[r1].line == current && (r1 == r || rows[r1].more)) ++r1;
+    const float y = row_h * float(r), y1 = row_h * float(r1);
+    const float top = ImGui::GetScrollY(), h = ImGui::GetWindowHeight();
+    // The whole line in view, a third of the way down where it leaves room.
+    if (y < top + row_h * 2 || y1 > top + h - row_h * 2) {
+      const float above = std::max(0.0f, std::min(h * 0.35f, h - (y1 - y) - row_h * 1.5f));
+      ImGui::SetScrollY(std::max(0.0f, std::round((y - above) / row_h) * row_h));  // whole rows
+    }
     p.source_line_shown = current;
   }
   // In a lesson, the gutter shows the answers given so far and no others.
@@ -288,7 +359,7 @@ void source_view(Ui& ui, Pane& p) {
     for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
       const SourceRow& row = rows[size_t(i)];
       ImGui::PushID(i);
-      ImGui::Dummy(ImVec2(gutter_w + num_w + ch * float(f.lines[row.line - 1].size() + 2), row_h));
+      ImGui::Dummy(ImVec2(present ? 1.0f : gutter_w + num_w + ch * float(f.lines[row.line - 1].size() + 2), row_h));
       const auto it = f.stats.find(row.line);
       if (row.site < 0 && it != f.stats.end()) {
         if (ImGui::IsItemClicked(ImGuiMouseButton_Left) && !ui.state.source.instructions) {

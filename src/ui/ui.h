@@ -350,6 +350,12 @@ void export_dialog(Ui& ui);       // File → Export figure… (export_dialog.cp
 // screen; false and `error` when it cannot.
 bool export_figure(Ui& ui, std::string& error);
 void compare_strip(Ui& ui);       // A/B differences (compare.cpp)
+// The names of an A/B view's sides, what tells them apart first: `a` "transpose_tiled ·
+// pad=0 · size 64 · …", `b` likewise, `both` "transpose_tiled · pad=0 vs pad=1 · size 64 · …".
+struct AbTitles {
+  std::string a, b, both;
+};
+AbTitles ab_titles(const Session& a, const Session& b);
 // The memory view's state on screen: the user's toggles and the pane's zoom, pan and heat.
 MemoryViewState memory_state(const UiState& s, Pane& p);
 

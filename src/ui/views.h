@@ -86,6 +86,7 @@ struct MemoryLayout {
   std::vector<Slot> slots;
   int focus = -1;                // index of the focus slot in `slots` (-1: one slot per buffer)
   float title_h = 0, lab_h = 0, lab_w = 0, tile_title_h = 0;
+  float axis_h = 0;  // the axis titles' line ("row ↓  column →"), the last part of title_h
   float min_cell = 10;           // session::legible_cell of the labels' type
   float band_gap = 3;            // pixels between a tile's bands
   bool all_hidden = false;       // buffers exist but the user hid every one
@@ -160,18 +161,28 @@ std::string timing_value_text(const LadderRow& r);
 
 // ---- source panel -----------------------------------------------------------------------
 
-// Gutter width for the per-line badges of `f`, at most 40 % of `avail_w`.
-float source_gutter_width(const SourceText& f, float avail_w);
+// Gutter width for the per-line badges of `f`, at most 40 % of `avail_w`. `narrow`: room
+// for each line's worst badge and "+N" only, at most a quarter (a projector's large type
+// keeps the width for the code).
+float source_gutter_width(const SourceText& f, float avail_w, bool narrow = false);
 float source_row_height();
 // A row of the source panel: a line of the file (site -1) or, under an opened line, one of
-// its memory instructions.
+// its memory instructions. A line wrapped to the panel's width is several rows, each with
+// its piece [from, to) of the line; the pieces after the first are indented past it.
 struct SourceRow {
   uint32_t line = 0;  // 1-based
   int site = -1;
+  uint32_t from = 0, to = UINT32_MAX;  // the piece of the line drawn on this row
+  uint32_t col = 0;                    // where it is drawn, in characters from the code's start
+  bool more = false;                   // a wrapped line's second or later piece
 };
 // The rows of `f`: every line, each line with sites followed by its instructions when
-// `open(line)` says so.
-std::vector<SourceRow> source_rows(const SourceText& f, const std::function<bool(uint32_t)>& open);
+// `open(line)` says so. `wrap` > 0: indentation is drawn half as deep, and lines longer
+// than `wrap` characters are broken (at a space or after a comma or semicolon where one is
+// near) into pieces that fit.
+std::vector<SourceRow> source_rows(const SourceText& f, const std::function<bool(uint32_t)>& open, int wrap = 0);
+// Characters a continuation piece is indented past its line's own indentation.
+constexpr int kSourceWrapIndent = 4;
 // Rows [first, first + count) of `f` from y = 0: the current line (`rv`'s) lit, each
 // line's cost badges in the gutter, the code with its comments dimmed; an instruction row
 // names the instruction (the PTX a program's compiler wrote, else space and operation), its

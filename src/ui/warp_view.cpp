@@ -28,6 +28,30 @@ int label_every(float w) {
   return 8;
 }
 
+// A row of numbers under or over a diagram whose first number carries the axis title
+// ("lane 0", "bank 0", "sector #4"), left-aligned; later numbers that would touch the
+// text before them are left out.
+struct NumberRow {
+  float right = -1e9f;
+  bool titled = false;
+  void put(Scene& sc, const char* axis, const std::string& number, float cx, float y, float ay) {
+    const Theme& t = theme();
+    if (!titled) {
+      titled = true;
+      const std::string text = std::string(axis) + " " + number;
+      const float x = std::max(0.0f, cx - text_size(FontRole::Small, number).x * 0.5f -
+                                         text_size(FontRole::Small, std::string(axis) + " ").x);
+      sc.text(ImVec2(x, y), text, t.text_dim, FontRole::Small, 0, ay);
+      right = x + text_size(FontRole::Small, text).x;
+      return;
+    }
+    const float w = text_size(FontRole::Small, number).x;
+    if (cx - w * 0.5f < right + 4) return;
+    sc.text(ImVec2(cx, y), number, t.text_dim, FontRole::Small, 0.5f, ay);
+    right = cx + w * 0.5f;
+  }
+};
+
 // Lane boxes across [x0, x1) at height y; returns each lane's box.
 std::vector<std::pair<ImVec2, ImVec2>> lane_row(Scene& sc, const trace::Record& r, int first, int count, float x0,
                                                 float x1, float y, float h, bool numbers = true) {
@@ -36,6 +60,7 @@ std::vector<std::pair<ImVec2, ImVec2>> lane_row(Scene& sc, const trace::Record& 
   float w = (x1 - x0) / float(count);
   float gap = w > 10 ? 2 : 1;
   const int every = label_every(w);
+  NumberRow row;
   for (int i = 0; i < count; ++i) {
     int lane = first + i;
     ImVec2 a(x0 + float(i) * w, y), b(x0 + float(i + 1) * w - gap, y + h);
@@ -44,7 +69,7 @@ std::vector<std::pair<ImVec2, ImVec2>> lane_row(Scene& sc, const trace::Record& 
       sc.fill(a, b, lane_color(lane), 3);
     else
       sc.rect(a, b, kInactive, 1, 3);
-    if (numbers && lane % every == 0) sc.text(ImVec2((a.x + b.x) * 0.5f, a.y - 2), std::to_string(lane), t.text_dim, FontRole::Small, 0.5f, 1);
+    if (numbers && lane % every == 0) row.put(sc, "lane", std::to_string(lane), (a.x + b.x) * 0.5f, a.y - 2, 1);
   }
   return boxes;
 }
@@ -86,6 +111,7 @@ void global_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   // Where each lane's first byte landed, for the connector.
   std::vector<ImVec2> target(32, ImVec2(-1, -1));
   float line_start = 0;
+  NumberRow sector_numbers;
   for (int i = 0; i < n; ++i) {
     const analysis::SectorBytes& sector = sectors[size_t(i)];
     int row = i / per_row, col = i % per_row;
@@ -99,8 +125,9 @@ void global_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
     sc.rect(ImVec2(x + 2, yy - 1), ImVec2(x + bw - 2, yy + box_h + 1), t.sector, 1.5f, 3);
     char lbl[32];
     std::snprintf(lbl, sizeof lbl, "#%llu", (unsigned long long)sector.sector);
+    if (col == 0) sector_numbers = NumberRow{};
     if (text_size(FontRole::Small, lbl).x + 4 <= bw || col % 4 == 0)
-      sc.text(ImVec2(x + bw * 0.5f, yy + box_h + 3), lbl, t.text_dim, FontRole::Small, 0.5f, 0);
+      sector_numbers.put(sc, "sector", lbl, x + bw * 0.5f, yy + box_h + 3, 0);
     for (int lane : sector.lane) {
       if (lane < 0 || target[size_t(lane)].x >= 0) continue;
       const uint64_t first = r.offset[lane];
@@ -185,12 +212,13 @@ void shared_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
     const float bw = size.x / 32.0f;
     const float box_h = std::clamp((bottom - top) / float(way), 2.0f, 22.0f);
     // Bank columns, the worst ones tinted.
+    NumberRow bank_row;
     for (uint32_t b = 0; b < 32; ++b) {
       float x = float(b) * bw;
       if (way > 1 && in_bank[b] == way) sc.fill(ImVec2(x, top - 2), ImVec2(x + bw - 1, bottom + 2), with_alpha(t.bad, 50), 2);
       sc.line(ImVec2(x + 1, bottom + 2), ImVec2(x + bw - 2, bottom + 2), t.text_dim, 1);
       if (bank_numbers && b % uint32_t(label_every(bw)) == 0)
-        sc.text(ImVec2(x + bw * 0.5f, bottom + 4), std::to_string(b), t.text_dim, FontRole::Small, 0.5f, 0);
+        bank_row.put(sc, "bank", std::to_string(b), x + bw * 0.5f, bottom + 4, 0);
     }
     std::vector<ImVec2> target(32, ImVec2(-1, -1));
     int k = 0;  // the word's place in its bank's column
@@ -386,13 +414,19 @@ void warp_veil_scene(Scene& sc, const RequestFigures& rv, const std::string& pro
   }
   // The question in a box, the rest of the panel kept for the answer.
   const float pad = 12, inner = std::max(20.0f, size.x - 2 * pad);
-  const std::vector<std::string> lines = wrap_text(FontRole::Ui, prompt, inner, 6);
+  std::vector<std::string> lines = wrap_text(FontRole::Ui, prompt, inner, 6);
   const float line_h = font_for(FontRole::Ui)->FontSize + 3;
   const float big = font_for(FontRole::Big)->FontSize;
-  const std::vector<std::string> foot = wrap_text(
+  std::vector<std::string> foot = wrap_text(
       FontRole::Small, "Answer in the lesson panel: the lanes, sectors and banks appear here then.", inner, 3);
   const float small_h = font_for(FontRole::Small)->FontSize + 2;
-  const float box_h = pad * 2 + big + 6 + line_h * float(lines.size()) + 6 + small_h * float(foot.size());
+  auto height = [&] { return pad * 2 + big + 6 + line_h * float(lines.size()) + 6 + small_h * float(foot.size()); };
+  // A short panel (a lesson in presentation, beside the lesson's own question) keeps the
+  // box whole: the question goes first, then the footnote shortens.
+  if (y + height() > size.y) lines.clear();
+  if (y + height() > size.y) foot = {fit_text(FontRole::Small, "Answer in the lesson panel.", inner)};
+  if (y + height() > size.y) foot.clear();
+  const float box_h = height();
   const float y0 = std::max(y, std::round((size.y - box_h) * 0.4f));
   sc.fill(ImVec2(0, y0), ImVec2(size.x, y0 + box_h), with_alpha(t.accent, 28), 6);
   sc.rect(ImVec2(0, y0), ImVec2(size.x, y0 + box_h), with_alpha(t.accent, 160), 1.5f, 6);
