@@ -29,5 +29,9 @@ add_dependencies(test_export warpscope)
 # Layout rules (docs/architecture.md, "The app") on every layout and every figure, headless.
 ws_test(test_layout SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_layout.cpp LIBS ws_ui)
 
-# Lessons played in the app, headless.
-ws_test(test_lessons SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_lessons.cpp LIBS ws_ui)
+# Lessons played in the app, headless; every text drawn caught at ImDrawList::AddText
+# (gui/drawn_text.h) to look for an answer on screen before it is given.
+ws_test(test_lessons SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_lessons.cpp ${CMAKE_CURRENT_SOURCE_DIR}/gui/drawn_text.cpp
+        LIBS ws_ui)
+target_link_options(test_lessons PRIVATE "LINKER:--wrap=_ZN10ImDrawList7AddTextEPK6ImFontfRK6ImVec2jPKcS7_fPK6ImVec4"
+                    "LINKER:--wrap=_ZN10ImDrawList7AddTextERK6ImVec2jPKcS4_")

@@ -61,8 +61,10 @@ bool export_figure(Ui& ui, std::string& error) {
   }
   const int theme_index = d.figure_theme == 1 ? kThemePresentation : d.figure_theme == 2 ? kThemeDark : ui.theme_index();
   const ThemeScope colours(theme_index);
+  // While a lesson question waits, the figure keeps its answer veiled as the screen does.
+  const std::string* veil = ui.lesson_veiled() ? &ui.lessons.resolved->question->prompt : nullptr;
   const Figure f = render_figure(m, ui.pane.step, view, kSizes[d.figure_size][0], kSizes[d.figure_size][1],
-                                 d.figure_caption, nullptr, ui.state.dram.array);
+                                 d.figure_caption, nullptr, ui.state.dram.array, veil);
   if (!write_figure(f, d.figure_path, error)) return false;
   error.clear();
   return true;

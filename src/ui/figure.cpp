@@ -47,7 +47,8 @@ void add_chunk(Figure& f, const Scene& sc, ImVec2 origin, ImVec2 clip_min, ImVec
 }  // namespace
 
 Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step, FigureView view, int width,
-                     int height, const std::string& caption, HeatMap* heat, session::DramChoice dram_array) {
+                     int height, const std::string& caption, HeatMap* heat, session::DramChoice dram_array,
+                     const std::string* veil) {
   Figure f;
   f.width = width;
   f.height = height;
@@ -63,6 +64,7 @@ Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step,
   const RequestFigures rv = any ? model->request(step) : RequestFigures{};
   MemoryViewState memory;  // the app's defaults: heat, sectors, lines, labels; every grid fits
   memory.heat_map = heat;
+  if (veil) memory.conflicts = memory.sectors = memory.lines = false;
 
   // The view's scenes in the figure less a margin and the caption band: the same builders
   // the app's panels call, with nothing of the panels' controls.
@@ -85,7 +87,10 @@ Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step,
         break;
       case FigureView::Warp:
       case FigureView::Banks:
-        warp_panel_scene(sc, rv, size);
+        if (veil)
+          warp_veil_scene(sc, rv, *veil, size);
+        else
+          warp_panel_scene(sc, rv, size);
         add_chunk(f, sc, o, ImVec2(0, 0), body_max);
         break;
       case FigureView::Source: {
@@ -103,7 +108,7 @@ Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step,
         int at = 0;
         while (at < n && lines[size_t(at)].line != rv.site->line) ++at;
         const int first = std::clamp(at - rows / 3, 0, std::max(0, n - rows));
-        source_scene(sc, *model, *src, lines, rv, first, rows, size.x, gutter);
+        source_scene(sc, *model, *src, lines, rv, first, rows, size.x, gutter, veil ? -2 : -1);
         for (auto& i : sc.items)
           if (i.kind == Scene::Kind::Text && i.a.x + text_size(i.font, i.text).x > size.x)
             i.text = fit_text(i.font, i.text, size.x - i.a.x);

@@ -30,11 +30,14 @@ struct Figure {
 // `heat`: the traffic layer to move to the step (kept between figures of a sequence so it
 // moves incrementally); null: one made for this figure. `dram_array`: what the DRAM view
 // shows (follow: the request's array, as the app does by default; all: every global
-// array; or one array). Needs a current ImGui context
-// whose fonts are built (the app's, or a HeadlessContext).
+// array; or one array). `veil`: a lesson question waiting on this step (its prompt): the
+// figure shows what the app shows then — the question in place of the warp inspector's
+// figures, the memory view without the request's sector outlines, the source gutter
+// empty. Needs a current ImGui context whose fonts are built (the app's, or a
+// HeadlessContext).
 Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step, FigureView view, int width, int height,
                      const std::string& caption, HeatMap* heat = nullptr,
-                     session::DramChoice dram_array = session::DramChoice::follow());
+                     session::DramChoice dram_array = session::DramChoice::follow(), const std::string* veil = nullptr);
 
 // The figure drawn into pixels: width * height * 4 bytes (RGBA, top row first), as the
 // PNG holds them; empty when the size is unusable.

@@ -5,11 +5,17 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 
+#include "drawn_text.h"
 #include "lesson/lesson.h"
+#include "ui/figure.h"
 #include "ui/theme.h"
 #include "ui_test.h"
 
@@ -113,6 +119,125 @@ size_t open_on_question(ui::HeadlessContext& ctx, ui::Ui& u, std::optional<lesso
   u.goto_lesson_step(q);
   settle(ctx, u);
   return q;
+}
+
+// ---- the answer on screen ---------------------------------------------------------------
+
+std::string lower(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The ways a number can be written on screen: "4", "4.0", "4.00", "12.5".
+std::vector<std::string> number_forms(double v) {
+  std::vector<std::string> out;
+  char b[32];
+  for (const char* f : {"%.0f", "%.1f", "%.2f", "%g"}) {
+    std::snprintf(b, sizeof b, f, v);
+    if (std::abs(std::atof(b) - v) < 1e-6 && std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
+  }
+  return out;
+}
+
+// The words a figure of the metric is written with ("4 sectors", "32-way", "100%"), and
+// whether the number comes before the word (or after: "ideal 4").
+struct Unit {
+  const char* word;
+  bool before;
+};
+std::vector<Unit> units_of(lesson::Metric m) {
+  using M = lesson::Metric;
+  switch (m) {
+    case M::Sectors:
+    case M::SiteSectors: return {{"sector", true}};
+    case M::IdealSectors: return {{"sector", true}, {"ideal", false}};
+    case M::Lines: return {{"line", true}};
+    case M::Efficiency:
+    case M::SiteEfficiency: return {{"%", true}, {"efficien", true}};
+    case M::Wavefronts:
+    case M::SiteWavefronts: return {{"wavefront", true}};
+    case M::Way:
+    case M::SiteWay: return {{"-way", true}, {"way", true}};
+    case M::Conflicts:
+    case M::SiteConflicts: return {{"conflict", true}};
+    case M::Requests: return {{"request", true}};
+    default: return {};
+  }
+}
+
+// Where `n` stands as a whole number in `t` (not inside "64" or "0.4"), each place.
+std::vector<size_t> number_at(const std::string& t, const std::string& n) {
+  std::vector<size_t> at;
+  for (size_t p = t.find(n); p != std::string::npos; p = t.find(n, p + 1)) {
+    const bool left = p == 0 || !(std::isdigit(static_cast<unsigned char>(t[p - 1])) || t[p - 1] == '.');
+    const size_t e = p + n.size();
+    const bool right = e == t.size() || !(std::isdigit(static_cast<unsigned char>(t[e])) ||
+                                          (t[e] == '.' && e + 1 < t.size() && std::isdigit(static_cast<unsigned char>(t[e + 1]))));
+    if (left && right) at.push_back(p);
+  }
+  return at;
+}
+
+// Whether `texts` state the step's answer: the number next to the metric's word in one
+// text ("4 sectors", "(ideal 4)", "32-way", "B 4" on the gutter's line), a big card's
+// number over its caption, or a choice's words outside the lesson panel (which lists the
+// choices with its question). Returns the offending text, "" when none.
+std::string answer_shown(const std::vector<test::DrawnText>& texts, const lesson::Resolved& r,
+                         const std::vector<std::string>& arrays, const ImVec4* lesson_panel) {
+  const lesson::Question& q = *r.question;
+  auto in_lesson = [&](const test::DrawnText& d) {
+    return lesson_panel && d.pos.x >= lesson_panel->x && d.pos.y >= lesson_panel->y && d.pos.x <= lesson_panel->z &&
+           d.pos.y <= lesson_panel->w;
+  };
+  if (q.is_choice()) {
+    // The choice as a word of its own ("coalesced", not "uncoalesced" or the kernel
+    // transpose_write_coalesced); a question lists every choice: it is not an answer.
+    auto word_in = [](const std::string& t, const std::string& w) {
+      auto part = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; };
+      for (size_t p = t.find(w); p != std::string::npos; p = t.find(w, p + 1))
+        if ((p == 0 || !part(t[p - 1])) && (p + w.size() == t.size() || !part(t[p + w.size()]))) return true;
+      return false;
+    };
+    // A line of the question itself (the veiled inspector repeats it, wrapped) neither.
+    const std::string word = lower(q.choices.at(size_t(r.answer.value))), prompt = lower(q.prompt);
+    for (const auto& d : texts) {
+      const std::string t = lower(d.text);
+      size_t listed = 0;
+      for (const auto& c : q.choices) listed += word_in(t, lower(c));
+      if (!in_lesson(d) && listed == 1 && word_in(t, word) && prompt.find(t) == std::string::npos) return d.text;
+    }
+    return "";
+  }
+  const std::vector<Unit> units = units_of(q.ask);
+  for (const std::string& n : number_forms(r.answer.value))
+    for (const auto& d : texts) {
+      const std::string t = lower(d.text);
+      for (size_t p : number_at(t, n)) {
+        const std::string after = t.substr(p + n.size(), 16), before = t.substr(p >= 12 ? p - 12 : 0, std::min<size_t>(p, 12));
+        for (const Unit& u : units) {
+          if (u.before) {
+            const size_t k = after.find(u.word);
+            // "4 sectors", "4-way", "100%", "4.00 sectors/request"; not "4 of 32 lanes … sectors"
+            if (k != std::string::npos && k <= 2) return d.text;
+          } else if (before.size() >= std::strlen(u.word) + 1 &&
+                     before.rfind(u.word) == before.size() - std::strlen(u.word) - 1) {
+            return d.text;  // "ideal 4"
+          }
+        }
+        // The gutter's badge: an array's name, then its figure ("B 4", "tile 32-way").
+        for (const std::string& a : arrays)
+          if (p >= a.size() + 1 && t.compare(p - a.size() - 1, a.size() + 1, lower(a) + " ") == 0 &&
+              (p == a.size() + 1 || t[p - a.size() - 2] == ' '))
+            return d.text;
+      }
+      // A card: the number alone, its caption starting with the metric's word just under it.
+      if (d.text == n)
+        for (const auto& c : texts)
+          if (c.pos.y > d.pos.y && c.pos.y < d.pos.y + 80 && std::abs(c.pos.x - d.pos.x) < 4)
+            for (const Unit& u : units)
+              if (lower(c.text).rfind(u.word, 0) == 0) return d.text + " / " + c.text;
+    }
+  return "";
 }
 
 struct TempDir {
@@ -316,4 +441,120 @@ TEST_CASE("an answer the student asked for is still shown after a restart") {
   CHECK(u.lessons.open());
   CHECK(!u.lesson_veiled());
   CHECK(!ui::lesson_points_at(u, ui::Panel::Warp));  // shown as it was left, not pointed at again
+}
+
+TEST_CASE("every step of every lesson: nothing drawn states the answer before the student commits") {
+  // Each bundled lesson, in the normal layout and on a projector, at 1280×720: every text
+  // the frame draws (widgets and scenes) is searched for the step's answer while the
+  // question waits; once answered, the same search must find it (so it can fail).
+  size_t steps = 0;
+  for (const auto& entry : lesson::list())
+    for (bool present : {false, true}) {
+      CAPTURE(entry.id);
+      CAPTURE(present);
+      ui::HeadlessContext ctx(1280, 720);
+      ui::Ui u(quiet_env());
+      u.state.present = present;
+      REQUIRE(u.open_lesson(entry.id));
+      settle(ctx, u);
+      const lesson::Lesson& l = *u.lessons.lesson;
+      // The last question's answered frame: it must not state this step's answer either
+      // (unless as its own answer: "4 sectors" twice).
+      std::vector<test::DrawnText> before;
+      std::optional<lesson::Resolved> before_r;
+      const trace::Trace* before_trace = nullptr;
+      std::vector<std::string> arrays;
+      for (size_t i = 0; i < l.steps.size(); ++i) {
+        CAPTURE(i);
+        u.goto_lesson_step(i);
+        settle(ctx, u);
+        ctx.frame(u);
+        const ui::LessonRun& L = u.lessons;
+        REQUIRE(L.resolved);
+        if (!L.resolved->question) {
+          before_r.reset();
+          continue;
+        }
+        ++steps;
+        const lesson::Resolved r = *L.resolved;
+        INFO("answer: " << r.answer.text);
+        // The same launch and access as the question just answered: revealing that one must
+        // not have shown this one's answer (a step on another launch builds on the last).
+        if (before_r && before_trace == &u.pane.model->trace() && before_r->site == r.site) {
+          const std::string shown = answer_shown(before, r, arrays, nullptr);
+          const bool own = !shown.empty() && answer_shown({test::DrawnText{shown, {}, {}}}, *before_r, arrays, nullptr) != "";
+          INFO("the step before answered " << before_r->answer.text);
+          CHECK((shown.empty() || own));
+          if (!shown.empty() && !own) MESSAGE("shown: " << shown);
+        }
+        arrays.clear();
+        for (const auto& b : u.pane.model->trace().buffers) arrays.push_back(b.name);
+        auto frame_texts = [&] {
+          ctx.frame(u);
+          test::start_catching();
+          ctx.frame(u);
+          return test::stop_catching();
+        };
+        auto lesson_rect = [&]() -> std::optional<ImVec4> {
+          for (const auto& d : u.drawn())
+            if (d.panel == ui::Panel::Lesson) return ImVec4(d.min.x, d.min.y, d.max.x, d.max.y);
+          return std::nullopt;
+        };
+        const auto waiting = frame_texts();
+        CHECK(!waiting.empty());
+        auto lr = lesson_rect();
+        CHECK(answer_shown(waiting, r, arrays, lr ? &*lr : nullptr) == "");
+        // A wrong answer first: its feedback and the frame after it still keep the answer.
+        u.check_lesson_answer(lesson::wrong_answer(r));
+        const auto after_wrong = frame_texts();
+        lr = lesson_rect();
+        CHECK(answer_shown(after_wrong, r, arrays, lr ? &*lr : nullptr) == "");
+        u.check_lesson_answer(r.answer.text);
+        REQUIRE(L.verdict);
+        CHECK(L.verdict->correct);
+        const auto answered = frame_texts();
+        CHECK(answer_shown(answered, r, arrays, nullptr) != "");
+        before = answered;
+        before_r = r;
+        before_trace = &u.pane.model->trace();
+      }
+    }
+  CHECK(steps >= 30);
+}
+
+TEST_CASE("a figure exported while a question waits keeps the answer veiled, as the screen does") {
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Ui u(quiet_env());
+  open_on_question(ctx, u, lesson::Metric::Way);  // the tile store's 32-way conflict
+  REQUIRE(u.lesson_veiled());
+  const lesson::Resolved r = *u.lessons.resolved;
+  std::vector<std::string> arrays;
+  for (const auto& b : u.pane.model->trace().buffers) arrays.push_back(b.name);
+  auto texts = [](const ui::Figure& f) {
+    std::vector<test::DrawnText> out;
+    for (const auto& c : f.chunks)
+      for (const auto& i : c.scene.items)
+        if (i.kind == ui::Scene::Kind::Text) out.push_back({i.text, i.a, ImVec4(c.clip_min.x, c.clip_min.y, c.clip_max.x, c.clip_max.y)});
+    return out;
+  };
+  auto rims = [](const ui::Figure& f) {
+    int n = 0;
+    for (const auto& c : f.chunks)
+      for (const auto& i : c.scene.items) n += i.kind == ui::Scene::Kind::Rect && i.color == ui::theme().bad;
+    return n;
+  };
+  const std::string& prompt = r.question->prompt;
+  for (ui::FigureView v : {ui::FigureView::Warp, ui::FigureView::Banks, ui::FigureView::Source}) {
+    CAPTURE(int(v));
+    const ui::Figure veiled = ui::render_figure(u.pane.model, u.pane.step, v, 1280, 720, "", nullptr,
+                                                session::DramChoice::follow(), &prompt);
+    const ui::Figure open = ui::render_figure(u.pane.model, u.pane.step, v, 1280, 720, "");
+    CHECK(answer_shown(texts(veiled), r, arrays, nullptr) == "");
+    CHECK(answer_shown(texts(open), r, arrays, nullptr) != "");
+  }
+  const ui::Figure mem_veiled = ui::render_figure(u.pane.model, u.pane.step, ui::FigureView::Memory, 1280, 720, "",
+                                                  nullptr, session::DramChoice::follow(), &prompt);
+  const ui::Figure mem_open = ui::render_figure(u.pane.model, u.pane.step, ui::FigureView::Memory, 1280, 720, "");
+  CHECK(rims(mem_veiled) == 0);
+  CHECK(rims(mem_open) > 0);
 }

@@ -1,0 +1,58 @@
+// The --wrap side of drawn_text.h: each AddText is recorded while catching, then drawn.
+#include "drawn_text.h"
+
+#include <imgui_internal.h>
+
+#include <cstring>
+
+namespace {
+bool g_catching = false;
+std::vector<ws::test::DrawnText>* g_caught() {
+  static std::vector<ws::test::DrawnText> v;
+  return &v;
+}
+
+void note(const ImDrawList* dl, const ImVec2& pos, const char* b, const char* e, const ImVec4* clip) {
+  if (!g_catching || !b) return;
+  if (!e) e = b + std::strlen(b);
+  if (e == b) return;
+  g_caught()->push_back({std::string(b, e), pos, clip ? *clip : dl->_CmdHeader.ClipRect});
+}
+}  // namespace
+
+// ImDrawList::AddText(const ImFont*, float, const ImVec2&, ImU32, const char*, const char*,
+// float, const ImVec4*) and ImDrawList::AddText(const ImVec2&, ImU32, const char*, const char*).
+extern "C" {
+void __real__ZN10ImDrawList7AddTextEPK6ImFontfRK6ImVec2jPKcS7_fPK6ImVec4(ImDrawList*, const ImFont*, float,
+                                                                          const ImVec2&, ImU32, const char*,
+                                                                          const char*, float, const ImVec4*);
+void __wrap__ZN10ImDrawList7AddTextEPK6ImFontfRK6ImVec2jPKcS7_fPK6ImVec4(ImDrawList* dl, const ImFont* f, float size,
+                                                                          const ImVec2& pos, ImU32 col, const char* b,
+                                                                          const char* e, float wrap,
+                                                                          const ImVec4* clip) {
+  note(dl, pos, b, e, clip);
+  __real__ZN10ImDrawList7AddTextEPK6ImFontfRK6ImVec2jPKcS7_fPK6ImVec4(dl, f, size, pos, col, b, e, wrap, clip);
+}
+void __real__ZN10ImDrawList7AddTextERK6ImVec2jPKcS4_(ImDrawList*, const ImVec2&, ImU32, const char*, const char*);
+void __wrap__ZN10ImDrawList7AddTextERK6ImVec2jPKcS4_(ImDrawList* dl, const ImVec2& pos, ImU32 col, const char* b,
+                                                     const char* e) {
+  note(dl, pos, b, e, nullptr);
+  __real__ZN10ImDrawList7AddTextERK6ImVec2jPKcS4_(dl, pos, col, b, e);
+}
+}
+
+namespace ws::test {
+
+void start_catching() {
+  g_caught()->clear();
+  g_catching = true;
+}
+
+std::vector<DrawnText> stop_catching() {
+  g_catching = false;
+  std::vector<DrawnText> out;
+  out.swap(*g_caught());
+  return out;
+}
+
+}  // namespace ws::test
