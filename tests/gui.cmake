@@ -26,8 +26,12 @@ target_include_directories(test_export PRIVATE ${GIF_INCLUDE})
 target_compile_definitions(test_export PRIVATE WS_BINARY="$<TARGET_FILE:warpscope>")
 add_dependencies(test_export warpscope)
 
-# Layout rules (docs/architecture.md, "The app") on every layout and every figure, headless.
-ws_test(test_layout SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_layout.cpp LIBS ws_ui)
+# Layout rules (docs/architecture.md, "The app") on every layout and every figure, headless;
+# the widgets' texts caught as test_lessons does.
+ws_test(test_layout SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_layout.cpp ${CMAKE_CURRENT_SOURCE_DIR}/gui/drawn_text.cpp
+        LIBS ws_ui)
+target_link_options(test_layout PRIVATE "LINKER:--wrap=_ZN10ImDrawList7AddTextEPK6ImFontfRK6ImVec2jPKcS7_fPK6ImVec4"
+                    "LINKER:--wrap=_ZN10ImDrawList7AddTextERK6ImVec2jPKcS4_")
 
 # Lessons played in the app, headless; every text drawn caught at ImDrawList::AddText
 # (gui/drawn_text.h) to look for an answer on screen before it is given.

@@ -38,6 +38,57 @@ const char* panel_phrase(Panel p) {
 }
 
 // Lesson text as ImGui paragraphs: prose wrapped, bullets indented, code in the mono font.
+// A paragraph wrapped to the panel, its `code` spans in the code font without their
+// backticks. Words wrap at spaces; a code span wraps at its own spaces.
+void rich_text(const std::string& text) {
+  struct Word {
+    std::string text;
+    bool code, space_before;
+  };
+  std::vector<Word> words;
+  bool code = false, space = false;
+  std::string cur;
+  auto flush = [&](bool next_space) {
+    if (!cur.empty()) words.push_back({cur, code, space}), cur.clear(), space = next_space;
+    else space = space || next_space;
+  };
+  for (char c : text) {
+    if (c == '`') {
+      flush(false);
+      code = !code;
+    } else if (c == ' ') {
+      flush(true);
+    } else {
+      cur += c;
+    }
+  }
+  flush(false);
+  const float x0 = ImGui::GetCursorPosX(), right = x0 + ImGui::GetContentRegionAvail().x;
+  const float space_w = ImGui::CalcTextSize(" ").x;
+  // Lines as close as a wrapped text's; the paragraph's own spacing after the last.
+  const float spacing = ImGui::GetStyle().ItemSpacing.y;
+  ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(ImGui::GetStyle().ItemSpacing.x, 1));
+  float x = x0;
+  bool first = true;
+  for (const Word& w : words) {
+    ImGui::PushFont(font_for(w.code ? FontRole::Mono : FontRole::Ui));
+    const float ww = ImGui::CalcTextSize(w.text.c_str()).x;
+    const float gap = w.space_before ? space_w : 0.0f;
+    if (!first && x + gap + ww <= right) {
+      ImGui::SameLine(0, gap);
+      x += gap;
+    } else {
+      x = x0;
+    }
+    ImGui::TextUnformatted(w.text.c_str());
+    x += ww;
+    first = false;
+    ImGui::PopFont();
+  }
+  ImGui::PopStyleVar();
+  ImGui::SetCursorPosY(ImGui::GetCursorPosY() + spacing - 1);
+}
+
 void paragraphs(const std::string& text) {
   for (const std::string& p : lesson::paragraphs(text)) {
     if (p.empty()) {
@@ -48,9 +99,11 @@ void paragraphs(const std::string& text) {
       ImGui::PopFont();
     } else if (p.rfind("- ", 0) == 0) {
       ImGui::Bullet();
-      ImGui::TextWrapped("%s", p.c_str() + 2);
+      ImGui::BeginGroup();
+      rich_text(p.substr(2));
+      ImGui::EndGroup();
     } else {
-      ImGui::TextWrapped("%s", p.c_str());
+      rich_text(p);
     }
   }
 }
@@ -399,6 +452,9 @@ void lesson_view(Ui& ui) {
 
   const bool present = ui.state.present;
   const lesson::Tally tally = L.progress.tally(l);
+  // The text scrolls; Back and Next stay at the panel's foot.
+  const float nav_h = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y * 2 + 2;
+  ImGui::BeginChild("##lesson_text", ImVec2(0, -nav_h));
   if (!present) {
     ImGui::PushStyleColor(ImGuiCol_Text, t.text_dim);
     ImGui::TextWrapped("%s", l.title.c_str());
@@ -447,9 +503,18 @@ void lesson_view(Ui& ui) {
   ImGui::Spacing();
   paragraphs(st.text);
   if (!present && asks) question_box(ui);
+  // The end of the lesson says how it went.
+  if (L.step + 1 == l.steps.size()) {
+    ImGui::Spacing();
+    ImGui::PushStyleColor(ImGuiCol_Text, t.good);
+    ImGui::TextWrapped("End of the lesson: %zu of %zu questions right on the first try, %zu right later, %zu answers "
+                       "shown.",
+                       tally.right, tally.questions, tally.later, tally.revealed);
+    ImGui::PopStyleColor();
+  }
+  ImGui::EndChild();
 
-  // Back, next; the end of the lesson says how it went.
-  ImGui::Spacing();
+  // Back, next.
   ImGui::Separator();
   if (L.step > 0) {
     if (ImGui::Button("< Back")) ui.goto_lesson_step(L.step - 1);
@@ -458,15 +523,9 @@ void lesson_view(Ui& ui) {
   if (L.step + 1 < l.steps.size()) {
     const bool waiting = L.resolved && L.resolved->question && !L.open();
     if (ImGui::Button(waiting ? "Skip >" : "Next >")) ui.goto_lesson_step(L.step + 1);
-  } else {
-    ImGui::PushStyleColor(ImGuiCol_Text, t.good);
-    ImGui::TextWrapped("End of the lesson: %zu of %zu questions right on the first try, %zu right later, %zu answers "
-                       "shown.",
-                       tally.right, tally.questions, tally.later, tally.revealed);
-    ImGui::PopStyleColor();
+    ImGui::SameLine();
   }
-  if (L.step + 1 < l.steps.size()) ImGui::SameLine();
-  if (ImGui::SmallButton("Other lessons")) {
+  if (ImGui::Button("Other lessons")) {
     ui.close_lesson();
     L.panel = true;  // the list, in the same place
   }

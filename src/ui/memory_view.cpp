@@ -610,12 +610,18 @@ void toolbar(Ui& ui, const Session& m) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Zoom and pan to the current request (F).\nThe wheel or a drag on a grid turns it off;\n"
                       "a double-click on the grid turns it on again.");
-  ImGui::SameLine(0, 24);
+  // One toggle per buffer, after "arrays:", wrapping to the next row at the panel's edge.
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  auto next_fits = [&](float w, float gap) {
+    if (ImGui::GetItemRectMax().x + gap + w <= right) ImGui::SameLine(0, gap);
+  };
+  next_fits(ImGui::CalcTextSize("arrays:").x, 24);
   ImGui::TextDisabled("arrays:");
-  // One toggle per buffer.
   for (const auto& b : m.trace().buffers) {
     bool shown = !s.memory.hidden_buffers[b.name];
-    ImGui::SameLine();
+    next_fits(ImGui::GetFrameHeight() + st.ItemInnerSpacing.x + ImGui::CalcTextSize(b.name.c_str()).x,
+              st.ItemSpacing.x);
     if (ImGui::Checkbox(b.name.c_str(), &shown)) s.memory.hidden_buffers[b.name] = !shown;
   }
 }

@@ -193,19 +193,20 @@ void timeline_view(Ui& ui, Pane& p) {
   }
   // Block boundaries with their ids, where there is room.
   {
-    float last_label = -1e9f;
+    float last_end = -1e9f;  // where the last label ends
     uint32_t prev_block = ~0u;
     for (uint32_t e0 : m->epoch_starts) {
       uint32_t b = m->trace().records[e0].block;
       if (b == prev_block) continue;
       prev_block = b;
       float x = x_of(e0);
-      if (x - last_label < 60) continue;
-      last_label = x;
-      dl->AddLine(ImVec2(x, a.y), ImVec2(x, a.y + strip_h), IM_COL32(255, 255, 255, 40), 1);
       auto c = m->trace().launch().block_coords(b);
       char lbl[32];
       std::snprintf(lbl, sizeof lbl, "block %u,%u", c.x, c.y);
+      // Labels apart by their measured widths (two-digit blocks are wider than "block 1,0").
+      if (x + 3 < last_end + 8) continue;
+      last_end = x + 3 + text_size(FontRole::Small, lbl).x;
+      dl->AddLine(ImVec2(x, a.y), ImVec2(x, a.y + strip_h), IM_COL32(255, 255, 255, 40), 1);
       dl->AddText(font_for(FontRole::Small), font_for(FontRole::Small)->FontSize, ImVec2(x + 3, a.y + 1), t.text_dim, lbl);
     }
   }

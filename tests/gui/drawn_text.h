@@ -14,10 +14,14 @@ struct DrawnText {
   std::string text;
   ImVec2 pos;             // top-left
   ImVec4 clip;            // the clip rectangle it was drawn under (x0, y0, x1, y1)
+  ImVec2 size{};          // as the font measures it (wrapped where it was drawn wrapped)
+  const ImDrawList* list = nullptr;
 };
 
-// Starts catching (clearing what was caught); stop_catching returns it.
+// Starts catching (clearing what was caught); stop_catching returns it: the texts of the
+// draw lists in `drawn` (the frame's draw data: a window ImGui hid at the frame's end,
+// such as its implicit "Debug" window, drew its title but is not on screen), or all.
 void start_catching();
-std::vector<DrawnText> stop_catching();
+std::vector<DrawnText> stop_catching(const ImDrawData* drawn = nullptr);
 
 }  // namespace ws::test

@@ -25,6 +25,7 @@
 #include "ui/scene.h"
 #include "ui/theme.h"
 #include "ui/ui.h"
+#include "drawn_text.h"
 #include "ui_test.h"
 
 using namespace ws;
@@ -340,4 +341,119 @@ TEST_CASE("File → Export figure writes the view at the step on screen") {
   CHECK_FALSE(ui::export_figure(u, err));
   CHECK(err.find("banks view needs") != std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+std::string where(const test::DrawnText& d) {
+  char s[200];
+  std::snprintf(s, sizeof s, "'%s' at (%.0f,%.0f)-(%.0f,%.0f)", d.text.substr(0, 60).c_str(), d.pos.x, d.pos.y,
+                d.pos.x + d.size.x, d.pos.y + d.size.y);
+  return s;
+}
+
+// The widgets' texts (and the scenes', caught the same way) of one frame: a text cut at
+// the side of what clips it, or two texts over each other. `scrolls`: rectangles whose
+// texts scroll (a list, the code), where a text cut at the top or bottom edge is a row
+// scrolled half out of view, not a fault.
+std::vector<std::string> widget_text_problems(const std::vector<test::DrawnText>& texts,
+                                              const std::vector<ImVec4>& scrolls) {
+  std::vector<std::string> bad;
+  const float tol = 1.5f;
+  auto visible = [](const test::DrawnText& d) {
+    return d.pos.x + d.size.x > d.clip.x && d.pos.x < d.clip.z && d.pos.y + d.size.y > d.clip.y && d.pos.y < d.clip.w;
+  };
+  auto in_scroll = [&](const test::DrawnText& d) {
+    for (const ImVec4& r : scrolls)
+      if (d.pos.x >= r.x - 1 && d.pos.y >= r.y - d.size.y && d.pos.x <= r.z && d.pos.y <= r.w) return true;
+    return false;
+  };
+  std::vector<const test::DrawnText*> shown;
+  for (const auto& d : texts) {
+    if (d.text.find_first_not_of(" \t\n") == std::string::npos || !visible(d)) continue;
+    shown.push_back(&d);
+    const bool cut_x = d.pos.x < d.clip.x - tol || d.pos.x + d.size.x > d.clip.z + tol;
+    const bool cut_y = d.pos.y < d.clip.y - tol || d.pos.y + d.size.y > d.clip.w + tol;
+    if (cut_x && !in_scroll(d)) bad.push_back("cut at the side: " + where(d));
+    if (cut_y && !in_scroll(d)) bad.push_back("cut at the top or bottom: " + where(d));
+  }
+  for (size_t i = 0; i < shown.size(); ++i)
+    for (size_t j = i + 1; j < shown.size(); ++j) {
+      const auto &a = *shown[i], &b = *shown[j];
+      if (a.text == b.text && std::abs(a.pos.x - b.pos.x) < 0.5f && std::abs(a.pos.y - b.pos.y) < 0.5f) continue;
+      const float w = std::min({a.pos.x + a.size.x, a.clip.z, b.pos.x + b.size.x, b.clip.z}) -
+                      std::max({a.pos.x, a.clip.x, b.pos.x, b.clip.x});
+      const float h = std::min({a.pos.y + a.size.y, a.clip.w, b.pos.y + b.size.y, b.clip.w}) -
+                      std::max({a.pos.y, a.clip.y, b.pos.y, b.clip.y});
+      if (w > tol && h > tol) bad.push_back("texts overlap: " + where(a) + " and " + where(b));
+    }
+  return bad;
+}
+
+}  // namespace
+
+TEST_CASE("the app at both sizes, normal and presentation: every panel and a lesson step name what they show, no widget text cut or overlapping") {
+  struct Scene {
+    const char* name;
+    int enlarged;  // -1: the layout as is
+    const char* lesson;
+    bool answered;
+  };
+  const Scene scenes[] = {
+      {"default", -1, nullptr, false},
+      {"catalog", int(ui::Panel::Catalog), nullptr, false},
+      {"memory", int(ui::Panel::Memory), nullptr, false},
+      {"warp", int(ui::Panel::Warp), nullptr, false},
+      {"dram", int(ui::Panel::Dram), nullptr, false},
+      {"source", int(ui::Panel::Source), nullptr, false},
+      {"timing", int(ui::Panel::Timing), nullptr, false},
+      {"lesson waiting", -1, "basics", false},
+      {"lesson answered", -1, "basics", true},
+  };
+  for (const Size& sz : kSizes)
+    for (bool present : {false, true})
+      for (const Scene& sc : scenes) {
+        CAPTURE(sz.w);
+        CAPTURE(present);
+        INFO("scene " << sc.name);
+        ui::HeadlessContext ctx(sz.w, sz.h);
+        ui::Environment env;  // the bundled replay pack: the timing panel has its ladder
+        ui::Ui u(env);
+        u.state.present = present;
+        if (sc.lesson) {
+          REQUIRE(u.open_lesson(sc.lesson));
+          settle(ctx, u);
+          size_t q = 0;
+          while (!u.lessons.lesson->steps[q].question) ++q;
+          u.goto_lesson_step(q + 2);  // the efficiency step: "12.5%"
+          settle(ctx, u);
+          if (sc.answered) u.check_lesson_answer(u.lessons.resolved->answer.text);
+        } else {
+          u.state.kernel = "matmul_tiled";
+          u.record();
+          settle(ctx, u);
+          u.set_step(2);
+          u.state.enlarged = sc.enlarged;
+        }
+        settle(ctx, u);
+        ctx.frame(u);
+        ctx.frame(u);
+        test::start_catching();
+        const auto texts = test::stop_catching(ctx.frame(u));
+        // The title and the backend are named at the top.
+        bool title = false, backend = false;
+        for (const auto& d : texts)
+          if (d.pos.y < 40) {
+            title |= d.text.find(u.pane.model->trace().launch().kernel.substr(0, 8)) == 0;
+            backend |= d.text.find("EMULATED") != std::string::npos;
+          }
+        CHECK(title);
+        CHECK(backend);
+        std::vector<ImVec4> scrolls;
+        for (const auto& p : u.drawn())
+          if (p.panel == ui::Panel::Catalog || p.panel == ui::Panel::Source || p.panel == ui::Panel::Lesson ||
+              p.panel == ui::Panel::Timing)
+            scrolls.push_back(ImVec4(p.min.x, p.min.y, p.max.x, p.max.y));
+        for (const auto& problem : widget_text_problems(texts, scrolls)) FAIL_CHECK(problem);
+      }
 }

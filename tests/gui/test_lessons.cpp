@@ -159,7 +159,7 @@ std::vector<Unit> units_of(lesson::Metric m) {
     case M::Way:
     case M::SiteWay: return {{"-way", true}, {"way", true}};
     case M::Conflicts:
-    case M::SiteConflicts: return {{"conflict", true}};
+    case M::SiteConflicts: return {{"conflict", true}, {"bank conflict", true}};
     case M::Requests: return {{"request", true}};
     default: return {};
   }
@@ -492,8 +492,7 @@ TEST_CASE("every step of every lesson: nothing drawn states the answer before th
         auto frame_texts = [&] {
           ctx.frame(u);
           test::start_catching();
-          ctx.frame(u);
-          return test::stop_catching();
+          return test::stop_catching(ctx.frame(u));
         };
         auto lesson_rect = [&]() -> std::optional<ImVec4> {
           for (const auto& d : u.drawn())
