@@ -77,10 +77,21 @@ Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step,
   if (any && rv.rec && rv.site && size.x > 40 && size.y > 40) {
     Scene sc;
     switch (view) {
-      case FigureView::Memory:
-        for (const SceneChunk& c : memory_chunks(o, *model, rv, memory, memory_layout(*model, rv, memory, size)))
+      case FigureView::Memory: {
+        // The key right under the grids it explains (not at the foot of empty space).
+        Scene key;
+        const float key_h = memory_legend_scene(key, rv, memory, size.x);
+        const ImVec2 grids(size.x, std::max(40.0f, size.y - key_h - 8));
+        float bottom = o.y;
+        for (const SceneChunk& c : memory_chunks(o, *model, rv, memory, memory_layout(*model, rv, memory, grids))) {
+          for (const auto& i : c.scene.items)
+            bottom = std::max(bottom, std::min(c.clip_max.y, i.kind == Scene::Kind::Text ? i.a.y + text_size(i.font, i.text).y
+                                                                                          : std::max(i.a.y, i.b.y)));
           f.chunks.push_back(c);
+        }
+        add_chunk(f, key, ImVec2(o.x, std::min(bottom + 8, o.y + size.y - key_h)), ImVec2(0, 0), body_max);
         break;
+      }
       case FigureView::Dram:
         dram_panel_scene(sc, *model, rv, dram_array, size);
         add_chunk(f, sc, o, ImVec2(0, 0), body_max);

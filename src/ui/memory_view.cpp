@@ -565,6 +565,37 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
   }
 }
 
+float memory_legend_scene(Scene& sc, const RequestFigures& rv, const MemoryViewState& st, float width) {
+  const Theme& t = theme();
+  const float h = font_for(FontRole::Small)->FontSize, sw = std::round(h * 0.8f), sp = std::round(h * 0.45f);
+  float x = 0;
+  auto entry = [&](float swatch_w, const std::function<void(ImVec2, ImVec2)>& swatch, const char* words) {
+    const float w = swatch_w + sp + text_size(FontRole::Small, words).x;
+    if (x + w > width) return;
+    const ImVec2 a(x, std::round((h - sw) * 0.5f) + 1), b(x + swatch_w, a.y + sw);
+    swatch(a, b);
+    sc.text(ImVec2(x + swatch_w + sp, 0), words, t.text_dim, FontRole::Small);
+    x += w + sp * 3;
+  };
+  // Lanes: eight of the 32 colours, 0 to 31.
+  entry(sw * 4, [&](ImVec2 a, ImVec2 b) {
+    for (int k = 0; k < 8; ++k)
+      sc.fill(ImVec2(a.x + float(k) * sw * 0.5f, a.y), ImVec2(a.x + float(k + 1) * sw * 0.5f, b.y), lane_color(k * 4 + 2));
+  }, "lane 0 … 31 (number in the cell)");
+  if (rv.site && !rv.shared) {
+    if (st.sectors)
+      entry(sw * 2, [&](ImVec2 a, ImVec2 b) { sc.rect(a, b, t.sector, 2.0f); }, "32-byte sector fetched");
+    if (st.lines)
+      entry(sw * 2, [&](ImVec2 a, ImVec2 b) { sc.rect(a, b, t.line128, 2.0f, 2); }, "128-byte line");
+  }
+  if (rv.site && rv.shared && st.conflicts && rv.s.max_way > 1)
+    entry(sw, [&](ImVec2 a, ImVec2 b) { sc.rect(a, b, t.bad, 2.0f, 3); }, "word in an n-way bank conflict");
+  if (st.heat && st.heat_map)
+    entry(sw, [&](ImVec2 a, ImVec2 b) { sc.fill(a, b, with_alpha(t.accent, 90), 2); }, "shade: traffic so far");
+  sc.size = ImVec2(width, h + 2);
+  return h + 2;
+}
+
 std::vector<SceneChunk> memory_chunks(ImVec2 area, const Session& m, const RequestFigures& rv,
                                       const MemoryViewState& st, const MemoryLayout& layout) {
   std::vector<SceneChunk> out;

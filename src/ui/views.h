@@ -60,6 +60,11 @@ struct MemoryViewState {
   HeatMap* heat_map = nullptr;                           // null: no heat layer
 };
 
+// The memory view's key, one row from (0, 0) as wide as fits `width`: lane colours, and for
+// the request on screen its sectors and 128-byte lines (global) or the words of an n-way
+// conflict (shared), and the traffic shade when `heat`. Returns its height.
+float memory_legend_scene(Scene& sc, const RequestFigures& rv, const MemoryViewState& st, float width);
+
 // Where each shown buffer goes: pure layout data, computed before anything is drawn.
 // When every grid fits its share of the panel at a legible cell size, one slot per
 // buffer. Otherwise the current request's buffer gets a large "focus" slot (zoomed and

@@ -147,8 +147,10 @@ void global_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
     ImVec2 from((box.first.x + box.second.x) * 0.5f, box.second.y + 1);
     sc.line(from, ImVec2(target[size_t(lane)].x, target[size_t(lane)].y - 6), lane_color(lane, 170), 1.5f);
   }
-  // Legend: swatches and words placed by their measured widths, as many as fit.
-  const float ly = size.y - lab + 2, sw = std::round(lab * 0.7f), sp = std::round(lab * 0.4f);
+  // Legend: swatches and words placed by their measured widths, as many as fit, right
+  // under the sectors they explain.
+  const float last_label = top + float(rows - 1) * row_h + box_h + 3 + font_for(FontRole::Small)->FontSize;
+  const float ly = std::min(size.y - lab + 2, last_label + 6), sw = std::round(lab * 0.7f), sp = std::round(lab * 0.4f);
   float lx = 0;
   auto entry = [&](int kind, const char* words) {
     const float w = (kind == 2 ? sw * 2 : sw) + sp + text_size(FontRole::Small, words).x;

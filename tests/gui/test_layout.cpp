@@ -457,3 +457,34 @@ TEST_CASE("the app at both sizes, normal and presentation: every panel and a les
         for (const auto& problem : widget_text_problems(texts, scrolls)) FAIL_CHECK(problem);
       }
 }
+
+TEST_CASE("a light figure of the memory view: axis titles over its grid, its key right under it") {
+  auto spec = session::LaunchSpec{};
+  spec.kernel = "matmul_tiled";
+  auto model = session::record_session(session::resolve(spec), spec);
+  REQUIRE(model->size() > 2);
+  for (const Size& sz : kSizes) {
+    CAPTURE(sz.w);
+    ui::HeadlessContext ctx(sz.w, sz.h);
+    const ui::ThemeScope light(ui::kThemePresentation);
+    const ui::Figure f = ui::render_figure(model, 2, ui::FigureView::Memory, int(sz.w), int(sz.h), "");
+    const ImU32 bg = f.background;
+    CHECK(int(bg & 255) + int((bg >> 8) & 255) + int((bg >> 16) & 255) > 600);  // a light background
+    const auto t = texts_of(f.chunks);
+    auto find = [&](const std::string& s) -> const TextBox* {
+      for (const auto& b : t)
+        if (b.text == s) return &b;
+      return nullptr;
+    };
+    CHECK(find("row ↓"));
+    CHECK(find("column →"));
+    const TextBox* key = find("lane 0 … 31 (number in the cell)");
+    REQUIRE(key);
+    CHECK(find("32-byte sector fetched"));
+    // The key sits right under the lowest row number of the grid it explains.
+    float grid_bottom = 0;
+    for (const auto& b : t)
+      if (b.min.x < 60 && b.max.y < key->min.y) grid_bottom = std::max(grid_bottom, b.max.y);
+    CHECK(key->min.y - grid_bottom < 40);
+  }
+}
