@@ -189,10 +189,11 @@ void compare_strip(Ui& ui) {
   const std::string ma = time_of(*a), mb = time_of(*b);
   rows.push_back({"time (replay pack)", ma, mb, ma == "—" ? 0 : std::atof(ma.c_str()), mb == "—" ? 0 : std::atof(mb.c_str())});
 
-  // The table where it fits; else one line of the figures that differ, largest change
-  // first (presentation mode's large type at 1280×720).
+  // The table (scrolling where it is taller than the strip); where not even its header and
+  // two rows fit, one line of the figures that differ, largest change first (presentation
+  // mode's large type at 1280×720).
   const float row_h = ImGui::GetTextLineHeightWithSpacing() + 4;
-  if (ImGui::GetContentRegionAvail().y < row_h * float(rows.size() + 1)) {
+  if (ImGui::GetContentRegionAvail().y < row_h * 2.5f) {
     struct Verdict {
       double x;  // B's cost ÷ A's, as a factor ≥ 1
       const Row* row;
