@@ -2,8 +2,11 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "cli/cli.h"
+#include "program/program.h"
 #include "session/worker.h"
 #include "trace/wstrace.h"
 
@@ -14,7 +17,32 @@ struct RecordOptions {
   cli::LaunchArgs launch;
   std::string out;
   int64_t launch_number = 0;
+  std::vector<std::string> command;  // after `--`: a program built elsewhere and its arguments
 };
+
+// `record --backend gpu -- ./binary args`: a program built elsewhere, run on this GPU with
+// the GPU tracer (lines where it was built with -lineinfo, SASS offsets otherwise).
+int record_binary(const RecordOptions& o) {
+  if (o.launch.backend != "gpu" && o.launch.backend != "auto")
+    throw UsageError("a program after -- runs on the GPU: use --backend gpu (the emulated device needs --program FILE.cu)");
+  program::Options po;
+  po.binary = o.command[0];
+  po.args.assign(o.command.begin() + 1, o.command.end());
+  po.backend = "gpu";
+  po.timeout_seconds = o.launch.timeout;
+  if (!o.launch.blocks.empty() && o.launch.blocks != "all") po.blocks = o.launch.blocks;
+  program::Result r;
+  try {
+    r = program::run(po);
+  } catch (const program::Error& e) {
+    throw std::runtime_error(e.what());
+  }
+  const trace::Trace t = o.launch_number ? trace::launch_trace(r.trace, uint32_t(o.launch_number - 1)) : r.trace;
+  trace::write_trace(t, o.out);
+  std::cout << "wrote " << o.out << ": " << t.launches.size() << (t.launches.size() == 1 ? " launch" : " launches") << " of "
+            << po.binary << ", " << t.records.size() << " requests, " << t.provenance.device << "\n";
+  return r.exit_code;
+}
 
 // A program's launches: every one in one trace, or launch K alone.
 int record_program(const RecordOptions& o, session::LaunchSpec spec) {
@@ -35,6 +63,7 @@ int record_program(const RecordOptions& o, session::LaunchSpec spec) {
 int run(const RecordOptions& o) {
   const session::LaunchSpec spec = cli::spec_of(o.launch);
   if (o.out.empty()) throw UsageError("record needs --out FILE");
+  if (!o.command.empty()) return record_binary(o);
   if (!spec.program.empty()) return record_program(o, spec);
   if (o.launch_number) throw UsageError("--launch K needs --program FILE.cu");
   const session::Launch launch = resolve_launch(spec, "record");
@@ -63,6 +92,9 @@ Command add_record(CLI::App& app) {
   cmd->add_option("--launch", o->launch_number, "with --program: only launch K (from 1)")
       ->type_name("K")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("command", o->command,
+                  "after --: a program built elsewhere and its arguments, traced on this machine's GPU (--backend gpu)")
+      ->type_name("-- PROGRAM ARGS");
   return {cmd, [o] { return run(*o); }};
 }
 

@@ -71,7 +71,7 @@ int run(const RunOptions& o) {
 Command add_run(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "run", "compile your own CUDA program with nvcc, run it on the emulated device, report every launch");
+      "run", "compile your own CUDA program with nvcc, run it on the emulated device (or this machine's GPU), report every launch");
   o->cmd = cmd;
   cmd->allow_extras();
   cmd->add_option("program", o->launch.program, "the .cu file (its host-only .cpp/.c files may follow it)")->required()->type_name("PROG.cu");
@@ -86,8 +86,15 @@ Command add_run(CLI::App& app) {
       ->type_name("K")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--max-records", o->max_records, "records kept (the rest are counted)")->type_name("N");
+  cmd->add_option("--backend", o->launch.backend,
+                  "auto (this machine's GPU, traced at the SASS level, where there is one and the GPU tracer was "
+                  "built; else the emulated device), gpu or emulator")
+      ->type_name("BACKEND");
+  o->launch.blocks_opt = cmd->add_option("--blocks", o->launch.blocks, "with the GPU: the blocks to record, one range (0-3; default all)")
+      ->type_name("LO-HI");
   cmd->footer(
-      "nvcc flags (-I, -D, -std=..., -arch is fixed to sm_90) pass through; the program's own arguments follow --.\n"
+      "nvcc flags (-I, -D, -std=...; -arch is the GPU's, sm_90 on the emulated device) pass through; the program's own\n"
+      "arguments follow --.\n"
       "Example: warpscope run tests/programs/transpose.cu --kernel transposeTiled -- 64");
   return {cmd, [o] { return run(*o); }};
 }

@@ -7,7 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <map>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -16,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include "sass/import.h"
 #include "trace/assets.h"
 #include "trace/wstrace.h"
 
@@ -309,7 +313,170 @@ bool build_in_parallel(const std::vector<std::string>& build, const std::string&
   return ok(spawn(script(rest), tmp, 300, true, dir + "/link.log"));
 }
 
+bool gpu_here(std::string& name, std::string& arch, std::string& why) {
+  if (!fs::exists("/dev/nvidiactl") && !fs::exists("/dev/nvidia0")) {
+    why = "no NVIDIA GPU on this machine";
+    return false;
+  }
+  TempDir dir;
+  const Child c = spawn({"nvidia-smi", "--query-gpu=name,compute_cap", "--format=csv,noheader"}, {}, 30, true,
+                        dir.path + "/smi.out");
+  std::string line = c.output.substr(0, c.output.find('\n'));
+  const size_t comma = line.rfind(',');
+  if (c.timed_out || !WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0 || comma == std::string::npos) {
+    why = "no NVIDIA GPU answers here (nvidia-smi: " + first_error_line(c.output) + ")";
+    return false;
+  }
+  name = line.substr(0, comma);
+  arch = line.substr(comma + 1);
+  arch.erase(std::remove_if(arch.begin(), arch.end(), [](char ch) { return !std::isdigit(static_cast<unsigned char>(ch)); }),
+             arch.end());
+  return !name.empty() && !arch.empty();
+}
+
+std::string tracer_dir() {
+  std::vector<std::string> dirs;
+  if (const char* d = std::getenv("WARPSCOPE_TRACER_DIR")) dirs.push_back(d);
+  const std::string exe = trace::exe_dir();
+  if (!exe.empty()) {
+    dirs.push_back(exe + "/gpu_tracer");
+    dirs.push_back(exe + "/../gpu_tracer");
+    dirs.push_back(exe + "/../lib/warpscope");
+  }
+#ifdef WS_TRACER_DIR
+  dirs.push_back(WS_TRACER_DIR);
+#endif
+  for (const std::string& d : dirs)
+    if (fs::exists(d + "/libwarpscope_tracer.so") && fs::exists(d + "/warpscope_tracer_patch.fatbin")) return d;
+  return "";
+}
+
+namespace {
+
+// The program run on this machine's GPU with the GPU tracer injected; its file made into a
+// trace with each module's SASS (nvdisasm -g: opcodes and -lineinfo lines).
+Result run_gpu(const Options& o) {
+  std::string device, arch, why;
+  if (!gpu_here(device, arch, why)) throw Error(why + ": --backend gpu needs one (--backend emulator runs the program on the emulated device)");
+  const std::string tools = tracer_dir();
+  if (tools.empty())
+    throw Error("the GPU tracer was not built here: it needs the CUDA toolkit's compute-sanitizer/ folder "
+                "(--backend emulator runs the program on the emulated device)");
+  Result r;
+  TempDir dir;
+  std::string exe = o.binary, src;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (exe.empty()) {
+    if (!fs::exists(o.source)) throw Error("no such file: " + o.source);
+    r.nvcc = find_nvcc();
+    if (r.nvcc.empty()) throw Error("nvcc was not found ($CUDA_HOME/bin, /usr/local/cuda/bin or PATH)");
+    src = fs::absolute(o.source).string();
+    exe = dir.path + "/program";
+    std::vector<std::string> build{r.nvcc, "-arch=sm_" + arch, "-lineinfo", o.literal ? "-G" : "-O3"};
+    std::vector<std::string> host_files;
+    for (const std::string& f : o.nvcc_flags) {
+      if (host_file(f)) host_files.push_back(fs::absolute(f).string());
+      else build.push_back(f);
+    }
+    // The PTX too, at once: it names each kernel's shared arrays.
+    std::vector<std::string> toptx = build;
+    toptx.push_back("-ptx");
+    toptx.push_back(src);
+    toptx.push_back("-o");
+    toptx.push_back(dir.path + "/program.ptx");
+    build.push_back(src);
+    for (const std::string& f : host_files) build.push_back(f);
+    build.push_back("-o");
+    build.push_back(exe);
+    const Started ptx = start(toptx, {}, true, dir.path + "/ptx.log");
+    const Child c = spawn(build, {}, 300, true, dir.path + "/nvcc.log");
+    wait(ptx, 300);
+    if (c.timed_out || !WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0) throw build_error(c.output);
+  } else if (!fs::exists(exe)) {
+    throw Error("no such program: " + exe);
+  }
+  const auto t1 = std::chrono::steady_clock::now();
+  r.compile_seconds = std::chrono::duration<double>(t1 - t0).count();
+  const std::string raw_path = dir.path + "/gpu.raw";
+  std::vector<std::string> env{"CUDA_INJECTION64_PATH=" + tools + "/libwarpscope_tracer.so",
+                               "WARPSCOPE_GPU_TRACE=" + raw_path,
+                               "WARPSCOPE_TRACER_PATCH=" + tools + "/warpscope_tracer_patch.fatbin",
+                               "WARPSCOPE_TRACE_MAX_RECORDS=" + std::to_string(o.max_records)};
+  if (!o.blocks.empty()) env.push_back("WARPSCOPE_TRACE_BLOCKS=" + o.blocks);
+  std::vector<std::string> argv{fs::absolute(exe).string()};
+  for (const std::string& a : o.args) argv.push_back(a);
+  const Child c = spawn(argv, env, o.timeout_seconds, !o.echo, dir.path + "/program.out");
+  r.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  r.output = c.output;
+  if (c.timed_out) {
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%.0f", o.timeout_seconds);
+    throw Error("the program did not finish within " + std::string(secs) + " s and was stopped");
+  }
+  r.exit_code = WIFEXITED(c.status) ? WEXITSTATUS(c.status) : 128 + WTERMSIG(c.status);
+  if (!fs::exists(raw_path)) throw Error("the GPU tracer wrote nothing: the program did not initialise CUDA");
+  sass::RawCapture raw;
+  try {
+    raw = sass::read_raw(read_file(raw_path));
+  } catch (const std::exception& e) {
+    throw Error(std::string("the GPU trace is unreadable: ") + e.what());
+  }
+  if (raw.launches.empty()) {
+    if (WIFSIGNALED(c.status))
+      throw Error(std::string("the program crashed (") + strsignal(WTERMSIG(c.status)) + ") before a launch was traced");
+    throw Error("the program ran on the GPU but launched no kernel the tracer saw");
+  }
+  // Each module's SASS, with lines where it was built with -lineinfo.
+  std::map<uint64_t, sass::Disassembly> dis;
+  std::string nvdisasm = "nvdisasm";
+  if (const std::string nvcc = find_nvcc(); !nvcc.empty()) {
+    const std::string beside = (fs::path(nvcc).parent_path() / "nvdisasm").string();
+    if (fs::exists(beside)) nvdisasm = beside;
+  }
+  for (size_t i = 0; i < raw.modules.size(); ++i) {
+    const std::string cubin = dir.path + "/module" + std::to_string(i) + ".cubin";
+    std::ofstream(cubin, std::ios::binary) << raw.modules[i].cubin;
+    // -gi: lines with the chain of inlined calls; -g where this nvdisasm lacks it.
+    for (const char* g : {"-gi", "-g"}) {
+      const Child d = spawn({nvdisasm, g, "-c", cubin}, {}, 120, true, cubin + ".sass");
+      if (d.timed_out || !WIFEXITED(d.status) || WEXITSTATUS(d.status) != 0) continue;
+      dis[raw.modules[i].id] = sass::parse_disassembly(d.output);
+      break;
+    }
+  }
+  // WARPSCOPE_KEEP_GPU_RAW=DIR: the tracer's file and the disassemblies are kept there (test fixtures).
+  if (const char* keep = std::getenv("WARPSCOPE_KEEP_GPU_RAW"); keep && *keep) {
+    std::error_code ec;
+    fs::create_directories(keep, ec);
+    fs::copy_file(raw_path, fs::path(keep) / "gpu.raw", fs::copy_options::overwrite_existing, ec);
+    for (size_t i = 0; i < raw.modules.size(); ++i) {
+      const std::string sass = dir.path + "/module" + std::to_string(i) + ".cubin.sass";
+      if (fs::exists(sass))
+        fs::copy_file(sass, fs::path(keep) / ("module" + std::to_string(i) + ".sass"), fs::copy_options::overwrite_existing, ec);
+    }
+  }
+  sass::ImportOptions io;
+  io.device = device;
+  io.max_records = o.max_records;
+  if (!src.empty()) io.names = allocation_names(read_file(src));
+  if (fs::exists(dir.path + "/program.ptx")) io.shared = sass::ptx_shared_names(read_file(dir.path + "/program.ptx"));
+  r.trace = sass::to_trace(raw, dis, io);
+  r.trace.provenance.version = WS_VERSION;
+  if (!src.empty()) finish_trace(r.trace, src);
+  else finish_trace(r.trace, "");
+  return r;
+}
+
+}  // namespace
+
 Result run(const Options& o) {
+  if (o.backend != "emulator" && o.backend != "auto" && o.backend != "gpu")
+    throw Error("unknown backend '" + o.backend + "': allowed auto, gpu, emulator");
+  if (o.backend == "gpu" || !o.binary.empty()) return run_gpu(o);
+  if (o.backend == "auto") {
+    std::string device, arch, why;
+    if (!tracer_dir().empty() && gpu_here(device, arch, why)) return run_gpu(o);
+  }
   if (!fs::exists(o.source)) throw Error("no such file: " + o.source);
   Result r;
   r.nvcc = find_nvcc();

@@ -45,6 +45,13 @@ struct Options {
   uint64_t max_records = 2'000'000;       // records past this are counted, not kept
   double timeout_seconds = 120;           // the program is stopped after this
   bool echo = true;                       // the program's stdout/stderr pass through
+  // Where the kernels run: "emulator" (warpscope's emulated device, no GPU needed), "gpu"
+  // (the real runtime on this machine's GPU, every launch traced by the GPU tracer at the
+  // SASS level), "auto" (the GPU where there is one and the tracer was built, else the
+  // emulator).
+  std::string backend = "emulator";
+  std::string binary;                     // with "gpu": a program built elsewhere, traced as it is
+  std::string blocks;                     // with "gpu": "LO-HI" linear blocks to record ("": all)
   bool operator==(const Options&) const = default;
 };
 
@@ -57,8 +64,17 @@ struct Result {
 };
 
 // Compiles and runs the program. Throws Error for a program that does not compile, cannot
-// start, crashes before its first launch was recorded, or runs past the timeout.
+// start, crashes before its first launch was recorded, or runs past the timeout; with the
+// "gpu" backend also for a machine with no GPU or no GPU tracer (one line each).
 Result run(const Options& o);
+
+// This machine's GPU as nvidia-smi names it and its compute capability ("90"); false (and
+// `why`) when there is none.
+bool gpu_here(std::string& name, std::string& arch, std::string& why);
+
+// The GPU tracer's folder (libwarpscope_tracer.so and its patch fatbin): $WARPSCOPE_TRACER_DIR,
+// beside the binary, or this build's; "" when it was not built.
+std::string tracer_dir();
 
 // The folder of warpscope's libcudart.so.13 (WARPSCOPE_CUDART_DIR, beside the binary, or
 // this build's). Throws Error when it was not built.

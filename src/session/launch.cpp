@@ -67,6 +67,15 @@ Launch resolve(const LaunchSpec& spec) {
     l.program.echo = spec.program_echo;
     l.program.timeout_seconds = spec.program_timeout;
     l.program.max_records = spec.max_records;
+    if (spec.backend != "auto" && spec.backend != "gpu" && spec.backend != "emulator")
+      throw InputError("unknown backend '" + spec.backend + "': allowed auto, gpu, emulator");
+    l.program.backend = spec.backend;
+    // The GPU tracer records one range of blocks: "5" or "0-3".
+    if (!spec.blocks.empty() && spec.blocks != "all") {
+      if (spec.blocks.find_first_not_of("0123456789-") != std::string::npos)
+        throw InputError("--blocks with a program takes one range, as 0-3 ('" + spec.blocks + "')");
+      l.program.blocks = spec.blocks;
+    }
     l.max_records = spec.max_records;
     l.launch = spec.launch;
     l.dram = dram_model(spec.dram);

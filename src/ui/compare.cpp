@@ -147,8 +147,8 @@ void compare_strip(Ui& ui) {
   struct Row {
     const char* what;
     std::string va, vb;
-    double ca, cb;               // lower is better; both 0: no verdict
-    std::string short_a, short_b;  // for the one-line strip (empty: va, vb)
+    double ca = 0, cb = 0;              // lower is better; both 0: no verdict
+    std::string short_a = "", short_b = "";  // for the one-line strip (empty: va, vb)
   };
   std::vector<Row> rows;
   // A request's cost per byte its lanes asked for: a float4 request's 16 sectors for 512

@@ -55,7 +55,6 @@ struct NumberRow {
 // Lane boxes across [x0, x1) at height y; returns each lane's box.
 std::vector<std::pair<ImVec2, ImVec2>> lane_row(Scene& sc, const trace::Record& r, int first, int count, float x0,
                                                 float x1, float y, float h, bool numbers = true) {
-  const Theme& t = theme();
   std::vector<std::pair<ImVec2, ImVec2>> boxes(static_cast<size_t>(count));
   float w = (x1 - x0) / float(count);
   float gap = w > 10 ? 2 : 1;

@@ -1,0 +1,410 @@
+#include "sass/import.h"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <regex>
+#include <sstream>
+#include <tuple>
+#include <unordered_map>
+
+#include "trace/builder.h"
+
+namespace ws::sass {
+
+namespace {
+
+struct Reader {
+  const std::string& s;
+  size_t at = 0;
+  bool has(size_t n) const { return at + n <= s.size(); }
+  template <class T>
+  T get() {
+    T v{};
+    std::memcpy(&v, s.data() + at, sizeof v);
+    at += sizeof v;
+    return v;
+  }
+};
+
+}  // namespace
+
+RawCapture read_raw(const std::string& bytes) {
+  RawCapture out;
+  Reader r{bytes};
+  if (bytes.size() < 16 || std::memcmp(bytes.data(), kRawMagic, sizeof kRawMagic) != 0)
+    throw std::runtime_error("not a warpscope GPU trace (no WSGPUTR header)");
+  r.at = 8;
+  const uint32_t version = r.get<uint32_t>();
+  r.get<uint32_t>();
+  if (version != kRawVersion)
+    throw std::runtime_error("GPU trace version " + std::to_string(version) + ", this warpscope reads " +
+                             std::to_string(kRawVersion));
+  while (r.has(16)) {
+    const uint32_t type = r.get<uint32_t>();
+    r.get<uint32_t>();
+    const uint64_t n = r.get<uint64_t>();
+    if (!r.has(n)) break;  // cut short (the program died mid-write): keep what is whole
+    const size_t end = r.at + n;
+    switch (ChunkType(type)) {
+      case ChunkType::Module: {
+        if (n < 8) break;
+        RawModule m;
+        m.id = r.get<uint64_t>();
+        m.cubin.assign(bytes.data() + r.at, end - r.at);
+        out.modules.push_back(std::move(m));
+        break;
+      }
+      case ChunkType::Alloc: {
+        if (n < 24) break;
+        RawAlloc a;
+        a.address = r.get<uint64_t>();
+        a.size = r.get<uint64_t>();
+        a.module_data = r.get<uint64_t>() & kAllocModule;
+        out.allocs.push_back(a);
+        break;
+      }
+      case ChunkType::ProgramAlloc: {
+        if (n < 8) break;
+        const uint64_t address = r.get<uint64_t>();
+        for (auto it = out.allocs.rbegin(); it != out.allocs.rend(); ++it)
+          if (it->address == address) {
+            it->by_program = true;
+            break;
+          }
+        break;
+      }
+      case ChunkType::Launch: {
+        if (n < sizeof(LaunchHead)) break;
+        RawLaunch l;
+        l.head = r.get<LaunchHead>();
+        const size_t name_room = (size_t(l.head.name_bytes) + 7) / 8 * 8;
+        if (r.at + name_room + l.head.kept * sizeof(DeviceRecord) > end) break;
+        l.name.assign(bytes.data() + r.at, l.head.name_bytes);
+        r.at += name_room;
+        l.records.resize(l.head.kept);
+        if (l.head.kept) std::memcpy(l.records.data(), bytes.data() + r.at, l.head.kept * sizeof(DeviceRecord));
+        l.allocs_before = out.allocs.size();
+        out.launches.push_back(std::move(l));
+        break;
+      }
+      default: break;  // a later version's chunk: skipped
+    }
+    r.at = end;
+  }
+  return out;
+}
+
+namespace {
+
+// A header of the CUDA toolkit or the system rather than of the program.
+bool toolkit_file(const std::string& path) {
+  return path.rfind("/usr/", 0) == 0 || path.find("/cuda/") != std::string::npos ||
+         path.find("/targets/x86_64-linux/include/") != std::string::npos;
+}
+
+// Atomics: the Sanitizer API flags an atomic that returns nothing (RED) as a write, one
+// that does (ATOM) as a read and a write; the opcode says which it is.
+bool atomic_opcode(const std::string& op) {
+  return op.rfind("ATOM", 0) == 0 || op.rfind("RED", 0) == 0;
+}
+
+}  // namespace
+
+Disassembly parse_disassembly(const std::string& text) {
+  Disassembly out;
+  static const std::regex section(R"(^\s*\.section\s+\.text\.([^,\s]+))");
+  static const std::regex label(R"(^\.text\.([^:\s]+):\s*$)");
+  static const std::regex function(R"(^\s*Function\s*:\s*(\S+))");
+  static const std::regex where(R"re(//##\s*File\s*"([^"]*)",\s*line\s*(\d+))re");
+  static const std::regex inlined(R"re(inlined at\s*"([^"]*)",\s*line\s*(\d+))re");
+  static const std::regex insn(R"(^\s*/\*([0-9a-fA-F]{4,})\*/\s+(.*?)\s*;)");
+  std::string fn, file, program_file;
+  uint32_t line = 0, program_line = 0;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) {
+    std::smatch m;
+    if (std::regex_search(l, m, section) || std::regex_search(l, m, label) || std::regex_search(l, m, function)) {
+      if (m[1].str() != fn) file.clear(), line = 0, program_file.clear(), program_line = 0;
+      fn = m[1].str();
+      continue;
+    }
+    if (std::regex_search(l, m, where)) {
+      file = m[1].str();
+      line = uint32_t(std::stoul(m[2].str()));
+      // Code inlined from the toolkit's headers (atomicAdd, __shfl_down_sync) belongs to the
+      // program's line that called it, as the PTX path places it: the `inlined at` chain
+      // (nvdisasm -gi), else the program's line met last in this function.
+      for (auto it = std::sregex_iterator(l.begin(), l.end(), inlined); it != std::sregex_iterator() && toolkit_file(file); ++it) {
+        file = (*it)[1].str();
+        line = uint32_t(std::stoul((*it)[2].str()));
+      }
+      if (toolkit_file(file) && !program_file.empty()) file = program_file, line = program_line;
+      if (!toolkit_file(file)) program_file = file, program_line = line;
+      continue;
+    }
+    if (fn.empty() || !std::regex_search(l, m, insn)) continue;
+    SassInstruction s;
+    s.text = m[2].str();
+    std::istringstream words(s.text);
+    std::string w;
+    words >> w;
+    if (!w.empty() && w[0] == '@') words >> w;  // a predicate: @P0, @!PT
+    // "{" opens a dual-issue pair on older chips: the opcode follows it.
+    if (w == "{") words >> w;
+    s.opcode = w;
+    s.file = file;
+    s.line = line;
+    out[fn][std::strtoull(m[1].str().c_str(), nullptr, 16)] = std::move(s);
+  }
+  return out;
+}
+
+SharedNames ptx_shared_names(const std::string& ptx) {
+  SharedNames out;
+  static const std::regex entry(R"(\.entry\s+([A-Za-z_$][\w$]*))");
+  static const std::regex shared(R"(^\s*(?:\.extern\s+)?\.shared\s+[^;]*?([A-Za-z_$][\w$]*)\s*(?:\[[^\]]*\])*\s*;)");
+  std::string fn;
+  std::istringstream in(ptx);
+  for (std::string l; std::getline(in, l);) {
+    std::smatch m;
+    if (std::regex_search(l, m, entry)) {
+      fn = m[1].str();
+      out[fn];
+      continue;
+    }
+    if (std::regex_search(l, m, shared)) {
+      // "_ZZ14transposeTiled…E4tile" → "tile": the last part of its demangled name. Declared
+      // outside any kernel (`partial`), it is under "".
+      const std::string name = m[1].str();
+      int status = 0;
+      std::unique_ptr<char, void (*)(void*)> d(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
+      std::string plain = status == 0 && d ? std::string(d.get()) : name;
+      const size_t colon = plain.rfind("::");
+      if (colon != std::string::npos) plain = plain.substr(colon + 2);
+      out[l.find_first_not_of(" \t") == 0 ? std::string() : fn].push_back(plain);
+    }
+  }
+  return out;
+}
+
+std::string plain_name(const std::string& mangled) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> d(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
+  if (status != 0 || !d) return mangled;
+  const std::string s = d.get();
+  // Cut the parameter list (at depth 0), then any return type ("void k<4>(…)").
+  int depth = 0;
+  size_t cut = s.size(), space = std::string::npos;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '<') ++depth;
+    else if (c == '>') --depth;
+    else if (c == '(' && depth == 0) {
+      cut = i;
+      break;
+    } else if (c == ' ' && depth == 0) space = i;
+  }
+  std::string name = s.substr(0, cut);
+  if (space != std::string::npos && space < cut) name = name.substr(space + 1);
+  return name;
+}
+
+namespace {
+
+// The system's part of the shared window on sm_80 and later.
+constexpr uint64_t kReservedShared = 1024;
+
+std::string fallback_instruction(const DeviceRecord& r) {
+  std::string s = r.space == kRawShared ? "shared " : "global ";
+  s += (r.flags & kRawAtomic) ? "atomic" : (r.flags & kRawWrite) ? "store" : "load";
+  return s + " " + std::to_string(r.size) + " B";
+}
+
+}  // namespace
+
+trace::Trace to_trace(const RawCapture& raw, const std::map<uint64_t, Disassembly>& disassembly,
+                      const ImportOptions& o) {
+  trace::Trace t;
+  t.provenance.backend = "gpu";
+  t.provenance.device = o.device.empty() ? "a GPU" : o.device;
+  t.provenance.date = trace::utc_now();
+  trace::Builder b(t, o.max_records);
+
+  // The program's allocations (not the modules' own data), named in the order it made
+  // them; each becomes a 1-D array of 4-byte elements.
+  struct Region {
+    uint64_t base, size;
+    uint32_t buffer;
+  };
+  std::vector<Region> regions;
+  // The names go to the program's own allocations (where the tracer saw its cudaMalloc*
+  // calls; else to every allocation not of a module).
+  const bool marked = std::any_of(raw.allocs.begin(), raw.allocs.end(), [](const RawAlloc& a) { return a.by_program; });
+  size_t k = 0, module_k = 0, other_k = 0;
+  for (const RawAlloc& a : raw.allocs) {
+    trace::Buffer buf;
+    if (a.module_data) {
+      buf.name = "__device__ data" + (module_k++ ? " " + std::to_string(module_k) : std::string());
+    } else if (marked && !a.by_program) {
+      buf.name = "runtime allocation " + std::to_string(++other_k);
+    } else {
+      buf.name = k < o.names.size() ? o.names[k] : "allocation " + std::to_string(k + 1);
+      ++k;
+    }
+    buf.space = trace::Space::Global;
+    buf.elem_bytes = 4;
+    buf.rows = 1;
+    buf.cols = std::max<uint64_t>(1, a.size / 4);
+    buf.size_bytes = a.size;
+    regions.push_back({a.address, a.size, b.add_buffer(buf)});
+  }
+  std::sort(regions.begin(), regions.end(), [](const Region& x, const Region& y) { return x.base < y.base; });
+  uint32_t unknown = trace::kNoBuffer;
+  auto region_of = [&](uint64_t addr, uint32_t& offset) {
+    auto it = std::upper_bound(regions.begin(), regions.end(), addr, [](uint64_t a, const Region& r) { return a < r.base; });
+    if (it != regions.begin() && addr < std::prev(it)->base + std::prev(it)->size) {
+      offset = uint32_t(addr - std::prev(it)->base);
+      return std::prev(it)->buffer;
+    }
+    if (unknown == trace::kNoBuffer) {
+      trace::Buffer u;
+      u.name = "memory outside the program's allocations";
+      u.cols = 1;
+      unknown = b.add_buffer(u);
+    }
+    offset = uint32_t(addr & 0xffffffffu);
+    return unknown;
+  };
+
+  std::unordered_map<std::string, uint32_t> files;
+  auto file_of = [&](const std::string& name) {
+    auto it = files.find(name);
+    if (it != files.end()) return it->second;
+    return files[name] = b.add_file(name, "");
+  };
+  std::map<std::tuple<std::string, uint64_t, uint32_t>, uint32_t> site_of;  // (function, SASS offset, array)
+  std::map<std::string, uint32_t> shared_of;                      // a kernel's shared window
+
+  for (const RawLaunch& L : raw.launches) {
+    trace::Launch launch;
+    launch.kernel = plain_name(L.name);
+    launch.grid = {L.head.grid[0], L.head.grid[1], L.head.grid[2]};
+    launch.block = {L.head.block[0], L.head.block[1], L.head.block[2]};
+    for (uint32_t blk = L.head.block_lo; blk < L.head.block_hi; ++blk) launch.blocks.push_back(blk);
+    b.begin_launch(launch);
+    b.drop(L.head.executed - std::min<uint64_t>(L.head.executed, L.head.kept));
+    const auto dis_module = disassembly.find(L.head.module);
+    const std::map<uint64_t, SassInstruction>* dis = nullptr;
+    if (dis_module != disassembly.end())
+      if (auto f = dis_module->second.find(L.name); f != dis_module->second.end()) dis = &f->second;
+    // The kernel's shared window, as far as its lanes reach. From sm_80 on the window's first
+    // kilobyte is the system's (the driver's reserved shared memory): the kernel's own
+    // arrays start after it, and offsets are counted from there (banks are unchanged).
+    uint64_t shared_bytes = 0, shared_low = ~uint64_t(0);
+    for (const DeviceRecord& r : L.records)
+      if (r.space == kRawShared)
+        for (int lane = 0; lane < 32; ++lane)
+          if ((r.mask >> lane) & 1u) {
+            shared_bytes = std::max<uint64_t>(shared_bytes, r.address[lane] + r.size);
+            shared_low = std::min<uint64_t>(shared_low, r.address[lane]);
+          }
+    const uint64_t shared_base = shared_low != ~uint64_t(0) && shared_low >= kReservedShared ? kReservedShared : 0;
+    shared_bytes -= std::min(shared_bytes, shared_base);
+    uint32_t shared = trace::kNoBuffer;
+    if (shared_bytes) {
+      auto it = shared_of.find(L.name);
+      if (it == shared_of.end() || t.buffers[it->second].size_bytes < shared_bytes) {
+        const uint64_t words = (shared_bytes + 3) / 4;
+        // Named after the kernel's one shared array (its PTX says which); several share the
+        // window under the kernel's name, the arrays listed.
+        const std::string base = launch.kernel.substr(0, launch.kernel.find('<'));
+        std::string name = base + "::shared";
+        auto v = o.shared.find(L.name);
+        if (v == o.shared.end() || v->second.empty()) v = o.shared.find("");  // declared outside the kernels
+        if (v != o.shared.end() && !v->second.empty()) {
+          if (v->second.size() == 1) {
+            name = base + "::" + v->second[0];
+          } else {
+            name += " (";
+            for (size_t i = 0; i < v->second.size(); ++i) name += (i ? ", " : "") + v->second[i];
+            name += ")";
+          }
+        }
+        shared = b.add_shared(name, 4, 1, words, words * 4);
+        shared_of[L.name] = shared;
+      } else {
+        shared = it->second;
+      }
+    }
+    std::unordered_map<uint64_t, uint32_t> seq;  // per (block, warp)
+    uint64_t lanes_total = 0;
+    for (const DeviceRecord& r : L.records) {
+      if (!r.mask) continue;
+      trace::WarpAccess a;
+      a.block = r.block;
+      a.warp = r.warp;
+      a.epoch = r.epoch;
+      a.seq = seq[(uint64_t(r.block) << 32) | r.warp]++;
+      a.active = r.mask;
+      std::array<uint32_t, 32> offset{};
+      trace::LaneBuffers lanes{};
+      bool mixed = false;
+      uint32_t first = trace::kNoBuffer;
+      for (int lane = 0; lane < 32; ++lane) {
+        if (!((r.mask >> lane) & 1u)) continue;
+        ++lanes_total;
+        uint32_t buf;
+        if (r.space == kRawShared) {
+          buf = shared;
+          offset[size_t(lane)] = uint32_t(r.address[lane] - shared_base);
+        } else {
+          buf = region_of(r.address[lane], offset[size_t(lane)]);
+        }
+        lanes[size_t(lane)] = buf;
+        if (first == trace::kNoBuffer) first = buf;
+        else if (buf != first) mixed = true;
+      }
+      a.buffer = first;
+      a.lanes = mixed ? &lanes : nullptr;
+      a.offset = offset.data();
+      // The site: this SASS instruction of this kernel, on this array (a kernel launched on
+      // other arrays gets sites of its own, as the emulated device gives it).
+      const uint64_t off = r.pc - L.head.function_pc;
+      auto key = std::make_tuple(L.name, off, mixed ? trace::kNoBuffer : first);
+      auto it = site_of.find(key);
+      if (it == site_of.end()) {
+        trace::Site s;
+        const SassInstruction* in = nullptr;
+        if (dis)
+          if (auto f = dis->find(off); f != dis->end()) in = &f->second;
+        s.space = r.space == kRawShared ? trace::Space::Shared : trace::Space::Global;
+        const bool atomic = (r.flags & kRawAtomic) || (in && atomic_opcode(in->opcode)) ||
+                            ((r.flags & kRawRead) && (r.flags & kRawWrite));
+        s.op = atomic ? trace::Op::Atomic : (r.flags & kRawWrite) ? trace::Op::Store : trace::Op::Load;
+        s.bytes = r.size;
+        s.buffer = mixed ? trace::kNoBuffer : first;
+        s.instruction = in ? in->opcode : fallback_instruction(r);
+        if (in && !in->file.empty()) {
+          s.file = file_of(in->file);
+          s.line = in->line;
+        } else {
+          s.file = file_of(launch.kernel + " (no line information: build with -lineinfo)");
+          s.line = 0;
+        }
+        it = site_of.emplace(key, b.add_site(s)).first;
+      }
+      a.site = it->second;
+      b.add(a);
+    }
+    b.launch().lane_accesses = lanes_total;
+    b.launch().seconds = double(L.head.nanoseconds) * 1e-9;
+  }
+  if (t.files.empty()) b.add_file("(no kernels were traced)", "");
+  return t;
+}
+
+}  // namespace ws::sass

@@ -1,0 +1,76 @@
+// src/sass/import.h — a GPU tracer's file (raw.h) made into a trace: each record's SASS
+// offset named by the instruction nvdisasm printed there (LDG.E.128, LDS, STS.128) and the
+// source line its -lineinfo gives, each address placed in the allocation that holds it
+// (named as the program's text names its allocations) or in the block's shared window.
+// Pure parsing: what runs the program and the disassembler is in program/ and cli/.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sass/raw.h"
+#include "trace/trace.h"
+
+namespace ws::sass {
+
+struct RawModule {
+  uint64_t id = 0;
+  std::string cubin;
+};
+struct RawAlloc {
+  uint64_t address = 0, size = 0;
+  bool module_data = false;  // a module's own globals and constants
+  bool by_program = false;   // made by one of the program's cudaMalloc* calls
+};
+struct RawLaunch {
+  LaunchHead head;
+  std::string name;                  // as the driver names the function (mangled)
+  std::vector<DeviceRecord> records;
+  size_t allocs_before = 0;          // allocations made before the launch
+};
+struct RawCapture {
+  std::vector<RawModule> modules;
+  std::vector<RawAlloc> allocs;
+  std::vector<RawLaunch> launches;
+};
+
+// Reads a tracer's file; throws std::runtime_error (one line) when it is not one or is cut
+// short in a way that loses its first launch.
+RawCapture read_raw(const std::string& bytes);
+
+// One SASS instruction as nvdisasm -g prints it.
+struct SassInstruction {
+  std::string opcode;  // "LDG.E.128", "STS", "LDS.U.128"
+  std::string text;    // the whole instruction, operands included
+  std::string file;    // from -lineinfo: the source file and line ("" / 0 when none)
+  uint32_t line = 0;
+};
+// Function (as the cubin names it) → SASS offset → instruction.
+using Disassembly = std::map<std::string, std::map<uint64_t, SassInstruction>>;
+
+// Parses `nvdisasm -g` (or `cuobjdump -sass`, without lines) output.
+Disassembly parse_disassembly(const std::string& text);
+
+// The shared variables each kernel declares, from its PTX: entry (mangled) → names in order.
+using SharedNames = std::map<std::string, std::vector<std::string>>;
+SharedNames ptx_shared_names(const std::string& ptx);
+
+struct ImportOptions {
+  std::vector<std::string> names;  // the program's allocations, in the order it makes them
+  std::string device;              // "NVIDIA H100 80GB HBM3"
+  uint64_t max_records = ~uint64_t(0);
+  SharedNames shared;              // a kernel's one shared array names its window ("transposeTiled::tile")
+};
+
+// The trace of `raw`: one launch per traced launch, its records grouped as the GPU ran
+// them (one per warp instruction), sites per SASS instruction (opcode, width, line).
+// `disassembly` by module id; a module without one keeps sites named by space and width.
+trace::Trace to_trace(const RawCapture& raw, const std::map<uint64_t, Disassembly>& disassembly,
+                      const ImportOptions& o);
+
+// The kernel's name as the source writes it: "transposeTiled" for "_Z14transposeTiledPfPKfi".
+std::string plain_name(const std::string& mangled);
+
+}  // namespace ws::sass

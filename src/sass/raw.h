@@ -1,0 +1,61 @@
+// src/sass/raw.h — what the GPU tracer (tools/gpu_tracer, a Compute Sanitizer API tool
+// injected into the user's program) writes, read back by warpscope (sass/import.h). One
+// file per traced process, little-endian, a sequence of chunks:
+//
+//   "WSGPUTR\0", uint32 version, uint32 0
+//   chunk: uint32 type, uint32 0, uint64 payload bytes, payload (padded to 8 bytes)
+//     Module  uint64 module id, then the module's cubin (an ELF file; the chunk's padding follows it)
+//     Alloc   uint64 address, uint64 size, uint64 flags (AllocFlags)
+//     ProgramAlloc  uint64 address: the allocation there was made by the program's own
+//             cudaMalloc* call (returned to it), not by the runtime or driver for themselves
+//     Launch  LaunchHead, the kernel's name (name_bytes, padded to 8), then `kept`
+//             DeviceRecords in the order the GPU wrote them
+//
+// A DeviceRecord is one warp instruction: the lanes that executed it together (its active
+// mask) and each one's address (global: the virtual address; shared: the offset in the
+// block's shared window).
+#pragma once
+#include <cstdint>
+
+namespace ws::sass {
+
+constexpr char kRawMagic[8] = {'W', 'S', 'G', 'P', 'U', 'T', 'R', '\0'};
+constexpr uint32_t kRawVersion = 1;
+
+enum class ChunkType : uint32_t { Module = 1, Alloc = 2, Launch = 3, ProgramAlloc = 4 };
+
+// An allocation's flags: a module's own data (its __device__ and __constant__ variables).
+enum AllocFlags : uint64_t { kAllocModule = 1 };
+
+enum RawSpace : uint8_t { kRawGlobal = 0, kRawShared = 1, kRawLocal = 2 };
+// DeviceRecord::flags (the Sanitizer API's memory flags).
+enum RawFlags : uint16_t { kRawRead = 1, kRawWrite = 2, kRawAtomic = 4 };
+
+struct LaunchHead {
+  uint64_t module = 0;        // the module's id (as its Module chunk)
+  uint64_t function_pc = 0;   // the kernel's first instruction: a record's pc minus this is its SASS offset
+  uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  uint32_t block_lo = 0, block_hi = 0;  // linear blocks [lo, hi) were recorded
+  uint64_t executed = 0;      // warp instructions of those blocks that touched memory
+  uint64_t kept = 0;          // records that follow (executed beyond the cap are counted only)
+  uint32_t name_bytes = 0;
+  uint32_t dynamic_shared = 0;
+  uint64_t nanoseconds = 0;   // from the launch to its end, the patches' work included
+};
+static_assert(sizeof(LaunchHead) == 80);
+
+struct DeviceRecord {
+  uint64_t pc = 0;            // absolute; minus LaunchHead::function_pc: the SASS offset
+  uint32_t block = 0;         // linear block id
+  uint32_t warp = 0;          // warp within the block (linear thread id / 32)
+  uint32_t mask = 0;          // lanes that executed it
+  uint32_t epoch = 0;         // barriers the warp had passed
+  uint8_t space = 0;          // RawSpace
+  uint8_t size = 0;           // bytes a lane: 1, 2, 4, 8, 16
+  uint16_t flags = 0;         // RawFlags
+  uint32_t pad = 0;
+  uint64_t address[32] = {};  // per lane; meaningful where `mask` has the lane
+};
+static_assert(sizeof(DeviceRecord) == 288);
+
+}  // namespace ws::sass

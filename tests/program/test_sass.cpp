@@ -1,0 +1,311 @@
+// The GPU tracer's files made into traces (sass/import.h), on any machine: a file built here
+// with every kind of chunk, and the files an NVIDIA H100 wrote for tests/programs
+// (tests/data/gpu, recorded by scripts/device/trace_programs.sh: the tracer's file and
+// nvdisasm's listing of the program's module), checked against the emulated device's trace
+// of the same program. Where the two differ, the difference is the compiler's (ptxas merged
+// four scalar shared loads into one LDS.128), and the test says so.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "analysis/analysis.h"
+#include "program/program.h"
+#include "sass/import.h"
+#include "trace/trace.h"
+
+using namespace ws;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// A tracer's file, written as the tracer writes it.
+struct RawWriter {
+  std::string bytes;
+  RawWriter() {
+    bytes.append(sass::kRawMagic, 8);
+    put(sass::kRawVersion);
+    put(uint32_t(0));
+  }
+  template <class T>
+  void put(const T& v) {
+    bytes.append(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+  void chunk(sass::ChunkType t, const std::string& payload) {
+    put(uint32_t(t));
+    put(uint32_t(0));
+    const uint64_t padded = (payload.size() + 7) / 8 * 8;
+    put(padded);
+    bytes += payload;
+    bytes.append(padded - payload.size(), '\0');
+  }
+  template <class T>
+  static std::string raw(const T& v) {
+    return std::string(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+};
+
+// One record: lanes of `mask` at base + lane * stride.
+sass::DeviceRecord record(uint64_t pc, uint32_t warp, uint8_t space, uint16_t flags, uint64_t base, uint64_t stride,
+                          uint32_t mask = ~0u) {
+  sass::DeviceRecord r;
+  r.pc = pc;
+  r.block = 0;
+  r.warp = warp;
+  r.mask = mask;
+  r.space = space;
+  r.size = 4;
+  r.flags = flags;
+  for (int l = 0; l < 32; ++l) r.address[l] = base + uint64_t(l) * stride;
+  return r;
+}
+
+constexpr const char* kListing = R"(
+	.section	.text._Z3fooPfS_,"ax",@progbits
+.text._Z3fooPfS_:
+	//## File "/home/u/foo.cu", line 7
+        /*0080*/                   LDG.E R2, desc[UR4][R2.64] ;
+	//## File "/home/u/foo.cu", line 8
+        /*0090*/              @!P0 STS [R5+0x4], R2 ;
+	//## File "/usr/local/cuda/bin/../targets/x86_64-linux/include/device_atomic_functions.hpp", line 107
+        /*00a0*/                   REDG.E.ADD.STRONG.GPU desc[UR6][R2.64], R5 ;
+)";
+
+}  // namespace
+
+TEST_CASE("a tracer's file becomes a trace: the program's allocations named, SASS sites with lines, shared past the system's kilobyte") {
+  RawWriter w;
+  const uint64_t runtime = 0x7000000000, in = 0x7000100000, out = 0x7000200000;
+  // The runtime allocates for itself first (during the program's first cudaMalloc); the
+  // program's two allocations are marked by the pointers its calls returned.
+  w.chunk(sass::ChunkType::Alloc, RawWriter::raw(std::array<uint64_t, 3>{runtime, 512, 0}));
+  w.chunk(sass::ChunkType::Alloc, RawWriter::raw(std::array<uint64_t, 3>{in, 4096, 0}));
+  w.chunk(sass::ChunkType::ProgramAlloc, RawWriter::raw(in));
+  w.chunk(sass::ChunkType::Alloc, RawWriter::raw(std::array<uint64_t, 3>{out, 4096, 0}));
+  w.chunk(sass::ChunkType::ProgramAlloc, RawWriter::raw(out));
+  w.chunk(sass::ChunkType::Module, RawWriter::raw(uint64_t(42)) + "CUBIN");
+  sass::LaunchHead h;
+  h.module = 42;
+  h.function_pc = 0x10000;
+  h.block[0] = 64;
+  h.block_hi = 1;
+  h.executed = 5;  // two beyond the three kept: counted, not kept
+  h.kept = 3;
+  h.nanoseconds = 2'000'000;
+  const std::string name = "_Z3fooPfS_";
+  h.name_bytes = uint32_t(name.size());
+  std::string payload = RawWriter::raw(h) + name;
+  payload.append((name.size() + 7) / 8 * 8 - name.size(), '\0');
+  payload += RawWriter::raw(record(0x10080, 0, sass::kRawGlobal, sass::kRawRead, in, 4));
+  payload += RawWriter::raw(record(0x10090, 1, sass::kRawShared, sass::kRawWrite, 1024 + 4, 33 * 4));  // TILE+1 rows
+  payload += RawWriter::raw(record(0x100a0, 0, sass::kRawGlobal, sass::kRawWrite, out, 0, 1u));
+  w.chunk(sass::ChunkType::Launch, payload);
+  w.chunk(sass::ChunkType(99), "a later version's chunk");  // skipped
+
+  const sass::RawCapture raw = sass::read_raw(w.bytes);
+  REQUIRE(raw.launches.size() == 1);
+  CHECK(raw.allocs.size() == 3);
+  CHECK(!raw.allocs[0].by_program);
+  CHECK(raw.allocs[1].by_program);
+  CHECK(raw.modules.at(0).cubin.rfind("CUBIN", 0) == 0);  // padded to 8 bytes (an ELF knows its own length)
+  const sass::Disassembly dis = sass::parse_disassembly(kListing);
+  sass::ImportOptions o;
+  o.names = {"d_in", "d_out"};
+  o.device = "NVIDIA H100 80GB HBM3";
+  o.shared["_Z3fooPfS_"] = {"tile"};
+  const trace::Trace t = sass::to_trace(raw, {{42, dis}}, o);
+  REQUIRE(t.launches.size() == 1);
+  CHECK(t.provenance.backend == "gpu");
+  CHECK(t.launches[0].kernel == "foo");
+  CHECK(t.launches[0].dropped_records == 2);
+  CHECK(t.launches[0].seconds == doctest::Approx(0.002));
+  REQUIRE(t.records.size() == 3);
+  std::map<std::string, uint32_t> buffers;
+  for (uint32_t i = 0; i < t.buffers.size(); ++i) buffers[t.buffers[i].name] = i;
+  CHECK(buffers.count("runtime allocation 1"));
+  REQUIRE(buffers.count("d_in"));
+  REQUIRE(buffers.count("foo::tile"));
+  const trace::Record& load = t.records[0];
+  const trace::Site& ls = t.sites[load.site];
+  CHECK(ls.instruction == "LDG.E");
+  CHECK(ls.line == 7);
+  CHECK(t.files[ls.file].name == "/home/u/foo.cu");
+  CHECK(load.buffer == buffers["d_in"]);
+  CHECK(load.offset[31] == 124);
+  const trace::Record& st = t.records[1];
+  CHECK(t.sites[st.site].instruction == "STS");
+  CHECK(t.sites[st.site].space == trace::Space::Shared);
+  CHECK(st.buffer == buffers["foo::tile"]);
+  CHECK(st.offset[0] == 4);  // the system's kilobyte is not the kernel's
+  CHECK(st.offset[1] == 4 + 33 * 4);
+  // The atomic inlined from the toolkit's header sits on the program's line before it, and
+  // is an atomic though the Sanitizer API flags a RED as a write.
+  const trace::Site& at = t.sites[t.records[2].site];
+  CHECK(at.op == trace::Op::Atomic);
+  CHECK(at.line == 8);
+  CHECK(t.records[2].active == 1u);
+  // Analysed as any trace: the padded tile store is conflict free.
+  const analysis::Report rep = analysis::analyze(t, analysis::DramModel{});
+  for (const auto& s : rep.sites)
+    if (t.sites[s.site].space == trace::Space::Shared) CHECK(s.max_way == 1);
+}
+
+TEST_CASE("files that are not a tracer's, or cut short, say so or keep what is whole") {
+  CHECK_THROWS_WITH_AS(sass::read_raw("hello"), "not a warpscope GPU trace (no WSGPUTR header)", std::runtime_error);
+  RawWriter w;
+  w.chunk(sass::ChunkType::Alloc, RawWriter::raw(std::array<uint64_t, 3>{1, 2, 0}));
+  std::string cut = w.bytes + std::string("\x03\0\0\0\0\0\0\0\xff\xff\0\0\0\0\0\0", 16);  // a launch chunk past the end
+  const sass::RawCapture r = sass::read_raw(cut);
+  CHECK(r.allocs.size() == 1);
+  CHECK(r.launches.empty());
+  std::string v2 = w.bytes;
+  v2[8] = 9;
+  CHECK_THROWS_WITH_AS(sass::read_raw(v2), "GPU trace version 9, this warpscope reads 1", std::runtime_error);
+}
+
+TEST_CASE("the kernel's plain name, and the shared arrays a PTX declares") {
+  CHECK(sass::plain_name("_Z14transposeTiledILi32ELi8ELi1EEvPKfPfii") == "transposeTiled<32, 8, 1>");
+  CHECK(sass::plain_name("_Z11matmulTiledPKfS0_Pfi") == "matmulTiled");
+  CHECK(sass::plain_name("not_mangled") == "not_mangled");
+  const sass::SharedNames n = sass::ptx_shared_names(
+      ".shared .align 4 .b8 partial[1024];\n"
+      ".visible .entry _Z11matmulTiledPKfS0_Pfi(\n"
+      "\t.shared .align 4 .b8 _ZZ11matmulTiledPKfS0_PfiE2As[1024];\n"
+      "\t.shared .align 4 .b8 _ZZ11matmulTiledPKfS0_PfiE2Bs[1024];\n"
+      "\tst.shared.f32 \t[%r6], %f60;\n");
+  CHECK(n.at("_Z11matmulTiledPKfS0_Pfi") == std::vector<std::string>{"As", "Bs"});
+  CHECK(n.at("") == std::vector<std::string>{"partial"});
+}
+
+namespace {
+
+bool can_run_programs() {
+  if (program::find_nvcc().empty()) {
+    MESSAGE("nvcc not found: the emulated side of the GPU comparisons skipped");
+    return false;
+  }
+  return true;
+}
+
+// The H100's trace of a program of tests/programs, from its fixture.
+trace::Trace gpu_fixture(const std::string& name) {
+  const std::string dir = "tests/data/gpu/" + name;
+  const sass::RawCapture raw = sass::read_raw(slurp(dir + "/gpu.raw"));
+  std::map<uint64_t, sass::Disassembly> dis;
+  if (!raw.modules.empty()) dis[raw.modules[0].id] = sass::parse_disassembly(slurp(dir + "/module0.sass"));
+  sass::ImportOptions o;
+  o.names = program::allocation_names(slurp("tests/programs/" + name + ".cu"));
+  o.device = "NVIDIA H100 80GB HBM3";
+  return sass::to_trace(raw, dis, o);
+}
+
+// A warp's requests as a set: space, operation, line, lanes, and each lane's array
+// (global: by name; shared: the window) and offset.
+using Request = std::tuple<int, int, uint32_t, uint32_t, std::array<std::string, 32>, std::array<uint32_t, 32>>;
+std::map<std::pair<uint32_t, uint32_t>, std::multiset<Request>> requests_of(const trace::Trace& t, uint32_t launch,
+                                                                            const std::set<uint32_t>* blocks = nullptr,
+                                                                            bool global_only = false) {
+  std::map<std::pair<uint32_t, uint32_t>, std::multiset<Request>> out;
+  for (const trace::Record& r : t.records) {
+    if (r.launch != launch || (blocks && !blocks->count(r.block))) continue;
+    const trace::Site& s = t.sites[r.site];
+    if (global_only && s.space != trace::Space::Global) continue;
+    std::array<std::string, 32> arrays{};
+    std::array<uint32_t, 32> offsets{};
+    for (int l = 0; l < 32; ++l)
+      if (r.lane_active(l)) {
+        arrays[size_t(l)] = s.space == trace::Space::Shared ? "shared" : t.buffers[r.buffer_of(l)].name;
+        offsets[size_t(l)] = r.offset[size_t(l)];
+      }
+    out[{r.block, r.warp}].insert({int(s.space), int(s.op), s.line, r.active, arrays, offsets});
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("transpose_twin.cu on an H100 equals the emulated device's trace, request for request, warp by warp") {
+  const trace::Trace gpu = gpu_fixture("transpose_twin");
+  REQUIRE(gpu.launches.size() == 2);  // TILE and TILE+1
+  CHECK(gpu.provenance.backend == "gpu");
+  if (!can_run_programs()) return;
+  program::Options o;
+  o.source = "tests/programs/transpose_twin.cu";
+  o.echo = false;
+  const program::Result emu = program::run(o);
+  REQUIRE(emu.trace.launches.size() == 2);
+  for (uint32_t k = 0; k < 2; ++k) {
+    CAPTURE(k);
+    const auto g = requests_of(gpu, k), e = requests_of(emu.trace, k);
+    CHECK(g.size() == e.size());
+    for (const auto& [warp, set] : e) {
+      INFO("block " << warp.first << " warp " << warp.second);
+      auto it = g.find(warp);
+      REQUIRE(it != g.end());
+      CHECK(it->second == set);
+    }
+  }
+  // SASS names: the scalar loads and stores as ptxas wrote them.
+  std::set<std::string> ops;
+  for (const trace::Site& s : gpu.sites) ops.insert(s.instruction);
+  CHECK(ops == std::set<std::string>{"LDG.E", "STS", "LDS", "STG.E"});
+}
+
+TEST_CASE("matmul_tiled.cu on an H100: the inner product's 32 scalar shared loads ran as 16 LDS and 4 LDS.128") {
+  const trace::Trace gpu = gpu_fixture("matmul_tiled");  // blocks 0-1 of 16, size 64
+  REQUIRE(gpu.launches.size() == 1);
+  // Per warp instruction on line 21 (sum += As[ty][k] * Bs[k][tx], unrolled): LDS and LDS.128.
+  std::map<std::string, uint64_t> line21;
+  std::map<std::string, uint32_t> bytes;
+  for (const trace::Record& r : gpu.records) {
+    const trace::Site& s = gpu.sites[r.site];
+    if (s.line == 21 && s.space == trace::Space::Shared) {
+      ++line21[s.instruction];
+      bytes[s.instruction] = s.bytes;
+    }
+  }
+  const uint64_t warps = 2 * 8, phases = 64 / 16;  // 2 blocks of 8 warps; 4 tiles along k
+  CHECK(line21["LDS"] == 16 * warps * phases);
+  CHECK(line21["LDS.128"] == 4 * warps * phases);
+  CHECK(bytes["LDS.128"] == 16);
+  if (!can_run_programs()) return;
+  program::Options o;
+  o.source = "tests/programs/matmul_tiled.cu";
+  o.echo = false;
+  const program::Result emu = program::run(o);
+  uint64_t ptx_loads = 0;
+  for (const trace::Record& r : emu.trace.records) {
+    const trace::Site& s = emu.trace.sites[r.site];
+    if (s.line == 21 && s.space == trace::Space::Shared && r.block < 2) ++ptx_loads;
+  }
+  CHECK(ptx_loads == 32 * warps * phases);  // 37.5% more instructions than the hardware ran
+  // The global loads and stores are the same on both, request for request. (The shared
+  // tiles are one window on the GPU, As and Bs apart on the emulated device.)
+  const std::set<uint32_t> two{0, 1};
+  CHECK(requests_of(gpu, 0, nullptr, true) == requests_of(emu.trace, 0, &two, true));
+}
+
+TEST_CASE("reduction.cu on an H100: the atomic inlined from the toolkit is the program's line, as on the emulated device") {
+  const trace::Trace gpu = gpu_fixture("reduction");
+  bool atomic = false;
+  for (const trace::Site& s : gpu.sites)
+    if (s.op == trace::Op::Atomic) {
+      atomic = true;
+      CHECK(s.instruction.rfind("RED", 0) == 0);
+      CHECK(s.line < 100);  // the program's, not device_atomic_functions.hpp's line 107
+    }
+  CHECK(atomic);
+}

@@ -1,0 +1,297 @@
+// The GPU tracer: a Compute Sanitizer API tool that the CUDA driver loads into the user's
+// program (CUDA_INJECTION64_PATH=libwarpscope_tracer.so). It patches every global and
+// shared memory instruction and every barrier of each module the program loads with the
+// functions of patch.cu, gives each launch a device buffer of records, and after the
+// launch copies the records back and appends them to $WARPSCOPE_GPU_TRACE (sass/raw.h),
+// with the modules' cubins and the program's allocations. warpscope turns that file into
+// a trace (sass/import.h).
+//
+// Environment:
+//   WARPSCOPE_GPU_TRACE         the file to write (required; without it the tool stays idle)
+//   WARPSCOPE_TRACER_PATCH      the patch fatbin (default: beside this library)
+//   WARPSCOPE_TRACE_BLOCKS      "all" (default) or "LO-HI": the linear blocks to record
+//   WARPSCOPE_TRACE_MAX_RECORDS records kept over the whole run (default 2,000,000)
+#include <dlfcn.h>
+#include <sanitizer.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "device_state.h"
+#include "sass/raw.h"
+
+namespace {
+
+using ws::sass::ChunkType;
+using ws::sass::DeviceRecord;
+using ws::sass::LaunchHead;
+using ws::tracer::DeviceState;
+
+bool g_debug = false;  // WARPSCOPE_TRACER_DEBUG: each callback on stderr
+
+struct Launch {
+  LaunchHead head;
+  std::chrono::steady_clock::time_point start;
+  std::string name;
+  CUcontext ctx = nullptr;
+  Sanitizer_StreamHandle stream = nullptr;
+  DeviceState host;
+};
+
+struct ContextBuffers {
+  DeviceState* state = nullptr;
+  DeviceRecord* records = nullptr;
+  uint64_t record_cap = 0;
+  uint32_t* epochs = nullptr;
+  uint64_t epoch_cap = 0;
+};
+
+struct Tracer {
+  std::mutex mu;
+  FILE* out = nullptr;
+  std::string patch_path;
+  uint32_t block_lo = 0, block_hi = ~0u;
+  uint64_t budget = 2'000'000;  // records left to keep
+  std::set<CUcontext> patched_contexts;
+  std::map<CUcontext, ContextBuffers> buffers;
+  std::map<uint64_t, Launch> pending;  // by launch handle
+  bool failed = false;
+
+  void chunk(ChunkType type, const void* a, uint64_t an, const void* b = nullptr, uint64_t bn = 0) {
+    if (!out) return;
+    const uint64_t bytes = an + bn, padded = (bytes + 7) / 8 * 8;
+    const uint32_t head[2] = {uint32_t(type), 0};
+    std::fwrite(head, sizeof head, 1, out);
+    std::fwrite(&padded, sizeof padded, 1, out);
+    if (an) std::fwrite(a, 1, an, out);
+    if (bn) std::fwrite(b, 1, bn, out);
+    static const char zeros[8] = {};
+    if (padded > bytes) std::fwrite(zeros, 1, padded - bytes, out);
+  }
+
+  void warn(const char* what, SanitizerResult r) {
+    std::fprintf(stderr, "warpscope tracer: %s failed (%d)\n", what, int(r));
+    failed = true;
+  }
+
+  void module_loaded(const Sanitizer_ResourceModuleData* m) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!out) return;
+    if (!patched_contexts.count(m->context)) {
+      if (SanitizerResult r = sanitizerAddPatchesFromFile(patch_path.c_str(), m->context); r != SANITIZER_SUCCESS) {
+        std::fprintf(stderr, "warpscope tracer: cannot load the patches from %s\n", patch_path.c_str());
+        warn("sanitizerAddPatchesFromFile", r);
+        return;
+      }
+      patched_contexts.insert(m->context);
+    }
+    sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, m->module, "ws_global_access");
+    sanitizerPatchInstructions(SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, m->module, "ws_shared_access");
+    sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BARRIER, m->module, "ws_barrier");
+    if (SanitizerResult r = sanitizerPatchModule(m->module); r != SANITIZER_SUCCESS) warn("sanitizerPatchModule", r);
+    const uint64_t id = reinterpret_cast<uint64_t>(m->module);
+    if (g_debug) std::fprintf(stderr, "warpscope tracer: module %p patched, cubin %zu bytes\n", (void*)m->module, m->cubinSize);
+    chunk(ChunkType::Module, &id, sizeof id, m->pCubin, m->cubinSize);
+  }
+
+  void allocated(const Sanitizer_ResourceMemoryData* a) {
+    std::lock_guard<std::mutex> lock(mu);
+    const uint64_t flags = (a->flags & SANITIZER_MEMORY_FLAG_MODULE) ? ws::sass::kAllocModule : 0;
+    const uint64_t v[3] = {a->address, a->size, flags};
+    chunk(ChunkType::Alloc, v, sizeof v);
+  }
+
+  void program_alloc(uint64_t address) {
+    std::lock_guard<std::mutex> lock(mu);
+    chunk(ChunkType::ProgramAlloc, &address, sizeof address);
+  }
+
+  void launch_begin(const Sanitizer_LaunchData* l) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!out || !patched_contexts.count(l->context)) return;
+    if (g_debug) std::fprintf(stderr, "warpscope tracer: launch %s\n", l->functionName ? l->functionName : "?");
+    Launch L;
+    L.name = l->functionName ? l->functionName : "?";
+    L.ctx = l->context;
+    L.stream = l->hStream;
+    LaunchHead& h = L.head;
+    h.module = reinterpret_cast<uint64_t>(l->module);
+    uint64_t size = 0;
+    sanitizerGetFunctionPcAndSize(l->module, l->functionName, &h.function_pc, &size);
+    h.grid[0] = l->gridDim_x, h.grid[1] = l->gridDim_y, h.grid[2] = l->gridDim_z;
+    h.block[0] = l->blockDim_x, h.block[1] = l->blockDim_y, h.block[2] = l->blockDim_z;
+    const uint64_t blocks = uint64_t(h.grid[0]) * h.grid[1] * h.grid[2];
+    h.block_lo = uint32_t(std::min<uint64_t>(block_lo, blocks));
+    h.block_hi = uint32_t(std::min<uint64_t>(block_hi, blocks));
+    const uint32_t threads = h.block[0] * h.block[1] * h.block[2];
+    const uint32_t wpb = (threads + 31) / 32;
+    ContextBuffers& b = buffers[l->context];
+    // One buffer of records per context, reused launch after launch (each is read back at
+    // its end); the epochs grow with the largest grid recorded.
+    const uint64_t want = std::min<uint64_t>(budget, 1u << 20);
+    if (!b.state && sanitizerAlloc(l->context, reinterpret_cast<void**>(&b.state), sizeof(DeviceState)) != SANITIZER_SUCCESS) {
+      warn("sanitizerAlloc (state)", SANITIZER_ERROR_OUT_OF_MEMORY);
+      return;
+    }
+    if (want > b.record_cap) {
+      if (b.records) sanitizerFree(l->context, b.records);
+      b.records = nullptr;
+      b.record_cap = 0;
+      if (sanitizerAlloc(l->context, reinterpret_cast<void**>(&b.records), want * sizeof(DeviceRecord)) == SANITIZER_SUCCESS)
+        b.record_cap = want;
+    }
+    const uint64_t nwarps = uint64_t(h.block_hi - h.block_lo) * wpb, nepochs = 2 * nwarps;
+    if (nepochs > b.epoch_cap) {
+      if (b.epochs) sanitizerFree(l->context, b.epochs);
+      b.epochs = nullptr;
+      b.epoch_cap = 0;
+      if (sanitizerAlloc(l->context, reinterpret_cast<void**>(&b.epochs), nepochs * sizeof(uint32_t)) == SANITIZER_SUCCESS)
+        b.epoch_cap = nepochs;
+    }
+    if (nepochs) sanitizerMemset(b.epochs, 0, nepochs * sizeof(uint32_t), l->hStream);
+    L.host.count = 0;
+    L.host.cap = std::min<uint64_t>(budget, b.record_cap);
+    L.host.records = b.records;
+    L.host.epochs = b.epoch_cap >= nepochs ? b.epochs : nullptr;
+    L.host.block_lo = h.block_lo;
+    L.host.block_hi = h.block_hi;
+    L.host.warps_per_block = wpb;
+    L.host.warps = nwarps;
+    L.host.full = 0;
+    h.name_bytes = uint32_t(L.name.size());
+    const uint64_t key = reinterpret_cast<uint64_t>(l->hLaunch);
+    Launch& kept = pending[key] = std::move(L);
+    sanitizerMemcpyHostToDeviceAsync(b.state, &kept.host, sizeof(DeviceState), l->hStream);
+    sanitizerSetLaunchCallbackData(l->hLaunch, l->function, l->hStream, b.state);
+    kept.start = std::chrono::steady_clock::now();
+  }
+
+  void launch_end(const Sanitizer_LaunchData* l) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = pending.find(reinterpret_cast<uint64_t>(l->hLaunch));
+    if (it == pending.end()) return;
+    Launch L = std::move(it->second);
+    pending.erase(it);
+    ContextBuffers& b = buffers[L.ctx];
+    sanitizerStreamSynchronize(L.stream);
+    L.head.nanoseconds = uint64_t(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - L.start).count());
+    DeviceState st;
+    sanitizerMemcpyDeviceToHost(&st, b.state, sizeof st, L.stream);
+    L.head.kept = std::min<uint64_t>(st.count, L.host.cap);
+    // Executed: each warp's own count (the records' counter stops at the cap).
+    L.head.executed = L.head.kept;
+    if (L.host.epochs && L.host.warps) {
+      std::vector<uint32_t> per_warp(L.host.warps);
+      sanitizerMemcpyDeviceToHost(per_warp.data(), L.host.epochs + L.host.warps, per_warp.size() * sizeof(uint32_t),
+                                  L.stream);
+      uint64_t sum = 0;
+      for (uint32_t n : per_warp) sum += n;
+      L.head.executed = std::max<uint64_t>(sum, L.head.kept);
+    }
+    std::vector<DeviceRecord> recs(L.head.kept);
+    if (!recs.empty()) sanitizerMemcpyDeviceToHost(recs.data(), b.records, recs.size() * sizeof(DeviceRecord), L.stream);
+    budget -= std::min<uint64_t>(budget, L.head.kept);
+    std::vector<char> head(sizeof(LaunchHead) + (L.name.size() + 7) / 8 * 8, 0);
+    std::memcpy(head.data(), &L.head, sizeof(LaunchHead));
+    std::memcpy(head.data() + sizeof(LaunchHead), L.name.data(), L.name.size());
+    chunk(ChunkType::Launch, head.data(), head.size(), recs.data(), recs.size() * sizeof(DeviceRecord));
+    std::fflush(out);
+  }
+};
+
+Tracer* g_tracer = nullptr;
+
+void on_callback(void* userdata, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* cbdata) {
+  auto* t = static_cast<Tracer*>(userdata);
+  if (g_debug) std::fprintf(stderr, "warpscope tracer: callback domain %d id %d\n", int(domain), int(cbid));
+  // The program's own allocations: the pointer each of its cudaMalloc* calls returns (its
+  // first parameter, void** devPtr, in all of them); the runtime and the driver allocate
+  // for themselves too, the first call initialising the context.
+  if (domain == SANITIZER_CB_DOMAIN_RUNTIME_API) {
+    const auto* api = static_cast<const Sanitizer_CallbackData*>(cbdata);
+    if (api->callbackSite == SANITIZER_API_EXIT && api->functionName && api->functionParams &&
+        std::strncmp(api->functionName, "cudaMalloc", 10) == 0 && std::strncmp(api->functionName, "cudaMallocHost", 14) != 0 &&
+        std::strncmp(api->functionName, "cudaMallocArray", 15) != 0) {
+      void** out = *static_cast<void** const*>(api->functionParams);
+      if (out && *out) t->program_alloc(reinterpret_cast<uint64_t>(*out));
+    }
+  } else if (domain == SANITIZER_CB_DOMAIN_RESOURCE) {
+    if (cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED)
+      t->module_loaded(static_cast<const Sanitizer_ResourceModuleData*>(cbdata));
+    else if (cbid == SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC)
+      t->allocated(static_cast<const Sanitizer_ResourceMemoryData*>(cbdata));
+  } else if (domain == SANITIZER_CB_DOMAIN_LAUNCH) {
+    if (cbid == SANITIZER_CBID_LAUNCH_BEGIN)
+      t->launch_begin(static_cast<const Sanitizer_LaunchData*>(cbdata));
+    else if (cbid == SANITIZER_CBID_LAUNCH_END)
+      t->launch_end(static_cast<const Sanitizer_LaunchData*>(cbdata));
+  }
+}
+
+std::string beside_this_library(const char* file) {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&beside_this_library), &info) && info.dli_fname) {
+    std::string p = info.dli_fname;
+    const size_t slash = p.rfind('/');
+    return (slash == std::string::npos ? std::string(".") : p.substr(0, slash)) + "/" + file;
+  }
+  return file;
+}
+
+void finish() {
+  if (g_tracer && g_tracer->out) {
+    std::lock_guard<std::mutex> lock(g_tracer->mu);
+    std::fclose(g_tracer->out);
+    g_tracer->out = nullptr;
+  }
+}
+
+}  // namespace
+
+// Called by the CUDA driver when it loads the library. Returns 1 (success) in every case:
+// without WARPSCOPE_GPU_TRACE, or when another tool holds the Sanitizer API, the program
+// runs untraced.
+extern "C" int InitializeInjection() {
+  if (g_tracer) return 1;
+  const char* path = std::getenv("WARPSCOPE_GPU_TRACE");
+  if (!path || !*path) return 1;
+  auto* t = new Tracer();
+  t->out = std::fopen(path, "wb");
+  if (!t->out) {
+    std::fprintf(stderr, "warpscope tracer: cannot write %s\n", path);
+    return 1;
+  }
+  const uint32_t head[4] = {0, 0, ws::sass::kRawVersion, 0};
+  std::fwrite(ws::sass::kRawMagic, 1, sizeof ws::sass::kRawMagic, t->out);
+  std::fwrite(&head[2], sizeof(uint32_t), 2, t->out);
+  const char* patch = std::getenv("WARPSCOPE_TRACER_PATCH");
+  t->patch_path = patch && *patch ? patch : beside_this_library("warpscope_tracer_patch.fatbin");
+  if (const char* blocks = std::getenv("WARPSCOPE_TRACE_BLOCKS"); blocks && std::strcmp(blocks, "all") != 0) {
+    unsigned lo = 0, hi = 0;
+    if (std::sscanf(blocks, "%u-%u", &lo, &hi) == 2 && hi >= lo) t->block_lo = lo, t->block_hi = hi + 1;
+    else if (std::sscanf(blocks, "%u", &lo) == 1) t->block_lo = lo, t->block_hi = lo + 1;
+  }
+  if (const char* cap = std::getenv("WARPSCOPE_TRACE_MAX_RECORDS"); cap && *cap) t->budget = std::strtoull(cap, nullptr, 10);
+  g_tracer = t;
+  g_debug = std::getenv("WARPSCOPE_TRACER_DEBUG") != nullptr;
+  if (g_debug) std::fprintf(stderr, "warpscope tracer: patches from %s\n", t->patch_path.c_str());
+  Sanitizer_SubscriberHandle handle;
+  if (sanitizerSubscribe(&handle, on_callback, t) != SANITIZER_SUCCESS) {
+    std::fprintf(stderr, "warpscope tracer: another Sanitizer API tool is attached (compute-sanitizer?); not tracing\n");
+    return 1;
+  }
+  sanitizerEnableDomain(1, handle, SANITIZER_CB_DOMAIN_RESOURCE);
+  sanitizerEnableDomain(1, handle, SANITIZER_CB_DOMAIN_LAUNCH);
+  sanitizerEnableDomain(1, handle, SANITIZER_CB_DOMAIN_RUNTIME_API);
+  std::atexit(finish);
+  return 1;  // the driver's convention: 1 keeps the library loaded (0 unloads it)
+}
