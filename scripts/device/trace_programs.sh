@@ -8,7 +8,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 OUT_DIR=${1:-${OUT:-build-device/out}}
-mkdir -p "$OUT_DIR"
+mkdir -p "$OUT_DIR/sass"
 arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '.')
 b0=$(date +%s)
 { cmake -S . -B build-tracer -G Ninja -DCMAKE_BUILD_TYPE=Release -DWARPSCOPE_CUDA=ON -DWARPSCOPE_GUI=OFF \
@@ -24,7 +24,7 @@ for p in tests/programs/*.cu examples/*.cu; do
   blocks=""
   case $n in transpose_twin|reduction|histogram) keep="$OUT_DIR/fixtures/$n";; matmul_tiled) keep="$OUT_DIR/fixtures/$n"; blocks="--blocks 0-1";; esac
   t0=$(date +%s.%N)
-  WARPSCOPE_KEEP_GPU_RAW=$keep timeout 120 $W run "$p" --backend gpu $blocks --format json --out "$OUT_DIR/$n.gpu.wstrace" $args \
+  WARPSCOPE_KEEP_GPU_RAW=$keep timeout 120 $W run "$p" --backend gpu $blocks --format json --out "$OUT_DIR/sass/$n.wstrace" $args \
     >"$OUT_DIR/$n.gpu.json" 2>"$OUT_DIR/$n.gpu.err"
   rc=$?
   t1=$(date +%s.%N)
@@ -32,6 +32,9 @@ for p in tests/programs/*.cu examples/*.cu; do
   rce=$?
   echo "$n: gpu rc=$rc ($(awk "BEGIN{printf \"%.1f\", $t1 - $t0}") s), emulator rc=$rce; $(head -c 300 "$OUT_DIR/$n.gpu.err")"
 done
+# The three levels of the textbook tiled SGEMM, recorded on this GPU and on the emulated device.
+timeout 300 $W run tests/programs/matmul_tiled.cu --backend gpu --levels -- 64 >"$OUT_DIR/matmul_levels.txt" 2>&1
+echo "levels: rc=$?"; grep -A4 "matmul_tiled.cu:21" "$OUT_DIR/matmul_levels.txt"
 # Plain vs traced, whole program (the tracer's cost on top of nvcc-built code), and the
 # kernel alone as the program's own events time it.
 nvcc -arch=sm_${arch:-90} -lineinfo -O3 tests/programs/matmul_tiled.cu -o /tmp/mm

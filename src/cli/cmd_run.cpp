@@ -2,10 +2,14 @@
 // program with nvcc, runs it whole on the emulated device, and prints a report for each
 // launch it made (or for --launch K / --kernel NAME). --out also saves every launch as
 // one .wstrace for the app.
+#include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
+#include "analysis/levels.h"
 #include "cli/cli.h"
+#include "trace/assets.h"
 #include "program/program.h"
 #include "session/session.h"
 #include "session/worker.h"
@@ -24,8 +28,51 @@ struct RunOptions {
   int64_t launch_number = 0;
   int64_t step = 0;
   uint64_t max_records = 2'000'000;
+  bool levels = false;            // the source, the PTX and the SASS, line by line
+  std::string sass;               // the SASS side from this .wstrace (recorded with --backend gpu)
   CLI::App* cmd = nullptr;
 };
+
+// The SASS side of --levels: --sass FILE; else this machine's GPU (the program traced
+// there); else the replay pack's trace of a program of that name. "" and `why` when none.
+std::string levels_source(const RunOptions& o, const std::string& program, std::string& why) {
+  if (!o.sass.empty()) return o.sass;
+  const std::string stem = std::filesystem::path(program).stem().string();
+  const std::string bundled = trace::find_asset("replay/sass/" + stem + ".wstrace");
+  if (!bundled.empty()) return bundled;
+  why = "no SASS trace of " + stem + ": run it on a GPU (--backend gpu --out FILE), then --levels --sass FILE";
+  return "";
+}
+
+// Per launch: each line's accesses as the PTX asked for them and as the GPU ran them.
+void print_levels(const trace::Trace& ptx, const trace::Trace& sass, const std::string& sass_from) {
+  std::cout << "\nsource / PTX / SASS, per line (PTX: the emulated device; SASS: " << sass.provenance.device
+            << (sass.provenance.date.empty() ? "" : ", " + sass.provenance.date.substr(0, 10)) << ", " << sass_from
+            << "), warp instructions per block:\n";
+  for (uint32_t k = 0; k < ptx.launches.size() && k < sass.launches.size(); ++k) {
+    std::cout << "\nlaunch " << (k + 1) << ": " << ptx.launches[k].kernel;
+    if (sass.launches[k].kernel.substr(0, sass.launches[k].kernel.find('<')) !=
+        ptx.launches[k].kernel.substr(0, ptx.launches[k].kernel.find('<')))
+      std::cout << " (SASS: " << sass.launches[k].kernel << ", another kernel: the traces are of different runs)";
+    std::cout << "\n";
+    for (const analysis::LineLevels& l : analysis::compare_levels(ptx, k, sass, k)) {
+      auto ops = [](const std::vector<analysis::LevelOp>& v) {
+        std::string out;
+        char b[96];
+        for (const analysis::LevelOp& o : v) {
+          std::snprintf(b, sizeof b, "%s%.4g × %s", out.empty() ? "" : " + ", o.per_block, o.instruction.c_str());
+          out += b;
+        }
+        return out.empty() ? std::string("—") : out;
+      };
+      std::cout << "  " << l.file << ":" << l.line << "  " << trace::to_string(l.space) << " " << trace::to_string(l.op)
+                << "   " << l.code << "\n";
+      std::cout << "      PTX   " << ops(l.ptx) << "\n";
+      std::cout << "      SASS  " << ops(l.sass) << "\n";
+      std::cout << "      " << (l.verdict.empty() ? "the same instructions" : l.verdict) << "\n";
+    }
+  }
+}
 
 int run(const RunOptions& o) {
   const Format f = parse_format(o.format);
@@ -63,6 +110,27 @@ int run(const RunOptions& o) {
   }
   if (f == Format::Text) std::cout << "\n";
   print_reports(shown, f, o.step);
+  if (o.levels) {
+    // The PTX side is the emulated device's; the SASS side a GPU's.
+    std::shared_ptr<const session::Session> ptx = first, gpu;
+    std::string sass_from;
+    if (first->source->provenance.backend == "gpu") {
+      gpu = first;
+      sass_from = "this run";
+      session::LaunchSpec e = spec;
+      e.backend = "emulator";
+      e.program_echo = false;
+      ptx = session::record_session(session::resolve(e), e);
+    } else {
+      std::string why;
+      const std::string file = levels_source(o, spec.program, why);
+      if (file.empty()) throw UsageError("--levels: " + why);
+      const trace::Trace t = trace::read_trace(file);
+      print_levels(*ptx->source, t, file);
+      return 0;
+    }
+    print_levels(*ptx->source, *gpu->source, sass_from);
+  }
   return 0;
 }
 
@@ -90,6 +158,11 @@ Command add_run(CLI::App& app) {
                   "auto (this machine's GPU, traced at the SASS level, where there is one and the GPU tracer was "
                   "built; else the emulated device), gpu or emulator")
       ->type_name("BACKEND");
+  cmd->add_flag("--levels", o->levels,
+               "also each line as the source wrote it, as the PTX asked for it (emulated device) and as the GPU ran it "
+               "(SASS: this machine's GPU, --sass FILE, or the replay pack)");
+  cmd->add_option("--sass", o->sass, "with --levels: the SASS side from this trace (warpscope run --backend gpu --out FILE)")
+      ->type_name("FILE.wstrace");
   o->launch.blocks_opt = cmd->add_option("--blocks", o->launch.blocks, "with the GPU: the blocks to record, one range (0-3; default all)")
       ->type_name("LO-HI");
   cmd->footer(

@@ -17,6 +17,7 @@
 #include <tuple>
 
 #include "analysis/analysis.h"
+#include "analysis/levels.h"
 #include "program/program.h"
 #include "sass/import.h"
 #include "trace/trace.h"
@@ -292,6 +293,22 @@ TEST_CASE("matmul_tiled.cu on an H100: the inner product's 32 scalar shared load
     if (s.line == 21 && s.space == trace::Space::Shared && r.block < 2) ++ptx_loads;
   }
   CHECK(ptx_loads == 32 * warps * phases);  // 37.5% more instructions than the hardware ran
+  // The three levels side by side: line 21's shared loads merged, the reason given; the
+  // global loads the same.
+  bool merged = false, same18 = false;
+  for (const analysis::LineLevels& l : analysis::compare_levels(emu.trace, 0, gpu, 0)) {
+    if (l.line == 21 && l.space == trace::Space::Shared) {
+      merged = true;
+      CHECK(l.ptx_per_block == doctest::Approx(32 * 8 * phases));
+      CHECK(l.sass_per_block == doctest::Approx(20 * 8 * phases));
+      CHECK(l.ptx_bytes == doctest::Approx(l.sass_bytes));
+      CHECK(l.verdict.find("merged 4 scalar 4-byte accesses into one 16-byte instruction") != std::string::npos);
+      CHECK(l.verdict.find("37.5% fewer") != std::string::npos);
+    }
+    if (l.line == 18 && l.space == trace::Space::Global) same18 = l.verdict.empty();
+  }
+  CHECK(merged);
+  CHECK(same18);
   // The global loads and stores are the same on both, request for request. (The shared
   // tiles are one window on the GPU, As and Bs apart on the emulated device.)
   const std::set<uint32_t> two{0, 1};

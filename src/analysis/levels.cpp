@@ -1,0 +1,117 @@
+#include "analysis/levels.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "analysis/analysis.h"
+
+namespace ws::analysis {
+
+namespace {
+
+std::string base_name(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+using Key = std::tuple<std::string, uint32_t, int, int>;  // file, line, space, op
+
+struct Side {
+  std::map<Key, std::map<std::pair<std::string, uint32_t>, std::pair<uint64_t, double>>> ops;  // → (count, cost sum)
+  std::map<Key, double> bytes;
+  std::map<Key, std::string> code;
+  double blocks = 1;
+};
+
+Side side_of(const trace::Trace& t, uint32_t launch) {
+  Side s;
+  std::set<uint32_t> blocks;
+  for (const trace::Record& r : t.records) {
+    if (r.launch != launch) continue;
+    const trace::Site& site = t.sites[r.site];
+    if (site.space != trace::Space::Global && site.space != trace::Space::Shared) continue;
+    blocks.insert(r.block);
+    const Key k{base_name(t.file_name(site)), site.line, int(site.space), int(site.op)};
+    double cost = 0;
+    if (site.space == trace::Space::Shared) cost = shared_cost(r, site.bytes).wavefronts;
+    else cost = global_cost(r, site.bytes).sectors;
+    auto& e = s.ops[k][{site.instruction, site.bytes}];
+    e.first += 1;
+    e.second += cost;
+    s.bytes[k] += double(std::popcount(r.active)) * site.bytes;
+    if (!site.code.empty()) s.code[k] = site.code;
+  }
+  s.blocks = std::max<double>(1, double(blocks.size()));
+  return s;
+}
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+}  // namespace
+
+std::vector<LineLevels> compare_levels(const trace::Trace& ptx, uint32_t ptx_launch, const trace::Trace& sass,
+                                       uint32_t sass_launch) {
+  const Side a = side_of(ptx, ptx_launch), b = side_of(sass, sass_launch);
+  std::set<Key> keys;
+  for (const auto& [k, v] : a.ops) keys.insert(k);
+  for (const auto& [k, v] : b.ops) keys.insert(k);
+  std::vector<LineLevels> out;
+  for (const Key& k : keys) {
+    LineLevels l;
+    l.file = std::get<0>(k);
+    l.line = std::get<1>(k);
+    l.space = trace::Space(std::get<2>(k));
+    l.op = trace::Op(std::get<3>(k));
+    if (auto it = a.code.find(k); it != a.code.end()) l.code = it->second;
+    else if (auto jt = b.code.find(k); jt != b.code.end()) l.code = jt->second;
+    auto fill = [&](const Side& s, std::vector<LevelOp>& ops, double& per_block, double& bytes) {
+      auto it = s.ops.find(k);
+      if (it == s.ops.end()) return;
+      for (const auto& [name, e] : it->second) {
+        ops.push_back({name.first, name.second, double(e.first) / s.blocks, e.first ? e.second / double(e.first) : 0});
+        per_block += double(e.first) / s.blocks;
+      }
+      bytes = s.bytes.at(k) / s.blocks;
+      std::sort(ops.begin(), ops.end(), [](const LevelOp& x, const LevelOp& y) { return x.bytes < y.bytes; });
+    };
+    fill(a, l.ptx, l.ptx_per_block, l.ptx_bytes);
+    fill(b, l.sass, l.sass_per_block, l.sass_bytes);
+    // Why the hardware ran other instructions than the PTX asked for.
+    const double n = l.ptx_per_block, m = l.sass_per_block;
+    uint32_t wide = 0, narrow = ~0u;
+    for (const LevelOp& o : l.sass) wide = std::max(wide, o.bytes);
+    for (const LevelOp& o : l.ptx) narrow = std::min(narrow, o.bytes);
+    if (n == 0 && m > 0) {
+      l.verdict = "only in the SASS: an access the PTX made elsewhere or through another space";
+    } else if (m == 0 && n > 0) {
+      l.verdict = "not run as memory instructions on the GPU (kept in registers, or folded away by ptxas)";
+    } else if (std::abs(n - m) < 0.5 && std::abs(l.ptx_bytes - l.sass_bytes) < 1) {
+      l.verdict = "";  // the same
+    } else if (m < n && wide > narrow && std::abs(l.ptx_bytes - l.sass_bytes) <= 0.01 * l.ptx_bytes + 1) {
+      l.verdict = "ptxas merged " + std::to_string(wide / narrow) + " scalar " + std::to_string(narrow) +
+                  "-byte accesses into one " + std::to_string(wide) + "-byte instruction (consecutive addresses): " +
+                  fmt("%.1f%%", 100.0 * (1 - m / n)) + " fewer instructions for the same bytes";
+    } else if (m < n) {
+      l.verdict = fmt("%.1f%%", 100.0 * (1 - m / n)) +
+                  " fewer instructions on the GPU: ptxas kept a value in a register instead of loading it again";
+    } else {
+      l.verdict = fmt("%.1f%%", 100.0 * (m / n - 1)) + " more instructions on the GPU: ptxas split or duplicated them";
+    }
+    out.push_back(std::move(l));
+  }
+  std::sort(out.begin(), out.end(), [](const LineLevels& x, const LineLevels& y) {
+    return std::tie(x.file, x.line, x.space, x.op) < std::tie(y.file, y.line, y.space, y.op);
+  });
+  return out;
+}
+
+}  // namespace ws::analysis
