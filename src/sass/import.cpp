@@ -342,7 +342,17 @@ trace::Trace to_trace(const RawCapture& raw, const std::map<uint64_t, Disassembl
     }
     std::unordered_map<uint64_t, uint32_t> seq;  // per (block, warp)
     uint64_t lanes_total = 0;
-    for (const DeviceRecord& r : L.records) {
+    // The GPU wrote the records as its warps ran, interleaved; the trace keeps them as the
+    // emulated device does: block by block, barrier epoch by epoch, warp by warp, each
+    // warp's in program order.
+    std::vector<uint32_t> order(L.records.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+      const DeviceRecord &p = L.records[x], &q = L.records[y];
+      return std::tie(p.block, p.epoch, p.warp) < std::tie(q.block, q.epoch, q.warp);
+    });
+    for (const uint32_t index : order) {
+      const DeviceRecord& r = L.records[index];
       if (!r.mask) continue;
       trace::WarpAccess a;
       a.block = r.block;

@@ -21,6 +21,7 @@
 #include "program/program.h"
 #include "sass/import.h"
 #include "trace/trace.h"
+#include "trace/wstrace.h"
 
 using namespace ws;
 
@@ -146,7 +147,10 @@ TEST_CASE("a tracer's file becomes a trace: the program's allocations named, SAS
   CHECK(t.files[ls.file].name == "/home/u/foo.cu");
   CHECK(load.buffer == buffers["d_in"]);
   CHECK(load.offset[31] == 124);
-  const trace::Record& st = t.records[1];
+  // Kept as the emulated device keeps them: warp 0's two (in its order), then warp 1's.
+  CHECK(t.records[1].warp == 0);
+  CHECK(t.records[1].seq == 1);
+  const trace::Record& st = t.records[2];
   CHECK(t.sites[st.site].instruction == "STS");
   CHECK(t.sites[st.site].space == trace::Space::Shared);
   CHECK(st.buffer == buffers["foo::tile"]);
@@ -154,10 +158,10 @@ TEST_CASE("a tracer's file becomes a trace: the program's allocations named, SAS
   CHECK(st.offset[1] == 4 + 33 * 4);
   // The atomic inlined from the toolkit's header sits on the program's line before it, and
   // is an atomic though the Sanitizer API flags a RED as a write.
-  const trace::Site& at = t.sites[t.records[2].site];
+  const trace::Site& at = t.sites[t.records[1].site];
   CHECK(at.op == trace::Op::Atomic);
   CHECK(at.line == 8);
-  CHECK(t.records[2].active == 1u);
+  CHECK(t.records[1].active == 1u);
   // Analysed as any trace: the padded tile store is conflict free.
   const analysis::Report rep = analysis::analyze(t, analysis::DramModel{});
   for (const auto& s : rep.sites)
@@ -325,4 +329,37 @@ TEST_CASE("reduction.cu on an H100: the atomic inlined from the toolkit is the p
       CHECK(s.line < 100);  // the program's, not device_atomic_functions.hpp's line 107
     }
   CHECK(atomic);
+}
+
+TEST_CASE("the replay pack's SASS traces of the programs: recorded on a GPU, dated, and read beside the emulated device's") {
+  namespace fs = std::filesystem;
+  int n = 0;
+  for (const auto& e : fs::directory_iterator("assets/replay/sass")) {
+    if (e.path().extension() != ".wstrace") continue;
+    ++n;
+    CAPTURE(e.path().string());
+    const trace::Trace t = trace::read_trace(e.path().string());
+    CHECK(t.provenance.backend == "gpu");
+    CHECK(t.provenance.device.find("NVIDIA") == 0);
+    CHECK(t.provenance.date.size() >= 10);
+    CHECK(!t.records.empty());
+    // Each is of a program of tests/programs or examples/, whose text it carries.
+    const std::string stem = e.path().stem().string();
+    CHECK((fs::exists("tests/programs/" + stem + ".cu") || fs::exists("examples/" + stem + ".cu")));
+    bool text = false;
+    for (const trace::SourceFile& f : t.files) text |= f.name.find(stem + ".cu") != std::string::npos && !f.text.empty();
+    CHECK(text);
+  }
+  CHECK(n >= 8);
+  if (!can_run_programs()) return;
+  // `run --levels` on a machine with no GPU: the emulated device's PTX beside the pack's SASS.
+  program::Options o;
+  o.source = "tests/programs/matmul_tiled.cu";
+  o.echo = false;
+  const program::Result emu = program::run(o);
+  const trace::Trace sass = trace::read_trace("assets/replay/sass/matmul_tiled.wstrace");
+  int merged = 0;
+  for (const analysis::LineLevels& l : analysis::compare_levels(emu.trace, 0, sass, 0))
+    merged += l.line == 21 && l.verdict.find("merged 4") != std::string::npos;
+  CHECK(merged == 1);
 }
