@@ -27,7 +27,7 @@ if ! ldconfig -p 2>/dev/null | grep -q libcublas.so.13 && [ ! -e /usr/local/cuda
     [ -d "$d" ] && LD_LIBRARY_PATH=$d:$LD_LIBRARY_PATH
   done
 fi
-STAGES=${STAGES:-env tests bench sass ncu report sanitize traces}
+STAGES=${STAGES:-env tests bench sass ncu report sanitize traces tracer}
 summary=()
 say() { summary+=("$*"); echo "== $*"; }
 
@@ -109,6 +109,13 @@ if has sanitize; then
     >"$W/racecheck.txt" 2>&1
   r=$?
   say "sanitizer: memcheck rc=$m ($(grep -m1 'ERROR SUMMARY' "$W/memcheck.txt")), racecheck rc=$r ($(grep -m1 -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$W/racecheck.txt"))"
+fi
+
+if has tracer; then
+  # The user's programs on this GPU through the GPU tracer, beside the emulated device (its
+  # own build, with the tracer; reports, SASS traces, the three levels of the tiled SGEMM).
+  timeout $(lim 400) bash scripts/device/trace_programs.sh "$W/tracer" >"$W/tracer.txt" 2>&1
+  say "tracer: rc=$?; $(grep -c 'gpu rc=0' "$W/tracer.txt") programs traced; $(grep -m1 'merged' "$W/tracer.txt" | sed 's/^ *//' | cut -c1-80)"
 fi
 
 if has traces; then

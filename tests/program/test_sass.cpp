@@ -363,3 +363,34 @@ TEST_CASE("the replay pack's SASS traces of the programs: recorded on a GPU, dat
     merged += l.line == 21 && l.verdict.find("merged 4") != std::string::npos;
   CHECK(merged == 1);
 }
+
+TEST_CASE("without a GPU: --backend gpu says so in one line, auto runs the emulated device") {
+  namespace fs = std::filesystem;
+  if (fs::exists("/dev/nvidiactl") || fs::exists("/dev/nvidia0")) {
+    MESSAGE("a GPU is here: the no-GPU path is not tested on this machine");
+    return;
+  }
+  program::Options o;
+  o.source = "tests/programs/vector_add.cu";
+  o.echo = false;
+  o.backend = "gpu";
+  try {
+    program::run(o);
+    FAIL("--backend gpu ran without a GPU");
+  } catch (const program::Error& e) {
+    const std::string what = e.what();
+    CHECK(what.find("no NVIDIA GPU") == 0);
+    CHECK(what.find("--backend emulator") != std::string::npos);
+    CHECK(what.find('\n') == std::string::npos);
+  }
+  o.binary = "/bin/true";  // a program built elsewhere: the same line
+  CHECK_THROWS_AS(program::run(o), program::Error);
+  o.binary.clear();
+  o.backend = "nonsense";
+  CHECK_THROWS_WITH_AS(program::run(o), "unknown backend 'nonsense': allowed auto, gpu, emulator", program::Error);
+  if (!can_run_programs()) return;
+  o.backend = "auto";
+  const program::Result r = program::run(o);
+  CHECK(r.trace.provenance.backend != "gpu");
+  CHECK(!r.trace.records.empty());
+}
