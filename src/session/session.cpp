@@ -1,8 +1,12 @@
 #include "session/session.h"
 
+#include "analysis/levels.h"
+#include "trace/assets.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <bit>
 #include <cstdio>
 
@@ -300,11 +304,34 @@ void Session::analyse(const analysis::DramModel& dram) {
     st.stats = line_stats(m, f);
     if (f == 0 || !st.stats.empty()) m.sources.push_back(std::move(st));
   }
+  // The hardware's side of each line, where the program's SASS trace is at hand.
+  if (m.hardware && m.source && m.launch < m.hardware->launches.size() && m.launch < m.source->launches.size()) {
+    std::string gpu = m.hardware->provenance.device;
+    if (gpu.rfind("NVIDIA ", 0) == 0) gpu = gpu.substr(7);
+    gpu = gpu.substr(0, gpu.find(' '));
+    auto base = [](const std::string& p) { return p.substr(p.rfind('/') == std::string::npos ? 0 : p.rfind('/') + 1); };
+    for (const analysis::LineLevels& l : analysis::compare_levels(*m.source, m.launch, *m.hardware, m.launch)) {
+      for (SourceText& st : m.sources) {
+        if (base(st.name) != l.file) continue;
+        auto it = st.stats.find(l.line);
+        if (it == st.stats.end()) continue;
+        auto ops = [](const std::vector<analysis::LevelOp>& v) {
+          std::string out;
+          for (const analysis::LevelOp& o : v) out += (out.empty() ? "" : " + ") + analysis::figure_text(o.per_block) + " " + o.instruction;
+          return out.empty() ? std::string("none") : out;
+        };
+        std::string text = gpu + " ran " + ops(l.sass) + " a block (PTX: " + ops(l.ptx) + ")";
+        text += l.verdict.empty() ? ": the same" : ": " + l.verdict;
+        it->second.hardware.push_back(std::move(text));
+      }
+    }
+  }
 }
 
 std::shared_ptr<Session> Session::from_trace(std::shared_ptr<const trace::Trace> t, const analysis::DramModel& dram,
-                                             uint32_t launch) {
+                                             uint32_t launch, std::shared_ptr<const trace::Trace> hardware) {
   auto m = std::make_shared<Session>();
+  m->hardware = std::move(hardware);
   if (launch >= t->launches.size() && !(launch == 0 && t->launches.empty()))
     throw InputError("launch " + std::to_string(launch + 1) + " is out of range: allowed 1.." +
                      std::to_string(t->launches.size()) + " (launches are numbered from 1)");
@@ -374,7 +401,21 @@ std::shared_ptr<Session> Session::from_program(const program::Options& o, const 
   if (launch >= r.trace.launches.size())
     throw InputError("launch " + std::to_string(launch + 1) + " is out of range: the program made " +
                      std::to_string(r.trace.launches.size()));
-  auto m = from_trace(std::make_shared<trace::Trace>(std::move(r.trace)), dram, launch);
+  // What the hardware executed: this run's own trace when it ran on a GPU; else the replay
+  // pack's SASS trace of a program of that name with as many launches.
+  std::shared_ptr<const trace::Trace> hardware;
+  if (r.trace.provenance.backend != "gpu") {
+    const std::string stem = std::filesystem::path(o.source).stem().string();
+    if (const std::string f = trace::find_asset("replay/sass/" + stem + ".wstrace"); !f.empty()) {
+      try {
+        auto h = std::make_shared<trace::Trace>(trace::read_trace(f));
+        if (h->launches.size() == r.trace.launches.size()) hardware = h;
+      } catch (const std::exception&) {
+        // an unreadable replay trace: the source panel shows the PTX alone
+      }
+    }
+  }
+  auto m = from_trace(std::make_shared<trace::Trace>(std::move(r.trace)), dram, launch, hardware);
   m->origin = "program";
   m->file = o.source;
   m->program_output = std::move(r.output);
@@ -385,7 +426,7 @@ std::shared_ptr<Session> Session::from_program(const program::Options& o, const 
 }
 
 std::shared_ptr<Session> Session::of_launch(uint32_t k, const analysis::DramModel& dram) const {
-  auto m = from_trace(source ? source : shared_trace, dram, k);
+  auto m = from_trace(source ? source : shared_trace, dram, k, hardware);
   m->origin = origin;
   m->file = file;
   m->program_output = program_output;
@@ -598,6 +639,7 @@ std::string source_lines_text(const Session& s) {
       std::string badge = ls.badge;  // a column of 28 bytes; a longer badge pushes the code right
       if (badge.size() < 28) badge.append(28 - badge.size(), ' ');
       out += num + badge + "  " + code_of(f, line) + "\n";
+      for (const std::string& h : ls.hardware) out += "         " + std::string(28, ' ') + "  └ " + h + "\n";
     }
   }
   return out;
@@ -612,6 +654,7 @@ std::string source_lines_json(const Session& s) {
       j["line"] = line;
       j["code"] = code_of(f, line);
       j["requests"] = ls.requests;
+      if (!ls.hardware.empty()) j["hardware"] = ls.hardware;
       if (ls.global) {
         j["sectors_per_request"] = ls.sectors_per_request;
         j["ideal_sectors_per_request"] = ls.ideal_per_request;

@@ -89,6 +89,9 @@ struct LineStat {
   };
   std::vector<Part> parts;
   std::vector<uint32_t> sites;
+  // What a GPU executed for the line, where the Session has the program's SASS trace:
+  // "H100 ran 512 LDS + 128 LDS.128 a block for 1024 ld.shared.f32: ptxas merged …".
+  std::vector<std::string> hardware;
 };
 
 // One source file as the source panel shows it: its text, and the cost of each line of it
@@ -150,14 +153,18 @@ class Session {
                                                uint32_t launch = 0, bool nearest = false);
   // Launch `launch` of a trace built elsewhere (tests, benchmarks). Throws InputError for a
   // launch the trace does not have.
+  // `hardware`: the same program's SASS trace, for the source panel (null: none).
   static std::shared_ptr<Session> from_trace(std::shared_ptr<const trace::Trace> t, const analysis::DramModel& dram,
-                                             uint32_t launch = 0);
+                                             uint32_t launch = 0, std::shared_ptr<const trace::Trace> hardware = nullptr);
   // Launch `k` of the same source (file name and origin kept). Throws InputError.
   std::shared_ptr<Session> of_launch(uint32_t k, const analysis::DramModel& dram) const;
   // The same trace analysed with another DRAM model (the trace is shared, not copied).
   std::shared_ptr<Session> reanalyzed(const analysis::DramModel& dram) const;
 
   std::shared_ptr<const trace::Trace> source;        // the whole trace: every launch
+  // The same program as a GPU ran it (a SASS trace: this machine's, or the replay pack's),
+  // for the source panel's "what the hardware executed" rows; null when there is none.
+  std::shared_ptr<const trace::Trace> hardware;
   uint32_t launch = 0;                               // the launch of `source` shown
   std::shared_ptr<const trace::Trace> shared_trace;  // that launch's own trace (launch_trace)
   analysis::Report report;

@@ -180,6 +180,7 @@ struct SourceRow {
   uint32_t from = 0, to = UINT32_MAX;  // the piece of the line drawn on this row
   uint32_t col = 0;                    // where it is drawn, in characters from the code's start
   bool more = false;                   // a wrapped line's second or later piece
+  int hardware = -1;                   // under an opened line: its k-th "what the GPU ran" row
 };
 // The rows of `f`: every line, each line with sites followed by its instructions when
 // `open(line)` says so. `wrap` > 0: indentation is drawn half as deep, and lines longer

@@ -124,3 +124,36 @@ TEST_CASE("the source panel follows the request into a header; a memory line ope
   for (const auto& it : sc.items) cost |= it.kind == ui::Scene::Kind::Text && it.text.find("1-way · 1.00 wavefronts/request") == 0;
   CHECK(cost);
 }
+
+TEST_CASE("a program with a SASS trace in the replay pack: an opened line shows what the GPU ran beside its PTX") {
+  if (program::find_nvcc().empty()) {
+    MESSAGE("nvcc not found: skipped");
+    return;
+  }
+  ui::HeadlessContext ctx(1600, 1000);
+  ui::Ui u(test::quiet_env());
+  session::LaunchSpec spec;
+  spec.program = "tests/programs/matmul_tiled.cu";
+  spec.program_echo = false;
+  u.open_program(spec);
+  test::settle(ctx, u);
+  REQUIRE(u.pane.model);
+  const session::Session& m = *u.pane.model;
+  REQUIRE(m.hardware);  // assets/replay/sass/matmul_tiled.wstrace, recorded on an H100
+  const session::SourceText& f = m.sources.at(0);
+  REQUIRE(f.stats.count(21));
+  REQUIRE(f.stats.at(21).hardware.size() == 1);
+  const std::string& h = f.stats.at(21).hardware[0];
+  CHECK(h.find("H100 ran 512 LDS + 128 LDS.128 a block (PTX: 1024 ld.shared.f32)") == 0);
+  CHECK(h.find("merged 4 scalar 4-byte accesses") != std::string::npos);
+  // Opened, line 21 is followed by its PTX instructions, then the GPU's row, drawn.
+  const auto open = ui::source_rows(f, [](uint32_t line) { return line == 21; });
+  int hw = 0;
+  for (const auto& r : open) hw += r.hardware >= 0;
+  CHECK(hw == 1);
+  ui::Scene sc;
+  ui::source_scene(sc, m, f, open, u.pane.request(), 0, int(open.size()), 1600, 200);
+  bool drawn = false;
+  for (const auto& it : sc.items) drawn |= it.kind == ui::Scene::Kind::Text && it.text.find("LDS.128") != std::string::npos;
+  CHECK(drawn);
+}
