@@ -153,21 +153,44 @@ struct TempDir {
 
 }  // namespace
 
-std::string runtime_dir() {
+namespace {
+
+// The first folder holding every one of `files`: $`env`, `sub` beside the binary or a level
+// up, lib/warpscope of an install, or this build's `built` ("" : none); "" when none does.
+std::string find_dir(const char* env, const std::string& sub, const char* built,
+                     std::initializer_list<const char*> files) {
   std::vector<std::string> dirs;
-  if (const char* d = std::getenv("WARPSCOPE_CUDART_DIR")) dirs.push_back(d);
+  if (const char* d = std::getenv(env)) dirs.push_back(d);
   const std::string exe = trace::exe_dir();
   if (!exe.empty()) {
-    dirs.push_back(exe + "/emulated");
-    dirs.push_back(exe + "/../emulated");
+    dirs.push_back(exe + "/" + sub);
+    dirs.push_back(exe + "/../" + sub);
     dirs.push_back(exe + "/../lib/warpscope");
   }
-#ifdef WS_CUDART_DIR
-  dirs.push_back(WS_CUDART_DIR);
-#endif
+  if (built && *built) dirs.push_back(built);
   for (const std::string& d : dirs)
-    if (fs::exists(d + "/libcudart.so.13")) return d;
-  throw Error("warpscope's emulated CUDA runtime (libcudart.so.13) was not built; rebuild with the CUDA toolkit's headers present");
+    if (std::all_of(files.begin(), files.end(), [&](const char* f) { return fs::exists(d + "/" + f); })) return d;
+  return "";
+}
+
+#ifdef WS_CUDART_DIR
+constexpr const char* kBuiltRuntime = WS_CUDART_DIR;
+#else
+constexpr const char* kBuiltRuntime = "";
+#endif
+#ifdef WS_TRACER_DIR
+constexpr const char* kBuiltTracer = WS_TRACER_DIR;
+#else
+constexpr const char* kBuiltTracer = "";
+#endif
+
+}  // namespace
+
+std::string runtime_dir() {
+  const std::string d = find_dir("WARPSCOPE_CUDART_DIR", "emulated", kBuiltRuntime, {"libcudart.so.13"});
+  if (d.empty())
+    throw Error("warpscope's emulated CUDA runtime (libcudart.so.13) was not built; rebuild with the CUDA toolkit's headers present");
+  return d;
 }
 
 std::vector<Diagnostic> parse_diagnostics(const std::string& log) {
@@ -335,23 +358,28 @@ bool gpu_here(std::string& name, std::string& arch, std::string& why) {
 }
 
 std::string tracer_dir() {
-  std::vector<std::string> dirs;
-  if (const char* d = std::getenv("WARPSCOPE_TRACER_DIR")) dirs.push_back(d);
-  const std::string exe = trace::exe_dir();
-  if (!exe.empty()) {
-    dirs.push_back(exe + "/gpu_tracer");
-    dirs.push_back(exe + "/../gpu_tracer");
-    dirs.push_back(exe + "/../lib/warpscope");
-  }
-#ifdef WS_TRACER_DIR
-  dirs.push_back(WS_TRACER_DIR);
-#endif
-  for (const std::string& d : dirs)
-    if (fs::exists(d + "/libwarpscope_tracer.so") && fs::exists(d + "/warpscope_tracer_patch.fatbin")) return d;
-  return "";
+  return find_dir("WARPSCOPE_TRACER_DIR", "gpu_tracer", kBuiltTracer,
+                  {"libwarpscope_tracer.so", "warpscope_tracer_patch.fatbin"});
 }
 
 namespace {
+
+// Runs the built program `exe` with its arguments and `env`, timing it into `r` from `t1`;
+// throws Error when it runs past the timeout.
+Child run_built(const std::string& exe, const Options& o, const std::vector<std::string>& env, const std::string& dir,
+                Result& r, std::chrono::steady_clock::time_point t1) {
+  std::vector<std::string> argv{exe};
+  for (const std::string& a : o.args) argv.push_back(a);
+  Child c = spawn(argv, env, o.timeout_seconds, !o.echo, dir + "/program.out");
+  r.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  r.output = c.output;
+  if (c.timed_out) {
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%.0f", o.timeout_seconds);
+    throw Error("the program did not finish within " + std::string(secs) + " s and was stopped");
+  }
+  return c;
+}
 
 // The program run on this machine's GPU with the GPU tracer injected; its file made into a
 // trace with each module's SASS (nvdisasm -g: opcodes and -lineinfo lines).
@@ -403,16 +431,7 @@ Result run_gpu(const Options& o) {
                                "WARPSCOPE_TRACER_PATCH=" + tools + "/warpscope_tracer_patch.fatbin",
                                "WARPSCOPE_TRACE_MAX_RECORDS=" + std::to_string(o.max_records)};
   if (!o.blocks.empty()) env.push_back("WARPSCOPE_TRACE_BLOCKS=" + o.blocks);
-  std::vector<std::string> argv{fs::absolute(exe).string()};
-  for (const std::string& a : o.args) argv.push_back(a);
-  const Child c = spawn(argv, env, o.timeout_seconds, !o.echo, dir.path + "/program.out");
-  r.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-  r.output = c.output;
-  if (c.timed_out) {
-    char secs[32];
-    std::snprintf(secs, sizeof secs, "%.0f", o.timeout_seconds);
-    throw Error("the program did not finish within " + std::string(secs) + " s and was stopped");
-  }
+  const Child c = run_built(fs::absolute(exe).string(), o, env, dir.path, r, t1);
   r.exit_code = WIFEXITED(c.status) ? WEXITSTATUS(c.status) : 128 + WTERMSIG(c.status);
   if (!fs::exists(raw_path)) throw Error("the GPU tracer wrote nothing: the program did not initialise CUDA");
   sass::RawCapture raw;
@@ -532,16 +551,7 @@ Result run(const Options& o) {
                                      "WARPSCOPE_MAX_RECORDS=" + std::to_string(o.max_records)};
   std::vector<std::string> env_all = env;
   if (o.literal && !o.show_local) env_all.push_back("WARPSCOPE_HIDE_LOCAL=1");  // -G's stack traffic
-  std::vector<std::string> argv{exe};
-  for (const std::string& a : o.args) argv.push_back(a);
-  c = spawn(argv, env_all, o.timeout_seconds, !o.echo, dir.path + "/program.out");
-  r.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-  r.output = c.output;
-  if (c.timed_out) {
-    char secs[32];
-    std::snprintf(secs, sizeof secs, "%.0f", o.timeout_seconds);
-    throw Error("the program did not finish within " + std::string(secs) + " s and was stopped");
-  }
+  c = run_built(exe, o, env_all, dir.path, r, t1);
   if (WIFSIGNALED(c.status) && !fs::exists(trace_path))
     throw Error(std::string("the program crashed (") + strsignal(WTERMSIG(c.status)) + ") before its trace was written");
   r.exit_code = WIFEXITED(c.status) ? WEXITSTATUS(c.status) : 128 + WTERMSIG(c.status);

@@ -23,6 +23,20 @@ uint32_t shared_load_way(const session::Session& s) {
   return way;
 }
 
+// Opens `program` in `u` and waits for it; false (with a message) where nvcc is missing.
+bool open_settled(ui::HeadlessContext& ctx, ui::Ui& u, const std::string& program) {
+  if (program::find_nvcc().empty()) {
+    MESSAGE("nvcc not found: skipped");
+    return false;
+  }
+  session::LaunchSpec spec;
+  spec.program = program;
+  spec.program_echo = false;
+  u.open_program(spec);
+  test::settle(ctx, u);
+  return true;
+}
+
 }  // namespace
 
 TEST_CASE("a program in the app: [32][32] -> [32][33] saved, the view rebuilds to no conflict on the same launch and step") {
@@ -74,17 +88,9 @@ TEST_CASE("a program in the app: [32][32] -> [32][33] saved, the view rebuilds t
 }
 
 TEST_CASE("the source panel follows the request into a header; a memory line opens to its PTX instructions and their costs") {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: skipped");
-    return;
-  }
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(test::quiet_env());
-  session::LaunchSpec spec;
-  spec.program = "tests/programs/stencil/stencil.cu";
-  spec.program_echo = false;
-  u.open_program(spec);
-  test::settle(ctx, u);
+  if (!open_settled(ctx, u, "tests/programs/stencil/stencil.cu")) return;
   REQUIRE(u.pane.model);
   const session::Session& m = *u.pane.model;
   REQUIRE(m.sources.size() >= 2);
@@ -126,17 +132,9 @@ TEST_CASE("the source panel follows the request into a header; a memory line ope
 }
 
 TEST_CASE("a program with a SASS trace in the replay pack: an opened line shows what the GPU ran beside its PTX") {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: skipped");
-    return;
-  }
   ui::HeadlessContext ctx(1600, 1000);
   ui::Ui u(test::quiet_env());
-  session::LaunchSpec spec;
-  spec.program = "tests/programs/matmul_tiled.cu";
-  spec.program_echo = false;
-  u.open_program(spec);
-  test::settle(ctx, u);
+  if (!open_settled(ctx, u, "tests/programs/matmul_tiled.cu")) return;
   REQUIRE(u.pane.model);
   const session::Session& m = *u.pane.model;
   REQUIRE(m.hardware);  // assets/replay/sass/matmul_tiled.wstrace, recorded on an H100
