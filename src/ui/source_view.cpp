@@ -223,7 +223,7 @@ void source_scene(Scene& sc, const Session& m, const SourceText& f, const std::v
         need += text_size(FontRole::Mono, ls->parts[k].text).x + ch * 1.2f;
       }
       std::string more;
-      if (need > gutter_w - ch && shown.size() > 1) {
+      if (need > gutter_w - ch + 0.5f && shown.size() > 1) {  // (the widest line fits exactly)
         size_t keep = shown[0];
         for (size_t k : shown) {
           const bool is_cur = rv.rec && rv.rec->site == ls->parts[k].site;

@@ -46,7 +46,7 @@ struct NumberRow {
       return;
     }
     const float w = text_size(FontRole::Small, number).x;
-    if (cx - w * 0.5f < right + 4) return;
+    if (cx - w * 0.5f < right + 8) return;
     sc.text(ImVec2(cx, y), number, t.text_dim, FontRole::Small, 0.5f, ay);
     right = cx + w * 0.5f;
   }
