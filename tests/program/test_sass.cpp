@@ -16,6 +16,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "../compare_requests.h"
 #include "analysis/analysis.h"
 #include "analysis/levels.h"
 #include "program/program.h"
@@ -217,28 +218,7 @@ trace::Trace gpu_fixture(const std::string& name) {
   return sass::to_trace(raw, dis, o);
 }
 
-// A warp's requests as a set: space, operation, line, lanes, and each lane's array
-// (global: by name; shared: the window) and offset.
-using Request = std::tuple<int, int, uint32_t, uint32_t, std::array<std::string, 32>, std::array<uint32_t, 32>>;
-std::map<std::pair<uint32_t, uint32_t>, std::multiset<Request>> requests_of(const trace::Trace& t, uint32_t launch,
-                                                                            const std::set<uint32_t>* blocks = nullptr,
-                                                                            bool global_only = false) {
-  std::map<std::pair<uint32_t, uint32_t>, std::multiset<Request>> out;
-  for (const trace::Record& r : t.records) {
-    if (r.launch != launch || (blocks && !blocks->count(r.block))) continue;
-    const trace::Site& s = t.sites[r.site];
-    if (global_only && s.space != trace::Space::Global) continue;
-    std::array<std::string, 32> arrays{};
-    std::array<uint32_t, 32> offsets{};
-    for (int l = 0; l < 32; ++l)
-      if (r.lane_active(l)) {
-        arrays[size_t(l)] = s.space == trace::Space::Shared ? "shared" : t.buffers[r.buffer_of(l)].name;
-        offsets[size_t(l)] = r.offset[size_t(l)];
-      }
-    out[{r.block, r.warp}].insert({int(s.space), int(s.op), s.line, r.active, arrays, offsets});
-  }
-  return out;
-}
+using test::requests_of;
 
 }  // namespace
 
