@@ -9,7 +9,6 @@
 
 #include "analysis/levels.h"
 #include "cli/cli.h"
-#include "trace/assets.h"
 #include "program/program.h"
 #include "session/session.h"
 #include "session/worker.h"
@@ -32,17 +31,6 @@ struct RunOptions {
   std::string sass;               // the SASS side from this .wstrace (recorded with --backend gpu)
   CLI::App* cmd = nullptr;
 };
-
-// The SASS side of --levels: --sass FILE; else this machine's GPU (the program traced
-// there); else the replay pack's trace of a program of that name. "" and `why` when none.
-std::string levels_source(const RunOptions& o, const std::string& program, std::string& why) {
-  if (!o.sass.empty()) return o.sass;
-  const std::string stem = std::filesystem::path(program).stem().string();
-  const std::string bundled = trace::find_asset("replay/sass/" + stem + ".wstrace");
-  if (!bundled.empty()) return bundled;
-  why = "no SASS trace of " + stem + ": run it on a GPU (--backend gpu --out FILE), then --levels --sass FILE";
-  return "";
-}
 
 // Per launch: each line's accesses as the PTX asked for them and as the GPU ran them.
 void print_levels(const trace::Trace& ptx, const trace::Trace& sass, const std::string& sass_from) {
@@ -121,13 +109,17 @@ int run(const RunOptions& o) {
       e.backend = "emulator";
       e.program_echo = false;
       ptx = session::record_session(session::resolve(e), e);
-    } else {
-      std::string why;
-      const std::string file = levels_source(o, spec.program, why);
-      if (file.empty()) throw UsageError("--levels: " + why);
-      const trace::Trace t = trace::read_trace(file);
-      print_levels(*ptx->source, t, file);
+    } else if (!o.sass.empty()) {
+      print_levels(*ptx->source, trace::read_trace(o.sass), o.sass);
       return 0;
+    } else if (first->hardware) {
+      // The replay pack's SASS trace of a program of that name, as the session found it.
+      print_levels(*ptx->source, *first->hardware, "the replay pack");
+      return 0;
+    } else {
+      const std::string stem = std::filesystem::path(spec.program).stem().string();
+      throw UsageError("--levels: no SASS trace of " + stem +
+                       ": run it on a GPU (--backend gpu --out FILE), then --levels --sass FILE");
     }
     print_levels(*ptx->source, *gpu->source, sass_from);
   }

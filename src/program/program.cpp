@@ -383,13 +383,8 @@ Child run_built(const std::string& exe, const Options& o, const std::vector<std:
 
 // The program run on this machine's GPU with the GPU tracer injected; its file made into a
 // trace with each module's SASS (nvdisasm -g: opcodes and -lineinfo lines).
-Result run_gpu(const Options& o) {
-  std::string device, arch, why;
-  if (!gpu_here(device, arch, why)) throw Error(why + ": --backend gpu needs one (--backend emulator runs the program on the emulated device)");
-  const std::string tools = tracer_dir();
-  if (tools.empty())
-    throw Error("the GPU tracer was not built here: it needs the CUDA toolkit's compute-sanitizer/ folder "
-                "(--backend emulator runs the program on the emulated device)");
+// `device` and `arch` as gpu_here() found them; `tools` the tracer's folder.
+Result run_gpu(const Options& o, const std::string& device, const std::string& arch, const std::string& tools) {
   Result r;
   TempDir dir;
   std::string exe = o.binary, src;
@@ -481,8 +476,7 @@ Result run_gpu(const Options& o) {
   if (fs::exists(dir.path + "/program.ptx")) io.shared = sass::ptx_shared_names(read_file(dir.path + "/program.ptx"));
   r.trace = sass::to_trace(raw, dis, io);
   r.trace.provenance.version = WS_VERSION;
-  if (!src.empty()) finish_trace(r.trace, src);
-  else finish_trace(r.trace, "");
+  finish_trace(r.trace, src);  // src: "" for a program built elsewhere
   return r;
 }
 
@@ -491,10 +485,21 @@ Result run_gpu(const Options& o) {
 Result run(const Options& o) {
   if (o.backend != "emulator" && o.backend != "auto" && o.backend != "gpu")
     throw Error("unknown backend '" + o.backend + "': allowed auto, gpu, emulator");
-  if (o.backend == "gpu" || !o.binary.empty()) return run_gpu(o);
-  if (o.backend == "auto") {
+  // The GPU and the tracer are looked for once: required for "gpu" (or a program built
+  // elsewhere), used where both are here for "auto".
+  if (o.backend != "emulator" || !o.binary.empty()) {
+    const bool required = o.backend == "gpu" || !o.binary.empty();
+    const std::string tools = tracer_dir();
     std::string device, arch, why;
-    if (!tracer_dir().empty() && gpu_here(device, arch, why)) return run_gpu(o);
+    if (required || !tools.empty()) {
+      const bool gpu = gpu_here(device, arch, why);
+      if (!gpu && required)
+        throw Error(why + ": --backend gpu needs one (--backend emulator runs the program on the emulated device)");
+      if (gpu && tools.empty() && required)
+        throw Error("the GPU tracer was not built here: it needs the CUDA toolkit's compute-sanitizer/ folder "
+                    "(--backend emulator runs the program on the emulated device)");
+      if (gpu && !tools.empty()) return run_gpu(o, device, arch, tools);
+    }
   }
   if (!fs::exists(o.source)) throw Error("no such file: " + o.source);
   Result r;

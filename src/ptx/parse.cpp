@@ -10,6 +10,8 @@
 #include <map>
 #include <sstream>
 
+#include "trace/toolkit.h"
+
 namespace ws::ptx {
 
 const Kernel* Module::kernel(const std::string& n) const {
@@ -138,11 +140,7 @@ const std::map<std::string, Opc>& opcodes() {
   return ops;
 }
 
-// A header of the CUDA toolkit or the system rather than of the program.
-bool toolkit_file(const std::string& path) {
-  return path.rfind("/usr/", 0) == 0 || path.find("/cuda/") != std::string::npos ||
-         path.find("/targets/x86_64-linux/include/") != std::string::npos;
-}
+using trace::toolkit_file;
 
 std::vector<std::string> split_dots(const std::string& s) {
   std::vector<std::string> out;

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "trace/builder.h"
+#include "trace/toolkit.h"
 
 namespace ws::sass {
 
@@ -100,11 +101,7 @@ RawCapture read_raw(const std::string& bytes) {
 
 namespace {
 
-// A header of the CUDA toolkit or the system rather than of the program.
-bool toolkit_file(const std::string& path) {
-  return path.rfind("/usr/", 0) == 0 || path.find("/cuda/") != std::string::npos ||
-         path.find("/targets/x86_64-linux/include/") != std::string::npos;
-}
+using trace::toolkit_file;
 
 // Atomics: the Sanitizer API flags an atomic that returns nothing (RED) as a write, one
 // that does (ATOM) as a read and a write; the opcode says which it is.
