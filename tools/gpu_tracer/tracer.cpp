@@ -104,7 +104,7 @@ struct Tracer {
 
   void allocated(const Sanitizer_ResourceMemoryData* a) {
     std::lock_guard<std::mutex> lock(mu);
-    const uint64_t flags = (a->flags & SANITIZER_MEMORY_FLAG_MODULE) ? ws::sass::kAllocModule : 0;
+    const uint64_t flags = (a->flags & SANITIZER_MEMORY_FLAG_MODULE) ? uint64_t(ws::sass::kAllocModule) : uint64_t(0);
     const uint64_t v[3] = {a->address, a->size, flags};
     chunk(ChunkType::Alloc, v, sizeof v);
   }
@@ -112,6 +112,19 @@ struct Tracer {
   void program_alloc(uint64_t address) {
     std::lock_guard<std::mutex> lock(mu);
     chunk(ChunkType::ProgramAlloc, &address, sizeof address);
+  }
+
+  // A device buffer of `p` holding at least `want` elements, grown (never shrunk) in
+  // `ctx`; false when it could not be (then `p` is null and `cap` 0).
+  template <class T>
+  static bool grow(CUcontext ctx, T*& p, uint64_t& cap, uint64_t want) {
+    if (want <= cap) return true;
+    if (p) sanitizerFree(ctx, p);
+    p = nullptr;
+    cap = 0;
+    if (sanitizerAlloc(ctx, reinterpret_cast<void**>(&p), want * sizeof(T)) != SANITIZER_SUCCESS) return false;
+    cap = want;
+    return true;
   }
 
   void launch_begin(const Sanitizer_LaunchData* l) {
@@ -141,26 +154,14 @@ struct Tracer {
       warn("sanitizerAlloc (state)", SANITIZER_ERROR_OUT_OF_MEMORY);
       return;
     }
-    if (want > b.record_cap) {
-      if (b.records) sanitizerFree(l->context, b.records);
-      b.records = nullptr;
-      b.record_cap = 0;
-      if (sanitizerAlloc(l->context, reinterpret_cast<void**>(&b.records), want * sizeof(DeviceRecord)) == SANITIZER_SUCCESS)
-        b.record_cap = want;
-    }
+    grow(l->context, b.records, b.record_cap, want);
     const uint64_t nwarps = uint64_t(h.block_hi - h.block_lo) * wpb, nepochs = 2 * nwarps;
-    if (nepochs > b.epoch_cap) {
-      if (b.epochs) sanitizerFree(l->context, b.epochs);
-      b.epochs = nullptr;
-      b.epoch_cap = 0;
-      if (sanitizerAlloc(l->context, reinterpret_cast<void**>(&b.epochs), nepochs * sizeof(uint32_t)) == SANITIZER_SUCCESS)
-        b.epoch_cap = nepochs;
-    }
-    if (nepochs) sanitizerMemset(b.epochs, 0, nepochs * sizeof(uint32_t), l->hStream);
+    const bool epochs = grow(l->context, b.epochs, b.epoch_cap, nepochs);
+    if (epochs && nepochs) sanitizerMemset(b.epochs, 0, nepochs * sizeof(uint32_t), l->hStream);
     L.host.count = 0;
     L.host.cap = std::min<uint64_t>(budget, b.record_cap);
     L.host.records = b.records;
-    L.host.epochs = b.epoch_cap >= nepochs ? b.epochs : nullptr;
+    L.host.epochs = epochs ? b.epochs : nullptr;
     L.host.block_lo = h.block_lo;
     L.host.block_hi = h.block_hi;
     L.host.warps_per_block = wpb;
