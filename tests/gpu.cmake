@@ -4,7 +4,7 @@ if(WS_HAVE_CUDA)
   add_executable(test_gpu ${CMAKE_CURRENT_LIST_DIR}/gpu/main.cpp ${CMAKE_CURRENT_LIST_DIR}/gpu/test_gpu.cpp
                           ${CMAKE_CURRENT_LIST_DIR}/gpu/test_gpu_tracer.cpp)
   target_include_directories(test_gpu PRIVATE ${DOCTEST_INCLUDE})
-  target_link_libraries(test_gpu PRIVATE ws_gpu ws_emu ws_analysis ws_program)
+  target_link_libraries(test_gpu PRIVATE ws_gpu ws_emu ws_analysis ws_program ws_session)
   add_test(NAME test_gpu COMMAND test_gpu)
   set_tests_properties(test_gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
 

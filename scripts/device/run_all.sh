@@ -114,7 +114,7 @@ fi
 if has tracer; then
   # The user's programs on this GPU through the GPU tracer, beside the emulated device (its
   # own build, with the tracer; reports, SASS traces, the three levels of the tiled SGEMM).
-  timeout $(lim 400) bash scripts/device/trace_programs.sh "$W/tracer" >"$W/tracer.txt" 2>&1
+  BUILD=build-device-src timeout $(lim 400) bash scripts/device/trace_programs.sh "$W/tracer" >"$W/tracer.txt" 2>&1
   say "tracer: rc=$?; $(grep -c 'gpu rc=0' "$W/tracer.txt") programs traced; $(grep -m1 'merged' "$W/tracer.txt" | sed 's/^ *//' | cut -c1-80)"
 fi
 

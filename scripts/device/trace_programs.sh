@@ -11,11 +11,14 @@ OUT_DIR=${1:-${OUT:-build-device/out}}
 mkdir -p "$OUT_DIR/sass"
 arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '.')
 b0=$(date +%s)
-{ cmake -S . -B build-tracer -G Ninja -DCMAKE_BUILD_TYPE=Release -DWARPSCOPE_CUDA=ON -DWARPSCOPE_GUI=OFF \
-    -DWARPSCOPE_TESTS=OFF -DCMAKE_CUDA_ARCHITECTURES="${arch:-90}" &&
-  ninja -C build-tracer warpscope warpscope_tracer; } >"$OUT_DIR/build.txt" 2>&1 || { tail -30 "$OUT_DIR/build.txt"; exit 1; }
+# BUILD: a build folder to use (run_all.sh's build-device-src is one); configured here when new.
+BUILD=${BUILD:-build-tracer}
+{ { [ -f "$BUILD/build.ninja" ] ||
+    cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWARPSCOPE_CUDA=ON -DWARPSCOPE_GUI=OFF \
+      -DWARPSCOPE_TESTS=OFF -DCMAKE_CUDA_ARCHITECTURES="${arch:-90}"; } &&
+  ninja -C "$BUILD" warpscope warpscope_tracer; } >"$OUT_DIR/build.txt" 2>&1 || { tail -30 "$OUT_DIR/build.txt"; exit 1; }
 echo "build: $(( $(date +%s) - b0 )) s"
-W=build-tracer/warpscope
+W=$BUILD/warpscope
 for p in tests/programs/*.cu examples/*.cu; do
   n=$(basename "$p" .cu)
   args=""
@@ -35,31 +38,22 @@ done
 # The three levels of the textbook tiled SGEMM, recorded on this GPU and on the emulated device.
 timeout 300 $W run tests/programs/matmul_tiled.cu --backend gpu --levels -- 64 >"$OUT_DIR/matmul_levels.txt" 2>&1
 echo "levels: rc=$?"; grep -A4 "matmul_tiled.cu:21" "$OUT_DIR/matmul_levels.txt"
-# Plain vs traced, whole program (the tracer's cost on top of nvcc-built code), and the
-# kernel alone as the program's own events time it.
-nvcc -arch=sm_${arch:-90} -lineinfo -O3 tests/programs/matmul_tiled.cu -o /tmp/mm
-TR=build-tracer/gpu_tracer
-for i in 1 2; do
-  /usr/bin/time -f "plain %e s" /tmp/mm 1024 >/dev/null
-  CUDA_INJECTION64_PATH=$PWD/$TR/libwarpscope_tracer.so WARPSCOPE_GPU_TRACE=/tmp/mm.raw /usr/bin/time -f "traced all blocks %e s" /tmp/mm 1024 >/dev/null
-  CUDA_INJECTION64_PATH=$PWD/$TR/libwarpscope_tracer.so WARPSCOPE_GPU_TRACE=/tmp/mm.raw WARPSCOPE_TRACE_BLOCKS=0-3 /usr/bin/time -f "traced blocks 0-3 %e s" /tmp/mm 1024 >/dev/null
-done 2>&1
-ls -la /tmp/mm.raw
-# The kernel alone, plain (ncu's duration), beside the tracer's time of the same launch
-# (its patches' work included): the instrumented / plain ratio.
-ncu --metrics gpu__time_duration.sum --csv /tmp/mm 1024 2>/dev/null | grep -i "gpu__time" | head -2 | sed "s/^/plain kernel: /"
-for blocks in all 0-3; do
-  WARPSCOPE_KEEP_GPU_RAW=/tmp/keep_$blocks timeout 300 build-tracer/warpscope run tests/programs/matmul_tiled.cu --backend gpu \
-    --blocks $blocks --format json -- 1024 >/tmp/mm_$blocks.json 2>&1
-  python3 - "/tmp/keep_$blocks/gpu.raw" "$blocks" <<'PY'
-import struct, sys
-b = open(sys.argv[1], 'rb').read(); at = 16
-while at + 16 <= len(b):
-    t, _, n = struct.unpack_from('<IIQ', b, at); at += 16
-    if t == 3:
-        executed, kept = struct.unpack_from('<QQ', b, at + 48)
-        ns = struct.unpack_from('<Q', b, at + 72)[0]
-        print('traced (%s): %.3f ms, %d warp instructions, %d kept' % (sys.argv[2], ns / 1e6, executed, kept))
-    at += n
+# Each launch plain (the timer: events, warm-up, median, buffers restored before each run)
+# against the same launch traced, every program at its own size.
+python3 - "$OUT_DIR" <<'PY'
+import glob, json, os, sys
+for f in sorted(glob.glob(sys.argv[1] + '/*.gpu.json')):
+    try:
+        j = json.load(open(f))
+    except Exception:
+        print('%-16s unreadable' % os.path.basename(f)); continue
+    for r in j.get('gpu_times', {}).get('rows', []):
+        o = r.get('overhead', {})
+        print('%-16s %-24s plain %9.4f ms   traced %9.3f ms   %7.0fx' % (os.path.basename(f)[:-9], r.get('kernel'),
+              r.get('ms', 0), o.get('record_ms', 0), o.get('record_ratio', 0)))
 PY
+# At a realistic size: the textbook tiled SGEMM at 1024², every block traced and blocks
+# 0-3 only, each beside its plain time and cuBLAS measured in the same run.
+for blocks in all 0-3; do
+  timeout 300 $W run tests/programs/matmul_tiled.cu --backend gpu --blocks $blocks -- 1024 2>&1 | sed -n '/^time on the GPU/,$p'
 done

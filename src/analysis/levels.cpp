@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <iterator>
 #include <set>
 #include <tuple>
 
@@ -28,11 +29,24 @@ struct Side {
   double blocks = 1;
 };
 
-Side side_of(const trace::Trace& t, uint32_t launch) {
+// The blocks of a launch recorded whole: every block with records, less the one the
+// record cap cut short (records come block by block, so it is the last one).
+std::set<uint32_t> whole_blocks(const trace::Trace& t, uint32_t launch) {
+  std::set<uint32_t> b;
+  uint32_t last = 0;
+  for (const trace::Record& r : t.records)
+    if (r.launch == launch) b.insert(r.block), last = r.block;
+  if (!b.empty() && launch < t.launches.size() && t.launches[launch].dropped_records > 0) b.erase(last);
+  return b;
+}
+
+// One side's instructions, line by line, over the blocks in `only` (empty: every block).
+Side side_of(const trace::Trace& t, uint32_t launch, const std::set<uint32_t>& only) {
   Side s;
   std::set<uint32_t> blocks;
   for (const trace::Record& r : t.records) {
     if (r.launch != launch) continue;
+    if (!only.empty() && !only.count(r.block)) continue;
     const trace::Site& site = t.sites[r.site];
     if (site.space != trace::Space::Global && site.space != trace::Space::Shared) continue;
     blocks.insert(r.block);
@@ -60,7 +74,14 @@ std::string fmt(const char* f, double v) {
 
 std::vector<LineLevels> compare_levels(const trace::Trace& ptx, uint32_t ptx_launch, const trace::Trace& sass,
                                        uint32_t sass_launch) {
-  const Side a = side_of(ptx, ptx_launch), b = side_of(sass, sass_launch);
+  // Per block over the blocks both traces hold whole: a capped trace stops part way
+  // through a block, and the two backends may have recorded different blocks.
+  std::set<uint32_t> common;
+  {
+    const std::set<uint32_t> x = whole_blocks(ptx, ptx_launch), y = whole_blocks(sass, sass_launch);
+    std::set_intersection(x.begin(), x.end(), y.begin(), y.end(), std::inserter(common, common.begin()));
+  }
+  const Side a = side_of(ptx, ptx_launch, common), b = side_of(sass, sass_launch, common);
   std::set<Key> keys;
   for (const auto& [k, v] : a.ops) keys.insert(k);
   for (const auto& [k, v] : b.ops) keys.insert(k);

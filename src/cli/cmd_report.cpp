@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "session/session.h"
 #include "session/worker.h"
+#include "trace/bench.h"
 #include "trace/wstrace.h"
 
 namespace ws::cli {
@@ -80,6 +81,14 @@ nlohmann::ordered_json launch_json(const session::Session& s, int64_t step) {
 
 // The JSON report (version 2): what recorded the trace, the DRAM model, and one entry per
 // launch reported.
+// A program's launches timed on a GPU: this run's, else the replay pack's (with its date).
+std::pair<std::string, std::string> gpu_times(const session::Session& s) {
+  if (!s.trace().timings_json.empty()) return {s.trace().timings_json, "this run"};
+  if (s.hardware && !s.hardware->timings_json.empty())
+    return {s.hardware->timings_json, "the replay pack, recorded " + s.hardware->provenance.date.substr(0, 10)};
+  return {};
+}
+
 void print_json(const std::vector<std::shared_ptr<const session::Session>>& shown, int64_t step) {
   using json = nlohmann::ordered_json;
   const session::Session& s = *shown.front();
@@ -102,6 +111,10 @@ void print_json(const std::vector<std::shared_ptr<const session::Session>>& show
     j["seconds"] = s.capture_seconds;
   }
   if (!s.note.empty()) j["note"] = s.note;
+  if (const auto [times, from] = gpu_times(s); !times.empty()) {
+    j["gpu_times"] = json::parse(times, nullptr, false);
+    j["gpu_times_from"] = from;
+  }
   j["launches"] = json::array();
   for (const auto& one : shown) j["launches"].push_back(launch_json(*one, step));
   std::cout << j.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
@@ -131,6 +144,12 @@ void print_reports(const std::vector<std::shared_ptr<const session::Session>>& s
     std::cout << analysis::report_text(s.trace(), s.report);
     if (std::string lines = session::source_lines_text(s); !lines.empty()) std::cout << "\n" << lines;
     if (step >= 0) std::cout << "\n" << session::request_text(s, uint64_t(step));
+  }
+  if (const auto [times, from] = gpu_times(*shown.front()); !times.empty()) {
+    trace::BenchResult b;
+    std::string error;
+    if (trace::read_bench(times, b, error))
+      std::cout << "\n" << (from == "this run" ? "" : "[" + from + "] ") << trace::program_times_text(b);
   }
 }
 

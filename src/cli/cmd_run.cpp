@@ -76,6 +76,9 @@ int run(const RunOptions& o) {
     (program::host_file(a) ? spec.nvcc_flags : spec.program_args).push_back(a);
   }
   spec.max_records = o.max_records;
+  // The three levels compare whole blocks: on a GPU the record cap stops many blocks part
+  // way (they run at once), so --levels records the first four unless told otherwise.
+  if (o.levels && spec.blocks.empty()) spec.blocks = "0-3";
   spec.program_echo = f == Format::Text;  // JSON keeps stdout for itself
   spec.dram = dram_from_sets(o.set).preset;
   const session::Launch launch = session::resolve(spec);

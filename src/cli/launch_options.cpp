@@ -56,6 +56,13 @@ void add_program_flags(CLI::App& cmd, LaunchArgs& a) {
   cmd.add_flag("--literal", a.literal, "compile with -G: every access the source writes, unoptimised");
   cmd.add_flag("--show-local", a.show_local, "with --literal: also record the threads' local frames (-G's stack)");
   cmd.add_option("--timeout", a.timeout, "seconds before the program is stopped (default 120)")->type_name("S");
+  cmd.add_option("--flops", a.flops,
+                 "on the GPU: each launch's flops, for GFLOP/s and % of cuBLAS (\"2*N*N*N\": numbers, + - * / ( ) and the "
+                 "kernel's scalar parameters by name; or a `// warpscope: flops = ...` comment above the kernel)")
+      ->type_name("EXPR");
+  cmd.add_option("--bytes", a.bytes, "on the GPU: each launch's bytes read + written, for GB/s and % of a device copy")
+      ->type_name("EXPR");
+  cmd.add_flag("--no-time", a.no_time, "on the GPU: trace only, without the second run that times each launch plainly");
 }
 
 std::vector<std::string> kernels_of(const LaunchArgs& a) {
@@ -99,6 +106,9 @@ LaunchSpec spec_of(const LaunchArgs& a) {
   spec.literal = a.literal;
   spec.show_local = a.show_local;
   spec.program_timeout = a.timeout;
+  spec.program_time = !a.no_time;
+  spec.program_flops = a.flops;
+  spec.program_bytes = a.bytes;
   return spec;
 }
 

@@ -26,6 +26,8 @@ struct LaunchArgs {
   bool literal = false;              // --literal: compiled with -G
   bool show_local = false;           // --show-local: the threads' local frames too (with --literal)
   double timeout = 120;              // --timeout S
+  bool no_time = false;              // --no-time: on the GPU, trace only (no timing run)
+  std::string flops, bytes;          // --flops EXPR, --bytes EXPR: a launch's work
   CLI::Option* size_opt = nullptr;   // given at all (an empty value is an error, not "default")
   CLI::Option* blocks_opt = nullptr;
   unsigned which = 0;                // the LaunchOptionSet it was added with

@@ -215,6 +215,45 @@ BenchRow bench_one(const catalog::KernelInfo& k, const catalog::Params& p, const
 
 }  // namespace
 
+void yardsticks(BenchResult& r, const std::function<void(const std::string&)>& say) {
+  if (!available()) return;
+  const BenchOptions opt;
+  double flops = 0, bytes = 0;  // the largest launch's work
+  for (const BenchRow& w : r.rows) {
+    if (!w.ok || w.ms <= 0) continue;
+    flops = std::max(flops, w.gflops * w.ms * 1e6);
+    bytes = std::max(bytes, w.gbs * w.ms * 1e6);
+  }
+  const std::string name = r.device.name;
+  r.device = device_info();
+  if (r.device.name.empty()) r.device.name = name;
+  Yardsticks y;
+  if (flops > 0) {
+    // The square SGEMM of the same work: 2·n³ flops.
+    const int64_t n = std::clamp<int64_t>(std::llround(std::cbrt(flops / 2)), 16, 1 << 14);
+    measure_cublas(n, opt, y, say);
+    r.cublas_size = n;
+    r.cublas_ms = y.cublas_ms[n];
+    r.cublas_gflops = y.cublas_gflops[n];
+  }
+  if (bytes > 0) {
+    // A copy of the same traffic: half the bytes read, half written.
+    const uint64_t each = std::max<uint64_t>(256, uint64_t(bytes / 2) / 256 * 256);
+    if (say) say("timing cudaMemcpy device to device, " + detail::size_text(double(each)));
+    auto copy = detail::memcpy_runner(each);
+    copy->launch();
+    detail::sync("cudaMemcpy");
+    auto t = detail::time_runners({copy.get()}, opt.warmup, opt.min_runs, opt.max_runs, opt.seconds);
+    r.copy_ms = detail::median(t[0]);
+    r.copy_bytes = 2 * each;
+    r.copy_gbs = r.copy_ms > 0 ? double(r.copy_bytes) / (r.copy_ms * 1e-3) / 1e9 : 0;
+  }
+  for (BenchRow& w : r.rows) {
+    if (w.gflops > 0 && r.cublas_gflops > 0) w.pct_cublas = 100.0 * w.gflops / r.cublas_gflops;
+    if (w.gbs > 0 && r.copy_gbs > 0) w.pct_copy = 100.0 * w.gbs / r.copy_gbs;
+  }
+}
+
 BenchResult bench(const BenchOptions& opt, const std::function<void(const std::string&)>& say) {
   detail::require_device();
   BenchResult res;

@@ -88,4 +88,10 @@ Counts counts(const catalog::KernelInfo& k, const catalog::Params& p, catalog::H
 // that fails the check has ok = false and no figures. `progress` gets a line per step.
 BenchResult bench(const BenchOptions& opt, const std::function<void(const std::string&)>& progress = {});
 
+// The yardsticks for rows timed elsewhere (a user program's launches, program/timing.h):
+// cuBLAS SGEMM of the same flops as the largest launch that says its flops (the square
+// n with 2·n³ closest), a device-to-device copy of the same bytes as the largest that
+// says its bytes; each row's % of them; the device's details. Nothing without a GPU.
+void yardsticks(BenchResult& r, const std::function<void(const std::string&)>& progress = {});
+
 }  // namespace ws::gpu

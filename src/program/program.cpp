@@ -19,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include "program/timing.h"
 #include "sass/import.h"
 #include "trace/assets.h"
 #include "trace/wstrace.h"
@@ -381,6 +382,46 @@ Child run_built(const std::string& exe, const Options& o, const std::vector<std:
   return c;
 }
 
+// The program run once more on the GPU, nothing patched, the tracer's timer timing each
+// launch plainly (tools/gpu_tracer/timer.cpp): the times go into the trace as bench rows.
+// A timing run that fails leaves a note, not an error: the trace is already made.
+void time_launches(const std::string& exe, const Options& o, const std::string& tools, const std::string& device,
+                   const std::string& source_text, const std::string& dir, Result& r) {
+  const std::string path = dir + "/gpu.times";
+  std::vector<std::string> argv{fs::absolute(exe).string()};
+  for (const std::string& a : o.args) argv.push_back(a);
+  std::vector<std::string> env{"CUDA_INJECTION64_PATH=" + tools + "/libwarpscope_tracer.so", "WARPSCOPE_GPU_TIMES=" + path};
+  if (fs::exists(dir + "/program.ptx"))
+    env.push_back("WARPSCOPE_KERNEL_PARAMS=" + param_layout_env(ptx_param_layout(read_file(dir + "/program.ptx"))));
+  const Child c = spawn(argv, env, o.timeout_seconds + 90, true, dir + "/timed.out");
+  std::vector<TimedLaunch> times;
+  try {
+    if (!fs::exists(path)) throw Error("the timer wrote nothing");
+    times = read_times(read_file(path));
+  } catch (const Error& e) {
+    r.notes.push_back(std::string("the kernels were not timed: ") + e.what());
+    return;
+  }
+  if (c.timed_out) r.notes.push_back("the timing run did not finish: the launches after the last timed one are missing");
+  else if (!WIFEXITED(c.status)) r.notes.push_back("the timing run crashed: its times may be incomplete");
+  else if (WEXITSTATUS(c.status) != r.exit_code)
+    r.notes.push_back("the program exited with code " + std::to_string(WEXITSTATUS(c.status)) + " while timed (" +
+                      std::to_string(r.exit_code) + " when traced): a buffer its kernels write may not have been "
+                      "restored between the timed runs (one reached through device memory, not an argument)");
+  trace::BenchResult b = timing_result(times, source_text, {o.flops, o.bytes}, &r.notes);
+  // The tracer's cost, launch by launch: the traced run's wall time of the launch.
+  for (size_t i = 0; i < b.rows.size() && i < times.size(); ++i) {
+    trace::BenchRow& w = b.rows[i];
+    if (times[i].index >= r.trace.launches.size() || !w.ok || w.ms <= 0) continue;
+    w.record_ms = r.trace.launches[times[i].index].seconds * 1e3;
+    w.record_ratio = w.record_ms / w.ms;
+  }
+  b.record_blocks = o.blocks.empty() ? "all" : o.blocks;
+  b.device.name = device;
+  b.date = r.trace.provenance.date;
+  r.trace.timings_json = trace::bench_json(b);
+}
+
 // The program run on this machine's GPU with the GPU tracer injected; its file made into a
 // trace with each module's SASS (nvdisasm -g: opcodes and -lineinfo lines).
 // `device` and `arch` as gpu_here() found them; `tools` the tracer's folder.
@@ -477,6 +518,7 @@ Result run_gpu(const Options& o, const std::string& device, const std::string& a
   r.trace = sass::to_trace(raw, dis, io);
   r.trace.provenance.version = WS_VERSION;
   finish_trace(r.trace, src);  // src: "" for a program built elsewhere
+  if (o.time) time_launches(exe, o, tools, device, src.empty() ? std::string() : read_file(src), dir.path, r);
   return r;
 }
 

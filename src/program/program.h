@@ -52,6 +52,11 @@ struct Options {
   std::string backend = "emulator";
   std::string binary;                     // with "gpu": a program built elsewhere, traced as it is
   std::string blocks;                     // with "gpu": "LO-HI" linear blocks to record ("": all)
+  // With "gpu": each launch also timed plainly in a second run of the program (timing.h),
+  // its work given by these expressions over the kernel's scalar arguments ("": the
+  // source's `// warpscope: flops = ...` annotations, or none).
+  bool time = true;
+  std::string flops, bytes;
   bool operator==(const Options&) const = default;
 };
 
@@ -61,6 +66,7 @@ struct Result {
   std::string output;                     // what it printed (when not echoed)
   std::string nvcc;                       // the compiler used
   double compile_seconds = 0, run_seconds = 0;
+  std::vector<std::string> notes;         // what the user should know (a timing that failed)
 };
 
 // Compiles and runs the program. Throws Error for a program that does not compile, cannot

@@ -92,6 +92,16 @@ RawCapture read_raw(const std::string& bytes) {
         out.launches.push_back(std::move(l));
         break;
       }
+      case ChunkType::WarpCounts: {
+        if (n < 8 || out.launches.empty()) break;
+        RawLaunch& l = out.launches.back();
+        l.warps_per_block = r.get<uint32_t>();
+        const uint32_t warps = r.get<uint32_t>();
+        if (uint64_t(warps) * 4 > n - 8 || !l.warps_per_block) break;
+        l.executed_per_warp.resize(warps);
+        std::memcpy(l.executed_per_warp.data(), bytes.data() + r.at, size_t(warps) * 4);
+        break;
+      }
       default: break;  // a later version's chunk: skipped
     }
     r.at = end;
@@ -102,6 +112,42 @@ RawCapture read_raw(const std::string& bytes) {
 namespace {
 
 using trace::toolkit_file;
+
+// A launch cut short by the record cap keeps its records in the order the GPU wrote them,
+// many blocks part way through: only the blocks whose every warp kept every instruction
+// stay (their per-warp counts say which), so that a block's figures are the whole block's.
+// Unchanged when nothing was dropped, the counts are missing, or no block is whole.
+RawLaunch whole_blocks_only(const RawLaunch& L) {
+  if (L.head.kept >= L.head.executed || L.executed_per_warp.empty() || !L.warps_per_block) return L;
+  std::vector<uint32_t> kept(L.executed_per_warp.size(), 0);
+  for (const DeviceRecord& r : L.records) {
+    const uint64_t w = uint64_t(r.block - L.head.block_lo) * L.warps_per_block + r.warp;
+    if (r.block >= L.head.block_lo && w < kept.size()) ++kept[w];
+  }
+  std::vector<bool> whole(L.head.block_hi - L.head.block_lo, false);
+  bool any = false;
+  for (size_t blk = 0; blk < whole.size(); ++blk) {
+    bool ok = false;  // a block with records, every warp complete
+    for (uint32_t w = 0; w < L.warps_per_block; ++w) {
+      const size_t i = blk * L.warps_per_block + w;
+      if (i >= kept.size() || kept[i] != L.executed_per_warp[i]) {
+        ok = false;
+        break;
+      }
+      ok = ok || kept[i] > 0;
+    }
+    whole[blk] = ok;
+    any = any || ok;
+  }
+  if (!any) return L;
+  RawLaunch out = L;
+  out.records.clear();
+  for (const DeviceRecord& r : L.records)
+    if (r.block >= L.head.block_lo && r.block - L.head.block_lo < whole.size() && whole[r.block - L.head.block_lo])
+      out.records.push_back(r);
+  out.head.kept = out.records.size();
+  return out;
+}
 
 // Atomics: the Sanitizer API flags an atomic that returns nothing (RED) as a write, one
 // that does (ATOM) as a read and a write; the opcode says which it is.
@@ -286,12 +332,19 @@ trace::Trace to_trace(const RawCapture& raw, const std::map<uint64_t, Disassembl
   std::map<std::tuple<std::string, uint64_t, uint32_t>, uint32_t> site_of;  // (function, SASS offset, array)
   std::map<std::string, uint32_t> shared_of;                      // a kernel's shared window
 
-  for (const RawLaunch& L : raw.launches) {
+  for (const RawLaunch& whole : raw.launches) {
+    const RawLaunch L = whole_blocks_only(whole);
     trace::Launch launch;
     launch.kernel = plain_name(L.name);
     launch.grid = {L.head.grid[0], L.head.grid[1], L.head.grid[2]};
     launch.block = {L.head.block[0], L.head.block[1], L.head.block[2]};
-    for (uint32_t blk = L.head.block_lo; blk < L.head.block_hi; ++blk) launch.blocks.push_back(blk);
+    if (L.executed_per_warp.empty() || L.head.kept == whole.head.kept)
+      for (uint32_t blk = L.head.block_lo; blk < L.head.block_hi; ++blk) launch.blocks.push_back(blk);
+    else
+      for (const DeviceRecord& r : L.records)
+        if (launch.blocks.empty() || launch.blocks.back() != r.block) launch.blocks.push_back(r.block);
+    std::sort(launch.blocks.begin(), launch.blocks.end());
+    launch.blocks.erase(std::unique(launch.blocks.begin(), launch.blocks.end()), launch.blocks.end());
     b.begin_launch(launch);
     b.drop(L.head.executed - std::min<uint64_t>(L.head.executed, L.head.kept));
     const auto dis_module = disassembly.find(L.head.module);

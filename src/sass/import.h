@@ -29,6 +29,8 @@ struct RawLaunch {
   std::string name;                  // as the driver names the function (mangled)
   std::vector<DeviceRecord> records;
   size_t allocs_before = 0;          // allocations made before the launch
+  uint32_t warps_per_block = 0;      // with executed_per_warp (a WarpCounts chunk)
+  std::vector<uint32_t> executed_per_warp;  // the warps of blocks [block_lo, block_hi); empty: not written
 };
 struct RawCapture {
   std::vector<RawModule> modules;

@@ -10,6 +10,9 @@
 //             cudaMalloc* call (returned to it), not by the runtime or driver for themselves
 //     Launch  LaunchHead, the kernel's name (name_bytes, padded to 8), then `kept`
 //             DeviceRecords in the order the GPU wrote them
+//     WarpCounts  uint32 warps per block, uint32 warps, then each warp's executed warp
+//             instructions (uint32, the warps of blocks [block_lo, block_hi) in order): of the
+//             Launch chunk before it. Past the record cap they tell which blocks were kept whole.
 //
 // A DeviceRecord is one warp instruction: the lanes that executed it together (its active
 // mask) and each one's address (global: the virtual address; shared: the offset in the
@@ -22,7 +25,7 @@ namespace ws::sass {
 constexpr char kRawMagic[8] = {'W', 'S', 'G', 'P', 'U', 'T', 'R', '\0'};
 constexpr uint32_t kRawVersion = 1;
 
-enum class ChunkType : uint32_t { Module = 1, Alloc = 2, Launch = 3, ProgramAlloc = 4 };
+enum class ChunkType : uint32_t { Module = 1, Alloc = 2, Launch = 3, ProgramAlloc = 4, WarpCounts = 5 };
 
 // An allocation's flags: a module's own data (its __device__ and __constant__ variables).
 enum AllocFlags : uint64_t { kAllocModule = 1 };

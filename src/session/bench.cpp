@@ -40,4 +40,21 @@ trace::BenchResult bench(const trace::BenchOptions& opt, const std::function<voi
 #endif
 }
 
+std::string with_yardsticks(const std::string& timings_json, const std::function<void(const std::string&)>& progress) {
+#if defined(WS_HAVE_CUDA)
+  trace::BenchResult r;
+  std::string error;
+  if (timings_json.empty() || !trace::read_bench(timings_json, r, error) || !gpu::available()) return timings_json;
+  try {
+    gpu::yardsticks(r, progress);
+  } catch (const std::exception&) {
+    return timings_json;  // the kernel's own times still show, without the comparison
+  }
+  return trace::bench_json(r);
+#else
+  (void)progress;
+  return timings_json;
+#endif
+}
+
 }  // namespace ws::session

@@ -23,4 +23,10 @@ std::string bench_unavailable();
 // when the GPU fails or there is none (bench_unavailable() says so first).
 trace::BenchResult bench(const trace::BenchOptions& opt, const std::function<void(const std::string&)>& progress = {});
 
+// A user program's launches timed on the GPU (the bench rows program::run put in its
+// trace's timings): cuBLAS SGEMM and a device copy of the same work measured now, each
+// row's % of them. Returns the JSON again; unchanged without a GPU (a replay pack's
+// timings keep their own yardsticks).
+std::string with_yardsticks(const std::string& timings_json, const std::function<void(const std::string&)>& progress = {});
+
 }  // namespace ws::session

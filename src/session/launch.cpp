@@ -66,6 +66,9 @@ Launch resolve(const LaunchSpec& spec) {
     l.nearest_launch = spec.nearest_launch;
     l.program.echo = spec.program_echo;
     l.program.timeout_seconds = spec.program_timeout;
+    l.program.time = spec.program_time;
+    l.program.flops = spec.program_flops;
+    l.program.bytes = spec.program_bytes;
     l.program.max_records = spec.max_records;
     if (spec.backend != "auto" && spec.backend != "gpu" && spec.backend != "emulator")
       throw InputError("unknown backend '" + spec.backend + "': allowed auto, gpu, emulator");

@@ -43,6 +43,8 @@ struct LaunchSpec {
   bool show_local = false;                      // Source::Program: record local frames in literal mode too
   bool program_echo = true;                     // Source::Program: its output passes through (else kept)
   double program_timeout = 120;                 // Source::Program: seconds before it is stopped
+  bool program_time = true;                     // Source::Program on a GPU: each launch timed plainly too
+  std::string program_flops, program_bytes;     // Source::Program: a launch's work (program/timing.h)
   bool nearest_launch = false;                  // Source::Program: a `launch` past the last shows the last (the
                                                 // app rebuilding a program), instead of an error
   uint32_t launch = 0;                          // the launch of the trace to show, from 0

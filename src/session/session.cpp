@@ -1,5 +1,7 @@
 #include "session/session.h"
 
+#include "session/bench.h"
+
 #include "analysis/levels.h"
 #include "trace/assets.h"
 
@@ -227,8 +229,9 @@ std::map<uint32_t, LineStat> line_stats(const Session& m, uint32_t file) {
       ls.max_way = a.max_way;
       ls.wavefronts_per_request = double(a.wavefronts) / double(a.s_req);
     }
-    // One part per site, so a line reading two arrays does not average them.
-    std::string badge;
+    // One part per site, so a line reading two arrays does not average them; the badge
+    // names each text once ("As 1-way ×20": a SASS trace has a site per instruction).
+    std::vector<std::pair<std::string, int>> texts;
     for (uint32_t si : ls.sites) {
       const auto& site = t.sites[si];
       const auto& st = m.report.sites[si];
@@ -246,10 +249,14 @@ std::map<uint32_t, LineStat> line_stats(const Session& m, uint32_t file) {
       }
       part.text = buf;
       ratio = std::max(ratio, part.ratio);
-      badge += (badge.empty() ? "" : " · ") + part.text;
+      auto seen = std::find_if(texts.begin(), texts.end(), [&](const auto& x) { return x.first == part.text; });
+      if (seen == texts.end()) texts.push_back({part.text, 1});
+      else ++seen->second;
       ls.parts.push_back(std::move(part));
     }
     ls.ratio = ratio;
+    std::string badge;
+    for (const auto& [text, n] : texts) badge += (badge.empty() ? "" : " · ") + text + (n > 1 ? " ×" + std::to_string(n) : "");
     ls.badge = badge;
   }
   return lines;
@@ -415,6 +422,8 @@ std::shared_ptr<Session> Session::from_program(const program::Options& o, const 
       }
     }
   }
+  if (!r.trace.timings_json.empty()) r.trace.timings_json = with_yardsticks(r.trace.timings_json);
+  for (const std::string& n : r.notes) note += (note.empty() ? "" : "; ") + n;
   auto m = from_trace(std::make_shared<trace::Trace>(std::move(r.trace)), dram, launch, hardware);
   m->origin = "program";
   m->file = o.source;

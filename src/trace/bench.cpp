@@ -144,7 +144,7 @@ BenchRow read_row(const json& e) {
   if (const json* p = first_of(e, {"params", "parameters", "set"}); p && p->is_object())
     for (auto it = p->begin(); it != p->end(); ++it)
       if (it.value().is_number_integer()) w.params[it.key()] = it.value().get<int64_t>();
-  if (const json* n = first_of(e, {"size", "n"}); n && n->is_number_integer()) {
+  if (const json* n = first_of(e, {"size", "n"}); n && n->is_number_integer() && n->get<int64_t>() > 0) {
     w.size = n->get<int64_t>();
     w.params["size"] = w.size;
   }
@@ -268,6 +268,47 @@ std::string bench_text(const BenchResult& r) {
   o += "\nraw: plain / hand-written raw-pointer kernel, median times; rec: record mode (blocks " + r.record_blocks +
        ") / plain; counts: counts mode (whole grid) / plain\n";
   o += r.all_ok ? "all results checked\n" : "SOME ROWS FAILED: a result check (no figures shown) or an instrumented timing (noted on the row)\n";
+  return o;
+}
+
+std::string program_times_text(const BenchResult& r) {
+  std::string o = "time on the GPU (" + (r.device.name.empty() ? std::string("?") : r.device.name) +
+                  "), each launch alone, nothing patched: median of its runs, its buffers restored before each run\n";
+  bool any_work = false;
+  for (const auto& w : r.rows) {
+    const size_t shape = w.variant.find(" <<<");
+    const std::string launch = shape == std::string::npos ? w.variant : w.variant.substr(0, shape);
+    o += "  " + pad(launch, 10) + w.kernel + (shape == std::string::npos ? "" : w.variant.substr(shape + 1)) + "\n";
+    if (!w.ok) {
+      o += "      " + w.error + "\n";
+      continue;
+    }
+    o += "      " + fmt("%.4g", w.ms) + " ms (" + fmt("%.4g", w.ms_min) + " to " + fmt("%.4g", w.ms_max) + ", " +
+         std::to_string(w.runs) + " runs)";
+    if (w.gflops > 0) {
+      o += "   " + fmt("%.0f", w.gflops) + " GFLOP/s";
+      if (w.pct_cublas > 0) o += " = " + fmt("%.1f", w.pct_cublas) + "% of cuBLAS";
+    }
+    if (w.gbs > 0) {
+      o += "   " + fmt("%.0f", w.gbs) + " GB/s";
+      if (w.pct_copy > 0) o += " = " + fmt("%.1f", w.pct_copy) + "% of a device copy";
+    }
+    any_work = any_work || w.gflops > 0 || w.gbs > 0;
+    o += "\n";
+    if (!w.note.empty()) o += "      " + w.note + "\n";
+    if (w.record_ms > 0)
+      o += "      traced at the SASS level (blocks " + r.record_blocks + " recorded): " + fmt("%.4g", w.record_ms) + " ms, " +
+           fmt("%.0f", w.record_ratio) + "x the plain run\n";
+  }
+  if (r.cublas_size)
+    o += "  cuBLAS SGEMM " + std::to_string(r.cublas_size) + "^3 (the same flops), same run: " + fmt("%.4g", r.cublas_ms) +
+         " ms, " + fmt("%.0f", r.cublas_gflops) + " GFLOP/s (FP32)\n";
+  if (r.copy_bytes)
+    o += "  cudaMemcpy device to device, " + fmt("%.3g", double(r.copy_bytes / 2) / (1 << 20)) +
+         " MiB (the same bytes), same run: " + fmt("%.4g", r.copy_ms) + " ms, " + fmt("%.0f", r.copy_gbs) + " GB/s\n";
+  if (!any_work)
+    o += "  GFLOP/s and % of cuBLAS: say a launch's work above its kernel, `// warpscope: flops = 2*N*N*N; bytes = "
+         "12*N*N` (its scalar parameters by name), or --flops / --bytes\n";
   return o;
 }
 

@@ -96,6 +96,9 @@ struct BenchOptions {
 std::string bench_json(const BenchResult& r);
 // The ladder tables: SGEMM, then transpose and copies, each row checked before shown.
 std::string bench_text(const BenchResult& r);
+// A user program's launches timed (program/timing.h): per launch its median, spread and
+// runs, GFLOP/s / GB/s and % of the same run's cuBLAS SGEMM / device copy where known.
+std::string program_times_text(const BenchResult& r);
 // Reads bench JSON into `out`, every row kept (failed ones too). Returns false and sets
 // `error` (one line) when the text is not such JSON.
 bool read_bench(const std::string& text, BenchResult& out, std::string& error);

@@ -9,6 +9,8 @@
 #include "../compare_requests.h"
 #include "analysis/levels.h"
 #include "program/program.h"
+#include "session/bench.h"
+#include "trace/bench.h"
 
 using namespace ws;
 
@@ -58,4 +60,50 @@ TEST_CASE("the GPU tracer: transpose_twin.cu equals the emulated device warp by 
   for (const analysis::LineLevels& l : analysis::compare_levels(me.trace, 0, mg.trace, 0))
     merged |= l.line == 21 && l.verdict.find("merged 4 scalar 4-byte accesses") != std::string::npos;
   CHECK(merged);
+}
+
+TEST_CASE("each launch timed plainly on this GPU: buffers restored between runs, work from the annotation, % of cuBLAS") {
+  if (!can_trace()) return;
+  // histogram.cu adds into its global bins with atomics: a launch run again and again
+  // without its buffers restored would multiply them, and the program's own check fails.
+  program::Options o;
+  o.source = "examples/histogram.cu";
+  o.echo = false;
+  o.backend = "gpu";
+  const program::Result h = program::run(o);
+  CHECK(h.exit_code == 0);
+  CHECK(h.notes.empty());
+  trace::BenchResult b;
+  std::string error;
+  REQUIRE(trace::read_bench(h.trace.timings_json, b, error));
+  REQUIRE(b.rows.size() == h.trace.launches.size());
+  for (const trace::BenchRow& r : b.rows) {
+    CAPTURE(r.kernel);
+    CHECK(r.ok);
+    CHECK(r.runs >= 10);
+    CHECK(r.ms > 0);
+    CHECK(r.ms_min <= r.ms);
+    CHECK(r.ms <= r.ms_max);
+    CHECK(r.note.find("restored before each run") != std::string::npos);
+  }
+  o.time = false;
+  CHECK(program::run(o).trace.timings_json.empty());
+
+  // The textbook tiled SGEMM at 512: 2·512³ flops from its `// warpscope:` line.
+  const program::Result m = run("matmul_tiled.cu", "gpu", {"512"});
+  CHECK(m.exit_code == 0);
+  REQUIRE(trace::read_bench(session::with_yardsticks(m.trace.timings_json), b, error));
+  REQUIRE(b.rows.size() == 1);
+  const trace::BenchRow& r = b.rows[0];
+  CHECK(r.kernel == "matmulTiled");
+  CHECK(r.params.at("N") == 512);
+  CHECK(r.gflops == doctest::Approx(2.0 * 512 * 512 * 512 / (r.ms * 1e-3) / 1e9));
+  CHECK(b.cublas_size == 512);
+  CHECK(b.cublas_gflops > 0);
+  CHECK(r.pct_cublas == doctest::Approx(100.0 * r.gflops / b.cublas_gflops));
+  CHECK(r.pct_cublas > 1);
+  CHECK(r.pct_cublas < 100);  // a textbook kernel, not cuBLAS
+  CHECK(r.gbs > 0);
+  CHECK(b.copy_bytes == 3 * 4 * 512 * 512 / 2 / 256 * 256 * 2);
+  MESSAGE(trace::program_times_text(b));
 }

@@ -169,6 +169,46 @@ TEST_CASE("a tracer's file becomes a trace: the program's allocations named, SAS
     if (t.sites[s.site].space == trace::Space::Shared) CHECK(s.max_way == 1);
 }
 
+TEST_CASE("past the record cap only the blocks kept whole stay: each warp's executed count says which") {
+  // Blocks 0-2 of 2 warps, 2 instructions a warp; the cap kept all of block 1, half of
+  // block 0 (its warp 1 lost one), nothing of block 2.
+  RawWriter w;
+  sass::LaunchHead h;
+  h.grid[0] = 3;
+  h.block[0] = 64;
+  h.block_hi = 3;
+  h.executed = 12;
+  const std::string name = "_Z3fooPfS_";
+  h.name_bytes = uint32_t(name.size());
+  std::vector<sass::DeviceRecord> recs;
+  for (uint32_t blk : {0u, 1u})
+    for (uint32_t warp : {0u, 1u})
+      for (uint64_t pc : {0x10080ull, 0x10090ull}) {
+        if (blk == 0 && warp == 1 && pc == 0x10090) continue;
+        sass::DeviceRecord r = record(pc, warp, sass::kRawGlobal, sass::kRawRead, 0x7000100000, 4);
+        r.block = blk;
+        recs.push_back(r);
+      }
+  h.kept = recs.size();  // 7 of 12
+  std::string payload = RawWriter::raw(h) + name;
+  payload.append((name.size() + 7) / 8 * 8 - name.size(), '\0');
+  for (const auto& r : recs) payload += RawWriter::raw(r);
+  w.chunk(sass::ChunkType::Alloc, RawWriter::raw(std::array<uint64_t, 3>{0x7000100000, 4096, 0}));
+  w.chunk(sass::ChunkType::Launch, payload);
+  const std::array<uint32_t, 8> counts = {2, 6, 2, 2, 2, 2, 2, 2};  // 2 warps a block, 6 warps
+  w.chunk(sass::ChunkType::WarpCounts, RawWriter::raw(counts));
+  const sass::RawCapture raw = sass::read_raw(w.bytes);
+  REQUIRE(raw.launches.size() == 1);
+  CHECK(raw.launches[0].warps_per_block == 2);
+  CHECK(raw.launches[0].executed_per_warp == std::vector<uint32_t>{2, 2, 2, 2, 2, 2});
+  const trace::Trace t = sass::to_trace(raw, {}, {});
+  REQUIRE(t.launches.size() == 1);
+  CHECK(t.launches[0].blocks == std::vector<uint32_t>{1});
+  CHECK(t.records.size() == 4);
+  CHECK(t.launches[0].dropped_records == 8);
+  for (const trace::Record& r : t.records) CHECK(r.block == 1);
+}
+
 TEST_CASE("files that are not a tracer's, or cut short, say so or keep what is whole") {
   CHECK_THROWS_WITH_AS(sass::read_raw("hello"), "not a warpscope GPU trace (no WSGPUTR header)", std::runtime_error);
   RawWriter w;
@@ -293,6 +333,18 @@ TEST_CASE("matmul_tiled.cu on an H100: the inner product's 32 scalar shared load
   }
   CHECK(merged);
   CHECK(same18);
+  // A capped trace stops part way through a block: only the blocks both hold whole count.
+  trace::Trace cut = emu.trace;
+  uint64_t kept = 0;
+  for (const trace::Record& r : cut.records) kept += r.block < 5 ? 1 : 0;
+  kept += 100;  // into block 5
+  cut.launches[0].dropped_records = cut.records.size() - kept;
+  cut.records.resize(kept);
+  for (const analysis::LineLevels& l : analysis::compare_levels(cut, 0, emu.trace, 0))
+    if (l.line == 21 && l.space == trace::Space::Shared) {
+      CHECK(l.ptx_per_block == doctest::Approx(32 * 8 * phases));
+      CHECK(l.verdict.empty());
+    }
   // The global loads and stores are the same on both, request for request. (The shared
   // tiles are one window on the GPU, As and Bs apart on the emulated device.)
   const std::set<uint32_t> two{0, 1};

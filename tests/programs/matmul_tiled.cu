@@ -1,5 +1,5 @@
-// matmul_tiled.cu — the textbook tiled SGEMM: C = A·B for N×N matrices, TILE×TILE tiles
-// staged through shared memory, one output element per thread.
+// matmul_tiled.cu — the textbook tiled SGEMM (C = A·B, N×N, TILE×TILE tiles in shared memory)
+// warpscope: flops = 2*N*N*N; bytes = 3*4*N*N
 #include <cstdio>
 #include <cstdlib>
 #include <cmath>

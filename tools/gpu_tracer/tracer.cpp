@@ -11,6 +11,8 @@
 //   WARPSCOPE_TRACER_PATCH      the patch fatbin (default: beside this library)
 //   WARPSCOPE_TRACE_BLOCKS      "all" (default) or "LO-HI": the linear blocks to record
 //   WARPSCOPE_TRACE_MAX_RECORDS records kept over the whole run (default 2,000,000)
+//   WARPSCOPE_GPU_TIMES         instead of tracing: time every launch plainly, nothing
+//                               patched, and write the times to this file (timer.cpp)
 #include <dlfcn.h>
 #include <sanitizer.h>
 
@@ -27,6 +29,7 @@
 
 #include "device_state.h"
 #include "sass/raw.h"
+#include "timer.h"
 
 namespace {
 
@@ -190,8 +193,9 @@ struct Tracer {
     L.head.kept = std::min<uint64_t>(st.count, L.host.cap);
     // Executed: each warp's own count (the records' counter stops at the cap).
     L.head.executed = L.head.kept;
+    std::vector<uint32_t> per_warp;
     if (L.host.epochs && L.host.warps) {
-      std::vector<uint32_t> per_warp(L.host.warps);
+      per_warp.resize(L.host.warps);
       sanitizerMemcpyDeviceToHost(per_warp.data(), L.host.epochs + L.host.warps, per_warp.size() * sizeof(uint32_t),
                                   L.stream);
       uint64_t sum = 0;
@@ -205,6 +209,10 @@ struct Tracer {
     std::memcpy(head.data(), &L.head, sizeof(LaunchHead));
     std::memcpy(head.data() + sizeof(LaunchHead), L.name.data(), L.name.size());
     chunk(ChunkType::Launch, head.data(), head.size(), recs.data(), recs.size() * sizeof(DeviceRecord));
+    if (!per_warp.empty()) {
+      const uint32_t counts_head[2] = {L.host.warps_per_block, uint32_t(per_warp.size())};
+      chunk(ChunkType::WarpCounts, counts_head, sizeof counts_head, per_warp.data(), per_warp.size() * sizeof(uint32_t));
+    }
     std::fflush(out);
   }
 };
@@ -248,7 +256,14 @@ std::string beside_this_library(const char* file) {
   return file;
 }
 
+ws::tracer::Timer* g_timer = nullptr;
+
+void on_timer_callback(void* userdata, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* cbdata) {
+  ws::tracer::timer_callback(static_cast<ws::tracer::Timer*>(userdata), domain, cbid, cbdata);
+}
+
 void finish() {
+  ws::tracer::stop_timer(g_timer);
   if (g_tracer && g_tracer->out) {
     std::lock_guard<std::mutex> lock(g_tracer->mu);
     std::fclose(g_tracer->out);
@@ -262,7 +277,22 @@ void finish() {
 // without WARPSCOPE_GPU_TRACE, or when another tool holds the Sanitizer API, the program
 // runs untraced.
 extern "C" int InitializeInjection() {
-  if (g_tracer) return 1;
+  if (g_tracer || g_timer) return 1;
+  g_debug = std::getenv("WARPSCOPE_TRACER_DEBUG") != nullptr;
+  if (const char* times = std::getenv("WARPSCOPE_GPU_TIMES"); times && *times) {
+    g_timer = ws::tracer::start_timer(times, g_debug);
+    if (!g_timer) return 1;
+    Sanitizer_SubscriberHandle handle;
+    if (sanitizerSubscribe(&handle, on_timer_callback, g_timer) != SANITIZER_SUCCESS) {
+      std::fprintf(stderr, "warpscope timer: another Sanitizer API tool is attached (compute-sanitizer?); not timing\n");
+      return 1;
+    }
+    sanitizerEnableDomain(1, handle, SANITIZER_CB_DOMAIN_RESOURCE);
+    sanitizerEnableDomain(1, handle, SANITIZER_CB_DOMAIN_DRIVER_API);
+    sanitizerEnableDomain(1, handle, SANITIZER_CB_DOMAIN_RUNTIME_API);
+    std::atexit(finish);
+    return 1;
+  }
   const char* path = std::getenv("WARPSCOPE_GPU_TRACE");
   if (!path || !*path) return 1;
   auto* t = new Tracer();
@@ -283,7 +313,6 @@ extern "C" int InitializeInjection() {
   }
   if (const char* cap = std::getenv("WARPSCOPE_TRACE_MAX_RECORDS"); cap && *cap) t->budget = std::strtoull(cap, nullptr, 10);
   g_tracer = t;
-  g_debug = std::getenv("WARPSCOPE_TRACER_DEBUG") != nullptr;
   if (g_debug) std::fprintf(stderr, "warpscope tracer: patches from %s\n", t->patch_path.c_str());
   Sanitizer_SubscriberHandle handle;
   if (sanitizerSubscribe(&handle, on_callback, t) != SANITIZER_SUCCESS) {
