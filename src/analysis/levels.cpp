@@ -54,7 +54,11 @@ Side side_of(const trace::Trace& t, uint32_t launch, const std::set<uint32_t>& o
     double cost = 0;
     if (site.space == trace::Space::Shared) cost = shared_cost(r, site.bytes).wavefronts;
     else cost = global_cost(r, site.bytes).sectors;
-    auto& e = s.ops[k][{site.instruction, site.bytes}];
+    // A catalog kernel's trace is the source's own: its accesses named by width and kind.
+    const std::string name = !site.instruction.empty()
+                                 ? site.instruction
+                                 : std::to_string(site.bytes) + "-byte " + trace::to_string(site.space) + " " + trace::to_string(site.op);
+    auto& e = s.ops[k][{name, site.bytes}];
     e.first += 1;
     e.second += cost;
     s.bytes[k] += double(std::popcount(r.active)) * site.bytes;
@@ -133,6 +137,16 @@ std::vector<LineLevels> compare_levels(const trace::Trace& ptx, uint32_t ptx_lau
     return std::tie(x.file, x.line, x.space, x.op) < std::tie(y.file, y.line, y.space, y.op);
   });
   return out;
+}
+
+std::string level_ops_text(const std::vector<LevelOp>& ops, const std::string& none) {
+  std::string out;
+  for (const LevelOp& o : ops) {
+    // A described access ("4-byte shared load") in the plural; an opcode as it is.
+    const bool plural = o.instruction.find(' ') != std::string::npos && std::abs(o.per_block - 1) > 1e-9;
+    out += (out.empty() ? "" : " + ") + figure_text(o.per_block) + " " + o.instruction + (plural ? "s" : "");
+  }
+  return out.empty() ? none : out;
 }
 
 }  // namespace ws::analysis

@@ -38,4 +38,7 @@ struct LineLevels {
 std::vector<LineLevels> compare_levels(const trace::Trace& ptx, uint32_t ptx_launch, const trace::Trace& sass,
                                        uint32_t sass_launch);
 
+// "512 LDS + 128 LDS.128": warp instructions a block of each kind; `none` when empty.
+std::string level_ops_text(const std::vector<LevelOp>& ops, const std::string& none);
+
 }  // namespace ws::analysis

@@ -47,6 +47,15 @@ int no_command(const CLI::App& app);
 // `warpscope gui [options] [FILE.wstrace]`: the desktop app; the usage without a GUI.
 Command add_gui(CLI::App& app);
 
+// Each line of every launch as the emulated device ran it (a program's PTX, or a catalog
+// kernel's source) beside `sass` (what a GPU executed; `sass_from` says where it came from).
+void print_levels(const trace::Trace& ptx, const trace::Trace& sass, const std::string& sass_from);
+
+// `warpscope sass --kernel K`: a catalog kernel as the GPU executed it, line by line; and
+// the hidden `plain-launch` a traced child runs.
+Command add_sass(CLI::App& app);
+Command add_plain_launch(CLI::App& app);
+
 // The short usage printed by `warpscope` alone.
 std::string usage();
 

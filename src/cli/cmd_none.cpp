@@ -24,6 +24,8 @@ std::string usage() {
          "\n"
          "  warpscope lesson [NAME] [--answers ask|auto|hide]\n"
          "  warpscope bench [--kernel ID,...] [--size N] [--format text|json]\n"
+         "  warpscope sass --kernel ID [--size N] [--set name=value ...] [--out FILE]\n"
+         "  warpscope run PROG.cu [NVCC FLAGS] [--levels] [-- ARGS]\n"
          "  warpscope [FILE.wstrace]          the desktop app (warpscope gui --help: its options)\n"
          "\n"
          "`warpscope list` shows the kernels and their parameters; `warpscope COMMAND --help`\n"

@@ -30,6 +30,9 @@ int record_binary(const RecordOptions& o) {
   po.args.assign(o.command.begin() + 1, o.command.end());
   po.backend = "gpu";
   po.timeout_seconds = o.launch.timeout;
+  po.time = !o.launch.no_time;
+  po.flops = o.launch.flops;
+  po.bytes = o.launch.bytes;
   if (!o.launch.blocks.empty() && o.launch.blocks != "all") po.blocks = o.launch.blocks;
   program::Result r;
   try {

@@ -32,36 +32,6 @@ struct RunOptions {
   CLI::App* cmd = nullptr;
 };
 
-// Per launch: each line's accesses as the PTX asked for them and as the GPU ran them.
-void print_levels(const trace::Trace& ptx, const trace::Trace& sass, const std::string& sass_from) {
-  std::cout << "\nsource / PTX / SASS, per line (PTX: the emulated device; SASS: " << sass.provenance.device
-            << (sass.provenance.date.empty() ? "" : ", " + sass.provenance.date.substr(0, 10)) << ", " << sass_from
-            << "), warp instructions per block:\n";
-  for (uint32_t k = 0; k < ptx.launches.size() && k < sass.launches.size(); ++k) {
-    std::cout << "\nlaunch " << (k + 1) << ": " << ptx.launches[k].kernel;
-    if (sass.launches[k].kernel.substr(0, sass.launches[k].kernel.find('<')) !=
-        ptx.launches[k].kernel.substr(0, ptx.launches[k].kernel.find('<')))
-      std::cout << " (SASS: " << sass.launches[k].kernel << ", another kernel: the traces are of different runs)";
-    std::cout << "\n";
-    for (const analysis::LineLevels& l : analysis::compare_levels(ptx, k, sass, k)) {
-      auto ops = [](const std::vector<analysis::LevelOp>& v) {
-        std::string out;
-        char b[96];
-        for (const analysis::LevelOp& o : v) {
-          std::snprintf(b, sizeof b, "%s%.4g × %s", out.empty() ? "" : " + ", o.per_block, o.instruction.c_str());
-          out += b;
-        }
-        return out.empty() ? std::string("—") : out;
-      };
-      std::cout << "  " << l.file << ":" << l.line << "  " << trace::to_string(l.space) << " " << trace::to_string(l.op)
-                << "   " << l.code << "\n";
-      std::cout << "      PTX   " << ops(l.ptx) << "\n";
-      std::cout << "      SASS  " << ops(l.sass) << "\n";
-      std::cout << "      " << (l.verdict.empty() ? "the same instructions" : l.verdict) << "\n";
-    }
-  }
-}
-
 int run(const RunOptions& o) {
   const Format f = parse_format(o.format);
   session::LaunchSpec spec = cli::spec_of(o.launch);

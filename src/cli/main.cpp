@@ -26,7 +26,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", ws::session::version());
   app.require_subcommand(0, 1);
   const std::vector<Command> commands = {add_list(app), add_report(app), add_record(app), add_lesson(app),
-                                         add_export(app), add_bench(app), add_run(app), add_gui(app)};
+                                         add_export(app), add_bench(app), add_run(app), add_sass(app),
+                                         add_plain_launch(app), add_gui(app)};
   try {
     // The desktop app: no arguments, a trace file, or `gui` and the app's options.
     auto ends_with = [](const std::string& s, const std::string& e) {

@@ -1,6 +1,11 @@
 // Options and helpers shared by the commands.
 #include "cli/cli.h"
 
+#include <cstdio>
+#include <iostream>
+
+#include "analysis/levels.h"
+
 namespace ws::cli {
 
 Format parse_format(const std::string& s) {
@@ -25,5 +30,30 @@ session::Launch resolve_launch(const session::LaunchSpec& spec, const std::strin
     throw UsageError(what + " needs --kernel ID (kernels: " + catalog::ids() + ") or --program FILE.cu");
   return session::resolve(spec);
 }
+
+void print_levels(const trace::Trace& ptx, const trace::Trace& sass, const std::string& sass_from) {
+  // A program's trace names its PTX instructions; a catalog kernel's is the source's own.
+  bool named = false;
+  for (const trace::Site& s : ptx.sites) named = named || !s.instruction.empty();
+  const std::string left = named ? "PTX" : "source";
+  std::cout << "\n" << (named ? "source / PTX / SASS" : "source / SASS") << ", per line (" << left << ": the emulated device; SASS: " << sass.provenance.device
+            << (sass.provenance.date.empty() ? "" : ", " + sass.provenance.date.substr(0, 10)) << ", " << sass_from
+            << "), warp instructions per block:\n";
+  for (uint32_t k = 0; k < ptx.launches.size() && k < sass.launches.size(); ++k) {
+    std::cout << "\nlaunch " << (k + 1) << ": " << ptx.launches[k].kernel;
+    if (sass.launches[k].kernel.substr(0, sass.launches[k].kernel.find('<')) !=
+        ptx.launches[k].kernel.substr(0, ptx.launches[k].kernel.find('<')))
+      std::cout << " (SASS: " << sass.launches[k].kernel << ", another kernel: the traces are of different runs)";
+    std::cout << "\n";
+    for (const analysis::LineLevels& l : analysis::compare_levels(ptx, k, sass, k)) {
+      std::cout << "  " << l.file << ":" << l.line << "  " << trace::to_string(l.space) << " " << trace::to_string(l.op)
+                << "   " << l.code << "\n";
+      std::cout << "      " << (named ? "PTX    " : "source ") << analysis::level_ops_text(l.ptx, "—") << "\n";
+      std::cout << "      SASS   " << analysis::level_ops_text(l.sass, "—") << "\n";
+      std::cout << "      " << (l.verdict.empty() ? "the same instructions" : l.verdict) << "\n";
+    }
+  }
+}
+
 
 }  // namespace ws::cli

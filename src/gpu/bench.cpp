@@ -215,6 +215,16 @@ BenchRow bench_one(const catalog::KernelInfo& k, const catalog::Params& p, const
 
 }  // namespace
 
+void run_plain(const catalog::KernelInfo& k, const catalog::Params& p, catalog::HostArrays& arrays) {
+  if (std::string why; !available(&why)) throw Error(why);
+  DeviceArrays dev(k, p);
+  dev.upload(arrays);
+  auto plain = detail::plain_runner(k, p, dev);
+  plain->launch();
+  detail::sync(k.id);
+  dev.download_outputs(arrays);
+}
+
 void yardsticks(BenchResult& r, const std::function<void(const std::string&)>& say) {
   if (!available()) return;
   const BenchOptions opt;

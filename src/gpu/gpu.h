@@ -65,6 +65,11 @@ struct CaptureOptions {
 uint64_t record(const catalog::KernelInfo& k, const catalog::Params& p, catalog::HostArrays& arrays,
                 const CaptureOptions& opt, trace::Trace& out);
 
+// Runs the plain instantiation of `k` once on `arrays` (no instrumentation) and copies the
+// outputs back: what the GPU tracer records when warpscope traces its own catalog at the
+// SASS level (session/hardware.h).
+void run_plain(const catalog::KernelInfo& k, const catalog::Params& p, catalog::HostArrays& arrays);
+
 // ---- counts mode ------------------------------------------------------------------------
 
 // Whole-grid statistics summed on the device, in the analysis's own types: the same

@@ -495,7 +495,7 @@ Result run_gpu(const Options& o, const std::string& device, const std::string& a
     for (const char* g : {"-gi", "-g"}) {
       const Child d = spawn({nvdisasm, g, "-c", cubin}, {}, 120, true, cubin + ".sass");
       if (d.timed_out || !WIFEXITED(d.status) || WEXITSTATUS(d.status) != 0) continue;
-      dis[raw.modules[i].id] = sass::parse_disassembly(d.output);
+      dis[raw.modules[i].id] = sass::parse_disassembly(d.output, o.see_through);
       break;
     }
   }
@@ -514,6 +514,7 @@ Result run_gpu(const Options& o, const std::string& device, const std::string& a
   io.device = device;
   io.max_records = o.max_records;
   if (!src.empty()) io.names = allocation_names(read_file(src));
+  else io.names = o.allocation_names;
   if (fs::exists(dir.path + "/program.ptx")) io.shared = sass::ptx_shared_names(read_file(dir.path + "/program.ptx"));
   r.trace = sass::to_trace(raw, dis, io);
   r.trace.provenance.version = WS_VERSION;

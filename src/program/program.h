@@ -57,6 +57,10 @@ struct Options {
   // source's `// warpscope: flops = ...` annotations, or none).
   bool time = true;
   std::string flops, bytes;
+  // With "gpu" and a binary: what its allocations are called, in the order it makes them
+  // (else "allocation K"), and the files whose inlined frames give their caller's line.
+  std::vector<std::string> allocation_names;
+  std::vector<std::string> see_through;
   bool operator==(const Options&) const = default;
 };
 

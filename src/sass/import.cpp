@@ -157,8 +157,14 @@ bool atomic_opcode(const std::string& op) {
 
 }  // namespace
 
-Disassembly parse_disassembly(const std::string& text) {
+Disassembly parse_disassembly(const std::string& text, const std::vector<std::string>& see_through) {
   Disassembly out;
+  auto toolkit_file = [&](const std::string& f) {
+    if (trace::toolkit_file(f)) return true;
+    for (const std::string& s : see_through)
+      if (f.find(s) != std::string::npos) return true;
+    return false;
+  };
   static const std::regex section(R"(^\s*\.section\s+\.text\.([^,\s]+))");
   static const std::regex label(R"(^\.text\.([^:\s]+):\s*$)");
   static const std::regex function(R"(^\s*Function\s*:\s*(\S+))");

@@ -52,8 +52,10 @@ struct SassInstruction {
 // Function (as the cubin names it) → SASS offset → instruction.
 using Disassembly = std::map<std::string, std::map<uint64_t, SassInstruction>>;
 
-// Parses `nvdisasm -g` (or `cuobjdump -sass`, without lines) output.
-Disassembly parse_disassembly(const std::string& text);
+// Parses `nvdisasm -g` (or `cuobjdump -sass`, without lines) output. Code inlined from the
+// toolkit's headers, or from a file whose path contains one of `see_through` (warpscope's
+// own launch wrappers around a catalog kernel), is given the line of its caller.
+Disassembly parse_disassembly(const std::string& text, const std::vector<std::string>& see_through = {});
 
 // The shared variables each kernel declares, from its PTX: entry (mangled) → names in order.
 using SharedNames = std::map<std::string, std::vector<std::string>>;

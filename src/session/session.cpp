@@ -1,6 +1,7 @@
 #include "session/session.h"
 
 #include "session/bench.h"
+#include "session/hardware.h"
 
 #include "analysis/levels.h"
 #include "trace/assets.h"
@@ -312,22 +313,20 @@ void Session::analyse(const analysis::DramModel& dram) {
     if (f == 0 || !st.stats.empty()) m.sources.push_back(std::move(st));
   }
   // The hardware's side of each line, where the program's SASS trace is at hand.
-  if (m.hardware && m.source && m.launch < m.hardware->launches.size() && m.launch < m.source->launches.size()) {
+  if (m.hardware) {
     std::string gpu = m.hardware->provenance.device;
     if (gpu.rfind("NVIDIA ", 0) == 0) gpu = gpu.substr(7);
     gpu = gpu.substr(0, gpu.find(' '));
     auto base = [](const std::string& p) { return p.substr(p.rfind('/') == std::string::npos ? 0 : p.rfind('/') + 1); };
-    for (const analysis::LineLevels& l : analysis::compare_levels(*m.source, m.launch, *m.hardware, m.launch)) {
+    // A program's trace names its PTX instructions; a catalog kernel's is the source's own.
+    const bool ptx = std::any_of(t.sites.begin(), t.sites.end(), [](const trace::Site& s) { return !s.instruction.empty(); });
+    for (const analysis::LineLevels& l : m.hardware_levels) {
       for (SourceText& st : m.sources) {
         if (base(st.name) != l.file) continue;
         auto it = st.stats.find(l.line);
         if (it == st.stats.end()) continue;
-        auto ops = [](const std::vector<analysis::LevelOp>& v) {
-          std::string out;
-          for (const analysis::LevelOp& o : v) out += (out.empty() ? "" : " + ") + analysis::figure_text(o.per_block) + " " + o.instruction;
-          return out.empty() ? std::string("none") : out;
-        };
-        std::string text = gpu + " ran " + ops(l.sass) + " a block (PTX: " + ops(l.ptx) + ")";
+        std::string text = gpu + " ran " + analysis::level_ops_text(l.sass, "none") + " a block (" +
+                           (ptx ? "PTX: " : "the source: ") + analysis::level_ops_text(l.ptx, "none") + ")";
         text += l.verdict.empty() ? ": the same" : ": " + l.verdict;
         it->second.hardware.push_back(std::move(text));
       }
@@ -335,10 +334,16 @@ void Session::analyse(const analysis::DramModel& dram) {
   }
 }
 
+void Session::set_hardware(std::shared_ptr<const trace::Trace> h) {
+  hardware = std::move(h);
+  hardware_levels.clear();
+  if (hardware && source && launch < hardware->launches.size() && launch < source->launches.size())
+    hardware_levels = analysis::compare_levels(*source, launch, *hardware, launch);
+}
+
 std::shared_ptr<Session> Session::from_trace(std::shared_ptr<const trace::Trace> t, const analysis::DramModel& dram,
                                              uint32_t launch, std::shared_ptr<const trace::Trace> hardware) {
   auto m = std::make_shared<Session>();
-  m->hardware = std::move(hardware);
   if (launch >= t->launches.size() && !(launch == 0 && t->launches.empty()))
     throw InputError("launch " + std::to_string(launch + 1) + " is out of range: allowed 1.." +
                      std::to_string(t->launches.size()) + " (launches are numbered from 1)");
@@ -358,6 +363,7 @@ std::shared_ptr<Session> Session::from_trace(std::shared_ptr<const trace::Trace>
     else
       m->spec.params[name] = v;
   m->spec.dram = dram.preset;
+  m->set_hardware(std::move(hardware));
   m->index();
   m->analyse(dram);
   return m;
@@ -381,6 +387,8 @@ std::shared_ptr<Session> Session::from_capture(Capture c, const Launch& launch, 
   if (c.counted) m->report = std::move(c.report);
   m->index();
   if (c.counted) m->lane_accesses = c.lane_accesses;  // no records to count them from
+  // What the hardware ran for this kernel with these parameters: the replay pack's SASS trace.
+  if (launch.kernel && !c.counted) m->set_hardware(replay_catalog_sass(launch.kernel->id, m->trace().launch().params));
   m->analyse(launch.dram);
   return m;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analysis/analysis.h"
+#include "analysis/levels.h"
 #include "catalog.h"
 #include "session/capture.h"
 #include "session/launch.h"
@@ -165,6 +166,9 @@ class Session {
   // The same program as a GPU ran it (a SASS trace: this machine's, or the replay pack's),
   // for the source panel's "what the hardware executed" rows; null when there is none.
   std::shared_ptr<const trace::Trace> hardware;
+  std::vector<analysis::LineLevels> hardware_levels;  // this launch's lines beside it (set_hardware)
+  // Sets `hardware` and compares it with this launch line by line, once (not on each DRAM change).
+  void set_hardware(std::shared_ptr<const trace::Trace> h);
   uint32_t launch = 0;                               // the launch of `source` shown
   std::shared_ptr<const trace::Trace> shared_trace;  // that launch's own trace (launch_trace)
   analysis::Report report;

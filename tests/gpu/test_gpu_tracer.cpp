@@ -4,12 +4,15 @@
 // tracer was not built (no compute-sanitizer/ in the toolkit) or nvcc is missing.
 #include <doctest/doctest.h>
 
+#include <set>
 #include <string>
 
 #include "../compare_requests.h"
 #include "analysis/levels.h"
 #include "program/program.h"
 #include "session/bench.h"
+#include "session/capture.h"
+#include "session/hardware.h"
 #include "trace/bench.h"
 
 using namespace ws;
@@ -106,4 +109,36 @@ TEST_CASE("each launch timed plainly on this GPU: buffers restored between runs,
   CHECK(r.gbs > 0);
   CHECK(b.copy_bytes == 3 * 4 * 512 * 512 / 2 / 256 * 256 * 2);
   MESSAGE(trace::program_times_text(b));
+}
+
+TEST_CASE("the catalog's own matmul_tiled traced at the SASS level: the source's scalar shared loads ran as LDS.128 too") {
+  if (!can_trace()) return;
+  session::LaunchSpec spec;
+  spec.kernel = "matmul_tiled";
+  spec.backend = "emulator";
+  const session::Launch l = session::resolve(spec);
+  const trace::Trace sass = session::catalog_sass(l);
+  REQUIRE(sass.launches.size() == 1);
+  CHECK(sass.launches[0].kernel == "matmul_tiled");
+  CHECK(sass.launches[0].params == l.params.values);
+  CHECK(sass.launches[0].dropped_records == 0);
+  std::set<std::string> names;
+  for (const trace::Buffer& b : sass.buffers) names.insert(b.name);
+  CHECK(names.count("A"));
+  CHECK(names.count("C"));
+  std::set<std::string> ops;
+  for (const trace::Site& s : sass.sites) ops.insert(s.instruction);
+  CHECK(ops.count("LDS.128"));
+  // Lines of kernels/matmul.h, beside the emulated device's trace of the same launch.
+  const session::Capture c = session::capture(l);
+  bool merged = false, global_same = false;
+  for (const analysis::LineLevels& lv : analysis::compare_levels(c.trace, 0, sass, 0)) {
+    CAPTURE(lv.line);
+    CHECK(lv.file == "matmul.h");
+    if (lv.space == trace::Space::Shared && lv.op == trace::Op::Load)
+      merged = lv.verdict.find("merged 4 scalar 4-byte accesses") != std::string::npos;
+    if (lv.space == trace::Space::Global && lv.op == trace::Op::Load) global_same = global_same || lv.verdict.empty();
+  }
+  CHECK(merged);
+  CHECK(global_same);
 }
