@@ -173,6 +173,10 @@ Disassembly parse_disassembly(const std::string& text, const std::vector<std::st
   static const std::regex insn(R"(^\s*/\*([0-9a-fA-F]{4,})\*/\s+(.*?)\s*;)");
   std::string fn, file, program_file;
   uint32_t line = 0, program_line = 0;
+  // nvdisasm -gi writes a location as a block of `//##` lines, the innermost frame first and
+  // each outer one below it; `chain` is true inside such a block, `resolved` once a frame of
+  // the program's own code was found in it (the outer frames then change nothing).
+  bool chain = false, resolved = false;
   std::istringstream in(text);
   for (std::string l; std::getline(in, l);) {
     std::smatch m;
@@ -182,6 +186,8 @@ Disassembly parse_disassembly(const std::string& text, const std::vector<std::st
       continue;
     }
     if (std::regex_search(l, m, where)) {
+      if (chain && resolved) continue;  // an outer frame of a location already placed
+      chain = true;
       file = m[1].str();
       line = uint32_t(std::stoul(m[2].str()));
       // Code inlined from the toolkit's headers (atomicAdd, __shfl_down_sync) belongs to the
@@ -191,11 +197,13 @@ Disassembly parse_disassembly(const std::string& text, const std::vector<std::st
         file = (*it)[1].str();
         line = uint32_t(std::stoul((*it)[2].str()));
       }
-      if (toolkit_file(file) && !program_file.empty()) file = program_file, line = program_line;
-      if (!toolkit_file(file)) program_file = file, program_line = line;
+      resolved = !toolkit_file(file);
+      if (resolved) program_file = file, program_line = line;
       continue;
     }
     if (fn.empty() || !std::regex_search(l, m, insn)) continue;
+    if (chain && !resolved && !program_file.empty()) file = program_file, line = program_line;
+    chain = false;
     SassInstruction s;
     s.text = m[2].str();
     std::istringstream words(s.text);

@@ -303,9 +303,18 @@ std::string program_times_text(const BenchResult& r) {
   if (r.cublas_size)
     o += "  cuBLAS SGEMM " + std::to_string(r.cublas_size) + "^3 (the same flops), same run: " + fmt("%.4g", r.cublas_ms) +
          " ms, " + fmt("%.0f", r.cublas_gflops) + " GFLOP/s (FP32)\n";
-  if (r.copy_bytes)
-    o += "  cudaMemcpy device to device, " + fmt("%.3g", double(r.copy_bytes / 2) / (1 << 20)) +
-         " MiB (the same bytes), same run: " + fmt("%.4g", r.copy_ms) + " ms, " + fmt("%.0f", r.copy_gbs) + " GB/s\n";
+  if (r.copy_bytes) {
+    const double each = double(r.copy_bytes / 2);
+    o += "  cudaMemcpy device to device, " +
+         (each < (1 << 20) ? fmt("%.3g", each / 1024) + " KiB" : fmt("%.3g", each / (1 << 20)) + " MiB") +
+         " (the same bytes), same run: " + fmt("%.4g", r.copy_ms) + " ms, " + fmt("%.0f", r.copy_gbs) + " GB/s\n";
+  }
+  // A launch of a few microseconds is mostly the launch itself, for the yardsticks too.
+  bool tiny = false;
+  for (const auto& w : r.rows) tiny = tiny || (w.ok && w.ms > 0 && w.ms < 0.02 && (w.pct_cublas > 0 || w.pct_copy > 0));
+  if (tiny)
+    o += "  (launches this short are mostly launch overhead, cuBLAS's and the copy's too: the percentages mean little; "
+         "run a larger size)\n";
   if (!any_work)
     o += "  GFLOP/s and % of cuBLAS: say a launch's work above its kernel, `// warpscope: flops = 2*N*N*N; bytes = "
          "12*N*N` (its scalar parameters by name), or --flops / --bytes\n";

@@ -141,7 +141,52 @@ float timing_scene(Scene& sc, const TimingLadder& l, float width, float height, 
   return y;
 }
 
+// A program's own launches timed on a GPU: this run's times, else those of the replay
+// pack's run of the same program. False when there are none (the catalog's ladder shows).
+static bool program_times_view(Ui& ui) {
+  const Session* m = ui.pane.model.get();
+  if (!m || m->origin != "program") return false;
+  const std::string* json = nullptr;
+  std::string from;
+  if (m->source && !m->source->timings_json.empty()) {
+    json = &m->source->timings_json;
+    from = "this run";
+  } else if (m->hardware && !m->hardware->timings_json.empty()) {
+    json = &m->hardware->timings_json;
+    from = "replay pack, " + m->hardware->provenance.date.substr(0, 10);
+  }
+  if (!json) return false;
+  // Read once per timings, not per frame.
+  static std::string read_from, text;
+  if (read_from != *json) {
+    read_from = *json;
+    trace::BenchResult b;
+    std::string error;
+    text = trace::read_bench(*json, b, error) ? trace::program_times_text(b) : "unreadable timings: " + error;
+  }
+  const Theme& t = theme();
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(from == "this run" ? t.good : t.accent), "%s", from.c_str());
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    const std::string line = text.substr(at, end - at);
+    at = end + 1;
+    if (line.empty()) continue;
+    const size_t indent = line.find_first_not_of(' ');
+    if (indent == std::string::npos) continue;
+    if (indent >= 4) ImGui::Indent(ImGui::GetFontSize());
+    if (indent == 2 && line.compare(2, 6, "launch") == 0) ImGui::PushFont(font_for(FontRole::Bold));
+    ImGui::TextUnformatted(line.c_str() + indent);
+    if (indent == 2 && line.compare(2, 6, "launch") == 0) ImGui::PopFont();
+    if (indent >= 4) ImGui::Unindent(ImGui::GetFontSize());
+  }
+  ImGui::PopTextWrapPos();
+  return true;
+}
+
 void timing_view(Ui& ui) {
+  if (program_times_view(ui)) return;
   const Theme& t = theme();
   const TimingLadder l = timing_ladder(ui.timings, ui.state.kernel, ui.state.params);
   if (!l.table) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "program/program.h"
 #include "session/capture.h"
 #include "session/worker.h"
 #include "session/launch.h"
@@ -486,5 +487,44 @@ TEST_CASE("a light figure of the memory view: axis titles over its grid, its key
     for (const auto& b : t)
       if (b.min.x < 60 && b.max.y < key->min.y) grid_bottom = std::max(grid_bottom, b.max.y);
     CHECK(key->min.y - grid_bottom < 40);
+  }
+}
+
+TEST_CASE("a program's timing panel: its launches as the replay pack's GPU timed them, whole lines, nothing cut") {
+  if (program::find_nvcc().empty()) {
+    MESSAGE("nvcc not found: skipped");
+    return;
+  }
+  for (bool present : {false, true}) {
+    CAPTURE(present);
+    ui::HeadlessContext ctx(1280, 720);
+    ui::Environment env;
+    env.replay_dir = "";
+    ui::Ui u(env);
+    session::LaunchSpec spec;
+    spec.program = "tests/programs/matmul_tiled.cu";
+    spec.program_echo = false;
+    u.open_program(spec);
+    for (int i = 0; i < 4000 && !u.settled(); ++i) {
+      ctx.frame(u);
+      if (u.recorder.busy()) u.recorder.wait_idle();
+    }
+    REQUIRE(u.pane.model);
+    REQUIRE(u.pane.model->hardware);  // assets/replay/sass/matmul_tiled.wstrace, with its times
+    u.state.present = present;
+    u.state.enlarged = int(ui::Panel::Timing);
+    ctx.frame(u);
+    test::start_catching();
+    const auto texts = test::stop_catching(ctx.frame(u));
+    std::string all;
+    for (const auto& d : texts) all += d.text + "\n";
+    CHECK(all.find("replay pack, 20") != std::string::npos);
+    CHECK(all.find("launch 1  matmulTiled<<<(4,4), (16,16)>>>") != std::string::npos);
+    CHECK(all.find("% of cuBLAS") != std::string::npos);
+    CHECK(all.find("cuBLAS SGEMM 64^3 (the same flops), same run") != std::string::npos);
+    for (const auto& d : texts) {
+      CAPTURE(d.text);
+      CHECK(d.pos.x + d.size.x <= d.clip.z + 1);  // wrapped inside the panel, not cut
+    }
   }
 }

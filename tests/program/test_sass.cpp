@@ -462,3 +462,31 @@ TEST_CASE("the replay pack's SASS traces of the catalog: matmul_tiled's source p
     CHECK(t->launches.at(0).kernel == k.id);
   }
 }
+
+TEST_CASE("nvdisasm -gi's chains of frames: the innermost frame of the program's own code gives the line") {
+  // A catalog kernel: the load in a context (see-through) inlined into a helper (line 63)
+  // inlined into the kernel (line 83), inlined into warpscope's wrapper; then a location
+  // whose innermost frames are all the toolkit's or the wrapper's.
+  const char* listing = R"(
+	.section	.text._Z1kv,"ax",@progbits
+	//## File "/w/kernels/matmul.h", line 63 inlined at "/w/kernels/matmul.h", line 83
+	//## File "/w/kernels/matmul.h", line 83 inlined at "/w/src/gpu/contexts.cuh", line 840
+	//## File "/w/src/gpu/contexts.cuh", line 840 inlined at "/w/src/gpu/contexts.cuh", line 147
+	//## File "/w/src/gpu/contexts.cuh", line 147
+        /*0250*/                   LDG.E R28, desc[UR6][R26.64] ;
+        /*0260*/                   LDG.E R29, desc[UR6][R26.64+0x4] ;
+	//## File "/w/src/gpu/contexts.cuh", line 90 inlined at "/w/src/gpu/contexts.cuh", line 840
+	//## File "/w/src/gpu/contexts.cuh", line 840
+        /*0270*/                   STG.E desc[UR6][R2.64], R5 ;
+	//## File "/w/kernels/matmul.h", line 65 inlined at "/w/src/gpu/contexts.cuh", line 840
+	//## File "/w/src/gpu/contexts.cuh", line 840
+        /*0280*/                   STG.E desc[UR6][R2.64], R6 ;
+)";
+  const sass::Disassembly d = sass::parse_disassembly(listing, {"/src/gpu/"});
+  const auto& f = d.at("_Z1kv");
+  CHECK(f.at(0x250).line == 63);
+  CHECK(f.at(0x260).line == 63);
+  CHECK(f.at(0x270).line == 63);  // no frame of the program's: the line met last
+  CHECK(f.at(0x280).line == 65);
+  CHECK(f.at(0x280).file == "/w/kernels/matmul.h");
+}
