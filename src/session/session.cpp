@@ -5,6 +5,7 @@
 
 #include "analysis/levels.h"
 #include "trace/assets.h"
+#include "trace/toolkit.h"
 
 #include <nlohmann/json.hpp>
 
@@ -182,12 +183,6 @@ std::vector<std::string> split_lines(const std::string& src) {
   return out;
 }
 
-bool toolkit_header(const std::string& path) {
-  for (const char* dir : {"/usr/local/cuda", "/usr/include/", "/opt/cuda", "/targets/x86_64-linux/include/"})
-    if (path.find(dir) != std::string::npos) return true;
-  return false;
-}
-
 // The gutter's figures of one file's lines, from the report's sites in it.
 std::map<uint32_t, LineStat> line_stats(const Session& m, uint32_t file) {
   const auto& t = m.trace();
@@ -300,7 +295,7 @@ void Session::analyse(const analysis::DramModel& dram) {
     if (std::find(files.begin(), files.end(), f) == files.end() && f < t.files.size()) files.push_back(f);
   }
   std::stable_partition(files.begin() + 1, files.end(),
-                        [&](uint32_t f) { return !toolkit_header(t.files[f].name); });
+                        [&](uint32_t f) { return !trace::toolkit_file(t.files[f].name); });
   for (uint32_t f : files) {
     SourceText st;
     st.file = f;
@@ -308,7 +303,7 @@ void Session::analyse(const analysis::DramModel& dram) {
       st.name = t.files[f].name;
       st.lines = split_lines(t.files[f].text);
     }
-    st.toolkit = f != 0 && toolkit_header(st.name);
+    st.toolkit = f != 0 && trace::toolkit_file(st.name);
     st.stats = line_stats(m, f);
     if (f == 0 || !st.stats.empty()) m.sources.push_back(std::move(st));
   }

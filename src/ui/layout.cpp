@@ -244,8 +244,7 @@ void Ui::layout_and_draw() {
   menu_bar(*this, menu_h);
   const PanelLayout layout =
       panel_layout(state, comparing(), ImGui::GetIO().DisplaySize, menu_h, ImGui::GetFontSize(), lessons.panel,
-                   lessons.panel && lessons.lesson && lessons.resolved && lessons.resolved->question &&
-                           !lessons.open() && !comparing()
+                   lessons.panel && lessons.waiting() && !comparing()
                        ? Panel::Memory
                        : lesson_answer_panel());
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |

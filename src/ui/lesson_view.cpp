@@ -401,7 +401,7 @@ void Ui::reveal_lesson_answer() {
 
 bool Ui::lesson_veiled() const {
   const LessonRun& L = lessons;
-  if (!L.lesson || !L.resolved || !L.resolved->question || L.open()) return false;
+  if (!L.waiting()) return false;
   // Not in an A/B view: it has no lesson panel to answer in.
   if (comparing()) return false;
   if (L.resolved_for != pane.model || !pane.model || L.resolved->site < 0) return false;
@@ -521,8 +521,7 @@ void lesson_view(Ui& ui) {
     ImGui::SameLine();
   }
   if (L.step + 1 < l.steps.size()) {
-    const bool waiting = L.resolved && L.resolved->question && !L.open();
-    if (ImGui::Button(waiting ? "Skip >" : "Next >")) ui.goto_lesson_step(L.step + 1);
+    if (ImGui::Button(L.waiting() ? "Skip >" : "Next >")) ui.goto_lesson_step(L.step + 1);
     ImGui::SameLine();
   }
   if (ImGui::Button("Other lessons")) {

@@ -143,6 +143,8 @@ struct LessonRun {
   bool answered() const { return verdict && verdict->correct; }
   // The answer is on screen: answered right, or revealed.
   bool open() const { return answered() || revealed; }
+  // A step's question waits for its answer (nothing of the answer may show yet).
+  bool waiting() const { return lesson && resolved && resolved->question && !open(); }
 };
 
 // The B side of an A/B view: its own pane and recorder beside the A side's.
