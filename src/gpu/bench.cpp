@@ -248,7 +248,7 @@ void yardsticks(BenchResult& r, const std::function<void(const std::string&)>& s
   }
   if (bytes > 0) {
     // A copy of the same traffic: half the bytes read, half written.
-    const uint64_t each = std::max<uint64_t>(256, uint64_t(bytes / 2) / 256 * 256);
+    const uint64_t each = std::max<uint64_t>(256, uint64_t(std::llround(bytes / 2)) / 256 * 256);
     if (say) say("timing cudaMemcpy device to device, " + detail::size_text(double(each)));
     auto copy = detail::memcpy_runner(each);
     copy->launch();
