@@ -53,6 +53,16 @@ void plan_runs(double ms, const BenchOptions& opt, int& warmup, int& min_runs) {
   min_runs = ms > 100 ? std::max(3, opt.min_runs / 3) : opt.min_runs;
 }
 
+// Median milliseconds of cudaMemcpy device to device of `each` bytes (read, and as many written).
+double copy_ms(uint64_t each, const BenchOptions& opt, const std::function<void(const std::string&)>& say) {
+  if (say) say("timing cudaMemcpy device to device, " + detail::size_text(double(each)));
+  auto copy = detail::memcpy_runner(each);
+  copy->launch();
+  detail::sync("cudaMemcpy");
+  auto t = detail::time_runners({copy.get()}, opt.warmup, opt.min_runs, opt.max_runs, opt.seconds);
+  return detail::median(t[0]);
+}
+
 double one_launch_ms(Runner& r) {
   auto t = detail::time_runners({&r}, 0, 1, 1, 0);
   return t[0].empty() ? 0 : t[0][0];
@@ -249,12 +259,7 @@ void yardsticks(BenchResult& r, const std::function<void(const std::string&)>& s
   if (bytes > 0) {
     // A copy of the same traffic: half the bytes read, half written.
     const uint64_t each = std::max<uint64_t>(256, uint64_t(std::llround(bytes / 2)) / 256 * 256);
-    if (say) say("timing cudaMemcpy device to device, " + detail::size_text(double(each)));
-    auto copy = detail::memcpy_runner(each);
-    copy->launch();
-    detail::sync("cudaMemcpy");
-    auto t = detail::time_runners({copy.get()}, opt.warmup, opt.min_runs, opt.max_runs, opt.seconds);
-    r.copy_ms = detail::median(t[0]);
+    r.copy_ms = copy_ms(each, opt, say);
     r.copy_bytes = 2 * each;
     r.copy_gbs = r.copy_ms > 0 ? double(r.copy_bytes) / (r.copy_ms * 1e-3) / 1e9 : 0;
   }
@@ -291,12 +296,7 @@ BenchResult bench(const BenchOptions& opt, const std::function<void(const std::s
 
   // The yardsticks.
   {
-    if (say) say("timing cudaMemcpy device to device, " + detail::size_text(double(kCopyBytes)));
-    auto copy = detail::memcpy_runner(kCopyBytes);
-    copy->launch();
-    detail::sync("cudaMemcpy");
-    auto t = detail::time_runners({copy.get()}, opt.warmup, opt.min_runs, opt.max_runs, opt.seconds);
-    y.copy_ms = detail::median(t[0]);
+    y.copy_ms = copy_ms(kCopyBytes, opt, say);
     res.copy_bytes = 2 * kCopyBytes;
     res.copy_ms = y.copy_ms;
     y.copy_gbs = y.copy_ms > 0 ? double(res.copy_bytes) / (y.copy_ms * 1e-3) / 1e9 : 0;

@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <set>
@@ -262,6 +263,21 @@ void on_timer_callback(void* userdata, Sanitizer_CallbackDomain domain, Sanitize
   ws::tracer::timer_callback(static_cast<ws::tracer::Timer*>(userdata), domain, cbid, cbdata);
 }
 
+void finish();
+
+// Subscribes `f` (with `data`) to `domains`, the file closed at exit; said on stderr when
+// another Sanitizer API tool holds the subscription (`what`: "tracing" or "timing").
+void subscribe(Sanitizer_CallbackFunc f, void* data, std::initializer_list<Sanitizer_CallbackDomain> domains,
+               const char* what) {
+  Sanitizer_SubscriberHandle handle;
+  if (sanitizerSubscribe(&handle, f, data) != SANITIZER_SUCCESS) {
+    std::fprintf(stderr, "warpscope tracer: another Sanitizer API tool is attached (compute-sanitizer?); not %s\n", what);
+    return;
+  }
+  for (Sanitizer_CallbackDomain d : domains) sanitizerEnableDomain(1, handle, d);
+  std::atexit(finish);
+}
+
 void finish() {
   ws::tracer::stop_timer(g_timer);
   if (g_tracer && g_tracer->out) {
@@ -281,16 +297,9 @@ extern "C" int InitializeInjection() {
   g_debug = std::getenv("WARPSCOPE_TRACER_DEBUG") != nullptr;
   if (const char* times = std::getenv("WARPSCOPE_GPU_TIMES"); times && *times) {
     g_timer = ws::tracer::start_timer(times, g_debug);
-    if (!g_timer) return 1;
-    Sanitizer_SubscriberHandle handle;
-    if (sanitizerSubscribe(&handle, on_timer_callback, g_timer) != SANITIZER_SUCCESS) {
-      std::fprintf(stderr, "warpscope timer: another Sanitizer API tool is attached (compute-sanitizer?); not timing\n");
-      return 1;
-    }
-    sanitizerEnableDomain(1, handle, SANITIZER_CB_DOMAIN_RESOURCE);
-    sanitizerEnableDomain(1, handle, SANITIZER_CB_DOMAIN_DRIVER_API);
-    sanitizerEnableDomain(1, handle, SANITIZER_CB_DOMAIN_RUNTIME_API);
-    std::atexit(finish);
+    if (g_timer)
+      subscribe(on_timer_callback, g_timer,
+                {SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CB_DOMAIN_DRIVER_API, SANITIZER_CB_DOMAIN_RUNTIME_API}, "timing");
     return 1;
   }
   const char* path = std::getenv("WARPSCOPE_GPU_TRACE");
@@ -314,14 +323,7 @@ extern "C" int InitializeInjection() {
   if (const char* cap = std::getenv("WARPSCOPE_TRACE_MAX_RECORDS"); cap && *cap) t->budget = std::strtoull(cap, nullptr, 10);
   g_tracer = t;
   if (g_debug) std::fprintf(stderr, "warpscope tracer: patches from %s\n", t->patch_path.c_str());
-  Sanitizer_SubscriberHandle handle;
-  if (sanitizerSubscribe(&handle, on_callback, t) != SANITIZER_SUCCESS) {
-    std::fprintf(stderr, "warpscope tracer: another Sanitizer API tool is attached (compute-sanitizer?); not tracing\n");
-    return 1;
-  }
-  sanitizerEnableDomain(1, handle, SANITIZER_CB_DOMAIN_RESOURCE);
-  sanitizerEnableDomain(1, handle, SANITIZER_CB_DOMAIN_LAUNCH);
-  sanitizerEnableDomain(1, handle, SANITIZER_CB_DOMAIN_RUNTIME_API);
-  std::atexit(finish);
+  subscribe(on_callback, t, {SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CB_DOMAIN_RUNTIME_API},
+            "tracing");
   return 1;  // the driver's convention: 1 keeps the library loaded (0 unloads it)
 }
