@@ -26,6 +26,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "device_state.h"
@@ -97,9 +98,15 @@ struct Tracer {
       }
       patched_contexts.insert(m->context);
     }
-    sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, m->module, "ws_global_access");
-    sanitizerPatchInstructions(SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, m->module, "ws_shared_access");
-    sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BARRIER, m->module, "ws_barrier");
+    // A patch fatbin without these functions (built without --keep-device-functions) would
+    // leave every launch untraced in silence.
+    for (const auto& [kind, fn] : {std::pair{SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, "ws_global_access"},
+                                   std::pair{SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, "ws_shared_access"},
+                                   std::pair{SANITIZER_INSTRUCTION_BARRIER, "ws_barrier"}})
+      if (SanitizerResult r = sanitizerPatchInstructions(kind, m->module, fn); r != SANITIZER_SUCCESS) {
+        std::fprintf(stderr, "warpscope tracer: the patches in %s have no %s\n", patch_path.c_str(), fn);
+        warn("sanitizerPatchInstructions", r);
+      }
     if (SanitizerResult r = sanitizerPatchModule(m->module); r != SANITIZER_SUCCESS) warn("sanitizerPatchModule", r);
     const uint64_t id = reinterpret_cast<uint64_t>(m->module);
     if (g_debug) std::fprintf(stderr, "warpscope tracer: module %p patched, cubin %zu bytes\n", (void*)m->module, m->cubinSize);
