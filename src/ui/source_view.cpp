@@ -142,10 +142,18 @@ std::vector<SourceRow> source_rows(const SourceText& f, const std::function<bool
     const uint32_t col = uint32_t(wrap > 0 ? indent_of(text) / 2 : indent_of(text));
     // First what a GPU executed for the line (where the program's SASS trace is known: a
     // line of 32 PTX loads reads "H100 ran 16 LDS + 4 LDS.128"), then each PTX instruction.
+    // Wrapped too, where lines are (the projector's font): "└ " and a piece a row.
     for (size_t k = 0; k < it->second.hardware.size(); ++k) {
-      SourceRow r{line, -1, 0, UINT32_MAX, col};
-      r.hardware = int(k);
-      rows.push_back(r);
+      const std::string& h = it->second.hardware[k];
+      size_t at = 0;
+      do {
+        const size_t end = wrap > 0 ? wrap_end(h, at, size_t(std::max(8, wrap - int(col) - 2))) : h.size();
+        SourceRow r{line, -1, uint32_t(at), uint32_t(end), col, at > 0};
+        r.hardware = int(k);
+        rows.push_back(r);
+        at = end;
+        while (at < h.size() && h[at] == ' ') ++at;
+      } while (at < h.size());
     }
     for (uint32_t si : it->second.sites) rows.push_back({line, int(si), 0, UINT32_MAX, col});
   }
@@ -182,7 +190,9 @@ void source_scene(Scene& sc, const Session& m, const SourceText& f, const std::v
     if (row.hardware >= 0) {  // what the GPU ran for the line, under its instructions
       if (!ls || size_t(row.hardware) >= ls->hardware.size() || only_site == -2) continue;
       sc.fill(ImVec2(gutter_w, y), ImVec2(width, y + row_h), with_alpha(t.accent, 16));
-      sc.text(ImVec2(tx + ch * float(row.col + 2), y + 2), "\u2514 " + ls->hardware[size_t(row.hardware)], t.accent,
+      const std::string& h = ls->hardware[size_t(row.hardware)];
+      const std::string piece = h.substr(std::min<size_t>(row.from, h.size()), row.to - std::min<size_t>(row.from, h.size()));
+      sc.text(ImVec2(tx + ch * float(row.col + (row.more ? 4 : 2)), y + 2), (row.more ? "" : "\u2514 ") + piece, t.accent,
               FontRole::Mono);
       continue;
     }

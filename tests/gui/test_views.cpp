@@ -595,3 +595,33 @@ TEST_CASE("live timings arrive from a background source and build a history") {
   CHECK(u.timings.live->device == "test GPU");
   CHECK(u.timings.live_history.count("transpose_tiled") == 1);
 }
+
+TEST_CASE("the source panel wraps what the GPU ran as it wraps code: matmul_tiled's line 128 at the projector's width") {
+  session::LaunchSpec spec;
+  spec.kernel = "matmul_tiled";
+  spec.backend = "emulator";
+  const session::Launch l = session::resolve(spec);
+  const auto m = session::Session::from_capture(session::capture(l), l, spec);
+  REQUIRE(m->hardware);  // the replay pack's SASS trace of the catalog kernel
+  const session::SourceText& f = m->sources.at(0);
+  REQUIRE(f.stats.count(128));
+  const std::string& h = f.stats.at(128).hardware.at(0);
+  const int wrap = 60;
+  const auto rows = ui::source_rows(f, [](uint32_t line) { return line == 128; }, wrap);
+  std::string joined;
+  int pieces = 0;
+  for (const ui::SourceRow& r : rows) {
+    if (r.hardware != 0) continue;
+    ++pieces;
+    CHECK(r.more == (pieces > 1));
+    const std::string piece = h.substr(r.from, r.to - r.from);
+    CHECK(int(piece.size() + r.col + (r.more ? 4 : 2)) <= wrap + 4);
+    joined += (joined.empty() || joined.back() == ' ' ? "" : " ") + piece;
+  }
+  CHECK(pieces >= 2);
+  CHECK(joined == h);
+  // Unwrapped (the normal font): one row.
+  int one = 0;
+  for (const ui::SourceRow& r : ui::source_rows(f, [](uint32_t line) { return line == 128; })) one += r.hardware == 0;
+  CHECK(one == 1);
+}
