@@ -147,7 +147,7 @@ TEST_CASE("bench rows of a program's launches: GFLOP/s and GB/s from the annotat
   std::vector<std::string> notes;
   trace::BenchResult r = program::timing_result(t, kSource, {}, &notes);
   REQUIRE(r.rows.size() == 2);
-  const trace::BenchRow& m = r.rows[0];
+  const trace::BenchRow m = r.rows[0];  // a copy: r is assigned again below
   CHECK(m.kernel == "matmulTiled");
   CHECK(m.variant == "launch 1 <<<(64,64), (16,16)>>>");
   CHECK(m.params.at("N") == 1024);
