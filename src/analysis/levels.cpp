@@ -139,6 +139,10 @@ std::vector<LineLevels> compare_levels(const trace::Trace& ptx, uint32_t ptx_lau
   return out;
 }
 
+bool names_instructions(const trace::Trace& t) {
+  return std::any_of(t.sites.begin(), t.sites.end(), [](const trace::Site& s) { return !s.instruction.empty(); });
+}
+
 std::string level_ops_text(const std::vector<LevelOp>& ops, const std::string& none) {
   std::string out;
   for (const LevelOp& o : ops) {

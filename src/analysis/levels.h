@@ -38,6 +38,10 @@ struct LineLevels {
 std::vector<LineLevels> compare_levels(const trace::Trace& ptx, uint32_t ptx_launch, const trace::Trace& sass,
                                        uint32_t sass_launch);
 
+// Whether `t` names its accesses' instructions (a program's trace: PTX or SASS opcodes);
+// a catalog kernel's emulated trace is the source's own accesses, unnamed.
+bool names_instructions(const trace::Trace& t);
+
 // "512 LDS + 128 LDS.128": warp instructions a block of each kind; `none` when empty.
 std::string level_ops_text(const std::vector<LevelOp>& ops, const std::string& none);
 

@@ -79,16 +79,11 @@ nlohmann::ordered_json launch_json(const session::Session& s, int64_t step) {
   return j;
 }
 
+// Where a program's GPU times come from, as the reports say it.
+std::string times_from(const session::GpuTimes& g) { return g.this_run ? "this run" : "the replay pack, recorded " + g.date; }
+
 // The JSON report (version 2): what recorded the trace, the DRAM model, and one entry per
 // launch reported.
-// A program's launches timed on a GPU: this run's, else the replay pack's (with its date).
-std::pair<std::string, std::string> gpu_times(const session::Session& s) {
-  if (!s.trace().timings_json.empty()) return {s.trace().timings_json, "this run"};
-  if (s.hardware && !s.hardware->timings_json.empty())
-    return {s.hardware->timings_json, "the replay pack, recorded " + s.hardware->provenance.date.substr(0, 10)};
-  return {};
-}
-
 void print_json(const std::vector<std::shared_ptr<const session::Session>>& shown, int64_t step) {
   using json = nlohmann::ordered_json;
   const session::Session& s = *shown.front();
@@ -111,9 +106,9 @@ void print_json(const std::vector<std::shared_ptr<const session::Session>>& show
     j["seconds"] = s.capture_seconds;
   }
   if (!s.note.empty()) j["note"] = s.note;
-  if (const auto [times, from] = gpu_times(s); !times.empty()) {
-    j["gpu_times"] = json::parse(times, nullptr, false);
-    j["gpu_times_from"] = from;
+  if (const session::GpuTimes g = session::gpu_times(s); g.json) {
+    j["gpu_times"] = json::parse(*g.json, nullptr, false);
+    j["gpu_times_from"] = times_from(g);
   }
   j["launches"] = json::array();
   for (const auto& one : shown) j["launches"].push_back(launch_json(*one, step));
@@ -145,11 +140,11 @@ void print_reports(const std::vector<std::shared_ptr<const session::Session>>& s
     if (std::string lines = session::source_lines_text(s); !lines.empty()) std::cout << "\n" << lines;
     if (step >= 0) std::cout << "\n" << session::request_text(s, uint64_t(step));
   }
-  if (const auto [times, from] = gpu_times(*shown.front()); !times.empty()) {
+  if (const session::GpuTimes g = session::gpu_times(*shown.front()); g.json) {
     trace::BenchResult b;
     std::string error;
-    if (trace::read_bench(times, b, error))
-      std::cout << "\n" << (from == "this run" ? "" : "[" + from + "] ") << trace::program_times_text(b);
+    if (trace::read_bench(*g.json, b, error))
+      std::cout << "\n" << (g.this_run ? "" : "[" + times_from(g) + "] ") << trace::program_times_text(b);
   }
 }
 

@@ -1,7 +1,6 @@
 // Options and helpers shared by the commands.
 #include "cli/cli.h"
 
-#include <cstdio>
 #include <iostream>
 
 #include "analysis/levels.h"
@@ -33,10 +32,9 @@ session::Launch resolve_launch(const session::LaunchSpec& spec, const std::strin
 
 void print_levels(const trace::Trace& ptx, const trace::Trace& sass, const std::string& sass_from) {
   // A program's trace names its PTX instructions; a catalog kernel's is the source's own.
-  bool named = false;
-  for (const trace::Site& s : ptx.sites) named = named || !s.instruction.empty();
-  const std::string left = named ? "PTX" : "source";
-  std::cout << "\n" << (named ? "source / PTX / SASS" : "source / SASS") << ", per line (" << left << ": the emulated device; SASS: " << sass.provenance.device
+  const bool named = analysis::names_instructions(ptx);
+  std::cout << "\n" << (named ? "source / PTX / SASS, per line (PTX" : "source / SASS, per line (source")
+            << ": the emulated device; SASS: " << sass.provenance.device
             << (sass.provenance.date.empty() ? "" : ", " + sass.provenance.date.substr(0, 10)) << ", " << sass_from
             << "), warp instructions per block:\n";
   for (uint32_t k = 0; k < ptx.launches.size() && k < sass.launches.size(); ++k) {
@@ -54,6 +52,5 @@ void print_levels(const trace::Trace& ptx, const trace::Trace& sass, const std::
     }
   }
 }
-
 
 }  // namespace ws::cli

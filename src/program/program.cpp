@@ -365,13 +365,18 @@ std::string tracer_dir() {
 
 namespace {
 
+// The built program `exe` and the program's own arguments.
+std::vector<std::string> argv_of(const std::string& exe, const Options& o) {
+  std::vector<std::string> argv{exe};
+  argv.insert(argv.end(), o.args.begin(), o.args.end());
+  return argv;
+}
+
 // Runs the built program `exe` with its arguments and `env`, timing it into `r` from `t1`;
 // throws Error when it runs past the timeout.
 Child run_built(const std::string& exe, const Options& o, const std::vector<std::string>& env, const std::string& dir,
                 Result& r, std::chrono::steady_clock::time_point t1) {
-  std::vector<std::string> argv{exe};
-  for (const std::string& a : o.args) argv.push_back(a);
-  Child c = spawn(argv, env, o.timeout_seconds, !o.echo, dir + "/program.out");
+  Child c = spawn(argv_of(exe, o), env, o.timeout_seconds, !o.echo, dir + "/program.out");
   r.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   r.output = c.output;
   if (c.timed_out) {
@@ -385,15 +390,13 @@ Child run_built(const std::string& exe, const Options& o, const std::vector<std:
 // The program run once more on the GPU, nothing patched, the tracer's timer timing each
 // launch plainly (tools/gpu_tracer/timer.cpp): the times go into the trace as bench rows.
 // A timing run that fails leaves a note, not an error: the trace is already made.
+// `source_text` and `ptx` the program's ("" for one built elsewhere).
 void time_launches(const std::string& exe, const Options& o, const std::string& tools, const std::string& device,
-                   const std::string& source_text, const std::string& dir, Result& r) {
+                   const std::string& source_text, const std::string& ptx, const std::string& dir, Result& r) {
   const std::string path = dir + "/gpu.times";
-  std::vector<std::string> argv{fs::absolute(exe).string()};
-  for (const std::string& a : o.args) argv.push_back(a);
   std::vector<std::string> env{"CUDA_INJECTION64_PATH=" + tools + "/libwarpscope_tracer.so", "WARPSCOPE_GPU_TIMES=" + path};
-  if (fs::exists(dir + "/program.ptx"))
-    env.push_back("WARPSCOPE_KERNEL_PARAMS=" + param_layout_env(ptx_param_layout(read_file(dir + "/program.ptx"))));
-  const Child c = spawn(argv, env, o.timeout_seconds + 90, true, dir + "/timed.out");
+  if (!ptx.empty()) env.push_back("WARPSCOPE_KERNEL_PARAMS=" + param_layout_env(ptx_param_layout(ptx)));
+  const Child c = spawn(argv_of(fs::absolute(exe).string(), o), env, o.timeout_seconds + 90, true, dir + "/timed.out");
   std::vector<TimedLaunch> times;
   try {
     if (!fs::exists(path)) throw Error("the timer wrote nothing");
@@ -513,13 +516,16 @@ Result run_gpu(const Options& o, const std::string& device, const std::string& a
   sass::ImportOptions io;
   io.device = device;
   io.max_records = o.max_records;
-  if (!src.empty()) io.names = allocation_names(read_file(src));
-  else io.names = o.allocation_names;
-  if (fs::exists(dir.path + "/program.ptx")) io.shared = sass::ptx_shared_names(read_file(dir.path + "/program.ptx"));
+  // The program's text and PTX, read once: they name its arrays and give the timer its
+  // kernels' parameters.
+  const std::string source_text = src.empty() ? std::string() : read_file(src);
+  const std::string ptx = fs::exists(dir.path + "/program.ptx") ? read_file(dir.path + "/program.ptx") : std::string();
+  io.names = src.empty() ? o.allocation_names : allocation_names(source_text);
+  if (!ptx.empty()) io.shared = sass::ptx_shared_names(ptx);
   r.trace = sass::to_trace(raw, dis, io);
   r.trace.provenance.version = WS_VERSION;
   finish_trace(r.trace, src);  // src: "" for a program built elsewhere
-  if (o.time) time_launches(exe, o, tools, device, src.empty() ? std::string() : read_file(src), dir.path, r);
+  if (o.time) time_launches(exe, o, tools, device, source_text, ptx, dir.path, r);
   return r;
 }
 

@@ -67,16 +67,20 @@ trace::Trace catalog_sass(const Launch& l) {
   return std::move(r.trace);
 }
 
-std::shared_ptr<const trace::Trace> replay_catalog_sass(const std::string& id, const std::map<std::string, int64_t>& params) {
-  const std::string f = trace::find_asset("replay/sass/catalog/" + id + ".wstrace");
+std::shared_ptr<const trace::Trace> replay_sass(const std::string& name,
+                                                const std::function<bool(const trace::Trace&)>& fits) {
+  const std::string f = trace::find_asset("replay/sass/" + name + ".wstrace");
   if (f.empty()) return nullptr;
   try {
     auto t = std::make_shared<trace::Trace>(trace::read_trace(f));
-    if (t->launches.empty() || t->launches[0].params != params) return nullptr;
-    return t;
+    return fits(*t) ? t : nullptr;
   } catch (const std::exception&) {
-    return nullptr;  // an unreadable replay trace: the source panel shows the source alone
+    return nullptr;  // an unreadable replay trace: the source panel shows the emulated side alone
   }
+}
+
+std::shared_ptr<const trace::Trace> replay_catalog_sass(const std::string& id, const std::map<std::string, int64_t>& params) {
+  return replay_sass("catalog/" + id, [&](const trace::Trace& t) { return !t.launches.empty() && t.launches[0].params == params; });
 }
 
 void run_plain_once(const Launch& l) {

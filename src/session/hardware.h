@@ -5,6 +5,8 @@
 // SASS instructions ("512 LDS + 128 LDS.128 a block"); without a GPU the replay pack's
 // traces of the catalog (assets/replay/sass/catalog/, recorded on a GPU) stand in.
 #pragma once
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -17,8 +19,12 @@ namespace ws::session {
 // that is not the catalog's, std::runtime_error (one line) without a GPU or tracer.
 trace::Trace catalog_sass(const Launch& l);
 
-// The replay pack's SASS trace of kernel `id` with exactly these parameters; null when
-// there is none.
+// The replay pack's SASS trace `name` (assets/replay/sass/NAME.wstrace: a program's stem,
+// or "catalog/ID") when it is there, readable and `fits`; else null.
+std::shared_ptr<const trace::Trace> replay_sass(const std::string& name,
+                                                const std::function<bool(const trace::Trace&)>& fits);
+// The replay pack's SASS trace of catalog kernel `id` with exactly these parameters; null
+// when there is none.
 std::shared_ptr<const trace::Trace> replay_catalog_sass(const std::string& id, const std::map<std::string, int64_t>& params);
 
 // Runs `l`'s plain instantiation once on the GPU (the child catalog_sass starts). Throws

@@ -313,8 +313,7 @@ void Session::analyse(const analysis::DramModel& dram) {
     if (gpu.rfind("NVIDIA ", 0) == 0) gpu = gpu.substr(7);
     gpu = gpu.substr(0, gpu.find(' '));
     auto base = [](const std::string& p) { return p.substr(p.rfind('/') == std::string::npos ? 0 : p.rfind('/') + 1); };
-    // A program's trace names its PTX instructions; a catalog kernel's is the source's own.
-    const bool ptx = std::any_of(t.sites.begin(), t.sites.end(), [](const trace::Site& s) { return !s.instruction.empty(); });
+    const bool ptx = analysis::names_instructions(t);
     for (const analysis::LineLevels& l : m.hardware_levels) {
       for (SourceText& st : m.sources) {
         if (base(st.name) != l.file) continue;
@@ -414,17 +413,10 @@ std::shared_ptr<Session> Session::from_program(const program::Options& o, const 
   // What the hardware executed: this run's own trace when it ran on a GPU; else the replay
   // pack's SASS trace of a program of that name with as many launches.
   std::shared_ptr<const trace::Trace> hardware;
-  if (r.trace.provenance.backend != "gpu") {
-    const std::string stem = std::filesystem::path(o.source).stem().string();
-    if (const std::string f = trace::find_asset("replay/sass/" + stem + ".wstrace"); !f.empty()) {
-      try {
-        auto h = std::make_shared<trace::Trace>(trace::read_trace(f));
-        if (h->launches.size() == r.trace.launches.size()) hardware = h;
-      } catch (const std::exception&) {
-        // an unreadable replay trace: the source panel shows the PTX alone
-      }
-    }
-  }
+  if (r.trace.provenance.backend != "gpu")
+    hardware = replay_sass(std::filesystem::path(o.source).stem().string(), [&](const trace::Trace& h) {
+      return h.launches.size() == r.trace.launches.size();
+    });
   if (!r.trace.timings_json.empty()) r.trace.timings_json = with_yardsticks(r.trace.timings_json);
   for (const std::string& n : r.notes) note += (note.empty() ? "" : "; ") + n;
   auto m = from_trace(std::make_shared<trace::Trace>(std::move(r.trace)), dram, launch, hardware);
@@ -655,6 +647,18 @@ std::string source_lines_text(const Session& s) {
     }
   }
   return out;
+}
+
+GpuTimes gpu_times(const Session& s) {
+  GpuTimes g;
+  if (!s.trace().timings_json.empty()) {
+    g.json = &s.trace().timings_json;
+    g.this_run = true;
+  } else if (s.hardware && !s.hardware->timings_json.empty()) {
+    g.json = &s.hardware->timings_json;
+    g.date = s.hardware->provenance.date.substr(0, 10);
+  }
+  return g;
 }
 
 std::string source_lines_json(const Session& s) {

@@ -284,6 +284,15 @@ DramFigures dram_view_figures(const Session& s, const RequestFigures& rv, DramCh
 std::string source_lines_text(const Session& s);
 std::string source_lines_json(const Session& s);
 
+// A program's launches as a GPU timed them (bench JSON, program/timing.h): this run's own,
+// else those of the replay pack's run of the program (its SASS trace's, with its date).
+struct GpuTimes {
+  const std::string* json = nullptr;  // null: none
+  bool this_run = false;
+  std::string date;                   // the replay pack's run (YYYY-MM-DD)
+};
+GpuTimes gpu_times(const Session& s);
+
 // ---- one step numbering for every front end: the app's timeline, `--step`, slides,
 // lessons, captions and file names all say "request K of N" with K counted from 1. Request
 // K is record K - 1 in execution order; only the code counts records from 0.

@@ -146,16 +146,10 @@ float timing_scene(Scene& sc, const TimingLadder& l, float width, float height, 
 static bool program_times_view(Ui& ui) {
   const Session* m = ui.pane.model.get();
   if (!m || m->origin != "program") return false;
-  const std::string* json = nullptr;
-  std::string from;
-  if (m->source && !m->source->timings_json.empty()) {
-    json = &m->source->timings_json;
-    from = "this run";
-  } else if (m->hardware && !m->hardware->timings_json.empty()) {
-    json = &m->hardware->timings_json;
-    from = "replay pack, " + m->hardware->provenance.date.substr(0, 10);
-  }
-  if (!json) return false;
+  const session::GpuTimes g = session::gpu_times(*m);
+  if (!g.json) return false;
+  const std::string* json = g.json;
+  const std::string from = g.this_run ? "this run" : "replay pack, " + g.date;
   // Read once per timings, not per frame.
   static std::string read_from, text;
   if (read_from != *json) {
