@@ -284,7 +284,7 @@ class BlockRun {
  public:
   // One launch's blocks are run one after another by one BlockRun (run() starts each
   // with fresh memory and registers).
-  BlockRun(Device& d, const Kernel& k, const LaunchArgs& a, trace::Builder& b, std::vector<uint32_t>& files,
+  BlockRun(Device& d, const Kernel& k, const KernelLaunch& a, trace::Builder& b, std::vector<uint32_t>& files,
            uint64_t& budget)
       : d_(d), k_(k), a_(a), b_(b), files_(files), budget_(budget) {
     threads_ = uint32_t(a.block.count());
@@ -1459,7 +1459,7 @@ class BlockRun {
 
   Device& d_;
   const Kernel& k_;
-  const LaunchArgs& a_;
+  const KernelLaunch& a_;
   trace::Builder& b_;
   std::vector<uint32_t> shared_buf_;             // the trace's buffer of each shared array (made on first use)
   uint32_t local_buf_ = trace::kNoBuffer;
@@ -1483,7 +1483,7 @@ class BlockRun {
   std::vector<Warp> warps_;
 };
 
-uint64_t Device::launch(const LaunchArgs& a, trace::Builder& b, uint64_t budget) {
+uint64_t Device::launch(const KernelLaunch& a, trace::Builder& b, uint64_t budget) {
   const Kernel* k = module_.kernel(a.kernel);
   if (!k) throw Fault("no kernel named " + a.kernel + " in the program's PTX");
   if (a.block.count() == 0 || a.block.count() > 1024)

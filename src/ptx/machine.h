@@ -42,7 +42,9 @@ struct Fault : std::runtime_error {
 // stopped as an endless loop.
 constexpr uint64_t kInstructionBudget = 600'000'000ull;
 
-struct LaunchArgs {
+// One launch of a kernel as the program asked for it: which kernel, its grid and block, the
+// dynamic shared memory and the argument bytes.
+struct KernelLaunch {
   std::string kernel;             // mangled name, as registered
   trace::Dim3 grid, block;
   uint32_t dynamic_shared = 0;
@@ -83,7 +85,7 @@ class Device {
   // Runs one launch to its end, recording through `b` (a launch is begun there).
   // `budget` caps the warp instructions (a kernel that never ends). Throws Fault.
   // Returns the lane accesses executed.
-  uint64_t launch(const LaunchArgs& a, trace::Builder& b, uint64_t budget = kInstructionBudget);
+  uint64_t launch(const KernelLaunch& a, trace::Builder& b, uint64_t budget = kInstructionBudget);
 
   // Trace file index of a .file number (files are added to the trace on first use).
   struct Alloc {

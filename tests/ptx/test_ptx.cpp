@@ -73,7 +73,7 @@ TEST_CASE("vector add: every element right; 4-byte loads of 32 lanes, the tail w
   const ptx::Kernel& k = dev.module().kernels.at(0);
   trace::Trace t;
   trace::Builder bld(t);
-  ptx::LaunchArgs la{k.name, {4, 1, 1}, {256, 1, 1}, 0, pack(k, da, db, dc, n)};
+  ptx::KernelLaunch la{k.name, {4, 1, 1}, {256, 1, 1}, 0, pack(k, da, db, dc, n)};
   const uint64_t lanes = dev.launch(la, bld);
   REQUIRE(dev.to_host(c.data(), dc, n * 4));
   for (int i = 0; i < n; ++i) REQUIRE(c[i] == 3.0f * i);

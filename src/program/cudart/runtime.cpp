@@ -210,7 +210,7 @@ cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void
   if (uint64_t(blockDim.x) * blockDim.y * blockDim.z > 1024 || !blockDim.x || !blockDim.y || !blockDim.z)
     return ret(cudaErrorInvalidConfiguration);
   if (!gridDim.x || !gridDim.y || !gridDim.z) return ret(cudaErrorInvalidConfiguration);
-  ptx::LaunchArgs la;
+  ptx::KernelLaunch la;
   la.kernel = k->name;
   la.grid = {gridDim.x, gridDim.y, gridDim.z};
   la.block = {blockDim.x, blockDim.y, blockDim.z};
