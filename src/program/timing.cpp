@@ -1,13 +1,16 @@
+// src/program/timing.cpp — the GPU timer's file read back and made into a timing result,
+// with the kernels' signatures and work annotations from the program's source and their
+// parameter layout (which the timer needs) from the PTX reader's declarations.
 #include "program/timing.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstring>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
 
 #include "program/program.h"
+#include "ptx/ptx.h"
 #include "sass/import.h"  // plain_name
 
 namespace ws::program {
@@ -196,28 +199,10 @@ std::string megabytes(uint64_t b) {
 }  // namespace
 
 ParamLayout ptx_param_layout(const std::string& ptx) {
-  static const std::regex entry(R"(\.entry\s+([A-Za-z_$][\w$]*))");
-  static const std::regex param(R"(\.param\s+(?:\.align\s+(\d+)\s+)?\.[usfb](8|16|32|64)\b[^\[,)]*?(?:\[(\d+)\])?\s*(?:,|$))");
   ParamLayout out;
-  std::string fn;
-  std::istringstream in(ptx);
-  for (std::string l; std::getline(in, l);) {
-    std::smatch m;
-    if (std::regex_search(l, m, entry)) {
-      fn = m[1].str();
-      out[fn];
-      if (l.find(')') != std::string::npos && l.find(".param") == std::string::npos) fn.clear();  // no parameters
-      continue;
-    }
-    if (fn.empty()) continue;
-    if (std::regex_search(l, m, param)) {
-      const uint32_t bits = uint32_t(std::stoul(m[2].str()));
-      uint32_t size = bits / 8, align = size;
-      if (m[3].matched) size *= uint32_t(std::stoul(m[3].str()));
-      if (m[1].matched) align = uint32_t(std::stoul(m[1].str()));
-      out[fn].push_back({size, align});
-    }
-    if (l.find(')') != std::string::npos || l.find('{') != std::string::npos) fn.clear();
+  for (const ptx::Kernel& k : ptx::parse_declarations(ptx).kernels) {
+    auto& params = out[k.name];
+    for (const ptx::Param& p : k.params) params.push_back({p.bytes, p.align});
   }
   return out;
 }

@@ -1,15 +1,15 @@
-// Decoding PTX text into ptx::Module: a tokenizer that keeps line numbers (.loc and
-// .file end at the line's end), a statement parser, and one decode step per instruction
-// that turns its dotted opcode into an Opc with typed modifiers and its operands into
-// register numbers, immediates, addresses and symbols.
-#include "ptx/ptx.h"
-
+// src/ptx/parse.cpp — PTX text read into ptx::Module: module-level declarations, kernel
+// and function headers with their parameters, declarations of registers and shared and
+// local arrays, and the instructions with their operands resolved to register numbers,
+// immediates, addresses and symbols. The same reader, told to skip instruction bodies,
+// serves every other reader of PTX's declarations (parse_declarations).
 #include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <map>
-#include <sstream>
+#include <unordered_map>
 
+#include "ptx/reader.h"
 #include "trace/toolkit.h"
 
 namespace ws::ptx {
@@ -22,140 +22,17 @@ const Kernel* Module::kernel(const std::string& n) const {
 
 namespace {
 
-struct Tok {
-  enum Kind : uint8_t { Ident, Number, String, Punct, End } kind = End;
-  std::string text;
-  uint32_t line = 0;
-};
-
-std::vector<Tok> tokenize(const std::string& s) {
-  std::vector<Tok> out;
-  uint32_t line = 1;
-  size_t i = 0, n = s.size();
-  auto ident_start = [](char c) { return std::isalpha((unsigned char)c) || c == '.' || c == '%' || c == '$' || c == '_'; };
-  auto ident_char = [](char c) { return std::isalnum((unsigned char)c) || c == '.' || c == '_' || c == '$'; };
-  while (i < n) {
-    char c = s[i];
-    if (c == '\n') { ++line; ++i; continue; }
-    if (std::isspace((unsigned char)c)) { ++i; continue; }
-    if (c == '/' && i + 1 < n && s[i + 1] == '/') { while (i < n && s[i] != '\n') ++i; continue; }
-    if (c == '/' && i + 1 < n && s[i + 1] == '*') {
-      i += 2;
-      while (i + 1 < n && !(s[i] == '*' && s[i + 1] == '/')) { if (s[i] == '\n') ++line; ++i; }
-      i += 2;
-      continue;
-    }
-    Tok t;
-    t.line = line;
-    if (ident_start(c)) {
-      size_t j = i + 1;
-      while (j < n && ident_char(s[j])) ++j;
-      t.kind = Tok::Ident;
-      t.text = s.substr(i, j - i);
-      i = j;
-    } else if (std::isdigit((unsigned char)c)) {
-      size_t j = i + 1;
-      while (j < n && (std::isalnum((unsigned char)s[j]) || s[j] == '.')) ++j;
-      t.kind = Tok::Number;
-      t.text = s.substr(i, j - i);
-      i = j;
-    } else if (c == '"') {
-      size_t j = i + 1;
-      while (j < n && s[j] != '"') ++j;
-      t.kind = Tok::String;
-      t.text = s.substr(i + 1, j - i - 1);
-      i = j + 1;
-    } else {
-      t.kind = Tok::Punct;
-      t.text = std::string(1, c);
-      ++i;
-    }
-    out.push_back(std::move(t));
-  }
-  Tok end;
-  end.line = line;
-  out.push_back(end);
-  return out;
-}
-
-const std::map<std::string, Type>& type_names() {
-  static const std::map<std::string, Type> m{
-      {"pred", Type::Pred}, {"b8", Type::B8},   {"b16", Type::B16}, {"b32", Type::B32}, {"b64", Type::B64},
-      {"u8", Type::U8},     {"u16", Type::U16}, {"u32", Type::U32}, {"u64", Type::U64}, {"s8", Type::S8},
-      {"s16", Type::S16},   {"s32", Type::S32}, {"s64", Type::S64}, {"f16", Type::F16}, {"f32", Type::F32},
-      {"f64", Type::F64}};
-  return m;
-}
-
-bool parse_int(const std::string& t, int64_t& v) {
-  if (t.empty()) return false;
-  std::string s = t;
-  if (!s.empty() && (s.back() == 'U' || s.back() == 'u')) s.pop_back();
-  try {
-    size_t used = 0;
-    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-      v = int64_t(std::stoull(s.substr(2), &used, 16));
-      return used == s.size() - 2;
-    }
-    v = int64_t(std::stoull(s, &used, 10));
-    return used == s.size();
-  } catch (...) {
-    return false;
-  }
-}
-
-// 0f3F800000 / 0d3FF0000000000000 (bits), or a plain integer.
-bool parse_number(const std::string& t, int64_t& v, bool& is_f32bits) {
-  is_f32bits = false;
-  if (t.size() > 2 && t[0] == '0' && (t[1] == 'f' || t[1] == 'F')) {
-    v = int64_t(std::stoull(t.substr(2), nullptr, 16));
-    is_f32bits = true;
-    return true;
-  }
-  if (t.size() > 2 && t[0] == '0' && (t[1] == 'd' || t[1] == 'D')) {
-    v = int64_t(std::stoull(t.substr(2), nullptr, 16));
-    return true;
-  }
-  return parse_int(t, v);
-}
-
-// Opcodes the interpreter runs, by their first word (bar/barrier are decided apart).
-const std::map<std::string, Opc>& opcodes() {
-  static const std::map<std::string, Opc> ops{
-        {"mov", Opc::Mov},     {"cvta", Opc::Cvta},   {"ld", Opc::Ld},       {"ldu", Opc::Ld},       {"st", Opc::St},
-        {"cvt", Opc::Cvt},     {"add", Opc::Add},     {"sub", Opc::Sub},      {"mul", Opc::Mul},
-        {"mad", Opc::Mad},     {"fma", Opc::Fma},     {"div", Opc::Div},      {"rem", Opc::Rem},
-        {"min", Opc::Min},     {"max", Opc::Max},     {"neg", Opc::Neg},      {"abs", Opc::Abs},
-        {"and", Opc::And},     {"or", Opc::Or},       {"xor", Opc::Xor},      {"not", Opc::Not},
-        {"shl", Opc::Shl},     {"shr", Opc::Shr},     {"setp", Opc::Setp},    {"selp", Opc::Selp},
-        {"set", Opc::Set},     {"bra", Opc::Bra},     {"ret", Opc::Ret},      {"exit", Opc::Exit},
-        {"rcp", Opc::Rcp},     {"sqrt", Opc::Sqrt},   {"rsqrt", Opc::Rsqrt},  {"ex2", Opc::Ex2},
-        {"lg2", Opc::Lg2},     {"sin", Opc::Sin},     {"cos", Opc::Cos},      {"shfl", Opc::Shfl},
-        {"vote", Opc::Vote},   {"activemask", Opc::Activemask},               {"atom", Opc::Atom},
-        {"red", Opc::Red},     {"membar", Opc::Membar}, {"fence", Opc::Membar}, {"bfe", Opc::Bfe},
-        {"bfi", Opc::Bfi},     {"popc", Opc::Popc},   {"clz", Opc::Clz},      {"brev", Opc::Brev},
-        {"prmt", Opc::Prmt},   {"copysign", Opc::Copysign}, {"mul24", Opc::Mul24}, {"mad24", Opc::Mad24},
-        {"sad", Opc::Sad},     {"testp", Opc::Testp}, {"prefetch", Opc::Nop}, {"prefetchu", Opc::Nop},
-        {"nanosleep", Opc::Nop}, {"pmevent", Opc::Nop}, {"trap", Opc::Exit}, {"brkpt", Opc::Nop}};
-  return ops;
-}
-
 using trace::toolkit_file;
 
-std::vector<std::string> split_dots(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (size_t i = 0; i <= s.size(); ++i)
-    if (i == s.size() || s[i] == '.') {
-      if (i > start) out.push_back(s.substr(start, i - start));
-      start = i + 1;
-    }
-  return out;
-}
-
+// A recursive-descent reader over the token list. With `declarations` it reads what a
+// module declares and passes over instruction bodies (not decoded, so that PTX built for
+// any architecture reads), and a statement it cannot read is skipped instead of refused.
 class Parser {
  public:
-  Parser(const std::string& text, const std::string& name) : t_(tokenize(text)) { m_.name = name; }
+  Parser(const std::string& text, const std::string& name, bool declarations)
+      : t_(tokenize(text)), declarations_(declarations) {
+    m_.name = name;
+  }
 
   Module run() {
     // .file comes after the code that names it: read the table first.
@@ -164,8 +41,22 @@ class Parser {
       if (t_[i].kind == Tok::Ident && t_[i].text == ".file" && parse_int(t_[i + 1].text, n) && t_[i + 2].kind == Tok::String)
         m_.files[uint32_t(n)] = t_[i + 2].text;
     }
-    while (peek().kind != Tok::End) top_level();
-    for (Kernel& k : m_.kernels) link(k);
+    while (peek().kind != Tok::End) {
+      if (!declarations_) {
+        top_level();
+        continue;
+      }
+      const size_t at = p_;
+      try {
+        top_level();
+      } catch (const Error&) {  // passed over: what follows is still read
+        kernel_ = nullptr;
+        if (p_ == at) next();  // an unexpected word: the next one may start a declaration
+        else skip_statement();
+      }
+    }
+    if (!declarations_)
+      for (Kernel& k : m_.kernels) link(m_, k);
     return std::move(m_);
   }
 
@@ -323,24 +214,19 @@ class Parser {
     m_.globals.push_back(std::move(v));
   }
 
-  void add_shared(Kernel& k, Variable v) {
-    if (v.external || v.bytes == 0) {
-      v.external = true;
-      v.bytes = 0;
-    } else {
-      k.static_shared = (k.static_shared + v.align - 1) / v.align * v.align;
-      v.offset = k.static_shared;
-      k.static_shared += v.bytes;
-    }
-    k.shared.push_back(std::move(v));
-  }
 
   // A parameter list `( .param .type name[, ...] )`, laid out as the launch ABI packs it.
-  uint32_t param_list(std::vector<Param>& out) {
+  // `closed`: the list ended with its ')'; only a declarations reader accepts one cut short
+  // (at the first word that is not a parameter), for PTX pasted without the rest.
+  uint32_t param_list(std::vector<Param>& out, bool* closed = nullptr) {
     expect("(");
     uint32_t off = 0;
     while (!is(")") && peek().kind != Tok::End) {
       if (is(",")) { next(); continue; }
+      if (closed && declarations_ && !is(".param")) {
+        *closed = false;
+        return off;
+      }
       expect(".param");
       Param p;
       const Type ty = declared_type(p.align, peek().line);
@@ -369,14 +255,15 @@ class Parser {
     regs_.clear();
     labels_.clear();
     fixups_.clear();
-    k.param_bytes = param_list(k.params);
+    bool closed = true;
+    k.param_bytes = param_list(k.params, &closed);
     // Performance directives (.maxntid 256, 1, 1 / .reqntid / .minnctapersm / .maxnreg).
-    while (peek().kind != Tok::End && !is("{") && !is(";")) next();
-    if (is(";")) {
+    while (closed && peek().kind != Tok::End && !is("{") && !is(";")) next();
+    if (closed && is(";")) {
       next();
       return;
     }
-    expect("{");
+    if (closed) expect("{");
     kernel_ = &k;
     body(k);
     // Symbols: labels resolved, shared/local arrays bound.
@@ -390,126 +277,6 @@ class Parser {
     kernel_ = nullptr;
   }
 
-  // Makes every function `k` calls (transitively) part of its code, each with registers,
-  // symbols, labels and a frame of its own, and lays out the thread's call area: a call
-  // copies its arguments into the callee's parameters, a return copies the return value
-  // back (Kernel::linked). Recursion shares one frame, so the machine refuses it.
-  void link(Kernel& k) {
-    if (k.calls.empty()) return;
-    uint32_t area = 0;
-    auto place = [&](const std::vector<Param>& ps) {
-      std::vector<uint32_t> off;
-      for (const Param& p : ps) {
-        const uint32_t a = std::max<uint32_t>(1, p.align);
-        area = (area + a - 1) / a * a;
-        off.push_back(area);
-        area += std::max<uint32_t>(1, p.bytes);
-      }
-      return off;
-    };
-    struct Part {
-      const Kernel* f;
-      uint32_t pc_base, size;
-      std::vector<uint32_t> param_off, ret_off, cp_off;
-    };
-    std::vector<Part> parts;
-    std::map<std::string, size_t> part_of;
-    parts.push_back({&k, 0, uint32_t(k.code.size()), {}, {}, place(k.call_params)});
-    for (Kernel::Sym& sym : k.symbols)
-      if (sym.kind == Kernel::Sym::CallParam) sym = {Kernel::Sym::Call, parts[0].cp_off[sym.index]};
-    auto builtin = [](const std::string& name) {
-      return name == "vprintf" ? Kernel::Builtin::Printf
-             : name == "__assertfail" ? Kernel::Builtin::AssertFail
-                                      : Kernel::Builtin::None;
-    };
-    auto need = [&](const std::string& name, uint32_t line) {
-      if (part_of.count(name) || builtin(name) != Kernel::Builtin::None) return;
-      const Kernel* f = nullptr;
-      for (const Kernel& g : m_.functions)
-        if (g.name == name) f = &g;
-      if (!f) fail("call to " + name + ", whose body is not in the PTX", line);
-      part_of[name] = parts.size();
-      parts.push_back({f, 0, 0, {}, {}, {}});
-    };
-    for (const Insn& in : k.code)
-      if (in.op == Opc::Call) need(k.calls[size_t(in.o[0].imm)].callee, in.text_line);
-    for (size_t pi = 1; pi < parts.size(); ++pi) {  // grows as callees call further
-      const Kernel& f = *parts[pi].f;
-      const uint32_t pc_base = uint32_t(k.code.size());
-      parts[pi].pc_base = pc_base;
-      parts[pi].size = uint32_t(f.code.size());
-      const uint32_t reg_base = k.registers;
-      k.registers += f.registers;
-      const uint64_t local_base = (k.local_bytes + 7) / 8 * 8;
-      k.local_bytes = local_base + f.local_bytes;
-      parts[pi].param_off = place(f.params);
-      parts[pi].ret_off = place(f.rets);
-      parts[pi].cp_off = place(f.call_params);
-      const Part p = parts[pi];  // a copy: need() may grow `parts` below
-      const uint32_t sym_base = uint32_t(k.symbols.size());
-      for (const Kernel::Sym& sym : f.symbols) {
-        Kernel::Sym t = sym;
-        switch (sym.kind) {
-          case Kernel::Sym::Param: t = {Kernel::Sym::Call, p.param_off[sym.index]}; break;
-          case Kernel::Sym::Ret: t = {Kernel::Sym::Call, p.ret_off[sym.index]}; break;
-          case Kernel::Sym::CallParam: t = {Kernel::Sym::Call, p.cp_off[sym.index]}; break;
-          case Kernel::Sym::Local: t.index = uint32_t(sym.index + local_base); break;
-          case Kernel::Sym::Shared: {
-            const Variable& v = f.shared[sym.index];
-            size_t i = 0;
-            while (i < k.shared.size() && k.shared[i].name != v.name) ++i;
-            if (i == k.shared.size()) add_shared(k, v);
-            t.index = uint32_t(i);
-            break;
-          }
-          default: break;
-        }
-        k.symbols.push_back(t);
-      }
-      for (Insn in : f.code) {
-        auto reg = [&](uint32_t& r) {
-          if (r != kSink) r += reg_base;
-        };
-        reg(in.guard);
-        for (Operand& o : in.o) {
-          if (o.kind == Operand::Reg || (o.kind == Operand::Addr && o.has_reg)) o.reg += reg_base;
-          if (o.kind == Operand::Vec)
-            for (int i = 0; i < o.count; ++i) reg(o.vec[size_t(i)]);
-          if (o.kind == Operand::Symbol || (o.kind == Operand::Addr && o.has_symbol)) o.symbol += sym_base;
-          if (o.kind == Operand::Label) o.imm += pc_base;
-        }
-        if (in.op == Opc::Call) need(f.calls[size_t(in.o[0].imm)].callee, in.text_line);
-        k.code.push_back(std::move(in));
-      }
-    }
-    // Every call site: where its callee starts and what it copies in and out.
-    for (size_t pi = 0; pi < parts.size(); ++pi) {
-      const Part& p = parts[pi];
-      const uint32_t base = uint32_t(k.linked.size());
-      for (const Kernel::CallSite& c : p.f->calls) {
-        if (const Kernel::Builtin b = builtin(c.callee); b != Kernel::Builtin::None) {
-          Kernel::Linked l;
-          l.builtin = b;
-          for (uint32_t a : c.args) l.in.push_back({p.cp_off[a], 0, p.f->call_params[a].bytes});  // the arguments' slots
-          if (!c.rets.empty()) l.ret_slot = p.cp_off[c.rets[0]];
-          k.linked.push_back(std::move(l));
-          continue;
-        }
-        const Part& q = parts[part_of.at(c.callee)];
-        Kernel::Linked l;
-        l.entry = q.pc_base;
-        l.function = uint32_t(part_of.at(c.callee));
-        for (size_t i = 0; i < c.args.size() && i < q.param_off.size(); ++i)
-          l.in.push_back({p.cp_off[c.args[i]], q.param_off[i], q.f->params[i].bytes});
-        for (size_t j = 0; j < c.rets.size() && j < q.ret_off.size(); ++j)
-          l.out.push_back({q.ret_off[j], p.cp_off[c.rets[j]], q.f->rets[j].bytes});
-        k.linked.push_back(std::move(l));
-      }
-      for (uint32_t pc = p.pc_base; pc < p.pc_base + p.size; ++pc)
-        if (k.code[pc].op == Opc::Call) k.code[pc].o[0].imm += base;
-    }
-    k.call_bytes = area;
-  }
 
   void body(Kernel& k) {
     int depth = 1;
@@ -522,6 +289,9 @@ class Parser {
         continue;
       }
       if (w == "{") { next(); ++depth; continue; }
+      // A declarations reader whose kernel never closed (PTX cut short) stops at the next
+      // module-level word.
+      if (declarations_ && (w == ".entry" || w == ".func" || w == ".visible" || w == ".weak")) return;
       if (w == ".loc") {
         const uint32_t line = tk.line;
         next();
@@ -545,6 +315,7 @@ class Parser {
       }
       if (w == ".reg") { reg_decl(); continue; }
       if (w == ".shared" || w == ".local") { variable(&k, false); continue; }
+      if (w == ".extern" && is(".shared", 1)) { variable(&k, true); continue; }
       if (w == ".pragma") { skip_statement(); continue; }
       if (w == ".param") { call_param(k); continue; }
       if (tk.kind == Tok::Ident && is(":", 1)) {
@@ -553,7 +324,8 @@ class Parser {
         next();
         continue;
       }
-      instruction(k);
+      if (declarations_) skip_statement();
+      else instruction(k);
     }
   }
 
@@ -782,7 +554,7 @@ class Parser {
     }
     {
       const std::string base = in.opcode.substr(0, in.opcode.find('.'));
-      if (!opcodes().count(base) && base != "bar" && base != "barrier")
+      if (!known_opcode(base))
         fail("unsupported instruction '" + in.opcode + "'", in.text_line);
     }
     std::vector<Operand> ops;
@@ -796,101 +568,14 @@ class Parser {
     if (ops.size() > in.o.size()) fail("too many operands", in.text_line);
     for (size_t i = 0; i < ops.size(); ++i) in.o[i] = ops[i];
     in.nops = uint8_t(ops.size());
-    decode(in);
+    decode(in, m_.name);
     k.code.push_back(std::move(in));
   }
 
-  void decode(Insn& in) {
-    std::vector<std::string> parts = split_dots(in.opcode);
-    const std::string base = parts.empty() ? "" : parts[0];
-    std::vector<Type> types;
-    for (size_t i = 1; i < parts.size(); ++i) {
-      const std::string& m = parts[i];
-      auto it = type_names().find(m);
-      if (it != type_names().end()) { types.push_back(it->second); continue; }
-      if (m == "global") in.space = Space::Global;
-      else if (m == "shared" || m == "shared::cta") in.space = Space::Shared;
-      else if (m == "local") in.space = Space::Local;
-      else if (m == "const") in.space = Space::Const;
-      else if (m == "param") in.space = Space::Param;
-      else if (m == "wide") in.mods |= kWide;
-      else if (m == "lo") in.mods |= kLo;
-      else if (m == "hi") in.mods |= kHi;
-      else if (m == "uni") in.mods |= kUni;
-      else if (m == "approx") in.mods |= kApprox;
-      else if (m == "ftz") in.mods |= kFtz;
-      else if (m == "sat") in.mods |= kSat;
-      else if (m == "nc") in.mods |= kNc;
-      else if (m == "clamp") in.mods |= kShiftClamp;
-      else if (m == "v2") in.vec = 2;
-      else if (m == "v4") in.vec = 4;
-      else if (m == "rn") in.rnd = Rnd::Rn;
-      else if (m == "rz") in.rnd = Rnd::Rz;
-      else if (m == "rm") in.rnd = Rnd::Rm;
-      else if (m == "rp") in.rnd = Rnd::Rp;
-      else if (m == "rni") in.rnd = Rnd::Rni;
-      else if (m == "rzi") in.rnd = Rnd::Rzi;
-      else if (m == "rmi") in.rnd = Rnd::Rmi;
-      else if (m == "rpi") in.rnd = Rnd::Rpi;
-      else if (base == "setp" || base == "set") {
-        static const std::map<std::string, Cmp> cmps{{"eq", Cmp::Eq},   {"ne", Cmp::Ne},   {"lt", Cmp::Lt},
-                                                     {"le", Cmp::Le},   {"gt", Cmp::Gt},   {"ge", Cmp::Ge},
-                                                     {"lo", Cmp::Lo},   {"ls", Cmp::Ls},   {"hi", Cmp::Hi},
-                                                     {"hs", Cmp::Hs},   {"equ", Cmp::Equ}, {"neu", Cmp::Neu},
-                                                     {"ltu", Cmp::Ltu}, {"leu", Cmp::Leu}, {"gtu", Cmp::Gtu},
-                                                     {"geu", Cmp::Geu}, {"num", Cmp::Num}, {"nan", Cmp::Nan}};
-        auto c = cmps.find(m);
-        if (c != cmps.end()) in.cmp = c->second;
-        else if (m == "and") in.mods |= kCmpAnd;
-        else if (m == "or") in.mods |= kCmpOr;
-        else if (m == "xor") in.mods |= kCmpXor;
-      } else if (base == "shfl") {
-        if (m == "up") in.sub = uint8_t(ShflMode::Up);
-        else if (m == "down") in.sub = uint8_t(ShflMode::Down);
-        else if (m == "bfly") in.sub = uint8_t(ShflMode::Bfly);
-        else if (m == "idx") in.sub = uint8_t(ShflMode::Idx);
-      } else if (base == "vote") {
-        if (m == "all") in.sub = uint8_t(VoteMode::All);
-        else if (m == "any") in.sub = uint8_t(VoteMode::Any);
-        else if (m == "uni") in.sub = uint8_t(VoteMode::Uni);
-        else if (m == "ballot") in.sub = uint8_t(VoteMode::Ballot);
-      } else if (base == "atom" || base == "red") {
-        static const std::map<std::string, AtomOp> aops{{"add", AtomOp::Add}, {"min", AtomOp::Min},
-                                                        {"max", AtomOp::Max}, {"exch", AtomOp::Exch},
-                                                        {"cas", AtomOp::Cas}, {"and", AtomOp::And},
-                                                        {"or", AtomOp::Or},   {"xor", AtomOp::Xor},
-                                                        {"inc", AtomOp::Inc}, {"dec", AtomOp::Dec}};
-        auto a = aops.find(m);
-        if (a != aops.end()) in.sub = uint8_t(a->second);
-      }
-      // Everything else (.volatile, .relaxed, .gpu, .cta, .sync, .aligned, .L1::..., .full,
-      // .ca, .cg, .cs, .lu, .cv, .wb, .wt, .NaN, .u64 of cvta...) changes nothing here.
-    }
-    const bool to = std::find(parts.begin(), parts.end(), "to") != parts.end();
-    in.type = types.empty() ? Type::None : types[0];
-    if (types.size() > 1) in.type2 = types[1];
-    const auto& ops = opcodes();
-
-    if (base == "bar" || base == "barrier") {
-      // bar.warp.sync: every lane of the warp runs in lock step here already.
-      in.op = std::find(parts.begin(), parts.end(), "warp") != parts.end() ? Opc::Nop : Opc::Bar;
-      if (std::find(parts.begin(), parts.end(), "arrive") != parts.end())
-        throw Error(m_.name + ":" + std::to_string(in.text_line) + ": unsupported instruction '" + in.opcode + "'");
-      return;
-    }
-    auto it = ops.find(base);
-    if (it == ops.end())
-      throw Error(m_.name + ":" + std::to_string(in.text_line) + ": unsupported instruction '" + in.opcode + "'");
-    in.op = it->second;
-    if (in.op == Opc::Cvta && to) in.op = Opc::CvtaTo;
-    if (in.op == Opc::Ld || in.op == Opc::St) {
-      if (in.type == Type::None) throw Error(m_.name + ":" + std::to_string(in.text_line) + ": " + in.opcode + " without a type");
-    }
-    if (in.op == Opc::Cvt && in.rnd >= Rnd::Rni) in.mods |= kRzi;
-  }
 
   std::vector<Tok> t_;
   size_t p_ = 0;
+  bool declarations_ = false;
   Module m_;
   Kernel* kernel_ = nullptr;
   std::vector<Variable> local_;
@@ -902,6 +587,10 @@ class Parser {
 
 }  // namespace
 
-Module parse(const std::string& text, const std::string& name) { return Parser(text, name).run(); }
+Module parse(const std::string& text, const std::string& name) { return Parser(text, name, false).run(); }
+
+Module parse_declarations(const std::string& text, const std::string& name) {
+  return Parser(text, name, true).run();
+}
 
 }  // namespace ws::ptx

@@ -20,7 +20,7 @@ struct Error : std::runtime_error {
 
 // Operand types. Float types keep their IEEE bits in a register's low bits.
 enum class Type : uint8_t { None, Pred, B8, B16, B32, B64, U8, U16, U32, U64, S8, S16, S32, S64, F16, F32, F64 };
-inline uint32_t type_bytes(Type t) {
+constexpr uint32_t type_bytes(Type t) {
   switch (t) {
     case Type::B8: case Type::U8: case Type::S8: return 1;
     case Type::B16: case Type::U16: case Type::S16: case Type::F16: return 2;
@@ -30,18 +30,26 @@ inline uint32_t type_bytes(Type t) {
   }
   return 0;
 }
-inline bool is_signed(Type t) { return t == Type::S8 || t == Type::S16 || t == Type::S32 || t == Type::S64; }
-inline bool is_float(Type t) { return t == Type::F16 || t == Type::F32 || t == Type::F64; }
+constexpr bool is_signed(Type t) { return t == Type::S8 || t == Type::S16 || t == Type::S32 || t == Type::S64; }
+constexpr bool is_float(Type t) { return t == Type::F16 || t == Type::F32 || t == Type::F64; }
 
 // State spaces of ld/st/atom/cvta and of declared variables. Generic: an address whose
 // window says where it goes, as on the GPU.
 enum class Space : uint8_t { Generic, Global, Shared, Local, Const, Param };
 
+// The instructions the interpreter runs: one per row of opcodes.def.
 enum class Opc : uint8_t {
-  Mov, Ld, St, Cvta, CvtaTo, Cvt, Add, Sub, Mul, Mad, Fma, Div, Rem, Min, Max, Neg, Abs, And, Or, Xor, Not,
-  Shl, Shr, Setp, Selp, Set, Bra, Ret, Exit, Bar, Rcp, Sqrt, Rsqrt, Ex2, Lg2, Sin, Cos, Shfl, Vote, Activemask,
-  Atom, Red, Membar, Bfe, Bfi, Popc, Clz, Brev, Prmt, Copysign, Mul24, Mad24, Sad, Testp, Nop, Call,
+#define PTX_OP(E, N, K, F) E,
+#include "ptx/opcodes.def"
 };
+
+// How the interpreter runs an instruction (opcodes.def explains each kind).
+enum class Kind : uint8_t { Alu, Move, Memory, Warp, Control, Nothing };
+inline constexpr Kind kKindOf[] = {
+#define PTX_OP(E, N, K, F) Kind::K,
+#include "ptx/opcodes.def"
+};
+constexpr Kind kind_of(Opc op) { return kKindOf[size_t(op)]; }
 
 enum class Cmp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan };
 
@@ -172,5 +180,12 @@ struct Module {
 
 // Decodes PTX text. Throws Error naming the PTX line for what it cannot read.
 Module parse(const std::string& text, const std::string& name = "module.ptx");
+
+// What PTX text declares, for readers that do not run it: kernels (.entry) and functions
+// with their parameters and the shared and local arrays their bodies declare, module
+// variables, .file entries. Instructions are passed over undecoded, so PTX for any
+// architecture reads, and kernels' code stays empty. Never throws: a statement it cannot
+// read is skipped.
+Module parse_declarations(const std::string& text, const std::string& name = "module.ptx");
 
 }  // namespace ws::ptx

@@ -1,3 +1,5 @@
+// src/sass/import.cpp — a GPU tracer's file made into a trace (import.h), with nvdisasm's
+// listing parsed for opcodes and lines and the PTX read for each kernel's shared arrays.
 #include "sass/import.h"
 
 #include <cxxabi.h>
@@ -11,6 +13,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "ptx/ptx.h"
 #include "trace/builder.h"
 #include "trace/toolkit.h"
 
@@ -221,30 +224,25 @@ Disassembly parse_disassembly(const std::string& text, const std::vector<std::st
 }
 
 SharedNames ptx_shared_names(const std::string& ptx) {
+  // "_ZZ14transposeTiled…E4tile" → "tile": the last part of its demangled name.
+  auto plain = [](const std::string& name) {
+    int status = 0;
+    std::unique_ptr<char, void (*)(void*)> d(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
+    std::string s = status == 0 && d ? std::string(d.get()) : name;
+    const size_t colon = s.rfind("::");
+    return colon == std::string::npos ? s : s.substr(colon + 2);
+  };
   SharedNames out;
-  static const std::regex entry(R"(\.entry\s+([A-Za-z_$][\w$]*))");
-  static const std::regex shared(R"(^\s*(?:\.extern\s+)?\.shared\s+[^;]*?([A-Za-z_$][\w$]*)\s*(?:\[[^\]]*\])*\s*;)");
-  std::string fn;
-  std::istringstream in(ptx);
-  for (std::string l; std::getline(in, l);) {
-    std::smatch m;
-    if (std::regex_search(l, m, entry)) {
-      fn = m[1].str();
-      out[fn];
-      continue;
-    }
-    if (std::regex_search(l, m, shared)) {
-      // "_ZZ14transposeTiled…E4tile" → "tile": the last part of its demangled name. Declared
-      // outside any kernel (`partial`), it is under "".
-      const std::string name = m[1].str();
-      int status = 0;
-      std::unique_ptr<char, void (*)(void*)> d(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
-      std::string plain = status == 0 && d ? std::string(d.get()) : name;
-      const size_t colon = plain.rfind("::");
-      if (colon != std::string::npos) plain = plain.substr(colon + 2);
-      out[l.find_first_not_of(" \t") == 0 ? std::string() : fn].push_back(plain);
-    }
+  const ptx::Module m = ptx::parse_declarations(ptx);
+  for (const ptx::Kernel& k : m.kernels) {
+    auto& names = out[k.name];
+    for (const ptx::Variable& v : k.shared) names.push_back(plain(v.name));
   }
+  // Declared outside any kernel (module scope, or in a device function): under "".
+  for (const ptx::Variable& v : m.globals)
+    if (v.space == ptx::Space::Shared) out[""].push_back(plain(v.name));
+  for (const ptx::Kernel& f : m.functions)
+    for (const ptx::Variable& v : f.shared) out[""].push_back(plain(v.name));
   return out;
 }
 

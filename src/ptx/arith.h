@@ -1,0 +1,279 @@
+// src/ptx/arith.h — what each Alu and Move row of opcodes.def computes, one function per
+// instruction: a lane's result from the instruction's form (`in`: modifiers, comparison,
+// rounding), its type `t` and its sources' values a, b, c, e (operands 1 to 4; 0 where the
+// instruction has fewer). The interpreter applies the function over a warp's active lanes
+// (BlockRun::lanes in execute.cpp); because they are inlined there with `t` often a
+// constant, each becomes a tight loop over 32 lanes with its type decisions made once.
+// Private to src/ptx.
+#pragma once
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+
+#include "ptx/machine.h"
+#include "ptx/value.h"
+
+namespace ws::ptx {
+
+#define WS_LANE_OP [[gnu::always_inline]] inline uint64_t
+
+// A float operation in the type's own precision: f on f32 or f64 values, the result's bits.
+template <class F>
+[[gnu::always_inline]] inline uint64_t fop(Type t, uint64_t a, uint64_t b, uint64_t c, F f) {
+  if (t == Type::F64) return bits(double(f(f64(a), f64(b), f64(c))));
+  return bits(float(f(f32(a), f32(b), f32(c))));
+}
+
+// ---- data movement ----------------------------------------------------------------------
+// A predicate keeps its one bit; anything else its type's width. (Vector forms: mov_vector.)
+WS_LANE_OP mov_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  return t == Type::Pred ? (a & 1) : a & width_mask(t);
+}
+// cvta moves an address of a state space into its generic window; cvta.to takes it out.
+WS_LANE_OP cvta_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  const uint64_t win = in.space == Space::Shared ? kSharedWindow : in.space == Space::Local ? kLocalWindow
+                     : in.space == Space::Const ? kConstWindow : in.space == Space::Param ? kParamWindow : 0;
+  return (in.op == Opc::Cvta ? a + win : a - win) & width_mask(t);
+}
+// cvt.dst.src: float to float (rounded to an integer with .rni and the like), integer to
+// float, float to integer (rounded, saturated), integer to integer (sign- or zero-extended).
+WS_LANE_OP cvt_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  const Type src = in.type2;
+  if (src == Type::F16 || t == Type::F16) throw Fault("half-precision conversion '" + in.opcode + "' is not supported yet");
+  if (is_float(t) && is_float(src)) {
+    double x = as_double(src, a);
+    if (in.mods & kRzi) x = round_by(in.rnd, x);
+    return from_double(t, x);
+  }
+  if (is_float(t)) return from_double(t, is_signed(src) ? double(sext(src, a)) : double(a & width_mask(src)));
+  if (is_float(src)) return float_to_int(t, as_double(src, a), in.rnd == Rnd::None ? Rnd::Rzi : in.rnd);
+  return (is_signed(src) ? uint64_t(sext(src, a)) : (a & width_mask(src))) & width_mask(t);
+}
+// prmt d, a, b, sel: each of d's four bytes picked from a:b's eight by a selector nibble
+// (its top bit: replicate the picked byte's sign). The .f4e/.b4e/... modes are not read.
+WS_LANE_OP prmt_op(const Insn&, Type, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+  const uint64_t bytes8 = (a & 0xffffffff) | ((b & 0xffffffff) << 32);
+  const uint32_t sel = uint32_t(c);
+  uint32_t r = 0;
+  for (int i = 0; i < 4; ++i) {
+    const uint32_t s = (sel >> (4 * i)) & 0xf;
+    uint32_t byte = uint32_t(bytes8 >> (8 * (s & 7))) & 0xff;
+    if (s & 8) byte = (byte & 0x80) ? 0xff : 0;
+    r |= byte << (8 * i);
+  }
+  return r;
+}
+
+// ---- integer and float arithmetic -----------------------------------------------------
+WS_LANE_OP add_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return x + y; });
+  return (a + b) & width_mask(t);
+}
+WS_LANE_OP sub_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return x - y; });
+  return (a - b) & width_mask(t);
+}
+// mul and mad's integer product plus c: .wide (the double-width product), .hi (its upper
+// half), else .lo (the low half, wrapped to the type).
+WS_LANE_OP int_product(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c) {
+  const uint64_t mask = width_mask(t);
+  const int64_t sa = sext(t, a), sb = sext(t, b);
+  const uint64_t ua = a & mask, ub = b & mask;
+  if (in.mods & kWide) return (is_signed(t) ? uint64_t(sa * sb) : ua * ub) + c;
+  if (in.mods & kHi) {
+    const uint32_t bw = 8 * type_bytes(t);
+    uint64_t hi;
+    if (bw == 64) {
+      hi = is_signed(t) ? uint64_t((__int128(sa) * __int128(sb)) >> 64)
+                        : uint64_t((unsigned __int128)(ua) * (unsigned __int128)(ub) >> 64);
+    } else {
+      hi = is_signed(t) ? uint64_t((sa * sb) >> bw) : (ua * ub) >> bw;
+    }
+    return (hi + c) & mask;
+  }
+  return (a * b + c) & mask;
+}
+WS_LANE_OP mul_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return x * y; });
+  return int_product(in, t, a, b, 0);
+}
+// mad.f32 is fused, as the GPU computes it since sm_20.
+WS_LANE_OP mad_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+  if (is_float(t)) return fop(t, a, b, c, [](auto x, auto y, auto z) { return std::fma(x, y, z); });
+  return int_product(in, t, a, b, c);
+}
+WS_LANE_OP fma_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+  return fop(t, a, b, c, [](auto x, auto y, auto z) { return std::fma(x, y, z); });
+}
+// Integer division by zero gives all ones, as the GPU does (it never traps); INT_MIN / -1
+// is computed without the host's overflow trap.
+WS_LANE_OP div_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return x / y; });
+  const uint64_t mask = width_mask(t), ua = a & mask, ub = b & mask;
+  const int64_t sa = sext(t, a), sb = sext(t, b);
+  if (ub == 0) return mask;
+  return (is_signed(t) ? uint64_t(sb == -1 ? -sa : sa / sb) : ua / ub) & mask;
+}
+WS_LANE_OP rem_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  const uint64_t mask = width_mask(t), ua = a & mask, ub = b & mask;
+  const int64_t sa = sext(t, a), sb = sext(t, b);
+  if (ub == 0) return ua;
+  return (is_signed(t) ? uint64_t(sb == -1 ? 0 : sa % sb) : ua % ub) & mask;
+}
+WS_LANE_OP min_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return std::fmin(x, y); });
+  const uint64_t mask = width_mask(t);
+  if (is_signed(t)) return uint64_t(std::min(sext(t, a), sext(t, b))) & mask;
+  return std::min(a & mask, b & mask);
+}
+WS_LANE_OP max_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return std::fmax(x, y); });
+  const uint64_t mask = width_mask(t);
+  if (is_signed(t)) return uint64_t(std::max(sext(t, a), sext(t, b))) & mask;
+  return std::max(a & mask, b & mask);
+}
+WS_LANE_OP neg_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  if (is_float(t)) return fop(t, a, 0, 0, [](auto x, auto, auto) { return -x; });
+  return uint64_t(-sext(t, a)) & width_mask(t);
+}
+WS_LANE_OP abs_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  if (is_float(t)) return fop(t, a, 0, 0, [](auto x, auto, auto) { return std::fabs(x); });
+  const int64_t sa = sext(t, a);
+  return uint64_t(sa < 0 ? -sa : sa) & width_mask(t);
+}
+// mul24 / mad24: the product of the low 24 bits (sign-extended for .s32), .hi its bits 16..47.
+WS_LANE_OP mul24_product(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c) {
+  const int64_t x = is_signed(t) ? (int64_t(a << 40) >> 40) : int64_t(a & 0xffffff);
+  const int64_t y = is_signed(t) ? (int64_t(b << 40) >> 40) : int64_t(b & 0xffffff);
+  const uint64_t p = uint64_t(x * y);
+  return (((in.mods & kHi) ? p >> 16 : p) + c) & width_mask(t);
+}
+WS_LANE_OP mul24_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  return mul24_product(in, t, a, b, 0);
+}
+WS_LANE_OP mad24_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+  return mul24_product(in, t, a, b, c);
+}
+// sad d, a, b, c: |a - b| + c.
+WS_LANE_OP sad_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+  const uint64_t mask = width_mask(t), ua = a & mask, ub = b & mask;
+  const int64_t sa = sext(t, a), sb = sext(t, b);
+  const uint64_t diff = is_signed(t) ? uint64_t(sa > sb ? sa - sb : sb - sa) : (ua > ub ? ua - ub : ub - ua);
+  return (diff + c) & mask;
+}
+
+// ---- float functions: the .approx forms computed exactly (the GPU's answers may differ in
+// the last bits) -------------------------------------------------------------------------
+WS_LANE_OP rcp_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  return fop(t, a, 0, 0, [](auto x, auto, auto) { return decltype(x)(1) / x; });
+}
+WS_LANE_OP sqrt_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  return fop(t, a, 0, 0, [](auto x, auto, auto) { return std::sqrt(x); });
+}
+WS_LANE_OP rsqrt_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  return fop(t, a, 0, 0, [](auto x, auto, auto) { return decltype(x)(1) / std::sqrt(x); });
+}
+WS_LANE_OP ex2_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  return fop(t, a, 0, 0, [](auto x, auto, auto) { return std::exp2(x); });
+}
+WS_LANE_OP lg2_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  return fop(t, a, 0, 0, [](auto x, auto, auto) { return std::log2(x); });
+}
+WS_LANE_OP sin_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  return fop(t, a, 0, 0, [](auto x, auto, auto) { return std::sin(x); });
+}
+WS_LANE_OP cos_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  return fop(t, a, 0, 0, [](auto x, auto, auto) { return std::cos(x); });
+}
+// copysign d, a, b: b's magnitude with a's sign.
+WS_LANE_OP copysign_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  return fop(t, a, b, 0, [](auto x, auto y, auto) { return std::copysign(y, x); });
+}
+// testp.op: only .finite is told apart; every test answers as it would.
+WS_LANE_OP testp_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  return std::isfinite(as_double(t, a)) ? 1 : 0;
+}
+
+// ---- logic, shifts and bit fields -------------------------------------------------------
+WS_LANE_OP and_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) { return (a & b) & width_mask(t); }
+WS_LANE_OP or_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) { return (a | b) & width_mask(t); }
+WS_LANE_OP xor_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) { return (a ^ b) & width_mask(t); }
+WS_LANE_OP not_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  return t == Type::Pred ? (~a & 1) : (~a & width_mask(t));
+}
+// Shifts take the amount as an unsigned 32-bit value; past the width, shl gives 0 and shr
+// the sign fill.
+WS_LANE_OP shl_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  const uint64_t s = b & 0xffffffff;
+  return s >= 8 * type_bytes(t) ? 0 : (a << s) & width_mask(t);
+}
+WS_LANE_OP shr_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  const uint32_t bw = 8 * type_bytes(t);
+  const uint64_t s = std::min<uint64_t>(b & 0xffffffff, bw);
+  if (is_signed(t)) return uint64_t(sext(t, a) >> std::min<uint64_t>(s, 63)) & width_mask(t);
+  return s >= bw ? 0 : ((a & width_mask(t)) >> s);
+}
+// bfe d, a, pos, len: len bits of a from pos, sign-extended from the field's top bit for
+// the signed types.
+WS_LANE_OP bfe_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+  const uint32_t bw = 8 * type_bytes(t);
+  const uint32_t pos = uint32_t(b & 0xff), len = uint32_t(c & 0xff);
+  uint64_t r = 0;
+  for (uint32_t i = 0; i < bw; ++i) {
+    uint64_t bit;
+    if (i < len && pos + i < bw) bit = (a >> (pos + i)) & 1;
+    else if (is_signed(t)) bit = len == 0 ? 0 : (a >> std::min(pos + len - 1, bw - 1)) & 1;
+    else bit = 0;
+    r |= bit << i;
+  }
+  return r & width_mask(t);
+}
+// bfi d, f, b, pos, len: f's low len bits inserted into b at pos.
+WS_LANE_OP bfi_op(const Insn&, Type t, uint64_t f, uint64_t base, uint64_t c, uint64_t e) {
+  const uint32_t pos = uint32_t(c & 0xff), len = uint32_t(e & 0xff);
+  const uint32_t bw = 8 * type_bytes(t);
+  uint64_t r = base;
+  for (uint32_t i = 0; i < len && pos + i < bw; ++i) r = (r & ~(1ull << (pos + i))) | (((f >> i) & 1) << (pos + i));
+  return r & width_mask(t);
+}
+WS_LANE_OP popc_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  return uint64_t(std::popcount(a & width_mask(t)));
+}
+WS_LANE_OP clz_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  return uint64_t(std::countl_zero(a & width_mask(t)) - (64 - int(8 * type_bytes(t))));
+}
+WS_LANE_OP brev_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  const uint32_t bw = 8 * type_bytes(t);
+  const uint64_t ua = a & width_mask(t);
+  uint64_t r = 0;
+  for (uint32_t i = 0; i < bw; ++i) r |= ((ua >> i) & 1) << (bw - 1 - i);
+  return r;
+}
+
+// ---- comparison and selection -----------------------------------------------------------
+// The comparison, combined (.and/.or/.xor) with the predicate operand c when there is one.
+WS_LANE_OP compare_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c) {
+  bool r = compare(in.cmp, t, a, b);
+  if (in.mods & (kCmpAnd | kCmpOr | kCmpXor)) {
+    const bool p = bool(c & 1) != in.o[3].negate;
+    r = (in.mods & kCmpAnd) ? (r && p) : (in.mods & kCmpOr) ? (r || p) : (r != p);
+  }
+  return r;
+}
+WS_LANE_OP setp_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+  return compare_op(in, t, a, b, c);
+}
+// set.cmp.dtype.stype: true as 1.0f for a float destination, all ones for an integer one.
+WS_LANE_OP set_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+  const bool r = compare_op(in, t, a, b, c);
+  return in.type2 == Type::F32 ? (r ? bits(1.0f) : 0) : (r ? 0xffffffffull : 0);
+}
+// selp d, a, b, p: a where p holds.
+WS_LANE_OP selp_op(const Insn& in, Type, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+  return (bool(c & 1) != in.o[3].negate) ? a : b;
+}
+
+#undef WS_LANE_OP
+
+}  // namespace ws::ptx

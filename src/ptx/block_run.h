@@ -1,0 +1,176 @@
+// src/ptx/block_run.h — one launch's blocks as the interpreter runs them: the block's
+// memory (shared window, local frames, call area), every warp's registers and program
+// counters, and the trace bookkeeping of its accesses. Private to src/ptx; the machine's
+// public face is machine.h. Its work is spread over files by concern:
+//   warp.cpp      the warp scheduler, divergence and reconvergence, control flow
+//   execute.cpp   the dispatch of every other instruction (opcodes.def), lane by lane
+//                 through arith.h's semantic functions, and the warp-wide ones
+//   memory.cpp    loads, stores and atomics: address windows, faults, trace records
+//   builtins.cpp  calls of device functions, and the device's own printf and assert
+#pragma once
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ptx/machine.h"
+#include "trace/builder.h"
+
+namespace ws::ptx {
+
+// "_ZZ14transposeTiledPfPKfiE4tile" -> "transposeTiled::tile": what the views call a
+// kernel's static array.
+std::string demangle_var(const std::string& mangled);
+
+class BlockRun {
+ public:
+  // One launch's blocks are run one after another by one BlockRun (run() starts each
+  // with fresh memory and registers). `budget`: warp instructions left to the launch.
+  BlockRun(Device& d, const Kernel& k, const KernelLaunch& a, trace::Builder& b, std::vector<uint32_t>& files,
+           uint64_t& budget);
+
+  // Runs block `block` to its end; returns the lane accesses it made.
+  uint64_t run(uint32_t block);
+
+ private:
+  struct Warp {
+    uint32_t pc[32] = {};           // each lane's next instruction
+    uint32_t live = 0, at_bar = 0;  // lanes not exited; lanes waiting at a barrier
+    uint32_t seq = 0;               // the warp's records so far (their order in the trace)
+  };
+  // What a control instruction works on: the warp, the lanes that stand at the instruction
+  // (`active`, of the `ready` ones), those of them whose guard holds (`exec`). It may say
+  // where the whole warp goes next (`known`: every ready lane is at `pc`).
+  struct Step {
+    uint32_t w, pc, active, exec, ready;
+    bool known = false;
+  };
+  // One lane's memory access: a host pointer, and where the record says it went.
+  struct Where {
+    uint8_t* p = nullptr;
+    trace::Space space = trace::Space::Global;
+    uint32_t buffer = 0;
+    uint64_t offset = 0;
+  };
+  struct Frame {
+    uint32_t ret_pc, linked;  // where the call returns to; its Kernel::linked entry
+  };
+
+  uint64_t shared_bytes() const { return dyn_base() + a_.dynamic_shared; }
+  uint64_t dyn_base() const { return (k_.static_shared + 15) / 16 * 16; }
+
+  // ---- operands (warp.cpp) ----------------------------------------------------------
+  // A register's 32 lanes lie side by side, so that a warp's operation walks one array.
+  [[gnu::always_inline]] uint64_t& reg(uint32_t w, uint32_t r, int lane) {
+    return regs_[(size_t(w) * k_.registers + r) * 32 + size_t(lane)];
+  }
+  uint64_t sreg(Sreg s, uint32_t w, int lane) const;
+  uint64_t symval(uint32_t sym) const;
+  // An operand's value for one lane: registers inline (nearly every operand), the rest
+  // out of line so that the common case stays small.
+  [[gnu::always_inline]] uint64_t val(const Operand& o, uint32_t w, int lane) {
+    if (o.kind == Operand::Reg) [[likely]] return reg(w, o.reg, lane);
+    return val_other(o, w, lane);
+  }
+  [[gnu::noinline]] uint64_t val_other(const Operand& o, uint32_t w, int lane);
+  uint64_t addr(const Operand& o, uint32_t w, int lane) {
+    uint64_t a = uint64_t(o.imm);
+    if (o.has_reg) a += reg(w, o.reg, lane);
+    if (o.has_symbol) a += symval(o.symbol);
+    return a;
+  }
+  bool pred(const Operand& o, uint32_t w, int lane) {
+    const bool v = (o.kind == Operand::Imm ? o.imm : int64_t(reg(w, o.reg, lane))) & 1;
+    return o.negate ? !v : v;
+  }
+  [[gnu::always_inline]] void set(const Operand& o, uint32_t w, int lane, uint64_t v) {
+    if (o.kind == Operand::Reg) reg(w, o.reg, lane) = v;
+  }
+  // The 32 lanes' values of an operand: a register's own array, zeros for an operand the
+  // instruction does not have, else `tmp` filled for the lanes of `exec`.
+  [[gnu::always_inline]] const uint64_t* lanes_of(const Operand& o, uint32_t w, uint32_t exec, uint64_t* tmp) {
+    static constexpr uint64_t kZeros[32] = {};
+    if (o.kind == Operand::Reg) return &reg(w, o.reg, 0);
+    if (o.kind == Operand::None) return kZeros;
+    if (o.kind == Operand::Imm) {
+      std::fill_n(tmp, 32, uint64_t(o.imm));
+      return tmp;
+    }
+    for (uint32_t m = exec; m; m &= m - 1) tmp[std::countr_zero(m)] = val(o, w, std::countr_zero(m));
+    return tmp;
+  }
+
+  // ---- the scheduler and control flow (warp.cpp) ------------------------------------
+  uint64_t run_warp(uint32_t w);
+  [[noreturn]] void out_of_budget(uint32_t w, const Insn& at) const;
+  void advance(uint32_t w, uint32_t lanes, uint32_t to) {
+    for (uint32_t m = lanes; m; m &= m - 1) warps_[w].pc[std::countr_zero(m)] = to;
+  }
+  void control(const Insn& in, Step& s);  // the Control rows of opcodes.def
+  void bra_op(const Insn& in, Step& s);
+  void call_op(const Insn& in, Step& s);
+  void ret_op(const Insn& in, Step& s);
+  void exit_op(const Insn& in, Step& s);
+  void bar_op(const Insn& in, Step& s);
+
+  // ---- every other instruction (execute.cpp) ----------------------------------------
+  // Runs a non-control instruction for the lanes of `exec`; returns lane accesses.
+  uint64_t execute(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
+  template <auto F, bool kRefuseHalf>
+  uint64_t lanes(const Insn& in, uint32_t w, uint32_t exec);
+  uint64_t mov_vector(const Insn& in, uint32_t w, uint32_t exec);
+  uint64_t shfl_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
+  uint64_t vote_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
+  uint64_t activemask_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
+
+  // ---- memory (memory.cpp) ----------------------------------------------------------
+  uint64_t memory_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
+  bool memory_one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
+  void atomics(const Insn& in, uint32_t w, uint32_t exec, const Where* where);
+  [[noreturn]] void fault(const Insn& in, uint32_t w, int lane, const std::string& array, int64_t offset, uint64_t size);
+  Where resolve(const Insn& in, Space sp, uint64_t a, uint32_t bytes, uint32_t w, int lane);
+  size_t shared_array(uint64_t a, size_t& hint) const;
+  [[gnu::always_inline]] uint32_t shared_buffer(size_t i) {
+    if (!shared_buf_.empty()) [[likely]] return shared_buf_[std::min(i, shared_buf_.size() - 1)];
+    return make_shared_buffers(i);
+  }
+  [[gnu::noinline]] uint32_t make_shared_buffers(size_t i);
+  uint32_t local_buffer();
+  uint32_t site_of(uint32_t pc, const Insn& in, trace::Space sp, trace::Op op, uint32_t bytes);
+  uint32_t trace_file(uint32_t f);
+  trace::WarpAccess warp_access(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, trace::Space space, trace::Op op,
+                                uint32_t bytes, uint32_t buffer);
+  void record(uint32_t pc, const Insn& in, trace::Op op, uint32_t bytes, uint32_t exec, const Where* where, uint32_t w);
+
+  // ---- calls and the device's builtins (builtins.cpp) -------------------------------
+  void call(const Insn& in, uint32_t w, int l, uint32_t ret_pc);
+  void builtin(const Insn& in, const Kernel::Linked& L, uint32_t w, int l);
+  std::string device_string(const Insn& in, uint64_t a, uint32_t w, int l);
+  uint32_t device_printf(const Insn& in, uint64_t fmt_addr, uint64_t args, uint32_t w, int l);
+
+  Device& d_;
+  const Kernel& k_;
+  const KernelLaunch& a_;
+  trace::Builder& b_;
+  std::vector<uint32_t> shared_buf_;             // the trace's buffer of each shared array (made on first use)
+  uint32_t local_buf_ = trace::kNoBuffer;
+  std::vector<uint32_t> sites_;                  // per instruction and space: its trace site
+  std::vector<std::pair<uint64_t, uint64_t>> shared_range_;  // per shared array: [begin, end) in the window
+  size_t shared_hint_ = 0;
+  std::vector<size_t> pc_shared_;                // per instruction: the shared array it reached last
+  std::vector<Device::Alloc*> pc_alloc_;         // per instruction: the allocation it reached last
+  std::vector<uint32_t>& files_;
+  uint64_t& budget_;
+  uint32_t threads_ = 0, nwarps_ = 0, block_ = 0, epoch_ = 0;
+  uint32_t ctaid_[3] = {};
+  uint64_t clock_ = 0;
+  Device::Alloc* last_ = nullptr;
+  std::vector<uint8_t> shared_, local_, call_;
+  std::vector<std::vector<Frame>> frames_;  // per thread: the calls it is inside
+  std::vector<uint64_t> regs_;
+  std::vector<Warp> warps_;
+};
+
+}  // namespace ws::ptx

@@ -1,0 +1,120 @@
+// src/ptx/decode.cpp — an instruction's dotted opcode ("ld.global.nc.v4.f32") read into
+// the interpreter's form: its Opc, from the names opcodes.def gives, and its types, state
+// space and modifiers as fields, so that executing it never looks at text again.
+#include <algorithm>
+#include <map>
+
+#include "ptx/reader.h"
+
+namespace ws::ptx {
+
+namespace {
+
+// Opcodes the interpreter runs, by their first word: every named row of opcodes.def and
+// its aliases.
+const std::map<std::string, Opc>& opcodes() {
+  static const std::map<std::string, Opc> ops = [] {
+    std::map<std::string, Opc> m;
+#define PTX_OP(E, N, K, F) \
+  if (*N) m.emplace(N, Opc::E);
+#define PTX_ALIAS(N, E) m.emplace(N, Opc::E);
+#include "ptx/opcodes.def"
+    return m;
+  }();
+  return ops;
+}
+
+}  // namespace
+
+bool known_opcode(const std::string& base) { return opcodes().count(base) != 0; }
+
+void decode(Insn& in, const std::string& module) {
+  std::vector<std::string> parts = split_dots(in.opcode);
+  const std::string base = parts.empty() ? "" : parts[0];
+  std::vector<Type> types;
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const std::string& m = parts[i];
+    auto it = type_names().find(m);
+    if (it != type_names().end()) { types.push_back(it->second); continue; }
+    if (m == "global") in.space = Space::Global;
+    else if (m == "shared" || m == "shared::cta") in.space = Space::Shared;
+    else if (m == "local") in.space = Space::Local;
+    else if (m == "const") in.space = Space::Const;
+    else if (m == "param") in.space = Space::Param;
+    else if (m == "wide") in.mods |= kWide;
+    else if (m == "lo") in.mods |= kLo;
+    else if (m == "hi") in.mods |= kHi;
+    else if (m == "uni") in.mods |= kUni;
+    else if (m == "approx") in.mods |= kApprox;
+    else if (m == "ftz") in.mods |= kFtz;
+    else if (m == "sat") in.mods |= kSat;
+    else if (m == "nc") in.mods |= kNc;
+    else if (m == "clamp") in.mods |= kShiftClamp;
+    else if (m == "v2") in.vec = 2;
+    else if (m == "v4") in.vec = 4;
+    else if (m == "rn") in.rnd = Rnd::Rn;
+    else if (m == "rz") in.rnd = Rnd::Rz;
+    else if (m == "rm") in.rnd = Rnd::Rm;
+    else if (m == "rp") in.rnd = Rnd::Rp;
+    else if (m == "rni") in.rnd = Rnd::Rni;
+    else if (m == "rzi") in.rnd = Rnd::Rzi;
+    else if (m == "rmi") in.rnd = Rnd::Rmi;
+    else if (m == "rpi") in.rnd = Rnd::Rpi;
+    else if (base == "setp" || base == "set") {
+      static const std::map<std::string, Cmp> cmps{{"eq", Cmp::Eq},   {"ne", Cmp::Ne},   {"lt", Cmp::Lt},
+                                                   {"le", Cmp::Le},   {"gt", Cmp::Gt},   {"ge", Cmp::Ge},
+                                                   {"lo", Cmp::Lo},   {"ls", Cmp::Ls},   {"hi", Cmp::Hi},
+                                                   {"hs", Cmp::Hs},   {"equ", Cmp::Equ}, {"neu", Cmp::Neu},
+                                                   {"ltu", Cmp::Ltu}, {"leu", Cmp::Leu}, {"gtu", Cmp::Gtu},
+                                                   {"geu", Cmp::Geu}, {"num", Cmp::Num}, {"nan", Cmp::Nan}};
+      auto c = cmps.find(m);
+      if (c != cmps.end()) in.cmp = c->second;
+      else if (m == "and") in.mods |= kCmpAnd;
+      else if (m == "or") in.mods |= kCmpOr;
+      else if (m == "xor") in.mods |= kCmpXor;
+    } else if (base == "shfl") {
+      if (m == "up") in.sub = uint8_t(ShflMode::Up);
+      else if (m == "down") in.sub = uint8_t(ShflMode::Down);
+      else if (m == "bfly") in.sub = uint8_t(ShflMode::Bfly);
+      else if (m == "idx") in.sub = uint8_t(ShflMode::Idx);
+    } else if (base == "vote") {
+      if (m == "all") in.sub = uint8_t(VoteMode::All);
+      else if (m == "any") in.sub = uint8_t(VoteMode::Any);
+      else if (m == "uni") in.sub = uint8_t(VoteMode::Uni);
+      else if (m == "ballot") in.sub = uint8_t(VoteMode::Ballot);
+    } else if (base == "atom" || base == "red") {
+      static const std::map<std::string, AtomOp> aops{{"add", AtomOp::Add}, {"min", AtomOp::Min},
+                                                      {"max", AtomOp::Max}, {"exch", AtomOp::Exch},
+                                                      {"cas", AtomOp::Cas}, {"and", AtomOp::And},
+                                                      {"or", AtomOp::Or},   {"xor", AtomOp::Xor},
+                                                      {"inc", AtomOp::Inc}, {"dec", AtomOp::Dec}};
+      auto a = aops.find(m);
+      if (a != aops.end()) in.sub = uint8_t(a->second);
+    }
+    // Everything else (.volatile, .relaxed, .gpu, .cta, .sync, .aligned, .L1::..., .full,
+    // .ca, .cg, .cs, .lu, .cv, .wb, .wt, .NaN, .u64 of cvta...) changes nothing here.
+  }
+  const bool to = std::find(parts.begin(), parts.end(), "to") != parts.end();
+  in.type = types.empty() ? Type::None : types[0];
+  if (types.size() > 1) in.type2 = types[1];
+  const auto& ops = opcodes();
+
+  if (base == "bar" || base == "barrier") {
+    // bar.warp.sync: every lane of the warp runs in lock step here already.
+    in.op = std::find(parts.begin(), parts.end(), "warp") != parts.end() ? Opc::Nop : Opc::Bar;
+    if (std::find(parts.begin(), parts.end(), "arrive") != parts.end())
+      throw Error(module + ":" + std::to_string(in.text_line) + ": unsupported instruction '" + in.opcode + "'");
+    return;
+  }
+  auto it = ops.find(base);
+  if (it == ops.end())
+    throw Error(module + ":" + std::to_string(in.text_line) + ": unsupported instruction '" + in.opcode + "'");
+  in.op = it->second;
+  if (in.op == Opc::Cvta && to) in.op = Opc::CvtaTo;
+  if (in.op == Opc::Ld || in.op == Opc::St) {
+    if (in.type == Type::None) throw Error(module + ":" + std::to_string(in.text_line) + ": " + in.opcode + " without a type");
+  }
+  if (in.op == Opc::Cvt && in.rnd >= Rnd::Rni) in.mods |= kRzi;
+}
+
+}  // namespace ws::ptx

@@ -1,0 +1,165 @@
+// src/ptx/execute.cpp — every instruction that is not control flow, dispatched by its row
+// of opcodes.def: the Alu and Move rows as their semantic function (arith.h) applied over
+// the warp's active lanes, the Memory rows to memory.cpp, and here the Warp rows, whose
+// lanes read each other's values.
+#include <type_traits>
+
+#include "ptx/arith.h"
+#include "ptx/block_run.h"
+
+namespace ws::ptx {
+
+namespace {
+
+// Calls body(t) with the types kernels compute in most as compile-time constants, so that
+// a semantic function inlined into body decides its type branches once, outside the loop
+// over the lanes; other types come as a plain value.
+template <class Body>
+[[gnu::always_inline]] inline void by_type(Type t, Body&& body) {
+  switch (t) {
+    case Type::F32: body(std::integral_constant<Type, Type::F32>{}); return;
+    case Type::S32: body(std::integral_constant<Type, Type::S32>{}); return;
+    case Type::U32: body(std::integral_constant<Type, Type::U32>{}); return;
+    case Type::B32: body(std::integral_constant<Type, Type::B32>{}); return;
+    case Type::S64: body(std::integral_constant<Type, Type::S64>{}); return;
+    case Type::U64: body(std::integral_constant<Type, Type::U64>{}); return;
+    case Type::B64: body(std::integral_constant<Type, Type::B64>{}); return;
+    default: body(t); return;
+  }
+}
+
+// f(lane) for the lanes of `exec`; a converged warp's plain count lets the compiler unroll.
+template <class F>
+[[gnu::always_inline]] inline void over_lanes(uint32_t exec, F&& f) {
+  if (exec == ~0u) {
+    for (int l = 0; l < 32; ++l) f(l);
+  } else {
+    for (uint32_t m = exec; m; m &= m - 1) f(std::countr_zero(m));
+  }
+}
+
+}  // namespace
+
+uint64_t BlockRun::execute(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec) {
+  switch (in.op) {
+#define PTX_OP(E, N, K, F) PTX_EXEC_##K(E, F)
+#define PTX_EXEC_Alu(E, F) \
+  case Opc::E: return lanes<F, true>(in, w, exec);
+#define PTX_EXEC_Move(E, F) \
+  case Opc::E: return lanes<F, false>(in, w, exec);
+#define PTX_EXEC_Memory(E, F) \
+  case Opc::E: return F(pc, in, w, exec);
+#define PTX_EXEC_Warp(E, F) \
+  case Opc::E: return F(pc, in, w, exec);
+#define PTX_EXEC_Nothing(E, F) \
+  case Opc::E: return 0;
+#define PTX_EXEC_Control(E, F)  // run_warp runs them
+#include "ptx/opcodes.def"
+#undef PTX_EXEC_Alu
+#undef PTX_EXEC_Move
+#undef PTX_EXEC_Memory
+#undef PTX_EXEC_Warp
+#undef PTX_EXEC_Nothing
+#undef PTX_EXEC_Control
+    default: break;
+  }
+  throw Fault("instruction '" + in.opcode + "' is not supported yet");
+}
+
+// Semantic function F over the lanes of `exec`: the sources' 32 values gathered once (a
+// register's own array, without copying), the result written to the destination's.
+// `kRefuseHalf`: .f16, which no arithmetic implements, is refused before anything runs.
+template <auto F, bool kRefuseHalf>
+uint64_t BlockRun::lanes(const Insn& in, uint32_t w, uint32_t exec) {
+  if constexpr (kRefuseHalf) {
+    if (in.type == Type::F16) throw Fault("half-precision instruction '" + in.opcode + "' is not supported yet");
+  } else {
+    if (in.o[0].kind == Operand::Vec || in.o[1].kind == Operand::Vec) return mov_vector(in, w, exec);
+  }
+  uint64_t ta[32], tb[32], tc[32], te[32], sink[32];
+  const uint64_t* A = lanes_of(in.o[1], w, exec, ta);
+  const uint64_t* B = lanes_of(in.o[2], w, exec, tb);
+  const uint64_t* C = lanes_of(in.o[3], w, exec, tc);
+  const uint64_t* E = lanes_of(in.o[4], w, exec, te);
+  // A destination that is not a register (none in nvcc's PTX) is computed and dropped.
+  uint64_t* D = in.o[0].kind == Operand::Reg ? &reg(w, in.o[0].reg, 0) : sink;
+  by_type(in.type, [&](auto t) { over_lanes(exec, [&](int l) { D[l] = F(in, t, A[l], B[l], C[l], E[l]); }); });
+  return 0;
+}
+
+// mov's vector forms: {a, b} packed into one wider register, or one register unpacked.
+uint64_t BlockRun::mov_vector(const Insn& in, uint32_t w, uint32_t exec) {
+  const Operand &d = in.o[0], &A = in.o[1];
+  const Type t = in.type;
+  auto elem_mask = [](uint32_t eb) { return eb >= 8 ? ~0ull : (1ull << (8 * eb)) - 1; };
+  over_lanes(exec, [&](int l) {
+    if (d.kind == Operand::Vec) {  // unpack
+      const uint64_t v = val(A, w, l);
+      const uint32_t eb = type_bytes(t) / d.count;
+      for (int i = 0; i < d.count; ++i)
+        if (d.vec[size_t(i)] != kSink) reg(w, d.vec[size_t(i)], l) = (v >> (8 * eb * uint32_t(i))) & elem_mask(eb);
+    } else {  // pack
+      const uint32_t eb = type_bytes(t) / A.count;
+      uint64_t v = 0;
+      for (int i = 0; i < A.count; ++i) {
+        const uint64_t e = A.vec[size_t(i)] == kSink ? 0 : reg(w, A.vec[size_t(i)], l);
+        v |= (e & elem_mask(eb)) << (8 * eb * uint32_t(i));
+      }
+      set(d, w, l, v);
+    }
+  });
+  return 0;
+}
+
+// ---- the warp's lanes together ------------------------------------------------------------
+
+// shfl.mode d, a, b, c: each lane reads a from the lane b names (up, down, xor, index) within
+// its segment (c's upper bits) and clamp (c's lower bits); out of range, its own value. Every
+// source is read before any lane writes.
+uint64_t BlockRun::shfl_op(uint32_t, const Insn& in, uint32_t w, uint32_t exec) {
+  const Operand &d = in.o[0], &A = in.o[1], &B = in.o[2], &C = in.o[3];
+  uint64_t src[32] = {};
+  for (int l = 0; l < 32; ++l) src[l] = (exec >> l) & 1u ? val(A, w, l) : 0;
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const int l = std::countr_zero(m);
+    const uint32_t b = uint32_t(val(B, w, l)) & 31, c = uint32_t(val(C, w, l));
+    const uint32_t cval = c & 31, segmask = (c >> 8) & 31;
+    const uint32_t maxl = (uint32_t(l) & segmask) | (cval & ~segmask), minl = uint32_t(l) & segmask;
+    int64_t j = l;
+    bool ok = false;
+    switch (ShflMode(in.sub)) {
+      case ShflMode::Up: j = l - int64_t(b); ok = j >= int64_t(maxl); break;
+      case ShflMode::Down: j = l + int64_t(b); ok = j <= int64_t(maxl); break;
+      case ShflMode::Bfly: j = l ^ int64_t(b); ok = j <= int64_t(maxl); break;
+      case ShflMode::Idx: j = int64_t(minl | (b & ~segmask)); ok = j <= int64_t(maxl); break;
+    }
+    if (!ok) j = l;
+    set(d, w, l, src[j & 31] & 0xffffffffull);
+  }
+  return 0;
+}
+
+// vote.mode d, p: the predicate of every executing lane, as a ballot or its all/any/uni.
+uint64_t BlockRun::vote_op(uint32_t, const Insn& in, uint32_t w, uint32_t exec) {
+  const Operand &d = in.o[0], &A = in.o[1];
+  uint32_t ballot = 0;
+  for (uint32_t m = exec; m; m &= m - 1)
+    if (pred(A, w, std::countr_zero(m))) ballot |= 1u << std::countr_zero(m);
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const int l = std::countr_zero(m);
+    switch (VoteMode(in.sub)) {
+      case VoteMode::Ballot: set(d, w, l, ballot); break;
+      case VoteMode::All: set(d, w, l, ballot == exec); break;
+      case VoteMode::Any: set(d, w, l, ballot != 0); break;
+      case VoteMode::Uni: set(d, w, l, ballot == exec || ballot == 0); break;
+    }
+  }
+  return 0;
+}
+
+uint64_t BlockRun::activemask_op(uint32_t, const Insn& in, uint32_t w, uint32_t exec) {
+  for (uint32_t m = exec; m; m &= m - 1) set(in.o[0], w, std::countr_zero(m), exec);
+  return 0;
+}
+
+}  // namespace ws::ptx

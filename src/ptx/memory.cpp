@@ -1,0 +1,388 @@
+// src/ptx/memory.cpp — loads, stores and atomics of a warp: addresses resolved through
+// the state spaces and the generic windows to the array that holds them (an access outside
+// every array faults with the GPU's kind of message), the block's shared window and local
+// frames, and each warp-level access recorded for the trace with its site and array.
+#include <cstring>
+
+#include "ptx/block_run.h"
+#include "ptx/value.h"
+
+namespace ws::ptx {
+
+[[noreturn]] void BlockRun::fault(const Insn& in, uint32_t w, int lane, const std::string& array, int64_t offset, uint64_t size) {
+  const uint32_t t = w * 32 + uint32_t(lane);
+  const uint32_t thread[2] = {uint32_t(t % a_.block.x), uint32_t(t / a_.block.x)};
+  const uint32_t blk[2] = {ctaid_[0], ctaid_[1]};
+  std::string msg = trace::out_of_bounds_text(array, in.line, offset, size, thread, blk);
+  msg += " (" + in.opcode + " in " + kernel_name(k_.name) + ")";
+  throw Fault(msg);
+}
+
+
+BlockRun::Where BlockRun::resolve(const Insn& in, Space sp, uint64_t a, uint32_t bytes, uint32_t w, int lane) {
+  if (sp == Space::Generic) {
+    if (a >= kSharedWindow && a < kSharedWindow + kWindowBytes) sp = Space::Shared, a -= kSharedWindow;
+    else if (a >= kLocalWindow && a < kLocalWindow + kWindowBytes) sp = Space::Local, a -= kLocalWindow;
+    else if (a >= kConstWindow && a < kConstWindow + kWindowBytes) sp = Space::Const, a -= kConstWindow;
+    else if (a >= kParamWindow && a < kParamWindow + kWindowBytes) sp = Space::Param, a -= kParamWindow;
+    else sp = Space::Global;
+  }
+  Where r;
+  switch (sp) {
+    case Space::Shared: {
+      if (a + bytes > shared_.size()) fault(in, w, lane, "shared memory", int64_t(a), shared_.size());
+      r.p = shared_.data() + a;
+      r.space = trace::Space::Shared;
+      // The shared array that holds it (lanes mostly share the previous access's), or the
+      // padding between arrays.
+      const size_t i = shared_array(a, shared_hint_);
+      r.buffer = shared_buffer(i);
+      r.offset = i < shared_range_.size() ? a - shared_range_[i].first : a;
+      return r;
+    }
+    case Space::Local: {
+      if (a + bytes > k_.local_bytes) fault(in, w, lane, "local frame", int64_t(a), k_.local_bytes);
+      r.p = local_.data() + size_t(w * 32 + uint32_t(lane)) * k_.local_bytes + a;
+      r.space = trace::Space::Local;
+      r.buffer = local_buffer();
+      // Local memory interleaved across the warp as the hardware lays it out, here by the
+      // access's width: the same word of the 32 lanes is contiguous.
+      const uint64_t width = std::max<uint32_t>(4, bytes);
+      const uint64_t warp_base = (uint64_t(block_) * nwarps_ + w) * ((k_.local_bytes + 15) / 16 * 16) * 32;
+      r.offset = warp_base + (a / width) * 32 * width + uint64_t(lane) * width + a % width;
+      return r;
+    }
+    case Space::Param: {
+      r.space = trace::Space::Constant;
+      r.buffer = trace::kNoBuffer;  // not recorded
+      if (a >= kCallArea) {         // the thread's call area
+        const uint64_t off = a - kCallArea;
+        if (off + bytes > k_.call_bytes) fault(in, w, lane, "call parameters", int64_t(off), k_.call_bytes);
+        r.p = call_.data() + size_t(w * 32 + uint32_t(lane)) * k_.call_bytes + off;
+        return r;
+      }
+      if (a + bytes > a_.params.size()) fault(in, w, lane, "kernel parameters", int64_t(a), a_.params.size());
+      r.p = const_cast<uint8_t*>(a_.params.data()) + a;
+      r.space = trace::Space::Constant;
+      r.buffer = trace::kNoBuffer;  // not recorded
+      return r;
+    }
+    case Space::Const:
+      a += kConstWindow;
+      [[fallthrough]];
+    default: {
+      // The array of the previous access first: a warp's lanes mostly share one.
+      Device::Alloc* al = last_ && !last_->freed && a >= last_->base && a + bytes <= last_->base + last_->bytes
+                              ? last_
+                              : (last_ = d_.find(a, bytes));
+      if (!al) {
+        // Name the array the pointer most likely came from: the one just below it.
+        auto it = d_.allocs_.upper_bound(a);
+        if (it != d_.allocs_.begin()) {
+          --it;
+          const Device::Alloc& n = *it->second;
+          fault(in, w, lane, demangle_var(n.name), int64_t(a - n.base), n.bytes);
+        }
+        fault(in, w, lane, "no array", int64_t(a), 0);
+      }
+      r.p = al->ptr + (a - al->base);
+      r.space = al->space;
+      r.buffer = d_.buffer_of(*al, b_);
+      r.offset = a - al->base;
+      return r;
+    }
+  }
+}
+
+
+// The shared array whose range holds window offset `a`: `hint` first (the array an
+// earlier access reached), then each in turn; `hint` becomes the one found.
+// shared_range_.size(): none (the padding between arrays).
+size_t BlockRun::shared_array(uint64_t a, size_t& hint) const {
+  auto holds = [&](size_t i) { return a >= shared_range_[i].first && a < shared_range_[i].second; };
+  if (hint < shared_range_.size() && holds(hint)) [[likely]] return hint;
+  for (size_t i = 0; i < shared_range_.size(); ++i)
+    if (holds(i)) return hint = i;
+  return shared_range_.size();
+}
+
+
+[[gnu::noinline]] uint32_t BlockRun::make_shared_buffers(size_t i) {
+  {
+    for (const Variable& v : k_.shared) {
+      const uint64_t bytes = v.external ? a_.dynamic_shared : v.bytes;
+      const uint32_t eb = std::max<uint32_t>(1, v.elem_bytes == 1 ? 4 : v.elem_bytes);
+      shared_buf_.push_back(b_.add_shared(demangle_var(v.name), eb, 1, std::max<uint64_t>(1, bytes / eb), bytes));
+    }
+    shared_buf_.push_back(b_.add_shared("shared memory", 4, 1, std::max<uint64_t>(1, shared_.size() / 4), shared_.size()));
+  }
+  return shared_buf_[std::min(i, shared_buf_.size() - 1)];
+}
+
+uint32_t BlockRun::local_buffer() {
+  if (local_buf_ == trace::kNoBuffer) {
+    trace::Buffer lb;
+    lb.name = "local frames";
+    lb.space = trace::Space::Local;
+    lb.elem_bytes = 4;
+    const uint64_t bytes = (k_.local_bytes + 15) / 16 * 16 * 32 * nwarps_ * a_.grid.count();
+    lb.cols = std::max<uint64_t>(1, bytes / 4);  // (frames padded to 16 bytes)
+    lb.size_bytes = bytes;
+    local_buf_ = b_.add_buffer(std::move(lb));
+  }
+  return local_buf_;
+}
+
+
+uint32_t BlockRun::site_of(uint32_t pc, const Insn& in, trace::Space sp, trace::Op op, uint32_t bytes) {
+  uint32_t& id = sites_[size_t(pc) * trace::kSpaceCount + size_t(sp)];
+  if (id != trace::kNoBuffer) [[likely]] return id;
+  trace::Site s;
+  s.file = trace_file(in.file);
+  s.line = in.line;
+  s.column = in.column;
+  s.space = sp;
+  s.op = op;
+  s.bytes = uint8_t(bytes);
+  s.instruction = in.opcode;
+  s.buffer = trace::kNoBuffer;
+  id = b_.add_site(std::move(s));
+  return id;
+}
+
+uint32_t BlockRun::trace_file(uint32_t f) {
+  if (f < files_.size() && files_[f] != trace::kNoBuffer) return files_[f];
+  return 0;
+}
+
+
+// A record's head: where in the launch, which instruction, which lanes, which array.
+trace::WarpAccess BlockRun::warp_access(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, trace::Space space, trace::Op op,
+                              uint32_t bytes, uint32_t buffer) {
+  trace::WarpAccess acc;
+  acc.block = block_;
+  acc.warp = w;
+  acc.epoch = epoch_;
+  acc.seq = warps_[w].seq++;
+  acc.active = exec;
+  acc.site = site_of(pc, in, space, op, bytes);
+  acc.buffer = buffer;
+  return acc;
+}
+
+
+// One warp-level memory instruction: the lanes' accesses as one record.
+void BlockRun::record(uint32_t pc, const Insn& in, trace::Op op, uint32_t bytes, uint32_t exec, const Where* where, uint32_t w) {
+  int first = std::countr_zero(exec);
+  if (where[first].buffer == trace::kNoBuffer) return;  // parameter reads are not memory traffic
+  if (where[first].space == trace::Space::Local && !d_.record_local_) return;
+  trace::WarpAccess acc = warp_access(pc, in, w, exec, where[first].space, op, bytes, where[first].buffer);
+  uint32_t offs[32] = {};
+  trace::LaneBuffers lanes{};
+  bool mixed = false;
+  for (int l = 0; l < 32; ++l) {
+    if (!((exec >> l) & 1u)) continue;
+    offs[l] = uint32_t(where[l].offset);
+    lanes[size_t(l)] = where[l].buffer;
+    mixed |= where[l].buffer != acc.buffer;
+  }
+  acc.offset = offs;
+  if (mixed) acc.lanes = &lanes;
+  b_.add(acc);
+}
+
+
+// A load or store of the shared or global space whose lanes all reach one array (the
+// common case), done without the general path's per-lane bookkeeping. False: not such an
+// access; nothing was changed, memory() does it.
+bool BlockRun::memory_one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec) {
+  const bool is_ld = in.op == Opc::Ld;
+  const Operand& ao = is_ld ? in.o[1] : in.o[0];
+  const uint32_t eb = type_bytes(in.type);
+  const uint32_t bytes = eb * in.vec;
+  uint32_t offs[32];
+  uint8_t* ptr[32];
+  uint32_t buffer;
+  trace::Space space;
+  const int first = std::countr_zero(exec);
+  if (in.space == Space::Shared) {
+    // The array this instruction reached last time, else the first lane's.
+    size_t& h = pc_shared_[pc];
+    if (shared_array(addr(ao, w, first), h) == shared_range_.size()) return false;
+    const auto [lo, hi] = shared_range_[h];
+    for (uint32_t m = exec; m; m &= m - 1) {
+      const int l = std::countr_zero(m);
+      const uint64_t a = addr(ao, w, l);
+      if (a < lo || a + bytes > hi) return false;
+      offs[l] = uint32_t(a - lo);
+      ptr[l] = shared_.data() + a;
+    }
+    buffer = shared_buffer(h);
+    space = trace::Space::Shared;
+  } else {
+    Device::Alloc*& al = pc_alloc_[pc];
+    const uint64_t a0 = addr(ao, w, first);
+    if (!al || al->freed || a0 < al->base || a0 + bytes > al->base + al->bytes) al = d_.find(a0, bytes);
+    if (!al || al->space != trace::Space::Global) return false;
+    const uint64_t lo = al->base, hi = al->base + al->bytes;
+    for (uint32_t m = exec; m; m &= m - 1) {
+      const int l = std::countr_zero(m);
+      const uint64_t a = addr(ao, w, l);
+      if (a < lo || a + bytes > hi) return false;
+      offs[l] = uint32_t(a - lo);
+      ptr[l] = al->ptr + (a - lo);
+    }
+    buffer = d_.buffer_of(*al, b_);
+    space = trace::Space::Global;
+  }
+  // Element by element (a vector's registers in turn), each with its own width's copy.
+  auto each_elem = [&](auto&& f) {
+    switch (eb) {
+      case 1: f(uint8_t{}); break;
+      case 2: f(uint16_t{}); break;
+      case 4: f(uint32_t{}); break;
+      default: f(uint64_t{}); break;
+    }
+  };
+  if (is_ld) {
+    const Operand& d = in.o[0];
+    const bool sx = is_signed(in.type);
+    each_elem([&](auto e) {
+      using E = decltype(e);
+      for (uint32_t i = 0; i < in.vec; ++i) {
+        const uint32_t r = d.kind == Operand::Vec ? d.vec[i] : d.reg;
+        if (r == kSink) continue;
+        uint64_t* R = &reg(w, r, 0);
+        for (uint32_t m = exec; m; m &= m - 1) {
+          const int l = std::countr_zero(m);
+          E v;
+          std::memcpy(&v, ptr[l] + i * sizeof(E), sizeof(E));
+          R[l] = sx ? uint64_t(sext(in.type, v)) : uint64_t(v);
+        }
+      }
+    });
+  } else {
+    const Operand& sv = in.o[1];
+    each_elem([&](auto e) {
+      using E = decltype(e);
+      for (uint32_t i = 0; i < in.vec; ++i) {
+        const bool sink = sv.kind == Operand::Vec && sv.vec[i] == kSink;
+        for (uint32_t m = exec; m; m &= m - 1) {
+          const int l = std::countr_zero(m);
+          const E v = sink ? 0 : E(sv.kind == Operand::Vec ? reg(w, sv.vec[i], l) : val(sv, w, l));
+          std::memcpy(ptr[l] + i * sizeof(E), &v, sizeof(E));
+        }
+      }
+    });
+  }
+  if (exec != ~0u)
+    for (uint32_t m = ~exec; m; m &= m - 1) offs[std::countr_zero(m)] = 0;
+  trace::WarpAccess acc = warp_access(pc, in, w, exec, space, is_ld ? trace::Op::Load : trace::Op::Store, bytes, buffer);
+  acc.offset = offs;
+  b_.add(acc);
+  return true;
+}
+
+
+// ld, st, atom, red for the lanes of `exec`: each lane's address resolved to the array it
+// reaches (or a fault), loads read before stores write, and the warp's accesses recorded as
+// one record. A kernel parameter's load is a value, not memory traffic. Returns the lane
+// accesses made.
+uint64_t BlockRun::memory_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec) {
+  const bool is_ld = in.op == Opc::Ld, is_st = in.op == Opc::St;
+  if ((is_ld || is_st) && (in.space == Space::Shared || in.space == Space::Global) && memory_one_array(pc, in, w, exec))
+    return uint64_t(std::popcount(exec));
+  if (is_ld && in.space == Space::Param && !in.o[1].has_reg && in.o[0].kind == Operand::Reg && in.vec == 1) {
+    // A kernel parameter: one value for every lane, not memory traffic.
+    const uint64_t at = addr(in.o[1], w, 0);
+    const uint32_t eb = type_bytes(in.type);
+    if (at + eb <= a_.params.size()) {
+      uint64_t v = 0;
+      std::memcpy(&v, a_.params.data() + at, eb);
+      if (is_signed(in.type)) v = uint64_t(sext(in.type, v));
+      uint64_t* R = &reg(w, in.o[0].reg, 0);
+      for (uint32_t m = exec; m; m &= m - 1) R[std::countr_zero(m)] = v;
+      return 0;
+    }
+  }
+  const Operand& ao = is_ld || in.op == Opc::Atom ? in.o[1] : in.o[0];
+  const uint32_t eb = type_bytes(in.type);
+  const uint32_t bytes = eb * in.vec;
+  Where where[32];
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const int l = std::countr_zero(m);
+    where[l] = resolve(in, in.space, addr(ao, w, l), bytes, w, l);
+  }
+  const trace::Op op = is_ld ? trace::Op::Load : is_st ? trace::Op::Store : trace::Op::Atomic;
+  // Loads read before stores write: the warp's lanes act at once.
+  if (is_ld) {
+    const Operand& d = in.o[0];
+    for (uint32_t m = exec; m; m &= m - 1) {
+      const int l = std::countr_zero(m);
+      for (uint32_t i = 0; i < in.vec; ++i) {
+        uint64_t v = 0;
+        std::memcpy(&v, where[l].p + i * eb, eb);
+        if (is_signed(in.type)) v = uint64_t(sext(in.type, v));
+        const uint32_t r = d.kind == Operand::Vec ? d.vec[i] : d.reg;
+        if (r != kSink) reg(w, r, l) = v;
+      }
+    }
+  } else if (is_st) {
+    const Operand& s = in.o[1];
+    for (uint32_t m = exec; m; m &= m - 1) {
+      const int l = std::countr_zero(m);
+      for (uint32_t i = 0; i < in.vec; ++i) {
+        const uint64_t v = s.kind == Operand::Vec ? (s.vec[i] == kSink ? 0 : reg(w, s.vec[i], l)) : val(s, w, l);
+        std::memcpy(where[l].p + i * eb, &v, eb);
+      }
+    }
+  } else {
+    atomics(in, w, exec, where);
+  }
+  record(pc, in, op, bytes, exec, where, w);
+  return in.space == Space::Param ? 0 : uint64_t(std::popcount(exec));
+}
+
+
+void BlockRun::atomics(const Insn& in, uint32_t w, uint32_t exec, const Where* where) {
+  const Type t = in.type;
+  const bool red = in.op == Opc::Red;
+  const Operand& d = in.o[0];
+  const Operand& bo = red ? in.o[1] : in.o[2];
+  const Operand& co = in.o[3];
+  const uint32_t eb = type_bytes(t);
+  const uint64_t mask = width_mask(t);
+  for (uint32_t m = exec; m; m &= m - 1) {  // lane order: one at a time, as the hardware serialises them
+    const int l = std::countr_zero(m);
+    uint64_t old = 0;
+    std::memcpy(&old, where[l].p, eb);
+    const uint64_t b = val(bo, w, l);
+    uint64_t nv = old;
+    switch (AtomOp(in.sub)) {
+      case AtomOp::Add:
+        if (t == Type::F32) nv = bits(f32(old) + f32(b));
+        else if (t == Type::F64) nv = bits(f64(old) + f64(b));
+        else nv = (old + b) & mask;
+        break;
+      case AtomOp::Min:
+        if (is_float(t)) nv = from_double(t, std::fmin(as_double(t, old), as_double(t, b)));
+        else nv = is_signed(t) ? uint64_t(std::min(sext(t, old), sext(t, b))) & mask : std::min(old & mask, b & mask);
+        break;
+      case AtomOp::Max:
+        if (is_float(t)) nv = from_double(t, std::fmax(as_double(t, old), as_double(t, b)));
+        else nv = is_signed(t) ? uint64_t(std::max(sext(t, old), sext(t, b))) & mask : std::max(old & mask, b & mask);
+        break;
+      case AtomOp::Exch: nv = b; break;
+      case AtomOp::Cas: nv = (old & mask) == (b & mask) ? val(co, w, l) : old; break;
+      case AtomOp::And: nv = old & b; break;
+      case AtomOp::Or: nv = old | b; break;
+      case AtomOp::Xor: nv = old ^ b; break;
+      case AtomOp::Inc: nv = (old & mask) >= (b & mask) ? 0 : old + 1; break;
+      case AtomOp::Dec: nv = ((old & mask) == 0 || (old & mask) > (b & mask)) ? b : old - 1; break;
+    }
+    std::memcpy(where[l].p, &nv, eb);
+    if (!red) set(d, w, l, old & mask);
+  }
+}
+
+}  // namespace ws::ptx

@@ -1,0 +1,48 @@
+// src/ptx/reader.h — the parts of the PTX reader (parse.cpp) that live in files of their
+// own: the tokenizer and number syntax (lexer.cpp), the decoding of a dotted opcode
+// (decode.cpp) and the linking of device functions into the kernels that call them
+// (link.cpp). Private to src/ptx.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ptx/ptx.h"
+
+namespace ws::ptx {
+
+// One token. The tokenizer keeps each token's line: .loc and .file end at the line's end,
+// and every error names the PTX line.
+struct Tok {
+  enum Kind : uint8_t { Ident, Number, String, Punct, End } kind = End;
+  std::string text;
+  uint32_t line = 0;
+};
+
+// The tokens of `text`, comments dropped, ending with one End token.
+std::vector<Tok> tokenize(const std::string& text);
+// PTX type words without their dot: "u32" -> Type::U32.
+const std::map<std::string, Type>& type_names();
+// A decimal or 0x integer (a trailing U allowed). False when `t` is not one.
+bool parse_int(const std::string& t, int64_t& v);
+// An integer, or a float's bits as PTX writes them (0f3F800000, 0d3FF0000000000000);
+// `is_f32bits` says which of the float forms it was.
+bool parse_number(const std::string& t, int64_t& v, bool& is_f32bits);
+// "ld.global.v4.f32" -> {"ld", "global", "v4", "f32"}.
+std::vector<std::string> split_dots(const std::string& s);
+
+// Whether the interpreter runs an opcode whose first word is `base` (opcodes.def).
+bool known_opcode(const std::string& base);
+// Fills `in`'s Opc, types, state space and modifiers from its dotted opcode (in.opcode).
+// Throws Error naming `module` and the line for an instruction the interpreter lacks.
+void decode(Insn& in, const std::string& module);
+
+// Places shared array `v` in kernel `k`'s window: static arrays one after another at
+// their alignment, an unsized (extern) one as the dynamic part.
+void add_shared(Kernel& k, Variable v);
+// Makes every function `k` calls part of its code (see link.cpp). Throws Error for a
+// call whose body is not in the PTX.
+void link(Module& m, Kernel& k);
+
+}  // namespace ws::ptx

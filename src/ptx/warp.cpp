@@ -1,0 +1,269 @@
+// src/ptx/warp.cpp — the warp scheduler: a block's warps run in turn between barriers, a
+// warp's lanes in lock step with divergence and reconvergence by program counter, and the
+// Control rows of opcodes.def (bra, call, ret, exit, bar) that move those counters. Also
+// the values of special registers and symbols an operand names.
+#include <cstring>
+
+#include "ptx/block_run.h"
+
+namespace ws::ptx {
+
+BlockRun::BlockRun(Device& d, const Kernel& k, const KernelLaunch& a, trace::Builder& b, std::vector<uint32_t>& files,
+         uint64_t& budget)
+    : d_(d), k_(k), a_(a), b_(b), files_(files), budget_(budget) {
+  threads_ = uint32_t(a.block.count());
+  nwarps_ = (threads_ + 31) / 32;
+  shared_.assign(size_t(shared_bytes()), 0);
+  local_.assign(size_t(k.local_bytes) * threads_, 0);
+  regs_.assign(size_t(k.registers) * 32 * nwarps_, 0);
+  call_.assign(size_t(k.call_bytes) * threads_, 0);
+  if (!k.linked.empty()) frames_.resize(threads_);
+  warps_.resize(nwarps_);
+  sites_.assign(k.code.size() * trace::kSpaceCount, trace::kNoBuffer);
+  pc_shared_.assign(k.code.size(), 0);
+  pc_alloc_.assign(k.code.size(), nullptr);
+  // Where each shared array lies in the block's window (the extern one: the dynamic part).
+  for (const Variable& v : k.shared)
+    shared_range_.push_back(v.external ? std::pair<uint64_t, uint64_t>{dyn_base(), shared_.size()}
+                                       : std::pair<uint64_t, uint64_t>{v.offset, v.offset + v.bytes});
+}
+
+uint64_t BlockRun::run(uint32_t block) {
+  block_ = block;
+  epoch_ = 0;
+  if (block) {  // what the previous block left
+    std::fill(shared_.begin(), shared_.end(), 0);
+    std::fill(local_.begin(), local_.end(), 0);
+    std::fill(regs_.begin(), regs_.end(), 0);
+    std::fill(call_.begin(), call_.end(), 0);
+    for (auto& f : frames_) f.clear();
+  }
+  for (uint32_t w = 0; w < nwarps_; ++w) {
+    const uint32_t n = std::min(32u, threads_ - w * 32);
+    warps_[w] = Warp{};
+    warps_[w].live = n == 32 ? ~0u : ((1u << n) - 1);
+  }
+  const trace::Dim3& g = a_.grid;
+  ctaid_[0] = block % g.x;
+  ctaid_[1] = (block / g.x) % g.y;
+  ctaid_[2] = block / (g.x * g.y);
+  uint64_t lanes = 0;
+  for (;;) {
+    bool any_live = false;
+    for (uint32_t w = 0; w < nwarps_; ++w) {
+      lanes += run_warp(w);
+      any_live |= warps_[w].live != 0;
+    }
+    if (!any_live) break;
+    // Every live lane waits at a barrier: release them all.
+    for (Warp& w : warps_) w.at_bar = 0;
+    ++epoch_;
+  }
+  return lanes;
+}
+
+uint64_t BlockRun::sreg(Sreg s, uint32_t w, int lane) const {
+  const uint32_t t = w * 32 + uint32_t(lane);
+  const trace::Dim3& bd = a_.block;
+  switch (s) {
+    case Sreg::TidX: return t % bd.x;
+    case Sreg::TidY: return (t / bd.x) % bd.y;
+    case Sreg::TidZ: return t / (bd.x * bd.y);
+    case Sreg::NtidX: return bd.x;
+    case Sreg::NtidY: return bd.y;
+    case Sreg::NtidZ: return bd.z;
+    case Sreg::CtaidX: return ctaid_[0];
+    case Sreg::CtaidY: return ctaid_[1];
+    case Sreg::CtaidZ: return ctaid_[2];
+    case Sreg::NctaidX: return a_.grid.x;
+    case Sreg::NctaidY: return a_.grid.y;
+    case Sreg::NctaidZ: return a_.grid.z;
+    case Sreg::Laneid: return uint64_t(lane);
+    case Sreg::Warpid: return w;
+    case Sreg::Nwarpid: return nwarps_;
+    case Sreg::LanemaskLt: return (1ull << lane) - 1;
+    case Sreg::LanemaskLe: return (2ull << lane) - 1;
+    case Sreg::LanemaskEq: return 1ull << lane;
+    case Sreg::LanemaskGe: return uint32_t(~((1ull << lane) - 1));
+    case Sreg::LanemaskGt: return uint32_t(~((2ull << lane) - 1));
+    case Sreg::Clock: case Sreg::Clock64: return clock_;
+    case Sreg::Smid: return 0;
+    // The block's shared memory ends where the reserved region (cooperative groups'
+    // scratch) would start; nothing is placed there.
+    case Sreg::ReservedSmem: return shared_.size();
+    case Sreg::DynamicSmemSize: return a_.dynamic_shared;
+    case Sreg::TotalSmemSize: return shared_.size();
+  }
+  return 0;
+}
+
+uint64_t BlockRun::symval(uint32_t sym) const {
+  const Kernel::Sym& s = k_.symbols[sym];
+  switch (s.kind) {
+    case Kernel::Sym::Param: return k_.params[s.index].offset;
+    case Kernel::Sym::Shared: {
+      const Variable& v = k_.shared[s.index];
+      return v.external ? dyn_base() : v.offset;
+    }
+    case Kernel::Sym::Local: return s.index;
+    case Kernel::Sym::Call: return kCallArea + s.index;
+    case Kernel::Sym::CallParam:
+    case Kernel::Sym::Ret: return 0;  // linked away
+    case Kernel::Sym::Global: return d_.global_values_[s.index];
+  }
+  return 0;
+}
+
+[[gnu::noinline]] uint64_t BlockRun::val_other(const Operand& o, uint32_t w, int lane) {
+  switch (o.kind) {
+    case Operand::Imm: return uint64_t(o.imm);
+    case Operand::Special: return sreg(o.sreg, w, lane);
+    case Operand::Symbol: return symval(o.symbol);
+    default: return 0;
+  }
+}
+
+// Runs warp `w` until every lane has exited or waits at a barrier. Each step executes the
+// instruction of the lowest program counter with the lanes that stand there: paths that
+// diverged run one after the other and reconverge where their counters meet again.
+uint64_t BlockRun::run_warp(uint32_t w) {
+  Warp& wp = warps_[w];
+  uint64_t lanes_done = 0;
+  const std::vector<Insn>& code = k_.code;
+  // `known`: every ready lane stands at `pc` (a converged warp after an instruction all of
+  // them ran), so the lanes need not be searched and their wp.pc entries, stale, are not
+  // read; every instruction that can part them writes all of its lanes' entries.
+  bool known = false;
+  uint32_t pc = ~0u, active = 0;
+  for (;;) {
+    const uint32_t ready = wp.live & ~wp.at_bar;
+    if (!ready) return lanes_done;
+    if (!known) {
+      // The lowest program counter among the ready lanes, and the lanes that stand there.
+      pc = ~0u;
+      active = 0;
+      for (uint32_t m = ready; m; m &= m - 1) {
+        const int l = std::countr_zero(m);
+        const uint32_t p = wp.pc[l];
+        if (p < pc) {
+          pc = p;
+          active = 1u << l;
+        } else if (p == pc) {
+          active |= 1u << l;
+        }
+      }
+    }
+    known = false;
+    if (pc >= code.size()) {  // ran off the end: as ret
+      wp.live &= ~active;
+      continue;
+    }
+    if (budget_ == 0) out_of_budget(w, code[pc]);
+    --budget_;
+    ++clock_;
+    const Insn& in = code[pc];
+    uint32_t exec = active;
+    if (in.guard != kSink) {
+      exec = 0;
+      for (uint32_t m = active; m; m &= m - 1) {
+        const int l = std::countr_zero(m);
+        const bool p = reg(w, in.guard, l) & 1;
+        if (p != in.guard_neg) exec |= 1u << l;
+      }
+    }
+    if (kind_of(in.op) == Kind::Control) {
+      Step s{w, pc, active, exec, ready};
+      control(in, s);
+      known = s.known;
+      pc = s.pc;
+      continue;
+    }
+    if (exec) lanes_done += execute(pc, in, w, exec);
+    if (active == ready) {
+      known = true;
+      ++pc;
+    } else {
+      advance(w, active, pc + 1);
+    }
+  }
+}
+
+
+[[noreturn]] void BlockRun::out_of_budget(uint32_t w, const Insn& at) const {
+  const trace::Dim3 c = a_.grid;
+  throw Fault("kernel " + kernel_name(k_.name) + " did not finish within " + std::to_string(kInstructionBudget) +
+              " warp instructions (an endless loop?): block (" + std::to_string(block_ % c.x) + "," +
+              std::to_string((block_ / c.x) % c.y) + "), warp " + std::to_string(w) + " at line " +
+              std::to_string(at.line));
+}
+
+void BlockRun::control(const Insn& in, Step& s) {
+  switch (in.op) {
+#define PTX_OP(E, N, K, F) PTX_CONTROL_##K(E, F)
+#define PTX_CONTROL_Control(E, F) \
+  case Opc::E: F(in, s); return;
+#define PTX_CONTROL_Alu(E, F)
+#define PTX_CONTROL_Move(E, F)
+#define PTX_CONTROL_Memory(E, F)
+#define PTX_CONTROL_Warp(E, F)
+#define PTX_CONTROL_Nothing(E, F)
+#include "ptx/opcodes.def"
+#undef PTX_CONTROL_Control
+#undef PTX_CONTROL_Alu
+#undef PTX_CONTROL_Move
+#undef PTX_CONTROL_Memory
+#undef PTX_CONTROL_Warp
+#undef PTX_CONTROL_Nothing
+    default: break;
+  }
+}
+
+// The lanes whose guard holds jump; the others go on. A branch every ready lane takes the
+// same way keeps the warp converged, so the scheduler need not look for its next pc.
+void BlockRun::bra_op(const Insn& in, Step& s) {
+  const uint32_t to = uint32_t(in.o[0].imm), next = s.pc + 1;
+  advance(s.w, s.exec, to);
+  advance(s.w, s.active & ~s.exec, next);
+  if (s.active == s.ready && (s.exec == s.active || s.exec == 0)) {
+    s.known = true;
+    s.pc = s.exec ? to : next;
+  }
+}
+
+void BlockRun::call_op(const Insn& in, Step& s) {
+  for (uint32_t m = s.exec; m; m &= m - 1) call(in, s.w, std::countr_zero(m), s.pc + 1);
+  advance(s.w, s.active & ~s.exec, s.pc + 1);
+}
+
+// A return from a device function copies its return value out and goes back to the call;
+// the kernel's own ret ends the thread.
+void BlockRun::ret_op(const Insn&, Step& s) {
+  Warp& wp = warps_[s.w];
+  for (uint32_t m = s.exec; m; m &= m - 1) {
+    const int l = std::countr_zero(m);
+    std::vector<Frame>* fr = frames_.empty() ? nullptr : &frames_[s.w * 32 + uint32_t(l)];
+    if (!fr || fr->empty()) {
+      wp.live &= ~(1u << l);
+      continue;
+    }
+    const Frame f = fr->back();
+    fr->pop_back();
+    uint8_t* area = call_.data() + size_t(s.w * 32 + uint32_t(l)) * k_.call_bytes;
+    for (const Kernel::Copy& c : k_.linked[f.linked].out) std::memmove(area + c.to, area + c.from, c.bytes);
+    wp.pc[l] = f.ret_pc;
+  }
+  advance(s.w, s.active & ~s.exec, s.pc + 1);
+}
+
+void BlockRun::exit_op(const Insn&, Step& s) {
+  warps_[s.w].live &= ~s.exec;
+  advance(s.w, s.active & ~s.exec, s.pc + 1);
+}
+
+// The lanes wait until every live lane of the block is at a barrier (run() releases them).
+void BlockRun::bar_op(const Insn&, Step& s) {
+  warps_[s.w].at_bar |= s.exec;
+  advance(s.w, s.active, s.pc + 1);
+}
+
+}  // namespace ws::ptx
