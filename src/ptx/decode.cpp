@@ -28,6 +28,9 @@ const std::map<std::string, Opc>& opcodes() {
 
 bool known_opcode(const std::string& base) { return opcodes().count(base) != 0; }
 
+// Every dotted word after the first is a type (the first the operation's, a second cvt's
+// source or set's destination), a state space, or a modifier kept as a field; the words
+// that change nothing in the emulation are read and dropped.
 void decode(Insn& in, const std::string& module) {
   std::vector<std::string> parts = split_dots(in.opcode);
   const std::string base = parts.empty() ? "" : parts[0];

@@ -58,6 +58,7 @@ std::vector<Tok> tokenize(const std::string& s) {
   return out;
 }
 
+// Every type word PTX writes; .pred included (setp's destination, predicate registers).
 const std::map<std::string, Type>& type_names() {
   static const std::map<std::string, Type> m{
       {"pred", Type::Pred}, {"b8", Type::B8},   {"b16", Type::B16}, {"b32", Type::B32}, {"b64", Type::B64},
@@ -67,6 +68,7 @@ const std::map<std::string, Type>& type_names() {
   return m;
 }
 
+// PTX writes integers in decimal or hex, unsigned ones with a U suffix.
 bool parse_int(const std::string& t, int64_t& v) {
   if (t.empty()) return false;
   std::string s = t;

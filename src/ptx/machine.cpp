@@ -18,6 +18,7 @@ namespace ws::ptx {
 Device::Device() = default;
 Device::~Device() = default;
 
+// The short name of a function-scope static (views name arrays by it).
 std::string demangle_var(const std::string& n) {
   // _ZZ14transposeTiledPfPKfiE4tile -> transposeTiled::tile; template arguments and
   // nested names are left out (enough to tell a course's arrays apart).
@@ -57,6 +58,9 @@ std::string kernel_name(const std::string& mangled) {
 
 // ---- memory ----------------------------------------------------------------------------
 
+// A module's __device__ variables become allocations in the global space, its
+// __constant__ ones in the constant window (16-byte aligned, as the constant bank packs
+// them); module-scope shared arrays are each kernel's own, placed per launch.
 void Device::load(Module m) {
   module_ = std::move(m);
   uint64_t const_off = 0;
@@ -104,6 +108,7 @@ uint64_t Device::malloc(uint64_t bytes, std::string name) {
   return base;
 }
 
+// Managed memory: the device reads and writes the host's own bytes, so nothing is copied.
 uint64_t Device::adopt(void* host, uint64_t bytes, std::string name) {
   auto a = std::make_unique<Alloc>();
   a->base = uint64_t(reinterpret_cast<uintptr_t>(host));
@@ -115,6 +120,7 @@ uint64_t Device::adopt(void* host, uint64_t bytes, std::string name) {
   return base;
 }
 
+// A freed allocation keeps its entry, so that a late access faults naming it.
 bool Device::free(uint64_t addr) {
   auto it = allocs_.find(addr);
   if (it == allocs_.end() || it->second->freed) return false;
@@ -125,6 +131,7 @@ bool Device::free(uint64_t addr) {
   return true;
 }
 
+// The live allocation holding [addr, addr + bytes), null when none.
 Device::Alloc* Device::find(uint64_t addr, uint64_t bytes) {
   auto it = allocs_.upper_bound(addr);
   if (it == allocs_.begin()) return nullptr;
@@ -175,6 +182,7 @@ uint64_t Device::symbol(const std::string& name) const {
   return it == symbols_.end() ? 0 : it->second;
 }
 
+// The trace array of allocation `a`, made on its first access in this trace.
 uint32_t Device::buffer_of(Alloc& a, trace::Builder& b) {
   if (a.buffer == trace::kNoBuffer) {
     trace::Buffer buf;

@@ -19,6 +19,10 @@ namespace ws::ptx {
 }
 
 
+// Where one lane's access of `bytes` at address `a` of space `sp` goes: a generic address
+// is first placed by its window; shared and local offsets are checked against the block's
+// window and the thread's frame, the rest against the device's allocations. Faults when
+// nothing holds it.
 BlockRun::Where BlockRun::resolve(const Insn& in, Space sp, uint64_t a, uint32_t bytes, uint32_t w, int lane) {
   if (sp == Space::Generic) {
     if (a >= kSharedWindow && a < kSharedWindow + kWindowBytes) sp = Space::Shared, a -= kSharedWindow;
@@ -119,6 +123,8 @@ size_t BlockRun::shared_array(uint64_t a, size_t& hint) const {
   return shared_buf_[std::min(i, shared_buf_.size() - 1)];
 }
 
+// The one trace array of every thread's local frame, laid out as the hardware interleaves
+// them (made on first use: most kernels have no local traffic).
 uint32_t BlockRun::local_buffer() {
   if (local_buf_ == trace::kNoBuffer) {
     trace::Buffer lb;
@@ -134,6 +140,8 @@ uint32_t BlockRun::local_buffer() {
 }
 
 
+// The trace site of instruction `pc` in space `sp`: one per instruction of the launch (two
+// alike loads on one line stay two sites), made on first execution.
 uint32_t BlockRun::site_of(uint32_t pc, const Insn& in, trace::Space sp, trace::Op op, uint32_t bytes) {
   uint32_t& id = sites_[size_t(pc) * trace::kSpaceCount + size_t(sp)];
   if (id != trace::kNoBuffer) [[likely]] return id;
@@ -150,6 +158,7 @@ uint32_t BlockRun::site_of(uint32_t pc, const Insn& in, trace::Space sp, trace::
   return id;
 }
 
+// The trace's file of a .file number (0 when the PTX named none).
 uint32_t BlockRun::trace_file(uint32_t f) {
   if (f < files_.size() && files_[f] != trace::kNoBuffer) return files_[f];
   return 0;
@@ -344,6 +353,8 @@ uint64_t BlockRun::memory_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t e
 }
 
 
+// atom / red for each lane in lane order, one at a time as the hardware serialises them, so
+// that lanes reaching one address see each other's updates; atom returns the old value.
 void BlockRun::atomics(const Insn& in, uint32_t w, uint32_t exec, const Where* where) {
   const Type t = in.type;
   const bool red = in.op == Opc::Red;

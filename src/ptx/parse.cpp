@@ -71,6 +71,7 @@ class Parser {
     if (!is(text)) fail(std::string("expected '") + text + "', found '" + peek().text + "'", peek().line);
     next();
   }
+  // Directives such as .version end at the line's end, not at a ';'.
   void skip_line() {
     const uint32_t line = peek().line;
     while (peek().kind != Tok::End && peek().line == line) next();
@@ -79,6 +80,7 @@ class Parser {
     while (peek().kind != Tok::End && !is(";")) next();
     if (is(";")) next();
   }
+  // A .section's {...}: DWARF data nvcc emits with -G, of no use to the interpreter.
   void skip_braces() {
     int depth = 0;
     while (peek().kind != Tok::End) {
@@ -88,6 +90,8 @@ class Parser {
     }
   }
 
+  // One module-level statement. Linkage words (.visible, .weak) carry nothing the device
+  // needs, so they are passed over and the declaration that follows decides.
   void top_level() {
     const Tok& tk = peek();
     const std::string& w = tk.text;
@@ -111,6 +115,7 @@ class Parser {
     fail("unexpected '" + w + "' at module level", tk.line);
   }
 
+  // .file N "path" [, timestamp, size]: the rest of the line is the optional metadata.
   void file_directive() {
     const uint32_t line = peek().line;
     next();
@@ -278,6 +283,9 @@ class Parser {
   }
 
 
+  // A kernel's or function's statements up to its closing brace: .loc sets the source
+  // position the next instructions carry, declarations add registers and arrays, labels
+  // mark the next instruction's index (resolved once the body is read).
   void body(Kernel& k) {
     int depth = 1;
     while (peek().kind != Tok::End) {
@@ -381,6 +389,8 @@ class Parser {
     k.calls.push_back(std::move(c));
   }
 
+  // .reg .type %r<N>; declares %r0..%r(N-1). The type is not kept: every register is a
+  // 64-bit slot, and each instruction says how wide it reads it.
   void reg_decl() {
     next();
     next();  // the type: every register is one 64-bit slot
@@ -400,6 +410,7 @@ class Parser {
     skip_statement();
   }
 
+  // A register's slot number, given on first declaration.
   uint32_t reg(const std::string& name) {
     auto it = regs_.find(name);
     if (it != regs_.end()) return it->second;
@@ -440,6 +451,9 @@ class Parser {
     return false;
   }
 
+  // One operand, resolved now so that execution never looks a name up: an address
+  // [reg+sym+imm], a vector {a, b}, an immediate (float bits as written), a register, a
+  // special register, a symbol, else a label fixed up at the body's end (`fix_slot`).
   Operand operand(uint32_t line, std::pair<uint32_t, uint32_t> fix_slot, bool& label) {
     Operand o;
     label = false;
@@ -535,6 +549,8 @@ class Parser {
     return it->second;
   }
 
+  // [@[!]%p] opcode operands; — a call is read apart (its parameter lists), everything
+  // else decoded from its dotted opcode (decode.cpp) after its operands.
   void instruction(Kernel& k) {
     Insn in;
     in.text_line = peek().line;

@@ -13,16 +13,19 @@
 namespace ws::ptx {
 
 
+// The type's bits of a register (all 64 for a 64-bit type or none).
 [[gnu::always_inline]] inline uint64_t width_mask(Type t) {
   const uint32_t b = type_bytes(t);
   return b >= 8 ? ~0ull : b == 0 ? ~0ull : (1ull << (8 * b)) - 1;
 }
+// The type's bits of a register as a signed value.
 [[gnu::always_inline]] inline int64_t sext(Type t, uint64_t v) {
   const uint32_t b = type_bytes(t);
   if (b >= 8 || b == 0) return int64_t(v);
   const uint32_t sh = 64 - 8 * b;
   return int64_t(v << sh) >> sh;
 }
+// A float lives in a register as its IEEE bits (f32: the low 32).
 inline float f32(uint64_t v) { return std::bit_cast<float>(uint32_t(v)); }
 inline double f64(uint64_t v) { return std::bit_cast<double>(v); }
 inline uint64_t bits(float f) { return std::bit_cast<uint32_t>(f); }
@@ -31,6 +34,7 @@ inline uint64_t bits(double d) { return std::bit_cast<uint64_t>(d); }
 inline double as_double(Type t, uint64_t v) { return t == Type::F64 ? f64(v) : double(f32(v)); }
 inline uint64_t from_double(Type t, double d) { return t == Type::F64 ? bits(d) : bits(float(d)); }
 
+// cvt's rounding of a float to an integral value; the default truncates, as .rzi.
 inline double round_by(Rnd r, double x) {
   switch (r) {
     case Rnd::Rni: case Rnd::Rn: return std::nearbyint(x);
@@ -57,6 +61,9 @@ inline uint64_t float_to_int(Type dst, double x, Rnd r) {
   return uint64_t(x);
 }
 
+// setp's comparison in the type: floats ordered (false with a NaN) unless the `u` forms
+// ask for unordered (true with a NaN); integers signed or unsigned by the type, lo/ls/hi/hs
+// always unsigned. Inlined: with a constant type only one of its halves remains.
 [[gnu::always_inline]] inline bool compare(Cmp c, Type t, uint64_t a, uint64_t b) {
   if (is_float(t)) {
     const double x = as_double(t, a), y = as_double(t, b);

@@ -8,6 +8,8 @@
 
 namespace ws::ptx {
 
+// The memory of one block (shared window, local frames, call area, registers), sized once
+// and cleared by run() for each block, and per-instruction caches kept across blocks.
 BlockRun::BlockRun(Device& d, const Kernel& k, const KernelLaunch& a, trace::Builder& b, std::vector<uint32_t>& files,
          uint64_t& budget)
     : d_(d), k_(k), a_(a), b_(b), files_(files), budget_(budget) {
@@ -28,6 +30,8 @@ BlockRun::BlockRun(Device& d, const Kernel& k, const KernelLaunch& a, trace::Bui
                                        : std::pair<uint64_t, uint64_t>{v.offset, v.offset + v.bytes});
 }
 
+// Runs the block's warps in turn, each until it exits or waits at a barrier; when every
+// live lane waits, the barrier opens (a new epoch) and they run again.
 uint64_t BlockRun::run(uint32_t block) {
   block_ = block;
   epoch_ = 0;
@@ -62,6 +66,7 @@ uint64_t BlockRun::run(uint32_t block) {
   return lanes;
 }
 
+// A special register's value for one lane (%tid, %ctaid, %laneid, %lanemask_*, ...).
 uint64_t BlockRun::sreg(Sreg s, uint32_t w, int lane) const {
   const uint32_t t = w * 32 + uint32_t(lane);
   const trace::Dim3& bd = a_.block;
@@ -97,6 +102,8 @@ uint64_t BlockRun::sreg(Sreg s, uint32_t w, int lane) const {
   return 0;
 }
 
+// What a symbol operand stands for: an offset in its own state space (a parameter's in the
+// parameter buffer, a shared array's in the window), or a module variable's address.
 uint64_t BlockRun::symval(uint32_t sym) const {
   const Kernel::Sym& s = k_.symbols[sym];
   switch (s.kind) {
@@ -197,6 +204,7 @@ uint64_t BlockRun::run_warp(uint32_t w) {
               std::to_string(at.line));
 }
 
+// Dispatches the Control rows of opcodes.def; the others never reach it.
 void BlockRun::control(const Insn& in, Step& s) {
   switch (in.op) {
 #define PTX_OP(E, N, K, F) PTX_CONTROL_##K(E, F)

@@ -5,6 +5,8 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -279,129 +281,49 @@ std::string fallback_instruction(const DeviceRecord& r) {
   return s + " " + std::to_string(r.size) + " B";
 }
 
-}  // namespace
-
-trace::Trace to_trace(const RawCapture& raw, const std::map<uint64_t, Disassembly>& disassembly,
-                      const ImportOptions& o) {
-  trace::Trace t;
-  t.provenance.backend = "gpu";
-  t.provenance.device = o.device.empty() ? "a GPU" : o.device;
-  t.provenance.date = trace::utc_now();
-  trace::Builder b(t, o.max_records);
+// A GPU capture made into a trace, one step per seam: the program's allocations become
+// arrays, each launch its blocks, shared window and records, each SASS instruction (per
+// array it reaches) a site.
+class TraceImport {
+ public:
+  TraceImport(trace::Trace& t, const ImportOptions& o) : t_(t), o_(o), b_(t, o.max_records) {}
 
   // The program's allocations (not the modules' own data), named in the order it made
   // them; each becomes a 1-D array of 4-byte elements.
-  struct Region {
-    uint64_t base, size;
-    uint32_t buffer;
-  };
-  std::vector<Region> regions;
-  // The names go to the program's own allocations (where the tracer saw its cudaMalloc*
-  // calls; else to every allocation not of a module).
-  const bool marked = std::any_of(raw.allocs.begin(), raw.allocs.end(), [](const RawAlloc& a) { return a.by_program; });
-  size_t k = 0, module_k = 0, other_k = 0;
-  for (const RawAlloc& a : raw.allocs) {
-    trace::Buffer buf;
-    if (a.module_data) {
-      buf.name = "__device__ data" + (module_k++ ? " " + std::to_string(module_k) : std::string());
-    } else if (marked && !a.by_program) {
-      buf.name = "runtime allocation " + std::to_string(++other_k);
-    } else {
-      buf.name = k < o.names.size() ? o.names[k] : "allocation " + std::to_string(k + 1);
-      ++k;
-    }
-    buf.space = trace::Space::Global;
-    buf.elem_bytes = 4;
-    buf.rows = 1;
-    buf.cols = std::max<uint64_t>(1, a.size / 4);
-    buf.size_bytes = a.size;
-    regions.push_back({a.address, a.size, b.add_buffer(buf)});
-  }
-  std::sort(regions.begin(), regions.end(), [](const Region& x, const Region& y) { return x.base < y.base; });
-  uint32_t unknown = trace::kNoBuffer;
-  auto region_of = [&](uint64_t addr, uint32_t& offset) {
-    auto it = std::upper_bound(regions.begin(), regions.end(), addr, [](uint64_t a, const Region& r) { return a < r.base; });
-    if (it != regions.begin() && addr < std::prev(it)->base + std::prev(it)->size) {
-      offset = uint32_t(addr - std::prev(it)->base);
-      return std::prev(it)->buffer;
-    }
-    if (unknown == trace::kNoBuffer) {
-      trace::Buffer u;
-      u.name = "memory outside the program's allocations";
-      u.cols = 1;
-      unknown = b.add_buffer(u);
-    }
-    offset = uint32_t(addr & 0xffffffffu);
-    return unknown;
-  };
-
-  std::unordered_map<std::string, uint32_t> files;
-  auto file_of = [&](const std::string& name) {
-    auto it = files.find(name);
-    if (it != files.end()) return it->second;
-    return files[name] = b.add_file(name, "");
-  };
-  std::map<std::tuple<std::string, uint64_t, uint32_t>, uint32_t> site_of;  // (function, SASS offset, array)
-  std::map<std::string, uint32_t> shared_of;                      // a kernel's shared window
-
-  for (const RawLaunch& whole : raw.launches) {
-    const RawLaunch L = whole_blocks_only(whole);
-    trace::Launch launch;
-    launch.kernel = plain_name(L.name);
-    launch.grid = {L.head.grid[0], L.head.grid[1], L.head.grid[2]};
-    launch.block = {L.head.block[0], L.head.block[1], L.head.block[2]};
-    if (L.executed_per_warp.empty() || L.head.kept == whole.head.kept)
-      for (uint32_t blk = L.head.block_lo; blk < L.head.block_hi; ++blk) launch.blocks.push_back(blk);
-    else
-      for (const DeviceRecord& r : L.records)
-        if (launch.blocks.empty() || launch.blocks.back() != r.block) launch.blocks.push_back(r.block);
-    std::sort(launch.blocks.begin(), launch.blocks.end());
-    launch.blocks.erase(std::unique(launch.blocks.begin(), launch.blocks.end()), launch.blocks.end());
-    b.begin_launch(launch);
-    b.drop(L.head.executed - std::min<uint64_t>(L.head.executed, L.head.kept));
-    const auto dis_module = disassembly.find(L.head.module);
-    const std::map<uint64_t, SassInstruction>* dis = nullptr;
-    if (dis_module != disassembly.end())
-      if (auto f = dis_module->second.find(L.name); f != dis_module->second.end()) dis = &f->second;
-    // The kernel's shared window, as far as its lanes reach. From sm_80 on the window's first
-    // kilobyte is the system's (the driver's reserved shared memory): the kernel's own
-    // arrays start after it, and offsets are counted from there (banks are unchanged).
-    uint64_t shared_bytes = 0, shared_low = ~uint64_t(0);
-    for (const DeviceRecord& r : L.records)
-      if (r.space == kRawShared)
-        for (int lane = 0; lane < 32; ++lane)
-          if ((r.mask >> lane) & 1u) {
-            shared_bytes = std::max<uint64_t>(shared_bytes, r.address[lane] + r.size);
-            shared_low = std::min<uint64_t>(shared_low, r.address[lane]);
-          }
-    const uint64_t shared_base = shared_low != ~uint64_t(0) && shared_low >= kReservedShared ? kReservedShared : 0;
-    shared_bytes -= std::min(shared_bytes, shared_base);
-    uint32_t shared = trace::kNoBuffer;
-    if (shared_bytes) {
-      auto it = shared_of.find(L.name);
-      if (it == shared_of.end() || t.buffers[it->second].size_bytes < shared_bytes) {
-        const uint64_t words = (shared_bytes + 3) / 4;
-        // Named after the kernel's one shared array (its PTX says which); several share the
-        // window under the kernel's name, the arrays listed.
-        const std::string base = launch.kernel.substr(0, launch.kernel.find('<'));
-        std::string name = base + "::shared";
-        auto v = o.shared.find(L.name);
-        if (v == o.shared.end() || v->second.empty()) v = o.shared.find("");  // declared outside the kernels
-        if (v != o.shared.end() && !v->second.empty()) {
-          if (v->second.size() == 1) {
-            name = base + "::" + v->second[0];
-          } else {
-            name += " (";
-            for (size_t i = 0; i < v->second.size(); ++i) name += (i ? ", " : "") + v->second[i];
-            name += ")";
-          }
-        }
-        shared = b.add_shared(name, 4, 1, words, words * 4);
-        shared_of[L.name] = shared;
+  void allocations(const std::vector<RawAlloc>& allocs) {
+    // The names go to the program's own allocations (where the tracer saw its cudaMalloc*
+    // calls; else to every allocation not of a module).
+    const bool marked = std::any_of(allocs.begin(), allocs.end(), [](const RawAlloc& a) { return a.by_program; });
+    size_t k = 0, module_k = 0, other_k = 0;
+    for (const RawAlloc& a : allocs) {
+      trace::Buffer buf;
+      if (a.module_data) {
+        buf.name = "__device__ data" + (module_k++ ? " " + std::to_string(module_k) : std::string());
+      } else if (marked && !a.by_program) {
+        buf.name = "runtime allocation " + std::to_string(++other_k);
       } else {
-        shared = it->second;
+        buf.name = k < o_.names.size() ? o_.names[k] : "allocation " + std::to_string(k + 1);
+        ++k;
       }
+      buf.space = trace::Space::Global;
+      buf.elem_bytes = 4;
+      buf.rows = 1;
+      buf.cols = std::max<uint64_t>(1, a.size / 4);
+      buf.size_bytes = a.size;
+      regions_.push_back({a.address, a.size, b_.add_buffer(buf)});
     }
+    std::sort(regions_.begin(), regions_.end(), [](const Region& x, const Region& y) { return x.base < y.base; });
+  }
+
+  // One traced launch: its blocks, its shared window, its records in the emulated device's
+  // order, their sites named from its function's disassembly where there is one.
+  void launch(const RawLaunch& whole, const std::map<uint64_t, Disassembly>& disassembly) {
+    const RawLaunch L = whole_blocks_only(whole);
+    const std::string kernel = begin(L, whole);
+    const std::map<uint64_t, SassInstruction>* dis = nullptr;
+    if (auto m = disassembly.find(L.head.module); m != disassembly.end())
+      if (auto f = m->second.find(L.name); f != m->second.end()) dis = &f->second;
+    const Window shared = shared_window(L, kernel);
     std::unordered_map<uint64_t, uint32_t> seq;  // per (block, warp)
     uint64_t lanes_total = 0;
     // The GPU wrote the records as its warps ran, interleaved; the trace keeps them as the
@@ -416,66 +338,196 @@ trace::Trace to_trace(const RawCapture& raw, const std::map<uint64_t, Disassembl
     for (const uint32_t index : order) {
       const DeviceRecord& r = L.records[index];
       if (!r.mask) continue;
-      trace::WarpAccess a;
-      a.block = r.block;
-      a.warp = r.warp;
-      a.epoch = r.epoch;
-      a.seq = seq[(uint64_t(r.block) << 32) | r.warp]++;
-      a.active = r.mask;
-      std::array<uint32_t, 32> offset{};
-      trace::LaneBuffers lanes{};
-      bool mixed = false;
-      uint32_t first = trace::kNoBuffer;
-      for (int lane = 0; lane < 32; ++lane) {
-        if (!((r.mask >> lane) & 1u)) continue;
-        ++lanes_total;
-        uint32_t buf;
-        if (r.space == kRawShared) {
-          buf = shared;
-          offset[size_t(lane)] = uint32_t(r.address[lane] - shared_base);
-        } else {
-          buf = region_of(r.address[lane], offset[size_t(lane)]);
-        }
-        lanes[size_t(lane)] = buf;
-        if (first == trace::kNoBuffer) first = buf;
-        else if (buf != first) mixed = true;
-      }
-      a.buffer = first;
-      a.lanes = mixed ? &lanes : nullptr;
-      a.offset = offset.data();
-      // The site: this SASS instruction of this kernel, on this array (a kernel launched on
-      // other arrays gets sites of its own, as the emulated device gives it).
-      const uint64_t off = r.pc - L.head.function_pc;
-      auto key = std::make_tuple(L.name, off, mixed ? trace::kNoBuffer : first);
-      auto it = site_of.find(key);
-      if (it == site_of.end()) {
-        trace::Site s;
-        const SassInstruction* in = nullptr;
-        if (dis)
-          if (auto f = dis->find(off); f != dis->end()) in = &f->second;
-        s.space = r.space == kRawShared ? trace::Space::Shared : trace::Space::Global;
-        const bool atomic = (r.flags & kRawAtomic) || (in && atomic_opcode(in->opcode)) ||
-                            ((r.flags & kRawRead) && (r.flags & kRawWrite));
-        s.op = atomic ? trace::Op::Atomic : (r.flags & kRawWrite) ? trace::Op::Store : trace::Op::Load;
-        s.bytes = r.size;
-        s.buffer = mixed ? trace::kNoBuffer : first;
-        s.instruction = in ? in->opcode : fallback_instruction(r);
-        if (in && !in->file.empty()) {
-          s.file = file_of(in->file);
-          s.line = in->line;
-        } else {
-          s.file = file_of(launch.kernel + " (no line information: build with -lineinfo)");
-          s.line = 0;
-        }
-        it = site_of.emplace(key, b.add_site(s)).first;
-      }
-      a.site = it->second;
-      b.add(a);
+      lanes_total += uint64_t(std::popcount(r.mask));
+      record(L, r, seq[(uint64_t(r.block) << 32) | r.warp]++, shared, dis, kernel);
     }
-    b.launch().lane_accesses = lanes_total;
-    b.launch().seconds = double(L.head.nanoseconds) * 1e-9;
+    b_.launch().lane_accesses = lanes_total;
+    b_.launch().seconds = double(L.head.nanoseconds) * 1e-9;
   }
-  if (t.files.empty()) b.add_file("(no kernels were traced)", "");
+
+  void finish() {
+    if (t_.files.empty()) b_.add_file("(no kernels were traced)", "");
+  }
+
+ private:
+  struct Region {
+    uint64_t base, size;
+    uint32_t buffer;
+  };
+  // A kernel's shared window: its array, and where the kernel's own part starts.
+  struct Window {
+    uint32_t buffer = trace::kNoBuffer;
+    uint64_t base = 0;
+  };
+
+  // The launch's head (its blocks: those the tracer kept whole); returns the kernel's name.
+  std::string begin(const RawLaunch& L, const RawLaunch& whole) {
+    trace::Launch launch;
+    launch.kernel = plain_name(L.name);
+    launch.grid = {L.head.grid[0], L.head.grid[1], L.head.grid[2]};
+    launch.block = {L.head.block[0], L.head.block[1], L.head.block[2]};
+    if (L.executed_per_warp.empty() || L.head.kept == whole.head.kept)
+      for (uint32_t blk = L.head.block_lo; blk < L.head.block_hi; ++blk) launch.blocks.push_back(blk);
+    else
+      for (const DeviceRecord& r : L.records)
+        if (launch.blocks.empty() || launch.blocks.back() != r.block) launch.blocks.push_back(r.block);
+    std::sort(launch.blocks.begin(), launch.blocks.end());
+    launch.blocks.erase(std::unique(launch.blocks.begin(), launch.blocks.end()), launch.blocks.end());
+    const std::string kernel = launch.kernel;
+    b_.begin_launch(launch);
+    b_.drop(L.head.executed - std::min<uint64_t>(L.head.executed, L.head.kept));
+    return kernel;
+  }
+
+  // The kernel's shared window, as far as its lanes reach. From sm_80 on the window's first
+  // kilobyte is the system's (the driver's reserved shared memory): the kernel's own
+  // arrays start after it, and offsets are counted from there (banks are unchanged).
+  Window shared_window(const RawLaunch& L, const std::string& kernel) {
+    uint64_t bytes = 0, low = ~uint64_t(0);
+    for (const DeviceRecord& r : L.records)
+      if (r.space == kRawShared)
+        for (int lane = 0; lane < 32; ++lane)
+          if ((r.mask >> lane) & 1u) {
+            bytes = std::max<uint64_t>(bytes, r.address[lane] + r.size);
+            low = std::min<uint64_t>(low, r.address[lane]);
+          }
+    Window w;
+    w.base = low != ~uint64_t(0) && low >= kReservedShared ? kReservedShared : 0;
+    bytes -= std::min(bytes, w.base);
+    if (!bytes) return w;
+    auto it = shared_of_.find(L.name);
+    if (it != shared_of_.end() && t_.buffers[it->second].size_bytes >= bytes) {
+      w.buffer = it->second;
+      return w;
+    }
+    const uint64_t words = (bytes + 3) / 4;
+    w.buffer = b_.add_shared(shared_name(L.name, kernel), 4, 1, words, words * 4);
+    shared_of_[L.name] = w.buffer;
+    return w;
+  }
+
+  // Named after the kernel's one shared array (its PTX says which); several share the
+  // window under the kernel's name, the arrays listed.
+  std::string shared_name(const std::string& mangled, const std::string& kernel) const {
+    const std::string base = kernel.substr(0, kernel.find('<'));
+    std::string name = base + "::shared";
+    auto v = o_.shared.find(mangled);
+    if (v == o_.shared.end() || v->second.empty()) v = o_.shared.find("");  // declared outside the kernels
+    if (v == o_.shared.end() || v->second.empty()) return name;
+    if (v->second.size() == 1) return base + "::" + v->second[0];
+    name += " (";
+    for (size_t i = 0; i < v->second.size(); ++i) name += (i ? ", " : "") + v->second[i];
+    return name + ")";
+  }
+
+  // One warp's access: each lane's address placed in its array, the record added.
+  void record(const RawLaunch& L, const DeviceRecord& r, uint32_t seq, const Window& shared,
+              const std::map<uint64_t, SassInstruction>* dis, const std::string& kernel) {
+    trace::WarpAccess a;
+    a.block = r.block;
+    a.warp = r.warp;
+    a.epoch = r.epoch;
+    a.seq = seq;
+    a.active = r.mask;
+    std::array<uint32_t, 32> offset{};
+    trace::LaneBuffers lanes{};
+    bool mixed = false;
+    uint32_t first = trace::kNoBuffer;
+    for (int lane = 0; lane < 32; ++lane) {
+      if (!((r.mask >> lane) & 1u)) continue;
+      uint32_t buf;
+      if (r.space == kRawShared) {
+        buf = shared.buffer;
+        offset[size_t(lane)] = uint32_t(r.address[lane] - shared.base);
+      } else {
+        buf = region_of(r.address[lane], offset[size_t(lane)]);
+      }
+      lanes[size_t(lane)] = buf;
+      if (first == trace::kNoBuffer) first = buf;
+      else if (buf != first) mixed = true;
+    }
+    a.buffer = first;
+    a.lanes = mixed ? &lanes : nullptr;
+    a.offset = offset.data();
+    a.site = site(L, r, mixed ? trace::kNoBuffer : first, dis, kernel);
+    b_.add(a);
+  }
+
+  // The site: this SASS instruction of this kernel, on this array (a kernel launched on
+  // other arrays gets sites of its own, as the emulated device gives it).
+  uint32_t site(const RawLaunch& L, const DeviceRecord& r, uint32_t buffer,
+                const std::map<uint64_t, SassInstruction>* dis, const std::string& kernel) {
+    const uint64_t off = r.pc - L.head.function_pc;
+    auto key = std::make_tuple(L.name, off, buffer);
+    auto it = site_of_.find(key);
+    if (it != site_of_.end()) return it->second;
+    trace::Site s;
+    const SassInstruction* in = nullptr;
+    if (dis)
+      if (auto f = dis->find(off); f != dis->end()) in = &f->second;
+    s.space = r.space == kRawShared ? trace::Space::Shared : trace::Space::Global;
+    const bool atomic = (r.flags & kRawAtomic) || (in && atomic_opcode(in->opcode)) ||
+                        ((r.flags & kRawRead) && (r.flags & kRawWrite));
+    s.op = atomic ? trace::Op::Atomic : (r.flags & kRawWrite) ? trace::Op::Store : trace::Op::Load;
+    s.bytes = r.size;
+    s.buffer = buffer;
+    s.instruction = in ? in->opcode : fallback_instruction(r);
+    if (in && !in->file.empty()) {
+      s.file = file_of(in->file);
+      s.line = in->line;
+    } else {
+      s.file = file_of(kernel + " (no line information: build with -lineinfo)");
+      s.line = 0;
+    }
+    return site_of_.emplace(key, b_.add_site(s)).first->second;
+  }
+
+  // The array that holds `addr` and the offset in it; an address in none goes to one array
+  // of memory outside the program's allocations.
+  uint32_t region_of(uint64_t addr, uint32_t& offset) {
+    auto it = std::upper_bound(regions_.begin(), regions_.end(), addr, [](uint64_t a, const Region& r) { return a < r.base; });
+    if (it != regions_.begin() && addr < std::prev(it)->base + std::prev(it)->size) {
+      offset = uint32_t(addr - std::prev(it)->base);
+      return std::prev(it)->buffer;
+    }
+    if (unknown_ == trace::kNoBuffer) {
+      trace::Buffer u;
+      u.name = "memory outside the program's allocations";
+      u.cols = 1;
+      unknown_ = b_.add_buffer(u);
+    }
+    offset = uint32_t(addr & 0xffffffffu);
+    return unknown_;
+  }
+
+  uint32_t file_of(const std::string& name) {
+    auto it = files_.find(name);
+    if (it != files_.end()) return it->second;
+    return files_[name] = b_.add_file(name, "");
+  }
+
+  trace::Trace& t_;
+  const ImportOptions& o_;
+  trace::Builder b_;
+  std::vector<Region> regions_;
+  uint32_t unknown_ = trace::kNoBuffer;
+  std::unordered_map<std::string, uint32_t> files_;
+  std::map<std::tuple<std::string, uint64_t, uint32_t>, uint32_t> site_of_;  // (function, SASS offset, array)
+  std::map<std::string, uint32_t> shared_of_;                                // a kernel's shared window
+};
+
+}  // namespace
+
+trace::Trace to_trace(const RawCapture& raw, const std::map<uint64_t, Disassembly>& disassembly,
+                      const ImportOptions& o) {
+  trace::Trace t;
+  t.provenance.backend = "gpu";
+  t.provenance.device = o.device.empty() ? "a GPU" : o.device;
+  t.provenance.date = trace::utc_now();
+  TraceImport import(t, o);
+  import.allocations(raw.allocs);
+  for (const RawLaunch& whole : raw.launches) import.launch(whole, disassembly);
+  import.finish();
   return t;
 }
 
