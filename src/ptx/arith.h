@@ -237,6 +237,17 @@ WS_LANE_OP bfi_op(const Insn&, Type t, uint64_t f, uint64_t base, uint64_t c, ui
   for (uint32_t i = 0; i < len && pos + i < bw; ++i) r = (r & ~(1ull << (pos + i))) | (((f >> i) & 1) << (pos + i));
   return r & width_mask(t);
 }
+// bfind d, a: the position of a's most significant non-sign bit (a 1, or for a negative
+// signed value a 0), 0xffffffff when there is none; .shiftamt: instead the left shift that
+// brings that bit to the top.
+WS_LANE_OP bfind_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  const uint32_t msb = 8 * type_bytes(t) - 1;
+  uint64_t x = a & width_mask(t);
+  if (is_signed(t) && sext(t, a) < 0) x = ~x & width_mask(t);
+  if (x == 0) return 0xffffffff;
+  const uint32_t pos = uint32_t(63 - std::countl_zero(x));
+  return (in.mods & kShiftAmt) ? msb - pos : pos;
+}
 WS_LANE_OP popc_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   return uint64_t(std::popcount(a & width_mask(t)));
 }

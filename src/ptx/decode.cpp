@@ -53,6 +53,7 @@ void decode(Insn& in, const std::string& module) {
     else if (m == "sat") in.mods |= kSat;
     else if (m == "nc") in.mods |= kNc;
     else if (m == "clamp") in.mods |= kShiftClamp;
+    else if (m == "shiftamt") in.mods |= kShiftAmt;
     else if (m == "v2") in.vec = 2;
     else if (m == "v4") in.vec = 4;
     else if (m == "rn") in.rnd = Rnd::Rn;

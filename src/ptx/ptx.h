@@ -79,6 +79,7 @@ enum Mod : uint16_t {
   kNc = 512,    // ld.global.nc
   kCmpAnd = 1024, kCmpOr = 2048, kCmpXor = 4096,  // setp's boolean combination
   kShiftClamp = 8192,
+  kShiftAmt = 16384,  // bfind.shiftamt
 };
 
 enum class Rnd : uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi };
