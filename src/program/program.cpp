@@ -1,4 +1,7 @@
-// Building and running a user's program against the emulated device.
+// src/program/program.cpp — building a user's program and running it: on the emulated
+// device (the child loads warpscope's libcudart.so.13) or, traced and timed, on this
+// machine's GPU (the child has the GPU tracer injected). What the child is told goes
+// through program/environment.h.
 #include "program/program.h"
 
 #include <fcntl.h>
@@ -19,6 +22,7 @@
 #include <sstream>
 #include <thread>
 
+#include "program/environment.h"
 #include "program/timing.h"
 #include "sass/import.h"
 #include "trace/assets.h"
@@ -156,12 +160,12 @@ struct TempDir {
 
 namespace {
 
-// The first folder holding every one of `files`: $`env`, `sub` beside the binary or a level
-// up, lib/warpscope of an install, or this build's `built` ("" : none); "" when none does.
-std::string find_dir(const char* env, const std::string& sub, const char* built,
-                     std::initializer_list<const char*> files) {
+// The first folder holding every one of `files`: the override `var`, `sub` beside the
+// binary or a level up, lib/warpscope of an install, or this build's `built` ("" : none);
+// "" when none does.
+std::string find_dir(env::Var var, const std::string& sub, const char* built, std::initializer_list<const char*> files) {
   std::vector<std::string> dirs;
-  if (const char* d = std::getenv(env)) dirs.push_back(d);
+  if (env::is_set(var)) dirs.push_back(env::get_string(var));
   const std::string exe = trace::exe_dir();
   if (!exe.empty()) {
     dirs.push_back(exe + "/" + sub);
@@ -188,7 +192,7 @@ constexpr const char* kBuiltTracer = "";
 }  // namespace
 
 std::string runtime_dir() {
-  const std::string d = find_dir("WARPSCOPE_CUDART_DIR", "emulated", kBuiltRuntime, {"libcudart.so.13"});
+  const std::string d = find_dir(env::Var::cudart_dir, "emulated", kBuiltRuntime, {"libcudart.so.13"});
   if (d.empty())
     throw Error("warpscope's emulated CUDA runtime (libcudart.so.13) was not built; rebuild with the CUDA toolkit's headers present");
   return d;
@@ -359,7 +363,7 @@ bool gpu_here(std::string& name, std::string& arch, std::string& why) {
 }
 
 std::string tracer_dir() {
-  return find_dir("WARPSCOPE_TRACER_DIR", "gpu_tracer", kBuiltTracer,
+  return find_dir(env::Var::tracer_dir, "gpu_tracer", kBuiltTracer,
                   {"libwarpscope_tracer.so", "warpscope_tracer_patch.fatbin"});
 }
 
@@ -394,9 +398,10 @@ Child run_built(const std::string& exe, const Options& o, const std::vector<std:
 void time_launches(const std::string& exe, const Options& o, const std::string& tools, const std::string& device,
                    const std::string& source_text, const std::string& ptx, const std::string& dir, Result& r) {
   const std::string path = dir + "/gpu.times";
-  std::vector<std::string> env{"CUDA_INJECTION64_PATH=" + tools + "/libwarpscope_tracer.so", "WARPSCOPE_GPU_TIMES=" + path};
-  if (!ptx.empty()) env.push_back("WARPSCOPE_KERNEL_PARAMS=" + param_layout_env(ptx_param_layout(ptx)));
-  const Child c = spawn(argv_of(fs::absolute(exe).string(), o), env, o.timeout_seconds + 90, true, dir + "/timed.out");
+  std::vector<std::string> child_env{"CUDA_INJECTION64_PATH=" + tools + "/libwarpscope_tracer.so",
+                                     env::entry(env::Var::gpu_times, path)};
+  if (!ptx.empty()) child_env.push_back(env::entry(env::Var::kernel_params, param_layout_env(ptx_param_layout(ptx))));
+  const Child c = spawn(argv_of(fs::absolute(exe).string(), o), child_env, o.timeout_seconds + 90, true, dir + "/timed.out");
   std::vector<TimedLaunch> times;
   try {
     if (!fs::exists(path)) throw Error("the timer wrote nothing");
@@ -465,12 +470,12 @@ Result run_gpu(const Options& o, const std::string& device, const std::string& a
   const auto t1 = std::chrono::steady_clock::now();
   r.compile_seconds = std::chrono::duration<double>(t1 - t0).count();
   const std::string raw_path = dir.path + "/gpu.raw";
-  std::vector<std::string> env{"CUDA_INJECTION64_PATH=" + tools + "/libwarpscope_tracer.so",
-                               "WARPSCOPE_GPU_TRACE=" + raw_path,
-                               "WARPSCOPE_TRACER_PATCH=" + tools + "/warpscope_tracer_patch.fatbin",
-                               "WARPSCOPE_TRACE_MAX_RECORDS=" + std::to_string(o.max_records)};
-  if (!o.blocks.empty()) env.push_back("WARPSCOPE_TRACE_BLOCKS=" + o.blocks);
-  const Child c = run_built(fs::absolute(exe).string(), o, env, dir.path, r, t1);
+  std::vector<std::string> child_env{"CUDA_INJECTION64_PATH=" + tools + "/libwarpscope_tracer.so",
+                                     env::entry(env::Var::gpu_trace, raw_path),
+                                     env::entry(env::Var::tracer_patch, tools + "/warpscope_tracer_patch.fatbin"),
+                                     env::entry(env::Var::trace_max_records, std::to_string(o.max_records))};
+  if (!o.blocks.empty()) child_env.push_back(env::entry(env::Var::trace_blocks, o.blocks));
+  const Child c = run_built(fs::absolute(exe).string(), o, child_env, dir.path, r, t1);
   r.exit_code = WIFEXITED(c.status) ? WEXITSTATUS(c.status) : 128 + WTERMSIG(c.status);
   if (!fs::exists(raw_path)) throw Error("the GPU tracer wrote nothing: the program did not initialise CUDA");
   sass::RawCapture raw;
@@ -502,8 +507,9 @@ Result run_gpu(const Options& o, const std::string& device, const std::string& a
       break;
     }
   }
-  // WARPSCOPE_KEEP_GPU_RAW=DIR: the tracer's file and the disassemblies are kept there (test fixtures).
-  if (const char* keep = std::getenv("WARPSCOPE_KEEP_GPU_RAW"); keep && *keep) {
+  // The tracer's file and the disassemblies kept for test fixtures.
+  if (env::is_set(env::Var::keep_gpu_raw)) {
+    const std::string keep = env::get_string(env::Var::keep_gpu_raw);
     std::error_code ec;
     fs::create_directories(keep, ec);
     fs::copy_file(raw_path, fs::path(keep) / "gpu.raw", fs::copy_options::overwrite_existing, ec);
@@ -601,10 +607,10 @@ Result run(const Options& o) {
   const std::string trace_path = dir.path + "/program.wstrace";
   std::string ld = "LD_LIBRARY_PATH=" + rt;
   if (const char* old = std::getenv("LD_LIBRARY_PATH")) ld += std::string(":") + old;
-  const std::vector<std::string> env{ld, "WARPSCOPE_PTX=" + ptx, "WARPSCOPE_TRACE=" + trace_path, "WARPSCOPE_SOURCE=" + src,
-                                     "WARPSCOPE_MAX_RECORDS=" + std::to_string(o.max_records)};
-  std::vector<std::string> env_all = env;
-  if (o.literal && !o.show_local) env_all.push_back("WARPSCOPE_HIDE_LOCAL=1");  // -G's stack traffic
+  std::vector<std::string> env_all{ld, env::entry(env::Var::ptx, ptx), env::entry(env::Var::trace, trace_path),
+                                   env::entry(env::Var::source, src),
+                                   env::entry(env::Var::max_records, std::to_string(o.max_records))};
+  if (o.literal && !o.show_local) env_all.push_back(env::entry(env::Var::hide_local, "1"));  // -G's stack traffic
   c = run_built(exe, o, env_all, dir.path, r, t1);
   if (WIFSIGNALED(c.status) && !fs::exists(trace_path))
     throw Error(std::string("the program crashed (") + strsignal(WTERMSIG(c.status)) + ") before its trace was written");

@@ -1,6 +1,6 @@
-// src/program/timing.cpp — the GPU timer's file read back and made into a timing result,
-// with the kernels' signatures and work annotations from the program's source and their
-// parameter layout (which the timer needs) from the PTX reader's declarations.
+// src/program/timing.cpp — the GPU timer's file read into launches, and those made into
+// bench rows with the work the program's annotations say each launch does; the kernels'
+// parameter layout (which the timer needs) comes from the PTX reader's declarations.
 #include "program/timing.h"
 
 #include <algorithm>
@@ -207,66 +207,32 @@ ParamLayout ptx_param_layout(const std::string& ptx) {
   return out;
 }
 
-std::string param_layout_env(const ParamLayout& l) {
-  std::string s;
-  for (const auto& [fn, params] : l) {
-    s += (s.empty() ? "" : ";") + fn + "=";
-    for (size_t i = 0; i < params.size(); ++i)
-      s += (i ? "," : "") + std::to_string(params[i].first) + ":" + std::to_string(params[i].second);
-  }
-  return s;
-}
+std::string param_layout_env(const ParamLayout& l) { return gpu_times::format_layouts(l); }
 
 std::vector<TimedLaunch> read_times(const std::string& text) {
   std::istringstream in(text);
   std::string line;
-  if (!std::getline(in, line) || line.rfind("warpscope-gpu-times 1", 0) != 0)
-    throw Error("the GPU timer's file is not one (no 'warpscope-gpu-times 1' line)");
+  if (!std::getline(in, line) || line.rfind(gpu_times::kHeader, 0) != 0)
+    throw Error(std::string("the GPU timer's file is not one (no '") + gpu_times::kHeader + "' line)");
   std::vector<TimedLaunch> out;
   int number = 1;
   while (std::getline(in, line)) {
     ++number;
     if (line.empty()) continue;
-    const std::vector<std::string> f = split(line, '\t');
-    auto bad = [&](const std::string& why) {
-      return Error("the GPU timer's file, line " + std::to_string(number) + ": " + why);
-    };
-    if (f.size() != 11 || f[0] != "launch") throw bad("expected 11 tab-separated fields, the first 'launch'");
+    gpu_times::Line g;
+    if (const std::string why = gpu_times::parse(line, g); !why.empty())
+      throw Error("the GPU timer's file, line " + std::to_string(number) + ": " + why);
     TimedLaunch l;
-    try {
-      l.index = std::stoull(f[1]);
-      std::istringstream g(f[2] + " " + f[3]);
-      if (!(g >> l.grid[0] >> l.grid[1] >> l.grid[2] >> l.block[0] >> l.block[1] >> l.block[2])) throw bad("bad grid or block");
-      l.shared_bytes = uint32_t(std::stoul(f[4]));
-      l.runs = uint32_t(std::stoul(f[5]));
-      std::istringstream t(f[6]);
-      unsigned long long med = 0, lo = 0, hi = 0;
-      if (!(t >> med >> lo >> hi)) throw bad("bad times");
-      l.median_ms = double(med) * 1e-6, l.min_ms = double(lo) * 1e-6, l.max_ms = double(hi) * 1e-6;
-      l.saved_bytes = std::stoull(f[7]);
-      l.restored = f[8] == "1";
-    } catch (const Error&) {
-      throw;
-    } catch (const std::exception&) {
-      throw bad("a number expected");
-    }
-    if (f[9] != "-") {
-      for (const std::string& p : split(f[9], ',')) {
-        const size_t colon = p.find(':');
-        if (colon == std::string::npos) throw bad("bad argument bytes");
-        const std::string hex = p.substr(colon + 1);
-        if (hex.size() % 2 || hex.size() / 2 != std::strtoull(p.substr(0, colon).c_str(), nullptr, 10))
-          throw bad("argument size and bytes disagree");
-        std::vector<uint8_t> bytes;
-        for (size_t k = 0; k < hex.size(); k += 2) {
-          if (!std::isxdigit(static_cast<unsigned char>(hex[k])) || !std::isxdigit(static_cast<unsigned char>(hex[k + 1])))
-            throw bad("bad argument bytes");
-          bytes.push_back(uint8_t(std::stoul(hex.substr(k, 2), nullptr, 16)));
-        }
-        l.params.push_back(std::move(bytes));
-      }
-    }
-    l.kernel = f[10];
+    l.index = g.index;
+    l.kernel = std::move(g.kernel);
+    std::copy(g.grid, g.grid + 3, l.grid);
+    std::copy(g.block, g.block + 3, l.block);
+    l.shared_bytes = g.shared;
+    l.runs = g.runs;
+    l.median_ms = double(g.median_ns) * 1e-6, l.min_ms = double(g.min_ns) * 1e-6, l.max_ms = double(g.max_ns) * 1e-6;
+    l.saved_bytes = g.saved_bytes;
+    l.restored = g.restored;
+    l.params = std::move(g.params);
     out.push_back(std::move(l));
   }
   return out;

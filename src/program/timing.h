@@ -1,8 +1,8 @@
 // src/program/timing.h — the user's kernels timed on the GPU, plainly: the GPU tracer's
 // timing mode (tools/gpu_tracer/timer.cpp) writes one line per launch (median of many
-// runs, each with the launch's buffers restored first); this reads it and turns it into
-// bench rows (trace/bench.h), with GFLOP/s and GB/s where the program says how much work
-// a launch does:
+// runs, each with the launch's buffers restored first; program/gpu_times.h); this reads
+// it and turns it into bench rows (trace/bench.h), with GFLOP/s and GB/s where the program
+// says how much work a launch does:
 //
 //   // warpscope: flops = 2*N*N*N; bytes = 3*4*N*N
 //   __global__ void matmulTiled(const float* A, const float* B, float* C, int N) { ... }
@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "program/gpu_times.h"
 #include "trace/bench.h"
 
 namespace ws::program {
@@ -39,7 +40,7 @@ struct TimedLaunch {
 // in order; and that as the timer's WARPSCOPE_KERNEL_PARAMS ("entry=8:8,4:4;..."), which
 // it uses where the driver will not say (cuFuncGetParamInfo fails on the runtime's
 // functions).
-using ParamLayout = std::map<std::string, std::vector<std::pair<uint32_t, uint32_t>>>;
+using ParamLayout = gpu_times::ParamLayout;
 ParamLayout ptx_param_layout(const std::string& ptx);
 std::string param_layout_env(const ParamLayout& l);
 

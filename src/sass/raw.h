@@ -2,15 +2,15 @@
 // injected into the user's program) writes, read back by warpscope (sass/import.h). One
 // file per traced process, little-endian, a sequence of chunks:
 //
-//   "WSGPUTR\0", uint32 version, uint32 0
-//   chunk: uint32 type, uint32 0, uint64 payload bytes, payload (padded to 8 bytes)
+//   FileHead: "WSGPUTR\0", uint32 version, uint32 0
+//   chunk: ChunkHead (uint32 type, uint32 0, uint64 payload bytes), payload (padded to 8 bytes)
 //     Module  uint64 module id, then the module's cubin (an ELF file; the chunk's padding follows it)
-//     Alloc   uint64 address, uint64 size, uint64 flags (AllocFlags)
+//     Alloc   AllocChunk: uint64 address, uint64 size, uint64 flags (AllocFlags)
 //     ProgramAlloc  uint64 address: the allocation there was made by the program's own
 //             cudaMalloc* call (returned to it), not by the runtime or driver for themselves
 //     Launch  LaunchHead, the kernel's name (name_bytes, padded to 8), then `kept`
 //             DeviceRecords in the order the GPU wrote them
-//     WarpCounts  uint32 warps per block, uint32 warps, then each warp's executed warp
+//     WarpCounts  WarpCountsHead (uint32 warps per block, uint32 warps), then each warp's executed warp
 //             instructions (uint32, the warps of blocks [block_lo, block_hi) in order): of the
 //             Launch chunk before it. Past the record cap they tell which blocks were kept whole.
 //
@@ -26,6 +26,32 @@ constexpr char kRawMagic[8] = {'W', 'S', 'G', 'P', 'U', 'T', 'R', '\0'};
 constexpr uint32_t kRawVersion = 1;
 
 enum class ChunkType : uint32_t { Module = 1, Alloc = 2, Launch = 3, ProgramAlloc = 4, WarpCounts = 5 };
+
+struct FileHead {
+  char magic[8] = {'W', 'S', 'G', 'P', 'U', 'T', 'R', '\0'};  // kRawMagic
+  uint32_t version = kRawVersion;
+  uint32_t zero = 0;
+};
+static_assert(sizeof(FileHead) == 16);
+
+struct ChunkHead {
+  uint32_t type = 0;          // ChunkType
+  uint32_t zero = 0;
+  uint64_t bytes = 0;         // the payload's, padded to 8
+};
+static_assert(sizeof(ChunkHead) == 16);
+
+struct AllocChunk {
+  uint64_t address = 0, size = 0;
+  uint64_t flags = 0;         // AllocFlags
+};
+static_assert(sizeof(AllocChunk) == 24);
+
+struct WarpCountsHead {
+  uint32_t warps_per_block = 0;
+  uint32_t warps = 0;         // the counts (uint32 each) that follow
+};
+static_assert(sizeof(WarpCountsHead) == 8);
 
 // An allocation's flags: a module's own data (its __device__ and __constant__ variables).
 enum AllocFlags : uint64_t { kAllocModule = 1 };

@@ -1,4 +1,6 @@
-// The tracer's per-launch state in device memory, passed to every patch as its userdata.
+// tools/gpu_tracer/device_state.h — the tracer's per-launch state in device memory, passed
+// to every patch as its userdata: the host side (tracer.cpp) and the patches (patch.cu,
+// built apart by nvcc) must agree on its layout.
 #pragma once
 #include <cstdint>
 
@@ -17,5 +19,6 @@ struct DeviceState {
   uint32_t block_lo = 0, block_hi = 0, warps_per_block = 1, full = 0;
   unsigned long long warps = 0;
 };
+static_assert(sizeof(DeviceState) == 56, "tracer.cpp and patch.cu share this layout");
 
 }  // namespace ws::tracer

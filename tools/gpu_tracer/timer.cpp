@@ -1,4 +1,5 @@
-// The GPU tracer's other mode: every launch of the program timed plainly, nothing patched.
+// tools/gpu_tracer/timer.cpp — the GPU tracer's other mode: every launch of the program
+// timed plainly, nothing patched.
 // At the entry of each kernel launch (the driver's cuLaunchKernel / cuLaunchKernelEx, which
 // the runtime's <<<...>>> reaches) the timer waits for the device, saves every buffer the
 // launch's arguments point into (and the modules' __device__ variables), then launches the
@@ -7,10 +8,7 @@
 // more and lets the program's own launch go, so the program computes what it would have
 // without the timer (in-place kernels and atomics included).
 //
-// One line per launch goes to $WARPSCOPE_GPU_TIMES (tab-separated; program/timing.h reads it):
-//   launch  INDEX  GX GY GZ  BX BY BZ  SHARED  RUNS  MEDIAN_NS MIN_NS MAX_NS  SAVED_BYTES
-//           RESTORED(1|0)  PARAMS(size:hex,...)  NAME
-// RUNS 0: not timed (past the per-kernel limit), the other figures 0.
+// One line per launch goes to $WARPSCOPE_GPU_TIMES, as program/gpu_times.h lays it out.
 #include "timer.h"
 
 #include <cuda.h>
@@ -27,6 +25,9 @@
 #include <mutex>
 #include <string>
 #include <vector>
+
+#include "program/environment.h"
+#include "program/gpu_times.h"
 
 namespace ws::tracer {
 namespace {
@@ -71,7 +72,7 @@ struct Timer {
   std::map<std::string, uint32_t> per_kernel;
   // Each kernel's parameters (bytes, alignment) from $WARPSCOPE_KERNEL_PARAMS (its PTX, as
   // warpscope read it): where the driver does not say.
-  std::map<std::string, std::vector<std::pair<size_t, size_t>>> layouts;
+  gpu_times::ParamLayout layouts;
   uint64_t launches = 0;
   double spent = 0;  // seconds of timing so far
   bool debug = false;
@@ -82,17 +83,19 @@ struct Timer {
                           c.params, c.extra);
   }
 
-  // The argument bytes, each parameter as the kernel declares it (cuFuncGetParamInfo):
-  // from kernelParams (one pointer per parameter) or, as the runtime passes them, from
-  // one packed buffer in `extra` (CU_LAUNCH_PARAM_BUFFER_POINTER, at the offsets).
-  std::string param_text(const LaunchCall& c, const std::string& kernel, std::vector<uint64_t>& words) const {
+  // The argument bytes into `params`, each parameter as the kernel declares it
+  // (cuFuncGetParamInfo): from kernelParams (one pointer per parameter) or, as the runtime
+  // passes them, from one packed buffer in `extra` (CU_LAUNCH_PARAM_BUFFER_POINTER, at the
+  // offsets). None when they are not known.
+  void arguments(const LaunchCall& c, const std::string& kernel, std::vector<std::vector<uint8_t>>& params,
+                 std::vector<uint64_t>& words) const {
     const unsigned char* packed = nullptr;
     size_t packed_size = 0;
     for (void** e = c.extra; e && e[0] != CU_LAUNCH_PARAM_END; e += 2) {
       if (e[0] == CU_LAUNCH_PARAM_BUFFER_POINTER) packed = static_cast<const unsigned char*>(e[1]);
       else if (e[0] == CU_LAUNCH_PARAM_BUFFER_SIZE && e[1]) packed_size = *static_cast<const size_t*>(e[1]);
     }
-    if (!c.params && !packed) return "-";
+    if (!c.params && !packed) return;
     // The layout: the driver's, else the PTX's (offsets by each parameter's alignment).
     std::vector<std::pair<size_t, size_t>> layout;  // (offset, size)
     for (size_t i = 0;; ++i) {
@@ -102,7 +105,7 @@ struct Timer {
     }
     if (layout.empty()) {
       auto it = layouts.find(kernel);
-      if (it == layouts.end()) return "-";
+      if (it == layouts.end()) return;
       size_t at = 0;
       for (const auto& [size, align] : it->second) {
         at = align ? (at + align - 1) / align * align : at;
@@ -110,15 +113,11 @@ struct Timer {
         at += size;
       }
     }
-    std::string s;
     for (size_t i = 0; i < layout.size(); ++i) {
       const auto [offset, size] = layout[i];
       if (!c.params && offset + size > packed_size) break;
       const auto* p = c.params ? static_cast<const unsigned char*>(c.params[i]) : packed + offset;
-      if (!s.empty()) s += ",";
-      s += std::to_string(size) + ":";
-      static const char hex[] = "0123456789abcdef";
-      for (size_t b = 0; b < size; ++b) s += hex[p[b] >> 4], s += hex[p[b] & 15];
+      params.emplace_back(p, p + size);
       // Every aligned 8-byte word may be a pointer (a struct of pointers too).
       for (size_t b = 0; b + 8 <= size; b += 8) {
         uint64_t w;
@@ -126,7 +125,6 @@ struct Timer {
         words.push_back(w);
       }
     }
-    return s.empty() ? "-" : s;
   }
 
   // The allocations the launch can reach through its arguments, and the modules' variables;
@@ -147,24 +145,23 @@ struct Timer {
     const char* name = symbol;
     if (!name || !*name) cuFuncGetName(&name, c.f);
     const std::string kernel = name ? name : "?";
+    gpu_times::Line line;
+    line.kernel = kernel;
     std::vector<uint64_t> words;
-    const std::string params = param_text(c, kernel, words);
-    const uint64_t index = launches++;
-    uint32_t runs = 0;
+    arguments(c, kernel, line.params, words);
+    line.index = launches++;
     std::vector<double> ms;
-    uint64_t saved = 0;
-    bool restored = true;
     if (per_kernel[kernel]++ < kPerKernel && spent < kProgramSeconds && cuCtxSynchronize() == CUDA_SUCCESS) {
       const auto t0 = std::chrono::steady_clock::now();
-      std::vector<Backup> backups = reachable(words, params != "-");
+      std::vector<Backup> backups = reachable(words, !line.params.empty());
       for (Backup& b : backups) {
         if (cuMemAlloc(&b.copy, b.size) != CUDA_SUCCESS || cuMemcpyDtoD(b.copy, b.address, b.size) != CUDA_SUCCESS) {
-          restored = false;  // out of device memory for a copy: timed as it is, said so
+          line.restored = false;  // out of device memory for a copy: timed as it is, said so
           if (b.copy) cuMemFree(b.copy);
           b.copy = 0;
           continue;
         }
-        saved += b.size;
+        line.saved_bytes += b.size;
       }
       auto restore = [&] {
         for (const Backup& b : backups)
@@ -198,7 +195,6 @@ struct Timer {
       if (!ok) ms.clear();  // the kernel failed: the program's own launch will say so
       spent += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
-    runs = uint32_t(ms.size());
     double median = 0, lo = 0, hi = 0;
     if (!ms.empty()) {
       std::sort(ms.begin(), ms.end());
@@ -206,15 +202,15 @@ struct Timer {
       lo = ms.front();
       hi = ms.back();
     }
-    auto ns = [](double m) { return (unsigned long long)(m * 1e6 + 0.5); };
-    unsigned grid[3], block[3], shared = c.shared;
-    std::copy(c.grid, c.grid + 3, grid);
-    std::copy(c.block, c.block + 3, block);
-    std::fprintf(out, "launch\t%llu\t%u %u %u\t%u %u %u\t%u\t%u\t%llu %llu %llu\t%llu\t%d\t%s\t%s\n",
-                 (unsigned long long)index, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared, runs,
-                 ns(median), ns(lo), ns(hi), (unsigned long long)saved, restored ? 1 : 0, params.c_str(), kernel.c_str());
+    auto ns = [](double m) { return uint64_t(m * 1e6 + 0.5); };
+    line.runs = uint32_t(ms.size());
+    line.median_ns = ns(median), line.min_ns = ns(lo), line.max_ns = ns(hi);
+    std::copy(c.grid, c.grid + 3, line.grid);
+    std::copy(c.block, c.block + 3, line.block);
+    line.shared = c.shared;
+    std::fputs(gpu_times::format(line).c_str(), out);
     std::fflush(out);
-    if (debug) std::fprintf(stderr, "warpscope timer: %s %u runs, median %.4f ms\n", kernel.c_str(), runs, median);
+    if (debug) std::fprintf(stderr, "warpscope timer: %s %u runs, median %.4f ms\n", kernel.c_str(), line.runs, median);
   }
 };
 
@@ -224,31 +220,11 @@ Timer* start_timer(const char* path, bool debug) {
     std::fprintf(stderr, "warpscope timer: cannot write %s\n", path);
     return nullptr;
   }
-  std::fprintf(f, "warpscope-gpu-times 1\n");
+  std::fprintf(f, "%s\n", gpu_times::kHeader);
   auto* t = new Timer();
   t->out = f;
   t->debug = debug;
-  // "entry=8:8,4:4;entry2=..."
-  if (const char* env = std::getenv("WARPSCOPE_KERNEL_PARAMS")) {
-    std::string all = env;
-    for (size_t at = 0; at < all.size();) {
-      size_t end = all.find(';', at);
-      if (end == std::string::npos) end = all.size();
-      const std::string item = all.substr(at, end - at);
-      at = end + 1;
-      const size_t eq = item.find('=');
-      if (eq == std::string::npos) continue;
-      auto& layout = t->layouts[item.substr(0, eq)];
-      const char* p = item.c_str() + eq + 1;
-      unsigned long size = 0, align = 0;
-      int used = 0;
-      while (std::sscanf(p, "%lu:%lu%n", &size, &align, &used) == 2) {
-        layout.push_back({size, align});
-        p += used;
-        if (*p == ',') ++p;
-      }
-    }
-  }
+  t->layouts = gpu_times::parse_layouts(env::get_string(env::Var::kernel_params));
   return t;
 }
 
@@ -270,21 +246,27 @@ void timer_callback(Timer* t, Sanitizer_CallbackDomain domain, Sanitizer_Callbac
     else if (!(m->flags & host) && m->size) t->allocations[m->address] = {m->size, (m->flags & SANITIZER_MEMORY_FLAG_MODULE) != 0};
     return;
   }
+  // The runtime's launches and the driver's, by their ids in the API domains
+  // (sanitizer_runtime_cbid.h, sanitizer_driver_cbid.h).
   if (domain == SANITIZER_CB_DOMAIN_RUNTIME_API) {
     const auto* api = static_cast<const Sanitizer_CallbackData*>(cbdata);
-    if (!api->functionName || !api->functionParams || std::strncmp(api->functionName, "cudaLaunchKernel", 16) != 0) return;
-    void** args = std::strstr(api->functionName, "ExC")
-                      ? static_cast<const cudaLaunchKernelExC_v11060_params*>(api->functionParams)->args
-                      : static_cast<const cudaLaunchKernel_v7000_params*>(api->functionParams)->args;
+    if (!api->functionParams) return;
+    void** args = nullptr;
+    if (cbid == SANITIZER_CBID_RUNTIME_API_cudaLaunchKernel || cbid == SANITIZER_CBID_RUNTIME_API_cudaLaunchKernel_ptsz)
+      args = static_cast<const cudaLaunchKernel_v7000_params*>(api->functionParams)->args;
+    else if (cbid == SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC ||
+             cbid == SANITIZER_CBID_RUNTIME_API_cudaLaunchKernelExC_ptsz)
+      args = static_cast<const cudaLaunchKernelExC_v11060_params*>(api->functionParams)->args;
+    else
+      return;
     t_runtime_args = api->callbackSite == SANITIZER_API_ENTER ? args : nullptr;
     return;
   }
   if (domain != SANITIZER_CB_DOMAIN_DRIVER_API) return;
   const auto* api = static_cast<const Sanitizer_CallbackData*>(cbdata);
-  if (api->callbackSite != SANITIZER_API_ENTER || !api->functionName || !api->functionParams) return;
-  const std::string fn = api->functionName;
+  if (api->callbackSite != SANITIZER_API_ENTER || !api->functionParams) return;
   LaunchCall c;
-  if (fn == "cuLaunchKernel" || fn == "cuLaunchKernel_ptsz") {
+  if (cbid == SANITIZER_CBID_DRIVER_API_cuLaunchKernel || cbid == SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz) {
     const auto* p = static_cast<const cuLaunchKernel_params*>(api->functionParams);
     c.f = p->f;
     c.grid[0] = p->gridDimX, c.grid[1] = p->gridDimY, c.grid[2] = p->gridDimZ;
@@ -293,7 +275,7 @@ void timer_callback(Timer* t, Sanitizer_CallbackDomain domain, Sanitizer_Callbac
     c.stream = p->hStream;
     c.params = p->kernelParams;
     c.extra = p->extra;
-  } else if (fn == "cuLaunchKernelEx" || fn == "cuLaunchKernelEx_ptsz") {
+  } else if (cbid == SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx || cbid == SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz) {
     const auto* p = static_cast<const cuLaunchKernelEx_params*>(api->functionParams);
     if (!p->config) return;
     c.f = p->f;
@@ -308,7 +290,8 @@ void timer_callback(Timer* t, Sanitizer_CallbackDomain domain, Sanitizer_Callbac
     return;
   }
   if (t->debug)
-    std::fprintf(stderr, "warpscope timer: %s kernelParams %p extra %p (first key %p), runtime args %p\n", fn.c_str(),
+    std::fprintf(stderr, "warpscope timer: %s kernelParams %p extra %p (first key %p), runtime args %p\n",
+                 api->functionName ? api->functionName : "?",
                  (void*)c.params, (void*)c.extra, c.extra ? c.extra[0] : nullptr, (void*)t_runtime_args);
   bool packed = false;
   for (void** e = c.extra; e && e[0] != CU_LAUNCH_PARAM_END; e += 2) packed = packed || e[0] == CU_LAUNCH_PARAM_BUFFER_POINTER;

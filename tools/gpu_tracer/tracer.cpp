@@ -1,18 +1,12 @@
-// The GPU tracer: a Compute Sanitizer API tool that the CUDA driver loads into the user's
-// program (CUDA_INJECTION64_PATH=libwarpscope_tracer.so). It patches every global and
-// shared memory instruction and every barrier of each module the program loads with the
-// functions of patch.cu, gives each launch a device buffer of records, and after the
-// launch copies the records back and appends them to $WARPSCOPE_GPU_TRACE (sass/raw.h),
-// with the modules' cubins and the program's allocations. warpscope turns that file into
-// a trace (sass/import.h).
-//
-// Environment:
-//   WARPSCOPE_GPU_TRACE         the file to write (required; without it the tool stays idle)
-//   WARPSCOPE_TRACER_PATCH      the patch fatbin (default: beside this library)
-//   WARPSCOPE_TRACE_BLOCKS      "all" (default) or "LO-HI": the linear blocks to record
-//   WARPSCOPE_TRACE_MAX_RECORDS records kept over the whole run (default 2,000,000)
-//   WARPSCOPE_GPU_TIMES         instead of tracing: time every launch plainly, nothing
-//                               patched, and write the times to this file (timer.cpp)
+// tools/gpu_tracer/tracer.cpp — the GPU tracer: a Compute Sanitizer API tool that the CUDA
+// driver loads into the user's program (CUDA_INJECTION64_PATH=libwarpscope_tracer.so). It
+// patches every global and shared memory instruction and every barrier of each module the
+// program loads with the functions of patch.cu, gives each launch a device buffer of
+// records, and after the launch copies the records back and appends them to
+// $WARPSCOPE_GPU_TRACE (sass/raw.h), with the modules' cubins and the program's
+// allocations. warpscope turns that file into a trace (sass/import.h). Its settings,
+// WARPSCOPE_GPU_TIMES (timing instead of tracing, timer.cpp) among them, are declared in
+// program/environment.h.
 #include <dlfcn.h>
 #include <sanitizer.h>
 
@@ -30,6 +24,7 @@
 #include <vector>
 
 #include "device_state.h"
+#include "program/environment.h"
 #include "sass/raw.h"
 #include "timer.h"
 
@@ -41,6 +36,29 @@ using ws::sass::LaunchHead;
 using ws::tracer::DeviceState;
 
 bool g_debug = false;  // WARPSCOPE_TRACER_DEBUG: each callback on stderr
+
+// The program's own allocations: the runtime's cudaMalloc* calls but cudaMallocHost and
+// cudaMallocArray, by their ids in the runtime-API domain (sanitizer_runtime_cbid.h). Each
+// one's first parameter is where the pointer goes (void** devPtr; cudaMalloc3D's
+// cudaPitchedPtr* begins with it); cudaMalloc3DArray's and cudaMallocMipmappedArray's get
+// an array handle there, which matches no allocation and so marks none.
+bool program_allocates(Sanitizer_CallbackId cbid) {
+  switch (cbid) {
+    case SANITIZER_CBID_RUNTIME_API_cudaMalloc:
+    case SANITIZER_CBID_RUNTIME_API_cudaMallocPitch:
+    case SANITIZER_CBID_RUNTIME_API_cudaMalloc3D:
+    case SANITIZER_CBID_RUNTIME_API_cudaMalloc3DArray:
+    case SANITIZER_CBID_RUNTIME_API_cudaMallocMipmappedArray:
+    case SANITIZER_CBID_RUNTIME_API_cudaMallocManaged:
+    case SANITIZER_CBID_RUNTIME_API_cudaMallocAsync:
+    case SANITIZER_CBID_RUNTIME_API_cudaMallocAsync_ptsz:
+    case SANITIZER_CBID_RUNTIME_API_cudaMallocFromPoolAsync:
+    case SANITIZER_CBID_RUNTIME_API_cudaMallocFromPoolAsync_ptsz:
+      return true;
+    default:
+      return false;
+  }
+}
 
 struct Launch {
   LaunchHead head;
@@ -64,7 +82,7 @@ struct Tracer {
   FILE* out = nullptr;
   std::string patch_path;
   uint32_t block_lo = 0, block_hi = ~0u;
-  uint64_t budget = 2'000'000;  // records left to keep
+  uint64_t budget = 0;  // records left to keep (WARPSCOPE_TRACE_MAX_RECORDS)
   std::set<CUcontext> patched_contexts;
   std::map<CUcontext, ContextBuffers> buffers;
   std::map<uint64_t, Launch> pending;  // by launch handle
@@ -73,9 +91,10 @@ struct Tracer {
   void chunk(ChunkType type, const void* a, uint64_t an, const void* b = nullptr, uint64_t bn = 0) {
     if (!out) return;
     const uint64_t bytes = an + bn, padded = (bytes + 7) / 8 * 8;
-    const uint32_t head[2] = {uint32_t(type), 0};
-    std::fwrite(head, sizeof head, 1, out);
-    std::fwrite(&padded, sizeof padded, 1, out);
+    ws::sass::ChunkHead head;
+    head.type = uint32_t(type);
+    head.bytes = padded;
+    std::fwrite(&head, sizeof head, 1, out);
     if (an) std::fwrite(a, 1, an, out);
     if (bn) std::fwrite(b, 1, bn, out);
     static const char zeros[8] = {};
@@ -116,8 +135,8 @@ struct Tracer {
   void allocated(const Sanitizer_ResourceMemoryData* a) {
     std::lock_guard<std::mutex> lock(mu);
     const uint64_t flags = (a->flags & SANITIZER_MEMORY_FLAG_MODULE) ? uint64_t(ws::sass::kAllocModule) : uint64_t(0);
-    const uint64_t v[3] = {a->address, a->size, flags};
-    chunk(ChunkType::Alloc, v, sizeof v);
+    const ws::sass::AllocChunk v{a->address, a->size, flags};
+    chunk(ChunkType::Alloc, &v, sizeof v);
   }
 
   void program_alloc(uint64_t address) {
@@ -218,8 +237,8 @@ struct Tracer {
     std::memcpy(head.data() + sizeof(LaunchHead), L.name.data(), L.name.size());
     chunk(ChunkType::Launch, head.data(), head.size(), recs.data(), recs.size() * sizeof(DeviceRecord));
     if (!per_warp.empty()) {
-      const uint32_t counts_head[2] = {L.host.warps_per_block, uint32_t(per_warp.size())};
-      chunk(ChunkType::WarpCounts, counts_head, sizeof counts_head, per_warp.data(), per_warp.size() * sizeof(uint32_t));
+      const ws::sass::WarpCountsHead counts_head{L.host.warps_per_block, uint32_t(per_warp.size())};
+      chunk(ChunkType::WarpCounts, &counts_head, sizeof counts_head, per_warp.data(), per_warp.size() * sizeof(uint32_t));
     }
     std::fflush(out);
   }
@@ -230,14 +249,11 @@ Tracer* g_tracer = nullptr;
 void on_callback(void* userdata, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* cbdata) {
   auto* t = static_cast<Tracer*>(userdata);
   if (g_debug) std::fprintf(stderr, "warpscope tracer: callback domain %d id %d\n", int(domain), int(cbid));
-  // The program's own allocations: the pointer each of its cudaMalloc* calls returns (its
-  // first parameter, void** devPtr, in all of them); the runtime and the driver allocate
-  // for themselves too, the first call initialising the context.
+  // The program's own allocations, told from those the runtime and the driver make for
+  // themselves (the first call initialising the context).
   if (domain == SANITIZER_CB_DOMAIN_RUNTIME_API) {
     const auto* api = static_cast<const Sanitizer_CallbackData*>(cbdata);
-    if (api->callbackSite == SANITIZER_API_EXIT && api->functionName && api->functionParams &&
-        std::strncmp(api->functionName, "cudaMalloc", 10) == 0 && std::strncmp(api->functionName, "cudaMallocHost", 14) != 0 &&
-        std::strncmp(api->functionName, "cudaMallocArray", 15) != 0) {
+    if (api->callbackSite == SANITIZER_API_EXIT && api->functionParams && program_allocates(cbid)) {
       void** out = *static_cast<void** const*>(api->functionParams);
       if (out && *out) t->program_alloc(reinterpret_cast<uint64_t>(*out));
     }
@@ -301,33 +317,33 @@ void finish() {
 // runs untraced.
 extern "C" int InitializeInjection() {
   if (g_tracer || g_timer) return 1;
-  g_debug = std::getenv("WARPSCOPE_TRACER_DEBUG") != nullptr;
-  if (const char* times = std::getenv("WARPSCOPE_GPU_TIMES"); times && *times) {
-    g_timer = ws::tracer::start_timer(times, g_debug);
+  using ws::env::Var;
+  g_debug = ws::env::get_flag(Var::tracer_debug);
+  if (ws::env::is_set(Var::gpu_times)) {
+    g_timer = ws::tracer::start_timer(ws::env::get_string(Var::gpu_times).c_str(), g_debug);
     if (g_timer)
       subscribe(on_timer_callback, g_timer,
                 {SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CB_DOMAIN_DRIVER_API, SANITIZER_CB_DOMAIN_RUNTIME_API}, "timing");
     return 1;
   }
-  const char* path = std::getenv("WARPSCOPE_GPU_TRACE");
-  if (!path || !*path) return 1;
+  if (!ws::env::is_set(Var::gpu_trace)) return 1;
+  const std::string path = ws::env::get_string(Var::gpu_trace);
   auto* t = new Tracer();
-  t->out = std::fopen(path, "wb");
+  t->out = std::fopen(path.c_str(), "wb");
   if (!t->out) {
-    std::fprintf(stderr, "warpscope tracer: cannot write %s\n", path);
+    std::fprintf(stderr, "warpscope tracer: cannot write %s\n", path.c_str());
     return 1;
   }
-  const uint32_t head[4] = {0, 0, ws::sass::kRawVersion, 0};
-  std::fwrite(ws::sass::kRawMagic, 1, sizeof ws::sass::kRawMagic, t->out);
-  std::fwrite(&head[2], sizeof(uint32_t), 2, t->out);
-  const char* patch = std::getenv("WARPSCOPE_TRACER_PATCH");
-  t->patch_path = patch && *patch ? patch : beside_this_library("warpscope_tracer_patch.fatbin");
-  if (const char* blocks = std::getenv("WARPSCOPE_TRACE_BLOCKS"); blocks && std::strcmp(blocks, "all") != 0) {
+  const ws::sass::FileHead head;
+  std::fwrite(&head, sizeof head, 1, t->out);
+  t->patch_path = ws::env::is_set(Var::tracer_patch) ? ws::env::get_string(Var::tracer_patch)
+                                                      : beside_this_library("warpscope_tracer_patch.fatbin");
+  if (const std::string blocks = ws::env::get_string(Var::trace_blocks); blocks != "all") {
     unsigned lo = 0, hi = 0;
-    if (std::sscanf(blocks, "%u-%u", &lo, &hi) == 2 && hi >= lo) t->block_lo = lo, t->block_hi = hi + 1;
-    else if (std::sscanf(blocks, "%u", &lo) == 1) t->block_lo = lo, t->block_hi = lo + 1;
+    if (std::sscanf(blocks.c_str(), "%u-%u", &lo, &hi) == 2 && hi >= lo) t->block_lo = lo, t->block_hi = hi + 1;
+    else if (std::sscanf(blocks.c_str(), "%u", &lo) == 1) t->block_lo = lo, t->block_hi = lo + 1;
   }
-  if (const char* cap = std::getenv("WARPSCOPE_TRACE_MAX_RECORDS"); cap && *cap) t->budget = std::strtoull(cap, nullptr, 10);
+  t->budget = ws::env::get_int(Var::trace_max_records);
   g_tracer = t;
   if (g_debug) std::fprintf(stderr, "warpscope tracer: patches from %s\n", t->patch_path.c_str());
   subscribe(on_callback, t, {SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CB_DOMAIN_RUNTIME_API},

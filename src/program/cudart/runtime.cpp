@@ -1,10 +1,12 @@
-// libcudart.so.13 as a program built with `nvcc -cudart shared` meets it, backed by the
-// emulated device (ptx/machine.h) instead of a GPU. The program's host code runs natively
-// in its own process; nvcc's registration code hands this library the kernels' names, and
-// every <<<…>>> arrives here as a launch with its arguments. Kernels run on the PTX that
-// `warpscope run` compiled beside the program (WARPSCOPE_PTX); every launch is recorded,
-// and the trace is written when the program ends (WARPSCOPE_TRACE). Functions the emulated
-// device does not provide exist too (stubs.cpp) and return an error that names them.
+// src/program/cudart/runtime.cpp — libcudart.so.13 as a program built with `nvcc -cudart
+// shared` meets it, backed by the emulated device (ptx/machine.h) instead of a GPU. The
+// program's host code runs natively in its own process; nvcc's registration code hands
+// this library the kernels' names, and every <<<…>>> arrives here as a launch with its
+// arguments. Kernels run on the PTX that `warpscope run` compiled beside the program
+// (WARPSCOPE_PTX); every launch is recorded, and the trace is written when the program
+// ends (WARPSCOPE_TRACE); program/environment.h declares what the parent sets. Functions
+// the emulated device does not provide exist too (weak stubs generated from the toolkit's
+// list by cmake/cudart_stubs.cmake) and return an error that names them.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "program/cudart/shim.h"
+#include "program/environment.h"
 #include "program/program.h"
 #include "ptx/machine.h"
 #include "trace/builder.h"
@@ -76,12 +79,12 @@ bool ensure_loaded() {
   State& s = st();
   if (s.loaded) return s.load_error.empty();
   s.loaded = true;
-  const char* ptx = std::getenv("WARPSCOPE_PTX");
-  if (!ptx) {
-    s.load_error = "WARPSCOPE_PTX is not set: run the program through `warpscope run`";
+  if (!env::is_set(env::Var::ptx)) {
+    s.load_error = std::string(env::name(env::Var::ptx)) + " is not set: run the program through `warpscope run`";
     say(s.load_error);
     return false;
   }
+  const std::string ptx = env::get_string(env::Var::ptx);
   try {
     std::ifstream f(ptx, std::ios::binary);
     std::stringstream text;
@@ -93,11 +96,9 @@ bool ensure_loaded() {
     say(s.load_error);
     return false;
   }
-  uint64_t cap = 2'000'000;
-  if (const char* c = std::getenv("WARPSCOPE_MAX_RECORDS")) cap = std::strtoull(c, nullptr, 10);
-  s.builder = std::make_unique<trace::Builder>(s.trace, cap);
-  if (const char* h = std::getenv("WARPSCOPE_HIDE_LOCAL")) s.dev.record_local(std::string(h) != "1");
-  if (const char* o = std::getenv("WARPSCOPE_TRACE")) s.out = o;
+  s.builder = std::make_unique<trace::Builder>(s.trace, env::get_int(env::Var::max_records));
+  s.dev.record_local(!env::get_flag(env::Var::hide_local));
+  s.out = env::get_string(env::Var::trace);
   return true;
 }
 
@@ -246,8 +247,8 @@ static std::string allocation_name(const char* what) {
   State& s = st();
   if (!s.names_read) {
     s.names_read = true;
-    if (const char* src = std::getenv("WARPSCOPE_SOURCE")) {
-      std::ifstream f(src, std::ios::binary);
+    if (env::is_set(env::Var::source)) {
+      std::ifstream f(env::get_string(env::Var::source), std::ios::binary);
       std::stringstream text;
       text << f.rdbuf();
       s.names = ws::program::allocation_names(text.str());
