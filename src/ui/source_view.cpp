@@ -64,12 +64,12 @@ SiteRowText site_row_text(const Session& m, uint32_t si) {
     std::snprintf(b, sizeof b, "%.2f sectors/request (ideal %.2f) · %s requests", st.sectors_per_request,
                   st.ideal_sectors_per_request, fmt_count(st.requests).c_str());
     r.cost = b;
-    r.ratio = st.ideal_sectors ? double(st.sectors) / double(st.ideal_sectors) : 1;
+    r.ratio = analysis::cost_ratio(st.sectors, st.ideal_sectors);
   } else {
     std::snprintf(b, sizeof b, "%u-way · %.2f wavefronts/request · %s requests", st.max_way,
                   double(st.wavefronts) / double(st.requests), fmt_count(st.requests).c_str());
     r.cost = b;
-    r.ratio = st.ideal_wavefronts ? double(st.wavefronts) / double(st.ideal_wavefronts) : 1;
+    r.ratio = analysis::cost_ratio(st.wavefronts, st.ideal_wavefronts);
   }
   return r;
 }

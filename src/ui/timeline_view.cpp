@@ -27,12 +27,8 @@ float ratio_of(const Session& m, const trace::Record& r) {
   const auto& tr = m.trace();
   if (r.site >= tr.sites.size()) return 1;
   const auto& site = tr.sites[r.site];
-  if (site.space == trace::Space::Shared) {
-    auto c = analysis::shared_cost(r, site.bytes);
-    return c.ideal_wavefronts ? float(c.wavefronts) / float(c.ideal_wavefronts) : 1;
-  }
-  auto c = analysis::global_cost(r, site.bytes);
-  return c.ideal_sectors ? float(c.sectors) / float(c.ideal_sectors) : 1;
+  if (site.space == trace::Space::Shared) return float(analysis::cost_ratio(analysis::shared_cost(r, site.bytes)));
+  return float(analysis::cost_ratio(analysis::global_cost(r, site.bytes)));
 }
 
 void build_strip(Pane& p, int width) {

@@ -278,7 +278,7 @@ std::vector<Card> cards_of(const RequestFigures& rv) {
                   s.max_way <= 1 ? t.good : s.max_way <= 4 ? t.warn : t.bad});
     std::snprintf(v, sizeof v, "%u", s.wavefronts);
     std::snprintf(c, sizeof c, "wavefronts (ideal %u)", s.ideal_wavefronts);
-    hl.push_back({v, c, cost_color(s.ideal_wavefronts ? double(s.wavefronts) / s.ideal_wavefronts : 1)});
+    hl.push_back({v, c, cost_color(analysis::cost_ratio(s))});
     const int shared_lanes = std::popcount(rv.broadcast);
     std::snprintf(v, sizeof v, "%d", shared_lanes);
     hl.push_back({v, shared_lanes ? "lanes share a word" : "no broadcast", shared_lanes ? t.accent : t.text_dim});
@@ -287,13 +287,13 @@ std::vector<Card> cards_of(const RequestFigures& rv) {
     std::snprintf(v, sizeof v, "%u", g.sectors);
     std::snprintf(c, sizeof c, "%s (ideal %u) · %u %s", g.sectors == 1 ? "sector" : "sectors", g.ideal_sectors, g.lines,
                   g.lines == 1 ? "line" : "lines");
-    hl.push_back({v, c, cost_color(g.ideal_sectors ? double(g.sectors) / g.ideal_sectors : 1)});
+    hl.push_back({v, c, cost_color(analysis::cost_ratio(g))});
     // As lessons and reports round it: a whole number, or one decimal (12.5%).
     const double pct = g.efficiency * 100;
     std::snprintf(v, sizeof v, std::abs(pct - std::round(pct)) < 0.05 ? "%.0f%%" : "%.1f%%", pct);
     // Coloured by sectors against the ideal: a broadcast uses 4 of 32 bytes and is still
     // the best any pattern could do.
-    hl.push_back({v, "efficiency", cost_color(g.ideal_sectors ? double(g.sectors) / g.ideal_sectors : 1)});
+    hl.push_back({v, "efficiency", cost_color(analysis::cost_ratio(g))});
     std::snprintf(v, sizeof v, "%s", fmt_bytes(uint64_t(g.sectors) * 32).c_str());
     std::snprintf(c, sizeof c, "moved for %s used", fmt_bytes(g.bytes_requested).c_str());
     hl.push_back({v, c, t.text});
