@@ -1,4 +1,4 @@
-// Warp inspector: the 32 lanes of the current request and where their bytes land.
+// src/ui/warp_view.cpp — Warp inspector: the 32 lanes of the current request and where their bytes land.
 // Global: lanes → 32-byte sectors (requested bytes vs bytes fetched). Shared: lanes → the
 // 32 banks, one box per distinct word, so an n-way conflict is a column n boxes tall and
 // a broadcast is several lanes pointing at one box. 8- and 16-byte accesses are split
@@ -388,9 +388,9 @@ void warp_view(Ui& ui, Pane& p) {
   const ImVec2 size = ImGui::GetContentRegionAvail();
   if (size.x < 40 || size.y < 40) return;
   Scene sc;
-  if (ui.lesson_veiled(p)) {
+  if (ui.lessons.veiled(p)) {
     // A lesson asks for a prediction first: the instruction, and the question, no figures.
-    warp_veil_scene(sc, rv, ui.lessons.resolved->question->prompt, size);
+    warp_veil_scene(sc, rv, ui.lessons.run.resolved->question->prompt, size);
     draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);
     ImGui::Dummy(size);
     return;
