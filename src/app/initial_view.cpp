@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "session/bench.h"
 #include "session/deck.h"
 
 namespace ws::app {
@@ -48,20 +47,8 @@ ui::Environment environment(const Options& opt, ui::GridPainter* painter, const 
   env.keys = keys;
   env.settings_path = dir.empty() ? "" : dir + "/settings.json";
   env.replay_dir = opt.replay_dir.empty() ? ui::bundled_replay_dir() : opt.replay_dir;
-  env.live = opt.live;
-  // Live timings of the family on screen, when this machine has a usable GPU. A short
-  // budget per kernel keeps a refresh within a few seconds.
-  if (!env.live && session::bench_unavailable().empty())
-    env.live = [](const std::vector<std::string>& kernels, const std::map<std::string, int64_t>& params) {
-      trace::BenchOptions o;
-      o.kernels = kernels;
-      o.set = params;
-      o.variants = true;
-      o.seconds = 0.2;
-      o.overhead = false;
-      o.zero_cost = false;
-      return trace::bench_json(session::bench(o));
-    };
+  // Live timings of the family on screen, when this machine has a usable GPU.
+  env.live = opt.live ? opt.live : ui::gpu_live_bench();
   return env;
 }
 

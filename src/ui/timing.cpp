@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "session/bench.h"
 #include "trace/assets.h"
 
 namespace ws::ui {
@@ -62,6 +63,20 @@ std::vector<TimingTable> load_replay_pack(const std::string& dir, std::string& m
 }
 
 std::string bundled_replay_dir() { return trace::find_asset("replay"); }
+
+LiveBench gpu_live_bench() {
+  if (!session::bench_unavailable().empty()) return {};
+  return [](const std::vector<std::string>& kernels, const std::map<std::string, int64_t>& params) {
+    trace::BenchOptions o;
+    o.kernels = kernels;
+    o.set = params;
+    o.variants = true;
+    o.seconds = 0.2;
+    o.overhead = false;
+    o.zero_cost = false;
+    return trace::bench_json(session::bench(o));
+  };
+}
 
 LiveTimer::LiveTimer(LiveBench bench) : bench_(std::move(bench)) {
   if (bench_) thread_ = std::thread([this] { loop(); });

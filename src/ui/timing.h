@@ -54,6 +54,10 @@ std::string bundled_replay_dir();
 using LiveBench = std::function<std::string(const std::vector<std::string>& kernels,
                                             const std::map<std::string, int64_t>& params)>;
 
+// Live timings on this machine's GPU through the session's bench, a short budget per
+// kernel so a refresh takes a few seconds; empty when this machine cannot bench.
+LiveBench gpu_live_bench();
+
 // Runs a LiveBench on its own thread, so timing never blocks a frame.
 class LiveTimer {
  public:

@@ -221,8 +221,8 @@ class Ui {
   // Puts the B pane on the request matching the A pane's (compare.cpp).
   void sync_b();
   void poll_b();
-  friend class LessonController;  // records a step's launch and waits for it like the catalog
-  friend class SlideController;
+  // A lesson keeps its progress beside the settings and waits for a recording due.
+  friend class LessonController;
   Environment env_;
   CpuGridPainter cpu_painter_;
   double time_ = 0;
