@@ -3,8 +3,9 @@
 if(NOT WS_HAVE_GUI)
   return()
 endif()
+# The views headless, and the memory view's grid maths (zoom, pan, bands) on catalog traces.
 ws_test(test_gui SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_views.cpp ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_program_view.cpp
-        LIBS ws_ui)
+        ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_grid_view.cpp LIBS ws_ui)
 # The timing panel (its ladder, scale and sizes, the replay pack found from any folder) and
 # the DRAM panel's defaults.
 ws_test(test_panels SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_timing.cpp

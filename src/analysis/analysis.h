@@ -35,6 +35,12 @@ struct SharedCost {
 };
 SharedCost shared_cost(const trace::Record& r, uint32_t bytes_per_lane);
 
+// Cost over its ideal (sectors over ideal sectors, wavefronts over ideal wavefronts): 1 is
+// the best the access could do, 32 a 32-way conflict; 1 when no lane was active (ideal 0).
+constexpr double cost_ratio(uint64_t cost, uint64_t ideal) { return ideal ? double(cost) / double(ideal) : 1; }
+inline double cost_ratio(const GlobalCost& c) { return cost_ratio(c.sectors, c.ideal_sectors); }
+inline double cost_ratio(const SharedCost& c) { return cost_ratio(c.wavefronts, c.ideal_wavefronts); }
+
 // Phases of a shared request of this width: 1 (1, 2 or 4 bytes), 2 (8 bytes), 4 (16 bytes).
 uint32_t shared_phases(uint32_t bytes_per_lane);
 // Phases of a global request: 16-byte lanes are served a quarter-warp at a time (8 lanes ×

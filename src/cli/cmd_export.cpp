@@ -1,6 +1,6 @@
-// `warpscope export`: a figure of one view (memory, warp, banks, dram, source) at a step,
-// as PNG, SVG or PDF, made without a display from the views the desktop app draws; a
-// range of steps as numbered figures, and as one animated GIF or WebP.
+// src/cli/cmd_export.cpp — `warpscope export`: a figure of one view (memory, warp, banks,
+// dram, source) at a step, as PNG, SVG or PDF, made without a display from the views the
+// desktop app draws; a range of steps as numbered figures, and as one animated GIF or WebP.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -44,7 +44,9 @@ bool parse_u64(const std::string& s, uint64_t& v) {
   return true;
 }
 
-int run(ExportOptions& o) {
+// The view asked for, after checking every option that needs no trace (the theme, the
+// view, the file type, the frame rate, the size); `animate`: --out names an animation.
+ui::FigureView checked_view(const ExportOptions& o, bool& animate) {
   ui::FigureView view;
   if (o.theme != "light" && o.theme != "dark")
     throw UsageError("unknown --theme '" + o.theme + "': allowed light, dark");
@@ -52,8 +54,7 @@ int run(ExportOptions& o) {
   if (!ui::figure_view_from_key(o.view, view))
     throw UsageError("unknown view '" + o.view + "': allowed " + ui::figure_view_keys());
   if (o.out.empty()) throw UsageError("export needs --out FIG.png, FIG.svg or FIG.pdf (FIG.gif or FIG.webp with --steps)");
-  const size_t dot = o.out.find_last_of('.');
-  const bool animate = ui::animation_format_known(o.out);
+  animate = ui::animation_format_known(o.out);
   if (animate && o.steps.empty())
     throw UsageError("--out " + o.out + " is an animation: it needs --steps A-B (or write one figure as " +
                      ui::figure_formats() + ")");
@@ -66,8 +67,13 @@ int run(ExportOptions& o) {
   if (o.width < 200 || o.width > 8192 || o.height < 150 || o.height > 8192)
     throw UsageError("figure size " + std::to_string(o.width) + "x" + std::to_string(o.height) +
                      " is out of range: allowed --width 200..8192, --height 150..8192");
-  // Request numbers as the app counts them, from 1.
-  uint64_t first = 0, last = 0;
+  return view;
+}
+
+// The requests --step or --steps name, numbered from 1 as the app counts them; true for a
+// sequence (--steps).
+bool requested_steps(const ExportOptions& o, uint64_t& first, uint64_t& last) {
+  first = last = 0;
   const bool sequence = !o.steps.empty();
   if (sequence) {
     if (o.step_opt && o.step_opt->count()) throw UsageError("give --step K or --steps A-B, not both");
@@ -81,6 +87,59 @@ int run(ExportOptions& o) {
   } else {
     last = first;
   }
+  return sequence;
+}
+
+// What the DRAM view shows: the request's array (as the app does), one global array, or all
+// of them.
+session::DramChoice dram_choice(const ExportOptions& o, ui::FigureView view, const session::Session& model) {
+  session::DramChoice dram_array = session::DramChoice::follow();
+  if (o.array == "all") {
+    if (view != ui::FigureView::Dram) throw UsageError("--array only applies to --view dram");
+    dram_array = session::DramChoice::all();
+  } else if (!o.array.empty()) {
+    if (view != ui::FigureView::Dram) throw UsageError("--array only applies to --view dram");
+    std::string names;
+    const auto& bufs = model.trace().buffers;
+    for (size_t i = 0; i < bufs.size(); ++i) {
+      if (bufs[i].space != trace::Space::Global) continue;
+      if (bufs[i].name == o.array) dram_array = session::DramChoice::array(uint32_t(i));
+      names += (names.empty() ? "" : ", ") + bufs[i].name;
+    }
+    if (dram_array.kind != session::DramChoice::Kind::Array)
+      throw UsageError("unknown array '" + o.array + "' for --view dram: allowed " + names + ", all");
+  }
+  return dram_array;
+}
+
+// The bank diagram needs a shared access: the first one from record `step` on (else the
+// last before it), said on stderr when it is not `step` itself and `quiet` is false.
+uint64_t shared_step(const session::Session& model, uint64_t step, bool quiet) {
+  const trace::Trace& t = model.trace();
+  const uint64_t n = model.size();
+  const std::string kernel_id = t.launch().kernel;
+  uint64_t s = step;
+  while (s < n && t.sites[t.records[s].site].space != trace::Space::Shared) ++s;
+  if (s >= n) {
+    uint64_t b = 0;
+    while (b < step && t.sites[t.records[b].site].space != trace::Space::Shared) ++b;
+    if (b >= step)
+      throw UsageError(kernel_id + " makes no shared-memory access: --view banks needs one (try --view warp)");
+    s = b;
+  }
+  if (s != step && !quiet)
+    std::cerr << "warpscope: request " << session::request_number(step)
+              << " is not a shared-memory access; showing request " << session::request_number(s)
+              << ", the next one that is\n";
+  return s;
+}
+
+int run(ExportOptions& o) {
+  bool animate = false;
+  const ui::FigureView view = checked_view(o, animate);
+  const size_t dot = o.out.find_last_of('.');
+  uint64_t first = 0, last = 0;
+  const bool sequence = requested_steps(o, first, last);
   for (const auto& s : o.launch.set)
     if (s.rfind("dram=", 0) == 0 && view != ui::FigureView::Dram)
       throw UsageError("--set dram=... only applies to --view dram");
@@ -102,24 +161,7 @@ int run(ExportOptions& o) {
   // width (frame-0001.png … frame-0016.png, however long the trace).
   const int digits = std::max(4, int(std::to_string(session::request_number(last)).size()));
 
-  // The DRAM view follows the request's array (as the app does), or shows one global
-  // array, or all of them.
-  session::DramChoice dram_array = session::DramChoice::follow();
-  if (o.array == "all") {
-    if (view != ui::FigureView::Dram) throw UsageError("--array only applies to --view dram");
-    dram_array = session::DramChoice::all();
-  } else if (!o.array.empty()) {
-    if (view != ui::FigureView::Dram) throw UsageError("--array only applies to --view dram");
-    std::string names;
-    const auto& bufs = model->trace().buffers;
-    for (size_t i = 0; i < bufs.size(); ++i) {
-      if (bufs[i].space != trace::Space::Global) continue;
-      if (bufs[i].name == o.array) dram_array = session::DramChoice::array(uint32_t(i));
-      names += (names.empty() ? "" : ", ") + bufs[i].name;
-    }
-    if (dram_array.kind != session::DramChoice::Kind::Array)
-      throw UsageError("unknown array '" + o.array + "' for --view dram: allowed " + names + ", all");
-  }
+  const session::DramChoice dram_array = dram_choice(o, view, *model);
 
   // Type in proportion to the figure: a 1920×1080 slide reads like a 1280×720 one.
   const float type_scale = std::max(1.0f, float(o.height) / 720.0f);
@@ -136,21 +178,7 @@ int run(ExportOptions& o) {
   for (uint64_t k = first; k <= last; ++k) {
     uint64_t step = k;
     if (view == ui::FigureView::Banks) {
-      // The bank diagram needs a shared access: take the next one.
-      uint64_t s = step;
-      while (s < n && t.sites[t.records[s].site].space != trace::Space::Shared) ++s;
-      if (s >= n) {
-        uint64_t b = 0;
-        while (b < step && t.sites[t.records[b].site].space != trace::Space::Shared) ++b;
-        if (b >= step)
-          throw UsageError(kernel_id + " makes no shared-memory access: --view banks needs one (try --view warp)");
-        s = b;
-      }
-      if (s != step && !sequence)
-        std::cerr << "warpscope: request " << session::request_number(step)
-                  << " is not a shared-memory access; showing request " << session::request_number(s)
-                  << ", the next one that is\n";
-      step = s;
+      step = shared_step(*model, step, sequence);
       if (step == shown) continue;  // a sequence shows each shared request once
     }
     shown = step;

@@ -238,10 +238,10 @@ std::map<uint32_t, LineStat> line_stats(const Session& m, uint32_t file) {
       char buf[64];
       if (site.space != trace::Space::Shared) {
         std::snprintf(buf, sizeof buf, "%s %.3g", name.c_str(), st.sectors_per_request);
-        part.ratio = st.ideal_sectors ? double(st.sectors) / double(st.ideal_sectors) : 1;
+        part.ratio = analysis::cost_ratio(st.sectors, st.ideal_sectors);
       } else {
         std::snprintf(buf, sizeof buf, "%s %u-way", name.c_str(), st.max_way);
-        part.ratio = st.ideal_wavefronts ? double(st.wavefronts) / double(st.ideal_wavefronts) : 1;
+        part.ratio = analysis::cost_ratio(st.wavefronts, st.ideal_wavefronts);
       }
       part.text = buf;
       ratio = std::max(ratio, part.ratio);

@@ -1,4 +1,4 @@
-// Catalog & parameters: pick a kernel of a family, set its parameters; every change
+// src/ui/catalog_view.cpp — Catalog & parameters: pick a kernel of a family, set its parameters; every change
 // re-records in the background while the previous trace stays on screen.
 #include <algorithm>
 #include <cstdio>
@@ -31,14 +31,10 @@ void section(const char* title) {
   ImGui::Separator();
 }
 
-}  // namespace
-
-void catalog_view(Ui& ui) {
+// Families, then the variants of the chosen family as a ladder (a click records one).
+void family_ladder(Ui& ui, const catalog::KernelInfo* cur) {
   UiState& s = ui.state;
   const Theme& t = theme();
-  const catalog::KernelInfo* cur = catalog::find(s.kernel);
-
-  // Families, then the variants of the chosen family as a ladder.
   std::vector<std::string> families;
   for (const auto& k : catalog::all())
     if (std::find(families.begin(), families.end(), k.family) == families.end()) families.push_back(k.family);
@@ -107,16 +103,11 @@ void catalog_view(Ui& ui) {
     }
     ImGui::PopID();
   }
-  if (!cur) {
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.warn), "unknown kernel '%s'", s.kernel.c_str());
-    return;
-  }
-  // The lessons that walk through this kernel, one click away.
-  lesson_links(ui, cur->id);
-  // The texts this kernel reproduces, what they claim, and the setting that matches them.
-  source_refs(ui, *cur);
+}
 
-  section("Parameters");
+// The size, the kernel's own parameters and the blocks to record (a change re-records).
+void parameters(Ui& ui, const catalog::KernelInfo* cur) {
+  UiState& s = ui.state;
   const float label_w = ImGui::CalcTextSize("blocks ").x + 16;
   // size
   ImGui::AlignTextToFramePadding();
@@ -183,7 +174,11 @@ void catalog_view(Ui& ui) {
   if (ImGui::InputTextWithHint("##blocks", "every block (or e.g. 0-3,7)", &s.blocks, ImGuiInputTextFlags_EnterReturnsTrue))
     ui.request_record();
   if (ImGui::IsItemDeactivatedAfterEdit()) ui.request_record();
+}
 
+// What happened to the last recording: under way, failed (why), or what it holds.
+void last_recording(Ui& ui) {
+  const Theme& t = theme();
   // What happened to the last recording.
   ImGui::Spacing();
   if (ui.recorder.busy()) {
@@ -209,6 +204,27 @@ void catalog_view(Ui& ui) {
     if (!m->note.empty()) ImGui::TextDisabled("%s", m->note.c_str());
     ImGui::PopTextWrapPos();
   }
+}
+
+}  // namespace
+
+void catalog_view(Ui& ui) {
+  UiState& s = ui.state;
+  const Theme& t = theme();
+  const catalog::KernelInfo* cur = catalog::find(s.kernel);
+  family_ladder(ui, cur);
+  if (!cur) {
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.warn), "unknown kernel '%s'", s.kernel.c_str());
+    return;
+  }
+  // The lessons that walk through this kernel, one click away.
+  lesson_links(ui, cur->id);
+  // The texts this kernel reproduces, what they claim, and the setting that matches them.
+  source_refs(ui, *cur);
+
+  section("Parameters");
+  parameters(ui, cur);
+  last_recording(ui);
 
   if (!cur->lesson.empty()) {
     section("What to look at");

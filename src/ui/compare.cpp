@@ -1,4 +1,4 @@
-// Side-by-side A/B: a second variant recorded beside the first, stepped in lock-step with
+// src/ui/compare.cpp — Side-by-side A/B: a second variant recorded beside the first, stepped in lock-step with
 // it (session::StepMatch finds the matching request), and a strip of the figures that differ.
 #include <algorithm>
 #include <cstdio>
@@ -23,6 +23,151 @@ std::string join(const std::vector<std::string>& parts) {
   for (const auto& p : parts)
     if (!p.empty()) s += (s.empty() ? "" : " · ") + p;
   return s;
+}
+
+// One figure of both sides, and which is better.
+struct AbRow {
+  const char* what;
+  std::string va, vb;
+  double ca = 0, cb = 0;              // lower is better; both 0: no verdict
+  std::string short_a = "", short_b = "";  // for the one-line strip (empty: va, vb)
+};
+
+// The figures the strip compares: this request, then the launch's totals and times.
+std::vector<AbRow> ab_rows(Ui& ui, const Session& a, const Session& b) {
+  const RequestFigures& ra = ui.pane.request();
+  const RequestFigures& rb = ui.ab.pane.request();
+  const session::Totals& ta = a.totals, &tb = b.totals;
+  auto time_of = [&](const Session& m) -> std::string {
+    if (!m.kernel) return "—";
+    std::map<std::string, int64_t> params = m.trace().launch().params;
+    params.erase("size");
+    const TimingTable* table = nullptr;
+    const TimingSample* s = ui.timing.find(m.kernel->id, params, &table);
+    if (!s || s->ms <= 0) return "—";
+    return fmt("%.3f ms", s->ms);
+  };
+  auto now = [](const RequestFigures& r) -> std::string {
+    if (!r.rec) return "—";
+    if (r.shared)
+      return std::to_string(r.s.max_way) + "-way (" + std::to_string(r.s.wavefronts) +
+             (r.s.wavefronts == 1 ? " wavefront)" : " wavefronts)");
+    return std::to_string(r.g.sectors) + " sectors (ideal " + std::to_string(r.g.ideal_sectors) + ")";
+  };
+  auto per = [](uint64_t x, uint64_t n) { return n ? double(x) / double(n) : 0.0; };
+  std::vector<AbRow> rows;
+  // A request's cost per byte its lanes asked for: a float4 request's 16 sectors for 512
+  // bytes are as good as a float request's 4 for 128.
+  auto per_byte = [](const RequestFigures& r) {
+    if (!r.rec || !r.site || !r.active_lanes || !r.site->bytes) return 0.0;
+    const double used = double(r.active_lanes) * double(r.site->bytes);
+    return (r.shared ? double(r.s.wavefronts) : double(r.g.sectors)) / used;
+  };
+  auto brief = [](const RequestFigures& r) -> std::string {
+    if (!r.rec) return "—";
+    return r.shared ? std::to_string(r.s.max_way) + "-way" : std::to_string(r.g.sectors) + " sectors";
+  };
+  rows.push_back({"this request", now(ra), now(rb), per_byte(ra), per_byte(rb), brief(ra), brief(rb)});
+  rows.push_back({"requests", fmt_count(ta.global_requests + ta.shared_requests),
+                  fmt_count(tb.global_requests + tb.shared_requests), double(ta.global_requests + ta.shared_requests),
+                  double(tb.global_requests + tb.shared_requests)});
+  // Costs per request are shown, not judged: a float4 request rightly moves four times the
+  // bytes. The verdict is per 128 bytes the lanes asked for (what the kernel needed).
+  if (ta.global_requests || tb.global_requests) {
+    rows.push_back({"sectors / request", fmt("%.2f", per(ta.sectors, ta.global_requests)),
+                    fmt("%.2f", per(tb.sectors, tb.global_requests)), 0, 0});
+    rows.push_back({"sectors / 128 B used (ideal 4)", fmt("%.2f", 128 * per(ta.sectors, ta.global_bytes)),
+                    fmt("%.2f", 128 * per(tb.sectors, tb.global_bytes)), per(ta.sectors, ta.global_bytes),
+                    per(tb.sectors, tb.global_bytes)});
+  }
+  if (ta.shared_requests || tb.shared_requests) {
+    rows.push_back({"worst n-way (shared)", std::to_string(ta.max_way) + "-way", std::to_string(tb.max_way) + "-way",
+                    double(ta.max_way), double(tb.max_way)});
+    rows.push_back({"wavefronts / request", fmt("%.2f", per(ta.wavefronts, ta.shared_requests)),
+                    fmt("%.2f", per(tb.wavefronts, tb.shared_requests)), 0, 0});
+    rows.push_back({"wavefronts / 128 B used (ideal 1)", fmt("%.2f", 128 * per(ta.wavefronts, ta.shared_bytes)),
+                    fmt("%.2f", 128 * per(tb.wavefronts, tb.shared_bytes)), per(ta.wavefronts, ta.shared_bytes),
+                    per(tb.wavefronts, tb.shared_bytes)});
+  }
+  rows.push_back({"bytes L1 ↔ L2 (sectors × 32)", fmt_bytes(ta.sectors * 32), fmt_bytes(tb.sectors * 32),
+                  double(ta.sectors), double(tb.sectors)});
+  const std::string ma = time_of(a), mb = time_of(b);
+  rows.push_back({"time (replay pack)", ma, mb, ma == "—" ? 0 : std::atof(ma.c_str()), mb == "—" ? 0 : std::atof(mb.c_str())});
+  return rows;
+}
+
+// The strip as one line of the figures that differ, largest change first (where not even
+// the table's header and two rows fit).
+void verdict_line(const std::vector<AbRow>& rows) {
+  const Theme& th = theme();
+  struct Verdict {
+    double x;  // B's cost ÷ A's, as a factor ≥ 1
+    const AbRow* row;
+  };
+  std::vector<Verdict> vs;
+  for (const AbRow& r : rows)
+    if (r.ca > 0 && r.cb > 0 && std::abs(r.ca / r.cb - 1) > 0.05)
+      vs.push_back({std::max(r.ca / r.cb, r.cb / r.ca), &r});
+  std::stable_sort(vs.begin(), vs.end(), [](const Verdict& p, const Verdict& q) { return p.x > q.x; });
+  Scene sc;
+  const float w = ImGui::GetContentRegionAvail().x;
+  float x = 0;
+  const float y = 0;
+  auto put = [&](const std::string& text, ImU32 col, FontRole f) {
+    sc.text(ImVec2(x, y), text, col, f);
+    x += text_size(f, text).x;
+  };
+  put("B vs A   ", th.text, FontRole::Bold);
+  if (vs.empty()) put("the same cost on every figure", th.text_dim, FontRole::Ui);
+  for (const Verdict& v : vs) {
+    const AbRow& r = *v.row;
+    const bool better = r.ca > r.cb;
+    const std::string what = std::string(r.what) + "  ", nums = (r.short_a.empty() ? r.va : r.short_a) + " → " + (r.short_b.empty() ? r.vb : r.short_b) + "  ",
+                      verdict = fmt("%.2g× ", v.x) + (better ? "better" : "worse");
+    const std::string sep = &v != &vs.front() ? "   ·   " : "";
+    const float need = text_size(FontRole::Ui, sep + what + nums).x + text_size(FontRole::Bold, verdict).x;
+    if (x + need > w) break;
+    put(sep, th.text_dim, FontRole::Ui);
+    put(what, th.text_dim, FontRole::Ui);
+    put(nums, th.text, FontRole::Ui);
+    put(verdict, better ? th.good : th.bad, FontRole::Bold);
+  }
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  sc.size = ImVec2(w, text_size(FontRole::Ui, "Ag").y);
+  draw_scene(ImGui::GetWindowDrawList(), sc, at, nullptr);
+  ImGui::Dummy(sc.size);
+}
+
+// The strip as a table: each figure of A and B, and the verdict.
+void ab_table(const std::vector<AbRow>& rows, const Session& a, const Session& b) {
+  const Theme& th = theme();
+  if (ImGui::BeginTable("##ab", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 1.3f);
+    const AbTitles names = ab_titles(a, b);
+    ImGui::TableSetupColumn(("A · " + names.a).c_str(), ImGuiTableColumnFlags_WidthStretch, 1.5f);
+    ImGui::TableSetupColumn(("B · " + names.b).c_str(), ImGuiTableColumnFlags_WidthStretch, 1.5f);
+    ImGui::TableSetupColumn("B vs A", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+    ImGui::TableHeadersRow();
+    for (const AbRow& r : rows) {
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(th.text_dim), "%s", r.what);
+      ImGui::TableSetColumnIndex(1);
+      ImGui::TextUnformatted(r.va.c_str());
+      ImGui::TableSetColumnIndex(2);
+      ImGui::TextUnformatted(r.vb.c_str());
+      ImGui::TableSetColumnIndex(3);
+      if (r.ca > 0 && r.cb > 0) {
+        const double x = r.ca / r.cb;
+        ImU32 c = x > 1.05 ? th.good : x < 0.95 ? th.bad : th.text_dim;
+        std::string v = x > 1.05 ? fmt("%.2g× better", x) : x < 0.95 ? fmt("%.2g× worse", 1 / x) : "same";
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(c), "%s", v.c_str());
+      } else {
+        ImGui::TextDisabled("—");
+      }
+    }
+    ImGui::EndTable();
+  }
 }
 
 }  // namespace
@@ -117,148 +262,21 @@ void Ui::sync_b() {
 }
 
 void compare_strip(Ui& ui) {
-  const Theme& th = theme();
   const Session* a = ui.pane.model.get();
   const Session* b = ui.ab.pane.model.get();
   if (!a || !b) {
     ImGui::TextDisabled("%s", !ui.ab.error.empty() ? ui.ab.error.c_str() : "recording the B side…");
     return;
   }
-  const RequestFigures& ra = ui.pane.request();
-  const RequestFigures& rb = ui.ab.pane.request();
-  const session::Totals& ta = a->totals, &tb = b->totals;
-  auto time_of = [&](const Session& m) -> std::string {
-    if (!m.kernel) return "—";
-    std::map<std::string, int64_t> params = m.trace().launch().params;
-    params.erase("size");
-    const TimingTable* table = nullptr;
-    const TimingSample* s = ui.timings.find(m.kernel->id, params, &table);
-    if (!s || s->ms <= 0) return "—";
-    return fmt("%.3f ms", s->ms);
-  };
-  auto now = [](const RequestFigures& r) -> std::string {
-    if (!r.rec) return "—";
-    if (r.shared)
-      return std::to_string(r.s.max_way) + "-way (" + std::to_string(r.s.wavefronts) +
-             (r.s.wavefronts == 1 ? " wavefront)" : " wavefronts)");
-    return std::to_string(r.g.sectors) + " sectors (ideal " + std::to_string(r.g.ideal_sectors) + ")";
-  };
-  auto per = [](uint64_t x, uint64_t n) { return n ? double(x) / double(n) : 0.0; };
-  struct Row {
-    const char* what;
-    std::string va, vb;
-    double ca = 0, cb = 0;              // lower is better; both 0: no verdict
-    std::string short_a = "", short_b = "";  // for the one-line strip (empty: va, vb)
-  };
-  std::vector<Row> rows;
-  // A request's cost per byte its lanes asked for: a float4 request's 16 sectors for 512
-  // bytes are as good as a float request's 4 for 128.
-  auto per_byte = [](const RequestFigures& r) {
-    if (!r.rec || !r.site || !r.active_lanes || !r.site->bytes) return 0.0;
-    const double used = double(r.active_lanes) * double(r.site->bytes);
-    return (r.shared ? double(r.s.wavefronts) : double(r.g.sectors)) / used;
-  };
-  auto brief = [](const RequestFigures& r) -> std::string {
-    if (!r.rec) return "—";
-    return r.shared ? std::to_string(r.s.max_way) + "-way" : std::to_string(r.g.sectors) + " sectors";
-  };
-  rows.push_back({"this request", now(ra), now(rb), per_byte(ra), per_byte(rb), brief(ra), brief(rb)});
-  rows.push_back({"requests", fmt_count(ta.global_requests + ta.shared_requests),
-                  fmt_count(tb.global_requests + tb.shared_requests), double(ta.global_requests + ta.shared_requests),
-                  double(tb.global_requests + tb.shared_requests)});
-  // Costs per request are shown, not judged: a float4 request rightly moves four times the
-  // bytes. The verdict is per 128 bytes the lanes asked for (what the kernel needed).
-  if (ta.global_requests || tb.global_requests) {
-    rows.push_back({"sectors / request", fmt("%.2f", per(ta.sectors, ta.global_requests)),
-                    fmt("%.2f", per(tb.sectors, tb.global_requests)), 0, 0});
-    rows.push_back({"sectors / 128 B used (ideal 4)", fmt("%.2f", 128 * per(ta.sectors, ta.global_bytes)),
-                    fmt("%.2f", 128 * per(tb.sectors, tb.global_bytes)), per(ta.sectors, ta.global_bytes),
-                    per(tb.sectors, tb.global_bytes)});
-  }
-  if (ta.shared_requests || tb.shared_requests) {
-    rows.push_back({"worst n-way (shared)", std::to_string(ta.max_way) + "-way", std::to_string(tb.max_way) + "-way",
-                    double(ta.max_way), double(tb.max_way)});
-    rows.push_back({"wavefronts / request", fmt("%.2f", per(ta.wavefronts, ta.shared_requests)),
-                    fmt("%.2f", per(tb.wavefronts, tb.shared_requests)), 0, 0});
-    rows.push_back({"wavefronts / 128 B used (ideal 1)", fmt("%.2f", 128 * per(ta.wavefronts, ta.shared_bytes)),
-                    fmt("%.2f", 128 * per(tb.wavefronts, tb.shared_bytes)), per(ta.wavefronts, ta.shared_bytes),
-                    per(tb.wavefronts, tb.shared_bytes)});
-  }
-  rows.push_back({"bytes L1 ↔ L2 (sectors × 32)", fmt_bytes(ta.sectors * 32), fmt_bytes(tb.sectors * 32),
-                  double(ta.sectors), double(tb.sectors)});
-  const std::string ma = time_of(*a), mb = time_of(*b);
-  rows.push_back({"time (replay pack)", ma, mb, ma == "—" ? 0 : std::atof(ma.c_str()), mb == "—" ? 0 : std::atof(mb.c_str())});
-
+  const std::vector<AbRow> rows = ab_rows(ui, *a, *b);
   // The table (scrolling where it is taller than the strip); where not even its header and
   // two rows fit, one line of the figures that differ, largest change first (presentation
   // mode's large type at 1280×720).
   const float row_h = ImGui::GetTextLineHeightWithSpacing() + 4;
-  if (ImGui::GetContentRegionAvail().y < row_h * 2.5f) {
-    struct Verdict {
-      double x;  // B's cost ÷ A's, as a factor ≥ 1
-      const Row* row;
-    };
-    std::vector<Verdict> vs;
-    for (const Row& r : rows)
-      if (r.ca > 0 && r.cb > 0 && std::abs(r.ca / r.cb - 1) > 0.05)
-        vs.push_back({std::max(r.ca / r.cb, r.cb / r.ca), &r});
-    std::stable_sort(vs.begin(), vs.end(), [](const Verdict& p, const Verdict& q) { return p.x > q.x; });
-    Scene sc;
-    const float w = ImGui::GetContentRegionAvail().x;
-    float x = 0;
-    const float y = 0;
-    auto put = [&](const std::string& text, ImU32 col, FontRole f) {
-      sc.text(ImVec2(x, y), text, col, f);
-      x += text_size(f, text).x;
-    };
-    put("B vs A   ", th.text, FontRole::Bold);
-    if (vs.empty()) put("the same cost on every figure", th.text_dim, FontRole::Ui);
-    for (const Verdict& v : vs) {
-      const Row& r = *v.row;
-      const bool better = r.ca > r.cb;
-      const std::string what = std::string(r.what) + "  ", nums = (r.short_a.empty() ? r.va : r.short_a) + " → " + (r.short_b.empty() ? r.vb : r.short_b) + "  ",
-                        verdict = fmt("%.2g× ", v.x) + (better ? "better" : "worse");
-      const std::string sep = &v != &vs.front() ? "   ·   " : "";
-      const float need = text_size(FontRole::Ui, sep + what + nums).x + text_size(FontRole::Bold, verdict).x;
-      if (x + need > w) break;
-      put(sep, th.text_dim, FontRole::Ui);
-      put(what, th.text_dim, FontRole::Ui);
-      put(nums, th.text, FontRole::Ui);
-      put(verdict, better ? th.good : th.bad, FontRole::Bold);
-    }
-    const ImVec2 at = ImGui::GetCursorScreenPos();
-    sc.size = ImVec2(w, text_size(FontRole::Ui, "Ag").y);
-    draw_scene(ImGui::GetWindowDrawList(), sc, at, nullptr);
-    ImGui::Dummy(sc.size);
-    return;
-  }
-  if (ImGui::BeginTable("##ab", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
-    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 1.3f);
-    const AbTitles names = ab_titles(*a, *b);
-    ImGui::TableSetupColumn(("A · " + names.a).c_str(), ImGuiTableColumnFlags_WidthStretch, 1.5f);
-    ImGui::TableSetupColumn(("B · " + names.b).c_str(), ImGuiTableColumnFlags_WidthStretch, 1.5f);
-    ImGui::TableSetupColumn("B vs A", ImGuiTableColumnFlags_WidthStretch, 0.8f);
-    ImGui::TableHeadersRow();
-    for (const Row& r : rows) {
-      ImGui::TableNextRow();
-      ImGui::TableSetColumnIndex(0);
-      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(th.text_dim), "%s", r.what);
-      ImGui::TableSetColumnIndex(1);
-      ImGui::TextUnformatted(r.va.c_str());
-      ImGui::TableSetColumnIndex(2);
-      ImGui::TextUnformatted(r.vb.c_str());
-      ImGui::TableSetColumnIndex(3);
-      if (r.ca > 0 && r.cb > 0) {
-        const double x = r.ca / r.cb;
-        ImU32 c = x > 1.05 ? th.good : x < 0.95 ? th.bad : th.text_dim;
-        std::string v = x > 1.05 ? fmt("%.2g× better", x) : x < 0.95 ? fmt("%.2g× worse", 1 / x) : "same";
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(c), "%s", v.c_str());
-      } else {
-        ImGui::TextDisabled("—");
-      }
-    }
-    ImGui::EndTable();
-  }
+  if (ImGui::GetContentRegionAvail().y < row_h * 2.5f)
+    verdict_line(rows);
+  else
+    ab_table(rows, *a, *b);
 }
 
 }  // namespace ws::ui

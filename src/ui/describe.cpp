@@ -1,4 +1,4 @@
-// The current request and the panels on screen as JSON: the app prints it with
+// src/ui/describe.cpp — The current request and the panels on screen as JSON: the app prints it with
 // --windows-json, and the tests check it beside the screenshot.
 #include <nlohmann/json.hpp>
 
@@ -35,11 +35,11 @@ std::string Ui::describe_json() const {
   j["font_size"] = ImGui::GetFontSize();
   j["theme"] = theme().light ? "light" : "dark";
   nlohmann::json slides_j = nlohmann::json::array();
-  for (const auto& sl : deck.slides)
+  for (const auto& sl : slides.deck.slides)
     slides_j.push_back({{"kernel", sl.kernel}, {"variant", sl.variant_text()}, {"step", session::request_number(sl.step)}, {"view", sl.view},
-                        {"caption", sl.caption}, {"on_screen", slide_on(sl, pane)}});
+                        {"caption", sl.caption}, {"on_screen", slides.on(sl, pane)}});
   j["slides"] = slides_j;
-  j["slide_here"] = slide_at(pane);
+  j["slide_here"] = slides.at(pane);
   if (comparing()) {
     nlohmann::json c;
     c["spec"] = state.compare;
@@ -61,7 +61,7 @@ std::string Ui::describe_json() const {
     j["compare"] = c;
   }
   // The timing panel's ladder, as it draws it.
-  const TimingLadder ladder = timing_ladder(timings, state.kernel, state.params);
+  const TimingLadder ladder = timing.ladder(state.kernel, state.params);
   if (ladder.table) {
     std::string rows, here;
     for (size_t i = 0; i < ladder.rows.size(); ++i) {

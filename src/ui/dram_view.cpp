@@ -1,4 +1,4 @@
-// DRAM view: channels × banks of the teaching model for the current barrier epoch (a
+// src/ui/dram_view.cpp — DRAM view: channels × banks of the teaching model for the current barrier epoch (a
 // tiled kernel's phase), with the current request's bursts outlined. The model is named
 // and labelled as a model: real GPUs hash addresses in undocumented ways.
 #include <algorithm>
@@ -13,7 +13,7 @@ namespace ws::ui {
 
 void dram_view(Ui& ui, Pane& p) {
   UiState& s = ui.state;
-  if (ui.lesson_veiled(p)) {
+  if (ui.lessons.veiled(p)) {
     // The request's bursts would give a lesson's answer away (16 bursts: 4 sectors).
     ImGui::TextDisabled("Hidden until you answer in the lesson panel.");
     return;

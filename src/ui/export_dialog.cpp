@@ -1,4 +1,4 @@
-// File → Export figure…: the figure `warpscope export` writes, made from the step on
+// src/ui/export_dialog.cpp — File → Export figure…: the figure `warpscope export` writes, made from the step on
 // screen: a view, a file type, a size and a caption (the kernel, its parameters, the step
 // and where the trace came from, editable).
 #include <cstdio>
@@ -16,12 +16,11 @@ constexpr const char* kViewKeys[] = {"memory", "warp", "banks", "dram", "source"
 constexpr const char* kTypes[] = {"png", "svg"};
 constexpr int kSizes[][2] = {{1280, 720}, {1920, 1080}, {1600, 1000}};
 
-// The figure view that matches the enlarged panel, else the warp inspector's.
+// The figure view of the enlarged panel (panels.cpp), else the warp inspector's.
 int default_view(const UiState& s) {
-  if (s.enlarged == int(Panel::Memory)) return 0;
-  if (s.enlarged == int(Panel::Dram)) return 3;
-  if (s.enlarged == int(Panel::Source)) return 4;
-  return 1;
+  if (s.enlarged >= 0 && s.enlarged < int(Panel::Count))
+    if (const auto& v = panel_spec(Panel(s.enlarged)).figure) return int(*v);
+  return int(FigureView::Warp);
 }
 
 std::string default_caption(const Ui& ui) {
@@ -62,7 +61,7 @@ bool export_figure(Ui& ui, std::string& error) {
   const int theme_index = d.figure_theme == 1 ? kThemePresentation : d.figure_theme == 2 ? kThemeDark : ui.theme_index();
   const ThemeScope colours(theme_index);
   // While a lesson question waits, the figure keeps its answer veiled as the screen does.
-  const std::string* veil = ui.lesson_veiled() ? &ui.lessons.resolved->question->prompt : nullptr;
+  const std::string* veil = ui.lessons.veiled() ? &ui.lessons.run.resolved->question->prompt : nullptr;
   const Figure f = render_figure(m, ui.pane.step, view, kSizes[d.figure_size][0], kSizes[d.figure_size][1],
                                  d.figure_caption, nullptr, ui.state.dram.array, veil);
   if (!write_figure(f, d.figure_path, error)) return false;

@@ -1,4 +1,4 @@
-// Open / save dialogs for .wstrace traces and .wsdeck slide decks: a path field and the
+// src/ui/file_dialog.cpp — Open / save dialogs for .wstrace traces and .wsdeck slide decks: a path field and the
 // files of that kind in its folder.
 #include <algorithm>
 #include <filesystem>
@@ -132,11 +132,11 @@ void file_dialogs(Ui& ui) {
     if (std::filesystem::path(p).extension() != ".wstrace") p += ".wstrace";
     ui.save_file(p);
   }
-  if (dialog(ui, "Open deck", ui.slides.open, "Open", ".wsdeck")) ui.load_deck(ui.dialogs.path);
-  if (dialog(ui, "Save deck", ui.slides.save, "Save", ".wsdeck")) {
+  if (dialog(ui, "Open deck", ui.slides.state.open, "Open", ".wsdeck")) ui.slides.load(ui.dialogs.path);
+  if (dialog(ui, "Save deck", ui.slides.state.save, "Save", ".wsdeck")) {
     std::string p = ui.dialogs.path;
     if (std::filesystem::path(p).extension() != ".wsdeck") p += ".wsdeck";
-    ui.save_deck(p);
+    ui.slides.save(p);
   }
 }
 

@@ -1,5 +1,6 @@
-// The main window's panels: their places (panel_layout, pure geometry) and the frame that
-// puts each view in its place, with panel headers and splitters.
+// src/ui/layout.cpp — the main window's panels: their places (panel_layout, pure geometry)
+// and the frame that puts each view of the panel table (panels.h) in its place, with panel
+// headers and splitters.
 #include "ui/layout.h"
 
 #include <algorithm>
@@ -143,7 +144,7 @@ void panel_header(Ui& ui, Panel p, const std::string& subtitle, const std::strin
   if (p == Panel::Timeline) {
     // The strip's key at the right end of the header, where the enlarge button would be.
     Scene key;
-    const float kw = timeline_legend(key, std::max(0.0f, w * 0.5f), h - 8, !ui.deck.slides.empty());
+    const float kw = timeline_legend(key, std::max(0.0f, w * 0.5f), h - 8, !ui.slides.deck.slides.empty());
     if (kw > 0) sc.append(key, ImVec2(w - 12 - kw, 4));
     room = w - 16 - (kw > 0 ? kw + 24 : 0);
   }
@@ -180,38 +181,6 @@ void panel_header(Ui& ui, Panel p, const std::string& subtitle, const std::strin
   ImGui::SetCursorScreenPos(ImVec2(wp.x, wp.y + h));
 }
 
-std::string subtitle_of(Ui& ui, Panel p, Pane& pane) {
-  const Session* m = pane.model.get();
-  char b[160];
-  switch (p) {
-    case Panel::Catalog: return "";
-    case Panel::Lesson: return ui.lessons.lesson ? "predict, then see" : "choose a lesson";
-    case Panel::Memory: return ui.state.memory.heat ? "colour = lane · shade = traffic so far" : "colour = lane";
-    case Panel::Warp: {
-      const RequestFigures& rv = pane.request();
-      if (!m || !rv.rec) return "";
-      auto c = m->trace().launch().block_coords(rv.rec->block);
-      std::snprintf(b, sizeof b, "block (%u,%u) · warp %u · epoch %u", c.x, c.y, unsigned(rv.rec->warp),
-                    rv.rec->epoch);
-      return b;
-    }
-    case Panel::Dram: return "model: " + ui.state.dram.preset;
-    case Panel::Source: {
-      if (!m) return "";
-      const session::SourceText* f = m->source_of(pane.source_file);
-      return (f ? f->name : m->main_source().name) + " · gutter: sectors per request, n-way conflicts · click a line for its instructions";
-    }
-    case Panel::Timeline:
-      if (!m) return "";
-      std::snprintf(b, sizeof b, "%s requests · %u %s per block", fmt_count(m->size()).c_str(), m->max_epoch + 1,
-                    m->max_epoch ? "barrier epochs" : "barrier epoch");
-      return b;
-    case Panel::Timing:
-      return ui.live_timer.available() ? "live on this GPU" : ui.timings.replay.empty() ? "no GPU here" : "replay pack";
-    default: return "";
-  }
-}
-
 void drag_splitters(const std::vector<Splitter>& splitters) {
   if (splitters.empty()) return;
   ImGuiIO& io = ImGui::GetIO();
@@ -243,10 +212,10 @@ void Ui::layout_and_draw() {
   float menu_h = 0;
   menu_bar(*this, menu_h);
   const PanelLayout layout =
-      panel_layout(state, comparing(), ImGui::GetIO().DisplaySize, menu_h, ImGui::GetFontSize(), lessons.panel,
-                   lessons.panel && lessons.waiting() && !comparing()
+      panel_layout(state, comparing(), ImGui::GetIO().DisplaySize, menu_h, ImGui::GetFontSize(), lessons.run.panel,
+                   lessons.run.panel && lessons.run.waiting() && !comparing()
                        ? Panel::Memory
-                       : lesson_answer_panel());
+                       : lessons.answer_panel());
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
                                  ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
                                  ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoScrollbar |
@@ -262,7 +231,8 @@ void Ui::layout_and_draw() {
     bool open = ImGui::Begin((title + "##" + base + r.side).c_str(), nullptr, flags);
     ImGui::PopStyleVar();
     if (open) {
-      std::string sub = r.panel != Panel::Count ? subtitle_of(*this, r.panel, pn)
+      const PanelSpec* spec = r.panel != Panel::Count ? &panel_spec(r.panel) : nullptr;
+      std::string sub = spec ? spec->caption(*this, pn)
                         : pane.model && ab.pane.model ? ab_titles(*pane.model, *ab.pane.model).both +
                                                              " · locked to the same block, warp and step"
                                                        : "both sides locked to the same block, warp and step";
@@ -278,21 +248,12 @@ void Ui::layout_and_draw() {
       if (!r.bare) panel_header(*this, r.panel, sub, title);
       ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(10, 8));
       ImGuiWindowFlags body = ImGuiWindowFlags_AlwaysUseWindowPadding;
-      if (r.panel == Panel::Memory || r.panel == Panel::Timeline || r.panel == Panel::Source)
-        body |= ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse;
+      if (spec && !spec->scrolls) body |= ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse;
       ImGui::BeginChild("##body", ImVec2(0, 0), false, body);
-      switch (r.panel) {
-        case Panel::Catalog: catalog_view(*this); break;
-        case Panel::Memory: memory_view(*this, pn); break;
-        case Panel::Warp: warp_view(*this, pn); break;
-        case Panel::Dram: dram_view(*this, pane); break;
-        case Panel::Source: source_view(*this, pane); break;
-        case Panel::Timeline: timeline_view(*this, pane); break;
-        case Panel::Timing: timing_view(*this); break;
-        case Panel::Lesson: lesson_view(*this); break;
-        case Panel::Count: compare_strip(*this); break;
-        default: break;
-      }
+      if (spec)
+        spec->draw(*this, pn);
+      else
+        compare_strip(*this);
       ImGui::EndChild();
       ImGui::PopStyleVar();
     }

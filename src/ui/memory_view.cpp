@@ -1,4 +1,4 @@
-// Memory view: every buffer of the launch as a grid of cells. The current request's
+// src/ui/memory_view.cpp — Memory view: every buffer of the launch as a grid of cells. The current request's
 // lanes light up their cells in lane colours, the 32-byte sectors and 128-byte lines it
 // touches are outlined, and a heat layer shows the traffic so far. The grid itself is one
 // GridDraw (a texture on the GPU), so a 1024×1024 buffer costs the same as a small one;
@@ -18,10 +18,6 @@
 namespace ws::ui {
 
 namespace {
-
-using session::CellBox;
-using session::GridWindow;
-using session::LaneSpan;
 
 // Label spacing: the smallest power of two whose on-screen gap fits a label.
 uint32_t label_step(float cell, float need) {
@@ -73,7 +69,7 @@ ImVec2 canvas_size(const MemoryLayout::Slot& s) { return ImVec2(s.clip_max.x - s
 // crosses among the bands shown (none for parts in bands not shown).
 template <class F>
 void slot_rects(const MemoryLayout::Slot& s, const GridShape& g, CellBox b, F&& f) {
-  const session::GridBands& bd = s.bands;
+  const GridBands& bd = s.bands;
   const float cell = s.cell;
   if (bd.count <= 1 || bd.span == 0) {
     f(ImVec2(s.origin.x + b.x0 * cell, s.origin.y + b.y0 * cell), ImVec2(s.origin.x + b.x1 * cell, s.origin.y + b.y1 * cell));
@@ -106,7 +102,7 @@ void slot_rects(const MemoryLayout::Slot& s, const GridShape& g, CellBox b, F&& 
 // The cell under slot point `p` (slot coordinates); false off the grid or between bands.
 bool cell_at(const MemoryLayout::Slot& s, const GridShape& g, ImVec2 p, uint32_t& row, uint32_t& col) {
   float x = (p.x - s.origin.x) / s.cell, y = (p.y - s.origin.y) / s.cell;
-  const session::GridBands& bd = s.bands;
+  const GridBands& bd = s.bands;
   if (bd.count > 1 && bd.span > 0) {
     // Stacked bands (the focus of a wide grid); tiles take no mouse.
     if (!bd.stacked) return false;
@@ -126,7 +122,7 @@ bool cell_at(const MemoryLayout::Slot& s, const GridShape& g, ImVec2 p, uint32_t
 // The grid drawn in slot `s`: one GridDraw, or one per band shown, each clipped to its band.
 void grid_scene(Scene& sc, const MemoryLayout::Slot& s, const GridShape& g, GridDraw gd) {
   gd.cell = s.cell;
-  const session::GridBands& bd = s.bands;
+  const GridBands& bd = s.bands;
   if (bd.count <= 1 || bd.span == 0) {
     gd.origin = s.origin;
     gd.clip_min = s.clip_min;
@@ -150,11 +146,11 @@ void grid_scene(Scene& sc, const MemoryLayout::Slot& s, const GridShape& g, Grid
   }
 }
 
-// Follow on a wide grid in bands (session::follow_bands), the slot placed on them.
+// Follow on a wide grid in bands (follow_bands), the slot placed on them.
 bool follow_in_bands(MemoryLayout::Slot& s, const GridShape& g, const CellBox& box, const MemoryLayout& L) {
   const ImVec2 csz = canvas_size(s);
   const float gap = L.lab_h + 4;  // room for the next band's column numbers
-  const session::BandWindow w = session::follow_bands(g, box, csz.x, csz.y, gap, L.min_cell);
+  const BandWindow w = follow_bands(g, box, csz.x, csz.y, gap, L.min_cell);
   if (w.bands.count < 2) return false;
   s.bands = w.bands;
   s.band0 = w.band0;
@@ -174,12 +170,12 @@ bool follow_in_bands(MemoryLayout::Slot& s, const GridShape& g, const CellBox& b
 void view_slot(MemoryLayout::Slot& s, const GridShape& g, const RequestFigures& rv, const MemoryViewState& st,
                const MemoryLayout& L) {
   const ImVec2 csz = canvas_size(s);
-  s.fit = session::fit_cell(g, csz.x, csz.y);
+  s.fit = fit_cell(g, csz.x, csz.y);
   if (st.follow) {
-    const CellBox box = s.current ? session::request_box(g, rv) : CellBox{};
+    const CellBox box = s.current ? request_box(g, rv) : CellBox{};
     s.followed = true;
     if (s.fit < 0.8f * L.min_cell && follow_in_bands(s, g, box, L)) return;
-    const GridWindow v = session::follow_window(g, box, csz.x, csz.y, L.min_cell);
+    const GridWindow v = follow_window(g, box, csz.x, csz.y, L.min_cell);
     place_slot(s, g, v.cell, ImVec2(v.cx, v.cy));
     return;
   }
@@ -247,8 +243,8 @@ void tile_scene(Scene& sc, Scene& labels, const Session& m, const RequestFigures
         });
     }
     const float min_px = 3;
-    for (const LaneSpan& l : session::lane_spans(g, rv))
-      session::for_each_run(g, l.e0, l.e1, [&](const CellBox& run) {
+    for (const LaneSpan& l : lane_spans(g, rv))
+      for_each_run(g, l.e0, l.e1, [&](const CellBox& run) {
         slot_rects(s, g, run, [&](ImVec2 a, ImVec2 b) {
           if (b.x - a.x < min_px) a.x = (a.x + b.x - min_px) * 0.5f, b.x = a.x + min_px;
           if (b.y - a.y < min_px) a.y = (a.y + b.y - min_px) * 0.5f, b.y = a.y + min_px;
@@ -269,7 +265,7 @@ void tile_scene(Scene& sc, Scene& labels, const Session& m, const RequestFigures
 void place_slot(MemoryLayout::Slot& s, const GridShape& g, float cell, ImVec2 center) {
   const ImVec2 csz = canvas_size(s);
   GridWindow v{std::max(cell, 1e-3f), center.x, center.y};
-  session::keep_on_grid(g, csz.x, csz.y, v);
+  keep_on_grid(g, csz.x, csz.y, v);
   s.cell = v.cell;
   s.center = ImVec2(v.cx, v.cy);
   // Whole pixels, so cell edges stay crisp.
@@ -296,7 +292,7 @@ MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const Mem
   L.title_h = std::ceil(font_for(FontRole::Ui)->FontSize + 6) + L.axis_h;
   L.tile_title_h = std::ceil(font_for(FontRole::Bold)->FontSize + 4);
   L.lab_h = std::ceil(small->FontSize + 4);
-  L.min_cell = session::legible_cell(small->FontSize);
+  L.min_cell = legible_cell(small->FontSize);
   // Row numbers as wide as the widest one of a shown buffer (a 1-D array's name elements).
   float lab = text_size(FontRole::Small, "0000").x;
   for (size_t i : bufs) {
@@ -324,7 +320,7 @@ MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const Mem
 
   // One slot per buffer, when every grid is legible at once (or nothing is current).
   const Arrangement even = arrange(bufs, avail, slot_gap, [&](size_t i, ImVec2 slot) {
-    return session::fit_cell(m.shapes[i], slot.x - L.lab_w, slot.y - L.title_h - L.lab_h);
+    return fit_cell(m.shapes[i], slot.x - L.lab_w, slot.y - L.title_h - L.lab_h);
   });
   if (current < 0 || even.cell >= 0.8f * L.min_cell) {
     for (size_t si = 0; si < bufs.size(); ++si) {
@@ -362,7 +358,7 @@ MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const Mem
       // square count as smaller (a row of slivers reads worse than a tidy grid of tiles).
       if (slot.x < text_size(FontRole::Bold, tr.buffers[i].name).x + 2) return 0.0f;
       const float aspect = std::max(slot.x / slot.y, slot.y / slot.x);
-      return session::grid_bands(m.shapes[i], slot.x, slot.y - L.tile_title_h, L.band_gap).cell *
+      return grid_bands(m.shapes[i], slot.x, slot.y - L.tile_title_h, L.band_gap).cell *
              std::min(1.0f, 2.5f / aspect);
     });
   if (tiles.cell <= 0 || tiles.slot.y < L.tile_title_h + 12) fsize = avail;  // no overview
@@ -387,7 +383,7 @@ MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const Mem
       s.current = int(s.buffer) == current;
       const GridShape& g = m.shapes[s.buffer];
       const ImVec2 csz = canvas_size(s);
-      s.bands = session::grid_bands(g, csz.x, csz.y, L.band_gap);
+      s.bands = grid_bands(g, csz.x, csz.y, L.band_gap);
       s.band0 = 0;
       s.band1 = s.bands.count;
       s.band_gap = L.band_gap;
@@ -401,21 +397,28 @@ MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const Mem
   return L;
 }
 
-void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const RequestFigures& rv, const MemoryViewState& st,
-                       const MemoryLayout& L, const MemoryLayout::Slot& s) {
-  if (s.tile) return tile_scene(sc, labels, m, rv, st, L, s);
-  const Theme& t = theme();
-  const trace::Buffer& buf = m.trace().buffers[s.buffer];
-  const GridShape& g = m.shapes[s.buffer];
-  const bool shared = buf.space == trace::Space::Shared;
-  const float cell = s.cell;
-  // Every cell box goes through slot_rects: a wide grid in the focus is drawn in bands.
-  auto rects = [&](const CellBox& b, auto&& f) { slot_rects(s, g, b, f); };
-  sc.size = labels.size = s.size;
-  grid_scene(sc, s, g, grid_draw(buf, g, st, s.buffer));
+namespace {
 
-  // Bank numbers in shared arrays once cells are large enough to carry them.
-  if (shared && st.banks && cell >= 30 && size_t(s.col1 - s.col0) * (s.row1 - s.row0) <= 2500) {
+// What the parts of a slot's scene share: the slot, its buffer and grid, the request and
+// the view's toggles.
+struct SlotParts {
+  const MemoryLayout::Slot& s;
+  const trace::Buffer& buf;
+  const GridShape& g;
+  const RequestFigures& rv;
+  const MemoryViewState& st;
+  const MemoryLayout& L;
+};
+
+// Bank numbers in shared arrays once cells are large enough to carry them.
+void bank_numbers_scene(Scene& sc, const SlotParts& x) {
+  const MemoryLayout::Slot& s = x.s;
+  const GridShape& g = x.g;
+  const float cell = s.cell;
+  const Theme& t = theme();
+  auto rects = [&](const CellBox& b, auto&& f) { slot_rects(s, g, b, f); };
+  const bool shared = x.buf.space == trace::Space::Shared;
+  if (shared && x.st.banks && cell >= 30 && size_t(s.col1 - s.col0) * (s.row1 - s.row0) <= 2500) {
     for (uint32_t r = s.row0; r < s.row1; ++r)
       for (uint32_t c = s.col0; c < s.col1; ++c) {
         uint64_t e = g.element(r, c);
@@ -427,35 +430,56 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
         });
       }
   }
+}
 
-  // Lines (128 B) and sectors (32 B) of a global request, then the lane cells on top.
-  if (s.current && !shared) {
+// Lines (128 B) and sectors (32 B) of a global request.
+void request_outlines_scene(Scene& sc, const SlotParts& x) {
+  const MemoryLayout::Slot& s = x.s;
+  const GridShape& g = x.g;
+  const float cell = s.cell;
+  const Theme& t = theme();
+  auto rects = [&](const CellBox& b, auto&& f) { slot_rects(s, g, b, f); };
+  const RequestFigures& rv = x.rv;
+  const MemoryViewState& st = x.st;
+  if (s.current && x.buf.space != trace::Space::Shared) {
     const float lw = std::clamp(cell * 0.15f, 1.0f, 3.0f);
     if (st.lines)
       for (uint64_t l : rv.lines)
-        session::for_each_run(g, l * analysis::kLineBytes / g.elem_bytes, (l + 1) * analysis::kLineBytes / g.elem_bytes,
-                              [&](const CellBox& b) {
-                                rects(b, [&](ImVec2 pa, ImVec2 pb) {
-                                  sc.rect(ImVec2(pa.x - lw, pa.y - lw), ImVec2(pb.x + lw, pb.y + lw), t.line128, lw, 2);
-                                });
-                              });
+        for_each_run(g, l * analysis::kLineBytes / g.elem_bytes, (l + 1) * analysis::kLineBytes / g.elem_bytes,
+                     [&](const CellBox& b) {
+                       rects(b, [&](ImVec2 pa, ImVec2 pb) {
+                         sc.rect(ImVec2(pa.x - lw, pa.y - lw), ImVec2(pb.x + lw, pb.y + lw), t.line128, lw, 2);
+                       });
+                     });
     if (st.sectors)
       for (const auto& sector : rv.sectors)
-        session::for_each_run(g, sector.sector * analysis::kSectorBytes / g.elem_bytes,
-                              (sector.sector + 1) * analysis::kSectorBytes / g.elem_bytes, [&](const CellBox& b) {
-                                rects(b, [&](ImVec2 pa, ImVec2 pb) {
-                                  sc.rect(ImVec2(pa.x - 1, pa.y - 1), ImVec2(pb.x + 1, pb.y + 1), t.sector,
-                                          cell >= 6 ? 2.0f : 1.0f);
-                                });
-                              });
+        for_each_run(g, sector.sector * analysis::kSectorBytes / g.elem_bytes,
+                     (sector.sector + 1) * analysis::kSectorBytes / g.elem_bytes, [&](const CellBox& b) {
+                       rects(b, [&](ImVec2 pa, ImVec2 pb) {
+                         sc.rect(ImVec2(pa.x - 1, pa.y - 1), ImVec2(pb.x + 1, pb.y + 1), t.sector,
+                                 cell >= 6 ? 2.0f : 1.0f);
+                       });
+                     });
   }
+}
+
+// The request's lanes: each lane's cells a patch of its colour, numbered where they fit;
+// the words of an n-way conflict rimmed.
+void lane_patches_scene(Scene& sc, const SlotParts& x) {
+  const MemoryLayout::Slot& s = x.s;
+  const GridShape& g = x.g;
+  const float cell = s.cell;
+  const Theme& t = theme();
+  auto rects = [&](const CellBox& b, auto&& f) { slot_rects(s, g, b, f); };
+  const RequestFigures& rv = x.rv;
+  const bool shared = x.buf.space == trace::Space::Shared;
   // Words of a shared request that share a bank with another word of the same phase
   // (the n-way conflict) get a red rim.
   std::set<uint64_t> conflicted;  // element indices
-  if (s.current && shared && st.conflicts)
+  if (s.current && shared && x.st.conflicts)
     for (const analysis::BankWord& w : rv.banks)
       if (w.way > 1) conflicted.insert(w.word * analysis::kBankBytes / g.elem_bytes);
-  const std::vector<LaneSpan> lanes = s.current ? session::lane_spans(g, rv) : std::vector<LaneSpan>{};
+  const std::vector<LaneSpan> lanes = s.current ? lane_spans(g, rv) : std::vector<LaneSpan>{};
   // Each lane's span (four cells of a float4 lane) is one patch, set off from its
   // neighbours by a dark pixel once cells are large enough to spare it.
   const float min_px = 4;
@@ -472,7 +496,7 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
   std::vector<std::pair<ImVec2, int>> numbers;
   for (const auto& l : lanes) {
     const bool number = numbered.insert(l.e0).second;
-    session::for_each_run(g, l.e0, l.e1, [&](const CellBox& run) { rects(run, [&](ImVec2 pa, ImVec2 pb) {
+    for_each_run(g, l.e0, l.e1, [&](const CellBox& run) { rects(run, [&](ImVec2 pa, ImVec2 pb) {
       if (pb.x - pa.x < min_px) {
         float c = (pa.x + pb.x) * 0.5f;
         pa.x = c - min_px * 0.5f, pb.x = c + min_px * 0.5f;
@@ -491,78 +515,108 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
   }
   for (const auto& [at, lane] : numbers)
     sc.text(at, std::to_string(lane), IM_COL32(10, 12, 16, 255), FontRole::Small, 0.5f, 0.5f);
+}
 
-  // Title: name, shape, space; the buffer of the current request is marked.
-  {
-    const std::string name = fit_text(FontRole::Bold, buf.name, s.size.x);
-    labels.text(ImVec2(0, 2), name, s.current ? t.accent : t.text, FontRole::Bold);
-    const float nx = text_size(FontRole::Bold, name).x + 8;
-    // Room kept at the right for "follow off" while the user holds the view.
-    const char* off = s.current && !st.follow ? "follow off (F)" : "";
-    const float off_w = *off ? text_size(FontRole::Ui, off).x + 10 : 0.0f;
-    const std::string shape = fit_text(FontRole::Ui, title_text(g, buf), s.size.x - nx - off_w);
-    if (!shape.empty()) labels.text(ImVec2(nx, 3), shape, t.text_dim, FontRole::Ui);
-    float tx = nx + text_size(FontRole::Ui, shape).x + 10;
-    if (s.current) {
-      const char* tag = rv.site->op == trace::Op::Store ? "◀ store" : "◀ load";
-      if (tx + text_size(FontRole::Ui, tag).x + off_w < s.size.x) {
-        labels.text(ImVec2(tx, 3), tag, t.accent, FontRole::Ui);
-        tx += text_size(FontRole::Ui, tag).x + 10;
-      }
-    }
-    if (*off && tx + off_w - 10 <= s.size.x) labels.text(ImVec2(s.size.x, 3), off, t.warn, FontRole::Ui, 1, 0);
-  }
-  // Row and column numbers in the margins, naming the array's own indices: beside and
-  // above the grid, or each band of a wide grid shown in bands.
-  if (st.labels) {
-    // Axis titles above the numbers: what the row numbers count over them, the columns'
-    // beside it.
-    if (L.axis_h > 0) {
-      const float ay = L.title_h - 1;
-      labels.text(ImVec2(L.lab_w - 5, ay), std::string(g.row_axis()) + " ↓", t.text_dim, FontRole::Small, 1, 1);
-      const std::string ct = std::string(g.col_axis()) + " →";
-      if (s.clip_min.x + text_size(FontRole::Small, ct).x <= s.size.x)
-        labels.text(ImVec2(s.clip_min.x, ay), ct, t.text_dim, FontRole::Small, 0, 1);
-    }
-    const uint32_t kr = label_step(cell, L.lab_h);
-    const float col_w = std::max(text_size(FontRole::Small, "0000").x,
-                                 text_size(FontRole::Small, g.col_label(g.cols > 1 ? g.cols - 1 : 0)).x);
-    const uint32_t kc = g.col_label_step(label_step(cell, col_w + 6));
-    const float half = small->FontSize * 0.5f;
-    const bool banded = s.bands.count > 1 && s.bands.stacked;
-    const uint32_t band1 = banded ? s.band1 : s.band0 + 1;
-    for (uint32_t k = s.band0; k < band1; ++k) {
-      // This band's columns and the top of its rows (the whole grid when not banded).
-      const uint32_t c0 = banded ? k * s.bands.span : s.col0;
-      const uint32_t c1 = banded ? std::min(g.cols, (k + 1) * s.bands.span) : s.col1;
-      const float top = banded ? s.origin.y + float(k - s.band0) * (float(g.rows) * cell + s.band_gap) : s.origin.y;
-      const float left = banded ? s.origin.x - float(c0) * cell : s.origin.x;
-      const float label_y = banded ? top - 2 : L.title_h + L.lab_h - 2;
-      float last_bottom = -1e9f;
-      for (uint32_t r = (s.row0 + kr - 1) / kr * kr; r < s.row1; r += kr) {
-        // Kept below the column numbers' band (row 0 of a small grid would reach into it),
-        // and apart from the number above.
-        const float y = std::max(top + (float(r) + 0.5f) * cell, std::max(top, s.clip_min.y) + half);
-        if (y - half < last_bottom || y + half > s.size.y) continue;
-        last_bottom = y + half;
-        labels.text(ImVec2(L.lab_w - 5, y), g.row_label(r), t.text_dim, FontRole::Small, 1, 0.5f);
-      }
-      if (label_y - small->FontSize < s.clip_min.y - L.lab_h - 1 || label_y > s.size.y) continue;
-      float last_right = -1e9f;
-      for (uint32_t c = (c0 + kc - 1) / kc * kc; c < c1; c += kc) {
-        const std::string text = g.col_label(c);
-        const float w = text_size(FontRole::Small, text).x;
-        // A folded array's "+k" starts its array row: over the row's first cell.
-        const float x = left + (g.fold > 1 ? float(c) : float(c) + 0.5f) * cell;
-        // A centred number that would overhang the grid's left edge starts at it (a band's
-        // first column names the band).
-        const float x0 = std::max(g.fold > 1 ? x : x - w * 0.5f, s.clip_min.x);
-        if (x < s.clip_min.x || x0 < last_right + 4 || x0 + w > s.size.x) continue;
-        last_right = x0 + w;
-        labels.text(ImVec2(x0, label_y), text, t.text_dim, FontRole::Small, 0, 1);
-      }
+// Title: name, shape, space; the buffer of the current request is marked.
+void slot_title_scene(Scene& labels, const SlotParts& x) {
+  const MemoryLayout::Slot& s = x.s;
+  const trace::Buffer& buf = x.buf;
+  const MemoryViewState& st = x.st;
+  const Theme& t = theme();
+  const std::string name = fit_text(FontRole::Bold, buf.name, s.size.x);
+  labels.text(ImVec2(0, 2), name, s.current ? t.accent : t.text, FontRole::Bold);
+  const float nx = text_size(FontRole::Bold, name).x + 8;
+  // Room kept at the right for "follow off" while the user holds the view.
+  const char* off = s.current && !st.follow ? "follow off (F)" : "";
+  const float off_w = *off ? text_size(FontRole::Ui, off).x + 10 : 0.0f;
+  const std::string shape = fit_text(FontRole::Ui, title_text(x.g, buf), s.size.x - nx - off_w);
+  if (!shape.empty()) labels.text(ImVec2(nx, 3), shape, t.text_dim, FontRole::Ui);
+  float tx = nx + text_size(FontRole::Ui, shape).x + 10;
+  if (s.current) {
+    const char* tag = x.rv.site->op == trace::Op::Store ? "◀ store" : "◀ load";
+    if (tx + text_size(FontRole::Ui, tag).x + off_w < s.size.x) {
+      labels.text(ImVec2(tx, 3), tag, t.accent, FontRole::Ui);
+      tx += text_size(FontRole::Ui, tag).x + 10;
     }
   }
+  if (*off && tx + off_w - 10 <= s.size.x) labels.text(ImVec2(s.size.x, 3), off, t.warn, FontRole::Ui, 1, 0);
+}
+
+// Row and column numbers in the margins, naming the array's own indices: beside and
+// above the grid, or each band of a wide grid shown in bands.
+void axis_labels_scene(Scene& labels, const SlotParts& x) {
+  const MemoryLayout::Slot& s = x.s;
+  const GridShape& g = x.g;
+  const float cell = s.cell;
+  const Theme& t = theme();
+  const MemoryLayout& L = x.L;
+  ImFont* small = font_for(FontRole::Small);
+  if (!x.st.labels) return;
+  // Axis titles above the numbers: what the row numbers count over them, the columns'
+  // beside it.
+  if (L.axis_h > 0) {
+    const float ay = L.title_h - 1;
+    labels.text(ImVec2(L.lab_w - 5, ay), std::string(g.row_axis()) + " ↓", t.text_dim, FontRole::Small, 1, 1);
+    const std::string ct = std::string(g.col_axis()) + " →";
+    if (s.clip_min.x + text_size(FontRole::Small, ct).x <= s.size.x)
+      labels.text(ImVec2(s.clip_min.x, ay), ct, t.text_dim, FontRole::Small, 0, 1);
+  }
+  const uint32_t kr = label_step(cell, L.lab_h);
+  const float col_w = std::max(text_size(FontRole::Small, "0000").x,
+                               text_size(FontRole::Small, g.col_label(g.cols > 1 ? g.cols - 1 : 0)).x);
+  const uint32_t kc = g.col_label_step(label_step(cell, col_w + 6));
+  const float half = small->FontSize * 0.5f;
+  const bool banded = s.bands.count > 1 && s.bands.stacked;
+  const uint32_t band1 = banded ? s.band1 : s.band0 + 1;
+  for (uint32_t k = s.band0; k < band1; ++k) {
+    // This band's columns and the top of its rows (the whole grid when not banded).
+    const uint32_t c0 = banded ? k * s.bands.span : s.col0;
+    const uint32_t c1 = banded ? std::min(g.cols, (k + 1) * s.bands.span) : s.col1;
+    const float top = banded ? s.origin.y + float(k - s.band0) * (float(g.rows) * cell + s.band_gap) : s.origin.y;
+    const float left = banded ? s.origin.x - float(c0) * cell : s.origin.x;
+    const float label_y = banded ? top - 2 : L.title_h + L.lab_h - 2;
+    float last_bottom = -1e9f;
+    for (uint32_t r = (s.row0 + kr - 1) / kr * kr; r < s.row1; r += kr) {
+      // Kept below the column numbers' band (row 0 of a small grid would reach into it),
+      // and apart from the number above.
+      const float y = std::max(top + (float(r) + 0.5f) * cell, std::max(top, s.clip_min.y) + half);
+      if (y - half < last_bottom || y + half > s.size.y) continue;
+      last_bottom = y + half;
+      labels.text(ImVec2(L.lab_w - 5, y), g.row_label(r), t.text_dim, FontRole::Small, 1, 0.5f);
+    }
+    if (label_y - small->FontSize < s.clip_min.y - L.lab_h - 1 || label_y > s.size.y) continue;
+    float last_right = -1e9f;
+    for (uint32_t c = (c0 + kc - 1) / kc * kc; c < c1; c += kc) {
+      const std::string text = g.col_label(c);
+      const float w = text_size(FontRole::Small, text).x;
+      // A folded array's "+k" starts its array row: over the row's first cell.
+      const float x = left + (g.fold > 1 ? float(c) : float(c) + 0.5f) * cell;
+      // A centred number that would overhang the grid's left edge starts at it (a band's
+      // first column names the band).
+      const float x0 = std::max(g.fold > 1 ? x : x - w * 0.5f, s.clip_min.x);
+      if (x < s.clip_min.x || x0 < last_right + 4 || x0 + w > s.size.x) continue;
+      last_right = x0 + w;
+      labels.text(ImVec2(x0, label_y), text, t.text_dim, FontRole::Small, 0, 1);
+    }
+  }
+}
+
+}  // namespace
+
+void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const RequestFigures& rv, const MemoryViewState& st,
+                       const MemoryLayout& L, const MemoryLayout::Slot& s) {
+  if (s.tile) return tile_scene(sc, labels, m, rv, st, L, s);
+  const trace::Buffer& buf = m.trace().buffers[s.buffer];
+  const GridShape& g = m.shapes[s.buffer];
+  const SlotParts x{s, buf, g, rv, st, L};
+  sc.size = labels.size = s.size;
+  grid_scene(sc, s, g, grid_draw(buf, g, st, s.buffer));
+  bank_numbers_scene(sc, x);
+  // The outlines first, then the lane cells on top.
+  request_outlines_scene(sc, x);
+  lane_patches_scene(sc, x);
+  slot_title_scene(labels, x);
+  axis_labels_scene(labels, x);
 }
 
 float memory_legend_scene(Scene& sc, const RequestFigures& rv, const MemoryViewState& st, float width) {
@@ -813,7 +867,7 @@ void memory_view(Ui& ui, Pane& p) {
   MemoryViewState st = memory_state(ui.state, p);
   // A lesson's question waits: no verdict on the cells, and no outlines of the request's
   // sectors and lines to count (its lanes' cells stay: they are what the student reasons from).
-  if (ui.lesson_veiled(p)) st.conflicts = st.sectors = st.lines = false;
+  if (ui.lessons.veiled(p)) st.conflicts = st.sectors = st.lines = false;
   draw_memory(ImGui::GetWindowDrawList(), area, m, rv, st, layout, ui.painter());
   for (size_t i = 0; i < layout.slots.size() && i < mouse.size(); ++i)
     if (mouse[i].first && !mouse[i].second)

@@ -1,4 +1,4 @@
-// The menu bar (with the trace's provenance banner) and the status bar.
+// src/ui/menu_view.cpp — The menu bar (with the trace's provenance banner) and the status bar.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -23,6 +23,160 @@ void pill(const char* text, ImU32 bg, ImU32 fg) {
   ImGui::Dummy(ImVec2(sz.x + 2 * pad, ImGui::GetFrameHeight()));
 }
 
+void file_menu(Ui& ui) {
+  UiState& s = ui.state;
+  if (!ImGui::BeginMenu("File")) return;
+  if (ImGui::MenuItem("Open trace…", "Ctrl+O")) {
+    ui.dialogs.open = true;
+    ui.dialogs.path = s.last_file;
+  }
+  if (ImGui::MenuItem("Open program…")) {
+    ui.dialogs.open_program = true;
+    ui.dialogs.path = s.last_program;
+  }
+  if (ImGui::MenuItem("Program output", nullptr, false, ui.has_model() && !ui.pane.model->program_output.empty()))
+    ui.dialogs.program_output = true;
+  if (ImGui::MenuItem("Save trace…", "Ctrl+S", false, ui.has_model())) {
+    ui.dialogs.save = true;
+    ui.dialogs.path = s.last_file.empty() ? s.kernel + ".wstrace" : s.last_file;
+  }
+  ImGui::Separator();
+  if (ImGui::MenuItem("Record again", nullptr, false, !ui.recorder.busy())) ui.record();
+  if (ImGui::MenuItem("Export figure…", "Ctrl+E", false, ui.has_model())) ui.open_export_dialog();
+  if (ImGui::MenuItem("Save screenshot", "F12")) {
+    char name[64];
+    std::snprintf(name, sizeof name, "warpscope-request%llu.png", (unsigned long long)session::request_number(ui.pane.step));
+    ui.request_screenshot(name);
+  }
+  ImGui::Separator();
+  if (ImGui::MenuItem("Quit", "Ctrl+Q")) ui.request_quit();
+  ImGui::EndMenu();
+}
+
+void view_menu(Ui& ui) {
+  UiState& s = ui.state;
+  if (!ImGui::BeginMenu("View")) return;
+  ImGui::MenuItem("Heat layer", "H", &s.memory.heat);
+  ImGui::MenuItem("Log-scaled heat", nullptr, &s.memory.heat_log);
+  ImGui::MenuItem("32-byte sectors", nullptr, &s.memory.show_sectors);
+  ImGui::MenuItem("128-byte lines", nullptr, &s.memory.show_lines);
+  ImGui::MenuItem("Row / column numbers", nullptr, &s.memory.show_labels);
+  ImGui::MenuItem("Bank numbers in shared arrays", nullptr, &s.memory.show_banks);
+  ImGui::MenuItem("Follow the current request", "F", &s.memory.follow);
+  ImGui::Separator();
+  ImGui::TextUnformatted("Text size");
+  ImGui::SameLine();
+  if (ImGui::SmallButton(" − ")) s.font_scale = std::max(0.75f, s.font_scale - 0.125f);
+  ImGui::SameLine();
+  ImGui::Text("%.0f%%", s.font_scale * 100);
+  ImGui::SameLine();
+  if (ImGui::SmallButton(" + ")) s.font_scale = std::min(2.5f, s.font_scale + 0.125f);
+  ImGui::SameLine();
+  ImGui::TextDisabled("Ctrl +/−");
+  if (ImGui::BeginMenu("Enlarge panel")) {
+    for (int n = 1; const PanelSpec* p = panel_numbered(n); ++n) {
+      char key[12];
+      std::snprintf(key, sizeof key, "%d", n);
+      if (ImGui::MenuItem(p->title, key, s.enlarged == int(p->panel))) ui.enlarge(p->panel);
+    }
+    ImGui::EndMenu();
+  }
+  if (ImGui::MenuItem("Full screen", "F11")) ui.request_fullscreen_toggle();
+  ImGui::Separator();
+  if (ImGui::MenuItem("Presentation mode", "F5", s.present)) ui.toggle_presentation();
+  if (ImGui::MenuItem("Compare two variants…", "C", ui.comparing())) {
+    ui.dialogs.compare = true;
+    ui.dialogs.compare_spec = s.compare;
+  }
+  if (ImGui::MenuItem("Reset layout", "0")) {
+    UiState d;
+    s.left_frac = d.left_frac;
+    s.right_frac = d.right_frac;
+    s.left_split = d.left_split;
+    s.center_split = d.center_split;
+    s.right_split = d.right_split;
+    s.enlarged = -1;
+  }
+  ImGui::EndMenu();
+}
+
+void playback_menu(UiState& s) {
+  if (!ImGui::BeginMenu("Playback")) return;
+  if (ImGui::MenuItem(s.playing ? "Pause" : "Play", "Space")) s.playing = !s.playing;
+  ImGui::MenuItem("Loop at the end", "L", &s.timeline.loop);
+  ImGui::Separator();
+  if (ImGui::MenuItem("Play by request", nullptr, s.timeline.play_unit == StepUnit::Request)) s.timeline.play_unit = StepUnit::Request;
+  if (ImGui::MenuItem("Play by warp", nullptr, s.timeline.play_unit == StepUnit::Warp)) s.timeline.play_unit = StepUnit::Warp;
+  if (ImGui::MenuItem("Play by epoch", nullptr, s.timeline.play_unit == StepUnit::Epoch)) s.timeline.play_unit = StepUnit::Epoch;
+  ImGui::EndMenu();
+}
+
+// A trace of several launches (a program, a saved file): which one is shown.
+void launch_menu(Ui& ui) {
+  const Session* m = ui.pane.model.get();
+  if (!m || m->launches() <= 1 || !ImGui::BeginMenu("Launch")) return;
+  for (uint32_t k = 0; k < m->launches(); ++k) {
+    const trace::Launch& l = m->source->launches[k];
+    char label[256];
+    std::snprintf(label, sizeof label, "%u  %s  grid (%u,%u,%u) x block (%u,%u,%u)", k + 1, l.kernel.c_str(), l.grid.x,
+                  l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z);
+    if (ImGui::MenuItem(label, nullptr, k == m->launch) && k != m->launch) ui.show_launch(k);
+  }
+  ImGui::EndMenu();
+}
+
+// The right end of the bar: what is on screen, and where the trace came from.
+void title_and_origin(Ui& ui) {
+  const Session* m = ui.pane.model.get();
+  if (!m) return;
+  // An A/B view names both sides: "transpose_tiled · pad=0 vs pad=1 · size 64 · …".
+  const Session* mb = ui.comparing() ? ui.ab.pane.model.get() : nullptr;
+  std::string title = mb ? ab_titles(*m, *mb).both : m->title();
+  const char* banner = m->from_gpu ? nullptr : "TRACE EMULATED ON CPU";
+  const float pill_w = banner ? ImGui::CalcTextSize(banner).x + 28 : ImGui::CalcTextSize(m->provenance().c_str()).x + 28;
+  // The text the launch reproduces, where there is room for it.
+  if (const catalog::KernelInfo* k = mb ? nullptr : catalog::find(m->trace().launch().kernel)) {
+    catalog::Params p;
+    p.values = m->trace().launch().params;
+    if (const catalog::SourceRef* src = catalog::reproduced(*k, p)) {
+      std::string longer = title + " · as in " + src->label;
+      if (ImGui::GetWindowWidth() - ImGui::CalcTextSize(longer.c_str()).x - 32 - pill_w > ImGui::GetCursorPosX() + 20)
+        title = longer;
+    }
+  }
+  // Where the menus leave too little room (large type on a projector), the banner shortens
+  // and the title is cut with "…" rather than either going: what is on screen and where it
+  // came from are always named.
+  const float room = ImGui::GetWindowWidth() - ImGui::GetCursorPosX() - 28;
+  std::string label = banner ? banner : m->provenance();
+  float pw = pill_w;
+  if (ImGui::CalcTextSize(title.c_str()).x + 24 + pw > room) {
+    label = banner ? "EMULATED" : "GPU";
+    pw = ImGui::CalcTextSize(label.c_str()).x + 28;
+    const float fit = room - pw - 24;
+    if (ImGui::CalcTextSize(title.c_str()).x > fit) {
+      while (!title.empty() && ImGui::CalcTextSize((title + "…").c_str()).x > fit) {
+        title.pop_back();
+        while (!title.empty() && (uint8_t(title.back()) & 0xC0) == 0x80) title.pop_back();  // whole characters
+      }
+      if (!title.empty()) title += "…";
+    }
+  }
+  const float w = (title.empty() ? 0 : ImGui::CalcTextSize(title.c_str()).x + 12) + pw;
+  const float x = ImGui::GetWindowWidth() - w - 8;
+  if (x > ImGui::GetCursorPosX() + 4) {
+    ImGui::SetCursorPosX(x);
+    if (!title.empty()) {
+      ImGui::TextUnformatted(title.c_str());
+      ImGui::SameLine(0, 12);
+    }
+    if (banner)
+      pill(label.c_str(), IM_COL32(255, 184, 64, 255), IM_COL32(30, 24, 10, 255));
+    else
+      pill(label.c_str(), IM_COL32(72, 207, 134, 255), IM_COL32(10, 30, 18, 255));
+  }
+}
+
 }  // namespace
 
 void menu_bar(Ui& ui, float& height) {
@@ -30,155 +184,17 @@ void menu_bar(Ui& ui, float& height) {
   UiState& s = ui.state;
   if (!ImGui::BeginMainMenuBar()) return;
   height = ImGui::GetWindowHeight();
-  if (ImGui::BeginMenu("File")) {
-    if (ImGui::MenuItem("Open trace…", "Ctrl+O")) {
-      ui.dialogs.open = true;
-      ui.dialogs.path = s.last_file;
-    }
-    if (ImGui::MenuItem("Open program…")) {
-      ui.dialogs.open_program = true;
-      ui.dialogs.path = s.last_program;
-    }
-    if (ImGui::MenuItem("Program output", nullptr, false, ui.has_model() && !ui.pane.model->program_output.empty()))
-      ui.dialogs.program_output = true;
-    if (ImGui::MenuItem("Save trace…", "Ctrl+S", false, ui.has_model())) {
-      ui.dialogs.save = true;
-      ui.dialogs.path = s.last_file.empty() ? s.kernel + ".wstrace" : s.last_file;
-    }
-    ImGui::Separator();
-    if (ImGui::MenuItem("Record again", nullptr, false, !ui.recorder.busy())) ui.record();
-    if (ImGui::MenuItem("Export figure…", "Ctrl+E", false, ui.has_model())) ui.open_export_dialog();
-    if (ImGui::MenuItem("Save screenshot", "F12")) {
-      char name[64];
-      std::snprintf(name, sizeof name, "warpscope-request%llu.png", (unsigned long long)session::request_number(ui.pane.step));
-      ui.request_screenshot(name);
-    }
-    ImGui::Separator();
-    if (ImGui::MenuItem("Quit", "Ctrl+Q")) ui.request_quit();
-    ImGui::EndMenu();
-  }
-  if (ImGui::BeginMenu("View")) {
-    ImGui::MenuItem("Heat layer", "H", &s.memory.heat);
-    ImGui::MenuItem("Log-scaled heat", nullptr, &s.memory.heat_log);
-    ImGui::MenuItem("32-byte sectors", nullptr, &s.memory.show_sectors);
-    ImGui::MenuItem("128-byte lines", nullptr, &s.memory.show_lines);
-    ImGui::MenuItem("Row / column numbers", nullptr, &s.memory.show_labels);
-    ImGui::MenuItem("Bank numbers in shared arrays", nullptr, &s.memory.show_banks);
-    ImGui::MenuItem("Follow the current request", "F", &s.memory.follow);
-    ImGui::Separator();
-    ImGui::TextUnformatted("Text size");
-    ImGui::SameLine();
-    if (ImGui::SmallButton(" − ")) s.font_scale = std::max(0.75f, s.font_scale - 0.125f);
-    ImGui::SameLine();
-    ImGui::Text("%.0f%%", s.font_scale * 100);
-    ImGui::SameLine();
-    if (ImGui::SmallButton(" + ")) s.font_scale = std::min(2.5f, s.font_scale + 0.125f);
-    ImGui::SameLine();
-    ImGui::TextDisabled("Ctrl +/−");
-    if (ImGui::BeginMenu("Enlarge panel")) {
-      const Panel order[] = {Panel::Catalog, Panel::Memory, Panel::Warp, Panel::Dram, Panel::Source, Panel::Timing,
-                             Panel::Lesson};
-      for (int i = 0; i < 7; ++i) {
-        char key[4];
-        std::snprintf(key, sizeof key, "%d", i + 1);
-        if (ImGui::MenuItem(panel_name(order[i]), key, s.enlarged == int(order[i]))) ui.enlarge(order[i]);
-      }
-      ImGui::EndMenu();
-    }
-    if (ImGui::MenuItem("Full screen", "F11")) ui.request_fullscreen_toggle();
-    ImGui::Separator();
-    if (ImGui::MenuItem("Presentation mode", "F5", s.present)) ui.toggle_presentation();
-    if (ImGui::MenuItem("Compare two variants…", "C", ui.comparing())) {
-      ui.dialogs.compare = true;
-      ui.dialogs.compare_spec = s.compare;
-    }
-    if (ImGui::MenuItem("Reset layout", "0")) {
-      UiState d;
-      s.left_frac = d.left_frac;
-      s.right_frac = d.right_frac;
-      s.left_split = d.left_split;
-      s.center_split = d.center_split;
-      s.right_split = d.right_split;
-      s.enlarged = -1;
-    }
-    ImGui::EndMenu();
-  }
-  if (ImGui::BeginMenu("Playback")) {
-    if (ImGui::MenuItem(s.playing ? "Pause" : "Play", "Space")) s.playing = !s.playing;
-    ImGui::MenuItem("Loop at the end", "L", &s.timeline.loop);
-    ImGui::Separator();
-    if (ImGui::MenuItem("Play by request", nullptr, s.timeline.play_unit == StepUnit::Request)) s.timeline.play_unit = StepUnit::Request;
-    if (ImGui::MenuItem("Play by warp", nullptr, s.timeline.play_unit == StepUnit::Warp)) s.timeline.play_unit = StepUnit::Warp;
-    if (ImGui::MenuItem("Play by epoch", nullptr, s.timeline.play_unit == StepUnit::Epoch)) s.timeline.play_unit = StepUnit::Epoch;
-    ImGui::EndMenu();
-  }
-  // A trace of several launches (a program, a saved file): which one is shown.
-  if (const Session* m = ui.pane.model.get(); m && m->launches() > 1 && ImGui::BeginMenu("Launch")) {
-    for (uint32_t k = 0; k < m->launches(); ++k) {
-      const trace::Launch& l = m->source->launches[k];
-      char label[256];
-      std::snprintf(label, sizeof label, "%u  %s  grid (%u,%u,%u) x block (%u,%u,%u)", k + 1, l.kernel.c_str(), l.grid.x,
-                    l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z);
-      if (ImGui::MenuItem(label, nullptr, k == m->launch) && k != m->launch) ui.show_launch(k);
-    }
-    ImGui::EndMenu();
-  }
+  file_menu(ui);
+  view_menu(ui);
+  playback_menu(s);
+  launch_menu(ui);
   lessons_menu(ui);
   slides_menu(ui);
   if (ImGui::BeginMenu("Help")) {
     if (ImGui::MenuItem("Keyboard shortcuts", "F1 or ?")) s.show_help = true;
     ImGui::EndMenu();
   }
-
-  // Right side: what is on screen, and where the trace came from.
-  if (const Session* m = ui.pane.model.get()) {
-    // An A/B view names both sides: "transpose_tiled · pad=0 vs pad=1 · size 64 · …".
-    const Session* mb = ui.comparing() ? ui.ab.pane.model.get() : nullptr;
-    std::string title = mb ? ab_titles(*m, *mb).both : m->title();
-    const char* banner = m->from_gpu ? nullptr : "TRACE EMULATED ON CPU";
-    const float pill_w = banner ? ImGui::CalcTextSize(banner).x + 28 : ImGui::CalcTextSize(m->provenance().c_str()).x + 28;
-    // The text the launch reproduces, where there is room for it.
-    if (const catalog::KernelInfo* k = mb ? nullptr : catalog::find(m->trace().launch().kernel)) {
-      catalog::Params p;
-      p.values = m->trace().launch().params;
-      if (const catalog::SourceRef* src = catalog::reproduced(*k, p)) {
-        std::string longer = title + " · as in " + src->label;
-        if (ImGui::GetWindowWidth() - ImGui::CalcTextSize(longer.c_str()).x - 32 - pill_w > ImGui::GetCursorPosX() + 20)
-          title = longer;
-      }
-    }
-    // Where the menus leave too little room (large type on a projector), the banner shortens
-    // and the title is cut with "…" rather than either going: what is on screen and where it
-    // came from are always named.
-    const float room = ImGui::GetWindowWidth() - ImGui::GetCursorPosX() - 28;
-    std::string label = banner ? banner : m->provenance();
-    float pw = pill_w;
-    if (ImGui::CalcTextSize(title.c_str()).x + 24 + pw > room) {
-      label = banner ? "EMULATED" : "GPU";
-      pw = ImGui::CalcTextSize(label.c_str()).x + 28;
-      const float fit = room - pw - 24;
-      if (ImGui::CalcTextSize(title.c_str()).x > fit) {
-        while (!title.empty() && ImGui::CalcTextSize((title + "…").c_str()).x > fit) {
-          title.pop_back();
-          while (!title.empty() && (uint8_t(title.back()) & 0xC0) == 0x80) title.pop_back();  // whole characters
-        }
-        if (!title.empty()) title += "…";
-      }
-    }
-    const float w = (title.empty() ? 0 : ImGui::CalcTextSize(title.c_str()).x + 12) + pw;
-    const float x = ImGui::GetWindowWidth() - w - 8;
-    if (x > ImGui::GetCursorPosX() + 4) {
-      ImGui::SetCursorPosX(x);
-      if (!title.empty()) {
-        ImGui::TextUnformatted(title.c_str());
-        ImGui::SameLine(0, 12);
-      }
-      if (banner)
-        pill(label.c_str(), IM_COL32(255, 184, 64, 255), IM_COL32(30, 24, 10, 255));
-      else
-        pill(label.c_str(), IM_COL32(72, 207, 134, 255), IM_COL32(10, 30, 18, 255));
-    }
-  }
+  title_and_origin(ui);
   ImGui::EndMainMenuBar();
 }
 

@@ -1,4 +1,4 @@
-// Keyboard shortcuts (the help overlay lists them): stepping, playback, panels, dialogs.
+// src/ui/shortcuts.cpp — Keyboard shortcuts (the help overlay lists them): stepping, playback, panels, dialogs.
 #include <algorithm>
 #include <ctime>
 
@@ -69,24 +69,20 @@ void Ui::shortcuts() {
       case 'B':
         if (pane.model) {
           dialogs.bookmark = true;
-          const int here = slide_at(pane);
-          dialogs.bookmark_caption = here >= 0 ? deck.slides[size_t(here)].caption : "";
+          const int here = slides.at(pane);
+          dialogs.bookmark_caption = here >= 0 ? slides.deck.slides[size_t(here)].caption : "";
         }
         break;
-      case 'n': case 'N': next_slide(+1); break;
-      case 'p': case 'P': next_slide(-1); break;
+      case 'n': case 'N': slides.next(+1); break;
+      case 'p': case 'P': slides.next(-1); break;
       case 'c': case 'C': dialogs.compare = true; dialogs.compare_spec = state.compare; break;
-      case '1': enlarge(Panel::Catalog); break;
-      case '2': enlarge(Panel::Memory); break;
-      case '3': enlarge(Panel::Warp); break;
-      case '4': enlarge(Panel::Dram); break;
-      case '5': enlarge(Panel::Source); break;
-      case '6': enlarge(Panel::Timing); break;
-      case '7':
-        if (lessons.panel) enlarge(Panel::Lesson);
-        break;
       case '0': state.enlarged = -1; break;
-      default: break;
+      default:
+        // 1 … 9 enlarge the panel of that number (panels.cpp).
+        if (const PanelSpec* p = c >= '1' && c <= '9' ? panel_numbered(int(c - '0')) : nullptr;
+            p && (!p->available || p->available(*this)))
+          enlarge(p->panel);
+        break;
     }
   }
 }

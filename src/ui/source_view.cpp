@@ -1,4 +1,4 @@
-// Source panel: the program's files exactly as they were compiled, the current access's
+// src/ui/source_view.cpp — Source panel: the program's files exactly as they were compiled, the current access's
 // line lit, each line that accesses memory tagged in the gutter with its cost (sectors
 // per request for global, n-way for shared) over the whole trace, and opened under it the
 // memory instructions the line became (the PTX a program's compiler wrote) with theirs.
@@ -64,12 +64,12 @@ SiteRowText site_row_text(const Session& m, uint32_t si) {
     std::snprintf(b, sizeof b, "%.2f sectors/request (ideal %.2f) · %s requests", st.sectors_per_request,
                   st.ideal_sectors_per_request, fmt_count(st.requests).c_str());
     r.cost = b;
-    r.ratio = st.ideal_sectors ? double(st.sectors) / double(st.ideal_sectors) : 1;
+    r.ratio = analysis::cost_ratio(st.sectors, st.ideal_sectors);
   } else {
     std::snprintf(b, sizeof b, "%u-way · %.2f wavefronts/request · %s requests", st.max_way,
                   double(st.wavefronts) / double(st.requests), fmt_count(st.requests).c_str());
     r.cost = b;
-    r.ratio = st.ideal_wavefronts ? double(st.wavefronts) / double(st.ideal_wavefronts) : 1;
+    r.ratio = analysis::cost_ratio(st.wavefronts, st.ideal_wavefronts);
   }
   return r;
 }
@@ -278,15 +278,15 @@ void source_scene(Scene& sc, const Session& m, const SourceText& f, const std::v
   }
 }
 
-void source_view(Ui& ui, Pane& p) {
-  if (!p.model) {
-    ImGui::TextDisabled(ui.recorder.busy() ? "recording…" : "no trace loaded");
-    return;
-  }
+namespace {
+
+// The file the panel shows (the current line's when that moves to another file, else the
+// one picked), the file choice and the instructions toggle above it. `moved`: the current
+// line went to another file.
+const SourceText& source_file_bar(Ui& ui, Pane& p, bool& moved) {
   const Session& m = *p.model;
   const RequestFigures& rv = p.request();
-  // The file of the current line, when it changes; else the one the user picked.
-  bool moved = false;  // the current line went to another file: scroll to it there
+  moved = false;
   if (rv.site && rv.site->file != p.source_file_shown) {
     p.source_file_shown = rv.site->file;
     if (m.source_of(rv.site->file)) p.source_file = rv.site->file, moved = true;
@@ -319,6 +319,38 @@ void source_view(Ui& ui, Pane& p) {
         ImGui::SetTooltip("every memory line with the instructions it became and their costs (click a line for one)");
     }
   }
+  return f;
+}
+
+// Brings the current line (all its wrapped pieces) into view when it changes.
+void scroll_to_line(Pane& p, const std::vector<SourceRow>& rows, uint32_t current, bool moved, float row_h) {
+  if (current && (current != p.source_line_shown || moved)) {
+    size_t r = 0;
+    while (r < rows.size() && rows[r].line != current) ++r;
+    size_t r1 = r;  // one past the line's last piece
+    while (r1 < rows.size() && rows[r1].line == current && (r1 == r || rows[r1].more)) ++r1;
+    const float y = row_h * float(r), y1 = row_h * float(r1);
+    const float top = ImGui::GetScrollY(), h = ImGui::GetWindowHeight();
+    // The whole line in view, a third of the way down where it leaves room.
+    if (y < top + row_h * 2 || y1 > top + h - row_h * 2) {
+      const float above = std::max(0.0f, std::min(h * 0.35f, h - (y1 - y) - row_h * 1.5f));
+      ImGui::SetScrollY(std::max(0.0f, std::round((y - above) / row_h) * row_h));  // whole rows
+    }
+    p.source_line_shown = current;
+  }
+}
+
+}  // namespace
+
+void source_view(Ui& ui, Pane& p) {
+  if (!p.model) {
+    ImGui::TextDisabled(ui.recorder.busy() ? "recording…" : "no trace loaded");
+    return;
+  }
+  const Session& m = *p.model;
+  const RequestFigures& rv = p.request();
+  bool moved = false;  // the current line went to another file: scroll to it there
+  const SourceText& f = source_file_bar(ui, p, moved);
   if (f.lines.empty()) {
     ImGui::TextDisabled("this trace carries no source for %s", f.name.empty() ? "its kernel" : f.name.c_str());
     return;
@@ -343,23 +375,9 @@ void source_view(Ui& ui, Pane& p) {
   ImGui::PushFont(font_for(FontRole::Mono));
   ImGui::SetNextWindowContentSize(ImVec2(gutter_w + num_w + ch * float(longest + 4), row_h * float(rows.size())));
   ImGui::BeginChild("##code", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
-  // Bring the current line into view when it changes.
-  if (current && (current != p.source_line_shown || moved)) {
-    size_t r = 0;
-    while (r < rows.size() && rows[r].line != current) ++r;
-    size_t r1 = r;  // one past the line's last piece
-    while (r1 < rows.size() && rows[r1].line == current && (r1 == r || rows[r1].more)) ++r1;
-    const float y = row_h * float(r), y1 = row_h * float(r1);
-    const float top = ImGui::GetScrollY(), h = ImGui::GetWindowHeight();
-    // The whole line in view, a third of the way down where it leaves room.
-    if (y < top + row_h * 2 || y1 > top + h - row_h * 2) {
-      const float above = std::max(0.0f, std::min(h * 0.35f, h - (y1 - y) - row_h * 1.5f));
-      ImGui::SetScrollY(std::max(0.0f, std::round((y - above) / row_h) * row_h));  // whole rows
-    }
-    p.source_line_shown = current;
-  }
+  scroll_to_line(p, rows, current, moved, row_h);
   // In a lesson, the gutter shows the answers given so far and no others.
-  const int only_site = &p == &ui.pane ? ui.lesson_gutter_site() : -1;
+  const int only_site = &p == &ui.pane ? ui.lessons.gutter_site() : -1;
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
   ImGuiListClipper clip;
   clip.Begin(int(rows.size()), row_h);

@@ -8,14 +8,9 @@
 #include <string>
 
 #include "session/session.h"  // DramChoice
+#include "ui/panels.h"         // Panel (UiState::enlarged)
 
 namespace ws::ui {
-
-// The panels of the main window (docs/architecture.md, "The app"), in drawing order.
-enum class Panel : int { Catalog, Memory, Warp, Dram, Source, Timeline, Timing, Lesson, Count };
-const char* panel_name(Panel p);        // "Memory view"
-const char* panel_key(Panel p);         // "memory" (settings, --panel, windows JSON)
-bool panel_from_key(const std::string& key, Panel& out);
 
 // What to step over with the step buttons and while playing.
 using session::StepUnit;

@@ -1,4 +1,4 @@
-// Timeline: play / pause, step one request, one warp or one epoch back and forth, scrub,
+// src/ui/timeline_view.cpp — Timeline: play / pause, step one request, one warp or one epoch back and forth, scrub,
 // speed. Under the buttons, a strip of the whole trace: one bar per pixel column, as tall
 // and as red as the costliest request there (sectors or wavefronts over the ideal), with
 // the barrier epochs of each block as bands, and the deck's slides of this launch as
@@ -27,12 +27,8 @@ float ratio_of(const Session& m, const trace::Record& r) {
   const auto& tr = m.trace();
   if (r.site >= tr.sites.size()) return 1;
   const auto& site = tr.sites[r.site];
-  if (site.space == trace::Space::Shared) {
-    auto c = analysis::shared_cost(r, site.bytes);
-    return c.ideal_wavefronts ? float(c.wavefronts) / float(c.ideal_wavefronts) : 1;
-  }
-  auto c = analysis::global_cost(r, site.bytes);
-  return c.ideal_sectors ? float(c.sectors) / float(c.ideal_sectors) : 1;
+  if (site.space == trace::Space::Shared) return float(analysis::cost_ratio(analysis::shared_cost(r, site.bytes)));
+  return float(analysis::cost_ratio(analysis::global_cost(r, site.bytes)));
 }
 
 void build_strip(Pane& p, int width) {
@@ -94,13 +90,30 @@ bool icon_button(const char* id, const char* icon, const char* tip, float w, boo
   return pressed;
 }
 
-}  // namespace
+// The strip's place on screen and the record under each x.
+struct StripGeom {
+  ImVec2 a;          // top-left
+  int width = 1;     // pixels
+  float h = 0;       // height
+  uint64_t n = 1;    // records
+  float x_of(uint64_t i) const { return a.x + float(double(i) / double(n) * width); }
+  // The record under screen x (clamped to the strip).
+  uint64_t at(float x) const {
+    const float f = std::clamp((x - a.x) / float(width), 0.0f, 1.0f);
+    return std::min<uint64_t>(n - 1, uint64_t(double(f) * double(n)));
+  }
+};
 
-void timeline_view(Ui& ui, Pane& p) {
-  const Theme& t = theme();
+// A slide of the launch on the pane, flagged at its step.
+struct Flag {
+  int slide;
+  float x;
+};
+
+// Step and play buttons, and (outside presentation) speed, unit and loop.
+void transport_row(Ui& ui, Pane& p) {
   UiState& s = ui.state;
   const Session* m = p.model.get();
-  if (&p == &ui.pane) ui.slides.marked.clear();
   const float bw = ImGui::GetFrameHeight() * 1.7f;
   auto go = [&](StepUnit unit, int dir) {
     if (!m) return;
@@ -141,34 +154,137 @@ void timeline_view(Ui& ui, Pane& p) {
     ImGui::SameLine();
     ImGui::Checkbox("loop", &s.timeline.loop);
   }
+}
 
-  // Where we are, in words.
-  if (m && m->size()) {
-    const RequestFigures& rv = p.request();
-    auto c = m->trace().launch().block_coords(rv.rec->block);
-    // Beside the buttons, or on a line of its own below them. A class's compact timeline
-    // has no room for that line: there it keeps as much as fits beside the buttons (the
-    // request, then its source line; the inspector's header names the block and warp).
-    const std::string req = "request " + fmt_count(session::request_number(p.step)) + " of " + fmt_count(m->size());
-    char place[120];
-    std::snprintf(place, sizeof place, "   ·   block (%u,%u)  warp %u  epoch %u", c.x, c.y, unsigned(rv.rec->warp),
-                  rv.rec->epoch);
-    const std::string line = "   ·   line " + std::to_string(rv.site ? rv.site->line : 0);
-    ImGui::SameLine(0, 20);
-    ImGui::PushFont(font_for(FontRole::Bold));
-    const float right = ImGui::GetWindowContentRegionMax().x, x = ImGui::GetCursorPosX();
-    std::string where = req + place + line;
-    if (ui.state.present)
-      for (const std::string& shorter : {req + line, req})
-        if (x + ImGui::CalcTextSize(where.c_str()).x >= right) where = shorter;
-    const float w = ImGui::CalcTextSize(where.c_str()).x;
-    if (x + w < right)
-      ImGui::SetCursorPosX(right - w);
-    else
-      ImGui::NewLine();  // not even the request beside the buttons: its own line, above the strip
-    ImGui::TextUnformatted(where.c_str());
-    ImGui::PopFont();
+// Where we are, in words: beside the buttons, or on a line of its own below them.
+void where_line(Ui& ui, Pane& p) {
+  const Session* m = p.model.get();
+  if (!m || !m->size()) return;
+  const RequestFigures& rv = p.request();
+  auto c = m->trace().launch().block_coords(rv.rec->block);
+  // Beside the buttons, or on a line of its own below them. A class's compact timeline
+  // has no room for that line: there it keeps as much as fits beside the buttons (the
+  // request, then its source line; the inspector's header names the block and warp).
+  const std::string req = "request " + fmt_count(session::request_number(p.step)) + " of " + fmt_count(m->size());
+  char place[120];
+  std::snprintf(place, sizeof place, "   ·   block (%u,%u)  warp %u  epoch %u", c.x, c.y, unsigned(rv.rec->warp),
+                rv.rec->epoch);
+  const std::string line = "   ·   line " + std::to_string(rv.site ? rv.site->line : 0);
+  ImGui::SameLine(0, 20);
+  ImGui::PushFont(font_for(FontRole::Bold));
+  const float right = ImGui::GetWindowContentRegionMax().x, x = ImGui::GetCursorPosX();
+  std::string where = req + place + line;
+  if (ui.state.present)
+    for (const std::string& shorter : {req + line, req})
+      if (x + ImGui::CalcTextSize(where.c_str()).x >= right) where = shorter;
+  const float w = ImGui::CalcTextSize(where.c_str()).x;
+  if (x + w < right)
+    ImGui::SetCursorPosX(right - w);
+  else
+    ImGui::NewLine();  // not even the request beside the buttons: its own line, above the strip
+  ImGui::TextUnformatted(where.c_str());
+  ImGui::PopFont();
+}
+
+// Epoch bands, alternating, where wide enough to see, and block boundaries with their ids.
+void strip_background(ImDrawList* dl, const Session& m, const StripGeom& g) {
+  const Theme& t = theme();
+  const ImVec2 a = g.a;
+  const float strip_h = g.h;
+  const uint64_t n = g.n;
+  auto x_of = [&](uint64_t i) { return g.x_of(i); };
+  for (size_t k = 0; k < m.epoch_starts.size(); ++k) {
+    uint64_t e0 = m.epoch_starts[k], e1 = k + 1 < m.epoch_starts.size() ? m.epoch_starts[k + 1] : n;
+    float xa = x_of(e0), xb = x_of(e1);
+    if (xb - xa < 3) continue;
+    if (m.trace().records[e0].epoch % 2) dl->AddRectFilled(ImVec2(xa, a.y), ImVec2(xb, a.y + strip_h), IM_COL32(255, 255, 255, 12));
   }
+  // Block boundaries with their ids, where there is room.
+  {
+    float last_end = -1e9f;  // where the last label ends
+    uint32_t prev_block = ~0u;
+    for (uint32_t e0 : m.epoch_starts) {
+      uint32_t b = m.trace().records[e0].block;
+      if (b == prev_block) continue;
+      prev_block = b;
+      float x = x_of(e0);
+      auto c = m.trace().launch().block_coords(b);
+      char lbl[32];
+      std::snprintf(lbl, sizeof lbl, "block %u,%u", c.x, c.y);
+      // Labels apart by their measured widths (two-digit blocks are wider than "block 1,0").
+      if (x + 3 < last_end + 8) continue;
+      last_end = x + 3 + text_size(FontRole::Small, lbl).x;
+      dl->AddLine(ImVec2(x, a.y), ImVec2(x, a.y + strip_h), IM_COL32(255, 255, 255, 40), 1);
+      dl->AddText(font_for(FontRole::Small), font_for(FontRole::Small)->FontSize, ImVec2(x + 3, a.y + 1), t.text_dim, lbl);
+    }
+  }
+}
+
+// The slides of the launch on pane `p`, flagged at their steps (the A pane's are noted for
+// the Slides menu).
+std::vector<Flag> slide_flags(Ui& ui, Pane& p, const StripGeom& g) {
+  std::vector<Flag> flags;
+  for (size_t i = 0; i < ui.slides.deck.slides.size(); ++i) {
+    const session::Slide& sl = ui.slides.deck.slides[i];
+    if (!ui.slides.on(sl, p) || sl.step >= g.n) continue;
+    flags.push_back({int(i), g.x_of(sl.step) + 0.5f * std::max(1.0f, float(g.width) / float(g.n))});
+  }
+  if (&p == &ui.pane)
+    for (const Flag& f : flags) ui.slides.state.marked.push_back(f.slide);
+  return flags;
+}
+
+void draw_flags(ImDrawList* dl, const std::vector<Flag>& flags, const StripGeom& g) {
+  const Theme& t = theme();
+  const ImVec2 a = g.a;
+  const float strip_h = g.h;
+  ImFont* small = font_for(FontRole::Small);
+  for (const Flag& f : flags) {
+    char num[16];
+    std::snprintf(num, sizeof num, "%d", f.slide + 1);
+    const ImVec2 ts = small->CalcTextSizeA(small->FontSize, FLT_MAX, 0, num);
+    const float tag_h = ts.y + 2, tag_w = ts.x + 6;
+    // The number hangs at the foot of the strip, clear of the block labels along its top.
+    const float y1 = a.y + strip_h, y0 = y1 - tag_h;
+    dl->AddLine(ImVec2(f.x, a.y), ImVec2(f.x, y1), with_alpha(t.warn, 220), 2);
+    dl->AddRectFilled(ImVec2(f.x, y0), ImVec2(f.x + tag_w, y1), t.warn, 3, ImDrawFlags_RoundCornersRight);
+    dl->AddText(small, small->FontSize, ImVec2(f.x + 3, y0 + 1), IM_COL32(20, 20, 20, 255), num);
+  }
+}
+
+// What the pointer is over: a slide's flag (its caption), else the request there.
+void strip_tooltip(Ui& ui, const Session& m, const std::vector<Flag>& flags, const StripGeom& g, bool veiled) {
+  ImGuiIO& io = ImGui::GetIO();
+  // Over a slide's flag: its caption.
+  for (const Flag& fl : flags)
+    if (std::abs(io.MousePos.x - fl.x) <= 5) {
+      const session::Slide& sl = ui.slides.deck.slides[size_t(fl.slide)];
+      ImGui::SetTooltip("slide %d · request %s · %s view\n%s", fl.slide + 1,
+                        fmt_count(session::request_number(sl.step)).c_str(),
+                        sl.view.c_str(), sl.caption.empty() ? "(no caption)" : sl.caption.c_str());
+      return;
+    }
+  uint64_t i = g.at(io.MousePos.x);
+  const auto& r = m.trace().records[i];
+  const auto& site = m.trace().sites[r.site];
+  float ratio = ratio_of(m, r);
+  if (veiled)
+    ImGui::SetTooltip("request %s · line %u · %s %s", fmt_count(session::request_number(i)).c_str(), site.line,
+                      trace::to_string(site.space), trace::to_string(site.op));
+  else
+    ImGui::SetTooltip("request %s · line %u · %s %s · %.1f× the ideal", fmt_count(session::request_number(i)).c_str(),
+                      site.line, trace::to_string(site.space), trace::to_string(site.op), ratio);
+}
+
+}  // namespace
+
+void timeline_view(Ui& ui, Pane& p) {
+  const Theme& t = theme();
+  UiState& s = ui.state;
+  const Session* m = p.model.get();
+  if (&p == &ui.pane) ui.slides.state.marked.clear();
+  transport_row(ui, p);
+  where_line(ui, p);
 
   // The strip.
   ImGui::Spacing();
@@ -179,41 +295,17 @@ void timeline_view(Ui& ui, Pane& p) {
   ImGui::InvisibleButton("##strip", ImVec2(float(width), strip_h));
   if (!m || m->size() == 0) return;
   const uint64_t n = m->size();
+  const StripGeom g{a, width, strip_h, n};
   if (p.strip_model != p.model || p.strip_width != width) build_strip(p, width);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float x1 = a.x + float(width);
   dl->AddRectFilled(a, ImVec2(x1, a.y + strip_h), t.canvas, 4);
-  auto x_of = [&](uint64_t i) { return a.x + float(double(i) / double(n) * width); };
-  // Epoch bands, alternating, where wide enough to see.
-  for (size_t k = 0; k < m->epoch_starts.size(); ++k) {
-    uint64_t e0 = m->epoch_starts[k], e1 = k + 1 < m->epoch_starts.size() ? m->epoch_starts[k + 1] : n;
-    float xa = x_of(e0), xb = x_of(e1);
-    if (xb - xa < 3) continue;
-    if (m->trace().records[e0].epoch % 2) dl->AddRectFilled(ImVec2(xa, a.y), ImVec2(xb, a.y + strip_h), IM_COL32(255, 255, 255, 12));
-  }
-  // Block boundaries with their ids, where there is room.
-  {
-    float last_end = -1e9f;  // where the last label ends
-    uint32_t prev_block = ~0u;
-    for (uint32_t e0 : m->epoch_starts) {
-      uint32_t b = m->trace().records[e0].block;
-      if (b == prev_block) continue;
-      prev_block = b;
-      float x = x_of(e0);
-      auto c = m->trace().launch().block_coords(b);
-      char lbl[32];
-      std::snprintf(lbl, sizeof lbl, "block %u,%u", c.x, c.y);
-      // Labels apart by their measured widths (two-digit blocks are wider than "block 1,0").
-      if (x + 3 < last_end + 8) continue;
-      last_end = x + 3 + text_size(FontRole::Small, lbl).x;
-      dl->AddLine(ImVec2(x, a.y), ImVec2(x, a.y + strip_h), IM_COL32(255, 255, 255, 40), 1);
-      dl->AddText(font_for(FontRole::Small), font_for(FontRole::Small)->FontSize, ImVec2(x + 3, a.y + 1), t.text_dim, lbl);
-    }
-  }
+  auto x_of = [&](uint64_t i) { return g.x_of(i); };
+  strip_background(dl, *m, g);
   // Cost bars: height by log2 of cost / ideal (1 = a short stub, 32 = full height).
   const float base = a.y + strip_h - 2, top = a.y + font_for(FontRole::Small)->FontSize + 3;
   // While a lesson waits for a prediction the bars carry no cost: one grey height.
-  const bool veiled = ui.lesson_veiled(p);
+  const bool veiled = ui.lessons.veiled(p);
   for (int x = 0; x < width; ++x) {
     float r = p.strip[size_t(x)];
     if (r <= 0) continue;
@@ -227,30 +319,8 @@ void timeline_view(Ui& ui, Pane& p) {
     dl->AddRectFilled(ImVec2(xc, base + 0.5f), ImVec2(x_of(p.step + 1), base + 2), t.warn);
   }
   // Slides of the launch on this pane: a numbered flag at each one's step.
-  struct Flag {
-    int slide;
-    float x;
-  };
-  std::vector<Flag> flags;
-  for (size_t i = 0; i < ui.deck.slides.size(); ++i) {
-    const session::Slide& sl = ui.deck.slides[i];
-    if (!ui.slide_on(sl, p) || sl.step >= n) continue;
-    flags.push_back({int(i), x_of(sl.step) + 0.5f * std::max(1.0f, float(width) / float(n))});
-  }
-  if (&p == &ui.pane)
-    for (const Flag& f : flags) ui.slides.marked.push_back(f.slide);
-  ImFont* small = font_for(FontRole::Small);
-  for (const Flag& f : flags) {
-    char num[16];
-    std::snprintf(num, sizeof num, "%d", f.slide + 1);
-    const ImVec2 ts = small->CalcTextSizeA(small->FontSize, FLT_MAX, 0, num);
-    const float tag_h = ts.y + 2, tag_w = ts.x + 6;
-    // The number hangs at the foot of the strip, clear of the block labels along its top.
-    const float y1 = a.y + strip_h, y0 = y1 - tag_h;
-    dl->AddLine(ImVec2(f.x, a.y), ImVec2(f.x, y1), with_alpha(t.warn, 220), 2);
-    dl->AddRectFilled(ImVec2(f.x, y0), ImVec2(f.x + tag_w, y1), t.warn, 3, ImDrawFlags_RoundCornersRight);
-    dl->AddText(small, small->FontSize, ImVec2(f.x + 3, y0 + 1), IM_COL32(20, 20, 20, 255), num);
-  }
+  const std::vector<Flag> flags = slide_flags(ui, p, g);
+  draw_flags(dl, flags, g);
   // Playhead.
   float px = x_of(p.step) + 0.5f * std::max(1.0f, float(width) / float(n));
   dl->AddLine(ImVec2(px, a.y), ImVec2(px, a.y + strip_h), t.playhead, 2);
@@ -260,29 +330,9 @@ void timeline_view(Ui& ui, Pane& p) {
   ImGuiIO& io = ImGui::GetIO();
   if (ImGui::IsItemActive()) {
     s.playing = false;
-    float f = std::clamp((io.MousePos.x - a.x) / float(width), 0.0f, 1.0f);
-    ui.set_step(std::min<uint64_t>(n - 1, uint64_t(double(f) * double(n))));
+    ui.set_step(g.at(io.MousePos.x));
   } else if (ImGui::IsItemHovered()) {
-    // Over a slide's flag: its caption.
-    for (const Flag& fl : flags)
-      if (std::abs(io.MousePos.x - fl.x) <= 5) {
-        const session::Slide& sl = ui.deck.slides[size_t(fl.slide)];
-        ImGui::SetTooltip("slide %d · request %s · %s view\n%s", fl.slide + 1,
-                          fmt_count(session::request_number(sl.step)).c_str(),
-                          sl.view.c_str(), sl.caption.empty() ? "(no caption)" : sl.caption.c_str());
-        return;
-      }
-    float f = std::clamp((io.MousePos.x - a.x) / float(width), 0.0f, 1.0f);
-    uint64_t i = std::min<uint64_t>(n - 1, uint64_t(double(f) * double(n)));
-    const auto& r = m->trace().records[i];
-    const auto& site = m->trace().sites[r.site];
-    float ratio = ratio_of(*m, r);
-    if (veiled)
-      ImGui::SetTooltip("request %s · line %u · %s %s", fmt_count(session::request_number(i)).c_str(), site.line,
-                        trace::to_string(site.space), trace::to_string(site.op));
-    else
-      ImGui::SetTooltip("request %s · line %u · %s %s · %.1f× the ideal", fmt_count(session::request_number(i)).c_str(),
-                        site.line, trace::to_string(site.space), trace::to_string(site.op), ratio);
+    strip_tooltip(ui, *m, flags, g, veiled);
   }
 }
 

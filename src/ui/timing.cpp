@@ -1,3 +1,5 @@
+// src/ui/timing.cpp — bench JSON and the replay pack read into tables, the live bench on its
+// own thread, the timing panel's ladder, and Timing, which owns them (timing.h).
 #include "ui/timing.h"
 
 #include <algorithm>
@@ -6,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "session/bench.h"
 #include "trace/assets.h"
 
 namespace ws::ui {
@@ -60,6 +63,20 @@ std::vector<TimingTable> load_replay_pack(const std::string& dir, std::string& m
 }
 
 std::string bundled_replay_dir() { return trace::find_asset("replay"); }
+
+LiveBench gpu_live_bench() {
+  if (!session::bench_unavailable().empty()) return {};
+  return [](const std::vector<std::string>& kernels, const std::map<std::string, int64_t>& params) {
+    trace::BenchOptions o;
+    o.kernels = kernels;
+    o.set = params;
+    o.variants = true;
+    o.seconds = 0.2;
+    o.overhead = false;
+    o.zero_cost = false;
+    return trace::bench_json(session::bench(o));
+  };
+}
 
 LiveTimer::LiveTimer(LiveBench bench) : bench_(std::move(bench)) {
   if (bench_) thread_ = std::thread([this] { loop(); });
@@ -223,6 +240,162 @@ std::string family_of(const TimingSample& s) {
   return s.family;
 }
 
+// One table for every row of `family`: live when it times the family, else the newest
+// replay table that does (null: none).
+const TimingTable* family_table(const TimingStore& store, const std::string& family) {
+  auto times_family = [&](const TimingTable& t) {
+    return std::any_of(t.samples.begin(), t.samples.end(), [&](const TimingSample& s) { return family_of(s) == family; });
+  };
+  if (store.live && times_family(*store.live)) return &*store.live;
+  for (const auto& t : store.replay)
+    if (times_family(t)) return &t;
+  return nullptr;
+}
+
+// The family's yardstick: what most of its rows are compared with, and its figure.
+void set_yardstick(TimingLadder& l, const catalog::KernelInfo& cur) {
+  const std::string& family = cur.family;
+  int cublas = 0, copy = 0;
+  bool any_gflops = false, any_gbs = false;
+  if (l.table)
+    for (const auto& s : l.table->samples) {
+      if (family_of(s) != family) continue;
+      cublas += s.ref == "cuBLAS";
+      copy += s.ref == "device copy";
+      any_gflops |= s.gflops > 0;
+      any_gbs |= s.gbs > 0;
+    }
+  l.compute = cublas != copy ? cublas > copy
+                             : (any_gflops && !any_gbs) ||
+                                   (!any_gflops && !any_gbs && cur.yardstick == catalog::Yardstick::Cublas);
+  l.unit = l.compute ? "GFLOP/s" : "GB/s";
+  l.ref = l.compute ? "cuBLAS SGEMM" : "device-to-device copy";
+  if (l.table) {
+    l.ref_value = l.compute ? l.table->cublas_gflops : l.table->copy_gbs;
+    if (l.compute && l.table->cublas_size > 0) l.ref_size = std::to_string(l.table->cublas_size) + "³";
+    if (!l.compute && l.table->copy_bytes > 0) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.0f MiB", double(l.table->copy_bytes / 2) / double(1 << 20));
+      l.ref_size = b;
+    }
+  }
+}
+
+// The length of the family's common prefix of ids, up to an underscore.
+size_t common_prefix(const std::vector<const catalog::KernelInfo*>& ladder) {
+  size_t prefix = ladder.size() < 2 ? 0 : ladder[0]->id.size();
+  for (const auto* k : ladder) {
+    size_t n = 0;
+    while (n < prefix && n < k->id.size() && k->id[n] == ladder[0]->id[n]) ++n;
+    prefix = n;
+  }
+  while (prefix > 0 && ladder[0]->id[prefix - 1] != '_') --prefix;
+  return prefix;
+}
+
+// The ladder's rows of kernel `k`: one per timed variant (and the published kernel it
+// reproduces), or one bare row when the table holds none. `screen`: the parameters on
+// screen, `cur` the kernel on screen, `prefix` how much of the id to drop.
+void kernel_rows(TimingLadder& l, const catalog::KernelInfo* k, const catalog::KernelInfo* cur,
+                 const std::map<std::string, int64_t>& screen, size_t prefix) {
+  std::vector<const TimingSample*> mine;
+  if (l.table)
+    for (const auto& s : l.table->samples) {
+      if (s.kernel != k->id) continue;
+      // A pack may hold a variant twice (two runs): the first is shown.
+      const bool dup = std::any_of(mine.begin(), mine.end(), [&](const TimingSample* o) {
+        return full_params(*k, o->params) == full_params(*k, s.params);
+      });
+      if (!dup) mine.push_back(&s);
+    }
+  // Variants by parameter value, in the order the kernel declares its parameters.
+  auto key = [&](const TimingSample* s) {
+    const auto v = full_params(*k, s->params);
+    std::vector<int64_t> out;
+    for (const auto& ps : k->params) out.push_back(v.count(ps.name) ? v.at(ps.name) : ps.def);
+    out.push_back(v.count("size") ? v.at("size") : 0);
+    return out;
+  };
+  std::stable_sort(mine.begin(), mine.end(), [&](const TimingSample* a, const TimingSample* b) { return key(a) < key(b); });
+  const bool same_kernel = k == cur;
+  if (mine.empty()) {
+    LadderRow r;
+    r.kernel = k;
+    r.name = k->id.substr(prefix);
+    r.same_kernel = same_kernel;
+    l.rows.push_back(r);
+    return;
+  }
+  for (const TimingSample* s : mine) {
+    LadderRow r;
+    r.kernel = k;
+    r.sample = s;
+    r.name = k->id.substr(prefix);
+    r.same_kernel = same_kernel;
+    const auto v = full_params(*k, s->params);
+    r.here = same_kernel;
+    // Named: the parameters that vary among the rows and differ from the kernel's default,
+    // plus the first varying one always (so the default row reads "pad=0" beside "pad=1"),
+    // and any that differ from the launch on screen.
+    bool first_varying = true;
+    for (const auto& ps : k->params) {
+      const int64_t mine_v = v.count(ps.name) ? v.at(ps.name) : ps.def;
+      const bool differs_from_screen = same_kernel && screen.count(ps.name) && screen.at(ps.name) != mine_v;
+      if (differs_from_screen) r.here = false;
+      bool varies = false;
+      for (const TimingSample* o : mine) {
+        const auto w = full_params(*k, o->params);
+        varies |= (w.count(ps.name) ? w.at(ps.name) : ps.def) != mine_v;
+      }
+      if ((varies && (mine_v != ps.def || first_varying)) || differs_from_screen)
+        r.variant += (r.variant.empty() ? "" : " ") + ps.name + "=" + std::to_string(mine_v);
+      first_varying &= !varies;
+    }
+    r.value = l.compute ? s->gflops : s->gbs;
+    r.pct = percent_of_reference(*s, *l.table, l.compute);
+    r.size = bench_size_text(*k, v);
+    if (r.here && l.here < 0) l.here = int(l.rows.size());
+    l.rows.push_back(r);
+    // The published kernel this variant reproduces, timed in the same rounds: its figures
+    // are the row's scaled by the two medians.
+    if (s->published_ratio > 0) {
+      LadderRow q = r;
+      q.published = true;
+      q.here = false;
+      q.name = "published";
+      q.variant = "";
+      if (const catalog::SourceRef* src = k->sources.empty() ? nullptr : &k->sources.front())
+        if (!src->label.empty()) q.name = src->label;
+      q.value = r.value * s->published_ratio;  // entry ms / published ms: its speed relative to the entry's
+      q.pct = r.pct >= 0 ? r.pct * s->published_ratio : -1;
+      l.rows.push_back(q);
+    }
+  }
+}
+
+// The size the rows share; rows timed at another size are named after it.
+void shared_size(TimingLadder& l) {
+  std::vector<std::pair<std::string, int>> sizes;  // text, rows
+  for (const auto& r : l.rows) {
+    if (r.size.empty()) continue;
+    auto it = std::find_if(sizes.begin(), sizes.end(), [&](const auto& x) { return x.first == r.size; });
+    if (it == sizes.end())
+      sizes.push_back({r.size, 1});
+    else
+      ++it->second;
+  }
+  if (!sizes.empty()) {
+    const auto common = std::max_element(sizes.begin(), sizes.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    l.size = common->first;
+    std::string last;
+    for (const auto& r : l.rows)
+      if (!r.size.empty() && r.size != common->first && r.kernel->id != last) {
+        l.size += "; " + r.kernel->id + " " + r.size;
+        last = r.kernel->id;
+      }
+  }
+}
+
 }  // namespace
 
 std::string bench_size_text(const catalog::KernelInfo& k, const std::map<std::string, int64_t>& params) {
@@ -261,158 +434,65 @@ TimingLadder timing_ladder(const TimingStore& store, const std::string& kernel,
   TimingLadder l;
   const catalog::KernelInfo* cur = catalog::find(kernel);
   if (!cur) return l;
-  const std::string& family = cur->family;
   std::vector<const catalog::KernelInfo*> ladder;
   for (const auto& k : catalog::all())
-    if (k.family == family) ladder.push_back(&k);
-
-  // One table for every row: live when it times the family, else the newest replay table.
-  auto times_family = [&](const TimingTable& t) {
-    return std::any_of(t.samples.begin(), t.samples.end(), [&](const TimingSample& s) { return family_of(s) == family; });
-  };
-  if (store.live && times_family(*store.live)) {
-    l.table = &*store.live;
-  } else {
-    for (const auto& t : store.replay)
-      if (times_family(t)) {
-        l.table = &t;
-        break;
-      }
-  }
-
-  // The family's yardstick: what most of its rows are compared with.
-  int cublas = 0, copy = 0;
-  bool any_gflops = false, any_gbs = false;
-  if (l.table)
-    for (const auto& s : l.table->samples) {
-      if (family_of(s) != family) continue;
-      cublas += s.ref == "cuBLAS";
-      copy += s.ref == "device copy";
-      any_gflops |= s.gflops > 0;
-      any_gbs |= s.gbs > 0;
-    }
-  l.compute = cublas != copy ? cublas > copy
-                             : (any_gflops && !any_gbs) ||
-                                   (!any_gflops && !any_gbs && cur->yardstick == catalog::Yardstick::Cublas);
-  l.unit = l.compute ? "GFLOP/s" : "GB/s";
-  l.ref = l.compute ? "cuBLAS SGEMM" : "device-to-device copy";
-  if (l.table) {
-    l.ref_value = l.compute ? l.table->cublas_gflops : l.table->copy_gbs;
-    if (l.compute && l.table->cublas_size > 0) l.ref_size = std::to_string(l.table->cublas_size) + "³";
-    if (!l.compute && l.table->copy_bytes > 0) {
-      char b[32];
-      std::snprintf(b, sizeof b, "%.0f MiB", double(l.table->copy_bytes / 2) / double(1 << 20));
-      l.ref_size = b;
-    }
-  }
-
-  // Names less the family's common prefix (up to an underscore).
-  size_t prefix = ladder.size() < 2 ? 0 : ladder[0]->id.size();
-  for (const auto* k : ladder) {
-    size_t n = 0;
-    while (n < prefix && n < k->id.size() && k->id[n] == ladder[0]->id[n]) ++n;
-    prefix = n;
-  }
-  while (prefix > 0 && ladder[0]->id[prefix - 1] != '_') --prefix;
-
+    if (k.family == cur->family) ladder.push_back(&k);
+  l.table = family_table(store, cur->family);
+  set_yardstick(l, *cur);
+  const size_t prefix = common_prefix(ladder);
   const std::map<std::string, int64_t> screen = full_params(*cur, params);
-  for (const auto* k : ladder) {
-    std::vector<const TimingSample*> mine;
-    if (l.table)
-      for (const auto& s : l.table->samples) {
-        if (s.kernel != k->id) continue;
-        // A pack may hold a variant twice (two runs): the first is shown.
-        const bool dup = std::any_of(mine.begin(), mine.end(), [&](const TimingSample* o) {
-          return full_params(*k, o->params) == full_params(*k, s.params);
-        });
-        if (!dup) mine.push_back(&s);
-      }
-    // Variants by parameter value, in the order the kernel declares its parameters.
-    auto key = [&](const TimingSample* s) {
-      const auto v = full_params(*k, s->params);
-      std::vector<int64_t> out;
-      for (const auto& ps : k->params) out.push_back(v.count(ps.name) ? v.at(ps.name) : ps.def);
-      out.push_back(v.count("size") ? v.at("size") : 0);
-      return out;
-    };
-    std::stable_sort(mine.begin(), mine.end(), [&](const TimingSample* a, const TimingSample* b) { return key(a) < key(b); });
-    const bool same_kernel = k == cur;
-    if (mine.empty()) {
-      LadderRow r;
-      r.kernel = k;
-      r.name = k->id.substr(prefix);
-      r.same_kernel = same_kernel;
-      l.rows.push_back(r);
-      continue;
-    }
-    for (const TimingSample* s : mine) {
-      LadderRow r;
-      r.kernel = k;
-      r.sample = s;
-      r.name = k->id.substr(prefix);
-      r.same_kernel = same_kernel;
-      const auto v = full_params(*k, s->params);
-      r.here = same_kernel;
-      // Named: the parameters that vary among the rows and differ from the kernel's default,
-      // plus the first varying one always (so the default row reads "pad=0" beside "pad=1"),
-      // and any that differ from the launch on screen.
-      bool first_varying = true;
-      for (const auto& ps : k->params) {
-        const int64_t mine_v = v.count(ps.name) ? v.at(ps.name) : ps.def;
-        const bool differs_from_screen = same_kernel && screen.count(ps.name) && screen.at(ps.name) != mine_v;
-        if (differs_from_screen) r.here = false;
-        bool varies = false;
-        for (const TimingSample* o : mine) {
-          const auto w = full_params(*k, o->params);
-          varies |= (w.count(ps.name) ? w.at(ps.name) : ps.def) != mine_v;
-        }
-        if ((varies && (mine_v != ps.def || first_varying)) || differs_from_screen)
-          r.variant += (r.variant.empty() ? "" : " ") + ps.name + "=" + std::to_string(mine_v);
-        first_varying &= !varies;
-      }
-      r.value = l.compute ? s->gflops : s->gbs;
-      r.pct = percent_of_reference(*s, *l.table, l.compute);
-      r.size = bench_size_text(*k, v);
-      if (r.here && l.here < 0) l.here = int(l.rows.size());
-      l.rows.push_back(r);
-      // The published kernel this variant reproduces, timed in the same rounds: its figures
-      // are the row's scaled by the two medians.
-      if (s->published_ratio > 0) {
-        LadderRow q = r;
-        q.published = true;
-        q.here = false;
-        q.name = "published";
-        q.variant = "";
-        if (const catalog::SourceRef* src = k->sources.empty() ? nullptr : &k->sources.front())
-          if (!src->label.empty()) q.name = src->label;
-        q.value = r.value * s->published_ratio;  // entry ms / published ms: its speed relative to the entry's
-        q.pct = r.pct >= 0 ? r.pct * s->published_ratio : -1;
-        l.rows.push_back(q);
-      }
-    }
-  }
-
-  // The size the rows share; rows timed at another size are named after it.
-  std::vector<std::pair<std::string, int>> sizes;  // text, rows
-  for (const auto& r : l.rows) {
-    if (r.size.empty()) continue;
-    auto it = std::find_if(sizes.begin(), sizes.end(), [&](const auto& x) { return x.first == r.size; });
-    if (it == sizes.end())
-      sizes.push_back({r.size, 1});
-    else
-      ++it->second;
-  }
-  if (!sizes.empty()) {
-    const auto common = std::max_element(sizes.begin(), sizes.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
-    l.size = common->first;
-    std::string last;
-    for (const auto& r : l.rows)
-      if (!r.size.empty() && r.size != common->first && r.kernel->id != last) {
-        l.size += "; " + r.kernel->id + " " + r.size;
-        last = r.kernel->id;
-      }
-  }
+  for (const auto* k : ladder) kernel_rows(l, k, cur, screen, prefix);
+  shared_size(l);
   return l;
+}
+
+// ---- Timing --------------------------------------------------------------------------------
+
+Timing::Timing(LiveBench live, const std::string& replay_dir) : live_(std::move(live)) {
+  std::string pack_msg;
+  store_.replay = load_replay_pack(replay_dir, pack_msg);
+  if (!pack_msg.empty()) store_.message = "replay pack: " + pack_msg;
+}
+
+void Timing::poll() {
+  std::string err;
+  if (auto t = live_.take(err)) store_.add_live(std::move(*t));
+  if (!err.empty()) store_.message = err;
+}
+
+void Timing::follow(const session::Session* m, const std::map<std::string, int64_t>& params) {
+  if (!live_.available() || !m || !m->kernel) return;
+  std::string key = m->kernel->family;
+  for (const auto& [k, v] : params) key += " " + k + "=" + std::to_string(v);
+  if (key == family_) return;
+  family_ = key;
+  std::vector<std::string> ids;
+  for (const auto& k : catalog::all())
+    if (k.family == m->kernel->family) ids.push_back(k.id);
+  live_.request(ids, params);
+}
+
+std::string Timing::caption() const {
+  return live_.available() ? "live on this GPU" : store_.replay.empty() ? "no GPU here" : "replay pack";
+}
+
+TimingLadder Timing::ladder(const std::string& kernel, const std::map<std::string, int64_t>& params) const {
+  return timing_ladder(store_, kernel, params);
+}
+
+std::optional<ProgramTimes> Timing::program_times(const session::Session& m) {
+  if (m.origin != "program") return std::nullopt;
+  const session::GpuTimes g = session::gpu_times(m);
+  if (!g.json) return std::nullopt;
+  const std::string* json = g.json;
+  program_.from = g.this_run ? "this run" : "replay pack, " + g.date;
+  if (read_from_ != *json) {
+    read_from_ = *json;
+    trace::BenchResult b;
+    std::string error;
+    program_.text = trace::read_bench(*json, b, error) ? trace::program_times_text(b) : "unreadable timings: " + error;
+  }
+  return program_;
 }
 
 }  // namespace ws::ui

@@ -3,7 +3,8 @@
 // callback the app supplies when there is one), and the replay pack recorded on a real
 // GPU (JSON under assets/replay/). The panel never knows which, beyond the label. Both
 // are bench JSON, read by trace::read_bench (trace/bench.h describes the format), into
-// the bench's own rows.
+// the bench's own rows. One object, Timing, owns both sources and hands every view the
+// figures it shows.
 #pragma once
 #include <condition_variable>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "catalog.h"
+#include "session/session.h"
 #include "trace/bench.h"
 
 namespace ws::ui {
@@ -51,6 +53,10 @@ std::string bundled_replay_dir();
 // failure). The app supplies one when a GPU backend is built in; none: no live timings.
 using LiveBench = std::function<std::string(const std::vector<std::string>& kernels,
                                             const std::map<std::string, int64_t>& params)>;
+
+// Live timings on this machine's GPU through the session's bench, a short budget per
+// kernel so a refresh takes a few seconds; empty when this machine cannot bench.
+LiveBench gpu_live_bench();
 
 // Runs a LiveBench on its own thread, so timing never blocks a frame.
 class LiveTimer {
@@ -139,5 +145,51 @@ double percent_of_reference(const TimingSample& s, const TimingTable& t, bool co
 // What a bench row's size means for kernel `k`, with `params` ("size" included) as timed:
 // "4096³ SGEMM", "8192 × 8192 floats", "64 Mi floats" (a copy), "16 Mi threads".
 std::string bench_size_text(const catalog::KernelInfo& k, const std::map<std::string, int64_t>& params);
+
+// ---- the one home of timings -------------------------------------------------------------
+
+// A program's own launches timed on a GPU, as the timing panel lists them.
+struct ProgramTimes {
+  std::string from;  // "this run" | "replay pack, DATE"
+  std::string text;  // trace::program_times_text of the timings
+};
+
+// Every timing the app shows: the replay pack read at start, the live bench on its own
+// thread following the family on screen, and the figures the timing panel, its header,
+// the A/B strip and the windows JSON read from them.
+class Timing {
+ public:
+  // Reads the replay pack under `replay_dir`; `live` empty: no live timings here.
+  Timing(LiveBench live, const std::string& replay_dir);
+  // Takes the live table that arrived since the last frame, if any.
+  void poll();
+  // Asks the live bench for the family of `m`'s kernel with `params` when they are not
+  // the ones it last timed.
+  void follow(const session::Session* m, const std::map<std::string, int64_t>& params);
+  bool live_available() const { return live_.available(); }
+  bool live_busy() const { return live_.busy(); }
+  const TimingStore& store() const { return store_; }
+  // Problems of the pack or the live bench ("" : none).
+  const std::string& message() const { return store_.message; }
+  // Where the figures come from, for the panel's header.
+  std::string caption() const;
+  // The ladder of `kernel`'s family (timing_ladder over the store).
+  TimingLadder ladder(const std::string& kernel, const std::map<std::string, int64_t>& params) const;
+  // The best sample of `kernel` (TimingStore::find).
+  const TimingSample* find(const std::string& kernel, const std::map<std::string, int64_t>& params,
+                           const TimingTable** table) const {
+    return store_.find(kernel, params, table);
+  }
+  // This run's GPU times of the program `m` shows, else the replay pack's; none for a
+  // catalog kernel or a program never timed.
+  std::optional<ProgramTimes> program_times(const session::Session& m);
+
+ private:
+  TimingStore store_;
+  LiveTimer live_;
+  std::string family_;  // the family and parameters the live bench was last asked for
+  std::string read_from_;  // the timings program_times last read (read once, not per frame)
+  ProgramTimes program_;
+};
 
 }  // namespace ws::ui

@@ -1,4 +1,4 @@
-// Timing: the plain kernels of the family on screen, timed at a realistic size — live on
+// src/ui/timing_view.cpp — Timing: the plain kernels of the family on screen, timed at a realistic size — live on
 // this machine's GPU when there is one, else from the replay pack (labelled with the
 // device and date it was recorded on). Every variant the table timed gets a bar on one
 // fixed scale, 0–100 % of the reference measured in the same run, so bars compare across
@@ -145,19 +145,10 @@ float timing_scene(Scene& sc, const TimingLadder& l, float width, float height, 
 // pack's run of the same program. False when there are none (the catalog's ladder shows).
 static bool program_times_view(Ui& ui) {
   const Session* m = ui.pane.model.get();
-  if (!m || m->origin != "program") return false;
-  const session::GpuTimes g = session::gpu_times(*m);
-  if (!g.json) return false;
-  const std::string* json = g.json;
-  const std::string from = g.this_run ? "this run" : "replay pack, " + g.date;
-  // Read once per timings, not per frame.
-  static std::string read_from, text;
-  if (read_from != *json) {
-    read_from = *json;
-    trace::BenchResult b;
-    std::string error;
-    text = trace::read_bench(*json, b, error) ? trace::program_times_text(b) : "unreadable timings: " + error;
-  }
+  const std::optional<ProgramTimes> times = m ? ui.timing.program_times(*m) : std::nullopt;
+  if (!times) return false;
+  const std::string& from = times->from;
+  const std::string& text = times->text;
   const Theme& t = theme();
   ImGui::PushTextWrapPos(0);
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(from == "this run" ? t.good : t.accent), "%s", from.c_str());
@@ -182,7 +173,7 @@ static bool program_times_view(Ui& ui) {
 void timing_view(Ui& ui) {
   if (program_times_view(ui)) return;
   const Theme& t = theme();
-  const TimingLadder l = timing_ladder(ui.timings, ui.state.kernel, ui.state.params);
+  const TimingLadder l = ui.timing.ladder(ui.state.kernel, ui.state.params);
   if (!l.table) {
     const Session* m = ui.pane.model.get();
     if (m && !m->from_gpu) banner("Trace emulated on CPU: exact steps, no measured time.", t.warn);
@@ -190,12 +181,12 @@ void timing_view(Ui& ui) {
     ImGui::TextUnformatted("No timings yet");
     ImGui::PopFont();
     ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("%s", ui.live_timer.available()
-                                  ? (ui.live_timer.busy() ? "timing the plain kernels on this GPU…" : "waiting for the GPU")
+    ImGui::TextDisabled("%s", ui.timing.live_available()
+                                  ? (ui.timing.live_busy() ? "timing the plain kernels on this GPU…" : "waiting for the GPU")
                                   : "No GPU here and no replay pack with this family. `warpscope bench --out FILE.json` "
                                     "on a machine with a GPU writes the figures a replay pack holds (--replay-dir).");
     ImGui::PopTextWrapPos();
-    if (!ui.timings.message.empty()) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.warn), "%s", ui.timings.message.c_str());
+    if (!ui.timing.message().empty()) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.warn), "%s", ui.timing.message().c_str());
     return;
   }
   const TimingTable& src = *l.table;
@@ -270,8 +261,8 @@ void timing_view(Ui& ui) {
   }
   ImGui::PopTextWrapPos();
   std::vector<float> hist;
-  auto live_h = ui.timings.live_history.find(ui.state.kernel);
-  if (live_h != ui.timings.live_history.end())
+  auto live_h = ui.timing.store().live_history.find(ui.state.kernel);
+  if (live_h != ui.timing.store().live_history.end())
     for (double x : live_h->second) hist.push_back(float(x));
   else if (here && here->sample) {
     for (double x : here->sample->history) hist.push_back(float(x));
@@ -283,7 +274,7 @@ void timing_view(Ui& ui) {
     ImGui::PlotLines("##hist", hist.data(), int(hist.size()), 0, nullptr, 0, FLT_MAX,
                      ImVec2(-1, std::max(30.0f, std::min(70.0f, ImGui::GetContentRegionAvail().y - 8))));
   }
-  if (!ui.timings.message.empty()) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.warn), "%s", ui.timings.message.c_str());
+  if (!ui.timing.message().empty()) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.warn), "%s", ui.timing.message().c_str());
 }
 
 }  // namespace ws::ui

@@ -1,5 +1,5 @@
-// The app's controller: background jobs (record, open, save, re-analyse), the models they
-// bring, playback, and the frame's order of work.
+// src/ui/ui.cpp — the app's controller: background jobs (record, open, save, re-analyse),
+// the models they bring, playback, and the frame's order of work.
 #include "ui/ui.h"
 
 #include <cstdio>
@@ -31,13 +31,10 @@ const RequestFigures& Pane::request() {
 
 // ---- Ui ----------------------------------------------------------------------------------
 
-Ui::Ui(Environment e) : live_timer(e.live), env_(std::move(e)) {
+Ui::Ui(Environment e) : timing(e.live, e.replay_dir), env_(std::move(e)) {
   std::string msg;
   if (!env_.settings_path.empty() && !load_settings(env_.settings_path, state, msg) && !msg.empty())
     message(msg, true);
-  std::string pack_msg;
-  timings.replay = load_replay_pack(env_.replay_dir, pack_msg);
-  if (!pack_msg.empty()) timings.message = "replay pack: " + pack_msg;
   state.playing = false;
   state.show_help = false;
   if (!catalog::find(state.kernel)) state.kernel = UiState{}.kernel;  // a kernel this build lacks
@@ -65,7 +62,7 @@ std::string Ui::take_screenshot_request() {
 }
 
 bool Ui::settled() const {
-  const bool a = pane.model && recorder.idle() && record_due_ < 0 && pending_slide_ < 0 && !lessons.pending &&
+  const bool a = pane.model && recorder.idle() && record_due_ < 0 && !slides.pending() && !lessons.run.pending &&
                  (!state.memory.heat || pane.heat.converged(std::min<uint64_t>(pane.step + 1, pane.model->size())));
   if (!a || !comparing() || !ab.error.empty()) return a;
   // A/B: the B side is recorded, locked to A's step, and its heat has caught up too.
@@ -186,8 +183,8 @@ void Ui::save_file(const std::string& path) {
   job.session = pane.model;
   // The trace's bookmarks: the slides of its launch, by step.
   std::vector<trace::Bookmark> marks;
-  for (const auto& sl : deck.slides)
-    if (slide_on(sl, pane)) marks.push_back({sl.step, sl.caption});
+  for (const auto& sl : slides.deck.slides)
+    if (slides.on(sl, pane)) marks.push_back({sl.step, sl.caption});
   std::stable_sort(marks.begin(), marks.end(), [](const auto& x, const auto& y) { return x.record < y.record; });
   job.bookmarks = std::move(marks);
   job.label = "saving " + path;
@@ -233,7 +230,7 @@ void Ui::poll() {
       if (recorded || (opened && !pane.model)) status.record_error = o->error;
       status.build_errors = o->diagnostics;
       status.build_error_shown = 0;
-      if (recorded) pending_slide_ = -1;
+      if (recorded) slides.recording_failed();
       message(o->error, true);
       continue;
     }
@@ -267,10 +264,11 @@ void Ui::poll() {
       const auto& launch = o->session->trace().launch();
       for (const auto& b : o->session->trace().bookmarks) {
         session::Slide sl = session::slide_of(launch.kernel, launch.params, b.record, "warp", b.caption);
-        const bool known = std::any_of(deck.slides.begin(), deck.slides.end(), [&](const session::Slide& d) {
+        auto& deck = slides.deck.slides;
+        const bool known = std::any_of(deck.begin(), deck.end(), [&](const session::Slide& d) {
           return d.step == b.record && session::same_variant(d, launch.kernel, launch.params);
         });
-        if (!known) deck.slides.push_back(std::move(sl));
+        if (!known) deck.push_back(std::move(sl));
       }
       // Show the opened launch in the catalog, without re-recording it.
       const auto& l = o->session->trace().launch();
@@ -287,25 +285,16 @@ void Ui::poll() {
     const bool keep = recorded && (o->source != session::Source::Program || keep_step_once_);
     if (o->source == session::Source::Program) keep_step_once_ = false;
     show_model(o->session, keep);
-    if (recorded) lesson_model_arrived();
+    if (recorded) lessons.model_arrived();
     // A slide of another launch was asked for: its step, now that its recording is here.
-    if (recorded && pending_slide_ >= 0) {
-      if (size_t(pending_slide_) < deck.slides.size() && slide_on(deck.slides[size_t(pending_slide_)], pane)) {
-        set_step(deck.slides[size_t(pending_slide_)].step);
-        pending_slide_ = -1;
-      } else if (size_t(pending_slide_) >= deck.slides.size() || recorder.idle()) {
-        pending_slide_ = -1;  // removed, or another launch was asked for since (the catalog)
-      }
-    }
+    if (recorded) slides.recording_arrived();
   }
   // The DRAM preset changed while a recording with the old one was under way.
   if (pane.model && !recorder.busy() && pane.model->report.dram.preset != state.dram.preset) {
     const auto presets = analysis::dram_presets();
     if (std::find(presets.begin(), presets.end(), state.dram.preset) != presets.end()) request_reanalyze();
   }
-  std::string err;
-  if (auto t = live_timer.take(err)) timings.add_live(std::move(*t));
-  if (!err.empty()) timings.message = err;
+  timing.poll();
 }
 
 void Ui::advance_playback(float dt) {
@@ -337,18 +326,7 @@ void Ui::frame(float dt) {
   if (pane.model && state.memory.heat) pane.heat.update(std::min<uint64_t>(pane.step + 1, pane.model->size()));
   sync_b();
   // Live timings follow the family and the parameters on screen.
-  if (live_timer.available() && pane.model && pane.model->kernel) {
-    std::map<std::string, int64_t> params = state.params;
-    std::string key = pane.model->kernel->family;
-    for (const auto& [k, v] : params) key += " " + k + "=" + std::to_string(v);
-    if (key != live_family_) {
-      live_family_ = key;
-      std::vector<std::string> ids;
-      for (const auto& k : catalog::all())
-        if (k.family == pane.model->kernel->family) ids.push_back(k.id);
-      live_timer.request(ids, params);
-    }
-  }
+  timing.follow(pane.model.get(), state.params);
   layout_and_draw();
 }
 

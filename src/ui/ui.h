@@ -14,14 +14,14 @@
 #include <string>
 #include <vector>
 
-#include "lesson/lesson.h"
-#include "lesson/progress.h"
-#include "session/deck.h"
 #include "session/heat.h"
 #include "session/session.h"
 #include "session/step_match.h"
 #include "session/worker.h"
+#include "ui/lesson_controller.h"
+#include "ui/panels.h"
 #include "ui/scene.h"
+#include "ui/slide_controller.h"
 #include "ui/state.h"
 #include "ui/timing.h"
 #include "ui/views.h"
@@ -99,14 +99,6 @@ struct Dialogs {
   std::string figure_caption, figure_path, figure_error;
 };
 
-// The deck's file, its dialogs, and the slide last shown (N / P move from it).
-struct SlideState {
-  std::string file;                 // the .wsdeck last opened or saved
-  bool open = false, save = false;  // .wsdeck file dialogs (file_dialog.cpp)
-  int current = -1;                 // index into Ui::deck, or -1
-  std::vector<int> marked;          // slides the timeline marked in its last frame (A pane)
-};
-
 // The status bar's last message, and why the last recording failed (shown in the catalog).
 struct StatusLine {
   std::string text;
@@ -120,33 +112,6 @@ struct StatusLine {
   int build_error_shown = 0;  // the message whose lines the window shows
 };
 
-// The lesson in the lesson panel: the file, the step on screen, the student's answer and
-// what it earned, and the progress kept between runs (lesson_view.cpp).
-struct LessonRun {
-  std::optional<lesson::Lesson> lesson;         // none: no lesson open
-  size_t step = 0;                              // index into lesson->steps
-  bool pending = false;                         // the step's launch is being recorded
-  std::optional<lesson::Resolved> resolved;     // the step against the trace on screen
-  std::shared_ptr<const Session> resolved_for;  // that trace
-  std::string error;                            // why the step cannot be shown
-  std::string input;                            // the answer being typed
-  std::optional<lesson::Verdict> verdict;       // the last answer checked
-  std::string unclear;                          // an answer that did not parse, and why
-  bool revealed = false;                        // the student asked for the answer
-  double reveal_time = -1;                      // when an answer came out this run (Ui::now()), or -1
-  bool scroll_to_answer = false;                // the panel scrolls to a fresh answer once
-  lesson::Progress progress;
-  std::string progress_path;                    // "": not kept
-  std::vector<lesson::Entry> available;         // the lessons folder, for the menu
-  bool panel = false;                           // the lesson panel is on screen (a lesson, or the list)
-  std::map<std::string, std::vector<std::string>> kernels;  // lesson id -> the kernels its steps open
-  bool answered() const { return verdict && verdict->correct; }
-  // The answer is on screen: answered right, or revealed.
-  bool open() const { return answered() || revealed; }
-  // A step's question waits for its answer (nothing of the answer may show yet).
-  bool waiting() const { return lesson && resolved && resolved->question && !open(); }
-};
-
 // The B side of an A/B view: its own pane and recorder beside the A side's.
 struct ABSide {
   Pane pane;
@@ -155,9 +120,10 @@ struct ABSide {
 };
 
 // The app's controller: owns what the user chose (UiState), the trace on screen (Pane),
-// the workers that build Sessions, and hands each view what it draws. Widgets, the panel
-// layout and the keyboard shortcuts live in their own files (widgets.cpp, layout.cpp,
-// shortcuts.cpp).
+// the workers that build Sessions, and hands each view what it draws. Lessons, slides and
+// timings are objects of their own (LessonController, SlideController, Timing); the
+// panels are a table (panels.h); widgets, the panel layout and the keyboard shortcuts
+// live in their own files (widgets.cpp, layout.cpp, shortcuts.cpp).
 class Ui {
  public:
   explicit Ui(Environment env);
@@ -232,58 +198,14 @@ class Ui {
   bool set_compare(const std::string& spec, std::string& error);
   bool comparing() const { return !state.compare.empty(); }
 
-  // ---- slides (slides.cpp): a deck of (kernel, parameters, step, view, caption) that
-  // outlives recordings; a trace's bookmarks are the slides of its launch.
-  // Adds the launch, step and view on screen as a slide (or renames the slide there).
-  void add_slide(const std::string& caption);
-  // Shows slide `i`: records its launch if another is on screen, then goes to its step.
-  bool goto_slide(size_t i);
-  // The next (dir > 0) or previous slide in deck order; false when there is none that way.
-  bool next_slide(int dir);
-  // The slide showing pane `p`'s launch at its step, or -1.
-  int slide_at(const Pane& p) const;
-  // Whether slide `s` shows the launch on pane `p`.
-  bool slide_on(const session::Slide& s, const Pane& p) const;
-  bool load_deck(const std::string& path);  // false: the error is on the status line
-  bool save_deck(const std::string& path);
-  bool slide_pending() const { return pending_slide_ >= 0; }
-
-  // ---- lessons (lesson_view.cpp): predict, then see the answer computed from the trace
-  // Opens a lesson by name ("transpose") or path on the step the student was on; false
-  // and the status line says why when it cannot.
-  bool open_lesson(const std::string& name_or_path);
-  void close_lesson();
-  bool lesson_active() const { return lessons.lesson.has_value(); }
-  // Shows step `i`: records its launch if another is on screen, then goes to its request.
-  void goto_lesson_step(size_t i);
-  // Checks the student's answer to the step's question (the verdict is kept and saved).
-  void check_lesson_answer(const std::string& answer);
-  // Shows the answer without one.
-  void reveal_lesson_answer();
-  // A question waits for the student's prediction: the views that would give the answer
-  // away (the warp inspector's figures, the source gutter) are veiled.
-  bool lesson_veiled() const;
-  // The same for the views of pane `p` (only the A pane ever shows a lesson's step).
-  bool lesson_veiled(const Pane& p) const { return &p == &pane && lesson_veiled(); }
-  // What the source gutter may show while a lesson is open: -1 every line's figures (no
-  // lesson, or another trace on screen); -2 none; a site: the answered step's own line.
-  int lesson_gutter_site() const;
-  // The panel whose figures show the step's answer (Panel::Count: none).
-  Panel lesson_answer_panel() const;
-  // A trace of the step's launch is on screen (a recording arrived, or the same trace was
-  // analysed again): resolves the step against it; the first time, goes to its request.
-  void lesson_model_arrived();
-
   // ---- what the views use
   UiState state;
   Pane pane;
   ABSide ab;
-  LessonRun lessons;
   Worker recorder;
-  TimingStore timings;
-  LiveTimer live_timer;
-  session::Deck deck;
-  SlideState slides;
+  Timing timing;                    // the replay pack, the live bench, and what they time
+  LessonController lessons{*this};  // the lesson being played (lesson_controller.h)
+  SlideController slides{*this};    // the deck of slides (slide_controller.h)
   Dialogs dialogs;
   StatusLine status;
   GridPainter* painter() { return env_.painter ? env_.painter : &cpu_painter_; }
@@ -299,7 +221,8 @@ class Ui {
   // Puts the B pane on the request matching the A pane's (compare.cpp).
   void sync_b();
   void poll_b();
-  void save_lesson_progress();
+  // A lesson keeps its progress beside the settings and waits for a recording due.
+  friend class LessonController;
   Environment env_;
   CpuGridPainter cpu_painter_;
   double time_ = 0;
@@ -314,8 +237,6 @@ class Ui {
   std::string screenshot_request_;
   std::vector<DrawnPanel> drawn_;
   ImVec2 diagram_min_, diagram_max_;
-  std::string live_family_;
-  int pending_slide_ = -1;  // a slide whose launch is being recorded, to show once it arrives
 };
 
 // ---- views: one per file, each draws into the current ImGui window -------------------

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "session/grid_view.h"
 #include "session/heat.h"
 #include "session/session.h"
+#include "ui/grid_view.h"
 #include "ui/scene.h"
 
 namespace ws::ui {
@@ -36,17 +36,6 @@ struct Card {
 float cards_scene(Scene* sc, const std::vector<Card>& cards, float y, float width);
 
 // ---- memory view ----------------------------------------------------------------------
-
-// Zoom and pan of one buffer's grid in the memory view, as the user left it (used while
-// "follow" is off), and where it was last drawn (for easing the next view in).
-struct GridView {
-  float zoom = 1;           // 1: the whole buffer fits
-  ImVec2 center{-1, -1};    // cell at the middle of the canvas (-1: the buffer's middle)
-  float shown_cell = 0;     // pixels per cell last drawn (0: not drawn yet)
-  ImVec2 shown_center;      // and its centre,
-  float shown_zoom = 1;     // its cell over the fitting cell,
-  bool shown_followed = false;  // and whether follow placed it
-};
 
 // What the memory view shows besides the Session: the user's toggles (UiState), and the
 // Pane's zoom, pan and heat.
@@ -84,7 +73,7 @@ struct MemoryLayout {
     bool tile = false;           // an overview tile: the whole grid (in bands when long), no labels
     // Bands: a tile's, or a wide grid's in the focus (count > 1; `origin` is the top-left
     // of band `band0`); bands [band0, band1) are shown, `band_gap` pixels apart.
-    session::GridBands bands;
+    GridBands bands;
     uint32_t band0 = 0, band1 = 1;
     float band_gap = 0;
   };
@@ -92,7 +81,7 @@ struct MemoryLayout {
   int focus = -1;                // index of the focus slot in `slots` (-1: one slot per buffer)
   float title_h = 0, lab_h = 0, lab_w = 0, tile_title_h = 0;
   float axis_h = 0;  // the axis titles' line ("row ↓  column →"), the last part of title_h
-  float min_cell = 10;           // session::legible_cell of the labels' type
+  float min_cell = 10;           // legible_cell of the labels' type
   float band_gap = 3;            // pixels between a tile's bands
   bool all_hidden = false;       // buffers exist but the user hid every one
 };
@@ -102,7 +91,7 @@ struct MemoryLayout {
 MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const MemoryViewState& st, ImVec2 avail);
 // Moves slot `s` (not a tile) of buffer grid `g` to show `cell` pixels per cell around
 // `center`, kept on the grid.
-void place_slot(MemoryLayout::Slot& s, const session::GridShape& g, float cell, ImVec2 center);
+void place_slot(MemoryLayout::Slot& s, const GridShape& g, float cell, ImVec2 center);
 // The scenes of one slot in slot coordinates: `canvas` (grid, request cells, sectors and
 // lines; clip it to the slot's canvas) and `labels` (title, row and column numbers; clip it
 // to the slot).

@@ -1,4 +1,4 @@
-// Warp inspector: the 32 lanes of the current request and where their bytes land.
+// src/ui/warp_view.cpp — Warp inspector: the 32 lanes of the current request and where their bytes land.
 // Global: lanes → 32-byte sectors (requested bytes vs bytes fetched). Shared: lanes → the
 // 32 banks, one box per distinct word, so an n-way conflict is a column n boxes tall and
 // a broadcast is several lanes pointing at one box. 8- and 16-byte accesses are split
@@ -278,7 +278,7 @@ std::vector<Card> cards_of(const RequestFigures& rv) {
                   s.max_way <= 1 ? t.good : s.max_way <= 4 ? t.warn : t.bad});
     std::snprintf(v, sizeof v, "%u", s.wavefronts);
     std::snprintf(c, sizeof c, "wavefronts (ideal %u)", s.ideal_wavefronts);
-    hl.push_back({v, c, cost_color(s.ideal_wavefronts ? double(s.wavefronts) / s.ideal_wavefronts : 1)});
+    hl.push_back({v, c, cost_color(analysis::cost_ratio(s))});
     const int shared_lanes = std::popcount(rv.broadcast);
     std::snprintf(v, sizeof v, "%d", shared_lanes);
     hl.push_back({v, shared_lanes ? "lanes share a word" : "no broadcast", shared_lanes ? t.accent : t.text_dim});
@@ -287,13 +287,13 @@ std::vector<Card> cards_of(const RequestFigures& rv) {
     std::snprintf(v, sizeof v, "%u", g.sectors);
     std::snprintf(c, sizeof c, "%s (ideal %u) · %u %s", g.sectors == 1 ? "sector" : "sectors", g.ideal_sectors, g.lines,
                   g.lines == 1 ? "line" : "lines");
-    hl.push_back({v, c, cost_color(g.ideal_sectors ? double(g.sectors) / g.ideal_sectors : 1)});
+    hl.push_back({v, c, cost_color(analysis::cost_ratio(g))});
     // As lessons and reports round it: a whole number, or one decimal (12.5%).
     const double pct = g.efficiency * 100;
     std::snprintf(v, sizeof v, std::abs(pct - std::round(pct)) < 0.05 ? "%.0f%%" : "%.1f%%", pct);
     // Coloured by sectors against the ideal: a broadcast uses 4 of 32 bytes and is still
     // the best any pattern could do.
-    hl.push_back({v, "efficiency", cost_color(g.ideal_sectors ? double(g.sectors) / g.ideal_sectors : 1)});
+    hl.push_back({v, "efficiency", cost_color(analysis::cost_ratio(g))});
     std::snprintf(v, sizeof v, "%s", fmt_bytes(uint64_t(g.sectors) * 32).c_str());
     std::snprintf(c, sizeof c, "moved for %s used", fmt_bytes(g.bytes_requested).c_str());
     hl.push_back({v, c, t.text});
@@ -388,9 +388,9 @@ void warp_view(Ui& ui, Pane& p) {
   const ImVec2 size = ImGui::GetContentRegionAvail();
   if (size.x < 40 || size.y < 40) return;
   Scene sc;
-  if (ui.lesson_veiled(p)) {
+  if (ui.lessons.veiled(p)) {
     // A lesson asks for a prediction first: the instruction, and the question, no figures.
-    warp_veil_scene(sc, rv, ui.lessons.resolved->question->prompt, size);
+    warp_veil_scene(sc, rv, ui.lessons.run.resolved->question->prompt, size);
     draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);
     ImGui::Dummy(size);
     return;

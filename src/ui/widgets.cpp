@@ -1,4 +1,4 @@
-// Small shared widgets: panel names, number formats, headline figures, help markers.
+// src/ui/widgets.cpp — Small shared widgets: number formats, headline figures, help markers.
 #include <algorithm>
 #include <cstdio>
 
@@ -6,31 +6,6 @@
 #include "ui/ui.h"
 
 namespace ws::ui {
-
-// ---- panels ------------------------------------------------------------------------------
-
-namespace {
-struct PanelInfo {
-  const char* name;
-  const char* key;
-};
-constexpr PanelInfo kPanels[] = {
-    {"Catalog & parameters", "catalog"}, {"Memory view", "memory"}, {"Warp inspector", "warp"},
-    {"DRAM view", "dram"},               {"Source", "source"},      {"Timeline", "timeline"},
-    {"Timing", "timing"},                {"Lesson", "lesson"},
-};
-}  // namespace
-
-const char* panel_name(Panel p) { return kPanels[int(p)].name; }
-const char* panel_key(Panel p) { return kPanels[int(p)].key; }
-bool panel_from_key(const std::string& key, Panel& out) {
-  for (int i = 0; i < int(Panel::Count); ++i)
-    if (key == kPanels[i].key) {
-      out = Panel(i);
-      return true;
-    }
-  return false;
-}
 
 // ---- small shared widgets ----------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-// The layout rules of the app (docs/architecture.md, "The app"), checked on the scenes the app and the figure export
+// tests/gui/test_layout.cpp — The layout rules of the app (docs/architecture.md, "The app"), checked on the scenes the app and the figure export
 // draw: in every layout (normal, presentation, A/B, both; every panel enlarged) at
 // 1280×720 and 1920×1080, the current request's lane diagram keeps its room, no text is
 // smaller than 11 px, no two texts overlap, and no text runs out of its panel. The scenes
@@ -422,13 +422,13 @@ TEST_CASE("the app at both sizes, normal and presentation: every panel and a les
         ui::Ui u(env);
         u.state.present = present;
         if (sc.lesson) {
-          REQUIRE(u.open_lesson(sc.lesson));
+          REQUIRE(u.lessons.open(sc.lesson));
           settle(ctx, u);
           size_t q = 0;
-          while (!u.lessons.lesson->steps[q].question) ++q;
-          u.goto_lesson_step(q + 2);  // the efficiency step: "12.5%"
+          while (!u.lessons.run.lesson->steps[q].question) ++q;
+          u.lessons.go_to(q + 2);  // the efficiency step: "12.5%"
           settle(ctx, u);
-          if (sc.answered) u.check_lesson_answer(u.lessons.resolved->answer.text);
+          if (sc.answered) u.lessons.check(u.lessons.run.resolved->answer.text);
         } else {
           u.state.kernel = "matmul_tiled";
           u.record();

@@ -1,4 +1,4 @@
-// Lessons in the app, played as a student would: each step opens its kernel and request,
+// tests/gui/test_lessons.cpp — Lessons in the app, played as a student would: each step opens its kernel and request,
 // the figures that would answer a question stay veiled until the student predicts, a wrong
 // prediction is refused and a right one accepted — checked against the figures the app's
 // own session computes for the request on screen — and the progress survives a restart.
@@ -56,14 +56,14 @@ struct Played {
 // a wrong answer first, then the right one.
 Played play(ui::HeadlessContext& ctx, ui::Ui& u) {
   Played out;
-  const lesson::Lesson& l = *u.lessons.lesson;
+  const lesson::Lesson& l = *u.lessons.run.lesson;
   for (size_t i = 0; i < l.steps.size(); ++i) {
     CAPTURE(l.id);
     CAPTURE(i);
-    u.goto_lesson_step(i);
+    u.lessons.go_to(i);
     settle(ctx, u);
     ctx.frame(u);
-    const ui::LessonRun& L = u.lessons;
+    const ui::LessonRun& L = u.lessons.run;
     INFO(L.error);
     REQUIRE(L.error.empty());
     REQUIRE(L.resolved);
@@ -73,11 +73,11 @@ Played play(ui::HeadlessContext& ctx, ui::Ui& u) {
     if (L.resolved->record != lesson::Resolved::kNone) CHECK(u.pane.step == L.resolved->record);
     CHECK(drawn(u, ui::Panel::Lesson));
     // The gutter shows no figures a later question asks for.
-    CHECK(u.lesson_gutter_site() == -2);
+    CHECK(u.lessons.gutter_site() == -2);
     if (!L.resolved->question) continue;
     ++out.questions;
     const lesson::Resolved r = *L.resolved;
-    CHECK(u.lesson_veiled());
+    CHECK(u.lessons.veiled());
     // The answer matches what the inspector shows for this request.
     const double fig = shown_figure(r.question->ask, u.pane.request());
     if (fig >= 0) CHECK(std::abs(fig - r.answer.value) < 0.51);
@@ -85,22 +85,22 @@ Played play(ui::HeadlessContext& ctx, ui::Ui& u) {
     // the views stay veiled; the right answer then counts as right later, not right.
     const bool wrong_first = out.questions % 2 == 0;
     if (wrong_first) {
-      u.check_lesson_answer(lesson::wrong_answer(r));
+      u.lessons.check(lesson::wrong_answer(r));
       REQUIRE(L.verdict);
       CHECK(!L.verdict->correct);
       const size_t look = L.verdict->explanation.find("Look again");
       CHECK(look != std::string::npos);
       CHECK(L.verdict->explanation.find(r.answer.text, look) == std::string::npos);
       CHECK(!L.open());
-      CHECK(u.lesson_veiled());
+      CHECK(u.lessons.veiled());
       ctx.frame(u);
     }
-    u.check_lesson_answer(r.answer.text);
+    u.lessons.check(r.answer.text);
     CHECK(L.verdict->correct);
     out.later += wrong_first;
-    CHECK(!u.lesson_veiled());
-    CHECK(ui::lesson_points_at(u, u.lesson_answer_panel()));
-    CHECK(u.lesson_gutter_site() == r.site);  // the answered line's figures, no other
+    CHECK(!u.lessons.veiled());
+    CHECK(ui::lesson_points_at(u, u.lessons.answer_panel()));
+    CHECK(u.lessons.gutter_site() == r.site);  // the answered line's figures, no other
     ctx.frame(u);
     if (L.verdict->correct && !wrong_first) ++out.right;
   }
@@ -110,13 +110,13 @@ Played play(ui::HeadlessContext& ctx, ui::Ui& u) {
 // Opens the transpose lesson in `u` on its first step with a question (of `metric`, when
 // given), recorded and settled; returns that step.
 size_t open_on_question(ui::HeadlessContext& ctx, ui::Ui& u, std::optional<lesson::Metric> metric = std::nullopt) {
-  REQUIRE(u.open_lesson("transpose"));
+  REQUIRE(u.lessons.open("transpose"));
   settle(ctx, u);
-  const auto& steps = u.lessons.lesson->steps;
+  const auto& steps = u.lessons.run.lesson->steps;
   size_t q = 0;
   while (q < steps.size() && !(steps[q].question && (!metric || steps[q].question->ask == *metric))) ++q;
   REQUIRE(q < steps.size());
-  u.goto_lesson_step(q);
+  u.lessons.go_to(q);
   settle(ctx, u);
   return q;
 }
@@ -258,13 +258,13 @@ TEST_CASE("the transpose lesson is completed in the app, every prediction checke
   ui::HeadlessContext ctx(1280, 720);
   {
     ui::Ui u(env);
-    REQUIRE(u.open_lesson("transpose"));
+    REQUIRE(u.lessons.open("transpose"));
     settle(ctx, u);
     const Played p = play(ctx, u);
     CHECK(p.questions >= 8);
     CHECK(p.right + p.later == p.questions);
     CHECK(p.later > 0);
-    const lesson::Tally t = u.lessons.progress.tally(*u.lessons.lesson);
+    const lesson::Tally t = u.lessons.run.progress.tally(*u.lessons.run.lesson);
     CHECK(t.done == t.steps);
     CHECK(t.right == p.right);  // scored on the first answer
     CHECK(t.later == p.later);
@@ -274,13 +274,13 @@ TEST_CASE("the transpose lesson is completed in the app, every prediction checke
   {
     ui::Ui u(env);
     CHECK(u.state.lesson == "transpose");
-    REQUIRE(u.open_lesson(u.state.lesson));
+    REQUIRE(u.lessons.open(u.state.lesson));
     settle(ctx, u);
     ctx.frame(u);
-    CHECK(u.lessons.step == u.lessons.lesson->steps.size() - 1);
-    CHECK(u.lessons.progress.tally(*u.lessons.lesson).right >= 4);
-    if (u.lessons.resolved && u.lessons.resolved->question) CHECK(u.lessons.open());
-    CHECK(!u.lesson_veiled());
+    CHECK(u.lessons.run.step == u.lessons.run.lesson->steps.size() - 1);
+    CHECK(u.lessons.run.progress.tally(*u.lessons.run.lesson).right >= 4);
+    if (u.lessons.run.resolved && u.lessons.run.resolved->question) CHECK(u.lessons.run.open());
+    CHECK(!u.lessons.veiled());
   }
 }
 
@@ -288,7 +288,7 @@ TEST_CASE("the textbook's coalescing quiz is played in the app, in presentation 
   ui::HeadlessContext ctx(1920, 1080);
   ui::Ui u(quiet_env());
   u.state.present = true;
-  REQUIRE(u.open_lesson("pmpp_quiz"));
+  REQUIRE(u.lessons.open("pmpp_quiz"));
   settle(ctx, u);
   const Played p = play(ctx, u);
   CHECK(p.questions >= 12);
@@ -302,56 +302,56 @@ TEST_CASE("a step's answer can be revealed, and an answer that is not one is exp
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(quiet_env());
   const size_t q = open_on_question(ctx, u);
-  REQUIRE(u.lessons.resolved);
-  u.check_lesson_answer("lots");
-  CHECK(!u.lessons.verdict);
-  CHECK(!u.lessons.unclear.empty());
-  CHECK(u.lesson_veiled());
-  u.reveal_lesson_answer();
-  CHECK(!u.lesson_veiled());
-  CHECK(u.lessons.progress.done(*u.lessons.lesson, q));
+  REQUIRE(u.lessons.run.resolved);
+  u.lessons.check("lots");
+  CHECK(!u.lessons.run.verdict);
+  CHECK(!u.lessons.run.unclear.empty());
+  CHECK(u.lessons.veiled());
+  u.lessons.reveal();
+  CHECK(!u.lessons.veiled());
+  CHECK(u.lessons.run.progress.done(*u.lessons.run.lesson, q));
   ctx.frame(u);
   // Going elsewhere in the catalog, then back to the step.
   u.state.kernel = "copy";
   u.record();
   settle(ctx, u);
   ctx.frame(u);
-  CHECK(!u.lesson_veiled());
-  u.goto_lesson_step(q);
+  CHECK(!u.lessons.veiled());
+  u.lessons.go_to(q);
   settle(ctx, u);
-  CHECK(u.pane.model->trace().launch().kernel == u.lessons.lesson->steps[q].launch.kernel);
-  CHECK(u.pane.step == u.lessons.resolved->record);
+  CHECK(u.pane.model->trace().launch().kernel == u.lessons.run.lesson->steps[q].launch.kernel);
+  CHECK(u.pane.step == u.lessons.run.resolved->record);
 }
 
 TEST_CASE("two wrong answers show the answer; the number the screen then shows does not score as right") {
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(quiet_env());
   const size_t q = open_on_question(ctx, u);
-  REQUIRE(u.lessons.resolved);
-  const lesson::Resolved r = *u.lessons.resolved;
-  u.check_lesson_answer(lesson::wrong_answer(r));
-  CHECK(!u.lessons.open());
-  CHECK(u.lesson_veiled());
-  u.check_lesson_answer(lesson::wrong_answer(r));
-  CHECK(u.lessons.open());  // shown after the second wrong try
-  CHECK(!u.lesson_veiled());
+  REQUIRE(u.lessons.run.resolved);
+  const lesson::Resolved r = *u.lessons.run.resolved;
+  u.lessons.check(lesson::wrong_answer(r));
+  CHECK(!u.lessons.run.open());
+  CHECK(u.lessons.veiled());
+  u.lessons.check(lesson::wrong_answer(r));
+  CHECK(u.lessons.run.open());  // shown after the second wrong try
+  CHECK(!u.lessons.veiled());
   ctx.frame(u);
-  u.check_lesson_answer(r.answer.text);  // typed back from the screen
-  const lesson::Tally t = u.lessons.progress.tally(*u.lessons.lesson);
+  u.lessons.check(r.answer.text);  // typed back from the screen
+  const lesson::Tally t = u.lessons.run.progress.tally(*u.lessons.run.lesson);
   CHECK(t.right == 0);
   CHECK(t.later == 0);
   CHECK(t.revealed == 1);
-  CHECK(u.lessons.progress.done(*u.lessons.lesson, q));
+  CHECK(u.lessons.run.progress.done(*u.lessons.run.lesson, q));
 }
 
 TEST_CASE("a lesson that is not there is one line on the status bar, and the app goes on") {
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(quiet_env());
-  CHECK(!u.open_lesson("no_such_lesson"));
+  CHECK(!u.lessons.open("no_such_lesson"));
   CHECK(u.status.error);
   CHECK(u.status.text.find("no_such_lesson") != std::string::npos);
   CHECK(u.status.text.find('\n') == std::string::npos);
-  CHECK(!u.lesson_active());
+  CHECK(!u.lessons.active());
   u.record();
   settle(ctx, u);
   CHECK(drawn(u, ui::Panel::Catalog));
@@ -391,7 +391,7 @@ TEST_CASE("the lesson panel has room in every layout, and the lane diagram comes
         return n;
       };
       CHECK(conflict_marks() == 0);
-      u.check_lesson_answer(u.lessons.resolved->answer.text);
+      u.lessons.check(u.lessons.run.resolved->answer.text);
       CHECK(conflict_marks() > 0);
       ctx.frame(u);
       wp = panel(ui::Panel::Warp);
@@ -406,17 +406,17 @@ TEST_CASE("an A/B view opened during a question shows its figures: there is no l
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(quiet_env());
   open_on_question(ctx, u);
-  CHECK(u.lesson_veiled());
+  CHECK(u.lessons.veiled());
   std::string err;
   REQUIRE(u.set_compare("transpose_tiled:pad=1", err));
   settle(ctx, u);
   ctx.frame(u);
-  CHECK(!u.lesson_veiled());
+  CHECK(!u.lessons.veiled());
   CHECK(!drawn(u, ui::Panel::Lesson));
   REQUIRE(u.set_compare("", err));
   settle(ctx, u);
   ctx.frame(u);
-  CHECK(u.lesson_veiled());
+  CHECK(u.lessons.veiled());
   CHECK(drawn(u, ui::Panel::Lesson));
 }
 
@@ -429,17 +429,17 @@ TEST_CASE("an answer the student asked for is still shown after a restart") {
   {
     ui::Ui u(env);
     q = open_on_question(ctx, u);
-    u.reveal_lesson_answer();
-    CHECK(!u.lesson_veiled());
+    u.lessons.reveal();
+    CHECK(!u.lessons.veiled());
     u.save_settings();
   }
   ui::Ui u(env);
-  REQUIRE(u.open_lesson(u.state.lesson));
+  REQUIRE(u.lessons.open(u.state.lesson));
   settle(ctx, u);
   ctx.frame(u);
-  CHECK(u.lessons.step == q);
-  CHECK(u.lessons.open());
-  CHECK(!u.lesson_veiled());
+  CHECK(u.lessons.run.step == q);
+  CHECK(u.lessons.run.open());
+  CHECK(!u.lessons.veiled());
   CHECK(!ui::lesson_points_at(u, ui::Panel::Warp));  // shown as it was left, not pointed at again
 }
 
@@ -455,9 +455,9 @@ TEST_CASE("every step of every lesson: nothing drawn states the answer before th
       ui::HeadlessContext ctx(1280, 720);
       ui::Ui u(quiet_env());
       u.state.present = present;
-      REQUIRE(u.open_lesson(entry.id));
+      REQUIRE(u.lessons.open(entry.id));
       settle(ctx, u);
-      const lesson::Lesson& l = *u.lessons.lesson;
+      const lesson::Lesson& l = *u.lessons.run.lesson;
       // The last question's answered frame: it must not state this step's answer either
       // (unless as its own answer: "4 sectors" twice).
       std::vector<test::DrawnText> before;
@@ -466,10 +466,10 @@ TEST_CASE("every step of every lesson: nothing drawn states the answer before th
       std::vector<std::string> arrays;
       for (size_t i = 0; i < l.steps.size(); ++i) {
         CAPTURE(i);
-        u.goto_lesson_step(i);
+        u.lessons.go_to(i);
         settle(ctx, u);
         ctx.frame(u);
-        const ui::LessonRun& L = u.lessons;
+        const ui::LessonRun& L = u.lessons.run;
         REQUIRE(L.resolved);
         if (!L.resolved->question) {
           before_r.reset();
@@ -504,11 +504,11 @@ TEST_CASE("every step of every lesson: nothing drawn states the answer before th
         auto lr = lesson_rect();
         CHECK(answer_shown(waiting, r, arrays, lr ? &*lr : nullptr) == "");
         // A wrong answer first: its feedback and the frame after it still keep the answer.
-        u.check_lesson_answer(lesson::wrong_answer(r));
+        u.lessons.check(lesson::wrong_answer(r));
         const auto after_wrong = frame_texts();
         lr = lesson_rect();
         CHECK(answer_shown(after_wrong, r, arrays, lr ? &*lr : nullptr) == "");
-        u.check_lesson_answer(r.answer.text);
+        u.lessons.check(r.answer.text);
         REQUIRE(L.verdict);
         CHECK(L.verdict->correct);
         const auto answered = frame_texts();
@@ -525,8 +525,8 @@ TEST_CASE("a figure exported while a question waits keeps the answer veiled, as 
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(quiet_env());
   open_on_question(ctx, u, lesson::Metric::Way);  // the tile store's 32-way conflict
-  REQUIRE(u.lesson_veiled());
-  const lesson::Resolved r = *u.lessons.resolved;
+  REQUIRE(u.lessons.veiled());
+  const lesson::Resolved r = *u.lessons.run.resolved;
   std::vector<std::string> arrays;
   for (const auto& b : u.pane.model->trace().buffers) arrays.push_back(b.name);
   auto texts = [](const ui::Figure& f) {

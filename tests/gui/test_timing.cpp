@@ -1,4 +1,4 @@
-// The timing panel: which rows a family shows and in what order, each labelled with its
+// tests/gui/test_timing.cpp — The timing panel: which rows a family shows and in what order, each labelled with its
 // variant; bars on a fixed scale of the reference; what the benchmark size means; and the
 // panel drawing pad 0 and pad 1 side by side when the app starts from another folder.
 #include <doctest/doctest.h>
@@ -315,7 +315,7 @@ TEST_CASE("started from another folder, the panel draws pad 0 and pad 1 from the
     u.state.params = {{"pad", 1}};
     u.record();
     test::settle(ctx, u);
-    REQUIRE(!u.timings.replay.empty());
+    REQUIRE(!u.timing.store().replay.empty());
     const std::set<std::string> texts = test::frame_texts(ctx, u);
     CHECK(texts.count(" pad=0"));
     CHECK(texts.count(" pad=1"));

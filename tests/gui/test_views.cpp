@@ -1,4 +1,4 @@
-// The views with no window: every panel draws many frames on real emulated traces, the
+// tests/gui/test_views.cpp — The views with no window: every panel draws many frames on real emulated traces, the
 // figures on screen are the analysis' figures, and settings / files / timings behave.
 #include <doctest/doctest.h>
 
@@ -408,35 +408,35 @@ TEST_CASE("slides outlive recordings, flag their own launch on the timeline, and
   ui::HeadlessContext ctx(1600, 1000);
   ui::Ui u(quiet_env());
   show(ctx, u, "transpose_tiled", {{"pad", 0}}, 1);
-  u.add_slide("32 lanes, one bank");
+  u.slides.add("32 lanes, one bank");
   u.set_step(5);
   settle(ctx, u);
-  u.add_slide("pad 0, step 5");
+  u.slides.add("pad 0, step 5");
   show(ctx, u, "transpose_tiled", {{"pad", 1}}, 1);  // a parameter change re-records
   u.state.enlarged = int(ui::Panel::Memory);
-  u.add_slide("one extra column");
-  REQUIRE(u.deck.slides.size() == 3);
-  CHECK(u.deck.slides[0].params.at("pad") == 0);
-  CHECK(u.deck.slides[2].params.at("pad") == 1);
-  CHECK(u.deck.slides[0].view == "warp");
-  CHECK(u.deck.slides[2].view == "memory");
+  u.slides.add("one extra column");
+  REQUIRE(u.slides.deck.slides.size() == 3);
+  CHECK(u.slides.deck.slides[0].params.at("pad") == 0);
+  CHECK(u.slides.deck.slides[2].params.at("pad") == 1);
+  CHECK(u.slides.deck.slides[0].view == "warp");
+  CHECK(u.slides.deck.slides[2].view == "memory");
   // B again on a slide's step renames it instead of adding one.
-  u.add_slide("padding removes the conflict");
-  CHECK(u.deck.slides.size() == 3);
-  CHECK(u.deck.slides[2].caption == "padding removes the conflict");
+  u.slides.add("padding removes the conflict");
+  CHECK(u.slides.deck.slides.size() == 3);
+  CHECK(u.slides.deck.slides[2].caption == "padding removes the conflict");
   u.state.enlarged = -1;
   ctx.frame(u);
-  CHECK(u.slides.marked == std::vector<int>{2});  // only the pad=1 slide is this launch's
+  CHECK(u.slides.state.marked == std::vector<int>{2});  // only the pad=1 slide is this launch's
 
   // Another kernel: every slide stays, none is flagged.
   show(ctx, u, "transpose_read_coalesced", {}, 0);
-  CHECK(u.deck.slides.size() == 3);
+  CHECK(u.slides.deck.slides.size() == 3);
   ctx.frame(u);
-  CHECK(u.slides.marked.empty());
+  CHECK(u.slides.state.marked.empty());
   // Back to pad 0: its two slides are flagged again.
   show(ctx, u, "transpose_tiled", {{"pad", 0}}, 0);
   ctx.frame(u);
-  CHECK(u.slides.marked == std::vector<int>{0, 1});
+  CHECK(u.slides.state.marked == std::vector<int>{0, 1});
 
   // Saving the trace writes its launch's slides as its bookmarks; opening it in a fresh
   // app brings them back as slides.
@@ -448,10 +448,10 @@ TEST_CASE("slides outlive recordings, flag their own launch on the timeline, and
     v.open_file(path);
     settle(ctx, v);
     ctx.frame(v);
-    REQUIRE(v.deck.slides.size() == 2);
-    CHECK(v.deck.slides[0].caption == "32 lanes, one bank");
-    CHECK(v.deck.slides[1].step == 5);
-    CHECK(v.slides.marked == std::vector<int>{0, 1});
+    REQUIRE(v.slides.deck.slides.size() == 2);
+    CHECK(v.slides.deck.slides[0].caption == "32 lanes, one bank");
+    CHECK(v.slides.deck.slides[1].step == 5);
+    CHECK(v.slides.state.marked == std::vector<int>{0, 1});
   }
 
   // N from slide 2 (pad 0, step 5) goes to slide 3: pad=1 is recorded, then its step shown
@@ -460,7 +460,7 @@ TEST_CASE("slides outlive recordings, flag their own launch on the timeline, and
   settle(ctx, u);
   ctx.type('n');
   ctx.frame(u);
-  CHECK(u.slide_pending());
+  CHECK(u.slides.pending());
   settle(ctx, u);
   ctx.frame(u);
   CHECK(u.pane.model->trace().launch().params.at("pad") == 1);
@@ -471,35 +471,35 @@ TEST_CASE("slides outlive recordings, flag their own launch on the timeline, and
   // N at the last slide stays; P twice goes back to slide 1 on pad 0.
   ctx.type('n');
   ctx.frame(u);
-  CHECK(!u.slide_pending());
-  CHECK(u.slides.current == 2);
+  CHECK(!u.slides.pending());
+  CHECK(u.slides.state.current == 2);
   ctx.frame(u);
   ctx.type('p');
   ctx.frame(u);
   settle(ctx, u);
-  CHECK(u.slide_at(u.pane) == 1);
+  CHECK(u.slides.at(u.pane) == 1);
   ctx.frame(u);
   ctx.type('p');
   ctx.frame(u);
   settle(ctx, u);
-  CHECK(u.slide_at(u.pane) == 0);
+  CHECK(u.slides.at(u.pane) == 0);
   CHECK(u.pane.model->trace().launch().params.at("pad") == 0);
   CHECK(u.pane.step == 1);
 
   // A deck file round trip from the app; a bad one is a message and leaves the deck.
   const std::string deck_path = (dir / "d.wsdeck").string();
-  REQUIRE(u.save_deck(deck_path));
-  const session::Deck kept = u.deck;
-  u.deck.slides.clear();
-  REQUIRE(u.load_deck(deck_path));
-  CHECK(u.deck == kept);
+  REQUIRE(u.slides.save(deck_path));
+  const session::Deck kept = u.slides.deck;
+  u.slides.deck.slides.clear();
+  REQUIRE(u.slides.load(deck_path));
+  CHECK(u.slides.deck == kept);
   std::ofstream(dir / "bad.wsdeck") << "{\"version\": 1, \"slides\": [{\"kernel\": \"nope\", \"step\": 0}]}";
-  CHECK(!u.load_deck((dir / "bad.wsdeck").string()));
+  CHECK(!u.slides.load((dir / "bad.wsdeck").string()));
   CHECK(u.status.error);
   CHECK(u.status.text.find("slide 1: unknown kernel 'nope'") != std::string::npos);
-  CHECK(u.deck == kept);
+  CHECK(u.slides.deck == kept);
   // The Slides menu's dialogs draw and close.
-  for (bool* flag : {&u.slides.open, &u.slides.save}) {
+  for (bool* flag : {&u.slides.state.open, &u.slides.state.save}) {
     test::check_dialog_escape(ctx, u, flag, deck_path);
   }
   std::filesystem::remove_all(dir);
@@ -566,7 +566,7 @@ TEST_CASE("timings: bench JSON and replay packs are read tolerantly; none is sai
   ui::Ui with(env);
   show(ctx, with, "transpose_tiled", {{"pad", 1}}, 0);
   for (int i = 0; i < 5; ++i) ctx.frame(with);
-  CHECK(with.timings.replay.size() == 1);
+  CHECK(with.timing.store().replay.size() == 1);
   std::filesystem::remove_all(dir);
 }
 
@@ -586,14 +586,14 @@ TEST_CASE("live timings arrive from a background source and build a history") {
   show(ctx, u, "transpose_tiled", {{"pad", 0}}, 0);
   // The timer runs on its own thread: give it real time, not a number of frames.
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (!u.timings.live && std::chrono::steady_clock::now() < until) {
+  while (!u.timing.store().live && std::chrono::steady_clock::now() < until) {
     ctx.frame(u);
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  REQUIRE(u.timings.live);
-  CHECK(u.timings.live->origin == "live");
-  CHECK(u.timings.live->device == "test GPU");
-  CHECK(u.timings.live_history.count("transpose_tiled") == 1);
+  REQUIRE(u.timing.store().live);
+  CHECK(u.timing.store().live->origin == "live");
+  CHECK(u.timing.store().live->device == "test GPU");
+  CHECK(u.timing.store().live_history.count("transpose_tiled") == 1);
 }
 
 TEST_CASE("the source panel wraps what the GPU ran as it wraps code: matmul_tiled's line 128 at the projector's width") {

@@ -1,9 +1,11 @@
-#include "session/grid_view.h"
+// src/ui/grid_view.cpp — the memory view's grid maths: the cells a request lights, follow's
+// zoom and pan, and long grids cut into bands (grid_view.h).
+#include "ui/grid_view.h"
 
 #include <bit>
 #include <cmath>
 
-namespace ws::session {
+namespace ws::ui {
 
 namespace {
 
@@ -167,4 +169,4 @@ BandWindow follow_bands(const GridShape& g, const CellBox& box, float w, float h
   return out;
 }
 
-}  // namespace ws::session
+}  // namespace ws::ui

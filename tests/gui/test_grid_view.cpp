@@ -1,4 +1,4 @@
-// The memory view's grid maths (session/grid_view.h and GridShape): thin arrays folded
+// tests/gui/test_grid_view.cpp — The memory view's grid maths (ui/grid_view.h and the session's GridShape): thin arrays folded
 // into legible blocks with labels that name real indices, and "follow" zooming and
 // panning to the current request, checked on the catalog's own traces.
 #include <doctest/doctest.h>
@@ -6,15 +6,15 @@
 #include <cmath>
 #include <string>
 
-#include "session/grid_view.h"
 #include "session/launch.h"
 #include "session/session.h"
 #include "session/worker.h"
+#include "ui/grid_view.h"
 
 using namespace ws;
-using session::CellBox;
 using session::GridShape;
-using session::GridWindow;
+using ui::CellBox;
+using ui::GridWindow;
 
 namespace {
 
@@ -144,10 +144,10 @@ TEST_CASE("grid labels name the array's own indices") {
 }
 
 TEST_CASE("legible cells: 10 px at the regular labels, larger with larger type, from 8 to 14 px") {
-  CHECK(session::legible_cell(13) == 10);
-  CHECK(session::legible_cell(16) == 12);
-  CHECK(session::legible_cell(27) == 14);
-  CHECK(session::legible_cell(6) == 8);
+  CHECK(ui::legible_cell(13) == 10);
+  CHECK(ui::legible_cell(16) == 12);
+  CHECK(ui::legible_cell(27) == 14);
+  CHECK(ui::legible_cell(6) == 8);
 }
 
 TEST_CASE("follow puts pmpp_exercise's c and e requests in view at legible cells") {
@@ -161,13 +161,13 @@ TEST_CASE("follow puts pmpp_exercise's c and e requests in view at legible cells
   for (auto [w, h] : {std::pair{300.0f, 150.0f}, std::pair{480.0f, 400.0f}}) {
     CAPTURE(w);
     // Unfollowed, the whole of c would be cells under 2 px.
-    CHECK(session::fit_cell(c, w, h) < 4);
+    CHECK(ui::fit_cell(c, w, h) < 4);
     const uint64_t s = step_on(*m, "c");
     const session::RequestFigures rv = m->request(s);
-    const CellBox box = session::request_box(c, rv);
+    const CellBox box = ui::request_box(c, rv);
     CHECK(box.x1 - box.x0 == 29);  // lanes 16 B apart: 8 a grid row, every 4th cell
     CHECK(box.y1 - box.y0 == 4);   // 4 grid rows of one line each
-    const GridWindow v = session::follow_window(c, box, w, h, 10);
+    const GridWindow v = ui::follow_window(c, box, w, h, 10);
     CHECK(v.cell >= 8);
     CHECK(v.cell == std::floor(v.cell));
     CHECK(holds(window_of(v, w, h), box));
@@ -176,7 +176,7 @@ TEST_CASE("follow puts pmpp_exercise's c and e requests in view at legible cells
     uint64_t next = s;
     for (int j = 1; j < 4; ++j) {
       next = step_on(*m, "c", next + 1);
-      const GridWindow u = session::follow_window(c, session::request_box(c, m->request(next)), w, h, 10);
+      const GridWindow u = ui::follow_window(c, ui::request_box(c, m->request(next)), w, h, 10);
       CHECK(u.cell == v.cell);
       CHECK(u.cx == v.cx);
       CHECK(u.cy == v.cy);
@@ -186,8 +186,8 @@ TEST_CASE("follow puts pmpp_exercise's c and e requests in view at legible cells
     for (uint64_t i = 0; i < m->size(); ++i) {
       if (m->trace().sites[m->trace().records[i].site].buffer != e_id) continue;
       ++on_e;
-      const CellBox eb = session::request_box(e, m->request(i));
-      const GridWindow u = session::follow_window(e, eb, w, h, 10);
+      const CellBox eb = ui::request_box(e, m->request(i));
+      const GridWindow u = ui::follow_window(e, eb, w, h, 10);
       CAPTURE(i);
       CHECK(eb.y1 - eb.y0 == 8);
       CHECK(u.cell >= 8);
@@ -206,15 +206,15 @@ TEST_CASE("follow keeps every request of three kernels in view: whole, or legibl
       for (uint64_t i = 0; i < m->size(); i += 7) {
         const session::RequestFigures rv = m->request(i);
         const GridShape& g = m->shapes[t.sites[t.records[i].site].buffer];
-        const CellBox box = session::request_box(g, rv);
+        const CellBox box = ui::request_box(g, rv);
         REQUIRE_FALSE(box.empty());
-        const GridWindow v = session::follow_window(g, box, w, h, 10);
+        const GridWindow v = ui::follow_window(g, box, w, h, 10);
         const CellBox win = window_of(v, w, h);
         CAPTURE(kernel);
         CAPTURE(w);
         CAPTURE(i);
-        if (session::fit_cell(g, w, h) >= 8) {
-          CHECK(v.cell == session::fit_cell(g, w, h));  // the whole grid, nothing to zoom
+        if (ui::fit_cell(g, w, h) >= 8) {
+          CHECK(v.cell == ui::fit_cell(g, w, h));  // the whole grid, nothing to zoom
           continue;
         }
         if (holds(win, box)) {
@@ -235,10 +235,10 @@ TEST_CASE("follow keeps every request of three kernels in view: whole, or legibl
 
 TEST_CASE("grid bands: a long grid in a small box is cut, a square one never") {
   GridShape e = session::grid_shape(buffer(1024, 8));  // 32 × 256
-  session::GridBands b = session::grid_bands(e, 60, 100, 3);
+  ui::GridBands b = ui::grid_bands(e, 60, 100, 3);
   CHECK(b.count > 1);
   CHECK_FALSE(b.stacked);
-  CHECK(b.cell > 1.25f * session::fit_cell(e, 60, 100));
+  CHECK(b.cell > 1.25f * ui::fit_cell(e, 60, 100));
   CHECK(b.w <= 60 + 1e-3f);
   CHECK(b.h <= 100 + 1e-3f);
   CHECK(uint64_t(b.count) * b.span >= e.rows);
@@ -246,23 +246,23 @@ TEST_CASE("grid bands: a long grid in a small box is cut, a square one never") {
   for (uint32_t k = 0; k < b.count; ++k) {
     float x, y;
     const uint32_t row = std::min(e.rows - 1, (k + 1) * b.span - 1);
-    session::band_cell(b, 3, e.rows, e.cols, row, e.cols - 1, x, y);
+    ui::band_cell(b, 3, e.rows, e.cols, row, e.cols - 1, x, y);
     CHECK(x + b.cell <= b.w + 1e-3f);
     CHECK(y + b.cell <= b.h + 1e-3f);
   }
   GridShape wide = session::grid_shape(buffer(4, 1024));  // b of the exercise
-  session::GridBands s = session::grid_bands(wide, 80, 80, 3);
+  ui::GridBands s = ui::grid_bands(wide, 80, 80, 3);
   CHECK(s.stacked);
   CHECK(s.count > 1);
-  CHECK(s.cell > 1.25f * session::fit_cell(wide, 80, 80));
+  CHECK(s.cell > 1.25f * ui::fit_cell(wide, 80, 80));
   GridShape sq = session::grid_shape(buffer(128, 128));
-  CHECK(session::grid_bands(sq, 40, 140, 3).count == 1);
+  CHECK(ui::grid_bands(sq, 40, 140, 3).count == 1);
 }
 
 TEST_CASE("a wide grid followed in bands: As[8][128] whole, b[4][1024] by pages around the request") {
   // The float4 SGEMM's A tile in a 1920×1080 focus: four bands of one 128-byte line each.
   GridShape as = session::grid_shape(buffer(8, 128));
-  session::BandWindow w = session::follow_bands(as, CellBox{0, 1, 8, 2}, 464, 420, 21, 10);
+  ui::BandWindow w = ui::follow_bands(as, CellBox{0, 1, 8, 2}, 464, 420, 21, 10);
   CHECK(w.bands.count == 4);
   CHECK(w.bands.span == 32);
   CHECK(w.bands.stacked);
@@ -284,8 +284,8 @@ TEST_CASE("a wide grid followed in bands: As[8][128] whole, b[4][1024] by pages 
   for (uint64_t i = 0; i < m->size(); ++i) {
     if (t.sites[t.records[i].site].buffer != b_id) continue;
     ++on_b;
-    const CellBox box = session::request_box(b, m->request(i));
-    const session::BandWindow v = session::follow_bands(b, box, 300, 170, 21, 10);
+    const CellBox box = ui::request_box(b, m->request(i));
+    const ui::BandWindow v = ui::follow_bands(b, box, 300, 170, 21, 10);
     CAPTURE(i);
     REQUIRE(v.bands.count >= 2);
     CHECK(v.bands.span == 32);
@@ -302,10 +302,10 @@ TEST_CASE("a wide grid followed in bands: As[8][128] whole, b[4][1024] by pages 
   CHECK(moves < on_b / 8);
 
   // Not wide: a square matrix, a folded thin array, a column-major one.
-  CHECK(session::follow_bands(session::grid_shape(buffer(128, 128)), CellBox{0, 0, 8, 16}, 300, 170, 21, 10).bands.count ==
+  CHECK(ui::follow_bands(session::grid_shape(buffer(128, 128)), CellBox{0, 0, 8, 16}, 300, 170, 21, 10).bands.count ==
         1);
-  CHECK(session::follow_bands(session::grid_shape(buffer(1024, 4)), CellBox{0, 0, 29, 4}, 300, 170, 21, 10).bands.count ==
+  CHECK(ui::follow_bands(session::grid_shape(buffer(1024, 4)), CellBox{0, 0, 29, 4}, 300, 170, 21, 10).bands.count ==
         1);
-  CHECK(session::follow_bands(session::grid_shape(buffer(4, 1024, 4, 0, true)), CellBox{0, 0, 1, 4}, 300, 170, 21, 10)
+  CHECK(ui::follow_bands(session::grid_shape(buffer(4, 1024, 4, 0, true)), CellBox{0, 0, 1, 4}, 300, 170, 21, 10)
             .bands.count == 1);
 }

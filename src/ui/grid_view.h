@@ -1,15 +1,21 @@
-// src/session/grid_view.h — the memory view's grid maths, apart from drawing: which cells a
-// request lights, where "follow" puts them (zoom and pan), and how a long grid is cut into
-// bands to fill a small box. Pure functions of a GridShape, a request and a canvas size in
-// pixels, so the app's panels, the figure export and the tests get one answer.
+// src/ui/grid_view.h — the memory view's grid maths, apart from drawing: which cells a
+// request lights, where "follow" puts them (zoom and pan, in pixels per cell), and how a
+// long grid is cut into bands to fill a small box. Pure functions of the session's
+// GridShape (the model's element → cell rule), a request and a canvas size in pixels, so
+// the app's panels, the figure export and the tests get one answer.
 #pragma once
+#include <imgui.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "session/session.h"
 
-namespace ws::session {
+namespace ws::ui {
+
+using session::GridShape;
+using session::RequestFigures;
 
 // Grid cells [x0, x1) × [y0, y1): columns × rows.
 struct CellBox {
@@ -59,6 +65,17 @@ CellBox request_box(const GridShape& g, const RequestFigures& rv);
 // canvas middle.
 struct GridWindow {
   float cell = 1, cx = 0, cy = 0;
+};
+
+// Zoom and pan of one buffer's grid in the memory view, as the user left it (used while
+// "follow" is off), and where it was last drawn (for easing the next view in).
+struct GridView {
+  float zoom = 1;           // 1: the whole buffer fits
+  ImVec2 center{-1, -1};    // cell at the middle of the canvas (-1: the buffer's middle)
+  float shown_cell = 0;     // pixels per cell last drawn (0: not drawn yet)
+  ImVec2 shown_center;      // and its centre,
+  float shown_zoom = 1;     // its cell over the fitting cell,
+  bool shown_followed = false;  // and whether follow placed it
 };
 
 // Pixels per cell when the whole grid fits a w × h canvas.
@@ -130,4 +147,4 @@ struct BandWindow {
 };
 BandWindow follow_bands(const GridShape& g, const CellBox& box, float w, float h, float gap, float min_cell);
 
-}  // namespace ws::session
+}  // namespace ws::ui
