@@ -196,10 +196,10 @@ int run(const Options& opt) {
   // for N.
   if (!opt.deck.empty()) ui.load_deck(opt.deck);
   const bool deck_first = !ui.deck.slides.empty() && spec.kernel.empty() && opt.trace_file.empty() && opt.step < 0;
-  const bool named = !spec.kernel.empty() || !spec.program.empty() || !opt.trace_file.empty() || !opt.deck.empty();
+  const bool named = !spec.kernel.empty() || !spec.program.source.empty() || !opt.trace_file.empty() || !opt.deck.empty();
   std::string lesson = opt.lesson;
   if (lesson.empty() && !named) lesson = fresh ? kDefaultLesson : ui.state.lesson;
-  if (!spec.program.empty())
+  if (!spec.program.source.empty())
     ui.open_program(spec);
   else if (!opt.trace_file.empty())
     ui.open_file(opt.trace_file);
@@ -238,7 +238,7 @@ int run(const Options& opt) {
     for (const std::string& path : take_drops()) {
       if (path.size() > 3 && path.compare(path.size() - 3, 3, ".cu") == 0) {
         session::LaunchSpec dropped;
-        dropped.program = path;
+        dropped.program.source = path;
         ui.open_program(dropped);
       } else {
         ui.open_file(path);

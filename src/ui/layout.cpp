@@ -203,8 +203,8 @@ std::string subtitle_of(Ui& ui, Panel p, Pane& pane) {
     }
     case Panel::Timeline:
       if (!m) return "";
-      std::snprintf(b, sizeof b, "%s requests · %u %s per block", fmt_count(m->size()).c_str(), m->max_epoch + 1,
-                    m->max_epoch ? "barrier epochs" : "barrier epoch");
+      std::snprintf(b, sizeof b, "%s requests · %u %s per block", fmt_count(m->size()).c_str(), m->max_epoch() + 1,
+                    m->max_epoch() ? "barrier epochs" : "barrier epoch");
       return b;
     case Panel::Timing:
       return ui.live_timer.available() ? "live on this GPU" : ui.timings.replay.empty() ? "no GPU here" : "replay pack";

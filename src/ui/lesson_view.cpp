@@ -305,7 +305,7 @@ void Ui::goto_lesson_step(size_t i) {
   state.playing = false;
   L.progress.seen(l, i);
   save_lesson_progress();
-  const lesson::Launch& launch = l.steps[i].launch;
+  const lesson::StepLaunch& launch = l.steps[i].launch;
   if (pane.model && recorder.idle() && record_due_ < 0 &&
       session::shows_launch(launch, pane.model->trace().launch().kernel, pane.model->trace().launch().params)) {
     lesson_model_arrived();

@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "session/session.h"  // DramChoice
+#include "session/dram.h"  // DramChoice
 
 namespace ws::ui {
 

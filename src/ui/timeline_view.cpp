@@ -185,8 +185,8 @@ void timeline_view(Ui& ui, Pane& p) {
   dl->AddRectFilled(a, ImVec2(x1, a.y + strip_h), t.canvas, 4);
   auto x_of = [&](uint64_t i) { return a.x + float(double(i) / double(n) * width); };
   // Epoch bands, alternating, where wide enough to see.
-  for (size_t k = 0; k < m->epoch_starts.size(); ++k) {
-    uint64_t e0 = m->epoch_starts[k], e1 = k + 1 < m->epoch_starts.size() ? m->epoch_starts[k + 1] : n;
+  for (size_t k = 0; k < m->epoch_starts().size(); ++k) {
+    uint64_t e0 = m->epoch_starts()[k], e1 = k + 1 < m->epoch_starts().size() ? m->epoch_starts()[k + 1] : n;
     float xa = x_of(e0), xb = x_of(e1);
     if (xb - xa < 3) continue;
     if (m->trace().records[e0].epoch % 2) dl->AddRectFilled(ImVec2(xa, a.y), ImVec2(xb, a.y + strip_h), IM_COL32(255, 255, 255, 12));
@@ -195,7 +195,7 @@ void timeline_view(Ui& ui, Pane& p) {
   {
     float last_end = -1e9f;  // where the last label ends
     uint32_t prev_block = ~0u;
-    for (uint32_t e0 : m->epoch_starts) {
+    for (uint32_t e0 : m->epoch_starts()) {
       uint32_t b = m->trace().records[e0].block;
       if (b == prev_block) continue;
       prev_block = b;

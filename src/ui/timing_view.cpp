@@ -145,7 +145,7 @@ float timing_scene(Scene& sc, const TimingLadder& l, float width, float height, 
 // pack's run of the same program. False when there are none (the catalog's ladder shows).
 static bool program_times_view(Ui& ui) {
   const Session* m = ui.pane.model.get();
-  if (!m || m->origin != "program") return false;
+  if (!m || m->origin() != "program") return false;
   const session::GpuTimes g = session::gpu_times(*m);
   if (!g.json) return false;
   const std::string* json = g.json;
@@ -185,7 +185,7 @@ void timing_view(Ui& ui) {
   const TimingLadder l = timing_ladder(ui.timings, ui.state.kernel, ui.state.params);
   if (!l.table) {
     const Session* m = ui.pane.model.get();
-    if (m && !m->from_gpu) banner("Trace emulated on CPU: exact steps, no measured time.", t.warn);
+    if (m && !m->from_gpu()) banner("Trace emulated on CPU: exact steps, no measured time.", t.warn);
     ImGui::PushFont(font_for(FontRole::Bold));
     ImGui::TextUnformatted("No timings yet");
     ImGui::PopFont();

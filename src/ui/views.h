@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "session/grid_view.h"
+#include "session/dram.h"
 #include "session/heat.h"
 #include "session/session.h"
 #include "ui/scene.h"
