@@ -141,6 +141,6 @@ TEST_CASE("the DRAM view says which blocks and records it sums over") {
   spec.backend = "emulator";
   spec.block_default = session::BlockDefault::FewWhenLarge;
   auto big = session::record_session(spec);
-  REQUIRE(big->few_blocks);
+  REQUIRE(big->few_blocks());
   CHECK(session::recorded_text(*big) == "blocks 0-3 of 1,024");
 }

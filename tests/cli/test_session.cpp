@@ -234,7 +234,7 @@ TEST_CASE("a Session holds the figures every view and report shows") {
   spec.params["pad"] = 1;
   auto p = session::record_session(spec);
   CHECK(s->totals().max_way == 32);
-  CHECK(p->totals.max_way == 1);
+  CHECK(p->totals().max_way == 1);
   CHECK(p->totals().sectors == s->totals().sectors);
 }
 
@@ -279,10 +279,10 @@ TEST_CASE("a LaunchSpec names its source: a catalog kernel or a launch of a trac
   CHECK(l.origin == session::Origin::TraceFile);
   CHECK(l.kernel == nullptr);
   auto opened = session::record_session(l, saved);
-  CHECK(opened->origin == "file");
-  CHECK(opened->launch == 0);
+  CHECK(opened->origin() == "file");
+  CHECK(opened->launch() == 0);
   CHECK(opened->trace().records == recorded->trace().records);
-  CHECK(opened->report.sites.size() == recorded->report.sites.size());
+  CHECK(opened->report().sites.size() == recorded->report().sites.size());
 
   saved.launch = 1;  // the file has one launch
   CHECK_THROWS_WITH_AS(session::record_session(saved), doctest::Contains("launch 2 is out of range: allowed 1..1"),

@@ -17,7 +17,7 @@ namespace {
 
 uint32_t shared_load_way(const session::Session& s) {
   uint32_t way = 0;
-  for (const analysis::SiteStats& st : s.report.sites) {
+  for (const analysis::SiteStats& st : s.report().sites) {
     const trace::Site& site = s.trace().sites[st.site];
     if (site.space == trace::Space::Shared && site.op == trace::Op::Load) way = std::max(way, st.max_way);
   }
