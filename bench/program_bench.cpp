@@ -12,6 +12,7 @@
 #include "emu/record.h"
 #include "program/program.h"
 #include "session/session.h"
+#include "session/worker.h"
 
 int main() {
   using namespace ws;
@@ -36,21 +37,23 @@ int main() {
   std::printf("%-32s %6s %12s %10s %10s %10s %12s %12s %14s\n", "program", "arg", "accesses", "compile s", "run s",
               "emulate s", "accesses/s", "save->view s", "twin emu acc/s");
   for (const Case& c : cases) {
-    program::Options o;
-    o.source = c.file;
-    o.args = c.args;
-    o.echo = false;
+    session::LaunchSpec spec;
+    spec.program.source = c.file;
+    spec.program.args = c.args;
+    spec.program.echo = false;
+    spec.backend = "emulator";
+    spec.max_records = 2'000'000;
     const auto t0 = std::chrono::steady_clock::now();
-    auto s = session::Session::from_program(o, analysis::DramModel{}, 0);
+    auto s = session::record_session(spec);
     const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     uint64_t acc = 0;
     double emu_s = 0;  // the launches alone, as the emulated device timed them
-    for (const trace::Launch& l : s->source->launches) {
+    for (const trace::Launch& l : s->whole_trace().launches) {
       acc += l.lane_accesses;
       emu_s += l.seconds;
     }
-    // The run alone: compile again is not needed for the figure; from_program timed it.
-    const double run_s = s->capture_seconds;
+    // The run alone: compile again is not needed for the figure; the capture timed it.
+    const double run_s = s->capture_seconds();
     double twin = 0;
     if (*c.twin) {
       const auto* k = catalog::find(c.twin);

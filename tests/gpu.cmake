@@ -2,8 +2,10 @@
 # build without the GPU backend registers one placeholder that reports them skipped.
 if(WS_HAVE_CUDA)
   add_executable(test_gpu ${CMAKE_CURRENT_LIST_DIR}/gpu/main.cpp ${CMAKE_CURRENT_LIST_DIR}/gpu/test_gpu.cpp
-                          ${CMAKE_CURRENT_LIST_DIR}/gpu/test_gpu_tracer.cpp)
+                          ${CMAKE_CURRENT_LIST_DIR}/gpu/test_gpu_tracer.cpp ${CMAKE_SOURCE_DIR}/src/cli/catalog_sass.cpp)
   target_include_directories(test_gpu PRIVATE ${DOCTEST_INCLUDE})
+  # catalog_sass runs the command-line warpscope as its child: this build's.
+  target_compile_definitions(test_gpu PRIVATE WS_CLI_PATH="${CMAKE_BINARY_DIR}/warpscope")
   target_link_libraries(test_gpu PRIVATE ws_gpu ws_emu ws_analysis ws_program ws_session)
   add_test(NAME test_gpu COMMAND test_gpu)
   set_tests_properties(test_gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})

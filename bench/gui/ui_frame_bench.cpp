@@ -93,8 +93,8 @@ int main(int argc, char** argv) {
   std::printf("warpscope UI frame benchmark (no window: layout and draw lists only)\n");
   std::printf("  trace: transpose_tiled, size 1024, %s records (%s recorded in %.1f s, repeated), buffers:",
               ui::fmt_count(model->size()).c_str(), ui::fmt_count(base).c_str(), rec_s);
-  for (size_t i = 0; i < model->shapes.size(); ++i)
-    std::printf(" %s %u×%u", tr->buffers[i].name.c_str(), model->shapes[i].rows, model->shapes[i].cols);
+  for (size_t i = 0; i < model->shapes().size(); ++i)
+    std::printf(" %s %u×%u", tr->buffers[i].name.c_str(), model->shapes()[i].rows, model->shapes()[i].cols);
   std::printf("\n  analysis and indices: %.2f s\n", model_s);
   std::printf("  memory: %.1f MiB per million records in the trace (sizeof(Record) = %zu B), "
               "+%.1f MiB per million for the analysed model\n",
@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
   u.set_step(uint64_t(n / 2));
   for (int i = 0; i < 2000 && !u.settled(); ++i) ctx.frame(u);
   const double rss_ui = rss_mib();
-  std::printf("  heat layers: %.1f MiB (%zu buffers)\n", double(u.pane.heat.bytes()) / (1 << 20), model->shapes.size());
+  std::printf("  heat layers: %.1f MiB (%zu buffers)\n", double(u.pane.heat.bytes()) / (1 << 20), model->shapes().size());
   (void)rss_ui;
 
   std::printf("frame CPU time, %d frames each (target: 8 ms):\n", frames);

@@ -62,7 +62,7 @@ class MainLoop {
     for (const std::string& path : backend_.take_drops()) {
       if (path.size() > 3 && path.compare(path.size() - 3, 3, ".cu") == 0) {
         session::LaunchSpec dropped;
-        dropped.program = path;
+        dropped.program.source = path;
         ui_.open_program(dropped);
       } else {
         ui_.open_file(path);

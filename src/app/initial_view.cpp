@@ -65,10 +65,10 @@ int open_initial_view(ui::Ui& ui, const Options& opt, bool fresh, bool automated
   // for N.
   if (!opt.deck.empty()) ui.slides.load(opt.deck);
   const bool deck_first = !ui.slides.deck.slides.empty() && spec.kernel.empty() && opt.trace_file.empty() && opt.step < 0;
-  const bool named = !spec.kernel.empty() || !spec.program.empty() || !opt.trace_file.empty() || !opt.deck.empty();
+  const bool named = !spec.kernel.empty() || !spec.program.source.empty() || !opt.trace_file.empty() || !opt.deck.empty();
   std::string lesson = opt.lesson;
   if (lesson.empty() && !named) lesson = fresh ? kDefaultLesson : ui.state.lesson;
-  if (!spec.program.empty())
+  if (!spec.program.source.empty())
     ui.open_program(spec);
   else if (!opt.trace_file.empty())
     ui.open_file(opt.trace_file);

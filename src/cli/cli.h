@@ -39,7 +39,8 @@ Command add_record(CLI::App& app);
 Command add_lesson(CLI::App& app);
 Command add_export(CLI::App& app);
 Command add_bench(CLI::App& app);
-// `warpscope run prog.cu [NVCC FLAGS] [-- ARGS]`: the user's CUDA program on the emulated device.
+// `warpscope run prog.cu [NVCC FLAGS] [-- ARGS]`: the user's CUDA program, on this machine's GPU
+// where there is one (--backend auto), else on the emulated device.
 Command add_run(CLI::App& app);
 
 // What `warpscope` does when no command is given.
@@ -77,6 +78,6 @@ analysis::DramModel dram_from_sets(const std::vector<std::string>& set);
 
 // The launch the options describe, resolved; `what` names the command for "--kernel is
 // required" ("report needs --kernel ID ...").
-session::Launch resolve_launch(const session::LaunchSpec& spec, const std::string& what);
+session::ResolvedLaunch resolve_launch(const session::LaunchSpec& spec, const std::string& what);
 
 }  // namespace ws::cli

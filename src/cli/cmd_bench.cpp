@@ -62,7 +62,7 @@ namespace ws::cli {
 namespace {
 
 struct BenchArgs {
-  cli::LaunchArgs launch;
+  cli::LaunchFlags launch;
   std::string format = "text", out_path, replay;
   double seconds = 0;
   bool no_variants = false, no_overhead = false, no_zero_cost = false;

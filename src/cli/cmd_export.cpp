@@ -13,6 +13,7 @@
 #include "ui/animation.h"
 #include "ui/figure.h"
 #include "ui/theme.h"
+#include "session/dram.h"
 #include "session/heat.h"
 #include "session/worker.h"
 #include "ui/headless.h"
@@ -22,7 +23,7 @@ namespace ws::cli {
 namespace {
 
 struct ExportOptions {
-  cli::LaunchArgs launch;
+  cli::LaunchFlags launch;
   int64_t launch_number = 0;  // with --program: launch K (from 1)
   std::string view, out, step = "1", steps, array;
   std::string theme = "dark";
@@ -145,7 +146,7 @@ int run(ExportOptions& o) {
       throw UsageError("--set dram=... only applies to --view dram");
 
   session::LaunchSpec spec = cli::spec_of(o.launch);
-  if (o.launch_number && spec.program.empty()) throw UsageError("--launch K needs --program FILE.cu");
+  if (o.launch_number && spec.program.source.empty()) throw UsageError("--launch K needs --program FILE.cu");
   if (o.launch_number) spec.launch = uint32_t(o.launch_number - 1);
   auto model = session::record_session(resolve_launch(spec, "export"), spec);
   const std::string kernel_id = model->trace().launch().kernel;

@@ -66,10 +66,10 @@ int run_lesson(const LessonOptions& o, std::istream& in, std::ostream& out) {
     // The first launch is recorded up front, so that a backend this machine lacks is one
     // error line (exit 2) rather than an error on every step.
     const lesson::Recorder capture = session::lesson_recorder(o.backend);
-    auto first = std::make_shared<std::pair<lesson::Launch, trace::Trace>>();
+    auto first = std::make_shared<std::pair<lesson::StepLaunch, trace::Trace>>();
     first->first = l.steps.front().launch;
     first->second = capture(first->first);
-    const lesson::Recorder rec = [capture, first](const lesson::Launch& launch) {
+    const lesson::Recorder rec = [capture, first](const lesson::StepLaunch& launch) {
       return launch == first->first ? first->second : capture(launch);
     };
     if (mode == "ask") {

@@ -14,7 +14,7 @@ namespace ws::cli {
 namespace {
 
 struct RecordOptions {
-  cli::LaunchArgs launch;
+  cli::LaunchFlags launch;
   std::string out;
   int64_t launch_number = 0;
   std::vector<std::string> command;  // after `--`: a program built elsewhere and its arguments
@@ -22,17 +22,13 @@ struct RecordOptions {
 
 // `record --backend gpu -- ./binary args`: a program built elsewhere, run on this GPU with
 // the GPU tracer (lines where it was built with -lineinfo, SASS offsets otherwise).
-int record_binary(const RecordOptions& o) {
+int record_binary(const RecordOptions& o, const session::LaunchSpec& spec) {
   if (o.launch.backend != "gpu" && o.launch.backend != "auto")
     throw UsageError("a program after -- runs on the GPU: use --backend gpu (the emulated device needs --program FILE.cu)");
-  program::Options po;
+  program::Options po = spec.program;  // --timeout, --no-time, --flops, --bytes as parsed
   po.binary = o.command[0];
   po.args.assign(o.command.begin() + 1, o.command.end());
   po.backend = "gpu";
-  po.timeout_seconds = o.launch.timeout;
-  po.time = !o.launch.no_time;
-  po.flops = o.launch.flops;
-  po.bytes = o.launch.bytes;
   if (!o.launch.blocks.empty() && o.launch.blocks != "all") po.blocks = o.launch.blocks;
   program::Result r;
   try {
@@ -49,15 +45,15 @@ int record_binary(const RecordOptions& o) {
 
 // A program's launches: every one in one trace, or launch K alone.
 int record_program(const RecordOptions& o, session::LaunchSpec spec) {
-  const session::Launch launch = session::resolve(spec);
+  const session::ResolvedLaunch launch = session::resolve(spec);
   auto s = session::record_session(launch, spec);
   const size_t n = s->launches();
   if (o.launch_number > int64_t(n))
     throw UsageError("--launch " + std::to_string(o.launch_number) + " is out of range: the program made " + std::to_string(n));
-  const trace::Trace t = o.launch_number ? trace::launch_trace(*s->source, uint32_t(o.launch_number - 1)) : *s->source;
+  const trace::Trace t = o.launch_number ? trace::launch_trace(s->whole_trace(), uint32_t(o.launch_number - 1)) : s->whole_trace();
   trace::write_trace(t, o.out);
   std::cout << "wrote " << o.out << ": " << t.launches.size() << (t.launches.size() == 1 ? " launch" : " launches") << " of "
-            << spec.program << " (";
+            << spec.program.source << " (";
   for (size_t i = 0; i < t.launches.size(); ++i) std::cout << (i ? ", " : "") << t.launches[i].kernel;
   std::cout << "), " << t.records.size() << " requests, " << t.provenance.device << "\n";
   return 0;
@@ -66,10 +62,10 @@ int record_program(const RecordOptions& o, session::LaunchSpec spec) {
 int run(const RecordOptions& o) {
   const session::LaunchSpec spec = cli::spec_of(o.launch);
   if (o.out.empty()) throw UsageError("record needs --out FILE");
-  if (!o.command.empty()) return record_binary(o);
-  if (!spec.program.empty()) return record_program(o, spec);
+  if (!o.command.empty()) return record_binary(o, spec);
+  if (!spec.program.source.empty()) return record_program(o, spec);
   if (o.launch_number) throw UsageError("--launch K needs --program FILE.cu");
-  const session::Launch launch = resolve_launch(spec, "record");
+  const session::ResolvedLaunch launch = resolve_launch(spec, "record");
   session::Capture res = session::capture(launch);
   trace::write_trace(res.trace, o.out);
   const trace::Trace& t = res.trace;

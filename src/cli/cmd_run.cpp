@@ -1,5 +1,6 @@
 // `warpscope run prog.cu [NVCC FLAGS] [-- PROGRAM ARGS]`: compiles the user's own CUDA
-// program with nvcc, runs it whole on the emulated device, and prints a report for each
+// program with nvcc, runs it whole (--backend auto: on this machine's GPU under the GPU
+// tracer where there is one, else on the emulated device), and prints a report for each
 // launch it made (or for --launch K / --kernel NAME). --out also saves every launch as
 // one .wstrace for the app.
 #include <cstdio>
@@ -18,7 +19,7 @@ namespace ws::cli {
 namespace {
 
 struct RunOptions {
-  cli::LaunchArgs launch;         // the program and its flags (--nvcc, --arg, --literal, --timeout)
+  cli::LaunchFlags launch;         // the program and its flags (--nvcc, --arg, --literal, --timeout)
   std::vector<std::string> args;  // after --
   std::string format = "text";
   std::string kernel;
@@ -39,23 +40,23 @@ int run(const RunOptions& o) {
   bool after = false;
   for (const std::string& f : o.cmd->remaining()) {
     if (f == "--" && !after) after = true;
-    else (after ? spec.program_args : spec.nvcc_flags).push_back(f);
+    else (after ? spec.program.args : spec.program.nvcc_flags).push_back(f);
   }
   for (const std::string& a : o.args) {
     // The program's host-only files (prog_cpu.cpp, a library) are built with it.
-    (program::host_file(a) ? spec.nvcc_flags : spec.program_args).push_back(a);
+    (program::host_file(a) ? spec.program.nvcc_flags : spec.program.args).push_back(a);
   }
   spec.max_records = o.max_records;
   // The three levels compare whole blocks: on a GPU the record cap stops many blocks part
   // way (they run at once), so --levels records the first four unless told otherwise.
   if (o.levels && spec.blocks.empty()) spec.blocks = "0-3";
-  spec.program_echo = f == Format::Text;  // JSON keeps stdout for itself
+  spec.program.echo = f == Format::Text;  // JSON keeps stdout for itself
   spec.dram = dram_from_sets(o.set).preset;
-  const session::Launch launch = session::resolve(spec);
+  const session::ResolvedLaunch launch = session::resolve(spec);
   std::shared_ptr<const session::Session> first = session::record_session(launch, spec);
   if (!o.out.empty()) {
-    trace::write_trace(*first->source, o.out);
-    std::cerr << "warpscope: wrote " << first->source->launches.size() << " launches to " << o.out << "\n";
+    trace::write_trace(first->whole_trace(), o.out);
+    std::cerr << "warpscope: wrote " << first->whole_trace().launches.size() << " launches to " << o.out << "\n";
   }
   std::vector<std::shared_ptr<const session::Session>> shown = launches_of(first, o.launch_number, launch.dram);
   if (!o.kernel.empty()) {
@@ -75,26 +76,26 @@ int run(const RunOptions& o) {
     // The PTX side is the emulated device's; the SASS side a GPU's.
     std::shared_ptr<const session::Session> ptx = first, gpu;
     std::string sass_from;
-    if (first->source->provenance.backend == "gpu") {
+    if (first->whole_trace().provenance.backend == "gpu") {
       gpu = first;
       sass_from = "this run";
       session::LaunchSpec e = spec;
       e.backend = "emulator";
-      e.program_echo = false;
+      e.program.echo = false;
       ptx = session::record_session(session::resolve(e), e);
     } else if (!o.sass.empty()) {
-      print_levels(*ptx->source, trace::read_trace(o.sass), o.sass);
+      print_levels(ptx->whole_trace(), trace::read_trace(o.sass), o.sass);
       return 0;
-    } else if (first->hardware) {
+    } else if (first->hardware()) {
       // The replay pack's SASS trace of a program of that name, as the session found it.
-      print_levels(*ptx->source, *first->hardware, "the replay pack");
+      print_levels(ptx->whole_trace(), *first->hardware(), "the replay pack");
       return 0;
     } else {
-      const std::string stem = std::filesystem::path(spec.program).stem().string();
+      const std::string stem = std::filesystem::path(spec.program.source).stem().string();
       throw UsageError("--levels: no SASS trace of " + stem +
                        ": run it on a GPU (--backend gpu --out FILE), then --levels --sass FILE");
     }
-    print_levels(*ptx->source, *gpu->source, sass_from);
+    print_levels(ptx->whole_trace(), gpu->whole_trace(), sass_from);
   }
   return 0;
 }
@@ -107,7 +108,7 @@ Command add_run(CLI::App& app) {
       "run", "compile your own CUDA program with nvcc, run it on the emulated device (or this machine's GPU), report every launch");
   o->cmd = cmd;
   cmd->allow_extras();
-  cmd->add_option("program", o->launch.program, "the .cu file (its host-only .cpp/.c files may follow it)")->required()->type_name("PROG.cu");
+  cmd->add_option("program", o->launch.program.source, "the .cu file (its host-only .cpp/.c files may follow it)")->required()->type_name("PROG.cu");
   cli::add_program_flags(*cmd, o->launch);
   cmd->add_option("args", o->args, "the program's own arguments, after --")->type_name("ARGS");
   cmd->add_option("--launch", o->launch_number, "only launch K (from 1)")->type_name("K")->check(CLI::PositiveNumber);

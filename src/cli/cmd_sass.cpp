@@ -8,6 +8,9 @@
 
 #include "cli/cli.h"
 #include "program/program.h"
+#include "cli/catalog_sass.h"
+#include "session/bench.h"
+#include "session/capture.h"
 #include "session/hardware.h"
 #include "trace/wstrace.h"
 
@@ -15,7 +18,7 @@ namespace ws::cli {
 namespace {
 
 struct SassOptions {
-  cli::LaunchArgs launch;
+  cli::LaunchFlags launch;
   std::string out;
 };
 
@@ -23,13 +26,13 @@ int run_sass(const SassOptions& o) {
   session::LaunchSpec spec = cli::spec_of(o.launch);
   if (spec.kernel.empty()) throw UsageError("sass needs --kernel ID (kernels: " + catalog::ids() + ")");
   spec.backend = "emulator";
-  const session::Launch launch = resolve_launch(spec, "sass");
+  const session::ResolvedLaunch launch = resolve_launch(spec, "sass");
   std::string device, arch, why;
   trace::Trace sass;
   std::string from;
   if (!program::tracer_dir().empty() && program::gpu_here(device, arch, why)) {
     std::cerr << "warpscope: tracing " << launch.kernel->id << " on " << device << "\n";
-    sass = session::catalog_sass(launch);
+    sass = catalog_sass(launch);
     from = "this GPU";
   } else if (auto r = session::replay_catalog_sass(launch.kernel->id, launch.params.values)) {
     sass = *r;
@@ -69,7 +72,7 @@ Command add_sass(CLI::App& app) {
 }
 
 Command add_plain_launch(CLI::App& app) {
-  auto a = std::make_shared<cli::LaunchArgs>();
+  auto a = std::make_shared<cli::LaunchFlags>();
   CLI::App* cmd = app.add_subcommand("plain-launch", "run a catalog kernel's plain instantiation once on the GPU");
   cmd->group("");  // warpscope's own child (sass), not the user's
   cli::add_launch_options(*cmd, *a, 0);

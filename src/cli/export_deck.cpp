@@ -51,7 +51,7 @@ int export_deck(const DeckExportOptions& o, const std::string& out_dir, int widt
     const session::Slide& s = deck.slides[i];
     session::LaunchSpec spec = s.spec();
     spec.backend = backend;
-    const session::Launch launch = resolve_launch(spec, "export");
+    const session::ResolvedLaunch launch = resolve_launch(spec, "export");
     const std::string key = s.kernel + " " + session::params_text(launch.params.values);
     Recorded& r = launches[key];
     if (!r.model) r.model = session::record_session(launch, spec);

@@ -10,7 +10,7 @@
 namespace ws::cli {
 
 struct GuiArgs {
-  LaunchArgs launch;
+  LaunchFlags launch;
   app::Options app;  // everything but the launch, as parsed
 };
 

@@ -11,7 +11,7 @@ using session::InputError;
 using session::LaunchSpec;
 using session::parse_whole;
 
-void add_launch_options(CLI::App& cmd, LaunchArgs& a, unsigned which) {
+void add_launch_options(CLI::App& cmd, LaunchFlags& a, unsigned which) {
   a.which = which;
   a.command = cmd.get_name();
   cmd.add_option(which & kManyKernels ? "-k,--kernel" : "--kernel", a.kernels,
@@ -34,7 +34,7 @@ void add_launch_options(CLI::App& cmd, LaunchArgs& a, unsigned which) {
     cmd.add_option("--backend", a.backend, "where the kernel runs: auto|gpu|emulator (default auto)")
         ->type_name("BACKEND");
   if (which & kWithProgram) {
-    cmd.add_option("--program", a.program, "your own CUDA program instead of a catalog kernel: compiled by nvcc, "
+    cmd.add_option("--program", a.program.source, "your own CUDA program instead of a catalog kernel: compiled by nvcc, "
                                            "run on the emulated device, every launch recorded")
         ->type_name("FILE.cu")
         ->excludes("--kernel");
@@ -42,30 +42,30 @@ void add_launch_options(CLI::App& cmd, LaunchArgs& a, unsigned which) {
   }
 }
 
-void add_program_flags(CLI::App& cmd, LaunchArgs& a) {
-  cmd.add_option("--nvcc", a.nvcc, "a flag for nvcc (-I..., -D..., -std=...); repeatable")
+void add_program_flags(CLI::App& cmd, LaunchFlags& a) {
+  cmd.add_option("--nvcc", a.program.nvcc_flags, "a flag for nvcc (-I..., -D..., -std=...); repeatable")
       ->type_name("FLAG")
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  cmd.add_option("--arg", a.program_args, "an argument for the program; repeatable")
+  cmd.add_option("--arg", a.program.args, "an argument for the program; repeatable")
       ->type_name("ARG")
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  cmd.add_flag("--literal", a.literal, "compile with -G: every access the source writes, unoptimised");
-  cmd.add_flag("--show-local", a.show_local, "with --literal: also record the threads' local frames (-G's stack)");
-  cmd.add_option("--timeout", a.timeout, "seconds before the program is stopped (default 120)")->type_name("S");
-  cmd.add_option("--flops", a.flops,
+  cmd.add_flag("--literal", a.program.literal, "compile with -G: every access the source writes, unoptimised");
+  cmd.add_flag("--show-local", a.program.show_local, "with --literal: also record the threads' local frames (-G's stack)");
+  cmd.add_option("--timeout", a.program.timeout_seconds, "seconds before the program is stopped (default 120)")->type_name("S");
+  cmd.add_option("--flops", a.program.flops,
                  "on the GPU: each launch's flops, for GFLOP/s and % of cuBLAS (\"2*N*N*N\": numbers, + - * / ( ) and the "
                  "kernel's scalar parameters by name; or a `// warpscope: flops = ...` comment above the kernel)")
       ->type_name("EXPR");
-  cmd.add_option("--bytes", a.bytes, "on the GPU: each launch's bytes read + written, for GB/s and % of a device copy")
+  cmd.add_option("--bytes", a.program.bytes, "on the GPU: each launch's bytes read + written, for GB/s and % of a device copy")
       ->type_name("EXPR");
   cmd.add_flag("--no-time", a.no_time, "on the GPU: trace only, without the second run that times each launch plainly");
 }
 
-std::vector<std::string> kernels_of(const LaunchArgs& a) {
+std::vector<std::string> kernels_of(const LaunchFlags& a) {
   std::vector<std::string> out;
   for (const auto& item : a.kernels) {
     size_t pos = 0;
@@ -80,7 +80,7 @@ std::vector<std::string> kernels_of(const LaunchArgs& a) {
   return out;
 }
 
-LaunchSpec spec_of(const LaunchArgs& a) {
+LaunchSpec spec_of(const LaunchFlags& a) {
   LaunchSpec spec;
   auto ids = kernels_of(a);
   if (!ids.empty()) spec.kernel = ids.front();
@@ -101,14 +101,7 @@ LaunchSpec spec_of(const LaunchArgs& a) {
   }
   spec.backend = a.backend;
   spec.program = a.program;
-  spec.nvcc_flags = a.nvcc;
-  spec.program_args = a.program_args;
-  spec.literal = a.literal;
-  spec.show_local = a.show_local;
-  spec.program_timeout = a.timeout;
-  spec.program_time = !a.no_time;
-  spec.program_flops = a.flops;
-  spec.program_bytes = a.bytes;
+  spec.program.time = !a.no_time;
   return spec;
 }
 

@@ -6,28 +6,25 @@
 #include <string>
 #include <vector>
 
+#include "program/program.h"
 #include "session/launch.h"
 
 namespace ws::cli {
 
 using session::LaunchSpec;
 
-// The options of one launch, as typed.
-struct LaunchArgs {
+// The flags of one launch, as typed.
+struct LaunchFlags {
   std::vector<std::string> kernels;  // --kernel, repeatable; "a,b" lists several (bench)
   std::string size;                  // empty: the kernel's teaching size
   std::vector<std::string> set;      // "name=value", in order
   std::string blocks;                // "0-3,7", "all"; empty: the command's default
   std::string backend = "auto";
-  // A user's program instead of a catalog kernel (kWithProgram).
-  std::string program;               // --program FILE.cu
-  std::vector<std::string> nvcc;     // --nvcc FLAG, repeatable: passed to nvcc
-  std::vector<std::string> program_args;  // --arg A, repeatable: the program's arguments
-  bool literal = false;              // --literal: compiled with -G
-  bool show_local = false;           // --show-local: the threads' local frames too (with --literal)
-  double timeout = 120;              // --timeout S
+  // A user's program instead of a catalog kernel (kWithProgram): --program FILE.cu, --nvcc
+  // FLAG, --arg A, --literal, --show-local, --timeout S, --flops EXPR, --bytes EXPR, typed
+  // straight into the options program::run takes.
+  program::Options program;
   bool no_time = false;              // --no-time: on the GPU, trace only (no timing run)
-  std::string flops, bytes;          // --flops EXPR, --bytes EXPR: a launch's work
   CLI::Option* size_opt = nullptr;   // given at all (an empty value is an error, not "default")
   CLI::Option* blocks_opt = nullptr;
   unsigned which = 0;                // the LaunchOptionSet it was added with
@@ -44,14 +41,14 @@ enum LaunchOptionSet : unsigned {
 };
 
 // The program options alone (`run` takes the program as its first argument).
-void add_program_flags(CLI::App& cmd, LaunchArgs& args);
+void add_program_flags(CLI::App& cmd, LaunchFlags& args);
 
-void add_launch_options(CLI::App& cmd, LaunchArgs& args, unsigned which);
+void add_launch_options(CLI::App& cmd, LaunchFlags& args, unsigned which);
 
 // The spec the options describe (kernel: the first one named). Throws InputError for a
 // value that cannot be read; resolve() checks the rest.
-LaunchSpec spec_of(const LaunchArgs& args);
+LaunchSpec spec_of(const LaunchFlags& args);
 // Every kernel named, in order ("a,b" split), without duplicates.
-std::vector<std::string> kernels_of(const LaunchArgs& args);
+std::vector<std::string> kernels_of(const LaunchFlags& args);
 
 }  // namespace ws::cli

@@ -24,8 +24,8 @@ analysis::DramModel dram_from_sets(const std::vector<std::string>& set) {
   return session::dram_model(spec.dram);
 }
 
-session::Launch resolve_launch(const session::LaunchSpec& spec, const std::string& what) {
-  if (spec.kernel.empty() && spec.program.empty())
+session::ResolvedLaunch resolve_launch(const session::LaunchSpec& spec, const std::string& what) {
+  if (spec.kernel.empty() && spec.program.source.empty())
     throw UsageError(what + " needs --kernel ID (kernels: " + catalog::ids() + ") or --program FILE.cu");
   return session::resolve(spec);
 }

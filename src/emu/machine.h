@@ -1,6 +1,7 @@
 // src/emu/machine.h — runs a kernel launch on the CPU: blocks one after another, each
 // block's threads as fibers that run to the next barrier, each warp's 32 lane logs grouped
 // into warp-level records by the trace builder at every barrier.
+// Engine: a catalog kernel on the CPU (the 2×2 of engines: session/capture.h).
 #pragma once
 #include <cstdint>
 #include <memory>

@@ -91,6 +91,69 @@ void measure_cublas(int64_t n, const BenchOptions& opt, Yardsticks& y,
   y.cublas_gflops[n] = ms > 0 ? k->flops(p) / (ms * 1e-3) / 1e9 : 0;
 }
 
+// Compares the plain kernel's outputs `got` (from inputs `arrays`) with cuBLAS's SGEMM or
+// the CPU reference, as the entry's yardstick says: sets the row's error and verdict.
+void check_row(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& dev,
+               const catalog::HostArrays& arrays, const catalog::HostArrays& got, BenchRow& row) {
+  if (k.yardstick == catalog::Yardstick::Cublas) {
+    DeviceMemory ref(dev.bytes(2), "cuBLAS's C");
+    detail::copy_to_device(ref.get(), arrays[2].data(), dev.bytes(2));  // the C the kernel started from
+    auto blas = detail::cublas_runner(k, p, dev, ref.get());
+    blas->launch();
+    detail::sync("cuBLAS SGEMM");
+    catalog::HostArrays want = arrays;
+    detail::copy_to_host(want[2].data(), ref.get(), dev.bytes(2));
+    row.max_rel_error = catalog::max_rel_error(k, p, got, want);
+    row.checked_against = "cuBLAS";
+    row.ok = row.max_rel_error <= kSgemmTolerance;
+  } else {
+    catalog::HostArrays want = arrays;
+    k.reference(p, want);
+    row.max_rel_error = catalog::max_rel_error(k, p, got, want);
+    row.checked_against = "CPU reference";
+    row.ok = row.max_rel_error == 0.0;
+  }
+}
+
+// The row's rates from its median time: GFLOP/s, GB/s, and their share of the yardsticks.
+void rates(const catalog::KernelInfo& k, const catalog::Params& p, Yardsticks& y, BenchRow& row) {
+  const double s = row.ms * 1e-3;
+  if (k.flops && k.flops(p) > 0) row.gflops = k.flops(p) / s / 1e9;
+  if (k.bytes) row.gbs = k.bytes(p) / s / 1e9;
+  if (k.yardstick == catalog::Yardstick::Cublas && y.cublas_gflops.count(p.size()) && y.cublas_gflops[p.size()] > 0)
+    row.pct_cublas = 100.0 * row.gflops / y.cublas_gflops[p.size()];
+  if (y.copy_gbs > 0) row.pct_copy = 100.0 * row.gbs / y.copy_gbs;
+}
+
+// The instrumented builds' times beside the plain one (record mode on the first blocks,
+// counts mode on the whole grid); a failure leaves the plain figures and says why.
+void time_instrumented(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& dev, Runner& plain,
+                       int min_runs, const BenchOptions& opt, BenchRow& row,
+                       const std::function<void(const std::string&)>& say) {
+  try {
+    if (say) say("timing " + k.id + " instrumented (record mode, blocks 0-3; counts mode, whole grid)");
+    CaptureOptions ropt;
+    ropt.blocks = kRecordBlocks;
+    auto rec = detail::record_runner(k, p, dev, ropt);
+    auto cnt = detail::counts_runner(k, p, dev, analysis::DramModel{});
+    rec->launch();
+    cnt->launch();
+    detail::sync(k.id + " (instrumented)");
+    auto o = detail::time_runners({&plain, rec.get(), cnt.get()}, 1, std::max(3, min_runs / 2), opt.max_runs,
+                                  opt.seconds);
+    double base = detail::median(o[0]);
+    row.record_ms = detail::median(o[1]);
+    row.counts_ms = detail::median(o[2]);
+    if (base > 0) {
+      row.record_ratio = row.record_ms / base;
+      row.counts_ratio = row.counts_ms / base;
+    }
+  } catch (const Error& e) {  // the plain figures stand; the instrumented ones are missing
+    row.record_ms = row.counts_ms = row.record_ratio = row.counts_ratio = 0;
+    row.error = std::string("instrumented timing failed: ") + e.what();
+  }
+}
+
 BenchRow bench_one(const catalog::KernelInfo& k, const catalog::Params& p, const std::string& variant,
                    const BenchOptions& opt, Yardsticks& y, const std::function<void(const std::string&)>& say) {
   BenchRow row;
@@ -112,24 +175,7 @@ BenchRow bench_one(const catalog::KernelInfo& k, const catalog::Params& p, const
   // Check before any number is shown.
   catalog::HostArrays got = arrays;
   dev.download_outputs(got);
-  if (k.yardstick == catalog::Yardstick::Cublas) {
-    DeviceMemory ref(dev.bytes(2), "cuBLAS's C");
-    detail::copy_to_device(ref.get(), arrays[2].data(), dev.bytes(2));  // the C the kernel started from
-    auto blas = detail::cublas_runner(k, p, dev, ref.get());
-    blas->launch();
-    detail::sync("cuBLAS SGEMM");
-    catalog::HostArrays want = arrays;
-    detail::copy_to_host(want[2].data(), ref.get(), dev.bytes(2));
-    row.max_rel_error = catalog::max_rel_error(k, p, got, want);
-    row.checked_against = "cuBLAS";
-    row.ok = row.max_rel_error <= kSgemmTolerance;
-  } else {
-    catalog::HostArrays want = arrays;
-    k.reference(p, want);
-    row.max_rel_error = catalog::max_rel_error(k, p, got, want);
-    row.checked_against = "CPU reference";
-    row.ok = row.max_rel_error == 0.0;
-  }
+  check_row(k, p, dev, arrays, got, row);
   // The published kernel the entry reproduces (only in a build given the sources' code).
   row.published = detail::published_kernel(k);
   catalog::HostArrays first = row.published.empty() ? catalog::HostArrays{} : got;  // the entry's result
@@ -191,35 +237,9 @@ BenchRow bench_one(const catalog::KernelInfo& k, const catalog::Params& p, const
     row.published_ms = detail::median(t.back());
     row.published_ratio = row.published_ms > 0 ? row.ms / row.published_ms : 0;
   }
-  const double s = row.ms * 1e-3;
-  if (k.flops && k.flops(p) > 0) row.gflops = k.flops(p) / s / 1e9;
-  if (k.bytes) row.gbs = k.bytes(p) / s / 1e9;
-  if (k.yardstick == catalog::Yardstick::Cublas && y.cublas_gflops.count(p.size()) && y.cublas_gflops[p.size()] > 0)
-    row.pct_cublas = 100.0 * row.gflops / y.cublas_gflops[p.size()];
-  if (y.copy_gbs > 0) row.pct_copy = 100.0 * row.gbs / y.copy_gbs;
+  rates(k, p, y, row);
 
-  if (opt.overhead) try {
-    if (say) say("timing " + k.id + " instrumented (record mode, blocks 0-3; counts mode, whole grid)");
-    CaptureOptions ropt;
-    ropt.blocks = kRecordBlocks;
-    auto rec = detail::record_runner(k, p, dev, ropt);
-    auto cnt = detail::counts_runner(k, p, dev, analysis::DramModel{});
-    rec->launch();
-    cnt->launch();
-    detail::sync(k.id + " (instrumented)");
-    auto o = detail::time_runners({plain.get(), rec.get(), cnt.get()}, 1, std::max(3, min_runs / 2), opt.max_runs,
-                                  opt.seconds);
-    double base = detail::median(o[0]);
-    row.record_ms = detail::median(o[1]);
-    row.counts_ms = detail::median(o[2]);
-    if (base > 0) {
-      row.record_ratio = row.record_ms / base;
-      row.counts_ratio = row.counts_ms / base;
-    }
-  } catch (const Error& e) {  // the plain figures stand; the instrumented ones are missing
-    row.record_ms = row.counts_ms = row.record_ratio = row.counts_ratio = 0;
-    row.error = std::string("instrumented timing failed: ") + e.what();
-  }
+  if (opt.overhead) time_instrumented(k, p, dev, *plain, min_runs, opt, row, say);
   return row;
 }
 

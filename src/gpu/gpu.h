@@ -2,6 +2,7 @@
 // here, so capture, CLI and GUI code built by the host compiler can include it; the
 // functions exist only in builds with CUDA (WS_HAVE_CUDA), and each of them reports a
 // missing or unusable GPU as a gpu::Error with one line for the user, never a crash.
+// Engine: a catalog kernel on a GPU (the 2×2 of engines: session/capture.h).
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -119,8 +119,8 @@ void check_placeholders(const std::string& after, const Where& w, bool has_quest
   }
 }
 
-Launch parse_launch(const json& s, const Where& w, const Launch* previous) {
-  Launch l;
+StepLaunch parse_launch(const json& s, const Where& w, const StepLaunch* previous) {
+  StepLaunch l;
   const json* kernel = get(s, "kernel");
   if (kernel) {
     l.kernel = str(*kernel, w, "kernel");

@@ -35,12 +35,12 @@ struct LessonError : std::runtime_error {
 };
 
 // What to record for a step.
-struct Launch {
+struct StepLaunch {
   std::string kernel;                      // catalog id
   int64_t size = 0;                        // 0: the kernel's teaching size
   std::map<std::string, int64_t> params;   // kernel parameters besides size
   std::vector<uint32_t> blocks;            // blocks to record; empty: every block
-  bool operator==(const Launch&) const = default;
+  bool operator==(const StepLaunch&) const = default;
 };
 
 // The access a step points at. Site selectors left empty match anything; among several
@@ -103,7 +103,7 @@ struct Question {
 
 struct Step {
   std::string title;
-  Launch launch;
+  StepLaunch launch;
   std::optional<Focus> focus;
   std::string text;                 // shown before the question; markdown-ish (see paragraphs())
   std::optional<Question> question;
@@ -189,18 +189,18 @@ std::string wrong_answer(const Resolved& r);
 // ---- running a lesson headless ----------------------------------------------------------
 
 // Records a launch (session/lesson.h has one over the capture). May throw.
-using Recorder = std::function<trace::Trace(const Launch&)>;
+using Recorder = std::function<trace::Trace(const StepLaunch&)>;
 
 // Remembers the traces already recorded, so steps sharing a launch share a trace.
 class Traces {
  public:
   explicit Traces(Recorder rec) : rec_(std::move(rec)) {}
   // The trace of `l`, recorded on first use; the reference stays valid while *this lives.
-  const trace::Trace& get(const Launch& l);
+  const trace::Trace& get(const StepLaunch& l);
 
  private:
   Recorder rec_;
-  std::deque<std::pair<Launch, trace::Trace>> cache_;
+  std::deque<std::pair<StepLaunch, trace::Trace>> cache_;
 };
 
 struct StepRun {
@@ -249,6 +249,6 @@ std::vector<std::string> paragraphs(const std::string& text);
 // The paragraphs wrapped to `width` columns, every line after `indent` spaces.
 std::string wrap(const std::string& text, int width, int indent = 0);
 // "size=64 pad=1" (size first; size 0 shown as the kernel's teaching size).
-std::string launch_text(const Launch& l);
+std::string launch_text(const StepLaunch& l);
 
 }  // namespace ws::lesson

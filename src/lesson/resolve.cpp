@@ -419,7 +419,7 @@ std::string wrong_answer(const Resolved& r) {
   return num(w);
 }
 
-const trace::Trace& Traces::get(const Launch& l) {
+const trace::Trace& Traces::get(const StepLaunch& l) {
   for (const auto& [launch, t] : cache_)
     if (launch == l) return t;
   cache_.emplace_back(l, rec_(l));

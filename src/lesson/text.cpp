@@ -108,7 +108,7 @@ std::string wrap(const std::string& text, int width, int indent) {
   return out;
 }
 
-std::string launch_text(const Launch& l) {
+std::string launch_text(const StepLaunch& l) {
   int64_t size = l.size;
   if (!size)
     if (const auto* k = catalog::find(l.kernel)) size = k->teach_size;

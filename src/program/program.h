@@ -1,9 +1,11 @@
-// src/program/program.h — the user's own CUDA program, unmodified, on a machine with no
-// GPU: compiled by nvcc (the host code with `-cudart shared`, the device code also as PTX
-// with -lineinfo), run in a child process against warpscope's own libcudart.so.13
-// (cudart/), whose emulated device records every launch. What comes back is one trace:
-// every launch, every source file the kernels' lines come from, the arrays named from the
-// program's text.
+// src/program/program.h — the user's own CUDA program, unmodified, run in a child process
+// and traced: on the emulated device (compiled by nvcc, the host code with `-cudart shared`,
+// the device code also as PTX with -lineinfo, run against warpscope's own libcudart.so.13,
+// cudart/, whose emulated device records every launch), or on this machine's GPU (built
+// with -lineinfo, run with the real runtime under the GPU tracer, tools/gpu_tracer, and
+// its SASS records read by sass/; each launch also timed plainly). What comes back is one
+// trace: every launch, every source file the kernels' lines come from, the arrays named
+// from the program's text.
 #pragma once
 #include <cstdint>
 #include <stdexcept>

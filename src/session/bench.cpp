@@ -1,7 +1,9 @@
+// src/session/bench.cpp — the GPU backend's timings and plain runs, behind a header that names no CUDA type.
 #include "session/bench.h"
 
 #include <stdexcept>
 
+#include "catalog.h"
 #include "session/launch.h"  // InputError
 #if defined(WS_HAVE_CUDA)
 #include "gpu/gpu.h"
@@ -54,6 +56,20 @@ std::string with_yardsticks(const std::string& timings_json, const std::function
 #else
   (void)progress;
   return timings_json;
+#endif
+}
+
+void run_plain_once(const ResolvedLaunch& l) {
+  if (l.origin != Origin::Catalog || !l.kernel) throw InputError("plain-launch needs a catalog kernel");
+#if defined(WS_HAVE_CUDA)
+  catalog::HostArrays arrays = catalog::make_arrays(*l.kernel, l.params, 3);
+  try {
+    gpu::run_plain(*l.kernel, l.params, arrays);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(e.what());
+  }
+#else
+  throw std::runtime_error(bench_unavailable());
 #endif
 }
 

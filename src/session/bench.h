@@ -1,11 +1,13 @@
 // src/session/bench.h — timings of the catalog's plain kernels on this machine's GPU, as
-// the app's timing panel and `warpscope bench` ask for them. The front ends reach the GPU
+// the app's timing panel and `warpscope bench` ask for them, and one plain run of a kernel
+// (for its SASS trace). The front ends reach the GPU
 // backend only through here (and through capture()), so they build the same with or
 // without CUDA.
 #pragma once
 #include <functional>
 #include <string>
 
+#include "session/launch.h"
 #include "trace/bench.h"
 
 namespace ws::session {
@@ -22,6 +24,11 @@ std::string bench_unavailable();
 // line per step. Throws InputError for a request the catalog refuses, std::runtime_error
 // when the GPU fails or there is none (bench_unavailable() says so first).
 trace::BenchResult bench(const trace::BenchOptions& opt, const std::function<void(const std::string&)>& progress = {});
+
+// Runs catalog launch `l`'s plain instantiation (the one bench() times) once on the GPU:
+// what `warpscope sass` traces. Throws InputError for a launch that is not the catalog's,
+// std::runtime_error without a GPU.
+void run_plain_once(const ResolvedLaunch& l);
 
 // A user program's launches timed on the GPU (the bench rows program::run put in its
 // trace's timings): cuBLAS SGEMM and a device copy of the same work measured now, each

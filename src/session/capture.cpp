@@ -8,7 +8,12 @@
 #include <ctime>
 #include <stdexcept>
 
+#include <filesystem>
+
 #include "emu/record.h"
+#include "program/program.h"
+#include "session/bench.h"
+#include "session/hardware.h"
 
 // The GPU recorder hooks in here. When the build has CUDA, src/gpu provides
 // "gpu/record.h" with
@@ -135,7 +140,33 @@ const char* version() {
 #endif
 }
 
-Capture capture(const Launch& req) {
+namespace {
+
+// Every launch of the user's program, its GPU times given their yardsticks, and the replay
+// pack's SASS trace of a program of that name where it did not run on a GPU.
+Capture capture_program(const ResolvedLaunch& req) {
+  program::Result r = program::run(req.program);
+  if (r.trace.launches.empty())
+    throw InputError("the program " + req.program.source + " made no kernel launch" +
+                     (r.exit_code ? " (it exited with code " + std::to_string(r.exit_code) + ")" : std::string()));
+  Capture c;
+  if (r.trace.provenance.backend != "gpu")
+    c.hardware = replay_sass(std::filesystem::path(req.program.source).stem().string(), [&](const trace::Trace& h) {
+      return h.launches.size() == r.trace.launches.size();
+    });
+  if (!r.trace.timings_json.empty()) r.trace.timings_json = with_yardsticks(r.trace.timings_json);
+  for (const std::string& n : r.notes) c.note += (c.note.empty() ? "" : "; ") + n;
+  if (r.exit_code) c.note += (c.note.empty() ? "" : "; ") + std::string("the program exited with code ") + std::to_string(r.exit_code);
+  c.trace = std::move(r.trace);
+  c.output = std::move(r.output);
+  c.seconds = r.run_seconds;
+  return c;
+}
+
+}  // namespace
+
+Capture capture(const ResolvedLaunch& req) {
+  if (req.origin == Origin::Program) return capture_program(req);
   const catalog::KernelInfo* k = req.kernel;
   if (!k) throw InputError("no kernel given: allowed " + catalog::ids());
   Capture res;
@@ -180,6 +211,8 @@ Capture capture(const Launch& req) {
     res.max_rel_error = catalog::max_rel_error(*k, res.params, arrays, want);
     res.checked = true;
   }
+  // What the hardware ran for this kernel with these parameters: the replay pack's SASS trace.
+  if (!res.counted) res.hardware = replay_catalog_sass(k->id, res.trace.launch().params);
   return res;
 }
 

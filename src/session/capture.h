@@ -1,8 +1,23 @@
-// src/session/capture.h — runs a resolved launch on a backend (the GPU recorder or
-// counter, or the CPU emulator) and checks its output against the CPU reference. The
-// Session is built from what it returns; the views never know which backend ran.
+// src/session/capture.h — runs a resolved launch on its engine and returns everything the
+// Session is built from: the trace, the check against the CPU reference, and what a GPU ran
+// for the same code (the replay pack's SASS trace, a program's GPU times with their
+// yardsticks), so that building the Session reads no file and runs nothing.
+//
+// The engines, one per (what runs) × (where it runs):
+//
+//                     | on the CPU                         | on a GPU
+//   ------------------+------------------------------------+-----------------------------------------
+//   catalog kernel    | src/emu: the kernel's C++ body on  | src/gpu: the same body as CUDA, recorded
+//                     | an emulated machine (emu::record)  | or counted on the device (gpu::record)
+//   user's program    | src/ptx: its PTX interpreted by    | src/sass + tools/gpu_tracer: its SASS
+//                     | warpscope's own CUDA runtime       | traced by a Sanitizer API tool
+//
+// A catalog kernel's SASS is traced as a program too (warpscope's plain instantiation of it,
+// `warpscope sass`). capture() picks the column from the launch's backend; a program's
+// engine is chosen by program::run.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "analysis/analysis.h"
@@ -13,20 +28,27 @@
 namespace ws::session {
 
 struct Capture {
-  trace::Trace trace;
+  trace::Trace trace;         // a catalog launch; a program's every launch
   catalog::Params params;
   bool checked = false;       // outputs compared with the CPU reference (all blocks ran)
   double max_rel_error = 0;
   uint64_t lane_accesses = 0;
-  double seconds = 0;         // wall time of the capture
+  double seconds = 0;         // wall time of the capture (a program's: its run)
   std::string note;           // e.g. "no GPU found: recorded with the CPU emulator"
   bool counted = false;       // counts mode ran: `report` holds the statistics, the trace
   analysis::Report report;    // has launch, buffers and sites but no records
+  // The same code as a GPU ran it, for the source panel's "what the hardware executed": the
+  // replay pack's SASS trace of this catalog kernel with these parameters, or of a program
+  // of that name with as many launches; null: none (a program run on a GPU: its trace is the SASS).
+  std::shared_ptr<const trace::Trace> hardware;
+  std::string output;         // what a program printed, when it was kept rather than echoed
 };
 
-// Records one launch. Throws InputError for launches this machine cannot run as asked
-// and std::runtime_error when the kernel fails.
-Capture capture(const Launch& launch);
+// Records one launch: a catalog kernel, or every launch of a program (its GPU times given
+// their yardsticks). Throws InputError for launches this machine cannot run as asked or a
+// program that made none, std::runtime_error when the kernel fails, program::Error when a
+// program does not build or run.
+Capture capture(const ResolvedLaunch& launch);
 
 // Largest relative error still reported as "matches the CPU reference" (float sums in a
 // different order than the reference's differ in the last bits).

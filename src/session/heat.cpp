@@ -12,7 +12,7 @@ void HeatMap::reset(std::shared_ptr<const Session> m) {
   covered_ = 0;
   max_stale_ = false;
   if (!model_) return;
-  for (const auto& s : model_->shapes) {
+  for (const auto& s : model_->shapes()) {
     HeatLayer l;
     // Past 8192 cells a side or 16M cells the heat layer is left off (too big to upload).
     if (s.rows <= kMaxHeatSide && s.cols <= kMaxHeatSide && uint64_t(s.rows) * s.cols <= kMaxHeatCells) {
@@ -42,7 +42,7 @@ void HeatMap::apply(const trace::Record& r, float sign) {
       ++l.version;
       bumped = b;
     }
-    const GridShape& g = model_->shapes[b];
+    const GridShape& g = model_->shapes()[b];
     const uint32_t per_lane = std::max<uint32_t>(1, site.bytes / g.elem_bytes);
     const uint64_t e0 = r.offset[lane] / g.elem_bytes;
     for (uint32_t k = 0; k < per_lane; ++k) {

@@ -52,23 +52,14 @@ analysis::DramModel dram_model(const std::string& preset) {
 
 std::string dram_presets_text(const char* sep) { return presets_text(sep); }
 
-Launch resolve(const LaunchSpec& spec) {
-  Launch l;
-  if (spec.source() == Source::Program) {
+ResolvedLaunch resolve(const LaunchSpec& spec) {
+  ResolvedLaunch l;
+  if (spec.origin() == Origin::Program) {
     if (!spec.kernel.empty() || !spec.trace.empty())
-      throw InputError("a launch comes from one source: a kernel, a trace file or a program ('" + spec.program + "')");
-    l.source = Source::Program;
-    l.program.source = spec.program;
-    l.program.nvcc_flags = spec.nvcc_flags;
-    l.program.args = spec.program_args;
-    l.program.literal = spec.literal;
-    l.program.show_local = spec.show_local;
+      throw InputError("a launch comes from one source: a kernel, a trace file or a program ('" + spec.program.source + "')");
+    l.origin = Origin::Program;
+    l.program = spec.program;
     l.nearest_launch = spec.nearest_launch;
-    l.program.echo = spec.program_echo;
-    l.program.timeout_seconds = spec.program_timeout;
-    l.program.time = spec.program_time;
-    l.program.flops = spec.program_flops;
-    l.program.bytes = spec.program_bytes;
     l.program.max_records = spec.max_records;
     if (spec.backend != "auto" && spec.backend != "gpu" && spec.backend != "emulator")
       throw InputError("unknown backend '" + spec.backend + "': allowed auto, gpu, emulator");
@@ -84,11 +75,11 @@ Launch resolve(const LaunchSpec& spec) {
     l.dram = dram_model(spec.dram);
     return l;
   }
-  if (spec.source() == Source::TraceFile) {
+  if (spec.origin() == Origin::TraceFile) {
     if (!spec.kernel.empty())
       throw InputError("a launch comes from a kernel or from a trace file, not both ('" + spec.kernel + "' and " +
                        spec.trace + ")");
-    l.source = Source::TraceFile;
+    l.origin = Origin::TraceFile;
     l.trace = spec.trace;
     l.launch = spec.launch;
     l.dram = dram_model(spec.dram);

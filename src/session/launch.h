@@ -1,6 +1,6 @@
 // src/session/launch.h — what to run, described once. A LaunchSpec is what a front end
 // asked for (the CLI's options, the app's parameter panel, a compare spec, a lesson step);
-// resolve() turns it into a Launch with every default filled in and every value checked,
+// resolve() turns it into a ResolvedLaunch with every default filled in and every value checked,
 // in one place, so that all front ends accept and refuse exactly the same things.
 #pragma once
 #include <cstdint>
@@ -31,21 +31,16 @@ enum class BlockDefault {
 
 // Where a launch comes from: a catalog kernel run now, a launch of a saved trace, or a
 // launch of the user's own CUDA program, compiled and run on the emulated device.
-enum class Source { Catalog, TraceFile, Program };
+enum class Origin { Catalog, TraceFile, Program };
 
 struct LaunchSpec {
-  std::string kernel;                           // catalog id (Source::Catalog)
-  std::string trace;                            // a .wstrace file (Source::TraceFile)
-  std::string program;                          // a .cu file (Source::Program)
-  std::vector<std::string> nvcc_flags;          // Source::Program: passed to nvcc
-  std::vector<std::string> program_args;        // Source::Program: the program's arguments
-  bool literal = false;                         // Source::Program: compiled with -G
-  bool show_local = false;                      // Source::Program: record local frames in literal mode too
-  bool program_echo = true;                     // Source::Program: its output passes through (else kept)
-  double program_timeout = 120;                 // Source::Program: seconds before it is stopped
-  bool program_time = true;                     // Source::Program on a GPU: each launch timed plainly too
-  std::string program_flops, program_bytes;     // Source::Program: a launch's work (program/timing.h)
-  bool nearest_launch = false;                  // Source::Program: a `launch` past the last shows the last (the
+  std::string kernel;                           // catalog id (Origin::Catalog)
+  std::string trace;                            // a .wstrace file (Origin::TraceFile)
+  // The user's program (Origin::Program when `program.source` names a .cu file): what to
+  // build and run, as program::run takes it, set once by whoever parsed the request;
+  // resolve() gives it the backend, blocks and record cap below.
+  program::Options program;
+  bool nearest_launch = false;                  // Origin::Program: a `launch` past the last shows the last (the
                                                 // app rebuilding a program), instead of an error
   uint32_t launch = 0;                          // the launch of the trace to show, from 0
   std::optional<int64_t> size;                  // none: the kernel's teaching size
@@ -59,19 +54,19 @@ struct LaunchSpec {
   // addresses stored (counts mode), instead of records.
   bool counts = false;
   bool operator==(const LaunchSpec&) const = default;
-  Source source() const {
-    return !program.empty() ? Source::Program : trace.empty() ? Source::Catalog : Source::TraceFile;
+  Origin origin() const {
+    return !program.source.empty() ? Origin::Program : trace.empty() ? Origin::Catalog : Origin::TraceFile;
   }
 };
 
 // A spec with every default filled in and every value checked.
-struct Launch {
-  Source source = Source::Catalog;
-  std::string trace;                            // Source::TraceFile: the file, and its launch
-  program::Options program;                     // Source::Program: what to build and run
-  bool nearest_launch = false;                  // Source::Program: see LaunchSpec
+struct ResolvedLaunch {
+  Origin origin = Origin::Catalog;
+  std::string trace;                            // Origin::TraceFile: the file, and its launch
+  program::Options program;                     // Origin::Program: what to build and run
+  bool nearest_launch = false;                  // Origin::Program: see LaunchSpec
   uint32_t launch = 0;
-  const catalog::KernelInfo* kernel = nullptr;  // Source::Catalog
+  const catalog::KernelInfo* kernel = nullptr;  // Origin::Catalog
   catalog::Params params;                       // "size" included
   std::vector<uint32_t> blocks;                 // sorted; empty: every block
   bool few_blocks = false;                      // the BlockDefault::FewWhenLarge policy chose them
@@ -85,7 +80,7 @@ struct Launch {
 
 // Checks `spec`: a catalog launch against the catalog, a trace file's name and DRAM model (its
 // launch is checked when the file is read). Throws InputError naming what is allowed.
-Launch resolve(const LaunchSpec& spec);
+ResolvedLaunch resolve(const LaunchSpec& spec);
 
 // Whether `spec` runs as the launch a trace records: `kernel` with `params` (every value,
 // "size" included). The same kernel and the same values once the spec's defaults are

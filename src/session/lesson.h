@@ -11,7 +11,7 @@
 namespace ws::session {
 
 // The spec of a step's launch.
-inline LaunchSpec spec_of(const lesson::Launch& l, const std::string& backend = "emulator") {
+inline LaunchSpec spec_of(const lesson::StepLaunch& l, const std::string& backend = "emulator") {
   LaunchSpec s;
   s.kernel = l.kernel;
   if (l.size) s.size = l.size;
@@ -24,13 +24,13 @@ inline LaunchSpec spec_of(const lesson::Launch& l, const std::string& backend = 
 // Whether a trace of `kernel` run with `params` (every value, "size" included, as a
 // recorded trace holds them) is the launch of a lesson step: the same kernel and the same
 // values once the step's defaults are filled in.
-inline bool shows_launch(const lesson::Launch& l, const std::string& kernel, const std::map<std::string, int64_t>& params) {
+inline bool shows_launch(const lesson::StepLaunch& l, const std::string& kernel, const std::map<std::string, int64_t>& params) {
   return runs_as(spec_of(l), kernel, params);
 }
 
 // A lesson::Recorder over capture() ("emulator", "gpu" or "auto"); throws what capture throws.
 inline lesson::Recorder lesson_recorder(std::string backend = "emulator") {
-  return [backend](const lesson::Launch& l) { return capture(resolve(spec_of(l, backend))).trace; };
+  return [backend](const lesson::StepLaunch& l) { return capture(resolve(spec_of(l, backend))).trace; };
 }
 
 }  // namespace ws::session

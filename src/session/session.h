@@ -1,7 +1,8 @@
 // src/session/session.h — one launch as every front end sees it: the trace, its analysis,
-// and every figure the views draw, as model data (no ImGui, no pixels). Built once from any
-// source (a catalog kernel emulated on the CPU or recorded on a GPU, a .wstrace file) on the
-// worker (session/worker.h), then shared read-only: the app's panes, `warpscope report`
+// and every figure the views draw, as model data (no ImGui, no pixels, no prose beyond
+// labels: report.h words it). Built once from any origin (a catalog kernel emulated on the
+// CPU or recorded on a GPU, a user's program, a .wstrace file) on the worker
+// (session/worker.h), then shared read-only: the app's panes, `warpscope report`
 // and `warpscope export` read the same object, so every number the app shows can be printed
 // and tested headless.
 #pragma once
@@ -15,62 +16,18 @@
 #include "analysis/levels.h"
 #include "catalog.h"
 #include "session/capture.h"
+#include "session/grid_shape.h"
 #include "session/launch.h"
 #include "trace/trace.h"
 
 namespace ws::session {
 
-// How a buffer is laid out on screen: a rows × cols grid of elements. Row-major arrays
-// are drawn with one storage row per grid row (padding columns included, so a TILE+1 tile
-// shows its extra column); 1-D arrays wrap every 128 bytes, so for shared memory a grid
-// column is a bank. A thin row-major array (rows far shorter than a 128-byte line, as the
-// 1024×4 `c` of the PMPP exercise) is folded: `fold` consecutive rows side by side in one
-// grid row, a grid row holding one line, so it is a block of legible cells, not a strip
-// a few pixels wide. Every grid row is contiguous memory in all of these.
-struct GridShape {
-  uint32_t rows = 1, cols = 1;   // cells on screen
-  uint32_t elem_bytes = 4;
-  uint64_t elements = 0;         // elements that exist (the last row may be partial)
-  bool col_major = false;        // element e at (e % rows, e / rows)
-  bool wrapped = false;          // a 1-D array shown wrapped
-  uint32_t fold = 1;             // array rows side by side in one grid row (1: not folded)
-  // Cell of element e; false past the end.
-  bool cell(uint64_t e, uint32_t& row, uint32_t& col) const {
-    if (e >= elements) return false;
-    if (col_major) {
-      row = uint32_t(e % rows);
-      col = uint32_t(e / rows);
-    } else {
-      row = uint32_t(e / cols);
-      col = uint32_t(e % cols);
-    }
-    return true;
-  }
-  // Element of a cell (may be >= elements on the partial last row).
-  uint64_t element(uint32_t row, uint32_t col) const {
-    return col_major ? uint64_t(col) * rows + row : uint64_t(row) * cols + col;
-  }
-  // The array's shape as declared, rows × columns (padding columns included; a 1-D array
-  // is one row).
-  uint64_t array_rows() const;
-  uint64_t array_cols() const { return wrapped ? elements : col_major ? cols : cols / fold; }
-  // The array's index of element e: "[17][1]" (row, column; as declared, so a column-major
-  // array's too), "[96]" for a 1-D array.
-  std::string index_text(uint64_t e) const;
-  // The labels the memory view writes beside grid row `row` and above grid column `col`,
-  // naming real indices: the row (or, wrapped, the element) the grid row starts with, and
-  // the column; for a folded array "+k" at the start of the k-th array row of the grid row.
-  std::string row_label(uint32_t row) const;
-  std::string col_label(uint32_t col) const;
-  // What those labels count, for the axis titles: "row" and "column"; a wrapped 1-D
-  // array's rows start at an "element" and its columns are the "offset" from it.
-  const char* row_axis() const { return wrapped ? "element" : "row"; }
-  const char* col_axis() const { return wrapped ? "offset" : "column"; }
-  // The spacing of column labels at least `min_step` apart: a power of two (a multiple of
-  // the array row for a folded array, so every label starts an array row).
-  uint32_t col_label_step(uint32_t min_step) const;
+// One line as a GPU ran it beside the emulated device's run of it.
+struct LineHardware {
+  std::string gpu;                // "H100": the SASS trace's device, short
+  bool ptx = true;                // the emulated side names PTX instructions (else the source's accesses)
+  analysis::LineLevels levels;    // both sides' instructions a block, and why they differ
 };
-GridShape grid_shape(const trace::Buffer& b);
 
 // Statistics of one kernel source line (all sites on it), for the source gutter.
 struct LineStat {
@@ -90,9 +47,9 @@ struct LineStat {
   };
   std::vector<Part> parts;
   std::vector<uint32_t> sites;
-  // What a GPU executed for the line, where the Session has the program's SASS trace:
-  // "H100 ran 512 LDS + 128 LDS.128 a block for 1024 ld.shared.f32: ptxas merged …".
-  std::vector<std::string> hardware;
+  // What a GPU executed for the line, where the Session has the program's SASS trace
+  // (report.h's hardware_text words it: "H100 ran 512 LDS + 128 LDS.128 a block for …").
+  std::vector<LineHardware> hardware;
 };
 
 // One source file as the source panel shows it: its text, and the cost of each line of it
@@ -139,71 +96,71 @@ enum class StepUnit : uint8_t { Request, Warp, Epoch };
 
 class Session {
  public:
-  // ---- sources (each runs where it is called: the worker calls them off the UI thread)
-  // A launch run by capture() (emulator or GPU, records or counts).
-  static std::shared_ptr<Session> from_capture(Capture c, const Launch& launch, LaunchSpec spec);
+  // ---- factories: each builds the model from what it is given and reads no file, except
+  // from_file, whose input is the file (the worker calls them off the UI thread)
+  // A launch run by capture(): a catalog kernel (emulator or GPU, records or counts), or
+  // launch `launch.launch` of a program's (every launch recorded; the others reached with
+  // of_launch; with `launch.nearest_launch` a launch past its last shows the last, with a
+  // note). Throws InputError for a launch the program did not make.
+  static std::shared_ptr<Session> from_capture(Capture c, const ResolvedLaunch& launch, LaunchSpec spec);
   // Launch `launch` of a saved .wstrace file. Throws trace::FileError, and InputError for a
   // launch the file does not have.
   static std::shared_ptr<Session> from_file(const std::string& path, const analysis::DramModel& dram,
                                             uint32_t launch = 0);
-  // Launch `launch` of the user's CUDA program, compiled and run on the emulated device
-  // (every launch recorded; the others reached with of_launch). Throws program::Error, and
-  // InputError for a launch the program did not make.
-  // With `nearest`, a launch past the program's last shows the last one, with a note.
-  static std::shared_ptr<Session> from_program(const program::Options& o, const analysis::DramModel& dram,
-                                               uint32_t launch = 0, bool nearest = false);
   // Launch `launch` of a trace built elsewhere (tests, benchmarks). Throws InputError for a
   // launch the trace does not have.
   // `hardware`: the same program's SASS trace, for the source panel (null: none).
   static std::shared_ptr<Session> from_trace(std::shared_ptr<const trace::Trace> t, const analysis::DramModel& dram,
                                              uint32_t launch = 0, std::shared_ptr<const trace::Trace> hardware = nullptr);
-  // Launch `k` of the same source (file name and origin kept). Throws InputError.
+  // Launch `k` of the same whole trace (file name and origin kept). Throws InputError.
   std::shared_ptr<Session> of_launch(uint32_t k, const analysis::DramModel& dram) const;
   // The same trace analysed with another DRAM model (the trace is shared, not copied).
   std::shared_ptr<Session> reanalyzed(const analysis::DramModel& dram) const;
 
-  std::shared_ptr<const trace::Trace> source;        // the whole trace: every launch
+  // ---- what was run
+  // The whole trace: every launch of the program or file.
+  const trace::Trace& whole_trace() const { return *whole_; }
+  // The trace of the launch shown: its records only, every table of the whole trace.
+  const trace::Trace& trace() const { return *shared_trace_; }
+  // The same, shared: a re-analysis keeps it (the app compares them to keep its views).
+  const std::shared_ptr<const trace::Trace>& shared_trace() const { return shared_trace_; }
+  uint32_t launch() const { return launch_; }  // the launch of whole_trace() shown, from 0
+  // Launches in the whole trace.
+  size_t launches() const { return whole_ ? whole_->launches.size() : 1; }
+  size_t size() const { return shared_trace_->records.size(); }
   // The same program as a GPU ran it (a SASS trace: this machine's, or the replay pack's),
   // for the source panel's "what the hardware executed" rows; null when there is none.
-  std::shared_ptr<const trace::Trace> hardware;
-  std::vector<analysis::LineLevels> hardware_levels;  // this launch's lines beside it (set_hardware)
-  // Sets `hardware` and compares it with this launch line by line, once (not on each DRAM change).
-  void set_hardware(std::shared_ptr<const trace::Trace> h);
-  uint32_t launch = 0;                               // the launch of `source` shown
-  std::shared_ptr<const trace::Trace> shared_trace;  // that launch's own trace (launch_trace)
-  analysis::Report report;
-  const catalog::KernelInfo* kernel = nullptr;  // null for a file of an unknown kernel
-  LaunchSpec spec;           // what was asked for (from the trace's launch for a file)
-  std::string origin;        // "emulator" | "gpu" | "file" | "program"
-  std::string file;          // path when opened from a file
-  bool from_gpu = false;     // the records came from a GPU (not the emulator)
-  bool counted = false;      // counts mode: `report` covers the whole grid, no records
-  bool few_blocks = false;   // the launch was large: its first blocks only (BlockDefault::FewWhenLarge)
-  bool checked = false;      // outputs compared with the CPU reference
-  double max_rel_error = 0;
-  double capture_seconds = 0;
-  uint64_t lane_accesses = 0;
-  std::string note;          // the capture's note ("no GPU found: ...")
-  std::string program_output;  // what a program printed, when it was kept rather than echoed
+  const std::shared_ptr<const trace::Trace>& hardware() const { return hardware_; }
+  const catalog::KernelInfo* kernel() const { return kernel_; }  // null for a file of an unknown kernel
+  const LaunchSpec& spec() const { return spec_; }  // what was asked for (from the trace's launch for a file)
+  const std::string& origin() const { return origin_; }  // "emulator" | "gpu" | "file" | "program"
+  const std::string& file() const { return file_; }      // path when opened from a file or a program
+  bool from_gpu() const { return from_gpu_; }        // the records came from a GPU (not the emulator)
+  bool counted() const { return counted_; }          // counts mode: report() covers the whole grid, no records
+  bool few_blocks() const { return few_blocks_; }    // a large launch: its first blocks only (BlockDefault::FewWhenLarge)
+  bool checked() const { return checked_; }          // outputs compared with the CPU reference
+  double max_rel_error() const { return max_rel_error_; }
+  double capture_seconds() const { return capture_seconds_; }
+  uint64_t lane_accesses() const { return lane_accesses_; }
+  const std::string& note() const { return note_; }  // the capture's note ("no GPU found: ...")
+  // What a program printed, when it was kept rather than echoed.
+  const std::string& program_output() const { return program_output_; }
 
-  std::vector<GridShape> shapes;        // per buffer
-  std::vector<uint32_t> warp_starts;    // first record of each (block, epoch, warp) run
-  std::vector<uint32_t> epoch_starts;   // first record of each (block, epoch) run
+  // ---- its figures
+  const analysis::Report& report() const { return report_; }
+  const std::vector<GridShape>& shapes() const { return shapes_; }  // per buffer
+  const std::vector<uint32_t>& warp_starts() const { return warp_starts_; }    // first record of each (block, epoch, warp) run
+  const std::vector<uint32_t>& epoch_starts() const { return epoch_starts_; }  // first record of each (block, epoch) run
   // The files the source panel can show: the trace's file 0 (the kernel's or program's
   // file) first, then every other file that holds a memory instruction (the program's own
   // headers, then the toolkit's). Never empty.
-  std::vector<SourceText> sources;
-  const SourceText& main_source() const { return sources.front(); }
+  const std::vector<SourceText>& sources() const { return sources_; }
+  const SourceText& main_source() const { return sources_.front(); }
   // The source of trace file `file`, null when it holds no memory instruction.
   const SourceText* source_of(uint32_t file) const;
-  uint32_t max_epoch = 0;
-  Totals totals;
+  uint32_t max_epoch() const { return max_epoch_; }
+  const Totals& totals() const { return totals_; }
 
-  // The trace of the launch shown: its records only, every table of the whole trace.
-  const trace::Trace& trace() const { return *shared_trace; }
-  // Launches in the whole trace.
-  size_t launches() const { return source ? source->launches.size() : 1; }
-  size_t size() const { return shared_trace->records.size(); }
   // One-line description of the launch: "transpose_tiled · size 64 · pad=0".
   std::string title() const;
   // The same in parts: the kernel, "size 64", each parameter "pad=0", "launch 2 of 3".
@@ -211,9 +168,9 @@ class Session {
   // "emulated on CPU" / "recorded on NVIDIA H200" (+ " · from file").
   std::string provenance() const;
   // Whether the outputs matched the CPU reference; "output not checked: ..." otherwise.
-  std::string check_text() const { return session::check_text(checked, max_rel_error, trace()); }
+  std::string check_text() const { return session::check_text(checked_, max_rel_error_, trace()); }
   // The outputs were compared and differ: the kernel is wrong.
-  bool differs() const { return check_failed(checked, max_rel_error); }
+  bool differs() const { return check_failed(checked_, max_rel_error_); }
 
   // Navigation in execution order: the record `dir` (+1 / -1) units of `unit` away from
   // `step`, in [0, size()).
@@ -222,67 +179,36 @@ class Session {
   RequestFigures request(uint64_t step) const;
 
  private:
-  void index();   // shapes, runs, source lines, lane accesses
+  // A program's launch `l.launch` (or, with l.nearest_launch, its last) of its capture.
+  static std::shared_ptr<Session> of_program(Capture c, const ResolvedLaunch& l);
+  void set_hardware(std::shared_ptr<const trace::Trace> h);  // compared with this launch line by line, once
+  void index();   // shapes, runs, lane accesses
   void analyse(const analysis::DramModel& dram);  // report (unless counted), lines, totals
+
+  std::shared_ptr<const trace::Trace> whole_;         // every launch
+  std::shared_ptr<const trace::Trace> shared_trace_;  // the launch shown (launch_trace)
+  std::shared_ptr<const trace::Trace> hardware_;
+  std::vector<analysis::LineLevels> hardware_levels_;  // this launch's lines beside hardware_
+  uint32_t launch_ = 0;
+  analysis::Report report_;
+  const catalog::KernelInfo* kernel_ = nullptr;
+  LaunchSpec spec_;
+  std::string origin_, file_;
+  bool from_gpu_ = false, counted_ = false, few_blocks_ = false, checked_ = false;
+  double max_rel_error_ = 0, capture_seconds_ = 0;
+  uint64_t lane_accesses_ = 0;
+  std::string note_, program_output_;
+  std::vector<GridShape> shapes_;
+  std::vector<uint32_t> warp_starts_, epoch_starts_;
+  std::vector<SourceText> sources_;
+  uint32_t max_epoch_ = 0;
+  Totals totals_;
 };
 
 // What the records of `s` cover, in words: "all 16 blocks", "blocks 0-3 of 4,096",
 // "blocks 0-3 of 4,096, first 50,000 records (1,234 more dropped)", or for counts mode
 // "all 4,096 blocks (counted)".
 std::string recorded_text(const Session& s);
-
-// The DRAM view's choice of array: follow the current request's (the default), every
-// global array, or one array.
-struct DramChoice {
-  enum class Kind : uint8_t { Follow, All, Array };
-  Kind kind = Kind::Follow;
-  uint32_t buffer = 0;  // Kind::Array: the buffer id
-  static DramChoice follow() { return {}; }
-  static DramChoice all() { return {Kind::All, 0}; }
-  static DramChoice array(uint32_t b) { return {Kind::Array, b}; }
-  bool operator==(const DramChoice&) const = default;
-};
-// The array the DRAM view shows at request `step` for `choice`.
-struct DramArray {
-  uint32_t buffer = trace::kNoBuffer;  // a buffer id, or kNoBuffer: every global array
-  bool followed = false;      // chosen by following the request
-  bool other_request = false;  // following a shared request: the array of global request `from`
-  uint64_t from = 0;
-  bool all() const { return buffer == trace::kNoBuffer; }
-};
-// Following, the request's own array when it is global; for a shared request the array of
-// the last global request before it (the next one when none came before; every array when
-// the trace has no global request near it). A chosen array the trace lacks: every array.
-DramArray dram_array_at(const Session& s, uint64_t step, DramChoice choice);
-
-// The DRAM view's figures for the barrier epoch of request `rv`: bursts per (channel, bank)
-// and per channel, summed over the global arrays (or buffer `array` alone; kNoBuffer: all),
-// and the channels and banks the request's own bursts hit (none for a shared request).
-struct DramFigures {
-  uint32_t epoch = 0, channels = 1, banks = 1;
-  std::vector<uint64_t> cells;          // [bank * channels + channel]: bursts
-  std::vector<uint64_t> per_channel;    // bursts per channel
-  uint32_t busy = 0;                    // channels with any burst
-  uint64_t total = 0, max_cell = 0;     // bursts in the epoch, the busiest cell's
-  uint64_t request_bursts = 0;          // distinct bursts of the request
-  std::vector<std::pair<uint32_t, uint32_t>> hit;  // (channel, bank) of the request, sorted
-  std::vector<uint32_t> hit_channels;              // channels of the request, sorted
-  bool shared = false;                  // the request is a shared access: no DRAM traffic
-  std::string recorded;                 // the blocks the figures sum over (recorded_text)
-  bool hits(uint32_t channel, uint32_t bank) const;
-  bool hits_channel(uint32_t channel) const;
-};
-DramFigures dram_figures(const Session& s, const RequestFigures& rv, uint32_t array);
-// What the DRAM view shows at request `rv` for array choice `choice` (dram_array_at, which
-// `shown` receives): following a shared request, the array and barrier epoch of the global
-// request followed, with no bursts of a request outlined (`shared` set).
-DramFigures dram_view_figures(const Session& s, const RequestFigures& rv, DramChoice choice,
-                              DramArray* shown = nullptr);
-
-// The source gutter's figures of every line that touches memory, as `warpscope report`
-// prints them: text (one line each) and JSON (the report's "source_lines" array).
-std::string source_lines_text(const Session& s);
-std::string source_lines_json(const Session& s);
 
 // A program's launches as a GPU timed them (bench JSON, program/timing.h): this run's own,
 // else those of the replay pack's run of the program (its SASS trace's, with its date).
@@ -304,10 +230,5 @@ std::string request_label(uint64_t record, uint64_t n);
 uint64_t record_of_request(int64_t k, uint64_t n);
 // A figure's caption: "transpose_tiled · pad=1 · request 38 of 512 · emulated on CPU".
 std::string step_caption(const Session& s, uint64_t record);
-
-// The figures of request `step` as the warp inspector shows them (`warpscope report
-// --step K`): which lanes read which sector, or which word in which bank and phase.
-std::string request_text(const Session& s, uint64_t step);
-std::string request_json(const Session& s, uint64_t step);
 
 }  // namespace ws::session

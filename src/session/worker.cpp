@@ -6,10 +6,8 @@
 
 namespace ws::session {
 
-std::shared_ptr<Session> record_session(const Launch& launch, const LaunchSpec& spec) {
-  if (launch.source == Source::TraceFile) return Session::from_file(launch.trace, launch.dram, launch.launch);
-  if (launch.source == Source::Program)
-    return Session::from_program(launch.program, launch.dram, launch.launch, launch.nearest_launch);
+std::shared_ptr<Session> record_session(const ResolvedLaunch& launch, const LaunchSpec& spec) {
+  if (launch.origin == Origin::TraceFile) return Session::from_file(launch.trace, launch.dram, launch.launch);
   return Session::from_capture(capture(launch), launch, spec);
 }
 
@@ -110,12 +108,12 @@ void Worker::loop() {
 Outcome Worker::execute(const Job& job) {
   Outcome o;
   o.kind = job.kind;
-  o.source = job.launch.source;
+  o.origin = job.launch.origin;
   try {
     switch (job.kind) {
       case Job::Record:
         o.session = record_session(job.launch, job.spec);
-        if (job.launch.source == Source::TraceFile) o.message = "opened " + job.launch.trace;
+        if (job.launch.origin == Origin::TraceFile) o.message = "opened " + job.launch.trace;
         break;
       case Job::Save:
         if (!job.session) throw std::runtime_error("nothing to save");

@@ -23,7 +23,7 @@ namespace ws::session {
 struct Job {
   enum Kind { Record, Save, Reanalyze } kind = Record;
   LaunchSpec spec;                          // Record: what was asked for (a kernel, or a trace file)
-  Launch launch;                            // Record: resolve(spec), done where the spec was made
+  ResolvedLaunch launch;                            // Record: resolve(spec), done where the spec was made
   std::string path;                         // Save
   std::shared_ptr<const Session> session;   // Save, Reanalyze
   analysis::DramModel dram;                 // Reanalyze
@@ -33,7 +33,7 @@ struct Job {
 
 struct Outcome {
   Job::Kind kind = Job::Record;
-  Source source = Source::Catalog;         // Record: where the launch came from
+  Origin origin = Origin::Catalog;         // Record: where the launch came from
   uint64_t id = 0;
   std::shared_ptr<const Session> session;  // Record, Reanalyze: the new session
   std::string error;                       // one line; empty on success
@@ -44,9 +44,9 @@ struct Outcome {
 
 // The jobs themselves, run where they are called (the worker runs them on its thread).
 // Each throws what capture(), resolve() or the trace file throw.
-// The Session of a resolved launch from any source: a catalog kernel captured now, or a
-// launch of a trace file read.
-std::shared_ptr<Session> record_session(const Launch& launch, const LaunchSpec& spec);
+// The Session of a resolved launch from any origin: a catalog kernel or a program captured
+// now, or a launch of a trace file read.
+std::shared_ptr<Session> record_session(const ResolvedLaunch& launch, const LaunchSpec& spec);
 std::shared_ptr<Session> record_session(const LaunchSpec& spec);  // resolves it first
 void save_session(const Session& s, const std::string& path,
                   const std::optional<std::vector<trace::Bookmark>>& bookmarks = std::nullopt);

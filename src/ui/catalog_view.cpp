@@ -192,16 +192,16 @@ void last_recording(Ui& ui) {
   } else if (const Session* m = ui.pane.model.get()) {
     char b[200];
     std::snprintf(b, sizeof b, "%s requests · %s blocks · %s in %.2f s", fmt_count(m->size()).c_str(),
-                  fmt_count(m->trace().launch().blocks.size()).c_str(), m->from_gpu ? "recorded" : "emulated",
-                  m->capture_seconds);
+                  fmt_count(m->trace().launch().blocks.size()).c_str(), m->from_gpu() ? "recorded" : "emulated",
+                  m->capture_seconds());
     ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("%s", b);
-    if (m->checked)
+    if (m->checked())
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.good), "✓ output matches the CPU reference");
     if (m->trace().launch().dropped_records)
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.warn), "%s records past the cap were dropped",
                          fmt_count(m->trace().launch().dropped_records).c_str());
-    if (!m->note.empty()) ImGui::TextDisabled("%s", m->note.c_str());
+    if (!m->note().empty()) ImGui::TextDisabled("%s", m->note().c_str());
     ImGui::PopTextWrapPos();
   }
 }

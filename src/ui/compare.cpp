@@ -37,13 +37,13 @@ struct AbRow {
 std::vector<AbRow> ab_rows(Ui& ui, const Session& a, const Session& b) {
   const RequestFigures& ra = ui.pane.request();
   const RequestFigures& rb = ui.ab.pane.request();
-  const session::Totals& ta = a.totals, &tb = b.totals;
+  const session::Totals& ta = a.totals(), &tb = b.totals();
   auto time_of = [&](const Session& m) -> std::string {
-    if (!m.kernel) return "—";
+    if (!m.kernel()) return "—";
     std::map<std::string, int64_t> params = m.trace().launch().params;
     params.erase("size");
     const TimingTable* table = nullptr;
-    const TimingSample* s = ui.timing.find(m.kernel->id, params, &table);
+    const TimingSample* s = ui.timing.find(m.kernel()->id, params, &table);
     if (!s || s->ms <= 0) return "—";
     return fmt("%.3f ms", s->ms);
   };
@@ -242,7 +242,7 @@ void Ui::poll_b() {
     if (!o->session || !comparing()) continue;
     ab.pane.model = o->session;
     ab.pane.heat.reset(ab.pane.model);
-    ab.pane.grids.assign(ab.pane.model->shapes.size(), GridView{});
+    ab.pane.grids.assign(ab.pane.model->shapes().size(), GridView{});
     synced_a_ = ~uint64_t(0);
   }
 }

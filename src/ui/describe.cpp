@@ -30,7 +30,7 @@ std::string Ui::describe_json() const {
   j["background"] = rgb(theme().bg);
   j["cell_empty"] = rgb(theme().cell_empty);
   j["enlarged"] = state.enlarged >= 0 ? panel_key(Panel(state.enlarged)) : "";
-  j["dram_preset"] = pane.model ? pane.model->report.dram.preset : state.dram.preset;
+  j["dram_preset"] = pane.model ? pane.model->report().dram.preset : state.dram.preset;
   j["present"] = state.present;
   j["font_size"] = ImGui::GetFontSize();
   j["theme"] = theme().light ? "light" : "dark";

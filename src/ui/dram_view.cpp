@@ -88,7 +88,7 @@ float cards_scene(Scene* sc, const std::vector<Card>& cards, float y, float w) {
 void dram_panel_scene(Scene& sc, const Session& m, const RequestFigures& rv, session::DramChoice array, ImVec2 size) {
   const Theme& t = theme();
   sc.size = size;
-  const analysis::DramModel& d = m.report.dram;
+  const analysis::DramModel& d = m.report().dram;
   const float gap = std::round(font_for(FontRole::Small)->FontSize * 0.6f);
   // Always say this is a model, and which one.
   const char* tag = "MODEL";

@@ -114,7 +114,7 @@ void program_output_window(Ui& ui) {
   if (ImGui::Begin("What the program printed###program_output", &ui.dialogs.program_output,
                    ImGuiWindowFlags_NoSavedSettings)) {
     ImGui::PushFont(font_for(FontRole::Mono));
-    ImGui::TextUnformatted(ui.pane.model->program_output.c_str());
+    ImGui::TextUnformatted(ui.pane.model->program_output().c_str());
     ImGui::PopFont();
   }
   ImGui::End();
@@ -124,7 +124,7 @@ void file_dialogs(Ui& ui) {
   if (dialog(ui, "Open trace", ui.dialogs.open, "Open")) ui.open_file(ui.dialogs.path);
   if (dialog(ui, "Open program", ui.dialogs.open_program, "Build and run", ".cu")) {
     session::LaunchSpec spec;
-    spec.program = ui.dialogs.path;
+    spec.program.source = ui.dialogs.path;
     ui.open_program(spec);
   }
   if (dialog(ui, "Save trace", ui.dialogs.save, "Save")) {

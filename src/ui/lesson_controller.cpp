@@ -79,7 +79,7 @@ void LessonController::go_to(size_t i) {
   ui_.state.playing = false;
   L.progress.seen(l, i);
   save_progress();
-  const lesson::Launch& launch = l.steps[i].launch;
+  const lesson::StepLaunch& launch = l.steps[i].launch;
   if (ui_.pane.model && ui_.recorder.idle() && ui_.record_due_ < 0 &&
       session::shows_launch(launch, ui_.pane.model->trace().launch().kernel, ui_.pane.model->trace().launch().params)) {
     model_arrived();

@@ -230,7 +230,7 @@ void tile_scene(Scene& sc, Scene& labels, const Session& m, const RequestFigures
                 const MemoryLayout& L, const MemoryLayout::Slot& s) {
   const Theme& t = theme();
   const trace::Buffer& buf = m.trace().buffers[s.buffer];
-  const GridShape& g = m.shapes[s.buffer];
+  const GridShape& g = m.shapes()[s.buffer];
   sc.size = labels.size = s.size;
   grid_scene(sc, s, g, grid_draw(buf, g, st, s.buffer));
   if (s.current) {
@@ -281,7 +281,7 @@ MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const Mem
   MemoryLayout L;
   const auto& tr = m.trace();
   std::vector<size_t> bufs;
-  for (size_t i = 0; i < tr.buffers.size() && i < m.shapes.size(); ++i)
+  for (size_t i = 0; i < tr.buffers.size() && i < m.shapes().size(); ++i)
     if (shown(st, tr.buffers[i].name)) bufs.push_back(i);
   L.all_hidden = bufs.empty() && !tr.buffers.empty();
   if (bufs.empty() || avail.x < 40 || avail.y < 40) return L;
@@ -296,8 +296,8 @@ MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const Mem
   // Row numbers as wide as the widest one of a shown buffer (a 1-D array's name elements).
   float lab = text_size(FontRole::Small, "0000").x;
   for (size_t i : bufs) {
-    lab = std::max(lab, text_size(FontRole::Small, m.shapes[i].row_label(m.shapes[i].rows - 1)).x);
-    if (st.labels) lab = std::max(lab, text_size(FontRole::Small, std::string(m.shapes[i].row_axis()) + " ↓").x);
+    lab = std::max(lab, text_size(FontRole::Small, m.shapes()[i].row_label(m.shapes()[i].rows - 1)).x);
+    if (st.labels) lab = std::max(lab, text_size(FontRole::Small, std::string(m.shapes()[i].row_axis()) + " ↓").x);
   }
   L.lab_w = std::ceil(lab + 8);
   const float slot_gap = 12;
@@ -320,7 +320,7 @@ MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const Mem
 
   // One slot per buffer, when every grid is legible at once (or nothing is current).
   const Arrangement even = arrange(bufs, avail, slot_gap, [&](size_t i, ImVec2 slot) {
-    return fit_cell(m.shapes[i], slot.x - L.lab_w, slot.y - L.title_h - L.lab_h);
+    return fit_cell(m.shapes()[i], slot.x - L.lab_w, slot.y - L.title_h - L.lab_h);
   });
   if (current < 0 || even.cell >= 0.8f * L.min_cell) {
     for (size_t si = 0; si < bufs.size(); ++si) {
@@ -329,7 +329,7 @@ MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const Mem
           bufs[si], ImVec2(float(col) * (even.slot.x + slot_gap), float(row) * (even.slot.y + slot_gap)), even.slot);
       const ImVec2 csz = canvas_size(s);
       if (csz.x < 8 || csz.y < 8) continue;
-      view_slot(s, m.shapes[s.buffer], rv, st, L);
+      view_slot(s, m.shapes()[s.buffer], rv, st, L);
       L.slots.push_back(s);
     }
     return L;
@@ -358,7 +358,7 @@ MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const Mem
       // square count as smaller (a row of slivers reads worse than a tidy grid of tiles).
       if (slot.x < text_size(FontRole::Bold, tr.buffers[i].name).x + 2) return 0.0f;
       const float aspect = std::max(slot.x / slot.y, slot.y / slot.x);
-      return grid_bands(m.shapes[i], slot.x, slot.y - L.tile_title_h, L.band_gap).cell *
+      return grid_bands(m.shapes()[i], slot.x, slot.y - L.tile_title_h, L.band_gap).cell *
              std::min(1.0f, 2.5f / aspect);
     });
   if (tiles.cell <= 0 || tiles.slot.y < L.tile_title_h + 12) fsize = avail;  // no overview
@@ -366,7 +366,7 @@ MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const Mem
   MemoryLayout::Slot f = slot_at(size_t(current), ImVec2(0, 0), fsize);
   const ImVec2 fcsz = canvas_size(f);
   if (fcsz.x >= 8 && fcsz.y >= 8) {
-    view_slot(f, m.shapes[f.buffer], rv, st, L);
+    view_slot(f, m.shapes()[f.buffer], rv, st, L);
     L.focus = int(L.slots.size());
     L.slots.push_back(f);
   }
@@ -381,7 +381,7 @@ MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const Mem
       s.clip_min = ImVec2(0, L.tile_title_h);
       s.clip_max = s.size;
       s.current = int(s.buffer) == current;
-      const GridShape& g = m.shapes[s.buffer];
+      const GridShape& g = m.shapes()[s.buffer];
       const ImVec2 csz = canvas_size(s);
       s.bands = grid_bands(g, csz.x, csz.y, L.band_gap);
       s.band0 = 0;
@@ -607,7 +607,7 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
                        const MemoryLayout& L, const MemoryLayout::Slot& s) {
   if (s.tile) return tile_scene(sc, labels, m, rv, st, L, s);
   const trace::Buffer& buf = m.trace().buffers[s.buffer];
-  const GridShape& g = m.shapes[s.buffer];
+  const GridShape& g = m.shapes()[s.buffer];
   const SlotParts x{s, buf, g, rv, st, L};
   sc.size = labels.size = s.size;
   grid_scene(sc, s, g, grid_draw(buf, g, st, s.buffer));
@@ -766,7 +766,7 @@ bool zoom_and_pan(Pane& p, const GridShape& g, const MemoryLayout::Slot& s, ImVe
 void cell_tooltip(const Session& m, HeatMap& heat, const MemoryLayout::Slot& s, ImVec2 slot_min) {
   ImGuiIO& io = ImGui::GetIO();
   const trace::Buffer& buf = m.trace().buffers[s.buffer];
-  const GridShape& g = m.shapes[s.buffer];
+  const GridShape& g = m.shapes()[s.buffer];
   uint32_t r, c;
   if (!cell_at(s, g, ImVec2(io.MousePos.x - slot_min.x, io.MousePos.y - slot_min.y), r, c)) return;
   uint64_t e = g.element(r, c);
@@ -831,7 +831,7 @@ void memory_view(Ui& ui, Pane& p) {
       if (std::fabs(cell - s.cell) < 0.05f && std::fabs(c.x - s.center.x) * s.cell < 0.5f &&
           std::fabs(c.y - s.center.y) * s.cell < 0.5f)
         continue;
-      place_slot(s, m.shapes[s.buffer], cell, c);
+      place_slot(s, m.shapes()[s.buffer], cell, c);
     }
   };
   ease(layout);
@@ -847,7 +847,7 @@ void memory_view(Ui& ui, Pane& p) {
     ImGui::InvisibleButton("##canvas", ImVec2(s.clip_max.x - s.clip_min.x, s.clip_max.y - s.clip_min.y),
                            ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
     const bool hovered = ImGui::IsItemHovered(), active = ImGui::IsItemActive();
-    changed |= zoom_and_pan(p, m.shapes[s.buffer], s, ca, hovered, ui.state.memory.follow);
+    changed |= zoom_and_pan(p, m.shapes()[s.buffer], s, ca, hovered, ui.state.memory.follow);
     mouse[i] = {hovered, active};
     ImGui::PopID();
   }

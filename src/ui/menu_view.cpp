@@ -34,7 +34,7 @@ void file_menu(Ui& ui) {
     ui.dialogs.open_program = true;
     ui.dialogs.path = s.last_program;
   }
-  if (ImGui::MenuItem("Program output", nullptr, false, ui.has_model() && !ui.pane.model->program_output.empty()))
+  if (ImGui::MenuItem("Program output", nullptr, false, ui.has_model() && !ui.pane.model->program_output().empty()))
     ui.dialogs.program_output = true;
   if (ImGui::MenuItem("Save trace…", "Ctrl+S", false, ui.has_model())) {
     ui.dialogs.save = true;
@@ -116,11 +116,11 @@ void launch_menu(Ui& ui) {
   const Session* m = ui.pane.model.get();
   if (!m || m->launches() <= 1 || !ImGui::BeginMenu("Launch")) return;
   for (uint32_t k = 0; k < m->launches(); ++k) {
-    const trace::Launch& l = m->source->launches[k];
+    const trace::Launch& l = m->whole_trace().launches[k];
     char label[256];
     std::snprintf(label, sizeof label, "%u  %s  grid (%u,%u,%u) x block (%u,%u,%u)", k + 1, l.kernel.c_str(), l.grid.x,
                   l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z);
-    if (ImGui::MenuItem(label, nullptr, k == m->launch) && k != m->launch) ui.show_launch(k);
+    if (ImGui::MenuItem(label, nullptr, k == m->launch()) && k != m->launch()) ui.show_launch(k);
   }
   ImGui::EndMenu();
 }
@@ -132,7 +132,7 @@ void title_and_origin(Ui& ui) {
   // An A/B view names both sides: "transpose_tiled · pad=0 vs pad=1 · size 64 · …".
   const Session* mb = ui.comparing() ? ui.ab.pane.model.get() : nullptr;
   std::string title = mb ? ab_titles(*m, *mb).both : m->title();
-  const char* banner = m->from_gpu ? nullptr : "TRACE EMULATED ON CPU";
+  const char* banner = m->from_gpu() ? nullptr : "TRACE EMULATED ON CPU";
   const float pill_w = banner ? ImGui::CalcTextSize(banner).x + 28 : ImGui::CalcTextSize(m->provenance().c_str()).x + 28;
   // The text the launch reproduces, where there is room for it.
   if (const catalog::KernelInfo* k = mb ? nullptr : catalog::find(m->trace().launch().kernel)) {

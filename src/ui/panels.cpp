@@ -40,8 +40,8 @@ std::string timeline_caption(Ui&, Pane& pane) {
   const Session* m = pane.model.get();
   if (!m) return "";
   char b[160];
-  std::snprintf(b, sizeof b, "%s requests · %u %s per block", fmt_count(m->size()).c_str(), m->max_epoch + 1,
-                m->max_epoch ? "barrier epochs" : "barrier epoch");
+  std::snprintf(b, sizeof b, "%s requests · %u %s per block", fmt_count(m->size()).c_str(), m->max_epoch() + 1,
+                m->max_epoch() ? "barrier epochs" : "barrier epoch");
   return b;
 }
 

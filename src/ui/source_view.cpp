@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "session/report.h"
 #include "ui/theme.h"
 #include "ui/ui.h"
 #include "ui/views.h"
@@ -20,9 +21,9 @@ void site_tooltip(const Session& m, const LineStat& ls) {
   ImGui::BeginTooltip();
   ImGui::Text("line %u: %s requests", ls.line, fmt_count(ls.requests).c_str());
   for (uint32_t si : ls.sites) {
-    if (si >= tr.sites.size() || si >= m.report.sites.size()) continue;
+    if (si >= tr.sites.size() || si >= m.report().sites.size()) continue;
     const auto& site = tr.sites[si];
-    const auto& st = m.report.sites[si];
+    const auto& st = m.report().sites[si];
     const char* buf = site.buffer < tr.buffers.size() ? tr.buffers[site.buffer].name.c_str() : "?";
     // The instruction itself where the trace knows it (a program's PTX), and its column.
     if (!site.instruction.empty()) ImGui::Text("col %u  %s", site.column, site.instruction.c_str());
@@ -46,9 +47,9 @@ struct SiteRowText {
 SiteRowText site_row_text(const Session& m, uint32_t si) {
   const auto& tr = m.trace();
   SiteRowText r;
-  if (si >= tr.sites.size() || si >= m.report.sites.size()) return r;
+  if (si >= tr.sites.size() || si >= m.report().sites.size()) return r;
   const auto& site = tr.sites[si];
-  const auto& st = m.report.sites[si];
+  const auto& st = m.report().sites[si];
   char b[160];
   if (!site.instruction.empty()) {
     r.what = site.instruction;
@@ -144,7 +145,7 @@ std::vector<SourceRow> source_rows(const SourceText& f, const std::function<bool
     // line of 32 PTX loads reads "H100 ran 16 LDS + 4 LDS.128"), then each PTX instruction.
     // Wrapped too, where lines are (the projector's font): "└ " and a piece a row.
     for (size_t k = 0; k < it->second.hardware.size(); ++k) {
-      const std::string& h = it->second.hardware[k];
+      const std::string h = session::hardware_text(it->second.hardware[k]);
       size_t at = 0;
       do {
         const size_t end = wrap > 0 ? wrap_end(h, at, size_t(std::max(8, wrap - int(col) - 2))) : h.size();
@@ -190,7 +191,7 @@ void source_scene(Scene& sc, const Session& m, const SourceText& f, const std::v
     if (row.hardware >= 0) {  // what the GPU ran for the line, under its instructions
       if (!ls || size_t(row.hardware) >= ls->hardware.size() || only_site == -2) continue;
       sc.fill(ImVec2(gutter_w, y), ImVec2(width, y + row_h), with_alpha(t.accent, 16));
-      const std::string& h = ls->hardware[size_t(row.hardware)];
+      const std::string h = session::hardware_text(ls->hardware[size_t(row.hardware)]);
       const std::string piece = h.substr(std::min<size_t>(row.from, h.size()), row.to - std::min<size_t>(row.from, h.size()));
       sc.text(ImVec2(tx + ch * float(row.col + (row.more ? 4 : 2)), y + 2), (row.more ? "" : "\u2514 ") + piece, t.accent,
               FontRole::Mono);
@@ -294,13 +295,13 @@ const SourceText& source_file_bar(Ui& ui, Pane& p, bool& moved) {
   const SourceText* fp = m.source_of(p.source_file);
   if (!fp) fp = &m.main_source(), p.source_file = fp->file;
   const SourceText& f = *fp;
-  if (m.sources.size() > 1 || !f.stats.empty()) {
+  if (m.sources().size() > 1 || !f.stats.empty()) {
     // The files (a program's headers too) and the instructions of every line.
-    if (m.sources.size() > 1) {
+    if (m.sources().size() > 1) {
       ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x * 0.5f, ImGui::GetFontSize() * 16));
       const std::string cur = std::filesystem::path(f.name).filename().string();
       if (ImGui::BeginCombo("##file", cur.c_str())) {
-        for (const SourceText& s : m.sources) {
+        for (const SourceText& s : m.sources()) {
           std::string label = std::filesystem::path(s.name).filename().string();
           if (s.toolkit) label += "  (CUDA toolkit)";
           label += "##" + std::to_string(s.file);

@@ -7,8 +7,8 @@
 #include <map>
 #include <string>
 
-#include "session/session.h"  // DramChoice
-#include "ui/panels.h"         // Panel (UiState::enlarged)
+#include "session/dram.h"  // DramChoice
+#include "ui/panels.h"     // Panel (UiState::enlarged)
 
 namespace ws::ui {
 

@@ -193,8 +193,8 @@ void strip_background(ImDrawList* dl, const Session& m, const StripGeom& g) {
   const float strip_h = g.h;
   const uint64_t n = g.n;
   auto x_of = [&](uint64_t i) { return g.x_of(i); };
-  for (size_t k = 0; k < m.epoch_starts.size(); ++k) {
-    uint64_t e0 = m.epoch_starts[k], e1 = k + 1 < m.epoch_starts.size() ? m.epoch_starts[k + 1] : n;
+  for (size_t k = 0; k < m.epoch_starts().size(); ++k) {
+    uint64_t e0 = m.epoch_starts()[k], e1 = k + 1 < m.epoch_starts().size() ? m.epoch_starts()[k + 1] : n;
     float xa = x_of(e0), xb = x_of(e1);
     if (xb - xa < 3) continue;
     if (m.trace().records[e0].epoch % 2) dl->AddRectFilled(ImVec2(xa, a.y), ImVec2(xb, a.y + strip_h), IM_COL32(255, 255, 255, 12));
@@ -203,7 +203,7 @@ void strip_background(ImDrawList* dl, const Session& m, const StripGeom& g) {
   {
     float last_end = -1e9f;  // where the last label ends
     uint32_t prev_block = ~0u;
-    for (uint32_t e0 : m.epoch_starts) {
+    for (uint32_t e0 : m.epoch_starts()) {
       uint32_t b = m.trace().records[e0].block;
       if (b == prev_block) continue;
       prev_block = b;

@@ -461,14 +461,14 @@ void Timing::poll() {
 }
 
 void Timing::follow(const session::Session* m, const std::map<std::string, int64_t>& params) {
-  if (!live_.available() || !m || !m->kernel) return;
-  std::string key = m->kernel->family;
+  if (!live_.available() || !m || !m->kernel()) return;
+  std::string key = m->kernel()->family;
   for (const auto& [k, v] : params) key += " " + k + "=" + std::to_string(v);
   if (key == family_) return;
   family_ = key;
   std::vector<std::string> ids;
   for (const auto& k : catalog::all())
-    if (k.family == m->kernel->family) ids.push_back(k.id);
+    if (k.family == m->kernel()->family) ids.push_back(k.id);
   live_.request(ids, params);
 }
 
@@ -481,7 +481,7 @@ TimingLadder Timing::ladder(const std::string& kernel, const std::map<std::strin
 }
 
 std::optional<ProgramTimes> Timing::program_times(const session::Session& m) {
-  if (m.origin != "program") return std::nullopt;
+  if (m.origin() != "program") return std::nullopt;
   const session::GpuTimes g = session::gpu_times(m);
   if (!g.json) return std::nullopt;
   const std::string* json = g.json;

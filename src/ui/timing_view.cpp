@@ -176,7 +176,7 @@ void timing_view(Ui& ui) {
   const TimingLadder l = ui.timing.ladder(ui.state.kernel, ui.state.params);
   if (!l.table) {
     const Session* m = ui.pane.model.get();
-    if (m && !m->from_gpu) banner("Trace emulated on CPU: exact steps, no measured time.", t.warn);
+    if (m && !m->from_gpu()) banner("Trace emulated on CPU: exact steps, no measured time.", t.warn);
     ImGui::PushFont(font_for(FontRole::Bold));
     ImGui::TextUnformatted("No timings yet");
     ImGui::PopFont();

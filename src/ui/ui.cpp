@@ -131,7 +131,7 @@ void Ui::open_file(const std::string& path) {
 void Ui::open_program(session::LaunchSpec spec) {
   Job job;
   job.kind = Job::Record;
-  spec.program_echo = false;  // what it prints is kept and shown (File → Program output)
+  spec.program.echo = false;  // what it prints is kept and shown (File → Program output)
   spec.dram = dram_or_textbook(state.dram.preset).preset;
   job.spec = spec;
   try {
@@ -140,12 +140,12 @@ void Ui::open_program(session::LaunchSpec spec) {
     message(e.what(), true);
     return;
   }
-  job.label = "compiling and running " + spec.program;
+  job.label = "compiling and running " + spec.program.source;
   recorder.submit(std::move(job));
-  state.last_program = spec.program;
+  state.last_program = spec.program.source;
   program_spec_ = std::move(spec);
   std::error_code ec;
-  program_time_ = std::filesystem::last_write_time(program_spec_.program, ec);
+  program_time_ = std::filesystem::last_write_time(program_spec_.program.source, ec);
 }
 
 void Ui::show_launch(uint32_t k) {
@@ -158,13 +158,13 @@ void Ui::show_launch(uint32_t k) {
 }
 
 bool Ui::rebuild_if_saved() {
-  if (program_spec_.program.empty() || recorder.busy()) return false;
+  if (program_spec_.program.source.empty() || recorder.busy()) return false;
   std::error_code ec;
-  const auto t = std::filesystem::last_write_time(program_spec_.program, ec);
+  const auto t = std::filesystem::last_write_time(program_spec_.program.source, ec);
   if (ec || t == program_time_) return false;
   // The view keeps its launch and step where they still exist.
   session::LaunchSpec again = program_spec_;
-  if (pane.model && pane.model->origin == "program" && pane.model->file == again.program) again.launch = pane.model->launch;
+  if (pane.model && pane.model->origin() == "program" && pane.model->file() == again.program.source) again.launch = pane.model->launch();
   again.nearest_launch = true;
   keep_step_once_ = true;
   open_program(again);
@@ -211,21 +211,21 @@ void Ui::set_step(uint64_t step) {
 void Ui::enlarge(Panel p) { state.enlarged = state.enlarged == int(p) ? -1 : int(p); }
 
 void Ui::show_model(std::shared_ptr<const Session> m, bool keep_step) {
-  bool same_shapes = pane.model && pane.model->shapes.size() == m->shapes.size();
+  bool same_shapes = pane.model && pane.model->shapes().size() == m->shapes().size();
   if (same_shapes)
-    for (size_t i = 0; i < m->shapes.size(); ++i)
-      same_shapes &= pane.model->shapes[i].rows == m->shapes[i].rows && pane.model->shapes[i].cols == m->shapes[i].cols;
+    for (size_t i = 0; i < m->shapes().size(); ++i)
+      same_shapes &= pane.model->shapes()[i].rows == m->shapes()[i].rows && pane.model->shapes()[i].cols == m->shapes()[i].cols;
   pane.model = std::move(m);
   pane.heat.reset(pane.model);
-  if (!same_shapes) pane.grids.assign(pane.model->shapes.size(), GridView{});
+  if (!same_shapes) pane.grids.assign(pane.model->shapes().size(), GridView{});
   set_step(keep_step ? pane.step : 0);
 }
 
 void Ui::poll() {
   while (auto o = recorder.take()) {
     // A launch run now (a catalog kernel, a program), or one read from a trace file.
-    const bool recorded = o->kind == Job::Record && o->source != session::Source::TraceFile;
-    const bool opened = o->kind == Job::Record && o->source == session::Source::TraceFile;
+    const bool recorded = o->kind == Job::Record && o->origin != session::Origin::TraceFile;
+    const bool opened = o->kind == Job::Record && o->origin == session::Origin::TraceFile;
     if (!o->error.empty()) {
       if (recorded || (opened && !pane.model)) status.record_error = o->error;
       status.build_errors = o->diagnostics;
@@ -239,21 +239,21 @@ void Ui::poll() {
     if (o->kind == Job::Reanalyze) {
       // Same trace, new DRAM figures: step and heat stay as they are. A result for a trace
       // no longer on screen is dropped.
-      if (pane.model && o->session->shared_trace == pane.model->shared_trace) pane.model = o->session;
+      if (pane.model && o->session->shared_trace() == pane.model->shared_trace()) pane.model = o->session;
       continue;
     }
     if (recorded) {
       status.record_error.clear();
       status.build_errors.clear();
-      if (o->source == session::Source::Program && !o->session->program_output.empty()) {
-        const long lines = long(std::count(o->session->program_output.begin(), o->session->program_output.end(), '\n'));
+      if (o->origin == session::Origin::Program && !o->session->program_output().empty()) {
+        const long lines = long(std::count(o->session->program_output().begin(), o->session->program_output().end(), '\n'));
         char text[96];
         std::snprintf(text, sizeof text, "the program printed %ld line%s (File → Program output)", lines, lines == 1 ? "" : "s");
         message(text);
       }
       // The note of a large launch ("recording blocks 0-3 only") lasts while it is true.
-      if (o->session->few_blocks) {
-        message(o->session->note);
+      if (o->session->few_blocks()) {
+        message(o->session->note());
         status.launch_note = true;
       } else if (status.launch_note) {
         message("");
@@ -282,15 +282,15 @@ void Ui::poll() {
       }
     }
     // A program opened anew starts at its first request; one rebuilt after a save keeps its place.
-    const bool keep = recorded && (o->source != session::Source::Program || keep_step_once_);
-    if (o->source == session::Source::Program) keep_step_once_ = false;
+    const bool keep = recorded && (o->origin != session::Origin::Program || keep_step_once_);
+    if (o->origin == session::Origin::Program) keep_step_once_ = false;
     show_model(o->session, keep);
     if (recorded) lessons.model_arrived();
     // A slide of another launch was asked for: its step, now that its recording is here.
     if (recorded) slides.recording_arrived();
   }
   // The DRAM preset changed while a recording with the old one was under way.
-  if (pane.model && !recorder.busy() && pane.model->report.dram.preset != state.dram.preset) {
+  if (pane.model && !recorder.busy() && pane.model->report().dram.preset != state.dram.preset) {
     const auto presets = analysis::dram_presets();
     if (std::find(presets.begin(), presets.end(), state.dram.preset) != presets.end()) request_reanalyze();
   }

@@ -138,7 +138,7 @@ class Ui {
   void record();
   // Opens / saves a .wstrace file (in the background).
   void open_file(const std::string& path);
-  // Compiles and runs the user's CUDA program `spec.program` on the emulated device, every
+  // Compiles and runs the user's CUDA program `spec.program.source` on the emulated device, every
   // launch recorded (in the background); the file is watched and rebuilt when saved.
   void open_program(session::LaunchSpec spec);
   // Rebuilds the open program when its file changed on disk (the app calls it about once a

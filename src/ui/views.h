@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "session/dram.h"
 #include "session/heat.h"
 #include "session/session.h"
 #include "ui/grid_view.h"

@@ -4,6 +4,7 @@
 // its figures sum over.
 #include <doctest/doctest.h>
 
+#include "session/dram.h"
 #include "session/session.h"
 #include "session/worker.h"
 
@@ -33,7 +34,7 @@ uint64_t first(const session::Session& s, trace::Space space, const std::string&
 
 TEST_CASE("following the request: the textbook's 4x4 SGEMM with 2x2 tiles uses channels 0 and 2 for M") {
   auto s = textbook_sgemm();
-  REQUIRE(s->report.dram.preset == "textbook");
+  REQUIRE(s->report().dram.preset == "textbook");
   const uint64_t a = first(*s, trace::Space::Global, "A");
   const session::RequestFigures ra = s->request(a);
   REQUIRE(ra.rec->epoch == 0);
@@ -100,7 +101,7 @@ TEST_CASE("following a shared request: the last global request's array and phase
   while (k < t->records.size() && t->sites[t->records[k].site].space == trace::Space::Global) ++k;
   REQUIRE(k < t->records.size());
   t->records.erase(t->records.begin(), t->records.begin() + long(k));
-  auto s2 = session::Session::from_trace(t, s->report.dram);
+  auto s2 = session::Session::from_trace(t, s->report().dram);
   const session::DramArray ahead = session::dram_array_at(*s2, 0, session::DramChoice::follow());
   CHECK(ahead.other_request);
   CHECK(ahead.from > 0);
@@ -140,6 +141,6 @@ TEST_CASE("the DRAM view says which blocks and records it sums over") {
   spec.backend = "emulator";
   spec.block_default = session::BlockDefault::FewWhenLarge;
   auto big = session::record_session(spec);
-  REQUIRE(big->few_blocks);
+  REQUIRE(big->few_blocks());
   CHECK(session::recorded_text(*big) == "blocks 0-3 of 1,024");
 }

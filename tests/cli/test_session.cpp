@@ -9,6 +9,8 @@
 
 #include "session/bench.h"
 #include "session/capture.h"
+#include "session/dram.h"
+#include "session/report.h"
 #include "cli/launch_options.h"
 #include "session/session.h"
 #include "session/step_match.h"
@@ -112,7 +114,7 @@ TEST_CASE("the record cap drops and counts") {
 TEST_CASE("resolve fills every default and names what is allowed") {
   session::LaunchSpec spec;
   spec.kernel = "transpose_tiled";
-  session::Launch l = session::resolve(spec);
+  session::ResolvedLaunch l = session::resolve(spec);
   CHECK(l.kernel == catalog::find("transpose_tiled"));
   CHECK(l.params.size() == l.kernel->teach_size);
   CHECK(l.params["pad"] == 0);
@@ -133,7 +135,7 @@ TEST_CASE("the few-blocks policy is the app's, named once") {
   spec.kernel = "matmul_naive";
   spec.size = 1024;  // 2·1024³ flops: past kFewBlocksWork
   spec.block_default = session::BlockDefault::FewWhenLarge;
-  session::Launch l = session::resolve(spec);
+  session::ResolvedLaunch l = session::resolve(spec);
   CHECK(l.few_blocks);
   CHECK(l.blocks == std::vector<uint32_t>{0, 1, 2, 3});
   CHECK(l.note.find("blocks 0-3") != std::string::npos);
@@ -149,7 +151,7 @@ TEST_CASE("the few-blocks policy is the app's, named once") {
 
 TEST_CASE("one spec from every front end: options, compact text, settings") {
   CLI::App app;
-  cli::LaunchArgs args;
+  cli::LaunchFlags args;
   cli::add_launch_options(app, args, cli::kWithDram | cli::kWithBlocks | cli::kWithBackend);
   std::vector<std::string> argv = {"--kernel", "transpose_tiled", "--size", "40", "--set", "pad=1",
                                    "--set", "dram=hbm", "--blocks", "0-1", "--backend", "emulator"};
@@ -182,8 +184,8 @@ TEST_CASE("a Session holds the figures every view and report shows") {
   spec.backend = "emulator";
   auto s = session::record_session(spec);
   REQUIRE(s->size() > 0);
-  CHECK(s->checked);
-  CHECK(s->spec == spec);
+  CHECK(s->checked());
+  CHECK(s->spec() == spec);
   // The tile store: 32 lanes, one bank, 32 words — a 32-way conflict, each lane its own word.
   uint64_t store = 0;
   while (!(s->trace().sites[s->trace().records[store].site].space == trace::Space::Shared &&
@@ -231,9 +233,9 @@ TEST_CASE("a Session holds the figures every view and report shows") {
   // pad=1 removes the conflict, and the totals say so.
   spec.params["pad"] = 1;
   auto p = session::record_session(spec);
-  CHECK(s->totals.max_way == 32);
-  CHECK(p->totals.max_way == 1);
-  CHECK(p->totals.sectors == s->totals.sectors);
+  CHECK(s->totals().max_way == 32);
+  CHECK(p->totals().max_way == 1);
+  CHECK(p->totals().sectors == s->totals().sectors);
 }
 
 TEST_CASE("A/B step matching locks two variants to the same block, warp, line and occurrence") {
@@ -265,22 +267,22 @@ TEST_CASE("a LaunchSpec names its source: a catalog kernel or a launch of a trac
   session::LaunchSpec kernel;
   kernel.kernel = "transpose_tiled";
   kernel.size = 64;
-  CHECK(kernel.source() == session::Source::Catalog);
+  CHECK(kernel.origin() == session::Origin::Catalog);
   auto recorded = session::record_session(kernel);
   const std::string file = (std::filesystem::temp_directory_path() / "ws_spec_source.wstrace").string();
   session::save_session(*recorded, file);
 
   session::LaunchSpec saved;
   saved.trace = file;
-  CHECK(saved.source() == session::Source::TraceFile);
-  const session::Launch l = session::resolve(saved);
-  CHECK(l.source == session::Source::TraceFile);
+  CHECK(saved.origin() == session::Origin::TraceFile);
+  const session::ResolvedLaunch l = session::resolve(saved);
+  CHECK(l.origin == session::Origin::TraceFile);
   CHECK(l.kernel == nullptr);
   auto opened = session::record_session(l, saved);
-  CHECK(opened->origin == "file");
-  CHECK(opened->launch == 0);
+  CHECK(opened->origin() == "file");
+  CHECK(opened->launch() == 0);
   CHECK(opened->trace().records == recorded->trace().records);
-  CHECK(opened->report.sites.size() == recorded->report.sites.size());
+  CHECK(opened->report().sites.size() == recorded->report().sites.size());
 
   saved.launch = 1;  // the file has one launch
   CHECK_THROWS_WITH_AS(session::record_session(saved), doctest::Contains("launch 2 is out of range: allowed 1..1"),
@@ -305,14 +307,14 @@ TEST_CASE("copy --set vec=4 against copy: a quarter of the requests, the same se
     spec.params["vec"] = vec;
     spec.backend = "emulator";
     auto s = session::record_session(spec);
-    CHECK(s->checked);
-    CHECK(s->max_rel_error == 0);  // every float copied
+    CHECK(s->checked());
+    CHECK(s->max_rel_error() == 0);  // every float copied
     Fig f;
-    f.requests = s->totals.global_requests;
-    f.sectors = s->totals.sectors;
+    f.requests = s->totals().global_requests;
+    f.sectors = s->totals().sectors;
     for (const trace::Record& r : s->trace().records)
       f.useful += uint64_t(std::popcount(r.active)) * s->trace().sites[r.site].bytes;
-    CHECK(s->totals.global_bytes == f.useful);  // the A/B table's "per 128 B used" divides by it
+    CHECK(s->totals().global_bytes == f.useful);  // the A/B table's "per 128 B used" divides by it
     return f;
   };
   const Fig one = figures(1), two = figures(2), four = figures(4);

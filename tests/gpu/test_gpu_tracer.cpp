@@ -9,6 +9,7 @@
 
 #include "../compare_requests.h"
 #include "analysis/levels.h"
+#include "cli/catalog_sass.h"
 #include "program/program.h"
 #include "session/bench.h"
 #include "session/capture.h"
@@ -116,8 +117,8 @@ TEST_CASE("the catalog's own matmul_tiled traced at the SASS level: the source's
   session::LaunchSpec spec;
   spec.kernel = "matmul_tiled";
   spec.backend = "emulator";
-  const session::Launch l = session::resolve(spec);
-  const trace::Trace sass = session::catalog_sass(l);
+  const session::ResolvedLaunch l = session::resolve(spec);
+  const trace::Trace sass = cli::catalog_sass(l);
   REQUIRE(sass.launches.size() == 1);
   CHECK(sass.launches[0].kernel == "matmul_tiled");
   CHECK(sass.launches[0].params == l.params.values);

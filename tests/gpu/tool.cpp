@@ -139,7 +139,7 @@ int sanitize(bool plain_only) {
 // argv[0] is "trace"; the launch options are the shared parser's.
 int trace_cmd(int argc, char** argv) {
   CLI::App cmd{"ws_gpu_tool trace: record a launch on the GPU into a .wstrace file", "trace"};
-  cli::LaunchArgs args;
+  cli::LaunchFlags args;
   std::string out;
   cli::add_launch_options(cmd, args, 0);
   cmd.add_option("--out", out, "the trace file to write")->required();
@@ -148,7 +148,7 @@ int trace_cmd(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return cmd.exit(e);
   }
-  const session::Launch l = session::resolve(cli::spec_of(args));
+  const session::ResolvedLaunch l = session::resolve(cli::spec_of(args));
   const catalog::KernelInfo* k = l.kernel;
   const std::string& id = k->id;
   const catalog::Params& p = l.params;

@@ -155,8 +155,8 @@ TEST_CASE("follow puts pmpp_exercise's c and e requests in view at legible cells
   REQUIRE(m->size() > 0);
   const size_t c_id = m->trace().sites[m->trace().records[step_on(*m, "c")].site].buffer;
   const size_t e_id = m->trace().sites[m->trace().records[step_on(*m, "e")].site].buffer;
-  const GridShape& c = m->shapes[c_id];
-  const GridShape& e = m->shapes[e_id];
+  const GridShape& c = m->shapes()[c_id];
+  const GridShape& e = m->shapes()[e_id];
   // A panel's focus at 1280×720, and one at 1920×1080.
   for (auto [w, h] : {std::pair{300.0f, 150.0f}, std::pair{480.0f, 400.0f}}) {
     CAPTURE(w);
@@ -205,7 +205,7 @@ TEST_CASE("follow keeps every request of three kernels in view: whole, or legibl
     for (auto [w, h] : {std::pair{300.0f, 125.0f}, std::pair{330.0f, 170.0f}, std::pair{480.0f, 400.0f}}) {
       for (uint64_t i = 0; i < m->size(); i += 7) {
         const session::RequestFigures rv = m->request(i);
-        const GridShape& g = m->shapes[t.sites[t.records[i].site].buffer];
+        const GridShape& g = m->shapes()[t.sites[t.records[i].site].buffer];
         const CellBox box = ui::request_box(g, rv);
         REQUIRE_FALSE(box.empty());
         const GridWindow v = ui::follow_window(g, box, w, h, 10);
@@ -276,7 +276,7 @@ TEST_CASE("a wide grid followed in bands: As[8][128] whole, b[4][1024] by pages 
   auto m = record("pmpp_exercise");
   const auto& t = m->trace();
   const size_t b_id = t.sites[t.records[step_on(*m, "b")].site].buffer;
-  const GridShape& b = m->shapes[b_id];
+  const GridShape& b = m->shapes()[b_id];
   CHECK(b.rows == 4);
   CHECK(b.cols == 1024);
   int on_b = 0, moves = 0;

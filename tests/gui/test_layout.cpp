@@ -502,15 +502,15 @@ TEST_CASE("a program's timing panel: its launches as the replay pack's GPU timed
     env.replay_dir = "";
     ui::Ui u(env);
     session::LaunchSpec spec;
-    spec.program = "tests/programs/matmul_tiled.cu";
-    spec.program_echo = false;
+    spec.program.source = "tests/programs/matmul_tiled.cu";
+    spec.program.echo = false;
     u.open_program(spec);
     for (int i = 0; i < 4000 && !u.settled(); ++i) {
       ctx.frame(u);
       if (u.recorder.busy()) u.recorder.wait_idle();
     }
     REQUIRE(u.pane.model);
-    REQUIRE(u.pane.model->hardware);  // assets/replay/sass/matmul_tiled.wstrace, with its times
+    REQUIRE(u.pane.model->hardware());  // assets/replay/sass/matmul_tiled.wstrace, with its times
     u.state.present = present;
     u.state.enlarged = int(ui::Panel::Timing);
     ctx.frame(u);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "session/report.h"
 #include "program/program.h"
 #include "ui_test.h"
 
@@ -16,7 +17,7 @@ namespace {
 
 uint32_t shared_load_way(const session::Session& s) {
   uint32_t way = 0;
-  for (const analysis::SiteStats& st : s.report.sites) {
+  for (const analysis::SiteStats& st : s.report().sites) {
     const trace::Site& site = s.trace().sites[st.site];
     if (site.space == trace::Space::Shared && site.op == trace::Op::Load) way = std::max(way, st.max_way);
   }
@@ -30,8 +31,8 @@ bool open_settled(ui::HeadlessContext& ctx, ui::Ui& u, const std::string& progra
     return false;
   }
   session::LaunchSpec spec;
-  spec.program = program;
-  spec.program_echo = false;
+  spec.program.source = program;
+  spec.program.echo = false;
   u.open_program(spec);
   test::settle(ctx, u);
   return true;
@@ -53,17 +54,17 @@ TEST_CASE("a program in the app: [32][32] -> [32][33] saved, the view rebuilds t
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(test::quiet_env());
   session::LaunchSpec spec;
-  spec.program = prog.string();
-  spec.program_echo = false;
+  spec.program.source = prog.string();
+  spec.program.echo = false;
   u.open_program(spec);
   test::settle(ctx, u);
   REQUIRE(u.pane.model);
-  CHECK(u.pane.model->origin == "program");
-  CHECK(u.pane.model->program_output.find("correct") != std::string::npos);  // kept for File → Program output
+  CHECK(u.pane.model->origin() == "program");
+  CHECK(u.pane.model->program_output().find("correct") != std::string::npos);  // kept for File → Program output
   REQUIRE(u.pane.model->launches() == 3);
   u.show_launch(1);  // transposeTiled<0>: tile[32][32]
   test::settle(ctx, u);
-  REQUIRE(u.pane.model->launch == 1);
+  REQUIRE(u.pane.model->launch() == 1);
   CHECK(shared_load_way(*u.pane.model) == 32);
   u.set_step(100);
   test::settle(ctx, u);
@@ -80,7 +81,7 @@ TEST_CASE("a program in the app: [32][32] -> [32][33] saved, the view rebuilds t
   CHECK(u.rebuild_if_saved());
   test::settle(ctx, u);
   REQUIRE(u.pane.model);
-  CHECK(u.pane.model->launch == 1);
+  CHECK(u.pane.model->launch() == 1);
   CHECK(u.pane.step == 100);
   CHECK(shared_load_way(*u.pane.model) == 1);
   CHECK_FALSE(u.rebuild_if_saved());  // nothing changed since
@@ -93,10 +94,10 @@ TEST_CASE("the source panel follows the request into a header; a memory line ope
   if (!open_settled(ctx, u, "tests/programs/stencil/stencil.cu")) return;
   REQUIRE(u.pane.model);
   const session::Session& m = *u.pane.model;
-  REQUIRE(m.sources.size() >= 2);
-  CHECK(m.sources[0].file == 0);
+  REQUIRE(m.sources().size() >= 2);
+  CHECK(m.sources()[0].file == 0);
   const session::SourceText* header = nullptr;
-  for (const auto& s : m.sources)
+  for (const auto& s : m.sources())
     if (s.name.find("stencil.cuh") != std::string::npos) header = &s;
   REQUIRE(header);
   CHECK_FALSE(header->toolkit);
@@ -137,11 +138,11 @@ TEST_CASE("a program with a SASS trace in the replay pack: an opened line shows 
   if (!open_settled(ctx, u, "tests/programs/matmul_tiled.cu")) return;
   REQUIRE(u.pane.model);
   const session::Session& m = *u.pane.model;
-  REQUIRE(m.hardware);  // assets/replay/sass/matmul_tiled.wstrace, recorded on an H100
-  const session::SourceText& f = m.sources.at(0);
+  REQUIRE(m.hardware());  // assets/replay/sass/matmul_tiled.wstrace, recorded on an H100
+  const session::SourceText& f = m.sources().at(0);
   REQUIRE(f.stats.count(21));
   REQUIRE(f.stats.at(21).hardware.size() == 1);
-  const std::string& h = f.stats.at(21).hardware[0];
+  const std::string h = session::hardware_text(f.stats.at(21).hardware[0]);
   CHECK(h.find("H100 ran 512 LDS + 128 LDS.128 a block (PTX: 1024 ld.shared.f32)") == 0);
   CHECK(h.find("merged 4 scalar 4-byte accesses") != std::string::npos);
   // Opened, line 21 is followed by its PTX instructions, then the GPU's row, drawn.

@@ -11,6 +11,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "session/report.h"
 #include "session/deck.h"
 #include "ui/figure.h"
 #include "ui/headless.h"
@@ -98,12 +99,12 @@ TEST_CASE("every view draws for many frames on an emulated trace") {
   }
   // Another DRAM model re-analyses in the background; the step and the trace stay.
   const uint64_t before_step = u.pane.step;
-  auto before_trace = u.pane.model->shared_trace;
+  auto before_trace = u.pane.model->shared_trace();
   u.state.dram.preset = "hbm";
   u.request_reanalyze();
   settle(ctx, u);
-  CHECK(u.pane.model->report.dram.preset == "hbm");
-  CHECK(u.pane.model->shared_trace == before_trace);
+  CHECK(u.pane.model->report().dram.preset == "hbm");
+  CHECK(u.pane.model->shared_trace() == before_trace);
   CHECK(u.pane.step == before_step);
   // Space toggles playback.
   ctx.press(ui::HeadlessContext::key(ImGuiKey_Space));
@@ -207,7 +208,7 @@ TEST_CASE("naive SGEMM: threads along columns read B in 4 sectors, along rows 32
   auto per_request = [&](const char* id, const char* array) {
     show(ctx, u, id, {}, 0);
     const auto& m = *u.pane.model;
-    for (const auto& st : m.report.sites) {
+    for (const auto& st : m.report().sites) {
       const auto& site = m.trace().sites[st.site];
       if (m.trace().buffers[site.buffer].name == array && site.op == trace::Op::Load) return st.sectors_per_request;
     }
@@ -387,7 +388,7 @@ TEST_CASE("a trace saved from the app opens again with the same records") {
   settle(ctx, u);
   ctx.frame(u);
   REQUIRE(u.pane.model != before);
-  CHECK(u.pane.model->origin == "file");
+  CHECK(u.pane.model->origin() == "file");
   CHECK(u.pane.model->trace().records == before->trace().records);
   CHECK(u.pane.model->provenance() == "emulated on CPU · from file");
   // A file that is not a trace: an error message, and the trace on screen stays.
@@ -600,12 +601,12 @@ TEST_CASE("the source panel wraps what the GPU ran as it wraps code: matmul_tile
   session::LaunchSpec spec;
   spec.kernel = "matmul_tiled";
   spec.backend = "emulator";
-  const session::Launch l = session::resolve(spec);
+  const session::ResolvedLaunch l = session::resolve(spec);
   const auto m = session::Session::from_capture(session::capture(l), l, spec);
-  REQUIRE(m->hardware);  // the replay pack's SASS trace of the catalog kernel
-  const session::SourceText& f = m->sources.at(0);
+  REQUIRE(m->hardware());  // the replay pack's SASS trace of the catalog kernel
+  const session::SourceText& f = m->sources().at(0);
   REQUIRE(f.stats.count(128));
-  const std::string& h = f.stats.at(128).hardware.at(0);
+  const std::string h = session::hardware_text(f.stats.at(128).hardware.at(0));
   const int wrap = 60;
   const auto rows = ui::source_rows(f, [](uint32_t line) { return line == 128; }, wrap);
   std::string joined;

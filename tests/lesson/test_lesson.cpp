@@ -43,7 +43,7 @@ fs::path write(const std::string& name, const std::string& text) {
 }
 
 // Records with the CPU emulator, remembering traces across tests.
-const trace::Trace& recorded(const lesson::Launch& l) {
+const trace::Trace& recorded(const lesson::StepLaunch& l) {
   static lesson::Traces traces(session::lesson_recorder("emulator"));
   return traces.get(l);
 }
@@ -509,7 +509,7 @@ TEST_CASE("steps without a kernel continue the previous launch, with overrides")
   CHECK(l.steps[1].launch.size == 96);
   CHECK(l.steps[1].launch.params.at("pad") == 1);
   CHECK(l.steps[1].launch.blocks == std::vector<uint32_t>{0, 1});
-  CHECK(l.steps[2].launch == lesson::Launch{"copy", 0, {}, {}});
+  CHECK(l.steps[2].launch == lesson::StepLaunch{"copy", 0, {}, {}});
   CHECK(l.steps[1].where == "inherit.json, step 2");
   CHECK(lesson::launch_text(l.steps[1].launch) == "size=96 pad=1 blocks=0,1");
   CHECK(lesson::launch_text(l.steps[2].launch) == "size=4096");
@@ -552,12 +552,12 @@ TEST_CASE("lessons are found by name or path; the folder can be overridden") {
 
 TEST_CASE("steps that share a launch share one recording") {
   int calls = 0;
-  auto counting = [&calls](const lesson::Launch& l) {
+  auto counting = [&calls](const lesson::StepLaunch& l) {
     ++calls;
     return session::lesson_recorder("emulator")(l);
   };
   lesson::Lesson l = lesson::load(lesson::find("transpose"));
-  std::vector<lesson::Launch> distinct;
+  std::vector<lesson::StepLaunch> distinct;
   for (const auto& s : l.steps)
     if (std::find(distinct.begin(), distinct.end(), s.launch) == distinct.end()) distinct.push_back(s.launch);
   auto rep = lesson::run(l, counting);
@@ -568,7 +568,7 @@ TEST_CASE("steps that share a launch share one recording") {
 
 TEST_CASE("a recorder that fails shows as a step error, not a crash") {
   lesson::Lesson l = lesson::parse(with_step(kValidStep), "fail.json");
-  auto rep = lesson::run(l, [](const lesson::Launch&) -> trace::Trace { throw std::runtime_error("no device"); });
+  auto rep = lesson::run(l, [](const lesson::StepLaunch&) -> trace::Trace { throw std::runtime_error("no device"); });
   CHECK_FALSE(rep.ok);
   REQUIRE(rep.steps.size() == 1);
   CHECK(rep.steps[0].error == "fail.json, step 1: no device");

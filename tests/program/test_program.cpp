@@ -131,16 +131,16 @@ TEST_CASE("examples/reduction.cu: dynamic shared memory, shuffles and one atomic
 TEST_CASE("a session from a program: one source among the others, every launch reachable") {
   if (!can_run()) return;
   session::LaunchSpec spec;
-  spec.program = "tests/programs/vector_add.cu";
-  spec.program_args = {"300"};
-  spec.program_echo = false;
-  const session::Launch l = session::resolve(spec);
-  CHECK(l.source == session::Source::Program);
+  spec.program.source = "tests/programs/vector_add.cu";
+  spec.program.args = {"300"};
+  spec.program.echo = false;
+  const session::ResolvedLaunch l = session::resolve(spec);
+  CHECK(l.origin == session::Origin::Program);
   auto s = session::record_session(l, spec);
-  CHECK(s->origin == "program");
+  CHECK(s->origin() == "program");
   CHECK(s->launches() == 1);
   CHECK(s->trace().launch().grid.x == 2);  // 300 elements, 256 per block
-  CHECK(s->lane_accesses == 900);
+  CHECK(s->lane_accesses() == 900);
   CHECK_THROWS_AS(s->of_launch(1, analysis::DramModel{}), session::InputError);
 }
 
@@ -215,7 +215,7 @@ TEST_CASE("matmul_tiled.cu against its catalog twin matmul_tiled: the same reque
   const analysis::Report mine = report_of(r.trace, 0, one);
 
   auto s = catalog_twin("matmul_tiled", 64, {{"tile", 16}});
-  const auto a = totals(one, mine), b = totals(s->trace(), s->report);
+  const auto a = totals(one, mine), b = totals(s->trace(), s->report());
   REQUIRE(a.size() == b.size());
   for (const auto& [kind, x] : a) {
     INFO("space " << kind.first << " op " << kind.second);

@@ -23,6 +23,7 @@
 #include "sass/import.h"
 #include "session/capture.h"
 #include "session/hardware.h"
+#include "session/report.h"
 #include "session/session.h"
 #include "trace/trace.h"
 #include "trace/wstrace.h"
@@ -435,28 +436,29 @@ TEST_CASE("the replay pack's SASS traces of the catalog: matmul_tiled's source p
   session::LaunchSpec spec;
   spec.kernel = "matmul_tiled";
   spec.backend = "emulator";
-  const session::Launch l = session::resolve(spec);
+  const session::ResolvedLaunch l = session::resolve(spec);
   const auto s = session::Session::from_capture(session::capture(l), l, spec);
-  REQUIRE(s->hardware);
-  CHECK(s->hardware->provenance.device.find("H100") != std::string::npos);
-  CHECK(s->hardware->launches.at(0).params == l.params.values);
+  REQUIRE(s->hardware());
+  CHECK(s->hardware()->provenance.device.find("H100") != std::string::npos);
+  CHECK(s->hardware()->launches.at(0).params == l.params.values);
   std::string merged;
-  for (const auto& src : s->sources)
+  for (const auto& src : s->sources())
     for (const auto& [line, ls] : src.stats)
-      for (const std::string& h : ls.hardware)
-        if (h.find("LDS.128") != std::string::npos) merged = src.name + ":" + std::to_string(line) + " " + h;
+      for (const session::LineHardware& hw : ls.hardware)
+        if (const std::string h = session::hardware_text(hw); h.find("LDS.128") != std::string::npos)
+          merged = src.name + ":" + std::to_string(line) + " " + h;
   CHECK(merged.find("matmul.h:128 H100 ran 512 LDS + 128 LDS.128 a block (the source: 1024 4-byte shared loads): ptxas merged 4 "
                     "scalar 4-byte accesses into one 16-byte instruction") != std::string::npos);
   // Other parameters: no trace of them, nothing attached.
   spec.params["tile"] = 32;
-  const session::Launch l32 = session::resolve(spec);
-  CHECK_FALSE(session::Session::from_capture(session::capture(l32), l32, spec)->hardware);
+  const session::ResolvedLaunch l32 = session::resolve(spec);
+  CHECK_FALSE(session::Session::from_capture(session::capture(l32), l32, spec)->hardware());
   // Every kernel of the catalog has its trace, readable, of the kernel it names.
   for (const auto& k : catalog::all()) {
     CAPTURE(k.id);
     session::LaunchSpec one;
     one.kernel = k.id;
-    const session::Launch lk = session::resolve(one);
+    const session::ResolvedLaunch lk = session::resolve(one);
     const auto t = session::replay_catalog_sass(k.id, lk.params.values);
     REQUIRE(t);
     CHECK(t->launches.at(0).kernel == k.id);

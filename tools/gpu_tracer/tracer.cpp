@@ -60,7 +60,7 @@ bool program_allocates(Sanitizer_CallbackId cbid) {
   }
 }
 
-struct Launch {
+struct PendingLaunch {
   LaunchHead head;
   std::chrono::steady_clock::time_point start;
   std::string name;
@@ -85,7 +85,7 @@ struct Tracer {
   uint64_t budget = 0;  // records left to keep (WARPSCOPE_TRACE_MAX_RECORDS)
   std::set<CUcontext> patched_contexts;
   std::map<CUcontext, ContextBuffers> buffers;
-  std::map<uint64_t, Launch> pending;  // by launch handle
+  std::map<uint64_t, PendingLaunch> pending;  // by launch handle
   bool failed = false;
 
   void chunk(ChunkType type, const void* a, uint64_t an, const void* b = nullptr, uint64_t bn = 0) {
@@ -161,7 +161,7 @@ struct Tracer {
     std::lock_guard<std::mutex> lock(mu);
     if (!out || !patched_contexts.count(l->context)) return;
     if (g_debug) std::fprintf(stderr, "warpscope tracer: launch %s\n", l->functionName ? l->functionName : "?");
-    Launch L;
+    PendingLaunch L;
     L.name = l->functionName ? l->functionName : "?";
     L.ctx = l->context;
     L.stream = l->hStream;
@@ -199,7 +199,7 @@ struct Tracer {
     L.host.full = 0;
     h.name_bytes = uint32_t(L.name.size());
     const uint64_t key = reinterpret_cast<uint64_t>(l->hLaunch);
-    Launch& kept = pending[key] = std::move(L);
+    PendingLaunch& kept = pending[key] = std::move(L);
     sanitizerMemcpyHostToDeviceAsync(b.state, &kept.host, sizeof(DeviceState), l->hStream);
     sanitizerSetLaunchCallbackData(l->hLaunch, l->function, l->hStream, b.state);
     kept.start = std::chrono::steady_clock::now();
@@ -209,7 +209,7 @@ struct Tracer {
     std::lock_guard<std::mutex> lock(mu);
     auto it = pending.find(reinterpret_cast<uint64_t>(l->hLaunch));
     if (it == pending.end()) return;
-    Launch L = std::move(it->second);
+    PendingLaunch L = std::move(it->second);
     pending.erase(it);
     ContextBuffers& b = buffers[L.ctx];
     sanitizerStreamSynchronize(L.stream);
