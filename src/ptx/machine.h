@@ -4,6 +4,7 @@
 // stand there (the others wait: divergence, and reconvergence where the paths meet); the
 // warps of a block run in turn between barriers. Every global, shared, local and constant
 // access becomes one warp-level record through trace::Builder, attributed to its array.
+// Engine: a user's program on the CPU (its PTX interpreted; the 2×2 of engines: session/capture.h).
 #pragma once
 #include <cstdint>
 #include <map>

@@ -3,6 +3,7 @@
 // source line its -lineinfo gives, each address placed in the allocation that holds it
 // (named as the program's text names its allocations) or in the block's shared window.
 // Pure parsing: what runs the program and the disassembler is in program/ and cli/.
+// Engine: a user's program on a GPU (its SASS traced by tools/gpu_tracer; the 2×2 of engines: session/capture.h).
 #pragma once
 #include <cstdint>
 #include <map>

@@ -1,4 +1,4 @@
-// The GPU tracer's timing mode (timer.cpp): the program runs unpatched and each of its
+// tools/gpu_tracer/timer.h — the GPU tracer's timing mode (timer.cpp): the program runs unpatched and each of its
 // launches is timed plainly, its buffers saved and restored around the timed runs.
 #pragma once
 #include <cuda.h>
