@@ -53,7 +53,8 @@ inline std::string format(const Line& l) {
   return s + "\t" + l.kernel + "\n";
 }
 
-namespace detail {
+// `s` cut at every `sep` (empty fields kept): the file's fields, and the annotations'
+// lists program/timing.cpp reads.
 inline std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> v;
   std::string cur;
@@ -64,6 +65,8 @@ inline std::vector<std::string> split(const std::string& s, char sep) {
   v.push_back(cur);
   return v;
 }
+
+namespace detail {
 
 // The PARAMS field into `out`; "" or why it is not one.
 inline std::string parse_params(const std::string& field, std::vector<std::vector<uint8_t>>& out) {
@@ -90,7 +93,7 @@ inline std::string parse_params(const std::string& field, std::vector<std::vecto
 // is not one.
 inline std::string parse(const std::string& text, Line& l) {
   l = Line();
-  const std::vector<std::string> f = detail::split(text, '\t');
+  const std::vector<std::string> f = split(text, '\t');
   if (f.size() != 11 || f[0] != "launch") return "expected 11 tab-separated fields, the first 'launch'";
   try {
     l.index = std::stoull(f[1]);

@@ -16,16 +16,7 @@
 namespace ws::program {
 namespace {
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> v;
-  std::string cur;
-  for (char c : s) {
-    if (c == sep) v.push_back(cur), cur.clear();
-    else cur += c;
-  }
-  v.push_back(cur);
-  return v;
-}
+using gpu_times::split;
 
 std::string trim(const std::string& s) {
   size_t a = 0, b = s.size();
