@@ -408,6 +408,9 @@ struct SlotParts {
   const RequestFigures& rv;
   const MemoryViewState& st;
   const MemoryLayout& L;
+  // Each screen rectangle of cell box `b` in this slot (a wide grid is drawn in bands).
+  template <class F>
+  void rects(const CellBox& b, F&& f) const { slot_rects(s, g, b, f); }
 };
 
 // Bank numbers in shared arrays once cells are large enough to carry them.
@@ -416,7 +419,6 @@ void bank_numbers_scene(Scene& sc, const SlotParts& x) {
   const GridShape& g = x.g;
   const float cell = s.cell;
   const Theme& t = theme();
-  auto rects = [&](const CellBox& b, auto&& f) { slot_rects(s, g, b, f); };
   const bool shared = x.buf.space == trace::Space::Shared;
   if (shared && x.st.banks && cell >= 30 && size_t(s.col1 - s.col0) * (s.row1 - s.row0) <= 2500) {
     for (uint32_t r = s.row0; r < s.row1; ++r)
@@ -425,7 +427,7 @@ void bank_numbers_scene(Scene& sc, const SlotParts& x) {
         if (e >= g.elements) continue;
         std::string bank = "b";
         bank += std::to_string(analysis::bank_of(e * g.elem_bytes));
-        rects(CellBox{float(c), float(r), float(c + 1), float(r + 1)}, [&](ImVec2, ImVec2 q) {
+        x.rects(CellBox{float(c), float(r), float(c + 1), float(r + 1)}, [&](ImVec2, ImVec2 q) {
           sc.text(ImVec2(q.x - 3, q.y - 2), bank, t.text_dim, FontRole::Small, 1, 1);
         });
       }
@@ -438,7 +440,6 @@ void request_outlines_scene(Scene& sc, const SlotParts& x) {
   const GridShape& g = x.g;
   const float cell = s.cell;
   const Theme& t = theme();
-  auto rects = [&](const CellBox& b, auto&& f) { slot_rects(s, g, b, f); };
   const RequestFigures& rv = x.rv;
   const MemoryViewState& st = x.st;
   if (s.current && x.buf.space != trace::Space::Shared) {
@@ -447,7 +448,7 @@ void request_outlines_scene(Scene& sc, const SlotParts& x) {
       for (uint64_t l : rv.lines)
         for_each_run(g, l * analysis::kLineBytes / g.elem_bytes, (l + 1) * analysis::kLineBytes / g.elem_bytes,
                      [&](const CellBox& b) {
-                       rects(b, [&](ImVec2 pa, ImVec2 pb) {
+                       x.rects(b, [&](ImVec2 pa, ImVec2 pb) {
                          sc.rect(ImVec2(pa.x - lw, pa.y - lw), ImVec2(pb.x + lw, pb.y + lw), t.line128, lw, 2);
                        });
                      });
@@ -455,7 +456,7 @@ void request_outlines_scene(Scene& sc, const SlotParts& x) {
       for (const auto& sector : rv.sectors)
         for_each_run(g, sector.sector * analysis::kSectorBytes / g.elem_bytes,
                      (sector.sector + 1) * analysis::kSectorBytes / g.elem_bytes, [&](const CellBox& b) {
-                       rects(b, [&](ImVec2 pa, ImVec2 pb) {
+                       x.rects(b, [&](ImVec2 pa, ImVec2 pb) {
                          sc.rect(ImVec2(pa.x - 1, pa.y - 1), ImVec2(pb.x + 1, pb.y + 1), t.sector,
                                  cell >= 6 ? 2.0f : 1.0f);
                        });
@@ -470,7 +471,6 @@ void lane_patches_scene(Scene& sc, const SlotParts& x) {
   const GridShape& g = x.g;
   const float cell = s.cell;
   const Theme& t = theme();
-  auto rects = [&](const CellBox& b, auto&& f) { slot_rects(s, g, b, f); };
   const RequestFigures& rv = x.rv;
   const bool shared = x.buf.space == trace::Space::Shared;
   // Words of a shared request that share a bank with another word of the same phase
@@ -496,7 +496,7 @@ void lane_patches_scene(Scene& sc, const SlotParts& x) {
   std::vector<std::pair<ImVec2, int>> numbers;
   for (const auto& l : lanes) {
     const bool number = numbered.insert(l.e0).second;
-    for_each_run(g, l.e0, l.e1, [&](const CellBox& run) { rects(run, [&](ImVec2 pa, ImVec2 pb) {
+    for_each_run(g, l.e0, l.e1, [&](const CellBox& run) { x.rects(run, [&](ImVec2 pa, ImVec2 pb) {
       if (pb.x - pa.x < min_px) {
         float c = (pa.x + pb.x) * 0.5f;
         pa.x = c - min_px * 0.5f, pb.x = c + min_px * 0.5f;
