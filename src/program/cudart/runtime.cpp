@@ -518,6 +518,8 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* p, int device) {
   p->managedMemory = 1;
   p->concurrentManagedAccess = 1;
   p->unifiedAddressing = 1;
+  p->canMapHostMemory = 1;  // host memory is the device's: host_memory.cpp
+  p->canUseHostPointerForRegisteredMem = 1;
   return cudaSuccess;
 }
 
@@ -540,6 +542,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int dev
     case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
     case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
     case cudaDevAttrManagedMemory: *value = 1; break;
+    case cudaDevAttrCanMapHostMemory: *value = 1; break;
     default: *value = 0;
   }
   return cudaSuccess;
