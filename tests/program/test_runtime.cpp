@@ -97,7 +97,7 @@ TEST_CASE("cublas_gemm.cu: cuBLAS and cuBLASLt products on the emulated device e
   const program::Result r = run_program("cublas_gemm.cu", {"-lcublas", "-lcublasLt"});
   INFO(r.output);
   CHECK(r.exit_code == 0);
-  CHECK(count(r.output, "ok  ") == 10);
+  CHECK(count(r.output, "ok  ") == 11);
   CHECK(r.output.find("0 failures") != std::string::npos);
   // Said once per function: the library's work is not in the trace, only the program's kernel.
   CHECK(count(r.output, "cublasSgemm computed on the CPU; its accesses are not in the trace") == 1);

@@ -1,8 +1,9 @@
 // tests/programs/cublas_gemm.cu — cuBLAS and cuBLASLt products checked against host loops:
 // cublasSgemm with every pair of transposes and leading dimensions larger than the rows
 // (the padding must survive), alpha and beta; cublasGemmEx on BF16 inputs; a strided batch;
-// cublasLtMatmul with a bias and GELU keeping its input (GELU_AUX_BIAS). Prints one line
-// per check and exits 1 when one fails. One tiny kernel, so that the program has PTX.
+// cublasSgemv with a strided vector; cublasLtMatmul with a bias and GELU keeping its input
+// (GELU_AUX_BIAS). Prints one line per check and exits 1 when one fails. One tiny kernel,
+// so that the program has PTX.
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -136,6 +137,17 @@ int main() {
   expect(s == CUBLAS_STATUS_SUCCESS && found == 1 && aux[0] == -0.5f && aux[1] == -5 && std::fabs(d[0] + 0.154286f) < 1e-5f &&
              std::fabs(d[1]) < 1e-5f,
          "cublasLtMatmul GELU_AUX_BIAS");
+
+  // gemv with a strided x: Aᵀ · (1, -1) = (1 - 3, 2 - 4), x's elements 2 apart.
+  float hxs[3] = {1, 99, -1}, hy[2] = {5, 5};
+  float *dxs, *dy;
+  cudaMalloc(&dxs, sizeof hxs);
+  cudaMalloc(&dy, sizeof hy);
+  cudaMemcpy(dxs, hxs, sizeof hxs, cudaMemcpyHostToDevice);
+  cudaMemcpy(dy, hy, sizeof hy, cudaMemcpyHostToDevice);
+  s = cublasSgemv(h, CUBLAS_OP_T, 2, 2, &one, dM, 2, dxs, 2, &zero, dy, 1);
+  cudaMemcpy(hy, dy, sizeof hy, cudaMemcpyDeviceToHost);
+  expect(s == CUBLAS_STATUS_SUCCESS && hy[0] == -2 && hy[1] == -2, "cublasSgemv T, incx 2");
 
   // A pointer the program never allocated: an error, not a crash.
   s = cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, (float*)0x10, 2, bB, 2, &zero, bC, 2);

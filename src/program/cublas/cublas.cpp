@@ -1,7 +1,7 @@
 // src/program/cublas/cublas.cpp — libcublas.so.13 for a program on the emulated device:
 // the handle and its settings, and the matrix products (S/D gemm, GemmEx, their strided
-// batches) computed on the CPU by gemm.h. What it lacks answers with weak stubs generated
-// from the toolkit's header (cmake/cublas_stubs.cmake), which name themselves.
+// batches, S/D gemv) computed on the CPU by gemm.h. What it lacks answers with weak stubs
+// generated from the toolkit's header (cmake/cublas_stubs.cmake), which name themselves.
 #include <cublas_v2.h>
 
 #include <algorithm>
@@ -115,7 +115,7 @@ cublasStatus_t gemm(const Call& c) {
   const std::string e = ws::blas::run(g);
   if (e.empty()) return CUBLAS_STATUS_SUCCESS;
   say(std::string(c.name) + ": " + e);
-  return e.find("not inside") != std::string::npos ? CUBLAS_STATUS_EXECUTION_FAILED : CUBLAS_STATUS_NOT_SUPPORTED;
+  return ws::blas::device_failure(e) ? CUBLAS_STATUS_EXECUTION_FAILED : CUBLAS_STATUS_NOT_SUPPORTED;
 }
 
 }  // namespace
@@ -245,6 +245,32 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t h, cublasOperation_t ta
                                           cublasComputeType_t compute, cublasGemmAlgo_t) {
   return gemm({"cublasGemmStridedBatchedEx", h, ta, tb, m, n, k, alpha, beta, A, at, lda, sa, B, bt, ldb, sb, C, ct, ldc,
                sc, batch, compute});
+}
+
+// y = alpha · op(A) · x + beta · y, as the product yᵀ (1 × M) = xᵀ (1 × K) · op(A)ᵀ: a
+// vector with a stride is a one-row matrix whose leading dimension is the stride.
+static cublasStatus_t gemv(const char* name, cublasHandle_t h, cublasOperation_t trans, int m, int n, const void* alpha,
+                           const void* A, int lda, const void* x, int incx, const void* beta, void* y, int incy,
+                           cudaDataType type, cublasComputeType_t compute) {
+  if (incx <= 0 || incy <= 0) {
+    ws_cudart_library_call(name);
+    say(std::string(name) + ": a negative or zero increment is not provided by the emulated cuBLAS");
+    return incx && incy ? CUBLAS_STATUS_NOT_SUPPORTED : CUBLAS_STATUS_INVALID_VALUE;
+  }
+  const bool t = trans != CUBLAS_OP_N;
+  const int rows = t ? n : m, inner = t ? m : n;  // op(A) is rows × inner
+  return gemm({name, h, CUBLAS_OP_N, t ? CUBLAS_OP_N : CUBLAS_OP_T, 1, rows, inner, alpha, beta, x, type, incx, 0, A, type,
+               lda, 0, y, type, incy, 0, 1, compute});
+}
+
+cublasStatus_t cublasSgemv(cublasHandle_t h, cublasOperation_t trans, int m, int n, const float* alpha, const float* A,
+                           int lda, const float* x, int incx, const float* beta, float* y, int incy) {
+  return gemv("cublasSgemv", h, trans, m, n, alpha, A, lda, x, incx, beta, y, incy, CUDA_R_32F, CUBLAS_COMPUTE_32F);
+}
+
+cublasStatus_t cublasDgemv(cublasHandle_t h, cublasOperation_t trans, int m, int n, const double* alpha, const double* A,
+                           int lda, const double* x, int incx, const double* beta, double* y, int incy) {
+  return gemv("cublasDgemv", h, trans, m, n, alpha, A, lda, x, incx, beta, y, incy, CUDA_R_64F, CUBLAS_COMPUTE_64F);
 }
 
 const char* cublasGetStatusName(cublasStatus_t s) {

@@ -273,7 +273,7 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc
   if (e.empty()) e = ws::blas::run(g);
   if (e.empty()) return CUBLAS_STATUS_SUCCESS;
   say("cublasLtMatmul: " + e);
-  return e.find("not inside") != std::string::npos ? CUBLAS_STATUS_EXECUTION_FAILED : CUBLAS_STATUS_NOT_SUPPORTED;
+  return ws::blas::device_failure(e) ? CUBLAS_STATUS_EXECUTION_FAILED : CUBLAS_STATUS_NOT_SUPPORTED;
 }
 
 const char* cublasLtGetStatusName(cublasStatus_t s) {

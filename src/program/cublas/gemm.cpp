@@ -4,6 +4,8 @@
 // among this machine's cores, and the result (with cuBLASLt's epilogue) copied back.
 #include "program/cublas/gemm.h"
 
+#include <driver_types.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -70,8 +72,10 @@ const uint8_t* batch_base(const Matrix& m, int64_t b) {
 
 std::string read(std::vector<uint8_t>& out, const Matrix& m, int64_t b, const char* what) {
   out.resize(span_bytes(m));
-  if (ws_cudart_read(out.data(), batch_base(m, b), out.size()) != 0)
+  const int e = ws_cudart_read(out.data(), batch_base(m, b), out.size());
+  if (e == cudaErrorInvalidValue)
     return std::string("matrix ") + what + " (batch " + std::to_string(b) + ") is not inside the device memory the program allocated";
+  if (e != 0) return "the device stopped at an earlier kernel's fault (CUDA error " + std::to_string(e) + ")";
   return "";
 }
 
@@ -216,6 +220,10 @@ std::string run_typed(const Gemm& g) {
 }
 
 }  // namespace
+
+bool device_failure(const std::string& why) {
+  return why.find("not inside") != std::string::npos || why.find("earlier kernel's fault") != std::string::npos;
+}
 
 std::string run(const Gemm& g) {
   if (g.m < 0 || g.n < 0 || g.k < 0 || g.batch < 0) return "a negative size";

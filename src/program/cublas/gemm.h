@@ -50,5 +50,9 @@ size_t type_bytes(cudaDataType t);
 // Runs `g`; "" on success, else why not in one line (a matrix outside device memory, a
 // type not provided, a leading dimension smaller than its rows).
 std::string run(const Gemm& g);
+// Whether run()'s answer is a failure on the device (memory outside every allocation, an
+// earlier kernel's fault: CUBLAS_STATUS_EXECUTION_FAILED) rather than a request the
+// emulated library does not provide.
+bool device_failure(const std::string& why);
 
 }  // namespace ws::blas

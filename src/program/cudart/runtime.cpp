@@ -446,6 +446,13 @@ const char* cudaGetErrorName(cudaError_t e) {
     case cudaErrorNotSupported: return "cudaErrorNotSupported";
     case cudaErrorInvalidPtx: return "cudaErrorInvalidPtx";
     case cudaErrorAssert: return "cudaErrorAssert";
+    case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
+    case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
+    case cudaErrorHostMemoryAlreadyRegistered: return "cudaErrorHostMemoryAlreadyRegistered";
+    case cudaErrorHostMemoryNotRegistered: return "cudaErrorHostMemoryNotRegistered";
+    case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
+    case cudaErrorStreamCaptureUnmatched: return "cudaErrorStreamCaptureUnmatched";
+    case cudaErrorIllegalState: return "cudaErrorIllegalState";
     default: return "cudaErrorUnknown";
   }
 }
@@ -461,6 +468,13 @@ const char* cudaGetErrorString(cudaError_t e) {
     case cudaErrorNotSupported: return "operation not supported (by warpscope's emulated device)";
     case cudaErrorInvalidPtx: return "a PTX JIT compilation failed";
     case cudaErrorAssert: return "device-side assert triggered";
+    case cudaErrorInvalidDevice: return "invalid device ordinal";
+    case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+    case cudaErrorHostMemoryAlreadyRegistered: return "part or all of the requested memory range is already mapped";
+    case cudaErrorHostMemoryNotRegistered: return "pointer does not correspond to a registered memory region";
+    case cudaErrorStreamCaptureUnsupported: return "operation not permitted when stream is capturing";
+    case cudaErrorStreamCaptureUnmatched: return "capture was not initiated in this stream";
+    case cudaErrorIllegalState: return "the operation is not permitted in the current state";
     default: return "unknown error";
   }
 }

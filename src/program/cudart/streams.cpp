@@ -104,6 +104,12 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
   return cudaSuccess;
 }
 
+// Managed memory is this machine's memory, seen by host and device alike: attaching it
+// to a stream changes nothing.
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void* devPtr, size_t, unsigned int) {
+  return devPtr ? cudaSuccess : fail(cudaErrorInvalidValue);
+}
+
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode) {
   WS_API_LOCK;
   if (capturing(stream)) return fail(cudaErrorIllegalState);
