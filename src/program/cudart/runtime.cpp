@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "program/cudart/graphs.h"
 #include "program/cudart/shim.h"
 #include "program/environment.h"
 #include "program/program.h"
@@ -53,7 +54,6 @@ struct State {
     bool constant = false;
   };
   std::map<const void*, Var> vars;             // host shadow -> device variable
-  std::vector<Config> configs;
   cudaError_t last = cudaSuccess;
   cudaError_t sticky = cudaSuccess;            // a kernel fault, as the GPU's is: every later call fails
   uint64_t allocations = 0;
@@ -174,16 +174,18 @@ void __cudaRegisterManagedVar(void**, void** hostVarPtrAddress, char*, const cha
   st().vars[hostVarPtrAddress] = {deviceName, size, constant != 0};
 }
 
+// A <<<…>>>'s configuration travels from push to pop on one host thread: each has its own.
+static thread_local std::vector<Config> configs;
+
 unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st* stream) {
-  st().configs.push_back({gridDim, blockDim, sharedMem, stream});
+  configs.push_back({gridDim, blockDim, sharedMem, stream});
   return 0;
 }
 
 cudaError_t __cudaPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* sharedMem, void* stream) {
-  State& s = st();
-  if (s.configs.empty()) return cudaErrorInvalidConfiguration;
-  const Config c = s.configs.back();
-  s.configs.pop_back();
+  if (configs.empty()) return cudaErrorInvalidConfiguration;
+  const Config c = configs.back();
+  configs.pop_back();
   *gridDim = c.grid;
   *blockDim = c.block;
   *sharedMem = c.shared;
@@ -197,7 +199,9 @@ cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* fun) {
 }
 
 cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
-                             cudaStream_t) {
+                             cudaStream_t stream) {
+  WS_API_LOCK;
+  if (ws::program::capturing(stream)) return ws::program::capture_launch(func, gridDim, blockDim, args, sharedMem, stream);
   State& s = st();
   if (s.sticky != cudaSuccess) return ret(s.sticky);
   auto it = s.kernels.find(func);
@@ -259,6 +263,7 @@ static std::string allocation_name(const char* what) {
 }
 
 cudaError_t cudaMalloc(void** devPtr, size_t size) {
+  WS_API_LOCK;
   State& s = st();
   if (!devPtr) return ret(cudaErrorInvalidValue);
   ensure_loaded();
@@ -284,6 +289,7 @@ cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t h
   return cudaMalloc(devPtr, *pitch * height);
 }
 cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int) {
+  WS_API_LOCK;
   State& s = st();
   if (!devPtr) return ret(cudaErrorInvalidValue);
   ensure_loaded();
@@ -295,6 +301,7 @@ cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int) {
 }
 
 cudaError_t cudaFree(void* devPtr) {
+  WS_API_LOCK;
   State& s = st();
   if (!devPtr) return cudaSuccess;
   const uint64_t a = reinterpret_cast<uintptr_t>(devPtr);
@@ -306,22 +313,13 @@ cudaError_t cudaFree(void* devPtr) {
   return s.dev.free(a) ? cudaSuccess : ret(cudaErrorInvalidValue);
 }
 
-cudaError_t cudaMallocHost(void** ptr, size_t size) {
-  *ptr = std::malloc(std::max<size_t>(size, 1));
-  return *ptr ? cudaSuccess : ret(cudaErrorMemoryAllocation);
-}
-cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int) { return cudaMallocHost(ptr, size); }
-cudaError_t cudaFreeHost(void* ptr) {
-  std::free(ptr);
-  return cudaSuccess;
-}
-
 static bool on_device(const void* p) {
   const uint64_t a = reinterpret_cast<uintptr_t>(p);
   return (a >= ptx::kGlobalBase && a < ptx::kSharedWindow) || !st().dev.owner(a).empty();
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
+  WS_API_LOCK;
   State& s = st();
   if (s.sticky != cudaSuccess) return ret(s.sticky);
   if (!count) return cudaSuccess;
@@ -343,9 +341,6 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpy
   }
   return cudaSuccess;
 }
-cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind, cudaStream_t) {
-  return cudaMemcpy(dst, src, count, kind);
-}
 // Rows of `width` bytes, `height` of them, each at its own pitch: one copy per row.
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                          enum cudaMemcpyKind kind) {
@@ -362,10 +357,10 @@ cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t 
   return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
 cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
+  WS_API_LOCK;
   if (!st().dev.memset(reinterpret_cast<uintptr_t>(devPtr), value, count)) return ret(cudaErrorInvalidValue);
   return cudaSuccess;
 }
-cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t) { return cudaMemset(devPtr, value, count); }
 
 static uint64_t symbol_address(const void* symbol, size_t* size) {
   State& s = st();
@@ -375,16 +370,22 @@ static uint64_t symbol_address(const void* symbol, size_t* size) {
   return s.dev.symbol(it->second.name);
 }
 
-cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset, enum cudaMemcpyKind) {
+cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  WS_API_LOCK;
   size_t size = 0;
   const uint64_t a = symbol_address(symbol, &size);
   if (!a || offset + count > size) return ret(cudaErrorInvalidSymbol);
+  if (kind == cudaMemcpyDeviceToDevice || (kind == cudaMemcpyDefault && on_device(src)))
+    return st().dev.device_to_device(a + offset, reinterpret_cast<uintptr_t>(src), count) ? cudaSuccess : ret(cudaErrorInvalidValue);
   return st().dev.to_device(a + offset, src, count) ? cudaSuccess : ret(cudaErrorInvalidSymbol);
 }
-cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset, enum cudaMemcpyKind) {
+cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
+  WS_API_LOCK;
   size_t size = 0;
   const uint64_t a = symbol_address(symbol, &size);
   if (!a || offset + count > size) return ret(cudaErrorInvalidSymbol);
+  if (kind == cudaMemcpyDeviceToDevice || (kind == cudaMemcpyDefault && on_device(dst)))
+    return st().dev.device_to_device(reinterpret_cast<uintptr_t>(dst), a + offset, count) ? cudaSuccess : ret(cudaErrorInvalidValue);
   return st().dev.to_host(dst, a + offset, count) ? cudaSuccess : ret(cudaErrorInvalidSymbol);
 }
 cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count, size_t offset,
@@ -396,12 +397,14 @@ cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t coun
   return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
 }
 cudaError_t cudaGetSymbolAddress(void** devPtr, const void* symbol) {
+  WS_API_LOCK;
   const uint64_t a = symbol_address(symbol, nullptr);
   if (!a) return ret(cudaErrorInvalidSymbol);
   *devPtr = reinterpret_cast<void*>(a);
   return cudaSuccess;
 }
 cudaError_t cudaGetSymbolSize(size_t* size, const void* symbol) {
+  WS_API_LOCK;
   return symbol_address(symbol, size) ? cudaSuccess : ret(cudaErrorInvalidSymbol);
 }
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total) {
@@ -416,12 +419,16 @@ cudaError_t cudaMemPrefetchAsync(const void*, size_t, struct cudaMemLocation, un
 // ---- errors and synchronisation --------------------------------------------------------
 
 cudaError_t cudaGetLastError(void) {
+  WS_API_LOCK;
   State& s = st();
   const cudaError_t e = s.last;
   s.last = s.sticky;
   return e;
 }
-cudaError_t cudaPeekAtLastError(void) { return st().last; }
+cudaError_t cudaPeekAtLastError(void) {
+  WS_API_LOCK;
+  return st().last;
+}
 cudaError_t cudaDeviceSynchronize(void) { return st().sticky; }
 cudaError_t cudaThreadSynchronize(void) { return st().sticky; }
 cudaError_t cudaStreamSynchronize(cudaStream_t) { return st().sticky; }
@@ -439,6 +446,13 @@ const char* cudaGetErrorName(cudaError_t e) {
     case cudaErrorNotSupported: return "cudaErrorNotSupported";
     case cudaErrorInvalidPtx: return "cudaErrorInvalidPtx";
     case cudaErrorAssert: return "cudaErrorAssert";
+    case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
+    case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
+    case cudaErrorHostMemoryAlreadyRegistered: return "cudaErrorHostMemoryAlreadyRegistered";
+    case cudaErrorHostMemoryNotRegistered: return "cudaErrorHostMemoryNotRegistered";
+    case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
+    case cudaErrorStreamCaptureUnmatched: return "cudaErrorStreamCaptureUnmatched";
+    case cudaErrorIllegalState: return "cudaErrorIllegalState";
     default: return "cudaErrorUnknown";
   }
 }
@@ -454,6 +468,13 @@ const char* cudaGetErrorString(cudaError_t e) {
     case cudaErrorNotSupported: return "operation not supported (by warpscope's emulated device)";
     case cudaErrorInvalidPtx: return "a PTX JIT compilation failed";
     case cudaErrorAssert: return "device-side assert triggered";
+    case cudaErrorInvalidDevice: return "invalid device ordinal";
+    case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+    case cudaErrorHostMemoryAlreadyRegistered: return "part or all of the requested memory range is already mapped";
+    case cudaErrorHostMemoryNotRegistered: return "pointer does not correspond to a registered memory region";
+    case cudaErrorStreamCaptureUnsupported: return "operation not permitted when stream is capturing";
+    case cudaErrorStreamCaptureUnmatched: return "capture was not initiated in this stream";
+    case cudaErrorIllegalState: return "the operation is not permitted in the current state";
     default: return "unknown error";
   }
 }
@@ -511,6 +532,8 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* p, int device) {
   p->managedMemory = 1;
   p->concurrentManagedAccess = 1;
   p->unifiedAddressing = 1;
+  p->canMapHostMemory = 1;  // host memory is the device's: host_memory.cpp
+  p->canUseHostPointerForRegisteredMem = 1;
   return cudaSuccess;
 }
 
@@ -533,6 +556,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int dev
     case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
     case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
     case cudaDevAttrManagedMemory: *value = 1; break;
+    case cudaDevAttrCanMapHostMemory: *value = 1; break;
     default: *value = 0;
   }
   return cudaSuccess;
@@ -541,6 +565,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int dev
 cudaError_t cudaFuncSetAttribute(const void*, enum cudaFuncAttribute, int) { return cudaSuccess; }
 cudaError_t cudaFuncSetCacheConfig(const void*, enum cudaFuncCache) { return cudaSuccess; }
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes* attr, const void* func) {
+  WS_API_LOCK;
   State& s = st();
   std::memset(attr, 0, sizeof *attr);
   auto it = s.kernels.find(func);
@@ -596,6 +621,7 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
 
 // A fresh handle for a stream or an event: a distinct address (they hold no state).
 static void* next_handle() {
+  WS_API_LOCK;
   static char handles[4096];
   static int next = 0;
   return &handles[(next++) % 4096];
@@ -610,7 +636,6 @@ cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t* s, unsigned int, int) { return cudaStreamCreate(s); }
 // Work runs when it is issued: a stream is always done.
 cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
-cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
 
 cudaError_t cudaEventCreate(cudaEvent_t* e) {
   *e = static_cast<cudaEvent_t>(next_handle());
@@ -618,7 +643,9 @@ cudaError_t cudaEventCreate(cudaEvent_t* e) {
 }
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned int) { return cudaEventCreate(e); }
 cudaError_t cudaEventDestroy(cudaEvent_t) { return cudaSuccess; }
-cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) {
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream) {
+  WS_API_LOCK;
+  if (ws::program::capturing(stream)) return ws::program::capture_event(e, stream);
   State& s = st();
   s.events[e] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s.start).count();
   return cudaSuccess;
@@ -626,6 +653,7 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) {
 cudaError_t cudaEventSynchronize(cudaEvent_t) { return st().sticky; }
 cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  WS_API_LOCK;
   State& s = st();
   if (!s.events.count(start) || !s.events.count(end)) return ret(cudaErrorInvalidResourceHandle);
   *ms = float(s.events[end] - s.events[start]);
@@ -636,3 +664,28 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) 
 
 // The stubs (generated from the toolkit's list of runtime functions) end here.
 extern "C" int ws_cudart_unsupported(const char* name) { return int(ws::program::unsupported(name)); }
+
+namespace ws::program {
+
+std::recursive_mutex& api_mutex() {
+  static std::recursive_mutex* mu = new std::recursive_mutex;  // outlives the program's exit handlers
+  return *mu;
+}
+ptx::Device& device() {
+  ensure_loaded();
+  return st().dev;
+}
+cudaError_t fail(cudaError_t e) { return ret(e); }
+cudaError_t sticky_error() { return st().sticky; }
+bool kernel_param_sizes(const void* func, std::vector<size_t>& sizes) {
+  State& s = st();
+  auto it = s.kernels.find(func);
+  if (it == s.kernels.end() || !ensure_loaded()) return false;
+  const ptx::Kernel* k = s.dev.module().kernel(it->second);
+  if (!k) return false;
+  sizes.clear();
+  for (const auto& p : k->params) sizes.push_back(p.bytes);
+  return true;
+}
+
+}  // namespace ws::program

@@ -1,11 +1,39 @@
 // src/program/cudart/shim.h — what the runtime's parts share: the trace written when the
-// program ends, and the answer of a function the emulated device does not provide.
+// program ends, the answer of a function the emulated device does not provide, the one
+// lock every entry point takes, and the emulated device the parts beside runtime.cpp
+// (host memory, streams and graphs, the exports libcublas uses) reach.
 #pragma once
 #include <cuda_runtime_api.h>
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace ws::ptx {
+class Device;
+}
 
 namespace ws::program {
 void write_trace_now();
 // Says once that the program called `name`, which the emulated device lacks; returns the
 // error the call gives.
 cudaError_t unsupported(const char* name);
+
+// Held by every entry point that reads or changes the device: the program's host threads
+// reach one emulated device, whose state is not safe to touch from two at once. Recursive:
+// entry points call each other, and a stream's host function may call the runtime.
+std::recursive_mutex& api_mutex();
+// The emulated device (its module read on first use; memory works without one).
+ptx::Device& device();
+// Records a call's error as cudaGetLastError will answer it; returns `e`.
+cudaError_t fail(cudaError_t e);
+// The error a fault of an earlier kernel left (cudaSuccess when none): every later call
+// answers it, as on a GPU.
+cudaError_t sticky_error();
+// The bytes of each parameter of the kernel whose host stub is `func`; false when the
+// kernel is unknown or its PTX missing.
+bool kernel_param_sizes(const void* func, std::vector<size_t>& sizes);
 }  // namespace ws::program
+
+// Serialises an entry point: the program's host threads take turns at the device.
+#define WS_API_LOCK std::lock_guard<std::recursive_mutex> ws_api_lock_(ws::program::api_mutex())

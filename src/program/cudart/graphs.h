@@ -1,0 +1,53 @@
+// src/program/cudart/graphs.h — CUDA graphs on the emulated device: a graph's nodes (a
+// kernel, a copy, a memset, a host function, an empty node) with their dependencies, run
+// in an order that honours every edge; and stream capture, which records a stream's work
+// as such nodes instead of running it. Work on a stream otherwise runs when it is issued.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace ws::program {
+
+// One node of a graph, its work kept by value (a kernel's argument bytes copied).
+struct Node {
+  enum class Kind { Kernel, Copy, Memset, Host, Empty } kind = Kind::Empty;
+  std::vector<Node*> deps;  // in the same graph
+  // Kernel
+  const void* func = nullptr;
+  dim3 grid, block;
+  size_t shared = 0;
+  std::vector<std::vector<uint8_t>> args;
+  // Copy (a 1D copy is a 3D one of one row)
+  cudaMemcpy3DParms copy{};
+  // Memset
+  cudaMemsetParams memset{};
+  // Host
+  cudaHostFn_t fn = nullptr;
+  void* user = nullptr;
+};
+
+struct Graph {
+  std::vector<std::unique_ptr<Node>> nodes;  // in the order they were added
+  Node* tail = nullptr;                      // a capture's last node: the next depends on it
+};
+
+// Runs one node now, in the issuing thread; the call's error.
+cudaError_t run_node(const Node& n);
+// A kernel node of a launch as cudaLaunchKernel receives it; false for an unknown kernel.
+bool kernel_node(Node& n, const void* func, dim3 grid, dim3 block, void** args, size_t shared);
+// A copy node of `bytes` from `src` to `dst`.
+void copy_node(Node& n, void* dst, const void* src, size_t bytes, cudaMemcpyKind kind);
+
+// Whether `stream` is being captured into a graph.
+bool capturing(cudaStream_t stream);
+// Appends `n` to the graph `stream` is captured into, after the stream's last node.
+cudaError_t capture(cudaStream_t stream, std::unique_ptr<Node> n);
+// A launch issued on a capturing stream: recorded, not run.
+cudaError_t capture_launch(const void* func, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t stream);
+// An event recorded on a capturing stream: a stream that waits for it joins the capture.
+cudaError_t capture_event(cudaEvent_t event, cudaStream_t stream);
+
+}  // namespace ws::program
