@@ -72,6 +72,8 @@ def store_type(t):
     """The storage class of a PTX type: how a kernel loads and stores it."""
     if t in ('pred', 'u8', 's8', 'f16', 'bf16', 'f32', 'f64'):
         return t
+    if t in ('f16x2', 'bf16x2'):
+        return 'b32'
     bits = int(t[1:])
     if bits == 8:
         return 'u8' if t[0] in 'ub' else 's8'
@@ -96,9 +98,19 @@ def pool(t, kind, rng, n, k):
     needs it (shift counts, bit positions, angles)."""
     st = store_type(t)
     w = WIDTH[st]
+    if t in ('f16x2', 'bf16x2'):  # two halves, each from the half's own pool
+        half = t[:-2]
+        lo, hi = pool(half, kind, rng, n, k), pool(half, kind, rng, n, k + 1)
+        return [a | (b << 16) for a, b in zip(lo, hi)]
     if kind == 'shift':
         edges = [0, 1, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65, 255, 256, 0xffffffff, 0x80000000]
         return [edges[(i + 3 * k) % len(edges)] if i < n // 2 else rng.randint(0, 70) for i in range(n)]
+    if kind == 'lane':  # a bit or lane position, 0..31
+        return [i % 32 if i < 32 else rng.randint(0, 31) for i in range(n)]
+    if kind == 'small':  # a small signed count, around zero
+        return [(rng.randint(-34, 34)) & 0xffffffff for _ in range(n)]
+    if kind == 'few':  # values that repeat across the warp
+        return [rng.choice([0, 1, 0xffffffff, 0x80000000]) for _ in range(n)]
     if kind == 'pred':
         return [rng.getrandbits(1) if i >= 4 else (i >> k) & 1 for i in range(n)]
     if kind == 'angle':  # within the range where sin/cos.approx state their bound
@@ -408,8 +420,6 @@ def movement():
          setup='shared')
     case('st.shared.v4.b16', ['b16'] * 4, ['b64'], ['st.shared.v4.b16 [%rd30], {{{a0}, {a1}, {a2}, {a3}}};',
                                                    'ld.shared.b64 {d0}, [%rd30];'], setup='shared')
-    case('ld.global.nc.u32', ['b32'], ['b32'], ['ld.global.nc.u32 {d0}, [%rd1];'])
-    case('ldu.global.u32', ['b32'], ['b32'], ['ldu.global.u32 {d0}, [%rd1];'])
     case('ld.local.b32', ['b32'], ['b32'], ['st.local.b32 [%rd31], {a0};', 'ld.local.b32 {d0}, [%rd31];'],
          setup='local')
     case('cvta.shared', ['b32'], ['b32'], ['cvta.shared.u64 %rd34, %rd30;', 'st.b32 [%rd34], {a0};',
@@ -484,10 +494,10 @@ def control():
           'setp.eq.u32 %p6, %r5, 1;', '@%p6 bra.uni $L_one;', 'add.u32 {d0}, {d0}, {a0};', 'bra $L_join;',
           '$L_one:', 'mul.lo.u32 {d0}, {d0}, {a0};', 'bra $L_join;', '$L_zero:', 'sub.u32 {d0}, {d0}, {a0};',
           '$L_join:', 'add.u32 {d0}, {d0}, 1;'])
-    case('call', ['b32', 'b32'], ['b32'],
+    case('call.uni', ['b32', 'b32'], ['b32'],
          ['{{', '.param .b32 arg0;', '.param .b32 arg1;', '.param .b32 rv;', 'st.param.b32 [arg0], {a0};',
           'st.param.b32 [arg1], {a1};', 'call.uni (rv), twice_plus, (arg0, arg1);', 'ld.param.b32 {d0}, [rv];', '}}'],
-         extra=FUNC)
+         )
     # A barrier between a store to shared memory and the load of it by a thread of the other warp.
     for bar in ['bar.sync 0', 'barrier.sync 0', 'bar.sync 0, 64', 'barrier.sync.aligned 0']:
         case(bar, ['b32'], ['b32'],
@@ -506,13 +516,259 @@ def control():
         case(f, ['b32'], ['b32'], [f + ';', 'mov.b32 {d0}, {a0};'])
 
 
+
+# ---- the half-precision forms, and every word of the memory and comparison forms ---------
+
+HALVES = ['f16', 'bf16', 'f16x2', 'bf16x2']
+
+
+def halves():
+    for t in HALVES:
+        n = 64 if 'x2' not in t else 32
+        for op in ['add', 'sub', 'mul']:
+            for r in ['', '.rn']:
+                f = '%s%s.%s' % (op, r, t)
+                case(f, [t, t], [t], [f + ' {d0}, {a0}, {a1};'], threads=n, inputs='rounding' if t == 'f16' else None)
+        case('fma.rn.' + t, [t, t, t], [t], ['fma.rn.%s {d0}, {a0}, {a1}, {a2};' % t], threads=n)
+        for op in ['min', 'max']:
+            case('%s.%s' % (op, t), [t, t], [t], ['%s.%s {d0}, {a0}, {a1};' % (op, t)], threads=n)
+        for op in ['neg', 'abs']:
+            case('%s.%s' % (op, t), [t], [t], ['%s.%s {d0}, {a0};' % (op, t)])
+    for t in ['f16', 'bf16']:
+        for c in FCMP:  # one destination: ptxas takes no p|q for the half types
+            case('setp.%s.%s' % (c, t), [t, t], ['pred'], ['setp.%s.%s {d0}, {a0}, {a1};' % (c, t)])
+        for b in ['and', 'or', 'xor']:
+            case('setp.lt.%s.%s' % (b, t), [t, t, 'pred'], ['pred'],
+                 ['setp.lt.%s.%s {d0}, {a0}, {a1}, {a2};' % (b, t)], kinds=['any', 'any', 'pred'])
+        for f in ['f32', 'f64']:
+            case('cvt.%s.%s' % (f, t), [t], [f], ['cvt.%s.%s {d0}, {a0};' % (f, t)])
+            for r in RND:
+                case('cvt.%s.%s.%s' % (r, t, f), [f], [t], ['cvt.%s.%s.%s {d0}, {a0};' % (r, t, f)], threads=64)
+        for s2 in ['f16', 'bf16']:
+            # Within a type only the integral roundings; across the two only the others.
+            for r in (['rni', 'rzi', 'rmi', 'rpi'] if s2 == t else RND):
+                f = 'cvt.%s.%s.%s' % (r, t, s2)
+                case(f, [s2], [t], [f + ' {d0}, {a0};'], kinds=['toint'] if r[-1] == 'i' else None)
+        for i in (CVT_INTS if t == 'f16' else [i for i in CVT_INTS if i[1:] != '8']):  # bf16: no 8-bit
+            for r in (RND if i == 's32' else ['rn']):
+                f = 'cvt.%s.%s.%s' % (r, t, i)
+                case(f, [i], [t], [f + ' {d0}, {a0};'])
+            for r in (['rni', 'rzi', 'rmi', 'rpi'] if i == 's32' else ['rni']):
+                f = 'cvt.%s.%s.%s' % (r, i, t)
+                case(f, [t], [i], [f + ' {d0}, {a0};'])
+    for t in ['f16x2', 'bf16x2']:
+        for r in ['rn', 'rz']:
+            f = 'cvt.%s.%s.f32' % (r, t)
+            case(f, ['f32', 'f32'], [t], [f + ' {d0}, {a0}, {a1};'], threads=64)
+    for f in ['cvt.rn.sat.f32.s32', 'cvt.rn.ftz.f32.s32', 'cvt.rz.sat.f64.u32']:
+        case(f, [f.split('.')[-1]], [f.split('.')[-2]], [f + ' {d0}, {a0};'])
+
+
+CACHE = ['ca', 'cg', 'cs', 'lu', 'cv', 'wb', 'wt', 'nc', 'L1::evict_normal', 'L1::evict_unchanged', 'L1::evict_first',
+         'L1::evict_last', 'L1::no_allocate', 'L2::evict_normal', 'L2::evict_first', 'L2::evict_last', 'L2::64B',
+         'L2::128B', 'L2::256B']
+ORDER = ['volatile', 'weak', 'relaxed.cta', 'relaxed.gpu', 'relaxed.sys', 'relaxed.cluster', 'acquire.gpu',
+         'release.gpu', 'mmio.relaxed.sys']
+# Words ptxas refuses on these opcodes (or, for L2::evict_*, takes only with 256-bit vectors).
+LD_NOT_PTX = ['wb', 'wt', 'release.gpu', 'L2::evict_normal', 'L2::evict_first', 'L2::evict_last']
+ST_NOT_PTX = ['ca', 'lu', 'cv', 'nc', 'acquire.gpu', 'L2::64B', 'L2::128B', 'L2::256B', 'L2::evict_normal',
+              'L2::evict_first', 'L2::evict_last']
+MEMT = ['b8', 'b16', 'b32', 'b64', 'u8', 'u16', 'u32', 'u64', 's8', 's16', 's32', 's64', 'f32', 'f64']
+CONST = """.const .align 8 .b8 cst[16] = {1, 2, 3, 4, 5, 6, 7, 136, 9, 10, 11, 12, 13, 14, 15, 255};
+"""
+
+
+def memory_forms():
+    """The words of ld, st and cvta: a plain value through each, a few threads each (what
+    these cases check is that each spelling reads and writes the bytes it names)."""
+    n = 8
+    for t in ['u16', 's16', 's32', 'u64', 's64']:
+        case('mov.' + t, [t], [t], ['mov.%s {d0}, {a0};' % t], threads=n)
+    reg_t = lambda t: {'b8': 'u8'}.get(t, t)
+    for t in MEMT:
+        out = 'b32' if t[1:] == '8' else t
+        case('ld.global.' + t, ['b64'], [out], ['ld.global.%s {d0}, [%%rd1+%d];' % (t, 1 if t[1:] == '8' else 0)],
+             threads=n)
+        case('ldu.global.' + t, ['b64'], [out], ['ldu.global.%s {d0}, [%%rd1];' % t], threads=n)
+        case('st.global.' + t, [reg_t(t) if t[1:] != '8' else 'b16'], ['b64'],
+             ['mov.b64 %rd36, 0;', 'st.global.b64 [%rd2], %rd36;',
+              'st.global.%s [%%rd2+1], {a0};' % t if t[1:] == '8' else 'st.global.%s [%%rd2], {a0};' % t,
+              'ld.global.b64 {d0}, [%rd2];'], threads=n)
+    for w in CACHE + ORDER:
+        if w not in LD_NOT_PTX:
+            f = 'ld.%s.global.u32' % w if w in ORDER else 'ld.global.%s.u32' % w
+            case(f, ['b32'], ['b32'], [f + ' {d0}, [%rd1];'], threads=n)
+        if w not in ST_NOT_PTX:
+            f = 'st.%s.global.u32' % w if w in ORDER else 'st.global.%s.u32' % w
+            case(f, ['b32'], ['b32'], [f + ' [%rd2], {a0};', 'ld.global.u32 {d0}, [%rd2];'], threads=n)
+    case('ld.global.v4.u32', ['b32'] * 4, ['b32'] * 4, ['ld.global.v4.u32 {{{d0}, {d1}, {d2}, {d3}}}, [%rd1];'],
+         threads=n, inputs=None)
+    case('ldu.global.v2.u32', ['b64'], ['b32', 'b32'], ['ldu.global.v2.u32 {{{d0}, {d1}}}, [%rd1];'], threads=n)
+    case('ldu.global.v4.u16', ['b64'], ['b16'] * 4, ['ldu.global.v4.u16 {{{d0}, {d1}, {d2}, {d3}}}, [%rd1];'],
+         threads=n)
+    case('st.global.v2.u32', ['b32', 'b32'], ['b64'], ['st.global.v2.u32 [%rd2], {{{a0}, {a1}}};',
+                                                       'ld.global.b64 {d0}, [%rd2];'], threads=n)
+    case('ld.shared::cta.u32', ['b32'], ['b32'], ['st.shared::cta.u32 [%rd30], {a0};', 'ld.shared::cta.u32 {d0}, [%rd30];'],
+         setup='shared', threads=n)
+    case('st.shared::cta.u32', ['b32'], ['b32'], ['st.shared::cta.u32 [%rd30], {a0};', 'ld.shared.u32 {d0}, [%rd30];'],
+         setup='shared', threads=n)
+    case('st.local.u32', ['b32'], ['b32'], ['st.local.u32 [%rd31], {a0};', 'ld.local.u32 {d0}, [%rd31];'],
+         setup='local', threads=n)
+    for k, (t, off) in enumerate([('u32', 4), ('s8', 7), ('u8', 15), ('b64', 8)]):
+        out = 'b32' if t[1:] == '8' else t
+        case('ld.const.%s +%d' % (t, off), [], [out], ['ld.const.%s {d0}, [cst%d+%d];' % (t, k, off)],
+             extra=CONST.replace('cst', 'cst%d' % k), threads=n)
+    # The kernel's own parameter, and then the word it points at.
+    for sp in ['param', 'param::entry']:
+        case('ld.%s.u64' % sp, [], ['b32'], ['ld.%s.u64 %%rd36, [pin];' % sp, 'cvta.to.global.u64 %rd36, %rd36;',
+                                             'ld.global.b32 {d0}, [%rd36];'], threads=n, inputs=None)
+    for sp in ['param', 'param::func']:
+        case('st.%s.b32' % sp, ['b32', 'b32'], ['b32'],
+             ['{{', '.param .b32 arg0;', '.param .b32 arg1;', '.param .b32 rv;', 'st.%s.b32 [arg0], {a0};' % sp,
+              'st.%s.b32 [arg1], {a1};' % sp, 'call.uni (rv), twice_plus, (arg0, arg1);',
+              'ld.%s.b32 {d0}, [rv];' % sp, '}}'], threads=n)
+    case('ld.param::func.b32', ['b32', 'b32'], ['b32'],
+         ['{{', '.param .b32 arg0;', '.param .b32 arg1;', '.param .b32 rv;', 'st.param.b32 [arg0], {a0};',
+          'st.param.b32 [arg1], {a1};', 'call.uni (rv), twice_plus_func, (arg0, arg1);',
+          'ld.param::func.b32 {d0}, [rv];', '}}'],
+         extra=FUNC.replace('twice_plus', 'twice_plus_func').replace('ld.param.b32', 'ld.param::func.b32'), threads=n)
+    # cvta of each space: a generic address made and used, or taken back and used.
+    for sp, setup, addr in [('global', None, '%rd1'), ('shared', 'shared', '%rd30'), ('shared::cta', 'shared', '%rd30'),
+                            ('local', 'local', '%rd31')]:
+        fill = [] if sp == 'global' else ['st.%s.b32 [%s], {a0};' % (sp.split('::')[0], addr)]
+        case('cvta.%s.u64' % sp, ['b32'], ['b32'], fill + ['cvta.%s.u64 %%rd34, %s;' % (sp, addr), 'ld.b32 {d0}, [%rd34];'],
+             setup=setup, threads=n)
+        case('cvta.to.%s.u64' % sp, ['b32'], ['b32'],
+             fill + ['cvta.%s.u64 %%rd34, %s;' % (sp, addr), 'cvta.to.%s.u64 %%rd35, %%rd34;' % sp,
+                     'ld.%s.b32 {d0}, [%%rd35];' % sp.split('::')[0]], setup=setup, threads=n)
+    case('cvta.const.u64', [], ['b32'], ['mov.u64 %rd36, cst9;', 'cvta.const.u64 %rd34, %rd36;', 'ld.b32 {d0}, [%rd34+4];'],
+         extra=CONST.replace('cst', 'cst9'), threads=n)
+    case('cvta.param.u64', [], ['b32'], ['mov.u64 %rd36, pin;', 'cvta.param.u64 %rd34, %rd36;', 'ld.u64 %rd35, [%rd34];',
+                                         'cvta.to.global.u64 %rd35, %rd35;', 'ld.global.b32 {d0}, [%rd35];'], threads=n)
+    # Control words and the instructions with no effect.
+    case('bra.uni', ['b32'], ['b32'], ['mov.u32 {d0}, {a0};', 'bra.uni $L_skip;', 'not.b32 {d0}, {d0};', '$L_skip:',
+                                       'add.u32 {d0}, {d0}, 1;'], threads=n)
+    case('ret.uni', ['b32'], ['b32'], ['mov.u32 {d0}, {a0};', 'st.global.b32 [%rd2], {d0};', 'ret.uni;'], threads=n)
+    for bar in ['bar.cta.sync 0', 'barrier.cta.sync 0', 'barrier.cta.sync.aligned 0']:
+        case(bar, ['b32'], ['b32'],
+             ['st.shared.b32 [%rd30], {a0};', bar + ';', 'xor.b32 %r5, %r1, 33;', 'mul.wide.u32 %rd32, %r5, 8;',
+              'mov.u64 %rd33, sh;', 'add.u64 %rd32, %rd33, %rd32;', 'ld.shared.b32 {d0}, [%rd32];'],
+             setup='shared', threads=64)
+    for f in ['membar.sys', 'fence.sc.sys', 'fence.acq_rel.cluster', 'fence.sc.cta', 'fence.acq_rel.gpu',
+              'prefetch.global.L2 [%rd1]', 'prefetch.global.L2::evict_last [%rd1]',
+              'prefetch.global.L2::evict_normal [%rd1]', 'prefetch.local.L1 [%rd31]', 'prefetch.L1 [%rd1]',
+              'pmevent.mask 1']:
+        case(f, ['b32'], ['b32'], [f + ';', 'mov.b32 {d0}, {a0};'], setup='local' if 'local' in f else None, threads=n)
+
+
+def comparison_forms():
+    """set and selp: every comparison word, every source type, the boolean combinations."""
+    for st in ['b16', 'b32', 'b64', 's16', 's64', 'u16', 'u32']:
+        f = 'set.ne.u32.' + st
+        case(f, [st, st], ['u32'], [f + ' {d0}, {a0}, {a1};'])
+    for c in UCMP:
+        f = 'set.%s.s32.u32' % c
+        case(f, ['u32', 'u32'], ['s32'], [f + ' {d0}, {a0}, {a1};'])
+    for c in FCMP:
+        for st in ['f32', 'f64']:
+            f = 'set.%s.f32.%s' % (c, st)
+            case(f, [st, st], ['f32'], [f + ' {d0}, {a0}, {a1};'])
+    for b in ['and', 'or', 'xor']:
+        for st in ['u32', 'f32', 'f64']:
+            f = 'set.gt.%s.s32.%s' % (b, st)
+            if f == 'set.lt.and.u32.s32':
+                continue
+            case(f, [st, st, 'pred'], ['s32'], [f + ' {d0}, {a0}, {a1}, {a2};'], kinds=['any', 'any', 'pred'])
+    for t in ['s16', 's64', 'u16', 'u32', 'u64']:
+        case('selp.' + t, [t, t, 'pred'], [t], ['selp.%s {d0}, {a0}, {a1}, {a2};' % t], kinds=['any', 'any', 'pred'])
+    # every type of red, and the half-precision atomics.
+    for t in HALVES:
+        st = store_type(t)
+        f = 'atom.global.add.noftz.' + t
+        case(f, [t, t], [t, t], ['st.global.b%d [%%rd2], {a0};' % WIDTH[st], f + ' {d0}, [%rd2], {a1};',
+                                 'ld.global.b%d {d1}, [%%rd2];' % WIDTH[st]], threads=64)
+        f = 'red.global.add.noftz.' + t
+        case(f, [t, t], [t], ['st.global.b%d [%%rd2], {a0};' % WIDTH[st], f + ' [%rd2], {a1};',
+                              'ld.global.b%d {d0}, [%%rd2];' % WIDTH[st]], threads=64)
+    red = [('add', ['u64', 's32', 'f32', 'f64']), ('min', ['u32', 's64']), ('max', ['u64']),
+           ('and', ['b32', 'b64']), ('or', ['b32', 'b64']), ('xor', ['b64', 'b32']), ('inc', ['u32']), ('dec', ['u32'])]
+    for op, types in red:
+        for t in types:
+            st = store_type(t)
+            ld = LOAD[st]
+            f = 'red.global.%s.%s' % (op, t)
+            case(f, [t, t], [t], ['st.global.%s [%%rd2], {a0};' % ld, f + ' [%rd2], {a1};',
+                                  'ld.global.%s {d0}, [%%rd2];' % ld], threads=32 if 'f' not in t else 64)
+
+
+def atomic_forms():
+    """Each atom and red form with every memory-order, scope and space word (PTX refuses
+    red.acquire and red.acq_rel)."""
+    forms = [('add', 'u32'), ('inc', 'u32'), ('add', 'f32'), ('add.noftz', 'f16'), ('add.noftz', 'bf16x2')]
+    words = [('relaxed.cta', 'shared'), ('acquire.gpu', 'global'), ('release.sys', 'global'),
+             ('acq_rel.gpu', 'shared::cta')]
+    for op, t in forms:
+        st = store_type(t)
+        ld = 'b%d' % WIDTH[st]
+        for order, space in words:
+            base = '%rd2' if space == 'global' else '%rd30'
+            plain = space.split('::')[0]
+            setup = None if space == 'global' else 'shared'
+            f = 'atom.%s.%s.%s.%s' % (order, space, op, t)
+            case(f, [t, t], [t, t], ['st.%s.%s [%s], {a0};' % (plain, ld, base), f + ' {d0}, [%s], {a1};' % base,
+                                     'ld.%s.%s {d1}, [%s];' % (plain, ld, base)], setup=setup, threads=8)
+            if order.split('.')[0] in ('acquire', 'acq_rel'):
+                continue
+            f = 'red.%s.%s.%s.%s' % (order, space, op, t)
+            case(f, [t, t], [t], ['st.%s.%s [%s], {a0};' % (plain, ld, base), f + ' [%s], {a1};' % base,
+                                  'ld.%s.%s {d0}, [%s];' % (plain, ld, base)], setup=setup, threads=8)
+        f = 'red.relaxed.gpu.shared::cta.%s.%s' % (op, t)
+        case(f, [t, t], [t], ['st.shared.%s [%%rd30], {a0};' % ld, f + ' [%rd30], {a1};', 'ld.shared.%s {d0}, [%%rd30];' % ld],
+             setup='shared', threads=8)
+
+
+def newer_forms():
+    """tanh, funnel shifts, find-nth-set, dot products, warp reductions and matches."""
+    case('tanh.approx.f32', ['f32'], ['f32'], ['tanh.approx.f32 {d0}, {a0};'], threads=64, tol='rel:-10.9')
+    for d in ['l', 'r']:
+        for m in ['wrap', 'clamp']:
+            f = 'shf.%s.%s.b32' % (d, m)
+            case(f, ['b32', 'b32', 'u32'], ['b32'], [f + ' {d0}, {a0}, {a1}, {a2};'], kinds=['any', 'any', 'shift'])
+    case('fns.b32', ['b32', 'u32', 's32'], ['b32'], ['fns.b32 {d0}, {a0}, {a1}, {a2};'], kinds=['any', 'lane', 'small'],
+         threads=64)
+    for a in ['u32', 's32']:
+        for b in ['u32', 's32']:
+            ct = 'u32' if a == b == 'u32' else 's32'
+            f = 'dp4a.%s.%s' % (a, b)
+            case(f, [a, b, ct], [ct], [f + ' {d0}, {a0}, {a1}, {a2};'])
+            for m in ['lo', 'hi']:
+                f = 'dp2a.%s.%s.%s' % (m, a, b)
+                case(f, [a, b, ct], [ct], [f + ' {d0}, {a0}, {a1}, {a2};'])
+    for op, t in [('add', 'u32'), ('add', 's32'), ('min', 'u32'), ('min', 's32'), ('max', 'u32'), ('max', 's32'),
+                  ('and', 'b32'), ('or', 'b32'), ('xor', 'b32')]:
+        f = 'redux.sync.%s.%s' % (op, t)
+        case(f, [t], [t], [f + ' {d0}, {a0}, 0xffffffff;'])
+    for t in ['b32', 'b64']:
+        case('match.any.sync.' + t, [t], ['b32'], ['match.any.sync.%s {d0}, {a0}, 0xffffffff;' % t], kinds=['few'])
+        case('match.all.sync.' + t, [t], ['b32', 'pred'], ['match.all.sync.%s {d0}|{d1}, {a0}, 0xffffffff;' % t],
+             kinds=['few'])
+        case('match.all.sync.%s uniform' % t, [t], ['b32', 'pred'],
+             ['match.all.sync.%s {d0}|{d1}, {a0}, 0xffffffff;' % t], inputs='uniform')
+    # The f64 comparisons combined with a predicate, and set's f64 source.
+    for b in ['and', 'or', 'xor']:
+        f = 'setp.gtu.%s.f64' % b
+        case(f, ['f64', 'f64', 'pred'], ['pred', 'pred'], [f + ' {d0}|{d1}, {a0}, {a1}, {a2};'], kinds=['any', 'any', 'pred'])
+    for dt in ['u32', 's32']:
+        f = 'set.lt.%s.f64' % dt
+        case(f, ['f64', 'f64'], [dt], [f + ' {d0}, {a0}, {a1};'])
+
 # ---- the module ----------------------------------------------------------------------------
 
 HEADER = """//
 // Generated by scripts/ptx_diff_cases.py: the PTX interpreter's differential test (the GPU's
 // results are in tests/ptx/fixtures/diff/). Do not edit: change the script.
 //
-.version 8.0
+.version 8.3
 .target sm_90
 .address_size 64
 
@@ -579,6 +835,9 @@ def inputs_of(c):
             j = n // 2 + i
             cols[0][j], cols[1][j] = a, b
         return [list(r) for r in zip(*cols)]
+    if c.inputs == 'uniform':  # every thread the same operands
+        row = [pool(t, kind, rng, 1, k)[0] for k, (t, kind) in enumerate(zip(c.ins, c.kinds))]
+        return [list(row) for _ in range(n)]
     if c.inputs == 'uniform-pred':
         return [[1 if i < 32 else 0] for i in range(n)] if n > 32 else [[1]] * n
     if c.inputs == 'cas':
@@ -591,14 +850,21 @@ def inputs_of(c):
 
 
 def build():
-    for part in [arithmetic, functions, logic, comparisons, conversions, movement, warp_ops, atomics, control]:
+    for part in [arithmetic, functions, logic, comparisons, conversions, movement, warp_ops, atomics, control,
+                 halves, memory_forms, comparison_forms, atomic_forms, newer_forms]:
         part()
-    seen = set()
+    # A form two groups both spell (set.lt.f32.f32) is kept once; one name for two
+    # different kernels is a mistake.
+    seen, kept = {}, []
     for c in CASES:
+        key = (c.ins, c.outs, c.body, c.threads, c.kinds, c.inputs, c.setup, c.extra)
         if c.name in seen:
-            raise SystemExit('duplicate case name: ' + c.name)
-        seen.add(c.name)
-    return CASES
+            if seen[c.name] != key:
+                raise SystemExit('two different cases named ' + c.name)
+            continue
+        seen[c.name] = key
+        kept.append(c)
+    return kept
 
 
 def main(argv):
@@ -606,7 +872,7 @@ def main(argv):
         print('usage: ptx_diff_cases.py OUT_DIR', file=sys.stderr)
         return 2
     out = argv[1]
-    ptx = [HEADER]
+    ptx = [HEADER, FUNC]
     cases = ['# The PTX differential test\'s cases, generated by scripts/ptx_diff_cases.py (see the PTX',
              '# module beside this file). One block per case: its header line, then per thread the',
              '# thread index and the operands in hex.']

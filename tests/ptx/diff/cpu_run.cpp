@@ -2,16 +2,18 @@
 //
 //   ptx_diff_cpu PTX CASES --report FIXTURE        every case's verdict against FIXTURE, the
 //                                                   first differing thread of each (exit 1 if any)
+//   ptx_diff_cpu PTX CASES --coverage OPCODES_DEF  what the cases leave unexercised of the forms
+//                                                   an opcodes.def (any version of it) accepts
 //   ptx_diff_cpu PTX CASES --write-fixture FILE    the interpreter's own results as a fixture,
 //                                                   for trying the pipeline without a GPU; its
 //                                                   device line says "interpreter", and the test
 //                                                   refuses it: only a GPU's results belong in
 //                                                   tests/ptx/fixtures/diff/
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 
 #include "diff_check.h"
+#include "diff_forms.h"
 
 using namespace ws::ptxdiff;
 
@@ -59,11 +61,25 @@ int write(const std::string& ptx, std::vector<Case> cases, const char* path) {
   return 0;
 }
 
+int coverage(const std::vector<Case>& cases, const char* path) {
+  std::string text;
+  if (!read_file(path, text)) {
+    std::fprintf(stderr, "ptx_diff_cpu: cannot read %s\n", path);
+    return 2;
+  }
+  const Accepted a = read_accepted(text, path);
+  const std::vector<std::string> lines = uncovered(a, cases);
+  for (const std::string& l : lines) std::printf("%s\n", l.c_str());
+  std::printf("%zu opcodes, %zu forms in %s: %zu gaps\n", a.opcodes.size(), a.forms.size(), path, lines.size());
+  return lines.empty() ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 5 || (std::strcmp(argv[3], "--report") && std::strcmp(argv[3], "--write-fixture"))) {
-    std::fprintf(stderr, "usage: ptx_diff_cpu PTX CASES --report FIXTURE | --write-fixture FILE\n");
+  const std::string mode = argc == 5 ? argv[3] : "";
+  if (mode != "--report" && mode != "--write-fixture" && mode != "--coverage") {
+    std::fprintf(stderr, "usage: ptx_diff_cpu PTX CASES --report FIXTURE | --coverage OPCODES_DEF | --write-fixture FILE\n");
     return 2;
   }
   std::string ptx, text;
@@ -73,7 +89,8 @@ int main(int argc, char** argv) {
   }
   try {
     const std::vector<Case> cases = read_cases(text, argv[2]);
-    return std::strcmp(argv[3], "--report") == 0 ? report(ptx, cases, argv[4]) : write(ptx, cases, argv[4]);
+    if (mode == "--coverage") return coverage(cases, argv[4]);
+    return mode == "--report" ? report(ptx, cases, argv[4]) : write(ptx, cases, argv[4]);
   } catch (const FormatError& e) {
     std::fprintf(stderr, "ptx_diff_cpu: %s\n", e.what());
     return 2;

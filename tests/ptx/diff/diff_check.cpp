@@ -208,30 +208,4 @@ std::vector<std::string> unexpected(const std::vector<Verdict>& verdicts, const 
   return lines;
 }
 
-std::set<std::string> accepted_opcodes() {
-  std::set<std::string> names;
-#define PTX_OP(E, N, K, F) \
-  if (*N) names.insert(N);
-#define PTX_ALIAS(N, E) names.insert(N);
-#include "ptx/opcodes.def"
-  return names;
-}
-
-const std::map<std::string, std::string>& untestable_opcodes() {
-  static const std::map<std::string, std::string> m{
-      {"trap", "ends the GPU's kernel with an error, which leaves the context unusable for the cases after it"},
-      {"brkpt", "stops the GPU's kernel at a breakpoint, an error without a debugger attached"},
-  };
-  return m;
-}
-
-std::vector<std::string> uncovered(const std::vector<Case>& cases) {
-  std::set<std::string> covered;
-  for (const Case& c : cases) covered.insert(c.name.substr(0, c.name.find_first_of(". ")));
-  std::vector<std::string> out;
-  for (const std::string& name : accepted_opcodes())
-    if (!covered.count(name) && !untestable_opcodes().count(name)) out.push_back(name);
-  return out;
-}
-
 }  // namespace ws::ptxdiff

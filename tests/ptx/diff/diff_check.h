@@ -52,12 +52,4 @@ std::map<std::string, Outcome> read_known(const std::string& text, const std::st
 // listed one that now matches (remove it) or comes out otherwise.
 std::vector<std::string> unexpected(const std::vector<Verdict>& verdicts, const std::map<std::string, Outcome>& known);
 
-// The opcodes the interpreter accepts: every name (and alias) of src/ptx/opcodes.def.
-std::set<std::string> accepted_opcodes();
-// Opcodes the test leaves out, with the reason: their effect cannot be observed and return
-// (trap and brkpt stop the GPU's kernel with an error).
-const std::map<std::string, std::string>& untestable_opcodes();
-// Accepted opcodes that no case exercises (a case's name begins with its opcode).
-std::vector<std::string> uncovered(const std::vector<Case>& cases);
-
 }  // namespace ws::ptxdiff
