@@ -25,8 +25,8 @@ Run run_on_interpreter(const std::string& module_header, const std::string& case
 // Whether the interpreter's result `mine` for result `i` of a thread agrees with the GPU's
 // `gpu` under the case's tolerance ("exact"; "ulp:N"; "ulp:N:divisor", the bound holding only
 // for a divisor (operand 1) of magnitude in [2^-126, 2^126]; "rel:E", relative error 2^E;
-// "abs:E", absolute error 2^E). `inputs` are the thread's operands. Throws FormatError for a
-// tolerance it cannot read.
+// "abs:E", absolute error 2^E; several joined by '|': any of them). `inputs` are the thread's
+// operands. Throws FormatError for a tolerance it cannot read.
 bool agrees(const Case& c, size_t i, uint64_t gpu, uint64_t mine, const std::vector<uint64_t>& inputs);
 
 // How a case came out.

@@ -194,6 +194,11 @@ TEST_CASE("diff tolerances: bit for bit unless the case states the ISA's bound")
   Case f64 = approx("ulp:1", "f64");
   CHECK(agrees(f64, 0, std::bit_cast<uint64_t>(1.0), std::bit_cast<uint64_t>(1.0) + 2, {}));
   CHECK_FALSE(agrees(f64, 0, std::bit_cast<uint64_t>(1.0), std::bit_cast<uint64_t>(1.0) + 3, {}));
+  Case either = approx("abs:-22|ulp:2");
+  CHECK(agrees(either, 0, f32(100.0f), f32(100.0f) + 3, {}));     // 3 ulp: within 2 (+1)
+  CHECK(agrees(either, 0, f32(1e-6f), f32(1e-6f + 2e-7f), {}));   // many ulp, but 2e-7 < 2^-22
+  CHECK_FALSE(agrees(either, 0, f32(100.0f), f32(100.0f) + 4, {}));
+  CHECK_THROWS_AS(agrees(approx("abs:-22|bad:1"), 0, f32(1.0f), f32(1.0f), {}), FormatError);
   Case bad = approx("within:3");
   CHECK_THROWS_AS(agrees(bad, 0, f32(1.0f), f32(2.0f), {}), FormatError);
   Case pred = approx("ulp:2");
