@@ -6,7 +6,9 @@
 //
 // The driver library is opened at run time, so the program starts (and says in one line
 // why it cannot run) on a machine without a GPU or driver. Exit codes: 0 written, 1 no GPU
-// or a failure on it, 2 bad arguments or files.
+// or a failure on it, 2 bad arguments or files. A case that faults on the GPU is named and left
+// out of the fixture (the context is reset and the module loaded again for the cases after
+// it); the fixture holds the others, and the exit code is 1.
 #include <cuda.h>
 #include <dlfcn.h>
 
@@ -31,6 +33,7 @@ struct Driver {
   decltype(&cuDeviceGetAttribute) attribute;
   decltype(&cuDriverGetVersion) driver_version;
   decltype(&cuDevicePrimaryCtxRetain) retain;
+  decltype(&cuDevicePrimaryCtxReset_v2) reset;
   decltype(&cuCtxSetCurrent) set_current;
   decltype(&cuModuleLoadDataEx) load;
   decltype(&cuModuleGetFunction) function;
@@ -61,6 +64,7 @@ std::string open_driver(Driver& d) {
   sym(d.attribute, "cuDeviceGetAttribute");
   sym(d.driver_version, "cuDriverGetVersion");
   sym(d.retain, "cuDevicePrimaryCtxRetain");
+  sym(d.reset, "cuDevicePrimaryCtxReset_v2");
   sym(d.set_current, "cuCtxSetCurrent");
   sym(d.load, "cuModuleLoadDataEx");
   sym(d.function, "cuModuleGetFunction");
@@ -126,6 +130,21 @@ void run_case(const Driver& d, CUmodule mod, Case& c) {
     }
 }
 
+// The primary context made current and the generated module loaded into it; the JIT's log
+// names the PTX line of anything it refuses.
+CUmodule load_module(const Driver& d, CUdevice dev, const std::string& ptx) {
+  CUcontext ctx;
+  check(d, d.retain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+  check(d, d.set_current(ctx), "cuCtxSetCurrent");
+  std::vector<char> log(1 << 16, 0);
+  CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void* vals[] = {log.data(), reinterpret_cast<void*>(uintptr_t(log.size()))};
+  CUmodule mod;
+  const CUresult r = d.load(&mod, ptx.c_str(), 2, opts, vals);
+  if (r != CUDA_SUCCESS) check(d, r, std::string("loading the PTX: ") + log.data());
+  return mod;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -158,23 +177,27 @@ int main(int argc, char** argv) {
   }
   try {
     CUdevice dev;
-    CUcontext ctx;
     check(d, d.device_get(&dev, 0), "cuDeviceGet");
-    check(d, d.retain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-    check(d, d.set_current(ctx), "cuCtxSetCurrent");
-    // The JIT's log names the PTX line of anything it refuses.
-    std::vector<char> log(1 << 16, 0);
-    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void* vals[] = {log.data(), reinterpret_cast<void*>(uintptr_t(log.size()))};
-    CUmodule mod;
-    const CUresult r = d.load(&mod, ptx.c_str(), 2, opts, vals);
-    if (r != CUDA_SUCCESS) check(d, r, std::string("loading the PTX: ") + log.data());
-    for (Case& c : cases) run_case(d, mod, c);
+    CUmodule mod = load_module(d, dev, ptx);
+    std::vector<Case> done;
+    size_t faulted = 0;
+    for (Case& c : cases) {
+      try {
+        run_case(d, mod, c);
+        done.push_back(std::move(c));
+      } catch (const Failure& e) {  // a fault poisons the context: start a fresh one
+        std::fprintf(stderr, "ptx_diff_gpu: %s; left out of the fixture\n", e.what.c_str());
+        ++faulted;
+        d.reset(dev);
+        mod = load_module(d, dev, ptx);
+      }
+    }
     const std::string device = describe(d, dev);
     std::ofstream f(argv[3], std::ios::binary);
-    f << write_fixture(device, cases);
+    f << write_fixture(device, done);
     if (!f.flush()) throw Failure{std::string("cannot write ") + argv[3]};
-    std::printf("ptx_diff_gpu: %zu cases on %s -> %s\n", cases.size(), device.c_str(), argv[3]);
+    std::printf("ptx_diff_gpu: %zu cases on %s -> %s (%zu faulted)\n", done.size(), device.c_str(), argv[3], faulted);
+    return faulted ? 1 : 0;
   } catch (const Failure& e) {
     std::fprintf(stderr, "ptx_diff_gpu: %s\n", e.what.c_str());
     return 1;
