@@ -24,7 +24,8 @@ Run run_on_interpreter(const std::string& module_header, const std::string& case
 
 // Whether the interpreter's result `mine` for result `i` of a thread agrees with the GPU's
 // `gpu` under the case's tolerance ("exact"; "ulp:N"; "ulp:N:divisor", the bound holding only
-// for a divisor (operand 1) of magnitude in [2^-126, 2^126]; "rel:E", relative error 2^E;
+// for a divisor (operand 1) of magnitude in [2^-126, 2^126]; "abs:E:angle", the bound holding
+// only for an operand 0 in [-pi, pi]; "rel:E", relative error 2^E;
 // "abs:E", absolute error 2^E; several joined by '|': any of them). `inputs` are the thread's
 // operands. Throws FormatError for a tolerance it cannot read.
 bool agrees(const Case& c, size_t i, uint64_t gpu, uint64_t mine, const std::vector<uint64_t>& inputs);
@@ -48,8 +49,9 @@ std::vector<Verdict> check_all(const std::string& ptx, const std::vector<Case>& 
 // FormatError on a line without its outcome.
 std::map<std::string, Outcome> read_known(const std::string& text, const std::string& file);
 
-// What disagrees with the known list, one line each: an unlisted difference or refusal, a
-// listed one that now matches (remove it) or comes out otherwise.
+// What disagrees with the known list, one line each: a case without GPU results, an
+// unlisted difference, a listed case that now matches (remove it) or comes out otherwise.
+// An unlisted refusal is not among them: the test names refusals without failing.
 std::vector<std::string> unexpected(const std::vector<Verdict>& verdicts, const std::map<std::string, Outcome>& known);
 
 }  // namespace ws::ptxdiff

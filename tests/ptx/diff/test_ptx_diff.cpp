@@ -2,7 +2,8 @@
 // case (scripts/ptx_diff_cases.py, run into the build folder) runs on the emulated device
 // with the inputs the GPU ran it with, and its results must equal the GPU's recorded in
 // tests/ptx/fixtures/diff/h100.txt (within the PTX ISA's bound for .approx forms), except
-// for the cases tests/ptx/fixtures/diff/known.txt lists with their reason. Also: every
+// for the cases tests/ptx/fixtures/diff/known.txt lists with their reason; the cases the
+// interpreter refuses are counted and named. Also: every
 // opcode the interpreter accepts has a case, and the test's own machinery (formats,
 // tolerances, the verdicts) on small inputs worked out by hand.
 #include <doctest/doctest.h>
@@ -65,7 +66,7 @@ TEST_CASE("the interpreter gives the GPU's results for every generated case") {
   }
   MESSAGE(verdicts.size() << " cases against " << fixture.device << ": " << counts[0] << " matched, " << counts[1]
                           << " differ, " << counts[2] << " refused, " << counts[3] << " without GPU results"
-                          << (refused.empty() ? "" : "; refused:") << refused);
+                          << std::string(refused.empty() ? "" : "; refused:") << refused);
   const std::vector<std::string> wrong = unexpected(verdicts, known);
   std::string all;
   for (const std::string& l : wrong) all += "\n  " + l;
@@ -191,6 +192,10 @@ TEST_CASE("diff tolerances: bit for bit unless the case states the ISA's bound")
   Case div = approx("ulp:2:divisor");
   CHECK(agrees(div, 0, f32(1.0f), f32(2.0f), {f32(1.0f), f32(1e-39f)}));   // divisor below 2^-126: no bound
   CHECK_FALSE(agrees(div, 0, f32(1.0f), f32(2.0f), {f32(1.0f), f32(3.0f)}));
+  Case angle = approx("abs:-20.5:angle");
+  CHECK_FALSE(agrees(angle, 0, f32(0.5f), f32(0.5001f), {f32(3.0f)}));
+  CHECK(agrees(angle, 0, f32(0.5f), f32(0.5001f), {f32(300.0f)}));       // beyond pi: no bound
+  CHECK_FALSE(agrees(angle, 0, 0x7fffffff, f32(0.5f), {f32(300.0f)}));  // but NaN stays NaN
   Case f64 = approx("ulp:1", "f64");
   CHECK(agrees(f64, 0, std::bit_cast<uint64_t>(1.0), std::bit_cast<uint64_t>(1.0) + 2, {}));
   CHECK_FALSE(agrees(f64, 0, std::bit_cast<uint64_t>(1.0), std::bit_cast<uint64_t>(1.0) + 3, {}));
@@ -256,6 +261,12 @@ TEST_CASE("diff verdicts: a case on the interpreter matches, differs, is refused
   CHECK(unexpected(check_all(ptx, cases, gpu), known)[0] ==
         "add.u32: matches the GPU now: remove it from the known differences");
   CHECK(unexpected({}, known).size() == 2);  // listed names without a case
+  // Unlisted: the difference and the missing results fail, the refusal is only named.
+  gpu.cases["add.u32"].outputs = {{3}, {7}};
+  const std::vector<std::string> bare = unexpected(check_all(ptx, cases, gpu), {});
+  REQUIRE(bare.size() == 2);
+  CHECK(bare[0].rfind("add.u32: differs: 1 of 2 threads", 0) == 0);
+  CHECK(bare[1] == "add.u32 again: no GPU results (changed since the fixture)");
   CHECK_THROWS_WITH_AS(read_known("add.u32 | maybe | x\n", "k.txt"),
                        "k.txt:1: expected 'NAME | differs|refused | reason'", FormatError);
 }
