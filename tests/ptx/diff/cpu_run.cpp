@@ -2,6 +2,7 @@
 //
 //   ptx_diff_cpu PTX CASES --report FIXTURE        every case's verdict against FIXTURE, the
 //                                                   first differing thread of each (exit 1 if any)
+//   ptx_diff_cpu PTX CASES --report FIXTURE NAME   every differing thread of the case NAME
 //   ptx_diff_cpu PTX CASES --coverage OPCODES_DEF  what the cases leave unexercised of the forms
 //                                                   an opcodes.def (any version of it) accepts
 //   ptx_diff_cpu PTX CASES --write-fixture FILE    the interpreter's own results as a fixture,
@@ -9,6 +10,7 @@
 //                                                   device line says "interpreter", and the test
 //                                                   refuses it: only a GPU's results belong in
 //                                                   tests/ptx/fixtures/diff/
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
@@ -19,7 +21,7 @@ using namespace ws::ptxdiff;
 
 namespace {
 
-int report(const std::string& ptx, const std::vector<Case>& cases, const char* path) {
+int report(const std::string& ptx, const std::vector<Case>& cases, const char* path, const char* only) {
   std::string text;
   if (!read_file(path, text)) {
     std::fprintf(stderr, "ptx_diff_cpu: cannot read %s\n", path);
@@ -27,6 +29,19 @@ int report(const std::string& ptx, const std::vector<Case>& cases, const char* p
   }
   const Fixture f = read_fixture(text, path);
   if (!f.from_gpu) std::printf("note: %s was not made on a GPU (device %s)\n", path, f.device.c_str());
+  if (only) {
+    auto c = std::find_if(cases.begin(), cases.end(), [&](const Case& k) { return k.name == only; });
+    auto g = f.cases.find(only);
+    if (c == cases.end() || g == f.cases.end() || g->second.hash != c->hash) {
+      std::fprintf(stderr, "ptx_diff_cpu: no case '%s' with GPU results in %s\n", only, path);
+      return 2;
+    }
+    const std::vector<std::string> lines = differing_threads(ptx, *c, g->second);
+    for (const std::string& l : lines) std::printf("%s\n", l.c_str());
+    if (lines.size() == 1 && lines[0].rfind("refused: ", 0) == 0) return 1;
+    std::printf("%s: %zu of %u threads differ\n", only, lines.size(), c->threads);
+    return lines.empty() ? 0 : 1;
+  }
   size_t counts[4] = {};
   for (const Verdict& v : check_all(ptx, cases, f)) {
     ++counts[size_t(v.outcome)];
@@ -77,9 +92,10 @@ int coverage(const std::vector<Case>& cases, const char* path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string mode = argc == 5 ? argv[3] : "";
-  if (mode != "--report" && mode != "--write-fixture" && mode != "--coverage") {
-    std::fprintf(stderr, "usage: ptx_diff_cpu PTX CASES --report FIXTURE | --coverage OPCODES_DEF | --write-fixture FILE\n");
+  const std::string mode = argc == 5 || argc == 6 ? argv[3] : "";
+  if ((mode != "--report" && mode != "--write-fixture" && mode != "--coverage") || (argc == 6 && mode != "--report")) {
+    std::fprintf(stderr,
+                 "usage: ptx_diff_cpu PTX CASES --report FIXTURE [NAME] | --coverage OPCODES_DEF | --write-fixture FILE\n");
     return 2;
   }
   std::string ptx, text;
@@ -90,7 +106,7 @@ int main(int argc, char** argv) {
   try {
     const std::vector<Case> cases = read_cases(text, argv[2]);
     if (mode == "--coverage") return coverage(cases, argv[4]);
-    return mode == "--report" ? report(ptx, cases, argv[4]) : write(ptx, cases, argv[4]);
+    return mode == "--report" ? report(ptx, cases, argv[4], argc == 6 ? argv[5] : nullptr) : write(ptx, cases, argv[4]);
   } catch (const FormatError& e) {
     std::fprintf(stderr, "ptx_diff_cpu: %s\n", e.what());
     return 2;

@@ -146,14 +146,41 @@ const char* outcome_name(Outcome o) {
   return "?";
 }
 
+namespace {
+
+// A case of the generated module run on the interpreter with the fixture's operands, held to
+// today's tolerance (a judgement about the ISA, not something the GPU recorded): the run,
+// and which threads differ from the GPU.
+struct Compared {
+  Case gpu;
+  Run run;
+  std::vector<size_t> differing;
+};
+Compared compare(const Module& m, const Case& c, const Case& fixture_case) {
+  Compared out{fixture_case, {}, {}};
+  out.gpu.tol = c.tol;
+  auto text = m.cases.find(c.name);
+  if (text == m.cases.end()) throw FormatError("case '" + c.name + "' is not in the generated module");
+  out.run = run_on_interpreter(m.header, text->second, out.gpu);
+  if (out.run.refused) return out;
+  for (size_t t = 0; t < out.gpu.threads; ++t) {
+    bool same = true;
+    for (size_t i = 0; i < out.gpu.outs.size(); ++i)
+      same = same && agrees(out.gpu, i, out.gpu.outputs[t][i], out.run.outputs[t][i], out.gpu.inputs[t]);
+    if (!same) out.differing.push_back(t);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<Verdict> check_all(const std::string& ptx, const std::vector<Case>& cases, const Fixture& fixture) {
   const Module m = split_module(ptx);
   std::vector<Verdict> out;
   for (const Case& c : cases) {
     Verdict v;
     v.name = c.name;
-    auto text = m.cases.find(c.name);
-    if (text == m.cases.end()) throw FormatError("case '" + c.name + "' is not in the generated module");
+    if (!m.cases.count(c.name)) throw FormatError("case '" + c.name + "' is not in the generated module");
     auto f = fixture.cases.find(c.name);
     if (f == fixture.cases.end() || f->second.hash != c.hash) {
       v.outcome = Outcome::Missing;
@@ -161,30 +188,27 @@ std::vector<Verdict> check_all(const std::string& ptx, const std::vector<Case>& 
       out.push_back(v);
       continue;
     }
-    // The GPU's operands and results, held to today's tolerance (a judgement about the ISA,
-    // not something the GPU recorded).
-    Case g = f->second;
-    g.tol = c.tol;
-    const Run r = run_on_interpreter(m.header, text->second, g);
-    if (r.refused) {
+    const Compared r = compare(m, c, f->second);
+    if (r.run.refused) {
       v.outcome = Outcome::Refused;
-      v.detail = r.why;
-      out.push_back(v);
-      continue;
-    }
-    for (size_t t = 0; t < g.threads; ++t) {
-      bool same = true;
-      for (size_t i = 0; i < g.outs.size(); ++i) same = same && agrees(g, i, g.outputs[t][i], r.outputs[t][i], g.inputs[t]);
-      if (same) continue;
-      if (v.threads_differing++ == 0) v.detail = describe(g, t, r.outputs[t]);
-    }
-    if (v.threads_differing) {
+      v.detail = r.run.why;
+    } else if (!r.differing.empty()) {
       v.outcome = Outcome::Differs;
-      v.detail = std::to_string(v.threads_differing) + " of " + std::to_string(g.threads) + " threads; " + v.detail;
+      v.threads_differing = r.differing.size();
+      v.detail = std::to_string(r.differing.size()) + " of " + std::to_string(r.gpu.threads) + " threads; " +
+                 describe(r.gpu, r.differing[0], r.run.outputs[r.differing[0]]);
     }
     out.push_back(v);
   }
   return out;
+}
+
+std::vector<std::string> differing_threads(const std::string& ptx, const Case& c, const Case& fixture_case) {
+  const Compared r = compare(split_module(ptx), c, fixture_case);
+  if (r.run.refused) return {"refused: " + r.run.why};
+  std::vector<std::string> lines;
+  for (size_t t : r.differing) lines.push_back(describe(r.gpu, t, r.run.outputs[t]));
+  return lines;
 }
 
 std::map<std::string, Outcome> read_known(const std::string& text, const std::string& file) {

@@ -45,6 +45,10 @@ struct Verdict {
 // lacks or holds in another version (its hash differs: the GPU must run it again).
 std::vector<Verdict> check_all(const std::string& ptx, const std::vector<Case>& cases, const Fixture& fixture);
 
+// Every thread of one case where the interpreter differs from the fixture's results, one line
+// each ("thread 3 (operands): gpu ..., interpreter ..."), or the one line of its refusal.
+std::vector<std::string> differing_threads(const std::string& ptx, const Case& c, const Case& fixture_case);
+
 // The known differences: "NAME<TAB>differs|refused<TAB>reason" lines ('#' comments). Throws
 // FormatError on a line without its outcome.
 std::map<std::string, Outcome> read_known(const std::string& text, const std::string& file);

@@ -263,6 +263,9 @@ TEST_CASE("diff verdicts: a case on the interpreter matches, differs, is refused
   CHECK(unexpected({}, known).size() == 2);  // listed names without a case
   // Unlisted: the difference and the missing results fail, the refusal is only named.
   gpu.cases["add.u32"].outputs = {{3}, {7}};
+  CHECK(differing_threads(ptx, cases[0], gpu.cases["add.u32"]) ==
+        std::vector<std::string>{"thread 1 (ffffffff 00000003): gpu 00000007, interpreter 00000002"});
+  CHECK(differing_threads(ptx, cases[1], gpu.cases["frob.u32"])[0].rfind("refused: ", 0) == 0);
   const std::vector<std::string> bare = unexpected(check_all(ptx, cases, gpu), {});
   REQUIRE(bare.size() == 2);
   CHECK(bare[0].rfind("add.u32: differs: 1 of 2 threads", 0) == 0);
