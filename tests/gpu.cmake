@@ -17,6 +17,18 @@ if(WS_HAVE_CUDA)
                              ${CMAKE_SOURCE_DIR}/src/cli/launch_options.cpp)
   target_link_libraries(ws_gpu_tool PRIVATE ws_session ws_gpu)
   target_include_directories(ws_gpu_tool PRIVATE ${CLI11_INCLUDE})
+  # The PTX differential test's GPU side: runs the generated cases, writes the fixture. It
+  # opens the driver at run time (no link to libcuda), so it builds wherever nvcc is.
+  add_executable(ptx_diff_gpu ${CMAKE_CURRENT_LIST_DIR}/ptx/diff/gpu_run.cpp)
+  target_include_directories(ptx_diff_gpu PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+  target_link_libraries(ptx_diff_gpu PRIVATE ws_ptx_diff ${CMAKE_DL_LIBS})
+  # Without a GPU still: every generated case must be PTX the GPU's assembler accepts.
+  get_filename_component(WS_CUDA_BIN_DIR "${CMAKE_CUDA_COMPILER}" DIRECTORY)
+  find_program(WS_PTXAS ptxas HINTS ${WS_CUDA_BIN_DIR})
+  if(WS_PTXAS)
+    add_test(NAME ptx_diff_ptxas COMMAND ${WS_PTXAS} -arch=sm_90 ${WS_DIFF_GEN}/ptx_diff.ptx -o ${WS_DIFF_GEN}/ptx_diff.cubin)
+    set_tests_properties(ptx_diff_ptxas PROPERTIES LABELS cpu)
+  endif()
   # Zero cost without a GPU: the plain instantiation of every single-source kernel must
   # compile to the same PTX as its hand-written twin.
   find_package(Python3 COMPONENTS Interpreter)

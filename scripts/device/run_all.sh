@@ -27,7 +27,7 @@ if ! ldconfig -p 2>/dev/null | grep -q libcublas.so.13 && [ ! -e /usr/local/cuda
     [ -d "$d" ] && LD_LIBRARY_PATH=$d:$LD_LIBRARY_PATH
   done
 fi
-STAGES=${STAGES:-env tests bench sass ncu report sanitize traces tracer}
+STAGES=${STAGES:-env tests diff bench sass ncu report sanitize traces tracer}
 summary=()
 say() { summary+=("$*"); echo "== $*"; }
 
@@ -36,12 +36,15 @@ if [ "${PREBUILT:-0}" != 1 ]; then
   arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '.')
   PUBLISHED_DIR=${PUBLISHED_DIR:-$ROOT/.sources}
   [ -d "$PUBLISHED_DIR/SGEMM_CUDA" ] && [ -d "$PUBLISHED_DIR/xGeMM" ] || PUBLISHED_DIR=
+  # The differential test alone needs only its runner (a build of seconds, not minutes).
+  targets="test_gpu ws_gpu_tool warpscope ptx_diff_gpu"
+  [ "$(echo $STAGES)" = diff ] && targets=ptx_diff_gpu
   {
     cmake -S . -B build-device-src -G Ninja -DCMAKE_BUILD_TYPE=Release -DWARPSCOPE_CUDA=ON -DWARPSCOPE_GUI=OFF \
       -DCMAKE_CUDA_ARCHITECTURES="${arch:-90}" -DWARPSCOPE_PUBLISHED_DIR="$PUBLISHED_DIR" &&
-      ninja -C build-device-src test_gpu ws_gpu_tool warpscope &&
+      ninja -C build-device-src $targets &&
       mkdir -p "$BIN" &&
-      cp build-device-src/tests/test_gpu build-device-src/tests/ws_gpu_tool build-device-src/warpscope "$BIN/"
+      for t in $targets; do cp build-device-src/tests/$t "$BIN/" 2>/dev/null || cp build-device-src/$t "$BIN/"; done
   } >"$W/build.txt" 2>&1
   rc=$?
   say "build: rc=$rc, sm_${arch:-90}, published kernels: ${PUBLISHED_DIR:-none}, $(( $(date +%s) - b0 )) s (log: results/build.txt)"
@@ -73,6 +76,16 @@ if has tests; then
   say "gpu tests: rc=$rc; $(grep -E '^\[doctest\] (test cases|assertions)' "$W/test_gpu.txt" | tr '\n' ' ')"
 fi
 
+if has diff; then
+  # The PTX interpreter's differential test: the generated cases on this GPU. Its fixture
+  # (ptx_diff_<gpu>.txt) is what tests/ptx/fixtures/diff/h100.txt holds when this is an H100.
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | grep -o -E 'H100|H200|A100|L4|L40S' | head -1)
+  mkdir -p "$BIN/ptx_diff"
+  python3 scripts/ptx_diff_cases.py "$BIN/ptx_diff" >"$W/diff.txt" 2>&1 &&
+    timeout $(lim 120) "$BIN/ptx_diff_gpu" "$BIN/ptx_diff/ptx_diff.ptx" "$BIN/ptx_diff/ptx_diff.cases" \
+      "$OUT_DIR/ptx_diff_$(echo ${gpu:-gpu} | tr A-Z a-z).txt" >>"$W/diff.txt" 2>&1
+  say "diff: rc=$?; $(tail -1 "$W/diff.txt")"
+fi
 
 if has sass; then
   cuobjdump -sass "$BIN/ws_gpu_tool" >"$W/sass.txt" 2>&1
