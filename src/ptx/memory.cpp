@@ -1,10 +1,12 @@
 // src/ptx/memory.cpp — loads, stores and atomics of a warp: addresses resolved through
 // the state spaces and the generic windows to the array that holds them (an access outside
 // every array faults with the GPU's kind of message), the block's shared window and local
-// frames, and each warp-level access recorded for the trace with its site and array.
+// frames, and each warp-level access recorded for the trace with its site and array (an
+// atomic's site with what ptxas makes of it, uniform.h).
 #include <cstring>
 
 #include "ptx/block_run.h"
+#include "ptx/uniform.h"
 #include "ptx/value.h"
 
 namespace ws::ptx {
@@ -154,6 +156,8 @@ uint32_t BlockRun::site_of(uint32_t pc, const Insn& in, trace::Space sp, trace::
   s.bytes = uint8_t(bytes);
   s.instruction = in.opcode;
   s.buffer = trace::kNoBuffer;
+  // What ptxas makes of the atomic decides its cost; found once per site and launch.
+  if (op == trace::Op::Atomic) s.atomic = atomic_path(k_, in, uniform_registers(k_));
   id = b_.add_site(std::move(s));
   return id;
 }
