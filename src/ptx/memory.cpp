@@ -156,8 +156,11 @@ uint32_t BlockRun::site_of(uint32_t pc, const Insn& in, trace::Space sp, trace::
   s.bytes = uint8_t(bytes);
   s.instruction = in.opcode;
   s.buffer = trace::kNoBuffer;
-  // What ptxas makes of the atomic decides its cost; found once per site and launch.
-  if (op == trace::Op::Atomic) s.atomic = atomic_path(k_, in, uniform_registers(k_));
+  // What ptxas makes of the atomic decides its cost.
+  if (op == trace::Op::Atomic) {
+    if (uniform_.empty()) uniform_ = uniform_registers(k_);
+    s.atomic = atomic_path(k_, in, uniform_);
+  }
   id = b_.add_site(std::move(s));
   return id;
 }
