@@ -1,8 +1,7 @@
 // src/ptx/memory.cpp — loads, stores and atomics of a warp: addresses resolved through
 // the state spaces and the generic windows to the array that holds them (an access outside
 // every array faults with the GPU's kind of message), the block's shared window and local
-// frames, and each warp-level access recorded for the trace with its site and array (an
-// atomic's site with what ptxas makes of it, uniform.h).
+// frames, and each warp-level access recorded for the trace with its site and array.
 #include <cstring>
 
 #include "ptx/block_run.h"
