@@ -41,6 +41,17 @@ constexpr double cost_ratio(uint64_t cost, uint64_t ideal) { return ideal ? doub
 inline double cost_ratio(const GlobalCost& c) { return cost_ratio(c.sectors, c.ideal_sectors); }
 inline double cost_ratio(const SharedCost& c) { return cost_ratio(c.wavefronts, c.ideal_wavefronts); }
 
+// Atomics. An atomic site whose lanes that share an address take turns, one update each:
+// a RED / ATOM in global memory, and in shared memory any but an add of 1
+// (ATOMS.POPC.INC, trace::AtomicPath::Increment, or a GPU trace's opcode) — unless ptxas
+// combined the warp's updates into one (AtomicPath::Combined). False for loads and stores.
+bool serialized_atomic(const trace::Site& s);
+// One request of site `s`: global_cost / shared_cost above, with a serialized atomic's
+// turns counted (sectors: per sector touched, the most lanes on one address in it;
+// wavefronts: per phase, the most lane updates in one bank). What analyze() counts.
+GlobalCost global_cost(const trace::Site& s, const trace::Record& r);
+SharedCost shared_cost(const trace::Site& s, const trace::Record& r);
+
 // Phases of a shared request of this width: 1 (1, 2 or 4 bytes), 2 (8 bytes), 4 (16 bytes).
 uint32_t shared_phases(uint32_t bytes_per_lane);
 // Phases of a global request: 16-byte lanes are served a quarter-warp at a time (8 lanes ×

@@ -55,6 +55,7 @@ struct EpochWork {
 struct SiteInfo {
   uint32_t bytes = 4;
   bool global = true;
+  bool serialized = false;  // an atomic whose lanes on one address take turns
 };
 
 }  // namespace
@@ -79,6 +80,7 @@ Report analyze(const trace::Trace& t, const DramModel& dram_in) {
     rep.sites[i].site = uint32_t(i);
     info[i].bytes = detail::lane_bytes(s.bytes);
     info[i].global = s.space != Space::Shared;  // local and constant memory are served in sectors too
+    info[i].serialized = serialized_atomic(s);
   }
 
   std::map<uint32_t, EpochWork> epochs;
@@ -114,6 +116,7 @@ Report analyze(const trace::Trace& t, const DramModel& dram_in) {
     if (si.global) {
       detail::sort_lanes(r, lanes);
       auto c = detail::global_counts(lanes, si.bytes);
+      if (si.serialized) c.sectors = detail::serialized_sectors(lanes, si.bytes);
       uint32_t ideal = (c.bytes + 31) / 32;
       ss.sectors += c.sectors;
       ss.lines += c.lines;
@@ -130,7 +133,7 @@ Report analyze(const trace::Trace& t, const DramModel& dram_in) {
         detail::for_each_granule(lanes, si.bytes, burst, [&](uint64_t g) { ++cells[cell(g)]; });
       }
     } else {
-      auto c = detail::shared_counts(r, si.bytes, nullptr);
+      auto c = si.serialized ? detail::serialized_shared_counts(r, si.bytes) : detail::shared_counts(r, si.bytes, nullptr);
       ss.wavefronts += c.wavefronts;
       ss.ideal_wavefronts += c.ideal;
       ss.bank_conflicts += c.wavefronts - c.ideal;
@@ -212,15 +215,15 @@ std::string why(const trace::Trace& t, const trace::Record& r) {
   uint32_t bytes = detail::lane_bytes(site.bytes);
   auto p = detail::pattern(r, bytes);
   if (site.space != trace::Space::Shared) {  // local and constant memory are served in sectors too
-    GlobalCost c = global_cost(r, bytes);
+    GlobalCost c = global_cost(site, r);
     detail::GlobalNumbers g{double(c.sectors), double(c.ideal_sectors), c.efficiency};
     return detail::why_global(t, site, p, g);
   }
-  auto c = detail::shared_counts(r, bytes, nullptr);
+  SharedCost c = shared_cost(site, r);
   detail::SharedNumbers n;
   n.wavefronts = c.wavefronts;
-  n.ideal = c.ideal;
-  n.conflicts = c.wavefronts - c.ideal;
+  n.ideal = c.ideal_wavefronts;
+  n.conflicts = c.conflicts;
   n.max_way = c.max_way;
   detail::shared_banks(r, bytes, n.banks_used, n.bank);
   return detail::why_shared(t, site, p, n, true);

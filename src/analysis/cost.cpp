@@ -174,6 +174,7 @@ Pattern pattern(const Record& r, uint32_t bytes) {
   p.active = n;
   if (!n) return p;
   p.first = uint32_t(off[0]);
+  p.most_on_one = most_on_one_address(r);
   bool same = true;
   for (uint32_t i = 1; i < n; ++i) same &= off[i] == off[0];
   if (same) {

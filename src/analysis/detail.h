@@ -94,6 +94,16 @@ inline uint32_t shared_phases(uint32_t bytes) { return bytes <= 4 ? 1u : std::mi
 // phases * 32 counts (distinct words per bank, per phase).
 SharedCounts shared_counts(const trace::Record& r, uint32_t bytes, uint32_t* words_per_bank);
 
+// An atomic whose lanes take turns on a shared address (analysis::serialized_atomic):
+// sectors = the sum over the sectors it touches of the most lanes on one address in that
+// sector (32 lanes on one word: 32; 32 consecutive words: 4).
+uint32_t serialized_sectors(const SortedLanes& s, uint32_t bytes);
+// The same in shared memory: per phase, the most lane updates that fall in one bank (a
+// word's lanes each take a turn; distinct words of a bank conflict as loads do).
+SharedCounts serialized_shared_counts(const trace::Record& r, uint32_t bytes);
+// The most active lanes at one address (1: no two lanes share one; 0: none active).
+uint32_t most_on_one_address(const trace::Record& r);
+
 // What the active lanes of one request do, in lane order.
 enum class Shape {
   None,       // no active lane
@@ -113,6 +123,7 @@ struct Pattern {
   bool gap_known = false; // Groups: the groups start a constant `gap` bytes apart
   int64_t gap = 0;
   uint32_t first = 0;     // offset of the first active lane
+  uint32_t most_on_one = 0;  // the most active lanes at one offset (an atomic's turns)
 };
 Pattern pattern(const trace::Record& r, uint32_t bytes);
 

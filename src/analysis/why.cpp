@@ -1,5 +1,6 @@
 // src/analysis/why.cpp — one plain-language line per site or request, built from the lane
-// pattern (constant stride, broadcast, runs) and the measured cost.
+// pattern (constant stride, broadcast, runs), the measured cost and, for an atomic, what
+// the compiled code makes of lanes that share an address.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -93,6 +94,23 @@ std::string head(const Pattern& p, Op op, uint32_t bytes, const std::string& u) 
   return {};
 }
 
+// The line of an atomic whose cost its compiled form decides (ptxas combined the warp's
+// updates, ATOMS.POPC.INC counted them, or lanes on one address took turns); "" when the
+// line of any access says it (no two lanes share an address, and nothing was combined).
+std::string why_atomic(const trace::Site& site, const Pattern& p, const std::string& h, const std::string& cost,
+                       const std::string& ideal) {
+  if (site.op != Op::Atomic || p.shape == Shape::None) return {};
+  if (site.atomic == trace::AtomicPath::Combined)
+    return h + ", at an address the same in every lane by construction → ptxas combines the warp's updates into one: " +
+           cost + " per request";
+  if (p.most_on_one <= 1) return {};
+  if (!serialized_atomic(site))
+    return h + " → an add of 1: ATOMS.POPC.INC counts the lanes on each word, " + cost + " per request";
+  const std::string turn = site.space == trace::Space::Shared ? " → lanes on one word take turns: "
+                                                              : " → lanes on one address take turns: ";
+  return h + turn + cost + " per request" + ideal;
+}
+
 }  // namespace
 
 std::string num(double v) { return figure_text(v); }
@@ -120,6 +138,8 @@ std::string why_global(const trace::Trace&, const trace::Site& site, const Patte
   uint32_t bytes = lane_bytes(site.bytes);
   std::string h = head(p, site.op, bytes, unit(bytes));
   if (p.shape == Shape::None) return h;
+  const std::string sectors = plural(num(g.sectors), "sector");
+  if (auto a = why_atomic(site, p, h, sectors, "; ideal " + num(g.ideal)); !a.empty()) return a;
   if (p.shape == Shape::Stride && uint64_t(std::llabs(p.stride)) == bytes && p.first % 32 &&
       g.sectors > g.ideal + 1e-9)
     h += ", starting " + n2s(p.first % 32) + " B into a sector";
@@ -140,6 +160,8 @@ std::string why_shared(const trace::Trace& t, const trace::Site& site, const Pat
   if (p.shape == Shape::None) return h;
   std::string way = n2s(n.max_way) + "-way conflict";
   std::string wf = plural(num(n.wavefronts), "wavefront");
+  const std::string counted = n.conflicts > 0 ? ", " + num(n.conflicts) + " counted as bank conflicts" : "";
+  if (auto a = why_atomic(site, p, h, wf, counted); !a.empty()) return a;
 
   if (p.shape == Shape::Same && p.active > 1)
     return h + (site.op == Op::Load ? " → broadcast, " : " → ") + wf +

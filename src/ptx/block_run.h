@@ -157,6 +157,7 @@ class BlockRun {
   std::vector<uint32_t> shared_buf_;             // the trace's buffer of each shared array (made on first use)
   uint32_t local_buf_ = trace::kNoBuffer;
   std::vector<uint32_t> sites_;                  // per instruction and space: its trace site
+  std::vector<uint8_t> uniform_;                 // per register: uniform by construction (uniform.h), found at the first atomic
   std::vector<std::pair<uint64_t, uint64_t>> shared_range_;  // per shared array: [begin, end) in the window
   size_t shared_hint_ = 0;
   std::vector<size_t> pc_shared_;                // per instruction: the shared array it reached last

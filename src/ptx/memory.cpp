@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "ptx/block_run.h"
+#include "ptx/uniform.h"
 #include "ptx/value.h"
 
 namespace ws::ptx {
@@ -154,6 +155,11 @@ uint32_t BlockRun::site_of(uint32_t pc, const Insn& in, trace::Space sp, trace::
   s.bytes = uint8_t(bytes);
   s.instruction = in.opcode;
   s.buffer = trace::kNoBuffer;
+  // What ptxas makes of the atomic decides its cost.
+  if (op == trace::Op::Atomic) {
+    if (uniform_.empty()) uniform_ = uniform_registers(k_);
+    s.atomic = atomic_path(k_, in, uniform_);
+  }
   id = b_.add_site(std::move(s));
   return id;
 }

@@ -53,6 +53,16 @@ struct SourceFile {
 // No array: a site whose records reach several arrays has no one buffer.
 constexpr uint32_t kNoBuffer = 0xffffffffu;
 
+// How the compiled code carries out an atomic site's lanes, where the backend can tell
+// from the instruction (the emulated device's PTX); a GPU trace's SASS opcode says it
+// instead (analysis::serialized_atomic).
+enum class AtomicPath : uint8_t {
+  PerLane = 0,    // each lane's update reaches memory: lanes on one address take turns
+  Increment = 1,  // an add of the constant 1 in shared memory: ATOMS.POPC.INC counts the lanes of each word
+  Combined = 2,   // an address uniform by construction: ptxas combines the warp's updates into one
+};
+constexpr uint8_t kAtomicPathCount = 3;
+
 // One memory instruction of the program: where it is in the source, what it does, and,
 // where the backend knows it, the instruction itself.
 struct Site {
@@ -65,6 +75,7 @@ struct Site {
   std::string instruction;  // "ld.shared.f32", "LDS.128"; "" when not known
   std::string code;         // the source line, trimmed
   uint32_t buffer = kNoBuffer;  // the array every record of the site reaches (kNoBuffer: several)
+  AtomicPath atomic = AtomicPath::PerLane;  // Op::Atomic only
   bool operator==(const Site&) const = default;
 };
 

@@ -29,7 +29,8 @@ constexpr size_t kMinBufferBytes = 4 + 1 + 4 + 8 * 3 + 1 + 8;
 constexpr size_t kMinSiteBytesV1 = 4 + 2 + 1 + 1 + 1 + 4;
 constexpr size_t kMinRecordBytesV1 = 4 + 2 + 2 + 4 + 4 + 4 + 4;
 constexpr size_t kMinFileBytes = 4 + 8;
-constexpr size_t kMinSiteBytes = 4 * 4 + 1 + 1 + 1 + 4 + 4;
+constexpr size_t kMinSiteBytesV2 = 4 * 4 + 1 + 1 + 1 + 4 + 4;
+constexpr size_t kMinSiteBytes = kMinSiteBytesV2 + 1;
 constexpr size_t kMinRecordBytes = 4 * 9 + 1;
 // A real payload compresses well, but not this well; more is a decompression bomb.
 constexpr uint64_t kMaxExpansion = 4096;
@@ -137,6 +138,7 @@ std::string payload(const Trace& t) {
     w.put(s.bytes);
     w.str(s.instruction);
     w.str(s.code);
+    w.put(uint8_t(s.atomic));
   }
   w.put(uint64_t(t.records.size()));
   w.data().reserve(w.data().size() + t.records.size() * (kMinRecordBytes + 32 * 4));
@@ -455,7 +457,8 @@ Trace parse_v1(Reader& r) {
   return t;
 }
 
-Trace parse_v2(Reader& r) {
+// Versions 2 and 3 (3 adds each site's atomic path).
+Trace parse_v2(Reader& r, uint32_t version) {
   Trace t;
   const json m = parse_metadata(r.bytes(r.get<uint64_t>()));
   read_common(m, t);
@@ -474,7 +477,7 @@ Trace parse_v2(Reader& r) {
   for (auto& l : t.launches) read_blocks(r, l);
   read_buffers(r, t);
 
-  const uint64_t nsites = r.count(r.get<uint32_t>(), kMinSiteBytes, "site");
+  const uint64_t nsites = r.count(r.get<uint32_t>(), version >= 3 ? kMinSiteBytes : kMinSiteBytesV2, "site");
   t.sites.resize(size_t(nsites));
   for (auto& s : t.sites) {
     s.file = r.get<uint32_t>();
@@ -486,6 +489,11 @@ Trace parse_v2(Reader& r) {
     read_kind(r, s);
     s.instruction = r.str();
     s.code = r.str();
+    if (version >= 3) {  // version 2 knew no atomic path: every lane's update its own
+      const uint8_t path = r.get<uint8_t>();
+      if (path >= kAtomicPathCount) corrupted("unknown atomic path");
+      s.atomic = AtomicPath(path);
+    }
   }
 
   const uint64_t nrecords = r.count(r.get<uint64_t>(), kMinRecordBytes, "record");
@@ -506,7 +514,7 @@ Trace parse_v2(Reader& r) {
 
 Trace parse_payload(std::string_view p, uint32_t version) {
   Reader r(p);
-  Trace t = version == 1 ? parse_v1(r) : parse_v2(r);
+  Trace t = version == 1 ? parse_v1(r) : parse_v2(r, version);
   if (r.left() != 0) corrupted("unexpected bytes after the records");
   return t;
 }

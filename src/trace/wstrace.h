@@ -4,16 +4,18 @@
 //   "WSTRACE" 0x1A        magic (the 0x1A catches text-mode transfers that mangle bytes)
 //   u32 version           format version, kFormatVersion
 //   zstd frame            the payload, with zstd's content checksum
-// Payload of version 2 (the one written):
+// Payload of version 3 (the one written):
 //   u64 n + n bytes       metadata, a JSON object: provenance (backend, device, date,
 //                         version), "launches" (kernel, params, grid, block,
 //                         dynamic_shared_bytes, dropped_records), timings, bookmarks
 //   u32 n + n × file      name, u64 n + text
 //   per launch            u32 n + n × u32 recorded block ids
 //   u32 n + n × buffer    name, space, elem_bytes, rows, cols, pitch, col_major, size_bytes
-//   u32 n + n × site      file, line, column, buffer, space, op, bytes, instruction, code
+//   u32 n + n × site      file, line, column, buffer, space, op, bytes, instruction, code,
+//                         u8 atomic path (trace::AtomicPath)
 //   u64 n + n × record    launch, block, warp, site, seq, epoch, active, extra, buffer,
 //                         u8 mixed (+ the stored lanes' buffers when 1), lane offsets
+// Version 2 (still read): the same without the sites' atomic path (read as PerLane).
 // Version 1 (still read): metadata with one launch at its top level and "source_name",
 // u64 n + the source text, the block ids, buffers, sites (line, u16 buffer, space, op,
 // bytes, code) and records (block, u16 warp, u16 site, seq, epoch, active, extra, lane
@@ -33,7 +35,7 @@
 
 namespace ws::trace {
 
-constexpr uint32_t kFormatVersion = 2;
+constexpr uint32_t kFormatVersion = 3;
 
 // A trace file that cannot be written or read; what() is one line for the user.
 struct FileError : std::runtime_error {

@@ -48,7 +48,7 @@ Trace sample(size_t nrecords = 200) {
   t.sites = {{0, 40, 37, Space::Global, Op::Load, 4, "", "in[i * m + j]", 0},
              {0, 40, 3, Space::Shared, Op::Store, 4, "st.shared.f32", "tile[threadIdx.x][threadIdx.y] = in[i * m + j];", 2},
              {0, 52, 1, Space::Global, Op::Store, 16, "STG.E.128", "", 1},
-             {0, 53, 9, Space::Shared, Op::Atomic, 8, "atom.shared.add.u64", "atomicAdd(...)", 2},
+             {0, 53, 9, Space::Shared, Op::Atomic, 8, "atom.shared.add.u64", "atomicAdd(...)", 2, AtomicPath::Increment},
              {1, 1, 64, Space::Global, Op::Load, 4, "ld.global.f32", "", kNoBuffer},  // reaches in and out
              {1, 1, 64, Space::Local, Op::Store, 8, "st.local.v2.f32", "", kNoBuffer},
              {1, 1, 1, Space::Constant, Op::Load, 4, "ld.const.f32", "", kNoBuffer}};
@@ -229,7 +229,7 @@ TEST_CASE("newer versions, wrong magic, empty and missing files") {
   std::string bytes = encode_trace(sample(5));
   std::string newer = bytes;
   newer[8] = 7;
-  CHECK(error_of(newer) == "trace format version 7 is newer than this warpscope (reads up to 2)");
+  CHECK(error_of(newer) == "trace format version 7 is newer than this warpscope (reads up to 3)");
   std::string zero = bytes;
   zero[8] = 0;
   CHECK(error_of(zero).find("corrupted") != std::string::npos);
@@ -260,7 +260,7 @@ TEST_CASE("newer versions, wrong magic, empty and missing files") {
     read_trace(v7);
     FAIL("no error");
   } catch (const FileError& e) {
-    CHECK(std::string(e.what()) == v7 + ": trace format version 7 is newer than this warpscope (reads up to 2)");
+    CHECK(std::string(e.what()) == v7 + ": trace format version 7 is newer than this warpscope (reads up to 3)");
   }
   fs::remove_all(d);
 }
@@ -371,4 +371,39 @@ TEST_CASE("a decompression bomb is refused") {
   std::string file = with_payload("").substr(0, 12) + z.substr(0, ob.pos);
   CHECK(ZSTD_getFrameContentSize(file.data() + 12, file.size() - 12) == ZSTD_CONTENTSIZE_UNKNOWN);
   CHECK(error_of(file) == "trace file is corrupted (payload expands beyond any real trace)");
+}
+
+// Versions 2 and 3 by hand: one launch, no file, no array, one atomic site, no record.
+std::string one_atomic_site(uint8_t path, bool with_path) {
+  std::string p;
+  const std::string meta = R"({"launches":[{"kernel":"k","params":{},"grid":[1,1,1],"block":[32,1,1]}]})";
+  put<uint64_t>(p, meta.size());
+  p += meta;
+  put<uint32_t>(p, 0);  // files
+  put<uint32_t>(p, 0);  // the launch's blocks
+  put<uint32_t>(p, 0);  // buffers
+  put<uint32_t>(p, 1);  // sites
+  for (uint32_t v : {0u, 19u, 5u, kNoBuffer}) put<uint32_t>(p, v);  // file, line, column, buffer
+  for (uint8_t v : {uint8_t(Space::Shared), uint8_t(Op::Atomic), uint8_t(4)}) put<uint8_t>(p, v);
+  const std::string in = "atom.shared.add.u32";
+  put<uint32_t>(p, uint32_t(in.size()));
+  p += in;
+  put<uint32_t>(p, 0);  // code
+  if (with_path) put<uint8_t>(p, path);
+  put<uint64_t>(p, 0);  // records
+  return p;
+}
+
+TEST_CASE("an atomic site's path: kept by version 3, read as lane by lane from version 2, a bad one refused") {
+  const Trace v3 = decode_trace(with_payload(one_atomic_site(uint8_t(AtomicPath::Increment), true), 3));
+  REQUIRE(v3.sites.size() == 1);
+  CHECK(v3.sites[0].atomic == AtomicPath::Increment);
+  CHECK(v3.sites[0].line == 19);
+  const Trace v2 = decode_trace(with_payload(one_atomic_site(0, false), 2));
+  REQUIRE(v2.sites.size() == 1);
+  CHECK(v2.sites[0].atomic == AtomicPath::PerLane);
+  CHECK(v2.sites[0].instruction == "atom.shared.add.u32");
+  CHECK(error_of(with_payload(one_atomic_site(7, true), 3)) == "trace file is corrupted (unknown atomic path)");
+  // A version 2 file read as version 3 runs out of bytes rather than reading garbage.
+  CHECK(error_of(with_payload(one_atomic_site(0, false), 3)).find("trace file is corrupted") == 0);
 }
