@@ -304,8 +304,8 @@ Resolved resolve_step(const Step& step, const trace::Trace& t) {
   f.site = &t.sites[rec.site];
   f.array = f.site->buffer < t.buffers.size() ? t.buffers[f.site->buffer].name : "?";
   f.global = f.site->space == Space::Global;
-  if (f.global) f.g = analysis::global_cost(rec, f.site->bytes);
-  else f.s = analysis::shared_cost(rec, f.site->bytes);
+  if (f.global) f.g = analysis::global_cost(*f.site, rec);
+  else f.s = analysis::shared_cost(*f.site, rec);
   for (const auto& rr : t.records)
     if (rr.block == rec.block && rr.warp == rec.warp && rr.site == rec.site) ++f.requests;
 

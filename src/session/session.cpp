@@ -357,12 +357,12 @@ RequestFigures Session::request(uint64_t step) const {
   v.shared = v.site->space == trace::Space::Shared;
   v.active_lanes = std::popcount(v.rec->active);
   if (v.shared) {
-    v.s = analysis::shared_cost(*v.rec, v.site->bytes);
+    v.s = analysis::shared_cost(*v.site, *v.rec);
     v.banks = analysis::bank_words(*v.rec, v.site->bytes);
     v.broadcast = analysis::broadcast_lanes(v.banks);
     v.phases = analysis::shared_phases(v.site->bytes);
   } else {
-    v.g = analysis::global_cost(*v.rec, v.site->bytes);
+    v.g = analysis::global_cost(*v.site, *v.rec);
     v.sectors = analysis::sector_bytes(*v.rec, v.site->bytes);
     v.lines = analysis::touched_granules(*v.rec, v.site->bytes, analysis::kLineBytes);
     v.phases = analysis::global_phases(v.site->bytes);

@@ -27,8 +27,8 @@ float ratio_of(const Session& m, const trace::Record& r) {
   const auto& tr = m.trace();
   if (r.site >= tr.sites.size()) return 1;
   const auto& site = tr.sites[r.site];
-  if (site.space == trace::Space::Shared) return float(analysis::cost_ratio(analysis::shared_cost(r, site.bytes)));
-  return float(analysis::cost_ratio(analysis::global_cost(r, site.bytes)));
+  if (site.space == trace::Space::Shared) return float(analysis::cost_ratio(analysis::shared_cost(site, r)));
+  return float(analysis::cost_ratio(analysis::global_cost(site, r)));
 }
 
 void build_strip(Pane& p, int width) {
