@@ -7,7 +7,7 @@ namespace ws::ptx {
 
 std::vector<Tok> tokenize(const std::string& s) {
   // Identifiers take PTX's dotted words and register sigils whole ("ld.global.f32",
-  // "%r12", "$L__BB0_2"); a number runs on through letters and dots so that 0f3F800000
+  // "%r12", "$L__BB0_2", "ld.shared::cta.u32"); a number runs on through letters and dots so that 0f3F800000
   // and 1.5 stay one token.
   std::vector<Tok> out;
   uint32_t line = 1;
@@ -29,7 +29,9 @@ std::vector<Tok> tokenize(const std::string& s) {
     t.line = line;
     if (ident_start(c)) {
       size_t j = i + 1;
-      while (j < n && ident_char(s[j])) ++j;
+      // "::" belongs to the word (ld.global.L1::no_allocate, shared::cta); one ':' ends a label.
+      while (j < n && (ident_char(s[j]) || (s[j] == ':' && j + 2 < n && s[j + 1] == ':' && ident_char(s[j + 2]))))
+        j += s[j] == ':' ? 2 : 1;
       t.kind = Tok::Ident;
       t.text = s.substr(i, j - i);
       i = j;

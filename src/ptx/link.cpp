@@ -72,6 +72,7 @@ class Linker {
     for (const Kernel& g : m_.functions)
       if (g.name == name) f = &g;
     if (!f) throw Error(m_.name + ":" + std::to_string(line) + ": call to " + name + ", whose body is not in the PTX");
+    if (!f->refused.empty() && k_.refused.empty()) k_.refused = f->refused;  // its refusal is the caller's
     part_of_[name] = parts_.size();
     parts_.push_back({f, 0, 0, {}, {}, {}});
   }

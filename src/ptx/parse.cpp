@@ -56,7 +56,13 @@ class Parser {
       }
     }
     if (!declarations_)
-      for (Kernel& k : m_.kernels) link(m_, k);
+      for (Kernel& k : m_.kernels) {
+        try {
+          link(m_, k);
+        } catch (const Error& e) {  // a call the interpreter cannot make: this kernel only
+          if (k.refused.empty()) k.refused = e.what();
+        }
+      }
     return std::move(m_);
   }
 
@@ -508,6 +514,11 @@ class Parser {
       }
       return o;
     }
+    if (t.text == "WARP_SZ") {  // the warp's width, a constant of the language
+      o.kind = Operand::Imm;
+      o.imm = 32;
+      return o;
+    }
     auto rit = regs_.find(t.text);
     if (rit != regs_.end()) {
       o.kind = Operand::Reg;
@@ -525,7 +536,9 @@ class Parser {
         {"%nwarpid", Sreg::Nwarpid},    {"%smid", Sreg::Smid},
         {"%reserved_smem_offset_0", Sreg::ReservedSmem}, {"%reserved_smem_offset_1", Sreg::ReservedSmem},
         {"%reserved_smem_offset_begin", Sreg::ReservedSmem}, {"%reserved_smem_offset_end", Sreg::ReservedSmem},
-        {"%dynamic_smem_size", Sreg::DynamicSmemSize}, {"%total_smem_size", Sreg::TotalSmemSize}};
+        {"%dynamic_smem_size", Sreg::DynamicSmemSize}, {"%total_smem_size", Sreg::TotalSmemSize},
+        {"%nsmid", Sreg::Nsmid},        {"%gridid", Sreg::Gridid},      {"%globaltimer", Sreg::Globaltimer},
+        {"%globaltimer_lo", Sreg::GlobaltimerLo}, {"%globaltimer_hi", Sreg::GlobaltimerHi}};
     auto sit = sregs.find(t.text);
     if (sit != sregs.end()) {
       o.kind = Operand::Special;
@@ -550,7 +563,9 @@ class Parser {
   }
 
   // [@[!]%p] opcode operands; — a call is read apart (its parameter lists), everything
-  // else decoded from its dotted opcode (decode.cpp) after its operands.
+  // else decoded from its dotted opcode (decode.cpp) after its operands. An instruction
+  // the interpreter refuses stays in the code as a Nop (the labels after it keep their
+  // places) and marks the kernel: only its launch fails, with the refusal's line.
   void instruction(Kernel& k) {
     Insn in;
     in.text_line = peek().line;
@@ -563,20 +578,42 @@ class Parser {
       in.guard = reg_or_fail(next().text, in.text_line);
     }
     in.opcode = next().text;
+    const size_t fixups = fixups_.size();
+    try {
+      read_instruction(k, in);
+    } catch (const Error& e) {
+      fixups_.resize(fixups);
+      if (k.refused.empty()) k.refused = e.what();
+      if (t_[p_ - 1].text != ";" || t_[p_ - 1].kind == Tok::String) skip_statement();  // decode reads after the ';'
+      Insn nop;
+      nop.text_line = in.text_line;
+      nop.file = in.file, nop.line = in.line, nop.column = in.column;
+      nop.opcode = in.opcode;
+      k.code.push_back(std::move(nop));
+      return;
+    }
+    k.code.push_back(std::move(in));
+  }
+
+  void read_instruction(Kernel& k, Insn& in) {
     if (in.opcode == "call" || in.opcode.rfind("call.", 0) == 0) {
+      if (const std::string why = refusal(split_dots(in.opcode)); !why.empty())
+        fail(in.opcode + ": " + why, in.text_line);
       call(k, in);
-      k.code.push_back(std::move(in));
       return;
     }
     {
       const std::string base = in.opcode.substr(0, in.opcode.find('.'));
-      if (!known_opcode(base))
-        fail("unsupported instruction '" + in.opcode + "'", in.text_line);
+      if (!known_opcode(base)) fail(in.opcode + ": the instruction " + base + " is not implemented", in.text_line);
     }
     std::vector<Operand> ops;
     while (!is(";") && peek().kind != Tok::End) {
       if (is(",")) { next(); continue; }
-      if (is("|")) { next(); next(); continue; }  // second destination (setp p|q, shfl d|p): not kept
+      if (is("|")) {  // a second destination: setp p|q, shfl d|p
+        next();
+        in.dst2 = reg_or_fail(next().text, in.text_line);
+        continue;
+      }
       bool label = false;
       ops.push_back(operand(in.text_line, {0, uint32_t(ops.size())}, label));
     }
@@ -585,7 +622,8 @@ class Parser {
     for (size_t i = 0; i < ops.size(); ++i) in.o[i] = ops[i];
     in.nops = uint8_t(ops.size());
     decode(in, m_.name);
-    k.code.push_back(std::move(in));
+    if (in.dst2 != kSink && in.op != Opc::Setp && in.op != Opc::Shfl)
+      fail(in.opcode + ": a second destination is not implemented here", in.text_line);
   }
 
 

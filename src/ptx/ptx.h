@@ -56,7 +56,8 @@ enum class Cmp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu
 // Special registers read by mov.
 enum class Sreg : uint8_t { TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, CtaidY, CtaidZ, NctaidX, NctaidY,
                             NctaidZ, Laneid, Warpid, LanemaskLt, LanemaskLe, LanemaskEq, LanemaskGe, LanemaskGt,
-                            Clock, Clock64, Nwarpid, Smid, ReservedSmem, DynamicSmemSize, TotalSmemSize };
+                            Clock, Clock64, Nwarpid, Smid, ReservedSmem, DynamicSmemSize, TotalSmemSize, Nsmid,
+                            Gridid, Globaltimer, GlobaltimerLo, GlobaltimerHi };
 
 struct Operand {
   enum Kind : uint8_t { None, Reg, Imm, Addr, Vec, Special, Symbol, Label } kind = None;
@@ -86,6 +87,8 @@ enum class Rnd : uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi };
 enum class ShflMode : uint8_t { Up, Down, Bfly, Idx };
 enum class VoteMode : uint8_t { All, Any, Uni, Ballot };
 enum class AtomOp : uint8_t { Add, Min, Max, Exch, Cas, And, Or, Xor, Inc, Dec };
+enum class TestpKind : uint8_t { Finite, Infinite, Number, NotANumber, Normal, Subnormal };
+enum class PrmtMode : uint8_t { Default, F4e, B4e, Rc8, Ecl, Ecr, Rc16 };
 
 struct Insn {
   Opc op = Opc::Nop;
@@ -95,10 +98,11 @@ struct Insn {
   uint16_t mods = 0;
   Rnd rnd = Rnd::None;
   Cmp cmp = Cmp::Eq;
-  uint8_t sub = 0;          // ShflMode / VoteMode / AtomOp
+  uint8_t sub = 0;          // ShflMode / VoteMode / AtomOp / TestpKind / PrmtMode
   uint8_t vec = 1;          // ld/st .v2 / .v4
   uint8_t nops = 0;
   std::array<Operand, 5> o{};
+  uint32_t dst2 = kSink;    // a second destination (setp p|q, shfl d|p), kSink: none
   uint32_t guard = kSink;   // predicate register, kSink: none
   bool guard_neg = false;
   // Where it came from: .loc file (index into Module::files), line, column; the text.
@@ -168,6 +172,12 @@ struct Kernel {
   };
   std::vector<Linked> linked;      // a Call instruction's o[0].imm indexes this
   uint32_t call_bytes = 0;         // the call area per thread
+
+  // Why the kernel cannot run, "" when it can: the first instruction of its own or of a
+  // function it calls that the interpreter refuses ("prog.ptx:57: cvt.rn.bf16.f32: the
+  // type bf16 is not implemented"). The rest of the module runs; launching this kernel
+  // throws Refused (machine.h) with this line.
+  std::string refused;
 };
 
 struct Module {
@@ -179,7 +189,21 @@ struct Module {
   const Kernel* kernel(const std::string& name) const;
 };
 
-// Decodes PTX text. Throws Error naming the PTX line for what it cannot read.
+// One form the interpreter implements (a PTX_FORM row of opcodes.def): the opcode's first
+// word, the type words each type position takes (cvt: destination, then source; none for
+// bar), and the modifiers it accepts with them. An instruction whose words all fit one form
+// runs; any other is refused, never run approximately.
+struct Form {
+  std::string opcode;
+  std::vector<std::vector<std::string>> types;
+  std::vector<std::string> modifiers;
+};
+// Every form the interpreter accepts: what a test against the GPU enumerates.
+const std::vector<Form>& accepted_forms();
+
+// Decodes PTX text. Throws Error naming the PTX line for what it cannot read; an instruction
+// the interpreter does not implement does not throw but marks its kernel (Kernel::refused),
+// and every kernel that calls a function holding one.
 Module parse(const std::string& text, const std::string& name = "module.ptx");
 
 // What PTX text declares, for readers that do not run it: kernels (.entry) and functions

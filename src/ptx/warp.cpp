@@ -92,7 +92,16 @@ uint64_t BlockRun::sreg(Sreg s, uint32_t w, int lane) const {
     case Sreg::LanemaskGe: return uint32_t(~((1ull << lane) - 1));
     case Sreg::LanemaskGt: return uint32_t(~((2ull << lane) - 1));
     case Sreg::Clock: case Sreg::Clock64: return clock_;
+    // One streaming multiprocessor runs every block, in turn: %smid 0 of %nsmid 1. The
+    // grid is the device's first (%gridid 1: the GPU numbers grids from 1). The global
+    // timer counts nanoseconds as the clock counts instructions, one per warp instruction,
+    // so that a program's timings come out the same on every run.
     case Sreg::Smid: return 0;
+    case Sreg::Nsmid: return 1;
+    case Sreg::Gridid: return 1;
+    case Sreg::Globaltimer: return clock_;
+    case Sreg::GlobaltimerLo: return uint32_t(clock_);
+    case Sreg::GlobaltimerHi: return uint32_t(clock_ >> 32);
     // The block's shared memory ends where the reserved region (cooperative groups'
     // scratch) would start; nothing is placed there.
     case Sreg::ReservedSmem: return shared_.size();
