@@ -37,7 +37,9 @@ WS_LANE_OP cvta_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint6
   return (in.op == Opc::Cvta ? a + win : a - win) & width_mask(t);
 }
 // cvt.dst.src: float to float (rounded to an integer with .rni and the like), integer to
-// float, float to integer (rounded, saturated), integer to integer (sign- or zero-extended).
+// float (rounded once, straight to the destination's precision, in the caller's rounding
+// mode), float to integer (rounded, saturated, NaN to 0), integer to integer (sign- or
+// zero-extended, wrapped; .sat clamps to the destination's range instead).
 WS_LANE_OP cvt_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   const Type src = in.type2;
   if (src == Type::F16 || t == Type::F16) throw Fault("half-precision conversion '" + in.opcode + "' is not supported yet");
@@ -46,14 +48,40 @@ WS_LANE_OP cvt_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint64
     if (in.mods & kRzi) x = round_by(in.rnd, x);
     return from_double(t, x);
   }
-  if (is_float(t)) return from_double(t, is_signed(src) ? double(sext(src, a)) : double(a & width_mask(src)));
+  if (is_float(t)) {
+    const int64_t s = sext(src, a);
+    const uint64_t u = a & width_mask(src);
+    if (t == Type::F64) return bits(is_signed(src) ? double(s) : double(u));
+    return bits(is_signed(src) ? float(s) : float(u));
+  }
   if (is_float(src)) return float_to_int(t, as_double(src, a), in.rnd == Rnd::None ? Rnd::Rzi : in.rnd);
+  if (in.mods & kSat) {
+    const uint32_t bw = 8 * type_bytes(t);
+    const __int128 x = is_signed(src) ? __int128(sext(src, a)) : __int128(a & width_mask(src));
+    const __int128 lo = is_signed(t) ? -(__int128(1) << (bw - 1)) : 0;
+    const __int128 hi = is_signed(t) ? (__int128(1) << (bw - 1)) - 1 : (__int128(1) << bw) - 1;
+    return uint64_t(std::clamp(x, lo, hi)) & width_mask(t);
+  }
   return (is_signed(src) ? uint64_t(sext(src, a)) : (a & width_mask(src))) & width_mask(t);
 }
 // prmt d, a, b, sel: each of d's four bytes picked from a:b's eight by a selector nibble
-// (its top bit: replicate the picked byte's sign). The .f4e/.b4e/... modes are not read.
-WS_LANE_OP prmt_op(const Insn&, Type, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+// (its top bit: replicate the picked byte's sign); with a mode, sel's low two bits choose
+// one of the mode's four byte orders (the PTX ISA's table, d's byte 0 first below).
+WS_LANE_OP prmt_op(const Insn& in, Type, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
   const uint64_t bytes8 = (a & 0xffffffff) | ((b & 0xffffffff) << 32);
+  static constexpr uint8_t kModes[6][4][4] = {
+      {{0, 1, 2, 3}, {1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}},  // f4e: a window of four, forwards
+      {{0, 7, 6, 5}, {1, 0, 7, 6}, {2, 1, 0, 7}, {3, 2, 1, 0}},  // b4e: backwards
+      {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}},  // rc8: one byte replicated
+      {{0, 1, 2, 3}, {1, 1, 2, 3}, {2, 2, 2, 3}, {3, 3, 3, 3}},  // ecl: edge clamp left
+      {{0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}},  // ecr: edge clamp right
+      {{0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3}}}; // rc16: one half replicated
+  if (in.sub != uint8_t(PrmtMode::Default)) {
+    const uint8_t* order = kModes[in.sub - 1][c & 3];
+    uint32_t r = 0;
+    for (int i = 0; i < 4; ++i) r |= (uint32_t(bytes8 >> (8 * order[i])) & 0xff) << (8 * i);
+    return r;
+  }
   const uint32_t sel = uint32_t(c);
   uint32_t r = 0;
   for (int i = 0; i < 4; ++i) {
@@ -66,12 +94,19 @@ WS_LANE_OP prmt_op(const Insn&, Type, uint64_t a, uint64_t b, uint64_t c, uint64
 }
 
 // ---- integer and float arithmetic -----------------------------------------------------
-WS_LANE_OP add_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+// add.sat.s32 / sub.sat.s32: the exact result clamped to the s32 range. (.sat on f32 is
+// applied to the result by the caller, BlockRun::lanes_exact.)
+WS_LANE_OP clamp_s32(int64_t x) {
+  return uint64_t(std::clamp<int64_t>(x, INT32_MIN, INT32_MAX)) & 0xffffffffu;
+}
+WS_LANE_OP add_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return x + y; });
+  if ((in.mods & kSat) && t == Type::S32) return clamp_s32(sext(t, a) + sext(t, b));
   return (a + b) & width_mask(t);
 }
-WS_LANE_OP sub_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+WS_LANE_OP sub_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return x - y; });
+  if ((in.mods & kSat) && t == Type::S32) return clamp_s32(sext(t, a) - sext(t, b));
   return (a - b) & width_mask(t);
 }
 // mul and mad's integer product plus c: .wide (the double-width product), .hi (its upper
@@ -190,9 +225,18 @@ WS_LANE_OP cos_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t)
 WS_LANE_OP copysign_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   return fop(t, a, b, 0, [](auto x, auto y, auto) { return std::copysign(y, x); });
 }
-// testp.op: only .finite is told apart; every test answers as it would.
-WS_LANE_OP testp_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
-  return std::isfinite(as_double(t, a)) ? 1 : 0;
+// testp.op: the class of a's value in its own type (a subnormal f32 is subnormal as f32).
+WS_LANE_OP testp_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  const int c = t == Type::F64 ? std::fpclassify(f64(a)) : std::fpclassify(f32(a));
+  switch (TestpKind(in.sub)) {
+    case TestpKind::Finite: return c != FP_INFINITE && c != FP_NAN;
+    case TestpKind::Infinite: return c == FP_INFINITE;
+    case TestpKind::Number: return c != FP_NAN;
+    case TestpKind::NotANumber: return c == FP_NAN;
+    case TestpKind::Normal: return c == FP_NORMAL;
+    case TestpKind::Subnormal: return c == FP_SUBNORMAL;
+  }
+  return 0;
 }
 
 // ---- logic, shifts and bit fields -------------------------------------------------------
@@ -263,21 +307,25 @@ WS_LANE_OP brev_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t
 }
 
 // ---- comparison and selection -----------------------------------------------------------
-// The comparison, combined (.and/.or/.xor) with the predicate operand c when there is one.
-WS_LANE_OP compare_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c) {
-  bool r = compare(in.cmp, t, a, b);
+// A comparison's outcome r combined (.and/.or/.xor) with the predicate operand c when
+// there is one.
+WS_LANE_OP combine(const Insn& in, bool r, uint64_t c) {
   if (in.mods & (kCmpAnd | kCmpOr | kCmpXor)) {
     const bool p = bool(c & 1) != in.o[3].negate;
     r = (in.mods & kCmpAnd) ? (r && p) : (in.mods & kCmpOr) ? (r || p) : (r != p);
   }
   return r;
 }
+// setp p[|q], a, b[, c]: p the comparison combined with c; q (bit 1 of the result, split off
+// by BlockRun::lanes_exact) its complement combined with c.
 WS_LANE_OP setp_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
-  return compare_op(in, t, a, b, c);
+  const bool r = compare(in.cmp, t, a, b);
+  return combine(in, r, c) | (in.dst2 != kSink ? combine(in, !r, c) << 1 : 0);
 }
-// set.cmp.dtype.stype: true as 1.0f for a float destination, all ones for an integer one.
+// set.cmp.dtype.stype (the decoder puts stype in `type`, dtype in `type2`): true as 1.0f for
+// a float destination, all ones for an integer one.
 WS_LANE_OP set_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
-  const bool r = compare_op(in, t, a, b, c);
+  const bool r = combine(in, compare(in.cmp, t, a, b), c);
   return in.type2 == Type::F32 ? (r ? bits(1.0f) : 0) : (r ? 0xffffffffull : 0);
 }
 // selp d, a, b, p: a where p holds.

@@ -120,6 +120,9 @@ class BlockRun {
   uint64_t execute(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
   template <auto F, bool kRefuseHalf>
   uint64_t lanes(const Insn& in, uint32_t w, uint32_t exec);
+  static bool exact_path(const Insn& in);
+  template <auto F>
+  uint64_t lanes_exact(const Insn& in, uint32_t w, uint32_t exec);
   uint64_t mov_vector(const Insn& in, uint32_t w, uint32_t exec);
   uint64_t shfl_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
   uint64_t vote_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);

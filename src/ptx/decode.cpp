@@ -120,6 +120,7 @@ void decode(Insn& in, const std::string& module) {
   const bool to = std::find(parts.begin(), parts.end(), "to") != parts.end();
   in.type = types.empty() ? Type::None : types[0];
   if (types.size() > 1) in.type2 = types[1];
+  if (base == "set" && types.size() == 2) std::swap(in.type, in.type2);  // compared in stype, written as dtype
   const auto& ops = opcodes();
 
   if (base == "bar" || base == "barrier") {

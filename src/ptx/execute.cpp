@@ -2,6 +2,7 @@
 // of opcodes.def: the Alu and Move rows as their semantic function (arith.h) applied over
 // the warp's active lanes, the Memory rows to memory.cpp, and here the Warp rows, whose
 // lanes read each other's values.
+#include <cfenv>
 #include <type_traits>
 
 #include "ptx/arith.h"
@@ -76,6 +77,7 @@ uint64_t BlockRun::lanes(const Insn& in, uint32_t w, uint32_t exec) {
   } else {
     if (in.o[0].kind == Operand::Vec || in.o[1].kind == Operand::Vec) return mov_vector(in, w, exec);
   }
+  if (exact_path(in)) [[unlikely]] return lanes_exact<F>(in, w, exec);
   uint64_t ta[32], tb[32], tc[32], te[32], sink[32];
   const uint64_t* A = lanes_of(in.o[1], w, exec, ta);
   const uint64_t* B = lanes_of(in.o[2], w, exec, tb);
@@ -84,6 +86,76 @@ uint64_t BlockRun::lanes(const Insn& in, uint32_t w, uint32_t exec) {
   // A destination that is not a register (none in nvcc's PTX) is computed and dropped.
   uint64_t* D = in.o[0].kind == Operand::Reg ? &reg(w, in.o[0].reg, 0) : sink;
   by_type(in.type, [&](auto t) { over_lanes(exec, [&](int l) { D[l] = F(in, t, A[l], B[l], C[l], E[l]); }); });
+  return 0;
+}
+
+// Directed rounding as the host's rounding mode for one instruction, restored after it.
+class RoundingScope {
+ public:
+  explicit RoundingScope(Rnd r) : old_(std::fegetround()) {
+    std::fesetround(r == Rnd::Rz ? FE_TOWARDZERO : r == Rnd::Rm ? FE_DOWNWARD : r == Rnd::Rp ? FE_UPWARD : FE_TONEAREST);
+  }
+  ~RoundingScope() { std::fesetround(old_); }
+  RoundingScope(const RoundingScope&) = delete;
+  RoundingScope& operator=(const RoundingScope&) = delete;
+
+ private:
+  int old_;
+};
+
+// An f32 subnormal flushed to a zero of its sign (.ftz).
+inline uint64_t flush_f32(uint64_t v) {
+  const uint32_t b = uint32_t(v);
+  return (b & 0x7f800000u) == 0 && (b & 0x7fffffu) ? (b & 0x80000000u) : v;
+}
+// .sat on a float result: clamped to [0, 1], NaN (and -0) to +0.
+inline uint64_t saturate(Type t, uint64_t v) {
+  const double x = as_double(t, v);
+  if (!(x > 0)) return 0;
+  return x >= 1 ? from_double(t, 1.0) : v;
+}
+
+// The forms the converged loop does not handle: .ftz, .sat, a second destination, and
+// directed rounding (the host's mode set around the operation).
+bool BlockRun::exact_path(const Insn& in) {
+  return (in.mods & (kFtz | kSat)) || in.dst2 != kSink || in.rnd == Rnd::Rz || in.rnd == Rnd::Rm || in.rnd == Rnd::Rp;
+}
+
+// F over the lanes with the forms exact_path() names: f32 sources flushed before (.ftz),
+// the result flushed and saturated after, setp's second predicate split off.
+template <auto F>
+uint64_t BlockRun::lanes_exact(const Insn& in, uint32_t w, uint32_t exec) {
+  const bool compare = in.op == Opc::Setp || in.op == Opc::Set;
+  const Type src = in.op == Opc::Cvt ? in.type2 : in.type;
+  const Type dst = in.op == Opc::Setp || in.op == Opc::Testp ? Type::Pred : in.op == Opc::Set ? in.type2 : in.type;
+  const bool ftz = (in.mods & kFtz) != 0;
+  uint64_t v[4][32];
+  for (int i = 0; i < 4; ++i) {
+    const bool float_src = i < (compare ? 2 : 3) && src == Type::F32;
+    for (int l = 0; l < 32; ++l)
+      v[i][l] = (exec >> l) & 1u ? (ftz && float_src ? flush_f32(val(in.o[size_t(i) + 1], w, l)) : val(in.o[size_t(i) + 1], w, l)) : 0;
+  }
+  uint64_t r[32] = {};
+  {
+    RoundingScope mode(in.rnd);
+    asm volatile("" : : "r"(v) : "memory");  // the sources are read under the mode, not before
+    for (uint32_t m = exec; m; m &= m - 1) {
+      const int l = std::countr_zero(m);
+      r[l] = F(in, in.type, v[0][l], v[1][l], v[2][l], v[3][l]);
+    }
+    asm volatile("" : : "r"(r) : "memory");  // every result is computed before the mode returns
+  }
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const int l = std::countr_zero(m);
+    uint64_t x = r[l];
+    if (in.dst2 != kSink) {
+      reg(w, in.dst2, l) = (x >> 1) & 1;
+      x &= 1;
+    }
+    if (is_float(dst) && (in.mods & kSat)) x = saturate(dst, x);
+    if (ftz && dst == Type::F32) x = flush_f32(x);
+    set(in.o[0], w, l, x);
+  }
   return 0;
 }
 
@@ -114,8 +186,8 @@ uint64_t BlockRun::mov_vector(const Insn& in, uint32_t w, uint32_t exec) {
 // ---- the warp's lanes together ------------------------------------------------------------
 
 // shfl.mode d, a, b, c: each lane reads a from the lane b names (up, down, xor, index) within
-// its segment (c's upper bits) and clamp (c's lower bits); out of range, its own value. Every
-// source is read before any lane writes.
+// its segment (c's upper bits) and clamp (c's lower bits); out of range, its own value (and
+// false in the predicate of `d|p`). Every source is read before any lane writes.
 uint64_t BlockRun::shfl_op(uint32_t, const Insn& in, uint32_t w, uint32_t exec) {
   const Operand &d = in.o[0], &A = in.o[1], &B = in.o[2], &C = in.o[3];
   uint64_t src[32] = {};
@@ -135,6 +207,7 @@ uint64_t BlockRun::shfl_op(uint32_t, const Insn& in, uint32_t w, uint32_t exec) 
     }
     if (!ok) j = l;
     set(d, w, l, src[j & 31] & 0xffffffffull);
+    if (in.dst2 != kSink) reg(w, in.dst2, l) = ok;  // d|p: whether the source lane was in range
   }
   return 0;
 }

@@ -95,3 +95,239 @@ TEST_CASE("bfind: the most significant non-sign bit, or the shift that brings it
   CHECK(r[11] == 7);
   CHECK(r[12] == 56);          // 63 - 7
 }
+
+namespace {
+
+// `st.global.u32 [%rd1+4i], %ri;` for i in [0, n): the results a case leaves in %r0..%r(n-1).
+std::string store_results(int n) {
+  std::string s;
+  for (int i = 0; i < n; ++i) s += "  st.global.u32 [%rd1+" + std::to_string(4 * i) + "], %r" + std::to_string(i) + ";\n";
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE(".sat: f32 results clamped to [0, 1] with NaN to 0, s32 sums to the s32 range, cvt to its type") {
+  const std::vector<uint32_t> r = run_one_thread(R"(
+  add.sat.f32 %r0, 0f3F400000, 0f3F000000;     // 0.75 + 0.5 = 1.25 -> 1
+  sub.sat.f32 %r1, 0f3E800000, 0f3F000000;     // 0.25 - 0.5 -> 0
+  mul.sat.f32 %r2, 0f7FC00000, 0f3F800000;     // NaN -> 0
+  fma.rn.sat.f32 %r3, 0f3F000000, 0f3F000000, 0f3E000000;  // 0.375 stays
+  mad.sat.f32 %r4, 0f40000000, 0f40000000, 0f00000000;     // 4 -> 1
+  cvt.sat.f32.f32 %r5, 0fC0400000;             // -3 -> 0
+  add.sat.s32 %r6, 0x7fffffff, 1;              // INT32_MAX
+  sub.sat.s32 %r7, -2147483648, 1;             // INT32_MIN
+  add.sat.s32 %r8, -5, 3;                      // -2, inside the range
+  add.s32 %r9, 0x7fffffff, 1;                  // without .sat it wraps
+  cvt.sat.u8.s32 %r10, 300;                    // 255
+  cvt.sat.u8.s32 %r11, -5;                     // 0
+  mov.u64 %rd2, 0x10000000000;
+  cvt.sat.s32.s64 %r12, %rd2;                  // 2^40 -> INT32_MAX
+  cvt.u8.s32 %r13, 300;                        // without .sat: 300 & 0xff
+  cvt.sat.u16.s32 %r14, 70000;                 // 65535
+)" + store_results(15), 15);
+  CHECK(r[0] == 0x3F800000u);
+  CHECK(r[1] == 0u);
+  CHECK(r[2] == 0u);
+  CHECK(r[3] == 0x3EC00000u);
+  CHECK(r[4] == 0x3F800000u);
+  CHECK(r[5] == 0u);
+  CHECK(r[6] == 0x7fffffffu);
+  CHECK(r[7] == 0x80000000u);
+  CHECK(r[8] == 0xfffffffeu);
+  CHECK(r[9] == 0x80000000u);
+  CHECK(r[10] == 255u);
+  CHECK(r[11] == 0u);
+  CHECK(r[12] == 0x7fffffffu);
+  CHECK(r[13] == 44u);
+  CHECK(r[14] == 65535u);
+}
+
+TEST_CASE("cvt float to integer: rounded as asked, out of range clamped, NaN to 0") {
+  const std::vector<uint32_t> r = run_one_thread(R"(
+  cvt.rni.s32.f32 %r0, 0f7FC00000;   // NaN -> 0
+  cvt.rni.s32.f32 %r1, 0f4F32D05E;   // 3e9 -> INT32_MAX
+  cvt.rni.s32.f32 %r2, 0fCF32D05E;   // -3e9 -> INT32_MIN
+  cvt.rni.s32.f32 %r3, 0f40200000;   // 2.5 -> 2 (to even)
+  cvt.rni.s32.f32 %r4, 0fC0200000;   // -2.5 -> -2
+  cvt.rzi.u32.f32 %r5, 0fBFC00000;   // -1.5 -> 0 (unsigned floor of the range)
+  cvt.rmi.s32.f32 %r6, 0fBFC00000;   // -1.5 -> -2
+  cvt.rpi.s32.f32 %r7, 0f3F99999A;   // 1.2 -> 2
+  cvt.rzi.s32.f32 %r8, 0fBFC00000;   // -1.5 -> -1
+  cvt.rzi.u32.f32 %r9, 0f4F32D05E;   // 3e9 fits u32: 3000000000
+  cvt.rni.s32.f64 %r10, 0d7FF8000000000000;  // NaN -> 0
+)" + store_results(11), 11);
+  CHECK(r[0] == 0u);
+  CHECK(r[1] == 0x7fffffffu);
+  CHECK(r[2] == 0x80000000u);
+  CHECK(r[3] == 2u);
+  CHECK(r[4] == 0xfffffffeu);
+  CHECK(r[5] == 0u);
+  CHECK(r[6] == 0xfffffffeu);
+  CHECK(r[7] == 2u);
+  CHECK(r[8] == 0xffffffffu);
+  CHECK(r[9] == 3000000000u);
+  CHECK(r[10] == 0u);
+}
+
+TEST_CASE("directed rounding .rz/.rm/.rp: the exact result rounded once, the named way") {
+  const std::vector<uint32_t> r = run_one_thread(R"(
+  add.rz.f32 %r0, 0f3F800000, 0f30800000;      // 1 + 2^-30 -> 1
+  add.rp.f32 %r1, 0f3F800000, 0f30800000;      // -> 1 + 2^-23
+  add.rm.f32 %r2, 0fBF800000, 0fB0800000;      // -1 - 2^-30 -> -(1 + 2^-23)
+  add.rn.f32 %r3, 0f3F800000, 0f30800000;      // -> 1
+  mul.rp.f32 %r4, 0f3F800001, 0f3F800001;      // 1 + 2^-22 + 2^-46 -> 1 + 3 * 2^-23
+  mul.rz.f32 %r5, 0f3F800001, 0f3F800001;      // -> 1 + 2 * 2^-23
+  div.rz.f32 %r6, 0f3F800000, 0f40400000;      // 1/3 -> 0x3EAAAAAA
+  div.rp.f32 %r7, 0f3F800000, 0f40400000;      // -> 0x3EAAAAAB
+  div.rm.f32 %r8, 0f3F800000, 0f40400000;      // -> 0x3EAAAAAA
+  sqrt.rz.f32 %r9, 0f40000000;                 // sqrt 2 -> 0x3FB504F3
+  sqrt.rp.f32 %r10, 0f40000000;                // -> 0x3FB504F4
+  fma.rp.f32 %r11, 0f3F800000, 0f3F800000, 0f30800000;  // 1 + 2^-30 -> 1 + 2^-23
+  fma.rz.f32 %r12, 0f3F800000, 0f3F800000, 0f30800000;  // -> 1
+  rcp.rz.f32 %r13, 0f40400000;                 // 1/3 -> 0x3EAAAAAA
+  rcp.rn.f32 %r14, 0f40400000;                 // -> 0x3EAAAAAB
+  cvt.rz.f32.f64 %r15, 0d3FD5555555555555;     // double 1/3 -> 0x3EAAAAAA
+  cvt.rp.f32.f64 %r16, 0d3FD5555555555555;     // -> 0x3EAAAAAB
+  cvt.rz.f32.s32 %r17, 16777217;               // 2^24 + 1 -> 2^24
+  cvt.rp.f32.s32 %r18, 16777217;               // -> 2^24 + 2
+  cvt.rn.f32.s32 %r19, 16777217;               // a tie: to even, 2^24
+  mov.u64 %rd2, 0x1000001000000001;            // 2^60 + 2^36 + 1: just above a tie of f32
+  cvt.rn.f32.s64 %r20, %rd2;                   // rounded once: up (through f64 it would tie down)
+  add.rp.f64 %rd3, 0d3FF0000000000000, 0d3C30000000000000;  // 1 + 2^-60 -> 1 + 2^-52
+  add.rz.f64 %rd4, 0d3FF0000000000000, 0d3C30000000000000;  // -> 1
+  cvt.u32.u64 %r21, %rd3;
+  cvt.u32.u64 %r22, %rd4;
+  add.f32 %r23, 0f3F800000, 0f30800000;        // the mode is restored: nearest again
+)" + store_results(24), 24);
+  CHECK(r[0] == 0x3F800000u);
+  CHECK(r[1] == 0x3F800001u);
+  CHECK(r[2] == 0xBF800001u);
+  CHECK(r[3] == 0x3F800000u);
+  CHECK(r[4] == 0x3F800003u);
+  CHECK(r[5] == 0x3F800002u);
+  CHECK(r[6] == 0x3EAAAAAAu);
+  CHECK(r[7] == 0x3EAAAAABu);
+  CHECK(r[8] == 0x3EAAAAAAu);
+  CHECK(r[9] == 0x3FB504F3u);
+  CHECK(r[10] == 0x3FB504F4u);
+  CHECK(r[11] == 0x3F800001u);
+  CHECK(r[12] == 0x3F800000u);
+  CHECK(r[13] == 0x3EAAAAAAu);
+  CHECK(r[14] == 0x3EAAAAABu);
+  CHECK(r[15] == 0x3EAAAAAAu);
+  CHECK(r[16] == 0x3EAAAAABu);
+  CHECK(r[17] == 0x4B800000u);
+  CHECK(r[18] == 0x4B800001u);
+  CHECK(r[19] == 0x4B800000u);
+  CHECK(r[20] == 0x5D800001u);
+  CHECK(r[21] == 1u);
+  CHECK(r[22] == 0u);
+  CHECK(r[23] == 0x3F800000u);
+}
+
+TEST_CASE(".ftz: f32 subnormal sources and results flushed to zeros of their sign") {
+  const std::vector<uint32_t> r = run_one_thread(R"(
+  add.ftz.f32 %r0, 0f00000001, 0f00000000;     // the smallest subnormal -> 0
+  add.f32 %r1, 0f00000001, 0f00000000;         // kept without .ftz
+  mul.ftz.f32 %r2, 0f80000001, 0f3F800000;     // -subnormal -> -0
+  mul.ftz.f32 %r3, 0f00800000, 0f3F000000;     // 2^-126 / 2: a subnormal result -> 0
+  mul.f32 %r4, 0f00800000, 0f3F000000;         // kept: 2^-127
+  setp.ftz.eq.f32 %p1, 0f00000001, 0f00000000; // equal once flushed
+  selp.u32 %r5, 1, 0, %p1;
+  setp.eq.f32 %p2, 0f00000001, 0f00000000;
+  selp.u32 %r6, 1, 0, %p2;
+  cvt.ftz.f32.f32 %r7, 0f807FFFFF;             // the largest -subnormal -> -0
+)" + store_results(8), 8);
+  CHECK(r[0] == 0u);
+  CHECK(r[1] == 1u);
+  CHECK(r[2] == 0x80000000u);
+  CHECK(r[3] == 0u);
+  CHECK(r[4] == 0x00400000u);
+  CHECK(r[5] == 1u);
+  CHECK(r[6] == 0u);
+  CHECK(r[7] == 0x80000000u);
+}
+
+TEST_CASE("setp p|q: q the complement, each combined with the predicate operand") {
+  const std::vector<uint32_t> r = run_one_thread(R"(
+  setp.lt.s32 %p0|%p1, 1, 2;           // p true, q false
+  selp.u32 %r0, 1, 0, %p0;
+  selp.u32 %r1, 1, 0, %p1;
+  setp.eq.s32 %p3, 0, 0;               // true
+  setp.lt.and.s32 %p0|%p1, 3, 2, %p3;  // p = false & true, q = true & true
+  selp.u32 %r2, 1, 0, %p0;
+  selp.u32 %r3, 1, 0, %p1;
+  setp.lt.or.s32 %p0|%p1, 1, 2, !%p3;  // p = true | false, q = false | false
+  selp.u32 %r4, 1, 0, %p0;
+  selp.u32 %r5, 1, 0, %p1;
+)" + store_results(6), 6);
+  CHECK(r == std::vector<uint32_t>{1, 0, 0, 1, 1, 0});
+}
+
+TEST_CASE("testp: each class of an f32 and an f64 value") {
+  // Values: 1.0, the smallest subnormal, +inf, NaN, 0. Each result word holds six bits:
+  // finite, infinite, number, notanumber, normal, subnormal (bit 0 first).
+  const char* values[] = {"0f3F800000", "0f00000001", "0f7F800000", "0f7FC00000", "0f00000000",
+                          "0d0000000000000001"};
+  const char* tests[] = {"finite", "infinite", "number", "notanumber", "normal", "subnormal"};
+  std::string body;
+  for (int v = 0; v < 6; ++v) {
+    body += "  mov.u32 %r" + std::to_string(v) + ", 0;\n";
+    for (int t = 0; t < 6; ++t) {
+      body += std::string("  testp.") + tests[t] + (v == 5 ? ".f64" : ".f32") + " %p1, " + values[v] + ";\n";
+      body += "  selp.u32 %r10, " + std::to_string(1 << t) + ", 0, %p1;\n";
+      body += "  or.b32 %r" + std::to_string(v) + ", %r" + std::to_string(v) + ", %r10;\n";
+    }
+  }
+  const std::vector<uint32_t> r = run_one_thread(body + store_results(6), 6);
+  CHECK(r[0] == 0b010101u);  // 1.0: finite, number, normal
+  CHECK(r[1] == 0b100101u);  // subnormal: finite, number, subnormal
+  CHECK(r[2] == 0b000110u);  // inf: infinite, number
+  CHECK(r[3] == 0b001000u);  // NaN: notanumber only
+  CHECK(r[4] == 0b000101u);  // 0: finite, number, neither normal nor subnormal
+  CHECK(r[5] == 0b100101u);  // the smallest f64 subnormal
+}
+
+TEST_CASE("prmt: the default selector and every mode's byte orders") {
+  const std::vector<uint32_t> r = run_one_thread(R"(
+  mov.u32 %r20, 0x33221100;
+  mov.u32 %r21, 0x77665544;           // a:b's byte i is 0x11 * i
+  prmt.b32 %r0, %r20, %r21, 0x7654;   // b
+  prmt.b32 %r1, %r20, %r21, 0x0008;   // byte 0 with its sign (0x00: 0), then byte 0 thrice
+  prmt.b32.f4e %r2, %r20, %r21, 1;    // bytes 1..4
+  prmt.b32.b4e %r3, %r20, %r21, 0;    // bytes 0, 7, 6, 5
+  prmt.b32.rc8 %r4, %r20, %r21, 2;    // byte 2 four times
+  prmt.b32.ecl %r5, %r20, %r21, 1;    // 1, 1, 2, 3
+  prmt.b32.ecr %r6, %r20, %r21, 2;    // 0, 1, 2, 2
+  prmt.b32.rc16 %r7, %r20, %r21, 1;   // 2, 3, 2, 3
+  mov.u32 %r22, 0x000000f0;
+  prmt.b32 %r8, %r22, %r21, 0x8888;   // byte 0 is 0xf0: negative, so 0xff everywhere
+)" + store_results(9), 9);
+  CHECK(r[0] == 0x77665544u);
+  CHECK(r[1] == 0x00000000u);
+  CHECK(r[2] == 0x44332211u);
+  CHECK(r[3] == 0x55667700u);
+  CHECK(r[4] == 0x22222222u);
+  CHECK(r[5] == 0x33221111u);
+  CHECK(r[6] == 0x22221100u);
+  CHECK(r[7] == 0x33223322u);
+  CHECK(r[8] == 0xffffffffu);
+}
+
+TEST_CASE("shfl d|p: p says whether the source lane was in range; the special registers") {
+  const std::vector<uint32_t> r = run_one_thread(R"(
+  mov.u32 %r10, 42;
+  shfl.sync.up.b32 %r0|%p1, %r10, 1, 0, -1;     // lane 0 - 1: out of range, its own value
+  selp.u32 %r1, 1, 0, %p1;
+  shfl.sync.idx.b32 %r2|%p2, %r10, 0, 31, -1;   // lane 0: in range
+  selp.u32 %r3, 1, 0, %p2;
+  mov.u32 %r4, WARP_SZ;
+  mov.u32 %r5, %nsmid;
+  mov.u32 %r6, %gridid;
+  mov.u32 %r7, %lanemask_eq;
+  mov.u32 %r8, %lanemask_gt;
+  mov.u32 %r9, %smid;
+)" + store_results(10), 10);
+  CHECK(r == std::vector<uint32_t>{42, 0, 42, 1, 32, 1, 1, 1, 0xfffffffeu, 0});
+}
