@@ -36,13 +36,26 @@ WS_LANE_OP cvta_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint6
                      : in.space == Space::Const ? kConstWindow : in.space == Space::Param ? kParamWindow : 0;
   return (in.op == Opc::Cvta ? a + win : a - win) & width_mask(t);
 }
+// cvt to a half from a float (rounded by .rn/.rz/.rm/.rp; .rni and the like first round to
+// an integral value) or an integer; to a pair from two f32 (cvt.f16x2.f32 d, a, b: a in the
+// upper half). Halves widen exactly to f32 and f64 in cvt_op.
+WS_LANE_OP cvt_to_half(const Insn& in, Type t, uint64_t a, uint64_t b) {
+  const Type src = in.type2;
+  const bool bf = is_bf(t);
+  if (t == Type::F16X2 || t == Type::BF16X2)
+    return (uint64_t(double_to_half(f32(a), bf, in.rnd)) << 16) | double_to_half(f32(b), bf, in.rnd);
+  if (!is_float(src)) return double_to_half(odd_double(sext(src, a), a & width_mask(src), is_signed(src)), bf, in.rnd);
+  const double x = as_double(src, a);
+  if (in.mods & kRzi) return double_to_half(round_by(in.rnd, x), bf, Rnd::Rn);
+  return double_to_half(x, bf, in.rnd);
+}
 // cvt.dst.src: float to float (rounded to an integer with .rni and the like), integer to
 // float (rounded once, straight to the destination's precision, in the caller's rounding
 // mode), float to integer (rounded, saturated, NaN to 0), integer to integer (sign- or
 // zero-extended, wrapped; .sat clamps to the destination's range instead).
-WS_LANE_OP cvt_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+WS_LANE_OP cvt_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   const Type src = in.type2;
-  if (src == Type::F16 || t == Type::F16) throw Fault("half-precision conversion '" + in.opcode + "' is not supported yet");
+  if (is_half(t)) return cvt_to_half(in, t, a, b);
   if (is_float(t) && is_float(src)) {
     double x = as_double(src, a);
     if (in.mods & kRzi) x = round_by(in.rnd, x);
@@ -100,11 +113,13 @@ WS_LANE_OP clamp_s32(int64_t x) {
   return uint64_t(std::clamp<int64_t>(x, INT32_MIN, INT32_MAX)) & 0xffffffffu;
 }
 WS_LANE_OP add_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  if (is_half(t)) return half_arith(HalfFn::Add, t, in.rnd, a, b, 0);
   if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return x + y; });
   if ((in.mods & kSat) && t == Type::S32) return clamp_s32(sext(t, a) + sext(t, b));
   return (a + b) & width_mask(t);
 }
 WS_LANE_OP sub_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  if (is_half(t)) return half_arith(HalfFn::Sub, t, in.rnd, a, b, 0);
   if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return x - y; });
   if ((in.mods & kSat) && t == Type::S32) return clamp_s32(sext(t, a) - sext(t, b));
   return (a - b) & width_mask(t);
@@ -130,6 +145,7 @@ WS_LANE_OP int_product(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t 
   return (a * b + c) & mask;
 }
 WS_LANE_OP mul_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  if (is_half(t)) return half_arith(HalfFn::Mul, t, in.rnd, a, b, 0);
   if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return x * y; });
   return int_product(in, t, a, b, 0);
 }
@@ -138,7 +154,8 @@ WS_LANE_OP mad_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, ui
   if (is_float(t)) return fop(t, a, b, c, [](auto x, auto y, auto z) { return std::fma(x, y, z); });
   return int_product(in, t, a, b, c);
 }
-WS_LANE_OP fma_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+WS_LANE_OP fma_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+  if (is_half(t)) return half_arith(HalfFn::Fma, t, in.rnd, a, b, c);
   return fop(t, a, b, c, [](auto x, auto y, auto z) { return std::fma(x, y, z); });
 }
 // Integer division by zero gives all ones, as the GPU does (it never traps); INT_MIN / -1
@@ -157,22 +174,26 @@ WS_LANE_OP rem_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_
   return (is_signed(t) ? uint64_t(sb == -1 ? 0 : sa % sb) : ua % ub) & mask;
 }
 WS_LANE_OP min_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  if (is_half(t)) return half_arith(HalfFn::Min, t, Rnd::Rn, a, b, 0);
   if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return std::fmin(x, y); });
   const uint64_t mask = width_mask(t);
   if (is_signed(t)) return uint64_t(std::min(sext(t, a), sext(t, b))) & mask;
   return std::min(a & mask, b & mask);
 }
 WS_LANE_OP max_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  if (is_half(t)) return half_arith(HalfFn::Max, t, Rnd::Rn, a, b, 0);
   if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return std::fmax(x, y); });
   const uint64_t mask = width_mask(t);
   if (is_signed(t)) return uint64_t(std::max(sext(t, a), sext(t, b))) & mask;
   return std::max(a & mask, b & mask);
 }
 WS_LANE_OP neg_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  if (is_half(t)) return half_arith(HalfFn::Neg, t, Rnd::Rn, a, 0, 0);
   if (is_float(t)) return fop(t, a, 0, 0, [](auto x, auto, auto) { return -x; });
   return uint64_t(-sext(t, a)) & width_mask(t);
 }
 WS_LANE_OP abs_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  if (is_half(t)) return half_arith(HalfFn::Abs, t, Rnd::Rn, a, 0, 0);
   if (is_float(t)) return fop(t, a, 0, 0, [](auto x, auto, auto) { return std::fabs(x); });
   const int64_t sa = sext(t, a);
   return uint64_t(sa < 0 ? -sa : sa) & width_mask(t);

@@ -118,7 +118,7 @@ class BlockRun {
   // ---- every other instruction (execute.cpp) ----------------------------------------
   // Runs a non-control instruction for the lanes of `exec`; returns lane accesses.
   uint64_t execute(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
-  template <auto F, bool kRefuseHalf>
+  template <auto F, bool kVectors>
   uint64_t lanes(const Insn& in, uint32_t w, uint32_t exec);
   static bool exact_path(const Insn& in);
   template <auto F>

@@ -45,9 +45,9 @@ uint64_t BlockRun::execute(uint32_t pc, const Insn& in, uint32_t w, uint32_t exe
   switch (in.op) {
 #define PTX_OP(E, N, K, F) PTX_EXEC_##K(E, F)
 #define PTX_EXEC_Alu(E, F) \
-  case Opc::E: return lanes<F, true>(in, w, exec);
-#define PTX_EXEC_Move(E, F) \
   case Opc::E: return lanes<F, false>(in, w, exec);
+#define PTX_EXEC_Move(E, F) \
+  case Opc::E: return lanes<F, true>(in, w, exec);
 #define PTX_EXEC_Memory(E, F) \
   case Opc::E: return F(pc, in, w, exec);
 #define PTX_EXEC_Warp(E, F) \
@@ -69,12 +69,10 @@ uint64_t BlockRun::execute(uint32_t pc, const Insn& in, uint32_t w, uint32_t exe
 
 // Semantic function F over the lanes of `exec`: the sources' 32 values gathered once (a
 // register's own array, without copying), the result written to the destination's.
-// `kRefuseHalf`: .f16, which no arithmetic implements, is refused before anything runs.
-template <auto F, bool kRefuseHalf>
+// `kVectors`: a Move row, whose operands may be vectors (mov_vector).
+template <auto F, bool kVectors>
 uint64_t BlockRun::lanes(const Insn& in, uint32_t w, uint32_t exec) {
-  if constexpr (kRefuseHalf) {
-    if (in.type == Type::F16) throw Fault("half-precision instruction '" + in.opcode + "' is not supported yet");
-  } else {
+  if constexpr (kVectors) {
     if (in.o[0].kind == Operand::Vec || in.o[1].kind == Operand::Vec) return mov_vector(in, w, exec);
   }
   if (exact_path(in)) [[unlikely]] return lanes_exact<F>(in, w, exec);

@@ -331,3 +331,120 @@ TEST_CASE("shfl d|p: p says whether the source lane was in range; the special re
 )" + store_results(10), 10);
   CHECK(r == std::vector<uint32_t>{42, 0, 42, 1, 32, 1, 1, 1, 0xfffffffeu, 0});
 }
+
+TEST_CASE("half precision conversions: f16 and bf16 widened exactly, narrowed with one rounding") {
+  const std::vector<uint32_t> r = run_one_thread(R"(
+  mov.b16 %r20, 0x3F80;                 // bf16 1.0
+  cvt.f32.bf16 %r0, %r20;
+  mov.b16 %r21, 0x0001;                 // f16's smallest subnormal, 2^-24
+  cvt.f32.f16 %r1, %r21;
+  mov.b16 %r22, 0x7C00;                 // f16 +inf
+  cvt.f32.f16 %r2, %r22;
+  cvt.rn.f16.f32 %r3, 0f3F801000;       // 1 + 2^-11: a tie, to even 1.0
+  cvt.rn.f16.f32 %r4, 0f3F803000;       // 1 + 3 * 2^-11: a tie, to even 1 + 2^-9
+  cvt.rz.f16.f32 %r5, 0f3F803000;       // 1 + 2^-10
+  cvt.rp.f16.f32 %r6, 0f3F800008;       // 1 + 2^-20 up: 1 + 2^-10
+  cvt.rm.f16.f32 %r7, 0fBF800008;       // its negative down: -(1 + 2^-10)
+  cvt.rn.f16.f32 %r8, 0f477FF000;       // 65520, a tie above 65504: to even, infinity
+  cvt.rn.f16.f32 %r9, 0f477FEF00;       // 65519: 65504
+  cvt.rz.f16.f32 %r10, 0f49742400;      // 1e6 toward zero: 65504
+  cvt.rn.f16.f32 %r11, 0f33000000;      // 2^-25, a tie between 0 and 2^-24: 0
+  cvt.rn.f16.f32 %r12, 0f33400000;      // 1.5 * 2^-25: 2^-24
+  cvt.rn.f16.f32 %r13, 0f7FC00000;      // NaN: the canonical 0x7fff
+  cvt.rn.bf16.f32 %r14, 0f3F808000;     // 1 + 2^-8, a tie: 1.0
+  cvt.rn.bf16.f32 %r15, 0f3F818000;     // 1 + 3 * 2^-8, a tie: to even 1 + 2^-6
+  cvt.rn.bf16.f32 %r16, 0f3F808001;     // just above the tie: 1 + 2^-7
+  cvt.rz.bf16.f32 %r17, 0f3F81FFFF;     // 1 + 2^-7
+  cvt.rn.bf16.f32 %r18, 0f00018000;     // a subnormal tie: to even, 0x0002
+  cvt.rn.bf16.s32 %r19, 259;            // a tie between 258 and 260: 260
+  mov.b16 %r23, 0x4100;                 // f16 2.5
+  cvt.rni.s32.f16 %r24, %r23;           // 2
+  mov.b16 %r25, 0xBFC0;                 // bf16 -1.5
+  cvt.rzi.s32.bf16 %r26, %r25;          // -1
+  cvt.rn.f16x2.f32 %r27, 0f3F800000, 0f40000000;  // 1.0 in the upper half, 2.0 in the lower
+  mov.b16 %r28, 0xC000;                 // f16 -2.0
+  cvt.f64.f16 %rd2, %r28;
+  mov.b64 {%r29, %r30}, %rd2;
+  st.global.u32 [%rd1+80], %r24;
+  st.global.u32 [%rd1+84], %r26;
+  st.global.u32 [%rd1+88], %r27;
+  st.global.u32 [%rd1+92], %r30;
+)" + store_results(20), 24);
+  CHECK(r[0] == 0x3F800000u);  // 1.0, not 16256.0
+  CHECK(r[1] == 0x33800000u);
+  CHECK(r[2] == 0x7F800000u);
+  CHECK(r[3] == 0x3C00u);
+  CHECK(r[4] == 0x3C02u);
+  CHECK(r[5] == 0x3C01u);
+  CHECK(r[6] == 0x3C01u);
+  CHECK(r[7] == 0xBC01u);
+  CHECK(r[8] == 0x7C00u);
+  CHECK(r[9] == 0x7BFFu);
+  CHECK(r[10] == 0x7BFFu);
+  CHECK(r[11] == 0x0000u);
+  CHECK(r[12] == 0x0001u);
+  CHECK(r[13] == 0x7FFFu);
+  CHECK(r[14] == 0x3F80u);
+  CHECK(r[15] == 0x3F82u);
+  CHECK(r[16] == 0x3F81u);
+  CHECK(r[17] == 0x3F81u);
+  CHECK(r[18] == 0x0002u);
+  CHECK(r[19] == 0x4382u);
+  CHECK(r[20] == 2u);
+  CHECK(r[21] == 0xffffffffu);
+  CHECK(r[22] == 0x3C004000u);
+  CHECK(r[23] == 0xC0000000u);  // -2.0's upper word
+}
+
+TEST_CASE("half precision arithmetic: scalar and paired, rounded once; min, max, neg, abs, setp, atom.add") {
+  const std::vector<uint32_t> r = run_one_thread(R"(
+  mov.b16 %r20, 0x3C00;                 // f16 1.0
+  mov.b16 %r21, 0x1000;                 // 2^-11
+  add.rn.f16 %r0, %r20, %r21;           // a tie: 1.0
+  mov.b16 %r22, 0x3C01;                 // 1 + 2^-10
+  mul.rn.f16 %r1, %r22, %r22;           // 1 + 2^-9 + 2^-20: 1 + 2^-9
+  mov.b16 %r23, 0xBC02;                 // -(1 + 2^-9)
+  fma.rn.f16 %r2, %r22, %r22, %r23;     // exactly 2^-20, a subnormal: 16 * 2^-24
+  mov.b16 %r24, 0x3F80;                 // bf16 1.0
+  mov.b16 %r25, 0x3B81;                 // bf16 2^-8 * (1 + 2^-7)
+  add.rn.bf16 %r3, %r24, %r25;          // above the tie: 1 + 2^-7
+  sub.rn.bf16 %r4, %r24, %r24;          // +0
+  mov.b32 %r26, 0x40003C00;             // f16x2 {1, 2}
+  mov.b32 %r27, 0x3C003C00;             // f16x2 {1, 1}
+  add.rn.f16x2 %r5, %r26, %r27;         // {2, 3}
+  neg.f16 %r6, %r20;
+  mov.b32 %r28, 0xBF80BF80;
+  abs.bf16x2 %r7, %r28;
+  mov.b16 %r29, 0x7E00;                 // f16 NaN
+  min.f16 %r8, %r29, %r20;              // the number wins
+  mov.b16 %r30, 0x8000;                 // -0
+  mov.b16 %r31, 0x0000;
+  max.f16 %r9, %r30, %r31;              // +0
+  min.f16 %r10, %r31, %r30;             // -0
+  mov.b16 %r21, 0x4000;                 // f16 2.0
+  setp.lt.f16 %p1, %r20, %r21;
+  selp.u32 %r11, 1, 0, %p1;
+  setp.gt.f16 %p1, %r20, %r21;
+  selp.u32 %r12, 1, 0, %p1;
+  mov.b32 %r13, 0x3F803F80;             // bf16x2 {1, 1} in memory, word 16
+  st.global.u32 [%rd1+64], %r13;
+  add.u64 %rd2, %rd1, 64;
+  atom.global.add.noftz.bf16x2 %r14, [%rd2], 0x3F804000;  // += {2, 1}: {3, 2}
+  ld.global.u32 %r15, [%rd2];
+)" + store_results(16), 17);
+  CHECK(r[0] == 0x3C00u);
+  CHECK(r[1] == 0x3C02u);
+  CHECK(r[2] == 0x0010u);
+  CHECK(r[3] == 0x3F81u);
+  CHECK(r[4] == 0x0000u);
+  CHECK(r[5] == 0x42004000u);
+  CHECK(r[6] == 0xBC00u);
+  CHECK(r[7] == 0x3F803F80u);
+  CHECK(r[8] == 0x3C00u);
+  CHECK(r[9] == 0x0000u);
+  CHECK(r[10] == 0x8000u);
+  CHECK(r[11] == 1u);
+  CHECK(r[12] == 0u);
+  CHECK(r[14] == 0x3F803F80u);  // atom's old value
+  CHECK(r[15] == 0x40004040u);  // {3, 2} as bf16
+}
