@@ -242,6 +242,10 @@ WS_LANE_OP sin_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t)
 WS_LANE_OP cos_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   return fop(t, a, 0, 0, [](auto x, auto, auto) { return std::cos(x); });
 }
+// tanh.approx.f32: the accurate value (the ISA allows a relative error of 2^-11).
+WS_LANE_OP tanh_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  return fop(t, a, 0, 0, [](auto x, auto, auto) { return std::tanh(x); });
+}
 // copysign d, a, b: b's magnitude with a's sign.
 WS_LANE_OP copysign_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   return fop(t, a, b, 0, [](auto x, auto y, auto) { return std::copysign(y, x); });
@@ -325,6 +329,49 @@ WS_LANE_OP brev_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t
   uint64_t r = 0;
   for (uint32_t i = 0; i < bw; ++i) r |= ((ua >> i) & 1) << (bw - 1 - i);
   return r;
+}
+
+// shf.l / shf.r d, a, b, c: the 64 bits b:a shifted by c (.wrap: c mod 32; .clamp: at most
+// 32), d their upper (l) or lower (r) 32 bits.
+WS_LANE_OP shf_op(const Insn& in, Type, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+  const uint32_t n = (in.mods & kShiftClamp) ? std::min<uint32_t>(uint32_t(c), 32) : uint32_t(c) & 31;
+  const uint64_t v = (b << 32) | (a & 0xffffffff);
+  return in.sub ? uint32_t(v >> n) : uint32_t((v << n) >> 32);
+}
+// fns d, mask, base, offset: the position of the offset-th set bit of mask from bit base,
+// searching up for a positive offset and down for a negative one; offset 0 asks whether bit
+// base itself is set. 0xffffffff when there is none.
+WS_LANE_OP fns_op(const Insn&, Type, uint64_t mask, uint64_t base, uint64_t offset, uint64_t) {
+  const int32_t off = int32_t(uint32_t(offset));
+  int64_t pos = int64_t(base & 0xffffffff);
+  if (off == 0) return pos < 32 && ((mask >> pos) & 1) ? uint64_t(pos) : 0xffffffffu;
+  int64_t count = (off > 0 ? int64_t(off) : -int64_t(off)) - 1;
+  for (; pos >= 0 && pos < 32; pos += off > 0 ? 1 : -1)
+    if ((mask >> pos) & 1 && count-- == 0) return uint64_t(pos);
+  return 0xffffffffu;
+}
+// dp4a.atype.btype d, a, b, c: c plus the four products of a's and b's bytes, each byte
+// signed or not by its operand's type; wrapped to 32 bits.
+WS_LANE_OP dp4a_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+  uint32_t sum = uint32_t(c);
+  for (int i = 0; i < 4; ++i) {
+    const int32_t x = is_signed(t) ? int8_t(a >> (8 * i)) : int32_t(uint8_t(a >> (8 * i)));
+    const int32_t y = is_signed(in.type2) ? int8_t(b >> (8 * i)) : int32_t(uint8_t(b >> (8 * i)));
+    sum += uint32_t(x * y);
+  }
+  return sum;
+}
+// dp2a.lo/.hi d, a, b, c: c plus a's two 16-bit halves times b's bytes 0 and 1 (.lo) or 2
+// and 3 (.hi).
+WS_LANE_OP dp2a_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+  const int first = (in.mods & kHi) ? 2 : 0;
+  uint32_t sum = uint32_t(c);
+  for (int i = 0; i < 2; ++i) {
+    const int32_t x = is_signed(t) ? int16_t(a >> (16 * i)) : int32_t(uint16_t(a >> (16 * i)));
+    const int32_t y = is_signed(in.type2) ? int8_t(b >> (8 * (first + i))) : int32_t(uint8_t(b >> (8 * (first + i))));
+    sum += uint32_t(x * y);
+  }
+  return sum;
 }
 
 // ---- comparison and selection -----------------------------------------------------------

@@ -104,7 +104,11 @@ void decode(Insn& in, const std::string& module) {
                                                          {"rc8", PrmtMode::Rc8}, {"ecl", PrmtMode::Ecl},
                                                          {"ecr", PrmtMode::Ecr}, {"rc16", PrmtMode::Rc16}};
       if (auto p = modes.find(m); p != modes.end()) in.sub = uint8_t(p->second);
-    } else if (base == "atom" || base == "red") {
+    } else if (base == "shf") {
+      if (m == "r") in.sub = 1;  // else .l, 0
+    } else if (base == "match") {
+      if (m == "all") in.sub = 1;  // else .any, 0
+    } else if (base == "atom" || base == "red" || base == "redux") {
       static const std::map<std::string, AtomOp> aops{{"add", AtomOp::Add}, {"min", AtomOp::Min},
                                                       {"max", AtomOp::Max}, {"exch", AtomOp::Exch},
                                                       {"cas", AtomOp::Cas}, {"and", AtomOp::And},

@@ -233,4 +233,50 @@ uint64_t BlockRun::activemask_op(uint32_t, const Insn& in, uint32_t w, uint32_t 
   return 0;
 }
 
+// redux.sync.op d, a, mask: every executing lane gets the reduction of all of their a
+// (add wrapping, min/max signed or not by the type, and/or/xor of the bits).
+uint64_t BlockRun::redux_op(uint32_t, const Insn& in, uint32_t w, uint32_t exec) {
+  const bool s = is_signed(in.type);
+  uint64_t acc = 0;
+  bool first = true;
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const uint32_t v = uint32_t(val(in.o[1], w, std::countr_zero(m)));
+    if (first) {
+      acc = v;
+      first = false;
+      continue;
+    }
+    switch (AtomOp(in.sub)) {
+      case AtomOp::Add: acc = uint32_t(acc + v); break;
+      case AtomOp::Min: acc = s ? uint32_t(std::min(int32_t(acc), int32_t(v))) : std::min<uint32_t>(uint32_t(acc), v); break;
+      case AtomOp::Max: acc = s ? uint32_t(std::max(int32_t(acc), int32_t(v))) : std::max<uint32_t>(uint32_t(acc), v); break;
+      case AtomOp::And: acc &= v; break;
+      case AtomOp::Or: acc |= v; break;
+      case AtomOp::Xor: acc ^= v; break;
+      default: break;
+    }
+  }
+  for (uint32_t m = exec; m; m &= m - 1) set(in.o[0], w, std::countr_zero(m), acc);
+  return 0;
+}
+
+// match.any d, a, mask: the executing lanes whose a equals this lane's; match.all d|p: all
+// of the executing lanes when every a is equal (p true), else 0 (p false).
+uint64_t BlockRun::match_op(uint32_t, const Insn& in, uint32_t w, uint32_t exec) {
+  const uint64_t mask = width_mask(in.type);
+  uint64_t v[32] = {};
+  for (uint32_t m = exec; m; m &= m - 1) v[std::countr_zero(m)] = val(in.o[1], w, std::countr_zero(m)) & mask;
+  bool all = true;
+  for (uint32_t m = exec; m; m &= m - 1) all &= v[std::countr_zero(m)] == v[std::countr_zero(exec)];
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const int l = std::countr_zero(m);
+    uint32_t same = 0;
+    for (uint32_t k = exec; k; k &= k - 1)
+      if (v[std::countr_zero(k)] == v[l]) same |= 1u << std::countr_zero(k);
+    set(in.o[0], w, l, in.sub ? (all ? exec : 0) : same);
+    if (in.dst2 != kSink) reg(w, in.dst2, l) = all;
+  }
+  return 0;
+}
+
 }  // namespace ws::ptx

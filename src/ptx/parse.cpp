@@ -622,7 +622,7 @@ class Parser {
     for (size_t i = 0; i < ops.size(); ++i) in.o[i] = ops[i];
     in.nops = uint8_t(ops.size());
     decode(in, m_.name);
-    if (in.dst2 != kSink && in.op != Opc::Setp && in.op != Opc::Shfl)
+    if (in.dst2 != kSink && in.op != Opc::Setp && in.op != Opc::Shfl && !(in.op == Opc::Match && in.sub == 1))
       fail(in.opcode + ": a second destination is not implemented here", in.text_line);
   }
 

@@ -3,7 +3,9 @@
 // which are checked against values worked out on paper from the PTX ISA's definition.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "ptx/machine.h"
@@ -447,4 +449,125 @@ TEST_CASE("half precision arithmetic: scalar and paired, rounded once; min, max,
   CHECK(r[12] == 0u);
   CHECK(r[14] == 0x3F803F80u);  // atom's old value
   CHECK(r[15] == 0x40004040u);  // {3, 2} as bf16
+}
+
+namespace {
+
+// Runs `body` in `threads` threads of one block; each thread finds its own %r30 = %tid.x and
+// stores its `n` results from %rd1 on (out + tid * 4n). Returns every thread's words.
+std::vector<uint32_t> run_threads(const std::string& body, uint32_t threads, size_t n) {
+  const std::string ptx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry probe(.param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<32>;
+  .reg .b64 %rd<16>;
+  ld.param.u64 %rd0, [out];
+  cvta.to.global.u64 %rd2, %rd0;
+  mov.u32 %r30, %tid.x;
+  mul.wide.u32 %rd3, %r30, )" + std::to_string(4 * n) + R"(;
+  add.s64 %rd1, %rd2, %rd3;
+)" + body + R"(
+  ret;
+}
+)";
+  ptx::Device dev;
+  dev.load(ptx::parse(ptx, "probe.ptx"));
+  REQUIRE(dev.module().kernels.at(0).refused.empty());
+  const uint64_t out = dev.malloc(threads * n * 4, "out");
+  std::vector<uint8_t> params(8);
+  std::memcpy(params.data(), &out, 8);
+  trace::Trace t;
+  trace::Builder b(t);
+  dev.launch({"probe", {1, 1, 1}, {threads, 1, 1}, 0, params}, b);
+  std::vector<uint32_t> words(threads * n);
+  REQUIRE(dev.to_host(words.data(), out, threads * n * 4));
+  return words;
+}
+
+}  // namespace
+
+TEST_CASE("shf, fns, dp4a, dp2a, tanh") {
+  const std::vector<uint32_t> r = run_one_thread(R"(
+  mov.u32 %r20, 0x89ABCDEF;             // a
+  mov.u32 %r21, 0x01234567;             // b
+  shf.l.wrap.b32 %r0, %r20, %r21, 8;    // upper half of b:a << 8
+  shf.r.wrap.b32 %r1, %r20, %r21, 8;    // lower half of b:a >> 8
+  shf.l.wrap.b32 %r2, %r20, %r21, 40;   // 40 mod 32 = 8
+  shf.l.clamp.b32 %r3, %r20, %r21, 40;  // 32: a
+  shf.r.clamp.b32 %r4, %r20, %r21, 40;  // 32: b
+  mov.u32 %r22, 0xB4;                   // bits 2, 4, 5, 7
+  fns.b32 %r5, %r22, 3, 1;              // the first set bit from 3 up: 4
+  fns.b32 %r6, %r22, 3, 2;              // the second: 5
+  fns.b32 %r7, %r22, 3, 4;              // a fourth there is not
+  fns.b32 %r8, %r22, 3, -1;             // the first from 3 down: 2
+  fns.b32 %r9, %r22, 4, 0;              // bit 4 itself: set
+  fns.b32 %r10, %r22, 3, 0;             // bit 3 itself: clear
+  dp4a.u32.u32 %r11, 0x01020304, 0x01010101, 10;    // 1 + 2 + 3 + 4 + 10
+  dp4a.s32.s32 %r12, 0xFF02FE04, 0x02020202, 0;     // 2 * (4 - 2 + 2 - 1)
+  dp4a.s32.u32 %r13, 0xFF000000, 0xFF000000, 0;     // -1 * 255
+  dp2a.lo.s32.s32 %r14, 0xFFFF0003, 0x00000502, 1;  // 3 * 2 + -1 * 5 + 1
+  dp2a.hi.u32.u32 %r15, 0x00020003, 0x04030000, 0;  // 3 * 3 + 2 * 4
+  tanh.approx.f32 %r16, 0f3F000000;     // tanh 0.5
+  tanh.approx.f32 %r17, 0f00000000;
+)" + store_results(18), 18);
+  CHECK(r[0] == 0x23456789u);
+  CHECK(r[1] == 0x6789ABCDu);
+  CHECK(r[2] == 0x23456789u);
+  CHECK(r[3] == 0x89ABCDEFu);
+  CHECK(r[4] == 0x01234567u);
+  CHECK(r[5] == 4u);
+  CHECK(r[6] == 5u);
+  CHECK(r[7] == 0xffffffffu);
+  CHECK(r[8] == 2u);
+  CHECK(r[9] == 4u);
+  CHECK(r[10] == 0xffffffffu);
+  CHECK(r[11] == 20u);
+  CHECK(r[12] == 6u);
+  CHECK(r[13] == 0xFFFFFF01u);
+  CHECK(r[14] == 2u);
+  CHECK(r[15] == 17u);
+  float t = 0;
+  std::memcpy(&t, &r[16], 4);
+  CHECK(std::fabs(t - 0.46211715726f) <= 0.46211715726f * 0x1p-11f);
+  CHECK(r[17] == 0u);
+}
+
+TEST_CASE("redux.sync and match.sync over a warp's lanes") {
+  const std::vector<uint32_t> r = run_threads(R"(
+  redux.sync.add.u32 %r0, %r30, 0xffffffff;       // 0 + 1 + ... + 31
+  sub.s32 %r20, %r30, 16;
+  redux.sync.min.s32 %r1, %r20, 0xffffffff;       // -16
+  redux.sync.max.u32 %r2, %r30, 0xffffffff;       // 31
+  or.b32 %r21, %r30, 0x100;
+  redux.sync.and.b32 %r3, %r21, 0xffffffff;       // 0x100
+  redux.sync.or.b32 %r4, %r21, 0xffffffff;        // 0x11f
+  redux.sync.xor.b32 %r5, %r30, 0xffffffff;       // 0 ^ 1 ^ ... ^ 31 = 0
+  and.b32 %r22, %r30, 3;
+  match.any.sync.b32 %r6, %r22, 0xffffffff;       // the lanes of the same tid % 4
+  match.all.sync.b32 %r7|%p1, 7, 0xffffffff;      // all equal
+  selp.u32 %r8, 1, 0, %p1;
+  match.all.sync.b32 %r9|%p2, %r30, 0xffffffff;   // not
+  selp.u32 %r10, 1, 0, %p2;
+  mov.b64 %rd4, 0x100000000;
+  match.any.sync.b64 %r11, %rd4, 0xffffffff;      // equal in 64 bits
+)" + store_results(12), 32, 12);
+  for (uint32_t l = 0; l < 32; ++l) {
+    INFO("lane " << l);
+    const uint32_t* w = &r[l * 12];
+    CHECK(w[0] == 496u);
+    CHECK(w[1] == uint32_t(-16));
+    CHECK(w[2] == 31u);
+    CHECK(w[3] == 0x100u);
+    CHECK(w[4] == 0x11fu);
+    CHECK(w[5] == 0u);
+    CHECK(w[6] == (0x11111111u << (l & 3)));
+    CHECK(w[7] == 0xffffffffu);
+    CHECK(w[8] == 1u);
+    CHECK(w[9] == 0u);
+    CHECK(w[10] == 0u);
+    CHECK(w[11] == 0xffffffffu);
+  }
 }
