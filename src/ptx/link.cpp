@@ -23,8 +23,10 @@ void add_shared(Kernel& k, Variable v) {
 namespace {
 
 Kernel::Builtin builtin_of(const std::string& name) {
-  return name == "vprintf" ? Kernel::Builtin::Printf
+  return name == "vprintf"        ? Kernel::Builtin::Printf
          : name == "__assertfail" ? Kernel::Builtin::AssertFail
+         : name == "malloc"       ? Kernel::Builtin::Malloc
+         : name == "free"         ? Kernel::Builtin::Free
                                   : Kernel::Builtin::None;
 }
 

@@ -192,7 +192,14 @@ class Parser {
         if (is("-")) { neg = true; next(); }
         int64_t x = 0;
         bool f = false;
-        if (!parse_number(next().text, x, f)) fail("bad initializer for " + v.name, line);
+        const Tok t = next();
+        if (t.kind == Tok::Ident && v.refused.empty()) {  // a function's address: a table of calls through pointers
+          v.refused = m_.name + ":" + std::to_string(line) + ": " + v.name + " holds the address of " + t.text +
+                      ": calls through function pointers are not implemented";
+          return;
+        }
+        if (t.kind == Tok::Ident) return;
+        if (!parse_number(t.text, x, f)) fail("bad initializer for " + v.name, line);
         vals.push_back(neg ? -x : x);
       };
       if (is("{")) {
@@ -447,6 +454,7 @@ class Parser {
       if (local_[i].name == name) return add({Kernel::Sym::Local, uint32_t(local_[i].offset)});
     for (size_t i = 0; i < m_.globals.size(); ++i)
       if (m_.globals[i].name == name) {
+        if (!m_.globals[i].refused.empty()) throw Error(m_.globals[i].refused);  // refuses the instruction's kernel
         if (m_.globals[i].space == Space::Shared) {  // module-scope shared: a copy per kernel that uses it
           Variable v = m_.globals[i];
           add_shared(k, std::move(v));

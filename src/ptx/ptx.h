@@ -127,6 +127,7 @@ struct Variable {
   bool external = false;
   std::vector<uint8_t> init;  // initial value (zeros when none given)
   uint64_t offset = 0;      // shared / local: its offset in the block's window (set by the decoder)
+  std::string refused;      // why a kernel naming it cannot run ("" when it can): an initializer of function addresses
 };
 
 struct Param {
@@ -167,9 +168,9 @@ struct Kernel {
   struct Copy {
     uint32_t from, to, bytes;      // offsets in the call area
   };
-  enum class Builtin : uint8_t { None, Printf, AssertFail };  // functions the device provides
+  enum class Builtin : uint8_t { None, Printf, AssertFail, Malloc, Free };  // functions the device provides
   struct Linked {
-    Builtin builtin = Builtin::None;  // vprintf (printf), __assertfail (assert): run by the machine
+    Builtin builtin = Builtin::None;  // vprintf (printf), __assertfail (assert), malloc, free: run by the machine
     uint32_t ret_slot = 0;            // a builtin's: where its return value goes
     uint32_t entry = 0;            // the callee's first instruction
     uint32_t function = 0;         // which function (recursion is refused)

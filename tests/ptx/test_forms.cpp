@@ -114,3 +114,26 @@ TEST_CASE("accepted_forms lists every form, each of an opcode the interpreter de
     for (const auto& slot : f.types) CHECK(!slot.empty());
   }
 }
+
+TEST_CASE("a table of function addresses refuses only the kernels that read it") {
+  const char* ptx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.func fn() {
+  ret;
+}
+.global .align 8 .u64 table[2] = {0, fn};
+.visible .entry uses() {
+  .reg .b64 %rd<2>;
+  mov.u64 %rd1, table;
+  ret;
+}
+.visible .entry plain() {
+  ret;
+}
+)";
+  const ptx::Module m = ptx::parse(ptx, "fp.ptx");
+  CHECK(m.kernel("uses")->refused ==
+        "fp.ptx:7: table holds the address of fn: calls through function pointers are not implemented");
+  CHECK(m.kernel("plain")->refused.empty());
+}

@@ -571,3 +571,62 @@ TEST_CASE("redux.sync and match.sync over a warp's lanes") {
     CHECK(w[11] == 0xffffffffu);
   }
 }
+
+TEST_CASE("device malloc and free: memory of the device, a freed block faults, a bad free is refused") {
+  const std::string head = R"(.version 8.0
+.target sm_90
+.address_size 64
+.extern .func (.param .b64 func_retval0) malloc (.param .b64 malloc_param_0);
+.extern .func free (.param .b64 free_param_0);
+.visible .entry k(.param .u64 out, .param .u32 late)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  ld.param.u32 %r3, [late];
+  { .param .b64 param0;
+    st.param.b64 [param0], 16;
+    .param .b64 retval0;
+    call.uni (retval0), malloc, (param0);
+    ld.param.b64 %rd3, [retval0];
+  }
+  mov.u32 %r1, 7;
+  st.u32 [%rd3+12], %r1;
+  ld.u32 %r2, [%rd3+12];
+  st.global.u32 [%rd2], %r2;
+  { .param .b64 param0;
+    st.param.b64 [param0], %rd3;
+    call.uni free, (param0);
+  }
+  setp.eq.u32 %p1, %r3, 1;
+  @%p1 ld.u32 %r2, [%rd3];
+  setp.eq.u32 %p1, %r3, 2;
+  @!%p1 bra DONE;
+  { .param .b64 param0;
+    st.param.b64 [param0], %rd3;
+    call.uni free, (param0);
+  }
+DONE:
+  ret;
+}
+)";
+  ptx::Device dev;
+  dev.load(ptx::parse(head, "heap.ptx"));
+  const uint64_t out = dev.malloc(4, "out");
+  auto launch = [&](uint32_t late) {
+    std::vector<uint8_t> params(12);
+    std::memcpy(params.data(), &out, 8);
+    std::memcpy(params.data() + 8, &late, 4);
+    trace::Trace t;
+    trace::Builder b(t);
+    dev.launch({"k", {1, 1, 1}, {1, 1, 1}, 0, params}, b);
+  };
+  launch(0);
+  uint32_t v = 0;
+  REQUIRE(dev.to_host(&v, out, 4));
+  CHECK(v == 7);
+  CHECK_THROWS_AS(launch(1), ptx::Fault);  // reading the freed block
+  CHECK_THROWS_WITH_AS(launch(2), "free of an address that malloc did not return (or freed already) in k", ptx::Fault);
+}
