@@ -287,7 +287,12 @@ class Parser {
     // Symbols: labels resolved, shared/local arrays bound.
     for (auto& [pc, name] : fixups_) {
       auto it = labels_.find(name.second);
-      if (it == labels_.end()) fail("unknown label " + name.second, k.code[pc].text_line);
+      if (it == labels_.end()) {  // a name the reader does not know (%envreg0, a texture): this kernel only
+        if (k.refused.empty())
+          k.refused = m_.name + ":" + std::to_string(k.code[pc].text_line) + ": " + k.code[pc].opcode + ": the name " +
+                      name.second + " is not implemented";
+        continue;
+      }
       k.code[pc].o[name.first].imm = it->second;
     }
     k.registers = uint32_t(regs_.size());

@@ -84,6 +84,9 @@ uint64_t BlockRun::sreg(Sreg s, uint32_t w, int lane) const {
     case Sreg::NctaidY: return a_.grid.y;
     case Sreg::NctaidZ: return a_.grid.z;
     case Sreg::Laneid: return uint64_t(lane);
+    // A warp's %warpid is its index in the block (the GPU's may differ, and the ISA warns it
+    // can change), %nwarpid the block's warp count; %clock and %clock64 count the warp
+    // instructions the launch has executed so far.
     case Sreg::Warpid: return w;
     case Sreg::Nwarpid: return nwarps_;
     case Sreg::LanemaskLt: return (1ull << lane) - 1;
