@@ -1,7 +1,8 @@
 // src/ptx/reader.h — the parts of the PTX reader (parse.cpp) that live in files of their
 // own: the tokenizer and number syntax (lexer.cpp), the decoding of a dotted opcode
-// (decode.cpp) and the linking of device functions into the kernels that call them
-// (link.cpp). Private to src/ptx.
+// (decode.cpp) after the check of its words against the declared forms (forms.cpp), and
+// the linking of device functions into the kernels that call them (link.cpp). Private to
+// src/ptx.
 #pragma once
 #include <cstdint>
 #include <map>

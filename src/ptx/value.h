@@ -1,7 +1,7 @@
 // src/ptx/value.h — a register's 64 bits read as the instruction's type: integers of each
-// width (masked, sign-extended), f32 and f64 by their IEEE bits, cvt's rounding and
-// saturation, setp's comparisons. Shared by the semantic functions (arith.h) and the
-// atomics (memory.cpp). Private to src/ptx.
+// width (masked, sign-extended), f32 and f64 by their IEEE bits, f16 and bf16 and their
+// pairs (computed in half.cpp), cvt's rounding and saturation, setp's comparisons. Shared
+// by the semantic functions (arith.h) and the atomics (memory.cpp). Private to src/ptx.
 #pragma once
 #include <bit>
 #include <cmath>
