@@ -174,6 +174,12 @@ class BlockRun {
   Device::Alloc* last_ = nullptr;
   std::vector<uint8_t> shared_, local_, call_;
   std::vector<std::vector<Frame>> frames_;  // per thread: the calls it is inside
+  // The bar.red the block's lanes wait at: its instruction, the lanes of each warp that
+  // reached it, the count and the and/or of their predicates so far.
+  const Insn* red_ = nullptr;
+  std::vector<uint32_t> red_lanes_;
+  uint32_t red_count_ = 0;
+  bool red_and_ = true, red_or_ = false;
   std::vector<uint64_t> regs_;
   std::vector<Warp> warps_;
 };

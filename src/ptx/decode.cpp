@@ -130,8 +130,10 @@ void decode(Insn& in, const std::string& module) {
   if (base == "bar" || base == "barrier") {
     // bar.warp.sync: every lane of the warp runs in lock step here already.
     in.op = std::find(parts.begin(), parts.end(), "warp") != parts.end() ? Opc::Nop : Opc::Bar;
-    // A thread count makes the barrier wait for part of the block only.
-    if (in.nops > 1) refuse("a barrier with a thread count is not implemented");
+    auto has = [&](const char* w) { return std::find(parts.begin(), parts.end(), w) != parts.end(); };
+    if (has("red")) in.sub = uint8_t(has("popc") ? BarRed::Popc : has("and") ? BarRed::And : BarRed::Or);
+    // A thread count makes the barrier wait for part of the block only (bar.red: d, a, c).
+    if (in.nops > (in.sub ? 3 : 1)) refuse("a barrier with a thread count is not implemented");
     return;
   }
   auto it = ops.find(base);

@@ -94,6 +94,7 @@ enum class VoteMode : uint8_t { All, Any, Uni, Ballot };
 enum class AtomOp : uint8_t { Add, Min, Max, Exch, Cas, And, Or, Xor, Inc, Dec };
 enum class TestpKind : uint8_t { Finite, Infinite, Number, NotANumber, Normal, Subnormal };
 enum class PrmtMode : uint8_t { Default, F4e, B4e, Rc8, Ecl, Ecr, Rc16 };
+enum class BarRed : uint8_t { None, Popc, And, Or };  // bar.red: what the block's predicates make
 
 struct Insn {
   Opc op = Opc::Nop;
@@ -103,7 +104,7 @@ struct Insn {
   uint16_t mods = 0;
   Rnd rnd = Rnd::None;
   Cmp cmp = Cmp::Eq;
-  uint8_t sub = 0;          // ShflMode / VoteMode / AtomOp / TestpKind / PrmtMode
+  uint8_t sub = 0;          // ShflMode / VoteMode / AtomOp / TestpKind / PrmtMode / BarRed
   uint8_t vec = 1;          // ld/st .v2 / .v4
   uint8_t nops = 0;
   std::array<Operand, 5> o{};

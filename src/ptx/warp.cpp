@@ -35,6 +35,11 @@ BlockRun::BlockRun(Device& d, const Kernel& k, const KernelLaunch& a, trace::Bui
 uint64_t BlockRun::run(uint32_t block) {
   block_ = block;
   epoch_ = 0;
+  red_ = nullptr;
+  red_lanes_.assign(nwarps_, 0);
+  red_count_ = 0;
+  red_and_ = true;
+  red_or_ = false;
   if (block) {  // what the previous block left
     std::fill(shared_.begin(), shared_.end(), 0);
     std::fill(local_.begin(), local_.end(), 0);
@@ -59,7 +64,18 @@ uint64_t BlockRun::run(uint32_t block) {
       any_live |= warps_[w].live != 0;
     }
     if (!any_live) break;
-    // Every live lane waits at a barrier: release them all.
+    // Every live lane waits at a barrier: release them all (those at a bar.red with its
+    // result in their destination).
+    if (red_) {
+      const uint64_t v = BarRed(red_->sub) == BarRed::Popc ? red_count_ : BarRed(red_->sub) == BarRed::And ? red_and_ : red_or_;
+      for (uint32_t w = 0; w < nwarps_; ++w)
+        for (uint32_t m = red_lanes_[w]; m; m &= m - 1) set(red_->o[0], w, std::countr_zero(m), v);
+      red_ = nullptr;
+      std::fill(red_lanes_.begin(), red_lanes_.end(), 0);
+      red_count_ = 0;
+      red_and_ = true;
+      red_or_ = false;
+    }
     for (Warp& w : warps_) w.at_bar = 0;
     ++epoch_;
   }
@@ -280,8 +296,23 @@ void BlockRun::exit_op(const Insn&, Step& s) {
   advance(s.w, s.active & ~s.exec, s.pc + 1);
 }
 
-// The lanes wait until every live lane of the block is at a barrier (run() releases them).
-void BlockRun::bar_op(const Insn&, Step& s) {
+// The lanes wait until every live lane of the block is at a barrier (run() releases them);
+// at a bar.red each adds its predicate to the block's count, and and or.
+void BlockRun::bar_op(const Insn& in, Step& s) {
+  if (in.sub && s.exec) {
+    if (red_ && red_ != &in)
+      throw Fault("kernel " + kernel_name(k_.name) + ": threads wait at two different bar.red barriers (lines " +
+                  std::to_string(red_->line) + " and " + std::to_string(in.line) + ")");
+    red_ = &in;
+    red_lanes_.resize(nwarps_);
+    red_lanes_[s.w] |= s.exec;
+    for (uint32_t m = s.exec; m; m &= m - 1) {
+      const bool p = pred(in.o[in.nops - 1], s.w, std::countr_zero(m));
+      red_count_ += p;
+      red_and_ = red_and_ && p;
+      red_or_ = red_or_ || p;
+    }
+  }
   warps_[s.w].at_bar |= s.exec;
   advance(s.w, s.active, s.pc + 1);
 }

@@ -630,3 +630,29 @@ DONE:
   CHECK_THROWS_AS(launch(1), ptx::Fault);  // reading the freed block
   CHECK_THROWS_WITH_AS(launch(2), "free of an address that malloc did not return (or freed already) in k", ptx::Fault);
 }
+
+TEST_CASE("bar.red: __syncthreads_count, _and and _or over the block's threads") {
+  // 64 threads (two warps): tid < 40 for the count; every thread's tid < 64; only tid 63's
+  // tid == 63. Each thread stores the three results.
+  const std::vector<uint32_t> r = run_threads(R"(
+  setp.lt.u32 %p1, %r30, 40;
+  bar.red.popc.u32 %r0, 0, %p1;           // 40
+  setp.lt.u32 %p1, %r30, 64;
+  bar.red.and.pred %p2, 0, %p1;           // true
+  selp.u32 %r1, 1, 0, %p2;
+  setp.eq.u32 %p1, %r30, 63;
+  barrier.red.or.pred %p2, 0, %p1;        // true: one thread
+  selp.u32 %r2, 1, 0, %p2;
+  bar.red.and.pred %p2, 0, %p1;           // false
+  selp.u32 %r3, 1, 0, %p2;
+  bar.red.popc.u32 %r4, 0, !%p1;          // 63
+)" + store_results(5), 64, 5);
+  for (uint32_t l = 0; l < 64; ++l) {
+    INFO("thread " << l);
+    CHECK(r[l * 5] == 40u);
+    CHECK(r[l * 5 + 1] == 1u);
+    CHECK(r[l * 5 + 2] == 1u);
+    CHECK(r[l * 5 + 3] == 0u);
+    CHECK(r[l * 5 + 4] == 63u);
+  }
+}
