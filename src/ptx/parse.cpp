@@ -609,6 +609,9 @@ class Parser {
   }
 
   void read_instruction(Kernel& k, Insn& in) {
+    if (in.opcode == ".callprototype")  // the signature of a call through a register
+      fail(in.opcode + ": calls through function pointers are not implemented", in.text_line);
+    if (!in.opcode.empty() && in.opcode[0] == '.') fail("the directive " + in.opcode + " is not implemented", in.text_line);
     if (in.opcode == "call" || in.opcode.rfind("call.", 0) == 0) {
       if (const std::string why = refusal(split_dots(in.opcode)); !why.empty())
         fail(in.opcode + ": " + why, in.text_line);

@@ -86,6 +86,8 @@ TEST_CASE("no word of an opcode is passed over: each one a form does not take is
         "k.ptx:6: ld.global.L2::cache_hint.u32: the modifier .L2::cache_hint is not implemented");
   CHECK(refused("bar.sync 1, 64;") == "k.ptx:6: bar.sync: a barrier with a thread count is not implemented");
   CHECK(refused("mov.u32 %r1, %envreg0;") == "k.ptx:6: mov.u32: the name %envreg0 is not implemented");
+  CHECK(refused("proto: .callprototype (.param .b32 _) _ (.param .b32 _);") ==
+        "k.ptx:6: .callprototype: calls through function pointers are not implemented");
   CHECK(refused("add.u32 %r1, %r2;") == "");
   CHECK(refused("shfl.sync.down.b32 %r1|%p1, %r2, 1, 31, -1;") == "");
   CHECK(refused("fence.acq_rel.gpu;") == "");
