@@ -12,8 +12,9 @@
 
 namespace ws::ptx {
 
-// PTX the decoder cannot read, or an instruction the interpreter does not implement:
-// "prog.ptx:41: unsupported instruction 'tex.2d.v4.f32.f32'".
+// PTX the decoder cannot read ("prog.ptx:3: expected ')', found '{'"), or an instruction
+// the interpreter does not implement ("prog.ptx:41: tex.2d.v4.f32.f32: the instruction tex
+// is not implemented"), which parse() keeps as its kernel's refusal (Kernel::refused).
 struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
