@@ -36,24 +36,65 @@ WS_LANE_OP cvta_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint6
                      : in.space == Space::Const ? kConstWindow : in.space == Space::Param ? kParamWindow : 0;
   return (in.op == Opc::Cvta ? a + win : a - win) & width_mask(t);
 }
-// cvt.dst.src: float to float (rounded to an integer with .rni and the like), integer to
-// float, float to integer (rounded, saturated), integer to integer (sign- or zero-extended).
-WS_LANE_OP cvt_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+// cvt to a half from a float (rounded by .rn/.rz/.rm/.rp; .rni and the like first round to
+// an integral value) or an integer; to a pair from two f32 (cvt.f16x2.f32 d, a, b: a in the
+// upper half). Halves widen exactly to f32 and f64 in cvt_op.
+WS_LANE_OP cvt_to_half(const Insn& in, Type t, uint64_t a, uint64_t b) {
   const Type src = in.type2;
-  if (src == Type::F16 || t == Type::F16) throw Fault("half-precision conversion '" + in.opcode + "' is not supported yet");
+  const bool bf = is_bf(t);
+  if (t == Type::F16X2 || t == Type::BF16X2)
+    return (uint64_t(double_to_half(f32(a), bf, in.rnd)) << 16) | double_to_half(f32(b), bf, in.rnd);
+  if (!is_float(src)) return double_to_half(odd_double(sext(src, a), a & width_mask(src), is_signed(src)), bf, in.rnd);
+  const double x = as_double(src, a);
+  if (in.mods & kRzi) return double_to_half(round_by(in.rnd, x), bf, Rnd::Rn);
+  return double_to_half(x, bf, in.rnd);
+}
+// cvt.dst.src: float to float (rounded to an integer with .rni and the like), integer to
+// float (rounded once, straight to the destination's precision, in the caller's rounding
+// mode), float to integer (rounded, saturated, NaN to 0), integer to integer (sign- or
+// zero-extended, wrapped; .sat clamps to the destination's range instead).
+WS_LANE_OP cvt_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  const Type src = in.type2;
+  if (is_half(t)) return cvt_to_half(in, t, a, b);
   if (is_float(t) && is_float(src)) {
     double x = as_double(src, a);
     if (in.mods & kRzi) x = round_by(in.rnd, x);
     return from_double(t, x);
   }
-  if (is_float(t)) return from_double(t, is_signed(src) ? double(sext(src, a)) : double(a & width_mask(src)));
+  if (is_float(t)) {
+    const int64_t s = sext(src, a);
+    const uint64_t u = a & width_mask(src);
+    if (t == Type::F64) return bits(is_signed(src) ? double(s) : double(u));
+    return bits(is_signed(src) ? float(s) : float(u));
+  }
   if (is_float(src)) return float_to_int(t, as_double(src, a), in.rnd == Rnd::None ? Rnd::Rzi : in.rnd);
+  if (in.mods & kSat) {
+    const uint32_t bw = 8 * type_bytes(t);
+    const __int128 x = is_signed(src) ? __int128(sext(src, a)) : __int128(a & width_mask(src));
+    const __int128 lo = is_signed(t) ? -(__int128(1) << (bw - 1)) : 0;
+    const __int128 hi = is_signed(t) ? (__int128(1) << (bw - 1)) - 1 : (__int128(1) << bw) - 1;
+    return uint64_t(std::clamp(x, lo, hi)) & width_mask(t);
+  }
   return (is_signed(src) ? uint64_t(sext(src, a)) : (a & width_mask(src))) & width_mask(t);
 }
 // prmt d, a, b, sel: each of d's four bytes picked from a:b's eight by a selector nibble
-// (its top bit: replicate the picked byte's sign). The .f4e/.b4e/... modes are not read.
-WS_LANE_OP prmt_op(const Insn&, Type, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+// (its top bit: replicate the picked byte's sign); with a mode, sel's low two bits choose
+// one of the mode's four byte orders (the PTX ISA's table, d's byte 0 first below).
+WS_LANE_OP prmt_op(const Insn& in, Type, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
   const uint64_t bytes8 = (a & 0xffffffff) | ((b & 0xffffffff) << 32);
+  static constexpr uint8_t kModes[6][4][4] = {
+      {{0, 1, 2, 3}, {1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}},  // f4e: a window of four, forwards
+      {{0, 7, 6, 5}, {1, 0, 7, 6}, {2, 1, 0, 7}, {3, 2, 1, 0}},  // b4e: backwards
+      {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}},  // rc8: one byte replicated
+      {{0, 1, 2, 3}, {1, 1, 2, 3}, {2, 2, 2, 3}, {3, 3, 3, 3}},  // ecl: edge clamp left
+      {{0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}},  // ecr: edge clamp right
+      {{0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3}}}; // rc16: one half replicated
+  if (in.sub != uint8_t(PrmtMode::Default)) {
+    const uint8_t* order = kModes[in.sub - 1][c & 3];
+    uint32_t r = 0;
+    for (int i = 0; i < 4; ++i) r |= (uint32_t(bytes8 >> (8 * order[i])) & 0xff) << (8 * i);
+    return r;
+  }
   const uint32_t sel = uint32_t(c);
   uint32_t r = 0;
   for (int i = 0; i < 4; ++i) {
@@ -66,12 +107,21 @@ WS_LANE_OP prmt_op(const Insn&, Type, uint64_t a, uint64_t b, uint64_t c, uint64
 }
 
 // ---- integer and float arithmetic -----------------------------------------------------
-WS_LANE_OP add_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+// add.sat.s32 / sub.sat.s32: the exact result clamped to the s32 range. (.sat on f32 is
+// applied to the result by the caller, BlockRun::lanes_exact.)
+WS_LANE_OP clamp_s32(int64_t x) {
+  return uint64_t(std::clamp<int64_t>(x, INT32_MIN, INT32_MAX)) & 0xffffffffu;
+}
+WS_LANE_OP add_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  if (is_half(t)) return half_arith(HalfFn::Add, t, in.rnd, a, b, 0);
   if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return x + y; });
+  if ((in.mods & kSat) && t == Type::S32) return clamp_s32(sext(t, a) + sext(t, b));
   return (a + b) & width_mask(t);
 }
-WS_LANE_OP sub_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+WS_LANE_OP sub_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  if (is_half(t)) return half_arith(HalfFn::Sub, t, in.rnd, a, b, 0);
   if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return x - y; });
+  if ((in.mods & kSat) && t == Type::S32) return clamp_s32(sext(t, a) - sext(t, b));
   return (a - b) & width_mask(t);
 }
 // mul and mad's integer product plus c: .wide (the double-width product), .hi (its upper
@@ -95,6 +145,7 @@ WS_LANE_OP int_product(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t 
   return (a * b + c) & mask;
 }
 WS_LANE_OP mul_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  if (is_half(t)) return half_arith(HalfFn::Mul, t, in.rnd, a, b, 0);
   if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return x * y; });
   return int_product(in, t, a, b, 0);
 }
@@ -103,7 +154,8 @@ WS_LANE_OP mad_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, ui
   if (is_float(t)) return fop(t, a, b, c, [](auto x, auto y, auto z) { return std::fma(x, y, z); });
   return int_product(in, t, a, b, c);
 }
-WS_LANE_OP fma_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+WS_LANE_OP fma_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+  if (is_half(t)) return half_arith(HalfFn::Fma, t, in.rnd, a, b, c);
   return fop(t, a, b, c, [](auto x, auto y, auto z) { return std::fma(x, y, z); });
 }
 // Integer division by zero gives all ones, as the GPU does (it never traps); INT_MIN / -1
@@ -122,22 +174,26 @@ WS_LANE_OP rem_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_
   return (is_signed(t) ? uint64_t(sb == -1 ? 0 : sa % sb) : ua % ub) & mask;
 }
 WS_LANE_OP min_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  if (is_half(t)) return half_arith(HalfFn::Min, t, Rnd::Rn, a, b, 0);
   if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return std::fmin(x, y); });
   const uint64_t mask = width_mask(t);
   if (is_signed(t)) return uint64_t(std::min(sext(t, a), sext(t, b))) & mask;
   return std::min(a & mask, b & mask);
 }
 WS_LANE_OP max_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  if (is_half(t)) return half_arith(HalfFn::Max, t, Rnd::Rn, a, b, 0);
   if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return std::fmax(x, y); });
   const uint64_t mask = width_mask(t);
   if (is_signed(t)) return uint64_t(std::max(sext(t, a), sext(t, b))) & mask;
   return std::max(a & mask, b & mask);
 }
 WS_LANE_OP neg_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  if (is_half(t)) return half_arith(HalfFn::Neg, t, Rnd::Rn, a, 0, 0);
   if (is_float(t)) return fop(t, a, 0, 0, [](auto x, auto, auto) { return -x; });
   return uint64_t(-sext(t, a)) & width_mask(t);
 }
 WS_LANE_OP abs_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  if (is_half(t)) return half_arith(HalfFn::Abs, t, Rnd::Rn, a, 0, 0);
   if (is_float(t)) return fop(t, a, 0, 0, [](auto x, auto, auto) { return std::fabs(x); });
   const int64_t sa = sext(t, a);
   return uint64_t(sa < 0 ? -sa : sa) & width_mask(t);
@@ -186,13 +242,26 @@ WS_LANE_OP sin_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t)
 WS_LANE_OP cos_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   return fop(t, a, 0, 0, [](auto x, auto, auto) { return std::cos(x); });
 }
+// tanh.approx.f32: the accurate value (the ISA allows a relative error of 2^-11).
+WS_LANE_OP tanh_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  return fop(t, a, 0, 0, [](auto x, auto, auto) { return std::tanh(x); });
+}
 // copysign d, a, b: b's magnitude with a's sign.
 WS_LANE_OP copysign_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   return fop(t, a, b, 0, [](auto x, auto y, auto) { return std::copysign(y, x); });
 }
-// testp.op: only .finite is told apart; every test answers as it would.
-WS_LANE_OP testp_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
-  return std::isfinite(as_double(t, a)) ? 1 : 0;
+// testp.op: the class of a's value in its own type (a subnormal f32 is subnormal as f32).
+WS_LANE_OP testp_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  const int c = t == Type::F64 ? std::fpclassify(f64(a)) : std::fpclassify(f32(a));
+  switch (TestpKind(in.sub)) {
+    case TestpKind::Finite: return c != FP_INFINITE && c != FP_NAN;
+    case TestpKind::Infinite: return c == FP_INFINITE;
+    case TestpKind::Number: return c != FP_NAN;
+    case TestpKind::NotANumber: return c == FP_NAN;
+    case TestpKind::Normal: return c == FP_NORMAL;
+    case TestpKind::Subnormal: return c == FP_SUBNORMAL;
+  }
+  return 0;
 }
 
 // ---- logic, shifts and bit fields -------------------------------------------------------
@@ -262,22 +331,69 @@ WS_LANE_OP brev_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t
   return r;
 }
 
+// shf.l / shf.r d, a, b, c: the 64 bits b:a shifted by c (.wrap: c mod 32; .clamp: at most
+// 32), d their upper (l) or lower (r) 32 bits.
+WS_LANE_OP shf_op(const Insn& in, Type, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+  const uint32_t n = (in.mods & kShiftClamp) ? std::min<uint32_t>(uint32_t(c), 32) : uint32_t(c) & 31;
+  const uint64_t v = (b << 32) | (a & 0xffffffff);
+  return in.sub ? uint32_t(v >> n) : uint32_t((v << n) >> 32);
+}
+// fns d, mask, base, offset: the position of the offset-th set bit of mask from bit base,
+// searching up for a positive offset and down for a negative one; offset 0 asks whether bit
+// base itself is set. 0xffffffff when there is none.
+WS_LANE_OP fns_op(const Insn&, Type, uint64_t mask, uint64_t base, uint64_t offset, uint64_t) {
+  const int32_t off = int32_t(uint32_t(offset));
+  int64_t pos = int64_t(base & 0xffffffff);
+  if (off == 0) return pos < 32 && ((mask >> pos) & 1) ? uint64_t(pos) : 0xffffffffu;
+  int64_t count = (off > 0 ? int64_t(off) : -int64_t(off)) - 1;
+  for (; pos >= 0 && pos < 32; pos += off > 0 ? 1 : -1)
+    if ((mask >> pos) & 1 && count-- == 0) return uint64_t(pos);
+  return 0xffffffffu;
+}
+// dp4a.atype.btype d, a, b, c: c plus the four products of a's and b's bytes, each byte
+// signed or not by its operand's type; wrapped to 32 bits.
+WS_LANE_OP dp4a_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+  uint32_t sum = uint32_t(c);
+  for (int i = 0; i < 4; ++i) {
+    const int32_t x = is_signed(t) ? int8_t(a >> (8 * i)) : int32_t(uint8_t(a >> (8 * i)));
+    const int32_t y = is_signed(in.type2) ? int8_t(b >> (8 * i)) : int32_t(uint8_t(b >> (8 * i)));
+    sum += uint32_t(x * y);
+  }
+  return sum;
+}
+// dp2a.lo/.hi d, a, b, c: c plus a's two 16-bit halves times b's bytes 0 and 1 (.lo) or 2
+// and 3 (.hi).
+WS_LANE_OP dp2a_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+  const int first = (in.mods & kHi) ? 2 : 0;
+  uint32_t sum = uint32_t(c);
+  for (int i = 0; i < 2; ++i) {
+    const int32_t x = is_signed(t) ? int16_t(a >> (16 * i)) : int32_t(uint16_t(a >> (16 * i)));
+    const int32_t y = is_signed(in.type2) ? int8_t(b >> (8 * (first + i))) : int32_t(uint8_t(b >> (8 * (first + i))));
+    sum += uint32_t(x * y);
+  }
+  return sum;
+}
+
 // ---- comparison and selection -----------------------------------------------------------
-// The comparison, combined (.and/.or/.xor) with the predicate operand c when there is one.
-WS_LANE_OP compare_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c) {
-  bool r = compare(in.cmp, t, a, b);
+// A comparison's outcome r combined (.and/.or/.xor) with the predicate operand c when
+// there is one.
+WS_LANE_OP combine(const Insn& in, bool r, uint64_t c) {
   if (in.mods & (kCmpAnd | kCmpOr | kCmpXor)) {
     const bool p = bool(c & 1) != in.o[3].negate;
     r = (in.mods & kCmpAnd) ? (r && p) : (in.mods & kCmpOr) ? (r || p) : (r != p);
   }
   return r;
 }
+// setp p[|q], a, b[, c]: p the comparison combined with c; q (bit 1 of the result, split off
+// by BlockRun::lanes_exact) its complement combined with c.
 WS_LANE_OP setp_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
-  return compare_op(in, t, a, b, c);
+  const bool r = compare(in.cmp, t, a, b);
+  return combine(in, r, c) | (in.dst2 != kSink ? combine(in, !r, c) << 1 : 0);
 }
-// set.cmp.dtype.stype: true as 1.0f for a float destination, all ones for an integer one.
+// set.cmp.dtype.stype (the decoder puts stype in `type`, dtype in `type2`): true as 1.0f for
+// a float destination, all ones for an integer one.
 WS_LANE_OP set_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
-  const bool r = compare_op(in, t, a, b, c);
+  const bool r = combine(in, compare(in.cmp, t, a, b), c);
   return in.type2 == Type::F32 ? (r ? bits(1.0f) : 0) : (r ? 0xffffffffull : 0);
 }
 // selp d, a, b, p: a where p holds.

@@ -118,12 +118,17 @@ class BlockRun {
   // ---- every other instruction (execute.cpp) ----------------------------------------
   // Runs a non-control instruction for the lanes of `exec`; returns lane accesses.
   uint64_t execute(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
-  template <auto F, bool kRefuseHalf>
+  template <auto F, bool kVectors>
   uint64_t lanes(const Insn& in, uint32_t w, uint32_t exec);
+  static bool exact_path(const Insn& in);
+  template <auto F>
+  uint64_t lanes_exact(const Insn& in, uint32_t w, uint32_t exec);
   uint64_t mov_vector(const Insn& in, uint32_t w, uint32_t exec);
   uint64_t shfl_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
   uint64_t vote_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
   uint64_t activemask_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
+  uint64_t redux_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
+  uint64_t match_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
 
   // ---- memory (memory.cpp) ----------------------------------------------------------
   uint64_t memory_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
@@ -170,6 +175,12 @@ class BlockRun {
   Device::Alloc* last_ = nullptr;
   std::vector<uint8_t> shared_, local_, call_;
   std::vector<std::vector<Frame>> frames_;  // per thread: the calls it is inside
+  // The bar.red the block's lanes wait at: its instruction, the lanes of each warp that
+  // reached it, the count and the and/or of their predicates so far.
+  const Insn* red_ = nullptr;
+  std::vector<uint32_t> red_lanes_;
+  uint32_t red_count_ = 0;
+  bool red_and_ = true, red_or_ = false;
   std::vector<uint64_t> regs_;
   std::vector<Warp> warps_;
 };

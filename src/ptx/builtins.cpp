@@ -1,7 +1,7 @@
 // src/ptx/builtins.cpp — calls: a lane entering a device function linked into its kernel
 // (arguments copied into its frame, where to return kept), and the functions the device
-// itself provides: printf (formatted as the GPU formats it, to the program's stdout) and
-// assert (a failed one ends the launch with the GPU's message).
+// itself provides: printf (formatted as the GPU formats it, to the program's stdout),
+// assert (a failed one ends the launch with the GPU's message), malloc and free.
 #include <bit>
 #include <cstdio>
 #include <cstring>
@@ -32,7 +32,7 @@ void BlockRun::call(const Insn& in, uint32_t w, int l, uint32_t ret_pc) {
 }
 
 
-// A builtin call of one lane (printf, assert), done at once.
+// A builtin call of one lane (printf, assert, malloc, free), done at once.
 void BlockRun::builtin(const Insn& in, const Kernel::Linked& L, uint32_t w, int l) {
   const uint8_t* area = call_.data() + size_t(w * 32 + uint32_t(l)) * k_.call_bytes;
   auto arg = [&](size_t i) {
@@ -43,6 +43,18 @@ void BlockRun::builtin(const Insn& in, const Kernel::Linked& L, uint32_t w, int 
   if (L.builtin == Kernel::Builtin::Printf) {
     const uint32_t n = device_printf(in, arg(0), arg(1), w, l);
     std::memcpy(const_cast<uint8_t*>(area) + L.ret_slot, &n, 4);
+    return;
+  }
+  // The device heap is device memory like cudaMalloc's (no 8 MB limit): an allocation per
+  // call, which the views name after the kernel; free of a null pointer does nothing.
+  if (L.builtin == Kernel::Builtin::Malloc) {
+    const uint64_t p = d_.malloc(arg(0), "malloc in " + kernel_name(k_.name));
+    std::memcpy(const_cast<uint8_t*>(area) + L.ret_slot, &p, 8);
+    return;
+  }
+  if (L.builtin == Kernel::Builtin::Free) {
+    if (arg(0) && !d_.free(arg(0)))
+      throw Fault("free of an address that malloc did not return (or freed already) in " + kernel_name(k_.name));
     return;
   }
   // __assertfail(message, file, line, function, char size)

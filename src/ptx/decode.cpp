@@ -34,6 +34,11 @@ bool known_opcode(const std::string& base) { return opcodes().count(base) != 0; 
 void decode(Insn& in, const std::string& module) {
   std::vector<std::string> parts = split_dots(in.opcode);
   const std::string base = parts.empty() ? "" : parts[0];
+  auto refuse = [&](const std::string& why) {
+    throw Error(module + ":" + std::to_string(in.text_line) + ": " + in.opcode + ": " + why);
+  };
+  if (const std::string why = refusal(parts); !why.empty()) refuse(why);
+  int roundings = 0;
   std::vector<Type> types;
   for (size_t i = 1; i < parts.size(); ++i) {
     const std::string& m = parts[i];
@@ -43,7 +48,7 @@ void decode(Insn& in, const std::string& module) {
     else if (m == "shared" || m == "shared::cta") in.space = Space::Shared;
     else if (m == "local") in.space = Space::Local;
     else if (m == "const") in.space = Space::Const;
-    else if (m == "param") in.space = Space::Param;
+    else if (m == "param" || m == "param::entry" || m == "param::func") in.space = Space::Param;
     else if (m == "wide") in.mods |= kWide;
     else if (m == "lo") in.mods |= kLo;
     else if (m == "hi") in.mods |= kHi;
@@ -56,6 +61,9 @@ void decode(Insn& in, const std::string& module) {
     else if (m == "shiftamt") in.mods |= kShiftAmt;
     else if (m == "v2") in.vec = 2;
     else if (m == "v4") in.vec = 4;
+    else if ((m == "rn" || m == "rz" || m == "rm" || m == "rp" || m == "rni" || m == "rzi" || m == "rmi" || m == "rpi") &&
+             ++roundings > 1)
+      refuse("two rounding modifiers");
     else if (m == "rn") in.rnd = Rnd::Rn;
     else if (m == "rz") in.rnd = Rnd::Rz;
     else if (m == "rm") in.rnd = Rnd::Rm;
@@ -86,7 +94,21 @@ void decode(Insn& in, const std::string& module) {
       else if (m == "any") in.sub = uint8_t(VoteMode::Any);
       else if (m == "uni") in.sub = uint8_t(VoteMode::Uni);
       else if (m == "ballot") in.sub = uint8_t(VoteMode::Ballot);
-    } else if (base == "atom" || base == "red") {
+    } else if (base == "testp") {
+      static const std::map<std::string, TestpKind> tests{
+          {"finite", TestpKind::Finite}, {"infinite", TestpKind::Infinite}, {"number", TestpKind::Number},
+          {"notanumber", TestpKind::NotANumber}, {"normal", TestpKind::Normal}, {"subnormal", TestpKind::Subnormal}};
+      if (auto t = tests.find(m); t != tests.end()) in.sub = uint8_t(t->second);
+    } else if (base == "prmt") {
+      static const std::map<std::string, PrmtMode> modes{{"f4e", PrmtMode::F4e}, {"b4e", PrmtMode::B4e},
+                                                         {"rc8", PrmtMode::Rc8}, {"ecl", PrmtMode::Ecl},
+                                                         {"ecr", PrmtMode::Ecr}, {"rc16", PrmtMode::Rc16}};
+      if (auto p = modes.find(m); p != modes.end()) in.sub = uint8_t(p->second);
+    } else if (base == "shf") {
+      if (m == "r") in.sub = 1;  // else .l, 0
+    } else if (base == "match") {
+      if (m == "all") in.sub = 1;  // else .any, 0
+    } else if (base == "atom" || base == "red" || base == "redux") {
       static const std::map<std::string, AtomOp> aops{{"add", AtomOp::Add}, {"min", AtomOp::Min},
                                                       {"max", AtomOp::Max}, {"exch", AtomOp::Exch},
                                                       {"cas", AtomOp::Cas}, {"and", AtomOp::And},
@@ -95,28 +117,31 @@ void decode(Insn& in, const std::string& module) {
       auto a = aops.find(m);
       if (a != aops.end()) in.sub = uint8_t(a->second);
     }
-    // Everything else (.volatile, .relaxed, .gpu, .cta, .sync, .aligned, .L1::..., .full,
-    // .ca, .cg, .cs, .lu, .cv, .wb, .wt, .NaN, .u64 of cvta...) changes nothing here.
+    // Every other word a form accepts (.volatile, .relaxed, .gpu, .cta, .sync, .aligned,
+    // .L1::..., .full, .ca, .cg, .cs, .lu, .cv, .wb, .wt) changes nothing on a device that
+    // runs one block at a time in order; the forms (opcodes.def) refused all others above.
   }
   const bool to = std::find(parts.begin(), parts.end(), "to") != parts.end();
   in.type = types.empty() ? Type::None : types[0];
   if (types.size() > 1) in.type2 = types[1];
+  if (base == "set" && types.size() == 2) std::swap(in.type, in.type2);  // compared in stype, written as dtype
   const auto& ops = opcodes();
 
   if (base == "bar" || base == "barrier") {
     // bar.warp.sync: every lane of the warp runs in lock step here already.
     in.op = std::find(parts.begin(), parts.end(), "warp") != parts.end() ? Opc::Nop : Opc::Bar;
-    if (std::find(parts.begin(), parts.end(), "arrive") != parts.end())
-      throw Error(module + ":" + std::to_string(in.text_line) + ": unsupported instruction '" + in.opcode + "'");
+    auto has = [&](const char* w) { return std::find(parts.begin(), parts.end(), w) != parts.end(); };
+    if (has("red")) in.sub = uint8_t(has("popc") ? BarRed::Popc : has("and") ? BarRed::And : BarRed::Or);
+    // A thread count makes the barrier wait for part of the block only (bar.red: d, a, c).
+    if (in.nops > (in.sub ? 3 : 1)) refuse("a barrier with a thread count is not implemented");
     return;
   }
   auto it = ops.find(base);
-  if (it == ops.end())
-    throw Error(module + ":" + std::to_string(in.text_line) + ": unsupported instruction '" + in.opcode + "'");
+  if (it == ops.end()) refuse("the instruction " + base + " is not implemented");
   in.op = it->second;
   if (in.op == Opc::Cvta && to) in.op = Opc::CvtaTo;
   if (in.op == Opc::Ld || in.op == Opc::St) {
-    if (in.type == Type::None) throw Error(module + ":" + std::to_string(in.text_line) + ": " + in.opcode + " without a type");
+    if (in.type == Type::None) refuse("a type is needed");
   }
   if (in.op == Opc::Cvt && in.rnd >= Rnd::Rni) in.mods |= kRzi;
 }

@@ -2,6 +2,7 @@
 // of opcodes.def: the Alu and Move rows as their semantic function (arith.h) applied over
 // the warp's active lanes, the Memory rows to memory.cpp, and here the Warp rows, whose
 // lanes read each other's values.
+#include <cfenv>
 #include <type_traits>
 
 #include "ptx/arith.h"
@@ -44,9 +45,9 @@ uint64_t BlockRun::execute(uint32_t pc, const Insn& in, uint32_t w, uint32_t exe
   switch (in.op) {
 #define PTX_OP(E, N, K, F) PTX_EXEC_##K(E, F)
 #define PTX_EXEC_Alu(E, F) \
-  case Opc::E: return lanes<F, true>(in, w, exec);
-#define PTX_EXEC_Move(E, F) \
   case Opc::E: return lanes<F, false>(in, w, exec);
+#define PTX_EXEC_Move(E, F) \
+  case Opc::E: return lanes<F, true>(in, w, exec);
 #define PTX_EXEC_Memory(E, F) \
   case Opc::E: return F(pc, in, w, exec);
 #define PTX_EXEC_Warp(E, F) \
@@ -68,14 +69,13 @@ uint64_t BlockRun::execute(uint32_t pc, const Insn& in, uint32_t w, uint32_t exe
 
 // Semantic function F over the lanes of `exec`: the sources' 32 values gathered once (a
 // register's own array, without copying), the result written to the destination's.
-// `kRefuseHalf`: .f16, which no arithmetic implements, is refused before anything runs.
-template <auto F, bool kRefuseHalf>
+// `kVectors`: a Move row, whose operands may be vectors (mov_vector).
+template <auto F, bool kVectors>
 uint64_t BlockRun::lanes(const Insn& in, uint32_t w, uint32_t exec) {
-  if constexpr (kRefuseHalf) {
-    if (in.type == Type::F16) throw Fault("half-precision instruction '" + in.opcode + "' is not supported yet");
-  } else {
+  if constexpr (kVectors) {
     if (in.o[0].kind == Operand::Vec || in.o[1].kind == Operand::Vec) return mov_vector(in, w, exec);
   }
+  if (exact_path(in)) [[unlikely]] return lanes_exact<F>(in, w, exec);
   uint64_t ta[32], tb[32], tc[32], te[32], sink[32];
   const uint64_t* A = lanes_of(in.o[1], w, exec, ta);
   const uint64_t* B = lanes_of(in.o[2], w, exec, tb);
@@ -84,6 +84,76 @@ uint64_t BlockRun::lanes(const Insn& in, uint32_t w, uint32_t exec) {
   // A destination that is not a register (none in nvcc's PTX) is computed and dropped.
   uint64_t* D = in.o[0].kind == Operand::Reg ? &reg(w, in.o[0].reg, 0) : sink;
   by_type(in.type, [&](auto t) { over_lanes(exec, [&](int l) { D[l] = F(in, t, A[l], B[l], C[l], E[l]); }); });
+  return 0;
+}
+
+// Directed rounding as the host's rounding mode for one instruction, restored after it.
+class RoundingScope {
+ public:
+  explicit RoundingScope(Rnd r) : old_(std::fegetround()) {
+    std::fesetround(r == Rnd::Rz ? FE_TOWARDZERO : r == Rnd::Rm ? FE_DOWNWARD : r == Rnd::Rp ? FE_UPWARD : FE_TONEAREST);
+  }
+  ~RoundingScope() { std::fesetround(old_); }
+  RoundingScope(const RoundingScope&) = delete;
+  RoundingScope& operator=(const RoundingScope&) = delete;
+
+ private:
+  int old_;
+};
+
+// An f32 subnormal flushed to a zero of its sign (.ftz).
+inline uint64_t flush_f32(uint64_t v) {
+  const uint32_t b = uint32_t(v);
+  return (b & 0x7f800000u) == 0 && (b & 0x7fffffu) ? (b & 0x80000000u) : v;
+}
+// .sat on a float result: clamped to [0, 1], NaN (and -0) to +0.
+inline uint64_t saturate(Type t, uint64_t v) {
+  const double x = as_double(t, v);
+  if (!(x > 0)) return 0;
+  return x >= 1 ? from_double(t, 1.0) : v;
+}
+
+// The forms the converged loop does not handle: .ftz, .sat, a second destination, and
+// directed rounding (the host's mode set around the operation).
+bool BlockRun::exact_path(const Insn& in) {
+  return (in.mods & (kFtz | kSat)) || in.dst2 != kSink || in.rnd == Rnd::Rz || in.rnd == Rnd::Rm || in.rnd == Rnd::Rp;
+}
+
+// F over the lanes with the forms exact_path() names: f32 sources flushed before (.ftz),
+// the result flushed and saturated after, setp's second predicate split off.
+template <auto F>
+uint64_t BlockRun::lanes_exact(const Insn& in, uint32_t w, uint32_t exec) {
+  const bool compare = in.op == Opc::Setp || in.op == Opc::Set;
+  const Type src = in.op == Opc::Cvt ? in.type2 : in.type;
+  const Type dst = in.op == Opc::Setp || in.op == Opc::Testp ? Type::Pred : in.op == Opc::Set ? in.type2 : in.type;
+  const bool ftz = (in.mods & kFtz) != 0;
+  uint64_t v[4][32];
+  for (int i = 0; i < 4; ++i) {
+    const bool float_src = i < (compare ? 2 : 3) && src == Type::F32;
+    for (int l = 0; l < 32; ++l)
+      v[i][l] = (exec >> l) & 1u ? (ftz && float_src ? flush_f32(val(in.o[size_t(i) + 1], w, l)) : val(in.o[size_t(i) + 1], w, l)) : 0;
+  }
+  uint64_t r[32] = {};
+  {
+    RoundingScope mode(in.rnd);
+    asm volatile("" : : "r"(v) : "memory");  // the sources are read under the mode, not before
+    for (uint32_t m = exec; m; m &= m - 1) {
+      const int l = std::countr_zero(m);
+      r[l] = F(in, in.type, v[0][l], v[1][l], v[2][l], v[3][l]);
+    }
+    asm volatile("" : : "r"(r) : "memory");  // every result is computed before the mode returns
+  }
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const int l = std::countr_zero(m);
+    uint64_t x = r[l];
+    if (in.dst2 != kSink) {
+      reg(w, in.dst2, l) = (x >> 1) & 1;
+      x &= 1;
+    }
+    if (is_float(dst) && (in.mods & kSat)) x = saturate(dst, x);
+    if (ftz && dst == Type::F32) x = flush_f32(x);
+    set(in.o[0], w, l, x);
+  }
   return 0;
 }
 
@@ -114,8 +184,8 @@ uint64_t BlockRun::mov_vector(const Insn& in, uint32_t w, uint32_t exec) {
 // ---- the warp's lanes together ------------------------------------------------------------
 
 // shfl.mode d, a, b, c: each lane reads a from the lane b names (up, down, xor, index) within
-// its segment (c's upper bits) and clamp (c's lower bits); out of range, its own value. Every
-// source is read before any lane writes.
+// its segment (c's upper bits) and clamp (c's lower bits); out of range, its own value (and
+// false in the predicate of `d|p`). Every source is read before any lane writes.
 uint64_t BlockRun::shfl_op(uint32_t, const Insn& in, uint32_t w, uint32_t exec) {
   const Operand &d = in.o[0], &A = in.o[1], &B = in.o[2], &C = in.o[3];
   uint64_t src[32] = {};
@@ -135,6 +205,7 @@ uint64_t BlockRun::shfl_op(uint32_t, const Insn& in, uint32_t w, uint32_t exec) 
     }
     if (!ok) j = l;
     set(d, w, l, src[j & 31] & 0xffffffffull);
+    if (in.dst2 != kSink) reg(w, in.dst2, l) = ok;  // d|p: whether the source lane was in range
   }
   return 0;
 }
@@ -159,6 +230,52 @@ uint64_t BlockRun::vote_op(uint32_t, const Insn& in, uint32_t w, uint32_t exec) 
 
 uint64_t BlockRun::activemask_op(uint32_t, const Insn& in, uint32_t w, uint32_t exec) {
   for (uint32_t m = exec; m; m &= m - 1) set(in.o[0], w, std::countr_zero(m), exec);
+  return 0;
+}
+
+// redux.sync.op d, a, mask: every executing lane gets the reduction of all of their a
+// (add wrapping, min/max signed or not by the type, and/or/xor of the bits).
+uint64_t BlockRun::redux_op(uint32_t, const Insn& in, uint32_t w, uint32_t exec) {
+  const bool s = is_signed(in.type);
+  uint64_t acc = 0;
+  bool first = true;
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const uint32_t v = uint32_t(val(in.o[1], w, std::countr_zero(m)));
+    if (first) {
+      acc = v;
+      first = false;
+      continue;
+    }
+    switch (AtomOp(in.sub)) {
+      case AtomOp::Add: acc = uint32_t(acc + v); break;
+      case AtomOp::Min: acc = s ? uint32_t(std::min(int32_t(acc), int32_t(v))) : std::min<uint32_t>(uint32_t(acc), v); break;
+      case AtomOp::Max: acc = s ? uint32_t(std::max(int32_t(acc), int32_t(v))) : std::max<uint32_t>(uint32_t(acc), v); break;
+      case AtomOp::And: acc &= v; break;
+      case AtomOp::Or: acc |= v; break;
+      case AtomOp::Xor: acc ^= v; break;
+      default: break;
+    }
+  }
+  for (uint32_t m = exec; m; m &= m - 1) set(in.o[0], w, std::countr_zero(m), acc);
+  return 0;
+}
+
+// match.any d, a, mask: the executing lanes whose a equals this lane's; match.all d|p: all
+// of the executing lanes when every a is equal (p true), else 0 (p false).
+uint64_t BlockRun::match_op(uint32_t, const Insn& in, uint32_t w, uint32_t exec) {
+  const uint64_t mask = width_mask(in.type);
+  uint64_t v[32] = {};
+  for (uint32_t m = exec; m; m &= m - 1) v[std::countr_zero(m)] = val(in.o[1], w, std::countr_zero(m)) & mask;
+  bool all = true;
+  for (uint32_t m = exec; m; m &= m - 1) all &= v[std::countr_zero(m)] == v[std::countr_zero(exec)];
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const int l = std::countr_zero(m);
+    uint32_t same = 0;
+    for (uint32_t k = exec; k; k &= k - 1)
+      if (v[std::countr_zero(k)] == v[l]) same |= 1u << std::countr_zero(k);
+    set(in.o[0], w, l, in.sub ? (all ? exec : 0) : same);
+    if (in.dst2 != kSink) reg(w, in.dst2, l) = all;
+  }
   return 0;
 }
 

@@ -7,7 +7,7 @@ namespace ws::ptx {
 
 std::vector<Tok> tokenize(const std::string& s) {
   // Identifiers take PTX's dotted words and register sigils whole ("ld.global.f32",
-  // "%r12", "$L__BB0_2"); a number runs on through letters and dots so that 0f3F800000
+  // "%r12", "$L__BB0_2", "ld.shared::cta.u32"); a number runs on through letters and dots so that 0f3F800000
   // and 1.5 stay one token.
   std::vector<Tok> out;
   uint32_t line = 1;
@@ -29,7 +29,9 @@ std::vector<Tok> tokenize(const std::string& s) {
     t.line = line;
     if (ident_start(c)) {
       size_t j = i + 1;
-      while (j < n && ident_char(s[j])) ++j;
+      // "::" belongs to the word (ld.global.L1::no_allocate, shared::cta); one ':' ends a label.
+      while (j < n && (ident_char(s[j]) || (s[j] == ':' && j + 2 < n && s[j + 1] == ':' && ident_char(s[j + 2]))))
+        j += s[j] == ':' ? 2 : 1;
       t.kind = Tok::Ident;
       t.text = s.substr(i, j - i);
       i = j;
@@ -64,7 +66,7 @@ const std::map<std::string, Type>& type_names() {
       {"pred", Type::Pred}, {"b8", Type::B8},   {"b16", Type::B16}, {"b32", Type::B32}, {"b64", Type::B64},
       {"u8", Type::U8},     {"u16", Type::U16}, {"u32", Type::U32}, {"u64", Type::U64}, {"s8", Type::S8},
       {"s16", Type::S16},   {"s32", Type::S32}, {"s64", Type::S64}, {"f16", Type::F16}, {"f32", Type::F32},
-      {"f64", Type::F64}};
+      {"f64", Type::F64},   {"bf16", Type::BF16}, {"f16x2", Type::F16X2}, {"bf16x2", Type::BF16X2}};
   return m;
 }
 

@@ -23,8 +23,10 @@ void add_shared(Kernel& k, Variable v) {
 namespace {
 
 Kernel::Builtin builtin_of(const std::string& name) {
-  return name == "vprintf" ? Kernel::Builtin::Printf
+  return name == "vprintf"        ? Kernel::Builtin::Printf
          : name == "__assertfail" ? Kernel::Builtin::AssertFail
+         : name == "malloc"       ? Kernel::Builtin::Malloc
+         : name == "free"         ? Kernel::Builtin::Free
                                   : Kernel::Builtin::None;
 }
 
@@ -72,6 +74,7 @@ class Linker {
     for (const Kernel& g : m_.functions)
       if (g.name == name) f = &g;
     if (!f) throw Error(m_.name + ":" + std::to_string(line) + ": call to " + name + ", whose body is not in the PTX");
+    if (!f->refused.empty() && k_.refused.empty()) k_.refused = f->refused;  // its refusal is the caller's
     part_of_[name] = parts_.size();
     parts_.push_back({f, 0, 0, {}, {}, {}});
   }

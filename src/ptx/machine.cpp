@@ -202,6 +202,7 @@ uint32_t Device::buffer_of(Alloc& a, trace::Builder& b) {
 uint64_t Device::launch(const KernelLaunch& a, trace::Builder& b, uint64_t budget) {
   const Kernel* k = module_.kernel(a.kernel);
   if (!k) throw Fault("no kernel named " + a.kernel + " in the program's PTX");
+  if (!k->refused.empty()) throw Refused("kernel " + kernel_name(k->name) + " cannot run: " + k->refused);
   if (a.block.count() == 0 || a.block.count() > 1024)
     throw Fault("invalid block of " + std::to_string(a.block.count()) + " threads for " + a.kernel + " (1 to 1024)");
   if (a.grid.count() == 0) throw Fault("empty grid for " + a.kernel);

@@ -39,6 +39,13 @@ struct Fault : std::runtime_error {
   bool assertion = false;  // a failed assert() in the kernel, not an access
 };
 
+// A launch of a kernel that holds an instruction the interpreter refuses (Kernel::refused):
+// nothing of it ran. One line: "kernel bad cannot run: prog.ptx:57: cvt.rn.bf16.f32: the
+// type bf16 is not implemented". A Fault, so that every reader of faults reports it.
+struct Refused : Fault {
+  explicit Refused(const std::string& what) : Fault(what, false) {}
+};
+
 // Warp instructions one launch may execute (about a minute of emulation) before it is
 // stopped as an endless loop.
 constexpr uint64_t kInstructionBudget = 600'000'000ull;

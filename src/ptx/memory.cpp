@@ -377,7 +377,8 @@ void BlockRun::atomics(const Insn& in, uint32_t w, uint32_t exec, const Where* w
     uint64_t nv = old;
     switch (AtomOp(in.sub)) {
       case AtomOp::Add:
-        if (t == Type::F32) nv = bits(f32(old) + f32(b));
+        if (is_half(t)) nv = half_arith(HalfFn::Add, t, Rnd::Rn, old, b, 0);
+        else if (t == Type::F32) nv = bits(f32(old) + f32(b));
         else if (t == Type::F64) nv = bits(f64(old) + f64(b));
         else nv = (old + b) & mask;
         break;

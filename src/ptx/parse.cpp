@@ -56,7 +56,13 @@ class Parser {
       }
     }
     if (!declarations_)
-      for (Kernel& k : m_.kernels) link(m_, k);
+      for (Kernel& k : m_.kernels) {
+        try {
+          link(m_, k);
+        } catch (const Error& e) {  // a call the interpreter cannot make: this kernel only
+          if (k.refused.empty()) k.refused = e.what();
+        }
+      }
     return std::move(m_);
   }
 
@@ -186,7 +192,14 @@ class Parser {
         if (is("-")) { neg = true; next(); }
         int64_t x = 0;
         bool f = false;
-        if (!parse_number(next().text, x, f)) fail("bad initializer for " + v.name, line);
+        const Tok t = next();
+        if (t.kind == Tok::Ident && v.refused.empty()) {  // a function's address: a table of calls through pointers
+          v.refused = m_.name + ":" + std::to_string(line) + ": " + v.name + " holds the address of " + t.text +
+                      ": calls through function pointers are not implemented";
+          return;
+        }
+        if (t.kind == Tok::Ident) return;
+        if (!parse_number(t.text, x, f)) fail("bad initializer for " + v.name, line);
         vals.push_back(neg ? -x : x);
       };
       if (is("{")) {
@@ -274,7 +287,12 @@ class Parser {
     // Symbols: labels resolved, shared/local arrays bound.
     for (auto& [pc, name] : fixups_) {
       auto it = labels_.find(name.second);
-      if (it == labels_.end()) fail("unknown label " + name.second, k.code[pc].text_line);
+      if (it == labels_.end()) {  // a name the reader does not know (%envreg0, a texture): this kernel only
+        if (k.refused.empty())
+          k.refused = m_.name + ":" + std::to_string(k.code[pc].text_line) + ": " + k.code[pc].opcode + ": the name " +
+                      name.second + " is not implemented";
+        continue;
+      }
       k.code[pc].o[name.first].imm = it->second;
     }
     k.registers = uint32_t(regs_.size());
@@ -441,6 +459,7 @@ class Parser {
       if (local_[i].name == name) return add({Kernel::Sym::Local, uint32_t(local_[i].offset)});
     for (size_t i = 0; i < m_.globals.size(); ++i)
       if (m_.globals[i].name == name) {
+        if (!m_.globals[i].refused.empty()) throw Error(m_.globals[i].refused);  // refuses the instruction's kernel
         if (m_.globals[i].space == Space::Shared) {  // module-scope shared: a copy per kernel that uses it
           Variable v = m_.globals[i];
           add_shared(k, std::move(v));
@@ -508,6 +527,11 @@ class Parser {
       }
       return o;
     }
+    if (t.text == "WARP_SZ") {  // the warp's width, a constant of the language
+      o.kind = Operand::Imm;
+      o.imm = 32;
+      return o;
+    }
     auto rit = regs_.find(t.text);
     if (rit != regs_.end()) {
       o.kind = Operand::Reg;
@@ -525,7 +549,9 @@ class Parser {
         {"%nwarpid", Sreg::Nwarpid},    {"%smid", Sreg::Smid},
         {"%reserved_smem_offset_0", Sreg::ReservedSmem}, {"%reserved_smem_offset_1", Sreg::ReservedSmem},
         {"%reserved_smem_offset_begin", Sreg::ReservedSmem}, {"%reserved_smem_offset_end", Sreg::ReservedSmem},
-        {"%dynamic_smem_size", Sreg::DynamicSmemSize}, {"%total_smem_size", Sreg::TotalSmemSize}};
+        {"%dynamic_smem_size", Sreg::DynamicSmemSize}, {"%total_smem_size", Sreg::TotalSmemSize},
+        {"%nsmid", Sreg::Nsmid},        {"%gridid", Sreg::Gridid},      {"%globaltimer", Sreg::Globaltimer},
+        {"%globaltimer_lo", Sreg::GlobaltimerLo}, {"%globaltimer_hi", Sreg::GlobaltimerHi}};
     auto sit = sregs.find(t.text);
     if (sit != sregs.end()) {
       o.kind = Operand::Special;
@@ -550,7 +576,9 @@ class Parser {
   }
 
   // [@[!]%p] opcode operands; — a call is read apart (its parameter lists), everything
-  // else decoded from its dotted opcode (decode.cpp) after its operands.
+  // else decoded from its dotted opcode (decode.cpp) after its operands. An instruction
+  // the interpreter refuses stays in the code as a Nop (the labels after it keep their
+  // places) and marks the kernel: only its launch fails, with the refusal's line.
   void instruction(Kernel& k) {
     Insn in;
     in.text_line = peek().line;
@@ -563,20 +591,45 @@ class Parser {
       in.guard = reg_or_fail(next().text, in.text_line);
     }
     in.opcode = next().text;
+    const size_t fixups = fixups_.size();
+    try {
+      read_instruction(k, in);
+    } catch (const Error& e) {
+      fixups_.resize(fixups);
+      if (k.refused.empty()) k.refused = e.what();
+      if (t_[p_ - 1].text != ";" || t_[p_ - 1].kind == Tok::String) skip_statement();  // decode reads after the ';'
+      Insn nop;
+      nop.text_line = in.text_line;
+      nop.file = in.file, nop.line = in.line, nop.column = in.column;
+      nop.opcode = in.opcode;
+      k.code.push_back(std::move(nop));
+      return;
+    }
+    k.code.push_back(std::move(in));
+  }
+
+  void read_instruction(Kernel& k, Insn& in) {
+    if (in.opcode == ".callprototype")  // the signature of a call through a register
+      fail(in.opcode + ": calls through function pointers are not implemented", in.text_line);
+    if (!in.opcode.empty() && in.opcode[0] == '.') fail("the directive " + in.opcode + " is not implemented", in.text_line);
     if (in.opcode == "call" || in.opcode.rfind("call.", 0) == 0) {
+      if (const std::string why = refusal(split_dots(in.opcode)); !why.empty())
+        fail(in.opcode + ": " + why, in.text_line);
       call(k, in);
-      k.code.push_back(std::move(in));
       return;
     }
     {
       const std::string base = in.opcode.substr(0, in.opcode.find('.'));
-      if (!known_opcode(base))
-        fail("unsupported instruction '" + in.opcode + "'", in.text_line);
+      if (!known_opcode(base)) fail(in.opcode + ": the instruction " + base + " is not implemented", in.text_line);
     }
     std::vector<Operand> ops;
     while (!is(";") && peek().kind != Tok::End) {
       if (is(",")) { next(); continue; }
-      if (is("|")) { next(); next(); continue; }  // second destination (setp p|q, shfl d|p): not kept
+      if (is("|")) {  // a second destination: setp p|q, shfl d|p
+        next();
+        in.dst2 = reg_or_fail(next().text, in.text_line);
+        continue;
+      }
       bool label = false;
       ops.push_back(operand(in.text_line, {0, uint32_t(ops.size())}, label));
     }
@@ -585,7 +638,8 @@ class Parser {
     for (size_t i = 0; i < ops.size(); ++i) in.o[i] = ops[i];
     in.nops = uint8_t(ops.size());
     decode(in, m_.name);
-    k.code.push_back(std::move(in));
+    if (in.dst2 != kSink && in.op != Opc::Setp && in.op != Opc::Shfl && !(in.op == Opc::Match && in.sub == 1))
+      fail(in.opcode + ": a second destination is not implemented here", in.text_line);
   }
 
 

@@ -12,26 +12,32 @@
 
 namespace ws::ptx {
 
-// PTX the decoder cannot read, or an instruction the interpreter does not implement:
-// "prog.ptx:41: unsupported instruction 'tex.2d.v4.f32.f32'".
+// PTX the decoder cannot read ("prog.ptx:3: expected ')', found '{'"), or an instruction
+// the interpreter does not implement ("prog.ptx:41: tex.2d.v4.f32.f32: the instruction tex
+// is not implemented"), which parse() keeps as its kernel's refusal (Kernel::refused).
 struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
 // Operand types. Float types keep their IEEE bits in a register's low bits.
-enum class Type : uint8_t { None, Pred, B8, B16, B32, B64, U8, U16, U32, U64, S8, S16, S32, S64, F16, F32, F64 };
+// Half precision: f16 (IEEE binary16) and bf16 (bfloat16) in a register's low 16 bits, their
+// pairs (.f16x2, .bf16x2) in its low 32, element 0 in the low half.
+enum class Type : uint8_t { None, Pred, B8, B16, B32, B64, U8, U16, U32, U64, S8, S16, S32, S64, F16, F32, F64,
+                            BF16, F16X2, BF16X2 };
 constexpr uint32_t type_bytes(Type t) {
   switch (t) {
     case Type::B8: case Type::U8: case Type::S8: return 1;
-    case Type::B16: case Type::U16: case Type::S16: case Type::F16: return 2;
-    case Type::B32: case Type::U32: case Type::S32: case Type::F32: case Type::Pred: return 4;
+    case Type::B16: case Type::U16: case Type::S16: case Type::F16: case Type::BF16: return 2;
+    case Type::B32: case Type::U32: case Type::S32: case Type::F32: case Type::Pred: case Type::F16X2: case Type::BF16X2:
+      return 4;
     case Type::B64: case Type::U64: case Type::S64: case Type::F64: return 8;
     case Type::None: return 0;
   }
   return 0;
 }
 constexpr bool is_signed(Type t) { return t == Type::S8 || t == Type::S16 || t == Type::S32 || t == Type::S64; }
-constexpr bool is_float(Type t) { return t == Type::F16 || t == Type::F32 || t == Type::F64; }
+constexpr bool is_half(Type t) { return t == Type::F16 || t == Type::BF16 || t == Type::F16X2 || t == Type::BF16X2; }
+constexpr bool is_float(Type t) { return t == Type::F32 || t == Type::F64 || is_half(t); }
 
 // State spaces of ld/st/atom/cvta and of declared variables. Generic: an address whose
 // window says where it goes, as on the GPU.
@@ -56,7 +62,8 @@ enum class Cmp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu
 // Special registers read by mov.
 enum class Sreg : uint8_t { TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, CtaidY, CtaidZ, NctaidX, NctaidY,
                             NctaidZ, Laneid, Warpid, LanemaskLt, LanemaskLe, LanemaskEq, LanemaskGe, LanemaskGt,
-                            Clock, Clock64, Nwarpid, Smid, ReservedSmem, DynamicSmemSize, TotalSmemSize };
+                            Clock, Clock64, Nwarpid, Smid, ReservedSmem, DynamicSmemSize, TotalSmemSize, Nsmid,
+                            Gridid, Globaltimer, GlobaltimerLo, GlobaltimerHi };
 
 struct Operand {
   enum Kind : uint8_t { None, Reg, Imm, Addr, Vec, Special, Symbol, Label } kind = None;
@@ -86,6 +93,9 @@ enum class Rnd : uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi };
 enum class ShflMode : uint8_t { Up, Down, Bfly, Idx };
 enum class VoteMode : uint8_t { All, Any, Uni, Ballot };
 enum class AtomOp : uint8_t { Add, Min, Max, Exch, Cas, And, Or, Xor, Inc, Dec };
+enum class TestpKind : uint8_t { Finite, Infinite, Number, NotANumber, Normal, Subnormal };
+enum class PrmtMode : uint8_t { Default, F4e, B4e, Rc8, Ecl, Ecr, Rc16 };
+enum class BarRed : uint8_t { None, Popc, And, Or };  // bar.red: what the block's predicates make
 
 struct Insn {
   Opc op = Opc::Nop;
@@ -95,10 +105,11 @@ struct Insn {
   uint16_t mods = 0;
   Rnd rnd = Rnd::None;
   Cmp cmp = Cmp::Eq;
-  uint8_t sub = 0;          // ShflMode / VoteMode / AtomOp
+  uint8_t sub = 0;          // ShflMode / VoteMode / AtomOp / TestpKind / PrmtMode / BarRed
   uint8_t vec = 1;          // ld/st .v2 / .v4
   uint8_t nops = 0;
   std::array<Operand, 5> o{};
+  uint32_t dst2 = kSink;    // a second destination (setp p|q, shfl d|p), kSink: none
   uint32_t guard = kSink;   // predicate register, kSink: none
   bool guard_neg = false;
   // Where it came from: .loc file (index into Module::files), line, column; the text.
@@ -118,6 +129,7 @@ struct Variable {
   bool external = false;
   std::vector<uint8_t> init;  // initial value (zeros when none given)
   uint64_t offset = 0;      // shared / local: its offset in the block's window (set by the decoder)
+  std::string refused;      // why a kernel naming it cannot run ("" when it can): an initializer of function addresses
 };
 
 struct Param {
@@ -158,9 +170,9 @@ struct Kernel {
   struct Copy {
     uint32_t from, to, bytes;      // offsets in the call area
   };
-  enum class Builtin : uint8_t { None, Printf, AssertFail };  // functions the device provides
+  enum class Builtin : uint8_t { None, Printf, AssertFail, Malloc, Free };  // functions the device provides
   struct Linked {
-    Builtin builtin = Builtin::None;  // vprintf (printf), __assertfail (assert): run by the machine
+    Builtin builtin = Builtin::None;  // vprintf (printf), __assertfail (assert), malloc, free: run by the machine
     uint32_t ret_slot = 0;            // a builtin's: where its return value goes
     uint32_t entry = 0;            // the callee's first instruction
     uint32_t function = 0;         // which function (recursion is refused)
@@ -168,6 +180,12 @@ struct Kernel {
   };
   std::vector<Linked> linked;      // a Call instruction's o[0].imm indexes this
   uint32_t call_bytes = 0;         // the call area per thread
+
+  // Why the kernel cannot run, "" when it can: the first instruction of its own or of a
+  // function it calls that the interpreter refuses ("prog.ptx:57: cvt.rn.bf16.f32: the
+  // type bf16 is not implemented"). The rest of the module runs; launching this kernel
+  // throws Refused (machine.h) with this line.
+  std::string refused;
 };
 
 struct Module {
@@ -179,7 +197,21 @@ struct Module {
   const Kernel* kernel(const std::string& name) const;
 };
 
-// Decodes PTX text. Throws Error naming the PTX line for what it cannot read.
+// One form the interpreter implements (a PTX_FORM row of opcodes.def): the opcode's first
+// word, the type words each type position takes (cvt: destination, then source; none for
+// bar), and the modifiers it accepts with them. An instruction whose words all fit one form
+// runs; any other is refused, never run approximately.
+struct Form {
+  std::string opcode;
+  std::vector<std::vector<std::string>> types;
+  std::vector<std::string> modifiers;
+};
+// Every form the interpreter accepts: what a test against the GPU enumerates.
+const std::vector<Form>& accepted_forms();
+
+// Decodes PTX text. Throws Error naming the PTX line for what it cannot read; an instruction
+// the interpreter does not implement does not throw but marks its kernel (Kernel::refused),
+// and every kernel that calls a function holding one.
 Module parse(const std::string& text, const std::string& name = "module.ptx");
 
 // What PTX text declares, for readers that do not run it: kernels (.entry) and functions

@@ -1,7 +1,8 @@
 // src/ptx/reader.h — the parts of the PTX reader (parse.cpp) that live in files of their
 // own: the tokenizer and number syntax (lexer.cpp), the decoding of a dotted opcode
-// (decode.cpp) and the linking of device functions into the kernels that call them
-// (link.cpp). Private to src/ptx.
+// (decode.cpp) after the check of its words against the declared forms (forms.cpp), and
+// the linking of device functions into the kernels that call them (link.cpp). Private to
+// src/ptx.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -34,8 +35,12 @@ std::vector<std::string> split_dots(const std::string& s);
 
 // Whether the interpreter runs an opcode whose first word is `base` (opcodes.def).
 bool known_opcode(const std::string& base);
+// Why an opcode split at its dots ({"cvt", "rn", "bf16", "f32"}) is refused ("the type bf16
+// is not implemented"), "" when some form of opcodes.def takes all of its words.
+std::string refusal(const std::vector<std::string>& parts);
 // Fills `in`'s Opc, types, state space and modifiers from its dotted opcode (in.opcode).
-// Throws Error naming `module` and the line for an instruction the interpreter lacks.
+// Throws Error naming `module`, the line and the opcode for an instruction the interpreter
+// refuses (refusal()).
 void decode(Insn& in, const std::string& module);
 
 // Places shared array `v` in kernel `k`'s window: static arrays one after another at

@@ -1,7 +1,7 @@
 // src/ptx/value.h — a register's 64 bits read as the instruction's type: integers of each
-// width (masked, sign-extended), f32 and f64 by their IEEE bits, cvt's rounding and
-// saturation, setp's comparisons. Shared by the semantic functions (arith.h) and the
-// atomics (memory.cpp). Private to src/ptx.
+// width (masked, sign-extended), f32 and f64 by their IEEE bits, f16 and bf16 and their
+// pairs (computed in half.cpp), cvt's rounding and saturation, setp's comparisons. Shared
+// by the semantic functions (arith.h) and the atomics (memory.cpp). Private to src/ptx.
 #pragma once
 #include <bit>
 #include <cmath>
@@ -31,7 +31,30 @@ inline double f64(uint64_t v) { return std::bit_cast<double>(v); }
 inline uint64_t bits(float f) { return std::bit_cast<uint32_t>(f); }
 inline uint64_t bits(double d) { return std::bit_cast<uint64_t>(d); }
 
-inline double as_double(Type t, uint64_t v) { return t == Type::F64 ? f64(v) : double(f32(v)); }
+// ---- half precision (half.cpp) --------------------------------------------------------
+// A half's 16 bits as the double it denotes, exactly (bf: bfloat16, else IEEE binary16).
+double half_to_double(uint32_t h, bool bf);
+// `x` rounded once to a half by `r` (Rn, None: to nearest even; Rz; Rm; Rp), subnormals and
+// overflow as IEEE 754 asks; NaN as the GPU's canonical 0x7fff. Exact when `x` is the exact
+// value or its round-to-odd double (odd_double).
+uint32_t double_to_half(double x, bool bf, Rnd r);
+// An operation of halves computed in double and rounded to odd: rounding that double to a
+// half gives the correctly rounded result in every mode (the format has far fewer bits).
+enum class HalfOp : uint8_t { Add, Mul, Fma };
+double odd_double(HalfOp op, double x, double y, double z);
+// An integer rounded to odd in double (exact below 2^53), for the same reason.
+double odd_double(int64_t s, uint64_t u, bool is_signed);
+constexpr bool is_bf(Type t) { return t == Type::BF16 || t == Type::BF16X2; }
+// An arithmetic instruction on halves of type t (scalar, or each element of a pair), its
+// result rounded once by r: add, sub, mul, fma, min and max (a NaN loses to a number, -0 is
+// below +0), neg and abs (the sign bit).
+enum class HalfFn : uint8_t { Add, Sub, Mul, Fma, Min, Max, Neg, Abs };
+uint64_t half_arith(HalfFn fn, Type t, Rnd r, uint64_t a, uint64_t b, uint64_t c);
+
+inline double as_double(Type t, uint64_t v) {
+  if (t == Type::F16 || t == Type::BF16) return half_to_double(uint32_t(v) & 0xffff, t == Type::BF16);
+  return t == Type::F64 ? f64(v) : double(f32(v));
+}
 inline uint64_t from_double(Type t, double d) { return t == Type::F64 ? bits(d) : bits(float(d)); }
 
 // cvt's rounding of a float to an integral value; the default truncates, as .rzi.

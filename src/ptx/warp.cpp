@@ -35,6 +35,11 @@ BlockRun::BlockRun(Device& d, const Kernel& k, const KernelLaunch& a, trace::Bui
 uint64_t BlockRun::run(uint32_t block) {
   block_ = block;
   epoch_ = 0;
+  red_ = nullptr;
+  red_lanes_.assign(nwarps_, 0);
+  red_count_ = 0;
+  red_and_ = true;
+  red_or_ = false;
   if (block) {  // what the previous block left
     std::fill(shared_.begin(), shared_.end(), 0);
     std::fill(local_.begin(), local_.end(), 0);
@@ -59,7 +64,18 @@ uint64_t BlockRun::run(uint32_t block) {
       any_live |= warps_[w].live != 0;
     }
     if (!any_live) break;
-    // Every live lane waits at a barrier: release them all.
+    // Every live lane waits at a barrier: release them all (those at a bar.red with its
+    // result in their destination).
+    if (red_) {
+      const uint64_t v = BarRed(red_->sub) == BarRed::Popc ? red_count_ : BarRed(red_->sub) == BarRed::And ? red_and_ : red_or_;
+      for (uint32_t w = 0; w < nwarps_; ++w)
+        for (uint32_t m = red_lanes_[w]; m; m &= m - 1) set(red_->o[0], w, std::countr_zero(m), v);
+      red_ = nullptr;
+      std::fill(red_lanes_.begin(), red_lanes_.end(), 0);
+      red_count_ = 0;
+      red_and_ = true;
+      red_or_ = false;
+    }
     for (Warp& w : warps_) w.at_bar = 0;
     ++epoch_;
   }
@@ -84,6 +100,9 @@ uint64_t BlockRun::sreg(Sreg s, uint32_t w, int lane) const {
     case Sreg::NctaidY: return a_.grid.y;
     case Sreg::NctaidZ: return a_.grid.z;
     case Sreg::Laneid: return uint64_t(lane);
+    // A warp's %warpid is its index in the block (the GPU's may differ, and the ISA warns it
+    // can change), %nwarpid the block's warp count; %clock and %clock64 count the warp
+    // instructions the launch has executed so far.
     case Sreg::Warpid: return w;
     case Sreg::Nwarpid: return nwarps_;
     case Sreg::LanemaskLt: return (1ull << lane) - 1;
@@ -92,7 +111,16 @@ uint64_t BlockRun::sreg(Sreg s, uint32_t w, int lane) const {
     case Sreg::LanemaskGe: return uint32_t(~((1ull << lane) - 1));
     case Sreg::LanemaskGt: return uint32_t(~((2ull << lane) - 1));
     case Sreg::Clock: case Sreg::Clock64: return clock_;
+    // One streaming multiprocessor runs every block, in turn: %smid 0 of %nsmid 1. The
+    // grid is the device's first (%gridid 1: the GPU numbers grids from 1). The global
+    // timer counts nanoseconds as the clock counts instructions, one per warp instruction,
+    // so that a program's timings come out the same on every run.
     case Sreg::Smid: return 0;
+    case Sreg::Nsmid: return 1;
+    case Sreg::Gridid: return 1;
+    case Sreg::Globaltimer: return clock_;
+    case Sreg::GlobaltimerLo: return uint32_t(clock_);
+    case Sreg::GlobaltimerHi: return uint32_t(clock_ >> 32);
     // The block's shared memory ends where the reserved region (cooperative groups'
     // scratch) would start; nothing is placed there.
     case Sreg::ReservedSmem: return shared_.size();
@@ -268,8 +296,23 @@ void BlockRun::exit_op(const Insn&, Step& s) {
   advance(s.w, s.active & ~s.exec, s.pc + 1);
 }
 
-// The lanes wait until every live lane of the block is at a barrier (run() releases them).
-void BlockRun::bar_op(const Insn&, Step& s) {
+// The lanes wait until every live lane of the block is at a barrier (run() releases them);
+// at a bar.red each adds its predicate to the block's count, and and or.
+void BlockRun::bar_op(const Insn& in, Step& s) {
+  if (in.sub && s.exec) {
+    if (red_ && red_ != &in)
+      throw Fault("kernel " + kernel_name(k_.name) + ": threads wait at two different bar.red barriers (lines " +
+                  std::to_string(red_->line) + " and " + std::to_string(in.line) + ")");
+    red_ = &in;
+    red_lanes_.resize(nwarps_);
+    red_lanes_[s.w] |= s.exec;
+    for (uint32_t m = s.exec; m; m &= m - 1) {
+      const bool p = pred(in.o[in.nops - 1], s.w, std::countr_zero(m));
+      red_count_ += p;
+      red_and_ = red_and_ && p;
+      red_or_ = red_or_ || p;
+    }
+  }
   warps_[s.w].at_bar |= s.exec;
   advance(s.w, s.active, s.pc + 1);
 }

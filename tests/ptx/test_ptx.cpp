@@ -55,9 +55,17 @@ TEST_CASE("the decoder reads nvcc's PTX: kernels, parameters, shared arrays, sou
   CHECK(m.files.at(1).find("transpose.cu") != std::string::npos);
 }
 
-TEST_CASE("bad PTX is refused with its line") {
-  CHECK_THROWS_WITH_AS(ptx::parse(".version 9.0\n.entry k() {\n tex.2d.v4.f32.f32 %f1, [t, {%f2}];\n}\n", "bad.ptx"),
-                       "bad.ptx:3: unsupported instruction 'tex.2d.v4.f32.f32'", ptx::Error);
+TEST_CASE("an instruction the interpreter lacks is refused with its line, at its kernel's launch") {
+  ptx::Device dev;
+  dev.load(ptx::parse(".version 9.0\n.entry k() {\n tex.2d.v4.f32.f32 %f1, [t, {%f2}];\n}\n", "bad.ptx"));
+  CHECK(dev.module().kernels.at(0).refused == "bad.ptx:3: tex.2d.v4.f32.f32: the instruction tex is not implemented");
+  trace::Trace t;
+  trace::Builder b(t);
+  CHECK_THROWS_WITH_AS(dev.launch({"k", {1, 1, 1}, {1, 1, 1}, 0, {}}, b),
+                       "kernel k cannot run: bad.ptx:3: tex.2d.v4.f32.f32: the instruction tex is not implemented",
+                       ptx::Refused);
+  // Text that is not PTX at all is still refused whole.
+  CHECK_THROWS_AS(ptx::parse(".version 9.0\n.entry k( {\n", "bad.ptx"), ptx::Error);
 }
 
 TEST_CASE("vector add: every element right; 4-byte loads of 32 lanes, the tail warp masked") {

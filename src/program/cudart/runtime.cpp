@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -224,6 +225,10 @@ cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void
   for (size_t i = 0; i < k->params.size(); ++i) std::memcpy(la.params.data() + k->params[i].offset, args[i], k->params[i].bytes);
   try {
     s.lane_accesses += s.dev.launch(la, *s.builder);
+  } catch (const ptx::Refused& r) {  // nothing ran: this launch fails, the others still run
+    static std::set<std::string> told;  // a loop of launches says it once
+    if (told.insert(r.what()).second) say(r.what());
+    return ret(cudaErrorNotSupported);
   } catch (const ptx::Fault& f) {
     if (f.assertion) std::fprintf(stderr, "%s\n", f.what());
     else say(f.what());
