@@ -1,7 +1,9 @@
 // src/ptx/memory.cpp — loads, stores and atomics of a warp: addresses resolved through
 // the state spaces and the generic windows to the array that holds them (an access outside
 // every array faults with the GPU's kind of message), the block's shared window and local
-// frames, and each warp-level access recorded for the trace with its site and array.
+// frames, and each warp-level access recorded for the trace with its site and array (in a
+// recorded launch; an unrecorded one only runs, its global atomics held against the other
+// workers').
 #include <cstring>
 
 #include "ptx/block_run.h"
@@ -40,7 +42,7 @@ BlockRun::Where BlockRun::resolve(const Insn& in, Space sp, uint64_t a, uint32_t
       // The shared array that holds it (lanes mostly share the previous access's), or the
       // padding between arrays.
       const size_t i = shared_array(a, shared_hint_);
-      r.buffer = shared_buffer(i);
+      r.buffer = record_ ? shared_buffer(i) : trace::kNoBuffer;
       r.offset = i < shared_range_.size() ? a - shared_range_[i].first : a;
       return r;
     }
@@ -48,7 +50,7 @@ BlockRun::Where BlockRun::resolve(const Insn& in, Space sp, uint64_t a, uint32_t
       if (a + bytes > k_.local_bytes) fault(in, w, lane, "local frame", int64_t(a), k_.local_bytes);
       r.p = local_.data() + size_t(w * 32 + uint32_t(lane)) * k_.local_bytes + a;
       r.space = trace::Space::Local;
-      r.buffer = local_buffer();
+      r.buffer = record_ ? local_buffer() : trace::kNoBuffer;
       // Local memory interleaved across the warp as the hardware lays it out, here by the
       // access's width: the same word of the 32 lanes is contiguous.
       const uint64_t width = std::max<uint32_t>(4, bytes);
@@ -91,7 +93,7 @@ BlockRun::Where BlockRun::resolve(const Insn& in, Space sp, uint64_t a, uint32_t
       }
       r.p = al->ptr + (a - al->base);
       r.space = al->space;
-      r.buffer = d_.buffer_of(*al, b_);
+      r.buffer = record_ ? d_.buffer_of(*al, b_) : trace::kNoBuffer;
       r.offset = a - al->base;
       return r;
     }
@@ -182,6 +184,7 @@ trace::WarpAccess BlockRun::warp_access(uint32_t pc, const Insn& in, uint32_t w,
 
 // One warp-level memory instruction: the lanes' accesses as one record.
 void BlockRun::record(uint32_t pc, const Insn& in, trace::Op op, uint32_t bytes, uint32_t exec, const Where* where, uint32_t w) {
+  if (!record_) return;
   int first = std::countr_zero(exec);
   if (where[first].buffer == trace::kNoBuffer) return;  // parameter reads are not memory traffic
   if (where[first].space == trace::Space::Local && !d_.record_local_) return;
@@ -226,7 +229,7 @@ bool BlockRun::memory_one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_
       offs[l] = uint32_t(a - lo);
       ptr[l] = shared_.data() + a;
     }
-    buffer = shared_buffer(h);
+    buffer = record_ ? shared_buffer(h) : trace::kNoBuffer;
     space = trace::Space::Shared;
   } else {
     Device::Alloc*& al = pc_alloc_[pc];
@@ -241,7 +244,7 @@ bool BlockRun::memory_one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_
       offs[l] = uint32_t(a - lo);
       ptr[l] = al->ptr + (a - lo);
     }
-    buffer = d_.buffer_of(*al, b_);
+    buffer = record_ ? d_.buffer_of(*al, b_) : trace::kNoBuffer;
     space = trace::Space::Global;
   }
   // Element by element (a vector's registers in turn), each with its own width's copy.
@@ -284,6 +287,7 @@ bool BlockRun::memory_one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_
       }
     });
   }
+  if (!record_) return true;
   if (exec != ~0u)
     for (uint32_t m = ~exec; m; m &= m - 1) offs[std::countr_zero(m)] = 0;
   trace::WarpAccess acc = warp_access(pc, in, w, exec, space, is_ld ? trace::Op::Load : trace::Op::Store, bytes, buffer);
@@ -363,6 +367,11 @@ void BlockRun::atomics(const Insn& in, uint32_t w, uint32_t exec, const Where* w
   const Operand& co = in.o[3];
   const uint32_t eb = type_bytes(t);
   const uint64_t mask = width_mask(t);
+  // Other workers' blocks may reach the same words of global memory (a block's shared
+  // memory is its own).
+  bool global = false;
+  for (uint32_t m = atomics_ ? exec : 0; m; m &= m - 1) global |= where[std::countr_zero(m)].space != trace::Space::Shared;
+  std::unique_lock<std::mutex> hold = global ? std::unique_lock<std::mutex>(*atomics_) : std::unique_lock<std::mutex>();
   for (uint32_t m = exec; m; m &= m - 1) {  // lane order: one at a time, as the hardware serialises them
     const int l = std::countr_zero(m);
     uint64_t old = 0;
