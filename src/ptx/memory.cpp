@@ -217,14 +217,26 @@ bool BlockRun::memory_one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_
   uint32_t buffer;
   trace::Space space;
   const int first = std::countr_zero(exec);
+  // The lanes' addresses, the operand read once: written through the pointers below, the
+  // register file would otherwise be read again for every lane.
+  uint64_t at[32];
+  {
+    const uint64_t base = uint64_t(ao.imm) + (ao.has_symbol ? symval(ao.symbol) : 0);
+    if (ao.has_reg) {
+      const uint64_t* R = &reg(w, ao.reg, 0);
+      for (int l = 0; l < 32; ++l) at[l] = base + R[l];
+    } else {
+      std::fill_n(at, 32, base);
+    }
+  }
   if (in.space == Space::Shared) {
     // The array this instruction reached last time, else the first lane's.
     size_t& h = pc_shared_[pc];
-    if (shared_array(addr(ao, w, first), h) == shared_range_.size()) return false;
+    if (shared_array(at[first], h) == shared_range_.size()) return false;
     const auto [lo, hi] = shared_range_[h];
     for (uint32_t m = exec; m; m &= m - 1) {
       const int l = std::countr_zero(m);
-      const uint64_t a = addr(ao, w, l);
+      const uint64_t a = at[l];
       if (a < lo || a + bytes > hi) return false;
       offs[l] = uint32_t(a - lo);
       ptr[l] = shared_.data() + a;
@@ -233,13 +245,13 @@ bool BlockRun::memory_one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_
     space = trace::Space::Shared;
   } else {
     Device::Alloc*& al = pc_alloc_[pc];
-    const uint64_t a0 = addr(ao, w, first);
+    const uint64_t a0 = at[first];
     if (!al || al->freed || a0 < al->base || a0 + bytes > al->base + al->bytes) al = d_.find(a0, bytes);
     if (!al || al->space != trace::Space::Global) return false;
     const uint64_t lo = al->base, hi = al->base + al->bytes;
     for (uint32_t m = exec; m; m &= m - 1) {
       const int l = std::countr_zero(m);
-      const uint64_t a = addr(ao, w, l);
+      const uint64_t a = at[l];
       if (a < lo || a + bytes > hi) return false;
       offs[l] = uint32_t(a - lo);
       ptr[l] = al->ptr + (a - lo);
@@ -265,11 +277,15 @@ bool BlockRun::memory_one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_
         const uint32_t r = d.kind == Operand::Vec ? d.vec[i] : d.reg;
         if (r == kSink) continue;
         uint64_t* R = &reg(w, r, 0);
-        for (uint32_t m = exec; m; m &= m - 1) {
-          const int l = std::countr_zero(m);
+        auto load = [&](int l) {
           E v;
           std::memcpy(&v, ptr[l] + i * sizeof(E), sizeof(E));
-          R[l] = sx ? uint64_t(sext(in.type, v)) : uint64_t(v);
+          return v;
+        };
+        if (sx) {
+          for (uint32_t m = exec; m; m &= m - 1) R[std::countr_zero(m)] = uint64_t(sext(in.type, load(std::countr_zero(m))));
+        } else {
+          for (uint32_t m = exec; m; m &= m - 1) R[std::countr_zero(m)] = uint64_t(load(std::countr_zero(m)));
         }
       }
     });
