@@ -1,10 +1,13 @@
-// src/analysis/report.cpp — the report as JSON (`warpscope report --format json`) and as
-// an aligned text table (`warpscope report`).
+// src/analysis/report.cpp — the report as JSON (`warpscope report --format json`: a row per
+// site) and as an aligned text table (`warpscope report`: a row per source line, array,
+// space, operation and width, its instructions counted).
 #include <algorithm>
 #include <cstdio>
 #include <iomanip>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "analysis/detail.h"
 
@@ -25,6 +28,76 @@ std::string buffer_name(const trace::Trace& t, uint32_t b) {
 }
 
 json dim(const trace::Dim3& d) { return json::array({d.x, d.y, d.z}); }
+
+// One row of the text table: the sites of one source line, array, space, operation and
+// width taken together (a compiler unrolls one line of source into tens of instructions).
+struct SiteRow {
+  SiteStats stats;             // summed over the sites, averages and `why` done again
+  std::vector<uint32_t> sites;
+};
+
+// A row's figures: sums, and the averages and `why` of the sum, told from the request of
+// the site that costs most per request.
+SiteRow merge_sites(const trace::Trace& t, const std::vector<const SiteStats*>& group) {
+  SiteRow row;
+  SiteStats& m = row.stats;
+  m.site = group.front()->site;
+  const SiteStats* worst = nullptr;
+  auto cost = [](const SiteStats& x) { return x.sectors_per_request + x.wavefronts_per_request; };
+  for (const SiteStats* g : group) {
+    row.sites.push_back(g->site);
+    m.requests += g->requests;
+    m.lane_accesses += g->lane_accesses;
+    m.sectors += g->sectors;
+    m.lines += g->lines;
+    m.ideal_sectors += g->ideal_sectors;
+    m.bytes_requested += g->bytes_requested;
+    m.wavefronts += g->wavefronts;
+    m.ideal_wavefronts += g->ideal_wavefronts;
+    m.bank_conflicts += g->bank_conflicts;
+    m.max_way = std::max(m.max_way, g->max_way);
+    if (g->requests && g->example < t.records.size() && (!worst || cost(*g) > cost(*worst))) worst = g;
+  }
+  if (group.size() == 1) {
+    m = *group.front();
+    return row;
+  }
+  finish_site(t, worst ? &t.records[worst->example] : nullptr, m);
+  if (worst) m.example = worst->example;
+  return row;
+}
+
+// The rows of the table in order of their first site.
+std::vector<SiteRow> site_rows(const trace::Trace& t, const Report& rep) {
+  std::vector<std::vector<const SiteStats*>> groups;
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t, int, int, int>, size_t> index;
+  for (const SiteStats& ss : rep.sites) {
+    if (ss.site >= t.sites.size()) continue;  // a report of another trace
+    const trace::Site& s = t.sites[ss.site];
+    const auto key = std::make_tuple(s.file, s.line, s.buffer, int(s.space), int(s.op), int(s.bytes));
+    auto [it, fresh] = index.emplace(key, groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(&ss);
+  }
+  std::vector<SiteRow> rows;
+  for (const auto& g : groups) rows.push_back(merge_sites(t, g));
+  return rows;
+}
+
+// "ld.shared.f32", "8 × LDS" (alike), "40 instructions: 32 LDS + 8 LDS.U" (not alike).
+std::string instructions_text(const trace::Trace& t, const std::vector<uint32_t>& sites) {
+  std::vector<std::pair<std::string, size_t>> kinds;
+  for (uint32_t s : sites) {
+    const std::string& name = t.sites[s].instruction;
+    auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == name; });
+    if (it == kinds.end()) kinds.emplace_back(name, 1);
+    else ++it->second;
+  }
+  if (kinds.size() == 1) return sites.size() == 1 ? kinds[0].first : std::to_string(sites.size()) + " × " + kinds[0].first;
+  std::string out = std::to_string(sites.size()) + " instructions: ";
+  for (size_t i = 0; i < kinds.size(); ++i) out += (i ? " + " : "") + std::to_string(kinds[i].second) + " " + kinds[i].first;
+  return out;
+}
 
 }  // namespace
 
@@ -120,12 +193,12 @@ std::string report_json(const trace::Trace& t, const Report& rep, uint32_t launc
 std::string report_text(const trace::Trace& t, const Report& rep) {
   std::ostringstream o;
   if (const uint64_t d = t.launch().dropped_records) o << "(" << d << " records dropped past the capture cap)\n\n";
-  // One row per site.
+  // One row per source line, array, space, operation and width.
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"line", "array", "space", "op", "B", "requests", "per request (ideal)", "use", "why"});
-  std::vector<uint32_t> row_site;  // the site of rows[i + 1]
-  for (const SiteStats& ss : rep.sites) {
-    if (ss.site >= t.sites.size()) continue;
+  const std::vector<SiteRow> site_row = site_rows(t, rep);
+  for (const SiteRow& sr : site_row) {
+    const SiteStats& ss = sr.stats;
     const trace::Site& s = t.sites[ss.site];
     std::string cost, use;
     if (s.space != Space::Shared) {
@@ -148,7 +221,6 @@ std::string report_text(const trace::Trace& t, const Report& rep) {
       const std::string& f = t.files[s.file].name;
       line = f.substr(f.find_last_of('/') + 1) + ":" + line;
     }
-    row_site.push_back(ss.site);
     rows.push_back({line, buffer_name(t, s.buffer), trace::to_string(s.space),
                     trace::to_string(s.op), std::to_string(s.bytes), std::to_string(ss.requests), cost, use,
                     ss.why});
@@ -159,7 +231,7 @@ std::string report_text(const trace::Trace& t, const Report& rep) {
   if (instructions) {
     size_t i = 0;
     for (auto& r : rows) {
-      r.insert(r.begin() + 5, i == 0 ? std::string("instruction") : t.sites[row_site[i - 1]].instruction);
+      r.insert(r.begin() + 5, i == 0 ? std::string("instruction") : instructions_text(t, site_row[i - 1].sites));
       ++i;
     }
   }

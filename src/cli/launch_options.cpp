@@ -55,6 +55,10 @@ void add_program_flags(CLI::App& cmd, LaunchFlags& a) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd.add_flag("--literal", a.program.literal, "compile with -G: every access the source writes, unoptimised");
   cmd.add_flag("--show-local", a.program.show_local, "with --literal: also record the threads' local frames (-G's stack)");
+  cmd.add_option("--record-launches", a.program.record_launches,
+                 "on the emulated device: each kernel's first N launches are recorded, later ones only run, counted and "
+                 "timed, on all cores (default 3; 0: all)")
+      ->type_name("N");
   cmd.add_option("--timeout", a.program.timeout_seconds, "seconds before the program is stopped (default 120)")->type_name("S");
   cmd.add_option("--flops", a.program.flops,
                  "on the GPU: each launch's flops, for GFLOP/s and % of cuBLAS (\"2*N*N*N\": numbers, + - * / ( ) and the "

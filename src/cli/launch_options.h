@@ -21,8 +21,8 @@ struct LaunchFlags {
   std::string blocks;                // "0-3,7", "all"; empty: the command's default
   std::string backend = "auto";
   // A user's program instead of a catalog kernel (kWithProgram): --program FILE.cu, --nvcc
-  // FLAG, --arg A, --literal, --show-local, --timeout S, --flops EXPR, --bytes EXPR, typed
-  // straight into the options program::run takes.
+  // FLAG, --arg A, --literal, --show-local, --record-launches N, --timeout S, --flops EXPR,
+  // --bytes EXPR, typed straight into the options program::run takes.
   program::Options program;
   bool no_time = false;              // --no-time: on the GPU, trace only (no timing run)
   CLI::Option* size_opt = nullptr;   // given at all (an empty value is an error, not "default")

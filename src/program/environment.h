@@ -20,7 +20,9 @@
   X(trace, "WARPSCOPE_TRACE", Runtime, Setting, "", "the trace file written when the program ends (unset: none)") \
   X(source, "WARPSCOPE_SOURCE", Runtime, Setting, "",                                                            \
     "the program's .cu file, whose cudaMalloc(&name, ...) calls name its allocations")                          \
-  X(max_records, "WARPSCOPE_MAX_RECORDS", Runtime, Setting, "2000000", "warp instructions recorded, all launches") \
+  X(max_records, "WARPSCOPE_MAX_RECORDS", Runtime, Setting, "2000000", "warp instructions recorded, per launch")  \
+  X(record_launches, "WARPSCOPE_RECORD_LAUNCHES", Runtime, Setting, "3",                                         \
+    "launches of each kernel recorded; later ones run unrecorded on all cores, only counted and timed (0: all)") \
   X(hide_local, "WARPSCOPE_HIDE_LOCAL", Runtime, Setting, "0",                                                   \
     "1: local-memory accesses go unrecorded (-G's stack traffic)")                                              \
   X(gpu_trace, "WARPSCOPE_GPU_TRACE", Tracer, Setting, "",                                                       \

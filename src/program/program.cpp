@@ -609,7 +609,8 @@ Result run(const Options& o) {
   if (const char* old = std::getenv("LD_LIBRARY_PATH")) ld += std::string(":") + old;
   std::vector<std::string> env_all{ld, env::entry(env::Var::ptx, ptx), env::entry(env::Var::trace, trace_path),
                                    env::entry(env::Var::source, src),
-                                   env::entry(env::Var::max_records, std::to_string(o.max_records))};
+                                   env::entry(env::Var::max_records, std::to_string(o.max_records)),
+                                   env::entry(env::Var::record_launches, std::to_string(o.record_launches))};
   if (o.literal && !o.show_local) env_all.push_back(env::entry(env::Var::hide_local, "1"));  // -G's stack traffic
   c = run_built(exe, o, env_all, dir.path, r, t1);
   if (WIFSIGNALED(c.status) && !fs::exists(trace_path))

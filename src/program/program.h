@@ -44,7 +44,8 @@ struct Options {
   std::vector<std::string> args;          // the program's own arguments
   bool literal = false;                   // -G: every access the source writes
   bool show_local = false;                // record the threads' local frames even in literal mode
-  uint64_t max_records = 2'000'000;       // records past this are counted, not kept
+  uint64_t max_records = 2'000'000;       // records of one launch past this are counted, not kept
+  uint64_t record_launches = 3;           // on the emulator, each kernel's first N launches are recorded (0: all)
   double timeout_seconds = 120;           // the program is stopped after this
   bool echo = true;                       // the program's stdout/stderr pass through
   // Where the kernels run: "emulator" (warpscope's emulated device, no GPU needed), "gpu"

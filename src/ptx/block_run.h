@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,6 +34,14 @@ class BlockRun {
 
   // Runs block `block` to its end; returns the lane accesses it made.
   uint64_t run(uint32_t block);
+
+  // From now on nothing is recorded (no records, sites or arrays added to the trace); with
+  // `atomics`, other workers run blocks of the same launch at once, and every atomic
+  // holds it.
+  void unrecorded(std::mutex* atomics) {
+    record_ = false;
+    atomics_ = atomics;
+  }
 
  private:
   struct Warp {
@@ -155,6 +164,8 @@ class BlockRun {
   std::string device_string(const Insn& in, uint64_t a, uint32_t w, int l);
   uint32_t device_printf(const Insn& in, uint64_t fmt_addr, uint64_t args, uint32_t w, int l);
 
+  bool record_ = true;
+  std::mutex* atomics_ = nullptr;  // held by each warp's atomics while other workers run
   Device& d_;
   const Kernel& k_;
   const KernelLaunch& a_;

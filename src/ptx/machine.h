@@ -3,12 +3,15 @@
 // step. A warp runs the instruction of its lowest program counter with the lanes that
 // stand there (the others wait: divergence, and reconvergence where the paths meet); the
 // warps of a block run in turn between barriers. Every global, shared, local and constant
-// access becomes one warp-level record through trace::Builder, attributed to its array.
+// access of a recorded launch becomes one warp-level record through trace::Builder,
+// attributed to its array; a kernel's launches after its first few run unrecorded, their
+// blocks spread over every core, only counted and timed.
 // Engine: a user's program on the CPU (its PTX interpreted; the 2×2 of engines: session/capture.h).
 #pragma once
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -85,14 +88,19 @@ class Device {
   // Whether accesses to the threads' local frames are recorded (a -G build's stack
   // traffic is hidden unless asked for).
   void record_local(bool on) { record_local_ = on; }
+  // How many launches of each kernel are recorded (0: all); later ones run unrecorded: the
+  // same interpreter with no records, on `threads` workers (0: one per core).
+  void record_launches(uint64_t first) { record_first_ = first; }
+  void threads(uint32_t n) { threads_ = n; }
   // A module variable's device address (__device__ / __constant__), 0 when none.
   uint64_t symbol(const std::string& name) const;
   // The allocation that holds `addr` (its name), "" when none.
   std::string owner(uint64_t addr) const;
 
-  // Runs one launch to its end, recording through `b` (a launch is begun there).
-  // `budget` caps the warp instructions (a kernel that never ends). Throws Fault.
-  // Returns the lane accesses executed.
+  // Runs one launch to its end, recording through `b` (a launch is begun there; an
+  // unrecorded one has no blocks and no records). `budget` caps the warp instructions (a
+  // kernel that never ends). Throws Fault: on several workers, the fault of the lowest
+  // block, as one worker would have met it first. Returns the lane accesses executed.
   uint64_t launch(const KernelLaunch& a, trace::Builder& b, uint64_t budget = kInstructionBudget);
 
   // Trace file index of a .file number (files are added to the trace on first use).
@@ -110,6 +118,8 @@ class Device {
   friend class BlockRun;
   Alloc* find(uint64_t addr, uint64_t bytes);
   uint32_t buffer_of(Alloc& a, trace::Builder& b);
+  uint64_t run_recorded(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
+  uint64_t run_unrecorded(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
 
   Module module_;
   std::map<uint64_t, std::unique_ptr<Alloc>> allocs_;  // by base
@@ -118,6 +128,10 @@ class Device {
   std::vector<uint64_t> global_values_;                  // per Module::globals: an operand's value
   trace::Trace* buffers_for_ = nullptr;                  // the trace buffer ids refer to
   bool record_local_ = true;
+  uint64_t record_first_ = 0;                            // launches of a kernel recorded (0: all)
+  std::map<std::string, uint64_t> launched_;             // per kernel: its launches so far
+  uint32_t threads_ = 0;                                 // workers of an unrecorded launch (0: a core each)
+  std::mutex atomics_;                                   // global atomics across workers
 };
 
 }  // namespace ws::ptx

@@ -1,7 +1,9 @@
 // src/ptx/memory.cpp — loads, stores and atomics of a warp: addresses resolved through
 // the state spaces and the generic windows to the array that holds them (an access outside
 // every array faults with the GPU's kind of message), the block's shared window and local
-// frames, and each warp-level access recorded for the trace with its site and array.
+// frames, and each warp-level access recorded for the trace with its site and array (in a
+// recorded launch; an unrecorded one only runs, its global atomics held against the other
+// workers').
 #include <cstring>
 
 #include "ptx/block_run.h"
@@ -41,7 +43,7 @@ BlockRun::Where BlockRun::resolve(const Insn& in, Space sp, uint64_t a, uint32_t
       // The shared array that holds it (lanes mostly share the previous access's), or the
       // padding between arrays.
       const size_t i = shared_array(a, shared_hint_);
-      r.buffer = shared_buffer(i);
+      r.buffer = record_ ? shared_buffer(i) : trace::kNoBuffer;
       r.offset = i < shared_range_.size() ? a - shared_range_[i].first : a;
       return r;
     }
@@ -49,7 +51,7 @@ BlockRun::Where BlockRun::resolve(const Insn& in, Space sp, uint64_t a, uint32_t
       if (a + bytes > k_.local_bytes) fault(in, w, lane, "local frame", int64_t(a), k_.local_bytes);
       r.p = local_.data() + size_t(w * 32 + uint32_t(lane)) * k_.local_bytes + a;
       r.space = trace::Space::Local;
-      r.buffer = local_buffer();
+      r.buffer = record_ ? local_buffer() : trace::kNoBuffer;
       // Local memory interleaved across the warp as the hardware lays it out, here by the
       // access's width: the same word of the 32 lanes is contiguous.
       const uint64_t width = std::max<uint32_t>(4, bytes);
@@ -92,7 +94,7 @@ BlockRun::Where BlockRun::resolve(const Insn& in, Space sp, uint64_t a, uint32_t
       }
       r.p = al->ptr + (a - al->base);
       r.space = al->space;
-      r.buffer = d_.buffer_of(*al, b_);
+      r.buffer = record_ ? d_.buffer_of(*al, b_) : trace::kNoBuffer;
       r.offset = a - al->base;
       return r;
     }
@@ -188,6 +190,7 @@ trace::WarpAccess BlockRun::warp_access(uint32_t pc, const Insn& in, uint32_t w,
 
 // One warp-level memory instruction: the lanes' accesses as one record.
 void BlockRun::record(uint32_t pc, const Insn& in, trace::Op op, uint32_t bytes, uint32_t exec, const Where* where, uint32_t w) {
+  if (!record_) return;
   int first = std::countr_zero(exec);
   if (where[first].buffer == trace::kNoBuffer) return;  // parameter reads are not memory traffic
   if (where[first].space == trace::Space::Local && !d_.record_local_) return;
@@ -220,34 +223,46 @@ bool BlockRun::memory_one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_
   uint32_t buffer;
   trace::Space space;
   const int first = std::countr_zero(exec);
+  // The lanes' addresses, the operand read once: written through the pointers below, the
+  // register file would otherwise be read again for every lane.
+  uint64_t at[32];
+  {
+    const uint64_t base = uint64_t(ao.imm) + (ao.has_symbol ? symval(ao.symbol) : 0);
+    if (ao.has_reg) {
+      const uint64_t* R = &reg(w, ao.reg, 0);
+      for (int l = 0; l < 32; ++l) at[l] = base + R[l];
+    } else {
+      std::fill_n(at, 32, base);
+    }
+  }
   if (in.space == Space::Shared) {
     // The array this instruction reached last time, else the first lane's.
     size_t& h = pc_shared_[pc];
-    if (shared_array(addr(ao, w, first), h) == shared_range_.size()) return false;
+    if (shared_array(at[first], h) == shared_range_.size()) return false;
     const auto [lo, hi] = shared_range_[h];
     for (uint32_t m = exec; m; m &= m - 1) {
       const int l = std::countr_zero(m);
-      const uint64_t a = addr(ao, w, l);
+      const uint64_t a = at[l];
       if (a < lo || a + bytes > hi) return false;
       offs[l] = uint32_t(a - lo);
       ptr[l] = shared_.data() + a;
     }
-    buffer = shared_buffer(h);
+    buffer = record_ ? shared_buffer(h) : trace::kNoBuffer;
     space = trace::Space::Shared;
   } else {
     Device::Alloc*& al = pc_alloc_[pc];
-    const uint64_t a0 = addr(ao, w, first);
+    const uint64_t a0 = at[first];
     if (!al || al->freed || a0 < al->base || a0 + bytes > al->base + al->bytes) al = d_.find(a0, bytes);
     if (!al || al->space != trace::Space::Global) return false;
     const uint64_t lo = al->base, hi = al->base + al->bytes;
     for (uint32_t m = exec; m; m &= m - 1) {
       const int l = std::countr_zero(m);
-      const uint64_t a = addr(ao, w, l);
+      const uint64_t a = at[l];
       if (a < lo || a + bytes > hi) return false;
       offs[l] = uint32_t(a - lo);
       ptr[l] = al->ptr + (a - lo);
     }
-    buffer = d_.buffer_of(*al, b_);
+    buffer = record_ ? d_.buffer_of(*al, b_) : trace::kNoBuffer;
     space = trace::Space::Global;
   }
   // Element by element (a vector's registers in turn), each with its own width's copy.
@@ -268,11 +283,15 @@ bool BlockRun::memory_one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_
         const uint32_t r = d.kind == Operand::Vec ? d.vec[i] : d.reg;
         if (r == kSink) continue;
         uint64_t* R = &reg(w, r, 0);
-        for (uint32_t m = exec; m; m &= m - 1) {
-          const int l = std::countr_zero(m);
+        auto load = [&](int l) {
           E v;
           std::memcpy(&v, ptr[l] + i * sizeof(E), sizeof(E));
-          R[l] = sx ? uint64_t(sext(in.type, v)) : uint64_t(v);
+          return v;
+        };
+        if (sx) {
+          for (uint32_t m = exec; m; m &= m - 1) R[std::countr_zero(m)] = uint64_t(sext(in.type, load(std::countr_zero(m))));
+        } else {
+          for (uint32_t m = exec; m; m &= m - 1) R[std::countr_zero(m)] = uint64_t(load(std::countr_zero(m)));
         }
       }
     });
@@ -290,6 +309,7 @@ bool BlockRun::memory_one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_
       }
     });
   }
+  if (!record_) return true;
   if (exec != ~0u)
     for (uint32_t m = ~exec; m; m &= m - 1) offs[std::countr_zero(m)] = 0;
   trace::WarpAccess acc = warp_access(pc, in, w, exec, space, is_ld ? trace::Op::Load : trace::Op::Store, bytes, buffer);
@@ -369,6 +389,11 @@ void BlockRun::atomics(const Insn& in, uint32_t w, uint32_t exec, const Where* w
   const Operand& co = in.o[3];
   const uint32_t eb = type_bytes(t);
   const uint64_t mask = width_mask(t);
+  // Other workers' blocks may reach the same words of global memory (a block's shared
+  // memory is its own).
+  bool global = false;
+  for (uint32_t m = atomics_ ? exec : 0; m; m &= m - 1) global |= where[std::countr_zero(m)].space != trace::Space::Shared;
+  std::unique_lock<std::mutex> hold = global ? std::unique_lock<std::mutex>(*atomics_) : std::unique_lock<std::mutex>();
   for (uint32_t m = exec; m; m &= m - 1) {  // lane order: one at a time, as the hardware serialises them
     const int l = std::countr_zero(m);
     uint64_t old = 0;

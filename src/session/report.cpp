@@ -252,6 +252,81 @@ nlohmann::ordered_json launch_json(const Session& s, int64_t step) {
   return j;
 }
 
+// Whether two launches are alike: the same kernel, grid, block and dynamic shared memory.
+bool alike(const trace::Launch& a, const trace::Launch& b) {
+  return a.kernel == b.kernel && a.grid == b.grid && a.block == b.block && a.dynamic_shared_bytes == b.dynamic_shared_bytes;
+}
+
+// How many sessions of `shown` from `i` on are unrecorded launches alike, one after another
+// in the program (0 when shown[i] was recorded): the report gives them one line.
+size_t unrecorded_run(const std::vector<std::shared_ptr<const Session>>& shown, size_t i) {
+  const trace::Launch& first = shown[i]->trace().launch();
+  if (first.recorded || shown[i]->counted()) return 0;
+  size_t n = 1;
+  while (i + n < shown.size() && shown[i + n]->launch() == shown[i]->launch() + n) {
+    const trace::Launch& l = shown[i + n]->trace().launch();
+    if (l.recorded || !alike(l, first)) break;
+    ++n;
+  }
+  return n;
+}
+
+// What a run of unrecorded launches stands for: the figures summed, and the last recorded
+// launch alike before it (the one whose report they share), 0 when none.
+struct UnrecordedRun {
+  uint32_t first = 0, last = 0;  // numbered from 1
+  uint32_t as = 0;
+  uint64_t lane_accesses = 0;
+  double seconds = 0;
+};
+UnrecordedRun unrecorded_of(const std::vector<std::shared_ptr<const Session>>& shown, size_t i, size_t n) {
+  UnrecordedRun r;
+  r.first = shown[i]->launch() + 1;
+  r.last = shown[i + n - 1]->launch() + 1;
+  for (size_t k = i; k < i + n; ++k) {
+    r.lane_accesses += shown[k]->trace().launch().lane_accesses;
+    r.seconds += shown[k]->trace().launch().seconds;
+  }
+  const auto& all = shown[i]->whole_trace().launches;
+  for (uint32_t k = shown[i]->launch(); k-- > 0;)
+    if (all[k].recorded && alike(all[k], shown[i]->trace().launch())) {
+      r.as = k + 1;
+      break;
+    }
+  return r;
+}
+
+// "launches 4–301: MatrixMulCUDA<32> ×298, as launch 3 (not recorded: …)".
+std::string unrecorded_text(const std::vector<std::shared_ptr<const Session>>& shown, size_t i, size_t n) {
+  const UnrecordedRun r = unrecorded_of(shown, i, n);
+  const trace::Launch& l = shown[i]->trace().launch();
+  std::string out = n > 1 ? "launches  " + std::to_string(r.first) + "–" + std::to_string(r.last)
+                          : "launch    " + std::to_string(r.first);
+  out += ": " + l.kernel + " ×" + std::to_string(n);
+  out += r.as ? ", as launch " + std::to_string(r.as) : ", grid " + dim_text(l.grid) + " × block " + dim_text(l.block);
+  char figures[96];
+  std::snprintf(figures, sizeof figures, " (not recorded: %llu lane accesses in %.3f s)\n", (unsigned long long)r.lane_accesses,
+                r.seconds);
+  return out + figures;
+}
+
+nlohmann::ordered_json unrecorded_json(const std::vector<std::shared_ptr<const Session>>& shown, size_t i, size_t n) {
+  const UnrecordedRun r = unrecorded_of(shown, i, n);
+  const trace::Launch& l = shown[i]->trace().launch();
+  nlohmann::ordered_json j;
+  j["launches"] = {r.first, r.last};
+  j["count"] = n;
+  j["kernel"] = l.kernel;
+  j["grid"] = {l.grid.x, l.grid.y, l.grid.z};
+  j["block"] = {l.block.x, l.block.y, l.block.z};
+  j["dynamic_shared_bytes"] = l.dynamic_shared_bytes;
+  j["recorded"] = false;
+  j["as_launch"] = r.as ? nlohmann::ordered_json(r.as) : nlohmann::ordered_json(nullptr);
+  j["lane_accesses"] = r.lane_accesses;
+  j["seconds"] = r.seconds;
+  return j;
+}
+
 // Where a program's GPU times come from, as the reports say it.
 std::string times_from(const GpuTimes& g) { return g.this_run ? "this run" : "the replay pack, recorded " + g.date; }
 
@@ -259,9 +334,17 @@ std::string times_from(const GpuTimes& g) { return g.this_run ? "this run" : "th
 
 std::string report_text(const std::vector<std::shared_ptr<const Session>>& shown, int64_t step) {
   std::ostringstream out;
+  bool unrecorded_before = false;  // the previous entry was a line of unrecorded launches
   for (size_t i = 0; i < shown.size(); ++i) {
     const Session& s = *shown[i];
+    if (const size_t n = unrecorded_run(shown, i)) {
+      out << (i && !unrecorded_before ? "\n" : "") << unrecorded_text(shown, i, n);
+      i += n - 1;
+      unrecorded_before = true;
+      continue;
+    }
     if (i) out << "\n";
+    unrecorded_before = false;
     header_text(out, s);
     out << analysis::report_text(s.trace(), s.report());
     if (std::string lines = source_lines_text(s); !lines.empty()) out << "\n" << lines;
@@ -303,7 +386,14 @@ std::string report_json(const std::vector<std::shared_ptr<const Session>>& shown
     j["gpu_times_from"] = times_from(g);
   }
   j["launches"] = json::array();
-  for (const auto& one : shown) j["launches"].push_back(launch_json(*one, step));
+  for (size_t i = 0; i < shown.size(); ++i) {
+    if (const size_t n = unrecorded_run(shown, i)) {
+      j["launches"].push_back(unrecorded_json(shown, i, n));
+      i += n - 1;
+    } else {
+      j["launches"].push_back(launch_json(*shown[i], step));
+    }
+  }
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

@@ -28,9 +28,12 @@ std::string request_json(const Session& s, uint64_t step);
 
 // The text report of `shown` (launches of one trace): per launch its header, sites,
 // epochs, source lines and, with `step` >= 0, that request; then a program's GPU times.
+// Unrecorded launches alike, one after another, make one line ("launches 4–301:
+// MatrixMulCUDA<32> ×298, as launch 3 (not recorded: …)").
 std::string report_text(const std::vector<std::shared_ptr<const Session>>& shown, int64_t step);
 // The JSON report (version 2): what recorded the trace, the DRAM model, the check, and one
-// entry per launch in `shown`; one line.
+// entry per launch in `shown` (one per run of unrecorded launches alike: "launches" [first,
+// last], "count", "as_launch"); one line.
 std::string report_json(const std::vector<std::shared_ptr<const Session>>& shown, int64_t step);
 
 }  // namespace ws::session

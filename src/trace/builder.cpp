@@ -1,3 +1,5 @@
+// src/trace/builder.cpp — the builder's tables, its per-launch record cap, and the grouping of
+// lane streams into warp records (builder.h).
 #include "trace/builder.h"
 
 #include <stdexcept>
@@ -41,6 +43,9 @@ Builder::Builder(Trace& out, uint64_t max_records, bool keep)
                    uint32_t(i));
   }
   if (!out.launches.empty()) launch_ = uint32_t(out.launches.size() - 1);
+  // Records already there of the launch still open count against its cap.
+  launch_first_ = out.records.size();
+  while (launch_first_ && out.records[launch_first_ - 1].launch == launch_) --launch_first_;
   resolve_ = [this](uint32_t key) { return catalog_key_site(key); };
 }
 
@@ -61,6 +66,7 @@ uint32_t Builder::add_shared(std::string name, uint32_t elem_bytes, uint64_t row
 uint32_t Builder::begin_launch(Launch l) {
   t_->launches.push_back(std::move(l));
   launch_ = uint32_t(t_->launches.size() - 1);
+  launch_first_ = t_->records.size();
   return launch_;
 }
 

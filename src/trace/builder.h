@@ -3,7 +3,8 @@
 // executed into warp-level records: either records the backend grouped already (one warp
 // instruction of a lock-step interpreter, the GPU recorder's merged logs), or the lane
 // streams of one warp between two barriers, grouped here by the SIMT rule of grouping.h.
-// It also keeps the record cap: records past it are counted in the launch, never kept.
+// It also keeps the record cap, per launch: records past it are counted in their launch,
+// never kept, so that a first kernel that fills its cap leaves the next one its own.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -36,8 +37,8 @@ struct WarpAccess {
 class Builder {
  public:
   // Fills `out`, which may already hold files and global arrays (a catalog trace's head).
-  // Records past `max_records` (or every record when `keep` is false) are counted as
-  // dropped in their launch.
+  // Records of one launch past `max_records` (or every record when `keep` is false) are
+  // counted as dropped in their launch.
   explicit Builder(Trace& out, uint64_t max_records = ~uint64_t(0), bool keep = true);
 
   Trace& trace() { return *t_; }
@@ -79,8 +80,8 @@ class Builder {
   bool add(const WarpAccess& a);
   // Counts `n` records that were executed but not kept.
   void drop(uint64_t n) { launch().dropped_records += n; }
-  // Whether the next record would be kept.
-  bool room() const { return keep_ && t_->records.size() < max_records_; }
+  // Whether the next record would be kept (the current launch is under its cap).
+  bool room() const { return keep_ && t_->records.size() - launch_first_ < max_records_; }
 
   // One warp's lane streams between two barriers (or the warp's end), grouped into
   // records: lane l executed entries [first[l], end[l]), each (key << 32 | offset), keys
@@ -94,7 +95,7 @@ class Builder {
   // Room for `n` more records (at most up to the cap), so that a backend that can tell
   // how many are coming spares the trace's growth.
   void expect(uint64_t n) {
-    if (keep_) t_->records.reserve(size_t(std::min<uint64_t>(max_records_, t_->records.size() + n)));
+    if (keep_) t_->records.reserve(size_t(launch_first_ + std::min<uint64_t>(max_records_, t_->records.size() - launch_first_ + n)));
   }
 
  private:
@@ -111,6 +112,7 @@ class Builder {
   uint64_t max_records_;
   bool keep_;
   uint32_t launch_ = 0;
+  size_t launch_first_ = 0;  // the current launch's first record (the cap counts from it)
   std::unordered_map<SiteKey, uint32_t, SiteKeyHash> sites_;
   std::unordered_map<uint32_t, KeySite> keys_;
   std::function<KeySite(uint32_t)> resolve_;

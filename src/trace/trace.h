@@ -124,6 +124,9 @@ struct Launch {
   // lane accesses executed and seconds of emulation; 0 when not measured.
   uint64_t lane_accesses = 0;
   double seconds = 0;
+  // False for a launch run on the fast path (a kernel's launches after its first few): its
+  // grid, block and figures are kept, no blocks and no records.
+  bool recorded = true;
   bool operator==(const Launch&) const = default;
   // Block coordinates of a linear block id.
   Dim3 block_coords(uint32_t linear) const;

@@ -87,6 +87,7 @@ std::string metadata(const Trace& t) {
     j["dropped_records"] = l.dropped_records;
     if (l.lane_accesses) j["lane_accesses"] = l.lane_accesses;
     if (l.seconds > 0) j["seconds"] = l.seconds;
+    if (!l.recorded) j["recorded"] = false;  // absent in older files: every launch was recorded
     m["launches"].push_back(std::move(j));
   }
   m["timings_json"] = t.timings_json;
@@ -323,6 +324,10 @@ Launch read_launch(const json& m) {
   if (auto it = m.find("seconds"); it != m.end()) {
     if (!it->is_number() || !(it->get<double>() >= 0)) corrupted("metadata 'seconds' is not a duration");
     l.seconds = it->get<double>();
+  }
+  if (auto it = m.find("recorded"); it != m.end()) {
+    if (!it->is_boolean()) corrupted("metadata 'recorded' is not true or false");
+    l.recorded = it->get<bool>();
   }
   return l;
 }

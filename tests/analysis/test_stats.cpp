@@ -205,3 +205,32 @@ TEST_CASE("report_json survives source text that is not valid UTF-8") {
   CHECK(j["sites"][0]["sectors"] == 4);
   CHECK(j["epochs"][0]["arrays"]["M"]["channel_fraction"] == 1.0);
 }
+
+TEST_CASE("the text table has a row per source line, array, operation and width, its instructions counted") {
+  auto t = make();
+  // Line 20 unrolled into three shared loads of 4 bytes (two LDS, one LDS.U), a 16-byte
+  // one beside them (another width: its own row), and a global load on line 21.
+  t.sites = {site(20, 1, trace::Space::Shared, trace::Op::Load), site(20, 1, trace::Space::Shared, trace::Op::Load),
+             site(20, 1, trace::Space::Shared, trace::Op::Load), site(20, 1, trace::Space::Shared, trace::Op::Load, 16),
+             site(21, 0, trace::Space::Global, trace::Op::Load)};
+  const char* names[] = {"LDS", "LDS.U", "LDS", "LDS.128", "LDG.E"};
+  for (size_t i = 0; i < t.sites.size(); ++i) t.sites[i].instruction = names[i];
+  t.records.push_back(warp(0, 0, [](uint32_t l) { return 4 * l; }));    // 1 wavefront
+  t.records.push_back(warp(1, 0, [](uint32_t l) { return 128 * l; }));  // 32-way: 32 wavefronts
+  t.records.push_back(warp(2, 0, [](uint32_t l) { return 4 * l; }));    // 1 wavefront
+  t.records.push_back(warp(3, 0, [](uint32_t l) { return 16 * l; }));
+  t.records.push_back(warp(4, 0, [](uint32_t l) { return 4 * l; }));    // 4 sectors
+  const auto rep = analysis::analyze(t, textbook());
+  const std::string text = analysis::report_text(t, rep);
+  MESSAGE(text);
+  // One row for line 20's 4-byte loads: 3 requests, (1 + 32 + 1) / 3 wavefronts each, the
+  // worst of them (32-way) kept.
+  CHECK(text.find("3 instructions: 2 LDS + 1 LDS.U") != std::string::npos);
+  CHECK(text.find("11.33 wavefronts (1)") != std::string::npos);
+  CHECK(text.find("32-way") != std::string::npos);
+  CHECK(text.find("LDS.128") != std::string::npos);
+  CHECK(text.find("LDG.E") != std::string::npos);
+  size_t rows = 0;
+  for (size_t p = text.find("\n  20  tile"); p != std::string::npos; p = text.find("\n  20  tile", p + 1)) ++rows;
+  CHECK(rows == 2);  // the 4-byte row and the 16-byte row
+}

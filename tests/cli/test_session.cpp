@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <regex>
 
 #include "session/bench.h"
@@ -327,4 +328,46 @@ TEST_CASE("copy --set vec=4 against copy: a quarter of the requests, the same se
   CHECK(one.sectors * 32 == one.useful);  // every fetched byte used: one sector per 32 useful bytes
   CHECK(four.sectors == one.sectors);
   CHECK(two.sectors == one.sectors);
+}
+
+TEST_CASE("a report gives unrecorded launches alike one line, and one JSON entry") {
+  auto t = std::make_shared<trace::Trace>();
+  t->provenance.backend = "emulator";
+  auto add = [&](const char* kernel, uint32_t gx, bool recorded, uint64_t lanes, double secs) {
+    trace::Launch l;
+    l.kernel = kernel;
+    l.grid = {gx, 1, 1};
+    l.block = {256, 1, 1};
+    l.recorded = recorded;
+    l.lane_accesses = lanes;
+    l.seconds = secs;
+    if (recorded) l.blocks = {0};
+    t->launches.push_back(l);
+  };
+  add("warmup", 4, true, 10, 0.5);
+  add("mm<32>", 8, true, 100, 0.25);
+  add("mm<32>", 8, false, 100, 0.125);
+  add("mm<32>", 8, false, 100, 0.125);
+  add("mm<32>", 8, false, 100, 0.125);
+  add("mm<32>", 16, false, 200, 0.25);  // another grid: not alike, no recorded twin
+  const analysis::DramModel dram;
+  std::vector<std::shared_ptr<const session::Session>> shown;
+  for (uint32_t i = 0; i < t->launches.size(); ++i) shown.push_back(session::Session::from_trace(t, dram, i));
+  const std::string text = session::report_text(shown, -1);
+  MESSAGE(text);
+  CHECK(text.find("launches  3–5: mm<32> ×3, as launch 2 (not recorded: 300 lane accesses in 0.375 s)\n") !=
+        std::string::npos);
+  CHECK(text.find("launch    6: mm<32> ×1, grid (16, 1, 1) × block (256, 1, 1) (not recorded: 200 lane accesses in 0.250 s)\n") !=
+        std::string::npos);
+  CHECK(text.find("kernel    mm<32>") != std::string::npos);  // launch 2 in full
+  const auto j = nlohmann::json::parse(session::report_json(shown, -1));
+  REQUIRE(j["launches"].size() == 4);
+  const auto& run = j["launches"][2];
+  CHECK(run["launches"] == nlohmann::json::array({3, 5}));
+  CHECK(run["count"] == 3);
+  CHECK(run["as_launch"] == 2);
+  CHECK(run["recorded"] == false);
+  CHECK(run["lane_accesses"] == 300);
+  CHECK(j["launches"][3]["as_launch"].is_null());
+  CHECK(j["launches"][3]["grid"] == nlohmann::json::array({16, 1, 1}));
 }

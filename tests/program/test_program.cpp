@@ -18,6 +18,7 @@
 
 #include "analysis/analysis.h"
 #include "program/program.h"
+#include "session/report.h"
 #include "session/session.h"
 #include "session/worker.h"
 
@@ -434,4 +435,35 @@ TEST_CASE("matmul_tiled.cu equals catalog matmul_tiled (tile 16) warp by warp: i
     REQUIRE(a.size() == b.size());
     CHECK(same_warps(a, b, !literal) == a.size());  // -O3 reorders; the requests stay the same
   }
+}
+
+TEST_CASE("tests/programs/timing_loop.cu: a kernel's first launches recorded, the rest run unrecorded and reported as one line") {
+  if (!can_run()) return;
+  program::Options o = opts("timing_loop.cu");
+  o.record_launches = 2;
+  program::Result r = program::run(o);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("6 launches of accumulate: correct") != std::string::npos);
+  REQUIRE(r.trace.launches.size() == 6);
+  for (size_t i = 0; i < 6; ++i) {
+    const trace::Launch& l = r.trace.launches[i];
+    CHECK(l.recorded == (i < 2));
+    CHECK(l.blocks.size() == (i < 2 ? 40u : 0u));  // (5000 + 127) / 128 blocks
+    CHECK(l.lane_accesses == r.trace.launches[0].lane_accesses);
+  }
+  for (const trace::Record& rec : r.trace.records) CHECK(rec.launch < 2);
+  // The report: launches 1 and 2 in full, the other four one line.
+  session::LaunchSpec spec;
+  spec.program = o;
+  spec.backend = "emulator";
+  auto first = session::record_session(spec);
+  std::vector<std::shared_ptr<const session::Session>> shown;
+  for (uint32_t i = 0; i < first->launches(); ++i) shown.push_back(first->of_launch(i, analysis::DramModel{}));
+  const std::string text = session::report_text(shown, -1);
+  CHECK(text.find("launches  3–6: accumulate ×4, as launch 2 (not recorded: ") != std::string::npos);
+  // 0 records every launch.
+  o.record_launches = 0;
+  program::Result all = program::run(o);
+  REQUIRE(all.trace.launches.size() == 6);
+  for (const trace::Launch& l : all.trace.launches) CHECK(l.recorded);
 }

@@ -1,0 +1,161 @@
+// A program's many launches on the emulated device: each kernel's first few recorded, the
+// rest run unrecorded on several workers with the same results, atomics and faults as on
+// one, and the record cap counted per launch.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+
+#include "ptx/machine.h"
+#include "ptx/ptx.h"
+#include "trace/wstrace.h"
+
+using namespace ws;
+
+namespace {
+
+std::string fixture(const std::string& name) {
+  std::ifstream f("tests/ptx/fixtures/" + name, std::ios::binary);
+  REQUIRE_MESSAGE(f.good(), "missing fixture " << name);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+template <class... T>
+std::vector<uint8_t> pack(const ptx::Kernel& k, T... args) {
+  std::vector<uint8_t> p(k.param_bytes, 0);
+  const std::vector<uint64_t> vals{uint64_t(args)...};
+  REQUIRE(vals.size() == k.params.size());
+  for (size_t i = 0; i < vals.size(); ++i) std::memcpy(p.data() + k.params[i].offset, &vals[i], k.params[i].bytes);
+  return p;
+}
+
+// The reduction fixture over n values i % 7 - 3 on `threads` workers, every launch after the
+// first unrecorded: the total of `launches` launches into one counter (an atomic per block).
+long long reduce_total(uint32_t workers, int n, int launches, trace::Trace& t) {
+  ptx::Device dev;
+  dev.load(ptx::parse(fixture("reduce.ptx")));
+  dev.record_launches(1);
+  dev.threads(workers);
+  std::vector<int> h(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) h[size_t(i)] = i % 7 - 3;
+  const uint64_t din = dev.malloc(uint64_t(n) * 4, "d_in"), dtot = dev.malloc(4, "d_total");
+  REQUIRE(dev.to_device(din, h.data(), uint64_t(n) * 4));
+  const ptx::Kernel& k = dev.module().kernels.at(0);
+  trace::Builder bld(t);
+  const uint32_t threads = 128, blocks = uint32_t((n + threads * 2 - 1) / (threads * 2));
+  for (int i = 0; i < launches; ++i) dev.launch({k.name, {blocks, 1, 1}, {threads, 1, 1}, threads * 4, pack(k, din, dtot, n)}, bld);
+  int got = 0;
+  REQUIRE(dev.to_host(&got, dtot, 4));
+  return got;
+}
+
+}  // namespace
+
+TEST_CASE("a kernel's launches after its first few run unrecorded: listed with their figures, results exact") {
+  ptx::Device dev;
+  dev.load(ptx::parse(fixture("vector_add.ptx")));
+  dev.record_launches(2);
+  const int n = 1000;
+  std::vector<float> a(n), b(n), c(n, -1);
+  std::iota(a.begin(), a.end(), 0.0f);
+  for (int i = 0; i < n; ++i) b[size_t(i)] = 2.0f * float(i);
+  const uint64_t da = dev.malloc(n * 4, "d_a"), db = dev.malloc(n * 4, "d_b"), dc = dev.malloc(n * 4, "d_c");
+  REQUIRE(dev.to_device(da, a.data(), n * 4));
+  REQUIRE(dev.to_device(db, b.data(), n * 4));
+  const ptx::Kernel& k = dev.module().kernels.at(0);
+  trace::Trace t;
+  trace::Builder bld(t);
+  for (int i = 0; i < 4; ++i) {
+    dev.memset(dc, 0, n * 4);
+    CHECK(dev.launch({k.name, {4, 1, 1}, {256, 1, 1}, 0, pack(k, da, db, dc, n)}, bld) == 3 * n);
+    REQUIRE(dev.to_host(c.data(), dc, n * 4));
+    for (int j = 0; j < n; ++j) REQUIRE(c[size_t(j)] == 3.0f * float(j));
+  }
+  REQUIRE(t.launches.size() == 4);
+  // 1000 threads in warps of 32: 32 warps (the last with 8 lanes), three accesses each.
+  const size_t per_launch = 32 * 3;
+  CHECK(t.records.size() == 2 * per_launch);
+  for (size_t i = 0; i < 4; ++i) {
+    const trace::Launch& l = t.launches[i];
+    CHECK(l.recorded == (i < 2));
+    CHECK(l.blocks.size() == (i < 2 ? 4u : 0u));
+    CHECK(l.lane_accesses == 3u * n);
+    CHECK(l.grid.x == 4);
+    CHECK(l.block.x == 256);
+  }
+  for (const trace::Record& r : t.records) CHECK(r.launch < 2);
+  // What the trace file keeps of it, and a file without the field reads as recorded.
+  const std::string path = (std::filesystem::temp_directory_path() / "ws_test_unrecorded.wstrace").string();
+  trace::write_trace(t, path);
+  const trace::Trace back = trace::read_trace(path);
+  std::filesystem::remove(path);
+  REQUIRE(back.launches.size() == 4);
+  CHECK(back.launches[1].recorded);
+  CHECK_FALSE(back.launches[2].recorded);
+  CHECK(back.launches[3].lane_accesses == 3u * n);
+  CHECK(back.records.size() == t.records.size());
+}
+
+TEST_CASE("unrecorded launches on several workers: atomics exact, the trace as on one worker") {
+  const int n = 300'000;  // 1172 blocks, one atomicAdd each
+  long long want = 0;
+  for (int i = 0; i < n; ++i) want += i % 7 - 3;
+  trace::Trace one, four;
+  CHECK(reduce_total(1, n, 5, one) == 5 * want);
+  CHECK(reduce_total(4, n, 5, four) == 5 * want);
+  REQUIRE(one.launches.size() == four.launches.size());
+  for (auto* t : {&one, &four})
+    for (auto& l : t->launches) l.seconds = 0;  // the one figure that may differ
+  CHECK(one.launches == four.launches);
+  CHECK(one.records == four.records);
+  CHECK(one.sites.size() == four.sites.size());
+  CHECK(one.buffers.size() == four.buffers.size());
+  CHECK(four.launches[4].lane_accesses == four.launches[0].lane_accesses);
+}
+
+TEST_CASE("a fault in an unrecorded launch on several workers is the one a single worker meets") {
+  auto fault_of = [](uint32_t workers) {
+    ptx::Device dev;
+    dev.load(ptx::parse(fixture("vector_add.ptx")));
+    dev.record_launches(1);
+    dev.threads(workers);
+    const uint64_t da = dev.malloc(1000 * 4, "d_a"), db = dev.malloc(1000 * 4, "d_b"), dc = dev.malloc(1000 * 4, "d_c");
+    const ptx::Kernel& k = dev.module().kernels.at(0);
+    trace::Trace t;
+    trace::Builder bld(t);
+    dev.launch({k.name, {4, 1, 1}, {256, 1, 1}, 0, pack(k, da, db, dc, 1000)}, bld);  // recorded, in bounds
+    // 64 blocks of 64 threads over n = 4096, the arrays 1000 long: block 15 is the first past them.
+    try {
+      dev.launch({k.name, {64, 1, 1}, {64, 1, 1}, 0, pack(k, da, db, dc, 4096)}, bld);
+    } catch (const ptx::Fault& f) {
+      return std::string(f.what());
+    }
+    return std::string("no fault");
+  };
+  const std::string one = fault_of(1);
+  CHECK(one.find("out-of-bounds access to 'd_") != std::string::npos);
+  CHECK(one.find("(thread 40,0 of block 15,0)") != std::string::npos);
+  for (int i = 0; i < 5; ++i) CHECK(fault_of(4) == one);
+}
+
+TEST_CASE("the record cap holds per launch: a first launch that fills it leaves the next its own") {
+  ptx::Device dev;
+  dev.load(ptx::parse(fixture("vector_add.ptx")));
+  const int n = 1000;
+  const uint64_t da = dev.malloc(n * 4, "d_a"), db = dev.malloc(n * 4, "d_b"), dc = dev.malloc(n * 4, "d_c");
+  const ptx::Kernel& k = dev.module().kernels.at(0);
+  trace::Trace t;
+  trace::Builder bld(t, 40);
+  for (int i = 0; i < 2; ++i) dev.launch({k.name, {4, 1, 1}, {256, 1, 1}, 0, pack(k, da, db, dc, n)}, bld);
+  REQUIRE(t.launches.size() == 2);
+  CHECK(t.records.size() == 80);
+  for (uint32_t l = 0; l < 2; ++l) {
+    CHECK(t.launches[l].dropped_records == 96 - 40);
+    CHECK(std::count_if(t.records.begin(), t.records.end(), [&](const trace::Record& r) { return r.launch == l; }) == 40);
+  }
+}
