@@ -19,7 +19,7 @@
     "the PTX the program's kernels run from, compiled beside the program (required)")                           \
   X(trace, "WARPSCOPE_TRACE", Runtime, Setting, "", "the trace file written when the program ends (unset: none)") \
   X(source, "WARPSCOPE_SOURCE", Runtime, Setting, "",                                                            \
-    "the program's .cu file, whose cudaMalloc(&name, ...) calls name its allocations")                          \
+    "a program run by hand without host debug lines: its text's cudaMalloc(&name) calls name its allocations, in order") \
   X(max_records, "WARPSCOPE_MAX_RECORDS", Runtime, Setting, "2000000", "warp instructions recorded, all launches") \
   X(hide_local, "WARPSCOPE_HIDE_LOCAL", Runtime, Setting, "0",                                                   \
     "1: local-memory accesses go unrecorded (-G's stack traffic)")                                              \
