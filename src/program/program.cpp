@@ -294,7 +294,45 @@ std::string find_nvcc() {
   return "";
 }
 
+void drop_unused_toolkit_arrays(trace::Trace& t) {
+  // nvcc's own module variables ($str: printf's formats) are arrays to the emulated device
+  // but nothing the program wrote: where no access reaches them, the arrays list leaves
+  // them out.
+  std::vector<bool> used(t.buffers.size(), false);
+  for (const trace::Record& r : t.records) {
+    if (r.buffer < used.size()) used[r.buffer] = true;
+    if (r.lanes)
+      for (uint32_t b : *r.lanes)
+        if (b < used.size()) used[b] = true;
+  }
+  for (const trace::Site& s : t.sites)
+    if (s.buffer < used.size()) used[s.buffer] = true;
+  std::vector<uint32_t> to(t.buffers.size(), trace::kNoBuffer);
+  std::vector<trace::Buffer> kept;
+  for (size_t i = 0; i < t.buffers.size(); ++i) {
+    if (!used[i] && !t.buffers[i].name.empty() && t.buffers[i].name[0] == '$') continue;
+    to[i] = uint32_t(kept.size());
+    kept.push_back(std::move(t.buffers[i]));
+  }
+  if (kept.size() == t.buffers.size()) {
+    t.buffers = std::move(kept);
+    return;
+  }
+  t.buffers = std::move(kept);
+  auto moved = [&](uint32_t b) { return b < to.size() ? to[b] : b; };
+  for (trace::Record& r : t.records) {
+    r.buffer = moved(r.buffer);
+    if (r.lanes) {
+      auto lanes = std::make_shared<trace::LaneBuffers>(*r.lanes);
+      for (uint32_t& b : *lanes) b = moved(b);
+      r.lanes = std::move(lanes);
+    }
+  }
+  for (trace::Site& s : t.sites) s.buffer = moved(s.buffer);
+}
+
 void finish_trace(trace::Trace& t, const std::string& main_file) {
+  drop_unused_toolkit_arrays(t);
   // The program's own file first (reports name lines of other files by their file).
   for (size_t i = 1; i < t.files.size(); ++i) {
     if (t.files[i].name != main_file) continue;
@@ -668,7 +706,9 @@ Result run_emulated(const Options& o) {
   const std::string rt = runtime_dir();
   TempDir dir;
   const std::string src = fs::absolute(o.source).string();
-  const std::string exe = dir.path + "/program", ptx = dir.path + "/program.ptx";
+  // Named after its first source, as the user's own build would name it: programs print
+  // argv[0] ("template Starting...").
+  const std::string exe = dir.path + "/" + fs::path(o.source).stem().string(), ptx = dir.path + "/program.ptx";
   std::vector<std::string> common{r.nvcc, "-arch=sm_90", "-lineinfo", o.literal ? "-G" : "-O3"};
   common.insert(common.end(), files.both.begin(), files.both.end());
   for (const std::string& d : files.dropped) r.notes.push_back(d + " left out: the emulated device builds for sm_90");

@@ -169,7 +169,12 @@ std::string name_at_line(const std::string& text, uint32_t line, const std::stri
 bool host_file(const std::string& arg);
 
 // Finishes a program's trace as the child wrote it: the program's own file (`main_file`,
-// as nvcc named it) becomes file 0; every file gets its text, every site its line's code.
+// as nvcc named it) becomes file 0; every file gets its text, every site its line's code;
+// the toolkit's arrays no access reaches (drop_unused_toolkit_arrays) leave the list.
 void finish_trace(trace::Trace& t, const std::string& main_file);
+
+// Removes the arrays nvcc made for itself ($-named: printf's format strings) that no record
+// or site reaches, every later array's index moved down.
+void drop_unused_toolkit_arrays(trace::Trace& t);
 
 }  // namespace ws::program

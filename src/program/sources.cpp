@@ -97,7 +97,7 @@ std::string merge_ptx(const std::vector<std::string>& texts) {
   static const std::regex loc(R"(^(\s*\.loc\s+)(\d+)(.*)$)");
   static const std::regex inlined(R"(inlined_at\s+(\d+))");
   static const std::regex dollar(R"(\$[A-Za-z0-9_$]+)");
-  static const std::regex extern_decl(R"(^\s*\.extern\s+\.func\b.*?([A-Za-z_$][A-Za-z0-9_$]*)\s*\()");
+  static const std::regex extern_decl(R"(^\s*\.extern\s+\.func\b(?:\s*\([^)]*\))?\s*([A-Za-z_$][A-Za-z0-9_$]*))");
   std::ostringstream out;
   uint32_t file_base = 0;
   std::set<std::string> externs;

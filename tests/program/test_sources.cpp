@@ -160,8 +160,10 @@ TEST_CASE("a program in four files: both .cu files' kernels run and print, array
   // (main.cpp's one cudaMalloc) would name them wrongly.
   CHECK(array_of(r.trace, "add.cu", trace::Op::Store) == "d_out");
   CHECK(array_of(r.trace, "scale.cu", trace::Op::Store) == "bufs[i]");
+  const std::set<std::string> named{"d_out", "bufs[i]"};
+  // printf's formats ($str, $str_m1: one per module) are read by the kernels' printf.
   for (const trace::Buffer& b : r.trace.buffers)
-    if (b.space == trace::Space::Global) CHECK(std::set<std::string>{"d_out", "bufs[i]"}.count(b.name) == 1);
+    if (b.space == trace::Space::Global && b.name[0] != '$') CHECK_MESSAGE(named.count(b.name) == 1, b.name);
   CHECK(r.trace.files[0].name == std::filesystem::absolute("tests/programs/multi/scale.cu").string());
   CHECK(program::last_ending().kind.empty());
 }
@@ -194,4 +196,36 @@ TEST_CASE("a program stopped at its timeout keeps what it printed; a kernel faul
   } catch (const program::Error& e) {
     CHECK(e.kind == "compile");
   }
+}
+
+TEST_CASE("nvcc's own arrays that nothing reaches leave the list; the others keep their records") {
+  trace::Trace t;
+  for (const char* n : {"$str", "d_a", "$str_m1", "d_b"}) {
+    trace::Buffer b;
+    b.name = n;
+    t.buffers.push_back(b);
+  }
+  trace::Site s;
+  s.buffer = 3;
+  t.sites.push_back(s);
+  trace::Record r;
+  r.buffer = 1;
+  trace::LaneBuffers lanes;
+  lanes.fill(3);
+  lanes[0] = 1;
+  r.lanes = std::make_shared<const trace::LaneBuffers>(lanes);
+  t.records.push_back(r);
+  trace::Record used_str;
+  used_str.buffer = 2;  // a kernel that reads $str_m1 itself keeps it
+  t.records.push_back(used_str);
+  program::drop_unused_toolkit_arrays(t);
+  REQUIRE(t.buffers.size() == 3);
+  CHECK(t.buffers[0].name == "d_a");
+  CHECK(t.buffers[1].name == "$str_m1");
+  CHECK(t.buffers[2].name == "d_b");
+  CHECK(t.sites[0].buffer == 2);
+  CHECK(t.records[0].buffer == 0);
+  CHECK(t.records[0].buffer_of(0) == 0);
+  CHECK(t.records[0].buffer_of(5) == 2);
+  CHECK(t.records[1].buffer == 1);
 }
