@@ -26,6 +26,19 @@ struct UsageError : std::runtime_error {
 // throws: main prints its one line after what the command printed), 2 bad input.
 constexpr int kExitFailure = 1;
 constexpr int kExitBadInput = 2;
+// `run`'s own: the program did not compile, a kernel faulted (or the module did not load),
+// a kernel was stopped as an endless loop, the program ran past its timeout. Otherwise
+// `run` exits with the program's own status.
+constexpr int kExitCompile = 3;
+constexpr int kExitFault = 4;
+constexpr int kExitEndlessLoop = 5;
+constexpr int kExitTimeout = 124;
+
+// A failure with its own exit status: one line for the user, then exit `code`.
+struct ExitError : std::runtime_error {
+  ExitError(int code, const std::string& what) : std::runtime_error(what), code(code) {}
+  int code;
+};
 
 // A command added to the application; run() is called once the command line is parsed
 // and returns the exit code.
@@ -42,6 +55,11 @@ Command add_bench(CLI::App& app);
 // `warpscope run prog.cu [NVCC FLAGS] [-- ARGS]`: the user's CUDA program, on this machine's GPU
 // where there is one (--backend auto), else on the emulated device.
 Command add_run(CLI::App& app);
+// `run`'s words as a user types them (after `run`) made into the command's own: sources and
+// nvcc flags (-I dir, -Idir, -D X=1, -lcublas) become --nvcc=WORD, every word after `--` (and
+// a plain word that is no file) --arg=WORD, so nothing the program takes is mistaken for an
+// option. `run` is the command, whose options are kept as given.
+std::vector<std::string> run_words(const CLI::App& run, const std::vector<std::string>& words);
 
 // What `warpscope` does when no command is given.
 int no_command(const CLI::App& app);

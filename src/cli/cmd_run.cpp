@@ -20,7 +20,6 @@ namespace {
 
 struct RunOptions {
   cli::LaunchFlags launch;         // the program and its flags (--nvcc, --arg, --literal, --timeout)
-  std::vector<std::string> args;  // after --
   std::string format = "text";
   std::string kernel;
   std::string out;
@@ -33,19 +32,28 @@ struct RunOptions {
   CLI::App* cmd = nullptr;
 };
 
+// The program's ending as an exit status: a kernel the emulated device stopped, else the
+// program's own status.
+int exit_status() {
+  const program::Ending e = program::last_ending();
+  if (e.kind == "fault") return kExitFault;
+  if (e.kind == "stopped") return kExitEndlessLoop;
+  return e.exit_code;
+}
+
+// A program error as the exit status its kind has.
+[[noreturn]] void rethrow(const program::Error& e) {
+  std::cerr << e.output;  // what a stopped program printed, where it was kept rather than echoed
+  if (e.kind == "compile") throw ExitError(kExitCompile, e.what());
+  if (e.kind == "timeout") throw ExitError(kExitTimeout, e.what());
+  if (e.kind == "load") throw ExitError(kExitFault, e.what());
+  if (e.kind == "input") throw ExitError(kExitBadInput, e.what());
+  throw;
+}
+
 int run(const RunOptions& o) {
   const Format f = parse_format(o.format);
   session::LaunchSpec spec = cli::spec_of(o.launch);
-  // What CLI11 did not know is nvcc's, up to `--`; the program's own arguments follow it.
-  bool after = false;
-  for (const std::string& f : o.cmd->remaining()) {
-    if (f == "--" && !after) after = true;
-    else (after ? spec.program.args : spec.program.nvcc_flags).push_back(f);
-  }
-  for (const std::string& a : o.args) {
-    // The program's host-only files (prog_cpu.cpp, a library) are built with it.
-    (program::host_file(a) ? spec.program.nvcc_flags : spec.program.args).push_back(a);
-  }
   spec.max_records = o.max_records;
   // The three levels compare whole blocks: on a GPU the record cap stops many blocks part
   // way (they run at once), so --levels records the first four unless told otherwise.
@@ -53,7 +61,16 @@ int run(const RunOptions& o) {
   spec.program.echo = f == Format::Text;  // JSON keeps stdout for itself
   spec.dram = dram_from_sets(o.set).preset;
   const session::ResolvedLaunch launch = session::resolve(spec);
-  std::shared_ptr<const session::Session> first = session::record_session(launch, spec);
+  std::shared_ptr<const session::Session> first;
+  try {
+    first = session::record_session(launch, spec);
+  } catch (const program::Error& e) {
+    rethrow(e);
+  }
+  const program::Ending ending = program::last_ending();
+  if (!ending.kind.empty())
+    std::cerr << "warpscope: " << (ending.kind == "fault" ? "a kernel faulted: " : "a kernel was stopped: ") << ending.message
+              << "\n";
   if (!o.out.empty()) {
     trace::write_trace(first->whole_trace(), o.out);
     std::cerr << "warpscope: wrote " << first->whole_trace().launches.size() << " launches to " << o.out << "\n";
@@ -85,11 +102,11 @@ int run(const RunOptions& o) {
       ptx = session::record_session(session::resolve(e), e);
     } else if (!o.sass.empty()) {
       print_levels(ptx->whole_trace(), trace::read_trace(o.sass), o.sass);
-      return 0;
+      return exit_status();
     } else if (first->hardware()) {
       // The replay pack's SASS trace of a program of that name, as the session found it.
       print_levels(ptx->whole_trace(), *first->hardware(), "the replay pack");
-      return 0;
+      return exit_status();
     } else {
       const std::string stem = std::filesystem::path(spec.program.source).stem().string();
       throw UsageError("--levels: no SASS trace of " + stem +
@@ -97,20 +114,56 @@ int run(const RunOptions& o) {
     }
     print_levels(ptx->whole_trace(), gpu->whole_trace(), sass_from);
   }
-  return 0;
+  return exit_status();
 }
 
 }  // namespace
+
+std::vector<std::string> run_words(const CLI::App& run, const std::vector<std::string>& words) {
+  std::vector<std::string> out;
+  bool program = false;
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (w == "--") {
+      for (size_t k = i + 1; k < words.size(); ++k) out.push_back("--arg=" + words[k]);
+      break;
+    }
+    const std::string name = w.substr(0, w.find('='));
+    const CLI::Option* own = w.rfind("--", 0) == 0 ? run.get_option_no_throw(name) : nullptr;
+    if (own || w == "-h" || w == "--help") {
+      out.push_back(w);
+      if (own && name == w && own->get_type_size() != 0 && i + 1 < words.size()) out.push_back(words[++i]);
+      continue;
+    }
+    if (w.size() > 1 && w[0] == '-') {
+      out.push_back("--nvcc=" + w);
+      if (program::nvcc_takes_value(w) && i + 1 < words.size()) out.push_back("--nvcc=" + words[++i]);
+      continue;
+    }
+    const std::string ext = std::filesystem::path(w).extension().string();
+    if (!program && ext == ".cu") {
+      out.push_back(w);
+      program = true;
+    } else if (std::filesystem::exists(w) ||
+               (ext == ".cu" || ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".c" || ext == ".o" || ext == ".a")) {
+      out.push_back("--nvcc=" + w);  // a source: split_sources says when it is missing
+    } else {
+      out.push_back("--arg=" + w);  // a plain word before --: the program's, as it always was
+    }
+  }
+  return out;
+}
 
 Command add_run(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand(
       "run", "compile your own CUDA program with nvcc, run it on the emulated device (or this machine's GPU), report every launch");
   o->cmd = cmd;
-  cmd->allow_extras();
-  cmd->add_option("program", o->launch.program.source, "the .cu file (its host-only .cpp/.c files may follow it)")->required()->type_name("PROG.cu");
+  cmd->add_option("program", o->launch.program.source,
+                  "the program's first .cu file (its other .cu, .cpp, .c, .o and .a files may follow it)")
+      ->required()
+      ->type_name("PROG.cu");
   cli::add_program_flags(*cmd, o->launch);
-  cmd->add_option("args", o->args, "the program's own arguments, after --")->type_name("ARGS");
   cmd->add_option("--launch", o->launch_number, "only launch K (from 1)")->type_name("K")->check(CLI::PositiveNumber);
   cmd->add_option("--kernel", o->kernel, "only the launches of this kernel (\"transposeTiled\")")->type_name("NAME");
   cmd->add_option("--format", o->format, "text|json (default text)")->type_name("FORMAT");
@@ -132,9 +185,14 @@ Command add_run(CLI::App& app) {
   o->launch.blocks_opt = cmd->add_option("--blocks", o->launch.blocks, "with the GPU: the blocks to record, one range (0-3; default all)")
       ->type_name("LO-HI");
   cmd->footer(
-      "nvcc flags (-I, -D, -std=...; -arch is the GPU's, sm_90 on the emulated device) pass through; the program's own\n"
-      "arguments follow --.\n"
-      "Example: warpscope run tests/programs/transpose.cu --kernel transposeTiled -- 64");
+      "Before --, words warpscope does not know are nvcc's, as nvcc takes them: sources (.cu; .cpp/.c/.o/.a for the\n"
+      "host), -I dir, -Idir, -D X=1, -std=c++17, -use_fast_math, -Xcompiler X, -lcublas, -L dir; -arch and -gencode\n"
+      "are left out (the emulated device builds for sm_90, a GPU for itself); -o, -c and -ptx are refused. After --,\n"
+      "every word is the program's own argument, whatever it starts with.\n"
+      "Exit status: the program's own; 3 it did not compile, 4 a kernel faulted (an access out of bounds, a failed\n"
+      "assert) or its module did not load, 5 a kernel was stopped as an endless loop, 124 the program ran past\n"
+      "--timeout and was stopped (what it printed is kept), 2 bad input, 1 another failure.\n"
+      "Example: warpscope run histogram64.cu histogram256.cu main.cpp -I Common -- -n=64");
   return {cmd, [o] { return run(*o); }};
 }
 

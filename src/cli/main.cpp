@@ -56,6 +56,13 @@ int main(int argc, char** argv) {
       }
       if (!known) return fail(kExitBadInput, "unknown command '" + args[0] + "': allowed " + names);
     }
+    if (args[0] == "run")
+      for (const Command& c : commands)
+        if (c.app->get_name() == "run") {
+          std::vector<std::string> words = run_words(*c.app, {args.begin() + 1, args.end()});
+          words.insert(words.begin(), "run");
+          args = std::move(words);
+        }
     std::reverse(args.begin(), args.end());  // CLI11 takes them last first
     app.parse(args);
     for (const Command& c : commands)
@@ -72,6 +79,8 @@ int main(int argc, char** argv) {
     return 0;
   } catch (const CLI::ParseError& e) {
     return fail(kExitBadInput, e.what());
+  } catch (const ExitError& e) {
+    return fail(e.code, e.what());
   } catch (const UsageError& e) {
     return fail(kExitBadInput, e.what());
   } catch (const ws::session::InputError& e) {

@@ -19,7 +19,7 @@
     "the PTX the program's kernels run from, compiled beside the program (required)")                           \
   X(trace, "WARPSCOPE_TRACE", Runtime, Setting, "", "the trace file written when the program ends (unset: none)") \
   X(source, "WARPSCOPE_SOURCE", Runtime, Setting, "",                                                            \
-    "the program's .cu file, whose cudaMalloc(&name, ...) calls name its allocations")                          \
+    "a program run by hand without host debug lines: its text's cudaMalloc(&name) calls name its allocations, in order") \
   X(max_records, "WARPSCOPE_MAX_RECORDS", Runtime, Setting, "2000000", "warp instructions recorded, per launch")  \
   X(record_launches, "WARPSCOPE_RECORD_LAUNCHES", Runtime, Setting, "3",                                         \
     "launches of each kernel recorded; later ones run unrecorded on all cores, only counted and timed (0: all)") \

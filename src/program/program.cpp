@@ -5,6 +5,7 @@
 #include "program/program.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -14,6 +15,7 @@
 #include <cctype>
 #include <chrono>
 #include <map>
+#include <mutex>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -24,6 +26,7 @@
 
 #include "program/environment.h"
 #include "program/timing.h"
+#include "ptx/ptx.h"
 #include "sass/import.h"
 #include "trace/assets.h"
 #include "trace/wstrace.h"
@@ -44,25 +47,30 @@ struct Child {
   int status = 0;
   bool timed_out = false;
   std::string output;  // captured stdout + stderr (when not echoed)
+  std::string errors;  // its stderr as passed through (when echoed and teed)
 };
 
 // A child process started with extra environment entries, its output to `log_path` when
-// captured.
+// captured; else, with `tee`, its stderr passed through a pipe so that the emulated
+// device's lines can be read as they go by.
 struct Started {
   pid_t pid = -1;
   bool capture = false;
   std::string log_path;
+  int err_fd = -1;  // the read end of the stderr pipe, when teed
 };
 
 Started start(const std::vector<std::string>& argv, const std::vector<std::string>& env, bool capture,
-              const std::string& log_path = "") {
+              const std::string& log_path = "", bool tee = false) {
   Started s;
   s.capture = capture;
   s.log_path = log_path;
-  int out_fd = -1;
+  int out_fd = -1, err_pipe[2] = {-1, -1};
   if (capture) {
     out_fd = ::open(log_path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0600);
     if (out_fd < 0) throw Error("cannot write " + log_path);
+  } else if (tee && ::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    throw Error("cannot start " + argv[0] + ": no pipe");
   }
   // Everything the child needs is built before fork: a threaded parent's child may only
   // make async-signal-safe calls until exec. The environment is this one with `env` over it.
@@ -88,18 +96,41 @@ Started start(const std::vector<std::string>& argv, const std::vector<std::strin
       ::dup2(out_fd, 1);
       ::dup2(out_fd, 2);
     }
+    if (err_pipe[1] >= 0) ::dup2(err_pipe[1], 2);
     ::execvpe(a[0], a.data(), envp.data());
     if (::write(2, kCannot, sizeof kCannot - 1) < 0) {}
     ::_exit(127);
   }
   if (out_fd >= 0) ::close(out_fd);
+  if (err_pipe[1] >= 0) {
+    ::close(err_pipe[1]);
+    s.err_fd = err_pipe[0];
+  }
   return s;
+}
+
+// Passes on what the child wrote to its stderr pipe, waiting up to `ms` for some; false at
+// its end.
+bool pass_errors(int fd, std::string& kept, int ms) {
+  pollfd p{fd, POLLIN, 0};
+  if (::poll(&p, 1, ms) <= 0) return true;
+  char buf[4096];
+  const ssize_t n = ::read(fd, buf, sizeof buf);
+  if (n <= 0) return false;
+  kept.append(buf, size_t(n));
+  for (ssize_t at = 0; at < n;) {
+    const ssize_t w = ::write(2, buf + at, size_t(n - at));
+    if (w <= 0) break;
+    at += w;
+  }
+  return true;
 }
 
 // Waits for a started child up to `timeout` seconds (then kills its process group).
 Child wait(const Started& s, double timeout) {
   Child c;
   const auto t0 = std::chrono::steady_clock::now();
+  bool open = s.err_fd >= 0;
   for (;;) {
     const pid_t r = ::waitpid(s.pid, &c.status, WNOHANG);
     if (r == s.pid) break;
@@ -109,7 +140,14 @@ Child wait(const Started& s, double timeout) {
       c.timed_out = true;
       break;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    if (open) open = pass_errors(s.err_fd, c.errors, 2);
+    else std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  // What is left in the pipe; a process the program left running may hold it open, so
+  // only what is there now.
+  if (s.err_fd >= 0) {
+    for (pollfd p{s.err_fd, POLLIN, 0}; open && ::poll(&p, 1, 0) > 0;) open = pass_errors(s.err_fd, c.errors, 0);
+    ::close(s.err_fd);
   }
   if (s.capture) c.output = read_file(s.log_path);
   return c;
@@ -134,12 +172,15 @@ std::string first_error_line(const std::string& log) {
 // nvcc's failure as an Error: its first error line, and every message.
 Error build_error(const std::string& log) {
   std::vector<Diagnostic> d = parse_diagnostics(log);
+  std::string line = first_error_line(log);
   for (const Diagnostic& x : d)
     if (x.severity == "error") {
-      std::string line = x.file + "(" + std::to_string(x.line) + "): error: " + x.message;
-      return Error(line, std::move(d));
+      line = x.file + "(" + std::to_string(x.line) + "): error: " + x.message;
+      break;
     }
-  return Error(first_error_line(log), std::move(d));
+  Error e(line, std::move(d));
+  e.kind = "compile";
+  return e;
 }
 
 
@@ -253,7 +294,45 @@ std::string find_nvcc() {
   return "";
 }
 
+void drop_unused_toolkit_arrays(trace::Trace& t) {
+  // nvcc's own module variables ($str: printf's formats) are arrays to the emulated device
+  // but nothing the program wrote: where no access reaches them, the arrays list leaves
+  // them out.
+  std::vector<bool> used(t.buffers.size(), false);
+  for (const trace::Record& r : t.records) {
+    if (r.buffer < used.size()) used[r.buffer] = true;
+    if (r.lanes)
+      for (uint32_t b : *r.lanes)
+        if (b < used.size()) used[b] = true;
+  }
+  for (const trace::Site& s : t.sites)
+    if (s.buffer < used.size()) used[s.buffer] = true;
+  std::vector<uint32_t> to(t.buffers.size(), trace::kNoBuffer);
+  std::vector<trace::Buffer> kept;
+  for (size_t i = 0; i < t.buffers.size(); ++i) {
+    if (!used[i] && !t.buffers[i].name.empty() && t.buffers[i].name[0] == '$') continue;
+    to[i] = uint32_t(kept.size());
+    kept.push_back(std::move(t.buffers[i]));
+  }
+  if (kept.size() == t.buffers.size()) {
+    t.buffers = std::move(kept);
+    return;
+  }
+  t.buffers = std::move(kept);
+  auto moved = [&](uint32_t b) { return b < to.size() ? to[b] : b; };
+  for (trace::Record& r : t.records) {
+    r.buffer = moved(r.buffer);
+    if (r.lanes) {
+      auto lanes = std::make_shared<trace::LaneBuffers>(*r.lanes);
+      for (uint32_t& b : *lanes) b = moved(b);
+      r.lanes = std::move(lanes);
+    }
+  }
+  for (trace::Site& s : t.sites) s.buffer = moved(s.buffer);
+}
+
 void finish_trace(trace::Trace& t, const std::string& main_file) {
+  drop_unused_toolkit_arrays(t);
   // The program's own file first (reports name lines of other files by their file).
   for (size_t i = 1; i < t.files.size(); ++i) {
     if (t.files[i].name != main_file) continue;
@@ -376,17 +455,61 @@ std::vector<std::string> argv_of(const std::string& exe, const Options& o) {
   return argv;
 }
 
-// Runs the built program `exe` with its arguments and `env`, timing it into `r` from `t1`;
-// throws Error when it runs past the timeout.
+// `name` found on PATH ("" when not).
+std::string on_path(const std::string& name) {
+  const char* p = std::getenv("PATH");
+  std::istringstream dirs(p ? p : "");
+  for (std::string d; std::getline(dirs, d, ':');)
+    if (!d.empty() && ::access((d + "/" + name).c_str(), X_OK) == 0) return d + "/" + name;
+  return "";
+}
+
+}  // namespace
+
+Ending ending_of(const std::string& text) {
+  Ending e;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) {
+    const bool ours = l.rfind("warpscope: ", 0) == 0;
+    const std::string m = ours ? l.substr(11) : l;
+    if (ours && m.find("warp instructions (an endless loop?)") != std::string::npos) {
+      e.kind = "stopped";
+    } else if ((ours && (m.find("out-of-bounds access") != std::string::npos || m.find("not supported yet") != std::string::npos ||
+                         m.find("recursion (") != std::string::npos || m.find("nested more than") != std::string::npos)) ||
+               (l.find("] Assertion `") != std::string::npos && l.find("` failed.") != std::string::npos)) {
+      e.kind = "fault";
+    } else {
+      continue;
+    }
+    e.message = m;
+    break;  // the first: a fault is sticky, later launches fail on it
+  }
+  return e;
+}
+
+namespace {
+
+std::mutex last_mu;
+Ending last;
+
+// Runs the built program `exe` with its arguments and `env`, timing it into `r` from `t1`
+// and reading what the emulated device stopped; throws Error when it runs past the timeout.
 Child run_built(const std::string& exe, const Options& o, const std::vector<std::string>& env, const std::string& dir,
                 Result& r, std::chrono::steady_clock::time_point t1) {
-  Child c = spawn(argv_of(exe, o), env, o.timeout_seconds, !o.echo, dir + "/program.out");
+  std::vector<std::string> argv = argv_of(exe, o);
+  // The C library keeps a program's stdout in a block buffer when it is not a terminal: a
+  // program stopped at the timeout would lose all it printed. Line by line, it keeps it.
+  if (const std::string sb = on_path("stdbuf"); !sb.empty()) argv.insert(argv.begin(), {sb, "-oL"});
+  Child c = wait(start(argv, env, !o.echo, dir + "/program.out", true), o.timeout_seconds);
   r.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   r.output = c.output;
+  r.ending = ending_of(o.echo ? c.errors : c.output);
   if (c.timed_out) {
     char secs[32];
     std::snprintf(secs, sizeof secs, "%.0f", o.timeout_seconds);
-    throw Error("the program did not finish within " + std::string(secs) + " s and was stopped");
+    Error e("the program did not finish within " + std::string(secs) + " s and was stopped", std::string("timeout"));
+    e.output = c.output;
+    throw e;
   }
   return c;
 }
@@ -445,19 +568,18 @@ Result run_gpu(const Options& o, const std::string& device, const std::string& a
     src = fs::absolute(o.source).string();
     exe = dir.path + "/program";
     std::vector<std::string> build{r.nvcc, "-arch=sm_" + arch, "-lineinfo", o.literal ? "-G" : "-O3"};
-    std::vector<std::string> host_files;
-    for (const std::string& f : o.nvcc_flags) {
-      if (host_file(f)) host_files.push_back(fs::absolute(f).string());
-      else build.push_back(f);
-    }
+    const SourceSplit files = split_sources(o);
+    build.insert(build.end(), files.both.begin(), files.both.end());
+    for (const std::string& d : files.dropped) r.notes.push_back(d + " left out: the program is built for this GPU, sm_" + arch);
     // The PTX too, at once: it names each kernel's shared arrays.
     std::vector<std::string> toptx = build;
     toptx.push_back("-ptx");
     toptx.push_back(src);
     toptx.push_back("-o");
     toptx.push_back(dir.path + "/program.ptx");
-    build.push_back(src);
-    for (const std::string& f : host_files) build.push_back(f);
+    for (const std::string& d : files.device) build.push_back(fs::absolute(d).string());
+    build.insert(build.end(), files.host.begin(), files.host.end());
+    build.insert(build.end(), files.link.begin(), files.link.end());
     build.push_back("-o");
     build.push_back(exe);
     const Started ptx = start(toptx, {}, true, dir.path + "/ptx.log");
@@ -535,9 +657,112 @@ Result run_gpu(const Options& o, const std::string& device, const std::string& a
   return r;
 }
 
+// Each .cu file's PTX beside the host build, which takes them all with the host files:
+// the device code as one module at `ptx` (merge_ptx), the program at `exe`.
+void build_emulated(const SourceSplit& files, const std::vector<std::string>& common, const std::string& dir,
+                    const std::string& exe, const std::string& ptx) {
+  // The host code with its debug lines: the runtime names each allocation by the line of
+  // the program that called it.
+  std::vector<std::string> build = common;
+  for (const char* a : {"-g", "-cudart", "shared"}) build.push_back(a);
+  for (const std::string& d : files.device) build.push_back(fs::absolute(d).string());
+  build.insert(build.end(), files.host.begin(), files.host.end());
+  build.insert(build.end(), files.link.begin(), files.link.end());
+  build.push_back("-o");
+  build.push_back(exe);
+  if (files.device.size() == 1 && build_in_parallel(build, dir, ptx)) return;
+  // The plain way: every compilation at once (they share nothing but the sources).
+  const Started host = start(build, {}, true, dir + "/nvcc.log");
+  std::vector<Started> device;
+  std::vector<std::string> modules;
+  for (size_t i = 0; i < files.device.size(); ++i) {
+    std::vector<std::string> toptx = common;
+    modules.push_back(dir + "/module" + std::to_string(i) + ".ptx");
+    for (const std::string& a : {std::string("-ptx"), fs::absolute(files.device[i]).string(), std::string("-o"), modules.back()})
+      toptx.push_back(a);
+    device.push_back(start(toptx, {}, true, modules.back() + ".log"));
+  }
+  const Child c = wait(host, 300);
+  std::vector<Child> d;
+  for (const Started& x : device) d.push_back(wait(x, 300));
+  if (c.timed_out || !WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0) throw build_error(c.output);
+  std::vector<std::string> texts;
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (d[i].timed_out || !WIFEXITED(d[i].status) || WEXITSTATUS(d[i].status) != 0) throw build_error(d[i].output);
+    texts.push_back(read_file(modules[i]));
+  }
+  std::ofstream(ptx, std::ios::binary) << merge_ptx(texts);
+}
+
+// The program built for the emulated device and run against warpscope's libcudart.so.13.
+Result run_emulated(const Options& o) {
+  if (!fs::exists(o.source)) throw Error("no such file: " + o.source);
+  const SourceSplit files = split_sources(o);
+  Result r;
+  r.nvcc = find_nvcc();
+  if (r.nvcc.empty())
+    throw Error("nvcc was not found ($CUDA_HOME/bin, /usr/local/cuda/bin or PATH): install the CUDA toolkit to run your own "
+                "programs (no GPU needed); the catalog's kernels work without it");
+  const std::string rt = runtime_dir();
+  TempDir dir;
+  const std::string src = fs::absolute(o.source).string();
+  // Named after its first source, as the user's own build would name it: programs print
+  // argv[0] ("template Starting...").
+  const std::string exe = dir.path + "/" + fs::path(o.source).stem().string(), ptx = dir.path + "/program.ptx";
+  std::vector<std::string> common{r.nvcc, "-arch=sm_90", "-lineinfo", o.literal ? "-G" : "-O3"};
+  common.insert(common.end(), files.both.begin(), files.both.end());
+  for (const std::string& d : files.dropped) r.notes.push_back(d + " left out: the emulated device builds for sm_90");
+  const auto t0 = std::chrono::steady_clock::now();
+  build_emulated(files, common, dir.path, exe, ptx);
+  const auto t1 = std::chrono::steady_clock::now();
+  r.compile_seconds = std::chrono::duration<double>(t1 - t0).count();
+
+  const std::string trace_path = dir.path + "/program.wstrace";
+  std::string ld = "LD_LIBRARY_PATH=" + rt;
+  if (const char* old = std::getenv("LD_LIBRARY_PATH")) ld += std::string(":") + old;
+  std::vector<std::string> env_all{ld, env::entry(env::Var::ptx, ptx), env::entry(env::Var::trace, trace_path),
+                                   env::entry(env::Var::max_records, std::to_string(o.max_records)),
+                                   env::entry(env::Var::record_launches, std::to_string(o.record_launches))};
+  if (o.literal && !o.show_local) env_all.push_back(env::entry(env::Var::hide_local, "1"));  // -G's stack traffic
+  const Child c = run_built(exe, o, env_all, dir.path, r, t1);
+  r.exit_code = WIFEXITED(c.status) ? WEXITSTATUS(c.status) : 128 + WTERMSIG(c.status);
+  if (!fs::exists(trace_path)) {
+    // The runtime writes the trace once it has loaded the module: a module it could not
+    // load is said as such (the runtime's own line has already gone by).
+    try {
+      (void)ptx::parse(read_file(ptx), "program.ptx");
+    } catch (const std::exception& e) {
+      throw Error(std::string("the module failed to load: ") + e.what(), std::string("load"));
+    }
+    if (WIFSIGNALED(c.status))
+      throw Error(std::string("the program crashed (") + strsignal(WTERMSIG(c.status)) + ") before its trace was written");
+    throw Error("the program ended (exit code " + std::to_string(r.exit_code) +
+                ") before any CUDA call that needs the device: nothing was traced");
+  }
+  r.trace = trace::read_trace(trace_path);
+  finish_trace(r.trace, src);
+  return r;
+}
+
+}  // namespace
+
+namespace {
+
+// `r`, its ending kept for last_ending().
+Result remembered(Result r) {
+  std::lock_guard<std::mutex> lock(last_mu);
+  last = r.ending;
+  last.exit_code = r.exit_code;
+  return r;
+}
+
 }  // namespace
 
 Result run(const Options& o) {
+  {
+    std::lock_guard<std::mutex> lock(last_mu);
+    last = Ending{};
+  }
   if (o.backend != "emulator" && o.backend != "auto" && o.backend != "gpu")
     throw Error("unknown backend '" + o.backend + "': allowed auto, gpu, emulator");
   // The GPU and the tracer are looked for once: required for "gpu" (or a program built
@@ -553,73 +778,15 @@ Result run(const Options& o) {
       if (gpu && tools.empty() && required)
         throw Error("the GPU tracer was not built here: it needs the CUDA toolkit's compute-sanitizer/ folder "
                     "(--backend emulator runs the program on the emulated device)");
-      if (gpu && !tools.empty()) return run_gpu(o, device, arch, tools);
+      if (gpu && !tools.empty()) return remembered(run_gpu(o, device, arch, tools));
     }
   }
-  if (!fs::exists(o.source)) throw Error("no such file: " + o.source);
-  Result r;
-  r.nvcc = find_nvcc();
-  if (r.nvcc.empty())
-    throw Error("nvcc was not found ($CUDA_HOME/bin, /usr/local/cuda/bin or PATH): install the CUDA toolkit to run your own "
-                "programs (no GPU needed); the catalog's kernels work without it");
-  const std::string rt = runtime_dir();
-  TempDir dir;
-  const std::string src = fs::absolute(o.source).string();
-  const std::string exe = dir.path + "/program", ptx = dir.path + "/program.ptx", log = dir.path + "/nvcc.log";
-  std::vector<std::string> common{r.nvcc, "-arch=sm_90", "-lineinfo"};
-  if (o.literal) common.push_back("-G");
-  else common.push_back("-O3");
-  // Host-only files of the program (its .cpp/.c sources, objects, libraries) go to the
-  // program's build, not to the device code's; the device code is one .cu file.
-  std::vector<std::string> host_files;
-  for (const std::string& f : o.nvcc_flags) {
-    if (fs::path(f).extension() == ".cu" && fs::exists(f))
-      throw Error("the program's device code must be in one .cu file: " + f + " is a second (" + o.source +
-                  " is the first); put the kernels together, or #include the other file");
-    if (host_file(f)) host_files.push_back(fs::absolute(f).string());
-    else common.push_back(f);
-  }
+  return remembered(run_emulated(o));
+}
 
-  const auto t0 = std::chrono::steady_clock::now();
-  std::vector<std::string> build = common;
-  for (const char* a : {"-cudart", "shared"}) build.push_back(a);
-  build.push_back(src);
-  for (const std::string& f : host_files) build.push_back(f);
-  build.push_back("-o");
-  build.push_back(exe);
-  std::vector<std::string> toptx = common;
-  toptx.push_back("-ptx");
-  toptx.push_back(src);
-  toptx.push_back("-o");
-  toptx.push_back(ptx);
-  Child c;
-  if (!build_in_parallel(build, dir.path, ptx)) {
-    // The plain way: both compilations at once (they share nothing but the source).
-    const Started host = start(build, {}, true, log), device = start(toptx, {}, true, log + ".ptx");
-    c = wait(host, 300);
-    const Child d = wait(device, 300);
-    if (c.timed_out || !WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0) throw build_error(c.output);
-    if (d.timed_out || !WIFEXITED(d.status) || WEXITSTATUS(d.status) != 0) throw build_error(d.output);
-  }
-  const auto t1 = std::chrono::steady_clock::now();
-  r.compile_seconds = std::chrono::duration<double>(t1 - t0).count();
-
-  const std::string trace_path = dir.path + "/program.wstrace";
-  std::string ld = "LD_LIBRARY_PATH=" + rt;
-  if (const char* old = std::getenv("LD_LIBRARY_PATH")) ld += std::string(":") + old;
-  std::vector<std::string> env_all{ld, env::entry(env::Var::ptx, ptx), env::entry(env::Var::trace, trace_path),
-                                   env::entry(env::Var::source, src),
-                                   env::entry(env::Var::max_records, std::to_string(o.max_records)),
-                                   env::entry(env::Var::record_launches, std::to_string(o.record_launches))};
-  if (o.literal && !o.show_local) env_all.push_back(env::entry(env::Var::hide_local, "1"));  // -G's stack traffic
-  c = run_built(exe, o, env_all, dir.path, r, t1);
-  if (WIFSIGNALED(c.status) && !fs::exists(trace_path))
-    throw Error(std::string("the program crashed (") + strsignal(WTERMSIG(c.status)) + ") before its trace was written");
-  r.exit_code = WIFEXITED(c.status) ? WEXITSTATUS(c.status) : 128 + WTERMSIG(c.status);
-  if (!fs::exists(trace_path)) throw Error("the program ran but left no trace (did it launch a kernel?)");
-  r.trace = trace::read_trace(trace_path);
-  finish_trace(r.trace, src);
-  return r;
+Ending last_ending() {
+  std::lock_guard<std::mutex> lock(last_mu);
+  return last;
 }
 
 }  // namespace ws::program

@@ -31,7 +31,13 @@ struct Diagnostic {
 struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
   Error(const std::string& what, std::vector<Diagnostic> d) : std::runtime_error(what), diagnostics(std::move(d)) {}
+  // What failed, for a front end's exit status: "compile" (nvcc refused the program),
+  // "timeout" (it ran past the timeout and was stopped), "load" (the emulated device could
+  // not load its PTX), "input" (a word for nvcc that cannot be placed), "" (anything else).
+  Error(const std::string& what, std::string kind) : std::runtime_error(what), kind(std::move(kind)) {}
   std::vector<Diagnostic> diagnostics;
+  std::string kind;
+  std::string output;  // what the program printed before it was stopped (when not echoed)
 };
 
 // The messages of an nvcc log: `file(line): error: text` with the caret line under the
@@ -67,9 +73,20 @@ struct Options {
   bool operator==(const Options&) const = default;
 };
 
+// How a run ended besides the program's own status: what the emulated device stopped.
+struct Ending {
+  // "" (nothing stopped), "fault" (a kernel faulted: an access outside its arrays, a failed
+  // assert, an instruction the emulated device lacks), "stopped" (a kernel ran past its
+  // instruction budget: an endless loop).
+  std::string kind;
+  std::string message;                    // the emulated device's line about it
+  int exit_code = 0;                      // the program's own
+};
+
 struct Result {
   trace::Trace trace;
   int exit_code = 0;                      // the program's own
+  Ending ending;                          // what the emulated device stopped, if anything
   std::string output;                     // what it printed (when not echoed)
   std::string nvcc;                       // the compiler used
   double compile_seconds = 0, run_seconds = 0;
@@ -80,6 +97,31 @@ struct Result {
 // start, crashes before its first launch was recorded, or runs past the timeout; with the
 // "gpu" backend also for a machine with no GPU or no GPU tracer (one line each).
 Result run(const Options& o);
+
+// What the emulated device stopped, read from the program's stderr `text` (its lines
+// "warpscope: out-of-bounds access ...", "... (an endless loop?) ...", a failed assert).
+Ending ending_of(const std::string& text);
+
+// The ending of the last run() of this process that came back with a trace (front ends
+// that reach run() through a session read the fault or the stopped loop here).
+Ending last_ending();
+
+// A program's words for nvcc split by where they go: the device sources (.cu, `source`
+// first), host-only files, flags for both builds, the host link's flags (-l, -L, -Xlinker)
+// and the GPU-architecture flags left out (the emulated device builds for sm_90, the GPU
+// backend for this GPU). Throws Error for a missing file, a word nvcc could not place
+// and a flag warpscope must choose itself (-o, -c, -ptx...).
+struct SourceSplit {
+  std::vector<std::string> device, host, both, link, dropped;
+};
+SourceSplit split_sources(const Options& o);
+
+// Whether nvcc's flag `f` takes the next word as its value ("-I", "-Xcompiler", "-l").
+bool nvcc_takes_value(const std::string& f);
+
+// The PTX of several .cu files as one module: one header, each module's .file numbers
+// after the previous ones', its $-names made its own, the common .extern declarations once.
+std::string merge_ptx(const std::vector<std::string>& texts);
 
 // This machine's GPU as nvidia-smi names it and its compute capability ("90"); false (and
 // `why`) when there is none.
@@ -98,16 +140,42 @@ std::string find_nvcc();
 
 // The names the program's text gives its allocations, in the order written:
 // cudaMalloc(&d_A, ...), cudaMalloc((void**)&d_A, ...), cudaMalloc(reinterpret_cast<void**>(&d_A),
-// ...), cudaMallocManaged(&x, ...), cudaMallocPitch(&p, &pitch, ...). The
-// runtime names the k-th allocation with the k-th (WARPSCOPE_SOURCE), as it is made.
+// ...), cudaMallocManaged(&x, ...), cudaMallocPitch(&p, &pitch, ...). The runtime names an
+// allocation by its call's line (name_at_line); the k-th of these only where no line is
+// known (WARPSCOPE_SOURCE).
 std::vector<std::string> allocation_names(const std::string& source_text);
+
+// A line of the program's source: where a call came from.
+struct CallLine {
+  std::string file;   // as the compiler named it ("" : not known)
+  uint32_t line = 0;
+};
+
+// The program's line that made a call returning to `return_address` (the caller's
+// __builtin_return_address(0)): its module's debug lines read by binutils' addr2line, the
+// toolkit's inline wrappers passed over. Empty where the program was built without host
+// line information or addr2line is missing.
+CallLine call_line(const void* return_address);
+
+// The first frame of `addr2line -i` output that is the program's own (not a system or
+// CUDA runtime header).
+CallLine parse_addr2line(const std::string& out);
+
+// The name the statement starting at `line` of `text` gives its one allocation
+// (cudaMalloc(&d_A, ...), checkCudaErrors(cudaMalloc((void**)&buf[i], ...))), else `label`.
+std::string name_at_line(const std::string& text, uint32_t line, const std::string& label);
 
 // Whether `arg` names an existing host-only file of a program (a .cpp/.cc/.cxx/.c source,
 // an object or a library): built with the program, not part of its device code.
 bool host_file(const std::string& arg);
 
 // Finishes a program's trace as the child wrote it: the program's own file (`main_file`,
-// as nvcc named it) becomes file 0; every file gets its text, every site its line's code.
+// as nvcc named it) becomes file 0; every file gets its text, every site its line's code;
+// the toolkit's arrays no access reaches (drop_unused_toolkit_arrays) leave the list.
 void finish_trace(trace::Trace& t, const std::string& main_file);
+
+// Removes the arrays nvcc made for itself ($-named: printf's format strings) that no record
+// or site reaches, every later array's index moved down.
+void drop_unused_toolkit_arrays(trace::Trace& t);
 
 }  // namespace ws::program

@@ -253,10 +253,32 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 bloc
 
 // ---- memory --------------------------------------------------------------------------
 
-// The k-th allocation's name: the k-th `cudaMalloc(&name` of the program's text, else
-// "cudaMalloc #k" (the driver names those it can afterwards).
-static std::string allocation_name(const char* what) {
+// Where cudaMallocPitch was called from, while it allocates through cudaMalloc.
+static thread_local const void* outer_caller = nullptr;
+
+// The name of the allocation made by the call returning to `caller`: the name its line of
+// the program writes (`cudaMalloc(&d_A`, in any file), else that line ("main.cpp:59"),
+// resolved once per call site. Where no line is known (the host code has no debug lines):
+// the k-th `cudaMalloc(&name` of the program's text, else "cudaMalloc #k".
+static std::string allocation_name(const char* what, const void* caller) {
   State& s = st();
+  static std::map<const void*, std::string> by_site;
+  const uint64_t k = ++s.allocations;
+  if (outer_caller) caller = outer_caller;
+  auto site = by_site.find(caller);
+  if (site == by_site.end()) {
+    const ws::program::CallLine at = ws::program::call_line(caller);
+    std::string name;
+    if (!at.file.empty()) {
+      std::ifstream f(at.file, std::ios::binary);
+      std::stringstream text;
+      text << f.rdbuf();
+      const std::string base = at.file.substr(at.file.rfind('/') + 1);
+      name = ws::program::name_at_line(text.str(), at.line, base + ":" + std::to_string(at.line));
+    }
+    site = by_site.emplace(caller, name).first;
+  }
+  if (!site->second.empty()) return site->second;
   if (!s.names_read) {
     s.names_read = true;
     if (env::is_set(env::Var::source)) {
@@ -266,7 +288,6 @@ static std::string allocation_name(const char* what) {
       s.names = ws::program::allocation_names(text.str());
     }
   }
-  const uint64_t k = ++s.allocations;
   return k <= s.names.size() ? s.names[k - 1] : std::string(what) + " #" + std::to_string(k);
 }
 
@@ -282,7 +303,7 @@ cudaError_t cudaMalloc(void** devPtr, size_t size) {
     return ret(cudaErrorMemoryAllocation);
   }
   try {
-    *devPtr = reinterpret_cast<void*>(s.dev.malloc(size, allocation_name("cudaMalloc")));
+    *devPtr = reinterpret_cast<void*>(s.dev.malloc(size, allocation_name("cudaMalloc", __builtin_return_address(0))));
   } catch (const std::bad_alloc&) {
     say("cudaMalloc of " + std::to_string(size >> 20) + " MiB: this machine has not that much memory free");
     return ret(cudaErrorMemoryAllocation);
@@ -294,7 +315,10 @@ cudaError_t cudaMalloc(void** devPtr, size_t size) {
 cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) {
   if (!pitch) return ret(cudaErrorInvalidValue);
   *pitch = (width + 511) / 512 * 512;
-  return cudaMalloc(devPtr, *pitch * height);
+  outer_caller = __builtin_return_address(0);
+  const cudaError_t e = cudaMalloc(devPtr, *pitch * height);
+  outer_caller = nullptr;
+  return e;
 }
 cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int) {
   WS_API_LOCK;
@@ -303,7 +327,7 @@ cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int) {
   ensure_loaded();
   void* p = std::calloc(1, std::max<size_t>(size, 1));
   if (!p) return ret(cudaErrorMemoryAllocation);
-  s.dev.adopt(p, size, allocation_name("cudaMallocManaged"));
+  s.dev.adopt(p, size, allocation_name("cudaMallocManaged", __builtin_return_address(0)));
   *devPtr = p;
   return cudaSuccess;
 }
