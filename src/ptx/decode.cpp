@@ -50,8 +50,9 @@ void decode(Insn& in, const std::string& module) {
     else if (m == "const") in.space = Space::Const;
     else if (m == "param" || m == "param::entry" || m == "param::func") in.space = Space::Param;
     else if (m == "wide") in.mods |= kWide;
-    else if (m == "lo") in.mods |= kLo;
-    else if (m == "hi") in.mods |= kHi;
+    // setp.lo/.hi and set.lo/.hi are the unsigned comparisons, read with the others below.
+    else if (m == "lo" && base != "setp" && base != "set") in.mods |= kLo;
+    else if (m == "hi" && base != "setp" && base != "set") in.mods |= kHi;
     else if (m == "uni") in.mods |= kUni;
     else if (m == "approx") in.mods |= kApprox;
     else if (m == "ftz") in.mods |= kFtz;
