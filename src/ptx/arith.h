@@ -65,6 +65,8 @@ WS_LANE_OP cvt_to_half(const Insn& in, Type t, uint64_t a, uint64_t b) {
     return (uint64_t(double_to_half(f32(a), bf, in.rnd)) << 16) | double_to_half(f32(b), bf, in.rnd);
   if (!is_float(src)) return double_to_half(odd_double(sext(src, a), a & width_mask(src), is_signed(src)), bf, in.rnd);
   const double x = as_double(src, a);
+  // An f64 NaN narrows to the quiet NaN of its sign (an f32 NaN gives 7fff).
+  if (src == Type::F64 && std::isnan(x)) return (std::signbit(x) ? 0x8000u : 0u) | (bf ? 0x7fc0u : 0x7e00u);
   if (in.mods & kRzi) return double_to_half(round_by(in.rnd, x), bf, Rnd::Rn);
   return double_to_half(x, bf, in.rnd);
 }
@@ -72,11 +74,23 @@ WS_LANE_OP cvt_to_half(const Insn& in, Type t, uint64_t a, uint64_t b) {
 // float (rounded once, straight to the destination's precision, in the caller's rounding
 // mode), float to integer (rounded, saturated, NaN to 0), integer to integer (sign- or
 // zero-extended, wrapped; .sat clamps to the destination's range instead).
+// A half NaN widened as the GPU does: to f32 the canonical 7fffffff from f16 and the
+// payload kept from bf16; to f64 the payload kept from either (moved to the top of the
+// fraction, sign kept, quieted).
+WS_LANE_OP widen_half_nan(Type t, Type src, uint64_t a) {
+  const uint64_t h = a & 0xffff, sign = (h >> 15) << 63;
+  const uint64_t frac = src == Type::BF16 ? (h & 0x7f) << 45 : (h & 0x3ff) << 42;
+  if (t == Type::F32) return src == Type::BF16 ? h << 16 : 0x7fffffffu;
+  return sign | 0x7ff8000000000000ull | frac;
+}
 WS_LANE_OP cvt_bits(const Insn& in, Type t, uint64_t a, uint64_t b) {
   const Type src = in.type2;
   if (is_half(t)) return cvt_to_half(in, t, a, b);
   if (is_float(t) && is_float(src)) {
     double x = as_double(src, a);
+    if (is_half(src) && std::isnan(x)) return widen_half_nan(t, src, a);
+    // With .ftz the f32 source is read as f32 arithmetic reads it: a NaN is first 7fffffff.
+    if ((in.mods & kFtz) && src == Type::F32 && t == Type::F64 && std::isnan(x)) return 0x7fffffffe0000000ull;
     if (in.mods & kRzi) x = round_by(in.rnd, x);
     return from_double(t, x);
   }
@@ -86,6 +100,8 @@ WS_LANE_OP cvt_bits(const Insn& in, Type t, uint64_t a, uint64_t b) {
     if (t == Type::F64) return bits(is_signed(src) ? double(s) : double(u));
     return bits(is_signed(src) ? float(s) : float(u));
   }
+  // A half NaN to a 64-bit integer is 2^63 (any other NaN gives 0).
+  if (is_half(src) && type_bytes(t) == 8 && std::isnan(as_double(src, a))) return 1ull << 63;
   if (is_float(src)) return float_to_int(t, as_double(src, a), in.rnd == Rnd::None ? Rnd::Rzi : in.rnd);
   if (in.mods & kSat) {
     const uint32_t bw = 8 * type_bytes(t);
