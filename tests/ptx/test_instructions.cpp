@@ -656,3 +656,64 @@ TEST_CASE("bar.red: __syncthreads_count, _and and _or over the block's threads")
     CHECK(r[l * 5 + 4] == 63u);
   }
 }
+
+TEST_CASE("the H100's answers at the edges: unsigned setp words, NaNs, zeros, 64-bit remainders and fields, .s8") {
+  const std::vector<uint32_t> r = run_one_thread(R"(
+  .reg .b16 %h<4>;
+  setp.lo.u32 %p1, 0xFFFFFFFF, 1;               // unsigned: 2^32 - 1 is not below 1
+  selp.u32 %r0, 1, 0, %p1;
+  setp.hi.u32 %p1, 0xFFFFFFFF, 0xFFFF8000;      // .hi is unsigned >, not .eq
+  selp.u32 %r1, 1, 0, %p1;
+  add.f32 %r2, 0fBF800000, 0fFFC00001;          // any f32 NaN result: 7fffffff
+  add.f64 %rd2, 0d7FF8000000012345, 0dFFF8000000000001;  // f64: the second NaN, as it is
+  mov.b64 {%r3, %r4}, %rd2;
+  neg.f64 %rd3, 0d7FF8000000000000;             // an f64 NaN keeps its sign
+  mov.b64 {%r5, %r6}, %rd3;
+  min.f32 %r7, 0f7F800001, 0f4B000001;          // a signaling NaN loses to the number too
+  max.ftz.f32 %r8, 0f00000000, 0f807FFFFF;      // max(+0, -0 once flushed) = +0
+  min.f32 %r9, 0f00000000, 0f80000000;          // min(+0, -0) = -0
+  rem.u64 %rd4, 12345, 0;                       // 64-bit remainder by 0: all ones
+  mov.b64 {%r10, %r11}, %rd4;
+  rem.u32 %r12, 12345, 0;                       // 32-bit: a itself
+  bfe.u64 %rd5, 0xF72B1FD32A9C9B5D, 0x80000000, 7;  // pos 2^31: past the value, 0 (not pos 0)
+  mov.b64 {%r13, %r14}, %rd5;
+  cvt.s8.s32 %h1, -1;                           // .s8 fills its 16-bit register with the sign
+  cvt.u32.u16 %r15, %h1;
+  mov.b16 %h2, 0x7E55;
+  cvt.f32.f16 %r16, %h2;                        // f16 NaN to f32: canonical
+  cvt.f64.f16 %rd6, %h2;                        // to f64: payload 0x255 at the fraction's top
+  mov.b64 {%r17, %r18}, %rd6;
+  cvt.rn.f16.f64 %h3, 0dFFF8000000000001;       // an f64 NaN to f16: the quiet NaN of its sign
+  cvt.u32.u16 %r19, %h3;
+  div.approx.f32 %r20, 0f7F800000, 0fFF7FFFFF;  // inf times the flushed reciprocal -0: NaN
+  testp.normal.f32 %p1, 0f80000000;             // -0 counts as normal
+  selp.u32 %r21, 1, 0, %p1;
+  st.global.u32 [%rd1+96], 0x00400000;          // a subnormal in global memory
+  atom.global.add.f32 %r22, [%rd1+96], 0f80000000;  // read flushed: +0 + -0 = +0
+  ld.global.u32 %r23, [%rd1+96];
+)" + store_results(24), 25);
+  CHECK(r[0] == 0u);
+  CHECK(r[1] == 1u);
+  CHECK(r[2] == 0x7FFFFFFFu);
+  CHECK(r[3] == 0x00000001u);
+  CHECK(r[4] == 0xFFF80000u);
+  CHECK(r[5] == 0u);
+  CHECK(r[6] == 0x7FF80000u);
+  CHECK(r[7] == 0x4B000001u);
+  CHECK(r[8] == 0u);
+  CHECK(r[9] == 0x80000000u);
+  CHECK(r[10] == 0xFFFFFFFFu);
+  CHECK(r[11] == 0xFFFFFFFFu);
+  CHECK(r[12] == 12345u);
+  CHECK(r[13] == 0u);
+  CHECK(r[14] == 0u);
+  CHECK(r[15] == 0xFFFFu);
+  CHECK(r[16] == 0x7FFFFFFFu);
+  CHECK(r[17] == 0u);
+  CHECK(r[18] == 0x7FF95400u);
+  CHECK(r[19] == 0xFE00u);
+  CHECK(r[20] == 0x7FFFFFFFu);
+  CHECK(r[21] == 1u);
+  CHECK(r[22] == 0x00400000u);  // atom's old value, as stored
+  CHECK(r[23] == 0u);
+}
