@@ -166,7 +166,8 @@ WS_LANE_OP sub_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint
   return (a - b) & width_mask(t);
 }
 // mul and mad's integer product plus c: .wide (the double-width product), .hi (its upper
-// half), else .lo (the low half, wrapped to the type).
+// half; mad.hi.sat.s32: the sum clamped to the s32 range), else .lo (the low half, wrapped
+// to the type).
 WS_LANE_OP int_product(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c) {
   const uint64_t mask = width_mask(t);
   const int64_t sa = sext(t, a), sb = sext(t, b);
@@ -181,6 +182,7 @@ WS_LANE_OP int_product(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t 
     } else {
       hi = is_signed(t) ? uint64_t((sa * sb) >> bw) : (ua * ub) >> bw;
     }
+    if ((in.mods & kSat) && t == Type::S32) return clamp_s32(int64_t(int32_t(uint32_t(hi))) + sext(t, c));
     return (hi + c) & mask;
   }
   return (a * b + c) & mask;
@@ -224,26 +226,27 @@ WS_LANE_OP rem_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_
   if (ub == 0) return bw64(t) ? mask : ua;  // the 32-bit and narrower remainders by 0 keep a
   return (is_signed(t) ? uint64_t(sb == -1 ? 0 : sa % sb) : ua % ub) & mask;
 }
-// min/max of floats: a NaN operand, signaling or quiet, loses to a number; two NaNs give
-// f32's canonical NaN, f64's b (quieted); -0 is below +0.
-WS_LANE_OP min_max_float(Type t, uint64_t a, uint64_t b, bool max) {
+// min/max of floats: a NaN operand, signaling or quiet, loses to a number (.NaN: wins, as
+// the canonical NaN); two NaNs give f32's canonical NaN, f64's b (quieted); -0 is below +0.
+WS_LANE_OP min_max_float(const Insn& in, Type t, uint64_t a, uint64_t b, bool max) {
   const double x = as_double(t, a), y = as_double(t, b);
+  if ((in.mods & kNaN) && (std::isnan(x) || std::isnan(y))) return 0x7fffffffu;
   if (std::isnan(x) && std::isnan(y)) return t == Type::F64 ? quiet64(b) : 0x7fffffffu;
   if (std::isnan(x)) return b & width_mask(t);
   if (std::isnan(y)) return a & width_mask(t);
   if (x == 0 && y == 0) return (std::signbit(x) != max) ? a : b;
   return fop_canon(t, a, b, 0, [max](auto p, auto q, auto) { return max ? std::fmax(p, q) : std::fmin(p, q); });
 }
-WS_LANE_OP min_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+WS_LANE_OP min_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   if (is_half(t)) return half_arith(HalfFn::Min, t, Rnd::Rn, a, b, 0);
-  if (is_float(t)) return min_max_float(t, a, b, false);
+  if (is_float(t)) return min_max_float(in, t, a, b, false);
   const uint64_t mask = width_mask(t);
   if (is_signed(t)) return uint64_t(std::min(sext(t, a), sext(t, b))) & mask;
   return std::min(a & mask, b & mask);
 }
-WS_LANE_OP max_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+WS_LANE_OP max_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   if (is_half(t)) return half_arith(HalfFn::Max, t, Rnd::Rn, a, b, 0);
-  if (is_float(t)) return min_max_float(t, a, b, true);
+  if (is_float(t)) return min_max_float(in, t, a, b, true);
   const uint64_t mask = width_mask(t);
   if (is_signed(t)) return uint64_t(std::max(sext(t, a), sext(t, b))) & mask;
   return std::max(a & mask, b & mask);
@@ -261,11 +264,14 @@ WS_LANE_OP abs_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t)
   const int64_t sa = sext(t, a);
   return uint64_t(sa < 0 ? -sa : sa) & width_mask(t);
 }
-// mul24 / mad24: the product of the low 24 bits (sign-extended for .s32), .hi its bits 16..47.
+// mul24 / mad24: the product of the low 24 bits (sign-extended for .s32), .hi its bits 16..47
+// (mad24.hi.sat.s32: those as an s32 plus c, clamped to the s32 range).
 WS_LANE_OP mul24_product(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c) {
   const int64_t x = is_signed(t) ? (int64_t(a << 40) >> 40) : int64_t(a & 0xffffff);
   const int64_t y = is_signed(t) ? (int64_t(b << 40) >> 40) : int64_t(b & 0xffffff);
   const uint64_t p = uint64_t(x * y);
+  if ((in.mods & kSat) && (in.mods & kHi) && t == Type::S32)
+    return clamp_s32(int64_t(int32_t(uint32_t(p >> 16))) + sext(t, c));
   return (((in.mods & kHi) ? p >> 16 : p) + c) & width_mask(t);
 }
 WS_LANE_OP mul24_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
@@ -284,13 +290,22 @@ WS_LANE_OP sad_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t c, uint6
 
 // ---- float functions: the .approx forms computed exactly (the GPU's answers may differ in
 // the last bits) -------------------------------------------------------------------------
-WS_LANE_OP rcp_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+// An f64 subnormal flushed to a zero of its sign (rcp/rsqrt.approx.ftz.f64).
+[[gnu::always_inline]] inline uint64_t flush64(uint64_t v) {
+  return (v & 0x7ff0000000000000ull) == 0 ? (v & (1ull << 63)) : v;
+}
+// rcp/rsqrt.approx.ftz.f64 read only the operand's high word, as the GPU does: 7ff00000_00000001
+// is infinity to them, and 1/inf is 0.
+[[gnu::always_inline]] inline double high_word64(uint64_t v) { return f64(flush64(v) & 0xffffffff00000000ull); }
+WS_LANE_OP rcp_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  if (t == Type::F64 && (in.mods & kFtz)) return flush64(bits(1.0 / high_word64(a)));
   return fop_canon(t, a, 0, 0, [](auto x, auto, auto) { return decltype(x)(1) / x; });
 }
 WS_LANE_OP sqrt_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   return fop_canon(t, a, 0, 0, [](auto x, auto, auto) { return std::sqrt(x); });
 }
-WS_LANE_OP rsqrt_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+WS_LANE_OP rsqrt_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  if (t == Type::F64 && (in.mods & kFtz)) return flush64(bits(1.0 / std::sqrt(high_word64(a))));
   return fop(t, a, 0, 0, [](auto x, auto, auto) { return decltype(x)(1) / std::sqrt(x); });
 }
 WS_LANE_OP ex2_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
@@ -334,6 +349,10 @@ WS_LANE_OP or_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t
 WS_LANE_OP xor_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) { return (a ^ b) & width_mask(t); }
 WS_LANE_OP not_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   return t == Type::Pred ? (~a & 1) : (~a & width_mask(t));
+}
+// cnot d, a: 1 where a is 0, else 0.
+WS_LANE_OP cnot_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  return (a & width_mask(t)) == 0 ? 1 : 0;
 }
 // Shifts take the amount as an unsigned 32-bit value; past the width, shl gives 0 and shr
 // the sign fill.
@@ -465,6 +484,20 @@ WS_LANE_OP set_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, ui
 // selp d, a, b, p: a where p holds.
 WS_LANE_OP selp_op(const Insn& in, Type, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
   return (bool(c & 1) != in.o[3].negate) ? a : b;
+}
+
+// slct.dtype.ctype d, a, b, c: a where c >= 0 (an s32, or an f32 with .ftz flushing a
+// subnormal c; a NaN c selects b), else b. a and b are moved as bits, never flushed.
+WS_LANE_OP slct_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+  bool take_a;
+  if (in.type2 == Type::F32) {
+    const uint32_t cb = uint32_t(c);
+    const bool flushed = (in.mods & kFtz) && (cb & 0x7f800000u) == 0;
+    take_a = flushed || f32(cb) >= 0.0f;
+  } else {
+    take_a = int32_t(uint32_t(c)) >= 0;
+  }
+  return (take_a ? a : b) & width_mask(t);
 }
 
 #undef WS_LANE_OP

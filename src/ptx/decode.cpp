@@ -60,6 +60,7 @@ void decode(Insn& in, const std::string& module) {
     else if (m == "nc") in.mods |= kNc;
     else if (m == "clamp") in.mods |= kShiftClamp;
     else if (m == "shiftamt") in.mods |= kShiftAmt;
+    else if (m == "NaN") in.mods |= kNaN;
     else if (m == "v2") in.vec = 2;
     else if (m == "v4") in.vec = 4;
     else if ((m == "rn" || m == "rz" || m == "rm" || m == "rp" || m == "rni" || m == "rzi" || m == "rmi" || m == "rpi") &&
@@ -145,6 +146,9 @@ void decode(Insn& in, const std::string& module) {
     if (in.type == Type::None) refuse("a type is needed");
   }
   if (in.op == Opc::Cvt && in.rnd >= Rnd::Rni) in.mods |= kRzi;
+  // PTX saturates only the high half's sum (mad.hi.sat.s32, mad24.hi.sat.s32).
+  if ((in.op == Opc::Mad || in.op == Opc::Mad24) && in.type == Type::S32 && (in.mods & kSat) && !(in.mods & kHi))
+    refuse("the modifier .sat is taken only with .hi");
 }
 
 }  // namespace ws::ptx

@@ -717,3 +717,48 @@ TEST_CASE("the H100's answers at the edges: unsigned setp words, NaNs, zeros, 64
   CHECK(r[22] == 0x00400000u);  // atom's old value, as stored
   CHECK(r[23] == 0u);
 }
+
+TEST_CASE("cnot, slct, min/max.NaN, mad.hi.sat.s32, mad24.hi.sat.s32, rcp/rsqrt.approx.ftz.f64") {
+  const std::vector<uint32_t> r = run_one_thread(R"(
+  cnot.b32 %r0, 0;                              // 1
+  cnot.b32 %r1, 0x80000000;                     // 0
+  slct.b32.s32 %r2, 11, 22, 0;                  // c >= 0: a
+  slct.b32.s32 %r3, 11, 22, -1;                 // c < 0: b
+  slct.f32.f32 %r4, 11, 22, 0f80000000;         // -0 >= 0: a
+  slct.f32.f32 %r5, 11, 22, 0f7FC00000;         // NaN: b
+  slct.f32.f32 %r6, 11, 22, 0f80000001;         // -subnormal < 0: b
+  slct.ftz.f32.f32 %r7, 11, 22, 0f80000001;     // flushed to -0: a
+  min.NaN.f32 %r8, 0f3F800000, 0f7FC12345;      // a NaN operand wins: canonical
+  max.NaN.f32 %r9, 0f3F800000, 0f40000000;      // else as max: 2.0
+  mad.hi.sat.s32 %r10, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF;  // 0x3FFFFFFF + 0x7FFFFFFF: clamped
+  mad.hi.sat.s32 %r11, 0x10000, 0x10000, -2;    // high half 1, plus -2: -1
+  mad24.hi.sat.s32 %r12, 0x7FFFFF, 0x7FFFFF, 0x7FFFFFFF;    // 0x3FFFFF00 + 0x7FFFFFFF, clamped
+  mad24.hi.sat.s32 %r13, 0x7FFFFF, 0x7FFFFF, 0; // (2^23-1)^2 = 0x3FFFFF000001: bits 16..47 0x3FFFFF00
+  rcp.approx.ftz.f64 %rd2, 0d7FF0000000000001;  // the high word reads infinity: 0
+  mov.b64 {%r14, %r15}, %rd2;
+  rcp.approx.ftz.f64 %rd3, 0d000FFFFFFFFFFFFF;  // a subnormal is zero: +inf
+  mov.b64 {%r16, %r17}, %rd3;
+  rsqrt.approx.ftz.f64 %rd4, 0d4010000000000000;  // 1/sqrt(4) = 0.5, exact in the high word
+  mov.b64 {%r18, %r19}, %rd4;
+)" + store_results(20), 20);
+  CHECK(r[0] == 1u);
+  CHECK(r[1] == 0u);
+  CHECK(r[2] == 11u);
+  CHECK(r[3] == 22u);
+  CHECK(r[4] == 11u);
+  CHECK(r[5] == 22u);
+  CHECK(r[6] == 22u);
+  CHECK(r[7] == 11u);
+  CHECK(r[8] == 0x7FFFFFFFu);
+  CHECK(r[9] == 0x40000000u);
+  CHECK(r[10] == 0x7FFFFFFFu);
+  CHECK(r[11] == 0xFFFFFFFFu);
+  CHECK(r[12] == 0x7FFFFFFFu);
+  CHECK(r[13] == 0x3FFFFF00u);
+  CHECK(r[14] == 0u);
+  CHECK(r[15] == 0u);
+  CHECK(r[16] == 0u);
+  CHECK(r[17] == 0x7FF00000u);
+  CHECK(r[18] == 0u);
+  CHECK(r[19] == 0x3FE00000u);
+}
