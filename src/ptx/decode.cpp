@@ -134,8 +134,9 @@ void decode(Insn& in, const std::string& module) {
     in.op = std::find(parts.begin(), parts.end(), "warp") != parts.end() ? Opc::Nop : Opc::Bar;
     auto has = [&](const char* w) { return std::find(parts.begin(), parts.end(), w) != parts.end(); };
     if (has("red")) in.sub = uint8_t(has("popc") ? BarRed::Popc : has("and") ? BarRed::And : BarRed::Or);
-    // A thread count makes the barrier wait for part of the block only (bar.red: d, a, c).
-    if (in.nops > (in.sub ? 3 : 1)) refuse("a barrier with a thread count is not implemented");
+    // A thread count makes the barrier wait for part of the block only (bar.red: d, a, c);
+    // bar.sync's count is checked when it runs (bar_op): the whole block's is a plain barrier.
+    if (in.nops > (in.sub ? 3 : 2)) refuse("a barrier with a thread count is not implemented");
     return;
   }
   auto it = ops.find(base);
