@@ -25,6 +25,25 @@ template <class F>
   return bits(float(f(f32(a), f32(b), f32(c))));
 }
 
+// An f32 NaN result is the GPU's canonical 7fffffff, whatever the operands' payloads.
+[[gnu::always_inline]] inline uint64_t canon(Type t, uint64_t r) {
+  return t == Type::F32 && (r & 0x7fffffffu) > 0x7f800000u ? 0x7fffffffu : r;
+}
+// The same rule around fop, for the arithmetic that follows it (not copysign, whose NaN
+// keeps its payload).
+template <class F>
+[[gnu::always_inline]] inline uint64_t fop_canon(Type t, uint64_t a, uint64_t b, uint64_t c, F f) {
+  return canon(t, fop(t, a, b, c, f));
+}
+// f64 passes a NaN operand through, quieted; of two, the second (b) wins.
+[[gnu::always_inline]] inline bool is_nan64(uint64_t x) { return (x & ~(1ull << 63)) > 0x7ff0000000000000ull; }
+[[gnu::always_inline]] inline uint64_t quiet64(uint64_t x) { return x | (1ull << 51); }
+template <class F>
+[[gnu::always_inline]] inline uint64_t fop2(Type t, uint64_t a, uint64_t b, F f) {
+  if (t == Type::F64 && (is_nan64(a) || is_nan64(b))) return quiet64(is_nan64(b) ? b : a);
+  return fop_canon(t, a, b, 0, f);
+}
+
 // ---- data movement ----------------------------------------------------------------------
 // A predicate keeps its one bit; anything else its type's width. (Vector forms: mov_vector.)
 WS_LANE_OP mov_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
@@ -46,6 +65,8 @@ WS_LANE_OP cvt_to_half(const Insn& in, Type t, uint64_t a, uint64_t b) {
     return (uint64_t(double_to_half(f32(a), bf, in.rnd)) << 16) | double_to_half(f32(b), bf, in.rnd);
   if (!is_float(src)) return double_to_half(odd_double(sext(src, a), a & width_mask(src), is_signed(src)), bf, in.rnd);
   const double x = as_double(src, a);
+  // An f64 NaN narrows to the quiet NaN of its sign (an f32 NaN gives 7fff).
+  if (src == Type::F64 && std::isnan(x)) return (std::signbit(x) ? 0x8000u : 0u) | (bf ? 0x7fc0u : 0x7e00u);
   if (in.mods & kRzi) return double_to_half(round_by(in.rnd, x), bf, Rnd::Rn);
   return double_to_half(x, bf, in.rnd);
 }
@@ -53,11 +74,23 @@ WS_LANE_OP cvt_to_half(const Insn& in, Type t, uint64_t a, uint64_t b) {
 // float (rounded once, straight to the destination's precision, in the caller's rounding
 // mode), float to integer (rounded, saturated, NaN to 0), integer to integer (sign- or
 // zero-extended, wrapped; .sat clamps to the destination's range instead).
-WS_LANE_OP cvt_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+// A half NaN widened as the GPU does: to f32 the canonical 7fffffff from f16 and the
+// payload kept from bf16; to f64 the payload kept from either (moved to the top of the
+// fraction, sign kept, quieted).
+WS_LANE_OP widen_half_nan(Type t, Type src, uint64_t a) {
+  const uint64_t h = a & 0xffff, sign = (h >> 15) << 63;
+  const uint64_t frac = src == Type::BF16 ? (h & 0x7f) << 45 : (h & 0x3ff) << 42;
+  if (t == Type::F32) return src == Type::BF16 ? h << 16 : 0x7fffffffu;
+  return sign | 0x7ff8000000000000ull | frac;
+}
+WS_LANE_OP cvt_bits(const Insn& in, Type t, uint64_t a, uint64_t b) {
   const Type src = in.type2;
   if (is_half(t)) return cvt_to_half(in, t, a, b);
   if (is_float(t) && is_float(src)) {
     double x = as_double(src, a);
+    if (is_half(src) && std::isnan(x)) return widen_half_nan(t, src, a);
+    // With .ftz the f32 source is read as f32 arithmetic reads it: a NaN is first 7fffffff.
+    if ((in.mods & kFtz) && src == Type::F32 && t == Type::F64 && std::isnan(x)) return 0x7fffffffe0000000ull;
     if (in.mods & kRzi) x = round_by(in.rnd, x);
     return from_double(t, x);
   }
@@ -67,6 +100,8 @@ WS_LANE_OP cvt_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint
     if (t == Type::F64) return bits(is_signed(src) ? double(s) : double(u));
     return bits(is_signed(src) ? float(s) : float(u));
   }
+  // A half NaN to a 64-bit integer is 2^63 (any other NaN gives 0).
+  if (is_half(src) && type_bytes(t) == 8 && std::isnan(as_double(src, a))) return 1ull << 63;
   if (is_float(src)) return float_to_int(t, as_double(src, a), in.rnd == Rnd::None ? Rnd::Rzi : in.rnd);
   if (in.mods & kSat) {
     const uint32_t bw = 8 * type_bytes(t);
@@ -76,6 +111,12 @@ WS_LANE_OP cvt_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint
     return uint64_t(std::clamp(x, lo, hi)) & width_mask(t);
   }
   return (is_signed(src) ? uint64_t(sext(src, a)) : (a & width_mask(src))) & width_mask(t);
+}
+// An .s8 result fills its (wider) register with its sign, as ld.s8 does: cvt.s8.s32 of -1
+// into a 16-bit register is ffff.
+WS_LANE_OP cvt_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  const uint64_t r = cvt_bits(in, t, a, b);
+  return t == Type::S8 ? uint64_t(sext(t, r)) : r;
 }
 // prmt d, a, b, sel: each of d's four bytes picked from a:b's eight by a selector nibble
 // (its top bit: replicate the picked byte's sign); with a mode, sel's low two bits choose
@@ -114,18 +155,19 @@ WS_LANE_OP clamp_s32(int64_t x) {
 }
 WS_LANE_OP add_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   if (is_half(t)) return half_arith(HalfFn::Add, t, in.rnd, a, b, 0);
-  if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return x + y; });
+  if (is_float(t)) return fop2(t, a, b, [](auto x, auto y, auto) { return x + y; });
   if ((in.mods & kSat) && t == Type::S32) return clamp_s32(sext(t, a) + sext(t, b));
   return (a + b) & width_mask(t);
 }
 WS_LANE_OP sub_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   if (is_half(t)) return half_arith(HalfFn::Sub, t, in.rnd, a, b, 0);
-  if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return x - y; });
+  if (is_float(t)) return fop2(t, a, b, [](auto x, auto y, auto) { return x - y; });
   if ((in.mods & kSat) && t == Type::S32) return clamp_s32(sext(t, a) - sext(t, b));
   return (a - b) & width_mask(t);
 }
 // mul and mad's integer product plus c: .wide (the double-width product), .hi (its upper
-// half), else .lo (the low half, wrapped to the type).
+// half; mad.hi.sat.s32: the sum clamped to the s32 range), else .lo (the low half, wrapped
+// to the type).
 WS_LANE_OP int_product(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c) {
   const uint64_t mask = width_mask(t);
   const int64_t sa = sext(t, a), sb = sext(t, b);
@@ -140,69 +182,96 @@ WS_LANE_OP int_product(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t 
     } else {
       hi = is_signed(t) ? uint64_t((sa * sb) >> bw) : (ua * ub) >> bw;
     }
+    if ((in.mods & kSat) && t == Type::S32) return clamp_s32(int64_t(int32_t(uint32_t(hi))) + sext(t, c));
     return (hi + c) & mask;
   }
   return (a * b + c) & mask;
 }
 WS_LANE_OP mul_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   if (is_half(t)) return half_arith(HalfFn::Mul, t, in.rnd, a, b, 0);
-  if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return x * y; });
+  if (is_float(t)) return fop2(t, a, b, [](auto x, auto y, auto) { return x * y; });
   return int_product(in, t, a, b, 0);
 }
-// mad.f32 is fused, as the GPU computes it since sm_20.
+// fma and mad.f32 (fused, as the GPU computes it since sm_20); an f64 NaN comes from the
+// product first (as mul picks it), else from c.
+WS_LANE_OP fma_float(Type t, uint64_t a, uint64_t b, uint64_t c) {
+  if (t == Type::F64 && (is_nan64(a) || is_nan64(b))) return quiet64(is_nan64(b) ? b : a);
+  if (t == Type::F64 && is_nan64(c)) return quiet64(c);
+  return fop_canon(t, a, b, c, [](auto x, auto y, auto z) { return std::fma(x, y, z); });
+}
 WS_LANE_OP mad_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
-  if (is_float(t)) return fop(t, a, b, c, [](auto x, auto y, auto z) { return std::fma(x, y, z); });
+  if (is_float(t)) return fma_float(t, a, b, c);
   return int_product(in, t, a, b, c);
 }
 WS_LANE_OP fma_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
   if (is_half(t)) return half_arith(HalfFn::Fma, t, in.rnd, a, b, c);
-  return fop(t, a, b, c, [](auto x, auto y, auto z) { return std::fma(x, y, z); });
+  return fma_float(t, a, b, c);
 }
 // Integer division by zero gives all ones, as the GPU does (it never traps); INT_MIN / -1
-// is computed without the host's overflow trap.
-WS_LANE_OP div_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
-  if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return x / y; });
+// is computed without the host's overflow trap. div.approx.f32 multiplies by the divisor's
+// reciprocal, which flushes to zero beyond 2^126: inf / -max is then NaN.
+WS_LANE_OP div_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  if (t == Type::F32 && (in.mods & kApprox) && std::fabs(f32(b)) > 0x1p126f)
+    return canon(t, bits(f32(a) * std::copysign(0.0f, f32(b))));
+  if (is_float(t)) return fop_canon(t, a, b, 0, [](auto x, auto y, auto) { return x / y; });
   const uint64_t mask = width_mask(t), ua = a & mask, ub = b & mask;
   const int64_t sa = sext(t, a), sb = sext(t, b);
   if (ub == 0) return mask;
   return (is_signed(t) ? uint64_t(sb == -1 ? -sa : sa / sb) : ua / ub) & mask;
 }
+[[gnu::always_inline]] inline bool bw64(Type t) { return type_bytes(t) == 8; }
 WS_LANE_OP rem_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   const uint64_t mask = width_mask(t), ua = a & mask, ub = b & mask;
   const int64_t sa = sext(t, a), sb = sext(t, b);
-  if (ub == 0) return ua;
+  if (ub == 0) return bw64(t) ? mask : ua;  // the 32-bit and narrower remainders by 0 keep a
   return (is_signed(t) ? uint64_t(sb == -1 ? 0 : sa % sb) : ua % ub) & mask;
 }
-WS_LANE_OP min_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+// min/max of floats: a NaN operand, signaling or quiet, loses to a number (.NaN: wins, as
+// the canonical NaN); two NaNs give f32's canonical NaN, f64's b (quieted); -0 is below +0.
+WS_LANE_OP min_max_float(const Insn& in, Type t, uint64_t a, uint64_t b, bool max) {
+  const double x = as_double(t, a), y = as_double(t, b);
+  if ((in.mods & kNaN) && (std::isnan(x) || std::isnan(y))) return 0x7fffffffu;
+  if (std::isnan(x) && std::isnan(y)) return t == Type::F64 ? quiet64(b) : 0x7fffffffu;
+  if (std::isnan(x)) return b & width_mask(t);
+  if (std::isnan(y)) return a & width_mask(t);
+  if (x == 0 && y == 0) return (std::signbit(x) != max) ? a : b;
+  return fop_canon(t, a, b, 0, [max](auto p, auto q, auto) { return max ? std::fmax(p, q) : std::fmin(p, q); });
+}
+WS_LANE_OP min_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   if (is_half(t)) return half_arith(HalfFn::Min, t, Rnd::Rn, a, b, 0);
-  if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return std::fmin(x, y); });
+  if (is_float(t)) return min_max_float(in, t, a, b, false);
   const uint64_t mask = width_mask(t);
   if (is_signed(t)) return uint64_t(std::min(sext(t, a), sext(t, b))) & mask;
   return std::min(a & mask, b & mask);
 }
-WS_LANE_OP max_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+WS_LANE_OP max_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   if (is_half(t)) return half_arith(HalfFn::Max, t, Rnd::Rn, a, b, 0);
-  if (is_float(t)) return fop(t, a, b, 0, [](auto x, auto y, auto) { return std::fmax(x, y); });
+  if (is_float(t)) return min_max_float(in, t, a, b, true);
   const uint64_t mask = width_mask(t);
   if (is_signed(t)) return uint64_t(std::max(sext(t, a), sext(t, b))) & mask;
   return std::max(a & mask, b & mask);
 }
 WS_LANE_OP neg_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   if (is_half(t)) return half_arith(HalfFn::Neg, t, Rnd::Rn, a, 0, 0);
-  if (is_float(t)) return fop(t, a, 0, 0, [](auto x, auto, auto) { return -x; });
+  if (t == Type::F64 && is_nan64(a)) return quiet64(a);  // the sign of an f64 NaN stays
+  if (is_float(t)) return fop_canon(t, a, 0, 0, [](auto x, auto, auto) { return -x; });
   return uint64_t(-sext(t, a)) & width_mask(t);
 }
 WS_LANE_OP abs_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   if (is_half(t)) return half_arith(HalfFn::Abs, t, Rnd::Rn, a, 0, 0);
-  if (is_float(t)) return fop(t, a, 0, 0, [](auto x, auto, auto) { return std::fabs(x); });
+  if (t == Type::F64 && is_nan64(a)) return quiet64(a);
+  if (is_float(t)) return fop_canon(t, a, 0, 0, [](auto x, auto, auto) { return std::fabs(x); });
   const int64_t sa = sext(t, a);
   return uint64_t(sa < 0 ? -sa : sa) & width_mask(t);
 }
-// mul24 / mad24: the product of the low 24 bits (sign-extended for .s32), .hi its bits 16..47.
+// mul24 / mad24: the product of the low 24 bits (sign-extended for .s32), .hi its bits 16..47
+// (mad24.hi.sat.s32: those as an s32 plus c, clamped to the s32 range).
 WS_LANE_OP mul24_product(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c) {
   const int64_t x = is_signed(t) ? (int64_t(a << 40) >> 40) : int64_t(a & 0xffffff);
   const int64_t y = is_signed(t) ? (int64_t(b << 40) >> 40) : int64_t(b & 0xffffff);
   const uint64_t p = uint64_t(x * y);
+  if ((in.mods & kSat) && (in.mods & kHi) && t == Type::S32)
+    return clamp_s32(int64_t(int32_t(uint32_t(p >> 16))) + sext(t, c));
   return (((in.mods & kHi) ? p >> 16 : p) + c) & width_mask(t);
 }
 WS_LANE_OP mul24_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
@@ -221,13 +290,22 @@ WS_LANE_OP sad_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t c, uint6
 
 // ---- float functions: the .approx forms computed exactly (the GPU's answers may differ in
 // the last bits) -------------------------------------------------------------------------
-WS_LANE_OP rcp_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
-  return fop(t, a, 0, 0, [](auto x, auto, auto) { return decltype(x)(1) / x; });
+// An f64 subnormal flushed to a zero of its sign (rcp/rsqrt.approx.ftz.f64).
+[[gnu::always_inline]] inline uint64_t flush64(uint64_t v) {
+  return (v & 0x7ff0000000000000ull) == 0 ? (v & (1ull << 63)) : v;
+}
+// rcp/rsqrt.approx.ftz.f64 read only the operand's high word, as the GPU does: 7ff00000_00000001
+// is infinity to them, and 1/inf is 0.
+[[gnu::always_inline]] inline double high_word64(uint64_t v) { return f64(flush64(v) & 0xffffffff00000000ull); }
+WS_LANE_OP rcp_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  if (t == Type::F64 && (in.mods & kFtz)) return flush64(bits(1.0 / high_word64(a)));
+  return fop_canon(t, a, 0, 0, [](auto x, auto, auto) { return decltype(x)(1) / x; });
 }
 WS_LANE_OP sqrt_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
-  return fop(t, a, 0, 0, [](auto x, auto, auto) { return std::sqrt(x); });
+  return fop_canon(t, a, 0, 0, [](auto x, auto, auto) { return std::sqrt(x); });
 }
-WS_LANE_OP rsqrt_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+WS_LANE_OP rsqrt_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  if (t == Type::F64 && (in.mods & kFtz)) return flush64(bits(1.0 / std::sqrt(high_word64(a))));
   return fop(t, a, 0, 0, [](auto x, auto, auto) { return decltype(x)(1) / std::sqrt(x); });
 }
 WS_LANE_OP ex2_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
@@ -250,7 +328,8 @@ WS_LANE_OP tanh_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t
 WS_LANE_OP copysign_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   return fop(t, a, b, 0, [](auto x, auto y, auto) { return std::copysign(y, x); });
 }
-// testp.op: the class of a's value in its own type (a subnormal f32 is subnormal as f32).
+// testp.op: the class of a's value in its own type (a subnormal f32 is subnormal as f32);
+// the GPU counts ±0 as normal.
 WS_LANE_OP testp_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   const int c = t == Type::F64 ? std::fpclassify(f64(a)) : std::fpclassify(f32(a));
   switch (TestpKind(in.sub)) {
@@ -258,7 +337,7 @@ WS_LANE_OP testp_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint
     case TestpKind::Infinite: return c == FP_INFINITE;
     case TestpKind::Number: return c != FP_NAN;
     case TestpKind::NotANumber: return c == FP_NAN;
-    case TestpKind::Normal: return c == FP_NORMAL;
+    case TestpKind::Normal: return c == FP_NORMAL || c == FP_ZERO;
     case TestpKind::Subnormal: return c == FP_SUBNORMAL;
   }
   return 0;
@@ -270,6 +349,10 @@ WS_LANE_OP or_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t
 WS_LANE_OP xor_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) { return (a ^ b) & width_mask(t); }
 WS_LANE_OP not_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   return t == Type::Pred ? (~a & 1) : (~a & width_mask(t));
+}
+// cnot d, a: 1 where a is 0, else 0.
+WS_LANE_OP cnot_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  return (a & width_mask(t)) == 0 ? 1 : 0;
 }
 // Shifts take the amount as an unsigned 32-bit value; past the width, shl gives 0 and shr
 // the sign fill.
@@ -284,12 +367,14 @@ WS_LANE_OP shr_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_
   return s >= bw ? 0 : ((a & width_mask(t)) >> s);
 }
 // bfe d, a, pos, len: len bits of a from pos, sign-extended from the field's top bit for
-// the signed types.
+// the signed types. The 32-bit forms read pos and len from their low 8 bits; the 64-bit
+// ones, as the GPU does, from all 32.
+[[gnu::always_inline]] inline uint64_t field_word(Type t, uint64_t v) { return type_bytes(t) == 8 ? (v & 0xffffffff) : (v & 0xff); }
 WS_LANE_OP bfe_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
-  const uint32_t bw = 8 * type_bytes(t);
-  const uint32_t pos = uint32_t(b & 0xff), len = uint32_t(c & 0xff);
+  const uint64_t bw = 8 * type_bytes(t);
+  const uint64_t pos = field_word(t, b), len = field_word(t, c);
   uint64_t r = 0;
-  for (uint32_t i = 0; i < bw; ++i) {
+  for (uint64_t i = 0; i < bw; ++i) {
     uint64_t bit;
     if (i < len && pos + i < bw) bit = (a >> (pos + i)) & 1;
     else if (is_signed(t)) bit = len == 0 ? 0 : (a >> std::min(pos + len - 1, bw - 1)) & 1;
@@ -298,12 +383,12 @@ WS_LANE_OP bfe_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t c, uint6
   }
   return r & width_mask(t);
 }
-// bfi d, f, b, pos, len: f's low len bits inserted into b at pos.
+// bfi d, f, b, pos, len: f's low len bits inserted into b at pos (pos and len read as bfe's).
 WS_LANE_OP bfi_op(const Insn&, Type t, uint64_t f, uint64_t base, uint64_t c, uint64_t e) {
-  const uint32_t pos = uint32_t(c & 0xff), len = uint32_t(e & 0xff);
-  const uint32_t bw = 8 * type_bytes(t);
+  const uint64_t pos = field_word(t, c), len = field_word(t, e);
+  const uint64_t bw = 8 * type_bytes(t);
   uint64_t r = base;
-  for (uint32_t i = 0; i < len && pos + i < bw; ++i) r = (r & ~(1ull << (pos + i))) | (((f >> i) & 1) << (pos + i));
+  for (uint64_t i = 0; i < len && pos + i < bw; ++i) r = (r & ~(1ull << (pos + i))) | (((f >> i) & 1) << (pos + i));
   return r & width_mask(t);
 }
 // bfind d, a: the position of a's most significant non-sign bit (a 1, or for a negative
@@ -399,6 +484,20 @@ WS_LANE_OP set_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, ui
 // selp d, a, b, p: a where p holds.
 WS_LANE_OP selp_op(const Insn& in, Type, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
   return (bool(c & 1) != in.o[3].negate) ? a : b;
+}
+
+// slct.dtype.ctype d, a, b, c: a where c >= 0 (an s32, or an f32 with .ftz flushing a
+// subnormal c; a NaN c selects b), else b. a and b are moved as bits, never flushed.
+WS_LANE_OP slct_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+  bool take_a;
+  if (in.type2 == Type::F32) {
+    const uint32_t cb = uint32_t(c);
+    const bool flushed = (in.mods & kFtz) && (cb & 0x7f800000u) == 0;
+    take_a = flushed || f32(cb) >= 0.0f;
+  } else {
+    take_a = int32_t(uint32_t(c)) >= 0;
+  }
+  return (take_a ? a : b) & width_mask(t);
 }
 
 #undef WS_LANE_OP

@@ -50,8 +50,9 @@ void decode(Insn& in, const std::string& module) {
     else if (m == "const") in.space = Space::Const;
     else if (m == "param" || m == "param::entry" || m == "param::func") in.space = Space::Param;
     else if (m == "wide") in.mods |= kWide;
-    else if (m == "lo") in.mods |= kLo;
-    else if (m == "hi") in.mods |= kHi;
+    // setp.lo/.hi and set.lo/.hi are the unsigned comparisons, read with the others below.
+    else if (m == "lo" && base != "setp" && base != "set") in.mods |= kLo;
+    else if (m == "hi" && base != "setp" && base != "set") in.mods |= kHi;
     else if (m == "uni") in.mods |= kUni;
     else if (m == "approx") in.mods |= kApprox;
     else if (m == "ftz") in.mods |= kFtz;
@@ -59,6 +60,7 @@ void decode(Insn& in, const std::string& module) {
     else if (m == "nc") in.mods |= kNc;
     else if (m == "clamp") in.mods |= kShiftClamp;
     else if (m == "shiftamt") in.mods |= kShiftAmt;
+    else if (m == "NaN") in.mods |= kNaN;
     else if (m == "v2") in.vec = 2;
     else if (m == "v4") in.vec = 4;
     else if ((m == "rn" || m == "rz" || m == "rm" || m == "rp" || m == "rni" || m == "rzi" || m == "rmi" || m == "rpi") &&
@@ -132,8 +134,9 @@ void decode(Insn& in, const std::string& module) {
     in.op = std::find(parts.begin(), parts.end(), "warp") != parts.end() ? Opc::Nop : Opc::Bar;
     auto has = [&](const char* w) { return std::find(parts.begin(), parts.end(), w) != parts.end(); };
     if (has("red")) in.sub = uint8_t(has("popc") ? BarRed::Popc : has("and") ? BarRed::And : BarRed::Or);
-    // A thread count makes the barrier wait for part of the block only (bar.red: d, a, c).
-    if (in.nops > (in.sub ? 3 : 1)) refuse("a barrier with a thread count is not implemented");
+    // A thread count makes the barrier wait for part of the block only (bar.red: d, a, c);
+    // bar.sync's count is checked when it runs (bar_op): the whole block's is a plain barrier.
+    if (in.nops > (in.sub ? 3 : 2)) refuse("a barrier with a thread count is not implemented");
     return;
   }
   auto it = ops.find(base);
@@ -144,6 +147,9 @@ void decode(Insn& in, const std::string& module) {
     if (in.type == Type::None) refuse("a type is needed");
   }
   if (in.op == Opc::Cvt && in.rnd >= Rnd::Rni) in.mods |= kRzi;
+  // PTX saturates only the high half's sum (mad.hi.sat.s32, mad24.hi.sat.s32).
+  if ((in.op == Opc::Mad || in.op == Opc::Mad24) && in.type == Type::S32 && (in.mods & kSat) && !(in.mods & kHi))
+    refuse("the modifier .sat is taken only with .hi");
 }
 
 }  // namespace ws::ptx

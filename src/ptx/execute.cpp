@@ -126,7 +126,7 @@ uint64_t BlockRun::lanes_exact(const Insn& in, uint32_t w, uint32_t exec) {
   const bool compare = in.op == Opc::Setp || in.op == Opc::Set;
   const Type src = in.op == Opc::Cvt ? in.type2 : in.type;
   const Type dst = in.op == Opc::Setp || in.op == Opc::Testp ? Type::Pred : in.op == Opc::Set ? in.type2 : in.type;
-  const bool ftz = (in.mods & kFtz) != 0;
+  const bool ftz = (in.mods & kFtz) != 0 && in.op != Opc::Slct;  // slct flushes only its c, itself
   uint64_t v[4][32];
   for (int i = 0; i < 4; ++i) {
     const bool float_src = i < (compare ? 2 : 3) && src == Type::F32;

@@ -105,9 +105,10 @@ namespace {
 
 // One 16-bit element of half_arith.
 uint32_t half_element(HalfFn fn, bool bf, Rnd r, uint32_t a, uint32_t b, uint32_t c) {
-  if (fn == HalfFn::Neg) return a ^ 0x8000;
-  if (fn == HalfFn::Abs) return a & 0x7fff;
   const double x = half_to_double(a, bf), y = half_to_double(b, bf);
+  // neg and abs flip or clear the sign bit, except of a NaN: the GPU gives its canonical 7fff.
+  if (fn == HalfFn::Neg) return std::isnan(x) ? 0x7fff : a ^ 0x8000;
+  if (fn == HalfFn::Abs) return std::isnan(x) ? 0x7fff : a & 0x7fff;
   if (fn == HalfFn::Min || fn == HalfFn::Max) {
     if (std::isnan(x)) return std::isnan(y) ? 0x7fff : b;
     if (std::isnan(y)) return a;

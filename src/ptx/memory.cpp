@@ -379,6 +379,33 @@ uint64_t BlockRun::memory_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t e
 }
 
 
+namespace {
+
+bool nan_bits(Type t, uint64_t v) {
+  return t == Type::F64 ? (v & ~(1ull << 63)) > 0x7ff0000000000000ull : (v & 0x7fffffffu) > 0x7f800000u;
+}
+uint64_t flush32(uint64_t v) { return (v & 0x7f800000u) == 0 ? (v & 0x80000000u) : v; }
+
+// atom/red.add of f32 or f64 as the H100's memory units compute it. A NaN: f32's canonical
+// 7fffffff; f64's passed through, in shared memory the memory's own before the operand's,
+// quieted, in global memory the operand's before the memory's, left as it is. In global
+// memory f32 subnormals, read or written, are zeros.
+uint64_t atom_add_float(Type t, bool global, uint64_t old, uint64_t b) {
+  if (t == Type::F64) {
+    if (nan_bits(t, old) || nan_bits(t, b)) {
+      if (global) return nan_bits(t, b) ? b : old;
+      return (nan_bits(t, old) ? old : b) | (1ull << 51);
+    }
+    return bits(f64(old) + f64(b));
+  }
+  if (global) old = flush32(old), b = flush32(b);
+  const uint64_t r = bits(f32(old) + f32(b));
+  if (nan_bits(t, r)) return 0x7fffffffu;
+  return global ? flush32(r) : r;
+}
+
+}  // namespace
+
 // atom / red for each lane in lane order, one at a time as the hardware serialises them, so
 // that lanes reaching one address see each other's updates; atom returns the old value.
 void BlockRun::atomics(const Insn& in, uint32_t w, uint32_t exec, const Where* where) {
@@ -403,8 +430,7 @@ void BlockRun::atomics(const Insn& in, uint32_t w, uint32_t exec, const Where* w
     switch (AtomOp(in.sub)) {
       case AtomOp::Add:
         if (is_half(t)) nv = half_arith(HalfFn::Add, t, Rnd::Rn, old, b, 0);
-        else if (t == Type::F32) nv = bits(f32(old) + f32(b));
-        else if (t == Type::F64) nv = bits(f64(old) + f64(b));
+        else if (is_float(t)) nv = atom_add_float(t, in.space != Space::Shared, old, b);
         else nv = (old + b) & mask;
         break;
       case AtomOp::Min:

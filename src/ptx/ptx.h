@@ -87,6 +87,7 @@ enum Mod : uint16_t {
   kCmpAnd = 1024, kCmpOr = 2048, kCmpXor = 4096,  // setp's boolean combination
   kShiftClamp = 8192,
   kShiftAmt = 16384,  // bfind.shiftamt
+  kNaN = 32768,       // min.NaN / max.NaN: a NaN operand makes the result NaN
 };
 
 enum class Rnd : uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi };

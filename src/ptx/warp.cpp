@@ -299,6 +299,15 @@ void BlockRun::exit_op(const Insn&, Step& s) {
 // The lanes wait until every live lane of the block is at a barrier (run() releases them);
 // at a bar.red each adds its predicate to the block's count, and and or.
 void BlockRun::bar_op(const Insn& in, Step& s) {
+  if (!in.sub && in.nops == 2 && s.exec) {
+    // bar.sync id, count: a count of all the block's warps waits as a plain barrier does;
+    // a smaller one (named barriers between groups of warps) is not emulated.
+    const uint64_t n = val(in.o[1], s.w, std::countr_zero(s.exec)) & 0xffffffff;
+    if (n != uint64_t(nwarps_) * 32)
+      throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": bar.sync for " +
+                  std::to_string(n) + " threads of the block's " + std::to_string(nwarps_ * 32) +
+                  ": a barrier for part of the block is not implemented");
+  }
   if (in.sub && s.exec) {
     if (red_ && red_ != &in)
       throw Fault("kernel " + kernel_name(k_.name) + ": threads wait at two different bar.red barriers (lines " +

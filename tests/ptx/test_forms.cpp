@@ -77,14 +77,22 @@ TEST_CASE("no word of an opcode is passed over: each one a form does not take is
         "k.ptx:6: cvt.rn.satfinite.e4m3x2.f32: the type e4m3x2 is not implemented");
   CHECK(refused("add.sat.f16 %r1, %r2, %r3;") == "k.ptx:6: add.sat.f16: the modifier .sat is not implemented with these types");
   CHECK(refused("add.f32.xyz %r1, %r2, %r3;") == "k.ptx:6: add.f32.xyz: the modifier .xyz is not implemented");
-  CHECK(refused("min.NaN.f32 %r1, %r2, %r3;") == "k.ptx:6: min.NaN.f32: the modifier .NaN is not implemented");
+  CHECK(refused("min.NaN.f64 %rd1, %rd2, %rd3;") ==
+        "k.ptx:6: min.NaN.f64: the modifier .NaN is not implemented with these types");
+  CHECK(refused("mad.lo.sat.s32 %r1, %r2, %r3, %r1;") ==
+        "k.ptx:6: mad.lo.sat.s32: the modifier .sat is not implemented with these types");
+  CHECK(refused("mad.sat.s32 %r1, %r2, %r3, %r1;") == "k.ptx:6: mad.sat.s32: the modifier .sat is taken only with .hi");
+  CHECK(refused("slct.b32.u32 %r1, %r2, %r3, %r1;") == "k.ptx:6: slct.b32.u32: the type u32 is not implemented");
+  CHECK(refused("min.NaN.f32 %r1, %r2, %r3;") == "");
+  CHECK(refused("cnot.b32 %r1, %r2;") == "");
   CHECK(refused("mul.wide.u64 %rd1, %rd2, %rd3;") ==
         "k.ptx:6: mul.wide.u64: the modifier .wide is not implemented with these types");
   CHECK(refused("add.cc.u32 %r1, %r2, %r3;") == "k.ptx:6: add.cc.u32: the modifier .cc is not implemented");
   CHECK(refused("add.rn.rz.f32 %r1, %r2, %r3;") == "k.ptx:6: add.rn.rz.f32: two rounding modifiers");
   CHECK(refused("ld.global.L2::cache_hint.u32 %r1, [%rd1], %rd2;") ==
         "k.ptx:6: ld.global.L2::cache_hint.u32: the modifier .L2::cache_hint is not implemented");
-  CHECK(refused("bar.sync 1, 64;") == "k.ptx:6: bar.sync: a barrier with a thread count is not implemented");
+  CHECK(refused("bar.sync 1, 64;") == "");  // the count is checked when it runs (test_instructions)
+  CHECK(refused("bar.red.popc.u32 %r1, 1, 64, %p1;") == "k.ptx:6: bar.red.popc.u32: a barrier with a thread count is not implemented");
   CHECK(refused("mov.u32 %r1, %envreg0;") == "k.ptx:6: mov.u32: the name %envreg0 is not implemented");
   CHECK(refused("proto: .callprototype (.param .b32 _) _ (.param .b32 _);") ==
         "k.ptx:6: .callprototype: calls through function pointers are not implemented");

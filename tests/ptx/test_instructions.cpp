@@ -287,7 +287,7 @@ TEST_CASE("testp: each class of an f32 and an f64 value") {
   CHECK(r[1] == 0b100101u);  // subnormal: finite, number, subnormal
   CHECK(r[2] == 0b000110u);  // inf: infinite, number
   CHECK(r[3] == 0b001000u);  // NaN: notanumber only
-  CHECK(r[4] == 0b000101u);  // 0: finite, number, neither normal nor subnormal
+  CHECK(r[4] == 0b010101u);  // 0: finite, number, and normal as the H100 answers (not subnormal)
   CHECK(r[5] == 0b100101u);  // the smallest f64 subnormal
 }
 
@@ -655,4 +655,122 @@ TEST_CASE("bar.red: __syncthreads_count, _and and _or over the block's threads")
     CHECK(r[l * 5 + 3] == 0u);
     CHECK(r[l * 5 + 4] == 63u);
   }
+}
+
+TEST_CASE("the H100's answers at the edges: unsigned setp words, NaNs, zeros, 64-bit remainders and fields, .s8") {
+  const std::vector<uint32_t> r = run_one_thread(R"(
+  .reg .b16 %h<4>;
+  setp.lo.u32 %p1, 0xFFFFFFFF, 1;               // unsigned: 2^32 - 1 is not below 1
+  selp.u32 %r0, 1, 0, %p1;
+  setp.hi.u32 %p1, 0xFFFFFFFF, 0xFFFF8000;      // .hi is unsigned >, not .eq
+  selp.u32 %r1, 1, 0, %p1;
+  add.f32 %r2, 0fBF800000, 0fFFC00001;          // any f32 NaN result: 7fffffff
+  add.f64 %rd2, 0d7FF8000000012345, 0dFFF8000000000001;  // f64: the second NaN, as it is
+  mov.b64 {%r3, %r4}, %rd2;
+  neg.f64 %rd3, 0d7FF8000000000000;             // an f64 NaN keeps its sign
+  mov.b64 {%r5, %r6}, %rd3;
+  min.f32 %r7, 0f7F800001, 0f4B000001;          // a signaling NaN loses to the number too
+  max.ftz.f32 %r8, 0f00000000, 0f807FFFFF;      // max(+0, -0 once flushed) = +0
+  min.f32 %r9, 0f00000000, 0f80000000;          // min(+0, -0) = -0
+  rem.u64 %rd4, 12345, 0;                       // 64-bit remainder by 0: all ones
+  mov.b64 {%r10, %r11}, %rd4;
+  rem.u32 %r12, 12345, 0;                       // 32-bit: a itself
+  bfe.u64 %rd5, 0xF72B1FD32A9C9B5D, 0x80000000, 7;  // pos 2^31: past the value, 0 (not pos 0)
+  mov.b64 {%r13, %r14}, %rd5;
+  cvt.s8.s32 %h1, -1;                           // .s8 fills its 16-bit register with the sign
+  cvt.u32.u16 %r15, %h1;
+  mov.b16 %h2, 0x7E55;
+  cvt.f32.f16 %r16, %h2;                        // f16 NaN to f32: canonical
+  cvt.f64.f16 %rd6, %h2;                        // to f64: payload 0x255 at the fraction's top
+  mov.b64 {%r17, %r18}, %rd6;
+  cvt.rn.f16.f64 %h3, 0dFFF8000000000001;       // an f64 NaN to f16: the quiet NaN of its sign
+  cvt.u32.u16 %r19, %h3;
+  div.approx.f32 %r20, 0f7F800000, 0fFF7FFFFF;  // inf times the flushed reciprocal -0: NaN
+  testp.normal.f32 %p1, 0f80000000;             // -0 counts as normal
+  selp.u32 %r21, 1, 0, %p1;
+  st.global.u32 [%rd1+96], 0x00400000;          // a subnormal in global memory
+  atom.global.add.f32 %r22, [%rd1+96], 0f80000000;  // read flushed: +0 + -0 = +0
+  ld.global.u32 %r23, [%rd1+96];
+)" + store_results(24), 25);
+  CHECK(r[0] == 0u);
+  CHECK(r[1] == 1u);
+  CHECK(r[2] == 0x7FFFFFFFu);
+  CHECK(r[3] == 0x00000001u);
+  CHECK(r[4] == 0xFFF80000u);
+  CHECK(r[5] == 0u);
+  CHECK(r[6] == 0x7FF80000u);
+  CHECK(r[7] == 0x4B000001u);
+  CHECK(r[8] == 0u);
+  CHECK(r[9] == 0x80000000u);
+  CHECK(r[10] == 0xFFFFFFFFu);
+  CHECK(r[11] == 0xFFFFFFFFu);
+  CHECK(r[12] == 12345u);
+  CHECK(r[13] == 0u);
+  CHECK(r[14] == 0u);
+  CHECK(r[15] == 0xFFFFu);
+  CHECK(r[16] == 0x7FFFFFFFu);
+  CHECK(r[17] == 0u);
+  CHECK(r[18] == 0x7FF95400u);
+  CHECK(r[19] == 0xFE00u);
+  CHECK(r[20] == 0x7FFFFFFFu);
+  CHECK(r[21] == 1u);
+  CHECK(r[22] == 0x00400000u);  // atom's old value, as stored
+  CHECK(r[23] == 0u);
+}
+
+TEST_CASE("cnot, slct, min/max.NaN, mad.hi.sat.s32, mad24.hi.sat.s32, rcp/rsqrt.approx.ftz.f64") {
+  const std::vector<uint32_t> r = run_one_thread(R"(
+  cnot.b32 %r0, 0;                              // 1
+  cnot.b32 %r1, 0x80000000;                     // 0
+  slct.b32.s32 %r2, 11, 22, 0;                  // c >= 0: a
+  slct.b32.s32 %r3, 11, 22, -1;                 // c < 0: b
+  slct.f32.f32 %r4, 11, 22, 0f80000000;         // -0 >= 0: a
+  slct.f32.f32 %r5, 11, 22, 0f7FC00000;         // NaN: b
+  slct.f32.f32 %r6, 11, 22, 0f80000001;         // -subnormal < 0: b
+  slct.ftz.f32.f32 %r7, 11, 22, 0f80000001;     // flushed to -0: a
+  min.NaN.f32 %r8, 0f3F800000, 0f7FC12345;      // a NaN operand wins: canonical
+  max.NaN.f32 %r9, 0f3F800000, 0f40000000;      // else as max: 2.0
+  mad.hi.sat.s32 %r10, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF;  // 0x3FFFFFFF + 0x7FFFFFFF: clamped
+  mad.hi.sat.s32 %r11, 0x10000, 0x10000, -2;    // high half 1, plus -2: -1
+  mad24.hi.sat.s32 %r12, 0x7FFFFF, 0x7FFFFF, 0x7FFFFFFF;    // 0x3FFFFF00 + 0x7FFFFFFF, clamped
+  mad24.hi.sat.s32 %r13, 0x7FFFFF, 0x7FFFFF, 0; // (2^23-1)^2 = 0x3FFFFF000001: bits 16..47 0x3FFFFF00
+  rcp.approx.ftz.f64 %rd2, 0d7FF0000000000001;  // the high word reads infinity: 0
+  mov.b64 {%r14, %r15}, %rd2;
+  rcp.approx.ftz.f64 %rd3, 0d000FFFFFFFFFFFFF;  // a subnormal is zero: +inf
+  mov.b64 {%r16, %r17}, %rd3;
+  rsqrt.approx.ftz.f64 %rd4, 0d4010000000000000;  // 1/sqrt(4) = 0.5, exact in the high word
+  mov.b64 {%r18, %r19}, %rd4;
+)" + store_results(20), 20);
+  CHECK(r[0] == 1u);
+  CHECK(r[1] == 0u);
+  CHECK(r[2] == 11u);
+  CHECK(r[3] == 22u);
+  CHECK(r[4] == 11u);
+  CHECK(r[5] == 22u);
+  CHECK(r[6] == 22u);
+  CHECK(r[7] == 11u);
+  CHECK(r[8] == 0x7FFFFFFFu);
+  CHECK(r[9] == 0x40000000u);
+  CHECK(r[10] == 0x7FFFFFFFu);
+  CHECK(r[11] == 0xFFFFFFFFu);
+  CHECK(r[12] == 0x7FFFFFFFu);
+  CHECK(r[13] == 0x3FFFFF00u);
+  CHECK(r[14] == 0u);
+  CHECK(r[15] == 0u);
+  CHECK(r[16] == 0u);
+  CHECK(r[17] == 0x7FF00000u);
+  CHECK(r[18] == 0u);
+  CHECK(r[19] == 0x3FE00000u);
+}
+
+TEST_CASE("bar.sync with a thread count: the whole block's waits as bar.sync; part of it is refused when it runs") {
+  const std::vector<uint32_t> r = run_one_thread(R"(
+  bar.sync 0, 32;                               // one warp: 32 is the whole block
+  mov.u32 %r0, 5;
+)" + store_results(1), 1);
+  CHECK(r[0] == 5u);
+  CHECK_THROWS_WITH_AS(run_one_thread("  bar.sync 1, 64;\n", 1),
+                       "kernel probe: PTX line 11: bar.sync for 64 threads of the block's 32: a barrier for part of "
+                       "the block is not implemented",
+                       ptx::Fault);
 }
