@@ -8,6 +8,7 @@
 //   memory.cpp    loads, stores and atomics: address windows, faults, trace records
 //   builtins.cpp  calls of device functions, and the device's own printf and assert
 #pragma once
+#include <atomic>
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -145,6 +146,15 @@ class BlockRun {
   void atomics(const Insn& in, uint32_t w, uint32_t exec, const Where* where);
   [[noreturn]] void fault(const Insn& in, uint32_t w, int lane, const std::string& array, int64_t offset, uint64_t size);
   Where resolve(const Insn& in, Space sp, uint64_t a, uint32_t bytes, uint32_t w, int lane);
+  // Notes that this launch read (ld) or wrote (st) or both (atom, red) array `al`: what
+  // decides whether a launch alike it can be skipped (Device::after_run). Any worker.
+  static void touch(Device::Alloc& al, Opc op) {
+    const uint8_t bit = op == Opc::Ld ? Device::Alloc::kRead
+                        : op == Opc::St ? Device::Alloc::kWritten
+                                        : uint8_t(Device::Alloc::kRead | Device::Alloc::kWritten);
+    std::atomic_ref<uint8_t> t(al.touched);
+    if ((t.load(std::memory_order_relaxed) & bit) != bit) t.fetch_or(bit, std::memory_order_relaxed);
+  }
   size_t shared_array(uint64_t a, size_t& hint) const;
   [[gnu::always_inline]] uint32_t shared_buffer(size_t i) {
     if (!shared_buf_.empty()) [[likely]] return shared_buf_[std::min(i, shared_buf_.size() - 1)];

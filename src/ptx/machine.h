@@ -112,6 +112,11 @@ class Device {
     trace::Space space = trace::Space::Global;
     uint32_t buffer = trace::kNoBuffer;  // in the trace being built; assigned on first access
     bool freed = false;
+    // What the launch running now did to it (kRead | kWritten, set by any worker), and the
+    // device's write count when its bytes last changed: what a repeated launch is judged by.
+    uint8_t touched = 0;
+    uint64_t version = 0;
+    static constexpr uint8_t kRead = 1, kWritten = 2;
   };
 
  private:
@@ -120,6 +125,28 @@ class Device {
   uint32_t buffer_of(Alloc& a, trace::Builder& b);
   uint64_t run_recorded(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
   uint64_t run_unrecorded(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
+  // A launch alike an earlier one whose inputs and outputs are untouched since (see
+  // Repeat): the lane accesses it would run, and the earlier launch's number; false when
+  // it must run.
+  bool repeats(const KernelLaunch& a, uint64_t& lanes, uint32_t& as_launch) const;
+  // After a launch that ran: the arrays it read and wrote, their versions moved on, and
+  // whether a launch alike it could be skipped.
+  void after_run(const Kernel& k, const KernelLaunch& a, uint64_t lanes, uint32_t launch);
+  void changed(Alloc& a) { a.version = ++writes_; }
+
+  // A launch that read no array it wrote and ran nothing but arithmetic and memory
+  // (no printf, clock, malloc, host memory): run again with the same parameters on arrays
+  // whose bytes did not change since, it would write the same bytes over themselves.
+  struct Repeat {
+    trace::Dim3 grid, block;
+    uint32_t dynamic_shared = 0;
+    std::vector<uint8_t> params;
+    std::vector<std::pair<uint64_t, uint64_t>> arrays;  // base, version after the launch
+    uint64_t lanes = 0;
+    uint32_t launch = 0;                                // 1-based, in the trace
+  };
+  std::map<std::string, Repeat> repeats_;               // per kernel: its last launch, if repeatable
+  uint64_t writes_ = 0;
 
   Module module_;
   std::map<uint64_t, std::unique_ptr<Alloc>> allocs_;  // by base

@@ -92,6 +92,7 @@ BlockRun::Where BlockRun::resolve(const Insn& in, Space sp, uint64_t a, uint32_t
         }
         fault(in, w, lane, "no array", int64_t(a), 0);
       }
+      touch(*al, in.op);
       r.p = al->ptr + (a - al->base);
       r.space = al->space;
       r.buffer = record_ ? d_.buffer_of(*al, b_) : trace::kNoBuffer;
@@ -254,6 +255,7 @@ bool BlockRun::memory_one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_
     const uint64_t a0 = at[first];
     if (!al || al->freed || a0 < al->base || a0 + bytes > al->base + al->bytes) al = d_.find(a0, bytes);
     if (!al || al->space != trace::Space::Global) return false;
+    touch(*al, in.op);
     const uint64_t lo = al->base, hi = al->base + al->bytes;
     for (uint32_t m = exec; m; m &= m - 1) {
       const int l = std::countr_zero(m);

@@ -278,6 +278,7 @@ struct UnrecordedRun {
   uint32_t as = 0;
   uint64_t lane_accesses = 0;
   double seconds = 0;
+  size_t repeated = 0;  // of them, not run again (trace::Launch::same_as)
 };
 UnrecordedRun unrecorded_of(const std::vector<std::shared_ptr<const Session>>& shown, size_t i, size_t n) {
   UnrecordedRun r;
@@ -286,6 +287,7 @@ UnrecordedRun unrecorded_of(const std::vector<std::shared_ptr<const Session>>& s
   for (size_t k = i; k < i + n; ++k) {
     r.lane_accesses += shown[k]->trace().launch().lane_accesses;
     r.seconds += shown[k]->trace().launch().seconds;
+    r.repeated += shown[k]->trace().launch().same_as != 0;
   }
   const auto& all = shown[i]->whole_trace().launches;
   for (uint32_t k = shown[i]->launch(); k-- > 0;)
@@ -305,9 +307,14 @@ std::string unrecorded_text(const std::vector<std::shared_ptr<const Session>>& s
   out += ": " + l.kernel + " ×" + std::to_string(n);
   out += r.as ? ", as launch " + std::to_string(r.as) : ", grid " + dim_text(l.grid) + " × block " + dim_text(l.block);
   char figures[96];
-  std::snprintf(figures, sizeof figures, " (not recorded: %llu lane accesses in %.3f s)\n", (unsigned long long)r.lane_accesses,
+  std::snprintf(figures, sizeof figures, " (not recorded: %llu lane accesses in %.3f s", (unsigned long long)r.lane_accesses,
                 r.seconds);
-  return out + figures;
+  out += figures;
+  // Launches alike with the same parameters on unchanged bytes (ptx::Device::repeats).
+  if (r.repeated)
+    out += std::string("; ") + (r.repeated == n ? "" : std::to_string(r.repeated) + " of them ") +
+           "not run again: same parameters and input bytes as before, the outputs already in place";
+  return out + ")\n";
 }
 
 nlohmann::ordered_json unrecorded_json(const std::vector<std::shared_ptr<const Session>>& shown, size_t i, size_t n) {
@@ -324,6 +331,7 @@ nlohmann::ordered_json unrecorded_json(const std::vector<std::shared_ptr<const S
   j["as_launch"] = r.as ? nlohmann::ordered_json(r.as) : nlohmann::ordered_json(nullptr);
   j["lane_accesses"] = r.lane_accesses;
   j["seconds"] = r.seconds;
+  j["not_run_again"] = r.repeated;
   return j;
 }
 

@@ -127,6 +127,9 @@ struct Launch {
   // False for a launch run on the fast path (a kernel's launches after its first few): its
   // grid, block and figures are kept, no blocks and no records.
   bool recorded = true;
+  // Not run again (unrecorded): launch `same_as` (1-based) had the same kernel, grid,
+  // parameters and input bytes, and its outputs were still in place; 0 when it ran.
+  uint32_t same_as = 0;
   bool operator==(const Launch&) const = default;
   // Block coordinates of a linear block id.
   Dim3 block_coords(uint32_t linear) const;

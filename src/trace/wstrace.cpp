@@ -88,6 +88,7 @@ std::string metadata(const Trace& t) {
     if (l.lane_accesses) j["lane_accesses"] = l.lane_accesses;
     if (l.seconds > 0) j["seconds"] = l.seconds;
     if (!l.recorded) j["recorded"] = false;  // absent in older files: every launch was recorded
+    if (l.same_as) j["same_as"] = l.same_as;
     m["launches"].push_back(std::move(j));
   }
   m["timings_json"] = t.timings_json;
@@ -328,6 +329,10 @@ Launch read_launch(const json& m) {
   if (auto it = m.find("recorded"); it != m.end()) {
     if (!it->is_boolean()) corrupted("metadata 'recorded' is not true or false");
     l.recorded = it->get<bool>();
+  }
+  if (auto it = m.find("same_as"); it != m.end()) {
+    if (!it->is_number_unsigned()) corrupted("metadata 'same_as' is not a launch number");
+    l.same_as = it->get<uint32_t>();
   }
   return l;
 }

@@ -159,3 +159,75 @@ TEST_CASE("the record cap holds per launch: a first launch that fills it leaves 
     CHECK(std::count_if(t.records.begin(), t.records.end(), [&](const trace::Record& r) { return r.launch == l; }) == 40);
   }
 }
+
+TEST_CASE("a launch alike the last on bytes that did not change is not run again; any change runs it") {
+  ptx::Device dev;
+  dev.load(ptx::parse(fixture("vector_add.ptx")));
+  dev.record_launches(1);
+  const int n = 1000;
+  std::vector<float> a(n), b(n), c(n, -1);
+  std::iota(a.begin(), a.end(), 0.0f);
+  for (int i = 0; i < n; ++i) b[size_t(i)] = 2.0f * float(i);
+  const uint64_t da = dev.malloc(n * 4, "d_a"), db = dev.malloc(n * 4, "d_b"), dc = dev.malloc(n * 4, "d_c");
+  REQUIRE(dev.to_device(da, a.data(), n * 4));
+  REQUIRE(dev.to_device(db, b.data(), n * 4));
+  const ptx::Kernel& k = dev.module().kernels.at(0);
+  trace::Trace t;
+  trace::Builder bld(t);
+  auto launch = [&](int count) { return dev.launch({k.name, {4, 1, 1}, {256, 1, 1}, 0, pack(k, da, db, dc, count)}, bld); };
+  auto c_is = [&](float scale_a) {
+    REQUIRE(dev.to_host(c.data(), dc, n * 4));
+    for (int j = 0; j < n; ++j) REQUIRE(c[size_t(j)] == scale_a * float(j) + 2.0f * float(j));
+  };
+  CHECK(launch(n) == 3 * n);  // 1: recorded
+  CHECK(launch(n) == 0);      // 2, 3: c already holds a + b
+  CHECK(launch(n) == 0);
+  c_is(1);
+  // The host writes a: the same launch now computes something else, and runs.
+  for (float& x : a) x *= 2;
+  REQUIRE(dev.to_device(da, a.data(), n * 4));
+  CHECK(launch(n) == 3 * n);  // 4
+  c_is(2);
+  // The host changes c itself: the outputs are no longer in place.
+  REQUIRE(dev.memset(dc, 0, n * 4));
+  CHECK(launch(n) == 3 * n);  // 5
+  c_is(2);
+  CHECK(launch(n - 1) == 3 * (n - 1));  // 6: other parameters
+  CHECK(launch(n - 1) == 0);            // 7
+  REQUIRE(t.launches.size() == 7);
+  const uint32_t same_as[7] = {0, 1, 1, 0, 0, 0, 6};
+  for (size_t i = 0; i < 7; ++i) {
+    CHECK(t.launches[i].same_as == same_as[i]);
+    if (same_as[i]) CHECK_FALSE(t.launches[i].recorded);
+  }
+  // The file keeps it.
+  const std::string path = (std::filesystem::temp_directory_path() / "ws_test_same_as.wstrace").string();
+  trace::write_trace(t, path);
+  const trace::Trace back = trace::read_trace(path);
+  std::filesystem::remove(path);
+  REQUIRE(back.launches.size() == 7);
+  CHECK(back.launches[1].same_as == 1);
+  CHECK(back.launches[6].same_as == 6);
+  CHECK(back.launches[3].same_as == 0);
+}
+
+TEST_CASE("a launch that reads what it writes, or one recorded because every launch is, always runs") {
+  trace::Trace t;
+  CHECK(reduce_total(1, 1000, 3, t) == 3 * ([] {
+          long long s = 0;
+          for (int i = 0; i < 1000; ++i) s += i % 7 - 3;
+          return s;
+        }()));
+  for (const trace::Launch& l : t.launches) CHECK(l.same_as == 0);
+
+  ptx::Device dev;
+  dev.load(ptx::parse(fixture("vector_add.ptx")));
+  dev.record_launches(0);
+  const int n = 64;
+  const uint64_t da = dev.malloc(n * 4, "d_a"), db = dev.malloc(n * 4, "d_b"), dc = dev.malloc(n * 4, "d_c");
+  const ptx::Kernel& k = dev.module().kernels.at(0);
+  trace::Trace t2;
+  trace::Builder bld(t2);
+  for (int i = 0; i < 3; ++i) CHECK(dev.launch({k.name, {1, 1, 1}, {64, 1, 1}, 0, pack(k, da, db, dc, n)}, bld) == 3 * n);
+  for (const trace::Launch& l : t2.launches) CHECK((l.recorded && l.same_as == 0));
+}
