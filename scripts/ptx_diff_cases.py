@@ -654,6 +654,14 @@ def memory_forms():
              ['st.shared.b32 [%rd30], {a0};', bar + ';', 'xor.b32 %r5, %r1, 33;', 'mul.wide.u32 %rd32, %r5, 8;',
               'mov.u64 %rd33, sh;', 'add.u64 %rd32, %rd33, %rd32;', 'ld.shared.b32 {d0}, [%rd32];'],
              setup='shared', threads=64)
+    # Block-wide reductions of a predicate (__syncthreads_count / _and / _or), across both warps.
+    for sp in ['bar.red', 'barrier.red', 'bar.cta.red', 'barrier.cta.red.aligned']:
+        case('%s.popc.u32' % sp, ['pred'], ['u32'], ['%s.popc.u32 {d0}, 0, {a0};' % sp], kinds=['pred'], threads=64)
+        for op in ['and', 'or']:
+            case('%s.%s.pred' % (sp, op), ['pred'], ['pred'], ['%s.%s.pred {d0}, 0, {a0};' % (sp, op)],
+                 kinds=['pred'], threads=64)
+            case('%s.%s.pred uniform' % (sp, op), ['pred'], ['pred'], ['%s.%s.pred {d0}, 0, {a0};' % (sp, op)],
+                 inputs='uniform-pred', threads=64)
     for f in ['membar.sys', 'fence.sc.sys', 'fence.acq_rel.cluster', 'fence.sc.cta', 'fence.acq_rel.gpu',
               'prefetch.global.L2 [%rd1]', 'prefetch.global.L2::evict_last [%rd1]',
               'prefetch.global.L2::evict_normal [%rd1]', 'prefetch.local.L1 [%rd31]', 'prefetch.L1 [%rd1]',

@@ -180,12 +180,10 @@ const std::map<std::string, std::string>& untestable() {
       {"red.max/f32", "not PTX: red.max takes no f32 or f64"},
       {"red.acquire", "not PTX: a reduction returns nothing to acquire"},
       {"red.acq_rel", "not PTX: a reduction returns nothing to acquire"},
-      // Whole forms ("opcode/first type") that came after the H100 fixture was recorded:
-      // their cases wait for the next GPU run (scripts/ptx_diff_cases.py, then the fixture).
-      {"bar/u32", "bar.red.popc (__syncthreads_count): no GPU results yet"},
-      {"bar/pred", "bar.red.and/.or (__syncthreads_and/_or): no GPU results yet"},
-      {"barrier/u32", "barrier.red.popc: no GPU results yet"},
-      {"barrier/pred", "barrier.red.and/.or: no GPU results yet"},
+      {"bar.sync/u32", "not PTX: bar.red takes no .sync (it synchronises already)"},
+      {"bar.sync/pred", "not PTX: bar.red takes no .sync (it synchronises already)"},
+      {"barrier.sync/u32", "not PTX: barrier.red takes no .sync (it synchronises already)"},
+      {"barrier.sync/pred", "not PTX: barrier.red takes no .sync (it synchronises already)"},
   };
   return m;
 }
