@@ -19,11 +19,13 @@ namespace ws::program {
 std::vector<std::string> allocation_names(const std::string& text) {
   // The first `&name` of the call's first argument, whatever cast surrounds it:
   // (void**)&d_A, reinterpret_cast<void **>(&d_A).
+  // Host memory too: cudaMallocHost / cudaHostAlloc(&h, ...), cudaHostRegister(h, ...).
   static const std::regex re(
-      R"(cudaMalloc(Managed|Pitch)?\s*\(([^;,]*?)&\s*([A-Za-z_][A-Za-z0-9_.>\-\[\]]*))");
+      R"(cuda(?:Malloc(?:Managed|Pitch|Host|Async)?|HostAlloc)\s*\(([^;,]*?)&\s*([A-Za-z_][A-Za-z0-9_.>\-\[\]]*))"
+      R"(|cudaHostRegister\s*\(\s*(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_.>\-\[\]]*))");
   std::vector<std::string> names;
   for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
-    names.push_back((*it)[3].str());
+    names.push_back((*it)[2].matched ? (*it)[2].str() : (*it)[3].str());
   return names;
 }
 

@@ -18,6 +18,7 @@ namespace {
 program::Result run_atomics(const std::string& file) {
   program::Options o;
   o.source = "tests/programs/atomics/" + file;
+  o.record_launches = 0;  // every launch: each is a pattern of its own
   o.echo = false;
   o.timeout_seconds = 60;
   return program::run(o);

@@ -128,6 +128,24 @@ void write_trace_now() {
   }
 }
 
+std::string name_of_call(const void* caller) {
+  static std::map<const void*, std::string> by_site;
+  auto site = by_site.find(caller);
+  if (site == by_site.end()) {
+    const CallLine at = call_line(caller);
+    std::string name;
+    if (!at.file.empty()) {
+      std::ifstream f(at.file, std::ios::binary);
+      std::stringstream text;
+      text << f.rdbuf();
+      const std::string base = at.file.substr(at.file.rfind('/') + 1);
+      name = name_at_line(text.str(), at.line, base + ":" + std::to_string(at.line));
+    }
+    site = by_site.emplace(caller, name).first;
+  }
+  return site->second;
+}
+
 cudaError_t unsupported(const char* name) {
   static std::mutex mu;
   static std::vector<std::string> told;
@@ -253,6 +271,7 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 bloc
 
 // ---- memory --------------------------------------------------------------------------
 
+
 // Where cudaMallocPitch was called from, while it allocates through cudaMalloc.
 static thread_local const void* outer_caller = nullptr;
 
@@ -262,23 +281,9 @@ static thread_local const void* outer_caller = nullptr;
 // the k-th `cudaMalloc(&name` of the program's text, else "cudaMalloc #k".
 static std::string allocation_name(const char* what, const void* caller) {
   State& s = st();
-  static std::map<const void*, std::string> by_site;
   const uint64_t k = ++s.allocations;
   if (outer_caller) caller = outer_caller;
-  auto site = by_site.find(caller);
-  if (site == by_site.end()) {
-    const ws::program::CallLine at = ws::program::call_line(caller);
-    std::string name;
-    if (!at.file.empty()) {
-      std::ifstream f(at.file, std::ios::binary);
-      std::stringstream text;
-      text << f.rdbuf();
-      const std::string base = at.file.substr(at.file.rfind('/') + 1);
-      name = ws::program::name_at_line(text.str(), at.line, base + ":" + std::to_string(at.line));
-    }
-    site = by_site.emplace(caller, name).first;
-  }
-  if (!site->second.empty()) return site->second;
+  if (std::string name = ws::program::name_of_call(caller); !name.empty()) return name;
   if (!s.names_read) {
     s.names_read = true;
     if (env::is_set(env::Var::source)) {
