@@ -136,6 +136,11 @@ class BlockRun {
   uint64_t mov_vector(const Insn& in, uint32_t w, uint32_t exec);
   uint64_t shfl_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
   uint64_t vote_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
+  // The executing lanes of lane l's membermask, operand `i` of a .sync warp instruction
+  // (all executing lanes when the instruction names none).
+  uint32_t members(const Insn& in, uint32_t i, uint32_t w, int l, uint32_t exec) {
+    return in.nops > i ? uint32_t(val(in.o[i], w, l)) & exec : exec;
+  }
   uint64_t activemask_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
   uint64_t redux_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
   uint64_t match_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);

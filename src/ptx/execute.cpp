@@ -218,11 +218,13 @@ uint64_t BlockRun::vote_op(uint32_t, const Insn& in, uint32_t w, uint32_t exec) 
     if (pred(A, w, std::countr_zero(m))) ballot |= 1u << std::countr_zero(m);
   for (uint32_t m = exec; m; m &= m - 1) {
     const int l = std::countr_zero(m);
+    // vote.sync: only the lanes of this lane's membermask take part (a group of a partition).
+    const uint32_t g = members(in, 2, w, l, exec), b = ballot & g;
     switch (VoteMode(in.sub)) {
-      case VoteMode::Ballot: set(d, w, l, ballot); break;
-      case VoteMode::All: set(d, w, l, ballot == exec); break;
-      case VoteMode::Any: set(d, w, l, ballot != 0); break;
-      case VoteMode::Uni: set(d, w, l, ballot == exec || ballot == 0); break;
+      case VoteMode::Ballot: set(d, w, l, b); break;
+      case VoteMode::All: set(d, w, l, b == g); break;
+      case VoteMode::Any: set(d, w, l, b != 0); break;
+      case VoteMode::Uni: set(d, w, l, b == g || b == 0); break;
     }
   }
   return 0;
@@ -233,30 +235,34 @@ uint64_t BlockRun::activemask_op(uint32_t, const Insn& in, uint32_t w, uint32_t 
   return 0;
 }
 
-// redux.sync.op d, a, mask: every executing lane gets the reduction of all of their a
-// (add wrapping, min/max signed or not by the type, and/or/xor of the bits).
+// redux.sync.op d, a, membermask: every executing lane gets the reduction of the a of the
+// lanes of its membermask (add wrapping, min/max signed or not by the type, and/or/xor of
+// the bits); lanes of a partition (labeled_partition) each reduce over their own group.
 uint64_t BlockRun::redux_op(uint32_t, const Insn& in, uint32_t w, uint32_t exec) {
   const bool s = is_signed(in.type);
-  uint64_t acc = 0;
-  bool first = true;
+  uint32_t v[32] = {};
+  for (uint32_t m = exec; m; m &= m - 1) v[std::countr_zero(m)] = uint32_t(val(in.o[1], w, std::countr_zero(m)));
+  auto reduce = [&](uint32_t group) {
+    uint64_t acc = v[std::countr_zero(group)];
+    for (uint32_t m = group & (group - 1); m; m &= m - 1) {
+      const uint32_t x = v[std::countr_zero(m)];
+      switch (AtomOp(in.sub)) {
+        case AtomOp::Add: acc = uint32_t(acc + x); break;
+        case AtomOp::Min: acc = s ? uint32_t(std::min(int32_t(acc), int32_t(x))) : std::min<uint32_t>(uint32_t(acc), x); break;
+        case AtomOp::Max: acc = s ? uint32_t(std::max(int32_t(acc), int32_t(x))) : std::max<uint32_t>(uint32_t(acc), x); break;
+        case AtomOp::And: acc &= x; break;
+        case AtomOp::Or: acc |= x; break;
+        case AtomOp::Xor: acc ^= x; break;
+        default: break;
+      }
+    }
+    return acc;
+  };
   for (uint32_t m = exec; m; m &= m - 1) {
-    const uint32_t v = uint32_t(val(in.o[1], w, std::countr_zero(m)));
-    if (first) {
-      acc = v;
-      first = false;
-      continue;
-    }
-    switch (AtomOp(in.sub)) {
-      case AtomOp::Add: acc = uint32_t(acc + v); break;
-      case AtomOp::Min: acc = s ? uint32_t(std::min(int32_t(acc), int32_t(v))) : std::min<uint32_t>(uint32_t(acc), v); break;
-      case AtomOp::Max: acc = s ? uint32_t(std::max(int32_t(acc), int32_t(v))) : std::max<uint32_t>(uint32_t(acc), v); break;
-      case AtomOp::And: acc &= v; break;
-      case AtomOp::Or: acc |= v; break;
-      case AtomOp::Xor: acc ^= v; break;
-      default: break;
-    }
+    const int l = std::countr_zero(m);
+    const uint32_t g = members(in, 2, w, l, exec);
+    set(in.o[0], w, l, g ? reduce(g) : v[l]);
   }
-  for (uint32_t m = exec; m; m &= m - 1) set(in.o[0], w, std::countr_zero(m), acc);
   return 0;
 }
 
@@ -266,14 +272,15 @@ uint64_t BlockRun::match_op(uint32_t, const Insn& in, uint32_t w, uint32_t exec)
   const uint64_t mask = width_mask(in.type);
   uint64_t v[32] = {};
   for (uint32_t m = exec; m; m &= m - 1) v[std::countr_zero(m)] = val(in.o[1], w, std::countr_zero(m)) & mask;
-  bool all = true;
-  for (uint32_t m = exec; m; m &= m - 1) all &= v[std::countr_zero(m)] == v[std::countr_zero(exec)];
   for (uint32_t m = exec; m; m &= m - 1) {
     const int l = std::countr_zero(m);
+    // Only the lanes of this lane's membermask are compared.
+    const uint32_t g = members(in, 2, w, l, exec);
     uint32_t same = 0;
-    for (uint32_t k = exec; k; k &= k - 1)
+    for (uint32_t k = g; k; k &= k - 1)
       if (v[std::countr_zero(k)] == v[l]) same |= 1u << std::countr_zero(k);
-    set(in.o[0], w, l, in.sub ? (all ? exec : 0) : same);
+    const bool all = same == g;
+    set(in.o[0], w, l, in.sub ? (all ? g : 0) : same);
     if (in.dst2 != kSink) reg(w, in.dst2, l) = all;
   }
   return 0;

@@ -467,3 +467,14 @@ TEST_CASE("tests/programs/timing_loop.cu: a kernel's first launches recorded, th
   REQUIRE(all.trace.launches.size() == 6);
   for (const trace::Launch& l : all.trace.launches) CHECK(l.recorded);
 }
+
+TEST_CASE("labeled_partition: match, redux and vote reduce over each lane's own group, not the whole warp") {
+  if (program::find_nvcc().empty()) return;
+  program::Options o;
+  o.source = "tests/programs/warp/partition_reduce.cu";
+  o.echo = false;
+  o.timeout_seconds = 60;
+  const program::Result r = program::run(o);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("partition reduce: correct") != std::string::npos);
+}
