@@ -255,14 +255,14 @@ WS_LANE_OP neg_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t)
   if (is_half(t)) return half_arith(HalfFn::Neg, t, Rnd::Rn, a, 0, 0);
   if (t == Type::F64 && is_nan64(a)) return quiet64(a);  // the sign of an f64 NaN stays
   if (is_float(t)) return fop_canon(t, a, 0, 0, [](auto x, auto, auto) { return -x; });
-  return uint64_t(-sext(t, a)) & width_mask(t);
+  return (uint64_t(0) - uint64_t(sext(t, a))) & width_mask(t);  // wraps: -INT_MIN is INT_MIN
 }
 WS_LANE_OP abs_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   if (is_half(t)) return half_arith(HalfFn::Abs, t, Rnd::Rn, a, 0, 0);
   if (t == Type::F64 && is_nan64(a)) return quiet64(a);
   if (is_float(t)) return fop_canon(t, a, 0, 0, [](auto x, auto, auto) { return std::fabs(x); });
   const int64_t sa = sext(t, a);
-  return uint64_t(sa < 0 ? -sa : sa) & width_mask(t);
+  return (sa < 0 ? uint64_t(0) - uint64_t(sa) : uint64_t(sa)) & width_mask(t);  // wraps: abs(INT_MIN) is INT_MIN
 }
 // mul24 / mad24: the product of the low 24 bits (sign-extended for .s32), .hi its bits 16..47
 // (mad24.hi.sat.s32: those as an s32 plus c, clamped to the s32 range).
