@@ -284,7 +284,8 @@ WS_LANE_OP mad24_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, 
 WS_LANE_OP sad_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
   const uint64_t mask = width_mask(t), ua = a & mask, ub = b & mask;
   const int64_t sa = sext(t, a), sb = sext(t, b);
-  const uint64_t diff = is_signed(t) ? uint64_t(sa > sb ? sa - sb : sb - sa) : (ua > ub ? ua - ub : ub - ua);
+  const uint64_t diff = is_signed(t) ? (sa > sb ? uint64_t(sa) - uint64_t(sb) : uint64_t(sb) - uint64_t(sa))  // wraps, as the GPU
+                                      : (ua > ub ? ua - ub : ub - ua);
   return (diff + c) & mask;
 }
 
