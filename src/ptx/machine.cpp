@@ -233,7 +233,7 @@ uint64_t Device::launch(const KernelLaunch& a, trace::Builder& b, uint64_t budge
   // the same bytes again: it is counted, not run (unless every launch is to be recorded).
   uint64_t lanes = 0;
   uint32_t as_launch = 0;
-  if (record_first_ != 0 && repeats(a, lanes, as_launch)) {
+  if (record_first_ != 0 && repeats(a, as_launch)) {
     l.recorded = false;
     l.same_as = as_launch;
     b.begin_launch(std::move(l));
@@ -252,11 +252,11 @@ uint64_t Device::launch(const KernelLaunch& a, trace::Builder& b, uint64_t budge
   }
   b.launch().lane_accesses = lanes;
   b.launch().seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  after_run(*k, a, lanes, number);
+  after_run(*k, a, number);
   return lanes;
 }
 
-bool Device::repeats(const KernelLaunch& a, uint64_t& lanes, uint32_t& as_launch) const {
+bool Device::repeats(const KernelLaunch& a, uint32_t& as_launch) const {
   auto it = repeats_.find(a.kernel);
   if (it == repeats_.end()) return false;
   const Repeat& r = it->second;
@@ -266,7 +266,6 @@ bool Device::repeats(const KernelLaunch& a, uint64_t& lanes, uint32_t& as_launch
     auto al = allocs_.find(base);
     if (al == allocs_.end() || al->second->freed || al->second->version != version) return false;
   }
-  lanes = r.lanes;
   as_launch = r.launch;
   return true;
 }
@@ -287,7 +286,7 @@ static bool deterministic(const Kernel& k) {
   return true;
 }
 
-void Device::after_run(const Kernel& k, const KernelLaunch& a, uint64_t lanes, uint32_t launch) {
+void Device::after_run(const Kernel& k, const KernelLaunch& a, uint32_t launch) {
   Repeat r;
   bool repeatable = deterministic(k);
   for (auto& [base, x] : allocs_) {
@@ -308,7 +307,6 @@ void Device::after_run(const Kernel& k, const KernelLaunch& a, uint64_t lanes, u
   r.block = a.block;
   r.dynamic_shared = a.dynamic_shared;
   r.params = a.params;
-  r.lanes = lanes;
   r.launch = launch;
   repeats_[a.kernel] = std::move(r);
 }

@@ -126,12 +126,11 @@ class Device {
   uint64_t run_recorded(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
   uint64_t run_unrecorded(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
   // A launch alike an earlier one whose inputs and outputs are untouched since (see
-  // Repeat): the lane accesses it would run, and the earlier launch's number; false when
-  // it must run.
-  bool repeats(const KernelLaunch& a, uint64_t& lanes, uint32_t& as_launch) const;
+  // Repeat): the earlier launch's number; false when it must run.
+  bool repeats(const KernelLaunch& a, uint32_t& as_launch) const;
   // After a launch that ran: the arrays it read and wrote, their versions moved on, and
   // whether a launch alike it could be skipped.
-  void after_run(const Kernel& k, const KernelLaunch& a, uint64_t lanes, uint32_t launch);
+  void after_run(const Kernel& k, const KernelLaunch& a, uint32_t launch);
   void changed(Alloc& a) { a.version = ++writes_; }
 
   // A launch that read no array it wrote and ran nothing but arithmetic and memory
@@ -142,7 +141,6 @@ class Device {
     uint32_t dynamic_shared = 0;
     std::vector<uint8_t> params;
     std::vector<std::pair<uint64_t, uint64_t>> arrays;  // base, version after the launch
-    uint64_t lanes = 0;
     uint32_t launch = 0;                                // 1-based, in the trace
   };
   std::map<std::string, Repeat> repeats_;               // per kernel: its last launch, if repeatable
