@@ -653,6 +653,7 @@ Result run_gpu(const Options& o, const std::string& device, const std::string& a
   r.trace = sass::to_trace(raw, dis, io);
   r.trace.provenance.version = WS_VERSION;
   finish_trace(r.trace, src);  // src: "" for a program built elsewhere
+  if (!ptx.empty()) sass::split_shared_windows(r.trace, sass::ptx_shared_decls(ptx));
   if (o.time) time_launches(exe, o, tools, device, source_text, ptx, dir.path, r);
   return r;
 }
@@ -787,6 +788,10 @@ Result run(const Options& o) {
 Ending last_ending() {
   std::lock_guard<std::mutex> lock(last_mu);
   return last;
+}
+
+void name_shared_arrays(trace::Trace& gpu, const trace::Trace& emulated) {
+  sass::split_shared_windows(gpu, sass::trace_shared_decls(emulated));
 }
 
 }  // namespace ws::program

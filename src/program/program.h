@@ -98,6 +98,11 @@ struct Result {
 // "gpu" backend also for a machine with no GPU or no GPU tracer (one line each).
 Result run(const Options& o);
 
+// A GPU trace of a program (a replay pack's) with each kernel's shared window cut into the
+// arrays the emulated device's trace of the same program names, where the GPU trace proves
+// where ptxas placed them (sass::split_shared_windows).
+void name_shared_arrays(trace::Trace& gpu, const trace::Trace& emulated);
+
 // What the emulated device stopped, read from the program's stderr `text` (its lines
 // "warpscope: out-of-bounds access ...", "... (an endless loop?) ...", a failed assert).
 Ending ending_of(const std::string& text);

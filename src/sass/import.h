@@ -62,6 +62,30 @@ Disassembly parse_disassembly(const std::string& text, const std::vector<std::st
 using SharedNames = std::map<std::string, std::vector<std::string>>;
 SharedNames ptx_shared_names(const std::string& ptx);
 
+// A shared array a kernel declares: its name, size and alignment, and the shape to show it
+// with (1-D, 4-byte words, where nothing better is known).
+struct SharedDecl {
+  std::string name;
+  uint64_t bytes = 0;
+  uint32_t align = 4;
+  uint32_t elem_bytes = 4;
+  uint64_t rows = 1, cols = 1;
+};
+// Kernel (as a trace's launch names it: "matmulTiled", "transposeTiled<0>", or its name
+// without the template arguments) → the shared arrays it declares.
+using SharedDecls = std::map<std::string, std::vector<SharedDecl>>;
+// The shared arrays of each kernel of `ptx`, with their sizes and alignments.
+SharedDecls ptx_shared_decls(const std::string& ptx);
+// The shared arrays each kernel's records reach in an emulated trace of the same program,
+// with their shapes.
+SharedDecls trace_shared_decls(const trace::Trace& t);
+// Cuts each kernel's shared window of a GPU trace (one buffer for the whole window) into the
+// arrays `decls` gives it, where the trace proves the layout: lines that name one array show
+// which offsets it covers, and exactly one packing of the arrays agrees with all of them.
+// Records move to their arrays with offsets from each array's start; a window it cannot
+// place stays whole.
+void split_shared_windows(trace::Trace& t, const SharedDecls& decls);
+
 struct ImportOptions {
   std::vector<std::string> names;  // the program's allocations, in the order it makes them
   std::string device;              // "NVIDIA H100 80GB HBM3"

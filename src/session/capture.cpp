@@ -154,6 +154,11 @@ Capture capture_program(const ResolvedLaunch& req) {
     c.hardware = replay_sass(std::filesystem::path(req.program.source).stem().string(), [&](const trace::Trace& h) {
       return h.launches.size() == r.trace.launches.size();
     });
+  if (c.hardware) {
+    auto h = std::make_shared<trace::Trace>(*c.hardware);
+    program::name_shared_arrays(*h, r.trace);
+    c.hardware = std::move(h);
+  }
   if (!r.trace.timings_json.empty()) r.trace.timings_json = with_yardsticks(r.trace.timings_json);
   for (const std::string& n : r.notes) c.note += (c.note.empty() ? "" : "; ") + n;
   if (r.exit_code) c.note += (c.note.empty() ? "" : "; ") + std::string("the program exited with code ") + std::to_string(r.exit_code);

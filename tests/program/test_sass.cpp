@@ -492,3 +492,68 @@ TEST_CASE("nvdisasm -gi's chains of frames: the innermost frame of the program's
   CHECK(f.at(0x280).line == 65);
   CHECK(f.at(0x280).file == "/w/kernels/matmul.h");
 }
+
+namespace {
+
+// The GPU fixture with each site's line of code, as a program's import gives it.
+trace::Trace gpu_fixture_with_code(const std::string& name) {
+  trace::Trace t = gpu_fixture(name);
+  const std::string text = slurp("tests/programs/" + name + ".cu");
+  for (trace::Site& s : t.sites) s.code = trace::source_line(text, s.line);
+  return t;
+}
+
+// The name of the array each shared SASS instruction of `line` reaches.
+std::map<std::string, std::string> shared_arrays_of_line(const trace::Trace& t, uint32_t line) {
+  std::map<std::string, std::string> out;
+  for (const trace::Site& s : t.sites)
+    if (s.line == line && s.space == trace::Space::Shared)
+      out[s.instruction] = s.buffer < t.buffers.size() ? t.buffers[s.buffer].name : "(several)";
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("matmul_tiled.cu on an H100: the shared window cut into As and Bs where ptxas placed them") {
+  // As and Bs, 16x16 floats each, declared in that order; the lines that name one of them
+  // (18 writes As, 19 writes Bs) show which half of the window each covers.
+  const sass::SharedDecls decls{{"matmulTiled", {{"As", 1024, 4, 4, 16, 16}, {"Bs", 1024, 4, 4, 16, 16}}}};
+  trace::Trace gpu = gpu_fixture_with_code("matmul_tiled");
+  const size_t arrays = gpu.buffers.size();
+  sass::split_shared_windows(gpu, decls);
+  REQUIRE(gpu.buffers.size() == arrays + 1);
+  CHECK(shared_arrays_of_line(gpu, 18) == std::map<std::string, std::string>{{"STS", "matmulTiled::As"}});
+  CHECK(shared_arrays_of_line(gpu, 19) == std::map<std::string, std::string>{{"STS", "matmulTiled::Bs"}});
+  // The inner product: As[ty][k..k+3] in one LDS.128 (a row of As), Bs[k][tx] in LDS.
+  CHECK(shared_arrays_of_line(gpu, 21) ==
+        std::map<std::string, std::string>{{"LDS", "matmulTiled::Bs"}, {"LDS.128", "matmulTiled::As"}});
+  // Offsets from each array's own start: warp 0 of block 0 writes As rows 0-1, words 0-31.
+  for (const trace::Record& r : gpu.records) {
+    const trace::Site& s = gpu.sites[r.site];
+    if (s.line != 18 || s.space != trace::Space::Shared || r.block != 0 || r.warp != 0) continue;
+    for (int lane = 0; lane < 32; ++lane) CHECK(r.offset[size_t(lane)] == uint32_t(lane * 4));
+    break;
+  }
+  CHECK(gpu.buffers[gpu.sites[0].buffer].size_bytes > 0);
+
+  // No line names one array alone: nothing tells the packings apart, the window stays.
+  trace::Trace whole = gpu_fixture_with_code("matmul_tiled");
+  for (trace::Site& s : whole.sites) s.code = "sum += As[ty][k] * Bs[k][tx];";
+  sass::split_shared_windows(whole, decls);
+  CHECK(whole.buffers.size() == arrays);
+  // A layout no packing explains (arrays too small for what the lines touched): kept whole.
+  trace::Trace small = gpu_fixture_with_code("matmul_tiled");
+  sass::split_shared_windows(small, {{"matmulTiled", {{"As", 64, 4}, {"Bs", 64, 4}}}});
+  CHECK(small.buffers.size() == arrays);
+
+  // The replay pack's case: the arrays as the emulated device's trace of the program names them.
+  if (!can_run_programs()) return;
+  program::Options o;
+  o.source = "tests/programs/matmul_tiled.cu";
+  o.echo = false;
+  const program::Result emu = program::run(o);
+  trace::Trace named = gpu_fixture_with_code("matmul_tiled");
+  program::name_shared_arrays(named, emu.trace);
+  CHECK(shared_arrays_of_line(named, 21) ==
+        std::map<std::string, std::string>{{"LDS", "matmulTiled::Bs"}, {"LDS.128", "matmulTiled::As"}});
+}
