@@ -7,6 +7,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -132,6 +135,39 @@ CallLine call_line(const void* return_address) {
   for (int i = 0; i + 1 < n; ++i)
     if (frames[i] == return_address) return line_of(frames[i + 1], wrapper);
   return line;
+}
+
+std::string name_of_call(const void* caller) {
+  static std::mutex mu;
+  static std::map<const void*, std::string> by_site;
+  std::lock_guard<std::mutex> lock(mu);
+  auto site = by_site.find(caller);
+  if (site == by_site.end()) {
+    const CallLine at = call_line(caller);
+    std::string name;
+    if (!at.file.empty()) {
+      std::ifstream f(at.file, std::ios::binary);
+      std::stringstream text;
+      text << f.rdbuf();
+      const std::string base = at.file.substr(at.file.rfind('/') + 1);
+      name = name_at_line(text.str(), at.line, base + ":" + std::to_string(at.line));
+    }
+    site = by_site.emplace(caller, name).first;
+  }
+  return site->second;
+}
+
+std::string name_of_stack_call() {
+  void* frames[48];
+  const int n = ::backtrace(frames, 48);
+  for (int i = 1; i < n; ++i) {
+    Dl_info info{};
+    // Only the program's own executable: shared libraries (the runtime, the driver, a
+    // tool) carry no line of the program.
+    if (!::dladdr(frames[i], &info) || (info.dli_fname && std::strstr(info.dli_fname, ".so"))) continue;
+    if (std::string name = name_of_call(frames[i]); !name.empty()) return name;
+  }
+  return {};
 }
 
 }  // namespace ws::program

@@ -570,6 +570,9 @@ Result run_gpu(const Options& o, const std::string& device, const std::string& a
     std::vector<std::string> build{r.nvcc, "-arch=sm_" + arch, "-lineinfo", o.literal ? "-G" : "-O3"};
     const SourceSplit files = split_sources(o);
     build.insert(build.end(), files.both.begin(), files.both.end());
+    // The host code with its debug lines (device code unchanged): the tracer names each
+    // allocation by the program's line that made it.
+    build.push_back("-g");
     for (const std::string& d : files.dropped) r.notes.push_back(d + " left out: the program is built for this GPU, sm_" + arch);
     // The PTX too, at once: it names each kernel's shared arrays.
     std::vector<std::string> toptx = build;

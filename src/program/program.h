@@ -170,6 +170,16 @@ CallLine parse_addr2line(const std::string& out);
 // (cudaMalloc(&d_A, ...), checkCudaErrors(cudaMalloc((void**)&buf[i], ...))), else `label`.
 std::string name_at_line(const std::string& text, uint32_t line, const std::string& label);
 
+// The name the program's text gives what the call returning to `caller` allocates, read at
+// that call's line in any file of the program ("d_A", else "main.cpp:59"); "" when the
+// host code carries no line for it. Resolved once per call site; safe from any thread.
+std::string name_of_call(const void* caller);
+
+// The same for an allocation call made somewhere up this thread's stack (a tool called
+// back from inside the CUDA runtime): the innermost frame of the program's executable that
+// has a line of the program's own.
+std::string name_of_stack_call();
+
 // Whether `arg` names an existing host-only file of a program (a .cpp/.cc/.cxx/.c source,
 // an object or a library): built with the program, not part of its device code.
 bool host_file(const std::string& arg);

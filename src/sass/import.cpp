@@ -76,9 +76,16 @@ RawCapture read_raw(const std::string& bytes) {
       case ChunkType::ProgramAlloc: {
         if (n < 8) break;
         const uint64_t address = r.get<uint64_t>();
+        std::string name;
+        for (uint64_t i = 8; i < n; ++i) {
+          const char c = r.get<char>();
+          if (c) name += c;
+          else break;
+        }
         for (auto it = out.allocs.rbegin(); it != out.allocs.rend(); ++it)
           if (it->address == address) {
             it->by_program = true;
+            it->name = name;
             break;
           }
         break;
@@ -302,7 +309,8 @@ class TraceImport {
       } else if (marked && !a.by_program) {
         buf.name = "runtime allocation " + std::to_string(++other_k);
       } else {
-        buf.name = k < o_.names.size() ? o_.names[k] : "allocation " + std::to_string(k + 1);
+        // The name the line of its call gives it; else the k-th name of the text's calls.
+        buf.name = !a.name.empty() ? a.name : k < o_.names.size() ? o_.names[k] : "allocation " + std::to_string(k + 1);
         ++k;
       }
       buf.space = trace::Space::Global;

@@ -24,6 +24,7 @@ struct RawAlloc {
   uint64_t address = 0, size = 0;
   bool module_data = false;  // a module's own globals and constants
   bool by_program = false;   // made by one of the program's cudaMalloc* calls
+  std::string name;          // what the program's line of that call names it ("" where not read)
 };
 struct RawLaunch {
   LaunchHead head;

@@ -7,7 +7,9 @@
 //     Module  uint64 module id, then the module's cubin (an ELF file; the chunk's padding follows it)
 //     Alloc   AllocChunk: uint64 address, uint64 size, uint64 flags (AllocFlags)
 //     ProgramAlloc  uint64 address: the allocation there was made by the program's own
-//             cudaMalloc* call (returned to it), not by the runtime or driver for themselves
+//             cudaMalloc* call (returned to it), not by the runtime or driver for themselves;
+//             then, where the tracer could read it, the name the program's line of that call
+//             gives it (NUL-terminated, padded; absent in older files)
 //     Launch  LaunchHead, the kernel's name (name_bytes, padded to 8), then `kept`
 //             DeviceRecords in the order the GPU wrote them
 //     WarpCounts  WarpCountsHead (uint32 warps per block, uint32 warps), then each warp's executed warp

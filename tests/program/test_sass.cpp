@@ -102,7 +102,8 @@ TEST_CASE("a tracer's file becomes a trace: the program's allocations named, SAS
   w.chunk(sass::ChunkType::Alloc, RawWriter::raw(std::array<uint64_t, 3>{in, 4096, 0}));
   w.chunk(sass::ChunkType::ProgramAlloc, RawWriter::raw(in));
   w.chunk(sass::ChunkType::Alloc, RawWriter::raw(std::array<uint64_t, 3>{out, 4096, 0}));
-  w.chunk(sass::ChunkType::ProgramAlloc, RawWriter::raw(out));
+  // The second with the name its call's line gives it (the text's order would say d_out).
+  w.chunk(sass::ChunkType::ProgramAlloc, RawWriter::raw(out) + std::string("d_result", 9));
   w.chunk(sass::ChunkType::Module, RawWriter::raw(uint64_t(42)) + "CUBIN");
   sass::LaunchHead h;
   h.module = 42;
@@ -127,6 +128,8 @@ TEST_CASE("a tracer's file becomes a trace: the program's allocations named, SAS
   CHECK(raw.allocs.size() == 3);
   CHECK(!raw.allocs[0].by_program);
   CHECK(raw.allocs[1].by_program);
+  CHECK(raw.allocs[1].name.empty());
+  CHECK(raw.allocs[2].name == "d_result");
   CHECK(raw.modules.at(0).cubin.rfind("CUBIN", 0) == 0);  // padded to 8 bytes (an ELF knows its own length)
   const sass::Disassembly dis = sass::parse_disassembly(kListing);
   sass::ImportOptions o;
@@ -144,6 +147,8 @@ TEST_CASE("a tracer's file becomes a trace: the program's allocations named, SAS
   for (uint32_t i = 0; i < t.buffers.size(); ++i) buffers[t.buffers[i].name] = i;
   CHECK(buffers.count("runtime allocation 1"));
   REQUIRE(buffers.count("d_in"));
+  CHECK(buffers.count("d_result"));
+  CHECK(!buffers.count("d_out"));
   REQUIRE(buffers.count("foo::tile"));
   const trace::Record& load = t.records[0];
   const trace::Site& ls = t.sites[load.site];

@@ -25,6 +25,7 @@
 
 #include "device_state.h"
 #include "program/environment.h"
+#include "program/program.h"
 #include "sass/raw.h"
 #include "timer.h"
 
@@ -139,9 +140,10 @@ struct Tracer {
     chunk(ChunkType::Alloc, &v, sizeof v);
   }
 
-  void program_alloc(uint64_t address) {
+  // `name`: what the program's line of the call names it ("" where it has no line).
+  void program_alloc(uint64_t address, const std::string& name) {
     std::lock_guard<std::mutex> lock(mu);
-    chunk(ChunkType::ProgramAlloc, &address, sizeof address);
+    chunk(ChunkType::ProgramAlloc, &address, sizeof address, name.c_str(), name.empty() ? 0 : name.size() + 1);
   }
 
   // A device buffer of `p` holding at least `want` elements, grown (never shrunk) in
@@ -255,7 +257,9 @@ void on_callback(void* userdata, Sanitizer_CallbackDomain domain, Sanitizer_Call
     const auto* api = static_cast<const Sanitizer_CallbackData*>(cbdata);
     if (api->callbackSite == SANITIZER_API_EXIT && api->functionParams && program_allocates(cbid)) {
       void** out = *static_cast<void** const*>(api->functionParams);
-      if (out && *out) t->program_alloc(reinterpret_cast<uint64_t>(*out));
+      // Called back on the program's own thread, inside its call: the call's line is on
+      // this stack.
+      if (out && *out) t->program_alloc(reinterpret_cast<uint64_t>(*out), ws::program::name_of_stack_call());
     }
   } else if (domain == SANITIZER_CB_DOMAIN_RESOURCE) {
     if (cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED)

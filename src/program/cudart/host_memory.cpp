@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "program/cudart/shim.h"
+#include "program/program.h"
 #include "ptx/machine.h"
 
 namespace {

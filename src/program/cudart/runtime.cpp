@@ -128,24 +128,6 @@ void write_trace_now() {
   }
 }
 
-std::string name_of_call(const void* caller) {
-  static std::map<const void*, std::string> by_site;
-  auto site = by_site.find(caller);
-  if (site == by_site.end()) {
-    const CallLine at = call_line(caller);
-    std::string name;
-    if (!at.file.empty()) {
-      std::ifstream f(at.file, std::ios::binary);
-      std::stringstream text;
-      text << f.rdbuf();
-      const std::string base = at.file.substr(at.file.rfind('/') + 1);
-      name = name_at_line(text.str(), at.line, base + ":" + std::to_string(at.line));
-    }
-    site = by_site.emplace(caller, name).first;
-  }
-  return site->second;
-}
-
 cudaError_t unsupported(const char* name) {
   static std::mutex mu;
   static std::vector<std::string> told;

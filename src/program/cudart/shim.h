@@ -33,10 +33,6 @@ cudaError_t sticky_error();
 // The bytes of each parameter of the kernel whose host stub is `func`; false when the
 // kernel is unknown or its PTX missing.
 bool kernel_param_sizes(const void* func, std::vector<size_t>& sizes);
-// The name the program's text gives what the call returning to `caller` allocates, read at
-// that call's line in any file of the program ("d_A", else "main.cpp:59"); "" when the
-// host code carries no line for it.
-std::string name_of_call(const void* caller);
 }  // namespace ws::program
 
 // Serialises an entry point: the program's host threads take turns at the device.
