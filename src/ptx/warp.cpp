@@ -19,7 +19,7 @@ BlockRun::BlockRun(Device& d, const Kernel& k, const KernelLaunch& a, trace::Bui
   local_.assign(size_t(k.local_bytes) * threads_, 0);
   regs_.assign(size_t(k.registers) * 32 * nwarps_, 0);
   call_.assign(size_t(k.call_bytes) * threads_, 0);
-  if (!k.linked.empty()) frames_.resize(threads_);
+  if (!k.linked.empty()) stacks_.resize(threads_);
   warps_.resize(nwarps_);
   sites_.assign(k.code.size() * trace::kSpaceCount, trace::kNoBuffer);
   pc_shared_.assign(k.code.size(), 0);
@@ -45,7 +45,7 @@ uint64_t BlockRun::run(uint32_t block) {
     std::fill(local_.begin(), local_.end(), 0);
     std::fill(regs_.begin(), regs_.end(), 0);
     std::fill(call_.begin(), call_.end(), 0);
-    for (auto& f : frames_) f.clear();
+    for (Stack& st : stacks_) st = Stack{};
   }
   for (uint32_t w = 0; w < nwarps_; ++w) {
     const uint32_t n = std::min(32u, threads_ - w * 32);
@@ -153,7 +153,7 @@ uint64_t BlockRun::symval(uint32_t sym) const {
   switch (o.kind) {
     case Operand::Imm: return uint64_t(o.imm);
     case Operand::Special: return sreg(o.sreg, w, lane);
-    case Operand::Symbol: return symval(o.symbol);
+    case Operand::Symbol: return symval(o.symbol) + local_shift(o.symbol, w, lane);
     default: return 0;
   }
 }
@@ -277,16 +277,11 @@ void BlockRun::ret_op(const Insn&, Step& s) {
   Warp& wp = warps_[s.w];
   for (uint32_t m = s.exec; m; m &= m - 1) {
     const int l = std::countr_zero(m);
-    std::vector<Frame>* fr = frames_.empty() ? nullptr : &frames_[s.w * 32 + uint32_t(l)];
-    if (!fr || fr->empty()) {
+    if (stacks_.empty() || stacks_[s.w * 32 + uint32_t(l)].frames.empty()) {
       wp.live &= ~(1u << l);
       continue;
     }
-    const Frame f = fr->back();
-    fr->pop_back();
-    uint8_t* area = call_.data() + size_t(s.w * 32 + uint32_t(l)) * k_.call_bytes;
-    for (const Kernel::Copy& c : k_.linked[f.linked].out) std::memmove(area + c.to, area + c.from, c.bytes);
-    wp.pc[l] = f.ret_pc;
+    ret(s.w, l);
   }
   advance(s.w, s.active & ~s.exec, s.pc + 1);
 }
