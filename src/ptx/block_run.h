@@ -36,6 +36,15 @@ class BlockRun {
 
   // Runs block `block` to its end; returns the lane accesses it made.
   uint64_t run(uint32_t block);
+  // A block of a cooperative launch, run in turns with the grid's others (grid.cpp): begun
+  // by start(); each resume() runs its warps until every one has ended, waits at a barrier
+  // or has taken a branch backwards (a loop, maybe one waiting for another block), adding
+  // its lane accesses to `lanes`; true once the block has ended.
+  void start(uint32_t block);
+  bool resume(uint64_t& lanes);
+  // The blocks of a cooperative launch (a BlockRun each) show their shared arrays and local
+  // frames as one set of trace arrays: `first`'s, made now.
+  void buffers_from(BlockRun& first);
 
   // From now on nothing is recorded (no records, sites or arrays added to the trace); with
   // `atomics`, other workers run blocks of the same launch at once, and every atomic
@@ -199,6 +208,7 @@ class BlockRun {
   uint32_t device_printf(const Insn& in, uint64_t fmt_addr, uint64_t args, uint32_t w, int l);
 
   bool record_ = true;
+  bool yielded_ = false;           // a warp of a cooperative launch gave the others their turn
   std::mutex* atomics_ = nullptr;  // held by each warp's atomics while other workers run
   Device& d_;
   const Kernel& k_;

@@ -569,7 +569,8 @@ class Parser {
         {"%reserved_smem_offset_begin", Sreg::ReservedSmem}, {"%reserved_smem_offset_end", Sreg::ReservedSmem},
         {"%dynamic_smem_size", Sreg::DynamicSmemSize}, {"%total_smem_size", Sreg::TotalSmemSize},
         {"%nsmid", Sreg::Nsmid},        {"%gridid", Sreg::Gridid},      {"%globaltimer", Sreg::Globaltimer},
-        {"%globaltimer_lo", Sreg::GlobaltimerLo}, {"%globaltimer_hi", Sreg::GlobaltimerHi}};
+        {"%globaltimer_lo", Sreg::GlobaltimerLo}, {"%globaltimer_hi", Sreg::GlobaltimerHi},
+        {"%envreg1", Sreg::Envreg1},    {"%envreg2", Sreg::Envreg2}};
     auto sit = sregs.find(t.text);
     if (sit != sregs.end()) {
       o.kind = Operand::Special;

@@ -63,7 +63,8 @@ enum class Cmp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu
 enum class Sreg : uint8_t { TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, CtaidY, CtaidZ, NctaidX, NctaidY,
                             NctaidZ, Laneid, Warpid, LanemaskLt, LanemaskLe, LanemaskEq, LanemaskGe, LanemaskGt,
                             Clock, Clock64, Nwarpid, Smid, ReservedSmem, DynamicSmemSize, TotalSmemSize, Nsmid,
-                            Gridid, Globaltimer, GlobaltimerLo, GlobaltimerHi };
+                            Gridid, Globaltimer, GlobaltimerLo, GlobaltimerHi,
+                            Envreg1, Envreg2 };  // the grid's sync workspace, high and low halves
 
 struct Operand {
   enum Kind : uint8_t { None, Reg, Imm, Addr, Vec, Special, Symbol, Label } kind = None;

@@ -33,6 +33,14 @@ BlockRun::BlockRun(Device& d, const Kernel& k, const KernelLaunch& a, trace::Bui
 // Runs the block's warps in turn, each until it exits or waits at a barrier; when every
 // live lane waits, the barrier opens (a new epoch) and they run again.
 uint64_t BlockRun::run(uint32_t block) {
+  start(block);
+  uint64_t lanes = 0;
+  while (!resume(lanes)) {
+  }
+  return lanes;
+}
+
+void BlockRun::start(uint32_t block) {
   block_ = block;
   epoch_ = 0;
   red_ = nullptr;
@@ -56,14 +64,18 @@ uint64_t BlockRun::run(uint32_t block) {
   ctaid_[0] = block % g.x;
   ctaid_[1] = (block / g.x) % g.y;
   ctaid_[2] = block / (g.x * g.y);
-  uint64_t lanes = 0;
+}
+
+bool BlockRun::resume(uint64_t& lanes) {
   for (;;) {
     bool any_live = false;
+    yielded_ = false;
     for (uint32_t w = 0; w < nwarps_; ++w) {
       lanes += run_warp(w);
       any_live |= warps_[w].live != 0;
     }
-    if (!any_live) break;
+    if (!any_live) return true;
+    if (yielded_) return false;  // a warp still runs: the barrier it may reach has not opened
     // Every live lane waits at a barrier: release them all (those at a bar.red with its
     // result in their destination).
     if (red_) {
@@ -79,7 +91,6 @@ uint64_t BlockRun::run(uint32_t block) {
     for (Warp& w : warps_) w.at_bar = 0;
     ++epoch_;
   }
-  return lanes;
 }
 
 // A special register's value for one lane (%tid, %ctaid, %laneid, %lanemask_*, ...).
@@ -126,6 +137,10 @@ uint64_t BlockRun::sreg(Sreg s, uint32_t w, int lane) const {
     case Sreg::ReservedSmem: return shared_.size();
     case Sreg::DynamicSmemSize: return a_.dynamic_shared;
     case Sreg::TotalSmemSize: return shared_.size();
+    // The grid's synchronisation workspace (cooperative groups' grid.sync() counts arriving
+    // blocks there): null outside a cooperative launch, as on the GPU, where grid.sync() traps.
+    case Sreg::Envreg1: return a_.cooperative ? d_.grid_workspace_ >> 32 : 0;
+    case Sreg::Envreg2: return a_.cooperative ? uint32_t(d_.grid_workspace_) : 0;
   }
   return 0;
 }
@@ -210,6 +225,12 @@ uint64_t BlockRun::run_warp(uint32_t w) {
       Step s{w, pc, active, exec, ready};
       control(in, s);
       known = s.known;
+      // In a cooperative launch a loop gives the grid's other blocks their turn: it may
+      // wait for one of them (bra_op has written every lane's counter).
+      if (a_.cooperative && in.op == Opc::Bra && exec && uint32_t(in.o[0].imm) <= pc) {
+        yielded_ = true;
+        return lanes_done;
+      }
       pc = s.pc;
       continue;
     }
@@ -286,7 +307,17 @@ void BlockRun::ret_op(const Insn&, Step& s) {
   advance(s.w, s.active & ~s.exec, s.pc + 1);
 }
 
-void BlockRun::exit_op(const Insn&, Step& s) {
+void BlockRun::exit_op(const Insn& in, Step& s) {
+  // trap: the GPU aborts the launch (cooperative groups' grid.sync() traps outside a
+  // cooperative launch).
+  if (s.exec && in.opcode.rfind("trap", 0) == 0) {
+    bool grid_sync = false;  // the kernel reads the grid's workspace: a grid.sync() outside a cooperative launch
+    for (const Insn& i : k_.code)
+      for (const Operand& o : i.o) grid_sync |= o.kind == Operand::Special && (o.sreg == Sreg::Envreg1 || o.sreg == Sreg::Envreg2);
+    throw Fault("kernel " + kernel_name(k_.name) + ": trap at PTX line " + std::to_string(in.text_line) +
+                (grid_sync && !a_.cooperative ? ": a grid-wide sync outside a cooperative launch (cudaLaunchCooperativeKernel)"
+                                              : ""));
+  }
   warps_[s.w].live &= ~s.exec;
   advance(s.w, s.active & ~s.exec, s.pc + 1);
 }

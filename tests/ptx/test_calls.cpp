@@ -279,3 +279,102 @@ TEST_CASE("calls through registers: a table of function addresses, an address ta
   CHECK_THROWS_WITH_AS(run_pointers(2), "kernel k: PTX line 68: a call through a pointer with 2 argument(s) to one, which takes 1",
                        ptx::Fault);
 }
+
+namespace {
+
+// A grid-wide barrier as cooperative groups' this_grid().sync() compiles (CUDA 13): the
+// workspace's address from %envreg2 (low) and %envreg1 (high), a trap when it is null, then
+// each block's thread 0 adds itself at [workspace+4] (block 0 adds 0x80000001 - blocks, so
+// that the last arrival flips the sign bit) and spins until the sign differs from what it
+// saw. Before the barrier thread g writes g + 1 to a[g]; after it, b[g] = a[(g + 64) % n]:
+// a value another block wrote.
+const char* kGridSync = R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<24>;
+  .reg .b64 %rd<16>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %envreg2;
+  cvt.u64.u32 %rd2, %r1;
+  mov.u32 %r2, %envreg1;
+  cvt.u64.u32 %rd3, %r2;
+  bfi.b64 %rd4, %rd3, %rd2, 32, 32;
+  mov.u32 %r3, %tid.x;
+  mov.u32 %r4, %ctaid.x;
+  mov.u32 %r5, %ntid.x;
+  mov.u32 %r6, %nctaid.x;
+  mad.lo.s32 %r7, %r4, %r5, %r3;
+  mul.lo.s32 %r8, %r5, %r6;
+  add.s32 %r9, %r7, 1;
+  mul.wide.u32 %rd5, %r7, 4;
+  add.s64 %rd6, %rd1, %rd5;
+  st.global.u32 [%rd6], %r9;
+  setp.ne.s64 %p1, %rd4, 0;
+  @%p1 bra ARRIVE;
+  trap;
+ARRIVE:
+  barrier.sync 0;
+  setp.ne.s32 %p2, %r3, 0;
+  @%p2 bra AFTER;
+  add.s64 %rd7, %rd4, 4;
+  setp.eq.s32 %p3, %r4, 0;
+  mov.u32 %r10, -2147483647;
+  sub.s32 %r11, %r10, %r6;
+  selp.b32 %r12, %r11, 1, %p3;
+  atom.add.release.gpu.u32 %r13, [%rd7], %r12;
+SPIN:
+  ld.acquire.gpu.u32 %r14, [%rd7];
+  xor.b32 %r15, %r14, %r13;
+  setp.gt.s32 %p3, %r15, -1;
+  @%p3 bra SPIN;
+AFTER:
+  barrier.sync 0;
+  add.s32 %r16, %r7, 64;
+  rem.u32 %r17, %r16, %r8;
+  mul.wide.u32 %rd8, %r17, 4;
+  add.s64 %rd9, %rd1, %rd8;
+  ld.global.u32 %r18, [%rd9];
+  cvt.u64.u32 %rd10, %r8;
+  shl.b64 %rd10, %rd10, 2;
+  add.s64 %rd11, %rd6, %rd10;
+  st.global.u32 [%rd11], %r18;
+  ret;
+}
+)";
+
+std::vector<uint32_t> run_grid(bool cooperative, uint64_t record_first = 0) {
+  ptx::Device dev;
+  dev.load(ptx::parse(std::string(kHead) + kGridSync, "grid.ptx"));
+  dev.record_launches(record_first);
+  const uint32_t n = 4 * 64;
+  const uint64_t out = dev.malloc(2 * n * 4, "out");
+  std::vector<uint8_t> params(8);
+  std::memcpy(params.data(), &out, 8);
+  trace::Trace t;
+  trace::Builder b(t);
+  ptx::KernelLaunch l{"k", {4, 1, 1}, {64, 1, 1}, 0, params};
+  l.cooperative = cooperative;
+  dev.launch(l, b);
+  if (record_first) dev.launch(l, b);  // the second launch runs unrecorded
+  std::vector<uint32_t> words(2 * n);
+  REQUIRE(dev.to_host(words.data(), out, 2 * n * 4));
+  return std::vector<uint32_t>(words.begin() + n, words.end());
+}
+
+}  // namespace
+
+TEST_CASE("a cooperative launch: every block resident, a grid-wide barrier waits for all of them") {
+  // b[g] = a[(g + 64) % 256] = (g + 64) % 256 + 1: written by the next block, which has not
+  // run yet when blocks run one after another.
+  std::vector<uint32_t> want(256);
+  for (uint32_t g = 0; g < 256; ++g) want[g] = (g + 64) % 256 + 1;
+  CHECK(run_grid(true) == want);
+  CHECK(run_grid(true, 1) == want);  // recorded, then unrecorded
+  // Outside a cooperative launch the workspace is null and the kernel traps, as on a GPU.
+  CHECK_THROWS_WITH_AS(run_grid(false),
+                       "kernel k: trap at PTX line 29: a grid-wide sync outside a cooperative launch "
+                       "(cudaLaunchCooperativeKernel)",
+                       ptx::Fault);
+}
