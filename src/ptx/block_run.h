@@ -6,7 +6,8 @@
 //   execute.cpp   the dispatch of every other instruction (opcodes.def), lane by lane
 //                 through arith.h's semantic functions, and the warp-wide ones
 //   memory.cpp    loads, stores and atomics: address windows, faults, trace records
-//   builtins.cpp  calls of device functions, and the device's own printf and assert
+//   builtins.cpp  calls of device functions (recursive ones and calls through pointers
+//                 included), and the device's own printf and assert
 #pragma once
 #include <atomic>
 #include <algorithm>
@@ -35,6 +36,15 @@ class BlockRun {
 
   // Runs block `block` to its end; returns the lane accesses it made.
   uint64_t run(uint32_t block);
+  // A block of a cooperative launch, run in turns with the grid's others (grid.cpp): begun
+  // by start(); each resume() runs its warps until every one has ended, waits at a barrier
+  // or has taken a branch backwards (a loop, maybe one waiting for another block), adding
+  // its lane accesses to `lanes`; true once the block has ended.
+  void start(uint32_t block);
+  bool resume(uint64_t& lanes);
+  // The blocks of a cooperative launch (a BlockRun each) show their shared arrays and local
+  // frames as one set of trace arrays: `first`'s, made now.
+  void buffers_from(BlockRun& first);
 
   // From now on nothing is recorded (no records, sites or arrays added to the trace); with
   // `atomics`, other workers run blocks of the same launch at once, and every atomic
@@ -66,6 +76,15 @@ class BlockRun {
   };
   struct Frame {
     uint32_t ret_pc, linked;  // where the call returns to; its Kernel::linked entry
+    uint32_t saved;           // a recursive call's: where its caller's state starts in saves_
+  };
+  // Per thread: what its recursive calls keep for their returns, and how far its local
+  // frames have moved (Kernel::frame_bytes per recursive call it is inside).
+  struct Stack {
+    std::vector<Frame> frames;
+    std::vector<uint64_t> saves;  // registers, then call-area bytes, of each recursive call
+    uint32_t depth = 0;           // recursive calls it is inside
+    uint64_t shift = 0;
   };
 
   uint64_t shared_bytes() const { return dyn_base() + a_.dynamic_shared; }
@@ -88,8 +107,14 @@ class BlockRun {
   uint64_t addr(const Operand& o, uint32_t w, int lane) {
     uint64_t a = uint64_t(o.imm);
     if (o.has_reg) a += reg(w, o.reg, lane);
-    if (o.has_symbol) a += symval(o.symbol);
+    if (o.has_symbol) a += symval(o.symbol) + local_shift(o.symbol, w, lane);
     return a;
+  }
+  // Where a thread's local frames lie now: a local symbol of a recursive kernel moves with
+  // each recursive call (0 for every other symbol and kernel).
+  uint64_t local_shift(uint32_t sym, uint32_t w, int lane) const {
+    if (k_.frame_bytes == 0 || k_.symbols[sym].kind != Kernel::Sym::Local) [[likely]] return 0;
+    return stacks_[w * 32 + uint32_t(lane)].shift;
   }
   bool pred(const Operand& o, uint32_t w, int lane) {
     const bool v = (o.kind == Operand::Imm ? o.imm : int64_t(reg(w, o.reg, lane))) & 1;
@@ -175,11 +200,15 @@ class BlockRun {
 
   // ---- calls and the device's builtins (builtins.cpp) -------------------------------
   void call(const Insn& in, uint32_t w, int l, uint32_t ret_pc);
+  const Kernel::Linked& target(const Insn& in, uint32_t w, int l, uint32_t& li);
+  void enter_recursive(const Kernel::Linked& L, Stack& st, uint32_t w, int l);
+  void ret(uint32_t w, int l);
   void builtin(const Insn& in, const Kernel::Linked& L, uint32_t w, int l);
   std::string device_string(const Insn& in, uint64_t a, uint32_t w, int l);
   uint32_t device_printf(const Insn& in, uint64_t fmt_addr, uint64_t args, uint32_t w, int l);
 
   bool record_ = true;
+  bool yielded_ = false;           // a warp of a cooperative launch gave the others their turn
   std::mutex* atomics_ = nullptr;  // held by each warp's atomics while other workers run
   Device& d_;
   const Kernel& k_;
@@ -200,7 +229,7 @@ class BlockRun {
   uint64_t clock_ = 0;
   Device::Alloc* last_ = nullptr;
   std::vector<uint8_t> shared_, local_, call_;
-  std::vector<std::vector<Frame>> frames_;  // per thread: the calls it is inside
+  std::vector<Stack> stacks_;  // per thread: the calls it is inside
   // The bar.red the block's lanes wait at: its instruction, the lanes of each warp that
   // reached it, the count and the and/or of their predicates so far.
   const Insn* red_ = nullptr;

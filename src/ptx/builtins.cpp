@@ -1,5 +1,7 @@
 // src/ptx/builtins.cpp — calls: a lane entering a device function linked into its kernel
-// (arguments copied into its frame, where to return kept), and the functions the device
+// (arguments copied into its frame, where to return kept; a recursive call with registers,
+// parameters and local frames of its own; a call through a pointer mapped back to its
+// function), and the functions the device
 // itself provides: printf (formatted as the GPU formats it, to the program's stdout),
 // assert (a failed one ends the launch with the GPU's message), malloc and free.
 #include <bit>
@@ -10,25 +12,92 @@
 
 namespace ws::ptx {
 
-// One lane enters a device function: its arguments copied in, where to return kept.
+// One lane enters a device function: its arguments copied in, where to return kept (and,
+// for a call that may re-enter a running function, the state the callee will overwrite).
 void BlockRun::call(const Insn& in, uint32_t w, int l, uint32_t ret_pc) {
-  const uint32_t li = uint32_t(in.o[0].imm);
-  const Kernel::Linked& L = k_.linked[li];
+  uint32_t li = uint32_t(in.o[0].imm);
+  const Kernel::Linked& L = target(in, w, l, li);
   if (L.builtin != Kernel::Builtin::None) {
     builtin(in, L, w, l);
     warps_[w].pc[l] = ret_pc;
     return;
   }
-  std::vector<Frame>& fr = frames_[w * 32 + uint32_t(l)];
-  for (const Frame& f : fr)
-    if (k_.linked[f.linked].function == L.function)
-      throw Fault("recursion (a device function calling itself) is not supported by the emulated device, in " +
-                  kernel_name(k_.name));
-  if (fr.size() >= 64) throw Fault("device function calls nested more than 64 deep in " + kernel_name(k_.name));
+  Stack& st = stacks_[w * 32 + uint32_t(l)];
+  const uint32_t saved = uint32_t(st.saves.size());
+  if (L.recursive) enter_recursive(L, st, w, l);
   uint8_t* area = call_.data() + size_t(w * 32 + uint32_t(l)) * k_.call_bytes;
   for (const Kernel::Copy& c : L.in) std::memmove(area + c.to, area + c.from, c.bytes);
-  fr.push_back({ret_pc, li});
+  st.frames.push_back({ret_pc, li, saved});
   warps_[w].pc[l] = L.entry;
+}
+
+// The entry a call reaches: its own, or for a call through a register the one of the
+// function whose address the register holds. A value that is no function's address, or a
+// function the call cannot reach, faults in one line.
+const Kernel::Linked& BlockRun::target(const Insn& in, uint32_t w, int l, uint32_t& li) {
+  const Kernel::Linked& first = k_.linked[li];
+  if (!first.targets) return first;
+  const uint64_t v = reg(w, in.o[1].reg, l);
+  const uint64_t i = (v - kFunctionBase) / kFunctionStride;
+  if (v < kFunctionBase || (v - kFunctionBase) % kFunctionStride || i >= first.targets || i >= d_.module().taken.size()) {
+    char hex[32];
+    std::snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)v);
+    throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) +
+                ": a call through a pointer that holds no function's address (" + hex + ")");
+  }
+  li += uint32_t(i);
+  const Kernel::Linked& L = k_.linked[li];
+  if (!L.refused.empty())
+    throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": " + L.refused);
+  return L;
+}
+
+// A recursive call keeps the callee's registers and call-area bytes (they are the
+// caller's own, or an activation's further up) and moves the thread's local frames on.
+void BlockRun::enter_recursive(const Kernel::Linked& L, Stack& st, uint32_t w, int l) {
+  if (st.depth >= k_.max_recursion)
+    throw Fault("kernel " + kernel_name(k_.name) + ": recursion deeper than " + std::to_string(k_.max_recursion) +
+                " calls, more than the emulated device's stack holds" +
+                (k_.frame_bytes ? " (" + std::to_string(k_.frame_bytes) + " bytes of local memory a call)" : ""));
+  ++st.depth;
+  for (uint32_t r = 0; r < L.reg_count; ++r) st.saves.push_back(reg(w, L.reg_base + r, l));
+  const uint8_t* area = call_.data() + size_t(w * 32 + uint32_t(l)) * k_.call_bytes;
+  const size_t at = st.saves.size(), bytes = L.area_hi - L.area_lo;
+  st.saves.resize(at + (bytes + 7) / 8);
+  std::memcpy(st.saves.data() + at, area + L.area_lo, bytes);
+  st.shift += k_.frame_bytes;
+}
+
+// One lane returns from its innermost call: the return values read out before a recursive
+// call's saved state comes back (it covers the caller's slots), written after.
+void BlockRun::ret(uint32_t w, int l) {
+  Stack& st = stacks_[w * 32 + uint32_t(l)];
+  const Frame f = st.frames.back();
+  st.frames.pop_back();
+  const Kernel::Linked& L = k_.linked[f.linked];
+  uint8_t* area = call_.data() + size_t(w * 32 + uint32_t(l)) * k_.call_bytes;
+  warps_[w].pc[l] = f.ret_pc;
+  if (!L.recursive) {
+    for (const Kernel::Copy& c : L.out) std::memmove(area + c.to, area + c.from, c.bytes);
+    return;
+  }
+  uint8_t out[64];
+  size_t used = 0;
+  for (const Kernel::Copy& c : L.out) {
+    if (used + c.bytes > sizeof out) throw Fault("kernel " + kernel_name(k_.name) + ": a return value over 64 bytes");
+    std::memcpy(out + used, area + c.from, c.bytes);
+    used += c.bytes;
+  }
+  for (uint32_t r = 0; r < L.reg_count; ++r) reg(w, L.reg_base + r, l) = st.saves[f.saved + r];
+  std::memcpy(area + L.area_lo, st.saves.data() + f.saved + L.reg_count, L.area_hi - L.area_lo);
+  st.saves.resize(f.saved);
+  st.shift -= k_.frame_bytes;
+  --st.depth;
+  used = 0;
+  for (const Kernel::Copy& c : L.out) {
+    std::memcpy(area + c.to, out + used, c.bytes);
+    used += c.bytes;
+  }
 }
 
 

@@ -243,7 +243,9 @@ uint64_t Device::launch(const KernelLaunch& a, trace::Builder& b, uint64_t budge
   const uint32_t number = uint32_t(b.trace().launches.size());
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    lanes = b.launch().recorded ? run_recorded(*k, a, b, budget) : run_unrecorded(*k, a, b, budget);
+    lanes = a.cooperative          ? run_cooperative(*k, a, b, budget)
+            : b.launch().recorded ? run_recorded(*k, a, b, budget)
+                                  : run_unrecorded(*k, a, b, budget);
   } catch (...) {
     repeats_.erase(a.kernel);
     for (auto& [base, x] : allocs_)
@@ -313,7 +315,8 @@ void Device::after_run(const Kernel& k, const KernelLaunch& a, uint32_t launch) 
 
 // The blocks one by one, each access a record: the trace's files first (the module's .file
 // entries, added once per trace), and after the blocks each site's one array.
-uint64_t Device::run_recorded(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget) {
+// The trace's file index of each .file number of the module (added on first use).
+std::vector<uint32_t> Device::trace_files(trace::Builder& b) {
   std::vector<uint32_t> files;
   uint32_t max_file = 0;
   for (auto& [n, p] : module_.files) max_file = std::max(max_file, n);
@@ -324,17 +327,12 @@ uint64_t Device::run_recorded(const Kernel& k, const KernelLaunch& a, trace::Bui
       if (t.files[i].name == path) files[n] = uint32_t(i);
     if (files[n] == trace::kNoBuffer) files[n] = b.add_file(path, "");
   }
+  return files;
+}
 
-  uint64_t lanes = 0;
-  const size_t first_record = t.records.size();
-  BlockRun run(*this, k, a, b, files, budget);
-  for (uint32_t blk = 0; blk < a.grid.count(); ++blk) {
-    lanes += run.run(blk);
-    b.block_done(blk);
-    if (blk == 0) b.expect((t.records.size() - first_record) * (a.grid.count() - 1));  // blocks mostly alike
-  }
-  // A site is an instruction of this launch (sites are added per launch): its buffer is the
-  // one array its records reach, if one.
+// A site is an instruction of this launch (sites are added per launch): its buffer is the
+// one array its records reach, if one.
+void Device::settle_sites(trace::Trace& t, size_t first_record) {
   std::unordered_map<uint32_t, uint32_t> site_buf;
   for (size_t i = first_record; i < t.records.size(); ++i) {
     const trace::Record& r = t.records[i];
@@ -343,6 +341,20 @@ uint64_t Device::run_recorded(const Kernel& k, const KernelLaunch& a, trace::Bui
     if (!fresh && it->second != buf) it->second = trace::kNoBuffer;
   }
   for (auto [s, buf] : site_buf) t.sites[s].buffer = buf;
+}
+
+uint64_t Device::run_recorded(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget) {
+  std::vector<uint32_t> files = trace_files(b);
+  trace::Trace& t = b.trace();
+  uint64_t lanes = 0;
+  const size_t first_record = t.records.size();
+  BlockRun run(*this, k, a, b, files, budget);
+  for (uint32_t blk = 0; blk < a.grid.count(); ++blk) {
+    lanes += run.run(blk);
+    b.block_done(blk);
+    if (blk == 0) b.expect((t.records.size() - first_record) * (a.grid.count() - 1));  // blocks mostly alike
+  }
+  settle_sites(t, first_record);
   return lanes;
 }
 

@@ -60,6 +60,9 @@ struct KernelLaunch {
   trace::Dim3 grid, block;
   uint32_t dynamic_shared = 0;
   std::vector<uint8_t> params;    // packed as the kernel's .param list
+  // cudaLaunchCooperativeKernel: every block resident at once, so that a grid-wide barrier
+  // (cooperative groups' this_grid().sync()) can wait for all of them.
+  bool cooperative = false;
 };
 
 // A kernel's name as a reader writes it: "_Z14transposeTiledILi1EEvPfPKfi" ->
@@ -125,6 +128,10 @@ class Device {
   uint32_t buffer_of(Alloc& a, trace::Builder& b);
   uint64_t run_recorded(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
   uint64_t run_unrecorded(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
+  // A cooperative launch (grid.cpp): every block started, run in turns until all end.
+  uint64_t run_cooperative(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
+  std::vector<uint32_t> trace_files(trace::Builder& b);
+  void settle_sites(trace::Trace& t, size_t first_record);
   // A launch alike an earlier one whose inputs and outputs are untouched since (see
   // Repeat): the earlier launch's number; false when it must run.
   bool repeats(const KernelLaunch& a, uint32_t& as_launch) const;
@@ -157,6 +164,7 @@ class Device {
   std::map<std::string, uint64_t> launched_;             // per kernel: its launches so far
   uint32_t threads_ = 0;                                 // workers of an unrecorded launch (0: a core each)
   std::mutex atomics_;                                   // global atomics across workers
+  uint64_t grid_workspace_ = 0;                          // what a cooperative launch's %envreg1:2 hold
 };
 
 }  // namespace ws::ptx

@@ -235,6 +235,8 @@ bool BlockRun::memory_one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_
     } else {
       std::fill_n(at, 32, base);
     }
+    if (ao.has_symbol && k_.frame_bytes)
+      for (uint32_t m = exec; m; m &= m - 1) at[std::countr_zero(m)] += local_shift(ao.symbol, w, std::countr_zero(m));
   }
   if (in.space == Space::Shared) {
     // The array this instruction reached last time, else the first lane's.

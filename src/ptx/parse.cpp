@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstring>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "ptx/reader.h"
@@ -193,9 +194,13 @@ class Parser {
         int64_t x = 0;
         bool f = false;
         const Tok t = next();
-        if (t.kind == Tok::Ident && v.refused.empty()) {  // a function's address: a table of calls through pointers
+        if (t.kind == Tok::Ident && funcs_.count(t.text)) {  // a function's address: a vtable, a table of pointers
+          vals.push_back(int64_t(function_address(t.text)));
+          return;
+        }
+        if (t.kind == Tok::Ident && v.refused.empty()) {
           v.refused = m_.name + ":" + std::to_string(line) + ": " + v.name + " holds the address of " + t.text +
-                      ": calls through function pointers are not implemented";
+                      ": an initializer of addresses of variables is not implemented";
           return;
         }
         if (t.kind == Tok::Ident) return;
@@ -269,6 +274,7 @@ class Parser {
     k.is_function = function;
     if (function && is("(")) param_list(k.rets);
     k.name = next().text;
+    if (function) funcs_.insert(k.name);
     local_.clear();
     regs_.clear();
     labels_.clear();
@@ -395,11 +401,23 @@ class Parser {
       if (is(",")) next();
     }
     const Tok callee = next();
-    if (regs_.count(callee.text)) fail("calls through a function pointer are not supported", in.text_line);
-    c.callee = callee.text;
+    const bool indirect = regs_.count(callee.text) != 0;
+    if (indirect) {  // through a register: its value says which function (Module::taken)
+      in.o[1].kind = Operand::Reg;
+      in.o[1].reg = regs_[callee.text];
+      in.nops = 2;
+    } else {
+      c.callee = callee.text;
+    }
     if (is(",")) next();
     if (is("(")) slots(c.args);
-    if (is(",")) fail("calls with a prototype list (indirect calls) are not supported", in.text_line);
+    if (is(",")) {  // the prototype (or target list) of a call through a register
+      if (!indirect) fail("a prototype list on a direct call", in.text_line);
+      next();
+      next();
+    } else if (indirect) {
+      fail("a call through a register without its prototype", in.text_line);
+    }
     expect(";");
     in.op = Opc::Call;
     in.o[0].kind = Operand::Imm;
@@ -551,7 +569,8 @@ class Parser {
         {"%reserved_smem_offset_begin", Sreg::ReservedSmem}, {"%reserved_smem_offset_end", Sreg::ReservedSmem},
         {"%dynamic_smem_size", Sreg::DynamicSmemSize}, {"%total_smem_size", Sreg::TotalSmemSize},
         {"%nsmid", Sreg::Nsmid},        {"%gridid", Sreg::Gridid},      {"%globaltimer", Sreg::Globaltimer},
-        {"%globaltimer_lo", Sreg::GlobaltimerLo}, {"%globaltimer_hi", Sreg::GlobaltimerHi}};
+        {"%globaltimer_lo", Sreg::GlobaltimerLo}, {"%globaltimer_hi", Sreg::GlobaltimerHi},
+        {"%envreg1", Sreg::Envreg1},    {"%envreg2", Sreg::Envreg2}};
     auto sit = sregs.find(t.text);
     if (sit != sregs.end()) {
       o.kind = Operand::Special;
@@ -560,6 +579,11 @@ class Parser {
     }
     if (symbol(t.text, o.symbol)) {
       o.kind = Operand::Symbol;
+      return o;
+    }
+    if (funcs_.count(t.text)) {  // a function's address (mov %rd, f): what a call through a register maps back
+      o.kind = Operand::Imm;
+      o.imm = int64_t(function_address(t.text));
       return o;
     }
     // A branch target, resolved once the body is read.
@@ -591,6 +615,10 @@ class Parser {
       in.guard = reg_or_fail(next().text, in.text_line);
     }
     in.opcode = next().text;
+    if (in.opcode == ".callprototype" && in.guard == kSink) {  // a signature the calls through registers name
+      skip_statement();
+      return;
+    }
     const size_t fixups = fixups_.size();
     try {
       read_instruction(k, in);
@@ -609,8 +637,6 @@ class Parser {
   }
 
   void read_instruction(Kernel& k, Insn& in) {
-    if (in.opcode == ".callprototype")  // the signature of a call through a register
-      fail(in.opcode + ": calls through function pointers are not implemented", in.text_line);
     if (!in.opcode.empty() && in.opcode[0] == '.') fail("the directive " + in.opcode + " is not implemented", in.text_line);
     if (in.opcode == "call" || in.opcode.rfind("call.", 0) == 0) {
       if (const std::string why = refusal(split_dots(in.opcode)); !why.empty())
@@ -643,8 +669,17 @@ class Parser {
   }
 
 
+  // The address a function's name stands for (kFunctionBase + 16 * its place in Module::taken).
+  uint64_t function_address(const std::string& name) {
+    size_t i = 0;
+    while (i < m_.taken.size() && m_.taken[i] != name) ++i;
+    if (i == m_.taken.size()) m_.taken.push_back(name);
+    return kFunctionBase + kFunctionStride * i;
+  }
+
   std::vector<Tok> t_;
   size_t p_ = 0;
+  std::set<std::string> funcs_;  // functions declared so far (.func, prototypes and bodies)
   bool declarations_ = false;
   Module m_;
   Kernel* kernel_ = nullptr;

@@ -63,7 +63,8 @@ enum class Cmp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu
 enum class Sreg : uint8_t { TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, CtaidY, CtaidZ, NctaidX, NctaidY,
                             NctaidZ, Laneid, Warpid, LanemaskLt, LanemaskLe, LanemaskEq, LanemaskGe, LanemaskGt,
                             Clock, Clock64, Nwarpid, Smid, ReservedSmem, DynamicSmemSize, TotalSmemSize, Nsmid,
-                            Gridid, Globaltimer, GlobaltimerLo, GlobaltimerHi };
+                            Gridid, Globaltimer, GlobaltimerLo, GlobaltimerHi,
+                            Envreg1, Envreg2 };  // the grid's sync workspace, high and low halves
 
 struct Operand {
   enum Kind : uint8_t { None, Reg, Imm, Addr, Vec, Special, Symbol, Label } kind = None;
@@ -163,7 +164,7 @@ struct Kernel {
   std::vector<Param> rets;         // a function's return value(s): func_retval0
   std::vector<Param> call_params;  // the `.param` slots its call sites declare
   struct CallSite {
-    std::string callee;
+    std::string callee;                // "" for a call through a register (o[1])
     std::vector<uint32_t> args, rets;  // call_params slots
   };
   std::vector<CallSite> calls;     // a Call instruction's o[0].imm indexes this (before linking)
@@ -176,11 +177,24 @@ struct Kernel {
     Builtin builtin = Builtin::None;  // vprintf (printf), __assertfail (assert), malloc, free: run by the machine
     uint32_t ret_slot = 0;            // a builtin's: where its return value goes
     uint32_t entry = 0;            // the callee's first instruction
-    uint32_t function = 0;         // which function (recursion is refused)
     std::vector<Copy> in, out;     // arguments in, return values out
+    // A call that may enter a function already running in the thread (the callee reaches
+    // the caller): the callee's registers [reg_base, +reg_count) and call-area bytes
+    // [area_lo, area_hi) are kept for the return, and the thread's local frames move on
+    // by Kernel::frame_bytes, so that every activation has its own.
+    bool recursive = false;
+    uint32_t reg_base = 0, reg_count = 0, area_lo = 0, area_hi = 0;
+    // A call through a register: the first of `targets` entries, one per Module::taken
+    // function in its order. `refused`: why this target cannot be called ("" when it can).
+    uint32_t targets = 0;
+    std::string refused;
   };
   std::vector<Linked> linked;      // a Call instruction's o[0].imm indexes this
   uint32_t call_bytes = 0;         // the call area per thread
+  // A kernel that recurses: its local frame (local_bytes then counts every activation's),
+  // and how many recursive calls a thread may be inside at once (the emulated stack).
+  uint64_t frame_bytes = 0;
+  uint32_t max_recursion = 0;
 
   // Why the kernel cannot run, "" when it can: the first instruction of its own or of a
   // function it calls that the interpreter refuses ("prog.ptx:57: cvt.rn.bf16.f32: the
@@ -195,8 +209,16 @@ struct Module {
   std::unordered_map<uint32_t, std::string> files;  // .file number -> path
   std::vector<Variable> globals;  // __device__ (Global) and __constant__ (Const) variables, and module-scope __shared__
   std::vector<Kernel> kernels;
+  // Functions whose address the module takes (an initializer such as a vtable, or a mov):
+  // function i's address is kFunctionBase + 16 * i.
+  std::vector<std::string> taken;
   const Kernel* kernel(const std::string& name) const;
 };
+
+// Where function addresses lie: outside every memory window, so that a call through a
+// pointer maps the value back to its function and a load through it faults.
+constexpr uint64_t kFunctionBase = 0x0000'0b40'0000'0000ull;
+constexpr uint64_t kFunctionStride = 16;
 
 // One form the interpreter implements (a PTX_FORM row of opcodes.def): the opcode's first
 // word, the type words each type position takes (cvt: destination, then source; none for

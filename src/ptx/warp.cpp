@@ -19,7 +19,7 @@ BlockRun::BlockRun(Device& d, const Kernel& k, const KernelLaunch& a, trace::Bui
   local_.assign(size_t(k.local_bytes) * threads_, 0);
   regs_.assign(size_t(k.registers) * 32 * nwarps_, 0);
   call_.assign(size_t(k.call_bytes) * threads_, 0);
-  if (!k.linked.empty()) frames_.resize(threads_);
+  if (!k.linked.empty()) stacks_.resize(threads_);
   warps_.resize(nwarps_);
   sites_.assign(k.code.size() * trace::kSpaceCount, trace::kNoBuffer);
   pc_shared_.assign(k.code.size(), 0);
@@ -33,6 +33,14 @@ BlockRun::BlockRun(Device& d, const Kernel& k, const KernelLaunch& a, trace::Bui
 // Runs the block's warps in turn, each until it exits or waits at a barrier; when every
 // live lane waits, the barrier opens (a new epoch) and they run again.
 uint64_t BlockRun::run(uint32_t block) {
+  start(block);
+  uint64_t lanes = 0;
+  while (!resume(lanes)) {
+  }
+  return lanes;
+}
+
+void BlockRun::start(uint32_t block) {
   block_ = block;
   epoch_ = 0;
   red_ = nullptr;
@@ -45,7 +53,7 @@ uint64_t BlockRun::run(uint32_t block) {
     std::fill(local_.begin(), local_.end(), 0);
     std::fill(regs_.begin(), regs_.end(), 0);
     std::fill(call_.begin(), call_.end(), 0);
-    for (auto& f : frames_) f.clear();
+    for (Stack& st : stacks_) st = Stack{};
   }
   for (uint32_t w = 0; w < nwarps_; ++w) {
     const uint32_t n = std::min(32u, threads_ - w * 32);
@@ -56,14 +64,18 @@ uint64_t BlockRun::run(uint32_t block) {
   ctaid_[0] = block % g.x;
   ctaid_[1] = (block / g.x) % g.y;
   ctaid_[2] = block / (g.x * g.y);
-  uint64_t lanes = 0;
+}
+
+bool BlockRun::resume(uint64_t& lanes) {
   for (;;) {
     bool any_live = false;
+    yielded_ = false;
     for (uint32_t w = 0; w < nwarps_; ++w) {
       lanes += run_warp(w);
       any_live |= warps_[w].live != 0;
     }
-    if (!any_live) break;
+    if (!any_live) return true;
+    if (yielded_) return false;  // a warp still runs: the barrier it may reach has not opened
     // Every live lane waits at a barrier: release them all (those at a bar.red with its
     // result in their destination).
     if (red_) {
@@ -79,7 +91,6 @@ uint64_t BlockRun::run(uint32_t block) {
     for (Warp& w : warps_) w.at_bar = 0;
     ++epoch_;
   }
-  return lanes;
 }
 
 // A special register's value for one lane (%tid, %ctaid, %laneid, %lanemask_*, ...).
@@ -126,6 +137,10 @@ uint64_t BlockRun::sreg(Sreg s, uint32_t w, int lane) const {
     case Sreg::ReservedSmem: return shared_.size();
     case Sreg::DynamicSmemSize: return a_.dynamic_shared;
     case Sreg::TotalSmemSize: return shared_.size();
+    // The grid's synchronisation workspace (cooperative groups' grid.sync() counts arriving
+    // blocks there): null outside a cooperative launch, as on the GPU, where grid.sync() traps.
+    case Sreg::Envreg1: return a_.cooperative ? d_.grid_workspace_ >> 32 : 0;
+    case Sreg::Envreg2: return a_.cooperative ? uint32_t(d_.grid_workspace_) : 0;
   }
   return 0;
 }
@@ -153,7 +168,7 @@ uint64_t BlockRun::symval(uint32_t sym) const {
   switch (o.kind) {
     case Operand::Imm: return uint64_t(o.imm);
     case Operand::Special: return sreg(o.sreg, w, lane);
-    case Operand::Symbol: return symval(o.symbol);
+    case Operand::Symbol: return symval(o.symbol) + local_shift(o.symbol, w, lane);
     default: return 0;
   }
 }
@@ -210,6 +225,12 @@ uint64_t BlockRun::run_warp(uint32_t w) {
       Step s{w, pc, active, exec, ready};
       control(in, s);
       known = s.known;
+      // In a cooperative launch a loop gives the grid's other blocks their turn: it may
+      // wait for one of them (bra_op has written every lane's counter).
+      if (a_.cooperative && in.op == Opc::Bra && exec && uint32_t(in.o[0].imm) <= pc) {
+        yielded_ = true;
+        return lanes_done;
+      }
       pc = s.pc;
       continue;
     }
@@ -277,21 +298,26 @@ void BlockRun::ret_op(const Insn&, Step& s) {
   Warp& wp = warps_[s.w];
   for (uint32_t m = s.exec; m; m &= m - 1) {
     const int l = std::countr_zero(m);
-    std::vector<Frame>* fr = frames_.empty() ? nullptr : &frames_[s.w * 32 + uint32_t(l)];
-    if (!fr || fr->empty()) {
+    if (stacks_.empty() || stacks_[s.w * 32 + uint32_t(l)].frames.empty()) {
       wp.live &= ~(1u << l);
       continue;
     }
-    const Frame f = fr->back();
-    fr->pop_back();
-    uint8_t* area = call_.data() + size_t(s.w * 32 + uint32_t(l)) * k_.call_bytes;
-    for (const Kernel::Copy& c : k_.linked[f.linked].out) std::memmove(area + c.to, area + c.from, c.bytes);
-    wp.pc[l] = f.ret_pc;
+    ret(s.w, l);
   }
   advance(s.w, s.active & ~s.exec, s.pc + 1);
 }
 
-void BlockRun::exit_op(const Insn&, Step& s) {
+void BlockRun::exit_op(const Insn& in, Step& s) {
+  // trap: the GPU aborts the launch (cooperative groups' grid.sync() traps outside a
+  // cooperative launch).
+  if (s.exec && in.opcode.rfind("trap", 0) == 0) {
+    bool grid_sync = false;  // the kernel reads the grid's workspace: a grid.sync() outside a cooperative launch
+    for (const Insn& i : k_.code)
+      for (const Operand& o : i.o) grid_sync |= o.kind == Operand::Special && (o.sreg == Sreg::Envreg1 || o.sreg == Sreg::Envreg2);
+    throw Fault("kernel " + kernel_name(k_.name) + ": trap at PTX line " + std::to_string(in.text_line) +
+                (grid_sync && !a_.cooperative ? ": a grid-wide sync outside a cooperative launch (cudaLaunchCooperativeKernel)"
+                                              : ""));
+  }
   warps_[s.w].live &= ~s.exec;
   advance(s.w, s.active & ~s.exec, s.pc + 1);
 }

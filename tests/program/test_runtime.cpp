@@ -71,8 +71,8 @@ TEST_CASE("graphs.cu: callbacks in order, captures run only when launched, edges
   // timed one; the captured launches themselves ran nothing.
   CHECK(r.trace.launches.size() == 11);
   // The refusal names the launch and why, in one line.
-  CHECK(r.output.find("cudaLaunchCooperativeKernel (grid-wide synchronisation), which the emulated device does not provide") !=
-        std::string::npos);
+  CHECK(r.output.find("a cooperative launch of 1000000 blocks, more than the 264 (2 a multiprocessor of 132, blocks of "
+                      "1024 threads) the device holds at once: cudaErrorCooperativeLaunchTooLarge") != std::string::npos);
 }
 
 TEST_CASE("threads.cu: four host threads launching and copying at once, each gets its own values") {

@@ -3,7 +3,8 @@
 // function) that runs nothing until the graph is launched, then all of it per launch; a
 // capture forked to a second stream and joined through events; an explicit graph whose
 // edges, not the order of adding, decide the order; a cycle refused; events' times; a
-// cooperative launch refused. One line per check; exits 1 when one fails.
+// cooperative launch too large to be resident refused. One line per check; exits 1 when one
+// fails.
 #include <cstdio>
 #include <vector>
 
@@ -122,9 +123,9 @@ int main() {
          "event times: start to stop >= 0 ms; an unrecorded event has none");
   cudaGetLastError();
 
-  // A grid-wide barrier cannot run block after block: refused, not hung.
-  const cudaError_t coop = cudaLaunchCooperativeKernel((void*)add1, dim3(1), dim3(1), args, 0, s);
-  expect(coop == cudaErrorNotSupported, "a cooperative launch is refused");
+  // A cooperative grid larger than the device holds at once: refused, as a GPU refuses it.
+  const cudaError_t coop = cudaLaunchCooperativeKernel((void*)add1, dim3(1000000), dim3(1024), args, 0, s);
+  expect(coop == cudaErrorCooperativeLaunchTooLarge, "a cooperative launch too large to be resident is refused");
   cudaGetLastError();
   std::printf("%d failures\n", failures);
   return failures ? 1 : 0;

@@ -1,26 +1,56 @@
 // src/program/cudart/launch_ex.cpp — the launches beside <<<…>>>: cudaLaunchKernelExC (a
-// configuration with attributes) and cooperative launches. The emulated device runs a
-// grid's blocks one after another, so a grid-wide barrier would wait forever: a
-// cooperative launch is refused in one line instead of hanging.
+// configuration with attributes) and cooperative launches, whose blocks the emulated device
+// keeps resident at once (ptx/grid.cpp) so that a grid-wide barrier ends — up to as many
+// blocks as the device holds by the occupancy it reports, as on a GPU.
 #include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <string>
 
 #include "program/cudart/shim.h"
 
+namespace {
+
+// A cooperative launch: refused as a GPU refuses it (cudaErrorCooperativeLaunchTooLarge)
+// when its grid is more than the device holds resident at once, with one line saying so.
+cudaError_t cooperative_launch(const void* func, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t stream) {
+  int per_sm = 0, sms = 0;
+  const int threads = int(block.x * block.y * block.z);
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, func, threads, shared);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  const unsigned long long blocks = 1ull * grid.x * grid.y * grid.z, resident = 1ull * per_sm * sms;
+  if (blocks > resident) {
+    static bool told = false;
+    if (!told)
+      std::fprintf(stderr,
+                   "warpscope: a cooperative launch of %llu blocks, more than the %llu (%d a multiprocessor of %d, "
+                   "blocks of %d threads) the device holds at once: cudaErrorCooperativeLaunchTooLarge\n",
+                   blocks, resident, per_sm, sms, threads);
+    told = true;
+    return ws::program::fail(cudaErrorCooperativeLaunchTooLarge);
+  }
+  return ws::program::launch_kernel(func, grid, block, args, shared, stream, true);
+}
+
+}  // namespace
+
 extern "C" {
 
-cudaError_t cudaLaunchCooperativeKernel(const void*, dim3, dim3, void**, size_t, cudaStream_t) {
-  return ws::program::unsupported("cudaLaunchCooperativeKernel (grid-wide synchronisation)");
+cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared,
+                                        cudaStream_t stream) {
+  return cooperative_launch(func, grid, block, args, shared, stream);
 }
 
 // Attributes that only tune a GPU's scheduling are accepted and ignored; a cooperative one
-// is refused as cudaLaunchCooperativeKernel is, and any other one named.
+// makes the launch cooperative; any other one is named and refused.
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
   if (!config) return ws::program::fail(cudaErrorInvalidValue);
+  bool cooperative = false;
   for (unsigned i = 0; i < config->numAttrs; ++i) {
     const cudaLaunchAttribute& a = config->attrs[i];
     switch (a.id) {
       case cudaLaunchAttributeCooperative:
-        if (a.val.cooperative) return ws::program::unsupported("cudaLaunchKernelExC with cudaLaunchAttributeCooperative (grid-wide synchronisation)");
+        cooperative = a.val.cooperative != 0;
         break;
       case cudaLaunchAttributeIgnore:
       case cudaLaunchAttributeAccessPolicyWindow:
@@ -34,6 +64,8 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* fu
         return ws::program::unsupported("cudaLaunchKernelExC with a launch attribute other than priority, cache or cooperative");
     }
   }
+  if (cooperative)
+    return cooperative_launch(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, config->stream);
   return cudaLaunchKernel(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, config->stream);
 }
 

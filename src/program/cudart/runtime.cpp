@@ -201,8 +201,18 @@ cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* fun) {
 
 cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
                              cudaStream_t stream) {
+  return ws::program::launch_kernel(func, gridDim, blockDim, args, sharedMem, stream, false);
+}
+
+}  // extern "C"
+
+cudaError_t ws::program::launch_kernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
+                                       cudaStream_t stream, bool cooperative) {
   WS_API_LOCK;
-  if (ws::program::capturing(stream)) return ws::program::capture_launch(func, gridDim, blockDim, args, sharedMem, stream);
+  if (ws::program::capturing(stream)) {
+    if (cooperative) return unsupported("a cooperative launch captured into a graph");
+    return ws::program::capture_launch(func, gridDim, blockDim, args, sharedMem, stream);
+  }
   State& s = st();
   if (s.sticky != cudaSuccess) return ret(s.sticky);
   auto it = s.kernels.find(func);
@@ -221,6 +231,7 @@ cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void
   la.grid = {gridDim.x, gridDim.y, gridDim.z};
   la.block = {blockDim.x, blockDim.y, blockDim.z};
   la.dynamic_shared = uint32_t(sharedMem);
+  la.cooperative = cooperative;
   la.params.assign(k->param_bytes, 0);
   for (size_t i = 0; i < k->params.size(); ++i) std::memcpy(la.params.data() + k->params[i].offset, args[i], k->params[i].bytes);
   // Each kernel's first launches are recorded; the rest of a timing loop only runs.
@@ -241,6 +252,8 @@ cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void
   }
   return cudaSuccess;
 }
+
+extern "C" {
 
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
                                cudaStream_t stream) {
@@ -472,6 +485,7 @@ const char* cudaGetErrorName(cudaError_t e) {
     case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
     case cudaErrorStreamCaptureUnmatched: return "cudaErrorStreamCaptureUnmatched";
     case cudaErrorIllegalState: return "cudaErrorIllegalState";
+    case cudaErrorCooperativeLaunchTooLarge: return "cudaErrorCooperativeLaunchTooLarge";
     default: return "cudaErrorUnknown";
   }
 }
@@ -494,6 +508,7 @@ const char* cudaGetErrorString(cudaError_t e) {
     case cudaErrorStreamCaptureUnsupported: return "operation not permitted when stream is capturing";
     case cudaErrorStreamCaptureUnmatched: return "capture was not initiated in this stream";
     case cudaErrorIllegalState: return "the operation is not permitted in the current state";
+    case cudaErrorCooperativeLaunchTooLarge: return "too many blocks in cooperative launch";
     default: return "unknown error";
   }
 }
@@ -553,6 +568,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* p, int device) {
   p->unifiedAddressing = 1;
   p->canMapHostMemory = 1;  // host memory is the device's: host_memory.cpp
   p->canUseHostPointerForRegisteredMem = 1;
+  p->cooperativeLaunch = 1;  // launch_ex.cpp
   return cudaSuccess;
 }
 
@@ -576,6 +592,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int dev
     case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
     case cudaDevAttrManagedMemory: *value = 1; break;
     case cudaDevAttrCanMapHostMemory: *value = 1; break;
+    case cudaDevAttrCooperativeLaunch: *value = p.cooperativeLaunch; break;
     default: *value = 0;
   }
   return cudaSuccess;

@@ -25,6 +25,10 @@ cudaError_t unsupported(const char* name);
 std::recursive_mutex& api_mutex();
 // The emulated device (its module read on first use; memory works without one).
 ptx::Device& device();
+// A kernel launch (cudaLaunchKernel's work); `cooperative`: every block resident at once,
+// for a grid-wide barrier (cudaLaunchCooperativeKernel).
+cudaError_t launch_kernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t stream,
+                          bool cooperative);
 // Records a call's error as cudaGetLastError will answer it; returns `e`.
 cudaError_t fail(cudaError_t e);
 // The error a fault of an earlier kernel left (cudaSuccess when none): every later call
