@@ -197,8 +197,9 @@ AbTitles Ui::ab_names() const {
   if (ab.source != AbSource::PreviousBuild) return ab_titles(*a, *b);
   // Both builds have the same kernel and launch: what tells them apart is the edit.
   const std::string title = b->title();
-  return {"before your edit (built " + ab.built_a + ") · " + a->title(),
-          "after your edit (built " + ab.built_b + ") · " + title, title + " · before vs after your edit"};
+  // The edit first, so a cut subtitle still says which is which; the build times last.
+  return {"before your edit · " + a->title() + " · built " + ab.built_a,
+          "after your edit · " + title + " · built " + ab.built_b, title + " · before vs after your edit"};
 }
 
 AbTitles ab_titles(const Session& a, const Session& b) {

@@ -165,7 +165,8 @@ bool SlideController::open_program_slide(size_t i) {
                      program_of(ui_.pane.model.get(), p);
   if (!known) {
     confirm_ = int(i);
-    ui_.message(slide_name(i) + " builds and runs " + p.source + ": waiting for your yes");
+    ui_.message(slide_name(i) + " builds and runs " + std::filesystem::path(p.source).filename().string() +
+                ": waiting for your yes");
     return false;
   }
   confirm_ = -1;
@@ -193,18 +194,19 @@ void SlideController::program_arrived(size_t i) {
   const session::Session& m = *ui_.pane.model;
   ui_.set_step(s.step);
   // What can still be shown of a slide whose program changed, and why it may differ.
+  const std::string name = std::filesystem::path(s.program->source).filename().string();
   std::string why;
   if (!s.program->hash.empty() && session::source_hash(m) != s.program->hash)
-    why = s.program->source + " changed since the slide was made";
+    why = name + " changed since the slide was made";
   if (m.launch() != s.program->launch)
     why += (why.empty() ? "" : "; ") + std::string("it has no launch ") + std::to_string(s.program->launch + 1);
   if (s.step >= m.size())
     why += (why.empty() ? "" : "; ") + std::string("the launch has no request ") +
            fmt_count(session::request_number(s.step));
   if (!why.empty())
-    ui_.message(slide_name(i) + ": " + why + ": showing " + m.title() + ", request " +
-                    fmt_count(session::request_number(ui_.pane.step)) + " as it is now",
-                true);
+    ui_.message(slide_name(i) + ": " + why + " (shown as it is now)", true);
+  else
+    ui_.message(slide_name(i) + " of " + std::to_string(deck.slides.size()) + (s.caption.empty() ? "" : ": " + s.caption));
 }
 
 void SlideController::recording_arrived() {

@@ -289,6 +289,24 @@ TEST_CASE("a deck that runs a program: refused in one line without --yes, naming
     CHECK(r.err.find("then ./transpose --quiet): add --yes") != std::string::npos);
   }
   CHECK(!fs::exists(dir / "out"));
+  // With --yes, export builds the program once and draws its slide; sources that changed
+  // since the slide was made are said on stderr, and drawn as they are now.
+  if (!program::find_nvcc().empty()) {
+    session::save_deck(program_deck(fs::absolute("examples/transpose.cu").string(), 66, "0000000000000000"),
+                       deck.string());
+    const Cli r = run_warpscope("export --deck '" + deck.string() + "' --yes --width 400 --height 300 --out '" +
+                                    (dir / "out").string() + "'",
+                                dir);
+    if (r.err.find("has no GUI") == std::string::npos) {
+      INFO(r.err);
+      CHECK(r.rc == 0);
+      CHECK(lines(r.out) == 1);
+      CHECK(r.out.find("slide 1, warp view of transposeTiled<0>") != std::string::npos);
+      CHECK(fs::file_size(dir / "out" / "01-transposeTiled_0_-warp.png") > 1000);
+      CHECK(r.err.find("slide 1: " + fs::absolute("examples/transpose.cu").string() +
+                       " changed since the slide was made: drawn as it is now (launch 2)") != std::string::npos);
+    }
+  }
   // --launch and --compare-launch need a program or a trace.
   for (const char* cmd : {"gui --launch 2 --frames 1 --config-dir none", "gui --compare-launch 3 --frames 1 --config-dir none"}) {
     CAPTURE(cmd);
