@@ -199,7 +199,7 @@ AbTitles Ui::ab_names() const {
   const std::string title = b->title();
   // The edit first, so a cut subtitle still says which is which; the build times last.
   return {"before your edit · " + a->title() + " · built " + ab.built_a,
-          "after your edit · " + title + " · built " + ab.built_b, title + " · before vs after your edit"};
+          "after your edit · " + title + " · built " + ab.built_b, "before vs after your edit · " + title};
 }
 
 AbTitles ab_titles(const Session& a, const Session& b) {

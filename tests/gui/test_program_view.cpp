@@ -252,6 +252,7 @@ TEST_CASE("saving the padded tile keeps the unpadded build as A beside the padde
   CHECK(j["compare"]["b"]["max_way"] == 1);
   CHECK(u.ab_names().a.find("before your edit") == 0);
   CHECK(u.ab_names().b.find("after your edit") == 0);
+  CHECK(u.ab_names().both.find("before vs after your edit · transposeTiled<0>") == 0);
   // Both sides are drawn: the A side's panels show the earlier build.
   ctx.frame(u);
   bool a_drawn = false, b_drawn = false;
