@@ -68,12 +68,11 @@ class MainLoop {
         ui_.open_file(path);
       }
     }
-    if (!automated_) {
-      const double t = backend_.time();
-      if (t - last_check_ > 1.0) {
-        last_check_ = t;
-        ui_.rebuild_if_saved();
-      }
+    // A driven run watches the file too: a picture of an edit is the file saved while it runs.
+    const double t = backend_.time();
+    if (t - last_check_ > 1.0) {
+      last_check_ = t;
+      ui_.rebuild_if_saved();
     }
   }
 
@@ -117,6 +116,12 @@ class MainLoop {
     if (ready) ++frames_after_ready_;
     const double waited = std::chrono::duration<double>(now - t0_).count();
     const bool failed = !ui_.has_model() && !ui_.recorder.busy() && !ui_.status.record_error.empty();
+    // The B side asked for could not be shown (a launch the program did not make): refused.
+    if (ready && ui_.comparing() && !ui_.ab.error.empty()) {
+      std::fprintf(stderr, "warpscope: error: %s\n", ui_.ab.error.c_str());
+      exit_code_ = 2;
+      return true;
+    }
     const int need = std::max(opt_.frames, 3);
     if (!failed && frames_after_ready_ < need && waited <= 300) return false;
     if (failed) {

@@ -31,7 +31,8 @@ struct Options {
   bool stats = false;                        // print frame CPU times at exit
   bool play = false;                         // start playing once loaded
   bool present = false;                      // start in presentation mode
-  std::string compare;                       // "ID[:k=v,...]": open an A/B view with this B side
+  std::string compare;                       // "ID[:k=v,...]" or "launch K": open an A/B view with this B side
+  bool yes = false;                          // the deck may build and run its programs without asking
   std::string deck;                          // a .wsdeck of slides; alone, the app opens on its first
   std::string lesson;                        // open this lesson (name or .json) in the lesson panel
 

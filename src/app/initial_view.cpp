@@ -63,6 +63,7 @@ int open_initial_view(ui::Ui& ui, const Options& opt, bool fresh, bool automated
   }
   // A deck given alone opens on its first slide; with a kernel, a trace or a step, it waits
   // for N.
+  ui.slides.state.allow_programs = opt.yes;  // checked before: a deck's programs need --yes
   if (!opt.deck.empty()) ui.slides.load(opt.deck);
   const bool deck_first = !ui.slides.deck.slides.empty() && spec.kernel.empty() && opt.trace_file.empty() && opt.step < 0;
   const bool named = !spec.kernel.empty() || !spec.program.source.empty() || !opt.trace_file.empty() || !opt.deck.empty();
@@ -71,7 +72,7 @@ int open_initial_view(ui::Ui& ui, const Options& opt, bool fresh, bool automated
   if (!spec.program.source.empty())
     ui.open_program(spec);
   else if (!opt.trace_file.empty())
-    ui.open_file(opt.trace_file);
+    ui.open_file(opt.trace_file, spec.launch);
   else if (deck_first)
     ui.slides.go_to(0);
   else if (lesson.empty() || !ui.lessons.open(lesson))

@@ -1,8 +1,10 @@
-// `warpscope export --deck DECK --out DIR`: a teacher's slides as figures, one per slide,
-// drawn by the same views as `export --view` and the app.
+// src/cli/export_deck.cpp — `warpscope export --deck DECK --out DIR`: a teacher's slides as
+// figures, one per slide, drawn by the same views as `export --view` and the app; a slide of
+// a program rebuilds it (with --yes) and draws the launch and request it names.
 #include "cli/export_deck.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -26,10 +28,71 @@ std::shared_ptr<DeckExportOptions> add_deck_export_options(CLI::App& cmd) {
       ->type_name("png|svg")
       ->check(CLI::IsMember({"png", "svg"}))
       ->needs(deck);
+  cmd.add_flag("--yes", o->yes, "let the deck build and run the programs its slides name")->needs(deck);
   return o;
 }
 
 #ifdef WS_HAVE_GUI
+namespace {
+
+struct Recorded {
+  std::shared_ptr<const session::Session> model;
+};
+
+// A catalog slide's launch, recorded once for every slide that shows it; its key.
+std::string catalog_launch(std::map<std::string, Recorded>& launches, const session::Slide& s, const std::string& backend) {
+  session::LaunchSpec spec = s.spec();
+  spec.backend = backend;
+  const session::ResolvedLaunch launch = resolve_launch(spec, "export");
+  const std::string key = s.kernel + " " + session::params_text(launch.params.values);
+  Recorded& r = launches[key];
+  if (!r.model) r.model = session::record_session(launch, spec);
+  return key;
+}
+
+// A program slide's launch: the program built and run once for every slide of it (the
+// other launches taken from that run); its key. A program whose sources changed since the
+// slide was made is drawn as it is now, and said so.
+std::string program_launch(std::map<std::string, Recorded>& launches, const session::Slide& s, size_t i,
+                           const std::string& deck, const std::string& backend) {
+  const session::SlideProgram& p = *s.program;
+  const std::string run_key = "program " + session::program_command(p);
+  Recorded& run = launches[run_key];
+  const std::string at = deck + ": slide " + std::to_string(i + 1) + ": ";
+  if (!run.model) {
+    if (!std::filesystem::is_regular_file(p.source)) throw UsageError(at + "its program " + p.source + " is not here");
+    session::LaunchSpec spec = s.spec();
+    spec.backend = backend;
+    spec.program.echo = false;
+    spec.launch = 0;
+    spec.nearest_launch = false;
+    try {
+      run.model = session::record_session(spec);
+    } catch (const program::Error& e) {
+      throw UsageError(at + p.source + ": " + e.what());
+    }
+  }
+  std::string why;
+  if (!p.hash.empty() && session::source_hash(*run.model) != p.hash) why = p.source + " changed since the slide was made";
+  const uint32_t k = std::min<uint32_t>(p.launch, uint32_t(run.model->launches() - 1));
+  if (k != p.launch) why += (why.empty() ? "" : "; ") + std::string("it has no launch ") + std::to_string(p.launch + 1);
+  if (!why.empty()) std::cerr << "warpscope: " << at << why << ": drawn as it is now (launch " << k + 1 << ")\n";
+  const std::string key = std::filesystem::path(p.source).filename().string() + " launch " + std::to_string(k + 1);
+  Recorded& r = launches[key];
+  if (!r.model) r.model = k == run.model->launch() ? run.model : run.model->of_launch(k, run.model->report().dram);
+  return key;
+}
+
+// A kernel's name as part of a file name: "transposeTiled<0>" -> "transposeTiled_0_".
+std::string file_word(const std::string& s) {
+  std::string out = s;
+  for (char& c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
+  return out;
+}
+
+}  // namespace
+
 int export_deck(const DeckExportOptions& o, const std::string& out_dir, int width, int height,
                 const std::string& backend) {
   namespace fs = std::filesystem;
@@ -39,22 +102,18 @@ int export_deck(const DeckExportOptions& o, const std::string& out_dir, int widt
                      " is out of range: allowed --width 200..8192, --height 150..8192");
   const session::Deck deck = session::load_deck(o.deck);
   if (deck.slides.empty()) throw UsageError(o.deck + " has no slides: nothing to draw");
+  // A deck may come from anyone: its programs run only when the command line says so.
+  if (const std::string runs = session::runs_programs(deck); !runs.empty() && !o.yes)
+    throw UsageError(o.deck + ": " + runs + ": add --yes to allow it");
 
   // Each launch once, however many slides show it; every step checked before any file is
   // written, so a bad deck leaves no half-written folder.
-  struct Recorded {
-    std::shared_ptr<const session::Session> model;
-  };
-  std::map<std::string, Recorded> launches;  // by kernel and resolved parameters
+  std::map<std::string, Recorded> launches;  // by kernel and resolved parameters; a program by its launch
   std::vector<const Recorded*> of_slide;
   for (size_t i = 0; i < deck.slides.size(); ++i) {
     const session::Slide& s = deck.slides[i];
-    session::LaunchSpec spec = s.spec();
-    spec.backend = backend;
-    const session::ResolvedLaunch launch = resolve_launch(spec, "export");
-    const std::string key = s.kernel + " " + session::params_text(launch.params.values);
+    const std::string key = s.program ? program_launch(launches, s, i, o.deck, backend) : catalog_launch(launches, s, backend);
     Recorded& r = launches[key];
-    if (!r.model) r.model = session::record_session(launch, spec);
     of_slide.push_back(&r);
     const std::string at = o.deck + ": slide " + std::to_string(i + 1) + " (" + key + "): ";
     const uint64_t n = r.model->size();
@@ -87,7 +146,7 @@ int export_deck(const DeckExportOptions& o, const std::string& out_dir, int widt
     ui::Figure fig = ui::render_figure(model, s.step, view, width, height, caption);
     std::string num = std::to_string(i + 1);
     num.insert(0, size_t(std::max(0, digits - int(num.size()))), '0');
-    const std::string path = (fs::path(out_dir) / (num + "-" + s.kernel + "-" + s.view + "." + o.format)).string();
+    const std::string path = (fs::path(out_dir) / (num + "-" + file_word(s.kernel) + "-" + s.view + "." + o.format)).string();
     std::string err;
     if (!ui::write_figure(fig, path, err)) throw std::runtime_error(err);
     std::cout << "wrote " << path << ": slide " << i + 1 << ", " << s.view << " view of " << t.launch().kernel << " "

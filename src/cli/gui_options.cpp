@@ -1,8 +1,11 @@
+// src/cli/gui_options.cpp — the options of `warpscope gui` (gui_options.h): the launch
+// through the shared parser, a program given as the first argument, and the app's own.
 #include "cli/gui_options.h"
 
 #include <string>
 #include <vector>
 
+#include "session/deck.h"
 #include "ui/state.h"
 
 namespace ws::cli {
@@ -10,8 +13,18 @@ namespace ws::cli {
 void add_gui_options(CLI::App& cmd, GuiArgs& args) {
   app::Options& opt = args.app;
   add_launch_options(cmd, args.launch, kWithDram | kWithBlocks | kWithProgram);
-  cmd.add_option("trace", opt.trace_file, "a .wstrace file to open instead of recording")->type_name("FILE.wstrace");
+  cmd.add_option("trace", opt.trace_file, "a .wstrace file to open, or your own FILE.cu to build and run")
+      ->type_name("FILE.wstrace|FILE.cu");
   cmd.add_option("--trace", opt.trace_file, "open a .wstrace file instead of recording")->type_name("FILE");
+  // As `run --launch K` reads it: a launch number from 1.
+  cmd.add_option("--launch", args.launch_number, "show launch K (from 1) of the program or trace")
+      ->type_name("K")
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--compare-launch", args.compare_launch,
+                 "A/B view: launch K (from 1) of the same program or trace beside the one shown")
+      ->type_name("K")
+      ->check(CLI::PositiveNumber);
+  cmd.add_flag("--yes", opt.yes, "let a deck build and run the programs its slides name, without asking");
   cmd.add_option("--step", opt.step, "go to request K (from 1, as the timeline counts) once the trace is loaded")->type_name("K");
   cmd.add_option("--screenshot", opt.screenshot, "save a PNG of the window after --frames frames, then exit")
       ->type_name("FILE.png");
@@ -45,9 +58,31 @@ void add_gui_options(CLI::App& cmd, GuiArgs& args) {
 app::Options gui_options(const GuiArgs& args) {
   app::Options opt = args.app;
   opt.launch = spec_of(args.launch);
+  // `warpscope gui prog.cu`: the first argument is the program.
+  const std::string& first = opt.trace_file;
+  if (first.size() > 3 && first.compare(first.size() - 3, 3, ".cu") == 0) {
+    if (!opt.launch.program.source.empty())
+      throw session::InputError("two programs named: " + first + " and --program " + opt.launch.program.source);
+    opt.launch.program.source = first;
+    opt.trace_file.clear();
+  }
+  const bool launches = !opt.launch.program.source.empty() || !opt.trace_file.empty();
+  if (args.launch_number > 0) {
+    if (!launches) throw session::InputError("--launch K needs a program (FILE.cu) or a trace (FILE.wstrace)");
+    opt.launch.launch = uint32_t(args.launch_number - 1);
+  }
+  if (args.compare_launch > 0) {
+    if (!launches) throw session::InputError("--compare-launch K needs a program (FILE.cu) or a trace (FILE.wstrace)");
+    if (!opt.compare.empty()) throw session::InputError("--compare and --compare-launch each name the B side: give one");
+    opt.compare = "launch " + std::to_string(args.compare_launch);
+  }
   for (const auto& set : args.launch.set)
     if (set.rfind("dram=", 0) == 0) opt.dram_set = true;
   app::check_options(opt);
+  // A deck may come from anyone: a program of its slides runs only when the user said so.
+  if (!opt.deck.empty() && !opt.yes)
+    if (const std::string runs = session::runs_programs(session::load_deck(opt.deck)); !runs.empty())
+      throw session::InputError(opt.deck + ": " + runs + ": add --yes to allow it (Slides → Open deck… asks instead)");
   return opt;
 }
 

@@ -1,9 +1,12 @@
+// src/session/deck.cpp — slide decks: catalog and program slides, their JSON file, and what a
+// program slide would build and run (deck.h).
 #include "session/deck.h"
 
 #include "session/session.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -28,13 +31,55 @@ int64_t whole(const json& v, const std::string& what) {
   throw InputError(what + " must be a whole number, not " + v.dump());
 }
 
+// A list of words of a program slide ("nvcc", "args").
+std::vector<std::string> words(const json& p, const char* key, const std::string& at) {
+  std::vector<std::string> out;
+  auto it = p.find(key);
+  if (it == p.end()) return out;
+  if (!it->is_array()) throw InputError(at + "\"program\": \"" + key + "\" must be a list of words");
+  for (const json& w : *it) {
+    if (!w.is_string()) throw InputError(at + "\"program\": \"" + key + "\" must be a list of words, not " + w.dump());
+    out.push_back(w.get<std::string>());
+  }
+  return out;
+}
+
+SlideProgram program_from_json(const json& p, const std::string& at) {
+  if (!p.is_object()) throw InputError(at + "\"program\" must be an object {\"source\": \"prog.cu\", \"launch\": 1, ...}");
+  SlideProgram out;
+  auto src = p.find("source");
+  if (src == p.end() || !src->is_string() || src->get<std::string>().empty())
+    throw InputError(at + "\"program\" has no \"source\": name the .cu file");
+  out.source = src->get<std::string>();
+  out.nvcc_flags = words(p, "nvcc", at);
+  out.args = words(p, "args", at);
+  if (auto l = p.find("literal"); l != p.end()) {
+    if (!l->is_boolean()) throw InputError(at + "\"program\": \"literal\" must be true or false");
+    out.literal = l->get<bool>();
+  }
+  if (auto l = p.find("launch"); l != p.end()) {
+    const int64_t k = whole(*l, at + "\"program\": \"launch\"");
+    if (k < 1 || k > int64_t(UINT32_MAX)) throw InputError(at + "\"program\": \"launch\" must be 1 or more (launches count from 1)");
+    out.launch = uint32_t(k - 1);
+  }
+  if (auto h = p.find("hash"); h != p.end()) {
+    if (!h->is_string()) throw InputError(at + "\"program\": \"hash\" must be text");
+    out.hash = h->get<std::string>();
+  }
+  return out;
+}
+
 Slide slide_from_json(const json& j, size_t index, int64_t version) {
   const std::string at = slide_prefix(index);
   if (!j.is_object()) throw InputError(at + "expected an object {\"kernel\": ..., \"step\": ...}");
   Slide s;
+  if (auto p = j.find("program"); p != j.end()) s.program = program_from_json(*p, at);
   auto kernel = j.find("kernel");
-  if (kernel == j.end() || !kernel->is_string()) throw InputError(at + "no \"kernel\": name a catalog id, e.g. \"transpose_tiled\"");
-  s.kernel = kernel->get<std::string>();
+  if (kernel == j.end() || !kernel->is_string()) {
+    if (!s.program) throw InputError(at + "no \"kernel\": name a catalog id, e.g. \"transpose_tiled\"");
+  } else {
+    s.kernel = kernel->get<std::string>();
+  }
   if (auto p = j.find("params"); p != j.end()) {
     if (!p->is_object()) throw InputError(at + "\"params\" must be an object such as {\"pad\": 1}");
     for (const auto& [k, v] : p->items()) {
@@ -79,6 +124,15 @@ std::string slide_views_text() {
 
 LaunchSpec Slide::spec() const {
   LaunchSpec spec;
+  if (program) {
+    spec.program.source = program->source;
+    spec.program.nvcc_flags = program->nvcc_flags;
+    spec.program.args = program->args;
+    spec.program.literal = program->literal;
+    spec.launch = program->launch;
+    spec.nearest_launch = true;  // an edited program may have fewer launches: show what it can
+    return spec;
+  }
   spec.kernel = kernel;
   spec.size = size;
   spec.params = params;
@@ -86,6 +140,9 @@ LaunchSpec Slide::spec() const {
 }
 
 std::string Slide::variant_text() const {
+  if (program)
+    return std::filesystem::path(program->source).filename().string() + " " + kernel + " launch " +
+           std::to_string(program->launch + 1);
   std::map<std::string, int64_t> all = params;
   if (size) all["size"] = *size;
   const std::string p = params_text(all);
@@ -107,6 +164,56 @@ Slide slide_of(const std::string& kernel, const std::map<std::string, int64_t>& 
   return s;
 }
 
+Slide program_slide(const Session& m, uint64_t step, const std::string& view, const std::string& caption) {
+  Slide s;
+  s.kernel = m.trace().launch().kernel;
+  s.step = step;
+  s.view = view;
+  s.caption = caption;
+  SlideProgram p;
+  p.source = m.file();
+  p.nvcc_flags = m.spec().program.nvcc_flags;
+  p.args = m.spec().program.args;
+  p.literal = m.spec().program.literal;
+  p.launch = m.launch();
+  p.hash = source_hash(m);
+  s.program = std::move(p);
+  return s;
+}
+
+std::string source_hash(const Session& m) {
+  // FNV-1a over each file's name (without its folder: the deck may move) and text.
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](const std::string& x) {
+    for (unsigned char c : x) h = (h ^ c) * 1099511628211ull;
+    h = (h ^ 0xff) * 1099511628211ull;  // a separator no text holds
+  };
+  for (const SourceText& f : m.sources()) {
+    if (f.toolkit) continue;  // the toolkit's headers are the machine's, not the program's
+    mix(std::filesystem::path(f.name).filename().string());
+    mix(m.trace().files.at(f.file).text);
+  }
+  char b[17];
+  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(h));
+  return b;
+}
+
+std::string program_command(const SlideProgram& p) {
+  std::string cmd = "nvcc";
+  if (p.literal) cmd += " -G";
+  for (const auto& f : p.nvcc_flags) cmd += " " + f;
+  cmd += " " + p.source + ", then ./" + std::filesystem::path(p.source).stem().string();
+  for (const auto& a : p.args) cmd += " " + a;
+  return cmd;
+}
+
+std::string runs_programs(const Deck& d) {
+  for (size_t i = 0; i < d.slides.size(); ++i)
+    if (const auto& p = d.slides[i].program)
+      return "slide " + std::to_string(i + 1) + " builds and runs " + p->source + " (" + program_command(*p) + ")";
+  return "";
+}
+
 std::optional<std::map<std::string, int64_t>> resolved_params(const Slide& s) {
   try {
     return resolve(s.spec()).params.values;
@@ -121,10 +228,17 @@ bool same_variant(const Slide& s, const std::string& kernel, const std::map<std:
 
 void check_slide(const Slide& s, size_t index) {
   const std::string at = slide_prefix(index);
-  try {
-    resolve(s.spec());
-  } catch (const InputError& e) {
-    throw InputError(at + e.what());
+  if (s.program) {
+    // Its file is looked at when the slide opens: a deck from elsewhere may name one not here yet.
+    const std::string& src = s.program->source;
+    if (src.size() < 4 || src.compare(src.size() - 3, 3, ".cu") != 0)
+      throw InputError(at + "\"program\": \"source\" must name a .cu file, not '" + src + "'");
+  } else {
+    try {
+      resolve(s.spec());
+    } catch (const InputError& e) {
+      throw InputError(at + e.what());
+    }
   }
   const auto& views = slide_views();
   if (std::find(views.begin(), views.end(), s.view) == views.end())
@@ -134,14 +248,19 @@ void check_slide(const Slide& s, size_t index) {
 std::string deck_json(const Deck& d) {
   json j;
   j["format"] = kFormat;
-  j["version"] = kDeckVersion;
+  const bool programs = std::any_of(d.slides.begin(), d.slides.end(), [](const Slide& s) { return bool(s.program); });
+  j["version"] = programs ? kDeckVersion : 2;
   j["title"] = d.title;
   j["slides"] = json::array();
   for (const Slide& s : d.slides) {
     json p = json::object();
     if (s.size) p["size"] = *s.size;
     for (const auto& [k, v] : s.params) p[k] = v;
-    j["slides"].push_back({{"kernel", s.kernel}, {"params", p}, {"step", request_number(s.step)}, {"view", s.view}, {"caption", s.caption}});
+    json slide = {{"kernel", s.kernel}, {"params", p}, {"step", request_number(s.step)}, {"view", s.view}, {"caption", s.caption}};
+    if (const auto& pr = s.program)
+      slide["program"] = {{"source", pr->source}, {"nvcc", pr->nvcc_flags}, {"args", pr->args}, {"literal", pr->literal},
+                          {"launch", pr->launch + 1}, {"hash", pr->hash}};
+    j["slides"].push_back(slide);
   }
   return j.dump(2) + "\n";
 }
@@ -188,7 +307,15 @@ Deck load_deck(const std::string& path) {
   if (!f) throw InputError("cannot open deck " + path);
   std::stringstream s;
   s << f.rdbuf();
-  return parse_deck(s.str(), path);
+  Deck d = parse_deck(s.str(), path);
+  // A program named relative to the deck (a deck and its program handed on together).
+  namespace fs = std::filesystem;
+  for (Slide& sl : d.slides)
+    if (sl.program && fs::path(sl.program->source).is_relative() && !fs::exists(sl.program->source)) {
+      const fs::path beside = fs::path(path).parent_path() / sl.program->source;
+      if (fs::exists(beside)) sl.program->source = beside.string();
+    }
+  return d;
 }
 
 void save_deck(const Deck& d, const std::string& path) {

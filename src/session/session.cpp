@@ -324,6 +324,7 @@ std::shared_ptr<Session> Session::of_program(Capture c, const ResolvedLaunch& l)
   auto m = from_trace(std::make_shared<trace::Trace>(std::move(c.trace)), l.dram, launch, std::move(c.hardware));
   m->origin_ = "program";
   m->file_ = l.program.source;
+  m->spec_.program = l.program;  // how it was built and run (a slide of it builds it again)
   m->program_output_ = std::move(c.output);
   m->capture_seconds_ = c.seconds;
   m->note_ = note;
@@ -334,6 +335,7 @@ std::shared_ptr<Session> Session::of_launch(uint32_t k, const analysis::DramMode
   auto m = from_trace(whole_ ? whole_ : shared_trace_, dram, k, hardware_);
   m->origin_ = origin_;
   m->file_ = file_;
+  m->spec_.program = spec_.program;
   m->program_output_ = program_output_;
   return m;
 }

@@ -1,9 +1,11 @@
-// src/ui/compare.cpp — Side-by-side A/B: a second variant recorded beside the first, stepped in lock-step with
-// it (session::StepMatch finds the matching request), and a strip of the figures that differ.
+// src/ui/compare.cpp — Side-by-side A/B: a second variant recorded beside the first, another launch of the same
+// program, or the program as it was before its file was saved; stepped in lock-step with the main pane
+// (session::StepMatch finds the matching request), and a strip of the figures that differ.
 #include <algorithm>
 #include <cstdio>
 #include <cmath>
 #include <cstdlib>
+#include <ctime>
 
 #include "ui/theme.h"
 #include "ui/ui.h"
@@ -35,8 +37,8 @@ struct AbRow {
 
 // The figures the strip compares: this request, then the launch's totals and times.
 std::vector<AbRow> ab_rows(Ui& ui, const Session& a, const Session& b) {
-  const RequestFigures& ra = ui.pane.request();
-  const RequestFigures& rb = ui.ab.pane.request();
+  const RequestFigures& ra = ui.side_pane(false).request();
+  const RequestFigures& rb = ui.side_pane(true).request();
   const session::Totals& ta = a.totals(), &tb = b.totals();
   auto time_of = [&](const Session& m) -> std::string {
     if (!m.kernel()) return "—";
@@ -139,11 +141,10 @@ void verdict_line(const std::vector<AbRow>& rows) {
 }
 
 // The strip as a table: each figure of A and B, and the verdict.
-void ab_table(const std::vector<AbRow>& rows, const Session& a, const Session& b) {
+void ab_table(const std::vector<AbRow>& rows, const AbTitles& names) {
   const Theme& th = theme();
   if (ImGui::BeginTable("##ab", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 1.3f);
-    const AbTitles names = ab_titles(a, b);
     ImGui::TableSetupColumn(("A · " + names.a).c_str(), ImGuiTableColumnFlags_WidthStretch, 1.5f);
     ImGui::TableSetupColumn(("B · " + names.b).c_str(), ImGuiTableColumnFlags_WidthStretch, 1.5f);
     ImGui::TableSetupColumn("B vs A", ImGuiTableColumnFlags_WidthStretch, 0.8f);
@@ -170,7 +171,36 @@ void ab_table(const std::vector<AbRow>& rows, const Session& a, const Session& b
   }
 }
 
+// The wall-clock time now, "14:02:11" (when a build arrived).
+std::string clock_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char b[16];
+  std::strftime(b, sizeof b, "%H:%M:%S", &tm);
+  return b;
+}
+
+// "launch 3" -> 2 (from 0); false when `spec` is not of that form.
+bool launch_spec(const std::string& spec, int64_t& k) {
+  if (spec.rfind("launch ", 0) != 0) return false;
+  if (!session::parse_whole(spec.substr(7), k)) k = 0;
+  return true;
+}
+
 }  // namespace
+
+AbTitles Ui::ab_names() const {
+  const Session* a = side_pane(false).model.get();
+  const Session* b = side_pane(true).model.get();
+  if (!a || !b) return {};
+  if (ab.source != AbSource::PreviousBuild) return ab_titles(*a, *b);
+  // Both builds have the same kernel and launch: what tells them apart is the edit.
+  const std::string title = b->title();
+  // The edit first, so a cut subtitle still says which is which; the build times last.
+  return {"before your edit · " + a->title() + " · built " + ab.built_a,
+          "after your edit · " + title + " · built " + ab.built_b, "before vs after your edit · " + title};
+}
 
 AbTitles ab_titles(const Session& a, const Session& b) {
   const std::vector<std::string> pa = a.title_parts(), pb = b.title_parts();
@@ -204,9 +234,27 @@ bool Ui::set_compare(const std::string& spec, std::string& error) {
   if (spec.empty()) {
     state.compare.clear();
     ab.pane = Pane{};
+    ab.source = AbSource::Catalog;
+    ab.derived_from = nullptr;
     step_match_ = session::StepMatch{};
     ab.error.clear();
     return true;
+  }
+  if (int64_t k = 0; launch_spec(spec, k)) {
+    if (k < 1) {
+      error = "compare: '" + spec + "': launches are numbered from 1 (\"launch 3\")";
+      return false;
+    }
+    if (pane.model && size_t(k) > pane.model->launches()) {
+      error = "compare: launch " + std::to_string(k) + " is out of range: allowed 1.." + std::to_string(pane.model->launches());
+      return false;
+    }
+    set_compare("", error);
+    ab.source = AbSource::Launch;
+    ab.launch = uint32_t(k - 1);
+    state.compare = "launch " + std::to_string(k);
+    derive_launch_side();  // now, or once the main pane's trace arrives
+    return ab.error.empty() || !pane.model;
   }
   Job job;
   job.kind = Job::Record;
@@ -226,20 +274,67 @@ bool Ui::set_compare(const std::string& spec, std::string& error) {
     return false;
   }
   job.label = "recording " + job.launch.kernel->id + " (B)";
+  if (ab.source != AbSource::Catalog) set_compare("", error);
   ab.recorder.submit(std::move(job));
   state.compare = spec;
   ab.error.clear();
   return true;
 }
 
+void Ui::derive_launch_side() {
+  if (ab.source != AbSource::Launch || !pane.model || ab.derived_from == &pane.model->whole_trace()) return;
+  ab.derived_from = &pane.model->whole_trace();
+  ab.pane = Pane{};
+  ab.error.clear();
+  if (ab.launch >= pane.model->launches()) {
+    ab.error = "compare: launch " + std::to_string(ab.launch + 1) + " is out of range: " + pane.model->title() +
+               " has " + std::to_string(pane.model->launches()) + (pane.model->launches() == 1 ? " launch" : " launches");
+    message(ab.error, true);
+    return;
+  }
+  try {
+    ab.pane.model = pane.model->of_launch(ab.launch, pane.model->report().dram);
+  } catch (const std::exception& e) {
+    ab.error = std::string("compare: ") + e.what();
+    message(ab.error, true);
+    return;
+  }
+  ab.pane.heat.reset(ab.pane.model);
+  ab.pane.grids.assign(ab.pane.model->shapes().size(), GridView{});
+  synced_a_ = ~uint64_t(0);
+}
+
+void Ui::program_arrived(bool rebuilt) {
+  std::string unused;
+  if (!rebuilt || !pane.model) {
+    // Another program or launch: a comparison with an earlier build no longer applies.
+    if (ab.source == AbSource::PreviousBuild) set_compare("", unused);
+    program_built_at_ = clock_now();
+    return;
+  }
+  const std::shared_ptr<const Session> previous = pane.model;
+  const uint64_t step = pane.step;
+  set_compare("", unused);
+  ab.source = AbSource::PreviousBuild;
+  ab.built_a = program_built_at_.empty() ? "earlier" : program_built_at_;
+  ab.built_b = program_built_at_ = clock_now();
+  ab.pane.model = previous;
+  ab.pane.step = step;
+  ab.pane.heat.reset(previous);
+  ab.pane.grids.assign(previous->shapes().size(), GridView{});
+  state.compare = "previous build";
+  synced_a_ = ~uint64_t(0);
+}
+
 void Ui::poll_b() {
+  derive_launch_side();
   while (auto o = ab.recorder.take()) {
     if (!o->error.empty()) {
       ab.error = o->error;
       message("B side: " + o->error, true);
       continue;
     }
-    if (!o->session || !comparing()) continue;
+    if (!o->session || !comparing() || ab.source != AbSource::Catalog) continue;
     ab.pane.model = o->session;
     ab.pane.heat.reset(ab.pane.model);
     ab.pane.grids.assign(ab.pane.model->shapes().size(), GridView{});
@@ -262,8 +357,8 @@ void Ui::sync_b() {
 }
 
 void compare_strip(Ui& ui) {
-  const Session* a = ui.pane.model.get();
-  const Session* b = ui.ab.pane.model.get();
+  const Session* a = ui.side_pane(false).model.get();
+  const Session* b = ui.side_pane(true).model.get();
   if (!a || !b) {
     ImGui::TextDisabled("%s", !ui.ab.error.empty() ? ui.ab.error.c_str() : "recording the B side…");
     return;
@@ -276,7 +371,7 @@ void compare_strip(Ui& ui) {
   if (ImGui::GetContentRegionAvail().y < row_h * 2.5f)
     verdict_line(rows);
   else
-    ab_table(rows, *a, *b);
+    ab_table(rows, ui.ab_names());
 }
 
 }  // namespace ws::ui

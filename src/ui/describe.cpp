@@ -43,13 +43,15 @@ std::string Ui::describe_json() const {
   if (comparing()) {
     nlohmann::json c;
     c["spec"] = state.compare;
-    c["step_a"] = pane.step;
-    if (ab.pane.model) {
-      c["title_b"] = ab.pane.model->title();
-      c["step_b"] = ab.pane.step;
-      c["records_b"] = ab.pane.model->size();
-      RequestFigures ra = pane.model ? pane.model->request(pane.step) : RequestFigures{};
-      RequestFigures rb = ab.pane.model->request(ab.pane.step);
+    const Pane &pa = side_pane(false), &pb = side_pane(true);  // beside a previous build, A is that build
+    c["step_a"] = pa.step;
+    if (pa.model && pb.model) {
+      c["title_a"] = ab_names().a;
+      c["title_b"] = ab_names().b;
+      c["step_b"] = pb.step;
+      c["records_b"] = pb.model->size();
+      RequestFigures ra = pa.model->request(pa.step);
+      RequestFigures rb = pb.model->request(pb.step);
       if (ra.rec && rb.rec && ra.site && rb.site) {
         c["locked"] = ra.rec->block == rb.rec->block && ra.rec->warp == rb.rec->warp && ra.site->line == rb.site->line;
         c["block"] = rb.rec->block;

@@ -224,7 +224,7 @@ void Ui::layout_and_draw() {
     ImGui::SetNextWindowPos(r.min);
     ImGui::SetNextWindowSize(ImVec2(r.max.x - r.min.x, r.max.y - r.min.y));
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
-    Pane& pn = r.b_side ? ab.pane : pane;
+    Pane& pn = side_pane(r.b_side);
     const std::string base = r.panel == Panel::Count ? "A/B comparison" : panel_name(r.panel);
     const std::string title = *r.side ? std::string(r.side) + " · " + base : base;
     diagram_min_ = diagram_max_ = ImVec2(0, 0);
@@ -233,16 +233,14 @@ void Ui::layout_and_draw() {
     if (open) {
       const PanelSpec* spec = r.panel != Panel::Count ? &panel_spec(r.panel) : nullptr;
       std::string sub = spec ? spec->caption(*this, pn)
-                        : pane.model && ab.pane.model ? ab_titles(*pane.model, *ab.pane.model).both +
+                        : pane.model && ab.pane.model ? ab_names().both +
                                                              " · locked to the same block, warp and step"
                                                        : "both sides locked to the same block, warp and step";
       if (*r.side && pn.model) {
         // Each side named by what tells it from the other first ("transpose_tiled · pad=1 ·
         // size 64 …"), so a cut subtitle still says which is which.
-        const Pane& other = r.b_side ? pane : ab.pane;
-        const std::string name = other.model ? (r.b_side ? ab_titles(*other.model, *pn.model).b
-                                                          : ab_titles(*pn.model, *other.model).a)
-                                             : pn.model->title();
+        const Pane& other = side_pane(!r.b_side);
+        const std::string name = other.model ? (r.b_side ? ab_names().b : ab_names().a) : pn.model->title();
         sub = name + (sub.empty() ? "" : " · " + sub);
       }
       if (!r.bare) panel_header(*this, r.panel, sub, title);

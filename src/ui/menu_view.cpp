@@ -131,7 +131,7 @@ void title_and_origin(Ui& ui) {
   if (!m) return;
   // An A/B view names both sides: "transpose_tiled · pad=0 vs pad=1 · size 64 · …".
   const Session* mb = ui.comparing() ? ui.ab.pane.model.get() : nullptr;
-  std::string title = mb ? ab_titles(*m, *mb).both : m->title();
+  std::string title = mb ? ui.ab_names().both : m->title();
   const char* banner = m->from_gpu() ? nullptr : "TRACE EMULATED ON CPU";
   const float pill_w = banner ? ImGui::CalcTextSize(banner).x + 28 : ImGui::CalcTextSize(m->provenance().c_str()).x + 28;
   // The text the launch reproduces, where there is room for it.
@@ -219,6 +219,7 @@ void status_bar(Ui& ui, ImVec2 min, ImVec2 max) {
     ImGui::PushStyleColor(ImGuiCol_Text, c);
     ImGui::TextUnformatted(ui.status.text.c_str());
     ImGui::PopStyleColor();
+    ImGui::SameLine(0, 0);  // the right-hand figures go after a long message, never over it
   }
   // Right: size of what is loaded, frame rate, help hint.
   char right[160];

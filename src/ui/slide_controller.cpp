@@ -3,6 +3,7 @@
 #include "ui/slide_controller.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "ui/ui.h"
 
@@ -19,9 +20,26 @@ std::string view_on_screen(const UiState& s) {
   return std::find(views.begin(), views.end(), key) != views.end() ? key : "warp";
 }
 
+// Whether two paths name the same file (as typed, or the same file on disk).
+bool same_file(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  std::error_code ec;
+  return std::filesystem::equivalent(a, b, ec) && !ec;
+}
+
+// Whether `m` is the program of `p` (its file, flags and arguments), whatever launch it shows.
+bool program_of(const session::Session* m, const session::SlideProgram& p) {
+  return m && m->origin() == "program" && same_file(m->file(), p.source) &&
+         m->spec().program.nvcc_flags == p.nvcc_flags && m->spec().program.args == p.args &&
+         m->spec().program.literal == p.literal;
+}
+
+std::string slide_name(size_t i) { return "slide " + std::to_string(i + 1); }
+
 }  // namespace
 
 bool SlideController::on(const session::Slide& s, const Pane& p) const {
+  if (s.program) return program_of(p.model.get(), *s.program) && p.model->launch() == s.program->launch;
   return p.model && session::same_variant(s, p.model->trace().launch().kernel, p.model->trace().launch().params);
 }
 
@@ -43,7 +61,11 @@ void SlideController::add(const std::string& caption) {
     ui_.message("slide " + std::to_string(i + 1) + " renamed" + (caption.empty() ? "" : ": " + caption));
     return;
   }
-  deck.slides.push_back(session::slide_of(l.kernel, l.params, ui_.pane.step, view, caption));
+  // A program's slide keeps how to build it again and what its sources were.
+  if (ui_.pane.model->origin() == "program")
+    deck.slides.push_back(session::program_slide(*ui_.pane.model, ui_.pane.step, view, caption));
+  else
+    deck.slides.push_back(session::slide_of(l.kernel, l.params, ui_.pane.step, view, caption));
   state.current = int(deck.slides.size()) - 1;
   ui_.message("slide " + std::to_string(deck.slides.size()) + " at request " +
               fmt_count(session::request_number(ui_.pane.step)) + (caption.empty() ? "" : ": " + caption));
@@ -65,6 +87,7 @@ bool SlideController::go_to(size_t i) {
     ui_.set_step(s.step);
     return true;
   }
+  if (s.program) return open_program_slide(i);
   // Another launch: the catalog shows the slide's, and its step follows the recording.
   if (!catalog::find(s.kernel)) {
     ui_.message("slide " + std::to_string(i + 1) + ": kernel '" + s.kernel + "' is not in this build's catalog", true);
@@ -123,9 +146,77 @@ bool SlideController::save(const std::string& path) {
 }
 
 
+bool SlideController::open_program_slide(size_t i) {
+  const session::SlideProgram& p = *deck.slides[i].program;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(p.source, ec)) {
+    ui_.message(slide_name(i) + ": its program " + p.source + " is not here: nothing to build", true);
+    return false;
+  }
+  // Another launch of the program on screen: no build needed.
+  if (program_of(ui_.pane.model.get(), p) && p.launch < ui_.pane.model->launches()) {
+    ui_.show_launch(p.launch);
+    program_arrived(i);
+    return true;
+  }
+  // A deck may come from anyone: its program runs only once the user has seen what runs.
+  const std::string cmd = session::program_command(p);
+  const bool known = state.allow_programs || std::find(agreed_.begin(), agreed_.end(), cmd) != agreed_.end() ||
+                     program_of(ui_.pane.model.get(), p);
+  if (!known) {
+    confirm_ = int(i);
+    ui_.message(slide_name(i) + " builds and runs " + std::filesystem::path(p.source).filename().string() +
+                ": waiting for your yes");
+    return false;
+  }
+  confirm_ = -1;
+  pending_ = int(i);
+  ui_.open_program(deck.slides[i].spec());
+  if (ui_.recorder.idle()) pending_ = -1;  // it could not start (the status line says why)
+  return pending_ >= 0;
+}
+
+void SlideController::confirm(bool yes) {
+  if (confirm_ < 0) return;
+  const size_t i = size_t(confirm_);
+  confirm_ = -1;
+  if (i >= deck.slides.size() || !deck.slides[i].program) return;
+  if (!yes) {
+    ui_.message(slide_name(i) + ": its program was not run");
+    return;
+  }
+  agreed_.push_back(session::program_command(*deck.slides[i].program));
+  go_to(i);
+}
+
+void SlideController::program_arrived(size_t i) {
+  const session::Slide& s = deck.slides[i];
+  const session::Session& m = *ui_.pane.model;
+  ui_.set_step(s.step);
+  // What can still be shown of a slide whose program changed, and why it may differ.
+  const std::string name = std::filesystem::path(s.program->source).filename().string();
+  std::string why;
+  if (!s.program->hash.empty() && session::source_hash(m) != s.program->hash)
+    why = name + " changed since the slide was made";
+  if (m.launch() != s.program->launch)
+    why += (why.empty() ? "" : "; ") + std::string("it has no launch ") + std::to_string(s.program->launch + 1);
+  if (s.step >= m.size())
+    why += (why.empty() ? "" : "; ") + std::string("the launch has no request ") +
+           fmt_count(session::request_number(s.step));
+  if (!why.empty())
+    ui_.message(slide_name(i) + ": " + why + " (shown as it is now)", true);
+  else
+    ui_.message(slide_name(i) + " of " + std::to_string(deck.slides.size()) + (s.caption.empty() ? "" : ": " + s.caption));
+}
+
 void SlideController::recording_arrived() {
   if (pending_ < 0) return;
   const size_t i = size_t(pending_);
+  if (i < deck.slides.size() && deck.slides[i].program && program_of(ui_.pane.model.get(), *deck.slides[i].program)) {
+    program_arrived(i);
+    pending_ = -1;
+    return;
+  }
   if (i < deck.slides.size() && on(deck.slides[i], ui_.pane)) {
     ui_.set_step(deck.slides[i].step);
     pending_ = -1;

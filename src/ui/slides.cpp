@@ -1,6 +1,6 @@
 // src/ui/slides.cpp — the Slides menu (the deck a teacher steps through with N / P, kept
-// by SlideController, slide_controller.h) and the two small classroom dialogs: the slide
-// caption and the A/B picker.
+// by SlideController, slide_controller.h) and the small classroom dialogs: the slide
+// caption, the A/B picker, and the question before a slide builds and runs a program.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -80,6 +80,47 @@ void slides_menu(Ui& ui) {
   ImGui::EndMenu();
 }
 
+namespace {
+
+// A slide of a program not built yet: the program and the command are named before anything
+// runs, since a deck can come from anyone.
+void program_slide_dialog(Ui& ui) {
+  const int i = ui.slides.confirming();
+  static int asked = -1;
+  if (i < 0) {
+    asked = -1;
+    return;
+  }
+  const session::SlideProgram& p = *ui.slides.deck.slides[size_t(i)].program;
+  if (asked != i) {
+    ImGui::OpenPopup("Build and run a program?");
+    asked = i;
+  }
+  ImGuiIO& io = ImGui::GetIO();
+  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.4f), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+  if (!ImGui::BeginPopupModal("Build and run a program?", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings))
+    return;
+  const float wrap = std::min(io.DisplaySize.x * 0.8f, ImGui::GetFontSize() * 34);
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
+  ImGui::Text("Slide %d shows a program. Opening it builds and runs:", i + 1);
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(theme().accent), "%s", p.source.c_str());
+  ImGui::TextUnformatted(session::program_command(p).c_str());
+  ImGui::TextDisabled("A deck can come from anyone: run it only if you trust the program.");
+  ImGui::PopTextWrapPos();
+  if (ImGui::Button("Build and run")) {
+    ImGui::CloseCurrentPopup();
+    ui.slides.confirm(true);
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
+    ImGui::CloseCurrentPopup();
+    ui.slides.confirm(false);
+  }
+  ImGui::EndPopup();
+}
+
+}  // namespace
+
 void classroom_dialogs(Ui& ui) {
   if (ui.dialogs.bookmark) {
     ImGui::OpenPopup("Slide");
@@ -105,6 +146,8 @@ void classroom_dialogs(Ui& ui) {
     ImGui::EndPopup();
   }
 
+  program_slide_dialog(ui);
+
   if (ui.dialogs.compare) {
     ImGui::OpenPopup("Compare two variants");
     ui.dialogs.compare = false;
@@ -113,7 +156,8 @@ void classroom_dialogs(Ui& ui) {
   ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.4f), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
   if (ImGui::BeginPopupModal("Compare two variants", nullptr,
                              ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings)) {
-    ImGui::TextUnformatted("A: the kernel in the catalog. B: pick a variant, or type ID[:key=value,...].");
+    ImGui::TextUnformatted("A: the launch on screen. B: pick a variant, type ID[:key=value,...],");
+    ImGui::TextUnformatted("or \"launch K\" for another launch of the same program.");
     static const char* presets[][2] = {
         {"transpose_tiled pad 0 vs pad 1", "transpose_tiled:pad=1"},
         {"matmul_coarse2d vs matmul_coarse2d_vec", "matmul_coarse2d_vec"},

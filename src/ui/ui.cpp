@@ -117,10 +117,11 @@ static analysis::DramModel dram_or_textbook(const std::string& preset) {
   }
 }
 
-void Ui::open_file(const std::string& path) {
+void Ui::open_file(const std::string& path, uint32_t launch) {
   Job job;
   job.kind = Job::Record;
   job.spec.trace = path;
+  job.spec.launch = launch;
   job.spec.dram = dram_or_textbook(state.dram.preset).preset;
   job.launch = session::resolve(job.spec);
   job.label = "opening " + path;
@@ -152,6 +153,12 @@ void Ui::show_launch(uint32_t k) {
   if (!pane.model) return;
   try {
     show_model(pane.model->of_launch(k, dram_or_textbook(state.dram.preset)), false);
+    // Beside a previous build, that build shows the same launch where it made one.
+    if (ab.source == AbSource::PreviousBuild && ab.pane.model && k < ab.pane.model->launches()) {
+      ab.pane.model = ab.pane.model->of_launch(k, dram_or_textbook(state.dram.preset));
+      ab.pane.heat.reset(ab.pane.model);
+      ab.pane.grids.assign(ab.pane.model->shapes().size(), GridView{});
+    }
   } catch (const std::exception& e) {
     message(e.what(), true);
   }
@@ -283,6 +290,12 @@ void Ui::poll() {
     }
     // A program opened anew starts at its first request; one rebuilt after a save keeps its place.
     const bool keep = recorded && (o->origin != session::Origin::Program || keep_step_once_);
+    // A rebuild keeps the build on screen beside the new one (side A, compare.cpp).
+    if (o->origin == session::Origin::Program)
+      program_arrived(keep_step_once_ && pane.model && pane.model->origin() == "program");
+    else if (std::string unused; ab.source == AbSource::PreviousBuild ||
+                                  (ab.source == AbSource::Launch && o->origin == session::Origin::Catalog))
+      set_compare("", unused);  // a catalog kernel has no earlier build and one launch
     if (o->origin == session::Origin::Program) keep_step_once_ = false;
     show_model(o->session, keep);
     if (recorded) lessons.model_arrived();

@@ -112,11 +112,29 @@ struct StatusLine {
   int build_error_shown = 0;  // the message whose lines the window shows
 };
 
-// The B side of an A/B view: its own pane and recorder beside the A side's.
+// The names of an A/B view's sides, what tells them apart first: `a` "transpose_tiled ·
+// pad=0 · size 64 · …", `b` likewise, `both` "transpose_tiled · pad=0 vs pad=1 · size 64 · …".
+struct AbTitles {
+  std::string a, b, both;
+};
+
+// Where an A/B view's other side comes from.
+enum class AbSource {
+  Catalog,        // a catalog variant recorded beside the kernel on screen (`state.compare` "ID[:k=v]")
+  Launch,         // another launch of the same program or trace ("launch K")
+  PreviousBuild,  // the open program as it was before its file was saved ("previous build"):
+                  // that side is A, the new build on the main pane is B
+};
+
+// The other side of an A/B view: its own pane and recorder beside the main one's.
 struct ABSide {
   Pane pane;
   Worker recorder;
   std::string error;  // why recording the B side failed
+  AbSource source = AbSource::Catalog;
+  uint32_t launch = 0;                        // AbSource::Launch: the launch shown, from 0
+  std::string built_a, built_b;               // AbSource::PreviousBuild: when each build arrived ("14:02:11")
+  const trace::Trace* derived_from = nullptr;  // AbSource::Launch: the whole trace the side was taken from
 };
 
 // The app's controller: owns what the user chose (UiState), the trace on screen (Pane),
@@ -137,7 +155,7 @@ class Ui {
   // Records the kernel UiState names (in the background).
   void record();
   // Opens / saves a .wstrace file (in the background).
-  void open_file(const std::string& path);
+  void open_file(const std::string& path, uint32_t launch = 0);
   // Compiles and runs the user's CUDA program `spec.program.source` on the emulated device, every
   // launch recorded (in the background); the file is watched and rebuilt when saved.
   void open_program(session::LaunchSpec spec);
@@ -195,8 +213,17 @@ class Ui {
 
   // ---- side-by-side A/B (compare.cpp)
   // Sets the B side from "ID[:k=v,...]" and records it; "" leaves compare mode.
+  // "launch K" (from 1) puts launch K of the program or trace on screen beside it.
   bool set_compare(const std::string& spec, std::string& error);
   bool comparing() const { return !state.compare.empty(); }
+  // The pane drawn as side A or B: the main pane is A, except beside a previous build,
+  // which is A while the new build on the main pane is B.
+  Pane& side_pane(bool b_side) { return (ab.source == AbSource::PreviousBuild) != b_side ? ab.pane : pane; }
+  const Pane& side_pane(bool b_side) const {
+    return (ab.source == AbSource::PreviousBuild) != b_side ? ab.pane : pane;
+  }
+  // The names of the two sides on screen (ab_titles, or "before / after your edit").
+  AbTitles ab_names() const;
 
   // ---- what the views use
   UiState state;
@@ -221,6 +248,11 @@ class Ui {
   // Puts the B pane on the request matching the A pane's (compare.cpp).
   void sync_b();
   void poll_b();
+  // AbSource::Launch: takes the side's launch from the trace on the main pane when it changed.
+  void derive_launch_side();
+  // A program's recording arrived, before it is shown; `rebuilt`: the open program rebuilt
+  // after a save, whose build on screen becomes side A (compare.cpp).
+  void program_arrived(bool rebuilt);
   // A lesson keeps its progress beside the settings and waits for a recording due.
   friend class LessonController;
   Environment env_;
@@ -230,6 +262,7 @@ class Ui {
   session::LaunchSpec program_spec_;               // the program open, if any (rebuilt when saved)
   std::filesystem::file_time_type program_time_{};
   bool keep_step_once_ = false;                    // the next program recording is a rebuild
+  std::string program_built_at_;                   // wall-clock time the program on screen arrived
   uint64_t synced_a_ = ~uint64_t(0);
   bool quit_ = false;
   bool fullscreen_toggle_ = false;
@@ -273,11 +306,6 @@ void export_dialog(Ui& ui);       // File → Export figure… (export_dialog.cp
 // screen; false and `error` when it cannot.
 bool export_figure(Ui& ui, std::string& error);
 void compare_strip(Ui& ui);       // A/B differences (compare.cpp)
-// The names of an A/B view's sides, what tells them apart first: `a` "transpose_tiled ·
-// pad=0 · size 64 · …", `b` likewise, `both` "transpose_tiled · pad=0 vs pad=1 · size 64 · …".
-struct AbTitles {
-  std::string a, b, both;
-};
 AbTitles ab_titles(const Session& a, const Session& b);
 // The memory view's state on screen: the user's toggles and the pane's zoom, pan and heat.
 MemoryViewState memory_state(const UiState& s, Pane& p);
