@@ -327,22 +327,32 @@ uint64_t Device::run_recorded(const Kernel& k, const KernelLaunch& a, trace::Bui
 
   uint64_t lanes = 0;
   const size_t first_record = t.records.size();
+  // A site is an instruction of this launch (sites are added per launch): its buffer is the
+  // one array its records reach, if one. Done for a launch that faulted too: the requests
+  // recorded up to the fault keep their arrays' names.
+  auto site_buffers = [&] {
+    std::unordered_map<uint32_t, uint32_t> site_buf;
+    for (size_t i = first_record; i < t.records.size(); ++i) {
+      const trace::Record& r = t.records[i];
+      const uint32_t buf = r.lanes ? trace::kNoBuffer : r.buffer;
+      auto [it, fresh] = site_buf.emplace(r.site, buf);
+      if (!fresh && it->second != buf) it->second = trace::kNoBuffer;
+    }
+    for (auto [s, buf] : site_buf) t.sites[s].buffer = buf;
+  };
   BlockRun run(*this, k, a, b, files, budget);
   for (uint32_t blk = 0; blk < a.grid.count(); ++blk) {
-    lanes += run.run(blk);
+    try {
+      lanes += run.run(blk);
+    } catch (...) {
+      b.block_done(blk);  // its requests up to the fault are in the trace
+      site_buffers();
+      throw;
+    }
     b.block_done(blk);
     if (blk == 0) b.expect((t.records.size() - first_record) * (a.grid.count() - 1));  // blocks mostly alike
   }
-  // A site is an instruction of this launch (sites are added per launch): its buffer is the
-  // one array its records reach, if one.
-  std::unordered_map<uint32_t, uint32_t> site_buf;
-  for (size_t i = first_record; i < t.records.size(); ++i) {
-    const trace::Record& r = t.records[i];
-    const uint32_t buf = r.lanes ? trace::kNoBuffer : r.buffer;
-    auto [it, fresh] = site_buf.emplace(r.site, buf);
-    if (!fresh && it->second != buf) it->second = trace::kNoBuffer;
-  }
-  for (auto [s, buf] : site_buf) t.sites[s].buffer = buf;
+  site_buffers();
   return lanes;
 }
 

@@ -325,6 +325,7 @@ std::shared_ptr<Session> Session::of_program(Capture c, const ResolvedLaunch& l)
   m->origin_ = "program";
   m->file_ = l.program.source;
   m->program_output_ = std::move(c.output);
+  m->problem_ = std::move(c.problem);
   m->capture_seconds_ = c.seconds;
   m->note_ = note;
   return m;
@@ -335,7 +336,23 @@ std::shared_ptr<Session> Session::of_launch(uint32_t k, const analysis::DramMode
   m->origin_ = origin_;
   m->file_ = file_;
   m->program_output_ = program_output_;
+  m->problem_ = problem_;
   return m;
+}
+
+uint32_t problem_line(const Session& s, uint32_t file) {
+  const program::Problem& p = s.problem();
+  if (p.at.empty() || !p.at.front().line || file >= s.trace().files.size()) return 0;
+  const std::string& at = p.at.front().file;
+  const std::string& name = s.trace().files[file].name;
+  auto base = [](const std::string& n) { return n.substr(n.rfind('/') + 1); };
+  if (at.empty() ? file == 0 : (at == name || base(at) == base(name))) return p.at.front().line;
+  return 0;
+}
+
+int64_t Session::problem_step() const {
+  if (problem_.launch != launch_ + 1 || problem_.record < 0 || uint64_t(problem_.record) >= size()) return -1;
+  return problem_.record;
 }
 
 std::shared_ptr<Session> Session::reanalyzed(const analysis::DramModel& dram) const {
