@@ -230,6 +230,7 @@ void Ui::poll() {
       if (recorded || (opened && !pane.model)) status.record_error = o->error;
       status.build_errors = o->diagnostics;
       status.build_error_shown = 0;
+      if (recorded) status.problem = o->problem;
       if (recorded) slides.recording_failed();
       message(o->error, true);
       continue;
@@ -284,7 +285,14 @@ void Ui::poll() {
     // A program opened anew starts at its first request; one rebuilt after a save keeps its place.
     const bool keep = recorded && (o->origin != session::Origin::Program || keep_step_once_);
     if (o->origin == session::Origin::Program) keep_step_once_ = false;
-    show_model(o->session, keep);
+    if (o->kind == Job::Record) status.problem = o->session->problem();
+    // A program that faulted opens on the faulting request (a rebuild stays on its launch).
+    std::shared_ptr<const Session> shown = o->session;
+    const uint32_t stopped = shown->problem().launch;  // from 1; 0: none
+    if (recorded && !keep && stopped > 0 && stopped - 1 != shown->launch() && stopped <= shown->launches())
+      shown = shown->of_launch(stopped - 1, dram_or_textbook(state.dram.preset));
+    show_model(shown, keep);
+    if (recorded && pane.model->problem_step() >= 0) set_step(uint64_t(pane.model->problem_step()));
     if (recorded) lessons.model_arrived();
     // A slide of another launch was asked for: its step, now that its recording is here.
     if (recorded) slides.recording_arrived();
