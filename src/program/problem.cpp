@@ -94,16 +94,18 @@ std::vector<std::string> problem_lines(const Problem& p) {
     if (!where.empty()) out.push_back(where);
   }
   if (p.kind == "out_of_bounds") {
-    out.push_back("byte offset " + std::to_string(p.offset) + " in '" + p.array + "' of " + std::to_string(p.size) +
-                  " bytes");
+    // The device's message says no more than these two lines: it is left out.
+    std::string what = "byte offset " + std::to_string(p.offset) + " in '" + p.array + "' of " + std::to_string(p.size) + " bytes";
     int outside = 0;
     for (int l = 0; l < 32; ++l)
       if (((p.lanes >> l) & 1u) && (p.lane_offset[size_t(l)] < 0 || uint64_t(p.lane_offset[size_t(l)]) >= p.size)) ++outside;
     if (p.lanes)
-      out.push_back(std::to_string(outside) + " of " + std::to_string(__builtin_popcount(p.lanes)) +
-                    " lanes of the request went past the array's edge");
+      what += " · " + std::to_string(outside) + " of " + std::to_string(__builtin_popcount(p.lanes)) +
+              " lanes of the request went past its edge";
+    out.push_back(what);
+  } else if (!p.message.empty()) {
+    out.push_back(p.message);
   }
-  if (!p.message.empty()) out.push_back(p.message);
   if (!p.output.empty()) out.push_back("its last output:\n" + p.output);
   return out;
 }

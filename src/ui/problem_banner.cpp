@@ -14,11 +14,15 @@
 
 namespace ws::ui {
 
-float problem_banner_scene(Scene& sc, const program::Problem& p, float width, bool store) {
+namespace {
+
+// The banner laid out, its details in small type when `small`.
+float banner_scene(Scene& sc, const program::Problem& p, float width, bool store, bool small) {
   if (p.empty()) return 0;
   const Theme& t = theme();
-  const float pad = 8, bar = 4, text_w = std::max(40.0f, width - 2 * pad - bar);
-  const float lh = std::round(font_for(FontRole::Ui)->FontSize * 1.25f);
+  const FontRole body = small ? FontRole::Small : FontRole::Ui;
+  const float pad = small ? 5 : 8, bar = 4, text_w = std::max(40.0f, width - 2 * pad - bar);
+  const float lh = std::round(font_for(body)->FontSize * 1.25f);
   const float bh = std::round(font_for(FontRole::Bold)->FontSize * 1.3f);
   std::vector<std::pair<std::string, FontRole>> rows;
   for (const std::string& l : wrap_text(FontRole::Bold, program::problem_title(p, store), text_w)) rows.push_back({l, FontRole::Bold});
@@ -27,7 +31,7 @@ float problem_banner_scene(Scene& sc, const program::Problem& p, float width, bo
     size_t from = 0;
     while (from <= item.size()) {
       const size_t nl = std::min(item.find('\n', from), item.size());
-      for (const std::string& l : wrap_text(FontRole::Ui, item.substr(from, nl - from), text_w)) rows.push_back({l, FontRole::Ui});
+      for (const std::string& l : wrap_text(body, item.substr(from, nl - from), text_w)) rows.push_back({l, body});
       from = nl + 1;
     }
   }
@@ -43,6 +47,12 @@ float problem_banner_scene(Scene& sc, const program::Problem& p, float width, bo
   }
   sc.size = ImVec2(width, h);
   return h;
+}
+
+}  // namespace
+
+float problem_banner_scene(Scene& sc, const program::Problem& p, float width, bool store) {
+  return banner_scene(sc, p, width, store, false);
 }
 
 void past_edge_scene(Scene& sc, const MemoryLayout::Slot& s, const session::GridShape& g, const trace::Buffer& buf,
@@ -73,6 +83,7 @@ void past_edge_scene(Scene& sc, const MemoryLayout::Slot& s, const session::Grid
   const std::vector<std::string> lines = wrap_text(FontRole::Small, words, std::max(40.0f, w - 2 * pad - 12));
   const float lh = std::round(font_for(FontRole::Small)->FontSize * 1.25f);
   const float h = lh * float(lines.size()) + 2 * pad;
+  if (h > (s.clip_max.y - s.clip_min.y) * 0.5f) return;  // a canvas too small: the banner says it
   const ImVec2 a(s.clip_min.x, s.clip_max.y - h);
   sc.fill(a, ImVec2(s.clip_max.x, s.clip_max.y), with_alpha(t.bg, 230));
   sc.fill(a, ImVec2(a.x + 4, s.clip_max.y), t.bad);
@@ -89,12 +100,18 @@ void problem_banner(Ui& ui) {
     const session::RequestFigures rv = ui.pane.model->request(uint64_t(ui.pane.model->problem_step()));
     store = rv.site && rv.site->op == trace::Op::Store;
   }
+  // In small type where the panel is short (a projector's large type), and past half the
+  // panel in a box of its own that scrolls: the grids keep room, and no word is lost.
   Scene sc;
-  const float w = ImGui::GetContentRegionAvail().x;
-  const float h = problem_banner_scene(sc, p, w, store);
-  const ImVec2 at = ImGui::GetCursorScreenPos();
-  draw_scene(ImGui::GetWindowDrawList(), sc, at, nullptr);
-  ImGui::Dummy(ImVec2(w, h + 6));
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  float h = banner_scene(sc, p, avail.x, store, false);
+  if (h > avail.y * 0.35f) h = banner_scene(sc = Scene{}, p, avail.x - ImGui::GetStyle().ScrollbarSize, store, true);
+  const float shown = std::min(h, std::floor(avail.y * 0.5f));
+  ImGui::BeginChild("##problem", ImVec2(avail.x, shown), false, shown < h ? 0 : ImGuiWindowFlags_NoScrollbar);
+  draw_scene(ImGui::GetWindowDrawList(), sc, ImGui::GetCursorScreenPos(), nullptr);
+  ImGui::Dummy(ImVec2(sc.size.x, h));
+  ImGui::EndChild();
+  ImGui::Dummy(ImVec2(avail.x, 4));
 }
 
 }  // namespace ws::ui

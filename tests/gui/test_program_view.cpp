@@ -230,7 +230,7 @@ TEST_CASE("an out-of-bounds write opens on its request: banner, marked line, lan
   CHECK(all.find("Out-of-bounds write to 'd_out'") != std::string::npos);
   CHECK(all.find("transpose.cu:15 · thread (31,31) of block (1,1), warp 31") != std::string::npos);
   CHECK(all.find("byte offset 16384 in 'd_out' of 16384 bytes") != std::string::npos);
-  CHECK(all.find("1 of 32 lanes of the request went past the array's edge") != std::string::npos);
+  CHECK(all.find("1 of 32 lanes of the request went past its edge") != std::string::npos);
   CHECK(all.find("past the end of d_out (16384 bytes): lane 31 at byte 16384") != std::string::npos);
   {
     ui::Scene banner;  // the banner as a narrow panel would hold it: wrapped, nothing cut
