@@ -47,11 +47,12 @@ std::string problem_json(const Problem& p);
 Problem problem_from_json(const std::string& text);
 
 // A headline for it: "Out-of-bounds write to 'd_out'", "Assertion failed", "Endless loop
-// stopped", "The program crashed (Segmentation fault)", "Compile error".
+// stopped", "The program crashed", "Compile error".
 std::string problem_title(const Problem& p, bool store = false);
 
-// Its details in words, one item a line: where (file:line), thread and block, the array,
-// byte offset and size, the lanes outside; then the message as said.
+// Its details in words, one item a line: where (file:line), thread and block; for an
+// access outside its array the array, byte offset and size and the lanes outside (all the
+// device's message says), else the message as said; a crash's last output.
 std::vector<std::string> problem_lines(const Problem& p);
 
 // The last `n` lines of `text` (a program's output), without a trailing empty line.
