@@ -20,6 +20,8 @@
   X(trace, "WARPSCOPE_TRACE", Runtime, Setting, "", "the trace file written when the program ends (unset: none)") \
   X(source, "WARPSCOPE_SOURCE", Runtime, Setting, "",                                                            \
     "a program run by hand without host debug lines: its text's cudaMalloc(&name) calls name its allocations, in order") \
+  X(problem, "WARPSCOPE_PROBLEM", Runtime, Setting, "",                                                         \
+    "where the first fault of a kernel is written, as program/problem.h's JSON (unset: none)")                  \
   X(max_records, "WARPSCOPE_MAX_RECORDS", Runtime, Setting, "2000000", "warp instructions recorded, per launch")  \
   X(record_launches, "WARPSCOPE_RECORD_LAUNCHES", Runtime, Setting, "3",                                         \
     "launches of each kernel recorded; later ones run unrecorded on all cores, only counted and timed (0: all)") \

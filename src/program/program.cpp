@@ -178,8 +178,19 @@ Error build_error(const std::string& log) {
       line = x.file + "(" + std::to_string(x.line) + "): error: " + x.message;
       break;
     }
-  Error e(line, std::move(d));
+  Error e(line, d);
   e.kind = "compile";
+  // The problem a front end draws: the first error and its line; the whole log beside it.
+  e.problem.kind = "compile";
+  e.problem.message = line;
+  for (const Diagnostic& x : d)
+    if (x.severity == "error") {
+      e.problem.at.push_back(Place{x.file, x.line});
+      break;
+    }
+  for (const Diagnostic& x : d)
+    if (x.severity == "error" && x.message != d.front().message)
+      e.problem.output += x.file.substr(x.file.rfind('/') + 1) + "(" + std::to_string(x.line) + "): " + x.message + "\n";
   return e;
 }
 
@@ -509,6 +520,9 @@ Child run_built(const std::string& exe, const Options& o, const std::vector<std:
     std::snprintf(secs, sizeof secs, "%.0f", o.timeout_seconds);
     Error e("the program did not finish within " + std::string(secs) + " s and was stopped", std::string("timeout"));
     e.output = c.output;
+    e.problem.kind = "timeout";
+    e.problem.message = e.what();
+    e.problem.output = last_lines(c.output, 6);
     throw e;
   }
   return c;
@@ -698,6 +712,16 @@ void build_emulated(const SourceSplit& files, const std::vector<std::string>& co
   std::ofstream(ptx, std::ios::binary) << merge_ptx(texts);
 }
 
+// A host crash as a problem: the signal, and the program's last lines of output.
+Problem crash_problem(const Child& c, const Options& o) {
+  Problem p;
+  p.kind = "crash";
+  p.message = "the program's host code was killed by signal " + std::to_string(WTERMSIG(c.status)) + " (" +
+              strsignal(WTERMSIG(c.status)) + ")";
+  p.output = last_lines(o.echo ? c.errors : c.output, 6);
+  return p;
+}
+
 // The program built for the emulated device and run against warpscope's libcudart.so.13.
 Result run_emulated(const Options& o) {
   if (!fs::exists(o.source)) throw Error("no such file: " + o.source);
@@ -728,8 +752,19 @@ Result run_emulated(const Options& o) {
                                    env::entry(env::Var::max_records, std::to_string(o.max_records)),
                                    env::entry(env::Var::record_launches, std::to_string(o.record_launches))};
   if (o.literal && !o.show_local) env_all.push_back(env::entry(env::Var::hide_local, "1"));  // -G's stack traffic
+  const std::string problem_path = dir.path + "/problem.json";
+  env_all.push_back(env::entry(env::Var::problem, problem_path));
   const Child c = run_built(exe, o, env_all, dir.path, r, t1);
   r.exit_code = WIFEXITED(c.status) ? WEXITSTATUS(c.status) : 128 + WTERMSIG(c.status);
+  if (fs::exists(problem_path)) {
+    try {
+      r.ending.problem = problem_from_json(read_file(problem_path));
+    } catch (const std::exception& e) {
+      r.notes.push_back(std::string("the emulated device's fault report could not be read: ") + e.what());
+    }
+  } else if (WIFSIGNALED(c.status)) {
+    r.ending.problem = crash_problem(c, o);
+  }
   if (!fs::exists(trace_path)) {
     // The runtime writes the trace once it has loaded the module: a module it could not
     // load is said as such (the runtime's own line has already gone by).
@@ -738,8 +773,13 @@ Result run_emulated(const Options& o) {
     } catch (const std::exception& e) {
       throw Error(std::string("the module failed to load: ") + e.what(), std::string("load"));
     }
-    if (WIFSIGNALED(c.status))
-      throw Error(std::string("the program crashed (") + strsignal(WTERMSIG(c.status)) + ") before its trace was written");
+    if (WIFSIGNALED(c.status)) {
+      Error e(std::string("the program crashed (") + strsignal(WTERMSIG(c.status)) + ") before its trace was written",
+              std::string("crash"));
+      e.output = c.output;
+      e.problem = crash_problem(c, o);
+      throw e;
+    }
     throw Error("the program ended (exit code " + std::to_string(r.exit_code) +
                 ") before any CUDA call that needs the device: nothing was traced");
   }

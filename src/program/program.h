@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "program/problem.h"
 #include "trace/trace.h"
 
 namespace ws::program {
@@ -38,6 +39,7 @@ struct Error : std::runtime_error {
   std::vector<Diagnostic> diagnostics;
   std::string kind;
   std::string output;  // what the program printed before it was stopped (when not echoed)
+  Problem problem;     // the same, with where: a compile error's line, a crash's last output
 };
 
 // The messages of an nvcc log: `file(line): error: text` with the caret line under the
@@ -81,6 +83,7 @@ struct Ending {
   std::string kind;
   std::string message;                    // the emulated device's line about it
   int exit_code = 0;                      // the program's own
+  Problem problem;                        // the same with where it happened (empty: none)
 };
 
 struct Result {

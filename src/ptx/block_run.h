@@ -175,6 +175,9 @@ class BlockRun {
   bool memory_one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
   void atomics(const Insn& in, uint32_t w, uint32_t exec, const Where* where);
   [[noreturn]] void fault(const Insn& in, uint32_t w, int lane, const std::string& array, int64_t offset, uint64_t size);
+  void place(Fault& f, const Insn& in, uint32_t w, int lane) const;  // the fault's thread, block, warp and line
+  void fault_request(Fault& f, uint32_t pc, const Insn& in, const Operand& ao, uint32_t w, uint32_t exec, trace::Op op,
+                     uint32_t bytes);
   Where resolve(const Insn& in, Space sp, uint64_t a, uint32_t bytes, uint32_t w, int lane);
   // Notes that this launch read (ld) or wrote (st) or both (atom, red) array `al`: what
   // decides whether a launch alike it can be skipped (Device::after_run). Any worker.

@@ -135,7 +135,12 @@ void BlockRun::builtin(const Insn& in, const Kernel::Linked& L, uint32_t w, int 
                           std::to_string(t % b.x) + "," + std::to_string((t / b.x) % b.y) + "," +
                           std::to_string(t / (b.x * b.y)) + "] Assertion `" + device_string(in, arg(0), w, l) +
                           "` failed.";
-  throw Fault(msg, true);
+  Fault f(msg, true);
+  place(f, in, w, l);
+  f.kind = "assert";
+  f.file_name = device_string(in, arg(1), w, l);
+  f.line = uint32_t(arg(2));
+  throw f;
 }
 
 

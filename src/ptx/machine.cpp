@@ -331,7 +331,8 @@ std::vector<uint32_t> Device::trace_files(trace::Builder& b) {
 }
 
 // A site is an instruction of this launch (sites are added per launch): its buffer is the
-// one array its records reach, if one.
+// one array its records reach, if one. Done for a launch that faulted too: the requests
+// recorded up to the fault keep their arrays' names.
 void Device::settle_sites(trace::Trace& t, size_t first_record) {
   std::unordered_map<uint32_t, uint32_t> site_buf;
   for (size_t i = first_record; i < t.records.size(); ++i) {
@@ -350,7 +351,13 @@ uint64_t Device::run_recorded(const Kernel& k, const KernelLaunch& a, trace::Bui
   const size_t first_record = t.records.size();
   BlockRun run(*this, k, a, b, files, budget);
   for (uint32_t blk = 0; blk < a.grid.count(); ++blk) {
-    lanes += run.run(blk);
+    try {
+      lanes += run.run(blk);
+    } catch (...) {
+      b.block_done(blk);  // its requests up to the fault are in the trace
+      settle_sites(t, first_record);
+      throw;
+    }
     b.block_done(blk);
     if (blk == 0) b.expect((t.records.size() - first_record) * (a.grid.count() - 1));  // blocks mostly alike
   }

@@ -40,6 +40,19 @@ struct Fault : std::runtime_error {
   using std::runtime_error::runtime_error;
   Fault(const std::string& what, bool assertion) : std::runtime_error(what), assertion(assertion) {}
   bool assertion = false;  // a failed assert() in the kernel, not an access
+  // Where it happened, as far as the machine knows it (a front end draws it; what() says it):
+  // "out_of_bounds", "endless_loop", "assert", or "" for the rest.
+  std::string kind;
+  std::string array;                     // out_of_bounds: the array the address was read against
+  int64_t offset = 0;                    // its byte offset there, of the first lane outside
+  uint64_t size = 0;                     // the array's bytes
+  bool placed = false;                   // thread, block, warp and line below are known
+  uint32_t thread[3] = {}, block[3] = {}, warp = 0;
+  uint32_t file = 0, line = 0;           // the .loc of the instruction (a PTX .file number)
+  std::string file_name;                 // assert: the file its message names (else "")
+  uint32_t lanes = 0;                    // out_of_bounds: the lanes of the warp's request
+  int64_t lane_offset[32] = {};          // ... each one's byte offset in `array`
+  int64_t record = -1;                   // the request's record in the trace (-1: not recorded)
 };
 
 // A launch of a kernel that holds an instruction the interpreter refuses (Kernel::refused):

@@ -18,7 +18,54 @@ namespace ws::ptx {
   const uint32_t blk[2] = {ctaid_[0], ctaid_[1]};
   std::string msg = trace::out_of_bounds_text(array, in.line, offset, size, thread, blk);
   msg += " (" + in.opcode + " in " + kernel_name(k_.name) + ")";
-  throw Fault(msg);
+  Fault f(msg);
+  place(f, in, w, lane);
+  f.kind = "out_of_bounds";
+  f.array = array;
+  f.offset = offset;
+  f.size = size;
+  throw f;
+}
+
+void BlockRun::place(Fault& f, const Insn& in, uint32_t w, int lane) const {
+  const uint32_t t = w * 32 + uint32_t(lane);
+  const trace::Dim3& b = a_.block;
+  f.placed = true;
+  f.thread[0] = t % b.x, f.thread[1] = (t / b.x) % b.y, f.thread[2] = t / (b.x * b.y);
+  for (int i = 0; i < 3; ++i) f.block[i] = ctaid_[i];
+  f.warp = w;
+  f.file = in.file;
+  f.line = in.line;
+}
+
+// A global access outside its array, as the warp asked for it: every lane's offset from
+// the start of the array the fault names (lanes inside it, lanes past its edge), kept in
+// the fault and, in a recorded launch, as the request's record, so that the picture shows
+// where the lanes went. Lanes in another window or below the array are left out.
+void BlockRun::fault_request(Fault& f, uint32_t pc, const Insn& in, const Operand& ao, uint32_t w, uint32_t exec,
+                             trace::Op op, uint32_t bytes) {
+  if (in.space != Space::Global && in.space != Space::Generic) return;
+  auto windowed = [](uint64_t a) { return a >= kSharedWindow && a < kParamWindow + kWindowBytes; };
+  const uint32_t lane = f.thread[0] + f.thread[1] * a_.block.x + f.thread[2] * a_.block.x * a_.block.y - w * 32;
+  const uint64_t at = addr(ao, w, int(lane % 32));
+  auto it = d_.allocs_.upper_bound(at);
+  if (windowed(at) || it == d_.allocs_.begin()) return;
+  Device::Alloc& al = *std::prev(it)->second;
+  uint32_t offs[32] = {};
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const int l = std::countr_zero(m);
+    const uint64_t a = addr(ao, w, l);
+    if (a < al.base || a - al.base > 0xffffffffull || windowed(a)) continue;
+    f.lanes |= 1u << l;
+    f.lane_offset[l] = int64_t(a - al.base);
+    offs[l] = uint32_t(a - al.base);
+  }
+  if (!record_ || !f.lanes || al.space != trace::Space::Global) return;
+  const size_t before = b_.trace().records.size();
+  trace::WarpAccess acc = warp_access(pc, in, w, f.lanes, trace::Space::Global, op, bytes, d_.buffer_of(al, b_));
+  acc.offset = offs;
+  b_.add(acc);
+  if (b_.trace().records.size() > before) f.record = int64_t(before);
 }
 
 
@@ -348,11 +395,16 @@ uint64_t BlockRun::memory_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t e
   const uint32_t eb = type_bytes(in.type);
   const uint32_t bytes = eb * in.vec;
   Where where[32];
-  for (uint32_t m = exec; m; m &= m - 1) {
-    const int l = std::countr_zero(m);
-    where[l] = resolve(in, in.space, addr(ao, w, l), bytes, w, l);
-  }
   const trace::Op op = is_ld ? trace::Op::Load : is_st ? trace::Op::Store : trace::Op::Atomic;
+  try {
+    for (uint32_t m = exec; m; m &= m - 1) {
+      const int l = std::countr_zero(m);
+      where[l] = resolve(in, in.space, addr(ao, w, l), bytes, w, l);
+    }
+  } catch (Fault& f) {
+    if (f.kind == "out_of_bounds") fault_request(f, pc, in, ao, w, exec, op, bytes);
+    throw;
+  }
   // Loads read before stores write: the warp's lanes act at once.
   if (is_ld) {
     const Operand& d = in.o[0];

@@ -247,10 +247,12 @@ uint64_t BlockRun::run_warp(uint32_t w) {
 
 [[noreturn]] void BlockRun::out_of_budget(uint32_t w, const Insn& at) const {
   const trace::Dim3 c = a_.grid;
-  throw Fault("kernel " + kernel_name(k_.name) + " did not finish within " + std::to_string(kInstructionBudget) +
-              " warp instructions (an endless loop?): block (" + std::to_string(block_ % c.x) + "," +
-              std::to_string((block_ / c.x) % c.y) + "), warp " + std::to_string(w) + " at line " +
-              std::to_string(at.line));
+  Fault f("kernel " + kernel_name(k_.name) + " did not finish within " + std::to_string(kInstructionBudget) +
+          " warp instructions (an endless loop?): block (" + std::to_string(block_ % c.x) + "," +
+          std::to_string((block_ / c.x) % c.y) + "), warp " + std::to_string(w) + " at line " + std::to_string(at.line));
+  place(f, at, w, warps_[w].live ? std::countr_zero(warps_[w].live) : 0);
+  f.kind = "endless_loop";
+  throw f;
 }
 
 // Dispatches the Control rows of opcodes.def; the others never reach it.

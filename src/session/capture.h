@@ -42,6 +42,7 @@ struct Capture {
   // of that name with as many launches; null: none (a program run on a GPU: its trace is the SASS).
   std::shared_ptr<const trace::Trace> hardware;
   std::string output;         // what a program printed, when it was kept rather than echoed
+  program::Problem problem;   // what stopped a program's kernel or host code (empty: nothing)
 };
 
 // Records one launch: a catalog kernel, or every launch of a program (its GPU times given

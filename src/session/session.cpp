@@ -326,6 +326,7 @@ std::shared_ptr<Session> Session::of_program(Capture c, const ResolvedLaunch& l)
   m->file_ = l.program.source;
   m->spec_.program = l.program;  // how it was built and run (a slide of it builds it again)
   m->program_output_ = std::move(c.output);
+  m->problem_ = std::move(c.problem);
   m->capture_seconds_ = c.seconds;
   m->note_ = note;
   return m;
@@ -337,7 +338,23 @@ std::shared_ptr<Session> Session::of_launch(uint32_t k, const analysis::DramMode
   m->file_ = file_;
   m->spec_.program = spec_.program;
   m->program_output_ = program_output_;
+  m->problem_ = problem_;
   return m;
+}
+
+uint32_t problem_line(const Session& s, uint32_t file) {
+  const program::Problem& p = s.problem();
+  if (p.at.empty() || !p.at.front().line || file >= s.trace().files.size()) return 0;
+  const std::string& at = p.at.front().file;
+  const std::string& name = s.trace().files[file].name;
+  auto base = [](const std::string& n) { return n.substr(n.rfind('/') + 1); };
+  if (at.empty() ? file == 0 : (at == name || base(at) == base(name))) return p.at.front().line;
+  return 0;
+}
+
+int64_t Session::problem_step() const {
+  if (problem_.launch != launch_ + 1 || problem_.record < 0 || uint64_t(problem_.record) >= size()) return -1;
+  return problem_.record;
 }
 
 std::shared_ptr<Session> Session::reanalyzed(const analysis::DramModel& dram) const {

@@ -145,6 +145,12 @@ class Session {
   const std::string& note() const { return note_; }  // the capture's note ("no GPU found: ...")
   // What a program printed, when it was kept rather than echoed.
   const std::string& program_output() const { return program_output_; }
+  // What stopped the program (a fault, a stopped loop, a failed assert, a crash), with
+  // where; empty when nothing did. The same for every launch of the program.
+  const program::Problem& problem() const { return problem_; }
+  // The request of the shown launch at which it happened (its record), -1 when it happened
+  // in another launch, outside a kernel or at no recorded request.
+  int64_t problem_step() const;
 
   // ---- its figures
   const analysis::Report& report() const { return report_; }
@@ -198,12 +204,17 @@ class Session {
   double max_rel_error_ = 0, capture_seconds_ = 0;
   uint64_t lane_accesses_ = 0;
   std::string note_, program_output_;
+  program::Problem problem_;
   std::vector<GridShape> shapes_;
   std::vector<uint32_t> warp_starts_, epoch_starts_;
   std::vector<SourceText> sources_;
   uint32_t max_epoch_ = 0;
   Totals totals_;
 };
+
+// The line of trace file `file` where the program's problem happened (its first place), 0
+// when it happened elsewhere or nowhere known.
+uint32_t problem_line(const Session& s, uint32_t file);
 
 // What the records of `s` cover, in words: "all 16 blocks", "blocks 0-3 of 4,096",
 // "blocks 0-3 of 4,096, first 50,000 records (1,234 more dropped)", or for counts mode

@@ -128,6 +128,7 @@ Outcome Worker::execute(const Job& job) {
   } catch (const program::Error& e) {
     o.error = e.what();
     o.diagnostics = e.diagnostics;
+    o.problem = e.problem;
     o.session.reset();
   } catch (const std::exception& e) {
     o.error = e.what();

@@ -38,6 +38,7 @@ struct Outcome {
   std::shared_ptr<const Session> session;  // Record, Reanalyze: the new session
   std::string error;                       // one line; empty on success
   std::vector<program::Diagnostic> diagnostics;  // Record of a program that did not compile
+  program::Problem problem;                // Record of a program that did not build or run: what and where
   std::string message;                     // "saved trace.wstrace"
   double seconds = 0;
 };

@@ -615,6 +615,7 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
   // The outlines first, then the lane cells on top.
   request_outlines_scene(sc, x);
   lane_patches_scene(sc, x);
+  past_edge_scene(sc, s, g, buf, rv);
   slot_title_scene(labels, x);
   axis_labels_scene(labels, x);
 }
@@ -801,6 +802,7 @@ MemoryViewState memory_state(const UiState& s, Pane& p) {
 }
 
 void memory_view(Ui& ui, Pane& p) {
+  if (&p == &ui.pane) problem_banner(ui);
   if (!p.model) {
     ImGui::TextDisabled(ui.recorder.busy() ? "recording…" : "no trace loaded");
     return;

@@ -161,12 +161,19 @@ std::vector<SourceRow> source_rows(const SourceText& f, const std::function<bool
   return rows;
 }
 
+// The row of the line where the program was stopped (a fault, an assert): red, with a bar.
+static void mark_stopped(Scene& sc, float y, float width, float row_h) {
+  sc.fill(ImVec2(0, y), ImVec2(width, y + row_h), with_alpha(theme().bad, 56));
+  sc.fill(ImVec2(4, y), ImVec2(8, y + row_h), theme().bad);
+}
+
 void source_scene(Scene& sc, const Session& m, const SourceText& f, const std::vector<SourceRow>& rows,
                   const RequestFigures& rv, int first, int count, float width, float gutter_w, int only_site) {
   const Theme& t = theme();
   const float ch = text_size(FontRole::Mono, "0").x;
   const float row_h = source_row_height();
   const uint32_t current = rv.site && rv.site->file == f.file ? rv.site->line : 0;
+  const uint32_t stopped = session::problem_line(m, f.file);  // where the program faulted
   const int n = int(rows.size());
   sc.size = ImVec2(width, row_h * float(count));
   for (int i = std::max(0, first); i < std::min(n, first + count); ++i) {
@@ -197,6 +204,7 @@ void source_scene(Scene& sc, const Session& m, const SourceText& f, const std::v
               FontRole::Mono);
       continue;
     }
+    if (row.site < 0 && line == stopped) mark_stopped(sc, y, width, row_h);
     if (row.site < 0 && row.more) {  // a wrapped line's continuation
       if (line == current) {
         sc.fill(ImVec2(0, y), ImVec2(width, y + row_h), IM_COL32(88, 166, 255, 60));

@@ -237,6 +237,7 @@ void Ui::poll() {
       if (recorded || (opened && !pane.model)) status.record_error = o->error;
       status.build_errors = o->diagnostics;
       status.build_error_shown = 0;
+      if (recorded) status.problem = o->problem;
       if (recorded) slides.recording_failed();
       message(o->error, true);
       continue;
@@ -297,7 +298,14 @@ void Ui::poll() {
                                   (ab.source == AbSource::Launch && o->origin == session::Origin::Catalog))
       set_compare("", unused);  // a catalog kernel has no earlier build and one launch
     if (o->origin == session::Origin::Program) keep_step_once_ = false;
-    show_model(o->session, keep);
+    if (o->kind == Job::Record) status.problem = o->session->problem();
+    // A program that faulted opens on the faulting request (a rebuild stays on its launch).
+    std::shared_ptr<const Session> shown = o->session;
+    const uint32_t stopped = shown->problem().launch;  // from 1; 0: none
+    if (recorded && !keep && stopped > 0 && stopped - 1 != shown->launch() && stopped <= shown->launches())
+      shown = shown->of_launch(stopped - 1, dram_or_textbook(state.dram.preset));
+    show_model(shown, keep);
+    if (recorded && pane.model->problem_step() >= 0) set_step(uint64_t(pane.model->problem_step()));
     if (recorded) lessons.model_arrived();
     // A slide of another launch was asked for: its step, now that its recording is here.
     if (recorded) slides.recording_arrived();

@@ -110,6 +110,8 @@ struct StatusLine {
   // window lists them; cleared by the next recording).
   std::vector<program::Diagnostic> build_errors;
   int build_error_shown = 0;  // the message whose lines the window shows
+  // What stopped the program last built or run (the main view's banner); empty: nothing.
+  program::Problem problem;
 };
 
 // The names of an A/B view's sides, what tells them apart first: `a` "transpose_tiled ·
@@ -299,6 +301,9 @@ void file_dialogs(Ui& ui);
 void build_errors_window(Ui& ui);
 // What the shown program printed (File → Program output).
 void program_output_window(Ui& ui);
+// The banner of what stopped the program (ui.status.problem) at the cursor, across the
+// window, the cursor moved below it; nothing when nothing did (problem_banner.cpp).
+void problem_banner(Ui& ui);
 void classroom_dialogs(Ui& ui);   // slide caption, compare picker (slides.cpp)
 void slides_menu(Ui& ui);         // the Slides menu (slides.cpp)
 void export_dialog(Ui& ui);       // File → Export figure… (export_dialog.cpp)

@@ -106,6 +106,19 @@ std::vector<SceneChunk> memory_chunks(ImVec2 area, const Session& m, const Reque
 void draw_memory(ImDrawList* dl, ImVec2 area, const Session& m, const RequestFigures& rv, const MemoryViewState& st,
                  const MemoryLayout& layout, GridPainter* painter);
 
+// The lanes of slot `s`'s current request that went past the end of its array (a fault):
+// each lane's cell where the grid would go on (where that is in the canvas), rimmed in red,
+// and a strip along the canvas's foot naming each lane and its byte offset. Nothing when
+// every lane is inside.
+void past_edge_scene(Scene& sc, const MemoryLayout::Slot& s, const session::GridShape& g, const trace::Buffer& buf,
+                     const RequestFigures& rv);
+
+// ---- what stopped the program ------------------------------------------------------------
+
+// The banner of problem `p`: its headline and every detail wrapped to `width`, never cut
+// (`store`: the faulting request wrote). Returns its height; nothing for an empty problem.
+float problem_banner_scene(Scene& sc, const program::Problem& p, float width, bool store);
+
 // ---- warp inspector ---------------------------------------------------------------------
 
 // The diagram of request `rv` (lanes → sectors, or lanes → the 32 banks) in `size`.
@@ -179,7 +192,8 @@ struct SourceRow {
 std::vector<SourceRow> source_rows(const SourceText& f, const std::function<bool(uint32_t)>& open, int wrap = 0);
 // Characters a continuation piece is indented past its line's own indentation.
 constexpr int kSourceWrapIndent = 4;
-// Rows [first, first + count) of `f` from y = 0: the current line (`rv`'s) lit, each
+// Rows [first, first + count) of `f` from y = 0: the current line (`rv`'s) lit, the line
+// where the program was stopped (session::problem_line) red, each
 // line's cost badges in the gutter, the code with its comments dimmed; an instruction row
 // names the instruction (the PTX a program's compiler wrote, else space and operation), its
 // array and its cost. Highlights run `width` pixels wide. `only_site`: -1 every cost; -2

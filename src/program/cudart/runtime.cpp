@@ -26,6 +26,7 @@
 #include "program/cudart/graphs.h"
 #include "program/cudart/shim.h"
 #include "program/environment.h"
+#include "program/problem.h"
 #include "program/program.h"
 #include "ptx/machine.h"
 #include "trace/builder.h"
@@ -65,6 +66,7 @@ struct State {
   std::map<cudaEvent_t, double> events;       // event -> ms since start
   std::vector<std::string> names;             // the program's allocations, as its text names them
   bool names_read = false;
+  bool problem_written = false;
 };
 
 State& st() {
@@ -101,6 +103,34 @@ bool ensure_loaded() {
   s.dev.record_local(!env::get_flag(env::Var::hide_local));
   s.out = env::get_string(env::Var::trace);
   return true;
+}
+
+// The first fault of a kernel, with where it happened, for the parent (WARPSCOPE_PROBLEM):
+// the launch it stopped and its request's record counted within that launch.
+void write_problem(const ptx::Fault& f, size_t first_record) {
+  State& s = st();
+  if (!env::is_set(env::Var::problem) || s.problem_written) return;
+  s.problem_written = true;
+  program::Problem p;
+  p.kind = f.kind.empty() ? "fault" : f.kind;
+  p.message = f.what();
+  p.launch = uint32_t(s.trace.launches.size());
+  if (f.record >= 0) p.record = f.record - int64_t(first_record);
+  program::Place at;
+  at.file = f.file_name;
+  if (at.file.empty())
+    if (auto it = s.dev.module().files.find(f.file); it != s.dev.module().files.end()) at.file = it->second;
+  at.line = f.line;
+  at.placed = f.placed;
+  for (int i = 0; i < 3; ++i) at.thread[i] = f.thread[i], at.block[i] = f.block[i];
+  at.warp = f.warp;
+  if (at.line || at.placed) p.at.push_back(at);
+  p.array = f.array;
+  p.offset = f.offset;
+  p.size = f.size;
+  p.lanes = f.lanes;
+  for (size_t l = 0; l < 32; ++l) p.lane_offset[l] = f.lane_offset[l];
+  std::ofstream(env::get_string(env::Var::problem), std::ios::binary) << program::problem_json(p);
 }
 
 cudaError_t ret(cudaError_t e) {
@@ -237,6 +267,7 @@ cudaError_t ws::program::launch_kernel(const void* func, dim3 gridDim, dim3 bloc
   // Each kernel's first launches are recorded; the rest of a timing loop only runs.
   static const uint64_t recorded_launches = env::get_int(env::Var::record_launches);
   s.dev.record_launches(recorded_launches);
+  const size_t first_record = s.trace.records.size();
   try {
     s.lane_accesses += s.dev.launch(la, *s.builder);
   } catch (const ptx::Refused& r) {  // nothing ran: this launch fails, the others still run
@@ -246,6 +277,7 @@ cudaError_t ws::program::launch_kernel(const void* func, dim3 gridDim, dim3 bloc
   } catch (const ptx::Fault& f) {
     if (f.assertion) std::fprintf(stderr, "%s\n", f.what());
     else say(f.what());
+    write_problem(f, first_record);
     s.sticky = f.assertion ? cudaErrorAssert : cudaErrorIllegalAddress;
     s.last = s.sticky;
     return cudaSuccess;  // as on the GPU: the launch is accepted, the fault shows at the next sync
