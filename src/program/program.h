@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "program/races.h"
 #include "trace/trace.h"
 
 namespace ws::program {
@@ -91,6 +92,7 @@ struct Result {
   std::string nvcc;                       // the compiler used
   double compile_seconds = 0, run_seconds = 0;
   std::vector<std::string> notes;         // what the user should know (a timing that failed)
+  Races races;                            // shared-memory races the emulated device saw (races.h)
 };
 
 // Compiles and runs the program. Throws Error for a program that does not compile, cannot

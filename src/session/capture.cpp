@@ -159,6 +159,7 @@ Capture capture_program(const ResolvedLaunch& req) {
   if (r.exit_code) c.note += (c.note.empty() ? "" : "; ") + std::string("the program exited with code ") + std::to_string(r.exit_code);
   c.trace = std::move(r.trace);
   c.output = std::move(r.output);
+  c.races = std::move(r.races);
   c.seconds = r.run_seconds;
   return c;
 }

@@ -42,6 +42,7 @@ struct Capture {
   // of that name with as many launches; null: none (a program run on a GPU: its trace is the SASS).
   std::shared_ptr<const trace::Trace> hardware;
   std::string output;         // what a program printed, when it was kept rather than echoed
+  program::Races races;       // a program's shared-memory races, every launch's (emulated device)
 };
 
 // Records one launch: a catalog kernel, or every launch of a program (its GPU times given

@@ -325,6 +325,7 @@ std::shared_ptr<Session> Session::of_program(Capture c, const ResolvedLaunch& l)
   m->origin_ = "program";
   m->file_ = l.program.source;
   m->program_output_ = std::move(c.output);
+  m->races_ = std::move(c.races);
   m->capture_seconds_ = c.seconds;
   m->note_ = note;
   return m;
@@ -335,6 +336,7 @@ std::shared_ptr<Session> Session::of_launch(uint32_t k, const analysis::DramMode
   m->origin_ = origin_;
   m->file_ = file_;
   m->program_output_ = program_output_;
+  m->races_ = races_;
   return m;
 }
 

@@ -145,6 +145,8 @@ class Session {
   const std::string& note() const { return note_; }  // the capture's note ("no GPU found: ...")
   // What a program printed, when it was kept rather than echoed.
   const std::string& program_output() const { return program_output_; }
+  // A program's shared-memory races, every launch's (Race::launch says whose).
+  const program::Races& races() const { return races_; }
 
   // ---- its figures
   const analysis::Report& report() const { return report_; }
@@ -198,6 +200,7 @@ class Session {
   double max_rel_error_ = 0, capture_seconds_ = 0;
   uint64_t lane_accesses_ = 0;
   std::string note_, program_output_;
+  program::Races races_;
   std::vector<GridShape> shapes_;
   std::vector<uint32_t> warp_starts_, epoch_starts_;
   std::vector<SourceText> sources_;

@@ -27,6 +27,7 @@
 #include "program/cudart/shim.h"
 #include "program/environment.h"
 #include "program/program.h"
+#include "program/races.h"
 #include "ptx/machine.h"
 #include "trace/builder.h"
 #include "trace/wstrace.h"
@@ -65,6 +66,8 @@ struct State {
   std::map<cudaEvent_t, double> events;       // event -> ms since start
   std::vector<std::string> names;             // the program's allocations, as its text names them
   bool names_read = false;
+  ws::program::Races races;                   // the device's races, in the program's words
+  size_t races_taken = 0;                     // of the device's list
 };
 
 State& st() {
@@ -103,6 +106,14 @@ bool ensure_loaded() {
   return true;
 }
 
+// The races the launch `la` just found (ended or faulted), in the program's words.
+void take_races(State& s, const ptx::KernelLaunch& la) {
+  const std::vector<ptx::Race>& found = s.dev.races();
+  for (; s.races_taken < found.size(); ++s.races_taken)
+    s.races.races.push_back(ws::program::race_of(found[s.races_taken], s.dev.module(), la));
+  s.races.left_out = s.dev.races_left_out();
+}
+
 cudaError_t ret(cudaError_t e) {
   if (e != cudaSuccess) st().last = e;
   return e;
@@ -126,6 +137,9 @@ void write_trace_now() {
   } catch (const std::exception& e) {
     say(std::string("could not write the trace: ") + e.what());
   }
+  if (env::is_set(env::Var::races) && !(std::ofstream(env::get_string(env::Var::races), std::ios::binary)
+                                        << ws::program::races_file_text(s.races)))
+    say("could not write the list of races to " + env::get_string(env::Var::races));
 }
 
 std::string name_of_call(const void* caller) {
@@ -246,11 +260,13 @@ cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void
   s.dev.record_launches(recorded_launches);
   try {
     s.lane_accesses += s.dev.launch(la, *s.builder);
+    take_races(s, la);
   } catch (const ptx::Refused& r) {  // nothing ran: this launch fails, the others still run
     static std::set<std::string> told;  // a loop of launches says it once
     if (told.insert(r.what()).second) say(r.what());
     return ret(cudaErrorNotSupported);
   } catch (const ptx::Fault& f) {
+    take_races(s, la);
     if (f.assertion) std::fprintf(stderr, "%s\n", f.what());
     else say(f.what());
     s.sticky = f.assertion ? cudaErrorAssert : cudaErrorIllegalAddress;
