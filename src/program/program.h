@@ -5,7 +5,7 @@
 // with -lineinfo, run with the real runtime under the GPU tracer, tools/gpu_tracer, and
 // its SASS records read by sass/; each launch also timed plainly). What comes back is one
 // trace: every launch, every source file the kernels' lines come from, the arrays named
-// from the program's text.
+// from the program's text; and from the emulated device, the shared-memory races it met.
 #pragma once
 #include <cstdint>
 #include <stdexcept>

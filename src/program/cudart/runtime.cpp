@@ -4,7 +4,8 @@
 // this library the kernels' names, and every <<<…>>> arrives here as a launch with its
 // arguments. Kernels run on the PTX that `warpscope run` compiled beside the program
 // (WARPSCOPE_PTX); every launch is recorded, and the trace is written when the program
-// ends (WARPSCOPE_TRACE); program/environment.h declares what the parent sets. Functions
+// ends (WARPSCOPE_TRACE), with the shared-memory races the launches met (WARPSCOPE_RACES);
+// program/environment.h declares what the parent sets. Functions
 // the emulated device does not provide exist too (weak stubs generated from the toolkit's
 // list by cmake/cudart_stubs.cmake) and return an error that names them.
 #include <cuda_runtime_api.h>
