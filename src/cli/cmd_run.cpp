@@ -41,6 +41,12 @@ int exit_status() {
   return e.exit_code;
 }
 
+// The emulated device's shared-memory races, a line each (the exit status stays the
+// program's own: a racy program may still pass its check, on this run).
+void print_races(const program::Races& r) {
+  for (const std::string& line : program::race_lines(r)) std::cerr << "warpscope: " << line << "\n";
+}
+
 // A program error as the exit status its kind has.
 [[noreturn]] void rethrow(const program::Error& e) {
   std::cerr << e.output;  // what a stopped program printed, where it was kept rather than echoed
@@ -71,6 +77,7 @@ int run(const RunOptions& o) {
   if (!ending.kind.empty())
     std::cerr << "warpscope: " << (ending.kind == "fault" ? "a kernel faulted: " : "a kernel was stopped: ") << ending.message
               << "\n";
+  print_races(first->races());
   if (!o.out.empty()) {
     trace::write_trace(first->whole_trace(), o.out);
     std::cerr << "warpscope: wrote " << first->whole_trace().launches.size() << " launches to " << o.out << "\n";
@@ -191,7 +198,9 @@ Command add_run(CLI::App& app) {
       "every word is the program's own argument, whatever it starts with.\n"
       "Exit status: the program's own; 3 it did not compile, 4 a kernel faulted (an access out of bounds, a failed\n"
       "assert) or its module did not load, 5 a kernel was stopped as an endless loop, 124 the program ran past\n"
-      "--timeout and was stopped (what it printed is kept), 2 bad input, 1 another failure.\n"
+      "--timeout and was stopped (what it printed is kept), 2 bad input, 1 another failure. A shared-memory race\n"
+      "(two warps of a block on one word between two barriers, one writing) is reported on its own line; it leaves\n"
+      "the exit status as it is.\n"
       "Example: warpscope run histogram64.cu histogram256.cu main.cpp -I Common -- -n=64");
   return {cmd, [o] { return run(*o); }};
 }

@@ -18,6 +18,8 @@
   X(ptx, "WARPSCOPE_PTX", Runtime, Setting, "",                                                                  \
     "the PTX the program's kernels run from, compiled beside the program (required)")                           \
   X(trace, "WARPSCOPE_TRACE", Runtime, Setting, "", "the trace file written when the program ends (unset: none)") \
+  X(races, "WARPSCOPE_RACES", Runtime, Setting, "",                                                             \
+    "the file of shared-memory races (program/races.h) written when the program ends (unset: none)")            \
   X(source, "WARPSCOPE_SOURCE", Runtime, Setting, "",                                                            \
     "a program run by hand without host debug lines: its text's cudaMalloc(&name) calls name its allocations, in order") \
   X(problem, "WARPSCOPE_PROBLEM", Runtime, Setting, "",                                                         \

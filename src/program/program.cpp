@@ -754,6 +754,8 @@ Result run_emulated(const Options& o) {
   if (o.literal && !o.show_local) env_all.push_back(env::entry(env::Var::hide_local, "1"));  // -G's stack traffic
   const std::string problem_path = dir.path + "/problem.json";
   env_all.push_back(env::entry(env::Var::problem, problem_path));
+  const std::string races_path = dir.path + "/program.races";
+  env_all.push_back(env::entry(env::Var::races, races_path));
   const Child c = run_built(exe, o, env_all, dir.path, r, t1);
   r.exit_code = WIFEXITED(c.status) ? WEXITSTATUS(c.status) : 128 + WTERMSIG(c.status);
   if (fs::exists(problem_path)) {
@@ -785,6 +787,11 @@ Result run_emulated(const Options& o) {
   }
   r.trace = trace::read_trace(trace_path);
   finish_trace(r.trace, src);
+  try {
+    if (fs::exists(races_path)) r.races = read_races(read_file(races_path));
+  } catch (const Error& e) {
+    r.notes.push_back(e.what());
+  }
   return r;
 }
 

@@ -5,7 +5,7 @@
 // with -lineinfo, run with the real runtime under the GPU tracer, tools/gpu_tracer, and
 // its SASS records read by sass/; each launch also timed plainly). What comes back is one
 // trace: every launch, every source file the kernels' lines come from, the arrays named
-// from the program's text.
+// from the program's text; and from the emulated device, the shared-memory races it met.
 #pragma once
 #include <cstdint>
 #include <stdexcept>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "program/problem.h"
+#include "program/races.h"
 #include "trace/trace.h"
 
 namespace ws::program {
@@ -94,6 +95,7 @@ struct Result {
   std::string nvcc;                       // the compiler used
   double compile_seconds = 0, run_seconds = 0;
   std::vector<std::string> notes;         // what the user should know (a timing that failed)
+  Races races;                            // shared-memory races the emulated device saw (races.h)
 };
 
 // Compiles and runs the program. Throws Error for a program that does not compile, cannot

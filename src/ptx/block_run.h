@@ -8,9 +8,11 @@
 //   memory.cpp    loads, stores and atomics: address windows, faults, trace records
 //   builtins.cpp  calls of device functions (recursive ones and calls through pointers
 //                 included), and the device's own printf and assert
+//   races.cpp     shared-memory races: who touched each shared word since the last barrier
 #pragma once
 #include <atomic>
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <mutex>
@@ -201,6 +203,41 @@ class BlockRun {
                                 uint32_t bytes, uint32_t buffer);
   void record(uint32_t pc, const Insn& in, trace::Op op, uint32_t bytes, uint32_t exec, const Where* where, uint32_t w);
 
+  // ---- races in shared memory (races.cpp) -------------------------------------------
+  // A recorded launch keeps, per 4-byte word of the shared window, who touched it in the
+  // current block and epoch: the warps that read and wrote it (a bit each: most accesses
+  // are settled by these alone), its last writer and up to two readers of different warps
+  // with their bytes (enough to name a reader of another warp than any later writer's).
+  // Lanes of one warp run in lock step here and are never paired: the races reported are
+  // between warps (racecheck also warns of threads of one warp that a __syncwarp() should
+  // order). Atomics on one word by several warps are no race; an atomic and a plain
+  // access are.
+  struct Touch {
+    uint32_t pc = 0;
+    uint16_t thread = 0;  // linear in the block
+    uint8_t bytes = 0;    // which of the word's bytes (a bit each); 0: no access
+    uint8_t atomic = 0;
+  };
+  struct Shadow {
+    uint64_t when = 0;    // shadow_stamp() of the block and epoch it describes; else empty
+    uint32_t readers = 0, writers = 0;  // the warps (a bit each, modulo 32) that read it, wrote it
+    Touch write, read1, read2;
+  };
+  uint64_t shadow_stamp() const { return (uint64_t(block_) << 32 | epoch_) + 1; }
+  // The lanes of `exec` read, write or update atomically `bytes` at window offsets `at`:
+  // each word's shadow checked against the other warps' accesses since the last barrier,
+  // and updated.
+  void shared_touch(uint32_t pc, uint32_t w, uint32_t exec, const uint64_t* at, uint32_t bytes, RaceEnd::Access how);
+  // The same for a general access's lanes whose `where` is shared memory.
+  void shared_touch(uint32_t pc, uint32_t w, uint32_t exec, const Where* where, uint32_t bytes, RaceEnd::Access how);
+  // One lane, and one word of it that the bits did not settle (the slots decide).
+  [[gnu::noinline]] void touch_lane(uint32_t pc, uint32_t w, int l, uint64_t a, uint32_t bytes, RaceEnd::Access how,
+                                    uint64_t now);
+  [[gnu::noinline]] void touch_word(uint64_t word, Touch t, uint32_t w, RaceEnd::Access how, uint64_t now);
+  [[gnu::noinline]] void race(const Touch& before, RaceEnd::Access before_how, const Touch& now, RaceEnd::Access now_how,
+                              uint64_t at);
+  [[gnu::noinline]] bool make_shadow();
+
   // ---- calls and the device's builtins (builtins.cpp) -------------------------------
   void call(const Insn& in, uint32_t w, int l, uint32_t ret_pc);
   const Kernel::Linked& target(const Insn& in, uint32_t w, int l, uint32_t& li);
@@ -224,6 +261,8 @@ class BlockRun {
   std::vector<std::pair<uint64_t, uint64_t>> shared_range_;  // per shared array: [begin, end) in the window
   size_t shared_hint_ = 0;
   std::vector<size_t> pc_shared_;                // per instruction: the shared array it reached last
+  std::vector<Shadow> shadow_;                   // per shared word (made on first use)
+  std::vector<std::array<uint32_t, 5>> race_pairs_;  // (file, line) of both ends and the array of each race found
   std::vector<Device::Alloc*> pc_alloc_;         // per instruction: the allocation it reached last
   std::vector<uint32_t>& files_;
   uint64_t& budget_;

@@ -62,6 +62,29 @@ struct Refused : Fault {
   explicit Refused(const std::string& what) : Fault(what, false) {}
 };
 
+// Two accesses of one shared-memory word by threads of different warps of a block between
+// the same two barriers, at least one a write and not both atomic: a race, as
+// compute-sanitizer's racecheck calls a shared-memory hazard (block_run.h says where this
+// detector differs). `first` is the access the interpreter ran first; which of the warps
+// a GPU runs first is not fixed, so either order can happen there.
+struct RaceEnd {
+  uint32_t file = 0, line = 0, column = 0;  // the instruction's .loc (file: Module::files key)
+  uint32_t pc = 0;                          // the instruction in the kernel's code
+  uint32_t thread = 0;                      // linear thread index in the block
+  enum Access : uint8_t { Read, Write, Atomic } access = Read;
+};
+struct Race {
+  uint32_t launch = 0;                      // index into the trace's launches
+  uint32_t block = 0;                       // linear block index
+  uint32_t array = 0;                       // index into Kernel::shared; its size: the padding between arrays
+  std::string name;                         // that array as the views call it ("reduceSum::partial")
+  uint64_t offset = 0;                      // byte offset of the word in that array (in the window: padding)
+  RaceEnd first, second;
+};
+// Races kept per launch: a race in a loop repeats in every block and iteration; the pairs of
+// lines past these are only counted.
+constexpr uint32_t kRacesPerLaunch = 10;
+
 // Warp instructions one launch may execute (about a minute of emulation) before it is
 // stopped as an endless loop.
 constexpr uint64_t kInstructionBudget = 600'000'000ull;
@@ -118,6 +141,14 @@ class Device {
   // kernel that never ends). Throws Fault: on several workers, the fault of the lowest
   // block, as one worker would have met it first. Returns the lane accesses executed.
   uint64_t launch(const KernelLaunch& a, trace::Builder& b, uint64_t budget = kInstructionBudget);
+
+  // Whether recorded launches look for shared-memory races (on by default; their cost is
+  // a shadow word per shared word touched). Unrecorded launches never do.
+  void detect_races(bool on) { detect_races_ = on; }
+  // The races of every recorded launch so far, at most kRacesPerLaunch per launch, and per
+  // launch how many more distinct pairs of lines raced.
+  const std::vector<Race>& races() const { return races_; }
+  const std::map<uint32_t, uint32_t>& races_left_out() const { return races_left_out_; }
 
   // Trace file index of a .file number (files are added to the trace on first use).
   struct Alloc {
@@ -178,6 +209,9 @@ class Device {
   uint32_t threads_ = 0;                                 // workers of an unrecorded launch (0: a core each)
   std::mutex atomics_;                                   // global atomics across workers
   uint64_t grid_workspace_ = 0;                          // what a cooperative launch's %envreg1:2 hold
+  bool detect_races_ = true;
+  std::vector<Race> races_;                              // found by recorded launches (BlockRun)
+  std::map<uint32_t, uint32_t> races_left_out_;          // per launch: distinct pairs past the cap
 };
 
 }  // namespace ws::ptx

@@ -2,8 +2,8 @@
 // the state spaces and the generic windows to the array that holds them (an access outside
 // every array faults with the GPU's kind of message), the block's shared window and local
 // frames, and each warp-level access recorded for the trace with its site and array (in a
-// recorded launch; an unrecorded one only runs, its global atomics held against the other
-// workers').
+// recorded launch, whose shared accesses are also checked for races: races.cpp; an
+// unrecorded one only runs, its global atomics held against the other workers').
 #include <cstring>
 
 #include "ptx/block_run.h"
@@ -297,6 +297,7 @@ bool BlockRun::memory_one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_
       offs[l] = uint32_t(a - lo);
       ptr[l] = shared_.data() + a;
     }
+    if (record_) shared_touch(pc, w, exec, at, bytes, is_ld ? RaceEnd::Read : RaceEnd::Write);
     buffer = record_ ? shared_buffer(h) : trace::kNoBuffer;
     space = trace::Space::Shared;
   } else {
@@ -405,6 +406,7 @@ uint64_t BlockRun::memory_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t e
     if (f.kind == "out_of_bounds") fault_request(f, pc, in, ao, w, exec, op, bytes);
     throw;
   }
+  if (record_) shared_touch(pc, w, exec, where, bytes, is_ld ? RaceEnd::Read : is_st ? RaceEnd::Write : RaceEnd::Atomic);
   // Loads read before stores write: the warp's lanes act at once.
   if (is_ld) {
     const Operand& d = in.o[0];

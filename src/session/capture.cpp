@@ -165,6 +165,7 @@ Capture capture_program(const ResolvedLaunch& req) {
   c.trace = std::move(r.trace);
   c.output = std::move(r.output);
   c.problem = std::move(r.ending.problem);
+  c.races = std::move(r.races);
   c.seconds = r.run_seconds;
   return c;
 }

@@ -43,6 +43,7 @@ struct Capture {
   std::shared_ptr<const trace::Trace> hardware;
   std::string output;         // what a program printed, when it was kept rather than echoed
   program::Problem problem;   // what stopped a program's kernel or host code (empty: nothing)
+  program::Races races;       // a program's shared-memory races, every launch's (emulated device)
 };
 
 // Records one launch: a catalog kernel, or every launch of a program (its GPU times given

@@ -327,6 +327,7 @@ std::shared_ptr<Session> Session::of_program(Capture c, const ResolvedLaunch& l)
   m->spec_.program = l.program;  // how it was built and run (a slide of it builds it again)
   m->program_output_ = std::move(c.output);
   m->problem_ = std::move(c.problem);
+  m->races_ = std::move(c.races);
   m->capture_seconds_ = c.seconds;
   m->note_ = note;
   return m;
@@ -339,6 +340,7 @@ std::shared_ptr<Session> Session::of_launch(uint32_t k, const analysis::DramMode
   m->spec_.program = spec_.program;
   m->program_output_ = program_output_;
   m->problem_ = problem_;
+  m->races_ = races_;
   return m;
 }
 

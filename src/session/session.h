@@ -151,6 +151,8 @@ class Session {
   // The request of the shown launch at which it happened (its record), -1 when it happened
   // in another launch, outside a kernel or at no recorded request.
   int64_t problem_step() const;
+  // A program's shared-memory races, every launch's (Race::launch says whose).
+  const program::Races& races() const { return races_; }
 
   // ---- its figures
   const analysis::Report& report() const { return report_; }
@@ -205,6 +207,7 @@ class Session {
   uint64_t lane_accesses_ = 0;
   std::string note_, program_output_;
   program::Problem problem_;
+  program::Races races_;
   std::vector<GridShape> shapes_;
   std::vector<uint32_t> warp_starts_, epoch_starts_;
   std::vector<SourceText> sources_;

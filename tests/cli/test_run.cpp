@@ -120,3 +120,17 @@ TEST_CASE("run --help: the forms nvcc's words take and every exit status") {
   CHECK(has(r.out, "3 it did not compile"));
   CHECK(has(r.out, "124 the program ran past"));
 }
+
+TEST_CASE("run: a shared-memory race is a line of its own, both lines and threads named; the status stays the program's") {
+  if (!have_nvcc()) return;
+  const Ran r = run_cmd("tests/programs/races/races.cu --backend emulator");
+  CHECK(r.rc == 0);
+  CHECK(has(r.err, "warpscope: race on word 32 of raceNoBarrier::s (byte 128) in block (0,0,0) of launch 1 (raceNoBarrier): "
+                   "races.cu:14 read by thread (31,0,0), races.cu:13 written by thread (32,0,0) of another warp, no "
+                   "barrier between\n"));
+  CHECK(has(r.err, "warpscope: launch 7 raced on 13 more pairs of lines (its first 10 are listed)\n"));
+  CHECK(!has(r.err, "(barrierBetween)"));
+  const Ran clean = run_cmd("examples/reduction.cu --backend emulator");
+  CHECK(clean.rc == 0);
+  CHECK(!has(clean.err, "race"));
+}

@@ -4,7 +4,8 @@
 // this library the kernels' names, and every <<<…>>> arrives here as a launch with its
 // arguments. Kernels run on the PTX that `warpscope run` compiled beside the program
 // (WARPSCOPE_PTX); every launch is recorded, and the trace is written when the program
-// ends (WARPSCOPE_TRACE); program/environment.h declares what the parent sets. Functions
+// ends (WARPSCOPE_TRACE), with the shared-memory races the launches met (WARPSCOPE_RACES);
+// program/environment.h declares what the parent sets. Functions
 // the emulated device does not provide exist too (weak stubs generated from the toolkit's
 // list by cmake/cudart_stubs.cmake) and return an error that names them.
 #include <cuda_runtime_api.h>
@@ -28,6 +29,7 @@
 #include "program/environment.h"
 #include "program/problem.h"
 #include "program/program.h"
+#include "program/races.h"
 #include "ptx/machine.h"
 #include "trace/builder.h"
 #include "trace/wstrace.h"
@@ -67,6 +69,8 @@ struct State {
   std::vector<std::string> names;             // the program's allocations, as its text names them
   bool names_read = false;
   bool problem_written = false;
+  ws::program::Races races;                   // the device's races, in the program's words
+  size_t races_taken = 0;                     // of the device's list
 };
 
 State& st() {
@@ -133,6 +137,14 @@ void write_problem(const ptx::Fault& f, size_t first_record) {
   std::ofstream(env::get_string(env::Var::problem), std::ios::binary) << program::problem_json(p);
 }
 
+// The races the launch `la` just found (ended or faulted), in the program's words.
+void take_races(State& s, const ptx::KernelLaunch& la) {
+  const std::vector<ptx::Race>& found = s.dev.races();
+  for (; s.races_taken < found.size(); ++s.races_taken)
+    s.races.races.push_back(ws::program::race_of(found[s.races_taken], s.dev.module(), la));
+  s.races.left_out = s.dev.races_left_out();
+}
+
 cudaError_t ret(cudaError_t e) {
   if (e != cudaSuccess) st().last = e;
   return e;
@@ -156,6 +168,9 @@ void write_trace_now() {
   } catch (const std::exception& e) {
     say(std::string("could not write the trace: ") + e.what());
   }
+  if (env::is_set(env::Var::races) && !(std::ofstream(env::get_string(env::Var::races), std::ios::binary)
+                                        << ws::program::races_file_text(s.races)))
+    say("could not write the list of races to " + env::get_string(env::Var::races));
 }
 
 cudaError_t unsupported(const char* name) {
@@ -270,11 +285,13 @@ cudaError_t ws::program::launch_kernel(const void* func, dim3 gridDim, dim3 bloc
   const size_t first_record = s.trace.records.size();
   try {
     s.lane_accesses += s.dev.launch(la, *s.builder);
+    take_races(s, la);
   } catch (const ptx::Refused& r) {  // nothing ran: this launch fails, the others still run
     static std::set<std::string> told;  // a loop of launches says it once
     if (told.insert(r.what()).second) say(r.what());
     return ret(cudaErrorNotSupported);
   } catch (const ptx::Fault& f) {
+    take_races(s, la);
     if (f.assertion) std::fprintf(stderr, "%s\n", f.what());
     else say(f.what());
     write_problem(f, first_record);

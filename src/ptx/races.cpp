@@ -1,0 +1,198 @@
+// src/ptx/races.cpp — shared-memory races of a recorded launch: each shared word's last
+// writer and readers since the block's last barrier, and a report (Device::races) when
+// warps of the block reach one word between the same two barriers, one of them writing,
+// not both atomically. Once per pair of lines and array, at most kRacesPerLaunch a launch.
+#include <algorithm>
+
+#include "ptx/block_run.h"
+
+namespace ws::ptx {
+
+namespace {
+
+// The bytes of word `word` that an access of `bytes` at window offset `a` covers, a bit each.
+inline uint8_t word_bytes(uint64_t a, uint64_t end, uint64_t word) {
+  const uint64_t lo = std::max(a, word * 4) - word * 4, hi = std::min(end, word * 4 + 4) - word * 4;
+  return uint8_t(((1u << hi) - 1) & ~((1u << lo) - 1));
+}
+
+}  // namespace
+
+// The shadow, one entry per word of the window; false when the device looks for no races.
+[[gnu::noinline]] bool BlockRun::make_shadow() {
+  if (!d_.detect_races_ || shared_.empty()) return false;
+  shadow_.assign((shared_.size() + 3) / 4, Shadow{});
+  return true;
+}
+
+// One lane's access `t` of the bytes `t.bytes` of window word `word`, by warp `w`, where
+// the warps' bits alone did not settle it (shared_touch): the slots, with their bytes,
+// decide whether it races, and take it in.
+[[gnu::noinline]] void BlockRun::touch_word(uint64_t word, Touch t, uint32_t w, RaceEnd::Access how, uint64_t now) {
+  Shadow& s = shadow_[word];
+  const uint32_t bit = 1u << (w & 31);
+  if (s.when != now) {  // the word's first access since the block's last barrier
+    s.when = now;
+    s.write = s.read1 = s.read2 = Touch{};
+    s.readers = s.writers = 0;
+  }
+  auto other = [&](const Touch& x) { return (x.bytes & t.bytes) && x.thread / 32u != w; };
+  // The first byte both touched.
+  auto at_byte = [&](const Touch& x) { return word * 4 + uint64_t(std::countr_zero(uint32_t(x.bytes & t.bytes))); };
+  if (how == RaceEnd::Read) {
+    if (other(s.write)) [[unlikely]]
+      race(s.write, s.write.atomic ? RaceEnd::Atomic : RaceEnd::Write, t, how, at_byte(s.write));
+    if (!s.read1.bytes) s.read1 = t;
+    else if (s.read1.thread / 32u != w && !s.read2.bytes) s.read2 = t;
+    s.readers |= bit;
+    return;
+  }
+  if (other(s.write) && !(t.atomic && s.write.atomic)) [[unlikely]]
+    race(s.write, s.write.atomic ? RaceEnd::Atomic : RaceEnd::Write, t, how, at_byte(s.write));
+  else if (other(s.read1)) [[unlikely]]
+    race(s.read1, RaceEnd::Read, t, how, at_byte(s.read1));
+  else if (other(s.read2)) [[unlikely]]
+    race(s.read2, RaceEnd::Read, t, how, at_byte(s.read2));
+  s.write = t;
+  s.writers |= bit;
+}
+
+// One lane's access of `bytes` at window offset `a`: whole words settle on the warps' bits
+// where they can (a word's first access since the barrier, a read of a word no other warp
+// wrote, a write of a word only this warp touched); the rest go to the slots.
+void BlockRun::touch_lane(uint32_t pc, uint32_t w, int l, uint64_t a, uint32_t bytes, RaceEnd::Access how, uint64_t now) {
+  const uint32_t bit = 1u << (w & 31);
+  const uint64_t end = a + bytes;
+  const Touch me{pc, uint16_t(w * 32 + uint32_t(l)), 0xf, uint8_t(how == RaceEnd::Atomic)};
+  if (bytes % 4 || a % 4) {  // part of a word: the slots, with their bytes
+    for (uint64_t word = a / 4; word * 4 < end; ++word) {
+      Touch t = me;
+      t.bytes = word_bytes(a, end, word);
+      touch_word(word, t, w, how, now);
+    }
+    return;
+  }
+  for (uint64_t word = a / 4; word < end / 4; ++word) {
+    Shadow& s = shadow_[word];
+    if (s.when != now) {
+      s.when = now;
+      s.read2 = Touch{};
+      if (how == RaceEnd::Read) s.readers = bit, s.writers = 0, s.read1 = me, s.write = Touch{};
+      else s.readers = 0, s.writers = bit, s.write = me, s.read1 = Touch{};
+      continue;
+    }
+    if (how == RaceEnd::Read) {
+      if (!(s.writers & ~bit)) {  // no other warp wrote it
+        if (!(s.readers & bit)) {
+          s.readers |= bit;
+          if (!s.read1.bytes) s.read1 = me;
+          else if (!s.read2.bytes) s.read2 = me;
+        }
+        continue;
+      }
+    } else if (!((s.writers | s.readers) & ~bit)) {
+      s.writers |= bit;
+      s.write = me;
+      continue;
+    }
+    touch_word(word, me, w, how, now);
+  }
+}
+
+// Most shared accesses are loads and stores of one word that settle on the warps' bits:
+// done here in a few instructions a lane, the rest by touch_lane.
+void BlockRun::shared_touch(uint32_t pc, uint32_t w, uint32_t exec, const uint64_t* at, uint32_t bytes,
+                            RaceEnd::Access how) {
+  if (shadow_.empty() && !make_shadow()) return;
+  const uint64_t now = shadow_stamp();
+  const uint32_t bit = 1u << (w & 31);
+  // A lane on the bytes of the lane before (a broadcast) adds nothing: the same warp and
+  // instruction.
+  uint64_t last = ~0ull;
+  Shadow* sh = shadow_.data();
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const int l = std::countr_zero(m);
+    const uint64_t a = at[l];
+    if (a == last) continue;
+    last = a;
+    if (bytes == 4 && a % 4 == 0 && how != RaceEnd::Atomic) [[likely]] {
+      Shadow& s = sh[a / 4];
+      const Touch me{pc, uint16_t(w * 32 + uint32_t(l)), 0xf, 0};
+      if (s.when != now) {  // the word's first access since the barrier
+        s.when = now;
+        s.read2 = Touch{};
+        if (how == RaceEnd::Read) s.readers = bit, s.writers = 0, s.read1 = me, s.write = Touch{};
+        else s.readers = 0, s.writers = bit, s.write = me, s.read1 = Touch{};
+        continue;
+      }
+      if (how == RaceEnd::Read && !(s.writers & ~bit)) {  // no other warp wrote it
+        if (!(s.readers & bit)) {  // this warp's first read: kept, to name it if another warp writes
+          s.readers |= bit;
+          Touch& slot = s.read1.bytes ? s.read2 : s.read1;
+          if (!slot.bytes) slot = me;
+        }
+        continue;
+      }
+      if (how == RaceEnd::Write && !((s.writers | s.readers) & ~bit)) {  // only this warp touched it
+        s.writers |= bit;
+        s.write = me;
+        continue;
+      }
+    }
+    touch_lane(pc, w, l, a, bytes, how, now);
+  }
+}
+
+void BlockRun::shared_touch(uint32_t pc, uint32_t w, uint32_t exec, const Where* where, uint32_t bytes,
+                            RaceEnd::Access how) {
+  uint64_t at[32];
+  uint32_t lanes = 0;
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const int l = std::countr_zero(m);
+    if (where[l].space != trace::Space::Shared) continue;
+    lanes |= 1u << l;
+    at[l] = uint64_t(where[l].p - shared_.data());
+  }
+  if (lanes) shared_touch(pc, w, lanes, at, bytes, how);
+}
+
+// A race between the shadow's `before` and the access `now` at window byte `at`: kept
+// unless its pair of lines and array was already reported, or the launch has its share.
+[[gnu::noinline]] void BlockRun::race(const Touch& before, RaceEnd::Access before_how, const Touch& now,
+                                      RaceEnd::Access now_how, uint64_t at) {
+  size_t hint = 0;
+  const size_t array = shared_array(at, hint);
+  const Insn& x = k_.code[before.pc];
+  const Insn& y = k_.code[now.pc];
+  std::array<uint32_t, 5> key{x.file, x.line, y.file, y.line, uint32_t(array)};
+  if (std::pair(y.file, y.line) < std::pair(x.file, x.line)) key = {y.file, y.line, x.file, x.line, uint32_t(array)};
+  if (std::find(race_pairs_.begin(), race_pairs_.end(), key) != race_pairs_.end()) return;
+  race_pairs_.push_back(key);
+  const uint32_t launch = uint32_t(b_.trace().launches.size() - 1);
+  if (race_pairs_.size() > kRacesPerLaunch) {
+    ++d_.races_left_out_[launch];
+    return;
+  }
+  auto end = [&](const Touch& t, RaceEnd::Access how) {
+    const Insn& in = k_.code[t.pc];
+    RaceEnd e;
+    e.file = in.file;
+    e.line = in.line;
+    e.column = in.column;
+    e.pc = t.pc;
+    e.thread = t.thread;
+    e.access = how;
+    return e;
+  };
+  Race r;
+  r.launch = launch;
+  r.block = block_;
+  r.array = uint32_t(array);
+  r.name = array < k_.shared.size() ? demangle_var(k_.shared[array].name) : "shared memory";
+  r.offset = array < shared_range_.size() ? at - shared_range_[array].first : at;
+  r.first = end(before, before_how);
+  r.second = end(now, now_how);
+  d_.races_.push_back(r);
+}
+
+}  // namespace ws::ptx
