@@ -490,7 +490,10 @@ void scroll_to_line(Pane& p, const std::vector<SourceRow>& rows, uint32_t curren
     // The whole line in view, a third of the way down where it leaves room.
     if (y < top + row_h * 2 || y1 > top + h - row_h * 2) {
       const float above = std::max(0.0f, std::min(h * 0.35f, h - (y1 - y) - row_h * 1.5f));
-      ImGui::SetScrollY(std::max(0.0f, std::round((y - above) / row_h) * row_h));  // whole rows
+      // Whole rows, and the top one a line's first piece (not "float* in, int n) {" alone).
+      size_t top_row = size_t(std::max(0.0f, std::round((y - above) / row_h)));
+      while (top_row > 0 && top_row < rows.size() && rows[top_row].more) --top_row;
+      ImGui::SetScrollY(row_h * float(top_row));
     }
     p.source_line_shown = current;
     p.source_layout_shown = layout;
