@@ -1,8 +1,8 @@
 // histogram.cu — a byte histogram: per-block bins in shared memory (shared atomics), then
 // one global atomicAdd per bin and block; printf from one thread, assert on the input.
-//   build/warpscope examples/histogram.cu
-// Try: make every value land in one bin ((i * 7) % BINS -> 0) and watch the atomics on
-// line 19 pile onto one word.
+// Try: every value in one bin ((i * 7) % BINS -> 0): line 19's lanes all add 1 to one word, yet it
+// stays 1 wavefront (an H100's ATOMS.POPC.INC counts the lanes and adds once). Then add values that
+// differ, 1u -> (threadIdx.x % 2) * 2u (the same total): the lanes take turns, 32 wavefronts.
 #include <cassert>
 #include <cstdio>
 #include <vector>

@@ -1,8 +1,8 @@
 // reduction.cu — a sum: a tree in shared memory down to one warp, then warp shuffles, then
-// one atomicAdd per block.
-//   build/warpscope examples/reduction.cu
-// Try: index the tree as partial[2 * s * t] (interleaved addressing) and watch the bank
-// conflicts and the half-empty warps appear.
+// one atomicAdd per block.   build/warpscope examples/reduction.cu
+// Try: interleaved addressing. Lines 19-20: for (int s = 1; s < blockDim.x / 32; s *= 2) { and
+// if (2 * s * t < blockDim.x) partial[2 * s * t] += partial[2 * s * t + s]; line 24: v = partial[t * (blockDim.x / 32)];
+// still right, but line 20's lanes are 2 words apart (2-way), then 4 (4-way), and half the warps or more idle.
 #include <cstdio>
 #include <vector>
 #include <cuda_runtime.h>

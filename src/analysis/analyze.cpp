@@ -200,6 +200,11 @@ std::string why_site(const trace::Trace& t, const trace::Record& ex, const SiteS
     detail::GlobalNumbers g{ss.sectors_per_request, ss.ideal_sectors_per_request, ss.efficiency};
     return detail::why_global(t, site, p, g);
   }
+  // Where the site's requests differ in their worst bank (partial[2 * s * t]: lanes 2 words
+  // apart at s = 1, 4 at s = 2), the example's shape beside the site's worst would not add
+  // up: the example is described alone, with the worst of the others.
+  if (const SharedCost own = shared_cost(site, ex); own.max_way != ss.max_way)
+    return why(t, ex) + "; other requests of the line up to " + std::to_string(ss.max_way) + "-way";
   detail::SharedNumbers n;
   n.wavefronts = ss.wavefronts_per_request;
   n.ideal = double(ss.ideal_wavefronts) / double(ss.requests);

@@ -13,7 +13,7 @@
 namespace ws::ui {
 
 PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_h, float font_size, bool lesson,
-                         Panel focus) {
+                         Panel focus, bool program) {
   PanelLayout L;
   const float W = display.x, H = display.y;
   const float gap = 6;
@@ -88,7 +88,14 @@ PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_
     r.push_back({Panel::Memory, ImVec2(mx + gap * 0.5f, top), ImVec2(W - gap, my)});
     r.push_back({lesson ? Panel::Lesson : Panel::Source, ImVec2(mx + gap * 0.5f, my + gap), ImVec2(W - gap, area_bottom)});
   } else {
-    const float ly = split(s.left_split), cy = split(s.center_split), ry = split(s.right_split);
+    // A program's source panel keeps ten lines of code under its header and its row of
+    // controls (at 1280×720 the memory view's share left it four), giving up to half the
+    // column: the student edits that text.
+    const float code_h = 10 * std::round(font_for(FontRole::Mono)->FontSize + 4);
+    const float source_need = header_h + 16 + std::round(F * 1.9f) + code_h;
+    const float ly = split(s.left_split), ry = split(s.right_split);
+    const float cy = program ? std::min(split(s.center_split), std::max(split(0.5f), std::round(area_bottom - gap - source_need)))
+                             : split(s.center_split);
     if (lesson) {
       // A lesson's text and question take the whole left column (6 still shows the timing).
       r.push_back({Panel::Lesson, ImVec2(gap, top), ImVec2(lx1, area_bottom)});
@@ -215,7 +222,8 @@ void Ui::layout_and_draw() {
       panel_layout(state, comparing(), ImGui::GetIO().DisplaySize, menu_h, ImGui::GetFontSize(), lessons.run.panel,
                    lessons.run.panel && lessons.run.waiting() && !comparing()
                        ? Panel::Memory
-                       : lessons.answer_panel());
+                       : lessons.answer_panel(),
+                   pane.model && pane.model->origin() == "program");
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
                                  ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
                                  ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoScrollbar |

@@ -38,9 +38,10 @@ struct PanelLayout {
 // open (it takes the catalog's place, or the source panel's in presentation mode).
 // `focus`: in presentation mode with a lesson, the panel given the large left place — the
 // memory view while a question waits (what the student reasons from), then the view that
-// answers it (Panel::Count: the warp inspector).
+// answers it (Panel::Count: the warp inspector). `program`: the user's own program is open (its
+// source panel keeps ten lines of code in the normal layout).
 PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_h, float font_size,
-                         bool lesson = false, Panel focus = Panel::Count);
+                         bool lesson = false, Panel focus = Panel::Count, bool program = false);
 // Height of a panel's header (its bold title and padding), in the fonts now built.
 float panel_header_height();
 // The least height of a warp inspector panel, header included (warp_panel_min_height).

@@ -1,10 +1,13 @@
 // src/ui/source_view.cpp — Source panel: the program's files exactly as they were compiled, the current access's
-// line lit, each line that accesses memory tagged in the gutter with its cost (sectors
-// per request for global, n-way for shared) over the whole trace, and opened under it the
-// memory instructions the line became (the PTX a program's compiler wrote) with theirs.
+// line lit and kept in view (F5's large type included), each line that accesses memory tagged
+// in the gutter with its cost (sectors per request for global, n-way for shared) over the
+// whole trace, and opened under it the memory instructions the line became (the PTX a
+// program's compiler wrote) with theirs. Lines wrap to the panel between tokens.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "session/report.h"
@@ -16,26 +19,30 @@ namespace ws::ui {
 
 namespace {
 
+// The line's instructions, alike ones once with their count; a long list ends in "… N more"
+// and long lines wrap, so the tooltip stays on the screen.
 void site_tooltip(const Session& m, const LineStat& ls) {
-  const auto& tr = m.trace();
+  const float wrap = std::min(ImGui::GetIO().DisplaySize.x * 0.45f, ImGui::GetFontSize() * 40);
+  ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(wrap + ImGui::GetFontSize() * 2, ImGui::GetIO().DisplaySize.y * 0.8f));
   ImGui::BeginTooltip();
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
   ImGui::Text("line %u: %s requests", ls.line, fmt_count(ls.requests).c_str());
-  for (uint32_t si : ls.sites) {
-    if (si >= tr.sites.size() || si >= m.report().sites.size()) continue;
-    const auto& site = tr.sites[si];
-    const auto& st = m.report().sites[si];
-    const char* buf = site.buffer < tr.buffers.size() ? tr.buffers[site.buffer].name.c_str() : "?";
-    // The instruction itself where the trace knows it (a program's PTX), and its column.
-    if (!site.instruction.empty()) ImGui::Text("col %u  %s", site.column, site.instruction.c_str());
-    if (site.space != trace::Space::Shared)
-      ImGui::Text("%s %s of %s: %.2f sectors/request (ideal %.2f), efficiency %.0f%%", trace::to_string(site.space),
-                  trace::to_string(site.op), buf, st.sectors_per_request, st.ideal_sectors_per_request, st.efficiency * 100);
-    else
-      ImGui::Text("%s %s of %s: up to %u-way, %s bank conflicts", trace::to_string(site.space), trace::to_string(site.op), buf,
-                  st.max_way, fmt_count(st.bank_conflicts).c_str());
-    if (!st.why.empty()) ImGui::TextDisabled("  %s", st.why.c_str());
+  const std::vector<SourceTipEntry> entries = source_tip_entries(m, ls);
+  const size_t shown = entries.size() > 8 ? 7 : entries.size();
+  for (size_t k = 0; k < shown; ++k) {
+    const SourceTipEntry& e = entries[k];
+    const std::string times = e.count > 1 ? "\u00d7" + std::to_string(e.count) + "  " : "";
+    if (!e.instruction.empty()) ImGui::TextWrapped("%s%s", times.c_str(), e.instruction.c_str());
+    ImGui::TextWrapped("%s%s", e.instruction.empty() ? times.c_str() : "", e.cost.c_str());
+    if (!e.why.empty()) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      ImGui::TextWrapped("  %s", e.why.c_str());
+      ImGui::PopStyleColor();
+    }
   }
+  if (shown < entries.size()) ImGui::TextDisabled("\u2026 %zu more kinds of instruction", entries.size() - shown);
   if (!ls.sites.empty()) ImGui::TextDisabled("click: show or hide the line's instructions");
+  ImGui::PopTextWrapPos();
   ImGui::EndTooltip();
 }
 
@@ -80,44 +87,188 @@ size_t indent_of(const std::string& s) {
   return a == std::string::npos ? 0 : a;
 }
 
+// Characters a string takes on screen (UTF-8: "·" and "└" are one each).
+size_t chars_of(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+// "transposeTiled::tile 32-way" -> "tile 32-way": the qualifier says nothing the line does not.
+std::string unqualified(const std::string& s) {
+  const size_t sp = s.find(' ');
+  const size_t q = s.rfind("::", sp);
+  return q == std::string::npos ? s : s.substr(q + 2);
+}
+
+// The cost of a badge alone: "tile 32-way" -> "32-way".
+std::string cost_only(const std::string& s) { return s.rfind(' ') == std::string::npos ? s : s.substr(s.rfind(' ') + 1); }
+
+float badges_width(const std::vector<GutterBadge>& b, const std::string& more) {
+  const float ch = text_size(FontRole::Mono, "0").x;
+  float w = ch;  // the margin before the line numbers
+  for (const auto& x : b) w += text_size(FontRole::Mono, x.label).x + ch * 1.2f;
+  if (!more.empty()) w += text_size(FontRole::Mono, more).x + ch * 1.2f;
+  return w;
+}
+
 }  // namespace
+
+std::vector<SourceTipEntry> source_tip_entries(const Session& m, const LineStat& ls) {
+  const auto& tr = m.trace();
+  std::vector<SourceTipEntry> out;
+  std::vector<std::vector<uint32_t>> cols;  // each entry's columns, in order
+  for (uint32_t si : ls.sites) {
+    if (si >= tr.sites.size() || si >= m.report().sites.size()) continue;
+    const auto& site = tr.sites[si];
+    const auto& st = m.report().sites[si];
+    const char* buf = site.buffer < tr.buffers.size() ? tr.buffers[site.buffer].name.c_str() : "?";
+    char b[256];
+    if (site.space != trace::Space::Shared)
+      std::snprintf(b, sizeof b, "%s %s of %s: %.2f sectors/request (ideal %.2f), efficiency %.0f%%", trace::to_string(site.space),
+                    trace::to_string(site.op), buf, st.sectors_per_request, st.ideal_sectors_per_request, st.efficiency * 100);
+    else
+      std::snprintf(b, sizeof b, "%s %s of %s: up to %u-way, %s bank conflicts", trace::to_string(site.space),
+                    trace::to_string(site.op), buf, st.max_way, fmt_count(st.bank_conflicts).c_str());
+    SourceTipEntry e{site.instruction, b, st.why, 1};
+    size_t k = 0;
+    while (k < out.size() && !(out[k].instruction == e.instruction && out[k].cost == e.cost && out[k].why == e.why)) ++k;
+    if (k == out.size()) {
+      out.push_back(e);
+      cols.push_back({});
+    } else {
+      ++out[k].count;
+    }
+    if (!site.instruction.empty() && std::find(cols[k].begin(), cols[k].end(), site.column) == cols[k].end())
+      cols[k].push_back(site.column);
+  }
+  // The instruction where the trace knows it (a program's PTX), and its columns.
+  for (size_t k = 0; k < out.size(); ++k) {
+    if (out[k].instruction.empty()) continue;
+    std::string c = cols[k].size() > 1 ? "cols " : "col ";
+    for (size_t j = 0; j < cols[k].size() && j < 4; ++j) c += (j ? ", " : "") + std::to_string(cols[k][j]);
+    if (cols[k].size() > 4) c += ", \u2026";
+    out[k].instruction = c + "  " + out[k].instruction;
+  }
+  return out;
+}
+
+std::vector<GutterBadge> gutter_badges(const LineStat& ls, float room, int only_site, int current_site, std::string& more) {
+  more.clear();
+  std::vector<GutterBadge> all;
+  for (const auto& part : ls.parts) {
+    if (only_site >= 0 && part.site != uint32_t(only_site)) continue;
+    const std::string label = unqualified(part.text);
+    auto it = std::find_if(all.begin(), all.end(), [&](const GutterBadge& b) { return b.label == label; });
+    if (it == all.end()) {
+      all.push_back({label, part.ratio, {part.site}});
+    } else {
+      it->ratio = std::max(it->ratio, part.ratio);
+      it->sites.push_back(part.site);
+    }
+  }
+  if (all.empty() || badges_width(all, "") <= room + 0.5f) return all;
+  std::vector<GutterBadge> costs = all;
+  for (auto& b : costs) b.label = cost_only(b.label);
+  if (costs.size() == 1 || badges_width(costs, "") <= room + 0.5f) return costs;
+  // The current one, else the worst, and how many others.
+  size_t keep = 0;
+  for (size_t k = 0; k < costs.size(); ++k) {
+    const auto& s = costs[k].sites;
+    const bool cur = current_site >= 0 && std::find(s.begin(), s.end(), uint32_t(current_site)) != s.end();
+    const auto& ks = costs[keep].sites;
+    const bool keep_cur = current_site >= 0 && std::find(ks.begin(), ks.end(), uint32_t(current_site)) != ks.end();
+    if (cur || (!keep_cur && costs[k].ratio > costs[keep].ratio)) keep = k;
+  }
+  more = "+" + std::to_string(costs.size() - 1);
+  return {costs[keep]};
+}
 
 float source_row_height() { return std::round(font_for(FontRole::Mono)->FontSize + 4); }
 
 float source_gutter_width(const SourceText& f, float avail_w, bool narrow) {
   const float ch = text_size(FontRole::Mono, "0").x;
-  const float cap = avail_w * (narrow ? 0.25f : 0.4f);
-  float w = ch * (narrow ? 4 : 8);
+  const float cap = std::max(ch * 8, avail_w * (narrow ? 0.2f : 0.25f));
+  float w = ch * 3;  // room for the current line's bar
   for (const auto& [l, ls] : f.stats) {
-    float full = ch, widest = 0;  // all the line's parts, or its widest one and "+N"
-    for (const auto& part : ls.parts) {
-      const float pw = text_size(FontRole::Mono, part.text).x;
-      full += pw + ch * 1.2f;
-      widest = std::max(widest, pw);
-    }
-    const float one = ls.parts.size() > 1 ? widest + ch * 4.5f : full;
-    w = std::max(w, narrow ? one : full <= cap ? full : widest + ch * 5.5f);
+    std::string more;
+    const auto b = gutter_badges(ls, cap, -1, -1, more);
+    w = std::max(w, badges_width(b, more));
   }
-  return std::min(w, cap);
+  return std::min(std::ceil(w), cap);
 }
 
 namespace {
 
-// Where to end a piece of `text` that starts at `from` and may hold `room` characters: after
-// the last space, comma or semicolon in its second half, else at `room`.
-size_t wrap_end(const std::string& text, size_t from, size_t room) {
-  const size_t hard = from + room;
-  if (hard >= text.size()) return text.size();
-  for (size_t k = hard; k > from + room / 2; --k) {
-    const char c = text[k - 1];
-    if (c == ' ' || c == ',' || c == ';') return k;
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || static_cast<unsigned char>(c) >= 0x80; }
+bool op_char(char c) { return std::strchr("<>=!&|+-*/%^:", c) != nullptr && c != '\0'; }
+
+// How good a place k is to end a row: 0 inside a token; 1 between tokens; 2 beside an
+// operator; 3 before an opening or after a closing bracket; 4 after a space, comma or
+// semicolon.
+int break_rank(const std::string& s, size_t k) {
+  const char a = s[k - 1], b = s[k];
+  if (a == ' ' || a == ',' || a == ';') return 4;
+  if (b == ' ') return 1;
+  if (word_char(a) && word_char(b)) return 0;
+  // A number's point, and a number's unit: "0.25", "1.5f", "86%".
+  const bool digit_a = std::isdigit(static_cast<unsigned char>(a)), digit_b = std::isdigit(static_cast<unsigned char>(b));
+  if ((a == '.' && (digit_b || (k >= 2 && std::isdigit(static_cast<unsigned char>(s[k - 2]))))) || (b == '.' && digit_a) ||
+      (b == '%' && digit_a))
+    return 0;
+  if ((b == '+' || b == '-') && (a == 'e' || a == 'E') && k >= 2 && std::isdigit(static_cast<unsigned char>(s[k - 2])))
+    return 0;  // 1e-5
+  if (op_char(a) && op_char(b)) {
+    static const char* const pairs[] = {"<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "++", "--",
+                                        "->", "::", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "//"};
+    for (const char* p : pairs)
+      if (a == p[0] && b == p[1]) return 0;
   }
-  return hard;
+  if (b == '[' || b == '(' || b == '{' || a == ']' || a == ')' || a == '}') return 3;
+  if (op_char(a) || op_char(b)) return 2;
+  return 1;
 }
 
 }  // namespace
 
-std::vector<SourceRow> source_rows(const SourceText& f, const std::function<bool(uint32_t)>& open, int wrap) {
+size_t source_wrap_end(const std::string& text, size_t from, size_t room) {
+  size_t hard = from + std::max<size_t>(room, 1);
+  if (hard >= text.size()) return text.size();
+  // A string or character literal is one token: no break inside it (a comment's words are
+  // broken between, as prose).
+  std::vector<bool> literal(hard + 1, false);
+  size_t comment = text.size();  // where a "//" comment starts: prose, broken at spaces
+  for (size_t i = 0; i <= hard;) {
+    if (text.compare(i, 2, "//") == 0) {
+      comment = i;
+      break;
+    }
+    if (text[i] != '"' && text[i] != '\'') {
+      ++i;
+      continue;
+    }
+    size_t j = i + 1;
+    while (j < text.size() && text[j] != text[i]) j += text[j] == '\\' ? 2 : 1;
+    for (size_t k = i + 1; k <= std::min(j, hard); ++k) literal[k] = true;  // between its quotes
+    i = j + 1;
+  }
+  // The best kind of place in the row's later part; a row only a third full rather than a
+  // token cut; any boundary rather than a cut.
+  struct Pass {
+    int rank;
+    size_t after;
+  };
+  const Pass passes[] = {{4, from + room / 2}, {3, from + room / 3}, {2, from + room / 3}, {1, from}};
+  for (const Pass& p : passes)
+    for (size_t k = hard; k > p.after && k > from; --k)
+      if (!literal[k] && (k > comment + 1 ? (text[k - 1] == ' ' ? 4 : text[k] == ' ' ? 1 : 0) : break_rank(text, k)) >= p.rank)
+        return k;
+  while (hard > from + 1 && (static_cast<unsigned char>(text[hard]) & 0xC0) == 0x80) --hard;  // whole UTF-8 characters
+  return hard;
+}
+
+std::vector<SourceRow> source_rows(const SourceText& f, const std::function<bool(uint32_t)>& open, int wrap,
+                                   const Session* m) {
   std::vector<SourceRow> rows;
   rows.reserve(f.lines.size());
   for (uint32_t line = 1; line <= f.lines.size(); ++line) {
@@ -129,7 +280,7 @@ std::vector<SourceRow> source_rows(const SourceText& f, const std::function<bool
       bool first = true;
       do {
         const size_t c = first ? col : col + kSourceWrapIndent;
-        const size_t end = wrap_end(text, at, size_t(std::max(8, wrap - int(c))));
+        const size_t end = source_wrap_end(text, at, size_t(std::max(8, wrap - int(c))));
         rows.push_back({line, -1, uint32_t(at), uint32_t(end), uint32_t(c), !first});
         at = end;
         first = false;
@@ -143,12 +294,12 @@ std::vector<SourceRow> source_rows(const SourceText& f, const std::function<bool
     const uint32_t col = uint32_t(wrap > 0 ? indent_of(text) / 2 : indent_of(text));
     // First what a GPU executed for the line (where the program's SASS trace is known: a
     // line of 32 PTX loads reads "H100 ran 16 LDS + 4 LDS.128"), then each PTX instruction.
-    // Wrapped too, where lines are (the projector's font): "└ " and a piece a row.
+    // Wrapped too, where lines are: "└ " and a piece a row.
     for (size_t k = 0; k < it->second.hardware.size(); ++k) {
       const std::string h = session::hardware_text(it->second.hardware[k]);
       size_t at = 0;
       do {
-        const size_t end = wrap > 0 ? wrap_end(h, at, size_t(std::max(8, wrap - int(col) - 2))) : h.size();
+        const size_t end = wrap > 0 ? source_wrap_end(h, at, size_t(std::max(8, wrap - int(col) - (at ? 4 : 2)))) : h.size();
         SourceRow r{line, -1, uint32_t(at), uint32_t(end), col, at > 0};
         r.hardware = int(k);
         rows.push_back(r);
@@ -156,7 +307,13 @@ std::vector<SourceRow> source_rows(const SourceText& f, const std::function<bool
         while (at < h.size() && h[at] == ' ') ++at;
       } while (at < h.size());
     }
-    for (uint32_t si : it->second.sites) rows.push_back({line, int(si), 0, UINT32_MAX, col});
+    for (uint32_t si : it->second.sites) {
+      rows.push_back({line, int(si), 0, UINT32_MAX, col});
+      if (wrap > 0 && m) {  // "└ what  cost" too long for a row: the cost on the next
+        const SiteRowText r = site_row_text(*m, si);
+        if (int(col + 2 + chars_of(r.what) + 2 + chars_of(r.cost)) > wrap) rows.push_back({line, int(si), 0, UINT32_MAX, col, true});
+      }
+    }
   }
   return rows;
 }
@@ -166,6 +323,45 @@ static void mark_stopped(Scene& sc, float y, float width, float row_h) {
   sc.fill(ImVec2(0, y), ImVec2(width, y + row_h), with_alpha(theme().bad, 56));
   sc.fill(ImVec2(4, y), ImVec2(8, y + row_h), theme().bad);
 }
+
+namespace {
+
+// The gutter of a line's first row: its badges right-aligned, each in the colour of its own
+// cost, the current one framed; the line number; the marker of a line that opens.
+void gutter_scene(Scene& sc, const LineStat* ls, uint32_t line, bool current, bool opens, bool open, const RequestFigures& rv,
+                  float y, float gutter_w, int only_site) {
+  const Theme& t = theme();
+  const float ch = text_size(FontRole::Mono, "0").x;
+  const float row_h = source_row_height();
+  if (ls && only_site != -2) {
+    std::string more;
+    const int cur_site = rv.rec ? int(rv.rec->site) : -1;
+    const std::vector<GutterBadge> shown = gutter_badges(*ls, gutter_w, only_site, cur_site, more);
+    float bx = gutter_w - ch;
+    if (!more.empty()) {
+      bx -= text_size(FontRole::Mono, more).x;
+      sc.text(ImVec2(bx, y + 2), more, t.text_dim, FontRole::Mono);
+      bx -= ch * 1.2f;
+    }
+    for (size_t j = shown.size(); j-- > 0;) {
+      const GutterBadge& b = shown[j];
+      const ImU32 c = cost_color(b.ratio);
+      const float w = text_size(FontRole::Mono, b.label).x;
+      bx -= w;
+      sc.fill(ImVec2(bx - 3, y + 1), ImVec2(bx + w + 3, y + row_h - 1), with_alpha(c, 40), 3);
+      if (std::find(b.sites.begin(), b.sites.end(), uint32_t(cur_site)) != b.sites.end())
+        sc.rect(ImVec2(bx - 3, y + 1), ImVec2(bx + w + 3, y + row_h - 1), c, 1.5f, 3);
+      sc.text(ImVec2(bx, y + 2), b.label, c, FontRole::Mono);
+      bx -= ch * 1.2f;
+    }
+  }
+  char num[16];
+  std::snprintf(num, sizeof num, "%4u", line);
+  sc.text(ImVec2(gutter_w, y + 2), num, current ? t.text : t.text_dim, FontRole::Mono);
+  if (opens) sc.text(ImVec2(gutter_w + ch * 4.1f, y + 2), open ? "\u25be" : "\u25b8", t.text_dim, FontRole::Mono);
+}
+
+}  // namespace
 
 void source_scene(Scene& sc, const Session& m, const SourceText& f, const std::vector<SourceRow>& rows,
                   const RequestFigures& rv, int first, int count, float width, float gutter_w, int only_site) {
@@ -213,16 +409,21 @@ void source_scene(Scene& sc, const Session& m, const SourceText& f, const std::v
       code(tx + ch * float(row.col), row.from, row.to);
       continue;
     }
-    if (row.site >= 0) {  // one of the line's instructions, under it
+    if (row.site >= 0) {  // one of the line's instructions, under it (its cost on a second row where long)
       const bool cur = rv.rec && rv.rec->site == uint32_t(row.site);
       const bool hide = only_site == -2 || (only_site >= 0 && row.site != only_site);
       const SiteRowText r = site_row_text(m, uint32_t(row.site));
       const ImU32 c = hide ? t.text_dim : cost_color(r.ratio);
       sc.fill(ImVec2(gutter_w, y), ImVec2(width, y + row_h), cur ? IM_COL32(88, 166, 255, 40) : with_alpha(t.text_dim, 14));
       const float x = tx + ch * float(row.col + 2);
+      const bool split = i + 1 < n && rows[size_t(i + 1)].site == row.site && rows[size_t(i + 1)].more;
+      if (row.more) {
+        if (!hide) sc.text(ImVec2(x + ch * 2, y + 2), r.cost, c, FontRole::Mono);
+        continue;
+      }
       const std::string what = "\u2514 " + r.what;
       sc.text(ImVec2(x, y + 2), what, cur ? t.text : t.text_dim, FontRole::Mono);
-      if (!hide) sc.text(ImVec2(x + text_size(FontRole::Mono, what).x + ch * 2, y + 2), r.cost, c, FontRole::Mono);
+      if (!hide && !split) sc.text(ImVec2(x + text_size(FontRole::Mono, what).x + ch * 2, y + 2), r.cost, c, FontRole::Mono);
       continue;
     }
     if (line == current) {
@@ -231,58 +432,11 @@ void source_scene(Scene& sc, const Session& m, const SourceText& f, const std::v
     } else if (ls && only_site == -1) {
       sc.fill(ImVec2(gutter_w, y), ImVec2(width, y + row_h), with_alpha(cost_color(ls->ratio), 18));
     }
-    if (ls && only_site != -2) {
-      // Right-aligned parts, each in the colour of its own cost; the current one framed.
-      // Where they do not all fit, the worst one (or the current one) and how many more.
-      std::vector<size_t> shown;
-      float need = 0;
-      for (size_t k = 0; k < ls->parts.size(); ++k) {
-        if (only_site >= 0 && ls->parts[k].site != uint32_t(only_site)) continue;
-        shown.push_back(k);
-        need += text_size(FontRole::Mono, ls->parts[k].text).x + ch * 1.2f;
-      }
-      std::string more;
-      if (need > gutter_w - ch + 0.5f && shown.size() > 1) {  // (the widest line fits exactly)
-        size_t keep = shown[0];
-        for (size_t k : shown) {
-          const bool is_cur = rv.rec && rv.rec->site == ls->parts[k].site;
-          if (is_cur || (!(rv.rec && rv.rec->site == ls->parts[keep].site) && ls->parts[k].ratio > ls->parts[keep].ratio))
-            keep = k;
-        }
-        more = std::to_string(shown.size() - 1);
-        more.insert(more.begin(), '+');
-        shown = {keep};
-      }
-      float bx = gutter_w - ch;
-      if (!more.empty()) {
-        bx -= text_size(FontRole::Mono, more).x;
-        sc.text(ImVec2(bx, y + 2), more, t.text_dim, FontRole::Mono);
-        bx -= ch * 1.2f;
-      }
-      for (size_t j = shown.size(); j-- > 0;) {
-        const auto& part = ls->parts[shown[j]];
-        const ImU32 c = cost_color(part.ratio);
-        // A badge wider than the gutter keeps its cost ("32-way") and drops the array's name.
-        std::string label = part.text;
-        if (text_size(FontRole::Mono, label).x > bx - 3 && label.rfind(' ') != std::string::npos)
-          label = label.substr(label.rfind(' ') + 1);
-        const float w = text_size(FontRole::Mono, label).x;
-        bx -= w;
-        sc.fill(ImVec2(bx - 3, y + 1), ImVec2(bx + w + 3, y + row_h - 1), with_alpha(c, 40), 3);
-        if (rv.rec && rv.rec->site == part.site) sc.rect(ImVec2(bx - 3, y + 1), ImVec2(bx + w + 3, y + row_h - 1), c, 1.5f, 3);
-        sc.text(ImVec2(bx, y + 2), label, c, FontRole::Mono);
-        bx -= ch * 1.2f;
-      }
-    }
-    char num[16];
-    std::snprintf(num, sizeof num, "%4u", line);
-    sc.text(ImVec2(gutter_w, y + 2), num, line == current ? t.text : t.text_dim, FontRole::Mono);
-    if (ls && (!ls->sites.empty() || !ls->hardware.empty())) {  // the line opens to its instructions
-      int j = i + 1;
-      while (j < n && rows[size_t(j)].line == line && rows[size_t(j)].more) ++j;
-      const bool open = j < n && rows[size_t(j)].line == line && (rows[size_t(j)].site >= 0 || rows[size_t(j)].hardware >= 0);
-      sc.text(ImVec2(gutter_w + ch * 4.1f, y + 2), open ? "\u25be" : "\u25b8", t.text_dim, FontRole::Mono);
-    }
+    const bool opens = ls && (!ls->sites.empty() || !ls->hardware.empty());  // the line opens to its instructions
+    int j = i + 1;
+    while (j < n && rows[size_t(j)].line == line && rows[size_t(j)].more) ++j;
+    const bool open = j < n && rows[size_t(j)].line == line && (rows[size_t(j)].site >= 0 || rows[size_t(j)].hardware >= 0);
+    gutter_scene(sc, ls, line, line == current, opens, open, rv, y, gutter_w, only_site);
     code(tx + ch * float(row.col), row.from, row.to);
   }
 }
@@ -331,9 +485,10 @@ const SourceText& source_file_bar(Ui& ui, Pane& p, bool& moved) {
   return f;
 }
 
-// Brings the current line (all its wrapped pieces) into view when it changes.
-void scroll_to_line(Pane& p, const std::vector<SourceRow>& rows, uint32_t current, bool moved, float row_h) {
-  if (current && (current != p.source_line_shown || moved)) {
+// Brings the current line (all its wrapped pieces) into view when it changes, and when the
+// rows are laid out anew (F5's large type, the panel resized): `layout` names the layout.
+void scroll_to_line(Pane& p, const std::vector<SourceRow>& rows, uint32_t current, bool moved, float row_h, uint64_t layout) {
+  if (current && (current != p.source_line_shown || moved || layout != p.source_layout_shown)) {
     size_t r = 0;
     while (r < rows.size() && rows[r].line != current) ++r;
     size_t r1 = r;  // one past the line's last piece
@@ -343,9 +498,13 @@ void scroll_to_line(Pane& p, const std::vector<SourceRow>& rows, uint32_t curren
     // The whole line in view, a third of the way down where it leaves room.
     if (y < top + row_h * 2 || y1 > top + h - row_h * 2) {
       const float above = std::max(0.0f, std::min(h * 0.35f, h - (y1 - y) - row_h * 1.5f));
-      ImGui::SetScrollY(std::max(0.0f, std::round((y - above) / row_h) * row_h));  // whole rows
+      // Whole rows, and the top one a line's first piece (not "float* in, int n) {" alone).
+      size_t top_row = size_t(std::max(0.0f, std::round((y - above) / row_h)));
+      while (top_row > 0 && top_row < rows.size() && rows[top_row].more) --top_row;
+      ImGui::SetScrollY(row_h * float(top_row));
     }
     p.source_line_shown = current;
+    p.source_layout_shown = layout;
   }
 }
 
@@ -367,24 +526,20 @@ void source_view(Ui& ui, Pane& p) {
   const uint32_t current = rv.site && rv.site->file == f.file ? rv.site->line : 0;
   const uint64_t key0 = uint64_t(f.file) << 32;
   const float ch = text_size(FontRole::Mono, "0").x;
-  // A projector's large type: a narrow gutter, and lines wrapped to the panel (whole lines,
-  // no sideways scrolling).
+  // Lines wrapped to the panel between tokens (whole lines, no sideways scrolling); a
+  // projector's large type gets a narrower gutter.
   const bool present = ui.state.present;
-  const float gutter_w = source_gutter_width(f, ImGui::GetContentRegionAvail().x, present);
+  const float avail_w = ImGui::GetContentRegionAvail().x;
+  const float gutter_w = source_gutter_width(f, avail_w, present);
   const float num_w = ch * 5;
   const float row_h = source_row_height();
-  const int wrap =
-      present ? std::max(12, int((ImGui::GetContentRegionAvail().x - gutter_w - num_w - ImGui::GetStyle().ScrollbarSize) / ch) - 1)
-              : 0;
+  const int wrap = std::max(12, int((avail_w - gutter_w - num_w - ImGui::GetStyle().ScrollbarSize) / ch) - 1);
   const std::vector<SourceRow> rows = source_rows(
-      f, [&](uint32_t line) { return ui.state.source.instructions || p.source_open.count(key0 | line); }, wrap);
-  size_t longest = 0;
-  if (!present)
-    for (const auto& l : f.lines) longest = std::max(longest, l.size());
+      f, [&](uint32_t line) { return ui.state.source.instructions || p.source_open.count(key0 | line); }, wrap, &m);
   ImGui::PushFont(font_for(FontRole::Mono));
-  ImGui::SetNextWindowContentSize(ImVec2(gutter_w + num_w + ch * float(longest + 4), row_h * float(rows.size())));
-  ImGui::BeginChild("##code", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
-  scroll_to_line(p, rows, current, moved, row_h);
+  ImGui::SetNextWindowContentSize(ImVec2(0, row_h * float(rows.size())));
+  ImGui::BeginChild("##code", ImVec2(0, 0), false, 0);
+  scroll_to_line(p, rows, current, moved, row_h, uint64_t(wrap) << 32 | uint32_t(ImGui::GetWindowHeight()));
   // In a lesson, the gutter shows the answers given so far and no others.
   const int only_site = &p == &ui.pane ? ui.lessons.gutter_site() : -1;
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
@@ -394,7 +549,7 @@ void source_view(Ui& ui, Pane& p) {
   const float win_x1 = ImGui::GetWindowPos().x + ImGui::GetWindowWidth();
   // Rows cut by the panel's edges stay blank: a line is shown whole or not at all.
   const float scroll_y = ImGui::GetScrollY();
-  const float view_h = ImGui::GetWindowHeight() - (ImGui::GetScrollMaxX() > 0 ? ImGui::GetStyle().ScrollbarSize : 0);
+  const float view_h = ImGui::GetWindowHeight();
   const int first_whole = int(std::ceil(scroll_y / row_h - 0.01f));
   const int last_whole = int(std::floor((scroll_y + view_h) / row_h + 0.01f));  // one past
   while (clip.Step()) {
@@ -403,14 +558,14 @@ void source_view(Ui& ui, Pane& p) {
     const int a = std::max(clip.DisplayStart, first_whole), b = std::min(clip.DisplayEnd, last_whole);
     if (a < b) {
       Scene sc;
-      source_scene(sc, m, f, rows, rv, a, b - a, std::max(win_x1 - x0, 4000.0f), gutter_w, only_site);
+      source_scene(sc, m, f, rows, rv, a, b - a, win_x1 - x0, gutter_w, only_site);
       draw_scene(ImGui::GetWindowDrawList(), sc,
                  ImVec2(x0, ImGui::GetCursorScreenPos().y + float(a - clip.DisplayStart) * row_h), nullptr);
     }
     for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
       const SourceRow& row = rows[size_t(i)];
       ImGui::PushID(i);
-      ImGui::Dummy(ImVec2(present ? 1.0f : gutter_w + num_w + ch * float(f.lines[row.line - 1].size() + 2), row_h));
+      ImGui::Dummy(ImVec2(std::max(1.0f, win_x1 - x0 - ImGui::GetStyle().ScrollbarSize), row_h));
       const auto it = f.stats.find(row.line);
       if (row.site < 0 && it != f.stats.end()) {
         if (ImGui::IsItemClicked(ImGuiMouseButton_Left) && !ui.state.source.instructions) {

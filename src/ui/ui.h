@@ -61,6 +61,7 @@ struct Pane {
   uint32_t source_line_shown = 0;  // the source panel scrolls when the current line changes
   uint32_t source_file = 0;        // the trace file the source panel shows (follows the current line's)
   uint32_t source_file_shown = ~0u;
+  uint64_t source_layout_shown = 0;  // the source panel's wrap width and height when it last scrolled to the line
   std::set<uint64_t> source_open;  // lines shown with their instructions: file << 32 | line
   // The current request's figures, recomputed when the step or the model changes.
   const RequestFigures& request();

@@ -169,11 +169,39 @@ std::string timing_value_text(const LadderRow& r);
 
 // ---- source panel -----------------------------------------------------------------------
 
-// Gutter width for the per-line badges of `f`, at most 40 % of `avail_w`. `narrow`: room
-// for each line's worst badge and "+N" only, at most a quarter (a projector's large type
-// keeps the width for the code).
+// Gutter width for the per-line badges of `f`: as wide as the widest line's badges need,
+// each line's named in full where that fits in a quarter of `avail_w` (a fifth when
+// `narrow`: a projector's large type keeps the width for the code), else its costs alone
+// ("32-way 4"), else its worst cost and "+N".
 float source_gutter_width(const SourceText& f, float avail_w, bool narrow = false);
 float source_row_height();
+// One badge of a line's gutter: identical parts (a SASS trace has a site per instruction)
+// shown once, with the worst of their costs.
+struct GutterBadge {
+  std::string label;             // "tile 32-way", or the cost alone: "32-way"
+  double ratio = 1;              // cost / ideal, for its colour
+  std::vector<uint32_t> sites;   // the sites it stands for
+};
+// The badges of `ls` that fit in `room` pixels (its parts whose site is `only_site` when
+// that is >= 0): all of them named ("tile" for "transposeTiled::tile"), else their costs
+// alone, else the one of `current_site` (or the worst) and in `more` how many others ("+2").
+std::vector<GutterBadge> gutter_badges(const session::LineStat& ls, float room, int only_site, int current_site, std::string& more);
+// One entry of a gutter line's tooltip: the instructions of the line that read alike
+// ("×32": an unrolled loop's loads of one array at one cost), counted once.
+struct SourceTipEntry {
+  std::string instruction;  // "col 23  ld.shared.f32", or "" where the trace has no instruction
+  std::string cost;         // "shared load of tile: up to 32-way, 31,744 bank conflicts"
+  std::string why;          // the analysis' line for the site
+  int count = 0;            // how many of the line's instructions read so
+};
+// The tooltip of `ls`'s line: its instructions grouped where their text is the same, in the
+// order of their first instruction.
+std::vector<SourceTipEntry> source_tip_entries(const Session& m, const session::LineStat& ls);
+// Where to end a row of `text` starting at `from` that holds at most `room` characters:
+// after the last space in its second half, else at the last boundary between two tokens
+// (never inside an identifier, a number or an operator such as "<<" or "+="), else — a
+// token longer than the row — at `room`.
+size_t source_wrap_end(const std::string& text, size_t from, size_t room);
 // A row of the source panel: a line of the file (site -1) or, under an opened line, one of
 // its memory instructions. A line wrapped to the panel's width is several rows, each with
 // its piece [from, to) of the line; the pieces after the first are indented past it.
@@ -182,14 +210,15 @@ struct SourceRow {
   int site = -1;
   uint32_t from = 0, to = UINT32_MAX;  // the piece of the line drawn on this row
   uint32_t col = 0;                    // where it is drawn, in characters from the code's start
-  bool more = false;                   // a wrapped line's second or later piece
+  bool more = false;                   // a wrapped line's second or later piece (an instruction's: its cost)
   int hardware = -1;                   // under an opened line: its k-th "what the GPU ran" row
 };
 // The rows of `f`: every line, each line with sites followed by its instructions when
 // `open(line)` says so. `wrap` > 0: indentation is drawn half as deep, and lines longer
-// than `wrap` characters are broken (at a space or after a comma or semicolon where one is
-// near) into pieces that fit.
-std::vector<SourceRow> source_rows(const SourceText& f, const std::function<bool(uint32_t)>& open, int wrap = 0);
+// than `wrap` characters are broken between tokens (source_wrap_end) into pieces that fit;
+// with `m`, an instruction whose name and cost do not fit one row gets its cost on a second.
+std::vector<SourceRow> source_rows(const SourceText& f, const std::function<bool(uint32_t)>& open, int wrap = 0,
+                                   const Session* m = nullptr);
 // Characters a continuation piece is indented past its line's own indentation.
 constexpr int kSourceWrapIndent = 4;
 // Rows [first, first + count) of `f` from y = 0: the current line (`rv`'s) lit, the line

@@ -2,7 +2,8 @@
 # Runs the real app under Xvfb, drives it to known steps, saves screenshots, and checks
 # them: not blank, every panel present, and the figures the app reports for the request
 # on screen (the 32-way conflict of transpose_tiled, gone with pad=1; 4 vs 32 sectors for
-# the naive SGEMMs). Exit 77 (skipped) when xvfb-run is missing.
+# the naive SGEMMs; a program's strided store in every panel, both modes, both sizes).
+# Exit 77 (skipped) when xvfb-run is missing.
 #   xvfb_screenshot.sh WARPSCOPE_APP PNG_CHECK OUT_DIR [WARPSCOPE_CLI]
 # With the CLI, a trace it records is opened in the app as a file.
 set -u
@@ -21,7 +22,7 @@ shot() {
   shift 2
   rm -f "$out/$name.png" "$out/$name.json"
   # shellcheck disable=SC2086
-  if ! timeout 300 xvfb-run -a -s "-screen 0 1600x1000x24" "$app" --config-dir "$cfg" $args \
+  if ! timeout 300 xvfb-run -a -s "-screen 0 ${screen:-1600x1000x24}" "$app" --config-dir "$cfg" $args \
       --screenshot "$out/$name.png" --windows-json "$out/$name.json" --frames 4; then
     echo "FAIL: $name: the app exited with an error"
     status=1
@@ -53,6 +54,26 @@ shot dram_textbook "--kernel matmul_tiled --size 4 --set tile=2 --set dram=textb
 shot dram_hbm "--kernel transpose_read_coalesced --set dram=hbm --step 2 --panel dram" --expect dram_preset=hbm \
   --expect dram.array=out
 if "$app" --help | grep -q -- --kernel; then :; else echo "FAIL: --help"; status=1; fi
+
+# A program open (examples/transpose.cu at the naive kernel's strided store, line 15): the
+# layout and each panel enlarged, normal and presentation, at 1280×720 and 1920×1080 — the
+# source panel wraps between tokens and keeps the line in view. Needs nvcc.
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+  screen=1920x1080x24
+  for size in 1280x720 1920x1080; do
+    for mode in normal present; do
+      flags="--program examples/transpose.cu --step 60 --width ${size%x*} --height ${size#*x}"
+      [ "$mode" = present ] && flags="$flags --present"
+      for panel in "" catalog memory warp dram source timing; do
+        shot "program_${size}_${mode}${panel:+_$panel}" "$flags${panel:+ --panel $panel}" \
+          --expect request.line=15 --expect request.sectors=32 --expect "enlarged=$panel"
+      done
+    done
+  done
+  unset screen
+else
+  echo "nvcc not found: the program's screenshots skipped"
+fi
 
 # A .wstrace written by the CLI opens in the app, labelled as coming from a file.
 if [ -n "$cli" ] && "$cli" record --kernel transpose_tiled --set pad=0 --out "$out/tiled.wstrace" >/dev/null 2>&1; then
