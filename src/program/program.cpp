@@ -666,6 +666,7 @@ Result run_gpu(const Options& o, const std::string& device, const std::string& a
   const std::string source_text = src.empty() ? std::string() : read_file(src);
   const std::string ptx = fs::exists(dir.path + "/program.ptx") ? read_file(dir.path + "/program.ptx") : std::string();
   io.names = src.empty() ? o.allocation_names : allocation_names(source_text);
+  io.names_given = src.empty();
   if (!ptx.empty()) io.shared = sass::ptx_shared_names(ptx);
   r.trace = sass::to_trace(raw, dis, io);
   r.trace.provenance.version = WS_VERSION;

@@ -310,7 +310,9 @@ class TraceImport {
         buf.name = "runtime allocation " + std::to_string(++other_k);
       } else {
         // The name the line of its call gives it; else the k-th name of the text's calls.
-        buf.name = !a.name.empty() ? a.name : k < o_.names.size() ? o_.names[k] : "allocation " + std::to_string(k + 1);
+        buf.name = !a.name.empty() && !o_.names_given ? a.name
+                   : k < o_.names.size()              ? o_.names[k]
+                                                      : "allocation " + std::to_string(k + 1);
         ++k;
       }
       buf.space = trace::Space::Global;

@@ -89,6 +89,7 @@ void split_shared_windows(trace::Trace& t, const SharedDecls& decls);
 
 struct ImportOptions {
   std::vector<std::string> names;  // the program's allocations, in the order it makes them
+  bool names_given = false;        // `names` are the caller's own (a catalog kernel's arrays): they win over the lines' names
   std::string device;              // "NVIDIA H100 80GB HBM3"
   uint64_t max_records = ~uint64_t(0);
   SharedNames shared;              // a kernel's one shared array names its window ("transposeTiled::tile")
