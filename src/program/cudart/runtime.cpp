@@ -65,6 +65,12 @@ struct State {
   std::map<cudaEvent_t, double> events;       // event -> ms since start
   std::vector<std::string> names;             // the program's allocations, as its text names them
   bool names_read = false;
+  // cudaMallocPitch's allocations: their rows are the array's shape, which the trace keeps.
+  struct Pitched {
+    std::string name;
+    size_t width = 0, height = 0, pitch = 0;  // bytes, rows, bytes
+  };
+  std::vector<Pitched> pitched;
 };
 
 State& st() {
@@ -121,6 +127,16 @@ void write_trace_now() {
   s.trace.provenance.device = "CPU emulator (PTX)";
   s.trace.provenance.date = trace::utc_now();
   s.trace.provenance.version = WS_VERSION;
+  // Pitched arrays as the program allocated them, in 4-byte elements (the session sizes
+  // them again once the instructions say what an element is).
+  for (const State::Pitched& p : s.pitched)
+    for (trace::Buffer& b : s.trace.buffers)
+      if (b.space == trace::Space::Global && b.name == p.name && b.size_bytes == p.pitch * p.height &&
+          p.width % 4 == 0 && p.pitch % 4 == 0) {
+        b.rows = p.height;
+        b.cols = p.width / 4;
+        b.pitch = p.pitch / 4;
+      }
   try {
     trace::write_trace(s.trace, s.out);
   } catch (const std::exception& e) {
@@ -323,6 +339,11 @@ cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t h
   outer_caller = __builtin_return_address(0);
   const cudaError_t e = cudaMalloc(devPtr, *pitch * height);
   outer_caller = nullptr;
+  if (e == cudaSuccess) {
+    WS_API_LOCK;
+    State& s = st();
+    s.pitched.push_back({s.dev.owner(reinterpret_cast<uint64_t>(*devPtr)), width, height, *pitch});
+  }
   return e;
 }
 cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int) {
