@@ -246,6 +246,9 @@ std::vector<ArrayRow> array_rows(const Session& s, bool internal) {
     std::sort(a.launches.begin(), a.launches.end());
     a.launches.erase(std::unique(a.launches.begin(), a.launches.end()), a.launches.end());
   }
+  // An array no recorded access reaches says nothing about the program's accesses.
+  if (!internal)
+    rows.erase(std::remove_if(rows.begin(), rows.end(), [](const ArrayRow& a) { return a.launches.empty(); }), rows.end());
   // Two arrays of one name (a shared array of two instantiations): each says its launches.
   for (ArrayRow& a : rows) {
     const auto same = std::count_if(rows.begin(), rows.end(), [&](const ArrayRow& o) { return o.name == a.name; });

@@ -65,8 +65,8 @@ struct ArrayRow {
   std::vector<uint32_t> launches;  // 1-based, the launches that touch it
   bool internal = false;
 };
-// The arrays of `s`'s whole trace, each once, the program's first; the toolkit's only
-// when `internal`.
+// The arrays of `s`'s whole trace, each once, the program's first; the toolkit's, and
+// arrays no recorded access reaches, only when `internal`.
 std::vector<ArrayRow> array_rows(const Session& s, bool internal);
 
 }  // namespace ws::session

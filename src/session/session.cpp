@@ -470,19 +470,27 @@ std::string step_caption(const Session& s, uint64_t record) {
          s.provenance();
 }
 
-std::string file_stem(const Session& s) {
-  std::string stem = s.trace().launch().kernel;
-  if (s.origin() == "program")
-    stem = std::filesystem::path(s.file()).stem().string() + "-" + stem + "-launch" + std::to_string(s.launch() + 1);
-  // Template arguments and the like are no file name's: transposeTiled<0> -> transposeTiled_0.
+namespace {
+
+// Template arguments and the like are no file name's: transposeTiled<0> -> transposeTiled_0.
+std::string file_word(const std::string& w) {
   std::string out;
-  for (char c : stem) {
+  for (char c : w) {
     const bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
     if (keep) out += c;
     else if (!out.empty() && out.back() != '_') out += '_';
   }
   while (!out.empty() && out.back() == '_') out.pop_back();
-  return out.empty() ? "trace" : out;
+  return out;
+}
+
+}  // namespace
+
+std::string file_stem(const Session& s) {
+  const std::string kernel = file_word(s.trace().launch().kernel);
+  if (s.origin() != "program") return kernel.empty() ? "trace" : kernel;
+  return file_word(std::filesystem::path(s.file()).stem().string()) + "-" + kernel + "-launch" +
+         std::to_string(s.launch() + 1);
 }
 
 }  // namespace ws::session
