@@ -250,9 +250,10 @@ std::vector<ArrayRow> array_rows(const Session& s, bool internal) {
   if (!internal)
     rows.erase(std::remove_if(rows.begin(), rows.end(), [](const ArrayRow& a) { return a.launches.empty(); }), rows.end());
   // Two arrays of one name (a shared array of two instantiations): each says its launches.
+  std::map<std::string, int> named;
+  for (const ArrayRow& a : rows) ++named[a.name];
   for (ArrayRow& a : rows) {
-    const auto same = std::count_if(rows.begin(), rows.end(), [&](const ArrayRow& o) { return o.name == a.name; });
-    if (same > 1 && !a.launches.empty()) {
+    if (named[a.name] > 1 && !a.launches.empty()) {
       std::string l;
       for (uint32_t k : a.launches) l += (l.empty() ? "" : ", ") + std::to_string(k);
       a.name += " (launch" + std::string(a.launches.size() > 1 ? "es " : " ") + l + ")";

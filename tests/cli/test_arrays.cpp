@@ -12,6 +12,7 @@
 #include "program/program.h"
 #include "session/arrays.h"
 #include "session/capture.h"
+#include "session/dram.h"
 #include "session/session.h"
 
 using namespace ws;
@@ -183,7 +184,7 @@ TEST_CASE("the arrays list: each array once, the toolkit's buffers only when ask
       t->records.push_back(r);
     }
   }
-  const auto m = session::Session::from_trace(t, analysis::dram_model("textbook"));
+  const auto m = session::Session::from_trace(t, session::dram_model("textbook"));
   const auto rows = session::array_rows(*m, false);
   REQUIRE(rows.size() == 4);
   CHECK(rows[0].name == "d_in");
