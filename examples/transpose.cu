@@ -32,8 +32,8 @@ int main() {
   std::vector<float> h(n * n), r(n * n);
   for (int i = 0; i < n * n; ++i) h[i] = float(i);
   float *d_in, *d_out;
-  cudaMalloc(&d_in, n * n * sizeof(float));
-  cudaMalloc(&d_out, n * n * sizeof(float));
+  cudaMalloc(&d_in, n * n * sizeof(float));   // warpscope: shape d_in = n x n
+  cudaMalloc(&d_out, n * n * sizeof(float));  // warpscope: shape d_out = n x n
   cudaMemcpy(d_in, h.data(), n * n * sizeof(float), cudaMemcpyHostToDevice);
   dim3 block(TILE, TILE), grid(n / TILE, n / TILE);
   int bad = 0;

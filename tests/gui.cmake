@@ -29,9 +29,9 @@ target_compile_definitions(test_export PRIVATE WS_BINARY="$<TARGET_FILE:warpscop
 add_dependencies(test_export warpscope)
 
 # Layout rules (docs/architecture.md, "The app") on every layout and every figure, headless;
-# the widgets' texts caught as test_lessons does.
+# the widgets' texts caught as test_lessons does; a program open in the app, its panels' texts.
 ws_test(test_layout SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_layout.cpp ${CMAKE_CURRENT_SOURCE_DIR}/gui/drawn_text.cpp
-        LIBS ws_ui)
+        ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_program_panel.cpp LIBS ws_ui)
 target_link_options(test_layout PRIVATE "LINKER:--wrap=_ZN10ImDrawList7AddTextEPK6ImFontfRK6ImVec2jPKcS7_fPK6ImVec4"
                     "LINKER:--wrap=_ZN10ImDrawList7AddTextERK6ImVec2jPKcS4_")
 

@@ -35,6 +35,8 @@ for p in tests/programs/*.cu examples/*.cu; do
   rce=$?
   echo "$n: gpu rc=$rc ($(awk "BEGIN{printf \"%.1f\", $t1 - $t0}") s), emulator rc=$rce; $(head -c 300 "$OUT_DIR/$n.gpu.err")"
 done
+# Which committed program each trace was recorded from, by the hash of its sources and flags.
+python3 scripts/replay_index.py "$OUT_DIR/sass"
 # The three levels of the textbook tiled SGEMM, recorded on this GPU and on the emulated device.
 timeout 300 $W run tests/programs/matmul_tiled.cu --backend gpu --levels -- 64 >"$OUT_DIR/matmul_levels.txt" 2>&1
 echo "levels: rc=$?"; grep -A4 "matmul_tiled.cu:21" "$OUT_DIR/matmul_levels.txt"

@@ -126,6 +126,11 @@ struct SourceSplit {
 };
 SourceSplit split_sources(const Options& o);
 
+// What makes a build the same code (identity.cpp): a hash of the text of the program's
+// file, its further source files and the headers they include with quotes, and its flags;
+// "" when the file cannot be read. A renamed copy hashes alike, an edited one does not.
+std::string source_hash(const Options& o);
+
 // Whether nvcc's flag `f` takes the next word as its value ("-I", "-Xcompiler", "-l").
 bool nvcc_takes_value(const std::string& f);
 

@@ -13,6 +13,7 @@
 #include "emu/record.h"
 #include "program/program.h"
 #include "session/bench.h"
+#include "session/arrays.h"
 #include "session/hardware.h"
 
 // The GPU recorder hooks in here. When the build has CUDA, src/gpu provides
@@ -143,23 +144,33 @@ const char* version() {
 namespace {
 
 // Every launch of the user's program, its GPU times given their yardsticks, and the replay
-// pack's SASS trace of a program of that name where it did not run on a GPU.
+// pack's SASS trace of the same code (the hash of its sources and flags) with the same
+// launches, where it did not run on a GPU.
 Capture capture_program(const ResolvedLaunch& req) {
+  // The code as it is now, before it runs: an edit saved during the run is a new program.
+  const std::string hash = program::source_hash(req.program);
   program::Result r = program::run(req.program);
   if (r.trace.launches.empty())
     throw InputError("the program " + req.program.source + " made no kernel launch" +
                      (r.exit_code ? " (it exited with code " + std::to_string(r.exit_code) + ")" : std::string()));
   Capture c;
   if (r.trace.provenance.backend != "gpu")
-    c.hardware = replay_sass(std::filesystem::path(req.program.source).stem().string(), [&](const trace::Trace& h) {
-      return h.launches.size() == r.trace.launches.size();
+    c.hardware = replay_program_sass(hash, [&](const trace::Trace& h) {
+      // The same code run with other arguments is another launch sequence: not these figures.
+      if (h.launches.size() != r.trace.launches.size()) return false;
+      for (size_t i = 0; i < h.launches.size(); ++i)
+        if (!(h.launches[i].grid == r.trace.launches[i].grid) || !(h.launches[i].block == r.trace.launches[i].block))
+          return false;
+      return true;
     });
   if (c.hardware) {
     auto h = std::make_shared<trace::Trace>(*c.hardware);
     program::name_shared_arrays(*h, r.trace);
     c.hardware = std::move(h);
   }
+  c.source_hash = hash;
   if (!r.trace.timings_json.empty()) r.trace.timings_json = with_yardsticks(r.trace.timings_json);
+  c.shape_from = shape_arrays(r.trace, req.program.source, r.notes);
   for (const std::string& n : r.notes) c.note += (c.note.empty() ? "" : "; ") + n;
   if (r.exit_code) c.note += (c.note.empty() ? "" : "; ") + std::string("the program exited with code ") + std::to_string(r.exit_code);
   c.trace = std::move(r.trace);

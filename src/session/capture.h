@@ -17,6 +17,7 @@
 // engine is chosen by program::run.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -39,8 +40,11 @@ struct Capture {
   analysis::Report report;    // has launch, buffers and sites but no records
   // The same code as a GPU ran it, for the source panel's "what the hardware executed": the
   // replay pack's SASS trace of this catalog kernel with these parameters, or of a program
-  // of that name with as many launches; null: none (a program run on a GPU: its trace is the SASS).
+  // whose sources and flags hash alike, with the same launches; null: none (a program run
+  // on a GPU: its trace is the SASS).
   std::shared_ptr<const trace::Trace> hardware;
+  std::string source_hash;    // a program's: program::source_hash as it was run ("" otherwise)
+  std::map<std::string, std::string> shape_from;  // a program's array shapes: where each came from
   std::string output;         // what a program printed, when it was kept rather than echoed
   program::Problem problem;   // what stopped a program's kernel or host code (empty: nothing)
   program::Races races;       // a program's shared-memory races, every launch's (emulated device)

@@ -23,6 +23,7 @@ struct GridShape {
   bool col_major = false;        // element e at (e % rows, e / rows)
   bool wrapped = false;          // a 1-D array shown wrapped
   uint32_t fold = 1;             // array rows side by side in one grid row (1: not folded)
+  std::string type;              // the element type its instructions name ("float", "uint32"; "" : not known)
   // Cell of element e; false past the end.
   bool cell(uint64_t e, uint32_t& row, uint32_t& col) const {
     if (e >= elements) return false;

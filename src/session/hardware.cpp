@@ -1,5 +1,9 @@
-// src/session/hardware.cpp — the replay pack's SASS traces, looked up by name and launch.
+// src/session/hardware.cpp — the replay pack's SASS traces, a catalog kernel's by its id and parameters,
+// a program's by the hash of its sources and flags.
 #include "session/hardware.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "trace/assets.h"
 #include "trace/wstrace.h"
@@ -16,6 +20,23 @@ std::shared_ptr<const trace::Trace> replay_sass(const std::string& name,
   } catch (const std::exception&) {
     return nullptr;  // an unreadable replay trace: the source panel shows the emulated side alone
   }
+}
+
+std::shared_ptr<const trace::Trace> replay_program_sass(const std::string& hash,
+                                                        const std::function<bool(const trace::Trace&)>& fits) {
+  if (hash.empty()) return nullptr;
+  const std::string index = trace::find_asset("replay/sass/programs.json");
+  if (index.empty()) return nullptr;
+  std::ifstream in(index, std::ios::binary);
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.contains("programs") || !j["programs"].is_array()) return nullptr;
+  for (const auto& e : j["programs"]) {
+    if (!e.is_object() || e.value("hash", "") != hash) continue;
+    const std::string name = e.value("trace", "");
+    if (name.size() > 8 && name.compare(name.size() - 8, 8, ".wstrace") == 0)
+      if (auto t = replay_sass(name.substr(0, name.size() - 8), fits)) return t;
+  }
+  return nullptr;
 }
 
 std::shared_ptr<const trace::Trace> replay_catalog_sass(const std::string& id, const std::map<std::string, int64_t>& params) {

@@ -1,6 +1,7 @@
 // src/session/hardware.h — what the hardware executed, from the replay pack: the SASS
 // traces a GPU recorded of the catalog's kernels (assets/replay/sass/catalog/, their plain
-// instantiations traced by `warpscope sass`) and of the test programs. Beside the emulated
+// instantiations traced by `warpscope sass`) and of the test programs (by the hash of
+// their sources). Beside the emulated
 // device's trace of the same launch (Session::hardware) they give each line's SASS
 // instructions ("512 LDS + 128 LDS.128 a block") on a machine with no GPU.
 #pragma once
@@ -14,10 +15,16 @@
 
 namespace ws::session {
 
-// The replay pack's SASS trace `name` (assets/replay/sass/NAME.wstrace: a program's stem,
-// or "catalog/ID") when it is there, readable and `fits`; else null.
+// The replay pack's SASS trace `name` (assets/replay/sass/NAME.wstrace, "catalog/ID" for a
+// catalog kernel's) when it is there, readable and `fits`; else null.
 std::shared_ptr<const trace::Trace> replay_sass(const std::string& name,
                                                 const std::function<bool(const trace::Trace&)>& fits);
+// The replay pack's SASS trace of the program whose sources and flags hash to `hash`
+// (program::source_hash; the pack's index, assets/replay/sass/programs.json, says which
+// trace was recorded from which), when it `fits`; else null. Never by the file's name: a
+// program the pack did not record, or an edited one, gets none.
+std::shared_ptr<const trace::Trace> replay_program_sass(const std::string& hash,
+                                                        const std::function<bool(const trace::Trace&)>& fits);
 // The replay pack's SASS trace of catalog kernel `id` with exactly these parameters; null
 // when there is none.
 std::shared_ptr<const trace::Trace> replay_catalog_sass(const std::string& id, const std::map<std::string, int64_t>& params);

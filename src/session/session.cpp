@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 
 #include "analysis/levels.h"
+#include "session/arrays.h"
 #include "trace/toolkit.h"
 #include "trace/wstrace.h"
 
@@ -66,7 +69,10 @@ void Session::index() {
   Session& m = *this;
   const auto& t = m.trace();
   m.shapes_.clear();
-  for (const auto& b : t.buffers) m.shapes_.push_back(grid_shape(b));
+  for (uint32_t b = 0; b < t.buffers.size(); ++b) {
+    m.shapes_.push_back(grid_shape(t.buffers[b]));
+    m.shapes_.back().type = element_type(t, b);
+  }
   m.warp_starts_.clear();
   m.epoch_starts_.clear();
   m.lane_accesses_ = 0;
@@ -328,6 +334,9 @@ std::shared_ptr<Session> Session::of_program(Capture c, const ResolvedLaunch& l)
   m->program_output_ = std::move(c.output);
   m->problem_ = std::move(c.problem);
   m->races_ = std::move(c.races);
+  m->source_hash_ = std::move(c.source_hash);
+  m->shape_from_ = std::move(c.shape_from);
+  m->program_ = l.program;
   m->capture_seconds_ = c.seconds;
   m->note_ = note;
   return m;
@@ -341,6 +350,9 @@ std::shared_ptr<Session> Session::of_launch(uint32_t k, const analysis::DramMode
   m->program_output_ = program_output_;
   m->problem_ = problem_;
   m->races_ = races_;
+  m->source_hash_ = source_hash_;
+  m->shape_from_ = shape_from_;
+  m->program_ = program_;
   return m;
 }
 
@@ -469,8 +481,37 @@ uint64_t record_of_request(int64_t k, uint64_t n) {
 
 std::string step_caption(const Session& s, uint64_t record) {
   const trace::Trace& t = s.trace();
+  if (s.origin() == "program") {
+    // A program's figure names the program, its kernel and launch, then the step.
+    std::string c = std::filesystem::path(s.file()).filename().string() + " · " + t.launch().kernel;
+    if (s.launches() > 1) c += " · launch " + std::to_string(s.launch() + 1) + " of " + std::to_string(s.launches());
+    return c + " · " + request_label(record, s.size()) + " · " + s.provenance();
+  }
   return t.launch().kernel + " · " + params_text(t.launch().params) + " · " + request_label(record, s.size()) + " · " +
          s.provenance();
+}
+
+namespace {
+
+// Template arguments and the like are no file name's: transposeTiled<0> -> transposeTiled_0.
+std::string file_word(const std::string& w) {
+  std::string out;
+  for (char c : w) {
+    const bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+    if (keep) out += c;
+    else if (!out.empty() && out.back() != '_') out += '_';
+  }
+  while (!out.empty() && out.back() == '_') out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+std::string file_stem(const Session& s) {
+  const std::string kernel = file_word(s.trace().launch().kernel);
+  if (s.origin() != "program") return kernel.empty() ? "trace" : kernel;
+  return file_word(std::filesystem::path(s.file()).stem().string()) + "-" + kernel + "-launch" +
+         std::to_string(s.launch() + 1);
 }
 
 }  // namespace ws::session

@@ -153,6 +153,13 @@ class Session {
   int64_t problem_step() const;
   // A program's shared-memory races, every launch's (Race::launch says whose).
   const program::Races& races() const { return races_; }
+  // A program's sources and flags as it was built (program::source_hash; "" otherwise).
+  const std::string& source_hash() const { return source_hash_; }
+  // Where a program's array shapes came from, by array name ("cudaMallocPitch",
+  // "annotation", "set in the app"; session/arrays.h).
+  const std::map<std::string, std::string>& shape_from() const { return shape_from_; }
+  // A program's build: its file, flags and arguments as it was run (empty otherwise).
+  const program::Options& program() const { return program_; }
 
   // ---- its figures
   const analysis::Report& report() const { return report_; }
@@ -205,9 +212,11 @@ class Session {
   bool from_gpu_ = false, counted_ = false, few_blocks_ = false, checked_ = false;
   double max_rel_error_ = 0, capture_seconds_ = 0;
   uint64_t lane_accesses_ = 0;
-  std::string note_, program_output_;
+  std::string note_, program_output_, source_hash_;
   program::Problem problem_;
   program::Races races_;
+  std::map<std::string, std::string> shape_from_;
+  program::Options program_;
   std::vector<GridShape> shapes_;
   std::vector<uint32_t> warp_starts_, epoch_starts_;
   std::vector<SourceText> sources_;
@@ -242,7 +251,13 @@ std::string request_label(uint64_t record, uint64_t n);
 // The record of request `k` typed by a user ("--step", a deck's "step"). Throws InputError
 // "request K is out of range: allowed 1..N (N requests)" when there is no such request.
 uint64_t record_of_request(int64_t k, uint64_t n);
-// A figure's caption: "transpose_tiled · pad=1 · request 38 of 512 · emulated on CPU".
+// A figure's caption: "transpose_tiled · pad=1 · request 38 of 512 · emulated on CPU"; a
+// program's names it, its kernel and launch: "transpose.cu · transposeNaive · launch 1 of 3 ·
+// request 5 of 128 · emulated on CPU".
 std::string step_caption(const Session& s, uint64_t record);
+// What a file saved or exported from `s` is called before its view and step: the catalog
+// kernel ("transpose_tiled"), or the program, kernel and launch
+// ("transpose-transposeTiled_0-launch2").
+std::string file_stem(const Session& s);
 
 }  // namespace ws::session

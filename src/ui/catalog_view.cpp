@@ -1,5 +1,6 @@
 // src/ui/catalog_view.cpp — Catalog & parameters: pick a kernel of a family, set its parameters; every change
-// re-records in the background while the previous trace stays on screen.
+// re-records in the background while the previous trace stays on screen. While a program is
+// open the panel is the program's (program_panel.cpp).
 #include <algorithm>
 #include <cstdio>
 #include <imgui.h>
@@ -209,6 +210,11 @@ void last_recording(Ui& ui) {
 }  // namespace
 
 void catalog_view(Ui& ui) {
+  // While a program is open the panel is the program's: a catalog kernel opens only when asked.
+  if (ui.open_program_spec()) {
+    program_panel(ui);
+    return;
+  }
   UiState& s = ui.state;
   const Theme& t = theme();
   const catalog::KernelInfo* cur = catalog::find(s.kernel);

@@ -102,7 +102,7 @@ void export_dialog(Ui& ui) {
   ImGui::InputText("caption", buf, sizeof buf);
   d.figure_caption = buf;
   // The file name follows the choices until the user types one.
-  const std::string suggested = "warpscope-" + ui.state.kernel + "-" + kViewKeys[d.figure_view] + "-request" +
+  const std::string suggested = "warpscope-" + ui.file_stem() + "-" + kViewKeys[d.figure_view] + "-request" +
                                 std::to_string(session::request_number(ui.pane.step)) + "." + kTypes[d.figure_type];
   std::snprintf(buf, sizeof buf, "%s", d.figure_path.empty() ? suggested.c_str() : d.figure_path.c_str());
   ImGui::SetNextItemWidth(fw);

@@ -186,6 +186,8 @@ void view_slot(MemoryLayout::Slot& s, const GridShape& g, const RequestFigures& 
 
 std::string title_text(const GridShape& g, const trace::Buffer& buf) {
   char title[160];
+  // A program's array is of the type its instructions name (a uint32 is not a float).
+  const auto type_name = [&](uint32_t bytes) { return g.type.empty() ? ws::ui::type_name(bytes) : g.type.c_str(); };
   const char* space = buf.space == trace::Space::Shared ? "shared" : "global";
   if (g.wrapped)  // a 1-D array, drawn 128 bytes to a row
     std::snprintf(title, sizeof title, "%llu %s · %s · %u per row", (unsigned long long)g.elements,

@@ -38,10 +38,11 @@ void file_menu(Ui& ui) {
     ui.dialogs.program_output = true;
   if (ImGui::MenuItem("Save trace…", "Ctrl+S", false, ui.has_model())) {
     ui.dialogs.save = true;
-    ui.dialogs.path = s.last_file.empty() ? s.kernel + ".wstrace" : s.last_file;
+    ui.dialogs.path = s.last_file.empty() || ui.open_program_spec() ? ui.file_stem() + ".wstrace" : s.last_file;
   }
   ImGui::Separator();
-  if (ImGui::MenuItem("Record again", nullptr, false, !ui.recorder.busy())) ui.record();
+  if (ImGui::MenuItem("Record again", nullptr, false, !ui.recorder.busy()))
+    ui.open_program_spec() ? ui.rerun_program() : ui.record();  // a program open runs again, not the catalog
   if (ImGui::MenuItem("Export figure…", "Ctrl+E", false, ui.has_model())) ui.open_export_dialog();
   if (ImGui::MenuItem("Save screenshot", "F12")) {
     char name[64];

@@ -45,7 +45,14 @@ std::string timeline_caption(Ui&, Pane& pane) {
   return b;
 }
 
-std::string timing_caption(Ui& ui, Pane&) { return ui.timing.caption(); }
+std::string timing_caption(Ui& ui, Pane&) {
+  // A program's own times only: where they come from, or that there are none of this code.
+  if (const Session* m = ui.pane.model.get(); m && m->origin() == "program") {
+    const auto t = ui.timing.program_times(*m);
+    return !t ? "no GPU times of this code" : t->edited.empty() ? t->from : t->from + ", before your edit";
+  }
+  return ui.timing.caption();
+}
 
 std::string lesson_caption(Ui& ui, Pane&) { return ui.lessons.run.lesson ? "predict, then see" : "choose a lesson"; }
 

@@ -50,7 +50,7 @@ void Ui::shortcuts() {
   }
   if (ctrl && ImGui::IsKeyPressed('S', false)) {
     dialogs.save = true;
-    dialogs.path = state.last_file.empty() ? state.kernel + ".wstrace" : state.last_file;
+    dialogs.path = state.last_file.empty() || open_program_spec() ? file_stem() + ".wstrace" : state.last_file;
   }
   if (ctrl && (native('=') || native(env_.keys.kp_add))) state.font_scale = std::min(2.5f, state.font_scale + 0.125f);
   if (ctrl && (native('-') || native(env_.keys.kp_subtract)))

@@ -108,6 +108,7 @@ struct UiState {
   bool show_help = false;
   bool present = false;        // presentation mode (F5): large type, light theme, colour-blind lanes
   std::string compare;         // "ID[:k=v,...]": the B side of an A/B view ("" : none)
+  bool show_internal_arrays = false;  // the program panel lists the toolkit's buffers too
 
   // The settings sections of the app itself: what to record, and the window.
   template <class V>

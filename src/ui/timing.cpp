@@ -485,14 +485,134 @@ std::optional<ProgramTimes> Timing::program_times(const session::Session& m) {
   const session::GpuTimes g = session::gpu_times(m);
   if (!g.json) return std::nullopt;
   const std::string* json = g.json;
-  program_.from = g.this_run ? "this run" : "replay pack, " + g.date;
   if (read_from_ != *json) {
     read_from_ = *json;
     trace::BenchResult b;
     std::string error;
-    program_.text = trace::read_bench(*json, b, error) ? trace::program_times_text(b) : "unreadable timings: " + error;
+    if (trace::read_bench(*json, b, error)) {
+      program_ = program_time_rows(b);
+      program_.text = trace::program_times_text(b);
+    } else {
+      program_ = ProgramTimes{};
+      program_.text = "unreadable timings: " + error;
+      program_.hint = program_.text;
+    }
   }
+  program_.from = g.this_run ? "this run" : "replay pack, " + g.date;
+  program_.edited = edited(m);
   return program_;
+}
+
+const std::string& Timing::edited(const session::Session& m) {
+  if (m.origin() != "program" || m.source_hash().empty()) {
+    edited_.clear();
+    return edited_;
+  }
+  std::error_code ec;
+  const auto t = std::filesystem::last_write_time(m.program().source, ec);
+  const std::string key = m.source_hash() + " " + (ec ? "?" : std::to_string(t.time_since_epoch().count()));
+  if (key != edited_for_) {
+    edited_for_ = key;
+    edited_ = edited_since(m);
+  }
+  return edited_;
+}
+
+// ---- a program's times in the panel's pieces -------------------------------------------------
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+bool digit(char c) { return c >= '0' && c <= '9'; }
+
+// Microseconds or milliseconds, whichever reads better: "6 µs", "0.54 ms".
+std::string duration_text(double ms) { return ms < 0.1 ? fmt("%.0f µs", ms * 1000) : fmt("%.3g ms", ms); }
+
+}  // namespace
+
+std::vector<std::string> unbroken_pieces(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream words(text);
+  bool after_number = false;
+  for (std::string w; words >> w;) {
+    const bool number = digit(w[0]) || (w.size() > 1 && (w[0] == '(' || w[0] == '=') && digit(w[1]));
+    if (after_number && !out.empty() && !digit(w[0]))
+      out.back() += " " + w;
+    else
+      out.push_back(w);
+    after_number = number && !out.back().empty() && digit(out.back().back());
+  }
+  return out;
+}
+
+ProgramTimes program_time_rows(const trace::BenchResult& b) {
+  ProgramTimes p;
+  p.device = b.device.name.empty() ? "?" : b.device.name;
+  bool any_work = false;
+  for (const auto& w : b.rows) {
+    ProgramTimeRow r;
+    const size_t shape = w.variant.find(" <<<");
+    const std::string launch = shape == std::string::npos ? w.variant : w.variant.substr(0, shape);
+    unsigned k = 0;
+    if (std::sscanf(launch.c_str(), "launch %u", &k) == 1) r.launch = k;
+    r.head = launch + "  " + w.kernel + (shape == std::string::npos ? "" : w.variant.substr(shape + 1));
+    if (!w.ok) {
+      r.notes.push_back(w.error);
+      p.rows.push_back(std::move(r));
+      continue;
+    }
+    r.figures.push_back(fmt("%.4g ms", w.ms));
+    if (w.runs)
+      for (auto& x : unbroken_pieces("(" + fmt("%.4g", w.ms_min) + " to " + fmt("%.4g", w.ms_max) + " ms, " +
+                                     std::to_string(w.runs) + " runs)"))
+        r.figures.push_back(std::move(x));
+    if (w.gflops > 0) {
+      r.figures.push_back(fmt("%.0f GFLOP/s", w.gflops));
+      if (w.pct_cublas > 0) r.figures.push_back("= " + fmt("%.1f%% of cuBLAS", w.pct_cublas));
+    }
+    if (w.gbs > 0) {
+      r.figures.push_back(fmt("%.0f GB/s", w.gbs));
+      if (w.pct_copy > 0) r.figures.push_back("= " + fmt("%.1f%% of a device copy", w.pct_copy));
+    }
+    any_work = any_work || w.gflops > 0 || w.gbs > 0;
+    // A launch this short is mostly the launch itself, and so is a yardstick this short.
+    const bool vs_cublas = w.pct_cublas > 0, vs_copy = w.pct_copy > 0;
+    const double ref_ms = vs_cublas ? b.cublas_ms : vs_copy ? b.copy_ms : 0;
+    if ((vs_cublas || vs_copy) && (w.ms < 0.02 || (ref_ms > 0 && ref_ms < 0.02)))
+      r.caveat = "(a " + duration_text(std::min(w.ms, ref_ms > 0 ? ref_ms : w.ms)) + " launch is mostly launch " +
+                 "overhead: this percentage means little; run a larger size)";
+    if (!w.note.empty()) r.notes.push_back(w.note);
+    if (w.record_ms > 0)
+      r.notes.push_back("traced at the SASS level (blocks " + b.record_blocks + " recorded): " + fmt("%.4g ms", w.record_ms) +
+                        ", " + fmt("%.0fx", w.record_ratio) + " the plain run");
+    p.rows.push_back(std::move(r));
+  }
+  if (b.cublas_size)
+    p.yardsticks.push_back({"cuBLAS SGEMM " + std::to_string(b.cublas_size) + "^3 (the same flops), same run:",
+                            fmt("%.4g ms,", b.cublas_ms), fmt("%.0f GFLOP/s", b.cublas_gflops), "(FP32)"});
+  if (b.copy_bytes) {
+    const double each = double(b.copy_bytes / 2);
+    p.yardsticks.push_back({"cudaMemcpy device to device,",
+                            each < (1 << 20) ? fmt("%.3g KiB", each / 1024) : fmt("%.3g MiB", each / (1 << 20)),
+                            "(the same bytes), same run:", fmt("%.4g ms,", b.copy_ms), fmt("%.0f GB/s", b.copy_gbs)});
+  }
+  if (!any_work)
+    p.hint = "GFLOP/s and % of cuBLAS: say a launch's work above its kernel, `// warpscope: flops = 2*N*N*N; bytes = "
+             "12*N*N` (its scalar parameters by name), or --flops / --bytes";
+  return p;
+}
+
+std::string edited_since(const session::Session& m) {
+  if (m.origin() != "program" || m.source_hash().empty()) return "";
+  if (program::source_hash(m.program()) == m.source_hash()) return "";
+  const std::string& date = m.trace().provenance.date;  // ISO 8601, UTC: 2026-11-26T14:02:11Z
+  const std::string at = date.size() >= 16 ? date.substr(11, 5) + " UTC" : "its last build";
+  return "the file as it was at " + at + ", before your edit";
 }
 
 }  // namespace ws::ui

@@ -148,11 +148,39 @@ std::string bench_size_text(const catalog::KernelInfo& k, const std::map<std::st
 
 // ---- the one home of timings -------------------------------------------------------------
 
+// One launch of a program as a GPU timed it, in pieces the panel may wrap between but never
+// inside ("0.005728 ms" stays whole).
+struct ProgramTimeRow {
+  uint32_t launch = 0;               // 1-based ("launch 2" of the row; 0: not said)
+  std::string head;                 // "launch 2  transposeTiled<0><<<(2,2), (32,32)>>>"
+  std::vector<std::string> figures;  // "0.005728 ms", "(0.0055 to", "0.0061 ms,", "50 runs)", "67 GFLOP/s", ...
+  // Why its percentage means little, shown beside it ("" : it means what it says): a
+  // launch of a few microseconds is mostly the launch itself, the yardstick's too.
+  std::string caveat;
+  std::vector<std::string> notes;   // the row's own remarks, an error
+};
+
 // A program's own launches timed on a GPU, as the timing panel lists them.
 struct ProgramTimes {
   std::string from;  // "this run" | "replay pack, DATE"
-  std::string text;  // trace::program_times_text of the timings
+  std::string text;  // trace::program_times_text of the timings (what `warpscope run` prints)
+  std::string device;                       // the GPU that timed them
+  std::vector<ProgramTimeRow> rows;
+  std::vector<std::vector<std::string>> yardsticks;  // each line in pieces: cuBLAS, the copy
+  std::string hint;                         // no launch said its work: how to say it
+  // The file was edited since these were measured: "the file as it was at 14:02 UTC, before
+  // your edit" ("" : they are the file's as it is).
+  std::string edited;
 };
+
+// `text` in the pieces a line may wrap between: at spaces, a number kept with the word after
+// it ("0.5405 ms", "67 GFLOP/s", "50 runs)").
+std::vector<std::string> unbroken_pieces(const std::string& text);
+// The panel's rows of bench JSON of a program's launches (read_bench's result).
+ProgramTimes program_time_rows(const trace::BenchResult& b);
+// Whether the program `m` was built from differs from its files now (program::source_hash
+// again); "" when not, else "the file as it was at HH:MM UTC, before your edit".
+std::string edited_since(const session::Session& m);
 
 // Every timing the app shows: the replay pack read at start, the live bench on its own
 // thread following the family on screen, and the figures the timing panel, its header,
@@ -180,9 +208,13 @@ class Timing {
                            const TimingTable** table) const {
     return store_.find(kernel, params, table);
   }
-  // This run's GPU times of the program `m` shows, else the replay pack's; none for a
-  // catalog kernel or a program never timed.
+  // This run's GPU times of the program `m` shows, else the replay pack's (the same code's
+  // only: matched by the hash of its sources and flags); none for a catalog kernel or a
+  // program never timed. Marked `edited` when the file changed since they were measured.
   std::optional<ProgramTimes> program_times(const session::Session& m);
+  // Whether `m`'s program file changed since it was built (edited_since, checked again only
+  // when the file's time changes).
+  const std::string& edited(const session::Session& m);
 
  private:
   TimingStore store_;
@@ -190,6 +222,8 @@ class Timing {
   std::string family_;  // the family and parameters the live bench was last asked for
   std::string read_from_;  // the timings program_times last read (read once, not per frame)
   ProgramTimes program_;
+  std::string edited_for_;  // the source hash and file time edited() last checked, and its answer
+  std::string edited_;
 };
 
 }  // namespace ws::ui

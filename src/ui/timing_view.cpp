@@ -2,11 +2,13 @@
 // this machine's GPU when there is one, else from the replay pack (labelled with the
 // device and date it was recorded on). Every variant the table timed gets a bar on one
 // fixed scale, 0–100 % of the reference measured in the same run, so bars compare across
-// families and runs. Says so plainly when there are no timings at all.
+// families and runs. Says so plainly when there are no timings at all. A program shows its
+// own launches' times only (the same code's), marked when the file was edited since.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <sstream>
 #include <string>
 
 #include "ui/theme.h"
@@ -141,37 +143,86 @@ float timing_scene(Scene& sc, const TimingLadder& l, float width, float height, 
   return y;
 }
 
-// A program's own launches timed on a GPU: this run's times, else those of the replay
-// pack's run of the same program. False when there are none (the catalog's ladder shows).
-static bool program_times_view(Ui& ui) {
-  const Session* m = ui.pane.model.get();
-  const std::optional<ProgramTimes> times = m ? ui.timing.program_times(*m) : std::nullopt;
-  if (!times) return false;
-  const std::string& from = times->from;
-  const std::string& text = times->text;
-  const Theme& t = theme();
-  ImGui::PushTextWrapPos(0);
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(from == "this run" ? t.good : t.accent), "%s", from.c_str());
-  size_t at = 0;
-  while (at < text.size()) {
-    const size_t end = std::min(text.find('\n', at), text.size());
-    const std::string line = text.substr(at, end - at);
-    at = end + 1;
-    if (line.empty()) continue;
-    const size_t indent = line.find_first_not_of(' ');
-    if (indent == std::string::npos) continue;
-    if (indent >= 4) ImGui::Indent(ImGui::GetFontSize());
-    if (indent == 2 && line.compare(2, 6, "launch") == 0) ImGui::PushFont(font_for(FontRole::Bold));
-    ImGui::TextUnformatted(line.c_str() + indent);
-    if (indent == 2 && line.compare(2, 6, "launch") == 0) ImGui::PopFont();
-    if (indent >= 4) ImGui::Unindent(ImGui::GetFontSize());
+void flow_pieces(const std::vector<std::string>& pieces, ImU32 color, float indent) {
+  const float left = ImGui::GetCursorPosX() + indent;
+  const float right = ImGui::GetWindowContentRegionMax().x;
+  const float space = ImGui::CalcTextSize(" ").x;
+  float x = left;
+  bool first = true;
+  auto place = [&](const std::string& piece) {
+    const float w = ImGui::CalcTextSize(piece.c_str()).x;
+    if (!first && x + space + w <= right) {
+      ImGui::SameLine(0, space);
+      x += space;
+    } else {
+      ImGui::SetCursorPosX(left);
+      x = left;
+    }
+    ImGui::PushStyleColor(ImGuiCol_Text, color);
+    ImGui::TextUnformatted(piece.c_str());
+    ImGui::PopStyleColor();
+    x += w;
+    first = false;
+  };
+  for (const std::string& p : pieces) {
+    if (ImGui::CalcTextSize(p.c_str()).x <= right - left) {
+      place(p);
+      continue;
+    }
+    std::istringstream words(p);
+    for (std::string w; words >> w;) place(w);
   }
-  ImGui::PopTextWrapPos();
-  return true;
+}
+
+static void flow_text(const std::string& text, ImU32 color, float indent) {
+  flow_pieces(unbroken_pieces(text), color, indent);
+}
+
+// A program's own launches timed on a GPU: this run's times, else those of the replay pack's
+// run of the same code. A program never gets the catalog's ladder: without times of its
+// own the panel says there are none, and why.
+static void program_times_view(Ui& ui, const Session& m) {
+  const Theme& t = theme();
+  const std::optional<ProgramTimes> times = ui.timing.program_times(m);
+  const float indent = ImGui::GetFontSize();
+  if (!times) {
+    ImGui::PushFont(font_for(FontRole::Bold));
+    ImGui::TextUnformatted("No GPU times of this program");
+    ImGui::PopFont();
+    const std::string& edited = ui.timing.edited(m);
+    flow_text(m.from_gpu() ? "This run did not time its launches."
+                           : "It ran on the emulated device (exact steps, no measured time), and the replay pack "
+                             "holds no GPU run of this code: the pack's runs are matched by the hash of a "
+                             "program's sources and flags, never by its name.",
+              ImGui::GetColorU32(ImGuiCol_TextDisabled), 0);
+    if (!edited.empty()) flow_text("Shown: " + edited + ".", t.warn, 0);
+    return;
+  }
+  const bool edited = !times->edited.empty();
+  // After an edit, what a GPU measured is of the text before it: said first, in the warning colour.
+  if (edited)
+    flow_text(times->device + " ran " + times->edited + ": these times are not the new text's.", t.warn, 0);
+  std::vector<std::string> from{times->from, "· " + times->device + ","};
+  for (auto& p : unbroken_pieces("each launch alone, nothing patched: median of its runs")) from.push_back(std::move(p));
+  flow_pieces(from, edited ? t.text_dim : times->from == "this run" ? t.good : t.accent, 0);
+  const ImU32 body = edited ? t.text_dim : t.text;
+  for (const ProgramTimeRow& r : times->rows) {
+    ImGui::PushFont(font_for(FontRole::Bold));
+    flow_pieces({r.head}, body, 0);
+    ImGui::PopFont();
+    flow_pieces(r.figures, body, indent);
+    if (!r.caveat.empty()) flow_text(r.caveat, t.warn, indent);
+    for (const std::string& n : r.notes) flow_text(n, ImGui::GetColorU32(ImGuiCol_TextDisabled), indent);
+  }
+  for (const auto& y : times->yardsticks) flow_pieces(y, ImGui::GetColorU32(ImGuiCol_TextDisabled), 0);
+  if (!times->hint.empty()) flow_text(times->hint, ImGui::GetColorU32(ImGuiCol_TextDisabled), 0);
 }
 
 void timing_view(Ui& ui) {
-  if (program_times_view(ui)) return;
+  if (const Session* m = ui.pane.model.get(); m && m->origin() == "program") {
+    program_times_view(ui, *m);
+    return;
+  }
   const Theme& t = theme();
   const TimingLadder l = ui.timing.ladder(ui.state.kernel, ui.state.params);
   if (!l.table) {

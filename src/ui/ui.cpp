@@ -96,6 +96,9 @@ session::LaunchSpec Ui::spec() const {
 void Ui::record() {
   record_due_ = -1;
   status.record_error.clear();
+  // A catalog kernel asked for while a program is open (a lesson, a slide): the program
+  // closes, and the status bar says so.
+  if (!program_spec_.program.source.empty()) close_program();
   Job job;
   job.kind = Job::Record;
   job.spec = spec();
@@ -118,6 +121,7 @@ static analysis::DramModel dram_or_textbook(const std::string& preset) {
 }
 
 void Ui::open_file(const std::string& path, uint32_t launch) {
+  program_spec_ = session::LaunchSpec{};  // a trace file opened: the program is no longer watched
   Job job;
   job.kind = Job::Record;
   job.spec.trace = path;
@@ -349,6 +353,33 @@ void Ui::frame(float dt) {
   // Live timings follow the family and the parameters on screen.
   timing.follow(pane.model.get(), state.params);
   layout_and_draw();
+}
+
+// ---- the program open ------------------------------------------------------------------
+
+const session::LaunchSpec* Ui::open_program_spec() const {
+  return program_spec_.program.source.empty() ? nullptr : &program_spec_;
+}
+
+void Ui::close_program() {
+  if (program_spec_.program.source.empty()) return;
+  const std::string name = std::filesystem::path(program_spec_.program.source).filename().string();
+  program_spec_ = session::LaunchSpec{};
+  message(name + " closed: the catalog's " + state.kernel + " is recorded (File → Open program… reopens it)");
+}
+
+void Ui::rerun_program() {
+  if (program_spec_.program.source.empty()) return;
+  session::LaunchSpec again = program_spec_;
+  if (pane.model && pane.model->origin() == "program") again.launch = pane.model->launch();
+  again.nearest_launch = true;
+  keep_step_once_ = true;
+  open_program(again);
+}
+
+std::string Ui::file_stem() const {
+  if (pane.model && pane.model->origin() == "program") return session::file_stem(*pane.model);
+  return state.kernel;
 }
 
 }  // namespace ws::ui

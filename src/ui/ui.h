@@ -165,6 +165,17 @@ class Ui {
   // Rebuilds the open program when its file changed on disk (the app calls it about once a
   // second); true when a rebuild started.
   bool rebuild_if_saved();
+  // The program open (its file, flags, arguments), or null: while one is, the catalog
+  // panel shows the program and a catalog kernel opens only when asked for.
+  const session::LaunchSpec* open_program_spec() const;
+  // Closes the open program, saying so, so that the next recording is the catalog's.
+  void close_program();
+  // Runs the open program again where it is, launch and step kept (a shape set for one of
+  // its arrays).
+  void rerun_program();
+  // The name a saved trace or an exported file starts with: the program and its kernel and
+  // launch ("transpose-transposeNaive-launch1"), else the catalog kernel.
+  std::string file_stem() const;
   // Shows launch `k` of the shown trace (Launch menu).
   void show_launch(uint32_t k);
   void save_file(const std::string& path);
@@ -277,6 +288,8 @@ class Ui {
 
 // ---- views: one per file, each draws into the current ImGui window -------------------
 void catalog_view(Ui& ui);
+// The catalog panel while a program is open: its kernels, launches and arrays (program_panel.cpp).
+void program_panel(Ui& ui);
 void memory_view(Ui& ui, Pane& p);
 void warp_view(Ui& ui, Pane& p);
 void dram_view(Ui& ui, Pane& p);
@@ -321,5 +334,8 @@ void help_marker(const char* text);
 std::string fmt_count(uint64_t n);  // 1234567 -> "1,234,567"
 std::string fmt_bytes(uint64_t n);  // "512 B", "4 KiB"
 std::string fmt_compact(uint64_t n);  // 34304 -> "34.3k"
+// Draws `pieces` one after another, wrapping only between them (a figure never breaks
+// across lines); a piece wider than the panel goes word by word (timing_view.cpp).
+void flow_pieces(const std::vector<std::string>& pieces, ImU32 color, float indent = 0);
 
 }  // namespace ws::ui

@@ -71,6 +71,12 @@ struct State {
   bool problem_written = false;
   ws::program::Races races;                   // the device's races, in the program's words
   size_t races_taken = 0;                     // of the device's list
+  // cudaMallocPitch's allocations: their rows are the array's shape, which the trace keeps.
+  struct Pitched {
+    std::string name;
+    size_t width = 0, height = 0, pitch = 0;  // bytes, rows, bytes
+  };
+  std::vector<Pitched> pitched;
 };
 
 State& st() {
@@ -163,6 +169,16 @@ void write_trace_now() {
   s.trace.provenance.device = "CPU emulator (PTX)";
   s.trace.provenance.date = trace::utc_now();
   s.trace.provenance.version = WS_VERSION;
+  // Pitched arrays as the program allocated them, in 4-byte elements (the session sizes
+  // them again once the instructions say what an element is).
+  for (const State::Pitched& p : s.pitched)
+    for (trace::Buffer& b : s.trace.buffers)
+      if (b.space == trace::Space::Global && b.name == p.name && b.size_bytes == p.pitch * p.height &&
+          p.width % 4 == 0 && p.pitch % 4 == 0) {
+        b.rows = p.height;
+        b.cols = p.width / 4;
+        b.pitch = p.pitch / 4;
+      }
   try {
     trace::write_trace(s.trace, s.out);
   } catch (const std::exception& e) {
@@ -367,6 +383,11 @@ cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t h
   outer_caller = __builtin_return_address(0);
   const cudaError_t e = cudaMalloc(devPtr, *pitch * height);
   outer_caller = nullptr;
+  if (e == cudaSuccess) {
+    WS_API_LOCK;
+    State& s = st();
+    s.pitched.push_back({s.dev.owner(reinterpret_cast<uint64_t>(*devPtr)), width, height, *pitch});
+  }
   return e;
 }
 cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int) {
