@@ -79,6 +79,7 @@ std::string problem_title(const Problem& p, bool store) {
   if (p.kind == "compile") return "Compile error";
   if (p.kind == "timeout") return "The program ran past its time limit";
   if (p.kind == "fault") return "The kernel was stopped";
+  if (p.kind == "race") return "Shared-memory race" + (p.array.empty() ? std::string() : " on '" + p.array + "'");
   return p.kind.empty() ? "" : "Problem: " + p.kind;
 }
 

@@ -47,6 +47,31 @@ std::string race_text(const Race& r) {
          " of another warp, no barrier between";
 }
 
+Problem race_problem(const Races& r) {
+  Problem p;
+  if (r.races.empty()) return p;
+  const Race& x = r.races.front();
+  p.kind = "race";
+  p.launch = x.launch + 1;
+  p.array = x.array;
+  p.offset = int64_t(x.offset);
+  for (const RaceEnd& e : x.ends) {
+    Place at;
+    at.file = e.file;
+    at.line = e.line;
+    at.placed = true;
+    at.thread[0] = e.thread.x, at.thread[1] = e.thread.y, at.thread[2] = e.thread.z;
+    at.block[0] = x.block.x, at.block[1] = x.block.y, at.block[2] = x.block.z;
+    at.warp = e.thread.x / 32;  // a one-dimensional block's; whoever knows the block's shape sets it
+    p.at.push_back(at);
+  }
+  p.message = race_text(x);
+  size_t more = r.races.size() - 1;
+  for (auto [launch, n] : r.left_out) more += n;
+  if (more) p.message += " (and " + std::to_string(more) + " more: `warpscope run` lists them)";
+  return p;
+}
+
 std::vector<std::string> race_lines(const Races& r) {
   std::vector<std::string> out;
   for (const Race& x : r.races) out.push_back(race_text(x));

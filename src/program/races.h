@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "program/problem.h"
 #include "trace/trace.h"
 
 namespace ws::ptx {
@@ -55,6 +56,10 @@ struct Races {
 // (reduceSum): line 20 read by thread (0,0,0), line 20 written by thread (32,0,0) of
 // another warp, no barrier between".
 std::string race_text(const Race& r);
+
+// The first race as a problem the app's banner shows (kind "race", its two places, the
+// launch it happened in); empty when there is none.
+Problem race_problem(const Races& r);
 
 // Every race's line, then per launch with more a line saying how many more pairs of lines
 // raced ("launch 2 raced on 3 more pairs of lines (its first 10 are listed)").

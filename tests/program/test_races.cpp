@@ -147,3 +147,37 @@ TEST_CASE("the session keeps a program's races for every launch it shows") {
   CHECK(s->races().races[0].launch == 0);
   CHECK(s->of_launch(1, analysis::DramModel{})->races() == s->races());
 }
+
+TEST_CASE("a race is shown as a problem is: its title, both lines and threads, the launch, how many more") {
+  program::Races rs;
+  CHECK(program::race_problem(rs).empty());
+  rs.races = {sample()};
+  rs.left_out[0] = 3;
+  const program::Problem p = program::race_problem(rs);
+  CHECK(p.kind == "race");
+  CHECK(p.launch == 1);
+  CHECK(program::problem_title(p) == "Shared-memory race on 'partial'");
+  REQUIRE(p.at.size() == 2);
+  CHECK(p.at[0].line == 20);
+  CHECK(p.at[0].thread[0] == 31);
+  CHECK(p.at[1].thread[0] == 32);
+  CHECK(p.at[1].warp == 1);
+  CHECK(p.message.find("(and 3 more") != std::string::npos);
+  const std::vector<std::string> lines = program::problem_lines(p);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0] == "reduction.cu:20 · thread (31,0,0) of block (3,0,0), warp 0");
+}
+
+TEST_CASE("a program that races opens with its race on the picture: the launch, both places, warps from the block's shape") {
+  if (program::find_nvcc().empty()) return;
+  session::LaunchSpec spec;
+  spec.program.source = "tests/programs/races/races.cu";
+  spec.program.echo = false;
+  const auto s = session::record_session(session::resolve(spec), spec);
+  const program::Problem& p = s->problem();
+  REQUIRE(p.kind == "race");
+  CHECK(p.launch == s->races().races[0].launch + 1);
+  REQUIRE(p.at.size() == 2);
+  CHECK(p.at[0].warp != p.at[1].warp);  // two warps, or it would be no race
+  CHECK(session::problem_line(*s, 0) == p.at[0].line);
+}
