@@ -165,7 +165,7 @@ TEST_CASE("a race is shown as a problem is: its title, both lines and threads, t
   CHECK(p.message.find("(and 3 more") != std::string::npos);
   const std::vector<std::string> lines = program::problem_lines(p);
   REQUIRE(lines.size() == 2);
-  CHECK(lines[0] == "reduction.cu:20 · thread (31,0,0) of block (3,0,0), warp 0");
+  CHECK(lines[0] == "reduction.cu:20 · thread (31,0) of block (3,0), warp 0");
 }
 
 TEST_CASE("a program that races opens with its race on the picture: the launch, both places, warps from the block's shape") {
