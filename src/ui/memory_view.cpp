@@ -706,7 +706,19 @@ void toolbar(Ui& ui, const Session& m) {
   };
   next_fits(ImGui::CalcTextSize("arrays:").x, 24);
   ImGui::TextDisabled("arrays:");
-  for (const auto& b : m.trace().buffers) {
+  // The arrays this launch's instructions reach, each name once (a program's kernels may
+  // each declare a `tile`, and its other launches' arrays are not drawn here).
+  const trace::Trace& t = m.trace();
+  std::vector<bool> used(t.buffers.size(), false);
+  bool mixed = false;
+  for (const trace::Site& site : t.sites) {
+    if (site.buffer < used.size()) used[site.buffer] = true;
+    else mixed = true;
+  }
+  std::set<std::string> listed;
+  for (size_t i = 0; i < t.buffers.size(); ++i) {
+    const trace::Buffer& b = t.buffers[i];
+    if ((!used[i] && !mixed) || !listed.insert(b.name).second) continue;
     bool shown = !s.memory.hidden_buffers[b.name];
     next_fits(ImGui::GetFrameHeight() + st.ItemInnerSpacing.x + ImGui::CalcTextSize(b.name.c_str()).x,
               st.ItemSpacing.x);
