@@ -47,10 +47,11 @@ std::string race_text(const Race& r) {
          " of another warp, no barrier between";
 }
 
-Problem race_problem(const Races& r) {
+Problem race_problem(const Races& r, const std::vector<trace::Launch>& launches) {
   Problem p;
   if (r.races.empty()) return p;
   const Race& x = r.races.front();
+  const trace::Dim3 b = x.launch < launches.size() ? launches[x.launch].block : trace::Dim3{};
   p.kind = "race";
   p.launch = x.launch + 1;
   p.array = x.array;
@@ -62,7 +63,7 @@ Problem race_problem(const Races& r) {
     at.placed = true;
     at.thread[0] = e.thread.x, at.thread[1] = e.thread.y, at.thread[2] = e.thread.z;
     at.block[0] = x.block.x, at.block[1] = x.block.y, at.block[2] = x.block.z;
-    at.warp = e.thread.x / 32;  // a one-dimensional block's; whoever knows the block's shape sets it
+    at.warp = uint32_t((e.thread.x + b.x * (e.thread.y + uint64_t(b.y) * e.thread.z)) / 32);
     p.at.push_back(at);
   }
   p.message = race_text(x);

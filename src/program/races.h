@@ -57,9 +57,10 @@ struct Races {
 // another warp, no barrier between".
 std::string race_text(const Race& r);
 
-// The first race as a problem the app's banner shows (kind "race", its two places, the
-// launch it happened in); empty when there is none.
-Problem race_problem(const Races& r);
+// The first race as a problem the app's banner shows (kind "race", its two places with
+// their warps from the block shape of the race's launch among `launches`, the launch it
+// happened in); empty when there is none.
+Problem race_problem(const Races& r, const std::vector<trace::Launch>& launches);
 
 // Every race's line, then per launch with more a line saying how many more pairs of lines
 // raced ("launch 2 raced on 3 more pairs of lines (its first 10 are listed)").

@@ -139,13 +139,8 @@ bool split_one(trace::Trace& t, const Window& w, const std::vector<SharedDecl>& 
       r.offset[size_t(lane)] -= uint32_t(start[a]);
       used.insert(index[a]);
     }
+    if (r.active) r.buffer = lanes[size_t(std::countr_zero(r.active))];  // the first active lane's, as Record says
     if (used.empty()) used.insert(r.buffer);
-    r.buffer = *used.begin();
-    for (int lane = 0; lane < trace::kWarpSize; ++lane)
-      if (r.lane_active(lane)) {
-        r.buffer = lanes[size_t(lane)];
-        break;
-      }
     if (used.size() > 1) r.lanes = std::make_shared<const trace::LaneBuffers>(lanes);
     site_arrays[r.site].insert(used.begin(), used.end());
   }

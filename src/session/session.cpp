@@ -335,18 +335,10 @@ std::shared_ptr<Session> Session::of_program(Capture c, const ResolvedLaunch& l)
   m->problem_ = std::move(c.problem);
   m->races_ = std::move(c.races);
   // A race did not stop the program, but it is shown as a problem is: on the picture.
-  if (m->problem_.empty()) {
-    m->problem_ = program::race_problem(m->races_);
-    const auto& launches = (m->whole_ ? m->whole_ : m->shared_trace_)->launches;
-    if (!m->problem_.empty() && m->problem_.launch <= launches.size())
-      for (program::Place& at : m->problem_.at) {
-        const trace::Dim3 b = launches[m->problem_.launch - 1].block;
-        at.warp = uint32_t((at.thread[0] + b.x * (at.thread[1] + uint64_t(b.y) * at.thread[2])) / 32);
-      }
-  }
+  if (m->problem_.empty())
+    m->problem_ = program::race_problem(m->races_, (m->whole_ ? m->whole_ : m->shared_trace_)->launches);
   m->source_hash_ = std::move(c.source_hash);
   m->shape_from_ = std::move(c.shape_from);
-  m->program_ = l.program;
   m->capture_seconds_ = c.seconds;
   m->note_ = note;
   return m;
@@ -362,7 +354,6 @@ std::shared_ptr<Session> Session::of_launch(uint32_t k, const analysis::DramMode
   m->races_ = races_;
   m->source_hash_ = source_hash_;
   m->shape_from_ = shape_from_;
-  m->program_ = program_;
   return m;
 }
 

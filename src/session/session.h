@@ -159,7 +159,7 @@ class Session {
   // "annotation", "set in the app"; session/arrays.h).
   const std::map<std::string, std::string>& shape_from() const { return shape_from_; }
   // A program's build: its file, flags and arguments as it was run (empty otherwise).
-  const program::Options& program() const { return program_; }
+  const program::Options& program() const { return spec_.program; }
 
   // ---- its figures
   const analysis::Report& report() const { return report_; }
@@ -216,7 +216,6 @@ class Session {
   program::Problem problem_;
   program::Races races_;
   std::map<std::string, std::string> shape_from_;
-  program::Options program_;
   std::vector<GridShape> shapes_;
   std::vector<uint32_t> warp_starts_, epoch_starts_;
   std::vector<SourceText> sources_;

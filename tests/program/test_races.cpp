@@ -152,10 +152,12 @@ TEST_CASE("the session keeps a program's races for every launch it shows") {
 
 TEST_CASE("a race is shown as a problem is: its title, both lines and threads, the launch, how many more") {
   program::Races rs;
-  CHECK(program::race_problem(rs).empty());
+  CHECK(program::race_problem(rs, {}).empty());
   rs.races = {sample()};
   rs.left_out[0] = 3;
-  const program::Problem p = program::race_problem(rs);
+  trace::Launch launch;
+  launch.block = {64, 1, 1};
+  const program::Problem p = program::race_problem(rs, {launch});
   CHECK(p.kind == "race");
   CHECK(p.launch == 1);
   CHECK(program::problem_title(p) == "Shared-memory race on 'partial'");
