@@ -15,6 +15,21 @@ const char* to_string(Space s) {
   return "?";
 }
 
+const char* to_string(Form f) {
+  switch (f) {
+    case Form::Plain: return "plain";
+    case Form::Matrix: return "matrix";
+    case Form::AsyncRead: return "async read";
+    case Form::AsyncWrite: return "async write";
+    case Form::BulkRead: return "bulk read";
+    case Form::BulkWrite: return "bulk write";
+    case Form::Mma: return "mma";
+    case Form::Commit: return "commit";
+    case Form::Wait: return "wait";
+  }
+  return "?";
+}
+
 const char* to_string(Op o) {
   switch (o) {
     case Op::Load: return "load";
@@ -84,6 +99,20 @@ Trace launch_trace(const Trace& t, uint32_t k) {
     o.launch = 0;
     o.site = site_of[r.site];
   }
+  std::vector<uint32_t> event_site_of(t.event_sites.size(), kNoBuffer);
+  for (const Event& e : t.events) {
+    if (e.launch != k || e.site >= t.event_sites.size()) continue;
+    if (event_site_of[e.site] == kNoBuffer) {
+      event_site_of[e.site] = uint32_t(out.event_sites.size());
+      out.event_sites.push_back(t.event_sites[e.site]);
+    }
+    Event& o = out.events.emplace_back(e);
+    o.launch = 0;
+    o.site = event_site_of[e.site];
+  }
+  // An async copy's halves point at each other by site index: renumber the pair.
+  for (Site& s : out.sites)
+    if (s.partner != kNoSite) s.partner = s.partner < site_of.size() ? site_of[s.partner] : kNoSite;
   for (const Bookmark& b : t.bookmarks)
     if (b.record < record_of.size() && record_of[b.record] != ~uint64_t(0))
       out.bookmarks.push_back({record_of[b.record], b.caption});

@@ -63,6 +63,39 @@ enum class AtomicPath : uint8_t {
 };
 constexpr uint8_t kAtomicPathCount = 3;
 
+// What a site's instruction does beyond a plain per-lane access; a record keeps the same
+// shape whatever the form (one address per lane), the form says how to read it.
+//   Matrix: ldmatrix / stmatrix. Each lane names one 16-byte row of an 8x8 matrix of 16-bit
+//     elements (lanes 8m..8m+7 give matrix m's rows; .x1/.x2 use the first 8/16 lanes);
+//     the shared-memory cost is that of a 16-byte-a-lane access, one phase per matrix.
+//   AsyncRead: cp.async's global read, recorded when the copy is issued.
+//   AsyncWrite: the same copy's shared write, recorded when it lands (the wait that
+//     covers it). The k-th AsyncWrite record of a warp at a site is the copy of the k-th
+//     AsyncRead record of that warp at its partner site.
+//   BulkRead / BulkWrite: cp.async.bulk(.tensor), a TMA box: one record per 512 bytes of
+//     the box, each "lane" a 16-byte piece of it; the write lands at the mbarrier wait.
+// Event forms (sites of Trace::event_sites only, no memory): Mma (mma.sync / wmma.mma, the
+// fragments it consumed), Commit (cp.async.commit_group), Wait (cp.async.wait_group/_all,
+// an mbarrier wait).
+enum class Form : uint8_t {
+  Plain = 0,
+  Matrix = 1,
+  AsyncRead = 2,
+  AsyncWrite = 3,
+  BulkRead = 4,
+  BulkWrite = 5,
+  Mma = 6,
+  Commit = 7,
+  Wait = 8,
+};
+constexpr uint8_t kFormCount = 9;
+const char* to_string(Form f);
+// A form a record of memory may have (the event forms are not).
+inline bool is_memory_form(Form f) { return uint8_t(f) <= uint8_t(Form::BulkWrite); }
+
+// No site (an async copy half with no partner).
+constexpr uint32_t kNoSite = 0xffffffffu;
+
 // One memory instruction of the program: where it is in the source, what it does, and,
 // where the backend knows it, the instruction itself.
 struct Site {
@@ -76,6 +109,8 @@ struct Site {
   std::string code;         // the source line, trimmed
   uint32_t buffer = kNoBuffer;  // the array every record of the site reaches (kNoBuffer: several)
   AtomicPath atomic = AtomicPath::PerLane;  // Op::Atomic only
+  Form form = Form::Plain;
+  uint32_t partner = kNoSite;  // an async copy's other half (AsyncWrite: its read; AsyncRead: its write)
   bool operator==(const Site&) const = default;
 };
 
@@ -110,6 +145,21 @@ struct Record {
     return lanes ? (uint64_t((*lanes)[size_t(lane)]) << 40) + offset[size_t(lane)] : offset[size_t(lane)];
   }
   bool operator==(const Record& o) const;
+};
+
+// One warp-level instruction that moves no memory but that a view shows in time: an mma
+// (which lanes' registers fed it), an async copy's commit or wait. `site` indexes
+// Trace::event_sites; the other fields are those of a Record.
+struct Event {
+  uint32_t launch = 0;
+  uint32_t block = 0;
+  uint32_t warp = 0;
+  uint32_t site = 0;
+  uint32_t seq = 0;    // the warp's instruction count, on the same scale as its records' seq
+  uint32_t epoch = 0;
+  uint32_t active = 0;
+  uint32_t arg = 0;    // Wait: the groups it lets stay in flight (wait_group N); 0 otherwise
+  bool operator==(const Event&) const = default;
 };
 
 // One kernel launch: what ran, its shape, and what of it was kept.
@@ -160,6 +210,8 @@ struct Trace {
   std::vector<Record> records;  // launch by launch; in execution order within a launch
   std::string timings_json;     // optional, opaque to the trace layer
   std::vector<Bookmark> bookmarks;
+  std::vector<Site> event_sites;  // the instructions of `events` (event forms)
+  std::vector<Event> events;      // launch by launch; in execution order within a launch
   bool operator==(const Trace&) const = default;
 
   // The first launch: the one launch of a catalog trace. A trace with no launch has an

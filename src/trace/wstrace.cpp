@@ -31,6 +31,8 @@ constexpr size_t kMinRecordBytesV1 = 4 + 2 + 2 + 4 + 4 + 4 + 4;
 constexpr size_t kMinFileBytes = 4 + 8;
 constexpr size_t kMinSiteBytesV2 = 4 * 4 + 1 + 1 + 1 + 4 + 4;
 constexpr size_t kMinSiteBytes = kMinSiteBytesV2 + 1;
+constexpr size_t kMinSiteBytesV4 = kMinSiteBytes + 1 + 4;
+constexpr size_t kEventBytes = 4 * 8;
 constexpr size_t kMinRecordBytes = 4 * 9 + 1;
 // A real payload compresses well, but not this well; more is a decompression bomb.
 constexpr uint64_t kMaxExpansion = 4096;
@@ -99,8 +101,26 @@ std::string metadata(const Trace& t) {
   return m.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+void write_sites(Writer& w, const std::vector<Site>& sites) {
+  w.put(uint32_t(sites.size()));
+  for (const auto& s : sites) {
+    w.put(s.file);
+    w.put(s.line);
+    w.put(s.column);
+    w.put(s.buffer);
+    w.put(uint8_t(s.space));
+    w.put(uint8_t(s.op));
+    w.put(s.bytes);
+    w.str(s.instruction);
+    w.str(s.code);
+    w.put(uint8_t(s.atomic));
+    w.put(uint8_t(s.form));
+    w.put(s.partner);
+  }
+}
+
 std::string payload(const Trace& t) {
-  if (t.buffers.size() > UINT32_MAX || t.sites.size() > UINT32_MAX || t.files.size() > UINT32_MAX ||
+  if (t.buffers.size() > UINT32_MAX || t.sites.size() > UINT32_MAX || t.event_sites.size() > UINT32_MAX || t.files.size() > UINT32_MAX ||
       t.launches.size() > UINT32_MAX)
     throw FileError("trace is too large to save");
   Writer w;
@@ -129,19 +149,7 @@ std::string payload(const Trace& t) {
     w.put(uint8_t(b.col_major));
     w.put(b.size_bytes);
   }
-  w.put(uint32_t(t.sites.size()));
-  for (const auto& s : t.sites) {
-    w.put(s.file);
-    w.put(s.line);
-    w.put(s.column);
-    w.put(s.buffer);
-    w.put(uint8_t(s.space));
-    w.put(uint8_t(s.op));
-    w.put(s.bytes);
-    w.str(s.instruction);
-    w.str(s.code);
-    w.put(uint8_t(s.atomic));
-  }
+  write_sites(w, t.sites);
   w.put(uint64_t(t.records.size()));
   w.data().reserve(w.data().size() + t.records.size() * (kMinRecordBytes + 32 * 4));
   for (const auto& r : t.records) {
@@ -167,6 +175,18 @@ std::string payload(const Trace& t) {
       w.put(uint32_t(r.offset[l] - prev));  // wraps; reading adds it back
       prev = r.offset[l];
     }
+  }
+  write_sites(w, t.event_sites);
+  w.put(uint64_t(t.events.size()));
+  for (const auto& e : t.events) {
+    w.put(e.launch);
+    w.put(e.block);
+    w.put(e.warp);
+    w.put(e.site);
+    w.put(e.seq);
+    w.put(e.epoch);
+    w.put(e.active);
+    w.put(e.arg);
   }
   return std::move(w.data());
 }
@@ -467,7 +487,59 @@ Trace parse_v1(Reader& r) {
   return t;
 }
 
-// Versions 2 and 3 (3 adds each site's atomic path).
+// The site table of versions 2 to 4; `events`: the event sites' table (version 4).
+void read_sites(Reader& r, const Trace& t, std::vector<Site>& sites, uint32_t version, bool events) {
+  const size_t min = version >= 4 ? kMinSiteBytesV4 : version >= 3 ? kMinSiteBytes : kMinSiteBytesV2;
+  const uint64_t nsites = r.count(r.get<uint32_t>(), min, "site");
+  sites.resize(size_t(nsites));
+  for (auto& s : sites) {
+    s.file = r.get<uint32_t>();
+    if (s.file >= t.files.size() && !(t.files.empty() && s.file == 0)) corrupted("site refers to a missing file");
+    s.line = r.get<uint32_t>();
+    s.column = r.get<uint32_t>();
+    s.buffer = r.get<uint32_t>();
+    if (s.buffer >= t.buffers.size() && s.buffer != kNoBuffer) corrupted("site refers to a missing buffer");
+    read_kind(r, s);
+    s.instruction = r.str();
+    s.code = r.str();
+    if (version >= 3) {  // version 2 knew no atomic path: every lane's update its own
+      const uint8_t path = r.get<uint8_t>();
+      if (path >= kAtomicPathCount) corrupted("unknown atomic path");
+      s.atomic = AtomicPath(path);
+    }
+    if (version >= 4) {  // before, every site was a plain access
+      const uint8_t form = r.get<uint8_t>();
+      if (form >= kFormCount) corrupted("unknown instruction form");
+      s.form = Form(form);
+      if (is_memory_form(s.form) == events) corrupted(events ? "an event site of a memory form" : "a memory site of an event form");
+      s.partner = r.get<uint32_t>();
+    }
+  }
+  if (events) return;
+  for (const auto& s : sites)
+    if (s.partner != kNoSite && s.partner >= sites.size()) corrupted("site pairs with a missing site");
+}
+
+// Version 4's events: their sites, then one entry per warp instruction.
+void read_events(Reader& r, Trace& t) {
+  read_sites(r, t, t.event_sites, 4, true);
+  const uint64_t n = r.count(r.get<uint64_t>(), kEventBytes, "event");
+  t.events.resize(size_t(n));
+  for (auto& e : t.events) {
+    e.launch = r.get<uint32_t>();
+    if (e.launch >= t.launches.size()) corrupted("event refers to a missing launch");
+    e.block = r.get<uint32_t>();
+    e.warp = r.get<uint32_t>();
+    e.site = r.get<uint32_t>();
+    if (e.site >= t.event_sites.size()) corrupted("event refers to a missing site");
+    e.seq = r.get<uint32_t>();
+    e.epoch = r.get<uint32_t>();
+    e.active = r.get<uint32_t>();
+    e.arg = r.get<uint32_t>();
+  }
+}
+
+// Versions 2 to 4 (3 adds each site's atomic path; 4 the sites' forms and the events).
 Trace parse_v2(Reader& r, uint32_t version) {
   Trace t;
   const json m = parse_metadata(r.bytes(r.get<uint64_t>()));
@@ -487,24 +559,7 @@ Trace parse_v2(Reader& r, uint32_t version) {
   for (auto& l : t.launches) read_blocks(r, l);
   read_buffers(r, t);
 
-  const uint64_t nsites = r.count(r.get<uint32_t>(), version >= 3 ? kMinSiteBytes : kMinSiteBytesV2, "site");
-  t.sites.resize(size_t(nsites));
-  for (auto& s : t.sites) {
-    s.file = r.get<uint32_t>();
-    if (s.file >= t.files.size() && !(t.files.empty() && s.file == 0)) corrupted("site refers to a missing file");
-    s.line = r.get<uint32_t>();
-    s.column = r.get<uint32_t>();
-    s.buffer = r.get<uint32_t>();
-    if (s.buffer >= t.buffers.size() && s.buffer != kNoBuffer) corrupted("site refers to a missing buffer");
-    read_kind(r, s);
-    s.instruction = r.str();
-    s.code = r.str();
-    if (version >= 3) {  // version 2 knew no atomic path: every lane's update its own
-      const uint8_t path = r.get<uint8_t>();
-      if (path >= kAtomicPathCount) corrupted("unknown atomic path");
-      s.atomic = AtomicPath(path);
-    }
-  }
+  read_sites(r, t, t.sites, version, false);
 
   const uint64_t nrecords = r.count(r.get<uint64_t>(), kMinRecordBytes, "record");
   t.records.resize(size_t(nrecords));
@@ -518,7 +573,9 @@ Trace parse_v2(Reader& r, uint32_t version) {
     rec.seq = r.get<uint32_t>();
     rec.epoch = r.get<uint32_t>();
     read_lanes(r, rec, uint32_t(t.buffers.size()), true);
+    if (!is_memory_form(t.sites[rec.site].form)) corrupted("a memory record at an event's site");
   }
+  if (version >= 4) read_events(r, t);
   return t;
 }
 

@@ -4,7 +4,7 @@
 //   "WSTRACE" 0x1A        magic (the 0x1A catches text-mode transfers that mangle bytes)
 //   u32 version           format version, kFormatVersion
 //   zstd frame            the payload, with zstd's content checksum
-// Payload of version 3 (the one written):
+// Payload of version 4 (the one written):
 //   u64 n + n bytes       metadata, a JSON object: provenance (backend, device, date,
 //                         version), "launches" (kernel, params, grid, block,
 //                         dynamic_shared_bytes, dropped_records), timings, bookmarks
@@ -12,9 +12,13 @@
 //   per launch            u32 n + n × u32 recorded block ids
 //   u32 n + n × buffer    name, space, elem_bytes, rows, cols, pitch, col_major, size_bytes
 //   u32 n + n × site      file, line, column, buffer, space, op, bytes, instruction, code,
-//                         u8 atomic path (trace::AtomicPath)
+//                         u8 atomic path (trace::AtomicPath), u8 form (trace::Form),
+//                         u32 partner site (kNoSite: none)
 //   u64 n + n × record    launch, block, warp, site, seq, epoch, active, extra, buffer,
 //                         u8 mixed (+ the stored lanes' buffers when 1), lane offsets
+//   u32 n + n × site      the event sites, as above (event forms only)
+//   u64 n + n × event     launch, block, warp, site, seq, epoch, active, arg
+// Version 3 (still read): no forms, partners or events (every site a plain access).
 // Version 2 (still read): the same without the sites' atomic path (read as PerLane).
 // Version 1 (still read): metadata with one launch at its top level and "source_name",
 // u64 n + the source text, the block ids, buffers, sites (line, u16 buffer, space, op,
@@ -35,7 +39,7 @@
 
 namespace ws::trace {
 
-constexpr uint32_t kFormatVersion = 3;
+constexpr uint32_t kFormatVersion = 4;
 
 // A trace file that cannot be written or read; what() is one line for the user.
 struct FileError : std::runtime_error {

@@ -229,7 +229,7 @@ TEST_CASE("newer versions, wrong magic, empty and missing files") {
   std::string bytes = encode_trace(sample(5));
   std::string newer = bytes;
   newer[8] = 7;
-  CHECK(error_of(newer) == "trace format version 7 is newer than this warpscope (reads up to 3)");
+  CHECK(error_of(newer) == "trace format version 7 is newer than this warpscope (reads up to 4)");
   std::string zero = bytes;
   zero[8] = 0;
   CHECK(error_of(zero).find("corrupted") != std::string::npos);
@@ -260,7 +260,7 @@ TEST_CASE("newer versions, wrong magic, empty and missing files") {
     read_trace(v7);
     FAIL("no error");
   } catch (const FileError& e) {
-    CHECK(std::string(e.what()) == v7 + ": trace format version 7 is newer than this warpscope (reads up to 3)");
+    CHECK(std::string(e.what()) == v7 + ": trace format version 7 is newer than this warpscope (reads up to 4)");
   }
   fs::remove_all(d);
 }
@@ -406,4 +406,59 @@ TEST_CASE("an atomic site's path: kept by version 3, read as lane by lane from v
   CHECK(error_of(with_payload(one_atomic_site(7, true), 3)) == "trace file is corrupted (unknown atomic path)");
   // A version 2 file read as version 3 runs out of bytes rather than reading garbage.
   CHECK(error_of(with_payload(one_atomic_site(0, false), 3)).find("trace file is corrupted") == 0);
+}
+
+TEST_CASE("version 4: a site's form and partner, and the events, read back equal") {
+  Trace t = sample(4);
+  const uint32_t read = uint32_t(t.sites.size());
+  Site r = t.sites[0];
+  r.form = Form::AsyncRead;
+  r.space = Space::Global;
+  r.bytes = 16;
+  r.instruction = "cp.async.cg.shared.global";
+  Site w = r;
+  w.form = Form::AsyncWrite;
+  w.space = Space::Shared;
+  w.op = Op::Store;
+  r.partner = read + 1;
+  w.partner = read;
+  t.sites.push_back(r);
+  t.sites.push_back(w);
+  Site mma;
+  mma.form = Form::Mma;
+  mma.line = 30;
+  mma.instruction = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32";
+  t.event_sites.push_back(mma);
+  t.events.push_back(Event{0, 0, 1, 0, 7, 2, 0xffffffffu, 0});
+  const Trace back = decode_trace(encode_trace(t));
+  CHECK(back == t);
+  CHECK(back.sites[read].partner == read + 1);
+  CHECK(back.events.size() == 1);
+  CHECK(to_string(back.event_sites[0].form) == std::string("mma"));
+  // A launch's own trace keeps its events and renumbers the pair.
+  const Trace one = launch_trace(t, 0);
+  CHECK(one.events.size() == 1);
+  CHECK(one.event_sites.size() == 1);
+}
+
+TEST_CASE("version 4: a version 3 file reads as plain sites with no events; an unknown form is refused") {
+  const Trace v3 = decode_trace(with_payload(one_atomic_site(uint8_t(AtomicPath::PerLane), true), 3));
+  REQUIRE(v3.sites.size() == 1);
+  CHECK(v3.sites[0].form == Form::Plain);
+  CHECK(v3.sites[0].partner == kNoSite);
+  CHECK(v3.events.empty());
+  std::string p = one_atomic_site(uint8_t(AtomicPath::PerLane), true);
+  const std::string tail(8, '\0');  // the records' count
+  REQUIRE(p.substr(p.size() - 8) == tail);
+  p.resize(p.size() - 8);
+  std::string bad = p;
+  bad.push_back(char(42));  // no such form
+  for (int i = 0; i < 4; ++i) bad.push_back(char(0xff));
+  bad += tail;
+  CHECK(error_of(with_payload(bad, 4)) == "trace file is corrupted (unknown instruction form)");
+  std::string ev = p;
+  ev.push_back(char(uint8_t(Form::Mma)));  // an event form in the memory table
+  for (int i = 0; i < 4; ++i) ev.push_back(char(0xff));
+  ev += tail;
+  CHECK(error_of(with_payload(ev, 4)) == "trace file is corrupted (a memory site of an event form)");
 }
