@@ -346,10 +346,17 @@ class TraceImport {
       return std::tie(p.block, p.epoch, p.warp) < std::tie(q.block, q.epoch, q.warp);
     });
     for (const uint32_t index : order) {
-      const DeviceRecord& r = L.records[index];
+      DeviceRecord r = L.records[index];
+      // ldmatrix .x1/.x2 take their rows from the first 8/16 lanes only.
+      if (r.form == kRawMatrix && r.count && r.count < 4) r.mask &= (1u << (8 * r.count)) - 1u;
       if (!r.mask) continue;
+      const uint32_t s = seq[(uint64_t(r.block) << 32) | r.warp]++;
+      if (r.form == kRawCommit || r.form == kRawWait) {
+        event(L, r, s, dis, kernel);
+        continue;
+      }
       lanes_total += uint64_t(std::popcount(r.mask));
-      record(L, r, seq[(uint64_t(r.block) << 32) | r.warp]++, shared, dis, kernel);
+      record(L, r, s, shared, dis, kernel);
     }
     b_.launch().lane_accesses = lanes_total;
     b_.launch().seconds = double(L.head.nanoseconds) * 1e-9;
@@ -463,6 +470,48 @@ class TraceImport {
     b_.add(a);
   }
 
+  // A commit or a wait of async copies: an event of the launch, at the warp's position.
+  void event(const RawLaunch& L, const DeviceRecord& r, uint32_t seq, const std::map<uint64_t, SassInstruction>* dis,
+             const std::string& kernel) {
+    const uint64_t off = r.pc - L.head.function_pc;
+    auto key = std::make_tuple(L.name, off, trace::kNoBuffer);
+    auto it = event_site_of_.find(key);
+    if (it == event_site_of_.end()) {
+      trace::Site s;
+      s.form = r.form == kRawCommit ? trace::Form::Commit : trace::Form::Wait;
+      s.bytes = 1;
+      name_site(s, off, dis, kernel, r.form == kRawCommit ? "commit" : "wait");
+      it = event_site_of_.emplace(key, uint32_t(t_.event_sites.size())).first;
+      t_.event_sites.push_back(s);
+    }
+    trace::Event e;
+    e.launch = b_.launch_index();
+    e.block = r.block;
+    e.warp = r.warp;
+    e.site = it->second;
+    e.seq = seq;
+    e.epoch = r.epoch;
+    e.active = r.mask;
+    e.arg = r.form == kRawWait ? r.flags : 0;
+    t_.events.push_back(e);
+  }
+
+  // A site's instruction and line from the disassembly at SASS offset `off`.
+  void name_site(trace::Site& s, uint64_t off, const std::map<uint64_t, SassInstruction>* dis, const std::string& kernel,
+                 const std::string& fallback) {
+    const SassInstruction* in = nullptr;
+    if (dis)
+      if (auto f = dis->find(off); f != dis->end()) in = &f->second;
+    s.instruction = in ? in->opcode : fallback;
+    if (in && !in->file.empty()) {
+      s.file = file_of(in->file);
+      s.line = in->line;
+    } else {
+      s.file = file_of(kernel + " (no line information: build with -lineinfo)");
+      s.line = 0;
+    }
+  }
+
   // The site: this SASS instruction of this kernel, on this array (a kernel launched on
   // other arrays gets sites of its own, as the emulated device gives it).
   uint32_t site(const RawLaunch& L, const DeviceRecord& r, uint32_t buffer,
@@ -481,15 +530,22 @@ class TraceImport {
     s.op = atomic ? trace::Op::Atomic : (r.flags & kRawWrite) ? trace::Op::Store : trace::Op::Load;
     s.bytes = r.size;
     s.buffer = buffer;
-    s.instruction = in ? in->opcode : fallback_instruction(r);
-    if (in && !in->file.empty()) {
-      s.file = file_of(in->file);
-      s.line = in->line;
-    } else {
-      s.file = file_of(kernel + " (no line information: build with -lineinfo)");
-      s.line = 0;
+    s.form = r.form == kRawMatrix       ? trace::Form::Matrix
+             : r.form == kRawAsyncRead  ? trace::Form::AsyncRead
+             : r.form == kRawAsyncWrite ? trace::Form::AsyncWrite
+                                        : trace::Form::Plain;
+    name_site(s, off, dis, kernel, fallback_instruction(r));
+    const uint32_t index = site_of_.emplace(key, b_.add_site(s)).first->second;
+    // An async copy's two halves are one instruction: pair the sites of its pc.
+    if (s.form == trace::Form::AsyncRead || s.form == trace::Form::AsyncWrite) {
+      auto& pair = async_of_.try_emplace(std::make_tuple(L.name, off), trace::kNoSite, trace::kNoSite).first->second;
+      (s.form == trace::Form::AsyncRead ? pair.first : pair.second) = index;
+      if (pair.first != trace::kNoSite && pair.second != trace::kNoSite) {
+        t_.sites[pair.first].partner = pair.second;
+        t_.sites[pair.second].partner = pair.first;
+      }
     }
-    return site_of_.emplace(key, b_.add_site(s)).first->second;
+    return index;
   }
 
   // The array that holds `addr` and the offset in it; an address in none goes to one array
@@ -524,6 +580,9 @@ class TraceImport {
   std::unordered_map<std::string, uint32_t> files_;
   std::map<std::tuple<std::string, uint64_t, uint32_t>, uint32_t> site_of_;  // (function, SASS offset, array)
   std::map<std::string, uint32_t> shared_of_;                                // a kernel's shared window
+  std::map<std::tuple<std::string, uint64_t, uint32_t>, uint32_t> event_site_of_;  // into Trace::event_sites
+  std::map<std::tuple<std::string, uint64_t>, std::pair<uint32_t, uint32_t>> async_of_;  // (read, write) sites of an LDGSTS
+
 };
 
 }  // namespace

@@ -61,6 +61,18 @@ enum AllocFlags : uint64_t { kAllocModule = 1 };
 enum RawSpace : uint8_t { kRawGlobal = 0, kRawShared = 1, kRawLocal = 2 };
 // DeviceRecord::flags (the Sanitizer API's memory flags).
 enum RawFlags : uint16_t { kRawRead = 1, kRawWrite = 2, kRawAtomic = 4 };
+// DeviceRecord::form: what the instruction was, beyond a plain access (0 in files written
+// before the tracer told them apart). An async copy (LDGSTS) writes two records: its global
+// read, then its shared write, both at issue. Commit and Wait carry no address; a Wait's
+// `flags` holds the groups it lets stay in flight (0: all must land).
+enum RawForm : uint8_t {
+  kRawPlain = 0,
+  kRawMatrix = 1,      // LDSM / STSM: each lane one 16-byte row; `count` matrices
+  kRawAsyncRead = 2,   // LDGSTS, its global side
+  kRawAsyncWrite = 3,  // LDGSTS, its shared side
+  kRawCommit = 4,      // LDGDEPBAR (cp.async.commit_group)
+  kRawWait = 5,        // DEPBAR (cp.async.wait_group)
+};
 
 struct LaunchHead {
   uint64_t module = 0;        // the module's id (as its Module chunk)
@@ -83,8 +95,10 @@ struct DeviceRecord {
   uint32_t epoch = 0;         // barriers the warp had passed
   uint8_t space = 0;          // RawSpace
   uint8_t size = 0;           // bytes a lane: 1, 2, 4, 8, 16
-  uint16_t flags = 0;         // RawFlags
-  uint32_t pad = 0;
+  uint16_t flags = 0;         // RawFlags (kRawWait: groups left in flight)
+  uint8_t form = 0;           // RawForm
+  uint8_t count = 0;          // kRawMatrix: matrices (1, 2 or 4)
+  uint16_t pad = 0;
   uint64_t address[32] = {};  // per lane; meaningful where `mask` has the lane
 };
 static_assert(sizeof(DeviceRecord) == 288);

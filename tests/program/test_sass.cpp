@@ -178,6 +178,82 @@ TEST_CASE("a tracer's file becomes a trace: the program's allocations named, SAS
     if (t.sites[s.site].space == trace::Space::Shared) CHECK(s.max_way == 1);
 }
 
+TEST_CASE("a tracer's ldmatrix, cp.async, commit and wait: matrix rows, an async copy's paired halves, events in the warp's order") {
+  RawWriter w;
+  const uint64_t in = 0x7000100000;
+  w.chunk(sass::ChunkType::Alloc, RawWriter::raw(std::array<uint64_t, 3>{in, 1 << 16, 0}));
+  w.chunk(sass::ChunkType::ProgramAlloc, RawWriter::raw(in) + std::string("d_a", 4));
+  sass::LaunchHead h;
+  h.function_pc = 0x10000;
+  h.block[0] = 32;
+  h.block_hi = 1;
+  h.executed = 6;
+  h.kept = 6;
+  const std::string name = "_Z3tcmPK6__half";
+  h.name_bytes = uint32_t(name.size());
+  std::string payload = RawWriter::raw(h) + name;
+  payload.append((name.size() + 7) / 8 * 8 - name.size(), '\0');
+  // LDGSTS, 16 bytes a lane on 16 lanes: the global read, then the shared write.
+  sass::DeviceRecord rd = record(0x10010, 0, sass::kRawGlobal, sass::kRawRead, in, 16, 0xffffu);
+  rd.size = 16;
+  rd.form = sass::kRawAsyncRead;
+  sass::DeviceRecord wr = record(0x10010, 0, sass::kRawShared, sass::kRawWrite, 1024, 16, 0xffffu);
+  wr.size = 16;
+  wr.form = sass::kRawAsyncWrite;
+  sass::DeviceRecord commit = record(0x10020, 0, sass::kRawGlobal, 0, 0, 0);
+  commit.size = 0;
+  commit.form = sass::kRawCommit;
+  sass::DeviceRecord wait = record(0x10030, 0, sass::kRawGlobal, 1, 0, 0);
+  wait.size = 0;
+  wait.form = sass::kRawWait;
+  // LDSM.x4 from a plain 64-half-wide tile: lane l names row l of the tile, 128 bytes apart.
+  sass::DeviceRecord ldsm = record(0x10040, 0, sass::kRawShared, sass::kRawRead, 1024, 128);
+  ldsm.size = 16;
+  ldsm.form = sass::kRawMatrix;
+  ldsm.count = 4;
+  // LDSM.x2: the Sanitizer calls every lane; only the first 16 name rows.
+  sass::DeviceRecord x2 = ldsm;
+  x2.pc = 0x10050;
+  x2.count = 2;
+  for (const auto& r : {rd, wr, commit, wait, ldsm, x2}) payload += RawWriter::raw(r);
+  w.chunk(sass::ChunkType::Launch, payload);
+
+  const trace::Trace t = sass::to_trace(sass::read_raw(w.bytes), {}, sass::ImportOptions{});
+  REQUIRE(t.records.size() == 4);
+  const trace::Site& r0 = t.sites[t.records[0].site];
+  const trace::Site& r1 = t.sites[t.records[1].site];
+  CHECK(r0.form == trace::Form::AsyncRead);
+  CHECK(r0.space == trace::Space::Global);
+  CHECK(r1.form == trace::Form::AsyncWrite);
+  CHECK(r1.space == trace::Space::Shared);
+  CHECK(r0.partner == t.records[1].site);
+  CHECK(r1.partner == t.records[0].site);
+  CHECK(t.sites[t.records[2].site].form == trace::Form::Matrix);
+  CHECK(t.records[3].active == 0xffffu);
+  REQUIRE(t.events.size() == 2);
+  CHECK(t.event_sites[t.events[0].site].form == trace::Form::Commit);
+  CHECK(t.event_sites[t.events[1].site].form == trace::Form::Wait);
+  CHECK(t.events[1].arg == 1);
+  // One sequence per warp: read 0, write 1, commit 2, wait 3, the matrix loads 4 and 5.
+  CHECK(t.records[1].seq == 1);
+  CHECK(t.events[0].seq == 2);
+  CHECK(t.events[1].seq == 3);
+  CHECK(t.records[2].seq == 4);
+  // Costed as the H100 counts them: 8 sectors for 256 consecutive bytes, 2 wavefronts for
+  // their shared half, 8-way rows in each of the ldmatrix.x4's four matrices (32 wavefronts).
+  const analysis::Report rep = analysis::analyze(t, analysis::DramModel{});
+  std::map<trace::Form, const analysis::SiteStats*> by;
+  for (const auto& s : rep.sites) by[t.sites[s.site].form] = &s;
+  REQUIRE(by.count(trace::Form::AsyncRead));
+  CHECK(by[trace::Form::AsyncRead]->sectors == 8);
+  CHECK(by[trace::Form::AsyncWrite]->wavefronts == 2);
+  CHECK(rep.sites.size() == 4);
+  for (const auto& s : rep.sites) {
+    if (s.site == t.records[2].site) CHECK(s.wavefronts == 32);  // x4: 4 matrices, 8-way each
+    if (s.site == t.records[3].site) CHECK(s.wavefronts == 16);  // x2: 2 matrices
+  }
+}
+
 TEST_CASE("past the record cap only the blocks kept whole stay: each warp's executed count says which") {
   // Blocks 0-2 of 2 warps, 2 instructions a warp; the cap kept all of block 1, half of
   // block 0 (its warp 1 lost one), nothing of block 2.

@@ -1,5 +1,6 @@
 // The device side of the GPU tracer: the functions the Compute Sanitizer patches into the
-// user's kernels before every global and shared memory instruction and every barrier
+// user's kernels before every global and shared memory instruction (ldmatrix and cp.async
+// included), every cp.async commit and wait, and every barrier
 // (built with `nvcc --fatbin -Xptxas --compile-as-tools-patch`). The lanes of a warp that
 // execute an instruction together write one record: the first of them takes a slot, the
 // others learn it by a shuffle, and each writes its own address.
@@ -19,7 +20,8 @@ __device__ __forceinline__ uint32_t linear_thread() {
 }
 
 __device__ __forceinline__ SanitizerPatchResult record(void* userdata, uint64_t pc, uint64_t address, uint32_t size,
-                                                       uint32_t flags, uint8_t space) {
+                                                       uint32_t flags, uint8_t space, uint8_t form = ws::sass::kRawPlain,
+                                                       uint8_t count = 0) {
   auto* st = static_cast<DeviceState*>(userdata);
   if (!st) return SANITIZER_PATCH_SUCCESS;
   const uint32_t block = linear_block();
@@ -49,7 +51,9 @@ __device__ __forceinline__ SanitizerPatchResult record(void* userdata, uint64_t 
     r.epoch = st->epochs ? st->epochs[w] : 0;
     r.space = space;
     r.size = uint8_t(size);
-    r.flags = uint16_t(flags & 7u);
+    r.flags = uint16_t(form == ws::sass::kRawWait ? flags : flags & 7u);
+    r.form = form;
+    r.count = count;
   }
   return SANITIZER_PATCH_SUCCESS;
 }
@@ -66,6 +70,30 @@ extern "C" __device__ __noinline__ SanitizerPatchResult ws_shared_access(void* u
                                                                          uint32_t size, uint32_t flags,
                                                                          const void* /*data*/) {
   return record(userdata, pc, reinterpret_cast<uint64_t>(ptr), size, flags, ws::sass::kRawShared);
+}
+
+// ldmatrix / stmatrix: each lane names one 16-byte row (an offset in the shared window).
+extern "C" __device__ __noinline__ SanitizerPatchResult ws_matrix_access(void* userdata, uint64_t pc, uint32_t address,
+                                                                         uint32_t size, uint32_t flags, uint32_t count,
+                                                                         const void* /*data*/) {
+  return record(userdata, pc, address, size, flags, ws::sass::kRawShared, ws::sass::kRawMatrix, uint8_t(count));
+}
+
+// cp.async: the global read and the shared write, two records of one instruction. A
+// zero-sized source (src-size 0: a zero fill) reads nothing and is recorded at address 0.
+extern "C" __device__ __noinline__ SanitizerPatchResult ws_memcpy_async(void* userdata, uint64_t pc, void* src,
+                                                                        uint32_t dst, uint32_t size) {
+  record(userdata, pc, reinterpret_cast<uint64_t>(src), size, ws::sass::kRawRead, ws::sass::kRawGlobal,
+         ws::sass::kRawAsyncRead);
+  return record(userdata, pc, dst, size, ws::sass::kRawWrite, ws::sass::kRawShared, ws::sass::kRawAsyncWrite);
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult ws_pipeline_commit(void* userdata, uint64_t pc) {
+  return record(userdata, pc, 0, 0, 0, ws::sass::kRawGlobal, ws::sass::kRawCommit);
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult ws_pipeline_wait(void* userdata, uint64_t pc, uint32_t groups) {
+  return record(userdata, pc, 0, 0, groups, ws::sass::kRawGlobal, ws::sass::kRawWait);
 }
 
 // A barrier passed: the warp's later records are of the next epoch.

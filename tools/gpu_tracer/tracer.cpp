@@ -127,6 +127,14 @@ struct Tracer {
         std::fprintf(stderr, "warpscope tracer: the patches in %s have no %s\n", patch_path.c_str(), fn);
         warn("sanitizerPatchInstructions", r);
       }
+    // The instructions of async copies and matrix loads: a Sanitizer that does not know one
+    // leaves it unrecorded, which the trace's counts show; said under WARPSCOPE_TRACER_DEBUG.
+    for (const auto& [kind, fn] : {std::pair{SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS, "ws_matrix_access"},
+                                   std::pair{SANITIZER_INSTRUCTION_MEMCPY_ASYNC, "ws_memcpy_async"},
+                                   std::pair{SANITIZER_INSTRUCTION_PIPELINE_COMMIT, "ws_pipeline_commit"},
+                                   std::pair{SANITIZER_INSTRUCTION_PIPELINE_WAIT, "ws_pipeline_wait"}})
+      if (SanitizerResult r = sanitizerPatchInstructions(kind, m->module, fn); r != SANITIZER_SUCCESS && g_debug)
+        std::fprintf(stderr, "warpscope tracer: %s not patched (%d)\n", fn, int(r));
     if (SanitizerResult r = sanitizerPatchModule(m->module); r != SANITIZER_SUCCESS) warn("sanitizerPatchModule", r);
     const uint64_t id = reinterpret_cast<uint64_t>(m->module);
     if (g_debug) std::fprintf(stderr, "warpscope tracer: module %p patched, cubin %zu bytes\n", (void*)m->module, m->cubinSize);
