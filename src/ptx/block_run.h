@@ -9,6 +9,7 @@
 //   builtins.cpp  calls of device functions (recursive ones and calls through pointers
 //                 included), and the device's own printf and assert
 //   races.cpp     shared-memory races: who touched each shared word since the last barrier
+//   matrix.cpp    ldmatrix, stmatrix, movmatrix, wmma.load/store; mma.cpp: the tensor cores' product
 #pragma once
 #include <atomic>
 #include <algorithm>
@@ -202,6 +203,21 @@ class BlockRun {
   trace::WarpAccess warp_access(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, trace::Space space, trace::Op op,
                                 uint32_t bytes, uint32_t buffer);
   void record(uint32_t pc, const Insn& in, trace::Op op, uint32_t bytes, uint32_t exec, const Where* where, uint32_t w);
+
+  // ---- matrix instructions (matrix.cpp, mma.cpp) -------------------------------------
+  // ldmatrix, stmatrix, movmatrix, wmma.load/store, and the products of mma.sync and
+  // wmma.mma; each needs the whole warp (whole_warp faults otherwise).
+  uint64_t ldmatrix_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
+  uint64_t stmatrix_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
+  uint64_t movmatrix_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
+  uint64_t wmma_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
+  uint64_t mma_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
+  void whole_warp(const Insn& in, uint32_t w, uint32_t exec);
+  void fragment_in(const Operand& o, uint32_t w, int l, uint64_t* regs);
+  void fragment_out(const Operand& o, uint32_t w, int l, const uint64_t* regs);
+  void record_form(uint32_t pc, const Insn& in, trace::Op op, uint32_t bytes, uint32_t active, const Where* where, uint32_t w,
+                   trace::Form form);
+  void mma_event(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
 
   // ---- races in shared memory (races.cpp) -------------------------------------------
   // A recorded launch keeps, per 4-byte word of the shared window, who touched it in the

@@ -526,7 +526,7 @@ class Parser {
       while (!is("}") && peek().kind != Tok::End) {
         if (is(",")) { next(); continue; }
         const std::string n = next().text;
-        if (o.count >= 4) fail("vector of more than 4", line);
+        if (o.count >= o.vec.size()) fail("vector of more than " + std::to_string(o.vec.size()), line);
         o.vec[o.count++] = n == "_" ? kSink : reg_or_fail(n, line);
       }
       expect("}");
@@ -664,6 +664,7 @@ class Parser {
     for (size_t i = 0; i < ops.size(); ++i) in.o[i] = ops[i];
     in.nops = uint8_t(ops.size());
     decode(in, m_.name);
+    if (const std::string why = decode_matrix(in, split_dots(in.opcode)); !why.empty()) fail(in.opcode + ": " + why, in.text_line);
     if (in.dst2 != kSink && in.op != Opc::Setp && in.op != Opc::Shfl && !(in.op == Opc::Match && in.sub == 1))
       fail(in.opcode + ": a second destination is not implemented here", in.text_line);
   }

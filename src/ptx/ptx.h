@@ -76,7 +76,7 @@ struct Operand {
   int64_t imm = 0;          // Imm (bits, for floats); Addr: the offset; Label: target pc
   Sreg sreg = Sreg::TidX;   // Special
   uint8_t count = 0;        // Vec: elements
-  std::array<uint32_t, 4> vec{};   // Vec: registers (kSink for "_")
+  std::array<uint32_t, 8> vec{};   // Vec: registers (kSink for "_"); eight for a wmma fragment
 };
 constexpr uint32_t kSink = 0xffffffffu;
 
@@ -113,6 +113,7 @@ struct Insn {
   std::array<Operand, 5> o{};
   uint32_t dst2 = kSink;    // a second destination (setp p|q, shfl d|p), kSink: none
   uint32_t guard = kSink;   // predicate register, kSink: none
+  uint32_t matrix = 0;      // ldmatrix / mma / wmma: shape, part, layouts and types (matrix.h)
   bool guard_neg = false;
   // Where it came from: .loc file (index into Module::files), line, column; the text.
   uint32_t file = 0, line = 0, column = 0;

@@ -33,6 +33,9 @@ bool parse_number(const std::string& t, int64_t& v, bool& is_f32bits);
 // "ld.global.v4.f32" -> {"ld", "global", "v4", "f32"}.
 std::vector<std::string> split_dots(const std::string& s);
 
+// A matrix instruction (ldmatrix, stmatrix, movmatrix, mma, wmma) read into Insn::matrix,
+// its operands checked (matrix.cpp); why it is refused, "" when it runs (or is none).
+std::string decode_matrix(Insn& in, const std::vector<std::string>& parts);
 // Whether the interpreter runs an opcode whose first word is `base` (opcodes.def).
 bool known_opcode(const std::string& base);
 // Why an opcode split at its dots ({"cvt", "rn", "bf16", "f32"}) is refused ("the type bf16
