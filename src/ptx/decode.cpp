@@ -142,7 +142,6 @@ void decode(Insn& in, const std::string& module) {
   auto it = ops.find(base);
   if (it == ops.end()) refuse("the instruction " + base + " is not implemented");
   in.op = it->second;
-  if (in.op == Opc::CpAsync || in.op == Opc::Mbarrier) return decode_async(in, parts, module);
   if (in.op == Opc::Cvta && to) in.op = Opc::CvtaTo;
   if (in.op == Opc::Ld || in.op == Opc::St) {
     if (in.type == Type::None) refuse("a type is needed");

@@ -77,8 +77,9 @@ void BlockRun::mbarrier_update(const Insn& in, uint32_t w, int l, uint64_t bar, 
 }
 
 // init, arrive (a count, expect_tx bytes), arrive_drop, expect_tx, complete_tx, the waits
-// (by a state from arrive or by a phase's parity), inval, pending_count; lane by lane.
-uint64_t BlockRun::mbarrier_op(uint32_t, const Insn& in, uint32_t w, uint32_t exec) {
+// (by a state from arrive or by a phase's parity), inval, pending_count; lane by lane. A
+// wait's predicate is false for a lane while the phase it names runs: the warp then yields.
+uint64_t BlockRun::mbarrier_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec) {
   const AsyncOp op = AsyncOp(in.sub);
   bool all_done = true;
   for (uint32_t m = exec; m; m &= m - 1) {
@@ -132,6 +133,8 @@ uint64_t BlockRun::mbarrier_op(uint32_t, const Insn& in, uint32_t w, uint32_t ex
     }
   }
   if (!all_done) wait_yield_ = true;
+  // A wait that found its phase complete, for the timeline (the polls before it are not).
+  else if (op == AsyncOp::TestWait || op == AsyncOp::TryWait) async_event(pc, in, w, exec, trace::Form::Wait, 0);
   return 0;
 }
 

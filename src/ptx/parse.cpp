@@ -427,10 +427,11 @@ class Parser {
   }
 
   // .reg .type %r<N>; declares %r0..%r(N-1). The type is not kept: every register is a
-  // 64-bit slot, and each instruction says how wide it reads it.
+  // 64-bit slot, and each instruction says how wide it reads it. Only predicates are known
+  // apart (preds_): cp.async's fourth operand is ignore-src when it is one.
   void reg_decl() {
     next();
-    const bool pred = next().text == ".pred";  // the type: every register is one 64-bit slot
+    const bool pred = next().text == ".pred";
     while (!is(";") && peek().kind != Tok::End) {
       if (is(",")) { next(); continue; }
       const std::string name = next().text;
@@ -681,9 +682,11 @@ class Parser {
     for (size_t i = 0; i < ops.size(); ++i) in.o[i] = ops[i];
     in.nops = uint8_t(ops.size());
     decode(in, m_.name);
-    // cp.async's fourth operand is ignore-src when it is a predicate, else src-size.
-    if (in.op == Opc::CpAsync && in.nops == 4 && in.o[3].kind == Operand::Reg && preds_.count(in.o[3].reg))
-      in.type2 = Type::Pred;
+    if (in.op == Opc::CpAsync || in.op == Opc::Mbarrier) {
+      decode_async(in, split_dots(in.opcode), m_.name);
+      // cp.async's fourth operand is ignore-src when it is a predicate, else src-size.
+      if (in.nops == 4 && in.o[3].kind == Operand::Reg && preds_.count(in.o[3].reg)) in.type2 = Type::Pred;
+    }
     if (in.dst2 != kSink && in.op != Opc::Setp && in.op != Opc::Shfl && !(in.op == Opc::Match && in.sub == 1))
       fail(in.opcode + ": a second destination is not implemented here", in.text_line);
   }

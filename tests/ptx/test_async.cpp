@@ -246,6 +246,10 @@ WAIT:
 DONE:
 )", 1, t, 64);
   CHECK(r[0] == 99);
+  // On the timeline: warp 0's one wait that found the phase complete (not its failed polls).
+  REQUIRE(t.events.size() == 1);
+  CHECK(t.events[0].warp == 0);
+  CHECK(t.event_sites[t.events[0].site].form == trace::Form::Wait);
 }
 
 TEST_CASE("cp.async.mbarrier.arrive: the copies land with the barrier's phase") {
