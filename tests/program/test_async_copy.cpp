@@ -31,6 +31,11 @@ TEST_CASE("async_copy.cu: cp.async double buffering passes, each copy's two halv
   int reads16 = 0, reads4 = 0, writes16 = 0, writes4 = 0;
   for (const analysis::SiteStats& s : rep.sites) {
     const trace::Site& site = t.sites[s.site];
+    if (site.form == trace::Form::AsyncRead || site.form == trace::Form::AsyncWrite) {
+      // Each copy is a line of the program: the 16-byte one on line 31, the 4-byte on 32.
+      CHECK(t.file_name(site).find("async_copy.cu") != std::string::npos);
+      CHECK(site.line == (site.bytes == 16 ? 31u : 32u));
+    }
     if (site.form == trace::Form::AsyncRead) {
       REQUIRE(site.partner < t.sites.size());
       CHECK(t.sites[site.partner].form == trace::Form::AsyncWrite);

@@ -1,14 +1,24 @@
 // async_copy.cu — a tile loop that double-buffers global memory into shared memory with
-// cp.async (the __pipeline_* intrinsics): while the warp computes on tile k, the copy of
-// tile k+1 is in flight. Each tile is 64 floats of `a`, copied 16 bytes a lane by 16 lanes,
+// cp.async (written as the PTX ISA spells it, so that each copy is a line of this file):
+// while the warp computes on tile k, the copy of tile k+1 is in flight. Each tile is 64 floats of `a`, copied 16 bytes a lane by 16 lanes,
 // and 32 floats of `b`, copied 4 bytes a lane by all 32; the sum of a·b over the tiles is
 // checked against the CPU's.
 #include <cstdio>
 #include <vector>
-#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 constexpr int kTiles = 8;  // tiles per block
+
+// Copies n bytes (4, 8 or 16) from global to shared memory without waiting for them; .cg
+// (16 bytes only) leaves L1 out. They land at the wait that covers their group.
+#define COPY_ASYNC_CG(dst, src, n) \
+  asm volatile("cp.async.cg.shared.global [%0], [%1], %2;" ::"r"(shared_address(dst)), "l"(src), "n"(n) : "memory")
+#define COPY_ASYNC_CA(dst, src, n) \
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(shared_address(dst)), "l"(src), "n"(n) : "memory")
+#define COMMIT_GROUP() asm volatile("cp.async.commit_group;" ::: "memory")
+#define WAIT_GROUP(n) asm volatile("cp.async.wait_group %0;" ::"n"(n) : "memory")
+
+__device__ unsigned shared_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 
 __global__ void tiledAsync(const float* a, const float* b, float* out) {
   __shared__ __align__(16) float tileA[2][64];  // 16 lanes x 16 bytes
@@ -18,17 +28,17 @@ __global__ void tiledAsync(const float* a, const float* b, float* out) {
   const float* blockB = b + blockIdx.x * kTiles * 32;
   // Tile k into buffer k % 2, as one group.
   auto issue = [&](int k) {
-    if (lane < 16) __pipeline_memcpy_async(&tileA[k % 2][lane * 4], &blockA[k * 64 + lane * 4], 16);
-    __pipeline_memcpy_async(&tileB[k % 2][lane], &blockB[k * 32 + lane], 4);
-    __pipeline_commit();
+    if (lane < 16) COPY_ASYNC_CG(&tileA[k % 2][lane * 4], &blockA[k * 64 + lane * 4], 16);
+    COPY_ASYNC_CA(&tileB[k % 2][lane], &blockB[k * 32 + lane], 4);
+    COMMIT_GROUP();
   };
   issue(0);
   float acc = 0;
 #pragma unroll 1
   for (int k = 0; k < kTiles; ++k) {
     if (k + 1 < kTiles) issue(k + 1);
-    else __pipeline_commit();  // an empty group: one group a tile, so that the wait below counts alike
-    __pipeline_wait_prior(1);  // tile k has landed; tile k+1 may still be in flight
+    else COMMIT_GROUP();  // an empty group: one group a tile, so that the wait below counts alike
+    WAIT_GROUP(1);        // tile k has landed; tile k+1 may still be in flight
     __syncthreads();
     const float* t = tileA[k % 2];
     acc += (t[2 * lane] + t[2 * lane + 1]) * tileB[k % 2][lane];
