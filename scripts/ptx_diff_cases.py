@@ -770,6 +770,101 @@ def newer_forms():
         f = 'set.lt.%s.f64' % dt
         case(f, ['f64', 'f64'], [dt], [f + ' {d0}, {a0}, {a1};'])
 
+
+def async_forms():
+    """cp.async, its groups and waits, the mbarrier's phases and the bulk copy. Each thread
+    copies its own operands into its own 16-byte shared slot (%rd32) and reads them back
+    after the wait that lands them; each thread's mbarrier is its own (%rd34), so that no
+    result depends on the order the warps run in. A read before the wait is a race on the
+    GPU and is not compared here (tests/ptx/test_async.cpp holds it)."""
+    n = 32
+
+    def spelled(names, *a, **k):  # one kernel per instruction spelling the body holds
+        for name in names:
+            case(name, *a, **k)
+    slots = ['mul.wide.u32 %rd32, %r1, 16;', 'mov.u64 %rd33, sh;', 'add.u64 %rd32, %rd33, %rd32;',
+             'mul.wide.u32 %rd34, %r1, 8;', 'add.u64 %rd34, %rd33, %rd34;', 'add.u64 %rd34, %rd34, 512;']
+    for words, size in [('ca.shared.global', 4), ('ca.shared::cta.global', 4), ('ca.shared.global.L2::64B', 4),
+                        ('ca.shared.global', 8), ('ca.shared.global.L2::128B', 8), ('cg.shared.global', 16),
+                        ('cg.shared.global.L2::256B', 16)]:
+        t = {4: ['b32'], 8: ['b64'], 16: ['b64', 'b64']}[size]
+        ld = ['ld.shared.%s {d0}, [%%rd32];' % t[0]] + (['ld.shared.b64 {d1}, [%rd32+8];'] if size == 16 else [])
+        spelled(['cp.async.%s %d' % (words, size)] + (['cp.async.commit_group'] if size == 4 and words == 'ca.shared.global' else []), t, t,
+             slots + ['cp.async.%s [%%rd32], [%%rd1], %d;' % (words, size), 'cp.async.commit_group;',
+                      'cp.async.wait_group 0;'] + ld, threads=n)
+    # src-size: the bytes past it are zeros (a constant, then each thread's own: tid % 16);
+    # ignore-src: none read, all zeros (odd threads).
+    spelled(['cp.async.cg.shared.global 16 src-size', 'cp.async.wait_all'], ['b64', 'b64'], ['b64', 'b64'],
+         slots + ['cp.async.cg.shared.global [%rd32], [%rd1], 16, 5;', 'cp.async.wait_all;',
+                  'ld.shared.b64 {d0}, [%rd32];', 'ld.shared.b64 {d1}, [%rd32+8];'], threads=n)
+    case('cp.async.cg.shared.global 16 src-size register', ['b64', 'b64'], ['b64', 'b64'],
+         slots + ['and.b32 %r5, %r1, 15;', 'cp.async.cg.shared.global [%rd32], [%rd1], 16, %r5;', 'cp.async.wait_all;',
+                  'ld.shared.b64 {d0}, [%rd32];', 'ld.shared.b64 {d1}, [%rd32+8];'], threads=n)
+    case('cp.async.ca.shared.global 8 ignore-src', ['b64'], ['b64'],
+         slots + ['and.b32 %r5, %r1, 1;', 'setp.eq.u32 %p4, %r5, 1;', 'cp.async.ca.shared.global [%rd32], [%rd1], 8, %p4;',
+                  'cp.async.wait_all;', 'ld.shared.b64 {d0}, [%rd32];'], threads=n)
+    # wait_group 1: the older group has landed (the newer one is not read).
+    case('cp.async.wait_group', ['b32', 'b32'], ['b32'],
+         slots + ['cp.async.ca.shared.global [%rd32], [%rd1], 4;', 'cp.async.commit_group;',
+                  'cp.async.ca.shared.global [%rd32+4], [%rd1+8], 4;', 'cp.async.commit_group;',
+                  'cp.async.wait_group 1;', 'ld.shared.b32 {d0}, [%rd32];', 'cp.async.wait_all;'], threads=n)
+    # The copies tied to an mbarrier: landed by its phase (noinc: the thread's arrival).
+    case('cp.async.mbarrier.arrive.noinc.shared.b64', ['b32'], ['b32'],
+         slots + ['mbarrier.init.shared.b64 [%rd34], 1;', 'cp.async.ca.shared.global [%rd32], [%rd1], 4;',
+                  'cp.async.mbarrier.arrive.noinc.shared.b64 [%rd34];', '$L_wait:',
+                  'mbarrier.try_wait.parity.shared.b64 %p5, [%rd34], 0;', '@!%p5 bra $L_wait;',
+                  'ld.shared.b32 {d0}, [%rd32];'], threads=n)
+    case('cp.async.mbarrier.arrive.shared::cta.b64', ['b32'], ['b32'],
+         slots + ['mbarrier.init.shared::cta.b64 [%rd34], 1;', 'cp.async.ca.shared.global [%rd32], [%rd1], 4;',
+                  'cp.async.mbarrier.arrive.shared::cta.b64 [%rd34];', 'mbarrier.arrive.shared::cta.b64 %rd36, [%rd34];',
+                  '$L_wait:', 'mbarrier.try_wait.shared::cta.b64 %p5, [%rd34], %rd36;', '@!%p5 bra $L_wait;',
+                  'ld.shared.b32 {d0}, [%rd32];'], threads=n)
+    # Phases: arrivals with counts, transaction bytes, waits by state and by parity.
+    spelled(['mbarrier.init.shared.b64', 'mbarrier.arrive.release.cta.shared.b64', 'mbarrier.test_wait.acquire.cta.shared.b64',
+             'mbarrier.inval.shared.b64', 'mbarrier.pending_count.b64'], [], ['pred', 'pred', 'pred', 'pred', 'b32'],
+         slots + ['mbarrier.init.shared.b64 [%rd34], 3;', 'mbarrier.arrive.shared.b64 %rd36, [%rd34];',
+                  'mbarrier.test_wait.shared.b64 {d0}, [%rd34], %rd36;',
+                  'mbarrier.arrive.release.cta.shared.b64 %rd37, [%rd34], 2;',
+                  'mbarrier.test_wait.acquire.cta.shared.b64 {d1}, [%rd34], %rd36;',
+                  'mbarrier.test_wait.parity.shared.b64 {d2}, [%rd34], 0;',
+                  'mbarrier.test_wait.parity.shared.b64 {d3}, [%rd34], 1;', 'mbarrier.inval.shared.b64 [%rd34];',
+                  'mbarrier.pending_count.b64 {d4}, %rd36;'],
+         threads=n)
+    spelled(['mbarrier.arrive.expect_tx.shared.b64', 'mbarrier.complete_tx.relaxed.cta.shared.b64'], [], ['pred'],
+         slots + ['mbarrier.init.shared.b64 [%rd34], 1;', 'mbarrier.expect_tx.relaxed.cta.shared.b64 [%rd34], 16;',
+                  'mbarrier.arrive.expect_tx.shared.b64 %rd37, [%rd34], 16;',
+                  'mbarrier.complete_tx.relaxed.cta.shared.b64 [%rd34], 32;',
+                  'mbarrier.test_wait.shared.b64 {d0}, [%rd34], %rd37;'], threads=n)
+    spelled(['mbarrier.init.shared::cta.b64', 'mbarrier.expect_tx.relaxed.cta.shared::cta.b64',
+             'mbarrier.arrive.expect_tx.release.cta.shared::cta.b64', 'mbarrier.arrive.noComplete.shared::cta.b64',
+             'mbarrier.try_wait.parity.shared::cta.b64', 'mbarrier.inval.shared::cta.b64'], [], ['pred', 'pred'],
+         slots + ['mbarrier.init.shared::cta.b64 [%rd34], 2;',
+                  'mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%rd34], 32;',
+                  'mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %rd36, [%rd34], 16;',
+                  'mbarrier.arrive.noComplete.shared::cta.b64 %rd36, [%rd34], 1;',
+                  'mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 {d0}, [%rd34], 0;',
+                  'mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%rd34], 48;',
+                  'mbarrier.try_wait.parity.shared::cta.b64 {d1}, [%rd34], 0;',
+                  'mbarrier.inval.shared::cta.b64 [%rd34];'], threads=n)
+    spelled(['mbarrier.arrive_drop.shared.b64', 'mbarrier.arrive_drop.noComplete.release.cta.shared::cta.b64'], [], ['pred', 'pred', 'pred'],
+         slots + ['mbarrier.init.shared.b64 [%rd34], 3;', 'mbarrier.arrive_drop.shared.b64 %rd36, [%rd34];',
+                  'mbarrier.arrive_drop.noComplete.release.cta.shared::cta.b64 %rd37, [%rd34], 1;',
+                  'mbarrier.arrive.shared.b64 %rd37, [%rd34];',
+                  'mbarrier.test_wait.shared.b64 {d0}, [%rd34], %rd36;',
+                  'mbarrier.arrive.shared.b64 %rd38, [%rd34];',
+                  'mbarrier.test_wait.parity.shared.b64 {d1}, [%rd34], 0;',
+                  'mbarrier.test_wait.parity.shared.b64 {d2}, [%rd34], 1;'], threads=n)
+    # The bulk copy: 16 bytes a thread onto its own barrier's transaction bytes.
+    case('cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes', ['b64', 'b64'], ['b64', 'b64'],
+         slots + ['mbarrier.init.shared.b64 [%rd34], 1;', 'cvt.u32.u64 %r6, %rd32;', 'cvt.u32.u64 %r7, %rd34;',
+                  'mbarrier.arrive.expect_tx.shared::cta.b64 %rd36, [%rd34], 16;',
+                  'cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r6], [%rd1], 16, [%r7];',
+                  '$L_wait:', 'mbarrier.try_wait.shared.b64 %p5, [%rd34], %rd36;', '@!%p5 bra $L_wait;',
+                  'ld.shared.b64 {d0}, [%rd32];', 'ld.shared.b64 {d1}, [%rd32+8];'], threads=n)
+    for f in ['fence.proxy.async', 'fence.proxy.async.shared::cta', 'fence.proxy.async.shared::cluster',
+              'fence.proxy.async.global', 'fence.mbarrier_init.release.cluster']:
+        case(f, ['b32'], ['b32'], [f + ';', 'mov.b32 {d0}, {a0};'], threads=n)
+
 # ---- the module ----------------------------------------------------------------------------
 
 HEADER = """//
@@ -859,7 +954,7 @@ def inputs_of(c):
 
 def build():
     for part in [arithmetic, functions, logic, comparisons, conversions, movement, warp_ops, atomics, control,
-                 halves, memory_forms, comparison_forms, atomic_forms, newer_forms]:
+                 halves, memory_forms, comparison_forms, atomic_forms, newer_forms, async_forms]:
         part()
     # A form two groups both spell (set.lt.f32.f32) is kept once; one name for two
     # different kernels is a mistake.

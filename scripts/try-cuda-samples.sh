@@ -76,6 +76,12 @@ if [ -d "$corpus/cuda-samples/Samples" ]; then
     grep -qlE 'cublas' "$d"/*.c* 2>/dev/null && flags="$flags -lcublas"
     add "cuda-samples/${s#*/}" "cuda-samples/Samples/$s" "$srcs" "$flags" ""
   done
+  # The asynchronous-copy samples: simpleAWBarrier as it is, globalToShmemAsyncCopy at a
+  # size its flags allow (its default multiplies 1280 x 1280 matrices a hundred times).
+  s=0_Introduction/simpleAWBarrier
+  [ -d "$corpus/cuda-samples/Samples/$s" ] && add "cuda-samples/${s#*/}" "cuda-samples/Samples/$s" "simpleAWBarrier.cu" "-I @/cuda-samples/Common" ""
+  s=3_CUDA_Features/globalToShmemAsyncCopy
+  [ -d "$corpus/cuda-samples/Samples/$s" ] && add "cuda-samples/${s#*/}" "cuda-samples/Samples/$s" "globalToShmemAsyncCopy.cu" "-I @/cuda-samples/Common" "-wA=128 -hA=128 -wB=128 -hB=128"
 fi
 
 # llm.c's kernels as its Makefile builds them (sizes are fixed in their text: most are

@@ -10,6 +10,9 @@
 //                 included), and the device's own printf and assert
 //   races.cpp     shared-memory races: who touched each shared word since the last barrier
 //   matrix.cpp    ldmatrix, stmatrix, movmatrix, wmma.load/store; mma.cpp: the tensor cores' product
+//   async_copy.cpp  cp.async: copies in flight per warp, their groups, where they land
+//   mbarrier.cpp  mbarrier objects and their phases, bulk copies (cp.async.bulk) onto them
+//   tensor_copy.cpp  the tensor copy (cp.async.bulk.tensor) of a box a tensor map describes
 #pragma once
 #include <atomic>
 #include <algorithm>
@@ -185,7 +188,7 @@ class BlockRun {
   // Notes that this launch read (ld) or wrote (st) or both (atom, red) array `al`: what
   // decides whether a launch alike it can be skipped (Device::after_run). Any worker.
   static void touch(Device::Alloc& al, Opc op) {
-    const uint8_t bit = op == Opc::Ld ? Device::Alloc::kRead
+    const uint8_t bit = op == Opc::Ld || op == Opc::CpAsync ? Device::Alloc::kRead  // cp.async reads global memory only
                         : op == Opc::St ? Device::Alloc::kWritten
                                         : uint8_t(Device::Alloc::kRead | Device::Alloc::kWritten);
     std::atomic_ref<uint8_t> t(al.touched);
@@ -253,6 +256,51 @@ class BlockRun {
   [[gnu::noinline]] void race(const Touch& before, RaceEnd::Access before_how, const Touch& now, RaceEnd::Access now_how,
                               uint64_t at);
   [[gnu::noinline]] bool make_shadow();
+
+  // ---- asynchronous copies and mbarriers (async_copy.cpp, mbarrier.cpp) ---------------
+  // One warp instruction's cp.async copies not landed yet: their bytes were read from global
+  // memory at issue; they reach shared memory at the wait (or mbarrier phase) that covers them.
+  struct InFlight {
+    uint32_t pc = 0, warp = 0;
+    uint32_t lanes = 0;                // lanes whose copy has not landed
+    bool recorded = false;             // its read half was recorded (so the write half is too)
+    uint32_t group[32] = {};           // per lane: the group it belongs to (its commits before it)
+    uint64_t barrier[32] = {};         // per lane: the mbarrier it lands with (window offset + 1; 0: none)
+    uint64_t dst[32] = {};             // per lane: shared window offset
+    std::array<std::array<uint8_t, 16>, 32> bytes{};  // per lane, zero-filled past its source size
+  };
+  // A cp.async.bulk(.tensor) not landed yet: its whole destination, laid out as it will lie.
+  struct BulkInFlight {
+    uint32_t pc = 0, warp = 0;
+    uint64_t barrier = 0;              // window offset of its mbarrier
+    bool recorded = false;
+    std::vector<uint64_t> piece;       // shared window offset of each 16-byte piece
+    std::vector<uint8_t> bytes;        // 16 per piece
+  };
+  uint64_t cp_async_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
+  uint64_t mbarrier_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
+  uint64_t cp_async_issue(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
+  uint64_t cp_bulk_issue(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
+  uint64_t cp_tensor_issue(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);  // tensor_copy.cpp
+  // Lands the copies of warp `w`'s lanes `lanes` that `due` picks (per entry and lane).
+  template <class Due>
+  void land(uint32_t w, uint32_t lanes, Due&& due);
+  void land_one(InFlight& f, uint32_t lanes);
+  void land_barrier(uint64_t bar);   // every copy waiting for mbarrier `bar`'s phase
+  // mbarrier `bar` (window offset) given `arrivals` arrivals and `tx` bytes done; completes
+  // its phase when nothing is pending.
+  void mbarrier_update(const Insn& in, uint32_t w, int l, uint64_t bar, uint32_t arrivals, int64_t tx);
+  // The window offset of the mbarrier at address `a` (of the instruction's space); faults
+  // when it is not an aligned 8-byte word of shared memory.
+  uint64_t mbarrier_at(const Insn& in, uint64_t a, uint32_t w, int l);
+  void async_sites(uint32_t pc, const Insn& in, trace::Form read, trace::Form write, uint32_t bytes);
+  void async_event(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, trace::Form form, uint32_t arg);
+  void async_reset();                          // a block's start: nothing in flight
+  std::vector<std::vector<InFlight>> in_flight_;   // per warp, in issue order
+  std::vector<std::array<uint32_t, 32>> committed_;  // per warp and lane: groups committed
+  std::vector<BulkInFlight> bulk_;
+  std::vector<uint32_t> event_site_;           // per instruction: its event site (made on first use)
+  bool wait_yield_ = false;                    // a failed mbarrier wait: the warp lets the others run
 
   // ---- calls and the device's builtins (builtins.cpp) -------------------------------
   void call(const Insn& in, uint32_t w, int l, uint32_t ret_pc);

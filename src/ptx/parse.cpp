@@ -277,6 +277,7 @@ class Parser {
     if (function) funcs_.insert(k.name);
     local_.clear();
     regs_.clear();
+    preds_.clear();
     labels_.clear();
     fixups_.clear();
     bool closed = true;
@@ -426,10 +427,11 @@ class Parser {
   }
 
   // .reg .type %r<N>; declares %r0..%r(N-1). The type is not kept: every register is a
-  // 64-bit slot, and each instruction says how wide it reads it.
+  // 64-bit slot, and each instruction says how wide it reads it. Only predicates are known
+  // apart (preds_): cp.async's fourth operand is ignore-src when it is one.
   void reg_decl() {
     next();
-    next();  // the type: every register is one 64-bit slot
+    const bool pred = next().text == ".pred";
     while (!is(";") && peek().kind != Tok::End) {
       if (is(",")) { next(); continue; }
       const std::string name = next().text;
@@ -438,9 +440,13 @@ class Parser {
         int64_t n = 0;
         parse_int(next().text, n);
         expect(">");
-        for (int64_t i = 0; i < n; ++i) reg(name + std::to_string(i));
+        for (int64_t i = 0; i < n; ++i) {
+          const uint32_t id = reg(name + std::to_string(i));
+          if (pred) preds_.insert(id);
+        }
       } else {
-        reg(name);
+        const uint32_t id = reg(name);
+        if (pred) preds_.insert(id);
       }
     }
     skip_statement();
@@ -501,6 +507,17 @@ class Parser {
       bool neg = false;
       while (!is("]") && peek().kind != Tok::End) {
         if (is("+")) { next(); continue; }
+        if (is(",") && o.count == 0) {  // [tensorMap, {c0, c1}]: a TMA copy's coordinates, kept in vec
+          next();
+          expect("{");
+          while (!is("}") && peek().kind != Tok::End) {
+            if (is(",")) { next(); continue; }
+            if (o.count >= 4) fail("more than 4 coordinates", line);
+            o.vec[o.count++] = reg_or_fail(next().text, line);
+          }
+          expect("}");
+          continue;
+        }
         if (is("-")) { next(); neg = true; continue; }
         const Tok t = next();
         if (t.kind == Tok::Number) {
@@ -545,6 +562,7 @@ class Parser {
       }
       return o;
     }
+    if (t.text == "_") return o;  // a result nobody reads (mbarrier.arrive _, [bar]): no operand
     if (t.text == "WARP_SZ") {  // the warp's width, a constant of the language
       o.kind = Operand::Imm;
       o.imm = 32;
@@ -665,6 +683,11 @@ class Parser {
     in.nops = uint8_t(ops.size());
     decode(in, m_.name);
     if (const std::string why = decode_matrix(in, split_dots(in.opcode)); !why.empty()) fail(in.opcode + ": " + why, in.text_line);
+    if (in.op == Opc::CpAsync || in.op == Opc::Mbarrier) {
+      decode_async(in, split_dots(in.opcode), m_.name);
+      // cp.async's fourth operand is ignore-src when it is a predicate, else src-size.
+      if (in.nops == 4 && in.o[3].kind == Operand::Reg && preds_.count(in.o[3].reg)) in.type2 = Type::Pred;
+    }
     if (in.dst2 != kSink && in.op != Opc::Setp && in.op != Opc::Shfl && !(in.op == Opc::Match && in.sub == 1))
       fail(in.opcode + ": a second destination is not implemented here", in.text_line);
   }
@@ -686,6 +709,7 @@ class Parser {
   Kernel* kernel_ = nullptr;
   std::vector<Variable> local_;
   std::unordered_map<std::string, uint32_t> regs_;
+  std::set<uint32_t> preds_;  // the registers declared .pred
   std::unordered_map<std::string, uint32_t> labels_;
   std::vector<std::pair<uint32_t, std::pair<uint32_t, std::string>>> fixups_;  // pc, (operand, label)
   std::array<uint32_t, 3> loc_{0, 0, 0};

@@ -75,8 +75,8 @@ struct Operand {
   bool has_symbol = false;  // Addr
   int64_t imm = 0;          // Imm (bits, for floats); Addr: the offset; Label: target pc
   Sreg sreg = Sreg::TidX;   // Special
-  uint8_t count = 0;        // Vec: elements
-  std::array<uint32_t, 8> vec{};   // Vec: registers (kSink for "_"); eight for a wmma fragment
+  uint8_t count = 0;        // Vec: elements; Addr: coordinates after the address ([map, {x, y}])
+  std::array<uint32_t, 8> vec{};   // Vec: registers (kSink for "_"), eight for a wmma fragment; Addr: the coordinates' registers
 };
 constexpr uint32_t kSink = 0xffffffffu;
 
@@ -98,6 +98,10 @@ enum class AtomOp : uint8_t { Add, Min, Max, Exch, Cas, And, Or, Xor, Inc, Dec }
 enum class TestpKind : uint8_t { Finite, Infinite, Number, NotANumber, Normal, Subnormal };
 enum class PrmtMode : uint8_t { Default, F4e, B4e, Rc8, Ecl, Ecr, Rc16 };
 enum class BarRed : uint8_t { None, Popc, And, Or };  // bar.red: what the block's predicates make
+// What a cp.async or mbarrier instruction does (its words read by decode_async).
+enum class AsyncOp : uint8_t { Copy, Commit, WaitGroup, WaitAll, CopyArrive, CopyArriveNoinc, Bulk, Tensor,
+                               Init, Arrive, ArriveDrop, ExpectTx, CompleteTx, TestWait, TryWait, Inval,
+                               PendingCount };
 
 struct Insn {
   Opc op = Opc::Nop;
@@ -107,7 +111,7 @@ struct Insn {
   uint16_t mods = 0;
   Rnd rnd = Rnd::None;
   Cmp cmp = Cmp::Eq;
-  uint8_t sub = 0;          // ShflMode / VoteMode / AtomOp / TestpKind / PrmtMode / BarRed
+  uint8_t sub = 0;          // ShflMode / VoteMode / AtomOp / TestpKind / PrmtMode / BarRed / AsyncOp
   uint8_t vec = 1;          // ld/st .v2 / .v4
   uint8_t nops = 0;
   std::array<Operand, 5> o{};

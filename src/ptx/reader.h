@@ -45,6 +45,10 @@ std::string refusal(const std::vector<std::string>& parts);
 // Throws Error naming `module`, the line and the opcode for an instruction the interpreter
 // refuses (refusal()).
 void decode(Insn& in, const std::string& module);
+// The cp.async and mbarrier families (async_copy.cpp): which of them `in` is (Insn::sub, an
+// AsyncOp), its state space and width, checked against its operands. Throws Error as
+// decode() does.
+void decode_async(Insn& in, const std::vector<std::string>& parts, const std::string& module);
 
 // Places shared array `v` in kernel `k`'s window: static arrays one after another at
 // their alignment, an unsized (extern) one as the dynamic part.

@@ -48,6 +48,7 @@ void BlockRun::start(uint32_t block) {
   red_count_ = 0;
   red_and_ = true;
   red_or_ = false;
+  async_reset();
   if (block) {  // what the previous block left
     std::fill(shared_.begin(), shared_.end(), 0);
     std::fill(local_.begin(), local_.end(), 0);
@@ -235,6 +236,12 @@ uint64_t BlockRun::run_warp(uint32_t w) {
       continue;
     }
     if (exec) lanes_done += execute(pc, in, w, exec);
+    if (wait_yield_) [[unlikely]] {  // an mbarrier not complete yet: other warps arrive at it first
+      wait_yield_ = false;
+      yielded_ = true;
+      advance(w, active, pc + 1);
+      return lanes_done;
+    }
     if (active == ready) {
       known = true;
       ++pc;

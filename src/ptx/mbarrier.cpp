@@ -1,0 +1,182 @@
+// src/ptx/mbarrier.cpp — mbarrier objects in shared memory with their phases, as the PTX
+// ISA describes them (an expected arrival count, the arrivals and transaction bytes still
+// pending, the phase's parity), and the bulk copies (cp.async.bulk) that complete their
+// transaction bytes. A phase completes when no arrival and no byte is pending: the copies
+// tied to it land then (recorded as their write halves), and, like a barrier, it orders
+// the block's shared memory (a new epoch). A warp whose wait finds its phase not complete
+// lets the block's other warps run, so that they can arrive.
+#include <cstring>
+
+#include "ptx/block_run.h"
+
+namespace ws::ptx {
+
+namespace {
+
+// The 8 bytes of an mbarrier, as this device lays them out (the object is opaque to the
+// program): the expected count in bits 0-19, the pending arrivals in 20-39, the pending
+// transaction bytes (signed: a copy may complete before its bytes are expected) in 40-60,
+// the current phase's parity in bit 63.
+constexpr uint64_t kCountMask = (1ull << 20) - 1;
+struct Mbar {
+  uint32_t expected = 0, pending = 0;
+  int64_t tx = 0;
+  uint32_t phase = 0;
+  static Mbar from(uint64_t v) {
+    Mbar b;
+    b.expected = uint32_t(v & kCountMask);
+    b.pending = uint32_t((v >> 20) & kCountMask);
+    const int64_t t = int64_t((v >> 40) & ((1ull << 21) - 1));
+    b.tx = t >= (1ll << 20) ? t - (1ll << 21) : t;
+    b.phase = uint32_t(v >> 63);
+    return b;
+  }
+  uint64_t bits() const {
+    return uint64_t(expected) | uint64_t(pending) << 20 | (uint64_t(tx) & ((1ull << 21) - 1)) << 40 | uint64_t(phase) << 63;
+  }
+};
+
+}  // namespace
+
+uint64_t BlockRun::mbarrier_at(const Insn& in, uint64_t a, uint32_t w, int l) {
+  if (in.space == Space::Generic) {
+    if (a < kSharedWindow || a >= kSharedWindow + kWindowBytes) fault(in, w, l, "shared memory (an mbarrier)", int64_t(a), shared_.size());
+    a -= kSharedWindow;
+  }
+  resolve(in, Space::Shared, a, 8, w, l);
+  if (a % 8)
+    throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": " + in.opcode +
+                ": an mbarrier at a shared address not aligned to 8 bytes");
+  return a;
+}
+
+void BlockRun::mbarrier_update(const Insn& in, uint32_t w, int l, uint64_t bar, uint32_t arrivals, int64_t tx) {
+  (void)w, (void)l;
+  uint64_t v;
+  std::memcpy(&v, shared_.data() + bar, 8);
+  Mbar b = Mbar::from(v);
+  auto wrong = [&](const std::string& why) {
+    throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": " + in.opcode + ": " + why);
+  };
+  if (b.expected == 0) wrong("an mbarrier used before mbarrier.init (or after mbarrier.inval)");
+  if (arrivals > b.pending) wrong("more arrivals than the mbarrier's phase expects");
+  b.pending -= arrivals;
+  b.tx += tx;
+  if (b.tx >= (1ll << 20) || b.tx <= -(1ll << 20)) wrong("the mbarrier's transaction count is out of range");
+  const bool complete = b.pending == 0 && b.tx == 0;
+  if (complete) {
+    b.phase ^= 1;
+    b.pending = b.expected;
+  }
+  v = b.bits();
+  std::memcpy(shared_.data() + bar, &v, 8);
+  if (complete) {
+    land_barrier(bar);
+    ++epoch_;  // what the threads did before arriving is visible to every waiter
+  }
+}
+
+// init, arrive (a count, expect_tx bytes), arrive_drop, expect_tx, complete_tx, the waits
+// (by a state from arrive or by a phase's parity), inval, pending_count; lane by lane. A
+// wait's predicate is false for a lane while the phase it names runs: the warp then yields.
+uint64_t BlockRun::mbarrier_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec) {
+  const AsyncOp op = AsyncOp(in.sub);
+  bool all_done = true;
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const int l = std::countr_zero(m);
+    if (op == AsyncOp::PendingCount) {
+      set(in.o[0], w, l, (val(in.o[1], w, l) >> 20) & kCountMask);
+      continue;
+    }
+    const bool dest = op == AsyncOp::Arrive || op == AsyncOp::ArriveDrop || op == AsyncOp::TestWait || op == AsyncOp::TryWait;
+    const uint64_t bar = mbarrier_at(in, addr(in.o[dest ? 1 : 0], w, l), w, l);
+    uint64_t v;
+    std::memcpy(&v, shared_.data() + bar, 8);
+    const uint64_t count = in.nops > (dest ? 2 : 1) ? val(in.o[dest ? 2 : 1], w, l) & 0xffffffffu : 1;
+    switch (op) {
+      case AsyncOp::Init: {
+        if (count == 0 || count > kCountMask)
+          throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) +
+                      ": mbarrier.init with a count of " + std::to_string(count) + " (1 to 2^20-1)");
+        Mbar b;
+        b.expected = b.pending = uint32_t(count);
+        v = b.bits();
+        std::memcpy(shared_.data() + bar, &v, 8);
+        break;
+      }
+      case AsyncOp::Inval: std::memset(shared_.data() + bar, 0, 8); break;
+      case AsyncOp::Arrive:
+      case AsyncOp::ArriveDrop:
+        set(in.o[0], w, l, v);  // the state: the phase it arrived in
+        if (op == AsyncOp::ArriveDrop) {
+          Mbar b = Mbar::from(v);
+          if (b.expected < count) mbarrier_update(in, w, l, bar, uint32_t(count), 0);  // refused there
+          b.expected -= uint32_t(count);
+          v = b.bits();
+          std::memcpy(shared_.data() + bar, &v, 8);
+        }
+        if (in.mods & kWide) mbarrier_update(in, w, l, bar, 1, int64_t(count));  // arrive.expect_tx
+        else mbarrier_update(in, w, l, bar, uint32_t(count), 0);
+        break;
+      case AsyncOp::ExpectTx: mbarrier_update(in, w, l, bar, 0, int64_t(count)); break;
+      case AsyncOp::CompleteTx: mbarrier_update(in, w, l, bar, 0, -int64_t(count)); break;
+      case AsyncOp::TestWait:
+      case AsyncOp::TryWait: {
+        // Complete: the phase now is not the one the state (or the parity) names.
+        const uint64_t named = in.mods & kWide ? val(in.o[2], w, l) & 1 : val(in.o[2], w, l) >> 63;
+        const bool done = (v >> 63) != named;
+        set(in.o[0], w, l, done);
+        all_done = all_done && done;
+        break;
+      }
+      default: throw Fault("instruction '" + in.opcode + "' is not supported yet");
+    }
+  }
+  if (!all_done) wait_yield_ = true;
+  // A wait that found its phase complete, for the timeline (the polls before it are not).
+  else if (op == AsyncOp::TestWait || op == AsyncOp::TryWait) async_event(pc, in, w, exec, trace::Form::Wait, 0);
+  return 0;
+}
+
+// cp.async.bulk: each lane of `exec` copies its own `size` bytes (a multiple of 16) from
+// global to shared memory; the bytes are read now, and complete that many transaction
+// bytes of the mbarrier, whose phase lands them.
+uint64_t BlockRun::cp_bulk_issue(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec) {
+  uint64_t lanes = 0;
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const int l = std::countr_zero(m);
+    const uint64_t dst = addr(in.o[0], w, l), src = addr(in.o[1], w, l);
+    const uint64_t size = val(in.o[2], w, l) & 0xffffffffu;
+    if (size == 0 || size % 16 || dst % 16 || src % 16)
+      throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": " + in.opcode +
+                  ": a bulk copy of " + std::to_string(size) + " bytes needs a size and addresses that are multiples of 16");
+    resolve(in, Space::Shared, dst, uint32_t(size), w, l);
+    const Where from = resolve(in, Space::Global, src, uint32_t(size), w, l);
+    BulkInFlight b;
+    b.pc = pc;
+    b.warp = w;
+    b.barrier = mbarrier_at(in, addr(in.o[3], w, l), w, l);
+    b.bytes.assign(from.p, from.p + size);
+    for (uint64_t p = 0; p < size / 16; ++p) b.piece.push_back(dst + 16 * p);
+    if (record_) {
+      async_sites(pc, in, trace::Form::BulkRead, trace::Form::BulkWrite, 16);
+      for (uint64_t p0 = 0; p0 < size / 16; p0 += 32) {
+        Where pieces[32];
+        uint32_t mask = 0;
+        for (uint64_t p = p0; p < std::min(size / 16, p0 + 32); ++p) {
+          pieces[p - p0] = resolve(in, Space::Global, src + 16 * p, 16, w, int(p - p0));
+          mask |= 1u << (p - p0);
+        }
+        record(pc, in, trace::Op::Load, 16, mask, pieces, w);
+      }
+      b.recorded = true;
+    }
+    const uint64_t bar = b.barrier;
+    bulk_.push_back(std::move(b));
+    lanes += size / 16;
+    mbarrier_update(in, w, l, bar, 0, -int64_t(size));
+  }
+  return lanes;
+}
+
+}  // namespace ws::ptx

@@ -1,0 +1,55 @@
+// src/ptx/tensor_map.h — the emulated device's CUtensorMap: what the runtime's
+// cuTensorMapEncodeTiled (src/program/cudart) writes into the program's 128 opaque bytes,
+// and what cp.async.bulk.tensor (the TMA copy, mbarrier.cpp) reads back. One layout, both
+// sides; the GPU's own encoding is undocumented and not imitated.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+namespace ws::ptx {
+
+// A tiled tensor map of rank 1 or 2 (the ranks the interpreter copies). Dimension 0 is
+// the innermost (contiguous) one.
+struct TensorMap {
+  static constexpr uint32_t kMagic = 0x4d545357;  // "WSTM": a map this runtime encoded
+  uint32_t magic = kMagic;
+  uint8_t elem_bytes = 0;   // 1, 2, 4 or 8
+  uint8_t rank = 0;         // 1 or 2
+  uint8_t swizzle = 0;      // bytes of the swizzle span: 0 (none), 32, 64 or 128
+  uint8_t pad = 0;
+  uint64_t global = 0;      // the tensor's first element (device address)
+  uint64_t dim[2] = {};     // elements in each dimension
+  uint64_t stride = 0;      // bytes from one row (dimension 1) to the next
+  uint32_t box[2] = {};     // the box's elements in each dimension (dimension 1: 1 for rank 1)
+};
+static_assert(sizeof(TensorMap) <= 128, "a CUtensorMap holds 128 bytes");
+
+// The byte offset in shared memory where byte `o` of a box lands (o relative to an
+// aligned destination), under a swizzle of `span` bytes: the 16-byte chunk index within
+// each 128-byte row XORed with the row's index modulo span / 16 (Hopper's TMA pattern,
+// CUTLASS's Swizzle<3,4,3> for 128 bytes, <2,4,3> for 64, <1,4,3> for 32).
+constexpr uint64_t swizzled(uint64_t o, uint32_t span) {
+  if (span < 32) return o;
+  const uint64_t mask = span / 16 - 1;
+  return o ^ (((o >> 7) & mask) << 4);
+}
+
+// Why `m` cannot be copied by a TMA of the given box ("" when it can): the checks the
+// driver makes of cuTensorMapEncodeTiled's arguments, made again on the bytes read back.
+inline std::string tensor_map_problem(const TensorMap& m) {
+  if (m.magic != TensorMap::kMagic) return "not a tensor map made by cuTensorMapEncodeTiled";
+  if (m.rank < 1 || m.rank > 2) return "a tensor of rank " + std::to_string(m.rank) + " (1 and 2 are implemented)";
+  if (m.elem_bytes != 1 && m.elem_bytes != 2 && m.elem_bytes != 4 && m.elem_bytes != 8) return "an element size it does not know";
+  if (m.global % 16) return "a global address not aligned to 16 bytes";
+  if (m.rank == 2 && (m.stride % 16 || m.stride < m.dim[0] * m.elem_bytes)) return "a row stride not a multiple of 16 bytes";
+  for (uint32_t i = 0; i < m.rank; ++i)
+    if (m.box[i] == 0 || m.box[i] > 256) return "a box dimension outside 1..256";
+  const uint64_t row = uint64_t(m.box[0]) * m.elem_bytes;
+  if (row % 16) return "a box row of " + std::to_string(row) + " bytes (a multiple of 16)";
+  if (m.swizzle != 0 && m.swizzle != 32 && m.swizzle != 64 && m.swizzle != 128) return "a swizzle it does not know";
+  if (m.swizzle && row > m.swizzle) return "a box row wider than its swizzle span";
+  return "";
+}
+
+}  // namespace ws::ptx
