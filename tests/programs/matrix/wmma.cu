@@ -111,7 +111,7 @@ int main() {
   ok &= check<16, 16, 16, __nv_bfloat16, float, R, Cm, false, true>("16x16x16 bf16 -> f32");
   ok &= check<32, 8, 16, __nv_bfloat16, float, R, R, false, false>("32x8x16 bf16 -> f32");
   ok &= check<16, 16, 8, wmma::precision::tf32, float, R, Cm, false, true>("16x16x8 tf32 -> f32");
-  ok &= check<16, 16, 16, signed char, int, R, Cm, false, true>("16x16x16 s8 -> s32");
+  ok &= check<16, 16, 16, signed char, int, R, Cm, false, false>("16x16x16 s8 -> s32");
   ok &= check<16, 16, 16, unsigned char, int, R, Cm, true, false>("16x16x16 u8 -> s32, C col");
   ok &= check<8, 32, 16, signed char, int, R, R, false, false>("8x32x16 s8 -> s32");
   ok &= check<8, 8, 4, double, double, R, Cm, false, true>("8x8x4 f64");
