@@ -146,7 +146,7 @@ void BlockRun::mma_event(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec)
     s.line = in.line;
     s.column = in.column;
     s.space = trace::Space::Shared;
-    s.bytes = 0;
+    s.bytes = 4;  // moves no memory; a width the trace file takes (a register's)
     s.instruction = in.opcode;
     s.form = trace::Form::Mma;
     // Added as a memory site first so that its source line is filled in, then moved over.

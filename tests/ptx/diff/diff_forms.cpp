@@ -190,6 +190,14 @@ const std::map<std::string, std::string>& untestable() {
       {"cp.1d", "needs a tensor map the driver encodes (tests/programs/tma_box.cu runs on both)"},
       {"cp.2d", "needs a tensor map the driver encodes (tests/programs/tma_box.cu runs on both)"},
       {"cp.tile", "needs a tensor map the driver encodes (tests/programs/tma_box.cu runs on both)"},
+      // Warp-collective: no lane's result is a function of its own operands, which is what a
+      // case compares. Their fragments are checked on an H100 by tests/programs/matrix/
+      // fragments.cu and by hand in tests/ptx/test_matrix.cpp.
+      {"ldmatrix", "warp-collective: tests/programs/matrix/fragments.cu holds it to the GPU"},
+      {"stmatrix", "warp-collective: tests/programs/matrix/fragments.cu holds it to the GPU"},
+      {"movmatrix", "warp-collective: tests/programs/matrix/fragments.cu holds it to the GPU"},
+      {"mma", "warp-collective: tests/programs/matrix/fragments.cu holds it to the GPU"},
+      {"wmma", "warp-collective: tests/programs/matrix/wmma.cu and NVIDIA's tensor-core samples check it"},
   };
   return m;
 }
