@@ -27,11 +27,16 @@ struct GridPlace {
   ImVec2 at;  // top-left of cell (0, 0)
 };
 
-std::string grid_title(const analysis::FragmentGrid& g) {
-  char b[96];
-  std::snprintf(b, sizeof b, "%s %u×%u · .%s · %u %s a lane", g.name == 'C' ? "C/D" : g.name == 'A' ? "A" : "B", g.rows,
-                g.cols, g.type.c_str(), g.regs, g.regs == 1 ? "register" : "registers");
-  return b;
+// The grid's title as long as `room` allows: "A 16×16 · .f16 · 4 registers a lane", then
+// without the registers, then the name alone.
+std::string grid_title(const analysis::FragmentGrid& g, float room) {
+  const char* name = g.name == 'C' ? "C/D" : g.name == 'A' ? "A" : "B";
+  char shape[64], full[128];
+  std::snprintf(shape, sizeof shape, "%s %u×%u · .%s", name, g.rows, g.cols, g.type.c_str());
+  std::snprintf(full, sizeof full, "%s · %u %s a lane", shape, g.regs, g.regs == 1 ? "register" : "registers");
+  for (const char* t : {full, shape})
+    if (text_size(FontRole::Small, t).x <= room) return t;
+  return fit_text(FontRole::Small, name, room);
 }
 
 // One grid: cells coloured by lane, the lit lane full strength, its lane and register inside.
@@ -116,7 +121,7 @@ FragmentHit fragment_scene(Scene& sc, const Session& m, uint64_t step, int lane,
                          {&f.c, ImVec2(float(f.a.cols + f.b.cols + 4) * cell, y + title_h)}};
   for (const GridPlace& p : places) {
     const float room = float(p.g->cols + (p.g == &f.c ? 0 : 2)) * cell - 4;
-    sc.text(ImVec2(p.at.x, y), fit_text(FontRole::Small, grid_title(*p.g), room), t.text_dim, FontRole::Small);
+    sc.text(ImVec2(p.at.x, y), grid_title(*p.g, room), t.text_dim, FontRole::Small);
     draw_grid(sc, p, cell, lit, mouse, hit);
   }
   return hit;
