@@ -1,6 +1,6 @@
 // src/ui/memory_copies.cpp — the memory view's layers of copies into shared memory: each
 // shared cell tinted by where its value came from (the 16-byte chunk of its global row,
-// eight tints), so an XOR-swizzled tile shows its pattern where a plain one shows stripes;
+// eight tints under the lanes' solid colours), so an XOR-swizzled tile shows its pattern where a plain one shows stripes;
 // and an async copy's other half (the global read a landed write came from, or the shared
 // write a read became) outlined in its lanes' colours. The figures come from
 // Session::copies() (analysis::follow_copies).
@@ -43,7 +43,7 @@ void copies_scene(Scene& sc, const Session& m, const RequestFigures& rv, const M
         if (e >= src->column.size() || src->column[e] < 0 || src->written_at[e] > rv.step) continue;
         const ImVec2 a = cell_at(s, r, c);
         sc.fill(ImVec2(a.x + inset, a.y + inset), ImVec2(a.x + s.cell - inset, a.y + s.cell - inset),
-                source_chunk_color(src->column[e], g.elem_bytes, 150));
+                source_chunk_color(src->column[e], g.elem_bytes, 140));
       }
   }
   // The other half of an async copy: its lanes' cells rimmed in their colours.
