@@ -20,6 +20,18 @@ namespace {
 
 constexpr ImU32 kInk = IM_COL32(10, 12, 16, 255);
 
+// Dark ink on a light cell, white on a dark one (the colour-blind lanes start dark navy):
+// `c` seen over the panel's canvas.
+ImU32 ink_on(ImU32 c) {
+  const ImU32 bg = theme().canvas;
+  const float a = float((c >> IM_COL32_A_SHIFT) & 0xff) / 255.0f;
+  auto ch = [&](int shift) {
+    return a * float((c >> shift) & 0xff) + (1 - a) * float((bg >> shift) & 0xff);
+  };
+  const float lum = 0.299f * ch(IM_COL32_R_SHIFT) + 0.587f * ch(IM_COL32_G_SHIFT) + 0.114f * ch(IM_COL32_B_SHIFT);
+  return lum < 100 ? IM_COL32(245, 245, 245, 255) : kInk;
+}
+
 // Where each operand's grid goes: A, B and C side by side, one cell size for all three
 // so that a row of A lines up with the same row of C.
 struct GridPlace {
@@ -44,21 +56,23 @@ void draw_grid(Scene& sc, const GridPlace& p, float cell, int lit, ImVec2 mouse,
   const Theme& t = theme();
   const analysis::FragmentGrid& g = *p.g;
   const float small = font_for(FontRole::Small)->FontSize;
-  const bool two_lines = cell >= 2 * small + 2 && text_size(FontRole::Small, "31").x + 4 <= cell;
+  // A line of small type needs about 0.85 of its font size of ink: two fit in 1.8.
+  const bool two_lines = cell >= 1.8f * small && text_size(FontRole::Small, "31").x + 4 <= cell;
   const bool one_line = !two_lines && text_size(FontRole::Small, "31").x + 2 <= cell && small <= cell;
   for (uint32_t r = 0; r < g.rows; ++r)
     for (uint32_t c = 0; c < g.cols; ++c) {
       const analysis::FragmentCell& fc = g.at(r, c);
       const ImVec2 a(p.at.x + float(c) * cell, p.at.y + float(r) * cell), b(a.x + cell - 1, a.y + cell - 1);
       const bool on = int(fc.lane) == lit;
-      sc.fill(a, b, lane_color(fc.lane, lit < 0 || on ? 255 : 110), cell >= 8 ? 2 : 0);
+      const ImU32 fill = lane_color(fc.lane, lit < 0 || on ? 255 : 110), ink = ink_on(fill);
+      sc.fill(a, b, fill, cell >= 8 ? 2 : 0);
       if (on) sc.rect(a, b, t.text, 2, 2);
       const std::string lane = std::to_string(fc.lane);
       if (two_lines) {
-        sc.text(ImVec2((a.x + b.x) * 0.5f, a.y + cell * 0.5f), lane, kInk, FontRole::Small, 0.5f, 1);
-        sc.text(ImVec2((a.x + b.x) * 0.5f, a.y + cell * 0.5f), "r" + std::to_string(fc.reg), kInk, FontRole::Small, 0.5f, 0);
+        sc.text(ImVec2((a.x + b.x) * 0.5f, a.y + cell * 0.5f + 1), lane, ink, FontRole::Small, 0.5f, 1);
+        sc.text(ImVec2((a.x + b.x) * 0.5f, a.y + cell * 0.5f - 1), "r" + std::to_string(fc.reg), ink, FontRole::Small, 0.5f, 0);
       } else if (one_line) {
-        sc.text(ImVec2((a.x + b.x) * 0.5f, (a.y + b.y) * 0.5f), lane, kInk, FontRole::Small, 0.5f, 0.5f);
+        sc.text(ImVec2((a.x + b.x) * 0.5f, (a.y + b.y) * 0.5f), lane, ink, FontRole::Small, 0.5f, 0.5f);
       }
       if (mouse.x >= a.x && mouse.x < a.x + cell && mouse.y >= a.y && mouse.y < a.y + cell)
         hit = {int(fc.lane), g.name, r, c, fc, g.regs};
