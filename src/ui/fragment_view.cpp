@@ -56,8 +56,7 @@ void draw_grid(Scene& sc, const GridPlace& p, float cell, int lit, ImVec2 mouse,
   const Theme& t = theme();
   const analysis::FragmentGrid& g = *p.g;
   const float small = font_for(FontRole::Small)->FontSize;
-  // A line of small type needs about 0.85 of its font size of ink: two fit in 1.8.
-  const bool two_lines = cell >= 1.8f * small && text_size(FontRole::Small, "31").x + 4 <= cell;
+  const bool two_lines = cell >= 2 * small && text_size(FontRole::Small, "31").x + 4 <= cell;
   const bool one_line = !two_lines && text_size(FontRole::Small, "31").x + 2 <= cell && small <= cell;
   for (uint32_t r = 0; r < g.rows; ++r)
     for (uint32_t c = 0; c < g.cols; ++c) {
@@ -69,8 +68,8 @@ void draw_grid(Scene& sc, const GridPlace& p, float cell, int lit, ImVec2 mouse,
       if (on) sc.rect(a, b, t.text, 2, 2);
       const std::string lane = std::to_string(fc.lane);
       if (two_lines) {
-        sc.text(ImVec2((a.x + b.x) * 0.5f, a.y + cell * 0.5f + 1), lane, ink, FontRole::Small, 0.5f, 1);
-        sc.text(ImVec2((a.x + b.x) * 0.5f, a.y + cell * 0.5f - 1), "r" + std::to_string(fc.reg), ink, FontRole::Small, 0.5f, 0);
+        sc.text(ImVec2((a.x + b.x) * 0.5f, a.y + cell * 0.5f), lane, ink, FontRole::Small, 0.5f, 1);
+        sc.text(ImVec2((a.x + b.x) * 0.5f, a.y + cell * 0.5f), "r" + std::to_string(fc.reg), ink, FontRole::Small, 0.5f, 0);
       } else if (one_line) {
         sc.text(ImVec2((a.x + b.x) * 0.5f, (a.y + b.y) * 0.5f), lane, ink, FontRole::Small, 0.5f, 0.5f);
       }

@@ -231,3 +231,76 @@ TEST_CASE("the app opens the tile trace from a file: fragment panel in place of 
   }
   std::filesystem::remove_all(dir);
 }
+
+namespace {
+
+// Texts of a frame that overlap another, run out of their clip, or are under 11 px (the
+// rules of tests/gui/test_layout.cpp, on this trace's panels).
+std::vector<std::string> text_problems(const std::vector<ui::SceneChunk>& chunks) {
+  struct Box {
+    std::string text;
+    ImVec2 min, max, clip_min, clip_max;
+  };
+  std::vector<Box> t;
+  std::vector<std::string> bad;
+  for (const auto& c : chunks)
+    for (const auto& i : c.scene.items) {
+      if (i.kind != ui::Scene::Kind::Text || i.text.empty()) continue;
+      Box b{i.text, {}, {}, c.clip_min, c.clip_max};
+      ui::text_box(i, b.min, b.max);
+      if (ui::font_for(i.font)->FontSize < 11) bad.push_back("under 11 px: " + b.text);
+      const bool hidden = b.max.x <= b.clip_min.x || b.min.x >= b.clip_max.x || b.max.y <= b.clip_min.y ||
+                          b.min.y >= b.clip_max.y;
+      // The source panel's code scrolls sideways: its lines may run past the edge.
+      const bool mono = i.font == ui::FontRole::Mono;
+      if (!hidden && (b.min.x < b.clip_min.x - 1 || b.min.y < b.clip_min.y - 1 || (!mono && b.max.x > b.clip_max.x + 1) ||
+                      b.max.y > b.clip_max.y + 1))
+        bad.push_back("clipped: " + b.text);
+      t.push_back(b);
+    }
+  for (size_t i = 0; i < t.size(); ++i)
+    for (size_t j = i + 1; j < t.size(); ++j) {
+      const auto &a = t[i], &b = t[j];
+      const float w = std::min({a.max.x, a.clip_max.x, b.max.x, b.clip_max.x}) -
+                      std::max({a.min.x, a.clip_min.x, b.min.x, b.clip_min.x});
+      const float h = std::min({a.max.y, a.clip_max.y, b.max.y, b.clip_max.y}) -
+                      std::max({a.min.y, a.clip_min.y, b.min.y, b.clip_min.y});
+      if (w > 1 && h > 1) bad.push_back("overlap: '" + a.text + "' and '" + b.text + "'");
+    }
+  return bad;
+}
+
+}  // namespace
+
+TEST_CASE("the tile trace's panels keep their texts whole and apart at both sizes, normal and presentation") {
+  const auto dir = std::filesystem::temp_directory_path() / ("warpscope-test-tensor-l-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  for (bool swizzled : {false, true}) {
+    const std::string path = (dir / (swizzled ? "s.wstrace" : "p.wstrace")).string();
+    trace::write_trace(test::tensor_trace(swizzled), path);
+    for (ImVec2 size : {ImVec2(1280, 720), ImVec2(1920, 1080)})
+      for (bool present : {false, true}) {
+        ui::HeadlessContext ctx(size.x, size.y);
+        ui::Ui u(test::quiet_env());
+        u.open_file(path);
+        test::settle(ctx, u);
+        REQUIRE(u.has_model());
+        u.state.present = present;
+        for (uint64_t step : {uint64_t(5), kFirstWrite + 3, kLdmatrix})
+          for (int enlarged : {-1, int(ui::Panel::Warp), int(ui::Panel::Fragments), int(ui::Panel::Memory)}) {
+            CAPTURE(swizzled);
+            CAPTURE(size.x);
+            CAPTURE(present);
+            CAPTURE(step);
+            CAPTURE(enlarged);
+            u.set_step(step);
+            u.state.enlarged = enlarged;
+            test::settle(ctx, u);
+            const auto problems = text_problems(test::frame_scenes(ctx, u));
+            CHECK(problems.empty());
+            for (size_t k = 0; k < problems.size() && k < 5; ++k) MESSAGE(problems[k]);
+          }
+      }
+  }
+  std::filesystem::remove_all(dir);
+}
