@@ -1,8 +1,8 @@
-// src/ui/views.h — the diagrams of the memory view, the warp inspector, the DRAM view and
-// the source panel as scene builders over a Session and a small per-view state. The app's
-// panels and `warpscope export` call the same builders, so a figure is the scene the app
-// draws. Every figure comes from the Session (session/session.h); nothing here recomputes
-// an analysis rule.
+// src/ui/views.h — the diagrams of the memory view, the warp inspector, the fragment view,
+// the DRAM view and the source panel as scene builders over a Session and a small per-view
+// state (and the timeline's marks as layout data). The app's panels and `warpscope export`
+// call the same builders, so a figure is the scene the app draws. Every figure comes from
+// the Session (session/session.h); nothing here recomputes an analysis rule.
 #pragma once
 #include <imgui.h>
 
