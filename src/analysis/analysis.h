@@ -92,6 +92,26 @@ std::vector<BankWord> bank_words(const trace::Record& r, uint32_t bytes_per_lane
 // bank_words(): bit i set for lane i.
 uint32_t broadcast_lanes(const std::vector<BankWord>& words);
 
+// An ldmatrix / stmatrix (trace::Form::Matrix) as the hardware serves it: matrix m is the
+// phase of lanes 8m..8m+7, each lane one 16-byte row, so each row covers 4 banks. The
+// rows of one matrix whose banks meet are served one wavefront after another.
+struct MatrixRow {
+  uint32_t lane = 0;        // 8m + row
+  bool active = false;
+  uint64_t offset = 0;      // the row's first byte (Record::address)
+  uint32_t first_bank = 0;  // the 4 banks it covers: first_bank .. first_bank + 3 (mod 32)
+  uint32_t way = 0;         // the most distinct words in any bank it covers, in its matrix (1: alone)
+  uint32_t shares = 0;      // bit r: row r of the same matrix covers one of its banks with another word
+};
+struct MatrixPhase {
+  uint32_t matrix = 0;
+  std::array<MatrixRow, 8> rows{};
+  uint32_t wavefronts = 0;  // the worst way of its rows (0: no active row)
+};
+// The four matrices of a Matrix record, with the same counts as shared_cost(r, 16): the
+// phases' wavefronts sum to its wavefronts.
+std::vector<MatrixPhase> matrix_phases(const trace::Record& r);
+
 // ---- the DRAM teaching model ----------------------------------------------------------
 
 struct DramModel {

@@ -192,6 +192,7 @@ void Session::analyse(const analysis::DramModel& dram) {
   Session& m = *this;
   const auto& t = m.trace();
   if (!counted_) report_ = analysis::analyze(t, dram);
+  copies_ = analysis::follow_copies(t);
   m.totals_ = Totals{};
   for (const auto& st : m.report_.sites) {
     if (st.site >= t.sites.size()) continue;
@@ -395,12 +396,14 @@ RequestFigures Session::request(uint64_t step) const {
     v.banks = analysis::bank_words(*v.rec, v.site->bytes);
     v.broadcast = analysis::broadcast_lanes(v.banks);
     v.phases = analysis::shared_phases(v.site->bytes);
+    if (v.site->form == trace::Form::Matrix) v.matrix = analysis::matrix_phases(*v.rec);
   } else {
     v.g = analysis::global_cost(*v.site, *v.rec);
     v.sectors = analysis::sector_bytes(*v.rec, v.site->bytes);
     v.lines = analysis::touched_granules(*v.rec, v.site->bytes, analysis::kLineBytes);
     v.phases = analysis::global_phases(v.site->bytes);
   }
+  v.partner = copies_.partner(v.step);
   v.why = analysis::why(t, *v.rec);
   return v;
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analysis/analysis.h"
+#include "analysis/copies.h"
 #include "analysis/levels.h"
 #include "catalog.h"
 #include "session/capture.h"
@@ -78,6 +79,8 @@ struct RequestFigures {
   std::vector<analysis::BankWord> banks;        // shared: lane -> word, bank and phase
   uint32_t broadcast = 0;                       // shared: lanes sharing a word (bit per lane)
   uint32_t phases = 1;                          // lanes are served in phases of 32 / phases
+  std::vector<analysis::MatrixPhase> matrix;    // ldmatrix / stmatrix: its four 8-row matrices
+  uint64_t partner = analysis::kNoRecord;       // an async copy's other half (its record)
   std::string why;                              // one plain-language line
 };
 
@@ -175,6 +178,9 @@ class Session {
   const SourceText* source_of(uint32_t file) const;
   uint32_t max_epoch() const { return max_epoch_; }
   const Totals& totals() const { return totals_; }
+  // The launch's copies into shared memory (async halves paired, source columns) and its
+  // events placed among the requests.
+  const analysis::Copies& copies() const { return copies_; }
 
   // One-line description of the launch: "transpose_tiled · size 64 · pad=0".
   std::string title() const;
@@ -221,6 +227,7 @@ class Session {
   std::vector<SourceText> sources_;
   uint32_t max_epoch_ = 0;
   Totals totals_;
+  analysis::Copies copies_;
 };
 
 // The line of trace file `file` where the program's problem happened (its first place), 0

@@ -614,6 +614,7 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
   sc.size = labels.size = s.size;
   grid_scene(sc, s, g, grid_draw(buf, g, st, s.buffer));
   bank_numbers_scene(sc, x);
+  copies_scene(sc, m, rv, st, s);
   // The outlines first, then the lane cells on top.
   request_outlines_scene(sc, x);
   lane_patches_scene(sc, x);
@@ -698,6 +699,7 @@ void toolbar(Ui& ui, const Session& m) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Zoom and pan to the current request (F).\nThe wheel or a drag on a grid turns it off;\n"
                       "a double-click on the grid turns it on again.");
+  copies_toggle(s, m);
   // One toggle per buffer, after "arrays:", wrapping to the next row at the panel's edge.
   const ImGuiStyle& st = ImGui::GetStyle();
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
@@ -809,6 +811,7 @@ MemoryViewState memory_state(const UiState& s, Pane& p) {
   st.labels = s.memory.show_labels;
   st.banks = s.memory.show_banks;
   st.follow = s.memory.follow;
+  st.source_columns = s.memory.source_columns;
   st.hidden = &s.memory.hidden_buffers;
   st.grids = &p.grids;
   st.heat_map = &p.heat;

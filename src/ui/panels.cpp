@@ -13,8 +13,11 @@ namespace {
 
 std::string no_caption(Ui&, Pane&) { return ""; }
 
-std::string memory_caption(Ui& ui, Pane&) {
-  return ui.state.memory.heat ? "colour = lane · shade = traffic so far" : "colour = lane";
+std::string memory_caption(Ui& ui, Pane& pane) {
+  // Copied shared cells carry the tint of their source chunk under the lanes' colours.
+  const bool tint = ui.state.memory.source_columns && pane.model && has_source_columns(*pane.model);
+  return std::string(ui.state.memory.heat ? "colour = lane · shade = traffic so far" : "colour = lane") +
+         (tint ? " · tint = source chunk of a copy" : "");
 }
 
 std::string warp_caption(Ui&, Pane& pane) {
@@ -56,6 +59,8 @@ std::string timing_caption(Ui& ui, Pane&) {
 
 std::string lesson_caption(Ui& ui, Pane&) { return ui.lessons.run.lesson ? "predict, then see" : "choose a lesson"; }
 
+std::string fragments_caption(Ui&, Pane&) { return "cell = the lane holding it · r = its register · click a lane"; }
+
 const PanelSpec kPanels[] = {
     {.panel = Panel::Catalog, .title = "Catalog & parameters", .key = "catalog", .number = 1,
      .caption = no_caption, .draw = [](Ui& ui, Pane&) { catalog_view(ui); }},
@@ -74,6 +79,9 @@ const PanelSpec kPanels[] = {
     {.panel = Panel::Lesson, .title = "Lesson", .key = "lesson", .number = 7,
      .available = [](const Ui& ui) { return ui.lessons.run.panel; }, .caption = lesson_caption,
      .draw = [](Ui& ui, Pane&) { lesson_view(ui); }},
+    {.panel = Panel::Fragments, .title = "Fragments", .key = "fragments", .number = 8,
+     .available = [](const Ui& ui) { return ui.state.fragments; }, .caption = fragments_caption,
+     .draw = fragment_view},
 };
 static_assert(std::size(kPanels) == size_t(Panel::Count), "one row per panel");
 

@@ -194,6 +194,11 @@ float source_gutter_width(const SourceText& f, float avail_w, bool narrow) {
     std::string more;
     const auto b = gutter_badges(ls, cap, -1, -1, more);
     w = std::max(w, badges_width(b, more));
+    // Short of room a line shows the current request's part instead of its worst: as wide.
+    for (uint32_t site : ls.sites) {
+      const auto c = gutter_badges(ls, cap, -1, int(site), more);
+      w = std::max(w, badges_width(c, more));
+    }
   }
   return std::min(std::ceil(w), cap);
 }

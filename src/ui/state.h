@@ -41,6 +41,7 @@ struct MemoryOptions {
   bool show_labels = true;     // row / column numbers
   bool show_banks = true;      // bank numbers in shared arrays when cells are large
   bool follow = true;          // zoom and pan the memory view to the current request
+  bool source_columns = true;  // tint shared cells by the global column their copy came from
   std::map<std::string, bool> hidden_buffers;  // by buffer name
   template <class V>
   void fields(V&& v) {
@@ -51,6 +52,7 @@ struct MemoryOptions {
     v("show_labels", show_labels);
     v("show_banks", show_banks);
     v("follow", follow);
+    v("source_columns", source_columns);
     v("hidden_buffers", hidden_buffers);
   }
 };
@@ -109,6 +111,8 @@ struct UiState {
   bool present = false;        // presentation mode (F5): large type, light theme, colour-blind lanes
   std::string compare;         // "ID[:k=v,...]": the B side of an A/B view ("" : none)
   bool show_internal_arrays = false;  // the program panel lists the toolkit's buffers too
+  bool fragments = false;      // the launch ran mma: the fragment view takes the DRAM view's place
+  int fragment_lane = 0;       // the lane the fragment view lights
 
   // The settings sections of the app itself: what to record, and the window.
   template <class V>

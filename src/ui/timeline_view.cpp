@@ -1,8 +1,8 @@
 // src/ui/timeline_view.cpp — Timeline: play / pause, step one request, one warp or one epoch back and forth, scrub,
 // speed. Under the buttons, a strip of the whole trace: one bar per pixel column, as tall
 // and as red as the costliest request there (sectors or wavefronts over the ideal), with
-// the barrier epochs of each block as bands, and the deck's slides of this launch as
-// numbered flags.
+// the barrier epochs of each block as bands, the deck's slides of this launch as
+// numbered flags, and the async copies' commit and wait points (and, lightly, the mmas).
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -252,9 +252,46 @@ void draw_flags(ImDrawList* dl, const std::vector<Flag>& flags, const StripGeom&
   }
 }
 
+// Commits and waits as ticks down from the strip's top (a wait the full height: the copies
+// land there), mmas as short light ticks.
+void draw_marks(ImDrawList* dl, const std::vector<TimelineMark>& marks, const StripGeom& g) {
+  const Theme& t = theme();
+  for (const TimelineMark& mk : marks) {
+    const float x = g.a.x + mk.x;
+    if (mk.kind == trace::Form::Wait)
+      dl->AddLine(ImVec2(x, g.a.y), ImVec2(x, g.a.y + g.h), with_alpha(t.accent, 220), 2);
+    else if (mk.kind == trace::Form::Commit)
+      dl->AddLine(ImVec2(x, g.a.y), ImVec2(x, g.a.y + g.h * 0.45f), with_alpha(t.accent, 160), 1.5f);
+    else
+      dl->AddLine(ImVec2(x, g.a.y), ImVec2(x, g.a.y + g.h * 0.2f), with_alpha(t.text_dim, 120), 1);
+  }
+}
+
+// The marks within a few pixels of the pointer, as lines of a tooltip ("" : none).
+std::string marks_tip(const Session& m, const std::vector<TimelineMark>& marks, const StripGeom& g, float mx) {
+  std::string tip;
+  int shown = 0;
+  for (const TimelineMark& mk : marks) {
+    if (std::abs(g.a.x + mk.x - mx) > 3) continue;
+    if (++shown > 6) break;  // a pixel column of many warps' waits: the first few tell it
+    const trace::Event& e = m.trace().events[mk.event];
+    const auto c = m.trace().launch().block_coords(e.block);
+    char where[120];
+    std::snprintf(where, sizeof where, " · block (%u,%u) warp %u · at request %s", c.x, c.y, e.warp,
+                  fmt_count(session::request_number(mk.step)).c_str());
+    tip += (tip.empty() ? "" : "\n") + analysis::event_text(m.trace(), e) + where;
+  }
+  return tip;
+}
+
 // What the pointer is over: a slide's flag (its caption), else the request there.
-void strip_tooltip(Ui& ui, const Session& m, const std::vector<Flag>& flags, const StripGeom& g, bool veiled) {
+void strip_tooltip(Ui& ui, const Session& m, const std::vector<Flag>& flags, const StripGeom& g, bool veiled,
+                   const std::vector<TimelineMark>& marks) {
   ImGuiIO& io = ImGui::GetIO();
+  if (const std::string tip = marks_tip(m, marks, g, io.MousePos.x); !tip.empty()) {
+    ImGui::SetTooltip("%s", tip.c_str());
+    return;
+  }
   // Over a slide's flag: its caption.
   for (const Flag& fl : flags)
     if (std::abs(io.MousePos.x - fl.x) <= 5) {
@@ -318,6 +355,8 @@ void timeline_view(Ui& ui, Pane& p) {
     float xc = x_of(p.heat.covered());
     dl->AddRectFilled(ImVec2(xc, base + 0.5f), ImVec2(x_of(p.step + 1), base + 2), t.warn);
   }
+  const std::vector<TimelineMark> marks = timeline_marks(*m, float(width));
+  draw_marks(dl, marks, g);
   // Slides of the launch on this pane: a numbered flag at each one's step.
   const std::vector<Flag> flags = slide_flags(ui, p, g);
   draw_flags(dl, flags, g);
@@ -332,8 +371,29 @@ void timeline_view(Ui& ui, Pane& p) {
     s.playing = false;
     ui.set_step(g.at(io.MousePos.x));
   } else if (ImGui::IsItemHovered()) {
-    strip_tooltip(ui, *m, flags, g, veiled);
+    strip_tooltip(ui, *m, flags, g, veiled, marks);
   }
+}
+
+std::vector<TimelineMark> timeline_marks(const Session& m, float width) {
+  std::vector<TimelineMark> out;
+  const uint64_t n = m.size();
+  const auto& events = m.copies().events;
+  if (!n || events.empty() || width < 1) return out;
+  const int w = int(width);
+  std::vector<uint8_t> taken(size_t(w) * 3, 0);  // per pixel column: commit, wait, mma
+  for (int pass = 0; pass < 2; ++pass)            // waits and commits first: mmas must not hide them
+    for (const analysis::EventMark& em : events) {
+      const trace::Event& e = m.trace().events[em.event];
+      const trace::Form kind = m.trace().event_sites[e.site].form;
+      const int k = kind == trace::Form::Commit ? 0 : kind == trace::Form::Wait ? 1 : kind == trace::Form::Mma ? 2 : -1;
+      if (k < 0 || (k == 2) != (pass == 1) || em.step() >= n) continue;
+      const float x = float(double(em.step()) / double(n) * width) + 0.5f * std::max(1.0f, width / float(n));
+      const int col = std::clamp(int(x), 0, w - 1);
+      if (taken[size_t(col) * 3 + size_t(k)]++) continue;
+      out.push_back({x, kind, em.event, em.step()});
+    }
+  return out;
 }
 
 float timeline_legend(Scene& sc, float room, float height, bool slides) {

@@ -352,6 +352,7 @@ void Ui::frame(float dt) {
   sync_b();
   // Live timings follow the family and the parameters on screen.
   timing.follow(pane.model.get(), state.params);
+  state.fragments = pane.model && has_mma(*pane.model);
   layout_and_draw();
 }
 

@@ -1,8 +1,8 @@
-// src/ui/views.h — the diagrams of the memory view, the warp inspector, the DRAM view and
-// the source panel as scene builders over a Session and a small per-view state. The app's
-// panels and `warpscope export` call the same builders, so a figure is the scene the app
-// draws. Every figure comes from the Session (session/session.h); nothing here recomputes
-// an analysis rule.
+// src/ui/views.h — the diagrams of the memory view, the warp inspector, the fragment view,
+// the DRAM view and the source panel as scene builders over a Session and a small per-view
+// state (and the timeline's marks as layout data). The app's panels and `warpscope export`
+// call the same builders, so a figure is the scene the app draws. Every figure comes from
+// the Session (session/session.h); nothing here recomputes an analysis rule.
 #pragma once
 #include <imgui.h>
 
@@ -14,6 +14,7 @@
 
 #include "session/dram.h"
 #include "session/heat.h"
+#include "analysis/fragments.h"
 #include "session/session.h"
 #include "ui/grid_view.h"
 #include "ui/scene.h"
@@ -45,6 +46,7 @@ struct MemoryViewState {
   bool sectors = true, lines = true, labels = true, banks = true;
   bool follow = true;                                    // zoom and pan to the current request
   bool conflicts = true;                                 // rim the words of an n-way bank conflict
+  bool source_columns = false;                           // tint shared cells by their copy's source column
   const std::map<std::string, bool>* hidden = nullptr;  // by buffer name; null: all shown
   const std::vector<GridView>* grids = nullptr;         // per buffer; null: every grid fits
   HeatMap* heat_map = nullptr;                           // null: no heat layer
@@ -113,6 +115,18 @@ void draw_memory(ImDrawList* dl, ImVec2 area, const Session& m, const RequestFig
 void past_edge_scene(Scene& sc, const MemoryLayout::Slot& s, const session::GridShape& g, const trace::Buffer& buf,
                      const RequestFigures& rv);
 
+// Copies into shared memory (memory_copies.cpp): shared cells copied up to the request
+// tinted by the 16-byte chunk of the global row they came from (when `st.source_columns`),
+// and the other half of an async copy rimmed in its lanes' colours; nothing on a tile.
+void copies_scene(Scene& sc, const Session& m, const RequestFigures& rv, const MemoryViewState& st,
+                  const MemoryLayout::Slot& s);
+// The tint of a cell whose value came from global column `column`: one of eight, by chunk.
+ImU32 source_chunk_color(int32_t column, uint32_t elem_bytes, int alpha = 255);
+// Whether any copy of the launch wrote shared memory (the toggle has something to show).
+bool has_source_columns(const Session& m);
+// "copy issued at request 3, landed at request 19" for an async half with a partner; "" otherwise.
+std::string partner_text(const RequestFigures& rv);
+
 // ---- what stopped the program ------------------------------------------------------------
 
 // The banner of problem `p`: its headline and every detail wrapped to `width`, never cut
@@ -137,6 +151,25 @@ float warp_panel_min_height();
 // none of the figures that would answer it.
 void warp_veil_scene(Scene& sc, const RequestFigures& rv, const std::string& prompt, ImVec2 size);
 
+// ---- fragment view ----------------------------------------------------------------------
+
+// The element of an operand under the pointer: its lane (-1: none) and place.
+struct FragmentHit {
+  int lane = -1;
+  char matrix = 'A';  // 'A', 'B' or 'C'
+  uint32_t row = 0, col = 0;
+  analysis::FragmentCell cell;
+  uint32_t regs = 0;  // the operand's registers a lane
+};
+// Whether the launch of `m` ran any mma (the fragment view has something to show).
+bool has_mma(const Session& m);
+// The fragment view's body in `size`: the mma the warp of request `step` ran nearest it (its
+// instruction, block, warp and line) and its A, B and C/D grids, each cell the lane holding
+// that element and its register, lane `lane` lit (-1: none); a one-line reason instead when
+// the warp ran no mma or its layout is not drawn. Returns the cell under `mouse` (scene
+// coordinates).
+FragmentHit fragment_scene(Scene& sc, const Session& m, uint64_t step, int lane, ImVec2 size, ImVec2 mouse);
+
 // ---- DRAM view --------------------------------------------------------------------------
 
 // The channels × banks grid of `d` (session::dram_figures) in `size`.
@@ -147,6 +180,17 @@ void dram_scene(Scene& sc, const session::DramFigures& d, ImVec2 size);
 void dram_panel_scene(Scene& sc, const Session& m, const RequestFigures& rv, session::DramChoice array, ImVec2 size);
 
 // ---- timeline ---------------------------------------------------------------------------
+
+// A commit, wait or mma of the launch on the timeline's strip.
+struct TimelineMark {
+  float x = 0;                     // pixels from the strip's left end
+  trace::Form kind = trace::Form::Wait;
+  uint32_t event = 0;              // index into the trace's events
+  uint64_t step = 0;               // the request it is marked at (analysis::EventMark::step)
+};
+// The marks of the launch's events on a strip `width` pixels wide, in the order of the
+// events: one a kind per pixel column (the first there), waits and commits before mmas.
+std::vector<TimelineMark> timeline_marks(const Session& m, float width);
 
 // The timeline's key, laid out in `sc` from x = 0 in a row `height` tall: what the bars'
 // height and colour mean, and the slide flag (when `slides`). Words give way first when

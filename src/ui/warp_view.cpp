@@ -2,12 +2,15 @@
 // Global: lanes → 32-byte sectors (requested bytes vs bytes fetched). Shared: lanes → the
 // 32 banks, one box per distinct word, so an n-way conflict is a column n boxes tall and
 // a broadcast is several lanes pointing at one box. 8- and 16-byte accesses are split
-// into their phases (16 or 8 lanes each). The figures come from analysis::*_cost.
+// into their phases (16 or 8 lanes each); an ldmatrix / stmatrix into its four 8x8
+// matrices, lane → row → the 4 banks of its 16 bytes. The figures come from analysis::*_cost
+// and analysis::matrix_phases.
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "ui/theme.h"
 #include "ui/ui.h"
@@ -263,6 +266,86 @@ void shared_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   }
 }
 
+// An ldmatrix / stmatrix: its four 8x8 matrices one above the other, each a phase of 8
+// lanes. A lane names one 16-byte row of its matrix, which covers 4 banks: each row is a
+// bar over its banks, and rows whose banks meet are stacked (the stack's height is the
+// matrix's wavefronts) and rimmed in red.
+void matrix_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
+  const Theme& t = theme();
+  const float lab = font_for(FontRole::Small)->FontSize + 4;
+  const float region_h = size.y / float(rv.matrix.size());
+  const float bw = size.x / 32.0f;
+  // A short region keeps the bars (the answer) and gives up first the bank numbers of all
+  // but the last matrix, then the lane boxes and their connectors.
+  const float head = std::max(lab, font_for(FontRole::Bold)->FontSize + 4);
+  const bool every_bank_row = region_h >= head + 64 + lab;
+  for (const analysis::MatrixPhase& p : rv.matrix) {
+    const float y0 = float(p.matrix) * region_h;
+    char title[96];
+    if (p.wavefronts == 0)
+      std::snprintf(title, sizeof title, "matrix %u · lanes %u–%u · not read", p.matrix, 8 * p.matrix, 8 * p.matrix + 7);
+    else
+      std::snprintf(title, sizeof title, "matrix %u · lanes %u–%u → rows 0–7 · %u %s", p.matrix, 8 * p.matrix,
+                    8 * p.matrix + 7, p.wavefronts, p.wavefronts == 1 ? "wavefront" : "wavefronts");
+    const std::string way = p.wavefronts > 1 ? std::to_string(p.wavefronts) + "-way" : "";
+    const float way_w = way.empty() ? 0 : text_size(FontRole::Bold, way).x + 12;
+    sc.text(ImVec2(0, y0), fit_text(FontRole::Small, title, size.x - way_w), p.wavefronts > 1 ? t.bad : t.text,
+            FontRole::Small);
+    if (!way.empty()) sc.text(ImVec2(size.x, y0), way, t.bad, FontRole::Bold, 1, 0);
+    // Lanes: one box per row of the matrix, over the banks a conflict-free row would take.
+    const bool bank_numbers = every_bank_row || (p.matrix + 1 == rv.matrix.size() && region_h >= head + 24 + lab);
+    const float bottom = y0 + region_h - (bank_numbers ? lab : 0) - 3;
+    const float room = bottom - y0 - head;
+    const bool lanes = room >= 48;
+    const float lane_y = y0 + head, lane_h = lanes ? std::clamp(room * 0.22f, 10.0f, 20.0f) : 0.0f;
+    const float lw = size.x / 8.0f;
+    const float top = lane_y + lane_h + (lanes ? std::clamp(room * 0.2f, 8.0f, 40.0f) : 0.0f);
+    const float bar_h = std::min(20.0f, std::max(1.0f, bottom - top) / float(std::max(1u, p.wavefronts)));
+    NumberRow bank_row;
+    for (uint32_t b = 0; b < 32; ++b) {
+      const float x = float(b) * bw;
+      sc.line(ImVec2(x + 1, bottom + 2), ImVec2(x + bw - 2, bottom + 2), t.text_dim, 1);
+      if (bank_numbers && b % 4 == 0) bank_row.put(sc, "bank", std::to_string(b), x + bw * 0.5f, bottom + 4, 0);
+    }
+    std::map<uint32_t, ImVec4> stacks;  // by first bank: the box of a stack of thin bars that meet
+    for (uint32_t row = 0; row < 8; ++row) {
+      const analysis::MatrixRow& mr = p.rows[row];
+      const ImVec2 la(float(row) * lw + 1, lane_y), lb(float(row + 1) * lw - 2, lane_y + lane_h);
+      if (!mr.active) {
+        if (lanes) sc.rect(la, lb, kInactive, 1, 3);
+        continue;
+      }
+      if (lanes) sc.fill(la, lb, lane_color(int(mr.lane)), 3);
+      const std::string name = "lane " + std::to_string(mr.lane) + " · row " + std::to_string(row);
+      const std::string shorter = "L" + std::to_string(mr.lane);
+      const std::string& fits = text_size(FontRole::Small, name).x + 6 <= lb.x - la.x ? name : shorter;
+      if (lanes && text_size(FontRole::Small, fits).x + 4 <= lb.x - la.x && text_size(FontRole::Small, fits).y <= lane_h + 2)
+        sc.text(ImVec2((la.x + lb.x) * 0.5f, (la.y + lb.y) * 0.5f), fits, IM_COL32(10, 12, 16, 255), FontRole::Small, 0.5f, 0.5f);
+      // The row's bar: its 4 banks, stacked above the rows before it that meet it.
+      const uint32_t level = uint32_t(std::popcount(mr.shares & ((1u << row) - 1)));
+      const float yb = bottom - float(level) * bar_h;
+      const bool wraps = mr.first_bank + 4 > 32;  // a misaligned row runs past bank 31
+      const float xa = float(mr.first_bank) * bw + 2, xb = float(wraps ? 32 : mr.first_bank + 4) * bw - 3;
+      const float gap = bar_h >= 4 ? 1.0f : 0.0f;
+      sc.fill(ImVec2(xa, yb - bar_h + gap), ImVec2(xb, yb - gap), lane_color(int(mr.lane)), bar_h >= 6 ? 2 : 0);
+      // Each row that meets another rimmed; bars too thin for a rim of their own share one
+      // around their stack, drawn once its top is known.
+      if (mr.shares && bar_h >= 6) sc.rect(ImVec2(xa, yb - bar_h + gap), ImVec2(xb, yb - gap), t.bad, 1.5f, 2);
+      if (mr.shares && bar_h < 6) {
+        auto& box = stacks[mr.first_bank];
+        box = box.z == 0 ? ImVec4(xa, yb - bar_h, xb, yb) : ImVec4(box.x, std::min(box.y, yb - bar_h), box.z, box.w);
+      }
+      const std::string r = "row " + std::to_string(row);
+      if (text_size(FontRole::Small, r).x + 4 <= xb - xa && text_size(FontRole::Small, r).y <= bar_h + 2)
+        sc.text(ImVec2((xa + xb) * 0.5f, yb - bar_h * 0.5f), r, IM_COL32(10, 12, 16, 255), FontRole::Small, 0.5f, 0.5f);
+      if (lanes)
+        sc.line(ImVec2((la.x + lb.x) * 0.5f, lb.y + 1), ImVec2((xa + xb) * 0.5f, yb - bar_h), lane_color(int(mr.lane), 150), 1.5f);
+    }
+    for (const auto& [bank, box] : stacks)
+      sc.rect(ImVec2(box.x - 1, box.y - 1), ImVec2(box.z + 1, box.w + 1), t.bad, 1.5f, 2);
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -340,6 +423,11 @@ float panel_text(Scene* sc, const RequestFigures& rv, float w, const Detail& d) 
                   rv.buffer ? rv.buffer->name.c_str() : "?", unsigned(site.bytes), rv.active_lanes);
     if (sc) sc->text(ImVec2(0, y), fit_text(FontRole::Ui, b, w), t.text_dim, FontRole::Ui);
     y += font_for(FontRole::Ui)->FontSize + gap;
+    // An async copy's two halves in time: where the other one is.
+    if (const std::string pt = partner_text(rv); !pt.empty()) {
+      if (sc) sc->text(ImVec2(0, y), fit_text(FontRole::Ui, pt, w), t.accent, FontRole::Ui);
+      y += font_for(FontRole::Ui)->FontSize + gap;
+    }
   }
   const auto cards = cards_of(rv);
   if (d.cards) {
@@ -478,7 +566,9 @@ SceneBox warp_panel_scene(Scene& sc, const RequestFigures& rv, ImVec2 size) {
 void warp_scene(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   if (!rv.rec || !rv.site) return;
   sc.size = size;
-  if (rv.shared)
+  if (!rv.matrix.empty())
+    matrix_diagram(sc, rv, size);
+  else if (rv.shared)
     shared_diagram(sc, rv, size);
   else
     global_diagram(sc, rv, size);

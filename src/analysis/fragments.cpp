@@ -1,0 +1,117 @@
+// src/analysis/fragments.cpp — the PTX ISA's fragment layouts of mma.sync (sections
+// "Matrix Fragments for mma.m16n8k8 / m16n8k16 / m16n8k32"), one small function per
+// operand and element type: lane l is in group g = l / 4 at place t = l % 4 of it.
+#include "analysis/fragments.h"
+
+#include <sstream>
+
+namespace ws::analysis {
+
+namespace {
+
+struct Place {
+  uint32_t row, col;
+};
+
+// The element types the layouts depend on: 16-bit floats, tf32, and 8-bit integers.
+enum class Kind { Half, Tf32, Byte };
+
+bool kind_of(const std::string& t, Kind& k) {
+  if (t == "f16" || t == "bf16") k = Kind::Half;
+  else if (t == "tf32") k = Kind::Tf32;
+  else if (t == "s8" || t == "u8") k = Kind::Byte;
+  else return false;
+  return true;
+}
+
+// Elements of a type in one 32-bit register.
+uint32_t per_reg(const std::string& t) { return t == "f16" || t == "bf16" ? 2 : t == "s8" || t == "u8" ? 4 : 1; }
+
+// A (m16 × k): a_i of lane l.
+Place a_place(uint32_t k, Kind kind, uint32_t l, uint32_t i) {
+  const uint32_t g = l >> 2, t = l % 4;
+  if (kind == Kind::Tf32)  // m16n8k8: a0, a2 on row g, a1, a3 on row g + 8; a2, a3 four columns on
+    return {g + ((i & 1) ? 8u : 0u), t + (i >= 2 ? 4u : 0u)};
+  if (kind == Kind::Byte) {
+    if (k == 16) return {g + (i >= 4 ? 8u : 0u), t * 4 + (i & 3)};
+    // m16n8k32: a0-a3 and a8-a11 on row g, the others on row g + 8; a8 … sixteen columns on.
+    const bool low = i < 4 || (i >= 8 && i < 12);
+    return {g + (low ? 0u : 8u), t * 4 + (i & 3) + (i >= 8 ? 16u : 0u)};
+  }
+  if (k == 8) return {g + (i >= 2 ? 8u : 0u), t * 2 + (i & 1)};
+  // m16n8k16: a0, a1, a4, a5 on row g; a4 … eight columns on.
+  const bool low = i < 2 || (i >= 4 && i < 6);
+  return {g + (low ? 0u : 8u), t * 2 + (i & 1) + (i >= 4 ? 8u : 0u)};
+}
+
+// B (k × n8): b_i of lane l; the column is always the lane's group.
+Place b_place(uint32_t k, Kind kind, uint32_t l, uint32_t i) {
+  const uint32_t g = l >> 2, t = l % 4;
+  if (kind == Kind::Tf32) return {t + (i ? 4u : 0u), g};
+  if (kind == Kind::Byte) return {k == 16 ? t * 4 + i : t * 4 + (i & 3) + (i >= 4 ? 16u : 0u), g};
+  if (k == 8) return {t * 2 + i, g};
+  return {t * 2 + (i & 1) + (i >= 2 ? 8u : 0u), g};
+}
+
+// C / D (m16 × n8), every shape and type here: c0, c1 on row g, c2, c3 on row g + 8.
+Place c_place(uint32_t l, uint32_t i) { return {(l >> 2) + (i >= 2 ? 8u : 0u), (l % 4) * 2 + (i & 1)}; }
+
+template <class F>
+FragmentGrid grid(char name, uint32_t rows, uint32_t cols, const std::string& type, uint32_t per_lane, F place) {
+  FragmentGrid g;
+  g.name = name;
+  g.rows = rows;
+  g.cols = cols;
+  g.type = type;
+  g.regs = per_lane / per_reg(type);
+  g.cells.resize(size_t(rows) * cols);
+  for (uint32_t l = 0; l < 32; ++l)
+    for (uint32_t i = 0; i < per_lane; ++i) {
+      const Place p = place(l, i);
+      g.cells[size_t(p.row) * cols + p.col] = {uint8_t(l), uint8_t(i / per_reg(type)), uint8_t(i)};
+    }
+  return g;
+}
+
+}  // namespace
+
+bool mma_fragments(const std::string& instruction, Fragments& out, std::string& error) {
+  std::vector<std::string> parts;
+  std::stringstream ss(instruction);
+  for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);
+  auto refuse = [&](const std::string& why) {
+    error = "no fragment layout for '" + instruction + "': " + why;
+    return false;
+  };
+  if (parts.empty() || parts[0] != "mma")
+    return refuse(parts.size() && parts[0] == "wmma" ? "the PTX ISA leaves wmma's fragments to the implementation"
+                                                      : "not an mma.sync instruction");
+  size_t s = 1;
+  while (s < parts.size() && parts[s].rfind("m16n8k", 0) != 0) ++s;
+  if (s == parts.size()) return refuse("only the m16n8k8, m16n8k16 and m16n8k32 shapes are drawn");
+  const std::string shape = parts[s];
+  std::vector<std::string> types;  // d, a, b, c
+  for (size_t i = s + 1; i < parts.size(); ++i)
+    if (parts[i] != "row" && parts[i] != "col" && parts[i] != "satfinite") types.push_back(parts[i]);
+  if (types.size() != 4) return refuse("expected the d, a, b and c types after the shape");
+  Kind kind;
+  if (!kind_of(types[1], kind) || (types[1] != types[2] && !(kind == Kind::Byte && per_reg(types[2]) == 4)))
+    return refuse("inputs of type ." + types[1] + " are not drawn (f16, bf16, tf32, s8, u8 are)");
+  uint32_t k = 0;
+  if (shape == "m16n8k8" && kind != Kind::Byte) k = 8;
+  else if (shape == "m16n8k16" && kind != Kind::Tf32) k = 16;
+  else if (shape == "m16n8k32" && kind == Kind::Byte) k = 32;
+  else return refuse("." + types[1] + " inputs in shape ." + shape + " are not drawn");
+  out = Fragments{};
+  out.m = 16;
+  out.n = 8;
+  out.k = k;
+  out.shape = shape;
+  // Each lane holds an equal share: 16·k / 32 elements of A, k·8 / 32 of B, 4 of C.
+  out.a = grid('A', 16, k, types[1], 16 * k / 32, [&](uint32_t l, uint32_t i) { return a_place(k, kind, l, i); });
+  out.b = grid('B', k, 8, types[2], k * 8 / 32, [&](uint32_t l, uint32_t i) { return b_place(k, kind, l, i); });
+  out.c = grid('C', 16, 8, types[3], 4, [](uint32_t l, uint32_t i) { return c_place(l, i); });
+  return true;
+}
+
+}  // namespace ws::analysis

@@ -1,0 +1,42 @@
+// src/analysis/fragments.h — which lane of a warp holds which element of an mma.sync's
+// operands: the PTX ISA's fragment layouts ("Matrix Fragments for mma.m16n8k*"), from the
+// instruction's shape and types, as grids a view draws. Depends on nothing but the
+// standard library.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ws::analysis {
+
+// One element of an operand: the lane that holds it, the register of that lane's operand
+// vector it sits in, and its index among the lane's elements (a0 … a7, b0 …, c0 …).
+struct FragmentCell {
+  uint8_t lane = 0;
+  uint8_t reg = 0;
+  uint8_t elem = 0;
+};
+
+// One operand as a rows × cols grid, row-major.
+struct FragmentGrid {
+  char name = 'A';           // 'A', 'B', or 'C' (C and D share one layout)
+  uint32_t rows = 0, cols = 0;
+  std::string type;          // "f16", "tf32", "s8", "f32", "s32"
+  uint32_t regs = 0;         // registers per lane
+  std::vector<FragmentCell> cells;
+  const FragmentCell& at(uint32_t r, uint32_t c) const { return cells[size_t(r) * cols + c]; }
+};
+
+struct Fragments {
+  uint32_t m = 0, n = 0, k = 0;
+  FragmentGrid a, b, c;      // A is m × k, B is k × n, C/D is m × n
+  std::string shape;         // "m16n8k16"
+};
+
+// The layouts of `instruction` ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"):
+// m16n8k16 with f16 / bf16 inputs, m16n8k8 with f16 / bf16 / tf32, m16n8k32 with s8 / u8.
+// False, with one line in `error` naming what is not drawn ("no fragment layout for
+// 'wmma.mma.sync…': the PTX ISA leaves wmma's fragments unspecified"), for anything else.
+bool mma_fragments(const std::string& instruction, Fragments& out, std::string& error);
+
+}  // namespace ws::analysis

@@ -1,0 +1,172 @@
+// src/ui/fragment_view.cpp — Fragment view: for the mma.sync the current request's warp
+// ran nearest it, which lane holds which element of A (16×K), B (K×8) and C/D (16×8), the
+// picture of the PTX ISA's fragment figures. Each cell is coloured by its lane (the app's
+// lane colours) and names the lane and its register; one lane is lit (the one under the
+// pointer, else the one last clicked). The layouts come from analysis::mma_fragments, the
+// mma from analysis::nearest_mma.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "analysis/copies.h"
+#include "analysis/fragments.h"
+#include "ui/theme.h"
+#include "ui/ui.h"
+#include "ui/views.h"
+
+namespace ws::ui {
+
+namespace {
+
+constexpr ImU32 kInk = IM_COL32(10, 12, 16, 255);
+
+// Dark ink on a light cell, white on a dark one (the colour-blind lanes start dark navy):
+// `c` seen over the panel's canvas.
+ImU32 ink_on(ImU32 c) {
+  const ImU32 bg = theme().canvas;
+  const float a = float((c >> IM_COL32_A_SHIFT) & 0xff) / 255.0f;
+  auto ch = [&](int shift) {
+    return a * float((c >> shift) & 0xff) + (1 - a) * float((bg >> shift) & 0xff);
+  };
+  const float lum = 0.299f * ch(IM_COL32_R_SHIFT) + 0.587f * ch(IM_COL32_G_SHIFT) + 0.114f * ch(IM_COL32_B_SHIFT);
+  return lum < 100 ? IM_COL32(245, 245, 245, 255) : kInk;
+}
+
+// Where each operand's grid goes: A, B and C side by side, one cell size for all three
+// so that a row of A lines up with the same row of C.
+struct GridPlace {
+  const analysis::FragmentGrid* g = nullptr;
+  ImVec2 at;  // top-left of cell (0, 0)
+};
+
+// The grid's title as long as `room` allows: "A 16×16 · .f16 · 4 registers a lane", then
+// without the registers, then the name alone.
+std::string grid_title(const analysis::FragmentGrid& g, float room) {
+  const char* name = g.name == 'C' ? "C/D" : g.name == 'A' ? "A" : "B";
+  char shape[64], full[128];
+  std::snprintf(shape, sizeof shape, "%s %u×%u · .%s", name, g.rows, g.cols, g.type.c_str());
+  std::snprintf(full, sizeof full, "%s · %u %s a lane", shape, g.regs, g.regs == 1 ? "register" : "registers");
+  for (const char* t : {full, shape})
+    if (text_size(FontRole::Small, t).x <= room) return t;
+  return fit_text(FontRole::Small, name, room);
+}
+
+// One grid: cells coloured by lane, the lit lane full strength, its lane and register inside.
+void draw_grid(Scene& sc, const GridPlace& p, float cell, int lit, ImVec2 mouse, FragmentHit& hit) {
+  const Theme& t = theme();
+  const analysis::FragmentGrid& g = *p.g;
+  const float small = font_for(FontRole::Small)->FontSize;
+  const bool two_lines = cell >= 2 * small && text_size(FontRole::Small, "31").x + 4 <= cell;
+  const bool one_line = !two_lines && text_size(FontRole::Small, "31").x + 2 <= cell && small <= cell;
+  for (uint32_t r = 0; r < g.rows; ++r)
+    for (uint32_t c = 0; c < g.cols; ++c) {
+      const analysis::FragmentCell& fc = g.at(r, c);
+      const ImVec2 a(p.at.x + float(c) * cell, p.at.y + float(r) * cell), b(a.x + cell - 1, a.y + cell - 1);
+      const bool on = int(fc.lane) == lit;
+      const ImU32 fill = lane_color(fc.lane, lit < 0 || on ? 255 : 110), ink = ink_on(fill);
+      sc.fill(a, b, fill, cell >= 8 ? 2 : 0);
+      if (on) sc.rect(a, b, t.text, 2, 2);
+      const std::string lane = std::to_string(fc.lane);
+      if (two_lines) {
+        sc.text(ImVec2((a.x + b.x) * 0.5f, a.y + cell * 0.5f), lane, ink, FontRole::Small, 0.5f, 1);
+        sc.text(ImVec2((a.x + b.x) * 0.5f, a.y + cell * 0.5f), "r" + std::to_string(fc.reg), ink, FontRole::Small, 0.5f, 0);
+      } else if (one_line) {
+        sc.text(ImVec2((a.x + b.x) * 0.5f, (a.y + b.y) * 0.5f), lane, ink, FontRole::Small, 0.5f, 0.5f);
+      }
+      if (mouse.x >= a.x && mouse.x < a.x + cell && mouse.y >= a.y && mouse.y < a.y + cell)
+        hit = {int(fc.lane), g.name, r, c, fc, g.regs};
+    }
+  sc.rect(ImVec2(p.at.x - 1, p.at.y - 1), ImVec2(p.at.x + float(g.cols) * cell, p.at.y + float(g.rows) * cell),
+          t.text_dim, 1);
+}
+
+}  // namespace
+
+bool has_mma(const Session& m) {
+  for (const trace::Site& s : m.trace().event_sites)
+    if (s.form == trace::Form::Mma) return true;
+  return false;
+}
+
+FragmentHit fragment_scene(Scene& sc, const Session& m, uint64_t step, int lane, ImVec2 size, ImVec2 mouse) {
+  const Theme& t = theme();
+  sc.size = size;
+  FragmentHit hit;
+  const trace::Trace& tr = m.trace();
+  const float gap = std::round(font_for(FontRole::Small)->FontSize * 0.5f);
+  float y = 0;
+  auto line = [&](const std::string& s, ImU32 c, FontRole f) {
+    sc.text(ImVec2(0, y), fit_text(f, s, size.x), c, f);
+    y += font_for(f)->FontSize + gap;
+  };
+  bool later = false;
+  const int64_t k = analysis::nearest_mma(tr, step, &later);
+  if (k < 0) {
+    line(has_mma(m) ? "this warp ran no mma" : "no mma in this launch", t.text_dim, FontRole::Ui);
+    line("The fragment view shows the mma.sync the current warp ran nearest the current request.", t.text_dim,
+         FontRole::Small);
+    return hit;
+  }
+  const trace::Event& e = tr.events[size_t(k)];
+  const trace::Site& site = tr.event_sites[e.site];
+  line(site.instruction.empty() ? "mma" : site.instruction, t.text, FontRole::Mono);
+  const auto c = tr.launch().block_coords(e.block);
+  char where[160];
+  std::snprintf(where, sizeof where, "block (%u,%u) · warp %u · line %u · %s", c.x, c.y, e.warp, site.line,
+                later ? "the warp's next mma after this request" : "the warp's last mma before this request");
+  line(where, t.text_dim, FontRole::Small);
+  analysis::Fragments f;
+  std::string error;
+  if (!analysis::mma_fragments(site.instruction, f, error)) {
+    for (const std::string& l : wrap_text(FontRole::Ui, error, size.x, 3)) line(l, t.warn, FontRole::Ui);
+    return hit;
+  }
+  // Cells: as large as the width and height allow, the three grids two cells apart.
+  const float title_h = font_for(FontRole::Small)->FontSize + 4;
+  const uint32_t cols = f.a.cols + f.b.cols + f.c.cols + 4, rows = std::max(f.a.rows, f.b.rows);
+  const float cell = std::floor(std::min(size.x / float(cols), (size.y - y - title_h - 2) / float(rows)));
+  if (cell < 4) {
+    line("too small to draw the fragments: enlarge the panel", t.text_dim, FontRole::Small);
+    return hit;
+  }
+  const int lit = lane;
+  GridPlace places[3] = {{&f.a, ImVec2(0, y + title_h)}, {&f.b, ImVec2(float(f.a.cols + 2) * cell, y + title_h)},
+                         {&f.c, ImVec2(float(f.a.cols + f.b.cols + 4) * cell, y + title_h)}};
+  for (const GridPlace& p : places) {
+    const float room = float(p.g->cols + (p.g == &f.c ? 0 : 2)) * cell - 4;
+    sc.text(ImVec2(p.at.x, y), grid_title(*p.g, room), t.text_dim, FontRole::Small);
+    draw_grid(sc, p, cell, lit, mouse, hit);
+  }
+  return hit;
+}
+
+void fragment_view(Ui& ui, Pane& p) {
+  if (!p.model || p.model->size() == 0) {
+    ImGui::TextDisabled(ui.recorder.busy() ? "recording…" : "no requests in this trace");
+    return;
+  }
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  const ImVec2 size = ImGui::GetContentRegionAvail();
+  if (size.x < 40 || size.y < 40) return;
+  const ImVec2 mp = ImGui::GetIO().MousePos;
+  const bool over = ImGui::IsWindowHovered();
+  const ImVec2 mouse = over ? ImVec2(mp.x - o.x, mp.y - o.y) : ImVec2(-1, -1);
+  // The lane under the pointer is lit while it is there; a click keeps it lit.
+  Scene probe;
+  const FragmentHit hover = fragment_scene(probe, *p.model, p.step, ui.state.fragment_lane, size, mouse);
+  Scene sc;
+  if (hover.lane >= 0 && hover.lane != ui.state.fragment_lane)
+    fragment_scene(sc, *p.model, p.step, hover.lane, size, mouse);
+  else
+    sc = std::move(probe);
+  draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);
+  ImGui::InvisibleButton("##fragments", size);
+  if (hover.lane < 0) return;
+  if (ImGui::IsItemClicked()) ui.state.fragment_lane = hover.lane;
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("lane %d · %c%u (register %u of %u) · row %u, column %u", hover.lane,
+                      hover.matrix == 'C' ? 'c' : char(hover.matrix - 'A' + 'a'), unsigned(hover.cell.elem),
+                      unsigned(hover.cell.reg), hover.regs, hover.row, hover.col);
+}
+
+}  // namespace ws::ui

@@ -1,0 +1,83 @@
+// src/ui/memory_copies.cpp — the memory view's layers of copies into shared memory: each
+// shared cell tinted by where its value came from (the 16-byte chunk of its global row,
+// eight tints under the lanes' solid colours), so an XOR-swizzled tile shows its pattern where a plain one shows stripes;
+// and an async copy's other half (the global read a landed write came from, or the shared
+// write a read became) outlined in its lanes' colours. The figures come from
+// Session::copies() (analysis::follow_copies).
+#include <algorithm>
+#include <cstdio>
+
+#include "ui/theme.h"
+#include "ui/ui.h"
+#include "ui/views.h"
+
+namespace ws::ui {
+
+namespace {
+
+// A cell box of a slot whose grid is one band (a shared tile always is here).
+ImVec2 cell_at(const MemoryLayout::Slot& s, uint32_t row, uint32_t col) {
+  return ImVec2(s.origin.x + float(col) * s.cell, s.origin.y + float(row) * s.cell);
+}
+
+}  // namespace
+
+ImU32 source_chunk_color(int32_t column, uint32_t elem_bytes, int alpha) {
+  const int chunk = int(uint64_t(std::max(0, column)) * elem_bytes / 16 % 8);
+  return lane_color(chunk * 31 / 7, alpha);
+}
+
+bool has_source_columns(const Session& m) { return !m.copies().shared.empty(); }
+
+void copies_scene(Scene& sc, const Session& m, const RequestFigures& rv, const MemoryViewState& st,
+                  const MemoryLayout::Slot& s) {
+  if (s.tile || s.bands.count > 1) return;
+  const GridShape& g = m.shapes()[s.buffer];
+  const analysis::SourceColumns* src = st.source_columns ? m.copies().columns_of(uint32_t(s.buffer)) : nullptr;
+  if (src) {
+    // Cells copied so far (up to the current request), tinted by their source chunk.
+    const float inset = s.cell >= 8 ? 1.0f : 0.0f;
+    for (uint32_t r = s.row0; r < s.row1; ++r)
+      for (uint32_t c = s.col0; c < s.col1; ++c) {
+        const uint64_t e = g.element(r, c);
+        if (e >= src->column.size() || src->column[e] < 0 || src->written_at[e] > rv.step) continue;
+        const ImVec2 a = cell_at(s, r, c);
+        sc.fill(ImVec2(a.x + inset, a.y + inset), ImVec2(a.x + s.cell - inset, a.y + s.cell - inset),
+                source_chunk_color(src->column[e], g.elem_bytes, 140));
+      }
+  }
+  // The other half of an async copy: its lanes' cells rimmed in their colours.
+  if (rv.partner == analysis::kNoRecord || rv.partner >= m.trace().records.size()) return;
+  const trace::Record& o = m.trace().records[rv.partner];
+  const trace::Site& os = m.trace().sites[o.site];
+  for (int l = 0; l < trace::kWarpSize; ++l) {
+    if (!o.lane_active(l) || o.buffer_of(l) != s.buffer) continue;
+    const uint64_t e0 = o.offset[size_t(l)] / g.elem_bytes, e1 = (o.offset[size_t(l)] + os.bytes) / g.elem_bytes;
+    for_each_run(g, e0, std::max(e1, e0 + 1), [&](const CellBox& b) {
+      const ImVec2 a(s.origin.x + b.x0 * s.cell, s.origin.y + b.y0 * s.cell);
+      const ImVec2 z(s.origin.x + b.x1 * s.cell, s.origin.y + b.y1 * s.cell);
+      sc.rect(ImVec2(a.x + 1, a.y + 1), ImVec2(z.x - 1, z.y - 1), lane_color(l), s.cell >= 8 ? 2.0f : 1.0f, 2);
+    });
+  }
+}
+
+std::string partner_text(const RequestFigures& rv) {
+  if (!rv.site || rv.partner == analysis::kNoRecord) return "";
+  const bool read = rv.site->form == trace::Form::AsyncRead;
+  const uint64_t issued = read ? rv.step : rv.partner, landed = read ? rv.partner : rv.step;
+  char b[128];
+  std::snprintf(b, sizeof b, "copy issued at request %s, landed at request %s",
+                fmt_count(session::request_number(issued)).c_str(), fmt_count(session::request_number(landed)).c_str());
+  return b;
+}
+
+void copies_toggle(UiState& s, const Session& m) {
+  if (!has_source_columns(m)) return;
+  ImGui::SameLine();
+  ImGui::Checkbox("colour by source column", &s.memory.source_columns);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Tint each shared cell by the 16-byte chunk of the global row its value was copied from:\n"
+                      "a plain tile shows stripes, an XOR-swizzled one its pattern.");
+}
+
+}  // namespace ws::ui

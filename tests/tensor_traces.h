@@ -1,0 +1,111 @@
+// A one-warp trace of a tensor-core tile loop, built by hand (tests/analysis/test_tensor.cpp,
+// tests/gui/test_tensor_views.cpp): a 64×64 half tile copied from global memory into
+// shared memory with cp.async (16 bytes a lane, one commit, one wait_group 0), read back
+// with two ldmatrix.x4 (lane l names row l % 8 + 8·(l / 8) of the tile, 16-byte chunk 0
+// then 1), and one mma.sync.m16n8k16 after them. Stored plainly (128 bytes a row: the 8
+// rows of each 8×8 matrix share their banks, 8-way) or with its 16-byte chunks XOR-swizzled
+// by the row, chunk ^ (row & 7) (conflict-free).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "trace/trace.h"
+
+namespace ws::test {
+
+// Where row `row`, 16-byte chunk `chunk` of the shared tile lies.
+inline uint32_t tile_offset(uint32_t row, uint32_t chunk, bool swizzled) {
+  return row * 128 + (swizzled ? chunk ^ (row & 7) : chunk) * 16;
+}
+
+inline const char* kTensorSource =
+    "// tile.cu\n"                                                      // 1
+    "__global__ void tile(const half* A, float* D) {\n"                // 2
+    "  __shared__ half tile[64 * 64];\n"                               // 3
+    "  int lane = threadIdx.x;\n"                                      // 4
+    "  for (int i = 0; i < 16; ++i) {\n"                               // 5
+    "    int c = i * 32 + lane, row = c / 8, chunk = c % 8;\n"         // 6
+    "    cp_async16(&tile[row * 64 + swz(row, chunk) * 8], &A[row * 64 + chunk * 8]);\n"  // 7
+    "  }\n"                                                            // 8
+    "  cp_async_commit();\n"                                           // 9
+    "  cp_async_wait<0>();\n"                                          // 10
+    "  __syncthreads();\n"                                             // 11
+    "  ldmatrix_x4(a, &tile[(lane % 8 + 8 * (lane / 8)) * 64 + swz(lane % 32, 0) * 8]);\n"  // 12
+    "  ldmatrix_x4(b, &tile[(lane % 8 + 8 * (lane / 8)) * 64 + swz(lane % 32, 1) * 8]);\n"  // 13
+    "  mma_m16n8k16(d, a, b, d);\n"                                    // 14
+    "}\n";
+
+inline trace::Trace tensor_trace(bool swizzled) {
+  using namespace trace;
+  Trace t;
+  t.provenance = {"emulator", "CPU emulator", "2026-11-26T00:00:00Z", "test"};
+  t.files.push_back({"tile.cu", kTensorSource});
+  Buffer a;
+  a.name = "A";
+  a.elem_bytes = 2;
+  a.rows = a.cols = 64;
+  a.size_bytes = 64 * 64 * 2;
+  t.buffers.push_back(a);
+  t.buffers.push_back(shared_buffer("tile", 2, 64, 64, 64 * 64 * 2));
+  Launch l;
+  l.kernel = swizzled ? "tile_swizzled" : "tile_plain";
+  l.block = {32, 1, 1};
+  l.blocks = {0};
+  t.launches.push_back(l);
+  auto site = [&](uint32_t line, Space sp, Op op, Form f, const std::string& ins, uint32_t buffer) {
+    Site s;
+    s.line = line;
+    s.space = sp;
+    s.op = op;
+    s.bytes = 16;
+    s.form = f;
+    s.instruction = ins;
+    s.buffer = buffer;
+    s.code = source_line(kTensorSource, line);
+    return s;
+  };
+  t.sites.push_back(site(7, Space::Global, Op::Load, Form::AsyncRead, "cp.async.cg.shared.global", 0));
+  t.sites.push_back(site(7, Space::Shared, Op::Store, Form::AsyncWrite, "cp.async.cg.shared.global", 1));
+  t.sites.push_back(site(12, Space::Shared, Op::Load, Form::Matrix, "ldmatrix.sync.aligned.m8n8.x4.shared.b16", 1));
+  t.sites.push_back(site(13, Space::Shared, Op::Load, Form::Matrix, "ldmatrix.sync.aligned.m8n8.x4.shared.b16", 1));
+  t.sites[0].partner = 1;
+  t.sites[1].partner = 0;
+  t.event_sites.push_back(site(9, Space::Shared, Op::Load, Form::Commit, "cp.async.commit_group", kNoBuffer));
+  t.event_sites.push_back(site(10, Space::Shared, Op::Load, Form::Wait, "cp.async.wait_group", kNoBuffer));
+  t.event_sites.push_back(
+      site(14, Space::Shared, Op::Load, Form::Mma, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", kNoBuffer));
+  uint32_t seq = 0;
+  auto record = [&](uint32_t s, uint32_t epoch, auto offset) {
+    Record r;
+    r.site = s;
+    r.seq = seq++;
+    r.epoch = epoch;
+    r.active = ~0u;
+    r.buffer = t.sites[s].buffer;
+    for (uint32_t lane = 0; lane < 32; ++lane) r.offset[lane] = offset(lane);
+    t.records.push_back(r);
+  };
+  auto event = [&](uint32_t s, uint32_t epoch, uint32_t arg) {
+    Event e;
+    e.site = s;
+    e.seq = seq++;
+    e.epoch = epoch;
+    e.active = ~0u;
+    e.arg = arg;
+    t.events.push_back(e);
+  };
+  // Chunk c = 32·i + lane of the tile: row c / 8, chunk c % 8.
+  for (uint32_t i = 0; i < 16; ++i)
+    record(0, 0, [&](uint32_t lane) { return (32 * i + lane) * 16; });
+  event(0, 0, 0);
+  event(1, 0, 0);
+  // The copies land at the wait, in the order they were issued.
+  for (uint32_t i = 0; i < 16; ++i)
+    record(1, 0, [&](uint32_t lane) { const uint32_t c = 32 * i + lane; return tile_offset(c / 8, c % 8, swizzled); });
+  for (uint32_t chunk = 0; chunk < 2; ++chunk)
+    record(2 + chunk, 1, [&](uint32_t lane) { return tile_offset(lane % 8 + 8 * (lane / 8), chunk, swizzled); });
+  event(2, 1, 0);
+  return t;
+}
+
+}  // namespace ws::test
