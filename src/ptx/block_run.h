@@ -294,6 +294,10 @@ class BlockRun {
   // when it is not an aligned 8-byte word of shared memory.
   uint64_t mbarrier_at(const Insn& in, uint64_t a, uint32_t w, int l);
   void async_sites(uint32_t pc, const Insn& in, trace::Form read, trace::Form write, uint32_t bytes);
+  // A bulk or tensor copy issued by lane `l` of warp `w`: its 16-byte pieces read from
+  // global addresses `read` (~0: a piece not read whole, not recorded) recorded 32 to a
+  // record, the copy put in flight and its bytes counted against its mbarrier.
+  void issue_bulk(uint32_t pc, const Insn& in, uint32_t w, int l, BulkInFlight b, const std::vector<uint64_t>& read);
   void async_event(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, trace::Form form, uint32_t arg);
   void async_reset();                          // a block's start: nothing in flight
   std::vector<std::vector<InFlight>> in_flight_;   // per warp, in issue order

@@ -157,26 +157,36 @@ uint64_t BlockRun::cp_bulk_issue(uint32_t pc, const Insn& in, uint32_t w, uint32
     b.warp = w;
     b.barrier = mbarrier_at(in, addr(in.o[3], w, l), w, l);
     b.bytes.assign(from.p, from.p + size);
-    for (uint64_t p = 0; p < size / 16; ++p) b.piece.push_back(dst + 16 * p);
-    if (record_) {
-      async_sites(pc, in, trace::Form::BulkRead, trace::Form::BulkWrite, 16);
-      for (uint64_t p0 = 0; p0 < size / 16; p0 += 32) {
-        Where pieces[32];
-        uint32_t mask = 0;
-        for (uint64_t p = p0; p < std::min(size / 16, p0 + 32); ++p) {
-          pieces[p - p0] = resolve(in, Space::Global, src + 16 * p, 16, w, int(p - p0));
-          mask |= 1u << (p - p0);
-        }
-        record(pc, in, trace::Op::Load, 16, mask, pieces, w);
-      }
-      b.recorded = true;
+    std::vector<uint64_t> read;
+    for (uint64_t p = 0; p < size / 16; ++p) {
+      b.piece.push_back(dst + 16 * p);
+      read.push_back(src + 16 * p);
     }
-    const uint64_t bar = b.barrier;
-    bulk_.push_back(std::move(b));
+    issue_bulk(pc, in, w, l, std::move(b), read);
     lanes += size / 16;
-    mbarrier_update(in, w, l, bar, 0, -int64_t(size));
   }
   return lanes;
+}
+
+void BlockRun::issue_bulk(uint32_t pc, const Insn& in, uint32_t w, int l, BulkInFlight b, const std::vector<uint64_t>& read) {
+  if (record_) {
+    async_sites(pc, in, trace::Form::BulkRead, trace::Form::BulkWrite, 16);
+    for (size_t p0 = 0; p0 < read.size(); p0 += 32) {
+      Where pieces[32];
+      uint32_t mask = 0;
+      for (size_t p = p0; p < std::min(read.size(), p0 + 32); ++p)
+        if (read[p] != ~0ull) {
+          pieces[p - p0] = resolve(in, Space::Global, read[p], 16, w, int(p - p0));
+          mask |= 1u << (p - p0);
+        }
+      if (mask) record(pc, in, trace::Op::Load, 16, mask, pieces, w);
+    }
+    b.recorded = true;
+  }
+  const uint64_t bar = b.barrier;
+  const int64_t size = int64_t(b.bytes.size());
+  bulk_.push_back(std::move(b));
+  mbarrier_update(in, w, l, bar, 0, -size);
 }
 
 }  // namespace ws::ptx

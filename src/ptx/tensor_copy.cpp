@@ -55,24 +55,8 @@ uint64_t BlockRun::cp_tensor_issue(uint32_t pc, const Insn& in, uint32_t w, uint
         read.push_back(whole ? map.global + uint64_t(y) * map.stride + uint64_t(x0) * map.elem_bytes + 16 * p : ~0ull);
       }
     }
-    if (record_) {
-      async_sites(pc, in, trace::Form::BulkRead, trace::Form::BulkWrite, 16);
-      for (size_t p0 = 0; p0 < read.size(); p0 += 32) {
-        Where pieces[32];
-        uint32_t mask = 0;
-        for (size_t p = p0; p < std::min(read.size(), p0 + 32); ++p)
-          if (read[p] != ~0ull) {
-            pieces[p - p0] = resolve(in, Space::Global, read[p], 16, w, int(p - p0));
-            mask |= 1u << (p - p0);
-          }
-        if (mask) record(pc, in, trace::Op::Load, 16, mask, pieces, w);
-      }
-      b.recorded = true;
-    }
-    const uint64_t bar = b.barrier;
-    bulk_.push_back(std::move(b));
+    issue_bulk(pc, in, w, l, std::move(b), read);
     lanes += size / 16;
-    mbarrier_update(in, w, l, bar, 0, -int64_t(size));
   }
   return lanes;
 }
