@@ -217,7 +217,6 @@ TEST_CASE("the bundled swizzle and async copy lessons reach the H100's figures")
   auto w = answers("swizzle");
   INFO(w.size());
   CHECK(has(w, "swizzle_plain tile wavefronts = 32 wavefronts"));
-  CHECK(has(w, "swizzle_plain tile way = 8-way"));
   CHECK(has(w, "swizzle_padded tile wavefronts = 4 wavefronts"));
   CHECK(has(w, "swizzle_xor tile wavefronts = 4 wavefronts"));
   CHECK(has(w, "swizzle_xor tile bank_conflict = conflict-free"));
