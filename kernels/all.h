@@ -2,8 +2,10 @@
 // instantiate each entry's run() with their own launcher. The entries of a kernel header
 // are in entries/ under the same name; each includes its kernels.
 #pragma once
+#include "entries/async_copy.h"
 #include "entries/basics.h"
 #include "entries/matmul.h"
+#include "entries/swizzle.h"
 #include "entries/transpose.h"
 
 #define WS_CATALOG(X)             \
@@ -25,4 +27,8 @@
   X(matmul_coarse2d_vec)          \
   X(matmul_siboehm5)              \
   X(matmul_siboehm6)              \
-  X(matmul_xgemm6)
+  X(matmul_xgemm6)                \
+  X(swizzle_plain)                \
+  X(swizzle_padded)               \
+  X(swizzle_xor)                  \
+  X(async_copy_tiles)

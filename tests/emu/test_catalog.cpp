@@ -70,6 +70,8 @@ std::vector<int64_t> sizes_for(const std::string& id) {
   if (id == "matmul_siboehm5" || id == "matmul_siboehm6") return {128, 256};  // no bounds checks
   if (id == "matmul_xgemm6") return {4, 36, 100, 132};                        // multiples of 4
   if (id.rfind("matmul_", 0) == 0) return {1, 4, 33, 50};
+  if (id.rfind("swizzle_", 0) == 0) return {64, 128};         // whole 64×64 tiles
+  if (id == "async_copy_tiles") return {64, 576, 1024};        // a part block, whole blocks
   return {1, 31, 64, 70};  // transposes
 }
 
@@ -83,7 +85,7 @@ std::string describe(const Settings& s) {
 
 }  // namespace
 
-TEST_CASE("the catalog lists the 19 kernels in teaching order") {
+TEST_CASE("the catalog lists the 23 kernels in teaching order") {
   std::vector<std::string> want = {"copy",
                                    "strided_copy",
                                    "offset_copy",
@@ -102,7 +104,11 @@ TEST_CASE("the catalog lists the 19 kernels in teaching order") {
                                    "matmul_coarse2d_vec",
                                    "matmul_siboehm5",
                                    "matmul_siboehm6",
-                                   "matmul_xgemm6"};
+                                   "matmul_xgemm6",
+                                   "swizzle_plain",
+                                   "swizzle_padded",
+                                   "swizzle_xor",
+                                   "async_copy_tiles"};
   std::vector<std::string> got;
   for (const auto& k : catalog::all()) {
     got.push_back(k.id);

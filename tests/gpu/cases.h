@@ -53,6 +53,9 @@ inline std::vector<Case> teaching_cases() {
       {"matmul_siboehm6", 256, {}},
       {"matmul_xgemm6", 100, {}},
       {"matmul_xgemm6", 132, {}},
+      {"swizzle_plain", 128, {}},
+      {"swizzle_xor", 128, {}},
+      {"async_copy_tiles", 576, {}},
   };
   for (const auto& c : extra)
     if (catalog::find(c.kernel)) v.push_back(c);

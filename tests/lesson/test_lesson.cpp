@@ -197,6 +197,35 @@ TEST_CASE("the bundled transpose and sgemm lessons reach the key answers") {
   CHECK(has(g, "matmul_naive_colmajor B coalescing = uncoalesced"));
 }
 
+TEST_CASE("the bundled swizzle and async copy lessons reach the H100's figures") {
+  auto answers = [](const char* name) {
+    lesson::Lesson l = lesson::load(lesson::find(name));
+    lesson::RunReport rep = lesson::run(l, session::lesson_recorder("emulator"));
+    REQUIRE(rep.ok);
+    std::vector<std::string> out;
+    for (const auto& sr : rep.steps)
+      if (sr.resolved.question) {
+        const auto& s = l.steps[sr.step];
+        out.push_back(s.launch.kernel + " " + s.focus->array + " " + lesson::info(s.question->ask).name + " = " +
+                      sr.resolved.answer.text);
+      }
+    return out;
+  };
+  auto has = [](const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+  };
+  auto w = answers("swizzle");
+  INFO(w.size());
+  CHECK(has(w, "swizzle_plain tile wavefronts = 32 wavefronts"));
+  CHECK(has(w, "swizzle_padded tile wavefronts = 4 wavefronts"));
+  CHECK(has(w, "swizzle_xor tile wavefronts = 4 wavefronts"));
+  CHECK(has(w, "swizzle_xor tile bank_conflict = conflict-free"));
+  auto a = answers("async_copy");
+  CHECK(has(a, "async_copy_tiles in sectors = 8 sectors"));
+  CHECK(has(a, "async_copy_tiles tile wavefronts = 2 wavefronts"));
+  CHECK(has(a, "async_copy_tiles in requests = 7 requests"));
+}
+
 // ---- answers computed from traces ------------------------------------------------------
 
 TEST_CASE("transpose_tiled: the tile store is a 32-way conflict without padding, 1-way with it") {

@@ -104,6 +104,67 @@ TEST_CASE("lanes that run out early drop out of later records; a partial warp ha
   CHECK(f.t.records[1].offset[1] == 101);
 }
 
+TEST_CASE("event entries become events, numbered on the records' seq, and count as no access") {
+  // Lanes 0-15 issue a copy read (key 1), every lane commits (an event), lanes 0-15 wait
+  // with N = 1 (an event whose entry carries 1), then every lane reads (key 2). On paper:
+  // record (lanes 0-15), commit event (all), wait event (lanes 0-15), record (all).
+  Fixture f;
+  const uint32_t commit = event_key(20, uint32_t(Form::Commit)), wait = event_key(21, uint32_t(Form::Wait));
+  CHECK(key_is_event(commit));
+  CHECK(key_event_form(wait) == uint32_t(Form::Wait));
+  CHECK_FALSE(key_is_event(with_form(make_key(7, 2, 0, 16), uint32_t(Form::AsyncWrite))));
+  std::vector<std::vector<uint64_t>> lanes(32);
+  for (uint32_t l = 0; l < 32; ++l) {
+    if (l < 16) lanes[l].push_back(entry(1, 16 * l));
+    lanes[l].push_back(entry(commit, 0));
+    if (l < 16) lanes[l].push_back(entry(wait, 1));
+    lanes[l].push_back(entry(2, 4 * l));
+  }
+  const uint64_t* first[kWarpSize];
+  const uint64_t* end[kWarpSize];
+  for (size_t l = 0; l < 32; ++l) {
+    first[l] = lanes[l].data();
+    end[l] = lanes[l].data() + lanes[l].size();
+  }
+  uint32_t seq = 0;
+  CHECK(f.b.group(first, end, 32, 0, 0, 0, seq) == 16 + 32);  // the events are not accesses
+  REQUIRE(f.t.records.size() == 2);
+  REQUIRE(f.t.events.size() == 2);
+  CHECK(f.t.records[0].active == 0xffffu);
+  CHECK(f.t.records[0].seq == 0);
+  CHECK(f.t.events[0].seq == 1);
+  CHECK(f.t.events[0].active == 0xffffffffu);
+  CHECK(f.t.event_sites[f.t.events[0].site].form == Form::Commit);
+  CHECK(f.t.events[1].seq == 2);
+  CHECK(f.t.events[1].active == 0xffffu);
+  CHECK(f.t.events[1].arg == 1);
+  CHECK(f.t.event_sites[f.t.events[1].site].line == 21);
+  CHECK(f.t.records[1].seq == 3);
+  CHECK(f.t.records[1].active == 0xffffffffu);
+  CHECK(seq == 4);
+}
+
+TEST_CASE("a catalog key's form reaches its site, and an async copy's two halves are linked") {
+  Trace t;
+  t.buffers = {Buffer{.name = "in"}, shared_buffer("tile", 4, 1, 64, 256)};
+  Builder b(t);
+  b.begin_launch(Launch{});
+  const uint32_t read = with_form(make_key(9, 0, 0, 16), uint32_t(Form::AsyncRead));
+  const uint32_t write = with_form(make_key(9, 1, 1, 16), uint32_t(Form::AsyncWrite));
+  const uint32_t rows = with_form(make_key(12, 1, 0, 16), uint32_t(Form::Matrix));
+  const uint32_t r = b.key_site(read).site, m = b.key_site(rows).site, w = b.key_site(write).site;
+  CHECK(t.sites[r].form == Form::AsyncRead);
+  CHECK(t.sites[m].form == Form::Matrix);
+  CHECK(t.sites[m].partner == kNoSite);
+  CHECK(t.sites[w].form == Form::AsyncWrite);
+  CHECK(t.sites[w].space == Space::Shared);
+  CHECK(t.sites[r].partner == w);
+  CHECK(t.sites[w].partner == r);
+  CHECK(key_of(t.sites[w]) == write);
+  // The same line and array as a plain load is another site.
+  CHECK(b.key_site(make_key(12, 1, 0, 16)).site != m);
+}
+
 TEST_CASE("the record cap keeps the first records and counts the rest in the launch") {
   Trace t;
   Builder b(t, 3);
