@@ -4,6 +4,7 @@
 #pragma once
 #include "entries/basics.h"
 #include "entries/matmul.h"
+#include "entries/tensor.h"
 #include "entries/transpose.h"
 
 #define WS_CATALOG(X)             \
@@ -25,4 +26,7 @@
   X(matmul_coarse2d_vec)          \
   X(matmul_siboehm5)              \
   X(matmul_siboehm6)              \
-  X(matmul_xgemm6)
+  X(matmul_xgemm6)                \
+  X(tc_mma_plain)                 \
+  X(tc_mma_swizzled)              \
+  X(tc_mma_pipelined)

@@ -70,10 +70,11 @@ std::vector<int64_t> sizes_for(const std::string& id) {
   if (id == "matmul_siboehm5" || id == "matmul_siboehm6") return {128, 256};  // no bounds checks
   if (id == "matmul_xgemm6") return {4, 36, 100, 132};                        // multiples of 4
   if (id.rfind("matmul_", 0) == 0) return {1, 4, 33, 50};
+  if (id.rfind("tc_mma_", 0) == 0) return {8, 72, 136};  // multiples of 8, not of the tiles
   return {1, 31, 64, 70};  // transposes
 }
 
-double tolerance(const catalog::KernelInfo& k) { return k.family == "sgemm" ? 1e-5 : 0.0; }
+double tolerance(const catalog::KernelInfo& k) { return k.family == "sgemm" || k.family == "hgemm" ? 1e-5 : 0.0; }
 
 std::string describe(const Settings& s) {
   std::string d;
@@ -83,7 +84,7 @@ std::string describe(const Settings& s) {
 
 }  // namespace
 
-TEST_CASE("the catalog lists the 19 kernels in teaching order") {
+TEST_CASE("the catalog lists the 22 kernels in teaching order") {
   std::vector<std::string> want = {"copy",
                                    "strided_copy",
                                    "offset_copy",
@@ -102,7 +103,10 @@ TEST_CASE("the catalog lists the 19 kernels in teaching order") {
                                    "matmul_coarse2d_vec",
                                    "matmul_siboehm5",
                                    "matmul_siboehm6",
-                                   "matmul_xgemm6"};
+                                   "matmul_xgemm6",
+                                   "tc_mma_plain",
+                                   "tc_mma_swizzled",
+                                   "tc_mma_pipelined"};
   std::vector<std::string> got;
   for (const auto& k : catalog::all()) {
     got.push_back(k.id);

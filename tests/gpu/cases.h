@@ -53,6 +53,10 @@ inline std::vector<Case> teaching_cases() {
       {"matmul_siboehm6", 256, {}},
       {"matmul_xgemm6", 100, {}},
       {"matmul_xgemm6", 132, {}},
+      {"tc_mma_plain", 136, {}},
+      {"tc_mma_swizzled", 72, {}},
+      {"tc_mma_pipelined", 200, {{"stages", 2}}},
+      {"tc_mma_pipelined", 136, {{"stages", 3}}},
   };
   for (const auto& c : extra)
     if (catalog::find(c.kernel)) v.push_back(c);
