@@ -1,3 +1,5 @@
+// kernels/catalog.cpp — the registry's lists, parameter checks, array filling and output
+// comparison (catalog.h).
 #include "catalog.h"
 
 #include <algorithm>
@@ -7,6 +9,7 @@
 #include <sstream>
 
 #include "all.h"
+#include "contract.h"
 
 namespace ws::catalog {
 
@@ -138,6 +141,9 @@ HostArrays make_arrays(const KernelInfo& k, const Params& p, uint32_t seed) {
         state = state * 6364136223846793005ull + 1442695040888963407ull;
         x = float(int((state >> 33) % 2001) - 1000) / 1000.0f;  // in [-1, 1], exact in float
       }
+      // A half array holds what its 16 bits can: the host's copy is that value exactly.
+      if (b.elem_bytes == 2)
+        for (auto& x : v) x = half_value(half_bits(x));
     } else {
       std::fill(v.begin(), v.end(), std::numeric_limits<float>::quiet_NaN());
     }

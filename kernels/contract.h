@@ -13,11 +13,26 @@
 //   WS_SHARED(float, tile, [TILE][TILE + PAD]); // static __shared__ float tile[..][..]
 //   WS_DYNAMIC_SHARED(float, tile);             // extern __shared__ float tile[]
 //   __syncthreads();                            // the context must be named `ctx`
+//
+// What 2026 kernels do beyond loads and stores, also through the context (warp-wide
+// where the hardware instruction is: every lane of the warp makes the call):
+//   ctx.ldmatrix_x4(r, As[row][col]);      // ldmatrix .x4 (.x2, .x1, and _trans): this
+//                                          // lane's 16-byte row of a shared half array
+//   ctx.mma_m16n8k16(d, a, b);             // d += A·B, f16 in, f32 accumulate, .row.col
+//   ctx.cp_async16(tile[r][c], in[i]);     // cp.async, 16 (or cp_async4: 4) bytes,
+//   ctx.cp_async_commit();                 // global to shared; commit_group;
+//   ctx.template cp_async_wait<1>();       // wait_group 1: all but the newest group land
+// The plain GPU context compiles each to its instruction; the instrumented contexts and
+// the emulator record them (an ldmatrix as one shared 16-byte-a-lane load of its rows, a
+// copy as its global read at issue and its shared write when it lands, mma, commit and
+// wait as events).
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #if defined(__CUDACC__)
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #define WS_HD __host__ __device__ __forceinline__
 #define WS_KERNEL __device__ __forceinline__
@@ -76,6 +91,61 @@ template <class U, class View>
 WS_HD auto view_as(const View& v) -> decltype(v.template as<U>()) {
   return v.template as<U>();
 }
+
+// ---- 16-bit floats -----------------------------------------------------------------------
+
+// IEEE binary16 bits of a float, rounded to nearest even (host code: array upload, the
+// emulator, references); and back, exactly.
+inline uint16_t half_bits(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const uint32_t sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+  if (ax >= 0x7f800000u) return uint16_t(sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u : 0u));  // inf, NaN
+  if (ax >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // 65520 and up round to infinity
+  const uint32_t exp = ax >> 23, mant = (ax & 0x7fffffu) | 0x800000u;
+  uint32_t h, rem, halfway;
+  if (exp < 113) {  // below 2^-14: a subnormal half, in units of 2^-24
+    const uint32_t shift = 126 - exp;
+    if (shift > 25) return uint16_t(sign);
+    h = mant >> shift;
+    rem = mant & ((1u << shift) - 1u);
+    halfway = 1u << (shift - 1);
+  } else {
+    h = ((exp - 112) << 10) | ((ax & 0x7fffffu) >> 13);
+    rem = ax & 0x1fffu;
+    halfway = 0x1000u;
+  }
+  if (rem > halfway || (rem == halfway && (h & 1u))) ++h;  // a carry moves to the exponent
+  return uint16_t(sign | h);
+}
+inline float half_value(uint16_t h) {
+  const uint32_t sign = uint32_t(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0) {
+    const float v = float(m) * 0x1p-24f;
+    return sign ? -v : v;
+  }
+  const uint32_t x = sign | (e == 31 ? 0x7f800000u | (m << 13) : ((e + 112) << 23) | (m << 13));
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+#if defined(__CUDACC__)
+using half = __half;
+// Two halves in one 32-bit register, `lo` in the low 16 bits (an mma fragment's order).
+WS_HD uint32_t pack_half2(half lo, half hi) {
+  return uint32_t(__half_as_ushort(lo)) | uint32_t(__half_as_ushort(hi)) << 16;
+}
+#else
+// 16-bit float storage on the host: the same bits as __half, read and written as float.
+struct half {
+  uint16_t bits = 0;
+  half() = default;
+  half(float f) : bits(half_bits(f)) {}
+  operator float() const { return half_value(bits); }
+};
+inline uint32_t pack_half2(half lo, half hi) { return uint32_t(lo.bits) | uint32_t(hi.bits) << 16; }
+#endif
 
 }  // namespace ws
 

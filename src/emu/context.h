@@ -1,7 +1,9 @@
 // src/emu/context.h — the CPU execution context of a kernel. Array accesses go through
 // the access layer's wrappers (trace/access.h), which perform the access on host memory;
 // their sink appends (site key, byte offset) to the running thread's log, and the machine
-// turns the 32 logs of a warp into warp-level records at each barrier.
+// turns the 32 logs of a warp into warp-level records at each barrier. The warp-wide calls
+// (ldmatrix, mma) meet the warp's other lanes at a rendezvous of the machine; a lane's
+// cp.async copies wait in its own queue until a cp_async_wait lands them.
 #pragma once
 #include <cstdint>
 
@@ -35,6 +37,20 @@ struct SharedSlot {
 SharedSlot shared_slot(const char* name, uint64_t bytes, uint32_t elem_bytes, uint64_t rows,
                        uint64_t cols);
 SharedSlot dynamic_shared_slot(const char* name, uint32_t elem_bytes);
+
+// ldmatrix of `matrices` 8x8 b16 matrices: this lane's row at `row` (site key and offset
+// of the element indexed); fills r[0..matrices) once the warp has met.
+void ldmatrix(uint32_t* r, uint32_t matrices, bool trans, const void* row, uint32_t key, uint32_t off);
+// mma.sync m16n8k16 .row.col f32.f16.f16.f32: d += A·B over the warp's fragments.
+void mma_m16n8k16(float* d, const uint32_t* a, const uint32_t* b, uint32_t line);
+// cp.async of `bytes` (4 or 16) from a global element to a shared one: the read is
+// recorded now, the write when a wait lands it.
+void cp_async(void* dst, uint32_t dst_key, uint32_t dst_off, const void* src, uint32_t src_key, uint32_t src_off,
+              uint32_t bytes);
+// cp.async.commit_group: the lane's copies issued since its last commit become a group.
+void cp_async_commit(uint32_t line);
+// cp.async.wait_group n: the lane's copies of all but its newest n groups land.
+void cp_async_wait(uint32_t n, uint32_t line);
 
 // Where the wrappers send a lane's access: the running thread's log. An out-of-bounds
 // access throws, so the wrappers never see a refused one.
@@ -72,6 +88,49 @@ struct Ctx {
     return Ptr<T>(reinterpret_cast<T*>(s.ptr), s.ptr, s.size, s.buffer, LogSink{});
   }
   void barrier() const { emu::barrier(); }
+
+  template <class R>
+  void ldmatrix_x4(uint32_t (&r)[4], const R& row) const {
+    emu::ldmatrix(r, 4, false, row.ptr(), row.key(), row.offset());
+  }
+  template <class R>
+  void ldmatrix_x2(uint32_t (&r)[2], const R& row) const {
+    emu::ldmatrix(r, 2, false, row.ptr(), row.key(), row.offset());
+  }
+  template <class R>
+  void ldmatrix_x1(uint32_t (&r)[1], const R& row) const {
+    emu::ldmatrix(r, 1, false, row.ptr(), row.key(), row.offset());
+  }
+  template <class R>
+  void ldmatrix_x4_trans(uint32_t (&r)[4], const R& row) const {
+    emu::ldmatrix(r, 4, true, row.ptr(), row.key(), row.offset());
+  }
+  template <class R>
+  void ldmatrix_x2_trans(uint32_t (&r)[2], const R& row) const {
+    emu::ldmatrix(r, 2, true, row.ptr(), row.key(), row.offset());
+  }
+  template <class R>
+  void ldmatrix_x1_trans(uint32_t (&r)[1], const R& row) const {
+    emu::ldmatrix(r, 1, true, row.ptr(), row.key(), row.offset());
+  }
+  void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2],
+                    uint32_t line = __builtin_LINE()) const {
+    emu::mma_m16n8k16(d, a, b, line);
+  }
+  template <class D, class S>
+  void cp_async16(const D& dst, const S& src) const {
+    emu::cp_async(dst.ptr(), dst.key(), dst.offset(), src.ptr(), src.key(), src.offset(), 16);
+  }
+  template <class D, class S>
+  void cp_async4(const D& dst, const S& src) const {
+    emu::cp_async(dst.ptr(), dst.key(), dst.offset(), src.ptr(), src.key(), src.offset(), 4);
+  }
+  void cp_async_commit(uint32_t line = __builtin_LINE()) const { emu::cp_async_commit(line); }
+  template <int N>
+  void cp_async_wait(uint32_t line = __builtin_LINE()) const {
+    static_assert(N >= 0 && N <= 7, "cp.async.wait_group takes 0..7");
+    emu::cp_async_wait(uint32_t(N), line);
+  }
 };
 
 }  // namespace ws::emu

@@ -5,6 +5,7 @@
 
 #include "emu/context.h"
 #include "emu/fiber.h"
+#include "emu/warp.h"
 
 constinit thread_local uint3 threadIdx, blockIdx;
 constinit thread_local dim3 blockDim, gridDim;
@@ -33,6 +34,10 @@ struct Thread {
   LaneLog log;
   uint32_t decls = 0;  // static shared declarations executed so far
   bool done = false;
+  bool at_meet = false;  // waiting at a warp-wide call for the rest of its warp
+  MeetSlot meet;         // what it brought there, and, once met, its result
+  std::vector<PendingCopy> copies;  // cp.async copies issued, not landed yet
+  uint32_t groups = 0;              // cp.async groups committed
   ~Thread() { std::free(log.data); }
 };
 
@@ -60,6 +65,7 @@ struct Machine::Impl {
   std::string error;
   uint64_t lane_accesses = 0;
   bool direct = false;          // run threads as plain calls (no barrier seen so far)
+  bool warp_ops = false;        // a warp-wide call or an async copy was met: fibers from now on
   uint64_t barriers = 0;        // barriers reached in the current block
   size_t mark = 0;              // records before the current direct block
   uint64_t mark_dropped = 0;
@@ -72,6 +78,8 @@ struct Machine::Impl {
   }
 
   void run_block(uint32_t linear, const trace::Dim3& grid, const trace::Dim3& block);
+  void run_warp(uint32_t first, int nlanes, const trace::Dim3& block);
+  void rendezvous(Thread* const* warp_lanes, int nlanes, uint32_t first);
   void merge_warp(Thread* const* lanes, int nlanes, uint32_t block, uint32_t warp, uint32_t epoch,
                   uint32_t& seq, uint64_t& accesses);
   uint32_t register_shared(const char* name, uint64_t bytes, uint32_t elem_bytes, uint64_t rows,
@@ -89,6 +97,11 @@ void thread_main(void* p) {
   Machine::Impl* m = g_machine;
   try {
     m->fn(m->arg);
+    if (!th->copies.empty())
+      throw KernelError("cp.async at kernel line " + std::to_string(trace::key_line(th->copies[0].key)) +
+                        ": thread " + std::to_string(threadIdx.x) + "," + std::to_string(threadIdx.y) + " of block " +
+                        std::to_string(blockIdx.x) + "," + std::to_string(blockIdx.y) +
+                        " ended with copies still in flight (cp_async_wait<0>() lands them)");
   } catch (const std::exception& e) {
     if (m->error.empty()) m->error = e.what();
   }
@@ -108,6 +121,120 @@ void barrier() {
   if (!m->cur) throw NeedsFibers{};
   ++m->barriers;
   m->cur->fiber.yield();
+}
+
+namespace {
+
+// The running lane, for a call that needs fibers (a rendezvous, or a queue that outlives
+// one call): a block run as plain calls is run again with fibers.
+Thread& lane_thread() {
+  Machine::Impl* m = g_machine;
+  if (!m->cur) throw NeedsFibers{};
+  m->warp_ops = true;
+  return *m->cur;
+}
+
+std::string where() {
+  return "thread " + std::to_string(threadIdx.x) + "," + std::to_string(threadIdx.y) + " of block " +
+         std::to_string(blockIdx.x) + "," + std::to_string(blockIdx.y);
+}
+
+// An operand of a warp-wide call or a copy: `bytes` from byte `off` of the key's array,
+// which must be in `space`, aligned to `bytes` and inside the array.
+void check_operand(const char* what, uint32_t key, uint32_t off, uint32_t bytes, trace::Space space) {
+  Machine::Impl* m = g_machine;
+  const uint32_t line = trace::key_line(key), buf = trace::key_buffer(key);
+  const auto& buffers = m->out->trace().buffers;
+  const std::string name = buf < buffers.size() ? buffers[buf].name : "buffer " + std::to_string(buf);
+  const std::string at = std::string(what) + " at kernel line " + std::to_string(line) + ": ";
+  if (buf >= buffers.size() || buffers[buf].space != space)
+    throw KernelError(at + "'" + name + "' is not " +
+                      (space == trace::Space::Shared ? "a shared array" : "a global array") + " (" + where() + ")");
+  if (off % bytes)
+    throw KernelError(at + "byte offset " + std::to_string(off) + " of '" + name + "' is not " + std::to_string(bytes) +
+                      "-byte aligned (" + where() + ")");
+  if (uint64_t(off) + bytes > m->sizes[buf]) out_of_bounds(line, buf, off, m->sizes[buf]);
+}
+
+void meet(Thread& th) {
+  th.at_meet = true;
+  th.fiber.yield();
+}
+
+}  // namespace
+
+void ldmatrix(uint32_t* r, uint32_t matrices, bool trans, const void* row, uint32_t key, uint32_t off) {
+  Thread& th = lane_thread();
+  const uint32_t line = trace::key_line(key);
+  const uint32_t lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % trace::kWarpSize;
+  if (lane < 8 * matrices) {  // .x1 and .x2 take their rows from the first 8 and 16 lanes
+    check_operand("ldmatrix", key, off, 16, trace::Space::Shared);
+    const uint32_t k = trace::make_key(line, trace::key_buffer(key), uint32_t(trace::Op::Load), 16);
+    current_log->push(trace::with_form(k, uint32_t(trace::Form::Matrix)), off);
+  }
+  th.meet = MeetSlot{};
+  th.meet.op = WarpOp::Ldmatrix;
+  th.meet.line = line;
+  th.meet.row = static_cast<const char*>(row);
+  th.meet.matrices = matrices;
+  th.meet.trans = trans;
+  meet(th);
+  for (uint32_t i = 0; i < matrices; ++i) r[i] = th.meet.out[i];
+}
+
+void mma_m16n8k16(float* d, const uint32_t* a, const uint32_t* b, uint32_t line) {
+  Thread& th = lane_thread();
+  current_log->push(trace::event_key(line, uint32_t(trace::Form::Mma)), 0);
+  th.meet = MeetSlot{};
+  th.meet.op = WarpOp::Mma;
+  th.meet.line = line;
+  for (int i = 0; i < 4; ++i) th.meet.in[i] = a[i];
+  for (int i = 0; i < 2; ++i) th.meet.in[4 + i] = b[i];
+  std::memcpy(&th.meet.in[6], d, 16);
+  meet(th);
+  std::memcpy(d, th.meet.out, 16);
+}
+
+void cp_async(void* dst, uint32_t dst_key, uint32_t dst_off, const void* src, uint32_t src_key, uint32_t src_off,
+              uint32_t bytes) {
+  Thread& th = lane_thread();
+  check_operand("cp.async", src_key, src_off, bytes, trace::Space::Global);
+  check_operand("cp.async", dst_key, dst_off, bytes, trace::Space::Shared);
+  const uint32_t line = trace::key_line(src_key);
+  const uint32_t read = trace::make_key(line, trace::key_buffer(src_key), uint32_t(trace::Op::Load), bytes);
+  current_log->push(trace::with_form(read, uint32_t(trace::Form::AsyncRead)), src_off);
+  PendingCopy c;
+  c.dst = static_cast<char*>(dst);
+  c.key = trace::with_form(trace::make_key(line, trace::key_buffer(dst_key), uint32_t(trace::Op::Store), bytes),
+                           uint32_t(trace::Form::AsyncWrite));
+  c.off = dst_off;
+  c.bytes = bytes;
+  c.group = kUncommitted;
+  std::memcpy(c.data, src, bytes);  // global memory does not change under a running kernel's copies
+  th.copies.push_back(c);
+}
+
+void cp_async_commit(uint32_t line) {
+  Thread& th = lane_thread();
+  current_log->push(trace::event_key(line, uint32_t(trace::Form::Commit)), 0);
+  for (auto& c : th.copies)
+    if (c.group == kUncommitted) c.group = th.groups;
+  ++th.groups;  // an empty group counts too, as on the hardware
+}
+
+void cp_async_wait(uint32_t n, uint32_t line) {
+  Thread& th = lane_thread();
+  size_t kept = 0;
+  for (auto& c : th.copies) {
+    if (c.group != kUncommitted && c.group + n < th.groups) {
+      std::memcpy(c.dst, c.data, c.bytes);
+      current_log->push(c.key, c.off);
+    } else {
+      th.copies[kept++] = c;
+    }
+  }
+  th.copies.resize(kept);
+  current_log->push(trace::event_key(line, uint32_t(trace::Form::Wait)), n);
 }
 
 uint32_t Machine::Impl::register_shared(const char* name, uint64_t bytes, uint32_t elem_bytes,
@@ -180,6 +307,9 @@ void Machine::Impl::run_block(uint32_t linear, const trace::Dim3& grid, const tr
     th->fiber.reset(&thread_main, th);
     th->decls = 0;
     th->done = false;
+    th->at_meet = false;
+    th->copies.clear();
+    th->groups = 0;
     th->log.end = th->log.data;
   }
   std::vector<uint32_t> seq(warps, 0);
@@ -187,33 +317,68 @@ void Machine::Impl::run_block(uint32_t linear, const trace::Dim3& grid, const tr
   barriers = 0;
   for (uint32_t epoch = 0;; ++epoch) {
     bool all_done = true;
-    uint3 tid{0, 0, 0};
-    for (uint32_t t = 0; t < n; ++t) {
-      Thread* th = lanes[t];
-      if (!th->done) {
-        threadIdx = tid;
-        current_log = &th->log;
-        cur = th;
-        th->fiber.resume();
-        if (!error.empty()) throw KernelError(error);
-        all_done &= th->done;
-      }
-      if (++tid.x == block.x) {
-        tid.x = 0;
-        if (++tid.y == block.y) {
-          tid.y = 0;
-          ++tid.z;
-        }
-      }
-    }
     for (uint32_t w = 0; w < warps; ++w) {
-      int nl = int(std::min<uint32_t>(trace::kWarpSize, n - w * trace::kWarpSize));
-      merge_warp(&lanes[w * trace::kWarpSize], nl, linear, w, epoch, seq[w], accesses);
+      const uint32_t first = w * trace::kWarpSize;
+      const int nl = int(std::min<uint32_t>(trace::kWarpSize, n - first));
+      run_warp(first, nl, block);
+      for (int l = 0; l < nl; ++l) all_done &= lanes[first + uint32_t(l)]->done;
+      merge_warp(&lanes[first], nl, linear, w, epoch, seq[w], accesses);
     }
     if (all_done) break;
   }
-  if (barriers == 0 && !uses_shared()) direct = true;
+  if (barriers == 0 && !uses_shared() && !warp_ops) direct = true;
   lane_accesses += accesses;
+}
+
+// One barrier interval of a warp: each lane runs to the block's barrier, to its end, or to
+// a warp-wide call; when the lanes meet at one, the call's results are worked out for all
+// of them at once and they go on.
+void Machine::Impl::run_warp(uint32_t first, int nlanes, const trace::Dim3& block) {
+  auto resume = [&](uint32_t t) {
+    Thread* th = lanes[t];
+    threadIdx = uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
+    current_log = &th->log;
+    cur = th;
+    th->at_meet = false;
+    th->fiber.resume();
+    if (!error.empty()) throw KernelError(error);
+  };
+  for (int l = 0; l < nlanes; ++l)
+    if (!lanes[first + uint32_t(l)]->done) resume(first + uint32_t(l));
+  for (;;) {
+    bool met = false;
+    for (int l = 0; l < nlanes; ++l) met |= lanes[first + uint32_t(l)]->at_meet;
+    if (!met) return;
+    rendezvous(&lanes[first], nlanes, first);
+    for (int l = 0; l < nlanes; ++l) resume(first + uint32_t(l));
+  }
+}
+
+// Every lane of the warp must be at the same warp-wide call (.sync.aligned): a lane at the
+// block's barrier, ended, or at another call is refused in one line.
+void Machine::Impl::rendezvous(Thread* const* warp_lanes, int nlanes, uint32_t first) {
+  const MeetSlot* lead = nullptr;
+  int there = 0;
+  for (int l = 0; l < nlanes; ++l)
+    if (warp_lanes[l]->at_meet) {
+      if (!lead) lead = &warp_lanes[l]->meet;
+      const MeetSlot& m = warp_lanes[l]->meet;
+      if (m.op == lead->op && m.line == lead->line && m.matrices == lead->matrices && m.trans == lead->trans) ++there;
+    }
+  if (there != nlanes || nlanes != trace::kWarpSize) {
+    const char* what = lead->op == WarpOp::Mma ? "mma" : "ldmatrix";
+    throw KernelError(std::string(what) + " at kernel line " + std::to_string(lead->line) + ": " +
+                      std::to_string(there) + " of the 32 lanes of warp " + std::to_string(first / trace::kWarpSize) +
+                      " of block " + std::to_string(blockIdx.x) + "," + std::to_string(blockIdx.y) +
+                      " reached it (it is warp-wide: every lane of a full warp must call it)");
+  }
+  MeetSlot slots[trace::kWarpSize];
+  for (int l = 0; l < nlanes; ++l) slots[l] = warp_lanes[l]->meet;
+  if (lead->op == WarpOp::Mma)
+    perform_mma(slots, nlanes);
+  else
+    perform_ldmatrix(slots, nlanes);
+  for (int l = 0; l < nlanes; ++l) std::memcpy(warp_lanes[l]->meet.out, slots[l].out, sizeof slots[l].out);
 }
 
 void Machine::Impl::run_block_direct(uint32_t linear, uint32_t n, uint32_t warps) {
@@ -273,6 +438,7 @@ uint64_t Machine::run(uint32_t dynamic_shared_bytes, void (*thread_fn)(void*), v
   m.arena_used = kArenaBytes;  // poison everything before the first block
   m.lane_accesses = 0;
   m.direct = false;
+  m.warp_ops = false;
 
   Machine::Impl* saved = g_machine;
   g_machine = &m;

@@ -1,3 +1,6 @@
+// src/emu/record.cpp — a catalog launch on the CPU emulator: the entry's run() with the
+// emulator's launcher, over the launch's arrays (half arrays as 16-bit copies of the host's
+// floats, converted back after the run).
 #include "emu/record.h"
 
 #include <stdexcept>
@@ -12,11 +15,17 @@ namespace {
 // The launcher that catalog entries' run() talks to on the CPU.
 class Launcher {
  public:
-  Launcher(catalog::HostArrays& arrays, const CaptureOptions& opt, trace::Builder& out)
-      : arrays_(arrays), opt_(opt), out_(out) {}
+  Launcher(catalog::HostArrays& arrays, std::vector<std::vector<half>>& halves, const CaptureOptions& opt,
+           trace::Builder& out)
+      : arrays_(arrays), halves_(halves), opt_(opt), out_(out) {}
 
   template <class T>
   Buf<T> buf(int index) {
+    const trace::Buffer& b = out_.trace().buffers.at(size_t(index));
+    if ((b.elem_bytes == 2) != (sizeof(T) == 2))
+      throw std::invalid_argument("array '" + b.name + "' holds " + std::to_string(b.elem_bytes) +
+                                  "-byte elements: the entry passes it as " + std::to_string(sizeof(T)) + "-byte ones");
+    if (b.elem_bytes == 2) return Buf<T>{reinterpret_cast<T*>(halves_.at(size_t(index)).data()), uint32_t(index)};
     return Buf<T>{reinterpret_cast<T*>(arrays_.at(size_t(index)).data()), uint32_t(index)};
   }
 
@@ -40,6 +49,7 @@ class Launcher {
 
  private:
   catalog::HostArrays& arrays_;
+  std::vector<std::vector<half>>& halves_;
   const CaptureOptions& opt_;
   trace::Builder& out_;
   Machine machine_;
@@ -53,8 +63,16 @@ uint64_t record(const catalog::KernelInfo& k, const catalog::Params& p, catalog:
   if (!run) throw std::invalid_argument("no emulator entry for kernel " + k.id);
   out = catalog::trace_header(k, p, "emulator", "CPU emulator");
   trace::Builder b(out, opt.max_records, opt.keep_records);
-  Launcher l(arrays, opt, b);
+  // Half arrays run on 16-bit copies; the outputs come back as floats.
+  std::vector<std::vector<half>> halves(arrays.size());
+  const auto specs = k.buffers(p);
+  for (size_t i = 0; i < arrays.size() && i < specs.size(); ++i)
+    if (specs[i].elem_bytes == 2) halves[i].assign(arrays[i].begin(), arrays[i].end());
+  Launcher l(arrays, halves, opt, b);
   run(l, p);
+  for (size_t i = 0; i < arrays.size() && i < specs.size(); ++i)
+    if (specs[i].elem_bytes == 2 && catalog::is_output(specs[i].role))
+      for (size_t j = 0; j < arrays[i].size(); ++j) arrays[i][j] = float(halves[i][j]);
   return l.accesses;
 }
 

@@ -21,6 +21,7 @@
 
 #include "contract.h"
 #include "gpu/device_abi.h"
+#include "gpu/warp_calls.cuh"
 #include "trace/access.h"
 
 namespace ws::gpu {
@@ -65,6 +66,37 @@ struct PlainCtx {
   // Parenthesised: contract.h turns `__syncthreads()` in kernel bodies into ctx.barrier().
   WS_DEV void barrier() const { (__syncthreads)(); }
   WS_DEV void finish() const {}
+
+  // The warp-wide calls and async copies: the instructions alone (`row`, `dst`, `src` are
+  // the elements themselves here, so their addresses are the hand-written kernel's).
+  template <class T>
+  WS_DEV void ldmatrix_x4(uint32_t (&r)[4], const T& row) const { ptx_op::ldmatrix<4, false>(r, &row); }
+  template <class T>
+  WS_DEV void ldmatrix_x2(uint32_t (&r)[2], const T& row) const { ptx_op::ldmatrix<2, false>(r, &row); }
+  template <class T>
+  WS_DEV void ldmatrix_x1(uint32_t (&r)[1], const T& row) const { ptx_op::ldmatrix<1, false>(r, &row); }
+  template <class T>
+  WS_DEV void ldmatrix_x4_trans(uint32_t (&r)[4], const T& row) const { ptx_op::ldmatrix<4, true>(r, &row); }
+  template <class T>
+  WS_DEV void ldmatrix_x2_trans(uint32_t (&r)[2], const T& row) const { ptx_op::ldmatrix<2, true>(r, &row); }
+  template <class T>
+  WS_DEV void ldmatrix_x1_trans(uint32_t (&r)[1], const T& row) const { ptx_op::ldmatrix<1, true>(r, &row); }
+  WS_DEV void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2], uint32_t = 0) const {
+    ptx_op::mma_m16n8k16(d, a, b);
+  }
+  template <class D, class S>
+  WS_DEV void cp_async16(const D& dst, const S& src) const {
+    ptx_op::cp_async<16>(const_cast<D*>(&dst), &src);
+  }
+  template <class D, class S>
+  WS_DEV void cp_async4(const D& dst, const S& src) const {
+    ptx_op::cp_async<4>(const_cast<D*>(&dst), &src);
+  }
+  WS_DEV void cp_async_commit(uint32_t = 0) const { ptx_op::cp_async_commit(); }
+  template <int N>
+  WS_DEV void cp_async_wait(uint32_t = 0) const {
+    ptx_op::cp_async_wait<N>();
+  }
 };
 
 // The plain entry takes the argument struct's fields as separate parameters, with every
@@ -282,7 +314,7 @@ static __shared__ uint32_t g_record_slot;  // the block's log slot
 // exactly as the emulator does, runs afterwards over the logs (merge_logs in record.cu).
 constexpr uint32_t kDone = 0xfffffffeu;  // a lane at a barrier or at the end of the kernel
 
-class RecordCtx : public instr::Common<RecordCtx> {
+class RecordCtx : public instr::Common<RecordCtx>, public instr::WarpCalls<RecordCtx> {
  public:
   static WS_DEV const abi::LaunchInfo& info() { return g_record_state.info; }
 
@@ -333,6 +365,15 @@ class RecordCtx : public instr::Common<RecordCtx> {
 
   WS_DEV void access(uint32_t key, uint32_t off) const {
     if (on_ && key != abi::kEmptyKey) append(key, off);
+  }
+  // What WarpCalls needs: events are log entries like accesses (merge_logs numbers them
+  // alike; the host turns them into Trace::events); the log itself never diverges.
+  WS_DEV void event(uint32_t key, uint32_t arg) const {
+    if (on_) append(key, arg);
+  }
+  WS_DEV void converge() const { __syncwarp(all_); }
+  WS_DEV void lost_write() const {
+    if (on_) atomicAdd(g_record_state.dropped_lanes, 1ull);
   }
 
  private:
@@ -799,7 +840,7 @@ static __device__ __noinline__ void step(uint32_t key, uint32_t off, unsigned al
 
 }  // namespace tally
 
-class CountsCtx : public instr::Common<CountsCtx> {
+class CountsCtx : public instr::Common<CountsCtx>, public instr::WarpCalls<CountsCtx> {
  public:
   static WS_DEV const abi::LaunchInfo& info() { return g_counts_state.info; }
   WS_DEV CountsCtx() { tally::begin(tid_, blockDim.x * blockDim.y * blockDim.z); }
@@ -817,6 +858,11 @@ class CountsCtx : public instr::Common<CountsCtx> {
   WS_DEV void access(uint32_t key, uint32_t off) const {
     if (key != abi::kEmptyKey) tally::step(key, off, all_, block_, warp_, lane_, epoch_);
   }
+  // What WarpCalls needs: events cost nothing; a warp-wide instruction waits until every
+  // lane has finished the meetings before it (a step at no access), so the warp is whole.
+  WS_DEV void event(uint32_t, uint32_t) const {}
+  WS_DEV void converge() const { tally::step(kDone, 0, all_, block_, warp_, lane_, epoch_); }
+  WS_DEV void lost_write() const {}
 };
 
 // ---- the body of every entry -----------------------------------------------------------

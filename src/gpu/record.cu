@@ -549,9 +549,20 @@ class RecordLauncher {
     // the builder numbers the sites and keeps the records.
     const uint64_t room = remaining();
     out.records.reserve(out.records.size() + std::min(kept, room));
-    uint64_t lanes = ctl.dropped_lanes, taken = 0;
+    uint64_t lanes = ctl.dropped_lanes, taken = 0, events = 0;
     for (uint32_t i : order) {
       const abi::Record& d = dev[i];
+      if (trace::key_is_event(d.key)) {  // an mma, commit or wait: an event, not a record
+        trace::WarpAccess e;
+        e.block = d.block;
+        e.warp = d.warp;
+        e.seq = d.seq;
+        e.epoch = d.epoch;
+        e.active = d.active;
+        b.add_event(e, d.key, d.offset[__builtin_ctz(d.active | 0x80000000u)]);
+        ++events;
+        continue;
+      }
       lanes += uint64_t(__builtin_popcount(d.active));
       const trace::KeySite& ks = b.key_site(d.key);
       if (taken == room) continue;
@@ -574,7 +585,7 @@ class RecordLauncher {
       if (key != abi::kEmptyKey) dropped_keys.push_back(key);
     std::sort(dropped_keys.begin(), dropped_keys.end());
     for (uint32_t key : dropped_keys) b.key_site(key);
-    b.drop(ctl.total - taken);
+    b.drop(ctl.total - taken - std::min<uint64_t>(events, ctl.total - taken));
     if (opt_.blocks.empty()) {
       for (uint64_t blk = 0; blk < nblocks; ++blk) b.block_done(uint32_t(blk));
     } else {

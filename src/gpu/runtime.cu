@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <mutex>
 
+#include "contract.h"
 #include "gpu/internal.h"
 
 namespace ws::gpu {
@@ -204,16 +205,32 @@ DeviceArrays::~DeviceArrays() {
 
 void DeviceArrays::upload(const catalog::HostArrays& a) {
   for (size_t i = 0; i < ptrs_.size(); ++i) {
-    uint64_t b = std::min<uint64_t>(bytes_[i], a.at(i).size() * sizeof(float));
-    check(cudaMemcpy(ptrs_[i], a[i].data(), b, cudaMemcpyHostToDevice), "copying '" + specs_[i].name + "' to the device");
+    const std::vector<float>& v = a.at(i);
+    if (specs_[i].elem_bytes == 2) {  // half arrays: the host's floats rounded to 16 bits
+      std::vector<uint16_t> h(v.size());
+      for (size_t j = 0; j < v.size(); ++j) h[j] = half_bits(v[j]);
+      uint64_t b = std::min<uint64_t>(bytes_[i], h.size() * 2);
+      check(cudaMemcpy(ptrs_[i], h.data(), b, cudaMemcpyHostToDevice), "copying '" + specs_[i].name + "' to the device");
+      continue;
+    }
+    uint64_t b = std::min<uint64_t>(bytes_[i], v.size() * sizeof(float));
+    check(cudaMemcpy(ptrs_[i], v.data(), b, cudaMemcpyHostToDevice), "copying '" + specs_[i].name + "' to the device");
   }
 }
 
 void DeviceArrays::download_outputs(catalog::HostArrays& a) const {
   for (size_t i = 0; i < ptrs_.size(); ++i) {
     if (!catalog::is_output(specs_[i].role)) continue;
-    uint64_t b = std::min<uint64_t>(bytes_[i], a.at(i).size() * sizeof(float));
-    check(cudaMemcpy(a[i].data(), ptrs_[i], b, cudaMemcpyDeviceToHost), "copying '" + specs_[i].name + "' back");
+    std::vector<float>& v = a.at(i);
+    if (specs_[i].elem_bytes == 2) {
+      std::vector<uint16_t> h(v.size());
+      uint64_t b = std::min<uint64_t>(bytes_[i], h.size() * 2);
+      check(cudaMemcpy(h.data(), ptrs_[i], b, cudaMemcpyDeviceToHost), "copying '" + specs_[i].name + "' back");
+      for (size_t j = 0; j < b / 2; ++j) v[j] = half_value(h[j]);
+      continue;
+    }
+    uint64_t b = std::min<uint64_t>(bytes_[i], v.size() * sizeof(float));
+    check(cudaMemcpy(v.data(), ptrs_[i], b, cudaMemcpyDeviceToHost), "copying '" + specs_[i].name + "' back");
   }
 }
 

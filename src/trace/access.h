@@ -60,6 +60,11 @@ class Ref {
   WS_INLINE_HD Ref& operator+=(const V& v) { return *this = V(*this) + v; }
   WS_INLINE_HD Ref& operator-=(const V& v) { return *this = V(*this) - v; }
   WS_INLINE_HD Ref& operator*=(const V& v) { return *this = V(*this) * v; }
+  // The element as a warp-wide call (ldmatrix, cp.async) takes it: where it is and the
+  // site it was indexed at; the call records the access itself, in its own width.
+  WS_INLINE_HD T* ptr() const { return p_; }
+  WS_INLINE_HD uint32_t key() const { return key_; }
+  WS_INLINE_HD uint32_t offset() const { return off_; }
 
  private:
   T* p_;

@@ -31,7 +31,7 @@ size_t Builder::SiteKeyHash::operator()(const SiteKey& k) const {
   h = h * 1000003u ^ k.line;
   h = h * 1000003u ^ k.column;
   h = h * 1000003u ^ k.buffer;
-  h = h * 1000003u ^ (uint32_t(k.space) | uint32_t(k.op) << 8 | uint32_t(k.bytes) << 16);
+  h = h * 1000003u ^ (uint32_t(k.space) | uint32_t(k.op) << 8 | uint32_t(k.bytes) << 16 | uint32_t(k.form) << 24);
   return size_t(h ^ std::hash<std::string>()(k.instruction));
 }
 
@@ -39,7 +39,8 @@ Builder::Builder(Trace& out, uint64_t max_records, bool keep)
     : t_(&out), max_records_(max_records), keep_(keep) {
   for (size_t i = 0; i < out.sites.size(); ++i) {
     const Site& s = out.sites[i];
-    sites_.emplace(SiteKey{s.file, s.line, s.column, s.buffer, uint8_t(s.space), uint8_t(s.op), s.bytes, s.instruction},
+    sites_.emplace(SiteKey{s.file, s.line, s.column, s.buffer, uint8_t(s.space), uint8_t(s.op), s.bytes,
+                           uint8_t(s.form), s.instruction},
                    uint32_t(i));
   }
   if (!out.launches.empty()) launch_ = uint32_t(out.launches.size() - 1);
@@ -71,7 +72,7 @@ uint32_t Builder::begin_launch(Launch l) {
 }
 
 uint32_t Builder::site(const Site& s) {
-  SiteKey k{s.file, s.line, s.column, s.buffer, uint8_t(s.space), uint8_t(s.op), s.bytes, s.instruction};
+  SiteKey k{s.file, s.line, s.column, s.buffer, uint8_t(s.space), uint8_t(s.op), s.bytes, uint8_t(s.form), s.instruction};
   auto it = sites_.find(k);
   if (it != sites_.end()) return it->second;
   const uint32_t id = add_site(s);
@@ -94,8 +95,52 @@ KeySite Builder::catalog_key_site(uint32_t key) {
   s.space = b ? b->space : Space::Global;
   s.op = Op(key_op(key));
   s.bytes = uint8_t(key_bytes(key));
+  s.form = Form(key_form(key));
   if (!t_->files.empty()) s.column = index_column(t_->files[0].text, s.line, b ? b->name : std::string());
-  return {site(s), s.buffer};
+  const uint32_t id = site(s);
+  if (s.form == Form::AsyncRead || s.form == Form::AsyncWrite) {
+    const Form other = s.form == Form::AsyncRead ? Form::AsyncWrite : Form::AsyncRead;
+    for (uint32_t i = 0; i < t_->sites.size() && t_->sites[id].partner == kNoSite; ++i) {
+      Site& o = t_->sites[i];
+      if (o.form == other && o.partner == kNoSite && o.file == s.file && o.line == s.line) {
+        o.partner = id;
+        t_->sites[id].partner = i;
+      }
+    }
+  }
+  return {id, s.buffer};
+}
+
+uint32_t Builder::event_site(uint32_t key) {
+  auto it = event_keys_.find(key);
+  if (it != event_keys_.end()) return it->second;
+  Site s;
+  s.file = 0;
+  s.line = key_line(key);
+  s.form = Form(key_event_form(key));
+  s.bytes = 0;
+  if (!t_->files.empty()) {
+    s.column = index_column(t_->files[0].text, s.line, std::string());
+    s.code = source_line(t_->files[0].text, s.line);
+  }
+  t_->event_sites.push_back(std::move(s));
+  const uint32_t id = uint32_t(t_->event_sites.size() - 1);
+  event_keys_.emplace(key, id);
+  return id;
+}
+
+void Builder::add_event(const WarpAccess& a, uint32_t key, uint32_t arg) {
+  const uint32_t site = event_site(key);
+  if (!keep_) return;
+  Event& e = t_->events.emplace_back();
+  e.launch = launch_;
+  e.block = a.block;
+  e.warp = a.warp;
+  e.site = site;
+  e.seq = a.seq;
+  e.epoch = a.epoch;
+  e.active = a.active;
+  e.arg = arg;
 }
 
 bool Builder::add(const WarpAccess& a) {
@@ -145,6 +190,17 @@ uint64_t Builder::group(const uint64_t* const* first, const uint64_t* const* end
     KeySite ks;
     for (size_t i = 0; i < len; ++i) {
       const uint32_t key = uint32_t(pos[0][i] >> 32);
+      if (key_is_event(key)) {
+        WarpAccess e;
+        e.block = block;
+        e.warp = warp;
+        e.epoch = epoch;
+        e.seq = seq++;
+        e.active = mask;
+        add_event(e, key, uint32_t(pos[0][i]));
+        accesses -= uint64_t(nlanes);
+        continue;
+      }
       if (key != last_key) {
         ks = key_site(key);
         last_key = key;
@@ -181,6 +237,19 @@ uint64_t Builder::group(const uint64_t* const* first, const uint64_t* const* end
     for (int l = 0; l < nlanes; ++l)
       if (pos[l] != end[l] && uint32_t(*pos[l] >> 32) == key) same |= 1u << l;
     const uint32_t lanes = group_lanes(pending, same);
+    if (key_is_event(key)) {
+      WarpAccess e;
+      e.block = block;
+      e.warp = warp;
+      e.epoch = epoch;
+      e.seq = seq++;
+      e.active = lanes;
+      add_event(e, key, uint32_t(*pos[leader]));
+      for (int l = 0; l < nlanes; ++l)
+        if ((lanes >> l) & 1u) ++pos[l];
+      accesses -= uint64_t(__builtin_popcount(lanes));
+      continue;
+    }
     const KeySite& ks = key_site(key);
     uint32_t off[kWarpSize] = {};
     for (int l = 0; l < nlanes; ++l)

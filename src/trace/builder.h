@@ -69,15 +69,22 @@ class Builder {
     auto it = keys_.find(key);
     return it != keys_.end() ? it->second : keys_.emplace(key, resolve_(key)).first->second;
   }
-  // The site of a catalog kernel's key (site_key.h): line, array, op and width from the
-  // key; the file is file 0; the column is where the array is indexed on that line (the
+  // The site of a catalog kernel's key (site_key.h): line, array, op, width and form from
+  // the key; the file is file 0; the column is where the array is indexed on that line (the
   // first `name[` there), else the line's first character. The array's site keeps the
-  // array as its buffer.
+  // array as its buffer. An async copy's two halves are one call on one line: each half
+  // is linked (Site::partner) to the other half of its line once both have been met.
   KeySite catalog_key_site(uint32_t key);
+  // The event site (Trace::event_sites) of an event key (site_key.h), added the first time.
+  uint32_t event_site(uint32_t key);
 
   // ---- records
   // One record, as the backend grouped it. Returns false when it was dropped (cap).
   bool add(const WarpAccess& a);
+  // One event of the current launch (an event key's warp-level instruction): `a` gives
+  // its block, warp, epoch, seq and lanes (its site and offsets are not read). Kept while
+  // the builder keeps records.
+  void add_event(const WarpAccess& a, uint32_t key, uint32_t arg);
   // Counts `n` records that were executed but not kept.
   void drop(uint64_t n) { launch().dropped_records += n; }
   // Whether the next record would be kept (the current launch is under its cap).
@@ -86,7 +93,8 @@ class Builder {
   // One warp's lane streams between two barriers (or the warp's end), grouped into
   // records: lane l executed entries [first[l], end[l]), each (key << 32 | offset), keys
   // resolved by key_site(). `seq` numbers the warp's records and advances. Returns the
-  // lane accesses grouped.
+  // lane accesses grouped. Entries of event keys become Trace::events (numbered on the same
+  // seq), not records, and are not counted as accesses.
   uint64_t group(const uint64_t* const* first, const uint64_t* const* end, int nlanes, uint32_t block,
                  uint32_t warp, uint32_t epoch, uint32_t& seq);
 
@@ -101,7 +109,7 @@ class Builder {
  private:
   struct SiteKey {
     uint32_t file, line, column, buffer;
-    uint8_t space, op, bytes;
+    uint8_t space, op, bytes, form;
     std::string instruction;
     bool operator==(const SiteKey&) const = default;
   };
@@ -115,6 +123,7 @@ class Builder {
   size_t launch_first_ = 0;  // the current launch's first record (the cap counts from it)
   std::unordered_map<SiteKey, uint32_t, SiteKeyHash> sites_;
   std::unordered_map<uint32_t, KeySite> keys_;
+  std::unordered_map<uint32_t, uint32_t> event_keys_;  // event key -> event site
   std::function<KeySite(uint32_t)> resolve_;
 };
 

@@ -3,7 +3,11 @@
 // turn back into a trace::Site. One definition, so that the emulator and the GPU agree on
 // it bit for bit. Included by the host compiler and by nvcc: integer arithmetic only.
 //
-//   bits 0-15 line, 16-23 buffer id, 24-25 op (trace::Op), 26-28 log2(bytes per lane)
+//   bits 0-15 line, 16-23 buffer id, 24-25 op (trace::Op), 26-28 log2(bytes per lane),
+//   29-31 the site's form (trace::Form: plain, an ldmatrix row, an async copy's half).
+// A key whose bits 29-31 are all set is an event (an instruction that moves no memory):
+// bits 24-28 hold its trace::Form (mma, commit, wait), bits 16-23 are zero, and the log
+// entry's offset carries the event's argument (a wait's group count).
 #pragma once
 #include <cstdint>
 
@@ -33,5 +37,16 @@ WS_INLINE_HD constexpr uint32_t key_line(uint32_t k) { return k & 0xffffu; }
 WS_INLINE_HD constexpr uint32_t key_buffer(uint32_t k) { return (k >> 16) & 0xffu; }
 WS_INLINE_HD constexpr uint32_t key_op(uint32_t k) { return (k >> 24) & 3u; }
 WS_INLINE_HD constexpr uint32_t key_bytes(uint32_t k) { return 1u << ((k >> 26) & 7u); }
+
+// The form bits (the values of trace::Form, whose memory forms are 0..5).
+constexpr uint32_t kEventTag = 7u;
+WS_INLINE_HD constexpr uint32_t with_form(uint32_t key, uint32_t form) { return (key & 0x1fffffffu) | (form << 29); }
+WS_INLINE_HD constexpr uint32_t key_form(uint32_t k) { return k >> 29; }
+// An event's key: its line and its trace::Form (Mma, Commit, Wait).
+WS_INLINE_HD constexpr uint32_t event_key(uint32_t line, uint32_t form) {
+  return (line & 0xffffu) | ((form & 0x1fu) << 24) | (kEventTag << 29);
+}
+WS_INLINE_HD constexpr bool key_is_event(uint32_t k) { return k >> 29 == kEventTag; }
+WS_INLINE_HD constexpr uint32_t key_event_form(uint32_t k) { return (k >> 24) & 0x1fu; }
 
 }  // namespace ws::trace

@@ -114,8 +114,10 @@ struct Site {
   bool operator==(const Site&) const = default;
 };
 
-// The key of a catalog kernel's site (site_key.h): line, array, op and width.
-inline uint32_t key_of(const Site& s) { return make_key(s.line, s.buffer, uint32_t(s.op), s.bytes); }
+// The key of a catalog kernel's site (site_key.h): line, array, op, width and form.
+inline uint32_t key_of(const Site& s) {
+  return with_form(make_key(s.line, s.buffer, uint32_t(s.op), s.bytes), uint32_t(s.form));
+}
 
 constexpr int kWarpSize = 32;
 

@@ -1,0 +1,41 @@
+// src/emu/warp.h — what the emulator does where a warp's lanes act together or a lane's
+// copies wait: the values of ldmatrix and mma, worked out from the 32 lanes' operands
+// once every lane has reached the call (the machine's warp rendezvous), and the copies a
+// lane issued with cp.async, kept until a wait lands them. Plain data and arithmetic; the
+// machine (machine.cpp) schedules and records.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace ws::emu {
+
+// A warp-wide call, as each lane brings it to the rendezvous.
+enum class WarpOp : uint8_t { None = 0, Ldmatrix, Mma };
+
+struct MeetSlot {
+  WarpOp op = WarpOp::None;
+  uint32_t line = 0;      // kernel line of the call
+  const char* row = nullptr;  // ldmatrix: this lane's 16-byte row
+  uint32_t matrices = 0;  // ldmatrix: 1, 2 or 4
+  bool trans = false;     // ldmatrix .trans
+  uint32_t in[10] = {};   // mma: a[4], b[2], c[4] (float bits)
+  uint32_t out[4] = {};   // the lane's result registers
+};
+
+// The results of a rendezvous of `n` lanes (slots[0..n), all at the same op): ldmatrix
+// fragments or mma accumulators, written to each slot's `out`.
+void perform_ldmatrix(MeetSlot* slots, int n);
+void perform_mma(MeetSlot* slots, int n);
+
+// One cp.async a lane issued: where it lands, its bytes (read at issue) and its group.
+struct PendingCopy {
+  char* dst = nullptr;
+  uint32_t key = 0;  // the shared write's site key (AsyncWrite)
+  uint32_t off = 0;  // byte offset in the shared array
+  uint32_t bytes = 0;
+  uint32_t group = 0;  // commit group; kUncommitted until the lane commits
+  unsigned char data[16] = {};
+};
+constexpr uint32_t kUncommitted = 0xffffffffu;
+
+}  // namespace ws::emu
