@@ -18,6 +18,8 @@
 //   tc_mma_pipelined   128×64 C tile a block, four warps of 64×32, k 32 at a time: cp.async
 //                      copies global to shared with no register in between, 2 or 3 stages in
 //                      flight (copy of tile k+2 while the mmas work on tile k), swizzled tiles
+//                      in one dynamic shared array (a static one would be declared twice
+//                      where a launch records some blocks and runs the others plainly)
 //
 // The fragments, as the PTX ISA draws them for m16n8k16 (g = lane / 4, t = lane % 4):
 //   A (16×16): a0 = (g, 2t..2t+1), a1 = (g+8, 2t..), a2 = (g, 2t+8..), a3 = (g+8, 2t+8..)
@@ -159,35 +161,34 @@ struct TcMmaStaged {
 };
 
 // tc_mma_pipelined: 128 threads, a 128×64 tile of C, k 32 at a time, STAGES tiles of A and
-// of B in flight (3 stages: 36 KiB of shared memory, under the 48 KiB a block may declare).
-// A thread issues cp.async copies of 16 bytes (global to shared, no register in between),
-// commits them as one group per tile, and waits until all but the newest STAGES-2 groups
-// have landed: the copies of tiles kt+1 .. kt+STAGES-1 run while the mmas work on tile kt.
-// A tile row is 64 bytes here, so a 128-byte line of shared memory holds two rows; the
-// swizzle works on lines: chunk u (0-7) of line L is stored at u ^ (L & 7), and the 8 rows
-// of every ldmatrix matrix still land in 8 different bank groups.
+// of B in flight. A thread issues cp.async copies of 16 bytes (global to shared, no
+// register in between), commits them as one group per tile, and waits until all but the
+// newest STAGES-2 groups have landed: the copies of tiles kt+1 .. kt+STAGES-1 run while the
+// mmas work on tile kt. The stages live in one dynamic shared array, `tiles` (3 stages:
+// 36 KiB): the A tiles of every stage, then the B tiles. A tile row is 64 bytes here, so a
+// 128-byte line of shared memory holds two rows; the swizzle works on lines: chunk u (0-7)
+// of line L is stored at u ^ (L & 7), and the 8 rows of every ldmatrix matrix still land in
+// 8 different bank groups.
 template <int STAGES>
 struct TcMmaPipelined {
   static constexpr int BM = 128, BN = 64, BK = 32, THREADS = 128;
   static constexpr int MT = 4, NT = 4;   // a warp's 64×32 of C, in m16n8 tiles
   static constexpr int CHUNKS = BK / 8;  // 16-byte chunks in a tile row
+  static constexpr int B_START = STAGES * BM * BK;             // where the B tiles start, in halves
+  static constexpr int SHARED_BYTES = STAGES * (BM + BN) * BK * 2;  // the dynamic shared array
   static_assert(STAGES >= 2, "a pipeline needs a stage to copy into while another is read");
 
-  // The line (of all the stages of a tile of ROWS rows) and the element in it where chunk c
-  // of row r of stage s is stored.
+  // Where chunk c of row r of stage s of a tile of ROWS rows is stored, in halves from the
+  // start of that tile's stages: its 128-byte line, then its swizzled chunk in the line.
   template <int ROWS>
-  WS_HD static int line_of(int s, int r, int c) { return s * (ROWS * CHUNKS / 8) + (r * CHUNKS + c) / 8; }
-  WS_HD static int elem_of(int r, int c) {
-    int u = r * CHUNKS + c;
-    return ((u % 8) ^ ((u / 8) % 8)) * 8;
+  WS_HD static int at(int s, int r, int c) {
+    int u = r * CHUNKS + c, line = s * (ROWS * CHUNKS / 8) + u / 8;
+    return line * 64 + ((u % 8) ^ (line % 8)) * 8;
   }
 
   template <class Ctx>
   WS_KERNEL void operator()(Ctx& ctx, const TensorArgs& a) const {
-    WS_SHARED(half, As, [STAGES * BM * CHUNKS / 8][64]);  // STAGES tiles of 128×32, swizzled lines
-    WS_SHARED(half, Bs, [STAGES * BN * CHUNKS / 8][64]);  // STAGES tiles of 64×32
-    auto&& As4 = view_as<float4>(As);
-    auto&& Bs4 = view_as<float4>(Bs);
+    WS_DYNAMIC_SHARED(half, tiles);  // [STAGES A tiles of 128×32][STAGES B tiles of 64×32]
     auto A = ctx.global(a.A);
     auto B = ctx.global(a.B);
     auto C = ctx.global(a.C);
@@ -196,7 +197,6 @@ struct TcMmaPipelined {
     const int rowBase = blockIdx.y * BM, colBase = blockIdx.x * BN;
     const int wm = (warp / 2) * 64, wn = (warp % 2) * 32;
     const int KT = (N + BK - 1) / BK;  // tiles along k
-    const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     WarpTile<MT, NT> w;
     w.clear();
 
@@ -204,20 +204,18 @@ struct TcMmaPipelined {
     // outside the matrix are zeros stored directly (nothing to copy).
     auto copy_tile = [&](int s, int kt) {
       for (int i = tid; i < BM * CHUNKS; i += THREADS) {
-        int r = i / CHUNKS, c = i % CHUNKS, gm = rowBase + r, gk = kt * BK + c * 8;
-        int line = line_of<BM>(s, r, c), e = elem_of(r, c);
+        int r = i / CHUNKS, c = i % CHUNKS, gm = rowBase + r, gk = kt * BK + c * 8, e = at<BM>(s, r, c);
         if (gm < N && gk < N)
-          ctx.cp_async16(As[line][e], A[gm * N + gk]);
+          ctx.cp_async16(tiles[e], A[gm * N + gk]);
         else
-          As4[line][e / 8] = zero;
+          for (int j = 0; j < 8; ++j) tiles[e + j] = half(0.0f);
       }
       for (int i = tid; i < BN * CHUNKS; i += THREADS) {
-        int r = i / CHUNKS, c = i % CHUNKS, gn = colBase + r, gk = kt * BK + c * 8;
-        int line = line_of<BN>(s, r, c), e = elem_of(r, c);
+        int r = i / CHUNKS, c = i % CHUNKS, gn = colBase + r, gk = kt * BK + c * 8, e = B_START + at<BN>(s, r, c);
         if (gn < N && gk < N)
-          ctx.cp_async16(Bs[line][e], B[gn * N + gk]);
+          ctx.cp_async16(tiles[e], B[gn * N + gk]);
         else
-          Bs4[line][e / 8] = zero;
+          for (int j = 0; j < 8; ++j) tiles[e + j] = half(0.0f);
       }
     };
 
@@ -236,12 +234,12 @@ struct TcMmaPipelined {
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
           int r = wm + mt * 16 + FragmentRows::a_row(lane), c = kk * 2 + FragmentRows::a_chunk(lane);
-          ctx.ldmatrix_x4(w.a[mt], As[line_of<BM>(s, r, c)][elem_of(r, c)]);
+          ctx.ldmatrix_x4(w.a[mt], tiles[at<BM>(s, r, c)]);
         }
 #pragma unroll
         for (int np = 0; np < NT / 2; ++np) {
           int r = wn + np * 16 + FragmentRows::b_row(lane), c = kk * 2 + FragmentRows::b_chunk(lane);
-          ctx.ldmatrix_x4(w.b[np], Bs[line_of<BN>(s, r, c)][elem_of(r, c)]);
+          ctx.ldmatrix_x4(w.b[np], tiles[B_START + at<BN>(s, r, c)]);
         }
         w.multiply(ctx);
       }

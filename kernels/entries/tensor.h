@@ -103,7 +103,7 @@ struct tc_mma_pipelined : TensorFamily {
   static void run(L& l, const catalog::Params& p) {
     catalog::with_constant<2, 3>(p["stages"], [&](auto stages) {
       using K = TcMmaPipelined<decltype(stages)::value>;
-      l.template launch<K>(grid(p, K::BM, K::BN), dim3(K::THREADS), 0, args(l, p));
+      l.template launch<K>(grid(p, K::BM, K::BN), dim3(K::THREADS), uint32_t(K::SHARED_BYTES), args(l, p));
     });
   }
 };

@@ -144,6 +144,7 @@ TEST_CASE("tc_mma_pipelined: cp.async halves, commit and wait events, conflict-f
     CAPTURE(stages);
     Recorded r = record("tc_mma_pipelined", 128, {{"stages", stages}});
     CHECK(r.error <= 1e-5);
+    CHECK(r.t.launch().dynamic_shared_bytes == uint32_t(stages * (128 + 64) * 32 * 2));
     for (const char* m : {"A", "B"}) {
       CAPTURE(m);
       // The read half: 16 bytes a lane, 4 lanes a 64-byte row, 8 rows: 2 sectors a row.
@@ -151,21 +152,22 @@ TEST_CASE("tc_mma_pipelined: cp.async halves, commit and wait events, conflict-f
       REQUIRE(rd.size() == 1);
       CHECK(rd[0]->bytes == 16);
       CHECK(r.stats(rd[0]).sectors_per_request == 16);
-      // Its write half, linked, lands in the tile: a 128-byte line per 8-lane phase.
+      // Its write half, linked, lands in the tiles: a 128-byte line per 8-lane phase.
       REQUIRE(rd[0]->partner < r.t.sites.size());
       const trace::Site& wr = r.t.sites[rd[0]->partner];
       CHECK(wr.form == trace::Form::AsyncWrite);
       CHECK(wr.space == trace::Space::Shared);
-      CHECK(r.t.buffers[wr.buffer].name == std::string(m) + "s");
+      CHECK(r.t.buffers[wr.buffer].name == "tiles");
       CHECK(r.stats(&wr).wavefronts_per_request == 4);
       CHECK(r.stats(&wr).bank_conflicts == 0);
       CHECK(r.stats(&wr).requests == r.stats(rd[0]).requests);  // every copy landed
     }
-    for (const char* tile : {"As", "Bs"}) {
-      auto ld = r.sites(tile, trace::Form::Matrix, trace::Op::Load);
-      REQUIRE(ld.size() == 1);
-      CHECK(r.stats(ld[0]).wavefronts_per_request == 4);
-      CHECK(r.stats(ld[0]).bank_conflicts == 0);
+    // The A and B fragments: two ldmatrix sites, both at the minimum.
+    auto ld = r.sites("tiles", trace::Form::Matrix, trace::Op::Load);
+    REQUIRE(ld.size() == 2);
+    for (const auto* s : ld) {
+      CHECK(r.stats(s).wavefronts_per_request == 4);
+      CHECK(r.stats(s).bank_conflicts == 0);
     }
     // N = 128: two blocks of 4 warps (8 warps), 4 k tiles of 32, 2 k16 steps each, 4×4
     // tiles a warp.
@@ -178,6 +180,10 @@ TEST_CASE("tc_mma_pipelined: cp.async halves, commit and wait events, conflict-f
     for (const auto& w : waits) in_loop += w.arg == uint32_t(stages - 2);
     CHECK(in_loop >= size_t(8 * 4));  // wait_group stages-2 in the loop (and 0 at the end)
   }
+  // At a size that is not a tile multiple, the chunks past N are zeros stored directly.
+  Recorded r = record("tc_mma_pipelined", 72);
+  CHECK(r.error <= 1e-5);
+  CHECK(r.sites("tiles", trace::Form::Plain, trace::Op::Store).size() == 2);  // A's and B's
 }
 
 TEST_CASE("tensor-core sizes that are not multiples of 8 are refused in one line") {
