@@ -84,10 +84,11 @@ struct WarpTile {
       }
   }
 
-  // Writes the tiles to C, the warp's top-left corner at (row0, col0); rows and columns
-  // past N are not written.
+  // Writes the tiles to C, the warp's top-left corner at (row0, col0), each lane's pair of
+  // neighbours as one float2 (C2 is C seen as float2s; N is even, so a pair never straddles
+  // the edge); rows and columns past N are not written.
   template <class COut>
-  WS_KERNEL void store(COut& C, int N, int row0, int col0, int lane) const {
+  WS_KERNEL void store(COut& C2, int N, int row0, int col0, int lane) const {
     const int g = lane / 4, t = lane % 4;
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
@@ -96,8 +97,7 @@ struct WarpTile {
 #pragma unroll
         for (int h = 0; h < 2; ++h) {  // c0, c1 in row g; c2, c3 in row g + 8
           int r = row0 + mt * 16 + g + 8 * h, c = col0 + nt * 8 + 2 * t;
-          if (r < N && c < N) C[r * N + c] = acc[mt][nt][2 * h];
-          if (r < N && c + 1 < N) C[r * N + c + 1] = acc[mt][nt][2 * h + 1];
+          if (r < N && c < N) C2[(r * N + c) / 2] = float2{acc[mt][nt][2 * h], acc[mt][nt][2 * h + 1]};
         }
   }
 };
@@ -123,7 +123,7 @@ struct TcMmaStaged {
     auto&& Bs4 = view_as<float4>(Bs);
     auto A4 = ctx.global(a.A.template as<const float4>());
     auto B4 = ctx.global(a.B.template as<const float4>());
-    auto C = ctx.global(a.C);
+    auto C2 = ctx.global(a.C.template as<float2>());
     const int N = a.N, N8 = a.N / 8;  // N8 chunks a row of A, a column of B
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     const int rowBase = blockIdx.y * BM, colBase = blockIdx.x * BN;
@@ -156,7 +156,7 @@ struct TcMmaStaged {
       }
       __syncthreads();
     }
-    w.store(C, N, rowBase + wm, colBase + wn, lane);
+    w.store(C2, N, rowBase + wm, colBase + wn, lane);
   }
 };
 
@@ -191,7 +191,7 @@ struct TcMmaPipelined {
     WS_DYNAMIC_SHARED(half, tiles);  // [STAGES A tiles of 128×32][STAGES B tiles of 64×32]
     auto A = ctx.global(a.A);
     auto B = ctx.global(a.B);
-    auto C = ctx.global(a.C);
+    auto C2 = ctx.global(a.C.template as<float2>());
     const int N = a.N;
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     const int rowBase = blockIdx.y * BM, colBase = blockIdx.x * BN;
@@ -245,7 +245,7 @@ struct TcMmaPipelined {
       }
     }
     ctx.template cp_async_wait<0>();  // no copy outlives the block (the last groups are empty)
-    w.store(C, N, rowBase + wm, colBase + wn, lane);
+    w.store(C2, N, rowBase + wm, colBase + wn, lane);
   }
 };
 
