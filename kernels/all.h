@@ -6,6 +6,7 @@
 #include "entries/basics.h"
 #include "entries/matmul.h"
 #include "entries/swizzle.h"
+#include "entries/tensor.h"
 #include "entries/transpose.h"
 
 #define WS_CATALOG(X)             \
@@ -31,4 +32,7 @@
   X(swizzle_plain)                \
   X(swizzle_padded)               \
   X(swizzle_xor)                  \
-  X(async_copy_tiles)
+  X(async_copy_tiles)             \
+  X(tc_mma_plain)                 \
+  X(tc_mma_swizzled)              \
+  X(tc_mma_pipelined)

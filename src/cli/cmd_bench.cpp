@@ -2,13 +2,14 @@
 // and a device-to-device copy measured in the same run, or, with no GPU, the replay pack
 // recorded on one (labelled with its device and date).
 //
-//   warpscope bench [--kernel ID[,ID...]]... [--size N] [--set name=value]...
+//   warpscope bench [--kernel ID[,ID...]]... [--family NAME]... [--size N] [--set name=value]...
 //                   [--format text|json] [--out FILE.json] [--replay FILE.json]
 //                   [--no-variants] [--no-overhead] [--no-zero-cost] [--seconds S]
 // The launch options are the shared parser's (session/options.h).
 //
 // Exit status: 0 all results checked; 1 a kernel failed its check or the GPU failed;
 // 2 bad input.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -64,6 +65,7 @@ namespace {
 struct BenchArgs {
   cli::LaunchFlags launch;
   std::string format = "text", out_path, replay;
+  std::vector<std::string> families;  // every kernel of these ladders, besides --kernel's
   double seconds = 0;
   bool no_variants = false, no_overhead = false, no_zero_cost = false;
 };
@@ -75,6 +77,21 @@ int run_bench(const BenchArgs& a) {
   for (const auto& id : cli::kernels_of(a.launch)) {
     if (!catalog::find(id)) throw UsageError("unknown kernel '" + id + "': allowed " + catalog::ids());
     opt.kernels.push_back(id);
+  }
+  for (const auto& f : a.families) {
+    bool found = false;
+    std::vector<std::string> known;
+    for (const auto& k : catalog::all()) {
+      if (std::find(known.begin(), known.end(), k.family) == known.end()) known.push_back(k.family);
+      if (k.family != f) continue;
+      found = true;
+      if (std::find(opt.kernels.begin(), opt.kernels.end(), k.id) == opt.kernels.end()) opt.kernels.push_back(k.id);
+    }
+    if (!found) {
+      std::string list;
+      for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
+      throw UsageError("unknown family '" + f + "': allowed " + list);
+    }
   }
   // One size for every kernel named: each kernel checks it against its own range.
   if (spec.size && *spec.size <= 0) throw UsageError("--size needs a positive integer");
@@ -105,6 +122,9 @@ Command add_bench(CLI::App& app) {
   auto o = std::make_shared<BenchArgs>();
   CLI::App* cmd = app.add_subcommand("bench", "GPU timings against cuBLAS and a device copy (the replay pack without a GPU)");
   cli::add_launch_options(*cmd, o->launch, cli::kManyKernels);
+  cmd->add_option("--family", o->families, "every kernel of this ladder (sgemm, hgemm, transpose, basics)")
+      ->type_name("NAME")
+      ->delimiter(',');
   cmd->add_option("--format", o->format, "text|json (default text)")->type_name("FORMAT");
   cmd->add_option("--out", o->out_path, "also write the results as JSON (a replay pack)")->type_name("FILE.json");
   cmd->add_option("--replay", o->replay, "show this replay pack instead of timing")->type_name("FILE.json");

@@ -1,6 +1,7 @@
-// src/gpu/bench.cpp — timing the catalog on the GPU against the two yardsticks measured
-// in the same run: cuBLAS SGEMM and a device-to-device cudaMemcpy. A kernel's figures are
-// shown only once its result has been checked.
+// src/gpu/bench.cpp — timing the catalog on the GPU against the yardsticks measured in the
+// same run: cuBLAS SGEMM (HGEMM for the half-input tensor-core kernels) and a
+// device-to-device cudaMemcpy. A kernel's figures are shown only once its result has been
+// checked.
 #include <algorithm>
 #include <cmath>
 #include <ctime>
@@ -33,6 +34,9 @@ const std::map<std::string, std::vector<std::map<std::string, int64_t>>>& ladder
 
 constexpr uint64_t kCopyBytes = uint64_t(256) << 20;  // the reference copy: 256 MiB each way
 constexpr double kSgemmTolerance = 1e-4;               // relative to the largest |C|
+// The same halves in, f32 sums on both sides: only the order and the tensor cores' own
+// rounding of the sums differ (a misplaced fragment is off by the size of C itself).
+constexpr double kHgemmTolerance = 1e-3;
 const std::vector<uint32_t> kRecordBlocks = {0, 1, 2, 3};
 
 std::string variant_text(const std::map<std::string, int64_t>& set) {
@@ -44,6 +48,8 @@ std::string variant_text(const std::map<std::string, int64_t>& set) {
 struct Yardsticks {
   std::map<int64_t, double> cublas_gflops;  // by SGEMM size
   std::map<int64_t, double> cublas_ms;
+  std::map<int64_t, double> hgemm_gflops;   // by HGEMM size
+  std::map<int64_t, double> hgemm_ms;
   double copy_gbs = 0, copy_ms = 0;
 };
 
@@ -68,14 +74,30 @@ double one_launch_ms(Runner& r) {
   return t[0].empty() ? 0 : t[0][0];
 }
 
-void measure_cublas(int64_t n, const BenchOptions& opt, Yardsticks& y,
-                    const std::function<void(const std::string&)>& say) {
-  if (y.cublas_gflops.count(n)) return;
-  const catalog::KernelInfo* k = catalog::find("matmul_naive");
-  if (!k) return;
+// Whether GEMM kernel `k` reads half A and B (at any size: its teaching size says): its
+// yardstick is then cuBLAS HGEMM.
+bool half_gemm(const catalog::KernelInfo& k) {
   catalog::Params p;
-  if (!catalog::resolve(*k, n, {}, p).empty()) return;
-  if (say) say("timing cuBLAS SGEMM at " + std::to_string(n));
+  if (k.yardstick != catalog::Yardstick::Cublas || !k.buffers || !catalog::resolve(k, k.teach_size, {}, p).empty())
+    return false;
+  const auto specs = k.buffers(p);
+  return !specs.empty() && specs[0].elem_bytes == 2;
+}
+
+// Times the cuBLAS routine that is GEMM kernel `like`'s yardstick at size n, once per run:
+// HGEMM on `like`'s own half arrays, or SGEMM on matmul_naive's (one SGEMM for every float
+// kernel, whatever its layouts).
+void measure_cublas(const catalog::KernelInfo& like, int64_t n, const BenchOptions& opt, Yardsticks& y,
+                    const std::function<void(const std::string&)>& say) {
+  catalog::Params p;
+  if (!catalog::resolve(like, n, {}, p).empty()) return;
+  const bool half = half_gemm(like);
+  auto& gflops = half ? y.hgemm_gflops : y.cublas_gflops;
+  if (gflops.count(n)) return;
+  const catalog::KernelInfo* k = half ? &like : catalog::find("matmul_naive");
+  if (!k || (!half && !catalog::resolve(*k, n, {}, p).empty())) return;
+  const std::string routine = half ? "cuBLAS HGEMM" : "cuBLAS SGEMM";
+  if (say) say("timing " + routine + " at " + std::to_string(n));
   auto arrays = catalog::make_arrays(*k, p, 7);
   DeviceArrays dev(*k, p);
   dev.upload(arrays);
@@ -83,16 +105,17 @@ void measure_cublas(int64_t n, const BenchOptions& opt, Yardsticks& y,
   auto r = detail::cublas_runner(*k, p, dev, c.get());
   int warmup, min_runs;
   r->launch();
-  detail::sync("cuBLAS SGEMM");
+  detail::sync(routine);
   plan_runs(one_launch_ms(*r), opt, warmup, min_runs);
   auto t = detail::time_runners({r.get()}, warmup, min_runs, opt.max_runs, opt.seconds);
   double ms = detail::median(t[0]);
-  y.cublas_ms[n] = ms;
-  y.cublas_gflops[n] = ms > 0 ? k->flops(p) / (ms * 1e-3) / 1e9 : 0;
+  (half ? y.hgemm_ms : y.cublas_ms)[n] = ms;
+  gflops[n] = ms > 0 ? k->flops(p) / (ms * 1e-3) / 1e9 : 0;
 }
 
-// Compares the plain kernel's outputs `got` (from inputs `arrays`) with cuBLAS's SGEMM or
-// the CPU reference, as the entry's yardstick says: sets the row's error and verdict.
+// Compares the plain kernel's outputs `got` (from inputs `arrays`) with cuBLAS's SGEMM
+// (HGEMM for half inputs) or the CPU reference, as the entry's yardstick says: sets the
+// row's error and verdict.
 void check_row(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& dev,
                const catalog::HostArrays& arrays, const catalog::HostArrays& got, BenchRow& row) {
   if (k.yardstick == catalog::Yardstick::Cublas) {
@@ -100,12 +123,12 @@ void check_row(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArr
     detail::copy_to_device(ref.get(), arrays[2].data(), dev.bytes(2));  // the C the kernel started from
     auto blas = detail::cublas_runner(k, p, dev, ref.get());
     blas->launch();
-    detail::sync("cuBLAS SGEMM");
+    row.checked_against = row.vs_hgemm ? "cuBLAS HGEMM" : "cuBLAS";
+    detail::sync(row.vs_hgemm ? "cuBLAS HGEMM" : "cuBLAS SGEMM");
     catalog::HostArrays want = arrays;
     detail::copy_to_host(want[2].data(), ref.get(), dev.bytes(2));
     row.max_rel_error = catalog::max_rel_error(k, p, got, want);
-    row.checked_against = "cuBLAS";
-    row.ok = row.max_rel_error <= kSgemmTolerance;
+    row.ok = row.max_rel_error <= (row.vs_hgemm ? kHgemmTolerance : kSgemmTolerance);
   } else {
     catalog::HostArrays want = arrays;
     k.reference(p, want);
@@ -120,8 +143,9 @@ void rates(const catalog::KernelInfo& k, const catalog::Params& p, Yardsticks& y
   const double s = row.ms * 1e-3;
   if (k.flops && k.flops(p) > 0) row.gflops = k.flops(p) / s / 1e9;
   if (k.bytes) row.gbs = k.bytes(p) / s / 1e9;
-  if (k.yardstick == catalog::Yardstick::Cublas && y.cublas_gflops.count(p.size()) && y.cublas_gflops[p.size()] > 0)
-    row.pct_cublas = 100.0 * row.gflops / y.cublas_gflops[p.size()];
+  auto& blas = row.vs_hgemm ? y.hgemm_gflops : y.cublas_gflops;
+  if (k.yardstick == catalog::Yardstick::Cublas && blas.count(p.size()) && blas[p.size()] > 0)
+    row.pct_cublas = 100.0 * row.gflops / blas[p.size()];
   if (y.copy_gbs > 0) row.pct_copy = 100.0 * row.gbs / y.copy_gbs;
 }
 
@@ -160,6 +184,7 @@ BenchRow bench_one(const catalog::KernelInfo& k, const catalog::Params& p, const
   row.kernel = k.id;
   row.family = k.family;
   row.vs_cublas = k.yardstick == catalog::Yardstick::Cublas;
+  row.vs_hgemm = half_gemm(k);
   row.variant = variant;
   row.params = p.values;
   row.size = p.size();
@@ -271,7 +296,7 @@ void yardsticks(BenchResult& r, const std::function<void(const std::string&)>& s
   if (flops > 0) {
     // The square SGEMM of the same work: 2·n³ flops.
     const int64_t n = std::clamp<int64_t>(std::llround(std::cbrt(flops / 2)), 16, 1 << 14);
-    measure_cublas(n, opt, y, say);
+    if (const catalog::KernelInfo* naive = catalog::find("matmul_naive")) measure_cublas(*naive, n, opt, y, say);
     r.cublas_size = n;
     r.cublas_ms = y.cublas_ms[n];
     r.cublas_gflops = y.cublas_gflops[n];
@@ -332,6 +357,7 @@ BenchResult bench(const BenchOptions& opt, const std::function<void(const std::s
       row.kernel = k->id;
       row.family = k->family;
       row.vs_cublas = k->yardstick == catalog::Yardstick::Cublas;
+      row.vs_hgemm = half_gemm(*k);
       row.variant = variant_text(set);
       row.size = size;
       row.error = e;
@@ -341,8 +367,12 @@ BenchResult bench(const BenchOptions& opt, const std::function<void(const std::s
     }
     try {
       if (k->yardstick == catalog::Yardstick::Cublas) {
-        measure_cublas(p.size(), opt, y, say);
-        if (!res.cublas_size) {
+        measure_cublas(*k, p.size(), opt, y, say);
+        if (half_gemm(*k) && !res.hgemm_size) {
+          res.hgemm_size = p.size();
+          res.hgemm_ms = y.hgemm_ms[p.size()];
+          res.hgemm_gflops = y.hgemm_gflops[p.size()];
+        } else if (!half_gemm(*k) && !res.cublas_size) {
           res.cublas_size = p.size();
           res.cublas_ms = y.cublas_ms[p.size()];
           res.cublas_gflops = y.cublas_gflops[p.size()];
@@ -356,6 +386,7 @@ BenchResult bench(const BenchOptions& opt, const std::function<void(const std::s
       row.kernel = k->id;
       row.family = k->family;
       row.vs_cublas = k->yardstick == catalog::Yardstick::Cublas;
+      row.vs_hgemm = half_gemm(*k);
       row.variant = variant_text(set);
       row.size = size;
       row.error = ex.what();

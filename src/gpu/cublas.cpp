@@ -1,5 +1,6 @@
-// src/gpu/cublas.cpp — the yardstick: cuBLAS SGEMM in plain FP32 (no TF32), on the
-// layouts of a catalog SGEMM kernel's A and B.
+// src/gpu/cublas.cpp — the yardstick: cuBLAS of the same types and layouts as a catalog
+// GEMM kernel's A and B: SGEMM in plain FP32 (no TF32) for float arrays, HGEMM (cublasGemmEx,
+// f16 A and B, f32 C, FP32 compute, tensor cores allowed) for half arrays.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -16,12 +17,16 @@ class CublasRunner : public Runner {
  public:
   CublasRunner(const catalog::KernelInfo& k, DeviceArrays& a, void* out) {
     const auto& s = a.specs();
-    if (k.yardstick != catalog::Yardstick::Cublas || s.size() < 3) throw Error("cuBLAS reference asked for a non-SGEMM kernel " + k.id);
+    if (k.yardstick != catalog::Yardstick::Cublas || s.size() < 3) throw Error("cuBLAS reference asked for a non-GEMM kernel " + k.id);
+    half_ = s[0].elem_bytes == 2;
+    if (half_ != (s[1].elem_bytes == 2) || (!half_ && s[0].elem_bytes != 4) || s[2].elem_bytes != 4)
+      throw Error("cuBLAS has no GEMM for " + k.id + "'s element sizes (A " + std::to_string(s[0].elem_bytes) + ", B " +
+                  std::to_string(s[1].elem_bytes) + ", C " + std::to_string(s[2].elem_bytes) + " bytes)");
     m_ = int(s[0].rows), k_ = int(s[0].cols), n_ = int(s[1].cols);
     alpha_ = k.alpha, beta_ = k.beta;
     a_col_ = s[0].col_major, b_col_ = s[1].col_major, c_col_ = s[2].col_major;
-    A_ = static_cast<const float*>(a.ptr(0));
-    B_ = static_cast<const float*>(a.ptr(1));
+    A_ = a.ptr(0);
+    B_ = a.ptr(1);
     C_ = static_cast<float*>(out);
     check_blas(cublasCreate(&h_), "initialisation");
     check_blas(cublasSetMathMode(h_, CUBLAS_DEFAULT_MATH), "setting FP32 math (no TF32)");
@@ -31,23 +36,35 @@ class CublasRunner : public Runner {
 
   void launch() override {
     // cuBLAS is column-major. A row-major matrix is its transpose seen column-major.
-    if (!c_col_) {  // C^T (n×m) = B^T · A^T
-      check_blas(cublasSgemm(h_, b_col_ ? CUBLAS_OP_T : CUBLAS_OP_N, a_col_ ? CUBLAS_OP_T : CUBLAS_OP_N, n_, m_, k_, &alpha_,
-                             B_, b_col_ ? k_ : n_, A_, a_col_ ? m_ : k_, &beta_, C_, n_),
-                 "SGEMM");
-    } else {  // C (m×n) = A · B
-      check_blas(cublasSgemm(h_, a_col_ ? CUBLAS_OP_N : CUBLAS_OP_T, b_col_ ? CUBLAS_OP_N : CUBLAS_OP_T, m_, n_, k_, &alpha_,
-                             A_, a_col_ ? m_ : k_, B_, b_col_ ? k_ : n_, &beta_, C_, m_),
-                 "SGEMM");
-    }
+    if (!c_col_)  // C^T (n×m) = B^T · A^T
+      gemm(b_col_ ? CUBLAS_OP_T : CUBLAS_OP_N, a_col_ ? CUBLAS_OP_T : CUBLAS_OP_N, n_, m_, B_, b_col_ ? k_ : n_, A_,
+           a_col_ ? m_ : k_, n_);
+    else  // C (m×n) = A · B
+      gemm(a_col_ ? CUBLAS_OP_N : CUBLAS_OP_T, b_col_ ? CUBLAS_OP_N : CUBLAS_OP_T, m_, n_, A_, a_col_ ? m_ : k_, B_,
+           b_col_ ? k_ : n_, m_);
   }
 
  private:
+  // C (rows × cols, column-major, leading dimension ldc) = op(X) · op(Y), k_ deep.
+  void gemm(cublasOperation_t opx, cublasOperation_t opy, int rows, int cols, const void* X, int ldx, const void* Y,
+            int ldy, int ldc) {
+    if (!half_) {
+      check_blas(cublasSgemm(h_, opx, opy, rows, cols, k_, &alpha_, static_cast<const float*>(X), ldx,
+                             static_cast<const float*>(Y), ldy, &beta_, C_, ldc),
+                 "SGEMM");
+      return;
+    }
+    check_blas(cublasGemmEx(h_, opx, opy, rows, cols, k_, &alpha_, X, CUDA_R_16F, ldx, Y, CUDA_R_16F, ldy, &beta_, C_,
+                            CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+               "HGEMM (cublasGemmEx, f16 in, f32 accumulate)");
+  }
+
   cublasHandle_t h_ = nullptr;
+  bool half_ = false;  // f16 A and B: HGEMM
   int m_ = 0, n_ = 0, k_ = 0;
   bool a_col_ = false, b_col_ = false, c_col_ = false;
   float alpha_ = 1.0f, beta_ = 0.0f;
-  const float *A_ = nullptr, *B_ = nullptr;
+  const void *A_ = nullptr, *B_ = nullptr;
   float* C_ = nullptr;
 };
 

@@ -78,9 +78,10 @@ std::unique_ptr<Runner> record_runner(const catalog::KernelInfo& k, const catalo
                                       const CaptureOptions& opt);
 std::unique_ptr<Runner> counts_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,
                                       const analysis::DramModel& dram);
-// C = alpha·A·B + beta·C (the kernel's scalars) by cuBLAS SGEMM (pure FP32) into `out`
-// (rows × cols of C, row-major), with the layouts of the kernel's A and B. With beta ≠ 0,
-// `out` must hold the C the kernel starts from.
+// C = alpha·A·B + beta·C (the kernel's scalars) by cuBLAS SGEMM (pure FP32), or HGEMM (f16
+// A and B, f32 accumulate) where the kernel's A and B are halves, into `out` (rows × cols
+// of C, row-major, floats), with the layouts of the kernel's A and B. With beta ≠ 0, `out`
+// must hold the C the kernel starts from.
 std::unique_ptr<Runner> cublas_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,
                                       void* out);
 // The published kernel that entry k reproduces, as its code names it: "" when this build

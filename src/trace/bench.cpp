@@ -28,6 +28,7 @@ json as_json(const BenchResult& r) {
                  {"driver_cuda", DeviceInfo::version_text(d.driver_version)},
                  {"runtime_cuda", DeviceInfo::version_text(d.runtime_version)}};
   j["cublas_sgemm"] = {{"size", r.cublas_size}, {"ms", r.cublas_ms}, {"gflops", r.cublas_gflops}};
+  if (r.hgemm_size) j["cublas_hgemm"] = {{"size", r.hgemm_size}, {"ms", r.hgemm_ms}, {"gflops", r.hgemm_gflops}};
   j["memcpy_d2d"] = {{"bytes", r.copy_bytes}, {"ms", r.copy_ms}, {"gbs", r.copy_gbs}};
   j["record_blocks"] = r.record_blocks;
   j["all_ok"] = r.all_ok;
@@ -35,7 +36,7 @@ json as_json(const BenchResult& r) {
   for (const auto& w : r.rows) {
     json x = {{"kernel", w.kernel},
               {"family", w.family},
-              {"yardstick", w.vs_cublas ? "cuBLAS" : "device copy"},
+              {"yardstick", w.vs_cublas ? (w.vs_hgemm ? "cuBLAS HGEMM" : "cuBLAS") : "device copy"},
               {"variant", w.variant},
               {"params", w.params},
               {"size", w.size},
@@ -175,7 +176,9 @@ BenchRow read_row(const json& e) {
   if (std::string ref = text(e, {"ref", "reference", "ref_name"}); !ref.empty()) w.ref = ref;
   // Packs written before rows named their yardstick: the figures say which it was.
   const std::string yardstick = text(e, {"yardstick"});
-  w.vs_cublas = !yardstick.empty() ? yardstick == "cuBLAS" : w.pct_cublas > 0 || (w.gflops > 0 && w.gbs <= 0);
+  w.vs_cublas = !yardstick.empty() ? yardstick.rfind("cuBLAS", 0) == 0 : w.pct_cublas > 0 || (w.gflops > 0 && w.gbs <= 0);
+  w.vs_hgemm = yardstick == "cuBLAS HGEMM";
+  if (w.vs_hgemm && w.ref == "cuBLAS") w.ref = "cuBLAS HGEMM";
   if (const json* z = first_of(e, {"zero_cost"})) {
     w.raw_ms = number(*z, {"raw_ms"}, 0);
     w.raw_ratio = number(*z, {"ratio"}, 0);
@@ -216,16 +219,21 @@ std::string bench_text(const BenchResult& r) {
   if (r.cublas_size)
     o += "cuBLAS SGEMM " + std::to_string(r.cublas_size) + "^3: " + fmt("%.3f", r.cublas_ms) + " ms, " +
          fmt("%.0f", r.cublas_gflops) + " GFLOP/s (FP32)\n";
+  if (r.hgemm_size)
+    o += "cuBLAS HGEMM " + std::to_string(r.hgemm_size) + "^3: " + fmt("%.3f", r.hgemm_ms) + " ms, " +
+         fmt("%.0f", r.hgemm_gflops) + " GFLOP/s (f16 in, f32 accumulate)\n";
   o += "cudaMemcpy D2D " + fmt("%.0f", double(r.copy_bytes / 2) / (1 << 20)) + " MiB: " + fmt("%.3f", r.copy_ms) +
        " ms, " + fmt("%.0f", r.copy_gbs) + " GB/s (read + write)\n";
-  auto table = [&](bool sgemm) {
+  // One table per yardstick: SGEMM rows, HGEMM rows (% of cuBLAS HGEMM), the rest.
+  auto table = [&](bool sgemm, bool hgemm) {
     std::string t;
     bool any = false;
     for (const auto& w : r.rows) {
-      if (w.vs_cublas != sgemm) continue;
+      if (w.vs_cublas != sgemm || (sgemm && w.vs_hgemm != hgemm)) continue;
       if (!any) {
         t += "\n" + pad("kernel", 34) + pad("size", 10, true) + pad("ms", 11, true) +
-             (sgemm ? pad("GFLOP/s", 10, true) + pad("%cuBLAS", 9, true) : pad("GB/s", 10, true) + pad("%copy", 9, true)) +
+             (sgemm ? pad("GFLOP/s", 10, true) + pad(hgemm ? "%HGEMM" : "%cuBLAS", 9, true)
+                    : pad("GB/s", 10, true) + pad("%copy", 9, true)) +
              pad("raw", 8, true) + pad("rec", 7, true) + pad("counts", 8, true) + "  check\n";
         any = true;
       }
@@ -243,13 +251,14 @@ std::string bench_text(const BenchResult& r) {
       t += pad(w.raw_ratio > 0 ? fmt("%.3f", w.raw_ratio) : std::string("-"), 8, true);
       t += pad(w.record_ratio > 0 ? fmt("%.2fx", w.record_ratio) : std::string("-"), 7, true);
       t += pad(w.counts_ratio > 0 ? fmt("%.2fx", w.counts_ratio) : std::string("-"), 8, true);
-      t += "  " + (w.checked_against == "cuBLAS" ? fmt("%.1e vs cuBLAS", w.max_rel_error) : std::string("exact vs CPU")) +
+      t += "  " + (w.checked_against.rfind("cuBLAS", 0) == 0 ? fmt("%.1e vs cuBLAS", w.max_rel_error) : std::string("exact vs CPU")) +
            (w.error.empty() ? "" : "  (" + w.error + ")") + "\n";
     }
     return t;
   };
-  o += table(true);
-  o += table(false);
+  o += table(true, false);
+  o += table(true, true);
+  o += table(false, false);
   std::string pub;
   for (const auto& w : r.rows) {
     if (!w.ok || w.published_ms <= 0) continue;
@@ -339,6 +348,11 @@ bool read_bench(const std::string& body, BenchResult& out, std::string& error) {
     out.cublas_size = whole(*c, {"size"}, 0);
     out.cublas_ms = number(*c, {"ms"}, 0);
     out.cublas_gflops = number(*c, {"gflops"}, 0);
+  }
+  if (const json* c = first_of(j, {"cublas_hgemm"})) {
+    out.hgemm_size = whole(*c, {"size"}, 0);
+    out.hgemm_ms = number(*c, {"ms"}, 0);
+    out.hgemm_gflops = number(*c, {"gflops"}, 0);
   }
   if (const json* c = first_of(j, {"memcpy_d2d"})) {
     out.copy_bytes = uint64_t(whole(*c, {"bytes"}, 0));

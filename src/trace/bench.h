@@ -8,7 +8,7 @@
 // The JSON is the one `warpscope bench --format json` writes ("format": "warpscope-bench"),
 // read tolerantly so that older or hand-written packs still show:
 //   { "device": {"name": "NVIDIA H200", ...} | "NVIDIA H200", "date": "2026-11-22T03:04:37Z",
-//     "cublas_sgemm": {"gflops": ...}, "memcpy_d2d": {"gbs": ...},
+//     "cublas_sgemm": {"gflops": ...}, "cublas_hgemm": {...}, "memcpy_d2d": {"gbs": ...},
 //     "rows": [ { "kernel": "transpose_tiled", "variant": "pad=1", "params": {"pad": 1, "size": 8192},
 //                 "ms": 0.153, "ms_min": ..., "ms_max": ..., "runs": 200, "gbs": 3513.6,
 //                 "gflops": 0, "pct_copy": 86.4, "pct_cublas": 0, "note": "..." } ] }
@@ -40,14 +40,15 @@ struct DeviceInfo {
 struct BenchRow {
   std::string kernel, family, variant;     // variant: "pad=1" etc., "" for the default
   bool vs_cublas = false;                  // compared with cuBLAS SGEMM (GFLOP/s), else a device copy (GB/s)
+  bool vs_hgemm = false;                   // with vs_cublas: half inputs, compared with cuBLAS HGEMM instead
   std::map<std::string, int64_t> params;   // "size" included when known
   int64_t size = 0;
   int runs = 0;
   double ms = 0, ms_min = 0, ms_max = 0;   // median, fastest, slowest (0: unknown)
   double gflops = 0, gbs = 0;              // useful flops; bytes read + written
-  double pct_cublas = 0, pct_copy = 0;     // of cuBLAS SGEMM / cudaMemcpy D2D, same run
+  double pct_cublas = 0, pct_copy = 0;     // of cuBLAS SGEMM (HGEMM) / cudaMemcpy D2D, same run
   bool ok = false;                         // result checked and within tolerance
-  std::string checked_against;             // "cuBLAS" | "CPU reference"
+  std::string checked_against;             // "cuBLAS" | "cuBLAS HGEMM" | "CPU reference"
   double max_rel_error = 0;
   double raw_ms = 0, raw_ratio = 0;        // zero cost: plain median / raw median (0: no raw)
   // The published kernel the entry reproduces, built from its source's own code and timed
@@ -72,6 +73,8 @@ struct BenchResult {
   std::string record_blocks;               // blocks the record-mode overhead recorded
   int64_t cublas_size = 0;
   double cublas_ms = 0, cublas_gflops = 0;
+  int64_t hgemm_size = 0;                  // cuBLAS HGEMM (f16 in, f32 accumulate), for half-input rows
+  double hgemm_ms = 0, hgemm_gflops = 0;
   uint64_t copy_bytes = 0;                 // bytes read + written by the reference copy
   double copy_ms = 0, copy_gbs = 0;
   std::vector<BenchRow> rows;
@@ -94,7 +97,8 @@ struct BenchOptions {
 
 // The results as bench JSON (the replay pack's format), indented, with a final newline.
 std::string bench_json(const BenchResult& r);
-// The ladder tables: SGEMM, then transpose and copies, each row checked before shown.
+// The ladder tables: SGEMM, HGEMM on tensor cores, then transpose and copies, each row
+// checked before shown.
 std::string bench_text(const BenchResult& r);
 // A user program's launches timed (program/timing.h): per launch its median, spread and
 // runs, GFLOP/s / GB/s and % of the same run's cuBLAS SGEMM / device copy where known.

@@ -23,6 +23,8 @@ bool parse_bench_json(const std::string& body, TimingTable& out, std::string& er
   out.copy_gbs = r.copy_gbs;
   out.cublas_size = r.cublas_size;
   out.copy_bytes = r.copy_bytes;
+  out.hgemm_gflops = r.hgemm_gflops;
+  out.hgemm_size = r.hgemm_size;
   for (auto& row : r.rows)
     if (row.ok && !row.kernel.empty() && (row.ms > 0 || row.gbs > 0 || row.gflops > 0))
       out.samples.push_back(std::move(row));
@@ -255,13 +257,14 @@ const TimingTable* family_table(const TimingStore& store, const std::string& fam
 // The family's yardstick: what most of its rows are compared with, and its figure.
 void set_yardstick(TimingLadder& l, const catalog::KernelInfo& cur) {
   const std::string& family = cur.family;
-  int cublas = 0, copy = 0;
+  int cublas = 0, copy = 0, hgemm = 0;
   bool any_gflops = false, any_gbs = false;
   if (l.table)
     for (const auto& s : l.table->samples) {
       if (family_of(s) != family) continue;
       cublas += s.ref == "cuBLAS";
       copy += s.ref == "device copy";
+      hgemm += s.vs_hgemm;
       any_gflops |= s.gflops > 0;
       any_gbs |= s.gbs > 0;
     }
@@ -269,10 +272,12 @@ void set_yardstick(TimingLadder& l, const catalog::KernelInfo& cur) {
                              : (any_gflops && !any_gbs) ||
                                    (!any_gflops && !any_gbs && cur.yardstick == catalog::Yardstick::Cublas);
   l.unit = l.compute ? "GFLOP/s" : "GB/s";
-  l.ref = l.compute ? "cuBLAS SGEMM" : "device-to-device copy";
+  const bool half = l.compute && hgemm > cublas;  // the tensor-core ladder: half inputs
+  l.ref = half ? "cuBLAS HGEMM" : l.compute ? "cuBLAS SGEMM" : "device-to-device copy";
   if (l.table) {
-    l.ref_value = l.compute ? l.table->cublas_gflops : l.table->copy_gbs;
-    if (l.compute && l.table->cublas_size > 0) l.ref_size = std::to_string(l.table->cublas_size) + "³";
+    l.ref_value = half ? l.table->hgemm_gflops : l.compute ? l.table->cublas_gflops : l.table->copy_gbs;
+    const int64_t blas_size = half ? l.table->hgemm_size : l.table->cublas_size;
+    if (l.compute && blas_size > 0) l.ref_size = std::to_string(blas_size) + "³";
     if (!l.compute && l.table->copy_bytes > 0) {
       char b[32];
       std::snprintf(b, sizeof b, "%.0f MiB", double(l.table->copy_bytes / 2) / double(1 << 20));
@@ -404,7 +409,10 @@ std::string bench_size_text(const catalog::KernelInfo& k, const std::map<std::st
   p.values = v;
   const int64_t n = p.size();
   // The SGEMM ladder multiplies square matrices: M = N = K = size.
-  if (k.yardstick == catalog::Yardstick::Cublas) return std::to_string(n) + "³ SGEMM";
+  if (k.yardstick == catalog::Yardstick::Cublas) {
+    const bool half = k.buffers && !k.buffers(p).empty() && k.buffers(p)[0].elem_bytes == 2;
+    return std::to_string(n) + (half ? "³ HGEMM" : "³ SGEMM");
+  }
   if (k.buffers) {
     const std::vector<catalog::BufferSpec> bufs = k.buffers(p);
     if (!bufs.empty() && bufs[0].rows > 1 && bufs[0].cols > 1)
@@ -419,8 +427,9 @@ std::string bench_size_text(const catalog::KernelInfo& k, const std::map<std::st
 double percent_of_reference(const TimingSample& s, const TimingTable& t, bool compute) {
   if (compute) {
     if (s.pct_cublas > 0) return s.pct_cublas;
-    if (s.ref == "cuBLAS" && s.pct_ref >= 0) return s.pct_ref;
-    if (t.cublas_gflops > 0 && s.gflops > 0) return 100.0 * s.gflops / t.cublas_gflops;
+    if (s.ref.rfind("cuBLAS", 0) == 0 && s.pct_ref >= 0) return s.pct_ref;
+    const double blas = s.vs_hgemm ? t.hgemm_gflops : t.cublas_gflops;
+    if (blas > 0 && s.gflops > 0) return 100.0 * s.gflops / blas;
   } else {
     if (s.pct_copy > 0) return s.pct_copy;
     if (s.ref == "device copy" && s.pct_ref >= 0) return s.pct_ref;

@@ -34,6 +34,8 @@ struct TimingTable {
   double copy_gbs = 0;
   int64_t cublas_size = 0;   // the SGEMM edge cuBLAS ran at (0: unknown)
   uint64_t copy_bytes = 0;   // bytes read + written by the reference copy (0: unknown)
+  double hgemm_gflops = 0;   // cuBLAS HGEMM, the tensor-core rows' reference (0: unknown)
+  int64_t hgemm_size = 0;
   std::vector<TimingSample> samples;
 };
 
@@ -125,7 +127,7 @@ struct TimingLadder {
   const TimingTable* table = nullptr;    // null: no timings of this family
   bool compute = false;                  // GFLOP/s against cuBLAS; else GB/s against a device copy
   std::string unit;                      // "GFLOP/s" | "GB/s"
-  std::string ref;                       // "cuBLAS SGEMM" | "device-to-device copy"
+  std::string ref;                       // "cuBLAS SGEMM" | "cuBLAS HGEMM" | "device-to-device copy"
   double ref_value = 0;                  // the reference, in `unit` (0: unknown)
   std::string ref_size;                  // "4096³" | "256 MiB" ("" : unknown)
   std::string size;                      // the rows' size ("8192 × 8192 floats"); rows of another
@@ -139,11 +141,12 @@ struct TimingLadder {
 // the bench size).
 TimingLadder timing_ladder(const TimingStore& store, const std::string& kernel,
                            const std::map<std::string, int64_t>& params);
-// `s` as a percentage of the reference measured in the same run: cuBLAS SGEMM (GFLOP/s,
-// `compute`) or a device-to-device copy (GB/s). < 0 when unknown.
+// `s` as a percentage of the reference measured in the same run: cuBLAS SGEMM or, for
+// half-input rows, HGEMM (GFLOP/s, `compute`) or a device-to-device copy (GB/s). < 0 when
+// unknown.
 double percent_of_reference(const TimingSample& s, const TimingTable& t, bool compute);
 // What a bench row's size means for kernel `k`, with `params` ("size" included) as timed:
-// "4096³ SGEMM", "8192 × 8192 floats", "64 Mi floats" (a copy), "16 Mi threads".
+// "4096³ SGEMM", "4096³ HGEMM", "8192 × 8192 floats", "64 Mi floats" (a copy), "16 Mi threads".
 std::string bench_size_text(const catalog::KernelInfo& k, const std::map<std::string, int64_t>& params);
 
 // ---- the one home of timings -------------------------------------------------------------

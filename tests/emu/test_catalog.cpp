@@ -72,10 +72,11 @@ std::vector<int64_t> sizes_for(const std::string& id) {
   if (id.rfind("matmul_", 0) == 0) return {1, 4, 33, 50};
   if (id.rfind("swizzle_", 0) == 0) return {64, 128};         // whole 64×64 tiles
   if (id == "async_copy_tiles") return {64, 576, 1024};        // a part block, whole blocks
+  if (id.rfind("tc_mma_", 0) == 0) return {8, 72, 136};  // multiples of 8, not of the tiles
   return {1, 31, 64, 70};  // transposes
 }
 
-double tolerance(const catalog::KernelInfo& k) { return k.family == "sgemm" ? 1e-5 : 0.0; }
+double tolerance(const catalog::KernelInfo& k) { return k.family == "sgemm" || k.family == "hgemm" ? 1e-5 : 0.0; }
 
 std::string describe(const Settings& s) {
   std::string d;
@@ -85,7 +86,7 @@ std::string describe(const Settings& s) {
 
 }  // namespace
 
-TEST_CASE("the catalog lists the 23 kernels in teaching order") {
+TEST_CASE("the catalog lists the 26 kernels in teaching order") {
   std::vector<std::string> want = {"copy",
                                    "strided_copy",
                                    "offset_copy",
@@ -108,7 +109,10 @@ TEST_CASE("the catalog lists the 23 kernels in teaching order") {
                                    "swizzle_plain",
                                    "swizzle_padded",
                                    "swizzle_xor",
-                                   "async_copy_tiles"};
+                                   "async_copy_tiles",
+                                   "tc_mma_plain",
+                                   "tc_mma_swizzled",
+                                   "tc_mma_pipelined"};
   std::vector<std::string> got;
   for (const auto& k : catalog::all()) {
     got.push_back(k.id);

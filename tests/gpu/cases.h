@@ -56,6 +56,10 @@ inline std::vector<Case> teaching_cases() {
       {"swizzle_plain", 128, {}},
       {"swizzle_xor", 128, {}},
       {"async_copy_tiles", 576, {}},
+      {"tc_mma_plain", 136, {}},
+      {"tc_mma_swizzled", 72, {}},
+      {"tc_mma_pipelined", 200, {{"stages", 2}}},
+      {"tc_mma_pipelined", 136, {{"stages", 3}}},
   };
   for (const auto& c : extra)
     if (catalog::find(c.kernel)) v.push_back(c);

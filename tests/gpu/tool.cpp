@@ -109,7 +109,7 @@ int sanitize(bool plain_only) {
     auto arrays = catalog::make_arrays(*k, p, 13);
     auto want = arrays;
     k->reference(p, want);
-    double tol = k->family == "sgemm" ? 1e-5 : 0.0;
+    double tol = k->family == "sgemm" || k->family == "hgemm" ? 1e-5 : 0.0;
     {
       gpu::detail::DeviceArrays d(*k, p);
       d.upload(arrays);
@@ -158,7 +158,7 @@ int trace_cmd(int argc, char** argv) {
   auto want = catalog::make_arrays(*k, p);
   k->reference(p, want);
   double err = catalog::max_rel_error(*k, p, arrays, want);
-  if (err > (k->family == "sgemm" ? 1e-5 : 0.0)) {
+  if (err > (k->family == "sgemm" || k->family == "hgemm" ? 1e-5 : 0.0)) {
     std::fprintf(stderr, "%s: GPU result differs from the reference (%g)\n", id.c_str(), err);
     return 1;
   }

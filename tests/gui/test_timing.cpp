@@ -178,6 +178,40 @@ TEST_CASE("percent of the reference: cuBLAS for SGEMM, a device copy for memory-
   CHECK(l.rows[4].pct == 16.9);
 }
 
+TEST_CASE("the tensor-core ladder is a percentage of cuBLAS HGEMM, not of SGEMM") {
+  ui::TimingTable t;
+  t.cublas_gflops = 50000;
+  t.cublas_size = 4096;
+  t.hgemm_gflops = 500000;
+  t.hgemm_size = 4096;
+  auto tc = [](const char* id, double gflops, double pct) {
+    ui::TimingSample s = sample(id, {{"size", 4096}}, 0, 0, gflops, pct);
+    s.vs_hgemm = true;
+    s.ref = "cuBLAS HGEMM";
+    return s;
+  };
+  t.samples = {sample("matmul_tiled", {{"tile", 16}, {"size", 4096}}, 12, 0.3, 8093, 15.9),
+               tc("tc_mma_plain", 100000, 20), tc("tc_mma_swizzled", 150000, 30), tc("tc_mma_pipelined", 250000, 50)};
+  ui::TimingStore store;
+  store.replay = {t};
+  const ui::TimingLadder l = ui::timing_ladder(store, "tc_mma_swizzled", {{"stages", 3}});
+  CHECK(l.compute);
+  CHECK(l.ref == "cuBLAS HGEMM");
+  CHECK(l.ref_value == 500000);
+  CHECK(l.ref_size == "4096³");
+  CHECK(l.size == "4096³ HGEMM");
+  REQUIRE(l.rows.size() == 3);  // the family's rows only, not matmul_tiled
+  CHECK(l.rows[1].kernel->id == "tc_mma_swizzled");
+  CHECK(l.rows[1].here);
+  CHECK(l.rows[1].pct == 30);
+  // Without its own percentage, a row is measured against HGEMM.
+  ui::TimingSample bare = tc("tc_mma_plain", 100000, 0);
+  bare.pct_ref = -1;
+  CHECK(ui::percent_of_reference(bare, t, true) == doctest::Approx(20));
+  // The SGEMM ladder beside it keeps SGEMM.
+  CHECK(ui::timing_ladder(store, "matmul_tiled", {}).ref == "cuBLAS SGEMM");
+}
+
 TEST_CASE("what the benchmark size means for each kernel") {
   auto text = [](const char* id, std::map<std::string, int64_t> p) {
     const catalog::KernelInfo* k = catalog::find(id);
@@ -185,6 +219,7 @@ TEST_CASE("what the benchmark size means for each kernel") {
     return ui::bench_size_text(*k, p);
   };
   CHECK(text("matmul_tiled", {{"size", 4096}}) == "4096³ SGEMM");
+  CHECK(text("tc_mma_pipelined", {{"size", 4096}}) == "4096³ HGEMM");
   CHECK(text("transpose_tiled", {{"size", 8192}, {"pad", 1}}) == "8192 × 8192 floats");
   CHECK(text("transpose_read_coalesced", {{"size", 8192}, {"m", 4096}}) == "8192 × 4096 floats");
   CHECK(text("copy", {{"size", int64_t(1) << 26}}) == "64 Mi floats");

@@ -134,3 +134,67 @@ TEST_CASE("bench JSON: the replay pack in the repository") {
     if (w.ok) CHECK(w.ms > 0);
   }
 }
+
+TEST_CASE("bench JSON: tensor-core rows are compared with cuBLAS HGEMM, in a table of their own") {
+  BenchResult r = sample();
+  r.rows.pop_back();
+  r.all_ok = true;
+  r.hgemm_size = 4096;
+  r.hgemm_ms = 0.25;
+  r.hgemm_gflops = 549755.8;
+  BenchRow s;
+  s.kernel = "matmul_xgemm6";
+  s.family = "sgemm";
+  s.vs_cublas = true;
+  s.params = {{"size", 4096}};
+  s.size = 4096;
+  s.ms = 5;
+  s.gflops = 27487.8;
+  s.pct_cublas = 55;
+  s.ok = true;
+  s.checked_against = "cuBLAS";
+  BenchRow h = s;
+  h.kernel = "tc_mma_pipelined";
+  h.family = "hgemm";
+  h.vs_hgemm = true;
+  h.ms = 0.5;
+  h.gflops = 274877.9;
+  h.pct_cublas = 50;  // of HGEMM's 549755.8
+  h.checked_against = "cuBLAS HGEMM";
+  h.max_rel_error = 2e-6;
+  r.rows.push_back(s);
+  r.rows.push_back(h);
+
+  const std::string json = bench_json(r);
+  CHECK(json.find("\"cublas_hgemm\"") != std::string::npos);
+  CHECK(json.find("\"yardstick\": \"cuBLAS HGEMM\"") != std::string::npos);
+  BenchResult back;
+  std::string err;
+  REQUIRE(read_bench(json, back, err));
+  CHECK(back.hgemm_size == 4096);
+  CHECK(back.hgemm_gflops == r.hgemm_gflops);
+  REQUIRE(back.rows.size() == 3);
+  CHECK(back.rows[1].vs_cublas);
+  CHECK(!back.rows[1].vs_hgemm);
+  CHECK(back.rows[1].ref == "cuBLAS");
+  CHECK(back.rows[2].vs_cublas);
+  CHECK(back.rows[2].vs_hgemm);
+  CHECK(back.rows[2].ref == "cuBLAS HGEMM");
+  CHECK(back.rows[2].pct_ref == 50);
+  CHECK(bench_json(back) == json);
+
+  const std::string text = bench_text(back);
+  CHECK(text.find("cuBLAS HGEMM 4096^3: 0.250 ms, 549756 GFLOP/s (f16 in, f32 accumulate)") != std::string::npos);
+  // Three tables: the SGEMM row under %cuBLAS, the HGEMM row under %HGEMM, the copy row.
+  const size_t sg = text.find("%cuBLAS"), hg = text.find("%HGEMM"), cp = text.find("%copy");
+  REQUIRE(sg != std::string::npos);
+  REQUIRE(hg != std::string::npos);
+  REQUIRE(cp != std::string::npos);
+  const size_t xg = text.find("matmul_xgemm6"), tc = text.find("tc_mma_pipelined");
+  CHECK((sg < xg && xg < hg && hg < tc && tc < cp));
+  CHECK(text.find("50.0%") != std::string::npos);
+  CHECK(text.find("2.0e-06 vs cuBLAS") != std::string::npos);
+  // A pack without HGEMM says nothing of it.
+  CHECK(bench_text(sample()).find("HGEMM") == std::string::npos);
+  CHECK(bench_json(sample()).find("cublas_hgemm") == std::string::npos);
+}

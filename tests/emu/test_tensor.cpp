@@ -1,0 +1,203 @@
+// The tensor-core HGEMM ladder, emulated: each rung equals the half-input reference at sizes
+// that are not tile multiples, and its trace shows what the rung teaches: the plain tile's
+// ldmatrix 8-way (32 wavefronts an instruction), the swizzled tiles' 4, the pipeline's
+// copies as a global read at issue and a shared write landed at a wait, every mma an event.
+// The figures are worked out on paper from the kernels' index expressions (kernels/tensor.h).
+#include <doctest/doctest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analysis/analysis.h"
+#include "catalog.h"
+#include "emu/record.h"
+#include "tensor.h"
+
+using namespace ws;
+
+namespace {
+
+using Settings = std::map<std::string, int64_t>;
+
+struct Recorded {
+  trace::Trace t;
+  analysis::Report rep;
+  double error = 0;
+  // The sites of `array` with this form and op.
+  std::vector<const trace::Site*> sites(const std::string& array, trace::Form form, trace::Op op) const {
+    std::vector<const trace::Site*> out;
+    for (const auto& s : t.sites)
+      if (s.buffer < t.buffers.size() && t.buffers[s.buffer].name == array && s.form == form && s.op == op)
+        out.push_back(&s);
+    return out;
+  }
+  const analysis::SiteStats& stats(const trace::Site* s) const { return rep.sites[size_t(s - t.sites.data())]; }
+  // Events of `form`, with the wait argument of each.
+  std::vector<trace::Event> events(trace::Form form) const {
+    std::vector<trace::Event> out;
+    for (const auto& e : t.events)
+      if (e.site < t.event_sites.size() && t.event_sites[e.site].form == form) out.push_back(e);
+    return out;
+  }
+};
+
+Recorded record(const std::string& id, int64_t size, const Settings& set = {}) {
+  const auto* k = catalog::find(id);
+  REQUIRE(k);
+  catalog::Params p;
+  REQUIRE(catalog::resolve(*k, size, set, p) == "");
+  auto got = catalog::make_arrays(*k, p);
+  auto want = got;
+  k->reference(p, want);
+  Recorded r;
+  emu::record(*k, p, got, {}, r.t);
+  r.error = catalog::max_rel_error(*k, p, got, want);
+  r.rep = analysis::analyze(r.t, analysis::DramModel{});
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("the HGEMM reference reads its inputs as halves, as the kernels do") {
+  // 1.0001 is not a half: the nearest is 1 (halves near 1 are 2^-10 apart), so every product
+  // is 1 and each C element is exactly 8, not 8.0008.
+  const int64_t N = 8;
+  std::vector<float> A(N * N, 1.0001f), B(N * N, 1.0f), C(N * N, -1.0f);
+  kernels::hgemm_reference(A.data(), B.data(), C.data(), N);
+  for (float c : C) CHECK(c == 8.0f);
+  // B is column-major: column n is B[n*N .. n*N+N). A row of 1s times column n of
+  // B[n*N + k] = n gives 8n.
+  std::fill(A.begin(), A.end(), 1.0f);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t k = 0; k < N; ++k) B[size_t(n * N + k)] = float(n);
+  kernels::hgemm_reference(A.data(), B.data(), C.data(), N);
+  for (int64_t i = 0; i < N; ++i)
+    for (int64_t n = 0; n < N; ++n) CHECK(C[size_t(i * N + n)] == 8.0f * float(n));
+}
+
+TEST_CASE("every tensor-core rung equals the half-input reference at sizes that are not tile multiples") {
+  const std::vector<std::pair<std::string, Settings>> rungs = {
+      {"tc_mma_plain", {}}, {"tc_mma_swizzled", {}}, {"tc_mma_pipelined", {{"stages", 2}}},
+      {"tc_mma_pipelined", {{"stages", 3}}}};
+  for (const auto& [id, set] : rungs)
+    for (int64_t n : {8, 72, 200}) {
+      CAPTURE(id);
+      CAPTURE(n);
+      Recorded r = record(id, n, set);
+      CHECK(r.error <= 1e-5);
+    }
+}
+
+TEST_CASE("tc_mma_plain: ldmatrix from a plain 128-byte-a-row tile is 8-way, 32 wavefronts an instruction") {
+  Recorded r = record("tc_mma_plain", 64);
+  CHECK(r.error <= 1e-5);
+  for (const char* tile : {"As", "Bs"}) {
+    CAPTURE(tile);
+    auto ld = r.sites(tile, trace::Form::Matrix, trace::Op::Load);
+    REQUIRE(ld.size() == 1);
+    CHECK(ld[0]->bytes == 16);
+    const auto& s = r.stats(ld[0]);
+    // The 8 rows of each 8×8 matrix are 128 bytes apart: one bank group, 8 wavefronts a
+    // matrix, 4 matrices.
+    CHECK(s.wavefronts_per_request == 32);
+    CHECK(s.max_way == 8);
+    // N = 64: one block of 4 warps, 4 k16 steps; A: 2 ldmatrix a step, B: 2.
+    CHECK(s.requests == 4 * 4 * 2);
+    // The copy into the tile: 16 bytes a lane, a row (128 bytes) per 8-lane phase.
+    auto st = r.sites(tile, trace::Form::Plain, trace::Op::Store);
+    REQUIRE(st.size() == 1);
+    CHECK(r.stats(st[0]).wavefronts_per_request == 4);
+    CHECK(r.stats(st[0]).bank_conflicts == 0);
+  }
+  // The global side of the copy: 4 rows of 128 bytes a request, 4 sectors each.
+  for (const char* m : {"A", "B"}) {
+    auto ld = r.sites(m, trace::Form::Plain, trace::Op::Load);
+    REQUIRE(ld.size() == 1);
+    CHECK(r.stats(ld[0]).sectors_per_request == 16);
+  }
+  // Every mma is an event: 4 warps × 4 k16 steps × (2×4) tiles.
+  CHECK(r.events(trace::Form::Mma).size() == 4 * 4 * 8);
+}
+
+TEST_CASE("tc_mma_swizzled: the same ldmatrix from the XOR-swizzled tile is conflict-free, 4 wavefronts") {
+  Recorded r = record("tc_mma_swizzled", 64);
+  CHECK(r.error <= 1e-5);
+  for (const char* tile : {"As", "Bs"}) {
+    CAPTURE(tile);
+    auto ld = r.sites(tile, trace::Form::Matrix, trace::Op::Load);
+    REQUIRE(ld.size() == 1);
+    const auto& s = r.stats(ld[0]);
+    CHECK(s.wavefronts_per_request == 4);
+    CHECK(s.bank_conflicts == 0);
+    CHECK(s.requests == 4 * 4 * 2);  // the same instructions as the plain rung
+    auto st = r.sites(tile, trace::Form::Plain, trace::Op::Store);
+    REQUIRE(st.size() == 1);
+    CHECK(r.stats(st[0]).wavefronts_per_request == 4);  // each row's chunks only permuted
+    CHECK(r.stats(st[0]).bank_conflicts == 0);
+  }
+  CHECK(r.events(trace::Form::Mma).size() == 4 * 4 * 8);
+}
+
+TEST_CASE("tc_mma_pipelined: cp.async halves, commit and wait events, conflict-free swizzled lines") {
+  for (int stages : {2, 3}) {
+    CAPTURE(stages);
+    Recorded r = record("tc_mma_pipelined", 128, {{"stages", stages}});
+    CHECK(r.error <= 1e-5);
+    CHECK(r.t.launch().dynamic_shared_bytes == uint32_t(stages * (128 + 64) * 32 * 2));
+    for (const char* m : {"A", "B"}) {
+      CAPTURE(m);
+      // The read half: 16 bytes a lane, 4 lanes a 64-byte row, 8 rows: 2 sectors a row.
+      auto rd = r.sites(m, trace::Form::AsyncRead, trace::Op::Load);
+      REQUIRE(rd.size() == 1);
+      CHECK(rd[0]->bytes == 16);
+      CHECK(r.stats(rd[0]).sectors_per_request == 16);
+      // Its write half, linked, lands in the tiles: a 128-byte line per 8-lane phase.
+      REQUIRE(rd[0]->partner < r.t.sites.size());
+      const trace::Site& wr = r.t.sites[rd[0]->partner];
+      CHECK(wr.form == trace::Form::AsyncWrite);
+      CHECK(wr.space == trace::Space::Shared);
+      CHECK(r.t.buffers[wr.buffer].name == "tiles");
+      CHECK(r.stats(&wr).wavefronts_per_request == 4);
+      CHECK(r.stats(&wr).bank_conflicts == 0);
+      CHECK(r.stats(&wr).requests == r.stats(rd[0]).requests);  // every copy landed
+    }
+    // The A and B fragments: two ldmatrix sites, both at the minimum.
+    auto ld = r.sites("tiles", trace::Form::Matrix, trace::Op::Load);
+    REQUIRE(ld.size() == 2);
+    for (const auto* s : ld) {
+      CHECK(r.stats(s).wavefronts_per_request == 4);
+      CHECK(r.stats(s).bank_conflicts == 0);
+    }
+    // N = 128: two blocks of 4 warps (8 warps), 4 k tiles of 32, 2 k16 steps each, 4×4
+    // tiles a warp.
+    CHECK(r.events(trace::Form::Mma).size() == 8 * 4 * 2 * 16);
+    // A commit per prologue stage and per k tile; a wait per k tile, then the last one.
+    CHECK(r.events(trace::Form::Commit).size() == size_t(8 * ((stages - 1) + 4)));
+    auto waits = r.events(trace::Form::Wait);
+    REQUIRE(waits.size() == size_t(8 * (4 + 1)));
+    size_t in_loop = 0;
+    for (const auto& w : waits) in_loop += w.arg == uint32_t(stages - 2);
+    CHECK(in_loop >= size_t(8 * 4));  // wait_group stages-2 in the loop (and 0 at the end)
+  }
+  // At a size that is not a tile multiple, the chunks past N are zeros stored directly.
+  Recorded r = record("tc_mma_pipelined", 72);
+  CHECK(r.error <= 1e-5);
+  CHECK(r.sites("tiles", trace::Form::Plain, trace::Op::Store).size() == 2);  // A's and B's
+}
+
+TEST_CASE("tensor-core sizes that are not multiples of 8 are refused in one line") {
+  for (const char* id : {"tc_mma_plain", "tc_mma_swizzled", "tc_mma_pipelined"}) {
+    CAPTURE(id);
+    catalog::Params p;
+    const std::string e = catalog::resolve(*catalog::find(id), 100, {}, p);
+    CHECK(e.find("multiple of 8") != std::string::npos);
+    CHECK(e.find("got 100") != std::string::npos);
+    CHECK(e.find("try 104") != std::string::npos);
+    CHECK(e.find('\n') == std::string::npos);
+    CHECK(catalog::resolve(*catalog::find(id), 104, {}, p) == "");
+  }
+  catalog::Params p;
+  CHECK(catalog::resolve(*catalog::find("tc_mma_pipelined"), 128, {{"stages", 4}}, p).find("2, 3") !=
+        std::string::npos);
+}
