@@ -396,6 +396,8 @@ def conversions():
                 case(f, [t], [t], [f + ' {d0}, {a0};'], kinds=['toint'])
     case('cvt.ftz.sat.f32.f32', ['f32'], ['f32'], ['cvt.ftz.sat.f32.f32 {d0}, {a0};'])
     case('cvt.sat.f32.f32', ['f32'], ['f32'], ['cvt.sat.f32.f32 {d0}, {a0};'])
+    # The tensor cores' tf32: an f32 rounded to 10 fraction bits, kept in a 32-bit register.
+    case('cvt.rna.tf32.f32', ['f32'], ['u32'], ['cvt.rna.tf32.f32 {d0}, {a0};'])
 
 
 def movement():

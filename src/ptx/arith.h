@@ -118,6 +118,15 @@ WS_LANE_OP cvt_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint
   const uint64_t r = cvt_bits(in, t, a, b);
   return t == Type::S8 ? uint64_t(sext(t, r)) : r;
 }
+// cvt.rna.tf32.f32: an f32 rounded to tf32's 10 fraction bits, to nearest with ties away
+// from zero (the bits are sign and magnitude, so adding half of the dropped unit to them
+// does it), kept as an f32 with its low 13 bits clear; a NaN keeps the top of its payload
+// (an H200's answer), quiet if nothing of it would be left.
+WS_LANE_OP cvt_tf32_op(const Insn&, Type, uint64_t a, uint64_t, uint64_t, uint64_t) {
+  const uint32_t u = uint32_t(a);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (u & ~0x1fffu) | ((u & 0x7fffe000u) == 0x7f800000u ? 0x400000u : 0u);
+  return (u + 0x1000u) & ~0x1fffu;
+}
 // prmt d, a, b, sel: each of d's four bytes picked from a:b's eight by a selector nibble
 // (its top bit: replicate the picked byte's sign); with a mode, sel's low two bits choose
 // one of the mode's four byte orders (the PTX ISA's table, d's byte 0 first below).

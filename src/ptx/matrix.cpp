@@ -4,6 +4,7 @@
 // transpose across the warp's registers), and wmma.load / wmma.store (a fragment as
 // matrix.h lays it out; each lane's share recorded as plain accesses of up to 16 bytes).
 // Also what the decoder asks of them: their words and operands checked at parse time.
+#include <algorithm>
 #include <cstring>
 
 #include "ptx/block_run.h"
@@ -92,6 +93,7 @@ void put_elem(uint64_t* regs, Elem t, uint32_t e, uint64_t v) {
 }  // namespace
 
 std::string decode_matrix(Insn& in, const std::vector<std::string>& parts) {
+  if (in.op == Opc::Cvt && std::find(parts.begin(), parts.end(), "tf32") != parts.end()) in.op = Opc::CvtTf32;
   if (in.op != Opc::Ldmatrix && in.op != Opc::Stmatrix && in.op != Opc::Movmatrix && in.op != Opc::Mma && in.op != Opc::Wmma)
     return "";
   Info mi;

@@ -34,7 +34,8 @@ bool parse_number(const std::string& t, int64_t& v, bool& is_f32bits);
 std::vector<std::string> split_dots(const std::string& s);
 
 // A matrix instruction (ldmatrix, stmatrix, movmatrix, mma, wmma) read into Insn::matrix,
-// its operands checked (matrix.cpp); why it is refused, "" when it runs (or is none).
+// its operands checked, and cvt to the tensor cores' tf32 made its own row (matrix.cpp);
+// why it is refused, "" when it runs (or is none of these).
 std::string decode_matrix(Insn& in, const std::vector<std::string>& parts);
 // Whether the interpreter runs an opcode whose first word is `base` (opcodes.def).
 bool known_opcode(const std::string& base);

@@ -70,7 +70,9 @@ inline std::vector<Case> teaching_cases() {
 inline std::vector<Case> validation_cases() {
   std::vector<Case> v;
   for (const auto& k : catalog::all()) {
-    int64_t n = k.family == "sgemm" ? 512 : k.family == "transpose" ? 2048 : int64_t(1) << 22;
+    int64_t n = k.family == "sgemm" || k.family == "hgemm" ? 512
+                : k.family == "transpose" || k.family == "swizzle" ? 2048
+                : int64_t(1) << 22;
     if (k.id == "pmpp_exercise") n = int64_t(1) << 20;
     v.push_back({k.id, n, {}});
   }

@@ -55,6 +55,7 @@ TEST_CASE("matrix/fragments.cu: ldmatrix, stmatrix, movmatrix and every mma.sync
   if (program::find_nvcc().empty()) return;
   const program::Result r = run_program("matrix/fragments.cu");
   CHECK(r.exit_code == 0);
+  CHECK(r.output.find("cvt.rna.tf32.f32: correct") != std::string::npos);
   CHECK(r.output.find("WRONG") == std::string::npos);
   CHECK(r.output.find("PASSED") != std::string::npos);
 }

@@ -2,7 +2,8 @@
 // figures draw it: each warp-collective matrix instruction (ldmatrix .x1/.x2/.x4 and .trans,
 // stmatrix, movmatrix, mma.sync of every shape and type implemented) run on matrices of
 // distinct small integers, its registers filled and read back by the figures' formulas
-// (g = lane / 4, t = lane % 4), and checked against the CPU exactly. One line per form.
+// (g = lane / 4, t = lane % 4), and checked against the CPU exactly; and the conversion to
+// tf32 on edge and random values. One line per form.
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
@@ -211,8 +212,51 @@ bool check_mma(const char* name) {
   return bad == 0;
 }
 
+// ---- cvt.rna.tf32.f32 ---------------------------------------------------------------------
+// An f32 rounded to tf32's 10 fraction bits, to nearest with ties away from zero, its low 13
+// bits clear: ties both ways, carries into the exponent, subnormals, infinities and NaNs.
+__global__ void tf32Round(const uint32_t* in, uint32_t* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  uint32_t r;
+  asm volatile("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(__uint_as_float(in[i])));
+  out[i] = r;
+}
+
+static uint32_t tf32_expected(uint32_t u) {
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (u & ~0x1fffu) | ((u & 0x7fffe000u) == 0x7f800000u ? 0x400000u : 0u);
+  return (u + 0x1000u) & ~0x1fffu;
+}
+
+static bool check_tf32() {
+  const uint32_t edge[] = {0x3f800000u, 0x3f801000u, 0x3f800fffu, 0x3f803000u, 0xbf801000u, 0x3fffffffu, 0x7f7fffffu,
+                           0x00001000u, 0x00000fffu, 0x807ff000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0x7f800001u,
+                           0x7fbfffffu, 0xffc01234u, 0x00000000u, 0x80000000u};
+  const int n = 1024;
+  uint32_t h[n], got[n];
+  uint32_t x = 12345u;
+  for (int i = 0; i < n; ++i) {
+    x = x * 1664525u + 1013904223u;
+    h[i] = i < int(sizeof edge / sizeof edge[0]) ? edge[i] : x;
+  }
+  uint32_t *in, *out;
+  cudaMalloc(&in, sizeof h), cudaMalloc(&out, sizeof got);
+  cudaMemcpy(in, h, sizeof h, cudaMemcpyHostToDevice);
+  tf32Round<<<n / 256, 256>>>(in, out, n);
+  cudaMemcpy(got, out, sizeof got, cudaMemcpyDeviceToHost);
+  cudaFree(in), cudaFree(out);
+  int bad = 0;
+  for (int i = 0; i < n; ++i)
+    if (got[i] != tf32_expected(h[i])) {
+      if (bad++ < 4) std::printf("  cvt.rna.tf32 of %08x: %08x, want %08x\n", h[i], got[i], tf32_expected(h[i]));
+    }
+  std::printf("cvt.rna.tf32.f32: %s\n", bad ? "WRONG" : "correct");
+  return bad == 0;
+}
+
 int main() {
   bool ok = check_ldmatrix();
+  ok &= check_tf32();
   ok &= check_mma<16, 8, 16, F16>("m16n8k16 f16 -> f32");
   ok &= check_mma<16, 8, 16, F16, true>("m16n8k16 f16 -> f16");
   ok &= check_mma<16, 8, 8, F16>("m16n8k8 f16 -> f32");
