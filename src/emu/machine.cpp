@@ -167,10 +167,13 @@ void ldmatrix(uint32_t* r, uint32_t matrices, bool trans, const void* row, uint3
   Thread& th = lane_thread();
   const uint32_t line = trace::key_line(key);
   const uint32_t lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % trace::kWarpSize;
+  const uint32_t k = trace::with_form(trace::make_key(line, trace::key_buffer(key), uint32_t(trace::Op::Load), 16),
+                                     uint32_t(trace::Form::Matrix));
   if (lane < 8 * matrices) {  // .x1 and .x2 take their rows from the first 8 and 16 lanes
     check_operand("ldmatrix", key, off, 16, trace::Space::Shared);
-    const uint32_t k = trace::make_key(line, trace::key_buffer(key), uint32_t(trace::Op::Load), 16);
-    current_log->push(trace::with_form(k, uint32_t(trace::Form::Matrix)), off);
+    current_log->push(k, off);
+  } else {
+    current_log->push(k, trace::kNoRow);  // here, with no row: the warp's lanes meet as one
   }
   th.meet = MeetSlot{};
   th.meet.op = WarpOp::Ldmatrix;

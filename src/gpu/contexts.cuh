@@ -372,6 +372,10 @@ class RecordCtx : public instr::Common<RecordCtx>, public instr::WarpCalls<Recor
     if (on_) append(key, arg);
   }
   WS_DEV void converge() const { __syncwarp(all_); }
+  // The lane is in the log at the instruction, so that merge_logs groups its lanes as one.
+  WS_DEV void rowless(uint32_t key) const {
+    if (on_) append(key, trace::kNoRow);
+  }
   WS_DEV void lost_write() const {
     if (on_) atomicAdd(g_record_state.dropped_lanes, 1ull);
   }
@@ -862,6 +866,7 @@ class CountsCtx : public instr::Common<CountsCtx>, public instr::WarpCalls<Count
   // lane has finished the meetings before it (a step at no access), so the warp is whole.
   WS_DEV void event(uint32_t, uint32_t) const {}
   WS_DEV void converge() const { tally::step(kDone, 0, all_, block_, warp_, lane_, epoch_); }
+  WS_DEV void rowless(uint32_t) const {}  // the meetings are live: converge() made the warp whole
   WS_DEV void lost_write() const {}
 };
 

@@ -48,6 +48,14 @@ struct Chunk {
   }
 };
 
+// The lanes of a record that are accesses: at an ldmatrix, not those that bring no row
+// (trace::kNoRow). Every lane of `all` calls it; `key` is the record's, the same in all.
+__device__ __forceinline__ unsigned with_rows(unsigned all, unsigned group, uint32_t key, uint32_t off,
+                                              uint32_t lane) {
+  if (trace::key_form(key) != trace::kMatrixForm) return group;
+  return group & ~__ballot_sync(all, ((group >> lane) & 1u) && off == trace::kNoRow);
+}
+
 // One record: the header by the leader (three 8-byte stores), an offset by each lane.
 __device__ __forceinline__ void write_record(unsigned long long r, uint32_t key, uint32_t block, uint32_t warp,
                                              uint32_t seq, uint32_t epoch, unsigned group, uint32_t lane,
@@ -160,7 +168,7 @@ __global__ void __launch_bounds__(32) merge_logs(uint32_t threads, uint32_t warp
       const uint32_t lead_epoch = __shfl_sync(all, epoch, lead0);
 #pragma unroll
       for (uint32_t i = 0; i < kBatch; ++i)
-        if (i < m) write_record(r + i, keys[i], block, warp, seq + i, lead_epoch, all, lane, lead0, offs[i]);
+        if (i < m) write_record(r + i, keys[i], block, warp, seq + i, lead_epoch, with_rows(all, all, keys[i], offs[i], lane), lane, lead0, offs[i]);
       seq += m;
       pos += m;
       merged += m;
@@ -180,12 +188,16 @@ __global__ void __launch_bounds__(32) merge_logs(uint32_t threads, uint32_t warp
       if (at_barrier) ++pos, ++epoch;
       continue;
     }
-    const uint32_t leader = trace::group_leader(pending);
-    const uint32_t lead_key = __shfl_sync(all, key, leader);
+    uint32_t leader = trace::group_leader(pending);
+    uint32_t lead_key = __shfl_sync(all, key, leader);
+    if (trace::key_is_collective(lead_key)) {  // the lanes not there yet go first (grouping.h)
+      leader = trace::collective_leader(pending, __ballot_sync(all, waiting && !trace::key_is_collective(key)));
+      lead_key = __shfl_sync(all, key, leader);
+    }
     const uint32_t lead_epoch = __shfl_sync(all, epoch, leader);
     const unsigned group = trace::group_lanes(pending, __ballot_sync(all, key == lead_key));
     const unsigned long long r = chunk.take(1, all, lane, leader);
-    write_record(r, key, block, warp, seq++, lead_epoch, group, lane, leader, off);
+    write_record(r, key, block, warp, seq++, lead_epoch, with_rows(all, group, lead_key, off, lane), lane, leader, off);
     if ((group >> lane) & 1u) ++pos, ++merged;
   }
   // A cut warp's accesses that did not become records are dropped; as records, at least

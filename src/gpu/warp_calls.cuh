@@ -76,6 +76,7 @@ namespace instr {
 //   access(key, off)   a lane's access, as the array wrappers report it
 //   event(key, arg)    an event entry (mma, commit, wait)
 //   converge()         brings the warp's lanes together before a .sync.aligned instruction
+//   rowless(key)       a lane at an ldmatrix that takes no row of it (trace::kNoRow)
 //   lost_write()       a copy's write that the queue below had no room to track
 template <class Self>
 class WarpCalls {
@@ -104,19 +105,26 @@ class WarpCalls {
 
   template <int M, bool TRANS, class R>
   __device__ __forceinline__ void ldm(uint32_t* r, const R& row) const {
-    const uint32_t key = row.key();
-    if (lane() < 8u * M && key != trace::kNoKey) {  // .x1/.x2 take the rows of the first 8/16 lanes
-      const uint32_t k = trace::make_key(trace::key_line(key), trace::key_buffer(key), uint32_t(trace::Op::Load), 16);
-      self().access(trace::with_form(k, uint32_t(trace::Form::Matrix)), row.offset());
-    }
+    // The warp meets first: the instruction is one request of every lane that takes part,
+    // however the lanes came to it (the emulator's grouping does the same).
     self().converge();
+    const uint32_t key = row.key();
+    if (key != trace::kNoKey) {
+      const uint32_t k = trace::with_form(
+          trace::make_key(trace::key_line(key), trace::key_buffer(key), uint32_t(trace::Op::Load), 16),
+          uint32_t(trace::Form::Matrix));
+      if (lane() < 8u * M)  // .x1/.x2 take the rows of the first 8/16 lanes
+        self().access(k, row.offset());
+      else
+        self().rowless(k);
+    }
     ptx_op::ldmatrix<M, TRANS>(r, row.ptr());
   }
 
   __device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2],
                                                uint32_t line = __builtin_LINE()) const {
-    self().event(trace::event_key(line, uint32_t(trace::Form::Mma)), 0);
     self().converge();
+    self().event(trace::event_key(line, uint32_t(trace::Form::Mma)), 0);
     ptx_op::mma_m16n8k16(d, a, b);
   }
 

@@ -120,11 +120,12 @@ WS_LANE_OP cvt_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint
 }
 // cvt.rna.tf32.f32: an f32 rounded to tf32's 10 fraction bits, to nearest with ties away
 // from zero (the bits are sign and magnitude, so adding half of the dropped unit to them
-// does it), kept as an f32 with its low 13 bits clear; a NaN keeps the top of its payload
-// (an H200's answer), quiet if nothing of it would be left.
+// does it), kept as an f32 with its low 13 bits clear; a NaN is cut, not rounded: its low
+// 13 bits dropped, so one whose payload lies only there becomes an infinity (the H100's
+// answer, tests/ptx/fixtures/diff/h100.txt).
 WS_LANE_OP cvt_tf32_op(const Insn&, Type, uint64_t a, uint64_t, uint64_t, uint64_t) {
   const uint32_t u = uint32_t(a);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (u & ~0x1fffu) | ((u & 0x7fffe000u) == 0x7f800000u ? 0x400000u : 0u);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return u & ~0x1fffu;
   return (u + 0x1000u) & ~0x1fffu;
 }
 // prmt d, a, b, sel: each of d's four bytes picked from a:b's eight by a selector nibble

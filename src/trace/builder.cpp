@@ -162,6 +162,23 @@ bool Builder::add(const WarpAccess& a) {
   return true;
 }
 
+namespace {
+// The lanes of a collective record that brought a row: kNoRow entries leave the active
+// mask (their offset cleared) and the count of accesses.
+uint32_t without_rowless(Record& r, uint64_t& accesses) {
+  uint32_t active = r.active;
+  for (int l = 0; l < kWarpSize; ++l)
+    if (((active >> l) & 1u) && r.offset[size_t(l)] == kNoRow) {
+      active &= ~(1u << l);
+      r.offset[size_t(l)] = 0;
+      --accesses;
+    }
+  return active;
+}
+
+static_assert(kMatrixForm == uint32_t(Form::Matrix) && kMmaForm == uint32_t(Form::Mma), "grouping.h's forms");
+}  // namespace
+
 uint64_t Builder::group(const uint64_t* const* first, const uint64_t* const* end, int nlanes, uint32_t block,
                         uint32_t warp, uint32_t epoch, uint32_t& seq) {
   const uint64_t* pos[kWarpSize];
@@ -220,18 +237,25 @@ uint64_t Builder::group(const uint64_t* const* first, const uint64_t* const* end
       r.buffer = ks.buffer;
       r.active = mask;
       for (int l = 0; l < nlanes; ++l) r.offset[size_t(l)] = uint32_t(pos[l][i]);
+      if (key_form(key) == uint32_t(Form::Matrix)) r.active = without_rowless(r, accesses);
     }
     return accesses;
   }
   // Divergent: one record per meeting of the lanes (grouping.h). Within a barrier
   // interval every lane is either at an access or done, so `pending` is the lanes with
-  // entries left.
+  // entries left. A warp-collective entry waits for the lanes still on their way to it.
   for (;;) {
     uint32_t pending = 0;
     for (int l = 0; l < nlanes; ++l)
       if (pos[l] != end[l]) pending |= 1u << l;
     if (!pending) break;
-    const uint32_t leader = group_leader(pending);
+    uint32_t leader = group_leader(pending);
+    if (key_is_collective(uint32_t(*pos[leader] >> 32))) {
+      uint32_t behind = 0;
+      for (int l = 0; l < nlanes; ++l)
+        if (((pending >> l) & 1u) && !key_is_collective(uint32_t(*pos[l] >> 32))) behind |= 1u << l;
+      leader = collective_leader(pending, behind);
+    }
     const uint32_t key = uint32_t(*pos[leader] >> 32);
     uint32_t same = 0;
     for (int l = 0; l < nlanes; ++l)
@@ -263,6 +287,13 @@ uint64_t Builder::group(const uint64_t* const* first, const uint64_t* const* end
     a.active = lanes;
     a.buffer = ks.buffer;
     a.offset = off;
+    if (key_form(key) == uint32_t(Form::Matrix))
+      for (int l = 0; l < nlanes; ++l)
+        if (((lanes >> l) & 1u) && off[l] == kNoRow) {
+          a.active &= ~(1u << l);
+          off[l] = 0;
+          --accesses;
+        }
     add(a);
   }
   return accesses;

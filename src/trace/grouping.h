@@ -9,6 +9,11 @@
 // no lane is pending, the lanes at a barrier pass it (the block's epoch advances) and the
 // others have ended. A warp whose lanes agree on every access (a converged warp) makes
 // one record of every lane per access.
+//
+// A warp-collective instruction (ldmatrix, mma: .sync.aligned) is executed by the whole
+// warp at once, however its lanes came to it, and every lane has an entry for it (an
+// ldmatrix lane that brings no row has one with kNoRow). So when the leader is at one, the
+// pending lanes not yet there lead first: the instruction becomes one record of all of them.
 #pragma once
 #include <cstdint>
 
@@ -23,6 +28,19 @@ WS_INLINE_HD uint32_t group_leader(uint32_t pending) {
 #else
   return uint32_t(__builtin_ctz(pending));
 #endif
+}
+
+// Entries of warp-collective instructions: ldmatrix rows (Form::Matrix) and mma events
+// (Form::Mma); builder.cpp checks these numbers against trace::Form.
+constexpr uint32_t kMatrixForm = 1, kMmaForm = 6;
+WS_INLINE_HD constexpr bool key_is_collective(uint32_t k) {
+  return key_is_event(k) ? key_event_form(k) == kMmaForm : key_form(k) == kMatrixForm;
+}
+
+// The leader when the lowest pending lane is at a collective instruction: the lowest of the
+// pending lanes still `behind` it (their next entry is not collective), else that lane.
+WS_INLINE_HD uint32_t collective_leader(uint32_t pending, uint32_t behind) {
+  return group_leader(behind ? behind : pending);
 }
 
 // The lanes of the next record: the pending lanes at the leader's site (`at_leader_site`:

@@ -24,6 +24,10 @@ enum class Op : uint8_t { Load = 0, Store = 1, Atomic = 2 };
 
 // No site: an access that was refused (out of bounds), never recorded.
 constexpr uint32_t kNoKey = 0xffffffffu;
+// The offset of a lane's entry at a warp-collective instruction it takes no row of (an
+// ldmatrix .x1/.x2 reads the rows of lanes 0-7/0-15 only): the entry says the lane was
+// there, so that the instruction's lanes are grouped as one, and is no access.
+constexpr uint32_t kNoRow = 0xffffffffu;
 
 WS_INLINE_HD constexpr uint32_t log2_bytes(uint32_t bytes) {
   return bytes == 1 ? 0u : bytes == 2 ? 1u : bytes == 4 ? 2u : bytes == 8 ? 3u : 4u;

@@ -438,26 +438,25 @@ TEST_CASE("matmul_tiled.cu equals catalog matmul_tiled (tile 16) warp by warp: i
 }
 
 TEST_CASE("tc_twin.cu equals catalog tc_mma_plain and tc_mma_swizzled warp by warp: ldmatrix rows, tile copies, float2 stores") {
+  // At -O3 only: -G copies the float4 that the tile fill's `?:` picks through four 4-byte
+  // loads, which is the compiler's choice, not the kernel's.
   if (!can_run()) return;
-  for (bool literal : {true, false}) {
-    program::Options o = opts("tc_twin.cu");
-    o.literal = literal;
-    program::Result r = program::run(o);
-    CHECK(r.output.find("plain tiles: correct") != std::string::npos);
-    CHECK(r.output.find("swizzled tiles: correct") != std::string::npos);
-    REQUIRE(r.trace.launches.size() == 2);
-    for (uint32_t launch = 0; launch < 2; ++launch) {
-      const char* id = launch ? "tc_mma_swizzled" : "tc_mma_plain";
-      INFO(std::string(literal ? "--literal" : "-O3") << ", " << id);
-      const trace::Trace mine = trace::launch_trace(r.trace, launch);
-      auto s = catalog_twin(id, 128, {});
-      auto a = requests_by_warp(mine), b = requests_by_warp(s->trace());
-      REQUIRE(a.size() == b.size());
-      CHECK(same_warps(a, b, !literal) == a.size());
-      // The same products, as events: 4 k16 steps × 8 mmas a warp, 2 k passes, 16 warps.
-      CHECK(mine.events.size() == s->trace().events.size());
-      CHECK(mine.events.size() == 4 * 8 * 2 * 16);
-    }
+  program::Options o = opts("tc_twin.cu");
+  program::Result r = program::run(o);
+  CHECK(r.output.find("plain tiles: correct") != std::string::npos);
+  CHECK(r.output.find("swizzled tiles: correct") != std::string::npos);
+  REQUIRE(r.trace.launches.size() == 2);
+  for (uint32_t launch = 0; launch < 2; ++launch) {
+    const char* id = launch ? "tc_mma_swizzled" : "tc_mma_plain";
+    INFO(id);
+    const trace::Trace mine = trace::launch_trace(r.trace, launch);
+    auto s = catalog_twin(id, 128, {});
+    auto a = requests_by_warp(mine), b = requests_by_warp(s->trace());
+    REQUIRE(a.size() == b.size());
+    CHECK(same_warps(a, b, false) == a.size());  // in order
+    // The same products, as events: 4 k16 steps × 8 mmas a warp, 2 k passes, 16 warps.
+    CHECK(mine.events.size() == s->trace().events.size());
+    CHECK(mine.events.size() == 4 * 8 * 2 * 16);
   }
 }
 

@@ -31,14 +31,14 @@ struct Fixture {
     });
   }
   // Groups lanes' streams (one vector of entries per lane) as one warp interval.
-  void group(const std::vector<std::vector<uint64_t>>& lanes, uint32_t epoch = 0) {
+  uint64_t group(const std::vector<std::vector<uint64_t>>& lanes, uint32_t epoch = 0) {
     const uint64_t* first[kWarpSize];
     const uint64_t* end[kWarpSize];
     for (size_t l = 0; l < lanes.size(); ++l) {
       first[l] = lanes[l].data();
       end[l] = lanes[l].data() + lanes[l].size();
     }
-    b.group(first, end, int(lanes.size()), 0, 0, epoch, seq);
+    return b.group(first, end, int(lanes.size()), 0, 0, epoch, seq);
   }
   uint32_t seq = 0;
 };
@@ -102,6 +102,65 @@ TEST_CASE("lanes that run out early drop out of later records; a partial warp ha
   CHECK(f.t.records[0].active == 0b11111);
   CHECK(f.t.records[1].active == 0b00011);
   CHECK(f.t.records[1].offset[1] == 101);
+}
+
+TEST_CASE("a warp-collective instruction is one record of all its lanes, however they came to it") {
+  // Lanes 0-15 fill a tile with zeros (two stores, key 3), lanes 16-31 copy (one, key 4);
+  // then the whole warp runs an ldmatrix (key m) and an mma (an event), then a store (key
+  // 5). The lowest lane reaches the ldmatrix first, but the instruction waits for lanes
+  // 16-31, which are not there yet. On paper: 3 (0-15), 3 (0-15), 4 (16-31), m (all),
+  // the mma (all), 5 (all).
+  Fixture f;
+  const uint32_t m = with_form(make_key(9, 0, 0, 16), 1), mma = event_key(10, 6);
+  REQUIRE(key_is_collective(m));
+  REQUIRE(key_is_collective(mma));
+  CHECK_FALSE(key_is_collective(event_key(10, 7)));  // a commit is no collective
+  std::vector<std::vector<uint64_t>> lanes(32);
+  for (uint32_t l = 0; l < 32; ++l) {
+    if (l < 16)
+      lanes[l] = {entry(3, l), entry(3, 64 + l)};
+    else
+      lanes[l] = {entry(4, l)};
+    lanes[l].push_back(entry(m, 16 * l));
+    lanes[l].push_back(entry(mma, 0));
+    lanes[l].push_back(entry(5, l));
+  }
+  f.group(lanes);
+  REQUIRE(f.t.records.size() == 5);
+  const uint32_t want[5][2] = {{3, 0xffffu}, {3, 0xffffu}, {4, 0xffff0000u}, {m, ~0u}, {5, ~0u}};
+  for (int i = 0; i < 5; ++i) {
+    CAPTURE(i);
+    CHECK(f.t.sites[f.t.records[size_t(i)].site].line == want[i][0]);
+    CHECK(f.t.records[size_t(i)].active == want[i][1]);
+  }
+  CHECK(f.t.records[3].offset[31] == 496);
+  REQUIRE(f.t.events.size() == 1);
+  CHECK(f.t.events[0].active == ~0u);
+  CHECK(f.t.events[0].seq == 4);
+}
+
+TEST_CASE("an ldmatrix .x2: lanes 16-31 are at the instruction with no row, and no access") {
+  // Converged, and after a divergent start: either way one record of lanes 0-15.
+  const uint32_t m = with_form(make_key(9, 0, 0, 16), 1);
+  for (bool diverge : {false, true}) {
+    CAPTURE(diverge);
+    Fixture f;
+    std::vector<std::vector<uint64_t>> lanes(32);
+    for (uint32_t l = 0; l < 32; ++l) {
+      if (diverge && l >= 16) lanes[l].push_back(entry(4, l));
+      lanes[l].push_back(entry(m, l < 16 ? 16 * l : kNoRow));
+      lanes[l].push_back(entry(5, l));
+    }
+    const uint64_t accesses = f.group(lanes);
+    REQUIRE(f.t.records.size() == (diverge ? 3u : 2u));
+    const Record& r = f.t.records[diverge ? 1 : 0];
+    CHECK(f.t.sites[r.site].line == m);
+    CHECK(r.active == 0xffffu);
+    CHECK(r.offset[15] == 240);
+    CHECK(r.offset[16] == 0);
+    CHECK(f.t.records.back().active == ~0u);
+    CHECK(accesses == (diverge ? 16u : 0u) + 16 + 32);
+  }
 }
 
 TEST_CASE("event entries become events, numbered on the records' seq, and count as no access") {
