@@ -374,6 +374,73 @@ TEST_CASE("transpose_twin.cu on an H100 equals the emulated device's trace, requ
   CHECK(ops == std::set<std::string>{"LDG.E", "STS", "LDS", "STG.E"});
 }
 
+TEST_CASE("ldmatrix, cp.async and mma programs on an H100 equal the emulated device's traces, request for request") {
+  // The replay pack's traces of ldmatrix_swizzle.cu (LDSM from a plain and a swizzled tile),
+  // async_copy.cu (LDGSTS: the global read and the shared write of each copy) and tc_twin.cu
+  // (an HGEMM of ldmatrix and mma.sync), recorded by the GPU tracer on an H100.
+  struct Want {
+    const char* name;
+    const char* sass;  // an instruction the GPU ran
+    uint32_t launches;
+  };
+  for (const Want& w : {Want{"ldmatrix_swizzle", "LDSM.16.M88.4", 2}, Want{"async_copy", "LDGSTS.E.BYPASS.128", 1},
+                        Want{"tc_twin", "LDSM.16.M88.4", 2}}) {
+    CAPTURE(w.name);
+    const trace::Trace gpu = trace::read_trace(std::string("assets/replay/sass/") + w.name + ".wstrace");
+    REQUIRE(gpu.launches.size() == w.launches);
+    bool ran = false;
+    for (const trace::Site& s : gpu.sites) ran |= s.instruction.find(w.sass) != std::string::npos;
+    CHECK(ran);
+    if (!can_run_programs()) continue;
+    program::Options o;
+    o.source = std::string("tests/programs/") + w.name + ".cu";
+    o.echo = false;
+    const program::Result emu = program::run(o);
+    REQUIRE(emu.trace.launches.size() == w.launches);
+    for (uint32_t k = 0; k < w.launches; ++k) {
+      CAPTURE(k);
+      const auto g = requests_of(gpu, k), e = requests_of(emu.trace, k);
+      CHECK(g.size() == e.size());
+      for (const auto& [warp, set] : e) {
+        INFO("block " << warp.first << " warp " << warp.second);
+        auto it = g.find(warp);
+        REQUIRE(it != g.end());
+        CHECK(it->second == set);
+      }
+    }
+  }
+  // The figures themselves, from the H100's trace: 32 wavefronts an LDSM from the plain
+  // tile, 4 from the swizzled one.
+  const trace::Trace ldsm = trace::read_trace("assets/replay/sass/ldmatrix_swizzle.wstrace");
+  for (uint32_t k = 0; k < 2; ++k) {
+    const trace::Trace one = trace::launch_trace(ldsm, k);
+    const analysis::Report rep = analysis::analyze(one, analysis::DramModel{});
+    int matrix = 0;
+    for (const analysis::SiteStats& st : rep.sites)
+      if (one.sites[st.site].instruction.find("LDSM") != std::string::npos) {
+        ++matrix;
+        CHECK(st.wavefronts_per_request == doctest::Approx(k ? 4.0 : 32.0));
+      }
+    CHECK(matrix == 2);  // the A and the B tiles
+  }
+  // cp.async on the H100: 16 bytes a lane, 16 lanes, 8 sectors read and 2 wavefronts
+  // written; 4 bytes a lane, 32 lanes, 4 sectors and 1 wavefront.
+  const trace::Trace copy = trace::read_trace("assets/replay/sass/async_copy.wstrace");
+  const analysis::Report rep = analysis::analyze(copy, analysis::DramModel{});
+  int halves = 0;
+  for (const analysis::SiteStats& st : rep.sites) {
+    const trace::Site& site = copy.sites[st.site];
+    if (site.instruction.find("LDGSTS") == std::string::npos) continue;
+    ++halves;
+    const bool wide = site.bytes == 16;
+    if (site.space == trace::Space::Global)
+      CHECK(st.sectors_per_request == doctest::Approx(wide ? 8.0 : 4.0));
+    else
+      CHECK(st.wavefronts_per_request == doctest::Approx(wide ? 2.0 : 1.0));
+  }
+  CHECK(halves == 4);
+}
+
 TEST_CASE("matmul_tiled.cu on an H100: the inner product's 32 scalar shared loads ran as 16 LDS and 4 LDS.128") {
   const trace::Trace gpu = gpu_fixture("matmul_tiled");  // blocks 0-1 of 16, size 64
   REQUIRE(gpu.launches.size() == 1);
