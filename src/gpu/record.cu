@@ -79,6 +79,14 @@ __device__ __forceinline__ void write_record(unsigned long long r, uint32_t key,
   }
 }
 
+// The leader of a round: the lowest pending lane, or, when that lane is at a warp-collective
+// instruction, the lowest pending lane not there yet (grouping.h).
+__device__ __forceinline__ uint32_t round_leader(unsigned all, unsigned pending, uint32_t key, bool waiting) {
+  const uint32_t leader = trace::group_leader(pending);
+  if (!trace::key_is_collective(__shfl_sync(all, key, leader))) return leader;
+  return trace::collective_leader(pending, __ballot_sync(all, waiting && !trace::key_is_collective(key)));
+}
+
 // One warp per recorded warp (block = 32 threads; blockIdx.x = slot * warps + warp).
 // Lane l replays thread warp * 32 + l. Each round, every lane shows its next entry; the
 // lowest lane waiting at an access leads, and the lanes waiting at the leader's site make
@@ -188,12 +196,8 @@ __global__ void __launch_bounds__(32) merge_logs(uint32_t threads, uint32_t warp
       if (at_barrier) ++pos, ++epoch;
       continue;
     }
-    uint32_t leader = trace::group_leader(pending);
-    uint32_t lead_key = __shfl_sync(all, key, leader);
-    if (trace::key_is_collective(lead_key)) {  // the lanes not there yet go first (grouping.h)
-      leader = trace::collective_leader(pending, __ballot_sync(all, waiting && !trace::key_is_collective(key)));
-      lead_key = __shfl_sync(all, key, leader);
-    }
+    const uint32_t leader = round_leader(all, pending, key, waiting);
+    const uint32_t lead_key = __shfl_sync(all, key, leader);
     const uint32_t lead_epoch = __shfl_sync(all, epoch, leader);
     const unsigned group = trace::group_lanes(pending, __ballot_sync(all, key == lead_key));
     const unsigned long long r = chunk.take(1, all, lane, leader);

@@ -119,6 +119,9 @@ uint32_t Builder::event_site(uint32_t key) {
   s.line = key_line(key);
   s.form = Form(key_event_form(key));
   s.bytes = 0;
+  // An event key carries no instruction; a catalog kernel's mma is the kernel contract's
+  // one form (ctx.mma_m16n8k16), named so that the fragment view can lay it out.
+  if (s.form == Form::Mma) s.instruction = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32";
   if (!t_->files.empty()) {
     s.column = index_column(t_->files[0].text, s.line, std::string());
     s.code = source_line(t_->files[0].text, s.line);

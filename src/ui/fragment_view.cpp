@@ -39,12 +39,12 @@ struct GridPlace {
   ImVec2 at;  // top-left of cell (0, 0)
 };
 
-// The grid's title as long as `room` allows: "A 16×16 · .f16 · 4 registers a lane", then
+// The grid's title as long as `room` allows: "A: 16×16 · .f16 · 4 registers a lane", then
 // without the registers, then the name alone.
 std::string grid_title(const analysis::FragmentGrid& g, float room) {
   const char* name = g.name == 'C' ? "C/D" : g.name == 'A' ? "A" : "B";
   char shape[64], full[128];
-  std::snprintf(shape, sizeof shape, "%s %u×%u · .%s", name, g.rows, g.cols, g.type.c_str());
+  std::snprintf(shape, sizeof shape, "%s: %u×%u · .%s", name, g.rows, g.cols, g.type.c_str());
   std::snprintf(full, sizeof full, "%s · %u %s a lane", shape, g.regs, g.regs == 1 ? "register" : "registers");
   for (const char* t : {full, shape})
     if (text_size(FontRole::Small, t).x <= room) return t;

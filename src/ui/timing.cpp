@@ -43,7 +43,14 @@ std::vector<TimingTable> load_replay_pack(const std::string& dir, std::string& m
   std::vector<fs::path> files;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec))
+  {
+    // sass/ holds SASS traces and their index (programs.json), not timings.
+    if (it->is_directory(ec) && it->path().filename() == "sass") {
+      it.disable_recursion_pending();
+      continue;
+    }
     if (it->is_regular_file(ec) && it->path().extension() == ".json") files.push_back(it->path());
+  }
   std::sort(files.begin(), files.end());
   for (const auto& f : files) {
     std::ifstream in(f, std::ios::binary);

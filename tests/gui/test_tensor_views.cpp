@@ -79,9 +79,9 @@ TEST_CASE("the fragment view names the lane and register of every element of A, 
   CHECK(none.lane == -1);
   const auto texts = texts_of(sc);
   CHECK(texts.count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 1);
-  CHECK(texts.count("A 16×16 · .f16 · 4 registers a lane") == 1);
-  CHECK(texts.count("B 16×8 · .f16 · 2 registers a lane") == 1);
-  CHECK(texts.count("C/D 16×8 · .f32 · 4 registers a lane") == 1);
+  CHECK(texts.count("A: 16×16 · .f16 · 4 registers a lane") == 1);
+  CHECK(texts.count("B: 16×8 · .f16 · 2 registers a lane") == 1);
+  CHECK(texts.count("C/D: 16×8 · .f32 · 4 registers a lane") == 1);
   CHECK(texts.count("block (0,0) · warp 0 · line 14 · the warp's next mma after this request") == 1);
   for (int lane : {0, 17, 31}) CHECK(texts.count(std::to_string(lane)) == 1);
   CHECK(texts.count("r3") == 1);
@@ -221,12 +221,12 @@ TEST_CASE("the app opens the tile trace from a file: fragment panel in place of 
     const auto texts = test::frame_texts(ctx, u);
     CHECK(texts.count("matrix 0 · lanes 0–7 → rows 0–7 · 1 wavefront") == 1);
     CHECK(u.state.fragments);
-    if (!present) CHECK(texts.count("A 16×16 · .f16") + texts.count("A 16×16 · .f16 · 4 registers a lane") == 1);
+    if (!present) CHECK(texts.count("A: 16×16 · .f16") + texts.count("A: 16×16 · .f16 · 4 registers a lane") == 1);
     // 8 enlarges the fragment panel.
     u.enlarge(ui::Panel::Fragments);
     const auto big = test::frame_texts(ctx, u);
-    CHECK(big.count("C/D 16×8 · .f32") + big.count("C/D 16×8 · .f32 · 4 registers a lane") == 1);
-    CHECK(big.count("A 16×16 · .f16 · 4 registers a lane") == 1);
+    CHECK(big.count("C/D: 16×8 · .f32") + big.count("C/D: 16×8 · .f32 · 4 registers a lane") == 1);
+    CHECK(big.count("A: 16×16 · .f16 · 4 registers a lane") == 1);
     for (int i = 0; i < 30; ++i) ctx.frame(u);
   }
   std::filesystem::remove_all(dir);
