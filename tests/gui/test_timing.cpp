@@ -210,6 +210,18 @@ TEST_CASE("the tensor-core ladder is a percentage of cuBLAS HGEMM, not of SGEMM"
   CHECK(ui::percent_of_reference(bare, t, true) == doctest::Approx(20));
   // The SGEMM ladder beside it keeps SGEMM.
   CHECK(ui::timing_ladder(store, "matmul_tiled", {}).ref == "cuBLAS SGEMM");
+  // The bundled pack's H100 run, whose rows have GB/s as well: still HGEMM, in GFLOP/s, and
+  // the SASS traces' index beside it is no timing file.
+  std::string msg;
+  ui::TimingStore bundled;
+  bundled.replay = ui::load_replay_pack("assets/replay", msg);
+  CHECK(msg.empty());
+  const ui::TimingLadder h = ui::timing_ladder(bundled, "tc_mma_swizzled", {});
+  CHECK(h.compute);
+  CHECK(h.ref == "cuBLAS HGEMM");
+  REQUIRE(h.rows.size() == 3);
+  CHECK(h.rows[2].pct > h.rows[0].pct);  // pipelined ahead of plain
+  CHECK(ui::timing_ladder(bundled, "swizzle_xor", {}).ref == "device-to-device copy");
 }
 
 TEST_CASE("what the benchmark size means for each kernel") {
