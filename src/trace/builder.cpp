@@ -190,6 +190,16 @@ uint64_t Builder::group(const uint64_t* const* first, const uint64_t* const* end
     pos[l] = first[l];
     accesses += uint64_t(end[l] - first[l]);
   }
+  // An event entry of the lanes `active`, numbered on the records' seq.
+  auto event = [&](uint32_t active, uint32_t key, uint32_t arg) {
+    WarpAccess e;
+    e.block = block;
+    e.warp = warp;
+    e.epoch = epoch;
+    e.seq = seq++;
+    e.active = active;
+    add_event(e, key, arg);
+  };
   // Fast path: every lane executed the same sequence of keys (a converged warp).
   bool converged = true;
   const size_t len = size_t(end[0] - pos[0]);
@@ -211,13 +221,7 @@ uint64_t Builder::group(const uint64_t* const* first, const uint64_t* const* end
     for (size_t i = 0; i < len; ++i) {
       const uint32_t key = uint32_t(pos[0][i] >> 32);
       if (key_is_event(key)) {
-        WarpAccess e;
-        e.block = block;
-        e.warp = warp;
-        e.epoch = epoch;
-        e.seq = seq++;
-        e.active = mask;
-        add_event(e, key, uint32_t(pos[0][i]));
+        event(mask, key, uint32_t(pos[0][i]));
         accesses -= uint64_t(nlanes);
         continue;
       }
@@ -265,13 +269,7 @@ uint64_t Builder::group(const uint64_t* const* first, const uint64_t* const* end
       if (pos[l] != end[l] && uint32_t(*pos[l] >> 32) == key) same |= 1u << l;
     const uint32_t lanes = group_lanes(pending, same);
     if (key_is_event(key)) {
-      WarpAccess e;
-      e.block = block;
-      e.warp = warp;
-      e.epoch = epoch;
-      e.seq = seq++;
-      e.active = lanes;
-      add_event(e, key, uint32_t(*pos[leader]));
+      event(lanes, key, uint32_t(*pos[leader]));
       for (int l = 0; l < nlanes; ++l)
         if ((lanes >> l) & 1u) ++pos[l];
       accesses -= uint64_t(__builtin_popcount(lanes));

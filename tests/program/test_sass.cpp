@@ -345,6 +345,18 @@ trace::Trace gpu_fixture(const std::string& name) {
 
 using test::requests_of;
 
+// Every warp of the emulated trace `e` issued the requests the GPU's `g` holds for it.
+template <class Requests>
+void same_warps(const Requests& g, const Requests& e) {
+  CHECK(g.size() == e.size());
+  for (const auto& [warp, set] : e) {
+    INFO("block " << warp.first << " warp " << warp.second);
+    auto it = g.find(warp);
+    REQUIRE(it != g.end());
+    CHECK(it->second == set);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("transpose_twin.cu on an H100 equals the emulated device's trace, request for request, warp by warp") {
@@ -360,13 +372,7 @@ TEST_CASE("transpose_twin.cu on an H100 equals the emulated device's trace, requ
   for (uint32_t k = 0; k < 2; ++k) {
     CAPTURE(k);
     const auto g = requests_of(gpu, k), e = requests_of(emu.trace, k);
-    CHECK(g.size() == e.size());
-    for (const auto& [warp, set] : e) {
-      INFO("block " << warp.first << " warp " << warp.second);
-      auto it = g.find(warp);
-      REQUIRE(it != g.end());
-      CHECK(it->second == set);
-    }
+    same_warps(g, e);
   }
   // SASS names: the scalar loads and stores as ptxas wrote them.
   std::set<std::string> ops;
@@ -405,13 +411,7 @@ TEST_CASE("ldmatrix, cp.async and mma programs on an H100 equal the emulated dev
       CAPTURE(k);
       const auto g = requests_of(gpu, k, nullptr, !w.shared_by_request);
       const auto e = requests_of(emu.trace, k, nullptr, !w.shared_by_request);
-      CHECK(g.size() == e.size());
-      for (const auto& [warp, set] : e) {
-        INFO("block " << warp.first << " warp " << warp.second);
-        auto it = g.find(warp);
-        REQUIRE(it != g.end());
-        CHECK(it->second == set);
-      }
+      same_warps(g, e);
       // Per line, space and operation: the same requests, sectors and wavefronts.
       using Totals = std::array<double, 4>;
       auto totals = [k](const trace::Trace& t) {
