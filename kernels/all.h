@@ -35,4 +35,5 @@
   X(async_copy_tiles)             \
   X(tc_mma_plain)                 \
   X(tc_mma_swizzled)              \
-  X(tc_mma_pipelined)
+  X(tc_mma_pipelined)             \
+  X(tc_mma_tuned)

@@ -20,6 +20,8 @@
 //                      flight (copy of tile k+2 while the mmas work on tile k), swizzled tiles
 //                      in one dynamic shared array (a static one would be declared twice
 //                      where a launch records some blocks and runs the others plainly)
+//   tc_mma_tuned       the pipeline with a 128×128 C tile: eight warps of 64×32 or four of
+//                      64×64, 3 or 4 stages, half the global and shared traffic per mma
 //
 // The fragments, as the PTX ISA draws them for m16n8k16 (g = lane / 4, t = lane % 4):
 //   A (16×16): a0 = (g, 2t..2t+1), a1 = (g+8, 2t..), a2 = (g, 2t+8..), a3 = (g+8, 2t+8..)
@@ -169,14 +171,20 @@ struct TcMmaStaged {
 // 128-byte line of shared memory holds two rows; the swizzle works on lines: chunk u (0-7)
 // of line L is stored at u ^ (L & 7), and the 8 rows of every ldmatrix matrix still land in
 // 8 different bank groups.
-template <int STAGES>
+//
+// tc_mma_tuned is the same kernel with a larger tile: 256 threads, a 128×128 tile of C, eight
+// warps of 64×32 (or four of 64×64), so that each half loaded into shared memory feeds twice
+// the mmas; 3 stages fill the 48 KiB a block may take without asking, 4 take 64 KiB.
+template <int STAGES, int BM_ = 128, int BN_ = 64, int WARPS_M = 2, int WARPS_N = 2>
 struct TcMmaPipelined {
-  static constexpr int BM = 128, BN = 64, BK = 32, THREADS = 128;
-  static constexpr int MT = 4, NT = 4;   // a warp's 64×32 of C, in m16n8 tiles
+  static constexpr int BM = BM_, BN = BN_, BK = 32, THREADS = 32 * WARPS_M * WARPS_N;
+  static constexpr int WTM = BM / WARPS_M, WTN = BN / WARPS_N;  // a warp's patch of C
+  static constexpr int MT = WTM / 16, NT = WTN / 8;             // ... in m16n8 tiles
   static constexpr int CHUNKS = BK / 8;  // 16-byte chunks in a tile row
   static constexpr int B_START = STAGES * BM * BK;             // where the B tiles start, in halves
   static constexpr int SHARED_BYTES = STAGES * (BM + BN) * BK * 2;  // the dynamic shared array
   static_assert(STAGES >= 2, "a pipeline needs a stage to copy into while another is read");
+  static_assert(MT >= 1 && NT % 2 == 0 && BM * CHUNKS % THREADS == 0 && BN * CHUNKS % THREADS == 0, "tile shape");
 
   // Where chunk c of row r of stage s of a tile of ROWS rows is stored, in halves from the
   // start of that tile's stages: its 128-byte line, then its swizzled chunk in the line.
@@ -188,20 +196,20 @@ struct TcMmaPipelined {
 
   template <class Ctx>
   WS_KERNEL void operator()(Ctx& ctx, const TensorArgs& a) const {
-    WS_DYNAMIC_SHARED(half, tiles);  // [STAGES A tiles of 128×32][STAGES B tiles of 64×32]
+    WS_DYNAMIC_SHARED(half, tiles);  // [STAGES A tiles of BM×32][STAGES B tiles of BN×32]
     auto A = ctx.global(a.A);
     auto B = ctx.global(a.B);
     auto C2 = ctx.global(a.C.template as<float2>());
     const int N = a.N;
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     const int rowBase = blockIdx.y * BM, colBase = blockIdx.x * BN;
-    const int wm = (warp / 2) * 64, wn = (warp % 2) * 32;
+    const int wm = (warp / WARPS_N) * WTM, wn = (warp % WARPS_N) * WTN;
     const int KT = (N + BK - 1) / BK;  // tiles along k
     WarpTile<MT, NT> w;
     w.clear();
 
-    // Tile kt into stage s: 512 chunks of A (four a thread) and 256 of B (two). Chunks
-    // outside the matrix are zeros stored directly (nothing to copy).
+    // Tile kt into stage s: BM × 4 chunks of A and BN × 4 of B (128×64: four and two a
+    // thread). Chunks outside the matrix are zeros stored directly (nothing to copy).
     auto copy_tile = [&](int s, int kt) {
       for (int i = tid; i < BM * CHUNKS; i += THREADS) {
         int r = i / CHUNKS, c = i % CHUNKS, gm = rowBase + r, gk = kt * BK + c * 8, e = at<BM>(s, r, c);

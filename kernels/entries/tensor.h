@@ -108,4 +108,35 @@ struct tc_mma_pipelined : TensorFamily {
   }
 };
 
+struct tc_mma_tuned : TensorFamily {
+  static catalog::KernelInfo info() {
+    auto k = base("tc_mma_tuned", "HGEMM on tensor cores: 128×128 tiles, 3 stages", R"(
+      The pipelined kernel with a block tile twice as wide: 128×128 of C, 3 or 4 stages of
+      cp.async copies (48 or 64 KiB of shared memory; past 48 KiB a kernel must ask for it). Each 16-byte
+      chunk of A now feeds the mmas of 128 columns of C instead of 64, so a block reads half
+      as many bytes of A and B from global and shared memory per mma. The warps split the tile
+      as 8 patches of 64×32 (warps=8) or 4 of 64×64 (warps=4: more registers a thread, each
+      B fragment reused by more mmas, fewer warps to hide latency). Compare the rungs' times:
+      the tensor cores were waiting on memory.)");
+    k.teach_size = 128;
+    k.params.push_back({"warps", 4, {4, 8}, 4, 8, "warps a block: 4 of 64×64 (on an H100 the faster) or 8 of 64×32"});
+    k.params.push_back({"stages", 3, {3, 4}, 3, 4, "tiles of A and B in flight (3: 48 KiB of shared memory, 4: 64 KiB)"});
+    return k;
+  }
+  template <class L>
+  static void run(L& l, const catalog::Params& p) {
+    catalog::with_constant<3, 4>(p["stages"], [&](auto stages) {
+      constexpr int S = decltype(stages)::value;
+      auto go = [&](auto k) {
+        using K = decltype(k);
+        l.template launch<K>(grid(p, K::BM, K::BN), dim3(K::THREADS), uint32_t(K::SHARED_BYTES), args(l, p));
+      };
+      if (p["warps"] == 4)
+        go(TcMmaPipelined<S, 128, 128, 2, 2>{});
+      else
+        go(TcMmaPipelined<S, 128, 128, 2, 4>{});
+    });
+  }
+};
+
 }  // namespace ws::kernels

@@ -60,6 +60,8 @@ inline std::vector<Case> teaching_cases() {
       {"tc_mma_swizzled", 72, {}},
       {"tc_mma_pipelined", 200, {{"stages", 2}}},
       {"tc_mma_pipelined", 136, {{"stages", 3}}},
+      {"tc_mma_tuned", 200, {{"warps", 8}}},
+      {"tc_mma_tuned", 136, {{"warps", 4}, {"stages", 4}}},
   };
   for (const auto& c : extra)
     if (catalog::find(c.kernel)) v.push_back(c);
