@@ -11,35 +11,13 @@
 #include "analysis/analysis.h"
 #include "catalog.h"
 #include "contract.h"
-#include "emu/record.h"
+#include "emulated.h"
 
 using namespace ws;
 
 namespace {
 
-struct Run {
-  trace::Trace t;
-  analysis::Report rep;
-  double error = 0;
-};
-
-Run record(const char* id, int64_t size) {
-  const auto* k = catalog::find(id);
-  REQUIRE(k);
-  catalog::Params p;
-  const std::string err = catalog::resolve(*k, size, {}, p);
-  REQUIRE_MESSAGE(err.empty(), err);
-  auto got = catalog::make_arrays(*k, p);
-  auto want = got;
-  k->reference(p, want);
-  Run r;
-  emu::record(*k, p, got, {}, r.t);
-  r.error = catalog::max_rel_error(*k, p, got, want);
-  analysis::DramModel m;
-  REQUIRE(analysis::dram_preset("textbook", m));
-  r.rep = analysis::analyze(r.t, m);
-  return r;
-}
+using Run = test::Emulated;
 
 const analysis::SiteStats& site_stats(const Run& r, trace::Form form) {
   for (const auto& s : r.rep.sites)
@@ -54,7 +32,7 @@ TEST_CASE("ldmatrix.x4 of a 64×64 half tile: 32 wavefronts plain, 4 padded, 4 X
   const std::map<std::string, double> want = {{"swizzle_plain", 32}, {"swizzle_padded", 4}, {"swizzle_xor", 4}};
   for (const auto& [id, wavefronts] : want) {
     CAPTURE(id);
-    Run r = record(id.c_str(), 64);
+    Run r = test::emulate(id, 64);
     CHECK(r.error == 0.0);
     const auto& ld = site_stats(r, trace::Form::Matrix);
     CHECK(ld.requests == 16);  // 4 warps × 4 k-steps
@@ -64,8 +42,8 @@ TEST_CASE("ldmatrix.x4 of a 64×64 half tile: 32 wavefronts plain, 4 padded, 4 X
     CHECK(ld.ideal_wavefronts == 4 * ld.requests);
   }
   // The padded tile holds 64 rows of 72 halves; the others 64 of 64.
-  CHECK(record("swizzle_padded", 64).t.buffers.back().size_bytes == 64 * 72 * 2);
-  CHECK(record("swizzle_xor", 64).t.buffers.back().size_bytes == 64 * 64 * 2);
+  CHECK(test::emulate("swizzle_padded", 64).t.buffers.back().size_bytes == 64 * 72 * 2);
+  CHECK(test::emulate("swizzle_xor", 64).t.buffers.back().size_bytes == 64 * 64 * 2);
 }
 
 TEST_CASE("the swizzle entries read half arrays and refuse a size that is not whole tiles") {
@@ -83,7 +61,7 @@ TEST_CASE("the swizzle entries read half arrays and refuse a size that is not wh
 }
 
 TEST_CASE("async_copy_tiles: 8 sectors read at issue, 2 wavefronts written at the wait") {
-  Run r = record("async_copy_tiles", 1024);
+  Run r = test::emulate("async_copy_tiles", 1024);
   CHECK(r.error == 0.0);
   // Two cp_async16 calls (the first tile, then each next one): every site of either half
   // costs the same, and each block has 8 of each.

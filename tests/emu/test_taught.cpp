@@ -9,7 +9,7 @@
 
 #include "analysis/analysis.h"
 #include "catalog.h"
-#include "emu/record.h"
+#include "emulated.h"
 
 using namespace ws;
 
@@ -17,9 +17,7 @@ namespace {
 
 // Records `id` at `size` with `set`, checks its outputs against the reference, and returns
 // the statistics of the site on source line `code` (the first site whose text contains it).
-struct Recorded {
-  trace::Trace t;
-  analysis::Report rep;
+struct Recorded : test::Emulated {
   const analysis::SiteStats* site(const std::string& code, trace::Op op) const {
     for (size_t i = 0; i < t.sites.size(); ++i)
       if (t.sites[i].code.find(code) != std::string::npos && t.sites[i].op == op) return &rep.sites[i];
@@ -28,18 +26,8 @@ struct Recorded {
 };
 
 Recorded record(const std::string& id, int64_t size, const std::map<std::string, int64_t>& set = {}) {
-  const auto* k = catalog::find(id);
-  REQUIRE(k);
-  catalog::Params p;
-  REQUIRE(catalog::resolve(*k, size, set, p) == "");
-  auto got = catalog::make_arrays(*k, p);
-  auto want = got;
-  k->reference(p, want);
-  Recorded r;
-  emu::record(*k, p, got, {}, r.t);
-  CHECK(catalog::max_rel_error(*k, p, got, want) <= 1e-5);
-  analysis::DramModel dram;
-  r.rep = analysis::analyze(r.t, dram);
+  Recorded r{test::emulate(id, size, set)};
+  CHECK(r.error <= 1e-5);
   return r;
 }
 

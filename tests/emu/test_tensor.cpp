@@ -11,7 +11,7 @@
 
 #include "analysis/analysis.h"
 #include "catalog.h"
-#include "emu/record.h"
+#include "emulated.h"
 #include "tensor.h"
 
 using namespace ws;
@@ -20,10 +20,7 @@ namespace {
 
 using Settings = std::map<std::string, int64_t>;
 
-struct Recorded {
-  trace::Trace t;
-  analysis::Report rep;
-  double error = 0;
+struct Recorded : test::Emulated {
   // The sites of `array` with this form and op.
   std::vector<const trace::Site*> sites(const std::string& array, trace::Form form, trace::Op op) const {
     std::vector<const trace::Site*> out;
@@ -42,20 +39,7 @@ struct Recorded {
   }
 };
 
-Recorded record(const std::string& id, int64_t size, const Settings& set = {}) {
-  const auto* k = catalog::find(id);
-  REQUIRE(k);
-  catalog::Params p;
-  REQUIRE(catalog::resolve(*k, size, set, p) == "");
-  auto got = catalog::make_arrays(*k, p);
-  auto want = got;
-  k->reference(p, want);
-  Recorded r;
-  emu::record(*k, p, got, {}, r.t);
-  r.error = catalog::max_rel_error(*k, p, got, want);
-  r.rep = analysis::analyze(r.t, analysis::DramModel{});
-  return r;
-}
+Recorded record(const std::string& id, int64_t size, const Settings& set = {}) { return {test::emulate(id, size, set)}; }
 
 }  // namespace
 

@@ -14,6 +14,7 @@
 #include "ui/headless.h"
 #include "ui/theme.h"
 #include "ui/ui.h"
+#include "text_rules.h"
 #include "ui_test.h"
 
 using namespace ws;
@@ -235,39 +236,10 @@ TEST_CASE("the app opens the tile trace from a file: fragment panel in place of 
 namespace {
 
 // Texts of a frame that overlap another, run out of their clip, or are under 11 px (the
-// rules of tests/gui/test_layout.cpp, on this trace's panels).
+// rules of tests/gui/text_rules.h); the source panel's mono code lines scroll sideways, so
+// any mono text may run past its right edge.
 std::vector<std::string> text_problems(const std::vector<ui::SceneChunk>& chunks) {
-  struct Box {
-    std::string text;
-    ImVec2 min, max, clip_min, clip_max;
-  };
-  std::vector<Box> t;
-  std::vector<std::string> bad;
-  for (const auto& c : chunks)
-    for (const auto& i : c.scene.items) {
-      if (i.kind != ui::Scene::Kind::Text || i.text.empty()) continue;
-      Box b{i.text, {}, {}, c.clip_min, c.clip_max};
-      ui::text_box(i, b.min, b.max);
-      if (ui::font_for(i.font)->FontSize < 11) bad.push_back("under 11 px: " + b.text);
-      const bool hidden = b.max.x <= b.clip_min.x || b.min.x >= b.clip_max.x || b.max.y <= b.clip_min.y ||
-                          b.min.y >= b.clip_max.y;
-      // The source panel's code scrolls sideways: its lines may run past the edge.
-      const bool mono = i.font == ui::FontRole::Mono;
-      if (!hidden && (b.min.x < b.clip_min.x - 1 || b.min.y < b.clip_min.y - 1 || (!mono && b.max.x > b.clip_max.x + 1) ||
-                      b.max.y > b.clip_max.y + 1))
-        bad.push_back("clipped: " + b.text);
-      t.push_back(b);
-    }
-  for (size_t i = 0; i < t.size(); ++i)
-    for (size_t j = i + 1; j < t.size(); ++j) {
-      const auto &a = t[i], &b = t[j];
-      const float w = std::min({a.max.x, a.clip_max.x, b.max.x, b.clip_max.x}) -
-                      std::max({a.min.x, a.clip_min.x, b.min.x, b.clip_min.x});
-      const float h = std::min({a.max.y, a.clip_max.y, b.max.y, b.clip_max.y}) -
-                      std::max({a.min.y, a.clip_min.y, b.min.y, b.clip_min.y});
-      if (w > 1 && h > 1) bad.push_back("overlap: '" + a.text + "' and '" + b.text + "'");
-    }
-  return bad;
+  return test::text_problems(test::texts_of(chunks), ImVec2(0, 0), ImVec2(1e9f, 1e9f));
 }
 
 }  // namespace

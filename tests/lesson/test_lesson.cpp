@@ -77,6 +77,25 @@ std::string with_step(const std::string& s) { return R"({"title": "Broken", "ste
 
 const char* kValidStep = R"({"title": "s", "kernel": "copy", "text": "x"})";
 
+// Every question of a bundled lesson, run on the emulator, as "kernel[ pad=P] array metric =
+// answer".
+std::vector<std::string> lesson_answers(const char* name) {
+  lesson::Lesson l = lesson::load(lesson::find(name));
+  lesson::RunReport rep = lesson::run(l, session::lesson_recorder("emulator"));
+  REQUIRE(rep.ok);
+  std::vector<std::string> out;
+  for (const auto& sr : rep.steps)
+    if (sr.resolved.question) {
+      const auto& s = l.steps[sr.step];
+      std::string pad = s.launch.params.count("pad") ? " pad=" + std::to_string(s.launch.params.at("pad")) : "";
+      out.push_back(s.launch.kernel + pad + " " + s.focus->array + " " + lesson::info(s.question->ask).name + " = " +
+                    sr.resolved.answer.text);
+    }
+  return out;
+}
+
+bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
 }  // namespace
 
 // ---- the bundled lessons ------------------------------------------------------------------
@@ -169,58 +188,25 @@ TEST_CASE("the pmpp quiz asks about every access, with the answers worked out on
 }
 
 TEST_CASE("the bundled transpose and sgemm lessons reach the key answers") {
-  auto answers = [](const char* name) {
-    lesson::Lesson l = lesson::load(lesson::find(name));
-    lesson::RunReport rep = lesson::run(l, session::lesson_recorder("emulator"));
-    REQUIRE(rep.ok);
-    std::vector<std::string> out;
-    for (const auto& sr : rep.steps)
-      if (sr.resolved.question) {
-        const auto& s = l.steps[sr.step];
-        std::string pad = s.launch.params.count("pad") ? " pad=" + std::to_string(s.launch.params.at("pad")) : "";
-        out.push_back(s.launch.kernel + pad + " " + s.focus->array + " " + lesson::info(s.question->ask).name + " = " +
-                      sr.resolved.answer.text);
-      }
-    return out;
-  };
-  auto has = [](const std::vector<std::string>& v, const std::string& s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-  };
-  auto t = answers("transpose");
+  auto t = lesson_answers("transpose");
   CHECK(has(t, "transpose_tiled pad=0 tile way = 32-way"));
   CHECK(has(t, "transpose_tiled pad=0 tile conflicts = 31 bank conflicts"));
   CHECK(has(t, "transpose_tiled pad=1 tile way = 1-way"));
   CHECK(has(t, "transpose_read_coalesced out sectors = 32 sectors"));
-  auto g = answers("sgemm");
+  auto g = lesson_answers("sgemm");
   CHECK(has(g, "matmul_naive_uncoalesced A sectors = 32 sectors"));
   CHECK(has(g, "matmul_naive B sectors = 4 sectors"));
   CHECK(has(g, "matmul_naive_colmajor B coalescing = uncoalesced"));
 }
 
 TEST_CASE("the bundled swizzle and async copy lessons reach the H100's figures") {
-  auto answers = [](const char* name) {
-    lesson::Lesson l = lesson::load(lesson::find(name));
-    lesson::RunReport rep = lesson::run(l, session::lesson_recorder("emulator"));
-    REQUIRE(rep.ok);
-    std::vector<std::string> out;
-    for (const auto& sr : rep.steps)
-      if (sr.resolved.question) {
-        const auto& s = l.steps[sr.step];
-        out.push_back(s.launch.kernel + " " + s.focus->array + " " + lesson::info(s.question->ask).name + " = " +
-                      sr.resolved.answer.text);
-      }
-    return out;
-  };
-  auto has = [](const std::vector<std::string>& v, const std::string& s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-  };
-  auto w = answers("swizzle");
+  auto w = lesson_answers("swizzle");
   INFO(w.size());
   CHECK(has(w, "swizzle_plain tile wavefronts = 32 wavefronts"));
   CHECK(has(w, "swizzle_padded tile wavefronts = 4 wavefronts"));
   CHECK(has(w, "swizzle_xor tile wavefronts = 4 wavefronts"));
   CHECK(has(w, "swizzle_xor tile bank_conflict = conflict-free"));
-  auto a = answers("async_copy");
+  auto a = lesson_answers("async_copy");
   CHECK(has(a, "async_copy_tiles in sectors = 8 sectors"));
   CHECK(has(a, "async_copy_tiles tile wavefronts = 2 wavefronts"));
   CHECK(has(a, "async_copy_tiles in requests = 7 requests"));
