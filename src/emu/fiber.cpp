@@ -16,6 +16,7 @@
 #endif
 
 #ifdef WS_ASAN
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -78,8 +79,23 @@ size_t default_stack_bytes() {
 #endif
 }
 
+// A fiber abandoned mid-run (its kernel refused, or its block was cut short) never
+// unwinds, so AddressSanitizer still holds its frames' redzones as poisoned; a later
+// mapping at the same address would inherit them. Clearing the shadow costs nothing
+// without the sanitizer.
+static void clear_poison(char* stack, size_t bytes) {
+#ifdef WS_ASAN
+  if (stack) ASAN_UNPOISON_MEMORY_REGION(stack, bytes);
+#else
+  (void)stack;
+  (void)bytes;
+#endif
+}
+
 Fiber::~Fiber() {
-  if (stack_) munmap(stack_, stack_bytes_);
+  if (!stack_) return;
+  clear_poison(stack_, stack_bytes_);
+  munmap(stack_, stack_bytes_);
 }
 
 void Fiber::allocate(size_t stack_bytes) {
@@ -89,6 +105,7 @@ void Fiber::allocate(size_t stack_bytes) {
   if (p == MAP_FAILED) throw std::bad_alloc();
   stack_ = static_cast<char*>(p);
   stack_bytes_ = stack_bytes;
+  clear_poison(stack_, stack_bytes_);
   static unsigned counter = 0;
   stagger_ = (counter++ * 832u) % 4096u;
 }
@@ -99,12 +116,15 @@ void Fiber::trampoline(void* self) {
   __sanitizer_finish_switch_fiber(nullptr, &f->caller_stack_bottom_, &f->caller_stack_size_);
 #endif
   f->entry_(f->arg_);
+  f->finished_ = true;
   f->exit();
 }
 
 void Fiber::reset(Entry entry, void* arg) {
   entry_ = entry;
   arg_ = arg;
+  if (!finished_) clear_poison(stack_, stack_bytes_);
+  finished_ = false;
   // Frame that ws_fiber_switch pops: control words, r15..r12, rbx, rbp, return address.
   // Stacks are page-aligned; staggering their tops keeps the hot frames of many fibers
   // from competing for the same cache sets.

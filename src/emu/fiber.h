@@ -38,6 +38,7 @@ class Fiber {
   void* fake_stack_ = nullptr;
   Entry entry_ = nullptr;
   void* arg_ = nullptr;
+  bool finished_ = true;  // the last run returned from its entry (its frames unwound)
   static void trampoline(void* self);
 };
 
