@@ -60,6 +60,11 @@ void add_program_flags(CLI::App& cmd, LaunchFlags& a) {
                  "timed, on all cores (default 3; 0: all)")
       ->type_name("N");
   cmd.add_option("--timeout", a.program.timeout_seconds, "seconds before the program is stopped (default 120)")->type_name("S");
+  cmd.add_option("--memory-limit", a.program.memory_limit_mib,
+                 "on the emulated device: the program's address space in MiB (default: 3/4 of this machine's memory)")
+      ->type_name("MIB")
+      ->check(CLI::Range(uint64_t(64), uint64_t(1) << 30));
+  cmd.add_flag("--core-dump", a.program.core_dump, "let a crashing program write a core file (default: none)");
   cmd.add_option("--flops", a.program.flops,
                  "on the GPU: each launch's flops, for GFLOP/s and % of cuBLAS (\"2*N*N*N\": numbers, + - * / ( ) and the "
                  "kernel's scalar parameters by name; or a `// warpscope: flops = ...` comment above the kernel)")

@@ -23,7 +23,7 @@ int fail(int code, std::string msg) {
 int main(int argc, char** argv) {
   using namespace ws::cli;
   CLI::App app{"warpscope: see how GPU kernels touch memory", "warpscope"};
-  app.set_version_flag("--version", ws::session::version());
+  app.set_version_flag("--version", ws::session::version_line());
   app.require_subcommand(0, 1);
   const std::vector<Command> commands = {add_list(app), add_report(app), add_record(app), add_lesson(app),
                                          add_export(app), add_bench(app), add_run(app), add_sass(app),
@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
     if (args.empty() || ends_with(args[0], ".wstrace") || app_option) args.insert(args.begin(), "gui");
     // `warpscope prog.cu`: the app on the user's own program.
     if (ends_with(args[0], ".cu")) args.insert(args.begin(), {"gui", "--program"});
+    if (ends_with(args[0], ".wsdeck")) args.insert(args.begin(), {"gui", "--deck"});
     if (args[0][0] != '-') {
       std::string names;
       bool known = false;
@@ -75,7 +76,7 @@ int main(int argc, char** argv) {
     std::cout << app.help("", CLI::AppFormatMode::All);
     return 0;
   } catch (const CLI::CallForVersion&) {
-    std::cout << "warpscope " << ws::session::version() << "\n";
+    std::cout << ws::session::version_line() << "\n";
     return 0;
   } catch (const CLI::ParseError& e) {
     return fail(kExitBadInput, e.what());

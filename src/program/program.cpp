@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,6 +51,42 @@ struct Child {
   std::string errors;  // its stderr as passed through (when echoed and teed)
 };
 
+// What a child may use (setrlimit, applied between fork and exec). Every child gets no
+// core file unless `core`; the user's program gets the rest.
+struct Limits {
+  uint64_t address_bytes = 0;  // RLIMIT_AS (0: as inherited)
+  uint64_t cpu_seconds = 0;    // RLIMIT_CPU (0: as inherited)
+  uint64_t open_files = 0;     // RLIMIT_NOFILE (0: as inherited)
+  bool core = false;           // RLIMIT_CORE left as inherited; else 0
+};
+
+// The address-space limit of a program on the emulated device, in bytes.
+uint64_t memory_limit_bytes(const Options& o) {
+  if (o.memory_limit_mib) return o.memory_limit_mib << 20;
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  const uint64_t phys = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : (uint64_t(8) << 30);
+  return std::max<uint64_t>(phys / 4 * 3, uint64_t(2) << 30);
+}
+
+// Async-signal-safe: only setrlimit. A limit above the inherited hard limit stays at it.
+void apply_limits(const Limits& l) {
+  auto set = [](int what, uint64_t v) {
+    rlimit r{};
+    if (::getrlimit(what, &r) != 0) return;
+    rlim_t want = rlim_t(v);
+    if (r.rlim_max != RLIM_INFINITY && want > r.rlim_max) want = r.rlim_max;
+    r.rlim_cur = want;
+    // The hard CPU limit a little above the soft one: SIGXCPU first (said in one line),
+    // then SIGKILL if the program ignores it.
+    if (what == RLIMIT_CPU && (r.rlim_max == RLIM_INFINITY || want + 5 <= r.rlim_max)) r.rlim_max = want + 5;
+    ::setrlimit(what, &r);
+  };
+  if (!l.core) set(RLIMIT_CORE, 0);
+  if (l.address_bytes) set(RLIMIT_AS, l.address_bytes);
+  if (l.cpu_seconds) set(RLIMIT_CPU, l.cpu_seconds);
+  if (l.open_files) set(RLIMIT_NOFILE, l.open_files);
+}
+
 // A child process started with extra environment entries, its output to `log_path` when
 // captured; else, with `tee`, its stderr passed through a pipe so that the emulated
 // device's lines can be read as they go by.
@@ -61,7 +98,7 @@ struct Started {
 };
 
 Started start(const std::vector<std::string>& argv, const std::vector<std::string>& env, bool capture,
-              const std::string& log_path = "", bool tee = false) {
+              const std::string& log_path = "", bool tee = false, const Limits& limits = {}) {
   Started s;
   s.capture = capture;
   s.log_path = log_path;
@@ -92,6 +129,7 @@ Started start(const std::vector<std::string>& argv, const std::vector<std::strin
   if (s.pid < 0) throw Error("cannot start " + argv[0]);
   if (s.pid == 0) {
     ::setpgid(0, 0);
+    apply_limits(limits);
     if (out_fd >= 0) {
       ::dup2(out_fd, 1);
       ::dup2(out_fd, 2);
@@ -501,6 +539,17 @@ Ending ending_of(const std::string& text) {
 namespace {
 
 std::mutex last_mu;
+
+// The limits of the user's program under options `o` (see Options).
+Limits program_limits(const Options& o) {
+  Limits l;
+  l.core = o.core_dump;
+  l.open_files = 4096;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  l.cpu_seconds = uint64_t(o.timeout_seconds * cores) + 60;
+  if (o.backend != "gpu") l.address_bytes = memory_limit_bytes(o);
+  return l;
+}
 Ending last;
 
 // Runs the built program `exe` with its arguments and `env`, timing it into `r` from `t1`
@@ -511,7 +560,7 @@ Child run_built(const std::string& exe, const Options& o, const std::vector<std:
   // The C library keeps a program's stdout in a block buffer when it is not a terminal: a
   // program stopped at the timeout would lose all it printed. Line by line, it keeps it.
   if (const std::string sb = on_path("stdbuf"); !sb.empty()) argv.insert(argv.begin(), {sb, "-oL"});
-  Child c = wait(start(argv, env, !o.echo, dir + "/program.out", true), o.timeout_seconds);
+  Child c = wait(start(argv, env, !o.echo, dir + "/program.out", true, program_limits(o)), o.timeout_seconds);
   r.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   r.output = c.output;
   r.ending = ending_of(o.echo ? c.errors : c.output);
@@ -713,12 +762,25 @@ void build_emulated(const SourceSplit& files, const std::vector<std::string>& co
   std::ofstream(ptx, std::ios::binary) << merge_ptx(texts);
 }
 
-// A host crash as a problem: the signal, and the program's last lines of output.
+// A host crash as a problem: the signal, and the program's last lines of output. The
+// limits it ran into are said as such.
 Problem crash_problem(const Child& c, const Options& o) {
   Problem p;
   p.kind = "crash";
-  p.message = "the program's host code was killed by signal " + std::to_string(WTERMSIG(c.status)) + " (" +
-              strsignal(WTERMSIG(c.status)) + ")";
+  const std::string out = o.echo ? c.errors : c.output;
+  const int sig = WTERMSIG(c.status);
+  if (sig == SIGXCPU) {
+    p.kind = "limit";
+    p.message = "the program used more than its " + std::to_string(program_limits(o).cpu_seconds) +
+                " s of CPU time and was stopped";
+  } else if (out.find("std::bad_alloc") != std::string::npos || out.find("out of memory") != std::string::npos) {
+    p.kind = "limit";
+    p.message = "the program ran out of memory (its limit: " + std::to_string(memory_limit_bytes(o) >> 20) +
+                " MiB; --memory-limit MIB to change it) and was killed by signal " + std::to_string(sig) + " (" +
+                strsignal(sig) + ")";
+  } else {
+    p.message = "the program's host code was killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")";
+  }
   p.output = last_lines(o.echo ? c.errors : c.output, 6);
   return p;
 }
@@ -777,10 +839,13 @@ Result run_emulated(const Options& o) {
       throw Error(std::string("the module failed to load: ") + e.what(), std::string("load"));
     }
     if (WIFSIGNALED(c.status)) {
-      Error e(std::string("the program crashed (") + strsignal(WTERMSIG(c.status)) + ") before its trace was written",
-              std::string("crash"));
+      const Problem p = crash_problem(c, o);
+      Error e(p.kind == "limit" ? p.message
+                                : std::string("the program crashed (") + strsignal(WTERMSIG(c.status)) +
+                                      ") before its trace was written",
+              p.kind == "limit" ? std::string("limit") : std::string("crash"));
       e.output = c.output;
-      e.problem = crash_problem(c, o);
+      e.problem = p;
       throw e;
     }
     throw Error("the program ended (exit code " + std::to_string(r.exit_code) +

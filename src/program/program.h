@@ -56,6 +56,13 @@ struct Options {
   uint64_t max_records = 2'000'000;       // records of one launch past this are counted, not kept
   uint64_t record_launches = 3;           // on the emulator, each kernel's first N launches are recorded (0: all)
   double timeout_seconds = 120;           // the program is stopped after this
+  // Limits on the program's process (setrlimit), so that a runaway program cannot take the
+  // machine: its address space on the emulated device, in MiB (0: three quarters of this
+  // machine's memory; on the GPU the driver's own reservations rule an address limit out),
+  // its CPU time (the timeout on every core, and a minute), 4096 open files, and a core
+  // file only when asked for.
+  uint64_t memory_limit_mib = 0;
+  bool core_dump = false;
   bool echo = true;                       // the program's stdout/stderr pass through
   // Where the kernels run: "emulator" (warpscope's emulated device, no GPU needed), "gpu"
   // (the real runtime on this machine's GPU, every launch traced by the GPU tracer at the

@@ -29,6 +29,8 @@
 #endif
 
 namespace ws::session {
+std::string version_line() { return std::string("warpscope ") + version() + " (commit " + commit() + ")"; }
+
 namespace {
 
 // One way of running a launch and recording its trace.

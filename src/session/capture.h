@@ -68,5 +68,10 @@ inline std::string check_text(const Capture& c) { return check_text(c.checked, c
 
 // Version string of this build.
 const char* version();
+// The commit the binary was built from ("1a2b3c4d5e6f", "-dirty" after it for a tree with
+// changes; "unknown" outside a git checkout).
+const char* commit();
+// "warpscope 0.1.0 (commit 1a2b3c4d5e6f)": what --version prints.
+std::string version_line();
 
 }  // namespace ws::session

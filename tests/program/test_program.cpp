@@ -188,6 +188,21 @@ TEST_CASE("bad programs: a compile error, an out-of-bounds kernel, an endless lo
                        program::Error);
 }
 
+TEST_CASE("a program that takes all the memory stops at its limit, said in one line") {
+  if (!can_run()) return;
+  program::Options o = opts("bad/too_much_memory.cu");
+  o.memory_limit_mib = 1024;
+  try {
+    program::run(o);
+    FAIL("a program without end of memory finished");
+  } catch (const program::Error& e) {
+    const std::string m = e.what();
+    CHECK(m.rfind("the program ran out of memory (its limit: 1024 MiB; --memory-limit MIB to change it)", 0) == 0);
+    CHECK(m.find('\n') == std::string::npos);
+    CHECK(e.problem.kind == "limit");
+  }
+}
+
 namespace {
 
 struct Totals {
