@@ -32,11 +32,12 @@ echo "Depends: $deps"
 echo "$deps" | grep -Eiq "cuda|cublas|nvidia" && fail "the package depends on CUDA: $deps"
 echo "$deps" | grep -q "fonts-dejavu-core" || fail "the package does not depend on its font"
 for p in $(echo "$deps" | tr ',' '\n' | sed 's/(.*//; s/|.*//' | tr -d ' '); do
-  apt-cache show "$p" >/dev/null 2>&1 || fail "dependency $p is not a Debian package"
+  dpkg-query -W "$p" >/dev/null 2>&1 || fail "dependency $p is not an installed Debian package"
 done
-desktop-file-validate "$build/../packaging/warpscope.desktop" 2>/dev/null || true
-
 dpkg-deb -x "$deb" "$tmp/root"
+if command -v desktop-file-validate >/dev/null 2>&1; then
+  desktop-file-validate "$tmp/root/usr/share/applications/warpscope.desktop" || fail "the desktop entry"
+fi
 ws="$tmp/root/usr/bin/warpscope"
 # A build with the GPU backend links NVIDIA's libraries, which no Debian package provides:
 # it runs where they are installed. scripts/package.sh builds the package without it.
