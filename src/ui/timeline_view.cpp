@@ -187,36 +187,49 @@ void where_line(Ui& ui, Pane& p) {
 }
 
 // Epoch bands, alternating, where wide enough to see, and block boundaries with their ids.
-void strip_background(ImDrawList* dl, const Session& m, const StripGeom& g) {
-  const Theme& t = theme();
-  const ImVec2 a = g.a;
-  const float strip_h = g.h;
-  const uint64_t n = g.n;
-  auto x_of = [&](uint64_t i) { return g.x_of(i); };
+// The strip's background as build_strip lays it out: odd epochs shaded, block boundaries
+// with their ids where there is room. Laid out once per trace and width (a large trace has
+// tens of thousands of epochs: walking them every frame cost more than the frame).
+void layout_strip_background(Pane& p, int width) {
+  const Session& m = *p.model;
+  const uint64_t n = m.size();
+  p.strip_bands.clear();
+  p.strip_blocks.clear();
+  if (!n) return;
+  auto x_of = [&](uint64_t i) { return float(double(i) / double(n) * width); };
   for (size_t k = 0; k < m.epoch_starts().size(); ++k) {
     uint64_t e0 = m.epoch_starts()[k], e1 = k + 1 < m.epoch_starts().size() ? m.epoch_starts()[k + 1] : n;
     float xa = x_of(e0), xb = x_of(e1);
     if (xb - xa < 3) continue;
-    if (m.trace().records[e0].epoch % 2) dl->AddRectFilled(ImVec2(xa, a.y), ImVec2(xb, a.y + strip_h), IM_COL32(255, 255, 255, 12));
+    if (m.trace().records[e0].epoch % 2) p.strip_bands.emplace_back(xa, xb);
   }
-  // Block boundaries with their ids, where there is room.
-  {
-    float last_end = -1e9f;  // where the last label ends
-    uint32_t prev_block = ~0u;
-    for (uint32_t e0 : m.epoch_starts()) {
-      uint32_t b = m.trace().records[e0].block;
-      if (b == prev_block) continue;
-      prev_block = b;
-      float x = x_of(e0);
-      auto c = m.trace().launch().block_coords(b);
-      char lbl[32];
-      std::snprintf(lbl, sizeof lbl, "block %u,%u", c.x, c.y);
-      // Labels apart by their measured widths (two-digit blocks are wider than "block 1,0").
-      if (x + 3 < last_end + 8) continue;
-      last_end = x + 3 + text_size(FontRole::Small, lbl).x;
-      dl->AddLine(ImVec2(x, a.y), ImVec2(x, a.y + strip_h), IM_COL32(255, 255, 255, 40), 1);
-      dl->AddText(font_for(FontRole::Small), font_for(FontRole::Small)->FontSize, ImVec2(x + 3, a.y + 1), t.text_dim, lbl);
-    }
+  float last_end = -1e9f;  // where the last label ends
+  uint32_t prev_block = ~0u;
+  for (uint32_t e0 : m.epoch_starts()) {
+    uint32_t b = m.trace().records[e0].block;
+    if (b == prev_block) continue;
+    prev_block = b;
+    const float x = x_of(e0);
+    if (x + 3 < last_end + 8) continue;  // no room: the text is not even made
+    auto c = m.trace().launch().block_coords(b);
+    char lbl[32];
+    std::snprintf(lbl, sizeof lbl, "block %u,%u", c.x, c.y);
+    // Labels apart by their measured widths (two-digit blocks are wider than "block 1,0").
+    last_end = x + 3 + text_size(FontRole::Small, lbl).x;
+    p.strip_blocks.emplace_back(x, lbl);
+  }
+}
+
+void strip_background(ImDrawList* dl, const Pane& p, const StripGeom& g) {
+  const Theme& t = theme();
+  const ImVec2 a = g.a;
+  const float strip_h = g.h;
+  for (const auto& [xa, xb] : p.strip_bands)
+    dl->AddRectFilled(ImVec2(a.x + xa, a.y), ImVec2(a.x + xb, a.y + strip_h), IM_COL32(255, 255, 255, 12));
+  for (const auto& [x, lbl] : p.strip_blocks) {
+    dl->AddLine(ImVec2(a.x + x, a.y), ImVec2(a.x + x, a.y + strip_h), IM_COL32(255, 255, 255, 40), 1);
+    dl->AddText(font_for(FontRole::Small), font_for(FontRole::Small)->FontSize, ImVec2(a.x + x + 3, a.y + 1), t.text_dim,
+                lbl.c_str());
   }
 }
 
@@ -333,12 +346,17 @@ void timeline_view(Ui& ui, Pane& p) {
   if (!m || m->size() == 0) return;
   const uint64_t n = m->size();
   const StripGeom g{a, width, strip_h, n};
-  if (p.strip_model != p.model || p.strip_width != width) build_strip(p, width);
+  const float label_font = font_for(FontRole::Small)->FontSize;
+  if (p.strip_model != p.model || p.strip_width != width || p.strip_font != label_font) {
+    build_strip(p, width);
+    layout_strip_background(p, width);
+    p.strip_font = label_font;
+  }
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float x1 = a.x + float(width);
   dl->AddRectFilled(a, ImVec2(x1, a.y + strip_h), t.canvas, 4);
   auto x_of = [&](uint64_t i) { return g.x_of(i); };
-  strip_background(dl, *m, g);
+  strip_background(dl, p, g);
   // Cost bars: height by log2 of cost / ideal (1 = a short stub, 32 = full height).
   const float base = a.y + strip_h - 2, top = a.y + font_for(FontRole::Small)->FontSize + 3;
   // While a lesson waits for a prediction the bars carry no cost: one grey height.

@@ -69,7 +69,12 @@ struct Pane {
   // The caches hold the model they were made from, so a new model at a recycled address
   // can never be mistaken for it.
   std::vector<float> strip;
+  // What the strip's background draws, x from its left edge: the shaded odd epochs (from,
+  // to) and the block labels that have room (x, text); built with the strip, not per frame.
+  std::vector<std::pair<float, float>> strip_bands;
+  std::vector<std::pair<float, std::string>> strip_blocks;
   int strip_width = 0;
+  float strip_font = 0;  // the label font's size the background was laid out with
   std::shared_ptr<const Session> strip_model;
 
  private:
