@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +25,7 @@
 #include <thread>
 
 #include "program/environment.h"
+#include "program/limits.h"
 #include "program/timing.h"
 #include "ptx/ptx.h"
 #include "sass/import.h"
@@ -50,42 +50,6 @@ struct Child {
   std::string output;  // captured stdout + stderr (when not echoed)
   std::string errors;  // its stderr as passed through (when echoed and teed)
 };
-
-// What a child may use (setrlimit, applied between fork and exec). Every child gets no
-// core file unless `core`; the user's program gets the rest.
-struct Limits {
-  uint64_t address_bytes = 0;  // RLIMIT_AS (0: as inherited)
-  uint64_t cpu_seconds = 0;    // RLIMIT_CPU (0: as inherited)
-  uint64_t open_files = 0;     // RLIMIT_NOFILE (0: as inherited)
-  bool core = false;           // RLIMIT_CORE left as inherited; else 0
-};
-
-// The address-space limit of a program on the emulated device, in bytes.
-uint64_t memory_limit_bytes(const Options& o) {
-  if (o.memory_limit_mib) return o.memory_limit_mib << 20;
-  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-  const uint64_t phys = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : (uint64_t(8) << 30);
-  return std::max<uint64_t>(phys / 4 * 3, uint64_t(2) << 30);
-}
-
-// Async-signal-safe: only setrlimit. A limit above the inherited hard limit stays at it.
-void apply_limits(const Limits& l) {
-  auto set = [](int what, uint64_t v) {
-    rlimit r{};
-    if (::getrlimit(what, &r) != 0) return;
-    rlim_t want = rlim_t(v);
-    if (r.rlim_max != RLIM_INFINITY && want > r.rlim_max) want = r.rlim_max;
-    r.rlim_cur = want;
-    // The hard CPU limit a little above the soft one: SIGXCPU first (said in one line),
-    // then SIGKILL if the program ignores it.
-    if (what == RLIMIT_CPU && (r.rlim_max == RLIM_INFINITY || want + 5 <= r.rlim_max)) r.rlim_max = want + 5;
-    ::setrlimit(what, &r);
-  };
-  if (!l.core) set(RLIMIT_CORE, 0);
-  if (l.address_bytes) set(RLIMIT_AS, l.address_bytes);
-  if (l.cpu_seconds) set(RLIMIT_CPU, l.cpu_seconds);
-  if (l.open_files) set(RLIMIT_NOFILE, l.open_files);
-}
 
 // A child process started with extra environment entries, its output to `log_path` when
 // captured; else, with `tee`, its stderr passed through a pipe so that the emulated
@@ -547,7 +511,7 @@ Limits program_limits(const Options& o) {
   l.open_files = 4096;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   l.cpu_seconds = uint64_t(o.timeout_seconds * cores) + 60;
-  if (o.backend != "gpu") l.address_bytes = memory_limit_bytes(o);
+  if (o.backend != "gpu") l.address_bytes = memory_limit_bytes(o.memory_limit_mib);
   return l;
 }
 Ending last;
@@ -775,7 +739,7 @@ Problem crash_problem(const Child& c, const Options& o) {
                 " s of CPU time and was stopped";
   } else if (out.find("std::bad_alloc") != std::string::npos || out.find("out of memory") != std::string::npos) {
     p.kind = "limit";
-    p.message = "the program ran out of memory (its limit: " + std::to_string(memory_limit_bytes(o) >> 20) +
+    p.message = "the program ran out of memory (its limit: " + std::to_string(memory_limit_bytes(o.memory_limit_mib) >> 20) +
                 " MiB; --memory-limit MIB to change it) and was killed by signal " + std::to_string(sig) + " (" +
                 strsignal(sig) + ")";
   } else {
