@@ -112,7 +112,10 @@ class MainLoop {
   // A driven run ends a few frames after the trace settles (or when recording failed, or
   // after five minutes), leaving its screenshot and windows JSON; true when it has ended.
   bool driven_run_done(Clock::time_point now) {
-    const bool ready = ui_.settled() && pending_step_ <= 0;
+    // A deck's program slide waiting for the user's yes: nothing moves without an answer, so
+    // the screenshot shows the question.
+    const bool asking = ui_.slides.confirming() >= 0;
+    const bool ready = (ui_.settled() || asking) && pending_step_ <= 0;
     if (ready) ++frames_after_ready_;
     const double waited = std::chrono::duration<double>(now - t0_).count();
     const bool failed = !ui_.has_model() && !ui_.recorder.busy() && !ui_.status.record_error.empty();

@@ -33,6 +33,7 @@ struct Options {
   bool present = false;                      // start in presentation mode
   std::string compare;                       // "ID[:k=v,...]" or "launch K": open an A/B view with this B side
   bool yes = false;                          // the deck may build and run its programs without asking
+  bool ask = false;                          // a deck naming programs opens; the app asks before each
   std::string deck;                          // a .wsdeck of slides; alone, the app opens on its first
   std::string lesson;                        // open this lesson (name or .json) in the lesson panel
 

@@ -25,6 +25,7 @@ void add_gui_options(CLI::App& cmd, GuiArgs& args) {
       ->type_name("K")
       ->check(CLI::PositiveNumber);
   cmd.add_flag("--yes", opt.yes, "let a deck build and run the programs its slides name, without asking");
+  cmd.add_flag("--ask", opt.ask, "open a deck that names programs: the app asks before it builds one (`warpscope FILE.wsdeck`)");
   cmd.add_option("--step", opt.step, "go to request K (from 1, as the timeline counts) once the trace is loaded")->type_name("K");
   cmd.add_option("--screenshot", opt.screenshot, "save a PNG of the window after --frames frames, then exit")
       ->type_name("FILE.png");
@@ -80,7 +81,7 @@ app::Options gui_options(const GuiArgs& args) {
     if (set.rfind("dram=", 0) == 0) opt.dram_set = true;
   app::check_options(opt);
   // A deck may come from anyone: a program of its slides runs only when the user said so.
-  if (!opt.deck.empty() && !opt.yes)
+  if (!opt.deck.empty() && !opt.yes && !opt.ask)
     if (const std::string runs = session::runs_programs(session::load_deck(opt.deck)); !runs.empty())
       throw session::InputError(opt.deck + ": " + runs + ": add --yes to allow it (Slides → Open deck… asks instead)");
   return opt;

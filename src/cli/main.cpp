@@ -47,7 +47,12 @@ int main(int argc, char** argv) {
     if (args.empty() || ends_with(args[0], ".wstrace") || app_option) args.insert(args.begin(), "gui");
     // `warpscope prog.cu`: the app on the user's own program.
     if (ends_with(args[0], ".cu")) args.insert(args.begin(), {"gui", "--program"});
-    if (ends_with(args[0], ".wsdeck")) args.insert(args.begin(), {"gui", "--deck"});
+    // `warpscope deck.wsdeck` (a double-click): the app opens it and asks before a slide
+    // builds a program, as Slides → Open deck… does.
+    if (ends_with(args[0], ".wsdeck")) {
+      args.insert(args.begin(), {"gui", "--deck"});
+      args.insert(args.begin() + 3, "--ask");
+    }
     if (args[0][0] != '-') {
       std::string names;
       bool known = false;
