@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "rss.h"
 #include "ui/headless.h"
 #include "ui/ui.h"
 
@@ -25,12 +26,7 @@ using clk = std::chrono::steady_clock;
 
 namespace {
 
-double rss_mib() {
-  std::ifstream f("/proc/self/statm");
-  long pages = 0, resident = 0;
-  f >> pages >> resident;
-  return double(resident) * 4096.0 / (1 << 20);
-}
+using bench::rss_mib;
 
 struct Stats {
   double median = 0, p95 = 0, max = 0, mean = 0;
