@@ -83,7 +83,9 @@ std::string resolve(const KernelInfo& k, int64_t size, const std::map<std::strin
   if (std::string e = check_size(k, size); !e.empty()) return e;
   out.values["size"] = size;
   for (const auto& p : k.params) out.values[p.name] = p.def;
-  for (const auto& [name, value] : set) {
+  for (const auto& kv : set) {
+    const std::string& name = kv.first;  // not a structured binding: clang 14 cannot capture one
+    const int64_t value = kv.second;
     auto it = std::find_if(k.params.begin(), k.params.end(), [&](const ParamSpec& p) { return p.name == name; });
     if (it == k.params.end()) {
       std::string names;
