@@ -6,8 +6,7 @@
 #include <fstream>
 #include <memory>
 
-#include "session/capture.h"
-#include "session/launch.h"
+#include "ui/ui.h"  // the session layer, as the views see it (bench/gui reaches it through ui)
 
 namespace ws::bench {
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "rss.h"
+#include "common.h"
 #include "ui/headless.h"
 #include "ui/ui.h"
 
@@ -62,23 +62,10 @@ int main(int argc, char** argv) {
   const double rss0 = rss_mib();
 
   // The trace: one real recording, repeated.
-  session::LaunchSpec req;
-  req.kernel = "transpose_tiled";
-  req.size = 1024;
-  req.backend = "emulator";
-  auto t_rec = clk::now();
-  session::Capture r = session::capture(session::resolve(req));
-  const double rec_s = std::chrono::duration<double>(clk::now() - t_rec).count();
-  auto tr = std::make_shared<trace::Trace>(std::move(r.trace));
-  const size_t base = tr->records.size();
-  tr->records.reserve(std::max<uint64_t>(want, base));
-  uint32_t blocks = uint32_t(tr->launch().grid.count());
-  for (uint32_t copy = 1; tr->records.size() < want; ++copy)
-    for (size_t i = 0; i < base && tr->records.size() < want; ++i) {
-      trace::Record x = tr->records[i];
-      x.block += copy * blocks;  // later "blocks" of a bigger launch over the same arrays
-      tr->records.push_back(x);
-    }
+  bench::LargeTrace large = bench::large_trace(want);
+  auto tr = large.trace;
+  const size_t base = large.recorded;
+  const double rec_s = large.record_s;
   const double rss_trace = rss_mib();
   auto t_model = clk::now();
   auto model = session::Session::from_trace(tr, session::dram_model("textbook"));

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "rss.h"
+#include "common.h"
 #include "ui/headless.h"
 #include "ui/ui.h"
 
@@ -55,21 +55,7 @@ int main(int argc, char** argv) {
   }
 
   ui::HeadlessContext ctx(1600, 1000);
-  session::LaunchSpec req;
-  req.kernel = "transpose_tiled";
-  req.size = 1024;
-  req.backend = "emulator";
-  session::Capture r = session::capture(session::resolve(req));
-  auto tr = std::make_shared<trace::Trace>(std::move(r.trace));
-  const size_t base = tr->records.size();
-  const uint32_t blocks = uint32_t(tr->launch().grid.count());
-  tr->records.reserve(std::max<uint64_t>(want, base));
-  for (uint32_t copy = 1; tr->records.size() < want; ++copy)
-    for (size_t i = 0; i < base && tr->records.size() < want; ++i) {
-      trace::Record x = tr->records[i];
-      x.block += copy * blocks;
-      tr->records.push_back(x);
-    }
+  auto tr = bench::large_trace(want).trace;
   std::shared_ptr<const session::Session> big = session::Session::from_trace(tr, session::dram_model("textbook"));
   tr.reset();
 

@@ -503,6 +503,7 @@ Ending ending_of(const std::string& text) {
 namespace {
 
 std::mutex last_mu;
+Ending last;
 
 // The limits of the user's program under options `o` (see Options).
 Limits program_limits(const Options& o) {
@@ -514,7 +515,6 @@ Limits program_limits(const Options& o) {
   if (o.backend != "gpu") l.address_bytes = memory_limit_bytes(o.memory_limit_mib);
   return l;
 }
-Ending last;
 
 // Runs the built program `exe` with its arguments and `env`, timing it into `r` from `t1`
 // and reading what the emulated device stopped; throws Error when it runs past the timeout.
@@ -745,7 +745,7 @@ Problem crash_problem(const Child& c, const Options& o) {
   } else {
     p.message = "the program's host code was killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")";
   }
-  p.output = last_lines(o.echo ? c.errors : c.output, 6);
+  p.output = last_lines(out, 6);
   return p;
 }
 
@@ -804,10 +804,11 @@ Result run_emulated(const Options& o) {
     }
     if (WIFSIGNALED(c.status)) {
       const Problem p = crash_problem(c, o);
-      Error e(p.kind == "limit" ? p.message
-                                : std::string("the program crashed (") + strsignal(WTERMSIG(c.status)) +
-                                      ") before its trace was written",
-              p.kind == "limit" ? std::string("limit") : std::string("crash"));
+      // A limit it ran into is the message; any other crash, the signal.
+      const bool limit = p.kind == "limit";
+      Error e(limit ? p.message
+                    : std::string("the program crashed (") + strsignal(WTERMSIG(c.status)) + ") before its trace was written",
+              p.kind);
       e.output = c.output;
       e.problem = p;
       throw e;

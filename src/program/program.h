@@ -35,7 +35,8 @@ struct Error : std::runtime_error {
   Error(const std::string& what, std::vector<Diagnostic> d) : std::runtime_error(what), diagnostics(std::move(d)) {}
   // What failed, for a front end's exit status: "compile" (nvcc refused the program),
   // "timeout" (it ran past the timeout and was stopped), "load" (the emulated device could
-  // not load its PTX), "input" (a word for nvcc that cannot be placed), "" (anything else).
+  // not load its PTX), "input" (a word for nvcc that cannot be placed), "crash" (its host
+  // code was killed by a signal), "limit" (it ran into a limit of Options), "" (anything else).
   Error(const std::string& what, std::string kind) : std::runtime_error(what), kind(std::move(kind)) {}
   std::vector<Diagnostic> diagnostics;
   std::string kind;

@@ -186,7 +186,6 @@ void where_line(Ui& ui, Pane& p) {
   ImGui::PopFont();
 }
 
-// Epoch bands, alternating, where wide enough to see, and block boundaries with their ids.
 // The strip's background as build_strip lays it out: odd epochs shaded, block boundaries
 // with their ids where there is room. Laid out once per trace and width (a large trace has
 // tens of thousands of epochs: walking them every frame cost more than the frame).
