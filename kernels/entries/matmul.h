@@ -415,14 +415,17 @@ struct matmul_tuned : WarpTileFamily {
       rows, column by column inside a band, so the blocks running together read the same
       tiles of A and B and find them in L2; row by row (group=1), a wave of blocks spans
       whole rows of C and reads every column of B. The DRAM view shows the difference.)");
+    k.params.push_back({"bk", 8, {8, 16}, 8, 16, "k-slice of a shared tile (16: half the barriers, twice the loads in flight)"});
     k.params.push_back({"wn", 64, {32, 64}, 32, 64, "warp tile columns (warps of 64 rows; 64: 4 warps, 8×16 a lane)"});
     k.params.push_back({"group", 8, {1, 2, 4, 8, 16}, 1, 16, "block rows a band of the block order"});
     return k;
   }
   template <class L>
   static void run(L& l, const catalog::Params& p) {
-    catalog::with_constant<32, 64>(p["wn"], [&](auto wn) {
-      launch<MatmulWarpTile<128, 128, 8, 64, decltype(wn)::value, 2>>(l, p, int(p["group"]));
+    catalog::with_constant<8, 16>(p["bk"], [&](auto bk) {
+      catalog::with_constant<32, 64>(p["wn"], [&](auto wn) {
+        launch<MatmulWarpTile<128, 128, decltype(bk)::value, 64, decltype(wn)::value, 2>>(l, p, int(p["group"]));
+      });
     });
   }
 };
