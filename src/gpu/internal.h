@@ -108,4 +108,24 @@ void start_trace(const catalog::KernelInfo& k, const catalog::Params& p, trace::
 // Waits for the device and turns a launch failure into Error naming `what`.
 void sync(const std::string& what);
 
+// CUPTI's range profiler on this process's context, set up once for counter_specs():
+// profile() runs `launch` (its kernels replayed for every pass) and sums each metric over
+// the launches it made, which it counts in `kernels`.
+class Profiler {
+ public:
+  Profiler();
+  ~Profiler();
+  Profiler(const Profiler&) = delete;
+  Profiler& operator=(const Profiler&) = delete;
+  std::vector<uint64_t> profile(const std::function<void()>& launch, int& kernels);
+  int passes() const;
+  const std::string& chip() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+// The process's profiler, made at the first call (throws Error where it cannot be).
+Profiler& profiler();
+
 }  // namespace ws::gpu::detail

@@ -341,3 +341,36 @@ TEST_CASE("counts mode equals the analysis of the full recorded trace") {
     }
   }
 }
+
+// The GPU's own counters (CUPTI, the figures Nsight Compute reads) against counts mode: the
+// global requests and sectors of every teaching case are the model's exactly, as
+// docs/validation.md found with ncu; the shared figures are the hardware's (the compiler
+// merges and splits shared accesses), so they are only required to be there.
+TEST_CASE("the GPU's counters give counts mode's global figures for every teaching case") {
+  for (const auto& c : gpu_test::teaching_cases()) {
+    CAPTURE(c.name());
+    progress("counters", c.name());
+    const catalog::KernelInfo* k;
+    catalog::Params p = gpu_test::resolve(c, k);
+    auto arrays = catalog::make_arrays(*k, p, 5);
+    auto want = arrays;
+    gpu::Counts cnt = gpu::counts(*k, p, want);
+    std::map<std::string, std::map<std::string, uint64_t>> model;
+    for (size_t i = 0; i < cnt.meta.sites.size(); ++i) {
+      const auto& s = cnt.meta.sites[i];
+      const auto& n = cnt.report.sites[i];
+      auto& m = model[std::string(trace::to_string(s.space)) + (s.op == trace::Op::Store ? "_st" : "_ld")];
+      m["requests"] += n.requests;
+      m["sectors"] += n.sectors;
+    }
+    gpu::HwCounters hw = gpu::hw_counters(*k, p, arrays);
+    CHECK(hw.kernels >= 1);
+    CHECK(hw.passes >= 1);
+    for (const char* op : {"global_ld", "global_st"}) {
+      CAPTURE(op);
+      CHECK(hw.get(op, "requests") == model[op]["requests"]);
+      CHECK(hw.get(op, "sectors") == model[op]["sectors"]);
+    }
+    CHECK(catalog::max_rel_error(*k, p, arrays, want) <= (k->family == "sgemm" || k->family == "hgemm" ? 1e-5 : 0.0));
+  }
+}

@@ -3,6 +3,8 @@
 //   ws_gpu_tool bench [bench options]       the `warpscope bench` command
 //   ws_gpu_tool probe plain                 one plain launch per validation case (for ncu)
 //   ws_gpu_tool probe counts                counts mode of the same launches (JSON lines)
+//   ws_gpu_tool probe counters              the GPU's counters (CUPTI) of the same launches
+//                                           beside counts mode's totals (JSON lines)
 //   ws_gpu_tool sanitize [plain]            every teaching case in plain, record and counts
 //                                           mode, or plain only (for compute-sanitizer)
 //   ws_gpu_tool trace --kernel ID [--size N] [--set k=v]... --out FILE.wstrace
@@ -76,6 +78,18 @@ int probe(const std::string& mode) {
       r->launch();
       gpu::detail::sync(k->id);
       std::printf("%s\n", c.name().c_str());
+    } else if (mode == "counters") {
+      auto a2 = arrays;
+      gpu::Counts cnt = gpu::counts(*k, p, a2);
+      gpu::HwCounters hw = gpu::hw_counters(*k, p, arrays);
+      nlohmann::json h = nlohmann::json::object();
+      const auto& specs = gpu::counter_specs();
+      for (size_t i = 0; i < specs.size(); ++i) h[specs[i].space][specs[i].figure] = hw.values[i];
+      std::cout << nlohmann::json({{"case", c.name()}, {"kernel", c.kernel}, {"size", p.size()}, {"chip", hw.chip},
+                                   {"passes", hw.passes}, {"kernels", hw.kernels}, {"ms", hw.ms},
+                                   {"counters", h}, {"totals", totals(cnt)}})
+                       .dump()
+                << "\n";
     } else {
       gpu::Counts cnt = gpu::counts(*k, p, arrays);
       nlohmann::json j = {{"case", c.name()}, {"kernel", c.kernel}, {"size", p.size()}, {"totals", totals(cnt)}};
