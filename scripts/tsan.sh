@@ -3,7 +3,7 @@
 # hands over (test_cli), the user's program in its child process and its runtime's threads
 # (test_program), the emulator's fibers and block workers (test_emu), and the app's UI
 # thread with its background sources (test_gui). A build of its own (build-tsan, no CUDA);
-# exits non-zero on the first race report.
+# exits non-zero on the first race report. Run from the source tree, as the tests expect.
 #   scripts/tsan.sh [TEST...]        default: test_emu test_cli test_program test_gui
 set -u
 cd "$(dirname "$0")/.."
@@ -16,7 +16,7 @@ export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 history_size=4 ${TS
 status=0
 for t in $tests; do
   s0=$(date +%s)
-  (cd $b/tests && ./$t >"../tsan-$t.log" 2>&1)
+  "$b/tests/$t" >"$b/tsan-$t.log" 2>&1
   rc=$?
   races=$(grep -c "WARNING: ThreadSanitizer" "$b/tsan-$t.log")
   summary=$(grep -E "^\[doctest\] test cases" "$b/tsan-$t.log" | tail -1)

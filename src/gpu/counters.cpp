@@ -4,6 +4,7 @@
 // opened at run time, so a build runs where they are missing and says so in one line.
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -173,13 +174,22 @@ namespace detail {
 struct Profiler::State {
   std::string chip;
   std::vector<uint8_t> availability, config, counter_data;
+  std::vector<std::string> names;
   std::vector<const char*> metrics;
   CUpti_RangeProfiler_Object* object = nullptr;
   std::unique_ptr<Host> host;
   int passes = 0;
+  size_t ranges_read = 0;  // ranges of the counter data already evaluated
+  bool configured = false;
 };
 
-Profiler::Profiler() : s_(std::make_unique<State>()) {
+// Ranges the counter data holds before it is set up again: one a kernel launch, so a
+// profiled call may make up to this many launches.
+constexpr size_t kMaxRanges = 64;
+
+Profiler::Profiler() : Profiler(std::vector<std::string>{}) {}
+
+Profiler::Profiler(const std::vector<std::string>& metrics) : s_(std::make_unique<State>()) {
   const Api& a = api();
   if (!a.missing.empty()) throw Error(a.missing);
   require_device();
@@ -202,7 +212,10 @@ Profiler::Profiler() : s_(std::make_unique<State>()) {
   av.pCounterAvailabilityImage = s_->availability.data();
   cupti_check(a.cuptiProfilerGetCounterAvailability(&av), "asking which counters are available");
 
-  for (const auto& c : counter_specs()) s_->metrics.push_back(c.metric.c_str());
+  s_->names = metrics;
+  if (s_->names.empty())
+    for (const auto& c : counter_specs()) s_->names.push_back(c.metric);
+  for (const auto& n : s_->names) s_->metrics.push_back(n.c_str());
   s_->host = std::make_unique<Host>(s_->chip, s_->availability);
   auto add = WS_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
   add.pHostObject = s_->host->get();
@@ -240,9 +253,10 @@ Profiler::~Profiler() {
 int Profiler::passes() const { return s_->passes; }
 const std::string& Profiler::chip() const { return s_->chip; }
 
-std::vector<uint64_t> Profiler::profile(const std::function<void()>& launch, int& kernels) {
+// The counter data and the configuration, set once and again only when the data is full:
+// setting them is most of what a profiled launch costs beside its replays.
+void Profiler::configure() {
   const Api& a = api();
-  constexpr size_t kMaxRanges = 16;  // launches one call may make (each its own range)
   auto ds = WS_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
   ds.pRangeProfilerObject = s_->object;
   ds.pMetricNames = s_->metrics.data();
@@ -271,6 +285,14 @@ std::vector<uint64_t> Profiler::profile(const std::function<void()>& launch, int
   sc.passIndex = 0;
   sc.targetNestingLevel = 1;
   cupti_check(a.cuptiRangeProfilerSetConfig(&sc), "configuring the range profiler");
+  s_->ranges_read = 0;
+  s_->configured = true;
+}
+
+std::vector<uint64_t> Profiler::profile(const std::function<void()>& launch, int& kernels) {
+  const Api& a = api();
+  // A call may add up to kMaxRanges / 2 ranges; past that, the data starts over.
+  if (!s_->configured || s_->ranges_read > kMaxRanges / 2) configure();
   auto st = WS_PARAMS(CUpti_RangeProfiler_Start_Params);
   st.pRangeProfilerObject = s_->object;
   cupti_check(a.cuptiRangeProfilerStart(&st), "starting the range profiler");
@@ -282,16 +304,21 @@ std::vector<uint64_t> Profiler::profile(const std::function<void()>& launch, int
   auto dd = WS_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
   dd.pRangeProfilerObject = s_->object;
   cupti_check(a.cuptiRangeProfilerDecodeData(&dd), "decoding the counters");
-  if (dd.numOfRangeDropped) throw Error("GPU counters: " + std::to_string(dd.numOfRangeDropped) + " launches were not counted");
+  if (dd.numOfRangeDropped) {
+    s_->configured = false;
+    throw Error("GPU counters: " + std::to_string(dd.numOfRangeDropped) + " launches were not counted");
+  }
   auto info = WS_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
   info.pCounterDataImage = s_->counter_data.data();
   info.counterDataImageSize = s_->counter_data.size();
   cupti_check(a.cuptiRangeProfilerGetCounterDataInfo(&info), "reading the counter data");
-  kernels = int(info.numTotalRanges);
+  const size_t first = s_->ranges_read, total_ranges = info.numTotalRanges;
+  kernels = int(total_ranges - std::min(first, total_ranges));
+  s_->ranges_read = total_ranges;
 
   std::vector<uint64_t> total(s_->metrics.size(), 0);
   std::vector<double> v(s_->metrics.size());
-  for (size_t r = 0; r < info.numTotalRanges; ++r) {
+  for (size_t r = first; r < total_ranges; ++r) {
     auto ev = WS_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
     ev.pHostObject = s_->host->get();
     ev.pCounterDataImage = s_->counter_data.data();

@@ -113,7 +113,10 @@ void sync(const std::string& what);
 // the launches it made, which it counts in `kernels`.
 class Profiler {
  public:
-  Profiler();
+  Profiler();  // counter_specs()' metrics
+  // Any metrics CUPTI knows, in this order in profile()'s result. One profiler a process:
+  // CUPTI enables one range profiler a context.
+  explicit Profiler(const std::vector<std::string>& metrics);
   ~Profiler();
   Profiler(const Profiler&) = delete;
   Profiler& operator=(const Profiler&) = delete;
@@ -122,6 +125,7 @@ class Profiler {
   const std::string& chip() const;
 
  private:
+  void configure();
   struct State;
   std::unique_ptr<State> s_;
 };

@@ -3,6 +3,7 @@
 // with a per-frame budget, so scrubbing a long trace never stalls a frame: a large jump
 // converges over a few frames instead.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <new>
@@ -30,6 +31,7 @@ class ZeroCells {
   float operator[](size_t i) const { return p_.get()[i]; }
   const float* begin() const { return p_.get(); }
   const float* end() const { return p_.get() + n_; }
+  bool operator==(const ZeroCells& o) const { return n_ == o.n_ && std::equal(begin(), end(), o.begin()); }
 
  private:
   struct Free {
