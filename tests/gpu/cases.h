@@ -57,6 +57,7 @@ inline std::vector<Case> teaching_cases() {
       {"matmul_double_buffer", 132, {}},
       {"matmul_tuned", 200, {{"wn", 32}, {"group", 2}}},
       {"matmul_tuned", 260, {{"wn", 64}, {"group", 16}}},
+      {"matmul_tuned", 132, {{"bk", 16}, {"wn", 32}, {"group", 1}}},
       {"swizzle_plain", 128, {}},
       {"swizzle_xor", 128, {}},
       {"async_copy_tiles", 576, {}},
