@@ -29,6 +29,9 @@
   X(matmul_siboehm5)              \
   X(matmul_siboehm6)              \
   X(matmul_xgemm6)                \
+  X(matmul_warptile)              \
+  X(matmul_double_buffer)         \
+  X(matmul_tuned)                 \
   X(swizzle_plain)                \
   X(swizzle_padded)               \
   X(swizzle_xor)                  \

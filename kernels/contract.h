@@ -153,12 +153,26 @@ inline uint32_t pack_half2(half lo, half hi) { return uint32_t(lo.bits) | uint32
 #define __syncthreads() ctx.barrier()
 
 #if defined(__CUDACC__)
+#include <type_traits>
+namespace ws {
+// One static shared array per kernel functor and source line (WS_SHARED's storage),
 // 16-byte aligned, so that a view_as<float4> of it is aligned too.
+template <class Op, int Line, class A>
+__device__ __forceinline__ A& shared_storage() {
+  __shared__ __align__(16) A storage;
+  return storage;
+}
+}  // namespace ws
 // `auto&&`: the plain context hands back the __shared__ array itself (a reference, so the
 // compiler indexes the array as a hand-written kernel does, never a decayed generic
 // pointer); the instrumented contexts hand back a view, kept alive by the reference.
-#define WS_SHARED(T, name, dims)                \
-  __shared__ __align__(16) T name##_storage dims; \
+// The storage belongs to the kernel's functor and the line, not to the context: a launch
+// that records some blocks and runs the others plainly instantiates the body twice, and
+// both instantiations name one array instead of declaring two.
+#define WS_SHARED(T, name, dims)                                                                   \
+  auto& name##_storage =                                                                           \
+      ::ws::shared_storage<::std::remove_cv_t<::std::remove_reference_t<decltype(*this)>>, __LINE__, \
+                           T dims>();                                                              \
   auto&& name = ctx.shared(name##_storage, #name)
 #define WS_DYNAMIC_SHARED(T, name)   \
   extern __shared__ T name##_storage[]; \

@@ -7,6 +7,7 @@
 
 #include "../catalog.h"
 #include "../matmul.h"
+#include "../warptile.h"
 
 namespace ws::kernels {
 
@@ -327,6 +328,107 @@ struct matmul_xgemm6 : PublishedSgemmEntry<MatmulXgemm6, matmul_xgemm6> {
                          "coarse_2d_vec_mat_mul_kernel (tiles 128×16 and 16×128, 8×8 a thread)",
                          "", "multiples of 4 (asserted)", "about 70% of cuBLAS on an RTX 3090", "xGeMM step 6"});
     return k;
+  }
+};
+
+// The rungs past the published ladders (MatmulWarpTile): a 128-row block tile, warps of
+// 64 rows, 4×4 patches a lane; C = alpha·A·B + beta·C with the scalars of SGEMM_CUDA's
+// benchmark, so that its kernels 10 and 11 can be timed beside them on the same arrays.
+struct WarpTileFamily : MatmulFamily {
+  static constexpr float kAlpha = 0.5f, kBeta = 3.0f;
+  static catalog::KernelInfo warptile_info(const char* id, const char* title, const char* lesson) {
+    auto k = base(id, title, lesson, false);
+    k.source_file = "warptile.h";
+    k.teach_size = 128;
+    k.size_min = 4;
+    k.alpha = kAlpha;
+    k.beta = kBeta;
+    k.buffers = [](const catalog::Params& p) {
+      auto b = MatmulFamily::buffers<false>(p);
+      b[2].role = catalog::Role::InOut;
+      return b;
+    };
+    k.reference = [](const catalog::Params& p, catalog::HostArrays& a) {
+      warptile_reference(a[0].data(), a[1].data(), a[2].data(), n(p), kAlpha, kBeta);
+    };
+    k.bytes = [](const catalog::Params& p) { return 4.0 * 4.0 * double(n(p)) * double(n(p)); };
+    k.check = [](const catalog::Params& p) -> std::string {
+      if (p.size() % 4 == 0) return "";
+      return "the warp-tiled kernels need a size that is a multiple of 4 (rows are read as float4): got " +
+             std::to_string(p.size()) + "; try " + std::to_string((p.size() + 3) / 4 * 4);
+    };
+    return k;
+  }
+  template <class K, class L>
+  static void launch(L& l, const catalog::Params& p, int group) {
+    WarpTileArgs args{l.template buf<const float>(0), l.template buf<const float>(1), l.template buf<float>(2),
+                      int(n(p)), kAlpha, kBeta, group};
+    l.template launch<K>(grid(p, K::BM, K::BN), dim3(K::THREADS), 0, args);
+  }
+};
+
+struct matmul_warptile : WarpTileFamily {
+  static catalog::KernelInfo info() {
+    return warptile_info("matmul_warptile", "SGEMM with warp tiling", R"(
+      The 8×8 register patch of matmul_coarse2d_vec, placed by warps: each of the 8 warps
+      owns a 64×32 part of the 128×128 block tile, cut into four 32×16 sub-tiles, and in
+      each sub-tile the lanes stand 8 rows by 4 columns, a 4×4 patch each. For one k a warp
+      reads 8 neighbouring float4s of As and 4 of Bs, each shared by several lanes: 4
+      wavefronts a request, the least a 16-byte load can take, where matmul_coarse2d_vec's Bs
+      reads (lanes 8 floats apart) took twice that. A lane still does 64 FMAs for 4 shared
+      loads. The A tile is stored transposed into rows padded by 4 floats, so its scalar
+      stores do not conflict either, and the epilogue reads and writes C in float4s, 8 rows
+      of 64 bytes a request: every sector full. Loads outside the matrix are zeros, so any
+      multiple of 4 works.)");
+  }
+  template <class L>
+  static void run(L& l, const catalog::Params& p) {
+    launch<MatmulWarpTile<128, 128, 8, 64, 32, 1>>(l, p, 1);
+  }
+};
+
+struct matmul_double_buffer : WarpTileFamily {
+  static catalog::KernelInfo info() {
+    return warptile_info("matmul_double_buffer", "SGEMM, warp tiling and double-buffered shared tiles", R"(
+      matmul_warptile with two shared buffers. While the warps multiply the tile in one
+      buffer, each thread has already issued the global loads of the next tile into
+      registers (ra, rb); after its FMAs it stores them into the other buffer, and one
+      barrier a tile is enough, where matmul_warptile waits twice (before overwriting the
+      tile, and before reading it). The loads are the same requests and sectors; what
+      changes is when they are waited for: a load issued before 512 FMAs has arrived by the
+      time its register is stored. Step the timeline: the next tile's reads sit in the same
+      epoch as this tile's arithmetic.)");
+  }
+  template <class L>
+  static void run(L& l, const catalog::Params& p) {
+    launch<MatmulWarpTile<128, 128, 8, 64, 32, 2>>(l, p, 1);
+  }
+};
+
+struct matmul_tuned : WarpTileFamily {
+  static catalog::KernelInfo info() {
+    auto k = warptile_info("matmul_tuned", "SGEMM, the double-buffered kernel tuned on the GPU", R"(
+      The double-buffered warp-tiled kernel at the setting a search on an H100 picked from
+      20 (docs/validation.md lists them all): k-slices of 8, warps of 64×32, and blocks
+      walking C in bands of 16 block rows. Three knobs change the access pattern. group:
+      in bands, the blocks running together read the same tiles of A and B and find them in
+      L2; row by row (group=1), a wave of blocks spans whole rows of C and reads every column
+      of B: 80.5% of cuBLAS against 82.7% at 4096. wn=64 gives each lane an 8×16 patch (128
+      FMAs for 6 shared loads, against 64 for 4) but only 4 warps a block: 73%. bk=16 halves
+      the barriers, but its transposed A stores conflict 2-way (the report shows it) and it
+      ran at 60% with wn=32, 76% with wn=64. The DRAM view shows the block order.)");
+    k.params.push_back({"bk", 8, {8, 16}, 8, 16, "k-slice of a shared tile (16: half the barriers, twice the loads in flight)"});
+    k.params.push_back({"wn", 32, {32, 64}, 32, 64, "warp tile columns (warps of 64 rows; 64: 4 warps, 8×16 a lane)"});
+    k.params.push_back({"group", 16, {1, 2, 4, 8, 16}, 1, 16, "block rows a band of the block order"});
+    return k;
+  }
+  template <class L>
+  static void run(L& l, const catalog::Params& p) {
+    catalog::with_constant<8, 16>(p["bk"], [&](auto bk) {
+      catalog::with_constant<32, 64>(p["wn"], [&](auto wn) {
+        launch<MatmulWarpTile<128, 128, decltype(bk)::value, 64, decltype(wn)::value, 2>>(l, p, int(p["group"]));
+      });
+    });
   }
 };
 

@@ -121,7 +121,14 @@ if has sanitize; then
   timeout $(lim 90) compute-sanitizer --tool racecheck --racecheck-report hazard --error-exitcode 9 "$BIN/ws_gpu_tool" sanitize plain \
     >"$W/racecheck.txt" 2>&1
   r=$?
-  say "sanitizer: memcheck rc=$m ($(grep -m1 'ERROR SUMMARY' "$W/memcheck.txt")), racecheck rc=$r ($(grep -m1 -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$W/racecheck.txt"))"
+  timeout $(lim 90) compute-sanitizer --tool synccheck --error-exitcode 9 "$BIN/ws_gpu_tool" sanitize plain >"$W/synccheck.txt" 2>&1
+  y=$?
+  timeout $(lim 120) compute-sanitizer --tool initcheck --error-exitcode 9 "$BIN/ws_gpu_tool" sanitize plain >"$W/initcheck.txt" 2>&1
+  i=$?
+  say "sanitizer: memcheck rc=$m ($(grep -m1 'ERROR SUMMARY' "$W/memcheck.txt")), racecheck rc=$r ($(grep -m1 -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$W/racecheck.txt")), synccheck rc=$y ($(grep -m1 'ERROR SUMMARY' "$W/synccheck.txt")), initcheck rc=$i ($(grep -m1 'ERROR SUMMARY' "$W/initcheck.txt"))"
+  # The user's side: GPU builds of the examples and tests/programs under all four tools.
+  timeout $(lim 300) bash scripts/device/sanitize_programs.sh "$W" >"$W/sanitize_programs.txt" 2>&1
+  say "$(tail -1 "$W/sanitize_programs.txt")"
 fi
 
 if has tracer; then

@@ -1,6 +1,7 @@
 // src/cli/cmd_bench.cpp — `warpscope bench`: the catalog timed on the GPU against cuBLAS
 // and a device-to-device copy measured in the same run, or, with no GPU, the replay pack
-// recorded on one (labelled with its device and date).
+// recorded on one: each ladder from its newest recording, labelled with its device and
+// date (as JSON, the newest recording only).
 //
 //   warpscope bench [--kernel ID[,ID...]]... [--family NAME]... [--size N] [--set name=value]...
 //                   [--format text|json] [--out FILE.json] [--replay FILE.json]
@@ -12,8 +13,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -26,34 +29,69 @@
 
 namespace {
 
-// The bundled replay pack, wherever warpscope was started from (trace/assets.h).
-std::string replay_pack() { return ws::trace::find_asset("replay/bench.json"); }
+// The bundled replay pack, wherever warpscope was started from (trace/assets.h): its
+// recordings (replay/*.json; sass/ holds traces), newest first.
+std::vector<std::string> replay_pack() {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  const std::string main = ws::trace::find_asset("replay/bench.json");
+  if (main.empty()) return files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fs::path(main).parent_path(), ec))
+    if (e.is_regular_file(ec) && e.path().extension() == ".json") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
 
-int show_replay(const std::string& path, const std::string& format, const std::string& why) {
-  if (path.empty()) {
+bool read_pack(const std::string& path, ws::trace::BenchResult& r, std::string& err) {
+  std::ifstream in(path);
+  if (!in) return err = "cannot read it", false;
+  std::stringstream text;
+  text << in.rdbuf();
+  return ws::trace::read_bench(text.str(), r, err);
+}
+
+// Shows recordings: one file as it is; the whole pack with each ladder (family) from its
+// newest recording, each recording under its own line naming its device and date.
+int show_replay(const std::vector<std::string>& paths, const std::string& format, const std::string& why) {
+  if (paths.empty()) {
     std::fprintf(stderr,
                  "warpscope: error: %s, and no replay pack was found (replay/bench.json next to the binary, in "
                  "share/warpscope, or in the source tree's assets)\n",
                  why.c_str());
     return 1;
   }
-  std::ifstream in(path);
-  if (!in) {
-    std::fprintf(stderr, "warpscope: error: %s: cannot read the replay pack %s\n", why.c_str(), path.c_str());
-    return 1;
+  std::vector<std::pair<std::string, ws::trace::BenchResult>> packs;
+  for (const auto& path : paths) {
+    ws::trace::BenchResult r;
+    std::string err;
+    if (!read_pack(path, r, err)) {
+      std::fprintf(stderr, "warpscope: error: the replay pack %s is not readable: %s\n", path.c_str(), err.c_str());
+      return 1;
+    }
+    packs.emplace_back(path, std::move(r));
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  ws::trace::BenchResult r;
-  std::string err;
-  if (!ws::trace::read_bench(text.str(), r, err)) {
-    std::fprintf(stderr, "warpscope: error: the replay pack %s is not readable: %s\n", path.c_str(), err.c_str());
-    return 1;
+  std::stable_sort(packs.begin(), packs.end(), [](const auto& a, const auto& b) { return a.second.date > b.second.date; });
+  std::set<std::string> shown;  // families a newer recording already showed
+  bool first = true;
+  for (auto& [path, r] : packs) {
+    std::set<std::string> here;
+    std::vector<ws::trace::BenchRow> rows;
+    for (auto& w : r.rows)
+      if (!shown.count(w.family)) rows.push_back(w), here.insert(w.family);
+    shown.insert(here.begin(), here.end());
+    if (rows.empty()) continue;
+    r.rows = std::move(rows);
+    std::fprintf(stderr, "warpscope bench: %s: showing the replay pack recorded on %s on %s (CUDA %s), %s\n",
+                 why.c_str(), r.device.name.c_str(), r.date.c_str(),
+                 ws::trace::DeviceInfo::version_text(r.device.runtime_version).c_str(), path.c_str());
+    if (format == "json") {
+      std::cout << ws::trace::bench_json(r);
+      break;  // one JSON document: the newest recording
+    }
+    std::cout << (first ? "" : "\n") << ws::trace::bench_text(r);
+    first = false;
   }
-  std::fprintf(stderr, "warpscope bench: %s: showing the replay pack recorded on %s on %s (CUDA %s), %s\n", why.c_str(),
-               r.device.name.c_str(), r.date.c_str(), ws::trace::DeviceInfo::version_text(r.device.runtime_version).c_str(),
-               path.c_str());
-  std::cout << (format == "json" ? ws::trace::bench_json(r) : ws::trace::bench_text(r));
   return 0;
 }
 
@@ -102,7 +140,7 @@ int run_bench(const BenchArgs& a) {
   opt.variants = !a.no_variants;
   opt.overhead = !a.no_overhead;
   opt.zero_cost = !a.no_zero_cost;
-  if (!a.replay.empty()) return show_replay(a.replay, a.format, "replay asked for");
+  if (!a.replay.empty()) return show_replay({a.replay}, a.format, "replay asked for");
 
   if (const std::string why = session::bench_unavailable(); !why.empty())
     return show_replay(replay_pack(), a.format, why);

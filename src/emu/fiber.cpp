@@ -20,6 +20,23 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
+#if defined(__SANITIZE_THREAD__)
+#define WS_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define WS_TSAN 1
+#endif
+#endif
+
+#ifdef WS_TSAN
+#include <sanitizer/tsan_interface.h>
+// ThreadSanitizer follows each fiber as a context of its own: told before every switch, it
+// keeps one shadow stack per fiber and orders what the fibers of one thread do.
+#define WS_TSAN_SWITCH(to) __tsan_switch_to_fiber(to, 0)
+#else
+#define WS_TSAN_SWITCH(to) ((void)0)
+#endif
+
 #if !defined(__x86_64__)
 #error "the emulator's fiber switch is written for x86-64"
 #endif
@@ -93,6 +110,9 @@ static void clear_poison(char* stack, size_t bytes) {
 }
 
 Fiber::~Fiber() {
+#ifdef WS_TSAN
+  if (tsan_fiber_) __tsan_destroy_fiber(tsan_fiber_);
+#endif
   if (!stack_) return;
   clear_poison(stack_, stack_bytes_);
   munmap(stack_, stack_bytes_);
@@ -108,6 +128,9 @@ void Fiber::allocate(size_t stack_bytes) {
   clear_poison(stack_, stack_bytes_);
   static unsigned counter = 0;
   stagger_ = (counter++ * 832u) % 4096u;
+#ifdef WS_TSAN
+  tsan_fiber_ = __tsan_create_fiber(0);
+#endif
 }
 
 void Fiber::trampoline(void* self) {
@@ -123,7 +146,14 @@ void Fiber::trampoline(void* self) {
 void Fiber::reset(Entry entry, void* arg) {
   entry_ = entry;
   arg_ = arg;
-  if (!finished_) clear_poison(stack_, stack_bytes_);
+  if (!finished_) {
+    clear_poison(stack_, stack_bytes_);
+#ifdef WS_TSAN
+    // Abandoned mid-run: its shadow stack still holds the old frames.
+    __tsan_destroy_fiber(tsan_fiber_);
+    tsan_fiber_ = __tsan_create_fiber(0);
+#endif
+  }
   finished_ = false;
   // Frame that ws_fiber_switch pops: control words, r15..r12, rbx, rbp, return address.
   // Stacks are page-aligned; staggering their tops keeps the hot frames of many fibers
@@ -146,6 +176,10 @@ void Fiber::reset(Entry entry, void* arg) {
 }
 
 void Fiber::resume() {
+#ifdef WS_TSAN
+  tsan_caller_ = __tsan_get_current_fiber();
+#endif
+  WS_TSAN_SWITCH(tsan_fiber_);
 #ifdef WS_ASAN
   void* fake = nullptr;
   __sanitizer_start_switch_fiber(&fake, stack_, stack_bytes_);
@@ -157,6 +191,7 @@ void Fiber::resume() {
 }
 
 void Fiber::yield() {
+  WS_TSAN_SWITCH(tsan_caller_);
 #ifdef WS_ASAN
   __sanitizer_start_switch_fiber(&fake_stack_, caller_stack_bottom_, caller_stack_size_);
   ws_fiber_switch(&sp_, caller_sp_);
@@ -167,6 +202,7 @@ void Fiber::yield() {
 }
 
 void Fiber::exit() {
+  WS_TSAN_SWITCH(tsan_caller_);
 #ifdef WS_ASAN
   __sanitizer_start_switch_fiber(nullptr, caller_stack_bottom_, caller_stack_size_);
 #endif

@@ -36,6 +36,8 @@ class Fiber {
   const void* caller_stack_bottom_ = nullptr;
   size_t caller_stack_size_ = 0;
   void* fake_stack_ = nullptr;
+  void* tsan_fiber_ = nullptr;   // ThreadSanitizer's context of this fiber, and of its resumer
+  void* tsan_caller_ = nullptr;
   Entry entry_ = nullptr;
   void* arg_ = nullptr;
   bool finished_ = true;  // the last run returned from its entry (its frames unwound)

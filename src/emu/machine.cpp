@@ -7,7 +7,7 @@
 #include "emu/fiber.h"
 #include "emu/warp.h"
 
-constinit thread_local uint3 threadIdx, blockIdx;
+constinit thread_local uint3 threadIdx{}, blockIdx{};
 constinit thread_local dim3 blockDim, gridDim;
 
 namespace ws::emu {

@@ -1,6 +1,10 @@
 // src/gpu/cublas.cpp — the yardstick: cuBLAS of the same types and layouts as a catalog
 // GEMM kernel's A and B: SGEMM in plain FP32 (no TF32) for float arrays, HGEMM (cublasGemmEx,
 // f16 A and B, f32 C, FP32 compute, tensor cores allowed) for half arrays.
+// cuBLAS is opened at run time, so that a binary with the GPU backend starts, and runs
+// everything else, on a machine whose CUDA toolkit is missing (cudart is linked in).
+#include <dlfcn.h>
+
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -8,6 +12,45 @@
 
 namespace ws::gpu::detail {
 namespace {
+
+struct Blas {
+#define WS_BLAS(f) decltype(&::f) f = nullptr;
+  WS_BLAS(cublasCreate_v2)
+  WS_BLAS(cublasDestroy_v2)
+  WS_BLAS(cublasSetMathMode)
+  WS_BLAS(cublasSetStream_v2)
+  WS_BLAS(cublasSgemm_v2)
+#undef WS_BLAS
+  // The C entry point (C++ also declares an overload that takes a cudaDataType compute type).
+  cublasStatus_t (*cublasGemmEx)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*,
+                                 const void*, cudaDataType, int, const void*, cudaDataType, int, const void*, void*,
+                                 cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
+  std::string missing;
+};
+
+const Blas& blas() {
+  static const Blas b = [] {
+    Blas r;
+    void* h = nullptr;
+    for (const char* n : {"libcublas.so.13", "/usr/local/cuda/lib64/libcublas.so.13",
+                          "/usr/local/cuda/targets/x86_64-linux/lib/libcublas.so.13"})
+      if ((h = ::dlopen(n, RTLD_NOW | RTLD_LOCAL))) break;
+    if (!h) return r.missing = "cuBLAS (libcublas.so.13, part of the CUDA toolkit) was not found: the SGEMM and HGEMM yardsticks need it", r;
+#define WS_SYM(f)                                                          \
+  r.f = reinterpret_cast<decltype(r.f)>(::dlsym(h, #f));                   \
+  if (!r.f) return r.missing = "this cuBLAS has no " #f, r;
+    WS_SYM(cublasCreate_v2)
+    WS_SYM(cublasDestroy_v2)
+    WS_SYM(cublasSetMathMode)
+    WS_SYM(cublasSetStream_v2)
+    WS_SYM(cublasSgemm_v2)
+    WS_SYM(cublasGemmEx)
+#undef WS_SYM
+    return r;
+  }();
+  if (!b.missing.empty()) throw Error(b.missing);
+  return b;
+}
 
 void check_blas(cublasStatus_t s, const std::string& what) {
   if (s != CUBLAS_STATUS_SUCCESS) throw Error("cuBLAS " + what + " failed: status " + std::to_string(int(s)));
@@ -28,11 +71,13 @@ class CublasRunner : public Runner {
     A_ = a.ptr(0);
     B_ = a.ptr(1);
     C_ = static_cast<float*>(out);
-    check_blas(cublasCreate(&h_), "initialisation");
-    check_blas(cublasSetMathMode(h_, CUBLAS_DEFAULT_MATH), "setting FP32 math (no TF32)");
-    check_blas(cublasSetStream(h_, cudaStream_t(stream())), "setting the stream");
+    check_blas(blas().cublasCreate_v2(&h_), "initialisation");
+    check_blas(blas().cublasSetMathMode(h_, CUBLAS_DEFAULT_MATH), "setting FP32 math (no TF32)");
+    check_blas(blas().cublasSetStream_v2(h_, cudaStream_t(stream())), "setting the stream");
   }
-  ~CublasRunner() override { cublasDestroy(h_); }
+  ~CublasRunner() override {
+    if (h_) blas().cublasDestroy_v2(h_);
+  }
 
   void launch() override {
     // cuBLAS is column-major. A row-major matrix is its transpose seen column-major.
@@ -49,12 +94,12 @@ class CublasRunner : public Runner {
   void gemm(cublasOperation_t opx, cublasOperation_t opy, int rows, int cols, const void* X, int ldx, const void* Y,
             int ldy, int ldc) {
     if (!half_) {
-      check_blas(cublasSgemm(h_, opx, opy, rows, cols, k_, &alpha_, static_cast<const float*>(X), ldx,
+      check_blas(blas().cublasSgemm_v2(h_, opx, opy, rows, cols, k_, &alpha_, static_cast<const float*>(X), ldx,
                              static_cast<const float*>(Y), ldy, &beta_, C_, ldc),
                  "SGEMM");
       return;
     }
-    check_blas(cublasGemmEx(h_, opx, opy, rows, cols, k_, &alpha_, X, CUDA_R_16F, ldx, Y, CUDA_R_16F, ldy, &beta_, C_,
+    check_blas(blas().cublasGemmEx(h_, opx, opy, rows, cols, k_, &alpha_, X, CUDA_R_16F, ldx, Y, CUDA_R_16F, ldy, &beta_, C_,
                             CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                "HGEMM (cublasGemmEx, f16 in, f32 accumulate)");
   }

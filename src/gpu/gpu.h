@@ -88,6 +88,31 @@ struct Counts {
 Counts counts(const catalog::KernelInfo& k, const catalog::Params& p, catalog::HostArrays& arrays,
               const analysis::DramModel& dram = {});  // its burst a power of two
 
+// ---- the GPU's own counters -------------------------------------------------------------
+
+// One figure the counters give: the space and operation ("global_ld", "shared_st"), the
+// figure ("requests", "sectors", "wavefronts", "conflicts") as analysis::Report's totals
+// name them, and the metric CUPTI (and Nsight Compute) reads for it.
+struct CounterSpec {
+  std::string space, figure, metric;
+};
+const std::vector<CounterSpec>& counter_specs();
+
+// The whole grid's figures as the GPU counted them, one launch of the plain kernel.
+struct HwCounters {
+  std::vector<uint64_t> values;  // parallel to counter_specs()
+  std::string chip;              // "GH100"
+  int passes = 0;                // replays of the kernel the counters needed
+  int kernels = 0;               // launches counted
+  double ms = 0;                 // wall time of the profiled launch, replays and decoding included
+  uint64_t get(const std::string& space, const std::string& figure) const;
+};
+
+// Runs the plain instantiation of `k` once under CUPTI's range profiler (the kernel replayed
+// for each pass, its memory restored between) and copies the outputs back. Throws Error
+// with one line where the counters cannot be read (no CUPTI, no permission, no GPU).
+HwCounters hw_counters(const catalog::KernelInfo& k, const catalog::Params& p, catalog::HostArrays& arrays);
+
 // ---- timing ------------------------------------------------------------------------------
 
 // Times the catalog on the GPU. Every result is checked before its time counts; a row

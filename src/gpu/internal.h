@@ -108,4 +108,28 @@ void start_trace(const catalog::KernelInfo& k, const catalog::Params& p, trace::
 // Waits for the device and turns a launch failure into Error naming `what`.
 void sync(const std::string& what);
 
+// CUPTI's range profiler on this process's context, set up once for counter_specs():
+// profile() runs `launch` (its kernels replayed for every pass) and sums each metric over
+// the launches it made, which it counts in `kernels`.
+class Profiler {
+ public:
+  Profiler();  // counter_specs()' metrics
+  // Any metrics CUPTI knows, in this order in profile()'s result. One profiler a process:
+  // CUPTI enables one range profiler a context.
+  explicit Profiler(const std::vector<std::string>& metrics);
+  ~Profiler();
+  Profiler(const Profiler&) = delete;
+  Profiler& operator=(const Profiler&) = delete;
+  std::vector<uint64_t> profile(const std::function<void()>& launch, int& kernels);
+  int passes() const;
+  const std::string& chip() const;
+
+ private:
+  void configure();
+  struct State;
+  std::unique_ptr<State> s_;
+};
+// The process's profiler, made at the first call (throws Error where it cannot be).
+Profiler& profiler();
+
 }  // namespace ws::gpu::detail

@@ -18,7 +18,7 @@ void HeatMap::reset(std::shared_ptr<const Session> m) {
     if (s.rows <= kMaxHeatSide && s.cols <= kMaxHeatSide && uint64_t(s.rows) * s.cols <= kMaxHeatCells) {
       l.rows = s.rows;
       l.cols = s.cols;
-      l.cells.assign(size_t(s.rows) * s.cols, 0.0f);
+      l.cells = ZeroCells(size_t(s.rows) * s.cols);
     }
     l.version = 1;
     l.dirty_lo = 0;
@@ -81,7 +81,7 @@ bool HeatMap::update(uint64_t target, double budget_ms) {
   // Going back further than starting over would cost: start over.
   if (target < covered_ && covered_ - target > target) {
     for (auto& l : layers_) {
-      std::fill(l.cells.begin(), l.cells.end(), 0.0f);
+      if (!l.cells.empty()) l.cells = ZeroCells(l.cells.size());  // fresh zero pages, not a 64 MB fill
       l.max = 0;
       l.dirty_lo = 0;
       l.dirty_hi = l.rows;
@@ -114,7 +114,7 @@ bool HeatMap::update(uint64_t target, double budget_ms) {
 
 size_t HeatMap::bytes() const {
   size_t b = 0;
-  for (const auto& l : layers_) b += l.cells.capacity() * sizeof(float);
+  for (const auto& l : layers_) b += l.cells.size() * sizeof(float);
   return b;
 }
 

@@ -3,7 +3,10 @@
 // with a per-frame budget, so scrubbing a long trace never stalls a frame: a large jump
 // converges over a few frames instead.
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <new>
 #include <memory>
 #include <vector>
 
@@ -11,11 +14,38 @@
 
 namespace ws::session {
 
+// Zeroed floats from calloc: the system hands out zero pages on first touch, so a fresh
+// layer of 16M cells costs no frame its 64 MB of zeroing; the cells a trace reaches are
+// paid for as the records arrive, a few at a time.
+class ZeroCells {
+ public:
+  ZeroCells() = default;
+  explicit ZeroCells(size_t n) : p_(static_cast<float*>(std::calloc(n ? n : 1, sizeof(float)))), n_(n) {
+    if (!p_) throw std::bad_alloc();
+  }
+  float* data() { return p_.get(); }
+  const float* data() const { return p_.get(); }
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  float& operator[](size_t i) { return p_.get()[i]; }
+  float operator[](size_t i) const { return p_.get()[i]; }
+  const float* begin() const { return p_.get(); }
+  const float* end() const { return p_.get() + n_; }
+  bool operator==(const ZeroCells& o) const { return n_ == o.n_ && std::equal(begin(), end(), o.begin()); }
+
+ private:
+  struct Free {
+    void operator()(float* p) const { std::free(p); }
+  };
+  std::unique_ptr<float, Free> p_;
+  size_t n_ = 0;
+};
+
 // Lane accesses per cell of one buffer. The renderer uploads rows [dirty_lo, dirty_hi)
 // when `version` moved, then calls clear_dirty().
 struct HeatLayer {
   uint32_t rows = 0, cols = 0;  // 0: no heat kept for this buffer (too large)
-  std::vector<float> cells;  // rows * cols, row-major on screen
+  ZeroCells cells;           // rows * cols, row-major on screen
   float max = 0;             // largest cell (exact once converged)
   uint64_t version = 0;
   uint32_t dirty_lo = 0, dirty_hi = 0;

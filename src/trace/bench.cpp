@@ -60,6 +60,8 @@ json as_json(const BenchResult& r) {
       if (w.record_ms > 0)
         x["overhead"] = {{"record_ms", w.record_ms}, {"record_ratio", w.record_ratio},
                          {"counts_ms", w.counts_ms}, {"counts_ratio", w.counts_ratio}};
+      if (w.counters_ms > 0)
+        x["counters"] = {{"ms", w.counters_ms}, {"ratio", w.counters_ratio}, {"passes", w.counters_passes}};
     }
     if (!w.note.empty()) x["note"] = w.note;
     if (!w.history.empty()) x["history"] = w.history;
@@ -195,6 +197,11 @@ BenchRow read_row(const json& e) {
     w.counts_ms = number(*o, {"counts_ms"}, 0);
     w.counts_ratio = number(*o, {"counts_ratio"}, 0);
   }
+  if (const json* c = first_of(e, {"counters"})) {
+    w.counters_ms = number(*c, {"ms"}, 0);
+    w.counters_ratio = number(*c, {"ratio"}, 0);
+    w.counters_passes = int(number(*c, {"passes"}, 0));
+  }
   if (const json* h = first_of(e, {"history", "runs_ms", "samples_ms"}); h && h->is_array())
     for (const auto& x : *h)
       if (x.is_number()) w.history.push_back(x.get<double>());
@@ -234,7 +241,7 @@ std::string bench_text(const BenchResult& r) {
         t += "\n" + pad("kernel", 34) + pad("size", 10, true) + pad("ms", 11, true) +
              (sgemm ? pad("GFLOP/s", 10, true) + pad(hgemm ? "%HGEMM" : "%cuBLAS", 9, true)
                     : pad("GB/s", 10, true) + pad("%copy", 9, true)) +
-             pad("raw", 8, true) + pad("rec", 7, true) + pad("counts", 8, true) + "  check\n";
+             pad("raw", 8, true) + pad("rec", 7, true) + pad("counts", 8, true) + pad("hw", 7, true) + "  check\n";
         any = true;
       }
       std::string name = w.kernel + (w.variant.empty() ? "" : " " + w.variant);
@@ -251,6 +258,7 @@ std::string bench_text(const BenchResult& r) {
       t += pad(w.raw_ratio > 0 ? fmt("%.3f", w.raw_ratio) : std::string("-"), 8, true);
       t += pad(w.record_ratio > 0 ? fmt("%.2fx", w.record_ratio) : std::string("-"), 7, true);
       t += pad(w.counts_ratio > 0 ? fmt("%.2fx", w.counts_ratio) : std::string("-"), 8, true);
+      t += pad(w.counters_ratio > 0 ? fmt("%.2fx", w.counters_ratio) : std::string("-"), 7, true);
       t += "  " + (w.checked_against.rfind("cuBLAS", 0) == 0 ? fmt("%.1e vs cuBLAS", w.max_rel_error) : std::string("exact vs CPU")) +
            (w.error.empty() ? "" : "  (" + w.error + ")") + "\n";
     }

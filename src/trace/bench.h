@@ -58,6 +58,10 @@ struct BenchRow {
   double published_ms = 0, published_ratio = 0, published_error = 0;
   double record_ms = 0, record_ratio = 0;  // filtered record mode / plain
   double counts_ms = 0, counts_ratio = 0;  // whole-grid counts mode / plain
+  // The whole grid's figures from the GPU's counters (CUPTI): wall time of one profiled
+  // launch, replays and decoding included, / plain; the replays it took (0: not timed).
+  double counters_ms = 0, counters_ratio = 0;
+  int counters_passes = 0;
   std::string error;                       // why it did not run
   std::string note;                        // a remark a pack attaches to this row
   std::vector<double> history;             // earlier ms, oldest first (from a pack)

@@ -5,6 +5,7 @@
 // numbered flags, and the async copies' commit and wait points (and, lightly, the mmas).
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cfloat>
@@ -32,14 +33,28 @@ float ratio_of(const Session& m, const trace::Record& r) {
 }
 
 void build_strip(Pane& p, int width) {
-  const Session& m = *p.model;
-  const uint64_t n = m.size();
   p.strip.assign(size_t(width), 0);
   p.strip_width = width;
   p.strip_model = p.model;
-  if (!n) return;
+  p.strip_done = 0;
+}
+
+// Computes the strip's next columns, left to right, for at most `budget_ms` of this frame:
+// each column costs up to 24 requests' analysis, so a wide strip over a large trace takes a
+// few frames to fill in rather than one frame over its time.
+void advance_strip(Pane& p, double budget_ms) {
+  const Session& m = *p.model;
+  const uint64_t n = m.size();
+  const int width = p.strip_width;
+  if (!n) {
+    p.strip_done = width;
+    return;
+  }
   const auto& recs = m.trace().records;
-  for (int x = 0; x < width; ++x) {
+  using clock = std::chrono::steady_clock;
+  const auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(
+                                           std::chrono::duration<double, std::milli>(budget_ms));
+  for (int x = p.strip_done; x < width; ++x) {
     uint64_t a = uint64_t(x) * n / uint64_t(width), b = std::max(a + 1, uint64_t(x + 1) * n / uint64_t(width));
     b = std::min(b, n);
     // Every record when few, else 24 evenly spread: the strip is a picture, not a statistic.
@@ -47,6 +62,8 @@ void build_strip(Pane& p, int width) {
     float worst = 0;
     for (uint64_t i = a; i < b; i += stride) worst = std::max(worst, ratio_of(m, recs[i]));
     p.strip[size_t(x)] = worst;
+    p.strip_done = x + 1;
+    if ((x & 15) == 15 && clock::now() >= deadline) break;
   }
 }
 
@@ -351,6 +368,7 @@ void timeline_view(Ui& ui, Pane& p) {
     layout_strip_background(p, width);
     p.strip_font = label_font;
   }
+  if (p.strip_done < p.strip_width) advance_strip(p, 4.0);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float x1 = a.x + float(width);
   dl->AddRectFilled(a, ImVec2(x1, a.y + strip_h), t.canvas, 4);

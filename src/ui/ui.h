@@ -74,6 +74,7 @@ struct Pane {
   std::vector<std::pair<float, float>> strip_bands;
   std::vector<std::pair<float, std::string>> strip_blocks;
   int strip_width = 0;
+  int strip_done = 0;    // columns of `strip` computed so far (a few each frame after a change)
   float strip_font = 0;  // the label font's size the background was laid out with
   std::shared_ptr<const Session> strip_model;
 

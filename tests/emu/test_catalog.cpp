@@ -69,6 +69,8 @@ std::vector<int64_t> sizes_for(const std::string& id) {
   if (id == "matmul_coarse2d") return {1, 13, 70, 130};
   if (id == "matmul_siboehm5" || id == "matmul_siboehm6") return {128, 256};  // no bounds checks
   if (id == "matmul_xgemm6") return {4, 36, 100, 132};                        // multiples of 4
+  if (id == "matmul_tuned") return {36, 200};  // a part tile; two block rows for the block order
+  if (id == "matmul_warptile" || id == "matmul_double_buffer") return {4, 36, 132, 200};
   if (id.rfind("matmul_", 0) == 0) return {1, 4, 33, 50};
   if (id.rfind("swizzle_", 0) == 0) return {64, 128};         // whole 64×64 tiles
   if (id == "async_copy_tiles") return {64, 576, 1024};        // a part block, whole blocks
@@ -86,7 +88,7 @@ std::string describe(const Settings& s) {
 
 }  // namespace
 
-TEST_CASE("the catalog lists the 27 kernels in teaching order") {
+TEST_CASE("the catalog lists the 30 kernels in teaching order") {
   std::vector<std::string> want = {"copy",
                                    "strided_copy",
                                    "offset_copy",
@@ -106,6 +108,9 @@ TEST_CASE("the catalog lists the 27 kernels in teaching order") {
                                    "matmul_siboehm5",
                                    "matmul_siboehm6",
                                    "matmul_xgemm6",
+                                   "matmul_warptile",
+                                   "matmul_double_buffer",
+                                   "matmul_tuned",
                                    "swizzle_plain",
                                    "swizzle_padded",
                                    "swizzle_xor",

@@ -3,9 +3,16 @@
 //   ws_gpu_tool bench [bench options]       the `warpscope bench` command
 //   ws_gpu_tool probe plain                 one plain launch per validation case (for ncu)
 //   ws_gpu_tool probe counts                counts mode of the same launches (JSON lines)
+//   ws_gpu_tool probe counters              the GPU's counters (CUPTI) of the same launches
+//                                           beside counts mode's totals (JSON lines)
+//   ws_gpu_tool metrics M1,M2,... [teaching|validation]
+//                                           any CUPTI metrics over the cases (JSON lines): their
+//                                           values, the passes, counts mode's totals, and the
+//                                           profiled launch's wall time against the plain one
 //   ws_gpu_tool sanitize [plain]            every teaching case in plain, record and counts
 //                                           mode, or plain only (for compute-sanitizer)
 //   ws_gpu_tool trace --kernel ID [--size N] [--set k=v]... --out FILE.wstrace
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -76,6 +83,18 @@ int probe(const std::string& mode) {
       r->launch();
       gpu::detail::sync(k->id);
       std::printf("%s\n", c.name().c_str());
+    } else if (mode == "counters") {
+      auto a2 = arrays;
+      gpu::Counts cnt = gpu::counts(*k, p, a2);
+      gpu::HwCounters hw = gpu::hw_counters(*k, p, arrays);
+      nlohmann::json h = nlohmann::json::object();
+      const auto& specs = gpu::counter_specs();
+      for (size_t i = 0; i < specs.size(); ++i) h[specs[i].space][specs[i].figure] = hw.values[i];
+      std::cout << nlohmann::json({{"case", c.name()}, {"kernel", c.kernel}, {"size", p.size()}, {"chip", hw.chip},
+                                   {"passes", hw.passes}, {"kernels", hw.kernels}, {"ms", hw.ms},
+                                   {"counters", h}, {"totals", totals(cnt)}})
+                       .dump()
+                << "\n";
     } else {
       gpu::Counts cnt = gpu::counts(*k, p, arrays);
       nlohmann::json j = {{"case", c.name()}, {"kernel", c.kernel}, {"size", p.size()}, {"totals", totals(cnt)}};
@@ -97,6 +116,44 @@ int probe(const std::string& mode) {
       j["sites"] = sites;
       std::cout << j.dump() << "\n";
     }
+  }
+  return 0;
+}
+
+int metrics(const std::string& list, const std::string& which) {
+  std::vector<std::string> names;
+  for (size_t a = 0, b; a <= list.size(); a = b + 1) {
+    b = list.find(',', a);
+    if (b == std::string::npos) b = list.size();
+    if (b > a) names.push_back(list.substr(a, b - a));
+  }
+  gpu::detail::Profiler prof(names);
+  for (const auto& c : which == "validation" ? gpu_test::validation_cases() : gpu_test::teaching_cases()) {
+    const catalog::KernelInfo* k;
+    catalog::Params p = gpu_test::resolve(c, k);
+    auto arrays = catalog::make_arrays(*k, p, 11);
+    auto a2 = arrays;
+    gpu::Counts cnt = gpu::counts(*k, p, a2);
+    gpu::detail::DeviceArrays d(*k, p);
+    d.upload(arrays);
+    auto plain = gpu::detail::plain_runner(*k, p, d);
+    auto t = gpu::detail::time_runners({plain.get()}, 1, 5, 20, 0.05);
+    std::vector<double> ms;
+    std::vector<uint64_t> v;
+    int kernels = 0;
+    for (int i = 0; i < 4; ++i) {
+      auto t0 = std::chrono::steady_clock::now();
+      v = prof.profile([&] { plain->launch(); }, kernels);
+      if (i) ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    nlohmann::json m = nlohmann::json::object();
+    for (size_t i = 0; i < names.size(); ++i) m[names[i]] = v[i];
+    const double base = gpu::detail::median(t[0]), prof_ms = gpu::detail::median(ms);
+    std::cout << nlohmann::json({{"case", c.name()}, {"passes", prof.passes()}, {"kernels", kernels},
+                                 {"plain_ms", base}, {"profiled_ms", prof_ms}, {"ratio", base > 0 ? prof_ms / base : 0},
+                                 {"metrics", m}, {"totals", totals(cnt)}})
+                     .dump()
+              << std::endl;
   }
   return 0;
 }
@@ -194,6 +251,7 @@ int main(int argc, char** argv) {
     }
     if (cmd == "info") return info();
     if (cmd == "probe" && argc > 2) return probe(argv[2]);
+    if (cmd == "metrics" && argc > 2) return metrics(argv[2], argc > 3 ? argv[3] : "teaching");
     if (cmd == "sanitize") return sanitize(argc > 2 && std::string(argv[2]) == "plain");
     if (cmd == "trace") return trace_cmd(argc - 1, argv + 1);
   } catch (const std::exception& e) {

@@ -48,6 +48,9 @@ BenchResult sample() {
   a.record_ratio = 2;
   a.counts_ms = 5;
   a.counts_ratio = 20;
+  a.counters_ms = 0.75;
+  a.counters_ratio = 3;
+  a.counters_passes = 2;
   BenchRow b;
   b.kernel = "matmul_naive";
   b.family = "sgemm";
@@ -86,6 +89,10 @@ TEST_CASE("bench JSON: what the bench writes reads back, failed rows included") 
   CHECK(a.pct_ref == 86.5);
   CHECK(a.raw_ratio == 1);
   CHECK(a.counts_ratio == 20);
+  CHECK(a.counters_ms == 0.75);
+  CHECK(a.counters_ratio == 3);
+  CHECK(a.counters_passes == 2);
+  CHECK(bench_text(back).find("3.00x") != std::string::npos);  // the hw column
   CHECK(!back.rows[1].ok);
   CHECK(back.rows[1].error == "result check");
   // Printed again, a pack is the text the bench printed.

@@ -5,6 +5,8 @@
 
 #include "SGEMM_CUDA/src/kernels/5_kernel_2D_blocktiling.cuh"
 #include "SGEMM_CUDA/src/kernels/6_kernel_vectorize.cuh"
+#include "SGEMM_CUDA/src/kernels/10_kernel_warptiling.cuh"
+#include "SGEMM_CUDA/src/kernels/11_kernel_double_buffering.cuh"
 #include "gpu/published/kernels.h"
 
 // xGeMM/src/06_coarse_2d_vec_xgemm.cu, compiled beside this file: its own launcher, which
@@ -28,6 +30,22 @@ void siboehm6(int N, float alpha, const float* A, const float* B, float beta, fl
       <<<grid, block>>>(N, N, N, alpha, const_cast<float*>(A), const_cast<float*>(B), beta, C);
 }
 
+// Kernels 10 and 11 with the settings of SGEMM_CUDA's runner (its H100-era defaults):
+// timed beside the warp-tiled entries, which reproduce neither. N a multiple of 128 (256).
+void siboehm10(int N, float alpha, const float* A, const float* B, float beta, float* C) {
+  constexpr int T = 128, M = 128, NN = 128, K = 16, WN = 64, WM = 64, WNITER = 4, TN4 = 4, TM8 = 8;
+  dim3 grid(CEIL_DIV(N, NN), CEIL_DIV(N, M));
+  sgemmWarptiling<M, NN, K, WM, WN, WNITER, TM8, TN4, T>
+      <<<grid, T>>>(N, N, N, alpha, const_cast<float*>(A), const_cast<float*>(B), beta, C);
+}
+
+void siboehm11(int N, float alpha, const float* A, const float* B, float beta, float* C) {
+  constexpr int T = 256, M = 128, NN = 256, K = 16, WN = 32, WM = 128, WNITER = 1, TN8 = 8, TM8 = 8;
+  dim3 grid(CEIL_DIV(N, NN), CEIL_DIV(N, M));
+  sgemmDoubleBuffering<M, NN, K, WM, WN, WNITER, TM8, TN8, T>
+      <<<grid, T>>>(N, N, N, alpha, const_cast<float*>(A), const_cast<float*>(B), beta, C);
+}
+
 void xgemm6(int N, float, const float* A, const float* B, float, float* C) {
   coarse_2d_vec_xgemm(const_cast<float*>(A), const_cast<float*>(B), C, N, N, N);
 }
@@ -39,6 +57,9 @@ const std::vector<Kernel>& all() {
       {"matmul_siboehm5", "SGEMM_CUDA sgemm2DBlocktiling<128,128,8,8,8> (kernel 5)", siboehm5},
       {"matmul_siboehm6", "SGEMM_CUDA sgemmVectorize<128,128,8,8,8> (kernel 6)", siboehm6},
       {"matmul_xgemm6", "xGeMM coarse_2d_vec_mat_mul_kernel (step 6)", xgemm6},
+      {"matmul_warptile", "SGEMM_CUDA sgemmWarptiling<128,128,16,64,64,4,8,4> (kernel 10), beside", siboehm10},
+      {"matmul_double_buffer", "SGEMM_CUDA sgemmDoubleBuffering<128,256,16,128,32,1,8,8> (kernel 11), beside",
+       siboehm11},
   };
   return k;
 }

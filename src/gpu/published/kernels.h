@@ -10,7 +10,8 @@ namespace ws::gpu::published {
 using Launcher = void (*)(int N, float alpha, const float* A, const float* B, float beta, float* C);
 
 struct Kernel {
-  const char* entry;  // the catalog entry that reproduces it
+  const char* entry;  // the catalog entry that reproduces it (or, where the name ends in
+                      // "beside", the entry it is timed beside for comparison)
   const char* name;   // the source's kernel, as its code names it
   Launcher launch;
 };
