@@ -206,7 +206,7 @@ Lesson parse(const std::string& content, const std::string& name) {
   json doc;
   try {
     doc = json::parse(content);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a syntax error, or a number too large to hold
     std::string msg = e.what();
     if (msg.rfind("[json.exception.", 0) == 0 && msg.find("] ") != std::string::npos) msg = msg.substr(msg.find("] ") + 2);
     top.fail("", "not valid JSON: " + one_line(msg));

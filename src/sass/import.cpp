@@ -26,7 +26,7 @@ namespace {
 struct Reader {
   const std::string& s;
   size_t at = 0;
-  bool has(size_t n) const { return at + n <= s.size(); }
+  bool has(uint64_t n) const { return at <= s.size() && n <= s.size() - at; }  // no wrap-around for a huge n
   template <class T>
   T get() {
     T v{};
@@ -41,6 +41,7 @@ struct Reader {
 RawCapture read_raw(const std::string& bytes) {
   RawCapture out;
   Reader r{bytes};
+  std::unordered_map<uint64_t, size_t> latest_alloc;  // address: its last allocation in out.allocs
   if (bytes.size() < 16 || std::memcmp(bytes.data(), kRawMagic, sizeof kRawMagic) != 0)
     throw std::runtime_error("not a warpscope GPU trace (no WSGPUTR header)");
   r.at = 8;
@@ -70,6 +71,7 @@ RawCapture read_raw(const std::string& bytes) {
         a.address = r.get<uint64_t>();
         a.size = r.get<uint64_t>();
         a.module_data = r.get<uint64_t>() & kAllocModule;
+        latest_alloc[a.address] = out.allocs.size();
         out.allocs.push_back(a);
         break;
       }
@@ -82,12 +84,12 @@ RawCapture read_raw(const std::string& bytes) {
           if (c) name += c;
           else break;
         }
-        for (auto it = out.allocs.rbegin(); it != out.allocs.rend(); ++it)
-          if (it->address == address) {
-            it->by_program = true;
-            it->name = name;
-            break;
-          }
+        // The latest allocation at that address (a map, not a scan: a file of many
+        // allocations and names would otherwise take time squared in their number).
+        if (auto at = latest_alloc.find(address); at != latest_alloc.end()) {
+          out.allocs[at->second].by_program = true;
+          out.allocs[at->second].name = name;
+        }
         break;
       }
       case ChunkType::Launch: {
@@ -122,6 +124,18 @@ RawCapture read_raw(const std::string& bytes) {
 }
 
 namespace {
+
+// A line number from a listing's "file:LINE": digits only, 0 when it does not fit 32 bits.
+uint32_t line_number(const std::string& digits) {
+  uint64_t v = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return 0;
+    v = v * 10 + uint64_t(c - '0');
+    if (v > 0xffffffffu) return 0;
+  }
+  return uint32_t(v);
+}
+
 
 using trace::toolkit_file;
 
@@ -201,13 +215,13 @@ Disassembly parse_disassembly(const std::string& text, const std::vector<std::st
       if (chain && resolved) continue;  // an outer frame of a location already placed
       chain = true;
       file = m[1].str();
-      line = uint32_t(std::stoul(m[2].str()));
+      line = line_number(m[2].str());
       // Code inlined from the toolkit's headers (atomicAdd, __shfl_down_sync) belongs to the
       // program's line that called it, as the PTX path places it: the `inlined at` chain
       // (nvdisasm -gi), else the program's line met last in this function.
       for (auto it = std::sregex_iterator(l.begin(), l.end(), inlined); it != std::sregex_iterator() && toolkit_file(file); ++it) {
         file = (*it)[1].str();
-        line = uint32_t(std::stoul((*it)[2].str()));
+        line = line_number((*it)[2].str());
       }
       resolved = !toolkit_file(file);
       if (resolved) program_file = file, program_line = line;

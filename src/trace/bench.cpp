@@ -100,7 +100,9 @@ double number(const json& o, std::initializer_list<const char*> keys, double def
 int64_t whole(const json& o, std::initializer_list<const char*> keys, int64_t def) {
   const json* v = first_of(o, keys);
   if (!v || !v->is_number()) return def;
-  return v->is_number_integer() ? v->get<int64_t>() : int64_t(v->get<double>());
+  if (v->is_number_integer()) return v->get<int64_t>();
+  const double d = v->get<double>();
+  return d > -9.2e18 && d < 9.2e18 ? int64_t(d) : def;  // NaN and values past int64 alike
 }
 
 // A string, or the name of an object ({"name": ...}).
