@@ -97,7 +97,8 @@ RawCapture read_raw(const std::string& bytes) {
         RawLaunch l;
         l.head = r.get<LaunchHead>();
         const size_t name_room = (size_t(l.head.name_bytes) + 7) / 8 * 8;
-        if (r.at + name_room + l.head.kept * sizeof(DeviceRecord) > end) break;
+        // In counts, not bytes: a huge count must not wrap the product around.
+        if (name_room > end - r.at || uint64_t(l.head.kept) > (end - r.at - name_room) / sizeof(DeviceRecord)) break;
         l.name.assign(bytes.data() + r.at, l.head.name_bytes);
         r.at += name_room;
         l.records.resize(l.head.kept);

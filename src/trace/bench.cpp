@@ -121,6 +121,7 @@ std::string text(const json& o, std::initializer_list<const char*> keys) {
 int version(const std::string& s) {
   int a = 0, b = 0;
   std::sscanf(s.c_str(), "%d.%d", &a, &b);
+  if (a < 0 || a > 999 || b < 0 || b > 99) return 0;  // no CUDA version: unknown, not an overflow
   return a * 1000 + b * 10;
 }
 
