@@ -114,7 +114,7 @@ RawCapture read_raw(const std::string& bytes) {
         const uint32_t warps = r.get<uint32_t>();
         if (uint64_t(warps) * 4 > n - 8 || !l.warps_per_block) break;
         l.executed_per_warp.resize(warps);
-        std::memcpy(l.executed_per_warp.data(), bytes.data() + r.at, size_t(warps) * 4);
+        if (warps) std::memcpy(l.executed_per_warp.data(), bytes.data() + r.at, size_t(warps) * 4);
         break;
       }
       default: break;  // a later version's chunk: skipped
