@@ -17,7 +17,6 @@
 #include <fstream>
 #include <iostream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -29,49 +28,40 @@
 
 namespace {
 
-// The bundled replay pack, wherever warpscope was started from (trace/assets.h): its
-// recordings (replay/*.json; sass/ holds traces), newest first.
-std::vector<std::string> replay_pack() {
-  namespace fs = std::filesystem;
-  std::vector<std::string> files;
+// The recordings `--replay FILE` names, or else the bundled replay pack's, wherever
+// warpscope was started from (trace/assets.h), newest first. False (the error printed)
+// when a file cannot be read or there is no pack.
+bool read_recordings(const std::string& file, const std::string& why, std::vector<ws::trace::ReplayFile>& out) {
+  std::string err;
+  if (!file.empty()) {
+    ws::trace::ReplayFile r{file, {}};
+    if (!ws::trace::read_bench_file(file, r.result, err)) {
+      std::fprintf(stderr, "warpscope: error: the replay pack %s is not readable: %s\n", file.c_str(), err.c_str());
+      return false;
+    }
+    out.push_back(std::move(r));
+    return true;
+  }
   const std::string main = ws::trace::find_asset("replay/bench.json");
-  if (main.empty()) return files;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(fs::path(main).parent_path(), ec))
-    if (e.is_regular_file(ec) && e.path().extension() == ".json") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-bool read_pack(const std::string& path, ws::trace::BenchResult& r, std::string& err) {
-  std::ifstream in(path);
-  if (!in) return err = "cannot read it", false;
-  std::stringstream text;
-  text << in.rdbuf();
-  return ws::trace::read_bench(text.str(), r, err);
-}
-
-// Shows recordings: one file as it is; the whole pack with each ladder (family) from its
-// newest recording, each recording under its own line naming its device and date.
-int show_replay(const std::vector<std::string>& paths, const std::string& format, const std::string& why) {
-  if (paths.empty()) {
+  if (!main.empty()) out = ws::trace::read_replay_dir(std::filesystem::path(main).parent_path().string(), err);
+  if (!err.empty()) {
+    std::fprintf(stderr, "warpscope: error: the replay pack in %s is not readable: %s\n",
+                 std::filesystem::path(main).parent_path().c_str(), err.c_str());
+    return false;
+  }
+  if (out.empty())
     std::fprintf(stderr,
                  "warpscope: error: %s, and no replay pack was found (replay/bench.json next to the binary, in "
                  "share/warpscope, or in the source tree's assets)\n",
                  why.c_str());
-    return 1;
-  }
-  std::vector<std::pair<std::string, ws::trace::BenchResult>> packs;
-  for (const auto& path : paths) {
-    ws::trace::BenchResult r;
-    std::string err;
-    if (!read_pack(path, r, err)) {
-      std::fprintf(stderr, "warpscope: error: the replay pack %s is not readable: %s\n", path.c_str(), err.c_str());
-      return 1;
-    }
-    packs.emplace_back(path, std::move(r));
-  }
-  std::stable_sort(packs.begin(), packs.end(), [](const auto& a, const auto& b) { return a.second.date > b.second.date; });
+  return !out.empty();
+}
+
+// Shows recordings: one file as it is; the whole pack with each ladder (family) from its
+// newest recording, each recording under its own line naming its device and date.
+int show_replay(const std::string& file, const std::string& format, const std::string& why) {
+  std::vector<ws::trace::ReplayFile> packs;
+  if (!read_recordings(file, why, packs)) return 1;
   std::set<std::string> shown;  // families a newer recording already showed
   bool first = true;
   for (auto& [path, r] : packs) {
@@ -140,10 +130,10 @@ int run_bench(const BenchArgs& a) {
   opt.variants = !a.no_variants;
   opt.overhead = !a.no_overhead;
   opt.zero_cost = !a.no_zero_cost;
-  if (!a.replay.empty()) return show_replay({a.replay}, a.format, "replay asked for");
+  if (!a.replay.empty()) return show_replay(a.replay, a.format, "replay asked for");
 
   if (const std::string why = session::bench_unavailable(); !why.empty())
-    return show_replay(replay_pack(), a.format, why);
+    return show_replay("", a.format, why);
   auto r = session::bench(opt, [](const std::string& s) { std::fprintf(stderr, "  %s\n", s.c_str()); });
   if (!a.out_path.empty()) {
     std::ofstream f(a.out_path);

@@ -1,8 +1,12 @@
 #include "trace/bench.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace ws::trace {
 namespace {
@@ -383,6 +387,44 @@ bool read_bench(const std::string& body, BenchResult& out, std::string& error) {
   const json* ok = first_of(j, {"all_ok"});
   out.all_ok = ok && ok->is_boolean() ? ok->get<bool>() : all_ok;
   return true;
+}
+
+bool read_bench_file(const std::string& path, BenchResult& out, std::string& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return error = "cannot read it", false;
+  std::stringstream text;
+  text << in.rdbuf();
+  return read_bench(text.str(), out, error);
+}
+
+std::vector<ReplayFile> read_replay_dir(const std::string& dir, std::string& message) {
+  namespace fs = std::filesystem;
+  std::vector<ReplayFile> out;
+  std::error_code ec;
+  if (dir.empty() || !fs::is_directory(dir, ec)) return out;
+  std::vector<fs::path> files;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    // sass/ holds SASS traces and their index (programs.json), not timings.
+    if (it->is_directory(ec) && it->path().filename() == "sass") {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file(ec) && it->path().extension() == ".json") files.push_back(it->path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    ReplayFile r{f.string(), {}};
+    std::string err;
+    if (!read_bench_file(r.path, r.result, err)) {
+      message += (message.empty() ? "" : "; ") + f.filename().string() + ": " + err;
+      continue;
+    }
+    out.push_back(std::move(r));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const ReplayFile& a, const ReplayFile& b) { return a.result.date > b.result.date; });
+  return out;
 }
 
 }  // namespace ws::trace

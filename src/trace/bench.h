@@ -111,4 +111,17 @@ std::string program_times_text(const BenchResult& r);
 // `error` (one line) when the text is not such JSON.
 bool read_bench(const std::string& text, BenchResult& out, std::string& error);
 
+// read_bench of a file; "cannot read it" when it cannot be opened.
+bool read_bench_file(const std::string& path, BenchResult& out, std::string& error);
+
+// One recording of a replay pack, and the file it came from.
+struct ReplayFile {
+  std::string path;
+  BenchResult result;
+};
+// The recordings in a replay pack folder (every *.json under it, its sass/ folder of traces
+// and their index left out), newest first. A file that cannot be read is left out and named
+// in `message` ("file.json: why", joined by "; ").
+std::vector<ReplayFile> read_replay_dir(const std::string& dir, std::string& message);
+
 }  // namespace ws::trace

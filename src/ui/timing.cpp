@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "session/bench.h"
@@ -13,10 +12,11 @@
 
 namespace ws::ui {
 
-bool parse_bench_json(const std::string& body, TimingTable& out, std::string& error) {
+namespace {
+
+// A bench result as the panel keeps it: its checked, timed rows only.
+bool table_of(trace::BenchResult r, TimingTable& out, std::string& error) {
   out = TimingTable{};
-  trace::BenchResult r;
-  if (!trace::read_bench(body, r, error)) return false;
   out.device = r.device.name;
   out.date = r.date;
   out.cublas_gflops = r.cublas_gflops;
@@ -35,39 +35,28 @@ bool parse_bench_json(const std::string& body, TimingTable& out, std::string& er
   return true;
 }
 
+}  // namespace
+
+bool parse_bench_json(const std::string& body, TimingTable& out, std::string& error) {
+  out = TimingTable{};
+  trace::BenchResult r;
+  if (!trace::read_bench(body, r, error)) return false;
+  return table_of(std::move(r), out, error);
+}
+
 std::vector<TimingTable> load_replay_pack(const std::string& dir, std::string& message) {
-  namespace fs = std::filesystem;
   std::vector<TimingTable> tables;
-  std::error_code ec;
-  if (dir.empty() || !fs::is_directory(dir, ec)) return tables;
-  std::vector<fs::path> files;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec))
-  {
-    // sass/ holds SASS traces and their index (programs.json), not timings.
-    if (it->is_directory(ec) && it->path().filename() == "sass") {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (it->is_regular_file(ec) && it->path().extension() == ".json") files.push_back(it->path());
-  }
-  std::sort(files.begin(), files.end());
-  for (const auto& f : files) {
-    std::ifstream in(f, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
+  for (auto& f : trace::read_replay_dir(dir, message)) {  // newest first: find() prefers the latest
     TimingTable t;
     std::string err;
-    if (!parse_bench_json(ss.str(), t, err)) {
-      message += (message.empty() ? "" : "; ") + f.filename().string() + ": " + err;
+    if (!table_of(std::move(f.result), t, err)) {
+      message += (message.empty() ? "" : "; ") + std::filesystem::path(f.path).filename().string() + ": " + err;
       continue;
     }
     t.origin = "replay";
-    t.file = f.string();
+    t.file = f.path;
     tables.push_back(std::move(t));
   }
-  // Newest first, so find() prefers the latest recording.
-  std::stable_sort(tables.begin(), tables.end(), [](const TimingTable& a, const TimingTable& b) { return a.date > b.date; });
   return tables;
 }
 
