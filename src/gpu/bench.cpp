@@ -3,7 +3,6 @@
 // device-to-device cudaMemcpy. A kernel's figures are shown only once its result has been
 // checked.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <ctime>
 #include <map>
@@ -151,26 +150,19 @@ void rates(const catalog::KernelInfo& k, const catalog::Params& p, Yardsticks& y
 }
 
 // The GPU's own counters beside them: the wall time of one profiled launch (CUPTI replays
-// the kernel for each pass and restores its memory between), the median of three after one
-// that sets the profiler up, over the plain launch's median. Where the counters cannot be
-// read (no CUPTI, no permission) the row says why and keeps its other figures.
+// the kernel for each pass and restores its memory between) over the row's plain median.
+// Where the counters cannot be read (no CUPTI, no permission) the row says why and keeps
+// its other figures.
 void time_counters(const catalog::KernelInfo& k, Runner& plain, BenchRow& row,
                    const std::function<void(const std::string&)>& say) {
   try {
     if (say) say("timing " + k.id + " under the GPU's counters (CUPTI range profiler)");
-    auto o = detail::time_runners({&plain}, 1, 5, 20, 0.05);
-    const double base = detail::median(o[0]);
     detail::Profiler& prof = detail::profiler();
-    std::vector<double> t;
-    for (int i = 0; i < 4; ++i) {
-      int kernels = 0;
-      const auto t0 = std::chrono::steady_clock::now();
-      prof.profile([&] { plain.launch(); }, kernels);
-      if (i > 0) t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    }
-    row.counters_ms = detail::median(t);
+    std::vector<uint64_t> values;
+    int kernels = 0;
+    row.counters_ms = prof.profiled_ms([&] { plain.launch(); }, values, kernels);
     row.counters_passes = prof.passes();
-    if (base > 0) row.counters_ratio = row.counters_ms / base;
+    if (row.ms > 0) row.counters_ratio = row.counters_ms / row.ms;
   } catch (const Error& e) {
     row.counters_ms = row.counters_ratio = 0;
     row.error += (row.error.empty() ? "" : "; ") + std::string(e.what());

@@ -2,8 +2,6 @@
 // plain launch profiled by CUPTI's range profiler (the counters Nsight Compute reads), the
 // kernel replayed by CUPTI as often as the counters need passes. CUPTI and the driver are
 // opened at run time, so a build runs where they are missing and says so in one line.
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -57,76 +55,42 @@ P params(size_t size) {
 }
 #define WS_PARAMS(T) params<T>(T##_STRUCT_SIZE)
 
-// The entry points this file calls, looked up once in libcupti and libcuda.
+// The entry points this file calls in libcupti, named once.
+#define WS_CUPTI_FUNCTIONS(X)                                                                      \
+  X(cuptiProfilerInitialize) X(cuptiDeviceGetChipName) X(cuptiProfilerGetCounterAvailability)      \
+  X(cuptiProfilerHostInitialize) X(cuptiProfilerHostDeinitialize) X(cuptiProfilerHostConfigAddMetrics) \
+  X(cuptiProfilerHostGetConfigImageSize) X(cuptiProfilerHostGetConfigImage)                        \
+  X(cuptiProfilerHostGetNumOfPasses) X(cuptiProfilerHostEvaluateToGpuValues) X(cuptiRangeProfilerEnable) \
+  X(cuptiRangeProfilerDisable) X(cuptiRangeProfilerGetCounterDataSize)                             \
+  X(cuptiRangeProfilerCounterDataImageInitialize) X(cuptiRangeProfilerSetConfig)                   \
+  X(cuptiRangeProfilerStart) X(cuptiRangeProfilerStop) X(cuptiRangeProfilerDecodeData)             \
+  X(cuptiRangeProfilerGetCounterDataInfo) X(cuptiGetResultString)
+
+// Those entry points and the driver's two, looked up once.
 struct Api {
-#define WS_CUPTI(f) decltype(&::f) f = nullptr;
-  WS_CUPTI(cuptiProfilerInitialize)
-  WS_CUPTI(cuptiDeviceGetChipName)
-  WS_CUPTI(cuptiProfilerGetCounterAvailability)
-  WS_CUPTI(cuptiProfilerHostInitialize)
-  WS_CUPTI(cuptiProfilerHostDeinitialize)
-  WS_CUPTI(cuptiProfilerHostConfigAddMetrics)
-  WS_CUPTI(cuptiProfilerHostGetConfigImageSize)
-  WS_CUPTI(cuptiProfilerHostGetConfigImage)
-  WS_CUPTI(cuptiProfilerHostGetNumOfPasses)
-  WS_CUPTI(cuptiProfilerHostEvaluateToGpuValues)
-  WS_CUPTI(cuptiRangeProfilerEnable)
-  WS_CUPTI(cuptiRangeProfilerDisable)
-  WS_CUPTI(cuptiRangeProfilerGetCounterDataSize)
-  WS_CUPTI(cuptiRangeProfilerCounterDataImageInitialize)
-  WS_CUPTI(cuptiRangeProfilerSetConfig)
-  WS_CUPTI(cuptiRangeProfilerStart)
-  WS_CUPTI(cuptiRangeProfilerStop)
-  WS_CUPTI(cuptiRangeProfilerDecodeData)
-  WS_CUPTI(cuptiRangeProfilerGetCounterDataInfo)
-  WS_CUPTI(cuptiGetResultString)
-#undef WS_CUPTI
+#define WS_DECLARE(f) decltype(&::f) f = nullptr;
+  WS_CUPTI_FUNCTIONS(WS_DECLARE)
+#undef WS_DECLARE
   CUresult (*cuCtxGetCurrent)(CUcontext*) = nullptr;
   CUresult (*cuCtxGetDevice)(CUdevice*) = nullptr;
   std::string missing;  // why the API cannot be used; "" when it can
 };
 
-void* open_first(const std::vector<std::string>& names) {
-  for (const auto& n : names)
-    if (void* h = ::dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL)) return h;
-  return nullptr;
-}
-
 const Api& api() {
   static const Api a = [] {
     Api r;
-    void* cupti = open_first({"libcupti.so.13", "/usr/local/cuda/lib64/libcupti.so.13",
-                              "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13",
-                              "/usr/local/cuda/targets/x86_64-linux/lib/libcupti.so.13", "libcupti.so"});
-    void* cuda = open_first({"libcuda.so.1", "libcuda.so"});
+    void* cupti = detail::open_library({"libcupti.so.13", "/usr/local/cuda/lib64/libcupti.so.13",
+                                "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13",
+                                "/usr/local/cuda/targets/x86_64-linux/lib/libcupti.so.13", "libcupti.so"});
+    void* cuda = detail::open_library({"libcuda.so.1", "libcuda.so"});
     if (!cupti) return r.missing = "the GPU's counters need CUPTI (libcupti.so.13, part of the CUDA toolkit), which was not found", r;
     if (!cuda) return r.missing = "the GPU's counters need the CUDA driver (libcuda.so.1), which was not found", r;
-#define WS_SYM(lib, f)                                                                      \
-  r.f = reinterpret_cast<decltype(r.f)>(::dlsym(lib, #f));                                  \
-  if (!r.f) return r.missing = "this CUPTI has no " #f " (the counters need CUDA 12.6 or later)", r;
-    WS_SYM(cupti, cuptiProfilerInitialize)
-    WS_SYM(cupti, cuptiDeviceGetChipName)
-    WS_SYM(cupti, cuptiProfilerGetCounterAvailability)
-    WS_SYM(cupti, cuptiProfilerHostInitialize)
-    WS_SYM(cupti, cuptiProfilerHostDeinitialize)
-    WS_SYM(cupti, cuptiProfilerHostConfigAddMetrics)
-    WS_SYM(cupti, cuptiProfilerHostGetConfigImageSize)
-    WS_SYM(cupti, cuptiProfilerHostGetConfigImage)
-    WS_SYM(cupti, cuptiProfilerHostGetNumOfPasses)
-    WS_SYM(cupti, cuptiProfilerHostEvaluateToGpuValues)
-    WS_SYM(cupti, cuptiRangeProfilerEnable)
-    WS_SYM(cupti, cuptiRangeProfilerDisable)
-    WS_SYM(cupti, cuptiRangeProfilerGetCounterDataSize)
-    WS_SYM(cupti, cuptiRangeProfilerCounterDataImageInitialize)
-    WS_SYM(cupti, cuptiRangeProfilerSetConfig)
-    WS_SYM(cupti, cuptiRangeProfilerStart)
-    WS_SYM(cupti, cuptiRangeProfilerStop)
-    WS_SYM(cupti, cuptiRangeProfilerDecodeData)
-    WS_SYM(cupti, cuptiRangeProfilerGetCounterDataInfo)
-    WS_SYM(cupti, cuptiGetResultString)
-    WS_SYM(cuda, cuCtxGetCurrent)
-    WS_SYM(cuda, cuCtxGetDevice)
-#undef WS_SYM
+#define WS_FIND(f) \
+  if (!detail::find_symbol(cupti, #f, r.f)) return r.missing = "this CUPTI has no " #f " (the counters need CUDA 12.6 or later)", r;
+    WS_CUPTI_FUNCTIONS(WS_FIND)
+#undef WS_FIND
+    if (!detail::find_symbol(cuda, "cuCtxGetCurrent", r.cuCtxGetCurrent) || !detail::find_symbol(cuda, "cuCtxGetDevice", r.cuCtxGetDevice))
+      return r.missing = "this CUDA driver has no cuCtxGetCurrent or cuCtxGetDevice", r;
     return r;
   }();
   return a;
@@ -331,6 +295,16 @@ std::vector<uint64_t> Profiler::profile(const std::function<void()>& launch, int
     for (size_t i = 0; i < v.size(); ++i) total[i] += uint64_t(std::llround(v[i]));
   }
   return total;
+}
+
+double Profiler::profiled_ms(const std::function<void()>& launch, std::vector<uint64_t>& values, int& kernels) {
+  std::vector<double> ms;
+  for (int i = 0; i < 4; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    values = profile(launch, kernels);
+    if (i > 0) ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return median(ms);
 }
 
 Profiler& profiler() {

@@ -3,8 +3,6 @@
 // f16 A and B, f32 C, FP32 compute, tensor cores allowed) for half arrays.
 // cuBLAS is opened at run time, so that a binary with the GPU backend starts, and runs
 // everything else, on a machine whose CUDA toolkit is missing (cudart is linked in).
-#include <dlfcn.h>
-
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -13,14 +11,14 @@
 namespace ws::gpu::detail {
 namespace {
 
+// The entry points this file calls, named once.
+#define WS_CUBLAS_FUNCTIONS(X) \
+  X(cublasCreate_v2) X(cublasDestroy_v2) X(cublasSetMathMode) X(cublasSetStream_v2) X(cublasSgemm_v2)
+
 struct Blas {
-#define WS_BLAS(f) decltype(&::f) f = nullptr;
-  WS_BLAS(cublasCreate_v2)
-  WS_BLAS(cublasDestroy_v2)
-  WS_BLAS(cublasSetMathMode)
-  WS_BLAS(cublasSetStream_v2)
-  WS_BLAS(cublasSgemm_v2)
-#undef WS_BLAS
+#define WS_DECLARE(f) decltype(&::f) f = nullptr;
+  WS_CUBLAS_FUNCTIONS(WS_DECLARE)
+#undef WS_DECLARE
   // The C entry point (C++ also declares an overload that takes a cudaDataType compute type).
   cublasStatus_t (*cublasGemmEx)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*,
                                  const void*, cudaDataType, int, const void*, cudaDataType, int, const void*, void*,
@@ -31,21 +29,14 @@ struct Blas {
 const Blas& blas() {
   static const Blas b = [] {
     Blas r;
-    void* h = nullptr;
-    for (const char* n : {"libcublas.so.13", "/usr/local/cuda/lib64/libcublas.so.13",
-                          "/usr/local/cuda/targets/x86_64-linux/lib/libcublas.so.13"})
-      if ((h = ::dlopen(n, RTLD_NOW | RTLD_LOCAL))) break;
+    void* h = open_library({"libcublas.so.13", "/usr/local/cuda/lib64/libcublas.so.13",
+                            "/usr/local/cuda/targets/x86_64-linux/lib/libcublas.so.13"});
     if (!h) return r.missing = "cuBLAS (libcublas.so.13, part of the CUDA toolkit) was not found: the SGEMM and HGEMM yardsticks need it", r;
-#define WS_SYM(f)                                                          \
-  r.f = reinterpret_cast<decltype(r.f)>(::dlsym(h, #f));                   \
-  if (!r.f) return r.missing = "this cuBLAS has no " #f, r;
-    WS_SYM(cublasCreate_v2)
-    WS_SYM(cublasDestroy_v2)
-    WS_SYM(cublasSetMathMode)
-    WS_SYM(cublasSetStream_v2)
-    WS_SYM(cublasSgemm_v2)
-    WS_SYM(cublasGemmEx)
-#undef WS_SYM
+#define WS_FIND(f) \
+  if (!find_symbol(h, #f, r.f)) return r.missing = "this cuBLAS has no " #f, r;
+    WS_CUBLAS_FUNCTIONS(WS_FIND)
+    WS_FIND(cublasGemmEx)
+#undef WS_FIND
     return r;
   }();
   if (!b.missing.empty()) throw Error(b.missing);

@@ -2,7 +2,10 @@
 // launch's arrays, error checking, and runners that launch one catalog kernel in one mode
 // so that the timing code can treat them alike. Internal to src/gpu; no CUDA types.
 #pragma once
+#include <dlfcn.h>
+
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,6 +13,20 @@
 #include "gpu/gpu.h"
 
 namespace ws::gpu::detail {
+
+// The first of `names` that dlopen opens (a library's soname, then where toolkits put it),
+// or null: the NVIDIA libraries the backend opens at run time (cuBLAS, CUPTI, the driver).
+inline void* open_library(std::initializer_list<const char*> names) {
+  for (const char* n : names)
+    if (void* h = ::dlopen(n, RTLD_NOW | RTLD_LOCAL)) return h;
+  return nullptr;
+}
+// Sets `f` to `lib`'s symbol `name`; false when there is none.
+template <class F>
+bool find_symbol(void* lib, const char* name, F& f) {
+  f = reinterpret_cast<F>(::dlsym(lib, name));
+  return f != nullptr;
+}
 
 // Throws Error("<what>: <CUDA's message>") when `status` (a cudaError_t) is not success.
 void check(int status, const std::string& what);
@@ -121,6 +138,9 @@ class Profiler {
   Profiler(const Profiler&) = delete;
   Profiler& operator=(const Profiler&) = delete;
   std::vector<uint64_t> profile(const std::function<void()>& launch, int& kernels);
+  // What a profiled launch costs: one profile() to settle, then the median wall time of
+  // three (replays and decoding included); the last one's values and launches.
+  double profiled_ms(const std::function<void()>& launch, std::vector<uint64_t>& values, int& kernels);
   int passes() const;
   const std::string& chip() const;
 

@@ -12,7 +12,6 @@
 //   ws_gpu_tool sanitize [plain]            every teaching case in plain, record and counts
 //                                           mode, or plain only (for compute-sanitizer)
 //   ws_gpu_tool trace --kernel ID [--size N] [--set k=v]... --out FILE.wstrace
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -138,17 +137,12 @@ int metrics(const std::string& list, const std::string& which) {
     d.upload(arrays);
     auto plain = gpu::detail::plain_runner(*k, p, d);
     auto t = gpu::detail::time_runners({plain.get()}, 1, 5, 20, 0.05);
-    std::vector<double> ms;
     std::vector<uint64_t> v;
     int kernels = 0;
-    for (int i = 0; i < 4; ++i) {
-      auto t0 = std::chrono::steady_clock::now();
-      v = prof.profile([&] { plain->launch(); }, kernels);
-      if (i) ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    }
+    const double prof_ms = prof.profiled_ms([&] { plain->launch(); }, v, kernels);
     nlohmann::json m = nlohmann::json::object();
     for (size_t i = 0; i < names.size(); ++i) m[names[i]] = v[i];
-    const double base = gpu::detail::median(t[0]), prof_ms = gpu::detail::median(ms);
+    const double base = gpu::detail::median(t[0]);
     std::cout << nlohmann::json({{"case", c.name()}, {"passes", prof.passes()}, {"kernels", kernels},
                                  {"plain_ms", base}, {"profiled_ms", prof_ms}, {"ratio", base > 0 ? prof_ms / base : 0},
                                  {"metrics", m}, {"totals", totals(cnt)}})
