@@ -91,16 +91,17 @@ bool parse_int(const std::string& t, int64_t& v) {
 // 0f3F800000 / 0d3FF0000000000000 (bits), or a plain integer.
 bool parse_number(const std::string& t, int64_t& v, bool& is_f32bits) {
   is_f32bits = false;
-  if (t.size() > 2 && t[0] == '0' && (t[1] == 'f' || t[1] == 'F')) {
-    v = int64_t(std::stoull(t.substr(2), nullptr, 16));
-    is_f32bits = true;
-    return true;
-  }
-  if (t.size() > 2 && t[0] == '0' && (t[1] == 'd' || t[1] == 'D')) {
-    v = int64_t(std::stoull(t.substr(2), nullptr, 16));
-    return true;
-  }
-  return parse_int(t, v);
+  const bool f32 = t.size() > 2 && t[0] == '0' && (t[1] == 'f' || t[1] == 'F');
+  const bool f64 = t.size() > 2 && t[0] == '0' && (t[1] == 'd' || t[1] == 'D');
+  if (!f32 && !f64) return parse_int(t, v);
+  // The bits in hexadecimal: 8 digits for 0f, 16 for 0d; anything else is not a number.
+  const std::string digits = t.substr(2);
+  if (digits.size() != (f32 ? 8u : 16u) ||
+      digits.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+    return false;
+  v = int64_t(std::stoull(digits, nullptr, 16));
+  is_f32bits = f32;
+  return true;
 }
 
 std::vector<std::string> split_dots(const std::string& s) {

@@ -142,7 +142,8 @@ Device::Alloc* Device::find(uint64_t addr, uint64_t bytes) {
   if (it == allocs_.begin()) return nullptr;
   --it;
   Alloc* a = it->second.get();
-  if (a->freed || addr < a->base || addr + bytes > a->base + a->bytes) return nullptr;
+  // (compared without addr + bytes, which a count near 2^64 would wrap)
+  if (a->freed || addr < a->base || bytes > a->bytes || addr - a->base > a->bytes - bytes) return nullptr;
   return a;
 }
 
@@ -214,6 +215,9 @@ uint64_t Device::launch(const KernelLaunch& a, trace::Builder& b, uint64_t budge
   if (a.block.count() == 0 || a.block.count() > 1024)
     throw Fault("invalid block of " + std::to_string(a.block.count()) + " threads for " + a.kernel + " (1 to 1024)");
   if (a.grid.count() == 0) throw Fault("empty grid for " + a.kernel);
+  if (k->static_shared + a.dynamic_shared > kMaxSharedPerBlock)
+    throw Fault("kernel " + kernel_name(k->name) + " asks for " + std::to_string(k->static_shared + a.dynamic_shared) +
+                " bytes of shared memory per block: the device has " + std::to_string(kMaxSharedPerBlock));
   if (a.params.size() < k->param_bytes)
     throw Fault("kernel " + a.kernel + " expects " + std::to_string(k->param_bytes) + " bytes of parameters");
   if (buffers_for_ != &b.trace()) {  // a new trace: every array is added again on use

@@ -89,6 +89,9 @@ constexpr uint32_t kRacesPerLaunch = 10;
 // stopped as an endless loop.
 constexpr uint64_t kInstructionBudget = 600'000'000ull;
 
+// Shared memory one block may have, static and dynamic together (an H100's 227 KiB).
+constexpr uint64_t kMaxSharedPerBlock = 227 * 1024;
+
 // One launch of a kernel as the program asked for it: which kernel, its grid and block, the
 // dynamic shared memory and the argument bytes.
 struct KernelLaunch {

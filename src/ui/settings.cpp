@@ -1,6 +1,7 @@
 #include "ui/settings.h"
 
 #include <cmath>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -30,10 +31,30 @@ void put(json& j, const char* key, const session::DramChoice& c) {
     j[key] = c.kind == K::All ? "all" : "follow";
 }
 
+// Whether `v` converts to T without leaving T's range: a floating-point number read into an
+// integer (or a map of them) must fit, where the JSON library would convert it anyway.
+template <class T>
+bool fits(const json& v) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (!v.is_number_float()) return true;
+    // The conversion truncates: it is defined for (-1, 2^digits) unsigned, [-2^digits, 2^digits) signed.
+    const double d = v.get<double>(), top = std::ldexp(1.0, std::numeric_limits<T>::digits);
+    return (std::is_signed_v<T> ? d >= -top : d > -1.0) && d < top;
+  } else if constexpr (requires { typename T::mapped_type; }) {
+    if (!v.is_object()) return true;  // the library refuses it with a type error
+    for (const auto& [k, e] : v.items())
+      if (!fits<typename T::mapped_type>(e)) return false;
+    return true;
+  } else {
+    return true;
+  }
+}
+
 template <class T>
 void get(const json& j, const char* key, T& out) {
   auto it = j.find(key);
   if (it == j.end()) return;
+  if (!fits<T>(*it)) return;  // out of range: keep the default
   try {
     T v = it->get<T>();
     if constexpr (std::is_floating_point_v<T>)
@@ -117,7 +138,12 @@ bool load_settings(const std::string& path, UiState& s, std::string& message) {
   }
   std::stringstream ss;
   ss << in.rdbuf();
-  json j = json::parse(ss.str(), nullptr, false);
+  return parse_settings(ss.str(), path, s, message);
+}
+
+bool parse_settings(const std::string& text, const std::string& path, UiState& s, std::string& message) {
+  message.clear();
+  json j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     message = "settings file " + path + " is corrupt and was ignored; using defaults";
     return false;

@@ -12,6 +12,8 @@ namespace ws::ui {
 // unusable; a missing file returns false with an empty message. Unknown or ill-typed
 // fields are skipped one by one.
 bool load_settings(const std::string& path, UiState& s, std::string& message);
+// The same for the file's text; `path` names it in the message.
+bool parse_settings(const std::string& text, const std::string& path, UiState& s, std::string& message);
 // Writes `s` to `path` (via a temporary file, so a crash never leaves half a file).
 bool save_settings(const std::string& path, const UiState& s, std::string& error);
 // The JSON text of `s`.

@@ -9,7 +9,9 @@
 #include <sstream>
 #include <string>
 
-#define WS_FUZZ_LIST(X) X(wstrace) X(bench_json) X(ptx) X(sass_raw) X(sass_dis) X(lesson) X(progress) X(deck) X(params)
+#define WS_FUZZ_LIST(X)                                                                                    \
+  X(wstrace) X(bench_json) X(ptx) X(ptx_run) X(runtime) X(sass_raw) X(sass_dis) X(lesson) X(progress) X(deck) \
+  X(settings) X(params)
 #define WS_FUZZ_DECLARE(name) extern "C" int ws_fuzz_##name(const uint8_t*, size_t);
 WS_FUZZ_LIST(WS_FUZZ_DECLARE)
 

@@ -287,6 +287,12 @@ cudaError_t ws::program::launch_kernel(const void* func, dim3 gridDim, dim3 bloc
   if (uint64_t(blockDim.x) * blockDim.y * blockDim.z > 1024 || !blockDim.x || !blockDim.y || !blockDim.z)
     return ret(cudaErrorInvalidConfiguration);
   if (!gridDim.x || !gridDim.y || !gridDim.z) return ret(cudaErrorInvalidConfiguration);
+  if (sharedMem > ptx::kMaxSharedPerBlock - std::min(k->static_shared, ptx::kMaxSharedPerBlock)) {
+    say("a launch of " + ptx::kernel_name(k->name) + " asks for " + std::to_string(sharedMem) +
+        " bytes of dynamic shared memory: with its " + std::to_string(k->static_shared) +
+        " static bytes the block may have " + std::to_string(ptx::kMaxSharedPerBlock));
+    return ret(cudaErrorInvalidValue);
+  }
   ptx::KernelLaunch la;
   la.kernel = k->name;
   la.grid = {gridDim.x, gridDim.y, gridDim.z};
