@@ -8,7 +8,7 @@ pkgs=(build-essential cmake ninja-build pkg-config
       libimgui-dev libstb-dev libglfw3-dev libepoxy-dev
       libcairo2-dev libfreetype-dev libgif-dev libwebp-dev
       xvfb xauth libgl1-mesa-dri fonts-dejavu-core fonts-jetbrains-mono python3
-      universal-ctags)
+      universal-ctags clang libclang-rt-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -11,3 +11,10 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp}
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
+# The fuzz targets' short form: every reader of outside input fuzzed for WS_FUZZ_SECONDS
+# (default 60, 0 skips it) with libFuzzer, one target per core; a finding fails the run
+# (scripts/fuzz.sh prints the table and where the input is).
+secs=${WS_FUZZ_SECONDS:-60}
+if [ "$secs" -gt 0 ]; then
+  scripts/fuzz.sh "$secs"
+fi
