@@ -42,6 +42,7 @@ __global__ void ldmatrixAll(uint32_t* out) {
 bool check_ldmatrix() {
   uint32_t* d;
   cudaMalloc(&d, 32 * 20 * 4);
+  cudaMemset(d, 0, 32 * 20 * 4);  // each lane's row has 4 words the kernel leaves alone
   ldmatrixAll<<<1, 32>>>(d);
   uint32_t h[32 * 20];
   cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
