@@ -197,6 +197,15 @@ TEST_CASE("the bundled transpose and sgemm lessons reach the key answers") {
   CHECK(has(g, "matmul_naive_uncoalesced A sectors = 32 sectors"));
   CHECK(has(g, "matmul_naive B sectors = 4 sectors"));
   CHECK(has(g, "matmul_naive_colmajor B coalescing = uncoalesced"));
+  // Past the published kernels, worked out on paper. Warp tiles: 4 lanes a row read 4
+  // neighbouring float4s (64 bytes), every row the same: a 16-byte load's least, 4 wavefronts.
+  CHECK(has(g, "matmul_warptile Bs wavefronts = 4 wavefronts"));
+  // As rows of 132 words: lane t writes word (4·(t%2) + q)·132 + t/2, bank 16·(t%2) + 4q + t/2.
+  CHECK(has(g, "matmul_warptile As bank_conflict = conflict-free"));
+  // One load of A a k-slice of 8: 128 / 8.
+  CHECK(has(g, "matmul_double_buffer A requests = 16 requests"));
+  // k-slices of 16: lane t writes k-rows 4·(t%4).., bank 16·(t%4) + 4q + t/4: lanes t%4 = 0 and 2 meet.
+  CHECK(has(g, "matmul_tuned As way = 2-way"));
 }
 
 TEST_CASE("the bundled swizzle and async copy lessons reach the H100's figures") {
