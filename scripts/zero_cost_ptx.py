@@ -32,6 +32,11 @@ PAIRS = [
     ("MatmulTiledILi32ELi4ELb0E", "raw_matmul_tiledILi32ELi4ELb0E"),
     ("MatmulCoarse2DILi128E", "raw_matmul_coarse2dILi128E"),
     ("MatmulCoarse2DVecILi128E", "raw_matmul_coarse2d_vecILi128E"),
+    ("MatmulWarpTileILi128ELi128ELi8ELi64ELi32ELi1E", "raw_matmul_warptileILi128ELi128ELi8ELi64ELi32ELi1E"),
+    ("MatmulWarpTileILi128ELi128ELi8ELi64ELi32ELi2E", "raw_matmul_warptileILi128ELi128ELi8ELi64ELi32ELi2E"),
+    ("MatmulWarpTileILi128ELi128ELi16ELi64ELi32ELi2E", "raw_matmul_warptileILi128ELi128ELi16ELi64ELi32ELi2E"),
+    ("MatmulWarpTileILi128ELi128ELi8ELi64ELi64ELi2E", "raw_matmul_warptileILi128ELi128ELi8ELi64ELi64ELi2E"),
+    ("MatmulWarpTileILi128ELi128ELi16ELi64ELi64ELi2E", "raw_matmul_warptileILi128ELi128ELi16ELi64ELi64ELi2E"),
 ]
 
 
@@ -45,6 +50,32 @@ def entries(path):
             cur = None
         elif cur:
             body.append(line)
+    return out
+
+
+def sink_conversions(body, reg):
+    """Moves every `cvta.to.global D, S` to just before the first later instruction that
+    reads D, unless an instruction before that writes D or S, or is a branch target or a
+    branch (the conversion then stays where nvcc put it)."""
+    out = list(body)
+    i = 0
+    while i < len(out):
+        line = out[i]
+        if not line.startswith("cvta.to.global"):
+            i += 1
+            continue
+        d, src = re.findall(reg, line)[:2]
+        j = i + 1
+        while j < len(out):
+            l = out[j]
+            regs = re.findall(reg, l)
+            if l.endswith(":") or l.startswith(("bra", "@")) or " bra" in l or d in regs or src in regs[:1]:
+                break
+            j += 1
+        if j > i + 1 and j < len(out) and d in re.findall(reg, out[j]) and d not in re.findall(reg, out[j])[:1]:
+            out.insert(j - 1, out.pop(i))
+            continue  # the line now at i is the next one
+        i += 1
     return out
 
 
@@ -63,6 +94,10 @@ def normalise(lines):
         if not l or l.startswith((".reg", "//", ".param", ")")):
             continue
         body.append(re.sub(r"_Z\w+?(_param_\d+)?\b", lambda m: "SYM" + (m.group(1) or ""), l))
+    # Where nvcc places a conversion of a pointer parameter to a global address is not
+    # significant either, among instructions that neither use its result nor change its
+    # operand: each one moves down to just before the first instruction that uses it.
+    body = sink_conversions(body, reg)
     # The order in which nvcc converts the pointer parameters to global addresses is not
     # significant: runs of such conversions are put in order of the register they convert.
     first = {}

@@ -31,6 +31,11 @@ PAIRS = [  # (name inside PlainCtx's device_kernel_plain<...>, raw kernel)
     ("MatmulTiled<32,4,false>", "raw_matmul_tiled<32,4,false>"),
     ("MatmulCoarse2D<128>", "raw_matmul_coarse2d<128>"),
     ("MatmulCoarse2DVec<128>", "raw_matmul_coarse2d_vec<128>"),
+    ("MatmulWarpTile<128,128,8,64,32,1>", "raw_matmul_warptile<128,128,8,64,32,1>"),
+    ("MatmulWarpTile<128,128,8,64,32,2>", "raw_matmul_warptile<128,128,8,64,32,2>"),
+    ("MatmulWarpTile<128,128,16,64,32,2>", "raw_matmul_warptile<128,128,16,64,32,2>"),
+    ("MatmulWarpTile<128,128,8,64,64,2>", "raw_matmul_warptile<128,128,8,64,64,2>"),
+    ("MatmulWarpTile<128,128,16,64,64,2>", "raw_matmul_warptile<128,128,16,64,64,2>"),
 ]
 PUBLISHED = [  # (faithful entry's kernel in PlainCtx, the published kernel it reproduces)
     ("MatmulSiboehm5<128>", "sgemm2DBlocktiling<128,128,8,8,8>"),
