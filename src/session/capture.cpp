@@ -47,7 +47,30 @@ struct Backend {
   // fills the trace's head (launch, buffers, sites) and the report; returns lane accesses.
   uint64_t (*count)(const catalog::KernelInfo&, const catalog::Params&, catalog::HostArrays&,
                     const analysis::DramModel&, trace::Trace& meta, analysis::Report& report) = nullptr;
+  // The same whole-grid totals from the device's own counters, given the launch's inputs
+  // (null: the backend has none); throws with one line when they cannot be read.
+  void (*hw)(const catalog::KernelInfo&, const catalog::Params&, catalog::HostArrays inputs, const trace::Trace& meta,
+             const analysis::Report& report, HwCounts& out) = nullptr;
 };
+
+// Counts mode's totals of the quantities the GPU's counters give, by access kind and figure,
+// in the order of gpu::counter_specs(): requests and sectors of global loads and stores,
+// requests, wavefronts and bank conflicts of shared loads and stores.
+[[maybe_unused]] uint64_t model_total(const trace::Trace& meta, const analysis::Report& report, trace::Space space,
+                                      bool store, const std::string& figure) {
+  uint64_t sum = 0;
+  for (size_t i = 0; i < meta.sites.size() && i < report.sites.size(); ++i) {
+    const trace::Site& s = meta.sites[i];
+    if (s.space != space || (s.op == trace::Op::Store) != store || (s.op != trace::Op::Store && s.op != trace::Op::Load))
+      continue;
+    const auto& n = report.sites[i];
+    sum += figure == "requests" ? n.requests
+           : figure == "sectors" ? n.sectors
+           : figure == "wavefronts" ? n.wavefronts
+                                    : n.bank_conflicts;
+  }
+  return sum;
+}
 
 const Backend kEmulator{
     "emulator", [] { return std::string("CPU emulator"); },
@@ -68,6 +91,22 @@ const Backend kGpu{"gpu", [] { return gpu::device_name(); }, &gpu::record,
                      meta = std::move(c.meta);
                      report = std::move(c.report);
                      return c.lane_accesses;
+                   },
+                   [](const catalog::KernelInfo& k, const catalog::Params& p, catalog::HostArrays inputs,
+                      const trace::Trace& meta, const analysis::Report& report, HwCounts& out) {
+                     const gpu::HwCounters hw = gpu::hw_counters(k, p, inputs);
+                     out.chip = hw.chip;
+                     out.passes = hw.passes;
+                     out.ms = hw.ms;
+                     const auto& specs = gpu::counter_specs();
+                     for (size_t i = 0; i < specs.size() && i < hw.values.size(); ++i) {
+                       const bool global = specs[i].space.rfind("global", 0) == 0;
+                       const bool store = specs[i].space.size() > 3 && specs[i].space.substr(specs[i].space.size() - 3) == "_st";
+                       out.rows.push_back({std::string(global ? "global " : "shared ") + (store ? "stores" : "loads"),
+                                           specs[i].figure, hw.values[i],
+                                           model_total(meta, report, global ? trace::Space::Global : trace::Space::Shared,
+                                                       store, specs[i].figure)});
+                     }
                    }};
 const Backend* gpu_backend() { return &kGpu; }
 #else
@@ -201,6 +240,8 @@ Capture capture(const ResolvedLaunch& req) {
   if (req.blocks.empty()) want = arrays;
   const bool counts = req.counts && req.blocks.empty() && backend.count;
 
+  catalog::HostArrays inputs;  // for the GPU's counters, which run the kernel again
+  if (counts && backend.hw) inputs = arrays;
   const auto start = std::chrono::steady_clock::now();
   try {
     if (counts) {
@@ -215,6 +256,14 @@ Capture capture(const ResolvedLaunch& req) {
     throw std::runtime_error(k->id + " failed: " + e.what());
   }
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (res.counted && backend.hw) {
+    try {
+      backend.hw(*k, res.params, std::move(inputs), res.trace, res.report, res.hw);
+    } catch (const std::exception& e) {  // no CUPTI, no permission: counts mode's figures stand alone
+      res.hw.rows.clear();
+      res.hw.unavailable = e.what();
+    }
+  }
 
   if (max_records < req.max_records && res.trace.launch().dropped_records)
     res.note += std::string(res.note.empty() ? "" : "; ") + "record cap lowered to " + std::to_string(max_records) +

@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "analysis/analysis.h"
 #include "catalog.h"
@@ -27,6 +28,22 @@
 #include "trace/trace.h"
 
 namespace ws::session {
+
+// The whole grid's figures as the GPU's own counters gave them (CUPTI's range profiler, a
+// plain launch), beside counts mode's for the same quantities: a row per access kind
+// ("global loads") and figure ("sectors").
+struct HwFigure {
+  std::string access, figure;
+  uint64_t counted = 0;  // the GPU's counters
+  uint64_t model = 0;    // counts mode (the instrumented kernel through warpscope's model)
+};
+struct HwCounts {
+  std::vector<HwFigure> rows;  // empty: not read
+  std::string chip;            // "GH100"
+  int passes = 0;              // replays of the launch the counters needed
+  double ms = 0;               // wall time of the profiled launch, replays included
+  std::string unavailable;     // why they could not be read ("" when read or not asked)
+};
 
 struct Capture {
   trace::Trace trace;         // a catalog launch; a program's every launch
@@ -48,6 +65,7 @@ struct Capture {
   std::string output;         // what a program printed, when it was kept rather than echoed
   program::Problem problem;   // what stopped a program's kernel or host code (empty: nothing)
   program::Races races;       // a program's shared-memory races, every launch's (emulated device)
+  HwCounts hw;                // counts mode on a GPU: the same totals from the GPU's counters
 };
 
 // Records one launch: a catalog kernel, or every launch of a program (its GPU times given

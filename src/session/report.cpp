@@ -335,6 +335,51 @@ nlohmann::ordered_json unrecorded_json(const std::vector<std::shared_ptr<const S
   return j;
 }
 
+// Counts mode on a GPU: the GPU's own counters beside the model's totals, a line per access
+// kind ("GPU counters (GH100, CUPTI, 4 passes): ...", then "  global loads   requests ...").
+std::string hw_text(const HwCounts& hw) {
+  if (!hw.unavailable.empty()) {
+    const std::string prefix = "GPU counters: ";
+    const std::string why = hw.unavailable.rfind(prefix, 0) == 0 ? hw.unavailable.substr(prefix.size()) : hw.unavailable;
+    return "GPU counters not read: " + why + "\n";
+  }
+  if (hw.rows.empty()) return "";
+  char head[160];
+  std::snprintf(head, sizeof head, "GPU counters (%s, CUPTI range profiler, %d pass%s, %.1f ms), whole grid; model in brackets where it differs:\n",
+                hw.chip.c_str(), hw.passes, hw.passes == 1 ? "" : "es", hw.ms);
+  std::string out = head;
+  std::string access;
+  for (const HwFigure& f : hw.rows) {
+    if (f.access != access) {
+      if (!access.empty()) out += "\n";
+      access = f.access;
+      char a[24];
+      std::snprintf(a, sizeof a, "  %-15s", f.access.c_str());
+      out += a;
+    } else {
+      out += ", ";
+    }
+    out += std::to_string(f.counted) + " " + f.figure;
+    if (f.model != f.counted) out += " [" + std::to_string(f.model) + "]";
+  }
+  return out + "\n";
+}
+
+nlohmann::ordered_json hw_json(const HwCounts& hw) {
+  nlohmann::ordered_json j;
+  if (!hw.unavailable.empty()) {
+    j["unavailable"] = hw.unavailable;
+    return j;
+  }
+  j["chip"] = hw.chip;
+  j["passes"] = hw.passes;
+  j["ms"] = hw.ms;
+  j["figures"] = nlohmann::ordered_json::array();
+  for (const HwFigure& f : hw.rows)
+    j["figures"].push_back({{"access", f.access}, {"figure", f.figure}, {"counted", f.counted}, {"model", f.model}});
+  return j;
+}
+
 // Where a program's GPU times come from, as the reports say it.
 std::string times_from(const GpuTimes& g) { return g.this_run ? "this run" : "the replay pack, recorded " + g.date; }
 
@@ -355,6 +400,7 @@ std::string report_text(const std::vector<std::shared_ptr<const Session>>& shown
     unrecorded_before = false;
     header_text(out, s);
     out << analysis::report_text(s.trace(), s.report());
+    if (std::string hw = hw_text(s.hw_counts()); !hw.empty()) out << "\n" << hw;
     if (std::string lines = source_lines_text(s); !lines.empty()) out << "\n" << lines;
     if (step >= 0) out << "\n" << request_text(s, uint64_t(step));
   }
@@ -389,6 +435,7 @@ std::string report_json(const std::vector<std::shared_ptr<const Session>>& shown
     j["seconds"] = s.capture_seconds();
   }
   if (!s.note().empty()) j["note"] = s.note();
+  if (!s.hw_counts().rows.empty() || !s.hw_counts().unavailable.empty()) j["gpu_counters"] = hw_json(s.hw_counts());
   if (const GpuTimes g = gpu_times(s); g.json) {
     j["gpu_times"] = json::parse(*g.json, nullptr, false);
     j["gpu_times_from"] = times_from(g);

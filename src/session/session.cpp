@@ -300,6 +300,7 @@ std::shared_ptr<Session> Session::from_capture(Capture c, const ResolvedLaunch& 
   m->capture_seconds_ = c.seconds;
   m->note_ = std::move(c.note);
   m->counted_ = c.counted;
+  m->hw_ = std::move(c.hw);
   m->few_blocks_ = launch.few_blocks;
   if (c.counted) m->report_ = std::move(c.report);
   m->index();

@@ -146,6 +146,9 @@ class Session {
   double capture_seconds() const { return capture_seconds_; }
   uint64_t lane_accesses() const { return lane_accesses_; }
   const std::string& note() const { return note_; }  // the capture's note ("no GPU found: ...")
+  // Counts mode on a GPU: the same whole-grid totals from the GPU's own counters (rows empty
+  // when they were not read; `unavailable` says why when they could not be).
+  const HwCounts& hw_counts() const { return hw_; }
   // What a program printed, when it was kept rather than echoed.
   const std::string& program_output() const { return program_output_; }
   // What stopped the program (a fault, a stopped loop, a failed assert, a crash), with
@@ -219,6 +222,7 @@ class Session {
   double max_rel_error_ = 0, capture_seconds_ = 0;
   uint64_t lane_accesses_ = 0;
   std::string note_, program_output_, source_hash_;
+  HwCounts hw_;
   program::Problem problem_;
   program::Races races_;
   std::map<std::string, std::string> shape_from_;

@@ -371,3 +371,39 @@ TEST_CASE("a report gives unrecorded launches alike one line, and one JSON entry
   CHECK(j["launches"][3]["as_launch"].is_null());
   CHECK(j["launches"][3]["grid"] == nlohmann::json::array({16, 1, 1}));
 }
+
+TEST_CASE("counts mode on a GPU shows the GPU's counters beside the model, differences in brackets") {
+  session::LaunchSpec req;
+  req.kernel = "transpose_tiled";
+  req.size = 64;
+  req.backend = "emulator";
+  const session::ResolvedLaunch launch = session::resolve(req);
+  session::Capture c = session::capture(launch);
+  // What capture() fills on a GPU (src/gpu's counters), given by hand: the model equal to the
+  // counters except for one figure.
+  c.hw.chip = "GH100";
+  c.hw.passes = 4;
+  c.hw.ms = 27.5;
+  c.hw.rows = {{"global loads", "requests", 128, 128}, {"global loads", "sectors", 512, 512},
+               {"shared stores", "conflicts", 3968, 4000}};
+  auto s = session::Session::from_capture(std::move(c), launch, req);
+  const std::string text = session::report_text({s}, -1);
+  CHECK(text.find("GPU counters (GH100, CUPTI range profiler, 4 passes, 27.5 ms), whole grid; model in brackets where it "
+                  "differs:\n  global loads   128 requests, 512 sectors\n  shared stores  3968 conflicts [4000]\n") !=
+        std::string::npos);
+  const auto j = nlohmann::json::parse(session::report_json({s}, -1));
+  CHECK(j["gpu_counters"]["passes"] == 4);
+  CHECK(j["gpu_counters"]["figures"][2] ==
+        nlohmann::json({{"access", "shared stores"}, {"figure", "conflicts"}, {"counted", 3968}, {"model", 4000}}));
+
+  // Counters that could not be read: one line saying why; the rest of the report stands.
+  session::Capture d = session::capture(launch);
+  d.hw.unavailable = "GPU counters: reading the GPU's counters needs the driver's permission";
+  auto s2 = session::Session::from_capture(std::move(d), launch, req);
+  CHECK(session::report_text({s2}, -1).find("GPU counters not read: reading the GPU's counters needs") !=
+        std::string::npos);
+  CHECK(nlohmann::json::parse(session::report_json({s2}, -1))["gpu_counters"]["unavailable"].is_string());
+  // The emulator reads no counters: no block.
+  CHECK(session::report_text({session::Session::from_capture(session::capture(launch), launch, req)}, -1)
+            .find("GPU counters") == std::string::npos);
+}
