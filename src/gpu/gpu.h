@@ -113,6 +113,26 @@ struct HwCounters {
 // with one line where the counters cannot be read (no CUPTI, no permission, no GPU).
 HwCounters hw_counters(const catalog::KernelInfo& k, const catalog::Params& p, catalog::HostArrays& arrays);
 
+// Per-instruction figures from CUPTI's SASS metrics: the plain kernel's SASS patched by CUPTI
+// with counters, one launch. A row per instruction executed: its function, its offset in
+// that function's code, and each metric summed over the GPU.
+struct SassMetricRow {
+  std::string function;
+  uint32_t pc = 0;
+  std::vector<uint64_t> values;  // parallel to SassMetrics::metrics
+};
+struct SassMetrics {
+  std::vector<std::string> metrics;
+  std::vector<SassMetricRow> rows;
+  double first_ms = 0;   // the first launch: CUPTI patches the kernel, then it runs
+  double ms = 0;         // the median of the launches after it, still patched
+  double plain_ms = 0;   // the median of the same launches unpatched, before
+};
+// The SASS metrics this GPU offers: name and description.
+std::vector<std::pair<std::string, std::string>> sass_metric_list();
+SassMetrics sass_metrics(const catalog::KernelInfo& k, const catalog::Params& p, catalog::HostArrays& arrays,
+                         const std::vector<std::string>& metrics);
+
 // ---- timing ------------------------------------------------------------------------------
 
 // Times the catalog on the GPU. Every result is checked before its time counts; a row

@@ -9,6 +9,11 @@
 //                                           any CUPTI metrics over the cases (JSON lines): their
 //                                           values, the passes, counts mode's totals, and the
 //                                           profiled launch's wall time against the plain one
+//   ws_gpu_tool sassmetrics list            the SASS metrics CUPTI offers on this GPU
+//   ws_gpu_tool sassmetrics M1,M2,... ID SIZE [k=v...]
+//                                           those per instruction for one plain launch (JSON
+//                                           lines: the launch's times, patched and plain,
+//                                           counts mode's totals, then a line per instruction)
 //   ws_gpu_tool sanitize [plain]            every teaching case in plain, record and counts
 //                                           mode, or plain only (for compute-sanitizer)
 //   ws_gpu_tool trace --kernel ID [--size N] [--set k=v]... --out FILE.wstrace
@@ -119,13 +124,62 @@ int probe(const std::string& mode) {
   return 0;
 }
 
-int metrics(const std::string& list, const std::string& which) {
+std::vector<std::string> split_commas(const std::string& list) {
   std::vector<std::string> names;
   for (size_t a = 0, b; a <= list.size(); a = b + 1) {
     b = list.find(',', a);
     if (b == std::string::npos) b = list.size();
     if (b > a) names.push_back(list.substr(a, b - a));
   }
+  return names;
+}
+
+int sass_metrics(int argc, char** argv) {  // argv[0] is "sassmetrics"
+  if (argc == 2 && std::string(argv[1]) == "list") {
+    for (const auto& [name, what] : gpu::sass_metric_list()) std::cout << name << "\t" << what << "\n";
+    return 0;
+  }
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: ws_gpu_tool sassmetrics list | M1,M2,... ID SIZE [k=v...]\n");
+    return 2;
+  }
+  const std::vector<std::string> names = split_commas(argv[1]);
+  const catalog::KernelInfo* k = catalog::find(argv[2]);
+  if (!k) throw std::runtime_error(std::string("unknown kernel ") + argv[2]);
+  std::map<std::string, int64_t> set;
+  for (int i = 4; i < argc; ++i) {
+    const std::string kv = argv[i];
+    const size_t eq = kv.find('=');
+    if (eq != std::string::npos) set[kv.substr(0, eq)] = std::stoll(kv.substr(eq + 1));
+  }
+  catalog::Params p;
+  const std::string e = catalog::resolve(*k, std::stoll(argv[3]), set, p);
+  if (!e.empty()) throw std::invalid_argument(e);
+  auto arrays = catalog::make_arrays(*k, p, 11);
+  auto a2 = arrays;
+  gpu::Counts cnt = gpu::counts(*k, p, a2);
+  gpu::SassMetrics r = gpu::sass_metrics(*k, p, arrays, names);
+  std::vector<uint64_t> sums(names.size(), 0);
+  for (const auto& row : r.rows)
+    for (size_t m = 0; m < names.size(); ++m) sums[m] += row.values[m];
+  nlohmann::json total = nlohmann::json::object();
+  for (size_t m = 0; m < names.size(); ++m) total[names[m]] = sums[m];
+  std::cout << nlohmann::json({{"kernel", k->id}, {"size", p.size()}, {"plain_ms", r.plain_ms}, {"first_ms", r.first_ms},
+                               {"patched_ms", r.ms}, {"first_ratio", r.plain_ms > 0 ? r.first_ms / r.plain_ms : 0},
+                               {"patched_ratio", r.plain_ms > 0 ? r.ms / r.plain_ms : 0}, {"instructions", r.rows.size()},
+                               {"sums", total}, {"totals", totals(cnt)}})
+                   .dump()
+            << std::endl;
+  for (const auto& row : r.rows) {
+    nlohmann::json v = nlohmann::json::array();
+    for (uint64_t x : row.values) v.push_back(x);
+    std::cout << nlohmann::json({{"function", row.function}, {"pc", row.pc}, {"values", v}}).dump() << "\n";
+  }
+  return 0;
+}
+
+int metrics(const std::string& list, const std::string& which) {
+  const std::vector<std::string> names = split_commas(list);
   gpu::detail::Profiler prof(names);
   for (const auto& c : which == "validation" ? gpu_test::validation_cases() : gpu_test::teaching_cases()) {
     const catalog::KernelInfo* k;
@@ -246,6 +300,7 @@ int main(int argc, char** argv) {
     if (cmd == "info") return info();
     if (cmd == "probe" && argc > 2) return probe(argv[2]);
     if (cmd == "metrics" && argc > 2) return metrics(argv[2], argc > 3 ? argv[3] : "teaching");
+    if (cmd == "sassmetrics") return sass_metrics(argc - 1, argv + 1);
     if (cmd == "sanitize") return sanitize(argc > 2 && std::string(argv[2]) == "plain");
     if (cmd == "trace") return trace_cmd(argc - 1, argv + 1);
   } catch (const std::exception& e) {
