@@ -21,6 +21,13 @@ add_test(NAME gui_xvfb_screenshot
 set_tests_properties(gui_xvfb_screenshot PROPERTIES LABELS xvfb SKIP_RETURN_CODE 77 TIMEOUT 600
                      WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
 
+# The soak's short form (bench/gui/ui_soak.cpp): 600 frames, 12 recordings in the
+# background, the 200,000-record trace shown again 12 times, under the build's sanitizers
+# (memory errors, leaks). Its limits (growth, frame time) hold for the long run in a release
+# build only (docs/reliability.md).
+add_test(NAME ui_soak_short COMMAND ui_soak --frames 600 --records 200000 --cycle 50 --no-limits)
+set_tests_properties(ui_soak_short PROPERTIES LABELS cpu TIMEOUT 300)
+
 # Figure export (warpscope export): headless, no display needed.
 pkg_check_modules(WEBPDEMUX REQUIRED IMPORTED_TARGET libwebpdemux)
 ws_test(test_export SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_export.cpp

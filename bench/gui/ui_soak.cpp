@@ -3,7 +3,10 @@
 // Prints resident memory after warm-up and at the end (growth, %), and the worst frame's
 // CPU time on the UI thread (the budget of a 60 Hz display: 16.7 ms).
 //
-//   ui_soak [--frames N] [--records N] [--program FILE.cu] [--cycle N]
+//   ui_soak [--frames N] [--records N] [--program FILE.cu] [--cycle N] [--no-limits]
+//
+// --no-limits prints the figures and exits 0 whatever they are: the short form the tests run
+// under the sanitizers, whose job there is to find memory errors and leaks along the way.
 //
 // Every 100 frames (--cycle) a catalog kernel is re-recorded (the next of four, in the
 // background); 50 frames later the large trace (transpose_tiled at 1024, every block, its records
@@ -47,11 +50,18 @@ int main(int argc, char** argv) {
   uint64_t want = 1'000'000;
   std::string program;
   int cycle = 100;  // frames between recordings (the large trace comes back half-way)
-  for (int i = 1; i + 1 < argc; i += 2) {
+  bool limits = true;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--no-limits")) {
+      limits = false;
+      continue;
+    }
+    if (i + 1 >= argc) break;
     if (!std::strcmp(argv[i], "--frames")) frames = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--records")) want = std::strtoull(argv[i + 1], nullptr, 10);
     if (!std::strcmp(argv[i], "--program")) program = argv[i + 1];
     if (!std::strcmp(argv[i], "--cycle")) cycle = std::max(2, std::atoi(argv[i + 1]));
+    ++i;
   }
 
   ui::HeadlessContext ctx(1600, 1000);
@@ -149,5 +159,5 @@ int main(int argc, char** argv) {
   if (over) std::printf("  frames over 16.7 ms, with their place in the 100-frame cycle:%s\n", which.c_str());
   const bool ok = growth < 5.0 && cpu_max <= 1000.0 / 60;
   std::printf("%s\n", ok ? "soak: within the limits (growth < 5%, every frame <= 16.7 ms)" : "soak: OVER a limit");
-  return ok ? 0 : 1;
+  return ok || !limits ? 0 : 1;
 }
