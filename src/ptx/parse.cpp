@@ -438,8 +438,15 @@ class Parser {
       if (is("<")) {
         next();
         int64_t n = 0;
+        const uint32_t at = peek().line;
         parse_int(next().text, n);
         expect(">");
+        // A register is a 64-bit slot in every lane: a kernel past this many is not nvcc's.
+        constexpr int64_t kMaxRegisters = 1 << 16;
+        if (n < 0 || n > kMaxRegisters - int64_t(regs_.size()))
+          fail("a kernel with more than " + std::to_string(kMaxRegisters) + " registers (" + name + "<" +
+                   std::to_string(n) + ">)",
+               at);
         for (int64_t i = 0; i < n; ++i) {
           const uint32_t id = reg(name + std::to_string(i));
           if (pred) preds_.insert(id);
