@@ -4,7 +4,8 @@
 # stays in build-fuzz/corpus/NAME). Runs one target per core at a time (FUZZ_JOBS to
 # change it). Prints, per target: executions, coverage, and whether it found a crash (then
 # the input is in build-fuzz/crash-NAME-*: add it to the corpus once fixed, and the
-# ordinary tests replay it forever). Exits 1 when a target found something.
+# ordinary tests replay it forever). Exits 1 when a target found something. FUZZ_SEED fixes
+# libFuzzer's seed (the test command's short runs use one, so that a run can be repeated).
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 set -u
 cd "$(dirname "$0")/.."
@@ -22,11 +23,12 @@ fuzz_one() {  # target seconds: one run, its exit status in fuzz-NAME.rc
   local t=$1
   mkdir -p "corpus/$t"
   cp -n "../tests/fuzz/corpus/$t"/* "corpus/$t/" 2>/dev/null
-  ./tests/fuzz_"$t" -max_total_time="$2" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
+  ./tests/fuzz_"$t" -max_total_time="$2" ${FUZZ_SEED:+-seed=$FUZZ_SEED} -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
     -max_len=65536 -artifact_prefix="crash-$t-" -print_final_stats=1 "corpus/$t" >"fuzz-$t.log" 2>&1
   echo $? >"fuzz-$t.rc"
 }
 export -f fuzz_one
+export FUZZ_SEED
 (cd $b && printf '%s\n' $targets | xargs -P "${FUZZ_JOBS:-$(nproc)}" -I{} bash -c 'fuzz_one {} '"$secs")
 status=0
 printf "%-11s %8s %12s %8s %6s %7s  %s\n" target seconds executions exec/s cov corpus result

@@ -16,5 +16,5 @@ ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
 # (scripts/fuzz.sh prints the table and where the input is).
 secs=${WS_FUZZ_SECONDS:-60}
 if [ "$secs" -gt 0 ]; then
-  scripts/fuzz.sh "$secs"
+  FUZZ_SEED=${FUZZ_SEED:-1} scripts/fuzz.sh "$secs"
 fi
