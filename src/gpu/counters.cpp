@@ -16,6 +16,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "gpu/cupti.h"
 #include "gpu/internal.h"
 
 namespace ws::gpu {
@@ -45,16 +46,6 @@ uint64_t HwCounters::get(const std::string& space, const std::string& figure) co
 
 namespace {
 
-// A CUPTI parameter block: zeroed, its size set (CUPTI reads the size to know the version).
-template <class P>
-P params(size_t size) {
-  P p;
-  std::memset(&p, 0, sizeof p);
-  p.structSize = size;
-  return p;
-}
-#define WS_PARAMS(T) params<T>(T##_STRUCT_SIZE)
-
 // The entry points this file calls in libcupti, named once.
 #define WS_CUPTI_FUNCTIONS(X)                                                                      \
   X(cuptiProfilerInitialize) X(cuptiDeviceGetChipName) X(cuptiProfilerGetCounterAvailability)      \
@@ -79,9 +70,7 @@ struct Api {
 const Api& api() {
   static const Api a = [] {
     Api r;
-    void* cupti = detail::open_library({"libcupti.so.13", "/usr/local/cuda/lib64/libcupti.so.13",
-                                "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13",
-                                "/usr/local/cuda/targets/x86_64-linux/lib/libcupti.so.13", "libcupti.so"});
+    void* cupti = detail::open_cupti();
     void* cuda = detail::open_library({"libcuda.so.1", "libcuda.so"});
     if (!cupti) return r.missing = "the GPU's counters need CUPTI (libcupti.so.13, part of the CUDA toolkit), which was not found", r;
     if (!cuda) return r.missing = "the GPU's counters need the CUDA driver (libcuda.so.1), which was not found", r;
@@ -111,7 +100,7 @@ void cupti_check(CUptiResult r, const char* what) {
 class Host {
  public:
   Host(const std::string& chip, const std::vector<uint8_t>& availability) {
-    auto p = WS_PARAMS(CUpti_Profiler_Host_Initialize_Params);
+    auto p = WS_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params);
     p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     p.pChipName = chip.c_str();
     p.pCounterAvailabilityImage = availability.empty() ? nullptr : availability.data();
@@ -119,7 +108,7 @@ class Host {
     h_ = p.pHostObject;
   }
   ~Host() {
-    auto p = WS_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
+    auto p = WS_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
     p.pHostObject = h_;
     api().cuptiProfilerHostDeinitialize(&p);
   }
@@ -162,14 +151,14 @@ Profiler::Profiler(const std::vector<std::string>& metrics) : s_(std::make_uniqu
   CUdevice dev = 0;
   if (a.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx || a.cuCtxGetDevice(&dev) != CUDA_SUCCESS)
     throw Error("GPU counters: no current CUDA context");
-  auto init = WS_PARAMS(CUpti_Profiler_Initialize_Params);
+  auto init = WS_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
   cupti_check(a.cuptiProfilerInitialize(&init), "initializing the profiler");
-  auto chip = WS_PARAMS(CUpti_Device_GetChipName_Params);
+  auto chip = WS_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
   chip.deviceIndex = size_t(dev);
   cupti_check(a.cuptiDeviceGetChipName(&chip), "reading the chip's name");
   s_->chip = chip.pChipName ? chip.pChipName : "";
 
-  auto av = WS_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
+  auto av = WS_CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
   av.ctx = ctx;
   cupti_check(a.cuptiProfilerGetCounterAvailability(&av), "asking which counters are available");
   s_->availability.resize(av.counterAvailabilityImageSize);
@@ -181,27 +170,27 @@ Profiler::Profiler(const std::vector<std::string>& metrics) : s_(std::make_uniqu
     for (const auto& c : counter_specs()) s_->names.push_back(c.metric);
   for (const auto& n : s_->names) s_->metrics.push_back(n.c_str());
   s_->host = std::make_unique<Host>(s_->chip, s_->availability);
-  auto add = WS_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
+  auto add = WS_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
   add.pHostObject = s_->host->get();
   add.ppMetricNames = s_->metrics.data();
   add.numMetrics = s_->metrics.size();
   cupti_check(a.cuptiProfilerHostConfigAddMetrics(&add), "choosing the counters");
-  auto size = WS_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
+  auto size = WS_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
   size.pHostObject = s_->host->get();
   cupti_check(a.cuptiProfilerHostGetConfigImageSize(&size), "sizing the configuration");
   s_->config.resize(size.configImageSize);
-  auto img = WS_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
+  auto img = WS_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
   img.pHostObject = s_->host->get();
   img.configImageSize = s_->config.size();
   img.pConfigImage = s_->config.data();
   cupti_check(a.cuptiProfilerHostGetConfigImage(&img), "building the configuration");
-  auto np = WS_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
+  auto np = WS_CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
   np.pConfigImage = s_->config.data();
   np.configImageSize = s_->config.size();
   cupti_check(a.cuptiProfilerHostGetNumOfPasses(&np), "counting the passes");
   s_->passes = int(np.numOfPasses);
 
-  auto en = WS_PARAMS(CUpti_RangeProfiler_Enable_Params);
+  auto en = WS_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
   en.ctx = ctx;
   cupti_check(a.cuptiRangeProfilerEnable(&en), "enabling the range profiler");
   s_->object = en.pRangeProfilerObject;
@@ -209,7 +198,7 @@ Profiler::Profiler(const std::vector<std::string>& metrics) : s_(std::make_uniqu
 
 Profiler::~Profiler() {
   if (!s_ || !s_->object) return;
-  auto p = WS_PARAMS(CUpti_RangeProfiler_Disable_Params);
+  auto p = WS_CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params);
   p.pRangeProfilerObject = s_->object;
   api().cuptiRangeProfilerDisable(&p);
 }
@@ -221,7 +210,7 @@ const std::string& Profiler::chip() const { return s_->chip; }
 // setting them is most of what a profiled launch costs beside its replays.
 void Profiler::configure() {
   const Api& a = api();
-  auto ds = WS_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
+  auto ds = WS_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
   ds.pRangeProfilerObject = s_->object;
   ds.pMetricNames = s_->metrics.data();
   ds.numMetrics = s_->metrics.size();
@@ -229,13 +218,13 @@ void Profiler::configure() {
   ds.maxNumRangeTreeNodes = kMaxRanges;
   cupti_check(a.cuptiRangeProfilerGetCounterDataSize(&ds), "sizing the counter data");
   s_->counter_data.assign(ds.counterDataSize, 0);
-  auto ci = WS_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
+  auto ci = WS_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
   ci.pRangeProfilerObject = s_->object;
   ci.counterDataSize = s_->counter_data.size();
   ci.pCounterData = s_->counter_data.data();
   cupti_check(a.cuptiRangeProfilerCounterDataImageInitialize(&ci), "preparing the counter data");
 
-  auto sc = WS_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
+  auto sc = WS_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
   sc.pRangeProfilerObject = s_->object;
   sc.configSize = s_->config.size();
   sc.pConfig = s_->config.data();
@@ -257,22 +246,22 @@ std::vector<uint64_t> Profiler::profile(const std::function<void()>& launch, int
   const Api& a = api();
   // A call may add up to kMaxRanges / 2 ranges; past that, the data starts over.
   if (!s_->configured || s_->ranges_read > kMaxRanges / 2) configure();
-  auto st = WS_PARAMS(CUpti_RangeProfiler_Start_Params);
+  auto st = WS_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
   st.pRangeProfilerObject = s_->object;
   cupti_check(a.cuptiRangeProfilerStart(&st), "starting the range profiler");
   launch();
   check(cudaDeviceSynchronize(), "the profiled launch");
-  auto sp = WS_PARAMS(CUpti_RangeProfiler_Stop_Params);
+  auto sp = WS_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
   sp.pRangeProfilerObject = s_->object;
   cupti_check(a.cuptiRangeProfilerStop(&sp), "stopping the range profiler");
-  auto dd = WS_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
+  auto dd = WS_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
   dd.pRangeProfilerObject = s_->object;
   cupti_check(a.cuptiRangeProfilerDecodeData(&dd), "decoding the counters");
   if (dd.numOfRangeDropped) {
     s_->configured = false;
     throw Error("GPU counters: " + std::to_string(dd.numOfRangeDropped) + " launches were not counted");
   }
-  auto info = WS_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
+  auto info = WS_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
   info.pCounterDataImage = s_->counter_data.data();
   info.counterDataImageSize = s_->counter_data.size();
   cupti_check(a.cuptiRangeProfilerGetCounterDataInfo(&info), "reading the counter data");
@@ -283,7 +272,7 @@ std::vector<uint64_t> Profiler::profile(const std::function<void()>& launch, int
   std::vector<uint64_t> total(s_->metrics.size(), 0);
   std::vector<double> v(s_->metrics.size());
   for (size_t r = first; r < total_ranges; ++r) {
-    auto ev = WS_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
+    auto ev = WS_CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
     ev.pHostObject = s_->host->get();
     ev.pCounterDataImage = s_->counter_data.data();
     ev.counterDataImageSize = s_->counter_data.size();

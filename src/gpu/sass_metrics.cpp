@@ -12,19 +12,11 @@
 
 #include <cuda_runtime_api.h>
 
+#include "gpu/cupti.h"
 #include "gpu/internal.h"
 
 namespace ws::gpu {
 namespace {
-
-template <class P>
-P params(size_t size) {
-  P p;
-  std::memset(&p, 0, sizeof p);
-  p.structSize = size;
-  return p;
-}
-#define WS_PARAMS(T) params<T>(T##_STRUCT_SIZE)
 
 #define WS_SASS_FUNCTIONS(X)                                                                        \
   X(cuptiProfilerInitialize) X(cuptiDeviceGetChipName) X(cuptiSassMetricsGetNumOfMetrics)           \
@@ -42,9 +34,7 @@ struct Api {
 const Api& api() {
   static const Api a = [] {
     Api r;
-    void* cupti = detail::open_library({"libcupti.so.13", "/usr/local/cuda/lib64/libcupti.so.13",
-                                        "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13",
-                                        "/usr/local/cuda/targets/x86_64-linux/lib/libcupti.so.13", "libcupti.so"});
+    void* cupti = detail::open_cupti();
     if (!cupti) return r.missing = "SASS metrics need CUPTI (libcupti.so.13, part of the CUDA toolkit), which was not found", r;
 #define WS_FIND(f) \
   if (!detail::find_symbol(cupti, #f, r.f)) return r.missing = "this CUPTI has no " #f " (SASS metrics need CUDA 12.5 or later)", r;
@@ -66,11 +56,11 @@ void check(CUptiResult r, const char* what) {
 std::string chip() {
   const Api& a = api();
   detail::check(cudaFree(nullptr), "starting the GPU");  // a context, which CUPTI needs
-  auto init = WS_PARAMS(CUpti_Profiler_Initialize_Params);
+  auto init = WS_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
   check(a.cuptiProfilerInitialize(&init), "initializing the profiler");
   int dev = 0;
   detail::check(cudaGetDevice(&dev), "asking for the device");
-  auto c = WS_PARAMS(CUpti_Device_GetChipName_Params);
+  auto c = WS_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
   c.deviceIndex = size_t(dev);
   check(a.cuptiDeviceGetChipName(&c), "reading the chip's name");
   return c.pChipName;
@@ -85,11 +75,11 @@ double since(std::chrono::steady_clock::time_point t0) {
 std::vector<std::pair<std::string, std::string>> sass_metric_list() {
   const Api& a = api();
   const std::string name = chip();
-  auto n = WS_PARAMS(CUpti_SassMetrics_GetNumOfMetrics_Params);
+  auto n = WS_CUPTI_PARAMS(CUpti_SassMetrics_GetNumOfMetrics_Params);
   n.pChipName = name.c_str();
   check(a.cuptiSassMetricsGetNumOfMetrics(&n), "counting the metrics");
   std::vector<CUpti_SassMetrics_MetricDetails> list(n.numOfMetrics);
-  auto g = WS_PARAMS(CUpti_SassMetrics_GetMetrics_Params);
+  auto g = WS_CUPTI_PARAMS(CUpti_SassMetrics_GetMetrics_Params);
   g.pChipName = name.c_str();
   g.numOfMetrics = list.size();
   g.pMetricsList = list.data();
@@ -111,7 +101,7 @@ SassMetrics sass_metrics(const catalog::KernelInfo& k, const catalog::Params& p,
   std::vector<CUpti_SassMetrics_Config> configs;
   std::vector<uint64_t> ids;
   for (const std::string& m : metrics) {
-    auto pr = WS_PARAMS(CUpti_SassMetrics_GetProperties_Params);
+    auto pr = WS_CUPTI_PARAMS(CUpti_SassMetrics_GetProperties_Params);
     pr.pChipName = name.c_str();
     pr.pMetricName = m.c_str();
     check(a.cuptiSassMetricsGetProperties(&pr), ("looking up " + m).c_str());
@@ -132,12 +122,12 @@ SassMetrics sass_metrics(const catalog::KernelInfo& k, const catalog::Params& p,
   }
   out.plain_ms = detail::median(ms);
 
-  auto sc = WS_PARAMS(CUpti_SassMetricsSetConfig_Params);
+  auto sc = WS_CUPTI_PARAMS(CUpti_SassMetricsSetConfig_Params);
   sc.numOfMetricConfig = configs.size();
   sc.pConfigs = configs.data();
   sc.deviceIndex = uint32_t(dev);
   check(a.cuptiSassMetricsSetConfig(&sc), "configuring");
-  auto en = WS_PARAMS(CUpti_SassMetricsEnable_Params);
+  auto en = WS_CUPTI_PARAMS(CUpti_SassMetricsEnable_Params);
   en.enableLazyPatching = 1;
   check(a.cuptiSassMetricsEnable(&en), "enabling");
   // The first launch in the range is patched; the ones after run patched as well.
@@ -145,7 +135,7 @@ SassMetrics sass_metrics(const catalog::KernelInfo& k, const catalog::Params& p,
   plain->launch();
   detail::sync(k.id);
   out.first_ms = since(t0);
-  auto dp = WS_PARAMS(CUpti_SassMetricsGetDataProperties_Params);
+  auto dp = WS_CUPTI_PARAMS(CUpti_SassMetricsGetDataProperties_Params);
   check(a.cuptiSassMetricsGetDataProperties(&dp), "sizing the data");
   std::vector<CUpti_SassMetrics_Data> data(dp.numOfPatchedInstructionRecords);
   std::vector<CUpti_SassMetrics_InstanceValue> values(dp.numOfPatchedInstructionRecords * dp.numOfInstances *
@@ -154,7 +144,7 @@ SassMetrics sass_metrics(const catalog::KernelInfo& k, const catalog::Params& p,
     data[i].structSize = sizeof(CUpti_SassMetrics_Data);
     data[i].pInstanceValues = values.data() + i * dp.numOfInstances * metrics.size();
   }
-  auto fl = WS_PARAMS(CUpti_SassMetricsFlushData_Params);
+  auto fl = WS_CUPTI_PARAMS(CUpti_SassMetricsFlushData_Params);
   fl.numOfPatchedInstructionRecords = data.size();
   fl.numOfInstances = dp.numOfInstances;
   fl.pMetricsData = data.data();
@@ -179,9 +169,9 @@ SassMetrics sass_metrics(const catalog::KernelInfo& k, const catalog::Params& p,
     ms.push_back(since(t0));
   }
   out.ms = detail::median(ms);
-  auto di = WS_PARAMS(CUpti_SassMetricsDisable_Params);
+  auto di = WS_CUPTI_PARAMS(CUpti_SassMetricsDisable_Params);
   check(a.cuptiSassMetricsDisable(&di), "disabling");
-  auto un = WS_PARAMS(CUpti_SassMetricsUnsetConfig_Params);
+  auto un = WS_CUPTI_PARAMS(CUpti_SassMetricsUnsetConfig_Params);
   un.deviceIndex = uint32_t(dev);
   check(a.cuptiSassMetricsUnsetConfig(&un), "clearing the configuration");
   // The outputs of the first (patched) launch's arrays are the kernel's: the later launches
