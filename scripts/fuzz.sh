@@ -35,8 +35,8 @@ printf "%-11s %8s %12s %8s %6s %7s  %s\n" target seconds executions exec/s cov c
 for t in $targets; do
   log="$b/fuzz-$t.log"
   rc=$(cat "$b/fuzz-$t.rc" 2>/dev/null || echo 1)
-  execs=$(grep -o "stat::number_of_executed_units: *[0-9]*" "$log" | grep -o "[0-9]*$")
-  rate=$(grep -o "stat::average_exec_per_sec: *[0-9]*" "$log" | grep -o "[0-9]*$")
+  execs=$(grep -o "stat::number_of_executed_units: *[0-9]*" "$log" | grep -o "[0-9]*$" | tail -1)
+  rate=$(grep -o "stat::average_exec_per_sec: *[0-9]*" "$log" | grep -o "[0-9]*$" | tail -1)
   cov=$(grep -o "cov: [0-9]*" "$log" | tail -1 | grep -o "[0-9]*")
   corp=$(ls "$b/corpus/$t" | wc -l)
   result="no crash"

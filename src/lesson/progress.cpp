@@ -1,5 +1,8 @@
 #include "lesson/progress.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -20,6 +23,24 @@ StepProgress& slot(Progress& p, const Lesson& l, size_t i) {
   return s;
 }
 
+// The whole number at `key` of object `j` (`fallback` when absent). A number that is not
+// whole, or past int64, is refused: the JSON library would convert it anyway (undefined
+// behaviour past the range).
+int64_t whole(const json& j, const char* key, int64_t fallback, const std::string& name) {
+  auto it = j.find(key);
+  if (it == j.end()) return fallback;
+  if (it->is_number_integer()) {
+    if (it->is_number_unsigned() && it->get<uint64_t>() > uint64_t(INT64_MAX))
+      throw LessonError(name + ": \"" + key + "\" is too large");
+    return it->get<int64_t>();
+  }
+  if (it->is_number_float()) {
+    const double d = it->get<double>();
+    if (d == std::floor(d) && d >= -9.2e18 && d <= 9.2e18) return int64_t(d);
+    throw LessonError(name + ": \"" + key + "\" is not a whole number");
+  }
+  throw LessonError(name + ": \"" + key + "\" is not a number");
+}
 }  // namespace
 
 const StepProgress* Progress::step(const Lesson& l, size_t i) const {
@@ -96,20 +117,20 @@ Progress parse_progress(const std::string& text, const std::string& name) {
     const json j = json::parse(text);
     if (!j.is_object() || j.value("format", "") != kFormat)
       throw LessonError(name + " is not a lesson progress file");
-    if (j.value("version", 0) > kVersion) throw LessonError(name + " was written by a newer warpscope");
+    if (whole(j, "version", 0, name) > kVersion) throw LessonError(name + " was written by a newer warpscope");
     p.last = j.value("last", "");
     for (const auto& [id, lj] : j.at("lessons").items()) {
       LessonProgress& lp = p.lessons[id];
-      const int64_t current = lj.value("current", int64_t(1));
+      const int64_t current = whole(lj, "current", 1, name);
       lp.current = current > 0 ? size_t(current - 1) : 0;
       for (const json& sj : lj.at("steps")) {
-        const int64_t k = sj.at("step").get<int64_t>();
+        const int64_t k = whole(sj, "step", 0, name);
         if (k < 1) throw LessonError(name + ": lesson " + id + " has a step numbered " + std::to_string(k));
         StepProgress& s = lp.steps[size_t(k - 1)];
         s.title = sj.value("title", "");
         s.seen = sj.value("seen", false);
         s.answer = sj.value("answer", "");
-        s.tries = sj.value("tries", 0);
+        s.tries = int(std::clamp<int64_t>(whole(sj, "tries", 0, name), 0, 1 << 30));
         s.correct = sj.value("correct", false);
         s.revealed = sj.value("revealed", false);
         // Files from before first-answer scoring: right on the only try counts as first.
