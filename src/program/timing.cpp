@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
@@ -344,7 +345,7 @@ trace::BenchResult timing_result(const std::vector<TimedLaunch>& launches, const
     auto sig = sigs.find(row.kernel);
     const std::map<std::string, double> args = sig == sigs.end() ? std::map<std::string, double>{} : scalar_arguments(l, sig->second);
     for (const auto& [k, v] : args)
-      if (v == double(int64_t(v))) row.params[k] = int64_t(v);
+      if (v >= -9.2e18 && v <= 9.2e18 && v == std::floor(v)) row.params[k] = int64_t(v);  // (past int64: undefined)
     row.runs = int(l.runs);
     row.ok = l.runs > 0;
     if (!row.ok) {

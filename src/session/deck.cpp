@@ -5,6 +5,7 @@
 #include "session/session.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -23,10 +24,13 @@ std::string slide_prefix(size_t index) { return "slide " + std::to_string(index 
 
 // A whole number of a JSON value, or an error naming `what`.
 int64_t whole(const json& v, const std::string& what) {
+  if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX))
+    throw InputError(what + " is too large: " + v.dump());
   if (v.is_number_integer()) return v.get<int64_t>();
   if (v.is_number_float()) {
+    // (converted only inside int64's range: past it the conversion is undefined)
     const double d = v.get<double>();
-    if (d == double(int64_t(d))) return int64_t(d);
+    if (d >= -9.2e18 && d <= 9.2e18 && d == std::floor(d)) return int64_t(d);
   }
   throw InputError(what + " must be a whole number, not " + v.dump());
 }
