@@ -10,7 +10,7 @@
 //                                           values, the passes, counts mode's totals, and the
 //                                           profiled launch's wall time against the plain one
 //   ws_gpu_tool sassmetrics list            the SASS metrics CUPTI offers on this GPU
-//   ws_gpu_tool sassmetrics M1,M2,... ID SIZE [k=v...]
+//   ws_gpu_tool sassmetrics M1,M2,... --kernel ID [--size N] [--set k=v]...
 //                                           those per instruction for one plain launch (JSON
 //                                           lines: the launch's times, patched and plain,
 //                                           counts mode's totals, then a line per instruction)
@@ -134,27 +134,26 @@ std::vector<std::string> split_commas(const std::string& list) {
   return names;
 }
 
-int sass_metrics(int argc, char** argv) {  // argv[0] is "sassmetrics"
+// argv[0] is "sassmetrics"; the launch options are the shared parser's (as trace's).
+int sass_metrics(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "list") {
     for (const auto& [name, what] : gpu::sass_metric_list()) std::cout << name << "\t" << what << "\n";
     return 0;
   }
-  if (argc < 4) {
-    std::fprintf(stderr, "usage: ws_gpu_tool sassmetrics list | M1,M2,... ID SIZE [k=v...]\n");
-    return 2;
+  CLI::App cmd{"ws_gpu_tool sassmetrics: CUPTI's SASS metrics of one plain launch, per instruction", "sassmetrics"};
+  cli::LaunchFlags args;
+  std::string list;
+  cmd.add_option("metrics", list, "M1,M2,... (ws_gpu_tool sassmetrics list names them)")->required();
+  cli::add_launch_options(cmd, args, 0);
+  try {
+    cmd.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return cmd.exit(e);
   }
-  const std::vector<std::string> names = split_commas(argv[1]);
-  const catalog::KernelInfo* k = catalog::find(argv[2]);
-  if (!k) throw std::runtime_error(std::string("unknown kernel ") + argv[2]);
-  std::map<std::string, int64_t> set;
-  for (int i = 4; i < argc; ++i) {
-    const std::string kv = argv[i];
-    const size_t eq = kv.find('=');
-    if (eq != std::string::npos) set[kv.substr(0, eq)] = std::stoll(kv.substr(eq + 1));
-  }
-  catalog::Params p;
-  const std::string e = catalog::resolve(*k, std::stoll(argv[3]), set, p);
-  if (!e.empty()) throw std::invalid_argument(e);
+  const std::vector<std::string> names = split_commas(list);
+  const session::ResolvedLaunch l = session::resolve(cli::spec_of(args));
+  const catalog::KernelInfo* k = l.kernel;
+  const catalog::Params& p = l.params;
   auto arrays = catalog::make_arrays(*k, p, 11);
   auto a2 = arrays;
   gpu::Counts cnt = gpu::counts(*k, p, a2);
