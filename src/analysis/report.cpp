@@ -184,6 +184,10 @@ std::string report_json(const trace::Trace& t, const Report& rep, uint32_t launc
 
   j["records"] = rep.records;
   j["dropped_records"] = l.dropped_records;
+  if (!l.unrecorded_spaces.empty()) {
+    j["unrecorded_spaces"] = json::array();
+    for (const trace::Space sp : l.unrecorded_spaces) j["unrecorded_spaces"].push_back(to_string(sp));
+  }
   j["blocks_recorded"] = l.blocks.size();
   j["blocks_total"] = l.grid.count();
   // Source text read from a file may hold invalid UTF-8: replace it rather than fail.
@@ -193,6 +197,8 @@ std::string report_json(const trace::Trace& t, const Report& rep, uint32_t launc
 std::string report_text(const trace::Trace& t, const Report& rep) {
   std::ostringstream o;
   if (const uint64_t d = t.launch().dropped_records) o << "(" << d << " records dropped past the capture cap)\n\n";
+  for (const trace::Space sp : t.launch().unrecorded_spaces)
+    o << "(" << to_string(sp) << " accesses were not traced (--spaces): their figures are unknown, not zero)\n\n";
   // One row per source line, array, space, operation and width.
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"line", "array", "space", "op", "B", "requests", "per request (ideal)", "use", "why"});

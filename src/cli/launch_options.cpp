@@ -56,9 +56,13 @@ void add_program_flags(CLI::App& cmd, LaunchFlags& a) {
   cmd.add_flag("--literal", a.program.literal, "compile with -G: every access the source writes, unoptimised");
   cmd.add_flag("--show-local", a.program.show_local, "with --literal: also record the threads' local frames (-G's stack)");
   cmd.add_option("--record-launches", a.program.record_launches,
-                 "on the emulated device: each kernel's first N launches are recorded, later ones only run, counted and "
-                 "timed, on all cores (default 3; 0: all)")
+                 "each kernel's first N launches are recorded, later ones only run and are timed (on the emulated "
+                 "device on all cores; on the GPU unpatched, at full speed) (default 3; 0: all)")
       ->type_name("N");
+  cmd.add_option("--spaces", a.program.spaces,
+                 "on the GPU: the memory instructions traced, all (default), global or shared; the others run unseen and "
+                 "cost nothing (a kernel's shared loads can outnumber its global ones twenty to one)")
+      ->type_name("SPACES");
   cmd.add_option("--timeout", a.program.timeout_seconds, "seconds before the program is stopped (default 120)")->type_name("S");
   cmd.add_option("--memory-limit", a.program.memory_limit_mib,
                  "on the emulated device: the program's address space in MiB (default: 3/4 of this machine's memory)")

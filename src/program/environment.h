@@ -26,7 +26,7 @@
     "where the first fault of a kernel is written, as program/problem.h's JSON (unset: none)")                  \
   X(max_records, "WARPSCOPE_MAX_RECORDS", Runtime, Setting, "2000000", "warp instructions recorded, per launch")  \
   X(record_launches, "WARPSCOPE_RECORD_LAUNCHES", Runtime, Setting, "3",                                         \
-    "launches of each kernel recorded; later ones run unrecorded on all cores, only counted and timed (0: all)") \
+    "launches of each kernel recorded (the GPU tracer reads it too); later ones run unrecorded, only timed (0: all)") \
   X(hide_local, "WARPSCOPE_HIDE_LOCAL", Runtime, Setting, "0",                                                   \
     "1: local-memory accesses go unrecorded (-G's stack traffic)")                                              \
   X(gpu_trace, "WARPSCOPE_GPU_TRACE", Tracer, Setting, "",                                                       \
@@ -35,6 +35,8 @@
     "the patch fatbin (unset: warpscope_tracer_patch.fatbin beside the tracer)")                                \
   X(trace_blocks, "WARPSCOPE_TRACE_BLOCKS", Tracer, Setting, "all", "\"all\", \"LO-HI\" or \"N\": the linear blocks recorded") \
   X(trace_max_records, "WARPSCOPE_TRACE_MAX_RECORDS", Tracer, Setting, "2000000", "records kept over the whole run") \
+  X(trace_spaces, "WARPSCOPE_TRACE_SPACES", Tracer, Setting, "all",                                               \
+    "\"all\", \"global\" or \"shared\": the memory instructions patched; the others run unseen (and cost nothing)") \
   X(gpu_times, "WARPSCOPE_GPU_TIMES", Timer, Setting, "",                                                        \
     "time every launch plainly instead of tracing, the lines to this file (program/gpu_times.h)")               \
   X(kernel_params, "WARPSCOPE_KERNEL_PARAMS", Timer, Setting, "",                                                \

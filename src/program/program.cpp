@@ -570,7 +570,9 @@ void time_launches(const std::string& exe, const Options& o, const std::string& 
   // The tracer's cost, launch by launch: the traced run's wall time of the launch.
   for (size_t i = 0; i < b.rows.size() && i < times.size(); ++i) {
     trace::BenchRow& w = b.rows[i];
-    if (times[i].index >= r.trace.launches.size() || !w.ok || w.ms <= 0) continue;
+    // A launch run unpatched (past its kernel's recorded ones) cost nothing to trace.
+    if (times[i].index >= r.trace.launches.size() || !r.trace.launches[times[i].index].recorded || !w.ok || w.ms <= 0)
+      continue;
     w.record_ms = r.trace.launches[times[i].index].seconds * 1e3;
     w.record_ratio = w.record_ms / w.ms;
   }
@@ -627,6 +629,8 @@ Result run_gpu(const Options& o, const std::string& device, const std::string& a
                                      env::entry(env::Var::tracer_patch, tools + "/warpscope_tracer_patch.fatbin"),
                                      env::entry(env::Var::trace_max_records, std::to_string(o.max_records))};
   if (!o.blocks.empty()) child_env.push_back(env::entry(env::Var::trace_blocks, o.blocks));
+  if (!o.spaces.empty()) child_env.push_back(env::entry(env::Var::trace_spaces, o.spaces));
+  child_env.push_back(env::entry(env::Var::record_launches, std::to_string(o.record_launches)));
   const Child c = run_built(fs::absolute(exe).string(), o, child_env, dir.path, r, t1);
   r.exit_code = WIFEXITED(c.status) ? WEXITSTATUS(c.status) : 128 + WTERMSIG(c.status);
   if (!fs::exists(raw_path)) throw Error("the GPU tracer wrote nothing: the program did not initialise CUDA");
@@ -847,6 +851,8 @@ Result run(const Options& o) {
   }
   if (o.backend != "emulator" && o.backend != "auto" && o.backend != "gpu")
     throw Error("unknown backend '" + o.backend + "': allowed auto, gpu, emulator");
+  if (!o.spaces.empty() && o.spaces != "all" && o.spaces != "global" && o.spaces != "shared")
+    throw Error("unknown spaces '" + o.spaces + "': allowed all, global, shared");
   // The GPU and the tracer are looked for once: required for "gpu" (or a program built
   // elsewhere), used where both are here for "auto".
   if (o.backend != "emulator" || !o.binary.empty()) {
@@ -863,7 +869,10 @@ Result run(const Options& o) {
       if (gpu && !tools.empty()) return remembered(run_gpu(o, device, arch, tools));
     }
   }
-  return remembered(run_emulated(o));
+  Result r = run_emulated(o);
+  if (!o.spaces.empty() && o.spaces != "all")
+    r.notes.push_back("--spaces " + o.spaces + " is the GPU tracer's: the emulated device recorded every space");
+  return remembered(std::move(r));
 }
 
 Ending last_ending() {

@@ -72,6 +72,9 @@ struct Options {
   std::string backend = "emulator";
   std::string binary;                     // with "gpu": a program built elsewhere, traced as it is
   std::string blocks;                     // with "gpu": "LO-HI" linear blocks to record ("": all)
+  // With "gpu": the memory spaces whose instructions the tracer patches, "global" or
+  // "shared" ("" or "all": both). The others run unseen, at the plain kernel's speed.
+  std::string spaces;
   // With "gpu": each launch also timed plainly in a second run of the program (timing.h),
   // its work given by these expressions over the kernel's scalar arguments ("": the
   // source's `// warpscope: flops = ...` annotations, or none).

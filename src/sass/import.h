@@ -33,6 +33,8 @@ struct RawLaunch {
   size_t allocs_before = 0;          // allocations made before the launch
   uint32_t warps_per_block = 0;      // with executed_per_warp (a WarpCounts chunk)
   std::vector<uint32_t> executed_per_warp;  // the warps of blocks [block_lo, block_hi); empty: not written
+  uint32_t spaces = kRawSpaceGlobal | kRawSpaceShared;  // recorded (a LaunchNote chunk; else both)
+  bool unrecorded = false;           // ran unpatched: only its shape and time are known
 };
 struct RawCapture {
   std::vector<RawModule> modules;

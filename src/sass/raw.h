@@ -15,6 +15,8 @@
 //     WarpCounts  WarpCountsHead (uint32 warps per block, uint32 warps), then each warp's executed warp
 //             instructions (uint32, the warps of blocks [block_lo, block_hi) in order): of the
 //             Launch chunk before it. Past the record cap they tell which blocks were kept whole.
+//     LaunchNote  LaunchNoteChunk: what the tracer left out of the Launch chunk before it
+//             (absent in older files: every space recorded, every launch patched)
 //
 // A DeviceRecord is one warp instruction: the lanes that executed it together (its active
 // mask) and each one's address (global: the virtual address; shared: the offset in the
@@ -27,7 +29,7 @@ namespace ws::sass {
 constexpr char kRawMagic[8] = {'W', 'S', 'G', 'P', 'U', 'T', 'R', '\0'};
 constexpr uint32_t kRawVersion = 1;
 
-enum class ChunkType : uint32_t { Module = 1, Alloc = 2, Launch = 3, ProgramAlloc = 4, WarpCounts = 5 };
+enum class ChunkType : uint32_t { Module = 1, Alloc = 2, Launch = 3, ProgramAlloc = 4, WarpCounts = 5, LaunchNote = 6 };
 
 struct FileHead {
   char magic[8] = {'W', 'S', 'G', 'P', 'U', 'T', 'R', '\0'};  // kRawMagic
@@ -55,10 +57,18 @@ struct WarpCountsHead {
 };
 static_assert(sizeof(WarpCountsHead) == 8);
 
+struct LaunchNoteChunk {
+  uint32_t spaces = 0;      // the spaces recorded: bit 1 << RawSpace (kRawSpaceGlobal...)
+  uint32_t unrecorded = 0;  // 1: the launch ran unpatched, not recorded (its kernel's first launches were)
+};
+static_assert(sizeof(LaunchNoteChunk) == 8);
+
 // An allocation's flags: a module's own data (its __device__ and __constant__ variables).
 enum AllocFlags : uint64_t { kAllocModule = 1 };
 
 enum RawSpace : uint8_t { kRawGlobal = 0, kRawShared = 1, kRawLocal = 2 };
+// LaunchNoteChunk::spaces, and the patches' own test of what to record.
+enum RawSpaceBits : uint32_t { kRawSpaceGlobal = 1u << kRawGlobal, kRawSpaceShared = 1u << kRawShared };
 // DeviceRecord::flags (the Sanitizer API's memory flags).
 enum RawFlags : uint16_t { kRawRead = 1, kRawWrite = 2, kRawAtomic = 4 };
 // DeviceRecord::form: what the instruction was, beyond a plain access (0 in files written

@@ -70,6 +70,13 @@ ResolvedLaunch resolve(const LaunchSpec& spec) {
         throw InputError("--blocks with a program takes one range, as 0-3 ('" + spec.blocks + "')");
       l.program.blocks = spec.blocks;
     }
+    if (!l.program.spaces.empty() && l.program.spaces != "all") {
+      if (l.program.spaces != "global" && l.program.spaces != "shared")
+        throw InputError("unknown spaces '" + l.program.spaces + "': allowed all, global, shared");
+      if (spec.backend == "emulator")
+        throw InputError("--spaces picks what the GPU tracer patches; the emulated device records every space "
+                         "(--backend gpu)");
+    }
     l.max_records = spec.max_records;
     l.launch = spec.launch;
     l.dram = dram_model(spec.dram);

@@ -227,6 +227,7 @@ void header_text(std::ostream& out, const Session& s) {
   else
     out << "recorded  " << l.blocks.size() << " of " << l.grid.count() << " blocks, " << t.records.size() << " requests";
   if (l.dropped_records) out << " (" << l.dropped_records << " more past the record cap were dropped)";
+  for (const trace::Space sp : l.unrecorded_spaces) out << ", " << to_string(sp) << " accesses not traced";
   if (!from_file(s)) {
     char secs[32];
     std::snprintf(secs, sizeof secs, "%.3f s", s.capture_seconds());

@@ -457,6 +457,7 @@ std::string recorded_text(const Session& s) {
   }
   if (const uint64_t dropped = t.launch().dropped_records)
     out += ", first " + grouped(t.records.size()) + " records (" + grouped(dropped) + " more dropped)";
+  for (const trace::Space sp : t.launch().unrecorded_spaces) out += std::string(", ") + to_string(sp) + " not traced";
   return out;
 }
 

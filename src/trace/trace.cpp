@@ -15,6 +15,12 @@ const char* to_string(Space s) {
   return "?";
 }
 
+std::optional<Space> space_named(std::string_view name) {
+  for (uint8_t i = 0; i < kSpaceCount; ++i)
+    if (name == to_string(Space(i))) return Space(i);
+  return std::nullopt;
+}
+
 const char* to_string(Form f) {
   switch (f) {
     case Form::Plain: return "plain";

@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "trace/site_key.h"  // Op, and the site key of the catalog's instrumented kernels
@@ -20,6 +22,8 @@ constexpr uint8_t kSpaceCount = 4;
 
 const char* to_string(Space s);
 const char* to_string(Op o);
+// The space to_string() names so ("global"); none for any other text.
+std::optional<Space> space_named(std::string_view name);
 
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
@@ -182,6 +186,9 @@ struct Launch {
   // Not run again (unrecorded): launch `same_as` (1-based) had the same kernel, grid,
   // parameters and input bytes, and its outputs were still in place; 0 when it ran.
   uint32_t same_as = 0;
+  // Spaces the recorder was told to leave out (a GPU trace of global accesses only): their
+  // accesses ran unseen, so their figures are unknown, not zero. Empty: every space.
+  std::vector<Space> unrecorded_spaces;
   bool operator==(const Launch&) const = default;
   // Block coordinates of a linear block id.
   Dim3 block_coords(uint32_t linear) const;

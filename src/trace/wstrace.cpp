@@ -91,6 +91,10 @@ std::string metadata(const Trace& t) {
     if (l.seconds > 0) j["seconds"] = l.seconds;
     if (!l.recorded) j["recorded"] = false;  // absent in older files: every launch was recorded
     if (l.same_as) j["same_as"] = l.same_as;
+    if (!l.unrecorded_spaces.empty()) {  // absent in older files: every space was recorded
+      j["unrecorded_spaces"] = json::array();
+      for (Space sp : l.unrecorded_spaces) j["unrecorded_spaces"].push_back(to_string(sp));
+    }
     m["launches"].push_back(std::move(j));
   }
   m["timings_json"] = t.timings_json;
@@ -353,6 +357,15 @@ Launch read_launch(const json& m) {
   if (auto it = m.find("same_as"); it != m.end()) {
     if (!it->is_number_unsigned()) corrupted("metadata 'same_as' is not a launch number");
     l.same_as = it->get<uint32_t>();
+  }
+  if (auto it = m.find("unrecorded_spaces"); it != m.end()) {
+    if (!it->is_array()) corrupted("metadata 'unrecorded_spaces' is not a list");
+    for (const json& v : *it) {
+      const auto sp = v.is_string() ? space_named(v.get<std::string>()) : std::nullopt;
+      if (!sp) corrupted("metadata 'unrecorded_spaces' names no memory space");
+      if (std::find(l.unrecorded_spaces.begin(), l.unrecorded_spaces.end(), *sp) == l.unrecorded_spaces.end())
+        l.unrecorded_spaces.push_back(*sp);
+    }
   }
   return l;
 }

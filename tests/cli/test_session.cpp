@@ -76,6 +76,21 @@ TEST_CASE("a capture runs every block, checks the output and stamps the launch")
   CHECK(record(req).checked);
 }
 
+TEST_CASE("--spaces is the GPU tracer's: an unknown space or the emulated device is refused in one line") {
+  session::LaunchSpec req;
+  req.program.source = "tests/programs/vector_add.cu";
+  req.backend = "emulator";
+  req.program.spaces = "global";
+  CHECK_THROWS_WITH_AS(session::resolve(req), doctest::Contains("the emulated device records every space"),
+                       session::InputError);
+  req.backend = "gpu";
+  CHECK(session::resolve(req).program.spaces == "global");
+  req.program.spaces = "texture";
+  CHECK_THROWS_WITH_AS(session::resolve(req), "unknown spaces 'texture': allowed all, global, shared", session::InputError);
+  req.program.spaces = "all";
+  CHECK(session::resolve(req).program.spaces == "all");
+}
+
 TEST_CASE("bad requests are one-line input errors") {
   session::LaunchSpec req;
   req.kernel = "transpose_tiledd";

@@ -294,6 +294,59 @@ TEST_CASE("past the record cap only the blocks kept whole stay: each warp's exec
   for (const trace::Record& r : t.records) CHECK(r.block == 1);
 }
 
+TEST_CASE("a launch note: the spaces left unpatched are named, a launch run unpatched keeps its shape and no blocks") {
+  // Two launches of one kernel: the first traced with global accesses only, the second run
+  // unpatched (past the launches the tracer records of a kernel).
+  RawWriter w;
+  const std::string name = "_Z3fooPfS_";
+  auto launch = [&](uint32_t kept) {
+    sass::LaunchHead h;
+    h.grid[0] = 2;
+    h.block[0] = 32;
+    h.block_hi = kept ? 2 : 0;
+    h.executed = h.kept = kept;
+    h.name_bytes = uint32_t(name.size());
+    h.nanoseconds = 5000;
+    std::string payload = RawWriter::raw(h) + name;
+    payload.append((name.size() + 7) / 8 * 8 - name.size(), '\0');
+    for (uint32_t b = 0; b < kept; ++b) {
+      sass::DeviceRecord r = record(0x10080, 0, sass::kRawGlobal, sass::kRawRead, 0x7000100000 + 128 * b, 4);
+      r.block = b;
+      payload += RawWriter::raw(r);
+    }
+    w.chunk(sass::ChunkType::Launch, payload);
+  };
+  w.chunk(sass::ChunkType::Alloc, RawWriter::raw(std::array<uint64_t, 3>{0x7000100000, 4096, 0}));
+  launch(2);
+  w.chunk(sass::ChunkType::LaunchNote, RawWriter::raw(sass::LaunchNoteChunk{sass::kRawSpaceGlobal, 0}));
+  launch(0);
+  w.chunk(sass::ChunkType::LaunchNote, RawWriter::raw(sass::LaunchNoteChunk{sass::kRawSpaceGlobal, 1}));
+  const sass::RawCapture raw = sass::read_raw(w.bytes);
+  REQUIRE(raw.launches.size() == 2);
+  CHECK(raw.launches[0].spaces == sass::kRawSpaceGlobal);
+  CHECK_FALSE(raw.launches[0].unrecorded);
+  CHECK(raw.launches[1].unrecorded);
+  const trace::Trace t = sass::to_trace(raw, {}, {});
+  REQUIRE(t.launches.size() == 2);
+  CHECK(t.launches[0].recorded);
+  CHECK(t.launches[0].unrecorded_spaces == std::vector<trace::Space>{trace::Space::Shared});
+  CHECK(t.launches[0].blocks == std::vector<uint32_t>{0, 1});
+  CHECK_FALSE(t.launches[1].recorded);
+  CHECK(t.launches[1].blocks.empty());
+  CHECK(t.launches[1].unrecorded_spaces.empty());  // nothing was recorded: no space is singled out
+  CHECK(t.launches[1].grid.x == 2);
+  CHECK(t.launches[1].seconds == doctest::Approx(5e-6));
+  CHECK(t.records.size() == 2);
+  // A file of an older tracer, without notes: every space, every launch recorded.
+  w = RawWriter();
+  w.chunk(sass::ChunkType::Alloc, RawWriter::raw(std::array<uint64_t, 3>{0x7000100000, 4096, 0}));
+  launch(2);
+  const trace::Trace t2 = sass::to_trace(sass::read_raw(w.bytes), {}, {});
+  REQUIRE(t2.launches.size() == 1);
+  CHECK(t2.launches[0].unrecorded_spaces.empty());
+  CHECK(t2.launches[0].recorded);
+}
+
 TEST_CASE("files that are not a tracer's, or cut short, say so or keep what is whole") {
   CHECK_THROWS_WITH_AS(sass::read_raw("hello"), "not a warpscope GPU trace (no WSGPUTR header)", std::runtime_error);
   RawWriter w;
@@ -591,6 +644,10 @@ TEST_CASE("without a GPU: --backend gpu says so in one line, auto runs the emula
   o.binary.clear();
   o.backend = "nonsense";
   CHECK_THROWS_WITH_AS(program::run(o), "unknown backend 'nonsense': allowed auto, gpu, emulator", program::Error);
+  o.backend = "auto";
+  o.spaces = "texture";
+  CHECK_THROWS_WITH_AS(program::run(o), "unknown spaces 'texture': allowed all, global, shared", program::Error);
+  o.spaces.clear();
   if (!can_run_programs()) return;
   o.backend = "auto";
   const program::Result r = program::run(o);

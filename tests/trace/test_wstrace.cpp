@@ -159,6 +159,25 @@ TEST_CASE("a trace round-trips through memory and through a file") {
   fs::remove_all(d);
 }
 
+TEST_CASE("the spaces a GPU trace left untraced round-trip; an unknown space is refused") {
+  Trace t = sample();
+  t.launch().unrecorded_spaces = {Space::Shared};
+  CHECK(decode_trace(encode_trace(t)).launch().unrecorded_spaces == std::vector<Space>{Space::Shared});
+  t.launch().unrecorded_spaces.clear();
+  CHECK(decode_trace(encode_trace(t)).launch().unrecorded_spaces.empty());
+  std::string ok = meta_section(R"({"kernel":"k","params":{},"grid":[1,1,1],"block":[32,1,1],"unrecorded_spaces":["global"]})");
+  for (int i = 0; i < 3; ++i) put<uint32_t>(ok, 0);  // blocks, buffers, sites
+  put<uint64_t>(ok, 0);                              // records
+  CHECK(decode_trace(with_payload(ok)).launch().unrecorded_spaces == std::vector<Space>{Space::Global});
+  for (const char* bad : {R"("shared")", R"(["texture"])", R"([1])"}) {
+    std::string p = meta_section(std::string(R"({"kernel":"k","params":{},"grid":[1,1,1],"block":[32,1,1],"unrecorded_spaces":)") +
+                                 bad + "}");
+    for (int i = 0; i < 3; ++i) put<uint32_t>(p, 0);
+    put<uint64_t>(p, 0);
+    CHECK(error_of(with_payload(p)).find("unrecorded_spaces") != std::string::npos);
+  }
+}
+
 TEST_CASE("coalesced records are stored compactly") {
   Trace t = sample(0);
   for (uint32_t i = 0; i < 10000; ++i) {

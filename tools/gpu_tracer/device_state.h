@@ -18,7 +18,9 @@ struct DeviceState {
   uint32_t* epochs = nullptr;
   uint32_t block_lo = 0, block_hi = 0, warps_per_block = 1, full = 0;
   unsigned long long warps = 0;
+  uint32_t spaces = sass::kRawSpaceGlobal | sass::kRawSpaceShared;  // recorded (an async copy's two sides)
+  uint32_t pad = 0;
 };
-static_assert(sizeof(DeviceState) == 56, "tracer.cpp and patch.cu share this layout");
+static_assert(sizeof(DeviceState) == 64, "tracer.cpp and patch.cu share this layout");
 
 }  // namespace ws::tracer

@@ -1,6 +1,6 @@
 // The device side of the GPU tracer: the functions the Compute Sanitizer patches into the
 // user's kernels before every global and shared memory instruction (ldmatrix and cp.async
-// included), every cp.async commit and wait, and every barrier
+// included; of the spaces asked for), every cp.async commit and wait, and every barrier
 // (built with `nvcc --fatbin -Xptxas --compile-as-tools-patch`). The lanes of a warp that
 // execute an instruction together write one record: the first of them takes a slot, the
 // others learn it by a shuffle, and each writes its own address.
@@ -83,9 +83,14 @@ extern "C" __device__ __noinline__ SanitizerPatchResult ws_matrix_access(void* u
 // zero-sized source (src-size 0: a zero fill) reads nothing and is recorded at address 0.
 extern "C" __device__ __noinline__ SanitizerPatchResult ws_memcpy_async(void* userdata, uint64_t pc, void* src,
                                                                         uint32_t dst, uint32_t size) {
-  record(userdata, pc, reinterpret_cast<uint64_t>(src), size, ws::sass::kRawRead, ws::sass::kRawGlobal,
-         ws::sass::kRawAsyncRead);
-  return record(userdata, pc, dst, size, ws::sass::kRawWrite, ws::sass::kRawShared, ws::sass::kRawAsyncWrite);
+  const auto* st = static_cast<const DeviceState*>(userdata);
+  if (!st) return SANITIZER_PATCH_SUCCESS;
+  if (st->spaces & ws::sass::kRawSpaceGlobal)
+    record(userdata, pc, reinterpret_cast<uint64_t>(src), size, ws::sass::kRawRead, ws::sass::kRawGlobal,
+           ws::sass::kRawAsyncRead);
+  if (st->spaces & ws::sass::kRawSpaceShared)
+    record(userdata, pc, dst, size, ws::sass::kRawWrite, ws::sass::kRawShared, ws::sass::kRawAsyncWrite);
+  return SANITIZER_PATCH_SUCCESS;
 }
 
 extern "C" __device__ __noinline__ SanitizerPatchResult ws_pipeline_commit(void* userdata, uint64_t pc) {

@@ -1,10 +1,12 @@
 // tools/gpu_tracer/tracer.cpp — the GPU tracer: a Compute Sanitizer API tool that the CUDA
 // driver loads into the user's program (CUDA_INJECTION64_PATH=libwarpscope_tracer.so). It
-// patches every global and shared memory instruction and every barrier of each module the
-// program loads with the functions of patch.cu, gives each launch a device buffer of
-// records, and after the launch copies the records back and appends them to
-// $WARPSCOPE_GPU_TRACE (sass/raw.h), with the modules' cubins and the program's
-// allocations. warpscope turns that file into a trace (sass/import.h). Its settings,
+// patches the global and shared memory instructions (those of the spaces asked for) and the
+// barriers of each module the program loads with the functions of patch.cu, gives each
+// launch a device buffer of records, and after the launch copies the records back and
+// appends them to $WARPSCOPE_GPU_TRACE (sass/raw.h), with the modules' cubins and the
+// program's allocations. A kernel's launches past its first WARPSCOPE_RECORD_LAUNCHES run
+// with their module unpatched, at the plain kernel's speed: only their shape and time are
+// written. warpscope turns that file into a trace (sass/import.h). Its settings,
 // WARPSCOPE_GPU_TIMES (timing instead of tracing, timer.cpp) among them, are declared in
 // program/environment.h.
 #include <dlfcn.h>
@@ -20,6 +22,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -63,6 +66,7 @@ bool program_allocates(Sanitizer_CallbackId cbid) {
 
 struct PendingLaunch {
   LaunchHead head;
+  bool recorded = true;  // false: run unpatched
   std::chrono::steady_clock::time_point start;
   std::string name;
   CUcontext ctx = nullptr;
@@ -84,6 +88,10 @@ struct Tracer {
   std::string patch_path;
   uint32_t block_lo = 0, block_hi = ~0u;
   uint64_t budget = 0;  // records left to keep (WARPSCOPE_TRACE_MAX_RECORDS)
+  uint32_t spaces = ws::sass::kRawSpaceGlobal | ws::sass::kRawSpaceShared;  // WARPSCOPE_TRACE_SPACES
+  uint64_t record_launches = 0;  // of each kernel (WARPSCOPE_RECORD_LAUNCHES; 0: all)
+  std::map<std::pair<CUmodule, std::string>, uint64_t> launches_of;  // launches begun, by kernel
+  std::map<CUmodule, bool> module_patched;
   std::set<CUcontext> patched_contexts;
   std::map<CUcontext, ContextBuffers> buffers;
   std::map<uint64_t, PendingLaunch> pending;  // by launch handle
@@ -118,27 +126,57 @@ struct Tracer {
       }
       patched_contexts.insert(m->context);
     }
+    patch(m->module);
+    const uint64_t id = reinterpret_cast<uint64_t>(m->module);
+    if (g_debug) std::fprintf(stderr, "warpscope tracer: module %p patched, cubin %zu bytes\n", (void*)m->module, m->cubinSize);
+    chunk(ChunkType::Module, &id, sizeof id, m->pCubin, m->cubinSize);
+  }
+
+  // Patches `module`'s instructions of the spaces asked for (barriers with shared memory:
+  // they order its accesses between the warps of a block).
+  void patch(CUmodule module) {
+    const bool global = spaces & ws::sass::kRawSpaceGlobal, shared = spaces & ws::sass::kRawSpaceShared;
     // A patch fatbin without these functions (built without --keep-device-functions) would
     // leave every launch untraced in silence.
-    for (const auto& [kind, fn] : {std::pair{SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, "ws_global_access"},
-                                   std::pair{SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, "ws_shared_access"},
-                                   std::pair{SANITIZER_INSTRUCTION_BARRIER, "ws_barrier"}})
-      if (SanitizerResult r = sanitizerPatchInstructions(kind, m->module, fn); r != SANITIZER_SUCCESS) {
+    for (const auto& [kind, fn, wanted] :
+         {std::tuple{SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, "ws_global_access", global},
+          std::tuple{SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, "ws_shared_access", shared},
+          std::tuple{SANITIZER_INSTRUCTION_BARRIER, "ws_barrier", shared}})
+      if (!wanted) continue;
+      else if (SanitizerResult r = sanitizerPatchInstructions(kind, module, fn); r != SANITIZER_SUCCESS) {
         std::fprintf(stderr, "warpscope tracer: the patches in %s have no %s\n", patch_path.c_str(), fn);
         warn("sanitizerPatchInstructions", r);
       }
     // The instructions of async copies and matrix loads: a Sanitizer that does not know one
     // leaves it unrecorded, which the trace's counts show; said under WARPSCOPE_TRACER_DEBUG.
-    for (const auto& [kind, fn] : {std::pair{SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS, "ws_matrix_access"},
-                                   std::pair{SANITIZER_INSTRUCTION_MEMCPY_ASYNC, "ws_memcpy_async"},
-                                   std::pair{SANITIZER_INSTRUCTION_PIPELINE_COMMIT, "ws_pipeline_commit"},
-                                   std::pair{SANITIZER_INSTRUCTION_PIPELINE_WAIT, "ws_pipeline_wait"}})
-      if (SanitizerResult r = sanitizerPatchInstructions(kind, m->module, fn); r != SANITIZER_SUCCESS && g_debug)
+    for (const auto& [kind, fn, wanted] :
+         {std::tuple{SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS, "ws_matrix_access", shared},
+          std::tuple{SANITIZER_INSTRUCTION_MEMCPY_ASYNC, "ws_memcpy_async", true},
+          std::tuple{SANITIZER_INSTRUCTION_PIPELINE_COMMIT, "ws_pipeline_commit", true},
+          std::tuple{SANITIZER_INSTRUCTION_PIPELINE_WAIT, "ws_pipeline_wait", true}})
+      if (!wanted) continue;
+      else if (SanitizerResult r = sanitizerPatchInstructions(kind, module, fn); r != SANITIZER_SUCCESS && g_debug)
         std::fprintf(stderr, "warpscope tracer: %s not patched (%d)\n", fn, int(r));
-    if (SanitizerResult r = sanitizerPatchModule(m->module); r != SANITIZER_SUCCESS) warn("sanitizerPatchModule", r);
-    const uint64_t id = reinterpret_cast<uint64_t>(m->module);
-    if (g_debug) std::fprintf(stderr, "warpscope tracer: module %p patched, cubin %zu bytes\n", (void*)m->module, m->cubinSize);
-    chunk(ChunkType::Module, &id, sizeof id, m->pCubin, m->cubinSize);
+    if (SanitizerResult r = sanitizerPatchModule(module); r != SANITIZER_SUCCESS) warn("sanitizerPatchModule", r);
+    module_patched[module] = true;
+  }
+
+  // Whether this launch of its kernel is recorded: its module patched for it, or unpatched
+  // (at the plain kernel's speed) once the kernel's first launches were recorded.
+  bool patch_for(const Sanitizer_LaunchData* l) {
+    const uint64_t n = ++launches_of[{l->module, l->functionName ? l->functionName : ""}];
+    const bool record = record_launches == 0 || n <= record_launches;
+    const bool patched = module_patched[l->module];
+    if (record && !patched) {
+      patch(l->module);
+    } else if (!record && patched) {
+      if (SanitizerResult r = sanitizerUnpatchModule(l->module); r != SANITIZER_SUCCESS) {
+        warn("sanitizerUnpatchModule", r);
+        return true;  // still patched: recorded
+      }
+      module_patched[l->module] = false;
+    }
+    return record;
   }
 
   void allocated(const Sanitizer_ResourceMemoryData* a) {
@@ -175,12 +213,20 @@ struct Tracer {
     L.name = l->functionName ? l->functionName : "?";
     L.ctx = l->context;
     L.stream = l->hStream;
+    L.recorded = patch_for(l);
     LaunchHead& h = L.head;
     h.module = reinterpret_cast<uint64_t>(l->module);
     uint64_t size = 0;
     sanitizerGetFunctionPcAndSize(l->module, l->functionName, &h.function_pc, &size);
     h.grid[0] = l->gridDim_x, h.grid[1] = l->gridDim_y, h.grid[2] = l->gridDim_z;
     h.block[0] = l->blockDim_x, h.block[1] = l->blockDim_y, h.block[2] = l->blockDim_z;
+    h.name_bytes = uint32_t(L.name.size());
+    const uint64_t key = reinterpret_cast<uint64_t>(l->hLaunch);
+    if (!L.recorded) {
+      pending[key] = std::move(L);
+      pending[key].start = std::chrono::steady_clock::now();
+      return;
+    }
     const uint64_t blocks = uint64_t(h.grid[0]) * h.grid[1] * h.grid[2];
     h.block_lo = uint32_t(std::min<uint64_t>(block_lo, blocks));
     h.block_hi = uint32_t(std::min<uint64_t>(block_hi, blocks));
@@ -207,12 +253,18 @@ struct Tracer {
     L.host.warps_per_block = wpb;
     L.host.warps = nwarps;
     L.host.full = 0;
-    h.name_bytes = uint32_t(L.name.size());
-    const uint64_t key = reinterpret_cast<uint64_t>(l->hLaunch);
+    L.host.spaces = spaces;
     PendingLaunch& kept = pending[key] = std::move(L);
     sanitizerMemcpyHostToDeviceAsync(b.state, &kept.host, sizeof(DeviceState), l->hStream);
     sanitizerSetLaunchCallbackData(l->hLaunch, l->function, l->hStream, b.state);
     kept.start = std::chrono::steady_clock::now();
+  }
+
+  void write_launch(const PendingLaunch& L, const DeviceRecord* recs, size_t n) {
+    std::vector<char> head(sizeof(LaunchHead) + (L.name.size() + 7) / 8 * 8, 0);
+    std::memcpy(head.data(), &L.head, sizeof(LaunchHead));
+    std::memcpy(head.data() + sizeof(LaunchHead), L.name.data(), L.name.size());
+    chunk(ChunkType::Launch, head.data(), head.size(), recs, n * sizeof(DeviceRecord));
   }
 
   void launch_end(const Sanitizer_LaunchData* l) {
@@ -225,6 +277,13 @@ struct Tracer {
     sanitizerStreamSynchronize(L.stream);
     L.head.nanoseconds = uint64_t(
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - L.start).count());
+    const ws::sass::LaunchNoteChunk note{spaces, L.recorded ? 0u : 1u};
+    if (!L.recorded) {
+      write_launch(L, nullptr, 0);
+      chunk(ChunkType::LaunchNote, &note, sizeof note);
+      std::fflush(out);
+      return;
+    }
     DeviceState st;
     sanitizerMemcpyDeviceToHost(&st, b.state, sizeof st, L.stream);
     L.head.kept = std::min<uint64_t>(st.count, L.host.cap);
@@ -242,10 +301,8 @@ struct Tracer {
     std::vector<DeviceRecord> recs(L.head.kept);
     if (!recs.empty()) sanitizerMemcpyDeviceToHost(recs.data(), b.records, recs.size() * sizeof(DeviceRecord), L.stream);
     budget -= std::min<uint64_t>(budget, L.head.kept);
-    std::vector<char> head(sizeof(LaunchHead) + (L.name.size() + 7) / 8 * 8, 0);
-    std::memcpy(head.data(), &L.head, sizeof(LaunchHead));
-    std::memcpy(head.data() + sizeof(LaunchHead), L.name.data(), L.name.size());
-    chunk(ChunkType::Launch, head.data(), head.size(), recs.data(), recs.size() * sizeof(DeviceRecord));
+    write_launch(L, recs.data(), recs.size());
+    chunk(ChunkType::LaunchNote, &note, sizeof note);
     if (!per_warp.empty()) {
       const ws::sass::WarpCountsHead counts_head{L.host.warps_per_block, uint32_t(per_warp.size())};
       chunk(ChunkType::WarpCounts, &counts_head, sizeof counts_head, per_warp.data(), per_warp.size() * sizeof(uint32_t));
@@ -356,6 +413,9 @@ extern "C" int InitializeInjection() {
     else if (std::sscanf(blocks.c_str(), "%u", &lo) == 1) t->block_lo = lo, t->block_hi = lo + 1;
   }
   t->budget = ws::env::get_int(Var::trace_max_records);
+  t->record_launches = ws::env::get_int(Var::record_launches);
+  if (const std::string sp = ws::env::get_string(Var::trace_spaces); sp == "global") t->spaces = ws::sass::kRawSpaceGlobal;
+  else if (sp == "shared") t->spaces = ws::sass::kRawSpaceShared;
   g_tracer = t;
   if (g_debug) std::fprintf(stderr, "warpscope tracer: patches from %s\n", t->patch_path.c_str());
   subscribe(on_callback, t, {SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CB_DOMAIN_RUNTIME_API},
