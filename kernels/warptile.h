@@ -38,11 +38,17 @@ struct WarpTileArgs {
 //   group     (an argument) blocks walk C in bands of `group` block rows, column by column
 //             inside a band, so the blocks running at once share their tiles of A and B in
 //             L2; 1: row by row
+//   PAIRED    the same 8×4 lanes of a sub-tile in another order: lanes 2i and 2i+1 stand in
+//             one column on two rows, so each pair of neighbouring lanes reads one float4 of
+//             Bs (and lanes 4i..4i+3, two of As): the GPU serves a 16-byte shared load in
+//             fewer passes when neighbouring lanes share an address (docs/validation.md).
+//             The per-phase model counts 4 wavefronts either way.
 // Global loads are float4s (N a multiple of 4); outside the matrix they store zeros, so any
 // such N works. C = alpha·A·B + beta·C, read and written as float4s.
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_>
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, bool PAIRED_ = false>
 struct MatmulWarpTile {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, STAGES = STAGES_;
+  static constexpr bool PAIRED = PAIRED_;
   static constexpr int LANE_ROWS = 8, LANE_COLS = 4;                  // a sub-tile's lanes
   static constexpr int SUB_M = LANE_ROWS * 4, SUB_N = LANE_COLS * 4;  // 32 × 16
   static constexpr int MI = WM / SUB_M, NI = WN / SUB_N;              // sub-tiles of a warp
@@ -75,12 +81,30 @@ struct MatmulWarpTile {
     }
     const int rowBase = by * BM, colBase4 = bx * (BN / 4);
     const int wm = (warp / WARPS_N) * WM, wn = (warp % WARPS_N) * WN;
-    const int lr = lane / LANE_COLS, lc = lane % LANE_COLS;
+    // The lane's row and column in the 8×4 formation: row-major, or paired (bit 0 the row).
+    const int lr = PAIRED ? (lane & 1) | (lane / (2 * LANE_COLS)) << 1 : lane / LANE_COLS;
+    const int lc = PAIRED ? (lane >> 1) % LANE_COLS : lane % LANE_COLS;
     float acc[4 * MI][4 * NI] = {};
     float4 ra[A_LOADS], rb[B_LOADS];  // the next tile, on its way from global to shared
     const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 
+    // A tile wholly inside both matrices is loaded without a test per float4: with one,
+    // ptxas sinks the loads below the FMAs to the stores that wait on them, and every tile
+    // waits out a global load (docs/validation.md section 14). The same accesses either way.
     auto load = [&](int k0) {
+      if (rowBase + BM <= N && k0 + BK <= N && colBase4 + BN / 4 <= N4) {
+#pragma unroll
+        for (int i = 0; i < A_LOADS; ++i) {
+          int e = tid + i * THREADS, r = e / (BK / 4), gk4 = k0 / 4 + e % (BK / 4);
+          ra[i] = A[(rowBase + r) * N4 + gk4];
+        }
+#pragma unroll
+        for (int i = 0; i < B_LOADS; ++i) {
+          int e = tid + i * THREADS, gk = k0 + e / (BN / 4), gc4 = colBase4 + e % (BN / 4);
+          rb[i] = B[gk * N4 + gc4];
+        }
+        return;
+      }
 #pragma unroll
       for (int i = 0; i < A_LOADS; ++i) {
         int e = tid + i * THREADS, r = e / (BK / 4), gk4 = k0 / 4 + e % (BK / 4);

@@ -32,11 +32,15 @@ PAIRS = [
     ("MatmulTiledILi32ELi4ELb0E", "raw_matmul_tiledILi32ELi4ELb0E"),
     ("MatmulCoarse2DILi128E", "raw_matmul_coarse2dILi128E"),
     ("MatmulCoarse2DVecILi128E", "raw_matmul_coarse2d_vecILi128E"),
-    ("MatmulWarpTileILi128ELi128ELi8ELi64ELi32ELi1E", "raw_matmul_warptileILi128ELi128ELi8ELi64ELi32ELi1E"),
-    ("MatmulWarpTileILi128ELi128ELi8ELi64ELi32ELi2E", "raw_matmul_warptileILi128ELi128ELi8ELi64ELi32ELi2E"),
-    ("MatmulWarpTileILi128ELi128ELi16ELi64ELi32ELi2E", "raw_matmul_warptileILi128ELi128ELi16ELi64ELi32ELi2E"),
-    ("MatmulWarpTileILi128ELi128ELi8ELi64ELi64ELi2E", "raw_matmul_warptileILi128ELi128ELi8ELi64ELi64ELi2E"),
-    ("MatmulWarpTileILi128ELi128ELi16ELi64ELi64ELi2E", "raw_matmul_warptileILi128ELi128ELi16ELi64ELi64ELi2E"),
+    ("MatmulWarpTileILi128ELi128ELi8ELi64ELi32ELi1ELb0E", "raw_matmul_warptileILi128ELi128ELi8ELi64ELi32ELi1ELb0E"),
+    ("MatmulWarpTileILi128ELi128ELi8ELi64ELi32ELi2ELb0E", "raw_matmul_warptileILi128ELi128ELi8ELi64ELi32ELi2ELb0E"),
+    ("MatmulWarpTileILi128ELi128ELi16ELi64ELi32ELi2ELb0E", "raw_matmul_warptileILi128ELi128ELi16ELi64ELi32ELi2ELb0E"),
+    ("MatmulWarpTileILi128ELi128ELi8ELi64ELi64ELi2ELb0E", "raw_matmul_warptileILi128ELi128ELi8ELi64ELi64ELi2ELb0E"),
+    ("MatmulWarpTileILi128ELi128ELi16ELi64ELi64ELi2ELb0E", "raw_matmul_warptileILi128ELi128ELi16ELi64ELi64ELi2ELb0E"),
+    ("MatmulWarpTileILi128ELi128ELi8ELi64ELi32ELi2ELb1E", "raw_matmul_warptileILi128ELi128ELi8ELi64ELi32ELi2ELb1E"),
+    ("MatmulWarpTileILi128ELi128ELi16ELi64ELi32ELi2ELb1E", "raw_matmul_warptileILi128ELi128ELi16ELi64ELi32ELi2ELb1E"),
+    ("MatmulWarpTileILi128ELi128ELi8ELi64ELi64ELi2ELb1E", "raw_matmul_warptileILi128ELi128ELi8ELi64ELi64ELi2ELb1E"),
+    ("MatmulWarpTileILi128ELi128ELi16ELi64ELi64ELi2ELb1E", "raw_matmul_warptileILi128ELi128ELi16ELi64ELi64ELi2ELb1E"),
 ]
 
 

@@ -409,24 +409,38 @@ struct matmul_tuned : WarpTileFamily {
   static catalog::KernelInfo info() {
     auto k = warptile_info("matmul_tuned", "SGEMM, the double-buffered kernel tuned on the GPU", R"(
       The double-buffered warp-tiled kernel at the setting a search on an H100 picked from
-      20 (docs/validation.md lists them all): k-slices of 8, warps of 64×32, and blocks
-      walking C in bands of 16 block rows. Three knobs change the access pattern. group:
-      in bands, the blocks running together read the same tiles of A and B and find them in
-      L2; row by row (group=1), a wave of blocks spans whole rows of C and reads every column
-      of B: 80.5% of cuBLAS against 82.7% at 4096. wn=64 gives each lane an 8×16 patch (128
-      FMAs for 6 shared loads, against 64 for 4) but only 4 warps a block: 73%. bk=16 halves
-      the barriers, but its transposed A stores conflict 2-way (the report shows it) and it
-      ran at 60% with wn=32, 76% with wn=64. The DRAM view shows the block order.)");
+      20 (docs/validation.md lists them all): k-slices of 8, warps of 64×32, blocks walking
+      C in bands of 16 block rows, and lanes in pairs. Four knobs change the access pattern.
+      group: in bands, the blocks running together read the same tiles of A and B and find
+      them in L2; row by row (group=1), a wave of blocks spans whole rows of C and reads
+      every column of B. wn=64 gives each lane an 8×16 patch (128 FMAs for 6 shared loads,
+      against 64 for 4) but only 4 warps a block. bk=16 halves the barriers, but its
+      transposed A stores conflict 2-way (the report shows it). lanes=1 orders a sub-tile's
+      32 lanes in pairs (lanes 2i and 2i+1 one above the other in a column): each float4 of
+      Bs is read by two neighbouring lanes, each float4 of As by two pairs. The addresses a
+      warp reads are the same, only which lane reads which, and warpscope's model (8 lanes a
+      wavefront for 16-byte loads) counts the same 4 wavefronts; but the H100 serves
+      neighbouring lanes that share a 16-byte address in one pass: its counters measured
+      2.25 wavefronts a shared load against 3.25, and the rung ran at 90.7% of cuBLAS
+      against 85.4% with lanes=0 (4096, one run). Like the rungs before it, it loads a tile
+      that lies wholly inside the matrices without a test per float4: with the tests,
+      ptxas sinks the loads to the stores that wait on them and the double buffering is
+      lost (78% against 88%; docs/validation.md, section 14).)");
     k.params.push_back({"bk", 8, {8, 16}, 8, 16, "k-slice of a shared tile (16: half the barriers, twice the loads in flight)"});
     k.params.push_back({"wn", 32, {32, 64}, 32, 64, "warp tile columns (warps of 64 rows; 64: 4 warps, 8×16 a lane)"});
     k.params.push_back({"group", 16, {1, 2, 4, 8, 16}, 1, 16, "block rows a band of the block order"});
+    k.params.push_back({"lanes", 1, {0, 1}, 0, 1, "lane order in a sub-tile: 0 row by row (lane/4, lane%4), 1 paired"});
     return k;
   }
   template <class L>
   static void run(L& l, const catalog::Params& p) {
     catalog::with_constant<8, 16>(p["bk"], [&](auto bk) {
       catalog::with_constant<32, 64>(p["wn"], [&](auto wn) {
-        launch<MatmulWarpTile<128, 128, decltype(bk)::value, 64, decltype(wn)::value, 2>>(l, p, int(p["group"]));
+        constexpr int BK = decltype(bk)::value, WN = decltype(wn)::value;
+        if (p["lanes"] == 1)
+          launch<MatmulWarpTile<128, 128, BK, 64, WN, 2, true>>(l, p, int(p["group"]));
+        else
+          launch<MatmulWarpTile<128, 128, BK, 64, WN, 2>>(l, p, int(p["group"]));
       });
     });
   }

@@ -191,7 +191,8 @@ std::string why(const trace::Trace& t, const trace::Record& r);
 std::string why_site(const trace::Trace& t, const trace::Record& example, const SiteStats& s);
 
 // A site's averages (per request, efficiency) from its summed counts, and its line from
-// `example`, one request of the site in `t` (none: "not executed in the recorded blocks").
+// `example`, one request of the site in `t` (none: a line saying it ran only outside the
+// recorded blocks, or, without requests, that it did not run in them).
 // What analyze() does once it has summed; counts mode on a GPU sums on the device.
 void finish_site(const trace::Trace& t, const trace::Record* example, SiteStats& s);
 

@@ -139,7 +139,8 @@ std::vector<std::string> run_words(const CLI::App& run, const std::vector<std::s
     const CLI::Option* own = w.rfind("--", 0) == 0 ? run.get_option_no_throw(name) : nullptr;
     if (own || w == "-h" || w == "--help") {
       out.push_back(w);
-      if (own && name == w && own->get_type_size() != 0 && i + 1 < words.size()) out.push_back(words[++i]);
+      // An option's value is the next word; a flag (which CLI11 gives a type size too) has none.
+      if (own && name == w && own->get_expected_min() > 0 && i + 1 < words.size()) out.push_back(words[++i]);
       continue;
     }
     if (w.size() > 1 && w[0] == '-') {

@@ -28,6 +28,7 @@ const std::map<std::string, std::vector<std::map<std::string, int64_t>>>& ladder
       {"transpose_tiled_dynamic", {{{"pad", 1}}}},
       {"matmul_tiled", {{{"tile", 32}}}},
       {"matmul_corner_turning", {{{"tile", 32}}}},
+      {"matmul_tuned", {{{"lanes", 0}}}},  // the lanes row by row: what pairing them gained
   };
   return v;
 }

@@ -1,7 +1,9 @@
 // src/gpu/counters.cpp — the whole grid's memory figures from the GPU's own counters: a
 // plain launch profiled by CUPTI's range profiler (the counters Nsight Compute reads), the
-// kernel replayed by CUPTI as often as the counters need passes. CUPTI and the driver are
-// opened at run time, so a build runs where they are missing and says so in one line.
+// kernel replayed by CUPTI as often as the counters need passes, or (user replay) the
+// launch run by the profiler once per pass with its InOut arrays put back between. CUPTI
+// and the driver are opened at run time, so a build runs where they are missing and says
+// so in one line.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -23,6 +25,10 @@ namespace ws::gpu {
 
 const std::vector<CounterSpec>& counter_specs() {
   static const std::vector<CounterSpec> specs = {
+      // The L1's requests: the load and store counters take a pass each (four passes for the
+      // ten figures). The SM's count of instructions with a lane on would share a pass with
+      // the sectors (two in all), but where a size cuts tiles it counts more global requests
+      // than the model (docs/validation.md section 15).
       {"global_ld", "requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"},
       {"global_ld", "sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"},
       {"global_st", "requests", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"},
@@ -124,6 +130,28 @@ class Host {
 
 namespace detail {
 
+OutputBackup::OutputBackup(const DeviceArrays& a) : a_(a) {
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a.specs()[i].role != catalog::Role::InOut || !a.bytes(i)) continue;
+    index_.push_back(i);
+    copies_.push_back(std::make_unique<DeviceMemory>(a.bytes(i), "the backup of '" + a.specs()[i].name + "'"));
+  }
+}
+
+void OutputBackup::save() {
+  for (size_t j = 0; j < index_.size(); ++j)
+    check(cudaMemcpy(copies_[j]->get(), a_.ptr(index_[j]), copies_[j]->bytes(), cudaMemcpyDeviceToDevice),
+          "saving the InOut arrays before the passes");
+  check(cudaDeviceSynchronize(), "saving the InOut arrays before the passes");
+}
+
+void OutputBackup::restore() {
+  for (size_t j = 0; j < index_.size(); ++j)
+    check(cudaMemcpy(a_.ptr(index_[j]), copies_[j]->get(), copies_[j]->bytes(), cudaMemcpyDeviceToDevice),
+          "restoring the InOut arrays between passes");
+  check(cudaDeviceSynchronize(), "restoring the InOut arrays between passes");
+}
+
 struct Profiler::State {
   std::string chip;
   std::vector<uint8_t> availability, config, counter_data;
@@ -134,6 +162,8 @@ struct Profiler::State {
   int passes = 0;
   size_t ranges_read = 0;  // ranges of the counter data already evaluated
   bool configured = false;
+  Replay replay = Replay::Kernel;
+  ProfilePhases phases;  // the last profile() call's
 };
 
 // Ranges the counter data holds before it is set up again: one a kernel launch, so a
@@ -205,9 +235,18 @@ Profiler::~Profiler() {
 
 int Profiler::passes() const { return s_->passes; }
 const std::string& Profiler::chip() const { return s_->chip; }
+Replay Profiler::replay() const { return s_->replay; }
+const ProfilePhases& Profiler::phases() const { return s_->phases; }
 
-// The counter data and the configuration, set once and again only when the data is full:
-// setting them is most of what a profiled launch costs beside its replays.
+// Another replay mode needs the configuration set again.
+void Profiler::set_replay(Replay r) {
+  if (r != s_->replay) s_->configured = false;
+  s_->replay = r;
+}
+
+// The counter data and the configuration, set once and again only when the data is full
+// (or after a user replay cycle, see profile()): setting them is most of what a profiled
+// launch costs beside its replays.
 void Profiler::configure() {
   const Api& a = api();
   auto ds = WS_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
@@ -230,8 +269,8 @@ void Profiler::configure() {
   sc.pConfig = s_->config.data();
   sc.counterDataImageSize = s_->counter_data.size();
   sc.pCounterDataImage = s_->counter_data.data();
-  sc.range = CUPTI_AutoRange;          // one range a kernel launch
-  sc.replayMode = CUPTI_KernelReplay;  // CUPTI replays each launch for every pass, memory restored
+  sc.range = CUPTI_AutoRange;  // one range a kernel launch, under either replay
+  sc.replayMode = s_->replay == Replay::User ? CUPTI_UserReplay : CUPTI_KernelReplay;
   sc.maxRangesPerPass = kMaxRanges;
   sc.numNestingLevels = 1;
   sc.minNestingLevel = 1;
@@ -242,21 +281,63 @@ void Profiler::configure() {
   s_->configured = true;
 }
 
-std::vector<uint64_t> Profiler::profile(const std::function<void()>& launch, int& kernels) {
+std::vector<uint64_t> Profiler::profile(const std::function<void()>& launch, int& kernels, OutputBackup* outputs) {
   const Api& a = api();
+  using Clock = std::chrono::steady_clock;
+  ProfilePhases ph;
+  const Clock::time_point t0 = Clock::now();
+  Clock::time_point t = t0;
+  // Milliseconds since the last lap, added to `phase`.
+  auto lap = [&t](double& phase) {
+    const Clock::time_point now = Clock::now();
+    phase += std::chrono::duration<double, std::milli>(now - t).count();
+    t = now;
+  };
   // A call may add up to kMaxRanges / 2 ranges; past that, the data starts over.
   if (!s_->configured || s_->ranges_read > kMaxRanges / 2) configure();
-  auto st = WS_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
-  st.pRangeProfilerObject = s_->object;
-  cupti_check(a.cuptiRangeProfilerStart(&st), "starting the range profiler");
-  launch();
-  check(cudaDeviceSynchronize(), "the profiled launch");
-  auto sp = WS_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
-  sp.pRangeProfilerObject = s_->object;
-  cupti_check(a.cuptiRangeProfilerStop(&sp), "stopping the range profiler");
+  lap(ph.configure);
+  const bool user = s_->replay == Replay::User;
+  const bool restore = user && s_->passes > 1;
+  if (restore && !outputs) throw Error("GPU counters: user replay needs the launch's arrays to put back between passes");
+  if (restore) outputs->save();
+  lap(ph.backup);
+  // Kernel replay: one start, launch and stop. User replay: one a pass, until CUPTI says
+  // every pass has been submitted.
+  for (bool submitted = false; !submitted;) {
+    if (restore && ph.launches > 0) outputs->restore();
+    lap(ph.backup);
+    auto st = WS_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
+    st.pRangeProfilerObject = s_->object;
+    cupti_check(a.cuptiRangeProfilerStart(&st), "starting the range profiler");
+    lap(ph.start);
+    launch();
+    lap(ph.launch);
+    check(cudaDeviceSynchronize(), "the profiled launch");
+    lap(ph.sync);
+    auto sp = WS_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
+    sp.pRangeProfilerObject = s_->object;
+    cupti_check(a.cuptiRangeProfilerStop(&sp), "stopping the range profiler");
+    lap(ph.stop);
+    ++ph.launches;
+    ph.pass_index.push_back(sp.passIndex);
+    submitted = !user || sp.isAllPassSubmitted;
+    if (user && ph.launches > s_->passes) {
+      s_->configured = false;
+      throw Error("GPU counters: user replay took more than the " + std::to_string(s_->passes) + " passes CUPTI counted");
+    }
+  }
+  // A replay cycle that does not end at pass 0 is not known to start over at the next
+  // start: the next call sets the configuration again (timed as its configure phase).
+  if (user && ph.pass_index.back() != 0) s_->configured = false;
+  if (ph.launches != (user ? s_->passes : 1)) {
+    s_->configured = false;
+    throw Error("GPU counters: CUPTI took " + std::to_string(ph.launches) + " passes of " +
+                std::to_string(s_->passes));
+  }
   auto dd = WS_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
   dd.pRangeProfilerObject = s_->object;
   cupti_check(a.cuptiRangeProfilerDecodeData(&dd), "decoding the counters");
+  lap(ph.decode);
   if (dd.numOfRangeDropped) {
     s_->configured = false;
     throw Error("GPU counters: " + std::to_string(dd.numOfRangeDropped) + " launches were not counted");
@@ -283,14 +364,18 @@ std::vector<uint64_t> Profiler::profile(const std::function<void()>& launch, int
     cupti_check(a.cuptiProfilerHostEvaluateToGpuValues(&ev), "evaluating the counters");
     for (size_t i = 0; i < v.size(); ++i) total[i] += uint64_t(std::llround(v[i]));
   }
+  lap(ph.evaluate);
+  ph.total = std::chrono::duration<double, std::milli>(t - t0).count();
+  s_->phases = std::move(ph);
   return total;
 }
 
-double Profiler::profiled_ms(const std::function<void()>& launch, std::vector<uint64_t>& values, int& kernels) {
+double Profiler::profiled_ms(const std::function<void()>& launch, std::vector<uint64_t>& values, int& kernels,
+                             OutputBackup* outputs) {
   std::vector<double> ms;
   for (int i = 0; i < 4; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
-    values = profile(launch, kernels);
+    values = profile(launch, kernels, outputs);
     if (i > 0) ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   return median(ms);
@@ -313,11 +398,13 @@ HwCounters hw_counters(const catalog::KernelInfo& k, const catalog::Params& p, c
   dev.upload(arrays);
   auto plain = detail::plain_runner(k, p, dev);
   detail::Profiler& prof = detail::profiler();
+  std::unique_ptr<detail::OutputBackup> outputs;  // only user replay puts arrays back
+  if (prof.replay() == detail::Replay::User) outputs = std::make_unique<detail::OutputBackup>(dev);
   HwCounters out;
   out.chip = prof.chip();
   out.passes = prof.passes();
   const auto t0 = std::chrono::steady_clock::now();
-  out.values = prof.profile([&] { plain->launch(); }, out.kernels);
+  out.values = prof.profile([&] { plain->launch(); }, out.kernels, outputs.get());
   out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   dev.download_outputs(arrays);
   return out;

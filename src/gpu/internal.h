@@ -73,6 +73,22 @@ class DeviceMemory {
   uint64_t bytes_ = 0;
 };
 
+// Device copies of a launch's InOut arrays: under user replay the profiler puts them back
+// before every pass after the first, so that each pass reads what the first one read and the
+// arrays end as one launch leaves them. Out arrays are written only, so every pass leaves
+// them alike and they need no copy.
+class OutputBackup {
+ public:
+  explicit OutputBackup(const DeviceArrays& a);
+  void save();     // the InOut arrays as they are now (device to device, waited for)
+  void restore();  // the InOut arrays as save() found them (device to device, waited for)
+
+ private:
+  const DeviceArrays& a_;
+  std::vector<size_t> index_;  // the InOut arrays' places in a_
+  std::vector<std::unique_ptr<DeviceMemory>> copies_;
+};
+
 // cudaMemcpy device to host and host to device; throw Error.
 void copy_to_host(void* dst, const void* src, uint64_t bytes);
 void copy_to_device(void* dst, const void* src, uint64_t bytes);
@@ -125,6 +141,21 @@ void start_trace(const catalog::KernelInfo& k, const catalog::Params& p, trace::
 // Waits for the device and turns a launch failure into Error naming `what`.
 void sync(const std::string& what);
 
+// Who runs a profiled launch once per pass. Kernel: CUPTI replays each kernel inside the
+// launch, saving and restoring the device memory it may touch. User: the profiler runs the
+// whole launch once per pass and puts only its InOut arrays back between (OutputBackup).
+enum class Replay { Kernel, User };
+
+// Where one profile() call's wall time went, in milliseconds, each summed over the passes
+// the profiler ran: the data and configuration set again (when full or after a replay
+// cycle), the outputs saved and put back, CUPTI's start and stop, the launch call, the wait
+// for the device, the decoding, and reading and evaluating the ranges.
+struct ProfilePhases {
+  double configure = 0, backup = 0, start = 0, launch = 0, sync = 0, stop = 0, decode = 0, evaluate = 0, total = 0;
+  int launches = 0;                // launch() calls: 1 under kernel replay, passes() under user replay
+  std::vector<size_t> pass_index;  // what each cuptiRangeProfilerStop returned as its passIndex
+};
+
 // CUPTI's range profiler on this process's context, set up once for counter_specs():
 // profile() runs `launch` (its kernels replayed for every pass) and sums each metric over
 // the launches it made, which it counts in `kernels`.
@@ -137,10 +168,16 @@ class Profiler {
   ~Profiler();
   Profiler(const Profiler&) = delete;
   Profiler& operator=(const Profiler&) = delete;
-  std::vector<uint64_t> profile(const std::function<void()>& launch, int& kernels);
+  // Under Replay::User with more than one pass, `outputs` must hold the launch's arrays:
+  // profile() saves them before the first pass and puts them back before each other one.
+  std::vector<uint64_t> profile(const std::function<void()>& launch, int& kernels, OutputBackup* outputs = nullptr);
   // What a profiled launch costs: one profile() to settle, then the median wall time of
   // three (replays and decoding included); the last one's values and launches.
-  double profiled_ms(const std::function<void()>& launch, std::vector<uint64_t>& values, int& kernels);
+  double profiled_ms(const std::function<void()>& launch, std::vector<uint64_t>& values, int& kernels,
+                     OutputBackup* outputs = nullptr);
+  void set_replay(Replay r);  // Replay::Kernel until set
+  Replay replay() const;
+  const ProfilePhases& phases() const;  // the last profile() call's
   int passes() const;
   const std::string& chip() const;
 

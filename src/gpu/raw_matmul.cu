@@ -181,10 +181,10 @@ __global__ void raw_matmul_coarse2d_vec(const float4* A, const float4* B, float4
 }
 
 // The warp-tiled ladder (kernels/warptile.h): its body is gpu/raw_warptile.cuh.
-template <int BM, int BN, int BK, int WM, int WN, int STAGES>
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, bool PAIRED = false>
 __global__ void raw_matmul_warptile(const float4* A, const float4* B, float4* C, int N, float alpha, float beta,
                                     int group) {
-  warptile_body<BM, BN, BK, WM, WN, STAGES>(A, B, C, N, alpha, beta, group);
+  warptile_body<BM, BN, BK, WM, WN, STAGES, PAIRED>(A, B, C, N, alpha, beta, group);
 }
 
 using RawKernel = void (*)(const float*, const float*, float*, int);
@@ -266,6 +266,12 @@ std::unique_ptr<Runner> raw_matmul_runner(const catalog::KernelInfo& k, const ca
   if (k.id == "matmul_tuned") {
     const int64_t bk = p["bk"], wn = p["wn"];
     const int group = int(p["group"]);
+    if (p["lanes"] == 1) {
+      if (bk == 8 && wn == 32) return warptile(raw_matmul_warptile<128, 128, 8, 64, 32, 2, true>, 32, group);
+      if (bk == 16 && wn == 32) return warptile(raw_matmul_warptile<128, 128, 16, 64, 32, 2, true>, 32, group);
+      if (bk == 8 && wn == 64) return warptile(raw_matmul_warptile<128, 128, 8, 64, 64, 2, true>, 64, group);
+      if (bk == 16 && wn == 64) return warptile(raw_matmul_warptile<128, 128, 16, 64, 64, 2, true>, 64, group);
+    }
     if (bk == 8 && wn == 32) return warptile(raw_matmul_warptile<128, 128, 8, 64, 32, 2>, 32, group);
     if (bk == 16 && wn == 32) return warptile(raw_matmul_warptile<128, 128, 16, 64, 32, 2>, 32, group);
     if (bk == 8 && wn == 64) return warptile(raw_matmul_warptile<128, 128, 8, 64, 64, 2>, 64, group);

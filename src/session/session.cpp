@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include "analysis/levels.h"
 #include "session/arrays.h"
@@ -238,9 +239,15 @@ void Session::analyse(const analysis::DramModel& dram) {
     h.gpu = h.gpu.substr(0, h.gpu.find(' '));
     h.ptx = analysis::names_instructions(t);
     auto base = [](const std::string& p) { return p.substr(p.rfind('/') == std::string::npos ? 0 : p.rfind('/') + 1); };
+    // A line's hardware only where the file the GPU ran is this one: a source edited since
+    // its SASS was traced would put the instructions on other lines.
+    std::map<std::string, const std::string*> ran;
+    for (const trace::SourceFile& f : m.hardware_->files) ran[base(f.name)] = &f.text;
     for (const analysis::LineLevels& l : m.hardware_levels_) {
       for (SourceText& st : m.sources_) {
         if (base(st.name) != l.file) continue;
+        const auto r = ran.find(l.file);
+        if (r == ran.end() || st.file >= t.files.size() || *r->second != t.files[st.file].text) continue;
         auto it = st.stats.find(l.line);
         if (it == st.stats.end()) continue;
         h.levels = l;

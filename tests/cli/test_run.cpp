@@ -66,6 +66,14 @@ TEST_CASE("run: -I dir, -D X=1 apart, -std, -use_fast_math, -Xcompiler; argument
   CHECK(has(r.out, "x[31]=93"));
 }
 
+TEST_CASE("run: a flag before an option leaves the option its value (--no-time --record-launches 2)") {
+  if (!have_nvcc()) return;
+  const Ran r = run_cmd("tests/programs/timing_loop.cu --backend emulator --literal --record-launches 2 --no-time -- 4");
+  INFO(r.err);
+  CHECK(r.rc == 0);
+  CHECK(has(r.out, "launches  3–4: accumulate ×2, as launch 2"));
+}
+
 TEST_CASE("run: -Idir, -DX=1 joined, -l and -L for the host link, -arch left out with a note") {
   if (!have_nvcc()) return;
   const Ran r = run_cmd("tests/programs/args/args.cu -Itests/programs/args/inc -DFACTOR=2 -lm -L /usr/lib -arch=sm_80 "

@@ -3,8 +3,12 @@
 //   ws_gpu_tool bench [bench options]       the `warpscope bench` command
 //   ws_gpu_tool probe plain                 one plain launch per validation case (for ncu)
 //   ws_gpu_tool probe counts                counts mode of the same launches (JSON lines)
-//   ws_gpu_tool probe counters              the GPU's counters (CUPTI) of the same launches
-//                                           beside counts mode's totals (JSON lines)
+//   ws_gpu_tool probe counters [--replay kernel|user] [--kernel ID [--size N] [--set k=v]...]
+//                                           the GPU's counters (CUPTI) of the same launches (or
+//                                           of the one named) beside counts mode's totals, the
+//                                           profiled launch's time against the plain one and
+//                                           where it went, and whether its outputs equal a
+//                                           plain launch's (JSON lines)
 //   ws_gpu_tool metrics M1,M2,... [teaching|validation]
 //                                           any CUPTI metrics over the cases (JSON lines): their
 //                                           values, the passes, counts mode's totals, and the
@@ -87,18 +91,6 @@ int probe(const std::string& mode) {
       r->launch();
       gpu::detail::sync(k->id);
       std::printf("%s\n", c.name().c_str());
-    } else if (mode == "counters") {
-      auto a2 = arrays;
-      gpu::Counts cnt = gpu::counts(*k, p, a2);
-      gpu::HwCounters hw = gpu::hw_counters(*k, p, arrays);
-      nlohmann::json h = nlohmann::json::object();
-      const auto& specs = gpu::counter_specs();
-      for (size_t i = 0; i < specs.size(); ++i) h[specs[i].space][specs[i].figure] = hw.values[i];
-      std::cout << nlohmann::json({{"case", c.name()}, {"kernel", c.kernel}, {"size", p.size()}, {"chip", hw.chip},
-                                   {"passes", hw.passes}, {"kernels", hw.kernels}, {"ms", hw.ms},
-                                   {"counters", h}, {"totals", totals(cnt)}})
-                       .dump()
-                << "\n";
     } else {
       gpu::Counts cnt = gpu::counts(*k, p, arrays);
       nlohmann::json j = {{"case", c.name()}, {"kernel", c.kernel}, {"size", p.size()}, {"totals", totals(cnt)}};
@@ -122,6 +114,98 @@ int probe(const std::string& mode) {
     }
   }
   return 0;
+}
+
+// One launch under the process's profiler: its counters from a first profiled launch, whose
+// outputs are checked against a plain launch's on the same inputs; then the plain launch's
+// median time, and the profiled one's with the phases of the last.
+nlohmann::json counters_case(const std::string& name, const catalog::KernelInfo& k, const catalog::Params& p) {
+  gpu::detail::Profiler& prof = gpu::detail::profiler();
+  auto arrays = catalog::make_arrays(k, p, 11);
+  auto a2 = arrays;
+  gpu::Counts cnt = gpu::counts(k, p, a2);
+  gpu::detail::DeviceArrays d(k, p);
+  d.upload(arrays);
+  auto plain = gpu::detail::plain_runner(k, p, d);
+  plain->launch();
+  gpu::detail::sync(k.id);
+  auto want = arrays;
+  d.download_outputs(want);
+  d.upload(arrays);
+  std::unique_ptr<gpu::detail::OutputBackup> outputs;
+  if (prof.replay() == gpu::detail::Replay::User) outputs = std::make_unique<gpu::detail::OutputBackup>(d);
+  int kernels = 0;
+  const std::vector<uint64_t> v = prof.profile([&] { plain->launch(); }, kernels, outputs.get());
+  auto got = arrays;
+  d.download_outputs(got);
+  const double err = catalog::max_rel_error(k, p, got, want);
+
+  auto t = gpu::detail::time_runners({plain.get()}, 1, 5, 20, 0.05);
+  const double base = gpu::detail::median(t[0]);
+  std::vector<uint64_t> again;
+  int kernels_again = 0;
+  const double prof_ms = prof.profiled_ms([&] { plain->launch(); }, again, kernels_again, outputs.get());
+  const gpu::detail::ProfilePhases& ph = prof.phases();
+  const nlohmann::json phases = {{"configure", ph.configure}, {"backup", ph.backup}, {"start", ph.start},
+                                 {"launch", ph.launch}, {"sync", ph.sync}, {"stop", ph.stop},
+                                 {"decode", ph.decode}, {"evaluate", ph.evaluate}, {"total", ph.total},
+                                 {"launches", ph.launches}, {"pass_index", ph.pass_index}};
+  nlohmann::json h = nlohmann::json::object();
+  const auto& specs = gpu::counter_specs();
+  for (size_t i = 0; i < specs.size(); ++i) h[specs[i].space][specs[i].figure] = v[i];
+  return {{"case", name},
+          {"kernel", k.id},
+          {"size", p.size()},
+          {"chip", prof.chip()},
+          {"replay", prof.replay() == gpu::detail::Replay::User ? "user" : "kernel"},
+          {"passes", prof.passes()},
+          {"kernels", kernels},
+          {"plain_ms", base},
+          {"profiled_ms", prof_ms},
+          {"ratio", base > 0 ? prof_ms / base : 0},
+          {"phases", phases},
+          {"outputs_error", err},  // against the plain launch's outputs: 0 when the passes left them right
+          {"repeat_same", again == v && kernels_again == kernels},  // the last timed call counted alike
+          {"counters", h},
+          {"totals", totals(cnt)}};
+}
+
+// argv[0] is "counters"; without --kernel, the validation cases.
+int probe_counters(int argc, char** argv) {
+  CLI::App cmd{"ws_gpu_tool probe counters: the GPU's counters (CUPTI) beside counts mode's totals", "counters"};
+  cli::LaunchFlags args;
+  std::string replay = "kernel";
+  cmd.add_option("--replay", replay, "who runs the launch once per counter pass: kernel (CUPTI) or user (warpscope)")
+      ->check(CLI::IsMember({"kernel", "user"}));
+  cli::add_launch_options(cmd, args, 0);
+  try {
+    cmd.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return cmd.exit(e);
+  }
+  gpu::detail::profiler().set_replay(replay == "user" ? gpu::detail::Replay::User : gpu::detail::Replay::Kernel);
+  int failed = 0;
+  // A case that fails says why in its line, and the others still run.
+  auto run = [&](const std::string& name, const catalog::KernelInfo& k, const catalog::Params& p) {
+    try {
+      std::cout << counters_case(name, k, p).dump() << std::endl;
+    } catch (const gpu::Error& e) {
+      ++failed;
+      std::cout << nlohmann::json({{"case", name}, {"kernel", k.id}, {"replay", replay}, {"error", e.what()}}).dump()
+                << std::endl;
+    }
+  };
+  if (!args.kernels.empty()) {
+    const session::ResolvedLaunch l = session::resolve(cli::spec_of(args));
+    run(l.kernel->id + " size=" + std::to_string(l.params.size()), *l.kernel, l.params);
+  } else {
+    for (const auto& c : gpu_test::validation_cases()) {
+      const catalog::KernelInfo* k;
+      catalog::Params p = gpu_test::resolve(c, k);
+      run(c.name(), *k, p);
+    }
+  }
+  return failed ? 1 : 0;
 }
 
 std::vector<std::string> split_commas(const std::string& list) {
@@ -297,6 +381,7 @@ int main(int argc, char** argv) {
       return 77;
     }
     if (cmd == "info") return info();
+    if (cmd == "probe" && argc > 2 && std::string(argv[2]) == "counters") return probe_counters(argc - 2, argv + 2);
     if (cmd == "probe" && argc > 2) return probe(argv[2]);
     if (cmd == "metrics" && argc > 2) return metrics(argv[2], argc > 3 ? argv[3] : "teaching");
     if (cmd == "sassmetrics") return sass_metrics(argc - 1, argv + 1);
@@ -306,6 +391,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ws_gpu_tool %s: %s\n", cmd.c_str(), e.what());
     return 1;
   }
-  std::fprintf(stderr, "usage: ws_gpu_tool info|bench|probe plain|probe counts|sanitize|trace ...\n");
+  std::fprintf(stderr, "usage: ws_gpu_tool info|bench|probe plain|probe counts|probe counters|metrics|sassmetrics|sanitize|trace ...\n");
   return 2;
 }
