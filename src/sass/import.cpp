@@ -405,16 +405,15 @@ class TraceImport {
     launch.kernel = plain_name(L.name);
     launch.grid = {L.head.grid[0], L.head.grid[1], L.head.grid[2]};
     launch.block = {L.head.block[0], L.head.block[1], L.head.block[2]};
-    if (!(L.spaces & kRawSpaceGlobal)) launch.unrecorded_spaces.push_back(trace::Space::Global);
-    if (!(L.spaces & kRawSpaceShared)) launch.unrecorded_spaces.push_back(trace::Space::Shared);
     if (L.unrecorded) {
       // Run plainly past its kernel's recorded launches: its shape and time, no blocks.
       launch.recorded = false;
-      launch.unrecorded_spaces.clear();
       const std::string kernel = launch.kernel;
       b_.begin_launch(launch);
       return kernel;
     }
+    if (!(L.spaces & kRawSpaceGlobal)) launch.unrecorded_spaces.push_back(trace::Space::Global);
+    if (!(L.spaces & kRawSpaceShared)) launch.unrecorded_spaces.push_back(trace::Space::Shared);
     if (L.executed_per_warp.empty() || L.head.kept == whole.head.kept)
       for (uint32_t blk = L.head.block_lo; blk < L.head.block_hi; ++blk) launch.blocks.push_back(blk);
     else
