@@ -92,6 +92,21 @@ WS_HD auto view_as(const View& v) -> decltype(v.template as<U>()) {
   return v.template as<U>();
 }
 
+// The tile of C (row `by`, column `bx`) that this block computes when the blocks walk C in
+// bands of `group` block rows, down each band's columns one after another: the blocks that
+// run at once then share a few tiles of A and of B in L2. group 1 keeps the grid's own order.
+WS_KERNEL void band_order(int group, int& by, int& bx) {
+  by = blockIdx.y;
+  bx = blockIdx.x;
+  if (group > 1) {
+    const int gx = int(gridDim.x), gy = int(gridDim.y), g = group;
+    int id = by * gx + bx, band = g * gx, first = id / band * g;
+    int rows = gy - first < g ? gy - first : g;
+    by = first + id % band % rows;
+    bx = id % band / rows;
+  }
+}
+
 // ---- 16-bit floats -----------------------------------------------------------------------
 
 // IEEE binary16 bits of a float, rounded to nearest even (host code: array upload, the

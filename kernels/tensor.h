@@ -20,8 +20,9 @@
 //                      flight (copy of tile k+2 while the mmas work on tile k), swizzled tiles
 //                      in one dynamic shared array (a static one would be declared twice
 //                      where a launch records some blocks and runs the others plainly)
-//   tc_mma_tuned       the pipeline with a 128×128 C tile: eight warps of 64×32 or four of
-//                      64×64, 3 or 4 stages, half the global and shared traffic per mma
+//   tc_mma_tuned       128×128 (or 128×256) C tile, every warp 64×64, k 64 at a time, the
+//                      next k16 step's fragments loaded while this step's mmas run, copy
+//                      offsets worked out once, blocks in bands of 8 rows for L2
 //
 // The fragments, as the PTX ISA draws them for m16n8k16 (g = lane / 4, t = lane % 4):
 //   A (16×16): a0 = (g, 2t..2t+1), a1 = (g+8, 2t..), a2 = (g, 2t+8..), a3 = (g+8, 2t+8..)
@@ -41,6 +42,7 @@ struct TensorArgs {
   Buf<const half> B;  // N×N column-major: (k, n) at B[n * N + k]
   Buf<float> C;       // N×N row-major
   int N;
+  int group = 1;  // tc_mma_tuned's block order: bands of `group` block rows (1: row by row)
 };
 
 // Which row of a 16×16 block (k side by side in each row) and which of its two 16-byte
@@ -74,15 +76,22 @@ struct WarpTile {
         for (int i = 0; i < 4; ++i) acc[mt][nt][i] = 0.0f;
   }
 
-  // acc += A·B for every tile, from the fragments loaded for this k16 step.
+  // acc += A·B for every tile, from the fragments loaded for this k16 step (by default the
+  // tile's own a and b). The n8 tiles are walked forward on even m16 rows and backward on
+  // odd ones, so that two mmas in a row share their B fragment.
   template <class Ctx>
   WS_KERNEL void multiply(Ctx& ctx) {
+    multiply(ctx, a, b);
+  }
+  template <class Ctx>
+  WS_KERNEL void multiply(Ctx& ctx, const uint32_t (&fa)[MT][4], const uint32_t (&fb)[NT / 2][4]) {
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-      for (int nt = 0; nt < NT; ++nt) {
-        const uint32_t bf[2] = {b[nt / 2][(nt % 2) * 2], b[nt / 2][(nt % 2) * 2 + 1]};
-        ctx.mma_m16n8k16(acc[mt][nt], a[mt], bf);
+      for (int i = 0; i < NT; ++i) {
+        const int nt = mt % 2 ? NT - 1 - i : i;
+        const uint32_t bf[2] = {fb[nt / 2][(nt % 2) * 2], fb[nt / 2][(nt % 2) * 2 + 1]};
+        ctx.mma_m16n8k16(acc[mt][nt], fa[mt], bf);
       }
   }
 
@@ -171,10 +180,6 @@ struct TcMmaStaged {
 // 128-byte line of shared memory holds two rows; the swizzle works on lines: chunk u (0-7)
 // of line L is stored at u ^ (L & 7), and the 8 rows of every ldmatrix matrix still land in
 // 8 different bank groups.
-//
-// tc_mma_tuned is the same kernel with a larger tile: 256 threads, a 128×128 tile of C, eight
-// warps of 64×32 (or four of 64×64), so that each half loaded into shared memory feeds twice
-// the mmas; 3 stages fill the 48 KiB a block may take without asking, 4 take 64 KiB.
 template <int STAGES, int BM_ = 128, int BN_ = 64, int WARPS_M = 2, int WARPS_N = 2>
 struct TcMmaPipelined {
   static constexpr int BM = BM_, BN = BN_, BK = 32, THREADS = 32 * WARPS_M * WARPS_N;
@@ -250,6 +255,131 @@ struct TcMmaPipelined {
           ctx.ldmatrix_x4(w.b[np], tiles[B_START + at<BN>(s, r, c)]);
         }
         w.multiply(ctx);
+      }
+    }
+    ctx.template cp_async_wait<0>();  // no copy outlives the block (the last groups are empty)
+    w.store(C2, N, rowBase + wm, colBase + wn, lane);
+  }
+};
+
+// tc_mma_tuned: the pipeline rebuilt around keeping the tensor cores busy. Every warp owns
+// a 64×64 patch of C (4×8 m16n8 tiles, 128 accumulators a thread); WARPS_M×WARPS_N warps make
+// the block's tile (2×2: 128×128, 2×4: 128×256). What changed from tc_mma_pipelined, each
+// measured on an H100 (docs/validation.md):
+//   - k 64 a tile: a tile row is one 128-byte line, chunk c of row r stored at c ^ (r % 8);
+//     half as many waits and barriers per mma;
+//   - the fragments are double-buffered: step kk+1's ldmatrix are issued before step kk's
+//     mmas, so the mmas never wait on shared memory (the last step of a tile loads the next
+//     tile's first fragments, after the barrier that publishes it);
+//   - each thread copies the same chunk of rows 0, R, 2R... of a tile (R = THREADS / 8, a
+//     multiple of 8: one swizzle for all of them), its shared and global offsets worked out
+//     once; a block whose tile lies wholly inside the matrices copies without a test;
+//   - blocks walk C in bands of `group` block rows (band_order), so that the blocks running
+//     at once share their tiles of A and B in L2.
+template <int STAGES, int WARPS_M, int WARPS_N>
+struct TcMmaTuned {
+  static constexpr int WTM = 64, WTN = 64, BM = WARPS_M * WTM, BN = WARPS_N * WTN, BK = 64;
+  static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
+  static constexpr int MT = WTM / 16, NT = WTN / 8, KK = BK / 16;
+  static constexpr int CHUNKS = BK / 8;             // 16-byte chunks in a tile row: 8, one line
+  static constexpr int PASS = THREADS / CHUNKS;     // tile rows one round of copies covers
+  static constexpr int A_STAGE = BM * BK, B_STAGE = BN * BK;  // halves a stage
+  static constexpr int B_START = STAGES * A_STAGE;
+  static constexpr int SHARED_BYTES = STAGES * (A_STAGE + B_STAGE) * 2;
+  static_assert(STAGES >= 2 && KK == 4, "a pipeline of k64 tiles");
+  static_assert(PASS % 8 == 0 && BM % PASS == 0 && BN % PASS == 0, "copies: whole swizzle periods");
+
+  // Where chunk c of row r of a tile is stored, in halves from the start of its stage.
+  WS_HD static int at(int r, int c) { return r * BK + ((c ^ (r % 8)) * 8); }
+
+  template <class Ctx>
+  WS_KERNEL void operator()(Ctx& ctx, const TensorArgs& a) const {
+    WS_DYNAMIC_SHARED(half, tiles);  // [STAGES A tiles of BM×64][STAGES B tiles of BN×64]
+    auto A = ctx.global(a.A);
+    auto B = ctx.global(a.B);
+    auto C2 = ctx.global(a.C.template as<float2>());
+    const int N = a.N;
+    const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    int by, bx;
+    band_order(a.group, by, bx);
+    const int rowBase = by * BM, colBase = bx * BN;
+    const int wm = (warp / WARPS_N) * WTM, wn = (warp % WARPS_N) * WTN;
+    const int KT = (N + BK - 1) / BK;  // tiles along k
+    const bool inside = rowBase + BM <= N && colBase + BN <= N && N % BK == 0;
+
+    // Copies: this thread's chunk cc of tile rows cr, cr + PASS, ...; every one of them
+    // stored at the same swizzled chunk.
+    const int cr = tid / CHUNKS, cc = tid % CHUNKS, to = at(cr, cc);
+    auto copy_tile = [&](int s, int kt) {
+      const int k = kt * BK + cc * 8, ea = s * A_STAGE + to, eb = B_START + s * B_STAGE + to;
+      if (inside) {
+#pragma unroll
+        for (int i = 0; i < BM / PASS; ++i) ctx.cp_async16(tiles[ea + i * PASS * BK], A[(rowBase + cr + i * PASS) * N + k]);
+#pragma unroll
+        for (int i = 0; i < BN / PASS; ++i) ctx.cp_async16(tiles[eb + i * PASS * BK], B[(colBase + cr + i * PASS) * N + k]);
+        return;
+      }
+      // An edge block: chunks outside the matrix are zeros stored directly.
+      for (int i = 0; i < BM / PASS; ++i) {
+        const int m = rowBase + cr + i * PASS, e = ea + i * PASS * BK;
+        if (m < N && k < N)
+          ctx.cp_async16(tiles[e], A[m * N + k]);
+        else
+          for (int j = 0; j < 8; ++j) tiles[e + j] = half(0.0f);
+      }
+      for (int i = 0; i < BN / PASS; ++i) {
+        const int n = colBase + cr + i * PASS, e = eb + i * PASS * BK;
+        if (n < N && k < N)
+          ctx.cp_async16(tiles[e], B[n * N + k]);
+        else
+          for (int j = 0; j < 8; ++j) tiles[e + j] = half(0.0f);
+      }
+    };
+
+    // Where this lane points ldmatrix in stage 0 for step kk (m16 row 0, n16 pair 0); the
+    // next m16 row or n16 pair is 16 tile rows further, the same swizzle.
+    int fa[KK], fb[KK];
+#pragma unroll
+    for (int kk = 0; kk < KK; ++kk) {
+      fa[kk] = at(wm + FragmentRows::a_row(lane), kk * 2 + FragmentRows::a_chunk(lane));
+      fb[kk] = B_START + at(wn + FragmentRows::b_row(lane), kk * 2 + FragmentRows::b_chunk(lane));
+    }
+    uint32_t af[2][MT][4], bf[2][NT / 2][4];  // two k16 steps' fragments: one in use, one loading
+    auto load_fragments = [&](int buf, int s, int kk) {
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) ctx.ldmatrix_x4(af[buf][mt], tiles[fa[kk] + s * A_STAGE + mt * 16 * BK]);
+#pragma unroll
+      for (int np = 0; np < NT / 2; ++np) ctx.ldmatrix_x4(bf[buf][np], tiles[fb[kk] + s * B_STAGE + np * 16 * BK]);
+    };
+    WarpTile<MT, NT> w;
+    w.clear();
+
+    for (int s = 0; s < STAGES - 1; ++s) {
+      if (s < KT) copy_tile(s, s);
+      ctx.cp_async_commit();  // one group per tile, empty past the last, so the count stays regular
+    }
+    ctx.template cp_async_wait<STAGES - 2>();  // tile 0 has landed
+    __syncthreads();
+    load_fragments(0, 0, 0);
+    int rs = 0, ws = STAGES - 1;  // the stage read now, the stage copied into next
+    for (int kt = 0; kt < KT; ++kt) {
+#pragma unroll
+      for (int kk = 0; kk < KK; ++kk) {
+        if (kk == KK - 1) {
+          // Before the last step's fragments are used up, tile kt+1 must have landed (the
+          // groups committed are tiles 0..kt+STAGES-1) and every warp be done with tile kt-1.
+          ctx.template cp_async_wait<STAGES - 2>();
+          __syncthreads();
+          rs = rs + 1 == STAGES ? 0 : rs + 1;
+        }
+        if (kk < KK - 1 || kt + 1 < KT) load_fragments((kk + 1) % 2, rs, (kk + 1) % KK);
+        if (kk == 0) {
+          // Stage ws held tile kt-1, last read before the barrier every thread has passed.
+          if (kt + STAGES - 1 < KT) copy_tile(ws, kt + STAGES - 1);
+          ctx.cp_async_commit();
+          ws = ws + 1 == STAGES ? 0 : ws + 1;
+        }
+        w.multiply(ctx, af[kk % 2], bf[kk % 2]);
       }
     }
     ctx.template cp_async_wait<0>();  // no copy outlives the block (the last groups are empty)

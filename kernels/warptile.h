@@ -70,15 +70,8 @@ struct MatmulWarpTile {
     auto C = ctx.global(a.C.template as<float4>());
     const int N = a.N, N4 = a.N / 4;
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-    // This block's tile of C: row by row, or in bands of `group` block rows.
-    int by = blockIdx.y, bx = blockIdx.x;
-    if (a.group > 1) {
-      const int gx = int(gridDim.x), gy = int(gridDim.y), g = a.group;
-      int id = by * gx + bx, band = g * gx, first = id / band * g;
-      int rows = gy - first < g ? gy - first : g;
-      by = first + id % band % rows;
-      bx = id % band / rows;
-    }
+    int by, bx;  // this block's tile of C: row by row, or in bands of `group` block rows
+    band_order(a.group, by, bx);
     const int rowBase = by * BM, colBase4 = bx * (BN / 4);
     const int wm = (warp / WARPS_N) * WM, wn = (warp % WARPS_N) * WN;
     // The lane's row and column in the 8×4 formation: row-major, or paired (bit 0 the row).

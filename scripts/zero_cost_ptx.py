@@ -41,6 +41,10 @@ PAIRS = [
     ("MatmulWarpTileILi128ELi128ELi16ELi64ELi32ELi2ELb1E", "raw_matmul_warptileILi128ELi128ELi16ELi64ELi32ELi2ELb1E"),
     ("MatmulWarpTileILi128ELi128ELi8ELi64ELi64ELi2ELb1E", "raw_matmul_warptileILi128ELi128ELi8ELi64ELi64ELi2ELb1E"),
     ("MatmulWarpTileILi128ELi128ELi16ELi64ELi64ELi2ELb1E", "raw_matmul_warptileILi128ELi128ELi16ELi64ELi64ELi2ELb1E"),
+    ("TcMmaTunedILi3ELi2ELi2E", "raw_tc_mma_tunedILi3ELi2ELi2E"),
+    ("TcMmaTunedILi4ELi2ELi2E", "raw_tc_mma_tunedILi4ELi2ELi2E"),
+    ("TcMmaTunedILi3ELi2ELi4E", "raw_tc_mma_tunedILi3ELi2ELi4E"),
+    ("TcMmaTunedILi4ELi2ELi4E", "raw_tc_mma_tunedILi4ELi2ELi4E"),
 ]
 
 
@@ -85,7 +89,8 @@ def sink_conversions(body, reg):
 
 def normalise(lines):
     """Symbols become SYM; registers and labels are renamed in order of first use, so two
-    bodies compare equal only if their instructions and their data flow are the same."""
+    bodies compare equal only if their instructions and their data flow are the same (up to
+    the order of the two sources of a predicate and/or)."""
     out, names = [], {}
 
     def rename(m):
@@ -117,7 +122,15 @@ def normalise(lines):
             body[i:j] = sorted(body[i:j], key=lambda l: first.get(re.findall(reg, l)[-1], 0))
         i = max(j, i + 1)
     for l in body:
-        out.append(re.sub(reg, rename, l))
+        l = re.sub(reg, rename, l)
+        # The two sources of a logical and/or of predicates commute: nvcc writes them in the
+        # order it happened to build the condition (a test moved into an inlined helper
+        # swaps them), so they are compared in one order.
+        m = re.match(r"((?:and|or)\.pred\s+%v\d+, )(%v\d+), (%v\d+);$", l)
+        if m:
+            a, b = sorted((m.group(2), m.group(3)), key=lambda r: int(r[2:]))
+            l = f"{m.group(1)}{a}, {b};"
+        out.append(l)
     return out
 
 
@@ -128,7 +141,7 @@ def main():
     flags = ["-DWS_HAVE_CUDA=1", f"-I{src}/src", f"-I{src}/kernels", "-O3", "-DNDEBUG", f"-arch=sm_{arch}",
              "--expt-relaxed-constexpr", "-std=c++20", "-ptx"]
     plain, raw = {}, {}
-    for name, into in (("plain.cu", plain), ("raw_matmul.cu", raw), ("raw_transpose.cu", raw)):
+    for name, into in (("plain.cu", plain), ("raw_matmul.cu", raw), ("raw_transpose.cu", raw), ("raw_tensor.cu", raw)):
         ptx = os.path.join(work, name + ".ptx")
         r = subprocess.run([nvcc, *flags, os.path.join(src, "src/gpu", name), "-o", ptx], capture_output=True,
                            text=True)

@@ -40,6 +40,9 @@
 //   /tmp/hv            (N = 4096)
 //   /tmp/hv big        (N = 4096 and 8192)
 //   /tmp/hv 2048       (any N; kernels whose tile does not divide N are skipped)
+// With -std=c++20 -DWS_CATALOG -Isrc -Ikernels it also times the catalog's own tensor-core rungs
+// (kernels/tensor.h), instantiated as warpscope's plain launches instantiate them, in the
+// same rounds: a tuning loop of seconds instead of the whole GPU build.
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cuda_fp16.h>
@@ -52,6 +55,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+
+#if defined(WS_CATALOG)
+#include "gpu/contexts.cuh"
+#include "tensor.h"
+#undef __syncthreads  // the kernel bodies above read it as ctx.barrier(); the code below as itself
+#endif
 
 namespace hv {
 
@@ -634,9 +643,31 @@ static void run_wgmma(Bench& b, const char* name) {
              [&] { k<<<blocks, Cfg::THREADS, Cfg::SMEM>>>(ma, mb, b.C, N); });
 }
 
+#if defined(WS_CATALOG)
+// A catalog rung K: the kernel warpscope's plain launch makes of it, on a grid of
+// ceil(N / BN) × ceil(N / BM) blocks (any N a multiple of 8).
+template <class K>
+static void run_catalog(Bench& b, const char* name, int group) {
+  auto k = &ws::gpu::device_kernel_plain<K, ws::kernels::TensorArgs, const half*, const half*, float*, int, int>;
+  const dim3 grid(unsigned((b.N + K::BN - 1) / K::BN), unsigned((b.N + K::BM - 1) / K::BM));
+  run_kernel(b, name, reinterpret_cast<const void*>(k), K::THREADS, K::SHARED_BYTES, [&] {
+    k<<<grid, K::THREADS, K::SHARED_BYTES>>>(b.A, b.B, b.C, b.N, group);
+  });
+}
+static void run_catalog_rungs(Bench& b) {
+  using namespace ws::kernels;
+  run_catalog<TcMmaPipelined<3>>(b, "c1 catalog tc_mma_pipelined stages=3", 1);
+  run_catalog<TcMmaTuned<3, 2, 2>>(b, "c2 catalog tc_mma_tuned (4w 3st g8)", 8);
+  run_catalog<TcMmaTuned<3, 2, 2>>(b, "c3 catalog tc_mma_tuned group=1", 1);
+  run_catalog<TcMmaTuned<4, 2, 2>>(b, "c4 catalog tc_mma_tuned stages=4", 8);
+  run_catalog<TcMmaTuned<3, 2, 4>>(b, "c5 catalog tc_mma_tuned warps=8", 8);
+  run_catalog<TcMmaTuned<4, 2, 4>>(b, "c6 catalog tc_mma_tuned warps=8 stages=4", 8);
+}
+#endif
+
 static void bench(int N) {
-  if (N <= 0 || N % 128) {
-    printf("N=%d: the kernels need N a multiple of 128\n", N);
+  if (N <= 0 || N % 8) {  // the standalone kernels skip sizes their tiles do not divide
+    printf("N=%d: the kernels need N a multiple of 8\n", N);
     return;
   }
   Bench b;
@@ -700,6 +731,9 @@ static void bench(int N) {
          N, b.cublas_ms, tflops(N, b.cublas_ms), cerr, cerr <= 1e-6 ? "" : "  <-- cuBLAS result does not match the CPU!");
   cublasDestroy(h);
 
+#if defined(WS_CATALOG)
+  run_catalog_rungs(b);
+#endif
   //       BM   BN  BK  WARPS_M WARPS_N STAGES MINB
   run_mma<128, 256, 32, 2, 4, 4, 1>(b, "1  mma.sync 128x256x32 8w(64x64) 4st");
   run_mma<256, 128, 32, 4, 2, 4, 1>(b, "1b mma.sync 256x128x32 8w(64x64) 4st");

@@ -27,7 +27,7 @@ if ! ldconfig -p 2>/dev/null | grep -q libcublas.so.13 && [ ! -e /usr/local/cuda
     [ -d "$d" ] && LD_LIBRARY_PATH=$d:$LD_LIBRARY_PATH
   done
 fi
-STAGES=${STAGES:-env tests diff bench sass ncu report sanitize traces tracer}
+STAGES=${STAGES:-env tests diff bench sass ncu report sanitize traces tracer hgemm}
 summary=()
 say() { summary+=("$*"); echo "== $*"; }
 
@@ -158,7 +158,16 @@ if has bench; then
   say "bench: rc=$?"
 fi
 
-for f in bench.json bench.txt validation.md zero_cost_sass.md test_gpu.txt; do [ -f "$W/$f" ] && cp "$W/$f" "$OUT_DIR/"; done
+if has hgemm; then
+  # The catalog's tensor-core rungs beside the standalone mma.sync and wgmma kernels and
+  # cuBLAS HGEMM, one run (bench/device/hgemm_variants.cu; 4000 takes the edge blocks' path).
+  nvcc -O3 -arch=sm_90a -std=c++20 -DWS_CATALOG -Isrc -Ikernels -o "$BIN/hgemm_variants" \
+    bench/device/hgemm_variants.cu -lcublas -lcuda >"$W/hgemm_build.txt" 2>&1 &&
+    timeout $(lim 120) "$BIN/hgemm_variants" 4096 8192 4000 >"$W/hgemm.txt" 2>&1
+  say "hgemm: rc=$?; $(grep -m1 'c2 catalog' "$W/hgemm.txt" | tr -s ' ' | cut -c1-100)"
+fi
+
+for f in bench.json bench.txt validation.md zero_cost_sass.md test_gpu.txt hgemm.txt; do [ -f "$W/$f" ] && cp "$W/$f" "$OUT_DIR/"; done
 tar -C "$OUT_DIR" -czf "$OUT_DIR/results.tgz" results && rm -rf "$W"
 echo
 echo "==== summary ($(( $(date +%s) - START )) s)"

@@ -40,13 +40,17 @@ PAIRS = [  # (name inside PlainCtx's device_kernel_plain<...>, raw kernel)
     ("MatmulWarpTile<128,128,16,64,32,2,true>", "raw_matmul_warptile<128,128,16,64,32,2,true>"),
     ("MatmulWarpTile<128,128,8,64,64,2,true>", "raw_matmul_warptile<128,128,8,64,64,2,true>"),
     ("MatmulWarpTile<128,128,16,64,64,2,true>", "raw_matmul_warptile<128,128,16,64,64,2,true>"),
+    ("TcMmaTuned<3,2,2>", "raw_tc_mma_tuned<3,2,2>"),
+    ("TcMmaTuned<4,2,2>", "raw_tc_mma_tuned<4,2,2>"),
+    ("TcMmaTuned<3,2,4>", "raw_tc_mma_tuned<3,2,4>"),
+    ("TcMmaTuned<4,2,4>", "raw_tc_mma_tuned<4,2,4>"),
 ]
 PUBLISHED = [  # (faithful entry's kernel in PlainCtx, the published kernel it reproduces)
     ("MatmulSiboehm5<128>", "sgemm2DBlocktiling<128,128,8,8,8>"),
     ("MatmulSiboehm6<128>", "sgemmVectorize<128,128,8,8,8>"),
     ("MatmulXgemm6", "coarse_2d_vec_mat_mul_kernel"),
 ]
-MEMORY = re.compile(r"^(LDG|STG|LDS|STS|LDSM|LD|ST|LDL|STL|ATOM|ATOMS|ATOMG|RED|REDG)(\.|$)")
+MEMORY = re.compile(r"^(LDG|STG|LDS|STS|LDSM|LDGSTS|LD|ST|LDL|STL|ATOM|ATOMS|ATOMG|RED|REDG)(\.|$)")
 LINE = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)")
 
 

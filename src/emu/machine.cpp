@@ -28,6 +28,7 @@ void LaneLog::grow() {
 namespace {
 
 constexpr size_t kArenaBytes = 256 * 1024;  // more than any SM offers a block
+constexpr size_t kMaxDynamicShared = 227 * 1024;  // an H100 block's most (sm_90: 227 KiB)
 
 struct Thread {
   Fiber fiber;
@@ -422,7 +423,8 @@ uint64_t Machine::run(uint32_t dynamic_shared_bytes, void (*thread_fn)(void*), v
   const uint64_t nthreads = block.count();
   if (nthreads == 0 || nthreads > 1024) throw KernelError("block of " + std::to_string(nthreads) + " threads: must be 1..1024");
   if (grid.count() == 0) throw KernelError("empty grid");
-  if (dynamic_shared_bytes > kArenaBytes / 2) throw KernelError("dynamic shared memory over 128 KiB");
+  if (dynamic_shared_bytes > kMaxDynamicShared)
+    throw KernelError("dynamic shared memory over 227 KiB, the most an H100 gives one block");
   while (m.threads.size() < nthreads) {
     m.threads.push_back(std::make_unique<Thread>());
     m.threads.back()->fiber.allocate(default_stack_bytes());

@@ -107,6 +107,7 @@ std::unique_ptr<Runner> plain_runner(const catalog::KernelInfo& k, const catalog
 std::unique_ptr<Runner> raw_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a);
 std::unique_ptr<Runner> raw_transpose_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a);
 std::unique_ptr<Runner> raw_matmul_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a);
+std::unique_ptr<Runner> raw_tensor_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a);
 std::unique_ptr<Runner> record_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,
                                       const CaptureOptions& opt);
 std::unique_ptr<Runner> counts_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,

@@ -283,6 +283,7 @@ std::unique_ptr<Runner> raw_matmul_runner(const catalog::KernelInfo& k, const ca
 std::unique_ptr<Runner> raw_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a) {
   // The hand-written twins, by kernel id (each runner knows its own; null: none).
   if (auto r = raw_transpose_runner(k, p, a)) return r;
+  if (auto r = raw_tensor_runner(k, p, a)) return r;
   return raw_matmul_runner(k, p, a);
 }
 

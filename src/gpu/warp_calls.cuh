@@ -50,12 +50,13 @@ __device__ __forceinline__ void mma_m16n8k16(float* d, const uint32_t* a, const 
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-// cp.async of B bytes (16: .cg, around L1; 4: .ca, the only kind that size allows).
+// cp.async of B bytes (16: .cg, around L1, with a hint to fetch the whole 128-byte line into
+// L2; 4: .ca, the only kind that size allows).
 template <int B>
 __device__ __forceinline__ void cp_async(void* dst, const void* src) {
   static_assert(B == 4 || B == 16, "cp.async copies 4 or 16 bytes here");
   if constexpr (B == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem(dst)), "l"(src));
+    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;" ::"r"(smem(dst)), "l"(src));
   else
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(smem(dst)), "l"(src));
 }

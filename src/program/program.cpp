@@ -844,15 +844,22 @@ Result remembered(Result r) {
 
 }  // namespace
 
+std::string options_error(const Options& o) {
+  if (o.backend != "emulator" && o.backend != "auto" && o.backend != "gpu")
+    return "unknown backend '" + o.backend + "': allowed auto, gpu, emulator";
+  if (!o.spaces.empty() && o.spaces != "all" && o.spaces != "global" && o.spaces != "shared")
+    return "unknown spaces '" + o.spaces + "': allowed all, global, shared";
+  if (o.backend == "emulator" && !o.spaces.empty() && o.spaces != "all")
+    return "--spaces picks what the GPU tracer patches; the emulated device records every space (--backend gpu)";
+  return "";
+}
+
 Result run(const Options& o) {
   {
     std::lock_guard<std::mutex> lock(last_mu);
     last = Ending{};
   }
-  if (o.backend != "emulator" && o.backend != "auto" && o.backend != "gpu")
-    throw Error("unknown backend '" + o.backend + "': allowed auto, gpu, emulator");
-  if (!o.spaces.empty() && o.spaces != "all" && o.spaces != "global" && o.spaces != "shared")
-    throw Error("unknown spaces '" + o.spaces + "': allowed all, global, shared");
+  if (const std::string e = options_error(o); !e.empty()) throw Error(e);
   // The GPU and the tracer are looked for once: required for "gpu" (or a program built
   // elsewhere), used where both are here for "auto".
   if (o.backend != "emulator" || !o.binary.empty()) {

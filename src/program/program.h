@@ -109,6 +109,10 @@ struct Result {
   Races races;                            // shared-memory races the emulated device saw (races.h)
 };
 
+// The one-line refusal of Options whose backend or spaces name nothing run() knows ("":
+// they are fine). run() throws it; a front end can say it before anything is compiled.
+std::string options_error(const Options& o);
+
 // Compiles and runs the program. Throws Error for a program that does not compile, cannot
 // start, crashes before its first launch was recorded, or runs past the timeout; with the
 // "gpu" backend also for a machine with no GPU or no GPU tracer (one line each).

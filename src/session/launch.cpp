@@ -61,21 +61,13 @@ ResolvedLaunch resolve(const LaunchSpec& spec) {
     l.program = spec.program;
     l.nearest_launch = spec.nearest_launch;
     l.program.max_records = spec.max_records;
-    if (spec.backend != "auto" && spec.backend != "gpu" && spec.backend != "emulator")
-      throw InputError("unknown backend '" + spec.backend + "': allowed auto, gpu, emulator");
     l.program.backend = spec.backend;
+    if (const std::string e = program::options_error(l.program); !e.empty()) throw InputError(e);
     // The GPU tracer records one range of blocks: "5" or "0-3".
     if (!spec.blocks.empty() && spec.blocks != "all") {
       if (spec.blocks.find_first_not_of("0123456789-") != std::string::npos)
         throw InputError("--blocks with a program takes one range, as 0-3 ('" + spec.blocks + "')");
       l.program.blocks = spec.blocks;
-    }
-    if (!l.program.spaces.empty() && l.program.spaces != "all") {
-      if (l.program.spaces != "global" && l.program.spaces != "shared")
-        throw InputError("unknown spaces '" + l.program.spaces + "': allowed all, global, shared");
-      if (spec.backend == "emulator")
-        throw InputError("--spaces picks what the GPU tracer patches; the emulated device records every space "
-                         "(--backend gpu)");
     }
     l.max_records = spec.max_records;
     l.launch = spec.launch;

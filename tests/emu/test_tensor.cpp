@@ -5,6 +5,8 @@
 // The figures are worked out on paper from the kernels' index expressions (kernels/tensor.h).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <climits>
 #include <map>
 #include <string>
 #include <vector>
@@ -63,7 +65,9 @@ TEST_CASE("the HGEMM reference reads its inputs as halves, as the kernels do") {
 TEST_CASE("every tensor-core rung equals the half-input reference at sizes that are not tile multiples") {
   const std::vector<std::pair<std::string, Settings>> rungs = {
       {"tc_mma_plain", {}}, {"tc_mma_swizzled", {}}, {"tc_mma_pipelined", {{"stages", 2}}},
-      {"tc_mma_pipelined", {{"stages", 3}}}};
+      {"tc_mma_pipelined", {{"stages", 3}}},
+      {"tc_mma_tuned", {}},
+      {"tc_mma_tuned", {{"warps", 8}, {"stages", 4}, {"group", 1}}}};
   for (const auto& [id, set] : rungs)
     for (int64_t n : {8, 72, 200}) {
       CAPTURE(id);
@@ -170,8 +174,72 @@ TEST_CASE("tc_mma_pipelined: cp.async halves, commit and wait events, conflict-f
   CHECK(r.sites("tiles", trace::Form::Plain, trace::Op::Store).size() == 2);  // A's and B's
 }
 
+TEST_CASE("tc_mma_tuned: k 64 tiles copied a row chunk a lane, fragments a step ahead, conflict-free") {
+  // N = 128, the defaults: one block of 4 warps, each 64×64 of C; 2 k tiles of 64, 4 k16
+  // steps each.
+  Recorded r = record("tc_mma_tuned", 128);
+  CHECK(r.error <= 1e-5);
+  CHECK(r.t.launch().dynamic_shared_bytes == uint32_t(3 * (128 + 128) * 64 * 2));
+  for (const char* m : {"A", "B"}) {
+    CAPTURE(m);
+    // A warp's 32 lanes: 8 chunks of 16 bytes of each of 4 rows, 128 bytes a row: 16 sectors,
+    // all used. 8 such copies a tile (rows 0, 16, ... 112 of the warp's share), 2 tiles, 4
+    // warps. Every tile lies inside the matrix: only the untested copy ran.
+    auto rd = r.sites(m, trace::Form::AsyncRead, trace::Op::Load);
+    REQUIRE(rd.size() == 1);
+    CHECK(r.stats(rd[0]).sectors_per_request == 16);
+    CHECK(r.stats(rd[0]).requests == 4 * 2 * 8);
+    // Each 8-lane phase writes one row's 8 chunks, permuted within its line: 4 wavefronts.
+    const trace::Site& wr = r.t.sites[rd[0]->partner];
+    CHECK(r.stats(&wr).wavefronts_per_request == 4);
+    CHECK(r.stats(&wr).bank_conflicts == 0);
+  }
+  // ldmatrix: 4 of A and 4 of B a step, for steps 0..7 (the last step loads nothing, no
+  // tile follows it), 4 warps; all at the minimum, 4 wavefronts.
+  auto ld = r.sites("tiles", trace::Form::Matrix, trace::Op::Load);
+  REQUIRE(ld.size() == 2);
+  for (const auto* s : ld) {
+    CHECK(r.stats(s).requests == 4 * 8 * 4);
+    CHECK(r.stats(s).wavefronts_per_request == 4);
+    CHECK(r.stats(s).bank_conflicts == 0);
+  }
+  CHECK(r.events(trace::Form::Mma).size() == 4 * 8 * 32);
+  // Commits: 2 in the prologue, one a tile; waits: one before the loop, one a tile, the last.
+  CHECK(r.events(trace::Form::Commit).size() == size_t(4 * (2 + 2)));
+  CHECK(r.events(trace::Form::Wait).size() == size_t(4 * (1 + 2 + 1)));
+  // Fragments a step ahead: the first mma of a warp comes after its first two k16 steps'
+  // ldmatrix (16 of them), not after the first step's 8.
+  const auto mma = r.events(trace::Form::Mma);
+  size_t ldm_before = 0;
+  for (const auto& rec : r.t.records)
+    if (rec.block == 0 && rec.warp == 0 && r.t.sites[rec.site].form == trace::Form::Matrix &&
+        rec.seq < mma[0].seq)
+      ++ldm_before;
+  CHECK(mma[0].warp == 0);
+  CHECK(ldm_before == 16);
+}
+
+TEST_CASE("tc_mma_tuned: blocks walk C in bands of `group` block rows") {
+  // N = 256: 2 × 2 blocks of 128×128. Row by row (group 1) block 1 computes the tile right of
+  // block 0 and reads A's rows 0-127; in bands of 8 (two rows here) it computes the tile
+  // below block 0 and reads rows 128-255.
+  for (int group : {1, 8}) {
+    CAPTURE(group);
+    Recorded r = record("tc_mma_tuned", 256, {{"group", group}});
+    CHECK(r.error <= 1e-5);
+    auto rd = r.sites("A", trace::Form::AsyncRead, trace::Op::Load);
+    REQUIRE(rd.size() == 1);
+    uint32_t lowest = UINT32_MAX;
+    for (const auto& rec : r.t.records)
+      if (rec.block == 1 && &r.t.sites[rec.site] == rd[0])
+        for (int l = 0; l < 32; ++l)
+          if (rec.lane_active(l)) lowest = std::min(lowest, rec.offset[size_t(l)]);
+    CHECK(lowest / 2 / 256 == (group == 1 ? 0u : 128u));  // the first row the block reads
+  }
+}
+
 TEST_CASE("tensor-core sizes that are not multiples of 8 are refused in one line") {
-  for (const char* id : {"tc_mma_plain", "tc_mma_swizzled", "tc_mma_pipelined"}) {
+  for (const char* id : {"tc_mma_plain", "tc_mma_swizzled", "tc_mma_pipelined", "tc_mma_tuned"}) {
     CAPTURE(id);
     catalog::Params p;
     const std::string e = catalog::resolve(*catalog::find(id), 100, {}, p);

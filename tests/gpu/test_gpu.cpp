@@ -357,8 +357,9 @@ TEST_CASE("the GPU's counters give counts mode's global figures for every teachi
       {{"matmul_xgemm6 size=132", "global_ld", "sectors"}, 27588},
       {{"tc_mma_pipelined size=200 stages=2", "global_ld", "sectors"}, 17400},
       {{"tc_mma_pipelined size=136 stages=3", "global_ld", "sectors"}, 6800},
-      {{"tc_mma_tuned size=200 warps=8", "global_ld", "sectors"}, 11600},
-      {{"tc_mma_tuned size=136 stages=4 warps=4", "global_ld", "sectors"}, 5440},
+      // tc_mma_tuned's figures at these sizes (11,600 and 5,440) were of the rung before it
+      // was rebuilt on k 64 tiles; the rebuilt rung's are not measured yet and are held to
+      // the model until they are.
   };
   for (const auto& c : gpu_test::teaching_cases()) {
     CAPTURE(c.name());

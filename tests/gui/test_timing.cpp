@@ -220,7 +220,11 @@ TEST_CASE("the tensor-core ladder is a percentage of cuBLAS HGEMM, not of SGEMM"
   CHECK(h.compute);
   CHECK(h.ref == "cuBLAS HGEMM");
   REQUIRE(h.rows.size() == 4);
-  CHECK(h.rows[3].pct > h.rows[0].pct);  // tuned ahead of plain
+  CHECK(h.rows[2].pct > h.rows[0].pct);  // pipelined ahead of plain
+  // tc_mma_tuned was rebuilt after the pack was timed: its row is left untimed, not shown
+  // with the old kernel's figure.
+  CHECK(h.rows[3].kernel->id == "tc_mma_tuned");
+  CHECK(h.rows[3].sample == nullptr);
   CHECK(ui::timing_ladder(bundled, "swizzle_xor", {}).ref == "device-to-device copy");
 }
 

@@ -21,11 +21,12 @@ shot() {
   local name=$1 args=$2
   shift 2
   rm -f "$out/$name.png" "$out/$name.json"
-  # LeakSanitizer's own failure to scan the threads at exit ("Tracer caught signal 11" on a
-  # dynamic TLS block of a library the GL or CUDA loaders opened and closed) is not a finding
-  # of the app's: that run is repeated, and if LeakSanitizer fails so again, repeated once
-  # more without the leak check (said on its own line). A leak it finds ("detected memory
-  # leaks") fails the shot as any other error does.
+  # LeakSanitizer's own failure to scan the threads at exit ("Tracer caught signal 11": the
+  # runtime's __tls_get_addr interception misreading a dynamic TLS block, which
+  # scripts/test.sh turns off with intercept_tls_get_addr=0) is not a finding of the app's:
+  # should it still happen (ASAN_OPTIONS set by hand), that run is repeated, and if it fails
+  # so again, repeated once more without the leak check (said on its own line). A leak found
+  # ("detected memory leaks") fails the shot as any other error does.
   local try log="$cfg/$name.log" lsan=${ASAN_OPTIONS:-}
   for try in 1 2 3; do
     # shellcheck disable=SC2086
