@@ -29,6 +29,7 @@ const std::map<std::string, std::vector<std::map<std::string, int64_t>>>& ladder
       {"matmul_tiled", {{{"tile", 32}}}},
       {"matmul_corner_turning", {{{"tile", 32}}}},
       {"matmul_tuned", {{{"lanes", 0}}}},  // the lanes row by row: what pairing them gained
+      {"tc_mma_tuned", {{{"warps", 8}}, {{"group", 1}}}},  // the 128×256 tile; row-by-row blocks
   };
   return v;
 }
