@@ -1,6 +1,7 @@
 // bench/device/hgemm_variants.cu — how close hand-written tensor-core HGEMMs get to cuBLAS on an
 // H100 (sm_90a): C = A·B, f16 A and B, f32 accumulation, f32 C, N×N×N, N = 4096 (and 8192 with
-// "big"). Standalone: no project header, no framework context.
+// "big"). Standalone: no project header, no framework context (unless built with
+// -DWS_CATALOG, below).
 //
 // Layouts, as kernels/tensor.h (tc_mma_*) and the yardstick in src/gpu/cublas.cpp use them:
 //   A  N×N half, row-major:                    (m, k) at A[m * N + k]

@@ -117,11 +117,11 @@ struct tc_mma_tuned : TensorFamily {
       mma. Each step's fragments are loaded while the step before computes: ldmatrix for step
       k+1, then the mmas of step k, so shared memory's latency hides behind tensor-core work
       (the last step of a tile fetches the next tile's first fragments). A thread copies the
-      same chunk of every 16th row, so its addresses are worked out once, and a block whose
-      tile lies inside the matrices copies without testing each chunk. The blocks walk C in
-      bands of 8 block rows, so the ones running at once share tiles of A and B in L2. The
-      accesses per mma are what tc_mma_pipelined's are; what changed is how little else the
-      warps do between mmas: compare their times against cuBLAS.)");
+      same chunk of every 16th row (every 32nd with 8 warps), so its addresses are worked out
+      once, and a block whose tile lies inside the matrices copies without testing each chunk.
+      The blocks walk C in bands of 8 block rows, so the ones running at once share tiles of
+      A and B in L2. The accesses per mma are what tc_mma_pipelined's are; what changed is
+      how little else the warps do between mmas: compare their times against cuBLAS.)");
     k.teach_size = 128;
     k.params.push_back({"warps", 4, {4, 8}, 4, 8, "warps a block, each 64×64 of C: 4 make a 128×128 tile, 8 a 128×256"});
     k.params.push_back({"stages", 3, {3, 4}, 3, 4, "k tiles of A and B in flight (3: 96 KiB of shared memory with 4 warps, 144 KiB with 8)"});

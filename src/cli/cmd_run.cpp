@@ -106,6 +106,7 @@ int run(const RunOptions& o) {
       session::LaunchSpec e = spec;
       e.backend = "emulator";
       e.program.echo = false;
+      e.program.spaces.clear();  // the tracer's choice: the emulated device records every space
       ptx = session::record_session(session::resolve(e), e);
     } else if (!o.sass.empty()) {
       print_levels(ptx->whole_trace(), trace::read_trace(o.sass), o.sass);

@@ -28,7 +28,7 @@ void LaneLog::grow() {
 namespace {
 
 constexpr size_t kArenaBytes = 256 * 1024;  // more than any SM offers a block
-constexpr size_t kMaxDynamicShared = 227 * 1024;  // an H100 block's most (sm_90: 227 KiB)
+constexpr size_t kMaxShared = 227 * 1024;  // an H100 block's most, static and dynamic together
 
 struct Thread {
   Fiber fiber;
@@ -257,7 +257,8 @@ SharedSlot shared_slot(const char* name, uint64_t bytes, uint32_t elem_bytes, ui
   if (d == m->decl_buffer.size()) m->decl_buffer.push_back(m->register_shared(name, bytes, elem_bytes, rows, cols));
   if (d == m->decl_offset.size()) {
     size_t off = (m->arena_used + 127) & ~size_t(127);
-    if (off + bytes > kArenaBytes) throw KernelError("shared memory of the block exceeds 256 KiB");
+    if (off + bytes > kMaxShared)
+      throw KernelError("shared memory of the block (static and dynamic) over 227 KiB, the most an H100 gives one block");
     m->decl_offset.push_back(off);
     m->arena_used = off + bytes;
   }
@@ -423,7 +424,7 @@ uint64_t Machine::run(uint32_t dynamic_shared_bytes, void (*thread_fn)(void*), v
   const uint64_t nthreads = block.count();
   if (nthreads == 0 || nthreads > 1024) throw KernelError("block of " + std::to_string(nthreads) + " threads: must be 1..1024");
   if (grid.count() == 0) throw KernelError("empty grid");
-  if (dynamic_shared_bytes > kMaxDynamicShared)
+  if (dynamic_shared_bytes > kMaxShared)
     throw KernelError("dynamic shared memory over 227 KiB, the most an H100 gives one block");
   while (m.threads.size() < nthreads) {
     m.threads.push_back(std::make_unique<Thread>());

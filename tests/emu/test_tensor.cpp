@@ -75,6 +75,15 @@ TEST_CASE("every tensor-core rung equals the half-input reference at sizes that 
       Recorded r = record(id, n, set);
       CHECK(r.error <= 1e-5);
     }
+  // tc_mma_tuned with 4 stages refills a stage only from the fifth k tile on (N > 256); at
+  // 320 the grid has blocks inside the matrices (the untested copies) and edge blocks.
+  for (const Settings& set : {Settings{{"warps", 4}, {"stages", 4}}, Settings{{"warps", 8}, {"stages", 4}},
+                              Settings{{"warps", 8}, {"stages", 3}, {"group", 2}}}) {
+    CAPTURE(set.at("warps"));
+    CAPTURE(set.at("stages"));
+    Recorded r = record("tc_mma_tuned", 320, set);
+    CHECK(r.error <= 1e-5);
+  }
 }
 
 TEST_CASE("tc_mma_plain: ldmatrix from a plain 128-byte-a-row tile is 8-way, 32 wavefronts an instruction") {

@@ -67,6 +67,7 @@ inline std::vector<Case> teaching_cases() {
       {"tc_mma_pipelined", 136, {{"stages", 3}}},
       {"tc_mma_tuned", 200, {{"warps", 8}}},
       {"tc_mma_tuned", 136, {{"warps", 4}, {"stages", 4}}},
+      {"tc_mma_tuned", 320, {{"warps", 8}, {"stages", 4}}},  // 5 k tiles: every stage refilled
   };
   for (const auto& c : extra)
     if (catalog::find(c.kernel)) v.push_back(c);
