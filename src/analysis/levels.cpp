@@ -74,6 +74,28 @@ std::string fmt(const char* f, double v) {
   return b;
 }
 
+// Lines of one file, space and direction that differ one by one but together run the
+// instructions and bytes of their source: ptxas's line table gave some of one line's
+// instructions to another (unrolled loops over neighbouring lines do this), which says
+// nothing about how many the hardware ran. Their verdicts say so instead of a per-line cause.
+void attribute_across_lines(std::vector<LineLevels>& lines) {
+  std::map<std::tuple<std::string, int, int>, std::vector<LineLevels*>> groups;
+  for (LineLevels& l : lines)
+    if (!l.verdict.empty()) groups[{l.file, int(l.space), int(l.op)}].push_back(&l);
+  for (auto& [key, g] : groups) {
+    if (g.size() < 2) continue;
+    double n = 0, m = 0, nb = 0, mb = 0;
+    for (const LineLevels* l : g) n += l->ptx_per_block, m += l->sass_per_block, nb += l->ptx_bytes, mb += l->sass_bytes;
+    if (n <= 0 || std::abs(n - m) >= 0.5 || std::abs(nb - mb) > 0.01 * nb + 1) continue;
+    std::string names;
+    for (size_t i = 0; i < g.size(); ++i)
+      names += (i == 0 ? "" : i + 1 == g.size() ? " and " : ", ") + std::to_string(g[i]->line);
+    for (LineLevels* l : g)
+      l->verdict = "lines " + names + " together: the source's " + figure_text(n) +
+                   " instructions a block, the same bytes; ptxas's line table gives some of them to another of these lines";
+  }
+}
+
 }  // namespace
 
 std::vector<LineLevels> compare_levels(const trace::Trace& ptx, uint32_t ptx_launch, const trace::Trace& sass,
@@ -136,6 +158,7 @@ std::vector<LineLevels> compare_levels(const trace::Trace& ptx, uint32_t ptx_lau
   std::sort(out.begin(), out.end(), [](const LineLevels& x, const LineLevels& y) {
     return std::tie(x.file, x.line, x.space, x.op) < std::tie(y.file, y.line, y.space, y.op);
   });
+  attribute_across_lines(out);
   return out;
 }
 

@@ -205,6 +205,10 @@ void cp_async(void* dst, uint32_t dst_key, uint32_t dst_off, const void* src, ui
   check_operand("cp.async", src_key, src_off, bytes, trace::Space::Global);
   check_operand("cp.async", dst_key, dst_off, bytes, trace::Space::Shared);
   const uint32_t line = trace::key_line(src_key);
+  if (th.copies.size() >= trace::kCopiesInFlight)
+    throw KernelError("cp.async at kernel line " + std::to_string(line) + ": this lane already has " +
+                      std::to_string(th.copies.size()) + " copies in flight, the most warpscope tracks a lane " +
+                      "(wait for some to land first) (" + where() + ")");
   const uint32_t read = trace::make_key(line, trace::key_buffer(src_key), uint32_t(trace::Op::Load), bytes);
   current_log->push(trace::with_form(read, uint32_t(trace::Form::AsyncRead)), src_off);
   PendingCopy c;

@@ -867,7 +867,7 @@ class CountsCtx : public instr::Common<CountsCtx>, public instr::WarpCalls<Count
   WS_DEV void event(uint32_t, uint32_t) const {}
   WS_DEV void converge() const { tally::step(kDone, 0, all_, block_, warp_, lane_, epoch_); }
   WS_DEV void rowless(uint32_t) const {}  // the meetings are live: converge() made the warp whole
-  WS_DEV void lost_write() const {}
+  WS_DEV void lost_write() const { atomicAdd(g_counts_state.lost_writes, 1ull); }
 };
 
 // ---- the body of every entry -----------------------------------------------------------

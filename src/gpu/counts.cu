@@ -18,6 +18,7 @@ constexpr uint64_t kEpochTableBytes = uint64_t(256) << 20;
 
 struct Control {
   unsigned long long epochs_seen;
+  unsigned long long lost_writes;  // cp.async writes past a lane's tracked copies
   abi::Fault fault;
   abi::SharedDesc shared[abi::kMaxShared];
 };
@@ -110,6 +111,7 @@ class CountsLauncher {
     st.epochs = static_cast<unsigned long long*>(epochs_->get());
     st.max_epochs = max_epochs_;
     st.epochs_seen = &ctl->epochs_seen;
+    st.lost_writes = &ctl->lost_writes;
     st.shared_offset = offset;
     check(cudaMemsetAsync(control_.get(), 0, sizeof(Control), cudaStream_t(stream())), "resetting the counters");
     check(cudaMemsetAsync(epochs_->get(), 0, epochs_->bytes(), cudaStream_t(stream())), "resetting the epoch table");
@@ -132,6 +134,9 @@ class CountsLauncher {
     meta.launch().block = dim(block);
     meta.launch().dynamic_shared_bytes = dyn_bytes;
     if (ctl.fault.flag) throw Error(fault_text(ctl.fault, meta.buffers));
+    if (ctl.lost_writes)
+      throw Error("counts mode lost " + std::to_string(ctl.lost_writes) + " cp.async writes of " + k_.id +
+                  ": a lane had more than " + std::to_string(trace::kCopiesInFlight) + " copies in flight");
     trace::Builder b(meta);
     add_shared_buffers(ctl.shared, b);
 

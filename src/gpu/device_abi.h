@@ -166,6 +166,7 @@ struct CountsState {
   unsigned long long* epochs;
   uint32_t max_epochs;                  // epochs past this are added to the last one
   unsigned long long* epochs_seen;      // highest epoch + 1 (atomicMax)
+  unsigned long long* lost_writes;      // cp.async writes no lane had room to track
   uint32_t shared_offset;               // where the counters start in dynamic shared memory
 };
 

@@ -367,19 +367,26 @@ class RecordLauncher {
     static std::map<const void*, uint32_t> known;
     std::lock_guard<std::mutex> lock(m);
     auto it = known.find(kernel);
-    if (it != known.end()) return it->second;
-    uint32_t r = 0;
-    cudaFuncAttributes attr{};
-    int dev = 0, optin = 0;
-    if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && cudaGetDevice(&dev) == cudaSuccess &&
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess &&
-        optin > int(attr.sharedSizeBytes) &&
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin - int(attr.sharedSizeBytes)) ==
-            cudaSuccess)
-      r = uint32_t(optin - int(attr.sharedSizeBytes));
-    cudaGetLastError();  // a refusal only means no reservation
-    known.emplace(kernel, r);
-    return r;
+    if (it == known.end()) {
+      uint32_t r = 0;
+      cudaFuncAttributes attr{};
+      int dev = 0, optin = 0;
+      if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && cudaGetDevice(&dev) == cudaSuccess &&
+          cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess &&
+          optin > int(attr.sharedSizeBytes))
+        r = uint32_t(optin - int(attr.sharedSizeBytes));
+      cudaGetLastError();
+      it = known.emplace(kernel, r).first;
+    }
+    // Allowed at every launch: allow_dynamic_shared sets the kernel's limit to a launch's
+    // own bytes, and a later launcher of the same kernel (other parameters, a new capture)
+    // would otherwise ask for more than that.
+    if (it->second &&
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(it->second)) != cudaSuccess) {
+      cudaGetLastError();  // a refusal only means no reservation
+      return 0;
+    }
+    return it->second;
   }
   void side_stream() {
     if (side_) return;

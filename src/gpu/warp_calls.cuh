@@ -176,7 +176,7 @@ class WarpCalls {
   }
 
  private:
-  static constexpr uint32_t kQueue = 32;  // copies a lane may have in flight and tracked
+  static constexpr uint32_t kQueue = trace::kCopiesInFlight;  // copies a lane may have in flight and tracked
   static constexpr uint32_t kUncommitted = 0xffffffffu;
   __device__ __forceinline__ const Self& self() const { return *static_cast<const Self*>(this); }
   static __device__ __forceinline__ uint32_t lane() {

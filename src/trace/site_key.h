@@ -28,6 +28,11 @@ constexpr uint32_t kNoKey = 0xffffffffu;
 // ldmatrix .x1/.x2 reads the rows of lanes 0-7/0-15 only): the entry says the lane was
 // there, so that the instruction's lanes are grouped as one, and is no access.
 constexpr uint32_t kNoRow = 0xffffffffu;
+// The cp.async copies a lane may have issued and not yet seen land (its wait not yet
+// returned). The GPU's instrumented contexts track this many a lane for their shared
+// writes; the emulated device refuses a kernel that keeps more in flight, so that no
+// recording on either side loses a write.
+constexpr uint32_t kCopiesInFlight = 64;
 
 WS_INLINE_HD constexpr uint32_t log2_bytes(uint32_t bytes) {
   return bytes == 1 ? 0u : bytes == 2 ? 1u : bytes == 4 ? 2u : bytes == 8 ? 3u : 4u;

@@ -356,6 +356,11 @@ struct BadKernel {
       ctx.template cp_async_wait<0>();
     }
     if (a.what == 5 && lane < 16) ctx.ldmatrix_x4(r, tile[lane][0]);  // half the warp
+    if (a.what == 6 || a.what == 7) {  // 64 copies a lane in flight are tracked; 65 are refused
+      for (int i = 0; i < (a.what == 6 ? 64 : 65); ++i) ctx.cp_async4(s[lane], in[lane]);
+      ctx.cp_async_commit();
+      ctx.template cp_async_wait<0>();
+    }
   }
 };
 
@@ -384,7 +389,10 @@ TEST_CASE("misused warp-wide calls and copies are refused in one line") {
   INFO(unaligned_copy);
   CHECK(unaligned_copy.find("byte offset 4 of 'in' is not 16-byte aligned") != std::string::npos);
   CHECK(refusal(5).find("16 of the 32 lanes of warp 0") != std::string::npos);
-  for (int w = 0; w <= 5; ++w) CHECK(refusal(w, w == 2 ? 16 : 32).find('\n') == std::string::npos);
+  CHECK(refusal(6) == "");
+  const std::string many = refusal(7);
+  CHECK(many.find("this lane already has 64 copies in flight, the most warpscope tracks a lane") != std::string::npos);
+  for (int w = 0; w <= 7; ++w) CHECK(refusal(w, w == 2 ? 16 : 32).find('\n') == std::string::npos);
 }
 
 TEST_CASE("half: round to nearest even, and back exactly") {

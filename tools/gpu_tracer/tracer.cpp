@@ -223,8 +223,8 @@ struct Tracer {
     h.name_bytes = uint32_t(L.name.size());
     const uint64_t key = reinterpret_cast<uint64_t>(l->hLaunch);
     if (!L.recorded) {
+      L.start = std::chrono::steady_clock::now();
       pending[key] = std::move(L);
-      pending[key].start = std::chrono::steady_clock::now();
       return;
     }
     const uint64_t blocks = uint64_t(h.grid[0]) * h.grid[1] * h.grid[2];
