@@ -682,14 +682,14 @@ static void bench(int N) {
   // HV_DATA=rand: halves with every mantissa bit in use (uniform in [-1, 1)), as warpscope's
   // arrays are, instead of k/8 (tensor-core throughput can depend on the data); the sums are
   // then rounded differently in every order, so the check is against |want| + 1.
-  const bool rand = std::getenv("HV_DATA") && !std::strcmp(std::getenv("HV_DATA"), "rand");
-  b.err_floor = rand ? 1.0 : 1e-3;
+  const bool random_data = std::getenv("HV_DATA") && !std::strcmp(std::getenv("HV_DATA"), "rand");
+  b.err_floor = random_data ? 1.0 : 1e-3;
   auto next = [&] {  // k/8, k uniform in [-8, 8]
     st = st * 6364136223846793005ull + 1442695040888963407ull;
-    if (rand) return float(double(st >> 11) / double(1ull << 53) * 2.0 - 1.0);
+    if (random_data) return float(double(st >> 11) / double(1ull << 53) * 2.0 - 1.0);
     return float(int((st >> 33) % 17) - 8) / 8.0f;
   };
-  if (rand) printf("inputs uniform in [-1, 1) (HV_DATA=rand); errors relative to |cuBLAS| + 1\n");
+  if (random_data) printf("inputs uniform in [-1, 1) (HV_DATA=rand); errors relative to |cuBLAS| + 1\n");
   for (auto& v : ha) v = __half2float(__float2half(next()));  // the values the GPU reads
   for (auto& v : hb) v = __half2float(__float2half(next()));
   CK(cudaMalloc(&b.A, n * 2));
@@ -739,7 +739,7 @@ static void bench(int N) {
   printf("\nN=%d  cuBLAS HGEMM (cublasGemmEx f16 in, f32 out, COMPUTE_32F): %.3f ms, %.1f TFLOP/s; "
          "vs CPU on 256 entries: max rel err %.1e%s\n",
          N, b.cublas_ms, tflops(N, b.cublas_ms), cerr,
-         cerr <= (rand ? 1e-4 : 1e-6) ? "" : "  <-- cuBLAS result does not match the CPU!");
+         cerr <= (random_data ? 1e-4 : 1e-6) ? "" : "  <-- cuBLAS result does not match the CPU!");
   cublasDestroy(h);
 
 #if defined(WS_CATALOG)

@@ -7,6 +7,8 @@
 #include "trace/builder.h"
 
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,6 +40,22 @@ class CatalogRunner : public Runner {
   RunFn<L> run_;
 };
 
+// The dynamic shared memory each kernel may ask for, only ever raised: a launcher's own
+// bytes never take back what another launcher of the same kernel was allowed (record
+// mode's whole-SM reservation), and a kernel already allowed enough costs no driver call.
+// The driver's answer (its error cleared, so that no later check reads it).
+inline cudaError_t raise_dynamic_shared(const void* kernel, uint32_t bytes) {
+  static std::mutex m;
+  static std::map<const void*, uint32_t> allowed;
+  std::lock_guard<std::mutex> lock(m);
+  uint32_t& a = allowed[kernel];
+  if (bytes <= a) return cudaSuccess;
+  const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
+  cudaGetLastError();
+  if (e == cudaSuccess) a = bytes;
+  return e;
+}
+
 // Kernels whose static and dynamic shared memory together pass 48 KiB must say so first
 // (an instrumented context adds static arrays of its own to the kernel's: a kernel that
 // takes exactly 48 KiB dynamically runs plain, but not recorded, without asking).
@@ -46,8 +64,7 @@ inline void allow_dynamic_shared(const void* kernel, uint32_t bytes, const std::
   cudaFuncAttributes attr{};
   check(cudaFuncGetAttributes(&attr, kernel), "reading a kernel's attributes");
   if (attr.sharedSizeBytes + bytes > 48 * 1024)
-    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
-          "asking for " + std::to_string(bytes) + " bytes of shared memory for " + what);
+    check(raise_dynamic_shared(kernel, bytes), "asking for " + std::to_string(bytes) + " bytes of shared memory for " + what);
 }
 
 // The instrumented entry for a block of this size: the uncapped one when the block fits

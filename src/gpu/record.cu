@@ -365,28 +365,24 @@ class RecordLauncher {
   static uint32_t whole_sm(const void* kernel) {
     static std::mutex m;
     static std::map<const void*, uint32_t> known;
-    std::lock_guard<std::mutex> lock(m);
-    auto it = known.find(kernel);
-    if (it == known.end()) {
-      uint32_t r = 0;
-      cudaFuncAttributes attr{};
-      int dev = 0, optin = 0;
-      if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && cudaGetDevice(&dev) == cudaSuccess &&
-          cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess &&
-          optin > int(attr.sharedSizeBytes))
-        r = uint32_t(optin - int(attr.sharedSizeBytes));
-      cudaGetLastError();
-      it = known.emplace(kernel, r).first;
+    uint32_t r = 0;
+    {
+      std::lock_guard<std::mutex> lock(m);
+      auto it = known.find(kernel);
+      if (it == known.end()) {
+        cudaFuncAttributes attr{};
+        int dev = 0, optin = 0;
+        if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && cudaGetDevice(&dev) == cudaSuccess &&
+            cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess &&
+            optin > int(attr.sharedSizeBytes))
+          r = uint32_t(optin - int(attr.sharedSizeBytes));
+        cudaGetLastError();
+        it = known.emplace(kernel, r).first;
+      }
+      r = it->second;
     }
-    // Allowed at every launch: allow_dynamic_shared sets the kernel's limit to a launch's
-    // own bytes, and a later launcher of the same kernel (other parameters, a new capture)
-    // would otherwise ask for more than that.
-    if (it->second &&
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(it->second)) != cudaSuccess) {
-      cudaGetLastError();  // a refusal only means no reservation
-      return 0;
-    }
-    return it->second;
+    // A refusal only means no reservation.
+    return r && raise_dynamic_shared(kernel, r) == cudaSuccess ? r : 0;
   }
   void side_stream() {
     if (side_) return;
