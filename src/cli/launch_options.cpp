@@ -59,6 +59,11 @@ void add_program_flags(CLI::App& cmd, LaunchFlags& a) {
                  "each kernel's first N launches are recorded, later ones only run and are timed (on the emulated "
                  "device on all cores; on the GPU unpatched, at full speed) (default 3; 0: all)")
       ->type_name("N");
+  cmd.add_option("--engine", a.program.engine,
+                 "on the emulated device: compiled (default: each module compiled to native code once and cached) or "
+                 "interpreter; both give the same results and traces")
+      ->type_name("ENGINE")
+      ->check(CLI::IsMember({"compiled", "interpreter"}));
   cmd.add_option("--spaces", a.program.spaces,
                  "on the GPU: the memory instructions traced, all (default), global or shared; the others run unseen and "
                  "cost nothing (a kernel's shared loads can outnumber its global ones twenty to one)")

@@ -27,6 +27,11 @@
   X(max_records, "WARPSCOPE_MAX_RECORDS", Runtime, Setting, "2000000", "warp instructions recorded, per launch")  \
   X(record_launches, "WARPSCOPE_RECORD_LAUNCHES", Runtime, Setting, "3",                                         \
     "launches of each kernel recorded (the GPU tracer reads it too); later ones run unrecorded, only timed (0: all)") \
+  X(engine, "WARPSCOPE_ENGINE", Runtime, Setting, "compiled",                                                   \
+    "the emulated device's engine: \"compiled\" (each module compiled to native code once, cached) or \"interpreter\"") \
+  X(engine_cache, "WARPSCOPE_ENGINE_CACHE", Runtime, Folder, "",                                                  \
+    "where compiled modules are kept (unset: $XDG_CACHE_HOME/warpscope/engine, else ~/.cache/warpscope/engine)")  \
+  X(engine_cxx, "WARPSCOPE_ENGINE_CXX", Runtime, Folder, "c++", "the C++ compiler the compiling engine runs")     \
   X(hide_local, "WARPSCOPE_HIDE_LOCAL", Runtime, Setting, "0",                                                   \
     "1: local-memory accesses go unrecorded (-G's stack traffic)")                                              \
   X(gpu_trace, "WARPSCOPE_GPU_TRACE", Tracer, Setting, "",                                                       \

@@ -781,7 +781,8 @@ Result run_emulated(const Options& o) {
   if (const char* old = std::getenv("LD_LIBRARY_PATH")) ld += std::string(":") + old;
   std::vector<std::string> env_all{ld, env::entry(env::Var::ptx, ptx), env::entry(env::Var::trace, trace_path),
                                    env::entry(env::Var::max_records, std::to_string(o.max_records)),
-                                   env::entry(env::Var::record_launches, std::to_string(o.record_launches))};
+                                   env::entry(env::Var::record_launches, std::to_string(o.record_launches)),
+                                   env::entry(env::Var::engine, o.engine)};
   if (o.literal && !o.show_local) env_all.push_back(env::entry(env::Var::hide_local, "1"));  // -G's stack traffic
   const std::string problem_path = dir.path + "/problem.json";
   env_all.push_back(env::entry(env::Var::problem, problem_path));
@@ -849,6 +850,8 @@ std::string options_error(const Options& o) {
     return "unknown backend '" + o.backend + "': allowed auto, gpu, emulator";
   if (!o.spaces.empty() && o.spaces != "all" && o.spaces != "global" && o.spaces != "shared")
     return "unknown spaces '" + o.spaces + "': allowed all, global, shared";
+  if (o.engine != "compiled" && o.engine != "interpreter")
+    return "unknown engine '" + o.engine + "': allowed compiled, interpreter";
   if (o.backend == "emulator" && !o.spaces.empty() && o.spaces != "all")
     return "--spaces picks what the GPU tracer patches; the emulated device records every space (--backend gpu)";
   return "";

@@ -56,6 +56,9 @@ struct Options {
   bool show_local = false;                // record the threads' local frames even in literal mode
   uint64_t max_records = 2'000'000;       // records of one launch past this are counted, not kept
   uint64_t record_launches = 3;           // on the emulator, each kernel's first N launches are recorded (0: all)
+  // On the emulator: "compiled" (each module compiled to native code once, cached) or
+  // "interpreter"; both give the same results and traces.
+  std::string engine = "compiled";
   double timeout_seconds = 120;           // the program is stopped after this
   // Limits on the program's process (setrlimit), so that a runaway program cannot take the
   // machine: its address space on the emulated device, in MiB (0: three quarters of this

@@ -4,6 +4,9 @@
 // instruction has fewer). The interpreter applies the function over a warp's active lanes
 // (BlockRun::lanes in execute.cpp); because they are inlined there with `t` often a
 // constant, each becomes a tight loop over 32 lanes with its type decisions made once.
+// Each is a template over the instruction's type: the interpreter passes its decoded Insn,
+// the compiling engine's code (codegen.cpp) a compiled::Fixed of the same fields as
+// constants, so that the compiler decides the form's branches too, once, at compile time.
 // Private to src/ptx.
 #pragma once
 #include <algorithm>
@@ -11,8 +14,9 @@
 #include <cmath>
 #include <cstdint>
 
-#include "ptx/machine.h"
+#include "ptx/ptx.h"
 #include "ptx/value.h"
+#include "ptx/windows.h"
 
 namespace ws::ptx {
 
@@ -46,11 +50,13 @@ template <class F>
 
 // ---- data movement ----------------------------------------------------------------------
 // A predicate keeps its one bit; anything else its type's width. (Vector forms: mov_vector.)
-WS_LANE_OP mov_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP mov_op(const In&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   return t == Type::Pred ? (a & 1) : a & width_mask(t);
 }
 // cvta moves an address of a state space into its generic window; cvta.to takes it out.
-WS_LANE_OP cvta_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP cvta_op(const In& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   const uint64_t win = in.space == Space::Shared ? kSharedWindow : in.space == Space::Local ? kLocalWindow
                      : in.space == Space::Const ? kConstWindow : in.space == Space::Param ? kParamWindow : 0;
   return (in.op == Opc::Cvta ? a + win : a - win) & width_mask(t);
@@ -58,7 +64,8 @@ WS_LANE_OP cvta_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint6
 // cvt to a half from a float (rounded by .rn/.rz/.rm/.rp; .rni and the like first round to
 // an integral value) or an integer; to a pair from two f32 (cvt.f16x2.f32 d, a, b: a in the
 // upper half). Halves widen exactly to f32 and f64 in cvt_op.
-WS_LANE_OP cvt_to_half(const Insn& in, Type t, uint64_t a, uint64_t b) {
+template <class In>
+WS_LANE_OP cvt_to_half(const In& in, Type t, uint64_t a, uint64_t b) {
   const Type src = in.type2;
   const bool bf = is_bf(t);
   if (t == Type::F16X2 || t == Type::BF16X2)
@@ -83,7 +90,8 @@ WS_LANE_OP widen_half_nan(Type t, Type src, uint64_t a) {
   if (t == Type::F32) return src == Type::BF16 ? h << 16 : 0x7fffffffu;
   return sign | 0x7ff8000000000000ull | frac;
 }
-WS_LANE_OP cvt_bits(const Insn& in, Type t, uint64_t a, uint64_t b) {
+template <class In>
+WS_LANE_OP cvt_bits(const In& in, Type t, uint64_t a, uint64_t b) {
   const Type src = in.type2;
   if (is_half(t)) return cvt_to_half(in, t, a, b);
   if (is_float(t) && is_float(src)) {
@@ -114,7 +122,8 @@ WS_LANE_OP cvt_bits(const Insn& in, Type t, uint64_t a, uint64_t b) {
 }
 // An .s8 result fills its (wider) register with its sign, as ld.s8 does: cvt.s8.s32 of -1
 // into a 16-bit register is ffff.
-WS_LANE_OP cvt_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP cvt_op(const In& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   const uint64_t r = cvt_bits(in, t, a, b);
   return t == Type::S8 ? uint64_t(sext(t, r)) : r;
 }
@@ -123,7 +132,8 @@ WS_LANE_OP cvt_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint
 // does it), kept as an f32 with its low 13 bits clear; a NaN is cut, not rounded: its low
 // 13 bits dropped, so one whose payload lies only there becomes an infinity (the H100's
 // answer, tests/ptx/fixtures/diff/h100.txt).
-WS_LANE_OP cvt_tf32_op(const Insn&, Type, uint64_t a, uint64_t, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP cvt_tf32_op(const In&, Type, uint64_t a, uint64_t, uint64_t, uint64_t) {
   const uint32_t u = uint32_t(a);
   if ((u & 0x7fffffffu) > 0x7f800000u) return u & ~0x1fffu;
   return (u + 0x1000u) & ~0x1fffu;
@@ -131,7 +141,8 @@ WS_LANE_OP cvt_tf32_op(const Insn&, Type, uint64_t a, uint64_t, uint64_t, uint64
 // prmt d, a, b, sel: each of d's four bytes picked from a:b's eight by a selector nibble
 // (its top bit: replicate the picked byte's sign); with a mode, sel's low two bits choose
 // one of the mode's four byte orders (the PTX ISA's table, d's byte 0 first below).
-WS_LANE_OP prmt_op(const Insn& in, Type, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+template <class In>
+WS_LANE_OP prmt_op(const In& in, Type, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
   const uint64_t bytes8 = (a & 0xffffffff) | ((b & 0xffffffff) << 32);
   static constexpr uint8_t kModes[6][4][4] = {
       {{0, 1, 2, 3}, {1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}},  // f4e: a window of four, forwards
@@ -163,13 +174,15 @@ WS_LANE_OP prmt_op(const Insn& in, Type, uint64_t a, uint64_t b, uint64_t c, uin
 WS_LANE_OP clamp_s32(int64_t x) {
   return uint64_t(std::clamp<int64_t>(x, INT32_MIN, INT32_MAX)) & 0xffffffffu;
 }
-WS_LANE_OP add_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP add_op(const In& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   if (is_half(t)) return half_arith(HalfFn::Add, t, in.rnd, a, b, 0);
   if (is_float(t)) return fop2(t, a, b, [](auto x, auto y, auto) { return x + y; });
   if ((in.mods & kSat) && t == Type::S32) return clamp_s32(sext(t, a) + sext(t, b));
   return (a + b) & width_mask(t);
 }
-WS_LANE_OP sub_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP sub_op(const In& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   if (is_half(t)) return half_arith(HalfFn::Sub, t, in.rnd, a, b, 0);
   if (is_float(t)) return fop2(t, a, b, [](auto x, auto y, auto) { return x - y; });
   if ((in.mods & kSat) && t == Type::S32) return clamp_s32(sext(t, a) - sext(t, b));
@@ -178,7 +191,8 @@ WS_LANE_OP sub_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint
 // mul and mad's integer product plus c: .wide (the double-width product), .hi (its upper
 // half; mad.hi.sat.s32: the sum clamped to the s32 range), else .lo (the low half, wrapped
 // to the type).
-WS_LANE_OP int_product(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c) {
+template <class In>
+WS_LANE_OP int_product(const In& in, Type t, uint64_t a, uint64_t b, uint64_t c) {
   const uint64_t mask = width_mask(t);
   const int64_t sa = sext(t, a), sb = sext(t, b);
   const uint64_t ua = a & mask, ub = b & mask;
@@ -197,7 +211,8 @@ WS_LANE_OP int_product(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t 
   }
   return (a * b + c) & mask;
 }
-WS_LANE_OP mul_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP mul_op(const In& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   if (is_half(t)) return half_arith(HalfFn::Mul, t, in.rnd, a, b, 0);
   if (is_float(t)) return fop2(t, a, b, [](auto x, auto y, auto) { return x * y; });
   return int_product(in, t, a, b, 0);
@@ -209,18 +224,21 @@ WS_LANE_OP fma_float(Type t, uint64_t a, uint64_t b, uint64_t c) {
   if (t == Type::F64 && is_nan64(c)) return quiet64(c);
   return fop_canon(t, a, b, c, [](auto x, auto y, auto z) { return std::fma(x, y, z); });
 }
-WS_LANE_OP mad_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+template <class In>
+WS_LANE_OP mad_op(const In& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
   if (is_float(t)) return fma_float(t, a, b, c);
   return int_product(in, t, a, b, c);
 }
-WS_LANE_OP fma_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+template <class In>
+WS_LANE_OP fma_op(const In& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
   if (is_half(t)) return half_arith(HalfFn::Fma, t, in.rnd, a, b, c);
   return fma_float(t, a, b, c);
 }
 // Integer division by zero gives all ones, as the GPU does (it never traps); INT_MIN / -1
 // is computed without the host's overflow trap. div.approx.f32 multiplies by the divisor's
 // reciprocal, which flushes to zero beyond 2^126: inf / -max is then NaN.
-WS_LANE_OP div_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP div_op(const In& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   if (t == Type::F32 && (in.mods & kApprox) && std::fabs(f32(b)) > 0x1p126f)
     return canon(t, bits(f32(a) * std::copysign(0.0f, f32(b))));
   if (is_float(t)) return fop_canon(t, a, b, 0, [](auto x, auto y, auto) { return x / y; });
@@ -230,7 +248,8 @@ WS_LANE_OP div_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint
   return (is_signed(t) ? uint64_t(sb == -1 ? -sa : sa / sb) : ua / ub) & mask;
 }
 [[gnu::always_inline]] inline bool bw64(Type t) { return type_bytes(t) == 8; }
-WS_LANE_OP rem_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP rem_op(const In&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   const uint64_t mask = width_mask(t), ua = a & mask, ub = b & mask;
   const int64_t sa = sext(t, a), sb = sext(t, b);
   if (ub == 0) return bw64(t) ? mask : ua;  // the 32-bit and narrower remainders by 0 keep a
@@ -238,7 +257,8 @@ WS_LANE_OP rem_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_
 }
 // min/max of floats: a NaN operand, signaling or quiet, loses to a number (.NaN: wins, as
 // the canonical NaN); two NaNs give f32's canonical NaN, f64's b (quieted); -0 is below +0.
-WS_LANE_OP min_max_float(const Insn& in, Type t, uint64_t a, uint64_t b, bool max) {
+template <class In>
+WS_LANE_OP min_max_float(const In& in, Type t, uint64_t a, uint64_t b, bool max) {
   const double x = as_double(t, a), y = as_double(t, b);
   if ((in.mods & kNaN) && (std::isnan(x) || std::isnan(y))) return 0x7fffffffu;
   if (std::isnan(x) && std::isnan(y)) return t == Type::F64 ? quiet64(b) : 0x7fffffffu;
@@ -247,27 +267,31 @@ WS_LANE_OP min_max_float(const Insn& in, Type t, uint64_t a, uint64_t b, bool ma
   if (x == 0 && y == 0) return (std::signbit(x) != max) ? a : b;
   return fop_canon(t, a, b, 0, [max](auto p, auto q, auto) { return max ? std::fmax(p, q) : std::fmin(p, q); });
 }
-WS_LANE_OP min_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP min_op(const In& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   if (is_half(t)) return half_arith(HalfFn::Min, t, Rnd::Rn, a, b, 0);
   if (is_float(t)) return min_max_float(in, t, a, b, false);
   const uint64_t mask = width_mask(t);
   if (is_signed(t)) return uint64_t(std::min(sext(t, a), sext(t, b))) & mask;
   return std::min(a & mask, b & mask);
 }
-WS_LANE_OP max_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP max_op(const In& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   if (is_half(t)) return half_arith(HalfFn::Max, t, Rnd::Rn, a, b, 0);
   if (is_float(t)) return min_max_float(in, t, a, b, true);
   const uint64_t mask = width_mask(t);
   if (is_signed(t)) return uint64_t(std::max(sext(t, a), sext(t, b))) & mask;
   return std::max(a & mask, b & mask);
 }
-WS_LANE_OP neg_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP neg_op(const In&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   if (is_half(t)) return half_arith(HalfFn::Neg, t, Rnd::Rn, a, 0, 0);
   if (t == Type::F64 && is_nan64(a)) return quiet64(a);  // the sign of an f64 NaN stays
   if (is_float(t)) return fop_canon(t, a, 0, 0, [](auto x, auto, auto) { return -x; });
   return (uint64_t(0) - uint64_t(sext(t, a))) & width_mask(t);  // wraps: -INT_MIN is INT_MIN
 }
-WS_LANE_OP abs_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP abs_op(const In&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   if (is_half(t)) return half_arith(HalfFn::Abs, t, Rnd::Rn, a, 0, 0);
   if (t == Type::F64 && is_nan64(a)) return quiet64(a);
   if (is_float(t)) return fop_canon(t, a, 0, 0, [](auto x, auto, auto) { return std::fabs(x); });
@@ -276,7 +300,8 @@ WS_LANE_OP abs_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t)
 }
 // mul24 / mad24: the product of the low 24 bits (sign-extended for .s32), .hi its bits 16..47
 // (mad24.hi.sat.s32: those as an s32 plus c, clamped to the s32 range).
-WS_LANE_OP mul24_product(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c) {
+template <class In>
+WS_LANE_OP mul24_product(const In& in, Type t, uint64_t a, uint64_t b, uint64_t c) {
   const int64_t x = is_signed(t) ? (int64_t(a << 40) >> 40) : int64_t(a & 0xffffff);
   const int64_t y = is_signed(t) ? (int64_t(b << 40) >> 40) : int64_t(b & 0xffffff);
   const uint64_t p = uint64_t(x * y);
@@ -284,14 +309,17 @@ WS_LANE_OP mul24_product(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_
     return clamp_s32(int64_t(int32_t(uint32_t(p >> 16))) + sext(t, c));
   return (((in.mods & kHi) ? p >> 16 : p) + c) & width_mask(t);
 }
-WS_LANE_OP mul24_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP mul24_op(const In& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   return mul24_product(in, t, a, b, 0);
 }
-WS_LANE_OP mad24_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+template <class In>
+WS_LANE_OP mad24_op(const In& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
   return mul24_product(in, t, a, b, c);
 }
 // sad d, a, b, c: |a - b| + c.
-WS_LANE_OP sad_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+template <class In>
+WS_LANE_OP sad_op(const In&, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
   const uint64_t mask = width_mask(t), ua = a & mask, ub = b & mask;
   const int64_t sa = sext(t, a), sb = sext(t, b);
   const uint64_t diff = is_signed(t) ? (sa > sb ? uint64_t(sa) - uint64_t(sb) : uint64_t(sb) - uint64_t(sa))  // wraps, as the GPU
@@ -308,40 +336,50 @@ WS_LANE_OP sad_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t c, uint6
 // rcp/rsqrt.approx.ftz.f64 read only the operand's high word, as the GPU does: 7ff00000_00000001
 // is infinity to them, and 1/inf is 0.
 [[gnu::always_inline]] inline double high_word64(uint64_t v) { return f64(flush64(v) & 0xffffffff00000000ull); }
-WS_LANE_OP rcp_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP rcp_op(const In& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   if (t == Type::F64 && (in.mods & kFtz)) return flush64(bits(1.0 / high_word64(a)));
   return fop_canon(t, a, 0, 0, [](auto x, auto, auto) { return decltype(x)(1) / x; });
 }
-WS_LANE_OP sqrt_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP sqrt_op(const In&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   return fop_canon(t, a, 0, 0, [](auto x, auto, auto) { return std::sqrt(x); });
 }
-WS_LANE_OP rsqrt_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP rsqrt_op(const In& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   if (t == Type::F64 && (in.mods & kFtz)) return flush64(bits(1.0 / std::sqrt(high_word64(a))));
   return fop(t, a, 0, 0, [](auto x, auto, auto) { return decltype(x)(1) / std::sqrt(x); });
 }
-WS_LANE_OP ex2_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP ex2_op(const In&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   return fop(t, a, 0, 0, [](auto x, auto, auto) { return std::exp2(x); });
 }
-WS_LANE_OP lg2_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP lg2_op(const In&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   return fop(t, a, 0, 0, [](auto x, auto, auto) { return std::log2(x); });
 }
-WS_LANE_OP sin_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP sin_op(const In&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   return fop(t, a, 0, 0, [](auto x, auto, auto) { return std::sin(x); });
 }
-WS_LANE_OP cos_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP cos_op(const In&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   return fop(t, a, 0, 0, [](auto x, auto, auto) { return std::cos(x); });
 }
 // tanh.approx.f32: the accurate value (the ISA allows a relative error of 2^-11).
-WS_LANE_OP tanh_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP tanh_op(const In&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   return fop(t, a, 0, 0, [](auto x, auto, auto) { return std::tanh(x); });
 }
 // copysign d, a, b: b's magnitude with a's sign.
-WS_LANE_OP copysign_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP copysign_op(const In&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   return fop(t, a, b, 0, [](auto x, auto y, auto) { return std::copysign(y, x); });
 }
 // testp.op: the class of a's value in its own type (a subnormal f32 is subnormal as f32);
 // the GPU counts ±0 as normal.
-WS_LANE_OP testp_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP testp_op(const In& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   const int c = t == Type::F64 ? std::fpclassify(f64(a)) : std::fpclassify(f32(a));
   switch (TestpKind(in.sub)) {
     case TestpKind::Finite: return c != FP_INFINITE && c != FP_NAN;
@@ -355,23 +393,30 @@ WS_LANE_OP testp_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint
 }
 
 // ---- logic, shifts and bit fields -------------------------------------------------------
-WS_LANE_OP and_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) { return (a & b) & width_mask(t); }
-WS_LANE_OP or_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) { return (a | b) & width_mask(t); }
-WS_LANE_OP xor_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) { return (a ^ b) & width_mask(t); }
-WS_LANE_OP not_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP and_op(const In&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) { return (a & b) & width_mask(t); }
+template <class In>
+WS_LANE_OP or_op(const In&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) { return (a | b) & width_mask(t); }
+template <class In>
+WS_LANE_OP xor_op(const In&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) { return (a ^ b) & width_mask(t); }
+template <class In>
+WS_LANE_OP not_op(const In&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   return t == Type::Pred ? (~a & 1) : (~a & width_mask(t));
 }
 // cnot d, a: 1 where a is 0, else 0.
-WS_LANE_OP cnot_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP cnot_op(const In&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   return (a & width_mask(t)) == 0 ? 1 : 0;
 }
 // Shifts take the amount as an unsigned 32-bit value; past the width, shl gives 0 and shr
 // the sign fill.
-WS_LANE_OP shl_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP shl_op(const In&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   const uint64_t s = b & 0xffffffff;
   return s >= 8 * type_bytes(t) ? 0 : (a << s) & width_mask(t);
 }
-WS_LANE_OP shr_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP shr_op(const In&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
   const uint32_t bw = 8 * type_bytes(t);
   const uint64_t s = std::min<uint64_t>(b & 0xffffffff, bw);
   if (is_signed(t)) return uint64_t(sext(t, a) >> std::min<uint64_t>(s, 63)) & width_mask(t);
@@ -381,7 +426,8 @@ WS_LANE_OP shr_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t, uint64_
 // the signed types. The 32-bit forms read pos and len from their low 8 bits; the 64-bit
 // ones, as the GPU does, from all 32.
 [[gnu::always_inline]] inline uint64_t field_word(Type t, uint64_t v) { return type_bytes(t) == 8 ? (v & 0xffffffff) : (v & 0xff); }
-WS_LANE_OP bfe_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+template <class In>
+WS_LANE_OP bfe_op(const In&, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
   const uint64_t bw = 8 * type_bytes(t);
   const uint64_t pos = field_word(t, b), len = field_word(t, c);
   uint64_t r = 0;
@@ -395,7 +441,8 @@ WS_LANE_OP bfe_op(const Insn&, Type t, uint64_t a, uint64_t b, uint64_t c, uint6
   return r & width_mask(t);
 }
 // bfi d, f, b, pos, len: f's low len bits inserted into b at pos (pos and len read as bfe's).
-WS_LANE_OP bfi_op(const Insn&, Type t, uint64_t f, uint64_t base, uint64_t c, uint64_t e) {
+template <class In>
+WS_LANE_OP bfi_op(const In&, Type t, uint64_t f, uint64_t base, uint64_t c, uint64_t e) {
   const uint64_t pos = field_word(t, c), len = field_word(t, e);
   const uint64_t bw = 8 * type_bytes(t);
   uint64_t r = base;
@@ -405,7 +452,8 @@ WS_LANE_OP bfi_op(const Insn&, Type t, uint64_t f, uint64_t base, uint64_t c, ui
 // bfind d, a: the position of a's most significant non-sign bit (a 1, or for a negative
 // signed value a 0), 0xffffffff when there is none; .shiftamt: instead the left shift that
 // brings that bit to the top.
-WS_LANE_OP bfind_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP bfind_op(const In& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   const uint32_t msb = 8 * type_bytes(t) - 1;
   uint64_t x = a & width_mask(t);
   if (is_signed(t) && sext(t, a) < 0) x = ~x & width_mask(t);
@@ -413,13 +461,16 @@ WS_LANE_OP bfind_op(const Insn& in, Type t, uint64_t a, uint64_t, uint64_t, uint
   const uint32_t pos = uint32_t(63 - std::countl_zero(x));
   return (in.mods & kShiftAmt) ? msb - pos : pos;
 }
-WS_LANE_OP popc_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP popc_op(const In&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   return uint64_t(std::popcount(a & width_mask(t)));
 }
-WS_LANE_OP clz_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP clz_op(const In&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   return uint64_t(std::countl_zero(a & width_mask(t)) - (64 - int(8 * type_bytes(t))));
 }
-WS_LANE_OP brev_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
+template <class In>
+WS_LANE_OP brev_op(const In&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t) {
   const uint32_t bw = 8 * type_bytes(t);
   const uint64_t ua = a & width_mask(t);
   uint64_t r = 0;
@@ -429,7 +480,8 @@ WS_LANE_OP brev_op(const Insn&, Type t, uint64_t a, uint64_t, uint64_t, uint64_t
 
 // shf.l / shf.r d, a, b, c: the 64 bits b:a shifted by c (.wrap: c mod 32; .clamp: at most
 // 32), d their upper (l) or lower (r) 32 bits.
-WS_LANE_OP shf_op(const Insn& in, Type, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+template <class In>
+WS_LANE_OP shf_op(const In& in, Type, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
   const uint32_t n = (in.mods & kShiftClamp) ? std::min<uint32_t>(uint32_t(c), 32) : uint32_t(c) & 31;
   const uint64_t v = (b << 32) | (a & 0xffffffff);
   return in.sub ? uint32_t(v >> n) : uint32_t((v << n) >> 32);
@@ -437,7 +489,8 @@ WS_LANE_OP shf_op(const Insn& in, Type, uint64_t a, uint64_t b, uint64_t c, uint
 // fns d, mask, base, offset: the position of the offset-th set bit of mask from bit base,
 // searching up for a positive offset and down for a negative one; offset 0 asks whether bit
 // base itself is set. 0xffffffff when there is none.
-WS_LANE_OP fns_op(const Insn&, Type, uint64_t mask, uint64_t base, uint64_t offset, uint64_t) {
+template <class In>
+WS_LANE_OP fns_op(const In&, Type, uint64_t mask, uint64_t base, uint64_t offset, uint64_t) {
   const int32_t off = int32_t(uint32_t(offset));
   int64_t pos = int64_t(base & 0xffffffff);
   if (off == 0) return pos < 32 && ((mask >> pos) & 1) ? uint64_t(pos) : 0xffffffffu;
@@ -448,7 +501,8 @@ WS_LANE_OP fns_op(const Insn&, Type, uint64_t mask, uint64_t base, uint64_t offs
 }
 // dp4a.atype.btype d, a, b, c: c plus the four products of a's and b's bytes, each byte
 // signed or not by its operand's type; wrapped to 32 bits.
-WS_LANE_OP dp4a_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+template <class In>
+WS_LANE_OP dp4a_op(const In& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
   uint32_t sum = uint32_t(c);
   for (int i = 0; i < 4; ++i) {
     const int32_t x = is_signed(t) ? int8_t(a >> (8 * i)) : int32_t(uint8_t(a >> (8 * i)));
@@ -459,7 +513,8 @@ WS_LANE_OP dp4a_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, u
 }
 // dp2a.lo/.hi d, a, b, c: c plus a's two 16-bit halves times b's bytes 0 and 1 (.lo) or 2
 // and 3 (.hi).
-WS_LANE_OP dp2a_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+template <class In>
+WS_LANE_OP dp2a_op(const In& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
   const int first = (in.mods & kHi) ? 2 : 0;
   uint32_t sum = uint32_t(c);
   for (int i = 0; i < 2; ++i) {
@@ -473,7 +528,8 @@ WS_LANE_OP dp2a_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, u
 // ---- comparison and selection -----------------------------------------------------------
 // A comparison's outcome r combined (.and/.or/.xor) with the predicate operand c when
 // there is one.
-WS_LANE_OP combine(const Insn& in, bool r, uint64_t c) {
+template <class In>
+WS_LANE_OP combine(const In& in, bool r, uint64_t c) {
   if (in.mods & (kCmpAnd | kCmpOr | kCmpXor)) {
     const bool p = bool(c & 1) != in.o[3].negate;
     r = (in.mods & kCmpAnd) ? (r && p) : (in.mods & kCmpOr) ? (r || p) : (r != p);
@@ -482,24 +538,28 @@ WS_LANE_OP combine(const Insn& in, bool r, uint64_t c) {
 }
 // setp p[|q], a, b[, c]: p the comparison combined with c; q (bit 1 of the result, split off
 // by BlockRun::lanes_exact) its complement combined with c.
-WS_LANE_OP setp_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+template <class In>
+WS_LANE_OP setp_op(const In& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
   const bool r = compare(in.cmp, t, a, b);
   return combine(in, r, c) | (in.dst2 != kSink ? combine(in, !r, c) << 1 : 0);
 }
 // set.cmp.dtype.stype (the decoder puts stype in `type`, dtype in `type2`): true as 1.0f for
 // a float destination, all ones for an integer one.
-WS_LANE_OP set_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+template <class In>
+WS_LANE_OP set_op(const In& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
   const bool r = combine(in, compare(in.cmp, t, a, b), c);
   return in.type2 == Type::F32 ? (r ? bits(1.0f) : 0) : (r ? 0xffffffffull : 0);
 }
 // selp d, a, b, p: a where p holds.
-WS_LANE_OP selp_op(const Insn& in, Type, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+template <class In>
+WS_LANE_OP selp_op(const In& in, Type, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
   return (bool(c & 1) != in.o[3].negate) ? a : b;
 }
 
 // slct.dtype.ctype d, a, b, c: a where c >= 0 (an s32, or an f32 with .ftz flushing a
 // subnormal c; a NaN c selects b), else b. a and b are moved as bits, never flushed.
-WS_LANE_OP slct_op(const Insn& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
+template <class In>
+WS_LANE_OP slct_op(const In& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t) {
   bool take_a;
   if (in.type2 == Type::F32) {
     const uint32_t cb = uint32_t(c);

@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "ptx/compiled.h"
 #include "ptx/machine.h"
 #include "trace/builder.h"
 
@@ -145,6 +146,21 @@ class BlockRun {
 
   // ---- the scheduler and control flow (warp.cpp) ------------------------------------
   uint64_t run_warp(uint32_t w);
+  // ---- the compiling engine (compiled.cpp) -------------------------------------------
+  // The lanes `active` of warp w (of its `ready` ones) at `pc` run in the kernel's compiled
+  // code as far as it goes: false when it ran nothing (the scheduler runs the instruction);
+  // else `pc` and `known` say where the warp stands, as after the interpreter's steps, and
+  // `yield` that an mbarrier wait lets the other warps run.
+  bool run_compiled(uint32_t w, uint32_t& pc, uint32_t active, uint32_t ready, bool& known, uint64_t& lanes, bool& yield);
+  void compiled_setup();
+  static uint64_t compiled_execute(compiled::Ctx& c, uint32_t pc, uint32_t exec);
+  static bool compiled_find(compiled::Ctx& c, uint32_t pc, uint64_t a, uint32_t bytes);
+  static bool compiled_note(compiled::Ctx& c, uint32_t pc, uint32_t exec, const uint64_t* at);
+  compiled::Entry entry_ = nullptr;               // null: the interpreter alone
+  compiled::Ctx cx_;
+  std::vector<compiled::GlobalSlot> slots_;      // per instruction
+  std::vector<uint64_t> symvals_;                // per symbol
+  uint64_t entry_budget_ = 0, entry_clock_ = 0;  // budget and clock when the compiled code was entered
   [[noreturn]] void out_of_budget(uint32_t w, const Insn& at) const;
   void advance(uint32_t w, uint32_t lanes, uint32_t to) {
     for (uint32_t m = lanes; m; m &= m - 1) warps_[w].pc[std::countr_zero(m)] = to;
@@ -179,6 +195,16 @@ class BlockRun {
   // ---- memory (memory.cpp) ----------------------------------------------------------
   uint64_t memory_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
   bool memory_one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
+  // A one-array access (ld or st of shared or global memory whose lanes reach one array):
+  // its lanes' bytes and offsets, the array's trace buffer.
+  struct OneArray {
+    uint32_t offs[32];
+    uint8_t* ptr[32];
+    uint32_t buffer = trace::kNoBuffer;
+    trace::Space space = trace::Space::Global;
+  };
+  bool one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, const uint64_t* at, OneArray& r);
+  void one_array_record(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, OneArray& r);
   void atomics(const Insn& in, uint32_t w, uint32_t exec, const Where* where);
   [[noreturn]] void fault(const Insn& in, uint32_t w, int lane, const std::string& array, int64_t offset, uint64_t size);
   void place(Fault& f, const Insn& in, uint32_t w, int lane) const;  // the fault's thread, block, warp and line

@@ -45,9 +45,9 @@ uint64_t BlockRun::execute(uint32_t pc, const Insn& in, uint32_t w, uint32_t exe
   switch (in.op) {
 #define PTX_OP(E, N, K, F) PTX_EXEC_##K(E, F)
 #define PTX_EXEC_Alu(E, F) \
-  case Opc::E: return lanes<F, false>(in, w, exec);
+  case Opc::E: return lanes<&F<Insn>, false>(in, w, exec);
 #define PTX_EXEC_Move(E, F) \
-  case Opc::E: return lanes<F, true>(in, w, exec);
+  case Opc::E: return lanes<&F<Insn>, true>(in, w, exec);
 #define PTX_EXEC_Memory(E, F) \
   case Opc::E: return F(pc, in, w, exec);
 #define PTX_EXEC_Warp(E, F) \

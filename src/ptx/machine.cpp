@@ -19,7 +19,32 @@
 
 namespace ws::ptx {
 
-Device::Device() = default;
+namespace {
+// Made on first use: a test's static initializer may set it before this file's statics are.
+struct DefaultEngine {
+  std::mutex mu;
+  Engine engine = Engine::Interpreter;
+  EngineOptions options;
+};
+DefaultEngine& default_engine() {
+  static DefaultEngine d;
+  return d;
+}
+}  // namespace
+
+void set_default_engine(Engine e, EngineOptions o) {
+  DefaultEngine& d = default_engine();
+  std::lock_guard<std::mutex> g(d.mu);
+  d.engine = e;
+  d.options = std::move(o);
+}
+
+Device::Device() {
+  DefaultEngine& d = default_engine();
+  std::lock_guard<std::mutex> g(d.mu);
+  engine_ = d.engine;
+  engine_options_ = d.options;
+}
 Device::~Device() = default;
 
 // The short name of a function-scope static (views name arrays by it).
@@ -67,6 +92,9 @@ std::string kernel_name(const std::string& mangled) {
 // them); module-scope shared arrays are each kernel's own, placed per launch.
 void Device::load(Module m) {
   module_ = std::move(m);
+  compiled_.reset();
+  engine_tried_ = false;
+  engine_note_.clear();
   uint64_t const_off = 0;
   global_values_.assign(module_.globals.size(), 0);
   for (const Variable& v : module_.globals) {
@@ -243,6 +271,7 @@ uint64_t Device::launch(const KernelLaunch& a, trace::Builder& b, uint64_t budge
     b.begin_launch(std::move(l));
     return 0;
   }
+  l.engine = engine_name(a.cooperative ? Engine::Interpreter : engine_for(*k));
   b.begin_launch(std::move(l));
   const uint32_t number = uint32_t(b.trace().launches.size());
   const auto t0 = std::chrono::steady_clock::now();
@@ -260,6 +289,16 @@ uint64_t Device::launch(const KernelLaunch& a, trace::Builder& b, uint64_t budge
   b.launch().seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   after_run(*k, a, number);
   return lanes;
+}
+
+Engine Device::engine_for(const Kernel& k) {
+  if (engine_ != Engine::Compiled) return Engine::Interpreter;
+  if (!engine_tried_) {
+    engine_tried_ = true;
+    compiled_ = CompiledModule::build(module_, engine_options_);
+    if (!compiled_->error().empty()) engine_note_ = compiled_->error() + ": its kernels run on the interpreter";
+  }
+  return compiled_ && compiled_->entry(size_t(&k - module_.kernels.data())) ? Engine::Compiled : Engine::Interpreter;
 }
 
 bool Device::repeats(const KernelLaunch& a, uint32_t& as_launch) const {

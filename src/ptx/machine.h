@@ -15,23 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "ptx/engine.h"
 #include "ptx/ptx.h"
+#include "ptx/windows.h"
 #include "trace/builder.h"
 
 namespace ws::ptx {
 
-// Where device addresses live. Global allocations start at kGlobalBase; a generic address
-// in one of the windows goes to shared memory, the thread's local frame or the constant
-// bank, as cvta makes them.
-constexpr uint64_t kGlobalBase = 0x0000'0a00'0000'0000ull;
-constexpr uint64_t kSharedWindow = 0x0000'0b00'0000'0000ull;
-constexpr uint64_t kLocalWindow = 0x0000'0b10'0000'0000ull;
-constexpr uint64_t kConstWindow = 0x0000'0b20'0000'0000ull;
-constexpr uint64_t kParamWindow = 0x0000'0b30'0000'0000ull;
-constexpr uint64_t kWindowBytes = 0x0000'0010'0000'0000ull;
-// In the parameter space: the thread's call area (arguments and return values of calls
-// to device functions) starts here; below it are the kernel's parameters.
-constexpr uint64_t kCallArea = 1ull << 24;
 
 // A fault of the running kernel (an access outside every array, a division the machine
 // refuses, a kernel that runs past its instruction budget): one line, as the GPU's
@@ -108,6 +98,10 @@ struct KernelLaunch {
 // "transposeTiled<1>" (the mangled name when it does not demangle).
 std::string kernel_name(const std::string& mangled);
 
+// The engine a Device starts with (the interpreter until set): a test run sets it to run
+// every test of the emulated device on the compiling engine too.
+void set_default_engine(Engine e, EngineOptions o = {});
+
 class Device {
  public:
   Device();
@@ -144,6 +138,21 @@ class Device {
   // kernel that never ends). Throws Fault: on several workers, the fault of the lowest
   // block, as one worker would have met it first. Returns the lane accesses executed.
   uint64_t launch(const KernelLaunch& a, trace::Builder& b, uint64_t budget = kInstructionBudget);
+
+  // Which engine runs the launches (the interpreter until told otherwise). With Compiled,
+  // the module is compiled at its first launch (or found in the cache): a kernel that
+  // cannot be, or a module the compiler refuses, runs on the interpreter, and engine_note()
+  // says why in one line. Each launch's trace entry names the engine that ran it.
+  void engine(Engine e, EngineOptions o = {}) {
+    engine_ = e;
+    engine_options_ = std::move(o);
+    compiled_.reset();
+    engine_tried_ = false;
+  }
+  Engine engine() const { return engine_; }
+  const std::string& engine_note() const { return engine_note_; }
+  // Seconds spent compiling the module (0: taken from the cache, or not compiled).
+  double engine_compile_seconds() const { return compiled_ ? compiled_->compile_seconds() : 0; }
 
   // Whether recorded launches look for shared-memory races (on by default; their cost is
   // a shadow word per shared word touched). Unrecorded launches never do.
@@ -200,7 +209,15 @@ class Device {
   std::map<std::string, Repeat> repeats_;               // per kernel: its last launch, if repeatable
   uint64_t writes_ = 0;
 
+  // The engine a launch of kernel `k` runs on (compiling the module on first use).
+  Engine engine_for(const Kernel& k);
+
   Module module_;
+  Engine engine_ = Engine::Interpreter;
+  EngineOptions engine_options_;
+  std::shared_ptr<CompiledModule> compiled_;             // the module's native code (Compiled)
+  bool engine_tried_ = false;
+  std::string engine_note_;
   std::map<uint64_t, std::unique_ptr<Alloc>> allocs_;  // by base
   uint64_t next_ = kGlobalBase;
   std::map<std::string, uint64_t> symbols_;             // module variable -> device address

@@ -264,13 +264,6 @@ void BlockRun::record(uint32_t pc, const Insn& in, trace::Op op, uint32_t bytes,
 bool BlockRun::memory_one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec) {
   const bool is_ld = in.op == Opc::Ld;
   const Operand& ao = is_ld ? in.o[1] : in.o[0];
-  const uint32_t eb = type_bytes(in.type);
-  const uint32_t bytes = eb * in.vec;
-  uint32_t offs[32];
-  uint8_t* ptr[32];
-  uint32_t buffer;
-  trace::Space space;
-  const int first = std::countr_zero(exec);
   // The lanes' addresses, the operand read once: written through the pointers below, the
   // register file would otherwise be read again for every lane.
   uint64_t at[32];
@@ -285,38 +278,9 @@ bool BlockRun::memory_one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_
     if (ao.has_symbol && k_.frame_bytes)
       for (uint32_t m = exec; m; m &= m - 1) at[std::countr_zero(m)] += local_shift(ao.symbol, w, std::countr_zero(m));
   }
-  if (in.space == Space::Shared) {
-    // The array this instruction reached last time, else the first lane's.
-    size_t& h = pc_shared_[pc];
-    if (shared_array(at[first], h) == shared_range_.size()) return false;
-    const auto [lo, hi] = shared_range_[h];
-    for (uint32_t m = exec; m; m &= m - 1) {
-      const int l = std::countr_zero(m);
-      const uint64_t a = at[l];
-      if (a < lo || a + bytes > hi) return false;
-      offs[l] = uint32_t(a - lo);
-      ptr[l] = shared_.data() + a;
-    }
-    if (record_) shared_touch(pc, w, exec, at, bytes, is_ld ? RaceEnd::Read : RaceEnd::Write);
-    buffer = record_ ? shared_buffer(h) : trace::kNoBuffer;
-    space = trace::Space::Shared;
-  } else {
-    Device::Alloc*& al = pc_alloc_[pc];
-    const uint64_t a0 = at[first];
-    if (!al || al->freed || a0 < al->base || a0 + bytes > al->base + al->bytes) al = d_.find(a0, bytes);
-    if (!al || al->space != trace::Space::Global) return false;
-    touch(*al, in.op);
-    const uint64_t lo = al->base, hi = al->base + al->bytes;
-    for (uint32_t m = exec; m; m &= m - 1) {
-      const int l = std::countr_zero(m);
-      const uint64_t a = at[l];
-      if (a < lo || a + bytes > hi) return false;
-      offs[l] = uint32_t(a - lo);
-      ptr[l] = al->ptr + (a - lo);
-    }
-    buffer = record_ ? d_.buffer_of(*al, b_) : trace::kNoBuffer;
-    space = trace::Space::Global;
-  }
+  OneArray r;
+  if (!one_array(pc, in, w, exec, at, r)) return false;
+  const uint32_t eb = type_bytes(in.type);
   // Element by element (a vector's registers in turn), each with its own width's copy.
   auto each_elem = [&](auto&& f) {
     switch (eb) {
@@ -326,15 +290,16 @@ bool BlockRun::memory_one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_
       default: f(uint64_t{}); break;
     }
   };
+  uint8_t* const* ptr = r.ptr;
   if (is_ld) {
     const Operand& d = in.o[0];
     const bool sx = is_signed(in.type);
     each_elem([&](auto e) {
       using E = decltype(e);
       for (uint32_t i = 0; i < in.vec; ++i) {
-        const uint32_t r = d.kind == Operand::Vec ? d.vec[i] : d.reg;
-        if (r == kSink) continue;
-        uint64_t* R = &reg(w, r, 0);
+        const uint32_t rg = d.kind == Operand::Vec ? d.vec[i] : d.reg;
+        if (rg == kSink) continue;
+        uint64_t* R = &reg(w, rg, 0);
         auto load = [&](int l) {
           E v;
           std::memcpy(&v, ptr[l] + i * sizeof(E), sizeof(E));
@@ -361,13 +326,62 @@ bool BlockRun::memory_one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_
       }
     });
   }
-  if (!record_) return true;
-  if (exec != ~0u)
-    for (uint32_t m = ~exec; m; m &= m - 1) offs[std::countr_zero(m)] = 0;
-  trace::WarpAccess acc = warp_access(pc, in, w, exec, space, is_ld ? trace::Op::Load : trace::Op::Store, bytes, buffer);
-  acc.offset = offs;
-  b_.add(acc);
+  one_array_record(pc, in, w, exec, r);
   return true;
+}
+
+// Where the lanes of a one-array access go (their bytes, their offsets in the array), and in
+// a recorded launch the shared words' race check; false, with nothing changed but the
+// array noted as touched, when they do not all reach one array of shared or global memory.
+bool BlockRun::one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, const uint64_t* at, OneArray& r) {
+  const bool is_ld = in.op == Opc::Ld;
+  const uint32_t bytes = type_bytes(in.type) * in.vec;
+  const int first = std::countr_zero(exec);
+  if (in.space == Space::Shared) {
+    // The array this instruction reached last time, else the first lane's.
+    size_t& h = pc_shared_[pc];
+    if (shared_array(at[first], h) == shared_range_.size()) return false;
+    const auto [lo, hi] = shared_range_[h];
+    for (uint32_t m = exec; m; m &= m - 1) {
+      const int l = std::countr_zero(m);
+      const uint64_t a = at[l];
+      if (a < lo || a + bytes > hi) return false;
+      r.offs[l] = uint32_t(a - lo);
+      r.ptr[l] = shared_.data() + a;
+    }
+    if (record_) shared_touch(pc, w, exec, at, bytes, is_ld ? RaceEnd::Read : RaceEnd::Write);
+    r.buffer = record_ ? shared_buffer(h) : trace::kNoBuffer;
+    r.space = trace::Space::Shared;
+    return true;
+  }
+  Device::Alloc*& al = pc_alloc_[pc];
+  const uint64_t a0 = at[first];
+  if (!al || al->freed || a0 < al->base || a0 + bytes > al->base + al->bytes) al = d_.find(a0, bytes);
+  if (!al || al->space != trace::Space::Global) return false;
+  touch(*al, in.op);
+  const uint64_t lo = al->base, hi = al->base + al->bytes;
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const int l = std::countr_zero(m);
+    const uint64_t a = at[l];
+    if (a < lo || a + bytes > hi) return false;
+    r.offs[l] = uint32_t(a - lo);
+    r.ptr[l] = al->ptr + (a - lo);
+  }
+  r.buffer = record_ ? d_.buffer_of(*al, b_) : trace::kNoBuffer;
+  r.space = trace::Space::Global;
+  return true;
+}
+
+// A one-array access's record (a recorded launch's).
+void BlockRun::one_array_record(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, OneArray& r) {
+  if (!record_) return;
+  if (exec != ~0u)
+    for (uint32_t m = ~exec; m; m &= m - 1) r.offs[std::countr_zero(m)] = 0;
+  const uint32_t bytes = type_bytes(in.type) * in.vec;
+  trace::WarpAccess acc =
+      warp_access(pc, in, w, exec, r.space, in.op == Opc::Ld ? trace::Op::Load : trace::Op::Store, bytes, r.buffer);
+  acc.offset = r.offs;
+  b_.add(acc);
 }
 
 

@@ -28,6 +28,7 @@ BlockRun::BlockRun(Device& d, const Kernel& k, const KernelLaunch& a, trace::Bui
   for (const Variable& v : k.shared)
     shared_range_.push_back(v.external ? std::pair<uint64_t, uint64_t>{dyn_base(), shared_.size()}
                                        : std::pair<uint64_t, uint64_t>{v.offset, v.offset + v.bytes});
+  compiled_setup();
 }
 
 // Runs the block's warps in turn, each until it exits or waits at a barrier; when every
@@ -205,6 +206,17 @@ uint64_t BlockRun::run_warp(uint32_t w) {
       }
     }
     known = false;
+    if (entry_ && pc < code.size()) {  // the compiling engine: as far as its code goes
+      bool yield = false;
+      if (run_compiled(w, pc, active, ready, known, lanes_done, yield)) {
+        if (yield) {  // as after the interpreter's failed mbarrier wait below
+          wait_yield_ = false;
+          yielded_ = true;
+          return lanes_done;
+        }
+        continue;
+      }
+    }
     if (pc >= code.size()) {  // ran off the end: as ret
       wp.live &= ~active;
       continue;

@@ -214,8 +214,14 @@ void header_text(std::ostream& out, const Session& s) {
   out << "\n";
   const trace::Provenance& p = t.provenance;
   if (s.launches() > 1) out << "launch    " << s.launch() + 1 << " of " << s.launches() << "\n";
-  if (s.origin() == "program")
+  if (s.origin() == "program") {
     out << "program   " << s.file() << ", run on the " << p.device << "\n";
+    if (!l.engine.empty() && l.seconds > 0) {
+      char secs[96];
+      std::snprintf(secs, sizeof secs, "%.3f s, %.3g lane accesses/s", l.seconds, double(l.lane_accesses) / l.seconds);
+      out << "emulated  on the " << l.engine << " engine: " << l.lane_accesses << " lane accesses in " << secs << "\n";
+    }
+  }
   else if (!from_file(s))
     out << "backend   " << p.backend << " (" << p.device << ")\n";
   else
@@ -248,6 +254,11 @@ nlohmann::ordered_json launch_json(const Session& s, int64_t step) {
   j.erase("dram_model");
   if (s.counted()) j["blocks_recorded"] = l.grid.count();
   j["records"] = t.records.size();
+  if (!l.engine.empty()) {  // the emulated device's own measure of the launch
+    j["engine"] = l.engine;
+    j["emulated_seconds"] = l.seconds;
+    j["lane_accesses"] = l.lane_accesses;
+  }
   j["source_lines"] = json::parse(source_lines_json(s));
   if (step >= 0) j["request"] = json::parse(request_json(s, uint64_t(step)));
   return j;
@@ -332,6 +343,10 @@ nlohmann::ordered_json unrecorded_json(const std::vector<std::shared_ptr<const S
   j["as_launch"] = r.as ? nlohmann::ordered_json(r.as) : nlohmann::ordered_json(nullptr);
   j["lane_accesses"] = r.lane_accesses;
   j["seconds"] = r.seconds;
+  if (!l.engine.empty()) {
+    j["engine"] = l.engine;
+    j["emulated_seconds"] = r.seconds;
+  }
   j["not_run_again"] = r.repeated;
   return j;
 }

@@ -180,6 +180,8 @@ struct Launch {
   // lane accesses executed and seconds of emulation; 0 when not measured.
   uint64_t lane_accesses = 0;
   double seconds = 0;
+  // The emulated device's engine that ran it ("compiled", "interpreter"); "" elsewhere.
+  std::string engine;
   // False for a launch run on the fast path (a kernel's launches after its first few): its
   // grid, block and figures are kept, no blocks and no records.
   bool recorded = true;

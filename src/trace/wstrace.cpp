@@ -89,6 +89,7 @@ std::string metadata(const Trace& t) {
     j["dropped_records"] = l.dropped_records;
     if (l.lane_accesses) j["lane_accesses"] = l.lane_accesses;
     if (l.seconds > 0) j["seconds"] = l.seconds;
+    if (!l.engine.empty()) j["engine"] = l.engine;
     if (!l.recorded) j["recorded"] = false;  // absent in older files: every launch was recorded
     if (l.same_as) j["same_as"] = l.same_as;
     if (!l.unrecorded_spaces.empty()) {  // absent in older files: every space was recorded
@@ -349,6 +350,10 @@ Launch read_launch(const json& m) {
   if (auto it = m.find("seconds"); it != m.end()) {
     if (!it->is_number() || !(it->get<double>() >= 0)) corrupted("metadata 'seconds' is not a duration");
     l.seconds = it->get<double>();
+  }
+  if (auto it = m.find("engine"); it != m.end()) {
+    if (!it->is_string()) corrupted("metadata 'engine' is not text");
+    l.engine = it->get<std::string>();
   }
   if (auto it = m.find("recorded"); it != m.end()) {
     if (!it->is_boolean()) corrupted("metadata 'recorded' is not true or false");

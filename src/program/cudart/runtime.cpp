@@ -111,6 +111,14 @@ bool ensure_loaded() {
   }
   s.builder = std::make_unique<trace::Builder>(s.trace, env::get_int(env::Var::max_records));
   s.dev.record_local(!env::get_flag(env::Var::hide_local));
+  ptx::Engine engine = ptx::Engine::Compiled;
+  if (!ptx::parse_engine(env::get_string(env::Var::engine), engine)) {
+    s.load_error = std::string(env::name(env::Var::engine)) + " is '" + env::get_string(env::Var::engine) +
+                   "': the engines are compiled and interpreter";
+    say(s.load_error);
+    return false;
+  }
+  s.dev.engine(engine, {env::get_string(env::Var::engine_cache), env::get_string(env::Var::engine_cxx)});
   s.out = env::get_string(env::Var::trace);
   return true;
 }
@@ -308,6 +316,11 @@ cudaError_t ws::program::launch_kernel(const void* func, dim3 gridDim, dim3 bloc
   try {
     s.lane_accesses += s.dev.launch(la, *s.builder);
     take_races(s, la);
+    static bool engine_said = false;  // a module the compiler refused: said once
+    if (!engine_said && !s.dev.engine_note().empty()) {
+      engine_said = true;
+      say(s.dev.engine_note());
+    }
   } catch (const ptx::Refused& r) {  // nothing ran: this launch fails, the others still run
     static std::set<std::string> told;  // a loop of launches says it once
     if (told.insert(r.what()).second) say(r.what());

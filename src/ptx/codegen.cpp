@@ -1,0 +1,229 @@
+// src/ptx/codegen.cpp — a module's kernels as C++ for the compiling engine (engine.h). Each
+// instruction becomes a labelled block of the kernel's function:
+//   Alu and Move rows   the row's semantic function (arith.h, named by opcodes.def) over the
+//                       lanes that execute it, registers read and written in place;
+//   ld / st             of shared and global memory: the lanes' addresses checked against
+//                       the shared window or the allocation the instruction reached last,
+//                       in a recorded block the interpreter's bookkeeping called (its race
+//                       check and record), the bytes moved; a kernel parameter's load as a
+//                       value; anything else (an address outside, lanes in several arrays,
+//                       another space) handed to the interpreter's execute;
+//   bra                 a jump when every lane goes the same way, else back to the scheduler;
+//   every other row     Control rows (barriers, calls, returns, exits) back to the
+//                       scheduler before they run; the rest through execute.
+// So the generated code never holds a second copy of an instruction's meaning: it calls
+// the function the interpreter calls, or the interpreter itself.
+#include <sstream>
+
+#include "ptx/engine.h"
+
+namespace ws::ptx {
+
+namespace {
+
+// Each row's semantic function, by opcode (opcodes.def).
+constexpr const char* kFunction[] = {
+#define PTX_OP(E, N, K, F) #F,
+#include "ptx/opcodes.def"
+};
+
+std::string num(uint64_t v) { return std::to_string(v); }
+
+// The interpreter's exact_path: forms the generated loop leaves to execute.
+bool exact_form(const Insn& in) {
+  return (in.mods & (kFtz | kSat)) || in.dst2 != kSink || in.rnd == Rnd::Rz || in.rnd == Rnd::Rm || in.rnd == Rnd::Rp;
+}
+
+// A symbol's value as the generated code reads it, "" where it moves with the thread (a
+// local symbol of a recursive kernel).
+std::string symbol(const Kernel& k, uint32_t sym) {
+  if (k.frame_bytes && k.symbols[sym].kind == Kernel::Sym::Local) return "";
+  return "S[" + num(sym) + "]";
+}
+
+// Lane l's value of a source operand, "" for an operand the generated code does not read
+// itself (a special register, a vector, an address).
+std::string source(const Kernel& k, const Operand& o) {
+  switch (o.kind) {
+    case Operand::Reg: return "R[" + num(uint64_t(o.reg) * 32) + " + l]";
+    case Operand::Imm: return "uint64_t(" + num(uint64_t(o.imm)) + "ull)";
+    case Operand::None: return "uint64_t(0)";
+    case Operand::Symbol: return symbol(k, o.symbol);
+    default: return "";
+  }
+}
+
+const char* element(uint32_t bytes) {
+  return bytes == 1 ? "uint8_t" : bytes == 2 ? "uint16_t" : bytes == 4 ? "uint32_t" : "uint64_t";
+}
+
+class Writer {
+ public:
+  Writer(const Kernel& k, std::ostringstream& o) : k_(k), o_(o) {}
+
+  void instruction(uint32_t pc) {
+    const Insn& in = k_.code[pc];
+    o_ << "L" << pc << ": if (" << pc << "u == stop || n == budget) [[unlikely]] { c.pc = " << pc << "; goto out; }\n";
+    switch (kind_of(in.op)) {
+      case Kind::Control: control(pc, in); return;
+      case Kind::Nothing: o_ << "  ++n;\n"; return;
+      case Kind::Alu:
+      case Kind::Move:
+        if (lanes(pc, in)) return;
+        break;
+      case Kind::Memory:
+        if (memory(pc, in)) return;
+        break;
+      case Kind::Warp: break;
+    }
+    o_ << "  { ++n; const uint32_t ex = " << guard(in) << "; if (ex) " << handed(pc) << " }\n";
+  }
+
+ private:
+  std::string guard(const Insn& in) const {
+    if (in.guard == kSink) return "active";
+    return "guard(R + " + num(uint64_t(in.guard) * 32) + ", " + (in.guard_neg ? "true" : "false") + ", active)";
+  }
+  // Instruction pc run by the interpreter for the lanes of `ex` (n counts it already).
+  static std::string handed(uint32_t pc) {
+    return "{ c.n = n; acc += c.execute(c, " + num(pc) + ", ex); if (c.yield) { c.pc = " + num(pc + 1) + "; goto out; } }";
+  }
+
+  void control(uint32_t pc, const Insn& in) {
+    const uint64_t to = uint64_t(in.o[0].imm);
+    if (in.op == Opc::Bra && in.o[0].kind == Operand::Label && to <= k_.code.size()) {
+      o_ << "  { const uint32_t ex = " << guard(in) << ";\n"
+         << "    if (ex == active) { ++n; if (" << to << "u >= stop) { c.pc = " << to << "; goto out; } goto L" << to << "; }\n"
+         << "    if (ex) { c.pc = " << pc << "; goto out; }\n"
+         << "    ++n; }\n";
+      return;
+    }
+    o_ << "  c.pc = " << pc << "; goto out;\n";  // the scheduler runs it
+  }
+
+  // An Alu or Move row over the lanes; false when its form is left to execute.
+  bool lanes(uint32_t pc, const Insn& in) {
+    if (in.o[0].kind != Operand::Reg || exact_form(in)) return false;
+    std::string src[4];
+    for (int i = 0; i < 4; ++i) {
+      src[i] = source(k_, in.o[size_t(i) + 1]);
+      if (src[i].empty()) return false;
+    }
+    o_ << "  { ++n; const uint32_t ex = " << guard(in) << "; if (ex) { static constexpr Fixed in{Opc(" << int(in.op)
+       << "), Type(" << int(in.type2) << "), Space(" << int(in.space) << "), " << in.mods << ", Rnd(" << int(in.rnd)
+       << "), Cmp(" << int(in.cmp) << "), " << int(in.sub) << ", " << in.dst2 << "u, {";
+    for (int i = 0; i < 5; ++i) o_ << (i ? ", " : "") << "{" << (in.o[size_t(i)].negate ? "true" : "false") << "}";
+    o_ << "}};\n"
+       << "    WS_LANES(ex, R + " << uint64_t(in.o[0].reg) * 32 << ", " << kFunction[size_t(in.op)]
+       << "(in, TC<" << int(in.type) << ">{}, " << src[0] << ", " << src[1] << ", " << src[2] << ", " << src[3]
+       << ")); } }\n";
+    return true;
+  }
+
+  // ld / st of shared or global memory (and a kernel parameter's load); false when the
+  // instruction is left to execute whole.
+  bool memory(uint32_t pc, const Insn& in) {
+    const bool ld = in.op == Opc::Ld, st = in.op == Opc::St;
+    if (!ld && !st) return false;
+    const uint32_t eb = type_bytes(in.type);
+    if (eb == 0 || eb > 8 || (in.vec != 1 && in.vec != 2 && in.vec != 4)) return false;
+    const Operand& ao = ld ? in.o[1] : in.o[0];
+    if (ao.kind != Operand::Addr) return false;
+    std::string base = num(uint64_t(ao.imm)) + "ull";
+    if (ao.has_symbol) {
+      const std::string s = symbol(k_, ao.symbol);
+      if (s.empty()) return false;
+      base += " + " + s;
+    }
+    if (ld && in.space == Space::Param) return parameter(pc, in, ao, base, eb);
+    if (in.space != Space::Shared && in.space != Space::Global) return false;
+    // What moves, element by element, for lane l at byte pointer p.
+    std::ostringstream move;
+    const std::string E = element(eb);
+    for (uint32_t i = 0; i < in.vec; ++i) {
+      if (ld) {
+        const Operand& d = in.o[0];
+        const uint32_t r = d.kind == Operand::Vec ? d.vec[i] : d.kind == Operand::Reg && in.vec == 1 ? d.reg : kSink - 1;
+        if (r == kSink - 1) return false;
+        if (r == kSink) continue;
+        std::string v = "load<" + E + ">(P + (at[l] - B) + " + num(i * eb) + ")";
+        if (is_signed(in.type)) v = "uint64_t(sext(Type(" + num(uint32_t(in.type)) + "), " + v + "))";
+        move << "      WS_EACH(ex, R[" << uint64_t(r) * 32 << " + l] = " << v << ");\n";
+      } else {
+        const Operand& s = in.o[1];
+        std::string v;
+        if (s.kind == Operand::Vec) v = s.vec[i] == kSink ? "uint64_t(0)" : "R[" + num(uint64_t(s.vec[i]) * 32) + " + l]";
+        else if (in.vec == 1 && (s.kind == Operand::Reg || s.kind == Operand::Imm)) v = source(k_, s);
+        if (v.empty()) return false;
+        move << "      WS_EACH(ex, store<" << E << ">(P + (at[l] - B) + " << i * eb << ", " << v << "));\n";
+      }
+    }
+    const uint32_t bytes = eb * in.vec;
+    o_ << "  { ++n; const uint32_t ex = " << guard(in) << "; if (ex) {\n"
+       << "    uint64_t at[32];\n";
+    if (ao.has_reg) o_ << "    for (int l = 0; l < 32; ++l) at[l] = " << base << " + R[" << uint64_t(ao.reg) * 32 << " + l];\n";
+    else o_ << "    for (int l = 0; l < 32; ++l) at[l] = " << base << ";\n";
+    // In a recorded block the interpreter's bookkeeping (note) comes first; an access it does
+    // not take, or one outside, goes to execute whole.
+    const std::string noted = "(c.record && !c.note(c, " + num(pc) + ", ex, at))";
+    if (in.space == Space::Shared) {
+      o_ << "    if (!inside(at, ex, " << bytes << ", 0, c.shared_bytes) || " << noted << ") " << handed(pc) << " else {\n"
+         << "      uint8_t* const P = c.shared; const uint64_t B = 0;\n";
+    } else {
+      o_ << "    GlobalSlot& g = c.globals[" << pc << "]; const uint64_t a0 = at[std::countr_zero(ex)];\n"
+         << "    if ((!within(a0, " << bytes << ", g.base, g.end) && !c.find(c, " << pc << ", a0, " << bytes
+         << ")) || !inside(at, ex, " << bytes << ", g.base, g.end) || " << noted << ") " << handed(pc) << " else {\n"
+         << "      uint8_t* const P = g.ptr; const uint64_t B = g.base;\n";
+    }
+    o_ << move.str() << "      acc += uint64_t(std::popcount(ex)); } } }\n";
+    return true;
+  }
+
+  // ld.param of one register at a fixed offset: one value for every lane, as the
+  // interpreter reads it (not memory traffic).
+  bool parameter(uint32_t pc, const Insn& in, const Operand& ao, const std::string& base, uint32_t eb) {
+    if (ao.has_reg || in.o[0].kind != Operand::Reg || in.vec != 1) return false;
+    std::string v = "v";
+    if (is_signed(in.type)) v = "uint64_t(sext(Type(" + num(uint32_t(in.type)) + "), v))";
+    o_ << "  { ++n; const uint32_t ex = " << guard(in) << "; if (ex) {\n"
+       << "    const uint64_t at = " << base << ";\n"
+       << "    if (at + " << eb << " <= c.param_bytes) { uint64_t v = 0; std::memcpy(&v, c.params + at, " << eb
+       << "); const uint64_t x = " << v << "; WS_EACH(ex, R[" << uint64_t(in.o[0].reg) * 32
+       << " + l] = x); }\n"
+       << "    else " << handed(pc) << " } }\n";
+    return true;
+  }
+
+  const Kernel& k_;
+  std::ostringstream& o_;
+};
+
+}  // namespace
+
+std::string generate(const Module& m) {
+  std::ostringstream o;
+  o << "// " << m.name << " for warpscope's compiling engine (generated: src/ptx/codegen.cpp)\n"
+    << "#include \"ws_prelude.h\"\n"
+    << "using namespace ws::ptx;\nusing namespace ws::ptx::compiled;\n"
+    << "template <int I> using TC = std::integral_constant<Type, Type(I)>;\n"
+    << "extern \"C\" [[gnu::visibility(\"default\")]] uint32_t ws_engine_abi() { return kAbi; }\n";
+  for (size_t i = 0; i < m.kernels.size(); ++i) {
+    const Kernel& k = m.kernels[i];
+    if (!k.refused.empty()) continue;
+    o << "\n// " << k.name << "\n"
+      << "extern \"C\" [[gnu::visibility(\"default\")]] void ws_kernel_" << i << "(Ctx& c) {\n"
+      << "  uint64_t* const R = c.regs;\n  const uint64_t* const S = c.symbols;\n  const Insn* const K = c.code;\n"
+      << "  const uint32_t active = c.active, stop = c.stop;\n  const uint64_t budget = c.budget;\n"
+      << "  uint64_t n = 0, acc = 0;\n  (void)S; (void)K; (void)R;\n"
+      << "  static void* const kAt[] = {";
+    for (size_t pc = 0; pc <= k.code.size(); ++pc) o << (pc ? ", " : "") << "&&L" << pc;
+    o << "};\n  goto *kAt[c.pc];\n";
+    Writer w(k, o);
+    for (uint32_t pc = 0; pc < k.code.size(); ++pc) w.instruction(pc);
+    o << "L" << k.code.size() << ": c.pc = " << k.code.size() << ";\n"
+      << "out:\n  c.n = n;\n  c.lanes = acc;\n}\n";
+  }
+  return o.str();
+}
+
+}  // namespace ws::ptx

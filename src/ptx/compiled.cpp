@@ -1,0 +1,94 @@
+// src/ptx/compiled.cpp — a block's warps in the kernel's compiled code (engine.h): the
+// scheduler enters it wherever lanes stand together, and it runs them as the interpreter
+// would, instruction for instruction (the budget and the clock move on by each), handing
+// back through these callbacks what only the interpreter does.
+#include "ptx/block_run.h"
+#include "ptx/engine.h"
+
+namespace ws::ptx {
+
+// The kernel's entry, and what the compiled code reads of the launch: symbols' values (the
+// interpreter's symval, fixed for a launch), the parameters, the shared window.
+void BlockRun::compiled_setup() {
+  if (!d_.compiled_ || a_.cooperative) return;  // a cooperative launch's loops give other blocks their turn: interpreted
+  const size_t index = size_t(&k_ - d_.module_.kernels.data());
+  if (index >= d_.module_.kernels.size()) return;
+  entry_ = d_.compiled_->entry(index);
+  if (!entry_) return;
+  symvals_.resize(k_.symbols.size());
+  for (size_t i = 0; i < symvals_.size(); ++i) symvals_[i] = symval(uint32_t(i));
+  slots_.assign(k_.code.size(), compiled::GlobalSlot{});
+  cx_.code = k_.code.data();
+  cx_.shared = shared_.data();
+  cx_.shared_bytes = shared_.size();
+  cx_.params = a_.params.data();
+  cx_.param_bytes = a_.params.size();
+  cx_.symbols = symvals_.data();
+  cx_.globals = slots_.data();
+  cx_.machine = this;
+  cx_.execute = &BlockRun::compiled_execute;
+  cx_.find = &BlockRun::compiled_find;
+  cx_.note = &BlockRun::compiled_note;
+}
+
+bool BlockRun::run_compiled(uint32_t w, uint32_t& pc, uint32_t active, uint32_t ready, bool& known, uint64_t& lanes,
+                            bool& yield) {
+  // The warp's other ready lanes wait further on: the compiled code stops where the first
+  // of them stands, so that they reconverge there as in the interpreter.
+  uint32_t stop = ~0u;
+  for (uint32_t m = ready & ~active; m; m &= m - 1) stop = std::min(stop, warps_[w].pc[std::countr_zero(m)]);
+  entry_budget_ = budget_;
+  entry_clock_ = clock_;
+  cx_.regs = &reg(w, 0, 0);
+  cx_.warp = w;
+  cx_.pc = pc;
+  cx_.active = active;
+  cx_.stop = stop;
+  cx_.budget = budget_;
+  cx_.record = record_;
+  cx_.n = cx_.lanes = 0;
+  cx_.yield = false;
+  entry_(cx_);
+  if (!cx_.n) return false;
+  budget_ = entry_budget_ - cx_.n;
+  clock_ = entry_clock_ + cx_.n;
+  lanes += cx_.lanes;
+  yield = cx_.yield;
+  if (active == ready && !yield) {
+    known = true;
+    pc = cx_.pc;
+  } else {
+    advance(w, active, cx_.pc);
+    known = false;
+  }
+  return true;
+}
+
+uint64_t BlockRun::compiled_execute(compiled::Ctx& c, uint32_t pc, uint32_t exec) {
+  BlockRun& r = *static_cast<BlockRun*>(c.machine);
+  r.budget_ = r.entry_budget_ - c.n;
+  r.clock_ = r.entry_clock_ + c.n;
+  const uint64_t lanes = r.execute(pc, r.k_.code[pc], c.warp, exec);
+  c.yield = r.wait_yield_;
+  return lanes;
+}
+
+bool BlockRun::compiled_find(compiled::Ctx& c, uint32_t pc, uint64_t a, uint32_t bytes) {
+  BlockRun& r = *static_cast<BlockRun*>(c.machine);
+  Device::Alloc* al = r.d_.find(a, bytes);
+  if (!al || al->space != trace::Space::Global) return false;
+  touch(*al, r.k_.code[pc].op);
+  c.globals[pc] = {al->base, al->base + al->bytes, al->ptr};
+  return true;
+}
+
+bool BlockRun::compiled_note(compiled::Ctx& c, uint32_t pc, uint32_t exec, const uint64_t* at) {
+  BlockRun& r = *static_cast<BlockRun*>(c.machine);
+  const Insn& in = r.k_.code[pc];
+  OneArray one;
+  if (!r.one_array(pc, in, c.warp, exec, at, one)) return false;
+  r.one_array_record(pc, in, c.warp, exec, one);
+  return true;
+}
+
+}  // namespace ws::ptx

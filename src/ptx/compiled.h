@@ -1,0 +1,147 @@
+// src/ptx/compiled.h — what the compiling engine's native code and the machine share: the
+// context a compiled kernel runs one warp in (Ctx), and the few helpers the generated C++
+// is written with. The generated code is the kernel's instructions, each one the semantic
+// function of its opcodes.def row (arith.h) over the warp's lanes, with the warp's control
+// flow as jumps; whatever it does not run itself it hands back through Ctx::execute (the
+// interpreter's own execute) or leaves to the scheduler by returning (barriers, calls,
+// divergent branches, exits). Included by block_run.h and by every generated module, so it
+// depends on ptx.h alone. Private to src/ptx.
+#pragma once
+#include <bit>
+#include <cstdint>
+#include <cstring>
+
+#include "ptx/ptx.h"
+
+namespace ws::ptx::compiled {
+
+// The generated code's contract version: a module compiled for another is never loaded.
+inline constexpr uint32_t kAbi = 1;
+
+// The allocation instruction `pc` reached last ([base, end) and its bytes), kept per
+// instruction and launch: global loads and stores check their lanes against it.
+struct GlobalSlot {
+  uint64_t base = 0, end = 0;
+  uint8_t* ptr = nullptr;
+};
+
+// One entry into a kernel's compiled code: the warp's lanes `active` stand at `pc`; the
+// code runs them until it meets what it leaves to the scheduler, reaches `stop` (where the
+// warp's other lanes wait, to reconverge) or has run `budget` instructions, and says where
+// it stopped.
+struct Ctx {
+  // ---- in: the warp
+  uint64_t* regs = nullptr;        // register r of lane l at regs[r * 32 + l]
+  const Insn* code = nullptr;      // the kernel's instructions (what the semantic functions read)
+  uint32_t warp = 0;
+  uint32_t pc = 0, active = 0;     // in: where the lanes stand; out: where they stand now
+  uint32_t stop = ~0u;             // a pc the code must not run (the other lanes' lowest)
+  uint64_t budget = 0;             // instructions it may run
+  // ---- in: the block and launch
+  uint8_t* shared = nullptr;       // the block's shared window
+  uint64_t shared_bytes = 0;
+  const uint8_t* params = nullptr; // the kernel's parameter bytes
+  uint64_t param_bytes = 0;
+  const uint64_t* symbols = nullptr;  // per Kernel::symbols entry: its value (as the interpreter's symval)
+  GlobalSlot* globals = nullptr;   // per instruction
+  bool record = false;             // a recorded block: every memory access goes through note or execute
+  // ---- the machine
+  void* machine = nullptr;
+  // Runs instruction `pc` (not control flow) for the lanes of `exec` as the interpreter
+  // does, after `n` instructions of this entry; returns the lane accesses it made and sets
+  // `yield` when the warp must let the others run (an mbarrier wait not complete).
+  uint64_t (*execute)(Ctx& c, uint32_t pc, uint32_t exec) = nullptr;
+  // Fills globals[pc] with the global allocation that holds [addr, addr + bytes) (noted as
+  // read or written by the launch); false when none does.
+  bool (*find)(Ctx& c, uint32_t pc, uint64_t addr, uint32_t bytes) = nullptr;
+  // In a recorded block, before the generated code moves the bytes of instruction pc (a
+  // load or store whose lanes' addresses `at` it checked): the interpreter's bookkeeping of
+  // the access (its race check and record); false, with nothing recorded, when it is not
+  // an access of one array (then execute runs it whole).
+  bool (*note)(Ctx& c, uint32_t pc, uint32_t exec, const uint64_t* at) = nullptr;
+  // ---- out
+  uint64_t n = 0;                  // instructions run (budget and clock move on by as many)
+  uint64_t lanes = 0;              // lane accesses made
+  bool yield = false;
+};
+using Entry = void (*)(Ctx&);
+
+// An instruction's form as constants: the fields of Insn that the semantic functions
+// (arith.h) read, so that the generated code's calls decide the form's branches when they
+// are compiled.
+struct FixedOperand {
+  bool negate = false;
+};
+struct Fixed {
+  Opc op = Opc::Nop;
+  Type type2 = Type::None;
+  Space space = Space::Generic;
+  uint16_t mods = 0;
+  Rnd rnd = Rnd::None;
+  Cmp cmp = Cmp::Eq;
+  uint8_t sub = 0;
+  uint32_t dst2 = kSink;
+  FixedOperand o[5] = {};
+};
+
+// ---- helpers of the generated code ---------------------------------------------------------
+
+// The statement after EX for each lane `l` of the mask EX: a whole warp's plain count lets
+// the compiler vectorize. (A macro, not a lambda: in a kernel's one large function the
+// compiler stops inlining lambdas long before it runs out of instructions.)
+#define WS_EACH(EX, ...)                                                                                     \
+  do {                                                                                                       \
+    const uint32_t ws_ex_ = (EX);                                                                            \
+    if (ws_ex_ == ~0u) {                                                                                     \
+      for (int l = 0; l < 32; ++l) { __VA_ARGS__; }                                                          \
+    } else {                                                                                                 \
+      for (uint32_t ws_m_ = ws_ex_; ws_m_; ws_m_ &= ws_m_ - 1) {                                             \
+        const int l = std::countr_zero(ws_m_);                                                               \
+        __VA_ARGS__;                                                                                         \
+      }                                                                                                      \
+    }                                                                                                        \
+  } while (0)
+
+// D[l] = the expression, for each lane `l` of the mask EX: computed for every lane and kept
+// for those of EX, so that one loop of 32 serves any mask (the semantic functions are pure
+// and never trap, whatever an idle lane's registers hold).
+#define WS_LANES(EX, D, ...)                                                                                 \
+  do {                                                                                                       \
+    const uint32_t ws_ex_ = (EX);                                                                            \
+    for (int l = 0; l < 32; ++l) {                                                                           \
+      const uint64_t ws_v_ = (__VA_ARGS__);                                                                  \
+      if ((ws_ex_ >> l) & 1u) (D)[l] = ws_v_;                                                                \
+    }                                                                                                        \
+  } while (0)
+
+// The lanes of `active` whose predicate (a register's 32 lanes) holds, or fails with `neg`.
+[[gnu::always_inline]] inline uint32_t guard(const uint64_t* p, bool neg, uint32_t active) {
+  uint32_t m = 0;
+  for (int l = 0; l < 32; ++l) m |= uint32_t(p[l] & 1) << l;
+  return (neg ? ~m : m) & active;
+}
+
+// Whether `bytes` at `a` lie inside [lo, hi); and the same for every lane of `exec`.
+[[gnu::always_inline]] inline bool within(uint64_t a, uint32_t bytes, uint64_t lo, uint64_t hi) {
+  return hi >= bytes && a >= lo && a <= hi - bytes;
+}
+[[gnu::always_inline]] inline bool inside(const uint64_t* at, uint32_t exec, uint32_t bytes, uint64_t lo, uint64_t hi) {
+  bool ok = hi >= bytes;
+  WS_EACH(exec, ok &= at[l] >= lo && at[l] <= hi - bytes);
+  return ok;
+}
+
+// A little-endian element of width sizeof(E) at p, zero-extended; and stored.
+template <class E>
+[[gnu::always_inline]] inline uint64_t load(const uint8_t* p) {
+  E v;
+  std::memcpy(&v, p, sizeof(E));
+  return uint64_t(v);
+}
+template <class E>
+[[gnu::always_inline]] inline void store(uint8_t* p, uint64_t v) {
+  const E e = E(v);
+  std::memcpy(p, &e, sizeof(E));
+}
+
+}  // namespace ws::ptx::compiled
