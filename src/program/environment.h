@@ -32,6 +32,8 @@
   X(engine_cache, "WARPSCOPE_ENGINE_CACHE", Runtime, Folder, "",                                                  \
     "where compiled modules are kept (unset: $XDG_CACHE_HOME/warpscope/engine, else ~/.cache/warpscope/engine)")  \
   X(engine_cxx, "WARPSCOPE_ENGINE_CXX", Runtime, Folder, "c++", "the C++ compiler the compiling engine runs")     \
+  X(engine_after, "WARPSCOPE_ENGINE_AFTER", Runtime, Developer, "0.3",                                            \
+    "seconds a module runs interpreted before it is compiled in the background (0: at its first launch, waited for)") \
   X(hide_local, "WARPSCOPE_HIDE_LOCAL", Runtime, Setting, "0",                                                   \
     "1: local-memory accesses go unrecorded (-G's stack traffic)")                                              \
   X(gpu_trace, "WARPSCOPE_GPU_TRACE", Tracer, Setting, "",                                                       \

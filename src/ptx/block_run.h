@@ -203,7 +203,8 @@ class BlockRun {
     uint32_t buffer = trace::kNoBuffer;
     trace::Space space = trace::Space::Global;
   };
-  bool one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, const uint64_t* at, OneArray& r);
+  // `fill`: r's offsets and pointers wanted (else only whether the lanes stay in one array).
+  bool one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, const uint64_t* at, OneArray& r, bool fill = true);
   void one_array_record(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, OneArray& r);
   void atomics(const Insn& in, uint32_t w, uint32_t exec, const Where* where);
   [[noreturn]] void fault(const Insn& in, uint32_t w, int lane, const std::string& array, int64_t offset, uint64_t size);

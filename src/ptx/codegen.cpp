@@ -13,6 +13,7 @@
 //                       scheduler before they run; the rest through execute.
 // So the generated code never holds a second copy of an instruction's meaning: it calls
 // the function the interpreter calls, or the interpreter itself.
+#include <map>
 #include <sstream>
 
 #include "ptx/engine.h"
@@ -28,6 +29,9 @@ constexpr const char* kFunction[] = {
 };
 
 std::string num(uint64_t v) { return std::to_string(v); }
+
+// The most instructions a module may have for its helpers to be inlined at each one.
+constexpr size_t kInlineInstructions = 600;
 
 // The interpreter's exact_path: forms the generated loop leaves to execute.
 bool exact_form(const Insn& in) {
@@ -57,13 +61,17 @@ const char* element(uint32_t bytes) {
   return bytes == 1 ? "uint8_t" : bytes == 2 ? "uint16_t" : bytes == 4 ? "uint32_t" : "uint64_t";
 }
 
+// Writes a kernel's instructions to `o`, and to `head` what they share with the module's
+// other kernels (each form and constant once).
 class Writer {
  public:
-  Writer(const Kernel& k, std::ostringstream& o) : k_(k), o_(o) {}
+  Writer(const Kernel& k, std::ostringstream& o, std::ostringstream& head, std::map<std::string, size_t>& forms,
+         std::map<uint64_t, size_t>& constants, bool inline_helpers)
+      : k_(k), o_(o), head_(head), forms_(forms), constants_(constants), suffix_(inline_helpers ? "_inline" : "") {}
 
   void instruction(uint32_t pc) {
     const Insn& in = k_.code[pc];
-    o_ << "L" << pc << ": if (" << pc << "u == stop || n == budget) [[unlikely]] { c.pc = " << pc << "; goto out; }\n";
+    o_ << "  if (" << pc << "u == stop || n == budget) [[unlikely]] WS_STOP(" << pc << ");\n";
     switch (kind_of(in.op)) {
       case Kind::Control: control(pc, in); return;
       case Kind::Nothing: o_ << "  ++n;\n"; return;
@@ -86,38 +94,63 @@ class Writer {
   }
   // Instruction pc run by the interpreter for the lanes of `ex` (n counts it already).
   static std::string handed(uint32_t pc) {
-    return "{ c.n = n; acc += c.execute(c, " + num(pc) + ", ex); if (c.yield) { c.pc = " + num(pc + 1) + "; goto out; } }";
+    return "{ c.n = n; acc += c.execute(c, " + num(pc) + ", ex); if (c.yield) WS_STOP(" + num(pc + 1) + "); }";
   }
 
   void control(uint32_t pc, const Insn& in) {
     const uint64_t to = uint64_t(in.o[0].imm);
     if (in.op == Opc::Bra && in.o[0].kind == Operand::Label && to <= k_.code.size()) {
       o_ << "  { const uint32_t ex = " << guard(in) << ";\n"
-         << "    if (ex == active) { ++n; if (" << to << "u >= stop) { c.pc = " << to << "; goto out; } goto L" << to << "; }\n"
-         << "    if (ex) { c.pc = " << pc << "; goto out; }\n"
+         << "    if (ex == active) { ++n; if (" << to << "u >= stop) WS_STOP(" << to << "); WS_NEXT(" << to << "); }\n"
+         << "    if (ex) WS_STOP(" << pc << ");\n"
          << "    ++n; }\n";
       return;
     }
-    o_ << "  c.pc = " << pc << "; goto out;\n";  // the scheduler runs it
+    o_ << "  WS_STOP(" << pc << ");\n";  // the scheduler runs it
   }
 
-  // An Alu or Move row over the lanes; false when its form is left to execute.
+  // An Alu or Move row over the lanes (compiled::alu for its row, type and form); false
+  // when its form is left to execute.
   bool lanes(uint32_t pc, const Insn& in) {
+    (void)pc;
     if (in.o[0].kind != Operand::Reg || exact_form(in)) return false;
-    std::string src[4];
+    std::string src[4], fill;
     for (int i = 0; i < 4; ++i) {
-      src[i] = source(k_, in.o[size_t(i) + 1]);
-      if (src[i].empty()) return false;
+      const Operand& x = in.o[size_t(i) + 1];
+      if (x.kind == Operand::Reg) {
+        src[i] = "R + " + num(uint64_t(x.reg) * 32);
+      } else if (x.kind == Operand::Imm || x.kind == Operand::None) {
+        src[i] = constant(x.kind == Operand::Imm ? uint64_t(x.imm) : 0);
+      } else if (x.kind == Operand::Symbol && !symbol(k_, x.symbol).empty()) {
+        src[i] = "t" + num(uint64_t(i));
+        fill += "uint64_t t" + num(uint64_t(i)) + "[32]; for (int l = 0; l < 32; ++l) t" + num(uint64_t(i)) +
+                "[l] = " + symbol(k_, x.symbol) + "; ";
+      } else {
+        return false;
+      }
     }
-    o_ << "  { ++n; const uint32_t ex = " << guard(in) << "; if (ex) { static constexpr Fixed in{Opc(" << int(in.op)
-       << "), Type(" << int(in.type2) << "), Space(" << int(in.space) << "), " << in.mods << ", Rnd(" << int(in.rnd)
-       << "), Cmp(" << int(in.cmp) << "), " << int(in.sub) << ", " << in.dst2 << "u, {";
-    for (int i = 0; i < 5; ++i) o_ << (i ? ", " : "") << "{" << (in.o[size_t(i)].negate ? "true" : "false") << "}";
-    o_ << "}};\n"
-       << "    WS_LANES(ex, R + " << uint64_t(in.o[0].reg) * 32 << ", " << kFunction[size_t(in.op)]
-       << "(in, TC<" << int(in.type) << ">{}, " << src[0] << ", " << src[1] << ", " << src[2] << ", " << src[3]
-       << ")); } }\n";
+    std::ostringstream f;
+    f << "Fixed{Opc(" << int(in.op) << "), Type(" << int(in.type2) << "), Space(" << int(in.space) << "), " << in.mods
+      << ", Rnd(" << int(in.rnd) << "), Cmp(" << int(in.cmp) << "), " << int(in.sub) << ", " << in.dst2 << "u, {";
+    for (int i = 0; i < 5; ++i) f << (i ? ", " : "") << "{" << (in.o[size_t(i)].negate ? "true" : "false") << "}";
+    f << "}}";
+    auto [it, fresh] = forms_.emplace(f.str(), forms_.size());
+    if (fresh) head_ << "constexpr " << it->first.substr(0, 5) << " kForm" << it->second << it->first.substr(5) << ";\n";
+    o_ << "  { ++n; const uint32_t ex = " << guard(in) << "; if (ex) { " << fill << "alu" << suffix_ << "<&" << kFunction[size_t(in.op)]
+       << "<Fixed>, Type(" << int(in.type) << "), kForm" << it->second << ">(R + " << uint64_t(in.o[0].reg) * 32
+       << ", ex, " << src[0] << ", " << src[1] << ", " << src[2] << ", " << src[3] << "); } }\n";
     return true;
+  }
+
+  // A 32-lane array of `v`, declared once per module.
+  std::string constant(uint64_t v) {
+    auto [it, fresh] = constants_.emplace(v, constants_.size());
+    if (fresh) {
+      head_ << "constexpr uint64_t kConst" << it->second << "[32] = {";
+      for (int l = 0; l < 32; ++l) head_ << (l ? ", " : "") << v << "ull";
+      head_ << "};\n";
+    }
+    return "kConst" + num(it->second);
   }
 
   // ld / st of shared or global memory (and a kernel parameter's load); false when the
@@ -146,16 +179,16 @@ class Writer {
         const uint32_t r = d.kind == Operand::Vec ? d.vec[i] : d.kind == Operand::Reg && in.vec == 1 ? d.reg : kSink - 1;
         if (r == kSink - 1) return false;
         if (r == kSink) continue;
-        std::string v = "load<" + E + ">(P + (at[l] - B) + " + num(i * eb) + ")";
-        if (is_signed(in.type)) v = "uint64_t(sext(Type(" + num(uint32_t(in.type)) + "), " + v + "))";
-        move << "      WS_EACH(ex, R[" << uint64_t(r) * 32 << " + l] = " << v << ");\n";
+        move << "      gather" << suffix_ << "<" << E << ", Type(" << int(in.type) << ")>(R + " << uint64_t(r) * 32 << ", ex, P, B, at, "
+             << i * eb << ");\n";
       } else {
         const Operand& s = in.o[1];
         std::string v;
-        if (s.kind == Operand::Vec) v = s.vec[i] == kSink ? "uint64_t(0)" : "R[" + num(uint64_t(s.vec[i]) * 32) + " + l]";
-        else if (in.vec == 1 && (s.kind == Operand::Reg || s.kind == Operand::Imm)) v = source(k_, s);
+        if (s.kind == Operand::Vec) v = s.vec[i] == kSink ? constant(0) : "R + " + num(uint64_t(s.vec[i]) * 32);
+        else if (in.vec == 1 && s.kind == Operand::Reg) v = "R + " + num(uint64_t(s.reg) * 32);
+        else if (in.vec == 1 && s.kind == Operand::Imm) v = constant(uint64_t(s.imm));
         if (v.empty()) return false;
-        move << "      WS_EACH(ex, store<" << E << ">(P + (at[l] - B) + " << i * eb << ", " << v << "));\n";
+        move << "      scatter" << suffix_ << "<" << E << ">(P, B, at, " << i * eb << ", ex, " << v << ");\n";
       }
     }
     const uint32_t bytes = eb * in.vec;
@@ -188,42 +221,86 @@ class Writer {
     o_ << "  { ++n; const uint32_t ex = " << guard(in) << "; if (ex) {\n"
        << "    const uint64_t at = " << base << ";\n"
        << "    if (at + " << eb << " <= c.param_bytes) { uint64_t v = 0; std::memcpy(&v, c.params + at, " << eb
-       << "); const uint64_t x = " << v << "; WS_EACH(ex, R[" << uint64_t(in.o[0].reg) * 32
-       << " + l] = x); }\n"
+       << "); const uint64_t x = " << v << "; WS_LANES(ex, R + " << uint64_t(in.o[0].reg) * 32
+       << ", x); }\n"
        << "    else " << handed(pc) << " } }\n";
     return true;
   }
 
   const Kernel& k_;
   std::ostringstream& o_;
+  std::ostringstream& head_;
+  std::map<std::string, size_t>& forms_;
+  std::map<uint64_t, size_t>& constants_;
+  const char* suffix_;  // "_inline": the helpers inlined at each instruction
 };
+
+// Where the scheduler may enter a kernel, and where its blocks start: the first
+// instruction, branch targets, and the instruction after each one the scheduler runs
+// itself. An entry elsewhere runs nothing (the interpreter steps on to one of these).
+std::vector<bool> leaders(const Kernel& k) {
+  std::vector<bool> at(k.code.size() + 1, false);
+  at[0] = true;
+  for (size_t pc = 0; pc < k.code.size(); ++pc) {
+    const Insn& in = k.code[pc];
+    if (kind_of(in.op) != Kind::Control) continue;
+    at[pc + 1] = true;
+    if (in.op == Opc::Bra && in.o[0].kind == Operand::Label && uint64_t(in.o[0].imm) <= k.code.size())
+      at[size_t(in.o[0].imm)] = true;
+  }
+  at[k.code.size()] = false;  // past the end: the scheduler's
+  return at;
+}
 
 }  // namespace
 
+// Each block of straight-line instructions is a small function of its own, the kernel's
+// entry a loop that runs block after block: the host compiler's time then grows with the
+// kernel's length, where one function holding every instruction grew far faster.
 std::string generate(const Module& m) {
-  std::ostringstream o;
-  o << "// " << m.name << " for warpscope's compiling engine (generated: src/ptx/codegen.cpp)\n"
+  std::ostringstream head, o;
+  std::map<std::string, size_t> forms;
+  std::map<uint64_t, size_t> constants;
+  head << "// " << m.name << " for warpscope's compiling engine (generated: src/ptx/codegen.cpp)\n"
     << "#include \"ws_prelude.h\"\n"
     << "using namespace ws::ptx;\nusing namespace ws::ptx::compiled;\n"
     << "template <int I> using TC = std::integral_constant<Type, Type(I)>;\n"
+    << "using Block = uint32_t (*)(Ctx&);\n"
+    << "constexpr uint32_t kStop = 0x80000000u;  // a block's answer: back to the scheduler at this pc\n"
+    << "#define WS_NEXT(pc) do { c.n = n; c.lanes = acc; return (pc); } while (0)\n"
+    << "#define WS_STOP(pc) do { c.n = n; c.lanes = acc; return (pc) | kStop; } while (0)\n"
     << "extern \"C\" [[gnu::visibility(\"default\")]] uint32_t ws_engine_abi() { return kAbi; }\n";
+  // A module of few instructions has its helpers inlined (the fastest code, compiled in
+  // about a second); a longer one calls them (compiled in proportion to its length).
+  size_t length = 0;
+  for (const Kernel& k : m.kernels) length += k.refused.empty() ? k.code.size() : 0;
+  const bool inline_helpers = length <= kInlineInstructions;
   for (size_t i = 0; i < m.kernels.size(); ++i) {
     const Kernel& k = m.kernels[i];
     if (!k.refused.empty()) continue;
-    o << "\n// " << k.name << "\n"
-      << "extern \"C\" [[gnu::visibility(\"default\")]] void ws_kernel_" << i << "(Ctx& c) {\n"
-      << "  uint64_t* const R = c.regs;\n  const uint64_t* const S = c.symbols;\n  const Insn* const K = c.code;\n"
-      << "  const uint32_t active = c.active, stop = c.stop;\n  const uint64_t budget = c.budget;\n"
-      << "  uint64_t n = 0, acc = 0;\n  (void)S; (void)K; (void)R;\n"
-      << "  static void* const kAt[] = {";
-    for (size_t pc = 0; pc <= k.code.size(); ++pc) o << (pc ? ", " : "") << "&&L" << pc;
-    o << "};\n  goto *kAt[c.pc];\n";
-    Writer w(k, o);
-    for (uint32_t pc = 0; pc < k.code.size(); ++pc) w.instruction(pc);
-    o << "L" << k.code.size() << ": c.pc = " << k.code.size() << ";\n"
-      << "out:\n  c.n = n;\n  c.lanes = acc;\n}\n";
+    o << "\n// " << k.name << "\n";
+    const std::vector<bool> lead = leaders(k);
+    Writer w(k, o, head, forms, constants, inline_helpers);
+    for (uint32_t pc = 0; pc < k.code.size();) {
+      o << "static uint32_t k" << i << "_" << pc << "(Ctx& c) {\n"
+        << "  uint64_t* const R = c.regs;\n  const uint64_t* const S = c.symbols;\n"
+        << "  const uint32_t active = c.active, stop = c.stop;\n  const uint64_t budget = c.budget;\n"
+        << "  uint64_t n = c.n, acc = c.lanes;\n  (void)S; (void)R; (void)active;\n";
+      uint32_t end = pc + 1;
+      while (end < k.code.size() && !lead[end]) ++end;
+      for (; pc < end; ++pc) w.instruction(pc);
+      o << "  WS_NEXT(" << end << ");\n}\n";
+    }
+    o << "extern \"C\" [[gnu::visibility(\"default\")]] void ws_kernel_" << i << "(Ctx& c) {\n"
+      << "  static const Block kAt[] = {";
+    for (size_t pc = 0; pc <= k.code.size(); ++pc)
+      o << (pc ? ", " : "") << (lead[pc] ? "k" + num(i) + "_" + num(pc) : std::string("nullptr"));
+    o << "};\n"
+      << "  uint32_t pc = c.pc;\n  c.n = 0;\n  c.lanes = 0;\n"
+      << "  while (Block b = kAt[pc]) {\n    pc = b(c);\n    if (pc & kStop) { pc &= ~kStop; break; }\n  }\n"
+      << "  c.pc = pc;\n}\n";
   }
-  return o.str();
+  return head.str() + o.str();
 }
 
 }  // namespace ws::ptx

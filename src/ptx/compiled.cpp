@@ -10,10 +10,12 @@ namespace ws::ptx {
 // The kernel's entry, and what the compiled code reads of the launch: symbols' values (the
 // interpreter's symval, fixed for a launch), the parameters, the shared window.
 void BlockRun::compiled_setup() {
-  if (!d_.compiled_ || a_.cooperative) return;  // a cooperative launch's loops give other blocks their turn: interpreted
+  // A cooperative launch's loops give the grid's other blocks their turn: interpreted.
+  if (entry_ || a_.cooperative || d_.engine_ != Engine::Compiled) return;
+  const CompiledModule* cm = d_.engine_ready();
   const size_t index = size_t(&k_ - d_.module_.kernels.data());
-  if (index >= d_.module_.kernels.size()) return;
-  entry_ = d_.compiled_->entry(index);
+  if (!cm || index >= d_.module_.kernels.size()) return;
+  entry_ = cm->entry(index);
   if (!entry_) return;
   symvals_.resize(k_.symbols.size());
   for (size_t i = 0; i < symvals_.size(); ++i) symvals_[i] = symval(uint32_t(i));
@@ -86,7 +88,7 @@ bool BlockRun::compiled_note(compiled::Ctx& c, uint32_t pc, uint32_t exec, const
   BlockRun& r = *static_cast<BlockRun*>(c.machine);
   const Insn& in = r.k_.code[pc];
   OneArray one;
-  if (!r.one_array(pc, in, c.warp, exec, at, one)) return false;
+  if (!r.one_array(pc, in, c.warp, exec, at, one, r.b_.room())) return false;
   r.one_array_record(pc, in, c.warp, exec, one);
   return true;
 }

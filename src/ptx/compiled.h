@@ -5,13 +5,15 @@
 // flow as jumps; whatever it does not run itself it hands back through Ctx::execute (the
 // interpreter's own execute) or leaves to the scheduler by returning (barriers, calls,
 // divergent branches, exits). Included by block_run.h and by every generated module, so it
-// depends on ptx.h alone. Private to src/ptx.
+// depends on ptx.h and value.h alone. Private to src/ptx.
 #pragma once
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "ptx/ptx.h"
+#include "ptx/value.h"
 
 namespace ws::ptx::compiled {
 
@@ -114,6 +116,22 @@ struct Fixed {
     }                                                                                                        \
   } while (0)
 
+// An Alu or Move row over a warp: D[l] = F(form, T, A[l], B[l], C[l], E[l]) for the lanes of
+// `ex`, the results gathered first, so that D may be a source too. Two of each helper: one
+// inlined where it is called (a module of few instructions: the fastest code), one called
+// (a long module: each row, type and form compiled once, not once an instruction, which
+// keeps the host compiler's time in proportion).
+#define WS_ALU(NAME, ATTR)                                                                                        \
+  template <auto F, Type T, const Fixed& Form>                                                                    \
+  ATTR void NAME(uint64_t* D, uint32_t ex, const uint64_t* A, const uint64_t* B, const uint64_t* C, const uint64_t* E) { \
+    uint64_t r[32];                                                                                               \
+    for (int l = 0; l < 32; ++l) r[l] = F(Form, std::integral_constant<Type, T>{}, A[l], B[l], C[l], E[l]);      \
+    WS_LANES(ex, D, r[l]);                                                                                        \
+  }
+WS_ALU(alu, [[gnu::noinline]])
+WS_ALU(alu_inline, [[gnu::always_inline]] inline)
+#undef WS_ALU
+
 // The lanes of `active` whose predicate (a register's 32 lanes) holds, or fails with `neg`.
 [[gnu::always_inline]] inline uint32_t guard(const uint64_t* p, bool neg, uint32_t active) {
   uint32_t m = 0;
@@ -143,5 +161,25 @@ template <class E>
   const E e = E(v);
   std::memcpy(p, &e, sizeof(E));
 }
+
+// A load's element i for the lanes of `ex`: the sizeof(E) bytes at P + (at[l] - B) + off into
+// D[l], sign-extended for a signed type T; and a store's, V[l] written there (lanes in
+// order, as the interpreter writes them). Inlined and called, as alu.
+#define WS_MOVES(GATHER, SCATTER, ATTR)                                                                         \
+  template <class E, Type T>                                                                                    \
+  ATTR void GATHER(uint64_t* D, uint32_t ex, const uint8_t* P, uint64_t B, const uint64_t* at, uint32_t off) {  \
+    WS_EACH(ex, {                                                                                               \
+      uint64_t v = load<E>(P + (at[l] - B) + off);                                                              \
+      if constexpr (is_signed(T)) v = uint64_t(sext(T, v));                                                    \
+      D[l] = v;                                                                                                 \
+    });                                                                                                         \
+  }                                                                                                             \
+  template <class E>                                                                                            \
+  ATTR void SCATTER(uint8_t* P, uint64_t B, const uint64_t* at, uint32_t off, uint32_t ex, const uint64_t* V) { \
+    WS_EACH(ex, store<E>(P + (at[l] - B) + off, V[l]));                                                         \
+  }
+WS_MOVES(gather, scatter, [[gnu::noinline]])
+WS_MOVES(gather_inline, scatter_inline, [[gnu::always_inline]] inline)
+#undef WS_MOVES
 
 }  // namespace ws::ptx::compiled

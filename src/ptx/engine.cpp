@@ -5,7 +5,12 @@
 // found in the cache loads in milliseconds; one the compiler refuses runs on the
 // interpreter, and error() says why in one line.
 #include <dlfcn.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <chrono>
 #include <cstdio>
@@ -15,6 +20,8 @@
 #include <sstream>
 
 #include "ptx/engine.h"
+
+extern char** environ;
 
 namespace ws::ptx {
 
@@ -32,10 +39,13 @@ bool parse_engine(const std::string& text, Engine& e) {
 namespace {
 
 // -ffp-contract=off: the host compiler must not fuse a multiply and an add that the
-// semantic functions keep apart (the interpreter's build targets a CPU without FMA).
-// -frounding-math: directed rounding runs under fesetround, as in the interpreter's files.
-constexpr const char* kFlags =
-    "-std=c++20 -O2 -march=native -fPIC -fvisibility=hidden -ffp-contract=off -frounding-math -w";
+// semantic functions keep apart (the interpreter's build targets a CPU without FMA). The
+// generated code runs only round-to-nearest forms (a directed rounding is handed to the
+// interpreter, which sets the host's mode around it), so it is compiled as ordinary code
+// and its lanes' arithmetic vectorizes; half.cpp, whose functions round as told, keeps
+// -frounding-math, as in the interpreter's build.
+constexpr const char* kFlags = "-std=c++20 -O2 -march=native -fPIC -fvisibility=hidden -ffp-contract=off -w";
+constexpr const char* kHalfFlags = " -frounding-math";
 
 // What every generated module includes first, precompiled once.
 constexpr const char* kPrelude = "#pragma once\n#include <type_traits>\n#include \"ptx/arith.h\"\n#include \"ptx/compiled.h\"\n";
@@ -82,93 +92,155 @@ std::string quoted(const std::string& s) {
 
 }  // namespace
 
-std::shared_ptr<CompiledModule> CompiledModule::build(const Module& m, const EngineOptions& o) {
-  std::shared_ptr<CompiledModule> cm(new CompiledModule());
-  cm->entries_.assign(m.kernels.size(), nullptr);
-  const std::string text = generate(m);
+EngineBuild::EngineBuild(const Module& m, EngineOptions o) : o_(std::move(o)), name_(m.name) {
+  text_ = generate(m);
+  for (const Kernel& k : m.kernels) runnable_.push_back(k.refused.empty());
   uint64_t sources = 0xcbf29ce484222325ull;
   for (const auto& [path, body] : engine_sources()) sources = fnv(fnv(sources, path), body);
-  uint64_t key = fnv(fnv(fnv(fnv(sources, text), kFlags), o.compiler), cpu_flags());
+  sources_key_ = hex(sources) + "-" + hex(fnv(fnv(0, kFlags), o_.compiler));
+  uint64_t key = fnv(fnv(fnv(fnv(sources, text_), kFlags), o_.compiler), cpu_flags());
   key = fnv(key, std::to_string(compiled::kAbi));
+  const fs::path dir = cache_folder(o_);
+  library_ = (dir / (hex(key) + ".so")).string();
+  include_ = (dir / ("include-" + sources_key_)).string();
   std::error_code ec;
-  const fs::path dir = cache_folder(o);
-  fs::create_directories(dir, ec);
-  const fs::path lib = dir / (hex(key) + ".so");
-  cm->library_ = lib.string();
-  if (!fs::exists(lib)) {
-    const auto t0 = std::chrono::steady_clock::now();
-    // The headers, once per set of them; the module's text; the library, renamed into place
-    // whole so that another process never loads half of one.
-    // The headers are parsed once (a precompiled prelude) and half.cpp compiled once, per
-    // set of sources: a module's own compile is then its kernels alone.
-    const fs::path inc = dir / ("include-" + hex(sources) + "-" + hex(fnv(fnv(0, kFlags), o.compiler)));
-    if (!fs::exists(inc / "half.o")) {
-      const fs::path tmp = fs::path(inc.string() + "." + std::to_string(getpid()));
-      fs::create_directories(tmp / "ptx", ec);
-      bool ok = !ec;
-      for (const auto& [path, body] : engine_sources()) ok = ok && write_file(tmp / path, body);
-      ok = ok && write_file(tmp / "ws_prelude.h", kPrelude);
-      if (!ok) {
-        cm->error_ = "the compiling engine cannot write to " + dir.string();
-        fs::remove_all(tmp, ec);
-        return cm;
-      }
-      const std::string t = quoted(tmp.string()), log = quoted((tmp / "build.log").string());
-      const std::string cmd = o.compiler + " " + kFlags + " -I" + t + " -x c++-header " + t + "/ws_prelude.h -o " + t +
-                              "/ws_prelude.h.gch >" + log + " 2>&1 && " + o.compiler + " " + kFlags + " -I" + t + " -c " + t +
-                              "/ptx/half.cpp -o " + t + "/half.o >>" + log + " 2>&1";
-      if (std::system(cmd.c_str()) != 0) {
-        cm->error_ = "the compiling engine's " + o.compiler + " cannot compile its own sources (" + (tmp / "build.log").string() + ")";
-        return cm;
-      }
-      fs::rename(tmp, inc, ec);
-      if (ec) fs::remove_all(tmp, ec);  // another process put the same in place first
-      if (!fs::exists(inc / "half.o")) {
-        cm->error_ = "the compiling engine cannot write to " + dir.string();
-        return cm;
-      }
+  if (fs::exists(library_, ec) && load()) started_ = true;  // compiled before: nothing to do
+}
+
+EngineBuild::~EngineBuild() {
+  stopping_ = true;
+  if (const int pid = child_.load(); pid > 0) kill(-pid, SIGKILL);
+  std::lock_guard<std::mutex> g(thread_mu_);
+  if (thread_.joinable()) thread_.join();
+}
+
+void EngineBuild::start(bool wait) {
+  if (!started_.exchange(true)) {
+    if (wait) {
+      run();
+      return;
     }
-    const std::string stem = hex(key) + "." + std::to_string(getpid());
-    const fs::path src = dir / (stem + ".cpp"), out = dir / (stem + ".so"), log = dir / (hex(key) + ".log");
-    if (!write_file(src, text)) {
-      cm->error_ = "the compiling engine cannot write to " + dir.string();
-      return cm;
-    }
-    const std::string cmd = o.compiler + " " + kFlags + " -shared -I" + quoted(inc.string()) + " " + quoted(src.string()) + " " +
-                            quoted((inc / "half.o").string()) + " -o " + quoted(out.string()) + " >" + quoted(log.string()) +
-                            " 2>&1";
-    const int rc = std::system(cmd.c_str());
-    fs::remove(src, ec);
-    if (rc != 0 || !fs::exists(out)) {
-      fs::remove(out, ec);
-      cm->error_ = "the compiling engine's " + o.compiler + " failed on " + m.name + " (" + log.string() + ")";
-      return cm;
-    }
-    fs::remove(log, ec);
-    fs::rename(out, lib, ec);
-    if (ec) {
-      cm->error_ = "the compiling engine cannot write to " + dir.string();
-      fs::remove(out, ec);
-      return cm;
-    }
-    cm->compile_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::lock_guard<std::mutex> g(thread_mu_);
+    thread_ = std::thread([this] { run(); });
+    return;
   }
-  cm->handle_ = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (wait) {  // started in the background: its end
+    std::lock_guard<std::mutex> g(thread_mu_);
+    if (thread_.joinable()) thread_.join();
+  }
+}
+
+std::string EngineBuild::error() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return error_;
+}
+
+void EngineBuild::fail(const std::string& why) {
+  std::lock_guard<std::mutex> g(mu_);
+  if (!stopping_) error_ = why + ": its kernels run on the interpreter";
+}
+
+int EngineBuild::shell(const std::string& command) {
+  if (stopping_) return -1;
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  pid_t pid = 0;
+  const char* argv[] = {"sh", "-c", command.c_str(), nullptr};
+  const int rc = posix_spawn(&pid, "/bin/sh", nullptr, &attr, const_cast<char* const*>(argv), environ);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) return 127;
+  child_ = pid;
+  if (stopping_) kill(-pid, SIGKILL);  // stopped while it was being started
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  child_ = 0;
+  if (stopping_) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+// The headers parsed once (a precompiled prelude) and half.cpp compiled once per set of
+// sources, then the module: its library renamed into place whole, so that another process
+// never loads half of one.
+void EngineBuild::run() {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    error_.clear();
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  std::error_code ec;
+  const fs::path dir = fs::path(library_).parent_path(), inc = include_;
+  fs::create_directories(dir, ec);
+  const std::string pid = std::to_string(getpid()) + "-" + hex(uint64_t(reinterpret_cast<uintptr_t>(this)));
+  if (!fs::exists(inc / "half.o", ec)) {
+    const fs::path tmp = fs::path(inc.string() + "." + pid);
+    fs::create_directories(tmp / "ptx", ec);
+    bool ok = !ec;
+    for (const auto& [path, body] : engine_sources()) ok = ok && write_file(tmp / path, body);
+    ok = ok && write_file(tmp / "ws_prelude.h", kPrelude);
+    const std::string t = quoted(tmp.string()), log = quoted((tmp / "build.log").string());
+    const std::string cmd = o_.compiler + " " + kFlags + " -I" + t + " -x c++-header " + t + "/ws_prelude.h -o " + t +
+                            "/ws_prelude.h.gch >" + log + " 2>&1 && " + o_.compiler + " " + kFlags + kHalfFlags + " -I" + t + " -c " +
+                            t + "/ptx/half.cpp -o " + t + "/half.o >>" + log + " 2>&1";
+    const int rc = ok ? shell(cmd) : 1;
+    if (rc != 0) {
+      if (!ok) fail("the compiling engine cannot write to " + dir.string());
+      else if (rc > 0) fail("the compiling engine's " + o_.compiler + " cannot compile its own sources (" + (tmp / "build.log").string() + ")");
+      if (rc < 0 || !ok) fs::remove_all(tmp, ec);
+      return;
+    }
+    fs::rename(tmp, inc, ec);
+    if (ec) fs::remove_all(tmp, ec);  // another process put the same in place first
+  }
+  const fs::path src = fs::path(library_ + "." + pid + ".cpp"), out = fs::path(library_ + "." + pid);
+  const fs::path log = fs::path(library_).replace_extension(".log");
+  if (!write_file(src, text_)) {
+    fail("the compiling engine cannot write to " + dir.string());
+    return;
+  }
+  const std::string cmd = o_.compiler + " " + kFlags + " -shared -I" + quoted(inc.string()) + " " + quoted(src.string()) + " " +
+                          quoted((inc / "half.o").string()) + " -o " + quoted(out.string()) + " >" + quoted(log.string()) +
+                          " 2>&1";
+  const int rc = shell(cmd);
+  fs::remove(src, ec);
+  if (rc != 0) {
+    fs::remove(out, ec);
+    if (rc > 0) fail("the compiling engine's " + o_.compiler + " failed on " + name_ + " (" + log.string() + ")");
+    return;
+  }
+  fs::remove(log, ec);
+  fs::rename(out, library_, ec);
+  if (ec) {
+    fs::remove(out, ec);
+    fail("the compiling engine cannot write to " + dir.string());
+    return;
+  }
+  if (load()) compile_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+bool EngineBuild::load() {
+  std::unique_ptr<CompiledModule> cm(new CompiledModule());
+  cm->handle_ = dlopen(library_.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!cm->handle_) {
     const char* why = dlerror();
-    cm->error_ = "the compiling engine cannot load " + lib.string() + ": " + (why ? why : "dlopen failed");
-    fs::remove(lib, ec);  // built elsewhere or damaged: made again next time
-    return cm;
+    fail("the compiling engine cannot load " + library_ + ": " + (why ? why : "dlopen failed"));
+    std::error_code ec;
+    fs::remove(library_, ec);  // damaged, or built for another machine: made again next time
+    return false;
   }
   auto abi = reinterpret_cast<uint32_t (*)()>(dlsym(cm->handle_, "ws_engine_abi"));
   if (!abi || abi() != compiled::kAbi) {
-    cm->error_ = "the compiling engine's library " + lib.string() + " is of another version";
-    return cm;
+    fail("the compiling engine's library " + library_ + " is of another version");
+    return false;
   }
-  for (size_t i = 0; i < m.kernels.size(); ++i)
-    if (m.kernels[i].refused.empty())
-      cm->entries_[i] = reinterpret_cast<compiled::Entry>(dlsym(cm->handle_, ("ws_kernel_" + std::to_string(i)).c_str()));
-  return cm;
+  cm->entries_.assign(runnable_.size(), nullptr);
+  for (size_t i = 0; i < runnable_.size(); ++i)
+    if (runnable_[i]) cm->entries_[i] = reinterpret_cast<compiled::Entry>(dlsym(cm->handle_, ("ws_kernel_" + std::to_string(i)).c_str()));
+  module_ = std::move(cm);
+  ready_.store(module_.get(), std::memory_order_release);
+  return true;
 }
 
 CompiledModule::~CompiledModule() {

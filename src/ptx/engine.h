@@ -4,11 +4,15 @@
 // over a warp's 32 lanes as vectors, its control flow as jumps — compiled once by the
 // system's compiler into a shared library cached by a hash of what it was made from, and
 // loaded (engine.cpp). Both run on one BlockRun and give the same results, records and
-// faults: the compiled code hands everything it does not run itself to the interpreter.
+// faults: the compiled code hands everything it does not run itself to the interpreter, so
+// a launch may move from one to the other between blocks.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ptx/compiled.h"
@@ -21,10 +25,16 @@ const char* engine_name(Engine e);
 // "compiled" / "interpreter"; false for anything else.
 bool parse_engine(const std::string& text, Engine& e);
 
-// Where the compiling engine keeps its libraries and which compiler it runs.
+// Where the compiling engine keeps its libraries, which compiler it runs, and when.
 struct EngineOptions {
   std::string cache_dir;            // "": $XDG_CACHE_HOME/warpscope/engine, else ~/.cache/warpscope/engine
   std::string compiler = "c++";     // the system's C++ compiler (C++20)
+  // A module not in the cache is compiled in the background once its launches have run
+  // this long on the interpreter (a short program never waits for, nor pays for, a
+  // compile), and its blocks move to the native code as soon as it is loaded; with `wait`
+  // it is compiled at its first launch, which waits for it.
+  double after_seconds = 0.3;
+  bool wait = false;
 };
 
 // The C++ text of a module's kernels for the compiling engine: one function
@@ -34,26 +44,58 @@ std::string generate(const Module& m);
 // A module's kernels compiled to native code and loaded.
 class CompiledModule {
  public:
-  // Generates, compiles (or finds in the cache) and loads `m`'s code. Never throws: a
-  // module that could not be compiled has no entries and says why in error().
-  static std::shared_ptr<CompiledModule> build(const Module& m, const EngineOptions& o);
   ~CompiledModule();
   CompiledModule(const CompiledModule&) = delete;
   CompiledModule& operator=(const CompiledModule&) = delete;
-
   // Kernel i's entry (Module::kernels order), null when it runs on the interpreter.
   compiled::Entry entry(size_t kernel) const { return kernel < entries_.size() ? entries_[kernel] : nullptr; }
-  // Why the module runs on the interpreter ("" when it compiled): one line.
-  const std::string& error() const { return error_; }
-  double compile_seconds() const { return compile_seconds_; }  // 0 when found in the cache
-  const std::string& library() const { return library_; }      // the shared library's path
 
  private:
+  friend class EngineBuild;
   CompiledModule() = default;
   void* handle_ = nullptr;
   std::vector<compiled::Entry> entries_;
-  std::string error_, library_;
-  double compile_seconds_ = 0;
+};
+
+// One module's way to native code: looked up in the cache when made (and loaded at once
+// when there), else compiled when start() is called, on the caller's thread or a thread
+// of its own; a compile still running when this is destroyed is stopped (the compiler
+// killed, nothing kept). Thread-safe.
+class EngineBuild {
+ public:
+  EngineBuild(const Module& m, EngineOptions o);
+  ~EngineBuild();
+  EngineBuild(const EngineBuild&) = delete;
+  EngineBuild& operator=(const EngineBuild&) = delete;
+
+  // Compiles (once): with `wait` here and now, else in the background.
+  void start(bool wait);
+  bool started() const { return started_.load(); }
+  // The loaded module, null until it is (never waits).
+  const CompiledModule* ready() const { return ready_.load(std::memory_order_acquire); }
+  // Why the module runs on the interpreter, "" while it may still compile: one line.
+  std::string error() const;
+  double compile_seconds() const { return compile_seconds_.load(); }  // 0: from the cache
+  const std::string& library() const { return library_; }
+
+ private:
+  void run();
+  bool load();
+  int shell(const std::string& command);  // /bin/sh -c in a process group of its own; -1 when stopped
+  void fail(const std::string& why);
+
+  EngineOptions o_;
+  std::string name_, text_, library_, include_, sources_key_;
+  std::vector<bool> runnable_;  // per kernel: Kernel::refused empty
+  std::unique_ptr<CompiledModule> module_;
+  std::atomic<const CompiledModule*> ready_{nullptr};
+  std::atomic<bool> started_{false}, stopping_{false};
+  std::atomic<int> child_{0};
+  std::atomic<double> compile_seconds_{0};
+  mutable std::mutex mu_;          // error_
+  std::string error_;
+  std::mutex thread_mu_;           // thread_
+  std::thread thread_;
 };
 
 // The texts the generated code includes (its headers, and half.cpp compiled beside it), as

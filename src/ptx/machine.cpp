@@ -92,9 +92,8 @@ std::string kernel_name(const std::string& mangled) {
 // them); module-scope shared arrays are each kernel's own, placed per launch.
 void Device::load(Module m) {
   module_ = std::move(m);
-  compiled_.reset();
-  engine_tried_ = false;
-  engine_note_.clear();
+  build_.reset();
+  interpreted_seconds_ = 0;
   uint64_t const_off = 0;
   global_values_.assign(module_.globals.size(), 0);
   for (const Variable& v : module_.globals) {
@@ -271,10 +270,12 @@ uint64_t Device::launch(const KernelLaunch& a, trace::Builder& b, uint64_t budge
     b.begin_launch(std::move(l));
     return 0;
   }
-  l.engine = engine_name(a.cooperative ? Engine::Interpreter : engine_for(*k));
   b.begin_launch(std::move(l));
   const uint32_t number = uint32_t(b.trace().launches.size());
   const auto t0 = std::chrono::steady_clock::now();
+  launch_start_ = t0;
+  blocks_compiled_ = blocks_interpreted_ = 0;
+  engine_begin();
   try {
     lanes = a.cooperative          ? run_cooperative(*k, a, b, budget)
             : b.launch().recorded ? run_recorded(*k, a, b, budget)
@@ -287,18 +288,28 @@ uint64_t Device::launch(const KernelLaunch& a, trace::Builder& b, uint64_t budge
   }
   b.launch().lane_accesses = lanes;
   b.launch().seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const uint32_t native = blocks_compiled_, interpreted = blocks_interpreted_;
+  b.launch().engine = !native ? "interpreter" : !interpreted ? "compiled" : "interpreter, then compiled";
+  if (!native) interpreted_seconds_ += b.launch().seconds;
   after_run(*k, a, number);
   return lanes;
 }
 
-Engine Device::engine_for(const Kernel& k) {
-  if (engine_ != Engine::Compiled) return Engine::Interpreter;
-  if (!engine_tried_) {
-    engine_tried_ = true;
-    compiled_ = CompiledModule::build(module_, engine_options_);
-    if (!compiled_->error().empty()) engine_note_ = compiled_->error() + ": its kernels run on the interpreter";
-  }
-  return compiled_ && compiled_->entry(size_t(&k - module_.kernels.data())) ? Engine::Compiled : Engine::Interpreter;
+void Device::engine_begin() {
+  if (engine_ != Engine::Compiled) return;
+  if (!build_) build_ = std::make_unique<EngineBuild>(module_, engine_options_);  // found in the cache: loaded
+  if (engine_options_.wait) build_->start(true);
+  engine_ready();
+}
+
+const CompiledModule* Device::engine_ready() {
+  if (!build_) return nullptr;
+  if (const CompiledModule* m = build_->ready()) return m;
+  if (!build_->started() &&
+      interpreted_seconds_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - launch_start_).count() >=
+          engine_options_.after_seconds)
+    build_->start(false);  // (once, whichever worker gets here first)
+  return nullptr;
 }
 
 bool Device::repeats(const KernelLaunch& a, uint32_t& as_launch) const {

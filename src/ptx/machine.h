@@ -8,6 +8,8 @@
 // blocks spread over every core, only counted and timed.
 // Engine: a user's program on the CPU (its PTX interpreted; the 2×2 of engines: session/capture.h).
 #pragma once
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -140,19 +142,24 @@ class Device {
   uint64_t launch(const KernelLaunch& a, trace::Builder& b, uint64_t budget = kInstructionBudget);
 
   // Which engine runs the launches (the interpreter until told otherwise). With Compiled,
-  // the module is compiled at its first launch (or found in the cache): a kernel that
-  // cannot be, or a module the compiler refuses, runs on the interpreter, and engine_note()
-  // says why in one line. Each launch's trace entry names the engine that ran it.
+  // a module found in the compiling engine's cache runs natively from its first launch;
+  // another is compiled when EngineOptions says (in the background, its blocks moving to
+  // the native code once it is loaded). A kernel that cannot be compiled, or a module the
+  // compiler refuses, runs on the interpreter, and engine_note() says why in one line. Each
+  // launch's trace entry names the engine that ran its blocks.
   void engine(Engine e, EngineOptions o = {}) {
     engine_ = e;
     engine_options_ = std::move(o);
-    compiled_.reset();
-    engine_tried_ = false;
+    build_.reset();
   }
   Engine engine() const { return engine_; }
-  const std::string& engine_note() const { return engine_note_; }
-  // Seconds spent compiling the module (0: taken from the cache, or not compiled).
-  double engine_compile_seconds() const { return compiled_ ? compiled_->compile_seconds() : 0; }
+  std::string engine_note() const { return build_ ? build_->error() : std::string(); }
+  // Seconds the module's compile took (0: taken from the cache, or not compiled yet).
+  double engine_compile_seconds() const { return build_ ? build_->compile_seconds() : 0; }
+  // Waits for a compile running in the background (a front end that wants to measure).
+  void engine_wait() {
+    if (build_) build_->start(true);
+  }
 
   // Whether recorded launches look for shared-memory races (on by default; their cost is
   // a shadow word per shared word touched). Unrecorded launches never do.
@@ -209,15 +216,19 @@ class Device {
   std::map<std::string, Repeat> repeats_;               // per kernel: its last launch, if repeatable
   uint64_t writes_ = 0;
 
-  // The engine a launch of kernel `k` runs on (compiling the module on first use).
-  Engine engine_for(const Kernel& k);
+  // The compiling engine at a launch's start, and at each block's (any worker): the module
+  // looked up, its compile started once the interpreter has run long enough; the native
+  // code when it is loaded, else null.
+  void engine_begin();
+  const CompiledModule* engine_ready();
 
   Module module_;
   Engine engine_ = Engine::Interpreter;
   EngineOptions engine_options_;
-  std::shared_ptr<CompiledModule> compiled_;             // the module's native code (Compiled)
-  bool engine_tried_ = false;
-  std::string engine_note_;
+  std::unique_ptr<EngineBuild> build_;                  // the module's way to native code (Compiled)
+  double interpreted_seconds_ = 0;                      // the module's launches so far, interpreted
+  std::chrono::steady_clock::time_point launch_start_;  // of the launch running now
+  std::atomic<uint32_t> blocks_compiled_{0}, blocks_interpreted_{0};  // of the launch running now
   std::map<uint64_t, std::unique_ptr<Alloc>> allocs_;  // by base
   uint64_t next_ = kGlobalBase;
   std::map<std::string, uint64_t> symbols_;             // module variable -> device address

@@ -333,7 +333,7 @@ bool BlockRun::memory_one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_
 // Where the lanes of a one-array access go (their bytes, their offsets in the array), and in
 // a recorded launch the shared words' race check; false, with nothing changed but the
 // array noted as touched, when they do not all reach one array of shared or global memory.
-bool BlockRun::one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, const uint64_t* at, OneArray& r) {
+bool BlockRun::one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, const uint64_t* at, OneArray& r, bool fill) {
   const bool is_ld = in.op == Opc::Ld;
   const uint32_t bytes = type_bytes(in.type) * in.vec;
   const int first = std::countr_zero(exec);
@@ -342,7 +342,12 @@ bool BlockRun::one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec,
     size_t& h = pc_shared_[pc];
     if (shared_array(at[first], h) == shared_range_.size()) return false;
     const auto [lo, hi] = shared_range_[h];
-    for (uint32_t m = exec; m; m &= m - 1) {
+    if (!fill) {  // where they go is not asked for: only whether they stay in the array
+      bool in = true;
+      for (uint32_t m = exec; m; m &= m - 1) in &= at[std::countr_zero(m)] >= lo && at[std::countr_zero(m)] + bytes <= hi;
+      if (!in) return false;
+    }
+    for (uint32_t m = fill ? exec : 0; m; m &= m - 1) {
       const int l = std::countr_zero(m);
       const uint64_t a = at[l];
       if (a < lo || a + bytes > hi) return false;
@@ -360,7 +365,12 @@ bool BlockRun::one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec,
   if (!al || al->space != trace::Space::Global) return false;
   touch(*al, in.op);
   const uint64_t lo = al->base, hi = al->base + al->bytes;
-  for (uint32_t m = exec; m; m &= m - 1) {
+  if (!fill) {
+    bool in = true;
+    for (uint32_t m = exec; m; m &= m - 1) in &= at[std::countr_zero(m)] >= lo && at[std::countr_zero(m)] + bytes <= hi;
+    if (!in) return false;
+  }
+  for (uint32_t m = fill ? exec : 0; m; m &= m - 1) {
     const int l = std::countr_zero(m);
     const uint64_t a = at[l];
     if (a < lo || a + bytes > hi) return false;
@@ -375,11 +385,16 @@ bool BlockRun::one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec,
 // A one-array access's record (a recorded launch's).
 void BlockRun::one_array_record(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, OneArray& r) {
   if (!record_) return;
+  const trace::Op op = in.op == Opc::Ld ? trace::Op::Load : trace::Op::Store;
+  if (!b_.room()) {  // past the record cap: counted (its site made all the same)
+    warp_access(pc, in, w, exec, r.space, op, type_bytes(in.type) * in.vec, r.buffer);
+    b_.drop(1);
+    return;
+  }
   if (exec != ~0u)
     for (uint32_t m = ~exec; m; m &= m - 1) r.offs[std::countr_zero(m)] = 0;
   const uint32_t bytes = type_bytes(in.type) * in.vec;
-  trace::WarpAccess acc =
-      warp_access(pc, in, w, exec, r.space, in.op == Opc::Ld ? trace::Op::Load : trace::Op::Store, bytes, r.buffer);
+  trace::WarpAccess acc = warp_access(pc, in, w, exec, r.space, op, bytes, r.buffer);
   acc.offset = r.offs;
   b_.add(acc);
 }

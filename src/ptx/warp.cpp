@@ -28,7 +28,6 @@ BlockRun::BlockRun(Device& d, const Kernel& k, const KernelLaunch& a, trace::Bui
   for (const Variable& v : k.shared)
     shared_range_.push_back(v.external ? std::pair<uint64_t, uint64_t>{dyn_base(), shared_.size()}
                                        : std::pair<uint64_t, uint64_t>{v.offset, v.offset + v.bytes});
-  compiled_setup();
 }
 
 // Runs the block's warps in turn, each until it exits or waits at a barrier; when every
@@ -43,6 +42,8 @@ uint64_t BlockRun::run(uint32_t block) {
 
 void BlockRun::start(uint32_t block) {
   block_ = block;
+  compiled_setup();  // the module's native code, once it is loaded
+  ++(entry_ ? d_.blocks_compiled_ : d_.blocks_interpreted_);
   epoch_ = 0;
   red_ = nullptr;
   red_lanes_.assign(nwarps_, 0);

@@ -13,7 +13,10 @@ const bool chosen = [] {
   const char* e = std::getenv("WS_TEST_ENGINE");
   if (e && std::string(e) == "compiled") {
     const char* cache = std::getenv("WS_TEST_ENGINE_CACHE");
-    ws::ptx::set_default_engine(ws::ptx::Engine::Compiled, {cache ? cache : "", "c++"});
+    ws::ptx::EngineOptions o;
+    o.cache_dir = cache ? cache : "";
+    o.wait = true;  // every launch on the native code, from the first
+    ws::ptx::set_default_engine(ws::ptx::Engine::Compiled, o);
   }
   return true;
 }();

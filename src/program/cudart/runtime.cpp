@@ -118,7 +118,12 @@ bool ensure_loaded() {
     say(s.load_error);
     return false;
   }
-  s.dev.engine(engine, {env::get_string(env::Var::engine_cache), env::get_string(env::Var::engine_cxx)});
+  ptx::EngineOptions eo;
+  eo.cache_dir = env::get_string(env::Var::engine_cache);
+  eo.compiler = env::get_string(env::Var::engine_cxx);
+  eo.after_seconds = std::strtod(env::get_string(env::Var::engine_after).c_str(), nullptr);
+  eo.wait = !(eo.after_seconds > 0);
+  s.dev.engine(engine, eo);
   s.out = env::get_string(env::Var::trace);
   return true;
 }

@@ -5,8 +5,12 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "ptx/machine.h"
 #include "ptx/ptx.h"
@@ -61,11 +65,12 @@ std::string describe(const Case& c, size_t t, const std::vector<uint64_t>& mine)
 
 }  // namespace
 
-Run run_on_interpreter(const std::string& module_header, const std::string& case_text, const Case& c) {
+namespace {
+
+// Case c on `dev`, its module loaded: fresh arrays of operands and results, one launch.
+Run run_case(ptx::Device& dev, const Case& c) {
   Run r;
   try {
-    ptx::Device dev;
-    dev.load(ptx::parse(module_header + case_text, c.name + ".ptx"));
     const size_t nin = std::max<size_t>(1, c.ins.size()), nout = c.outs.size();
     std::vector<uint64_t> in(c.threads * nin, 0), out(c.threads * nout, 0);
     for (uint32_t t = 0; t < c.threads; ++t)
@@ -79,7 +84,12 @@ Run run_on_interpreter(const std::string& module_header, const std::string& case
     trace::Trace tr;
     trace::Builder b(tr);
     dev.launch({c.kernel, {1, 1, 1}, {c.threads, 1, 1}, 0, params}, b, kCaseBudget);
+    // On the compiling engine, a case the interpreter ran instead would prove nothing.
+    if (dev.engine() == ptx::Engine::Compiled && tr.launches.at(0).engine != "compiled")
+      throw std::runtime_error("ran on the interpreter, not the compiling engine: " + dev.engine_note());
     dev.to_host(out.data(), dout, out.size() * 8);
+    dev.free(din);
+    dev.free(dout);
     r.outputs.assign(c.threads, std::vector<uint64_t>(nout));
     for (uint32_t t = 0; t < c.threads; ++t)
       for (size_t i = 0; i < nout; ++i) {
@@ -87,11 +97,66 @@ Run run_on_interpreter(const std::string& module_header, const std::string& case
         const uint64_t v = out[t * nout + i];
         r.outputs[t][i] = bytes >= 8 ? v : v & ((1ull << (8 * bytes)) - 1);
       }
-  } catch (const std::exception& e) {  // ptx::Error from the parser, ptx::Fault from the machine
+  } catch (const std::exception& e) {  // ptx::Fault from the machine
     r.refused = true;
     r.why = e.what();
   }
   return r;
+}
+
+// With WS_TEST_ENGINE=compiled, the cases run on the compiling engine: every case that
+// decodes joins one module, compiled once (a module a case would take a second each), its
+// cache in WS_TEST_ENGINE_CACHE. A case that does not decode is refused as it would be alone.
+bool on_compiling_engine() {
+  const char* e = std::getenv("WS_TEST_ENGINE");
+  return e && std::string(e) == "compiled";
+}
+
+struct Together {
+  std::unique_ptr<ptx::Device> dev;
+  std::set<std::string> kernels;  // the cases in it, by name
+};
+
+Together together(const Module& m, const std::vector<Case>& cases) {
+  Together t;
+  std::string text = m.header;
+  for (const Case& c : cases) {
+    auto it = m.cases.find(c.name);
+    if (it == m.cases.end()) continue;
+    try {
+      ptx::parse(m.header + it->second, c.name + ".ptx");
+    } catch (const std::exception&) {
+      continue;
+    }
+    text += it->second;
+    t.kernels.insert(c.name);
+  }
+  ptx::EngineOptions o;
+  const char* cache = std::getenv("WS_TEST_ENGINE_CACHE");
+  o.cache_dir = cache ? cache : "";
+  o.wait = true;
+  t.dev = std::make_unique<ptx::Device>();
+  t.dev->engine(ptx::Engine::Compiled, o);
+  t.dev->load(ptx::parse(text, "ptx_diff.ptx"));
+  return t;
+}
+
+Together* shared_module = nullptr;  // while check_all runs on the compiling engine
+
+}  // namespace
+
+Run run_on_interpreter(const std::string& module_header, const std::string& case_text, const Case& c) {
+  if (shared_module && shared_module->kernels.count(c.name)) return run_case(*shared_module->dev, c);
+  try {
+    ptx::Device dev;
+    dev.load(ptx::parse(module_header + case_text, c.name + ".ptx"));
+    return run_case(dev, c);
+  } catch (const std::exception& e) {  // ptx::Error from the parser
+    Run r;
+    r.refused = true;
+    r.why = e.what();
+    return r;
+  }
 }
 
 namespace {
@@ -176,6 +241,14 @@ Compared compare(const Module& m, const Case& c, const Case& fixture_case) {
 
 std::vector<Verdict> check_all(const std::string& ptx, const std::vector<Case>& cases, const Fixture& fixture) {
   const Module m = split_module(ptx);
+  Together compiled;
+  if (on_compiling_engine()) {
+    compiled = together(m, cases);
+    shared_module = &compiled;
+  }
+  struct Done {
+    ~Done() { shared_module = nullptr; }
+  } done;
   std::vector<Verdict> out;
   for (const Case& c : cases) {
     Verdict v;

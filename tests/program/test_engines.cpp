@@ -1,0 +1,93 @@
+// tests/program/test_engines.cpp — the emulated device's two engines give the same answers:
+// every single-file program of tests/programs and examples/ run once on the interpreter and
+// once on the compiling engine (compiled at its first launch) writes the same trace file
+// byte for byte once the figures that time the run are set aside (each launch's seconds
+// and engine, the date), and prints the same, exits the same, stops at the same fault and
+// finds the same races. Skipped (with a message) where nvcc is missing.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "program/program.h"
+#include "trace/wstrace.h"
+
+using namespace ws;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The trace without what differs from run to run: timings, the engine's name, the date.
+std::string timeless(trace::Trace t) {
+  for (trace::Launch& l : t.launches) {
+    l.seconds = 0;
+    l.engine.clear();
+  }
+  t.provenance.date.clear();
+  return trace::encode_trace(t);
+}
+
+program::Result run_on(const std::string& file, const std::string& engine) {
+  program::Options o;
+  o.source = file;
+  o.echo = false;
+  o.engine = engine;
+  o.timeout_seconds = 120;
+  // The compiling engine from the first launch on (not after its usual 0.3 s interpreted).
+  setenv("WARPSCOPE_ENGINE_AFTER", engine == "compiled" ? "0" : "0.3", 1);
+  program::Result r;
+  try {
+    r = program::run(o);
+  } catch (const program::Error& e) {
+    r.output = std::string("error: ") + e.what();
+  }
+  unsetenv("WARPSCOPE_ENGINE_AFTER");
+  return r;
+}
+
+// The programs: one .cu each (left out: folders of several files, programs that never end,
+// and threads.cu, whose host threads launch in an order no two runs share).
+std::vector<std::string> programs() {
+  std::vector<std::string> out;
+  for (const char* dir : {"tests/programs", "examples"})
+    for (const auto& e : fs::recursive_directory_iterator(dir)) {
+      const std::string p = e.path().string();
+      if (e.path().extension() != ".cu" || p.find("/multi/") != std::string::npos) continue;
+      if (p.find("threads.cu") != std::string::npos || p.find("endless") != std::string::npos || p.find("spins") != std::string::npos ||
+          p.find("too_much_memory") != std::string::npos || p.find("does_not_compile") != std::string::npos)
+        continue;
+      out.push_back(p);
+    }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every program gives the same trace, output and ending on the interpreter and the compiling engine") {
+  if (program::find_nvcc().empty()) {
+    MESSAGE("nvcc not found: the engines' comparison skipped");
+    return;
+  }
+  const std::vector<std::string> files = programs();
+  CHECK(files.size() >= 20);
+  size_t compiled_launches = 0;
+  for (const std::string& f : files) {
+    INFO(f);
+    const program::Result a = run_on(f, "interpreter"), b = run_on(f, "compiled");
+    CHECK(a.output == b.output);
+    CHECK(a.exit_code == b.exit_code);
+    CHECK(a.ending.kind == b.ending.kind);
+    CHECK(a.ending.message == b.ending.message);
+    CHECK(a.races == b.races);
+    CHECK(timeless(a.trace) == timeless(b.trace));
+    for (const trace::Launch& l : a.trace.launches)
+      if (!l.engine.empty()) CHECK(l.engine == "interpreter");
+    for (const trace::Launch& l : b.trace.launches) compiled_launches += l.engine == "compiled";
+  }
+  CHECK(compiled_launches > files.size());  // the comparison ran native code, not the interpreter twice
+}
