@@ -2,8 +2,8 @@
 // emulated device, beside the catalog emulator running the same kernel: lane accesses per
 // second of the run (the program's own host code included), the nvcc time, and
 // save-to-view (compile, run, read back, analyse: what the app waits for after a save);
-// the interpreter alone, recorded on one core and unrecorded on all of them; and NVIDIA's
-// matrixMul sample whole (301 launches) where its source is here.
+// both engines alone, side by side, recorded on one core and unrecorded on all of them; and
+// NVIDIA's matrixMul sample whole (301 launches) where its source is here.
 // Not a test: it prints figures. Run from the repository root.
 #include <chrono>
 #include <cstdio>
@@ -32,50 +32,67 @@ double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// The interpreter alone on tests/programs/matmul_tiled.cu's kernel (N = 256, nvcc's PTX):
-// a recorded launch (one core), then unrecorded ones on every core and on one.
-void interpreter_rate(const std::string& nvcc) {
+// Both engines alone on tests/programs/matmul_tiled.cu's kernel (nvcc's PTX) at `n`: a
+// recorded launch (one core), then unrecorded ones on every core and on one; the compiling
+// engine's module compiled first (its compile time printed), so every launch runs natively;
+// the two engines' records compared.
+void engine_rates(const std::string& nvcc, uint32_t n) {
   namespace fs = std::filesystem;
   const std::string ptx_path = (fs::temp_directory_path() / "ws_bench_matmul_tiled.ptx").string();
   const std::string cmd = nvcc + " -ptx -lineinfo -O3 -arch=sm_90 tests/programs/matmul_tiled.cu -o " + ptx_path + " 2>&1";
   if (std::system(cmd.c_str()) != 0) {
-    std::printf("interpreter: nvcc -ptx failed on tests/programs/matmul_tiled.cu\n");
+    std::printf("engines: nvcc -ptx failed on tests/programs/matmul_tiled.cu\n");
     return;
   }
   std::ifstream f(ptx_path);
   std::stringstream text;
   text << f.rdbuf();
   fs::remove(ptx_path);
-  ptx::Device dev;
-  dev.load(ptx::parse(text.str(), "matmul_tiled.ptx"));
-  dev.record_launches(1);
-  const uint32_t n = 256, bytes = n * n * 4;
-  std::vector<float> a(n * n), b(n * n);
-  for (uint32_t i = 0; i < n * n; ++i) a[i] = float(i % 7) - 3, b[i] = float(i % 5) - 2;
-  const uint64_t da = dev.malloc(bytes, "dA"), db = dev.malloc(bytes, "dB"), dc = dev.malloc(bytes, "dC");
-  dev.to_device(da, a.data(), bytes);
-  dev.to_device(db, b.data(), bytes);
-  const ptx::Kernel& k = dev.module().kernels.at(0);
-  ptx::KernelLaunch la{k.name, {n / 16, n / 16, 1}, {16, 16, 1}, 0, std::vector<uint8_t>(k.param_bytes, 0)};
-  const uint64_t args[4] = {da, db, dc, n};
-  for (size_t i = 0; i < 4; ++i) std::memcpy(la.params.data() + k.params[i].offset, &args[i], k.params[i].bytes);
-  trace::Trace t;
-  trace::Builder bld(t, 2'000'000);
+  const uint32_t bytes = n * n * 4;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   struct Way {
     const char* what;
     uint32_t threads;
   };
-  for (const Way w : {Way{"recorded, one core", 1}, Way{"unrecorded, every core", 0}, Way{"unrecorded, one core", 1}}) {
-    dev.threads(w.threads);
-    const auto t0 = std::chrono::steady_clock::now();
-    const uint64_t lanes = dev.launch(la, bld);
-    const double s = since(t0);
-    std::printf("interpreter  matmul_tiled 256  %-24s %2u worker%s  %12llu lane accesses  %8.3f s  %10.3e accesses/s\n", w.what,
-                w.threads ? w.threads : cores, (w.threads ? w.threads : cores) == 1 ? " " : "s", (unsigned long long)lanes, s,
-                double(lanes) / s);
+  const Way ways[] = {{"recorded, one core", 1}, {"unrecorded, every core", 0}, {"unrecorded, one core", 1}};
+  double secs[2][3] = {};
+  std::vector<trace::Record> records[2];
+  for (const ptx::Engine engine : {ptx::Engine::Interpreter, ptx::Engine::Compiled}) {
+    const int e = engine == ptx::Engine::Compiled;
+    ptx::Device dev;
+    ptx::EngineOptions eo;
+    eo.wait = true;  // compiled (or found in the cache) before the first launch
+    dev.engine(engine, eo);
+    dev.load(ptx::parse(text.str(), "matmul_tiled.ptx"));
+    dev.record_launches(1);
+    std::vector<float> a(size_t(n) * n), b(size_t(n) * n);
+    for (uint32_t i = 0; i < n * n; ++i) a[i] = float(i % 7) - 3, b[i] = float(i % 5) - 2;
+    const uint64_t da = dev.malloc(bytes, "dA"), db = dev.malloc(bytes, "dB"), dc = dev.malloc(bytes, "dC");
+    dev.to_device(db, b.data(), bytes);
+    const ptx::Kernel& k = dev.module().kernels.at(0);
+    ptx::KernelLaunch la{k.name, {n / 16, n / 16, 1}, {16, 16, 1}, 0, std::vector<uint8_t>(k.param_bytes, 0)};
+    const uint64_t args[4] = {da, db, dc, n};
+    for (size_t i = 0; i < 4; ++i) std::memcpy(la.params.data() + k.params[i].offset, &args[i], k.params[i].bytes);
+    trace::Trace t;
+    trace::Builder bld(t, 2'000'000);
+    for (int w = 0; w < 3; ++w) {
+      a[0] = float(w);  // new input: the launch runs again (a repeat on the same bytes would be skipped)
+      dev.to_device(da, a.data(), bytes);
+      dev.threads(ways[w].threads);
+      const auto t0 = std::chrono::steady_clock::now();
+      const uint64_t lanes = dev.launch(la, bld);
+      secs[e][w] = since(t0);
+      std::printf("%-12s matmul_tiled %u  %-24s %2u worker%s  %12llu lane accesses  %8.3f s  %10.3e accesses/s  (%s)\n",
+                  ptx::engine_name(engine), n, ways[w].what, ways[w].threads ? ways[w].threads : cores,
+                  (ways[w].threads ? ways[w].threads : cores) == 1 ? " " : "s", (unsigned long long)lanes, secs[e][w],
+                  double(lanes) / secs[e][w], t.launches.back().engine.c_str());
+    }
+    if (e) std::printf("compiled     module compiled in %.2f s (0: from the cache)\n", dev.engine_compile_seconds());
+    records[e] = t.records;
   }
-  std::printf("(goal: >= 1e8 lane accesses/s on every core)\n");
+  for (int w = 0; w < 3; ++w)
+    std::printf("compiled/interpreter  %-24s  %.2fx\n", ways[w].what, secs[0][w] / secs[1][w]);
+  std::printf("records of the two engines: %s\n", records[0] == records[1] ? "identical" : "DIFFERENT");
 }
 
 // NVIDIA's matrixMul (cuda-samples) at its default size, run whole as `warpscope run` runs
@@ -119,7 +136,8 @@ int main() {
     std::printf("nvcc not found: nothing to measure\n");
     return 0;
   }
-  interpreter_rate(program::find_nvcc());
+  engine_rates(program::find_nvcc(), 256);
+  engine_rates(program::find_nvcc(), 1024);
   matrix_mul();
   struct Case {
     const char* file;
@@ -134,14 +152,42 @@ int main() {
       {"tests/programs/matmul_tiled.cu", {"64"}, "matmul_tiled", 64, {{"tile", 16}}},
       {"tests/programs/matmul_tiled.cu", {"256"}, "matmul_tiled", 256, {{"tile", 16}}},
       {"examples/reduction.cu", {}, "", 0, {}},
+      {"tests/programs/matmul_tiled.cu", {"1024"}, "", 0, {}},
   };
-  std::printf("%-32s %6s %12s %10s %10s %10s %12s %12s %14s\n", "program", "arg", "accesses", "compile s", "run s",
-              "emulate s", "accesses/s", "save->view s", "twin emu acc/s");
-  for (const Case& c : cases) {
+  std::printf("%-32s %6s %-11s %12s %10s %10s %10s %12s %12s %14s\n", "program", "arg", "engine", "accesses", "compile s",
+              "run s", "emulate s", "accesses/s", "save->view s", "twin emu acc/s");
+  // Each program on the interpreter, then on the compiling engine as a user meets it (its
+  // module compiled in the background after 0.3 s of interpreting, or found in the cache),
+  // then on the compiling engine with its module in the cache.
+  struct Engine {
+    const char* name;
+    const char* label;
+    bool warm;
+  };
+  const Engine engines[] = {{"interpreter", "interpreter", false}, {"compiled", "compiled", false},
+                            {"compiled", "compiled*", true}};
+  for (const Case& c : cases)
+  for (const Engine& en : engines) {
+    if (en.warm) {  // the module into the cache first: a run that compiles it before its first launch
+      program::Options o;
+      o.source = c.file;
+      o.args = c.args;
+      o.echo = false;
+      o.engine = "compiled";
+      o.timeout_seconds = 900;
+      setenv("WARPSCOPE_ENGINE_AFTER", "0", 1);
+      try {
+        program::run(o);
+      } catch (const std::exception&) {
+      }
+      unsetenv("WARPSCOPE_ENGINE_AFTER");
+    }
     session::LaunchSpec spec;
     spec.program.source = c.file;
     spec.program.args = c.args;
     spec.program.echo = false;
+    spec.program.engine = en.name;
+    spec.program.timeout_seconds = 900;
     spec.backend = "emulator";
     spec.max_records = 2'000'000;
     const auto t0 = std::chrono::steady_clock::now();
@@ -168,12 +214,13 @@ int main() {
         twin = double(n) / std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count();
       }
     }
-    std::printf("%-32s %6s %12llu %10.2f %10.3f %10.3f %12.3e %12.2f %14.3e\n", c.file,
-                c.args.empty() ? "-" : c.args[0].c_str(), (unsigned long long)acc, total - run_s, run_s, emu_s,
+    std::printf("%-32s %6s %-11s %12llu %10.2f %10.3f %10.3f %12.3e %12.2f %14.3e\n", c.file,
+                c.args.empty() ? "-" : c.args[0].c_str(), en.label, (unsigned long long)acc, total - run_s, run_s, emu_s,
                 emu_s > 0 ? double(acc) / emu_s : 0.0, total, twin);
   }
   std::printf("(run s: the program's whole run in its child process, host code and trace file included;\n"
               " emulate s: its launches on the emulated device, recording included; accesses/s: lane accesses per\n"
-              " second of that; compile s: nvcc and the rest; goal: >= 5e7 accesses/s, save->view <= 1.5 s)\n");
+              " second of that; compile s: nvcc and the rest; compiled*: its module already in the engine's cache;\n"
+              " goal: >= 5e7 accesses/s, save->view <= 1.5 s)\n");
   return 0;
 }

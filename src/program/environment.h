@@ -34,6 +34,8 @@
   X(engine_cxx, "WARPSCOPE_ENGINE_CXX", Runtime, Folder, "c++", "the C++ compiler the compiling engine runs")     \
   X(engine_after, "WARPSCOPE_ENGINE_AFTER", Runtime, Developer, "0.3",                                            \
     "seconds a module runs interpreted before it is compiled in the background (0: at its first launch, waited for)") \
+  X(block_budget, "WARPSCOPE_BLOCK_BUDGET", Runtime, Setting, "600000000",                                        \
+    "warp instructions one block may run before it is stopped as an endless loop")                              \
   X(hide_local, "WARPSCOPE_HIDE_LOCAL", Runtime, Setting, "0",                                                   \
     "1: local-memory accesses go unrecorded (-G's stack traffic)")                                              \
   X(gpu_trace, "WARPSCOPE_GPU_TRACE", Tracer, Setting, "",                                                       \

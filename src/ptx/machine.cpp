@@ -272,10 +272,11 @@ uint64_t Device::launch(const KernelLaunch& a, trace::Builder& b, uint64_t budge
   }
   b.begin_launch(std::move(l));
   const uint32_t number = uint32_t(b.trace().launches.size());
-  const auto t0 = std::chrono::steady_clock::now();
-  launch_start_ = t0;
+  block_budget_ = budget;
+  launch_start_ = std::chrono::steady_clock::now();
   blocks_compiled_ = blocks_interpreted_ = 0;
-  engine_begin();
+  engine_begin();  // (a compile waited for is not the launch's time)
+  const auto t0 = std::chrono::steady_clock::now();
   try {
     lanes = a.cooperative          ? run_cooperative(*k, a, b, budget)
             : b.launch().recorded ? run_recorded(*k, a, b, budget)
@@ -403,9 +404,11 @@ uint64_t Device::run_recorded(const Kernel& k, const KernelLaunch& a, trace::Bui
   trace::Trace& t = b.trace();
   uint64_t lanes = 0;
   const size_t first_record = t.records.size();
-  BlockRun run(*this, k, a, b, files, budget);
+  uint64_t left = budget;
+  BlockRun run(*this, k, a, b, files, left);
   for (uint32_t blk = 0; blk < a.grid.count(); ++blk) {
     try {
+      left = budget;  // each block its own
       lanes += run.run(blk);
     } catch (...) {
       b.block_done(blk);  // its requests up to the fault are in the trace
@@ -420,8 +423,8 @@ uint64_t Device::run_recorded(const Kernel& k, const KernelLaunch& a, trace::Bui
 }
 
 // The blocks with nothing recorded, taken in order by one worker per core. Blocks share
-// only global memory (atomics serialised by atomics_); the budget is one pool the workers
-// draw on block by block. After a fault no new block starts, so every block below the
+// only global memory (atomics serialised by atomics_); each block has the budget to
+// itself. After a fault no new block starts, so every block below the
 // faulting one has run, and the lowest fault is the one a single worker would have met.
 // A kernel that prints (or asserts) runs on one worker: its lines keep their block order.
 uint64_t Device::run_unrecorded(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget) {
@@ -431,24 +434,20 @@ uint64_t Device::run_unrecorded(const Kernel& k, const KernelLaunch& a, trace::B
     if (L.builtin != Kernel::Builtin::None) n = 1;
   n = std::min(n, nblocks);
   std::atomic<uint32_t> next{0}, fault_block{UINT32_MAX};
-  std::atomic<uint64_t> left{budget}, lanes{0};
+  std::atomic<uint64_t> lanes{0};
   std::mutex fault_mu;
   std::exception_ptr fault;
   auto work = [&] {
     uint32_t blk = UINT32_MAX;
     try {
       std::vector<uint32_t> files;  // no sites are made
-      uint64_t mine = 0;            // this block's budget, drawn from the pool
+      uint64_t mine = 0;            // the block's budget
       BlockRun run(*this, k, a, b, files, mine);
       run.unrecorded(n > 1 ? &atomics_ : nullptr);
       uint64_t done = 0;
       while ((blk = next.fetch_add(1)) < nblocks && blk < fault_block.load()) {
-        const uint64_t start = mine = left.load();
+        mine = budget;
         done += run.run(blk);
-        const uint64_t used = start - mine;
-        uint64_t cur = left.load();
-        while (!left.compare_exchange_weak(cur, cur > used ? cur - used : 0)) {
-        }
       }
       lanes += done;
     } catch (...) {

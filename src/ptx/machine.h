@@ -77,8 +77,9 @@ struct Race {
 // lines past these are only counted.
 constexpr uint32_t kRacesPerLaunch = 10;
 
-// Warp instructions one launch may execute (about a minute of emulation) before it is
-// stopped as an endless loop.
+// Warp instructions one block may execute before it is stopped as an endless loop: a block
+// that runs this long without ending is taken for one (a long kernel of many blocks is
+// not, however long it runs; a cooperative launch's blocks, which run in turns, share one).
 constexpr uint64_t kInstructionBudget = 600'000'000ull;
 
 // Shared memory one block may have, static and dynamic together (an H100's 227 KiB).
@@ -136,8 +137,8 @@ class Device {
   std::string owner(uint64_t addr) const;
 
   // Runs one launch to its end, recording through `b` (a launch is begun there; an
-  // unrecorded one has no blocks and no records). `budget` caps the warp instructions (a
-  // kernel that never ends). Throws Fault: on several workers, the fault of the lowest
+  // unrecorded one has no blocks and no records). `budget` caps the warp instructions of
+  // each block (a kernel that never ends). Throws Fault: on several workers, the fault of the lowest
   // block, as one worker would have met it first. Returns the lane accesses executed.
   uint64_t launch(const KernelLaunch& a, trace::Builder& b, uint64_t budget = kInstructionBudget);
 
@@ -229,6 +230,7 @@ class Device {
   double interpreted_seconds_ = 0;                      // the module's launches so far, interpreted
   std::chrono::steady_clock::time_point launch_start_;  // of the launch running now
   std::atomic<uint32_t> blocks_compiled_{0}, blocks_interpreted_{0};  // of the launch running now
+  uint64_t block_budget_ = kInstructionBudget;          // of the launch running now
   std::map<uint64_t, std::unique_ptr<Alloc>> allocs_;  // by base
   uint64_t next_ = kGlobalBase;
   std::map<std::string, uint64_t> symbols_;             // module variable -> device address

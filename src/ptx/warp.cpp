@@ -267,9 +267,11 @@ uint64_t BlockRun::run_warp(uint32_t w) {
 
 [[noreturn]] void BlockRun::out_of_budget(uint32_t w, const Insn& at) const {
   const trace::Dim3 c = a_.grid;
-  Fault f("kernel " + kernel_name(k_.name) + " did not finish within " + std::to_string(kInstructionBudget) +
+  Fault f("kernel " + kernel_name(k_.name) + " did not finish within " + std::to_string(d_.block_budget_) +
           " warp instructions (an endless loop?): block (" + std::to_string(block_ % c.x) + "," +
-          std::to_string((block_ / c.x) % c.y) + "), warp " + std::to_string(w) + " at line " + std::to_string(at.line));
+          std::to_string((block_ / c.x) % c.y) + "), warp " + std::to_string(w) + " at line " + std::to_string(at.line) +
+          (a_.cooperative ? "; the limit of the launch's blocks together"
+                          : "; the limit of one block (WARPSCOPE_BLOCK_BUDGET raises it)"));
   place(f, at, w, warps_[w].live ? std::countr_zero(warps_[w].live) : 0);
   f.kind = "endless_loop";
   throw f;

@@ -171,6 +171,29 @@ void arrays(Ui& ui, const Session& m, const session::LaunchSpec& spec) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("printf's format strings ($str) and the threads' local frames");
 }
 
+// The emulated device's engine: the one the shown launch ran on, its time, and the choice
+// (run again on the other; both give the same trace).
+void engine(Ui& ui, const Session& m, const session::LaunchSpec& spec) {
+  if (spec.backend == "gpu") return;
+  heading("Engine");
+  const trace::Launch& l = m.trace().launch();
+  ImGui::PushTextWrapPos(0);
+  if (!l.engine.empty() && l.seconds > 0)
+    ImGui::TextDisabled("launch %u ran on the %s engine: %llu lane accesses in %.3f s", m.launch() + 1, l.engine.c_str(),
+                        static_cast<unsigned long long>(l.lane_accesses), l.seconds);
+  if (spec.program.engine == "compiled" && l.engine == "interpreter")
+    ImGui::TextDisabled("(a module is compiled once its launches have run 0.3 s on the interpreter, then kept)");
+  ImGui::PopTextWrapPos();
+  for (const char* e : {"compiled", "interpreter"}) {
+    if (ImGui::RadioButton(e, spec.program.engine == e) && spec.program.engine != e) ui.set_program_engine(e);
+    ImGui::SameLine();
+  }
+  ImGui::NewLine();
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("compiled: each module compiled to native code once (in the background, then cached);\n"
+                      "interpreter: decoded PTX run an instruction at a time. Both give the same trace.");
+}
+
 }  // namespace
 
 void program_panel(Ui& ui) {
@@ -189,6 +212,7 @@ void program_panel(Ui& ui) {
   if (!m || m->origin() != "program") return;
   launches(ui, *m);
   arrays(ui, *m, *spec);
+  engine(ui, *m, *spec);
   if (!m->note().empty()) {
     ImGui::Spacing();
     ImGui::PushTextWrapPos(0);

@@ -378,6 +378,12 @@ void Ui::rerun_program() {
   open_program(again);
 }
 
+void Ui::set_program_engine(const std::string& engine) {
+  if (program_spec_.program.source.empty() || program_spec_.program.engine == engine) return;
+  program_spec_.program.engine = engine;
+  rerun_program();
+}
+
 std::string Ui::file_stem() const {
   if (pane.model && pane.model->origin() == "program") return session::file_stem(*pane.model);
   return state.kernel;

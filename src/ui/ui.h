@@ -179,6 +179,9 @@ class Ui {
   // Runs the open program again where it is, launch and step kept (a shape set for one of
   // its arrays).
   void rerun_program();
+  // Runs the open program again on the emulated device's other engine ("compiled" or
+  // "interpreter"), launch and step kept.
+  void set_program_engine(const std::string& engine);
   // The name a saved trace or an exported file starts with: the program and its kernel and
   // launch ("transpose-transposeNaive-launch1"), else the catalog kernel.
   std::string file_stem() const;

@@ -41,7 +41,25 @@ cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block,
   return cooperative_launch(func, grid, block, args, shared, stream);
 }
 
-// Attributes that only tune a GPU's scheduling are accepted and ignored; a cooperative one
+namespace {
+
+// A launch attribute's name, for the line that refuses it.
+const char* attribute_name(int id) {
+  switch (id) {
+    case cudaLaunchAttributeProgrammaticEvent: return "cudaLaunchAttributeProgrammaticEvent";
+    case cudaLaunchAttributePreferredClusterDimension: return "cudaLaunchAttributePreferredClusterDimension";
+    case cudaLaunchAttributeLaunchCompletionEvent: return "cudaLaunchAttributeLaunchCompletionEvent";
+    case cudaLaunchAttributeDeviceUpdatableKernelNode: return "cudaLaunchAttributeDeviceUpdatableKernelNode";
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+// Attributes that only tune a GPU's scheduling are accepted and ignored: among them
+// programmatic dependent launch (cudaLaunchAttributeProgrammaticStreamSerialization, which
+// CUB's and Thrust's sorts set), which only lets a kernel start before the one before it
+// ends, and the emulated device runs kernels one after another anyway. A cooperative one
 // makes the launch cooperative; any other one is named and refused.
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
   if (!config) return ws::program::fail(cudaErrorInvalidValue);
@@ -56,12 +74,21 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* fu
       case cudaLaunchAttributeAccessPolicyWindow:
       case cudaLaunchAttributeSynchronizationPolicy:
       case cudaLaunchAttributePriority:
+      case cudaLaunchAttributeProgrammaticStreamSerialization:
+      case cudaLaunchAttributeClusterSchedulingPolicyPreference:
+      case cudaLaunchAttributeMemSyncDomainMap:
+      case cudaLaunchAttributeMemSyncDomain:
+      case cudaLaunchAttributePreferredSharedMemoryCarveout:
         break;
       case cudaLaunchAttributeClusterDimension:
         if (a.val.clusterDim.x * a.val.clusterDim.y * a.val.clusterDim.z <= 1) break;
         return ws::program::unsupported("cudaLaunchKernelExC with thread block clusters");
-      default:
-        return ws::program::unsupported("cudaLaunchKernelExC with a launch attribute other than priority, cache or cooperative");
+      default: {
+        const char* name = attribute_name(int(a.id));
+        const std::string what = std::string("cudaLaunchKernelExC with the launch attribute ") +
+                                 (name ? std::string(name) : "number " + std::to_string(int(a.id)));
+        return ws::program::unsupported(what.c_str());
+      }
     }
   }
   if (cooperative)

@@ -319,7 +319,8 @@ cudaError_t ws::program::launch_kernel(const void* func, dim3 gridDim, dim3 bloc
   s.dev.record_launches(recorded_launches);
   const size_t first_record = s.trace.records.size();
   try {
-    s.lane_accesses += s.dev.launch(la, *s.builder);
+    static const uint64_t block_budget = std::max<uint64_t>(1, env::get_int(env::Var::block_budget));
+    s.lane_accesses += s.dev.launch(la, *s.builder, block_budget);
     take_races(s, la);
     static bool engine_said = false;  // a module the compiler refused: said once
     if (!engine_said && !s.dev.engine_note().empty()) {
@@ -621,6 +622,12 @@ cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : ret(c
 cudaError_t cudaSetDeviceFlags(unsigned int) { return cudaSuccess; }
 cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache) { return cudaSuccess; }
 cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig) { return cudaSuccess; }
+// Banks of four bytes, as every GPU since Maxwell has them (and the analysis counts them).
+cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig* config) {
+  if (!config) return ret(cudaErrorInvalidValue);
+  *config = cudaSharedMemBankSizeFourByte;
+  return cudaSuccess;
+}
 cudaError_t cudaDriverGetVersion(int* v) {
   *v = CUDART_VERSION;
   return cudaSuccess;
