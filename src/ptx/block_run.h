@@ -53,6 +53,28 @@ class BlockRun {
   // frames as one set of trace arrays: `first`'s, made now.
   void buffers_from(BlockRun& first);
 
+  // ---- a recorded launch past its record cap, on several workers (past_cap.cpp) --------
+  // Whether the launch's remaining blocks may run on workers: a kernel whose only
+  // bookkeeping left is counting dropped records and looking for races (plain loads,
+  // stores and atomics of shared and global memory, their sites all made already, no
+  // clock read, no call, printf, copy engine or matrix unit), after this BlockRun ran the
+  // blocks before.
+  bool parallel_past_cap() const;
+  // This BlockRun as a worker for `first`'s launch past the cap: its sites and shared
+  // arrays, records dropped into `b` (a builder of its own), races and newly met global
+  // arrays kept for the merge, global atomics held by `atomics`.
+  void work_for(const BlockRun& first, std::mutex* atomics);
+  struct PendingRace {
+    std::array<uint32_t, 5> key;
+    Race race;
+  };
+  // A worker's findings, in the order of its blocks: races, and global arrays its blocks
+  // met first (block, allocation).
+  const std::vector<PendingRace>& pending_races() const { return pending_races_; }
+  std::vector<std::pair<uint32_t, Device::Alloc*>>& new_arrays() { return new_arrays_; }
+  // The merge, on the launch's first BlockRun: a worker's races as if found here.
+  void take_races(const std::vector<PendingRace>& found);
+
   // From now on nothing is recorded (no records, sites or arrays added to the trace); with
   // `atomics`, other workers run blocks of the same launch at once, and every atomic
   // holds it.
@@ -342,7 +364,15 @@ class BlockRun {
   std::string device_string(const Insn& in, uint64_t a, uint32_t w, int l);
   uint32_t device_printf(const Insn& in, uint64_t fmt_addr, uint64_t args, uint32_t w, int l);
 
+  // The trace array of a global allocation: made on its first access; a worker notes it
+  // for the merge instead (and answers kPendingBuffer: its records are only counted).
+  uint32_t global_buffer(Device::Alloc& al);
+  static constexpr uint32_t kPendingBuffer = trace::kNoBuffer - 1;
+
   bool record_ = true;
+  bool worker_ = false;                          // a worker past the record cap (work_for)
+  std::vector<PendingRace> pending_races_;
+  std::vector<std::pair<uint32_t, Device::Alloc*>> new_arrays_;
   bool yielded_ = false;           // a warp of a cooperative launch gave the others their turn
   std::mutex* atomics_ = nullptr;  // held by each warp's atomics while other workers run
   Device& d_;

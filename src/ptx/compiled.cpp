@@ -80,13 +80,33 @@ bool BlockRun::compiled_find(compiled::Ctx& c, uint32_t pc, uint64_t a, uint32_t
   Device::Alloc* al = r.d_.find(a, bytes);
   if (!al || al->space != trace::Space::Global) return false;
   touch(*al, r.k_.code[pc].op);
-  c.globals[pc] = {al->base, al->base + al->bytes, al->ptr};
+  c.globals[pc] = {al->base, al->base + al->bytes, al->ptr, al};
   return true;
 }
 
 bool BlockRun::compiled_note(compiled::Ctx& c, uint32_t pc, uint32_t exec, const uint64_t* at) {
   BlockRun& r = *static_cast<BlockRun*>(c.machine);
   const Insn& in = r.k_.code[pc];
+  if (!r.b_.room()) {
+    // Past the record cap, the lanes in one array or not make the same bookkeeping: the
+    // race check, the array's trace buffer and the site made on first use, one record
+    // counted. (The generated code has checked the lanes against the shared window, or
+    // against the allocation of globals[pc].)
+    const uint32_t bytes = type_bytes(in.type) * in.vec;
+    const bool ld = in.op == Opc::Ld;
+    trace::Space space = trace::Space::Shared;
+    uint32_t buffer = trace::kNoBuffer;
+    if (in.space == Space::Shared) {
+      r.shared_touch(pc, c.warp, exec, at, bytes, ld ? RaceEnd::Read : RaceEnd::Write);
+      buffer = r.shared_buffer(0);
+    } else {
+      space = trace::Space::Global;
+      buffer = r.global_buffer(*static_cast<Device::Alloc*>(c.globals[pc].alloc));
+    }
+    r.warp_access(pc, in, c.warp, exec, space, ld ? trace::Op::Load : trace::Op::Store, bytes, buffer);
+    r.b_.drop(1);
+    return true;
+  }
   OneArray one;
   if (!r.one_array(pc, in, c.warp, exec, at, one, r.b_.room())) return false;
   r.one_array_record(pc, in, c.warp, exec, one);

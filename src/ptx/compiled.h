@@ -18,13 +18,14 @@
 namespace ws::ptx::compiled {
 
 // The generated code's contract version: a module compiled for another is never loaded.
-inline constexpr uint32_t kAbi = 1;
+inline constexpr uint32_t kAbi = 2;
 
 // The allocation instruction `pc` reached last ([base, end) and its bytes), kept per
 // instruction and launch: global loads and stores check their lanes against it.
 struct GlobalSlot {
   uint64_t base = 0, end = 0;
   uint8_t* ptr = nullptr;
+  void* alloc = nullptr;  // the machine's own record of it (its trace array)
 };
 
 // One entry into a kernel's compiled code: the warp's lanes `active` stand at `pc`; the

@@ -406,7 +406,19 @@ uint64_t Device::run_recorded(const Kernel& k, const KernelLaunch& a, trace::Bui
   const size_t first_record = t.records.size();
   uint64_t left = budget;
   BlockRun run(*this, k, a, b, files, left);
-  for (uint32_t blk = 0; blk < a.grid.count(); ++blk) {
+  const uint32_t nblocks = uint32_t(a.grid.count());
+  const uint32_t cores = threads_ ? threads_ : std::max(1u, std::thread::hardware_concurrency());
+  for (uint32_t blk = 0; blk < nblocks; ++blk) {
+    // Past the record cap, the rest of the blocks on every core where the kernel allows it.
+    if (blk > 0 && cores > 1 && !b.room() && run.parallel_past_cap()) {
+      try {
+        lanes += run_past_cap(k, a, b, run, blk, std::min(cores, nblocks - blk), budget);
+      } catch (...) {
+        settle_sites(t, first_record);
+        throw;
+      }
+      break;
+    }
     try {
       left = budget;  // each block its own
       lanes += run.run(blk);

@@ -101,6 +101,8 @@ struct KernelLaunch {
 // "transposeTiled<1>" (the mangled name when it does not demangle).
 std::string kernel_name(const std::string& mangled);
 
+class BlockRun;
+
 // The engine a Device starts with (the interpreter until set): a test run sets it to run
 // every test of the emulated device on the compiling engine too.
 void set_default_engine(Engine e, EngineOptions o = {});
@@ -192,6 +194,9 @@ class Device {
   uint32_t buffer_of(Alloc& a, trace::Builder& b);
   uint64_t run_recorded(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
   uint64_t run_unrecorded(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
+  // A recorded launch's blocks [from, grid) past its record cap, on `n` workers (past_cap.cpp).
+  uint64_t run_past_cap(const Kernel& k, const KernelLaunch& a, trace::Builder& b, BlockRun& first, uint32_t from,
+                        uint32_t n, uint64_t budget);
   // A cooperative launch (grid.cpp): every block started, run in turns until all end.
   uint64_t run_cooperative(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
   std::vector<uint32_t> trace_files(trace::Builder& b);

@@ -62,7 +62,7 @@ void BlockRun::fault_request(Fault& f, uint32_t pc, const Insn& in, const Operan
   }
   if (!record_ || !f.lanes || al.space != trace::Space::Global) return;
   const size_t before = b_.trace().records.size();
-  trace::WarpAccess acc = warp_access(pc, in, w, f.lanes, trace::Space::Global, op, bytes, d_.buffer_of(al, b_));
+  trace::WarpAccess acc = warp_access(pc, in, w, f.lanes, trace::Space::Global, op, bytes, global_buffer(al));
   acc.offset = offs;
   b_.add(acc);
   if (b_.trace().records.size() > before) f.record = int64_t(before);
@@ -142,7 +142,7 @@ BlockRun::Where BlockRun::resolve(const Insn& in, Space sp, uint64_t a, uint32_t
       touch(*al, in.op);
       r.p = al->ptr + (a - al->base);
       r.space = al->space;
-      r.buffer = record_ ? d_.buffer_of(*al, b_) : trace::kNoBuffer;
+      r.buffer = record_ ? global_buffer(*al) : trace::kNoBuffer;
       r.offset = a - al->base;
       return r;
     }
@@ -212,6 +212,15 @@ uint32_t BlockRun::site_of(uint32_t pc, const Insn& in, trace::Space sp, trace::
   }
   id = b_.add_site(std::move(s));
   return id;
+}
+
+uint32_t BlockRun::global_buffer(Device::Alloc& al) {
+  if (!worker_) return d_.buffer_of(al, b_);
+  if (al.buffer != trace::kNoBuffer) return al.buffer;
+  if (std::find_if(new_arrays_.begin(), new_arrays_.end(), [&](const auto& x) { return x.first == block_ && x.second == &al; }) ==
+      new_arrays_.end())
+    new_arrays_.emplace_back(block_, &al);
+  return kPendingBuffer;
 }
 
 // The trace's file of a .file number (0 when the PTX named none).
@@ -377,7 +386,7 @@ bool BlockRun::one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec,
     r.offs[l] = uint32_t(a - lo);
     r.ptr[l] = al->ptr + (a - lo);
   }
-  r.buffer = record_ ? d_.buffer_of(*al, b_) : trace::kNoBuffer;
+  r.buffer = record_ ? global_buffer(*al) : trace::kNoBuffer;
   r.space = trace::Space::Global;
   return true;
 }

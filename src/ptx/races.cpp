@@ -110,7 +110,12 @@ void BlockRun::shared_touch(uint32_t pc, uint32_t w, uint32_t exec, const uint64
   // instruction.
   uint64_t last = ~0ull;
   Shadow* sh = shadow_.data();
-  for (uint32_t m = exec; m; m &= m - 1) {
+  // A read of the word a lane 16 below read too (a warp of two 16-wide rows reading one row)
+  // adds nothing either: the first of them made every change the second would.
+  uint32_t same = 0;
+  if (how == RaceEnd::Read)
+    for (int l = 16; l < 32; ++l) same |= uint32_t(at[l] == at[l - 16] && ((exec >> (l - 16)) & 1u)) << l;
+  for (uint32_t m = exec & ~same; m; m &= m - 1) {
     const int l = std::countr_zero(m);
     const uint64_t a = at[l];
     if (a == last) continue;
@@ -169,7 +174,7 @@ void BlockRun::shared_touch(uint32_t pc, uint32_t w, uint32_t exec, const Where*
   if (std::find(race_pairs_.begin(), race_pairs_.end(), key) != race_pairs_.end()) return;
   race_pairs_.push_back(key);
   const uint32_t launch = uint32_t(b_.trace().launches.size() - 1);
-  if (race_pairs_.size() > kRacesPerLaunch) {
+  if (!worker_ && race_pairs_.size() > kRacesPerLaunch) {
     ++d_.races_left_out_[launch];
     return;
   }
@@ -192,7 +197,29 @@ void BlockRun::shared_touch(uint32_t pc, uint32_t w, uint32_t exec, const Where*
   r.offset = array < shared_range_.size() ? at - shared_range_[array].first : at;
   r.first = end(before, before_how);
   r.second = end(now, now_how);
+  if (worker_) {  // the merge keeps it or not, in block order (take_races)
+    pending_races_.push_back({key, r});
+    return;
+  }
   d_.races_.push_back(r);
+}
+
+// The races a worker found past the record cap, in its blocks' order, as this (the
+// launch's first) BlockRun would have found them: each pair of lines and array once, at
+// most kRacesPerLaunch.
+void BlockRun::take_races(const std::vector<PendingRace>& found) {
+  const uint32_t launch = uint32_t(b_.trace().launches.size() - 1);
+  for (const PendingRace& p : found) {
+    if (std::find(race_pairs_.begin(), race_pairs_.end(), p.key) != race_pairs_.end()) continue;
+    race_pairs_.push_back(p.key);
+    if (race_pairs_.size() > kRacesPerLaunch) {
+      ++d_.races_left_out_[launch];
+      continue;
+    }
+    Race r = p.race;
+    r.launch = launch;
+    d_.races_.push_back(r);
+  }
 }
 
 }  // namespace ws::ptx

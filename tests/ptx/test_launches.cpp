@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <numeric>
 #include <sstream>
 
@@ -230,4 +231,68 @@ TEST_CASE("a launch that reads what it writes, or one recorded because every lau
   trace::Builder bld(t2);
   for (int i = 0; i < 3; ++i) CHECK(dev.launch({k.name, {1, 1, 1}, {64, 1, 1}, 0, pack(k, da, db, dc, n)}, bld) == 3 * n);
   for (const trace::Launch& l : t2.launches) CHECK((l.recorded && l.same_as == 0));
+}
+
+namespace {
+
+// past_cap.ptx's kernel `name` on 64 blocks of 64 threads, recorded with a cap of 4 records
+// (reached in block 0) on `workers` workers: the trace, the races, the fault's line if any.
+struct PastCap {
+  trace::Trace t;
+  std::vector<ptx::Race> races;
+  std::map<uint32_t, uint32_t> left_out;
+  std::string fault;
+};
+PastCap past_cap(const std::string& name, uint32_t workers) {
+  PastCap r;
+  ptx::Device dev;
+  dev.load(ptx::parse(fixture("past_cap.ptx"), "past_cap.ptx"));
+  dev.threads(workers);
+  const uint64_t out = dev.malloc(64 * 4, "d_out");
+  const ptx::Kernel& k = *dev.module().kernel(name);
+  trace::Builder b(r.t, 4);
+  try {
+    dev.launch({k.name, {64, 1, 1}, {64, 1, 1}, 0, pack(k, out)}, b);
+  } catch (const ptx::Fault& f) {
+    r.fault = f.what();
+  }
+  for (trace::Launch& l : r.t.launches) l.seconds = 0;
+  r.races = dev.races();
+  r.left_out = dev.races_left_out();
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a recorded launch past its record cap runs on every core and makes the trace one core makes") {
+  const PastCap one = past_cap("late_races", 1);
+  for (uint32_t workers : {2u, 3u, 8u}) {
+    INFO(workers << " workers");
+    const PastCap many = past_cap("late_races", workers);
+    CHECK(many.t == one.t);  // records, sites, arrays, blocks and the records dropped
+    CHECK(many.t.launches.at(0).dropped_records == one.t.launches.at(0).dropped_records);
+    REQUIRE(many.races.size() == one.races.size());
+    for (size_t i = 0; i < one.races.size(); ++i) {
+      CHECK(many.races[i].block == one.races[i].block);
+      CHECK(many.races[i].first.line == one.races[i].first.line);
+      CHECK(many.races[i].second.line == one.races[i].second.line);
+      CHECK(many.races[i].second.thread == one.races[i].second.thread);
+      CHECK(many.races[i].offset == one.races[i].offset);
+    }
+  }
+  // Block 37's race and block 50's, in that order, though found past the cap.
+  REQUIRE(one.races.size() == 2);
+  CHECK(one.races[0].block == 37);
+  CHECK(one.races[0].second.line == 21);
+  CHECK(one.races[1].block == 50);
+  CHECK(one.races[1].second.line == 31);
+  CHECK(one.t.launches.at(0).dropped_records > 0);
+  CHECK(one.t.launches.at(0).blocks.size() == 64);
+
+  // A fault in a late block: the same line, the blocks before it and it, on any number.
+  const PastCap f1 = past_cap("late_fault", 1), f4 = past_cap("late_fault", 4);
+  CHECK(f1.fault.find("out-of-bounds") != std::string::npos);
+  CHECK(f4.fault == f1.fault);
+  CHECK(f4.t == f1.t);
+  CHECK(f1.t.launches.at(0).blocks.size() == 61);
 }
