@@ -13,6 +13,8 @@
 //   async_copy.cpp  cp.async: copies in flight per warp, their groups, where they land
 //   mbarrier.cpp  mbarrier objects and their phases, bulk copies (cp.async.bulk) onto them
 //   tensor_copy.cpp  the tensor copy (cp.async.bulk.tensor) of a box a tensor map describes
+//   compiled.cpp  the compiling engine's code entered by the scheduler, and its callbacks
+//   past_cap.cpp  a recorded launch's blocks past its record cap, on every core
 #pragma once
 #include <atomic>
 #include <algorithm>
