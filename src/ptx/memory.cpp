@@ -346,23 +346,27 @@ bool BlockRun::one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec,
   const bool is_ld = in.op == Opc::Ld;
   const uint32_t bytes = type_bytes(in.type) * in.vec;
   const int first = std::countr_zero(exec);
+  // Whether every lane's bytes lie in [lo, hi); with `fill`, each one's offset there and
+  // pointer (`base` holds byte lo).
+  auto place = [&](uint64_t lo, uint64_t hi, uint8_t* base) {
+    bool inside = true;
+    for (uint32_t m = exec; m; m &= m - 1) {
+      const int l = std::countr_zero(m);
+      const uint64_t a = at[l];
+      inside &= a >= lo && a + bytes <= hi;
+      if (fill) {
+        r.offs[l] = uint32_t(a - lo);
+        r.ptr[l] = base + (a - lo);
+      }
+    }
+    return inside;
+  };
   if (in.space == Space::Shared) {
     // The array this instruction reached last time, else the first lane's.
     size_t& h = pc_shared_[pc];
     if (shared_array(at[first], h) == shared_range_.size()) return false;
     const auto [lo, hi] = shared_range_[h];
-    if (!fill) {  // where they go is not asked for: only whether they stay in the array
-      bool in = true;
-      for (uint32_t m = exec; m; m &= m - 1) in &= at[std::countr_zero(m)] >= lo && at[std::countr_zero(m)] + bytes <= hi;
-      if (!in) return false;
-    }
-    for (uint32_t m = fill ? exec : 0; m; m &= m - 1) {
-      const int l = std::countr_zero(m);
-      const uint64_t a = at[l];
-      if (a < lo || a + bytes > hi) return false;
-      r.offs[l] = uint32_t(a - lo);
-      r.ptr[l] = shared_.data() + a;
-    }
+    if (!place(lo, hi, shared_.data() + lo)) return false;
     if (record_) shared_touch(pc, w, exec, at, bytes, is_ld ? RaceEnd::Read : RaceEnd::Write);
     r.buffer = record_ ? shared_buffer(h) : trace::kNoBuffer;
     r.space = trace::Space::Shared;
@@ -373,19 +377,7 @@ bool BlockRun::one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec,
   if (!al || al->freed || a0 < al->base || a0 + bytes > al->base + al->bytes) al = d_.find(a0, bytes);
   if (!al || al->space != trace::Space::Global) return false;
   touch(*al, in.op);
-  const uint64_t lo = al->base, hi = al->base + al->bytes;
-  if (!fill) {
-    bool in = true;
-    for (uint32_t m = exec; m; m &= m - 1) in &= at[std::countr_zero(m)] >= lo && at[std::countr_zero(m)] + bytes <= hi;
-    if (!in) return false;
-  }
-  for (uint32_t m = fill ? exec : 0; m; m &= m - 1) {
-    const int l = std::countr_zero(m);
-    const uint64_t a = at[l];
-    if (a < lo || a + bytes > hi) return false;
-    r.offs[l] = uint32_t(a - lo);
-    r.ptr[l] = al->ptr + (a - lo);
-  }
+  if (!place(al->base, al->base + al->bytes, al->ptr)) return false;
   r.buffer = record_ ? global_buffer(*al) : trace::kNoBuffer;
   r.space = trace::Space::Global;
   return true;
