@@ -13,6 +13,7 @@
 //                       scheduler before they run; the rest through execute.
 // So the generated code never holds a second copy of an instruction's meaning: it calls
 // the function the interpreter calls, or the interpreter itself.
+#include <cctype>
 #include <map>
 #include <sstream>
 
@@ -235,6 +236,15 @@ class Writer {
   const char* suffix_;  // "_inline": the helpers inlined at each instruction
 };
 
+// A name as a C++ comment may hold it: letters, digits and _$.% only (a backslash would
+// continue the comment onto the code's next line).
+std::string comment(const std::string& name) {
+  std::string out;
+  for (char ch : name)
+    out += std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '$' || ch == '.' || ch == '%' ? ch : '?';
+  return out;
+}
+
 // Where the scheduler may enter a kernel, and where its blocks start: the first
 // instruction, branch targets, and the instruction after each one the scheduler runs
 // itself. An entry elsewhere runs nothing (the interpreter steps on to one of these).
@@ -261,7 +271,7 @@ std::string generate(const Module& m) {
   std::ostringstream head, o;
   std::map<std::string, size_t> forms;
   std::map<uint64_t, size_t> constants;
-  head << "// " << m.name << " for warpscope's compiling engine (generated: src/ptx/codegen.cpp)\n"
+  head << "// " << comment(m.name) << " for warpscope's compiling engine (generated: src/ptx/codegen.cpp)\n"
     << "#include \"ws_prelude.h\"\n"
     << "using namespace ws::ptx;\nusing namespace ws::ptx::compiled;\n"
     << "template <int I> using TC = std::integral_constant<Type, Type(I)>;\n"
@@ -278,7 +288,7 @@ std::string generate(const Module& m) {
   for (size_t i = 0; i < m.kernels.size(); ++i) {
     const Kernel& k = m.kernels[i];
     if (!k.refused.empty()) continue;
-    o << "\n// " << k.name << "\n";
+    o << "\n// " << comment(k.name) << "\n";
     const std::vector<bool> lead = leaders(k);
     Writer w(k, o, head, forms, constants, inline_helpers);
     for (uint32_t pc = 0; pc < k.code.size();) {
