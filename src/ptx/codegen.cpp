@@ -31,8 +31,6 @@ constexpr const char* kFunction[] = {
 
 std::string num(uint64_t v) { return std::to_string(v); }
 
-// The most instructions a module may have for its helpers to be inlined at each one.
-constexpr size_t kInlineInstructions = 600;
 
 // The interpreter's exact_path: forms the generated loop leaves to execute.
 bool exact_form(const Insn& in) {
@@ -267,6 +265,12 @@ std::vector<bool> leaders(const Kernel& k) {
 // Each block of straight-line instructions is a small function of its own, the kernel's
 // entry a loop that runs block after block: the host compiler's time then grows with the
 // kernel's length, where one function holding every instruction grew far faster.
+bool long_module(const Module& m) {
+  size_t length = 0;
+  for (const Kernel& k : m.kernels) length += k.refused.empty() ? k.code.size() : 0;
+  return length > kInlineInstructions;
+}
+
 std::string generate(const Module& m) {
   std::ostringstream head, o;
   std::map<std::string, size_t> forms;
@@ -282,9 +286,7 @@ std::string generate(const Module& m) {
     << "extern \"C\" [[gnu::visibility(\"default\")]] uint32_t ws_engine_abi() { return kAbi; }\n";
   // A module of few instructions has its helpers inlined (the fastest code, compiled in
   // about a second); a longer one calls them (compiled in proportion to its length).
-  size_t length = 0;
-  for (const Kernel& k : m.kernels) length += k.refused.empty() ? k.code.size() : 0;
-  const bool inline_helpers = length <= kInlineInstructions;
+  const bool inline_helpers = !long_module(m);
   for (size_t i = 0; i < m.kernels.size(); ++i) {
     const Kernel& k = m.kernels[i];
     if (!k.refused.empty()) continue;

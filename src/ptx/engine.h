@@ -37,6 +37,12 @@ struct EngineOptions {
   bool wait = false;
 };
 
+// A module longer than this many instructions calls its helpers instead of inlining them
+// at each instruction, and is compiled at -O1 (with vectorization): its compile time stays
+// in proportion to its length (long_module).
+constexpr size_t kInlineInstructions = 600;
+bool long_module(const Module& m);
+
 // The C++ text of a module's kernels for the compiling engine: one function
 // `ws_kernel_<i>(compiled::Ctx&)` per kernel i that can run (Kernel::refused empty).
 std::string generate(const Module& m);
@@ -86,6 +92,7 @@ class EngineBuild {
 
   EngineOptions o_;
   std::string name_, text_, library_, include_, sources_key_;
+  const char* optimize_ = "";   // the module's -O flags
   std::vector<bool> runnable_;  // per kernel: Kernel::refused empty
   std::unique_ptr<CompiledModule> module_;
   std::atomic<const CompiledModule*> ready_{nullptr};
