@@ -275,7 +275,9 @@ std::string generate(const Module& m) {
   std::ostringstream head, o;
   std::map<std::string, size_t> forms;
   std::map<uint64_t, size_t> constants;
-  head << "// " << comment(m.name) << " for warpscope's compiling engine (generated: src/ptx/codegen.cpp)\n"
+  // (The module's file name is left out: a program's PTX lies in a folder of its own each
+  // run, and the text is what the cache is keyed by.)
+  head << "// a module for warpscope's compiling engine (generated: src/ptx/codegen.cpp)\n"
     << "#include \"ws_prelude.h\"\n"
     << "using namespace ws::ptx;\nusing namespace ws::ptx::compiled;\n"
     << "template <int I> using TC = std::integral_constant<Type, Type(I)>;\n"
