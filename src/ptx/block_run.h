@@ -36,6 +36,12 @@ namespace ws::ptx {
 // kernel's static array.
 std::string demangle_var(const std::string& mangled);
 
+// Whether a kernel's results depend only on its parameters and the arrays it reads: no
+// clock, timer or SM number read, nothing the machine provides called (printf, malloc).
+// What a launch alike an earlier one may be skipped by, and what lets a recorded launch's
+// blocks past the cap run on workers (whose clocks would each run on their own).
+bool deterministic(const Kernel& k);
+
 class BlockRun {
  public:
   // One launch's blocks are run one after another by one BlockRun (run() starts each
@@ -227,8 +233,7 @@ class BlockRun {
     uint32_t buffer = trace::kNoBuffer;
     trace::Space space = trace::Space::Global;
   };
-  // `fill`: r's offsets and pointers wanted (else only whether the lanes stay in one array).
-  bool one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, const uint64_t* at, OneArray& r, bool fill = true);
+  bool one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, const uint64_t* at, OneArray& r);
   void one_array_record(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, OneArray& r);
   void atomics(const Insn& in, uint32_t w, uint32_t exec, const Where* where);
   [[noreturn]] void fault(const Insn& in, uint32_t w, int lane, const std::string& array, int64_t offset, uint64_t size);

@@ -108,7 +108,7 @@ bool BlockRun::compiled_note(compiled::Ctx& c, uint32_t pc, uint32_t exec, const
     return true;
   }
   OneArray one;
-  if (!r.one_array(pc, in, c.warp, exec, at, one, r.b_.room())) return false;
+  if (!r.one_array(pc, in, c.warp, exec, at, one)) return false;
   r.one_array_record(pc, in, c.warp, exec, one);
   return true;
 }

@@ -145,8 +145,8 @@ WS_ALU(alu_inline, [[gnu::always_inline]] inline)
   return hi >= bytes && a >= lo && a <= hi - bytes;
 }
 [[gnu::always_inline]] inline bool inside(const uint64_t* at, uint32_t exec, uint32_t bytes, uint64_t lo, uint64_t hi) {
-  bool ok = hi >= bytes;
-  WS_EACH(exec, ok &= at[l] >= lo && at[l] <= hi - bytes);
+  bool ok = true;
+  WS_EACH(exec, ok &= within(at[l], bytes, lo, hi));
   return ok;
 }
 

@@ -101,13 +101,13 @@ EngineBuild::EngineBuild(const Module& m, EngineOptions o) : o_(std::move(o)), n
   for (const Kernel& k : m.kernels) runnable_.push_back(k.refused.empty());
   uint64_t sources = 0xcbf29ce484222325ull;
   for (const auto& [path, body] : engine_sources()) sources = fnv(fnv(sources, path), body);
-  sources_key_ = hex(sources) + "-" + hex(fnv(fnv(0, kFlags), o_.compiler));
+  const std::string sources_key = hex(sources) + "-" + hex(fnv(fnv(0, kFlags), o_.compiler));
   optimize_ = long_module(m) ? kLongFlags : "";
   uint64_t key = fnv(fnv(fnv(fnv(fnv(sources, text_), kFlags), optimize_), o_.compiler), cpu_flags());
   key = fnv(key, std::to_string(compiled::kAbi));
   const fs::path dir = cache_folder(o_);
   library_ = (dir / (hex(key) + ".so")).string();
-  include_ = (dir / ("include-" + sources_key_)).string();
+  include_ = (dir / ("include-" + sources_key)).string();
   std::error_code ec;
   if (fs::exists(library_, ec) && load()) started_ = true;  // compiled before: nothing to do
 }

@@ -91,7 +91,7 @@ class EngineBuild {
   void fail(const std::string& why);
 
   EngineOptions o_;
-  std::string name_, text_, library_, include_, sources_key_;
+  std::string name_, text_, library_, include_;
   const char* optimize_ = "";   // the module's -O flags
   std::vector<bool> runnable_;  // per kernel: Kernel::refused empty
   std::unique_ptr<CompiledModule> module_;

@@ -327,9 +327,7 @@ bool Device::repeats(const KernelLaunch& a, uint32_t& as_launch) const {
   return true;
 }
 
-// Whether a kernel's results depend only on its parameters and the arrays it reads: no
-// clock, timer or SM number read, nothing the machine provides called (printf, malloc).
-static bool deterministic(const Kernel& k) {
+bool deterministic(const Kernel& k) {
   for (const Kernel::Linked& L : k.linked)
     if (L.builtin != Kernel::Builtin::None) return false;
   for (const Insn& in : k.code)

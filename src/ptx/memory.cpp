@@ -342,22 +342,20 @@ bool BlockRun::memory_one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_
 // Where the lanes of a one-array access go (their bytes, their offsets in the array), and in
 // a recorded launch the shared words' race check; false, with nothing changed but the
 // array noted as touched, when they do not all reach one array of shared or global memory.
-bool BlockRun::one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, const uint64_t* at, OneArray& r, bool fill) {
+bool BlockRun::one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, const uint64_t* at, OneArray& r) {
   const bool is_ld = in.op == Opc::Ld;
   const uint32_t bytes = type_bytes(in.type) * in.vec;
   const int first = std::countr_zero(exec);
-  // Whether every lane's bytes lie in [lo, hi); with `fill`, each one's offset there and
-  // pointer (`base` holds byte lo).
+  // Whether every lane's bytes lie in [lo, hi), and each one's offset there and pointer
+  // (`base` holds byte lo).
   auto place = [&](uint64_t lo, uint64_t hi, uint8_t* base) {
     bool inside = true;
     for (uint32_t m = exec; m; m &= m - 1) {
       const int l = std::countr_zero(m);
       const uint64_t a = at[l];
       inside &= a >= lo && a + bytes <= hi;
-      if (fill) {
-        r.offs[l] = uint32_t(a - lo);
-        r.ptr[l] = base + (a - lo);
-      }
+      r.offs[l] = uint32_t(a - lo);
+      r.ptr[l] = base + (a - lo);
     }
     return inside;
   };

@@ -13,16 +13,9 @@
 namespace ws::ptx {
 
 bool BlockRun::parallel_past_cap() const {
-  if (a_.cooperative || !k_.linked.empty() || k_.frame_bytes || !record_ || worker_) return false;
+  if (a_.cooperative || !k_.linked.empty() || k_.frame_bytes || !record_ || worker_ || !deterministic(k_)) return false;
   for (size_t pc = 0; pc < k_.code.size(); ++pc) {
     const Insn& in = k_.code[pc];
-    for (const Operand& o : in.o)
-      if (o.kind == Operand::Special)
-        switch (o.sreg) {
-          case Sreg::Clock: case Sreg::Clock64: case Sreg::Globaltimer: case Sreg::GlobaltimerLo:
-          case Sreg::GlobaltimerHi: return false;  // a clock runs on per worker
-          default: break;
-        }
     if (in.op == Opc::Call || in.op == Opc::Mma || in.op == Opc::Movmatrix) return false;
     if (kind_of(in.op) != Kind::Memory) continue;
     if (in.op != Opc::Ld && in.op != Opc::St && in.op != Opc::Atom && in.op != Opc::Red) return false;
