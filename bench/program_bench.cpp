@@ -130,10 +130,15 @@ void matrix_mul() {
 
 }  // namespace
 
-int main() {
+// `program_bench engines N`: the engines' side-by-side rates at N alone.
+int main(int argc, char** argv) {
   using namespace ws;
   if (program::find_nvcc().empty()) {
     std::printf("nvcc not found: nothing to measure\n");
+    return 0;
+  }
+  if (argc == 3 && std::string(argv[1]) == "engines") {
+    engine_rates(program::find_nvcc(), uint32_t(std::stoul(argv[2])));
     return 0;
   }
   engine_rates(program::find_nvcc(), 256);

@@ -38,6 +38,7 @@ int exit_status() {
   const program::Ending e = program::last_ending();
   if (e.kind == "fault") return kExitFault;
   if (e.kind == "stopped") return kExitEndlessLoop;
+  if (e.kind == "timeout") return kExitTimeout;
   return e.exit_code;
 }
 
@@ -75,8 +76,11 @@ int run(const RunOptions& o) {
   }
   const program::Ending ending = program::last_ending();
   if (!ending.kind.empty())
-    std::cerr << "warpscope: " << (ending.kind == "fault" ? "a kernel faulted: " : "a kernel was stopped: ") << ending.message
-              << "\n";
+    std::cerr << "warpscope: "
+              << (ending.kind == "fault"     ? "a kernel faulted: "
+                  : ending.kind == "timeout" ? "the program ran past its time limit, "
+                                             : "a kernel was stopped: ")
+              << ending.message << "\n";
   print_races(first->races());
   if (!o.out.empty()) {
     trace::write_trace(first->whole_trace(), o.out);

@@ -518,13 +518,15 @@ Limits program_limits(const Options& o) {
 
 // Runs the built program `exe` with its arguments and `env`, timing it into `r` from `t1`
 // and reading what the emulated device stopped; throws Error when it runs past the timeout.
+// `grace`: seconds past the timeout before it is killed (the emulated device stops the
+// program itself at the timeout and writes what it has: that may take a while).
 Child run_built(const std::string& exe, const Options& o, const std::vector<std::string>& env, const std::string& dir,
-                Result& r, std::chrono::steady_clock::time_point t1) {
+                Result& r, std::chrono::steady_clock::time_point t1, double grace = 0) {
   std::vector<std::string> argv = argv_of(exe, o);
   // The C library keeps a program's stdout in a block buffer when it is not a terminal: a
   // program stopped at the timeout would lose all it printed. Line by line, it keeps it.
   if (const std::string sb = on_path("stdbuf"); !sb.empty()) argv.insert(argv.begin(), {sb, "-oL"});
-  Child c = wait(start(argv, env, !o.echo, dir + "/program.out", true, program_limits(o)), o.timeout_seconds);
+  Child c = wait(start(argv, env, !o.echo, dir + "/program.out", true, program_limits(o)), o.timeout_seconds + grace);
   r.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   r.output = c.output;
   r.ending = ending_of(o.echo ? c.errors : c.output);
@@ -788,7 +790,10 @@ Result run_emulated(const Options& o) {
   env_all.push_back(env::entry(env::Var::problem, problem_path));
   const std::string races_path = dir.path + "/program.races";
   env_all.push_back(env::entry(env::Var::races, races_path));
-  const Child c = run_built(exe, o, env_all, dir.path, r, t1);
+  char limit[32];
+  std::snprintf(limit, sizeof limit, "%g", o.timeout_seconds);
+  env_all.push_back(env::entry(env::Var::timeout, limit));
+  const Child c = run_built(exe, o, env_all, dir.path, r, t1, 30);
   r.exit_code = WIFEXITED(c.status) ? WEXITSTATUS(c.status) : 128 + WTERMSIG(c.status);
   if (fs::exists(problem_path)) {
     try {
@@ -822,6 +827,25 @@ Result run_emulated(const Options& o) {
                 ") before any CUDA call that needs the device: nothing was traced");
   }
   r.trace = trace::read_trace(trace_path);
+  if (r.ending.problem.kind == "timeout") {
+    // Stopped at the time limit by the emulated device: the launches that ended are kept,
+    // the one it stopped too (up to where it stopped), as a fault's is.
+    r.ending.kind = "timeout";
+    const size_t n = r.trace.launches.size();
+    const uint32_t at = r.ending.problem.launch;  // 0: in the program's own code
+    const std::string ended = at > 1 ? "launches 1-" + std::to_string(at - 1) + " ended, " : std::string();
+    r.ending.message = "stopped at --timeout " + std::string(limit) + " s, " +
+                       (at ? "in launch " + std::to_string(at) + " (" + r.ending.problem.message + "): " + ended + "launch " +
+                                 std::to_string(at) + " is shown up to where it stopped"
+                           : "in the program's own code: its " + std::to_string(n) + " launches ended");
+    if (r.trace.launches.empty()) {
+      Error e("the program did not finish within " + std::string(limit) + " s and was stopped before any launch ended",
+              std::string("timeout"));
+      e.output = c.output;
+      e.problem = r.ending.problem;
+      throw e;
+    }
+  }
   finish_trace(r.trace, src);
   try {
     if (fs::exists(races_path)) r.races = read_races(read_file(races_path));

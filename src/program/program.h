@@ -94,7 +94,8 @@ struct Options {
 struct Ending {
   // "" (nothing stopped), "fault" (a kernel faulted: an access outside its arrays, a failed
   // assert, an instruction the emulated device lacks), "stopped" (a kernel ran past its
-  // instruction budget: an endless loop).
+  // instruction budget: an endless loop), "timeout" (the emulated device stopped the
+  // program at the timeout: the launches that ended, and the one it stopped, are kept).
   std::string kind;
   std::string message;                    // the emulated device's line about it
   int exit_code = 0;                      // the program's own

@@ -192,6 +192,8 @@ class BlockRun {
   std::vector<uint64_t> symvals_;                // per symbol
   uint64_t entry_budget_ = 0, entry_clock_ = 0;  // budget and clock when the compiled code was entered
   [[noreturn]] void out_of_budget(uint32_t w, const Insn& at) const;
+  // The device was told to stop (Device::stop): warp w at `at` (null: at the block's start).
+  [[noreturn]] void stopped(uint32_t w, const Insn* at) const;
   void advance(uint32_t w, uint32_t lanes, uint32_t to) {
     for (uint32_t m = lanes; m; m &= m - 1) warps_[w].pc[std::countr_zero(m)] = to;
   }

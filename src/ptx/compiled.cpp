@@ -39,6 +39,7 @@ bool BlockRun::run_compiled(uint32_t w, uint32_t& pc, uint32_t active, uint32_t 
   // of them stands, so that they reconverge there as in the interpreter.
   uint32_t stop = ~0u;
   for (uint32_t m = ready & ~active; m; m &= m - 1) stop = std::min(stop, warps_[w].pc[std::countr_zero(m)]);
+  if (d_.stopping()) [[unlikely]] stopped(w, &k_.code[pc]);
   entry_budget_ = budget_;
   entry_clock_ = clock_;
   cx_.regs = &reg(w, 0, 0);
@@ -46,7 +47,8 @@ bool BlockRun::run_compiled(uint32_t w, uint32_t& pc, uint32_t active, uint32_t 
   cx_.pc = pc;
   cx_.active = active;
   cx_.stop = stop;
-  cx_.budget = budget_;
+  // At most a few million instructions an entry, so that a stop (Device::stop) is seen.
+  cx_.budget = std::min<uint64_t>(budget_, uint64_t(1) << 22);
   cx_.record = record_;
   cx_.n = cx_.lanes = 0;
   cx_.yield = false;

@@ -164,6 +164,12 @@ class Device {
     if (build_) build_->start(true);
   }
 
+  // Stops the launch running now, from any thread (a program's time limit): its blocks throw
+  // a Fault of kind "timeout" within a few million instructions, and so does every later
+  // launch at its first block.
+  void stop() { stop_.store(true, std::memory_order_relaxed); }
+  bool stopping() const { return stop_.load(std::memory_order_relaxed); }
+
   // Whether recorded launches look for shared-memory races (on by default; their cost is
   // a shadow word per shared word touched). Unrecorded launches never do.
   void detect_races(bool on) { detect_races_ = on; }
@@ -236,6 +242,7 @@ class Device {
   std::chrono::steady_clock::time_point launch_start_;  // of the launch running now
   std::atomic<uint32_t> blocks_compiled_{0}, blocks_interpreted_{0};  // of the launch running now
   uint64_t block_budget_ = kInstructionBudget;          // of the launch running now
+  std::atomic<bool> stop_{false};                        // stop(): every block stops
   std::map<uint64_t, std::unique_ptr<Alloc>> allocs_;  // by base
   uint64_t next_ = kGlobalBase;
   std::map<std::string, uint64_t> symbols_;             // module variable -> device address

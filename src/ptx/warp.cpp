@@ -42,6 +42,7 @@ uint64_t BlockRun::run(uint32_t block) {
 
 void BlockRun::start(uint32_t block) {
   block_ = block;
+  if (d_.stopping()) stopped(0, nullptr);
   compiled_setup();  // the module's native code, once it is loaded
   ++(entry_ ? d_.blocks_compiled_ : d_.blocks_interpreted_);
   epoch_ = 0;
@@ -222,6 +223,7 @@ uint64_t BlockRun::run_warp(uint32_t w) {
       wp.live &= ~active;
       continue;
     }
+    if ((budget_ & 0xfff) == 0 && d_.stopping()) [[unlikely]] stopped(w, &code[pc]);
     if (budget_ == 0) out_of_budget(w, code[pc]);
     --budget_;
     ++clock_;
@@ -274,6 +276,16 @@ uint64_t BlockRun::run_warp(uint32_t w) {
                           : "; the limit of one block (WARPSCOPE_BLOCK_BUDGET raises it)"));
   place(f, at, w, warps_[w].live ? std::countr_zero(warps_[w].live) : 0);
   f.kind = "endless_loop";
+  throw f;
+}
+
+[[noreturn]] void BlockRun::stopped(uint32_t w, const Insn* at) const {
+  const trace::Dim3 c = a_.grid;
+  std::string where = "block (" + std::to_string(block_ % c.x) + "," + std::to_string((block_ / c.x) % c.y) + ")";
+  if (at) where += ", warp " + std::to_string(w) + " at line " + std::to_string(at->line);
+  Fault f("kernel " + kernel_name(k_.name) + " was stopped at the time limit in " + where);
+  if (at) place(f, *at, w, warps_[w].live ? std::countr_zero(warps_[w].live) : 0);
+  f.kind = "timeout";
   throw f;
 }
 

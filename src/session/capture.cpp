@@ -213,7 +213,10 @@ Capture capture_program(const ResolvedLaunch& req) {
   if (!r.trace.timings_json.empty()) r.trace.timings_json = with_yardsticks(r.trace.timings_json);
   c.shape_from = shape_arrays(r.trace, req.program.source, r.notes);
   for (const std::string& n : r.notes) c.note += (c.note.empty() ? "" : "; ") + n;
-  if (r.exit_code) c.note += (c.note.empty() ? "" : "; ") + std::string("the program exited with code ") + std::to_string(r.exit_code);
+  if (r.ending.kind == "timeout")
+    c.note += (c.note.empty() ? "" : "; ") + std::string("stopped at the time limit: ") + r.ending.problem.message;
+  else if (r.exit_code)
+    c.note += (c.note.empty() ? "" : "; ") + std::string("the program exited with code ") + std::to_string(r.exit_code);
   c.trace = std::move(r.trace);
   c.output = std::move(r.output);
   c.problem = std::move(r.ending.problem);

@@ -181,9 +181,23 @@ TEST_CASE("bad programs: a compile error, an out-of-bounds kernel, an endless lo
   CHECK(oob.exit_code == 1);
   CHECK(oob.output.find("an illegal memory access was encountered") != std::string::npos);
   CHECK(oob.output.find("out-of-bounds access to 'd_in' at kernel line 7: byte offset 256 of 256") != std::string::npos);
+  // A kernel that never ends, stopped at the timeout: its launch shown up to where it stopped.
   program::Options spin = opts("bad/endless.cu");
   spin.timeout_seconds = 3;
-  CHECK_THROWS_WITH_AS(program::run(spin), "the program did not finish within 3 s and was stopped", program::Error);
+  const program::Result stopped = program::run(spin);
+  CHECK(stopped.exit_code == 124);
+  CHECK(stopped.ending.kind == "timeout");
+  CHECK(stopped.ending.problem.kind == "timeout");
+  CHECK(stopped.ending.problem.launch == 1);
+  REQUIRE(stopped.ending.problem.at.size() == 1);
+  CHECK(stopped.ending.problem.at[0].line == 3);
+  CHECK(stopped.trace.launches.size() == 1);
+  CHECK(stopped.ending.message.rfind("stopped at --timeout 3 s, in launch 1 (kernel spin was stopped at the time limit in block (0,0), warp 0 at line 3)", 0) == 0);
+  // Stopped in its own code before any launch: nothing to show, the one line.
+  program::Options host = opts("bad/prints_then_spins.cu");
+  host.timeout_seconds = 3;
+  CHECK_THROWS_WITH_AS(program::run(host), "the program did not finish within 3 s and was stopped before any launch ended",
+                       program::Error);
   CHECK_THROWS_WITH_AS(program::run(opts("no_such_program.cu")), "no such file: tests/programs/no_such_program.cu",
                        program::Error);
 }
@@ -504,6 +518,18 @@ TEST_CASE("tests/programs/timing_loop.cu: a kernel's first launches recorded, th
   program::Result all = program::run(o);
   REQUIRE(all.trace.launches.size() == 6);
   for (const trace::Launch& l : all.trace.launches) CHECK(l.recorded);
+  // A loop of more launches than the time limit allows: the launches that ended are kept,
+  // the one stopped is the last, and the problem names it.
+  program::Options many = opts("timing_loop.cu");
+  many.args = {"100000000"};
+  many.timeout_seconds = 4;
+  const program::Result cut = program::run(many);
+  CHECK(cut.exit_code == 124);
+  CHECK(cut.ending.kind == "timeout");
+  REQUIRE(cut.trace.launches.size() >= 4);
+  CHECK(cut.ending.problem.launch == cut.trace.launches.size());
+  CHECK(cut.ending.message.find("launches 1-" + std::to_string(cut.trace.launches.size() - 1) + " ended") != std::string::npos);
+  for (size_t i = 0; i + 1 < cut.trace.launches.size(); ++i) CHECK(cut.trace.launches[i].lane_accesses == 10040);
 }
 
 TEST_CASE("labeled_partition: match, redux and vote reduce over each lane's own group, not the whole warp") {

@@ -22,6 +22,8 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <unistd.h>
 #include <vector>
 
 #include "program/cudart/graphs.h"
@@ -84,6 +86,14 @@ State& st() {
   return *s;
 }
 
+// When the program started (this library is loaded with it): its time limit counts from here.
+const std::chrono::steady_clock::time_point program_start = std::chrono::steady_clock::now();
+
+// The exit status of a program stopped at its time limit (as timeout(1) and `warpscope run`).
+constexpr int kTimedOut = 124;
+
+void start_watchdog();
+
 void say(const std::string& line) { std::fprintf(stderr, "warpscope: %s\n", line.c_str()); }
 
 // The module is read on first use, so that a program that only queries the device works
@@ -125,6 +135,7 @@ bool ensure_loaded() {
   eo.wait = !(eo.after_seconds > 0);
   s.dev.engine(engine, eo);
   s.out = env::get_string(env::Var::trace);
+  start_watchdog();
   return true;
 }
 
@@ -202,6 +213,26 @@ void write_trace_now() {
     say("could not write the list of races to " + env::get_string(env::Var::races));
 }
 
+void stop_at_time_limit(const ptx::Fault* f, size_t first_record) {
+  State& s = st();
+  const std::string limit = env::get_string(env::Var::timeout) + " s";
+  if (f) {
+    write_problem(*f, first_record);
+  } else if (env::is_set(env::Var::problem) && !s.problem_written) {
+    s.problem_written = true;
+    program::Problem p;
+    p.kind = "timeout";
+    p.message = "the program was stopped at its time limit (" + limit + ") in its own code, after launch " +
+                std::to_string(s.trace.launches.size());
+    std::ofstream(env::get_string(env::Var::problem), std::ios::binary) << program::problem_json(p);
+  }
+  say(f ? std::string(f->what()) + " (" + limit + ")" : "the program was stopped at its time limit (" + limit + ")");
+  write_trace_now();
+  std::fflush(stdout);
+  std::fflush(stderr);
+  _exit(kTimedOut);
+}
+
 cudaError_t unsupported(const char* name) {
   static std::mutex mu;
   static std::vector<std::string> told;
@@ -217,6 +248,22 @@ cudaError_t unsupported(const char* name) {
 }  // namespace ws::program
 
 namespace {
+
+// The program's time limit (WARPSCOPE_TIMEOUT): the device is stopped, and once the launch
+// running has thrown its "timeout" fault (its handler writes the trace and exits) or none
+// was running, the trace of the launches that ended is written here and the program exits.
+void start_watchdog() {
+  const double limit = std::strtod(env::get_string(env::Var::timeout).c_str(), nullptr);
+  if (!(limit > 0)) return;
+  std::thread([limit] {
+    std::this_thread::sleep_until(program_start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                      std::chrono::duration<double>(limit)));
+    st().dev.stop();
+    WS_API_LOCK;  // the launch running now ends (its handler exits), or the host code is stopped here
+    ws::program::stop_at_time_limit(nullptr, 0);
+  }).detach();
+}
+
 struct Flush {
   ~Flush() { ws::program::write_trace_now(); }
 } flush_at_exit;
@@ -333,6 +380,7 @@ cudaError_t ws::program::launch_kernel(const void* func, dim3 gridDim, dim3 bloc
     return ret(cudaErrorNotSupported);
   } catch (const ptx::Fault& f) {
     take_races(s, la);
+    if (f.kind == "timeout") ws::program::stop_at_time_limit(&f, first_record);
     if (f.assertion) std::fprintf(stderr, "%s\n", f.what());
     else say(f.what());
     write_problem(f, first_record);

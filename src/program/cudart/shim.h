@@ -11,10 +11,16 @@
 
 namespace ws::ptx {
 class Device;
+struct Fault;
 }
 
 namespace ws::program {
 void write_trace_now();
+// The program's time limit reached: the fault of the launch it stopped (null: the program
+// was in its own code), said and written as the problem, the trace of the launches that
+// ended written, and the program ended with status 124. `first_record`: the stopped
+// launch's first record in the trace.
+[[noreturn]] void stop_at_time_limit(const ptx::Fault* f, size_t first_record);
 // Says once that the program called `name`, which the emulated device lacks; returns the
 // error the call gives.
 cudaError_t unsupported(const char* name);
