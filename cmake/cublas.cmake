@@ -31,3 +31,25 @@ endfunction()
 ws_emulated_blas(ws_cublas cublas_api.h ws_cublas_unsupported cublas src/program/cublas/cublas.cpp)
 ws_emulated_blas(ws_cublaslt cublasLt.h ws_cublaslt_unsupported cublasLt src/program/cublas/cublaslt.cpp)
 ws_say(ON "cuBLAS and cuBLASLt for programs on the emulated device (computed on the CPU)")
+
+# The emulated cuRAND (src/program/curand): libcurand.so.10, whose host API refuses in one
+# line; a program linked with -lcurand loads it rather than NVIDIA's (which fails with a
+# bare status without a GPU). Stubs for the whole of curand.h, as above.
+if(EXISTS ${WS_CUDART_INCLUDE}/curand.h)
+  set(stubs ${CMAKE_BINARY_DIR}/generated/ws_curand_stubs.cpp)
+  add_custom_command(OUTPUT ${stubs}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${stubs} -DHEADER=${WS_CUDART_INCLUDE}/curand.h -DHANDLER=ws_curand_unsupported
+            -DFAMILY=curand -P ${CMAKE_SOURCE_DIR}/cmake/cublas_stubs.cmake
+    DEPENDS ${CMAKE_SOURCE_DIR}/cmake/cublas_stubs.cmake ${WS_CUDART_INCLUDE}/curand.h
+    COMMENT "Listing curand.h's functions" VERBATIM)
+  add_library(ws_curand SHARED ${CMAKE_SOURCE_DIR}/src/program/curand/curand.cpp ${stubs})
+  set_target_properties(ws_curand PROPERTIES OUTPUT_NAME curand SOVERSION 10
+                        LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/emulated)
+  target_include_directories(ws_curand PRIVATE ${WS_CUDART_INCLUDE})
+  target_compile_options(ws_curand PRIVATE -fno-sanitize=all)
+  set(map ${CMAKE_SOURCE_DIR}/src/program/curand/curand.map)
+  target_link_options(ws_curand PRIVATE -fno-sanitize=all -Wl,--version-script=${map})
+  set_property(TARGET ws_curand APPEND PROPERTY LINK_DEPENDS ${map})
+  add_dependencies(ws_program ws_curand)
+  ws_say(ON "cuRAND's host API refused in one line on the emulated device")
+endif()

@@ -1,11 +1,17 @@
 # Writes OUT: one weak function for every status-returning function HEADER declares
-# ("cublasStatus_t CUBLASWINAPI cublasSgemm_v2(" -> cublasSgemm_v2). The emulated library's
-# own definitions replace them; the rest answer with HANDLER, an error that names them.
+# ("cublasStatus_t CUBLASWINAPI cublasSgemm_v2(" -> cublasSgemm_v2; with FAMILY curand,
+# "curandStatus_t CURANDAPI\ncurandCreateGenerator(" -> curandCreateGenerator). The emulated
+# library's own definitions replace them; the rest answer with HANDLER, an error that names them.
 file(READ "${HEADER}" text)
-string(REGEX MATCHALL "cublasStatus_t CUBLASWINAPI cublas[A-Za-z0-9_]+\\(" decls "${text}")
+if(FAMILY STREQUAL "curand")
+  set(decl "curandStatus_t CURANDAPI[ \t\r\n]+(curand[A-Za-z0-9_]+)\\(")
+else()
+  set(decl "cublasStatus_t CUBLASWINAPI (cublas[A-Za-z0-9_]+)\\(")
+endif()
+string(REGEX MATCHALL "${decl}" decls "${text}")
 set(names "")
 foreach(d ${decls})
-  string(REGEX REPLACE "cublasStatus_t CUBLASWINAPI (cublas[A-Za-z0-9_]+)\\(" "\\1" n "${d}")
+  string(REGEX REPLACE "${decl}" "\\1" n "${d}")
   list(APPEND names "${n}")
 endforeach()
 list(REMOVE_DUPLICATES names)

@@ -1,5 +1,5 @@
-# `cmake --install` and the .deb (CPack): the programs in bin/, the emulated CUDA runtime
-# and cuBLAS (and the GPU tracer where built) in lib/warpscope/, where `warpscope run`
+# `cmake --install` and the .deb (CPack): the programs in bin/, the emulated CUDA runtime,
+# cuBLAS and cuRAND (and the GPU tracer where built) in lib/warpscope/, where `warpscope run`
 # looks beside its binary, and the assets, examples, desktop entry, icon, MIME types and
 # man page in share/. Included by the top CMakeLists.txt after every target is defined.
 include(GNUInstallDirs)
@@ -8,7 +8,7 @@ install(TARGETS warpscope RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 if(TARGET warpscope-app)
   install(TARGETS warpscope-app RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
-foreach(t ws_cudart ws_cublas ws_cublaslt warpscope_tracer)
+foreach(t ws_cudart ws_cublas ws_cublaslt ws_curand warpscope_tracer)
   if(TARGET ${t})
     install(TARGETS ${t} LIBRARY DESTINATION ${WS_PRIVATE_LIB} NAMELINK_SKIP)
   endif()

@@ -97,7 +97,7 @@ TEST_CASE("cublas_gemm.cu: cuBLAS and cuBLASLt products on the emulated device e
   const program::Result r = run_program("cublas_gemm.cu", {"-lcublas", "-lcublasLt"});
   INFO(r.output);
   CHECK(r.exit_code == 0);
-  CHECK(count(r.output, "ok  ") == 11);
+  CHECK(count(r.output, "ok  ") == 13);
   CHECK(r.output.find("0 failures") != std::string::npos);
   // Said once per function: the library's work is not in the trace, only the program's kernel.
   CHECK(count(r.output, "cublasSgemm computed on the CPU; its accesses are not in the trace") == 1);
@@ -108,7 +108,19 @@ TEST_CASE("cublas_gemm.cu: cuBLAS and cuBLASLt products on the emulated device e
   CHECK(r.output.find("the program called cublasIsamax_v2, which the emulated cuBLAS does not provide") != std::string::npos);
 }
 
-TEST_CASE("the emulated cuBLAS and cuBLASLt export every status function of the toolkit's headers") {
+TEST_CASE("curand_host.cu: cuRAND's host API refuses in one line, its version answers, the program sees a status") {
+  if (!can_run()) return;
+  const program::Result r = run_program("curand_host.cu", {"-lcurand"});
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("cuRAND 10") != std::string::npos);
+  CHECK(count(r.output, "warpscope: the program called curandCreateGenerator, which the emulated device does not provide "
+                        "(cuRAND's host API; its device API, curand_kernel.h, runs); it returned CURAND_STATUS_ARCH_MISMATCH") == 1);
+  CHECK(r.output.find("cuRAND failed: status 204") != std::string::npos);
+  CHECK(r.trace.launches.empty());
+}
+
+TEST_CASE("the emulated cuBLAS, cuBLASLt and cuRAND export every status function of the toolkit's headers") {
   std::string dir;
   try {
     dir = program::runtime_dir();
@@ -116,7 +128,8 @@ TEST_CASE("the emulated cuBLAS and cuBLASLt export every status function of the 
     MESSAGE("the emulated runtime was not built: skipped");
     return;
   }
-  for (auto [lib_name, header] : {std::pair{"libcublas.so.13", "cublas_api.h"}, {"libcublasLt.so.13", "cublasLt.h"}}) {
+  for (auto [lib_name, header] : {std::pair{"libcublas.so.13", "cublas_api.h"}, {"libcublasLt.so.13", "cublasLt.h"},
+                                  {"libcurand.so.10", "curand.h"}}) {
     std::ifstream f(std::string("/usr/local/cuda/include/") + header);
     if (!f.good() || !std::ifstream(dir + "/" + lib_name).good()) {
       MESSAGE("no " << header << " or " << lib_name << ": skipped");
@@ -125,7 +138,8 @@ TEST_CASE("the emulated cuBLAS and cuBLASLt export every status function of the 
     std::stringstream text;
     text << f.rdbuf();
     const std::string s = text.str();
-    const std::regex re("cublasStatus_t CUBLASWINAPI (cublas[A-Za-z0-9_]+)\\(");
+    const std::regex re(std::string(header) == "curand.h" ? "curandStatus_t CURANDAPI\\s+(curand[A-Za-z0-9_]+)\\("
+                                                           : "cublasStatus_t CUBLASWINAPI (cublas[A-Za-z0-9_]+)\\(");
     std::set<std::string> names;
     for (auto it = std::sregex_iterator(s.begin(), s.end(), re); it != std::sregex_iterator(); ++it) names.insert((*it)[1]);
     CHECK(names.size() > 20);
@@ -145,4 +159,10 @@ TEST_CASE("the emulated cuBLAS and cuBLASLt export every status function of the 
   auto strsm = reinterpret_cast<int (*)()>(dlsym(lib, "cublasStrsm_v2"));
   REQUIRE(bool(strsm));
   CHECK(strsm() == 15);
+  // cuRAND's generators answer CURAND_STATUS_ARCH_MISMATCH (204).
+  void* rand = dlopen((dir + "/libcurand.so.10").c_str(), RTLD_LAZY | RTLD_LOCAL);
+  REQUIRE(rand);
+  auto generate = reinterpret_cast<int (*)()>(dlsym(rand, "curandGenerateNormal"));
+  REQUIRE(bool(generate));
+  CHECK(generate() == 204);
 }

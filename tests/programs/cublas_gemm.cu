@@ -1,9 +1,11 @@
 // tests/programs/cublas_gemm.cu — cuBLAS and cuBLASLt products checked against host loops:
 // cublasSgemm with every pair of transposes and leading dimensions larger than the rows
-// (the padding must survive), alpha and beta; cublasGemmEx on BF16 inputs; a strided batch;
+// (the padding must survive), alpha and beta; cublasGemmEx on BF16 inputs; cublasHgemm; a strided
+// batch and a pointer-array batch;
 // cublasSgemv with a strided vector; cublasLtMatmul with a bias and GELU keeping its input
 // (GELU_AUX_BIAS). Prints one line per check and exits 1 when one fails. One tiny kernel,
 // so that the program has PTX.
+#include <cuda_fp16.h>
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -98,6 +100,37 @@ int main() {
   s = cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 2, &one, bA, 1, 2, bB, 2, 2, &zero, bC, 1, 1, 2);
   cudaMemcpy(c, bC, 8, cudaMemcpyDeviceToHost);
   expect(s == CUBLAS_STATUS_SUCCESS && c[0] == 3 && c[1] == 5, "cublasSgemmStridedBatched, 2 batches");
+
+  // Half: [1 2; 3 4] squared by cublasHgemm (small integers: exact in half on any GPU).
+  std::vector<__half> h16 = {__float2half(1), __float2half(3), __float2half(2), __float2half(4)};
+  __half *hdA, *hdC;
+  cudaMalloc(&hdA, 8);
+  cudaMalloc(&hdC, 8);
+  cudaMemcpy(hdA, h16.data(), 8, cudaMemcpyHostToDevice);
+  const __half hone = __float2half(1), hzero = __float2half(0);
+  s = cublasHgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &hone, hdA, 2, hdA, 2, &hzero, hdC, 2);
+  __half hc[4];
+  cudaMemcpy(hc, hdC, 8, cudaMemcpyDeviceToHost);
+  expect(s == CUBLAS_STATUS_SUCCESS && __half2float(hc[0]) == 7 && __half2float(hc[1]) == 15 && __half2float(hc[2]) == 10 &&
+             __half2float(hc[3]) == 22,
+         "cublasHgemm");
+
+  // A pointer-array batch: the two batches above, their matrices named by device arrays of pointers.
+  const float* pa[2] = {bA, bA + 2};
+  const float* pb[2] = {bB, bB + 2};
+  float* pc[2] = {bC + 1, bC};  // swapped: batch 0 lands in bC[1]
+  const float** dpa;
+  const float** dpb;
+  float** dpc;
+  cudaMalloc(&dpa, sizeof pa);
+  cudaMalloc(&dpb, sizeof pb);
+  cudaMalloc(&dpc, sizeof pc);
+  cudaMemcpy(dpa, pa, sizeof pa, cudaMemcpyHostToDevice);
+  cudaMemcpy(dpb, pb, sizeof pb, cudaMemcpyHostToDevice);
+  cudaMemcpy(dpc, pc, sizeof pc, cudaMemcpyHostToDevice);
+  s = cublasSgemmBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 2, &one, dpa, 1, dpb, 2, &zero, dpc, 1, 2);
+  cudaMemcpy(c, bC, 8, cudaMemcpyDeviceToHost);
+  expect(s == CUBLAS_STATUS_SUCCESS && c[0] == 5 && c[1] == 3, "cublasSgemmBatched, 2 batches by pointer arrays");
 
   // cuBLASLt: D (2x1) = A (2x2) * x (2x1) + bias, GELU, its input kept in aux.
   cublasLtHandle_t lt;

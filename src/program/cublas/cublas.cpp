@@ -1,6 +1,7 @@
 // src/program/cublas/cublas.cpp — libcublas.so.13 for a program on the emulated device:
 // the handle and its settings, and the matrix products (S/D gemm, GemmEx, their strided
-// batches, S/D gemv) computed on the CPU by gemm.h. What it lacks answers with weak stubs
+// batches, S/D gemv; half: Hgemm, its strided batches and 16F compute; the pointer-array
+// batches) computed on the CPU by gemm.h. What it lacks answers with weak stubs
 // generated from the toolkit's header (cmake/cublas_stubs.cmake), which name themselves.
 #include <cublas_v2.h>
 
@@ -59,6 +60,11 @@ bool compute(cublasComputeType_t c, cudaDataType& scale, bool& fp64) {
     case CUDA_R_64F:
     case CUBLAS_COMPUTE_64F:
     case CUBLAS_COMPUTE_64F_PEDANTIC: scale = CUDA_R_64F; fp64 = true; return true;
+    // Half: the products summed in FP32 and rounded to half once, where a GPU may round its
+    // partial sums to half on the way (results can differ in their last bits).
+    case CUDA_R_16F:
+    case CUBLAS_COMPUTE_16F:
+    case CUBLAS_COMPUTE_16F_PEDANTIC: scale = CUDA_R_16F; fp64 = false; return true;
     default: return false;
   }
 }
@@ -116,6 +122,28 @@ cublasStatus_t gemm(const Call& c) {
   if (e.empty()) return CUBLAS_STATUS_SUCCESS;
   say(std::string(c.name) + ": " + e);
   return ws::blas::device_failure(e) ? CUBLAS_STATUS_EXECUTION_FAILED : CUBLAS_STATUS_NOT_SUPPORTED;
+}
+
+// The pointer-array batches (cublas?gemmBatched, cublasGemmBatchedEx): `A`, `B` and `C` are
+// device arrays of `batch` device pointers, each product run as one gemm.
+cublasStatus_t gemm_batched(Call c, const void* const* A, const void* const* B, void* const* C) {
+  if (c.batch < 0) return CUBLAS_STATUS_INVALID_VALUE;
+  const size_t n = size_t(c.batch);
+  std::vector<const void*> a(n), b(n);
+  std::vector<void*> d(n);
+  if (n && (ws_cudart_read(a.data(), A, n * sizeof(void*)) != 0 || ws_cudart_read(b.data(), B, n * sizeof(void*)) != 0 ||
+            ws_cudart_read(d.data(), C, n * sizeof(void*)) != 0)) {
+    ws_cudart_library_call(c.name);
+    say(std::string(c.name) + ": its arrays of matrix pointers are not in the device's memory");
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  }
+  c.batch = 1;
+  for (size_t i = 0; i < n; ++i) {
+    c.A = a[i], c.B = b[i], c.C = d[i];
+    if (const cublasStatus_t st = gemm(c); st != CUBLAS_STATUS_SUCCESS) return st;
+  }
+  if (!n) return gemm(c);  // the checks alone
+  return CUBLAS_STATUS_SUCCESS;
 }
 
 }  // namespace
@@ -245,6 +273,57 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t h, cublasOperation_t ta
                                           cublasComputeType_t compute, cublasGemmAlgo_t) {
   return gemm({"cublasGemmStridedBatchedEx", h, ta, tb, m, n, k, alpha, beta, A, at, lda, sa, B, bt, ldb, sb, C, ct, ldc,
                sc, batch, compute});
+}
+
+cublasStatus_t cublasHgemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                           const __half* alpha, const __half* A, int lda, const __half* B, int ldb, const __half* beta,
+                           __half* C, int ldc) {
+  return gemm({"cublasHgemm", h, ta, tb, m, n, k, alpha, beta, A, CUDA_R_16F, lda, 0, B, CUDA_R_16F, ldb, 0, C,
+               CUDA_R_16F, ldc, 0, 1, CUBLAS_COMPUTE_16F});
+}
+
+cublasStatus_t cublasHgemmStridedBatched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+                                         int k, const __half* alpha, const __half* A, int lda, long long sa,
+                                         const __half* B, int ldb, long long sb, const __half* beta, __half* C, int ldc,
+                                         long long sc, int batch) {
+  return gemm({"cublasHgemmStridedBatched", h, ta, tb, m, n, k, alpha, beta, A, CUDA_R_16F, lda, sa, B, CUDA_R_16F, ldb,
+               sb, C, CUDA_R_16F, ldc, sc, batch, CUBLAS_COMPUTE_16F});
+}
+
+cublasStatus_t cublasSgemmBatched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                                  const float* alpha, const float* const A[], int lda, const float* const B[], int ldb,
+                                  const float* beta, float* const C[], int ldc, int batch) {
+  return gemm_batched({"cublasSgemmBatched", h, ta, tb, m, n, k, alpha, beta, nullptr, CUDA_R_32F, lda, 0, nullptr,
+                       CUDA_R_32F, ldb, 0, nullptr, CUDA_R_32F, ldc, 0, batch, CUBLAS_COMPUTE_32F},
+                      reinterpret_cast<const void* const*>(A), reinterpret_cast<const void* const*>(B),
+                      reinterpret_cast<void* const*>(C));
+}
+
+cublasStatus_t cublasDgemmBatched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                                  const double* alpha, const double* const A[], int lda, const double* const B[], int ldb,
+                                  const double* beta, double* const C[], int ldc, int batch) {
+  return gemm_batched({"cublasDgemmBatched", h, ta, tb, m, n, k, alpha, beta, nullptr, CUDA_R_64F, lda, 0, nullptr,
+                       CUDA_R_64F, ldb, 0, nullptr, CUDA_R_64F, ldc, 0, batch, CUBLAS_COMPUTE_64F},
+                      reinterpret_cast<const void* const*>(A), reinterpret_cast<const void* const*>(B),
+                      reinterpret_cast<void* const*>(C));
+}
+
+cublasStatus_t cublasHgemmBatched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                                  const __half* alpha, const __half* const A[], int lda, const __half* const B[], int ldb,
+                                  const __half* beta, __half* const C[], int ldc, int batch) {
+  return gemm_batched({"cublasHgemmBatched", h, ta, tb, m, n, k, alpha, beta, nullptr, CUDA_R_16F, lda, 0, nullptr,
+                       CUDA_R_16F, ldb, 0, nullptr, CUDA_R_16F, ldc, 0, batch, CUBLAS_COMPUTE_16F},
+                      reinterpret_cast<const void* const*>(A), reinterpret_cast<const void* const*>(B),
+                      reinterpret_cast<void* const*>(C));
+}
+
+cublasStatus_t cublasGemmBatchedEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                                   const void* alpha, const void* const A[], cudaDataType at, int lda,
+                                   const void* const B[], cudaDataType bt, int ldb, const void* beta, void* const C[],
+                                   cudaDataType ct, int ldc, int batch, cublasComputeType_t compute, cublasGemmAlgo_t) {
+  return gemm_batched({"cublasGemmBatchedEx", h, ta, tb, m, n, k, alpha, beta, nullptr, at, lda, 0, nullptr, bt, ldb, 0,
+                       nullptr, ct, ldc, 0, batch, compute},
+                      A, B, C);
 }
 
 // y = alpha · op(A) · x + beta · y, as the product yᵀ (1 × M) = xᵀ (1 × K) · op(A)ᵀ: a
