@@ -531,8 +531,9 @@ void time_launches(const std::string& exe, const Options& o, const std::string& 
 // The program run on this machine's GPU with the GPU tracer injected; its file made into a
 // trace with each module's SASS (nvdisasm -g: opcodes and -lineinfo lines).
 // `device` and `arch` as gpu_here() found them; `tools` the tracer's folder.
-Result run_gpu(const Options& o, const std::string& device, const std::string& arch, const std::string& tools) {
+Result run_gpu(const Options& o, const std::string& device, const std::string& gpu_arch, const std::string& tools) {
   Result r;
+  std::string arch = gpu_arch;
   TempDir dir;
   std::string exe = o.binary, src;
   const auto t0 = std::chrono::steady_clock::now();
@@ -542,8 +543,9 @@ Result run_gpu(const Options& o, const std::string& device, const std::string& a
     if (r.nvcc.empty()) throw Error("nvcc was not found ($CUDA_HOME/bin, /usr/local/cuda/bin or PATH)");
     src = fs::absolute(o.source).string();
     exe = dir.path + "/program";
-    std::vector<std::string> build{r.nvcc, "-arch=sm_" + arch, "-lineinfo", o.literal ? "-G" : "-O3"};
     const SourceSplit files = split_sources(o);
+    if (arch == "90" && files.arch == "90a") arch = "90a";  // Hopper's own instructions (wgmma), asked for
+    std::vector<std::string> build{r.nvcc, "-arch=sm_" + arch, "-lineinfo", o.literal ? "-G" : "-O3"};
     build.insert(build.end(), files.both.begin(), files.both.end());
     // The host code with its debug lines (device code unchanged): the tracer names each
     // allocation by the program's line that made it.
@@ -714,9 +716,13 @@ Result run_emulated(const Options& o) {
   // Named after its first source, as the user's own build would name it: programs print
   // argv[0] ("template Starting...").
   const std::string exe = dir.path + "/" + fs::path(o.source).stem().string(), ptx = dir.path + "/program.ptx";
-  std::vector<std::string> common{r.nvcc, "-arch=sm_90", "-lineinfo", o.literal ? "-G" : "-O3"};
+  // The target the program asked for (sm_90a for wgmma), else sm_90: the emulated device runs its PTX.
+  const std::string target = "sm_" + (files.arch.empty() ? std::string("90") : files.arch);
+  std::vector<std::string> common{r.nvcc, "-arch=" + target, "-lineinfo", o.literal ? "-G" : "-O3"};
   common.insert(common.end(), files.both.begin(), files.both.end());
-  for (const std::string& d : files.dropped) r.notes.push_back(d + " left out: the emulated device builds for sm_90");
+  for (const std::string& d : files.dropped)
+    r.notes.push_back(d + (files.arch.empty() ? " left out: the emulated device builds for sm_90"
+                                              : ": the emulated device runs the PTX of " + target));
   const auto t0 = std::chrono::steady_clock::now();
   build_emulated(files, common, dir.path, exe, ptx);
   const auto t1 = std::chrono::steady_clock::now();

@@ -142,6 +142,10 @@ Ending last_ending();
 // and a flag warpscope must choose itself (-o, -c, -ptx...).
 struct SourceSplit {
   std::vector<std::string> device, host, both, link, dropped;
+  // The target the dropped -arch / -gencode words name, as "90a" ("" when none does): the
+  // emulated device builds the PTX of the Hopper one they name (sm_90a for wgmma), else of
+  // the highest up to sm_90, else of the first; a GPU build honours sm_90a on a 9.0 GPU.
+  std::string arch;
 };
 SourceSplit split_sources(const Options& o);
 

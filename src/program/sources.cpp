@@ -84,6 +84,20 @@ SourceSplit split_sources(const Options& o) {
                       name == "--library" || name == "--library-path" || name == "-Xnvlink" || starts(f, "-Wl,");
     for (const std::string& x : words) (link ? s.link : s.both).push_back(x);
   }
+  // The target the architecture words asked for.
+  static const std::regex target(R"((?:sm|compute)_(\d+)([a-z]?))");
+  std::string best;
+  auto number = [](const std::string& a) { return std::stoi(a.substr(0, a.find_first_not_of("0123456789"))); };
+  auto rank = [&](const std::string& a) {  // higher is preferred: sm_90a, sm_90, the newest below, the rest
+    const int v = number(a);
+    return a == "90a" ? 3000 : v == 90 ? 2000 : v < 90 ? 1000 + v : -v;
+  };
+  for (const std::string& d : s.dropped)
+    for (auto it = std::sregex_iterator(d.begin(), d.end(), target); it != std::sregex_iterator(); ++it) {
+      const std::string a = (*it)[1].str() + (*it)[2].str();
+      if (best.empty() || rank(a) > rank(best)) best = a;
+    }
+  s.arch = best;
   return s;
 }
 

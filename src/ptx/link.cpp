@@ -127,8 +127,17 @@ class Linker {
       reg(in.guard);
       for (Operand& o : in.o) {
         if (o.kind == Operand::Reg || (o.kind == Operand::Addr && o.has_reg)) o.reg += reg_base;
-        if (o.kind == Operand::Vec)
+        if (o.kind == Operand::Vec && o.has_reg) {  // a long vector: its registers into the kernel's lists
+          const uint32_t at = uint32_t(k_.lists.size());
+          for (uint32_t i = 0; i < o.count; ++i) {
+            uint32_t r = f.lists[o.reg + i];
+            reg(r);
+            k_.lists.push_back(r);
+          }
+          o.reg = at;
+        } else if (o.kind == Operand::Vec) {
           for (int i = 0; i < o.count; ++i) reg(o.vec[size_t(i)]);
+        }
         if (o.kind == Operand::Symbol || (o.kind == Operand::Addr && o.has_symbol)) o.symbol += sym_base;
         if (o.kind == Operand::Label) o.imm += pc_base;
       }

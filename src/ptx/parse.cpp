@@ -547,13 +547,22 @@ class Parser {
     if (is("{")) {
       next();
       o.kind = Operand::Vec;
+      std::vector<uint32_t> regs;
       while (!is("}") && peek().kind != Tok::End) {
         if (is(",")) { next(); continue; }
         const std::string n = next().text;
-        if (o.count >= o.vec.size()) fail("vector of more than " + std::to_string(o.vec.size()), line);
-        o.vec[o.count++] = n == "_" ? kSink : reg_or_fail(n, line);
+        regs.push_back(n == "_" ? kSink : reg_or_fail(n, line));
       }
       expect("}");
+      if (regs.size() > 255) fail("vector of more than 255 registers", line);
+      o.count = uint8_t(regs.size());
+      if (regs.size() <= o.vec.size()) {
+        std::copy(regs.begin(), regs.end(), o.vec.begin());
+      } else {  // kept in the kernel's lists (only wgmma takes one: read_instruction checks)
+        o.has_reg = true;
+        o.reg = uint32_t(kernel_->lists.size());
+        kernel_->lists.insert(kernel_->lists.end(), regs.begin(), regs.end());
+      }
       return o;
     }
     bool neg = false;
@@ -685,16 +694,28 @@ class Parser {
       ops.push_back(operand(in.text_line, {0, uint32_t(ops.size())}, label));
     }
     expect(";");
+    // wgmma's immediates past its fourth operand (scale-a, scale-b, the transposes) are read
+    // into its decoded form, not kept as operands.
+    std::vector<int64_t> wg_imms;
+    if (in.opcode.rfind("wgmma.", 0) == 0)
+      while (ops.size() > 4 && ops.back().kind == Operand::Imm) {
+        wg_imms.insert(wg_imms.begin(), ops.back().imm);
+        ops.pop_back();
+      }
     if (ops.size() > in.o.size()) fail("too many operands", in.text_line);
     for (size_t i = 0; i < ops.size(); ++i) in.o[i] = ops[i];
     in.nops = uint8_t(ops.size());
     decode(in, m_.name);
     if (const std::string why = decode_matrix(in, split_dots(in.opcode)); !why.empty()) fail(in.opcode + ": " + why, in.text_line);
+    if (const std::string why = decode_wgmma(in, split_dots(in.opcode), wg_imms); !why.empty()) fail(in.opcode + ": " + why, in.text_line);
     if (in.op == Opc::CpAsync || in.op == Opc::Mbarrier) {
       decode_async(in, split_dots(in.opcode), m_.name);
       // cp.async's fourth operand is ignore-src when it is a predicate, else src-size.
       if (in.nops == 4 && in.o[3].kind == Operand::Reg && preds_.count(in.o[3].reg)) in.type2 = Type::Pred;
     }
+    for (size_t i = 0; i < in.nops; ++i)
+      if (in.o[i].kind == Operand::Vec && in.o[i].has_reg && in.op != Opc::Wgmma)
+        fail(in.opcode + ": a vector of more than " + std::to_string(in.o[i].vec.size()) + " registers", in.text_line);
     if (in.dst2 != kSink && in.op != Opc::Setp && in.op != Opc::Shfl && !(in.op == Opc::Match && in.sub == 1))
       fail(in.opcode + ": a second destination is not implemented here", in.text_line);
   }

@@ -69,14 +69,16 @@ enum class Sreg : uint8_t { TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, Ctaid
 struct Operand {
   enum Kind : uint8_t { None, Reg, Imm, Addr, Vec, Special, Symbol, Label } kind = None;
   bool negate = false;      // !%p (selp / setp's predicate inputs)
-  uint32_t reg = 0;         // Reg; Addr: base register when has_reg
-  bool has_reg = false;     // Addr
+  uint32_t reg = 0;         // Reg; Addr: base register when has_reg; long Vec: its first in Kernel::lists
+  bool has_reg = false;     // Addr; Vec: a long one (below)
   uint32_t symbol = 0;      // Symbol / Addr with a symbol base: index into Kernel::symbols
   bool has_symbol = false;  // Addr
   int64_t imm = 0;          // Imm (bits, for floats); Addr: the offset; Label: target pc
   Sreg sreg = Sreg::TidX;   // Special
   uint8_t count = 0;        // Vec: elements; Addr: coordinates after the address ([map, {x, y}])
   std::array<uint32_t, 8> vec{};   // Vec: registers (kSink for "_"), eight for a wmma fragment; Addr: the coordinates' registers
+  // A Vec of more than eight registers (wgmma's accumulators, up to 128) sets has_reg: its
+  // `count` registers are Kernel::lists[reg] onwards (vec_reg reads either kind).
 };
 constexpr uint32_t kSink = 0xffffffffu;
 
@@ -154,6 +156,7 @@ struct Kernel {
   uint64_t static_shared = 0;     // bytes of static shared memory
   uint64_t local_bytes = 0;       // the local depot per thread
   std::vector<Insn> code;
+  std::vector<uint32_t> lists;    // the registers of vectors longer than Operand::vec holds
   // Symbols an operand names: index into Module::globals (kind Global), this kernel's
   // shared arrays or parameters; Local: the offset in the thread's frame; Call: the offset
   // in the thread's call area (set when functions are linked in); CallParam / Ret: a
@@ -207,6 +210,9 @@ struct Kernel {
   // throws Refused (machine.h) with this line.
   std::string refused;
 };
+
+// Register j of a vector operand of kernel k (kSink for "_").
+inline uint32_t vec_reg(const Kernel& k, const Operand& o, uint32_t j) { return o.has_reg ? k.lists[o.reg + j] : o.vec[j]; }
 
 struct Module {
   std::string name;  // the PTX file's name, for messages

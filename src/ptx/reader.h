@@ -37,6 +37,10 @@ std::vector<std::string> split_dots(const std::string& s);
 // its operands checked, and cvt to the tensor cores' tf32 made its own row (matrix.cpp);
 // why it is refused, "" when it runs (or is none of these).
 std::string decode_matrix(Insn& in, const std::vector<std::string>& parts);
+// wgmma (wgmma.cpp): its part, shape, types and where A comes from read into Insn::matrix,
+// with `imms` the immediates after its fourth operand (imm-scale-a, imm-scale-b, the
+// transposes), which Insn has no slots for; why it is refused, "" when it runs (or is not wgmma).
+std::string decode_wgmma(Insn& in, const std::vector<std::string>& parts, const std::vector<int64_t>& imms);
 // Whether the interpreter runs an opcode whose first word is `base` (opcodes.def).
 bool known_opcode(const std::string& base);
 // Why an opcode split at its dots ({"cvt", "rn", "bf16", "f32"}) is refused ("the type bf16

@@ -9,12 +9,12 @@ namespace {
 
 // Calls f(r) for each register operand `o` reads (an address's base register included).
 template <class F>
-void operand_regs(const Operand& o, F&& f) {
+void operand_regs(const Kernel& k, const Operand& o, F&& f) {
   if (o.kind == Operand::Reg) f(o.reg);
   else if (o.kind == Operand::Addr && o.has_reg) f(o.reg);
   else if (o.kind == Operand::Vec)
-    for (uint32_t i = 0; i < o.count && i < o.vec.size(); ++i)
-      if (o.vec[i] != kSink) f(o.vec[i]);
+    for (uint32_t i = 0; i < o.count; ++i)
+      if (const uint32_t r = vec_reg(k, o, i); r != kSink) f(r);
 }
 
 // Stores write memory, not registers: every operand of theirs is read.
@@ -25,19 +25,19 @@ bool writes_no_register(const Insn& in) {
 
 // Calls f(r) for each register `in` reads, its guard included.
 template <class F>
-void for_each_read(const Insn& in, F&& f) {
+void for_each_read(const Kernel& k, const Insn& in, F&& f) {
   if (in.guard != kSink) f(in.guard);
   if (kind_of(in.op) == Kind::Control) return;  // a label or a call's index, no register
-  for (uint32_t i = writes_no_register(in) ? 0 : 1; i < in.nops && i < in.o.size(); ++i) operand_regs(in.o[i], f);
+  for (uint32_t i = writes_no_register(in) ? 0 : 1; i < in.nops && i < in.o.size(); ++i) operand_regs(k, in.o[i], f);
 }
 
 // Calls f(r) for each register `in` writes (the destination, one or a vector of them).
 template <class F>
-void for_each_write(const Insn& in, F&& f) {
+void for_each_write(const Kernel& k, const Insn& in, F&& f) {
   if (writes_no_register(in) || in.nops == 0) return;
   const Operand& d = in.o[0];
   if (d.kind == Operand::Reg && d.reg != kSink) f(d.reg);
-  else if (d.kind == Operand::Vec) operand_regs(d, f);
+  else if (d.kind == Operand::Vec) operand_regs(k, d, f);
 }
 
 bool uniform_special(Sreg s) {
@@ -63,7 +63,7 @@ struct Uniformity {
       case Operand::Special: return uniform_special(o.sreg);
       case Operand::Reg: case Operand::Addr: case Operand::Vec: {
         bool all = true;
-        operand_regs(o, [&](uint32_t r) { all &= reg(r); });
+        operand_regs(k, o, [&](uint32_t r) { all &= reg(r); });
         return all;
       }
     }
@@ -100,7 +100,7 @@ std::vector<uint8_t> uniform_registers(const Kernel& k) {
   std::vector<uint8_t> u(k.registers, 1);
   std::vector<uint32_t> defs(k.registers, 0);
   for (const Insn& in : k.code)
-    for_each_write(in, [&](uint32_t r) {
+    for_each_write(k, in, [&](uint32_t r) {
       if (r < defs.size()) ++defs[r];
     });
   for (uint32_t r = 0; r < k.registers; ++r)
@@ -114,7 +114,7 @@ std::vector<uint8_t> uniform_registers(const Kernel& k) {
     bool divergent_branch = false;
     for (const Insn& in : k.code) {
       if (in.op == Opc::Bra && in.guard != kSink && !U.reg(in.guard)) divergent_branch = true;
-      if (!U.defines_uniform(in)) for_each_write(in, drop);
+      if (!U.defines_uniform(in)) for_each_write(k, in, drop);
     }
     // Lanes that part at a divergent branch may meet again having run different definitions
     // of one register (or different counts of a loop's): only a single definition is safe.
@@ -144,7 +144,7 @@ trace::AtomicPath atomic_path(const Kernel& k, const Insn& in, const std::vector
   bool result_read = false;
   if (!red && in.o[0].kind == Operand::Reg && in.o[0].reg != kSink)
     for (const Insn& other : k.code)
-      for_each_read(other, [&](uint32_t r) { result_read |= r == in.o[0].reg; });
+      for_each_read(k, other, [&](uint32_t r) { result_read |= r == in.o[0].reg; });
   if (uniform_address(addr, uniform) && (red || constant || !result_read)) return AtomicPath::Combined;
   if (in.space == Space::Shared && constant && value.imm == 1) return AtomicPath::Increment;
   return AtomicPath::PerLane;

@@ -1,0 +1,257 @@
+// src/ptx/wgmma.cpp — Hopper's warpgroup product, wgmma.mma_async: D (64 x N) = A (64 x 16)
+// x B (16 x N) (+ D), run by the four warps of a warpgroup (warps 4g .. 4g+3 of the block),
+// warp q holding rows 16q .. 16q+15 of A and D. A comes from registers (each warp its 16 x 16
+// slice, laid out as mma.sync's m16n8k16 A fragment) or from shared memory through a matrix
+// descriptor; B always through a descriptor. Since warp q's rows of D depend only on its rows
+// of A and on B, each warp computes its slice when it issues the instruction; the group's
+// completion (commit_group, wait_group) then has nothing left to wait for, which is one of
+// the orders the asynchronous instruction allows.
+//
+// A descriptor (64 bits): the start address >> 4 (bits 0-13), the leading and the stride
+// byte offsets >> 4 (16-29, 32-45), a base offset (49-51) and the swizzle (62-63: 0 none,
+// 1 128-byte, 2 64-byte, 3 32-byte). An operand is read K-major: row r (of M or N) and byte
+// b along K lie at
+//   no swizzle   start + (r / 8) * SBO + (b / 16) * LBO + (r % 8) * 16 + b % 16
+//                (core matrices of 8 rows x 16 bytes);
+//   swizzled     start + (r / 8) * SBO + (r % 8) * W + b, W = 32, 64 or 128 bytes a row,
+//                and then the address's 16-byte chunk bits [4, 4 + s) XOR its bits [7, 7 + s)
+//                (s = 1, 2, 3): the pattern TMA writes with the same mode.
+// The transposed (MN-major) operands and a non-zero base offset are refused in one line.
+//
+// Rounding, as the H200 does it (fitted to its results, tests/programs/wgmma_tile.cu dump):
+// into an f32 accumulator, the 16 exact products and the old value (when scale-d keeps it)
+// are aligned at the largest exponent E among them (a product's exponent is the sum of its
+// factors', its significand left in [1, 4)), each cut toward zero at 2^(E - 25), added
+// exactly, and the sum cut toward zero to f32. Into f16, the exact sum rounded to nearest.
+// (H200, CUDA 13.0: 17,408 results of narrow-range and 17,408 of wide-range inputs, and a
+// 256 x 256 GEMM, equal bit for bit.)
+#include <algorithm>
+#include <bit>
+#include <climits>
+#include <cmath>
+#include <cstring>
+
+#include "ptx/block_run.h"
+#include "ptx/reader.h"
+#include "ptx/value.h"
+
+namespace ws::ptx {
+
+namespace {
+
+// What Insn::matrix holds for wgmma.
+enum class WgPart : uint32_t { Mma = 0, Fence = 1, Commit = 2, Wait = 3 };
+struct WgInfo {
+  WgPart part = WgPart::Mma;
+  uint32_t n = 0;             // the shape's N
+  bool d_f16 = false;         // the accumulator: f16 (else f32)
+  bool bf16 = false;          // A and B: bf16 (else f16)
+  bool a_regs = false;        // A from registers (else a descriptor)
+  bool neg_a = false, neg_b = false;  // imm-scale-a / -b of -1
+};
+
+uint32_t pack(const WgInfo& i) {
+  return uint32_t(i.part) | (i.n << 2) | (uint32_t(i.d_f16) << 11) | (uint32_t(i.bf16) << 12) | (uint32_t(i.a_regs) << 13) |
+         (uint32_t(i.neg_a) << 14) | (uint32_t(i.neg_b) << 15);
+}
+WgInfo unpack(uint32_t v) {
+  WgInfo i;
+  i.part = WgPart(v & 3);
+  i.n = (v >> 2) & 0x1ff;
+  i.d_f16 = (v >> 11) & 1;
+  i.bf16 = (v >> 12) & 1;
+  i.a_regs = (v >> 13) & 1;
+  i.neg_a = (v >> 14) & 1;
+  i.neg_b = (v >> 15) & 1;
+  return i;
+}
+
+uint32_t vec_count(const Operand& o) { return o.kind == Operand::Vec ? o.count : o.kind == Operand::Reg ? 1 : 0; }
+
+// The byte address in the shared window of byte `b` along K of row `r` of an operand that
+// descriptor `desc` describes (K-major; the header says how).
+uint64_t operand_byte(uint64_t desc, uint32_t r, uint32_t b) {
+  const uint64_t start = (desc & 0x3fff) << 4, lbo = ((desc >> 16) & 0x3fff) << 4, sbo = ((desc >> 32) & 0x3fff) << 4;
+  const uint32_t mode = uint32_t(desc >> 62);
+  if (mode == 0) return start + (r / 8) * sbo + (b / 16) * lbo + (r % 8) * 16 + b % 16;
+  const uint32_t s = mode == 1 ? 3 : mode == 2 ? 2 : 1, width = 16u << s;
+  const uint64_t a = start + (r / 8) * sbo + (r % 8) * width + b;
+  return a ^ (((a >> 7) & ((1u << s) - 1)) << 4);
+}
+
+// The tensor core's f32 sum of `n` terms (each exact in a double), as the header says:
+// `lead[i]` is term i's alignment exponent (a product's: the sum of its factors' exponents,
+// its significand left unnormalized in [1, 4)).
+constexpr int kKeptBits = 25;  // of each term, below the largest alignment exponent
+uint32_t tensor_sum_f32(const double* terms, const int* lead, uint32_t n) {
+  bool nan = false, inf = false;
+  int top = INT32_MIN;
+  for (uint32_t i = 0; i < n; ++i) {
+    nan |= std::isnan(terms[i]);
+    inf |= std::isinf(terms[i]);
+    if (terms[i] != 0) top = std::max(top, lead[i]);
+  }
+  if (nan) return 0x7fffffffu;
+  if (inf) {
+    double s = 0;  // infinities of one sign, or a NaN from opposite ones
+    for (uint32_t i = 0; i < n; ++i) s += std::isinf(terms[i]) ? terms[i] : 0;
+    return std::isnan(s) ? 0x7fffffffu : bits(float(s));
+  }
+  if (top == INT32_MIN) {  // zeros: their sum's sign as IEEE adds them
+    double s = 0;
+    for (uint32_t i = 0; i < n; ++i) s += terms[i];
+    return bits(float(s));
+  }
+  const int scale = kKeptBits - top;
+  int64_t sum = 0;  // in units of 2^-scale: each term cut toward zero to a whole unit
+  for (uint32_t i = 0; i < n; ++i) sum += int64_t(std::trunc(std::ldexp(terms[i], scale)));
+  if (sum == 0) return 0;
+  // Cut toward zero to f32's 24 bits, then scaled back (exact).
+  const uint64_t mag = uint64_t(sum < 0 ? -sum : sum);
+  const int width = 64 - std::countl_zero(mag);
+  const uint64_t kept = width > 24 ? (mag >> (width - 24)) << (width - 24) : mag;
+  const double v = std::ldexp(double(kept), -scale);
+  return bits(float(sum < 0 ? -v : v));
+}
+
+// floor(log2 |x|) of a finite non-zero x (0 for zero: it never leads).
+int exponent_of(double x) {
+  if (x == 0 || !std::isfinite(x)) return 0;
+  int e = 0;
+  std::frexp(x, &e);
+  return e - 1;
+}
+
+}  // namespace
+
+std::string decode_wgmma(Insn& in, const std::vector<std::string>& parts, const std::vector<int64_t>& imms) {
+  if (in.op != Opc::Wgmma) return "";
+  WgInfo wi;
+  bool fence = false, commit = false, wait = false, mma = false;
+  std::vector<std::string> types;
+  for (size_t p = 1; p < parts.size(); ++p) {
+    const std::string& w = parts[p];
+    if (w == "fence") fence = true;
+    else if (w == "commit_group") commit = true;
+    else if (w == "wait_group") wait = true;
+    else if (w == "mma_async") mma = true;
+    else if (w.rfind("m64n", 0) == 0) wi.n = uint32_t(std::stoul(w.substr(4, w.size() - 7)));
+    else if (w == "f32" || w == "f16" || w == "bf16") types.push_back(w);
+  }
+  if (int(fence) + int(commit) + int(wait) + int(mma) != 1) return "one of .mma_async, .fence, .commit_group, .wait_group is needed";
+  if (!mma) {
+    wi.part = fence ? WgPart::Fence : commit ? WgPart::Commit : WgPart::Wait;
+    if (!imms.empty()) return "too many operands";
+    if (wait != (in.nops == 1 && in.o[0].kind == Operand::Imm)) return wait ? "wait_group takes one constant" : "takes no operand";
+    in.matrix = pack(wi);
+    return "";
+  }
+  if (types.size() != 3 || types[1] != types[2]) return "wgmma needs .dtype.atype.btype with A and B of one type";
+  wi.d_f16 = types[0] == "f16";
+  wi.bf16 = types[1] == "bf16";
+  if (wi.bf16 && wi.d_f16) return "bf16 inputs accumulate in f32 only";
+  if (in.nops != 4) return "wgmma needs d, a, b-desc, scale-d and its immediates";
+  wi.a_regs = in.o[1].kind == Operand::Vec;
+  // imm-scale-a, imm-scale-b, then imm-trans-a (A from a descriptor only) and imm-trans-b.
+  const size_t want = wi.a_regs ? 3 : 4;
+  if (imms.size() != want && imms.size() != 2) return "wgmma needs its immediates (scale-a, scale-b, transposes)";
+  for (size_t i = 0; i < 2; ++i)
+    if (imms[i] != 1 && imms[i] != -1) return "imm-scale-a and imm-scale-b are 1 or -1";
+  wi.neg_a = imms[0] == -1;
+  wi.neg_b = imms[1] == -1;
+  for (size_t i = 2; i < imms.size(); ++i) {
+    if (imms[i] != 0 && imms[i] != 1) return "the transposes are 0 or 1";
+    if (imms[i] == 1) return "a transposed (MN-major) operand is not implemented";
+  }
+  const uint32_t dregs = wi.d_f16 ? wi.n / 4 : wi.n / 2;
+  if (in.o[0].kind != Operand::Vec || vec_count(in.o[0]) != dregs)
+    return "d must be " + std::to_string(dregs) + " registers for .m64n" + std::to_string(wi.n) + "k16";
+  if (wi.a_regs && vec_count(in.o[1]) != 4) return "a from registers must be 4 registers";
+  if (!wi.a_regs && in.o[1].kind != Operand::Reg) return "a-desc must be a 64-bit register";
+  if (in.o[2].kind != Operand::Reg) return "b-desc must be a 64-bit register";
+  if (in.o[3].kind != Operand::Reg && in.o[3].kind != Operand::Imm) return "scale-d must be a predicate or a constant";
+  in.matrix = pack(wi);
+  return "";
+}
+
+uint64_t BlockRun::wgmma_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec) {
+  const WgInfo wi = unpack(in.matrix);
+  whole_warp(in, w, exec);
+  if (wi.part != WgPart::Mma) return 0;  // the product was made at issue: nothing is left in flight
+  const uint32_t q = w % 4, n = wi.n;
+  const uint32_t dregs = wi.d_f16 ? n / 4 : n / 2;
+  auto value = [&](uint32_t h) { return half_to_double(h & 0xffff, wi.bf16); };
+  // A: this warp's 16 x 16 slice; B: 16 x n (k by column).
+  static thread_local double A[16][16], B[16][256];
+  auto fault = [&](const std::string& what) {
+    Fault f(in.opcode + ": " + what + " (in " + kernel_name(k_.name) + ")");
+    place(f, in, w, 0);
+    throw f;
+  };
+  auto smem16 = [&](uint64_t a) -> uint32_t {
+    if (a + 2 > shared_.size()) fault("the descriptor reaches past the block's " + std::to_string(shared_.size()) + " bytes of shared memory");
+    uint16_t h;
+    std::memcpy(&h, shared_.data() + a, 2);
+    return h;
+  };
+  auto check_desc = [&](uint64_t desc, const char* which) {
+    if ((desc >> 49) & 7) fault(std::string(which) + "'s descriptor has a base offset, which is not implemented");
+  };
+  const double sa = wi.neg_a ? -1 : 1, sb = wi.neg_b ? -1 : 1;
+  if (wi.a_regs) {
+    // mma.sync's m16n8k16 A layout: register j of lane l holds (row g + 8 (j & 1), cols 2t + 8 (j >> 1), +1).
+    for (int l = 0; l < 32; ++l) {
+      const uint32_t g = uint32_t(l) / 4, t = uint32_t(l) % 4;
+      for (uint32_t j = 0; j < 4; ++j) {
+        const uint64_t v = reg(w, vec_reg(k_, in.o[1], j), l);
+        const uint32_t r = g + 8 * (j & 1), c = 2 * t + 8 * (j >> 1);
+        A[r][c] = sa * value(uint32_t(v));
+        A[r][c + 1] = sa * value(uint32_t(v >> 16));
+      }
+    }
+  } else {
+    const uint64_t da = reg(w, in.o[1].reg, 0);
+    check_desc(da, "A");
+    for (uint32_t r = 0; r < 16; ++r)
+      for (uint32_t k = 0; k < 16; ++k) A[r][k] = sa * value(smem16(operand_byte(da, 16 * q + r, 2 * k)));
+  }
+  const uint64_t db = reg(w, in.o[2].reg, 0);
+  check_desc(db, "B");
+  for (uint32_t c = 0; c < n; ++c)
+    for (uint32_t k = 0; k < 16; ++k) B[k][c] = sb * value(smem16(operand_byte(db, c, 2 * k)));
+  const Operand& d = in.o[0];
+  for (int l = 0; l < 32; ++l) {
+    const bool keep = in.o[3].kind == Operand::Imm ? in.o[3].imm != 0 : (reg(w, in.o[3].reg, l) & 1) != 0;
+    const uint32_t g = uint32_t(l) / 4, t = uint32_t(l) % 4;
+    // Element e of the lane's accumulators: n8 block e / 4, row g (+8 for e % 4 >= 2), col 2t + e % 2.
+    auto product = [&](uint32_t e, double c) {
+      const uint32_t row = g + 8 * ((e % 4) / 2), col = 8 * (e / 4) + 2 * t + e % 2;
+      double s = keep ? c : 0.0;
+      for (uint32_t k = 0; k < 16; ++k) s += A[row][k] * B[k][col];
+      return s;
+    };
+    for (uint32_t j = 0; j < dregs; ++j) {
+      uint64_t& r = reg(w, vec_reg(k_, d, j), l);
+      if (wi.d_f16) {  // register j packs elements 2j and 2j + 1
+        const uint32_t lo = double_to_half(product(2 * j, value(uint32_t(r))), false, Rnd::Rn);
+        const uint32_t hi = double_to_half(product(2 * j + 1, value(uint32_t(r >> 16))), false, Rnd::Rn);
+        r = uint64_t(lo | (hi << 16));
+      } else {
+        const uint32_t row = g + 8 * ((j % 4) / 2), col = 8 * (j / 4) + 2 * t + j % 2;
+        double terms[17];
+        int lead[17];
+        for (uint32_t k = 0; k < 16; ++k) {
+          terms[k] = A[row][k] * B[k][col];
+          lead[k] = exponent_of(A[row][k]) + exponent_of(B[k][col]);
+        }
+        terms[16] = keep ? double(f32(r)) : 0.0;
+        lead[16] = exponent_of(terms[16]);
+        r = tensor_sum_f32(terms, lead, 17);
+      }
+    }
+  }
+  mma_event(pc, in, w, exec);
+  return 0;
+}
+
+}  // namespace ws::ptx
