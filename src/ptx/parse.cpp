@@ -544,27 +544,7 @@ class Parser {
       expect("]");
       return o;
     }
-    if (is("{")) {
-      next();
-      o.kind = Operand::Vec;
-      std::vector<uint32_t> regs;
-      while (!is("}") && peek().kind != Tok::End) {
-        if (is(",")) { next(); continue; }
-        const std::string n = next().text;
-        regs.push_back(n == "_" ? kSink : reg_or_fail(n, line));
-      }
-      expect("}");
-      if (regs.size() > 255) fail("vector of more than 255 registers", line);
-      o.count = uint8_t(regs.size());
-      if (regs.size() <= o.vec.size()) {
-        std::copy(regs.begin(), regs.end(), o.vec.begin());
-      } else {  // kept in the kernel's lists (only wgmma takes one: read_instruction checks)
-        o.has_reg = true;
-        o.reg = uint32_t(kernel_->lists.size());
-        kernel_->lists.insert(kernel_->lists.end(), regs.begin(), regs.end());
-      }
-      return o;
-    }
+    if (is("{")) return vector_operand(line);
     bool neg = false;
     if (is("-")) { next(); neg = true; }
     const Tok t = next();
@@ -624,6 +604,31 @@ class Parser {
     o.kind = Operand::Label;
     label = true;
     fixups_.push_back({uint32_t(kernel_->code.size()), {fix_slot.second, t.text}});
+    return o;
+  }
+
+  // {%r1, _, %r2}: up to eight registers in the operand, a longer list in the kernel's lists
+  // (only wgmma takes one: read_instruction checks).
+  Operand vector_operand(uint32_t line) {
+    expect("{");
+    Operand o;
+    o.kind = Operand::Vec;
+    std::vector<uint32_t> regs;
+    while (!is("}") && peek().kind != Tok::End) {
+      if (is(",")) { next(); continue; }
+      const std::string n = next().text;
+      regs.push_back(n == "_" ? kSink : reg_or_fail(n, line));
+    }
+    expect("}");
+    if (regs.size() > 255) fail("vector of more than 255 registers", line);
+    o.count = uint8_t(regs.size());
+    if (regs.size() <= o.vec.size()) {
+      std::copy(regs.begin(), regs.end(), o.vec.begin());
+    } else {
+      o.has_reg = true;
+      o.reg = uint32_t(kernel_->lists.size());
+      kernel_->lists.insert(kernel_->lists.end(), regs.begin(), regs.end());
+    }
     return o;
   }
 
