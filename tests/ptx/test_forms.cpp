@@ -121,7 +121,7 @@ TEST_CASE("accepted_forms lists every form, each of an opcode the interpreter de
     INFO(f.opcode);
     CHECK(!f.opcode.empty());
     // Two type positions at most (cvt's destination and source), but the tensor cores' d, a, b, c.
-    CHECK(f.types.size() <= (f.opcode == "mma" || f.opcode == "wmma" ? 4u : 2u));
+    CHECK(f.types.size() <= (f.opcode == "mma" || f.opcode == "wmma" ? 4u : f.opcode == "wgmma" ? 3u : 2u));
     for (const auto& slot : f.types) CHECK(!slot.empty());
   }
 }
