@@ -721,7 +721,7 @@ class Parser {
     for (size_t i = 0; i < in.nops; ++i)
       if (in.o[i].kind == Operand::Vec && in.o[i].has_reg && in.op != Opc::Wgmma)
         fail(in.opcode + ": a vector of more than " + std::to_string(in.o[i].vec.size()) + " registers", in.text_line);
-    if (in.dst2 != kSink && in.op != Opc::Setp && in.op != Opc::Shfl && !(in.op == Opc::Match && in.sub == 1))
+    if (in.dst2 != kSink && in.op != Opc::Setp && in.op != Opc::Shfl && in.op != Opc::Elect && !(in.op == Opc::Match && in.sub == 1))
       fail(in.opcode + ": a second destination is not implemented here", in.text_line);
   }
 

@@ -572,6 +572,28 @@ TEST_CASE("redux.sync and match.sync over a warp's lanes") {
   }
 }
 
+TEST_CASE("elect.sync: the lowest lane of the mask leads, every lane learns which; setmaxnreg changes nothing") {
+  const std::vector<uint32_t> r = run_threads(R"(
+  setmaxnreg.dec.sync.aligned.u32 40;
+  elect.sync %r0|%p1, 0xffffffff;                 // lane 0
+  selp.u32 %r1, 1, 0, %p1;
+  elect.sync %r2|%p2, 0xfffffff0;                 // lane 4
+  selp.u32 %r3, 1, 0, %p2;
+  elect.sync _|%p3, 0xffffffff;                   // no lane id asked for
+  selp.u32 %r4, 1, 0, %p3;
+  setmaxnreg.inc.sync.aligned.u32 232;
+)" + store_results(5), 32, 5);
+  for (uint32_t l = 0; l < 32; ++l) {
+    INFO("lane " << l);
+    const uint32_t* w = &r[l * 5];
+    CHECK(w[0] == 0u);
+    CHECK(w[1] == uint32_t(l == 0));
+    CHECK(w[2] == 4u);
+    CHECK(w[3] == uint32_t(l == 4));
+    CHECK(w[4] == uint32_t(l == 0));
+  }
+}
+
 TEST_CASE("device malloc and free: memory of the device, a freed block faults, a bad free is refused") {
   const std::string head = R"(.version 8.0
 .target sm_90
