@@ -3,7 +3,9 @@
 // operand and element type: lane l is in group g = l / 4 at place t = l % 4 of it.
 #include "analysis/fragments.h"
 
+#include <algorithm>
 #include <sstream>
+#include <vector>
 
 namespace ws::analysis {
 
@@ -73,16 +75,68 @@ FragmentGrid grid(char name, uint32_t rows, uint32_t cols, const std::string& ty
   return g;
 }
 
+// A grid read from shared memory through a descriptor: no lane holds its elements.
+FragmentGrid shared_grid(char name, uint32_t rows, uint32_t cols, const std::string& type) {
+  FragmentGrid g;
+  g.name = name;
+  g.rows = rows;
+  g.cols = cols;
+  g.type = type;
+  g.shared = true;
+  g.cells.assign(size_t(rows) * cols, FragmentCell{kSharedCell, 0, 0});
+  return g;
+}
+
+// wgmma.mma_async.sync.aligned.m64nNk16.dtype.atype.btype: one warp's 16 rows of A and D
+// (mma.sync's m16n8k16 A layout when A is in registers), B from shared memory; element e of
+// a lane's D at row g (+8 from e % 4 = 2), column 8 (e / 4) + 2t + e % 2.
+bool wgmma_fragments(const std::vector<std::string>& parts, bool a_regs, Fragments& out, std::string& error,
+                     const std::string& instruction) {
+  auto refuse = [&](const std::string& why) {
+    error = "no fragment layout for '" + instruction + "': " + why;
+    return false;
+  };
+  size_t s = 1;
+  while (s < parts.size() && parts[s].rfind("m64n", 0) != 0) ++s;
+  if (s + 3 >= parts.size()) return refuse("not a wgmma.mma_async instruction with its shape and types");
+  const std::string shape = parts[s];
+  const uint32_t n = uint32_t(std::stoul(shape.substr(4, shape.size() - 7)));
+  const std::string d = parts[s + 1], a = parts[s + 2], b = parts[s + 3];
+  if ((a != "f16" && a != "bf16") || a != b) return refuse("inputs of type ." + a + " are not drawn (f16, bf16 are)");
+  out = Fragments{};
+  out.m = 16;
+  out.k = 16;
+  out.full_n = n;
+  out.n = std::min<uint32_t>(n, 32);
+  out.shape = shape;
+  out.a = a_regs ? grid('A', 16, 16, a, 8, [](uint32_t l, uint32_t i) { return a_place(16, Kind::Half, l, i); })
+                 : shared_grid('A', 16, 16, a);
+  out.b = shared_grid('B', 16, out.n, b);
+  const uint32_t per_lane = n / 2;  // D's elements a lane holds (f32: a register each; f16: two)
+  FragmentGrid c = grid('C', 16, out.n, d, 0, [](uint32_t, uint32_t) { return Place{0, 0}; });
+  c.regs = per_lane / per_reg(d);
+  for (uint32_t l = 0; l < 32; ++l)
+    for (uint32_t e = 0; e < per_lane; ++e) {
+      const uint32_t row = (l >> 2) + 8 * ((e % 4) / 2), col = 8 * (e / 4) + 2 * (l % 4) + e % 2;
+      if (col < out.n) c.cells[size_t(row) * out.n + col] = {uint8_t(l), uint8_t(e / per_reg(d)), uint8_t(e)};
+    }
+  out.c = std::move(c);
+  return true;
+}
+
 }  // namespace
 
 bool mma_fragments(const std::string& instruction, Fragments& out, std::string& error) {
+  static const std::string kRegs = " (A in registers)";
+  const bool a_regs = instruction.size() > kRegs.size() && instruction.compare(instruction.size() - kRegs.size(), kRegs.size(), kRegs) == 0;
   std::vector<std::string> parts;
-  std::stringstream ss(instruction);
+  std::stringstream ss(a_regs ? instruction.substr(0, instruction.size() - kRegs.size()) : instruction);
   for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);
   auto refuse = [&](const std::string& why) {
     error = "no fragment layout for '" + instruction + "': " + why;
     return false;
   };
+  if (!parts.empty() && parts[0] == "wgmma") return wgmma_fragments(parts, a_regs, out, error, instruction);
   if (parts.empty() || parts[0] != "mma")
     return refuse(parts.size() && parts[0] == "wmma" ? "the PTX ISA leaves wmma's fragments to the implementation"
                                                       : "not an mma.sync instruction");

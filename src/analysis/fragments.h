@@ -12,14 +12,17 @@ namespace ws::analysis {
 // One element of an operand: the lane that holds it, the register of that lane's operand
 // vector it sits in, and its index among the lane's elements (a0 … a7, b0 …, c0 …).
 struct FragmentCell {
-  uint8_t lane = 0;
+  uint8_t lane = 0;           // kSharedCell: read from shared memory through a descriptor, no lane holds it
   uint8_t reg = 0;
   uint8_t elem = 0;
 };
 
 // One operand as a rows × cols grid, row-major.
+constexpr uint8_t kSharedCell = 0xff;
+
 struct FragmentGrid {
   char name = 'A';           // 'A', 'B', or 'C' (C and D share one layout)
+  bool shared = false;       // read from shared memory through a descriptor (wgmma): no lanes
   uint32_t rows = 0, cols = 0;
   std::string type;          // "f16", "tf32", "s8", "f32", "s32"
   uint32_t regs = 0;         // registers per lane
@@ -31,10 +34,17 @@ struct Fragments {
   uint32_t m = 0, n = 0, k = 0;
   FragmentGrid a, b, c;      // A is m × k, B is k × n, C/D is m × n
   std::string shape;         // "m16n8k16"
+  // wgmma: the grids are one warp's share of the warpgroup's m64nNk16 (its 16 rows of A and
+  // D, every column of B), the first `n` of the shape's `full_n` columns drawn (the layout
+  // repeats every 8); 0 for mma.sync.
+  uint32_t full_n = 0;
 };
 
 // The layouts of `instruction` ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"):
-// m16n8k16 with f16 / bf16 inputs, m16n8k8 with f16 / bf16 / tf32, m16n8k32 with s8 / u8.
+// m16n8k16 with f16 / bf16 inputs, m16n8k8 with f16 / bf16 / tf32, m16n8k32 with s8 / u8;
+// and wgmma.mma_async m64nNk16 with f16 / bf16 inputs (one warp's share; A from registers
+// when the instruction ends " (A in registers)", as its event site names it, else from
+// shared memory).
 // False, with one line in `error` naming what is not drawn ("no fragment layout for
 // 'wmma.mma.sync…': the PTX ISA leaves wmma's fragments unspecified"), for anything else.
 bool mma_fragments(const std::string& instruction, Fragments& out, std::string& error);

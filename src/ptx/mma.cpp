@@ -148,6 +148,8 @@ void BlockRun::mma_event(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec)
     s.space = trace::Space::Shared;
     s.bytes = 4;  // moves no memory; a width the trace file takes (a register's)
     s.instruction = in.opcode;
+    // wgmma with A in registers says so (the fragment view draws A's lanes then).
+    if (in.op == Opc::Wgmma && in.o[1].kind == Operand::Vec) s.instruction += " (A in registers)";
     s.form = trace::Form::Mma;
     // Added as a memory site first so that its source line is filled in, then moved over.
     b_.add_site(std::move(s));

@@ -1,6 +1,8 @@
 // src/ui/fragment_view.cpp — Fragment view: for the mma.sync the current request's warp
 // ran nearest it, which lane holds which element of A (16×K), B (K×8) and C/D (16×8), the
-// picture of the PTX ISA's fragment figures. Each cell is coloured by its lane (the app's
+// picture of the PTX ISA's fragment figures; for a wgmma, the warp's share of its
+// warpgroup's product (its 16 rows of D, their first 32 columns), the operands the tensor
+// core reads from shared memory through descriptors drawn without lanes. Each cell is coloured by its lane (the app's
 // lane colours) and names the lane and its register; one lane is lit (the one under the
 // pointer, else the one last clicked). The layouts come from analysis::mma_fragments, the
 // mma from analysis::nearest_mma.
@@ -45,7 +47,8 @@ std::string grid_title(const analysis::FragmentGrid& g, float room) {
   const char* name = g.name == 'C' ? "C/D" : g.name == 'A' ? "A" : "B";
   char shape[64], full[128];
   std::snprintf(shape, sizeof shape, "%s: %u×%u · .%s", name, g.rows, g.cols, g.type.c_str());
-  std::snprintf(full, sizeof full, "%s · %u %s a lane", shape, g.regs, g.regs == 1 ? "register" : "registers");
+  if (g.shared) std::snprintf(full, sizeof full, "%s · shared memory, by descriptor", shape);
+  else std::snprintf(full, sizeof full, "%s · %u %s a lane", shape, g.regs, g.regs == 1 ? "register" : "registers");
   for (const char* t : {full, shape})
     if (text_size(FontRole::Small, t).x <= room) return t;
   return fit_text(FontRole::Small, name, room);
@@ -62,6 +65,10 @@ void draw_grid(Scene& sc, const GridPlace& p, float cell, int lit, ImVec2 mouse,
     for (uint32_t c = 0; c < g.cols; ++c) {
       const analysis::FragmentCell& fc = g.at(r, c);
       const ImVec2 a(p.at.x + float(c) * cell, p.at.y + float(r) * cell), b(a.x + cell - 1, a.y + cell - 1);
+      if (fc.lane == analysis::kSharedCell) {  // no lane holds it: the tensor core reads it from shared memory
+        sc.fill(a, b, t.text_dim & 0x60ffffffu, cell >= 8 ? 2 : 0);
+        continue;
+      }
       const bool on = int(fc.lane) == lit;
       const ImU32 fill = lane_color(fc.lane, lit < 0 || on ? 255 : 110), ink = ink_on(fill);
       sc.fill(a, b, fill, cell >= 8 ? 2 : 0);
@@ -120,6 +127,13 @@ FragmentHit fragment_scene(Scene& sc, const Session& m, uint64_t step, int lane,
   if (!analysis::mma_fragments(site.instruction, f, error)) {
     for (const std::string& l : wrap_text(FontRole::Ui, error, size.x, 3)) line(l, t.warn, FontRole::Ui);
     return hit;
+  }
+  if (f.full_n) {  // wgmma: this warp's share of the warpgroup's product
+    const uint32_t q = e.warp % 4;
+    char share[200];
+    std::snprintf(share, sizeof share, "warp %u of its warpgroup holds rows %u–%u of the 64-row D; columns 0–%u of %u drawn (the layout repeats every 8)",
+                  q, 16 * q, 16 * q + 15, f.n - 1, f.full_n);
+    for (const std::string& l : wrap_text(FontRole::Small, share, size.x, 2)) line(l, t.text_dim, FontRole::Small);
   }
   // Cells: as large as the width and height allow, the three grids two cells apart.
   const float title_h = font_for(FontRole::Small)->FontSize + 4;

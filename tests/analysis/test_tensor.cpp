@@ -162,6 +162,38 @@ TEST_CASE("tf32 and s8 fragments follow their own figures") {
   CHECK(f.b.at(20, 0).reg == 1);
 }
 
+TEST_CASE("wgmma m64nNk16: one warp's 16 rows of D over the lanes, B (and A from a descriptor) from shared memory") {
+  analysis::Fragments f;
+  std::string err;
+  REQUIRE(analysis::mma_fragments("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", f, err));
+  CHECK(f.full_n == 64);
+  CHECK(f.n == 32);  // the layout repeats every 8 columns: 32 drawn
+  CHECK(f.c.rows == 16);
+  CHECK(f.c.regs == 32);  // 64 / 2 f32 accumulators a lane
+  CHECK(f.a.shared);
+  CHECK(f.b.shared);
+  CHECK(f.b.at(3, 17).lane == analysis::kSharedCell);
+  // Lane 5 (g 1, t 1): d0, d1 at row 1, columns 2, 3; d2, d3 at row 9; d4 eight columns on.
+  CHECK(f.c.at(1, 2).lane == 5);
+  CHECK(f.c.at(1, 2).reg == 0);
+  CHECK(f.c.at(1, 3).reg == 1);
+  CHECK(f.c.at(9, 2).reg == 2);
+  CHECK(f.c.at(1, 10).reg == 4);
+  CHECK(f.c.at(15, 31).lane == 31);
+  CHECK(f.c.at(15, 31).reg == 15);
+  // f16 accumulators: two a register; A in registers as mma.sync's m16n8k16 A.
+  REQUIRE(analysis::mma_fragments("wgmma.mma_async.sync.aligned.m64n16k16.f16.f16.f16 (A in registers)", f, err));
+  CHECK(f.c.regs == 4);
+  CHECK(f.c.at(1, 3).reg == 0);
+  CHECK(f.c.at(9, 2).reg == 1);
+  CHECK(!f.a.shared);
+  CHECK(f.a.regs == 4);
+  CHECK(f.a.at(8, 9).lane == 0);
+  CHECK(f.a.at(8, 9).elem == 7);
+  CHECK(!analysis::mma_fragments("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3", f, err));
+  CHECK(err.find("inputs of type .e4m3 are not drawn") != std::string::npos);
+}
+
 TEST_CASE("instructions with no drawn layout are refused in one line") {
   analysis::Fragments f;
   std::string err;
