@@ -874,10 +874,11 @@ HEADER = """//
 // results are in tests/ptx/fixtures/diff/). Do not edit: change the script.
 //
 .version 8.3
-.target sm_90
+.target sm_90a
 .address_size 64
 
 .shared .align 8 .b8 sh[1024];
+.shared .align 1024 .b8 wg[10240];
 """
 
 
@@ -885,7 +886,8 @@ def kernel_text(c, kname):
     regs = {'%p': 0, '%h': 0, '%r': 0, '%f': 0, '%rd': 0, '%fd': 0}
     names = {}
     lines = ['.visible .entry %s(.param .u64 pin, .param .u64 pout)' % kname, '{',
-             '  .reg .pred %p<12>;', '  .reg .b16 %h<40>;', '  .reg .b32 %r<40>;', '  .reg .f32 %f<40>;',
+             '  .reg .pred %p<12>;', '  .reg .b16 %h<40>;', '  .reg .b32 %%r<%d>;' % max(40, 21 + len(c.outs)),
+             '  .reg .f32 %%f<%d>;' % max(40, 21 + len(c.outs)),
              '  .reg .b64 %rd<40>;', '  .reg .f64 %fd<40>;']
     if getattr(c, 'setup', None) == 'local':
         lines.append('  .local .align 8 .b8 scratch[8];')
@@ -933,6 +935,8 @@ def out_type(t):
 def inputs_of(c):
     rng = random.Random(zlib.crc32(c.name.encode()))
     n = c.threads
+    if isinstance(c.inputs, list):  # explicit rows, one a thread
+        return c.inputs
     if c.inputs == 'rounding':
         t = c.ins[0]
         cols = [pool(t, 'any', rng, n, k) for k in range(2)]
@@ -954,9 +958,76 @@ def inputs_of(c):
     return [list(r) for r in zip(*cols)] if cols else [[] for _ in range(n)]
 
 
+def half_bits(rng, bf):
+    """A normal f16 (or bf16) of exponent -8..7 and a random significand, as its bits."""
+    sign = rng.getrandbits(1)
+    e = rng.randint(-8, 7)
+    if bf:
+        return (sign << 15) | ((e + 127) << 7) | rng.getrandbits(7)
+    return (sign << 15) | ((e + 15) << 10) | rng.getrandbits(10)
+
+
+def wgmma_case(n, dtype='f32', ab='f16', swizzle=0, a_regs=False, accumulate=False):
+    """wgmma.mma_async m64{n}k16 over 128 threads: each thread stores its b64 operands into the
+    shared buffer `wg` (A first, B 8 KiB or 2 KiB on), the descriptors of the layout `swizzle`
+    (0: 8x16-byte core matrices, LBO 128, SBO 256; 1: the 128-byte swizzle, SBO 1024) read
+    them back, and every accumulator is a result. Inputs: normal halves of exponent -8..7."""
+    rng = random.Random(zlib.crc32(('wgmma%d%s%s%d%d%d' % (n, dtype, ab, swizzle, a_regs, accumulate)).encode()))
+    a_bytes = 8192 if swizzle else 2048
+    b_bytes = (n // 8) * (1024 if swizzle else 256)
+    words = -(-(a_bytes + b_bytes) // 1024)  # b64 words each thread stores (the whole of both operands)
+    outs = n // 2 if dtype == 'f32' else n // 4
+    ins = ['b64'] * words + (['b32'] * 4 if a_regs else [])
+    rows = []
+    for _ in range(128):
+        row = [sum(half_bits(rng, ab == 'bf16') << (16 * j) for j in range(4)) for _ in range(words)]
+        row += [half_bits(rng, ab == 'bf16') | (half_bits(rng, ab == 'bf16') << 16) for _ in range(4)] if a_regs else []
+        rows.append(row)
+    lbo, sbo = (16, 1024) if swizzle else (128, 256)  # swizzled K-major: LBO 16 bytes, as CUTLASS sets it
+    flags = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (swizzle << 62)
+    body = ['mov.u64 %rd21, wg;', 'mul.wide.u32 %rd22, %r1, 8;', 'add.u64 %rd23, %rd21, %rd22;']
+    body += ['st.shared.b64 [%%rd23+%d], {a%d};' % (1024 * i, i) for i in range(words)]
+    # The stores are the generic proxy's; the tensor core reads through the async proxy.
+    body += ['fence.proxy.async.shared::cta;', 'bar.sync 0;', 'cvt.u32.u64 %r2, %rd21;', 'shr.u32 %r3, %r2, 4;', 'and.b32 %r3, %r3, 16383;',
+             'cvt.u64.u32 %rd24, %r3;', 'or.b64 %%rd24, %%rd24, %d;' % flags, 'add.u64 %%rd25, %%rd24, %d;' % (a_bytes >> 4),
+             'setp.ne.u32 %p5, %r1, %r1;', 'setp.eq.u32 %p6, %r1, %r1;', 'wgmma.fence.sync.aligned;']
+    d = '{{' + ', '.join('{d%d}' % i for i in range(outs)) + '}}'
+    a = '{{' + ', '.join('{a%d}' % (words + i) for i in range(4)) + '}}' if a_regs else '%rd24'
+    form = 'wgmma.mma_async.sync.aligned.m64n%dk16.%s.%s.%s' % (n, dtype, ab, ab)
+    imms = '1, 1, 0' if a_regs else '1, 1, 0, 0'
+    body.append('%s %s, %s, %%rd25, %%p5, %s;' % (form, d, a, imms))
+    if accumulate:  # the same product again into the accumulators: D = A.B + A.B, summed as the tensor core sums
+        body.append('%s %s, %s, %%rd25, %%p6, %s;' % (form, d, a, imms))
+    body += ['wgmma.commit_group.sync.aligned;', 'wgmma.wait_group.sync.aligned 0;']
+    name = form + ('.a_regs' if a_regs else '') + ('.sw128' if swizzle else '') + ('.acc' if accumulate else '')
+    case(name, ins, [dtype if dtype == 'f32' else 'b32'] * outs, body, threads=128, inputs=rows)
+
+
+def hopper_forms():
+    # elect.sync: the lowest lane of the mask leads.
+    case('elect.sync', [], ['b32', 'pred'], ['elect.sync {d0}|{d1}, 0xffffffff;'])
+    # Lanes outside the mask that run it anyway (undefined by the PTX ISA): the H200 elects
+    # the lowest lane that runs it.
+    case('elect.sync.mask', [], ['b32', 'pred'], ['elect.sync {d0}|{d1}, 0xfffffff0;'])
+    # The defined use: only the mask's lanes run it.
+    case('elect.sync.guarded', [], ['b32', 'pred'], ['mov.b32 {d0}, 77;', 'setp.ne.u32 {d1}, %r1, %r1;',
+                                                     'setp.ge.u32 %p9, %r1, 4;', '@%p9 elect.sync {d0}|{d1}, 0xfffffff0;'])
+    # wgmma: every shape from descriptors without swizzle, then the other types, the
+    # 128-byte swizzle, A from registers, and an accumulation.
+    for f in ['wgmma.fence.sync.aligned', 'wgmma.commit_group.sync.aligned', 'wgmma.wait_group.sync.aligned']:
+        case(f, ['b32'], ['b32'], [f + (' 0;' if 'wait' in f else ';'), 'mov.b32 {d0}, {a0};'], threads=128)
+    for n in range(8, 257, 8):
+        wgmma_case(n)
+    wgmma_case(16, ab='bf16')
+    wgmma_case(16, dtype='f16')
+    wgmma_case(16, swizzle=1)
+    wgmma_case(16, a_regs=True)
+    wgmma_case(8, accumulate=True)
+
+
 def build():
     for part in [arithmetic, functions, logic, comparisons, conversions, movement, warp_ops, atomics, control,
-                 halves, memory_forms, comparison_forms, atomic_forms, newer_forms, async_forms]:
+                 halves, memory_forms, comparison_forms, atomic_forms, newer_forms, async_forms, hopper_forms]:
         part()
     # A form two groups both spell (set.lt.f32.f32) is kept once; one name for two
     # different kernels is a mistake.

@@ -26,7 +26,7 @@ if(WS_HAVE_CUDA)
   get_filename_component(WS_CUDA_BIN_DIR "${CMAKE_CUDA_COMPILER}" DIRECTORY)
   find_program(WS_PTXAS ptxas HINTS ${WS_CUDA_BIN_DIR})
   if(WS_PTXAS)
-    add_test(NAME ptx_diff_ptxas COMMAND ${WS_PTXAS} -arch=sm_90 ${WS_DIFF_GEN}/ptx_diff.ptx -o ${WS_DIFF_GEN}/ptx_diff.cubin)
+    add_test(NAME ptx_diff_ptxas COMMAND ${WS_PTXAS} -arch=sm_90a ${WS_DIFF_GEN}/ptx_diff.ptx -o ${WS_DIFF_GEN}/ptx_diff.cubin)
     set_tests_properties(ptx_diff_ptxas PROPERTIES LABELS cpu)
   endif()
   # Zero cost without a GPU: the plain instantiation of every single-source kernel must

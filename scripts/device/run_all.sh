@@ -78,7 +78,7 @@ fi
 
 if has diff; then
   # The PTX interpreter's differential test: the generated cases on this GPU. Its fixture
-  # (ptx_diff_<gpu>.txt) is what tests/ptx/fixtures/diff/h100.txt holds when this is an H100.
+  # (ptx_diff_<gpu>.txt) is what tests/ptx/fixtures/diff/h200.txt holds when this is an H200.
   gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | grep -o -E 'H100|H200|A100|L4|L40S' | head -1)
   mkdir -p "$BIN/ptx_diff"
   python3 scripts/ptx_diff_cases.py "$BIN/ptx_diff" >"$W/diff.txt" 2>&1 &&

@@ -200,7 +200,8 @@ Command add_run(CLI::App& app) {
   cmd->footer(
       "Before --, words warpscope does not know are nvcc's, as nvcc takes them: sources (.cu; .cpp/.c/.o/.a for the\n"
       "host), -I dir, -Idir, -D X=1, -std=c++17, -use_fast_math, -Xcompiler X, -lcublas, -L dir; -arch and -gencode\n"
-      "are left out (the emulated device builds for sm_90, a GPU for itself); -o, -c and -ptx are refused. After --,\n"
+      "name the target whose PTX the emulated device runs (sm_90a for wgmma; sm_90 when none is given; a GPU builds\n"
+      "for itself, sm_90a kept on a 9.0 GPU); -o, -c and -ptx are refused. After --,\n"
       "every word is the program's own argument, whatever it starts with.\n"
       "Exit status: the program's own; 3 it did not compile, 4 a kernel faulted (an access out of bounds, a failed\n"
       "assert) or its module did not load, 5 a kernel was stopped as an endless loop, 124 the program ran past\n"

@@ -47,12 +47,15 @@ void decode_async(Insn& in, const std::vector<std::string>& parts, const std::st
         refuse("a bulk copy other than global to shared with an mbarrier is not implemented");
     }
     if (op == AsyncOp::Tensor) {
-      const int dims = has(parts, "1d") ? 1 : has(parts, "2d") ? 2 : 0;
-      if (!dims || (has(parts, "1d") && has(parts, "2d"))) refuse("a tensor copy names its dimensions (.1d or .2d)");
+      int dims = 0, named = 0;
+      for (int d = 1; d <= 5; ++d)
+        if (has(parts, (std::to_string(d) + "d").c_str())) dims = d, ++named;
+      if (named != 1) refuse("a tensor copy names its dimensions (.1d to .5d)");
       operands(3, 3);
       if (in.o[0].kind != Operand::Addr || in.o[1].kind != Operand::Addr || in.o[2].kind != Operand::Addr ||
           in.o[1].count != dims)
-        refuse("a tensor copy takes [dst], [tensorMap, {" + std::string(dims == 1 ? "x" : "x, y") + "}], [mbar]");
+        refuse("a tensor copy takes [dst], [tensorMap, {" + std::string("x, y, z, w, v").substr(0, 3 * size_t(dims) - 2) +
+               "}], [mbar]");
     }
     if (op == AsyncOp::Copy) {
       if (!has(parts, "global") || !(has(parts, "ca") || has(parts, "cg")) || in.space != Space::Shared)

@@ -286,15 +286,15 @@ uint64_t BlockRun::match_op(uint32_t, const Insn& in, uint32_t w, uint32_t exec)
   return 0;
 }
 
-// elect.sync d|p, membermask: the lowest lane of the mask that executes it leads; every
-// executing lane gets its lane id in d, and p set on the leader alone.
+// elect.sync d|p, membermask: the lowest lane that executes it leads (the mask's lanes, when
+// it is used as the PTX ISA defines; lanes outside the mask that run it anyway are counted
+// too, as the H200 does); every executing lane gets its lane id in d, and p set on the leader.
 uint64_t BlockRun::elect_op(uint32_t, const Insn& in, uint32_t w, uint32_t exec) {
-  const uint32_t chosen = members(in, 1, w, std::countr_zero(exec | (exec == 0)), exec);
-  const uint32_t leader = chosen ? uint32_t(std::countr_zero(chosen)) : 0;
+  const uint32_t leader = exec ? uint32_t(std::countr_zero(exec)) : 0;
   for (uint32_t m = exec; m; m &= m - 1) {
     const int l = std::countr_zero(m);
     set(in.o[0], w, l, leader);
-    if (in.dst2 != kSink) reg(w, in.dst2, l) = chosen && uint32_t(l) == leader;
+    if (in.dst2 != kSink) reg(w, in.dst2, l) = uint32_t(l) == leader;
   }
   return 0;
 }

@@ -519,7 +519,7 @@ class Parser {
           expect("{");
           while (!is("}") && peek().kind != Tok::End) {
             if (is(",")) { next(); continue; }
-            if (o.count >= 4) fail("more than 4 coordinates", line);
+            if (o.count >= 5) fail("more than 5 coordinates", line);
             o.vec[o.count++] = reg_or_fail(next().text, line);
           }
           expect("}");

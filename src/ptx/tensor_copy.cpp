@@ -1,8 +1,8 @@
 // src/ptx/tensor_copy.cpp — cp.async.bulk.tensor (the tensor memory accelerator's copy) of
-// a 1-D or 2-D box from global to shared memory, as a tensor map made by the runtime's
+// a box of 1 to 5 dimensions from global to shared memory, as a tensor map made by the runtime's
 // cuTensorMapEncodeTiled describes it (tensor_map.h): the box's elements read at issue,
-// those outside the tensor as zeros, laid out row after row in shared memory under the
-// map's swizzle, landed when the mbarrier's phase completes (mbarrier.cpp). Recorded as a
+// those outside the tensor as zeros, laid out row after row in shared memory (a row: the
+// box's extent in dimension 0; rows in the order of dimensions 1, 2, ...) under the map's swizzle, landed when the mbarrier's phase completes (mbarrier.cpp). Recorded as a
 // box: one record per 512 bytes, each lane a 16-byte piece, the read at issue
 // (Form::BulkRead) and the write when it lands (Form::BulkWrite).
 #include <cstring>
@@ -25,8 +25,12 @@ uint64_t BlockRun::cp_tensor_issue(uint32_t pc, const Insn& in, uint32_t w, uint
     if (const std::string why = tensor_map_problem(map); !why.empty()) wrong(why);
     if (map.rank != in.o[1].count) wrong("a tensor map of rank " + std::to_string(map.rank) + " for a " +
                                          std::to_string(in.o[1].count) + "-d copy");
-    const int64_t x0 = int32_t(reg(w, in.o[1].vec[0], l)), y0 = map.rank == 2 ? int32_t(reg(w, in.o[1].vec[1], l)) : 0;
-    const uint64_t rows = map.rank == 2 ? map.box[1] : 1, dim1 = map.rank == 2 ? map.dim[1] : 1;
+    // The box's first element in each dimension, and its rows (every dimension but 0).
+    int64_t c0[TensorMap::kMaxRank] = {};
+    for (uint32_t i = 0; i < map.rank; ++i) c0[i] = int32_t(reg(w, in.o[1].vec[i], l));
+    const int64_t x0 = c0[0];
+    uint64_t rows = 1;
+    for (uint32_t i = 1; i < TensorMap::kMaxRank; ++i) rows *= map.box[i];
     const uint64_t row_bytes = uint64_t(map.box[0]) * map.elem_bytes, size = row_bytes * rows;
     const uint64_t dst = addr(in.o[0], w, l);
     if (dst % 128) wrong("a destination not aligned to 128 bytes");
@@ -38,21 +42,27 @@ uint64_t BlockRun::cp_tensor_issue(uint32_t pc, const Insn& in, uint32_t w, uint
     b.bytes.assign(size, 0);
     std::vector<uint64_t> read;  // global address of each piece read whole (~0: partly outside, not recorded)
     for (uint64_t r = 0; r < rows; ++r) {
-      const int64_t y = y0 + int64_t(r);
+      // Row r's place in dimensions 1 and up: inside the tensor, and where it starts.
+      bool row_inside = true;
+      uint64_t row_at = map.global;
+      for (uint64_t i = 1, q = r; i < TensorMap::kMaxRank; q /= map.box[i], ++i) {
+        const int64_t c = c0[i] + int64_t(q % map.box[i]);
+        row_inside = row_inside && c >= 0 && uint64_t(c) < map.dim[i];
+        row_at += uint64_t(c) * map.stride[i];
+      }
       for (uint64_t p = 0; p < row_bytes / 16; ++p) {
         const uint64_t o = r * row_bytes + 16 * p;
-        bool whole = true;
+        bool whole = row_inside;
         for (uint32_t e = 0; e < 16u / map.elem_bytes; ++e) {
           const int64_t x = x0 + int64_t((16 * p) / map.elem_bytes + e);
-          const bool inside = x >= 0 && uint64_t(x) < map.dim[0] && y >= 0 && uint64_t(y) < dim1;
+          const bool inside = row_inside && x >= 0 && uint64_t(x) < map.dim[0];
           whole = whole && inside;
           if (!inside) continue;  // outside the tensor: zeros
-          const uint64_t g = map.global + uint64_t(y) * map.stride + uint64_t(x) * map.elem_bytes;
-          const Where from = resolve(in, Space::Global, g, map.elem_bytes, w, l);
+          const Where from = resolve(in, Space::Global, row_at + uint64_t(x) * map.elem_bytes, map.elem_bytes, w, l);
           std::memcpy(b.bytes.data() + o + e * map.elem_bytes, from.p, map.elem_bytes);
         }
         b.piece.push_back(swizzled(dst + o, map.swizzle));
-        read.push_back(whole ? map.global + uint64_t(y) * map.stride + uint64_t(x0) * map.elem_bytes + 16 * p : ~0ull);
+        read.push_back(whole ? row_at + uint64_t(x0) * map.elem_bytes + 16 * p : ~0ull);
       }
     }
     issue_bulk(pc, in, w, l, std::move(b), read);

@@ -9,19 +9,19 @@
 
 namespace ws::ptx {
 
-// A tiled tensor map of rank 1 or 2 (the ranks the interpreter copies). Dimension 0 is
-// the innermost (contiguous) one.
+// A tiled tensor map of rank 1 to 5. Dimension 0 is the innermost (contiguous) one.
 struct TensorMap {
   static constexpr uint32_t kMagic = 0x4d545357;  // "WSTM": a map this runtime encoded
+  static constexpr uint32_t kMaxRank = 5;
   uint32_t magic = kMagic;
   uint8_t elem_bytes = 0;   // 1, 2, 4 or 8
-  uint8_t rank = 0;         // 1 or 2
+  uint8_t rank = 0;         // 1 to 5
   uint8_t swizzle = 0;      // bytes of the swizzle span: 0 (none), 32, 64 or 128
   uint8_t pad = 0;
   uint64_t global = 0;      // the tensor's first element (device address)
-  uint64_t dim[2] = {};     // elements in each dimension
-  uint64_t stride = 0;      // bytes from one row (dimension 1) to the next
-  uint32_t box[2] = {};     // the box's elements in each dimension (dimension 1: 1 for rank 1)
+  uint64_t dim[kMaxRank] = {1, 1, 1, 1, 1};  // elements in each dimension (1 past the rank)
+  uint64_t stride[kMaxRank] = {};            // bytes from one index of dimension i to the next (stride[0]: the element)
+  uint32_t box[kMaxRank] = {1, 1, 1, 1, 1};  // the box's elements in each dimension (1 past the rank)
 };
 static_assert(sizeof(TensorMap) <= 128, "a CUtensorMap holds 128 bytes");
 
@@ -39,11 +39,12 @@ constexpr uint64_t swizzled(uint64_t o, uint32_t span) {
 // driver makes of cuTensorMapEncodeTiled's arguments, made again on the bytes read back.
 inline std::string tensor_map_problem(const TensorMap& m) {
   if (m.magic != TensorMap::kMagic) return "not a tensor map made by cuTensorMapEncodeTiled";
-  if (m.rank < 1 || m.rank > 2) return "a tensor of rank " + std::to_string(m.rank) + " (1 and 2 are implemented)";
+  if (m.rank < 1 || m.rank > TensorMap::kMaxRank) return "a tensor of rank " + std::to_string(m.rank) + " (1 to 5 are implemented)";
   if (m.elem_bytes != 1 && m.elem_bytes != 2 && m.elem_bytes != 4 && m.elem_bytes != 8) return "an element size it does not know";
   if (m.global % 16) return "a global address not aligned to 16 bytes";
-  if (m.rank == 2 && (m.stride % 16 || m.stride < m.dim[0] * m.elem_bytes)) return "a row stride not a multiple of 16 bytes";
-  for (uint32_t i = 0; i < m.rank; ++i)
+  for (uint32_t i = 1; i < m.rank; ++i)
+    if (m.stride[i] % 16 || m.stride[i] < m.dim[i - 1] * m.stride[i - 1]) return "a stride of dimension " + std::to_string(i) + " not a multiple of 16 bytes past the one below";
+  for (uint32_t i = 0; i < TensorMap::kMaxRank; ++i)
     if (m.box[i] == 0 || m.box[i] > 256) return "a box dimension outside 1..256";
   const uint64_t row = uint64_t(m.box[0]) * m.elem_bytes;
   if (row % 16) return "a box row of " + std::to_string(row) + " bytes (a multiple of 16)";

@@ -74,7 +74,7 @@ TEST_CASE("run: a flag before an option leaves the option its value (--no-time -
   CHECK(has(r.out, "launches  3–4: accumulate ×2, as launch 2"));
 }
 
-TEST_CASE("run: -Idir, -DX=1 joined, -l and -L for the host link, -arch left out with a note") {
+TEST_CASE("run: -Idir, -DX=1 joined, -l and -L for the host link, -arch honoured with a note") {
   if (!have_nvcc()) return;
   const Ran r = run_cmd("tests/programs/args/args.cu -Itests/programs/args/inc -DFACTOR=2 -lm -L /usr/lib -arch=sm_80 "
                         "--backend emulator");
@@ -83,7 +83,7 @@ TEST_CASE("run: -Idir, -DX=1 joined, -l and -L for the host link, -arch left out
   CHECK(has(r.out, "FACTOR=2"));
   CHECK(has(r.out, "x[31]=62"));
   CHECK(!has(r.out, "argv[1]"));
-  CHECK(has(r.out + r.err, "-arch=sm_80 left out: the emulated device builds for sm_90"));
+  CHECK(has(r.out + r.err, "-arch=sm_80: the emulated device runs the PTX of sm_80"));
 }
 
 TEST_CASE("run: two .cu files and two .cpp files, every kernel reported, the program's arguments after --") {

@@ -577,7 +577,10 @@ TEST_CASE("elect.sync: the lowest lane of the mask leads, every lane learns whic
   setmaxnreg.dec.sync.aligned.u32 40;
   elect.sync %r0|%p1, 0xffffffff;                 // lane 0
   selp.u32 %r1, 1, 0, %p1;
-  elect.sync %r2|%p2, 0xfffffff0;                 // lane 4
+  setp.ge.u32 %p1, %r30, 4;
+  mov.b32 %r2, 99;
+  setp.ne.u32 %p2, %r30, %r30;
+  @%p1 elect.sync %r2|%p2, 0xfffffff0;            // lane 4, of the lanes 4-31 that run it
   selp.u32 %r3, 1, 0, %p2;
   elect.sync _|%p3, 0xffffffff;                   // no lane id asked for
   selp.u32 %r4, 1, 0, %p3;
@@ -588,7 +591,7 @@ TEST_CASE("elect.sync: the lowest lane of the mask leads, every lane learns whic
     const uint32_t* w = &r[l * 5];
     CHECK(w[0] == 0u);
     CHECK(w[1] == uint32_t(l == 0));
-    CHECK(w[2] == 4u);
+    CHECK(w[2] == (l >= 4 ? 4u : 99u));
     CHECK(w[3] == uint32_t(l == 4));
     CHECK(w[4] == uint32_t(l == 0));
   }

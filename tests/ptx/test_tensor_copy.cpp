@@ -74,7 +74,8 @@ LOOP:
   m.global = data;
   m.dim[0] = rank == 2 ? kCols : kCols * kRows;
   m.dim[1] = rank == 2 ? kRows : 1;
-  m.stride = kCols * 2;
+  m.stride[0] = 2;
+  m.stride[1] = kCols * 2;
   m.box[0] = box_x;
   m.box[1] = rank == 2 ? box_y : 1;
   REQUIRE(ptx::tensor_map_problem(m) == "");
@@ -171,7 +172,8 @@ TEST_CASE("TMA 1-D box: a run of elements, and a map the interpreter does not kn
   m.rank = 2;
   m.global = 0x1000;
   m.dim[0] = 64, m.dim[1] = 4;
-  m.stride = 128;
+  m.stride[0] = 2;
+  m.stride[1] = 128;
   m.box[0] = 128, m.box[1] = 1;  // 256 bytes a row, wider than the swizzle
   m.swizzle = 128;
   CHECK(ptx::tensor_map_problem(m) == "a box row wider than its swizzle span");

@@ -34,7 +34,7 @@ CUresult refuse(const std::string& why) {
   return CUDA_ERROR_INVALID_VALUE;
 }
 
-// cuTensorMapEncodeTiled for the tensors the emulated TMA copies: rank 1 or 2, no
+// cuTensorMapEncodeTiled for the tensors the emulated TMA copies: rank 1 to 5, no
 // interleave, element strides of 1, no swizzle or the 32/64/128-byte ones.
 CUresult encode_tiled(CUtensorMap* out, CUtensorMapDataType type, cuuint32_t rank, void* global, const cuuint64_t* dims,
                       const cuuint64_t* strides, const cuuint32_t* box, const cuuint32_t* element_strides,
@@ -44,7 +44,8 @@ CUresult encode_tiled(CUtensorMap* out, CUtensorMapDataType type, cuuint32_t ran
   ws::ptx::TensorMap m;
   m.elem_bytes = element_bytes(type);
   if (!m.elem_bytes) return refuse("a packed element type is not emulated");
-  if (rank < 1 || rank > 2) return refuse("a tensor of rank " + std::to_string(rank) + " (ranks 1 and 2 are emulated)");
+  if (rank < 1 || rank > ws::ptx::TensorMap::kMaxRank)
+    return refuse("a tensor of rank " + std::to_string(rank) + " (ranks 1 to 5 are emulated)");
   if (interleave != CU_TENSOR_MAP_INTERLEAVE_NONE) return refuse("interleaved layouts are not emulated");
   static const uint8_t spans[] = {0, 32, 64, 128};
   if (unsigned(swizzle) > 3) return refuse("this swizzle mode is not emulated (none, 32B, 64B and 128B are)");
@@ -57,8 +58,9 @@ CUresult encode_tiled(CUtensorMap* out, CUtensorMapDataType type, cuuint32_t ran
     m.dim[i] = dims[i];
     m.box[i] = box[i];
   }
-  if (rank == 1) m.box[1] = 1;
-  m.stride = rank == 2 ? strides[0] : dims[0] * m.elem_bytes;
+  for (cuuint32_t i = rank; i < ws::ptx::TensorMap::kMaxRank; ++i) m.box[i] = m.dim[i] = 1;
+  m.stride[0] = m.elem_bytes;
+  for (cuuint32_t i = 1; i < rank; ++i) m.stride[i] = strides[i - 1];  // the driver's strides: dimensions 1 and up
   if (const std::string why = ws::ptx::tensor_map_problem(m); !why.empty()) return refuse(why);
   std::memset(out, 0, sizeof *out);
   std::memcpy(out, &m, sizeof m);

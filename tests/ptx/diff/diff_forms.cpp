@@ -148,6 +148,7 @@ const std::map<std::string, std::string>& untestable() {
   static const std::map<std::string, std::string> m{
       {"trap", "ends the GPU's kernel with an error, which leaves the context unusable for the cases after it"},
       {"brkpt", "stops the GPU's kernel at a breakpoint, an error without a debugger attached"},
+      {"setmaxnreg", "moves a warpgroup's register budget: nothing a kernel can read changes"},
       // Words a form lists that ptxas (CUDA 13.0, sm_90) refuses on that opcode: no kernel
       // can hold them, so the interpreter accepting them is harmless.
       {"ld.wb", "not PTX: ld takes no .wb"},
@@ -189,6 +190,9 @@ const std::map<std::string, std::string>& untestable() {
       {"cp.tensor", "needs a tensor map the driver encodes (tests/programs/tma_box.cu runs on both)"},
       {"cp.1d", "needs a tensor map the driver encodes (tests/programs/tma_box.cu runs on both)"},
       {"cp.2d", "needs a tensor map the driver encodes (tests/programs/tma_box.cu runs on both)"},
+      {"cp.3d", "needs a tensor map the driver encodes (tests/programs/tma_box3d.cu runs on both)"},
+      {"cp.4d", "needs a tensor map the driver encodes (tests/programs/tma_box3d.cu's rank-5 map covers the form)"},
+      {"cp.5d", "needs a tensor map the driver encodes (tests/programs/tma_box3d.cu runs on both)"},
       {"cp.tile", "needs a tensor map the driver encodes (tests/programs/tma_box.cu runs on both)"},
       // Warp-collective: no lane's result is a function of its own operands, which is what a
       // case compares. Their fragments are checked on an H100 by tests/programs/matrix/

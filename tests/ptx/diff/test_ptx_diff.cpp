@@ -1,7 +1,7 @@
 // tests/ptx/diff/test_ptx_diff.cpp — the PTX interpreter against the GPU: every generated
 // case (scripts/ptx_diff_cases.py, run into the build folder) runs on the emulated device
 // with the inputs the GPU ran it with, and its results must equal the GPU's recorded in
-// tests/ptx/fixtures/diff/h100.txt (within the PTX ISA's bound for .approx forms), except
+// tests/ptx/fixtures/diff/h200.txt (within the PTX ISA's bound for .approx forms), except
 // for the cases tests/ptx/fixtures/diff/known.txt lists with their reason; the cases the
 // interpreter refuses are counted and named. Also: every
 // opcode the interpreter accepts has a case, and the test's own machinery (formats,
@@ -19,8 +19,8 @@ using namespace ws::ptxdiff;
 namespace {
 
 const char* const kRefresh =
-    "run on a machine with a GPU: scripts/device/run_all.sh with STAGES=diff, then copy its ptx_diff_h100.txt "
-    "to tests/ptx/fixtures/diff/h100.txt";
+    "run on a machine with a GPU: scripts/device/run_all.sh with STAGES=diff, then copy its ptx_diff_h200.txt "
+    "to tests/ptx/fixtures/diff/h200.txt";
 
 std::vector<Case> generated_cases(std::string& ptx) {
   std::string text;
