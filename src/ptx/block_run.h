@@ -275,6 +275,7 @@ class BlockRun {
   uint64_t wmma_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
   uint64_t mma_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
   uint64_t wgmma_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);  // wgmma.cpp
+  void wgmma_share(const Insn& in, uint32_t w);
   void whole_warp(const Insn& in, uint32_t w, uint32_t exec);
   void fragment_in(const Operand& o, uint32_t w, int l, uint64_t* regs);
   void fragment_out(const Operand& o, uint32_t w, int l, const uint64_t* regs);
@@ -365,6 +366,13 @@ class BlockRun {
   std::vector<BulkInFlight> bulk_;
   std::vector<uint32_t> event_site_;           // per instruction: its event site (made on first use)
   bool wait_yield_ = false;                    // a failed mbarrier wait: the warp lets the others run
+  // A wgmma.mma_async whose warpgroup has not all arrived: the warp stays at it and lets the
+  // others run (wgmma.cpp). Per warp: the wgmma.mma_async it has arrived at so far, and
+  // whether it waits at one now.
+  bool stall_ = false, stalled_ = false;  // stalled_: the compiled code stopped at stall_pc_
+  uint32_t stall_pc_ = 0;
+  std::vector<uint32_t> wg_arrived_, wg_computed_;  // wg_computed_: the last whose share is made
+  std::vector<uint8_t> wg_waiting_;
 
   // ---- calls and the device's builtins (builtins.cpp) -------------------------------
   void call(const Insn& in, uint32_t w, int l, uint32_t ret_pc);

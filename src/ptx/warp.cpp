@@ -59,6 +59,9 @@ void BlockRun::start(uint32_t block) {
     std::fill(call_.begin(), call_.end(), 0);
     for (Stack& st : stacks_) st = Stack{};
   }
+  wg_arrived_.assign(nwarps_, 0);
+  wg_computed_.assign(nwarps_, 0);
+  wg_waiting_.assign(nwarps_, 0);
   for (uint32_t w = 0; w < nwarps_; ++w) {
     const uint32_t n = std::min(32u, threads_ - w * 32);
     warps_[w] = Warp{};
@@ -251,6 +254,12 @@ uint64_t BlockRun::run_warp(uint32_t w) {
       continue;
     }
     if (exec) lanes_done += execute(pc, in, w, exec);
+    if (stall_) [[unlikely]] {  // a wgmma its warpgroup has not all reached: run again once they have
+      stall_ = false;
+      yielded_ = true;
+      advance(w, active, pc);
+      return lanes_done;
+    }
     if (wait_yield_) [[unlikely]] {  // an mbarrier not complete yet: other warps arrive at it first
       wait_yield_ = false;
       yielded_ = true;

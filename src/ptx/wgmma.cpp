@@ -3,9 +3,10 @@
 // warp q holding rows 16q .. 16q+15 of A and D. A comes from registers (each warp its 16 x 16
 // slice, laid out as mma.sync's m16n8k16 A fragment) or from shared memory through a matrix
 // descriptor; B always through a descriptor. Since warp q's rows of D depend only on its rows
-// of A and on B, each warp computes its slice when it issues the instruction; the group's
-// completion (commit_group, wait_group) then has nothing left to wait for, which is one of
-// the orders the asynchronous instruction allows.
+// of A and on B, each warp computes its slice once all four have reached the instruction
+// (a warp that comes first waits there); the group's completion (commit_group, wait_group)
+// then has nothing left to wait for, which is one of the orders the asynchronous
+// instruction allows.
 //
 // A descriptor (64 bits): the start address >> 4 (bits 0-13), the leading and the stride
 // byte offsets >> 4 (16-29, 32-45), a base offset (49-51) and the swizzle (62-63: 0 none,
@@ -178,6 +179,42 @@ uint64_t BlockRun::wgmma_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t ex
   const WgInfo wi = unpack(in.matrix);
   whole_warp(in, w, exec);
   if (wi.part != WgPart::Mma) return 0;  // the product was made at issue: nothing is left in flight
+  // The warpgroup's instruction starts once its four warps have reached it, and reads its
+  // operands then, for all four at once (on the GPU too: what each warp did before, such as
+  // waiting for its own cp.async copies, is done by then, and none of them runs past it
+  // before the product has read them). A warp that arrives first waits at it while the
+  // others run; the last to arrive makes every warp's share.
+  if (!wg_waiting_[w]) {
+    ++wg_arrived_[w];
+    wg_waiting_[w] = 1;
+  }
+  const uint32_t c = wg_arrived_[w], first = w & ~3u, last = std::min(nwarps_, first + 4);
+  if (wg_computed_[w] < c) {
+    for (uint32_t v = first; v < last; ++v)
+      if (v != w && warps_[v].live && wg_arrived_[v] < c) {
+        stall_ = true;
+        return 0;
+      }
+    for (uint32_t v = first; v < last; ++v) {
+      if (!warps_[v].live || wg_computed_[v] >= c) continue;
+      if (v != w && warps_[v].pc[std::countr_zero(warps_[v].live)] != pc) {
+        Fault f("kernel " + kernel_name(k_.name) + ": the warps of a warpgroup reached different wgmma.mma_async instructions (line " +
+                std::to_string(in.line) + ")");
+        place(f, in, w, 0);
+        throw f;
+      }
+      wgmma_share(in, v);
+      wg_computed_[v] = c;
+    }
+  }
+  wg_waiting_[w] = 0;
+  mma_event(pc, in, w, exec);
+  return 0;
+}
+
+// Warp w's share of wgmma `in`: its 16 rows of D from its rows of A and all of B.
+void BlockRun::wgmma_share(const Insn& in, uint32_t w) {
+  const WgInfo wi = unpack(in.matrix);
   const uint32_t q = w % 4, n = wi.n;
   const uint32_t dregs = wi.d_f16 ? n / 4 : n / 2;
   auto value = [&](uint32_t h) { return half_to_double(h & 0xffff, wi.bf16); };
@@ -250,8 +287,6 @@ uint64_t BlockRun::wgmma_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t ex
       }
     }
   }
-  mma_event(pc, in, w, exec);
-  return 0;
 }
 
 }  // namespace ws::ptx
