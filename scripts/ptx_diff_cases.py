@@ -967,7 +967,7 @@ def half_bits(rng, bf):
     return (sign << 15) | ((e + 15) << 10) | rng.getrandbits(10)
 
 
-def wgmma_case(n, dtype='f32', ab='f16', swizzle=0, a_regs=False, accumulate=False):
+def wgmma_case(n, dtype='f32', ab='f16', swizzle=0, a_regs=False, accumulate=False, copies=False):
     """wgmma.mma_async m64{n}k16 over 128 threads: each thread stores its b64 operands into the
     shared buffer `wg` (A first, B 8 KiB or 2 KiB on), the descriptors of the layout `swizzle`
     (0: 8x16-byte core matrices, LBO 128, SBO 256; 1: the 128-byte swizzle, SBO 1024) read
@@ -986,9 +986,17 @@ def wgmma_case(n, dtype='f32', ab='f16', swizzle=0, a_regs=False, accumulate=Fal
     lbo, sbo = (16, 1024) if swizzle else (128, 256)  # swizzled K-major: LBO 16 bytes, as CUTLASS sets it
     flags = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (swizzle << 62)
     body = ['mov.u64 %rd21, wg;', 'mul.wide.u32 %rd22, %r1, 8;', 'add.u64 %rd23, %rd21, %rd22;']
-    body += ['st.shared.b64 [%%rd23+%d], {a%d};' % (1024 * i, i) for i in range(words)]
-    # The stores are the generic proxy's; the tensor core reads through the async proxy.
-    body += ['fence.proxy.async.shared::cta;', 'bar.sync 0;', 'cvt.u32.u64 %r2, %rd21;', 'shr.u32 %r3, %r2, 4;', 'and.b32 %r3, %r3, 16383;',
+    if copies:
+        # As CuTe's Hopper tutorial does: each thread copies its part with cp.async and waits
+        # for its own copies alone; the wgmma, which starts once the warpgroup's four warps
+        # reach it, is what orders them (no barrier).
+        body += ['cp.async.ca.shared.global [%%rd23+%d], [%%rd1+%d], 8;' % (1024 * i, 8 * i) for i in range(words)]
+        body += ['cp.async.wait_all;', 'fence.proxy.async.shared::cta;']
+    else:
+        body += ['st.shared.b64 [%%rd23+%d], {a%d};' % (1024 * i, i) for i in range(words)]
+        # The stores are the generic proxy's; the tensor core reads through the async proxy.
+        body += ['fence.proxy.async.shared::cta;', 'bar.sync 0;']
+    body += ['cvt.u32.u64 %r2, %rd21;', 'shr.u32 %r3, %r2, 4;', 'and.b32 %r3, %r3, 16383;',
              'cvt.u64.u32 %rd24, %r3;', 'or.b64 %%rd24, %%rd24, %d;' % flags, 'add.u64 %%rd25, %%rd24, %d;' % (a_bytes >> 4),
              'setp.ne.u32 %p5, %r1, %r1;', 'setp.eq.u32 %p6, %r1, %r1;', 'wgmma.fence.sync.aligned;']
     d = '{{' + ', '.join('{d%d}' % i for i in range(outs)) + '}}'
@@ -999,7 +1007,8 @@ def wgmma_case(n, dtype='f32', ab='f16', swizzle=0, a_regs=False, accumulate=Fal
     if accumulate:  # the same product again into the accumulators: D = A.B + A.B, summed as the tensor core sums
         body.append('%s %s, %s, %%rd25, %%p6, %s;' % (form, d, a, imms))
     body += ['wgmma.commit_group.sync.aligned;', 'wgmma.wait_group.sync.aligned 0;']
-    name = form + ('.a_regs' if a_regs else '') + ('.sw128' if swizzle else '') + ('.acc' if accumulate else '')
+    name = form + ('.a_regs' if a_regs else '') + ('.sw128' if swizzle else '') + ('.acc' if accumulate else '') + \
+        ('.cp_async' if copies else '')
     case(name, ins, [dtype if dtype == 'f32' else 'b32'] * outs, body, threads=128, inputs=rows)
 
 
@@ -1023,6 +1032,7 @@ def hopper_forms():
     wgmma_case(16, swizzle=1)
     wgmma_case(16, a_regs=True)
     wgmma_case(8, accumulate=True)
+    wgmma_case(64, copies=True)
 
 
 def build():

@@ -4,8 +4,10 @@
 // 128-byte swizzles: rows of that width whose 16-byte chunks are XORed with the row's index),
 // A also from registers, bf16 inputs, f16 accumulators, a negated A (imm-scale-a -1), and
 // with the 128-byte swizzle a K of 32 as two wgmmas, the second starting 32 bytes into each
-// row. The inputs are small integers, so every sum is exact and the GPU's result is known
-// bit for bit. Prints a line per case and exits 1 when one differs. Build for sm_90a.
+// row; and operands copied by cp.async with each thread waiting only for its own copies (the
+// warpgroup's wgmma is what orders the four warps' copies before it). The inputs are small
+// integers, so every sum is exact and the GPU's result is known bit for bit. Prints a line
+// per case and exits 1 when one differs. Build for sm_90a.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -33,7 +35,7 @@ __device__ uint64_t descriptor(uint32_t addr, int mode) {
 
 #define R8() "%0, %1, %2, %3, %4, %5, %6, %7"
 
-enum Variant { kDesc16, kDesc64, kRegs16, kBf16, kF16Acc, kNegA };
+enum Variant { kDesc16, kDesc64, kRegs16, kBf16, kF16Acc, kNegA, kCopies };
 
 // One tile: mode, variant, N, K (16, or 32 as two wgmmas). d: 64 x N floats, row-major.
 __global__ void tile(int mode, int variant, int n, int k, const uint16_t* a, const uint16_t* b, float* d) {
@@ -41,9 +43,22 @@ __global__ void tile(int mode, int variant, int n, int k, const uint16_t* a, con
   uint8_t* sa = smem;
   uint8_t* sb = smem + 64 * 128;
   const int tid = threadIdx.x;
-  for (int i = tid; i < 64 * k; i += 128) *reinterpret_cast<uint16_t*>(sa + tile_byte(mode, i / k, 2 * (i % k))) = a[i];
-  for (int i = tid; i < n * k; i += 128) *reinterpret_cast<uint16_t*>(sb + tile_byte(mode, i / k, 2 * (i % k))) = b[i];
-  __syncthreads();
+  if (variant == kCopies) {
+    // Each thread copies pairs of elements with cp.async and waits for its own copies alone:
+    // no barrier, as CuTe's Hopper tutorial does; the wgmma starts once its warpgroup's four
+    // warps reach it, which is what orders their copies before it.
+    for (int i = tid; i < 64 * k / 2; i += 128)
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(static_cast<uint32_t>(__cvta_generic_to_shared(
+                       sa + tile_byte(mode, 2 * i / k, 2 * (2 * i % k))))), "l"(a + 2 * i) : "memory");
+    for (int i = tid; i < n * k / 2; i += 128)
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(static_cast<uint32_t>(__cvta_generic_to_shared(
+                       sb + tile_byte(mode, 2 * i / k, 2 * (2 * i % k))))), "l"(b + 2 * i) : "memory");
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+  } else {
+    for (int i = tid; i < 64 * k; i += 128) *reinterpret_cast<uint16_t*>(sa + tile_byte(mode, i / k, 2 * (i % k))) = a[i];
+    for (int i = tid; i < n * k; i += 128) *reinterpret_cast<uint16_t*>(sb + tile_byte(mode, i / k, 2 * (i % k))) = b[i];
+    __syncthreads();
+  }
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
   const uint32_t a_at = static_cast<uint32_t>(__cvta_generic_to_shared(sa));
   const uint32_t b_at = static_cast<uint32_t>(__cvta_generic_to_shared(sb));
@@ -56,7 +71,7 @@ __global__ void tile(int mode, int variant, int n, int k, const uint16_t* a, con
   for (int s = 0; s < k / 16; ++s) {
     const uint64_t da = descriptor(a_at, mode) + 2 * s, db = descriptor(b_at, mode) + 2 * s;
     const int keep = s > 0;
-    if (variant == kDesc16) {
+    if (variant == kDesc16 || variant == kCopies) {
       asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
                    "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {" R8() "}, %8, %9, p, 1, 1, 0, 0;\n}\n"
                    : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]), "+f"(acc[4]), "+f"(acc[5]), "+f"(acc[6]), "+f"(acc[7])
@@ -140,6 +155,7 @@ int main(int argc, char** argv) {
       {"bf16 inputs, 64-byte swizzle", 2, kBf16, 16, 16},
       {"f16 accumulators, 128-byte swizzle", 1, kF16Acc, 16, 16},
       {"imm-scale-a -1, 32-byte swizzle", 3, kNegA, 16, 16},
+      {"copied by cp.async, each thread waiting for its own copies, no barrier", 1, kCopies, 16, 16},
   };
   uint16_t *da, *db;
   float* dd;
@@ -148,6 +164,7 @@ int main(int argc, char** argv) {
   cudaMalloc(&dd, 64 * kMaxN * 4);
   int failures = 0;
   for (const Case& c : cases) {
+    if (dump && c.variant == kCopies) continue;  // the dumps hold the cases the H200's were made with
     const bool bf = c.variant == kBf16;
     std::vector<float> fa(64 * c.k), fb(c.n * c.k);
     std::vector<uint16_t> ha(fa.size()), hb(fb.size());
