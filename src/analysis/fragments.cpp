@@ -117,8 +117,9 @@ bool wgmma_fragments(const std::vector<std::string>& parts, bool a_regs, Fragmen
   c.regs = per_lane / per_reg(d);
   for (uint32_t l = 0; l < 32; ++l)
     for (uint32_t e = 0; e < per_lane; ++e) {
-      const uint32_t row = (l >> 2) + 8 * ((e % 4) / 2), col = 8 * (e / 4) + 2 * (l % 4) + e % 2;
-      if (col < out.n) c.cells[size_t(row) * out.n + col] = {uint8_t(l), uint8_t(e / per_reg(d)), uint8_t(e)};
+      const Place p = c_place(l, e % 4);  // mma.sync's C, in the n8 block e / 4
+      const uint32_t col = p.col + 8 * (e / 4);
+      if (col < out.n) c.cells[size_t(p.row) * out.n + col] = {uint8_t(l), uint8_t(e / per_reg(d)), uint8_t(e)};
     }
   out.c = std::move(c);
   return true;

@@ -369,8 +369,8 @@ class BlockRun {
   // A wgmma.mma_async whose warpgroup has not all arrived: the warp stays at it and lets the
   // others run (wgmma.cpp). Per warp: the wgmma.mma_async it has arrived at so far, and
   // whether it waits at one now.
-  bool stall_ = false, stalled_ = false;  // stalled_: the compiled code stopped at stall_pc_
-  uint32_t stall_pc_ = 0;
+  bool stall_ = false;
+  uint32_t stall_pc_ = 0;  // where the compiled code met the stall
   std::vector<uint32_t> wg_arrived_, wg_computed_;  // wg_computed_: the last whose share is made
   std::vector<uint8_t> wg_waiting_;
 

@@ -54,8 +54,8 @@ bool BlockRun::run_compiled(uint32_t w, uint32_t& pc, uint32_t active, uint32_t 
   cx_.yield = false;
   entry_(cx_);
   if (!cx_.n) return false;
-  if (stalled_) {  // stopped at a wgmma its warpgroup has not all reached
-    stalled_ = false;
+  if (stall_) {  // stopped at a wgmma its warpgroup has not all reached: the warp stays there
+    stall_ = false;
     cx_.pc = stall_pc_;
   }
   budget_ = entry_budget_ - cx_.n;
@@ -78,10 +78,8 @@ uint64_t BlockRun::compiled_execute(compiled::Ctx& c, uint32_t pc, uint32_t exec
   r.clock_ = r.entry_clock_ + c.n;
   const uint64_t lanes = r.execute(pc, r.k_.code[pc], c.warp, exec);
   c.yield = r.wait_yield_;
-  if (r.stall_) {  // a wgmma waiting for its warpgroup: the warp stays at it (run_compiled puts it back there)
-    r.stall_ = false;
+  if (r.stall_) {  // a wgmma waiting for its warpgroup: run_compiled puts the warp back at it
     r.stall_pc_ = pc;
-    r.stalled_ = true;
     c.yield = true;
   }
   return lanes;

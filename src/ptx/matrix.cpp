@@ -24,12 +24,11 @@ uint32_t regs_for(uint32_t n, Elem e) {
   const uint32_t bits = matrix::elem_bits(e);
   return bits == 64 ? n : (n * bits + 31) / 32;
 }
-uint32_t operand_regs(const Operand& o) { return o.kind == Operand::Vec ? o.count : o.kind == Operand::Reg ? 1 : 0; }
 
 // The registers each operand of a decoded matrix instruction must name.
 std::string check_operands(const Insn& in, const Info& mi) {
   auto want = [&](size_t i, uint32_t n, const char* what) -> std::string {
-    if (in.nops <= i || operand_regs(in.o[i]) != n)
+    if (in.nops <= i || register_count(in.o[i]) != n)
       return std::string(what) + " must be " + std::to_string(n) + " register" + (n > 1 ? "s" : "");
     if (in.o[i].kind == Operand::Vec)
       for (uint32_t j = 0; j < n; ++j)
@@ -209,7 +208,7 @@ uint64_t BlockRun::wmma_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exe
   const bool frag_col = (mi.part == Part::LoadA || mi.part == Part::LoadB) && mi.a_col;  // else read row-major
   const bool runs = frag_col == mi.a_col;
   const uint32_t piece = runs ? std::min<uint32_t>(16, per * eb) : eb, pieces = per * eb / piece, in_piece = piece / eb;
-  const uint32_t cap = operand_regs(data) * (eb == 8 ? 1 : 4 / eb);
+  const uint32_t cap = register_count(data) * (eb == 8 ? 1 : 4 / eb);
   uint64_t frag[32][8] = {};
   if (!load)
     for (int l = 0; l < 32; ++l) fragment_in(data, w, l, frag[l]);

@@ -213,6 +213,8 @@ struct Kernel {
 
 // Register j of a vector operand of kernel k (kSink for "_").
 inline uint32_t vec_reg(const Kernel& k, const Operand& o, uint32_t j) { return o.has_reg ? k.lists[o.reg + j] : o.vec[j]; }
+// The registers an operand names: a vector's count, 1 for a register, 0 for anything else.
+inline uint32_t register_count(const Operand& o) { return o.kind == Operand::Vec ? o.count : o.kind == Operand::Reg ? 1 : 0; }
 
 struct Module {
   std::string name;  // the PTX file's name, for messages

@@ -33,6 +33,7 @@
 #include <cstring>
 
 #include "ptx/block_run.h"
+#include "ptx/matrix.h"
 #include "ptx/reader.h"
 #include "ptx/value.h"
 
@@ -66,8 +67,6 @@ WgInfo unpack(uint32_t v) {
   i.neg_b = (v >> 15) & 1;
   return i;
 }
-
-uint32_t vec_count(const Operand& o) { return o.kind == Operand::Vec ? o.count : o.kind == Operand::Reg ? 1 : 0; }
 
 // The byte address in the shared window of byte `b` along K of row `r` of an operand that
 // descriptor `desc` describes (K-major; the header says how).
@@ -113,6 +112,20 @@ uint32_t tensor_sum_f32(const double* terms, const int* lead, uint32_t n) {
   const uint64_t kept = width > 24 ? (mag >> (width - 24)) << (width - 24) : mag;
   const double v = std::ldexp(double(kept), -scale);
   return bits(float(sum < 0 ? -v : v));
+}
+
+// One warp's share of a wgmma follows mma.sync's m16n8k16 fragments: A in registers is its
+// A fragment, and accumulator e of a lane is element e % 4 of its C fragment in the n8 block e / 4.
+matrix::Info m16n8k16() {
+  matrix::Info mi;
+  mi.shape = matrix::Shape::M16N8K16;
+  mi.a = mi.b = matrix::Elem::F16;
+  return mi;
+}
+matrix::At accumulator_at(int lane, uint32_t e) {
+  matrix::At p = matrix::mma_c(m16n8k16(), lane, e % 4);
+  p.col += 8 * (e / 4);
+  return p;
 }
 
 // floor(log2 |x|) of a finite non-zero x (0 for zero: it never leads).
@@ -165,9 +178,9 @@ std::string decode_wgmma(Insn& in, const std::vector<std::string>& parts, const 
     if (imms[i] == 1) return "a transposed (MN-major) operand is not implemented";
   }
   const uint32_t dregs = wi.d_f16 ? wi.n / 4 : wi.n / 2;
-  if (in.o[0].kind != Operand::Vec || vec_count(in.o[0]) != dregs)
+  if (in.o[0].kind != Operand::Vec || register_count(in.o[0]) != dregs)
     return "d must be " + std::to_string(dregs) + " registers for .m64n" + std::to_string(wi.n) + "k16";
-  if (wi.a_regs && vec_count(in.o[1]) != 4) return "a from registers must be 4 registers";
+  if (wi.a_regs && register_count(in.o[1]) != 4) return "a from registers must be 4 registers";
   if (!wi.a_regs && in.o[1].kind != Operand::Reg) return "a-desc must be a 64-bit register";
   if (in.o[2].kind != Operand::Reg) return "b-desc must be a 64-bit register";
   if (in.o[3].kind != Operand::Reg && in.o[3].kind != Operand::Imm) return "scale-d must be a predicate or a constant";
@@ -216,7 +229,6 @@ uint64_t BlockRun::wgmma_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t ex
 void BlockRun::wgmma_share(const Insn& in, uint32_t w) {
   const WgInfo wi = unpack(in.matrix);
   const uint32_t q = w % 4, n = wi.n;
-  const uint32_t dregs = wi.d_f16 ? n / 4 : n / 2;
   auto value = [&](uint32_t h) { return half_to_double(h & 0xffff, wi.bf16); };
   // A: this warp's 16 x 16 slice; B: 16 x n (k by column).
   static thread_local double A[16][16], B[16][256];
@@ -235,17 +247,12 @@ void BlockRun::wgmma_share(const Insn& in, uint32_t w) {
     if ((desc >> 49) & 7) fault(std::string(which) + "'s descriptor has a base offset, which is not implemented");
   };
   const double sa = wi.neg_a ? -1 : 1, sb = wi.neg_b ? -1 : 1;
-  if (wi.a_regs) {
-    // mma.sync's m16n8k16 A layout: register j of lane l holds (row g + 8 (j & 1), cols 2t + 8 (j >> 1), +1).
-    for (int l = 0; l < 32; ++l) {
-      const uint32_t g = uint32_t(l) / 4, t = uint32_t(l) % 4;
-      for (uint32_t j = 0; j < 4; ++j) {
-        const uint64_t v = reg(w, vec_reg(k_, in.o[1], j), l);
-        const uint32_t r = g + 8 * (j & 1), c = 2 * t + 8 * (j >> 1);
-        A[r][c] = sa * value(uint32_t(v));
-        A[r][c + 1] = sa * value(uint32_t(v >> 16));
+  if (wi.a_regs) {  // mma.sync's m16n8k16 A fragment: element e in the half e % 2 of register e / 2
+    for (int l = 0; l < 32; ++l)
+      for (uint32_t e = 0; e < 8; ++e) {
+        const matrix::At p = matrix::mma_a(m16n8k16(), l, e);
+        A[p.row][p.col] = sa * value(uint32_t(reg(w, vec_reg(k_, in.o[1], e / 2), l) >> (16 * (e % 2))));
       }
-    }
   } else {
     const uint64_t da = reg(w, in.o[1].reg, 0);
     check_desc(da, "A");
@@ -259,32 +266,27 @@ void BlockRun::wgmma_share(const Insn& in, uint32_t w) {
   const Operand& d = in.o[0];
   for (int l = 0; l < 32; ++l) {
     const bool keep = in.o[3].kind == Operand::Imm ? in.o[3].imm != 0 : (reg(w, in.o[3].reg, l) & 1) != 0;
-    const uint32_t g = uint32_t(l) / 4, t = uint32_t(l) % 4;
-    // Element e of the lane's accumulators: n8 block e / 4, row g (+8 for e % 4 >= 2), col 2t + e % 2.
-    auto product = [&](uint32_t e, double c) {
-      const uint32_t row = g + 8 * ((e % 4) / 2), col = 8 * (e / 4) + 2 * t + e % 2;
-      double s = keep ? c : 0.0;
-      for (uint32_t k = 0; k < 16; ++k) s += A[row][k] * B[k][col];
-      return s;
-    };
-    for (uint32_t j = 0; j < dregs; ++j) {
-      uint64_t& r = reg(w, vec_reg(k_, d, j), l);
-      if (wi.d_f16) {  // register j packs elements 2j and 2j + 1
-        const uint32_t lo = double_to_half(product(2 * j, value(uint32_t(r))), false, Rnd::Rn);
-        const uint32_t hi = double_to_half(product(2 * j + 1, value(uint32_t(r >> 16))), false, Rnd::Rn);
-        r = uint64_t(lo | (hi << 16));
-      } else {
-        const uint32_t row = g + 8 * ((j % 4) / 2), col = 8 * (j / 4) + 2 * t + j % 2;
-        double terms[17];
-        int lead[17];
-        for (uint32_t k = 0; k < 16; ++k) {
-          terms[k] = A[row][k] * B[k][col];
-          lead[k] = exponent_of(A[row][k]) + exponent_of(B[k][col]);
-        }
-        terms[16] = keep ? double(f32(r)) : 0.0;
-        lead[16] = exponent_of(terms[16]);
-        r = tensor_sum_f32(terms, lead, 17);
+    for (uint32_t e = 0; e < n / 2; ++e) {
+      const matrix::At p = accumulator_at(l, e);
+      // f16: element e in the half e % 2 of register e / 2, the exact sum rounded to nearest.
+      if (wi.d_f16) {
+        uint64_t& r = reg(w, vec_reg(k_, d, e / 2), l);
+        const uint32_t shift = 16 * (e % 2);
+        double s = keep ? half_to_double(uint32_t(r >> shift) & 0xffff, false) : 0.0;
+        for (uint32_t k = 0; k < 16; ++k) s += A[p.row][k] * B[k][p.col];
+        r = (r & ~(uint64_t(0xffff) << shift)) | (uint64_t(double_to_half(s, false, Rnd::Rn)) << shift);
+        continue;
       }
+      uint64_t& r = reg(w, vec_reg(k_, d, e), l);
+      double terms[17];
+      int lead[17];
+      for (uint32_t k = 0; k < 16; ++k) {
+        terms[k] = A[p.row][k] * B[k][p.col];
+        lead[k] = exponent_of(A[p.row][k]) + exponent_of(B[k][p.col]);
+      }
+      terms[16] = keep ? double(f32(r)) : 0.0;
+      lead[16] = exponent_of(terms[16]);
+      r = tensor_sum_f32(terms, lead, 17);
     }
   }
 }
