@@ -716,7 +716,7 @@ def atomic_forms():
     red.acquire and red.acq_rel)."""
     forms = [('add', 'u32'), ('inc', 'u32'), ('add', 'f32'), ('add.noftz', 'f16'), ('add.noftz', 'bf16x2')]
     words = [('relaxed.cta', 'shared'), ('acquire.gpu', 'global'), ('release.sys', 'global'),
-             ('acq_rel.gpu', 'shared::cta')]
+             ('acq_rel.gpu', 'shared::cta'), ('relaxed.cluster', 'shared::cluster')]
     for op, t in forms:
         st = store_type(t)
         ld = 'b%d' % WIDTH[st]
@@ -866,6 +866,72 @@ def async_forms():
     for f in ['fence.proxy.async', 'fence.proxy.async.shared::cta', 'fence.proxy.async.shared::cluster',
               'fence.proxy.async.global', 'fence.mbarrier_init.release.cluster']:
         case(f, ['b32'], ['b32'], [f + ';', 'mov.b32 {d0}, {a0};'], threads=n)
+
+def cluster_forms():
+    """The cluster's forms in the one CTA a case launches (a cluster of one, as every launch
+    without clusters is): its own shared memory through shared::cluster addresses and mapa
+    to rank 0, the cluster barrier, an arrive on an mbarrier through its shared::cluster
+    address. Several CTAs, multicast included: tests/programs/cluster_dsmem.cu, whose
+    dump is held to the GPU's."""
+    n = 64
+    mine = ['st.shared.b32 [%rd30], {a0};', 'cvt.u32.u64 %r6, %rd30;']
+    case('mapa.shared::cluster.u32', ['b32'], ['b32'],
+         mine + ['mapa.shared::cluster.u32 %r7, %r6, 0;', 'ld.shared::cluster.b32 {d0}, [%r7];'], setup='shared', threads=n)
+    case('mapa.shared::cluster.u64', ['b32'], ['b32'],
+         mine + ['mapa.shared::cluster.u64 %rd35, %rd30, 0;', 'st.shared::cluster.b32 [%rd35+4], {a0};',
+                 'ld.shared::cluster.b32 {d0}, [%rd35];'], setup='shared', threads=n)
+    case('mapa.u64', ['b32'], ['b32'],
+         mine + ['cvta.shared.u64 %rd34, %rd30;', 'mapa.u64 %rd35, %rd34, 0;', 'ld.b32 {d0}, [%rd35];'],
+         setup='shared', threads=n)
+    case('ld.shared::cluster.u32', ['b32'], ['b32'],
+         ['st.shared.u32 [%rd30], {a0};', 'ld.shared::cluster.u32 {d0}, [%rd30];'], setup='shared', threads=n)
+    case('st.shared::cluster.u32', ['b32'], ['b32'],
+         ['st.shared::cluster.u32 [%rd30], {a0};', 'ld.shared::cluster.u32 {d0}, [%rd30];'], setup='shared', threads=n)
+    case('cvta.shared::cluster.u64', ['b32'], ['b32'],
+         mine + ['cvta.shared::cluster.u64 %rd34, %rd30;', 'ld.b32 {d0}, [%rd34];'], setup='shared', threads=n)
+    case('cvta.to.shared::cluster.u64', ['b32'], ['b32'],
+         mine + ['cvta.shared::cluster.u64 %rd34, %rd30;', 'cvta.to.shared::cluster.u64 %rd35, %rd34;',
+                 'ld.shared::cluster.b32 {d0}, [%rd35];'], setup='shared', threads=n)
+    # The cluster barrier orders the CTA's shared memory as a block barrier does: each thread
+    # reads another warp's word after it.
+    other = ['xor.b32 %r5, %r1, 33;', 'mul.wide.u32 %rd32, %r5, 8;', 'mov.u64 %rd33, sh;', 'add.u64 %rd32, %rd33, %rd32;',
+             'ld.shared.b32 {d0}, [%rd32];']
+    for arrive, wait in [('barrier.cluster.arrive', 'barrier.cluster.wait'),
+                         ('barrier.cluster.arrive.release.aligned', 'barrier.cluster.wait.acquire.aligned'),
+                         ('barrier.cluster.arrive.aligned', 'barrier.cluster.wait.aligned')]:
+        for name in (arrive, wait):
+            case(name, ['b32'], ['b32'], ['st.shared.b32 [%rd30], {a0};', arrive + ';', wait + ';'] + other,
+                 setup='shared', threads=n)
+    case('barrier.cluster.arrive.relaxed.aligned', ['b32'], ['b32'],
+         ['barrier.cluster.arrive.relaxed.aligned;', 'barrier.cluster.wait.aligned;', 'mov.b32 {d0}, {a0};'],
+         setup='shared', threads=n)
+    # mbarriers through their shared::cluster address (an arrive with no state: `_`) and at
+    # cluster scope; each thread's own.
+    slots = ['mul.wide.u32 %rd32, %r1, 16;', 'mov.u64 %rd33, sh;', 'add.u64 %rd32, %rd33, %rd32;',
+             'mul.wide.u32 %rd34, %r1, 8;', 'add.u64 %rd34, %rd33, %rd34;', 'add.u64 %rd34, %rd34, 512;',
+             'cvt.u32.u64 %r7, %rd34;', 'mapa.shared::cluster.u32 %r8, %r7, 0;']
+    for name in ['mbarrier.arrive.release.cluster.shared::cluster.b64', 'mbarrier.expect_tx.relaxed.cluster.shared::cluster.b64',
+                 'mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64', 'mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64',
+                 'mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64', 'mbarrier.test_wait.parity.acquire.cluster.shared::cta.b64']:
+        case(name, [], ['pred', 'pred', 'pred'],
+             slots + ['mbarrier.init.shared::cta.b64 [%rd34], 2;',
+                      'mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r8];',
+                      'mbarrier.test_wait.parity.acquire.cluster.shared::cta.b64 {d0}, [%rd34], 0;',
+                      'mbarrier.expect_tx.relaxed.cluster.shared::cluster.b64 [%r8], 32;',
+                      'mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [%r8], 16;',
+                      'mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64 [%r8], 32;',
+                      'mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 {d1}, [%rd34], 0;',
+                      'mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64 [%r8], 16;',
+                      'mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 {d2}, [%rd34], 0;'], threads=32)
+    # The bulk copy with a cache policy (CUTLASS's evict-normal word).
+    case('cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint', ['b64', 'b64'], ['b64', 'b64'],
+         slots[:6] + ['mbarrier.init.shared.b64 [%rd34], 1;', 'cvt.u32.u64 %r6, %rd32;', 'cvt.u32.u64 %r7, %rd34;',
+                      'mov.u64 %rd39, 0x1000000000000000;',
+                      'mbarrier.arrive.expect_tx.shared::cta.b64 %rd36, [%rd34], 16;',
+                      'cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%r6], [%rd1], 16, [%r7], %rd39;',
+                      '$L_wait:', 'mbarrier.try_wait.shared.b64 %p5, [%rd34], %rd36;', '@!%p5 bra $L_wait;',
+                      'ld.shared.b64 {d0}, [%rd32];', 'ld.shared.b64 {d1}, [%rd32+8];'], threads=32)
+
 
 # ---- the module ----------------------------------------------------------------------------
 
@@ -1037,7 +1103,7 @@ def hopper_forms():
 
 def build():
     for part in [arithmetic, functions, logic, comparisons, conversions, movement, warp_ops, atomics, control,
-                 halves, memory_forms, comparison_forms, atomic_forms, newer_forms, async_forms, hopper_forms]:
+                 halves, memory_forms, comparison_forms, atomic_forms, newer_forms, async_forms, hopper_forms, cluster_forms]:
         part()
     # A form two groups both spell (set.lt.f32.f32) is kept once; one name for two
     # different kernels is a mistake.

@@ -61,6 +61,15 @@ WS_LANE_OP cvta_op(const In& in, Type t, uint64_t a, uint64_t, uint64_t, uint64_
                      : in.space == Space::Const ? kConstWindow : in.space == Space::Param ? kParamWindow : 0;
   return (in.op == Opc::Cvta ? a + win : a - win) & width_mask(t);
 }
+// mapa: the address of the shared variable at `a` in the cluster's CTA of rank b. This
+// device writes a shared::cluster address as the CTA's shared window offset with rank + 1
+// in bits 24 and up (an offset alone is the executing CTA's own, as the ISA's shared::cta
+// window lies inside shared::cluster's); a generic one is that in the shared window.
+template <class In>
+WS_LANE_OP mapa_op(const In& in, Type t, uint64_t a, uint64_t b, uint64_t, uint64_t) {
+  const uint64_t base = in.space == Space::Shared ? 0 : kSharedWindow;
+  return (base + (((b & 0xffu) + 1) << kClusterRankShift | ((a - base) & kClusterOffsetMask))) & width_mask(t);
+}
 // cvt to a half from a float (rounded by .rn/.rz/.rm/.rp; .rni and the like first round to
 // an integral value) or an integer; to a pair from two f32 (cvt.f16x2.f32 d, a, b: a in the
 // upper half). Halves widen exactly to f32 and f64 in cvt_op.

@@ -40,7 +40,11 @@ void decode_async(Insn& in, const std::vector<std::string>& parts, const std::st
     else if (has(parts, "wait_all")) op = AsyncOp::WaitAll, operands(0, 0);
     else if (has(parts, "mbarrier")) op = has(parts, "noinc") ? AsyncOp::CopyArriveNoinc : AsyncOp::CopyArrive, operands(1, 1);
     else if (has(parts, "tensor")) op = AsyncOp::Tensor;
-    else if (has(parts, "bulk")) op = AsyncOp::Bulk, operands(4, 4);
+    else if (has(parts, "bulk")) op = AsyncOp::Bulk;
+    // After the copy's operands: a CTA mask (.multicast::cluster), a cache policy (.L2::cache_hint).
+    const int extra = has(parts, "multicast::cluster") + has(parts, "L2::cache_hint");
+    if (has(parts, "multicast::cluster")) in.mods |= kMulticast;
+    if (op == AsyncOp::Bulk) operands(4 + extra, 4 + extra);
     if ((op == AsyncOp::WaitGroup) && in.o[0].kind != Operand::Imm) refuse("wait_group takes a constant");
     if (op == AsyncOp::Bulk || op == AsyncOp::Tensor) {
       if (!has(parts, "global") || !has(parts, "mbarrier::complete_tx::bytes"))
@@ -51,7 +55,7 @@ void decode_async(Insn& in, const std::vector<std::string>& parts, const std::st
       for (int d = 1; d <= 5; ++d)
         if (has(parts, (std::to_string(d) + "d").c_str())) dims = d, ++named;
       if (named != 1) refuse("a tensor copy names its dimensions (.1d to .5d)");
-      operands(3, 3);
+      operands(3 + extra, 3 + extra);
       if (in.o[0].kind != Operand::Addr || in.o[1].kind != Operand::Addr || in.o[2].kind != Operand::Addr ||
           in.o[1].count != dims)
         refuse("a tensor copy takes [dst], [tensorMap, {" + std::string("x, y, z, w, v").substr(0, 3 * size_t(dims) - 2) +

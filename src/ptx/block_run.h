@@ -61,6 +61,21 @@ class BlockRun {
   // frames as one set of trace arrays: `first`'s, made now.
   void buffers_from(BlockRun& first);
 
+  // ---- thread block clusters (grid.cpp) ---------------------------------------------
+  // The cluster barrier's state (barrier.cluster.arrive / wait): its phase, and the threads
+  // of the cluster that have neither arrived in it nor exited.
+  struct ClusterSync {
+    uint64_t phase = 0;
+    uint32_t pending = 0, exited = 0, total = 0;
+  };
+  // This BlockRun as the CTA of rank `rank` of a cluster whose CTAs are `ctas` (by rank),
+  // before start().
+  void join_cluster(std::vector<BlockRun*>* ctas, ClusterSync* sync, uint32_t rank) {
+    cluster_ = ctas;
+    sync_ = sync;
+    rank_ = rank;
+  }
+
   // ---- a recorded launch past its record cap, on several workers (past_cap.cpp) --------
   // Whether the launch's remaining blocks may run on workers: a kernel whose only
   // bookkeeping left is counting dropped records and looking for races (plain loads,
@@ -203,6 +218,13 @@ class BlockRun {
   void ret_op(const Insn& in, Step& s);
   void exit_op(const Insn& in, Step& s);
   void bar_op(const Insn& in, Step& s);
+  void cluster_barrier(const Insn& in, Step& s);  // barrier.cluster.arrive / wait (grid.cpp)
+  void cluster_exit(uint32_t w, uint32_t lanes);   // exited lanes no longer hold the cluster barrier
+  void cluster_count_in();                          // one thread more arrived or exited
+  // The CTA of the cluster that shared::cluster address `a` (windows.h) names, with `a` made
+  // its window offset; null when the launch's cluster has no such rank.
+  BlockRun* cta_of(uint64_t& a);
+  uint64_t cluster_sreg(Sreg s) const;
 
   // ---- every other instruction (execute.cpp) ----------------------------------------
   // Runs a non-control instruction for the lanes of `exec`; returns lane accesses.
@@ -388,6 +410,13 @@ class BlockRun {
   uint32_t global_buffer(Device::Alloc& al);
   static constexpr uint32_t kPendingBuffer = trace::kNoBuffer - 1;
 
+  std::vector<BlockRun*>* cluster_ = nullptr;  // a cluster launch's CTAs, by rank (grid.cpp)
+  ClusterSync* sync_ = nullptr;                // null unless clustered or the kernel waits at barrier.cluster
+  ClusterSync own_sync_;                       // a launch without clusters: a cluster of this CTA alone
+  bool cluster_barrier_ = false;               // the kernel has a barrier.cluster
+  bool cluster_addresses_ = false;             // the kernel has a mapa: shared addresses may name other CTAs
+  uint32_t rank_ = 0;
+  std::vector<uint64_t> cluster_arrived_;      // per thread: the cluster barrier phase it arrived in, + 1
   bool record_ = true;
   bool worker_ = false;                          // a worker past the record cap (work_for)
   std::vector<PendingRace> pending_races_;

@@ -28,6 +28,20 @@ const std::map<std::string, Opc>& opcodes() {
 
 bool known_opcode(const std::string& base) { return opcodes().count(base) != 0; }
 
+// bar and barrier: bar.warp.sync is a Nop (every lane of the warp runs in lock step here
+// already); bar.red keeps what it reduces, barrier.cluster which half it is (every thread of
+// the cluster). False for a thread count, which makes the barrier wait for part of the block
+// only (bar.red: d, a, c); bar.sync's count is checked when it runs (bar_op): the whole
+// block's is a plain barrier.
+static bool decode_barrier(Insn& in, const std::vector<std::string>& parts) {
+  in.op = std::find(parts.begin(), parts.end(), "warp") != parts.end() ? Opc::Nop : Opc::Bar;
+  auto has = [&](const char* w) { return std::find(parts.begin(), parts.end(), w) != parts.end(); };
+  if (has("red")) in.sub = uint8_t(has("popc") ? BarRed::Popc : has("and") ? BarRed::And : BarRed::Or);
+  if (has("cluster")) in.sub = uint8_t(has("arrive") ? BarRed::ClusterArrive : BarRed::ClusterWait);
+  else if (in.nops > (in.sub ? 3 : 2)) return false;
+  return true;
+}
+
 // Every dotted word after the first is a type (the first the operation's, a second cvt's
 // source or set's destination), a state space, or a modifier kept as a field; the words
 // that change nothing in the emulation are read and dropped.
@@ -45,7 +59,7 @@ void decode(Insn& in, const std::string& module) {
     auto it = type_names().find(m);
     if (it != type_names().end()) { types.push_back(it->second); continue; }
     if (m == "global") in.space = Space::Global;
-    else if (m == "shared" || m == "shared::cta") in.space = Space::Shared;
+    else if (m == "shared" || m == "shared::cta" || m == "shared::cluster") in.space = Space::Shared;
     else if (m == "local") in.space = Space::Local;
     else if (m == "const") in.space = Space::Const;
     else if (m == "param" || m == "param::entry" || m == "param::func") in.space = Space::Param;
@@ -130,13 +144,7 @@ void decode(Insn& in, const std::string& module) {
   const auto& ops = opcodes();
 
   if (base == "bar" || base == "barrier") {
-    // bar.warp.sync: every lane of the warp runs in lock step here already.
-    in.op = std::find(parts.begin(), parts.end(), "warp") != parts.end() ? Opc::Nop : Opc::Bar;
-    auto has = [&](const char* w) { return std::find(parts.begin(), parts.end(), w) != parts.end(); };
-    if (has("red")) in.sub = uint8_t(has("popc") ? BarRed::Popc : has("and") ? BarRed::And : BarRed::Or);
-    // A thread count makes the barrier wait for part of the block only (bar.red: d, a, c);
-    // bar.sync's count is checked when it runs (bar_op): the whole block's is a plain barrier.
-    if (in.nops > (in.sub ? 3 : 2)) refuse("a barrier with a thread count is not implemented");
+    if (!decode_barrier(in, parts)) refuse("a barrier with a thread count is not implemented");
     return;
   }
   auto it = ops.find(base);

@@ -235,9 +235,18 @@ uint32_t Device::buffer_of(Alloc& a, trace::Builder& b) {
 
 // ---- a launch --------------------------------------------------------------------------
 
-uint64_t Device::launch(const KernelLaunch& a, trace::Builder& b, uint64_t budget) {
-  const Kernel* k = module_.kernel(a.kernel);
-  if (!k) throw Fault("no kernel named " + a.kernel + " in the program's PTX");
+uint64_t Device::launch(const KernelLaunch& given, trace::Builder& b, uint64_t budget) {
+  const Kernel* k = module_.kernel(given.kernel);
+  if (!k) throw Fault("no kernel named " + given.kernel + " in the program's PTX");
+  // A kernel with __cluster_dims__ has its clusters whatever the launch says.
+  KernelLaunch with_cluster;
+  if (k->cluster[0] && given.cluster.count() == 1) {
+    with_cluster = given;
+    with_cluster.cluster = {k->cluster[0], k->cluster[1], k->cluster[2]};
+  }
+  const KernelLaunch& a = k->cluster[0] && given.cluster.count() == 1 ? with_cluster : given;
+  if (const std::string why = cluster_problem(a); !why.empty())
+    throw Refused("a launch of " + kernel_name(k->name) + " " + why);
   if (!k->refused.empty()) throw Refused("kernel " + kernel_name(k->name) + " cannot run: " + k->refused);
   if (a.block.count() == 0 || a.block.count() > 1024)
     throw Fault("invalid block of " + std::to_string(a.block.count()) + " threads for " + a.kernel + " (1 to 1024)");
@@ -278,7 +287,8 @@ uint64_t Device::launch(const KernelLaunch& a, trace::Builder& b, uint64_t budge
   engine_begin();  // (a compile waited for is not the launch's time)
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    lanes = a.cooperative          ? run_cooperative(*k, a, b, budget)
+    lanes = a.cluster.count() > 1  ? run_clusters(*k, a, b, budget)
+            : a.cooperative        ? run_cooperative(*k, a, b, budget)
             : b.launch().recorded ? run_recorded(*k, a, b, budget)
                                   : run_unrecorded(*k, a, b, budget);
   } catch (...) {

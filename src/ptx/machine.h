@@ -95,7 +95,15 @@ struct KernelLaunch {
   // cudaLaunchCooperativeKernel: every block resident at once, so that a grid-wide barrier
   // (cooperative groups' this_grid().sync()) can wait for all of them.
   bool cooperative = false;
+  // A launch with thread block clusters (cudaLaunchKernelEx's cluster dimension, or the
+  // kernel's __cluster_dims__): the CTAs of each cluster resident together (grid.cpp),
+  // reading each other's shared memory. 1x1x1: none.
+  trace::Dim3 cluster = {1, 1, 1};
 };
+
+// Why a launch's clusters cannot be (a grid that is not whole clusters, a cluster of more
+// than 16 CTAs, a cooperative launch with clusters); "" when they can.
+std::string cluster_problem(const KernelLaunch& a);
 
 // A kernel's name as a reader writes it: "_Z14transposeTiledILi1EEvPfPKfi" ->
 // "transposeTiled<1>" (the mangled name when it does not demangle).
@@ -205,6 +213,8 @@ class Device {
                         uint32_t n, uint64_t budget);
   // A cooperative launch (grid.cpp): every block started, run in turns until all end.
   uint64_t run_cooperative(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
+  // A launch with clusters (grid.cpp): cluster after cluster, the CTAs of each run in turns.
+  uint64_t run_clusters(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
   std::vector<uint32_t> trace_files(trace::Builder& b);
   void settle_sites(trace::Trace& t, size_t first_record);
   // A launch alike an earlier one whose inputs and outputs are untouched since (see

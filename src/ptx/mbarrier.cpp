@@ -51,7 +51,7 @@ uint64_t BlockRun::mbarrier_at(const Insn& in, uint64_t a, uint32_t w, int l) {
 }
 
 void BlockRun::mbarrier_update(const Insn& in, uint32_t w, int l, uint64_t bar, uint32_t arrivals, int64_t tx) {
-  (void)w, (void)l;
+  if (BlockRun* cta = cta_of(bar); cta != this) return cta->mbarrier_update(in, w, l, bar, arrivals, tx);  // a remote arrive
   uint64_t v;
   std::memcpy(&v, shared_.data() + bar, 8);
   Mbar b = Mbar::from(v);
@@ -90,8 +90,10 @@ uint64_t BlockRun::mbarrier_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t
     }
     const bool dest = op == AsyncOp::Arrive || op == AsyncOp::ArriveDrop || op == AsyncOp::TestWait || op == AsyncOp::TryWait;
     const uint64_t bar = mbarrier_at(in, addr(in.o[dest ? 1 : 0], w, l), w, l);
+    uint64_t off = bar;
+    uint8_t* const word = cta_of(off)->shared_.data() + off;  // (another CTA's for a remote arrive)
     uint64_t v;
-    std::memcpy(&v, shared_.data() + bar, 8);
+    std::memcpy(&v, word, 8);
     const uint64_t count = in.nops > (dest ? 2 : 1) ? val(in.o[dest ? 2 : 1], w, l) & 0xffffffffu : 1;
     switch (op) {
       case AsyncOp::Init: {
@@ -101,10 +103,10 @@ uint64_t BlockRun::mbarrier_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t
         Mbar b;
         b.expected = b.pending = uint32_t(count);
         v = b.bits();
-        std::memcpy(shared_.data() + bar, &v, 8);
+        std::memcpy(word, &v, 8);
         break;
       }
-      case AsyncOp::Inval: std::memset(shared_.data() + bar, 0, 8); break;
+      case AsyncOp::Inval: std::memset(word, 0, 8); break;
       case AsyncOp::Arrive:
       case AsyncOp::ArriveDrop:
         set(in.o[0], w, l, v);  // the state: the phase it arrived in
@@ -113,7 +115,7 @@ uint64_t BlockRun::mbarrier_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t
           if (b.expected < count) mbarrier_update(in, w, l, bar, uint32_t(count), 0);  // refused there
           b.expected -= uint32_t(count);
           v = b.bits();
-          std::memcpy(shared_.data() + bar, &v, 8);
+          std::memcpy(word, &v, 8);
         }
         if (in.mods & kWide) mbarrier_update(in, w, l, bar, 1, int64_t(count));  // arrive.expect_tx
         else mbarrier_update(in, w, l, bar, uint32_t(count), 0);
@@ -183,10 +185,31 @@ void BlockRun::issue_bulk(uint32_t pc, const Insn& in, uint32_t w, int l, BulkIn
     }
     b.recorded = true;
   }
-  const uint64_t bar = b.barrier;
+  // Where it lands: the CTA its destination names (another of the cluster's, with a
+  // shared::cluster address), whose mbarrier it must complete; with .multicast::cluster,
+  // every CTA of the mask at the same offsets, each completing its own mbarrier there.
+  auto wrong = [&](const std::string& why) {
+    throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": " + in.opcode + ": " + why);
+  };
   const int64_t size = int64_t(b.bytes.size());
-  bulk_.push_back(std::move(b));
-  mbarrier_update(in, w, l, bar, 0, -size);
+  uint64_t bar = b.barrier, dst = b.piece.empty() ? 0 : b.piece[0];
+  BlockRun* const to = cta_of(dst);
+  if (cta_of(bar) != to) wrong("a bulk copy completes an mbarrier of another CTA than the one it writes to");
+  for (uint64_t& p : b.piece) p &= kClusterOffsetMask;
+  b.barrier = bar;
+  std::vector<BlockRun*> targets{to};
+  if (in.mods & kMulticast) {
+    const uint32_t mask = uint32_t(val(in.o[AsyncOp(in.sub) == AsyncOp::Tensor ? 3 : 4], w, l)) & 0xffffu;
+    const size_t ranks = cluster_ ? cluster_->size() : 1;
+    if (mask == 0 || (mask >> ranks))
+      wrong("a multicast to CTA mask " + std::to_string(mask) + " in a cluster of " + std::to_string(ranks) + " CTAs");
+    targets.clear();
+    for (uint32_t m = mask; m; m &= m - 1) targets.push_back(cluster_ ? (*cluster_)[size_t(std::countr_zero(m))] : this);
+  }
+  for (BlockRun* t : targets) {
+    t->bulk_.push_back(b);
+    t->mbarrier_update(in, w, l, bar, 0, -size);
+  }
 }
 
 }  // namespace ws::ptx

@@ -84,8 +84,19 @@ BlockRun::Where BlockRun::resolve(const Insn& in, Space sp, uint64_t a, uint32_t
   Where r;
   switch (sp) {
     case Space::Shared: {
-      if (a + bytes > shared_.size()) fault(in, w, lane, "shared memory", int64_t(a), shared_.size());
-      r.p = shared_.data() + a;
+      BlockRun* cta = this;
+      if (a > kClusterOffsetMask) [[unlikely]] {  // a shared::cluster address (mapa): maybe another CTA's
+        const uint64_t given = a;
+        cta = cta_of(a);
+        if (!cta && !cluster_addresses_) fault(in, w, lane, "shared memory", int64_t(given), shared_.size());
+        if (!cta)
+          fault(in, w, lane,
+                "shared memory of CTA rank " + std::to_string((given >> kClusterRankShift) - 1) + " (the cluster has " +
+                    std::to_string(cluster_ ? cluster_->size() : 1) + ")",
+                int64_t(given & kClusterOffsetMask), shared_.size());
+      }
+      if (a + bytes > cta->shared_.size()) fault(in, w, lane, "shared memory", int64_t(a), shared_.size());
+      r.p = cta->shared_.data() + a;
       r.space = trace::Space::Shared;
       // The shared array that holds it (lanes mostly share the previous access's), or the
       // padding between arrays.

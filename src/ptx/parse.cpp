@@ -277,13 +277,25 @@ class Parser {
     if (function) funcs_.insert(k.name);
     local_.clear();
     regs_.clear();
+    slots_ = 0;
+    scopes_.clear();
     preds_.clear();
     labels_.clear();
     fixups_.clear();
     bool closed = true;
     k.param_bytes = param_list(k.params, &closed);
-    // Performance directives (.maxntid 256, 1, 1 / .reqntid / .minnctapersm / .maxnreg).
-    while (closed && peek().kind != Tok::End && !is("{") && !is(";")) next();
+    // Performance directives (.maxntid 256, 1, 1 / .reqntid / .minnctapersm / .maxnreg),
+    // of which the cluster a kernel requires (.reqnctapercluster 2, 1, 1) is kept.
+    while (closed && peek().kind != Tok::End && !is("{") && !is(";")) {
+      if (next().text != ".reqnctapercluster") continue;
+      for (int d = 0; d < 3 && peek().kind == Tok::Number; ++d) {
+        int64_t v = 1;
+        parse_int(next().text, v);
+        k.cluster[d] = uint32_t(std::clamp<int64_t>(v, 1, 1 << 16));
+        if (is(",")) next();
+      }
+      for (uint32_t& c : k.cluster) c = std::max(c, 1u);
+    }
     if (closed && is(";")) {
       next();
       return;
@@ -292,17 +304,21 @@ class Parser {
     kernel_ = &k;
     body(k);
     // Symbols: labels resolved, shared/local arrays bound.
-    for (auto& [pc, name] : fixups_) {
-      auto it = labels_.find(name.second);
+    // A label is found in the innermost { } block around the branch that defines it (two
+    // expansions of one inline asm each have their own LAB_WAIT), else the kernel's.
+    for (const Fixup& f : fixups_) {
+      auto it = labels_.end();
+      for (size_t i = f.scopes.size() + 1; i-- > 0 && it == labels_.end();)
+        it = labels_.find({i ? f.scopes[i - 1] : 0, f.label});
       if (it == labels_.end()) {  // a name the reader does not know (%envreg0, a texture): this kernel only
         if (k.refused.empty())
-          k.refused = m_.name + ":" + std::to_string(k.code[pc].text_line) + ": " + k.code[pc].opcode + ": the name " +
-                      name.second + " is not implemented";
+          k.refused = m_.name + ":" + std::to_string(k.code[f.pc].text_line) + ": " + k.code[f.pc].opcode + ": the name " +
+                      f.label + " is not implemented";
         continue;
       }
-      k.code[pc].o[name.first].imm = it->second;
+      k.code[f.pc].o[f.slot].imm = it->second;
     }
-    k.registers = uint32_t(regs_.size());
+    k.registers = slots_;
     (function ? m_.functions : m_.kernels).push_back(std::move(k));
     kernel_ = nullptr;
   }
@@ -319,9 +335,19 @@ class Parser {
       if (w == "}") {
         next();
         if (--depth == 0) return;
+        // A block's registers and labels are its own: the outer names are back.
+        for (auto r = scopes_.back().regs.rbegin(); r != scopes_.back().regs.rend(); ++r)
+          if (r->second < 0) regs_.erase(r->first);
+          else regs_[r->first] = uint32_t(r->second);
+        scopes_.pop_back();
         continue;
       }
-      if (w == "{") { next(); ++depth; continue; }
+      if (w == "{") {
+        next();
+        ++depth;
+        scopes_.push_back({++scope_count_, {}});
+        continue;
+      }
       // A declarations reader whose kernel never closed (PTX cut short) stops at the next
       // module-level word.
       if (declarations_ && (w == ".entry" || w == ".func" || w == ".visible" || w == ".weak")) return;
@@ -352,7 +378,7 @@ class Parser {
       if (w == ".pragma") { skip_statement(); continue; }
       if (w == ".param") { call_param(k); continue; }
       if (tk.kind == Tok::Ident && is(":", 1)) {
-        labels_[w] = uint32_t(k.code.size());
+        labels_[{scopes_.empty() ? 0 : scopes_.back().id, w}] = uint32_t(k.code.size());
         next();
         next();
         continue;
@@ -443,7 +469,7 @@ class Parser {
         expect(">");
         // A register is a 64-bit slot in every lane: a kernel past this many is not nvcc's.
         constexpr int64_t kMaxRegisters = 1 << 16;
-        if (n < 0 || n > kMaxRegisters - int64_t(regs_.size()))
+        if (n < 0 || n > kMaxRegisters - int64_t(slots_))
           fail("a kernel with more than " + std::to_string(kMaxRegisters) + " registers (" + name + "<" +
                    std::to_string(n) + ">)",
                at);
@@ -459,12 +485,15 @@ class Parser {
     skip_statement();
   }
 
-  // A register's slot number, given on first declaration.
+  // A register's slot number, given on first declaration; inside a { } block a declaration
+  // is the block's own (a new slot, the outer name back at its `}`), as in inline asm that
+  // declares `.reg .pred P1;` each time it is expanded.
   uint32_t reg(const std::string& name) {
     auto it = regs_.find(name);
-    if (it != regs_.end()) return it->second;
-    const uint32_t id = uint32_t(regs_.size());
-    regs_.emplace(name, id);
+    if (it != regs_.end() && scopes_.empty()) return it->second;
+    if (!scopes_.empty()) scopes_.back().regs.push_back({name, it == regs_.end() ? -1 : int64_t(it->second)});
+    const uint32_t id = slots_++;
+    regs_[name] = id;
     return id;
   }
 
@@ -584,7 +613,14 @@ class Parser {
         {"%dynamic_smem_size", Sreg::DynamicSmemSize}, {"%total_smem_size", Sreg::TotalSmemSize},
         {"%nsmid", Sreg::Nsmid},        {"%gridid", Sreg::Gridid},      {"%globaltimer", Sreg::Globaltimer},
         {"%globaltimer_lo", Sreg::GlobaltimerLo}, {"%globaltimer_hi", Sreg::GlobaltimerHi},
-        {"%envreg1", Sreg::Envreg1},    {"%envreg2", Sreg::Envreg2}};
+        {"%envreg1", Sreg::Envreg1},    {"%envreg2", Sreg::Envreg2},
+        {"%cluster_ctarank", Sreg::ClusterCtarank}, {"%cluster_nctarank", Sreg::ClusterNctarank},
+        {"%cluster_ctaid.x", Sreg::ClusterCtaidX}, {"%cluster_ctaid.y", Sreg::ClusterCtaidY},
+        {"%cluster_ctaid.z", Sreg::ClusterCtaidZ}, {"%cluster_nctaid.x", Sreg::ClusterNctaidX},
+        {"%cluster_nctaid.y", Sreg::ClusterNctaidY}, {"%cluster_nctaid.z", Sreg::ClusterNctaidZ},
+        {"%clusterid.x", Sreg::ClusteridX}, {"%clusterid.y", Sreg::ClusteridY}, {"%clusterid.z", Sreg::ClusteridZ},
+        {"%nclusterid.x", Sreg::NclusteridX}, {"%nclusterid.y", Sreg::NclusteridY},
+        {"%nclusterid.z", Sreg::NclusteridZ}, {"%is_explicit_cluster", Sreg::IsExplicitCluster}};
     auto sit = sregs.find(t.text);
     if (sit != sregs.end()) {
       o.kind = Operand::Special;
@@ -603,7 +639,9 @@ class Parser {
     // A branch target, resolved once the body is read.
     o.kind = Operand::Label;
     label = true;
-    fixups_.push_back({uint32_t(kernel_->code.size()), {fix_slot.second, t.text}});
+    Fixup f{uint32_t(kernel_->code.size()), fix_slot.second, t.text, {}};
+    for (const Scope& sc : scopes_) f.scopes.push_back(sc.id);
+    fixups_.push_back(std::move(f));
     return o;
   }
 
@@ -743,8 +781,21 @@ class Parser {
   std::vector<Variable> local_;
   std::unordered_map<std::string, uint32_t> regs_;
   std::set<uint32_t> preds_;  // the registers declared .pred
-  std::unordered_map<std::string, uint32_t> labels_;
-  std::vector<std::pair<uint32_t, std::pair<uint32_t, std::string>>> fixups_;  // pc, (operand, label)
+  std::map<std::pair<uint32_t, std::string>, uint32_t> labels_;  // (block, name): pc; block 0 the body
+  // The { } blocks open inside the body, innermost last: an id each, and the registers its
+  // declarations shadow (name, the outer slot or -1).
+  struct Scope {
+    uint32_t id;
+    std::vector<std::pair<std::string, int64_t>> regs;
+  };
+  std::vector<Scope> scopes_;
+  uint32_t scope_count_ = 0, slots_ = 0;
+  struct Fixup {
+    uint32_t pc, slot;
+    std::string label;
+    std::vector<uint32_t> scopes;  // the blocks open where the label is named
+  };
+  std::vector<Fixup> fixups_;
   std::array<uint32_t, 3> loc_{0, 0, 0};
 };
 

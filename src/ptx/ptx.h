@@ -64,7 +64,13 @@ enum class Sreg : uint8_t { TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, Ctaid
                             NctaidZ, Laneid, Warpid, LanemaskLt, LanemaskLe, LanemaskEq, LanemaskGe, LanemaskGt,
                             Clock, Clock64, Nwarpid, Smid, ReservedSmem, DynamicSmemSize, TotalSmemSize, Nsmid,
                             Gridid, Globaltimer, GlobaltimerLo, GlobaltimerHi,
-                            Envreg1, Envreg2 };  // the grid's sync workspace, high and low halves
+                            Envreg1, Envreg2,  // the grid's sync workspace, high and low halves
+                            // A thread block cluster's: the CTA's rank and place in it, the
+                            // cluster's size, its place in the grid (a launch without
+                            // clusters has clusters of one CTA).
+                            ClusterCtarank, ClusterNctarank, ClusterCtaidX, ClusterCtaidY, ClusterCtaidZ,
+                            ClusterNctaidX, ClusterNctaidY, ClusterNctaidZ, ClusteridX, ClusteridY, ClusteridZ,
+                            NclusteridX, NclusteridY, NclusteridZ, IsExplicitCluster };
 
 struct Operand {
   enum Kind : uint8_t { None, Reg, Imm, Addr, Vec, Special, Symbol, Label } kind = None;
@@ -91,6 +97,7 @@ enum Mod : uint16_t {
   kShiftClamp = 8192,
   kShiftAmt = 16384,  // bfind.shiftamt
   kNaN = 32768,       // min.NaN / max.NaN: a NaN operand makes the result NaN
+  kMulticast = kCmpAnd,  // cp.async.bulk(.tensor).multicast::cluster: to the CTAs of a mask
 };
 
 enum class Rnd : uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi };
@@ -99,7 +106,8 @@ enum class VoteMode : uint8_t { All, Any, Uni, Ballot };
 enum class AtomOp : uint8_t { Add, Min, Max, Exch, Cas, And, Or, Xor, Inc, Dec };
 enum class TestpKind : uint8_t { Finite, Infinite, Number, NotANumber, Normal, Subnormal };
 enum class PrmtMode : uint8_t { Default, F4e, B4e, Rc8, Ecl, Ecr, Rc16 };
-enum class BarRed : uint8_t { None, Popc, And, Or };  // bar.red: what the block's predicates make
+enum class BarRed : uint8_t { None, Popc, And, Or,  // bar.red: what the block's predicates make
+                              ClusterArrive, ClusterWait };  // barrier.cluster's two halves
 // What a cp.async or mbarrier instruction does (its words read by decode_async).
 enum class AsyncOp : uint8_t { Copy, Commit, WaitGroup, WaitAll, CopyArrive, CopyArriveNoinc, Bulk, Tensor,
                                Init, Arrive, ArriveDrop, ExpectTx, CompleteTx, TestWait, TryWait, Inval,
@@ -154,6 +162,9 @@ struct Kernel {
   uint32_t registers = 0;   // every register gets one 64-bit slot per lane
   std::vector<Variable> shared;   // static shared arrays (offsets from 0), then the extern one
   uint64_t static_shared = 0;     // bytes of static shared memory
+  // __cluster_dims__ (.reqnctapercluster x, y, z): the cluster every launch of it has; 0s
+  // when the kernel names none (a launch may still give one, cudaLaunchKernelEx).
+  uint32_t cluster[3] = {0, 0, 0};
   uint64_t local_bytes = 0;       // the local depot per thread
   std::vector<Insn> code;
   std::vector<uint32_t> lists;    // the registers of vectors longer than Operand::vec holds

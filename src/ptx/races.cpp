@@ -154,7 +154,9 @@ void BlockRun::shared_touch(uint32_t pc, uint32_t w, uint32_t exec, const Where*
   uint32_t lanes = 0;
   for (uint32_t m = exec; m; m &= m - 1) {
     const int l = std::countr_zero(m);
-    if (where[l].space != trace::Space::Shared) continue;
+    // (another CTA's shared memory, distributed shared memory, is not checked for races)
+    if (where[l].space != trace::Space::Shared || where[l].p < shared_.data() || where[l].p >= shared_.data() + shared_.size())
+      continue;
     lanes |= 1u << l;
     at[l] = uint64_t(where[l].p - shared_.data());
   }

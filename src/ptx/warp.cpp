@@ -21,6 +21,10 @@ BlockRun::BlockRun(Device& d, const Kernel& k, const KernelLaunch& a, trace::Bui
   call_.assign(size_t(k.call_bytes) * threads_, 0);
   if (!k.linked.empty()) stacks_.resize(threads_);
   warps_.resize(nwarps_);
+  for (const Insn& in : k.code) {
+    cluster_barrier_ |= in.op == Opc::Bar && in.sub >= uint8_t(BarRed::ClusterArrive);
+    cluster_addresses_ |= in.op == Opc::Mapa;
+  }
   sites_.assign(k.code.size() * trace::kSpaceCount, trace::kNoBuffer);
   pc_shared_.assign(k.code.size(), 0);
   pc_alloc_.assign(k.code.size(), nullptr);
@@ -59,6 +63,11 @@ void BlockRun::start(uint32_t block) {
     std::fill(call_.begin(), call_.end(), 0);
     for (Stack& st : stacks_) st = Stack{};
   }
+  if (!cluster_ && cluster_barrier_) {
+    sync_ = &own_sync_;
+    own_sync_ = {0, threads_, 0, threads_};
+  }
+  if (sync_) cluster_arrived_.assign(threads_, 0);
   wg_arrived_.assign(nwarps_, 0);
   wg_computed_.assign(nwarps_, 0);
   wg_waiting_.assign(nwarps_, 0);
@@ -146,6 +155,10 @@ uint64_t BlockRun::sreg(Sreg s, uint32_t w, int lane) const {
     case Sreg::TotalSmemSize: return shared_.size();
     // The grid's synchronisation workspace (cooperative groups' grid.sync() counts arriving
     // blocks there): null outside a cooperative launch, as on the GPU, where grid.sync() traps.
+    case Sreg::ClusterCtarank: case Sreg::ClusterNctarank: case Sreg::ClusterCtaidX: case Sreg::ClusterCtaidY:
+    case Sreg::ClusterCtaidZ: case Sreg::ClusterNctaidX: case Sreg::ClusterNctaidY: case Sreg::ClusterNctaidZ:
+    case Sreg::ClusteridX: case Sreg::ClusteridY: case Sreg::ClusteridZ: case Sreg::NclusteridX:
+    case Sreg::NclusteridY: case Sreg::NclusteridZ: case Sreg::IsExplicitCluster: return cluster_sreg(s);
     case Sreg::Envreg1: return a_.cooperative ? d_.grid_workspace_ >> 32 : 0;
     case Sreg::Envreg2: return a_.cooperative ? uint32_t(d_.grid_workspace_) : 0;
   }
@@ -224,6 +237,7 @@ uint64_t BlockRun::run_warp(uint32_t w) {
     }
     if (pc >= code.size()) {  // ran off the end: as ret
       wp.live &= ~active;
+      if (sync_) cluster_exit(w, active);
       continue;
     }
     if ((budget_ & 0xfff) == 0 && d_.stopping()) [[unlikely]] stopped(w, &code[pc]);
@@ -244,6 +258,11 @@ uint64_t BlockRun::run_warp(uint32_t w) {
       Step s{w, pc, active, exec, ready};
       control(in, s);
       known = s.known;
+      if (wait_yield_) [[unlikely]] {  // a barrier.cluster.wait whose phase runs: the others first
+        wait_yield_ = false;
+        yielded_ = true;
+        return lanes_done;
+      }
       // In a cooperative launch a loop gives the grid's other blocks their turn: it may
       // wait for one of them (bra_op has written every lane's counter).
       if (a_.cooperative && in.op == Opc::Bra && exec && uint32_t(in.o[0].imm) <= pc) {
@@ -345,6 +364,7 @@ void BlockRun::ret_op(const Insn&, Step& s) {
     const int l = std::countr_zero(m);
     if (stacks_.empty() || stacks_[s.w * 32 + uint32_t(l)].frames.empty()) {
       wp.live &= ~(1u << l);
+      if (sync_) cluster_exit(s.w, 1u << l);
       continue;
     }
     ret(s.w, l);
@@ -364,12 +384,14 @@ void BlockRun::exit_op(const Insn& in, Step& s) {
                                               : ""));
   }
   warps_[s.w].live &= ~s.exec;
+  if (sync_) cluster_exit(s.w, s.exec);
   advance(s.w, s.active & ~s.exec, s.pc + 1);
 }
 
 // The lanes wait until every live lane of the block is at a barrier (run() releases them);
 // at a bar.red each adds its predicate to the block's count, and and or.
 void BlockRun::bar_op(const Insn& in, Step& s) {
+  if (in.sub >= uint8_t(BarRed::ClusterArrive)) return cluster_barrier(in, s);
   if (!in.sub && in.nops == 2 && s.exec) {
     // bar.sync id, count: a count of all the block's warps waits as a plain barrier does;
     // a smaller one (named barriers between groups of warps) is not emulated.

@@ -19,5 +19,10 @@ constexpr uint64_t kWindowBytes = 0x0000'0010'0000'0000ull;
 // In the parameter space: the thread's call area (arguments and return values of calls
 // to device functions) starts here; below it are the kernel's parameters.
 constexpr uint64_t kCallArea = 1ull << 24;
+// A shared::cluster address (mapa makes them): the CTA's shared window offset in the low 24
+// bits, its rank in the cluster + 1 above them; an offset alone (rank bits 0) is the
+// executing CTA's own. The same in the generic shared window.
+constexpr uint32_t kClusterRankShift = 24;
+constexpr uint64_t kClusterOffsetMask = (1ull << kClusterRankShift) - 1;
 
 }  // namespace ws::ptx

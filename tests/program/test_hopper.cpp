@@ -1,7 +1,9 @@
 // tests/program/test_hopper.cpp — Hopper's own path on the emulated device, held to the GPU:
 // wgmma.mma_async in every descriptor layout, from registers, bf16, f16 accumulators, a
 // negated A (tests/programs/wgmma_tile.cu); a GEMM fed by TMA under the 128-byte swizzle
-// through an mbarrier ring to wgmma (tests/programs/wgmma_gemm.cu). Both built as their
+// through an mbarrier ring to wgmma (tests/programs/wgmma_gemm.cu); thread block clusters,
+// distributed shared memory, a remote mbarrier arrive and a TMA multicast
+// (tests/programs/cluster_dsmem.cu). All built as their
 // users build them, -arch=sm_90a, which the emulated device honours. The GPU's results
 // are kept as hashes of the bytes the programs dump: measured on an NVIDIA H200 (CUDA 13.0,
 // driver 580.159.04) on 2026-12-02 with `nvcc -arch=sm_90a` and the same arguments.
@@ -90,4 +92,26 @@ TEST_CASE("wgmma_gemm.cu: TMA boxes under the 128-byte swizzle, an mbarrier ring
   std::filesystem::remove(out);
   REQUIRE(r.trace.launches.size() == 1);
   CHECK(r.trace.launches[0].blocks.size() == 4);
+}
+
+TEST_CASE("cluster_dsmem.cu: clusters from __cluster_dims__ and cudaLaunchKernelEx, distributed shared memory, a remote arrive and a TMA multicast equal the H200") {
+  if (!can_run()) return;
+  const std::string out = temp_file("cluster");
+  program::Options o;
+  o.source = "tests/programs/cluster_dsmem.cu";
+  o.nvcc_flags = {"-arch=sm_90a"};
+  o.args = {"dump", out};
+  o.echo = false;
+  o.timeout_seconds = 120;
+  const program::Result r = program::run(o);
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("PASSED: 0 of 4370 values wrong") != std::string::npos);
+  CHECK(file_hash(out) == 0x05ce24d0b61e08f5ull);  // the H200's dump, byte for byte
+  std::filesystem::remove(out);
+  REQUIRE(r.trace.launches.size() == 3);
+  // Every CTA of every cluster ran, each cluster's together.
+  CHECK(r.trace.launches[0].blocks.size() == 4);
+  CHECK(r.trace.launches[1].blocks.size() == 8);
+  CHECK(r.trace.launches[2].blocks.size() == 4);
 }

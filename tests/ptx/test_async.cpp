@@ -319,7 +319,8 @@ TEST_CASE("async copies and mbarriers refused in one line: what PTX does not hav
             .find("the modifier .L2::cache_hint is not implemented") != std::string::npos);
   CHECK(refusal("cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r1], 16;").find("bulk_group") != std::string::npos);
   CHECK(refusal("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%r1], 16;") != "");
-  CHECK(refusal("mbarrier.arrive.shared::cluster.b64 _, [%r1];") != "");
+  CHECK(refusal("mbarrier.init.shared::cluster.b64 [%r1], 1;") != "");  // an mbarrier is initialised by its own CTA
+  CHECK(refusal("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r1];") == "");  // a remote arrive (grid.cpp)
   CHECK(refusal("mbarrier.init.shared.b64 [%r1], 1;") == "");
 }
 

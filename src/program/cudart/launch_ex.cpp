@@ -60,10 +60,12 @@ const char* attribute_name(int id) {
 // programmatic dependent launch (cudaLaunchAttributeProgrammaticStreamSerialization, which
 // CUB's and Thrust's sorts set), which only lets a kernel start before the one before it
 // ends, and the emulated device runs kernels one after another anyway. A cooperative one
-// makes the launch cooperative; any other one is named and refused.
+// makes the launch cooperative, a cluster dimension gives it thread block clusters (run
+// as ptx/grid.cpp describes); any other one is named and refused.
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
   if (!config) return ws::program::fail(cudaErrorInvalidValue);
   bool cooperative = false;
+  dim3 cluster(1, 1, 1);
   for (unsigned i = 0; i < config->numAttrs; ++i) {
     const cudaLaunchAttribute& a = config->attrs[i];
     switch (a.id) {
@@ -81,8 +83,8 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* fu
       case cudaLaunchAttributePreferredSharedMemoryCarveout:
         break;
       case cudaLaunchAttributeClusterDimension:
-        if (a.val.clusterDim.x * a.val.clusterDim.y * a.val.clusterDim.z <= 1) break;
-        return ws::program::unsupported("cudaLaunchKernelExC with thread block clusters");
+        cluster = dim3(a.val.clusterDim.x, a.val.clusterDim.y, a.val.clusterDim.z);
+        break;
       default: {
         const char* name = attribute_name(int(a.id));
         const std::string what = std::string("cudaLaunchKernelExC with the launch attribute ") +
@@ -91,9 +93,12 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* fu
       }
     }
   }
+  if (cooperative && cluster.x * cluster.y * cluster.z > 1)
+    return ws::program::unsupported("cudaLaunchKernelExC, cooperative and with thread block clusters");
   if (cooperative)
     return cooperative_launch(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, config->stream);
-  return cudaLaunchKernel(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, config->stream);
+  return ws::program::launch_kernel(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
+                                    config->stream, false, cluster);
 }
 
 }  // extern "C"

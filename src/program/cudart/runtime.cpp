@@ -328,10 +328,11 @@ cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void
 }  // extern "C"
 
 cudaError_t ws::program::launch_kernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
-                                       cudaStream_t stream, bool cooperative) {
+                                       cudaStream_t stream, bool cooperative, dim3 cluster) {
   WS_API_LOCK;
   if (ws::program::capturing(stream)) {
     if (cooperative) return unsupported("a cooperative launch captured into a graph");
+    if (cluster.x * cluster.y * cluster.z > 1) return unsupported("a launch with thread block clusters captured into a graph");
     return ws::program::capture_launch(func, gridDim, blockDim, args, sharedMem, stream);
   }
   State& s = st();
@@ -359,6 +360,12 @@ cudaError_t ws::program::launch_kernel(const void* func, dim3 gridDim, dim3 bloc
   la.block = {blockDim.x, blockDim.y, blockDim.z};
   la.dynamic_shared = uint32_t(sharedMem);
   la.cooperative = cooperative;
+  la.cluster = {cluster.x, cluster.y, cluster.z};
+  if (k->cluster[0] && cluster.x * cluster.y * cluster.z == 1) la.cluster = {k->cluster[0], k->cluster[1], k->cluster[2]};
+  if (const std::string why = ptx::cluster_problem(la); !why.empty()) {
+    say("a launch of " + ptx::kernel_name(k->name) + " " + why);
+    return ret(cudaErrorInvalidClusterSize);
+  }
   la.params.assign(k->param_bytes, 0);
   for (size_t i = 0; i < k->params.size(); ++i) std::memcpy(la.params.data() + k->params[i].offset, args[i], k->params[i].bytes);
   // Each kernel's first launches are recorded; the rest of a timing loop only runs.

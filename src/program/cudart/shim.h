@@ -32,9 +32,10 @@ std::recursive_mutex& api_mutex();
 // The emulated device (its module read on first use; memory works without one).
 ptx::Device& device();
 // A kernel launch (cudaLaunchKernel's work); `cooperative`: every block resident at once,
-// for a grid-wide barrier (cudaLaunchCooperativeKernel).
+// for a grid-wide barrier (cudaLaunchCooperativeKernel); `cluster`: the thread block
+// clusters cudaLaunchKernelEx asks for (1x1x1: the kernel's own __cluster_dims__, if any).
 cudaError_t launch_kernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t stream,
-                          bool cooperative);
+                          bool cooperative, dim3 cluster = dim3(1, 1, 1));
 // Records a call's error as cudaGetLastError will answer it; returns `e`.
 cudaError_t fail(cudaError_t e);
 // The error a fault of an earlier kernel left (cudaSuccess when none): every later call

@@ -149,6 +149,8 @@ const std::map<std::string, std::string>& untestable() {
       {"trap", "ends the GPU's kernel with an error, which leaves the context unusable for the cases after it"},
       {"brkpt", "stops the GPU's kernel at a breakpoint, an error without a debugger attached"},
       {"setmaxnreg", "moves a warpgroup's register budget: nothing a kernel can read changes"},
+      {"cp.multicast::cluster", "needs a cluster of several CTAs, which a case's launch is not: "
+                                "tests/programs/cluster_dsmem.cu holds it to the H200"},
       // Words a form lists that ptxas (CUDA 13.0, sm_90) refuses on that opcode: no kernel
       // can hold them, so the interpreter accepting them is harmless.
       {"ld.wb", "not PTX: ld takes no .wb"},
