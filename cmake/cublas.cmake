@@ -53,3 +53,25 @@ if(EXISTS ${WS_CUDART_INCLUDE}/curand.h)
   add_dependencies(ws_program ws_curand)
   ws_say(ON "cuRAND's host API refused in one line on the emulated device")
 endif()
+
+# The emulated driver API (src/program/driver): libcuda.so.1, for programs linked with -lcuda
+# (cuTensorMapEncodeTiled for TMA); the rest of cuda.h refused in one line. Stubs as above.
+if(EXISTS ${WS_CUDART_INCLUDE}/cuda.h)
+  set(stubs ${CMAKE_BINARY_DIR}/generated/ws_cuda_stubs.cpp)
+  add_custom_command(OUTPUT ${stubs}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${stubs} -DHEADER=${WS_CUDART_INCLUDE}/cuda.h -DHANDLER=ws_cuda_unsupported
+            -DFAMILY=cuda -P ${CMAKE_SOURCE_DIR}/cmake/cublas_stubs.cmake
+    DEPENDS ${CMAKE_SOURCE_DIR}/cmake/cublas_stubs.cmake ${WS_CUDART_INCLUDE}/cuda.h
+    COMMENT "Listing cuda.h's functions" VERBATIM)
+  add_library(ws_cuda SHARED ${CMAKE_SOURCE_DIR}/src/program/driver/driver.cpp ${stubs})
+  set_target_properties(ws_cuda PROPERTIES OUTPUT_NAME cuda SOVERSION 1
+                        LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/emulated)
+  target_include_directories(ws_cuda PRIVATE ${WS_CUDART_INCLUDE})
+  target_link_libraries(ws_cuda PRIVATE ws_cudart)
+  target_compile_options(ws_cuda PRIVATE -fno-sanitize=all)
+  set(map ${CMAKE_SOURCE_DIR}/src/program/driver/driver.map)
+  target_link_options(ws_cuda PRIVATE -fno-sanitize=all -Wl,--version-script=${map})
+  set_property(TARGET ws_cuda APPEND PROPERTY LINK_DEPENDS ${map})
+  add_dependencies(ws_program ws_cuda)
+  ws_say(ON "the CUDA driver API's tensor map encoder for -lcuda programs on the emulated device")
+endif()

@@ -64,7 +64,7 @@ struct transpose_read_coalesced : NaiveTransposeEntry<true> {
       writes them down a column of `out`: every lane lands in a different row, so each store
       touches 32 sectors to write 128 useful bytes.)");
     k.sources.push_back({"\"Memory coalescing in CUDA (2): matrix transpose\", transpose_read_coalesce", "", "",
-                         "latency 0.0476 on a GTX 3080, the tiled kernel 0.0478: within 1%", "the transpose blog's read-coalesced kernel"});
+                         "latency 0.0476 on an RTX 3080, the tiled kernel 0.0478: within 1%", "the transpose blog's read-coalesced kernel"});
     return k;
   }
 };
@@ -76,7 +76,7 @@ struct transpose_write_coalesced : NaiveTransposeEntry<false> {
       store) but read down a column of `in` (32 sectors a load). Swapping which side is
       strided does not remove the waste.)");
     k.sources.push_back({"\"Memory coalescing in CUDA (2): matrix transpose\", transpose_write_coalesce", "", "",
-                         "latency 0.0474 on a GTX 3080, the tiled kernel 0.0478: within 1%", "the transpose blog's write-coalesced kernel"});
+                         "latency 0.0474 on an RTX 3080, the tiled kernel 0.0478: within 1%", "the transpose blog's write-coalesced kernel"});
     return k;
   }
 };
@@ -94,7 +94,7 @@ struct transpose_tiled : TransposeFamily {
       elements each come close to the copy, and 64×4 threads moving 16 elements each, with
       blocks ordered down the columns of `in` (order=1) so that the blocks running together
       write neighbouring tiles of `out`, match it. The blog measured its three kernels within
-      1% of each other on a GTX 3080.)");
+      1% of each other on an RTX 3080.)");
     k.params.push_back({"pad", 0, {0, 1}, 0, 1, "extra words per tile row"});
     k.params.push_back({"tile", 32, {32, 64}, 32, 64, "tile edge TILE (a block is TILE×ROWS threads)"});
     k.params.push_back({"rows", 8, {4, 8, 32}, 4, 32, "block rows ROWS: each thread moves TILE/ROWS elements"});
@@ -107,7 +107,7 @@ struct transpose_tiled : TransposeFamily {
     k.sources.push_back({"\"Memory coalescing in CUDA (2): matrix transpose\", transpose_tiled_coalesce0 "
                          "(static tile[TILE][TILE + 1], TILE×TILE threads, one element a thread)",
                          "--set pad=1 --set tile=32 --set rows=32", "",
-                         "read-coalesced, write-coalesced and tiled within 1% of each other on a GTX 3080", "the transpose blog's static tiled kernel"});
+                         "read-coalesced, write-coalesced and tiled within 1% of each other on an RTX 3080", "the transpose blog's static tiled kernel"});
     return k;
   }
   template <class L>
@@ -141,7 +141,7 @@ struct transpose_tiled_dynamic : TransposeFamily {
     k.params.push_back({"pad", 0, {0, 1}, 0, 1, "extra words per tile row"});
     k.sources.push_back({"\"Memory coalescing in CUDA (2): matrix transpose\", transpose_tiled_coalesce1 "
                          "(extern __shared__ tile, TILE = blockDim.x, padded by one)",
-                         "--set pad=1", "", "as fast as the static tiled kernel on a GTX 3080", "the transpose blog's dynamic tiled kernel"});
+                         "--set pad=1", "", "as fast as the static tiled kernel on an RTX 3080", "the transpose blog's dynamic tiled kernel"});
     return k;
   }
   template <class L>

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "program/environment.h"
 #include "program/program.h"
 
 namespace ws::cli {
@@ -14,7 +15,7 @@ namespace fs = std::filesystem;
 
 // The command-line warpscope: $WARPSCOPE_CLI, beside this binary (the app's), or this build's.
 std::string warpscope_binary() {
-  if (const char* e = std::getenv("WARPSCOPE_CLI"); e && *e) return e;
+  if (env::is_set(env::Var::cli)) return env::get_string(env::Var::cli);
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (!ec && self.filename() == "warpscope") return self.string();

@@ -33,6 +33,9 @@ constexpr int kExitCompile = 3;
 constexpr int kExitFault = 4;
 constexpr int kExitEndlessLoop = 5;
 constexpr int kExitTimeout = 124;
+// The user's program's ending as `run` and `report --program` exit with it: a kernel the
+// emulated device stopped (fault, endless loop, timeout), else the program's own status.
+int program_exit_status();
 
 // A failure with its own exit status: one line for the user, then exit `code`.
 struct ExitError : std::runtime_error {

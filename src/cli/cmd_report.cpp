@@ -69,7 +69,7 @@ int run(const ReportOptions& o) {
     spec.dram = dram_from_sets(o.launch.set).preset;
     const session::ResolvedLaunch launch = session::resolve(spec);
     print_reports(launches_of(session::record_session(launch, spec), o.launch_number, launch.dram), f, o.step);
-    return 0;
+    return program_exit_status();  // a kernel that faulted fails the command as `run` does
   }
   if (o.launch_number) throw UsageError("--launch K needs --trace FILE or --program FILE.cu");
   spec.counts = true;  // on a GPU, the whole grid in counts mode

@@ -32,16 +32,6 @@ struct RunOptions {
   CLI::App* cmd = nullptr;
 };
 
-// The program's ending as an exit status: a kernel the emulated device stopped, else the
-// program's own status.
-int exit_status() {
-  const program::Ending e = program::last_ending();
-  if (e.kind == "fault") return kExitFault;
-  if (e.kind == "stopped") return kExitEndlessLoop;
-  if (e.kind == "timeout") return kExitTimeout;
-  return e.exit_code;
-}
-
 // The emulated device's shared-memory races, a line each (the exit status stays the
 // program's own: a racy program may still pass its check, on this run).
 void print_races(const program::Races& r) {
@@ -114,11 +104,11 @@ int run(const RunOptions& o) {
       ptx = session::record_session(session::resolve(e), e);
     } else if (!o.sass.empty()) {
       print_levels(ptx->whole_trace(), trace::read_trace(o.sass), o.sass);
-      return exit_status();
+      return program_exit_status();
     } else if (first->hardware()) {
       // The replay pack's SASS trace of a program of that name, as the session found it.
       print_levels(ptx->whole_trace(), *first->hardware(), "the replay pack");
-      return exit_status();
+      return program_exit_status();
     } else {
       const std::string stem = std::filesystem::path(spec.program.source).stem().string();
       throw UsageError("--levels: no SASS trace of " + stem +
@@ -126,10 +116,18 @@ int run(const RunOptions& o) {
     }
     print_levels(ptx->whole_trace(), gpu->whole_trace(), sass_from);
   }
-  return exit_status();
+  return program_exit_status();
 }
 
 }  // namespace
+
+int program_exit_status() {
+  const program::Ending e = program::last_ending();
+  if (e.kind == "fault") return kExitFault;
+  if (e.kind == "stopped") return kExitEndlessLoop;
+  if (e.kind == "timeout") return kExitTimeout;
+  return e.exit_code;
+}
 
 std::vector<std::string> run_words(const CLI::App& run, const std::vector<std::string>& words) {
   std::vector<std::string> out;

@@ -23,12 +23,12 @@ std::string slurp_file(const fs::path& p) {
   return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
-// `warpscope run ARGS` (split as a shell would), its stdout and stderr kept apart.
-Ran run_cmd(const std::string& args) {
+// `warpscope WORDS` (split as a shell would), its stdout and stderr kept apart.
+Ran ws_cmd(const std::string& words) {
   const fs::path dir = fs::temp_directory_path() / ("ws_run_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path out = dir / "stdout", err = dir / "stderr";
-  const std::string cmd = std::string("'") + WS_BINARY + "' run " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+  const std::string cmd = std::string("'") + WS_BINARY + "' " + words + " >'" + out.string() + "' 2>'" + err.string() + "'";
   const int status = std::system(cmd.c_str());
   Ran r;
   r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
@@ -37,6 +37,8 @@ Ran run_cmd(const std::string& args) {
   fs::remove_all(dir);
   return r;
 }
+
+Ran run_cmd(const std::string& args) { return ws_cmd("run " + args); }
 
 bool have_nvcc() {
   for (const char* p : {"/usr/local/cuda/bin/nvcc"})
@@ -109,6 +111,10 @@ TEST_CASE("run: exit status 3 for a compile error, 4 for a fault, 124 for the ti
   CHECK(f.rc == 4);
   CHECK(has(f.out, "after the launch: an illegal memory access was encountered"));
   CHECK(has(f.err, "warpscope: a kernel faulted: out-of-bounds access to 'd_in' at kernel line 7"));
+  // report --program ends as run does: the faulting kernel fails the command.
+  const Ran rf = ws_cmd("report --program tests/programs/bad/out_of_bounds.cu --backend emulator");
+  CHECK(rf.rc == 4);
+  CHECK(has(rf.err, "out-of-bounds access to 'd_in'"));
   const Ran t = run_cmd("tests/programs/bad/prints_then_spins.cu --backend emulator --timeout 3");
   CHECK(t.rc == 124);
   CHECK(has(t.out, "before the endless loop\n"));

@@ -117,3 +117,19 @@ TEST_CASE("tma_box3d.cu: TMA boxes of three and five dimensions, rows in the ord
     writes += r.trace.sites[rec.site].form == trace::Form::BulkWrite;
   CHECK(writes == 8);
 }
+
+TEST_CASE("driver_api.cu: a program linked with -lcuda encodes its tensor map through the driver; what the driver lacks is refused in one line") {
+  if (program::find_nvcc().empty()) return;
+  program::Options o;
+  o.source = "tests/programs/driver_api.cu";
+  o.nvcc_flags = {"-arch=sm_90a", "-lcuda"};
+  o.echo = false;
+  o.timeout_seconds = 60;
+  const program::Result r = program::run(o);
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("driver 13000, error 1 is CUDA_ERROR_INVALID_VALUE") != std::string::npos);
+  CHECK(r.output.find("PASSED: 0 of 256 elements wrong") != std::string::npos);
+  CHECK(r.output.find("cuMemAlloc: refused") != std::string::npos);
+  CHECK(r.output.find("the program called cuMemAlloc_v2, which the emulated device does not provide") != std::string::npos);
+}

@@ -120,7 +120,7 @@ TEST_CASE("curand_host.cu: cuRAND's host API refuses in one line, its version an
   CHECK(r.trace.launches.empty());
 }
 
-TEST_CASE("the emulated cuBLAS, cuBLASLt and cuRAND export every status function of the toolkit's headers") {
+TEST_CASE("the emulated cuBLAS, cuBLASLt, cuRAND and driver API export every status function of the toolkit's headers") {
   std::string dir;
   try {
     dir = program::runtime_dir();
@@ -129,7 +129,7 @@ TEST_CASE("the emulated cuBLAS, cuBLASLt and cuRAND export every status function
     return;
   }
   for (auto [lib_name, header] : {std::pair{"libcublas.so.13", "cublas_api.h"}, {"libcublasLt.so.13", "cublasLt.h"},
-                                  {"libcurand.so.10", "curand.h"}}) {
+                                  {"libcurand.so.10", "curand.h"}, {"libcuda.so.1", "cuda.h"}}) {
     std::ifstream f(std::string("/usr/local/cuda/include/") + header);
     if (!f.good() || !std::ifstream(dir + "/" + lib_name).good()) {
       MESSAGE("no " << header << " or " << lib_name << ": skipped");
@@ -138,8 +138,10 @@ TEST_CASE("the emulated cuBLAS, cuBLASLt and cuRAND export every status function
     std::stringstream text;
     text << f.rdbuf();
     const std::string s = text.str();
-    const std::regex re(std::string(header) == "curand.h" ? "curandStatus_t CURANDAPI\\s+(curand[A-Za-z0-9_]+)\\("
-                                                           : "cublasStatus_t CUBLASWINAPI (cublas[A-Za-z0-9_]+)\\(");
+    const std::string h = header;
+    const std::regex re(h == "curand.h" ? "curandStatus_t CURANDAPI\\s+(curand[A-Za-z0-9_]+)\\("
+                        : h == "cuda.h" ? "CUresult CUDAAPI (cu[A-Za-z0-9_]+)\\("
+                                        : "cublasStatus_t CUBLASWINAPI (cublas[A-Za-z0-9_]+)\\(");
     std::set<std::string> names;
     for (auto it = std::sregex_iterator(s.begin(), s.end(), re); it != std::sregex_iterator(); ++it) names.insert((*it)[1]);
     CHECK(names.size() > 20);
