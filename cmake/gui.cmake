@@ -52,8 +52,10 @@ target_include_directories(warpscope-app PRIVATE ${CLI11_INCLUDE})
 target_link_libraries(warpscope-app PRIVATE ws_app)
 
 # Frame-time benchmark of the views (no window): a program, not a test.
-add_executable(ui_frame_bench ${CMAKE_SOURCE_DIR}/bench/gui/ui_frame_bench.cpp)
-target_link_libraries(ui_frame_bench PRIVATE ws_ui)
+if(WARPSCOPE_BENCHES)
+  add_executable(ui_frame_bench ${CMAKE_SOURCE_DIR}/bench/gui/ui_frame_bench.cpp)
+  target_link_libraries(ui_frame_bench PRIVATE ws_ui)
+endif()
 # The soak: thousands of frames while re-recording and rebuilding a program (a program too).
 add_executable(ui_soak ${CMAKE_SOURCE_DIR}/bench/gui/ui_soak.cpp)
 target_link_libraries(ui_soak PRIVATE ws_ui)

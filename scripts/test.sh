@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 build=${WS_TEST_BUILD:-build-test}
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWARPSCOPE_SANITIZE=ON >/dev/null
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWARPSCOPE_SANITIZE=ON -DWARPSCOPE_BENCHES=OFF >/dev/null
 cmake --build "$build" -j "$(nproc)"
 # intercept_tls_get_addr=0: GCC 12's runtime takes a dynamic TLS block that happens to start at
 # a certain offset in its page for an old glibc's block with a header, reads the words before
@@ -16,9 +16,9 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp}
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
 # The fuzz targets' short form: every reader of outside input fuzzed for WS_FUZZ_SECONDS
-# (default 60, 0 skips it) with libFuzzer, one target per core; a finding fails the run
+# (default 45, 0 skips it) with libFuzzer, one target per core; a finding fails the run
 # (scripts/fuzz.sh prints the table and where the input is).
-secs=${WS_FUZZ_SECONDS:-60}
+secs=${WS_FUZZ_SECONDS:-45}
 if [ "$secs" -gt 0 ]; then
   FUZZ_SEED=${FUZZ_SEED:-1} scripts/fuzz.sh "$secs"
 fi
