@@ -656,6 +656,19 @@ def memory_forms():
              ['st.shared.b32 [%rd30], {a0};', bar + ';', 'xor.b32 %r5, %r1, 33;', 'mul.wide.u32 %rd32, %r5, 8;',
               'mov.u64 %rd33, sh;', 'add.u64 %rd32, %rd33, %rd32;', 'ld.shared.b32 {d0}, [%rd32];'],
              setup='shared', threads=64)
+    # Named barriers for part of the block: warp 0 writes and arrives without waiting, warp 1
+    # waits and reads what warp 0 wrote; a barrier one warp completes alone.
+    for arrive, sync in [('bar.arrive 1, 64', 'bar.sync 1, 64'), ('barrier.arrive 2, 64', 'barrier.sync 2, 64'),
+                         ('barrier.arrive.aligned 3, 64', 'barrier.sync.aligned 3, 64'),
+                         ('bar.cta.arrive 4, 64', 'bar.cta.sync 4, 64')]:
+        case(arrive, ['b32'], ['b32'],
+             ['st.shared.b32 [%rd30], {a0};', 'setp.lt.u32 %p6, %r1, 32;', '@%p6 bra $L_prod;', sync + ';',
+              'xor.b32 %r5, %r1, 32;', 'mul.wide.u32 %rd32, %r5, 8;', 'mov.u64 %rd33, sh;', 'add.u64 %rd32, %rd33, %rd32;',
+              'ld.shared.b32 {d0}, [%rd32];', 'bra.uni $L_end;', '$L_prod:', arrive + ';', 'mov.b32 {d0}, {a0};', '$L_end:'],
+             setup='shared', threads=64)
+    case('bar.sync 5, 32', ['b32'], ['b32'],
+         ['st.shared.b32 [%rd30], {a0};', 'bar.sync 5, 32;', 'xor.b32 %r5, %r1, 1;', 'mul.wide.u32 %rd32, %r5, 8;',
+          'mov.u64 %rd33, sh;', 'add.u64 %rd32, %rd33, %rd32;', 'ld.shared.b32 {d0}, [%rd32];'], setup='shared', threads=64)
     # Block-wide reductions of a predicate (__syncthreads_count / _and / _or), across both warps.
     for sp in ['bar.red', 'barrier.red', 'bar.cta.red', 'barrier.cta.red.aligned']:
         case('%s.popc.u32' % sp, ['pred'], ['u32'], ['%s.popc.u32 {d0}, 0, {a0};' % sp], kinds=['pred'], threads=64)

@@ -75,6 +75,7 @@ std::string problem_title(const Problem& p, bool store) {
     return std::string(store ? "Out-of-bounds write" : "Out-of-bounds access") + (p.array.empty() ? "" : " to '" + p.array + "'");
   if (p.kind == "assert") return "Assertion failed";
   if (p.kind == "endless_loop") return "Endless loop stopped";
+  if (p.kind == "deadlock") return "Deadlock: warps wait at a barrier that cannot open";
   if (p.kind == "crash") return "The program crashed";
   if (p.kind == "compile") return "Compile error";
   if (p.kind == "timeout") return "The program ran past its time limit";

@@ -218,6 +218,7 @@ class BlockRun {
   void ret_op(const Insn& in, Step& s);
   void exit_op(const Insn& in, Step& s);
   void bar_op(const Insn& in, Step& s);
+  void named_barrier(const Insn& in, Step& s, uint32_t id, uint32_t count);
   void cluster_barrier(const Insn& in, Step& s);  // barrier.cluster.arrive / wait (grid.cpp)
   void cluster_exit(uint32_t w, uint32_t lanes);   // exited lanes no longer hold the cluster barrier
   void cluster_count_in();                          // one thread more arrived or exited
@@ -447,6 +448,13 @@ class BlockRun {
   std::vector<Stack> stacks_;  // per thread: the calls it is inside
   // The bar.red the block's lanes wait at: its instruction, the lanes of each warp that
   // reached it, the count and the and/or of their predicates so far.
+  // The named barriers (bar.sync / bar.arrive with a count of part of the block): the count
+  // each was reached for (0: idle), the threads in so far, the lanes of each warp waiting.
+  struct Named {
+    uint32_t count = 0, arrived = 0;
+    std::vector<uint32_t> lanes;
+  };
+  std::array<Named, 16> named_;
   const Insn* red_ = nullptr;
   std::vector<uint32_t> red_lanes_;
   uint32_t red_count_ = 0;

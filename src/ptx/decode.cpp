@@ -29,17 +29,17 @@ const std::map<std::string, Opc>& opcodes() {
 bool known_opcode(const std::string& base) { return opcodes().count(base) != 0; }
 
 // bar and barrier: bar.warp.sync is a Nop (every lane of the warp runs in lock step here
-// already); bar.red keeps what it reduces, barrier.cluster which half it is (every thread of
-// the cluster). False for a thread count, which makes the barrier wait for part of the block
-// only (bar.red: d, a, c); bar.sync's count is checked when it runs (bar_op): the whole
-// block's is a plain barrier.
+// already); bar.red keeps what it reduces, bar.arrive that it does not wait, barrier.cluster
+// which half it is (every thread of the cluster). False for a bar.red with a thread count
+// (d, a, c) and a bar.arrive without one; bar.sync's count is read when it runs (bar_op).
 static bool decode_barrier(Insn& in, const std::vector<std::string>& parts) {
   in.op = std::find(parts.begin(), parts.end(), "warp") != parts.end() ? Opc::Nop : Opc::Bar;
   auto has = [&](const char* w) { return std::find(parts.begin(), parts.end(), w) != parts.end(); };
   if (has("red")) in.sub = uint8_t(has("popc") ? BarRed::Popc : has("and") ? BarRed::And : BarRed::Or);
   if (has("cluster")) in.sub = uint8_t(has("arrive") ? BarRed::ClusterArrive : BarRed::ClusterWait);
-  else if (in.nops > (in.sub ? 3 : 2)) return false;
-  return true;
+  else if (has("arrive")) in.sub = uint8_t(BarRed::Arrive);
+  if (BarRed(in.sub) == BarRed::Arrive && in.nops != 2) return false;  // bar.arrive a, b: the count is required
+  return in.nops <= (in.sub && in.sub < uint8_t(BarRed::Arrive) ? 3 : 2);
 }
 
 // Every dotted word after the first is a type (the first the operation's, a second cvt's
@@ -144,7 +144,9 @@ void decode(Insn& in, const std::string& module) {
   const auto& ops = opcodes();
 
   if (base == "bar" || base == "barrier") {
-    if (!decode_barrier(in, parts)) refuse("a barrier with a thread count is not implemented");
+    if (!decode_barrier(in, parts))
+      refuse(BarRed(in.sub) == BarRed::Arrive ? "bar.arrive names its barrier and its thread count"
+                                              : "a bar.red for part of the block (a thread count) is not implemented");
     return;
   }
   auto it = ops.find(base);

@@ -107,6 +107,7 @@ enum class AtomOp : uint8_t { Add, Min, Max, Exch, Cas, And, Or, Xor, Inc, Dec }
 enum class TestpKind : uint8_t { Finite, Infinite, Number, NotANumber, Normal, Subnormal };
 enum class PrmtMode : uint8_t { Default, F4e, B4e, Rc8, Ecl, Ecr, Rc16 };
 enum class BarRed : uint8_t { None, Popc, And, Or,  // bar.red: what the block's predicates make
+                              Arrive,                        // bar.arrive: counted in, no wait
                               ClusterArrive, ClusterWait };  // barrier.cluster's two halves
 // What a cp.async or mbarrier instruction does (its words read by decode_async).
 enum class AsyncOp : uint8_t { Copy, Commit, WaitGroup, WaitAll, CopyArrive, CopyArriveNoinc, Bulk, Tensor,

@@ -52,6 +52,7 @@ void BlockRun::start(uint32_t block) {
   epoch_ = 0;
   red_ = nullptr;
   red_lanes_.assign(nwarps_, 0);
+  named_.fill(Named{});
   red_count_ = 0;
   red_and_ = true;
   red_or_ = false;
@@ -92,6 +93,15 @@ bool BlockRun::resume(uint64_t& lanes) {
     }
     if (!any_live) return true;
     if (yielded_) return false;  // a warp still runs: the barrier it may reach has not opened
+    for (uint32_t id = 0; id < named_.size(); ++id)
+      if (std::any_of(named_[id].lanes.begin(), named_[id].lanes.end(), [](uint32_t m) { return m != 0; })) {
+        // every live lane waits, some at a named barrier that cannot open now
+        Fault f("kernel " + kernel_name(k_.name) + ": a deadlock: every warp of block " + std::to_string(block_) +
+                " waits, " + std::to_string(named_[id].arrived) + " of the " + std::to_string(named_[id].count) +
+                " threads named barrier " + std::to_string(id) + " counts have reached it");
+        f.kind = "deadlock";
+        throw f;
+      }
     // Every live lane waits at a barrier: release them all (those at a bar.red with its
     // result in their destination).
     if (red_) {
@@ -107,6 +117,37 @@ bool BlockRun::resume(uint64_t& lanes) {
     for (Warp& w : warps_) w.at_bar = 0;
     ++epoch_;
   }
+}
+
+// A named barrier (bar.sync / bar.arrive id, count with a count of part of the block): each
+// warp that reaches it counts 32 threads in, as on the GPU; bar.sync's lanes wait, and the
+// barrier opens for them (a new epoch, as the warps it holds are ordered) once `count`
+// threads are in. Warp-specialized kernels order their producer and consumer warps so.
+void BlockRun::named_barrier(const Insn& in, Step& s, uint32_t id, uint32_t count) {
+  auto wrong = [&](const std::string& why) {
+    throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": " + in.opcode + ": " + why);
+  };
+  if (id >= named_.size()) wrong("barrier " + std::to_string(id) + " (a block has barriers 0 to 15)");
+  if (count == 0 || count % 32 || count > nwarps_ * 32)
+    wrong("a thread count of " + std::to_string(count) + " (a multiple of 32, at most the block's " +
+          std::to_string(nwarps_ * 32) + ")");
+  Named& b = named_[id];
+  if (b.count && b.count != count)
+    wrong("barrier " + std::to_string(id) + " reached for " + std::to_string(count) + " threads while it counts to " +
+          std::to_string(b.count));
+  b.count = count;
+  b.arrived += 32;
+  const bool waits = BarRed(in.sub) != BarRed::Arrive;
+  if (waits) {
+    b.lanes.resize(nwarps_);
+    b.lanes[s.w] |= s.exec;
+    warps_[s.w].at_bar |= s.exec;
+  }
+  advance(s.w, s.active, s.pc + 1);
+  if (b.arrived < b.count) return;
+  for (uint32_t w = 0; w < b.lanes.size(); ++w) warps_[w].at_bar &= ~b.lanes[w];
+  b = Named{};
+  ++epoch_;
 }
 
 // A special register's value for one lane (%tid, %ctaid, %laneid, %lanemask_*, ...).
@@ -392,14 +433,13 @@ void BlockRun::exit_op(const Insn& in, Step& s) {
 // at a bar.red each adds its predicate to the block's count, and and or.
 void BlockRun::bar_op(const Insn& in, Step& s) {
   if (in.sub >= uint8_t(BarRed::ClusterArrive)) return cluster_barrier(in, s);
-  if (!in.sub && in.nops == 2 && s.exec) {
-    // bar.sync id, count: a count of all the block's warps waits as a plain barrier does;
-    // a smaller one (named barriers between groups of warps) is not emulated.
-    const uint64_t n = val(in.o[1], s.w, std::countr_zero(s.exec)) & 0xffffffff;
-    if (n != uint64_t(nwarps_) * 32)
-      throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": bar.sync for " +
-                  std::to_string(n) + " threads of the block's " + std::to_string(nwarps_ * 32) +
-                  ": a barrier for part of the block is not implemented");
+  // bar.sync id, count / bar.arrive id, count: a count of all the block's warps waits as a
+  // plain barrier does; a smaller one is a named barrier between groups of warps.
+  if ((!in.sub || BarRed(in.sub) == BarRed::Arrive) && in.nops == 2 && s.exec) {
+    const int l = std::countr_zero(s.exec);
+    const uint64_t n = val(in.o[1], s.w, l) & 0xffffffff;
+    if (n != uint64_t(nwarps_) * 32 || BarRed(in.sub) == BarRed::Arrive)
+      return named_barrier(in, s, uint32_t(val(in.o[0], s.w, l) & 0xffffffff), uint32_t(n));
   }
   if (in.sub && s.exec) {
     if (red_ && red_ != &in)

@@ -92,7 +92,8 @@ TEST_CASE("no word of an opcode is passed over: each one a form does not take is
   CHECK(refused("ld.global.L2::cache_hint.u32 %r1, [%rd1], %rd2;") ==
         "k.ptx:6: ld.global.L2::cache_hint.u32: the modifier .L2::cache_hint is not implemented");
   CHECK(refused("bar.sync 1, 64;") == "");  // the count is checked when it runs (test_instructions)
-  CHECK(refused("bar.red.popc.u32 %r1, 1, 64, %p1;") == "k.ptx:6: bar.red.popc.u32: a barrier with a thread count is not implemented");
+  CHECK(refused("bar.red.popc.u32 %r1, 1, 64, %p1;") ==
+        "k.ptx:6: bar.red.popc.u32: a bar.red for part of the block (a thread count) is not implemented");
   CHECK(refused("mov.u32 %r1, %envreg0;") == "k.ptx:6: mov.u32: the name %envreg0 is not implemented");
   CHECK(refused("proto: .callprototype (.param .b32 _) _ (.param .b32 _);") == "");  // what calls through registers name
   CHECK(refused("add.u32 %r1, %r2;") == "");

@@ -788,14 +788,13 @@ TEST_CASE("cnot, slct, min/max.NaN, mad.hi.sat.s32, mad24.hi.sat.s32, rcp/rsqrt.
   CHECK(r[19] == 0x3FE00000u);
 }
 
-TEST_CASE("bar.sync with a thread count: the whole block's waits as bar.sync; part of it is refused when it runs") {
+TEST_CASE("bar.sync with a thread count: the whole block's waits as bar.sync; more than the block is refused when it runs") {
   const std::vector<uint32_t> r = run_one_thread(R"(
   bar.sync 0, 32;                               // one warp: 32 is the whole block
   mov.u32 %r0, 5;
 )" + store_results(1), 1);
   CHECK(r[0] == 5u);
   CHECK_THROWS_WITH_AS(run_one_thread("  bar.sync 1, 64;\n", 1),
-                       "kernel probe: PTX line 11: bar.sync for 64 threads of the block's 32: a barrier for part of "
-                       "the block is not implemented",
+                       "kernel probe: PTX line 11: bar.sync: a thread count of 64 (a multiple of 32, at most the block's 32)",
                        ptx::Fault);
 }
