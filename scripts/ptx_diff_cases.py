@@ -1046,14 +1046,20 @@ def half_bits(rng, bf):
     return (sign << 15) | ((e + 15) << 10) | rng.getrandbits(10)
 
 
-def wgmma_case(n, dtype='f32', ab='f16', swizzle=0, a_regs=False, accumulate=False, copies=False):
+def wgmma_case(n, dtype='f32', ab='f16', swizzle=0, a_regs=False, accumulate=False, copies=False, mn=False):
     """wgmma.mma_async m64{n}k16 over 128 threads: each thread stores its b64 operands into the
     shared buffer `wg` (A first, B 8 KiB or 2 KiB on), the descriptors of the layout `swizzle`
     (0: 8x16-byte core matrices, LBO 128, SBO 256; 1: the 128-byte swizzle, SBO 1024) read
-    them back, and every accumulator is a result. Inputs: normal halves of exponent -8..7."""
-    rng = random.Random(zlib.crc32(('wgmma%d%s%s%d%d%d' % (n, dtype, ab, swizzle, a_regs, accumulate)).encode()))
-    a_bytes = 8192 if swizzle else 2048
+    them back, and every accumulator is a result. Inputs: normal halves of exponent -8..7.
+    `mn`: both operands transposed (MN-major): 8 K rows of 16 bytes along MN a core matrix
+    (LBO 128 to the next 8 K, SBO 256 to the next 8 rows), or 128-byte swizzled rows of 64
+    along MN (SBO 1024 to the next 8 K, LBO 2048 to the next 64 rows)."""
+    seed = 'wgmma%d%s%s%d%d%d' % (n, dtype, ab, swizzle, a_regs, accumulate) + ('mn' if mn else '')
+    rng = random.Random(zlib.crc32(seed.encode()))
+    a_bytes = 8192 if swizzle and not mn else 2048
     b_bytes = (n // 8) * (1024 if swizzle else 256)
+    if mn and swizzle:
+        b_bytes = -(-n // 64) * 2048
     words = -(-(a_bytes + b_bytes) // 1024)  # b64 words each thread stores (the whole of both operands)
     outs = n // 2 if dtype == 'f32' else n // 4
     ins = ['b64'] * words + (['b32'] * 4 if a_regs else [])
@@ -1063,6 +1069,8 @@ def wgmma_case(n, dtype='f32', ab='f16', swizzle=0, a_regs=False, accumulate=Fal
         row += [half_bits(rng, ab == 'bf16') | (half_bits(rng, ab == 'bf16') << 16) for _ in range(4)] if a_regs else []
         rows.append(row)
     lbo, sbo = (16, 1024) if swizzle else (128, 256)  # swizzled K-major: LBO 16 bytes, as CUTLASS sets it
+    if mn:
+        lbo, sbo = (2048, 1024) if swizzle else (128, 256)
     flags = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (swizzle << 62)
     body = ['mov.u64 %rd21, wg;', 'mul.wide.u32 %rd22, %r1, 8;', 'add.u64 %rd23, %rd21, %rd22;']
     if copies:
@@ -1081,13 +1089,13 @@ def wgmma_case(n, dtype='f32', ab='f16', swizzle=0, a_regs=False, accumulate=Fal
     d = '{{' + ', '.join('{d%d}' % i for i in range(outs)) + '}}'
     a = '{{' + ', '.join('{a%d}' % (words + i) for i in range(4)) + '}}' if a_regs else '%rd24'
     form = 'wgmma.mma_async.sync.aligned.m64n%dk16.%s.%s.%s' % (n, dtype, ab, ab)
-    imms = '1, 1, 0' if a_regs else '1, 1, 0, 0'
+    imms = '1, 1, 0' if a_regs else '1, 1, 1, 1' if mn else '1, 1, 0, 0'
     body.append('%s %s, %s, %%rd25, %%p5, %s;' % (form, d, a, imms))
     if accumulate:  # the same product again into the accumulators: D = A.B + A.B, summed as the tensor core sums
         body.append('%s %s, %s, %%rd25, %%p6, %s;' % (form, d, a, imms))
     body += ['wgmma.commit_group.sync.aligned;', 'wgmma.wait_group.sync.aligned 0;']
     name = form + ('.a_regs' if a_regs else '') + ('.sw128' if swizzle else '') + ('.acc' if accumulate else '') + \
-        ('.cp_async' if copies else '')
+        ('.cp_async' if copies else '') + ('.mn_major' if mn else '')
     case(name, ins, [dtype if dtype == 'f32' else 'b32'] * outs, body, threads=128, inputs=rows)
 
 
@@ -1112,6 +1120,10 @@ def hopper_forms():
     wgmma_case(16, a_regs=True)
     wgmma_case(8, accumulate=True)
     wgmma_case(64, copies=True)
+    wgmma_case(16, mn=True)
+    wgmma_case(16, swizzle=1, mn=True)
+    wgmma_case(128, swizzle=1, mn=True)
+    wgmma_case(64, ab='bf16', swizzle=1, mn=True)
 
 
 def build():

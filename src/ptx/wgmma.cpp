@@ -17,7 +17,13 @@
 //   swizzled     start + (r / 8) * SBO + (r % 8) * W + b, W = 32, 64 or 128 bytes a row,
 //                and then the address's 16-byte chunk bits [4, 4 + s) XOR its bits [7, 7 + s)
 //                (s = 1, 2, 3): the pattern TMA writes with the same mode.
-// The transposed (MN-major) operands and a non-zero base offset are refused in one line.
+// A transposed operand (imm-trans 1) is read MN-major, element (r, k) of 2 bytes at
+//   no swizzle   start + (r / 8) * SBO + (k / 8) * LBO + (k % 8) * 16 + (r % 8) * 2
+//                (core matrices of 8 K rows x 16 bytes along MN);
+//   swizzled     start + (r / 8 % C) * 16 + (r / 8 / C) * LBO + (k % 8) * W + (k / 8) * SBO
+//                + (r % 8) * 2, C = W / 16 chunks a row, then the same XOR
+// (CUTLASS's canonical layouts: LBO steps along MN past a swizzle row, SBO along K past 8).
+// A non-zero base offset is refused in one line.
 //
 // Rounding, as the H200 does it (fitted to its results, tests/programs/wgmma_tile.cu dump):
 // into an f32 accumulator, the 16 exact products and the old value (when scale-d keeps it)
@@ -50,11 +56,12 @@ struct WgInfo {
   bool bf16 = false;          // A and B: bf16 (else f16)
   bool a_regs = false;        // A from registers (else a descriptor)
   bool neg_a = false, neg_b = false;  // imm-scale-a / -b of -1
+  bool mn_a = false, mn_b = false;    // imm-trans-a / -b of 1: the operand is MN-major
 };
 
 uint32_t pack(const WgInfo& i) {
   return uint32_t(i.part) | (i.n << 2) | (uint32_t(i.d_f16) << 11) | (uint32_t(i.bf16) << 12) | (uint32_t(i.a_regs) << 13) |
-         (uint32_t(i.neg_a) << 14) | (uint32_t(i.neg_b) << 15);
+         (uint32_t(i.neg_a) << 14) | (uint32_t(i.neg_b) << 15) | (uint32_t(i.mn_a) << 16) | (uint32_t(i.mn_b) << 17);
 }
 WgInfo unpack(uint32_t v) {
   WgInfo i;
@@ -65,17 +72,23 @@ WgInfo unpack(uint32_t v) {
   i.a_regs = (v >> 13) & 1;
   i.neg_a = (v >> 14) & 1;
   i.neg_b = (v >> 15) & 1;
+  i.mn_a = (v >> 16) & 1;
+  i.mn_b = (v >> 17) & 1;
   return i;
 }
 
-// The byte address in the shared window of byte `b` along K of row `r` of an operand that
-// descriptor `desc` describes (K-major; the header says how).
-uint64_t operand_byte(uint64_t desc, uint32_t r, uint32_t b) {
+// The byte address in the shared window of the 16-bit element at row `r` (of M or N) and
+// `k` along K of an operand that descriptor `desc` describes, K-major or MN-major (the
+// header says how).
+uint64_t operand_byte(uint64_t desc, uint32_t r, uint32_t k, bool mn_major) {
   const uint64_t start = (desc & 0x3fff) << 4, lbo = ((desc >> 16) & 0x3fff) << 4, sbo = ((desc >> 32) & 0x3fff) << 4;
-  const uint32_t mode = uint32_t(desc >> 62);
-  if (mode == 0) return start + (r / 8) * sbo + (b / 16) * lbo + (r % 8) * 16 + b % 16;
-  const uint32_t s = mode == 1 ? 3 : mode == 2 ? 2 : 1, width = 16u << s;
-  const uint64_t a = start + (r / 8) * sbo + (r % 8) * width + b;
+  const uint32_t mode = uint32_t(desc >> 62), b = 2 * k;
+  if (mode == 0)
+    return mn_major ? start + (r / 8) * sbo + (k / 8) * lbo + (k % 8) * 16 + (r % 8) * 2
+                    : start + (r / 8) * sbo + (b / 16) * lbo + (r % 8) * 16 + b % 16;
+  const uint32_t s = mode == 1 ? 3 : mode == 2 ? 2 : 1, width = 16u << s, chunks = 1u << s;
+  const uint64_t a = mn_major ? start + (r / 8 % chunks) * 16 + (r / 8 / chunks) * lbo + (k % 8) * width + (k / 8) * sbo + (r % 8) * 2
+                              : start + (r / 8) * sbo + (r % 8) * width + b;
   return a ^ (((a >> 7) & ((1u << s) - 1)) << 4);
 }
 
@@ -173,9 +186,11 @@ std::string decode_wgmma(Insn& in, const std::vector<std::string>& parts, const 
     if (imms[i] != 1 && imms[i] != -1) return "imm-scale-a and imm-scale-b are 1 or -1";
   wi.neg_a = imms[0] == -1;
   wi.neg_b = imms[1] == -1;
-  for (size_t i = 2; i < imms.size(); ++i) {
+  for (size_t i = 2; i < imms.size(); ++i)
     if (imms[i] != 0 && imms[i] != 1) return "the transposes are 0 or 1";
-    if (imms[i] == 1) return "a transposed (MN-major) operand is not implemented";
+  if (imms.size() == want) {  // imm-trans-a (a descriptor's A only), imm-trans-b
+    wi.mn_a = !wi.a_regs && imms[2] == 1;
+    wi.mn_b = imms.back() == 1;
   }
   const uint32_t dregs = wi.d_f16 ? wi.n / 4 : wi.n / 2;
   if (in.o[0].kind != Operand::Vec || register_count(in.o[0]) != dregs)
@@ -257,12 +272,12 @@ void BlockRun::wgmma_share(const Insn& in, uint32_t w) {
     const uint64_t da = reg(w, in.o[1].reg, 0);
     check_desc(da, "A");
     for (uint32_t r = 0; r < 16; ++r)
-      for (uint32_t k = 0; k < 16; ++k) A[r][k] = sa * value(smem16(operand_byte(da, 16 * q + r, 2 * k)));
+      for (uint32_t k = 0; k < 16; ++k) A[r][k] = sa * value(smem16(operand_byte(da, 16 * q + r, k, wi.mn_a)));
   }
   const uint64_t db = reg(w, in.o[2].reg, 0);
   check_desc(db, "B");
   for (uint32_t c = 0; c < n; ++c)
-    for (uint32_t k = 0; k < 16; ++k) B[k][c] = sb * value(smem16(operand_byte(db, c, 2 * k)));
+    for (uint32_t k = 0; k < 16; ++k) B[k][c] = sb * value(smem16(operand_byte(db, c, k, wi.mn_b)));
   const Operand& d = in.o[0];
   for (int l = 0; l < 32; ++l) {
     const bool keep = in.o[3].kind == Operand::Imm ? in.o[3].imm != 0 : (reg(w, in.o[3].reg, l) & 1) != 0;

@@ -318,8 +318,9 @@ TEST_CASE("matrix instructions refused in one line: other shapes, layouts, wgmma
   CHECK(refused("wgmma.fence.sync.aligned;") == "");
   CHECK(refused("wgmma.wait_group.sync.aligned 1;") == "");
   CHECK(refused("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, 1, 1, 1, 0, 0;") == "");
-  CHECK(refused("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, 1, 1, 1, 1, 0;") ==
-        "k.ptx:9: wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16: a transposed (MN-major) operand is not implemented");
+  CHECK(refused("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, 1, 1, 1, 1, 1;") == "");
+  CHECK(refused("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, 1, 1, 1, 2, 0;") ==
+        "k.ptx:9: wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16: the transposes are 0 or 1");
   CHECK(refused("wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, 1, 1, 1, 0, 0;") ==
         "k.ptx:9: wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16: d must be 8 registers for .m64n16k16");
   CHECK(refused("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {%f1, %f2, %f3, %f4}, %rd1, %rd2, 1, 1, 1;") ==
