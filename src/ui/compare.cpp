@@ -356,12 +356,40 @@ void Ui::sync_b() {
   if (state.memory.heat) ab.pane.heat.update(std::min<uint64_t>(ab.pane.step + 1, ab.pane.model->size()));
 }
 
+std::string ab_stopped(const Session& a, const Session& b) {
+  std::string out;
+  for (auto [side, s] : {std::pair{"A", &a}, std::pair{"B", &b}}) {
+    const program::Problem& p = s->problem();
+    if (p.empty()) continue;
+    const bool race = p.kind == "race";
+    bool store = false;  // a store or a load: what the faulting request did, as the banner says
+    if (s->problem_step() >= 0) {
+      const session::RequestFigures rv = s->request(uint64_t(s->problem_step()));
+      store = rv.site && rv.site->op == trace::Op::Store;
+    }
+    out += (out.empty() ? "" : "   ·   ") + std::string(side) + (race ? " races: " : " stopped: ") + program::problem_title(p, store) +
+           (p.launch ? " (launch " + std::to_string(p.launch) + ")" : "") +
+           (race ? "" : " — its figures end there; no cost is compared past it");
+  }
+  return out;
+}
+
 void compare_strip(Ui& ui) {
   const Session* a = ui.side_pane(false).model.get();
   const Session* b = ui.side_pane(true).model.get();
   if (!a || !b) {
     ImGui::TextDisabled("%s", !ui.ab.error.empty() ? ui.ab.error.c_str() : "recording the B side…");
     return;
+  }
+  // A side that faulted or raced is said first: its figures are not a version's cost.
+  if (const std::string stopped = ab_stopped(*a, *b); !stopped.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, theme().bad);
+    ImGui::PushFont(font_for(FontRole::Bold));
+    ImGui::TextWrapped("%s", stopped.c_str());
+    ImGui::PopFont();
+    ImGui::PopStyleColor();
+    if (!a->problem().empty() && a->problem().kind != "race") return;
+    if (!b->problem().empty() && b->problem().kind != "race") return;
   }
   const std::vector<AbRow> rows = ab_rows(ui, *a, *b);
   // The table (scrolling where it is taller than the strip); where not even its header and

@@ -57,7 +57,17 @@ void Ui::shortcuts() {
     state.font_scale = std::max(0.75f, state.font_scale - 0.125f);
   if (ctrl && ImGui::IsKeyPressed('0', false)) state.font_scale = 1.0f;
   if (ctrl) return;  // Ctrl combinations are not typed characters
+  // While a lesson's question waits, digits are the answer (typed into its box even when
+  // the box has no focus: a panel's number key would enlarge a view that may show it), and
+  // Enter checks it.
+  LessonRun& L = lessons.run;
+  const bool numeric = L.waiting() && !L.resolved->question->is_choice();
+  if (numeric && !L.input.empty() && pressed(ImGuiKey_Enter)) lessons.check(L.input);
   for (ImWchar c : io.InputQueueCharacters) {
+    if (L.waiting() && ((c >= '0' && c <= '9') || (numeric && c == '.'))) {
+      if (numeric) L.input += char(c);
+      continue;
+    }
     switch (c) {
       case '?': state.show_help = !state.show_help; break;
       case '+': case '=': state.timeline.speed = std::min(10000.0f, state.timeline.speed * 2); break;

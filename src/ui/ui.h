@@ -337,6 +337,9 @@ void export_dialog(Ui& ui);       // File → Export figure… (export_dialog.cp
 // screen; false and `error` when it cannot.
 bool export_figure(Ui& ui, std::string& error);
 void compare_strip(Ui& ui);       // A/B differences (compare.cpp)
+// A side of an A/B that a fault stopped or a race marked, a line each ("" when neither):
+// what the strip says instead of comparing costs (compare.cpp).
+std::string ab_stopped(const Session& a, const Session& b);
 AbTitles ab_titles(const Session& a, const Session& b);
 // The memory view's state on screen: the user's toggles and the pane's zoom, pan and heat.
 MemoryViewState memory_state(const UiState& s, Pane& p);

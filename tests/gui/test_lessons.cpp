@@ -298,6 +298,27 @@ TEST_CASE("the textbook's coalescing quiz is played in the app, in presentation 
   CHECK(!drawn(u, ui::Panel::Source));
 }
 
+TEST_CASE("while a question waits, digits typed with the answer box unfocused go to the box, not to the panels") {
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Ui u(quiet_env());
+  open_on_question(ctx, u);
+  REQUIRE(u.lessons.run.waiting());
+  REQUIRE(!u.lessons.run.resolved->question->is_choice());
+  const int enlarged = u.state.enlarged;
+  for (ImWchar c : {ImWchar('4'), ImWchar('2')}) {
+    ctx.type(c);
+    ctx.frame(u);
+  }
+  CHECK(u.state.enlarged == enlarged);  // 4 would have enlarged panel 4 before
+  CHECK(u.lessons.run.input == "42");
+  CHECK(u.lessons.veiled());
+  // Enter checks it (42 is no question's answer here: judged wrong, the question still open).
+  ctx.press(ui::HeadlessContext::key(ImGuiKey_Enter));
+  ctx.frame(u);
+  REQUIRE(u.lessons.run.verdict);
+  CHECK(!u.lessons.run.verdict->correct);
+}
+
 TEST_CASE("a step's answer can be revealed, and an answer that is not one is explained, not judged") {
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(quiet_env());

@@ -513,12 +513,19 @@ TEST_CASE("an out-of-bounds write opens on its request: banner, marked line, lan
   }
 
   // Fixed and saved: the same launch and request, no banner.
+  const std::shared_ptr<const session::Session> faulted = u.pane.model;
   std::ofstream(prog) << good;
   fs::last_write_time(prog, fs::last_write_time(prog) + std::chrono::seconds(2));
   CHECK(u.rebuild_if_saved());
   test::settle(ctx, u);
   REQUIRE(u.pane.model);
   CHECK(u.status.problem.empty());
+  // An A/B of the fixed program against the faulting one says B stopped instead of
+  // comparing costs; two clean sides say nothing.
+  const std::string ab = ui::ab_stopped(*u.pane.model, *faulted);
+  CHECK(ab.find("B stopped: Out-of-bounds write to 'd_out' (launch 1)") != std::string::npos);
+  CHECK(ab.find("A stopped") == std::string::npos);
+  CHECK(ui::ab_stopped(*u.pane.model, *u.pane.model).empty());
   CHECK(u.pane.model->launches() == 3);
   CHECK(u.pane.model->launch() == 0);
   CHECK(u.pane.step == step);
