@@ -152,12 +152,14 @@ void LessonController::check(const std::string& answer) {
   if (v.correct) {
     L.reveal_time = ui_.now();
     L.scroll_to_answer = true;
+    back_to_request();
   } else if (sp && sp->tries >= 2) {
     // Two wrong answers: the answer is shown (and the step scores as not right first).
     L.revealed = true;
     L.reveal_time = ui_.now();
     L.scroll_to_answer = true;
     L.progress.revealed(*L.lesson, L.step);
+    back_to_request();
   }
   L.input.clear();
   save_progress();
@@ -171,6 +173,13 @@ void LessonController::reveal() {
   L.scroll_to_answer = true;
   L.progress.revealed(*L.lesson, L.step);
   save_progress();
+  back_to_request();
+}
+
+void LessonController::back_to_request() {
+  const LessonRun& L = run;
+  if (L.resolved && L.resolved_for == ui_.pane.model && ui_.pane.model && L.resolved->record != lesson::Resolved::kNone)
+    ui_.set_step(L.resolved->record);
 }
 
 bool LessonController::veiled() const {
@@ -179,10 +188,16 @@ bool LessonController::veiled() const {
   // Not in an A/B view: it has no lesson panel to answer in.
   if (ui_.comparing()) return false;
   if (L.resolved_for != ui_.pane.model || !ui_.pane.model || L.resolved->site < 0) return false;
-  // Any request of the asked-about site: they all share the answer of a site metric, and
-  // their figures would hint at a request metric's.
+  // Any request of the asked-about site's line or the lines beside it: the requests of one
+  // site share the answer of a site metric, and a neighbouring load or store (a copy's store
+  // beside its load) shows the same figures under another name.
   const auto& t = ui_.pane.model->trace();
-  return ui_.pane.step < t.records.size() && t.records[ui_.pane.step].site == uint32_t(L.resolved->site);
+  if (ui_.pane.step >= t.records.size()) return false;
+  const uint32_t here = t.records[ui_.pane.step].site;
+  if (here == uint32_t(L.resolved->site)) return true;
+  if (here >= t.sites.size() || size_t(L.resolved->site) >= t.sites.size()) return false;
+  const trace::Site &a = t.sites[here], &q = t.sites[size_t(L.resolved->site)];
+  return a.file == q.file && a.line + 1 >= q.line && a.line <= q.line + 1;
 }
 
 int LessonController::gutter_site() const {

@@ -81,6 +81,9 @@ class LessonController {
 
  private:
   void save_progress();
+  // The answer shown (right, or revealed): the view goes back to the step's request, where
+  // the student may have stepped away from while thinking.
+  void back_to_request();
   Ui& ui_;
 };
 

@@ -319,6 +319,26 @@ TEST_CASE("while a question waits, digits typed with the answer box unfocused go
   CHECK(!u.lessons.run.verdict->correct);
 }
 
+TEST_CASE("while a question waits, stepping to the requests beside it stays veiled; the answer brings the view back") {
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Ui u(quiet_env());
+  open_on_question(ctx, u);
+  REQUIRE(u.lessons.veiled());
+  const uint64_t at = u.pane.step;
+  const auto& t = u.pane.model->trace();
+  const trace::Site& asked = t.sites[t.records[at].site];
+  // Every request of the step's line and the lines beside it is veiled, whichever site.
+  for (uint64_t i = 0; i < t.records.size(); ++i) {
+    const trace::Site& s = t.sites[t.records[i].site];
+    if (s.file != asked.file || s.line + 1 < asked.line || s.line > asked.line + 1) continue;
+    u.set_step(i);
+    CHECK_MESSAGE(u.lessons.veiled(), "request " << i << " at line " << s.line);
+  }
+  u.set_step(at + 1 < t.records.size() ? at + 1 : 0);
+  u.lessons.reveal();
+  CHECK(u.pane.step == at);
+}
+
 TEST_CASE("a step's answer can be revealed, and an answer that is not one is explained, not judged") {
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(quiet_env());
