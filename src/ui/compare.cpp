@@ -358,9 +358,10 @@ void Ui::sync_b() {
 
 std::string ab_stopped(const Session& a, const Session& b) {
   std::string out;
-  for (auto [side, s] : {std::pair{"A", &a}, std::pair{"B", &b}}) {
+  const bool both = !a.problem().empty() && a.problem() == b.problem();  // one program's two launches
+  for (auto [side, s] : {std::pair{both ? "A and B" : "A", &a}, std::pair{"B", &b}}) {
     const program::Problem& p = s->problem();
-    if (p.empty()) continue;
+    if (p.empty() || (both && s == &b)) continue;
     const bool race = p.kind == "race";
     bool store = false;  // a store or a load: what the faulting request did, as the banner says
     if (s->problem_step() >= 0) {
@@ -369,7 +370,7 @@ std::string ab_stopped(const Session& a, const Session& b) {
     }
     out += (out.empty() ? "" : "   ·   ") + std::string(side) + (race ? " races: " : " stopped: ") + program::problem_title(p, store) +
            (p.launch ? " (launch " + std::to_string(p.launch) + ")" : "") +
-           (race ? "" : " — its figures end there; no cost is compared past it");
+           (race ? "" : ": no cost is compared past it");
   }
   return out;
 }
