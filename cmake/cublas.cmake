@@ -32,46 +32,35 @@ ws_emulated_blas(ws_cublas cublas_api.h ws_cublas_unsupported cublas src/program
 ws_emulated_blas(ws_cublaslt cublasLt.h ws_cublaslt_unsupported cublasLt src/program/cublas/cublaslt.cpp)
 ws_say(ON "cuBLAS and cuBLASLt for programs on the emulated device (computed on the CPU)")
 
-# The emulated cuRAND (src/program/curand): libcurand.so.10, whose host API refuses in one
-# line; a program linked with -lcurand loads it rather than NVIDIA's (which fails with a
-# bare status without a GPU). Stubs for the whole of curand.h, as above.
-if(EXISTS ${WS_CUDART_INCLUDE}/curand.h)
-  set(stubs ${CMAKE_BINARY_DIR}/generated/ws_curand_stubs.cpp)
+# The emulated libraries whose host API is refused in one line but for a few functions:
+# cuRAND (src/program/curand, libcurand.so.10: a program linked with -lcurand loads it
+# rather than NVIDIA's, which fails with a bare status without a GPU) and the driver API
+# (src/program/driver, libcuda.so.1, for programs linked with -lcuda: cuTensorMapEncodeTiled
+# for TMA). Stubs for the whole of their header, as above (FAMILY names its declarations).
+function(ws_emulated_refusing target family header handler folder name version what)
+  if(NOT EXISTS ${WS_CUDART_INCLUDE}/${header})
+    return()
+  endif()
+  set(stubs ${CMAKE_BINARY_DIR}/generated/${target}_stubs.cpp)
   add_custom_command(OUTPUT ${stubs}
-    COMMAND ${CMAKE_COMMAND} -DOUT=${stubs} -DHEADER=${WS_CUDART_INCLUDE}/curand.h -DHANDLER=ws_curand_unsupported
-            -DFAMILY=curand -P ${CMAKE_SOURCE_DIR}/cmake/cublas_stubs.cmake
-    DEPENDS ${CMAKE_SOURCE_DIR}/cmake/cublas_stubs.cmake ${WS_CUDART_INCLUDE}/curand.h
-    COMMENT "Listing curand.h's functions" VERBATIM)
-  add_library(ws_curand SHARED ${CMAKE_SOURCE_DIR}/src/program/curand/curand.cpp ${stubs})
-  set_target_properties(ws_curand PROPERTIES OUTPUT_NAME curand SOVERSION 10
+    COMMAND ${CMAKE_COMMAND} -DOUT=${stubs} -DHEADER=${WS_CUDART_INCLUDE}/${header} -DHANDLER=${handler}
+            -DFAMILY=${family} -P ${CMAKE_SOURCE_DIR}/cmake/cublas_stubs.cmake
+    DEPENDS ${CMAKE_SOURCE_DIR}/cmake/cublas_stubs.cmake ${WS_CUDART_INCLUDE}/${header}
+    COMMENT "Listing ${header}'s functions" VERBATIM)
+  add_library(${target} SHARED ${CMAKE_SOURCE_DIR}/src/program/${folder}/${folder}.cpp ${stubs})
+  set_target_properties(${target} PROPERTIES OUTPUT_NAME ${name} SOVERSION ${version}
                         LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/emulated)
-  target_include_directories(ws_curand PRIVATE ${WS_CUDART_INCLUDE})
-  target_compile_options(ws_curand PRIVATE -fno-sanitize=all)
-  set(map ${CMAKE_SOURCE_DIR}/src/program/curand/curand.map)
-  target_link_options(ws_curand PRIVATE -fno-sanitize=all -Wl,--version-script=${map})
-  set_property(TARGET ws_curand APPEND PROPERTY LINK_DEPENDS ${map})
-  add_dependencies(ws_program ws_curand)
-  ws_say(ON "cuRAND's host API refused in one line on the emulated device")
-endif()
+  target_include_directories(${target} PRIVATE ${CMAKE_SOURCE_DIR}/src ${WS_CUDART_INCLUDE})
+  target_link_libraries(${target} PRIVATE ws_cudart)
+  target_compile_options(${target} PRIVATE -fno-sanitize=all)
+  set(map ${CMAKE_SOURCE_DIR}/src/program/${folder}/${folder}.map)
+  target_link_options(${target} PRIVATE -fno-sanitize=all -Wl,--version-script=${map})
+  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${map})
+  add_dependencies(ws_program ${target})
+  ws_say(ON "${what}")
+endfunction()
 
-# The emulated driver API (src/program/driver): libcuda.so.1, for programs linked with -lcuda
-# (cuTensorMapEncodeTiled for TMA); the rest of cuda.h refused in one line. Stubs as above.
-if(EXISTS ${WS_CUDART_INCLUDE}/cuda.h)
-  set(stubs ${CMAKE_BINARY_DIR}/generated/ws_cuda_stubs.cpp)
-  add_custom_command(OUTPUT ${stubs}
-    COMMAND ${CMAKE_COMMAND} -DOUT=${stubs} -DHEADER=${WS_CUDART_INCLUDE}/cuda.h -DHANDLER=ws_cuda_unsupported
-            -DFAMILY=cuda -P ${CMAKE_SOURCE_DIR}/cmake/cublas_stubs.cmake
-    DEPENDS ${CMAKE_SOURCE_DIR}/cmake/cublas_stubs.cmake ${WS_CUDART_INCLUDE}/cuda.h
-    COMMENT "Listing cuda.h's functions" VERBATIM)
-  add_library(ws_cuda SHARED ${CMAKE_SOURCE_DIR}/src/program/driver/driver.cpp ${stubs})
-  set_target_properties(ws_cuda PROPERTIES OUTPUT_NAME cuda SOVERSION 1
-                        LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/emulated)
-  target_include_directories(ws_cuda PRIVATE ${WS_CUDART_INCLUDE})
-  target_link_libraries(ws_cuda PRIVATE ws_cudart)
-  target_compile_options(ws_cuda PRIVATE -fno-sanitize=all)
-  set(map ${CMAKE_SOURCE_DIR}/src/program/driver/driver.map)
-  target_link_options(ws_cuda PRIVATE -fno-sanitize=all -Wl,--version-script=${map})
-  set_property(TARGET ws_cuda APPEND PROPERTY LINK_DEPENDS ${map})
-  add_dependencies(ws_program ws_cuda)
-  ws_say(ON "the CUDA driver API's tensor map encoder for -lcuda programs on the emulated device")
-endif()
+ws_emulated_refusing(ws_curand curand curand.h ws_curand_unsupported curand curand 10
+                     "cuRAND's host API refused in one line on the emulated device")
+ws_emulated_refusing(ws_cuda cuda cuda.h ws_cuda_unsupported driver cuda 1
+                     "the CUDA driver API's tensor map encoder for -lcuda programs on the emulated device")

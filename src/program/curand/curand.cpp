@@ -8,11 +8,9 @@
 // toolkit's curand.h (cmake/cublas_stubs.cmake, FAMILY curand).
 #include <curand.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <mutex>
-#include <string>
-#include <vector>
+
+#include "program/say_once.h"
 
 extern "C" {
 
@@ -34,11 +32,7 @@ curandStatus_t curandGetProperty(libraryPropertyType type, int* value) {
 }
 
 int ws_curand_unsupported(const char* name) {
-  static std::mutex mu;
-  static std::vector<std::string> told;
-  std::lock_guard<std::mutex> lock(mu);
-  if (std::find(told.begin(), told.end(), name) == told.end()) {
-    told.push_back(name);
+  if (ws::program::first_time(name)) {
     std::fprintf(stderr,
                  "warpscope: the program called %s, which the emulated device does not provide (cuRAND's host API; "
                  "its device API, curand_kernel.h, runs); it returned CURAND_STATUS_ARCH_MISMATCH\n",

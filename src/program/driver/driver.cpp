@@ -10,11 +10,9 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <mutex>
-#include <string>
-#include <vector>
+
+#include "program/say_once.h"
 
 namespace {
 
@@ -85,11 +83,7 @@ CUresult cuTensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataType type, cuui
 }
 
 int ws_cuda_unsupported(const char* name) {
-  static std::mutex mu;
-  static std::vector<std::string> told;
-  std::lock_guard<std::mutex> lock(mu);
-  if (std::find(told.begin(), told.end(), name) == told.end()) {
-    told.push_back(name);
+  if (ws::program::first_time(name)) {
     std::fprintf(stderr,
                  "warpscope: the program called %s, which the emulated device does not provide (the CUDA driver API: "
                  "cuTensorMapEncodeTiled and the error names answer); it returned CUDA_ERROR_NOT_SUPPORTED\n",
