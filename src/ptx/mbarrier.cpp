@@ -51,7 +51,11 @@ uint64_t BlockRun::mbarrier_at(const Insn& in, uint64_t a, uint32_t w, int l) {
 }
 
 void BlockRun::mbarrier_update(const Insn& in, uint32_t w, int l, uint64_t bar, uint32_t arrivals, int64_t tx) {
-  if (BlockRun* cta = cta_of(bar); cta != this) return cta->mbarrier_update(in, w, l, bar, arrivals, tx);  // a remote arrive
+  BlockRun* const cta = cta_of(bar);
+  if (!cta)
+    throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": " + in.opcode +
+                ": an mbarrier in no CTA of the cluster");
+  if (cta != this) return cta->mbarrier_update(in, w, l, bar, arrivals, tx);  // a remote arrive
   uint64_t v;
   std::memcpy(&v, shared_.data() + bar, 8);
   Mbar b = Mbar::from(v);
@@ -91,7 +95,9 @@ uint64_t BlockRun::mbarrier_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t
     const bool dest = op == AsyncOp::Arrive || op == AsyncOp::ArriveDrop || op == AsyncOp::TestWait || op == AsyncOp::TryWait;
     const uint64_t bar = mbarrier_at(in, addr(in.o[dest ? 1 : 0], w, l), w, l);
     uint64_t off = bar;
-    uint8_t* const word = cta_of(off)->shared_.data() + off;  // (another CTA's for a remote arrive)
+    BlockRun* const cta = cta_of(off);  // (another CTA's for a remote arrive; resolved by mbarrier_at)
+    if (!cta) fault(in, w, l, "shared memory (an mbarrier)", int64_t(bar), shared_.size());
+    uint8_t* const word = cta->shared_.data() + off;
     uint64_t v;
     std::memcpy(&v, word, 8);
     const uint64_t count = in.nops > (dest ? 2 : 1) ? val(in.o[dest ? 2 : 1], w, l) & 0xffffffffu : 1;
@@ -194,7 +200,7 @@ void BlockRun::issue_bulk(uint32_t pc, const Insn& in, uint32_t w, int l, BulkIn
   const int64_t size = int64_t(b.bytes.size());
   uint64_t bar = b.barrier, dst = b.piece.empty() ? 0 : b.piece[0];
   BlockRun* const to = cta_of(dst);
-  if (cta_of(bar) != to) wrong("a bulk copy completes an mbarrier of another CTA than the one it writes to");
+  if (!to || cta_of(bar) != to) wrong("a bulk copy completes an mbarrier of another CTA than the one it writes to");
   for (uint64_t& p : b.piece) p &= kClusterOffsetMask;
   b.barrier = bar;
   std::vector<BlockRun*> targets{to};
