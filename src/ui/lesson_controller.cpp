@@ -135,6 +135,7 @@ void LessonController::model_arrived() {
     L.revealed = sp->revealed;
     L.scroll_to_answer = L.open();
   }
+  L.scroll_to_question = L.resolved->question && !L.open();
 }
 
 void LessonController::check(const std::string& answer) {
@@ -153,7 +154,10 @@ void LessonController::check(const std::string& answer) {
     L.reveal_time = ui_.now();
     L.scroll_to_answer = true;
     back_to_request();
-  } else if (sp && sp->tries >= 2) {
+  } else if (!L.revealed) {
+    L.scroll_to_question = true;  // the hint under the box, and the buttons, stay in view
+  }
+  if (!v.correct && sp && sp->tries >= 2) {
     // Two wrong answers: the answer is shown (and the step scores as not right first).
     L.revealed = true;
     L.reveal_time = ui_.now();

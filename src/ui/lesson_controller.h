@@ -34,6 +34,7 @@ struct LessonRun {
   bool revealed = false;                        // the student asked for the answer
   double reveal_time = -1;                      // when an answer came out this run (Ui::now()), or -1
   bool scroll_to_answer = false;                // the panel scrolls to a fresh answer once
+  bool scroll_to_question = false;              // ... and to a waiting question's box and buttons once
   lesson::Progress progress;
   std::string progress_path;                    // "": not kept
   std::vector<lesson::Entry> available;         // the lessons folder, for the menu

@@ -211,6 +211,12 @@ void question_box(Ui& ui) {
   }
   if (!L.open()) {
     if (ImGui::SmallButton(L.verdict ? "Show me the answer" : "I don't know: show me")) ui.lessons.reveal();
+    // Once, when the question comes up or an answer was wrong: its box, hint and buttons in
+    // view (a short panel, 1280x720, would leave them below its fold).
+    if (L.scroll_to_question) {
+      ImGui::SetScrollHereY(1.0f);
+      L.scroll_to_question = false;
+    }
     return;
   }
   // The answer, computed from the trace on screen, and where to see it.

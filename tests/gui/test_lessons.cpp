@@ -185,9 +185,15 @@ std::vector<size_t> number_at(const std::string& t, const std::string& n) {
 std::string answer_shown(const std::vector<test::DrawnText>& texts, const lesson::Resolved& r,
                          const std::vector<std::string>& arrays, const ImVec4* lesson_panel) {
   const lesson::Question& q = *r.question;
+  // In the lesson panel: placed there, or drawn under its clip (a line scrolled above its
+  // top is the panel's, and not on screen).
   auto in_lesson = [&](const test::DrawnText& d) {
-    return lesson_panel && d.pos.x >= lesson_panel->x && d.pos.y >= lesson_panel->y && d.pos.x <= lesson_panel->z &&
-           d.pos.y <= lesson_panel->w;
+    if (!lesson_panel) return false;
+    const bool placed = d.pos.x >= lesson_panel->x && d.pos.y >= lesson_panel->y && d.pos.x <= lesson_panel->z &&
+                        d.pos.y <= lesson_panel->w;
+    const bool clipped = d.clip.x >= lesson_panel->x - 1 && d.clip.y >= lesson_panel->y - 1 &&
+                         d.clip.z <= lesson_panel->z + 1 && d.clip.w <= lesson_panel->w + 1;
+    return placed || clipped;
   };
   if (q.is_choice()) {
     // The choice as a word of its own ("coalesced", not "uncoalesced" or the kernel
@@ -317,6 +323,35 @@ TEST_CASE("while a question waits, digits typed with the answer box unfocused go
   ctx.frame(u);
   REQUIRE(u.lessons.run.verdict);
   CHECK(!u.lessons.run.verdict->correct);
+}
+
+TEST_CASE("at 1280x720 a waiting question's box and buttons are in the lesson panel's view, without scrolling") {
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Ui u(quiet_env());
+  open_on_question(ctx, u);
+  REQUIRE(u.lessons.run.waiting());
+  ctx.frame(u);
+  test::start_catching();
+  const std::vector<test::DrawnText> texts = test::stop_catching(ctx.frame(u));
+  auto whole = [&](const std::string& what) {
+    for (const test::DrawnText& d : texts)
+      if (d.text.find(what) != std::string::npos)
+        return d.pos.y >= d.clip.y - 0.5f && d.pos.y + d.size.y <= d.clip.w + 0.5f;
+    return false;
+  };
+  CHECK(whole("I don't know: show me"));
+  CHECK(whole("Check"));
+  CHECK(whole("Predict: "));
+  // A wrong answer: its hint and the buttons stay in view.
+  u.lessons.check("1000");
+  ctx.frame(u);
+  test::start_catching();
+  const std::vector<test::DrawnText> after = test::stop_catching(ctx.frame(u));
+  bool shown = false;
+  for (const test::DrawnText& d : after)
+    if (d.text.find("Show me the answer") != std::string::npos)
+      shown = d.pos.y >= d.clip.y - 0.5f && d.pos.y + d.size.y <= d.clip.w + 0.5f;
+  CHECK(shown);
 }
 
 TEST_CASE("while a question waits, stepping to the requests beside it stays veiled; the answer brings the view back") {
