@@ -125,6 +125,7 @@ class BlockRun {
     trace::Space space = trace::Space::Global;
     uint32_t buffer = 0;
     uint64_t offset = 0;
+    bool remote = false;  // another CTA's shared memory (distributed shared memory): not recorded
   };
   struct Frame {
     uint32_t ret_pc, linked;  // where the call returns to; its Kernel::linked entry

@@ -14,7 +14,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ptx/engine.h"
@@ -165,6 +167,12 @@ class Device {
   }
   Engine engine() const { return engine_; }
   std::string engine_note() const { return build_ ? build_->error() : std::string(); }
+  // What the device said about a launch that the run should say once (new since the last
+  // call): a one-line note each, e.g. what ran but is not in the trace.
+  std::vector<std::string> take_notes() { return std::exchange(notes_, {}); }
+  void note(const std::string& line) {
+    if (noted_.insert(line).second) notes_.push_back(line);
+  }
   // Seconds the module's compile took (0: taken from the cache, or not compiled yet).
   double engine_compile_seconds() const { return build_ ? build_->compile_seconds() : 0; }
   // Waits for a compile running in the background (a front end that wants to measure).
@@ -263,6 +271,8 @@ class Device {
   std::map<std::string, uint64_t> launched_;             // per kernel: its launches so far
   uint32_t threads_ = 0;                                 // workers of an unrecorded launch (0: a core each)
   std::mutex atomics_;                                   // global atomics across workers
+  std::vector<std::string> notes_;                       // take_notes()
+  std::set<std::string> noted_;
   uint64_t grid_workspace_ = 0;                          // what a cooperative launch's %envreg1:2 hold
   bool detect_races_ = true;
   std::vector<Race> races_;                              // found by recorded launches (BlockRun)

@@ -97,6 +97,7 @@ BlockRun::Where BlockRun::resolve(const Insn& in, Space sp, uint64_t a, uint32_t
       }
       if (a + bytes > cta->shared_.size()) fault(in, w, lane, "shared memory", int64_t(a), shared_.size());
       r.p = cta->shared_.data() + a;
+      r.remote = cta != this;
       r.space = trace::Space::Shared;
       // The shared array that holds it (lanes mostly share the previous access's), or the
       // padding between arrays.
@@ -259,6 +260,15 @@ trace::WarpAccess BlockRun::warp_access(uint32_t pc, const Insn& in, uint32_t w,
 // One warp-level memory instruction: the lanes' accesses as one record.
 void BlockRun::record(uint32_t pc, const Insn& in, trace::Op op, uint32_t bytes, uint32_t exec, const Where* where, uint32_t w) {
   if (!record_) return;
+  // Lanes that reached another CTA's shared memory are not recorded: the trace cannot say
+  // which CTA's array they touched, and drawn as this CTA's they would be wrong. Said once.
+  for (uint32_t m = exec; m; m &= m - 1)
+    if (where[std::countr_zero(m)].remote) {
+      exec &= ~(1u << std::countr_zero(m));
+      d_.note("accesses to another CTA's shared memory (distributed shared memory, through mapa) ran but are not in "
+              "the trace: it does not record which CTA of the cluster they reached");
+    }
+  if (!exec) return;
   int first = std::countr_zero(exec);
   if (where[first].buffer == trace::kNoBuffer) return;  // parameter reads are not memory traffic
   if (where[first].space == trace::Space::Local && !d_.record_local_) return;

@@ -108,6 +108,10 @@ TEST_CASE("cluster_dsmem.cu: clusters from __cluster_dims__ and cudaLaunchKernel
   CHECK(r.exit_code == 0);
   CHECK(r.output.find("PASSED: 0 of 4370 values wrong") != std::string::npos);
   CHECK(file_hash(out) == 0x05ce24d0b61e08f5ull);  // the H200's dump, byte for byte
+  // The partner reads reached the other CTA's tile: run, said once, not drawn as this CTA's.
+  const std::string note = "accesses to another CTA's shared memory (distributed shared memory, through mapa) ran but are not in the trace";
+  CHECK(r.output.find(note) != std::string::npos);
+  CHECK(r.output.find(note) == r.output.rfind(note));
   std::filesystem::remove(out);
   REQUIRE(r.trace.launches.size() == 3);
   // Every CTA of every cluster ran, each cluster's together.

@@ -376,6 +376,7 @@ cudaError_t ws::program::launch_kernel(const void* func, dim3 gridDim, dim3 bloc
     static const uint64_t block_budget = std::max<uint64_t>(1, env::get_int(env::Var::block_budget));
     s.lane_accesses += s.dev.launch(la, *s.builder, block_budget);
     take_races(s, la);
+    for (const std::string& n : s.dev.take_notes()) say(n);
     static bool engine_said = false;  // a module the compiler refused: said once
     if (!engine_said && !s.dev.engine_note().empty()) {
       engine_said = true;
