@@ -447,8 +447,6 @@ class BlockRun {
   Device::Alloc* last_ = nullptr;
   std::vector<uint8_t> shared_, local_, call_;
   std::vector<Stack> stacks_;  // per thread: the calls it is inside
-  // The bar.red the block's lanes wait at: its instruction, the lanes of each warp that
-  // reached it, the count and the and/or of their predicates so far.
   // The named barriers (bar.sync / bar.arrive with a count of part of the block): the count
   // each was reached for (0: idle), the threads in so far, the lanes of each warp waiting.
   struct Named {
@@ -456,6 +454,8 @@ class BlockRun {
     std::vector<uint32_t> lanes;
   };
   std::array<Named, 16> named_;
+  // The bar.red the block's lanes wait at: its instruction, the lanes of each warp that
+  // reached it, the count and the and/or of their predicates so far.
   const Insn* red_ = nullptr;
   std::vector<uint32_t> red_lanes_;
   uint32_t red_count_ = 0;

@@ -10,6 +10,25 @@
 
 namespace ws::ptx {
 
+namespace {
+
+// Runs `runs` (blocks resident together) in turns, each until its warps have ended, wait at
+// a barrier or loop, until every one has ended; `release`: a block's memory is given back as
+// soon as it ends (else the BlockRun is kept for the next cluster's CTA of its rank).
+void in_turns(std::vector<std::unique_ptr<BlockRun>>& runs, uint64_t& lanes, bool release) {
+  std::vector<uint32_t> running(runs.size());
+  for (uint32_t i = 0; i < running.size(); ++i) running[i] = i;
+  while (!running.empty()) {
+    size_t kept = 0;
+    for (uint32_t i : running)
+      if (!runs[i]->resume(lanes)) running[kept++] = i;
+      else if (release) runs[i].reset();
+    running.resize(kept);
+  }
+}
+
+}  // namespace
+
 void BlockRun::buffers_from(BlockRun& first) {
   if (first.shared_bytes() && first.shared_buf_.empty()) first.make_shared_buffers(0);
   if (k_.local_bytes) first.local_buffer();
@@ -35,15 +54,7 @@ uint64_t Device::run_cooperative(const Kernel& k, const KernelLaunch& a, trace::
     blocks.back()->start(blk);
   }
   uint64_t lanes = 0;
-  std::vector<uint32_t> running(nblocks);
-  for (uint32_t blk = 0; blk < nblocks; ++blk) running[blk] = blk;
-  while (!running.empty()) {
-    size_t kept = 0;
-    for (uint32_t blk : running)
-      if (!blocks[blk]->resume(lanes)) running[kept++] = blk;
-      else blocks[blk].reset();  // its memory back as soon as it ends
-    running.resize(kept);
-  }
+  in_turns(blocks, lanes, true);
   if (recorded) {
     for (uint32_t blk = 0; blk < nblocks; ++blk) b.block_done(blk);
     settle_sites(t, first_record);
@@ -56,6 +67,11 @@ uint64_t Device::run_cooperative(const Kernel& k, const KernelLaunch& a, trace::
 // shared memory (distributed shared memory: mapa, ld/st/atom.shared::cluster), arrive at
 // each other's mbarriers and wait at the cluster's barrier. Here each cluster's CTAs run
 // in turns on one worker, as a cooperative launch's blocks do, cluster after cluster.
+
+trace::Dim3 launch_cluster(const Kernel& k, const KernelLaunch& a) {
+  if (!k.cluster[0] || a.cluster.count() != 1) return a.cluster;
+  return {k.cluster[0], k.cluster[1], k.cluster[2]};
+}
 
 std::string cluster_problem(const KernelLaunch& a) {
   const trace::Dim3 c = a.cluster, g = a.grid;
@@ -106,14 +122,7 @@ uint64_t Device::run_clusters(const Kernel& k, const KernelLaunch& a, trace::Bui
           blocks[r] = x + g.x * (y + g.y * z);
           runs[r]->start(blocks[r]);
         }
-        std::vector<uint32_t> running(size);
-        for (uint32_t r = 0; r < size; ++r) running[r] = r;
-        while (!running.empty()) {
-          size_t kept = 0;
-          for (uint32_t r : running)
-            if (!runs[r]->resume(lanes)) running[kept++] = r;
-          running.resize(kept);
-        }
+        in_turns(runs, lanes, false);
         if (recorded)
           for (uint32_t blk : blocks) b.block_done(blk);
       }

@@ -239,12 +239,13 @@ uint64_t Device::launch(const KernelLaunch& given, trace::Builder& b, uint64_t b
   const Kernel* k = module_.kernel(given.kernel);
   if (!k) throw Fault("no kernel named " + given.kernel + " in the program's PTX");
   // A kernel with __cluster_dims__ has its clusters whatever the launch says.
+  const trace::Dim3 cluster = launch_cluster(*k, given);
   KernelLaunch with_cluster;
-  if (k->cluster[0] && given.cluster.count() == 1) {
+  if (!(cluster == given.cluster)) {
     with_cluster = given;
-    with_cluster.cluster = {k->cluster[0], k->cluster[1], k->cluster[2]};
+    with_cluster.cluster = cluster;
   }
-  const KernelLaunch& a = k->cluster[0] && given.cluster.count() == 1 ? with_cluster : given;
+  const KernelLaunch& a = cluster == given.cluster ? given : with_cluster;
   if (const std::string why = cluster_problem(a); !why.empty())
     throw Refused("a launch of " + kernel_name(k->name) + " " + why);
   if (!k->refused.empty()) throw Refused("kernel " + kernel_name(k->name) + " cannot run: " + k->refused);

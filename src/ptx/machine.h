@@ -103,6 +103,10 @@ struct KernelLaunch {
   trace::Dim3 cluster = {1, 1, 1};
 };
 
+// The clusters a launch of `k` runs in: the launch's own, else the kernel's __cluster_dims__
+// (.reqnctapercluster), else 1x1x1.
+trace::Dim3 launch_cluster(const Kernel& k, const KernelLaunch& a);
+
 // Why a launch's clusters cannot be (a grid that is not whole clusters, a cluster of more
 // than 16 CTAs, a cooperative launch with clusters); "" when they can.
 std::string cluster_problem(const KernelLaunch& a);

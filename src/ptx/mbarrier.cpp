@@ -212,9 +212,10 @@ void BlockRun::issue_bulk(uint32_t pc, const Insn& in, uint32_t w, int l, BulkIn
     targets.clear();
     for (uint32_t m = mask; m; m &= m - 1) targets.push_back(cluster_ ? (*cluster_)[size_t(std::countr_zero(m))] : this);
   }
-  for (BlockRun* t : targets) {
-    t->bulk_.push_back(b);
-    t->mbarrier_update(in, w, l, bar, 0, -size);
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (i + 1 < targets.size()) targets[i]->bulk_.push_back(b);  // a multicast's other CTAs: a copy each
+    else targets[i]->bulk_.push_back(std::move(b));
+    targets[i]->mbarrier_update(in, w, l, bar, 0, -size);
   }
 }
 

@@ -262,7 +262,7 @@ void BlockRun::record(uint32_t pc, const Insn& in, trace::Op op, uint32_t bytes,
   if (!record_) return;
   // Lanes that reached another CTA's shared memory are not recorded: the trace cannot say
   // which CTA's array they touched, and drawn as this CTA's they would be wrong. Said once.
-  for (uint32_t m = exec; m; m &= m - 1)
+  for (uint32_t m = cluster_addresses_ ? exec : 0; m; m &= m - 1)
     if (where[std::countr_zero(m)].remote) {
       exec &= ~(1u << std::countr_zero(m));
       d_.note("accesses to another CTA's shared memory (distributed shared memory, through mapa) ran but are not in "

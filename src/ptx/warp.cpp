@@ -194,12 +194,12 @@ uint64_t BlockRun::sreg(Sreg s, uint32_t w, int lane) const {
     case Sreg::ReservedSmem: return shared_.size();
     case Sreg::DynamicSmemSize: return a_.dynamic_shared;
     case Sreg::TotalSmemSize: return shared_.size();
-    // The grid's synchronisation workspace (cooperative groups' grid.sync() counts arriving
-    // blocks there): null outside a cooperative launch, as on the GPU, where grid.sync() traps.
     case Sreg::ClusterCtarank: case Sreg::ClusterNctarank: case Sreg::ClusterCtaidX: case Sreg::ClusterCtaidY:
     case Sreg::ClusterCtaidZ: case Sreg::ClusterNctaidX: case Sreg::ClusterNctaidY: case Sreg::ClusterNctaidZ:
     case Sreg::ClusteridX: case Sreg::ClusteridY: case Sreg::ClusteridZ: case Sreg::NclusteridX:
     case Sreg::NclusteridY: case Sreg::NclusteridZ: case Sreg::IsExplicitCluster: return cluster_sreg(s);
+    // The grid's synchronisation workspace (cooperative groups' grid.sync() counts arriving
+    // blocks there): null outside a cooperative launch, as on the GPU, where grid.sync() traps.
     case Sreg::Envreg1: return a_.cooperative ? d_.grid_workspace_ >> 32 : 0;
     case Sreg::Envreg2: return a_.cooperative ? uint32_t(d_.grid_workspace_) : 0;
   }

@@ -361,7 +361,7 @@ cudaError_t ws::program::launch_kernel(const void* func, dim3 gridDim, dim3 bloc
   la.dynamic_shared = uint32_t(sharedMem);
   la.cooperative = cooperative;
   la.cluster = {cluster.x, cluster.y, cluster.z};
-  if (k->cluster[0] && cluster.x * cluster.y * cluster.z == 1) la.cluster = {k->cluster[0], k->cluster[1], k->cluster[2]};
+  la.cluster = ptx::launch_cluster(*k, la);
   if (const std::string why = ptx::cluster_problem(la); !why.empty()) {
     say("a launch of " + ptx::kernel_name(k->name) + " " + why);
     return ret(cudaErrorInvalidClusterSize);
