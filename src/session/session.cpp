@@ -346,6 +346,7 @@ std::shared_ptr<Session> Session::of_program(Capture c, const ResolvedLaunch& l)
   // A race did not stop the program, but it is shown as a problem is: on the picture.
   if (m->problem_.empty())
     m->problem_ = program::race_problem(m->races_, (m->whole_ ? m->whole_ : m->shared_trace_)->launches);
+  m->place_race();
   m->source_hash_ = std::move(c.source_hash);
   m->shape_from_ = std::move(c.shape_from);
   m->capture_seconds_ = c.seconds;
@@ -361,6 +362,7 @@ std::shared_ptr<Session> Session::of_launch(uint32_t k, const analysis::DramMode
   m->program_output_ = program_output_;
   m->problem_ = problem_;
   m->races_ = races_;
+  m->place_race();
   m->source_hash_ = source_hash_;
   m->shape_from_ = shape_from_;
   return m;
@@ -377,8 +379,26 @@ uint32_t problem_line(const Session& s, uint32_t file) {
 }
 
 int64_t Session::problem_step() const {
+  if (problem_.kind == "race") return race_step_;
   if (problem_.launch != launch_ + 1 || problem_.record < 0 || uint64_t(problem_.record) >= size()) return -1;
   return problem_.record;
+}
+
+void Session::place_race() {
+  race_step_ = -1;
+  if (problem_.kind != "race" || problem_.launch != launch_ + 1 || problem_.at.empty()) return;
+  const program::Place& x = problem_.at.front();
+  const trace::Trace& t = trace();
+  for (uint64_t i = 0; i < t.records.size(); ++i) {
+    const auto& r = t.records[i];
+    if (r.warp != x.warp || r.site >= t.sites.size()) continue;
+    const trace::Site& s = t.sites[r.site];
+    if (s.space != trace::Space::Shared || s.line != x.line) continue;
+    const trace::Dim3 b = t.launch().block_coords(r.block);
+    if (b.x != x.block[0] || b.y != x.block[1] || b.z != x.block[2]) continue;
+    race_step_ = int64_t(i);
+    return;
+  }
 }
 
 std::shared_ptr<Session> Session::reanalyzed(const analysis::DramModel& dram) const {

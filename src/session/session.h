@@ -155,7 +155,8 @@ class Session {
   // where; empty when nothing did. The same for every launch of the program.
   const program::Problem& problem() const { return problem_; }
   // The request of the shown launch at which it happened (its record), -1 when it happened
-  // in another launch, outside a kernel or at no recorded request.
+  // in another launch, outside a kernel or at no recorded request. For a race: the first
+  // request of its first place (the warp, block and line the banner names first).
   int64_t problem_step() const;
   // A program's shared-memory races, every launch's (Race::launch says whose).
   const program::Races& races() const { return races_; }
@@ -224,6 +225,8 @@ class Session {
   std::string note_, program_output_, source_hash_;
   HwCounts hw_;
   program::Problem problem_;
+  int64_t race_step_ = -1;  // a race's request in this launch (place_race)
+  void place_race();
   program::Races races_;
   std::map<std::string, std::string> shape_from_;
   std::vector<GridShape> shapes_;

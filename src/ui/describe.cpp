@@ -62,6 +62,12 @@ std::string Ui::describe_json() const {
     }
     j["compare"] = c;
   }
+  if (!status.problem.empty()) {
+    const int64_t at = problem_step_on(pane);
+    j["problem"] = {{"kind", status.problem.kind},
+                    {"launch", status.problem.launch},
+                    {"marked_request", at >= 0 ? nlohmann::json(session::request_number(uint64_t(at))) : nlohmann::json()}};
+  }
   // The timing panel's ladder, as it draws it.
   const TimingLadder ladder = timing.ladder(state.kernel, state.params);
   if (ladder.table) {

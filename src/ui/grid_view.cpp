@@ -53,6 +53,35 @@ CellBox request_box(const GridShape& g, const RequestFigures& rv) {
   return box;
 }
 
+uint32_t label_step(float cell, float need) {
+  uint32_t k = 1;
+  while (float(k) * cell < need && k < (1u << 30)) k *= 2;
+  return k;
+}
+
+const char* type_name(uint32_t bytes) {
+  switch (bytes) {
+    case 1: return "char";
+    case 2: return "half";
+    case 4: return "float";
+    case 8: return "double";
+    case 16: return "float4";
+    default: return "elem";
+  }
+}
+
+GridShape past_end_reach(const GridShape& g, const RequestFigures& rv, uint32_t foot, CellBox& box) {
+  GridShape reach = g;
+  if (!rv.rec || !rv.site || g.col_major || !g.elem_bytes || !g.cols) return reach;
+  for (uint32_t bits = rv.rec->active; bits; bits &= bits - 1) {
+    const uint64_t e = rv.rec->offset[size_t(std::countr_zero(bits))] / g.elem_bytes;
+    if (e < uint64_t(g.rows) * g.cols || e / g.cols >= uint64_t(g.rows) + 64) continue;
+    reach.rows = std::max(reach.rows, uint32_t(e / g.cols) + foot);
+    box.add(CellBox{float(e % g.cols), float(e / g.cols), float(e % g.cols + 1), float(e / g.cols + foot)});
+  }
+  return reach;
+}
+
 float fit_cell(const GridShape& g, float w, float h) {
   return std::max(1e-3f, std::min(w / float(std::max<uint32_t>(1, g.cols)), h / float(std::max<uint32_t>(1, g.rows))));
 }

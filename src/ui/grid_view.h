@@ -61,6 +61,18 @@ std::vector<LaneSpan> lane_spans(const GridShape& g, const RequestFigures& rv);
 // The cells the request's active lanes touch (empty when there is no request).
 CellBox request_box(const GridShape& g, const RequestFigures& rv);
 
+// Label spacing along a grid's edge: the smallest power of two whose gap of cells `cell`
+// pixels wide fits a label `need` pixels wide.
+uint32_t label_step(float cell, float need);
+
+// The C type a grid's cells of `bytes` read as in its title ("float", "float4"; "elem").
+const char* type_name(uint32_t bytes);
+
+// A faulting request's lanes past the end of a row-major grid (drawn where the grid would go
+// on): the grid grown to their rows and `foot` rows more below them, those cells added to
+// `box`. Lanes further than 64 rows past the end are left out; `g` itself where none is.
+GridShape past_end_reach(const GridShape& g, const RequestFigures& rv, uint32_t foot, CellBox& box);
+
 // How a grid sits in a canvas: pixels per cell, and the grid point (in cells) at the
 // canvas middle.
 struct GridWindow {

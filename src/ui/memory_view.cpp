@@ -19,24 +19,6 @@ namespace ws::ui {
 
 namespace {
 
-// Label spacing: the smallest power of two whose on-screen gap fits a label.
-uint32_t label_step(float cell, float need) {
-  uint32_t k = 1;
-  while (float(k) * cell < need && k < (1u << 30)) k *= 2;
-  return k;
-}
-
-const char* type_name(uint32_t bytes) {
-  switch (bytes) {
-    case 1: return "char";
-    case 2: return "half";
-    case 4: return "float";
-    case 8: return "double";
-    case 16: return "float4";
-    default: return "elem";
-  }
-}
-
 bool shown(const MemoryViewState& st, const std::string& name) {
   if (!st.hidden) return true;
   auto it = st.hidden->find(name);
@@ -172,11 +154,17 @@ void view_slot(MemoryLayout::Slot& s, const GridShape& g, const RequestFigures& 
   const ImVec2 csz = canvas_size(s);
   s.fit = fit_cell(g, csz.x, csz.y);
   if (st.follow) {
-    const CellBox box = s.current ? request_box(g, rv) : CellBox{};
+    CellBox box = s.current ? request_box(g, rv) : CellBox{};
     s.followed = true;
     if (s.fit < 0.8f * L.min_cell && follow_in_bands(s, g, box, L)) return;
-    const GridWindow v = follow_window(g, box, csz.x, csz.y, L.min_cell);
-    place_slot(s, g, v.cell, ImVec2(v.cx, v.cy));
+    // Lanes past the array's end (a faulting request) are drawn where the grid would go on
+    // (past_edge_scene): the view follows them there, with rows clear below them for the
+    // strip that names them; the grid's own rows are clamped after.
+    const uint32_t foot = uint32_t(std::ceil((std::round(font_for(FontRole::Small)->FontSize * 1.25f) + 12) / L.min_cell)) + 1;
+    const GridShape reach = s.current ? past_end_reach(g, rv, foot, box) : g;
+    const GridWindow v = follow_window(reach, box, csz.x, csz.y, L.min_cell);
+    place_slot(s, reach, v.cell, ImVec2(v.cx, v.cy));
+    s.row1 = std::min(s.row1, g.rows);
     return;
   }
   GridView view = st.grids && s.buffer < st.grids->size() ? (*st.grids)[s.buffer] : GridView{};

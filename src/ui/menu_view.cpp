@@ -112,16 +112,19 @@ void playback_menu(UiState& s) {
   ImGui::EndMenu();
 }
 
-// A trace of several launches (a program, a saved file): which one is shown.
+// A trace of several launches (a program, a saved file): which one is shown, the one that
+// stopped the program in the warning colour; picking that one opens its request.
 void launch_menu(Ui& ui) {
   const Session* m = ui.pane.model.get();
   if (!m || m->launches() <= 1 || !ImGui::BeginMenu("Launch")) return;
+  const program::Problem& p = ui.status.problem;
   for (uint32_t k = 0; k < m->launches(); ++k) {
-    const trace::Launch& l = m->whole_trace().launches[k];
-    char label[256];
-    std::snprintf(label, sizeof label, "%u  %s  grid (%u,%u,%u) x block (%u,%u,%u)", k + 1, l.kernel.c_str(), l.grid.x,
-                  l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z);
-    if (ImGui::MenuItem(label, nullptr, k == m->launch()) && k != m->launch()) ui.show_launch(k);
+    const bool stopped = !p.empty() && p.launch == k + 1;
+    if (stopped) ImGui::PushStyleColor(ImGuiCol_Text, theme().bad);
+    const bool picked = ImGui::MenuItem(launch_label(*m, k, p).c_str(), nullptr, k == m->launch());
+    if (stopped) ImGui::PopStyleColor();
+    if (picked && stopped) ui.show_problem();
+    else if (picked && k != m->launch()) ui.show_launch(k);
   }
   ImGui::EndMenu();
 }
@@ -233,6 +236,17 @@ void status_bar(Ui& ui, ImVec2 min, ImVec2 max) {
   ImGui::End();
   ImGui::PopStyleColor();
   ImGui::PopStyleVar();
+}
+
+std::string launch_label(const Session& m, uint32_t k, const program::Problem& p) {
+  const trace::Launch& l = m.whole_trace().launches[k];
+  char label[256];
+  std::snprintf(label, sizeof label, "%u  %s  grid (%u,%u,%u) x block (%u,%u,%u)", k + 1, l.kernel.c_str(), l.grid.x,
+                l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z);
+  std::string s = label;
+  if (!p.empty() && p.launch == k + 1)
+    s += std::string(p.kind == "race" ? "  · races here: " : "  · stopped here: ") + program::problem_title(p);
+  return s;
 }
 
 }  // namespace ws::ui

@@ -16,8 +16,9 @@ namespace ws::ui {
 
 namespace {
 
-// The banner laid out, its details in small type when `small`.
-float banner_scene(Scene& sc, const program::Problem& p, float width, bool store, bool small) {
+// The banner laid out, its details in small type when `small`; `head` (where given) the
+// height of its headline and first two lines of details.
+float banner_scene(Scene& sc, const program::Problem& p, float width, bool store, bool small, float* head = nullptr) {
   if (p.empty()) return 0;
   const Theme& t = theme();
   const FontRole body = small ? FontRole::Small : FontRole::Ui;
@@ -41,10 +42,13 @@ float banner_scene(Scene& sc, const program::Problem& p, float width, bool store
   sc.fill(ImVec2(0, 0), ImVec2(width, h), with_alpha(t.bad, 40), 4);
   sc.fill(ImVec2(0, 0), ImVec2(bar, h), t.bad, 2);
   float y = pad;
+  int details = 0;
   for (const auto& [text, font] : rows) {
     sc.text(ImVec2(bar + pad, y), text, font == FontRole::Bold ? t.bad : t.text, font);
     y += font == FontRole::Bold ? bh : lh;
+    if (head && font != FontRole::Bold && ++details == 2) *head = y + 2;
   }
+  if (head && details < 2) *head = h;
   sc.size = ImVec2(width, h);
   return h;
 }
@@ -104,13 +108,24 @@ void problem_banner(Ui& ui) {
   // panel in a box of its own that scrolls: the grids keep room, and no word is lost.
   Scene sc;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  float h = banner_scene(sc, p, avail.x, store, false);
-  if (h > avail.y * 0.35f) h = banner_scene(sc = Scene{}, p, avail.x - ImGui::GetStyle().ScrollbarSize, store, true);
-  const float shown = std::min(h, std::floor(avail.y * 0.5f));
+  float head = 0;
+  float h = banner_scene(sc, p, avail.x, store, false, &head);
+  if (h > avail.y * 0.35f) h = banner_scene(sc = Scene{}, p, avail.x - ImGui::GetStyle().ScrollbarSize, store, true, &head);
+  // A short panel (the normal layout at 1280×720, presentation's large type) keeps the
+  // headline and two lines in view and the grids their rows; the rest scrolls.
+  const float cap = avail.y < 420 ? head : std::floor(avail.y * 0.5f);
+  const float shown = std::min(h, cap);
   ImGui::BeginChild("##problem", ImVec2(avail.x, shown), false, shown < h ? 0 : ImGuiWindowFlags_NoScrollbar);
   draw_scene(ImGui::GetWindowDrawList(), sc, ImGui::GetCursorScreenPos(), nullptr);
-  ImGui::Dummy(ImVec2(sc.size.x, h));
+  // A click takes the view back to what went wrong: its launch and request.
+  if (ImGui::InvisibleButton("##problem_go", ImVec2(std::max(1.0f, sc.size.x), std::max(1.0f, h)))) ui.show_problem();
+  if (ImGui::IsItemHovered() && p.launch) {
+    ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
+    ImGui::SetTooltip("click: launch %u%s", p.launch, p.record >= 0 ? ", at the request where it happened" : "");
+  }
   ImGui::EndChild();
+  ui.status.banner_min = ImGui::GetItemRectMin();
+  ui.status.banner_max = ImGui::GetItemRectMax();
   ImGui::Dummy(ImVec2(avail.x, 4));
 }
 

@@ -395,6 +395,17 @@ void timeline_view(Ui& ui, Pane& p) {
   // Slides of the launch on this pane: a numbered flag at each one's step.
   const std::vector<Flag> flags = slide_flags(ui, p, g);
   draw_flags(dl, flags, g);
+  // Where the program stopped or raced: a red line the strip's height, tagged "!".
+  const int64_t stop_at = ui.problem_step_on(p);
+  float stop_x = -1e9f;
+  if (stop_at >= 0 && uint64_t(stop_at) < n) {
+    stop_x = x_of(uint64_t(stop_at)) + 0.5f * std::max(1.0f, float(width) / float(n));
+    ImFont* small = font_for(FontRole::Small);
+    const ImVec2 ts = small->CalcTextSizeA(small->FontSize, FLT_MAX, 0, "!");
+    dl->AddLine(ImVec2(stop_x, a.y), ImVec2(stop_x, a.y + strip_h), t.bad, 2);
+    dl->AddRectFilled(ImVec2(stop_x, a.y), ImVec2(stop_x + ts.x + 8, a.y + ts.y + 2), t.bad, 3, ImDrawFlags_RoundCornersRight);
+    dl->AddText(small, small->FontSize, ImVec2(stop_x + 4, a.y + 1), IM_COL32(255, 255, 255, 255), "!");
+  }
   // Playhead.
   float px = x_of(p.step) + 0.5f * std::max(1.0f, float(width) / float(n));
   dl->AddLine(ImVec2(px, a.y), ImVec2(px, a.y + strip_h), t.playhead, 2);
@@ -406,7 +417,11 @@ void timeline_view(Ui& ui, Pane& p) {
     s.playing = false;
     ui.set_step(g.at(io.MousePos.x));
   } else if (ImGui::IsItemHovered()) {
-    strip_tooltip(ui, *m, flags, g, veiled, marks);
+    if (std::abs(io.MousePos.x - stop_x) <= 5)
+      ImGui::SetTooltip("request %s: %s here", fmt_count(session::request_number(uint64_t(stop_at))).c_str(),
+                        program::problem_title(ui.status.problem).c_str());
+    else
+      strip_tooltip(ui, *m, flags, g, veiled, marks);
   }
 }
 

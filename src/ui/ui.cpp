@@ -168,6 +168,21 @@ void Ui::show_launch(uint32_t k) {
   }
 }
 
+bool Ui::show_problem() {
+  const program::Problem& p = status.problem;
+  if (!pane.model || p.empty() || p.launch == 0 || p.launch > pane.model->launches()) return false;
+  if (p.launch - 1 != pane.model->launch()) show_launch(p.launch - 1);
+  if (pane.model->launch() != p.launch - 1) return false;
+  if (pane.model->problem_step() >= 0) set_step(uint64_t(pane.model->problem_step()));
+  return true;
+}
+
+int64_t Ui::problem_step_on(const Pane& p) const {
+  const program::Problem& pr = status.problem;
+  if (&p != &pane || !p.model || pr.empty() || pr.launch != p.model->launch() + 1) return -1;
+  return p.model->problem_step();
+}
+
 bool Ui::rebuild_if_saved() {
   if (program_spec_.program.source.empty() || recorder.busy()) return false;
   std::error_code ec;
@@ -293,17 +308,28 @@ void Ui::poll() {
             state.params[k] = v;
       }
     }
-    // A program opened anew starts at its first request; one rebuilt after a save keeps its place.
-    const bool keep = recorded && (o->origin != session::Origin::Program || keep_step_once_);
+    // A program opened anew starts at its first request; one rebuilt after a save keeps its
+    // place, unless the save made it fault or race: then what went wrong wins, shown alone.
+    const bool stops = o->origin == session::Origin::Program && !o->session->problem().empty();
+    const bool keep = recorded && (o->origin != session::Origin::Program || keep_step_once_) && !stops;
     // A rebuild keeps the build on screen beside the new one (side A, compare.cpp).
-    if (o->origin == session::Origin::Program)
-      program_arrived(keep_step_once_ && pane.model && pane.model->origin() == "program");
-    else if (std::string unused; ab.source == AbSource::PreviousBuild ||
+    if (o->origin == session::Origin::Program) {
+      const bool rebuilt = keep_step_once_ && pane.model && pane.model->origin() == "program";
+      program_arrived(rebuilt && !stops);
+      if (rebuilt && stops) {
+        const program::Problem& pr = o->session->problem();
+        message(std::string("the saved program ") + (pr.kind == "race" ? "races" : "stops") +
+                    (pr.launch ? " in launch " + std::to_string(pr.launch) : std::string()) +
+                    ": shown where; before vs after comes back once it runs clean",
+                true);
+      }
+    } else if (std::string unused; ab.source == AbSource::PreviousBuild ||
                                   (ab.source == AbSource::Launch && o->origin == session::Origin::Catalog))
       set_compare("", unused);  // a catalog kernel has no earlier build and one launch
     if (o->origin == session::Origin::Program) keep_step_once_ = false;
     if (o->kind == Job::Record) status.problem = o->session->problem();
-    // A program that faulted opens on the faulting request (a rebuild stays on its launch).
+    // A program that faulted opens on the faulting request (a rebuild that runs clean stays
+    // on its launch).
     std::shared_ptr<const Session> shown = o->session;
     const uint32_t stopped = shown->problem().launch;  // from 1; 0: none
     if (recorded && !keep && stopped > 0 && stopped - 1 != shown->launch() && stopped <= shown->launches())

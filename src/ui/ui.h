@@ -119,6 +119,7 @@ struct StatusLine {
   int build_error_shown = 0;  // the message whose lines the window shows
   // What stopped the program last built or run (the main view's banner); empty: nothing.
   program::Problem problem;
+  ImVec2 banner_min, banner_max;  // where the banner was drawn last (a click on it shows the problem)
 };
 
 // The names of an A/B view's sides, what tells them apart first: `a` "transpose_tiled ·
@@ -187,6 +188,13 @@ class Ui {
   std::string file_stem() const;
   // Shows launch `k` of the shown trace (Launch menu).
   void show_launch(uint32_t k);
+  // Shows what stopped the program (status.problem): its launch, at its request where it
+  // was recorded (the banner's click, a rebuild that faults or races); false when there is
+  // nothing to show.
+  bool show_problem();
+  // The request of `p`'s launch where the program stopped or raced (the timeline marks it),
+  // -1 where that launch is not the one shown or the request was not recorded.
+  int64_t problem_step_on(const Pane& p) const;
   void save_file(const std::string& path);
   // Shows `m` (a recording, a file, a model built elsewhere); keeps the step if asked.
   void show_model(std::shared_ptr<const Session> m, bool keep_step);

@@ -192,6 +192,11 @@ struct TimelineMark {
 // events: one a kind per pixel column (the first there), waits and commits before mmas.
 std::vector<TimelineMark> timeline_marks(const Session& m, float width);
 
+// The Launch menu's item for launch `k` (from 0) of `m`: its number, kernel and shape, and
+// what stopped the program there when `p` is of that launch ("stopped here: ..." / "races
+// here: ...": marked where the user looks for it).
+std::string launch_label(const Session& m, uint32_t k, const program::Problem& p);
+
 // The timeline's key, laid out in `sc` from x = 0 in a row `height` tall: what the bars'
 // height and colour mean, and the slide flag (when `slides`). Words give way first when
 // `room` is short; returns the width used (0: nothing fits).

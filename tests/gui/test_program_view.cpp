@@ -539,6 +539,103 @@ TEST_CASE("an out-of-bounds write opens on its request: banner, marked line, lan
   fs::remove_all(dir);
 }
 
+TEST_CASE("a save that makes the program fault or race opens what went wrong, not a before/after comparison") {
+  if (program::find_nvcc().empty()) {
+    MESSAGE("nvcc not found: skipped");
+    return;
+  }
+  const fs::path prog = transpose_copy("save-fault");
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Ui u(test::quiet_env());
+  session::LaunchSpec spec;
+  spec.program.source = prog.string();
+  u.open_program(spec);
+  test::settle(ctx, u);
+  REQUIRE(u.pane.model);
+  REQUIRE(u.status.problem.empty());
+  u.show_launch(1);  // the student looks at transposeTiled<0> ...
+  u.set_step(40);
+  test::settle(ctx, u);
+
+  // ... and saves an off-by-one store in transposeNaive, launch 1.
+  edit(prog, "out[x * n + y] = in[y * n + x];", "out[y * n + x + 1] = in[y * n + x];");
+  REQUIRE(u.rebuild_if_saved());
+  test::settle(ctx, u);
+  REQUIRE(u.status.problem.kind == "out_of_bounds");
+  REQUIRE(u.status.problem.launch == 1);
+  CHECK_FALSE(u.comparing());  // the fault wins over "before vs after your edit"
+  REQUIRE(u.pane.model);
+  CHECK(u.pane.model->launch() == 0);
+  REQUIRE(u.pane.model->problem_step() >= 0);
+  const uint64_t at = uint64_t(u.pane.model->problem_step());
+  CHECK(u.pane.step == at);
+  CHECK(u.pane.request().site->line == 15);
+  CHECK(u.status.text.find("the saved program stops in launch 1") != std::string::npos);
+  // The memory view follows the lane past the end (row 64 of the 64-row d_out) into view,
+  // clear of the strip at the canvas's foot that names it.
+  {
+    const ui::MemoryViewState st = ui::memory_state(u.state, u.pane);
+    const ui::MemoryLayout L = ui::memory_layout(*u.pane.model, u.pane.request(), st, ImVec2(560, 220));
+    int focus = 0;
+    for (const auto& s : L.slots)
+      if (s.current && !s.tile) {
+        ++focus;
+        CHECK(s.origin.y + 65 * s.cell <= s.clip_max.y - 20);
+        CHECK(s.row1 == 64);  // the grid's own rows only
+      }
+    CHECK(focus == 1);
+  }
+  // Marked in the Launch menu and on the timeline.
+  CHECK(ui::launch_label(*u.pane.model, 0, u.status.problem).find("stopped here: Out-of-bounds access to 'd_out'") !=
+        std::string::npos);
+  CHECK(ui::launch_label(*u.pane.model, 1, u.status.problem).find("stopped") == std::string::npos);
+  {
+    ctx.frame(u);
+    const nlohmann::json j = nlohmann::json::parse(u.describe_json());
+    CHECK(j["problem"]["marked_request"] == session::request_number(at));
+  }
+  // The program stopped there, so launch 1 is its only one. Stepped elsewhere, a click on
+  // the banner comes back to the request.
+  CHECK(u.pane.model->launches() == 1);
+  u.set_step(3);
+  test::settle(ctx, u);
+  ctx.frame(u);
+  REQUIRE(u.status.banner_max.x > u.status.banner_min.x);
+  ImGuiIO& io = ImGui::GetIO();
+  const ImVec2 mid((u.status.banner_min.x + u.status.banner_max.x) / 2, (u.status.banner_min.y + u.status.banner_max.y) / 2);
+  for (bool down : {false, true, false}) {
+    io.MousePos = mid;
+    io.MouseDown[0] = down;
+    ctx.frame(u);
+  }
+  io.MousePos = ImVec2(-1, -1);
+  test::settle(ctx, u);
+  CHECK(u.pane.model->launch() == 0);
+  CHECK(u.pane.step == at);
+
+  // Fixed, then a barrier taken out: the race opens where it is, still no comparison, and
+  // the timeline counts the racing build's epochs, not the clean one's.
+  edit(prog, "out[y * n + x + 1] = in[y * n + x];", "out[x * n + y] = in[y * n + x];");
+  REQUIRE(u.rebuild_if_saved());
+  test::settle(ctx, u);
+  CHECK(u.status.problem.empty());
+  CHECK(u.comparing());  // clean again: before vs after is back
+  edit(prog, "  __syncthreads();\n", "\n");
+  REQUIRE(u.rebuild_if_saved());
+  test::settle(ctx, u);
+  REQUIRE(u.status.problem.kind == "race");
+  CHECK_FALSE(u.comparing());
+  CHECK(u.pane.model->launch() + 1 == u.status.problem.launch);
+  REQUIRE(u.pane.model->problem_step() >= 0);
+  CHECK(u.pane.step == uint64_t(u.pane.model->problem_step()));
+  CHECK(u.pane.model->trace().files.at(0).text.find("__syncthreads") == std::string::npos);
+  CHECK(ui::launch_label(*u.pane.model, u.status.problem.launch - 1, u.status.problem).find("races here") != std::string::npos);
+  CHECK(u.pane.request().site->line == u.status.problem.at.front().line);  // the banner's first place
+  ctx.frame(u);
+  CHECK(nlohmann::json::parse(u.describe_json())["problem"]["marked_request"] == session::request_number(u.pane.step));
+  fs::remove_all(prog.parent_path());
+}
+
 TEST_CASE("the banners of a stopped loop, a compile error and a host crash wrap every word and cut none") {
   ui::HeadlessContext ctx(1280, 720);
   program::Problem loop;
