@@ -89,12 +89,12 @@ PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_
     r.push_back({lesson ? Panel::Lesson : Panel::Source, ImVec2(mx + gap * 0.5f, my + gap), ImVec2(W - gap, area_bottom)});
   } else {
     // A program's source panel keeps ten lines of code under its header and its row of
-    // controls (at 1280×720 the memory view's share left it four), giving up to half the
-    // column: the student edits that text.
+    // controls (at 1280×720 the memory view's share left it four), taking up to 58% of the
+    // column (eight lines at 1280×720): the student edits that text.
     const float code_h = 10 * std::round(font_for(FontRole::Mono)->FontSize + 4);
     const float source_need = header_h + 16 + std::round(F * 1.9f) + code_h;
     const float ly = split(s.left_split), ry = split(s.right_split);
-    const float cy = program ? std::min(split(s.center_split), std::max(split(0.5f), std::round(area_bottom - gap - source_need)))
+    const float cy = program ? std::min(split(s.center_split), std::max(split(0.42f), std::round(area_bottom - gap - source_need)))
                              : split(s.center_split);
     if (lesson) {
       // A lesson's text and question take the whole left column (6 still shows the timing).

@@ -474,3 +474,50 @@ TEST_CASE("a program's timing panel: its launches as the replay pack's GPU timed
     }
   }
 }
+
+TEST_CASE("a program at 1280x720, normal layout: the source panel shows at least 8 lines of code whole") {
+  if (program::find_nvcc().empty()) {
+    MESSAGE("nvcc not found: skipped");
+    return;
+  }
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Environment env;
+  env.replay_dir = "";
+  ui::Ui u(env);
+  session::LaunchSpec spec;
+  spec.program.source = "examples/transpose.cu";
+  spec.program.echo = false;
+  u.open_program(spec);
+  for (int i = 0; i < 4000 && !u.settled(); ++i) {
+    ctx.frame(u);
+    if (u.recorder.busy()) u.recorder.wait_idle();
+  }
+  REQUIRE(u.pane.model);
+  for (int step : {0, 200}) {
+    CAPTURE(step);
+    u.set_step(uint64_t(step));
+    for (int i = 0; i < 3; ++i) ctx.frame(u);
+    ImVec2 lo, hi;
+    for (const auto& d : u.drawn())
+      if (d.panel == ui::Panel::Source) lo = d.min, hi = d.max;
+    REQUIRE(hi.y > lo.y);
+    std::vector<ui::SceneChunk> chunks;
+    ui::set_scene_sink(&chunks);
+    ctx.frame(u);
+    ui::set_scene_sink(nullptr);
+    // The line numbers drawn whole inside the panel's clip.
+    std::set<int> lines;
+    for (const auto& c : chunks)
+      for (const auto& it : c.scene.items) {
+        const size_t d = it.text.find_first_not_of(' ');  // "%4u": right-aligned numbers
+        if (it.kind != ui::Scene::Kind::Text || d == std::string::npos || !std::isdigit(static_cast<unsigned char>(it.text[d])) ||
+            it.font != ui::FontRole::Mono || it.text.find_first_not_of("0123456789 ") != std::string::npos)
+          continue;
+        const float top = std::max(c.clip_min.y, lo.y), bottom = std::min(c.clip_max.y, hi.y);
+        const float h = ui::text_size(it.font, it.text).y;
+        if (it.a.x < lo.x || it.a.x > hi.x || it.a.y < top || it.a.y + h > bottom + 1) continue;
+        lines.insert(std::atoi(it.text.c_str()));
+      }
+    CHECK(lines.size() >= 8);
+  }
+}
