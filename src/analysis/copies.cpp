@@ -1,5 +1,6 @@
 // src/analysis/copies.cpp — copies into shared memory followed through one launch's
-// records: async halves paired by their order in the warp, plain ld → st copies by lane,
+// records: async halves (cp.async's, and a bulk or tensor copy's 512-byte pieces) paired by
+// their order in the warp, plain ld → st copies by lane,
 // each shared element's source column, and the events placed among the requests.
 #include "analysis/copies.h"
 
@@ -37,6 +38,8 @@ void fill(const Trace& t, uint64_t wi, const Record& w, const Record& rd, uint32
       SourceColumns s;
       s.buffer = sb;
       s.from = gb;
+      s.elem_bytes = sbuf.elem_bytes;
+      s.from_elem_bytes = gbuf.elem_bytes;
       s.column.assign(size_t(elements_of(sbuf)), -1);
       s.written_at.assign(s.column.size(), kNoRecord);
       out.shared.push_back(std::move(s));
@@ -99,13 +102,22 @@ Copies follow_copies(const Trace& t) {
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::vector<uint64_t>> reads;
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, size_t> taken;
   std::unordered_map<uint64_t, uint64_t> last_load;  // by warp: its most recent global load
+  // A bulk copy's group wholly outside its tensor has a write record and no read record: a
+  // warp's bulk halves at a site are paired only where their counts agree (by read site).
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, int64_t> bulk_balance;
+  for (const Record& r : t.records)
+    if (r.site < t.sites.size() && t.sites[r.site].form == trace::Form::BulkRead)
+      ++bulk_balance[{r.block, r.warp, r.site}];
+    else if (r.site < t.sites.size() && t.sites[r.site].form == trace::Form::BulkWrite && t.sites[r.site].partner != trace::kNoSite)
+      --bulk_balance[{r.block, r.warp, t.sites[r.site].partner}];
   for (uint64_t i = 0; i < t.records.size(); ++i) {
     const Record& r = t.records[i];
     if (r.site >= t.sites.size()) continue;
     const trace::Site& s = t.sites[r.site];
-    if (s.form == trace::Form::AsyncRead) {
+    if (s.form == trace::Form::AsyncRead || s.form == trace::Form::BulkRead) {
       reads[{r.block, r.warp, r.site}].push_back(i);
-    } else if (s.form == trace::Form::AsyncWrite && s.partner != trace::kNoSite) {
+    } else if ((s.form == trace::Form::AsyncWrite || s.form == trace::Form::BulkWrite) && s.partner != trace::kNoSite) {
+      if (s.form == trace::Form::BulkWrite && bulk_balance[{r.block, r.warp, s.partner}] != 0) continue;
       const auto& q = reads[{r.block, r.warp, s.partner}];
       const size_t k = taken[{r.block, r.warp, r.site}]++;
       if (k >= q.size()) continue;  // its read was not recorded

@@ -18,6 +18,8 @@ constexpr uint64_t kNoRecord = ~uint64_t(0);
 struct SourceColumns {
   uint32_t buffer = 0;              // the shared array
   uint32_t from = 0;                // the global array its first copied element came from
+  uint32_t elem_bytes = 1;          // the shared array's element, as `column` counts them
+  uint32_t from_elem_bytes = 1;     // the global array's, as the columns count them
   std::vector<int32_t> column;      // per element: the global column copied into it first, -1: none
   std::vector<uint64_t> written_at; // per element: the record that first copied into it, kNoRecord: none
 };
@@ -32,7 +34,7 @@ struct EventMark {
 };
 
 struct Copies {
-  // (write record, read record) of every async copy whose read was recorded, by write.
+  // (write record, read record) of every async or bulk copy whose read was recorded, by write.
   std::vector<std::pair<uint64_t, uint64_t>> async_pairs;
   std::vector<std::pair<uint64_t, uint64_t>> by_read;  // the same as (read, write), by read
   std::vector<SourceColumns> shared;  // shared arrays that copies wrote, by buffer
@@ -45,8 +47,9 @@ struct Copies {
 };
 
 // Follows the copies of a one-launch trace (trace::launch_trace): the k-th AsyncWrite
-// record of a warp at a site is paired with the k-th AsyncRead record of that warp at the
-// site's partner; a plain shared store takes its source from the same lane's most recent
+// (BulkWrite) record of a warp at a site is paired with the k-th AsyncRead (BulkRead) record
+// of that warp at the site's partner (the emulated device says when a bulk copy's halves
+// cannot be paired so: one landed before an older one of its warp and instruction); a plain shared store takes its source from the same lane's most recent
 // global load of its warp, when both move the same bytes a lane. Elements are matched byte
 // for byte: element j of a lane's 16 shared bytes came from byte j·size of its global 16.
 Copies follow_copies(const trace::Trace& t);

@@ -101,6 +101,8 @@ void BlockRun::async_reset() {
   in_flight_.assign(nwarps_, {});
   committed_.assign(nwarps_, {});
   bulk_.clear();
+  bulk_issued_.clear();
+  bulk_landed_.clear();
   wait_yield_ = false;
 }
 
@@ -110,8 +112,27 @@ void BlockRun::async_sites(uint32_t pc, const Insn& in, trace::Form read, trace:
   const uint32_t r = site_of(pc, in, trace::Space::Global, trace::Op::Load, bytes);
   const uint32_t wr = site_of(pc, in, trace::Space::Shared, trace::Op::Store, bytes);
   std::vector<trace::Site>& sites = b_.trace().sites;
+  if (sites[wr].form == write && sites[wr].partner == trace::kNoSite) return;  // unpaired (bulk_paired)
   sites[r].form = read, sites[r].partner = wr;
   sites[wr].form = write, sites[wr].partner = r;
+}
+
+// A recorded bulk copy landing in this CTA: its write records pair with its read records
+// (analysis::follow_copies, the k-th of a warp and site with the k-th) only when it was issued
+// here and lands in the order it was issued; else the instruction's halves are left
+// unpaired for the whole trace, and the run says so once (its tile coloured by source
+// column would be wrong). A group of a box wholly outside its tensor has no read record:
+// the analysis sees the counts differ and pairs none of that warp's.
+void BlockRun::bulk_paired(const BulkInFlight& b) {
+  const uint32_t landed = bulk_landed_[{b.warp, b.pc}]++;
+  if (b.issuer == this && b.ordinal == landed) return;
+  std::vector<trace::Site>& sites = b_.trace().sites;
+  const uint32_t r = sites_[size_t(b.pc) * trace::kSpaceCount + size_t(trace::Space::Global)];
+  const uint32_t wr = sites_[size_t(b.pc) * trace::kSpaceCount + size_t(trace::Space::Shared)];
+  if (r < sites.size()) sites[r].partner = trace::kNoSite;
+  if (wr < sites.size()) sites[wr].partner = trace::kNoSite;
+  d_.note("the read and write halves of a bulk copy are not paired in the trace (a multicast from another CTA, or "
+          "copies landing out of the order they were issued in): their tiles are not coloured by source column");
 }
 
 // A commit or a wait, for the timeline: an event at the warp's place in its sequence.
@@ -224,6 +245,7 @@ void BlockRun::land_barrier(uint64_t bar) {
     }
     for (size_t p = 0; p < b.piece.size(); ++p) std::memcpy(shared_.data() + b.piece[p], b.bytes.data() + 16 * p, 16);
     if (record_ && b.recorded) {
+      bulk_paired(b);
       const Insn& in = k_.code[b.pc];
       for (size_t p0 = 0; p0 < b.piece.size(); p0 += 32) {
         Where dst[32];

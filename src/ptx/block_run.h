@@ -21,6 +21,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -359,6 +360,11 @@ class BlockRun {
     uint32_t pc = 0, warp = 0;
     uint64_t barrier = 0;              // window offset of its mbarrier
     bool recorded = false;
+    // Its read records, to be paired with its write records in issue order (bulk_paired):
+    // the CTA that issued it, and its place among that warp's recorded copies of the
+    // instruction.
+    const BlockRun* issuer = nullptr;
+    uint32_t ordinal = 0;
     std::vector<uint64_t> piece;       // shared window offset of each 16-byte piece
     std::vector<uint8_t> bytes;        // 16 per piece
   };
@@ -388,6 +394,9 @@ class BlockRun {
   std::vector<std::vector<InFlight>> in_flight_;   // per warp, in issue order
   std::vector<std::array<uint32_t, 32>> committed_;  // per warp and lane: groups committed
   std::vector<BulkInFlight> bulk_;
+  // Recorded bulk copies issued and landed so far in this block, by (warp, pc).
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> bulk_issued_, bulk_landed_;
+  void bulk_paired(const BulkInFlight& b);
   std::vector<uint32_t> event_site_;           // per instruction: its event site (made on first use)
   bool wait_yield_ = false;                    // a failed mbarrier wait: the warp lets the others run
   // A wgmma.mma_async whose warpgroup has not all arrived: the warp stays at it and lets the

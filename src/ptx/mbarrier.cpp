@@ -190,6 +190,8 @@ void BlockRun::issue_bulk(uint32_t pc, const Insn& in, uint32_t w, int l, BulkIn
       if (mask) record(pc, in, trace::Op::Load, 16, mask, pieces, w);
     }
     b.recorded = true;
+    b.issuer = this;
+    b.ordinal = bulk_issued_[{w, pc}]++;
   }
   // Where it lands: the CTA its destination names (another of the cluster's, with a
   // shared::cluster address), whose mbarrier it must complete; with .multicast::cluster,

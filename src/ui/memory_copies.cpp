@@ -13,15 +13,6 @@
 
 namespace ws::ui {
 
-namespace {
-
-// A cell box of a slot whose grid is one band (a shared tile always is here).
-ImVec2 cell_at(const MemoryLayout::Slot& s, uint32_t row, uint32_t col) {
-  return ImVec2(s.origin.x + float(col) * s.cell, s.origin.y + float(row) * s.cell);
-}
-
-}  // namespace
-
 ImU32 source_chunk_color(int32_t column, uint32_t elem_bytes, int alpha) {
   const int chunk = int(uint64_t(std::max(0, column)) * elem_bytes / 16 % 8);
   return lane_color(chunk * 31 / 7, alpha);
@@ -31,7 +22,7 @@ bool has_source_columns(const Session& m) { return !m.copies().shared.empty(); }
 
 void copies_scene(Scene& sc, const Session& m, const RequestFigures& rv, const MemoryViewState& st,
                   const MemoryLayout::Slot& s) {
-  if (s.tile || s.bands.count > 1) return;
+  if (s.tile) return;
   const GridShape& g = m.shapes()[s.buffer];
   const analysis::SourceColumns* src = st.source_columns ? m.copies().columns_of(uint32_t(s.buffer)) : nullptr;
   if (src) {
@@ -39,11 +30,14 @@ void copies_scene(Scene& sc, const Session& m, const RequestFigures& rv, const M
     const float inset = s.cell >= 8 ? 1.0f : 0.0f;
     for (uint32_t r = s.row0; r < s.row1; ++r)
       for (uint32_t c = s.col0; c < s.col1; ++c) {
-        const uint64_t e = g.element(r, c);
+        // The cell's element as the copies counted the array's (the view's type may differ).
+        const uint64_t e = g.element(r, c) * g.elem_bytes / std::max<uint32_t>(1, src->elem_bytes);
         if (e >= src->column.size() || src->column[e] < 0 || src->written_at[e] > rv.step) continue;
-        const ImVec2 a = cell_at(s, r, c);
-        sc.fill(ImVec2(a.x + inset, a.y + inset), ImVec2(a.x + s.cell - inset, a.y + s.cell - inset),
-                source_chunk_color(src->column[e], g.elem_bytes, 140));
+        // (a tile of 128-byte rows in a grid cut into bands: each band's own place)
+        slot_rects(s, g, CellBox{float(c), float(r), float(c + 1), float(r + 1)}, [&](ImVec2 a, ImVec2 z) {
+          sc.fill(ImVec2(a.x + inset, a.y + inset), ImVec2(z.x - inset, z.y - inset),
+                  source_chunk_color(src->column[e], src->from_elem_bytes, 140));
+        });
       }
   }
   // The other half of an async copy: its lanes' cells rimmed in their colours.
@@ -54,16 +48,16 @@ void copies_scene(Scene& sc, const Session& m, const RequestFigures& rv, const M
     if (!o.lane_active(l) || o.buffer_of(l) != s.buffer) continue;
     const uint64_t e0 = o.offset[size_t(l)] / g.elem_bytes, e1 = (o.offset[size_t(l)] + os.bytes) / g.elem_bytes;
     for_each_run(g, e0, std::max(e1, e0 + 1), [&](const CellBox& b) {
-      const ImVec2 a(s.origin.x + b.x0 * s.cell, s.origin.y + b.y0 * s.cell);
-      const ImVec2 z(s.origin.x + b.x1 * s.cell, s.origin.y + b.y1 * s.cell);
-      sc.rect(ImVec2(a.x + 1, a.y + 1), ImVec2(z.x - 1, z.y - 1), lane_color(l), s.cell >= 8 ? 2.0f : 1.0f, 2);
+      slot_rects(s, g, b, [&](ImVec2 a, ImVec2 z) {
+        sc.rect(ImVec2(a.x + 1, a.y + 1), ImVec2(z.x - 1, z.y - 1), lane_color(l), s.cell >= 8 ? 2.0f : 1.0f, 2);
+      });
     });
   }
 }
 
 std::string partner_text(const RequestFigures& rv) {
   if (!rv.site || rv.partner == analysis::kNoRecord) return "";
-  const bool read = rv.site->form == trace::Form::AsyncRead;
+  const bool read = rv.site->form == trace::Form::AsyncRead || rv.site->form == trace::Form::BulkRead;
   const uint64_t issued = read ? rv.step : rv.partner, landed = read ? rv.partner : rv.step;
   char b[128];
   std::snprintf(b, sizeof b, "copy issued at request %s, landed at request %s",

@@ -47,39 +47,6 @@ Arrangement arrange(const std::vector<size_t>& bufs, ImVec2 avail, float gap,
 
 ImVec2 canvas_size(const MemoryLayout::Slot& s) { return ImVec2(s.clip_max.x - s.clip_min.x, s.clip_max.y - s.clip_min.y); }
 
-// Cell box `b` of slot `s`'s grid as pixels in slot coordinates: one rectangle per band it
-// crosses among the bands shown (none for parts in bands not shown).
-template <class F>
-void slot_rects(const MemoryLayout::Slot& s, const GridShape& g, CellBox b, F&& f) {
-  const GridBands& bd = s.bands;
-  const float cell = s.cell;
-  if (bd.count <= 1 || bd.span == 0) {
-    f(ImVec2(s.origin.x + b.x0 * cell, s.origin.y + b.y0 * cell), ImVec2(s.origin.x + b.x1 * cell, s.origin.y + b.y1 * cell));
-    return;
-  }
-  const float span = float(bd.span);
-  const float lo = bd.stacked ? b.x0 : b.y0, hi = bd.stacked ? b.x1 : b.y1;
-  for (uint32_t k = std::max(s.band0, uint32_t(std::max(0.0f, std::floor(lo / span)))); k < s.band1 && float(k) * span < hi;
-       ++k) {
-    CellBox part = b;
-    if (bd.stacked)
-      part.x0 = std::max(b.x0, float(k) * span), part.x1 = std::min(b.x1, float(k + 1) * span);
-    else
-      part.y0 = std::max(b.y0, float(k) * span), part.y1 = std::min(b.y1, float(k + 1) * span);
-    if (part.empty()) continue;
-    // Where cell (0, 0) would land were band k's cells numbered from it.
-    const float j = float(k - s.band0);
-    float ox, oy;
-    if (bd.stacked) {
-      ox = s.origin.x - float(k) * span * cell;
-      oy = s.origin.y + j * (float(g.rows) * cell + s.band_gap);
-    } else {
-      ox = s.origin.x + j * (float(g.cols) * cell + s.band_gap);
-      oy = s.origin.y - float(k) * span * cell;
-    }
-    f(ImVec2(ox + part.x0 * cell, oy + part.y0 * cell), ImVec2(ox + part.x1 * cell, oy + part.y1 * cell));
-  }
-}
 
 // The cell under slot point `p` (slot coordinates); false off the grid or between bands.
 bool cell_at(const MemoryLayout::Slot& s, const GridShape& g, ImVec2 p, uint32_t& row, uint32_t& col) {

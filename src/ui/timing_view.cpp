@@ -218,6 +218,10 @@ static void program_times_view(Ui& ui, const Session& m) {
   if (!times->hint.empty()) flow_text(times->hint, ImGui::GetColorU32(ImGuiCol_TextDisabled), 0);
 }
 
+namespace {
+void timing_ladder_body(Ui& ui, const TimingLadder& l);
+}  // namespace
+
 void timing_view(Ui& ui) {
   if (const Session* m = ui.pane.model.get(); m && m->origin() == "program") {
     program_times_view(ui, *m);
@@ -249,7 +253,18 @@ void timing_view(Ui& ui) {
                      src.origin == "live" ? "live · " : "", src.device.c_str(), date.empty() ? "" : " · ", date.c_str());
   ImGui::TextDisabled("%s%s%s", l.size.c_str(), l.size.empty() ? "" : " · ", l.unit.c_str());
   ImGui::PopTextWrapPos();
+  // The rest scrolls under those lines: the GPU and date stay on screen whatever row is shown.
+  ImGui::BeginChild("##ladder", ImVec2(0, 0), false);
+  timing_ladder_body(ui, l);
+  ImGui::EndChild();
+}
 
+namespace {
+
+// The ladder's bars with a tooltip per row, what 100% is, the row on screen and its history.
+void timing_ladder_body(Ui& ui, const TimingLadder& l) {
+  const Theme& t = theme();
+  const TimingTable& src = *l.table;
   // The ladder's bars, and a tooltip per row.
   const ImVec2 o = ImGui::GetCursorScreenPos();
   const float w = ImGui::GetContentRegionAvail().x;
@@ -327,5 +342,7 @@ void timing_view(Ui& ui) {
   }
   if (!ui.timing.message().empty()) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.warn), "%s", ui.timing.message().c_str());
 }
+
+}  // namespace
 
 }  // namespace ws::ui

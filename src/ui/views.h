@@ -6,6 +6,7 @@
 #pragma once
 #include <imgui.h>
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -88,6 +89,40 @@ struct MemoryLayout {
   float band_gap = 3;            // pixels between a tile's bands
   bool all_hidden = false;       // buffers exist but the user hid every one
 };
+
+// Cell box `b` of slot `s`'s grid as pixels in slot coordinates: one rectangle per band it
+// crosses among the bands shown (none for parts in bands not shown).
+template <class F>
+void slot_rects(const MemoryLayout::Slot& s, const GridShape& g, CellBox b, F&& f) {
+  const GridBands& bd = s.bands;
+  const float cell = s.cell;
+  if (bd.count <= 1 || bd.span == 0) {
+    f(ImVec2(s.origin.x + b.x0 * cell, s.origin.y + b.y0 * cell), ImVec2(s.origin.x + b.x1 * cell, s.origin.y + b.y1 * cell));
+    return;
+  }
+  const float span = float(bd.span);
+  const float lo = bd.stacked ? b.x0 : b.y0, hi = bd.stacked ? b.x1 : b.y1;
+  for (uint32_t k = std::max(s.band0, uint32_t(std::max(0.0f, std::floor(lo / span)))); k < s.band1 && float(k) * span < hi;
+       ++k) {
+    CellBox part = b;
+    if (bd.stacked)
+      part.x0 = std::max(b.x0, float(k) * span), part.x1 = std::min(b.x1, float(k + 1) * span);
+    else
+      part.y0 = std::max(b.y0, float(k) * span), part.y1 = std::min(b.y1, float(k + 1) * span);
+    if (part.empty()) continue;
+    // Where cell (0, 0) would land were band k's cells numbered from it.
+    const float j = float(k - s.band0);
+    float ox, oy;
+    if (bd.stacked) {
+      ox = s.origin.x - float(k) * span * cell;
+      oy = s.origin.y + j * (float(g.rows) * cell + s.band_gap);
+    } else {
+      ox = s.origin.x + j * (float(g.cols) * cell + s.band_gap);
+      oy = s.origin.y - float(k) * span * cell;
+    }
+    f(ImVec2(ox + part.x0 * cell, oy + part.y0 * cell), ImVec2(ox + part.x1 * cell, oy + part.y1 * cell));
+  }
+}
 
 // Arranges the shown buffers in `avail`, each grid placed by follow (the current
 // request's buffer) or by its zoom and pan in `st.grids`.

@@ -521,3 +521,32 @@ TEST_CASE("a program at 1280x720, normal layout: the source panel shows at least
     CHECK(lines.size() >= 8);
   }
 }
+
+TEST_CASE("at 1280x720 the ladder scrolls to the row on screen under a header that stays: the GPU and the date") {
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Environment env = test::quiet_env();
+  env.replay_dir = ui::bundled_replay_dir();
+  ui::Ui u(env);
+  u.state.kernel = "matmul_tuned";  // the SGEMM ladder's last rows
+  u.record();
+  test::settle(ctx, u);
+  ctx.frame(u);
+  const nlohmann::json d = nlohmann::json::parse(u.describe_json());
+  REQUIRE(d.contains("timing"));
+  const std::string device = d["timing"]["device"], date = d["timing"]["date"].get<std::string>().substr(0, 10);
+  ImVec2 lo, hi;
+  for (const auto& p : u.drawn())
+    if (p.panel == ui::Panel::Timing) lo = p.min, hi = p.max;
+  REQUIRE(hi.y > lo.y);
+  test::start_catching();
+  const auto texts = test::stop_catching(ctx.frame(u));
+  bool header = false, here = false;
+  for (const auto& t : texts) {
+    const bool inside = t.pos.x >= lo.x && t.pos.y >= lo.y && t.pos.y + t.size.y <= hi.y && t.pos.y >= t.clip.y &&
+                        t.pos.y + t.size.y <= t.clip.w + 1;
+    header |= inside && t.text.find(device) != std::string::npos && t.text.find(date) != std::string::npos;
+    here |= inside && t.text.find("tuned") != std::string::npos;
+  }
+  CHECK(header);  // the ladder scrolled to its last rows, the header still on screen
+  CHECK(here);
+}

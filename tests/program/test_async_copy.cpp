@@ -9,6 +9,7 @@
 #include <bit>
 
 #include "analysis/analysis.h"
+#include "analysis/copies.h"
 #include "program/program.h"
 
 using namespace ws;
@@ -98,6 +99,35 @@ TEST_CASE("tma_box.cu: a TMA box under the 128-byte swizzle from a map encoded t
   CHECK(writes == 4);
   CHECK(reads == 3);
   CHECK(pieces_read == 64 + 16);
+  // Each landed piece paired with its read, as cp.async's halves are: the first box's two
+  // write records with its two reads, and every element of the tile knows the global
+  // element it came from, which shows the swizzle: box row r's 16-byte chunk c lies at
+  // chunk c ^ (r % 8) of the tile's row (the box starts at column 64, a whole 128 bytes).
+  const trace::Trace first = trace::launch_trace(r.trace, 0);
+  const analysis::Copies c = analysis::follow_copies(first);
+  CHECK(c.async_pairs.size() == 2);
+  for (const auto& [w, rd] : c.async_pairs) {
+    CHECK(first.sites[first.records[w].site].form == trace::Form::BulkWrite);
+    CHECK(first.sites[first.records[rd].site].form == trace::Form::BulkRead);
+    CHECK(c.partner(rd) == w);
+  }
+  REQUIRE(c.shared.size() == 1);
+  const analysis::SourceColumns& tile = c.shared[0];
+  REQUIRE(!tile.column.empty());
+  const uint64_t sb = 1024 / tile.column.size(), gb = first.buffers[tile.from].elem_bytes;  // element bytes
+  REQUIRE(gb > 0);
+  int swizzled = 0;
+  for (size_t e = 0; e < tile.column.size(); ++e) {
+    REQUIRE(tile.column[e] >= 0);
+    const uint64_t at = e * sb, from = uint64_t(tile.column[e]) * gb % 256;  // a matrix row: 256 bytes
+    const int logical = int(from - 128) / 16, row = int(at / 128), chunk = int(at % 128) / 16;
+    CHECK(chunk == (logical ^ (row % 8)));
+    swizzled += chunk != logical;
+  }
+  CHECK(swizzled == int(tile.column.size()) * 7 / 8);  // all but row 0's
+  // The second box reaches past the matrix: a group of it wholly outside has no read
+  // record, so its halves are not paired (rather than paired wrong).
+  CHECK(analysis::follow_copies(trace::launch_trace(r.trace, 1)).async_pairs.empty());
 }
 
 TEST_CASE("tma_box3d.cu: TMA boxes of three and five dimensions, rows in the order of their dimensions, zeros outside") {
