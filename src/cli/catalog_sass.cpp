@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "program/environment.h"
+#include "env/environment.h"
 #include "program/program.h"
 
 namespace ws::cli {

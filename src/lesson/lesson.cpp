@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "catalog.h"
+#include "env/environment.h"
 #include "trace/assets.h"
 
 namespace ws::lesson {
@@ -271,7 +272,7 @@ Lesson load(const std::string& path) {
 }
 
 std::string lessons_dir() {
-  if (const char* env = std::getenv("WARPSCOPE_LESSONS"); env && *env) return env;
+  if (env::is_set(env::Var::lessons)) return env::get_string(env::Var::lessons);
   // Beside the binary, installed, or in the source tree the build came from.
   const std::string found = trace::find_asset("lessons");
   return found.empty() ? "assets/lessons" : found;

@@ -24,7 +24,7 @@
 #include <sstream>
 #include <thread>
 
-#include "program/environment.h"
+#include "env/environment.h"
 #include "program/limits.h"
 #include "program/timing.h"
 #include "ptx/ptx.h"

@@ -140,7 +140,11 @@ void verdict_line(const std::vector<AbRow>& rows) {
   ImGui::Dummy(sc.size);
 }
 
-// The strip as a table: each figure of A and B, and the verdict.
+// A figure the table lists: the request on screen always, the others where A and B differ.
+bool listed(const AbRow& r) { return r.va != r.vb || std::string(r.what) == "this request"; }
+
+// The strip as a table: each figure of A and B that differs, and the verdict; the figures
+// both sides share named under it in one line.
 void ab_table(const std::vector<AbRow>& rows, const AbTitles& names) {
   const Theme& th = theme();
   if (ImGui::BeginTable("##ab", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
@@ -150,6 +154,7 @@ void ab_table(const std::vector<AbRow>& rows, const AbTitles& names) {
     ImGui::TableSetupColumn("B vs A", ImGuiTableColumnFlags_WidthStretch, 0.8f);
     ImGui::TableHeadersRow();
     for (const AbRow& r : rows) {
+      if (!listed(r)) continue;
       ImGui::TableNextRow();
       ImGui::TableSetColumnIndex(0);
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(th.text_dim), "%s", r.what);
@@ -168,6 +173,14 @@ void ab_table(const std::vector<AbRow>& rows, const AbTitles& names) {
       }
     }
     ImGui::EndTable();
+  }
+  std::string same;
+  for (const AbRow& r : rows)
+    if (!listed(r)) same += (same.empty() ? "" : " · ") + std::string(r.what) + " " + r.va;
+  if (!same.empty()) {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("the same on both: %s", same.c_str());
+    ImGui::PopTextWrapPos();
   }
 }
 
@@ -354,6 +367,15 @@ void Ui::sync_b() {
     synced_a_ = pane.step;
   }
   if (state.memory.heat) ab.pane.heat.update(std::min<uint64_t>(ab.pane.step + 1, ab.pane.model->size()));
+}
+
+AbSplit Ui::ab_split() {
+  AbSplit out;
+  const Session* a = side_pane(false).model.get();
+  const Session* b = side_pane(true).model.get();
+  if (!a || !b) return out;
+  for (const AbRow& r : ab_rows(*this, *a, *b)) (listed(r) ? out.listed : out.same).push_back(r.what);
+  return out;
 }
 
 std::string ab_stopped(const Session& a, const Session& b) {

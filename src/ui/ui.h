@@ -128,6 +128,12 @@ struct AbTitles {
   std::string a, b, both;
 };
 
+// The A/B table's figures by name: those it lists (the request on screen, and every figure
+// where the sides differ) and those both sides share (named in one line under it).
+struct AbSplit {
+  std::vector<std::string> listed, same;
+};
+
 // Where an A/B view's other side comes from.
 enum class AbSource {
   Catalog,        // a catalog variant recorded beside the kernel on screen (`state.compare` "ID[:k=v]")
@@ -255,6 +261,8 @@ class Ui {
   }
   // The names of the two sides on screen (ab_titles, or "before / after your edit").
   AbTitles ab_names() const;
+  // The A/B table's figures, listed and shared (compare.cpp).
+  AbSplit ab_split();
 
   // ---- what the views use
   UiState state;

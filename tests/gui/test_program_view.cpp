@@ -141,12 +141,12 @@ TEST_CASE("a program with a SASS trace in the replay pack: an opened line shows 
   if (!open_settled(ctx, u, "tests/programs/matmul_tiled.cu")) return;
   REQUIRE(u.pane.model);
   const session::Session& m = *u.pane.model;
-  REQUIRE(m.hardware());  // assets/replay/sass/matmul_tiled.wstrace, recorded on an H100
+  REQUIRE(m.hardware());  // assets/replay/sass/matmul_tiled.wstrace, recorded on an H200
   const session::SourceText& f = m.sources().at(0);
   REQUIRE(f.stats.count(21));
   REQUIRE(f.stats.at(21).hardware.size() == 1);
   const std::string h = session::hardware_text(f.stats.at(21).hardware[0]);
-  CHECK(h.find("H100 ran 512 LDS + 128 LDS.128 a block (PTX: 1024 ld.shared.f32)") == 0);
+  CHECK(h.find("H200 ran 512 LDS + 128 LDS.128 a block (PTX: 1024 ld.shared.f32)") == 0);
   CHECK(h.find("merged 4 scalar 4-byte accesses") != std::string::npos);
   // Opened, line 21 is followed by its PTX instructions, then the GPU's row, drawn.
   const auto open = ui::source_rows(f, [](uint32_t line) { return line == 21; });
@@ -254,6 +254,16 @@ TEST_CASE("saving the padded tile keeps the unpadded build as A beside the padde
   CHECK(u.ab_names().a.find("before your edit") == 0);
   CHECK(u.ab_names().b.find("after your edit") == 0);
   CHECK(u.ab_names().both.find("before vs after your edit · transposeTiled<0>") == 0);
+  // The table lists what the edit changed; what it left alone is named once under it.
+  {
+    const ui::AbSplit sp = u.ab_split();
+    auto has = [](const std::vector<std::string>& v, const char* x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+    CHECK(has(sp.listed, "this request"));
+    CHECK(has(sp.listed, "worst n-way (shared)"));
+    CHECK(has(sp.same, "requests"));
+    CHECK(has(sp.same, "sectors / 128 B used (ideal 4)"));
+    CHECK_FALSE(has(sp.listed, "requests"));
+  }
   // Both sides are drawn: the A side's panels show the earlier build.
   ctx.frame(u);
   bool a_drawn = false, b_drawn = false;

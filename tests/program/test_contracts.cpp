@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "program/environment.h"
+#include "env/environment.h"
 #include "program/gpu_times.h"
 #include "program/timing.h"
 #include "sass/import.h"

@@ -433,10 +433,10 @@ TEST_CASE("transpose_twin.cu on an H100 equals the emulated device's trace, requ
   CHECK(ops == std::set<std::string>{"LDG.E", "STS", "LDS", "STG.E"});
 }
 
-TEST_CASE("ldmatrix, cp.async and mma programs on an H100 equal the emulated device's traces, request for request") {
+TEST_CASE("ldmatrix, cp.async and mma programs on an H200 equal the emulated device's traces, request for request") {
   // The replay pack's traces of ldmatrix_swizzle.cu (LDSM from a plain and a swizzled tile),
   // async_copy.cu (LDGSTS: the global read and the shared write of each copy) and tc_twin.cu
-  // (an HGEMM of ldmatrix and mma.sync), recorded by the GPU tracer on an H100. Each warp's
+  // (an HGEMM of ldmatrix and mma.sync), recorded by the GPU tracer on an H200. Each warp's
   // requests are the emulated device's; async_copy's shared side by its figures per line,
   // as the tracer sees its two tiles as one window (`shared (tileA, tileB)`).
   struct Want {
@@ -481,7 +481,7 @@ TEST_CASE("ldmatrix, cp.async and mma programs on an H100 equal the emulated dev
       CHECK(totals(gpu) == totals(emu.trace));
     }
   }
-  // The figures themselves, from the H100's trace: 32 wavefronts an LDSM from the plain
+  // The figures themselves, from the H200's trace: 32 wavefronts an LDSM from the plain
   // tile, 4 from the swizzled one (20 LDSM instructions in each kernel).
   const trace::Trace ldsm = trace::read_trace("assets/replay/sass/ldmatrix_swizzle.wstrace");
   for (uint32_t k = 0; k < 2; ++k) {
@@ -495,7 +495,7 @@ TEST_CASE("ldmatrix, cp.async and mma programs on an H100 equal the emulated dev
       }
     CHECK(matrix == 20);
   }
-  // cp.async on the H100: 16 bytes a lane, 16 lanes, 8 sectors read and 2 wavefronts
+  // cp.async on the H200: 16 bytes a lane, 16 lanes, 8 sectors read and 2 wavefronts
   // written; 4 bytes a lane, 32 lanes, 4 sectors and 1 wavefront (two LDGSTS of each).
   const trace::Trace copy = trace::read_trace("assets/replay/sass/async_copy.wstrace");
   const analysis::Report rep = analysis::analyze(copy, analysis::DramModel{});
@@ -663,7 +663,7 @@ TEST_CASE("without a GPU: --backend gpu says so in one line, auto runs the emula
   CHECK(!r.trace.records.empty());
 }
 
-TEST_CASE("the replay pack's SASS traces of the catalog: matmul_tiled's source panel shows what the H100 ran") {
+TEST_CASE("the replay pack's SASS traces of the catalog: matmul_tiled's source panel shows what the H200 ran") {
   // The teaching size's defaults, as the pack recorded them: the replay trace is attached.
   session::LaunchSpec spec;
   spec.kernel = "matmul_tiled";
@@ -671,7 +671,7 @@ TEST_CASE("the replay pack's SASS traces of the catalog: matmul_tiled's source p
   const session::ResolvedLaunch l = session::resolve(spec);
   const auto s = session::Session::from_capture(session::capture(l), l, spec);
   REQUIRE(s->hardware());
-  CHECK(s->hardware()->provenance.device.find("H100") != std::string::npos);
+  CHECK(s->hardware()->provenance.device.find("H200") != std::string::npos);  // the pack's one GPU
   CHECK(s->hardware()->launches.at(0).params == l.params.values);
   std::string merged;
   for (const auto& src : s->sources())
@@ -679,7 +679,7 @@ TEST_CASE("the replay pack's SASS traces of the catalog: matmul_tiled's source p
       for (const session::LineHardware& hw : ls.hardware)
         if (const std::string h = session::hardware_text(hw); h.find("LDS.128") != std::string::npos)
           merged = src.name + ":" + std::to_string(line) + " " + h;
-  CHECK(merged.find("matmul.h:128 H100 ran 512 LDS + 128 LDS.128 a block (the source: 1024 4-byte shared loads): ptxas merged 4 "
+  CHECK(merged.find("matmul.h:128 H200 ran 512 LDS + 128 LDS.128 a block (the source: 1024 4-byte shared loads): ptxas merged 4 "
                     "scalar 4-byte accesses into one 16-byte instruction") != std::string::npos);
   // Other parameters: no trace of them, nothing attached.
   spec.params["tile"] = 32;

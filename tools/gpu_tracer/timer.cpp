@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "program/environment.h"
+#include "env/environment.h"
 #include "program/gpu_times.h"
 
 namespace ws::tracer {

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "device_state.h"
-#include "program/environment.h"
+#include "env/environment.h"
 #include "program/program.h"
 #include "sass/raw.h"
 #include "timer.h"

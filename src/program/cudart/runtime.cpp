@@ -28,7 +28,7 @@
 
 #include "program/cudart/graphs.h"
 #include "program/cudart/shim.h"
-#include "program/environment.h"
+#include "env/environment.h"
 #include "program/problem.h"
 #include "program/program.h"
 #include "program/races.h"

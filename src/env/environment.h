@@ -1,5 +1,5 @@
-// src/program/environment.h — the environment warpscope gives the processes it starts, each
-// name declared once with its default and meaning: what the parent (src/program) sets for
+// src/env/environment.h — the environment warpscope reads and gives the processes it starts,
+// each name declared once with its default and meaning: what the parent (src/program) sets for
 // the emulated runtime (src/program/cudart, loaded into the user's program) and for the GPU
 // tracer (tools/gpu_tracer, injected into it), the developer's switches those read, and
 // the folders the parent itself may be pointed at. Plain C++17 with no CUDA: the tracer
@@ -58,7 +58,8 @@
   X(cudart_dir, "WARPSCOPE_CUDART_DIR", Parent, Folder, "", "the emulated runtime's folder (libcudart.so.13)")   \
   X(tracer_dir, "WARPSCOPE_TRACER_DIR", Parent, Folder, "",                                                      \
     "the GPU tracer's folder (libwarpscope_tracer.so and its patch fatbin)")                                    \
-  X(cli, "WARPSCOPE_CLI", Parent, Folder, "", "the command-line warpscope run as a child for a kernel's SASS (unset: beside this one)")
+  X(cli, "WARPSCOPE_CLI", Parent, Folder, "", "the command-line warpscope run as a child for a kernel's SASS (unset: beside this one)") \
+  X(lessons, "WARPSCOPE_LESSONS", Parent, Folder, "", "the lessons folder (unset: lessons/ of the installed or source assets)")
 
 namespace ws::env {
 
