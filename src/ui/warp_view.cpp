@@ -279,6 +279,12 @@ void matrix_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   // but the last matrix, then the lane boxes and their connectors.
   const float head = std::max(lab, font_for(FontRole::Bold)->FontSize + 4);
   const bool every_bank_row = region_h >= head + 64 + lab;
+  // The last matrix carries the bank numbers where the others do not; the lane boxes go
+  // for all four or none, by the last one's room, so no matrix loses its lanes alone.
+  const bool last_numbers = every_bank_row || region_h >= head + 24 + lab;
+  const float last_room = region_h - (last_numbers ? lab : 0) - 3 - head;
+  const bool lanes = last_room >= 32;
+  const float lane_h = lanes ? std::clamp(last_room * 0.22f, 12.0f, 20.0f) : 0.0f;  // one height for all four
   for (const analysis::MatrixPhase& p : rv.matrix) {
     const float y0 = float(p.matrix) * region_h;
     char title[96];
@@ -293,11 +299,10 @@ void matrix_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
             FontRole::Small);
     if (!way.empty()) sc.text(ImVec2(size.x, y0), way, t.bad, FontRole::Bold, 1, 0);
     // Lanes: one box per row of the matrix, over the banks a conflict-free row would take.
-    const bool bank_numbers = every_bank_row || (p.matrix + 1 == rv.matrix.size() && region_h >= head + 24 + lab);
+    const bool bank_numbers = every_bank_row || (p.matrix + 1 == rv.matrix.size() && last_numbers);
     const float bottom = y0 + region_h - (bank_numbers ? lab : 0) - 3;
     const float room = bottom - y0 - head;
-    const bool lanes = room >= 48;
-    const float lane_y = y0 + head, lane_h = lanes ? std::clamp(room * 0.22f, 10.0f, 20.0f) : 0.0f;
+    const float lane_y = y0 + head;
     const float lw = size.x / 8.0f;
     const float top = lane_y + lane_h + (lanes ? std::clamp(room * 0.2f, 8.0f, 40.0f) : 0.0f);
     const float bar_h = std::min(20.0f, std::max(1.0f, bottom - top) / float(std::max(1u, p.wavefronts)));

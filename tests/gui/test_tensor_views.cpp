@@ -69,6 +69,20 @@ TEST_CASE("the warp inspector shows an ldmatrix's four matrices: 8-way plain, on
     for (const auto& i : low.items)
       if (i.kind == ui::Scene::Kind::Rect && i.color == ui::theme().bad && i.width == 1.5f) ++rims;
     CHECK(rims == (swizzled ? 0 : 4));
+    // At every height, the four matrices alike: where one shows its lanes, all do (the last
+    // matrix, which carries the bank numbers, lost its lanes L24-L31 first).
+    for (float h : {300.0f, 360.0f, 420.0f, 480.0f, 560.0f, 700.0f}) {
+      CAPTURE(h);
+      ui::Scene at;
+      ui::warp_panel_scene(at, rv, ImVec2(560, h));
+      int shown[4] = {};
+      for (const auto& i : at.items)
+        if (i.kind == ui::Scene::Kind::Fill && i.round == 3 && i.b.y - i.a.y >= 10 && i.b.y - i.a.y <= 20)
+          for (int l = 0; l < 32; ++l)
+            if (i.color == ui::lane_color(l)) ++shown[l / 8];
+      CHECK(shown[3] == shown[0]);
+      CHECK(shown[1] == shown[0]);
+    }
   }
 }
 
