@@ -18,6 +18,7 @@ uniform vec3 u_heat1;
 uniform vec3 u_heat2;
 uniform float u_major;       // columns between sector lines (0: none)
 uniform int u_bank_tint;
+uniform vec3 u_tinted;      // an odd bank's empty cell
 uniform float u_row_elems;   // elements per grid row
 uniform float u_elem_bytes;
 
@@ -57,7 +58,7 @@ void main() {
   if (u_bank_tint == 1) {
     float e = float(cell.y) * u_row_elems + float(cell.x);
     float bank = mod(floor(e * u_elem_bytes / 4.0), 32.0);
-    col = mix(col, col * 1.22, mod(bank, 2.0));
+    col = mix(col, u_tinted, mod(bank, 2.0));
   }
   if (h > 0.0 && u_max > 0.0) {
     float t = u_log == 1 ? log(1.0 + h) / log(1.0 + u_max) : h / u_max;

@@ -76,7 +76,7 @@ bool GlGridPainter::init(std::string& error) {
   auto loc = [&](const char* n) { return glGetUniformLocation(program_, n); };
   u_ = {loc("u_rect"),  loc("u_fb"),   loc("u_heat"),  loc("u_has_heat"), loc("u_origin"), loc("u_cell"), loc("u_grid"),
         loc("u_fb_h"),  loc("u_max"),  loc("u_log"),   loc("u_empty"),    loc("u_line"),   loc("u_heat0"), loc("u_heat1"),
-        loc("u_heat2"), loc("u_major"), loc("u_bank_tint"), loc("u_row_elems"), loc("u_elem_bytes")};
+        loc("u_heat2"), loc("u_major"), loc("u_bank_tint"), loc("u_row_elems"), loc("u_elem_bytes"), loc("u_tinted")};
   glGenVertexArrays(1, &vao_);
   glGenTextures(1, &blank_);
   glBindTexture(GL_TEXTURE_2D, blank_);
@@ -193,6 +193,7 @@ void GlGridPainter::render(const Job& job, const ImDrawCmd* cmd) {
   set_rgb(u_.heat2, th.heat_hi);
   glUniform1f(u_.major, float(g.major_every));
   glUniform1i(u_.bank_tint, g.bank_tint ? 1 : 0);
+  set_rgb(u_.tinted, th.cell_tinted);
   glUniform1f(u_.row_elems, float(g.row_elems));
   glUniform1f(u_.elem_bytes, float(g.elem_bytes));
   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);

@@ -44,7 +44,7 @@ class GlGridPainter : public ui::GridPainter {
   uint64_t frame_ = 0;
   struct {
     int rect, fb, heat, has_heat, origin, cell, grid, fb_h, max, log, empty, line, heat0, heat1, heat2, major, bank_tint,
-        row_elems, elem_bytes;
+        row_elems, elem_bytes, tinted;
   } u_{};
 };
 

@@ -79,16 +79,22 @@ Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step,
     switch (view) {
       case FigureView::Memory: {
         // The key right under the grids it explains (not at the foot of empty space).
+        // (its one row's height first: the key names lane numbers only where the grids drew some)
         Scene key;
         const float key_h = memory_legend_scene(key, rv, memory, size.x);
         const ImVec2 grids(size.x, std::max(40.0f, size.y - key_h - 8));
         float bottom = o.y;
+        bool numbered = false;
         for (const SceneChunk& c : memory_chunks(o, *model, rv, memory, memory_layout(*model, rv, memory, grids))) {
-          for (const auto& i : c.scene.items)
+          for (const auto& i : c.scene.items) {
             bottom = std::max(bottom, std::min(c.clip_max.y, i.kind == Scene::Kind::Text ? i.a.y + text_size(i.font, i.text).y
                                                                                           : std::max(i.a.y, i.b.y)));
+            numbered |= i.kind == Scene::Kind::Text && i.color == kLaneNumberInk;
+          }
           f.chunks.push_back(c);
         }
+        key = Scene{};
+        memory_legend_scene(key, rv, memory, size.x, numbered);
         add_chunk(f, key, ImVec2(o.x, std::min(bottom + 8, o.y + size.y - key_h)), ImVec2(0, 0), body_max);
         break;
       }

@@ -229,8 +229,7 @@ struct GridColours {
   explicit GridColours(const GridDraw& g) {
     const Theme& t = theme();
     empty = t.cell_empty;
-    auto ch = [](ImU32 c, int k) { return float((c >> (8 * k)) & 0xff); };
-    tinted = rgb_of(ch(empty, 0) * 1.22f, ch(empty, 1) * 1.22f, ch(empty, 2) * 1.22f);
+    tinted = t.cell_tinted;
     line = g.grid_lines ? t.grid_line : t.cell_empty;
     major = IM_COL32(158, 173, 199, 140);  // (0.62, 0.68, 0.78) at 0.55
   }

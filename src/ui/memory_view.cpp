@@ -471,7 +471,7 @@ void lane_patches_scene(Scene& sc, const SlotParts& x) {
     }); });
   }
   for (const auto& [at, lane] : numbers)
-    sc.text(at, std::to_string(lane), IM_COL32(10, 12, 16, 255), FontRole::Small, 0.5f, 0.5f);
+    sc.text(at, std::to_string(lane), kLaneNumberInk, FontRole::Small, 0.5f, 0.5f);
 }
 
 // Title: name, shape, space; the buffer of the current request is marked.
@@ -578,7 +578,7 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
   axis_labels_scene(labels, x);
 }
 
-float memory_legend_scene(Scene& sc, const RequestFigures& rv, const MemoryViewState& st, float width) {
+float memory_legend_scene(Scene& sc, const RequestFigures& rv, const MemoryViewState& st, float width, bool lane_numbers) {
   const Theme& t = theme();
   const float h = font_for(FontRole::Small)->FontSize, sw = std::round(h * 0.8f), sp = std::round(h * 0.45f);
   float x = 0;
@@ -594,7 +594,15 @@ float memory_legend_scene(Scene& sc, const RequestFigures& rv, const MemoryViewS
   entry(sw * 4, [&](ImVec2 a, ImVec2 b) {
     for (int k = 0; k < 8; ++k)
       sc.fill(ImVec2(a.x + float(k) * sw * 0.5f, a.y), ImVec2(a.x + float(k + 1) * sw * 0.5f, b.y), lane_color(k * 4 + 2));
-  }, "lane 0 … 31 (number in the cell)");
+  }, lane_numbers ? "lane 0 … 31 (number in the cell)" : "lane 0 … 31");
+  // A shared tile's cells shaded by bank, even and odd: its stripes (or checkerboard).
+  if (rv.site && rv.shared)
+    entry(sw * 2, [&](ImVec2 a, ImVec2 b) {
+      const float m = std::round((a.x + b.x) * 0.5f);
+      sc.fill(a, ImVec2(m, b.y), t.cell_empty);
+      sc.fill(ImVec2(m, a.y), b, t.cell_tinted);
+      sc.rect(a, b, t.grid_line, 1.0f);
+    }, "even / odd bank");
   if (rv.site && !rv.shared) {
     if (st.sectors)
       entry(sw * 2, [&](ImVec2 a, ImVec2 b) { sc.rect(a, b, t.sector, 2.0f); }, "32-byte sector fetched");

@@ -56,7 +56,11 @@ struct MemoryViewState {
 // The memory view's key, one row from (0, 0) as wide as fits `width`: lane colours, and for
 // the request on screen its sectors and 128-byte lines (global) or the words of an n-way
 // conflict (shared), and the traffic shade when `heat`. Returns its height.
-float memory_legend_scene(Scene& sc, const RequestFigures& rv, const MemoryViewState& st, float width);
+float memory_legend_scene(Scene& sc, const RequestFigures& rv, const MemoryViewState& st, float width,
+                          bool lane_numbers = true);
+// The ink of the lane numbers drawn on their patches (how a figure tells whether the
+// grids it drew carry them, so that its key promises them only then).
+inline constexpr ImU32 kLaneNumberInk = IM_COL32(10, 12, 16, 255);
 
 // Where each shown buffer goes: pure layout data, computed before anything is drawn.
 // When every grid fits its share of the panel at a legible cell size, one slot per

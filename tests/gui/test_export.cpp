@@ -339,6 +339,32 @@ TEST_CASE("bank diagram of transpose_tiled as SVG and PNG, from the view's scene
   fs::remove_all(dir);
 }
 
+TEST_CASE("the memory figure's key: lane numbers only where the cells carry them, the banks' shades, never white on white") {
+  ui::HeadlessContext ctx(1200, 700);
+  for (int64_t pad : {0, 1}) {
+    CAPTURE(pad);
+    Shown s = tile_store(pad);
+    REQUIRE(s.model->request(s.step).shared);
+    for (int theme : {ui::kThemeDark, ui::kThemePresentation}) {
+      CAPTURE(theme);
+      ui::ThemeScope scope(theme);
+      // The light theme's odd banks are shaded apart from the even ones and from the page.
+      CHECK(ui::theme().cell_tinted != ui::theme().cell_empty);
+      CHECK((ui::theme().cell_tinted & 0xffffffu) != 0xffffffu);
+      for (auto [w, h] : {std::pair{1280, 720}, std::pair{420, 260}}) {
+        CAPTURE(w);
+        const ui::Figure f = ui::render_figure(s.model, s.step, ui::FigureView::Memory, w, h, "");
+        bool numbers = false;
+        for (const auto& ch : f.chunks)
+          for (const auto& i : ch.scene.items) numbers |= i.kind == ui::Scene::Kind::Text && i.color == ui::kLaneNumberInk;
+        CHECK(numbers == (w == 1280));  // a small figure's cells are too small for them
+        CHECK(has_text(f, "lane 0 … 31 (number in the cell)") == numbers);
+        if (w == 1280) CHECK(has_text(f, "even / odd bank"));
+      }
+    }
+  }
+}
+
 TEST_CASE("figure text lies in the boxes the scene measured, drawn from the font ImGui loaded") {
   ui::HeadlessContext ctx(1280, 720);
   const ui::FontRole roles[] = {ui::FontRole::Ui, ui::FontRole::Bold, ui::FontRole::Mono, ui::FontRole::Big,
