@@ -257,17 +257,26 @@ size_t source_wrap_end(const std::string& text, size_t from, size_t room) {
     for (size_t k = i + 1; k <= std::min(j, hard); ++k) literal[k] = true;  // between its quotes
     i = j + 1;
   }
+  // Inside an index (`in[i * a.m + j]`) a break is the last resort: the brackets' depth.
+  std::vector<uint8_t> index(hard + 1, 0);
+  for (size_t i = from, d = 0; i <= hard && i < comment; ++i) {
+    index[i] = d > 0;  // a break before character i: inside when a bracket is open there
+    if (!literal[i]) d = text[i] == '[' ? d + 1 : text[i] == ']' && d ? d - 1 : d;
+  }
+  auto rank = [&](size_t k) {
+    const int r = k > comment + 1 ? (text[k - 1] == ' ' ? 4 : text[k] == ' ' ? 1 : 0) : break_rank(text, k);
+    return r == 0 ? 0 : index[k] ? 1 : 2 * r;
+  };
   // The best kind of place in the row's later part; a row only a third full rather than a
-  // token cut; any boundary rather than a cut.
+  // token cut; any boundary rather than a cut, outside an index rather than in one.
   struct Pass {
     int rank;
     size_t after;
   };
-  const Pass passes[] = {{4, from + room / 2}, {3, from + room / 3}, {2, from + room / 3}, {1, from}};
+  const Pass passes[] = {{8, from + room / 2}, {6, from + room / 3}, {4, from + room / 3}, {2, from}, {1, from}};
   for (const Pass& p : passes)
     for (size_t k = hard; k > p.after && k > from; --k)
-      if (!literal[k] && (k > comment + 1 ? (text[k - 1] == ' ' ? 4 : text[k] == ' ' ? 1 : 0) : break_rank(text, k)) >= p.rank)
-        return k;
+      if (!literal[k] && rank(k) >= p.rank) return k;
   while (hard > from + 1 && (static_cast<unsigned char>(text[hard]) & 0xC0) == 0x80) --hard;  // whole UTF-8 characters
   return hard;
 }

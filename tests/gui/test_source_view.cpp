@@ -130,6 +130,20 @@ TEST_CASE("the source panel breaks a line only between tokens, never inside an i
       while (from < line.size() && line[from] == ' ') ++from;
     }
   }
+  // An index stays whole where a break outside it will do: never "in[i" / "* a.m + j]"
+  // (a break inside brackets only when the row holds nothing but them).
+  for (int wrap = 16; wrap <= 40; ++wrap) {
+    CAPTURE(wrap);
+    const std::string line = "    c[i * b.n + j] = a[i * a.m + k] * b[k * b.n + j] + c[i * b.n + j];";
+    for (size_t from = 4; from < line.size();) {
+      const size_t end = ui::source_wrap_end(line, from, size_t(wrap));
+      int depth = 0;
+      for (size_t k = from; k < end; ++k) depth += line[k] == '[' ? 1 : line[k] == ']' ? -1 : 0;
+      if (end < line.size()) CHECK(depth == 0);
+      from = end;
+      while (from < line.size() && line[from] == ' ') ++from;
+    }
+  }
   // Numbers and their units stay whole in what the GPU ran.
   const std::string prose = "H100 ran 0.005728 ms = 107.7% of the time (PTX: 4096 ld.shared.f32)";
   for (int room = 6; room < 40; ++room)
