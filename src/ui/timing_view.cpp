@@ -117,11 +117,15 @@ float timing_scene(Scene& sc, const TimingLadder& l, float width, float height, 
       front.fill(b0, ImVec2(bar_x + len, b1.y), fill, 3);
       if (r.pct > 100) front.fill(ImVec2(b1.x - 4, b0.y - 2), ImVec2(b1.x, b1.y + 2), t.warn, 1);
     }
-    // The figures after the bar's end, or inside it (in a colour that reads on the fill)
-    // when the bar leaves no room.
-    const std::string value = fit_text(FontRole::Small, timing_value_text(r), bar_w - 10);
-    const float vw = text_size(FontRole::Small, value).x;
-    if (len > 0 && len + 5 + vw + 4 > bar_w) {
+    // The figures after the bar where they fit (a published row's "· published code" goes
+    // first: its name says whose code it is), else inside the bar where they fit there,
+    // else cut to the room after the bar: never across the bar's end.
+    std::string value = timing_value_text(r);
+    const float after = bar_w - len - 9;
+    if (text_size(FontRole::Small, value).x > after && r.published) value = value.substr(0, value.rfind(" · published code"));
+    const bool inside = len > 0 && text_size(FontRole::Small, value).x > after && text_size(FontRole::Small, value).x + 10 <= len;
+    if (!inside) value = fit_text(FontRole::Small, value, std::max(after, 24.0f));
+    if (inside) {  // in a colour that reads on the fill
       const ImVec4 f = ImGui::ColorConvertU32ToFloat4(fill), u = ImGui::ColorConvertU32ToFloat4(t.cell_empty);
       auto lum = [](const ImVec4& c) { return 0.3f * c.x + 0.59f * c.y + 0.11f * c.z; };
       const float seen = lum(f) * f.w + lum(u) * (1 - f.w);  // the fill over the track

@@ -355,6 +355,28 @@ TEST_CASE("bars on a fixed 0-100 % scale of the reference, labelled, clamped pas
   ui::Scene small;
   const float hs = ui::timing_scene(small, l, w, 100, nullptr);
   CHECK(hs < h);
+  // At every width a row's figures lie after its bar or inside it, never across its end.
+  for (float narrow : {220.0f, 260.0f, 300.0f, 400.0f}) {
+    CAPTURE(narrow);
+    ui::Scene n;
+    std::vector<ui::SceneBox> boxes;
+    ui::timing_scene(n, l, narrow, 0, &boxes);
+    for (size_t r = 0; r < boxes.size(); ++r) {
+      float bar_a = 0, bar_b = 0;  // the row's bar: the fill that is not its track or its band
+      for (const auto& i : n.items)
+        if (i.kind == ui::Scene::Kind::Fill && i.a.y >= boxes[r].min.y && i.b.y <= boxes[r].max.y && i.color != track &&
+            i.a.x > boxes[r].min.x + 1 && i.b.x - i.a.x > 5)
+          bar_a = i.a.x, bar_b = std::max(bar_b, i.b.x);
+      if (bar_b <= bar_a) continue;
+      for (const auto& i : n.items) {
+        if (i.kind != ui::Scene::Kind::Text || i.a.y < boxes[r].min.y || i.a.y > boxes[r].max.y || i.a.x < bar_a) continue;
+        ImVec2 a, b;
+        ui::text_box(i, a, b);
+        CAPTURE(i.text);
+        CHECK((b.x <= bar_b + 0.5f || a.x >= bar_b - 0.5f));
+      }
+    }
+  }
 }
 
 TEST_CASE("started from another folder, the panel draws pad 0 and pad 1 from the bundled pack") {
