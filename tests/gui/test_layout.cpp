@@ -34,6 +34,19 @@ using namespace ws;
 
 namespace {
 
+// `u` with `program` opened and recorded (no replay pack: the times are the test's own).
+void open_program_settled(ui::HeadlessContext& ctx, ui::Ui& u, const std::string& program) {
+  session::LaunchSpec spec;
+  spec.program.source = program;
+  spec.program.echo = false;
+  u.open_program(spec);
+  for (int i = 0; i < 4000 && !u.settled(); ++i) {
+    ctx.frame(u);
+    if (u.recorder.busy()) u.recorder.wait_idle();
+  }
+}
+
+
 using test::frame_scenes;
 using test::quiet_env;
 using test::settle;
@@ -449,14 +462,7 @@ TEST_CASE("a program's timing panel: its launches as the replay pack's GPU timed
     ui::Environment env;
     env.replay_dir = "";
     ui::Ui u(env);
-    session::LaunchSpec spec;
-    spec.program.source = "tests/programs/matmul_tiled.cu";
-    spec.program.echo = false;
-    u.open_program(spec);
-    for (int i = 0; i < 4000 && !u.settled(); ++i) {
-      ctx.frame(u);
-      if (u.recorder.busy()) u.recorder.wait_idle();
-    }
+    open_program_settled(ctx, u, "tests/programs/matmul_tiled.cu");
     REQUIRE(u.pane.model);
     REQUIRE(u.pane.model->hardware());  // assets/replay/sass/matmul_tiled.wstrace, with its times
     u.state.present = present;
@@ -486,14 +492,7 @@ TEST_CASE("a program at 1280x720, normal layout: the source panel shows at least
   ui::Environment env;
   env.replay_dir = "";
   ui::Ui u(env);
-  session::LaunchSpec spec;
-  spec.program.source = "examples/transpose.cu";
-  spec.program.echo = false;
-  u.open_program(spec);
-  for (int i = 0; i < 4000 && !u.settled(); ++i) {
-    ctx.frame(u);
-    if (u.recorder.busy()) u.recorder.wait_idle();
-  }
+  open_program_settled(ctx, u, "examples/transpose.cu");
   REQUIRE(u.pane.model);
   for (int step : {0, 200}) {
     CAPTURE(step);

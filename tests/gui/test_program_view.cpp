@@ -550,17 +550,10 @@ TEST_CASE("an out-of-bounds write opens on its request: banner, marked line, lan
 }
 
 TEST_CASE("a save that makes the program fault or race opens what went wrong, not a before/after comparison") {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: skipped");
-    return;
-  }
   const fs::path prog = transpose_copy("save-fault");
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(test::quiet_env());
-  session::LaunchSpec spec;
-  spec.program.source = prog.string();
-  u.open_program(spec);
-  test::settle(ctx, u);
+  if (!open_settled(ctx, u, prog.string())) return;
   REQUIRE(u.pane.model);
   REQUIRE(u.status.problem.empty());
   u.show_launch(1);  // the student looks at transposeTiled<0> ...
