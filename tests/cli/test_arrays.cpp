@@ -14,24 +14,16 @@
 #include "session/capture.h"
 #include "session/dram.h"
 #include "session/session.h"
+#include "../support.h"
 
 using namespace ws;
 namespace fs = std::filesystem;
 
 namespace {
 
-fs::path temp_dir(const char* what) {
-  const fs::path d = fs::temp_directory_path() / (std::string("ws-arrays-") + what + "-" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir(const char* what) { return ws::test::temp_dir(std::string("arrays-") + what); }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using ws::test::slurp;
 
 trace::Site site(uint32_t buffer, const char* insn) {
   trace::Site s;
@@ -204,10 +196,7 @@ TEST_CASE("the arrays list: each array once, the toolkit's buffers only when ask
 }
 
 TEST_CASE("a program's arrays in a Session: the annotated matrix 64 x 64, a pitched one by its rows, uint32 is not float") {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: skipped");
-    return;
-  }
+  if (!ws::test::have_nvcc("skipped")) return;
   const fs::path dir = temp_dir("program");
   const fs::path prog = dir / "shapes.cu";
   std::ofstream(prog) << R"(#include <cstdio>
@@ -265,10 +254,7 @@ int main() {
 }
 
 TEST_CASE("the replay pack's figures are the same code's: a copy matches by its text, an edit or another program gets none") {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: skipped");
-    return;
-  }
+  if (!ws::test::have_nvcc("skipped")) return;
   const fs::path dir = temp_dir("pack");
   const std::string text = slurp("examples/transpose.cu");
   // The example itself: its trace and times from the pack.

@@ -13,6 +13,7 @@
 #include "catalog.h"
 #include "session/bench.h"
 #include "trace/wstrace.h"
+#include "../support.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -45,10 +46,7 @@ fs::path scratch() {
   return s.dir;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
+using ws::test::slurp;
 
 // Runs `warpscope ARGS` (ARGS as a shell would split them), after `prefix` (e.g. env).
 Run warpscope(const std::string& args, const std::string& prefix = "") {

@@ -30,24 +30,16 @@
 #include "ui/figure.h"
 #include "ui/headless.h"
 #include "ui/theme.h"
+#include "../support.h"
 
 using namespace ws;
 namespace fs = std::filesystem;
 
 namespace {
 
-fs::path temp_dir() {
-  auto p = fs::temp_directory_path() / ("warpscope-test-export-" + std::to_string(::getpid()));
-  fs::create_directories(p);
-  return p;
-}
+fs::path temp_dir() { return ws::test::temp_dir("export"); }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using ws::test::slurp;
 
 // A small XML well-formedness check: balanced, properly nested tags, quoted attributes,
 // known entities. Returns "" or what is wrong.

@@ -29,6 +29,7 @@
 #include "drawn_text.h"
 #include "text_rules.h"
 #include "ui_test.h"
+#include "../support.h"
 
 using namespace ws;
 
@@ -452,10 +453,7 @@ TEST_CASE("a light figure of the memory view: axis titles over its grid, its key
 }
 
 TEST_CASE("a program's timing panel: its launches as the replay pack's GPU timed them, whole lines, nothing cut") {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: skipped");
-    return;
-  }
+  if (!ws::test::have_nvcc("skipped")) return;
   for (bool present : {false, true}) {
     CAPTURE(present);
     ui::HeadlessContext ctx(1280, 720);
@@ -484,10 +482,7 @@ TEST_CASE("a program's timing panel: its launches as the replay pack's GPU timed
 }
 
 TEST_CASE("a program at 1280x720, normal layout: the source panel shows at least 8 lines of code whole") {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: skipped");
-    return;
-  }
+  if (!ws::test::have_nvcc("skipped")) return;
   ui::HeadlessContext ctx(1280, 720);
   ui::Environment env;
   env.replay_dir = "";

@@ -14,6 +14,7 @@
 #include "drawn_text.h"
 #include "program/program.h"
 #include "ui_test.h"
+#include "../support.h"
 
 using namespace ws;
 namespace fs = std::filesystem;
@@ -21,10 +22,7 @@ namespace fs = std::filesystem;
 namespace {
 
 bool open_program(ui::HeadlessContext& ctx, ui::Ui& u, const std::string& source) {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: skipped");
-    return false;
-  }
+  if (!ws::test::have_nvcc("skipped")) return false;
   session::LaunchSpec spec;
   spec.program.source = source;
   spec.program.echo = false;

@@ -13,6 +13,7 @@
 #include "program/program.h"
 #include "ui/theme.h"
 #include "ui_test.h"
+#include "../support.h"
 
 using namespace ws;
 
@@ -29,10 +30,7 @@ uint32_t shared_load_way(const session::Session& s) {
 
 // Opens `program` in `u` and waits for it; false (with a message) where nvcc is missing.
 bool open_settled(ui::HeadlessContext& ctx, ui::Ui& u, const std::string& program) {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: skipped");
-    return false;
-  }
+  if (!ws::test::have_nvcc("skipped")) return false;
   session::LaunchSpec spec;
   spec.program.source = program;
   spec.program.echo = false;
@@ -44,10 +42,7 @@ bool open_settled(ui::HeadlessContext& ctx, ui::Ui& u, const std::string& progra
 }  // namespace
 
 TEST_CASE("a program in the app: [32][32] -> [32][33] saved, the view rebuilds to no conflict on the same launch and step") {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: skipped");
-    return;
-  }
+  if (!ws::test::have_nvcc("skipped")) return;
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("ws-program-view-" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -199,10 +194,7 @@ uint64_t shared_load(const session::Session& m, int n = 0) {
 }  // namespace
 
 TEST_CASE("saving the padded tile keeps the unpadded build as A beside the padded one as B, on the same request") {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: skipped");
-    return;
-  }
+  if (!ws::test::have_nvcc("skipped")) return;
   const fs::path prog = transpose_copy("compare-edit");
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(test::quiet_env());
@@ -321,10 +313,7 @@ TEST_CASE("launch 2 beside launch 3 of a program: locked to the same request, 32
 
 TEST_CASE("a slide of a program: kept with its launch and hash; a deck asks before it builds, lands on the request, "
           "and says when the file changed") {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: skipped");
-    return;
-  }
+  if (!ws::test::have_nvcc("skipped")) return;
   const fs::path prog = transpose_copy("program-slides");
   const std::string deck = (prog.parent_path() / "d.wsdeck").string();
   ui::HeadlessContext ctx(1280, 720);
@@ -433,10 +422,7 @@ bool has_fill(const ui::Scene& sc, ImU32 color) {
 }  // namespace
 
 TEST_CASE("an out-of-bounds write opens on its request: banner, marked line, lanes past the edge; fixed, the same launch and step") {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: skipped");
-    return;
-  }
+  if (!ws::test::have_nvcc("skipped")) return;
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("ws-program-fault-" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -683,10 +669,7 @@ TEST_CASE("the banners of a stopped loop, a compile error and a host crash wrap 
 }
 
 TEST_CASE("a program that does not compile: the banner names the error and its line") {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: skipped");
-    return;
-  }
+  if (!ws::test::have_nvcc("skipped")) return;
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(test::quiet_env());
   session::LaunchSpec spec;

@@ -18,6 +18,7 @@
 #include "ui/ui.h"
 #include "ui/views.h"
 #include "ui_test.h"
+#include "../support.h"
 
 using namespace ws;
 
@@ -191,10 +192,7 @@ TEST_CASE("the gutter: badges named without their kernel's qualifier, then costs
 }
 
 TEST_CASE("a program open at 1280x720: ten lines of source in view, the current line among them, and in view at once after F5") {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: skipped");
-    return;
-  }
+  if (!ws::test::have_nvcc("skipped")) return;
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(test::quiet_env());
   session::LaunchSpec spec;
@@ -250,10 +248,7 @@ TEST_CASE("a program open at 1280x720: ten lines of source in view, the current 
 }
 
 TEST_CASE("the gutter's tooltip counts alike instructions once: an unrolled line's loads") {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: skipped");
-    return;
-  }
+  if (!ws::test::have_nvcc("skipped")) return;
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(test::quiet_env());
   session::LaunchSpec spec;

@@ -19,20 +19,14 @@
 #include "ui/timing.h"
 #include "ui/ui.h"
 #include "ui_test.h"
+#include "../support.h"
 
 using namespace ws;
 using json = nlohmann::json;
 
 namespace {
 
-std::filesystem::path temp_dir(const char* name) {
-  // One directory per process, so that parallel runs of the suite do not meet.
-  auto p = std::filesystem::temp_directory_path() /
-           (std::string("warpscope-test-gui-") + name + "-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(p);
-  std::filesystem::create_directories(p);
-  return p;
-}
+std::filesystem::path temp_dir(const char* name) { return ws::test::temp_dir(std::string("gui-") + name, true); }
 
 using test::quiet_env;
 using test::settle;

@@ -11,14 +11,12 @@
 #include "analysis/analysis.h"
 #include "analysis/copies.h"
 #include "program/program.h"
+#include "../support.h"
 
 using namespace ws;
 
 TEST_CASE("async_copy.cu: cp.async double buffering passes, each copy's two halves at the H100's figures") {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: user-program tests skipped");
-    return;
-  }
+  if (!ws::test::have_nvcc("user-program tests skipped")) return;
   program::Options o;
   o.source = "tests/programs/async_copy.cu";
   o.echo = false;

@@ -14,6 +14,7 @@
 
 #include "program/program.h"
 #include "trace/wstrace.h"
+#include "../support.h"
 
 using namespace ws;
 
@@ -69,10 +70,7 @@ std::vector<std::string> programs() {
 }  // namespace
 
 TEST_CASE("every program gives the same trace, output and ending on the interpreter and the compiling engine") {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: the engines' comparison skipped");
-    return;
-  }
+  if (!ws::test::have_nvcc("the engines' comparison skipped")) return;
   const std::vector<std::string> files = programs();
   CHECK(files.size() >= 20);
   size_t compiled_launches = 0;

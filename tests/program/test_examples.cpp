@@ -14,6 +14,7 @@
 
 #include "analysis/analysis.h"
 #include "program/program.h"
+#include "../support.h"
 
 using namespace ws;
 
@@ -21,13 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool can_run() {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: the examples' Try tests skipped");
-    return false;
-  }
-  return true;
-}
+bool can_run() { return ws::test::have_nvcc("the examples' Try tests skipped"); }
 
 std::string read_text(const std::string& path) {
   std::stringstream s;

@@ -17,18 +17,13 @@
 #include <unistd.h>
 
 #include "program/program.h"
+#include "../support.h"
 
 using namespace ws;
 
 namespace {
 
-bool can_run() {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: Hopper program tests skipped");
-    return false;
-  }
-  return true;
-}
+bool can_run() { return ws::test::have_nvcc("Hopper program tests skipped"); }
 
 program::Result run_hopper(const std::string& file, std::vector<std::string> args) {
   program::Options o;

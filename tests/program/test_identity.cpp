@@ -12,18 +12,14 @@
 
 #include "program/program.h"
 #include "trace/wstrace.h"
+#include "../support.h"
 
 using namespace ws;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using ws::test::slurp;
 
 void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 

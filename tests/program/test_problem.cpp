@@ -11,18 +11,13 @@
 #include "program/program.h"
 #include "session/session.h"
 #include "session/worker.h"
+#include "../support.h"
 
 using namespace ws;
 
 namespace {
 
-bool can_run() {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: skipped");
-    return false;
-  }
-  return true;
-}
+bool can_run() { return ws::test::have_nvcc("skipped"); }
 
 program::Options opts(const std::string& file) {
   program::Options o;

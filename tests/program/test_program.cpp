@@ -21,18 +21,13 @@
 #include "session/report.h"
 #include "session/session.h"
 #include "session/worker.h"
+#include "../support.h"
 
 using namespace ws;
 
 namespace {
 
-bool can_run() {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: user-program tests skipped");
-    return false;
-  }
-  return true;
-}
+bool can_run() { return ws::test::have_nvcc("user-program tests skipped"); }
 
 // The catalog kernel a program twins, recorded by the emulator.
 auto catalog_twin(const std::string& kernel, int64_t size, const std::map<std::string, int64_t>& params) {

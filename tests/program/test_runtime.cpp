@@ -14,18 +14,13 @@
 #include <string>
 
 #include "program/program.h"
+#include "../support.h"
 
 using namespace ws;
 
 namespace {
 
-bool can_run() {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: user-program tests skipped");
-    return false;
-  }
-  return true;
-}
+bool can_run() { return ws::test::have_nvcc("user-program tests skipped"); }
 
 program::Result run_program(const std::string& file, std::vector<std::string> flags = {}) {
   program::Options o;

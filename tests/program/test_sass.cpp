@@ -27,17 +27,13 @@
 #include "session/session.h"
 #include "trace/trace.h"
 #include "trace/wstrace.h"
+#include "../support.h"
 
 using namespace ws;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using ws::test::slurp;
 
 // A tracer's file, written as the tracer writes it.
 struct RawWriter {
@@ -377,10 +373,7 @@ TEST_CASE("the kernel's plain name, and the shared arrays a PTX declares") {
 namespace {
 
 bool can_run_programs() {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: the emulated side of the GPU comparisons skipped");
-    return false;
-  }
+  if (!ws::test::have_nvcc("the emulated side of the GPU comparisons skipped")) return false;
   return true;
 }
 

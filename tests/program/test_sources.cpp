@@ -9,6 +9,7 @@
 
 #include "program/program.h"
 #include "ptx/ptx.h"
+#include "../support.h"
 
 using namespace ws;
 
@@ -121,10 +122,7 @@ TEST_CASE("what the emulated device stopped, from the program's stderr") {
 namespace {
 
 bool have_nvcc() {
-  if (program::find_nvcc().empty()) {
-    MESSAGE("nvcc not found: user-program tests skipped");
-    return false;
-  }
+  if (!ws::test::have_nvcc("user-program tests skipped")) return false;
   return true;
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "trace/wstrace.h"
+#include "../support.h"
 
 using namespace ws::trace;
 namespace fs = std::filesystem;
@@ -87,11 +88,7 @@ Trace sample(size_t nrecords = 200) {
   return t;
 }
 
-fs::path temp_dir() {
-  fs::path d = fs::temp_directory_path() / ("wstrace_test_" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir() { return ws::test::temp_dir("wstrace"); }
 
 std::string error_of(std::string_view bytes) {
   try {
