@@ -1,4 +1,4 @@
-// Two traces of one program compared warp by warp (tests/program/test_sass.cpp on the GPU
+// Two traces of one program compared warp by warp (tests/sass/test_sass.cpp on the GPU
 // tracer's kept files, tests/gpu/test_gpu_tracer.cpp live on a GPU): each warp's requests
 // as a set of space, operation, line, lanes, and each lane's array (global: by name;
 // shared: the window) and offset.
