@@ -294,6 +294,18 @@ size_t common_prefix(const std::vector<const catalog::KernelInfo*>& ladder) {
   return prefix;
 }
 
+// A published kernel's name in the ladder where its entry names no source: its project and
+// the number its author gave it, from the name the bench recorded ("SGEMM_CUDA
+// sgemmWarptiling<…> (kernel 10), beside" -> "SGEMM_CUDA kernel 10"); "published" when
+// there is none.
+std::string published_name(const std::string& full) {
+  const size_t open = full.rfind('('), close = full.rfind(')'), space = full.find(' ');
+  if (full.empty()) return "published";
+  if (open == std::string::npos || close == std::string::npos || close < open || space == std::string::npos)
+    return full.substr(0, std::min<size_t>(full.size(), 24));
+  return full.substr(0, space) + " " + full.substr(open + 1, close - open - 1);
+}
+
 // The ladder's rows of kernel `k`: one per timed variant (and the published kernel it
 // reproduces), or one bare row when the table holds none. `screen`: the parameters on
 // screen, `cur` the kernel on screen, `prefix` how much of the id to drop.
@@ -363,7 +375,7 @@ void kernel_rows(TimingLadder& l, const catalog::KernelInfo* k, const catalog::K
       LadderRow q = r;
       q.published = true;
       q.here = false;
-      q.name = "published";
+      q.name = published_name(s->published);
       q.variant = "";
       if (const catalog::SourceRef* src = k->sources.empty() ? nullptr : &k->sources.front())
         if (!src->label.empty()) q.name = src->label;

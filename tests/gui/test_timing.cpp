@@ -292,6 +292,10 @@ TEST_CASE("the replay pack times each published kernel beside the entry that rep
     // Scaled by the two medians of the same rounds.
     CHECK(l.rows[i].pct == doctest::Approx(entry.pct * entry.sample->ms / entry.sample->published_ms));
     CHECK(ui::timing_value_text(l.rows[i]).find("published code") != std::string::npos);
+    // Named by whose code it is, never just "published" (kernels 10 and 11 have no label).
+    CAPTURE(l.rows[i].name);
+    CHECK(l.rows[i].name != "published");
+    CHECK((l.rows[i].name.find("kernel") != std::string::npos || l.rows[i].name.find("step") != std::string::npos));
   }
   CHECK(published == 5);  // siboehm's kernels 5, 6, 10 and 11, xGeMM step 6
 }
