@@ -223,7 +223,8 @@ void Ui::layout_and_draw() {
                    lessons.run.panel && lessons.run.waiting() && !comparing()
                        ? Panel::Memory
                        : lessons.answer_panel(),
-                   pane.model && pane.model->origin() == "program");
+                   // (a program that stopped or raced leaves the memory view its room: the fault's cells)
+                   pane.model && pane.model->origin() == "program" && status.problem.empty());
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
                                  ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
                                  ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoScrollbar |

@@ -669,8 +669,6 @@ void toolbar(Ui& ui, const Session& m) {
   auto next_fits = [&](float w, float gap) {
     if (ImGui::GetItemRectMax().x + gap + w <= right) ImGui::SameLine(0, gap);
   };
-  next_fits(ImGui::CalcTextSize("arrays:").x, 24);
-  ImGui::TextDisabled("arrays:");
   // The arrays this launch's instructions reach, each name once (a program's kernels may
   // each declare a `tile`, and its other launches' arrays are not drawn here).
   const trace::Trace& t = m.trace();
@@ -680,14 +678,38 @@ void toolbar(Ui& ui, const Session& m) {
     if (site.buffer < used.size()) used[site.buffer] = true;
     else mixed = true;
   }
+  std::vector<std::string> names;
   std::set<std::string> listed;
-  for (size_t i = 0; i < t.buffers.size(); ++i) {
-    const trace::Buffer& b = t.buffers[i];
-    if ((!used[i] && !mixed) || !listed.insert(b.name).second) continue;
-    bool shown = !s.memory.hidden_buffers[b.name];
-    next_fits(ImGui::GetFrameHeight() + st.ItemInnerSpacing.x + ImGui::CalcTextSize(b.name.c_str()).x,
-              st.ItemSpacing.x);
-    if (ImGui::Checkbox(b.name.c_str(), &shown)) s.memory.hidden_buffers[b.name] = !shown;
+  for (size_t i = 0; i < t.buffers.size(); ++i)
+    if ((used[i] || mixed) && listed.insert(t.buffers[i].name).second) names.push_back(t.buffers[i].name);
+  auto box_w = [&](const std::string& n) { return ImGui::GetFrameHeight() + st.ItemInnerSpacing.x + ImGui::CalcTextSize(n.c_str()).x; };
+  float all = ImGui::CalcTextSize("arrays:").x;
+  for (const std::string& n : names) all += st.ItemSpacing.x + box_w(n);
+  // Where the row has no room for them all, one button on it opens them (a short panel
+  // keeps its rows for the grids: 1280×720's normal layout).
+  const float left = right - ImGui::GetItemRectMax().x - 24;
+  size_t hidden = 0;
+  for (const std::string& n : names) hidden += s.memory.hidden_buffers[n];
+  if (all > left && ImGui::GetContentRegionAvail().y < 420) {
+    char label[64];
+    std::snprintf(label, sizeof label, "arrays: %zu of %zu", names.size() - hidden, names.size());
+    next_fits(ImGui::CalcTextSize(label).x + st.FramePadding.x * 2, 24);
+    if (ImGui::Button(label)) ImGui::OpenPopup("##arrays");
+    if (ImGui::BeginPopup("##arrays")) {
+      for (const std::string& n : names) {
+        bool shown = !s.memory.hidden_buffers[n];
+        if (ImGui::Checkbox(n.c_str(), &shown)) s.memory.hidden_buffers[n] = !shown;
+      }
+      ImGui::EndPopup();
+    }
+    return;
+  }
+  next_fits(ImGui::CalcTextSize("arrays:").x, 24);
+  ImGui::TextDisabled("arrays:");
+  for (const std::string& n : names) {
+    bool shown = !s.memory.hidden_buffers[n];
+    next_fits(box_w(n), st.ItemSpacing.x);
+    if (ImGui::Checkbox(n.c_str(), &shown)) s.memory.hidden_buffers[n] = !shown;
   }
 }
 

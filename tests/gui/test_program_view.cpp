@@ -620,6 +620,16 @@ TEST_CASE("a save that makes the program fault or race opens what went wrong, no
   CHECK(u.pane.model->trace().files.at(0).text.find("__syncthreads") == std::string::npos);
   CHECK(ui::launch_label(*u.pane.model, u.status.problem.launch - 1, u.status.problem).find("races here") != std::string::npos);
   CHECK(u.pane.request().site->line == u.status.problem.at.front().line);  // the banner's first place
+  // While a problem is shown the memory view keeps its room (the source panel's larger share
+  // is for a program that runs clean): at 1280x720 the racing request's cells stay in view.
+  {
+    ctx.frame(u);
+    float mem_h = 0, src_h = 0;
+    for (const auto& d : u.drawn())
+      if (d.panel == ui::Panel::Memory) mem_h = d.max.y - d.min.y;
+      else if (d.panel == ui::Panel::Source) src_h = d.max.y - d.min.y;
+    CHECK(mem_h > src_h);
+  }
   ctx.frame(u);
   CHECK(nlohmann::json::parse(u.describe_json())["problem"]["marked_request"] == session::request_number(u.pane.step));
   fs::remove_all(prog.parent_path());
