@@ -127,7 +127,8 @@ void view_slot(MemoryLayout::Slot& s, const GridShape& g, const RequestFigures& 
     // Lanes past the array's end (a faulting request) are drawn where the grid would go on
     // (past_edge_scene): the view follows them there, with rows clear below them for the
     // strip that names them; the grid's own rows are clamped after.
-    const uint32_t foot = uint32_t(std::ceil((std::round(font_for(FontRole::Small)->FontSize * 1.25f) + 12) / L.min_cell)) + 1;
+    // (two lines of it: a narrow canvas wraps the words)
+    const uint32_t foot = uint32_t(std::ceil((2 * std::round(font_for(FontRole::Small)->FontSize * 1.25f) + 12) / L.min_cell)) + 1;
     const GridShape reach = s.current ? past_end_reach(g, rv, foot, box) : g;
     const GridWindow v = follow_window(reach, box, csz.x, csz.y, L.min_cell);
     place_slot(s, reach, v.cell, ImVec2(v.cx, v.cy));
