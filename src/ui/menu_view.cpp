@@ -239,6 +239,7 @@ void status_bar(Ui& ui, ImVec2 min, ImVec2 max) {
 }
 
 std::string launch_label(const Session& m, uint32_t k, const program::Problem& p) {
+  if (k >= m.whole_trace().launches.size()) return "";
   const trace::Launch& l = m.whole_trace().launches[k];
   char label[256];
   std::snprintf(label, sizeof label, "%u  %s  grid (%u,%u,%u) x block (%u,%u,%u)", k + 1, l.kernel.c_str(), l.grid.x,

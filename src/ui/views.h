@@ -233,7 +233,7 @@ std::vector<TimelineMark> timeline_marks(const Session& m, float width);
 
 // The Launch menu's item for launch `k` (from 0) of `m`: its number, kernel and shape, and
 // what stopped the program there when `p` is of that launch ("stopped here: ..." / "races
-// here: ...": marked where the user looks for it).
+// here: ...": marked where the user looks for it); "" for a launch `m` does not have.
 std::string launch_label(const Session& m, uint32_t k, const program::Problem& p);
 
 // The timeline's key, laid out in `sc` from x = 0 in a row `height` tall: what the bars'
