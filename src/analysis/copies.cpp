@@ -105,11 +105,11 @@ Copies follow_copies(const Trace& t) {
   // A bulk copy's group wholly outside its tensor has a write record and no read record: a
   // warp's bulk halves at a site are paired only where their counts agree (by read site).
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, int64_t> bulk_balance;
-  for (const Record& r : t.records)
-    if (r.site < t.sites.size() && t.sites[r.site].form == trace::Form::BulkRead)
-      ++bulk_balance[{r.block, r.warp, r.site}];
-    else if (r.site < t.sites.size() && t.sites[r.site].form == trace::Form::BulkWrite && t.sites[r.site].partner != trace::kNoSite)
-      --bulk_balance[{r.block, r.warp, t.sites[r.site].partner}];
+  for (const Record& r : t.records) {
+    const trace::Site* s = r.site < t.sites.size() ? &t.sites[r.site] : nullptr;
+    if (s && s->form == trace::Form::BulkRead) ++bulk_balance[{r.block, r.warp, r.site}];
+    if (s && s->form == trace::Form::BulkWrite && s->partner != trace::kNoSite) --bulk_balance[{r.block, r.warp, s->partner}];
+  }
   for (uint64_t i = 0; i < t.records.size(); ++i) {
     const Record& r = t.records[i];
     if (r.site >= t.sites.size()) continue;
@@ -117,7 +117,7 @@ Copies follow_copies(const Trace& t) {
     if (s.form == trace::Form::AsyncRead || s.form == trace::Form::BulkRead) {
       reads[{r.block, r.warp, r.site}].push_back(i);
     } else if ((s.form == trace::Form::AsyncWrite || s.form == trace::Form::BulkWrite) && s.partner != trace::kNoSite) {
-      if (s.form == trace::Form::BulkWrite && bulk_balance[{r.block, r.warp, s.partner}] != 0) continue;
+      if (s.form == trace::Form::BulkWrite && bulk_balance.at({r.block, r.warp, s.partner}) != 0) continue;
       const auto& q = reads[{r.block, r.warp, s.partner}];
       const size_t k = taken[{r.block, r.warp, r.site}]++;
       if (k >= q.size()) continue;  // its read was not recorded

@@ -48,10 +48,11 @@ struct Copies {
 
 // Follows the copies of a one-launch trace (trace::launch_trace): the k-th AsyncWrite
 // (BulkWrite) record of a warp at a site is paired with the k-th AsyncRead (BulkRead) record
-// of that warp at the site's partner (the emulated device says when a bulk copy's halves
-// cannot be paired so: one landed before an older one of its warp and instruction); a plain shared store takes its source from the same lane's most recent
-// global load of its warp, when both move the same bytes a lane. Elements are matched byte
-// for byte: element j of a lane's 16 shared bytes came from byte j·size of its global 16.
+// of that warp at the site's partner (a warp's bulk halves only where their counts agree;
+// the emulated device unpairs an instruction whose copies landed out of issue order); a
+// plain shared store takes its source from the same lane's most recent global load of its
+// warp, when both move the same bytes a lane. Elements are matched byte for byte: element j
+// of a lane's 16 shared bytes came from byte j·size of its global 16.
 Copies follow_copies(const trace::Trace& t);
 
 // The column of element `e` of array `b` as it is declared (row-major: e mod pitch).

@@ -33,6 +33,7 @@ struct AbRow {
   std::string va, vb;
   double ca = 0, cb = 0;              // lower is better; both 0: no verdict
   std::string short_a = "", short_b = "";  // for the one-line strip (empty: va, vb)
+  bool always = false;                     // listed even where A and B agree (the request on screen)
 };
 
 // The figures the strip compares: this request, then the launch's totals and times.
@@ -69,7 +70,7 @@ std::vector<AbRow> ab_rows(Ui& ui, const Session& a, const Session& b) {
     if (!r.rec) return "—";
     return r.shared ? std::to_string(r.s.max_way) + "-way" : std::to_string(r.g.sectors) + " sectors";
   };
-  rows.push_back({"this request", now(ra), now(rb), per_byte(ra), per_byte(rb), brief(ra), brief(rb)});
+  rows.push_back({"this request", now(ra), now(rb), per_byte(ra), per_byte(rb), brief(ra), brief(rb), true});
   rows.push_back({"requests", fmt_count(ta.global_requests + ta.shared_requests),
                   fmt_count(tb.global_requests + tb.shared_requests), double(ta.global_requests + ta.shared_requests),
                   double(tb.global_requests + tb.shared_requests)});
@@ -141,7 +142,7 @@ void verdict_line(const std::vector<AbRow>& rows) {
 }
 
 // A figure the table lists: the request on screen always, the others where A and B differ.
-bool listed(const AbRow& r) { return r.va != r.vb || std::string(r.what) == "this request"; }
+bool listed(const AbRow& r) { return r.always || r.va != r.vb; }
 
 // The strip as a table: each figure of A and B that differs, and the verdict; the figures
 // both sides share named under it in one line.

@@ -78,10 +78,9 @@ Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step,
     Scene sc;
     switch (view) {
       case FigureView::Memory: {
-        // The key right under the grids it explains (not at the foot of empty space).
-        // (its one row's height first: the key names lane numbers only where the grids drew some)
-        Scene key;
-        const float key_h = memory_legend_scene(key, rv, memory, size.x);
+        // The key right under the grids it explains (not at the foot of empty space), drawn
+        // after them: it names lane numbers only where the grids drew some.
+        const float key_h = memory_legend_height();
         const ImVec2 grids(size.x, std::max(40.0f, size.y - key_h - 8));
         float bottom = o.y;
         bool numbered = false;
@@ -93,7 +92,7 @@ Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step,
           }
           f.chunks.push_back(c);
         }
-        key = Scene{};
+        Scene key;
         memory_legend_scene(key, rv, memory, size.x, numbered);
         add_chunk(f, key, ImVec2(o.x, std::min(bottom + 8, o.y + size.y - key_h)), ImVec2(0, 0), body_max);
         break;

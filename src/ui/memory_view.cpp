@@ -47,7 +47,6 @@ Arrangement arrange(const std::vector<size_t>& bufs, ImVec2 avail, float gap,
 
 ImVec2 canvas_size(const MemoryLayout::Slot& s) { return ImVec2(s.clip_max.x - s.clip_min.x, s.clip_max.y - s.clip_min.y); }
 
-
 // The cell under slot point `p` (slot coordinates); false off the grid or between bands.
 bool cell_at(const MemoryLayout::Slot& s, const GridShape& g, ImVec2 p, uint32_t& row, uint32_t& col) {
   float x = (p.x - s.origin.x) / s.cell, y = (p.y - s.origin.y) / s.cell;
@@ -126,10 +125,10 @@ void view_slot(MemoryLayout::Slot& s, const GridShape& g, const RequestFigures& 
     if (s.fit < 0.8f * L.min_cell && follow_in_bands(s, g, box, L)) return;
     // Lanes past the array's end (a faulting request) are drawn where the grid would go on
     // (past_edge_scene): the view follows them there, with rows clear below them for the
-    // strip that names them; the grid's own rows are clamped after.
-    // (two lines of it: a narrow canvas wraps the words)
-    const uint32_t foot = uint32_t(std::ceil((2 * std::round(font_for(FontRole::Small)->FontSize * 1.25f) + 12) / L.min_cell)) + 1;
-    const GridShape reach = s.current ? past_end_reach(g, rv, foot, box) : g;
+    // strip that names them (two lines: a narrow canvas wraps its words); the grid's own
+    // rows are clamped after.
+    const float strip = 2 * std::round(font_for(FontRole::Small)->FontSize * 1.25f) + 12;
+    const GridShape reach = s.current ? past_end_reach(g, rv, uint32_t(std::ceil(strip / L.min_cell)) + 1, box) : g;
     const GridWindow v = follow_window(reach, box, csz.x, csz.y, L.min_cell);
     place_slot(s, reach, v.cell, ImVec2(v.cx, v.cy));
     s.row1 = std::min(s.row1, g.rows);
@@ -579,6 +578,8 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
   axis_labels_scene(labels, x);
 }
 
+float memory_legend_height() { return font_for(FontRole::Small)->FontSize + 2; }
+
 float memory_legend_scene(Scene& sc, const RequestFigures& rv, const MemoryViewState& st, float width, bool lane_numbers) {
   const Theme& t = theme();
   const float h = font_for(FontRole::Small)->FontSize, sw = std::round(h * 0.8f), sp = std::round(h * 0.45f);
@@ -614,8 +615,8 @@ float memory_legend_scene(Scene& sc, const RequestFigures& rv, const MemoryViewS
     entry(sw, [&](ImVec2 a, ImVec2 b) { sc.rect(a, b, t.bad, 2.0f, 3); }, "word in an n-way bank conflict");
   if (st.heat && st.heat_map)
     entry(sw, [&](ImVec2 a, ImVec2 b) { sc.fill(a, b, with_alpha(t.accent, 90), 2); }, "shade: traffic so far");
-  sc.size = ImVec2(width, h + 2);
-  return h + 2;
+  sc.size = ImVec2(width, memory_legend_height());
+  return sc.size.y;
 }
 
 std::vector<SceneChunk> memory_chunks(ImVec2 area, const Session& m, const RequestFigures& rv,

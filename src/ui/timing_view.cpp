@@ -123,7 +123,8 @@ float timing_scene(Scene& sc, const TimingLadder& l, float width, float height, 
     std::string value = timing_value_text(r);
     const float after = bar_w - len - 9;
     if (text_size(FontRole::Small, value).x > after && r.published) value = value.substr(0, value.rfind(" · published code"));
-    const bool inside = len > 0 && text_size(FontRole::Small, value).x > after && text_size(FontRole::Small, value).x + 10 <= len;
+    const float vw = text_size(FontRole::Small, value).x;
+    const bool inside = len > 0 && vw > after && vw + 10 <= len;
     if (!inside) value = fit_text(FontRole::Small, value, std::max(after, 24.0f));
     if (inside) {  // in a colour that reads on the fill
       const ImVec4 f = ImGui::ColorConvertU32ToFloat4(fill), u = ImGui::ColorConvertU32ToFloat4(t.cell_empty);
@@ -223,47 +224,6 @@ static void program_times_view(Ui& ui, const Session& m) {
 }
 
 namespace {
-void timing_ladder_body(Ui& ui, const TimingLadder& l);
-}  // namespace
-
-void timing_view(Ui& ui) {
-  if (const Session* m = ui.pane.model.get(); m && m->origin() == "program") {
-    program_times_view(ui, *m);
-    return;
-  }
-  const Theme& t = theme();
-  const TimingLadder l = ui.timing.ladder(ui.state.kernel, ui.state.params);
-  if (!l.table) {
-    const Session* m = ui.pane.model.get();
-    if (m && !m->from_gpu()) banner("Trace emulated on CPU: exact steps, no measured time.", t.warn);
-    ImGui::PushFont(font_for(FontRole::Bold));
-    ImGui::TextUnformatted("No timings yet");
-    ImGui::PopFont();
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("%s", ui.timing.live_available()
-                                  ? (ui.timing.live_busy() ? "timing the plain kernels on this GPU…" : "waiting for the GPU")
-                                  : "No GPU here and no replay pack with this family. `warpscope bench --out FILE.json` "
-                                    "on a machine with a GPU writes the figures a replay pack holds (--replay-dir).");
-    ImGui::PopTextWrapPos();
-    if (!ui.timing.message().empty()) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.warn), "%s", ui.timing.message().c_str());
-    return;
-  }
-  const TimingTable& src = *l.table;
-
-  // Where the figures come from (the panel's subtitle says live or replay pack), at what size.
-  ImGui::PushTextWrapPos(0);
-  const std::string date = src.date.substr(0, 10);
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(src.origin == "live" ? t.good : t.accent), "%s%s%s%s",
-                     src.origin == "live" ? "live · " : "", src.device.c_str(), date.empty() ? "" : " · ", date.c_str());
-  ImGui::TextDisabled("%s%s%s", l.size.c_str(), l.size.empty() ? "" : " · ", l.unit.c_str());
-  ImGui::PopTextWrapPos();
-  // The rest scrolls under those lines: the GPU and date stay on screen whatever row is shown.
-  ImGui::BeginChild("##ladder", ImVec2(0, 0), false);
-  timing_ladder_body(ui, l);
-  ImGui::EndChild();
-}
-
-namespace {
 
 // The ladder's bars with a tooltip per row, what 100% is, the row on screen and its history.
 void timing_ladder_body(Ui& ui, const TimingLadder& l) {
@@ -348,5 +308,42 @@ void timing_ladder_body(Ui& ui, const TimingLadder& l) {
 }
 
 }  // namespace
+
+void timing_view(Ui& ui) {
+  if (const Session* m = ui.pane.model.get(); m && m->origin() == "program") {
+    program_times_view(ui, *m);
+    return;
+  }
+  const Theme& t = theme();
+  const TimingLadder l = ui.timing.ladder(ui.state.kernel, ui.state.params);
+  if (!l.table) {
+    const Session* m = ui.pane.model.get();
+    if (m && !m->from_gpu()) banner("Trace emulated on CPU: exact steps, no measured time.", t.warn);
+    ImGui::PushFont(font_for(FontRole::Bold));
+    ImGui::TextUnformatted("No timings yet");
+    ImGui::PopFont();
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("%s", ui.timing.live_available()
+                                  ? (ui.timing.live_busy() ? "timing the plain kernels on this GPU…" : "waiting for the GPU")
+                                  : "No GPU here and no replay pack with this family. `warpscope bench --out FILE.json` "
+                                    "on a machine with a GPU writes the figures a replay pack holds (--replay-dir).");
+    ImGui::PopTextWrapPos();
+    if (!ui.timing.message().empty()) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(t.warn), "%s", ui.timing.message().c_str());
+    return;
+  }
+  const TimingTable& src = *l.table;
+
+  // Where the figures come from (the panel's subtitle says live or replay pack), at what size.
+  ImGui::PushTextWrapPos(0);
+  const std::string date = src.date.substr(0, 10);
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(src.origin == "live" ? t.good : t.accent), "%s%s%s%s",
+                     src.origin == "live" ? "live · " : "", src.device.c_str(), date.empty() ? "" : " · ", date.c_str());
+  ImGui::TextDisabled("%s%s%s", l.size.c_str(), l.size.empty() ? "" : " · ", l.unit.c_str());
+  ImGui::PopTextWrapPos();
+  // The rest scrolls under those lines: the GPU and date stay on screen whatever row is shown.
+  ImGui::BeginChild("##ladder", ImVec2(0, 0), false);
+  timing_ladder_body(ui, l);
+  ImGui::EndChild();
+}
 
 }  // namespace ws::ui

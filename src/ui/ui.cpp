@@ -178,9 +178,8 @@ bool Ui::show_problem() {
 }
 
 int64_t Ui::problem_step_on(const Pane& p) const {
-  const program::Problem& pr = status.problem;
-  if (&p != &pane || !p.model || pr.empty() || pr.launch != p.model->launch() + 1) return -1;
-  return p.model->problem_step();
+  // (the Session answers -1 for another launch's problem)
+  return &p == &pane && p.model && !status.problem.empty() ? p.model->problem_step() : -1;
 }
 
 bool Ui::rebuild_if_saved() {

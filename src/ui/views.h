@@ -58,6 +58,8 @@ struct MemoryViewState {
 // conflict (shared), and the traffic shade when `heat`. Returns its height.
 float memory_legend_scene(Scene& sc, const RequestFigures& rv, const MemoryViewState& st, float width,
                           bool lane_numbers = true);
+// Its height, whatever it holds (one row of small type).
+float memory_legend_height();
 // The ink of the lane numbers drawn on their patches (how a figure tells whether the
 // grids it drew carry them, so that its key promises them only then).
 inline constexpr ImU32 kLaneNumberInk = IM_COL32(10, 12, 16, 255);

@@ -457,9 +457,7 @@ TEST_CASE("a program's timing panel: its launches as the replay pack's GPU timed
   for (bool present : {false, true}) {
     CAPTURE(present);
     ui::HeadlessContext ctx(1280, 720);
-    ui::Environment env;
-    env.replay_dir = "";
-    ui::Ui u(env);
+    ui::Ui u(quiet_env());
     open_program_settled(ctx, u, "tests/programs/matmul_tiled.cu");
     REQUIRE(u.pane.model);
     REQUIRE(u.pane.model->hardware());  // assets/replay/sass/matmul_tiled.wstrace, with its times
@@ -484,9 +482,7 @@ TEST_CASE("a program's timing panel: its launches as the replay pack's GPU timed
 TEST_CASE("a program at 1280x720, normal layout: the source panel shows at least 8 lines of code whole") {
   if (!ws::test::have_nvcc("skipped")) return;
   ui::HeadlessContext ctx(1280, 720);
-  ui::Environment env;
-  env.replay_dir = "";
-  ui::Ui u(env);
+  ui::Ui u(quiet_env());
   open_program_settled(ctx, u, "examples/transpose.cu");
   REQUIRE(u.pane.model);
   for (int step : {0, 200}) {
