@@ -14,6 +14,7 @@ set -u
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
 what=${1:-all}
+case $what in build|measure|all) ;; *) echo "usage: scripts/device/replay_pack.sh build|measure|all [OUT_DIR]" >&2; exit 2 ;; esac
 OUT_DIR=${2:-${OUT:-build-device/out}}
 BUILD=${BUILD:-build-device-src}
 mkdir -p "$OUT_DIR/logs"
