@@ -335,6 +335,27 @@ class BlockRun {
   void shared_touch(uint32_t pc, uint32_t w, uint32_t exec, const uint64_t* at, uint32_t bytes, RaceEnd::Access how);
   // The same for a general access's lanes whose `where` is shared memory.
   void shared_touch(uint32_t pc, uint32_t w, uint32_t exec, const Where* where, uint32_t bytes, RaceEnd::Access how);
+  // The shadow's own check of one access (shared_touch, when the block is not a repeat).
+  void shadow_touch(uint32_t pc, uint32_t w, uint32_t exec, const uint64_t* at, uint32_t bytes, RaceEnd::Access how);
+  // Blocks that repeat: the shared accesses of the first block (of this BlockRun: the
+  // launch's, or a worker's past the cap) that met no race are kept as a reference (per access: pc, warp, epoch, lanes, bytes,
+  // kind, each lane's window offset). A later block whose accesses repeat the reference's in
+  // order meets no race either (whether two accesses race depends on the accesses alone),
+  // so its shadow is left alone; at the first access that differs, the reference's accesses
+  // before it (the block's own) are checked, in order, and the block goes on checked. The
+  // races found are the ones the shadow alone finds, at a fraction of its cost.
+  enum class Memo : uint8_t { Off, Build, Match, Checked };
+  void memo_begin();
+  void memo_end();
+  bool memo_match(uint32_t pc, uint32_t w, uint32_t exec, const uint64_t* at, uint32_t head2);
+  void memo_log(uint32_t pc, uint32_t w, uint32_t exec, const uint64_t* at, uint32_t head2);
+  void memo_replay();
+  Memo memo_ = Memo::Off;
+  bool memo_have_ = false;     // memo_ref_ holds a block's accesses (maybe none)
+  bool memo_raced_ = false;    // this block met a race (race() was called)
+  uint32_t memo_tries_ = 0;    // blocks tried as the reference
+  size_t memo_at_ = 0;         // in Match: the reference's words this block repeated
+  std::vector<uint32_t> memo_ref_, memo_log_;
   // One lane, and one word of it that the bits did not settle (the slots decide).
   [[gnu::noinline]] void touch_lane(uint32_t pc, uint32_t w, int l, uint64_t a, uint32_t bytes, RaceEnd::Access how,
                                     uint64_t now);

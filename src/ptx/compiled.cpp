@@ -113,7 +113,8 @@ bool BlockRun::compiled_note(compiled::Ctx& c, uint32_t pc, uint32_t exec, const
       space = trace::Space::Global;
       buffer = r.global_buffer(*static_cast<Device::Alloc*>(c.globals[pc].alloc));
     }
-    r.warp_access(pc, in, c.warp, exec, space, ld ? trace::Op::Load : trace::Op::Store, bytes, buffer);
+    if (!r.worker_)  // (a worker's sites are all made: nothing of it is kept)
+      r.warp_access(pc, in, c.warp, exec, space, ld ? trace::Op::Load : trace::Op::Store, bytes, buffer);
     r.b_.drop(1);
     return true;
   }

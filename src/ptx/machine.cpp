@@ -284,7 +284,7 @@ uint64_t Device::launch(const KernelLaunch& given, trace::Builder& b, uint64_t b
   const uint32_t number = uint32_t(b.trace().launches.size());
   block_budget_ = budget;
   launch_start_ = std::chrono::steady_clock::now();
-  blocks_compiled_ = blocks_interpreted_ = 0;
+  blocks_compiled_ = blocks_interpreted_ = blocks_repeated_ = 0;
   engine_begin();  // (a compile waited for is not the launch's time)
   const auto t0 = std::chrono::steady_clock::now();
   try {

@@ -197,6 +197,9 @@ class Device {
   // launch how many more distinct pairs of lines raced.
   const std::vector<Race>& races() const { return races_; }
   const std::map<uint32_t, uint32_t>& races_left_out() const { return races_left_out_; }
+  // Of the last launch's blocks past its record cap, those whose shared accesses repeated a
+  // race-free block's, so that the race check settled them without the shadow (races.cpp).
+  uint32_t blocks_repeated() const { return blocks_repeated_; }
 
   // Trace file index of a .file number (files are added to the trace on first use).
   struct Alloc {
@@ -263,6 +266,7 @@ class Device {
   double interpreted_seconds_ = 0;                      // the module's launches so far, interpreted
   std::chrono::steady_clock::time_point launch_start_;  // of the launch running now
   std::atomic<uint32_t> blocks_compiled_{0}, blocks_interpreted_{0};  // of the launch running now
+  std::atomic<uint32_t> blocks_repeated_{0};                         // of the launch running now
   uint64_t block_budget_ = kInstructionBudget;          // of the launch running now
   std::atomic<bool> stop_{false};                        // stop(): every block stops
   std::map<uint64_t, std::unique_ptr<Alloc>> allocs_;  // by base

@@ -101,7 +101,7 @@ void BlockRun::touch_lane(uint32_t pc, uint32_t w, int l, uint64_t a, uint32_t b
 
 // Most shared accesses are loads and stores of one word that settle on the warps' bits:
 // done here in a few instructions a lane, the rest by touch_lane.
-void BlockRun::shared_touch(uint32_t pc, uint32_t w, uint32_t exec, const uint64_t* at, uint32_t bytes,
+void BlockRun::shadow_touch(uint32_t pc, uint32_t w, uint32_t exec, const uint64_t* at, uint32_t bytes,
                             RaceEnd::Access how) {
   if (shadow_.empty() && !make_shadow()) return;
   const uint64_t now = shadow_stamp();
@@ -148,6 +148,103 @@ void BlockRun::shared_touch(uint32_t pc, uint32_t w, uint32_t exec, const uint64
   }
 }
 
+void BlockRun::shared_touch(uint32_t pc, uint32_t w, uint32_t exec, const uint64_t* at, uint32_t bytes,
+                            RaceEnd::Access how) {
+  if (memo_ == Memo::Off || memo_ == Memo::Checked) return shadow_touch(pc, w, exec, at, bytes, how);
+  const uint32_t head2 = bytes | uint32_t(how) << 24;
+  if (memo_ == Memo::Match) {
+    if (memo_match(pc, w, exec, at, head2)) return;
+    memo_replay();
+    memo_ = Memo::Checked;
+  } else {
+    memo_log(pc, w, exec, at, head2);
+  }
+  shadow_touch(pc, w, exec, at, bytes, how);
+}
+
+// ---- blocks that repeat ------------------------------------------------------------------
+// An access in the reference: pc, warp, lanes, bytes | kind << 24, epoch, then each lane's
+// window offset (the lanes of the mask, in order).
+namespace {
+constexpr size_t kMemoHead = 5;
+constexpr size_t kMemoWords = size_t(16) << 20;  // 64 MiB: a longer block is checked as it runs
+constexpr uint32_t kMemoTries = 4;               // blocks that raced before the worker stops trying
+}  // namespace
+
+void BlockRun::memo_begin() {
+  memo_raced_ = false;
+  memo_at_ = 0;
+  memo_log_.clear();
+  if (!d_.detect_races_ || shared_.empty()) memo_ = Memo::Off;
+  else if (memo_have_) memo_ = Memo::Match;
+  else memo_ = memo_tries_ < kMemoTries ? Memo::Build : Memo::Off;
+}
+
+// The block ran to its end: a race-free block logged whole becomes the reference.
+void BlockRun::memo_end() {
+  if (memo_ == Memo::Match) ++d_.blocks_repeated_;
+  if (memo_ == Memo::Build) {
+    ++memo_tries_;
+    if (!memo_raced_) memo_ref_.swap(memo_log_), memo_have_ = true;
+  }
+  memo_log_.clear();
+  memo_ = Memo::Off;
+}
+
+bool BlockRun::memo_match(uint32_t pc, uint32_t w, uint32_t exec, const uint64_t* at, uint32_t head2) {
+  const size_t lanes = size_t(std::popcount(exec));
+  if (memo_at_ + kMemoHead + lanes > memo_ref_.size()) return false;
+  const uint32_t* r = memo_ref_.data() + memo_at_;
+  if (r[0] != pc || r[1] != w || r[2] != exec || r[3] != head2 || r[4] != epoch_) return false;
+  r += kMemoHead;
+  uint64_t diff = 0;
+  if (exec == ~0u) {
+    for (int l = 0; l < 32; ++l) diff |= at[l] ^ uint64_t(r[l]);
+  } else {
+    for (uint32_t m = exec; m; m &= m - 1) diff |= at[std::countr_zero(m)] ^ uint64_t(*r++);
+  }
+  if (diff) return false;
+  memo_at_ += kMemoHead + lanes;
+  return true;
+}
+
+void BlockRun::memo_log(uint32_t pc, uint32_t w, uint32_t exec, const uint64_t* at, uint32_t head2) {
+  const size_t lanes = size_t(std::popcount(exec)), at0 = memo_log_.size();
+  if (at0 + kMemoHead + lanes > kMemoWords) {  // too long to keep: checked as it runs
+    memo_ = Memo::Checked;
+    memo_log_.clear();
+    return;
+  }
+  memo_log_.resize(at0 + kMemoHead + lanes);
+  uint32_t* o = memo_log_.data() + at0;
+  *o++ = pc, *o++ = w, *o++ = exec, *o++ = head2, *o++ = epoch_;
+  bool wide = false;
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const uint64_t a = at[std::countr_zero(m)];
+    wide |= a >> 32 != 0;
+    *o++ = uint32_t(a);
+  }
+  if (wide) memo_ = Memo::Checked, memo_log_.clear();  // (never: the window is smaller)
+}
+
+// The block's accesses so far, which repeated the reference's: checked now, in order, each
+// in its own epoch.
+void BlockRun::memo_replay() {
+  const uint32_t keep = epoch_;
+  uint64_t at[32] = {};
+  for (size_t i = 0; i < memo_at_;) {
+    const uint32_t* r = memo_ref_.data() + i;
+    const uint32_t pc = r[0], w = r[1], exec = r[2], bytes = r[3] & 0xffffffu;
+    const auto how = RaceEnd::Access(r[3] >> 24);
+    epoch_ = r[4];
+    const uint32_t* o = r + kMemoHead;
+    for (uint32_t m = exec; m; m &= m - 1) at[std::countr_zero(m)] = *o++;
+    shadow_touch(pc, w, exec, at, bytes, how);
+    i += kMemoHead + size_t(std::popcount(exec));
+  }
+  epoch_ = keep;
+}
+
 void BlockRun::shared_touch(uint32_t pc, uint32_t w, uint32_t exec, const Where* where, uint32_t bytes,
                             RaceEnd::Access how) {
   uint64_t at[32];
@@ -167,6 +264,7 @@ void BlockRun::shared_touch(uint32_t pc, uint32_t w, uint32_t exec, const Where*
 // unless its pair of lines and array was already reported, or the launch has its share.
 [[gnu::noinline]] void BlockRun::race(const Touch& before, RaceEnd::Access before_how, const Touch& now,
                                       RaceEnd::Access now_how, uint64_t at) {
+  memo_raced_ = true;
   size_t hint = 0;
   const size_t array = shared_array(at, hint);
   const Insn& x = k_.code[before.pc];

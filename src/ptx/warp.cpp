@@ -38,9 +38,11 @@ BlockRun::BlockRun(Device& d, const Kernel& k, const KernelLaunch& a, trace::Bui
 // live lane waits, the barrier opens (a new epoch) and they run again.
 uint64_t BlockRun::run(uint32_t block) {
   start(block);
+  memo_begin();
   uint64_t lanes = 0;
   while (!resume(lanes)) {
   }
+  memo_end();
   return lanes;
 }
 

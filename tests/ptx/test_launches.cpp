@@ -242,6 +242,7 @@ struct PastCap {
   std::vector<ptx::Race> races;
   std::map<uint32_t, uint32_t> left_out;
   std::string fault;
+  uint32_t repeated = 0;
 };
 PastCap past_cap(const std::string& name, uint32_t workers) {
   PastCap r;
@@ -259,6 +260,7 @@ PastCap past_cap(const std::string& name, uint32_t workers) {
   for (trace::Launch& l : r.t.launches) l.seconds = 0;
   r.races = dev.races();
   r.left_out = dev.races_left_out();
+  r.repeated = dev.blocks_repeated();
   return r;
 }
 
@@ -288,6 +290,10 @@ TEST_CASE("a recorded launch past its record cap runs on every core and makes th
   CHECK(one.races[1].second.line == 31);
   CHECK(one.t.launches.at(0).dropped_records > 0);
   CHECK(one.t.launches.at(0).blocks.size() == 64);
+  // Block 0's shared accesses are the race check's reference: every block but 37 and 50
+  // repeats them, and theirs differ only after the accesses they share with it, which are
+  // checked then, in order (the races above prove it: each is found at its second line).
+  CHECK(one.repeated == 64 - 1 - 2);
 
   // A fault in a late block: the same line, the blocks before it and it, on any number.
   const PastCap f1 = past_cap("late_fault", 1), f4 = past_cap("late_fault", 4);
