@@ -193,7 +193,7 @@ class Writer {
     const uint32_t bytes = eb * in.vec;
     o_ << "  { ++n; const uint32_t ex = " << guard(in) << "; if (ex) {\n"
        << "    uint64_t at[32];\n";
-    if (ao.has_reg) o_ << "    for (int l = 0; l < 32; ++l) at[l] = " << base << " + R[" << uint64_t(ao.reg) * 32 << " + l];\n";
+    if (ao.has_reg) o_ << "    addresses(at, R + " << uint64_t(ao.reg) * 32 << ", " << base << ");\n";
     else o_ << "    for (int l = 0; l < 32; ++l) at[l] = " << base << ";\n";
     // In a recorded block the interpreter's bookkeeping (note) comes first; an access it does
     // not take, or one outside, goes to execute whole.

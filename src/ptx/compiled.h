@@ -145,9 +145,18 @@ WS_ALU(alu_inline, [[gnu::always_inline]] inline)
   return hi >= bytes && a >= lo && a <= hi - bytes;
 }
 [[gnu::always_inline]] inline bool inside(const uint64_t* at, uint32_t exec, uint32_t bytes, uint64_t lo, uint64_t hi) {
+  if (exec == ~0u) {  // the whole warp: its lowest and highest address, in vectors
+    uint64_t mn = ~0ull, mx = 0;
+    for (int l = 0; l < 32; ++l) mn = at[l] < mn ? at[l] : mn, mx = at[l] > mx ? at[l] : mx;
+    return within(mn, bytes, lo, hi) && within(mx, bytes, lo, hi);
+  }
   bool ok = true;
   WS_EACH(exec, ok &= within(at[l], bytes, lo, hi));
   return ok;
+}
+// The lanes' addresses: a register's 32 values plus the instruction's offset.
+[[gnu::always_inline]] inline void addresses(uint64_t* __restrict at, const uint64_t* __restrict r, uint64_t base) {
+  for (int l = 0; l < 32; ++l) at[l] = base + r[l];
 }
 
 // A little-endian element of width sizeof(E) at p, zero-extended; and stored.
@@ -163,17 +172,27 @@ template <class E>
   std::memcpy(p, &e, sizeof(E));
 }
 
+// One lane's element, sign-extended for a signed type T.
+template <class E, Type T>
+[[gnu::always_inline]] inline uint64_t lane_load(const uint8_t* p) {
+  uint64_t v = load<E>(p);
+  if constexpr (is_signed(T)) v = uint64_t(sext(T, v));
+  return v;
+}
+
 // A load's element i for the lanes of `ex`: the sizeof(E) bytes at P + (at[l] - B) + off into
 // D[l], sign-extended for a signed type T; and a store's, V[l] written there (lanes in
 // order, as the interpreter writes them). Inlined and called, as alu.
 #define WS_MOVES(GATHER, SCATTER, ATTR)                                                                         \
   template <class E, Type T>                                                                                    \
   ATTR void GATHER(uint64_t* D, uint32_t ex, const uint8_t* P, uint64_t B, const uint64_t* at, uint32_t off) {  \
-    WS_EACH(ex, {                                                                                               \
-      uint64_t v = load<E>(P + (at[l] - B) + off);                                                              \
-      if constexpr (is_signed(T)) v = uint64_t(sext(T, v));                                                    \
-      D[l] = v;                                                                                                 \
-    });                                                                                                         \
+    if (ex == ~0u) { /* into a local first: the loads then vectorize (D is no byte they read) */              \
+      uint64_t v[32];                                                                                           \
+      for (int l = 0; l < 32; ++l) v[l] = lane_load<E, T>(P + (at[l] - B) + off);                               \
+      for (int l = 0; l < 32; ++l) D[l] = v[l];                                                                 \
+    } else {                                                                                                    \
+      WS_EACH(ex, D[l] = lane_load<E, T>(P + (at[l] - B) + off));                                               \
+    }                                                                                                           \
   }                                                                                                             \
   template <class E>                                                                                            \
   ATTR void SCATTER(uint8_t* P, uint64_t B, const uint64_t* at, uint32_t off, uint32_t ex, const uint64_t* V) { \

@@ -192,7 +192,7 @@ void BlockRun::memo_end() {
 }
 
 bool BlockRun::memo_match(uint32_t pc, uint32_t w, uint32_t exec, const uint64_t* at, uint32_t head2) {
-  const size_t lanes = size_t(std::popcount(exec));
+  const size_t lanes = exec == ~0u ? 32 : size_t(std::popcount(exec));
   if (memo_at_ + kMemoHead + lanes > memo_ref_.size()) return false;
   const uint32_t* r = memo_ref_.data() + memo_at_;
   if (r[0] != pc || r[1] != w || r[2] != exec || r[3] != head2 || r[4] != epoch_) return false;
