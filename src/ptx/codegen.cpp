@@ -70,7 +70,6 @@ class Writer {
 
   void instruction(uint32_t pc) {
     const Insn& in = k_.code[pc];
-    o_ << "  if (" << pc << "u == stop || n == budget) [[unlikely]] WS_STOP(" << pc << ");\n";
     switch (kind_of(in.op)) {
       case Kind::Control: control(pc, in); return;
       case Kind::Nothing: o_ << "  ++n;\n"; return;
@@ -99,8 +98,11 @@ class Writer {
   void control(uint32_t pc, const Insn& in) {
     const uint64_t to = uint64_t(in.o[0].imm);
     if (in.op == Opc::Bra && in.o[0].kind == Operand::Label && to <= k_.code.size()) {
+      // In a cooperative launch a jump back (a loop, maybe one waiting for another block)
+      // gives the grid's other blocks their turn, as the interpreter's does.
+      const std::string back = to <= pc ? "if (c.loops_yield) { c.yield = true; WS_STOP(" + num(to) + "); } " : "";
       o_ << "  { const uint32_t ex = " << guard(in) << ";\n"
-         << "    if (ex == active) { ++n; if (" << to << "u >= stop) WS_STOP(" << to << "); WS_NEXT(" << to << "); }\n"
+         << "    if (ex == active) { ++n; " << back << "if (" << to << "u >= stop) WS_STOP(" << to << "); WS_NEXT(" << to << "); }\n"
          << "    if (ex) WS_STOP(" << pc << ");\n"
          << "    ++n; }\n";
       return;
@@ -302,6 +304,11 @@ std::string generate(const Module& m) {
         << "  uint64_t n = c.n, acc = c.lanes;\n  (void)S; (void)R; (void)active;\n";
       uint32_t end = pc + 1;
       while (end < k.code.size() && !lead[end]) ++end;
+      // Where the warp's other lanes wait (stop) inside the block, or too little budget left
+      // for all of it: back to the scheduler, which runs the block's instructions one by one
+      // (the interpreter's) up to the next block. Else the block runs whole.
+      o << "  if (stop - " << pc << "u < " << end - pc << "u || budget - n < " << end - pc << "u) [[unlikely]] WS_STOP(" << pc
+        << ");\n";
       for (; pc < end; ++pc) w.instruction(pc);
       o << "  WS_NEXT(" << end << ");\n}\n";
     }

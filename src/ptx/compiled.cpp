@@ -10,8 +10,7 @@ namespace ws::ptx {
 // The kernel's entry, and what the compiled code reads of the launch: symbols' values (the
 // interpreter's symval, fixed for a launch), the parameters, the shared window.
 void BlockRun::compiled_setup() {
-  // A cooperative launch's loops give the grid's other blocks their turn: interpreted.
-  if (entry_ || a_.cooperative || d_.engine_ != Engine::Compiled) return;
+  if (entry_ || d_.engine_ != Engine::Compiled) return;
   const CompiledModule* cm = d_.engine_ready();
   const size_t index = size_t(&k_ - d_.module_.kernels.data());
   if (!cm || index >= d_.module_.kernels.size()) return;
@@ -28,6 +27,7 @@ void BlockRun::compiled_setup() {
   cx_.symbols = symvals_.data();
   cx_.globals = slots_.data();
   cx_.machine = this;
+  cx_.loops_yield = a_.cooperative;  // its loops give the grid's other blocks their turn
   cx_.execute = &BlockRun::compiled_execute;
   cx_.find = &BlockRun::compiled_find;
   cx_.note = &BlockRun::compiled_note;

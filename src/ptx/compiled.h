@@ -15,10 +15,14 @@
 #include "ptx/ptx.h"
 #include "ptx/value.h"
 
+#if defined(__AVX512F__)  // the generated modules, built for the machine they run on
+#include <immintrin.h>
+#endif
+
 namespace ws::ptx::compiled {
 
 // The generated code's contract version: a module compiled for another is never loaded.
-inline constexpr uint32_t kAbi = 2;
+inline constexpr uint32_t kAbi = 3;
 
 // The allocation instruction `pc` reached last ([base, end) and its bytes), kept per
 // instruction and launch: global loads and stores check their lanes against it.
@@ -48,6 +52,7 @@ struct Ctx {
   const uint64_t* symbols = nullptr;  // per Kernel::symbols entry: its value (as the interpreter's symval)
   GlobalSlot* globals = nullptr;   // per instruction
   bool record = false;             // a recorded block: every memory access goes through note or execute
+  bool loops_yield = false;        // a cooperative launch: a jump back returns, with yield set
   // ---- the machine
   void* machine = nullptr;
   // Runs instruction `pc` (not control flow) for the lanes of `exec` as the interpreter
@@ -180,23 +185,78 @@ template <class E, Type T>
   return v;
 }
 
+// Eight lanes' elements at byte offsets o[0..8) of P, into D (a load) or from V (a store):
+// where the eight are one run of consecutive elements (a tile's row) or all one element (a
+// broadcast), one vector access serves them; else lane by lane (a gather). The same bytes
+// move either way, and a store's lanes land in order (of lanes on one element, the last).
+template <class E, Type T>
+[[gnu::always_inline]] inline void load8(uint64_t* D, const uint8_t* P, const uint64_t* o) {
+#if defined(__AVX512F__)
+  if constexpr (sizeof(E) == 4 || sizeof(E) == 8) {
+    constexpr long long s = sizeof(E);
+    const __m512i a = _mm512_loadu_si512(o), b = _mm512_set1_epi64((long long)o[0]);
+    const bool run = _mm512_cmpeq_epi64_mask(a, _mm512_add_epi64(b, _mm512_set_epi64(7 * s, 6 * s, 5 * s, 4 * s, 3 * s, 2 * s, s, 0))) == 0xff;
+    const bool one = !run && _mm512_cmpeq_epi64_mask(a, b) == 0xff;
+    if constexpr (sizeof(E) == 4) {
+      const __m256i v = run ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(P + o[0]))
+                        : one ? _mm256_set1_epi32(int(load<uint32_t>(P + o[0])))
+                              : _mm512_i64gather_epi32(a, P, 1);
+      _mm512_storeu_si512(D, is_signed(T) ? _mm512_cvtepi32_epi64(v) : _mm512_cvtepu32_epi64(v));
+    } else {
+      const __m512i v = run ? _mm512_loadu_si512(P + o[0])
+                        : one ? _mm512_set1_epi64((long long)load<uint64_t>(P + o[0]))
+                              : _mm512_i64gather_epi64(a, P, 1);
+      _mm512_storeu_si512(D, v);
+    }
+    return;
+  }
+#endif
+  for (int i = 0; i < 8; ++i) D[i] = lane_load<E, T>(P + o[i]);
+}
+template <class E>
+[[gnu::always_inline]] inline void store8(uint8_t* P, const uint64_t* o, const uint64_t* V) {
+#if defined(__AVX512F__)
+  if constexpr (sizeof(E) == 4 || sizeof(E) == 8) {
+    constexpr long long s = sizeof(E);
+    const __m512i a = _mm512_loadu_si512(o), b = _mm512_set1_epi64((long long)o[0]);
+    if (_mm512_cmpeq_epi64_mask(a, _mm512_add_epi64(b, _mm512_set_epi64(7 * s, 6 * s, 5 * s, 4 * s, 3 * s, 2 * s, s, 0))) == 0xff) {
+      const __m512i v = _mm512_loadu_si512(V);
+      if constexpr (sizeof(E) == 4) _mm256_storeu_si256(reinterpret_cast<__m256i*>(P + o[0]), _mm512_cvtepi64_epi32(v));
+      else _mm512_storeu_si512(P + o[0], v);
+      return;
+    }
+    if (_mm512_cmpeq_epi64_mask(a, b) == 0xff) {
+      store<E>(P + o[0], V[7]);
+      return;
+    }
+  }
+#endif
+  for (int i = 0; i < 8; ++i) store<E>(P + o[i], V[i]);
+}
+
 // A load's element i for the lanes of `ex`: the sizeof(E) bytes at P + (at[l] - B) + off into
 // D[l], sign-extended for a signed type T; and a store's, V[l] written there (lanes in
 // order, as the interpreter writes them). Inlined and called, as alu.
 #define WS_MOVES(GATHER, SCATTER, ATTR)                                                                         \
   template <class E, Type T>                                                                                    \
   ATTR void GATHER(uint64_t* D, uint32_t ex, const uint8_t* P, uint64_t B, const uint64_t* at, uint32_t off) {  \
-    if (ex == ~0u) { /* into a local first: the loads then vectorize (D is no byte they read) */              \
-      uint64_t v[32];                                                                                           \
-      for (int l = 0; l < 32; ++l) v[l] = lane_load<E, T>(P + (at[l] - B) + off);                               \
-      for (int l = 0; l < 32; ++l) D[l] = v[l];                                                                 \
+    if (ex == ~0u) { /* eight lanes at a time (load8) */                                                      \
+      uint64_t o[32];                                                                                           \
+      for (int l = 0; l < 32; ++l) o[l] = at[l] - B + off;                                                      \
+      for (int g = 0; g < 32; g += 8) load8<E, T>(D + g, P, o + g);                                             \
     } else {                                                                                                    \
       WS_EACH(ex, D[l] = lane_load<E, T>(P + (at[l] - B) + off));                                               \
     }                                                                                                           \
   }                                                                                                             \
   template <class E>                                                                                            \
   ATTR void SCATTER(uint8_t* P, uint64_t B, const uint64_t* at, uint32_t off, uint32_t ex, const uint64_t* V) { \
-    WS_EACH(ex, store<E>(P + (at[l] - B) + off, V[l]));                                                         \
+    if (ex == ~0u) {                                                                                            \
+      uint64_t o[32];                                                                                           \
+      for (int l = 0; l < 32; ++l) o[l] = at[l] - B + off;                                                      \
+      for (int g = 0; g < 32; g += 8) store8<E>(P, o + g, V + g);                                               \
+    } else {                                                                                                    \
+      WS_EACH(ex, store<E>(P + (at[l] - B) + off, V[l]));                                                       \
+    }                                                                                                           \
   }
 WS_MOVES(gather, scatter, [[gnu::noinline]])
 WS_MOVES(gather_inline, scatter_inline, [[gnu::always_inline]] inline)
