@@ -9,6 +9,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/levels.h"
+#include "program/races.h"
 #include "trace/bench.h"
 
 namespace ws::session {
@@ -242,6 +243,8 @@ void header_text(std::ostream& out, const Session& s) {
   out << "\n";
   if (!from_file(s)) out << "check     " << s.check_text() << "\n";
   if (!s.note().empty()) out << "note      " << s.note() << "\n";
+  for (const program::Race& r : s.races().races)
+    if (r.launch == s.launch()) out << "race      " << program::race_text(r) << "\n";
   out << "\n";
 }
 
@@ -259,6 +262,11 @@ nlohmann::ordered_json launch_json(const Session& s, int64_t step) {
     j["emulated_seconds"] = l.seconds;
     j["lane_accesses"] = l.lane_accesses;
   }
+  // The emulated device's shared-memory races in this launch, a line each.
+  json races = json::array();
+  for (const program::Race& r : s.races().races)
+    if (r.launch == s.launch()) races.push_back(program::race_text(r));
+  if (!races.empty()) j["races"] = races;
   j["source_lines"] = json::parse(source_lines_json(s));
   if (step >= 0) j["request"] = json::parse(request_json(s, uint64_t(step)));
   return j;

@@ -147,4 +147,11 @@ TEST_CASE("run: a shared-memory race is a line of its own, both lines and thread
   const Ran clean = run_cmd("examples/reduction.cu --backend emulator");
   CHECK(clean.rc == 0);
   CHECK(!has(clean.err, "race"));
+  // report --program names the race in the launch it happened in, text and JSON.
+  const Ran rep = ws_cmd("report --program tests/programs/races/races.cu --backend emulator --launch 1");
+  CHECK(has(rep.out, "race      race on word 32 of raceNoBarrier::s (byte 128) in block (0,0,0) of launch 1"));
+  const Ran two = ws_cmd("report --program tests/programs/races/races.cu --backend emulator --launch 2");
+  CHECK(!has(two.out, "of launch 1 (raceNoBarrier)"));
+  const Ran js = ws_cmd("report --program tests/programs/races/races.cu --backend emulator --launch 1 --format json");
+  CHECK(has(js.out, "\"races\":[\"race on word 32 of raceNoBarrier::s"));
 }
