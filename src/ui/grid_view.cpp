@@ -49,7 +49,9 @@ std::vector<LaneSpan> lane_spans(const GridShape& g, const RequestFigures& rv) {
 
 CellBox request_box(const GridShape& g, const RequestFigures& rv) {
   CellBox box;
-  for (const LaneSpan& l : lane_spans(g, rv)) for_each_run(g, l.e0, l.e1, [&](const CellBox& b) { box.add(b); });
+  // (lanes past the array's end: past_end_reach)
+  for (const LaneSpan& l : lane_spans(g, rv))
+    if (l.e0 < uint64_t(g.rows) * g.cols) for_each_run(g, l.e0, l.e1, [&](const CellBox& b) { box.add(b); });
   return box;
 }
 
@@ -73,11 +75,17 @@ const char* type_name(uint32_t bytes) {
 GridShape past_end_reach(const GridShape& g, const RequestFigures& rv, uint32_t foot, CellBox& box) {
   GridShape reach = g;
   if (!rv.rec || !rv.site || g.col_major || !g.elem_bytes || !g.cols) return reach;
+  // Where lanes of the request lie inside the array too, the window follows their columns
+  // and only reaches down to the rows past the end: the strip names the lanes past it, and
+  // a window that cannot hold both keeps the lanes inside in view (an off-by-one store's
+  // row ends at the right edge, its one lane past the end wraps to column 0).
+  const CellBox inside = box;
   for (uint32_t bits = rv.rec->active; bits; bits &= bits - 1) {
     const uint64_t e = rv.rec->offset[size_t(std::countr_zero(bits))] / g.elem_bytes;
     if (e < uint64_t(g.rows) * g.cols || e / g.cols >= uint64_t(g.rows) + 64) continue;
     reach.rows = std::max(reach.rows, uint32_t(e / g.cols) + foot);
-    box.add(CellBox{float(e % g.cols), float(e / g.cols), float(e % g.cols + 1), float(e / g.cols + foot)});
+    const float x = inside.empty() ? float(e % g.cols) : inside.x0;
+    box.add(CellBox{x, float(e / g.cols), x + 1, float(e / g.cols + foot)});
   }
   return reach;
 }

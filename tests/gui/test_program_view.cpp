@@ -573,6 +573,21 @@ TEST_CASE("a save that makes the program fault or race opens what went wrong, no
         CHECK(s.row1 == 64);  // the grid's own rows only
       }
     CHECK(focus == 1);
+    // A canvas too narrow for the row's 64 columns (presentation mode at 1280x720) starts at
+    // the 31 lanes inside the array, columns 33 to 63, rather than at column 0, where the one
+    // lane past the end wraps to on the row below (the strip names it).
+    const ui::MemoryLayout N = ui::memory_layout(*u.pane.model, u.pane.request(), st, ImVec2(330, 220));
+    int narrow = 0;
+    for (const auto& s : N.slots)
+      if (s.current && !s.tile) {
+        ++narrow;
+        INFO("columns " << s.col0 << ".." << s.col1);
+        CHECK(s.col1 - s.col0 < 64);  // the narrow case indeed
+        CHECK(s.col0 >= 32);
+        CHECK(s.col0 <= 33);
+        CHECK(s.row1 == 64);
+      }
+    CHECK(narrow == 1);
   }
   // Marked in the Launch menu and on the timeline.
   CHECK(ui::launch_label(*u.pane.model, 0, u.status.problem).find("stopped here: Out-of-bounds access to 'd_out'") !=
