@@ -395,20 +395,27 @@ void timeline_view(Ui& ui, Pane& p) {
   // Slides of the launch on this pane: a numbered flag at each one's step.
   const std::vector<Flag> flags = slide_flags(ui, p, g);
   draw_flags(dl, flags, g);
-  // Where the program stopped or raced: a red line the strip's height, tagged "!".
+  // The playhead's line, then where the program stopped or raced — a red line the strip's
+  // height, tagged "!" (to its left at the strip's right end), drawn over the playhead's
+  // line since the two meet when the fault is the request shown — then the playhead's
+  // triangle on top.
+  const float px = x_of(p.step) + 0.5f * std::max(1.0f, float(width) / float(n));
+  dl->AddLine(ImVec2(px, a.y), ImVec2(px, a.y + strip_h), t.playhead, 2);
   const int64_t stop_at = ui.problem_step_on(p);
   float stop_x = -1e9f;
   if (stop_at >= 0 && uint64_t(stop_at) < n) {
     stop_x = x_of(uint64_t(stop_at)) + 0.5f * std::max(1.0f, float(width) / float(n));
+    stop_x = std::min(stop_x, x1 - 1);
     ImFont* small = font_for(FontRole::Small);
     const ImVec2 ts = small->CalcTextSizeA(small->FontSize, FLT_MAX, 0, "!");
+    const float tag = ts.x + 8;
+    const bool left = stop_x + tag > x1;
+    const float t0 = left ? stop_x - tag : stop_x;
     dl->AddLine(ImVec2(stop_x, a.y), ImVec2(stop_x, a.y + strip_h), t.bad, 2);
-    dl->AddRectFilled(ImVec2(stop_x, a.y), ImVec2(stop_x + ts.x + 8, a.y + ts.y + 2), t.bad, 3, ImDrawFlags_RoundCornersRight);
-    dl->AddText(small, small->FontSize, ImVec2(stop_x + 4, a.y + 1), IM_COL32(255, 255, 255, 255), "!");
+    dl->AddRectFilled(ImVec2(t0, a.y + 9), ImVec2(t0 + tag, a.y + 9 + ts.y + 2), t.bad, 3,
+                      left ? ImDrawFlags_RoundCornersLeft : ImDrawFlags_RoundCornersRight);
+    dl->AddText(small, small->FontSize, ImVec2(t0 + 4, a.y + 10), IM_COL32(255, 255, 255, 255), "!");
   }
-  // Playhead.
-  float px = x_of(p.step) + 0.5f * std::max(1.0f, float(width) / float(n));
-  dl->AddLine(ImVec2(px, a.y), ImVec2(px, a.y + strip_h), t.playhead, 2);
   dl->AddTriangleFilled(ImVec2(px - 6, a.y), ImVec2(px + 6, a.y), ImVec2(px, a.y + 8), t.playhead);
 
   // Scrub by clicking or dragging; hover shows what is there.
