@@ -1,5 +1,5 @@
-// tests/support.h — what the test suites share, written once: a file's bytes, a temporary
-// folder of this process's own, and whether nvcc is here (a test that needs it skips and
+// tests/support.h — what the test suites share, written once: a file's bytes, the line that
+// holds a marker, a temporary folder of this process's own, and whether nvcc is here (a test that needs it skips and
 // says so).
 #pragma once
 #include <doctest/doctest.h>
@@ -27,6 +27,18 @@ inline std::filesystem::path temp_dir(const std::string& what, bool fresh = fals
   if (fresh) std::filesystem::remove_all(p);
   std::filesystem::create_directories(p);
   return p;
+}
+
+// The line (from 1) of file `path` that holds `marker`; fails the test when none does.
+inline uint32_t line_of(const std::filesystem::path& path, const std::string& marker) {
+  std::ifstream in(path);
+  uint32_t n = 0;
+  for (std::string l; std::getline(in, l);) {
+    ++n;
+    if (l.find(marker) != std::string::npos) return n;
+  }
+  FAIL("no line of " << path.string() << " holds " << marker);
+  return 0;
 }
 
 // Whether nvcc is found; when not, the test says "nvcc not found: <skipped>" and should return.

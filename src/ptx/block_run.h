@@ -353,8 +353,7 @@ class BlockRun {
   Memo memo_ = Memo::Off;
   bool memo_have_ = false;     // memo_ref_ holds a block's accesses (maybe none)
   bool memo_raced_ = false;    // this block met a race (race() was called)
-  uint32_t memo_tries_ = 0;    // blocks tried as the reference
-  size_t memo_at_ = 0;         // in Match: the reference's words this block repeated
+  uint32_t memo_tries_ = 0;    // blocks tried as the reference (the cursor: cx_.memo_at)
   std::vector<uint32_t> memo_ref_, memo_log_;
   // One lane, and one word of it that the bits did not settle (the slots decide).
   [[gnu::noinline]] void touch_lane(uint32_t pc, uint32_t w, int l, uint64_t a, uint32_t bytes, RaceEnd::Access how,

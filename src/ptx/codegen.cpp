@@ -199,7 +199,12 @@ class Writer {
     else o_ << "    for (int l = 0; l < 32; ++l) at[l] = " << base << ";\n";
     // In a recorded block the interpreter's bookkeeping (note) comes first; an access it does
     // not take, or one outside, goes to execute whole.
-    const std::string noted = "(c.record && !c.note(c, " + num(pc) + ", ex, at))";
+    // Past the cap on a worker (quick) an access only counts, once the race check has seen a
+    // shared one repeat its reference, or a global one's array is known.
+    const std::string quick = in.space == Space::Shared
+                                  ? "repeats(c, " + num(pc) + ", ex, at, " + num(bytes | (st ? 1u << 24 : 0u)) + "u)"
+                                  : std::string("g.counted");
+    const std::string noted = "(c.record && !(c.quick && " + quick + " ? (++c.dropped, true) : c.note(c, " + num(pc) + ", ex, at)))";
     if (in.space == Space::Shared) {
       o_ << "    if (!inside(at, ex, " << bytes << ", 0, c.shared_bytes) || " << noted << ") " << handed(pc) << " else {\n"
          << "      uint8_t* const P = c.shared; const uint64_t B = 0;\n";

@@ -50,9 +50,11 @@ bool BlockRun::run_compiled(uint32_t w, uint32_t& pc, uint32_t active, uint32_t 
   // At most a few million instructions an entry, so that a stop (Device::stop) is seen.
   cx_.budget = std::min<uint64_t>(budget_, uint64_t(1) << 22);
   cx_.record = record_;
+  cx_.quick = worker_ && record_ && !b_.room();
   cx_.n = cx_.lanes = 0;
   cx_.yield = false;
   entry_(cx_);
+  if (cx_.dropped) b_.drop(cx_.dropped), cx_.dropped = 0;
   if (!cx_.n) return false;
   if (stall_) {  // stopped at a wgmma its warpgroup has not all reached: the warp stays there
     stall_ = false;
@@ -112,6 +114,7 @@ bool BlockRun::compiled_note(compiled::Ctx& c, uint32_t pc, uint32_t exec, const
     } else {
       space = trace::Space::Global;
       buffer = r.global_buffer(*static_cast<Device::Alloc*>(c.globals[pc].alloc));
+      c.globals[pc].counted = c.quick;  // its array known: the next accesses are only counted
     }
     if (!r.worker_)  // (a worker's sites are all made: nothing of it is kept)
       r.warp_access(pc, in, c.warp, exec, space, ld ? trace::Op::Load : trace::Op::Store, bytes, buffer);

@@ -22,7 +22,7 @@
 namespace ws::ptx::compiled {
 
 // The generated code's contract version: a module compiled for another is never loaded.
-inline constexpr uint32_t kAbi = 3;
+inline constexpr uint32_t kAbi = 4;
 
 // The allocation instruction `pc` reached last ([base, end) and its bytes), kept per
 // instruction and launch: global loads and stores check their lanes against it.
@@ -30,6 +30,7 @@ struct GlobalSlot {
   uint64_t base = 0, end = 0;
   uint8_t* ptr = nullptr;
   void* alloc = nullptr;  // the machine's own record of it (its trace array)
+  bool counted = false;   // past the record cap (Ctx::quick), its array known: an access is only counted
 };
 
 // One entry into a kernel's compiled code: the warp's lanes `active` stand at `pc`; the
@@ -67,12 +68,51 @@ struct Ctx {
   // the access (its race check and record); false, with nothing recorded, when it is not
   // an access of one array (then execute runs it whole).
   bool (*note)(Ctx& c, uint32_t pc, uint32_t exec, const uint64_t* at) = nullptr;
+  // ---- past the record cap, on a worker (quick): what is left of an access is counting it
+  // and the race check, which a block that repeats its reference settles here (races.cpp)
+  bool quick = false;
+  const uint32_t* memo = nullptr;  // while the block repeats the race check's reference: it; else null
+  size_t memo_at = 0, memo_size = 0;  // the reference's words repeated so far; its length
+  const uint32_t* epoch = nullptr;    // the block's barrier epoch
+  uint64_t dropped = 0;            // records counted here, for the machine to take
   // ---- out
   uint64_t n = 0;                  // instructions run (budget and clock move on by as many)
   uint64_t lanes = 0;              // lane accesses made
   bool yield = false;
 };
 using Entry = void (*)(Ctx&);
+
+// The race check's reference, access by access: pc, warp, lanes, bytes | kind << 24, epoch,
+// then each lane's window offset (the lanes of the mask, in order).
+inline constexpr size_t kMemoHead = 5;
+// Whether the lanes `ex` of warp c.warp, at window offsets `at`, repeat the reference's next
+// access (`head2`: bytes | kind << 24); then the cursor moves past it. The one test, for the
+// interpreter (BlockRun::memo_match) and the generated code.
+[[gnu::always_inline]] inline bool repeats(Ctx& c, uint32_t pc, uint32_t ex, const uint64_t* at, uint32_t head2) {
+  if (!c.memo) return false;
+  const size_t lanes = ex == ~0u ? 32 : size_t(std::popcount(ex));
+  if (c.memo_at + kMemoHead + lanes > c.memo_size) return false;
+  const uint32_t* r = c.memo + c.memo_at;
+  if (r[0] != pc || r[1] != c.warp || r[2] != ex || r[3] != head2 || r[4] != *c.epoch) return false;
+  r += kMemoHead;
+  uint64_t diff = 0;
+  if (ex == ~0u) {
+#if defined(__AVX512F__)
+    __m512i d = _mm512_setzero_si512();
+    for (int g = 0; g < 32; g += 8)
+      d = _mm512_or_si512(d, _mm512_xor_si512(_mm512_loadu_si512(at + g),
+                                              _mm512_cvtepu32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + g)))));
+    diff = _mm512_test_epi64_mask(d, d);
+#else
+    for (int l = 0; l < 32; ++l) diff |= at[l] ^ uint64_t(r[l]);
+#endif
+  } else {
+    for (uint32_t m = ex; m; m &= m - 1) diff |= at[std::countr_zero(m)] ^ uint64_t(*r++);
+  }
+  if (diff) return false;
+  c.memo_at += kMemoHead + lanes;
+  return true;
+}
 
 // An instruction's form as constants: the fields of Insn that the semantic functions
 // (arith.h) read, so that the generated code's calls decide the form's branches when they

@@ -156,6 +156,7 @@ void BlockRun::shared_touch(uint32_t pc, uint32_t w, uint32_t exec, const uint64
     if (memo_match(pc, w, exec, at, head2)) return;
     memo_replay();
     memo_ = Memo::Checked;
+    cx_.memo = nullptr;
   } else {
     memo_log(pc, w, exec, at, head2);
   }
@@ -166,18 +167,21 @@ void BlockRun::shared_touch(uint32_t pc, uint32_t w, uint32_t exec, const uint64
 // An access in the reference: pc, warp, lanes, bytes | kind << 24, epoch, then each lane's
 // window offset (the lanes of the mask, in order).
 namespace {
-constexpr size_t kMemoHead = 5;
+using compiled::kMemoHead;
 constexpr size_t kMemoWords = size_t(16) << 20;  // 64 MiB: a longer block is checked as it runs
 constexpr uint32_t kMemoTries = 4;               // blocks that raced before the worker stops trying
 }  // namespace
 
 void BlockRun::memo_begin() {
   memo_raced_ = false;
-  memo_at_ = 0;
   memo_log_.clear();
   if (!d_.detect_races_ || shared_.empty()) memo_ = Memo::Off;
   else if (memo_have_) memo_ = Memo::Match;
   else memo_ = memo_tries_ < kMemoTries ? Memo::Build : Memo::Off;
+  cx_.memo = memo_ == Memo::Match ? memo_ref_.data() : nullptr;
+  cx_.memo_size = memo_ref_.size();
+  cx_.memo_at = 0;
+  cx_.epoch = &epoch_;
 }
 
 // The block ran to its end: a race-free block logged whole becomes the reference.
@@ -189,23 +193,15 @@ void BlockRun::memo_end() {
   }
   memo_log_.clear();
   memo_ = Memo::Off;
+  cx_.memo = nullptr;
 }
 
 bool BlockRun::memo_match(uint32_t pc, uint32_t w, uint32_t exec, const uint64_t* at, uint32_t head2) {
-  const size_t lanes = exec == ~0u ? 32 : size_t(std::popcount(exec));
-  if (memo_at_ + kMemoHead + lanes > memo_ref_.size()) return false;
-  const uint32_t* r = memo_ref_.data() + memo_at_;
-  if (r[0] != pc || r[1] != w || r[2] != exec || r[3] != head2 || r[4] != epoch_) return false;
-  r += kMemoHead;
-  uint64_t diff = 0;
-  if (exec == ~0u) {
-    for (int l = 0; l < 32; ++l) diff |= at[l] ^ uint64_t(r[l]);
-  } else {
-    for (uint32_t m = exec; m; m &= m - 1) diff |= at[std::countr_zero(m)] ^ uint64_t(*r++);
-  }
-  if (diff) return false;
-  memo_at_ += kMemoHead + lanes;
-  return true;
+  const uint32_t warp = cx_.warp;  // (the compiled code's warp while it runs; set back after)
+  cx_.warp = w;
+  const bool same = compiled::repeats(cx_, pc, exec, at, head2);
+  cx_.warp = warp;
+  return same;
 }
 
 void BlockRun::memo_log(uint32_t pc, uint32_t w, uint32_t exec, const uint64_t* at, uint32_t head2) {
@@ -232,7 +228,7 @@ void BlockRun::memo_log(uint32_t pc, uint32_t w, uint32_t exec, const uint64_t* 
 void BlockRun::memo_replay() {
   const uint32_t keep = epoch_;
   uint64_t at[32] = {};
-  for (size_t i = 0; i < memo_at_;) {
+  for (size_t i = 0; i < cx_.memo_at;) {
     const uint32_t* r = memo_ref_.data() + i;
     const uint32_t pc = r[0], w = r[1], exec = r[2], bytes = r[3] & 0xffffffu;
     const auto how = RaceEnd::Access(r[3] >> 24);

@@ -70,3 +70,57 @@ TEST_CASE("a module the compiler cannot build runs on the interpreter, and says 
   CHECK(dev.engine_note().find("cannot compile its own sources") != std::string::npos);
   std::filesystem::remove_all(o.cache_dir);
 }
+
+namespace {
+
+// past_cap.ptx's late_races on 64 blocks of 64 threads, recorded with a cap of 4 records
+// (reached in block 0): on the interpreter, or on the compiling engine from the first block.
+// Its racing lines are first met past the cap, so its blocks stay on one core (the workers'
+// own path: tests/program/test_engines.cpp, late_race.cu).
+struct LateRun {
+  trace::Trace t;
+  std::vector<ptx::Race> races;
+  uint32_t repeated = 0;
+};
+LateRun late_races(bool compiled, const std::string& cache) {
+  LateRun r;
+  ptx::Device dev;
+  if (compiled) {
+    ptx::EngineOptions o;
+    o.cache_dir = cache;
+    o.wait = true;
+    dev.engine(ptx::Engine::Compiled, o);
+  }
+  dev.load(ptx::parse(past_cap_ptx(), "past_cap.ptx"));
+  dev.threads(2);
+  const uint64_t out = dev.malloc(64 * 4, "d_out");
+  const ptx::Kernel& k = *dev.module().kernel("late_races");
+  std::vector<uint8_t> params(8);
+  std::memcpy(params.data(), &out, 8);
+  trace::Builder b(r.t, 4);
+  dev.launch({k.name, {64, 1, 1}, {64, 1, 1}, 0, params}, b);
+  r.races = dev.races();
+  r.repeated = dev.blocks_repeated();
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("past the record cap the compiling engine counts the records and finds the races the interpreter does") {
+  const std::string cache = fresh_dir("ws-engine-late");
+  LateRun a = late_races(false, cache), b = late_races(true, cache);
+  REQUIRE(b.t.launches.size() == 1);
+  CHECK(b.t.launches[0].engine == "compiled");
+  for (LateRun* x : {&a, &b}) x->t.launches[0].seconds = 0, x->t.launches[0].engine.clear();
+  CHECK(a.t == b.t);  // records, arrays, blocks and the records dropped past the cap
+  CHECK(b.t.launches[0].dropped_records > 0);
+  REQUIRE(b.races.size() == 2);  // block 37's and block 50's, each at its own line
+  for (size_t i = 0; i < 2; ++i) {
+    CHECK(b.races[i].block == a.races[i].block);
+    CHECK(b.races[i].second.line == a.races[i].second.line);
+    CHECK(b.races[i].second.thread == a.races[i].second.thread);
+  }
+  CHECK(b.repeated == 64 - 1 - 2);  // every block but the reference and the two that race
+  CHECK(a.repeated == b.repeated);
+  std::filesystem::remove_all(cache);
+}

@@ -9,6 +9,7 @@
 
 #include "ptx/machine.h"
 #include "ptx/ptx.h"
+#include "../support.h"
 
 using namespace ws;
 
@@ -23,16 +24,7 @@ std::string text_of(const std::string& path) {
 }
 
 // The line of races.cu that holds `marker` (1-based).
-uint32_t line_of(const std::string& marker) {
-  std::istringstream in(text_of("tests/programs/races/races.cu"));
-  uint32_t n = 0;
-  for (std::string l; std::getline(in, l);) {
-    ++n;
-    if (l.find(marker) != std::string::npos) return n;
-  }
-  FAIL("no line marked " << marker);
-  return 0;
-}
+uint32_t line_of(const std::string& marker) { return ws::test::line_of("tests/programs/races/races.cu", marker); }
 
 // An emulated device with races.cu loaded, and the trace its launches go to.
 struct Machine {
