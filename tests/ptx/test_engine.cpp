@@ -75,8 +75,9 @@ namespace {
 
 // past_cap.ptx's late_races on 64 blocks of 64 threads, recorded with a cap of 4 records
 // (reached in block 0): on the interpreter, or on the compiling engine from the first block.
-// Its racing lines are first met past the cap, so its blocks stay on one core (the workers'
-// own path: tests/program/test_engines.cpp, late_race.cu).
+// Its racing lines are first met past the cap, so its blocks stay on one core until block 50
+// (the workers' own path, from the first block past the cap: tests/program/test_engines.cpp,
+// late_race.cu).
 struct LateRun {
   trace::Trace t;
   std::vector<ptx::Race> races;
@@ -120,7 +121,9 @@ TEST_CASE("past the record cap the compiling engine counts the records and finds
     CHECK(b.races[i].second.line == a.races[i].second.line);
     CHECK(b.races[i].second.thread == a.races[i].second.thread);
   }
-  CHECK(b.repeated == 64 - 1 - 2);  // every block but the reference and the two that race
+  // Every block repeats its BlockRun's reference but the references and the two that race
+  // (once block 50 has made the racing lines' sites, the last blocks go to two workers).
+  CHECK(b.repeated >= 64 - 3 - 2);
   CHECK(a.repeated == b.repeated);
   std::filesystem::remove_all(cache);
 }
