@@ -84,6 +84,10 @@ class BlockRun {
   // clock read, no call, printf, copy engine or matrix unit), after this BlockRun ran the
   // blocks before.
   bool parallel_past_cap() const;
+  // Whether every plain load and store of shared or global memory has its trace site (made
+  // by the records before the cap): then, past the cap, the compiled code may count such an
+  // access itself (Ctx::quick), as a worker's does.
+  bool sites_made() const;
   // This BlockRun as a worker for `first`'s launch past the cap: its sites and shared
   // arrays, records dropped into `b` (a builder of its own), races and newly met global
   // arrays kept for the merge, global atomics held by `atomics`.
@@ -450,6 +454,7 @@ class BlockRun {
   std::vector<uint64_t> cluster_arrived_;      // per thread: the cluster barrier phase it arrived in, + 1
   bool record_ = true;
   bool worker_ = false;                          // a worker past the record cap (work_for)
+  bool sited_ = false;                           // past the cap, sites_made() (found at a block's start)
   std::vector<PendingRace> pending_races_;
   std::vector<std::pair<uint32_t, Device::Alloc*>> new_arrays_;
   bool yielded_ = false;           // a warp of a cooperative launch gave the others their turn

@@ -50,7 +50,7 @@ bool BlockRun::run_compiled(uint32_t w, uint32_t& pc, uint32_t active, uint32_t 
   // At most a few million instructions an entry, so that a stop (Device::stop) is seen.
   cx_.budget = std::min<uint64_t>(budget_, uint64_t(1) << 22);
   cx_.record = record_;
-  cx_.quick = worker_ && record_ && !b_.room();
+  cx_.quick = record_ && !b_.room() && (worker_ || sited_);
   cx_.n = cx_.lanes = 0;
   cx_.yield = false;
   entry_(cx_);

@@ -30,6 +30,18 @@ bool BlockRun::parallel_past_cap() const {
   return true;
 }
 
+bool BlockRun::sites_made() const {
+  for (size_t pc = 0; pc < k_.code.size(); ++pc) {
+    const Insn& in = k_.code[pc];
+    if ((in.op != Opc::Ld && in.op != Opc::St) || (in.space != Space::Shared && in.space != Space::Global)) continue;
+    if (sites_[pc * trace::kSpaceCount + size_t(in.space == Space::Shared ? trace::Space::Shared : trace::Space::Global)] ==
+        trace::kNoBuffer)
+      return false;
+    if (in.space == Space::Shared && shared_buf_.empty()) return false;
+  }
+  return true;
+}
+
 void BlockRun::work_for(const BlockRun& first, std::mutex* atomics) {
   worker_ = true;
   atomics_ = atomics;
