@@ -225,14 +225,21 @@ void status_bar(Ui& ui, ImVec2 min, ImVec2 max) {
     ImGui::PopStyleColor();
     ImGui::SameLine(0, 0);  // the right-hand figures go after a long message, never over it
   }
-  // Right: size of what is loaded, frame rate, help hint.
-  char right[160];
+  // Right: size of what is loaded, frame rate, help hint — as much of them as fits beside
+  // the message (the message first: the frame rate goes, then the records, then the hint).
+  char full[160], shorter[96];
   const Session* m = ui.pane.model.get();
-  std::snprintf(right, sizeof right, "%s records · %.0f fps · F1 help", m ? fmt_count(m->size()).c_str() : "0",
-                ImGui::GetIO().Framerate);
-  float w = ImGui::CalcTextSize(right).x;
-  ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 20, ImGui::GetWindowWidth() - w - 12));
-  ImGui::TextDisabled("%s", right);
+  const std::string records = m ? fmt_count(m->size()) : "0";
+  std::snprintf(full, sizeof full, "%s records · %.0f fps · F1 help", records.c_str(), ImGui::GetIO().Framerate);
+  std::snprintf(shorter, sizeof shorter, "%s records · F1 help", records.c_str());
+  const float room = ImGui::GetWindowWidth() - ImGui::GetCursorPosX() - 20 - 12;
+  for (const char* right : {(const char*)full, (const char*)shorter, "F1 help"}) {
+    const float w = ImGui::CalcTextSize(right).x;
+    if (w > room) continue;
+    ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 20, ImGui::GetWindowWidth() - w - 12));
+    ImGui::TextDisabled("%s", right);
+    break;
+  }
   ImGui::End();
   ImGui::PopStyleColor();
   ImGui::PopStyleVar();
