@@ -88,7 +88,7 @@ Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step,
           for (const auto& i : c.scene.items) {
             bottom = std::max(bottom, std::min(c.clip_max.y, i.kind == Scene::Kind::Text ? i.a.y + text_size(i.font, i.text).y
                                                                                           : std::max(i.a.y, i.b.y)));
-            numbered |= i.kind == Scene::Kind::Text && i.color == kLaneNumberInk;
+            numbered |= i.kind == Scene::Kind::Text && is_lane_number_ink(i.color);
           }
           f.chunks.push_back(c);
         }

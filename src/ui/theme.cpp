@@ -132,6 +132,19 @@ ImU32 lane_color(int lane, int alpha) {
   return IM_COL32(int(r * 255), int(g * 255), int(b * 255), alpha);
 }
 
+float luminance(ImU32 c) {
+  auto ch = [](float v) {
+    v /= 255;
+    return v <= 0.04045f ? v / 12.92f : std::pow((v + 0.055f) / 1.055f, 2.4f);
+  };
+  return 0.2126f * ch(float(c & 0xff)) + 0.7152f * ch(float((c >> 8) & 0xff)) + 0.0722f * ch(float((c >> 16) & 0xff));
+}
+
+float contrast(ImU32 a, ImU32 b) {
+  const float x = luminance(a), y = luminance(b);
+  return (std::max(x, y) + 0.05f) / (std::min(x, y) + 0.05f);
+}
+
 ImU32 heat_color(float t) {
   t = std::clamp(t, 0.0f, 1.0f);
   if (t < 0.5f) return lerp_color(g_theme.heat_lo, g_theme.heat_mid, t * 2);

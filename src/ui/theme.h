@@ -63,6 +63,10 @@ class ThemeScope {
 // blue through teal and green to ochre whose lightness rises monotonically, so lanes stay
 // ordered and distinguishable with any colour vision (and in greyscale).
 ImU32 lane_color(int lane, int alpha = 255);
+// The relative luminance of an sRGB colour and the contrast ratio of two (1 to 21), as WCAG
+// defines them: how far a text stands out from what it is drawn on.
+float luminance(ImU32 c);
+float contrast(ImU32 a, ImU32 b);
 // Heat ramp for t in [0, 1].
 ImU32 heat_color(float t);
 // Colour for a cost ratio: 1 = ideal (good) ... >= 4 = bad.

@@ -348,13 +348,28 @@ TEST_CASE("the memory figure's key: lane numbers only where the cells carry them
         const ui::Figure f = ui::render_figure(s.model, s.step, ui::FigureView::Memory, w, h, "");
         bool numbers = false;
         for (const auto& ch : f.chunks)
-          for (const auto& i : ch.scene.items) numbers |= i.kind == ui::Scene::Kind::Text && i.color == ui::kLaneNumberInk;
+          for (const auto& i : ch.scene.items) numbers |= i.kind == ui::Scene::Kind::Text && ui::is_lane_number_ink(i.color);
         CHECK(numbers == (w == 1280));  // a small figure's cells are too small for them
         CHECK(has_text(f, "lane 0 … 31 (number in the cell)") == numbers);
         if (w == 1280) CHECK(has_text(f, "even / odd bank"));
       }
     }
   }
+}
+
+TEST_CASE("every lane's number stands out from its patch: light on the dark lanes, dark on the light ones") {
+  // The contrast ratio as WCAG defines it; 3 is its bar for large text and for the parts of
+  // a graphic (a saturated mid-tone red reaches about 4 against either ink, never 4.5).
+  for (int theme : {ui::kThemeDark, ui::kThemePresentation}) {
+    ui::ThemeScope scope(theme);
+    for (int lane = 0; lane < 32; ++lane) {
+      CAPTURE(theme);
+      CAPTURE(lane);
+      const ImU32 patch = ui::lane_color(lane);
+      CHECK(ui::contrast(patch, ui::lane_number_ink(patch)) >= 3.0f);
+    }
+  }
+  CHECK(ui::contrast(IM_COL32(0, 0, 0, 255), IM_COL32(255, 255, 255, 255)) == doctest::Approx(21.0f));
 }
 
 TEST_CASE("figure text lies in the boxes the scene measured, drawn from the font ImGui loaded") {
