@@ -53,7 +53,12 @@ bool BlockRun::run_compiled(uint32_t w, uint32_t& pc, uint32_t active, uint32_t 
   cx_.quick = record_ && !b_.room() && (worker_ || sited_);
   cx_.n = cx_.lanes = 0;
   cx_.yield = false;
-  entry_(cx_);
+  try {
+    entry_(cx_);
+  } catch (...) {  // a fault: the records counted up to it are the launch's still
+    if (cx_.dropped) b_.drop(cx_.dropped), cx_.dropped = 0;
+    throw;
+  }
   if (cx_.dropped) b_.drop(cx_.dropped), cx_.dropped = 0;
   if (!cx_.n) return false;
   if (stall_) {  // stopped at a wgmma its warpgroup has not all reached: the warp stays there

@@ -82,8 +82,9 @@ struct LateRun {
   trace::Trace t;
   std::vector<ptx::Race> races;
   uint32_t repeated = 0;
+  std::string fault;
 };
-LateRun late_races(bool compiled, const std::string& cache, uint32_t threads) {
+LateRun late_races(bool compiled, const std::string& cache, uint32_t threads, const char* kernel = "late_races") {
   LateRun r;
   ptx::Device dev;
   if (compiled) {
@@ -95,11 +96,15 @@ LateRun late_races(bool compiled, const std::string& cache, uint32_t threads) {
   dev.load(ptx::parse(past_cap_ptx(), "past_cap.ptx"));
   dev.threads(threads);
   const uint64_t out = dev.malloc(64 * 4, "d_out");
-  const ptx::Kernel& k = *dev.module().kernel("late_races");
+  const ptx::Kernel& k = *dev.module().kernel(kernel);
   std::vector<uint8_t> params(8);
   std::memcpy(params.data(), &out, 8);
   trace::Builder b(r.t, 4);
-  dev.launch({k.name, {64, 1, 1}, {64, 1, 1}, 0, params}, b);
+  try {
+    dev.launch({k.name, {64, 1, 1}, {64, 1, 1}, 0, params}, b);
+  } catch (const ptx::Fault& f) {
+    r.fault = f.what();
+  }
   r.races = dev.races();
   r.repeated = dev.blocks_repeated();
   return r;
@@ -128,6 +133,13 @@ TEST_CASE("past the record cap the compiling engine counts the records and finds
     // Every block repeats its BlockRun's reference but the references and the two that race.
     CHECK(b.repeated >= 64 - 3 - 2);
     CHECK(a.repeated == b.repeated);
+    // late_fault's block 60 writes past d_out: the same fault, and the records counted up to it.
+    LateRun fa = late_races(false, cache, threads, "late_fault"), fb = late_races(true, cache, threads, "late_fault");
+    CHECK(fa.fault.find("out-of-bounds") != std::string::npos);
+    CHECK(fb.fault == fa.fault);
+    REQUIRE(fb.t.launches.size() == 1);
+    for (LateRun* x : {&fa, &fb}) x->t.launches[0].seconds = 0, x->t.launches[0].engine.clear();
+    CHECK(fa.t == fb.t);
   }
   std::filesystem::remove_all(cache);
 }
