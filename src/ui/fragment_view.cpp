@@ -20,19 +20,7 @@ namespace ws::ui {
 
 namespace {
 
-constexpr ImU32 kInk = IM_COL32(10, 12, 16, 255);
-
-// Dark ink on a light cell, white on a dark one (the colour-blind lanes start dark navy):
-// `c` seen over the panel's canvas.
-ImU32 ink_on(ImU32 c) {
-  const ImU32 bg = theme().canvas;
-  const float a = float((c >> IM_COL32_A_SHIFT) & 0xff) / 255.0f;
-  auto ch = [&](int shift) {
-    return a * float((c >> shift) & 0xff) + (1 - a) * float((bg >> shift) & 0xff);
-  };
-  const float lum = 0.299f * ch(IM_COL32_R_SHIFT) + 0.587f * ch(IM_COL32_G_SHIFT) + 0.114f * ch(IM_COL32_B_SHIFT);
-  return lum < 100 ? IM_COL32(245, 245, 245, 255) : kInk;
-}
+constexpr ImU32 kInk = kInkDark;
 
 // Where each operand's grid goes: A, B and C side by side, one cell size for all three
 // so that a row of A lines up with the same row of C.

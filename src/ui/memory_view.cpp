@@ -471,7 +471,7 @@ void lane_patches_scene(Scene& sc, const SlotParts& x) {
     }); });
   }
   for (const auto& [at, lane] : numbers)
-    sc.text(at, std::to_string(lane), lane_number_ink(lane_color(lane)), FontRole::Small, 0.5f, 0.5f);
+    sc.text(at, std::to_string(lane), ink_on(lane_color(lane)), FontRole::Small, 0.5f, 0.5f);
 }
 
 // Title: name, shape, space; the buffer of the current request is marked.
@@ -576,10 +576,6 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
   past_edge_scene(sc, s, g, buf, rv);
   slot_title_scene(labels, x);
   axis_labels_scene(labels, x);
-}
-
-ImU32 lane_number_ink(ImU32 patch) {
-  return contrast(patch, kLaneNumberInkLight) > contrast(patch, kLaneNumberInk) ? kLaneNumberInkLight : kLaneNumberInk;
 }
 
 float memory_legend_height() { return font_for(FontRole::Small)->FontSize + 2; }

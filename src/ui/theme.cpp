@@ -132,17 +132,14 @@ ImU32 lane_color(int lane, int alpha) {
   return IM_COL32(int(r * 255), int(g * 255), int(b * 255), alpha);
 }
 
-float luminance(ImU32 c) {
-  auto ch = [](float v) {
-    v /= 255;
-    return v <= 0.04045f ? v / 12.92f : std::pow((v + 0.055f) / 1.055f, 2.4f);
+ImU32 ink_on(ImU32 c) {
+  const ImU32 bg = theme().canvas;
+  const float a = float((c >> IM_COL32_A_SHIFT) & 0xff) / 255.0f;
+  auto ch = [&](int shift) {
+    return a * float((c >> shift) & 0xff) + (1 - a) * float((bg >> shift) & 0xff);
   };
-  return 0.2126f * ch(float(c & 0xff)) + 0.7152f * ch(float((c >> 8) & 0xff)) + 0.0722f * ch(float((c >> 16) & 0xff));
-}
-
-float contrast(ImU32 a, ImU32 b) {
-  const float x = luminance(a), y = luminance(b);
-  return (std::max(x, y) + 0.05f) / (std::min(x, y) + 0.05f);
+  const float lum = 0.299f * ch(IM_COL32_R_SHIFT) + 0.587f * ch(IM_COL32_G_SHIFT) + 0.114f * ch(IM_COL32_B_SHIFT);
+  return lum < 100 ? kInkLight : kInkDark;
 }
 
 ImU32 heat_color(float t) {

@@ -63,10 +63,11 @@ class ThemeScope {
 // blue through teal and green to ochre whose lightness rises monotonically, so lanes stay
 // ordered and distinguishable with any colour vision (and in greyscale).
 ImU32 lane_color(int lane, int alpha = 255);
-// The relative luminance of an sRGB colour and the contrast ratio of two (1 to 21), as WCAG
-// defines them: how far a text stands out from what it is drawn on.
-float luminance(ImU32 c);
-float contrast(ImU32 a, ImU32 b);
+// Text drawn on a lane's colour (a fragment cell, a lane's patch in the memory view): dark
+// ink on a light fill, light ink on a dark one (the colour-blind lanes start dark navy), the
+// fill seen over the panel's canvas where it is translucent.
+inline constexpr ImU32 kInkDark = IM_COL32(10, 12, 16, 255), kInkLight = IM_COL32(245, 245, 245, 255);
+ImU32 ink_on(ImU32 fill);
 // Heat ramp for t in [0, 1].
 ImU32 heat_color(float t);
 // Colour for a cost ratio: 1 = ideal (good) ... >= 4 = bad.

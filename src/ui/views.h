@@ -19,6 +19,7 @@
 #include "session/session.h"
 #include "ui/grid_view.h"
 #include "ui/scene.h"
+#include "ui/theme.h"
 
 namespace ws::ui {
 
@@ -60,14 +61,9 @@ float memory_legend_scene(Scene& sc, const RequestFigures& rv, const MemoryViewS
                           bool lane_numbers = true);
 // Its height, whatever it holds (one row of small type).
 float memory_legend_height();
-// The inks of the lane numbers drawn on their patches: dark on a light lane colour, light on
-// a dark one (lanes 0 to 9 are navy); how a figure tells whether the grids it drew carry
-// them, so that its key promises them only then.
-inline constexpr ImU32 kLaneNumberInk = IM_COL32(10, 12, 16, 255);
-inline constexpr ImU32 kLaneNumberInkLight = IM_COL32(250, 250, 252, 255);
-// Of the two inks, the one that stands out more from `patch`.
-ImU32 lane_number_ink(ImU32 patch);
-inline bool is_lane_number_ink(ImU32 c) { return c == kLaneNumberInk || c == kLaneNumberInkLight; }
+// The lane numbers drawn on their patches are in ink_on's inks (theme.h): how a figure tells
+// whether the grids it drew carry them, so that its key promises them only then.
+inline bool is_lane_number_ink(ImU32 c) { return c == kInkDark || c == kInkLight; }
 
 // Where each shown buffer goes: pure layout data, computed before anything is drawn.
 // When every grid fits its share of the panel at a legible cell size, one slot per
