@@ -88,6 +88,7 @@ class BlockRun {
   // by the records before the cap): then, past the cap, the compiled code may count such an
   // access itself (Ctx::quick), as a worker's does.
   bool sites_made() const;
+  bool site_made(size_t pc, const Insn& in) const;
   // This BlockRun as a worker for `first`'s launch past the cap: its sites and shared
   // arrays, records dropped into `b` (a builder of its own), races and newly met global
   // arrays kept for the merge, global atomics held by `atomics`.
@@ -341,13 +342,14 @@ class BlockRun {
   void shared_touch(uint32_t pc, uint32_t w, uint32_t exec, const Where* where, uint32_t bytes, RaceEnd::Access how);
   // The shadow's own check of one access (shared_touch, when the block is not a repeat).
   void shadow_touch(uint32_t pc, uint32_t w, uint32_t exec, const uint64_t* at, uint32_t bytes, RaceEnd::Access how);
-  // Blocks that repeat: the shared accesses of the first block (of this BlockRun: the
-  // launch's, or a worker's past the cap) that met no race are kept as a reference (per access: pc, warp, epoch, lanes, bytes,
-  // kind, each lane's window offset). A later block whose accesses repeat the reference's in
-  // order meets no race either (whether two accesses race depends on the accesses alone),
-  // so its shadow is left alone; at the first access that differs, the reference's accesses
-  // before it (the block's own) are checked, in order, and the block goes on checked. The
-  // races found are the ones the shadow alone finds, at a fraction of its cost.
+  // Blocks that repeat: the shared accesses of the first block of this BlockRun (the
+  // launch's, or a worker's past the cap) that met no race are kept as a reference (per
+  // access: pc, warp, epoch, lanes, bytes, kind, each lane's window offset). A later block
+  // whose accesses repeat the reference's in order meets no race either (whether two
+  // accesses race depends on the accesses alone), so its shadow is left alone; at the first
+  // access that differs, the reference's accesses before it (the block's own) are checked,
+  // in order, and the block goes on checked. The races found are the ones the shadow alone
+  // finds, at a fraction of its cost.
   enum class Memo : uint8_t { Off, Build, Match, Checked };
   void memo_begin();
   void memo_end();

@@ -202,7 +202,7 @@ class Writer {
     // Past the cap on a worker (quick) an access only counts, once the race check has seen a
     // shared one repeat its reference, or a global one's array is known.
     const std::string quick = in.space == Space::Shared
-                                  ? "repeats(c, " + num(pc) + ", ex, at, " + num(bytes | (st ? 1u << 24 : 0u)) + "u)"
+                                  ? "repeats(c, " + num(pc) + ", c.warp, ex, at, " + num(bytes | (st ? 1u << 24 : 0u)) + "u)"
                                   : std::string("g.counted");
     const std::string noted = "(c.record && !(c.quick && " + quick + " ? (++c.dropped, true) : c.note(c, " + num(pc) + ", ex, at)))";
     if (in.space == Space::Shared) {

@@ -85,15 +85,15 @@ using Entry = void (*)(Ctx&);
 // The race check's reference, access by access: pc, warp, lanes, bytes | kind << 24, epoch,
 // then each lane's window offset (the lanes of the mask, in order).
 inline constexpr size_t kMemoHead = 5;
-// Whether the lanes `ex` of warp c.warp, at window offsets `at`, repeat the reference's next
+// Whether the lanes `ex` of warp `w`, at window offsets `at`, repeat the reference's next
 // access (`head2`: bytes | kind << 24); then the cursor moves past it. The one test, for the
 // interpreter (BlockRun::memo_match) and the generated code.
-[[gnu::always_inline]] inline bool repeats(Ctx& c, uint32_t pc, uint32_t ex, const uint64_t* at, uint32_t head2) {
+[[gnu::always_inline]] inline bool repeats(Ctx& c, uint32_t pc, uint32_t w, uint32_t ex, const uint64_t* at, uint32_t head2) {
   if (!c.memo) return false;
   const size_t lanes = ex == ~0u ? 32 : size_t(std::popcount(ex));
   if (c.memo_at + kMemoHead + lanes > c.memo_size) return false;
   const uint32_t* r = c.memo + c.memo_at;
-  if (r[0] != pc || r[1] != c.warp || r[2] != ex || r[3] != head2 || r[4] != *c.epoch) return false;
+  if (r[0] != pc || r[1] != w || r[2] != ex || r[3] != head2 || r[4] != *c.epoch) return false;
   r += kMemoHead;
   uint64_t diff = 0;
   if (ex == ~0u) {
@@ -225,6 +225,19 @@ template <class E, Type T>
   return v;
 }
 
+#if defined(__AVX512F__)
+// How eight lanes' byte offsets o[0..8) lie for elements of S bytes: one run of consecutive
+// elements, all on one element, or neither.
+enum class Eight { Run, One, Apart };
+template <long long S>
+[[gnu::always_inline]] inline Eight eight(__m512i a, __m512i first) {
+  if (_mm512_cmpeq_epi64_mask(a, _mm512_add_epi64(first, _mm512_set_epi64(7 * S, 6 * S, 5 * S, 4 * S, 3 * S, 2 * S, S, 0))) ==
+      0xff)
+    return Eight::Run;
+  return _mm512_cmpeq_epi64_mask(a, first) == 0xff ? Eight::One : Eight::Apart;
+}
+#endif
+
 // Eight lanes' elements at byte offsets o[0..8) of P, into D (a load) or from V (a store):
 // where the eight are one run of consecutive elements (a tile's row) or all one element (a
 // broadcast), one vector access serves them; else lane by lane (a gather). The same bytes
@@ -233,10 +246,9 @@ template <class E, Type T>
 [[gnu::always_inline]] inline void load8(uint64_t* D, const uint8_t* P, const uint64_t* o) {
 #if defined(__AVX512F__)
   if constexpr (sizeof(E) == 4 || sizeof(E) == 8) {
-    constexpr long long s = sizeof(E);
-    const __m512i a = _mm512_loadu_si512(o), b = _mm512_set1_epi64((long long)o[0]);
-    const bool run = _mm512_cmpeq_epi64_mask(a, _mm512_add_epi64(b, _mm512_set_epi64(7 * s, 6 * s, 5 * s, 4 * s, 3 * s, 2 * s, s, 0))) == 0xff;
-    const bool one = !run && _mm512_cmpeq_epi64_mask(a, b) == 0xff;
+    const __m512i a = _mm512_loadu_si512(o);
+    const Eight how = eight<sizeof(E)>(a, _mm512_set1_epi64((long long)o[0]));
+    const bool run = how == Eight::Run, one = how == Eight::One;
     if constexpr (sizeof(E) == 4) {
       const __m256i v = run ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(P + o[0]))
                         : one ? _mm256_set1_epi32(int(load<uint32_t>(P + o[0])))
@@ -257,15 +269,14 @@ template <class E>
 [[gnu::always_inline]] inline void store8(uint8_t* P, const uint64_t* o, const uint64_t* V) {
 #if defined(__AVX512F__)
   if constexpr (sizeof(E) == 4 || sizeof(E) == 8) {
-    constexpr long long s = sizeof(E);
-    const __m512i a = _mm512_loadu_si512(o), b = _mm512_set1_epi64((long long)o[0]);
-    if (_mm512_cmpeq_epi64_mask(a, _mm512_add_epi64(b, _mm512_set_epi64(7 * s, 6 * s, 5 * s, 4 * s, 3 * s, 2 * s, s, 0))) == 0xff) {
+    const Eight how = eight<sizeof(E)>(_mm512_loadu_si512(o), _mm512_set1_epi64((long long)o[0]));
+    if (how == Eight::Run) {
       const __m512i v = _mm512_loadu_si512(V);
       if constexpr (sizeof(E) == 4) _mm256_storeu_si256(reinterpret_cast<__m256i*>(P + o[0]), _mm512_cvtepi64_epi32(v));
       else _mm512_storeu_si512(P + o[0], v);
       return;
     }
-    if (_mm512_cmpeq_epi64_mask(a, b) == 0xff) {
+    if (how == Eight::One) {
       store<E>(P + o[0], V[7]);
       return;
     }

@@ -21,23 +21,23 @@ bool BlockRun::parallel_past_cap() const {
     if (in.op != Opc::Ld && in.op != Opc::St && in.op != Opc::Atom && in.op != Opc::Red) return false;
     if (in.space == Space::Param && in.op == Opc::Ld) continue;
     if (in.space != Space::Shared && in.space != Space::Global) return false;
-    // Its site made already: a worker makes none (their order is the first core's).
-    if (sites_[pc * trace::kSpaceCount + size_t(in.space == Space::Shared ? trace::Space::Shared : trace::Space::Global)] ==
-        trace::kNoBuffer)
-      return false;
-    if (in.space == Space::Shared && shared_buf_.empty()) return false;
+    if (!site_made(pc, in)) return false;  // a worker makes none (their order is the first core's)
   }
   return true;
+}
+
+// Instruction pc's site (of its space, shared or global) made already, and the shared
+// arrays' buffers for a shared one.
+bool BlockRun::site_made(size_t pc, const Insn& in) const {
+  const trace::Space sp = in.space == Space::Shared ? trace::Space::Shared : trace::Space::Global;
+  return sites_[pc * trace::kSpaceCount + size_t(sp)] != trace::kNoBuffer && (sp != trace::Space::Shared || !shared_buf_.empty());
 }
 
 bool BlockRun::sites_made() const {
   for (size_t pc = 0; pc < k_.code.size(); ++pc) {
     const Insn& in = k_.code[pc];
     if ((in.op != Opc::Ld && in.op != Opc::St) || (in.space != Space::Shared && in.space != Space::Global)) continue;
-    if (sites_[pc * trace::kSpaceCount + size_t(in.space == Space::Shared ? trace::Space::Shared : trace::Space::Global)] ==
-        trace::kNoBuffer)
-      return false;
-    if (in.space == Space::Shared && shared_buf_.empty()) return false;
+    if (!site_made(pc, in)) return false;
   }
   return true;
 }

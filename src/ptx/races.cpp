@@ -163,9 +163,7 @@ void BlockRun::shared_touch(uint32_t pc, uint32_t w, uint32_t exec, const uint64
   shadow_touch(pc, w, exec, at, bytes, how);
 }
 
-// ---- blocks that repeat ------------------------------------------------------------------
-// An access in the reference: pc, warp, lanes, bytes | kind << 24, epoch, then each lane's
-// window offset (the lanes of the mask, in order).
+// ---- blocks that repeat (the reference's layout: compiled::kMemoHead) ---------------------
 namespace {
 using compiled::kMemoHead;
 constexpr size_t kMemoWords = size_t(16) << 20;  // 64 MiB: a longer block is checked as it runs
@@ -191,17 +189,12 @@ void BlockRun::memo_end() {
     ++memo_tries_;
     if (!memo_raced_) memo_ref_.swap(memo_log_), memo_have_ = true;
   }
-  memo_log_.clear();
   memo_ = Memo::Off;
   cx_.memo = nullptr;
 }
 
 bool BlockRun::memo_match(uint32_t pc, uint32_t w, uint32_t exec, const uint64_t* at, uint32_t head2) {
-  const uint32_t warp = cx_.warp;  // (the compiled code's warp while it runs; set back after)
-  cx_.warp = w;
-  const bool same = compiled::repeats(cx_, pc, exec, at, head2);
-  cx_.warp = warp;
-  return same;
+  return compiled::repeats(cx_, pc, w, exec, at, head2);
 }
 
 void BlockRun::memo_log(uint32_t pc, uint32_t w, uint32_t exec, const uint64_t* at, uint32_t head2) {
@@ -214,13 +207,9 @@ void BlockRun::memo_log(uint32_t pc, uint32_t w, uint32_t exec, const uint64_t* 
   memo_log_.resize(at0 + kMemoHead + lanes);
   uint32_t* o = memo_log_.data() + at0;
   *o++ = pc, *o++ = w, *o++ = exec, *o++ = head2, *o++ = epoch_;
-  bool wide = false;
-  for (uint32_t m = exec; m; m &= m - 1) {
-    const uint64_t a = at[std::countr_zero(m)];
-    wide |= a >> 32 != 0;
-    *o++ = uint32_t(a);
-  }
-  if (wide) memo_ = Memo::Checked, memo_log_.clear();  // (never: the window is smaller)
+  // (Window offsets fit 32 bits; were one not to, no later access would repeat it, since
+  // repeats compares all 64.)
+  for (uint32_t m = exec; m; m &= m - 1) *o++ = uint32_t(at[std::countr_zero(m)]);
 }
 
 // The block's accesses so far, which repeated the reference's: checked now, in order, each

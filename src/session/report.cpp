@@ -204,6 +204,14 @@ std::string dim_text(const trace::Dim3& d) {
 // A trace read back (a file, or the one a program's run wrote): no capture of ours to time or check.
 bool from_file(const Session& s) { return s.origin() == "file" || s.origin() == "program"; }
 
+// The emulated device's shared-memory races in the launch shown, a line each.
+std::vector<std::string> launch_races(const Session& s) {
+  std::vector<std::string> out;
+  for (const program::Race& r : s.races().races)
+    if (r.launch == s.launch()) out.push_back(program::race_text(r));
+  return out;
+}
+
 // The launch header of the text report.
 void header_text(std::ostream& out, const Session& s) {
   const trace::Trace& t = s.trace();
@@ -243,8 +251,7 @@ void header_text(std::ostream& out, const Session& s) {
   out << "\n";
   if (!from_file(s)) out << "check     " << s.check_text() << "\n";
   if (!s.note().empty()) out << "note      " << s.note() << "\n";
-  for (const program::Race& r : s.races().races)
-    if (r.launch == s.launch()) out << "race      " << program::race_text(r) << "\n";
+  for (const std::string& r : launch_races(s)) out << "race      " << r << "\n";
   out << "\n";
 }
 
@@ -262,11 +269,7 @@ nlohmann::ordered_json launch_json(const Session& s, int64_t step) {
     j["emulated_seconds"] = l.seconds;
     j["lane_accesses"] = l.lane_accesses;
   }
-  // The emulated device's shared-memory races in this launch, a line each.
-  json races = json::array();
-  for (const program::Race& r : s.races().races)
-    if (r.launch == s.launch()) races.push_back(program::race_text(r));
-  if (!races.empty()) j["races"] = races;
+  if (const std::vector<std::string> races = launch_races(s); !races.empty()) j["races"] = races;
   j["source_lines"] = json::parse(source_lines_json(s));
   if (step >= 0) j["request"] = json::parse(request_json(s, uint64_t(step)));
   return j;

@@ -399,13 +399,13 @@ void timeline_view(Ui& ui, Pane& p) {
   // height, tagged "!" (to its left at the strip's right end), drawn over the playhead's
   // line since the two meet when the fault is the request shown — then the playhead's
   // triangle on top.
-  const float px = x_of(p.step) + 0.5f * std::max(1.0f, float(width) / float(n));
+  auto mid_of = [&](uint64_t i) { return x_of(i) + 0.5f * std::max(1.0f, float(width) / float(n)); };  // request i's middle
+  const float px = mid_of(p.step);
   dl->AddLine(ImVec2(px, a.y), ImVec2(px, a.y + strip_h), t.playhead, 2);
   const int64_t stop_at = ui.problem_step_on(p);
   float stop_x = -1e9f;
   if (stop_at >= 0 && uint64_t(stop_at) < n) {
-    stop_x = x_of(uint64_t(stop_at)) + 0.5f * std::max(1.0f, float(width) / float(n));
-    stop_x = std::min(stop_x, x1 - 1);
+    stop_x = std::min(mid_of(uint64_t(stop_at)), x1 - 1);
     ImFont* small = font_for(FontRole::Small);
     const ImVec2 ts = small->CalcTextSizeA(small->FontSize, FLT_MAX, 0, "!");
     const float tag = ts.x + 8;
