@@ -13,6 +13,7 @@
 #include "ptx/engine.h"
 #include "ptx/machine.h"
 #include "ptx/ptx.h"
+#include "past_cap_run.h"
 
 using namespace ws;
 
@@ -71,57 +72,16 @@ TEST_CASE("a module the compiler cannot build runs on the interpreter, and says 
   std::filesystem::remove_all(o.cache_dir);
 }
 
-namespace {
-
-// past_cap.ptx's late_races on 64 blocks of 64 threads, recorded with a cap of 4 records
-// (reached in block 0): on the interpreter, or on the compiling engine from the first block.
-// Its racing lines are first met past the cap, so its blocks stay on one core until block 50
-// (the workers' own path, from the first block past the cap: tests/program/test_engines.cpp,
-// late_race.cu).
-struct LateRun {
-  trace::Trace t;
-  std::vector<ptx::Race> races;
-  uint32_t repeated = 0;
-  std::string fault;
-};
-LateRun late_races(bool compiled, const std::string& cache, uint32_t threads, const char* kernel = "late_races") {
-  LateRun r;
-  ptx::Device dev;
-  if (compiled) {
-    ptx::EngineOptions o;
-    o.cache_dir = cache;
-    o.wait = true;
-    dev.engine(ptx::Engine::Compiled, o);
-  }
-  dev.load(ptx::parse(past_cap_ptx(), "past_cap.ptx"));
-  dev.threads(threads);
-  const uint64_t out = dev.malloc(64 * 4, "d_out");
-  const ptx::Kernel& k = *dev.module().kernel(kernel);
-  std::vector<uint8_t> params(8);
-  std::memcpy(params.data(), &out, 8);
-  trace::Builder b(r.t, 4);
-  try {
-    dev.launch({k.name, {64, 1, 1}, {64, 1, 1}, 0, params}, b);
-  } catch (const ptx::Fault& f) {
-    r.fault = f.what();
-  }
-  r.races = dev.races();
-  r.repeated = dev.blocks_repeated();
-  return r;
-}
-
-}  // namespace
-
 TEST_CASE("past the record cap the compiling engine counts the records and finds the races the interpreter does") {
   const std::string cache = fresh_dir("ws-engine-late");
   // On one core blocks 51 on are counted by the compiled code itself (every site made); on
   // two, by the workers that take over after block 50.
   for (uint32_t threads : {1u, 2u}) {
     INFO(threads << " cores");
-    LateRun a = late_races(false, cache, threads), b = late_races(true, cache, threads);
+    test::PastCap a = test::run_past_cap("late_races", threads), b = test::run_past_cap("late_races", threads, cache);
     REQUIRE(b.t.launches.size() == 1);
     CHECK(b.t.launches[0].engine == "compiled");
-    for (LateRun* x : {&a, &b}) x->t.launches[0].seconds = 0, x->t.launches[0].engine.clear();
+    for (test::PastCap* x : {&a, &b}) x->t.launches[0].engine.clear();
     CHECK(a.t == b.t);  // records, arrays, blocks and the records dropped past the cap
     CHECK(b.t.launches[0].dropped_records > 0);
     REQUIRE(b.races.size() == 2);  // block 37's and block 50's, each at its own line
@@ -134,11 +94,11 @@ TEST_CASE("past the record cap the compiling engine counts the records and finds
     CHECK(b.repeated >= 64 - 3 - 2);
     CHECK(a.repeated == b.repeated);
     // late_fault's block 60 writes past d_out: the same fault, and the records counted up to it.
-    LateRun fa = late_races(false, cache, threads, "late_fault"), fb = late_races(true, cache, threads, "late_fault");
+    test::PastCap fa = test::run_past_cap("late_fault", threads), fb = test::run_past_cap("late_fault", threads, cache);
     CHECK(fa.fault.find("out-of-bounds") != std::string::npos);
     CHECK(fb.fault == fa.fault);
     REQUIRE(fb.t.launches.size() == 1);
-    for (LateRun* x : {&fa, &fb}) x->t.launches[0].seconds = 0, x->t.launches[0].engine.clear();
+    for (test::PastCap* x : {&fa, &fb}) x->t.launches[0].engine.clear();
     CHECK(fa.t == fb.t);
   }
   std::filesystem::remove_all(cache);

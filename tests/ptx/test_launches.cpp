@@ -13,6 +13,7 @@
 #include "ptx/machine.h"
 #include "ptx/ptx.h"
 #include "trace/wstrace.h"
+#include "past_cap_run.h"
 
 using namespace ws;
 
@@ -233,44 +234,11 @@ TEST_CASE("a launch that reads what it writes, or one recorded because every lau
   for (const trace::Launch& l : t2.launches) CHECK((l.recorded && l.same_as == 0));
 }
 
-namespace {
-
-// past_cap.ptx's kernel `name` on 64 blocks of 64 threads, recorded with a cap of 4 records
-// (reached in block 0) on `workers` workers: the trace, the races, the fault's line if any.
-struct PastCap {
-  trace::Trace t;
-  std::vector<ptx::Race> races;
-  std::map<uint32_t, uint32_t> left_out;
-  std::string fault;
-  uint32_t repeated = 0;
-};
-PastCap past_cap(const std::string& name, uint32_t workers) {
-  PastCap r;
-  ptx::Device dev;
-  dev.load(ptx::parse(fixture("past_cap.ptx"), "past_cap.ptx"));
-  dev.threads(workers);
-  const uint64_t out = dev.malloc(64 * 4, "d_out");
-  const ptx::Kernel& k = *dev.module().kernel(name);
-  trace::Builder b(r.t, 4);
-  try {
-    dev.launch({k.name, {64, 1, 1}, {64, 1, 1}, 0, pack(k, out)}, b);
-  } catch (const ptx::Fault& f) {
-    r.fault = f.what();
-  }
-  for (trace::Launch& l : r.t.launches) l.seconds = 0;
-  r.races = dev.races();
-  r.left_out = dev.races_left_out();
-  r.repeated = dev.blocks_repeated();
-  return r;
-}
-
-}  // namespace
-
 TEST_CASE("a recorded launch past its record cap runs on every core and makes the trace one core makes") {
-  const PastCap one = past_cap("late_races", 1);
+  const test::PastCap one = test::run_past_cap("late_races", 1);
   for (uint32_t workers : {2u, 3u, 8u}) {
     INFO(workers << " workers");
-    const PastCap many = past_cap("late_races", workers);
+    const test::PastCap many = test::run_past_cap("late_races", workers);
     CHECK(many.t == one.t);  // records, sites, arrays, blocks and the records dropped
     CHECK(many.t.launches.at(0).dropped_records == one.t.launches.at(0).dropped_records);
     REQUIRE(many.races.size() == one.races.size());
@@ -296,7 +264,7 @@ TEST_CASE("a recorded launch past its record cap runs on every core and makes th
   CHECK(one.repeated == 64 - 1 - 2);
 
   // A fault in a late block: the same line, the blocks before it and it, on any number.
-  const PastCap f1 = past_cap("late_fault", 1), f4 = past_cap("late_fault", 4);
+  const test::PastCap f1 = test::run_past_cap("late_fault", 1), f4 = test::run_past_cap("late_fault", 4);
   CHECK(f1.fault.find("out-of-bounds") != std::string::npos);
   CHECK(f4.fault == f1.fault);
   CHECK(f4.t == f1.t);
