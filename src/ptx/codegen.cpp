@@ -44,18 +44,6 @@ std::string symbol(const Kernel& k, uint32_t sym) {
   return "S[" + num(sym) + "]";
 }
 
-// Lane l's value of a source operand, "" for an operand the generated code does not read
-// itself (a special register, a vector, an address).
-std::string source(const Kernel& k, const Operand& o) {
-  switch (o.kind) {
-    case Operand::Reg: return "R[" + num(uint64_t(o.reg) * 32) + " + l]";
-    case Operand::Imm: return "uint64_t(" + num(uint64_t(o.imm)) + "ull)";
-    case Operand::None: return "uint64_t(0)";
-    case Operand::Symbol: return symbol(k, o.symbol);
-    default: return "";
-  }
-}
-
 const char* element(uint32_t bytes) {
   return bytes == 1 ? "uint8_t" : bytes == 2 ? "uint16_t" : bytes == 4 ? "uint32_t" : "uint64_t";
 }
@@ -64,28 +52,64 @@ const char* element(uint32_t bytes) {
 // other kernels (each form and constant once).
 class Writer {
  public:
-  Writer(const Kernel& k, std::ostringstream& o, std::ostringstream& head, std::map<std::string, size_t>& forms,
+  Writer(const Kernel& k, std::ostringstream& head, std::map<std::string, size_t>& forms,
          std::map<uint64_t, size_t>& constants, bool inline_helpers)
-      : k_(k), o_(o), head_(head), forms_(forms), constants_(constants), suffix_(inline_helpers ? "_inline" : "") {}
+      : k_(k), head_(head), forms_(forms), constants_(constants), suffix_(inline_helpers ? "_inline" : "") {}
 
   void instruction(uint32_t pc) {
     const Insn& in = k_.code[pc];
-    switch (kind_of(in.op)) {
-      case Kind::Control: control(pc, in); return;
-      case Kind::Nothing: o_ << "  ++n;\n"; return;
-      case Kind::Alu:
-      case Kind::Move:
-        if (lanes(pc, in)) return;
-        break;
-      case Kind::Memory:
-        if (memory(pc, in)) return;
-        break;
-      case Kind::Warp: break;
+    if (!native(pc, in)) {
+      o_ << "  { ++n; const uint32_t ex = " << guard(in) << "; if (ex) " << handed(pc) << " }\n";
+      spreads_.clear();  // the interpreter ran it: any register may have changed
     }
-    o_ << "  { ++n; const uint32_t ex = " << guard(in) << "; if (ex) " << handed(pc) << " }\n";
+    written(in);
+  }
+
+  // The block written so far (its spreads declared first), and a fresh start for the next.
+  std::string take_block() {
+    std::string text;
+    for (size_t i = 0; i < spread_count_; ++i)
+      text += "  Spread A" + num(i) + "; bool a" + num(i) + " = false;\n";
+    text += o_.str();
+    o_.str("");
+    spreads_.clear();
+    spread_count_ = 0;
+    return text;
   }
 
  private:
+  // Writes instruction pc natively; false when it is left to execute.
+  bool native(uint32_t pc, const Insn& in) {
+    switch (kind_of(in.op)) {
+      case Kind::Control: control(pc, in); return true;
+      case Kind::Nothing: o_ << "  ++n;\n"; return true;
+      case Kind::Alu:
+      case Kind::Move: return lanes(pc, in);
+      case Kind::Memory: return memory(pc, in);
+      case Kind::Warp: return false;
+    }
+    return false;
+  }
+  // The registers an instruction writes end the spreads that read them.
+  void written(const Insn& in) {
+    auto drop = [this](uint32_t r) {
+      for (auto it = spreads_.begin(); it != spreads_.end();) it = it->first.first == r ? spreads_.erase(it) : std::next(it);
+    };
+    const Operand& d = in.o[0];
+    if (d.kind == Operand::Reg) drop(d.reg);
+    if (d.kind == Operand::Vec && d.has_reg) spreads_.clear();  // a long vector's registers (Kernel::lists)
+    else if (d.kind == Operand::Vec)
+      for (uint32_t r : d.vec) drop(r);
+    if (in.dst2 != kSink) drop(in.dst2);
+  }
+  // The spread of register r for elements of eb bytes in this block (declared by
+  // take_block, computed where first needed).
+  size_t spread_of(uint32_t r, uint32_t eb) {
+    auto [it, fresh] = spreads_.emplace(std::make_pair(r, eb), spread_count_);
+    if (fresh) ++spread_count_;
+    return it->second;
+  }
+
   std::string guard(const Insn& in) const {
     if (in.guard == kSink) return "active";
     return "guard(R + " + num(uint64_t(in.guard) * 32) + ", " + (in.guard_neg ? "true" : "false") + ", active)";
@@ -171,8 +195,11 @@ class Writer {
     }
     if (ld && in.space == Space::Param) return parameter(pc, in, ao, base, eb);
     if (in.space != Space::Shared && in.space != Space::Global) return false;
-    // What moves, element by element, for lane l at byte pointer p.
-    std::ostringstream move;
+    // What moves, element by element, for lane l at byte pointer p; and for a whole warp
+    // whose addresses the block's spread of the register holds (fast).
+    std::ostringstream move, fast;
+    const bool whole = ao.has_reg && (eb == 4 || eb == 8);
+    const std::string A = whole ? "A" + num(spread_of(ao.reg, eb)) : "";
     const std::string E = element(eb);
     for (uint32_t i = 0; i < in.vec; ++i) {
       if (ld) {
@@ -182,6 +209,8 @@ class Writer {
         if (r == kSink) continue;
         move << "      gather" << suffix_ << "<" << E << ", Type(" << int(in.type) << ")>(R + " << uint64_t(r) * 32 << ", ex, P, B, at, "
              << i * eb << ");\n";
+        fast << "      load_spread<" << E << ", Type(" << int(in.type) << ")>(R + " << uint64_t(r) * 32 << ", P, " << A << ", d + "
+             << i * eb << ");\n";
       } else {
         const Operand& s = in.o[1];
         std::string v;
@@ -190,31 +219,48 @@ class Writer {
         else if (in.vec == 1 && s.kind == Operand::Imm) v = constant(uint64_t(s.imm));
         if (v.empty()) return false;
         move << "      scatter" << suffix_ << "<" << E << ">(P, B, at, " << i * eb << ", ex, " << v << ");\n";
+        fast << "      store_spread<" << E << ">(P, " << A << ", d + " << i * eb << ", " << v << ");\n";
       }
     }
     const uint32_t bytes = eb * in.vec;
-    o_ << "  { ++n; const uint32_t ex = " << guard(in) << "; if (ex) {\n"
-       << "    uint64_t at[32];\n";
+    const bool sh = in.space == Space::Shared;
+    const uint32_t head2 = bytes | (st ? 1u << 24 : 0u);  // the race check reference's bytes | kind << 24
+    o_ << "  { ++n; const uint32_t ex = " << guard(in) << "; if (ex) {\n";
+    if (!sh) o_ << "    GlobalSlot& g = c.globals[" << pc << "];\n";
+    if (whole) {
+      // A whole warp: the block's spread of the address register, made where first needed,
+      // serves every access through it (its bounds and how its lanes lie settled once); the
+      // same bookkeeping as below, where only counting is left.
+      const std::string a = "a" + A.substr(1);
+      o_ << "    const uint64_t off = " << base << ";\n"
+         << "    if (ex == ~0u && (" << a << " || (spread<" << eb << ">(" << A << ", R + " << uint64_t(ao.reg) * 32 << "), " << a
+         << " = true)) && fits(" << A << ", off, " << bytes << ", " << (sh ? "0, c.shared_bytes" : "g.base, g.end")
+         << ") && (!c.record || (c.quick && "
+         << (sh ? "repeats(c, " + num(pc) + ", c.warp, ex, " + A + ".at, " + num(head2) + "u, off)" : std::string("g.counted"))
+         << " && (++c.dropped, true)))) {\n"
+         << "      uint8_t* const P = " << (sh ? "c.shared" : "g.ptr") << "; const uint64_t d = off" << (sh ? "" : " - g.base")
+         << ";\n"
+         << fast.str() << "      acc += 32;\n    } else {\n";
+    }
+    o_ << "    uint64_t at[32];\n";
     if (ao.has_reg) o_ << "    addresses(at, R + " << uint64_t(ao.reg) * 32 << ", " << base << ");\n";
     else o_ << "    for (int l = 0; l < 32; ++l) at[l] = " << base << ";\n";
     // In a recorded block the interpreter's bookkeeping (note) comes first; an access it does
     // not take, or one outside, goes to execute whole.
     // Past the cap on a worker (quick) an access only counts, once the race check has seen a
     // shared one repeat its reference, or a global one's array is known.
-    const std::string quick = in.space == Space::Shared
-                                  ? "repeats(c, " + num(pc) + ", c.warp, ex, at, " + num(bytes | (st ? 1u << 24 : 0u)) + "u)"
-                                  : std::string("g.counted");
+    const std::string quick = sh ? "repeats(c, " + num(pc) + ", c.warp, ex, at, " + num(head2) + "u)" : std::string("g.counted");
     const std::string noted = "(c.record && !(c.quick && " + quick + " ? (++c.dropped, true) : c.note(c, " + num(pc) + ", ex, at)))";
-    if (in.space == Space::Shared) {
+    if (sh) {
       o_ << "    if (!inside(at, ex, " << bytes << ", 0, c.shared_bytes) || " << noted << ") " << handed(pc) << " else {\n"
          << "      uint8_t* const P = c.shared; const uint64_t B = 0;\n";
     } else {
-      o_ << "    GlobalSlot& g = c.globals[" << pc << "]; const uint64_t a0 = at[std::countr_zero(ex)];\n"
+      o_ << "    const uint64_t a0 = at[std::countr_zero(ex)];\n"
          << "    if ((!within(a0, " << bytes << ", g.base, g.end) && !c.find(c, " << pc << ", a0, " << bytes
          << ")) || !inside(at, ex, " << bytes << ", g.base, g.end) || " << noted << ") " << handed(pc) << " else {\n"
          << "      uint8_t* const P = g.ptr; const uint64_t B = g.base;\n";
     }
-    o_ << move.str() << "      acc += uint64_t(std::popcount(ex)); } } }\n";
+    o_ << move.str() << "      acc += uint64_t(std::popcount(ex)); }" << (whole ? " }" : "") << " } }\n";
     return true;
   }
 
@@ -234,11 +280,13 @@ class Writer {
   }
 
   const Kernel& k_;
-  std::ostringstream& o_;
+  std::ostringstream o_;  // the block being written
   std::ostringstream& head_;
   std::map<std::string, size_t>& forms_;
   std::map<uint64_t, size_t>& constants_;
   const char* suffix_;  // "_inline": the helpers inlined at each instruction
+  std::map<std::pair<uint32_t, uint32_t>, size_t> spreads_;  // (register, element bytes) -> its spread, while unwritten
+  size_t spread_count_ = 0;
 };
 
 // A name as a C++ comment may hold it: letters, digits and _$.% only (a backslash would
@@ -301,7 +349,7 @@ std::string generate(const Module& m) {
     if (!k.refused.empty()) continue;
     o << "\n// " << comment(k.name) << "\n";
     const std::vector<bool> lead = leaders(k);
-    Writer w(k, o, head, forms, constants, inline_helpers);
+    Writer w(k, head, forms, constants, inline_helpers);
     for (uint32_t pc = 0; pc < k.code.size();) {
       o << "static uint32_t k" << i << "_" << pc << "(Ctx& c) {\n"
         << "  uint64_t* const R = c.regs;\n  const uint64_t* const S = c.symbols;\n"
@@ -315,7 +363,7 @@ std::string generate(const Module& m) {
       o << "  if (stop - " << pc << "u < " << end - pc << "u || budget - n < " << end - pc << "u) [[unlikely]] WS_STOP(" << pc
         << ");\n";
       for (; pc < end; ++pc) w.instruction(pc);
-      o << "  WS_NEXT(" << end << ");\n}\n";
+      o << w.take_block() << "  WS_NEXT(" << end << ");\n}\n";
     }
     o << "extern \"C\" [[gnu::visibility(\"default\")]] void ws_kernel_" << i << "(Ctx& c) {\n"
       << "  static const Block kAt[] = {";

@@ -22,7 +22,7 @@
 namespace ws::ptx::compiled {
 
 // The generated code's contract version: a module compiled for another is never loaded.
-inline constexpr uint32_t kAbi = 4;
+inline constexpr uint32_t kAbi = 5;
 
 // The allocation instruction `pc` reached last ([base, end) and its bytes), kept per
 // instruction and launch: global loads and stores check their lanes against it.
@@ -88,7 +88,9 @@ inline constexpr size_t kMemoHead = 5;
 // Whether the lanes `ex` of warp `w`, at window offsets `at`, repeat the reference's next
 // access (`head2`: bytes | kind << 24); then the cursor moves past it. The one test, for the
 // interpreter (BlockRun::memo_match) and the generated code.
-[[gnu::always_inline]] inline bool repeats(Ctx& c, uint32_t pc, uint32_t w, uint32_t ex, const uint64_t* at, uint32_t head2) {
+// (`off`: a further offset of every lane's, as a block's accesses through one register give it.)
+[[gnu::always_inline]] inline bool repeats(Ctx& c, uint32_t pc, uint32_t w, uint32_t ex, const uint64_t* at, uint32_t head2,
+                                           uint64_t off = 0) {
   if (!c.memo) return false;
   const size_t lanes = ex == ~0u ? 32 : size_t(std::popcount(ex));
   if (c.memo_at + kMemoHead + lanes > c.memo_size) return false;
@@ -99,15 +101,16 @@ inline constexpr size_t kMemoHead = 5;
   if (ex == ~0u) {
 #if defined(__AVX512F__)
     __m512i d = _mm512_setzero_si512();
+    const __m512i o = _mm512_set1_epi64((long long)off);
     for (int g = 0; g < 32; g += 8)
-      d = _mm512_or_si512(d, _mm512_xor_si512(_mm512_loadu_si512(at + g),
+      d = _mm512_or_si512(d, _mm512_xor_si512(_mm512_add_epi64(_mm512_loadu_si512(at + g), o),
                                               _mm512_cvtepu32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + g)))));
     diff = _mm512_test_epi64_mask(d, d);
 #else
-    for (int l = 0; l < 32; ++l) diff |= at[l] ^ uint64_t(r[l]);
+    for (int l = 0; l < 32; ++l) diff |= (at[l] + off) ^ uint64_t(r[l]);
 #endif
   } else {
-    for (uint32_t m = ex; m; m &= m - 1) diff |= at[std::countr_zero(m)] ^ uint64_t(*r++);
+    for (uint32_t m = ex; m; m &= m - 1) diff |= (at[std::countr_zero(m)] + off) ^ uint64_t(*r++);
   }
   if (diff) return false;
   c.memo_at += kMemoHead + lanes;
@@ -172,7 +175,8 @@ struct Fixed {
   ATTR void NAME(uint64_t* D, uint32_t ex, const uint64_t* A, const uint64_t* B, const uint64_t* C, const uint64_t* E) { \
     uint64_t r[32];                                                                                               \
     for (int l = 0; l < 32; ++l) r[l] = F(Form, std::integral_constant<Type, T>{}, A[l], B[l], C[l], E[l]);      \
-    WS_LANES(ex, D, r[l]);                                                                                        \
+    if (ex == ~0u) std::memcpy(D, r, sizeof r);                                                                   \
+    else WS_LANES(ex, D, r[l]);                                                                                   \
   }
 WS_ALU(alu, [[gnu::noinline]])
 WS_ALU(alu_inline, [[gnu::always_inline]] inline)
@@ -225,10 +229,10 @@ template <class E, Type T>
   return v;
 }
 
-#if defined(__AVX512F__)
 // How eight lanes' byte offsets o[0..8) lie for elements of S bytes: one run of consecutive
 // elements, all on one element, or neither.
-enum class Eight { Run, One, Apart };
+enum class Eight : uint8_t { Run, One, Apart };
+#if defined(__AVX512F__)
 template <long long S>
 [[gnu::always_inline]] inline Eight eight(__m512i a, __m512i first) {
   if (_mm512_cmpeq_epi64_mask(a, _mm512_add_epi64(first, _mm512_set_epi64(7 * S, 6 * S, 5 * S, 4 * S, 3 * S, 2 * S, S, 0))) ==
@@ -312,5 +316,88 @@ template <class E>
 WS_MOVES(gather, scatter, [[gnu::noinline]])
 WS_MOVES(gather_inline, scatter_inline, [[gnu::always_inline]] inline)
 #undef WS_MOVES
+
+// ---- a block's whole-warp accesses through one register ------------------------------------
+// A register's 32 lanes as the addresses of the loads and stores of one block that go through
+// it (each adding its own offset), looked at once, where the block first needs them: their
+// lowest and highest, and how each eight lie for elements of S bytes. An offset moves every
+// lane alike, so these hold for each access as long as no lane's address passes 2^64 (fits).
+struct Spread {
+  uint64_t at[32];
+  uint64_t lo, hi;
+  Eight how[4];
+};
+template <uint32_t S>
+[[gnu::always_inline]] inline void spread(Spread& s, const uint64_t* r) {
+  uint64_t mn = ~0ull, mx = 0;
+  for (int l = 0; l < 32; ++l) s.at[l] = r[l], mn = r[l] < mn ? r[l] : mn, mx = r[l] > mx ? r[l] : mx;
+  s.lo = mn, s.hi = mx;
+  for (int g = 0; g < 4; ++g) {
+    const uint64_t* o = s.at + 8 * g;
+#if defined(__AVX512F__)
+    s.how[g] = eight<S>(_mm512_loadu_si512(o), _mm512_set1_epi64((long long)o[0]));
+#else
+    bool run = true, one = true;
+    for (int i = 1; i < 8; ++i) run &= o[i] == o[0] + uint64_t(i) * S, one &= o[i] == o[0];
+    s.how[g] = run ? Eight::Run : one ? Eight::One : Eight::Apart;
+#endif
+  }
+}
+// Whether every lane's `bytes` at its address plus `off` lie inside [lo, hi).
+[[gnu::always_inline]] inline bool fits(const Spread& s, uint64_t off, uint32_t bytes, uint64_t lo, uint64_t hi) {
+  return s.hi <= ~0ull - off && within(s.lo + off, bytes, lo, hi) && within(s.hi + off, bytes, lo, hi);
+}
+// A whole warp's elements at byte offsets at[l] + d of P, into D (a load) or from V (a store),
+// as load8 and store8 move them: the same bytes, a store's lanes landing in order.
+template <class E, Type T>
+[[gnu::always_inline]] inline void load_spread(uint64_t* D, const uint8_t* P, const Spread& s, uint64_t d) {
+  for (int g = 0; g < 4; ++g) {
+    const uint64_t* o = s.at + 8 * g;
+    uint64_t* const out = D + 8 * g;
+    const uint8_t* const q = P + (o[0] + d);
+#if defined(__AVX512F__)
+    if constexpr (sizeof(E) == 4) {
+      const __m256i v = s.how[g] == Eight::Run   ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q))
+                        : s.how[g] == Eight::One ? _mm256_set1_epi32(int(load<uint32_t>(q)))
+                                                 : _mm512_i64gather_epi32(_mm512_add_epi64(_mm512_loadu_si512(o), _mm512_set1_epi64((long long)d)), P, 1);
+      _mm512_storeu_si512(out, is_signed(T) ? _mm512_cvtepi32_epi64(v) : _mm512_cvtepu32_epi64(v));
+      continue;
+    } else if constexpr (sizeof(E) == 8) {
+      const __m512i v = s.how[g] == Eight::Run   ? _mm512_loadu_si512(q)
+                        : s.how[g] == Eight::One ? _mm512_set1_epi64((long long)load<uint64_t>(q))
+                                                 : _mm512_i64gather_epi64(_mm512_add_epi64(_mm512_loadu_si512(o), _mm512_set1_epi64((long long)d)), P, 1);
+      _mm512_storeu_si512(out, v);
+      continue;
+    }
+#endif
+    if (s.how[g] == Eight::One) {
+      const uint64_t v = lane_load<E, T>(q);
+      for (int i = 0; i < 8; ++i) out[i] = v;
+    } else {
+      for (int i = 0; i < 8; ++i) out[i] = lane_load<E, T>(P + (o[i] + d));
+    }
+  }
+}
+template <class E>
+[[gnu::always_inline]] inline void store_spread(uint8_t* P, const Spread& s, uint64_t d, const uint64_t* V) {
+  for (int g = 0; g < 4; ++g) {
+    const uint64_t* o = s.at + 8 * g;
+    const uint64_t* const in = V + 8 * g;
+    uint8_t* const q = P + (o[0] + d);
+    if (s.how[g] == Eight::One) {
+      store<E>(q, in[7]);
+      continue;
+    }
+#if defined(__AVX512F__)
+    if (s.how[g] == Eight::Run) {
+      const __m512i v = _mm512_loadu_si512(in);
+      if constexpr (sizeof(E) == 4) _mm256_storeu_si256(reinterpret_cast<__m256i*>(q), _mm512_cvtepi64_epi32(v));
+      else _mm512_storeu_si512(q, v);
+      continue;
+    }
+#endif
+    for (int i = 0; i < 8; ++i) store<E>(P + (o[i] + d), in[i]);
+  }
+}
 
 }  // namespace ws::ptx::compiled

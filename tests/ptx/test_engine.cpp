@@ -1,6 +1,7 @@
 // The compiling engine's cache: a module compiled once is found again by its code, whatever
 // its PTX file is called (a program's PTX lies in a folder of its own each run), and loaded
-// at once; a module the compiler cannot build runs on the interpreter, said in one line.
+// at once; a module the compiler cannot build runs on the interpreter, said in one line; a
+// block's accesses through one register, settled once, move what the interpreter moves.
 #include <doctest/doctest.h>
 
 #include <unistd.h>
@@ -100,6 +101,72 @@ TEST_CASE("past the record cap the compiling engine counts the records and finds
     REQUIRE(fb.t.launches.size() == 1);
     for (test::PastCap* x : {&fa, &fb}) x->t.launches[0].engine.clear();
     CHECK(fa.t == fb.t);
+  }
+  std::filesystem::remove_all(cache);
+}
+
+TEST_CASE("a block's whole-warp accesses through one register move the bytes and make the records the interpreter does") {
+  const std::string cache = fresh_dir("ws-engine-spread");
+  const std::string text = test::slurp("tests/ptx/fixtures/spread.ptx");
+  REQUIRE(!text.empty());
+  // Each engine three ways: every access recorded; 8 blocks past a cap of 4 records on two
+  // workers (where the compiled code only counts); unrecorded (only the bytes move).
+  struct Run {
+    trace::Trace t;
+    std::vector<uint32_t> out = std::vector<uint32_t>(257);
+  };
+  const auto run = [&](bool compiled, int way) {
+    Run r;
+    ptx::Device dev;
+    if (compiled) {
+      ptx::EngineOptions o;
+      o.cache_dir = cache;
+      o.wait = true;
+      dev.engine(ptx::Engine::Compiled, o);
+    } else {
+      dev.engine(ptx::Engine::Interpreter);
+    }
+    dev.load(ptx::parse(text, "spread.ptx"));
+    dev.threads(2);
+    const uint64_t d = dev.malloc(1028, "d_out");
+    std::vector<uint8_t> params(8);
+    std::memcpy(params.data(), &d, 8);
+    trace::Builder b(r.t, way == 1 ? 4 : 1'000'000);
+    const ptx::KernelLaunch la{dev.module().kernels.at(0).name, {way == 1 ? 8u : 1u, 1, 1}, {32, 1, 1}, 0, params};
+    if (way == 2) {  // the first launch recorded, the second (on other bytes) not
+      dev.record_launches(1);
+      dev.launch(la, b);
+      REQUIRE(dev.memset(d, 0xff, 1028));
+    }
+    dev.launch(la, b);
+    REQUIRE(dev.to_host(r.out.data(), d, 1028));
+    for (trace::Launch& l : r.t.launches) l.seconds = 0;
+    CHECK(r.t.launches.back().engine == (compiled ? "compiled" : "interpreter"));
+    for (trace::Launch& l : r.t.launches) l.engine.clear();
+    return r;
+  };
+  // The figures on paper: tile[i] = i and tile[32 + i] = 100 + i; tile[64] is lane 31's (one
+  // element, the last lane wins); tile[80 + j] lane 28 + j's (lanes apart, in order).
+  const auto tile = [](uint32_t i) { return i < 32 ? i : 100 + (i - 32); };
+  for (int way = 0; way < 3; ++way) {
+    INFO("way " << way);
+    const Run a = run(false, way), c = run(true, way);
+    CHECK(a.t == c.t);  // records, and past the cap the records dropped
+    if (way == 1) CHECK(c.t.launches.at(0).dropped_records > 0);
+    CHECK(a.out == c.out);
+    for (uint32_t l = 0; l < 32; ++l) {
+      INFO("lane " << l);
+      const uint32_t* w = c.out.data() + 8 * l;
+      CHECK(w[0] == tile(l + 1));  // an offset of the register's run
+      CHECK(w[1] == tile(l + 2));  // the register written between two uses
+      CHECK(w[2] == 31);           // a broadcast
+      CHECK(w[3] == 28 + l % 4);   // lanes apart
+      CHECK(w[4] == tile(2 * l));  // v2
+      CHECK(w[5] == tile(2 * l + 1));
+      CHECK(w[6] == l);            // lanes 0-3's addresses wrap past 2^64
+      CHECK(w[7] == l);
+    }
+    CHECK(c.out[256] == 31);  // one global element, the last lane's
   }
   std::filesystem::remove_all(cache);
 }
