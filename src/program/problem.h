@@ -24,7 +24,8 @@ struct Place {
 struct Problem {
   // "" (none), "out_of_bounds", "assert", "endless_loop", "fault" (any other the emulated
   // device stopped), "crash" (the host code died on a signal), "compile", "timeout";
-  // "race" (two warps on one shared word with no barrier between: the program ran on).
+  // "race" (two warps on one shared word with no barrier between: the program ran on),
+  // "trace" (the run ended but its trace could not be written).
   std::string kind;
   std::string message;       // the whole message, as the device or the compiler said it
   std::string output;        // a crash: the program's last lines of output

@@ -142,6 +142,16 @@ uint64_t memory_limit() {
   return limit;
 }
 
+// Records one launch of a program may keep: the program's process holds the records of
+// each launch recorded (record_launches of each kernel, two kernels' worth assumed; all of
+// them: 16) and writes them, and the session reads them back, so both copies must fit
+// beside each other.
+uint64_t program_records(uint64_t asked, uint64_t record_launches) {
+  const double launches = record_launches ? 2.0 * double(record_launches) : 16.0;
+  const double fit = double(memory_limit()) / (2 * launches * 1.5 * double(sizeof(trace::Record)));
+  return std::max<uint64_t>(fit < double(asked) ? uint64_t(fit) : asked, 1);
+}
+
 std::string gib(double bytes) {
   char s[32];
   std::snprintf(s, sizeof s, "%.1f GiB", bytes / double(uint64_t(1) << 30));
@@ -190,7 +200,9 @@ namespace {
 Capture capture_program(const ResolvedLaunch& req) {
   // The code as it is now, before it runs: an edit saved during the run is a new program.
   const std::string hash = program::source_hash(req.program);
-  program::Result r = program::run(req.program);
+  program::Options o = req.program;
+  o.max_records = program_records(o.max_records, o.record_launches);
+  program::Result r = program::run(o);
   if (r.trace.launches.empty())
     throw InputError("the program " + req.program.source + " made no kernel launch" +
                      (r.exit_code ? " (it exited with code " + std::to_string(r.exit_code) + ")" : std::string()));

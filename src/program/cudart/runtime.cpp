@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -206,7 +207,15 @@ void write_trace_now() {
   try {
     trace::write_trace(s.trace, s.out);
   } catch (const std::exception& e) {
-    say(std::string("could not write the trace: ") + e.what());
+    // No trace, and the run says why, in place of "nothing was traced".
+    std::error_code ec;
+    std::filesystem::remove(s.out, ec);
+    program::Problem p;
+    p.kind = "trace";
+    p.message = "the trace of " + std::to_string(s.trace.records.size()) + " records could not be written (" + e.what() +
+                "): a smaller size will do";
+    say(p.message);
+    if (env::is_set(env::Var::problem)) std::ofstream(env::get_string(env::Var::problem), std::ios::binary) << program::problem_json(p);
   }
   if (env::is_set(env::Var::races) && !(std::ofstream(env::get_string(env::Var::races), std::ios::binary)
                                         << ws::program::races_file_text(s.races)))
