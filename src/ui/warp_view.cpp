@@ -283,8 +283,10 @@ void matrix_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   // for all four or none, by the last one's room, so no matrix loses its lanes alone.
   const bool last_numbers = every_bank_row || region_h >= head + 24 + lab;
   const float last_room = region_h - (last_numbers ? lab : 0) - 3 - head;
-  const bool lanes = last_room >= 32;
-  const float lane_h = lanes ? std::clamp(last_room * 0.22f, 12.0f, 20.0f) : 0.0f;  // one height for all four
+  // One lane height for all four, tall enough for a lane's name ("L24") at any type size.
+  const float lane_min = font_for(FontRole::Small)->FontSize + 2;
+  const bool lanes = last_room >= lane_min + 20;
+  const float lane_h = lanes ? std::clamp(last_room * 0.22f, lane_min, std::max(lane_min, 20.0f)) : 0.0f;
   for (const analysis::MatrixPhase& p : rv.matrix) {
     const float y0 = float(p.matrix) * region_h;
     char title[96];
@@ -299,8 +301,10 @@ void matrix_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
             FontRole::Small);
     if (!way.empty()) sc.text(ImVec2(size.x, y0), way, t.bad, FontRole::Bold, 1, 0);
     // Lanes: one box per row of the matrix, over the banks a conflict-free row would take.
+    // Every matrix keeps the numbers' room, drawn or not, so that all four stacks have one
+    // scale (a matrix's wavefronts are compared by their height).
     const bool bank_numbers = every_bank_row || (p.matrix + 1 == rv.matrix.size() && last_numbers);
-    const float bottom = y0 + region_h - (bank_numbers ? lab : 0) - 3;
+    const float bottom = y0 + region_h - (last_numbers ? lab : 0) - 3;
     const float room = bottom - y0 - head;
     const float lane_y = y0 + head;
     const float lw = size.x / 8.0f;
@@ -550,10 +554,24 @@ float warp_min_diagram_height(ImVec2 size) {
   return std::min(size.y, std::max(size.y * 0.45f, font_for(FontRole::Small)->FontSize * 9.5f));
 }
 
+// The least height of an ldmatrix's four matrices with their lanes named, their bars and
+// the bank numbers under the last (matrix_diagram's measures): the words above give way
+// to it first.
+float matrix_min_height() {
+  const float lab = font_for(FontRole::Small)->FontSize + 4;
+  const float head = std::max(lab, font_for(FontRole::Bold)->FontSize + 4);
+  const float lanes = font_for(FontRole::Small)->FontSize + 2;
+  return 4 * (head + lanes + 24 + 3 + lab);  // (each region as tall as the last, which has the numbers)
+}
+
 SceneBox warp_panel_scene(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   sc.size = size;
   if (!rv.rec || !rv.site) return {};
-  const float want = warp_min_diagram_height(size);
+  // An ldmatrix asks for its whole picture where the panel can give it with the least text.
+  float want = warp_min_diagram_height(size);
+  if (!rv.matrix.empty() &&
+      size.y - panel_text(nullptr, rv, size.x, kDetails[std::size(kDetails) - 1]) >= matrix_min_height())
+    want = std::max(want, matrix_min_height());
   const Detail* pick = &kDetails[std::size(kDetails) - 1];
   for (const Detail& d : kDetails)
     if (size.y - panel_text(nullptr, rv, size.x, d) >= want) {

@@ -237,6 +237,11 @@ TEST_CASE("the app opens the tile trace from a file: fragment panel in place of 
     CHECK(texts.count("matrix 0 · lanes 0–7 → rows 0–7 · 1 wavefront") == 1);
     CHECK(u.state.fragments);
     if (!present) CHECK(texts.count("A: 16×16 · .f16") + texts.count("A: 16×16 · .f16 · 4 registers a lane") == 1);
+    // On a projector every lane is named (the words above give way) and the banks numbered.
+    if (present) {
+      for (const char* lane : {"L0", "L8", "L16", "L24", "L31"}) CHECK(texts.count(lane) == 1);
+      CHECK(texts.count("28") == 1);
+    }
     // 8 enlarges the fragment panel.
     u.enlarge(ui::Panel::Fragments);
     const auto big = test::frame_texts(ctx, u);
