@@ -395,7 +395,7 @@ void timeline_view(Ui& ui, Pane& p) {
   // Slides of the launch on this pane: a numbered flag at each one's step.
   const std::vector<Flag> flags = slide_flags(ui, p, g);
   draw_flags(dl, flags, g);
-  // The playhead's line, then where the program stopped or raced — a red line the strip's
+  // The playhead's line, then where the program stopped or raced — a line the strip's
   // height, tagged "!" (to its left at the strip's right end), drawn over the playhead's
   // line since the two meet when the fault is the request shown — then the playhead's
   // triangle on top.
@@ -411,8 +411,8 @@ void timeline_view(Ui& ui, Pane& p) {
     const float tag = ts.x + 8;
     const bool left = stop_x + tag > x1;
     const float t0 = left ? stop_x - tag : stop_x;
-    dl->AddLine(ImVec2(stop_x, a.y), ImVec2(stop_x, a.y + strip_h), t.bad, 2);
-    dl->AddRectFilled(ImVec2(t0, a.y + 9), ImVec2(t0 + tag, a.y + 9 + ts.y + 2), t.bad, 3,
+    dl->AddLine(ImVec2(stop_x, a.y), ImVec2(stop_x, a.y + strip_h), t.stop, 2);
+    dl->AddRectFilled(ImVec2(t0, a.y + 9), ImVec2(t0 + tag, a.y + 9 + ts.y + 2), t.stop, 3,
                       left ? ImDrawFlags_RoundCornersLeft : ImDrawFlags_RoundCornersRight);
     dl->AddText(small, small->FontSize, ImVec2(t0 + 4, a.y + 10), IM_COL32(255, 255, 255, 255), "!");
   }

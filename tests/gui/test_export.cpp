@@ -357,21 +357,38 @@ TEST_CASE("the memory figure's key: lane numbers only where the cells carry them
   }
 }
 
+namespace {
+
+// The contrast ratio as WCAG defines it (relative luminance of linearised sRGB); 3 is its
+// bar for large text and for the parts of a graphic (a saturated mid-tone red reaches
+// about 4 against either ink, never 4.5).
+float luminance(ImU32 c) {
+  auto ch = [](float v) {
+    v /= 255;
+    return v <= 0.04045f ? v / 12.92f : std::pow((v + 0.055f) / 1.055f, 2.4f);
+  };
+  return 0.2126f * ch(float(c & 0xff)) + 0.7152f * ch(float((c >> 8) & 0xff)) + 0.0722f * ch(float((c >> 16) & 0xff));
+}
+float contrast(ImU32 a, ImU32 b) {
+  const float x = luminance(a), y = luminance(b);
+  return (std::max(x, y) + 0.05f) / (std::min(x, y) + 0.05f);
+}
+// A colour's hue in degrees (the HSV hexagon), and the distance of two hues around the circle.
+float hue(ImU32 c) {
+  const float r = float(c & 0xff), g = float((c >> 8) & 0xff), b = float((c >> 16) & 0xff);
+  const float mx = std::max({r, g, b}), mn = std::min({r, g, b}), d = mx - mn;
+  if (d == 0) return 0;
+  float h = mx == r ? std::fmod((g - b) / d, 6.0f) : mx == g ? (b - r) / d + 2 : (r - g) / d + 4;
+  return h < 0 ? h * 60 + 360 : h * 60;
+}
+float hue_apart(ImU32 a, ImU32 b) {
+  const float d = std::fabs(hue(a) - hue(b));
+  return std::min(d, 360 - d);
+}
+
+}  // namespace
+
 TEST_CASE("every lane's number stands out from its patch: light on the dark lanes, dark on the light ones") {
-  // The contrast ratio as WCAG defines it (relative luminance of linearised sRGB); 3 is its
-  // bar for large text and for the parts of a graphic (a saturated mid-tone red reaches
-  // about 4 against either ink, never 4.5).
-  auto luminance = [](ImU32 c) {
-    auto ch = [](float v) {
-      v /= 255;
-      return v <= 0.04045f ? v / 12.92f : std::pow((v + 0.055f) / 1.055f, 2.4f);
-    };
-    return 0.2126f * ch(float(c & 0xff)) + 0.7152f * ch(float((c >> 8) & 0xff)) + 0.0722f * ch(float((c >> 16) & 0xff));
-  };
-  auto contrast = [&](ImU32 a, ImU32 b) {
-    const float x = luminance(a), y = luminance(b);
-    return (std::max(x, y) + 0.05f) / (std::min(x, y) + 0.05f);
-  };
   CHECK(contrast(IM_COL32(0, 0, 0, 255), IM_COL32(255, 255, 255, 255)) == doctest::Approx(21.0f));
   for (int theme : {ui::kThemeDark, ui::kThemePresentation}) {
     ui::ThemeScope scope(theme);
@@ -381,6 +398,20 @@ TEST_CASE("every lane's number stands out from its patch: light on the dark lane
       const ImU32 patch = ui::lane_color(lane);
       CHECK(contrast(patch, ui::ink_on(patch)) >= 3.0f);
     }
+  }
+}
+
+TEST_CASE("the timeline's mark where a program stopped is told apart from every cost bar, on either theme") {
+  CHECK(hue(IM_COL32(255, 0, 0, 255)) == doctest::Approx(0.0f));
+  CHECK(hue(IM_COL32(0, 0, 255, 255)) == doctest::Approx(240.0f));
+  CHECK(hue_apart(IM_COL32(255, 0, 10, 255), IM_COL32(255, 10, 0, 255)) < 10.0f);
+  for (int theme : {ui::kThemeDark, ui::kThemePresentation}) {
+    CAPTURE(theme);
+    ui::ThemeScope scope(theme);
+    const ui::Theme& t = ui::theme();
+    for (double ratio : {1.0, 2.0, 8.0, 32.0}) CHECK(hue_apart(t.stop, ui::cost_color(ratio)) >= 45.0f);
+    CHECK(contrast(t.stop, t.canvas) >= 3.0f);
+    CHECK(contrast(t.stop, t.panel) >= 3.0f);
   }
 }
 
