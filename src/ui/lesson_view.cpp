@@ -267,7 +267,11 @@ void lesson_view(Ui& ui) {
 
   const bool present = ui.state.present;
   const lesson::Tally tally = L.progress.tally(l);
-  // The text scrolls; Back and Next stay at the panel's foot.
+  // The step's title stays at the top, whole, however far the text under it has scrolled
+  // (to the question, on a short panel); the text scrolls; Back and Next stay at the foot.
+  ImGui::PushFont(font_for(FontRole::Bold));
+  ImGui::TextWrapped("%zu/%zu · %s", L.step + 1, l.steps.size(), st.title.c_str());
+  ImGui::PopFont();
   const float nav_h = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y * 2 + 2;
   ImGui::BeginChild("##lesson_text", ImVec2(0, -nav_h));
   if (!present) {
@@ -279,12 +283,6 @@ void lesson_view(Ui& ui) {
                         tally.questions);
     ImGui::Separator();
   }
-  ImGui::PushFont(font_for(FontRole::Bold));
-  if (present)
-    ImGui::TextWrapped("%zu/%zu · %s", L.step + 1, l.steps.size(), st.title.c_str());
-  else
-    ImGui::TextWrapped("%s", st.title.c_str());
-  ImGui::PopFont();
   const bool asks = on_screen && L.resolved && L.resolved->question;
   // On a projector the question comes first, under the title; the explanation follows.
   if (present && asks) question_box(ui);

@@ -67,8 +67,15 @@ std::string partner_text(const RequestFigures& rv) {
 
 void copies_toggle(UiState& s, const Session& m) {
   if (!has_source_columns(m)) return;
-  ImGui::SameLine();
-  ImGui::Checkbox("colour by source column", &s.memory.source_columns);
+  // On the row when it fits there, shortened where only that fits, else on a row of its own.
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  const float room = right - ImGui::GetItemRectMax().x - st.ItemSpacing.x;
+  auto width = [&](const char* label) { return ImGui::GetFrameHeight() + st.ItemInnerSpacing.x + ImGui::CalcTextSize(label).x; };
+  const char* label = width("colour by source column") <= room ? "colour by source column" : "source colours";
+  if (width(label) <= room) ImGui::SameLine();
+  else label = "colour by source column";
+  ImGui::Checkbox(label, &s.memory.source_columns);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Tint each shared cell by the 16-byte chunk of the global row its value was copied from:\n"
                       "a plain tile shows stripes, an XOR-swizzled one its pattern.");

@@ -359,6 +359,9 @@ TEST_CASE("the app at both sizes, normal and presentation: every panel and a les
     int enlarged;  // -1: the layout as is
     const char* lesson;
     bool answered;
+    const char* kernel = "matmul_tiled";
+    uint64_t step = 2;
+    int lesson_step = -1;  // -1: two steps past the lesson's first question
   };
   const Scene scenes[] = {
       {"default", -1, nullptr, false},
@@ -371,6 +374,11 @@ TEST_CASE("the app at both sizes, normal and presentation: every panel and a les
       {"lesson waiting", -1, "basics", false},
       {"lesson answered", -1, "basics", true},
       {"long status", -1, nullptr, false},
+      // An ldmatrix of a tile copied from global memory: the memory view's toolbar has one
+      // toggle more (colour by source column).
+      {"ldmatrix", -1, nullptr, false, "swizzle_plain", 33},
+      // Beside a lesson, the memory view of such a tile is narrower still.
+      {"swizzle lesson", -1, "swizzle", false, "", 0, 0},
   };
   for (const Size& sz : kSizes)
     for (bool present : {false, true})
@@ -387,14 +395,14 @@ TEST_CASE("the app at both sizes, normal and presentation: every panel and a les
           settle(ctx, u);
           size_t q = 0;
           while (!u.lessons.run.lesson->steps[q].question) ++q;
-          u.lessons.go_to(q + 2);  // the efficiency step: "12.5%"
+          u.lessons.go_to(sc.lesson_step >= 0 ? size_t(sc.lesson_step) : q + 2);  // basics: the efficiency step, "12.5%"
           settle(ctx, u);
           if (sc.answered) u.lessons.check(u.lessons.run.resolved->answer.text);
         } else {
-          u.state.kernel = "matmul_tiled";
+          u.state.kernel = sc.kernel;
           u.record();
           settle(ctx, u);
-          u.set_step(2);
+          u.set_step(sc.step);
           u.state.enlarged = sc.enlarged;
         }
         // A message as long as a saved program's fault makes: the figures at the status bar's
@@ -415,6 +423,15 @@ TEST_CASE("the app at both sizes, normal and presentation: every panel and a les
           }
         CHECK(title);
         CHECK(backend);
+        // A lesson's step title stays whole at the panel's top, however far its text has
+        // scrolled (to the question, on a short panel).
+        if (sc.lesson) {
+          const std::string head = std::to_string(u.lessons.run.step + 1) + "/" +
+                                   std::to_string(u.lessons.run.lesson->steps.size()) + " · ";
+          bool whole = false;
+          for (const auto& d : texts) whole |= d.text.rfind(head, 0) == 0 && d.pos.y >= d.clip.y - 0.5f && d.pos.y + d.size.y <= d.clip.w + 0.5f;
+          CHECK_MESSAGE(whole, "no whole step title '" << head << "…'");
+        }
         std::vector<ImVec4> scrolls;
         for (const auto& p : u.drawn())
           if (p.panel == ui::Panel::Catalog || p.panel == ui::Panel::Source || p.panel == ui::Panel::Lesson ||
