@@ -108,4 +108,88 @@ inline trace::Trace tensor_trace(bool swizzled) {
   return t;
 }
 
+// A block of two warpgroups' leaders, built by hand (tests/gui/test_pipeline_view.cpp):
+// warp 0 brings four 1 KiB boxes of A by TMA into a ring of two 1 KiB stages of `ring`
+// (two pieces of 512 bytes a box), each landing at warp 4's wait for it; warp 4 runs one
+// wgmma after each wait, and warp 0 waits for a stage to be free before its third and
+// fourth boxes. Every event keeps its place among the requests (Event::at).
+inline trace::Trace pipeline_trace() {
+  using namespace trace;
+  Trace t;
+  t.provenance = {"emulator", "CPU emulator", "2026-12-02T00:00:00Z", "test"};
+  t.files.push_back({"ring.cu", "// ring.cu\n  tma_load(ring[s], A, k);\n  wait(full[s]);\n  wgmma(d, ring[s]);\n"});
+  Buffer a;
+  a.name = "A";
+  a.elem_bytes = 2;
+  a.rows = 16;
+  a.cols = 128;
+  a.size_bytes = 16 * 128 * 2;
+  t.buffers.push_back(a);
+  t.buffers.push_back(shared_buffer("ring", 2, 1, 1024, 2048));
+  Launch l;
+  l.kernel = "ring";
+  l.block = {256, 1, 1};
+  l.blocks = {0};
+  t.launches.push_back(l);
+  auto site = [](uint32_t line, Space sp, Op op, Form f, uint32_t buffer) {
+    Site s;
+    s.line = line;
+    s.space = sp;
+    s.op = op;
+    s.bytes = 16;
+    s.form = f;
+    s.instruction = f == Form::Mma ? "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"
+                    : f == Form::Wait ? "mbarrier.try_wait.parity.shared::cta.b64"
+                                      : "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes";
+    s.buffer = buffer;
+    return s;
+  };
+  t.sites.push_back(site(2, Space::Global, Op::Load, Form::BulkRead, 0));
+  t.sites.push_back(site(2, Space::Shared, Op::Store, Form::BulkWrite, 1));
+  t.sites[0].partner = 1;
+  t.sites[1].partner = 0;
+  t.event_sites.push_back(site(3, Space::Shared, Op::Load, Form::Wait, kNoBuffer));
+  t.event_sites.push_back(site(4, Space::Shared, Op::Load, Form::Mma, kNoBuffer));
+  uint32_t seq[8] = {};
+  auto record = [&](uint32_t warp, uint32_t s, uint64_t base) {
+    Record r;
+    r.warp = warp;
+    r.site = s;
+    r.seq = seq[warp]++;
+    r.active = ~0u;
+    r.buffer = t.sites[s].buffer;
+    for (uint32_t lane = 0; lane < 32; ++lane) r.offset[lane] = uint32_t(base + 16 * lane);
+    t.records.push_back(r);
+  };
+  auto event = [&](uint32_t warp, uint32_t s) {
+    Event e;
+    e.warp = warp;
+    e.site = s;
+    e.seq = seq[warp]++;
+    e.active = ~0u;
+    e.at = t.records.size();
+    t.events.push_back(e);
+  };
+  auto issue = [&](uint32_t k) {  // box k of A: 1 KiB, two pieces of one instruction (one seq)
+    for (uint32_t p = 0; p < 2; ++p) record(0, 0, 1024 * k + 512 * p);
+    t.records.back().seq = t.records[t.records.size() - 2].seq;
+    --seq[0];
+  };
+  auto land = [&](uint32_t k) {  // into stage k % 2
+    for (uint32_t p = 0; p < 2; ++p) record(0, 1, 1024 * (k % 2) + 512 * p);
+  };
+  issue(0);
+  issue(1);
+  for (uint32_t k = 0; k < 4; ++k) {
+    event(4, 0);  // warp 4 waits for stage k % 2: box k lands
+    land(k);
+    event(4, 1);  // and runs its wgmma
+    if (k + 2 < 4) {
+      event(0, 0);  // warp 0 waits for the stage to be free, then fills it again
+      issue(k + 2);
+    }
+  }
+  return t;
+}
+
 }  // namespace ws::test

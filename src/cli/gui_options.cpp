@@ -35,7 +35,7 @@ void add_gui_options(CLI::App& cmd, GuiArgs& args) {
   std::vector<std::string> panels;
   for (int i = 0; i < int(ui::Panel::Count); ++i)
     if (ui::Panel(i) != ui::Panel::Timeline) panels.push_back(ui::panel_key(ui::Panel(i)));
-  cmd.add_option("--panel", opt.panel, "enlarge a panel: catalog, memory, warp, dram, source, timing, lesson, fragments (a launch that ran mma)")
+  cmd.add_option("--panel", opt.panel, "enlarge a panel: catalog, memory, warp, dram, source, timing, lesson, fragments (a launch that ran mma), pipeline (a launch that copied by TMA)")
       ->type_name("NAME")
       ->check(CLI::IsMember(panels));
   cmd.add_option("--width", opt.width, "window width (default 1600)")->type_name("W");

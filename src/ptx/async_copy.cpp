@@ -161,6 +161,7 @@ void BlockRun::async_event(uint32_t pc, const Insn& in, uint32_t w, uint32_t exe
   e.epoch = epoch_;
   e.active = exec;
   e.arg = arg;
+  e.at = b_.launch_records();
   t.events.push_back(e);
 }
 

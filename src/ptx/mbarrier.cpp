@@ -179,7 +179,10 @@ uint64_t BlockRun::cp_bulk_issue(uint32_t pc, const Insn& in, uint32_t w, uint32
 void BlockRun::issue_bulk(uint32_t pc, const Insn& in, uint32_t w, int l, BulkInFlight b, const std::vector<uint64_t>& read) {
   if (record_) {
     async_sites(pc, in, trace::Form::BulkRead, trace::Form::BulkWrite, 16);
+    // The box's records, 512 bytes each, are one instruction's: one seq for them all.
+    const uint32_t seq = warps_[w].seq;
     for (size_t p0 = 0; p0 < read.size(); p0 += 32) {
+      warps_[w].seq = seq;
       Where pieces[32];
       uint32_t mask = 0;
       for (size_t p = p0; p < std::min(read.size(), p0 + 32); ++p)

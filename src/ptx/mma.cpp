@@ -165,6 +165,7 @@ void BlockRun::mma_event(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec)
   e.seq = seq;
   e.epoch = epoch_;
   e.active = exec;
+  e.at = b_.launch_records();
   t.events.push_back(e);
 }
 

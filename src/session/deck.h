@@ -18,7 +18,7 @@ namespace ws::session {
 class Session;
 
 // The views a slide can show: the figure views of the app and of `warpscope export`
-// ("memory", "warp", "banks", "dram", "source").
+// ("memory", "warp", "banks", "dram", "source", "pipeline").
 const std::vector<std::string>& slide_views();
 std::string slide_views_text();  // "memory, warp, banks, dram, source"
 

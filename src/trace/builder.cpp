@@ -144,6 +144,7 @@ void Builder::add_event(const WarpAccess& a, uint32_t key, uint32_t arg) {
   e.epoch = a.epoch;
   e.active = a.active;
   e.arg = arg;
+  e.at = launch_records();
 }
 
 bool Builder::add(const WarpAccess& a) {

@@ -88,6 +88,8 @@ class Builder {
   // Counts `n` records that were executed but not kept.
   void drop(uint64_t n) { launch().dropped_records += n; }
   // Whether the next record would be kept (the current launch is under its cap).
+  // Records of the current launch so far (an event's place among them: Event::at).
+  uint64_t launch_records() const { return t_->records.size() - launch_first_; }
   bool room() const { return keep_ && t_->records.size() - launch_first_ < max_records_; }
 
   // One warp's lane streams between two barriers (or the warp's end), grouped into

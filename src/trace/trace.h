@@ -153,6 +153,8 @@ struct Record {
   bool operator==(const Record& o) const;
 };
 
+constexpr uint64_t kUnplaced = ~uint64_t(0);
+
 // One warp-level instruction that moves no memory but that a view shows in time: an mma
 // (which lanes' registers fed it), an async copy's commit or wait. `site` indexes
 // Trace::event_sites; the other fields are those of a Record.
@@ -165,6 +167,10 @@ struct Event {
   uint32_t epoch = 0;
   uint32_t active = 0;
   uint32_t arg = 0;    // Wait: the groups it lets stay in flight (wait_group N); 0 otherwise
+  // Its place among every warp's requests: the launch's records made before it (a warp
+  // that made no record for a while is still placed in time); kUnplaced in a file of
+  // format 4, which did not keep it.
+  uint64_t at = kUnplaced;
   bool operator==(const Event&) const = default;
 };
 

@@ -32,7 +32,7 @@ constexpr size_t kMinFileBytes = 4 + 8;
 constexpr size_t kMinSiteBytesV2 = 4 * 4 + 1 + 1 + 1 + 4 + 4;
 constexpr size_t kMinSiteBytes = kMinSiteBytesV2 + 1;
 constexpr size_t kMinSiteBytesV4 = kMinSiteBytes + 1 + 4;
-constexpr size_t kEventBytes = 4 * 8;
+constexpr size_t kEventBytes = 4 * 8;  // version 4's; 5 adds 8 (its place among the records)
 constexpr size_t kMinRecordBytes = 4 * 9 + 1;
 // A real payload compresses well, but not this well; more is a decompression bomb.
 constexpr uint64_t kMaxExpansion = 4096;
@@ -192,6 +192,7 @@ std::string payload(const Trace& t) {
     w.put(e.epoch);
     w.put(e.active);
     w.put(e.arg);
+    w.put(e.at);
   }
   return std::move(w.data());
 }
@@ -538,10 +539,11 @@ void read_sites(Reader& r, const Trace& t, std::vector<Site>& sites, uint32_t ve
     if (s.partner != kNoSite && s.partner >= sites.size()) corrupted("site pairs with a missing site");
 }
 
-// Version 4's events: their sites, then one entry per warp instruction.
-void read_events(Reader& r, Trace& t) {
+// The events of version 4 on: their sites, then one entry per warp instruction (5: with
+// its place among the records).
+void read_events(Reader& r, Trace& t, uint32_t version) {
   read_sites(r, t, t.event_sites, 4, true);
-  const uint64_t n = r.count(r.get<uint64_t>(), kEventBytes, "event");
+  const uint64_t n = r.count(r.get<uint64_t>(), kEventBytes + (version >= 5 ? 8 : 0), "event");
   t.events.resize(size_t(n));
   for (auto& e : t.events) {
     e.launch = r.get<uint32_t>();
@@ -554,6 +556,7 @@ void read_events(Reader& r, Trace& t) {
     e.epoch = r.get<uint32_t>();
     e.active = r.get<uint32_t>();
     e.arg = r.get<uint32_t>();
+    if (version >= 5) e.at = r.get<uint64_t>();
   }
 }
 
@@ -593,7 +596,7 @@ Trace parse_v2(Reader& r, uint32_t version) {
     read_lanes(r, rec, uint32_t(t.buffers.size()), true);
     if (!is_memory_form(t.sites[rec.site].form)) corrupted("a memory record at an event's site");
   }
-  if (version >= 4) read_events(r, t);
+  if (version >= 4) read_events(r, t, version);
   return t;
 }
 

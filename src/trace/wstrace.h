@@ -4,7 +4,7 @@
 //   "WSTRACE" 0x1A        magic (the 0x1A catches text-mode transfers that mangle bytes)
 //   u32 version           format version, kFormatVersion
 //   zstd frame            the payload, with zstd's content checksum
-// Payload of version 4 (the one written):
+// Payload of version 5 (the one written):
 //   u64 n + n bytes       metadata, a JSON object: provenance (backend, device, date,
 //                         version), "launches" (kernel, params, grid, block,
 //                         dynamic_shared_bytes, dropped_records), timings, bookmarks
@@ -17,7 +17,9 @@
 //   u64 n + n × record    launch, block, warp, site, seq, epoch, active, extra, buffer,
 //                         u8 mixed (+ the stored lanes' buffers when 1), lane offsets
 //   u32 n + n × site      the event sites, as above (event forms only)
-//   u64 n + n × event     launch, block, warp, site, seq, epoch, active, arg
+//   u64 n + n × event     launch, block, warp, site, seq, epoch, active, arg (u32 each),
+//                         at (u64: the launch's records before it)
+// Version 4 (still read): events without `at` (Event::at is kUnplaced).
 // Version 3 (still read): no forms, partners or events (every site a plain access).
 // Version 2 (still read): the same without the sites' atomic path (read as PerLane).
 // Version 1 (still read): metadata with one launch at its top level and "source_name",
@@ -39,7 +41,7 @@
 
 namespace ws::trace {
 
-constexpr uint32_t kFormatVersion = 4;
+constexpr uint32_t kFormatVersion = 5;
 
 // A trace file that cannot be written or read; what() is one line for the user.
 struct FileError : std::runtime_error {

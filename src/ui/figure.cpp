@@ -18,7 +18,8 @@ constexpr ViewKey kViews[] = {{"memory", FigureView::Memory},
                               {"warp", FigureView::Warp},
                               {"banks", FigureView::Banks},
                               {"dram", FigureView::Dram},
-                              {"source", FigureView::Source}};
+                              {"source", FigureView::Source},
+                              {"pipeline", FigureView::Pipeline}};
 
 }  // namespace
 
@@ -31,7 +32,7 @@ bool figure_view_from_key(const std::string& key, FigureView& out) {
   return false;
 }
 
-const char* figure_view_keys() { return "memory, warp, banks, dram, source"; }
+const char* figure_view_keys() { return "memory, warp, banks, dram, source, pipeline"; }
 
 namespace {
 // A scene drawn at `origin` and clipped to [clip_min, clip_max], as a chunk in figure
@@ -99,6 +100,10 @@ Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step,
       }
       case FigureView::Dram:
         dram_panel_scene(sc, *model, rv, dram_array, size);
+        add_chunk(f, sc, o, ImVec2(0, 0), body_max);
+        break;
+      case FigureView::Pipeline:
+        pipeline_scene(sc, *model, step, size);
         add_chunk(f, sc, o, ImVec2(0, 0), body_max);
         break;
       case FigureView::Warp:

@@ -14,9 +14,9 @@
 
 namespace ws::ui {
 
-enum class FigureView { Memory, Warp, Banks, Dram, Source };
+enum class FigureView { Memory, Warp, Banks, Dram, Source, Pipeline };
 bool figure_view_from_key(const std::string& key, FigureView& out);
-const char* figure_view_keys();  // "memory, warp, banks, dram, source"
+const char* figure_view_keys();  // "memory, warp, banks, dram, source, pipeline"
 
 struct Figure {
   int width = 0, height = 0;

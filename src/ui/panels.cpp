@@ -61,6 +61,8 @@ std::string lesson_caption(Ui& ui, Pane&) { return ui.lessons.run.lesson ? "pred
 
 std::string fragments_caption(Ui&, Pane&) { return "cell = the lane holding it · r = its register · click a lane"; }
 
+std::string pipeline_caption(Ui&, Pane&) { return "the shared ring TMA fills, over the block's requests"; }
+
 const PanelSpec kPanels[] = {
     {.panel = Panel::Catalog, .title = "Catalog & parameters", .key = "catalog", .number = 1,
      .caption = no_caption, .draw = [](Ui& ui, Pane&) { catalog_view(ui); }},
@@ -82,6 +84,9 @@ const PanelSpec kPanels[] = {
     {.panel = Panel::Fragments, .title = "Fragments", .key = "fragments", .number = 8,
      .available = [](const Ui& ui) { return ui.state.fragments; }, .caption = fragments_caption,
      .draw = fragment_view},
+    {.panel = Panel::Pipeline, .title = "Pipeline", .key = "pipeline", .number = 9,
+     .available = [](const Ui& ui) { return ui.state.pipeline; }, .figure = FigureView::Pipeline,
+     .caption = pipeline_caption, .draw = pipeline_view},
 };
 static_assert(std::size(kPanels) == size_t(Panel::Count), "one row per panel");
 

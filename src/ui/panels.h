@@ -17,7 +17,7 @@ enum class FigureView;  // figure.h
 
 // The panels (docs/architecture.md, "The app"), in the table's order. The settings keep an
 // enlarged panel by its number here, so a new panel goes last.
-enum class Panel : int { Catalog, Memory, Warp, Dram, Source, Timeline, Timing, Lesson, Fragments, Count };
+enum class Panel : int { Catalog, Memory, Warp, Dram, Source, Timeline, Timing, Lesson, Fragments, Pipeline, Count };
 
 struct PanelSpec {
   Panel panel;

@@ -112,6 +112,7 @@ struct UiState {
   std::string compare;         // "ID[:k=v,...]": the B side of an A/B view ("" : none)
   bool show_internal_arrays = false;  // the program panel lists the toolkit's buffers too
   bool fragments = false;      // the launch ran mma: the fragment view takes the DRAM view's place
+  bool pipeline = false;       // the launch made bulk (TMA) copies: the pipeline view takes it, before the fragments
   int fragment_lane = 0;       // the lane the fragment view lights
 
   // The settings sections of the app itself: what to record, and the window.

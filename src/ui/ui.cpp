@@ -378,6 +378,7 @@ void Ui::frame(float dt) {
   // Live timings follow the family and the parameters on screen.
   timing.follow(pane.model.get(), state.params);
   state.fragments = pane.model && has_mma(*pane.model);
+  state.pipeline = pane.model && has_bulk_copies(*pane.model);
   layout_and_draw();
 }
 

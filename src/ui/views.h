@@ -212,6 +212,16 @@ bool has_mma(const Session& m);
 // coordinates).
 FragmentHit fragment_scene(Scene& sc, const Session& m, uint64_t step, int lane, ImVec2 size, ImVec2 mouse);
 
+// ---- pipeline view ----------------------------------------------------------------------
+
+// Whether the launch of `m` made bulk (TMA) copies (the pipeline view has a ring to draw).
+bool has_bulk_copies(const Session& m);
+// The pipeline view's body in `size`: the block of request `step`, its bulk copies as boxes
+// in the slots of shared memory they land in (in flight from the request that issued each
+// to the wait where it landed, then landed until the slot is filled again), a row per warp
+// with its waits and mma / wgmma instructions, the request on screen as the playhead.
+void pipeline_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size);
+
 // ---- DRAM view --------------------------------------------------------------------------
 
 // The channels × banks grid of `d` (session::dram_figures) in `size`.

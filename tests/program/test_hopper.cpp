@@ -16,6 +16,7 @@
 #include <string>
 #include <unistd.h>
 
+#include "analysis/pipeline.h"
 #include "program/program.h"
 #include "../support.h"
 
@@ -87,6 +88,42 @@ TEST_CASE("wgmma_gemm.cu: TMA boxes under the 128-byte swizzle, an mbarrier ring
   std::filesystem::remove(out);
   REQUIRE(r.trace.launches.size() == 1);
   CHECK(r.trace.launches[0].blocks.size() == 4);
+  // The pipeline of block 0 at N = 256, as the kernel's comment lays it out: K in four
+  // steps of 64, an A box (8 KiB) and a B box each, into a ring of two stages (four slots,
+  // two boxes each); the producer (warp 0) waits for a free stage, the consumer warpgroup
+  // (warps 4-7) waits for a full one, then runs four wgmma.
+  const program::Result big = run_hopper("wgmma_gemm.cu", {"256"});
+  REQUIRE(big.trace.launches.size() == 1);
+  const trace::Trace one = trace::launch_trace(big.trace, 0);
+  const analysis::Pipeline p = analysis::pipeline_of(one, analysis::follow_copies(one), 0);
+  REQUIRE(p.slots.size() == 4);
+  uint64_t last_issued = 0;
+  for (const analysis::PipelineSlot& s : p.slots) {
+    REQUIRE(s.boxes.size() == 2);
+    CHECK(s.bytes == 8192);
+    for (const analysis::PipelineBox& b : s.boxes) {
+      CHECK(b.bytes == 8192);
+      CHECK(b.warp == 0);
+      CHECK(b.issued < b.landed);
+      last_issued = std::max(last_issued, b.issued);
+    }
+    CHECK(s.boxes[0].landed <= s.boxes[1].issued);  // a stage is filled again only once it landed
+  }
+  CHECK(p.slots[1].offset == p.slots[0].offset + 8192);
+  CHECK(p.warps == std::vector<uint32_t>{0, 4, 5, 6, 7});
+  // Each wgmma placed in time among every warp's requests: the first step's run while the
+  // producer still fills the ring (by the consumer's own requests alone they would all sit
+  // at its stores of C, after the loop).
+  size_t wgmma = 0;
+  uint64_t first_wgmma = analysis::kNoRecord;
+  for (const analysis::PipelineTick& k : p.ticks) {
+    if (k.form != trace::Form::Mma) continue;
+    ++wgmma;
+    CHECK(k.warp >= 4);
+    first_wgmma = std::min(first_wgmma, k.step);
+  }
+  CHECK(first_wgmma < last_issued);
+  CHECK(wgmma == 4 * 4 * 4);  // four per k step, four steps, four warps
 }
 
 TEST_CASE("cluster_dsmem.cu: clusters from __cluster_dims__ and cudaLaunchKernelEx, distributed shared memory, a remote arrive and a TMA multicast equal the H200") {

@@ -192,6 +192,7 @@ TEST_CASE("event entries become events, numbered on the records' seq, and count 
   CHECK(f.t.records[0].active == 0xffffu);
   CHECK(f.t.records[0].seq == 0);
   CHECK(f.t.events[0].seq == 1);
+  CHECK(f.t.events[0].at == 1);  // after the launch's first record
   CHECK(f.t.events[0].active == 0xffffffffu);
   CHECK(f.t.event_sites[f.t.events[0].site].form == Form::Commit);
   CHECK(f.t.events[1].seq == 2);

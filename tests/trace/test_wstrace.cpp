@@ -245,7 +245,7 @@ TEST_CASE("newer versions, wrong magic, empty and missing files") {
   std::string bytes = encode_trace(sample(5));
   std::string newer = bytes;
   newer[8] = 7;
-  CHECK(error_of(newer) == "trace format version 7 is newer than this warpscope (reads up to 4)");
+  CHECK(error_of(newer) == "trace format version 7 is newer than this warpscope (reads up to 5)");
   std::string zero = bytes;
   zero[8] = 0;
   CHECK(error_of(zero).find("corrupted") != std::string::npos);
@@ -276,7 +276,7 @@ TEST_CASE("newer versions, wrong magic, empty and missing files") {
     read_trace(v7);
     FAIL("no error");
   } catch (const FileError& e) {
-    CHECK(std::string(e.what()) == v7 + ": trace format version 7 is newer than this warpscope (reads up to 4)");
+    CHECK(std::string(e.what()) == v7 + ": trace format version 7 is newer than this warpscope (reads up to 5)");
   }
   fs::remove_all(d);
 }
@@ -445,9 +445,10 @@ TEST_CASE("version 4: a site's form and partner, and the events, read back equal
   mma.line = 30;
   mma.instruction = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32";
   t.event_sites.push_back(mma);
-  t.events.push_back(Event{0, 0, 1, 0, 7, 2, 0xffffffffu, 0});
+  t.events.push_back(Event{0, 0, 1, 0, 7, 2, 0xffffffffu, 0, 3});
   const Trace back = decode_trace(encode_trace(t));
   CHECK(back == t);
+  CHECK(back.events[0].at == 3);  // version 5: its place among the records
   CHECK(back.sites[read].partner == read + 1);
   CHECK(back.events.size() == 1);
   CHECK(to_string(back.event_sites[0].form) == std::string("mma"));
@@ -455,6 +456,28 @@ TEST_CASE("version 4: a site's form and partner, and the events, read back equal
   const Trace one = launch_trace(t, 0);
   CHECK(one.events.size() == 1);
   CHECK(one.event_sites.size() == 1);
+}
+
+TEST_CASE("version 5: a version 4 file's events read back with no place among the records") {
+  Trace t = sample(4);
+  Site mma;
+  mma.form = Form::Mma;
+  mma.line = 30;
+  t.event_sites.push_back(mma);
+  t.events.push_back(Event{0, 0, 1, 0, 7, 2, 0xffffffffu, 0, 3});
+  // The payload ends with the one event's `at`: without it, and called version 4, the file
+  // is the one version 4 wrote.
+  const std::string file = encode_trace(t);
+  std::string payload(ZSTD_getFrameContentSize(file.data() + 12, file.size() - 12), '\0');
+  REQUIRE(ZSTD_decompress(payload.data(), payload.size(), file.data() + 12, file.size() - 12) == payload.size());
+  payload.resize(payload.size() - 8);
+  const Trace v4 = decode_trace(with_payload(payload, 4));
+  REQUIRE(v4.events.size() == 1);
+  CHECK(v4.events[0].at == kUnplaced);
+  CHECK(v4.events[0].seq == 7);
+  Trace same = t;
+  same.events[0].at = kUnplaced;
+  CHECK(v4 == same);
 }
 
 TEST_CASE("version 4: a version 3 file reads as plain sites with no events; an unknown form is refused") {

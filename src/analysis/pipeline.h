@@ -1,0 +1,52 @@
+// src/analysis/pipeline.h — a block's shared ring as TMA fills it and its warps wait and
+// compute: each bulk (tensor) copy of the block as one box with the request that issued it
+// and the one where it landed, the boxes grouped by where they land in shared memory (a
+// stage of the ring, one slot per array and offset), and the block's waits and mma /
+// wgmma instructions placed among the requests. What the pipeline view draws; depends on
+// trace and copies only.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "analysis/copies.h"
+#include "trace/trace.h"
+
+namespace ws::analysis {
+
+// One bulk copy: the records of one instruction of one warp (a box's 512-byte pieces).
+struct PipelineBox {
+  uint64_t issued = kNoRecord;  // its first read record (the request that issued it)
+  uint64_t landed = kNoRecord;  // its first write record (the wait that saw it land); kNoRecord: never waited for
+  uint32_t warp = 0;            // the warp that issued it
+  uint64_t bytes = 0;           // the bytes it wrote
+};
+
+// Where boxes land: one shared array at one byte offset (a stage of the ring).
+struct PipelineSlot {
+  uint32_t buffer = 0;             // the shared array (index into Trace::buffers)
+  uint64_t offset = 0, bytes = 0;  // the bytes [offset, offset + bytes) its boxes cover
+  std::vector<PipelineBox> boxes;  // in issue order
+};
+
+// A wait or an mma / wgmma of one of the block's warps, at its place among the requests.
+struct PipelineTick {
+  uint64_t step = 0;  // the requests of the launch made before it
+  uint32_t warp = 0;
+  trace::Form form = trace::Form::Wait;
+  uint32_t event = 0;  // index into Trace::events
+};
+
+struct Pipeline {
+  uint32_t block = 0;
+  uint64_t first = kNoRecord, last = 0;  // the block's first and last records
+  std::vector<PipelineSlot> slots;       // by array, then offset
+  std::vector<uint32_t> warps;           // the warps of the ticks, in order
+  std::vector<PipelineTick> ticks;       // by step
+  bool empty() const { return slots.empty(); }
+};
+
+// Block `block`'s pipeline in a one-launch trace (trace::launch_trace) whose copies `c`
+// followed; empty when the block made no bulk copy.
+Pipeline pipeline_of(const trace::Trace& t, const Copies& c, uint32_t block);
+
+}  // namespace ws::analysis

@@ -1,0 +1,180 @@
+// src/ui/pipeline_view.cpp — Pipeline view: a block's shared ring over its requests, as
+// TMA filled it and its warps consumed it. One row per slot of shared memory the block's
+// bulk copies land in (a stage of the ring): each box a bar from the request that issued it
+// to the wait where it landed (in flight), then solid until the slot is filled again (its
+// data there for the consumers). Under them a row per warp that waited or ran an mma or
+// wgmma, a tick at each. The current request is the playhead, its block the block drawn.
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+
+#include "analysis/pipeline.h"
+#include "ui/panels.h"
+#include "ui/theme.h"
+#include "ui/ui.h"
+#include "ui/views.h"
+
+namespace ws::ui {
+
+namespace {
+
+// The block of request `step`'s pipeline, computed once per session and block.
+const analysis::Pipeline& pipeline_at(const Session& m, uint32_t block) {
+  static std::mutex mu;
+  static const Session* for_session = nullptr;
+  static uint64_t for_size = 0;
+  static analysis::Pipeline cached;
+  static bool valid = false;
+  std::lock_guard<std::mutex> g(mu);
+  if (!valid || for_session != &m || for_size != m.size() || cached.block != block) {
+    cached = analysis::pipeline_of(m.trace(), m.copies(), block);
+    for_session = &m;
+    for_size = m.size();
+    valid = true;
+  }
+  return cached;
+}
+
+std::string kib(uint64_t bytes) {
+  char s[32];
+  if (bytes >= 1024 && bytes % 1024 == 0) std::snprintf(s, sizeof s, "%llu KiB", (unsigned long long)(bytes / 1024));
+  else std::snprintf(s, sizeof s, "%llu B", (unsigned long long)bytes);
+  return s;
+}
+
+}  // namespace
+
+bool has_bulk_copies(const Session& m) {
+  for (const trace::Site& s : m.trace().sites)
+    if (s.form == trace::Form::BulkRead) return true;
+  return false;
+}
+
+void pipeline_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size) {
+  const Theme& t = theme();
+  sc.size = size;
+  const trace::Trace& tr = m.trace();
+  if (step >= tr.records.size()) return;
+  const uint32_t block = tr.records[step].block;
+  const analysis::Pipeline& p = pipeline_at(m, block);
+  const float small = font_for(FontRole::Small)->FontSize, ui_h = font_for(FontRole::Ui)->FontSize;
+  float y = 0;
+  const auto bc = tr.launch().block_coords(block);
+  char head[200];
+  if (p.empty()) {
+    std::snprintf(head, sizeof head, "block (%u,%u) made no bulk copy (TMA): no ring to draw", bc.x, bc.y);
+    sc.text(ImVec2(0, 0), fit_text(FontRole::Ui, head, size.x), t.text_dim, FontRole::Ui);
+    return;
+  }
+  size_t boxes = 0;
+  for (const auto& s : p.slots) boxes += s.boxes.size();
+  std::snprintf(head, sizeof head, "block (%u,%u) · %zu TMA boxes into %zu slots of shared memory · requests %llu–%llu", bc.x,
+                bc.y, boxes, p.slots.size(), (unsigned long long)(p.first + 1), (unsigned long long)(p.last + 1));
+  sc.text(ImVec2(0, y), fit_text(FontRole::Ui, head, size.x), t.text, FontRole::Ui);
+  y += ui_h + 6;
+  // Rows: the slots, then the warps (one row for them all where a row each does not fit);
+  // the key below. Each row as tall as the room allows.
+  // The key's entries, and the rows they take at this width.
+  std::vector<std::string> keys = {"in flight: issued → landed at a wait", "landed, until the slot is filled again"};
+  if (!p.warps.empty()) keys.insert(keys.end(), {"mma / wgmma", "wait"});
+  int key_rows = 1;
+  for (float kx = 0; const std::string& k : keys) {
+    const float w = 22 + text_size(FontRole::Small, k).x + 14;
+    if (kx > 0 && kx + w - 14 > size.x) ++key_rows, kx = 0;
+    kx += w;
+  }
+  const float key_h = float(key_rows) * (small + 4) + 4, least = small + 4;
+  const bool one_row = p.warps.size() > 1 && (size.y - y - key_h - 4) / float(p.slots.size() + p.warps.size()) < least;
+  std::vector<std::vector<uint32_t>> warp_rows;
+  if (one_row) warp_rows.push_back(p.warps);
+  else
+    for (uint32_t w : p.warps) warp_rows.push_back({w});
+  const size_t rows = p.slots.size() + warp_rows.size();
+  const float row_h = std::clamp((size.y - y - key_h - 4) / float(std::max<size_t>(rows, 1)), least, 3 * small);
+  float label_w = 0;
+  std::vector<std::string> labels;
+  for (const auto& s : p.slots) {
+    // The array's own name (a kernel's "k::tiles" as "tiles"), then where in it.
+    std::string name = s.buffer < tr.buffers.size() ? tr.buffers[s.buffer].name : "shared";
+    if (const size_t colons = name.rfind("::"); colons != std::string::npos) name = name.substr(colons + 2);
+    labels.push_back(name + " +" + kib(s.offset));
+  }
+  for (const auto& ws : warp_rows) labels.push_back(ws.size() == 1 ? "warp " + std::to_string(ws[0]) : "warps");
+  for (const auto& l : labels) label_w = std::max(label_w, text_size(FontRole::Small, l).x);
+  label_w = std::min(label_w + 10, size.x * 0.35f);
+  const float x0 = label_w, x1 = std::max(x0 + 10, size.x - 4);
+  const double span = double(std::max<uint64_t>(p.last - p.first + 1, 1));
+  auto x_of = [&](uint64_t r) { return x0 + float(double(r - std::min(r, p.first)) / span) * (x1 - x0); };
+  const float top = y;
+  size_t row = 0;
+  for (const auto& s : p.slots) {
+    const float ya = y + 2, yb = y + row_h - 2;
+    sc.text(ImVec2(0, (ya + yb) * 0.5f), fit_text(FontRole::Small, labels[row], label_w - 6), t.text_dim, FontRole::Small, 0, 0.5f);
+    sc.line(ImVec2(x0, yb + 1), ImVec2(x1, yb + 1), with_alpha(t.text_dim, 60), 1);
+    for (size_t i = 0; i < s.boxes.size(); ++i) {
+      const analysis::PipelineBox& b = s.boxes[i];
+      const float xi = x_of(b.issued);
+      const float xl = b.landed == analysis::kNoRecord ? x1 : std::max(xi + 2, x_of(b.landed));
+      const float xn = i + 1 < s.boxes.size() ? std::max(xl, x_of(s.boxes[i + 1].issued)) : x1;
+      // In flight: issued, not yet waited for; then landed, there for the consumers.
+      sc.fill(ImVec2(xi, ya), ImVec2(xl, yb), with_alpha(t.warn, 70), 2);
+      sc.rect(ImVec2(xi, ya), ImVec2(xl, yb), t.warn, 1, 2);
+      if (b.landed != analysis::kNoRecord) sc.fill(ImVec2(xl, ya), ImVec2(xn, yb), with_alpha(t.accent, 150), 2);
+      const std::string in = kib(b.bytes);
+      if (text_size(FontRole::Small, in).x + 6 <= xl - xi && small <= yb - ya + 2)
+        sc.text(ImVec2((xi + xl) * 0.5f, (ya + yb) * 0.5f), in, t.text, FontRole::Small, 0.5f, 0.5f);
+    }
+    y += row_h;
+    ++row;
+  }
+  for (const auto& ws : warp_rows) {
+    const float ya = y + 2, yb = y + row_h - 2;
+    sc.text(ImVec2(0, (ya + yb) * 0.5f), fit_text(FontRole::Small, labels[row], label_w - 6), t.text_dim, FontRole::Small, 0, 0.5f);
+    sc.line(ImVec2(x0, (ya + yb) * 0.5f), ImVec2(x1, (ya + yb) * 0.5f), with_alpha(t.text_dim, 60), 1);
+    for (const analysis::PipelineTick& k : p.ticks) {
+      if (std::find(ws.begin(), ws.end(), k.warp) == ws.end()) continue;
+      const float x = x_of(k.step);
+      // An mma just right of its place, so that a wait at the same place stays in sight.
+      if (k.form == trace::Form::Mma) sc.fill(ImVec2(x + 2, ya + 2), ImVec2(x + 6, yb - 2), t.good, 1);
+      else sc.line(ImVec2(x, ya), ImVec2(x, yb), t.text, 2);
+    }
+    y += row_h;
+    ++row;
+  }
+  // The playhead at the request on screen.
+  const float px = x_of(step);
+  sc.line(ImVec2(px, top), ImVec2(px, y), t.playhead, 2);
+  // The key; what the trace does not hold is said, not drawn.
+  y += 4;
+  float kx = 0;
+  auto key = [&](ImU32 fill, bool outline, const std::string& what) {
+    if (kx > 0 && kx + 22 + text_size(FontRole::Small, what).x > size.x) kx = 0, y += small + 4;  // the next row (as key_rows counted)
+    sc.fill(ImVec2(kx, y + 2), ImVec2(kx + 18, y + small), fill, 2);
+    if (outline) sc.rect(ImVec2(kx, y + 2), ImVec2(kx + 18, y + small), t.warn, 1, 2);
+    kx += 22;
+    sc.text(ImVec2(kx, y), what, t.text_dim, FontRole::Small);
+    kx += text_size(FontRole::Small, what).x + 14;
+  };
+  key(with_alpha(t.warn, 70), true, keys[0]);
+  key(with_alpha(t.accent, 150), false, keys[1]);
+  if (!p.warps.empty()) {
+    key(t.good, false, keys[2]);
+    key(t.text, false, keys[3]);
+  }
+}
+
+void pipeline_view(Ui& ui, Pane& p) {
+  if (!p.model || p.model->size() == 0) {
+    ImGui::TextDisabled(ui.recorder.busy() ? "recording…" : "no requests in this trace");
+    return;
+  }
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  const ImVec2 size = ImGui::GetContentRegionAvail();
+  if (size.x < 40 || size.y < 40) return;
+  Scene sc;
+  pipeline_scene(sc, *p.model, p.step, size);
+  draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);
+  ImGui::InvisibleButton("##pipeline", size);
+}
+
+}  // namespace ws::ui

@@ -1,0 +1,138 @@
+// tests/gui/test_pipeline_view.cpp — the pipeline view, headless, on the hand-built ring of
+// tests/tensor_traces.h (pipeline_trace): four TMA boxes into two stages, their landings
+// at the consumer's waits, its wgmma after each; the figures on paper, the scene's words,
+// and the app giving the view the DRAM view's place for a launch with bulk copies.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <set>
+#include <unistd.h>
+
+#include "../tensor_traces.h"
+#include "analysis/pipeline.h"
+#include "trace/wstrace.h"
+#include "ui/figure.h"
+#include "ui/headless.h"
+#include "ui/ui.h"
+#include "text_rules.h"
+#include "ui_test.h"
+
+using namespace ws;
+
+namespace {
+
+std::shared_ptr<const session::Session> ring_session() {
+  analysis::DramModel dram;
+  return session::Session::from_trace(std::make_shared<const trace::Trace>(test::pipeline_trace()), dram);
+}
+
+}  // namespace
+
+TEST_CASE("a ring of two stages filled by TMA: four boxes into two slots, each landing at the consumer's wait") {
+  const trace::Trace t = test::pipeline_trace();
+  const analysis::Pipeline p = analysis::pipeline_of(t, analysis::follow_copies(t), 0);
+  REQUIRE(p.slots.size() == 2);
+  CHECK(p.first == 0);
+  CHECK(p.last == t.records.size() - 1);
+  for (size_t s = 0; s < 2; ++s) {
+    CAPTURE(s);
+    CHECK(p.slots[s].buffer == 1);
+    CHECK(p.slots[s].offset == 1024 * s);
+    CHECK(p.slots[s].bytes == 1024);
+    REQUIRE(p.slots[s].boxes.size() == 2);
+    for (const analysis::PipelineBox& b : p.slots[s].boxes) {
+      CHECK(b.warp == 0);
+      CHECK(b.bytes == 1024);
+      CHECK(b.issued < b.landed);
+    }
+    // Refilled only after it landed: the second box's issue follows the first one's landing.
+    CHECK(p.slots[s].boxes[0].landed < p.slots[s].boxes[1].issued);
+  }
+  // Records on paper: boxes 0 and 1 issued (0-3), box 0 lands (4-5), box 2 issued (6-7),
+  // box 1 lands (8-9), box 3 issued (10-11), boxes 2 and 3 land (12-13, 14-15).
+  CHECK(p.slots[0].boxes[0].issued == 0);
+  CHECK(p.slots[0].boxes[0].landed == 4);
+  CHECK(p.slots[0].boxes[1].issued == 6);
+  CHECK(p.slots[0].boxes[1].landed == 12);
+  CHECK(p.slots[1].boxes[1].issued == 10);
+  CHECK(p.warps == std::vector<uint32_t>{0, 4});
+  size_t waits = 0, wgmma = 0;
+  for (const analysis::PipelineTick& k : p.ticks) {
+    (k.form == trace::Form::Mma ? wgmma : waits) += 1;
+    if (k.form == trace::Form::Mma) CHECK(k.warp == 4);
+  }
+  CHECK(wgmma == 4);
+  CHECK(waits == 4 + 2);
+  // The first wgmma sits right after box 0 landed, among the producer's requests.
+  for (const analysis::PipelineTick& k : p.ticks)
+    if (k.form == trace::Form::Mma) {
+      CHECK(k.step == 6);
+      break;
+    }
+}
+
+TEST_CASE("the pipeline view names its block, slots and warps, keeps its texts apart, and takes the DRAM view's place") {
+  auto m = ring_session();
+  for (bool present : {false, true}) {
+    CAPTURE(present);
+    ui::HeadlessContext ctx(1280, 720);
+    ui::ThemeScope theme(present ? ui::kThemePresentation : ui::kThemeDark);
+    for (ImVec2 size : {ImVec2(420, 260), ImVec2(900, 500)}) {
+      CAPTURE(size.x);
+      ui::Scene sc;
+      ui::pipeline_scene(sc, *m, 5, size);
+      std::set<std::string> texts;
+      for (const auto& i : sc.items)
+        if (i.kind == ui::Scene::Kind::Text) texts.insert(i.text);
+      if (size.x > 800) CHECK(texts.count("block (0,0) · 4 TMA boxes into 2 slots of shared memory · requests 1–16") == 1);
+      for (const char* row : {"ring +0 B", "ring +1 KiB", "warp 0", "warp 4"}) CHECK(texts.count(row) == 1);
+      CHECK(texts.count("in flight: issued → landed at a wait") == 1);
+      ui::SceneChunk chunk{sc, ImVec2(0, 0), size};
+      for (const std::string& problem : test::text_problems(test::texts_of({chunk}))) FAIL_CHECK(problem);
+    }
+  }
+  // A launch without bulk copies: one line says so.
+  ui::HeadlessContext fonts(1280, 720);
+  ui::Scene none;
+  analysis::DramModel dram;
+  auto plain = session::Session::from_trace(std::make_shared<const trace::Trace>(test::tensor_trace(false)), dram);
+  ui::pipeline_scene(none, *plain, 0, ImVec2(600, 300));
+  REQUIRE(!none.items.empty());
+  CHECK(none.items[0].text == "block (0,0) made no bulk copy (TMA): no ring to draw");
+
+  // The app: the trace saved and opened; the pipeline in the DRAM view's place, 9 enlarges it.
+  const auto dir = std::filesystem::temp_directory_path() / ("warpscope-test-pipeline-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "ring.wstrace").string();
+  trace::write_trace(test::pipeline_trace(), path);
+  ui::HeadlessContext& ctx = fonts;
+  ui::Ui u(test::quiet_env());
+  u.open_file(path);
+  test::settle(ctx, u);
+  REQUIRE(u.has_model());
+  ctx.frame(u);
+  CHECK(u.state.pipeline);
+  bool shown = false, dram_shown = false;
+  for (const auto& d : u.drawn()) shown |= d.panel == ui::Panel::Pipeline, dram_shown |= d.panel == ui::Panel::Dram;
+  CHECK(shown);
+  CHECK_FALSE(dram_shown);
+  u.enlarge(ui::Panel::Pipeline);
+  const auto big = test::frame_texts(ctx, u);
+  CHECK(big.count("block (0,0) · 4 TMA boxes into 2 slots of shared memory · requests 1–16") == 1);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the pipeline view exports as a figure: the same scene, under its caption") {
+  ui::HeadlessContext ctx(1280, 720);
+  ui::FigureView view;
+  REQUIRE(ui::figure_view_from_key("pipeline", view));
+  CHECK(view == ui::FigureView::Pipeline);
+  const ui::Figure f = ui::render_figure(ring_session(), 5, view, 1280, 720, "a ring of two stages");
+  std::set<std::string> texts;
+  for (const auto& c : f.chunks)
+    for (const auto& i : c.scene.items)
+      if (i.kind == ui::Scene::Kind::Text) texts.insert(i.text);
+  CHECK(texts.count("block (0,0) · 4 TMA boxes into 2 slots of shared memory · requests 1–16") == 1);
+  CHECK(texts.count("a ring of two stages") == 1);
+  for (const std::string& problem : test::text_problems(test::texts_of(f.chunks))) FAIL_CHECK(problem);
+}
