@@ -90,6 +90,11 @@ float timing_scene(Scene& sc, const TimingLadder& l, float width, float height, 
              t.text_dim, FontRole::Small, 1);
   y += scale_h;
   const float rows_top = y;
+  // Each row's span, and where its figures are printed (the scale's lines pass them by).
+  struct Span {
+    float y0, y1, x0 = 0, x1 = 0;
+  };
+  std::vector<Span> spans;
 
   for (const auto& r : l.rows) {
     const ImVec2 a(0, y), z(width, y + row_h);
@@ -135,13 +140,17 @@ float timing_scene(Scene& sc, const TimingLadder& l, float width, float height, 
     } else {
       front.text(ImVec2(bar_x + len + 5, mid), value, r.sample ? t.text : t.text_dim, FontRole::Small, 0, 0.5f);
     }
+    const float at = inside ? bar_x + 5 : bar_x + len + 5;
+    spans.push_back({y, y + row_h + 2, at - 2, at + 2 + text_size(FontRole::Small, value).x});
     y += row_h + 2;
   }
-  // Tick lines at 50 and 100 % through the rows, under the bars.
+  // Tick lines at 50 and 100 % through the rows, under the bars, never through a row's
+  // figures.
   sc.append(back, ImVec2(0, 0));
   for (float f : {0.5f, 1.0f}) {
     const float x = std::round(bar_x + bar_w * f) - (f == 1.0f ? 1 : 0);
-    sc.line(ImVec2(x, rows_top - 1), ImVec2(x, y - 1), with_alpha(t.text_dim, 110), 1);
+    for (const Span& s : spans)
+      if (x < s.x0 || x > s.x1) sc.line(ImVec2(x, std::max(rows_top, s.y0) - 1), ImVec2(x, s.y1 - 1), with_alpha(t.text_dim, 110), 1);
   }
   sc.append(front, ImVec2(0, 0));
   sc.size = ImVec2(width, y);

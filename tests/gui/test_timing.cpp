@@ -380,6 +380,18 @@ TEST_CASE("bars on a fixed 0-100 % scale of the reference, labelled, clamped pas
         CHECK((b.x <= bar_b + 0.5f || a.x >= bar_b - 0.5f));
       }
     }
+    // The scale's lines at 50 and 100 % pass by every figure, never through one.
+    for (const auto& line : n.items) {
+      if (line.kind != ui::Scene::Kind::Line || line.a.x != line.b.x) continue;
+      for (const auto& i : n.items) {
+        if (i.kind != ui::Scene::Kind::Text) continue;
+        ImVec2 a, b;
+        ui::text_box(i, a, b);
+        CAPTURE(i.text);
+        const bool across = line.a.x > a.x + 0.5f && line.a.x < b.x - 0.5f && std::min(line.b.y, b.y) - std::max(line.a.y, a.y) > 1.5f;
+        CHECK_FALSE(across);
+      }
+    }
   }
 }
 
