@@ -374,10 +374,8 @@ TEST_CASE("the app at both sizes, normal and presentation: every panel and a les
       {"lesson waiting", -1, "basics", false},
       {"lesson answered", -1, "basics", true},
       {"long status", -1, nullptr, false},
-      // An ldmatrix of a tile copied from global memory: the memory view's toolbar has one
-      // toggle more (colour by source column).
-      {"ldmatrix", -1, nullptr, false, "swizzle_plain", 33},
-      // Beside a lesson, the memory view of such a tile is narrower still.
+      // A tile copied from global memory beside a lesson: the memory view's toolbar has one
+      // toggle more (colour by source column) in a narrower panel.
       {"swizzle lesson", -1, "swizzle", false, "", 0, 0},
   };
   for (const Size& sz : kSizes)
