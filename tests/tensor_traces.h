@@ -18,6 +18,21 @@ inline uint32_t tile_offset(uint32_t row, uint32_t chunk, bool swizzled) {
   return row * 128 + (swizzled ? chunk ^ (row & 7) : chunk) * 16;
 }
 
+// A site of 16 bytes a lane at `line` of `source`, its code that line's text.
+inline trace::Site site16(const char* source, uint32_t line, trace::Space sp, trace::Op op, trace::Form f,
+                          const std::string& ins, uint32_t buffer) {
+  trace::Site s;
+  s.line = line;
+  s.space = sp;
+  s.op = op;
+  s.bytes = 16;
+  s.form = f;
+  s.instruction = ins;
+  s.buffer = buffer;
+  s.code = trace::source_line(source, line);
+  return s;
+}
+
 inline const char* kTensorSource =
     "// tile.cu\n"                                                      // 1
     "__global__ void tile(const half* A, float* D) {\n"                // 2
@@ -53,16 +68,7 @@ inline trace::Trace tensor_trace(bool swizzled) {
   l.blocks = {0};
   t.launches.push_back(l);
   auto site = [&](uint32_t line, Space sp, Op op, Form f, const std::string& ins, uint32_t buffer) {
-    Site s;
-    s.line = line;
-    s.space = sp;
-    s.op = op;
-    s.bytes = 16;
-    s.form = f;
-    s.instruction = ins;
-    s.buffer = buffer;
-    s.code = source_line(kTensorSource, line);
-    return s;
+    return site16(kTensorSource, line, sp, op, f, ins, buffer);
   };
   t.sites.push_back(site(7, Space::Global, Op::Load, Form::AsyncRead, "cp.async.cg.shared.global", 0));
   t.sites.push_back(site(7, Space::Shared, Op::Store, Form::AsyncWrite, "cp.async.cg.shared.global", 1));
@@ -117,7 +123,8 @@ inline trace::Trace pipeline_trace() {
   using namespace trace;
   Trace t;
   t.provenance = {"emulator", "CPU emulator", "2026-12-02T00:00:00Z", "test"};
-  t.files.push_back({"ring.cu", "// ring.cu\n  tma_load(ring[s], A, k);\n  wait(full[s]);\n  wgmma(d, ring[s]);\n"});
+  static const char* kSource = "// ring.cu\n  tma_load(ring[s], A, k);\n  wait(full[s]);\n  wgmma(d, ring[s]);\n";
+  t.files.push_back({"ring.cu", kSource});
   Buffer a;
   a.name = "A";
   a.elem_bytes = 2;
@@ -132,17 +139,11 @@ inline trace::Trace pipeline_trace() {
   l.blocks = {0};
   t.launches.push_back(l);
   auto site = [](uint32_t line, Space sp, Op op, Form f, uint32_t buffer) {
-    Site s;
-    s.line = line;
-    s.space = sp;
-    s.op = op;
-    s.bytes = 16;
-    s.form = f;
-    s.instruction = f == Form::Mma ? "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"
-                    : f == Form::Wait ? "mbarrier.try_wait.parity.shared::cta.b64"
-                                      : "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes";
-    s.buffer = buffer;
-    return s;
+    return site16(kSource, line, sp, op, f,
+                  f == Form::Mma    ? "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"
+                  : f == Form::Wait ? "mbarrier.try_wait.parity.shared::cta.b64"
+                                    : "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
+                  buffer);
   };
   t.sites.push_back(site(2, Space::Global, Op::Load, Form::BulkRead, 0));
   t.sites.push_back(site(2, Space::Shared, Op::Store, Form::BulkWrite, 1));

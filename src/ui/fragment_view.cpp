@@ -143,13 +143,8 @@ FragmentHit fragment_scene(Scene& sc, const Session& m, uint64_t step, int lane,
 }
 
 void fragment_view(Ui& ui, Pane& p) {
-  if (!p.model || p.model->size() == 0) {
-    ImGui::TextDisabled(ui.recorder.busy() ? "recording…" : "no requests in this trace");
-    return;
-  }
-  const ImVec2 o = ImGui::GetCursorScreenPos();
-  const ImVec2 size = ImGui::GetContentRegionAvail();
-  if (size.x < 40 || size.y < 40) return;
+  ImVec2 o, size;
+  if (!scene_body(ui, p, o, size)) return;
   const ImVec2 mp = ImGui::GetIO().MousePos;
   const bool over = ImGui::IsWindowHovered();
   const ImVec2 mouse = over ? ImVec2(mp.x - o.x, mp.y - o.y) : ImVec2(-1, -1);

@@ -35,12 +35,6 @@ const analysis::Pipeline& pipeline_at(const Session& m, uint32_t block) {
   return cached;
 }
 
-std::string kib(uint64_t bytes) {
-  char s[32];
-  if (bytes >= 1024 && bytes % 1024 == 0) std::snprintf(s, sizeof s, "%llu KiB", (unsigned long long)(bytes / 1024));
-  else std::snprintf(s, sizeof s, "%llu B", (unsigned long long)bytes);
-  return s;
-}
 
 }  // namespace
 
@@ -97,7 +91,7 @@ void pipeline_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size) {
     // The array's own name (a kernel's "k::tiles" as "tiles"), then where in it.
     std::string name = s.buffer < tr.buffers.size() ? tr.buffers[s.buffer].name : "shared";
     if (const size_t colons = name.rfind("::"); colons != std::string::npos) name = name.substr(colons + 2);
-    labels.push_back(name + " +" + kib(s.offset));
+    labels.push_back(name + " +" + fmt_bytes(s.offset));
   }
   for (const auto& ws : warp_rows) labels.push_back(ws.size() == 1 ? "warp " + std::to_string(ws[0]) : "warps");
   for (const auto& l : labels) label_w = std::max(label_w, text_size(FontRole::Small, l).x);
@@ -120,7 +114,7 @@ void pipeline_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size) {
       sc.fill(ImVec2(xi, ya), ImVec2(xl, yb), with_alpha(t.warn, 70), 2);
       sc.rect(ImVec2(xi, ya), ImVec2(xl, yb), t.warn, 1, 2);
       if (b.landed != analysis::kNoRecord) sc.fill(ImVec2(xl, ya), ImVec2(xn, yb), with_alpha(t.accent, 150), 2);
-      const std::string in = kib(b.bytes);
+      const std::string in = fmt_bytes(b.bytes);
       if (text_size(FontRole::Small, in).x + 6 <= xl - xi && small <= yb - ya + 2)
         sc.text(ImVec2((xi + xl) * 0.5f, (ya + yb) * 0.5f), in, t.text, FontRole::Small, 0.5f, 0.5f);
     }
@@ -164,13 +158,8 @@ void pipeline_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size) {
 }
 
 void pipeline_view(Ui& ui, Pane& p) {
-  if (!p.model || p.model->size() == 0) {
-    ImGui::TextDisabled(ui.recorder.busy() ? "recording…" : "no requests in this trace");
-    return;
-  }
-  const ImVec2 o = ImGui::GetCursorScreenPos();
-  const ImVec2 size = ImGui::GetContentRegionAvail();
-  if (size.x < 40 || size.y < 40) return;
+  ImVec2 o, size;
+  if (!scene_body(ui, p, o, size)) return;
   Scene sc;
   pipeline_scene(sc, *p.model, p.step, size);
   draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);

@@ -363,6 +363,9 @@ MemoryViewState memory_state(const UiState& s, Pane& p);
 
 // Small shared widgets.
 void help_marker(const char* text);
+// A panel body that draws one scene of the pane's trace: where it goes and its size; false,
+// with one line said, while there are no requests yet, or with no room to draw in.
+bool scene_body(const Ui& ui, const Pane& p, ImVec2& origin, ImVec2& size);
 std::string fmt_count(uint64_t n);  // 1234567 -> "1,234,567"
 std::string fmt_bytes(uint64_t n);  // "512 B", "4 KiB"
 std::string fmt_compact(uint64_t n);  // 34304 -> "34.3k"

@@ -475,15 +475,10 @@ float panel_text(Scene* sc, const RequestFigures& rv, float w, const Detail& d) 
 }  // namespace
 
 void warp_view(Ui& ui, Pane& p) {
-  if (!p.model || p.model->size() == 0) {
-    ImGui::TextDisabled(ui.recorder.busy() ? "recording…" : "no requests in this trace");
-    return;
-  }
+  ImVec2 o, size;
+  if (!scene_body(ui, p, o, size)) return;
   const RequestFigures& rv = p.request();
   if (!rv.rec || !rv.site) return;
-  const ImVec2 o = ImGui::GetCursorScreenPos();
-  const ImVec2 size = ImGui::GetContentRegionAvail();
-  if (size.x < 40 || size.y < 40) return;
   Scene sc;
   if (ui.lessons.veiled(p)) {
     // A lesson asks for a prediction first: the instruction, and the question, no figures.

@@ -42,6 +42,16 @@ std::string fmt_bytes(uint64_t n) {
   return b;
 }
 
+bool scene_body(const Ui& ui, const Pane& p, ImVec2& origin, ImVec2& size) {
+  if (!p.model || p.model->size() == 0) {
+    ImGui::TextDisabled(ui.recorder.busy() ? "recording…" : "no requests in this trace");
+    return false;
+  }
+  origin = ImGui::GetCursorScreenPos();
+  size = ImGui::GetContentRegionAvail();
+  return size.x >= 40 && size.y >= 40;
+}
+
 void help_marker(const char* text) {
   ImGui::TextDisabled("(?)");
   if (ImGui::IsItemHovered()) {

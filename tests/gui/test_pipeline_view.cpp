@@ -85,7 +85,7 @@ TEST_CASE("the pipeline view names its block, slots and warps, keeps its texts a
       for (const auto& i : sc.items)
         if (i.kind == ui::Scene::Kind::Text) texts.insert(i.text);
       if (size.x > 800) CHECK(texts.count("block (0,0) · 4 TMA boxes into 2 slots of shared memory · requests 1–16") == 1);
-      for (const char* row : {"ring +0 B", "ring +1 KiB", "warp 0", "warp 4"}) CHECK(texts.count(row) == 1);
+      for (const char* row : {"ring +0 B", "ring +1.0 KiB", "warp 0", "warp 4"}) CHECK(texts.count(row) == 1);
       CHECK(texts.count("in flight: issued → landed at a wait") == 1);
       ui::SceneChunk chunk{sc, ImVec2(0, 0), size};
       for (const std::string& problem : test::text_problems(test::texts_of({chunk}))) FAIL_CHECK(problem);
