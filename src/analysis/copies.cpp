@@ -64,6 +64,7 @@ void place_events(const Trace& t, Copies& out) {
     const trace::Event& e = t.events[k];
     EventMark& m = out.events[k];
     m.event = k;
+    if (e.at != trace::kUnplaced && e.at < t.records.size()) m.placed = e.at;
     auto it = runs.find(uint64_t(e.block) << 32 | e.warp);
     if (it == runs.end()) continue;
     const auto& run = it->second;

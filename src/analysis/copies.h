@@ -31,6 +31,11 @@ struct EventMark {
   uint64_t after = kNoRecord;   // the last record of its warp before it (kNoRecord: none)
   // The record the timeline marks it at: `before`, else `after`.
   uint64_t step() const { return before != kNoRecord ? before : after; }
+  // Its place among every warp's records (the first record made after it, Event::at),
+  // where the trace keeps it; else step(). A warp that makes no record for a while (a
+  // consumer warpgroup running its wgmmas) is still placed in time.
+  uint64_t placed = kNoRecord;
+  uint64_t when() const { return placed != kNoRecord ? placed : step(); }
 };
 
 struct Copies {

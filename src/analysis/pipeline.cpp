@@ -62,7 +62,7 @@ Pipeline pipeline_of(const trace::Trace& t, const Copies& c, uint32_t block) {
     if (m.event >= t.events.size()) continue;
     const trace::Event& e = t.events[m.event];
     if (e.block != block || e.site >= t.event_sites.size()) continue;
-    const uint64_t at = e.at != trace::kUnplaced ? std::min<uint64_t>(e.at, t.records.size()) : m.step();
+    const uint64_t at = e.at != trace::kUnplaced ? std::min<uint64_t>(e.at, t.records.size()) : m.when();
     if (at == kNoRecord) continue;
     const trace::Form f = t.event_sites[e.site].form;
     if (f != trace::Form::Wait && f != trace::Form::Mma) continue;

@@ -444,11 +444,12 @@ std::vector<TimelineMark> timeline_marks(const Session& m, float width) {
       const trace::Event& e = m.trace().events[em.event];
       const trace::Form kind = m.trace().event_sites[e.site].form;
       const int k = kind == trace::Form::Commit ? 0 : kind == trace::Form::Wait ? 1 : kind == trace::Form::Mma ? 2 : -1;
-      if (k < 0 || (k == 2) != (pass == 1) || em.step() >= n) continue;
-      const float x = float(double(em.step()) / double(n) * width) + 0.5f * std::max(1.0f, width / float(n));
+      const uint64_t at = em.when();  // in time, among every warp's requests
+      if (k < 0 || (k == 2) != (pass == 1) || at >= n) continue;
+      const float x = float(double(at) / double(n) * width) + 0.5f * std::max(1.0f, width / float(n));
       const int col = std::clamp(int(x), 0, w - 1);
       if (taken[size_t(col) * 3 + size_t(k)]++) continue;
-      out.push_back({x, kind, em.event, em.step()});
+      out.push_back({x, kind, em.event, at});
     }
   return out;
 }

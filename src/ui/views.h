@@ -238,7 +238,7 @@ struct TimelineMark {
   float x = 0;                     // pixels from the strip's left end
   trace::Form kind = trace::Form::Wait;
   uint32_t event = 0;              // index into the trace's events
-  uint64_t step = 0;               // the request it is marked at (analysis::EventMark::step)
+  uint64_t step = 0;               // the request it is marked at (analysis::EventMark::when: in time)
 };
 // The marks of the launch's events on a strip `width` pixels wide, in the order of the
 // events: one a kind per pixel column (the first there), waits and commits before mmas.
