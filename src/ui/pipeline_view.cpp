@@ -6,6 +6,7 @@
 // wgmma, a tick at each. The current request is the playhead, its block the block drawn.
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <mutex>
 
 #include "analysis/pipeline.h"
@@ -18,23 +19,22 @@ namespace ws::ui {
 
 namespace {
 
-// The block of request `step`'s pipeline, computed once per session and block.
-const analysis::Pipeline& pipeline_at(const Session& m, uint32_t block) {
+// Block `block`'s pipeline in `m`, computed once while the same session and block are
+// drawn frame after frame (the session's address, its records' and their count).
+std::shared_ptr<const analysis::Pipeline> pipeline_at(const Session& m, uint32_t block) {
   static std::mutex mu;
-  static const Session* for_session = nullptr;
+  static const void* key[2] = {nullptr, nullptr};
   static uint64_t for_size = 0;
-  static analysis::Pipeline cached;
-  static bool valid = false;
+  static std::shared_ptr<const analysis::Pipeline> cached;
   std::lock_guard<std::mutex> g(mu);
-  if (!valid || for_session != &m || for_size != m.size() || cached.block != block) {
-    cached = analysis::pipeline_of(m.trace(), m.copies(), block);
-    for_session = &m;
+  if (!cached || key[0] != &m || key[1] != m.trace().records.data() || for_size != m.size() || cached->block != block) {
+    cached = std::make_shared<const analysis::Pipeline>(analysis::pipeline_of(m.trace(), m.copies(), block));
+    key[0] = &m;
+    key[1] = m.trace().records.data();
     for_size = m.size();
-    valid = true;
   }
   return cached;
 }
-
 
 }  // namespace
 
@@ -50,7 +50,8 @@ void pipeline_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size) {
   const trace::Trace& tr = m.trace();
   if (step >= tr.records.size()) return;
   const uint32_t block = tr.records[step].block;
-  const analysis::Pipeline& p = pipeline_at(m, block);
+  const std::shared_ptr<const analysis::Pipeline> held = pipeline_at(m, block);
+  const analysis::Pipeline& p = *held;
   const float small = font_for(FontRole::Small)->FontSize, ui_h = font_for(FontRole::Ui)->FontSize;
   float y = 0;
   const auto bc = tr.launch().block_coords(block);
