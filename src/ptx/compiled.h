@@ -343,9 +343,13 @@ template <uint32_t S>
 #endif
   }
 }
-// Whether every lane's `bytes` at its address plus `off` lie inside [lo, hi).
+// Whether every lane's `bytes` at its address plus `off` (modulo 2^64, as an address adds
+// up: a negative offset is a large one) lie inside [lo, hi). The lanes keep their order
+// unless the offset carries some of them past 2^64 and not the others; then the lowest
+// would come out above the highest, and the access goes the general way.
 [[gnu::always_inline]] inline bool fits(const Spread& s, uint64_t off, uint32_t bytes, uint64_t lo, uint64_t hi) {
-  return s.hi <= ~0ull - off && within(s.lo + off, bytes, lo, hi) && within(s.hi + off, bytes, lo, hi);
+  const uint64_t a = s.lo + off, b = s.hi + off;
+  return a <= b && within(a, bytes, lo, hi) && within(b, bytes, lo, hi);
 }
 // A whole warp's elements at byte offsets at[l] + d of P, into D (a load) or from V (a store),
 // as load8 and store8 move them: the same bytes, a store's lanes landing in order.

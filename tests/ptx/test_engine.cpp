@@ -164,7 +164,7 @@ TEST_CASE("a block's whole-warp accesses through one register move the bytes and
       CHECK(w[4] == tile(2 * l));  // v2
       CHECK(w[5] == tile(2 * l + 1));
       CHECK(w[6] == l);            // lanes 0-3's addresses wrap past 2^64
-      CHECK(w[7] == l);
+      CHECK(w[7] == tile(l + 1));  // a negative offset
     }
     CHECK(c.out[256] == 31);  // one global element, the last lane's
   }
