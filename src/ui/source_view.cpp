@@ -257,11 +257,15 @@ size_t source_wrap_end(const std::string& text, size_t from, size_t room) {
     for (size_t k = i + 1; k <= std::min(j, hard); ++k) literal[k] = true;  // between its quotes
     i = j + 1;
   }
-  // Inside an index (`in[i * a.m + j]`) a break is the last resort: the brackets' depth.
-  std::vector<uint8_t> index(hard + 1, 0);
-  for (size_t i = from, d = 0; i <= hard && i < comment; ++i) {
+  // Inside an index (`in[i * a.m + j]`) a break is the last resort: the brackets' depth;
+  // and among last resorts the one the fewest brackets and parentheses enclose.
+  std::vector<uint8_t> index(hard + 1, 0), nest(hard + 1, 0);
+  for (size_t i = from, d = 0, all = 0; i <= hard && i < comment; ++i) {
     index[i] = d > 0;  // a break before character i: inside when a bracket is open there
-    if (!literal[i]) d = text[i] == '[' ? d + 1 : text[i] == ']' && d ? d - 1 : d;
+    nest[i] = uint8_t(std::min<size_t>(all, 255));
+    if (literal[i]) continue;
+    d = text[i] == '[' ? d + 1 : text[i] == ']' && d ? d - 1 : d;
+    all = text[i] == '[' || text[i] == '(' ? all + 1 : (text[i] == ']' || text[i] == ')') && all ? all - 1 : all;
   }
   auto rank = [&](size_t k) {
     const int r = k > comment + 1 ? (text[k - 1] == ' ' ? 4 : text[k] == ' ' ? 1 : 0) : break_rank(text, k);
@@ -273,10 +277,18 @@ size_t source_wrap_end(const std::string& text, size_t from, size_t room) {
     int rank;
     size_t after;
   };
-  const Pass passes[] = {{8, from + room / 2}, {6, from + room / 3}, {4, from + room / 3}, {2, from}, {1, from}};
+  const Pass passes[] = {{8, from + room / 2}, {6, from + room / 3}, {4, from + room / 3}, {2, from}};
   for (const Pass& p : passes)
     for (size_t k = hard; k > p.after && k > from; --k)
       if (!literal[k] && rank(k) >= p.rank) return k;
+  // Only breaks inside an index are left: the shallowest in the row's later two thirds
+  // ("[swizzle_chunk<LAYOUT>" / "(r, c) * 8]", not "(r," / "c) * 8]"), else any.
+  size_t best = 0;
+  for (size_t k = hard; k > from + room / 3 && k > from; --k)
+    if (!literal[k] && rank(k) >= 1 && (!best || nest[k] < nest[best])) best = k;
+  if (best) return best;
+  for (size_t k = hard; k > from; --k)
+    if (!literal[k] && rank(k) >= 1) return k;
   while (hard > from + 1 && (static_cast<unsigned char>(text[hard]) & 0xC0) == 0x80) --hard;  // whole UTF-8 characters
   return hard;
 }

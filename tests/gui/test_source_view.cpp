@@ -145,6 +145,13 @@ TEST_CASE("the source panel breaks a line only between tokens, never inside an i
       while (from < line.size() && line[from] == ' ') ++from;
     }
   }
+  // Where only breaks inside an index are left, the shallowest: a call's arguments stay
+  // together ("[swizzle_chunk<LAYOUT>" / "(r, c) * 8]);", not "(r," / "c) * 8]);").
+  {
+    const std::string line = "[swizzle_chunk<LAYOUT>(r, c) * 8]);";
+    const size_t end = ui::source_wrap_end(line, 0, 26);
+    CHECK(line.substr(0, end) == "[swizzle_chunk<LAYOUT>");
+  }
   // Numbers and their units stay whole in what the GPU ran.
   const std::string prose = "H100 ran 0.005728 ms = 107.7% of the time (PTX: 4096 ld.shared.f32)";
   for (int room = 6; room < 40; ++room)
