@@ -232,61 +232,78 @@ template <class E, Type T>
 // How eight lanes' byte offsets o[0..8) lie for elements of S bytes: one run of consecutive
 // elements, all on one element, or neither.
 enum class Eight : uint8_t { Run, One, Apart };
-#if defined(__AVX512F__)
 template <long long S>
-[[gnu::always_inline]] inline Eight eight(__m512i a, __m512i first) {
+[[gnu::always_inline]] inline Eight eight(const uint64_t* o) {
+#if defined(__AVX512F__)
+  const __m512i a = _mm512_loadu_si512(o), first = _mm512_set1_epi64((long long)o[0]);
   if (_mm512_cmpeq_epi64_mask(a, _mm512_add_epi64(first, _mm512_set_epi64(7 * S, 6 * S, 5 * S, 4 * S, 3 * S, 2 * S, S, 0))) ==
       0xff)
     return Eight::Run;
   return _mm512_cmpeq_epi64_mask(a, first) == 0xff ? Eight::One : Eight::Apart;
-}
+#else
+  bool run = true, one = true;
+  for (int i = 1; i < 8; ++i) run &= o[i] == o[0] + uint64_t(i * S), one &= o[i] == o[0];
+  return run ? Eight::Run : one ? Eight::One : Eight::Apart;
 #endif
+}
 
-// Eight lanes' elements at byte offsets o[0..8) of P, into D (a load) or from V (a store):
-// where the eight are one run of consecutive elements (a tile's row) or all one element (a
-// broadcast), one vector access serves them; else lane by lane (a gather). The same bytes
-// move either way, and a store's lanes land in order (of lanes on one element, the last).
+// Eight lanes' elements at byte offsets o[i] + d of P (modulo 2^64, as addresses add up),
+// lying as `how` says, into D (a load) or from V (a store): where the eight are one run of
+// consecutive elements (a tile's row) or all one element (a broadcast), one vector access
+// serves them; else lane by lane (a gather). The same bytes move either way, and a store's
+// lanes land in order (of lanes on one element, the last).
 template <class E, Type T>
-[[gnu::always_inline]] inline void load8(uint64_t* D, const uint8_t* P, const uint64_t* o) {
+[[gnu::always_inline]] inline void load_eight(uint64_t* D, const uint8_t* P, const uint64_t* o, uint64_t d, Eight how) {
+  const uint8_t* const q = P + (o[0] + d);
 #if defined(__AVX512F__)
   if constexpr (sizeof(E) == 4 || sizeof(E) == 8) {
-    const __m512i a = _mm512_loadu_si512(o);
-    const Eight how = eight<sizeof(E)>(a, _mm512_set1_epi64((long long)o[0]));
-    const bool run = how == Eight::Run, one = how == Eight::One;
     if constexpr (sizeof(E) == 4) {
-      const __m256i v = run ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(P + o[0]))
-                        : one ? _mm256_set1_epi32(int(load<uint32_t>(P + o[0])))
-                              : _mm512_i64gather_epi32(a, P, 1);
+      const __m256i v = how == Eight::Run   ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q))
+                        : how == Eight::One ? _mm256_set1_epi32(int(load<uint32_t>(q)))
+                                            : _mm512_i64gather_epi32(_mm512_add_epi64(_mm512_loadu_si512(o), _mm512_set1_epi64((long long)d)), P, 1);
       _mm512_storeu_si512(D, is_signed(T) ? _mm512_cvtepi32_epi64(v) : _mm512_cvtepu32_epi64(v));
     } else {
-      const __m512i v = run ? _mm512_loadu_si512(P + o[0])
-                        : one ? _mm512_set1_epi64((long long)load<uint64_t>(P + o[0]))
-                              : _mm512_i64gather_epi64(a, P, 1);
+      const __m512i v = how == Eight::Run   ? _mm512_loadu_si512(q)
+                        : how == Eight::One ? _mm512_set1_epi64((long long)load<uint64_t>(q))
+                                            : _mm512_i64gather_epi64(_mm512_add_epi64(_mm512_loadu_si512(o), _mm512_set1_epi64((long long)d)), P, 1);
       _mm512_storeu_si512(D, v);
     }
     return;
   }
 #endif
-  for (int i = 0; i < 8; ++i) D[i] = lane_load<E, T>(P + o[i]);
+  if (how == Eight::One) {
+    const uint64_t v = lane_load<E, T>(q);
+    for (int i = 0; i < 8; ++i) D[i] = v;
+  } else {
+    for (int i = 0; i < 8; ++i) D[i] = lane_load<E, T>(P + (o[i] + d));
+  }
+}
+template <class E>
+[[gnu::always_inline]] inline void store_eight(uint8_t* P, const uint64_t* o, uint64_t d, const uint64_t* V, Eight how) {
+  uint8_t* const q = P + (o[0] + d);
+  if (how == Eight::One) {
+    store<E>(q, V[7]);
+    return;
+  }
+#if defined(__AVX512F__)
+  if constexpr (sizeof(E) == 4 || sizeof(E) == 8)
+    if (how == Eight::Run) {
+      const __m512i v = _mm512_loadu_si512(V);
+      if constexpr (sizeof(E) == 4) _mm256_storeu_si256(reinterpret_cast<__m256i*>(q), _mm512_cvtepi64_epi32(v));
+      else _mm512_storeu_si512(q, v);
+      return;
+    }
+#endif
+  for (int i = 0; i < 8; ++i) store<E>(P + (o[i] + d), V[i]);
+}
+// The same for eight lanes whose offsets are looked at here.
+template <class E, Type T>
+[[gnu::always_inline]] inline void load8(uint64_t* D, const uint8_t* P, const uint64_t* o) {
+  load_eight<E, T>(D, P, o, 0, eight<sizeof(E)>(o));
 }
 template <class E>
 [[gnu::always_inline]] inline void store8(uint8_t* P, const uint64_t* o, const uint64_t* V) {
-#if defined(__AVX512F__)
-  if constexpr (sizeof(E) == 4 || sizeof(E) == 8) {
-    const Eight how = eight<sizeof(E)>(_mm512_loadu_si512(o), _mm512_set1_epi64((long long)o[0]));
-    if (how == Eight::Run) {
-      const __m512i v = _mm512_loadu_si512(V);
-      if constexpr (sizeof(E) == 4) _mm256_storeu_si256(reinterpret_cast<__m256i*>(P + o[0]), _mm512_cvtepi64_epi32(v));
-      else _mm512_storeu_si512(P + o[0], v);
-      return;
-    }
-    if (how == Eight::One) {
-      store<E>(P + o[0], V[7]);
-      return;
-    }
-  }
-#endif
-  for (int i = 0; i < 8; ++i) store<E>(P + o[i], V[i]);
+  store_eight<E>(P, o, 0, V, eight<sizeof(E)>(o));
 }
 
 // A load's element i for the lanes of `ex`: the sizeof(E) bytes at P + (at[l] - B) + off into
@@ -321,7 +338,8 @@ WS_MOVES(gather_inline, scatter_inline, [[gnu::always_inline]] inline)
 // A register's 32 lanes as the addresses of the loads and stores of one block that go through
 // it (each adding its own offset), looked at once, where the block first needs them: their
 // lowest and highest, and how each eight lie for elements of S bytes. An offset moves every
-// lane alike, so these hold for each access as long as no lane's address passes 2^64 (fits).
+// lane alike, so these hold for each access unless it carries some lanes past 2^64 and not
+// the others (fits).
 struct Spread {
   uint64_t at[32];
   uint64_t lo, hi;
@@ -332,16 +350,7 @@ template <uint32_t S>
   uint64_t mn = ~0ull, mx = 0;
   for (int l = 0; l < 32; ++l) s.at[l] = r[l], mn = r[l] < mn ? r[l] : mn, mx = r[l] > mx ? r[l] : mx;
   s.lo = mn, s.hi = mx;
-  for (int g = 0; g < 4; ++g) {
-    const uint64_t* o = s.at + 8 * g;
-#if defined(__AVX512F__)
-    s.how[g] = eight<S>(_mm512_loadu_si512(o), _mm512_set1_epi64((long long)o[0]));
-#else
-    bool run = true, one = true;
-    for (int i = 1; i < 8; ++i) run &= o[i] == o[0] + uint64_t(i) * S, one &= o[i] == o[0];
-    s.how[g] = run ? Eight::Run : one ? Eight::One : Eight::Apart;
-#endif
-  }
+  for (int g = 0; g < 4; ++g) s.how[g] = eight<S>(s.at + 8 * g);
 }
 // Whether every lane's `bytes` at its address plus `off` (modulo 2^64, as an address adds
 // up: a negative offset is a large one) lie inside [lo, hi). The lanes keep their order
@@ -352,56 +361,14 @@ template <uint32_t S>
   return a <= b && within(a, bytes, lo, hi) && within(b, bytes, lo, hi);
 }
 // A whole warp's elements at byte offsets at[l] + d of P, into D (a load) or from V (a store),
-// as load8 and store8 move them: the same bytes, a store's lanes landing in order.
+// eight lanes at a time as the spread found them lying.
 template <class E, Type T>
 [[gnu::always_inline]] inline void load_spread(uint64_t* D, const uint8_t* P, const Spread& s, uint64_t d) {
-  for (int g = 0; g < 4; ++g) {
-    const uint64_t* o = s.at + 8 * g;
-    uint64_t* const out = D + 8 * g;
-    const uint8_t* const q = P + (o[0] + d);
-#if defined(__AVX512F__)
-    if constexpr (sizeof(E) == 4) {
-      const __m256i v = s.how[g] == Eight::Run   ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q))
-                        : s.how[g] == Eight::One ? _mm256_set1_epi32(int(load<uint32_t>(q)))
-                                                 : _mm512_i64gather_epi32(_mm512_add_epi64(_mm512_loadu_si512(o), _mm512_set1_epi64((long long)d)), P, 1);
-      _mm512_storeu_si512(out, is_signed(T) ? _mm512_cvtepi32_epi64(v) : _mm512_cvtepu32_epi64(v));
-      continue;
-    } else if constexpr (sizeof(E) == 8) {
-      const __m512i v = s.how[g] == Eight::Run   ? _mm512_loadu_si512(q)
-                        : s.how[g] == Eight::One ? _mm512_set1_epi64((long long)load<uint64_t>(q))
-                                                 : _mm512_i64gather_epi64(_mm512_add_epi64(_mm512_loadu_si512(o), _mm512_set1_epi64((long long)d)), P, 1);
-      _mm512_storeu_si512(out, v);
-      continue;
-    }
-#endif
-    if (s.how[g] == Eight::One) {
-      const uint64_t v = lane_load<E, T>(q);
-      for (int i = 0; i < 8; ++i) out[i] = v;
-    } else {
-      for (int i = 0; i < 8; ++i) out[i] = lane_load<E, T>(P + (o[i] + d));
-    }
-  }
+  for (int g = 0; g < 4; ++g) load_eight<E, T>(D + 8 * g, P, s.at + 8 * g, d, s.how[g]);
 }
 template <class E>
 [[gnu::always_inline]] inline void store_spread(uint8_t* P, const Spread& s, uint64_t d, const uint64_t* V) {
-  for (int g = 0; g < 4; ++g) {
-    const uint64_t* o = s.at + 8 * g;
-    const uint64_t* const in = V + 8 * g;
-    uint8_t* const q = P + (o[0] + d);
-    if (s.how[g] == Eight::One) {
-      store<E>(q, in[7]);
-      continue;
-    }
-#if defined(__AVX512F__)
-    if (s.how[g] == Eight::Run) {
-      const __m512i v = _mm512_loadu_si512(in);
-      if constexpr (sizeof(E) == 4) _mm256_storeu_si256(reinterpret_cast<__m256i*>(q), _mm512_cvtepi64_epi32(v));
-      else _mm512_storeu_si512(q, v);
-      continue;
-    }
-#endif
-    for (int i = 0; i < 8; ++i) store<E>(P + (o[i] + d), in[i]);
-  }
+  for (int g = 0; g < 4; ++g) store_eight<E>(P, s.at + 8 * g, d, V + 8 * g, s.how[g]);
 }
 
 }  // namespace ws::ptx::compiled
