@@ -140,6 +140,11 @@ bool ensure_loaded() {
   return true;
 }
 
+// What stopped the run, for the parent: the file WARPSCOPE_PROBLEM names, where it names one.
+void put_problem(const program::Problem& p) {
+  if (env::is_set(env::Var::problem)) std::ofstream(env::get_string(env::Var::problem), std::ios::binary) << program::problem_json(p);
+}
+
 // The first fault of a kernel, with where it happened, for the parent (WARPSCOPE_PROBLEM):
 // the launch it stopped and its request's record counted within that launch.
 void write_problem(const ptx::Fault& f, size_t first_record) {
@@ -165,7 +170,7 @@ void write_problem(const ptx::Fault& f, size_t first_record) {
   p.size = f.size;
   p.lanes = f.lanes;
   for (size_t l = 0; l < 32; ++l) p.lane_offset[l] = f.lane_offset[l];
-  std::ofstream(env::get_string(env::Var::problem), std::ios::binary) << program::problem_json(p);
+  put_problem(p);
 }
 
 // The races the launch `la` just found (ended or faulted), in the program's words.
@@ -215,7 +220,7 @@ void write_trace_now() {
     p.message = "the trace of " + std::to_string(s.trace.records.size()) + " records could not be written (" + e.what() +
                 "): a smaller size will do";
     say(p.message);
-    if (env::is_set(env::Var::problem)) std::ofstream(env::get_string(env::Var::problem), std::ios::binary) << program::problem_json(p);
+    put_problem(p);
   }
   if (env::is_set(env::Var::races) && !(std::ofstream(env::get_string(env::Var::races), std::ios::binary)
                                         << ws::program::races_file_text(s.races)))
@@ -233,7 +238,7 @@ void stop_at_time_limit(const ptx::Fault* f, size_t first_record) {
     p.kind = "timeout";
     p.message = "the program was stopped at its time limit (" + limit + ") in its own code, after launch " +
                 std::to_string(s.trace.launches.size());
-    std::ofstream(env::get_string(env::Var::problem), std::ios::binary) << program::problem_json(p);
+    put_problem(p);
   }
   say(f ? std::string(f->what()) + " (" + limit + ")" : "the program was stopped at its time limit (" + limit + ")");
   write_trace_now();
