@@ -71,10 +71,10 @@ void copies_toggle(UiState& s, const Session& m) {
   const ImGuiStyle& st = ImGui::GetStyle();
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
   const float room = right - ImGui::GetItemRectMax().x - st.ItemSpacing.x;
-  auto width = [&](const char* label) { return ImGui::GetFrameHeight() + st.ItemInnerSpacing.x + ImGui::CalcTextSize(label).x; };
-  const char* label = width("colour by source column") <= room ? "colour by source column" : "source colours";
-  if (width(label) <= room) ImGui::SameLine();
-  else label = "colour by source column";
+  auto fits = [&](const char* label) { return ImGui::GetFrameHeight() + st.ItemInnerSpacing.x + ImGui::CalcTextSize(label).x <= room; };
+  const char* label = "colour by source column";
+  if (fits(label)) ImGui::SameLine();
+  else if (fits("source colours")) label = "source colours", ImGui::SameLine();
   ImGui::Checkbox(label, &s.memory.source_columns);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Tint each shared cell by the 16-byte chunk of the global row its value was copied from:\n"

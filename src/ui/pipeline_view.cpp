@@ -69,14 +69,23 @@ void pipeline_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size) {
   y += ui_h + 6;
   // Rows: the slots, then the warps (one row for them all where a row each does not fit);
   // the key below. Each row as tall as the room allows.
-  // The key's entries, and the rows they take at this width.
-  std::vector<std::string> keys = {"in flight: issued → landed at a wait", "landed, until the slot is filled again"};
-  if (!p.warps.empty()) keys.insert(keys.end(), {"mma / wgmma", "wait"});
+  // The key's entries, each placed (its row, its left) at this width once.
+  struct Key {
+    std::string what;
+    ImU32 fill;
+    bool outline;
+    int row = 0;
+    float x = 0;
+  };
+  std::vector<Key> keys = {{"in flight: issued → landed at a wait", with_alpha(t.warn, 70), true},
+                           {"landed, until the slot is filled again", with_alpha(t.accent, 150), false}};
+  if (!p.warps.empty()) keys.insert(keys.end(), {{"mma / wgmma", t.good, false}, {"wait", t.text, false}});
   int key_rows = 1;
-  for (float kx = 0; const std::string& k : keys) {
-    const float w = 22 + text_size(FontRole::Small, k).x + 14;
-    if (kx > 0 && kx + w - 14 > size.x) ++key_rows, kx = 0;
-    kx += w;
+  for (float kx = 0; Key& k : keys) {
+    const float w = 22 + text_size(FontRole::Small, k.what).x;
+    if (kx > 0 && kx + w > size.x) ++key_rows, kx = 0;  // the next row
+    k.row = key_rows - 1, k.x = kx;
+    kx += w + 14;
   }
   const float key_h = float(key_rows) * (small + 4) + 4, least = small + 4;
   const bool one_row = p.warps.size() > 1 && (size.y - y - key_h - 4) / float(p.slots.size() + p.warps.size()) < least;
@@ -141,20 +150,11 @@ void pipeline_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size) {
   sc.line(ImVec2(px, top), ImVec2(px, y), t.playhead, 2);
   // The key; what the trace does not hold is said, not drawn.
   y += 4;
-  float kx = 0;
-  auto key = [&](ImU32 fill, bool outline, const std::string& what) {
-    if (kx > 0 && kx + 22 + text_size(FontRole::Small, what).x > size.x) kx = 0, y += small + 4;  // the next row (as key_rows counted)
-    sc.fill(ImVec2(kx, y + 2), ImVec2(kx + 18, y + small), fill, 2);
-    if (outline) sc.rect(ImVec2(kx, y + 2), ImVec2(kx + 18, y + small), t.warn, 1, 2);
-    kx += 22;
-    sc.text(ImVec2(kx, y), what, t.text_dim, FontRole::Small);
-    kx += text_size(FontRole::Small, what).x + 14;
-  };
-  key(with_alpha(t.warn, 70), true, keys[0]);
-  key(with_alpha(t.accent, 150), false, keys[1]);
-  if (!p.warps.empty()) {
-    key(t.good, false, keys[2]);
-    key(t.text, false, keys[3]);
+  for (const Key& k : keys) {
+    const float ky = y + float(k.row) * (small + 4);
+    sc.fill(ImVec2(k.x, ky + 2), ImVec2(k.x + 18, ky + small), k.fill, 2);
+    if (k.outline) sc.rect(ImVec2(k.x, ky + 2), ImVec2(k.x + 18, ky + small), t.warn, 1, 2);
+    sc.text(ImVec2(k.x + 22, ky), k.what, t.text_dim, FontRole::Small);
   }
 }
 
