@@ -54,44 +54,59 @@ void engine_rates(const std::string& nvcc, uint32_t n) {
     const char* what;
     uint32_t threads;
   };
-  const Way ways[] = {{"recorded, one core", 1}, {"unrecorded, every core", 0}, {"unrecorded, one core", 1}};
-  double secs[2][3] = {};
-  std::vector<trace::Record> records[2];
+  const Way ways[] = {{"recorded, one core", 1}, {"unrecorded, every core", 0}, {"unrecorded, one core", 1},
+                      {"recorded, every core", 0}};
+  constexpr int kWays = 4;
+  double secs[2][kWays] = {};
+  std::vector<trace::Record> records[2][2];
+  // $WARPSCOPE_BENCH_ENGINE (compiled or interpreter), $WARPSCOPE_BENCH_WAY (0-3): that
+  // engine, that way alone, for a profiler.
+  const char* only = std::getenv("WARPSCOPE_BENCH_ENGINE");
+  const char* way = std::getenv("WARPSCOPE_BENCH_WAY");
+  const int only_way = way ? std::atoi(way) : -1;
   for (const ptx::Engine engine : {ptx::Engine::Interpreter, ptx::Engine::Compiled}) {
     const int e = engine == ptx::Engine::Compiled;
-    ptx::Device dev;
-    ptx::EngineOptions eo;
-    eo.wait = true;  // compiled (or found in the cache) before the first launch
-    dev.engine(engine, eo);
-    dev.load(ptx::parse(text.str(), "matmul_tiled.ptx"));
-    dev.record_launches(1);
-    std::vector<float> a(size_t(n) * n), b(size_t(n) * n);
-    for (uint32_t i = 0; i < n * n; ++i) a[i] = float(i % 7) - 3, b[i] = float(i % 5) - 2;
-    const uint64_t da = dev.malloc(bytes, "dA"), db = dev.malloc(bytes, "dB"), dc = dev.malloc(bytes, "dC");
-    dev.to_device(db, b.data(), bytes);
-    const ptx::Kernel& k = dev.module().kernels.at(0);
-    ptx::KernelLaunch la{k.name, {n / 16, n / 16, 1}, {16, 16, 1}, 0, std::vector<uint8_t>(k.param_bytes, 0)};
-    const uint64_t args[4] = {da, db, dc, n};
-    for (size_t i = 0; i < 4; ++i) std::memcpy(la.params.data() + k.params[i].offset, &args[i], k.params[i].bytes);
-    trace::Trace t;
-    trace::Builder bld(t, 2'000'000);
-    for (int w = 0; w < 3; ++w) {
-      a[0] = float(w);  // new input: the launch runs again (a repeat on the same bytes would be skipped)
-      dev.to_device(da, a.data(), bytes);
-      dev.threads(ways[w].threads);
-      const uint64_t lanes = dev.launch(la, bld);
-      secs[e][w] = t.launches.back().seconds;  // the launch's own (a compile waited for at its start is not)
-      std::printf("%-12s matmul_tiled %u  %-24s %2u worker%s  %12llu lane accesses  %8.3f s  %10.3e accesses/s  (%s)\n",
-                  ptx::engine_name(engine), n, ways[w].what, ways[w].threads ? ways[w].threads : cores,
-                  (ways[w].threads ? ways[w].threads : cores) == 1 ? " " : "s", (unsigned long long)lanes, secs[e][w],
-                  double(lanes) / secs[e][w], t.launches.back().engine.c_str());
+    if (only && std::string(only) != ptx::engine_name(engine)) continue;
+    // Two devices: the first runs the first three ways (its first launch recorded, on one
+    // core); the second records its one launch on every core, as a program's launch is.
+    for (int d = 0; d < 2; ++d) {
+      if (only_way >= 0 && (only_way == 3) != (d == 1)) continue;
+      ptx::Device dev;
+      ptx::EngineOptions eo;
+      eo.wait = true;  // compiled (or found in the cache) before the first launch
+      dev.engine(engine, eo);
+      dev.load(ptx::parse(text.str(), "matmul_tiled.ptx"));
+      dev.record_launches(1);
+      std::vector<float> a(size_t(n) * n), b(size_t(n) * n);
+      for (uint32_t i = 0; i < n * n; ++i) a[i] = float(i % 7) - 3, b[i] = float(i % 5) - 2;
+      const uint64_t da = dev.malloc(bytes, "dA"), db = dev.malloc(bytes, "dB"), dc = dev.malloc(bytes, "dC");
+      dev.to_device(db, b.data(), bytes);
+      const ptx::Kernel& k = dev.module().kernels.at(0);
+      ptx::KernelLaunch la{k.name, {n / 16, n / 16, 1}, {16, 16, 1}, 0, std::vector<uint8_t>(k.param_bytes, 0)};
+      const uint64_t args[4] = {da, db, dc, n};
+      for (size_t i = 0; i < 4; ++i) std::memcpy(la.params.data() + k.params[i].offset, &args[i], k.params[i].bytes);
+      trace::Trace t;
+      trace::Builder bld(t, std::getenv("WS_CAP") ? std::strtoull(std::getenv("WS_CAP"), nullptr, 10) : 2'000'000);
+      for (int w = d ? 3 : 0; w < (d ? 4 : 3); ++w) {
+        if (only_way >= 0 && only_way != w && d == 0 && w > 0) continue;
+        a[0] = float(w);  // new input: the launch runs again (a repeat on the same bytes would be skipped)
+        dev.to_device(da, a.data(), bytes);
+        dev.threads(ways[w].threads);
+        const uint64_t lanes = dev.launch(la, bld);
+        secs[e][w] = t.launches.back().seconds;  // the launch's own (a compile waited for at its start is not)
+        std::printf("%-12s matmul_tiled %u  %-24s %2u worker%s  %12llu lane accesses  %8.3f s  %10.3e accesses/s  (%s)\n",
+                    ptx::engine_name(engine), n, ways[w].what, ways[w].threads ? ways[w].threads : cores,
+                    (ways[w].threads ? ways[w].threads : cores) == 1 ? " " : "s", (unsigned long long)lanes, secs[e][w],
+                    double(lanes) / secs[e][w], t.launches.back().engine.c_str());
+      }
+      if (e && !d) std::printf("compiled     module compiled in %.2f s (0: from the cache)\n", dev.engine_compile_seconds());
+      records[e][d] = t.records;
     }
-    if (e) std::printf("compiled     module compiled in %.2f s (0: from the cache)\n", dev.engine_compile_seconds());
-    records[e] = t.records;
   }
-  for (int w = 0; w < 3; ++w)
+  for (int w = 0; w < kWays; ++w)
     std::printf("compiled/interpreter  %-24s  %.2fx\n", ways[w].what, secs[0][w] / secs[1][w]);
-  std::printf("records of the two engines: %s\n", records[0] == records[1] ? "identical" : "DIFFERENT");
+  std::printf("records of the two engines: %s\n",
+              records[0][0] == records[1][0] && records[0][1] == records[1][1] ? "identical" : "DIFFERENT");
 }
 
 // NVIDIA's matrixMul (cuda-samples) at its default size, run whole as `warpscope run` runs

@@ -15,6 +15,7 @@
 // the function the interpreter calls, or the interpreter itself.
 #include <cctype>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "ptx/engine.h"
@@ -37,6 +38,28 @@ bool exact_form(const Insn& in) {
   return (in.mods & (kFtz | kSat)) || in.dst2 != kSink || in.rnd == Rnd::Rz || in.rnd == Rnd::Rm || in.rnd == Rnd::Rp;
 }
 
+// An Alu or Move row that runs on a block's 32-bit copies of registers: it reads only its
+// sources' low halves and writes a zero-extended value (low_half_alu), from registers and
+// immediates.
+bool local_alu(const Insn& in) {
+  if ((kind_of(in.op) != Kind::Alu && kind_of(in.op) != Kind::Move) || in.o[0].kind != Operand::Reg || exact_form(in) ||
+      !low_half_alu(in))
+    return false;
+  for (int i = 1; i < 5; ++i)
+    if (in.o[size_t(i)].kind != Operand::Reg && in.o[size_t(i)].kind != Operand::Imm && in.o[size_t(i)].kind != Operand::None)
+      return false;
+  return true;
+}
+
+// The registers a kernel's blocks may keep in 32-bit copies: those local_alu rows and loads
+// of 32-bit values write.
+std::vector<uint32_t> copied_registers(const Kernel& k) {
+  std::vector<uint32_t> regs;
+  for (const Insn& in : k.code)
+    if (local_alu(in) || low_half_load(in)) registers(k, in.o[0], [&](uint32_t r) { if (r != kSink) regs.push_back(r); });
+  return regs;
+}
+
 // A symbol's value as the generated code reads it, "" where it moves with the thread (a
 // local symbol of a recursive kernel).
 std::string symbol(const Kernel& k, uint32_t sym) {
@@ -52,32 +75,109 @@ const char* element(uint32_t bytes) {
 // other kernels (each form and constant once).
 class Writer {
  public:
-  Writer(const Kernel& k, std::ostringstream& head, std::map<std::string, size_t>& forms,
-         std::map<uint64_t, size_t>& constants, bool inline_helpers)
-      : k_(k), head_(head), forms_(forms), constants_(constants), suffix_(inline_helpers ? "_inline" : "") {}
+  // What the module's kernels share: the declarations written once (head), by text.
+  struct Shared {
+    std::ostringstream head;
+    std::map<std::string, size_t> forms;
+    std::map<uint64_t, size_t> constants;
+    std::map<uint32_t, size_t> constants32;
+  };
+  Writer(const Kernel& k, const Liveness& live, Shared& shared, bool inline_helpers)
+      : k_(k), head_(shared.head), forms_(shared.forms), constants_(shared.constants), constants32_(shared.constants32),
+        live_(live), suffix_(inline_helpers ? "_inline" : "") {}
 
   void instruction(uint32_t pc) {
     const Insn& in = k_.code[pc];
-    if (!native(pc, in)) {
-      o_ << "  { ++n; const uint32_t ex = " << guard(in) << "; if (ex) " << handed(pc) << " }\n";
-      spreads_.clear();  // the interpreter ran it: any register may have changed
+    if (local_alu(in)) {
+      alu32(in);
+    } else {
+      before(in);
+      if (!native(pc, in)) {
+        flush_all();  // the interpreter runs it: it may read, and write, any register
+        locals_.clear();
+        o_ << "  { ++n; const uint32_t ex = " << guard(in) << "; if (ex) " << handed(pc) << " }\n";
+        spreads_.clear();  // the interpreter ran it: any register may have changed
+      }
     }
     written(in);
   }
 
-  // The block written so far (its spreads declared first), and a fresh start for the next.
-  std::string take_block() {
+  // The block written so far (its spreads and 32-bit copies declared first) and its end,
+  // on to instruction `end`; a fresh start for the next.
+  std::string take_block(uint32_t end) {
     std::string text;
     for (size_t i = 0; i < spread_count_; ++i)
       text += "  Spread A" + num(i) + "; bool a" + num(i) + " = false;\n";
-    text += o_.str();
+    for (uint32_t r : declared_) text += "  alignas(64) uint32_t L" + num(r) + "[32]; uint32_t m" + num(r) + " = 0;\n";
+    text += o_.str() + "  " + leave(end) + "WS_NEXT(" + num(end) + ");\n";
     o_.str("");
     spreads_.clear();
     spread_count_ = 0;
+    locals_.clear();
+    declared_.clear();
     return text;
   }
 
  private:
+  // ---- registers kept in the block's own 32-bit copies (Lr, its written lanes mr) ----------
+  // Register r's copy, made here if the block has none (filled from the register file when
+  // `fill`: a read, or a write of only some lanes, needs the others).
+  std::string local(uint32_t r, bool fill) {
+    if (!locals_.count(r)) {
+      declared_.insert(r);
+      locals_[r] = false;
+      if (fill) o_ << "  narrow(L" << r << ", R + " << uint64_t(r) * 32 << ");\n";
+    }
+    return "L" + num(r);
+  }
+  // The copy's written lanes back to the register file: code, and as emitted (then clean).
+  static std::string widen(uint32_t r) {
+    return "widen(R + " + num(uint64_t(r) * 32) + ", m" + num(r) + ", L" + num(r) + "); ";
+  }
+  void flush(uint32_t r) {
+    auto it = locals_.find(r);
+    if (it == locals_.end() || !it->second) return;
+    o_ << "  " << widen(r) << "m" << r << " = 0;\n";
+    it->second = false;
+  }
+  void flush_all() {
+    for (auto& [r, dirty] : locals_)
+      if (dirty) o_ << "  " << widen(r) << "m" << r << " = 0;\n", dirty = false;
+  }
+  // What a way out of the block to instruction `to` writes back first: the registers
+  // written here that are live there.
+  std::string leave(uint32_t to) const {
+    std::string text;
+    for (auto& [r, dirty] : locals_)
+      if (dirty && live_.live(to, r)) text += widen(r);
+    return text;
+  }
+  // Before an instruction that reads and writes the register file itself: the copies of the
+  // registers it names written back; the copies of those it writes dropped (a load of
+  // 32-bit values keeps its destinations' copies: memory()).
+  void before(const Insn& in) {
+    for (const Operand& o : in.o) registers(k_, o, [this](uint32_t r) { flush(r); });
+    if (in.guard != kSink) flush(in.guard);
+    if (in.dst2 != kSink) flush(in.dst2), locals_.erase(in.dst2);
+    if (in.op == Opc::St) return;                        // it only reads
+    if (in.op == Opc::Ld && low_half_load(in)) return;  // memory() keeps its destinations' copies
+    registers(k_, in.o[0], [this](uint32_t r) { locals_.erase(r); });
+  }
+  // An Alu or Move row on the copies (local_alu).
+  void alu32(const Insn& in) {
+    std::string src[4];
+    for (int i = 0; i < 4; ++i) {
+      const Operand& x = in.o[size_t(i) + 1];
+      src[i] = x.kind == Operand::Reg ? local(x.reg, true) : constant32(x.kind == Operand::Imm ? uint64_t(x.imm) : 0);
+    }
+    const uint32_t d = in.o[0].reg;
+    const std::string D = local(d, in.guard != kSink);
+    o_ << "  { ++n; const uint32_t ex = " << guard(in) << "; if (ex) { alu32" << suffix_ << "<&" << kFunction[size_t(in.op)]
+       << "<Fixed>, Type(" << int(in.type) << "), kForm" << form(in) << ">(" << D << ", ex, " << src[0] << ", " << src[1]
+       << ", " << src[2] << ", " << src[3] << "); m" << d << " |= ex; } }\n";
+    locals_[d] = true;
+  }
+
   // Writes instruction pc natively; false when it is left to execute.
   bool native(uint32_t pc, const Insn& in) {
     switch (kind_of(in.op)) {
@@ -115,8 +215,9 @@ class Writer {
     return "guard(R + " + num(uint64_t(in.guard) * 32) + ", " + (in.guard_neg ? "true" : "false") + ", active)";
   }
   // Instruction pc run by the interpreter for the lanes of `ex` (n counts it already).
-  static std::string handed(uint32_t pc) {
-    return "{ c.n = n; acc += c.execute(c, " + num(pc) + ", ex); if (c.yield) WS_STOP(" + num(pc + 1) + "); }";
+  std::string handed(uint32_t pc) const {
+    return "{ c.n = n; acc += c.execute(c, " + num(pc) + ", ex); if (c.yield) { " + leave(pc + 1) + "WS_STOP(" + num(pc + 1) +
+           "); } }";
   }
 
   void control(uint32_t pc, const Insn& in) {
@@ -126,12 +227,13 @@ class Writer {
       // gives the grid's other blocks their turn, as the interpreter's does.
       const std::string back = to <= pc ? "if (c.loops_yield) { c.yield = true; WS_STOP(" + num(to) + "); } " : "";
       o_ << "  { const uint32_t ex = " << guard(in) << ";\n"
-         << "    if (ex == active) { ++n; " << back << "if (" << to << "u >= stop) WS_STOP(" << to << "); WS_NEXT(" << to << "); }\n"
-         << "    if (ex) WS_STOP(" << pc << ");\n"
+         << "    if (ex == active) { " << leave(uint32_t(to)) << "++n; " << back << "if (" << to << "u >= stop) WS_STOP(" << to
+         << "); WS_NEXT(" << to << "); }\n"
+         << "    if (ex) { " << leave(pc) << "WS_STOP(" << pc << "); }\n"
          << "    ++n; }\n";
       return;
     }
-    o_ << "  WS_STOP(" << pc << ");\n";  // the scheduler runs it
+    o_ << "  { " << leave(pc) << "WS_STOP(" << pc << "); }\n";  // the scheduler runs it
   }
 
   // An Alu or Move row over the lanes (compiled::alu for its row, type and form); false
@@ -154,6 +256,14 @@ class Writer {
         return false;
       }
     }
+    o_ << "  { ++n; const uint32_t ex = " << guard(in) << "; if (ex) { " << fill << "alu" << suffix_ << "<&" << kFunction[size_t(in.op)]
+       << "<Fixed>, Type(" << int(in.type) << "), kForm" << form(in) << ">(R + " << uint64_t(in.o[0].reg) * 32
+       << ", ex, " << src[0] << ", " << src[1] << ", " << src[2] << ", " << src[3] << "); } }\n";
+    return true;
+  }
+
+  // The instruction's form as constants (compiled::Fixed), declared once per module: its number.
+  size_t form(const Insn& in) {
     std::ostringstream f;
     f << "Fixed{Opc(" << int(in.op) << "), Type(" << int(in.type2) << "), Space(" << int(in.space) << "), " << in.mods
       << ", Rnd(" << int(in.rnd) << "), Cmp(" << int(in.cmp) << "), " << int(in.sub) << ", " << in.dst2 << "u, {";
@@ -161,10 +271,18 @@ class Writer {
     f << "}}";
     auto [it, fresh] = forms_.emplace(f.str(), forms_.size());
     if (fresh) head_ << "constexpr " << it->first.substr(0, 5) << " kForm" << it->second << it->first.substr(5) << ";\n";
-    o_ << "  { ++n; const uint32_t ex = " << guard(in) << "; if (ex) { " << fill << "alu" << suffix_ << "<&" << kFunction[size_t(in.op)]
-       << "<Fixed>, Type(" << int(in.type) << "), kForm" << it->second << ">(R + " << uint64_t(in.o[0].reg) * 32
-       << ", ex, " << src[0] << ", " << src[1] << ", " << src[2] << ", " << src[3] << "); } }\n";
-    return true;
+    return it->second;
+  }
+  // The same of 32-bit lanes: its low half.
+  std::string constant32(uint64_t v) {
+    const uint32_t lo = uint32_t(v);
+    auto [it, fresh] = constants32_.emplace(lo, constants32_.size());
+    if (fresh) {
+      head_ << "constexpr uint32_t kConst32_" << it->second << "[32] = {";
+      for (int l = 0; l < 32; ++l) head_ << (l ? ", " : "") << lo << "u";
+      head_ << "};\n";
+    }
+    return "kConst32_" + num(it->second);
   }
 
   // A 32-lane array of `v`, declared once per module.
@@ -197,20 +315,37 @@ class Writer {
     if (in.space != Space::Shared && in.space != Space::Global) return false;
     // What moves, element by element, for lane l at byte pointer p; and for a whole warp
     // whose addresses the block's spread of the register holds (fast).
-    std::ostringstream move, fast;
+    std::ostringstream move, fast, after;
     const bool whole = ao.has_reg && (eb == 4 || eb == 8);
-    const std::string A = whole ? "A" + num(spread_of(ao.reg, eb)) : "";
     const std::string E = element(eb);
+    // A load of 32-bit values through a register's spread keeps them in the block's copies
+    // (the general way writes the register file, and the copies are filled from it after).
+    std::vector<uint32_t> dests;
+    if (ld)
+      for (uint32_t i = 0; i < in.vec; ++i) {
+        const Operand& d = in.o[0];
+        const uint32_t r = d.kind == Operand::Vec && !d.has_reg ? d.vec[i] : d.kind == Operand::Reg && in.vec == 1 ? d.reg : kSink - 1;
+        if (r == kSink - 1) return false;
+        dests.push_back(r);
+      }
+    const bool copy = ld && whole && low_half_load(in);
+    for (uint32_t r : dests)
+      if (r != kSink && !copy) locals_.erase(r);  // (before() wrote it back)
+    const std::string A = whole ? "A" + num(spread_of(ao.reg, eb)) : "";
     for (uint32_t i = 0; i < in.vec; ++i) {
       if (ld) {
-        const Operand& d = in.o[0];
-        const uint32_t r = d.kind == Operand::Vec ? d.vec[i] : d.kind == Operand::Reg && in.vec == 1 ? d.reg : kSink - 1;
-        if (r == kSink - 1) return false;
+        const uint32_t r = dests[i];
         if (r == kSink) continue;
         move << "      gather" << suffix_ << "<" << E << ", Type(" << int(in.type) << ")>(R + " << uint64_t(r) * 32 << ", ex, P, B, at, "
              << i * eb << ");\n";
-        fast << "      load_spread<" << E << ", Type(" << int(in.type) << ")>(R + " << uint64_t(r) * 32 << ", P, " << A << ", d + "
-             << i * eb << ");\n";
+        if (copy) {
+          const std::string L = local(r, in.guard != kSink);
+          fast << "      load_spread32(" << L << ", P, " << A << ", d + " << i * eb << "); m" << r << " = ~0u;\n";
+          after << " narrow(" << L << ", R + " << uint64_t(r) * 32 << ");";
+        } else {
+          fast << "      load_spread<" << E << ", Type(" << int(in.type) << ")>(R + " << uint64_t(r) * 32 << ", P, " << A << ", d + "
+               << i * eb << ");\n";
+        }
       } else {
         const Operand& s = in.o[1];
         std::string v;
@@ -260,7 +395,10 @@ class Writer {
          << ")) || !inside(at, ex, " << bytes << ", g.base, g.end) || " << noted << ") " << handed(pc) << " else {\n"
          << "      uint8_t* const P = g.ptr; const uint64_t B = g.base;\n";
     }
-    o_ << move.str() << "      acc += uint64_t(std::popcount(ex)); }" << (whole ? " }" : "") << " } }\n";
+    o_ << move.str() << "      acc += uint64_t(std::popcount(ex)); }" << after.str() << (whole ? " }" : "") << " } }\n";
+    if (copy)
+      for (uint32_t r : dests)
+        if (r != kSink) locals_[r] = true;
     return true;
   }
 
@@ -284,6 +422,10 @@ class Writer {
   std::ostringstream& head_;
   std::map<std::string, size_t>& forms_;
   std::map<uint64_t, size_t>& constants_;
+  std::map<uint32_t, size_t>& constants32_;
+  const Liveness& live_;
+  std::map<uint32_t, bool> locals_;  // the registers with a copy here: whether written since it was last written back
+  std::set<uint32_t> declared_;     // every register with a copy in the block
   const char* suffix_;  // "_inline": the helpers inlined at each instruction
   std::map<std::pair<uint32_t, uint32_t>, size_t> spreads_;  // (register, element bytes) -> its spread, while unwritten
   size_t spread_count_ = 0;
@@ -327,9 +469,9 @@ bool long_module(const Module& m) {
 }
 
 std::string generate(const Module& m) {
-  std::ostringstream head, o;
-  std::map<std::string, size_t> forms;
-  std::map<uint64_t, size_t> constants;
+  Writer::Shared shared;
+  std::ostringstream& head = shared.head;
+  std::ostringstream o;
   // (The module's file name is left out: a program's PTX lies in a folder of its own each
   // run, and the text is what the cache is keyed by.)
   head << "// a module for warpscope's compiling engine (generated: src/ptx/codegen.cpp)\n"
@@ -349,7 +491,8 @@ std::string generate(const Module& m) {
     if (!k.refused.empty()) continue;
     o << "\n// " << comment(k.name) << "\n";
     const std::vector<bool> lead = leaders(k);
-    Writer w(k, head, forms, constants, inline_helpers);
+    const Liveness live(k, copied_registers(k));
+    Writer w(k, live, shared, inline_helpers);
     for (uint32_t pc = 0; pc < k.code.size();) {
       o << "static uint32_t k" << i << "_" << pc << "(Ctx& c) {\n"
         << "  uint64_t* const R = c.regs;\n  const uint64_t* const S = c.symbols;\n"
@@ -363,7 +506,7 @@ std::string generate(const Module& m) {
       o << "  if (stop - " << pc << "u < " << end - pc << "u || budget - n < " << end - pc << "u) [[unlikely]] WS_STOP(" << pc
         << ");\n";
       for (; pc < end; ++pc) w.instruction(pc);
-      o << w.take_block() << "  WS_NEXT(" << end << ");\n}\n";
+      o << w.take_block(end) << "}\n";
     }
     o << "extern \"C\" [[gnu::visibility(\"default\")]] void ws_kernel_" << i << "(Ctx& c) {\n"
       << "  static const Block kAt[] = {";

@@ -22,7 +22,7 @@
 namespace ws::ptx::compiled {
 
 // The generated code's contract version: a module compiled for another is never loaded.
-inline constexpr uint32_t kAbi = 5;
+inline constexpr uint32_t kAbi = 6;
 
 // The allocation instruction `pc` reached last ([base, end) and its bytes), kept per
 // instruction and launch: global loads and stores check their lanes against it.
@@ -334,6 +334,35 @@ WS_MOVES(gather, scatter, [[gnu::noinline]])
 WS_MOVES(gather_inline, scatter_inline, [[gnu::always_inline]] inline)
 #undef WS_MOVES
 
+// ---- a block's own 32-bit copies of registers (live.cpp, codegen.cpp) ----------------------
+// A block may keep a register that its instructions read and write only as 32 bits in an
+// array of its own: filled from the register file's low halves where first read, written
+// back (zero-extended, as the interpreter writes such a value) only for the lanes it wrote
+// and only where the register is live when the block leaves. `m`: the lanes written.
+[[gnu::always_inline]] inline void narrow(uint32_t* __restrict L, const uint64_t* __restrict r) {
+  for (int l = 0; l < 32; ++l) L[l] = uint32_t(r[l]);
+}
+[[gnu::always_inline]] inline void widen(uint64_t* __restrict r, uint32_t m, const uint32_t* __restrict L) {
+  if (m == ~0u) {
+    for (int l = 0; l < 32; ++l) r[l] = L[l];
+  } else {
+    for (uint32_t k = m; k; k &= k - 1) r[std::countr_zero(k)] = L[std::countr_zero(k)];
+  }
+}
+// alu over such copies: D[l] = the low half of F(...) for the lanes of `ex` (the row reads
+// only its sources' low halves and writes a zero-extended value: low_half_alu).
+#define WS_ALU32(NAME, ATTR)                                                                                        \
+  template <auto F, Type T, const Fixed& Form>                                                                      \
+  ATTR void NAME(uint32_t* D, uint32_t ex, const uint32_t* A, const uint32_t* B, const uint32_t* C, const uint32_t* E) { \
+    uint32_t r[32];                                                                                                 \
+    for (int l = 0; l < 32; ++l) r[l] = uint32_t(F(Form, std::integral_constant<Type, T>{}, A[l], B[l], C[l], E[l])); \
+    if (ex == ~0u) std::memcpy(D, r, sizeof r);                                                                     \
+    else for (uint32_t k = ex; k; k &= k - 1) D[std::countr_zero(k)] = r[std::countr_zero(k)];                      \
+  }
+WS_ALU32(alu32, [[gnu::noinline]])
+WS_ALU32(alu32_inline, [[gnu::always_inline]] inline)
+#undef WS_ALU32
+
 // ---- a block's whole-warp accesses through one register ------------------------------------
 // A register's 32 lanes as the addresses of the loads and stores of one block that go through
 // it (each adding its own offset), looked at once, where the block first needs them: their
@@ -369,6 +398,22 @@ template <class E, Type T>
 template <class E>
 [[gnu::always_inline]] inline void store_spread(uint8_t* P, const Spread& s, uint64_t d, const uint64_t* V) {
   for (int g = 0; g < 4; ++g) store_eight<E>(P, s.at + 8 * g, d, V + 8 * g, s.how[g]);
+}
+
+// A whole warp's 4-byte elements (zero-extended types) into a block's 32-bit copy D.
+[[gnu::always_inline]] inline void load_spread32(uint32_t* D, const uint8_t* P, const Spread& s, uint64_t d) {
+  for (int g = 0; g < 4; ++g) {
+    const uint64_t* o = s.at + 8 * g;
+#if defined(__AVX512F__)
+    const uint8_t* const q = P + (o[0] + d);
+    const __m256i v = s.how[g] == Eight::Run   ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q))
+                      : s.how[g] == Eight::One ? _mm256_set1_epi32(int(load<uint32_t>(q)))
+                                               : _mm512_i64gather_epi32(_mm512_add_epi64(_mm512_loadu_si512(o), _mm512_set1_epi64((long long)d)), P, 1);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(D + 8 * g), v);
+#else
+    for (int i = 0; i < 8; ++i) D[8 * g + i] = uint32_t(load<uint32_t>(P + (o[i] + d)));
+#endif
+  }
 }
 
 }  // namespace ws::ptx::compiled

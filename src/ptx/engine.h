@@ -43,6 +43,45 @@ struct EngineOptions {
 constexpr size_t kInlineInstructions = 600;
 bool long_module(const Module& m);
 
+// Instructions the generated code may run on a block's own 32-bit copies of registers
+// (live.cpp): Alu and Move rows that read only the low 32 bits of each source and write a
+// zero-extended 32-bit value, and loads of such values.
+bool low_half_alu(const Insn& in);
+bool low_half_load(const Insn& in);
+// Calls f with each register an operand names (a vector's, an address's base and
+// coordinates).
+template <class F>
+void registers(const Kernel& k, const Operand& o, F&& f) {
+  switch (o.kind) {
+    case Operand::Reg: f(o.reg); break;
+    case Operand::Vec:
+      if (o.has_reg)
+        for (uint32_t i = 0; i < o.count; ++i) f(k.lists[size_t(o.reg) + i]);
+      else
+        for (uint32_t i = 0; i < o.count && i < o.vec.size(); ++i) f(o.vec[i]);
+      break;
+    case Operand::Addr:
+      if (o.has_reg) f(o.reg);
+      for (uint32_t i = 0; i < o.count && i < o.vec.size(); ++i) f(o.vec[i]);
+      break;
+    default: break;
+  }
+}
+// Where each of a kernel's registers `regs` is live: read on some path from an
+// instruction before it is written again (live.cpp). Errs towards live; a register not in
+// `regs` is always live.
+class Liveness {
+ public:
+  Liveness(const Kernel& k, const std::vector<uint32_t>& regs);
+  // Whether reg is live on entry to instruction pc (pc == code size: past the end, never).
+  bool live(uint32_t pc, uint32_t reg) const;
+
+ private:
+  std::vector<int32_t> index_;  // per register: its bit, -1 when not looked at
+  size_t words_ = 0;
+  std::vector<uint64_t> in_;    // per pc: the bits live on entry
+};
+
 // The C++ text of a module's kernels for the compiling engine: one function
 // `ws_kernel_<i>(compiled::Ctx&)` per kernel i that can run (Kernel::refused empty).
 std::string generate(const Module& m);

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "ptx/arith.h"
 #include "ptx/engine.h"
 #include "ptx/machine.h"
 #include "ptx/ptx.h"
@@ -105,52 +106,56 @@ TEST_CASE("past the record cap the compiling engine counts the records and finds
   std::filesystem::remove_all(cache);
 }
 
+// A one-kernel module's launch (one argument: an output buffer of `bytes`) on one engine,
+// one of three ways: every access recorded; 8 blocks past a cap of 4 records on two
+// workers (where the compiled code only counts); unrecorded (only the bytes move). Its
+// trace (seconds and engine cleared) and the output's words.
+struct EngineRun {
+  trace::Trace t;
+  std::vector<uint32_t> out;
+};
+EngineRun engine_run(const std::string& text, const std::string& cache, bool compiled, int way, uint32_t bytes) {
+  EngineRun r;
+  r.out.resize(bytes / 4);
+  ptx::Device dev;
+  if (compiled) {
+    ptx::EngineOptions o;
+    o.cache_dir = cache;
+    o.wait = true;
+    dev.engine(ptx::Engine::Compiled, o);
+  } else {
+    dev.engine(ptx::Engine::Interpreter);
+  }
+  dev.load(ptx::parse(text, "fixture.ptx"));
+  dev.threads(2);
+  const uint64_t d = dev.malloc(bytes, "d_out");
+  std::vector<uint8_t> params(8);
+  std::memcpy(params.data(), &d, 8);
+  trace::Builder b(r.t, way == 1 ? 4 : 1'000'000);
+  const ptx::KernelLaunch la{dev.module().kernels.at(0).name, {way == 1 ? 8u : 1u, 1, 1}, {32, 1, 1}, 0, params};
+  if (way == 2) {  // the first launch recorded, the second (on other bytes) not
+    dev.record_launches(1);
+    dev.launch(la, b);
+    REQUIRE(dev.memset(d, 0xff, bytes));
+  }
+  dev.launch(la, b);
+  REQUIRE(dev.to_host(r.out.data(), d, bytes));
+  for (trace::Launch& l : r.t.launches) l.seconds = 0;
+  CHECK(r.t.launches.back().engine == (compiled ? "compiled" : "interpreter"));
+  for (trace::Launch& l : r.t.launches) l.engine.clear();
+  return r;
+}
+
 TEST_CASE("a block's whole-warp accesses through one register move the bytes and make the records the interpreter does") {
   const std::string cache = fresh_dir("ws-engine-spread");
   const std::string text = test::slurp("tests/ptx/fixtures/spread.ptx");
   REQUIRE(!text.empty());
-  // Each engine three ways: every access recorded; 8 blocks past a cap of 4 records on two
-  // workers (where the compiled code only counts); unrecorded (only the bytes move).
-  struct Run {
-    trace::Trace t;
-    std::vector<uint32_t> out = std::vector<uint32_t>(257);
-  };
-  const auto run = [&](bool compiled, int way) {
-    Run r;
-    ptx::Device dev;
-    if (compiled) {
-      ptx::EngineOptions o;
-      o.cache_dir = cache;
-      o.wait = true;
-      dev.engine(ptx::Engine::Compiled, o);
-    } else {
-      dev.engine(ptx::Engine::Interpreter);
-    }
-    dev.load(ptx::parse(text, "spread.ptx"));
-    dev.threads(2);
-    const uint64_t d = dev.malloc(1028, "d_out");
-    std::vector<uint8_t> params(8);
-    std::memcpy(params.data(), &d, 8);
-    trace::Builder b(r.t, way == 1 ? 4 : 1'000'000);
-    const ptx::KernelLaunch la{dev.module().kernels.at(0).name, {way == 1 ? 8u : 1u, 1, 1}, {32, 1, 1}, 0, params};
-    if (way == 2) {  // the first launch recorded, the second (on other bytes) not
-      dev.record_launches(1);
-      dev.launch(la, b);
-      REQUIRE(dev.memset(d, 0xff, 1028));
-    }
-    dev.launch(la, b);
-    REQUIRE(dev.to_host(r.out.data(), d, 1028));
-    for (trace::Launch& l : r.t.launches) l.seconds = 0;
-    CHECK(r.t.launches.back().engine == (compiled ? "compiled" : "interpreter"));
-    for (trace::Launch& l : r.t.launches) l.engine.clear();
-    return r;
-  };
   // The figures on paper: tile[i] = i and tile[32 + i] = 100 + i; tile[64] is lane 31's (one
   // element, the last lane wins); tile[80 + j] lane 28 + j's (lanes apart, in order).
   const auto tile = [](uint32_t i) { return i < 32 ? i : 100 + (i - 32); };
   for (int way = 0; way < 3; ++way) {
     INFO("way " << way);
-    const Run a = run(false, way), c = run(true, way);
+    const EngineRun a = engine_run(text, cache, false, way, 1028), c = engine_run(text, cache, true, way, 1028);
     CHECK(a.t == c.t);  // records, and past the cap the records dropped
     if (way == 1) CHECK(c.t.launches.at(0).dropped_records > 0);
     CHECK(a.out == c.out);
@@ -167,6 +172,74 @@ TEST_CASE("a block's whole-warp accesses through one register move the bytes and
       CHECK(w[7] == tile(l + 1));  // a negative offset
     }
     CHECK(c.out[256] == 31);  // one global element, the last lane's
+  }
+  std::filesystem::remove_all(cache);
+}
+
+TEST_CASE("registers a block keeps in 32-bit copies reach the register file where they are read again") {
+  // The rows the copies run: each reads only its sources' low halves and writes a
+  // zero-extended value, whatever the high halves hold; no other row of those types runs
+  // on them.
+  const auto semantic = [](const ptx::Insn& in, uint64_t a, uint64_t b, uint64_t c) -> uint64_t {
+    switch (in.op) {
+      case ptx::Opc::Add: return ptx::add_op(in, in.type, a, b, c, 0);
+      case ptx::Opc::Sub: return ptx::sub_op(in, in.type, a, b, c, 0);
+      case ptx::Opc::Mul: return ptx::mul_op(in, in.type, a, b, c, 0);
+      case ptx::Opc::Fma: return ptx::fma_op(in, in.type, a, b, c, 0);
+      case ptx::Opc::Mad: return ptx::mad_op(in, in.type, a, b, c, 0);
+      case ptx::Opc::Min: return ptx::min_op(in, in.type, a, b, c, 0);
+      case ptx::Opc::Max: return ptx::max_op(in, in.type, a, b, c, 0);
+      case ptx::Opc::Neg: return ptx::neg_op(in, in.type, a, b, c, 0);
+      case ptx::Opc::Abs: return ptx::abs_op(in, in.type, a, b, c, 0);
+      case ptx::Opc::Mov: return ptx::mov_op(in, in.type, a, b, c, 0);
+      default: FAIL("a row low_half_alu takes that this test does not check: " << int(in.op)); return 0;
+    }
+  };
+  for (size_t op = 0; op < std::size(ptx::kKindOf); ++op)
+    for (const ptx::Type type : {ptx::Type::F32, ptx::Type::B32, ptx::Type::U32}) {
+      ptx::Insn in;
+      in.op = ptx::Opc(op);
+      in.type = type;
+      if (!ptx::low_half_alu(in)) continue;
+      uint64_t x = 0x9e3779b97f4a7c15ull;
+      for (int i = 0; i < 200; ++i) {
+        const uint64_t a = x * 3, b = x * 5 + 1, c = x ^ (x >> 7);
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        const uint64_t junk = x & 0xffffffff00000000ull;
+        const uint64_t y = semantic(in, a, b, c), z = semantic(in, a ^ junk, b ^ (junk >> 3 << 32), c | junk);
+        INFO("op " << op << " type " << int(type) << " inputs " << a << " " << b << " " << c);
+        CHECK((y >> 32) == 0);
+        CHECK(y == z);
+      }
+    }
+  ptx::Insn s32;
+  s32.op = ptx::Opc::Add;
+  s32.type = ptx::Type::S32;
+  CHECK(!ptx::low_half_alu(s32));
+
+  const std::string cache = fresh_dir("ws-engine-copies");
+  const std::string text = test::slurp("tests/ptx/fixtures/copies.ptx");
+  REQUIRE(!text.empty());
+  const auto f = [](uint32_t w) { float v; std::memcpy(&v, &w, 4); return v; };
+  for (int way = 0; way < 3; ++way) {
+    INFO("way " << way);
+    const EngineRun a = engine_run(text, cache, false, way, 1024), c = engine_run(text, cache, true, way, 1024);
+    CHECK(a.t == c.t);
+    CHECK(a.out == c.out);
+    for (uint32_t t = 0; t < 32; ++t) {
+      INFO("lane " << t);
+      const uint32_t* w = c.out.data() + 8 * t;
+      const float next = t < 31 ? float(t + 1) : 100.0f;
+      CHECK(f(w[0]) == 4 * (float(t) * float(100 + t) + 0.5f * next));  // the loop's sum
+      const float f8 = t < 16 ? 3.0f : float(t + 1) * 3;
+      CHECK(f(w[1]) == f8);                                   // both sides of the branch
+      CHECK(w[2] == (t < 16 ? 7u : t + 1000));                // a guarded write: the other lanes keep theirs
+      CHECK(w[3] == ((t ^ 1) < 16 ? 7u : (t ^ 1) + 1000));   // shfl read the copy
+      CHECK(f(w[4]) == f8);                                   // stored and loaded back
+      CHECK(f(w[5]) == float(16 * (t % 8) + 6));              // a v4 load, live across a barrier
+      CHECK(w[6] == 4);
+      CHECK(f(w[7]) == (t < 16 ? 2.0f : float(t)));
+    }
   }
   std::filesystem::remove_all(cache);
 }
