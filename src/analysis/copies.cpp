@@ -139,18 +139,33 @@ Copies follow_copies(const Trace& t) {
   return out;
 }
 
-int64_t nearest_mma(const Trace& t, uint64_t record, bool* later) {
+int64_t nearest_mma(const Trace& t, uint64_t record, bool* later, bool* other_warp) {
   if (later) *later = false;
+  if (other_warp) *other_warp = false;
   if (record >= t.records.size()) return -1;
   const Record& r = t.records[record];
   int64_t before = -1, after = -1;
+  // Another warp's of the block: the nearest in time (placed events; else the first).
+  int64_t near = -1;
+  uint64_t gap = ~uint64_t(0);
   for (size_t k = 0; k < t.events.size(); ++k) {
     const trace::Event& e = t.events[k];
-    if (e.block != r.block || e.warp != r.warp || e.site >= t.event_sites.size() ||
+    if (e.launch != r.launch || e.block != r.block || e.site >= t.event_sites.size() ||
         t.event_sites[e.site].form != trace::Form::Mma)
       continue;
+    if (e.warp != r.warp) {
+      const uint64_t d = e.at == trace::kUnplaced ? ~uint64_t(0) - 1 : e.at > record ? e.at - record : record - e.at;
+      if (d < gap) gap = d, near = int64_t(k);
+      continue;
+    }
     if (e.seq <= r.seq) before = int64_t(k);  // events run in order: the last one wins
     else if (after < 0) after = int64_t(k);
+  }
+  if (before < 0 && after < 0 && near >= 0) {
+    if (other_warp) *other_warp = true;
+    const uint64_t at = t.events[size_t(near)].at;
+    if (later) *later = at != trace::kUnplaced && at > record;
+    return near;
   }
   if (before >= 0 || after < 0) return before;
   if (later) *later = true;

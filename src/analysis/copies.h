@@ -64,9 +64,11 @@ Copies follow_copies(const trace::Trace& t);
 uint64_t column_of(const trace::Buffer& b, uint64_t e);
 
 // The mma event (trace::Form::Mma) of record `record`'s warp that the record follows most
-// closely (the warp's last mma before it), else the warp's first mma after it (`later` set);
-// -1 when its warp ran none or there is no such record.
-int64_t nearest_mma(const trace::Trace& t, uint64_t record, bool* later = nullptr);
+// closely (the warp's last mma before it), else the warp's first mma after it (`later` set).
+// When the warp ran none (a warp-specialized kernel's producer, whose requests are the
+// copies), the block's mma nearest the record in time (`other_warp` set; `later` when it
+// came after). -1 when the block ran none or there is no such record.
+int64_t nearest_mma(const trace::Trace& t, uint64_t record, bool* later = nullptr, bool* other_warp = nullptr);
 
 // An event's instruction in words for a tooltip: "cp.async.wait_group 1 (lets 1 group
 // stay in flight)", "cp.async.commit_group", "mma m16n8k16 f32.f16.f16.f32".

@@ -87,9 +87,10 @@ FragmentGrid shared_grid(char name, uint32_t rows, uint32_t cols, const std::str
   return g;
 }
 
-// wgmma.mma_async.sync.aligned.m64nNk16.dtype.atype.btype: one warp's 16 rows of A and D
-// (mma.sync's m16n8k16 A layout when A is in registers), B from shared memory; element e of
-// a lane's D at row g (+8 from e % 4 = 2), column 8 (e / 4) + 2t + e % 2.
+// wgmma.mma_async.sync.aligned.m64nNk16.dtype.atype.btype: the warpgroup's 64 rows of A
+// and D, warp w's lanes holding rows 16w to 16w + 15 as mma.sync's m16n8k16 A (when A is in
+// registers) and C lay them out; B (and A from a descriptor) from shared memory. Element e
+// of a lane's D at row g (+8 from e % 4 = 2), column 8 (e / 4) + 2t + e % 2.
 bool wgmma_fragments(const std::vector<std::string>& parts, bool a_regs, Fragments& out, std::string& error,
                      const std::string& instruction) {
   auto refuse = [&](const std::string& why) {
@@ -104,13 +105,26 @@ bool wgmma_fragments(const std::vector<std::string>& parts, bool a_regs, Fragmen
   const std::string d = parts[s + 1], a = parts[s + 2], b = parts[s + 3];
   if ((a != "f16" && a != "bf16") || a != b) return refuse("inputs of type ." + a + " are not drawn (f16, bf16 are)");
   out = Fragments{};
-  out.m = 16;
+  out.m = 64;
   out.k = 16;
   out.full_n = n;
+  out.warps = 4;
   out.n = std::min<uint32_t>(n, 32);
   out.shape = shape;
-  out.a = a_regs ? grid('A', 16, 16, a, 8, [](uint32_t l, uint32_t i) { return a_place(16, Kind::Half, l, i); })
-                 : shared_grid('A', 16, 16, a);
+  // One warp's 16 rows, then the same for the others 16 rows on.
+  auto by_warps = [](FragmentGrid g) {
+    const size_t one = g.cells.size();
+    g.rows *= 4;
+    g.cells.resize(one * 4);
+    for (uint8_t w = 1; w < 4; ++w)
+      for (size_t i = 0; i < one; ++i) {
+        g.cells[w * one + i] = g.cells[i];
+        g.cells[w * one + i].warp = w;
+      }
+    return g;
+  };
+  out.a = a_regs ? by_warps(grid('A', 16, 16, a, 8, [](uint32_t l, uint32_t i) { return a_place(16, Kind::Half, l, i); }))
+                 : shared_grid('A', 64, 16, a);
   out.b = shared_grid('B', 16, out.n, b);
   const uint32_t per_lane = n / 2;  // D's elements a lane holds (f32: a register each; f16: two)
   FragmentGrid c = grid('C', 16, out.n, d, 0, [](uint32_t, uint32_t) { return Place{0, 0}; });
@@ -121,7 +135,7 @@ bool wgmma_fragments(const std::vector<std::string>& parts, bool a_regs, Fragmen
       const uint32_t col = p.col + 8 * (e / 4);
       if (col < out.n) c.cells[size_t(p.row) * out.n + col] = {uint8_t(l), uint8_t(e / per_reg(d)), uint8_t(e)};
     }
-  out.c = std::move(c);
+  out.c = by_warps(std::move(c));
   return true;
 }
 

@@ -15,6 +15,7 @@ struct FragmentCell {
   uint8_t lane = 0;           // kSharedCell: read from shared memory through a descriptor, no lane holds it
   uint8_t reg = 0;
   uint8_t elem = 0;
+  uint8_t warp = 0;           // wgmma: the warp of the warpgroup (0-3) whose lane holds it
 };
 
 // One operand as a rows × cols grid, row-major.
@@ -34,15 +35,16 @@ struct Fragments {
   uint32_t m = 0, n = 0, k = 0;
   FragmentGrid a, b, c;      // A is m × k, B is k × n, C/D is m × n
   std::string shape;         // "m16n8k16"
-  // wgmma: the grids are one warp's share of the warpgroup's m64nNk16 (its 16 rows of A and
-  // D, every column of B), the first `n` of the shape's `full_n` columns drawn (the layout
-  // repeats every 8); 0 for mma.sync.
+  // wgmma: the grids are the warpgroup's m64nNk16, A and D over its four warps (warp w
+  // holds rows 16w to 16w + 15, each as mma.sync's m16 layout), the first `n` of the
+  // shape's `full_n` columns drawn (the layout repeats every 8); 0 for mma.sync.
   uint32_t full_n = 0;
+  uint32_t warps = 1;        // the warps whose lanes hold A and D: 4 for wgmma
 };
 
 // The layouts of `instruction` ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"):
 // m16n8k16 with f16 / bf16 inputs, m16n8k8 with f16 / bf16 / tf32, m16n8k32 with s8 / u8;
-// and wgmma.mma_async m64nNk16 with f16 / bf16 inputs (one warp's share; A from registers
+// and wgmma.mma_async m64nNk16 with f16 / bf16 inputs (the whole warpgroup's; A from registers
 // when the instruction ends " (A in registers)", as its event site names it, else from
 // shared memory).
 // False, with one line in `error` naming what is not drawn ("no fragment layout for

@@ -1,8 +1,10 @@
 // src/ui/fragment_view.cpp — Fragment view: for the mma.sync the current request's warp
 // ran nearest it, which lane holds which element of A (16×K), B (K×8) and C/D (16×8), the
-// picture of the PTX ISA's fragment figures; for a wgmma, the warp's share of its
-// warpgroup's product (its 16 rows of D, their first 32 columns), the operands the tensor
-// core reads from shared memory through descriptors drawn without lanes. Each cell is coloured by its lane (the app's
+// picture of the PTX ISA's fragment figures; for a wgmma, the warpgroup's product over its
+// four warps (64 rows of D, each warp's 16 in a band, their first 32 columns; the mma's
+// own warp at full strength), the operands the tensor core reads from shared memory
+// through descriptors drawn without lanes. A warp that ran no mma (a warp-specialized
+// kernel's producer) shows the block's mma nearest in time. Each cell is coloured by its lane (the app's
 // lane colours) and names the lane and its register; one lane is lit (the one under the
 // pointer, else the one last clicked). The layouts come from analysis::mma_fragments, the
 // mma from analysis::nearest_mma.
@@ -43,7 +45,9 @@ std::string grid_title(const analysis::FragmentGrid& g, float room) {
 }
 
 // One grid: cells coloured by lane, the lit lane full strength, its lane and register inside.
-void draw_grid(Scene& sc, const GridPlace& p, float cell, int lit, ImVec2 mouse, FragmentHit& hit) {
+// Of a warpgroup's grid (cells with a warp), the cells of warp `own` (0-3) are at full
+// strength and a line parts each warp's 16 rows; `warp0`: the block's warp of band 0.
+void draw_grid(Scene& sc, const GridPlace& p, float cell, int lit, uint32_t own, int warp0, ImVec2 mouse, FragmentHit& hit) {
   const Theme& t = theme();
   const analysis::FragmentGrid& g = *p.g;
   const float small = font_for(FontRole::Small)->FontSize;
@@ -57,8 +61,9 @@ void draw_grid(Scene& sc, const GridPlace& p, float cell, int lit, ImVec2 mouse,
         sc.fill(a, b, t.text_dim & 0x60ffffffu, cell >= 8 ? 2 : 0);
         continue;
       }
-      const bool on = int(fc.lane) == lit;
-      const ImU32 fill = lane_color(fc.lane, lit < 0 || on ? 255 : 110), ink = ink_on(fill);
+      const bool mine = fc.warp == own;
+      const bool on = int(fc.lane) == lit && mine;
+      const ImU32 fill = lane_color(fc.lane, !mine ? 70 : lit < 0 || on ? 255 : 110), ink = ink_on(fill);
       sc.fill(a, b, fill, cell >= 8 ? 2 : 0);
       if (on) sc.rect(a, b, t.text, 2, 2);
       const std::string lane = std::to_string(fc.lane);
@@ -69,7 +74,15 @@ void draw_grid(Scene& sc, const GridPlace& p, float cell, int lit, ImVec2 mouse,
         sc.text(ImVec2((a.x + b.x) * 0.5f, (a.y + b.y) * 0.5f), lane, ink, FontRole::Small, 0.5f, 0.5f);
       }
       if (mouse.x >= a.x && mouse.x < a.x + cell && mouse.y >= a.y && mouse.y < a.y + cell)
-        hit = {int(fc.lane), g.name, r, c, fc, g.regs};
+        hit = {int(fc.lane), g.name, r, c, fc, g.regs, warp0 < 0 ? -1 : warp0 + int(fc.warp)};
+    }
+  if (warp0 >= 0 && g.rows == 64)  // the warps' bands, D's named on its right
+    for (uint32_t w = 0; w < 4; ++w) {
+      const float y = p.at.y + float(16 * w) * cell - 1;
+      if (w) sc.line(ImVec2(p.at.x - 1, y), ImVec2(p.at.x + float(g.cols) * cell, y), t.text, 2);
+      if (g.name == 'C')
+        sc.text(ImVec2(p.at.x + float(g.cols) * cell + 6, y + 8 * cell), "warp " + std::to_string(warp0 + int(w)),
+                w == own ? t.text : t.text_dim, FontRole::Small, 0, 0.5f);
     }
   sc.rect(ImVec2(p.at.x - 1, p.at.y - 1), ImVec2(p.at.x + float(g.cols) * cell, p.at.y + float(g.rows) * cell),
           t.text_dim, 1);
@@ -94,11 +107,11 @@ FragmentHit fragment_scene(Scene& sc, const Session& m, uint64_t step, int lane,
     sc.text(ImVec2(0, y), fit_text(f, s, size.x), c, f);
     y += font_for(f)->FontSize + gap;
   };
-  bool later = false;
-  const int64_t k = analysis::nearest_mma(tr, step, &later);
+  bool later = false, other = false;
+  const int64_t k = analysis::nearest_mma(tr, step, &later, &other);
   if (k < 0) {
-    line(has_mma(m) ? "this warp ran no mma" : "no mma in this launch", t.text_dim, FontRole::Ui);
-    line("The fragment view shows the mma.sync the current warp ran nearest the current request.", t.text_dim,
+    line(has_mma(m) ? "this block ran no mma" : "no mma in this launch", t.text_dim, FontRole::Ui);
+    line("The fragment view shows the mma the current warp (else its block) ran nearest the current request.", t.text_dim,
          FontRole::Small);
     return hit;
   }
@@ -106,9 +119,14 @@ FragmentHit fragment_scene(Scene& sc, const Session& m, uint64_t step, int lane,
   const trace::Site& site = tr.event_sites[e.site];
   line(site.instruction.empty() ? "mma" : site.instruction, t.text, FontRole::Mono);
   const auto c = tr.launch().block_coords(e.block);
-  char where[160];
-  std::snprintf(where, sizeof where, "block (%u,%u) · warp %u · line %u · %s", c.x, c.y, e.warp, site.line,
-                later ? "the warp's next mma after this request" : "the warp's last mma before this request");
+  char where[200];
+  const uint32_t own_warp = step < tr.records.size() ? tr.records[step].warp : e.warp;
+  if (other)
+    std::snprintf(where, sizeof where, "block (%u,%u) · warp %u · line %u · the block's mma nearest this request (warp %u ran none)",
+                  c.x, c.y, e.warp, site.line, own_warp);
+  else
+    std::snprintf(where, sizeof where, "block (%u,%u) · warp %u · line %u · %s", c.x, c.y, e.warp, site.line,
+                  later ? "the warp's next mma after this request" : "the warp's last mma before this request");
   line(where, t.text_dim, FontRole::Small);
   analysis::Fragments f;
   std::string error;
@@ -116,16 +134,20 @@ FragmentHit fragment_scene(Scene& sc, const Session& m, uint64_t step, int lane,
     for (const std::string& l : wrap_text(FontRole::Ui, error, size.x, 3)) line(l, t.warn, FontRole::Ui);
     return hit;
   }
-  if (f.full_n) {  // wgmma: this warp's share of the warpgroup's product
-    const uint32_t q = e.warp % 4;
-    char share[200];
-    std::snprintf(share, sizeof share, "warp %u of its warpgroup holds rows %u–%u of the 64-row D; columns 0–%u of %u drawn (the layout repeats every 8)",
-                  q, 16 * q, 16 * q + 15, f.n - 1, f.full_n);
+  const uint32_t q = f.full_n ? e.warp % 4 : 0;         // the mma's warp within its warpgroup
+  const int warp0 = f.full_n ? int(e.warp - q) : -1;  // the warpgroup's first warp
+  if (f.full_n) {  // wgmma: the warpgroup's product over its four warps
+    char share[240];
+    std::snprintf(share, sizeof share,
+                  "warps %d–%d hold D's rows in bands of 16 (warp %d: 0–15 … warp %d: 48–63), each as mma.sync's m16 layout; "
+                  "warp %u drawn strong; columns 0–%u of %u drawn (the layout repeats every 8)",
+                  warp0, warp0 + 3, warp0, warp0 + 3, e.warp, f.n - 1, f.full_n);
     for (const std::string& l : wrap_text(FontRole::Small, share, size.x, 2)) line(l, t.text_dim, FontRole::Small);
   }
   // Cells: as large as the width and height allow, the three grids two cells apart.
   const float title_h = font_for(FontRole::Small)->FontSize + 4;
-  const uint32_t cols = f.a.cols + f.b.cols + f.c.cols + 4, rows = std::max(f.a.rows, f.b.rows);
+  const uint32_t label = f.full_n ? uint32_t(std::ceil((text_size(FontRole::Small, "warp 15").x + 8) / 8)) : 0;  // cells of 8 px or more
+  const uint32_t cols = f.a.cols + f.b.cols + f.c.cols + 4 + label, rows = std::max({f.a.rows, f.b.rows, f.c.rows});
   const float cell = std::floor(std::min(size.x / float(cols), (size.y - y - title_h - 2) / float(rows)));
   if (cell < 4) {
     line("too small to draw the fragments: enlarge the panel", t.text_dim, FontRole::Small);
@@ -137,7 +159,7 @@ FragmentHit fragment_scene(Scene& sc, const Session& m, uint64_t step, int lane,
   for (const GridPlace& p : places) {
     const float room = float(p.g->cols + (p.g == &f.c ? 0 : 2)) * cell - 4;
     sc.text(ImVec2(p.at.x, y), grid_title(*p.g, room), t.text_dim, FontRole::Small);
-    draw_grid(sc, p, cell, lit, mouse, hit);
+    draw_grid(sc, p, cell, lit, q, warp0, mouse, hit);
   }
   return hit;
 }
@@ -161,8 +183,9 @@ void fragment_view(Ui& ui, Pane& p) {
   if (hover.lane < 0) return;
   if (ImGui::IsItemClicked()) ui.state.fragment_lane = hover.lane;
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("lane %d · %c%u (register %u of %u) · row %u, column %u", hover.lane,
-                      hover.matrix == 'C' ? 'c' : char(hover.matrix - 'A' + 'a'), unsigned(hover.cell.elem),
+    ImGui::SetTooltip("%s%slane %d · %c%u (register %u of %u) · row %u, column %u",
+                      hover.warp >= 0 ? ("warp " + std::to_string(hover.warp)).c_str() : "", hover.warp >= 0 ? " · " : "",
+                      hover.lane, hover.matrix == 'C' ? 'c' : char(hover.matrix - 'A' + 'a'), unsigned(hover.cell.elem),
                       unsigned(hover.cell.reg), hover.regs, hover.row, hover.col);
 }
 

@@ -202,10 +202,12 @@ struct FragmentHit {
   uint32_t row = 0, col = 0;
   analysis::FragmentCell cell;
   uint32_t regs = 0;  // the operand's registers a lane
+  int warp = -1;      // wgmma: the warp (of the block) whose lane holds it; -1 for mma.sync
 };
 // Whether the launch of `m` ran any mma (the fragment view has something to show).
 bool has_mma(const Session& m);
-// The fragment view's body in `size`: the mma the warp of request `step` ran nearest it (its
+// The fragment view's body in `size`: the mma the warp of request `step` ran nearest it, else
+// (a warp-specialized kernel's producer) the block's mma nearest it in time (its
 // instruction, block, warp and line) and its A, B and C/D grids, each cell the lane holding
 // that element and its register, lane `lane` lit (-1: none); a one-line reason instead when
 // the warp ran no mma or its layout is not drawn. Returns the cell under `mouse` (scene

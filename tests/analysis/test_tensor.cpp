@@ -162,13 +162,15 @@ TEST_CASE("tf32 and s8 fragments follow their own figures") {
   CHECK(f.b.at(20, 0).reg == 1);
 }
 
-TEST_CASE("wgmma m64nNk16: one warp's 16 rows of D over the lanes, B (and A from a descriptor) from shared memory") {
+TEST_CASE("wgmma m64nNk16: the warpgroup's 64 rows of D over four warps' lanes, B (and A from a descriptor) from shared memory") {
   analysis::Fragments f;
   std::string err;
   REQUIRE(analysis::mma_fragments("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", f, err));
   CHECK(f.full_n == 64);
   CHECK(f.n == 32);  // the layout repeats every 8 columns: 32 drawn
-  CHECK(f.c.rows == 16);
+  CHECK(f.c.rows == 64);
+  CHECK(f.warps == 4);
+  CHECK(f.a.rows == 64);
   CHECK(f.c.regs == 32);  // 64 / 2 f32 accumulators a lane
   CHECK(f.a.shared);
   CHECK(f.b.shared);
@@ -181,6 +183,12 @@ TEST_CASE("wgmma m64nNk16: one warp's 16 rows of D over the lanes, B (and A from
   CHECK(f.c.at(1, 10).reg == 4);
   CHECK(f.c.at(15, 31).lane == 31);
   CHECK(f.c.at(15, 31).reg == 15);
+  CHECK(f.c.at(15, 31).warp == 0);
+  // Warp 2 holds rows 32-47 as warp 0 holds rows 0-15: lane 5's d2 at row 32 + 9.
+  CHECK(f.c.at(41, 2).lane == 5);
+  CHECK(f.c.at(41, 2).reg == 2);
+  CHECK(f.c.at(41, 2).warp == 2);
+  CHECK(f.c.at(63, 31).warp == 3);
   // f16 accumulators: two a register; A in registers as mma.sync's m16n8k16 A.
   REQUIRE(analysis::mma_fragments("wgmma.mma_async.sync.aligned.m64n16k16.f16.f16.f16 (A in registers)", f, err));
   CHECK(f.c.regs == 4);
@@ -190,6 +198,8 @@ TEST_CASE("wgmma m64nNk16: one warp's 16 rows of D over the lanes, B (and A from
   CHECK(f.a.regs == 4);
   CHECK(f.a.at(8, 9).lane == 0);
   CHECK(f.a.at(8, 9).elem == 7);
+  CHECK(f.a.at(16 + 8, 9).lane == 0);
+  CHECK(f.a.at(16 + 8, 9).warp == 1);
   CHECK(!analysis::mma_fragments("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3", f, err));
   CHECK(err.find("inputs of type .e4m3 are not drawn") != std::string::npos);
 }
@@ -296,4 +306,16 @@ TEST_CASE("the mma a request's warp ran nearest before it, else the next one") {
   t.events[3].warp = 1;      // another warp's: not this one's
   CHECK(analysis::nearest_mma(t, 20, &later) == 2);
   CHECK(analysis::nearest_mma(t, 999) == -1);
+  // A warp that ran none (a producer): the block's mma nearest in time, another warp's.
+  bool other = false;
+  for (trace::Event& e : t.events) e.warp = 1;
+  t.events[2].at = 30;
+  t.events[3].at = 22;
+  CHECK(analysis::nearest_mma(t, 20, &later, &other) == 3);
+  CHECK(other);
+  CHECK(later);
+  CHECK(analysis::nearest_mma(t, 29, &later, &other) == 2);
+  t.events[2].block = 5;  // another block's: never
+  t.events[3].block = 5;
+  CHECK(analysis::nearest_mma(t, 20, &later, &other) == -1);
 }

@@ -127,6 +127,38 @@ TEST_CASE("the fragment view names the lane and register of every element of A, 
   CHECK(hb.cell.elem == 3);
 }
 
+TEST_CASE("a producer warp's request shows the block's wgmma over the warpgroup's four warps") {
+  ui::HeadlessContext ctx(1280, 720);
+  // Every request is warp 0's (the TMA producer); warp 4 runs the wgmmas.
+  auto m = session_of(false, test::pipeline_trace());
+  ui::Scene sc;
+  ui::fragment_scene(sc, *m, 5, -1, ImVec2(1200, 720), ImVec2(-1, -1));
+  const auto texts = texts_of(sc);
+  CHECK(texts.count("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16") == 1);
+  bool nearest = false;
+  for (const std::string& s : texts) nearest |= s.find("warp 4 · line 4 · the block's mma nearest this request (warp 0 ran none)") != std::string::npos;
+  CHECK(nearest);
+  for (int w = 4; w < 8; ++w) CHECK(texts.count("warp " + std::to_string(w)) == 1);  // D's bands
+  // The cells: A (64×16, from shared memory), B (16×32), then D's 64×32 over the lanes.
+  std::vector<const ui::Scene::Item*> cells;
+  for (const auto& i : sc.items)
+    if (i.kind == ui::Scene::Kind::Fill) cells.push_back(&i);
+  REQUIRE(cells.size() == 64 * 16 + 16 * 32 + 64 * 32);
+  const size_t d0 = 64 * 16 + 16 * 32;
+  // D (41, 2): warp 6's lane 5 (its row 9), register 2; warp 4's band at full strength.
+  const ui::Scene::Item& c = *cells[d0 + 41 * 32 + 2];
+  CHECK(c.color == ui::lane_color(5, 70));
+  CHECK(cells[d0 + 9 * 32 + 2]->color == ui::lane_color(5));
+  ui::Scene probe;
+  const ui::FragmentHit h =
+      ui::fragment_scene(probe, *m, 5, -1, ImVec2(1200, 720), ImVec2((c.a.x + c.b.x) * 0.5f, (c.a.y + c.b.y) * 0.5f));
+  CHECK(h.matrix == 'C');
+  CHECK(h.lane == 5);
+  CHECK(h.warp == 6);
+  CHECK(h.row == 41);
+  CHECK(h.cell.reg == 2);
+}
+
 TEST_CASE("the fragment view says why it draws nothing, in one line") {
   ui::HeadlessContext ctx(1280, 720);
   trace::Trace t = test::tensor_trace(false);
