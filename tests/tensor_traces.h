@@ -118,7 +118,9 @@ inline trace::Trace tensor_trace(bool swizzled) {
 // warp 0 brings four 1 KiB boxes of A by TMA into a ring of two 1 KiB stages of `ring`
 // (two pieces of 512 bytes a box), each landing at warp 4's wait for it; warp 4 runs one
 // wgmma after each wait, and warp 0 waits for a stage to be free before its third and
-// fourth boxes. Every event keeps its place among the requests (Event::at).
+// fourth boxes. Every event keeps its place among the requests (Event::at); each box's
+// bytes complete a phase of its stage's mbarrier (at shared bytes 2048 and 2056), which
+// warp 4's wait names.
 inline trace::Trace pipeline_trace() {
   using namespace trace;
   Trace t;
@@ -151,6 +153,7 @@ inline trace::Trace pipeline_trace() {
   t.sites[1].partner = 0;
   t.event_sites.push_back(site(3, Space::Shared, Op::Load, Form::Wait, kNoBuffer));
   t.event_sites.push_back(site(4, Space::Shared, Op::Load, Form::Mma, kNoBuffer));
+  t.event_sites.push_back(site(2, Space::Shared, Op::Load, Form::Phase, kNoBuffer));
   uint32_t seq[8] = {};
   auto record = [&](uint32_t warp, uint32_t s, uint64_t base) {
     Record r;
@@ -162,19 +165,23 @@ inline trace::Trace pipeline_trace() {
     for (uint32_t lane = 0; lane < 32; ++lane) r.offset[lane] = uint32_t(base + 16 * lane);
     t.records.push_back(r);
   };
-  auto event = [&](uint32_t warp, uint32_t s) {
+  auto event = [&](uint32_t warp, uint32_t s, uint32_t barrier = kNoBarrier, uint32_t arg = 0) {
     Event e;
     e.warp = warp;
     e.site = s;
     e.seq = seq[warp]++;
     e.active = ~0u;
     e.at = t.records.size();
+    e.barrier = barrier;
+    e.arg = arg;
     t.events.push_back(e);
   };
+  auto full = [](uint32_t k) { return 2048 + 8 * (k % 2); };
   auto issue = [&](uint32_t k) {  // box k of A: 1 KiB, two pieces of one instruction (one seq)
     for (uint32_t p = 0; p < 2; ++p) record(0, 0, 1024 * k + 512 * p);
     t.records.back().seq = t.records[t.records.size() - 2].seq;
     --seq[0];
+    event(0, 2, full(k), 1024);  // its bytes complete the stage's phase
   };
   auto land = [&](uint32_t k) {  // into stage k % 2
     for (uint32_t p = 0; p < 2; ++p) record(0, 1, 1024 * (k % 2) + 512 * p);
@@ -182,7 +189,7 @@ inline trace::Trace pipeline_trace() {
   issue(0);
   issue(1);
   for (uint32_t k = 0; k < 4; ++k) {
-    event(4, 0);  // warp 4 waits for stage k % 2: box k lands
+    event(4, 0, full(k));  // warp 4 waits for stage k % 2: box k lands
     land(k);
     event(4, 1);  // and runs its wgmma
     if (k + 2 < 4) {

@@ -58,6 +58,7 @@ Pipeline pipeline_of(const trace::Trace& t, const Copies& c, uint32_t block) {
   // The block's waits and mmas, at their place among every warp's requests (a file that
   // did not keep it: where the timeline marks them, by their own warp's requests).
   std::set<uint32_t> warps;
+  std::map<uint32_t, PipelineBarrier> barriers;
   for (const EventMark& m : c.events) {
     if (m.event >= t.events.size()) continue;
     const trace::Event& e = t.events[m.event];
@@ -65,12 +66,23 @@ Pipeline pipeline_of(const trace::Trace& t, const Copies& c, uint32_t block) {
     const uint64_t at = e.at != trace::kUnplaced ? std::min<uint64_t>(e.at, t.records.size()) : m.when();
     if (at == kNoRecord) continue;
     const trace::Form f = t.event_sites[e.site].form;
+    if (e.barrier != trace::kNoBarrier && (f == trace::Form::Phase || f == trace::Form::Wait)) {
+      PipelineBarrier& b = barriers[e.barrier];
+      b.offset = e.barrier;
+      if (f == trace::Form::Phase) b.phases.push_back({at, e.warp, e.arg, m.event});
+      else b.waits.push_back({at, e.warp, f, m.event});
+    }
     if (f != trace::Form::Wait && f != trace::Form::Mma) continue;
     p.ticks.push_back({at, e.warp, f, m.event});
     warps.insert(e.warp);
   }
   std::stable_sort(p.ticks.begin(), p.ticks.end(), [](const PipelineTick& x, const PipelineTick& y) { return x.step < y.step; });
   p.warps.assign(warps.begin(), warps.end());
+  for (auto& [offset, b] : barriers) {
+    std::stable_sort(b.phases.begin(), b.phases.end(), [](const PipelinePhase& x, const PipelinePhase& y) { return x.step < y.step; });
+    std::stable_sort(b.waits.begin(), b.waits.end(), [](const PipelineTick& x, const PipelineTick& y) { return x.step < y.step; });
+    p.barriers.push_back(std::move(b));
+  }
   return p;
 }
 

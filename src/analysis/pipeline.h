@@ -2,7 +2,8 @@
 // compute: each bulk (tensor) copy of the block as one box with the request that issued it
 // and the one where it landed, the boxes grouped by where they land in shared memory (a
 // stage of the ring, one slot per array and offset), and the block's waits and mma /
-// wgmma instructions placed among the requests. What the pipeline view draws; depends on
+// wgmma instructions placed among the requests, and each mbarrier's phases as they completed
+// with the waits that named it. What the pipeline view draws; depends on
 // trace and copies only.
 #pragma once
 #include <cstdint>
@@ -36,12 +37,27 @@ struct PipelineTick {
   uint32_t event = 0;  // index into Trace::events
 };
 
+// One mbarrier of the block: each phase as it completed (the arrival or the bulk copy whose
+// bytes completed it, and the transaction bytes it carried) and the waits that named it.
+struct PipelinePhase {
+  uint64_t step = 0;   // the requests of the launch made before it completed
+  uint32_t warp = 0;   // the warp whose instruction completed it
+  uint32_t bytes = 0;  // its transaction bytes (0: arrivals only)
+  uint32_t event = 0;  // index into Trace::events
+};
+struct PipelineBarrier {
+  uint32_t offset = 0;                // its byte offset in the block's shared memory
+  std::vector<PipelinePhase> phases;  // in order
+  std::vector<PipelineTick> waits;    // in order
+};
+
 struct Pipeline {
   uint32_t block = 0;
   uint64_t first = kNoRecord, last = 0;  // the block's first and last records
   std::vector<PipelineSlot> slots;       // by array, then offset
   std::vector<uint32_t> warps;           // the warps of the ticks, in order
   std::vector<PipelineTick> ticks;       // by step
+  std::vector<PipelineBarrier> barriers; // by offset (from a file of format 6 on)
   bool empty() const { return slots.empty(); }
 };
 

@@ -136,7 +136,8 @@ void BlockRun::bulk_paired(const BulkInFlight& b) {
 }
 
 // A commit or a wait, for the timeline: an event at the warp's place in its sequence.
-void BlockRun::async_event(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, trace::Form form, uint32_t arg) {
+void BlockRun::async_event(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, trace::Form form, uint32_t arg,
+                           uint32_t barrier, bool own_seq) {
   if (!record_) return;
   if (event_site_.size() != k_.code.size()) event_site_.assign(k_.code.size(), trace::kNoSite);
   trace::Trace& t = b_.trace();
@@ -157,11 +158,12 @@ void BlockRun::async_event(uint32_t pc, const Insn& in, uint32_t w, uint32_t exe
   e.block = block_;
   e.warp = w;
   e.site = event_site_[pc];
-  e.seq = warps_[w].seq++;
+  e.seq = own_seq ? warps_[w].seq++ : warps_[w].seq;
   e.epoch = epoch_;
   e.active = exec;
   e.arg = arg;
   e.at = b_.launch_records();
+  e.barrier = barrier;
   t.events.push_back(e);
 }
 

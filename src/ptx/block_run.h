@@ -406,7 +406,8 @@ class BlockRun {
   void land_barrier(uint64_t bar);   // every copy waiting for mbarrier `bar`'s phase
   // mbarrier `bar` (window offset) given `arrivals` arrivals and `tx` bytes done; completes
   // its phase when nothing is pending.
-  void mbarrier_update(const Insn& in, uint32_t w, int l, uint64_t bar, uint32_t arrivals, int64_t tx);
+  // (`remote`: the instruction is another CTA's, which keeps its own events)
+  void mbarrier_update(const Insn& in, uint32_t w, int l, uint64_t bar, uint32_t arrivals, int64_t tx, bool remote = false);
   // The window offset of the mbarrier at address `a` (of the instruction's space); faults
   // when it is not an aligned 8-byte word of shared memory.
   uint64_t mbarrier_at(const Insn& in, uint64_t a, uint32_t w, int l);
@@ -415,13 +416,17 @@ class BlockRun {
   // global addresses `read` (~0: a piece not read whole, not recorded) recorded 32 to a
   // record, the copy put in flight and its bytes counted against its mbarrier.
   void issue_bulk(uint32_t pc, const Insn& in, uint32_t w, int l, BulkInFlight b, const std::vector<uint64_t>& read);
-  void async_event(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, trace::Form form, uint32_t arg);
+  // (`barrier`: the mbarrier it names; `own_seq`: the event takes a place of the warp's
+  // instruction count, else it shares the next one's: a phase completed by an instruction)
+  void async_event(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, trace::Form form, uint32_t arg,
+                   uint32_t barrier = trace::kNoBarrier, bool own_seq = true);
   void async_reset();                          // a block's start: nothing in flight
   std::vector<std::vector<InFlight>> in_flight_;   // per warp, in issue order
   std::vector<std::array<uint32_t, 32>> committed_;  // per warp and lane: groups committed
   std::vector<BulkInFlight> bulk_;
   // Recorded bulk copies issued and landed so far in this block, by (warp, pc).
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> bulk_issued_, bulk_landed_;
+  std::map<uint64_t, uint64_t> phase_bytes_;  // per mbarrier: the transaction bytes its phase expected so far
   void bulk_paired(const BulkInFlight& b);
   std::vector<uint32_t> event_site_;           // per instruction: its event site (made on first use)
   bool wait_yield_ = false;                    // a failed mbarrier wait: the warp lets the others run

@@ -50,12 +50,12 @@ uint64_t BlockRun::mbarrier_at(const Insn& in, uint64_t a, uint32_t w, int l) {
   return a;
 }
 
-void BlockRun::mbarrier_update(const Insn& in, uint32_t w, int l, uint64_t bar, uint32_t arrivals, int64_t tx) {
+void BlockRun::mbarrier_update(const Insn& in, uint32_t w, int l, uint64_t bar, uint32_t arrivals, int64_t tx, bool remote) {
   BlockRun* const cta = cta_of(bar);
   if (!cta)
     throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": " + in.opcode +
                 ": an mbarrier in no CTA of the cluster");
-  if (cta != this) return cta->mbarrier_update(in, w, l, bar, arrivals, tx);  // a remote arrive
+  if (cta != this) return cta->mbarrier_update(in, w, l, bar, arrivals, tx, true);  // a remote arrive
   uint64_t v;
   std::memcpy(&v, shared_.data() + bar, 8);
   Mbar b = Mbar::from(v);
@@ -67,6 +67,7 @@ void BlockRun::mbarrier_update(const Insn& in, uint32_t w, int l, uint64_t bar, 
   b.pending -= arrivals;
   b.tx += tx;
   if (b.tx >= (1ll << 20) || b.tx <= -(1ll << 20)) wrong("the mbarrier's transaction count is out of range");
+  if (tx > 0) phase_bytes_[bar] += uint64_t(tx);
   const bool complete = b.pending == 0 && b.tx == 0;
   if (complete) {
     b.phase ^= 1;
@@ -75,6 +76,15 @@ void BlockRun::mbarrier_update(const Insn& in, uint32_t w, int l, uint64_t bar, 
   v = b.bits();
   std::memcpy(shared_.data() + bar, &v, 8);
   if (complete) {
+    // The phase, for the pipeline view: the instruction whose arrival or bytes completed it
+    // (this CTA's own; another CTA's remote arrive is not placed in this block's time).
+    const auto it = phase_bytes_.find(bar);
+    const uint64_t bytes = it == phase_bytes_.end() ? 0 : it->second;
+    if (it != phase_bytes_.end()) phase_bytes_.erase(it);
+    const size_t pc = size_t(&in - k_.code.data());
+    if (!remote && pc < k_.code.size())
+      async_event(uint32_t(pc), in, w, 1u << l, trace::Form::Phase, uint32_t(std::min<uint64_t>(bytes, UINT32_MAX)),
+                  uint32_t(bar), false);
     land_barrier(bar);
     ++epoch_;  // what the threads did before arriving is visible to every waiter
   }
@@ -141,8 +151,13 @@ uint64_t BlockRun::mbarrier_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t
     }
   }
   if (!all_done) wait_yield_ = true;
-  // A wait that found its phase complete, for the timeline (the polls before it are not).
-  else if (op == AsyncOp::TestWait || op == AsyncOp::TryWait) async_event(pc, in, w, exec, trace::Form::Wait, 0);
+  // A wait that found its phase complete, for the timeline (the polls before it are not),
+  // with the mbarrier its first lane named.
+  else if ((op == AsyncOp::TestWait || op == AsyncOp::TryWait) && exec) {
+    uint64_t bar = mbarrier_at(in, addr(in.o[1], w, std::countr_zero(exec)), w, std::countr_zero(exec));
+    cta_of(bar);
+    async_event(pc, in, w, exec, trace::Form::Wait, 0, uint32_t(bar));
+  }
   return 0;
 }
 
@@ -220,7 +235,7 @@ void BlockRun::issue_bulk(uint32_t pc, const Insn& in, uint32_t w, int l, BulkIn
   for (size_t i = 0; i < targets.size(); ++i) {
     if (i + 1 < targets.size()) targets[i]->bulk_.push_back(b);  // a multicast's other CTAs: a copy each
     else targets[i]->bulk_.push_back(std::move(b));
-    targets[i]->mbarrier_update(in, w, l, bar, 0, -size);
+    targets[i]->mbarrier_update(in, w, l, bar, 0, -size, targets[i] != this);
   }
 }
 

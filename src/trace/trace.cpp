@@ -32,6 +32,7 @@ const char* to_string(Form f) {
     case Form::Mma: return "mma";
     case Form::Commit: return "commit";
     case Form::Wait: return "wait";
+    case Form::Phase: return "phase";
   }
   return "?";
 }

@@ -91,8 +91,9 @@ enum class Form : uint8_t {
   Mma = 6,
   Commit = 7,
   Wait = 8,
+  Phase = 9,  // an mbarrier's phase completing: its arrivals in and its transaction bytes landed
 };
-constexpr uint8_t kFormCount = 9;
+constexpr uint8_t kFormCount = 10;
 const char* to_string(Form f);
 // A form a record of memory may have (the event forms are not).
 inline bool is_memory_form(Form f) { return uint8_t(f) <= uint8_t(Form::BulkWrite); }
@@ -154,6 +155,7 @@ struct Record {
 };
 
 constexpr uint64_t kUnplaced = ~uint64_t(0);
+constexpr uint32_t kNoBarrier = ~uint32_t(0);
 
 // One warp-level instruction that moves no memory but that a view shows in time: an mma
 // (which lanes' registers fed it), an async copy's commit or wait. `site` indexes
@@ -166,11 +168,15 @@ struct Event {
   uint32_t seq = 0;    // the warp's instruction count, on the same scale as its records' seq
   uint32_t epoch = 0;
   uint32_t active = 0;
-  uint32_t arg = 0;    // Wait: the groups it lets stay in flight (wait_group N); 0 otherwise
+  uint32_t arg = 0;    // Wait: the groups it lets stay in flight (wait_group N); Phase: the
+                       // transaction bytes the phase expected and received; 0 otherwise
   // Its place among every warp's requests: the launch's records made before it (a warp
   // that made no record for a while is still placed in time); kUnplaced in a file of
   // format 4, which did not keep it.
   uint64_t at = kUnplaced;
+  // Phase, and an mbarrier's Wait: the mbarrier's byte offset in the block's shared memory
+  // (kNoBarrier: none, or a file of format 5 or older).
+  uint32_t barrier = kNoBarrier;
   bool operator==(const Event&) const = default;
 };
 

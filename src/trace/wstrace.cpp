@@ -193,6 +193,7 @@ std::string payload(const Trace& t) {
     w.put(e.active);
     w.put(e.arg);
     w.put(e.at);
+    w.put(e.barrier);
   }
   return std::move(w.data());
 }
@@ -540,10 +541,10 @@ void read_sites(Reader& r, const Trace& t, std::vector<Site>& sites, uint32_t ve
 }
 
 // The events of version 4 on: their sites, then one entry per warp instruction (5: with
-// its place among the records).
+// its place among the records; 6: and its mbarrier).
 void read_events(Reader& r, Trace& t, uint32_t version) {
   read_sites(r, t, t.event_sites, 4, true);
-  const uint64_t n = r.count(r.get<uint64_t>(), kEventBytes + (version >= 5 ? 8 : 0), "event");
+  const uint64_t n = r.count(r.get<uint64_t>(), kEventBytes + (version >= 5 ? 8 : 0) + (version >= 6 ? 4 : 0), "event");
   t.events.resize(size_t(n));
   for (auto& e : t.events) {
     e.launch = r.get<uint32_t>();
@@ -557,6 +558,7 @@ void read_events(Reader& r, Trace& t, uint32_t version) {
     e.active = r.get<uint32_t>();
     e.arg = r.get<uint32_t>();
     if (version >= 5) e.at = r.get<uint64_t>();
+    if (version >= 6) e.barrier = r.get<uint32_t>();
   }
 }
 

@@ -2,8 +2,10 @@
 // TMA filled it and its warps consumed it. One row per slot of shared memory the block's
 // bulk copies land in (a stage of the ring): each box a bar from the request that issued it
 // to the wait where it landed (in flight), then solid until the slot is filled again (its
-// data there for the consumers). Under them a row per warp that waited or ran an mma or
-// wgmma, a tick at each. The current request is the playhead, its block the block drawn.
+// data there for the consumers). Under them a row per mbarrier: its phases as alternating
+// shades, each flip where the arrival or the copy whose bytes completed the phase ran (its
+// transaction bytes written there), the waits that named it as ticks; then a row per warp
+// that waited or ran an mma or wgmma, a tick at each. The current request is the playhead, its block the block drawn.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -79,6 +81,7 @@ void pipeline_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size) {
   };
   std::vector<Key> keys = {{"in flight: issued → landed at a wait", with_alpha(t.warn, 70), true},
                            {"landed, until the slot is filled again", with_alpha(t.accent, 150), false}};
+  if (!p.barriers.empty()) keys.push_back({"mbarrier phase: flips when its arrivals and bytes are in", with_alpha(t.accent, 90), false});
   if (!p.warps.empty()) keys.insert(keys.end(), {{"mma / wgmma", t.good, false}, {"wait", t.text, false}});
   int key_rows = 1;
   for (float kx = 0; Key& k : keys) {
@@ -88,12 +91,13 @@ void pipeline_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size) {
     kx += w + 14;
   }
   const float key_h = float(key_rows) * (small + 4) + 4, least = small + 4;
-  const bool one_row = p.warps.size() > 1 && (size.y - y - key_h - 4) / float(p.slots.size() + p.warps.size()) < least;
+  const size_t fixed = p.slots.size() + p.barriers.size();
+  const bool one_row = p.warps.size() > 1 && (size.y - y - key_h - 4) / float(fixed + p.warps.size()) < least;
   std::vector<std::vector<uint32_t>> warp_rows;
   if (one_row) warp_rows.push_back(p.warps);
   else
     for (uint32_t w : p.warps) warp_rows.push_back({w});
-  const size_t rows = p.slots.size() + warp_rows.size();
+  const size_t rows = fixed + warp_rows.size();
   const float row_h = std::clamp((size.y - y - key_h - 4) / float(std::max<size_t>(rows, 1)), least, 3 * small);
   float label_w = 0;
   std::vector<std::string> labels;
@@ -103,6 +107,7 @@ void pipeline_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size) {
     if (const size_t colons = name.rfind("::"); colons != std::string::npos) name = name.substr(colons + 2);
     labels.push_back(name + " +" + fmt_bytes(s.offset));
   }
+  for (const auto& b : p.barriers) labels.push_back("mbarrier +" + fmt_count(b.offset) + " B");  // exact: they lie 8 bytes apart
   for (const auto& ws : warp_rows) labels.push_back(ws.size() == 1 ? "warp " + std::to_string(ws[0]) : "warps");
   for (const auto& l : labels) label_w = std::max(label_w, text_size(FontRole::Small, l).x);
   label_w = std::min(label_w + 10, size.x * 0.35f);
@@ -127,6 +132,32 @@ void pipeline_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size) {
       const std::string in = fmt_bytes(b.bytes);
       if (text_size(FontRole::Small, in).x + 6 <= xl - xi && small <= yb - ya + 2)
         sc.text(ImVec2((xi + xl) * 0.5f, (ya + yb) * 0.5f), in, t.text, FontRole::Small, 0.5f, 0.5f);
+    }
+    y += row_h;
+    ++row;
+  }
+  for (const auto& b : p.barriers) {
+    const float ya = y + 2, yb = y + row_h - 2;
+    sc.text(ImVec2(0, (ya + yb) * 0.5f), fit_text(FontRole::Small, labels[row], label_w - 6), t.text_dim, FontRole::Small, 0, 0.5f);
+    // Its phases: the shade flips at each completion.
+    float from = x0;
+    for (size_t i = 0; i <= b.phases.size(); ++i) {
+      const float to = i < b.phases.size() ? std::max(from, x_of(b.phases[i].step)) : x1;
+      sc.fill(ImVec2(from, ya), ImVec2(to, yb), with_alpha(t.accent, i % 2 ? 90 : 30), 0);
+      from = to;
+    }
+    for (size_t i = 0; i < b.phases.size(); ++i) {
+      const analysis::PipelinePhase& ph = b.phases[i];
+      const float x = x_of(ph.step);
+      sc.line(ImVec2(x, ya), ImVec2(x, yb), t.warn, 2);
+      const float next = i + 1 < b.phases.size() ? x_of(b.phases[i + 1].step) : x1;
+      const std::string bytes = ph.bytes ? fmt_bytes(ph.bytes) : "";
+      if (!bytes.empty() && text_size(FontRole::Small, bytes).x + 8 <= next - x && small <= yb - ya + 2)
+        sc.text(ImVec2(x + 4, (ya + yb) * 0.5f), bytes, t.text, FontRole::Small, 0, 0.5f);
+    }
+    for (const analysis::PipelineTick& k : b.waits) {
+      const float x = x_of(k.step);
+      sc.line(ImVec2(x, yb - (yb - ya) * 0.4f), ImVec2(x, yb), t.text, 2);
     }
     y += row_h;
     ++row;

@@ -69,6 +69,22 @@ TEST_CASE("a ring of two stages filled by TMA: four boxes into two slots, each l
       CHECK(k.step == 6);
       break;
     }
+  // The stages' mbarriers: each phase completed by a box's 1 KiB, right after its issue (box
+  // 0 at request 2, box 2 at 8), the consumer's waits naming them, not the producer's.
+  REQUIRE(p.barriers.size() == 2);
+  CHECK(p.barriers[0].offset == 2048);
+  CHECK(p.barriers[1].offset == 2056);
+  for (const analysis::PipelineBarrier& b : p.barriers) {
+    REQUIRE(b.phases.size() == 2);
+    CHECK(b.waits.size() == 2);
+    for (const analysis::PipelinePhase& ph : b.phases) {
+      CHECK(ph.bytes == 1024);
+      CHECK(ph.warp == 0);
+    }
+    for (const analysis::PipelineTick& w : b.waits) CHECK(w.warp == 4);
+  }
+  CHECK(p.barriers[0].phases[0].step == 2);
+  CHECK(p.barriers[0].phases[1].step == 8);
 }
 
 TEST_CASE("the pipeline view names its block, slots and warps, keeps its texts apart, and takes the DRAM view's place") {
@@ -85,7 +101,8 @@ TEST_CASE("the pipeline view names its block, slots and warps, keeps its texts a
       for (const auto& i : sc.items)
         if (i.kind == ui::Scene::Kind::Text) texts.insert(i.text);
       if (size.x > 800) CHECK(texts.count("block (0,0) · 4 TMA boxes into 2 slots of shared memory · requests 1–16") == 1);
-      for (const char* row : {"ring +0 B", "ring +1.0 KiB", "warp 0", "warp 4"}) CHECK(texts.count(row) == 1);
+      for (const char* row : {"ring +0 B", "ring +1.0 KiB", "mbarrier +2,048 B", "mbarrier +2,056 B", "warp 0", "warp 4"})
+        CHECK(texts.count(row) == 1);
       CHECK(texts.count("in flight: issued → landed at a wait") == 1);
       ui::SceneChunk chunk{sc, ImVec2(0, 0), size};
       for (const std::string& problem : test::text_problems(test::texts_of({chunk}))) FAIL_CHECK(problem);

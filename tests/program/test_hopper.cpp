@@ -124,6 +124,27 @@ TEST_CASE("wgmma_gemm.cu: TMA boxes under the 128-byte swizzle, an mbarrier ring
   }
   CHECK(first_wgmma < last_issued);
   CHECK(wgmma == 4 * 4 * 4);  // four per k step, four steps, four warps
+  // The mbarriers, full[0..1] then empty[0..1] (8 bytes apart): a full stage's phase
+  // completes when the producer's second box brings the stage's 16 KiB (A's 8 and B's 8),
+  // an empty one's when the last of the 128 consumer threads frees the stage; each phase
+  // twice (four k steps over two stages). The consumers wait on the full ones, the
+  // producer on the empty ones, each wait after the phase it waited for.
+  REQUIRE(p.barriers.size() == 4);
+  for (size_t i = 0; i < 4; ++i) {
+    const analysis::PipelineBarrier& b = p.barriers[i];
+    INFO("mbarrier " << i);
+    CHECK(b.offset == p.barriers[0].offset + 8 * i);
+    REQUIRE(b.phases.size() == 2);
+    for (const analysis::PipelinePhase& ph : b.phases) {
+      CHECK(ph.bytes == (i < 2 ? 16384u : 0u));
+      CHECK((i < 2 ? ph.warp == 0 : ph.warp >= 4));
+    }
+    for (const analysis::PipelineTick& w : b.waits) CHECK((i < 2 ? w.warp >= 4 : w.warp == 0));
+    if (i < 2) {
+      REQUIRE(b.waits.size() == 2 * 4);
+      CHECK(b.waits.front().step >= b.phases.front().step);
+    }
+  }
 }
 
 TEST_CASE("cluster_dsmem.cu: clusters from __cluster_dims__ and cudaLaunchKernelEx, distributed shared memory, a remote arrive and a TMA multicast equal the H200") {

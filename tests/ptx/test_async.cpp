@@ -246,10 +246,17 @@ WAIT:
 DONE:
 )", 1, t, 64);
   CHECK(r[0] == 99);
-  // On the timeline: warp 0's one wait that found the phase complete (not its failed polls).
-  REQUIRE(t.events.size() == 1);
-  CHECK(t.events[0].warp == 0);
-  CHECK(t.event_sites[t.events[0].site].form == trace::Form::Wait);
+  // On the timeline: warp 0's one wait that found the phase complete (not its failed polls),
+  // after the phase itself, completed by warp 1's arrival; both name the mbarrier.
+  REQUIRE(t.events.size() == 2);
+  CHECK(t.event_sites[t.events[0].site].form == trace::Form::Phase);
+  CHECK(t.events[0].warp == 1);
+  CHECK(t.events[0].arg == 0);  // no transaction bytes
+  CHECK(t.events[1].warp == 0);
+  CHECK(t.event_sites[t.events[1].site].form == trace::Form::Wait);
+  CHECK(t.events[0].barrier == t.events[1].barrier);
+  CHECK(t.events[0].barrier != trace::kNoBarrier);
+  CHECK(t.events[1].at >= t.events[0].at);
 }
 
 TEST_CASE("cp.async.mbarrier.arrive: the copies land with the barrier's phase") {

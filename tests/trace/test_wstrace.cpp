@@ -245,7 +245,7 @@ TEST_CASE("newer versions, wrong magic, empty and missing files") {
   std::string bytes = encode_trace(sample(5));
   std::string newer = bytes;
   newer[8] = 7;
-  CHECK(error_of(newer) == "trace format version 7 is newer than this warpscope (reads up to 5)");
+  CHECK(error_of(newer) == "trace format version 7 is newer than this warpscope (reads up to 6)");
   std::string zero = bytes;
   zero[8] = 0;
   CHECK(error_of(zero).find("corrupted") != std::string::npos);
@@ -276,7 +276,7 @@ TEST_CASE("newer versions, wrong magic, empty and missing files") {
     read_trace(v7);
     FAIL("no error");
   } catch (const FileError& e) {
-    CHECK(std::string(e.what()) == v7 + ": trace format version 7 is newer than this warpscope (reads up to 5)");
+    CHECK(std::string(e.what()) == v7 + ": trace format version 7 is newer than this warpscope (reads up to 6)");
   }
   fs::remove_all(d);
 }
@@ -465,12 +465,12 @@ TEST_CASE("version 5: a version 4 file's events read back with no place among th
   mma.line = 30;
   t.event_sites.push_back(mma);
   t.events.push_back(Event{0, 0, 1, 0, 7, 2, 0xffffffffu, 0, 3});
-  // The payload ends with the one event's `at`: without it, and called version 4, the file
-  // is the one version 4 wrote.
+  // The payload ends with the one event's `at` and `barrier`: without them, and called
+  // version 4, the file is the one version 4 wrote.
   const std::string file = encode_trace(t);
   std::string payload(ZSTD_getFrameContentSize(file.data() + 12, file.size() - 12), '\0');
   REQUIRE(ZSTD_decompress(payload.data(), payload.size(), file.data() + 12, file.size() - 12) == payload.size());
-  payload.resize(payload.size() - 8);
+  payload.resize(payload.size() - 12);
   const Trace v4 = decode_trace(with_payload(payload, 4));
   REQUIRE(v4.events.size() == 1);
   CHECK(v4.events[0].at == kUnplaced);
@@ -478,6 +478,29 @@ TEST_CASE("version 5: a version 4 file's events read back with no place among th
   Trace same = t;
   same.events[0].at = kUnplaced;
   CHECK(v4 == same);
+}
+
+TEST_CASE("version 6: an event's mbarrier reads back; a version 5 file's events have none") {
+  Trace t = sample(4);
+  Site phase;
+  phase.form = Form::Phase;
+  phase.line = 31;
+  phase.instruction = "mbarrier.arrive.expect_tx.shared::cta.b64";
+  t.event_sites.push_back(phase);
+  Event e{0, 0, 1, 0, 7, 2, 1u, 16384, 3};
+  e.barrier = 0x2000;
+  t.events.push_back(e);
+  const std::string file = encode_trace(t);
+  CHECK(decode_trace(file) == t);
+  CHECK(to_string(Form::Phase) == std::string("phase"));
+  std::string payload(ZSTD_getFrameContentSize(file.data() + 12, file.size() - 12), '\0');
+  REQUIRE(ZSTD_decompress(payload.data(), payload.size(), file.data() + 12, file.size() - 12) == payload.size());
+  payload.resize(payload.size() - 4);
+  const Trace v5 = decode_trace(with_payload(payload, 5));
+  REQUIRE(v5.events.size() == 1);
+  CHECK(v5.events[0].barrier == kNoBarrier);
+  CHECK(v5.events[0].arg == 16384);
+  CHECK(v5.events[0].at == 3);
 }
 
 TEST_CASE("version 4: a version 3 file reads as plain sites with no events; an unknown form is refused") {
