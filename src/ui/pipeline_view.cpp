@@ -38,6 +38,74 @@ std::shared_ptr<const analysis::Pipeline> pipeline_at(const Session& m, uint32_t
   return cached;
 }
 
+// The view's time axis: request r of the block at x.
+struct Axis {
+  float x0 = 0, x1 = 0;
+  uint64_t first = 0;
+  double span = 1;
+  float x(uint64_t r) const { return x0 + float(double(r - std::min(r, first)) / span) * (x1 - x0); }
+};
+
+// One slot's row in [ya, yb]: each box in flight from its issue to its landing, then landed
+// until the slot's next box is issued.
+void slot_row(Scene& sc, const analysis::PipelineSlot& s, const Axis& ax, float ya, float yb) {
+  const Theme& t = theme();
+  const float small = font_for(FontRole::Small)->FontSize;
+  sc.line(ImVec2(ax.x0, yb + 1), ImVec2(ax.x1, yb + 1), with_alpha(t.text_dim, 60), 1);
+  for (size_t i = 0; i < s.boxes.size(); ++i) {
+    const analysis::PipelineBox& b = s.boxes[i];
+    const float xi = ax.x(b.issued);
+    const float xl = b.landed == analysis::kNoRecord ? ax.x1 : std::max(xi + 2, ax.x(b.landed));
+    const float xn = i + 1 < s.boxes.size() ? std::max(xl, ax.x(s.boxes[i + 1].issued)) : ax.x1;
+    // In flight: issued, not yet waited for; then landed, there for the consumers.
+    sc.fill(ImVec2(xi, ya), ImVec2(xl, yb), with_alpha(t.warn, 70), 2);
+    sc.rect(ImVec2(xi, ya), ImVec2(xl, yb), t.warn, 1, 2);
+    if (b.landed != analysis::kNoRecord) sc.fill(ImVec2(xl, ya), ImVec2(xn, yb), with_alpha(t.accent, 150), 2);
+    const std::string in = fmt_bytes(b.bytes);
+    if (text_size(FontRole::Small, in).x + 6 <= xl - xi && small <= yb - ya + 2)
+      sc.text(ImVec2((xi + xl) * 0.5f, (ya + yb) * 0.5f), in, t.text, FontRole::Small, 0.5f, 0.5f);
+  }
+}
+
+// One mbarrier's row in [ya, yb]: its phases as alternating shades, flipping where each
+// completed (its bytes written there), the waits that named it as short ticks.
+void barrier_row(Scene& sc, const analysis::PipelineBarrier& b, const Axis& ax, float ya, float yb) {
+  const Theme& t = theme();
+  const float small = font_for(FontRole::Small)->FontSize;
+  float from = ax.x0;
+  for (size_t i = 0; i <= b.phases.size(); ++i) {
+    const float to = i < b.phases.size() ? std::max(from, ax.x(b.phases[i].step)) : ax.x1;
+    sc.fill(ImVec2(from, ya), ImVec2(to, yb), with_alpha(t.accent, i % 2 ? 90 : 30), 0);
+    from = to;
+  }
+  for (size_t i = 0; i < b.phases.size(); ++i) {
+    const analysis::PipelinePhase& ph = b.phases[i];
+    const float x = ax.x(ph.step);
+    sc.line(ImVec2(x, ya), ImVec2(x, yb), t.warn, 2);
+    const float next = i + 1 < b.phases.size() ? ax.x(b.phases[i + 1].step) : ax.x1;
+    const std::string bytes = ph.bytes ? fmt_bytes(ph.bytes) : "";
+    if (!bytes.empty() && text_size(FontRole::Small, bytes).x + 8 <= next - x && small <= yb - ya + 2)
+      sc.text(ImVec2(x + 4, (ya + yb) * 0.5f), bytes, t.text, FontRole::Small, 0, 0.5f);
+  }
+  for (const analysis::PipelineTick& k : b.waits) {
+    const float x = ax.x(k.step);
+    sc.line(ImVec2(x, yb - (yb - ya) * 0.4f), ImVec2(x, yb), t.text, 2);
+  }
+}
+
+// The ticks of the warps `ws` in [ya, yb]: a wait a line, an mma a short bar just right of it.
+void warp_row(Scene& sc, const analysis::Pipeline& p, const std::vector<uint32_t>& ws, const Axis& ax, float ya, float yb) {
+  const Theme& t = theme();
+  sc.line(ImVec2(ax.x0, (ya + yb) * 0.5f), ImVec2(ax.x1, (ya + yb) * 0.5f), with_alpha(t.text_dim, 60), 1);
+  for (const analysis::PipelineTick& k : p.ticks) {
+    if (std::find(ws.begin(), ws.end(), k.warp) == ws.end()) continue;
+    const float x = ax.x(k.step);
+    // An mma just right of its place, so that a wait at the same place stays in sight.
+    if (k.form == trace::Form::Mma) sc.fill(ImVec2(x + 2, ya + 2), ImVec2(x + 6, yb - 2), t.good, 1);
+    else sc.line(ImVec2(x, ya), ImVec2(x, yb), t.text, 2);
+  }
+}
+
 }  // namespace
 
 bool has_bulk_copies(const Session& m) {
@@ -111,73 +179,22 @@ void pipeline_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size) {
   for (const auto& ws : warp_rows) labels.push_back(ws.size() == 1 ? "warp " + std::to_string(ws[0]) : "warps");
   for (const auto& l : labels) label_w = std::max(label_w, text_size(FontRole::Small, l).x);
   label_w = std::min(label_w + 10, size.x * 0.35f);
-  const float x0 = label_w, x1 = std::max(x0 + 10, size.x - 4);
-  const double span = double(std::max<uint64_t>(p.last - p.first + 1, 1));
-  auto x_of = [&](uint64_t r) { return x0 + float(double(r - std::min(r, p.first)) / span) * (x1 - x0); };
+  Axis ax;
+  ax.x0 = label_w;
+  ax.x1 = std::max(ax.x0 + 10, size.x - 4);
+  ax.first = p.first;
+  ax.span = double(std::max<uint64_t>(p.last - p.first + 1, 1));
   const float top = y;
-  size_t row = 0;
-  for (const auto& s : p.slots) {
+  // The rows in order, each its label at the left: slots, mbarriers, warps.
+  for (size_t row = 0; row < labels.size(); ++row, y += row_h) {
     const float ya = y + 2, yb = y + row_h - 2;
     sc.text(ImVec2(0, (ya + yb) * 0.5f), fit_text(FontRole::Small, labels[row], label_w - 6), t.text_dim, FontRole::Small, 0, 0.5f);
-    sc.line(ImVec2(x0, yb + 1), ImVec2(x1, yb + 1), with_alpha(t.text_dim, 60), 1);
-    for (size_t i = 0; i < s.boxes.size(); ++i) {
-      const analysis::PipelineBox& b = s.boxes[i];
-      const float xi = x_of(b.issued);
-      const float xl = b.landed == analysis::kNoRecord ? x1 : std::max(xi + 2, x_of(b.landed));
-      const float xn = i + 1 < s.boxes.size() ? std::max(xl, x_of(s.boxes[i + 1].issued)) : x1;
-      // In flight: issued, not yet waited for; then landed, there for the consumers.
-      sc.fill(ImVec2(xi, ya), ImVec2(xl, yb), with_alpha(t.warn, 70), 2);
-      sc.rect(ImVec2(xi, ya), ImVec2(xl, yb), t.warn, 1, 2);
-      if (b.landed != analysis::kNoRecord) sc.fill(ImVec2(xl, ya), ImVec2(xn, yb), with_alpha(t.accent, 150), 2);
-      const std::string in = fmt_bytes(b.bytes);
-      if (text_size(FontRole::Small, in).x + 6 <= xl - xi && small <= yb - ya + 2)
-        sc.text(ImVec2((xi + xl) * 0.5f, (ya + yb) * 0.5f), in, t.text, FontRole::Small, 0.5f, 0.5f);
-    }
-    y += row_h;
-    ++row;
-  }
-  for (const auto& b : p.barriers) {
-    const float ya = y + 2, yb = y + row_h - 2;
-    sc.text(ImVec2(0, (ya + yb) * 0.5f), fit_text(FontRole::Small, labels[row], label_w - 6), t.text_dim, FontRole::Small, 0, 0.5f);
-    // Its phases: the shade flips at each completion.
-    float from = x0;
-    for (size_t i = 0; i <= b.phases.size(); ++i) {
-      const float to = i < b.phases.size() ? std::max(from, x_of(b.phases[i].step)) : x1;
-      sc.fill(ImVec2(from, ya), ImVec2(to, yb), with_alpha(t.accent, i % 2 ? 90 : 30), 0);
-      from = to;
-    }
-    for (size_t i = 0; i < b.phases.size(); ++i) {
-      const analysis::PipelinePhase& ph = b.phases[i];
-      const float x = x_of(ph.step);
-      sc.line(ImVec2(x, ya), ImVec2(x, yb), t.warn, 2);
-      const float next = i + 1 < b.phases.size() ? x_of(b.phases[i + 1].step) : x1;
-      const std::string bytes = ph.bytes ? fmt_bytes(ph.bytes) : "";
-      if (!bytes.empty() && text_size(FontRole::Small, bytes).x + 8 <= next - x && small <= yb - ya + 2)
-        sc.text(ImVec2(x + 4, (ya + yb) * 0.5f), bytes, t.text, FontRole::Small, 0, 0.5f);
-    }
-    for (const analysis::PipelineTick& k : b.waits) {
-      const float x = x_of(k.step);
-      sc.line(ImVec2(x, yb - (yb - ya) * 0.4f), ImVec2(x, yb), t.text, 2);
-    }
-    y += row_h;
-    ++row;
-  }
-  for (const auto& ws : warp_rows) {
-    const float ya = y + 2, yb = y + row_h - 2;
-    sc.text(ImVec2(0, (ya + yb) * 0.5f), fit_text(FontRole::Small, labels[row], label_w - 6), t.text_dim, FontRole::Small, 0, 0.5f);
-    sc.line(ImVec2(x0, (ya + yb) * 0.5f), ImVec2(x1, (ya + yb) * 0.5f), with_alpha(t.text_dim, 60), 1);
-    for (const analysis::PipelineTick& k : p.ticks) {
-      if (std::find(ws.begin(), ws.end(), k.warp) == ws.end()) continue;
-      const float x = x_of(k.step);
-      // An mma just right of its place, so that a wait at the same place stays in sight.
-      if (k.form == trace::Form::Mma) sc.fill(ImVec2(x + 2, ya + 2), ImVec2(x + 6, yb - 2), t.good, 1);
-      else sc.line(ImVec2(x, ya), ImVec2(x, yb), t.text, 2);
-    }
-    y += row_h;
-    ++row;
+    if (row < p.slots.size()) slot_row(sc, p.slots[row], ax, ya, yb);
+    else if (row < fixed) barrier_row(sc, p.barriers[row - p.slots.size()], ax, ya, yb);
+    else warp_row(sc, p, warp_rows[row - fixed], ax, ya, yb);
   }
   // The playhead at the request on screen.
-  const float px = x_of(step);
+  const float px = ax.x(step);
   sc.line(ImVec2(px, top), ImVec2(px, y), t.playhead, 2);
   // The key; what the trace does not hold is said, not drawn.
   y += 4;
