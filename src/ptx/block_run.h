@@ -25,6 +25,7 @@
 #include <mutex>
 #include <string>
 #include <utility>
+#include <unordered_map>
 #include <vector>
 
 #include "ptx/compiled.h"
@@ -344,7 +345,8 @@ class BlockRun {
   void shadow_touch(uint32_t pc, uint32_t w, uint32_t exec, const uint64_t* at, uint32_t bytes, RaceEnd::Access how);
   // Blocks that repeat: the shared accesses of the first block of this BlockRun (the
   // launch's, or a worker's past the cap) that met no race are kept as a reference (per
-  // access: pc, warp, epoch, lanes, bytes, kind, each lane's window offset). A later block
+  // access: pc, warp, epoch, lanes, bytes, kind, the first lane's window offset and its
+  // lanes' offsets from it, as one of the block's few patterns). A later block
   // whose accesses repeat the reference's in order meets no race either (whether two
   // accesses race depends on the accesses alone), so its shadow is left alone; at the first
   // access that differs, the reference's accesses before it (the block's own) are checked,
@@ -361,6 +363,9 @@ class BlockRun {
   bool memo_raced_ = false;    // this block met a race (race() was called)
   uint32_t memo_tries_ = 0;    // blocks tried as the reference (the cursor: cx_.memo_at)
   std::vector<uint32_t> memo_ref_, memo_log_;
+  // The lane patterns the references name (compiled::kMemoHead), and where each of the log's is.
+  std::vector<uint32_t> memo_ref_patterns_, memo_log_patterns_;
+  std::unordered_map<std::string, uint32_t> memo_log_pattern_at_;
   // One lane, and one word of it that the bits did not settle (the slots decide).
   [[gnu::noinline]] void touch_lane(uint32_t pc, uint32_t w, int l, uint64_t a, uint32_t bytes, RaceEnd::Access how,
                                     uint64_t now);

@@ -22,7 +22,7 @@
 namespace ws::ptx::compiled {
 
 // The generated code's contract version: a module compiled for another is never loaded.
-inline constexpr uint32_t kAbi = 6;
+inline constexpr uint32_t kAbi = 7;
 
 // The allocation instruction `pc` reached last ([base, end) and its bytes), kept per
 // instruction and launch: global loads and stores check their lanes against it.
@@ -72,6 +72,7 @@ struct Ctx {
   // and the race check, which a block that repeats its reference settles here (races.cpp)
   bool quick = false;
   const uint32_t* memo = nullptr;  // while the block repeats the race check's reference: it; else null
+  const uint32_t* patterns = nullptr;  // the reference's lane patterns (kMemoHead)
   size_t memo_at = 0, memo_size = 0;  // the reference's words repeated so far; its length
   const uint32_t* epoch = nullptr;    // the block's barrier epoch
   uint64_t dropped = 0;            // records counted here, for the machine to take
@@ -83,37 +84,43 @@ struct Ctx {
 using Entry = void (*)(Ctx&);
 
 // The race check's reference, access by access: pc, warp, lanes, bytes | kind << 24, epoch,
-// then each lane's window offset (the lanes of the mask, in order).
-inline constexpr size_t kMemoHead = 5;
+// the first lane's window offset b, and where its lanes' pattern starts in the reference's
+// patterns: each lane's offset from b (mod 2^32), the lanes of the mask in order. A block's
+// accesses fall into a few patterns (a tile's row, a column), so the reference streams
+// seven words an access and the patterns stay in the cache.
+inline constexpr size_t kMemoHead = 7;
 // Whether the lanes `ex` of warp `w`, at window offsets `at`, repeat the reference's next
 // access (`head2`: bytes | kind << 24); then the cursor moves past it. The one test, for the
-// interpreter (BlockRun::memo_match) and the generated code.
+// interpreter (BlockRun::memo_match) and the generated code: each lane's offset equals the
+// reference's b plus its pattern's, as the 32-bit window offset the reference kept.
 // (`off`: a further offset of every lane's, as a block's accesses through one register give it.)
 [[gnu::always_inline]] inline bool repeats(Ctx& c, uint32_t pc, uint32_t w, uint32_t ex, const uint64_t* at, uint32_t head2,
                                            uint64_t off = 0) {
   if (!c.memo) return false;
-  const size_t lanes = ex == ~0u ? 32 : size_t(std::popcount(ex));
-  if (c.memo_at + kMemoHead + lanes > c.memo_size) return false;
+  if (c.memo_at + kMemoHead > c.memo_size) return false;
   const uint32_t* r = c.memo + c.memo_at;
   if (r[0] != pc || r[1] != w || r[2] != ex || r[3] != head2 || r[4] != *c.epoch) return false;
-  r += kMemoHead;
+  const uint32_t b = r[5];
+  const uint32_t* d = c.patterns + r[6];
   uint64_t diff = 0;
   if (ex == ~0u) {
 #if defined(__AVX512F__)
-    __m512i d = _mm512_setzero_si512();
+    __m512i x = _mm512_setzero_si512();
     const __m512i o = _mm512_set1_epi64((long long)off);
-    for (int g = 0; g < 32; g += 8)
-      d = _mm512_or_si512(d, _mm512_xor_si512(_mm512_add_epi64(_mm512_loadu_si512(at + g), o),
-                                              _mm512_cvtepu32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + g)))));
-    diff = _mm512_test_epi64_mask(d, d);
+    const __m256i bb = _mm256_set1_epi32(int(b));
+    for (int g = 0; g < 32; g += 8) {
+      const __m256i v = _mm256_add_epi32(bb, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d + g)));
+      x = _mm512_or_si512(x, _mm512_xor_si512(_mm512_add_epi64(_mm512_loadu_si512(at + g), o), _mm512_cvtepu32_epi64(v)));
+    }
+    diff = _mm512_test_epi64_mask(x, x);
 #else
-    for (int l = 0; l < 32; ++l) diff |= (at[l] + off) ^ uint64_t(r[l]);
+    for (int l = 0; l < 32; ++l) diff |= (at[l] + off) ^ uint64_t(uint32_t(b + d[l]));
 #endif
   } else {
-    for (uint32_t m = ex; m; m &= m - 1) diff |= (at[std::countr_zero(m)] + off) ^ uint64_t(*r++);
+    for (uint32_t m = ex; m; m &= m - 1) diff |= (at[std::countr_zero(m)] + off) ^ uint64_t(uint32_t(b + *d++));
   }
   if (diff) return false;
-  c.memo_at += kMemoHead + lanes;
+  c.memo_at += kMemoHead;
   return true;
 }
 

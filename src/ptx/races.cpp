@@ -3,6 +3,8 @@
 // warps of the block reach one word between the same two barriers, one of them writing,
 // not both atomically. Once per pair of lines and array, at most kRacesPerLaunch a launch.
 #include <algorithm>
+#include <cstring>
+#include <string>
 
 #include "ptx/block_run.h"
 
@@ -173,10 +175,13 @@ constexpr uint32_t kMemoTries = 4;               // blocks that raced before the
 void BlockRun::memo_begin() {
   memo_raced_ = false;
   memo_log_.clear();
+  memo_log_patterns_.clear();
+  memo_log_pattern_at_.clear();
   if (!d_.detect_races_ || shared_.empty()) memo_ = Memo::Off;
   else if (memo_have_) memo_ = Memo::Match;
   else memo_ = memo_tries_ < kMemoTries ? Memo::Build : Memo::Off;
   cx_.memo = memo_ == Memo::Match ? memo_ref_.data() : nullptr;
+  cx_.patterns = memo_ref_patterns_.data();
   cx_.memo_size = memo_ref_.size();
   cx_.memo_at = 0;
   cx_.epoch = &epoch_;
@@ -187,7 +192,13 @@ void BlockRun::memo_end() {
   if (memo_ == Memo::Match) ++d_.blocks_repeated_;
   if (memo_ == Memo::Build) {
     ++memo_tries_;
-    if (!memo_raced_) memo_ref_.swap(memo_log_), memo_have_ = true;
+    if (!memo_raced_) {
+      memo_ref_.swap(memo_log_);
+      memo_ref_patterns_.swap(memo_log_patterns_);
+      memo_have_ = true;
+    }
+    memo_log_patterns_.clear();
+    memo_log_pattern_at_.clear();
   }
   memo_ = Memo::Off;
   cx_.memo = nullptr;
@@ -198,18 +209,30 @@ bool BlockRun::memo_match(uint32_t pc, uint32_t w, uint32_t exec, const uint64_t
 }
 
 void BlockRun::memo_log(uint32_t pc, uint32_t w, uint32_t exec, const uint64_t* at, uint32_t head2) {
-  const size_t lanes = size_t(std::popcount(exec)), at0 = memo_log_.size();
-  if (at0 + kMemoHead + lanes > kMemoWords) {  // too long to keep: checked as it runs
+  const size_t at0 = memo_log_.size();
+  if (at0 + kMemoHead > kMemoWords || memo_log_patterns_.size() > kMemoWords) {  // too long to keep: checked as it runs
     memo_ = Memo::Checked;
     memo_log_.clear();
+    memo_log_patterns_.clear();
+    memo_log_pattern_at_.clear();
     return;
   }
-  memo_log_.resize(at0 + kMemoHead + lanes);
-  uint32_t* o = memo_log_.data() + at0;
-  *o++ = pc, *o++ = w, *o++ = exec, *o++ = head2, *o++ = epoch_;
   // (Window offsets fit 32 bits; were one not to, no later access would repeat it, since
   // repeats compares all 64.)
-  for (uint32_t m = exec; m; m &= m - 1) *o++ = uint32_t(at[std::countr_zero(m)]);
+  const uint32_t b = exec ? uint32_t(at[std::countr_zero(exec)]) : 0;
+  std::string pattern;
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const uint32_t d = uint32_t(at[std::countr_zero(m)]) - b;
+    pattern.append(reinterpret_cast<const char*>(&d), 4);
+  }
+  auto [it, fresh] = memo_log_pattern_at_.emplace(std::move(pattern), uint32_t(memo_log_patterns_.size()));
+  if (fresh) {
+    const size_t n = it->first.size() / 4;
+    memo_log_patterns_.resize(memo_log_patterns_.size() + n);
+    if (n) std::memcpy(memo_log_patterns_.data() + it->second, it->first.data(), it->first.size());
+  }
+  const uint32_t entry[kMemoHead] = {pc, w, exec, head2, epoch_, b, it->second};
+  memo_log_.insert(memo_log_.end(), entry, entry + kMemoHead);
 }
 
 // The block's accesses so far, which repeated the reference's: checked now, in order, each
@@ -222,10 +245,10 @@ void BlockRun::memo_replay() {
     const uint32_t pc = r[0], w = r[1], exec = r[2], bytes = r[3] & 0xffffffu;
     const auto how = RaceEnd::Access(r[3] >> 24);
     epoch_ = r[4];
-    const uint32_t* o = r + kMemoHead;
-    for (uint32_t m = exec; m; m &= m - 1) at[std::countr_zero(m)] = *o++;
+    const uint32_t* d = memo_ref_patterns_.data() + r[6];
+    for (uint32_t m = exec; m; m &= m - 1) at[std::countr_zero(m)] = uint32_t(r[5] + *d++);
     shadow_touch(pc, w, exec, at, bytes, how);
-    i += kMemoHead + size_t(std::popcount(exec));
+    i += kMemoHead;
   }
   epoch_ = keep;
 }
