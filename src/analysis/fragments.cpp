@@ -87,9 +87,9 @@ FragmentGrid shared_grid(char name, uint32_t rows, uint32_t cols, const std::str
   return g;
 }
 
-// wgmma.mma_async.sync.aligned.m64nNk16.dtype.atype.btype: the warpgroup's 64 rows of A
-// and D, warp w's lanes holding rows 16w to 16w + 15 as mma.sync's m16n8k16 A (when A is in
-// registers) and C lay them out; B (and A from a descriptor) from shared memory. Element e
+// wgmma.mma_async.sync.aligned.m64nNk16.dtype.atype.btype (and m64nNk32 of s8 / u8 into
+// s32): the warpgroup's 64 rows of A and D, warp w's lanes holding rows 16w to 16w + 15 as
+// mma.sync's m16n8k16 (m16n8k32) A (when A is in registers) and C lay them out; B (and A from a descriptor) from shared memory. Element e
 // of a lane's D at row g (+8 from e % 4 = 2), column 8 (e / 4) + 2t + e % 2.
 bool wgmma_fragments(const std::vector<std::string>& parts, bool a_regs, Fragments& out, std::string& error,
                      const std::string& instruction) {
@@ -102,11 +102,17 @@ bool wgmma_fragments(const std::vector<std::string>& parts, bool a_regs, Fragmen
   if (s + 3 >= parts.size()) return refuse("not a wgmma.mma_async instruction with its shape and types");
   const std::string shape = parts[s];
   const uint32_t n = uint32_t(std::stoul(shape.substr(4, shape.size() - 7)));
-  const std::string d = parts[s + 1], a = parts[s + 2], b = parts[s + 3];
-  if ((a != "f16" && a != "bf16") || a != b) return refuse("inputs of type ." + a + " are not drawn (f16, bf16 are)");
+  size_t t = s + 1;
+  if (t < parts.size() && parts[t] == "satfinite") ++t;
+  if (t + 2 >= parts.size()) return refuse("not a wgmma.mma_async instruction with its shape and types");
+  const std::string d = parts[t], a = parts[t + 1], b = parts[t + 2];
+  const bool bytes = (a == "s8" || a == "u8") && (b == "s8" || b == "u8");  // into s32, K 32
+  if (!bytes && ((a != "f16" && a != "bf16") || a != b))
+    return refuse("inputs of type ." + a + " are not drawn (f16, bf16, s8, u8 are)");
+  const uint32_t k = bytes ? 32 : 16;
   out = Fragments{};
   out.m = 64;
-  out.k = 16;
+  out.k = k;
   out.full_n = n;
   out.warps = 4;
   out.n = std::min<uint32_t>(n, 32);
@@ -123,9 +129,10 @@ bool wgmma_fragments(const std::vector<std::string>& parts, bool a_regs, Fragmen
       }
     return g;
   };
-  out.a = a_regs ? by_warps(grid('A', 16, 16, a, 8, [](uint32_t l, uint32_t i) { return a_place(16, Kind::Half, l, i); }))
-                 : shared_grid('A', 64, 16, a);
-  out.b = shared_grid('B', 16, out.n, b);
+  const Kind kind = bytes ? Kind::Byte : Kind::Half;
+  out.a = a_regs ? by_warps(grid('A', 16, k, a, bytes ? 16 : 8, [kind, k](uint32_t l, uint32_t i) { return a_place(k, kind, l, i); }))
+                 : shared_grid('A', 64, k, a);
+  out.b = shared_grid('B', k, out.n, b);
   const uint32_t per_lane = n / 2;  // D's elements a lane holds (f32: a register each; f16: two)
   FragmentGrid c = grid('C', 16, out.n, d, 0, [](uint32_t, uint32_t) { return Place{0, 0}; });
   c.regs = per_lane / per_reg(d);

@@ -44,7 +44,8 @@ struct Fragments {
 
 // The layouts of `instruction` ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"):
 // m16n8k16 with f16 / bf16 inputs, m16n8k8 with f16 / bf16 / tf32, m16n8k32 with s8 / u8;
-// and wgmma.mma_async m64nNk16 with f16 / bf16 inputs (the whole warpgroup's; A from registers
+// and wgmma.mma_async m64nNk16 with f16 / bf16 inputs and m64nNk32 with s8 / u8 (the whole
+// warpgroup's; A from registers
 // when the instruction ends " (A in registers)", as its event site names it, else from
 // shared memory).
 // False, with one line in `error` naming what is not drawn ("no fragment layout for

@@ -23,7 +23,9 @@
 //   swizzled     start + (r / 8 % C) * 16 + (r / 8 / C) * LBO + (k % 8) * W + (k / 8) * SBO
 //                + (r % 8) * 2, C = W / 16 chunks a row, then the same XOR
 // (CUTLASS's canonical layouts: LBO steps along MN past a swizzle row, SBO along K past 8).
-// A non-zero base offset is refused in one line.
+// A non-zero base offset is refused in one line. Integer operands (s8, u8: K 32, bytes along
+// K) are K-major only; their products and the old D sum exactly, wrapping in s32 (clamped to
+// its range with .satfinite); A from registers is mma.sync's m16n8k32 A fragment.
 //
 // Rounding, as the H200 does it (fitted to its results, tests/programs/wgmma_tile.cu dump):
 // into an f32 accumulator, the 16 exact products and the old value (when scale-d keeps it)
@@ -57,11 +59,15 @@ struct WgInfo {
   bool a_regs = false;        // A from registers (else a descriptor)
   bool neg_a = false, neg_b = false;  // imm-scale-a / -b of -1
   bool mn_a = false, mn_b = false;    // imm-trans-a / -b of 1: the operand is MN-major
+  bool integer = false;               // s32 from s8 / u8 (K 32)
+  bool u8_a = false, u8_b = false;    // an integer operand unsigned
+  bool satfinite = false;             // an integer D clamped to the s32 range
 };
 
 uint32_t pack(const WgInfo& i) {
   return uint32_t(i.part) | (i.n << 2) | (uint32_t(i.d_f16) << 11) | (uint32_t(i.bf16) << 12) | (uint32_t(i.a_regs) << 13) |
-         (uint32_t(i.neg_a) << 14) | (uint32_t(i.neg_b) << 15) | (uint32_t(i.mn_a) << 16) | (uint32_t(i.mn_b) << 17);
+         (uint32_t(i.neg_a) << 14) | (uint32_t(i.neg_b) << 15) | (uint32_t(i.mn_a) << 16) | (uint32_t(i.mn_b) << 17) |
+         (uint32_t(i.integer) << 18) | (uint32_t(i.u8_a) << 19) | (uint32_t(i.u8_b) << 20) | (uint32_t(i.satfinite) << 21);
 }
 WgInfo unpack(uint32_t v) {
   WgInfo i;
@@ -74,15 +80,19 @@ WgInfo unpack(uint32_t v) {
   i.neg_b = (v >> 15) & 1;
   i.mn_a = (v >> 16) & 1;
   i.mn_b = (v >> 17) & 1;
+  i.integer = (v >> 18) & 1;
+  i.u8_a = (v >> 19) & 1;
+  i.u8_b = (v >> 20) & 1;
+  i.satfinite = (v >> 21) & 1;
   return i;
 }
 
-// The byte address in the shared window of the 16-bit element at row `r` (of M or N) and
-// `k` along K of an operand that descriptor `desc` describes, K-major or MN-major (the
-// header says how).
-uint64_t operand_byte(uint64_t desc, uint32_t r, uint32_t k, bool mn_major) {
+// The byte address in the shared window of the element (of `bytes` bytes: 2, or 1 for an
+// integer) at row `r` (of M or N) and `k` along K of an operand that descriptor `desc`
+// describes, K-major or MN-major (the header says how; 16-bit elements only).
+uint64_t operand_byte(uint64_t desc, uint32_t r, uint32_t k, bool mn_major, uint32_t bytes = 2) {
   const uint64_t start = (desc & 0x3fff) << 4, lbo = ((desc >> 16) & 0x3fff) << 4, sbo = ((desc >> 32) & 0x3fff) << 4;
-  const uint32_t mode = uint32_t(desc >> 62), b = 2 * k;
+  const uint32_t mode = uint32_t(desc >> 62), b = bytes * k;
   if (mode == 0)
     return mn_major ? start + (r / 8) * sbo + (k / 8) * lbo + (k % 8) * 16 + (r % 8) * 2
                     : start + (r / 8) * sbo + (b / 16) * lbo + (r % 8) * 16 + b % 16;
@@ -154,6 +164,7 @@ int exponent_of(double x) {
 std::string decode_wgmma(Insn& in, const std::vector<std::string>& parts, const std::vector<int64_t>& imms) {
   if (in.op != Opc::Wgmma) return "";
   WgInfo wi;
+  uint32_t k = 0;
   bool fence = false, commit = false, wait = false, mma = false;
   std::vector<std::string> types;
   for (size_t p = 1; p < parts.size(); ++p) {
@@ -162,14 +173,41 @@ std::string decode_wgmma(Insn& in, const std::vector<std::string>& parts, const 
     else if (w == "commit_group") commit = true;
     else if (w == "wait_group") wait = true;
     else if (w == "mma_async") mma = true;
-    else if (w.rfind("m64n", 0) == 0) wi.n = uint32_t(std::stoul(w.substr(4, w.size() - 7)));
-    else if (w == "f32" || w == "f16" || w == "bf16") types.push_back(w);
+    else if (w.rfind("m64n", 0) == 0) {
+      wi.n = uint32_t(std::stoul(w.substr(4, w.find('k') - 4)));
+      k = uint32_t(std::stoul(w.substr(w.find('k') + 1)));
+    }
+    else if (w == "f32" || w == "f16" || w == "bf16" || w == "s32" || w == "s8" || w == "u8") types.push_back(w);
+    else if (w == "satfinite") wi.satfinite = true;
   }
   if (int(fence) + int(commit) + int(wait) + int(mma) != 1) return "one of .mma_async, .fence, .commit_group, .wait_group is needed";
   if (!mma) {
     wi.part = fence ? WgPart::Fence : commit ? WgPart::Commit : WgPart::Wait;
     if (!imms.empty()) return "too many operands";
     if (wait != (in.nops == 1 && in.o[0].kind == Operand::Imm)) return wait ? "wait_group takes one constant" : "takes no operand";
+    in.matrix = pack(wi);
+    return "";
+  }
+  if (types.size() == 3 && types[0] == "s32") {  // s32 from s8 / u8: d, a or a-desc, b-desc, scale-d alone
+    wi.integer = true;
+    if ((types[1] != "s8" && types[1] != "u8") || (types[2] != "s8" && types[2] != "u8")) return "s32 accumulates s8 or u8 inputs";
+    if (k != 32) return "s8 and u8 inputs need a K of 32 (.m64nNk32)";
+    wi.u8_a = types[1] == "u8";
+    wi.u8_b = types[2] == "u8";
+    if (in.nops != 4 || !imms.empty()) return "an integer wgmma takes d, a (or a-desc), b-desc and scale-d only";
+    wi.a_regs = in.o[1].kind == Operand::Vec;
+  } else {
+    if (wi.satfinite) return ".satfinite is for s32 accumulators";
+    if (k != 16) return "f16 and bf16 inputs need a K of 16 (.m64nNk16)";
+  }
+  if (wi.integer) {
+    const uint32_t dregs = wi.n / 2;
+    if (in.o[0].kind != Operand::Vec || register_count(in.o[0]) != dregs)
+      return "d must be " + std::to_string(dregs) + " registers for .m64n" + std::to_string(wi.n) + "k32";
+    if (wi.a_regs && register_count(in.o[1]) != 4) return "a from registers must be 4 registers";
+    if (!wi.a_regs && in.o[1].kind != Operand::Reg) return "a-desc must be a 64-bit register";
+    if (in.o[2].kind != Operand::Reg) return "b-desc must be a 64-bit register";
+    if (in.o[3].kind != Operand::Reg && in.o[3].kind != Operand::Imm) return "scale-d must be a predicate or a constant";
     in.matrix = pack(wi);
     return "";
   }
@@ -243,6 +281,7 @@ uint64_t BlockRun::wgmma_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t ex
 // Warp w's share of wgmma `in`: its 16 rows of D from its rows of A and all of B.
 void BlockRun::wgmma_share(const Insn& in, uint32_t w) {
   const WgInfo wi = unpack(in.matrix);
+  if (wi.integer) return wgmma_share_int(in, w);
   const uint32_t q = w % 4, n = wi.n;
   auto value = [&](uint32_t h) { return half_to_double(h & 0xffff, wi.bf16); };
   // A: this warp's 16 x 16 slice; B: 16 x n (k by column).
@@ -302,6 +341,57 @@ void BlockRun::wgmma_share(const Insn& in, uint32_t w) {
       terms[16] = keep ? double(f32(r)) : 0.0;
       lead[16] = exponent_of(terms[16]);
       r = tensor_sum_f32(terms, lead, 17);
+    }
+  }
+}
+
+// The same for s8 / u8 into s32: K 32, every sum exact (wrapping in s32, or clamped).
+void BlockRun::wgmma_share_int(const Insn& in, uint32_t w) {
+  const WgInfo wi = unpack(in.matrix);
+  const uint32_t q = w % 4, n = wi.n;
+  static thread_local int32_t A[16][32], B[32][256];
+  auto fault = [&](const std::string& what) {
+    Fault f(in.opcode + ": " + what + " (in " + kernel_name(k_.name) + ")");
+    place(f, in, w, 0);
+    throw f;
+  };
+  auto smem8 = [&](uint64_t a) -> uint8_t {
+    if (a + 1 > shared_.size()) fault("the descriptor reaches past the block's " + std::to_string(shared_.size()) + " bytes of shared memory");
+    return shared_[a];
+  };
+  auto value = [](uint8_t byte, bool u8) { return u8 ? int32_t(byte) : int32_t(int8_t(byte)); };
+  auto check_desc = [&](uint64_t desc, const char* which) {
+    if ((desc >> 49) & 7) fault(std::string(which) + "'s descriptor has a base offset, which is not implemented");
+  };
+  if (wi.a_regs) {  // mma.sync's m16n8k32 A fragment: element e in byte e % 4 of register e / 4
+    matrix::Info mi;
+    mi.shape = matrix::Shape::M16N8K32;
+    mi.a = mi.b = matrix::Elem::S8;
+    for (int l = 0; l < 32; ++l)
+      for (uint32_t e = 0; e < 16; ++e) {
+        const matrix::At p = matrix::mma_a(mi, l, e);
+        A[p.row][p.col] = value(uint8_t(reg(w, vec_reg(k_, in.o[1], e / 4), l) >> (8 * (e % 4))), wi.u8_a);
+      }
+  } else {
+    const uint64_t da = reg(w, in.o[1].reg, 0);
+    check_desc(da, "A");
+    for (uint32_t r = 0; r < 16; ++r)
+      for (uint32_t k = 0; k < 32; ++k) A[r][k] = value(smem8(operand_byte(da, 16 * q + r, k, false, 1)), wi.u8_a);
+  }
+  const uint64_t db = reg(w, in.o[2].reg, 0);
+  check_desc(db, "B");
+  for (uint32_t c = 0; c < n; ++c)
+    for (uint32_t k = 0; k < 32; ++k) B[k][c] = value(smem8(operand_byte(db, c, k, false, 1)), wi.u8_b);
+  const Operand& d = in.o[0];
+  for (int l = 0; l < 32; ++l) {
+    const bool keep = in.o[3].kind == Operand::Imm ? in.o[3].imm != 0 : (reg(w, in.o[3].reg, l) & 1) != 0;
+    for (uint32_t e = 0; e < n / 2; ++e) {
+      const matrix::At p = accumulator_at(l, e);
+      uint64_t& r = reg(w, vec_reg(k_, d, e), l);
+      int64_t s = keep ? int64_t(int32_t(uint32_t(r))) : 0;
+      for (uint32_t k = 0; k < 32; ++k) s += int64_t(A[p.row][k]) * B[k][p.col];
+      if (wi.satfinite) s = std::clamp<int64_t>(s, INT32_MIN, INT32_MAX);
+      r = uint32_t(s);
     }
   }
 }

@@ -202,6 +202,19 @@ TEST_CASE("wgmma m64nNk16: the warpgroup's 64 rows of D over four warps' lanes, 
   CHECK(f.a.at(16 + 8, 9).warp == 1);
   CHECK(!analysis::mma_fragments("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3", f, err));
   CHECK(err.find("inputs of type .e4m3 are not drawn") != std::string::npos);
+  // s8 into s32, K 32, A in registers as mma.sync's m16n8k32 A: lane 0's a8 (register 2) at
+  // row 0, column 16; a4 (register 1) at row 8; warp 3's the same 48 rows on.
+  REQUIRE(analysis::mma_fragments("wgmma.mma_async.sync.aligned.m64n16k32.satfinite.s32.s8.u8 (A in registers)", f, err));
+  CHECK(f.k == 32);
+  CHECK(f.a.cols == 32);
+  CHECK(f.a.regs == 4);
+  CHECK(f.a.at(0, 16).lane == 0);
+  CHECK(f.a.at(0, 16).reg == 2);
+  CHECK(f.a.at(8, 0).reg == 1);
+  CHECK(f.a.at(48 + 8, 0).warp == 3);
+  CHECK(f.b.rows == 32);
+  CHECK(f.c.regs == 8);  // 16 / 2 s32 accumulators a lane
+  CHECK(f.c.at(1, 2).lane == 5);
 }
 
 TEST_CASE("instructions with no drawn layout are refused in one line") {
