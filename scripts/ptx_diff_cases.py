@@ -1139,6 +1139,62 @@ def wgmma_int_case(n, at='s8', bt='s8', a_regs=False, start_d=False, satfinite=F
     case(name, ins, ['b32'] * outs, body, threads=128, inputs=rows)
 
 
+def wide_value_bytes(rng, t, count):
+    """`count` bytes of random elements of type t: tf32 (an f32 of exponent -8..7, its low 13
+    bits random too: the tensor core does not read them), e4m3 / e5m2 (any finite byte)."""
+    out = b''
+    while len(out) < count:
+        if t == 'tf32':
+            v = (rng.getrandbits(1) << 31) | ((rng.randint(-8, 7) + 127) << 23) | rng.getrandbits(23)
+            out += v.to_bytes(4, 'little')
+        else:
+            while True:
+                v = rng.getrandbits(8)
+                if t == 'e4m3' and v & 0x7f != 0x7f:
+                    break
+                if t == 'e5m2' and (v >> 2) & 0x1f != 0x1f:
+                    break
+            out += bytes([v])
+    return out
+
+
+def wgmma_wide_case(n, dtype, at, bt, a_regs=False, accumulate=False, neg_a=False):
+    """wgmma.mma_async of tf32 (m64{n}k8) or 8-bit floats (m64{n}k32) over 128 threads, laid out
+    as wgmma_int_case lays them (32 bytes of a row along K: LBO 128, SBO 256), every element
+    random; `accumulate`: the same product twice into D, as the tensor core sums it."""
+    seed = 'wgmma_wide%d%s%s%s%d%d%d' % (n, dtype, at, bt, a_regs, accumulate, neg_a)
+    rng = random.Random(zlib.crc32(seed.encode()))
+    k = 8 if at == 'tf32' else 32
+    a_bytes, b_bytes = 2048, (n // 8) * 256
+    words = -(-(a_bytes + b_bytes) // 1024)
+    outs = n // 2 if dtype == 'f32' else n // 4
+    ins = ['b64'] * words + (['b32'] * 4 if a_regs else [])
+    # The buffer as the threads store it: word i of thread t at byte 1024 i + 8 t.
+    buf = wide_value_bytes(rng, at, a_bytes) + wide_value_bytes(rng, bt, words * 1024 - a_bytes)
+    rows = []
+    for t in range(128):
+        row = [int.from_bytes(buf[1024 * i + 8 * t:1024 * i + 8 * t + 8], 'little') for i in range(words)]
+        row += [int.from_bytes(wide_value_bytes(rng, at, 4), 'little') for _ in range(4)] if a_regs else []
+        rows.append(row)
+    flags = ((128 >> 4) << 16) | ((256 >> 4) << 32)
+    body = ['mov.u64 %rd21, wg;', 'mul.wide.u32 %rd22, %r1, 8;', 'add.u64 %rd23, %rd21, %rd22;']
+    body += ['st.shared.b64 [%%rd23+%d], {a%d};' % (1024 * i, i) for i in range(words)]
+    body += ['fence.proxy.async.shared::cta;', 'bar.sync 0;']
+    body += ['cvt.u32.u64 %r2, %rd21;', 'shr.u32 %r3, %r2, 4;', 'and.b32 %r3, %r3, 16383;',
+             'cvt.u64.u32 %rd24, %r3;', 'or.b64 %%rd24, %%rd24, %d;' % flags, 'add.u64 %%rd25, %%rd24, %d;' % (a_bytes >> 4),
+             'setp.ne.u32 %p5, %r1, %r1;', 'setp.eq.u32 %p6, %r1, %r1;', 'wgmma.fence.sync.aligned;']
+    d = '{{' + ', '.join('{d%d}' % i for i in range(outs)) + '}}'
+    a = '{{' + ', '.join('{a%d}' % (words + i) for i in range(4)) + '}}' if a_regs else '%rd24'
+    form = 'wgmma.mma_async.sync.aligned.m64n%dk%d.%s.%s.%s' % (n, k, dtype, at, bt)
+    imms = '-1, 1' if neg_a else '1, 1'
+    body.append('%s %s, %s, %%rd25, %%p5, %s;' % (form, d, a, imms))
+    if accumulate:
+        body.append('%s %s, %s, %%rd25, %%p6, %s;' % (form, d, a, imms))
+    body += ['wgmma.commit_group.sync.aligned;', 'wgmma.wait_group.sync.aligned 0;']
+    name = form + ('.a_regs' if a_regs else '') + ('.acc' if accumulate else '') + ('.neg_a' if neg_a else '')
+    case(name, ins, [dtype if dtype == 'f32' else 'b32'] * outs, body, threads=128, inputs=rows)
+
+
 def hopper_forms():
     # elect.sync: the lowest lane of the mask leads.
     case('elect.sync', [], ['b32', 'pred'], ['elect.sync {d0}|{d1}, 0xffffffff;'])
@@ -1174,6 +1230,20 @@ def hopper_forms():
     wgmma_int_case(16, 'u8', 'u8', start_d=True)
     wgmma_int_case(16, 'u8', 'u8', start_d=True, satfinite=True)
     wgmma_int_case(32, 'u8', 'u8', satfinite=True)  # (the word alone, where nothing overflows)
+    # tf32 (K 8) and the 8-bit floats (K 32): every shape, every pairing, f16 accumulators,
+    # A from registers, an accumulation, a negated A.
+    for n in range(8, 257, 8):
+        wgmma_wide_case(n, 'f32', 'tf32', 'tf32')
+        wgmma_wide_case(n, 'f32', 'e4m3', 'e4m3')
+    for at, bt in [('e4m3', 'e5m2'), ('e5m2', 'e4m3'), ('e5m2', 'e5m2')]:
+        wgmma_wide_case(16, 'f32', at, bt)
+    wgmma_wide_case(16, 'f16', 'e4m3', 'e4m3')
+    wgmma_wide_case(16, 'f16', 'e5m2', 'e5m2')
+    wgmma_wide_case(16, 'f32', 'tf32', 'tf32', a_regs=True)
+    wgmma_wide_case(16, 'f32', 'e4m3', 'e4m3', a_regs=True)
+    wgmma_wide_case(16, 'f32', 'tf32', 'tf32', accumulate=True)
+    wgmma_wide_case(16, 'f32', 'e4m3', 'e5m2', accumulate=True, neg_a=True)
+    wgmma_wide_case(16, 'f16', 'e4m3', 'e4m3', accumulate=True)
     wgmma_int_case(16, 's8', 's8', a_regs=True, start_d=True, satfinite=True)
 
 

@@ -27,7 +27,9 @@ bool kind_of(const std::string& t, Kind& k) {
 }
 
 // Elements of a type in one 32-bit register.
-uint32_t per_reg(const std::string& t) { return t == "f16" || t == "bf16" ? 2 : t == "s8" || t == "u8" ? 4 : 1; }
+uint32_t per_reg(const std::string& t) {
+  return t == "f16" || t == "bf16" ? 2 : t == "s8" || t == "u8" || t == "e4m3" || t == "e5m2" ? 4 : 1;
+}
 
 // A (m16 × k): a_i of lane l.
 Place a_place(uint32_t k, Kind kind, uint32_t l, uint32_t i) {
@@ -101,15 +103,21 @@ bool wgmma_fragments(const std::vector<std::string>& parts, bool a_regs, Fragmen
   while (s < parts.size() && parts[s].rfind("m64n", 0) != 0) ++s;
   if (s + 3 >= parts.size()) return refuse("not a wgmma.mma_async instruction with its shape and types");
   const std::string shape = parts[s];
-  const uint32_t n = uint32_t(std::stoul(shape.substr(4, shape.size() - 7)));
+  const size_t kat = shape.find('k');
+  if (kat == std::string::npos || kat <= 4 || kat > 7 ||
+      !std::all_of(shape.begin() + 4, shape.begin() + long(kat), [](char ch) { return ch >= '0' && ch <= '9'; }))
+    return refuse("not a wgmma.mma_async instruction with its shape and types");
+  const uint32_t n = uint32_t(std::stoul(shape.substr(4, kat - 4)));
   size_t t = s + 1;
   if (t < parts.size() && parts[t] == "satfinite") ++t;
   if (t + 2 >= parts.size()) return refuse("not a wgmma.mma_async instruction with its shape and types");
   const std::string d = parts[t], a = parts[t + 1], b = parts[t + 2];
-  const bool bytes = (a == "s8" || a == "u8") && (b == "s8" || b == "u8");  // into s32, K 32
-  if (!bytes && ((a != "f16" && a != "bf16") || a != b))
-    return refuse("inputs of type ." + a + " are not drawn (f16, bf16, s8, u8 are)");
-  const uint32_t k = bytes ? 32 : 16;
+  auto byte_type = [](const std::string& x) { return x == "s8" || x == "u8" || x == "e4m3" || x == "e5m2"; };
+  const bool bytes = byte_type(a) && byte_type(b);  // K 32
+  const bool tf32 = a == "tf32" && b == "tf32";     // K 8
+  if (!bytes && !tf32 && ((a != "f16" && a != "bf16") || a != b))
+    return refuse("inputs of type ." + a + " are not drawn (f16, bf16, tf32, e4m3, e5m2, s8, u8 are)");
+  const uint32_t k = bytes ? 32 : tf32 ? 8 : 16;
   out = Fragments{};
   out.m = 64;
   out.k = k;
@@ -129,8 +137,8 @@ bool wgmma_fragments(const std::vector<std::string>& parts, bool a_regs, Fragmen
       }
     return g;
   };
-  const Kind kind = bytes ? Kind::Byte : Kind::Half;
-  out.a = a_regs ? by_warps(grid('A', 16, k, a, bytes ? 16 : 8, [kind, k](uint32_t l, uint32_t i) { return a_place(k, kind, l, i); }))
+  const Kind kind = bytes ? Kind::Byte : tf32 ? Kind::Tf32 : Kind::Half;
+  out.a = a_regs ? by_warps(grid('A', 16, k, a, bytes ? 16 : tf32 ? 4 : 8, [kind, k](uint32_t l, uint32_t i) { return a_place(k, kind, l, i); }))
                  : shared_grid('A', 64, k, a);
   out.b = shared_grid('B', k, out.n, b);
   const uint32_t per_lane = n / 2;  // D's elements a lane holds (f32: a register each; f16: two)

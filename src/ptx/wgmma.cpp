@@ -32,6 +32,8 @@
 // are aligned at the largest exponent E among them (a product's exponent is the sum of its
 // factors', its significand left in [1, 4)), each cut toward zero at 2^(E - 25), added
 // exactly, and the sum cut toward zero to f32. Into f16, the exact sum rounded to nearest.
+// tf32 inputs (K 8) the same. 8-bit floats (e4m3, e5m2: K 32) keep 13 bits of each term below
+// E and 14 of the sum; into f16, 13 of each term and the whole sum, rounded to nearest.
 // (H200, CUDA 13.0: 17,408 results of narrow-range and 17,408 of wide-range inputs, and a
 // 256 x 256 GEMM, equal bit for bit.)
 #include <algorithm>
@@ -62,12 +64,14 @@ struct WgInfo {
   bool integer = false;               // s32 from s8 / u8 (K 32)
   bool u8_a = false, u8_b = false;    // an integer operand unsigned
   bool satfinite = false;             // an integer D clamped to the s32 range
+  uint32_t fa = 0, fb = 0;            // float inputs other than f16 / bf16: 1 tf32 (K 8), 2 e4m3, 3 e5m2 (K 32)
 };
 
 uint32_t pack(const WgInfo& i) {
   return uint32_t(i.part) | (i.n << 2) | (uint32_t(i.d_f16) << 11) | (uint32_t(i.bf16) << 12) | (uint32_t(i.a_regs) << 13) |
          (uint32_t(i.neg_a) << 14) | (uint32_t(i.neg_b) << 15) | (uint32_t(i.mn_a) << 16) | (uint32_t(i.mn_b) << 17) |
-         (uint32_t(i.integer) << 18) | (uint32_t(i.u8_a) << 19) | (uint32_t(i.u8_b) << 20) | (uint32_t(i.satfinite) << 21);
+         (uint32_t(i.integer) << 18) | (uint32_t(i.u8_a) << 19) | (uint32_t(i.u8_b) << 20) | (uint32_t(i.satfinite) << 21) |
+         (i.fa << 22) | (i.fb << 24);
 }
 WgInfo unpack(uint32_t v) {
   WgInfo i;
@@ -84,7 +88,26 @@ WgInfo unpack(uint32_t v) {
   i.u8_a = (v >> 19) & 1;
   i.u8_b = (v >> 20) & 1;
   i.satfinite = (v >> 21) & 1;
+  i.fa = (v >> 22) & 3;
+  i.fb = (v >> 24) & 3;
   return i;
+}
+
+// An 8-bit float's value: e4m3 (bias 7, no infinity, S.1111.111 NaN) or e5m2 (bias 15, as
+// IEEE's halves are laid out).
+double fp8_value(uint8_t v, bool e5m2) {
+  const bool neg = v & 0x80;
+  const int e = e5m2 ? (v >> 2) & 0x1f : (v >> 3) & 0xf, m = e5m2 ? v & 3 : v & 7, mb = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+  double x;
+  if (e5m2 && e == 0x1f) x = m ? std::nan("") : INFINITY;
+  else if (!e5m2 && e == 0xf && m == 7) x = std::nan("");
+  else if (e == 0) x = std::ldexp(double(m), 1 - bias - mb);
+  else x = std::ldexp(double((1 << mb) | m), e - bias - mb);
+  return neg ? -x : x;
+}
+// A float input kind's code (WgInfo::fa), 0 for f16 / bf16, -1 for none.
+int float_kind(const std::string& t) {
+  return t == "f16" || t == "bf16" ? 0 : t == "tf32" ? 1 : t == "e4m3" ? 2 : t == "e5m2" ? 3 : -1;
 }
 
 // The byte address in the shared window of the element (of `bytes` bytes: 2, or 1 for an
@@ -105,8 +128,16 @@ uint64_t operand_byte(uint64_t desc, uint32_t r, uint32_t k, bool mn_major, uint
 // The tensor core's f32 sum of `n` terms (each exact in a double), as the header says:
 // `lead[i]` is term i's alignment exponent (a product's: the sum of its factors' exponents,
 // its significand left unnormalized in [1, 4)).
-constexpr int kKeptBits = 25;  // of each term, below the largest alignment exponent
-uint32_t tensor_sum_f32(const double* terms, const int* lead, uint32_t n) {
+// f16, bf16 and tf32 inputs: each term kept to 25 bits below the largest alignment exponent,
+// the sum cut to f32's 24. 8-bit floats (e4m3, e5m2): to 13 bits, the sum to 14 into f32
+// (fitted to the H200's results: every one of the differential test's, 2026-12-02).
+struct SumBits {
+  int kept = 25, sum = 24;
+};
+constexpr SumBits kFp8Sum{13, 14};
+constexpr SumBits kFp8SumF16{13, 64};  // into f16: the terms cut alike, their sum whole, then rounded
+// The exact-in-double sum the tensor core makes (as SumBits says), as a double.
+double tensor_sum(const double* terms, const int* lead, uint32_t n, SumBits bits_of) {
   bool nan = false, inf = false;
   int top = INT32_MIN;
   for (uint32_t i = 0; i < n; ++i) {
@@ -114,29 +145,26 @@ uint32_t tensor_sum_f32(const double* terms, const int* lead, uint32_t n) {
     inf |= std::isinf(terms[i]);
     if (terms[i] != 0) top = std::max(top, lead[i]);
   }
-  if (nan) return 0x7fffffffu;
-  if (inf) {
-    double s = 0;  // infinities of one sign, or a NaN from opposite ones
-    for (uint32_t i = 0; i < n; ++i) s += std::isinf(terms[i]) ? terms[i] : 0;
-    return std::isnan(s) ? 0x7fffffffu : bits(float(s));
-  }
-  if (top == INT32_MIN) {  // zeros: their sum's sign as IEEE adds them
+  if (nan) return std::nan("");
+  if (inf || top == INT32_MIN) {  // infinities of one sign (a NaN from opposite ones), or zeros as IEEE adds them
     double s = 0;
     for (uint32_t i = 0; i < n; ++i) s += terms[i];
-    return bits(float(s));
+    return s;
   }
-  const int scale = kKeptBits - top;
+  const int scale = bits_of.kept - top;
   int64_t sum = 0;  // in units of 2^-scale: each term cut toward zero to a whole unit
   for (uint32_t i = 0; i < n; ++i) sum += int64_t(std::trunc(std::ldexp(terms[i], scale)));
   if (sum == 0) return 0;
-  // Cut toward zero to f32's 24 bits, then scaled back (exact).
   const uint64_t mag = uint64_t(sum < 0 ? -sum : sum);
   const int width = 64 - std::countl_zero(mag);
-  const uint64_t kept = width > 24 ? (mag >> (width - 24)) << (width - 24) : mag;
+  const uint64_t kept = width > bits_of.sum ? (mag >> (width - bits_of.sum)) << (width - bits_of.sum) : mag;
   const double v = std::ldexp(double(kept), -scale);
-  return bits(float(sum < 0 ? -v : v));
+  return sum < 0 ? -v : v;
 }
-
+uint32_t tensor_sum_f32(const double* terms, const int* lead, uint32_t n, SumBits bits_of = {}) {
+  const double s = tensor_sum(terms, lead, n, bits_of);
+  return std::isnan(s) ? 0x7fffffffu : bits(float(s));
+}
 // One warp's share of a wgmma follows mma.sync's m16n8k16 fragments: A in registers is its
 // A fragment, and accumulator e of a lane is element e % 4 of its C fragment in the n8 block e / 4.
 matrix::Info m16n8k16() {
@@ -177,7 +205,9 @@ std::string decode_wgmma(Insn& in, const std::vector<std::string>& parts, const 
       wi.n = uint32_t(std::stoul(w.substr(4, w.find('k') - 4)));
       k = uint32_t(std::stoul(w.substr(w.find('k') + 1)));
     }
-    else if (w == "f32" || w == "f16" || w == "bf16" || w == "s32" || w == "s8" || w == "u8") types.push_back(w);
+    else if (w == "f32" || w == "f16" || w == "bf16" || w == "s32" || w == "s8" || w == "u8" || w == "tf32" || w == "e4m3" ||
+             w == "e5m2")
+      types.push_back(w);
     else if (w == "satfinite") wi.satfinite = true;
   }
   if (int(fence) + int(commit) + int(wait) + int(mma) != 1) return "one of .mma_async, .fence, .commit_group, .wait_group is needed";
@@ -198,6 +228,32 @@ std::string decode_wgmma(Insn& in, const std::vector<std::string>& parts, const 
     wi.a_regs = in.o[1].kind == Operand::Vec;
   } else {
     if (wi.satfinite) return ".satfinite is for s32 accumulators";
+    if (types.size() != 3 || float_kind(types[1]) < 0 || float_kind(types[2]) < 0) return "wgmma needs .dtype.atype.btype";
+    const int fa = float_kind(types[1]), fb = float_kind(types[2]);
+    if (fa >= 1 || fb >= 1) {  // tf32 (K 8, into f32), e4m3 / e5m2 (K 32, either, into f32 or f16)
+      if ((fa == 1) != (fb == 1) || fa == 0 || fb == 0) return "tf32 pairs with tf32, and e4m3 / e5m2 with either";
+      if (fa == 1 && types[0] != "f32") return "tf32 inputs accumulate in f32 only";
+      if (k != (fa == 1 ? 8u : 32u)) return fa == 1 ? "tf32 inputs need a K of 8 (.m64nNk8)" : "8-bit floats need a K of 32 (.m64nNk32)";
+      wi.fa = uint32_t(fa);
+      wi.fb = uint32_t(fb);
+      wi.d_f16 = types[0] == "f16";
+      if (in.nops != 4) return "wgmma needs d, a, b-desc, scale-d and its immediates";
+      wi.a_regs = in.o[1].kind == Operand::Vec;
+      if (imms.size() != 2) return "tf32 and 8-bit float inputs take imm-scale-a and imm-scale-b alone (no transposes)";
+      for (size_t i = 0; i < 2; ++i)
+        if (imms[i] != 1 && imms[i] != -1) return "imm-scale-a and imm-scale-b are 1 or -1";
+      wi.neg_a = imms[0] == -1;
+      wi.neg_b = imms[1] == -1;
+      const uint32_t dregs = wi.d_f16 ? wi.n / 4 : wi.n / 2;
+      if (in.o[0].kind != Operand::Vec || register_count(in.o[0]) != dregs)
+        return "d must be " + std::to_string(dregs) + " registers for .m64n" + std::to_string(wi.n) + "k" + std::to_string(k);
+      if (wi.a_regs && register_count(in.o[1]) != 4) return "a from registers must be 4 registers";
+      if (!wi.a_regs && in.o[1].kind != Operand::Reg) return "a-desc must be a 64-bit register";
+      if (in.o[2].kind != Operand::Reg) return "b-desc must be a 64-bit register";
+      if (in.o[3].kind != Operand::Reg && in.o[3].kind != Operand::Imm) return "scale-d must be a predicate or a constant";
+      in.matrix = pack(wi);
+      return "";
+    }
     if (k != 16) return "f16 and bf16 inputs need a K of 16 (.m64nNk16)";
   }
   if (wi.integer) {
@@ -283,40 +339,53 @@ void BlockRun::wgmma_share(const Insn& in, uint32_t w) {
   const WgInfo wi = unpack(in.matrix);
   if (wi.integer) return wgmma_share_int(in, w);
   const uint32_t q = w % 4, n = wi.n;
-  auto value = [&](uint32_t h) { return half_to_double(h & 0xffff, wi.bf16); };
-  // A: this warp's 16 x 16 slice; B: 16 x n (k by column).
-  static thread_local double A[16][16], B[16][256];
+  // Each input's width and value: f16 / bf16 (2 bytes), tf32 (an f32's 4 bytes, its low 13
+  // bits not read), e4m3 / e5m2 (1 byte); K 16, 8 or 32.
+  const uint32_t bytes_a = wi.fa == 0 ? 2 : wi.fa == 1 ? 4 : 1, bytes_b = wi.fb == 0 ? 2 : wi.fb == 1 ? 4 : 1;
+  const uint32_t K = wi.fa == 0 ? 16 : wi.fa == 1 ? 8 : 32;
+  auto value = [&](uint32_t v, uint32_t kind) {
+    if (kind == 0) return half_to_double(v & 0xffff, wi.bf16);
+    if (kind == 1) return double(f32(v & ~0x1fffu));
+    return fp8_value(uint8_t(v), kind == 3);
+  };
+  // A: this warp's 16 x K slice; B: K x n (k by column).
+  static thread_local double A[16][32], B[32][256];
   auto fault = [&](const std::string& what) {
     Fault f(in.opcode + ": " + what + " (in " + kernel_name(k_.name) + ")");
     place(f, in, w, 0);
     throw f;
   };
-  auto smem16 = [&](uint64_t a) -> uint32_t {
-    if (a + 2 > shared_.size()) fault("the descriptor reaches past the block's " + std::to_string(shared_.size()) + " bytes of shared memory");
-    uint16_t h;
-    std::memcpy(&h, shared_.data() + a, 2);
+  auto smem = [&](uint64_t a, uint32_t bytes) -> uint32_t {
+    if (a + bytes > shared_.size()) fault("the descriptor reaches past the block's " + std::to_string(shared_.size()) + " bytes of shared memory");
+    uint32_t h = 0;
+    std::memcpy(&h, shared_.data() + a, bytes);
     return h;
   };
   auto check_desc = [&](uint64_t desc, const char* which) {
     if ((desc >> 49) & 7) fault(std::string(which) + "'s descriptor has a base offset, which is not implemented");
   };
   const double sa = wi.neg_a ? -1 : 1, sb = wi.neg_b ? -1 : 1;
-  if (wi.a_regs) {  // mma.sync's m16n8k16 A fragment: element e in the half e % 2 of register e / 2
+  if (wi.a_regs) {  // mma.sync's A fragment of the same K: m16n8k16 (f16), m16n8k8 (tf32), m16n8k32 (8-bit)
+    matrix::Info mi;
+    mi.shape = K == 16 ? matrix::Shape::M16N8K16 : K == 8 ? matrix::Shape::M16N8K8 : matrix::Shape::M16N8K32;
+    mi.a = mi.b = K == 16 ? matrix::Elem::F16 : K == 8 ? matrix::Elem::TF32 : matrix::Elem::S8;
+    const uint32_t per_reg = 4 / bytes_a, elems = 4 * per_reg;
     for (int l = 0; l < 32; ++l)
-      for (uint32_t e = 0; e < 8; ++e) {
-        const matrix::At p = matrix::mma_a(m16n8k16(), l, e);
-        A[p.row][p.col] = sa * value(uint32_t(reg(w, vec_reg(k_, in.o[1], e / 2), l) >> (16 * (e % 2))));
+      for (uint32_t e = 0; e < elems; ++e) {
+        const matrix::At p = matrix::mma_a(mi, l, e);
+        const uint64_t r = reg(w, vec_reg(k_, in.o[1], e / per_reg), l);
+        A[p.row][p.col] = sa * value(uint32_t(r >> (8 * bytes_a * (e % per_reg))), wi.fa);
       }
   } else {
     const uint64_t da = reg(w, in.o[1].reg, 0);
     check_desc(da, "A");
     for (uint32_t r = 0; r < 16; ++r)
-      for (uint32_t k = 0; k < 16; ++k) A[r][k] = sa * value(smem16(operand_byte(da, 16 * q + r, k, wi.mn_a)));
+      for (uint32_t k = 0; k < K; ++k) A[r][k] = sa * value(smem(operand_byte(da, 16 * q + r, k, wi.mn_a, bytes_a), bytes_a), wi.fa);
   }
   const uint64_t db = reg(w, in.o[2].reg, 0);
   check_desc(db, "B");
   for (uint32_t c = 0; c < n; ++c)
-    for (uint32_t k = 0; k < 16; ++k) B[k][c] = sb * value(smem16(operand_byte(db, c, k, wi.mn_b)));
+    for (uint32_t k = 0; k < K; ++k) B[k][c] = sb * value(smem(operand_byte(db, c, k, wi.mn_b, bytes_b), bytes_b), wi.fb);
   const Operand& d = in.o[0];
   for (int l = 0; l < 32; ++l) {
     const bool keep = in.o[3].kind == Operand::Imm ? in.o[3].imm != 0 : (reg(w, in.o[3].reg, l) & 1) != 0;
@@ -327,20 +396,32 @@ void BlockRun::wgmma_share(const Insn& in, uint32_t w) {
         uint64_t& r = reg(w, vec_reg(k_, d, e / 2), l);
         const uint32_t shift = 16 * (e % 2);
         double s = keep ? half_to_double(uint32_t(r >> shift) & 0xffff, false) : 0.0;
-        for (uint32_t k = 0; k < 16; ++k) s += A[p.row][k] * B[k][p.col];
+        if (wi.fa >= 2) {  // 8-bit floats: the tensor core's narrow sum, then rounded to nearest
+          double terms[33];
+          int lead[33];
+          for (uint32_t k = 0; k < K; ++k) {
+            terms[k] = A[p.row][k] * B[k][p.col];
+            lead[k] = exponent_of(A[p.row][k]) + exponent_of(B[k][p.col]);
+          }
+          terms[K] = s;
+          lead[K] = exponent_of(s);
+          s = tensor_sum(terms, lead, K + 1, kFp8SumF16);
+        } else {
+          for (uint32_t k = 0; k < K; ++k) s += A[p.row][k] * B[k][p.col];
+        }
         r = (r & ~(uint64_t(0xffff) << shift)) | (uint64_t(double_to_half(s, false, Rnd::Rn)) << shift);
         continue;
       }
       uint64_t& r = reg(w, vec_reg(k_, d, e), l);
-      double terms[17];
-      int lead[17];
-      for (uint32_t k = 0; k < 16; ++k) {
+      double terms[33];
+      int lead[33];
+      for (uint32_t k = 0; k < K; ++k) {
         terms[k] = A[p.row][k] * B[k][p.col];
         lead[k] = exponent_of(A[p.row][k]) + exponent_of(B[k][p.col]);
       }
-      terms[16] = keep ? double(f32(r)) : 0.0;
-      lead[16] = exponent_of(terms[16]);
-      r = tensor_sum_f32(terms, lead, 17);
+      terms[K] = keep ? double(f32(r)) : 0.0;
+      lead[K] = exponent_of(terms[K]);
+      r = tensor_sum_f32(terms, lead, K + 1, wi.fa >= 2 ? kFp8Sum : SumBits{});
     }
   }
 }

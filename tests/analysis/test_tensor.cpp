@@ -200,8 +200,16 @@ TEST_CASE("wgmma m64nNk16: the warpgroup's 64 rows of D over four warps' lanes, 
   CHECK(f.a.at(8, 9).elem == 7);
   CHECK(f.a.at(16 + 8, 9).lane == 0);
   CHECK(f.a.at(16 + 8, 9).warp == 1);
-  CHECK(!analysis::mma_fragments("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3", f, err));
-  CHECK(err.find("inputs of type .e4m3 are not drawn") != std::string::npos);
+  // tf32 (K 8, A as mma.sync's m16n8k8 tf32 A: a2 four columns on) and 8-bit floats (K 32).
+  REQUIRE(analysis::mma_fragments("wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 (A in registers)", f, err));
+  CHECK(f.k == 8);
+  CHECK(f.a.regs == 4);
+  CHECK(f.a.at(0, 4).reg == 2);
+  REQUIRE(analysis::mma_fragments("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e5m2", f, err));
+  CHECK(f.k == 32);
+  CHECK(f.b.rows == 32);
+  CHECK(!analysis::mma_fragments("wgmma.mma_async.sync.aligned.m64n8k32.f32.e3m2.e3m2", f, err));
+  CHECK(err.find("inputs of type .e3m2 are not drawn") != std::string::npos);
   // s8 into s32, K 32, A in registers as mma.sync's m16n8k32 A: lane 0's a8 (register 2) at
   // row 0, column 16; a4 (register 1) at row 8; warp 3's the same 48 rows on.
   REQUIRE(analysis::mma_fragments("wgmma.mma_async.sync.aligned.m64n16k32.satfinite.s32.s8.u8 (A in registers)", f, err));

@@ -323,8 +323,15 @@ TEST_CASE("matrix instructions refused in one line: other shapes, layouts, wgmma
         "k.ptx:9: wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16: the transposes are 0 or 1");
   CHECK(refused("wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, 1, 1, 1, 0, 0;") ==
         "k.ptx:9: wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16: d must be 8 registers for .m64n16k16");
-  CHECK(refused("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {%f1, %f2, %f3, %f4}, %rd1, %rd2, 1, 1, 1;") ==
-        "k.ptx:9: wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3: the type e4m3 is not implemented");
+  CHECK(refused("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {%f1, %f2, %f3, %f4}, %rd1, %rd2, 1, 1, 1;") == "");
+  CHECK(refused("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {%f1, %f2, %f3, %f4}, %rd1, %rd2, 1, 1, 1, 0, 0;") ==
+        "k.ptx:9: wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3: tf32 and 8-bit float inputs take imm-scale-a and "
+        "imm-scale-b alone (no transposes)");
+  CHECK(refused("wgmma.mma_async.sync.aligned.m64n8k16.f32.tf32.tf32 {%f1, %f2, %f3, %f4}, %rd1, %rd2, 1, 1, 1;") ==
+        "k.ptx:9: wgmma.mma_async.sync.aligned.m64n8k16.f32.tf32.tf32: the modifier .m64n8k16 is not implemented with these types");
+  CHECK(refused("wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8 {%r1, %r2, %r3, %r4}, %rd1, %rd2, 1, 1, 1;") ==
+        "k.ptx:9: wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8: an integer wgmma takes d, a (or a-desc), b-desc and "
+        "scale-d only");
   CHECK(refused("mov.b32 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9}, %r1;").find("a vector of more than 8 registers") !=
         std::string::npos);
   CHECK(refused("wmma.load.a.sync.aligned.row.m16n16k8.shared.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%r9], %r10;") ==
