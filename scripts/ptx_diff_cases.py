@@ -1099,6 +1099,21 @@ def wgmma_case(n, dtype='f32', ab='f16', swizzle=0, a_regs=False, accumulate=Fal
     case(name, ins, [dtype if dtype == 'f32' else 'b32'] * outs, body, threads=128, inputs=rows)
 
 
+def core_matrix_operands(words, a_bytes):
+    """The body's first lines for a wgmma of 32 bytes along K a row: each thread stores its
+    `words` b64 inputs into `wg` (word i at byte 1024 i + 8 t), the stores fenced for the
+    async proxy; %rd24 and %rd25 the descriptors of A (at 0) and B (at a_bytes) in 8 x 16-byte
+    core matrices, two along K (LBO 128, SBO 256); %p5 false and %p6 true (scale-d)."""
+    flags = ((128 >> 4) << 16) | ((256 >> 4) << 32)
+    body = ['mov.u64 %rd21, wg;', 'mul.wide.u32 %rd22, %r1, 8;', 'add.u64 %rd23, %rd21, %rd22;']
+    body += ['st.shared.b64 [%%rd23+%d], {a%d};' % (1024 * i, i) for i in range(words)]
+    body += ['fence.proxy.async.shared::cta;', 'bar.sync 0;']
+    body += ['cvt.u32.u64 %r2, %rd21;', 'shr.u32 %r3, %r2, 4;', 'and.b32 %r3, %r3, 16383;',
+             'cvt.u64.u32 %rd24, %r3;', 'or.b64 %%rd24, %%rd24, %d;' % flags, 'add.u64 %%rd25, %%rd24, %d;' % (a_bytes >> 4),
+             'setp.ne.u32 %p5, %r1, %r1;', 'setp.eq.u32 %p6, %r1, %r1;']
+    return body
+
+
 def wgmma_int_case(n, at='s8', bt='s8', a_regs=False, start_d=False, satfinite=False):
     """wgmma.mma_async m64{n}k32 of s8 / u8 into s32 over 128 threads, the operands laid out
     as wgmma_case lays them without swizzle (a row's 32 bytes are two 16-byte core-matrix
@@ -1119,13 +1134,7 @@ def wgmma_int_case(n, at='s8', bt='s8', a_regs=False, start_d=False, satfinite=F
             row += [(0x7fffffff - rng.randint(0, 2000000)) if rng.getrandbits(1) else (0x80000000 + rng.randint(0, 2000000))
                     for _ in range(outs)]
         rows.append(row)
-    flags = ((128 >> 4) << 16) | ((256 >> 4) << 32)
-    body = ['mov.u64 %rd21, wg;', 'mul.wide.u32 %rd22, %r1, 8;', 'add.u64 %rd23, %rd21, %rd22;']
-    body += ['st.shared.b64 [%%rd23+%d], {a%d};' % (1024 * i, i) for i in range(words)]
-    body += ['fence.proxy.async.shared::cta;', 'bar.sync 0;']
-    body += ['cvt.u32.u64 %r2, %rd21;', 'shr.u32 %r3, %r2, 4;', 'and.b32 %r3, %r3, 16383;',
-             'cvt.u64.u32 %rd24, %r3;', 'or.b64 %%rd24, %%rd24, %d;' % flags, 'add.u64 %%rd25, %%rd24, %d;' % (a_bytes >> 4),
-             'setp.ne.u32 %p5, %r1, %r1;', 'setp.eq.u32 %p6, %r1, %r1;']
+    body = core_matrix_operands(words, a_bytes)
     first_d = words + (4 if a_regs else 0)
     if start_d:
         body += ['mov.b32 {d%d}, {a%d};' % (i, first_d + i) for i in range(outs)]
@@ -1176,13 +1185,7 @@ def wgmma_wide_case(n, dtype, at, bt, a_regs=False, accumulate=False, neg_a=Fals
         row = [int.from_bytes(buf[1024 * i + 8 * t:1024 * i + 8 * t + 8], 'little') for i in range(words)]
         row += [int.from_bytes(wide_value_bytes(rng, at, 4), 'little') for _ in range(4)] if a_regs else []
         rows.append(row)
-    flags = ((128 >> 4) << 16) | ((256 >> 4) << 32)
-    body = ['mov.u64 %rd21, wg;', 'mul.wide.u32 %rd22, %r1, 8;', 'add.u64 %rd23, %rd21, %rd22;']
-    body += ['st.shared.b64 [%%rd23+%d], {a%d};' % (1024 * i, i) for i in range(words)]
-    body += ['fence.proxy.async.shared::cta;', 'bar.sync 0;']
-    body += ['cvt.u32.u64 %r2, %rd21;', 'shr.u32 %r3, %r2, 4;', 'and.b32 %r3, %r3, 16383;',
-             'cvt.u64.u32 %rd24, %r3;', 'or.b64 %%rd24, %%rd24, %d;' % flags, 'add.u64 %%rd25, %%rd24, %d;' % (a_bytes >> 4),
-             'setp.ne.u32 %p5, %r1, %r1;', 'setp.eq.u32 %p6, %r1, %r1;', 'wgmma.fence.sync.aligned;']
+    body = core_matrix_operands(words, a_bytes) + ['wgmma.fence.sync.aligned;']
     d = '{{' + ', '.join('{d%d}' % i for i in range(outs)) + '}}'
     a = '{{' + ', '.join('{a%d}' % (words + i) for i in range(4)) + '}}' if a_regs else '%rd24'
     form = 'wgmma.mma_async.sync.aligned.m64n%dk%d.%s.%s.%s' % (n, k, dtype, at, bt)

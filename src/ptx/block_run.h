@@ -307,7 +307,6 @@ class BlockRun {
   uint64_t mma_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
   uint64_t wgmma_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);  // wgmma.cpp
   void wgmma_share(const Insn& in, uint32_t w);
-  void wgmma_share_int(const Insn& in, uint32_t w);  // s8 / u8 into s32
   void whole_warp(const Insn& in, uint32_t w, uint32_t exec);
   void fragment_in(const Operand& o, uint32_t w, int l, uint64_t* regs);
   void fragment_out(const Operand& o, uint32_t w, int l, const uint64_t* regs);

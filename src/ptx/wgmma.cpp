@@ -218,77 +218,59 @@ std::string decode_wgmma(Insn& in, const std::vector<std::string>& parts, const 
     in.matrix = pack(wi);
     return "";
   }
-  if (types.size() == 3 && types[0] == "s32") {  // s32 from s8 / u8: d, a or a-desc, b-desc, scale-d alone
+  if (types.size() != 3) return "wgmma needs .dtype.atype.btype";
+  if (in.nops != 4) return "wgmma needs d, a (or a-desc), b-desc, scale-d and its immediates";
+  wi.a_regs = in.o[1].kind == Operand::Vec;
+  // imm-scale-a and imm-scale-b (float inputs), then imm-trans-a (a descriptor's A only) and
+  // imm-trans-b (f16 and bf16 only).
+  auto scales = [&]() -> std::string {
+    for (size_t i = 0; i < 2; ++i)
+      if (imms[i] != 1 && imms[i] != -1) return "imm-scale-a and imm-scale-b are 1 or -1";
+    wi.neg_a = imms[0] == -1;
+    wi.neg_b = imms[1] == -1;
+    return "";
+  };
+  const int fa = float_kind(types[1]), fb = float_kind(types[2]);
+  std::string why;
+  if (types[0] == "s32") {  // s8 / u8: d, a or a-desc, b-desc, scale-d alone
     wi.integer = true;
     if ((types[1] != "s8" && types[1] != "u8") || (types[2] != "s8" && types[2] != "u8")) return "s32 accumulates s8 or u8 inputs";
     if (k != 32) return "s8 and u8 inputs need a K of 32 (.m64nNk32)";
     wi.u8_a = types[1] == "u8";
     wi.u8_b = types[2] == "u8";
-    if (in.nops != 4 || !imms.empty()) return "an integer wgmma takes d, a (or a-desc), b-desc and scale-d only";
-    wi.a_regs = in.o[1].kind == Operand::Vec;
-  } else {
-    if (wi.satfinite) return ".satfinite is for s32 accumulators";
-    if (types.size() != 3 || float_kind(types[1]) < 0 || float_kind(types[2]) < 0) return "wgmma needs .dtype.atype.btype";
-    const int fa = float_kind(types[1]), fb = float_kind(types[2]);
-    if (fa >= 1 || fb >= 1) {  // tf32 (K 8, into f32), e4m3 / e5m2 (K 32, either, into f32 or f16)
-      if ((fa == 1) != (fb == 1) || fa == 0 || fb == 0) return "tf32 pairs with tf32, and e4m3 / e5m2 with either";
-      if (fa == 1 && types[0] != "f32") return "tf32 inputs accumulate in f32 only";
-      if (k != (fa == 1 ? 8u : 32u)) return fa == 1 ? "tf32 inputs need a K of 8 (.m64nNk8)" : "8-bit floats need a K of 32 (.m64nNk32)";
-      wi.fa = uint32_t(fa);
-      wi.fb = uint32_t(fb);
-      wi.d_f16 = types[0] == "f16";
-      if (in.nops != 4) return "wgmma needs d, a, b-desc, scale-d and its immediates";
-      wi.a_regs = in.o[1].kind == Operand::Vec;
-      if (imms.size() != 2) return "tf32 and 8-bit float inputs take imm-scale-a and imm-scale-b alone (no transposes)";
-      for (size_t i = 0; i < 2; ++i)
-        if (imms[i] != 1 && imms[i] != -1) return "imm-scale-a and imm-scale-b are 1 or -1";
-      wi.neg_a = imms[0] == -1;
-      wi.neg_b = imms[1] == -1;
-      const uint32_t dregs = wi.d_f16 ? wi.n / 4 : wi.n / 2;
-      if (in.o[0].kind != Operand::Vec || register_count(in.o[0]) != dregs)
-        return "d must be " + std::to_string(dregs) + " registers for .m64n" + std::to_string(wi.n) + "k" + std::to_string(k);
-      if (wi.a_regs && register_count(in.o[1]) != 4) return "a from registers must be 4 registers";
-      if (!wi.a_regs && in.o[1].kind != Operand::Reg) return "a-desc must be a 64-bit register";
-      if (in.o[2].kind != Operand::Reg) return "b-desc must be a 64-bit register";
-      if (in.o[3].kind != Operand::Reg && in.o[3].kind != Operand::Imm) return "scale-d must be a predicate or a constant";
-      in.matrix = pack(wi);
-      return "";
-    }
+    if (!imms.empty()) return "an integer wgmma takes d, a (or a-desc), b-desc and scale-d only";
+  } else if (wi.satfinite) {
+    return ".satfinite is for s32 accumulators";
+  } else if (fa < 0 || fb < 0) {
+    return "wgmma needs .dtype.atype.btype";
+  } else if (fa >= 1 || fb >= 1) {  // tf32 (K 8, into f32), e4m3 / e5m2 (K 32, either, into f32 or f16)
+    if ((fa == 1) != (fb == 1) || fa == 0 || fb == 0) return "tf32 pairs with tf32, and e4m3 / e5m2 with either";
+    if (fa == 1 && types[0] != "f32") return "tf32 inputs accumulate in f32 only";
+    if (k != (fa == 1 ? 8u : 32u)) return fa == 1 ? "tf32 inputs need a K of 8 (.m64nNk8)" : "8-bit floats need a K of 32 (.m64nNk32)";
+    wi.fa = uint32_t(fa);
+    wi.fb = uint32_t(fb);
+    wi.d_f16 = types[0] == "f16";
+    if (imms.size() != 2) return "tf32 and 8-bit float inputs take imm-scale-a and imm-scale-b alone (no transposes)";
+    if (!(why = scales()).empty()) return why;
+  } else {  // f16 / bf16
     if (k != 16) return "f16 and bf16 inputs need a K of 16 (.m64nNk16)";
-  }
-  if (wi.integer) {
-    const uint32_t dregs = wi.n / 2;
-    if (in.o[0].kind != Operand::Vec || register_count(in.o[0]) != dregs)
-      return "d must be " + std::to_string(dregs) + " registers for .m64n" + std::to_string(wi.n) + "k32";
-    if (wi.a_regs && register_count(in.o[1]) != 4) return "a from registers must be 4 registers";
-    if (!wi.a_regs && in.o[1].kind != Operand::Reg) return "a-desc must be a 64-bit register";
-    if (in.o[2].kind != Operand::Reg) return "b-desc must be a 64-bit register";
-    if (in.o[3].kind != Operand::Reg && in.o[3].kind != Operand::Imm) return "scale-d must be a predicate or a constant";
-    in.matrix = pack(wi);
-    return "";
-  }
-  if (types.size() != 3 || types[1] != types[2]) return "wgmma needs .dtype.atype.btype with A and B of one type";
-  wi.d_f16 = types[0] == "f16";
-  wi.bf16 = types[1] == "bf16";
-  if (wi.bf16 && wi.d_f16) return "bf16 inputs accumulate in f32 only";
-  if (in.nops != 4) return "wgmma needs d, a, b-desc, scale-d and its immediates";
-  wi.a_regs = in.o[1].kind == Operand::Vec;
-  // imm-scale-a, imm-scale-b, then imm-trans-a (A from a descriptor only) and imm-trans-b.
-  const size_t want = wi.a_regs ? 3 : 4;
-  if (imms.size() != want && imms.size() != 2) return "wgmma needs its immediates (scale-a, scale-b, transposes)";
-  for (size_t i = 0; i < 2; ++i)
-    if (imms[i] != 1 && imms[i] != -1) return "imm-scale-a and imm-scale-b are 1 or -1";
-  wi.neg_a = imms[0] == -1;
-  wi.neg_b = imms[1] == -1;
-  for (size_t i = 2; i < imms.size(); ++i)
-    if (imms[i] != 0 && imms[i] != 1) return "the transposes are 0 or 1";
-  if (imms.size() == want) {  // imm-trans-a (a descriptor's A only), imm-trans-b
-    wi.mn_a = !wi.a_regs && imms[2] == 1;
-    wi.mn_b = imms.back() == 1;
+    if (types[1] != types[2]) return "wgmma needs .dtype.atype.btype with A and B of one type";
+    wi.d_f16 = types[0] == "f16";
+    wi.bf16 = types[1] == "bf16";
+    if (wi.bf16 && wi.d_f16) return "bf16 inputs accumulate in f32 only";
+    const size_t want = wi.a_regs ? 3 : 4;
+    if (imms.size() != want && imms.size() != 2) return "wgmma needs its immediates (scale-a, scale-b, transposes)";
+    if (!(why = scales()).empty()) return why;
+    for (size_t i = 2; i < imms.size(); ++i)
+      if (imms[i] != 0 && imms[i] != 1) return "the transposes are 0 or 1";
+    if (imms.size() == want) {
+      wi.mn_a = !wi.a_regs && imms[2] == 1;
+      wi.mn_b = imms.back() == 1;
+    }
   }
   const uint32_t dregs = wi.d_f16 ? wi.n / 4 : wi.n / 2;
   if (in.o[0].kind != Operand::Vec || register_count(in.o[0]) != dregs)
-    return "d must be " + std::to_string(dregs) + " registers for .m64n" + std::to_string(wi.n) + "k16";
+    return "d must be " + std::to_string(dregs) + " registers for .m64n" + std::to_string(wi.n) + "k" + std::to_string(k);
   if (wi.a_regs && register_count(in.o[1]) != 4) return "a from registers must be 4 registers";
   if (!wi.a_regs && in.o[1].kind != Operand::Reg) return "a-desc must be a 64-bit register";
   if (in.o[2].kind != Operand::Reg) return "b-desc must be a 64-bit register";
@@ -337,13 +319,15 @@ uint64_t BlockRun::wgmma_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t ex
 // Warp w's share of wgmma `in`: its 16 rows of D from its rows of A and all of B.
 void BlockRun::wgmma_share(const Insn& in, uint32_t w) {
   const WgInfo wi = unpack(in.matrix);
-  if (wi.integer) return wgmma_share_int(in, w);
   const uint32_t q = w % 4, n = wi.n;
-  // Each input's width and value: f16 / bf16 (2 bytes), tf32 (an f32's 4 bytes, its low 13
-  // bits not read), e4m3 / e5m2 (1 byte); K 16, 8 or 32.
-  const uint32_t bytes_a = wi.fa == 0 ? 2 : wi.fa == 1 ? 4 : 1, bytes_b = wi.fb == 0 ? 2 : wi.fb == 1 ? 4 : 1;
-  const uint32_t K = wi.fa == 0 ? 16 : wi.fa == 1 ? 8 : 32;
-  auto value = [&](uint32_t v, uint32_t kind) {
+  // Each input's width and value (exact in a double): f16 / bf16 (2 bytes), tf32 (an f32's 4
+  // bytes, its low 13 bits not read), e4m3 / e5m2 and s8 / u8 (1 byte); K 16, 8 or 32.
+  const uint32_t bytes_a = wi.integer ? 1 : wi.fa == 0 ? 2 : wi.fa == 1 ? 4 : 1;
+  const uint32_t bytes_b = wi.integer ? 1 : wi.fb == 0 ? 2 : wi.fb == 1 ? 4 : 1;
+  const uint32_t K = wi.integer ? 32 : wi.fa == 0 ? 16 : wi.fa == 1 ? 8 : 32;
+  auto value = [&](uint32_t v, bool of_b) {
+    const uint32_t kind = of_b ? wi.fb : wi.fa;
+    if (wi.integer) return (of_b ? wi.u8_b : wi.u8_a) ? double(uint8_t(v)) : double(int8_t(uint8_t(v)));
     if (kind == 0) return half_to_double(v & 0xffff, wi.bf16);
     if (kind == 1) return double(f32(v & ~0x1fffu));
     return fp8_value(uint8_t(v), kind == 3);
@@ -367,112 +351,58 @@ void BlockRun::wgmma_share(const Insn& in, uint32_t w) {
   const double sa = wi.neg_a ? -1 : 1, sb = wi.neg_b ? -1 : 1;
   if (wi.a_regs) {  // mma.sync's A fragment of the same K: m16n8k16 (f16), m16n8k8 (tf32), m16n8k32 (8-bit)
     matrix::Info mi;
-    mi.shape = K == 16 ? matrix::Shape::M16N8K16 : K == 8 ? matrix::Shape::M16N8K8 : matrix::Shape::M16N8K32;
+    mi.shape = K == 16 ? matrix::Shape::M16N8K16 : K == 8 ? matrix::Shape::M16N8K8 : matrix::Shape::M16N8K32;  // (8-bit: the s8 layout)
     mi.a = mi.b = K == 16 ? matrix::Elem::F16 : K == 8 ? matrix::Elem::TF32 : matrix::Elem::S8;
     const uint32_t per_reg = 4 / bytes_a, elems = 4 * per_reg;
     for (int l = 0; l < 32; ++l)
       for (uint32_t e = 0; e < elems; ++e) {
         const matrix::At p = matrix::mma_a(mi, l, e);
         const uint64_t r = reg(w, vec_reg(k_, in.o[1], e / per_reg), l);
-        A[p.row][p.col] = sa * value(uint32_t(r >> (8 * bytes_a * (e % per_reg))), wi.fa);
+        A[p.row][p.col] = sa * value(uint32_t(r >> (8 * bytes_a * (e % per_reg))), false);
       }
   } else {
     const uint64_t da = reg(w, in.o[1].reg, 0);
     check_desc(da, "A");
     for (uint32_t r = 0; r < 16; ++r)
-      for (uint32_t k = 0; k < K; ++k) A[r][k] = sa * value(smem(operand_byte(da, 16 * q + r, k, wi.mn_a, bytes_a), bytes_a), wi.fa);
+      for (uint32_t k = 0; k < K; ++k) A[r][k] = sa * value(smem(operand_byte(da, 16 * q + r, k, wi.mn_a, bytes_a), bytes_a), false);
   }
   const uint64_t db = reg(w, in.o[2].reg, 0);
   check_desc(db, "B");
   for (uint32_t c = 0; c < n; ++c)
-    for (uint32_t k = 0; k < K; ++k) B[k][c] = sb * value(smem(operand_byte(db, c, k, wi.mn_b, bytes_b), bytes_b), wi.fb);
+    for (uint32_t k = 0; k < K; ++k) B[k][c] = sb * value(smem(operand_byte(db, c, k, wi.mn_b, bytes_b), bytes_b), true);
   const Operand& d = in.o[0];
   for (int l = 0; l < 32; ++l) {
     const bool keep = in.o[3].kind == Operand::Imm ? in.o[3].imm != 0 : (reg(w, in.o[3].reg, l) & 1) != 0;
     for (uint32_t e = 0; e < n / 2; ++e) {
       const matrix::At p = accumulator_at(l, e);
-      // f16: element e in the half e % 2 of register e / 2, the exact sum rounded to nearest.
-      if (wi.d_f16) {
-        uint64_t& r = reg(w, vec_reg(k_, d, e / 2), l);
-        const uint32_t shift = 16 * (e % 2);
-        double s = keep ? half_to_double(uint32_t(r >> shift) & 0xffff, false) : 0.0;
-        if (wi.fa >= 2) {  // 8-bit floats: the tensor core's narrow sum, then rounded to nearest
-          double terms[33];
-          int lead[33];
-          for (uint32_t k = 0; k < K; ++k) {
-            terms[k] = A[p.row][k] * B[k][p.col];
-            lead[k] = exponent_of(A[p.row][k]) + exponent_of(B[k][p.col]);
-          }
-          terms[K] = s;
-          lead[K] = exponent_of(s);
-          s = tensor_sum(terms, lead, K + 1, kFp8SumF16);
-        } else {
-          for (uint32_t k = 0; k < K; ++k) s += A[p.row][k] * B[k][p.col];
-        }
-        r = (r & ~(uint64_t(0xffff) << shift)) | (uint64_t(double_to_half(s, false, Rnd::Rn)) << shift);
-        continue;
-      }
-      uint64_t& r = reg(w, vec_reg(k_, d, e), l);
+      // The old value: f16 in the half e % 2 of register e / 2, else register e.
+      uint64_t& r = reg(w, vec_reg(k_, d, wi.d_f16 ? e / 2 : e), l);
+      const uint32_t shift = wi.d_f16 ? 16 * (e % 2) : 0;
+      const double old = !keep ? 0.0 : wi.d_f16 ? half_to_double(uint32_t(r >> shift) & 0xffff, false)
+                                 : wi.integer ? double(int32_t(uint32_t(r))) : double(f32(r));
+      // The K products and the old value, each with its alignment exponent.
       double terms[33];
       int lead[33];
       for (uint32_t k = 0; k < K; ++k) {
         terms[k] = A[p.row][k] * B[k][p.col];
         lead[k] = exponent_of(A[p.row][k]) + exponent_of(B[k][p.col]);
       }
-      terms[K] = keep ? double(f32(r)) : 0.0;
-      lead[K] = exponent_of(terms[K]);
-      r = tensor_sum_f32(terms, lead, K + 1, wi.fa >= 2 ? kFp8Sum : SumBits{});
-    }
-  }
-}
-
-// The same for s8 / u8 into s32: K 32, every sum exact (wrapping in s32, or clamped).
-void BlockRun::wgmma_share_int(const Insn& in, uint32_t w) {
-  const WgInfo wi = unpack(in.matrix);
-  const uint32_t q = w % 4, n = wi.n;
-  static thread_local int32_t A[16][32], B[32][256];
-  auto fault = [&](const std::string& what) {
-    Fault f(in.opcode + ": " + what + " (in " + kernel_name(k_.name) + ")");
-    place(f, in, w, 0);
-    throw f;
-  };
-  auto smem8 = [&](uint64_t a) -> uint8_t {
-    if (a + 1 > shared_.size()) fault("the descriptor reaches past the block's " + std::to_string(shared_.size()) + " bytes of shared memory");
-    return shared_[a];
-  };
-  auto value = [](uint8_t byte, bool u8) { return u8 ? int32_t(byte) : int32_t(int8_t(byte)); };
-  auto check_desc = [&](uint64_t desc, const char* which) {
-    if ((desc >> 49) & 7) fault(std::string(which) + "'s descriptor has a base offset, which is not implemented");
-  };
-  if (wi.a_regs) {  // mma.sync's m16n8k32 A fragment: element e in byte e % 4 of register e / 4
-    matrix::Info mi;
-    mi.shape = matrix::Shape::M16N8K32;
-    mi.a = mi.b = matrix::Elem::S8;
-    for (int l = 0; l < 32; ++l)
-      for (uint32_t e = 0; e < 16; ++e) {
-        const matrix::At p = matrix::mma_a(mi, l, e);
-        A[p.row][p.col] = value(uint8_t(reg(w, vec_reg(k_, in.o[1], e / 4), l) >> (8 * (e % 4))), wi.u8_a);
+      terms[K] = old;
+      lead[K] = exponent_of(old);
+      if (wi.integer) {  // exact (32 products of bytes and an s32 are far inside a double's 53 bits)
+        double s = old;
+        for (uint32_t k = 0; k < K; ++k) s += terms[k];
+        const int64_t x = int64_t(s);
+        r = uint32_t(wi.satfinite ? std::clamp<int64_t>(x, INT32_MIN, INT32_MAX) : x);
+      } else if (wi.d_f16) {  // the exact sum (8-bit floats: the tensor core's narrow one), rounded to nearest
+        double s = old;  // (in the order it always was: the old value, then the products)
+        if (wi.fa >= 2) s = tensor_sum(terms, lead, K + 1, kFp8SumF16);
+        else
+          for (uint32_t k = 0; k < K; ++k) s += terms[k];
+        r = (r & ~(uint64_t(0xffff) << shift)) | (uint64_t(double_to_half(s, false, Rnd::Rn)) << shift);
+      } else {
+        r = tensor_sum_f32(terms, lead, K + 1, wi.fa >= 2 ? kFp8Sum : SumBits{});
       }
-  } else {
-    const uint64_t da = reg(w, in.o[1].reg, 0);
-    check_desc(da, "A");
-    for (uint32_t r = 0; r < 16; ++r)
-      for (uint32_t k = 0; k < 32; ++k) A[r][k] = value(smem8(operand_byte(da, 16 * q + r, k, false, 1)), wi.u8_a);
-  }
-  const uint64_t db = reg(w, in.o[2].reg, 0);
-  check_desc(db, "B");
-  for (uint32_t c = 0; c < n; ++c)
-    for (uint32_t k = 0; k < 32; ++k) B[k][c] = value(smem8(operand_byte(db, c, k, false, 1)), wi.u8_b);
-  const Operand& d = in.o[0];
-  for (int l = 0; l < 32; ++l) {
-    const bool keep = in.o[3].kind == Operand::Imm ? in.o[3].imm != 0 : (reg(w, in.o[3].reg, l) & 1) != 0;
-    for (uint32_t e = 0; e < n / 2; ++e) {
-      const matrix::At p = accumulator_at(l, e);
-      uint64_t& r = reg(w, vec_reg(k_, d, e), l);
-      int64_t s = keep ? int64_t(int32_t(uint32_t(r))) : 0;
-      for (uint32_t k = 0; k < 32; ++k) s += int64_t(A[p.row][k]) * B[k][p.col];
-      if (wi.satfinite) s = std::clamp<int64_t>(s, INT32_MIN, INT32_MAX);
-      r = uint32_t(s);
     }
   }
 }
