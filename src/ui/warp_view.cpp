@@ -103,10 +103,17 @@ void global_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   const int n = int(sectors.size());
   const int per_row = std::clamp(n, 4, 16);
   const int rows = (n + per_row - 1) / per_row;
-  const float conn = std::clamp(size.y * 0.22f, 40.0f, 110.0f);
+  // A row of sectors needs a box, its numbers under it and the next row's line bracket
+  // above that: where two rows do not fit so, the lane connectors give up height first,
+  // then every row but the last goes without its numbers.
+  const float need = 10 + 3 + lab + 6;
+  float conn = std::clamp(size.y * 0.22f, 40.0f, 110.0f);
+  if (rows > 1 && (size.y - y - conn - 2 * lab) / float(rows) < need)
+    conn = std::max(24.0f, size.y - y - 2 * lab - float(rows) * need);
   const float top = y + conn;
   const float row_h = std::min(84.0f, (size.y - top - 2 * lab) / float(rows));
-  const float box_h = std::max(10.0f, row_h - lab - 4);
+  const bool numbered_rows = rows == 1 || row_h >= need;
+  const float box_h = std::max(10.0f, numbered_rows ? row_h - lab - 4 : row_h - 9);
   const float bw = size.x / float(per_row);
   const float slot_w = (bw - 6) / 8;  // a slot per 4 bytes
 
@@ -128,7 +135,7 @@ void global_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
     char lbl[32];
     std::snprintf(lbl, sizeof lbl, "#%llu", (unsigned long long)sector.sector);
     if (col == 0) sector_numbers = NumberRow{};
-    if (text_size(FontRole::Small, lbl).x + 4 <= bw || col % 4 == 0)
+    if ((numbered_rows || row == rows - 1) && (text_size(FontRole::Small, lbl).x + 4 <= bw || col % 4 == 0))
       sector_numbers.put(sc, "sector", lbl, x + bw * 0.5f, yy + box_h + 3, 0);
     for (int lane : sector.lane) {
       if (lane < 0 || target[size_t(lane)].x >= 0) continue;
