@@ -527,6 +527,12 @@ void scroll_to_line(Pane& p, const std::vector<SourceRow>& rows, uint32_t curren
       // Whole rows, and the top one a line's first piece (not "float* in, int n) {" alone).
       size_t top_row = size_t(std::max(0.0f, std::round((y - above) / row_h)));
       while (top_row > 0 && top_row < rows.size() && rows[top_row].more) --top_row;
+      // A long line above, wrapped into many rows, may push the current line out: start at a
+      // later line's first piece, at the current line itself if need be.
+      while (top_row < r && y1 > row_h * float(top_row) + h) {
+        ++top_row;
+        while (top_row < r && rows[top_row].more) ++top_row;
+      }
       ImGui::SetScrollY(row_h * float(top_row));
     }
     p.source_line_shown = current;

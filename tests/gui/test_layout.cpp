@@ -534,6 +534,42 @@ TEST_CASE("a program at 1280x720, normal layout: the source panel shows at least
   }
 }
 
+TEST_CASE("presentation at 1280x720: the current line is in the source panel though the line above wraps into many rows") {
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Ui u(quiet_env());
+  u.state.kernel = "tc_mma_plain";
+  u.record();
+  settle(ctx, u);
+  REQUIRE(u.has_model());
+  u.state.present = true;
+  u.set_step(64);  // request 65: the ldmatrix of line 159, under line 158's five rows
+  settle(ctx, u);
+  for (int i = 0; i < 3; ++i) ctx.frame(u);
+  const trace::Site* site = u.pane.request().site;
+  REQUIRE(site);
+  ImVec2 lo, hi;
+  for (const auto& d : u.drawn())
+    if (d.panel == ui::Panel::Source) lo = d.min, hi = d.max;
+  REQUIRE(hi.y > lo.y);
+  std::vector<ui::SceneChunk> chunks;
+  ui::set_scene_sink(&chunks);
+  ctx.frame(u);
+  ui::set_scene_sink(nullptr);
+  // The current line's number drawn whole inside the panel's clip.
+  bool shown = false;
+  for (const auto& c : chunks)
+    for (const auto& it : c.scene.items) {
+      if (it.kind != ui::Scene::Kind::Text || it.font != ui::FontRole::Mono) continue;
+      const size_t d = it.text.find_first_not_of(' ');
+      if (d == std::string::npos || std::atoi(it.text.c_str() + d) != int(site->line) ||
+          it.text.find_first_not_of("0123456789 ") != std::string::npos)
+        continue;
+      const float top = std::max(c.clip_min.y, lo.y), bottom = std::min(c.clip_max.y, hi.y);
+      shown |= it.a.y >= top && it.a.y + ui::text_size(it.font, it.text).y <= bottom + 1;
+    }
+  CHECK(shown);
+}
+
 TEST_CASE("at 1280x720 the ladder scrolls to the row on screen under a header that stays: the GPU and the date") {
   ui::HeadlessContext ctx(1280, 720);
   ui::Environment env = test::quiet_env();
