@@ -147,8 +147,26 @@ FragmentHit fragment_scene(Scene& sc, const Session& m, uint64_t step, int lane,
   // Cells: as large as the width and height allow, the three grids two cells apart.
   const float title_h = font_for(FontRole::Small)->FontSize + 4;
   const uint32_t label = f.full_n ? uint32_t(std::ceil((text_size(FontRole::Small, "warp 15").x + 8) / 8)) : 0;  // cells of 8 px or more
-  const uint32_t cols = f.a.cols + f.b.cols + f.c.cols + 4 + label, rows = std::max({f.a.rows, f.b.rows, f.c.rows});
-  const float cell = std::floor(std::min(size.x / float(cols), (size.y - y - title_h - 2) / float(rows)));
+  auto cell_for = [&](const analysis::Fragments& g) {
+    const uint32_t cols = g.a.cols + g.b.cols + g.c.cols + 4 + label, rows = std::max({g.a.rows, g.b.rows, g.c.rows});
+    return std::floor(std::min(size.x / float(cols), (size.y - y - title_h - 2) / float(rows)));
+  };
+  float cell = cell_for(f);
+  if (f.warps == 4 && cell < 8) {
+    // Too little height for four warps' bands at legible cells (a projector's large type):
+    // the mma's own warp's 16 rows alone, as mma.sync's figure draws them.
+    auto own_band = [&](analysis::FragmentGrid& g) {
+      if (g.rows != 64) return;
+      g.cells = std::vector<analysis::FragmentCell>(g.cells.begin() + long(16 * q * g.cols), g.cells.begin() + long((16 * q + 16) * g.cols));
+      g.rows = 16;
+    };
+    own_band(f.a);
+    own_band(f.c);
+    char alone[160];
+    std::snprintf(alone, sizeof alone, "warp %u's rows %u–%u alone: enlarge the panel for all four warps", e.warp, 16 * q, 16 * q + 15);
+    line(alone, t.text_dim, FontRole::Small);
+    cell = cell_for(f);
+  }
   if (cell < 4) {
     line("too small to draw the fragments: enlarge the panel", t.text_dim, FontRole::Small);
     return hit;

@@ -157,6 +157,13 @@ TEST_CASE("a producer warp's request shows the block's wgmma over the warpgroup'
   CHECK(h.warp == 6);
   CHECK(h.row == 41);
   CHECK(h.cell.reg == 2);
+  // Too little height for four bands at cells of 8 px: the mma's own warp's 16 rows alone, said.
+  ui::Scene low;
+  ui::fragment_scene(low, *m, 5, -1, ImVec2(1200, 300), ImVec2(-1, -1));
+  CHECK(texts_of(low).count("warp 4's rows 0–15 alone: enlarge the panel for all four warps") == 1);
+  size_t fills = 0;
+  for (const auto& i : low.items) fills += i.kind == ui::Scene::Kind::Fill;
+  CHECK(fills == 16 * 16 + 16 * 32 + 16 * 32);
 }
 
 TEST_CASE("the fragment view says why it draws nothing, in one line") {
