@@ -241,7 +241,11 @@ void timing_ladder_body(Ui& ui, const TimingLadder& l) {
   // The ladder's bars, and a tooltip per row.
   const ImVec2 o = ImGui::GetCursorScreenPos();
   const float w = ImGui::GetContentRegionAvail().x;
-  const float below = ImGui::GetTextLineHeightWithSpacing();  // the reference line stays in view
+  // What 100% is: its line stays in view under the ladder, all of it where it wraps.
+  std::string ref = "100% = " + l.ref;
+  if (!l.ref_size.empty()) ref += " " + l.ref_size;
+  if (l.ref_value > 0) ref += ", " + fmt_count(uint64_t(std::llround(l.ref_value))) + " " + l.unit;
+  const float below = ImGui::CalcTextSize(ref.c_str(), nullptr, false, w).y + ImGui::GetStyle().ItemSpacing.y + 2;
   Scene sc;
   std::vector<SceneBox> boxes;
   const float h = timing_scene(sc, l, w, ImGui::GetContentRegionAvail().y - below, &boxes);
@@ -281,9 +285,6 @@ void timing_ladder_body(Ui& ui, const TimingLadder& l) {
 
   // What 100 % is, the row on screen in words, and its history.
   ImGui::PushTextWrapPos(0);
-  std::string ref = "100% = " + l.ref;
-  if (!l.ref_size.empty()) ref += " " + l.ref_size;
-  if (l.ref_value > 0) ref += ", " + fmt_count(uint64_t(std::llround(l.ref_value))) + " " + l.unit;
   ImGui::TextDisabled("%s", ref.c_str());
   const LadderRow* here = l.here >= 0 ? &l.rows[size_t(l.here)] : nullptr;
   if (here && here->sample) {
