@@ -499,6 +499,35 @@ TEST_CASE("a program's timing panel: its launches as the replay pack's GPU timed
   }
 }
 
+namespace {
+
+// The line numbers the source panel draws whole inside its clip, in one more frame.
+std::set<int> source_lines_drawn(ui::HeadlessContext& ctx, ui::Ui& u) {
+  ImVec2 lo, hi;
+  for (const auto& d : u.drawn())
+    if (d.panel == ui::Panel::Source) lo = d.min, hi = d.max;
+  REQUIRE(hi.y > lo.y);
+  std::vector<ui::SceneChunk> chunks;
+  ui::set_scene_sink(&chunks);
+  ctx.frame(u);
+  ui::set_scene_sink(nullptr);
+  std::set<int> lines;
+  for (const auto& c : chunks)
+    for (const auto& it : c.scene.items) {
+      const size_t d = it.text.find_first_not_of(' ');  // "%4u": right-aligned numbers
+      if (it.kind != ui::Scene::Kind::Text || d == std::string::npos || !std::isdigit(static_cast<unsigned char>(it.text[d])) ||
+          it.font != ui::FontRole::Mono || it.text.find_first_not_of("0123456789 ") != std::string::npos)
+        continue;
+      const float top = std::max(c.clip_min.y, lo.y), bottom = std::min(c.clip_max.y, hi.y);
+      const float h = ui::text_size(it.font, it.text).y;
+      if (it.a.x < lo.x || it.a.x > hi.x || it.a.y < top || it.a.y + h > bottom + 1) continue;
+      lines.insert(std::atoi(it.text.c_str()));
+    }
+  return lines;
+}
+
+}  // namespace
+
 TEST_CASE("a program at 1280x720, normal layout: the source panel shows at least 8 lines of code whole") {
   if (!ws::test::have_nvcc("skipped")) return;
   ui::HeadlessContext ctx(1280, 720);
@@ -509,28 +538,7 @@ TEST_CASE("a program at 1280x720, normal layout: the source panel shows at least
     CAPTURE(step);
     u.set_step(uint64_t(step));
     for (int i = 0; i < 3; ++i) ctx.frame(u);
-    ImVec2 lo, hi;
-    for (const auto& d : u.drawn())
-      if (d.panel == ui::Panel::Source) lo = d.min, hi = d.max;
-    REQUIRE(hi.y > lo.y);
-    std::vector<ui::SceneChunk> chunks;
-    ui::set_scene_sink(&chunks);
-    ctx.frame(u);
-    ui::set_scene_sink(nullptr);
-    // The line numbers drawn whole inside the panel's clip.
-    std::set<int> lines;
-    for (const auto& c : chunks)
-      for (const auto& it : c.scene.items) {
-        const size_t d = it.text.find_first_not_of(' ');  // "%4u": right-aligned numbers
-        if (it.kind != ui::Scene::Kind::Text || d == std::string::npos || !std::isdigit(static_cast<unsigned char>(it.text[d])) ||
-            it.font != ui::FontRole::Mono || it.text.find_first_not_of("0123456789 ") != std::string::npos)
-          continue;
-        const float top = std::max(c.clip_min.y, lo.y), bottom = std::min(c.clip_max.y, hi.y);
-        const float h = ui::text_size(it.font, it.text).y;
-        if (it.a.x < lo.x || it.a.x > hi.x || it.a.y < top || it.a.y + h > bottom + 1) continue;
-        lines.insert(std::atoi(it.text.c_str()));
-      }
-    CHECK(lines.size() >= 8);
+    CHECK(source_lines_drawn(ctx, u).size() >= 8);
   }
 }
 
@@ -547,27 +555,7 @@ TEST_CASE("presentation at 1280x720: the current line is in the source panel tho
   for (int i = 0; i < 3; ++i) ctx.frame(u);
   const trace::Site* site = u.pane.request().site;
   REQUIRE(site);
-  ImVec2 lo, hi;
-  for (const auto& d : u.drawn())
-    if (d.panel == ui::Panel::Source) lo = d.min, hi = d.max;
-  REQUIRE(hi.y > lo.y);
-  std::vector<ui::SceneChunk> chunks;
-  ui::set_scene_sink(&chunks);
-  ctx.frame(u);
-  ui::set_scene_sink(nullptr);
-  // The current line's number drawn whole inside the panel's clip.
-  bool shown = false;
-  for (const auto& c : chunks)
-    for (const auto& it : c.scene.items) {
-      if (it.kind != ui::Scene::Kind::Text || it.font != ui::FontRole::Mono) continue;
-      const size_t d = it.text.find_first_not_of(' ');
-      if (d == std::string::npos || std::atoi(it.text.c_str() + d) != int(site->line) ||
-          it.text.find_first_not_of("0123456789 ") != std::string::npos)
-        continue;
-      const float top = std::max(c.clip_min.y, lo.y), bottom = std::min(c.clip_max.y, hi.y);
-      shown |= it.a.y >= top && it.a.y + ui::text_size(it.font, it.text).y <= bottom + 1;
-    }
-  CHECK(shown);
+  CHECK(source_lines_drawn(ctx, u).count(int(site->line)) == 1);  // the current line's number, whole
 }
 
 TEST_CASE("at 1280x720 the ladder scrolls to the row on screen under a header that stays: the GPU and the date") {
