@@ -336,15 +336,21 @@ TEST_CASE("from the command line: a program's launch 2 beside its launch 3, and 
          m->trace().sites[m->trace().records[step].site].op != trace::Op::Load)
     ++step;
   const std::string xvfb = "xvfb-run -a -s '-screen 0 1280x720x24' ";
-  // xvfb-run starts warpscope: the binary goes after it.
+  // xvfb-run starts warpscope (the binary goes after it) through a script that keeps
+  // warpscope's own exit status: xvfb-run's exit status is its own where it fails to clean
+  // up its temporary folder, as it can when other tests run xvfb-run beside it.
   auto under_xvfb = [&](const std::string& args, const fs::path& json) {
-    const fs::path out = dir / "stdout", err = dir / "stderr";
-    const std::string cmd = xvfb + "'" + WS_BINARY + "' gui " + args +
-                            " --config-dir none --width 1280 --height 720 --frames 3 --windows-json '" + json.string() +
-                            "' >'" + out.string() + "' 2>'" + err.string() + "'";
-    const int status = std::system(cmd.c_str());
+    const fs::path out = dir / "stdout", err = dir / "stderr", rc = dir / "rc", script = dir / "run.sh";
+    fs::remove(rc);
+    {
+      std::ofstream sh(script);
+      sh << "'" << WS_BINARY << "' gui " << args << " --config-dir none --width 1280 --height 720 --frames 3 --windows-json '"
+         << json.string() << "' >'" << out.string() << "' 2>'" << err.string() << "'\necho $? >'" << rc.string() << "'\n";
+    }
+    const int status = std::system((xvfb + "sh '" + script.string() + "'").c_str());
     Cli r;
-    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    const std::string kept = slurp_file(rc);
+    r.rc = !kept.empty() ? std::atoi(kept.c_str()) : WIFEXITED(status) ? WEXITSTATUS(status) : 128;
     r.err = slurp_file(err);
     return r;
   };
