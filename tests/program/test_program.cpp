@@ -522,9 +522,18 @@ TEST_CASE("tests/programs/timing_loop.cu: a kernel's first launches recorded, th
   CHECK(cut.exit_code == 124);
   CHECK(cut.ending.kind == "timeout");
   REQUIRE(cut.trace.launches.size() >= 4);
-  CHECK(cut.ending.problem.launch == cut.trace.launches.size());
-  CHECK(cut.ending.message.find("launches 1-" + std::to_string(cut.trace.launches.size() - 1) + " ended") != std::string::npos);
-  for (size_t i = 0; i + 1 < cut.trace.launches.size(); ++i) CHECK(cut.trace.launches[i].lane_accesses == 10040);
+  const size_t kept = cut.trace.launches.size();
+  if (cut.ending.problem.launch == 0) {
+    // The limit can land between two launches, in the host's own loop (a loaded machine
+    // spends more of the time there): then every kept launch ended.
+    CHECK(cut.ending.message.find("in the program's own code: its " + std::to_string(kept) + " launches ended") !=
+          std::string::npos);
+    for (size_t i = 0; i < kept; ++i) CHECK(cut.trace.launches[i].lane_accesses == 10040);
+  } else {
+    CHECK(cut.ending.problem.launch == kept);
+    CHECK(cut.ending.message.find("launches 1-" + std::to_string(kept - 1) + " ended") != std::string::npos);
+    for (size_t i = 0; i + 1 < kept; ++i) CHECK(cut.trace.launches[i].lane_accesses == 10040);
+  }
 }
 
 TEST_CASE("labeled_partition: match, redux and vote reduce over each lane's own group, not the whole warp") {
