@@ -281,6 +281,7 @@ uint64_t Device::launch(const KernelLaunch& given, trace::Builder& b, uint64_t b
     return 0;
   }
   b.begin_launch(std::move(l));
+  if (record_first_ != 0) keep_before(a);
   const uint32_t number = uint32_t(b.trace().launches.size());
   block_budget_ = budget;
   launch_start_ = std::chrono::steady_clock::now();
@@ -294,6 +295,8 @@ uint64_t Device::launch(const KernelLaunch& given, trace::Builder& b, uint64_t b
                                   : run_unrecorded(*k, a, b, budget);
   } catch (...) {
     repeats_.erase(a.kernel);
+    candidates_.erase(a.kernel);
+    before_.clear();
     for (auto& [base, x] : allocs_)
       if (x->touched) x->touched = 0, changed(*x);
     throw;
@@ -352,23 +355,58 @@ bool deterministic(const Kernel& k) {
   return true;
 }
 
+// The bytes of the arrays that kept a launch alike this one from repeating, when every
+// array it touched is as that launch left it (at most 1 GiB kept).
+void Device::keep_before(const KernelLaunch& a) {
+  before_.clear();
+  auto it = candidates_.find(a.kernel);
+  if (it == candidates_.end()) return;
+  const Repeat& c = it->second;
+  if (c.grid != a.grid || c.block != a.block || c.dynamic_shared != a.dynamic_shared || c.params != a.params) return;
+  uint64_t bytes = 0;
+  for (auto [base, version] : c.arrays) {
+    auto al = allocs_.find(base);
+    if (al == allocs_.end() || al->second->freed || al->second->version != version) return;
+  }
+  for (uint64_t base : c.rewritten) bytes += allocs_.at(base)->bytes;
+  if (bytes > (uint64_t(1) << 30)) return;
+  for (uint64_t base : c.rewritten) {
+    const Alloc& x = *allocs_.at(base);
+    before_[base].assign(x.ptr, x.ptr + x.bytes);
+  }
+}
+
 void Device::after_run(const Kernel& k, const KernelLaunch& a, uint32_t launch) {
   Repeat r;
-  bool repeatable = deterministic(k);
+  bool repeatable = deterministic(k), candidate = repeatable;
   for (auto& [base, x] : allocs_) {
     if (!x->touched) continue;
     const uint8_t t = x->touched;
     x->touched = 0;
-    if (t & Alloc::kWritten) changed(*x);
+    // Read and written, but left as it was (the launch's bytes kept before it ran): the
+    // same state before and after, so a launch alike it would find and leave it so again.
+    auto kept = before_.find(base);
+    const bool same = t == (Alloc::kRead | Alloc::kWritten) && kept != before_.end() && kept->second.size() == x->bytes &&
+                      std::memcmp(kept->second.data(), x->ptr, x->bytes) == 0;
+    if ((t & Alloc::kWritten) && !same) changed(*x);
     // Host memory changes behind the device's back; an array both read and written may
     // read its own results on a second run.
-    if (x->data.empty() || t == (Alloc::kRead | Alloc::kWritten)) repeatable = false;
+    if (x->data.empty()) repeatable = candidate = false;
+    else if (t == (Alloc::kRead | Alloc::kWritten) && !same) repeatable = false, r.rewritten.push_back(base);
     r.arrays.emplace_back(base, x->version);
   }
+  before_.clear();
   if (!repeatable) {
     repeats_.erase(a.kernel);
+    if (candidate) {
+      r.grid = a.grid, r.block = a.block, r.dynamic_shared = a.dynamic_shared, r.params = a.params, r.launch = launch;
+      candidates_[a.kernel] = std::move(r);
+    } else {
+      candidates_.erase(a.kernel);
+    }
     return;
   }
+  candidates_.erase(a.kernel);
   r.grid = a.grid;
   r.block = a.block;
   r.dynamic_shared = a.dynamic_shared;

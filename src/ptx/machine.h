@@ -249,8 +249,17 @@ class Device {
     std::vector<uint8_t> params;
     std::vector<std::pair<uint64_t, uint64_t>> arrays;  // base, version after the launch
     uint32_t launch = 0;                                // 1-based, in the trace
+    std::vector<uint64_t> rewritten;                    // (a candidate's) arrays it read and wrote
   };
   std::map<std::string, Repeat> repeats_;               // per kernel: its last launch, if repeatable
+  // A launch that read arrays it wrote (C = A·B + 0·C, a histogram) cannot be skipped on
+  // its parameters alone; but when a launch alike it, on the same bytes, leaves those arrays
+  // as it found them, it reached a fixed point: any later launch alike it would too. Per
+  // kernel, its last launch when only such arrays kept it from repeating; before a launch
+  // that matches it, the bytes of those arrays (compared after the run in after_run).
+  std::map<std::string, Repeat> candidates_;
+  std::map<uint64_t, std::vector<uint8_t>> before_;     // base -> bytes before the running launch
+  void keep_before(const KernelLaunch& a);
   uint64_t writes_ = 0;
 
   // The compiling engine at a launch's start, and at each block's (any worker): the module

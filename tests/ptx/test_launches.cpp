@@ -3,6 +3,7 @@
 // one, and the record cap counted per launch.
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -211,6 +212,51 @@ TEST_CASE("a launch alike the last on bytes that did not change is not run again
   CHECK(back.launches[1].same_as == 1);
   CHECK(back.launches[6].same_as == 6);
   CHECK(back.launches[3].same_as == 0);
+}
+
+TEST_CASE("a launch that reads what it writes is skipped once a launch alike it left those bytes as it found them") {
+  // rewrite: c = a + beta * c. With beta 0 the first launch writes a into c, the second
+  // reads c and writes the same bytes back: a fixed point, so the third on is not run.
+  // With beta 1 every launch adds a again: each one runs.
+  ptx::Device dev;
+  dev.load(ptx::parse(fixture("rewrite.ptx")));
+  dev.record_launches(1);
+  const int n = 1000;
+  std::vector<float> a(n), c(n, -1);
+  std::iota(a.begin(), a.end(), 1.0f);
+  const uint64_t da = dev.malloc(n * 4, "d_a"), dc = dev.malloc(n * 4, "d_c");
+  REQUIRE(dev.to_device(da, a.data(), n * 4));
+  REQUIRE(dev.to_device(dc, c.data(), n * 4));
+  const ptx::Kernel& k = dev.module().kernels.at(0);
+  trace::Trace t;
+  trace::Builder bld(t);
+  auto launch = [&](float beta) {
+    return dev.launch({k.name, {4, 1, 1}, {256, 1, 1}, 0, pack(k, da, dc, std::bit_cast<uint32_t>(beta), n)}, bld);
+  };
+  auto c_is = [&](float times) {
+    REQUIRE(dev.to_host(c.data(), dc, n * 4));
+    for (int j = 0; j < n; ++j) REQUIRE(c[size_t(j)] == times * a[size_t(j)]);
+  };
+  CHECK(launch(0) == 3 * n);  // 1: c = a
+  CHECK(launch(0) == 3 * n);  // 2: reads c, leaves it as it was
+  CHECK(launch(0) == 0);      // 3, 4: as launch 2
+  CHECK(launch(0) == 0);
+  c_is(1);
+  CHECK(launch(1) == 3 * n);  // 5, 6, 7: c += a each time
+  CHECK(launch(1) == 3 * n);
+  CHECK(launch(1) == 3 * n);
+  c_is(4);
+  // The host writes c between two launches alike: the next one runs.
+  CHECK(launch(0) == 3 * n);  // 8: c = a
+  CHECK(launch(0) == 3 * n);  // 9: the fixed point
+  REQUIRE(dev.memset(dc, 0, n * 4));
+  CHECK(launch(0) == 3 * n);  // 10
+  c_is(1);
+  CHECK(launch(0) == 3 * n);  // 11: c was changed by launch 10, so it must be seen again
+  CHECK(launch(0) == 0);      // 12
+  REQUIRE(t.launches.size() == 12);
+  const uint32_t same_as[12] = {0, 0, 2, 2, 0, 0, 0, 0, 0, 0, 0, 11};
+  for (size_t i = 0; i < 12; ++i) CHECK(t.launches[i].same_as == same_as[i]);
 }
 
 TEST_CASE("a launch that reads what it writes, or one recorded because every launch is, always runs") {
