@@ -39,10 +39,13 @@ namespace ws::ptx {
 std::string demangle_var(const std::string& mangled);
 
 // Whether a kernel's results depend only on its parameters and the arrays it reads: no
-// clock, timer or SM number read, nothing the machine provides called (printf, malloc).
-// What a launch alike an earlier one may be skipped by, and what lets a recorded launch's
-// blocks past the cap run on workers (whose clocks would each run on their own).
+// clock, timer or SM number read, nothing the machine provides called (printf, malloc;
+// assert, which only ends the launch when it fails, may be). What a launch alike an
+// earlier one may be skipped by, and what lets a recorded launch's blocks past the cap run
+// on workers (whose clocks would each run on their own).
 bool deterministic(const Kernel& k);
+// Whether every function the kernel calls is assert (true when it calls none).
+bool asserts_only(const Kernel& k);
 
 class BlockRun {
  public:

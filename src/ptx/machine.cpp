@@ -341,9 +341,17 @@ bool Device::repeats(const KernelLaunch& a, uint32_t& as_launch) const {
   return true;
 }
 
+// assert ends the launch when it fails (a fault, the lowest block's on any number of
+// workers) and does nothing else: a kernel that only asserts is any other kernel.
+bool asserts_only(const Kernel& k) {
+  for (const Kernel::Linked& L : k.linked)
+    if (L.builtin != Kernel::Builtin::AssertFail) return false;
+  return true;
+}
+
 bool deterministic(const Kernel& k) {
   for (const Kernel::Linked& L : k.linked)
-    if (L.builtin != Kernel::Builtin::None) return false;
+    if (L.builtin != Kernel::Builtin::None && L.builtin != Kernel::Builtin::AssertFail) return false;
   for (const Insn& in : k.code)
     for (const Operand& o : in.o)
       if (o.kind == Operand::Special)
@@ -485,12 +493,13 @@ uint64_t Device::run_recorded(const Kernel& k, const KernelLaunch& a, trace::Bui
 // only global memory (atomics serialised by atomics_); each block has the budget to
 // itself. After a fault no new block starts, so every block below the
 // faulting one has run, and the lowest fault is the one a single worker would have met.
-// A kernel that prints (or asserts) runs on one worker: its lines keep their block order.
+// A kernel that prints (or allocates) runs on one worker: its lines (and addresses) keep
+// their block order; one that asserts runs on all, its first failure a fault like any.
 uint64_t Device::run_unrecorded(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget) {
   const uint32_t nblocks = uint32_t(a.grid.count());
   uint32_t n = threads_ ? threads_ : std::max(1u, std::thread::hardware_concurrency());
   for (const Kernel::Linked& L : k.linked)
-    if (L.builtin != Kernel::Builtin::None) n = 1;
+    if (L.builtin != Kernel::Builtin::None && L.builtin != Kernel::Builtin::AssertFail) n = 1;
   n = std::min(n, nblocks);
   std::atomic<uint32_t> next{0}, fault_block{UINT32_MAX};
   std::atomic<uint64_t> lanes{0};

@@ -13,13 +13,15 @@
 namespace ws::ptx {
 
 bool BlockRun::parallel_past_cap() const {
-  if (a_.cooperative || !k_.linked.empty() || k_.frame_bytes || !record_ || worker_ || !deterministic(k_)) return false;
+  // (A kernel may call assert: a failed one throws, the lowest block's fault as any other;
+  // its arguments are written to the call's parameters.)
+  if (a_.cooperative || !asserts_only(k_) || k_.frame_bytes || !record_ || worker_ || !deterministic(k_)) return false;
   for (size_t pc = 0; pc < k_.code.size(); ++pc) {
     const Insn& in = k_.code[pc];
-    if (in.op == Opc::Call || in.op == Opc::Mma || in.op == Opc::Movmatrix) return false;
+    if (in.op == Opc::Mma || in.op == Opc::Movmatrix) return false;
     if (kind_of(in.op) != Kind::Memory) continue;
     if (in.op != Opc::Ld && in.op != Opc::St && in.op != Opc::Atom && in.op != Opc::Red) return false;
-    if (in.space == Space::Param && in.op == Opc::Ld) continue;
+    if (in.space == Space::Param && (in.op == Opc::Ld || in.op == Opc::St)) continue;
     if (in.space != Space::Shared && in.space != Space::Global) return false;
     if (!site_made(pc, in)) return false;  // a worker makes none (their order is the first core's)
   }

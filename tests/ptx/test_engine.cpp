@@ -102,6 +102,13 @@ TEST_CASE("past the record cap the compiling engine counts the records and finds
     REQUIRE(fb.t.launches.size() == 1);
     for (test::PastCap* x : {&fa, &fb}) x->t.launches[0].engine.clear();
     CHECK(fa.t == fb.t);
+    // late_assert's block 61 fails its assert: the same message after the same records.
+    test::PastCap sa = test::run_past_cap("late_assert", threads), sb = test::run_past_cap("late_assert", threads, cache);
+    CHECK(sa.fault.find("Assertion `") != std::string::npos);
+    CHECK(sb.fault == sa.fault);
+    REQUIRE(sb.t.launches.size() == 1);
+    for (test::PastCap* x : {&sa, &sb}) x->t.launches[0].engine.clear();
+    CHECK(sa.t == sb.t);
   }
   std::filesystem::remove_all(cache);
 }

@@ -315,4 +315,27 @@ TEST_CASE("a recorded launch past its record cap runs on every core and makes th
   CHECK(f4.fault == f1.fault);
   CHECK(f4.t == f1.t);
   CHECK(f1.t.launches.at(0).blocks.size() == 61);
+
+  // A kernel that asserts runs past the cap on every worker too: the first failure (block
+  // 61's thread 9) is the fault on any number of them, after the same blocks.
+  const test::PastCap a1 = test::run_past_cap("late_assert", 1), a4 = test::run_past_cap("late_assert", 4);
+  CHECK(a1.fault.find("block [61,0,0], thread [9,0,0] Assertion `blockIdx.x != 61 || threadIdx.x != 9` failed") !=
+        std::string::npos);
+  CHECK(a4.fault == a1.fault);
+  CHECK(a4.t == a1.t);
+  CHECK(a1.t.launches.at(0).blocks.size() == 62);
+}
+
+TEST_CASE("a kernel that asserts is deterministic: a launch alike the last, its assert passing, is not run again") {
+  ptx::Device dev;
+  dev.load(ptx::parse(fixture("past_cap.ptx"), "past_cap.ptx"));
+  dev.record_launches(1);
+  const uint64_t out = dev.malloc(64 * 4, "d_out");
+  const ptx::Kernel& k = *dev.module().kernel("late_assert");
+  trace::Trace t;
+  trace::Builder b(t);
+  for (int i = 0; i < 3; ++i) dev.launch({k.name, {32, 1, 1}, {64, 1, 1}, 0, pack(k, out)}, b);  // no block 61
+  REQUIRE(t.launches.size() == 3);
+  CHECK(t.launches[1].same_as == 1);
+  CHECK(t.launches[2].same_as == 1);
 }
