@@ -4,11 +4,12 @@ if(NOT WS_HAVE_GUI)
   return()
 endif()
 # The views headless, and the memory view's grid maths (zoom, pan, bands) on catalog traces;
-# the tensor-core views on a hand-built tile loop, the pipeline view on a hand-built ring.
+# the tensor-core views on a hand-built tile loop, the pipeline view on a hand-built ring,
+# the cluster view on a hand-built cluster.
 ws_test(test_gui SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_views.cpp ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_program_view.cpp
         ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_source_view.cpp
         ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_grid_view.cpp ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_tensor_views.cpp
-        ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_pipeline_view.cpp LIBS ws_ui)
+        ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_pipeline_view.cpp ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_cluster_view.cpp LIBS ws_ui)
 # The timing panel (its ladder, scale and sizes, the replay pack found from any folder) and
 # the DRAM panel's defaults.
 ws_test(test_panels SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_timing.cpp

@@ -200,4 +200,73 @@ inline trace::Trace pipeline_trace() {
   return t;
 }
 
+// A launch of 4 CTAs in one 4x1x1 cluster, as the emulated device records one: rank 0
+// writes its own tile, then reads rank 1's (a whole warp); rank 1 reads rank 0's tile with
+// lanes 0-15 and rank 2's with lanes 16-31 (one request, two CTAs); rank 0 issues a TMA
+// box of 512 bytes multicast to itself and rank 1, which lands in both; rank 3 writes rank
+// 0's tile (two CTAs apart).
+inline trace::Trace cluster_trace() {
+  using namespace trace;
+  Trace t;
+  t.provenance = {"emulator", "CPU emulator", "2026-12-03T00:00:00Z", "test"};
+  static const char* kSource =
+      "// cluster.cu\n  tile[lane] = lane;\n  x = peer[lane];\n  y = peer[lane + 32];\n  tma_multicast(tile, A);\n";
+  t.files.push_back({"cluster.cu", kSource});
+  Buffer a;
+  a.name = "A";
+  a.cols = 128;
+  a.size_bytes = 512;
+  t.buffers.push_back(a);                                               // 0
+  t.buffers.push_back(shared_buffer("tile", 4, 1, 64, 256));            // 1
+  for (uint32_t rank = 0; rank < 3; ++rank) {                           // 2, 3, 4: ranks 0, 1, 2
+    Buffer b = shared_buffer("tile (CTA rank " + std::to_string(rank) + ")", 4, 1, 64, 256);
+    b.space = Space::Cluster;
+    b.cta = rank + 1;
+    t.buffers.push_back(b);
+  }
+  Launch l;
+  l.kernel = "cluster";
+  l.grid = {4, 1, 1};
+  l.block = {32, 1, 1};
+  l.cluster = {4, 1, 1};
+  l.blocks = {0, 1, 2, 3};
+  t.launches.push_back(l);
+  auto site = [](uint32_t line, Space sp, Op op, Form f, uint32_t buffer, uint8_t bytes, const char* ins) {
+    Site s = site16(kSource, line, sp, op, f, ins, buffer);
+    s.bytes = bytes;
+    return s;
+  };
+  t.sites.push_back(site(2, Space::Shared, Op::Store, Form::Plain, 1, 4, "st.shared.u32"));                  // 0
+  t.sites.push_back(site(3, Space::Cluster, Op::Load, Form::Plain, 3, 4, "ld.shared::cluster.u32"));         // 1
+  t.sites.push_back(site(4, Space::Cluster, Op::Load, Form::Plain, kNoBuffer, 4, "ld.shared::cluster.u32"));  // 2
+  const char* bulk = "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster";
+  t.sites.push_back(site(5, Space::Global, Op::Load, Form::BulkRead, 0, 16, bulk));    // 3
+  t.sites.push_back(site(5, Space::Shared, Op::Store, Form::BulkWrite, 1, 16, bulk));  // 4: rank 0's landing
+  t.sites.push_back(site(5, Space::Shared, Op::Store, Form::BulkWrite, 1, 16, bulk));  // 5: rank 1's
+  t.sites.push_back(site(3, Space::Cluster, Op::Store, Form::Plain, 2, 4, "st.shared::cluster.u32"));  // 6
+  uint32_t seq[4] = {};
+  auto record = [&](uint32_t block, uint32_t s, uint32_t buffer, uint32_t stride) {
+    Record r;
+    r.block = block;
+    r.site = s;
+    r.seq = seq[block]++;
+    r.active = ~0u;
+    r.buffer = buffer;
+    for (uint32_t lane = 0; lane < 32; ++lane) r.offset[lane] = stride * lane;
+    t.records.push_back(r);
+    return &t.records.back();
+  };
+  record(0, 0, 1, 4);
+  record(0, 1, 3, 4);                   // rank 0 reads rank 1's tile
+  Record* split = record(1, 2, 2, 4);   // rank 1: lanes 0-15 rank 0's, 16-31 rank 2's
+  LaneBuffers lanes{};
+  for (uint32_t lane = 0; lane < 32; ++lane) lanes[lane] = lane < 16 ? 2 : 4;
+  split->lanes = std::make_shared<const LaneBuffers>(lanes);
+  record(0, 3, 0, 16);                  // the box read once, by rank 0
+  record(0, 4, 1, 16);                  // ... landing in rank 0
+  record(1, 5, 1, 16);                  // ... and in rank 1
+  record(3, 6, 2, 4);                   // rank 3 writes rank 0's tile
+  return t;
+}
+
 }  // namespace ws::test

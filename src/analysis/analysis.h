@@ -35,6 +35,14 @@ struct SharedCost {
 };
 SharedCost shared_cost(const trace::Record& r, uint32_t bytes_per_lane);
 
+// Whether a space's requests have a cost here: another CTA's shared memory (distributed
+// shared memory, Space::Cluster) goes between SMs, a path no counter checks this model
+// against, so its requests are counted (requests, lanes, bytes) and given no sectors or
+// wavefronts; a view says so where it would show them.
+constexpr bool cost_modelled(trace::Space s) { return s != trace::Space::Cluster; }
+// The line a request or site of such a space gets instead of a cost: the CTAs it reached.
+std::string why_unmodelled(const trace::Trace& t, const trace::Record& r);
+
 // Cost over its ideal (sectors over ideal sectors, wavefronts over ideal wavefronts): 1 is
 // the best the access could do, 32 a 32-way conflict; 1 when no lane was active (ideal 0).
 constexpr double cost_ratio(uint64_t cost, uint64_t ideal) { return ideal ? double(cost) / double(ideal) : 1; }

@@ -3,6 +3,7 @@
 // over the records; no allocation per record.
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "analysis/detail.h"
 
@@ -55,6 +56,7 @@ struct EpochWork {
 struct SiteInfo {
   uint32_t bytes = 4;
   bool global = true;
+  bool modelled = true;     // cost_modelled(its space)
   bool serialized = false;  // an atomic whose lanes on one address take turns
 };
 
@@ -80,6 +82,7 @@ Report analyze(const trace::Trace& t, const DramModel& dram_in) {
     rep.sites[i].site = uint32_t(i);
     info[i].bytes = detail::lane_bytes(s.bytes);
     info[i].global = s.space != Space::Shared;  // local and constant memory are served in sectors too
+    info[i].modelled = cost_modelled(s.space);
     info[i].serialized = serialized_atomic(s);
   }
 
@@ -113,6 +116,7 @@ Report analyze(const trace::Trace& t, const DramModel& dram_in) {
     et.requests += 1;
     et.lane_accesses += active;
 
+    if (!si.modelled) continue;  // counted, with no cost (another CTA's shared memory)
     if (si.global) {
       detail::sort_lanes(r, lanes);
       auto c = detail::global_counts(lanes, si.bytes);
@@ -199,6 +203,7 @@ std::string why_site(const trace::Trace& t, const trace::Record& ex, const SiteS
   if (ex.site >= t.sites.size() || !ss.requests) return "not executed in the recorded blocks";
   const trace::Site& site = t.sites[ex.site];
   const uint32_t bytes = detail::lane_bytes(site.bytes);
+  if (!cost_modelled(site.space)) return why_unmodelled(t, ex);
   auto p = detail::pattern(ex, bytes);
   if (site.space != trace::Space::Shared) {  // local and constant memory are served in sectors too
     detail::GlobalNumbers g{ss.sectors_per_request, ss.ideal_sectors_per_request, ss.efficiency};
@@ -218,10 +223,30 @@ std::string why_site(const trace::Trace& t, const trace::Record& ex, const SiteS
   return detail::why_shared(t, site, p, n, false);
 }
 
+std::string why_unmodelled(const trace::Trace& t, const trace::Record& r) {
+  std::set<uint32_t> ranks;
+  std::string array;
+  for (int l = 0; l < trace::kWarpSize; ++l) {
+    if (!r.lane_active(l)) continue;
+    const uint32_t b = r.buffer_of(l);
+    if (b >= t.buffers.size()) continue;
+    if (t.buffers[b].cta) ranks.insert(t.buffers[b].cta - 1);
+    if (array.empty()) array = t.buffers[b].name.substr(0, t.buffers[b].name.find(" (CTA rank"));
+  }
+  std::string who;
+  for (uint32_t k : ranks) who += (who.empty() ? "" : ranks.size() > 1 && k == *ranks.rbegin() ? " and " : ", ") + std::to_string(k);
+  const std::string verb = r.site < t.sites.size() && t.sites[r.site].op == trace::Op::Store ? "writes" : "reaches";
+  return verb + " " + (array.empty() ? std::string("shared memory") : "`" + array + "`") + " of CTA rank" +
+         (ranks.size() > 1 ? "s " : " ") + (who.empty() ? "?" : who) +
+         " in its cluster (distributed shared memory): the path between SMs has no cost model here, so no sectors or "
+         "wavefronts are given";
+}
+
 std::string why(const trace::Trace& t, const trace::Record& r) {
   if (r.site >= t.sites.size()) return "unknown site";
   const trace::Site& site = t.sites[r.site];
   uint32_t bytes = detail::lane_bytes(site.bytes);
+  if (!cost_modelled(site.space)) return why_unmodelled(t, r);
   auto p = detail::pattern(r, bytes);
   if (site.space != trace::Space::Shared) {  // local and constant memory are served in sectors too
     GlobalCost c = global_cost(site, r);

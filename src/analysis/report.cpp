@@ -140,7 +140,9 @@ std::string report_json(const trace::Trace& t, const Report& rep, uint32_t launc
     o["bytes_per_lane"] = s.bytes;
     o["requests"] = ss.requests;
     o["lane_accesses"] = ss.lane_accesses;
-    if (s.space != Space::Shared) {
+    if (!cost_modelled(s.space)) {
+      o["cost"] = nullptr;  // distributed shared memory: counted, no cost model (why says so)
+    } else if (s.space != Space::Shared) {
       o["sectors"] = ss.sectors;
       o["sectors_per_request"] = ss.sectors_per_request;
       o["ideal_sectors_per_request"] = ss.ideal_sectors_per_request;
@@ -207,7 +209,10 @@ std::string report_text(const trace::Trace& t, const Report& rep) {
     const SiteStats& ss = sr.stats;
     const trace::Site& s = t.sites[ss.site];
     std::string cost, use;
-    if (s.space != Space::Shared) {
+    if (!cost_modelled(s.space)) {
+      cost = "no cost model";
+      use = "-";
+    } else if (s.space != Space::Shared) {
       std::string n = detail::num(ss.sectors_per_request);
       cost = n + (n == "1" ? " sector (" : " sectors (") + detail::num(ss.ideal_sectors_per_request) + ")";
       char pct[16];

@@ -296,6 +296,8 @@ Resolved resolve_step(const Step& step, const trace::Trace& t) {
   r.record = hits[fo.request];
   const trace::Record& rec = t.records[r.record];
   if (rec.site >= t.sites.size()) throw LessonError(where + ": the trace names a site it does not have");
+  if (!analysis::cost_modelled(t.sites[rec.site].space))
+    throw LessonError(where + ": the focused access reaches another CTA's shared memory, which has no cost model to ask about");
   r.site = int32_t(rec.site);
 
   Facts f;

@@ -250,6 +250,11 @@ void BlockRun::land_barrier(uint64_t bar) {
     if (record_ && b.recorded) {
       bulk_paired(b);
       const Insn& in = k_.code[b.pc];
+      if (b.issuer != this) {  // a multicast's copy in a CTA that did not issue it: a bulk write all the same
+        trace::Site& s = b_.trace().sites[site_of(b.pc, in, trace::Space::Shared, trace::Op::Store, 16)];
+        s.form = trace::Form::BulkWrite;
+        s.partner = trace::kNoSite;
+      }
       for (size_t p0 = 0; p0 < b.piece.size(); p0 += 32) {
         Where dst[32];
         uint32_t lanes = 0;

@@ -135,7 +135,7 @@ class BlockRun {
     trace::Space space = trace::Space::Global;
     uint32_t buffer = 0;
     uint64_t offset = 0;
-    bool remote = false;  // another CTA's shared memory (distributed shared memory): not recorded
+    bool remote = false;  // another CTA's shared memory (distributed shared memory; space Cluster)
   };
   struct Frame {
     uint32_t ret_pc, linked;  // where the call returns to; its Kernel::linked entry
@@ -299,6 +299,8 @@ class BlockRun {
   trace::WarpAccess warp_access(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, trace::Space space, trace::Op op,
                                 uint32_t bytes, uint32_t buffer);
   void record(uint32_t pc, const Insn& in, trace::Op op, uint32_t bytes, uint32_t exec, const Where* where, uint32_t w);
+  void record_lanes(uint32_t pc, const Insn& in, trace::Op op, uint32_t bytes, uint32_t exec, const Where* where,
+                    uint32_t w);
 
   // ---- matrix instructions (matrix.cpp, mma.cpp) -------------------------------------
   // ldmatrix, stmatrix, movmatrix, wmma.load/store, and the products of mma.sync and

@@ -233,6 +233,18 @@ uint32_t Device::buffer_of(Alloc& a, trace::Builder& b) {
   return a.buffer;
 }
 
+uint32_t Device::cluster_buffer(uint32_t shared, uint32_t rank, trace::Builder& b) {
+  auto [it, fresh] = cluster_buffers_.emplace(std::pair{shared, rank}, trace::kNoBuffer);
+  if (fresh) {
+    trace::Buffer buf = b.trace().buffers.at(shared);
+    buf.name += " (CTA rank " + std::to_string(rank) + ")";
+    buf.space = trace::Space::Cluster;
+    buf.cta = rank + 1;
+    it->second = b.add_buffer(std::move(buf));
+  }
+  return it->second;
+}
+
 // ---- a launch --------------------------------------------------------------------------
 
 uint64_t Device::launch(const KernelLaunch& given, trace::Builder& b, uint64_t budget) {
@@ -259,6 +271,7 @@ uint64_t Device::launch(const KernelLaunch& given, trace::Builder& b, uint64_t b
     throw Fault("kernel " + a.kernel + " expects " + std::to_string(k->param_bytes) + " bytes of parameters");
   if (buffers_for_ != &b.trace()) {  // a new trace: every array is added again on use
     for (auto& [base, x] : allocs_) x->buffer = trace::kNoBuffer;
+    cluster_buffers_.clear();
     buffers_for_ = &b.trace();
   }
 
@@ -266,6 +279,7 @@ uint64_t Device::launch(const KernelLaunch& given, trace::Builder& b, uint64_t b
   l.kernel = kernel_name(a.kernel);
   l.grid = a.grid;
   l.block = a.block;
+  l.cluster = a.cluster;
   l.dynamic_shared_bytes = a.dynamic_shared;
   // A program that times a kernel launches it hundreds of times alike: its first few show
   // the pattern, the rest only need to run (and run fast).

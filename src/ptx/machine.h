@@ -221,6 +221,10 @@ class Device {
   friend class BlockRun;
   Alloc* find(uint64_t addr, uint64_t bytes);
   uint32_t buffer_of(Alloc& a, trace::Builder& b);
+  // The trace's buffer of shared array `shared` (a buffer of this trace) as the CTA of
+  // cluster rank `rank` holds it, reached from another CTA (added on first use).
+  uint32_t cluster_buffer(uint32_t shared, uint32_t rank, trace::Builder& b);
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> cluster_buffers_;  // (shared, rank) -> buffer
   uint64_t run_recorded(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
   uint64_t run_unrecorded(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
   // A recorded launch's blocks [from, grid) past its record cap, on `n` workers (past_cap.cpp).

@@ -98,11 +98,13 @@ BlockRun::Where BlockRun::resolve(const Insn& in, Space sp, uint64_t a, uint32_t
       if (a + bytes > cta->shared_.size()) fault(in, w, lane, "shared memory", int64_t(a), shared_.size());
       r.p = cta->shared_.data() + a;
       r.remote = cta != this;
-      r.space = trace::Space::Shared;
+      r.space = r.remote ? trace::Space::Cluster : trace::Space::Shared;
       // The shared array that holds it (lanes mostly share the previous access's), or the
-      // padding between arrays.
+      // padding between arrays; another CTA's: that CTA's array, a buffer of its own.
       const size_t i = shared_array(a, shared_hint_);
-      r.buffer = record_ ? shared_buffer(i) : trace::kNoBuffer;
+      r.buffer = !record_ ? trace::kNoBuffer
+                 : r.remote ? d_.cluster_buffer(shared_buffer(i), uint32_t(cta->cluster_sreg(Sreg::ClusterCtarank)), b_)
+                            : shared_buffer(i);
       r.offset = i < shared_range_.size() ? a - shared_range_[i].first : a;
       return r;
     }
@@ -258,16 +260,23 @@ trace::WarpAccess BlockRun::warp_access(uint32_t pc, const Insn& in, uint32_t w,
 
 
 // One warp-level memory instruction: the lanes' accesses as one record.
+// Lanes that reached other CTAs' shared memory (distributed shared memory) are a record of
+// their own, in the Cluster space (its site another of the instruction's), after the
+// lanes of this CTA's.
 void BlockRun::record(uint32_t pc, const Insn& in, trace::Op op, uint32_t bytes, uint32_t exec, const Where* where, uint32_t w) {
   if (!record_) return;
-  // Lanes that reached another CTA's shared memory are not recorded: the trace cannot say
-  // which CTA's array they touched, and drawn as this CTA's they would be wrong. Said once.
+  uint32_t remote = 0;
   for (uint32_t m = cluster_addresses_ ? exec : 0; m; m &= m - 1)
-    if (where[std::countr_zero(m)].remote) {
-      exec &= ~(1u << std::countr_zero(m));
-      d_.note("accesses to another CTA's shared memory (distributed shared memory, through mapa) ran but are not in "
-              "the trace: it does not record which CTA of the cluster they reached");
-    }
+    if (where[std::countr_zero(m)].remote) remote |= 1u << std::countr_zero(m);
+  if (remote && remote != exec) {
+    record_lanes(pc, in, op, bytes, exec & ~remote, where, w);
+    exec = remote;
+  }
+  record_lanes(pc, in, op, bytes, exec, where, w);
+}
+
+void BlockRun::record_lanes(uint32_t pc, const Insn& in, trace::Op op, uint32_t bytes, uint32_t exec, const Where* where,
+                            uint32_t w) {
   if (!exec) return;
   int first = std::countr_zero(exec);
   if (where[first].buffer == trace::kNoBuffer) return;  // parameter reads are not memory traffic

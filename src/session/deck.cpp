@@ -116,7 +116,7 @@ Slide slide_from_json(const json& j, size_t index, int64_t version) {
 }  // namespace
 
 const std::vector<std::string>& slide_views() {
-  static const std::vector<std::string> views = {"memory", "warp", "banks", "dram", "source", "pipeline"};
+  static const std::vector<std::string> views = {"memory", "warp", "banks", "dram", "source", "pipeline", "cluster"};
   return views;
 }
 

@@ -18,9 +18,9 @@ namespace ws::session {
 class Session;
 
 // The views a slide can show: the figure views of the app and of `warpscope export`
-// ("memory", "warp", "banks", "dram", "source", "pipeline").
+// ("memory", "warp", "banks", "dram", "source", "pipeline", "cluster").
 const std::vector<std::string>& slide_views();
-std::string slide_views_text();  // "memory, warp, banks, dram, source"
+std::string slide_views_text();  // "memory, warp, banks, dram, source, pipeline, cluster"
 
 // A slide's program: what to build and run, which launch it shows, and what its sources were.
 struct SlideProgram {

@@ -62,7 +62,7 @@ DramFigures dram_figures(const Session& s, const RequestFigures& rv, uint32_t ar
   f.epoch = rv.rec ? rv.rec->epoch : 0;
   f.channels = std::max<uint32_t>(1, d.channels);
   f.banks = std::max<uint32_t>(1, d.banks);
-  f.shared = rv.shared;
+  f.shared = rv.shared || !rv.modelled;  // (another CTA's shared memory: no DRAM traffic either)
   const uint32_t C = f.channels, B = f.banks;
   f.cells.assign(size_t(C) * B, 0);
   f.per_channel.assign(C, 0);
@@ -80,7 +80,7 @@ DramFigures dram_figures(const Session& s, const RequestFigures& rv, uint32_t ar
     f.total += f.per_channel[c];
   }
   for (uint64_t v : f.cells) f.max_cell = std::max(f.max_cell, v);
-  if (rv.rec && rv.site && !rv.shared && (array == trace::kNoBuffer || rv.rec->buffer == array)) {
+  if (rv.rec && rv.site && !rv.shared && rv.modelled && (array == trace::kNoBuffer || rv.rec->buffer == array)) {
     const auto bursts = analysis::touched_granules(*rv.rec, rv.site->bytes, d.burst_bytes);
     f.request_bursts = bursts.size();
     for (uint64_t x : bursts) {

@@ -111,7 +111,7 @@ std::map<uint32_t, LineStat> line_stats(const Session& m, uint32_t file) {
   const auto& t = m.trace();
   std::map<uint32_t, LineStat> lines;
   struct Acc {
-    uint64_t g_req = 0, sectors = 0, ideal = 0, s_req = 0, wavefronts = 0, ideal_wf = 0;
+    uint64_t g_req = 0, sectors = 0, ideal = 0, s_req = 0, wavefronts = 0, ideal_wf = 0, c_req = 0;
     uint32_t max_way = 0;
   };
   std::map<uint32_t, Acc> acc;
@@ -123,7 +123,10 @@ std::map<uint32_t, LineStat> line_stats(const Session& m, uint32_t file) {
     ls.line = site.line;
     ls.sites.push_back(st.site);
     Acc& a = acc[site.line];
-    if (site.space != trace::Space::Shared) {  // local and constant memory are served in sectors too
+    if (!analysis::cost_modelled(site.space)) {  // another CTA's shared memory: counted, no cost
+      ls.cluster = true;
+      a.c_req += st.requests;
+    } else if (site.space != trace::Space::Shared) {  // local and constant memory are served in sectors too
       ls.global = true;
       a.g_req += st.requests;
       a.sectors += st.sectors;
@@ -138,7 +141,7 @@ std::map<uint32_t, LineStat> line_stats(const Session& m, uint32_t file) {
   }
   for (auto& [line, ls] : lines) {
     const Acc& a = acc[line];
-    ls.requests = a.g_req + a.s_req;
+    ls.requests = a.g_req + a.s_req + a.c_req;
     double ratio = 1;
     if (ls.global && a.g_req) {
       ls.sectors_per_request = double(a.sectors) / double(a.g_req);
@@ -158,8 +161,13 @@ std::map<uint32_t, LineStat> line_stats(const Session& m, uint32_t file) {
       LineStat::Part part;
       part.site = si;
       std::string name = site.buffer < t.buffers.size() ? t.buffers[site.buffer].name : "?";
-      char buf[64];
-      if (site.space != trace::Space::Shared) {
+      char buf[96];
+      if (!analysis::cost_modelled(site.space)) {
+        // Another CTA's array: short, as the gutter has little room ("→ rank 1"); no cost, ratio 1.
+        const uint32_t cta = site.buffer < t.buffers.size() ? t.buffers[site.buffer].cta : 0;
+        if (cta) std::snprintf(buf, sizeof buf, "→ rank %u", cta - 1);
+        else std::snprintf(buf, sizeof buf, "→ other CTAs");
+      } else if (site.space != trace::Space::Shared) {
         std::snprintf(buf, sizeof buf, "%s %.3g", name.c_str(), st.sectors_per_request);
         part.ratio = analysis::cost_ratio(st.sectors, st.ideal_sectors);
       } else {
@@ -197,7 +205,9 @@ void Session::analyse(const analysis::DramModel& dram) {
   m.totals_ = Totals{};
   for (const auto& st : m.report_.sites) {
     if (st.site >= t.sites.size()) continue;
-    if (t.sites[st.site].space == trace::Space::Shared) {
+    if (!analysis::cost_modelled(t.sites[st.site].space)) {
+      m.totals_.cluster_requests += st.requests;
+    } else if (t.sites[st.site].space == trace::Space::Shared) {
       m.totals_.shared_requests += st.requests;
       m.totals_.wavefronts += st.wavefronts;
       m.totals_.ideal_wavefronts += st.ideal_wavefronts;
@@ -413,13 +423,17 @@ RequestFigures Session::request(uint64_t step) const {
   const auto& t = trace();
   if (t.records.empty()) return v;
   v.step = std::min<uint64_t>(step, t.records.size() - 1);
+  v.trace = &t;
   v.rec = &t.records[v.step];
   if (v.rec->site >= t.sites.size()) return v;
   v.site = &t.sites[v.rec->site];
   if (v.rec->buffer < t.buffers.size()) v.buffer = &t.buffers[v.rec->buffer];
   v.shared = v.site->space == trace::Space::Shared;
+  v.modelled = analysis::cost_modelled(v.site->space);
   v.active_lanes = std::popcount(v.rec->active);
-  if (v.shared) {
+  if (!v.modelled) {
+    // (no cost figures: the path between SMs is not modelled)
+  } else if (v.shared) {
     v.s = analysis::shared_cost(*v.site, *v.rec);
     v.banks = analysis::bank_words(*v.rec, v.site->bytes);
     v.broadcast = analysis::broadcast_lanes(v.banks);

@@ -11,6 +11,7 @@ const char* to_string(Space s) {
     case Space::Shared: return "shared";
     case Space::Local: return "local";
     case Space::Constant: return "constant";
+    case Space::Cluster: return "shared::cluster";
   }
   return "?";
 }

@@ -17,8 +17,11 @@
 namespace ws::trace {
 
 // Where an access goes. Local is a thread's own frame, Constant the __constant__ bank.
-enum class Space : uint8_t { Global = 0, Shared = 1, Local = 2, Constant = 3 };
-constexpr uint8_t kSpaceCount = 4;
+// Cluster: another CTA's shared memory, reached through a shared::cluster address
+// (distributed shared memory, thread block clusters): its own path between SMs, with no
+// cost model here (neither sectors nor bank wavefronts are claimed for it).
+enum class Space : uint8_t { Global = 0, Shared = 1, Local = 2, Constant = 3, Cluster = 4 };
+constexpr uint8_t kSpaceCount = 5;
 
 const char* to_string(Space s);
 const char* to_string(Op o);
@@ -40,6 +43,9 @@ struct Buffer {
   uint64_t pitch = 0;           // elements between rows (0 = cols)
   bool col_major = false;       // element (r, c) at c * pitch + r when true
   uint64_t size_bytes = 0;
+  // A Cluster buffer: 1 + the rank, within the accessing block's cluster, of the CTA whose
+  // shared array it is; 0 for every other buffer.
+  uint32_t cta = 0;
   uint64_t row_pitch() const { return pitch ? pitch : (col_major ? rows : cols); }
   bool operator==(const Buffer&) const = default;
 };
@@ -185,6 +191,7 @@ struct Launch {
   std::string kernel;                     // catalog id, or the kernel's name in a program
   std::map<std::string, int64_t> params;  // a catalog entry's values ("size" included); empty otherwise
   Dim3 grid, block;
+  Dim3 cluster;  // thread block clusters (1, 1, 1: none)
   uint32_t dynamic_shared_bytes = 0;
   std::vector<uint32_t> blocks;  // linear ids of the blocks that were recorded
   uint64_t dropped_records = 0;  // records past the capture cap (never silent)

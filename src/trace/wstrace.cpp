@@ -85,6 +85,7 @@ std::string metadata(const Trace& t) {
     for (const auto& [k, v] : l.params) j["params"][k] = v;
     j["grid"] = dim_json(l.grid);
     j["block"] = dim_json(l.block);
+    if (l.cluster.count() > 1) j["cluster"] = dim_json(l.cluster);  // absent: no clusters
     j["dynamic_shared_bytes"] = l.dynamic_shared_bytes;
     j["dropped_records"] = l.dropped_records;
     if (l.lane_accesses) j["lane_accesses"] = l.lane_accesses;
@@ -153,6 +154,7 @@ std::string payload(const Trace& t) {
     w.put(b.pitch);
     w.put(uint8_t(b.col_major));
     w.put(b.size_bytes);
+    w.put(b.cta);
   }
   write_sites(w, t.sites);
   w.put(uint64_t(t.records.size()));
@@ -345,6 +347,7 @@ Launch read_launch(const json& m) {
   for (const auto& [k, v] : params.items()) l.params[k] = number<int64_t>(v, "params");
   l.grid = dim(m, "grid");
   l.block = dim(m, "block");
+  if (m.contains("cluster")) l.cluster = dim(m, "cluster");
   if (l.grid.count() > (uint64_t(1) << 32)) corrupted("grid has more blocks than a trace can name");
   l.dynamic_shared_bytes = number_or<uint32_t>(m, "dynamic_shared_bytes", 0);
   l.dropped_records = number_or<uint64_t>(m, "dropped_records", 0);
@@ -405,8 +408,8 @@ void read_blocks(Reader& r, Launch& l) {
   }
 }
 
-void read_buffers(Reader& r, Trace& t) {
-  const uint64_t nbuffers = r.count(r.get<uint32_t>(), kMinBufferBytes, "buffer");
+void read_buffers(Reader& r, Trace& t, uint32_t version) {
+  const uint64_t nbuffers = r.count(r.get<uint32_t>(), kMinBufferBytes + (version >= 7 ? 4 : 0), "buffer");
   t.buffers.resize(size_t(nbuffers));
   for (auto& b : t.buffers) {
     b.name = r.str();
@@ -422,6 +425,8 @@ void read_buffers(Reader& r, Trace& t) {
     if (cm > 1) corrupted("bad buffer layout flag");
     b.col_major = cm != 0;
     b.size_bytes = r.get<uint64_t>();
+    if (version >= 7) b.cta = r.get<uint32_t>();  // (a Cluster buffer's CTA; older files had none)
+    if ((b.cta != 0) != (b.space == Space::Cluster)) corrupted("a cluster buffer without its CTA, or a CTA on another");
   }
 }
 
@@ -478,7 +483,7 @@ Trace parse_v1(Reader& r) {
   read_blocks(r, l);
   t.launches.push_back(std::move(l));
   t.files.push_back(std::move(f));
-  read_buffers(r, t);
+  read_buffers(r, t, 1);
 
   const uint64_t nsites = r.count(r.get<uint32_t>(), kMinSiteBytesV1, "site");
   t.sites.resize(size_t(nsites));
@@ -580,7 +585,7 @@ Trace parse_v2(Reader& r, uint32_t version) {
     f.text = r.bytes(r.get<uint64_t>());
   }
   for (auto& l : t.launches) read_blocks(r, l);
-  read_buffers(r, t);
+  read_buffers(r, t, version);
 
   read_sites(r, t, t.sites, version, false);
 

@@ -52,6 +52,7 @@ std::vector<AbRow> ab_rows(Ui& ui, const Session& a, const Session& b) {
   };
   auto now = [](const RequestFigures& r) -> std::string {
     if (!r.rec) return "—";
+    if (!r.modelled) return "another CTA's (no cost)";
     if (r.shared)
       return std::to_string(r.s.max_way) + "-way (" + std::to_string(r.s.wavefronts) +
              (r.s.wavefronts == 1 ? " wavefront)" : " wavefronts)");
@@ -62,12 +63,13 @@ std::vector<AbRow> ab_rows(Ui& ui, const Session& a, const Session& b) {
   // A request's cost per byte its lanes asked for: a float4 request's 16 sectors for 512
   // bytes are as good as a float request's 4 for 128.
   auto per_byte = [](const RequestFigures& r) {
-    if (!r.rec || !r.site || !r.active_lanes || !r.site->bytes) return 0.0;
+    if (!r.rec || !r.site || !r.active_lanes || !r.site->bytes || !r.modelled) return 0.0;
     const double used = double(r.active_lanes) * double(r.site->bytes);
     return (r.shared ? double(r.s.wavefronts) : double(r.g.sectors)) / used;
   };
   auto brief = [](const RequestFigures& r) -> std::string {
     if (!r.rec) return "—";
+    if (!r.modelled) return std::string("no cost");
     return r.shared ? std::to_string(r.s.max_way) + "-way" : std::to_string(r.g.sectors) + " sectors";
   };
   rows.push_back({"this request", now(ra), now(rb), per_byte(ra), per_byte(rb), brief(ra), brief(rb), true});

@@ -56,8 +56,13 @@ std::string Ui::describe_json() const {
         c["locked"] = ra.rec->block == rb.rec->block && ra.rec->warp == rb.rec->warp && ra.site->line == rb.site->line;
         c["block"] = rb.rec->block;
         c["warp"] = rb.rec->warp;
-        c["a"] = ra.shared ? nlohmann::json{{"max_way", ra.s.max_way}} : nlohmann::json{{"sectors", ra.g.sectors}};
-        c["b"] = rb.shared ? nlohmann::json{{"max_way", rb.s.max_way}} : nlohmann::json{{"sectors", rb.g.sectors}};
+        auto cost = [](const RequestFigures& r) {
+          return !r.modelled ? nlohmann::json(nullptr)
+                 : r.shared  ? nlohmann::json{{"max_way", r.s.max_way}}
+                             : nlohmann::json{{"sectors", r.g.sectors}};
+        };
+        c["a"] = cost(ra);
+        c["b"] = cost(rb);
       }
     }
     j["compare"] = c;
@@ -90,12 +95,14 @@ std::string Ui::describe_json() const {
     RequestFigures rv = m.request(pane.step);
     if (rv.rec && rv.site) {
       nlohmann::json r;
-      r["space"] = rv.shared ? "shared" : "global";
+      r["space"] = trace::to_string(rv.site->space);
       r["op"] = trace::to_string(rv.site->op);
       r["line"] = rv.site->line;
       r["buffer"] = rv.buffer ? rv.buffer->name : "";
       r["active_lanes"] = rv.active_lanes;
-      if (rv.shared) {
+      if (!rv.modelled) {
+        // (another CTA's shared memory: no cost figures)
+      } else if (rv.shared) {
         r["max_way"] = rv.s.max_way;
         r["wavefronts"] = rv.s.wavefronts;
         r["conflicts"] = rv.s.conflicts;

@@ -12,7 +12,7 @@ namespace ws::ui {
 
 namespace {
 
-constexpr const char* kViewKeys[] = {"memory", "warp", "banks", "dram", "source", "pipeline"};
+constexpr const char* kViewKeys[] = {"memory", "warp", "banks", "dram", "source", "pipeline", "cluster"};
 constexpr const char* kTypes[] = {"png", "svg"};
 constexpr int kSizes[][2] = {{1280, 720}, {1920, 1080}, {1600, 1000}};
 

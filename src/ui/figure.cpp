@@ -19,7 +19,8 @@ constexpr ViewKey kViews[] = {{"memory", FigureView::Memory},
                               {"banks", FigureView::Banks},
                               {"dram", FigureView::Dram},
                               {"source", FigureView::Source},
-                              {"pipeline", FigureView::Pipeline}};
+                              {"pipeline", FigureView::Pipeline},
+                              {"cluster", FigureView::Cluster}};
 
 }  // namespace
 
@@ -32,7 +33,7 @@ bool figure_view_from_key(const std::string& key, FigureView& out) {
   return false;
 }
 
-const char* figure_view_keys() { return "memory, warp, banks, dram, source, pipeline"; }
+const char* figure_view_keys() { return "memory, warp, banks, dram, source, pipeline, cluster"; }
 
 namespace {
 // A scene drawn at `origin` and clipped to [clip_min, clip_max], as a chunk in figure
@@ -104,6 +105,10 @@ Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step,
         break;
       case FigureView::Pipeline:
         pipeline_scene(sc, *model, step, size);
+        add_chunk(f, sc, o, ImVec2(0, 0), body_max);
+        break;
+      case FigureView::Cluster:
+        cluster_scene(sc, *model, step, size);
         add_chunk(f, sc, o, ImVec2(0, 0), body_max);
         break;
       case FigureView::Warp:

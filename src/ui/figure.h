@@ -14,9 +14,9 @@
 
 namespace ws::ui {
 
-enum class FigureView { Memory, Warp, Banks, Dram, Source, Pipeline };
+enum class FigureView { Memory, Warp, Banks, Dram, Source, Pipeline, Cluster };
 bool figure_view_from_key(const std::string& key, FigureView& out);
-const char* figure_view_keys();  // "memory, warp, banks, dram, source, pipeline"
+const char* figure_view_keys();  // "memory, warp, banks, dram, source, pipeline, cluster"
 
 struct Figure {
   int width = 0, height = 0;

@@ -106,7 +106,7 @@ PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_
     r.push_back({Panel::Memory, ImVec2(lx1 + gap, top), ImVec2(rx0 - gap, cy)});
     r.push_back({Panel::Source, ImVec2(lx1 + gap, cy + gap), ImVec2(rx0 - gap, area_bottom)});
     r.push_back({Panel::Warp, ImVec2(rx0, top), ImVec2(W - gap, ry)});
-    r.push_back({s.pipeline ? Panel::Pipeline : s.fragments ? Panel::Fragments : Panel::Dram, ImVec2(rx0, ry + gap),
+    r.push_back({s.cluster ? Panel::Cluster : s.pipeline ? Panel::Pipeline : s.fragments ? Panel::Fragments : Panel::Dram, ImVec2(rx0, ry + gap),
                  ImVec2(W - gap, area_bottom)});
     // Splitters in the gaps between panels (not while one panel is enlarged).
     if (s.enlarged < 0) {

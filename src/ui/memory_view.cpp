@@ -143,7 +143,9 @@ std::string title_text(const GridShape& g, const trace::Buffer& buf) {
   char title[160];
   // A program's array is of the type its instructions name (a uint32 is not a float).
   const auto type_name = [&](uint32_t bytes) { return g.type.empty() ? ws::ui::type_name(bytes) : g.type.c_str(); };
-  const char* space = buf.space == trace::Space::Shared ? "shared" : "global";
+  const char* space = buf.space == trace::Space::Shared    ? "shared"
+                      : buf.space == trace::Space::Cluster ? "another CTA's shared memory"
+                                                           : "global";
   if (g.wrapped)  // a 1-D array, drawn 128 bytes to a row
     std::snprintf(title, sizeof title, "%llu %s · %s · %u per row", (unsigned long long)g.elements,
                   type_name(g.elem_bytes), space, g.cols);
@@ -399,7 +401,7 @@ void request_outlines_scene(Scene& sc, const SlotParts& x) {
   const Theme& t = theme();
   const RequestFigures& rv = x.rv;
   const MemoryViewState& st = x.st;
-  if (s.current && x.buf.space != trace::Space::Shared) {
+  if (s.current && x.buf.space != trace::Space::Shared && x.buf.space != trace::Space::Cluster) {
     const float lw = std::clamp(cell * 0.15f, 1.0f, 3.0f);
     if (st.lines)
       for (uint64_t l : rv.lines)

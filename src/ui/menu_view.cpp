@@ -75,7 +75,7 @@ void view_menu(Ui& ui) {
   ImGui::SameLine();
   ImGui::TextDisabled("Ctrl +/−");
   if (ImGui::BeginMenu("Enlarge panel")) {
-    for (int n = 1; const PanelSpec* p = panel_numbered(n); ++n) {
+    for (int n = 1; const PanelSpec* p = panel_numbered(n, &ui); ++n) {
       char key[12];
       std::snprintf(key, sizeof key, "%d", n);
       if (ImGui::MenuItem(p->title, key, s.enlarged == int(p->panel))) ui.enlarge(p->panel);

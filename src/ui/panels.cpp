@@ -63,6 +63,8 @@ std::string fragments_caption(Ui&, Pane&) { return "cell = the lane holding it Â
 
 std::string pipeline_caption(Ui&, Pane&) { return "the shared ring TMA fills, over the block's requests"; }
 
+std::string cluster_caption(Ui&, Pane&) { return "the request's cluster: CTAs by rank, arrows into another's shared memory"; }
+
 const PanelSpec kPanels[] = {
     {.panel = Panel::Catalog, .title = "Catalog & parameters", .key = "catalog", .number = 1,
      .caption = no_caption, .draw = [](Ui& ui, Pane&) { catalog_view(ui); }},
@@ -85,8 +87,11 @@ const PanelSpec kPanels[] = {
      .available = [](const Ui& ui) { return ui.state.fragments; }, .caption = fragments_caption,
      .draw = fragment_view},
     {.panel = Panel::Pipeline, .title = "Pipeline", .key = "pipeline", .number = 9,
-     .available = [](const Ui& ui) { return ui.state.pipeline; }, .figure = FigureView::Pipeline,
+     .available = [](const Ui& ui) { return ui.state.pipeline && !ui.state.cluster; }, .figure = FigureView::Pipeline,
      .caption = pipeline_caption, .draw = pipeline_view},
+    {.panel = Panel::Cluster, .title = "Cluster", .key = "cluster", .number = 9,
+     .available = [](const Ui& ui) { return ui.state.cluster; }, .figure = FigureView::Cluster,
+     .caption = cluster_caption, .draw = cluster_view},
 };
 static_assert(std::size(kPanels) == size_t(Panel::Count), "one row per panel");
 
@@ -107,10 +112,14 @@ bool panel_from_key(const std::string& key, Panel& out) {
   return false;
 }
 
-const PanelSpec* panel_numbered(int number) {
+const PanelSpec* panel_numbered(int number, const Ui* ui) {
+  const PanelSpec* first = nullptr;
   for (const PanelSpec& s : kPanels)
-    if (number > 0 && s.number == number) return &s;
-  return nullptr;
+    if (number > 0 && s.number == number) {
+      if (!ui || !s.available || s.available(*ui)) return &s;
+      if (!first) first = &s;
+    }
+  return first;
 }
 
 }  // namespace ws::ui

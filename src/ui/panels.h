@@ -17,7 +17,7 @@ enum class FigureView;  // figure.h
 
 // The panels (docs/architecture.md, "The app"), in the table's order. The settings keep an
 // enlarged panel by its number here, so a new panel goes last.
-enum class Panel : int { Catalog, Memory, Warp, Dram, Source, Timeline, Timing, Lesson, Fragments, Pipeline, Count };
+enum class Panel : int { Catalog, Memory, Warp, Dram, Source, Timeline, Timing, Lesson, Fragments, Pipeline, Cluster, Count };
 
 struct PanelSpec {
   Panel panel;
@@ -45,6 +45,8 @@ const char* panel_key(Panel p);   // "memory"
 // The panel named `key`; false when none is.
 bool panel_from_key(const std::string& key, Panel& out);
 // The panel whose number key is `number` (1 … 9), or null.
-const PanelSpec* panel_numbered(int number);
+// The panel of number key `number`: where two share one (the pipeline and cluster views
+// take turns in one place), the one available in `ui` (given one).
+const PanelSpec* panel_numbered(int number, const Ui* ui = nullptr);
 
 }  // namespace ws::ui

@@ -89,7 +89,7 @@ void Ui::shortcuts() {
       case '0': state.enlarged = -1; break;
       default:
         // 1 … 9 enlarge the panel of that number (panels.cpp).
-        if (const PanelSpec* p = c >= '1' && c <= '9' ? panel_numbered(int(c - '0')) : nullptr;
+        if (const PanelSpec* p = c >= '1' && c <= '9' ? panel_numbered(int(c - '0'), this) : nullptr;
             p && (!p->available || p->available(*this)))
           enlarge(p->panel);
         break;

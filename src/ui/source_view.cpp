@@ -68,6 +68,8 @@ SiteRowText site_row_text(const Session& m, uint32_t si) {
   r.what += std::string("  ") + buf;
   if (!st.requests) {
     r.cost = "not executed in this launch";
+  } else if (!analysis::cost_modelled(site.space)) {
+    r.cost = "another CTA's shared memory: no cost model · " + fmt_count(st.requests) + " requests";
   } else if (site.space != trace::Space::Shared) {
     std::snprintf(b, sizeof b, "%.2f sectors/request (ideal %.2f) · %s requests", st.sectors_per_request,
                   st.ideal_sectors_per_request, fmt_count(st.requests).c_str());
@@ -124,7 +126,10 @@ std::vector<SourceTipEntry> source_tip_entries(const Session& m, const LineStat&
     const auto& st = m.report().sites[si];
     const char* buf = site.buffer < tr.buffers.size() ? tr.buffers[site.buffer].name.c_str() : "?";
     char b[256];
-    if (site.space != trace::Space::Shared)
+    if (!analysis::cost_modelled(site.space))
+      std::snprintf(b, sizeof b, "%s %s of %s: no cost model (between SMs)", trace::to_string(site.space),
+                    trace::to_string(site.op), buf);
+    else if (site.space != trace::Space::Shared)
       std::snprintf(b, sizeof b, "%s %s of %s: %.2f sectors/request (ideal %.2f), efficiency %.0f%%", trace::to_string(site.space),
                     trace::to_string(site.op), buf, st.sectors_per_request, st.ideal_sectors_per_request, st.efficiency * 100);
     else

@@ -113,6 +113,7 @@ struct UiState {
   bool show_internal_arrays = false;  // the program panel lists the toolkit's buffers too
   bool fragments = false;      // the launch ran mma: the fragment view takes the DRAM view's place
   bool pipeline = false;       // the launch made bulk (TMA) copies: the pipeline view takes it, before the fragments
+  bool cluster = false;        // the launch ran thread block clusters: the cluster view takes it, before the pipeline
   int fragment_lane = 0;       // the lane the fragment view lights
 
   // The settings sections of the app itself: what to record, and the window.

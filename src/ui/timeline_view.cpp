@@ -28,6 +28,7 @@ float ratio_of(const Session& m, const trace::Record& r) {
   const auto& tr = m.trace();
   if (r.site >= tr.sites.size()) return 1;
   const auto& site = tr.sites[r.site];
+  if (!analysis::cost_modelled(site.space)) return 1;  // no cost: drawn as ideal
   if (site.space == trace::Space::Shared) return float(analysis::cost_ratio(analysis::shared_cost(site, r)));
   return float(analysis::cost_ratio(analysis::global_cost(site, r)));
 }

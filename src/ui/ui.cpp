@@ -379,6 +379,7 @@ void Ui::frame(float dt) {
   timing.follow(pane.model.get(), state.params);
   state.fragments = pane.model && has_mma(*pane.model);
   state.pipeline = pane.model && has_bulk_copies(*pane.model);
+  state.cluster = pane.model && has_cluster(*pane.model);
   layout_and_draw();
 }
 

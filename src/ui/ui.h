@@ -320,6 +320,7 @@ void warp_view(Ui& ui, Pane& p);
 void dram_view(Ui& ui, Pane& p);
 void fragment_view(Ui& ui, Pane& p);
 void pipeline_view(Ui& ui, Pane& p);
+void cluster_view(Ui& ui, Pane& p);
 // The memory view's "colour by source column" toggle, when a copy wrote shared memory (memory_copies.cpp).
 void copies_toggle(UiState& s, const Session& m);
 void source_view(Ui& ui, Pane& p);

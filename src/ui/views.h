@@ -224,6 +224,16 @@ bool has_bulk_copies(const Session& m);
 // with its waits and mma / wgmma instructions, the request on screen as the playhead.
 void pipeline_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size);
 
+// ---- cluster view -----------------------------------------------------------------------
+
+// Whether the launch of `m` ran thread block clusters (the cluster view has CTAs to draw).
+bool has_cluster(const Session& m);
+// The cluster view's body in `size`: the cluster of request `step`'s block, its CTAs by
+// rank, arrows for the requests of each into another's shared memory (counts and bytes;
+// no cost), for TMA boxes multicast into a CTA from those that issued them, and for the
+// request's own lanes.
+void cluster_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size);
+
 // ---- DRAM view --------------------------------------------------------------------------
 
 // The channels × banks grid of `d` (session::dram_figures) in `size`.

@@ -76,6 +76,40 @@ std::vector<std::pair<ImVec2, ImVec2>> lane_row(Scene& sc, const trace::Record& 
   return boxes;
 }
 
+// A request into other CTAs' shared memory (distributed shared memory): its lanes, and
+// under them a box per CTA of the cluster they reached (its rank and array), each lane's
+// line to its CTA. No cost is drawn: none is modelled.
+void cluster_diagram(Scene& sc, const RequestFigures& rv, const trace::Trace& tr, ImVec2 size) {
+  const Theme& t = theme();
+  const trace::Record& r = *rv.rec;
+  const float lab = font_for(FontRole::Small)->FontSize + 4;
+  const float lane_h = std::clamp(size.y * 0.08f, 14.0f, 26.0f);
+  auto lanes = lane_row(sc, r, 0, 32, 0, size.x, lab, lane_h);
+  std::map<uint32_t, std::string> ctas;  // buffer -> its box's label
+  for (int l = 0; l < 32; ++l)
+    if (r.lane_active(l) && r.buffer_of(l) < tr.buffers.size()) ctas.emplace(r.buffer_of(l), tr.buffers[r.buffer_of(l)].name);
+  if (ctas.empty()) return;
+  const float top = lab + lane_h + std::clamp(size.y * 0.25f, 30.0f, 110.0f), box_h = lab * 2;
+  const float w = size.x / float(ctas.size());
+  std::map<uint32_t, ImVec2> at;
+  float x = 0;
+  for (const auto& [buf, name] : ctas) {
+    sc.fill(ImVec2(x + 6, top), ImVec2(x + w - 6, top + box_h), t.cell_empty, 4);
+    sc.rect(ImVec2(x + 6, top), ImVec2(x + w - 6, top + box_h), t.accent, 1.5f, 4);
+    sc.text(ImVec2(x + w * 0.5f, top + box_h * 0.5f), fit_text(FontRole::Small, name, w - 16), t.text, FontRole::Small, 0.5f, 0.5f);
+    at[buf] = ImVec2(x + w * 0.5f, top);
+    x += w;
+  }
+  for (int l = 0; l < 32; ++l)
+    if (r.lane_active(l) && at.count(r.buffer_of(l))) {
+      const auto& [a, b] = lanes[size_t(l)];
+      sc.line(ImVec2((a.x + b.x) * 0.5f, b.y), at[r.buffer_of(l)], with_alpha(lane_color(l), 170), 1.2f);
+    }
+  sc.text(ImVec2(0, top + box_h + 8),
+          fit_text(FontRole::Small, "another CTA's shared memory: no sectors or bank wavefronts are modelled for it", size.x),
+          t.text_dim, FontRole::Small);
+}
+
 void global_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   const Theme& t = theme();
   const trace::Record& r = *rv.rec;
@@ -370,7 +404,14 @@ std::vector<Card> cards_of(const RequestFigures& rv) {
   const Theme& t = theme();
   char v[64], c[96];
   std::vector<Card> hl;
-  if (rv.shared) {
+  if (!rv.modelled) {
+    // Another CTA's shared memory: what the request did, never a cost.
+    std::snprintf(v, sizeof v, "%d", rv.active_lanes);
+    hl.push_back({v, "lanes into another CTA", t.accent});
+    const uint64_t bytes = uint64_t(rv.active_lanes) * (rv.site ? std::max<uint32_t>(1, rv.site->bytes) : 1);
+    hl.push_back({fmt_bytes(bytes), "asked for", t.text});
+    hl.push_back({"—", "no cost model", t.text_dim});
+  } else if (rv.shared) {
     const auto& s = rv.s;
     std::snprintf(v, sizeof v, "%u-way", s.max_way);
     hl.push_back({v, s.max_way <= 1 ? "no bank conflict" : "bank conflict",
@@ -591,7 +632,9 @@ SceneBox warp_panel_scene(Scene& sc, const RequestFigures& rv, ImVec2 size) {
 void warp_scene(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   if (!rv.rec || !rv.site) return;
   sc.size = size;
-  if (!rv.matrix.empty())
+  if (!rv.modelled && rv.trace)
+    cluster_diagram(sc, rv, *rv.trace, size);
+  else if (!rv.matrix.empty())
     matrix_diagram(sc, rv, size);
   else if (rv.shared)
     shared_diagram(sc, rv, size);

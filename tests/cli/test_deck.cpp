@@ -95,7 +95,7 @@ TEST_CASE("damaged, newer and wrong decks are one-line errors naming what is all
   CHECK(param.find("t.wsdeck: slide 1: ") == 0);
   CHECK(param.find("pad") != std::string::npos);
   CHECK(error_of(R"({"version": 1, "slides": [{"kernel": "transpose_tiled", "step": 0, "view": "timeline"}]})") ==
-        "t.wsdeck: slide 1: unknown view 'timeline': allowed memory, warp, banks, dram, source, pipeline");
+        "t.wsdeck: slide 1: unknown view 'timeline': allowed memory, warp, banks, dram, source, pipeline, cluster");
   CHECK(error_of(R"({"version": 1, "slides": [{"kernel": "transpose_tiled", "step": -1}]})") ==
         "t.wsdeck: slide 1: \"step\" must be 0 or more, not -1");
   CHECK(error_of(R"({"version": 2, "slides": [{"kernel": "transpose_tiled", "step": 0}]})") ==

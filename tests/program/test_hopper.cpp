@@ -16,6 +16,8 @@
 #include <string>
 #include <unistd.h>
 
+#include "analysis/analysis.h"
+#include "analysis/cluster.h"
 #include "analysis/pipeline.h"
 #include "program/program.h"
 #include "../support.h"
@@ -161,14 +163,71 @@ TEST_CASE("cluster_dsmem.cu: clusters from __cluster_dims__ and cudaLaunchKernel
   CHECK(r.exit_code == 0);
   CHECK(r.output.find("PASSED: 0 of 4370 values wrong") != std::string::npos);
   CHECK(file_hash(out) == 0x05ce24d0b61e08f5ull);  // the H200's dump, byte for byte
-  // The partner reads reached the other CTA's tile: run, said once, not drawn as this CTA's.
-  const std::string note = "accesses to another CTA's shared memory (distributed shared memory, through mapa) ran but are not in the trace";
-  CHECK(r.output.find(note) != std::string::npos);
-  CHECK(r.output.find(note) == r.output.rfind(note));
+  CHECK(r.output.find("not in the trace") == std::string::npos);  // (what a run said before they were)
   std::filesystem::remove(out);
   REQUIRE(r.trace.launches.size() == 3);
   // Every CTA of every cluster ran, each cluster's together.
   CHECK(r.trace.launches[0].blocks.size() == 4);
   CHECK(r.trace.launches[1].blocks.size() == 8);
   CHECK(r.trace.launches[2].blocks.size() == 4);
+  CHECK(r.trace.launches[0].cluster == trace::Dim3{2, 1, 1});
+  CHECK(r.trace.launches[1].cluster == trace::Dim3{4, 1, 1});
+
+  // partner: each CTA's two warps read their partner's tile, lanes 0-31 of warp 0 the
+  // words 1-32 of it: records in the Cluster space, on an array of the partner's rank.
+  const trace::Trace p = trace::launch_trace(r.trace, 0);
+  uint32_t remote = 0;
+  for (const trace::Record& rec : p.records) {
+    const trace::Site& s = p.sites[rec.site];
+    if (s.space != trace::Space::Cluster) continue;
+    ++remote;
+    CHECK(s.op == trace::Op::Load);
+    CHECK(s.line == 33);
+    const trace::Buffer& b = p.buffers.at(rec.buffer);
+    CHECK(b.space == trace::Space::Cluster);
+    CHECK(b.cta == (analysis::cluster_rank(p.launch(), rec.block) ^ 1u) + 1);  // the partner's
+    CHECK(b.name == "partner::tile (CTA rank " + std::to_string(b.cta - 1) + ")");
+    if (rec.warp == 0) CHECK(rec.offset[0] == 4);  // lane 0 reads word 1
+  }
+  CHECK(remote == 8);  // 4 CTAs x 2 warps
+  // Its cluster: rank 0 and rank 1 each read the other's tile with two requests (64 lanes, 256 bytes).
+  const analysis::Cluster c = analysis::cluster_of(p, 1, 0);
+  CHECK(c.dims == trace::Dim3{2, 1, 1});
+  CHECK(c.clusters == 2);
+  CHECK(c.index == 0);
+  REQUIRE(c.ctas.size() == 2);
+  CHECK(c.ctas[1].block == 1);
+  REQUIRE(c.links.size() == 2);
+  for (const analysis::ClusterLink& k : c.links) {
+    CHECK(k.from == (k.to ^ 1u));
+    CHECK(k.loads == 2);
+    CHECK(k.lanes == 64);
+    CHECK(k.bytes == 256);
+    CHECK(k.arrays == std::vector<std::string>{"partner::tile"});
+  }
+  // ... and no cost is claimed for them: counted, no sectors, no wavefronts.
+  const analysis::Report rep = analysis::analyze(p, analysis::DramModel{});
+  for (const analysis::SiteStats& st : rep.sites)
+    if (p.sites[st.site].space == trace::Space::Cluster) {
+      CHECK(st.requests == 4);
+      CHECK(st.sectors + st.wavefronts == 0);
+      CHECK(st.why.find("no cost model") != std::string::npos);
+    }
+  // gather: ranks 1-3 add to rank 0's counter (atomics, one request a warp each); rank 0's own
+  // add reaches its own array (the shared space).
+  const analysis::Cluster g = analysis::cluster_of(trace::launch_trace(r.trace, 1), 4, analysis::kNoRecord);
+  REQUIRE(g.links.size() == 3);
+  for (uint32_t i = 0; i < 3; ++i) {
+    CHECK(g.links[i].from == i + 1);
+    CHECK(g.links[i].to == 0);
+    CHECK(g.links[i].atomics == 2);
+    CHECK(g.links[i].lanes == 64);
+  }
+  // multicast: rank 0's 64 x 16 box of u16 lands in rank 1 too, which never issued it.
+  const analysis::Cluster m = analysis::cluster_of(trace::launch_trace(r.trace, 2), 3, analysis::kNoRecord);
+  CHECK(m.links.empty());
+  REQUIRE(m.fanouts.size() == 1);
+  CHECK(m.fanouts[0].from == std::vector<uint32_t>{0});
+  CHECK(m.fanouts[0].to == 1);
+  CHECK(m.fanouts[0].bytes == 64 * 16 * 2);
 }

@@ -4,6 +4,7 @@
 #include <zstd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -101,6 +102,22 @@ std::string error_of(std::string_view bytes) {
 
 // A file of format version `version` whose zstd frame is intact (valid checksum) but whose
 // payload is `payload`. The hand-made payloads below are version 1's.
+// sample()'s payload as versions before 7 wrote it: its three arrays (in, out, tile)
+// without the CTA each one ends with since.
+std::string without_ctas(std::string payload) {
+  const std::string head = std::string("\x03\0\0\0\x02\0\0\0in", 10);
+  size_t pos = payload.find(head);
+  REQUIRE(pos != std::string::npos);
+  pos += 4;
+  for (int k = 0; k < 3; ++k) {
+    uint32_t len = 0;
+    std::memcpy(&len, payload.data() + pos, 4);
+    pos += 4 + len + 1 + 4 + 8 * 3 + 1 + 8;
+    payload.erase(pos, 4);
+  }
+  return payload;
+}
+
 std::string with_payload(const std::string& payload, uint8_t version = 1) {
   std::string good = encode_trace(Trace{});
   std::string out = good.substr(0, 12);
@@ -244,8 +261,8 @@ TEST_CASE("damaged bytes give an error, never a different trace") {
 TEST_CASE("newer versions, wrong magic, empty and missing files") {
   std::string bytes = encode_trace(sample(5));
   std::string newer = bytes;
-  newer[8] = 7;
-  CHECK(error_of(newer) == "trace format version 7 is newer than this warpscope (reads up to 6)");
+  newer[8] = 8;
+  CHECK(error_of(newer) == "trace format version 8 is newer than this warpscope (reads up to 7)");
   std::string zero = bytes;
   zero[8] = 0;
   CHECK(error_of(zero).find("corrupted") != std::string::npos);
@@ -270,13 +287,13 @@ TEST_CASE("newer versions, wrong magic, empty and missing files") {
     CHECK(std::string(e.what()).find("cannot open") == 0);
   }
   CHECK_THROWS_AS(read_trace(d.string()), FileError);
-  std::string v7 = (d / "v7.wstrace").string();
-  std::ofstream(v7, std::ios::binary) << newer;
+  std::string v8 = (d / "v8.wstrace").string();
+  std::ofstream(v8, std::ios::binary) << newer;
   try {
-    read_trace(v7);
+    read_trace(v8);
     FAIL("no error");
   } catch (const FileError& e) {
-    CHECK(std::string(e.what()) == v7 + ": trace format version 7 is newer than this warpscope (reads up to 6)");
+    CHECK(std::string(e.what()) == v8 + ": trace format version 8 is newer than this warpscope (reads up to 7)");
   }
   fs::remove_all(d);
 }
@@ -471,7 +488,7 @@ TEST_CASE("version 5: a version 4 file's events read back with no place among th
   std::string payload(ZSTD_getFrameContentSize(file.data() + 12, file.size() - 12), '\0');
   REQUIRE(ZSTD_decompress(payload.data(), payload.size(), file.data() + 12, file.size() - 12) == payload.size());
   payload.resize(payload.size() - 12);
-  const Trace v4 = decode_trace(with_payload(payload, 4));
+  const Trace v4 = decode_trace(with_payload(without_ctas(payload), 4));
   REQUIRE(v4.events.size() == 1);
   CHECK(v4.events[0].at == kUnplaced);
   CHECK(v4.events[0].seq == 7);
@@ -496,11 +513,49 @@ TEST_CASE("version 6: an event's mbarrier reads back; a version 5 file's events 
   std::string payload(ZSTD_getFrameContentSize(file.data() + 12, file.size() - 12), '\0');
   REQUIRE(ZSTD_decompress(payload.data(), payload.size(), file.data() + 12, file.size() - 12) == payload.size());
   payload.resize(payload.size() - 4);
-  const Trace v5 = decode_trace(with_payload(payload, 5));
+  const Trace v5 = decode_trace(with_payload(without_ctas(payload), 5));
   REQUIRE(v5.events.size() == 1);
   CHECK(v5.events[0].barrier == kNoBarrier);
   CHECK(v5.events[0].arg == 16384);
   CHECK(v5.events[0].at == 3);
+}
+
+TEST_CASE("version 7: a launch's clusters and another CTA's shared array read back; a version 6 file has neither") {
+  Trace t = sample(4);
+  t.launches[1].cluster = {2, 1, 1};
+  Buffer remote{"tile (CTA rank 1)", Space::Cluster, 4, 32, 33, 33, false, 32 * 33 * 4};
+  remote.cta = 2;
+  t.buffers.push_back(remote);
+  t.sites.push_back({0, 41, 3, Space::Cluster, Op::Load, 4, "ld.shared::cluster.f32", "", 3});
+  Record r;
+  r.launch = 1;
+  r.site = uint32_t(t.sites.size() - 1);
+  r.buffer = 3;
+  r.active = ~0u;
+  t.records.push_back(r);
+  const std::string file = encode_trace(t);
+  const Trace back = decode_trace(file);
+  CHECK(back == t);
+  CHECK(back.launches[1].cluster == Dim3{2, 1, 1});
+  CHECK(back.launches[0].cluster == Dim3{1, 1, 1});
+  CHECK(back.buffers[3].cta == 2);
+  CHECK(to_string(Space::Cluster) == std::string("shared::cluster"));
+  // A cluster array without its CTA (or a CTA on another array) is refused.
+  Trace bad = t;
+  bad.buffers[3].cta = 0;
+  CHECK_THROWS_WITH_AS(decode_trace(encode_trace(bad)), doctest::Contains("a cluster buffer without its CTA"), FileError);
+  bad = t;
+  bad.buffers[0].cta = 1;
+  CHECK_THROWS_AS(decode_trace(encode_trace(bad)), FileError);
+  // Version 6 had no CTA after each array: a file of it reads with none.
+  Trace old = sample(4);
+  std::string v7 = encode_trace(old);
+  std::string payload(ZSTD_getFrameContentSize(v7.data() + 12, v7.size() - 12), '\0');
+  REQUIRE(ZSTD_decompress(payload.data(), payload.size(), v7.data() + 12, v7.size() - 12) == payload.size());
+  const std::string v6 = without_ctas(payload);
+  const Trace back6 = decode_trace(with_payload(v6, 6));
+  CHECK(back6.buffers == old.buffers);
+  CHECK(back6.records == old.records);
 }
 
 TEST_CASE("version 4: a version 3 file reads as plain sites with no events; an unknown form is refused") {

@@ -1,0 +1,118 @@
+#include "analysis/cluster.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "analysis/detail.h"
+
+namespace ws::analysis {
+
+namespace {
+
+// A launch's cluster shape, whole clusters only (else none: every CTA its own cluster).
+trace::Dim3 dims_of(const trace::Launch& l) {
+  const trace::Dim3 c = l.cluster, g = l.grid;
+  if (!c.x || !c.y || !c.z || g.x % c.x || g.y % c.y || g.z % c.z) return {};
+  return c;
+}
+
+}  // namespace
+
+uint32_t cluster_rank(const trace::Launch& l, uint32_t block) {
+  const trace::Dim3 c = dims_of(l), b = l.block_coords(block);
+  return b.x % c.x + c.x * (b.y % c.y + c.y * (b.z % c.z));
+}
+
+uint32_t cluster_index(const trace::Launch& l, uint32_t block) {
+  const trace::Dim3 c = dims_of(l), b = l.block_coords(block), g = l.grid;
+  const uint32_t nx = g.x / c.x, ny = g.y / c.y;
+  return b.x / c.x + nx * (b.y / c.y + ny * (b.z / c.z));
+}
+
+Cluster cluster_of(const trace::Trace& t, uint32_t block, uint64_t step) {
+  Cluster out;
+  const trace::Launch& l = t.launch();
+  const trace::Dim3 c = dims_of(l), g = l.grid;
+  out.dims = c;
+  out.clusters = uint32_t((g.x / c.x) * (g.y / c.y) * (g.z / c.z));
+  out.index = cluster_index(l, block);
+  // The cluster's CTAs: its corner block, then rank by rank.
+  const trace::Dim3 b = l.block_coords(block);
+  const uint32_t x0 = b.x / c.x * c.x, y0 = b.y / c.y * c.y, z0 = b.z / c.z * c.z;
+  const std::set<uint32_t> recorded(l.blocks.begin(), l.blocks.end());
+  std::map<uint32_t, uint32_t> rank_of;  // block -> rank, for this cluster's blocks
+  for (uint32_t r = 0; r < c.count(); ++r) {
+    const uint32_t x = x0 + r % c.x, y = y0 + (r / c.x) % c.y, z = z0 + r / (c.x * c.y);
+    const uint32_t id = x + g.x * (y + g.y * z);
+    out.ctas.push_back({r, id, recorded.count(id) > 0});
+    rank_of[id] = r;
+  }
+  out.lanes_to.assign(out.ctas.size(), 0);
+  std::map<std::pair<uint32_t, uint32_t>, ClusterLink> links;
+  // Per bulk write site and rank: the bytes that landed there, and the copies; per bulk read
+  // site (its write site's partner) and rank: whether that rank issued any.
+  std::map<std::pair<uint32_t, uint32_t>, uint64_t> landed;  // (write site, rank) -> bytes
+  std::set<std::pair<uint32_t, uint32_t>> issued;          // (read site, rank)
+  for (uint64_t i = 0; i < t.records.size(); ++i) {
+    const trace::Record& r = t.records[i];
+    auto from = rank_of.find(r.block);
+    if (from == rank_of.end() || r.site >= t.sites.size()) continue;
+    const trace::Site& s = t.sites[r.site];
+    const uint32_t lane_bytes = detail::lane_bytes(s.bytes);
+    if (s.form == trace::Form::BulkWrite) {
+      landed[{r.site, from->second}] += uint64_t(std::popcount(r.active)) * lane_bytes;
+    } else if (s.form == trace::Form::BulkRead) {
+      issued.insert({r.site, from->second});
+    }
+    if (s.space != trace::Space::Cluster) continue;
+    std::map<uint32_t, uint32_t> lanes;  // rank -> lanes
+    for (int lane = 0; lane < trace::kWarpSize; ++lane) {
+      if (!r.lane_active(lane)) continue;
+      const uint32_t buf = r.buffer_of(lane);
+      if (buf >= t.buffers.size() || !t.buffers[buf].cta) continue;
+      const uint32_t to = t.buffers[buf].cta - 1;
+      lanes[to] |= 1u << lane;
+      ClusterLink& k = links[{from->second, to}];
+      k.lanes += 1;
+      k.bytes += lane_bytes;
+      std::string name = t.buffers[buf].name;
+      if (const size_t cut = name.find(" (CTA rank"); cut != std::string::npos) name.resize(cut);
+      if (std::find(k.arrays.begin(), k.arrays.end(), name) == k.arrays.end()) k.arrays.push_back(name);
+    }
+    for (auto [to, mask] : lanes) {
+      ClusterLink& k = links[{from->second, to}];
+      k.from = from->second, k.to = to;
+      (s.op == trace::Op::Load ? k.loads : s.op == trace::Op::Store ? k.stores : k.atomics) += 1;
+      if (i == step && to < out.lanes_to.size()) out.lanes_to[to] = mask, out.request_from = from->second;
+    }
+  }
+  for (auto& [key, k] : links) out.links.push_back(std::move(k));
+  // A rank whose copies of a bulk instruction landed without its having issued that
+  // instruction received them from the ranks that did (a multicast).
+  for (const auto& [key, bytes] : landed) {
+    const auto [write_site, rank] = key;
+    // The instruction's read half: the bulk read site at the same place (its partner link
+    // is cleared for copies that land in another CTA).
+    const trace::Site& w = t.sites[write_site];
+    auto read_of = [&](uint32_t rk) {
+      for (const auto& [site, r] : issued) {
+        const trace::Site& s = t.sites[site];
+        if (r == rk && s.file == w.file && s.line == w.line && s.column == w.column) return true;
+      }
+      return false;
+    };
+    if (read_of(rank)) continue;
+    ClusterFanout f;
+    f.line = w.line;
+    for (const ClusterCta& cta : out.ctas)
+      if (read_of(cta.rank)) f.from.push_back(cta.rank);
+    if (f.from.empty()) continue;
+    f.to = rank;
+    f.bytes = bytes;
+    out.fanouts.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace ws::analysis
