@@ -896,6 +896,19 @@ def cluster_forms():
     case('mapa.u64', ['b32'], ['b32'],
          mine + ['cvta.shared.u64 %rd34, %rd30;', 'mapa.u64 %rd35, %rd34, 0;', 'ld.b32 {d0}, [%rd35];'],
          setup='shared', threads=n)
+    # getctarank: the rank of the CTA an address names (0 here), from a shared::cta offset,
+    # mapa's shared::cluster address and a generic one, added to the input.
+    case('getctarank.shared::cluster.u32', ['b32'], ['b32'],
+         mine + ['mapa.shared::cluster.u32 %r7, %r6, 0;', 'getctarank.shared::cluster.u32 %r8, %r7;',
+                 'getctarank.shared::cluster.u32 %r9, %r6;', 'add.u32 %r8, %r8, %r9;', 'add.u32 {d0}, %r8, {a0};'],
+         setup='shared', threads=n)
+    case('getctarank.shared::cluster.u64', ['b32'], ['b32'],
+         mine + ['mapa.shared::cluster.u64 %rd35, %rd30, 0;', 'getctarank.shared::cluster.u64 %r8, %rd35;',
+                 'add.u32 {d0}, %r8, {a0};'], setup='shared', threads=n)
+    case('getctarank.u64', ['b32'], ['b32'],
+         mine + ['cvta.shared.u64 %rd34, %rd30;', 'mapa.u64 %rd35, %rd34, 0;', 'getctarank.u64 %r8, %rd35;',
+                 'getctarank.u64 %r9, %rd34;', 'add.u32 %r8, %r8, %r9;', 'add.u32 {d0}, %r8, {a0};'],
+         setup='shared', threads=n)
     case('ld.shared::cluster.u32', ['b32'], ['b32'],
          ['st.shared.u32 [%rd30], {a0};', 'ld.shared::cluster.u32 {d0}, [%rd30];'], setup='shared', threads=n)
     case('st.shared::cluster.u32', ['b32'], ['b32'],

@@ -258,6 +258,7 @@ class BlockRun {
   uint64_t redux_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
   uint64_t match_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
   uint64_t elect_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
+  uint64_t getctarank_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
 
   // ---- memory (memory.cpp) ----------------------------------------------------------
   uint64_t memory_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);

@@ -299,4 +299,24 @@ uint64_t BlockRun::elect_op(uint32_t, const Insn& in, uint32_t w, uint32_t exec)
   return 0;
 }
 
+// getctarank{.shared::cluster} d, a: the rank in the cluster of the CTA whose shared
+// memory a names: a shared::cluster address (the rank mapa wrote into it, none for this
+// CTA's own offsets), or a generic one in the shared window; any other address faults.
+uint64_t BlockRun::getctarank_op(uint32_t, const Insn& in, uint32_t w, uint32_t exec) {
+  const uint64_t own = cluster_sreg(Sreg::ClusterCtarank);
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const int l = std::countr_zero(m);
+    uint64_t a = val(in.o[1], w, l) & width_mask(in.type);
+    if (in.space != Space::Shared) {
+      if (a < kSharedWindow || a >= kSharedWindow + kWindowBytes)
+        throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) +
+                    ": getctarank of an address outside shared memory");
+      a -= kSharedWindow;
+    }
+    const uint64_t rank = a >> kClusterRankShift;
+    set(in.o[0], w, l, rank ? rank - 1 : own);
+  }
+  return 0;
+}
+
 }  // namespace ws::ptx

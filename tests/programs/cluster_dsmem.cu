@@ -2,7 +2,8 @@
 // each other's shared memory (distributed shared memory), wait at the cluster's barrier,
 // arrive at another CTA's mbarrier, and receive one TMA box multicast to all of them.
 //   1. __cluster_dims__(2, 1, 1), launched with <<<>>>: each CTA reads its partner's tile
-//      (cluster.map_shared_rank) and writes what it found beside its place in the cluster.
+//      (cluster.map_shared_rank) and writes what it found beside its place in the cluster
+//      (getctarank of the partner's address and of its own).
 //   2. cudaLaunchKernelEx with clusters of 4: every CTA adds to rank 0's counter (an atomic
 //      on distributed shared memory) and arrives at rank 0's mbarrier; rank 0 waits there.
 //   3. clusters of 2: rank 0 multicasts one 64 x 16 box of u16 (the 128-byte swizzle) into
@@ -39,7 +40,12 @@ __global__ void __cluster_dims__(2, 1, 1) partner(int* out) {
     row[kThreads] = int(rank);
     row[kThreads + 1] = int(cluster.num_blocks());
     row[kThreads + 2] = int(cid * 100 + nctaid);
-    row[kThreads + 3] = int(is_explicit);
+    // getctarank: the partner's rank from its generic address, this CTA's from its own
+    // shared::cta offset (one field: explicit + 10 x partner + 100 x own).
+    unsigned other_rank, own_rank;
+    asm volatile("getctarank.u64 %0, %1;" : "=r"(other_rank) : "l"(other));
+    asm volatile("getctarank.shared::cluster.u32 %0, %1;" : "=r"(own_rank) : "r"(unsigned(__cvta_generic_to_shared(tile))));
+    row[kThreads + 3] = int(is_explicit) + 10 * int(other_rank) + 100 * int(own_rank);
   }
   cluster.sync();  // the partner's tile stays until it has been read
 }
@@ -126,7 +132,7 @@ int main(int argc, char** argv) {
     expect(h1[b * kRow + kThreads], b % 2, "rank", b);
     expect(h1[b * kRow + kThreads + 1], 2, "num_blocks", b);
     expect(h1[b * kRow + kThreads + 2], (b / 2) * 100 + 2, "clusterid", b);
-    expect(h1[b * kRow + kThreads + 3], 1, "is_explicit_cluster", b);
+    expect(h1[b * kRow + kThreads + 3], 1 + 10 * ((b % 2) ^ 1) + 100 * (b % 2), "is_explicit_cluster, getctarank", b);
   }
   // 2. gather, clusters of 4 from cudaLaunchKernelEx
   const int kBlocks2 = 8, kCluster2 = 4;
