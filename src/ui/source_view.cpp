@@ -103,8 +103,12 @@ std::string unqualified(const std::string& s) {
   return q == std::string::npos ? s : s.substr(q + 2);
 }
 
-// The cost of a badge alone: "tile 32-way" -> "32-way".
-std::string cost_only(const std::string& s) { return s.rfind(' ') == std::string::npos ? s : s.substr(s.rfind(' ') + 1); }
+// The cost of a badge alone: "tile 32-way" -> "32-way"; another CTA's array has no cost,
+// its badge ("→ rank 1") is kept whole.
+std::string cost_only(const std::string& s) {
+  if (s.rfind("→", 0) == 0) return s;
+  return s.rfind(' ') == std::string::npos ? s : s.substr(s.rfind(' ') + 1);
+}
 
 float badges_width(const std::vector<GutterBadge>& b, const std::string& more) {
   const float ch = text_size(FontRole::Mono, "0").x;

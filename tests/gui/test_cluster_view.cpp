@@ -114,6 +114,17 @@ TEST_CASE("the cluster view draws the CTAs, the arrows' counts and the request's
     CHECK(s.find("wavefronts (ideal") == std::string::npos);
   }
 
+  // The source gutter: another CTA's array by rank, no cost (ratio 1), kept whole where
+  // the gutter keeps costs only.
+  const session::SourceText& src = m->main_source();
+  REQUIRE(src.stats.count(3));
+  std::vector<std::string> parts;
+  for (const auto& part : src.stats.at(3).parts) {
+    parts.push_back(part.text);
+    CHECK(part.ratio == 1);
+  }
+  CHECK(parts == std::vector<std::string>{"→ rank 1", "→ rank 0"});
+
   // The app: the trace saved and opened; the cluster view in the DRAM view's place, 9 enlarges it.
   const auto dir = std::filesystem::temp_directory_path() / ("warpscope-test-cluster-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
