@@ -580,6 +580,38 @@ WS_LANE_OP slct_op(const In& in, Type t, uint64_t a, uint64_t b, uint64_t c, uin
   return (take_a ? a : b) & width_mask(t);
 }
 
+// ---- the .ftz and .sat forms around any row ---------------------------------------------
+// An f32 subnormal flushed to a zero of its sign (.ftz).
+inline uint64_t flush_f32(uint64_t v) {
+  const uint32_t b = uint32_t(v);
+  return (b & 0x7f800000u) == 0 && (b & 0x7fffffu) ? (b & 0x80000000u) : v;
+}
+// .sat on a float result: clamped to [0, 1], NaN (and -0) to +0.
+inline uint64_t saturate(Type t, uint64_t v) {
+  const double x = as_double(t, v);
+  if (!(x > 0)) return 0;
+  return x >= 1 ? from_double(t, 1.0) : v;
+}
+// Row F with its .ftz and .sat, one lane: f32 sources flushed before (a compare's two, a
+// row's three; slct flushes only its c, itself), the result saturated and flushed after.
+// A second destination and directed rounding are the caller's (the interpreter's
+// lanes_exact); the compiled code runs the rows with neither through this.
+template <auto F, class In>
+WS_LANE_OP exact_op(const In& in, Type t, uint64_t a, uint64_t b, uint64_t c, uint64_t e) {
+  const bool compare = in.op == Opc::Setp || in.op == Opc::Set;
+  const Type src = in.op == Opc::Cvt ? in.type2 : t;
+  const Type dst = in.op == Opc::Setp || in.op == Opc::Testp ? Type::Pred : in.op == Opc::Set ? in.type2 : t;
+  const bool ftz = (in.mods & kFtz) != 0 && in.op != Opc::Slct;
+  if (ftz && src == Type::F32) {
+    a = flush_f32(a), b = flush_f32(b);
+    if (!compare) c = flush_f32(c);
+  }
+  uint64_t x = F(in, t, a, b, c, e);
+  if (is_float(dst) && (in.mods & kSat)) x = saturate(dst, x);
+  if (ftz && dst == Type::F32) x = flush_f32(x);
+  return x;
+}
+
 #undef WS_LANE_OP
 
 }  // namespace ws::ptx

@@ -33,9 +33,21 @@ constexpr const char* kFunction[] = {
 std::string num(uint64_t v) { return std::to_string(v); }
 
 
-// The interpreter's exact_path: forms the generated loop leaves to execute.
+// The interpreter's exact_path: forms the 32-bit copies leave to the register file.
 bool exact_form(const Insn& in) {
   return (in.mods & (kFtz | kSat)) || in.dst2 != kSink || in.rnd == Rnd::Rz || in.rnd == Rnd::Rm || in.rnd == Rnd::Rp;
+}
+// Of those, the ones the generated loop leaves to execute: a second destination, and
+// directed rounding (the host's mode set around the row). .ftz and .sat it runs itself,
+// through arith.h's exact_op, as the interpreter does.
+bool handed_form(const Insn& in) {
+  return in.dst2 != kSink || in.rnd == Rnd::Rz || in.rnd == Rnd::Rm || in.rnd == Rnd::Rp;
+}
+// The semantic function of a row as the generated code names it: its own, or wrapped in
+// exact_op for .ftz and .sat.
+std::string row_function(const Insn& in, const char* f) {
+  const std::string own = std::string(f) + "<Fixed>";
+  return in.mods & (kFtz | kSat) ? "exact_op<&" + own + ", Fixed>" : own;
 }
 
 // An Alu or Move row that runs on a block's 32-bit copies of registers: it reads only its
@@ -240,7 +252,7 @@ class Writer {
   // when its form is left to execute.
   bool lanes(uint32_t pc, const Insn& in) {
     (void)pc;
-    if (in.o[0].kind != Operand::Reg || exact_form(in)) return false;
+    if (in.o[0].kind != Operand::Reg || handed_form(in)) return false;
     std::string src[4], fill;
     for (int i = 0; i < 4; ++i) {
       const Operand& x = in.o[size_t(i) + 1];
@@ -256,8 +268,9 @@ class Writer {
         return false;
       }
     }
-    o_ << "  { ++n; const uint32_t ex = " << guard(in) << "; if (ex) { " << fill << "alu" << suffix_ << "<&" << kFunction[size_t(in.op)]
-       << "<Fixed>, Type(" << int(in.type) << "), kForm" << form(in) << ">(R + " << uint64_t(in.o[0].reg) * 32
+    o_ << "  { ++n; const uint32_t ex = " << guard(in) << "; if (ex) { " << fill << "alu" << suffix_ << "<&"
+       << row_function(in, kFunction[size_t(in.op)]) << ", Type(" << int(in.type) << "), kForm" << form(in) << ">(R + "
+       << uint64_t(in.o[0].reg) * 32
        << ", ex, " << src[0] << ", " << src[1] << ", " << src[2] << ", " << src[3] << "); } }\n";
     return true;
   }

@@ -22,7 +22,7 @@
 namespace ws::ptx::compiled {
 
 // The generated code's contract version: a module compiled for another is never loaded.
-inline constexpr uint32_t kAbi = 7;
+inline constexpr uint32_t kAbi = 8;
 
 // The allocation instruction `pc` reached last ([base, end) and its bytes), kept per
 // instruction and launch: global loads and stores check their lanes against it.

@@ -101,45 +101,27 @@ class RoundingScope {
   int old_;
 };
 
-// An f32 subnormal flushed to a zero of its sign (.ftz).
-inline uint64_t flush_f32(uint64_t v) {
-  const uint32_t b = uint32_t(v);
-  return (b & 0x7f800000u) == 0 && (b & 0x7fffffu) ? (b & 0x80000000u) : v;
-}
-// .sat on a float result: clamped to [0, 1], NaN (and -0) to +0.
-inline uint64_t saturate(Type t, uint64_t v) {
-  const double x = as_double(t, v);
-  if (!(x > 0)) return 0;
-  return x >= 1 ? from_double(t, 1.0) : v;
-}
-
 // The forms the converged loop does not handle: .ftz, .sat, a second destination, and
 // directed rounding (the host's mode set around the operation).
 bool BlockRun::exact_path(const Insn& in) {
   return (in.mods & (kFtz | kSat)) || in.dst2 != kSink || in.rnd == Rnd::Rz || in.rnd == Rnd::Rm || in.rnd == Rnd::Rp;
 }
 
-// F over the lanes with the forms exact_path() names: f32 sources flushed before (.ftz),
-// the result flushed and saturated after, setp's second predicate split off.
+// F over the lanes with the forms exact_path() names: .ftz and .sat as exact_op does them
+// (arith.h, the compiled code's too), under the instruction's directed rounding, setp's
+// second predicate split off (its result a predicate, which neither form touches).
 template <auto F>
 uint64_t BlockRun::lanes_exact(const Insn& in, uint32_t w, uint32_t exec) {
-  const bool compare = in.op == Opc::Setp || in.op == Opc::Set;
-  const Type src = in.op == Opc::Cvt ? in.type2 : in.type;
-  const Type dst = in.op == Opc::Setp || in.op == Opc::Testp ? Type::Pred : in.op == Opc::Set ? in.type2 : in.type;
-  const bool ftz = (in.mods & kFtz) != 0 && in.op != Opc::Slct;  // slct flushes only its c, itself
   uint64_t v[4][32];
-  for (int i = 0; i < 4; ++i) {
-    const bool float_src = i < (compare ? 2 : 3) && src == Type::F32;
-    for (int l = 0; l < 32; ++l)
-      v[i][l] = (exec >> l) & 1u ? (ftz && float_src ? flush_f32(val(in.o[size_t(i) + 1], w, l)) : val(in.o[size_t(i) + 1], w, l)) : 0;
-  }
+  for (int i = 0; i < 4; ++i)
+    for (int l = 0; l < 32; ++l) v[i][l] = (exec >> l) & 1u ? val(in.o[size_t(i) + 1], w, l) : 0;
   uint64_t r[32] = {};
   {
     RoundingScope mode(in.rnd);
     asm volatile("" : : "r"(v) : "memory");  // the sources are read under the mode, not before
     for (uint32_t m = exec; m; m &= m - 1) {
       const int l = std::countr_zero(m);
-      r[l] = F(in, in.type, v[0][l], v[1][l], v[2][l], v[3][l]);
+      r[l] = exact_op<F>(in, in.type, v[0][l], v[1][l], v[2][l], v[3][l]);
     }
     asm volatile("" : : "r"(r) : "memory");  // every result is computed before the mode returns
   }
@@ -150,8 +132,6 @@ uint64_t BlockRun::lanes_exact(const Insn& in, uint32_t w, uint32_t exec) {
       reg(w, in.dst2, l) = (x >> 1) & 1;
       x &= 1;
     }
-    if (is_float(dst) && (in.mods & kSat)) x = saturate(dst, x);
-    if (ftz && dst == Type::F32) x = flush_f32(x);
     set(in.o[0], w, l, x);
   }
   return 0;

@@ -13,6 +13,8 @@
 #include <cstring>
 #include <exception>
 #include <thread>
+
+#include <unistd.h>
 #include <unordered_map>
 
 #include "ptx/block_run.h"
@@ -378,7 +380,8 @@ bool deterministic(const Kernel& k) {
 }
 
 // The bytes of the arrays that kept a launch alike this one from repeating, when every
-// array it touched is as that launch left it (at most 1 GiB kept).
+// array it touched is as that launch left it (at most half the memory the machine has
+// free, and 8 GiB: a copy and a compare cost far less than running a launch that large).
 void Device::keep_before(const KernelLaunch& a) {
   before_.clear();
   auto it = candidates_.find(a.kernel);
@@ -391,7 +394,9 @@ void Device::keep_before(const KernelLaunch& a) {
     if (al == allocs_.end() || al->second->freed || al->second->version != version) return;
   }
   for (uint64_t base : c.rewritten) bytes += allocs_.at(base)->bytes;
-  if (bytes > (uint64_t(1) << 30)) return;
+  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  const uint64_t free_bytes = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
+  if (bytes > std::min<uint64_t>(uint64_t(8) << 30, free_bytes / 2)) return;
   for (uint64_t base : c.rewritten) {
     const Alloc& x = *allocs_.at(base);
     before_[base].assign(x.ptr, x.ptr + x.bytes);
