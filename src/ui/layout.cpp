@@ -71,7 +71,9 @@ PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_
     const float mx = std::round(W * 0.57f);
     r.push_back({focus, ImVec2(gap, top), ImVec2(mx - gap * 0.5f, area_bottom)});
     if (focus == Panel::Memory) {
-      const float my = split(0.62f);
+      // (the veiled inspector needs its header and one line: the lesson's text and its
+      // question take the rest)
+      const float my = split(0.78f);
       r.push_back({Panel::Lesson, ImVec2(mx + gap * 0.5f, top), ImVec2(W - gap, my)});
       r.push_back({Panel::Warp, ImVec2(mx + gap * 0.5f, my + gap), ImVec2(W - gap, area_bottom)});
     } else {

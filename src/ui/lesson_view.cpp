@@ -283,9 +283,9 @@ void lesson_view(Ui& ui) {
                         tally.questions);
     ImGui::Separator();
   }
+  // The question follows the explanation, in every mode (the box scrolls itself into view
+  // when it comes up, on a short panel).
   const bool asks = on_screen && L.resolved && L.resolved->question;
-  // On a projector the question comes first, under the title; the explanation follows.
-  if (present && asks) question_box(ui);
   if (L.step == 0 && !l.summary.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, t.text_dim);
     paragraphs(l.summary);
@@ -315,7 +315,7 @@ void lesson_view(Ui& ui) {
   }
   ImGui::Spacing();
   paragraphs(st.text);
-  if (!present && asks) question_box(ui);
+  if (asks) question_box(ui);
   // The end of the lesson says how it went.
   if (L.step + 1 == l.steps.size()) {
     ImGui::Spacing();

@@ -544,14 +544,25 @@ void warp_view(Ui& ui, Pane& p) {
 void warp_veil_scene(Scene& sc, const RequestFigures& rv, const std::string& prompt, ImVec2 size) {
   const Theme& t = theme();
   sc.size = size;
+  // The instruction's line and its code over the box, where the box still fits under them
+  // (a short panel keeps the box, then the line, then nothing but "Predict first").
+  const float bold_h = font_for(FontRole::Bold)->FontSize + 4, code_h = font_for(FontRole::Mono)->FontSize + 10;
+  const float least_box = 12 * 2 + font_for(FontRole::Big)->FontSize + 6;
+  const bool with_code = rv.site && bold_h + code_h + least_box <= size.y, with_what = rv.site && bold_h + least_box <= size.y;
+  if (!with_what && size.y < least_box) {
+    if (size.y >= bold_h - 4) sc.text(ImVec2(0, 0), fit_text(FontRole::Bold, "Predict first", size.x), t.accent, FontRole::Bold);
+    return;
+  }
   float y = 0;
-  if (rv.site) {
+  if (with_what) {
     const std::string what = std::string(rv.buffer ? rv.buffer->name : "?") + " " + trace::to_string(rv.site->op) +
                              " (" + (rv.shared ? "shared" : "global") + ") · line " + std::to_string(rv.site->line);
     sc.text(ImVec2(0, y), fit_text(FontRole::Bold, what, size.x), t.text, FontRole::Bold);
-    y += font_for(FontRole::Bold)->FontSize + 4;
+    y += bold_h;
+  }
+  if (with_code) {
     sc.text(ImVec2(0, y), fit_text(FontRole::Mono, rv.site->code, size.x), t.text_dim, FontRole::Mono);
-    y += font_for(FontRole::Mono)->FontSize + 10;
+    y += code_h;
   }
   // The question in a box, the rest of the panel kept for the answer.
   const float pad = 12, inner = std::max(20.0f, size.x - 2 * pad);

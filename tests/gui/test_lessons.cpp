@@ -236,8 +236,9 @@ std::string answer_shown(const std::vector<test::DrawnText>& texts, const lesson
               (p == a.size() + 1 || t[p - a.size() - 2] == ' '))
             return d.text;
       }
-      // A card: the number alone, its caption starting with the metric's word just under it.
-      if (d.text == n)
+      // A card: the number alone, its caption starting with the metric's word just under it
+      // (a view's; the lesson's own prose, wrapped, can put a number over such a word).
+      if (d.text == n && !in_lesson(d))
         for (const auto& c : texts)
           if (c.pos.y > d.pos.y && c.pos.y < d.pos.y + 80 && std::abs(c.pos.x - d.pos.x) < 4)
             for (const Unit& u : units)
