@@ -299,13 +299,6 @@ void cluster_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size) {
   ClusterDrawing(sc, tr, std::min<uint64_t>(step, tr.records.size() - 1), size).draw();
 }
 
-void cluster_view(Ui& ui, Pane& p) {
-  ImVec2 o, size;
-  if (!scene_body(ui, p, o, size)) return;
-  Scene sc;
-  cluster_scene(sc, *p.model, p.step, size);
-  draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);
-  ImGui::InvisibleButton("##cluster", size);
-}
+void cluster_view(Ui& ui, Pane& p) { scene_panel(ui, p, "##cluster", cluster_scene); }
 
 }  // namespace ws::ui

@@ -206,13 +206,6 @@ void pipeline_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size) {
   }
 }
 
-void pipeline_view(Ui& ui, Pane& p) {
-  ImVec2 o, size;
-  if (!scene_body(ui, p, o, size)) return;
-  Scene sc;
-  pipeline_scene(sc, *p.model, p.step, size);
-  draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);
-  ImGui::InvisibleButton("##pipeline", size);
-}
+void pipeline_view(Ui& ui, Pane& p) { scene_panel(ui, p, "##pipeline", pipeline_scene); }
 
 }  // namespace ws::ui

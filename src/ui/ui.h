@@ -367,6 +367,10 @@ void help_marker(const char* text);
 // A panel body that draws one scene of the pane's trace: where it goes and its size; false,
 // with one line said, while there are no requests yet, or with no room to draw in.
 bool scene_body(const Ui& ui, const Pane& p, ImVec2& origin, ImVec2& size);
+// A panel that is one scene of the pane's request: `build(scene, session, step, size)`
+// drawn into the panel's body, an item of its size under it (`id`) for the mouse.
+void scene_panel(const Ui& ui, const Pane& p, const char* id,
+                 void (*build)(Scene& sc, const Session& m, uint64_t step, ImVec2 size));
 std::string fmt_count(uint64_t n);  // 1234567 -> "1,234,567"
 std::string fmt_bytes(uint64_t n);  // "512 B", "4 KiB"
 std::string fmt_compact(uint64_t n);  // 34304 -> "34.3k"

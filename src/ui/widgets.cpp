@@ -52,6 +52,16 @@ bool scene_body(const Ui& ui, const Pane& p, ImVec2& origin, ImVec2& size) {
   return size.x >= 40 && size.y >= 40;
 }
 
+void scene_panel(const Ui& ui, const Pane& p, const char* id,
+                 void (*build)(Scene& sc, const Session& m, uint64_t step, ImVec2 size)) {
+  ImVec2 o, size;
+  if (!scene_body(ui, p, o, size)) return;
+  Scene sc;
+  build(sc, *p.model, p.step, size);
+  draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);
+  ImGui::InvisibleButton(id, size);
+}
+
 void help_marker(const char* text) {
   ImGui::TextDisabled("(?)");
   if (ImGui::IsItemHovered()) {

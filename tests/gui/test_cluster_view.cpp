@@ -154,10 +154,7 @@ TEST_CASE("the cluster view exports as a figure: the same scene, under its capti
   REQUIRE(ui::figure_view_from_key("cluster", view));
   CHECK(view == ui::FigureView::Cluster);
   const ui::Figure f = ui::render_figure(cluster_session(), 2, view, 1280, 720, "four CTAs of one cluster");
-  std::set<std::string> texts;
-  for (const auto& c : f.chunks)
-    for (const auto& i : c.scene.items)
-      if (i.kind == ui::Scene::Kind::Text) texts.insert(i.text);
+  const std::set<std::string> texts = test::figure_texts(f);
   CHECK(texts.count("rank 3") == 1);
   CHECK(texts.count("four CTAs of one cluster") == 1);
   for (const std::string& problem : test::text_problems(test::texts_of(f.chunks))) FAIL_CHECK(problem);

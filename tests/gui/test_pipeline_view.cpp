@@ -145,10 +145,7 @@ TEST_CASE("the pipeline view exports as a figure: the same scene, under its capt
   REQUIRE(ui::figure_view_from_key("pipeline", view));
   CHECK(view == ui::FigureView::Pipeline);
   const ui::Figure f = ui::render_figure(ring_session(), 5, view, 1280, 720, "a ring of two stages");
-  std::set<std::string> texts;
-  for (const auto& c : f.chunks)
-    for (const auto& i : c.scene.items)
-      if (i.kind == ui::Scene::Kind::Text) texts.insert(i.text);
+  const std::set<std::string> texts = test::figure_texts(f);
   CHECK(texts.count("block (0,0) · 4 TMA boxes into 2 slots of shared memory · requests 1–16") == 1);
   CHECK(texts.count("a ring of two stages") == 1);
   for (const std::string& problem : test::text_problems(test::texts_of(f.chunks))) FAIL_CHECK(problem);

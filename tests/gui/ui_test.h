@@ -7,10 +7,20 @@
 #include <string>
 #include <vector>
 
+#include "ui/figure.h"
 #include "ui/headless.h"
 #include "ui/ui.h"
 
 namespace ws::test {
+
+// The texts of an exported figure's scenes.
+inline std::set<std::string> figure_texts(const ui::Figure& f) {
+  std::set<std::string> texts;
+  for (const auto& c : f.chunks)
+    for (const auto& i : c.scene.items)
+      if (i.kind == ui::Scene::Kind::Text) texts.insert(i.text);
+  return texts;
+}
 
 inline ui::Environment quiet_env() {
   ui::Environment env;
