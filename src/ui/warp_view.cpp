@@ -556,7 +556,7 @@ void warp_veil_scene(Scene& sc, const RequestFigures& rv, const std::string& pro
   float y = 0;
   if (with_what) {
     const std::string what = std::string(rv.buffer ? rv.buffer->name : "?") + " " + trace::to_string(rv.site->op) +
-                             " (" + (rv.shared ? "shared" : "global") + ") · line " + std::to_string(rv.site->line);
+                             " (" + trace::to_string(rv.site->space) + ") · line " + std::to_string(rv.site->line);
     sc.text(ImVec2(0, y), fit_text(FontRole::Bold, what, size.x), t.text, FontRole::Bold);
     y += bold_h;
   }
