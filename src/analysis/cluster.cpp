@@ -72,6 +72,7 @@ Cluster cluster_of(const trace::Trace& t, uint32_t block, uint64_t step) {
       const uint32_t buf = r.buffer_of(lane);
       if (buf >= t.buffers.size() || !t.buffers[buf].cta) continue;
       const uint32_t to = t.buffers[buf].cta - 1;
+      if (to >= out.ctas.size()) continue;  // (a file's rank outside the launch's clusters: not drawn)
       lanes[to] |= 1u << lane;
       ClusterLink& k = links[{from->second, to}];
       k.lanes += 1;
