@@ -18,6 +18,10 @@
 
 namespace ws::ui {
 
+float matrix_min_height(uint32_t cols);
+// The least width at which an ldmatrix's matrices go in two columns (32 banks of 5 px each).
+constexpr float kMatrixTwoColumns = 360;
+
 namespace {
 
 constexpr ImU32 kInactive = IM_COL32(70, 76, 90, 255);
@@ -36,13 +40,14 @@ int label_every(float w) {
 // text before them are left out.
 struct NumberRow {
   float right = -1e9f;
+  float left = 0;  // where the row's axis word may start (a second column's own edge)
   bool titled = false;
   void put(Scene& sc, const char* axis, const std::string& number, float cx, float y, float ay) {
     const Theme& t = theme();
     if (!titled) {
       titled = true;
       const std::string text = std::string(axis) + " " + number;
-      const float x = std::max(0.0f, cx - text_size(FontRole::Small, number).x * 0.5f -
+      const float x = std::max(left, cx - text_size(FontRole::Small, number).x * 0.5f -
                                          text_size(FontRole::Small, std::string(axis) + " ").x);
       sc.text(ImVec2(x, y), text, t.text_dim, FontRole::Small, 0, ay);
       right = x + text_size(FontRole::Small, text).x;
@@ -314,8 +319,14 @@ void shared_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
 void matrix_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   const Theme& t = theme();
   const float lab = font_for(FontRole::Small)->FontSize + 4;
-  const float region_h = size.y / float(rv.matrix.size());
-  const float bw = size.x / 32.0f;
+  // Four matrices one over another; where that would not keep their lanes (a short panel,
+  // 1280x720), two columns of two, each over its own 32 banks.
+  const uint32_t n = uint32_t(rv.matrix.size());
+  const uint32_t cols = n == 4 && size.y < matrix_min_height(1) && size.x >= kMatrixTwoColumns ? 2 : 1;
+  const float col_gap = cols > 1 ? 18.0f : 0.0f;
+  const float rw = (size.x - col_gap * float(cols - 1)) / float(cols);
+  const float region_h = size.y / float((n + cols - 1) / cols);
+  const float bw = rw / 32.0f;
   // A short region keeps the bars (the answer) and gives up first the bank numbers of all
   // but the last matrix, then the lane boxes and their connectors.
   const float head = std::max(lab, font_for(FontRole::Bold)->FontSize + 4);
@@ -329,38 +340,50 @@ void matrix_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   const bool lanes = last_room >= lane_min + 20;
   const float lane_h = lanes ? std::clamp(last_room * 0.22f, lane_min, std::max(lane_min, 20.0f)) : 0.0f;
   for (const analysis::MatrixPhase& p : rv.matrix) {
-    const float y0 = float(p.matrix) * region_h;
-    char title[96];
-    if (p.wavefronts == 0)
+    const float x0 = float(p.matrix % cols) * (rw + col_gap), y0 = float(p.matrix / cols) * region_h;
+    char title[96], brief[96], least[64];
+    if (p.wavefronts == 0) {
       std::snprintf(title, sizeof title, "matrix %u · lanes %u–%u · not read", p.matrix, 8 * p.matrix, 8 * p.matrix + 7);
-    else
+      std::snprintf(brief, sizeof brief, "%s", title);
+      std::snprintf(least, sizeof least, "matrix %u · not read", p.matrix);
+    } else {
+      const char* unit = p.wavefronts == 1 ? "wavefront" : "wavefronts";
       std::snprintf(title, sizeof title, "matrix %u · lanes %u–%u → rows 0–7 · %u %s", p.matrix, 8 * p.matrix,
-                    8 * p.matrix + 7, p.wavefronts, p.wavefronts == 1 ? "wavefront" : "wavefronts");
+                    8 * p.matrix + 7, p.wavefronts, unit);
+      // (in a column of two, without the rows: every ldmatrix row is a lane's)
+      std::snprintf(brief, sizeof brief, "matrix %u · lanes %u–%u · %u %s", p.matrix, 8 * p.matrix, 8 * p.matrix + 7,
+                    p.wavefronts, unit);
+      std::snprintf(least, sizeof least, "matrix %u · %u %s", p.matrix, p.wavefronts, unit);
+    }
     const std::string way = p.wavefronts > 1 ? std::to_string(p.wavefronts) + "-way" : "";
     const float way_w = way.empty() ? 0 : text_size(FontRole::Bold, way).x + 12;
-    sc.text(ImVec2(0, y0), fit_text(FontRole::Small, title, size.x - way_w), p.wavefronts > 1 ? t.bad : t.text,
+    if (text_size(FontRole::Small, title).x > rw - way_w) std::snprintf(title, sizeof title, "%s", brief);
+    if (text_size(FontRole::Small, title).x > rw - way_w) std::snprintf(title, sizeof title, "%s", least);
+    if (text_size(FontRole::Small, title).x > rw - way_w) std::snprintf(title, sizeof title, "matrix %u", p.matrix);
+    sc.text(ImVec2(x0, y0), fit_text(FontRole::Small, title, rw - way_w), p.wavefronts > 1 ? t.bad : t.text,
             FontRole::Small);
-    if (!way.empty()) sc.text(ImVec2(size.x, y0), way, t.bad, FontRole::Bold, 1, 0);
+    if (!way.empty()) sc.text(ImVec2(x0 + rw, y0), way, t.bad, FontRole::Bold, 1, 0);
     // Lanes: one box per row of the matrix, over the banks a conflict-free row would take.
     // Every matrix keeps the numbers' room, drawn or not, so that all four stacks have one
     // scale (a matrix's wavefronts are compared by their height).
-    const bool bank_numbers = every_bank_row || (p.matrix + 1 == rv.matrix.size() && last_numbers);
+    const bool bank_numbers = every_bank_row || (p.matrix + cols >= n && last_numbers);
     const float bottom = y0 + region_h - (last_numbers ? lab : 0) - 3;
     const float room = bottom - y0 - head;
     const float lane_y = y0 + head;
-    const float lw = size.x / 8.0f;
+    const float lw = rw / 8.0f;
     const float top = lane_y + lane_h + (lanes ? std::clamp(room * 0.2f, 8.0f, 40.0f) : 0.0f);
     const float bar_h = std::min(20.0f, std::max(1.0f, bottom - top) / float(std::max(1u, p.wavefronts)));
     NumberRow bank_row;
+    bank_row.left = x0;
     for (uint32_t b = 0; b < 32; ++b) {
-      const float x = float(b) * bw;
+      const float x = x0 + float(b) * bw;
       sc.line(ImVec2(x + 1, bottom + 2), ImVec2(x + bw - 2, bottom + 2), t.text_dim, 1);
       if (bank_numbers && b % 4 == 0) bank_row.put(sc, "bank", std::to_string(b), x + bw * 0.5f, bottom + 4, 0);
     }
     std::map<uint32_t, ImVec4> stacks;  // by first bank: the box of a stack of thin bars that meet
     for (uint32_t row = 0; row < 8; ++row) {
       const analysis::MatrixRow& mr = p.rows[row];
-      const ImVec2 la(float(row) * lw + 1, lane_y), lb(float(row + 1) * lw - 2, lane_y + lane_h);
+      const ImVec2 la(x0 + float(row) * lw + 1, lane_y), lb(x0 + float(row + 1) * lw - 2, lane_y + lane_h);
       if (!mr.active) {
         if (lanes) sc.rect(la, lb, kInactive, 1, 3);
         continue;
@@ -375,7 +398,7 @@ void matrix_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
       const uint32_t level = uint32_t(std::popcount(mr.shares & ((1u << row) - 1)));
       const float yb = bottom - float(level) * bar_h;
       const bool wraps = mr.first_bank + 4 > 32;  // a misaligned row runs past bank 31
-      const float xa = float(mr.first_bank) * bw + 2, xb = float(wraps ? 32 : mr.first_bank + 4) * bw - 3;
+      const float xa = x0 + float(mr.first_bank) * bw + 2, xb = x0 + float(wraps ? 32 : mr.first_bank + 4) * bw - 3;
       const float gap = bar_h >= 4 ? 1.0f : 0.0f;
       sc.fill(ImVec2(xa, yb - bar_h + gap), ImVec2(xb, yb - gap), lane_color(int(mr.lane)), bar_h >= 6 ? 2 : 0);
       // Each row that meets another rimmed; bars too thin for a rim of their own share one
@@ -609,13 +632,13 @@ float warp_min_diagram_height(ImVec2 size) {
 }
 
 // The least height of an ldmatrix's four matrices with their lanes named, their bars and
-// the bank numbers under the last (matrix_diagram's measures): the words above give way
-// to it first.
-float matrix_min_height() {
+// the bank numbers under the last row (matrix_diagram's measures), in `cols` columns: the
+// words above give way to it first.
+float matrix_min_height(uint32_t cols) {
   const float lab = font_for(FontRole::Small)->FontSize + 4;
   const float head = std::max(lab, font_for(FontRole::Bold)->FontSize + 4);
   const float lanes = font_for(FontRole::Small)->FontSize + 2;
-  return 4 * (head + lanes + 24 + 3 + lab);  // (each region as tall as the last, which has the numbers)
+  return float(4 / cols) * (head + lanes + 24 + 3 + lab);  // (each region as tall as the last, which has the numbers)
 }
 
 SceneBox warp_panel_scene(Scene& sc, const RequestFigures& rv, ImVec2 size) {
@@ -623,9 +646,11 @@ SceneBox warp_panel_scene(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   if (!rv.rec || !rv.site) return {};
   // An ldmatrix asks for its whole picture where the panel can give it with the least text.
   float want = warp_min_diagram_height(size);
-  if (!rv.matrix.empty() &&
-      size.y - panel_text(nullptr, rv, size.x, kDetails[std::size(kDetails) - 1]) >= matrix_min_height())
-    want = std::max(want, matrix_min_height());
+  if (!rv.matrix.empty()) {
+    const float room = size.y - panel_text(nullptr, rv, size.x, kDetails[std::size(kDetails) - 1]);
+    if (room >= matrix_min_height(1)) want = std::max(want, matrix_min_height(1));
+    else if (size.x >= kMatrixTwoColumns && room >= matrix_min_height(2)) want = std::max(want, matrix_min_height(2));
+  }
   const Detail* pick = &kDetails[std::size(kDetails) - 1];
   for (const Detail& d : kDetails)
     if (size.y - panel_text(nullptr, rv, size.x, d) >= want) {
