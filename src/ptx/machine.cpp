@@ -322,7 +322,7 @@ uint64_t Device::launch(const KernelLaunch& given, trace::Builder& b, uint64_t b
   const uint32_t native = blocks_compiled_, interpreted = blocks_interpreted_;
   b.launch().engine = !native ? "interpreter" : !interpreted ? "compiled" : "interpreter, then compiled";
   if (!native) interpreted_seconds_ += b.launch().seconds;
-  after_run(*k, a, number);
+  after_run(*k, a, number, lanes);
   return lanes;
 }
 
@@ -380,8 +380,10 @@ bool deterministic(const Kernel& k) {
 }
 
 // The bytes of the arrays that kept a launch alike this one from repeating, when every
-// array it touched is as that launch left it (at most half the memory the machine has
-// free, and 8 GiB: a copy and a compare cost far less than running a launch that large).
+// array it touched is as that launch left it: at most 16 bytes for each lane access the
+// launch made (a copy and a compare then cost far less than the launch; a small kernel
+// that updates a few words of a large array is not worth it), half the memory the machine
+// has free, and 8 GiB.
 void Device::keep_before(const KernelLaunch& a) {
   before_.clear();
   auto it = candidates_.find(a.kernel);
@@ -396,14 +398,14 @@ void Device::keep_before(const KernelLaunch& a) {
   for (uint64_t base : c.rewritten) bytes += allocs_.at(base)->bytes;
   const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   const uint64_t free_bytes = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
-  if (bytes > std::min<uint64_t>(uint64_t(8) << 30, free_bytes / 2)) return;
+  if (bytes > std::min<uint64_t>({uint64_t(8) << 30, free_bytes / 2, 16 * c.lanes})) return;
   for (uint64_t base : c.rewritten) {
     const Alloc& x = *allocs_.at(base);
     before_[base].assign(x.ptr, x.ptr + x.bytes);
   }
 }
 
-void Device::after_run(const Kernel& k, const KernelLaunch& a, uint32_t launch) {
+void Device::after_run(const Kernel& k, const KernelLaunch& a, uint32_t launch, uint64_t lanes) {
   Repeat r;
   bool repeatable = deterministic(k), candidate = repeatable;
   for (auto& [base, x] : allocs_) {
@@ -427,6 +429,7 @@ void Device::after_run(const Kernel& k, const KernelLaunch& a, uint32_t launch) 
     repeats_.erase(a.kernel);
     if (candidate) {
       r.grid = a.grid, r.block = a.block, r.dynamic_shared = a.dynamic_shared, r.params = a.params, r.launch = launch;
+      r.lanes = lanes;
       candidates_[a.kernel] = std::move(r);
     } else {
       candidates_.erase(a.kernel);

@@ -241,7 +241,7 @@ class Device {
   bool repeats(const KernelLaunch& a, uint32_t& as_launch) const;
   // After a launch that ran: the arrays it read and wrote, their versions moved on, and
   // whether a launch alike it could be skipped.
-  void after_run(const Kernel& k, const KernelLaunch& a, uint32_t launch);
+  void after_run(const Kernel& k, const KernelLaunch& a, uint32_t launch, uint64_t lanes);
   void changed(Alloc& a) { a.version = ++writes_; }
 
   // A launch that read no array it wrote and ran nothing but arithmetic and memory
@@ -254,6 +254,7 @@ class Device {
     std::vector<std::pair<uint64_t, uint64_t>> arrays;  // base, version after the launch
     uint32_t launch = 0;                                // 1-based, in the trace
     std::vector<uint64_t> rewritten;                    // (a candidate's) arrays it read and wrote
+    uint64_t lanes = 0;                                 // (a candidate's) lane accesses
   };
   std::map<std::string, Repeat> repeats_;               // per kernel: its last launch, if repeatable
   // A launch that read arrays it wrote (C = A·B + 0·C, a histogram) cannot be skipped on

@@ -257,6 +257,12 @@ TEST_CASE("a launch that reads what it writes is skipped once a launch alike it 
   REQUIRE(t.launches.size() == 12);
   const uint32_t same_as[12] = {0, 0, 2, 2, 0, 0, 0, 0, 0, 0, 0, 11};
   for (size_t i = 0; i < 12; ++i) CHECK(t.launches[i].same_as == same_as[i]);
+  // A launch that touches a few words of a large array is not worth a copy of it (more
+  // than 16 bytes for each of its lane accesses): it runs every time.
+  const uint64_t big = dev.malloc(1 << 20, "d_big");
+  for (int i = 0; i < 3; ++i)
+    CHECK(dev.launch({k.name, {1, 1, 1}, {32, 1, 1}, 0, pack(k, da, big, std::bit_cast<uint32_t>(0.0f), 1)}, bld) == 3);
+  for (size_t i = 12; i < 15; ++i) CHECK(t.launches[i].same_as == 0);
 }
 
 TEST_CASE("a launch that reads what it writes, or one recorded because every launch is, always runs") {
