@@ -231,7 +231,7 @@ std::string why_unmodelled(const trace::Trace& t, const trace::Record& r) {
     const uint32_t b = r.buffer_of(l);
     if (b >= t.buffers.size()) continue;
     if (t.buffers[b].cta) ranks.insert(t.buffers[b].cta - 1);
-    if (array.empty()) array = t.buffers[b].name.substr(0, t.buffers[b].name.find(" (CTA rank"));
+    if (array.empty()) array = trace::array_name(t.buffers[b]);
   }
   std::string who;
   for (uint32_t k : ranks) who += (who.empty() ? "" : ranks.size() > 1 && k == *ranks.rbegin() ? " and " : ", ") + std::to_string(k);

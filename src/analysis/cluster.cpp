@@ -77,15 +77,14 @@ Cluster cluster_of(const trace::Trace& t, uint32_t block, uint64_t step) {
       ClusterLink& k = links[{from->second, to}];
       k.lanes += 1;
       k.bytes += lane_bytes;
-      std::string name = t.buffers[buf].name;
-      if (const size_t cut = name.find(" (CTA rank"); cut != std::string::npos) name.resize(cut);
+      const std::string name = trace::array_name(t.buffers[buf]);
       if (std::find(k.arrays.begin(), k.arrays.end(), name) == k.arrays.end()) k.arrays.push_back(name);
     }
     for (auto [to, mask] : lanes) {
       ClusterLink& k = links[{from->second, to}];
       k.from = from->second, k.to = to;
       (s.op == trace::Op::Load ? k.loads : s.op == trace::Op::Store ? k.stores : k.atomics) += 1;
-      if (i == step && to < out.lanes_to.size()) out.lanes_to[to] = mask, out.request_from = from->second;
+      if (i == step) out.lanes_to[to] = mask, out.request_from = from->second;  // (to < ctas: checked above)
     }
   }
   for (auto& [key, k] : links) out.links.push_back(std::move(k));

@@ -581,6 +581,18 @@ WS_LANE_OP slct_op(const In& in, Type t, uint64_t a, uint64_t b, uint64_t c, uin
 }
 
 // ---- the .ftz and .sat forms around any row ---------------------------------------------
+// What a row's lanes need beyond its function and exact_op: a second destination, and
+// directed rounding (the host's rounding mode set around the row); the interpreter's
+// lanes_exact does those, the compiled code hands them to it.
+template <class In>
+constexpr bool handed_form(const In& in) {
+  return in.dst2 != kSink || in.rnd == Rnd::Rz || in.rnd == Rnd::Rm || in.rnd == Rnd::Rp;
+}
+// The forms off the plain path: those, and .ftz and .sat (exact_op).
+template <class In>
+constexpr bool exact_form(const In& in) {
+  return (in.mods & (kFtz | kSat)) || handed_form(in);
+}
 // An f32 subnormal flushed to a zero of its sign (.ftz).
 inline uint64_t flush_f32(uint64_t v) {
   const uint32_t b = uint32_t(v);

@@ -18,6 +18,7 @@
 #include <set>
 #include <sstream>
 
+#include "ptx/arith.h"
 #include "ptx/engine.h"
 
 namespace ws::ptx {
@@ -33,16 +34,6 @@ constexpr const char* kFunction[] = {
 std::string num(uint64_t v) { return std::to_string(v); }
 
 
-// The interpreter's exact_path: forms the 32-bit copies leave to the register file.
-bool exact_form(const Insn& in) {
-  return (in.mods & (kFtz | kSat)) || in.dst2 != kSink || in.rnd == Rnd::Rz || in.rnd == Rnd::Rm || in.rnd == Rnd::Rp;
-}
-// Of those, the ones the generated loop leaves to execute: a second destination, and
-// directed rounding (the host's mode set around the row). .ftz and .sat it runs itself,
-// through arith.h's exact_op, as the interpreter does.
-bool handed_form(const Insn& in) {
-  return in.dst2 != kSink || in.rnd == Rnd::Rz || in.rnd == Rnd::Rm || in.rnd == Rnd::Rp;
-}
 // The semantic function of a row as the generated code names it: its own, or wrapped in
 // exact_op for .ftz and .sat.
 std::string row_function(const Insn& in, const char* f) {

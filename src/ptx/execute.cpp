@@ -103,9 +103,7 @@ class RoundingScope {
 
 // The forms the converged loop does not handle: .ftz, .sat, a second destination, and
 // directed rounding (the host's mode set around the operation).
-bool BlockRun::exact_path(const Insn& in) {
-  return (in.mods & (kFtz | kSat)) || in.dst2 != kSink || in.rnd == Rnd::Rz || in.rnd == Rnd::Rm || in.rnd == Rnd::Rp;
-}
+bool BlockRun::exact_path(const Insn& in) { return exact_form(in); }
 
 // F over the lanes with the forms exact_path() names: .ftz and .sat as exact_op does them
 // (arith.h, the compiled code's too), under the instruction's directed rounding, setp's

@@ -239,7 +239,7 @@ uint32_t Device::cluster_buffer(uint32_t shared, uint32_t rank, trace::Builder& 
   auto [it, fresh] = cluster_buffers_.emplace(std::pair{shared, rank}, trace::kNoBuffer);
   if (fresh) {
     trace::Buffer buf = b.trace().buffers.at(shared);
-    buf.name += " (CTA rank " + std::to_string(rank) + ")";
+    buf.name = trace::cluster_buffer_name(buf.name, rank);
     buf.space = trace::Space::Cluster;
     buf.cta = rank + 1;
     it->second = b.add_buffer(std::move(buf));
@@ -343,17 +343,20 @@ const CompiledModule* Device::engine_ready() {
   return nullptr;
 }
 
-bool Device::repeats(const KernelLaunch& a, uint32_t& as_launch) const {
-  auto it = repeats_.find(a.kernel);
-  if (it == repeats_.end()) return false;
-  const Repeat& r = it->second;
+bool Device::alike(const Repeat& r, const KernelLaunch& a) const {
   if (r.grid != a.grid || r.block != a.block || r.dynamic_shared != a.dynamic_shared || r.params != a.params)
     return false;
   for (auto [base, version] : r.arrays) {
     auto al = allocs_.find(base);
     if (al == allocs_.end() || al->second->freed || al->second->version != version) return false;
   }
-  as_launch = r.launch;
+  return true;
+}
+
+bool Device::repeats(const KernelLaunch& a, uint32_t& as_launch) const {
+  auto it = repeats_.find(a.kernel);
+  if (it == repeats_.end() || !alike(it->second, a)) return false;
+  as_launch = it->second.launch;
   return true;
 }
 
@@ -387,14 +390,9 @@ bool deterministic(const Kernel& k) {
 void Device::keep_before(const KernelLaunch& a) {
   before_.clear();
   auto it = candidates_.find(a.kernel);
-  if (it == candidates_.end()) return;
+  if (it == candidates_.end() || !alike(it->second, a)) return;
   const Repeat& c = it->second;
-  if (c.grid != a.grid || c.block != a.block || c.dynamic_shared != a.dynamic_shared || c.params != a.params) return;
   uint64_t bytes = 0;
-  for (auto [base, version] : c.arrays) {
-    auto al = allocs_.find(base);
-    if (al == allocs_.end() || al->second->freed || al->second->version != version) return;
-  }
   for (uint64_t base : c.rewritten) bytes += allocs_.at(base)->bytes;
   const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   const uint64_t free_bytes = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
@@ -425,24 +423,12 @@ void Device::after_run(const Kernel& k, const KernelLaunch& a, uint32_t launch, 
     r.arrays.emplace_back(base, x->version);
   }
   before_.clear();
-  if (!repeatable) {
-    repeats_.erase(a.kernel);
-    if (candidate) {
-      r.grid = a.grid, r.block = a.block, r.dynamic_shared = a.dynamic_shared, r.params = a.params, r.launch = launch;
-      r.lanes = lanes;
-      candidates_[a.kernel] = std::move(r);
-    } else {
-      candidates_.erase(a.kernel);
-    }
-    return;
-  }
+  repeats_.erase(a.kernel);
   candidates_.erase(a.kernel);
-  r.grid = a.grid;
-  r.block = a.block;
-  r.dynamic_shared = a.dynamic_shared;
-  r.params = a.params;
-  r.launch = launch;
-  repeats_[a.kernel] = std::move(r);
+  if (!repeatable && !candidate) return;
+  r.grid = a.grid, r.block = a.block, r.dynamic_shared = a.dynamic_shared, r.params = a.params, r.launch = launch;
+  r.lanes = lanes;
+  (repeatable ? repeats_ : candidates_)[a.kernel] = std::move(r);
 }
 
 // The blocks one by one, each access a record: the trace's files first (the module's .file

@@ -256,6 +256,9 @@ class Device {
     std::vector<uint64_t> rewritten;                    // (a candidate's) arrays it read and wrote
     uint64_t lanes = 0;                                 // (a candidate's) lane accesses
   };
+  // Whether launch `a` is alike the launch `r` keeps (kernel shape, parameters) and every
+  // array that launch touched is as it left it: what a repeat and a candidate both ask.
+  bool alike(const Repeat& r, const KernelLaunch& a) const;
   std::map<std::string, Repeat> repeats_;               // per kernel: its last launch, if repeatable
   // A launch that read arrays it wrote (C = A·B + 0·C, a histogram) cannot be skipped on
   // its parameters alone; but when a launch alike it, on the same bytes, leaves those arrays

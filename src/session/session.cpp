@@ -124,7 +124,6 @@ std::map<uint32_t, LineStat> line_stats(const Session& m, uint32_t file) {
     ls.sites.push_back(st.site);
     Acc& a = acc[site.line];
     if (!analysis::cost_modelled(site.space)) {  // another CTA's shared memory: counted, no cost
-      ls.cluster = true;
       a.c_req += st.requests;
     } else if (site.space != trace::Space::Shared) {  // local and constant memory are served in sectors too
       ls.global = true;
@@ -205,9 +204,8 @@ void Session::analyse(const analysis::DramModel& dram) {
   m.totals_ = Totals{};
   for (const auto& st : m.report_.sites) {
     if (st.site >= t.sites.size()) continue;
-    if (!analysis::cost_modelled(t.sites[st.site].space)) {
-      m.totals_.cluster_requests += st.requests;
-    } else if (t.sites[st.site].space == trace::Space::Shared) {
+    if (!analysis::cost_modelled(t.sites[st.site].space)) continue;  // (no cost to sum)
+    if (t.sites[st.site].space == trace::Space::Shared) {
       m.totals_.shared_requests += st.requests;
       m.totals_.wavefronts += st.wavefronts;
       m.totals_.ideal_wavefronts += st.ideal_wavefronts;

@@ -37,7 +37,6 @@ struct LineStat {
   uint64_t requests = 0;
   double sectors_per_request = 0, ideal_per_request = 0;  // global sites of the line
   bool shared = false;
-  bool cluster = false;                                     // it reaches other CTAs' shared memory
   uint32_t max_way = 0;                                     // shared sites of the line
   double wavefronts_per_request = 0;
   double ratio = 1;        // worst cost / ideal on the line: 1 is perfect
@@ -95,8 +94,6 @@ struct Totals {
   // The bytes the lanes asked for (what the kernel needed), global and shared: the fair
   // measure of a vector load's sectors and wavefronts.
   uint64_t global_bytes = 0, shared_bytes = 0;
-  // Requests to other CTAs' shared memory (distributed shared memory): counted, no cost.
-  uint64_t cluster_requests = 0;
 };
 
 // What to step over: one request, to the next warp's run, to the next barrier epoch.

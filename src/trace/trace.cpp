@@ -16,6 +16,17 @@ const char* to_string(Space s) {
   return "?";
 }
 
+std::string cluster_buffer_name(const std::string& array, uint32_t rank) {
+  return array + " (CTA rank " + std::to_string(rank) + ")";
+}
+
+std::string array_name(const Buffer& b) {
+  if (!b.cta) return b.name;
+  const std::string tail = " (CTA rank " + std::to_string(b.cta - 1) + ")";
+  const bool named = b.name.size() >= tail.size() && b.name.compare(b.name.size() - tail.size(), tail.size(), tail) == 0;
+  return named ? b.name.substr(0, b.name.size() - tail.size()) : b.name;
+}
+
 std::optional<Space> space_named(std::string_view name) {
   for (uint8_t i = 0; i < kSpaceCount; ++i)
     if (name == to_string(Space(i))) return Space(i);

@@ -50,6 +50,11 @@ struct Buffer {
   bool operator==(const Buffer&) const = default;
 };
 
+// Another CTA's copy of shared array `array` as a Cluster buffer names it ("tile (CTA
+// rank 1)"), and the array's own name of any buffer ("tile" of that one).
+std::string cluster_buffer_name(const std::string& array, uint32_t rank);
+std::string array_name(const Buffer& b);
+
 // A shared array as a backend meets it: declared by the kernel, with its shape.
 Buffer shared_buffer(std::string name, uint32_t elem_bytes, uint64_t rows, uint64_t cols, uint64_t size_bytes);
 
