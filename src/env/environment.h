@@ -35,7 +35,7 @@
   X(engine_after, "WARPSCOPE_ENGINE_AFTER", Runtime, Developer, "0.3",                                            \
     "seconds a module runs interpreted before it is compiled in the background (0: at its first launch, waited for)") \
   X(block_budget, "WARPSCOPE_BLOCK_BUDGET", Runtime, Setting, "600000000",                                        \
-    "warp instructions one block may run before it is stopped as an endless loop")                              \
+    "warp instructions one block runs before it is watched for an endless loop (a cooperative launch or cluster: stopped)")                              \
   X(timeout, "WARPSCOPE_TIMEOUT", Runtime, Setting, "0",                                                       \
     "seconds from the program's start until the emulated device stops it, writes the launches that ended and exits (0: never)") \
   X(hide_local, "WARPSCOPE_HIDE_LOCAL", Runtime, Setting, "0",                                                   \

@@ -49,7 +49,8 @@ Ending ending_of(const std::string& text) {
   for (std::string l; std::getline(in, l);) {
     const bool ours = l.rfind("warpscope: ", 0) == 0;
     const std::string m = ours ? l.substr(11) : l;
-    if (ours && m.find("warp instructions (an endless loop?)") != std::string::npos) {
+    if (ours && (m.find("warp instructions (an endless loop?)") != std::string::npos ||
+                 m.find(" is in an endless loop: ") != std::string::npos)) {
       e.kind = "stopped";
     } else if ((ours && (m.find("out-of-bounds access") != std::string::npos || m.find("not supported yet") != std::string::npos ||
                          m.find("recursion (") != std::string::npos || m.find("nested more than") != std::string::npos)) ||

@@ -128,7 +128,7 @@ Result run(const Options& o);
 void name_shared_arrays(trace::Trace& gpu, const trace::Trace& emulated);
 
 // What the emulated device stopped, read from the program's stderr `text` (its lines
-// "warpscope: out-of-bounds access ...", "... (an endless loop?) ...", a failed assert).
+// "warpscope: out-of-bounds access ...", "... is in an endless loop: ...", a failed assert).
 Ending ending_of(const std::string& text);
 
 // The ending of the last run() of this process that came back with a trace (front ends

@@ -217,7 +217,23 @@ class BlockRun {
   std::vector<compiled::GlobalSlot> slots_;      // per instruction
   std::vector<uint64_t> symvals_;                // per symbol
   uint64_t entry_budget_ = 0, entry_clock_ = 0;  // budget and clock when the compiled code was entered
-  [[noreturn]] void out_of_budget(uint32_t w, const Insn& at) const;
+  [[noreturn]] void out_of_budget(uint32_t w, const Insn& at, bool watched = false) const;
+  // The budget ran out with warp w at `pc`: an endless loop is told from a long one by
+  // progress (warp.cpp). A plain launch's block is watched instruction by instruction for a
+  // while: each warp that comes back to where it stood with every register and lane as it
+  // was has made no progress; if all of them do, the block is stopped as an endless loop;
+  // if one comes back changed (or the watch ends undecided), the block gets its budget again
+  // and runs on, up to the program's time limit. A cooperative launch's or a cluster's blocks
+  // wait on each other, so there the budget alone decides, as before.
+  void budget_spent(uint32_t w, uint32_t pc);
+  struct Watch {
+    uint64_t steps = 0;               // instructions watched (0: not watching)
+    std::vector<uint32_t> pc;         // per warp: where it stood as the watch began
+    std::vector<uint8_t> moved, same;  // it ran since; it came back unchanged
+    std::vector<Warp> lanes;          // its lanes then
+    std::vector<uint64_t> regs;       // its registers then
+  };
+  Watch watch_;
   // The device was told to stop (Device::stop): warp w at `at` (null: at the block's start).
   [[noreturn]] void stopped(uint32_t w, const Insn* at) const;
   void advance(uint32_t w, uint32_t lanes, uint32_t to) {

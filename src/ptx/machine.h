@@ -79,9 +79,9 @@ struct Race {
 // lines past these are only counted.
 constexpr uint32_t kRacesPerLaunch = 10;
 
-// Warp instructions one block may execute before it is stopped as an endless loop: a block
-// that runs this long without ending is taken for one (a long kernel of many blocks is
-// not, however long it runs; a cooperative launch's blocks, which run in turns, share one).
+// Warp instructions one block executes before it is watched for an endless loop (BlockRun::
+// budget_spent: stopped only if nothing in it changes; a long loop runs on). A cooperative
+// launch's blocks, which run in turns, share one, and are stopped when it is spent.
 constexpr uint64_t kInstructionBudget = 600'000'000ull;
 
 // Shared memory one block may have, static and dynamic together (an H100's 227 KiB).

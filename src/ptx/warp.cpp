@@ -2,6 +2,7 @@
 // warp's lanes in lock step with divergence and reconvergence by program counter, and the
 // Control rows of opcodes.def (bra, call, ret, exit, bar) that move those counters. Also
 // the values of special registers and symbols an operand names.
+#include <algorithm>
 #include <cstring>
 
 #include "ptx/block_run.h"
@@ -285,7 +286,7 @@ uint64_t BlockRun::run_warp(uint32_t w) {
       continue;
     }
     if ((budget_ & 0xfff) == 0 && d_.stopping()) [[unlikely]] stopped(w, &code[pc]);
-    if (budget_ == 0) out_of_budget(w, code[pc]);
+    if (budget_ == 0) [[unlikely]] budget_spent(w, pc);
     --budget_;
     ++clock_;
     const Insn& in = code[pc];
@@ -339,13 +340,62 @@ uint64_t BlockRun::run_warp(uint32_t w) {
 }
 
 
-[[noreturn]] void BlockRun::out_of_budget(uint32_t w, const Insn& at) const {
+namespace {
+// Instructions a block is watched for before it is let run on undecided.
+constexpr uint64_t kWatchSteps = 4'000'000;
+}  // namespace
+
+void BlockRun::budget_spent(uint32_t w, uint32_t pc) {
+  const std::vector<Insn>& code = k_.code;
+  if (a_.cooperative || sync_) out_of_budget(w, code[pc]);
+  Watch& x = watch_;
+  const size_t per = size_t(k_.registers) * 32;
+  const uint32_t n = uint32_t(warps_.size());
+  if (x.steps == 0) {  // the watch begins: where each warp stands, its lanes and registers
+    x.pc.assign(n, ~0u);
+    x.moved.assign(n, 0);
+    x.same.assign(n, 0);
+    x.lanes = warps_;
+    x.regs = regs_;
+    for (uint32_t v = 0; v < n; ++v) {
+      const Warp& wp = warps_[v];
+      const uint32_t ready = wp.live & ~wp.at_bar;
+      if (!ready) {
+        x.same[v] = 1;  // exited, or waiting at a barrier for the others: no progress of its own
+        continue;
+      }
+      for (uint32_t m = ready; m; m &= m - 1) x.pc[v] = std::min(x.pc[v], wp.pc[std::countr_zero(m)]);
+    }
+  }
+  auto run_on = [&] {  // progress, or no verdict: the block's budget again
+    x.steps = 0;
+    budget_ = d_.block_budget_;
+  };
+  if (++x.steps > kWatchSteps) return run_on();
+  if (pc == x.pc[w] && x.moved[w] && !x.same[w]) {
+    const Warp &now = warps_[w], &then = x.lanes[w];
+    const bool lanes_same = now.live == then.live && now.at_bar == then.at_bar &&
+                            std::equal(std::begin(now.pc), std::end(now.pc), std::begin(then.pc));
+    if (!lanes_same || !std::equal(regs_.begin() + w * per, regs_.begin() + (w + 1) * per, x.regs.begin() + w * per))
+      return run_on();
+    x.same[w] = 1;
+    if (std::all_of(x.same.begin(), x.same.end(), [](uint8_t s) { return s != 0; })) out_of_budget(w, code[pc], true);
+  }
+  x.moved[w] = 1;
+  budget_ = 1;  // the next instruction is watched too
+}
+
+[[noreturn]] void BlockRun::out_of_budget(uint32_t w, const Insn& at, bool watched) const {
   const trace::Dim3 c = a_.grid;
-  Fault f("kernel " + kernel_name(k_.name) + " did not finish within " + std::to_string(d_.block_budget_) +
-          " warp instructions (an endless loop?): block (" + std::to_string(block_ % c.x) + "," +
-          std::to_string((block_ / c.x) % c.y) + "), warp " + std::to_string(w) + " at line " + std::to_string(at.line) +
-          (a_.cooperative ? "; the limit of the launch's blocks together"
-                          : "; the limit of one block (WARPSCOPE_BLOCK_BUDGET raises it)"));
+  const std::string where = "block (" + std::to_string(block_ % c.x) + "," + std::to_string((block_ / c.x) % c.y) +
+                            "), warp " + std::to_string(w) + " at line " + std::to_string(at.line);
+  Fault f(watched ? "kernel " + kernel_name(k_.name) + " is in an endless loop: after " +
+                        std::to_string(d_.block_budget_) + " warp instructions, " + where +
+                        " came back with every register unchanged, and so did every other warp of the block"
+                  : "kernel " + kernel_name(k_.name) + " did not finish within " + std::to_string(d_.block_budget_) +
+                        " warp instructions (an endless loop?): " + where +
+                        (a_.cooperative ? "; the limit of the launch's blocks together"
+                                        : "; the limit of a cluster's blocks together (WARPSCOPE_BLOCK_BUDGET raises it)"));
   place(f, at, w, warps_[w].live ? std::countr_zero(warps_[w].live) : 0);
   f.kind = "endless_loop";
   throw f;

@@ -112,6 +112,9 @@ TEST_CASE("what the emulated device stopped, from the program's stderr") {
       "at line 3\n");
   CHECK(e.kind == "stopped");
   CHECK(e.message.rfind("kernel spin did not finish", 0) == 0);
+  CHECK(program::ending_of("warpscope: kernel spin is in an endless loop: after 600000000 warp instructions, block (0,0), warp 0 "
+                           "at line 3 came back with every register unchanged, and so did every other warp of the block\n")
+            .kind == "stopped");
   CHECK(program::ending_of("prog.cu:5: void k(): block [0,0,0], thread [1,0,0] Assertion `x > 0` failed.\n").kind ==
         "fault");
   CHECK(program::ending_of("warpscope: the program called cudaGraphLaunch, which the emulated device does not provide\n")
