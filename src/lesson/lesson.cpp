@@ -120,16 +120,41 @@ void check_placeholders(const std::string& after, const Where& w, bool has_quest
   }
 }
 
+// A step's program launch: "program" (a file of examples/), "args", "launch" (from 1).
+void parse_program(const json& s, const Where& w, StepLaunch& l) {
+  if (const json* v = get(s, "args")) {
+    if (!l.is_program()) w.fail("args", "only a program step has arguments");
+    if (!v->is_array()) w.fail("args", "expected a list of strings, got " + type_name(*v));
+    l.args.clear();
+    for (size_t i = 0; i < v->size(); ++i) l.args.push_back(str((*v)[i], w, "args[" + std::to_string(i) + "]"));
+  }
+  if (const json* v = get(s, "launch")) {
+    if (!l.is_program()) w.fail("launch", "only a program step has launches to pick from");
+    l.launch = uint32_t(integer(*v, w, "launch", 1, 1 << 20) - 1);
+  }
+  for (const char* k : {"size", "params", "blocks"})
+    if (l.is_program() && get(s, k)) w.fail(k, "a program takes its sizes from its arguments (\"args\")");
+  if (l.is_program() && (l.program.find('/') != std::string::npos || l.program.size() < 4 ||
+                         l.program.compare(l.program.size() - 3, 3, ".cu") != 0))
+    w.fail("program", "'" + l.program + "' is not a .cu file name of the examples folder");
+}
+
 StepLaunch parse_launch(const json& s, const Where& w, const StepLaunch* previous) {
   StepLaunch l;
   const json* kernel = get(s, "kernel");
+  const json* program = get(s, "program");
+  if (kernel && program) w.fail("program", "a step names a kernel or a program, not both");
   if (kernel) {
     l.kernel = str(*kernel, w, "kernel");
+  } else if (program) {
+    l.program = str(*program, w, "program");
   } else if (previous) {
     l = *previous;  // same launch as the step before, with the overrides below
   } else {
-    w.fail("kernel", "missing (the first step must name a kernel)");
+    w.fail("kernel", "missing (the first step must name a kernel or a program)");
   }
+  parse_program(s, w, l);
+  if (l.is_program()) return l;
   if (const json* v = get(s, "size")) l.size = integer(*v, w, "size", 0, int64_t(1) << 40);
   if (const json* v = get(s, "params")) {
     if (!v->is_object()) w.fail("params", "expected an object such as {\"pad\": 1}, got " + type_name(*v));
@@ -232,7 +257,7 @@ Lesson parse(const std::string& content, const std::string& name) {
     const json& s = (*steps)[i];
     Where w{file, "step " + std::to_string(i + 1)};
     if (!s.is_object()) w.fail("", "expected an object, got " + type_name(s));
-    only_keys(s, w, "", {"title", "kernel", "size", "params", "blocks", "focus", "text", "question", "after"});
+    only_keys(s, w, "", {"title", "kernel", "size", "params", "blocks", "program", "args", "launch", "focus", "text", "question", "after"});
     Step st;
     st.where = w.at("");
     const json* t = get(s, "title");

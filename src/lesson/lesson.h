@@ -34,12 +34,17 @@ struct LessonError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// What to record for a step.
+// What to record for a step: a catalog kernel, or one launch of an example program (a
+// CUDA file of examples/, run on the emulated device with its arguments).
 struct StepLaunch {
-  std::string kernel;                      // catalog id
+  std::string kernel;                      // catalog id ("" for a program)
   int64_t size = 0;                        // 0: the kernel's teaching size
   std::map<std::string, int64_t> params;   // kernel parameters besides size
   std::vector<uint32_t> blocks;            // blocks to record; empty: every block
+  std::string program;                     // "tma_ring.cu": a file of examples/ instead of a kernel
+  std::vector<std::string> args;           // the program's arguments
+  uint32_t launch = 0;                     // the program's launch the step shows, from 0 (files: from 1)
+  bool is_program() const { return !program.empty(); }
   bool operator==(const StepLaunch&) const = default;
 };
 
@@ -74,6 +79,8 @@ enum class Metric {
   SiteWavefronts, // wavefronts per request at the site (shared)
   SiteConflicts,  // bank conflicts per request at the site (shared)
   SiteWay,        // worst n-way at the site (shared)
+  CopyBytes,      // bytes one bulk (TMA) copy instruction moves: every record of its issue
+  StagesFit,      // copies of the focused bulk copy's size that fit in 227 KiB of shared memory
   Coalescing,     // choice: coalesced / uncoalesced / n/a (shared memory)
   BankConflict,   // choice: conflict-free / bank conflict / n/a (global memory)
 };

@@ -1,6 +1,7 @@
 // src/lesson/resolve.cpp — a step against its trace: the focused request, the answer
 // computed through the analysis, checking a student's answer, and the headless runner.
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -26,6 +27,8 @@ const std::vector<MetricInfo>& metrics() {
       {Metric::SiteWavefronts, "site_wavefronts", "wavefronts per request over the whole site (shared)", {}, 0.05},
       {Metric::SiteConflicts, "site_conflicts", "bank conflicts per request over the whole site (shared)", {}, 0.05},
       {Metric::SiteWay, "site_way", "worst n-way conflict at the site (shared)", {}, 0},
+      {Metric::CopyBytes, "copy_bytes", "bytes the focused bulk (TMA) copy instruction moves, every record of its issue", {}, 0},
+      {Metric::StagesFit, "stages_fit", "copies of the focused bulk copy's size that fit in 227 KiB of shared memory", {}, 0},
       {Metric::Coalescing, "coalescing", "choice: coalesced (sectors = ideal), uncoalesced, or n/a for shared memory",
        {"coalesced", "uncoalesced", "n/a"}, 0},
       {Metric::BankConflict, "bank_conflict", "choice: conflict-free (1-way), bank conflict, or n/a for global memory",
@@ -43,6 +46,9 @@ const MetricInfo& info(Metric m) {
 namespace {
 
 using trace::Space;
+
+// The shared memory one block may have on an H100 or H200 (227 KiB): what stages_fit divides.
+constexpr uint64_t kSharedPerBlock = 227 * 1024;
 
 // "4", "4.5", "12.25", as the analysis writes its figures.
 std::string num(double v) { return analysis::figure_text(v); }
@@ -84,6 +90,7 @@ struct Facts {
   analysis::GlobalCost g;
   analysis::SharedCost s;
   uint64_t requests = 0;  // of the focused warp at the site
+  uint64_t copy_bytes = 0;  // a bulk copy's: the bytes of every record of its issue (its seq)
   mutable std::optional<analysis::SiteStats> stats;
 
   const analysis::SiteStats& site_stats() const {
@@ -122,6 +129,12 @@ double value(Metric m, const Facts& f, const std::string& where) {
     case Metric::SiteWavefronts: need(false); return f.site_stats().wavefronts_per_request;
     case Metric::SiteConflicts: need(false); return f.site_stats().conflicts_per_request;
     case Metric::SiteWay: need(false); return f.site_stats().max_way;
+    case Metric::CopyBytes:
+    case Metric::StagesFit:
+      if (!f.copy_bytes)
+        throw LessonError(where + ": '" + info(m).name + "' is about a bulk (TMA) copy, but the focused " + f.array + " " +
+                          trace::to_string(f.site->op) + " is not one");
+      return m == Metric::CopyBytes ? double(f.copy_bytes) : std::floor(double(kSharedPerBlock) / double(f.copy_bytes));
     case Metric::Coalescing:
     case Metric::BankConflict: break;
   }
@@ -143,6 +156,8 @@ std::string value_text(Metric m, double v) {
     case Metric::SiteSectors: return counted(v, "sector", "sectors") + " per request";
     case Metric::SiteWavefronts: return counted(v, "wavefront", "wavefronts") + " per request";
     case Metric::SiteConflicts: return counted(v, "bank conflict", "bank conflicts") + " per request";
+    case Metric::CopyBytes: return counted(v, "byte", "bytes");
+    case Metric::StagesFit: return counted(v, "copy", "copies");
     default: return num(v);
   }
 }
@@ -308,8 +323,12 @@ Resolved resolve_step(const Step& step, const trace::Trace& t) {
   f.global = f.site->space == Space::Global;
   if (f.global) f.g = analysis::global_cost(*f.site, rec);
   else f.s = analysis::shared_cost(*f.site, rec);
+  const bool bulk = f.site->form == trace::Form::BulkRead || f.site->form == trace::Form::BulkWrite;
   for (const auto& rr : t.records)
-    if (rr.block == rec.block && rr.warp == rec.warp && rr.site == rec.site) ++f.requests;
+    if (rr.block == rec.block && rr.warp == rec.warp && rr.site == rec.site) {
+      ++f.requests;
+      if (bulk && rr.seq == rec.seq) f.copy_bytes += uint64_t(std::popcount(rr.active)) * f.site->bytes;
+    }
 
   r.code = f.site->code;
   // The request as the app's timeline, --step and captions number it (from 1), and which
@@ -365,6 +384,8 @@ std::string where_to_look(Metric m) {
     case Metric::SiteConflicts:
     case Metric::SiteWay:
       return "work out the banks of one typical request of the line, then think whether the others differ";
+    case Metric::CopyBytes: return "multiply the box's rows by its row's bytes (its columns times the element's size)";
+    case Metric::StagesFit: return "divide 227 KiB (232,448 bytes) by the bytes one copy brings, and round down";
     case Metric::Coalescing:
       return "look at how far apart consecutive lanes' addresses are, and which memory the array lives in";
     case Metric::BankConflict:

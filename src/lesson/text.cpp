@@ -109,6 +109,11 @@ std::string wrap(const std::string& text, int width, int indent) {
 }
 
 std::string launch_text(const StepLaunch& l) {
+  if (l.is_program()) {
+    std::string s;
+    for (const auto& a : l.args) s += (s.empty() ? "" : " ") + a;
+    return (s.empty() ? "" : s + ", ") + "launch " + std::to_string(l.launch + 1);
+  }
   int64_t size = l.size;
   if (!size)
     if (const auto* k = catalog::find(l.kernel)) size = k->teach_size;
@@ -126,7 +131,7 @@ std::string format_step(const Lesson& lesson, size_t i, const Resolved& r, int w
   std::string out;
   std::string head = "Step " + std::to_string(i + 1) + "/" + std::to_string(lesson.steps.size()) + " · " + s.title;
   out += head + "\n" + std::string(std::min<size_t>(width_of(head), size_t(width)), '-') + "\n";
-  out += "kernel  " + s.launch.kernel + "  " + launch_text(s.launch) + "\n";
+  out += (s.launch.is_program() ? "program " + s.launch.program : "kernel  " + s.launch.kernel) + "  " + launch_text(s.launch) + "\n";
   if (r.record != Resolved::kNone) {
     out += "focus   " + r.focus + "\n";
     out += "        " + r.code + "\n";

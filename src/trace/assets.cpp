@@ -36,13 +36,27 @@ std::string find_asset_in(const std::vector<std::string>& roots, const std::stri
   return "";
 }
 
-std::string find_asset(const std::string& rel) {
+namespace {
+std::vector<std::string> roots_here() {
 #ifdef WS_ASSETS_DIR
   const std::string source = WS_ASSETS_DIR;
 #else
   const std::string source;
 #endif
-  return find_asset_in(asset_roots(exe_dir(), source), rel);
+  return asset_roots(exe_dir(), source);
+}
+}  // namespace
+
+std::string find_asset(const std::string& rel) { return find_asset_in(roots_here(), rel); }
+
+std::string find_example(const std::string& file) {
+  if (file.empty() || file.find('/') != std::string::npos) return "";
+  std::vector<std::string> roots;
+  for (const std::string& r : roots_here()) {
+    roots.push_back((fs::path(r) / "examples").string());
+    roots.push_back((fs::path(r) / ".." / "examples").lexically_normal().string());
+  }
+  return find_asset_in(roots, file);
 }
 
 }  // namespace ws::trace

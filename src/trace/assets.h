@@ -22,5 +22,9 @@ std::string exe_dir();
 std::string find_asset(const std::string& rel);
 // The same search over `roots`.
 std::string find_asset_in(const std::vector<std::string>& roots, const std::string& rel);
+// An example program by its file name ("tma_ring.cu"): examples/ beside the assets where
+// installed (share/warpscope/examples), else the source tree's examples/ (beside assets/);
+// "" when neither holds it.
+std::string find_example(const std::string& file);
 
 }  // namespace ws::trace

@@ -20,7 +20,14 @@ bool request_metric(lesson::Metric m) {
          m == M::Way || m == M::Conflicts || m == M::Coalescing || m == M::BankConflict;
 }
 
+// A bulk copy's bytes, and what they fill: the pipeline view draws each box with its size.
+bool copy_metric(lesson::Metric m) { return m == lesson::Metric::CopyBytes || m == lesson::Metric::StagesFit; }
+
 }  // namespace
+
+bool LessonController::veils_copies(const Pane& p) const {
+  return veiled(p) && copy_metric(run.resolved->question->ask);
+}
 
 bool LessonController::open(const std::string& name) {
   lesson::Lesson l;
@@ -80,9 +87,30 @@ void LessonController::go_to(size_t i) {
   L.progress.seen(l, i);
   save_progress();
   const lesson::StepLaunch& launch = l.steps[i].launch;
-  if (ui_.pane.model && ui_.recorder.idle() && ui_.record_due_ < 0 &&
-      session::shows_launch(launch, ui_.pane.model->trace().launch().kernel, ui_.pane.model->trace().launch().params)) {
+  if (ui_.pane.model && ui_.recorder.idle() && ui_.record_due_ < 0 && shows_step()) {
     model_arrived();
+    return;
+  }
+  if (launch.is_program()) {
+    // The example program: another launch of the one open is shown at once; else it is run.
+    const session::LaunchSpec want = session::spec_of(launch);
+    const session::LaunchSpec* open = ui_.open_program_spec();
+    if (ui_.pane.model && ui_.recorder.idle() && open && open->program.source == want.program.source &&
+        open->program.args == want.program.args && launch.launch < ui_.pane.model->launches()) {
+      ui_.show_launch(launch.launch);
+      model_arrived();
+      return;
+    }
+    if (trace::find_example(launch.program).empty()) {
+      L.error = "the example program " + launch.program + " is not in this installation's examples folder";
+      return;
+    }
+    L.pending = true;
+    ui_.open_program(want);
+    if (ui_.recorder.idle()) {  // refused before it ran (the status line says why)
+      L.pending = false;
+      L.error = "could not run the example program " + launch.program;
+    }
     return;
   }
   // Another launch: the catalog shows the step's, and the step follows the recording.
@@ -105,12 +133,24 @@ void LessonController::go_to(size_t i) {
   }
 }
 
+bool LessonController::shows_step() const {
+  const LessonRun& L = run;
+  if (!L.lesson || !ui_.pane.model) return false;
+  const lesson::StepLaunch& l = L.lesson->steps[L.step].launch;
+  if (l.is_program()) {
+    const session::LaunchSpec* open = ui_.open_program_spec();
+    return open && ui_.pane.model->origin() == "program" &&
+           session::shows_program_launch(l, open->program, ui_.pane.model->launch());
+  }
+  const auto& tl = ui_.pane.model->trace().launch();
+  return session::shows_launch(l, tl.kernel, tl.params);
+}
+
 void LessonController::model_arrived() {
   LessonRun& L = run;
   if (!L.lesson || !ui_.pane.model) return;
   const lesson::Step& st = L.lesson->steps[L.step];
-  const auto& tl = ui_.pane.model->trace().launch();
-  if (!session::shows_launch(st.launch, tl.kernel, tl.params)) {
+  if (!shows_step()) {
     if (L.pending && ui_.recorder.idle()) L.pending = false;  // another launch was asked for since
     return;
   }
@@ -216,6 +256,7 @@ Panel LessonController::answer_panel() const {
   if (!L.resolved || !L.resolved->question) return Panel::Count;
   const lesson::Metric m = L.resolved->question->ask;
   if (request_metric(m)) return Panel::Warp;
+  if (copy_metric(m)) return Panel::Pipeline;  // the ring's boxes, with their bytes
   return Panel::Source;  // site figures and request counts: the gutter
 }
 

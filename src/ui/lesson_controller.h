@@ -68,6 +68,9 @@ class LessonController {
   bool veiled() const;
   // The same for the views of pane `p` (only the A pane ever shows a lesson's step).
   bool veiled(const Pane& p) const;
+  // The same, for a question about a bulk copy's bytes: the pipeline view, which draws each
+  // box with its size, is veiled too.
+  bool veils_copies(const Pane& p) const;
   // What the source gutter may show while a lesson is open: -1 every line's figures (no
   // lesson, or another trace on screen); -2 none; a site: the answered step's own line.
   int gutter_site() const;
@@ -76,6 +79,9 @@ class LessonController {
   // A trace of the step's launch is on screen (a recording arrived, or the same trace was
   // analysed again): resolves the step against it; the first time, goes to its request.
   void model_arrived();
+  // The trace on the main pane is the step's launch: its catalog kernel with its settings, or
+  // its example program run with its arguments, at its launch.
+  bool shows_step() const;
 
   // What the lesson panel shows and edits (the typed answer, the list of lessons).
   LessonRun run;

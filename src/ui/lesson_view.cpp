@@ -155,12 +155,10 @@ void lesson_list(Ui& ui) {
 }
 
 // The step's launch is the trace on screen.
-bool on_screen_step(const Ui& ui) {
-  const LessonRun& L = ui.lessons.run;
-  if (!L.lesson || !ui.pane.model) return false;
-  const auto& tl = ui.pane.model->trace().launch();
-  return session::shows_launch(L.lesson->steps[L.step].launch, tl.kernel, tl.params);
-}
+bool on_screen_step(const Ui& ui) { return ui.lessons.shows_step(); }
+
+// What a step shows, by name: its catalog kernel, or its example program's file.
+std::string shown_name(const lesson::StepLaunch& l) { return l.is_program() ? l.program : l.kernel; }
 
 // The question, the answer box and, once answered or revealed, the answer with the view.
 void question_box(Ui& ui) {
@@ -294,10 +292,11 @@ void lesson_view(Ui& ui) {
   }
 
   if (L.pending || (!on_screen && ui.recorder.busy())) {
-    ImGui::TextDisabled("recording %s %s…", st.launch.kernel.c_str(), lesson::launch_text(st.launch).c_str());
+    ImGui::TextDisabled("%s %s %s…", st.launch.is_program() ? "compiling and running" : "recording", shown_name(st.launch).c_str(),
+                        lesson::launch_text(st.launch).c_str());
   } else if (!on_screen) {
     // The student went elsewhere (the catalog, a file): one click back.
-    ImGui::TextWrapped("This step shows %s %s.", st.launch.kernel.c_str(), lesson::launch_text(st.launch).c_str());
+    ImGui::TextWrapped("This step shows %s %s.", shown_name(st.launch).c_str(), lesson::launch_text(st.launch).c_str());
     if (ImGui::Button("Back to this step")) ui.lessons.go_to(L.step);
   } else if (L.resolved && L.resolved->record != lesson::Resolved::kNone) {
     ImGui::PushStyleColor(ImGuiCol_Text, t.text_dim);
@@ -376,7 +375,8 @@ void lesson_links(Ui& ui, const std::string& kernel) {
       std::vector<std::string> ks;
       try {
         for (const lesson::Step& s : lesson::load(e.path).steps)
-          if (std::find(ks.begin(), ks.end(), s.launch.kernel) == ks.end()) ks.push_back(s.launch.kernel);
+          if (!s.launch.is_program() && std::find(ks.begin(), ks.end(), s.launch.kernel) == ks.end())
+            ks.push_back(s.launch.kernel);
       } catch (const lesson::LessonError&) {
       }
       it = L.kernels.emplace(e.id, std::move(ks)).first;

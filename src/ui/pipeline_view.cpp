@@ -206,6 +206,12 @@ void pipeline_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size) {
   }
 }
 
-void pipeline_view(Ui& ui, Pane& p) { scene_panel(ui, p, "##pipeline", pipeline_scene); }
+void pipeline_view(Ui& ui, Pane& p) {
+  if (ui.lessons.veils_copies(p)) {  // each box is drawn with its bytes: a lesson's answer
+    ImGui::TextDisabled("Hidden until you answer in the lesson panel.");
+    return;
+  }
+  scene_panel(ui, p, "##pipeline", pipeline_scene);
+}
 
 }  // namespace ws::ui

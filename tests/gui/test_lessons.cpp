@@ -161,6 +161,8 @@ std::vector<Unit> units_of(lesson::Metric m) {
     case M::Conflicts:
     case M::SiteConflicts: return {{"conflict", true}, {"bank conflict", true}};
     case M::Requests: return {{"request", true}};
+    case M::CopyBytes: return {{"byte", true}, {"b ", true}};
+    case M::StagesFit: return {{"cop", true}, {"stage", true}, {"slot", true}};
     default: return {};
   }
 }
@@ -215,6 +217,14 @@ std::string answer_shown(const std::vector<test::DrawnText>& texts, const lesson
     return "";
   }
   const std::vector<Unit> units = units_of(q.ask);
+  // A copy's bytes are also written in KiB ("4.0 KiB" on the pipeline view's boxes).
+  if (q.ask == lesson::Metric::CopyBytes)
+    for (const std::string& n : number_forms(r.answer.value / 1024))
+      for (const auto& d : texts) {
+        const std::string t = lower(d.text);
+        for (size_t p : number_at(t, n))
+          if (t.compare(p + n.size(), 4, " kib") == 0) return d.text;
+      }
   for (const std::string& n : number_forms(r.answer.value))
     for (const auto& d : texts) {
       const std::string t = lower(d.text);

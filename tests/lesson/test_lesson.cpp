@@ -15,6 +15,7 @@
 #include "catalog.h"
 #include "lesson/lesson.h"
 #include "session/lesson.h"
+#include "../support.h"
 
 using namespace ws;
 namespace fs = std::filesystem;
@@ -88,8 +89,10 @@ std::vector<std::string> lesson_answers(const char* name) {
     if (sr.resolved.question) {
       const auto& s = l.steps[sr.step];
       std::string pad = s.launch.params.count("pad") ? " pad=" + std::to_string(s.launch.params.at("pad")) : "";
-      out.push_back(s.launch.kernel + pad + " " + s.focus->array + " " + lesson::info(s.question->ask).name + " = " +
-                    sr.resolved.answer.text);
+      for (const auto& a : s.launch.args) pad += " " + a;
+      out.push_back((s.launch.is_program() ? s.launch.program : s.launch.kernel) + pad + " " +
+                    (s.focus->array.empty() ? trace::to_string(*s.focus->op) : s.focus->array) + " " +
+                    lesson::info(s.question->ask).name + " = " + sr.resolved.answer.text);
     }
   return out;
 }
@@ -116,7 +119,9 @@ TEST_CASE("every bundled lesson parses and runs end to end headless") {
     CAPTURE(e.id);
     lesson::Lesson l = lesson::load(e.path);
     CHECK(!l.title.empty());
-    for (const auto& s : l.steps) families.insert(catalog::find(s.launch.kernel)->family);
+    if (l.steps.front().launch.is_program() && !ws::test::have_nvcc("the program lessons skipped")) continue;
+    for (const auto& s : l.steps)
+      if (!s.launch.is_program()) families.insert(catalog::find(s.launch.kernel)->family);
     lesson::RunReport rep = lesson::run(l, session::lesson_recorder("emulator"));
     for (const auto& sr : rep.steps) CHECK_MESSAGE(sr.error.empty(), sr.error);
     CHECK(rep.ok);
@@ -221,7 +226,104 @@ TEST_CASE("the bundled swizzle and async copy lessons reach the H100's figures")
   CHECK(has(a, "async_copy_tiles in requests = 7 requests"));
 }
 
+TEST_CASE("the bundled hopper lesson: a TMA box's bytes, the ring's depth, the 128-byte swizzle, on paper") {
+  if (!ws::test::have_nvcc("the hopper lesson skipped")) return;
+  auto h = lesson_answers("hopper");
+  INFO(h.size());
+  // A 32 x 32 box of floats: 32 rows of 128 bytes; 232,448 / 4,096 = 56.75.
+  CHECK(has(h, "tma_ring.cu 256 0 d_in copy_bytes = 4096 bytes"));
+  CHECK(has(h, "tma_ring.cu 256 0 d_in stages_fit = 56 copies"));
+  // Lane i reads row i's 16-byte chunk (four columns); rows 128 bytes apart: the 8 lanes of
+  // a phase all in the same four banks. Under the swizzle row r's chunk c is at c ^ (r % 8).
+  CHECK(has(h, "tma_ring.cu 256 0 load way = 8-way"));
+  CHECK(has(h, "tma_ring.cu 256 128 load way = 1-way"));
+  CHECK(has(h, "tma_ring.cu 256 128 d_out coalescing = coalesced"));
+}
+
 // ---- answers computed from traces ------------------------------------------------------
+
+TEST_CASE("copy_bytes and stages_fit: every record of one bulk copy's issue, and 227 KiB divided by it") {
+  // A bulk copy site (16 bytes a lane) issued twice by warp 0: seq 5 in three records of 32,
+  // 32 and 8 lanes (1,152 bytes), seq 9 in one; a plain load beside it.
+  trace::Trace t;
+  t.launches.push_back({});
+  t.launches[0].kernel = "k";
+  t.launches[0].blocks = {0};
+  t.buffers.push_back({});
+  t.buffers[0].name = "in";
+  trace::Site bulk;
+  bulk.bytes = 16;
+  bulk.form = trace::Form::BulkRead;
+  bulk.buffer = 0;
+  bulk.line = 3;
+  trace::Site plain = bulk;
+  plain.form = trace::Form::Plain;
+  plain.bytes = 4;
+  plain.line = 4;
+  t.sites = {bulk, plain};
+  auto rec = [&](uint32_t site, uint32_t seq, uint32_t active) {
+    trace::Record r;
+    r.site = site;
+    r.seq = seq;
+    r.active = active;
+    for (int l = 0; l < 32; ++l) r.offset[size_t(l)] = uint32_t(16 * l);
+    t.records.push_back(r);
+  };
+  rec(0, 5, ~0u);
+  rec(0, 5, ~0u);
+  rec(0, 5, 0xffu);
+  rec(1, 6, ~0u);
+  rec(0, 9, ~0u);
+  auto ask_on = [&](const char* focus, const char* metric) {
+    lesson::Lesson l = lesson::parse(R"({"title": "t", "steps": [{"title": "s", "program": "p.cu", "focus": {)" +
+                                         std::string(focus) + R"(}, "text": "x", "question": {"ask": ")" + metric +
+                                         R"(", "prompt": "?"}}]})",
+                                     "paper.json");
+    return lesson::resolve_step(l.steps[0], t);
+  };
+  CHECK(ask_on(R"("line": 3)", "copy_bytes").answer.text == "1152 bytes");
+  CHECK(ask_on(R"("line": 3)", "stages_fit").answer.value == 201);  // 232,448 / 1,152 = 201.8
+  CHECK(ask_on(R"("line": 3, "request": 4)", "copy_bytes").answer.text == "512 bytes");
+  CHECK(ask_on(R"("line": 3, "request": 4)", "stages_fit").answer.text == "454 copies");
+  try {
+    ask_on(R"("line": 4)", "copy_bytes");
+    FAIL("a plain load answered copy_bytes");
+  } catch (const lesson::LessonError& e) {
+    CHECK(std::string(e.what()).find("'copy_bytes' is about a bulk (TMA) copy, but the focused in load is not one") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("a step may show a launch of an example program: its file, arguments and launch, continued by the next") {
+  lesson::Lesson l = lesson::parse(R"({"title": "x", "steps": [
+      {"title": "a", "program": "tma_ring.cu", "args": ["256", "0"], "text": "x"},
+      {"title": "b", "args": ["256", "128"], "launch": 2, "text": "y"},
+      {"title": "c", "kernel": "copy", "text": "z"}]})",
+                                   "programs.json");
+  REQUIRE(l.steps.size() == 3);
+  CHECK(l.steps[0].launch.is_program());
+  CHECK(l.steps[0].launch.args == std::vector<std::string>{"256", "0"});
+  CHECK(l.steps[1].launch.program == "tma_ring.cu");
+  CHECK(l.steps[1].launch.launch == 1);
+  CHECK_FALSE(l.steps[2].launch.is_program());
+  CHECK(lesson::launch_text(l.steps[0].launch) == "256 0, launch 1");
+  CHECK(lesson::launch_text(l.steps[1].launch) == "256 128, launch 2");
+  // The run's spec: the example found beside the assets, its arguments, the launch shown.
+  const session::LaunchSpec spec = session::spec_of(l.steps[1].launch);
+  CHECK(fs::path(spec.program.source).filename() == "tma_ring.cu");
+  CHECK(fs::exists(spec.program.source));
+  CHECK(spec.program.args == std::vector<std::string>{"256", "128"});
+  CHECK(spec.launch == 1);
+  // A program that is not among the examples: one line, not a crash.
+  lesson::Lesson gone = lesson::parse(R"({"title": "x", "steps": [{"title": "a", "program": "nowhere.cu", "text": "x"}]})",
+                                      "gone.json");
+  try {
+    session::lesson_recorder("emulator")(gone.steps[0].launch);
+    FAIL("a missing example ran");
+  } catch (const std::exception& e) {
+    CHECK(std::string(e.what()) == "the example program nowhere.cu is not in this installation's examples folder");
+  }
+}
 
 TEST_CASE("transpose_tiled: the tile store is a 32-way conflict without padding, 1-way with it") {
   auto r0 = ask(step("transpose_tiled", R"("pad": 0)", R"("array": "tile", "op": "store")", "way"));
@@ -473,7 +575,18 @@ TEST_CASE("a malformed lesson file gives one line naming the file and the proble
       {R"({"steps": [{"title": "s", "kernel": "copy", "text": "x"}]})", "title: missing"},
       {R"({"title": "x", "steps": []})", "steps: empty: a lesson needs at least one step"},
       {R"({"title": "x", "setps": []})", "setps: unknown key; allowed: order, steps, summary, title"},
-      {R"({"title": "x", "steps": [{"title": "s", "text": "x"}]})", "step 1: kernel: missing (the first step must name a kernel)"},
+      {R"({"title": "x", "steps": [{"title": "s", "text": "x"}]})",
+       "step 1: kernel: missing (the first step must name a kernel or a program)"},
+      {R"({"title": "x", "steps": [{"title": "s", "kernel": "copy", "program": "tma_ring.cu", "text": "x"}]})",
+       "step 1: program: a step names a kernel or a program, not both"},
+      {R"({"title": "x", "steps": [{"title": "s", "kernel": "copy", "args": ["1"], "text": "x"}]})",
+       "step 1: args: only a program step has arguments"},
+      {R"({"title": "x", "steps": [{"title": "s", "program": "tma_ring.cu", "size": 64, "text": "x"}]})",
+       "step 1: size: a program takes its sizes from its arguments (\"args\")"},
+      {R"({"title": "x", "steps": [{"title": "s", "program": "../tma_ring.cu", "text": "x"}]})",
+       "step 1: program: '../tma_ring.cu' is not a .cu file name of the examples folder"},
+      {R"({"title": "x", "steps": [{"title": "s", "program": "tma_ring.cu", "launch": 0, "text": "x"}]})",
+       "step 1: launch: 0 is out of range 1..1048576"},
       {R"({"title": "x", "steps": [{"title": "s", "kernel": "matmul_fast", "text": "x"}]})",
        "step 1: kernel: unknown kernel 'matmul_fast'; allowed: copy, strided_copy"},
       {R"({"title": "x", "steps": [{"title": "s", "kernel": "transpose_tiled", "params": {"pad": 2}, "text": "x"}]})",
@@ -643,7 +756,7 @@ TEST_CASE("the metric table is complete and named uniquely") {
     CHECK(&lesson::info(m.metric) == &m);
     CHECK(std::string(m.description).size() > 10);
   }
-  CHECK(names.size() == 15);
+  CHECK(names.size() == 17);
 }
 
 TEST_CASE("teach: a wrong answer followed by the right one scores as wrong; two wrong ones show the answer") {
