@@ -9,7 +9,9 @@
 // driver 580.159.04) on 2026-12-02 with `nvcc -arch=sm_90a` and the same arguments.
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <cstdint>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -146,6 +148,54 @@ TEST_CASE("wgmma_gemm.cu: TMA boxes under the 128-byte swizzle, an mbarrier ring
       REQUIRE(b.waits.size() == 2 * 4);
       CHECK(b.waits.front().step >= b.phases.front().step);
     }
+  }
+}
+
+TEST_CASE("examples/tma_ring.cu: the column read's wavefronts and the stores' sectors, without and with the swizzle, as an H200 counted them") {
+  if (!can_run()) return;
+  // The fixture: ncu's counts of the whole launch, a section per swizzle mode.
+  std::ifstream f("tests/programs/fixtures/tma_ring_h200.txt");
+  REQUIRE(f.good());
+  std::map<std::string, std::map<std::string, uint64_t>> gpu;
+  std::string mode;
+  for (std::string line; std::getline(f, line);) {
+    if (line.rfind("transposeTma 256x256, swizzle ", 0) == 0) mode = line.substr(30, line.find(':') - 30);
+    if (line.empty() || line[0] == '#' || line.find(".sum") == std::string::npos) continue;
+    std::string digits;
+    for (char c : line.substr(line.rfind(' ') + 1))
+      if (std::isdigit(static_cast<unsigned char>(c))) digits += c;
+    gpu[mode][line.substr(0, line.find(' '))] = std::stoull(digits);
+  }
+  REQUIRE(gpu.size() == 2);
+  for (const std::string m : {"0", "128"}) {
+    CAPTURE(m);
+    program::Options o;
+    o.source = "examples/tma_ring.cu";
+    o.args = {"256", m};
+    o.echo = false;
+    const program::Result r = program::run(o);
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("swizzle " + m + ": correct") != std::string::npos);
+    REQUIRE(r.trace.launches.size() == 1);
+    const trace::Trace one = trace::launch_trace(r.trace, 0);
+    analysis::DramModel dm;
+    analysis::dram_preset("textbook", dm);
+    const analysis::Report rep = analysis::analyze(one, dm);
+    uint64_t ld_requests = 0, ld_wavefronts = 0, ld_conflicts = 0, st_requests = 0, st_sectors = 0;
+    for (const analysis::SiteStats& st : rep.sites) {
+      const trace::Site& site = one.sites[st.site];
+      if (site.form != trace::Form::Plain) continue;  // the TMA's halves are not the LSU's
+      if (site.space == trace::Space::Shared && site.op == trace::Op::Load)
+        ld_requests += st.requests, ld_wavefronts += st.wavefronts, ld_conflicts += st.bank_conflicts;
+      if (site.space == trace::Space::Global && site.op == trace::Op::Store)
+        st_requests += st.requests, st_sectors += st.sectors;
+    }
+    const auto& g = gpu[m];
+    CHECK(ld_requests == g.at("smsp__sass_inst_executed_op_shared_ld.sum"));
+    CHECK(ld_wavefronts == g.at("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"));
+    CHECK(ld_conflicts == g.at("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"));
+    CHECK(st_requests == g.at("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"));
+    CHECK(st_sectors == g.at("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"));
   }
 }
 
