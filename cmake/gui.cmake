@@ -15,8 +15,10 @@ target_compile_options(ws_imgui_backends PRIVATE -include epoxy/gl.h -w)
 target_link_libraries(ws_imgui_backends PUBLIC ${IMGUI_LIB} PkgConfig::GLFW PkgConfig::EPOXY)
 
 
-# Views: ImGui only (no GL, no CUDA), so the headless tests link them without a window.
-file(GLOB WS_UI_SRC CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/ui/*.cpp)
+# The figures (src/ui/figure), the panels (src/ui/views) and their controllers (src/ui):
+# ImGui only (no GL, no CUDA), so the headless tests link them without a window.
+file(GLOB WS_UI_SRC CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/ui/*.cpp ${CMAKE_SOURCE_DIR}/src/ui/figure/*.cpp
+     ${CMAKE_SOURCE_DIR}/src/ui/views/*.cpp)
 add_library(ws_ui STATIC ${WS_UI_SRC})
 target_include_directories(ws_ui PUBLIC ${IMGUI_INCLUDE} ${CMAKE_SOURCE_DIR}/src)
 target_include_directories(ws_ui PRIVATE ${GIF_INCLUDE})

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "common.h"
-#include "ui/headless.h"
+#include "ui/figure/headless.h"
 #include "ui/ui.h"
 
 using namespace ws;

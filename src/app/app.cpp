@@ -216,4 +216,11 @@ void check_options(const Options& opt) {
   }
 }
 
+std::vector<std::string> panel_keys() {
+  std::vector<std::string> keys;
+  for (int i = 0; i < int(ui::Panel::Count); ++i)
+    if (ui::Panel(i) != ui::Panel::Timeline) keys.push_back(ui::panel_key(ui::Panel(i)));
+  return keys;
+}
+
 }  // namespace ws::app

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "session/launch.h"
 #include "ui/timing.h"
@@ -51,5 +52,8 @@ int run(const Options& opt);
 // Checks what a parser cannot (window size, the launch, the deck, the lesson) before a
 // window opens; throws session::InputError.
 void check_options(const Options& opt);
+
+// The names `--panel` takes: every panel that can be enlarged ("catalog", "memory", ...).
+std::vector<std::string> panel_keys();
 
 }  // namespace ws::app

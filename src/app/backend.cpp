@@ -17,7 +17,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "ui/theme.h"
+#include "ui/figure/theme.h"
 
 namespace ws::app {
 

@@ -8,7 +8,7 @@
 
 #include "app/shaders.h"
 #include "session/heat.h"
-#include "ui/theme.h"
+#include "ui/figure/theme.h"
 
 namespace ws::app {
 

@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "ui/scene.h"
+#include "ui/figure/scene.h"
 
 namespace ws::app {
 

@@ -10,13 +10,13 @@
 #include "cli/cli.h"
 #include "cli/export_deck.h"
 #ifdef WS_HAVE_GUI
-#include "ui/animation.h"
-#include "ui/figure.h"
-#include "ui/theme.h"
+#include "ui/figure/animation.h"
+#include "ui/figure/figure.h"
+#include "ui/figure/theme.h"
 #include "session/dram.h"
 #include "session/heat.h"
 #include "session/worker.h"
-#include "ui/headless.h"
+#include "ui/figure/headless.h"
 #endif
 
 namespace ws::cli {

@@ -13,8 +13,8 @@
 #include "session/deck.h"
 #ifdef WS_HAVE_GUI
 #include "session/worker.h"
-#include "ui/figure.h"
-#include "ui/headless.h"
+#include "ui/figure/figure.h"
+#include "ui/figure/headless.h"
 #endif
 
 namespace ws::cli {

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "session/deck.h"
-#include "ui/state.h"
 
 namespace ws::cli {
 
@@ -32,9 +31,7 @@ void add_gui_options(CLI::App& cmd, GuiArgs& args) {
   cmd.add_option("--frames", opt.frames, "frames to draw once ready (default 3 with --screenshot)")->type_name("N");
   cmd.add_option("--windows-json", opt.windows_json, "write the panels drawn and the request's figures (with --frames)")
       ->type_name("FILE");
-  std::vector<std::string> panels;
-  for (int i = 0; i < int(ui::Panel::Count); ++i)
-    if (ui::Panel(i) != ui::Panel::Timeline) panels.push_back(ui::panel_key(ui::Panel(i)));
+  const std::vector<std::string> panels = app::panel_keys();
   cmd.add_option("--panel", opt.panel, "enlarge a panel: catalog, memory, warp, dram, source, timing, lesson, fragments (a launch that ran mma), pipeline (a launch that copied by TMA)")
       ->type_name("NAME")
       ->check(CLI::IsMember(panels));

@@ -6,8 +6,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 
 #include "analysis/analysis.h"
+#include "analysis/cluster.h"
 #include "lesson/lesson.h"
 
 namespace ws::lesson {
@@ -29,6 +31,8 @@ const std::vector<MetricInfo>& metrics() {
       {Metric::SiteWay, "site_way", "worst n-way conflict at the site (shared)", {}, 0},
       {Metric::CopyBytes, "copy_bytes", "bytes the focused bulk (TMA) copy instruction moves, every record of its issue", {}, 0},
       {Metric::StagesFit, "stages_fit", "copies of the focused bulk copy's size that fit in 227 KiB of shared memory", {}, 0},
+      {Metric::MulticastBytes, "multicast_bytes",
+       "bytes the focused bulk copy landed in the cluster's other CTAs (a multicast), which did not ask for them", {}, 0},
       {Metric::Coalescing, "coalescing", "choice: coalesced (sectors = ideal), uncoalesced, or n/a for shared memory",
        {"coalesced", "uncoalesced", "n/a"}, 0},
       {Metric::BankConflict, "bank_conflict", "choice: conflict-free (1-way), bank conflict, or n/a for global memory",
@@ -91,6 +95,7 @@ struct Facts {
   analysis::SharedCost s;
   uint64_t requests = 0;  // of the focused warp at the site
   uint64_t copy_bytes = 0;  // a bulk copy's: the bytes of every record of its issue (its seq)
+  uint64_t record = 0;      // the focused request's index in t->records
   mutable std::optional<analysis::SiteStats> stats;
 
   const analysis::SiteStats& site_stats() const {
@@ -135,6 +140,18 @@ double value(Metric m, const Facts& f, const std::string& where) {
         throw LessonError(where + ": '" + info(m).name + "' is about a bulk (TMA) copy, but the focused " + f.array + " " +
                           trace::to_string(f.site->op) + " is not one");
       return m == Metric::CopyBytes ? double(f.copy_bytes) : std::floor(double(kSharedPerBlock) / double(f.copy_bytes));
+    case Metric::MulticastBytes: {
+      if (!f.copy_bytes || f.site->form != trace::Form::BulkRead)
+        throw LessonError(where + ": 'multicast_bytes' is about the global read of a bulk (TMA) copy, but the focused " +
+                          f.array + " " + trace::to_string(f.site->op) + " is not one");
+      // The other CTAs of the cluster that received this instruction's copies from the
+      // focused CTA's rank (analysis/cluster.h: a multicast's fan-out).
+      const uint32_t rank = analysis::cluster_rank(f.t->launch(), f.r->block);
+      std::set<uint32_t> to;
+      for (const analysis::ClusterFanout& fo : analysis::cluster_of(*f.t, f.r->block, f.record).fanouts)
+        if (fo.line == f.site->line && std::find(fo.from.begin(), fo.from.end(), rank) != fo.from.end()) to.insert(fo.to);
+      return double(to.size() * f.copy_bytes);
+    }
     case Metric::Coalescing:
     case Metric::BankConflict: break;
   }
@@ -158,6 +175,7 @@ std::string value_text(Metric m, double v) {
     case Metric::SiteConflicts: return counted(v, "bank conflict", "bank conflicts") + " per request";
     case Metric::CopyBytes: return counted(v, "byte", "bytes");
     case Metric::StagesFit: return counted(v, "copy", "copies");
+    case Metric::MulticastBytes: return counted(v, "byte", "bytes");
     default: return num(v);
   }
 }
@@ -321,6 +339,7 @@ Resolved resolve_step(const Step& step, const trace::Trace& t) {
   f.site = &t.sites[rec.site];
   f.array = f.site->buffer < t.buffers.size() ? t.buffers[f.site->buffer].name : "?";
   f.global = f.site->space == Space::Global;
+  f.record = r.record;
   if (f.global) f.g = analysis::global_cost(*f.site, rec);
   else f.s = analysis::shared_cost(*f.site, rec);
   const bool bulk = f.site->form == trace::Form::BulkRead || f.site->form == trace::Form::BulkWrite;
@@ -386,6 +405,8 @@ std::string where_to_look(Metric m) {
       return "work out the banks of one typical request of the line, then think whether the others differ";
     case Metric::CopyBytes: return "multiply the box's rows by its row's bytes (its columns times the element's size)";
     case Metric::StagesFit: return "divide 227 KiB (232,448 bytes) by the bytes one copy brings, and round down";
+    case Metric::MulticastBytes:
+      return "count the other CTAs of the cluster the box lands in (the multicast's mask), and the bytes each receives";
     case Metric::Coalescing:
       return "look at how far apart consecutive lanes' addresses are, and which memory the array lives in";
     case Metric::BankConflict:

@@ -2,8 +2,9 @@
 // --windows-json, and the tests check it beside the screenshot.
 #include <nlohmann/json.hpp>
 
-#include "ui/theme.h"
+#include "ui/figure/theme.h"
 #include "ui/ui.h"
+#include "ui/views/views.h"
 
 namespace ws::ui {
 

@@ -7,8 +7,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "ui/theme.h"
+#include "ui/figure/theme.h"
 #include "ui/ui.h"
+#include "ui/views/views.h"
 
 namespace ws::ui {
 

@@ -8,6 +8,7 @@
 
 #include "session/lesson.h"
 #include "ui/ui.h"
+#include "ui/views/views.h"
 
 namespace ws::ui {
 
@@ -21,7 +22,9 @@ bool request_metric(lesson::Metric m) {
 }
 
 // A bulk copy's bytes, and what they fill: the pipeline view draws each box with its size.
-bool copy_metric(lesson::Metric m) { return m == lesson::Metric::CopyBytes || m == lesson::Metric::StagesFit; }
+bool copy_metric(lesson::Metric m) {
+  return m == lesson::Metric::CopyBytes || m == lesson::Metric::StagesFit || m == lesson::Metric::MulticastBytes;
+}
 
 }  // namespace
 
@@ -256,6 +259,7 @@ Panel LessonController::answer_panel() const {
   if (!L.resolved || !L.resolved->question) return Panel::Count;
   const lesson::Metric m = L.resolved->question->ask;
   if (request_metric(m)) return Panel::Warp;
+  if (m == lesson::Metric::MulticastBytes) return Panel::Cluster;  // the fan-out, with its bytes
   if (copy_metric(m)) return Panel::Pipeline;  // the ring's boxes, with their bytes
   return Panel::Source;  // site figures and request counts: the gutter
 }

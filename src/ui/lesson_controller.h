@@ -68,8 +68,8 @@ class LessonController {
   bool veiled() const;
   // The same for the views of pane `p` (only the A pane ever shows a lesson's step).
   bool veiled(const Pane& p) const;
-  // The same, for a question about a bulk copy's bytes: the pipeline view, which draws each
-  // box with its size, is veiled too.
+  // The same, for a question about a bulk copy's bytes: the pipeline and cluster views, which
+  // draw each box and each multicast with its size, are veiled too.
   bool veils_copies(const Pane& p) const;
   // What the source gutter may show while a lesson is open: -1 every line's figures (no
   // lesson, or another trace on screen); -2 none; a site: the answered step's own line.

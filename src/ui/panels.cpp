@@ -4,8 +4,9 @@
 
 #include <cstdio>
 
-#include "ui/figure.h"
+#include "ui/figure/figure.h"
 #include "ui/ui.h"
+#include "ui/views/views.h"
 
 namespace ws::ui {
 

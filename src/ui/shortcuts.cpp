@@ -2,8 +2,9 @@
 #include <algorithm>
 #include <ctime>
 
-#include "ui/theme.h"
+#include "ui/figure/theme.h"
 #include "ui/ui.h"
+#include "ui/views/views.h"
 
 namespace ws::ui {
 

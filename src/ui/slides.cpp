@@ -7,8 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "ui/theme.h"
+#include "ui/figure/theme.h"
 #include "ui/ui.h"
+#include "ui/views/views.h"
 
 namespace ws::ui {
 

@@ -1,6 +1,7 @@
 // src/ui/ui.cpp — the app's controller: background jobs (record, open, save, re-analyse),
 // the models they bring, playback, and the frame's order of work.
 #include "ui/ui.h"
+#include "ui/views/views.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -9,7 +10,7 @@
 #include <cmath>
 
 #include "ui/settings.h"
-#include "ui/theme.h"
+#include "ui/figure/theme.h"
 
 namespace ws::ui {
 

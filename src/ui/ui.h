@@ -20,11 +20,11 @@
 #include "session/worker.h"
 #include "ui/lesson_controller.h"
 #include "ui/panels.h"
-#include "ui/scene.h"
+#include "ui/figure/scene.h"
 #include "ui/slide_controller.h"
 #include "ui/state.h"
 #include "ui/timing.h"
-#include "ui/views.h"
+#include "ui/figure/scenes.h"
 
 namespace ws::ui {
 
@@ -310,72 +310,5 @@ class Ui {
   std::vector<DrawnPanel> drawn_;
   ImVec2 diagram_min_, diagram_max_;
 };
-
-// ---- views: one per file, each draws into the current ImGui window -------------------
-void catalog_view(Ui& ui);
-// The catalog panel while a program is open: its kernels, launches and arrays (program_panel.cpp).
-void program_panel(Ui& ui);
-void memory_view(Ui& ui, Pane& p);
-void warp_view(Ui& ui, Pane& p);
-void dram_view(Ui& ui, Pane& p);
-void fragment_view(Ui& ui, Pane& p);
-void pipeline_view(Ui& ui, Pane& p);
-void cluster_view(Ui& ui, Pane& p);
-// The memory view's "colour by source column" toggle, when a copy wrote shared memory (memory_copies.cpp).
-void copies_toggle(UiState& s, const Session& m);
-void source_view(Ui& ui, Pane& p);
-void timeline_view(Ui& ui, Pane& p);
-void timing_view(Ui& ui);
-void lesson_view(Ui& ui);
-void lessons_menu(Ui& ui);        // the Lessons menu (lesson_view.cpp)
-// Buttons opening the lessons that show `kernel` (the catalog draws them under its ladder).
-void lesson_links(Ui& ui, const std::string& kernel);
-// The published texts kernel `k` reproduces (book chapter, blog post, kernel number), what
-// each claims, and a button that sets the parameters reproducing it (catalog_view.cpp).
-void source_refs(Ui& ui, const catalog::KernelInfo& k);
-// How strongly panel `p` is outlined as the one that shows the answer just given: 1 when
-// the answer comes out, fading to 0 over a few seconds (0: not that panel, or no answer).
-float lesson_pointing(const Ui& ui, Panel p);
-inline bool lesson_points_at(const Ui& ui, Panel p) { return lesson_pointing(ui, p) > 0; }
-void help_overlay(Ui& ui);
-void menu_bar(Ui& ui, float& height);
-void status_bar(Ui& ui, ImVec2 min, ImVec2 max);
-void file_dialogs(Ui& ui);
-// The compiler's messages of a program that did not build, with the lines they point at.
-void build_errors_window(Ui& ui);
-// What the shown program printed (File → Program output).
-void program_output_window(Ui& ui);
-// The banner of what stopped the program (ui.status.problem) at the cursor, across the
-// window, the cursor moved below it; nothing when nothing did (problem_banner.cpp).
-void problem_banner(Ui& ui);
-void classroom_dialogs(Ui& ui);   // slide caption, compare picker (slides.cpp)
-void slides_menu(Ui& ui);         // the Slides menu (slides.cpp)
-void export_dialog(Ui& ui);       // File → Export figure… (export_dialog.cpp)
-// Writes the figure the dialog's fields describe (view, size, caption, path) of the step on
-// screen; false and `error` when it cannot.
-bool export_figure(Ui& ui, std::string& error);
-void compare_strip(Ui& ui);       // A/B differences (compare.cpp)
-// A side of an A/B that a fault stopped or a race marked, a line each ("" when neither):
-// what the strip says instead of comparing costs (compare.cpp).
-std::string ab_stopped(const Session& a, const Session& b);
-AbTitles ab_titles(const Session& a, const Session& b);
-// The memory view's state on screen: the user's toggles and the pane's zoom, pan and heat.
-MemoryViewState memory_state(const UiState& s, Pane& p);
-
-// Small shared widgets.
-void help_marker(const char* text);
-// A panel body that draws one scene of the pane's trace: where it goes and its size; false,
-// with one line said, while there are no requests yet, or with no room to draw in.
-bool scene_body(const Ui& ui, const Pane& p, ImVec2& origin, ImVec2& size);
-// A panel that is one scene of the pane's request: `build(scene, session, step, size)`
-// drawn into the panel's body, an item of its size under it (`id`) for the mouse.
-void scene_panel(const Ui& ui, const Pane& p, const char* id,
-                 void (*build)(Scene& sc, const Session& m, uint64_t step, ImVec2 size));
-std::string fmt_count(uint64_t n);  // 1234567 -> "1,234,567"
-std::string fmt_bytes(uint64_t n);  // "512 B", "4 KiB"
-std::string fmt_compact(uint64_t n);  // 34304 -> "34.3k"
-// Draws `pieces` one after another, wrapping only between them (a figure never breaks
-// across lines); a piece wider than the panel goes word by word (timing_view.cpp).
-void flow_pieces(const std::vector<std::string>& pieces, ImU32 color, float indent = 0);
 
 }  // namespace ws::ui

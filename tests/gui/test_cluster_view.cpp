@@ -12,9 +12,10 @@
 #include "../tensor_traces.h"
 #include "analysis/cluster.h"
 #include "trace/wstrace.h"
-#include "ui/figure.h"
-#include "ui/headless.h"
+#include "ui/figure/figure.h"
+#include "ui/figure/headless.h"
 #include "ui/ui.h"
+#include "ui/views/views.h"
 #include "text_rules.h"
 #include "ui_test.h"
 

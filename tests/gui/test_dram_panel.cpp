@@ -8,9 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "ui/headless.h"
+#include "ui/figure/headless.h"
 #include "ui/settings.h"
 #include "ui/ui.h"
+#include "ui/views/views.h"
 #include "ui_test.h"
 
 using namespace ws;

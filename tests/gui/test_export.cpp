@@ -26,10 +26,10 @@
 
 #include "session/capture.h"
 #include "session/worker.h"
-#include "ui/animation.h"
-#include "ui/figure.h"
-#include "ui/headless.h"
-#include "ui/theme.h"
+#include "ui/figure/animation.h"
+#include "ui/figure/figure.h"
+#include "ui/figure/headless.h"
+#include "ui/figure/theme.h"
 #include "../support.h"
 
 using namespace ws;

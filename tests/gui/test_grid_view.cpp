@@ -9,7 +9,7 @@
 #include "session/launch.h"
 #include "session/session.h"
 #include "session/worker.h"
-#include "ui/grid_view.h"
+#include "ui/figure/grid_view.h"
 
 using namespace ws;
 using session::GridShape;

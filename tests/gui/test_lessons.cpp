@@ -15,8 +15,8 @@
 
 #include "drawn_text.h"
 #include "lesson/lesson.h"
-#include "ui/figure.h"
-#include "ui/theme.h"
+#include "ui/figure/figure.h"
+#include "ui/figure/theme.h"
 #include "ui_test.h"
 
 using namespace ws;
@@ -161,7 +161,8 @@ std::vector<Unit> units_of(lesson::Metric m) {
     case M::Conflicts:
     case M::SiteConflicts: return {{"conflict", true}, {"bank conflict", true}};
     case M::Requests: return {{"request", true}};
-    case M::CopyBytes: return {{"byte", true}, {"b ", true}};
+    case M::CopyBytes:
+    case M::MulticastBytes: return {{"byte", true}, {"b ", true}};
     case M::StagesFit: return {{"cop", true}, {"stage", true}, {"slot", true}};
     default: return {};
   }
@@ -218,7 +219,7 @@ std::string answer_shown(const std::vector<test::DrawnText>& texts, const lesson
   }
   const std::vector<Unit> units = units_of(q.ask);
   // A copy's bytes are also written in KiB ("4.0 KiB" on the pipeline view's boxes).
-  if (q.ask == lesson::Metric::CopyBytes)
+  if (q.ask == lesson::Metric::CopyBytes || q.ask == lesson::Metric::MulticastBytes)
     for (const std::string& n : number_forms(r.answer.value / 1024))
       for (const auto& d : texts) {
         const std::string t = lower(d.text);

@@ -11,7 +11,7 @@
 
 #include "session/report.h"
 #include "program/program.h"
-#include "ui/theme.h"
+#include "ui/figure/theme.h"
 #include "ui_test.h"
 #include "../support.h"
 

@@ -13,10 +13,11 @@
 #include <vector>
 
 #include "program/program.h"
-#include "ui/headless.h"
-#include "ui/theme.h"
+#include "ui/figure/headless.h"
+#include "ui/figure/theme.h"
 #include "ui/ui.h"
-#include "ui/views.h"
+#include "ui/views/views.h"
+#include "ui/figure/scenes.h"
 #include "ui_test.h"
 #include "../support.h"
 

@@ -11,9 +11,10 @@
 
 #include "../tensor_traces.h"
 #include "trace/wstrace.h"
-#include "ui/headless.h"
-#include "ui/theme.h"
+#include "ui/figure/headless.h"
+#include "ui/figure/theme.h"
 #include "ui/ui.h"
+#include "ui/views/views.h"
 #include "text_rules.h"
 #include "ui_test.h"
 

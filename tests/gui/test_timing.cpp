@@ -9,11 +9,12 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "ui/headless.h"
-#include "ui/theme.h"
+#include "ui/figure/headless.h"
+#include "ui/figure/theme.h"
 #include "ui/timing.h"
 #include "ui/ui.h"
-#include "ui/views.h"
+#include "ui/views/views.h"
+#include "ui/figure/scenes.h"
 #include "ui_test.h"
 
 using namespace ws;

@@ -13,11 +13,12 @@
 
 #include "session/report.h"
 #include "session/deck.h"
-#include "ui/figure.h"
-#include "ui/headless.h"
+#include "ui/figure/figure.h"
+#include "ui/figure/headless.h"
 #include "ui/settings.h"
 #include "ui/timing.h"
 #include "ui/ui.h"
+#include "ui/views/views.h"
 #include "ui_test.h"
 #include "../support.h"
 

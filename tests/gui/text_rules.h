@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "ui/scene.h"
-#include "ui/theme.h"
+#include "ui/figure/scene.h"
+#include "ui/figure/theme.h"
 
 namespace ws::test {
 

@@ -7,9 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "ui/figure.h"
-#include "ui/headless.h"
+#include "ui/figure/figure.h"
+#include "ui/figure/headless.h"
 #include "ui/ui.h"
+#include "ui/views/views.h"
 
 namespace ws::test {
 

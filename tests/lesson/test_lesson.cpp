@@ -238,6 +238,12 @@ TEST_CASE("the bundled hopper lesson: a TMA box's bytes, the ring's depth, the 1
   CHECK(has(h, "tma_ring.cu 256 0 load way = 8-way"));
   CHECK(has(h, "tma_ring.cu 256 128 load way = 1-way"));
   CHECK(has(h, "tma_ring.cu 256 128 d_out coalescing = coalesced"));
+  // Rank 0's multicast lands the 4 KiB A box in its partner too (mask 0b11, clusters of 2).
+  CHECK(has(h, "tma_multicast.cu 128 1 dA multicast_bytes = 4096 bytes"));
+  // Without multicast each CTA reads its own A box: nothing lands unasked.
+  const lesson::Resolved own = ask(R"({"title": "s", "program": "tma_multicast.cu", "args": ["128", "0"],
+      "focus": {"array": "dA", "op": "load"}, "text": "x", "question": {"ask": "multicast_bytes", "prompt": "?"}})");
+  CHECK(own.answer.text == "0 bytes");
 }
 
 // ---- answers computed from traces ------------------------------------------------------
@@ -756,7 +762,7 @@ TEST_CASE("the metric table is complete and named uniquely") {
     CHECK(&lesson::info(m.metric) == &m);
     CHECK(std::string(m.description).size() > 10);
   }
-  CHECK(names.size() == 17);
+  CHECK(names.size() == 18);
 }
 
 TEST_CASE("teach: a wrong answer followed by the right one scores as wrong; two wrong ones show the answer") {
