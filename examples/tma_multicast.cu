@@ -20,6 +20,10 @@ namespace cg = cooperative_groups;
 
 constexpr int TILE = 32;  // a box: 32 x 32 floats, 4 KiB
 constexpr unsigned BOX_BYTES = TILE * TILE * sizeof(float);
+constexpr int N_DEFAULT = 128;  // the matrices' edge when no argument gives one
+// warpscope: shape dA = N_DEFAULT x N_DEFAULT
+// warpscope: shape dB = N_DEFAULT x N_DEFAULT
+// warpscope: shape dC = N_DEFAULT x N_DEFAULT
 
 __device__ unsigned shared_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 
@@ -73,7 +77,7 @@ __global__ void __cluster_dims__(2, 1, 1)
 }
 
 int main(int argc, char** argv) {
-  const int n = argc > 1 ? atoi(argv[1]) : 128;
+  const int n = argc > 1 ? atoi(argv[1]) : N_DEFAULT;
   const int multicast = argc > 2 ? atoi(argv[2]) : 1;
   if (n <= 0 || n % (2 * TILE) || (multicast != 0 && multicast != 1)) {
     printf("usage: tma_multicast [N, a multiple of 64] [multicast: 0 or 1]\n");

@@ -21,6 +21,9 @@ constexpr int TILE = 32;             // a box: 32 rows of 32 floats, 128 bytes a
 constexpr int STAGES = 3;            // boxes that can be in flight at once
 constexpr int TILES_PER_BLOCK = 4;   // boxes one block walks through, along a row of tiles
 constexpr unsigned BOX_BYTES = TILE * TILE * sizeof(float);
+constexpr int N_DEFAULT = 256;       // the matrix's edge when no argument gives one
+// warpscope: shape d_in = N_DEFAULT x N_DEFAULT
+// warpscope: shape d_out = N_DEFAULT x N_DEFAULT
 
 __device__ unsigned shared_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 
@@ -77,7 +80,7 @@ __global__ void transposeTma(const __grid_constant__ CUtensorMap map, float* out
 }
 
 int main(int argc, char** argv) {
-  const int n = argc > 1 ? atoi(argv[1]) : 256;
+  const int n = argc > 1 ? atoi(argv[1]) : N_DEFAULT;
   const int swizzle = argc > 2 ? atoi(argv[2]) : 128;
   if (n <= 0 || n % TILE || (swizzle != 0 && swizzle != 128)) {
     printf("usage: tma_ring [N, a multiple of 32] [swizzle: 0 or 128]\n");

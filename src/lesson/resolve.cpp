@@ -174,7 +174,7 @@ std::string value_text(Metric m, double v) {
     case Metric::SiteWavefronts: return counted(v, "wavefront", "wavefronts") + " per request";
     case Metric::SiteConflicts: return counted(v, "bank conflict", "bank conflicts") + " per request";
     case Metric::CopyBytes: return counted(v, "byte", "bytes");
-    case Metric::StagesFit: return counted(v, "copy", "copies");
+    case Metric::StagesFit: return counted(v, "stage", "stages");
     case Metric::MulticastBytes: return counted(v, "byte", "bytes");
     default: return num(v);
   }
@@ -268,6 +268,22 @@ std::string fill(const std::string& text, const Resolved& r, const Facts& f, con
     pos = close + 1;
   }
   return out + text.substr(pos);
+}
+
+// Why a bulk copy's figure is what it is: one thread's instruction moving the whole box,
+// which the trace keeps as records of 512 bytes (32 pieces of 16 bytes, not 32 threads).
+std::string copy_why(Metric m, const Facts& f, double v) {
+  const uint64_t records = f.copy_bytes / 512 + (f.copy_bytes % 512 != 0);
+  const std::string one = "one thread's bulk copy moves " + num(double(f.copy_bytes)) + " bytes (the trace keeps them as " +
+                          std::to_string(records) + " record" + (records == 1 ? "" : "s") + " of up to 512 bytes)";
+  if (m == Metric::StagesFit)
+    return num(double(kSharedPerBlock)) + " bytes of shared memory / " + num(double(f.copy_bytes)) + " bytes a copy = " +
+           num(double(kSharedPerBlock) / double(f.copy_bytes)) + ", rounded down; " + one;
+  if (m == Metric::MulticastBytes)
+    return v > 0 ? one + ", and the multicast lands them in " + num(v / double(f.copy_bytes)) +
+                       " other CTA" + (v == double(f.copy_bytes) ? "" : "s") + " of the cluster as well"
+                 : one + ", into the issuing CTA alone: no multicast";
+  return one;
 }
 
 std::string site_list(const trace::Trace& t) {
@@ -373,6 +389,7 @@ Resolved resolve_step(const Step& step, const trace::Trace& t) {
       if (m == Metric::Requests)
         r.why = warp_text + " runs this access " + std::to_string(f.requests) + " time" + (f.requests == 1 ? "" : "s") +
                 " (line " + std::to_string(f.site->line) + ", " + f.array + " " + trace::to_string(f.site->op) + ")";
+      if (m == Metric::CopyBytes || m == Metric::StagesFit || m == Metric::MulticastBytes) r.why = copy_why(m, f, r.answer.value);
     }
   }
   if (!step.after.empty()) r.after = fill(step.after, r, f, where);

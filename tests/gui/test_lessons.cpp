@@ -337,6 +337,27 @@ TEST_CASE("while a question waits, digits typed with the answer box unfocused go
   CHECK(!u.lessons.run.verdict->correct);
 }
 
+TEST_CASE("the end of a lesson is said once its last question is answered, not while it waits") {
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Ui u(quiet_env());
+  REQUIRE(u.lessons.open("swizzle"));  // its last step asks
+  settle(ctx, u);
+  const size_t last = u.lessons.run.lesson->steps.size() - 1;
+  u.lessons.go_to(last);
+  settle(ctx, u);
+  auto says_end = [&] {
+    ctx.frame(u);
+    test::start_catching();
+    for (const test::DrawnText& d : test::stop_catching(ctx.frame(u)))
+      if (d.text.find("End of the lesson") != std::string::npos) return true;
+    return false;
+  };
+  REQUIRE(u.lessons.run.waiting());
+  CHECK_FALSE(says_end());
+  u.lessons.check(u.lessons.run.resolved->answer.text);
+  CHECK(says_end());
+}
+
 TEST_CASE("at 1280x720 a waiting question's box and buttons are in the lesson panel's view, without scrolling") {
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(quiet_env());

@@ -232,7 +232,7 @@ TEST_CASE("the bundled hopper lesson: a TMA box's bytes, the ring's depth, the 1
   INFO(h.size());
   // A 32 x 32 box of floats: 32 rows of 128 bytes; 232,448 / 4,096 = 56.75.
   CHECK(has(h, "tma_ring.cu 256 0 d_in copy_bytes = 4096 bytes"));
-  CHECK(has(h, "tma_ring.cu 256 0 d_in stages_fit = 56 copies"));
+  CHECK(has(h, "tma_ring.cu 256 0 d_in stages_fit = 56 stages"));
   // Lane i reads row i's 16-byte chunk (four columns); rows 128 bytes apart: the 8 lanes of
   // a phase all in the same four banks. Under the swizzle row r's chunk c is at c ^ (r % 8).
   CHECK(has(h, "tma_ring.cu 256 0 load way = 8-way"));
@@ -290,7 +290,7 @@ TEST_CASE("copy_bytes and stages_fit: every record of one bulk copy's issue, and
   CHECK(ask_on(R"("line": 3)", "copy_bytes").answer.text == "1152 bytes");
   CHECK(ask_on(R"("line": 3)", "stages_fit").answer.value == 201);  // 232,448 / 1,152 = 201.8
   CHECK(ask_on(R"("line": 3, "request": 4)", "copy_bytes").answer.text == "512 bytes");
-  CHECK(ask_on(R"("line": 3, "request": 4)", "stages_fit").answer.text == "454 copies");
+  CHECK(ask_on(R"("line": 3, "request": 4)", "stages_fit").answer.text == "454 stages");
   try {
     ask_on(R"("line": 4)", "copy_bytes");
     FAIL("a plain load answered copy_bytes");

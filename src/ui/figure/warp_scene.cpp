@@ -498,8 +498,14 @@ float panel_text(Scene* sc, const RequestFigures& rv, float w, const Detail& d) 
   }
   if (d.detail) {
     char b[200];
-    std::snprintf(b, sizeof b, "line %u · array %s · %u B per lane · %d of 32 lanes active", site.line,
-                  rv.buffer ? rv.buffer->name.c_str() : "?", unsigned(site.bytes), rv.active_lanes);
+    const bool bulk = site.form == trace::Form::BulkRead || site.form == trace::Form::BulkWrite;
+    if (bulk)  // one thread's TMA or bulk copy: its box kept 512 bytes a record, in pieces, not lanes
+      std::snprintf(b, sizeof b, "line %u · array %s · one thread's bulk copy: %u bytes of it here, as %d pieces of %u B",
+                    site.line, rv.buffer ? rv.buffer->name.c_str() : "?", unsigned(site.bytes) * unsigned(rv.active_lanes),
+                    rv.active_lanes, unsigned(site.bytes));
+    else
+      std::snprintf(b, sizeof b, "line %u · array %s · %u B per lane · %d of 32 lanes active", site.line,
+                    rv.buffer ? rv.buffer->name.c_str() : "?", unsigned(site.bytes), rv.active_lanes);
     if (sc) sc->text(ImVec2(0, y), fit_text(FontRole::Ui, b, w), t.text_dim, FontRole::Ui);
     y += font_for(FontRole::Ui)->FontSize + gap;
     // An async copy's two halves in time: where the other one is.

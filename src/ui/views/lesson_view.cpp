@@ -316,8 +316,8 @@ void lesson_view(Ui& ui) {
   ImGui::Spacing();
   paragraphs(st.text);
   if (asks) question_box(ui);
-  // The end of the lesson says how it went.
-  if (L.step + 1 == l.steps.size()) {
+  // The end of the lesson says how it went, once its last step is shown and answered.
+  if (L.step + 1 == l.steps.size() && on_screen && !L.pending && !L.waiting()) {
     ImGui::Spacing();
     ImGui::PushStyleColor(ImGuiCol_Text, t.good);
     ImGui::TextWrapped("End of the lesson: %zu of %zu questions right on the first try, %zu right later, %zu answers "
