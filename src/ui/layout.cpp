@@ -82,6 +82,14 @@ PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_
       r.push_back({Panel::Memory, ImVec2(mx + gap * 0.5f, top), ImVec2(W - gap, my)});
       r.push_back({Panel::Lesson, ImVec2(mx + gap * 0.5f, my + gap), ImVec2(W - gap, area_bottom)});
     }
+  } else if (s.present && !lesson && focus == Panel::Memory) {
+    // A program that stopped or raced, on a projector: its cells large on the left (the
+    // banner over them, the lanes past the array's end in view), the inspector and the
+    // source line on the right.
+    const float mx = std::round(W * 0.57f), my = split(0.56f);
+    r.push_back({Panel::Memory, ImVec2(gap, top), ImVec2(mx - gap * 0.5f, area_bottom)});
+    r.push_back({Panel::Warp, ImVec2(mx + gap * 0.5f, top), ImVec2(W - gap, my)});
+    r.push_back({Panel::Source, ImVec2(mx + gap * 0.5f, my + gap), ImVec2(W - gap, area_bottom)});
   } else if (s.present) {
     // Presentation: the warp inspector (the point of the step) large on the left, the memory
     // and the source line on the right; 1 … 6 still enlarge any panel.
@@ -224,9 +232,9 @@ void Ui::layout_and_draw() {
   menu_bar(*this, menu_h);
   const PanelLayout layout =
       panel_layout(state, comparing(), ImGui::GetIO().DisplaySize, menu_h, ImGui::GetFontSize(), lessons.run.panel,
-                   lessons.run.panel && lessons.run.waiting() && !comparing()
-                       ? Panel::Memory
-                       : lessons.answer_panel(),
+                   lessons.run.panel && lessons.run.waiting() && !comparing() ? Panel::Memory
+                   : !lessons.run.panel && problem_step_on(pane) >= 0          ? Panel::Memory  // what stopped the program
+                                                                               : lessons.answer_panel(),
                    // (a program that stopped or raced leaves the memory view its room: the fault's cells)
                    pane.model && pane.model->origin() == "program" && status.problem.empty());
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |

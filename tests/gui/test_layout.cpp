@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <unistd.h>
 #include <cstdio>
 #include <map>
@@ -586,4 +588,48 @@ TEST_CASE("at 1280x720 the ladder scrolls to the row on screen under a header th
   }
   CHECK(header);  // the ladder scrolled to its last rows, the header still on screen
   CHECK(here);
+}
+
+TEST_CASE("on a projector at 1280x720 a program that wrote out of bounds shows its cells large: the whole banner, the lane past the edge") {
+  if (!ws::test::have_nvcc("skipped")) return;
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("ws-program-fault-present-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path prog = dir / "transpose.cu";
+  std::stringstream text;
+  text << std::ifstream("examples/transpose.cu").rdbuf();
+  std::string bad = text.str();
+  const std::string from = "out[x * n + y] = in[y * n + x];";
+  REQUIRE(bad.find(from) != std::string::npos);
+  bad.replace(bad.find(from), from.size(), "out[y * n + x + 1] = in[y * n + x];");
+  std::ofstream(prog) << bad;
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Ui u(test::quiet_env());
+  u.state.present = true;
+  session::LaunchSpec spec;
+  spec.program.source = prog.string();
+  spec.program.echo = false;
+  u.open_program(spec);
+  test::settle(ctx, u);
+  REQUIRE(u.pane.model);
+  REQUIRE(u.status.problem.kind == "out_of_bounds");
+  REQUIRE(u.problem_step_on(u.pane) >= 0);
+  ctx.frame(u);
+  test::start_catching();
+  const std::vector<test::DrawnText> texts = test::stop_catching(ctx.frame(u));
+  // The memory view is the large panel on the left (the warp inspector's place otherwise).
+  const ui::DrawnPanel* mem = nullptr;
+  for (const auto& d : u.drawn())
+    if (d.panel == ui::Panel::Memory && !d.b_side) mem = &d;
+  REQUIRE(mem);
+  CHECK(mem->min.x < 20);
+  CHECK(mem->max.x - mem->min.x > 1280 * 0.5f);
+  auto drawn = [&](const std::string& what) {
+    for (const auto& t : texts)
+      if (t.text.find(what) != std::string::npos) return true;
+    return false;
+  };
+  CHECK(drawn("went past its edge"));   // the banner's last words: not cut
+  CHECK(drawn("past the end of d_out"));  // the strip of the lane past the array
+  fs::remove_all(dir);
 }
