@@ -379,6 +379,8 @@ TEST_CASE("bars on a fixed 0-100 % scale of the reference, labelled, clamped pas
         ui::text_box(i, a, b);
         CAPTURE(i.text);
         CHECK((b.x <= bar_b + 0.5f || a.x >= bar_b - 0.5f));
+        // Cut to "3520 · 8…" nowhere: the percentage alone stands in where the whole does not fit.
+        CHECK(i.text.find("…") == std::string::npos);
       }
     }
     // The scale's lines at 50 and 100 % pass by every figure, never through one.

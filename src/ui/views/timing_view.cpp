@@ -125,12 +125,22 @@ float timing_scene(Scene& sc, const TimingLadder& l, float width, float height, 
     }
     // The figures after the bar where they fit (a published row's "· published code" goes
     // first: its name says whose code it is), else inside the bar where they fit there,
-    // else cut to the room after the bar: never across the bar's end.
+    // else the percentage alone (what the scale is of) after the bar or inside it, else cut
+    // to the room after the bar: never across the bar's end.
     std::string value = timing_value_text(r);
     const float after = bar_w - len - 9;
     if (text_size(FontRole::Small, value).x > after && r.published) value = value.substr(0, value.rfind(" · published code"));
-    const float vw = text_size(FontRole::Small, value).x;
-    const bool inside = len > 0 && vw > after && vw + 10 <= len;
+    float vw = text_size(FontRole::Small, value).x;
+    bool inside = len > 0 && vw > after && vw + 10 <= len;
+    if (!inside && vw > after && r.sample && r.pct >= 0) {
+      const std::string pc = percent(r.pct);
+      const float pw = text_size(FontRole::Small, pc).x;
+      if (pw <= after || pw + 10 <= len) {
+        value = pc;
+        vw = pw;
+        inside = pw > after;
+      }
+    }
     if (!inside) value = fit_text(FontRole::Small, value, std::max(after, 24.0f));
     if (inside) {  // in a colour that reads on the fill
       const ImVec4 f = ImGui::ColorConvertU32ToFloat4(fill), u = ImGui::ColorConvertU32ToFloat4(t.cell_empty);
