@@ -424,7 +424,7 @@ std::string bench_size_text(const catalog::KernelInfo& k, const std::map<std::st
   if (k.buffers) {
     const std::vector<catalog::BufferSpec> bufs = k.buffers(p);
     if (!bufs.empty() && bufs[0].rows > 1 && bufs[0].cols > 1)
-      return std::to_string(bufs[0].rows) + " × " + std::to_string(bufs[0].cols) + " floats";
+      return std::to_string(bufs[0].rows) + " × " + std::to_string(bufs[0].cols) + (bufs[0].elem_bytes == 2 ? " halves" : " floats");
   }
   // One thread per element: a copy reads and writes one float each (its bytes say so);
   // other kernels touch several arrays per thread, so their size is a thread count.

@@ -250,6 +250,8 @@ TEST_CASE("what the benchmark size means for each kernel") {
   CHECK(text("strided_copy", {{"size", int64_t(1) << 26}, {"stride", 8}}) == "64 Mi floats");
   CHECK(text("copy", {{"size", 1000}}) == "1,000 floats");
   CHECK(text("pmpp_exercise", {{"size", int64_t(1) << 24}}) == "16 Mi threads");
+  // The swizzle family's tiles are halves, not floats.
+  CHECK(text("swizzle_xor", {{"size", 8192}}) == "8192 × 8192 halves");
   // No size: the kernel's bench size.
   CHECK(text("transpose_tiled", {}) == "8192 × 8192 floats");
 }
