@@ -189,6 +189,9 @@ TEST_CASE("the gutter: badges named without their kernel's qualifier, then costs
   b = ui::gutter_badges(ls, ch * 7, -1, -1, more);  // else the worst
   REQUIRE(b.size() == 1);
   CHECK(b[0].label == "32-way");
+  CHECK(more.empty());  // "32-way" and "+1" would not fit the room: the badge alone (a projector's gutter)
+  b = ui::gutter_badges(ls, ch * 12, -1, 3, more);
+  CHECK(b.size() == 2);
   // The gutter is as wide as the widest line needs, not a fixed share of the panel.
   session::SourceText f;
   f.lines = {"a", "b"};

@@ -162,7 +162,10 @@ std::vector<GutterBadge> gutter_badges(const LineStat& ls, float room, int only_
     const bool keep_cur = current_site >= 0 && std::find(ks.begin(), ks.end(), uint32_t(current_site)) != ks.end();
     if (cur || (!keep_cur && costs[k].ratio > costs[keep].ratio)) keep = k;
   }
+  // "+N" where it fits beside the one badge (the line's tooltip lists them all); a projector's
+  // large type may leave room for the badge alone.
   more = "+" + std::to_string(costs.size() - 1);
+  if (badges_width({costs[keep]}, more) > room + 0.5f) more.clear();
   return {costs[keep]};
 }
 
