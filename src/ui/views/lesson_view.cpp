@@ -271,6 +271,9 @@ void lesson_view(Ui& ui) {
   ImGui::PushFont(font_for(FontRole::Bold));
   ImGui::TextWrapped("%zu/%zu · %s", L.step + 1, l.steps.size(), st.title.c_str());
   ImGui::PopFont();
+  // A rule under the pinned title: the text under it scrolls (a line half under the rule is
+  // read as scrolled, not as drawn over the title).
+  ImGui::Separator();
   const float nav_h = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y * 2 + 2;
   ImGui::BeginChild("##lesson_text", ImVec2(0, -nav_h));
   if (!present) {
