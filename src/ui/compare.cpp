@@ -35,6 +35,7 @@ struct AbRow {
   double ca = 0, cb = 0;              // lower is better; both 0: no verdict
   std::string short_a = "", short_b = "";  // for the one-line strip (empty: va, vb)
   bool always = false;                     // listed even where A and B agree (the request on screen)
+  const char* verdict_at = nullptr;        // no verdict of its own: the row that judges it ("per 128 B")
 };
 
 // The figures the strip compares: this request, then the launch's totals and times.
@@ -81,7 +82,7 @@ std::vector<AbRow> ab_rows(Ui& ui, const Session& a, const Session& b) {
   // bytes. The verdict is per 128 bytes the lanes asked for (what the kernel needed).
   if (ta.global_requests || tb.global_requests) {
     rows.push_back({"sectors / request", fmt("%.2f", per(ta.sectors, ta.global_requests)),
-                    fmt("%.2f", per(tb.sectors, tb.global_requests)), 0, 0});
+                    fmt("%.2f", per(tb.sectors, tb.global_requests)), 0, 0, "", "", false, "judged per 128 B used"});
     rows.push_back({"sectors / 128 B used (ideal 4)", fmt("%.2f", 128 * per(ta.sectors, ta.global_bytes)),
                     fmt("%.2f", 128 * per(tb.sectors, tb.global_bytes)), per(ta.sectors, ta.global_bytes),
                     per(tb.sectors, tb.global_bytes)});
@@ -90,7 +91,7 @@ std::vector<AbRow> ab_rows(Ui& ui, const Session& a, const Session& b) {
     rows.push_back({"worst n-way (shared)", std::to_string(ta.max_way) + "-way", std::to_string(tb.max_way) + "-way",
                     double(ta.max_way), double(tb.max_way)});
     rows.push_back({"wavefronts / request", fmt("%.2f", per(ta.wavefronts, ta.shared_requests)),
-                    fmt("%.2f", per(tb.wavefronts, tb.shared_requests)), 0, 0});
+                    fmt("%.2f", per(tb.wavefronts, tb.shared_requests)), 0, 0, "", "", false, "judged per 128 B used"});
     rows.push_back({"wavefronts / 128 B used (ideal 1)", fmt("%.2f", 128 * per(ta.wavefronts, ta.shared_bytes)),
                     fmt("%.2f", 128 * per(tb.wavefronts, tb.shared_bytes)), per(ta.wavefronts, ta.shared_bytes),
                     per(tb.wavefronts, tb.shared_bytes)});
@@ -173,7 +174,7 @@ void ab_table(const std::vector<AbRow>& rows, const AbTitles& names) {
         std::string v = x > 1.05 ? fmt("%.2g× better", x) : x < 0.95 ? fmt("%.2g× worse", 1 / x) : "same";
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(c), "%s", v.c_str());
       } else {
-        ImGui::TextDisabled("—");
+        ImGui::TextDisabled("%s", r.verdict_at ? r.verdict_at : "—");  // a cost per request is judged per byte below
       }
     }
     ImGui::EndTable();

@@ -633,3 +633,26 @@ TEST_CASE("on a projector at 1280x720 a program that wrote out of bounds shows i
   CHECK(drawn("past the end of d_out"));  // the strip of the lane past the array
   fs::remove_all(dir);
 }
+
+TEST_CASE("the A/B table: a cost per request, which it does not judge, says where it is judged instead of a bare dash") {
+  ui::HeadlessContext ctx(1920, 1080);
+  ui::Ui u(quiet_env());
+  u.state.kernel = "transpose_tiled";
+  u.record();
+  settle(ctx, u);
+  std::string err;
+  REQUIRE(u.set_compare("transpose_tiled:pad=1", err));
+  settle(ctx, u);
+  ctx.frame(u);
+  test::start_catching();
+  const std::vector<test::DrawnText> texts = test::stop_catching(ctx.frame(u));
+  bool per_request = false, judged = false, dash = false;
+  for (const auto& t : texts) {
+    per_request |= t.text == "wavefronts / request";
+    judged |= t.text == "judged per 128 B used";
+    dash |= t.text == "—";
+  }
+  CHECK(per_request);  // pad=0 and pad=1 differ there (16.50 and 1.00)
+  CHECK(judged);
+  CHECK_FALSE(dash);
+}
