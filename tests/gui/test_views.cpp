@@ -20,6 +20,7 @@
 #include "ui/ui.h"
 #include "ui/views/views.h"
 #include "ui_test.h"
+#include "../tensor_traces.h"
 #include "../support.h"
 
 using namespace ws;
@@ -652,4 +653,49 @@ TEST_CASE("the source panel wraps what the GPU ran as it wraps code: matmul_tile
   int one = 0;
   for (const ui::SourceRow& r : ui::source_rows(f, [](uint32_t line) { return line == 128; })) one += r.hardware == 0;
   CHECK(one == 1);
+}
+
+TEST_CASE("the warp inspector's phases in little height: a phase's n-way never drawn over its title or its lanes") {
+  ui::HeadlessContext ctx(1280, 720);
+  // One warp's 16-byte shared load, lane i of phase p at row i % 8 of a 128-byte-row tile,
+  // chunk p: the 8 lanes of a phase 128 bytes apart, all in one bank group, 8-way.
+  trace::Trace t;
+  t.files.push_back({"k.cu", "// k.cu\nv = tile[lane % 8][4 * (lane / 8)];\n"});
+  t.buffers.push_back(trace::shared_buffer("tile", 4, 8, 32, 8 * 128));
+  trace::Launch l;
+  l.kernel = "k";
+  l.block = {32, 1, 1};
+  l.blocks = {0};
+  t.launches.push_back(l);
+  t.sites.push_back(test::site16(t.files[0].text.c_str(), 2, trace::Space::Shared, trace::Op::Load, trace::Form::Plain,
+                                 "ld.shared.v4.f32", 0));
+  trace::Record r;
+  r.active = ~0u;
+  for (uint32_t lane = 0; lane < 32; ++lane) r.offset[lane] = (lane % 8) * 128 + (lane / 8) * 16;
+  t.records.push_back(r);
+  analysis::DramModel dram;
+  auto m = session::Session::from_trace(std::make_shared<const trace::Trace>(std::move(t)), dram);
+  const session::RequestFigures rv = m->request(0);
+  REQUIRE(rv.phases == 4);
+  REQUIRE(rv.s.max_way == 8);
+  // The inspector's sizes at 1280x720 (a lesson beside it), then roomier ones.
+  for (const ImVec2 size : {ImVec2(390, 150), ImVec2(390, 190), ImVec2(390, 260), ImVec2(600, 420)}) {
+    CAPTURE(size.y);
+    ui::Scene sc;
+    ui::warp_scene(sc, rv, size);
+    std::vector<std::pair<ImVec2, ImVec2>> others;
+    std::vector<std::pair<ImVec2, ImVec2>> labels;
+    for (const auto& i : sc.items) {
+      if (i.kind != ui::Scene::Kind::Text) continue;
+      ImVec2 lo, hi;
+      ui::text_box(i, lo, hi);
+      (i.text == "8-way" ? labels : others).push_back({lo, hi});
+    }
+    CHECK(labels.size() >= 1);
+    for (const auto& [a, b] : labels)
+      for (const auto& [c, d] : others) {
+        INFO("8-way at " << a.x << "," << a.y << " and a text at " << c.x << "," << c.y);
+        CHECK_FALSE((a.x < d.x - 0.5f && b.x > c.x + 0.5f && a.y < d.y - 0.5f && b.y > c.y + 0.5f));
+      }
+  }
 }

@@ -236,11 +236,14 @@ void shared_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
     const float y0 = float(ph) * region_h;
     const bool bank_numbers = every_bank_row || (ph == phases - 1 && last_bank_row);
     float y = y0 + (lane_numbers ? lab : 0) + (phases > 1 ? lab : 0);
+    float title_end = 0;  // where the phase's title ends (its n-way may follow it)
     if (phases > 1) {
       char b[64];
       std::snprintf(b, sizeof b, "phase %d · lanes %d–%d", ph, ph * lpp, ph * lpp + lpp - 1);
       sc.text(ImVec2(0, y0), b, t.text, FontRole::Small);
+      title_end = text_size(FontRole::Small, b).x;
     }
+    const float lanes_top = y;
     // Lanes above the banks they would hit in a conflict-free pattern: a phase's lanes
     // cover 128 bytes, so each sits over its own 4 (float4) or 2 (8-byte) banks.
     auto lanes = lane_row(sc, r, ph * lpp, lpp, 0, size.x, y, lane_h, lane_numbers);
@@ -297,16 +300,23 @@ void shared_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
       sc.line(from, target[size_t(lane)], lane_color(lane, 150), 1.5f);
     }
     if (way > 1) {
-      // Name the conflict above the first worst column.
-      for (auto w = first; w != last; ++w)
-        if (w->way == way) {
-          float x = float(w->bank) * bw + bw * 0.5f;
-          const std::string label = std::to_string(way) + "-way";
-          const float half = text_size(FontRole::Bold, label).x * 0.5f + 2;
-          sc.text(ImVec2(std::clamp(x, half, std::max(half, size.x - half)), bottom - float(way) * box_h - 3), label,
-                  t.bad, FontRole::Bold, 0.5f, 1);
-          break;
-        }
+      // Name the conflict above the first worst column; where that would climb over the
+      // lanes and the phase's title (phases stacked in a short diagram), after the title.
+      const std::string label = std::to_string(way) + "-way";
+      const ImVec2 ls = text_size(FontRole::Bold, label);
+      const float label_y = bottom - float(way) * box_h - 3;
+      if (label_y - ls.y < lanes_top + lane_h && phases > 1) {
+        sc.text(ImVec2(title_end + 8, y0), label, t.bad, FontRole::Small);
+      } else {
+        for (auto w = first; w != last; ++w)
+          if (w->way == way) {
+            float x = float(w->bank) * bw + bw * 0.5f;
+            const float half = ls.x * 0.5f + 2;
+            sc.text(ImVec2(std::clamp(x, half, std::max(half, size.x - half)), std::max(label_y, lanes_top + lane_h + ls.y)),
+                    label, t.bad, FontRole::Bold, 0.5f, 1);
+            break;
+          }
+      }
     }
   }
 }
