@@ -246,8 +246,6 @@ void strip_background(ImDrawList* dl, const Pane& p, const StripGeom& g) {
     dl->AddRectFilled(ImVec2(a.x + xa, a.y), ImVec2(a.x + xb, a.y + strip_h), IM_COL32(255, 255, 255, 12));
   for (const auto& [x, lbl] : p.strip_blocks) {
     dl->AddLine(ImVec2(a.x + x, a.y), ImVec2(a.x + x, a.y + strip_h), IM_COL32(255, 255, 255, 40), 1);
-    dl->AddText(font_for(FontRole::Small), font_for(FontRole::Small)->FontSize, ImVec2(a.x + x + 3, a.y + 1), t.text_dim,
-                lbl.c_str());
   }
 }
 
@@ -295,6 +293,19 @@ void draw_marks(ImDrawList* dl, const std::vector<TimelineMark>& marks, const St
       dl->AddLine(ImVec2(x, g.a.y), ImVec2(x, g.a.y + g.h * 0.45f), with_alpha(t.accent, 160), 1.5f);
     else
       dl->AddLine(ImVec2(x, g.a.y), ImVec2(x, g.a.y + g.h * 0.2f), with_alpha(t.text_dim, 120), 1);
+  }
+}
+
+// The blocks' names over everything drawn on the strip, each on a patch of the strip's
+// ground, so that a kernel's many waits (a TMA ring's) never run through them.
+void strip_labels(ImDrawList* dl, const Pane& p, const StripGeom& g) {
+  const Theme& t = theme();
+  ImFont* f = font_for(FontRole::Small);
+  for (const auto& [x, lbl] : p.strip_blocks) {
+    const ImVec2 at(g.a.x + x + 3, g.a.y + 1);
+    const ImVec2 size = f->CalcTextSizeA(f->FontSize, FLT_MAX, 0, lbl.c_str());
+    dl->AddRectFilled(ImVec2(at.x - 2, at.y), ImVec2(at.x + size.x + 2, at.y + size.y), with_alpha(t.canvas, 230), 2);
+    dl->AddText(f, f->FontSize, at, t.text_dim, lbl.c_str());
   }
 }
 
@@ -394,6 +405,7 @@ void timeline_view(Ui& ui, Pane& p) {
   }
   const std::vector<TimelineMark> marks = timeline_marks(*m, float(width));
   draw_marks(dl, marks, g);
+  strip_labels(dl, p, g);
   // Slides of the launch on this pane: a numbered flag at each one's step.
   const std::vector<Flag> flags = slide_flags(ui, p, g);
   draw_flags(dl, flags, g);
