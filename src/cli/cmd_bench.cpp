@@ -59,16 +59,19 @@ bool read_recordings(const std::string& file, const std::string& why, std::vecto
 
 // Shows recordings: one file as it is; the whole pack with each ladder (family) from its
 // newest recording, each recording under its own line naming its device and date.
-int show_replay(const std::string& file, const std::string& format, const std::string& why) {
+// `only`: the kernels asked for (--kernel, --family); empty: every one.
+int show_replay(const std::string& file, const std::string& format, const std::string& why,
+                const std::vector<std::string>& only = {}) {
   std::vector<ws::trace::ReplayFile> packs;
   if (!read_recordings(file, why, packs)) return 1;
   std::set<std::string> shown;  // families a newer recording already showed
-  bool first = true;
+  bool first = true, any = false;
   for (auto& [path, r] : packs) {
     std::set<std::string> here;
     std::vector<ws::trace::BenchRow> rows;
     for (auto& w : r.rows)
-      if (!shown.count(w.family)) rows.push_back(w), here.insert(w.family);
+      if (!shown.count(w.family) && (only.empty() || std::find(only.begin(), only.end(), w.kernel) != only.end()))
+        rows.push_back(w), here.insert(w.family);
     shown.insert(here.begin(), here.end());
     if (rows.empty()) continue;
     r.rows = std::move(rows);
@@ -81,6 +84,11 @@ int show_replay(const std::string& file, const std::string& format, const std::s
     }
     std::cout << (first ? "" : "\n") << ws::trace::bench_text(r);
     first = false;
+    any = true;
+  }
+  if (!any && !only.empty() && format != "json") {
+    std::fprintf(stderr, "warpscope bench: the replay pack has no timings of the kernels asked for\n");
+    return 1;
   }
   return 0;
 }
@@ -130,10 +138,10 @@ int run_bench(const BenchArgs& a) {
   opt.variants = !a.no_variants;
   opt.overhead = !a.no_overhead;
   opt.zero_cost = !a.no_zero_cost;
-  if (!a.replay.empty()) return show_replay(a.replay, a.format, "replay asked for");
+  if (!a.replay.empty()) return show_replay(a.replay, a.format, "replay asked for", opt.kernels);
 
   if (const std::string why = session::bench_unavailable(); !why.empty())
-    return show_replay("", a.format, why);
+    return show_replay("", a.format, why, opt.kernels);
   auto r = session::bench(opt, [](const std::string& s) { std::fprintf(stderr, "  %s\n", s.c_str()); });
   if (!a.out_path.empty()) {
     std::ofstream f(a.out_path);

@@ -425,3 +425,15 @@ TEST_CASE("damaged trace files are one-line errors") {
   REQUIRE(warpscope("record --kernel transpose_tiled --size 40 --set bogus=1 --out '" + good.string() + "'").rc == 2);
   CHECK(slurp(good) == bytes);
 }
+
+TEST_CASE("bench without a GPU shows the replay pack's rows of the kernels asked for, not the whole pack") {
+  if (ws::session::bench_unavailable().empty()) return;  // a GPU here: bench runs them instead
+  const Run r = warpscope("bench --family swizzle");
+  CHECK(r.rc == 0);
+  CHECK(r.out.find("swizzle_xor") != std::string::npos);
+  CHECK(r.out.find("matmul_naive") == std::string::npos);
+  CHECK(r.out.find("transpose_tiled") == std::string::npos);
+  const Run k = warpscope("bench --kernel copy");
+  CHECK(k.out.find("copy ") != std::string::npos);
+  CHECK(k.out.find("swizzle_xor") == std::string::npos);
+}
