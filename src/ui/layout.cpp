@@ -9,7 +9,7 @@
 
 #include "ui/figure/theme.h"
 #include "ui/ui.h"
-#include "ui/views/views.h"
+#include "ui/controls.h"
 
 namespace ws::ui {
 
@@ -64,32 +64,20 @@ PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_
     r.push_back({Panel::Memory, ImVec2(gap, ym + gap), ImVec2(mid - gap * 0.5f, area_bottom), false, "A"});
     r.push_back({Panel::Warp, ImVec2(mid + gap * 0.5f, y0), ImVec2(W - gap, ym), true, "B"});
     r.push_back({Panel::Memory, ImVec2(mid + gap * 0.5f, ym + gap), ImVec2(W - gap, area_bottom), true, "B"});
-  } else if (s.present && lesson && (focus == Panel::Memory || focus == Panel::Source)) {
-    // A lesson in presentation: the view the class looks at large on the left. While a
+  } else if (s.present && (focus == Panel::Memory || (lesson && focus == Panel::Source))) {
+    // On a projector, the view the class looks at large on the left. A lesson: while a
     // question waits that is the memory view (the lanes' cells to reason from), the lesson
     // above the veiled inspector on the right; once answered by the source gutter, the
-    // source panel, with the memory and the lesson on the right.
+    // source panel, with the memory and the lesson on the right. A program that stopped or
+    // raced: its cells (the banner over them, the lanes past the array's end in view), the
+    // inspector and the source line on the right.
     const float mx = std::round(W * 0.57f);
+    const float my = split(!lesson ? 0.56f : focus == Panel::Memory ? 0.78f : 0.38f);
+    const Panel upper = !lesson ? Panel::Warp : focus == Panel::Memory ? Panel::Lesson : Panel::Memory;
+    const Panel lower = !lesson ? Panel::Source : focus == Panel::Memory ? Panel::Warp : Panel::Lesson;
     r.push_back({focus, ImVec2(gap, top), ImVec2(mx - gap * 0.5f, area_bottom)});
-    if (focus == Panel::Memory) {
-      // (the veiled inspector needs its header and one line: the lesson's text and its
-      // question take the rest)
-      const float my = split(0.78f);
-      r.push_back({Panel::Lesson, ImVec2(mx + gap * 0.5f, top), ImVec2(W - gap, my)});
-      r.push_back({Panel::Warp, ImVec2(mx + gap * 0.5f, my + gap), ImVec2(W - gap, area_bottom)});
-    } else {
-      const float my = split(0.38f);
-      r.push_back({Panel::Memory, ImVec2(mx + gap * 0.5f, top), ImVec2(W - gap, my)});
-      r.push_back({Panel::Lesson, ImVec2(mx + gap * 0.5f, my + gap), ImVec2(W - gap, area_bottom)});
-    }
-  } else if (s.present && !lesson && focus == Panel::Memory) {
-    // A program that stopped or raced, on a projector: its cells large on the left (the
-    // banner over them, the lanes past the array's end in view), the inspector and the
-    // source line on the right.
-    const float mx = std::round(W * 0.57f), my = split(0.56f);
-    r.push_back({Panel::Memory, ImVec2(gap, top), ImVec2(mx - gap * 0.5f, area_bottom)});
-    r.push_back({Panel::Warp, ImVec2(mx + gap * 0.5f, top), ImVec2(W - gap, my)});
-    r.push_back({Panel::Source, ImVec2(mx + gap * 0.5f, my + gap), ImVec2(W - gap, area_bottom)});
+    r.push_back({upper, ImVec2(mx + gap * 0.5f, top), ImVec2(W - gap, my)});
+    r.push_back({lower, ImVec2(mx + gap * 0.5f, my + gap), ImVec2(W - gap, area_bottom)});
   } else if (s.present) {
     // Presentation: the warp inspector (the point of the step) large on the left, the memory
     // and the source line on the right; 1 … 6 still enlarge any panel.

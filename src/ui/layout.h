@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "ui/state.h"
+#include "ui/views/state.h"
 
 namespace ws::ui {
 

@@ -8,7 +8,7 @@
 
 #include "session/lesson.h"
 #include "ui/ui.h"
-#include "ui/views/views.h"
+#include "ui/controls.h"
 
 namespace ws::ui {
 

@@ -6,7 +6,7 @@
 
 #include "ui/figure/figure.h"
 #include "ui/ui.h"
-#include "ui/views/views.h"
+#include "ui/controls.h"
 
 namespace ws::ui {
 
@@ -66,17 +66,24 @@ std::string pipeline_caption(Ui&, Pane&) { return "the shared ring TMA fills, ov
 
 std::string cluster_caption(Ui&, Pane&) { return "the request's cluster: CTAs by rank, arrows into another's shared memory"; }
 
+// A panel that draws the trace, handed its context (ui/views/context.h), not the Ui.
+template <void (*View)(ViewContext&)>
+void drawn_by(Ui& ui, Pane& p) {
+  ViewContext c = ui.view_context(p);
+  View(c);
+}
+
 const PanelSpec kPanels[] = {
     {.panel = Panel::Catalog, .title = "Catalog & parameters", .key = "catalog", .number = 1,
      .caption = no_caption, .draw = [](Ui& ui, Pane&) { catalog_view(ui); }},
     {.panel = Panel::Memory, .title = "Memory view", .key = "memory", .number = 2, .scrolls = false,
-     .figure = FigureView::Memory, .caption = memory_caption, .draw = memory_view},
+     .figure = FigureView::Memory, .caption = memory_caption, .draw = drawn_by<memory_view>},
     {.panel = Panel::Warp, .title = "Warp inspector", .key = "warp", .number = 3, .figure = FigureView::Warp,
-     .caption = warp_caption, .draw = warp_view},
+     .caption = warp_caption, .draw = drawn_by<warp_view>},
     {.panel = Panel::Dram, .title = "DRAM view", .key = "dram", .number = 4, .figure = FigureView::Dram,
-     .caption = dram_caption, .draw = dram_view},
+     .caption = dram_caption, .draw = drawn_by<dram_view>},
     {.panel = Panel::Source, .title = "Source", .key = "source", .number = 5, .scrolls = false,
-     .figure = FigureView::Source, .caption = source_caption, .draw = source_view},
+     .figure = FigureView::Source, .caption = source_caption, .draw = drawn_by<source_view>},
     {.panel = Panel::Timeline, .title = "Timeline", .key = "timeline", .scrolls = false,
      .caption = timeline_caption, .draw = timeline_view},
     {.panel = Panel::Timing, .title = "Timing", .key = "timing", .number = 6, .caption = timing_caption,
@@ -86,17 +93,18 @@ const PanelSpec kPanels[] = {
      .draw = [](Ui& ui, Pane&) { lesson_view(ui); }},
     {.panel = Panel::Fragments, .title = "Fragments", .key = "fragments", .number = 8,
      .available = [](const Ui& ui) { return ui.state.fragments; }, .caption = fragments_caption,
-     .draw = fragment_view},
+     .draw = drawn_by<fragment_view>},
     {.panel = Panel::Pipeline, .title = "Pipeline", .key = "pipeline", .number = 9,
      .available = [](const Ui& ui) { return ui.state.pipeline && !ui.state.cluster; }, .figure = FigureView::Pipeline,
-     .caption = pipeline_caption, .draw = pipeline_view},
+     .caption = pipeline_caption, .draw = drawn_by<pipeline_view>},
     {.panel = Panel::Cluster, .title = "Cluster", .key = "cluster", .number = 9,
      .available = [](const Ui& ui) { return ui.state.cluster; }, .figure = FigureView::Cluster,
-     .caption = cluster_caption, .draw = cluster_view},
+     .caption = cluster_caption, .draw = drawn_by<cluster_view>},
 };
 static_assert(std::size(kPanels) == size_t(Panel::Count), "one row per panel");
 
 }  // namespace
+
 
 std::span<const PanelSpec> panels() { return kPanels; }
 

@@ -9,15 +9,15 @@
 #include <span>
 #include <string>
 
+#include "ui/views/state.h"  // Panel
+
 namespace ws::ui {
 
 class Ui;
 struct Pane;
 enum class FigureView;  // figure.h
 
-// The panels (docs/architecture.md, "The app"), in the table's order. The settings keep an
-// enlarged panel by its number here, so a new panel goes last.
-enum class Panel : int { Catalog, Memory, Warp, Dram, Source, Timeline, Timing, Lesson, Fragments, Pipeline, Cluster, Count };
+// Panel, the enum of the panels: ui/views/state.h.
 
 struct PanelSpec {
   Panel panel;

@@ -4,7 +4,7 @@
 #pragma once
 #include <string>
 
-#include "ui/state.h"
+#include "ui/views/state.h"
 
 namespace ws::ui {
 

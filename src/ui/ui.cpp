@@ -1,7 +1,7 @@
 // src/ui/ui.cpp — the app's controller: background jobs (record, open, save, re-analyse),
 // the models they bring, playback, and the frame's order of work.
 #include "ui/ui.h"
-#include "ui/views/views.h"
+#include "ui/controls.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -16,19 +16,7 @@ namespace ws::ui {
 
 // ---- Pane --------------------------------------------------------------------------------
 
-const RequestFigures& Pane::request() {
-  if (!model) {
-    rv_ = RequestFigures{};
-    rv_model_.reset();
-    return rv_;
-  }
-  if (rv_model_ != model || rv_step_ != step) {
-    rv_ = model->request(step);
-    rv_model_ = model;
-    rv_step_ = step;
-  }
-  return rv_;
-}
+
 
 // ---- Ui ----------------------------------------------------------------------------------
 
@@ -216,6 +204,20 @@ void Ui::save_file(const std::string& path) {
   job.label = "saving " + path;
   recorder.submit(std::move(job));
   state.last_file = path;
+}
+
+void Ui::banner() { problem_banner(*this); }
+
+ViewContext Ui::view_context(Pane& p) {
+  ViewContext c{state, p, *this};
+  c.painter = painter();
+  c.main = &p == &pane;
+  c.busy = recorder.busy();
+  c.comparing = comparing();
+  if (lessons.veiled(p)) c.veil = &lessons.run.resolved->question->prompt;
+  c.veil_copies = lessons.veils_copies(p);
+  c.gutter_site = lessons.gutter_site();
+  return c;
 }
 
 void Ui::request_reanalyze() {

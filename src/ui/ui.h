@@ -22,7 +22,9 @@
 #include "ui/panels.h"
 #include "ui/figure/scene.h"
 #include "ui/slide_controller.h"
-#include "ui/state.h"
+#include "ui/views/context.h"
+#include "ui/views/pane.h"
+#include "ui/views/state.h"
 #include "ui/timing.h"
 #include "ui/figure/scenes.h"
 
@@ -51,38 +53,6 @@ struct Environment {
   LiveBench live;                          // empty: no GPU timings on this machine
 };
 
-// One trace being looked at, with its own step and heat (an A/B view holds two).
-struct Pane {
-  std::shared_ptr<const Session> model;
-  HeatMap heat;
-  uint64_t step = 0;
-  double play_accum = 0;
-  std::vector<GridView> grids;  // per buffer
-  uint32_t source_line_shown = 0;  // the source panel scrolls when the current line changes
-  uint32_t source_file = 0;        // the trace file the source panel shows (follows the current line's)
-  uint32_t source_file_shown = ~0u;
-  uint64_t source_layout_shown = 0;  // the source panel's wrap width and height when it last scrolled to the line
-  std::set<uint64_t> source_open;  // lines shown with their instructions: file << 32 | line
-  // The current request's figures, recomputed when the step or the model changes.
-  const RequestFigures& request();
-  // Cost strip of the timeline: worst cost / ideal per pixel column, cached per width.
-  // The caches hold the model they were made from, so a new model at a recycled address
-  // can never be mistaken for it.
-  std::vector<float> strip;
-  // What the strip's background draws, x from its left edge: the shaded odd epochs (from,
-  // to) and the block labels that have room (x, text); built with the strip, not per frame.
-  std::vector<std::pair<float, float>> strip_bands;
-  std::vector<std::pair<float, std::string>> strip_blocks;
-  int strip_width = 0;
-  int strip_done = 0;    // columns of `strip` computed so far (a few each frame after a change)
-  float strip_font = 0;  // the label font's size the background was laid out with
-  std::shared_ptr<const Session> strip_model;
-
- private:
-  RequestFigures rv_;
-  uint64_t rv_step_ = ~uint64_t(0);
-  std::shared_ptr<const Session> rv_model_;
-};
 
 // A panel as drawn this frame (for tests and --windows-json).
 struct DrawnPanel {
@@ -158,7 +128,7 @@ struct ABSide {
 // timings are objects of their own (LessonController, SlideController, Timing); the
 // panels are a table (panels.h); widgets, the panel layout and the keyboard shortcuts
 // live in their own files (widgets.cpp, layout.cpp, shortcuts.cpp).
-class Ui {
+class Ui : public ViewSink {
  public:
   explicit Ui(Environment env);
   ~Ui();
@@ -231,7 +201,7 @@ class Ui {
   void open_export_dialog();
   const std::vector<DrawnPanel>& drawn() const { return drawn_; }
   // The warp inspector drew its lane diagram here this frame (screen coordinates).
-  void note_diagram(ImVec2 min, ImVec2 max) {
+  void note_diagram(ImVec2 min, ImVec2 max) override {
     diagram_min_ = min;
     diagram_max_ = max;
   }
@@ -277,7 +247,11 @@ class Ui {
   GridPainter* painter() { return env_.painter ? env_.painter : &cpu_painter_; }
   // The state changed in a way that needs a new recording (debounced).
   void request_record() { record_due_ = time_ + 0.15; }
-  void request_reanalyze();
+  void request_reanalyze() override;
+  // What stopped the program, over the memory view (ViewSink).
+  void banner() override;
+  // What a panel that draws the trace is given for pane `p` (ui/views/context.h).
+  ViewContext view_context(Pane& p);
   void enlarge(Panel p);
 
  private:

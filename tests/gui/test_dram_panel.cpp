@@ -11,7 +11,7 @@
 #include "ui/figure/headless.h"
 #include "ui/settings.h"
 #include "ui/ui.h"
-#include "ui/views/views.h"
+#include "ui/controls.h"
 #include "ui_test.h"
 
 using namespace ws;

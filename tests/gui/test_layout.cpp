@@ -28,7 +28,7 @@
 #include "ui/figure/scene.h"
 #include "ui/figure/theme.h"
 #include "ui/ui.h"
-#include "ui/views/views.h"
+#include "ui/controls.h"
 #include "drawn_text.h"
 #include "text_rules.h"
 #include "ui_test.h"

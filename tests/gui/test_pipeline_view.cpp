@@ -14,7 +14,7 @@
 #include "ui/figure/figure.h"
 #include "ui/figure/headless.h"
 #include "ui/ui.h"
-#include "ui/views/views.h"
+#include "ui/controls.h"
 #include "text_rules.h"
 #include "ui_test.h"
 

@@ -16,7 +16,7 @@
 #include "ui/figure/headless.h"
 #include "ui/figure/theme.h"
 #include "ui/ui.h"
-#include "ui/views/views.h"
+#include "ui/controls.h"
 #include "ui/figure/scenes.h"
 #include "ui_test.h"
 #include "../support.h"

@@ -13,7 +13,7 @@
 #include "ui/figure/theme.h"
 #include "ui/timing.h"
 #include "ui/ui.h"
-#include "ui/views/views.h"
+#include "ui/controls.h"
 #include "ui/figure/scenes.h"
 #include "ui_test.h"
 

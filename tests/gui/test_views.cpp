@@ -18,7 +18,7 @@
 #include "ui/settings.h"
 #include "ui/timing.h"
 #include "ui/ui.h"
-#include "ui/views/views.h"
+#include "ui/controls.h"
 #include "ui_test.h"
 #include "../tensor_traces.h"
 #include "../support.h"

@@ -10,7 +10,7 @@
 #include "ui/figure/figure.h"
 #include "ui/figure/headless.h"
 #include "ui/ui.h"
-#include "ui/views/views.h"
+#include "ui/controls.h"
 
 namespace ws::test {
 

@@ -6,20 +6,18 @@
 #include <map>
 #include <tuple>
 #include "analysis/cluster.h"
-#include "ui/panels.h"
 #include "ui/figure/theme.h"
-#include "ui/ui.h"
 #include "ui/views/views.h"
 #include "ui/figure/scenes.h"
 
 namespace ws::ui {
 
-void cluster_view(Ui& ui, Pane& p) {
-  if (ui.lessons.veils_copies(p)) {  // a multicast's arrows carry its bytes: a lesson's answer
+void cluster_view(ViewContext& c) {
+  if (c.veil_copies) {  // a multicast's arrows carry its bytes: a lesson's answer
     ImGui::TextDisabled("Hidden until you answer in the lesson panel.");
     return;
   }
-  scene_panel(ui, p, "##cluster", cluster_scene);
+  scene_panel(c, "##cluster", cluster_scene);
 }
 
 }  // namespace ws::ui

@@ -4,15 +4,15 @@
 #include <cmath>
 #include <cstdio>
 #include "ui/figure/theme.h"
-#include "ui/ui.h"
 #include "ui/views/views.h"
 #include "ui/figure/scenes.h"
 
 namespace ws::ui {
 
-void dram_view(Ui& ui, Pane& p) {
-  UiState& s = ui.state;
-  if (ui.lessons.veiled(p)) {
+void dram_view(ViewContext& c) {
+  UiState& s = c.state;
+  Pane& p = c.pane;
+  if (c.veil) {
     // The request's bursts would give a lesson's answer away (16 bursts: 4 sectors).
     ImGui::TextDisabled("Hidden until you answer in the lesson panel.");
     return;
@@ -26,7 +26,7 @@ void dram_view(Ui& ui, Pane& p) {
     for (const auto& name : analysis::dram_presets())
       if (ImGui::Selectable(name.c_str(), name == s.dram.preset) && name != s.dram.preset) {
         s.dram.preset = name;
-        ui.request_reanalyze();
+        c.sink.request_reanalyze();
       }
     ImGui::EndCombo();
   }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include "ui/figure/theme.h"
-#include "ui/ui.h"
 #include "ui/views/views.h"
 #include "ui/figure/scenes.h"
 

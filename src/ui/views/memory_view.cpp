@@ -6,7 +6,6 @@
 #include <functional>
 #include <set>
 #include "ui/figure/theme.h"
-#include "ui/ui.h"
 #include "ui/views/views.h"
 #include "ui/figure/scenes.h"
 
@@ -14,8 +13,7 @@ namespace ws::ui {
 
 namespace {
 
-void toolbar(Ui& ui, const Session& m) {
-  UiState& s = ui.state;
+void toolbar(UiState& s, const Session& m) {
   ImGui::Checkbox("heat", &s.memory.heat);
   ImGui::SameLine();
   ImGui::Checkbox("sectors", &s.memory.show_sectors);
@@ -166,28 +164,29 @@ MemoryViewState memory_state(const UiState& s, Pane& p) {
   return st;
 }
 
-void memory_view(Ui& ui, Pane& p) {
-  if (&p == &ui.pane) problem_banner(ui);
+void memory_view(ViewContext& c) {
+  Pane& p = c.pane;
+  if (c.main) c.sink.banner();
   if (!p.model) {
-    ImGui::TextDisabled(ui.recorder.busy() ? "recording…" : "no trace loaded");
+    ImGui::TextDisabled(c.busy ? "recording…" : "no trace loaded");
     return;
   }
   const Session& m = *p.model;
   // The toggles are in the View menu too; a class's layouts give their room to the grids.
-  if (!ui.state.present && !ui.comparing()) toolbar(ui, m);
+  if (!c.state.present && !c.comparing) toolbar(c.state, m);
   const ImVec2 area = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   if (p.grids.size() != m.trace().buffers.size()) p.grids.assign(m.trace().buffers.size(), GridView{});
-  if (!ui.state.memory.follow) hold_views(p.grids);
+  if (!c.state.memory.follow) hold_views(p.grids);
   const RequestFigures& rv = p.request();
-  MemoryLayout layout = memory_layout(m, rv, memory_state(ui.state, p), avail);
+  MemoryLayout layout = memory_layout(m, rv, memory_state(c.state, p), avail);
   if (layout.all_hidden) {
     ImGui::TextDisabled("every array is hidden: tick one above");
     return;
   }
   // While playing, a followed view glides to the next request instead of jumping.
   auto ease = [&](MemoryLayout& L) {
-    if (!ui.state.playing) return;
+    if (!c.state.playing) return;
     const float k = 1.0f - std::exp(-ImGui::GetIO().DeltaTime * 12.0f);
     for (auto& s : L.slots) {
       const GridView& v = p.grids[s.buffer];
@@ -214,12 +213,12 @@ void memory_view(Ui& ui, Pane& p) {
     ImGui::InvisibleButton("##canvas", ImVec2(s.clip_max.x - s.clip_min.x, s.clip_max.y - s.clip_min.y),
                            ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
     const bool hovered = ImGui::IsItemHovered(), active = ImGui::IsItemActive();
-    changed |= zoom_and_pan(p, m.shapes()[s.buffer], s, ca, hovered, ui.state.memory.follow);
+    changed |= zoom_and_pan(p, m.shapes()[s.buffer], s, ca, hovered, c.state.memory.follow);
     mouse[i] = {hovered, active};
     ImGui::PopID();
   }
   if (changed) {
-    layout = memory_layout(m, rv, memory_state(ui.state, p), avail);
+    layout = memory_layout(m, rv, memory_state(c.state, p), avail);
     ease(layout);
   }
   for (const auto& s : layout.slots) {
@@ -231,11 +230,11 @@ void memory_view(Ui& ui, Pane& p) {
     v.shown_zoom = s.cell / std::max(1e-3f, s.fit);
     v.shown_followed = s.followed;
   }
-  MemoryViewState st = memory_state(ui.state, p);
+  MemoryViewState st = memory_state(c.state, p);
   // A lesson's question waits: no verdict on the cells, and no outlines of the request's
   // sectors and lines to count (its lanes' cells stay: they are what the student reasons from).
-  if (ui.lessons.veiled(p)) st.conflicts = st.sectors = st.lines = false;
-  draw_memory(ImGui::GetWindowDrawList(), area, m, rv, st, layout, ui.painter());
+  if (c.veil) st.conflicts = st.sectors = st.lines = false;
+  draw_memory(ImGui::GetWindowDrawList(), area, m, rv, st, layout, c.painter);
   for (size_t i = 0; i < layout.slots.size() && i < mouse.size(); ++i)
     if (mouse[i].first && !mouse[i].second)
       cell_tooltip(m, p.heat, layout.slots[i], ImVec2(area.x + layout.slots[i].min.x, area.y + layout.slots[i].min.y));

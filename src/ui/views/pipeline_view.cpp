@@ -5,20 +5,18 @@
 #include <memory>
 #include <mutex>
 #include "analysis/pipeline.h"
-#include "ui/panels.h"
 #include "ui/figure/theme.h"
-#include "ui/ui.h"
 #include "ui/views/views.h"
 #include "ui/figure/scenes.h"
 
 namespace ws::ui {
 
-void pipeline_view(Ui& ui, Pane& p) {
-  if (ui.lessons.veils_copies(p)) {  // each box is drawn with its bytes: a lesson's answer
+void pipeline_view(ViewContext& c) {
+  if (c.veil_copies) {  // each box is drawn with its bytes: a lesson's answer
     ImGui::TextDisabled("Hidden until you answer in the lesson panel.");
     return;
   }
-  scene_panel(ui, p, "##pipeline", pipeline_scene);
+  scene_panel(c, "##pipeline", pipeline_scene);
 }
 
 }  // namespace ws::ui

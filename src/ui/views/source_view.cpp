@@ -8,7 +8,6 @@
 #include <filesystem>
 #include "session/report.h"
 #include "ui/figure/theme.h"
-#include "ui/ui.h"
 #include "ui/views/views.h"
 #include "ui/figure/scenes.h"
 
@@ -50,7 +49,8 @@ namespace {
 // The file the panel shows (the current line's when that moves to another file, else the
 // one picked), the file choice and the instructions toggle above it. `moved`: the current
 // line went to another file.
-const SourceText& source_file_bar(Ui& ui, Pane& p, bool& moved) {
+const SourceText& source_file_bar(ViewContext& c, bool& moved) {
+  Pane& p = c.pane;
   const Session& m = *p.model;
   const RequestFigures& rv = p.request();
   moved = false;
@@ -80,8 +80,8 @@ const SourceText& source_file_bar(Ui& ui, Pane& p, bool& moved) {
     }
     // A projector keeps the rows for code (the View menu and a click on a line still open
     // the instructions).
-    if (!ui.state.present) {
-      ImGui::Checkbox("instructions", &ui.state.source.instructions);
+    if (!c.state.present) {
+      ImGui::Checkbox("instructions", &c.state.source.instructions);
       if (ImGui::IsItemHovered())
         ImGui::SetTooltip("every memory line with the instructions it became and their costs (click a line for one)");
     }
@@ -120,15 +120,16 @@ void scroll_to_line(Pane& p, const std::vector<SourceRow>& rows, uint32_t curren
 
 }  // namespace
 
-void source_view(Ui& ui, Pane& p) {
+void source_view(ViewContext& c) {
+  Pane& p = c.pane;
   if (!p.model) {
-    ImGui::TextDisabled(ui.recorder.busy() ? "recording…" : "no trace loaded");
+    ImGui::TextDisabled(c.busy ? "recording…" : "no trace loaded");
     return;
   }
   const Session& m = *p.model;
   const RequestFigures& rv = p.request();
   bool moved = false;  // the current line went to another file: scroll to it there
-  const SourceText& f = source_file_bar(ui, p, moved);
+  const SourceText& f = source_file_bar(c, moved);
   if (f.lines.empty()) {
     ImGui::TextDisabled("this trace carries no source for %s", f.name.empty() ? "its kernel" : f.name.c_str());
     return;
@@ -138,20 +139,20 @@ void source_view(Ui& ui, Pane& p) {
   const float ch = text_size(FontRole::Mono, "0").x;
   // Lines wrapped to the panel between tokens (whole lines, no sideways scrolling); a
   // projector's large type gets a narrower gutter.
-  const bool present = ui.state.present;
+  const bool present = c.state.present;
   const float avail_w = ImGui::GetContentRegionAvail().x;
   const float gutter_w = source_gutter_width(f, avail_w, present);
   const float num_w = ch * 5;
   const float row_h = source_row_height();
   const int wrap = std::max(12, int((avail_w - gutter_w - num_w - ImGui::GetStyle().ScrollbarSize) / ch) - 1);
   const std::vector<SourceRow> rows = source_rows(
-      f, [&](uint32_t line) { return ui.state.source.instructions || p.source_open.count(key0 | line); }, wrap, &m);
+      f, [&](uint32_t line) { return c.state.source.instructions || p.source_open.count(key0 | line); }, wrap, &m);
   ImGui::PushFont(font_for(FontRole::Mono));
   ImGui::SetNextWindowContentSize(ImVec2(0, row_h * float(rows.size())));
   ImGui::BeginChild("##code", ImVec2(0, 0), false, 0);
   scroll_to_line(p, rows, current, moved, row_h, uint64_t(wrap) << 32 | uint32_t(ImGui::GetWindowHeight()));
   // In a lesson, the gutter shows the answers given so far and no others.
-  const int only_site = &p == &ui.pane ? ui.lessons.gutter_site() : -1;
+  const int only_site = c.main ? c.gutter_site : -1;
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
   ImGuiListClipper clip;
   clip.Begin(int(rows.size()), row_h);
@@ -178,7 +179,7 @@ void source_view(Ui& ui, Pane& p) {
       ImGui::Dummy(ImVec2(std::max(1.0f, win_x1 - x0 - ImGui::GetStyle().ScrollbarSize), row_h));
       const auto it = f.stats.find(row.line);
       if (row.site < 0 && it != f.stats.end()) {
-        if (ImGui::IsItemClicked(ImGuiMouseButton_Left) && !ui.state.source.instructions) {
+        if (ImGui::IsItemClicked(ImGuiMouseButton_Left) && !c.state.source.instructions) {
           const uint64_t key = key0 | row.line;
           if (!p.source_open.erase(key)) p.source_open.insert(key);
         }

@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <cstdio>
 #include "ui/figure/theme.h"
-#include "ui/ui.h"
 #include "ui/views/views.h"
 
 namespace ws::ui {
 
-bool scene_body(const Ui& ui, const Pane& p, ImVec2& origin, ImVec2& size) {
+bool scene_body(const ViewContext& c, ImVec2& origin, ImVec2& size) {
+  const Pane& p = c.pane;
   if (!p.model || p.model->size() == 0) {
-    ImGui::TextDisabled(ui.recorder.busy() ? "recording…" : "no requests in this trace");
+    ImGui::TextDisabled(c.busy ? "recording…" : "no requests in this trace");
     return false;
   }
   origin = ImGui::GetCursorScreenPos();
@@ -18,10 +18,10 @@ bool scene_body(const Ui& ui, const Pane& p, ImVec2& origin, ImVec2& size) {
   return size.x >= 40 && size.y >= 40;
 }
 
-void scene_panel(const Ui& ui, const Pane& p, const char* id,
-                 void (*build)(Scene& sc, const Session& m, uint64_t step, ImVec2 size)) {
+void scene_panel(const ViewContext& c, const char* id, void (*build)(Scene& sc, const Session& m, uint64_t step, ImVec2 size)) {
+  const Pane& p = c.pane;
   ImVec2 o, size;
-  if (!scene_body(ui, p, o, size)) return;
+  if (!scene_body(c, o, size)) return;
   Scene sc;
   build(sc, *p.model, p.step, size);
   draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);

@@ -1,11 +1,11 @@
-// src/ui/views/problem_banner.cpp — what stopped the user's program, on the picture: the banner
+// src/ui/problem_banner.cpp — what stopped the user's program, on the picture: the banner
 // (its scene builders: src/ui/figure/problem_scene.cpp)
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include "ui/figure/theme.h"
 #include "ui/ui.h"
-#include "ui/views/views.h"
+#include "ui/controls.h"
 #include "ui/figure/scenes.h"
 
 namespace ws::ui {

@@ -1,7 +1,7 @@
 // The help overlay (F1 or ?): every shortcut, in one place.
 #include "ui/figure/theme.h"
 #include "ui/ui.h"
-#include "ui/views/views.h"
+#include "ui/controls.h"
 
 namespace ws::ui {
 

@@ -1,4 +1,4 @@
-// src/ui/views/file_dialog.cpp — Open / save dialogs for .wstrace traces and .wsdeck slide decks: a path field and the
+// src/ui/file_dialog.cpp — Open / save dialogs for .wstrace traces and .wsdeck slide decks: a path field and the
 // files of that kind in its folder.
 #include <algorithm>
 #include <filesystem>
@@ -10,7 +10,7 @@
 #include "ui/figure/scene.h"
 #include "ui/figure/theme.h"
 #include "ui/ui.h"
-#include "ui/views/views.h"
+#include "ui/controls.h"
 
 namespace ws::ui {
 

@@ -1,4 +1,4 @@
-// src/ui/views/catalog_view.cpp — Catalog & parameters: pick a kernel of a family, set its parameters; every change
+// src/ui/catalog_view.cpp — Catalog & parameters: pick a kernel of a family, set its parameters; every change
 // re-records in the background while the previous trace stays on screen. While a program is
 // open the panel is the program's (program_panel.cpp).
 #include <algorithm>
@@ -9,7 +9,7 @@
 
 #include "ui/figure/theme.h"
 #include "ui/ui.h"
-#include "ui/views/views.h"
+#include "ui/controls.h"
 
 namespace ws::ui {
 

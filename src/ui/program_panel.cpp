@@ -1,4 +1,4 @@
-// src/ui/views/program_panel.cpp — the catalog panel while a program is open: the program owns it.
+// src/ui/program_panel.cpp — the catalog panel while a program is open: the program owns it.
 // Its kernels, its launches (grid, block, and the GPU's time where the same code was timed;
 // a click shows one), its arrays with their element types and shapes (a 1-D array's shape
 // set here is kept beside the program), and the one explicit way to a catalog kernel.
@@ -11,7 +11,7 @@
 #include "session/arrays.h"
 #include "ui/figure/theme.h"
 #include "ui/ui.h"
-#include "ui/views/views.h"
+#include "ui/controls.h"
 
 namespace ws::ui {
 

@@ -1,11 +1,11 @@
-// src/ui/views/menu_view.cpp — The menu bar (with the trace's provenance banner) and the status bar.
+// src/ui/menu_view.cpp — The menu bar (with the trace's provenance banner) and the status bar.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "ui/figure/theme.h"
 #include "ui/ui.h"
-#include "ui/views/views.h"
+#include "ui/controls.h"
 
 namespace ws::ui {
 

@@ -1,4 +1,4 @@
-// src/ui/state.h — everything the user chose: each panel's own options in a struct of its
+// src/ui/views/state.h — everything the user chose: each panel's own options in a struct of its
 // own, and the app's (what to record, the window). The settings file stores them in
 // sections, one per struct, through their fields() lists (settings.cpp): the file's schema
 // is those names, not this layout.
@@ -8,9 +8,12 @@
 #include <string>
 
 #include "session/dram.h"  // DramChoice
-#include "ui/panels.h"     // Panel (UiState::enlarged)
 
 namespace ws::ui {
+
+// The panels (docs/architecture.md, "The app"), in the panels table's order (ui/panels.h).
+// The settings keep an enlarged panel by its number here, so a new panel goes last.
+enum class Panel : int { Catalog, Memory, Warp, Dram, Source, Timeline, Timing, Lesson, Fragments, Pipeline, Cluster, Count };
 
 // What to step over with the step buttons and while playing.
 using session::StepUnit;

@@ -1,4 +1,4 @@
-// src/ui/views/timeline_view.cpp — Timeline: play / pause, step one request, one warp or one epoch back and forth, scrub,
+// src/ui/timeline_view.cpp — Timeline: play / pause, step one request, one warp or one epoch back and forth, scrub,
 // speed. Under the buttons, a strip of the whole trace: one bar per pixel column, as tall
 // and as red as the costliest request there (sectors or wavefronts over the ideal), with
 // the barrier epochs of each block as bands, the deck's slides of this launch as
@@ -14,7 +14,7 @@
 
 #include "ui/figure/theme.h"
 #include "ui/ui.h"
-#include "ui/views/views.h"
+#include "ui/controls.h"
 
 namespace ws::ui {
 

@@ -1,4 +1,4 @@
-// src/ui/views/timing_view.cpp — Timing: the plain kernels of the family on screen, timed at a realistic size — live on
+// src/ui/timing_view.cpp — Timing: the plain kernels of the family on screen, timed at a realistic size — live on
 // this machine's GPU when there is one, else from the replay pack (labelled with the
 // device and date it was recorded on). Every variant the table timed gets a bar on one
 // fixed scale, 0–100 % of the reference measured in the same run, so bars compare across
@@ -13,7 +13,7 @@
 
 #include "ui/figure/theme.h"
 #include "ui/ui.h"
-#include "ui/views/views.h"
+#include "ui/controls.h"
 #include "ui/figure/scenes.h"
 
 namespace ws::ui {

@@ -1,4 +1,4 @@
-// src/ui/views/export_dialog.cpp — File → Export figure…: the figure `warpscope export` writes, made from the step on
+// src/ui/export_dialog.cpp — File → Export figure…: the figure `warpscope export` writes, made from the step on
 // screen: a view, a file type, a size and a caption (the kernel, its parameters, the step
 // and where the trace came from, editable).
 #include <cstdio>
@@ -7,7 +7,7 @@
 #include "ui/figure/figure.h"
 #include "ui/figure/theme.h"
 #include "ui/ui.h"
-#include "ui/views/views.h"
+#include "ui/controls.h"
 
 namespace ws::ui {
 

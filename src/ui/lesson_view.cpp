@@ -1,4 +1,4 @@
-// src/ui/views/lesson_view.cpp — the lesson panel and the Lessons menu: a lesson of
+// src/ui/lesson_view.cpp — the lesson panel and the Lessons menu: a lesson of
 // assets/lessons step by step, as LessonController (lesson_controller.h) plays it. Each
 // step opens its kernel, parameters and request on screen; a question asks for a
 // prediction while the views that would give the answer away are veiled; the answer is then
@@ -15,7 +15,7 @@
 #include "session/lesson.h"
 #include "ui/figure/theme.h"
 #include "ui/ui.h"
-#include "ui/views/views.h"
+#include "ui/controls.h"
 
 namespace ws::ui {
 
