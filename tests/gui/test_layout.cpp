@@ -592,17 +592,7 @@ TEST_CASE("at 1280x720 the ladder scrolls to the row on screen under a header th
 
 TEST_CASE("on a projector at 1280x720 a program that wrote out of bounds shows its cells large: the whole banner, the lane past the edge") {
   if (!ws::test::have_nvcc("skipped")) return;
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("ws-program-fault-present-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const fs::path prog = dir / "transpose.cu";
-  std::stringstream text;
-  text << std::ifstream("examples/transpose.cu").rdbuf();
-  std::string bad = text.str();
-  const std::string from = "out[x * n + y] = in[y * n + x];";
-  REQUIRE(bad.find(from) != std::string::npos);
-  bad.replace(bad.find(from), from.size(), "out[y * n + x + 1] = in[y * n + x];");
-  std::ofstream(prog) << bad;
+  const std::filesystem::path prog = test::faulting_transpose("fault-present");
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(test::quiet_env());
   u.state.present = true;
@@ -631,7 +621,7 @@ TEST_CASE("on a projector at 1280x720 a program that wrote out of bounds shows i
   };
   CHECK(drawn("went past its edge"));   // the banner's last words: not cut
   CHECK(drawn("past the end of d_out"));  // the strip of the lane past the array
-  fs::remove_all(dir);
+  std::filesystem::remove_all(prog.parent_path());
 }
 
 TEST_CASE("the A/B table: a cost per request, which it does not judge, says where it is judged instead of a bare dash") {

@@ -424,17 +424,11 @@ bool has_fill(const ui::Scene& sc, ImU32 color) {
 TEST_CASE("an out-of-bounds write opens on its request: banner, marked line, lanes past the edge; fixed, the same launch and step") {
   if (!ws::test::have_nvcc("skipped")) return;
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("ws-program-fault-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const fs::path prog = dir / "transpose.cu";
+  const fs::path prog = test::faulting_transpose("fault");
+  const fs::path dir = prog.parent_path();
   std::stringstream text;
   text << std::ifstream("examples/transpose.cu").rdbuf();
   const std::string good = text.str();
-  std::string bad = good;
-  const std::string from = "out[x * n + y] = in[y * n + x];";
-  REQUIRE(bad.find(from) != std::string::npos);
-  bad.replace(bad.find(from), from.size(), "out[y * n + x + 1] = in[y * n + x];");
-  std::ofstream(prog) << bad;
 
   // A full-HD window: at 1280x720 the grid is too short for the lanes' strip, which the
   // banner then stands for (the banners' wrapping at small widths is the next test's).

@@ -3,7 +3,12 @@
 #pragma once
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -69,6 +74,23 @@ inline void check_dialog_escape(ui::HeadlessContext& ctx, ui::Ui& u, bool* flag,
   ctx.frame(u);
   ctx.frame(u);
   CHECK(!ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId));
+}
+
+// A copy of examples/transpose.cu whose naive store writes one element past its row
+// (`out[y * n + x + 1]`: the last thread past the array's end), in a folder of its own
+// named after `tag`; the program's path.
+inline std::filesystem::path faulting_transpose(const std::string& tag) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("ws-program-" + tag + "-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::stringstream text;
+  text << std::ifstream("examples/transpose.cu").rdbuf();
+  std::string bad = text.str();
+  const std::string from = "out[x * n + y] = in[y * n + x];";
+  REQUIRE(bad.find(from) != std::string::npos);
+  bad.replace(bad.find(from), from.size(), "out[y * n + x + 1] = in[y * n + x];");
+  std::ofstream(dir / "transpose.cu") << bad;
+  return dir / "transpose.cu";
 }
 
 }  // namespace ws::test

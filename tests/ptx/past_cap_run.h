@@ -24,17 +24,22 @@ struct PastCap {
   uint32_t repeated = 0;  // Device::blocks_repeated
 };
 
+// `dev` on the compiling engine from its first block, its modules cached in `cache`; on the
+// interpreter when `cache` is empty.
+inline void engine_for(ptx::Device& dev, const std::string& cache) {
+  if (cache.empty()) return;
+  ptx::EngineOptions o;
+  o.cache_dir = cache;
+  o.wait = true;
+  dev.engine(ptx::Engine::Compiled, o);
+}
+
 // Kernel `name` of past_cap.ptx on `workers` workers; on the compiling engine from its first
 // block (its modules cached in `cache`) when `cache` is not empty.
 inline PastCap run_past_cap(const std::string& name, uint32_t workers, const std::string& cache = "") {
   PastCap r;
   ptx::Device dev;
-  if (!cache.empty()) {
-    ptx::EngineOptions o;
-    o.cache_dir = cache;
-    o.wait = true;
-    dev.engine(ptx::Engine::Compiled, o);
-  }
+  engine_for(dev, cache);
   const std::string text = slurp("tests/ptx/fixtures/past_cap.ptx");
   REQUIRE_MESSAGE(!text.empty(), "missing fixture past_cap.ptx");
   dev.load(ptx::parse(text, "past_cap.ptx"));

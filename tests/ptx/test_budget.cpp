@@ -11,6 +11,7 @@
 #include "ptx/machine.h"
 #include "ptx/ptx.h"
 #include "../support.h"
+#include "past_cap_run.h"
 
 using namespace ws;
 
@@ -26,12 +27,7 @@ struct Outcome {
 Outcome run_loop(const std::string& name, uint32_t threads, uint32_t n, uint64_t budget, const std::string& cache = "") {
   Outcome r;
   ptx::Device dev;
-  if (!cache.empty()) {
-    ptx::EngineOptions o;
-    o.cache_dir = cache;
-    o.wait = true;
-    dev.engine(ptx::Engine::Compiled, o);
-  }
+  test::engine_for(dev, cache);
   const std::string text = test::slurp("tests/ptx/fixtures/loops.ptx");
   REQUIRE_MESSAGE(!text.empty(), "missing fixture loops.ptx");
   dev.load(ptx::parse(text, "loops.ptx"));

@@ -175,7 +175,12 @@ void memory_view(ViewContext& c) {
   // The toggles are in the View menu too; a class's layouts give their room to the grids.
   if (!c.state.present && !c.comparing) toolbar(c.state, m);
   const ImVec2 area = ImGui::GetCursorScreenPos();
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const ImVec2 whole = ImGui::GetContentRegionAvail();
+  // The figures' key under the grids where the panel is tall enough (a shared tile's even
+  // and odd bank shading, the sector and line outlines, the shade of traffic).
+  const float key_h = memory_legend_height();
+  const bool keyed = whole.y >= 14 * key_h;
+  const ImVec2 avail(whole.x, keyed ? whole.y - key_h - 4 : whole.y);
   if (p.grids.size() != m.trace().buffers.size()) p.grids.assign(m.trace().buffers.size(), GridView{});
   if (!c.state.memory.follow) hold_views(p.grids);
   const RequestFigures& rv = p.request();
@@ -235,10 +240,15 @@ void memory_view(ViewContext& c) {
   // sectors and lines to count (its lanes' cells stay: they are what the student reasons from).
   if (c.veil) st.conflicts = st.sectors = st.lines = false;
   draw_memory(ImGui::GetWindowDrawList(), area, m, rv, st, layout, c.painter);
+  if (keyed) {
+    Scene key;
+    memory_legend_scene(key, rv, st, whole.x, false);
+    draw_scene(ImGui::GetWindowDrawList(), key, ImVec2(area.x, area.y + whole.y - key_h), nullptr);
+  }
   for (size_t i = 0; i < layout.slots.size() && i < mouse.size(); ++i)
     if (mouse[i].first && !mouse[i].second)
       cell_tooltip(m, p.heat, layout.slots[i], ImVec2(area.x + layout.slots[i].min.x, area.y + layout.slots[i].min.y));
-  ImGui::SetCursorScreenPos(ImVec2(area.x, area.y + avail.y));
+  ImGui::SetCursorScreenPos(ImVec2(area.x, area.y + whole.y));
   ImGui::Dummy(ImVec2(0, 0));
 }
 
