@@ -2,6 +2,7 @@
 // and per barrier epoch (DRAM channel and bank spread of every global array). One pass
 // over the records; no allocation per record.
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <set>
 
@@ -199,7 +200,20 @@ ArrayEpochStats array_spread(uint32_t buffer, uint64_t requests, const std::vect
   return a;
 }
 
+std::string why_site_plain(const trace::Trace& t, const trace::Record& ex, const SiteStats& ss);
+
+// A bulk copy's line: each of its records (one thread's 512 bytes) in the record's words.
 std::string why_site(const trace::Trace& t, const trace::Record& ex, const SiteStats& ss) {
+  const std::string plain = why_site_plain(t, ex, ss);
+  if (ex.site >= t.sites.size()) return plain;
+  const trace::Form f = t.sites[ex.site].form;
+  if (f != trace::Form::BulkRead && f != trace::Form::BulkWrite) return plain;
+  const size_t arrow = plain.find(" → ");
+  return "a bulk copy, one thread's, kept 512 bytes a record: each record's 32 pieces of 16 bytes" +
+         (arrow == std::string::npos ? ": " + plain : plain.substr(arrow));
+}
+
+std::string why_site_plain(const trace::Trace& t, const trace::Record& ex, const SiteStats& ss) {
   if (ex.site >= t.sites.size() || !ss.requests) return "not executed in the recorded blocks";
   const trace::Site& site = t.sites[ex.site];
   const uint32_t bytes = detail::lane_bytes(site.bytes);
@@ -242,7 +256,43 @@ std::string why_unmodelled(const trace::Trace& t, const trace::Record& r) {
          "wavefronts are given";
 }
 
+namespace {
+
+// A bulk (TMA) copy is one thread's instruction, kept as records of up to 512 bytes (32
+// pieces of 16) that follow one another: which of them `r` is, and the copy's bytes.
+std::string bulk_head(const trace::Trace& t, const trace::Record& r, const trace::Site& site) {
+  if (site.form != trace::Form::BulkRead && site.form != trace::Form::BulkWrite) return "";
+  const trace::Record* all = t.records.data();
+  if (&r < all || &r >= all + t.records.size()) return "";
+  const size_t i = size_t(&r - all);
+  auto same = [&](size_t j) {
+    const trace::Record& o = t.records[j];
+    return o.site == r.site && o.block == r.block && o.warp == r.warp && o.seq == r.seq;
+  };
+  size_t a = i, b = i + 1;
+  while (a > 0 && same(a - 1)) --a;
+  while (b < t.records.size() && same(b)) ++b;
+  uint64_t bytes = 0;
+  for (size_t j = a; j < b; ++j) bytes += uint64_t(std::popcount(t.records[j].active)) * site.bytes;
+  return "one thread's bulk copy of " + std::to_string(bytes) + " bytes, record " + std::to_string(i - a + 1) + " of " +
+         std::to_string(b - a) + ": ";
+}
+
+}  // namespace
+
 std::string why(const trace::Trace& t, const trace::Record& r) {
+  if (r.site >= t.sites.size()) return "unknown site";
+  const trace::Site& site = t.sites[r.site];
+  if (const std::string bulk = bulk_head(t, r, site); !bulk.empty()) {
+    const std::string rest = why_plain(t, r);
+    // Its pieces read as a warp's lanes would ("the warp reads 4 runs ..."): said of the record.
+    const size_t arrow = rest.find(" → ");
+    return bulk + (arrow == std::string::npos ? rest : "its 32 pieces of 16 bytes" + rest.substr(arrow));
+  }
+  return why_plain(t, r);
+}
+
+std::string why_plain(const trace::Trace& t, const trace::Record& r) {
   if (r.site >= t.sites.size()) return "unknown site";
   const trace::Site& site = t.sites[r.site];
   uint32_t bytes = detail::lane_bytes(site.bytes);

@@ -276,9 +276,12 @@ std::string copy_why(Metric m, const Facts& f, double v) {
   const uint64_t records = f.copy_bytes / 512 + (f.copy_bytes % 512 != 0);
   const std::string one = "one thread's bulk copy moves " + num(double(f.copy_bytes)) + " bytes (the trace keeps them as " +
                           std::to_string(records) + " record" + (records == 1 ? "" : "s") + " of up to 512 bytes)";
-  if (m == Metric::StagesFit)
-    return num(double(kSharedPerBlock)) + " bytes of shared memory / " + num(double(f.copy_bytes)) + " bytes a copy = " +
-           num(double(kSharedPerBlock) / double(f.copy_bytes)) + ", rounded down; " + one;
+  if (m == Metric::StagesFit) {
+    const uint64_t n = kSharedPerBlock / f.copy_bytes;
+    return "227 KiB (" + std::to_string(kSharedPerBlock) + " bytes) hold " + std::to_string(n) + " whole copies: " +
+           std::to_string(n) + " × " + std::to_string(f.copy_bytes) + " = " + std::to_string(n * f.copy_bytes) +
+           " bytes; " + one;
+  }
   if (m == Metric::MulticastBytes)
     return v > 0 ? one + ", and the multicast lands them in " + num(v / double(f.copy_bytes)) +
                        " other CTA" + (v == double(f.copy_bytes) ? "" : "s") + " of the cluster as well"

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "analysis/analysis.h"
 #include "catalog.h"
 #include "lesson/lesson.h"
 #include "session/lesson.h"
@@ -288,6 +289,9 @@ TEST_CASE("copy_bytes and stages_fit: every record of one bulk copy's issue, and
     return lesson::resolve_step(l.steps[0], t);
   };
   CHECK(ask_on(R"("line": 3)", "copy_bytes").answer.text == "1152 bytes");
+  // The request's line says whose copy a record is, and which of its records.
+  CHECK(analysis::why(t, t.records[1]).rfind("one thread's bulk copy of 1152 bytes, record 2 of 3: its 32 pieces of 16 bytes → ", 0) == 0);
+  CHECK(analysis::why(t, t.records[3]).find("bulk") == std::string::npos);  // the plain load beside it
   CHECK(ask_on(R"("line": 3)", "stages_fit").answer.value == 201);  // 232,448 / 1,152 = 201.8
   CHECK(ask_on(R"("line": 3, "request": 4)", "copy_bytes").answer.text == "512 bytes");
   CHECK(ask_on(R"("line": 3, "request": 4)", "stages_fit").answer.text == "454 stages");
