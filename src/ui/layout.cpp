@@ -64,11 +64,13 @@ PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_
     r.push_back({Panel::Memory, ImVec2(gap, ym + gap), ImVec2(mid - gap * 0.5f, area_bottom), false, "A"});
     r.push_back({Panel::Warp, ImVec2(mid + gap * 0.5f, y0), ImVec2(W - gap, ym), true, "B"});
     r.push_back({Panel::Memory, ImVec2(mid + gap * 0.5f, ym + gap), ImVec2(W - gap, area_bottom), true, "B"});
-  } else if (s.present && (focus == Panel::Memory || (lesson && focus == Panel::Source))) {
+  } else if (s.present && (focus == Panel::Memory ||
+                            (lesson && (focus == Panel::Source || focus == Panel::Pipeline || focus == Panel::Cluster)))) {
     // On a projector, the view the class looks at large on the left. A lesson: while a
     // question waits that is the memory view (the lanes' cells to reason from), the lesson
     // above the veiled inspector on the right; once answered by the source gutter, the
-    // source panel, with the memory and the lesson on the right. A program that stopped or
+    // source panel (or the pipeline or cluster view that shows a copy's bytes), with the
+    // memory and the lesson on the right. A program that stopped or
     // raced: its cells (the banner over them, the lanes past the array's end in view), the
     // inspector and the source line on the right.
     const float mx = std::round(W * 0.57f);

@@ -160,3 +160,25 @@ TEST_CASE("the cluster view exports as a figure: the same scene, under its capti
   CHECK(texts.count("four CTAs of one cluster") == 1);
   for (const std::string& problem : test::text_problems(test::texts_of(f.chunks))) FAIL_CHECK(problem);
 }
+
+TEST_CASE("a cluster whose CTAs reach nothing of each other's says so where it clears the key, in little height too") {
+  // cluster_trace with only its CTAs' own accesses: no distributed shared memory, no multicast.
+  trace::Trace t = test::cluster_trace();
+  std::vector<trace::Record> own;
+  for (const trace::Record& r : t.records) {
+    const trace::Site& s = t.sites[r.site];
+    if (s.space != trace::Space::Cluster && s.form != trace::Form::BulkRead && s.form != trace::Form::BulkWrite) own.push_back(r);
+  }
+  REQUIRE(!own.empty());
+  t.records = own;
+  analysis::DramModel dram;
+  auto m = session::Session::from_trace(std::make_shared<const trace::Trace>(std::move(t)), dram);
+  ui::HeadlessContext ctx(1280, 720);
+  for (ImVec2 size : {ImVec2(390, 150), ImVec2(390, 200), ImVec2(600, 320)}) {
+    CAPTURE(size.y);
+    ui::Scene sc;
+    ui::cluster_scene(sc, *m, 0, size);
+    ui::SceneChunk chunk{sc, ImVec2(0, 0), size};
+    for (const std::string& problem : test::text_problems(test::texts_of({chunk}))) FAIL_CHECK(problem);
+  }
+}

@@ -120,7 +120,7 @@ class ClusterDrawing {
     const float ui = font_for(FontRole::Ui)->FontSize;
     key_h_ = float(keys_.size()) * (small_ + 4) + 6;
     y_ = small_ + 8;
-    const float room_h = std::max(40.0f, size_.y - y_ - key_h_);
+    float room_h = std::max(40.0f, size_.y - y_ - key_h_);
     cols_ = c_.dims.x, rows_ = c_.dims.y * c_.dims.z;
     const float least_box = 96, least_gap = 150;
     if (const uint32_t fit = std::max(1u, uint32_t((size_.x + least_gap) / (least_box + least_gap))); cols_ > fit) {
@@ -132,6 +132,16 @@ class ClusterDrawing {
     for (const analysis::ClusterFanout& f : c_.fanouts) nwords += f.from.size();
     gap_y_ = rows_ > 1 ? 40 : 0;
     const float list_room = rows_ > 1 ? float(std::min<size_t>(nwords, 4)) * (small_ + 3) + 12 : 0;
+    // Short of height, the rows of boxes come closer, then the key gives its room up (the
+    // boxes and their arrows are the figure; at 1280x720 they ran into the key).
+    const float least_bh = ui + small_ + 10;
+    auto boxes_need = [&] { return least_bh * float(rows_) + gap_y_ * float(rows_ - 1) + list_room; };
+    if (rows_ > 1 && boxes_need() > room_h) gap_y_ = std::max(small_ + 8, gap_y_ - (boxes_need() - room_h) / float(rows_ - 1));
+    if (boxes_need() > room_h && !keys_.empty()) {
+      room_h = std::max(40.0f, room_h + key_h_);
+      keys_.clear();
+      key_h_ = 0;
+    }
     gap_x_ = cols_ > 1 ? std::clamp(size_.x * 0.22f, least_gap, 320.0f) : 0;
     bw_ = std::clamp((size_.x - gap_x_ * float(cols_ - 1)) / float(cols_), least_box * 0.6f, 220.0f);
     bh_ = std::clamp((room_h - list_room - gap_y_ * float(rows_ - 1)) / float(rows_), ui + small_ + 10, 100.0f);
@@ -253,8 +263,10 @@ class ClusterDrawing {
         list_y_ += small_ + 3;
       }
     }
-    if (c_.links.empty() && c_.fanouts.empty())
-      sc_.text(ImVec2(size_.x * 0.5f, list_y_ + small_),
+    // Nothing between the CTAs: said under the boxes where it clears the key (at 1280x720 it
+    // was drawn over it), else left to the key and the boxes.
+    if (c_.links.empty() && c_.fanouts.empty() && list_y_ + small_ + 2 <= size_.y - key_h_)
+      sc_.text(ImVec2(size_.x * 0.5f, list_y_ + small_ * 0.5f),
                fit_text(FontRole::Small, "no CTA of this cluster reached another's shared memory in the recorded requests",
                         size_.x),
                t.text_dim, FontRole::Small, 0.5f, 0.5f);
