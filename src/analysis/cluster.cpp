@@ -53,6 +53,7 @@ Cluster cluster_of(const trace::Trace& t, uint32_t block, uint64_t step) {
   // Per bulk write site and rank: the bytes that landed there, and the copies; per bulk read
   // site (its write site's partner) and rank: whether that rank issued any.
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> landed;  // (write site, rank) -> bytes
+  std::map<std::pair<uint32_t, uint32_t>, std::set<std::pair<uint32_t, uint32_t>>> boxes;  // (read site, rank) -> (warp, seq) of each copy issued
   std::set<std::pair<uint32_t, uint32_t>> issued;          // (read site, rank)
   for (uint64_t i = 0; i < t.records.size(); ++i) {
     const trace::Record& r = t.records[i];
@@ -64,6 +65,7 @@ Cluster cluster_of(const trace::Trace& t, uint32_t block, uint64_t step) {
       landed[{r.site, from->second}] += uint64_t(std::popcount(r.active)) * lane_bytes;
     } else if (s.form == trace::Form::BulkRead) {
       issued.insert({r.site, from->second});
+      boxes[{r.site, from->second}].insert({r.warp, r.seq});  // one instruction's records share its seq
     }
     if (s.space != trace::Space::Cluster) continue;
     std::map<uint32_t, uint32_t> lanes;  // rank -> lanes
@@ -95,21 +97,27 @@ Cluster cluster_of(const trace::Trace& t, uint32_t block, uint64_t step) {
     // The instruction's read half: the bulk read site at the same place (its partner link
     // is cleared for copies that land in another CTA).
     const trace::Site& w = t.sites[write_site];
-    auto read_of = [&](uint32_t rk) {
+    uint64_t copies = 0;  // the instructions the issuing ranks ran there
+    auto read_of = [&](uint32_t rk, bool count = false) {
+      bool any = false;
       for (const auto& [site, r] : issued) {
         const trace::Site& s = t.sites[site];
-        if (r == rk && s.file == w.file && s.line == w.line && s.column == w.column) return true;
+        if (r == rk && s.file == w.file && s.line == w.line && s.column == w.column) {
+          any = true;
+          if (count) copies += boxes[{site, r}].size();
+        }
       }
-      return false;
+      return any;
     };
     if (read_of(rank)) continue;
     ClusterFanout f;
     f.line = w.line;
     for (const ClusterCta& cta : out.ctas)
-      if (read_of(cta.rank)) f.from.push_back(cta.rank);
+      if (read_of(cta.rank, true)) f.from.push_back(cta.rank);
     if (f.from.empty()) continue;
     f.to = rank;
     f.bytes = bytes;
+    f.copies = copies;
     out.fanouts.push_back(std::move(f));
   }
   return out;

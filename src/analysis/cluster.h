@@ -35,6 +35,7 @@ struct ClusterFanout {
   std::vector<uint32_t> from;  // ranks that issued copies of the instruction
   uint32_t to = 0;
   uint64_t bytes = 0;  // received
+  uint64_t copies = 0; // the issuing ranks' instructions there (a box each)
 };
 
 struct Cluster {

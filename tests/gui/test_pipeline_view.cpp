@@ -151,3 +151,22 @@ TEST_CASE("the pipeline view exports as a figure: the same scene, under its capt
   CHECK(texts.count("a ring of two stages") == 1);
   for (const std::string& problem : test::text_problems(test::texts_of(f.chunks))) FAIL_CHECK(problem);
 }
+
+TEST_CASE("the pipeline view's key names only the kinds of tick the block has: no mma for a ring that runs none") {
+  trace::Trace t = test::pipeline_trace();
+  std::vector<trace::Event> kept;
+  for (const trace::Event& e : t.events)
+    if (t.event_sites[e.site].form != trace::Form::Mma) kept.push_back(e);
+  REQUIRE(kept.size() < t.events.size());
+  t.events = kept;
+  analysis::DramModel dram;
+  auto m = session::Session::from_trace(std::make_shared<const trace::Trace>(std::move(t)), dram);
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Scene sc;
+  ui::pipeline_scene(sc, *m, 0, ImVec2(900, 400));
+  bool mma = false, wait = false;
+  for (const auto& i : sc.items)
+    if (i.kind == ui::Scene::Kind::Text) mma |= i.text == "mma / wgmma", wait |= i.text == "wait";
+  CHECK_FALSE(mma);
+  CHECK(wait);
+}

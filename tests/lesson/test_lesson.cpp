@@ -13,6 +13,7 @@
 #include <string>
 
 #include "analysis/analysis.h"
+#include "analysis/cluster.h"
 #include "catalog.h"
 #include "lesson/lesson.h"
 #include "session/lesson.h"
@@ -245,6 +246,15 @@ TEST_CASE("the bundled hopper lesson: a TMA box's bytes, the ring's depth, the 1
   const lesson::Resolved own = ask(R"({"title": "s", "program": "tma_multicast.cu", "args": ["128", "0"],
       "focus": {"array": "dA", "op": "load"}, "text": "x", "question": {"ask": "multicast_bytes", "prompt": "?"}})");
   CHECK(own.answer.text == "0 bytes");
+  // Over the launch: rank 0 multicast 4 boxes (k-steps of 32 at N = 128) of 4 KiB into rank 1.
+  const lesson::Lesson mc = lesson::parse(
+      R"({"title": "t", "steps": [{"title": "s", "program": "tma_multicast.cu", "args": ["128", "1"], "text": "x"}]})", "mc.json");
+  const analysis::Cluster c = analysis::cluster_of(recorded(mc.steps[0].launch), 0, 0);
+  REQUIRE(c.fanouts.size() == 1);
+  CHECK(c.fanouts[0].to == 1);
+  CHECK(c.fanouts[0].from == std::vector<uint32_t>{0});
+  CHECK(c.fanouts[0].copies == 4);
+  CHECK(c.fanouts[0].bytes == 4 * 4096);
 }
 
 // ---- answers computed from traces ------------------------------------------------------

@@ -215,8 +215,13 @@ class ClusterDrawing {
     }
     for (const analysis::ClusterFanout& f : c_.fanouts)
       for (uint32_t from : f.from) {
-        char what[96];
-        std::snprintf(what, sizeof what, "TMA multicast, line %u · %s", f.line, fmt_bytes(f.bytes).c_str());
+        char what[128];
+        // Over the launch: its boxes and their bytes ("4 boxes of 4.0 KiB"), not one copy's.
+        if (f.copies > 1 && f.bytes % f.copies == 0)
+          std::snprintf(what, sizeof what, "TMA multicast, line %u · %llu boxes of %s", f.line,
+                        static_cast<unsigned long long>(f.copies), fmt_bytes(f.bytes / f.copies).c_str());
+        else
+          std::snprintf(what, sizeof what, "TMA multicast, line %u · %s", f.line, fmt_bytes(f.bytes).c_str());
         if (over(from, f.to)) {
           bracket(from, f.to, level_[{from, f.to, 1}], t.warn, 2, what, t.warn);
           continue;

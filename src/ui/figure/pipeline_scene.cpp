@@ -23,15 +23,21 @@ namespace {
 // drawn frame after frame (the session's address, its records' and their count).
 std::shared_ptr<const analysis::Pipeline> pipeline_at(const Session& m, uint32_t block) {
   static std::mutex mu;
-  static const void* key[2] = {nullptr, nullptr};
-  static uint64_t for_size = 0;
+  // Keyed by the session, its records and its events (where they lie and how many): a new
+  // trace at a recycled address differs in one of them.
+  static const void* key[3] = {nullptr, nullptr, nullptr};
+  static uint64_t for_size = 0, for_events = 0;
   static std::shared_ptr<const analysis::Pipeline> cached;
   std::lock_guard<std::mutex> g(mu);
-  if (!cached || key[0] != &m || key[1] != m.trace().records.data() || for_size != m.size() || cached->block != block) {
-    cached = std::make_shared<const analysis::Pipeline>(analysis::pipeline_of(m.trace(), m.copies(), block));
+  const trace::Trace& t = m.trace();
+  if (!cached || key[0] != &m || key[1] != t.records.data() || key[2] != t.events.data() || for_size != m.size() ||
+      for_events != t.events.size() || cached->block != block) {
+    cached = std::make_shared<const analysis::Pipeline>(analysis::pipeline_of(t, m.copies(), block));
     key[0] = &m;
-    key[1] = m.trace().records.data();
+    key[1] = t.records.data();
+    key[2] = t.events.data();
     for_size = m.size();
+    for_events = t.events.size();
   }
   return cached;
 }
@@ -148,7 +154,11 @@ void pipeline_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size) {
   std::vector<Key> keys = {{"in flight: issued → landed at a wait", with_alpha(t.warn, 70), true},
                            {"landed, until the slot is filled again", with_alpha(t.accent, 150), false}};
   if (!p.barriers.empty()) keys.push_back({"mbarrier phase: flips when its arrivals and bytes are in", with_alpha(t.accent, 90), false});
-  if (!p.warps.empty()) keys.insert(keys.end(), {{"mma / wgmma", t.good, false}, {"wait", t.text, false}});
+  // The warps' ticks the key names: only the kinds this block has (a transpose runs no mma).
+  const bool mmas = std::any_of(p.ticks.begin(), p.ticks.end(), [](const analysis::PipelineTick& k) { return k.form == trace::Form::Mma; });
+  const bool waits = std::any_of(p.ticks.begin(), p.ticks.end(), [](const analysis::PipelineTick& k) { return k.form != trace::Form::Mma; });
+  if (mmas) keys.push_back({"mma / wgmma", t.good, false});
+  if (waits) keys.push_back({"wait", t.text, false});
   int key_rows = 1;
   for (float kx = 0; Key& k : keys) {
     const float w = 22 + text_size(FontRole::Small, k.what).x;
