@@ -1,7 +1,7 @@
 // tma_multicast.cu — thread block clusters sharing one load: C = A·B in 32 x 32 tiles, the
 // two CTAs of a cluster side by side along a row of C, so both need the same tiles of A.
-//   build/warpscope examples/tma_multicast.cu -- 128 0   (each CTA brings its own A tile)
-//   build/warpscope examples/tma_multicast.cu -- 128 1   (rank 0 multicasts A to both)
+//   build/warpscope examples/tma_multicast.cu --arg 128 --arg 0   (each CTA brings its own A tile)
+//   build/warpscope examples/tma_multicast.cu --arg 128 --arg 1   (rank 0 multicasts A to both)
 // Every k-step, thread 0 of each CTA expects an A box and a B box (4 KiB each) on its
 // mbarrier; then, with multicast, only rank 0 asks the TMA for the A box, and the box lands
 // in the shared memory of both CTAs (mask 0b11), counted on each one's mbarrier. Each CTA

@@ -1,8 +1,8 @@
 // tma_ring.cu — Hopper's way to fill shared memory: the tensor memory accelerator (TMA)
 // copies whole 32 x 32 boxes of a matrix into a ring of shared buffers while one warp
 // transposes the boxes that have already landed.
-//   build/warpscope examples/tma_ring.cu -- 256 0      (boxes land as they are in memory)
-//   build/warpscope examples/tma_ring.cu -- 256 128    (under the 128-byte swizzle)
+//   build/warpscope examples/tma_ring.cu --arg 256 --arg 0     (boxes land as they are in memory)
+//   build/warpscope examples/tma_ring.cu --arg 256 --arg 128   (under the 128-byte swizzle)
 // Warp 0 is the producer: its lane 0 asks the TMA for a box (one instruction moves 4 KiB)
 // and counts the bytes on the stage's "full" mbarrier. Warp 1 is the consumer: it waits for
 // the stage's phase, reads the box column by column (lane i reads row i), writes each column

@@ -212,7 +212,7 @@ static void program_times_view(Ui& ui, const Session& m) {
   const float indent = ImGui::GetFontSize();
   if (!times) {
     ImGui::PushFont(font_for(FontRole::Bold));
-    ImGui::TextUnformatted("No GPU times of this program");
+    ImGui::TextWrapped("No GPU times of this program");  // wrapped: a narrow panel cut it ("… progra")
     ImGui::PopFont();
     const std::string& edited = ui.timing.edited(m);
     flow_text(m.from_gpu() ? "This run did not time its launches."
