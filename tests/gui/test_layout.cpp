@@ -596,11 +596,7 @@ TEST_CASE("on a projector at 1280x720 a program that wrote out of bounds shows i
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(test::quiet_env());
   u.state.present = true;
-  session::LaunchSpec spec;
-  spec.program.source = prog.string();
-  spec.program.echo = false;
-  u.open_program(spec);
-  test::settle(ctx, u);
+  open_program_settled(ctx, u, prog.string());
   REQUIRE(u.pane.model);
   REQUIRE(u.status.problem.kind == "out_of_bounds");
   REQUIRE(u.problem_step_on(u.pane) >= 0);
