@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include <algorithm>
+#include <sstream>
 #include <cmath>
 
 #include "ui/settings.h"
@@ -275,9 +276,19 @@ void Ui::poll() {
       status.record_error.clear();
       status.build_errors.clear();
       if (o->origin == session::Origin::Program && !o->session->program_output().empty()) {
-        const long lines = long(std::count(o->session->program_output().begin(), o->session->program_output().end(), '\n'));
-        char text[96];
-        std::snprintf(text, sizeof text, "the program printed %ld line%s (File → Program output)", lines, lines == 1 ? "" : "s");
+        // The program's own lines apart from the emulated device's notes ("warpscope: ...").
+        long lines = 0, notes = 0;
+        std::istringstream out(o->session->program_output());
+        for (std::string l; std::getline(out, l);) ++(l.rfind("warpscope: ", 0) == 0 ? notes : lines);
+        char text[160];
+        if (notes && lines)
+          std::snprintf(text, sizeof text, "the program printed %ld line%s, and warpscope %ld note%s (File → Program output)", lines,
+                        lines == 1 ? "" : "s", notes, notes == 1 ? "" : "s");
+        else if (notes)
+          std::snprintf(text, sizeof text, "warpscope noted %ld thing%s about the program (File → Program output)", notes,
+                        notes == 1 ? "" : "s");
+        else
+          std::snprintf(text, sizeof text, "the program printed %ld line%s (File → Program output)", lines, lines == 1 ? "" : "s");
         message(text);
       }
       // The note of a large launch ("recording blocks 0-3 only") lasts while it is true.

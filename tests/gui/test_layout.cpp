@@ -642,3 +642,17 @@ TEST_CASE("the A/B table: a cost per request, which it does not judge, says wher
   CHECK(judged);
   CHECK_FALSE(dash);
 }
+
+TEST_CASE("the status line counts a program's own lines apart from the emulated device's notes") {
+  if (!ws::test::have_nvcc("skipped")) return;
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Ui u(quiet_env());
+  session::LaunchSpec spec;
+  spec.program.source = "examples/tma_multicast.cu";
+  spec.program.args = {"128", "1"};  // its multicast: one note that its tiles are not coloured by column
+  spec.program.echo = false;
+  u.open_program(spec);
+  settle(ctx, u);
+  REQUIRE(u.pane.model);
+  CHECK(u.status.text == "the program printed 1 line, and warpscope 1 note (File → Program output)");
+}
