@@ -1,7 +1,8 @@
 // src/lesson/lesson.h — guided lessons that make students predict before they see.
 //
 // A lesson is a JSON file under assets/lessons/ (format in assets/lessons/README.md): a
-// title and ordered steps. Each step names a catalog launch, optionally focuses one access
+// title and ordered steps. Each step names a catalog launch (or a launch of an example
+// program of examples/, run on the emulated device), optionally focuses one access
 // (a site picked by array and op, source text or line; a block, warp and request), shows
 // a short text and may ask a question. The answer is never written in the file: it is
 // computed from the recorded trace through the analysis, so a change in a kernel changes
