@@ -193,8 +193,6 @@ std::string figure_text(double v);
 // request; ideal 4"); a bulk (TMA) copy's record says whose copy it is and which of its
 // records ("one thread's bulk copy of 4096 bytes, record 1 of 8: its 32 pieces …").
 std::string why(const trace::Trace& t, const trace::Record& r);
-// The same, of the record alone (a bulk copy's record as if its pieces were lanes).
-std::string why_plain(const trace::Trace& t, const trace::Record& r);
 
 // The line for a whole site: the shape of `example` (one request of the site), the
 // numbers of `s` (averages over all its requests). What analyze() writes in SiteStats::why,

@@ -200,7 +200,10 @@ ArrayEpochStats array_spread(uint32_t buffer, uint64_t requests, const std::vect
   return a;
 }
 
+namespace {
 std::string why_site_plain(const trace::Trace& t, const trace::Record& ex, const SiteStats& ss);
+std::string why_plain(const trace::Trace& t, const trace::Record& r);
+}  // namespace
 
 // A bulk copy's line: each of its records (one thread's 512 bytes) in the record's words.
 std::string why_site(const trace::Trace& t, const trace::Record& ex, const SiteStats& ss) {
@@ -212,6 +215,8 @@ std::string why_site(const trace::Trace& t, const trace::Record& ex, const SiteS
   return "a bulk copy, one thread's, kept 512 bytes a record: each record's 32 pieces of 16 bytes" +
          (arrow == std::string::npos ? ": " + plain : plain.substr(arrow));
 }
+
+namespace {
 
 std::string why_site_plain(const trace::Trace& t, const trace::Record& ex, const SiteStats& ss) {
   if (ex.site >= t.sites.size() || !ss.requests) return "not executed in the recorded blocks";
@@ -227,7 +232,7 @@ std::string why_site_plain(const trace::Trace& t, const trace::Record& ex, const
   // apart at s = 1, 4 at s = 2), the example's shape beside the site's worst would not add
   // up: the example is described alone, with the worst of the others.
   if (const SharedCost own = shared_cost(site, ex); own.max_way != ss.max_way)
-    return why(t, ex) + "; other requests of the line up to " + std::to_string(ss.max_way) + "-way";
+    return why_plain(t, ex) + "; other requests of the line up to " + std::to_string(ss.max_way) + "-way";
   detail::SharedNumbers n;
   n.wavefronts = ss.wavefronts_per_request;
   n.ideal = double(ss.ideal_wavefronts) / double(ss.requests);
@@ -236,6 +241,8 @@ std::string why_site_plain(const trace::Trace& t, const trace::Record& ex, const
   detail::shared_banks(ex, bytes, n.banks_used, n.bank);
   return detail::why_shared(t, site, p, n, false);
 }
+
+}  // namespace
 
 std::string why_unmodelled(const trace::Trace& t, const trace::Record& r) {
   std::set<uint32_t> ranks;
@@ -278,20 +285,7 @@ std::string bulk_head(const trace::Trace& t, const trace::Record& r, const trace
          std::to_string(b - a) + ": ";
 }
 
-}  // namespace
-
-std::string why(const trace::Trace& t, const trace::Record& r) {
-  if (r.site >= t.sites.size()) return "unknown site";
-  const trace::Site& site = t.sites[r.site];
-  if (const std::string bulk = bulk_head(t, r, site); !bulk.empty()) {
-    const std::string rest = why_plain(t, r);
-    // Its pieces read as a warp's lanes would ("the warp reads 4 runs ..."): said of the record.
-    const size_t arrow = rest.find(" → ");
-    return bulk + (arrow == std::string::npos ? rest : "its 32 pieces of 16 bytes" + rest.substr(arrow));
-  }
-  return why_plain(t, r);
-}
-
+// Of the record alone (a bulk copy's record as if its pieces were lanes).
 std::string why_plain(const trace::Trace& t, const trace::Record& r) {
   if (r.site >= t.sites.size()) return "unknown site";
   const trace::Site& site = t.sites[r.site];
@@ -312,5 +306,20 @@ std::string why_plain(const trace::Trace& t, const trace::Record& r) {
   detail::shared_banks(r, bytes, n.banks_used, n.bank);
   return detail::why_shared(t, site, p, n, true);
 }
+
+}  // namespace
+
+std::string why(const trace::Trace& t, const trace::Record& r) {
+  if (r.site >= t.sites.size()) return "unknown site";
+  const trace::Site& site = t.sites[r.site];
+  if (const std::string bulk = bulk_head(t, r, site); !bulk.empty()) {
+    const std::string rest = why_plain(t, r);
+    // Its pieces read as a warp's lanes would ("the warp reads 4 runs ..."): said of the record.
+    const size_t arrow = rest.find(" → ");
+    return bulk + (arrow == std::string::npos ? rest : "its 32 pieces of 16 bytes" + rest.substr(arrow));
+  }
+  return why_plain(t, r);
+}
+
 
 }  // namespace ws::analysis

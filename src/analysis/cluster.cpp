@@ -53,8 +53,9 @@ Cluster cluster_of(const trace::Trace& t, uint32_t block, uint64_t step) {
   // Per bulk write site and rank: the bytes that landed there, and the copies; per bulk read
   // site (its write site's partner) and rank: whether that rank issued any.
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> landed;  // (write site, rank) -> bytes
-  std::map<std::pair<uint32_t, uint32_t>, std::set<std::pair<uint32_t, uint32_t>>> boxes;  // (read site, rank) -> (warp, seq) of each copy issued
-  std::set<std::pair<uint32_t, uint32_t>> issued;          // (read site, rank)
+  // (read site, rank) -> the (warp, seq) of each copy that rank issued there (one
+  // instruction's records share its seq)
+  std::map<std::pair<uint32_t, uint32_t>, std::set<std::pair<uint32_t, uint32_t>>> issued;
   for (uint64_t i = 0; i < t.records.size(); ++i) {
     const trace::Record& r = t.records[i];
     auto from = rank_of.find(r.block);
@@ -64,8 +65,7 @@ Cluster cluster_of(const trace::Trace& t, uint32_t block, uint64_t step) {
     if (s.form == trace::Form::BulkWrite) {
       landed[{r.site, from->second}] += uint64_t(std::popcount(r.active)) * lane_bytes;
     } else if (s.form == trace::Form::BulkRead) {
-      issued.insert({r.site, from->second});
-      boxes[{r.site, from->second}].insert({r.warp, r.seq});  // one instruction's records share its seq
+      issued[{r.site, from->second}].insert({r.warp, r.seq});
     }
     if (s.space != trace::Space::Cluster) continue;
     std::map<uint32_t, uint32_t> lanes;  // rank -> lanes
@@ -97,27 +97,23 @@ Cluster cluster_of(const trace::Trace& t, uint32_t block, uint64_t step) {
     // The instruction's read half: the bulk read site at the same place (its partner link
     // is cleared for copies that land in another CTA).
     const trace::Site& w = t.sites[write_site];
-    uint64_t copies = 0;  // the instructions the issuing ranks ran there
-    auto read_of = [&](uint32_t rk, bool count = false) {
-      bool any = false;
-      for (const auto& [site, r] : issued) {
-        const trace::Site& s = t.sites[site];
-        if (r == rk && s.file == w.file && s.line == w.line && s.column == w.column) {
-          any = true;
-          if (count) copies += boxes[{site, r}].size();
-        }
+    // The copies rank `rk` issued of that instruction (0: none).
+    auto issued_by = [&](uint32_t rk) {
+      uint64_t n = 0;
+      for (const auto& [key, copies] : issued) {
+        const trace::Site& s = t.sites[key.first];
+        if (key.second == rk && s.file == w.file && s.line == w.line && s.column == w.column) n += copies.size();
       }
-      return any;
+      return n;
     };
-    if (read_of(rank)) continue;
+    if (issued_by(rank)) continue;
     ClusterFanout f;
     f.line = w.line;
     for (const ClusterCta& cta : out.ctas)
-      if (read_of(cta.rank, true)) f.from.push_back(cta.rank);
+      if (const uint64_t n = issued_by(cta.rank)) f.from.push_back(cta.rank), f.copies += n;
     if (f.from.empty()) continue;
     f.to = rank;
     f.bytes = bytes;
-    f.copies = copies;
     out.fanouts.push_back(std::move(f));
   }
   return out;

@@ -12,13 +12,12 @@
 namespace ws::session {
 
 // The spec of a step's launch: a catalog kernel's, or an example program's on the emulated
-// device (its file found beside the assets; a program not found keeps its bare name, and
-// running it says it is missing).
+// device (its file found beside the assets; an empty source where none is: the caller says
+// the example is missing).
 inline LaunchSpec spec_of(const lesson::StepLaunch& l, const std::string& backend = "emulator") {
   LaunchSpec s;
   if (l.is_program()) {
-    const std::string path = trace::find_example(l.program);
-    s.program.source = path.empty() ? l.program : path;
+    s.program.source = trace::find_example(l.program);
     s.program.args = l.args;
     s.program.echo = false;
     s.launch = l.launch;
@@ -39,11 +38,14 @@ inline LaunchSpec spec_of(const lesson::StepLaunch& l, const std::string& backen
 inline bool shows_launch(const lesson::StepLaunch& l, const std::string& kernel, const std::map<std::string, int64_t>& params) {
   return !l.is_program() && runs_as(spec_of(l), kernel, params);
 }
-// Whether a program's launch `launch` (from 0), run as `program` asks, is a program step's.
-inline bool shows_program_launch(const lesson::StepLaunch& l, const program::Options& program, uint32_t launch) {
-  if (!l.is_program()) return false;
-  const LaunchSpec want = spec_of(l);
-  return program.source == want.program.source && program.args == want.program.args && launch == l.launch;
+// Whether `open` runs the program a program step's spec (`want`, spec_of) asks for: the same
+// file with the same arguments.
+inline bool same_program(const LaunchSpec& want, const program::Options& open) {
+  return !want.program.source.empty() && open.source == want.program.source && open.args == want.program.args;
+}
+// The line a step's example program that is not there gives.
+inline std::string missing_example(const lesson::StepLaunch& l) {
+  return "the example program " + l.program + " is not in this installation's examples folder";
 }
 
 // A lesson::Recorder over capture() ("emulator", "gpu" or "auto"); throws what capture throws.
@@ -51,8 +53,7 @@ inline lesson::Recorder lesson_recorder(std::string backend = "emulator") {
   return [backend](const lesson::StepLaunch& l) {
     if (!l.is_program()) return capture(resolve(spec_of(l, backend))).trace;
     const LaunchSpec spec = spec_of(l, backend);
-    if (trace::find_example(l.program).empty())
-      throw InputError("the example program " + l.program + " is not in this installation's examples folder");
+    if (spec.program.source.empty()) throw InputError(missing_example(l));
     trace::Trace whole = capture(resolve(spec)).trace;
     if (l.launch >= whole.launches.size())
       throw InputError(l.program + " made " + std::to_string(whole.launches.size()) + " launch" +

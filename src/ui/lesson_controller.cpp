@@ -90,26 +90,27 @@ void LessonController::go_to(size_t i) {
   L.progress.seen(l, i);
   save_progress();
   const lesson::StepLaunch& launch = l.steps[i].launch;
+  // (its example's file looked up here, not in every frame's shows_step)
+  L.program = launch.is_program() ? session::spec_of(launch) : session::LaunchSpec{};
   if (ui_.pane.model && ui_.recorder.idle() && ui_.record_due_ < 0 && shows_step()) {
     model_arrived();
     return;
   }
   if (launch.is_program()) {
     // The example program: another launch of the one open is shown at once; else it is run.
-    const session::LaunchSpec want = session::spec_of(launch);
     const session::LaunchSpec* open = ui_.open_program_spec();
-    if (ui_.pane.model && ui_.recorder.idle() && open && open->program.source == want.program.source &&
-        open->program.args == want.program.args && launch.launch < ui_.pane.model->launches()) {
+    if (ui_.pane.model && ui_.recorder.idle() && open && session::same_program(L.program, open->program) &&
+        launch.launch < ui_.pane.model->launches()) {
       ui_.show_launch(launch.launch);
       model_arrived();
       return;
     }
-    if (trace::find_example(launch.program).empty()) {
-      L.error = "the example program " + launch.program + " is not in this installation's examples folder";
+    if (L.program.program.source.empty()) {
+      L.error = session::missing_example(launch);
       return;
     }
     L.pending = true;
-    ui_.open_program(want);
+    ui_.open_program(L.program);
     if (ui_.recorder.idle()) {  // refused before it ran (the status line says why)
       L.pending = false;
       L.error = "could not run the example program " + launch.program;
@@ -142,8 +143,8 @@ bool LessonController::shows_step() const {
   const lesson::StepLaunch& l = L.lesson->steps[L.step].launch;
   if (l.is_program()) {
     const session::LaunchSpec* open = ui_.open_program_spec();
-    return open && ui_.pane.model->origin() == "program" &&
-           session::shows_program_launch(l, open->program, ui_.pane.model->launch());
+    return open && ui_.pane.model->origin() == "program" && session::same_program(L.program, open->program) &&
+           ui_.pane.model->launch() == l.launch;
   }
   const auto& tl = ui_.pane.model->trace().launch();
   return session::shows_launch(l, tl.kernel, tl.params);

@@ -40,6 +40,7 @@ struct LessonRun {
   std::vector<lesson::Entry> available;         // the lessons folder, for the menu
   bool panel = false;                           // the lesson panel is on screen (a lesson, or the list)
   std::map<std::string, std::vector<std::string>> kernels;  // lesson id -> the kernels its steps open
+  session::LaunchSpec program;                  // a program step's spec, found once when the step opens
   bool answered() const { return verdict && verdict->correct; }
   // The answer is on screen: answered right, or revealed.
   bool open() const { return answered() || revealed; }
