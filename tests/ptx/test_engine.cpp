@@ -93,8 +93,11 @@ TEST_CASE("past the record cap the compiling engine counts the records and finds
       CHECK(b.races[i].second.thread == a.races[i].second.thread);
     }
     // Every block repeats its BlockRun's reference but the references and the two that race.
+    // On two cores each worker keeps its own reference, and which blocks a worker takes
+    // changes from run to run: the count is bounded there, and exact on one core.
+    CHECK(a.repeated >= 64 - 3 - 2);
     CHECK(b.repeated >= 64 - 3 - 2);
-    CHECK(a.repeated == b.repeated);
+    if (threads == 1) CHECK(a.repeated == b.repeated);
     // late_fault's block 60 writes past d_out: the same fault, and the records counted up to it.
     test::PastCap fa = test::run_past_cap("late_fault", threads), fb = test::run_past_cap("late_fault", threads, cache);
     CHECK(fa.fault.find("out-of-bounds") != std::string::npos);
