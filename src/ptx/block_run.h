@@ -136,6 +136,7 @@ class BlockRun {
     uint32_t buffer = 0;
     uint64_t offset = 0;
     bool remote = false;  // another CTA's shared memory (distributed shared memory; space Cluster)
+    Device::Alloc* alloc = nullptr;  // the device array it lies in (global memory)
   };
   struct Frame {
     uint32_t ret_pc, linked;  // where the call returns to; its Kernel::linked entry
@@ -295,12 +296,17 @@ class BlockRun {
   void fault_request(Fault& f, uint32_t pc, const Insn& in, const Operand& ao, uint32_t w, uint32_t exec, trace::Op op,
                      uint32_t bytes);
   Where resolve(const Insn& in, Space sp, uint64_t a, uint32_t bytes, uint32_t w, int lane);
-  // Notes that this launch read (ld) or wrote (st) or both (atom, red) array `al`: what
-  // decides whether a launch alike it can be skipped (Device::after_run). Any worker.
-  static void touch(Device::Alloc& al, Opc op) {
-    const uint8_t bit = op == Opc::Ld || op == Opc::CpAsync ? Device::Alloc::kRead  // cp.async reads global memory only
+  // Notes that this launch read (ld) or wrote (st) or both (atom) array `al`, or only
+  // reduced into it (Insn::reduces): what decides whether a launch alike it can be skipped
+  // (Device::after_run). Anything but a reduction first has the array's due reductions
+  // applied. Any worker.
+  void touch(Device::Alloc& al, const Insn& in) {
+    const Opc op = in.op;
+    const uint8_t bit = in.reduces ? Device::Alloc::kReduced
+                        : op == Opc::Ld || op == Opc::CpAsync ? Device::Alloc::kRead  // cp.async reads global memory only
                         : op == Opc::St ? Device::Alloc::kWritten
                                         : uint8_t(Device::Alloc::kRead | Device::Alloc::kWritten);
+    if (!in.reduces && al.lazy.load(std::memory_order_acquire)) [[unlikely]] d_.materialize(al);
     std::atomic_ref<uint8_t> t(al.touched);
     if ((t.load(std::memory_order_relaxed) & bit) != bit) t.fetch_or(bit, std::memory_order_relaxed);
   }

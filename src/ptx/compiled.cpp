@@ -96,7 +96,7 @@ bool BlockRun::compiled_find(compiled::Ctx& c, uint32_t pc, uint64_t a, uint32_t
   BlockRun& r = *static_cast<BlockRun*>(c.machine);
   Device::Alloc* al = r.d_.find(a, bytes);
   if (!al || al->space != trace::Space::Global) return false;
-  touch(*al, r.k_.code[pc].op);
+  r.touch(*al, r.k_.code[pc]);
   c.globals[pc] = {al->base, al->base + al->bytes, al->ptr, al};
   return true;
 }

@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "ptx/block_run.h"
+#include "ptx/uniform.h"
 
 namespace ws::ptx {
 
@@ -94,6 +95,7 @@ std::string kernel_name(const std::string& mangled) {
 // them); module-scope shared arrays are each kernel's own, placed per launch.
 void Device::load(Module m) {
   module_ = std::move(m);
+  for (Kernel& k : module_.kernels) mark_reductions(k);
   build_.reset();
   interpreted_seconds_ = 0;
   uint64_t const_off = 0;
@@ -106,6 +108,7 @@ void Device::load(Module m) {
     a->data.resize(size_t(a->bytes), 0);
     a->ptr = a->data.data();
     a->name = v.name;
+    a->serial = ++serials_;
     if (v.space == Space::Const) {
       const_off = (const_off + 15) / 16 * 16;
       a->base = kConstWindow + const_off;
@@ -133,6 +136,7 @@ uint64_t Device::malloc(uint64_t bytes, std::string name) {
   a->data.assign(size_t(bytes), 0);
   a->ptr = a->data.data();
   a->name = std::move(name);
+  a->serial = ++serials_;
   // A gap after every array, so that a read just past its end faults as a teacher expects
   // instead of landing in the next array.
   next_ += std::max<uint64_t>(bytes, 1) + 256;
@@ -148,6 +152,7 @@ uint64_t Device::adopt(void* host, uint64_t bytes, std::string name) {
   a->bytes = bytes;
   a->ptr = static_cast<uint8_t*>(host);
   a->name = std::move(name);
+  a->serial = ++serials_;
   const uint64_t base = a->base;
   allocs_[base] = std::move(a);
   return base;
@@ -158,6 +163,8 @@ bool Device::free(uint64_t addr) {
   auto it = allocs_.find(addr);
   if (it == allocs_.end() || it->second->freed) return false;
   it->second->freed = true;
+  it->second->pending.clear();  // due reductions nobody will see
+  it->second->lazy = false;
   changed(*it->second);
   it->second->ptr = nullptr;
   it->second->data.clear();
@@ -187,6 +194,7 @@ bool Device::to_device(uint64_t dst, const void* src, uint64_t bytes) {
   if (!bytes) return true;
   Alloc* a = find(dst, bytes);
   if (!a) return false;
+  settle(*a, dst - a->base, bytes, true);
   std::memcpy(a->ptr + (dst - a->base), src, bytes);
   changed(*a);
   return true;
@@ -195,6 +203,7 @@ bool Device::to_host(void* dst, uint64_t src, uint64_t bytes) {
   if (!bytes) return true;
   Alloc* a = find(src, bytes);
   if (!a) return false;
+  settle(*a, src - a->base, bytes, false);
   std::memcpy(dst, a->ptr + (src - a->base), bytes);
   return true;
 }
@@ -203,6 +212,8 @@ bool Device::device_to_device(uint64_t dst, uint64_t src, uint64_t bytes) {
   Alloc* s = find(src, bytes);
   Alloc* d = find(dst, bytes);
   if (!s || !d) return false;
+  settle(*s, src - s->base, bytes, false);
+  settle(*d, dst - d->base, bytes, true);
   std::memmove(d->ptr + (dst - d->base), s->ptr + (src - s->base), bytes);
   changed(*d);
   return true;
@@ -211,6 +222,7 @@ bool Device::memset(uint64_t dst, int value, uint64_t bytes) {
   if (!bytes) return true;
   Alloc* a = find(dst, bytes);
   if (!a) return false;
+  settle(*a, dst - a->base, bytes, true);
   std::memset(a->ptr + (dst - a->base), value, bytes);
   changed(*a);
   return true;
@@ -291,13 +303,16 @@ uint64_t Device::launch(const KernelLaunch& given, trace::Builder& b, uint64_t b
   uint64_t lanes = 0;
   uint32_t as_launch = 0;
   if (record_first_ != 0 && repeats(a, as_launch)) {
+    replay(repeats_.at(a.kernel));
     l.recorded = false;
     l.same_as = as_launch;
+    l.reductions_due = !repeats_.at(a.kernel).reduced.empty();
     b.begin_launch(std::move(l));
     return 0;
   }
   b.begin_launch(std::move(l));
   if (record_first_ != 0) keep_before(a);
+  begin_logs();
   const uint32_t number = uint32_t(b.trace().launches.size());
   block_budget_ = budget;
   launch_start_ = std::chrono::steady_clock::now();
@@ -313,8 +328,11 @@ uint64_t Device::launch(const KernelLaunch& given, trace::Builder& b, uint64_t b
     repeats_.erase(a.kernel);
     candidates_.erase(a.kernel);
     before_.clear();
-    for (auto& [base, x] : allocs_)
+    for (auto& [base, x] : allocs_) {
+      materialize(*x);  // the reductions it logged did happen
+      x->log.reset(), x->log_ok = false;
       if (x->touched) x->touched = 0, changed(*x);
+    }
     throw;
   }
   b.launch().lane_accesses = lanes;
@@ -349,6 +367,10 @@ bool Device::alike(const Repeat& r, const KernelLaunch& a) const {
   for (auto [base, version] : r.arrays) {
     auto al = allocs_.find(base);
     if (al == allocs_.end() || al->second->freed || al->second->version != version) return false;
+  }
+  for (const Repeat::Reduced& x : r.reduced) {
+    auto al = allocs_.find(x.base);
+    if (al == allocs_.end() || al->second->freed || al->second->serial != x.serial) return false;
   }
   return true;
 }
@@ -398,7 +420,8 @@ void Device::keep_before(const KernelLaunch& a) {
   const uint64_t free_bytes = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
   if (bytes > std::min<uint64_t>({uint64_t(8) << 30, free_bytes / 2, 16 * c.lanes})) return;
   for (uint64_t base : c.rewritten) {
-    const Alloc& x = *allocs_.at(base);
+    Alloc& x = *allocs_.at(base);
+    materialize(x);
     before_[base].assign(x.ptr, x.ptr + x.bytes);
   }
 }
@@ -407,9 +430,21 @@ void Device::after_run(const Kernel& k, const KernelLaunch& a, uint32_t launch, 
   Repeat r;
   bool repeatable = deterministic(k), candidate = repeatable;
   for (auto& [base, x] : allocs_) {
+    std::shared_ptr<RedLog> log = std::move(x->log);
+    const bool logged = x->log_ok && log;
+    x->log_ok = false;
     if (!x->touched) continue;
-    const uint8_t t = x->touched;
+    uint8_t t = x->touched;
     x->touched = 0;
+    if (t == Alloc::kReduced && logged) {
+      // Only reduced into, every reduction logged: a repeat of the launch only owes them
+      // again. Those that waited behind earlier ones are due now.
+      if (x->lazy) x->pending.emplace_back(log, 1);
+      changed(*x);
+      r.reduced.push_back({base, x->serial, std::move(log)});
+      continue;
+    }
+    if (t & Alloc::kReduced) t = (t & ~Alloc::kReduced) | Alloc::kRead | Alloc::kWritten;
     // Read and written, but left as it was (the launch's bytes kept before it ran): the
     // same state before and after, so a launch alike it would find and leave it so again.
     auto kept = before_.find(base);

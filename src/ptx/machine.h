@@ -201,6 +201,19 @@ class Device {
   // race-free block's, so that the race check settled them without the shadow (races.cpp).
   uint32_t blocks_repeated() const { return blocks_repeated_; }
 
+  // The reductions one launch made into one array, in order: each its byte offset with
+  // its kind (AtomOp, Type, whether global: reduction_kind) above bit 48, and its operand.
+  struct RedLog {
+    struct Entry {
+      uint64_t at, operand;
+    };
+    std::vector<Entry> e;
+    std::atomic<uint64_t>* counted = nullptr;  // the device's bytes of logs, less these when freed
+    ~RedLog() {
+      if (counted) counted->fetch_sub(e.size() * sizeof(Entry), std::memory_order_relaxed);
+    }
+  };
+
   // Trace file index of a .file number (files are added to the trace on first use).
   struct Alloc {
     uint64_t base = 0, bytes = 0;
@@ -214,7 +227,19 @@ class Device {
     // device's write count when its bytes last changed: what a repeated launch is judged by.
     uint8_t touched = 0;
     uint64_t version = 0;
-    static constexpr uint8_t kRead = 1, kWritten = 2;
+    static constexpr uint8_t kRead = 1, kWritten = 2, kReduced = 4;  // kReduced: only by reductions (Insn::reduces)
+    uint64_t serial = 0;  // which allocation this is (a base may be given again after a free)
+    // Reductions due but not yet applied: the logs of launches that only reduced into this
+    // array, each with how many times it is due, in order. Applied (materialize) before
+    // anything else reads or writes the array; dropped when it is freed or overwritten
+    // whole. `lazy` while any are due, or while the running launch's reductions into it
+    // are only logged.
+    std::vector<std::pair<std::shared_ptr<const RedLog>, uint64_t>> pending;
+    std::atomic<bool> lazy{false};
+    // The running launch's reductions into it, in the order they were made, while they
+    // are kept (`log_ok`: none was lost to the log budget or to another kind of access).
+    std::shared_ptr<RedLog> log;
+    bool log_ok = false;
   };
 
  private:
@@ -243,6 +268,22 @@ class Device {
   // whether a launch alike it could be skipped.
   void after_run(const Kernel& k, const KernelLaunch& a, uint32_t launch, uint64_t lanes);
   void changed(Alloc& a) { a.version = ++writes_; }
+  // Reductions (reductions.cpp). Applies `a`'s due reductions, then the running launch's
+  // logged ones, and ends its log: before anything but a reduction reaches its bytes.
+  // `locked`: the caller holds atomics_. Cheap when none are due.
+  void materialize(Alloc& a, bool locked = false);
+  // One reduction into `a` (its kind and byte offset as the log keeps them), logged while
+  // its log is kept; true when it is only logged, due after the array's waiting ones.
+  bool log_reduction(Alloc& a, uint64_t at, uint64_t operand, bool locked);
+  // Host access of [off, off + bytes) of `a`: its due reductions applied, or dropped when
+  // `overwrite` covers the whole array.
+  void settle(Alloc& a, uint64_t off, uint64_t bytes, bool overwrite);
+  // At a launch's start: every array's log begun empty (host memory keeps none), the budget
+  // for logs set.
+  void begin_logs();
+  std::atomic<uint64_t> log_bytes_{0};  // of every RedLog alive
+  uint64_t log_limit_ = 0;
+  uint64_t serials_ = 0;
 
   // A launch that read no array it wrote and ran nothing but arithmetic and memory
   // (no printf, clock, malloc, host memory): run again with the same parameters on arrays
@@ -255,11 +296,20 @@ class Device {
     uint32_t launch = 0;                                // 1-based, in the trace
     std::vector<uint64_t> rewritten;                    // (a candidate's) arrays it read and wrote
     uint64_t lanes = 0;                                 // (a candidate's) lane accesses
+    // Arrays the launch only reduced into (their bytes never steered it): base, serial,
+    // and its reductions, due again at each repeat instead of running it.
+    struct Reduced {
+      uint64_t base, serial;
+      std::shared_ptr<const RedLog> log;
+    };
+    std::vector<Reduced> reduced;
   };
   // Whether launch `a` is alike the launch `r` keeps (kernel shape, parameters) and every
   // array that launch touched is as it left it: what a repeat and a candidate both ask.
   bool alike(const Repeat& r, const KernelLaunch& a) const;
   std::map<std::string, Repeat> repeats_;               // per kernel: its last launch, if repeatable
+  // A repeat of `r`: its reductions due once more in each array it reduced into.
+  void replay(const Repeat& r);
   // A launch that read arrays it wrote (C = A·B + 0·C, a histogram) cannot be skipped on
   // its parameters alone; but when a launch alike it, on the same bytes, leaves those arrays
   // as it found them, it reached a fixed point: any later launch alike it would too. Per

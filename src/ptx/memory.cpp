@@ -1,4 +1,4 @@
-// src/ptx/memory.cpp — loads, stores and atomics of a warp: addresses resolved through
+// src/ptx/memory.cpp — loads, stores and atomics of a warp (their arithmetic: atomics.cpp): addresses resolved through
 // the state spaces and the generic windows to the array that holds them (an access outside
 // every array faults with the GPU's kind of message), the block's shared window and local
 // frames, and each warp-level access recorded for the trace with its site and array (in a
@@ -153,7 +153,8 @@ BlockRun::Where BlockRun::resolve(const Insn& in, Space sp, uint64_t a, uint32_t
         }
         fault(in, w, lane, "no array", int64_t(a), 0);
       }
-      touch(*al, in.op);
+      touch(*al, in);
+      r.alloc = al;
       r.p = al->ptr + (a - al->base);
       r.space = al->space;
       r.buffer = record_ ? global_buffer(*al) : trace::kNoBuffer;
@@ -404,7 +405,7 @@ bool BlockRun::one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec,
   const uint64_t a0 = at[first];
   if (!al || al->freed || a0 < al->base || a0 + bytes > al->base + al->bytes) al = d_.find(a0, bytes);
   if (!al || al->space != trace::Space::Global) return false;
-  touch(*al, in.op);
+  touch(*al, in);
   if (!place(al->base, al->base + al->bytes, al->ptr)) return false;
   r.buffer = record_ ? global_buffer(*al) : trace::kNoBuffer;
   r.space = trace::Space::Global;
@@ -494,80 +495,5 @@ uint64_t BlockRun::memory_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t e
   return in.space == Space::Param ? 0 : uint64_t(std::popcount(exec));
 }
 
-
-namespace {
-
-bool nan_bits(Type t, uint64_t v) {
-  return t == Type::F64 ? (v & ~(1ull << 63)) > 0x7ff0000000000000ull : (v & 0x7fffffffu) > 0x7f800000u;
-}
-uint64_t flush32(uint64_t v) { return (v & 0x7f800000u) == 0 ? (v & 0x80000000u) : v; }
-
-// atom/red.add of f32 or f64 as the H100's memory units compute it. A NaN: f32's canonical
-// 7fffffff; f64's passed through, in shared memory the memory's own before the operand's,
-// quieted, in global memory the operand's before the memory's, left as it is. In global
-// memory f32 subnormals, read or written, are zeros.
-uint64_t atom_add_float(Type t, bool global, uint64_t old, uint64_t b) {
-  if (t == Type::F64) {
-    if (nan_bits(t, old) || nan_bits(t, b)) {
-      if (global) return nan_bits(t, b) ? b : old;
-      return (nan_bits(t, old) ? old : b) | (1ull << 51);
-    }
-    return bits(f64(old) + f64(b));
-  }
-  if (global) old = flush32(old), b = flush32(b);
-  const uint64_t r = bits(f32(old) + f32(b));
-  if (nan_bits(t, r)) return 0x7fffffffu;
-  return global ? flush32(r) : r;
-}
-
-}  // namespace
-
-// atom / red for each lane in lane order, one at a time as the hardware serialises them, so
-// that lanes reaching one address see each other's updates; atom returns the old value.
-void BlockRun::atomics(const Insn& in, uint32_t w, uint32_t exec, const Where* where) {
-  const Type t = in.type;
-  const bool red = in.op == Opc::Red;
-  const Operand& d = in.o[0];
-  const Operand& bo = red ? in.o[1] : in.o[2];
-  const Operand& co = in.o[3];
-  const uint32_t eb = type_bytes(t);
-  const uint64_t mask = width_mask(t);
-  // Other workers' blocks may reach the same words of global memory (a block's shared
-  // memory is its own).
-  bool global = false;
-  for (uint32_t m = atomics_ ? exec : 0; m; m &= m - 1) global |= where[std::countr_zero(m)].space != trace::Space::Shared;
-  std::unique_lock<std::mutex> hold = global ? std::unique_lock<std::mutex>(*atomics_) : std::unique_lock<std::mutex>();
-  for (uint32_t m = exec; m; m &= m - 1) {  // lane order: one at a time, as the hardware serialises them
-    const int l = std::countr_zero(m);
-    uint64_t old = 0;
-    std::memcpy(&old, where[l].p, eb);
-    const uint64_t b = val(bo, w, l);
-    uint64_t nv = old;
-    switch (AtomOp(in.sub)) {
-      case AtomOp::Add:
-        if (is_half(t)) nv = half_arith(HalfFn::Add, t, Rnd::Rn, old, b, 0);
-        else if (is_float(t)) nv = atom_add_float(t, in.space != Space::Shared, old, b);
-        else nv = (old + b) & mask;
-        break;
-      case AtomOp::Min:
-        if (is_float(t)) nv = from_double(t, std::fmin(as_double(t, old), as_double(t, b)));
-        else nv = is_signed(t) ? uint64_t(std::min(sext(t, old), sext(t, b))) & mask : std::min(old & mask, b & mask);
-        break;
-      case AtomOp::Max:
-        if (is_float(t)) nv = from_double(t, std::fmax(as_double(t, old), as_double(t, b)));
-        else nv = is_signed(t) ? uint64_t(std::max(sext(t, old), sext(t, b))) & mask : std::max(old & mask, b & mask);
-        break;
-      case AtomOp::Exch: nv = b; break;
-      case AtomOp::Cas: nv = (old & mask) == (b & mask) ? val(co, w, l) : old; break;
-      case AtomOp::And: nv = old & b; break;
-      case AtomOp::Or: nv = old | b; break;
-      case AtomOp::Xor: nv = old ^ b; break;
-      case AtomOp::Inc: nv = (old & mask) >= (b & mask) ? 0 : old + 1; break;
-      case AtomOp::Dec: nv = ((old & mask) == 0 || (old & mask) > (b & mask)) ? b : old - 1; break;
-    }
-    std::memcpy(where[l].p, &nv, eb);
-    if (!red) set(d, w, l, old & mask);
-  }
-}
 
 }  // namespace ws::ptx

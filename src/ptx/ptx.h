@@ -130,6 +130,9 @@ struct Insn {
   uint32_t guard = kSink;   // predicate register, kSink: none
   uint32_t matrix = 0;      // ldmatrix / mma / wmma: shape, part, layouts and types (matrix.h)
   bool guard_neg = false;
+  // red, or an atom (not cas) of global memory whose old value nothing reads: a pure
+  // reduction, which the device may apply later in the same order (mark_reductions).
+  bool reduces = false;
   // Where it came from: .loc file (index into Module::files), line, column; the text.
   uint32_t file = 0, line = 0, column = 0;
   uint32_t text_line = 0;   // line in the PTX text

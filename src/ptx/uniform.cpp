@@ -125,6 +125,21 @@ std::vector<uint8_t> uniform_registers(const Kernel& k) {
   return u;
 }
 
+bool old_value_read(const Kernel& k, const Insn& in) {
+  if (in.op == Opc::Red) return false;
+  if (in.o[0].kind != Operand::Reg) return in.o[0].kind != Operand::None;
+  if (in.o[0].reg == kSink) return false;
+  bool read = false;
+  for (const Insn& other : k.code) for_each_read(k, other, [&](uint32_t r) { read |= r == in.o[0].reg; });
+  return read;
+}
+
+void mark_reductions(Kernel& k) {
+  for (Insn& in : k.code)
+    in.reduces = (in.op == Opc::Red || in.op == Opc::Atom) && AtomOp(in.sub) != AtomOp::Cas && in.vec == 1 &&
+                 (in.space == Space::Global || in.space == Space::Generic) && !old_value_read(k, in);
+}
+
 bool uniform_address(const Operand& a, const std::vector<uint8_t>& uniform) {
   const bool reg_uniform = a.reg < uniform.size() && uniform[a.reg];
   if (a.kind == Operand::Addr) return !a.has_reg || reg_uniform;
@@ -141,11 +156,7 @@ trace::AtomicPath atomic_path(const Kernel& k, const Insn& in, const std::vector
   const bool constant = value.kind == Operand::Imm;
   // Each lane's old value of a combined add of different values would need a prefix sum:
   // only an atom whose result nothing reads is combined then.
-  bool result_read = false;
-  if (!red && in.o[0].kind == Operand::Reg && in.o[0].reg != kSink)
-    for (const Insn& other : k.code)
-      for_each_read(k, other, [&](uint32_t r) { result_read |= r == in.o[0].reg; });
-  if (uniform_address(addr, uniform) && (red || constant || !result_read)) return AtomicPath::Combined;
+  if (uniform_address(addr, uniform) && (red || constant || !old_value_read(k, in))) return AtomicPath::Combined;
   if (in.space == Space::Shared && constant && value.imm == 1) return AtomicPath::Increment;
   return AtomicPath::PerLane;
 }

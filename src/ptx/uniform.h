@@ -23,6 +23,14 @@ std::vector<uint8_t> uniform_registers(const Kernel& k);
 // Whether address operand `a` is the same for every lane (no base register, or a uniform one).
 bool uniform_address(const Operand& a, const std::vector<uint8_t>& uniform);
 
+// Whether any instruction of `k` reads the old value atom `in` hands back (false for red,
+// and for an atom whose destination is `_` or a register nothing reads).
+bool old_value_read(const Kernel& k, const Insn& in);
+
+// Sets Insn::reduces on each instruction of `k` that only reduces into global memory: red,
+// or an atom other than cas whose old value nothing reads.
+void mark_reductions(Kernel& k);
+
 // How ptxas carries out atom / red `in` of `k` on sm_80 and later (`uniform` from
 // uniform_registers(k)): Combined for a 32-bit integer add to a uniform address whose
 // per-lane result is not needed (red, an unused atom result, or an add of a constant),

@@ -302,6 +302,7 @@ struct UnrecordedRun {
   uint64_t lane_accesses = 0;
   double seconds = 0;
   size_t repeated = 0;  // of them, not run again (trace::Launch::same_as)
+  size_t reduced = 0;   // of those, with their reductions kept (trace::Launch::reductions_due)
 };
 UnrecordedRun unrecorded_of(const std::vector<std::shared_ptr<const Session>>& shown, size_t i, size_t n) {
   UnrecordedRun r;
@@ -311,6 +312,7 @@ UnrecordedRun unrecorded_of(const std::vector<std::shared_ptr<const Session>>& s
     r.lane_accesses += shown[k]->trace().launch().lane_accesses;
     r.seconds += shown[k]->trace().launch().seconds;
     r.repeated += shown[k]->trace().launch().same_as != 0;
+    r.reduced += shown[k]->trace().launch().reductions_due;
   }
   const auto& all = shown[i]->whole_trace().launches;
   for (uint32_t k = shown[i]->launch(); k-- > 0;)
@@ -336,7 +338,9 @@ std::string unrecorded_text(const std::vector<std::shared_ptr<const Session>>& s
   // Launches alike with the same parameters on unchanged bytes (ptx::Device::repeats).
   if (r.repeated)
     out += std::string("; ") + (r.repeated == n ? "" : std::to_string(r.repeated) + " of them ") +
-           "not run again: same parameters and input bytes as before, the outputs already in place";
+           "not run again: same parameters and input bytes as before, the outputs already in place" +
+           (r.reduced ? std::string(" and their atomic updates kept, made in order when the array they update is next read")
+                      : std::string());
   return out + ")\n";
 }
 
@@ -359,6 +363,7 @@ nlohmann::ordered_json unrecorded_json(const std::vector<std::shared_ptr<const S
     j["emulated_seconds"] = r.seconds;
   }
   j["not_run_again"] = r.repeated;
+  j["updates_kept"] = r.reduced;
   return j;
 }
 

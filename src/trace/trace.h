@@ -212,6 +212,9 @@ struct Launch {
   // Not run again (unrecorded): launch `same_as` (1-based) had the same kernel, grid,
   // parameters and input bytes, and its outputs were still in place; 0 when it ran.
   uint32_t same_as = 0;
+  // With same_as: the launch's atomic updates of arrays it never reads (reductions) were
+  // kept instead of made, to be made in order when such an array is next read.
+  bool reductions_due = false;
   // Spaces the recorder was told to leave out (a GPU trace of global accesses only): their
   // accesses ran unseen, so their figures are unknown, not zero. Empty: every space.
   std::vector<Space> unrecorded_spaces;

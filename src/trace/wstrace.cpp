@@ -93,6 +93,7 @@ std::string metadata(const Trace& t) {
     if (!l.engine.empty()) j["engine"] = l.engine;
     if (!l.recorded) j["recorded"] = false;  // absent in older files: every launch was recorded
     if (l.same_as) j["same_as"] = l.same_as;
+    if (l.reductions_due) j["reductions_due"] = true;
     if (!l.unrecorded_spaces.empty()) {  // absent in older files: every space was recorded
       j["unrecorded_spaces"] = json::array();
       for (Space sp : l.unrecorded_spaces) j["unrecorded_spaces"].push_back(to_string(sp));
@@ -367,6 +368,10 @@ Launch read_launch(const json& m) {
   if (auto it = m.find("same_as"); it != m.end()) {
     if (!it->is_number_unsigned()) corrupted("metadata 'same_as' is not a launch number");
     l.same_as = it->get<uint32_t>();
+  }
+  if (auto it = m.find("reductions_due"); it != m.end()) {
+    if (!it->is_boolean()) corrupted("metadata 'reductions_due' is not true or false");
+    l.reductions_due = it->get<bool>();
   }
   if (auto it = m.find("unrecorded_spaces"); it != m.end()) {
     if (!it->is_array()) corrupted("metadata 'unrecorded_spaces' is not a list");

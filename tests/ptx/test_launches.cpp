@@ -39,7 +39,8 @@ std::vector<uint8_t> pack(const ptx::Kernel& k, T... args) {
 
 // The reduction fixture over n values i % 7 - 3 on `threads` workers, every launch after the
 // first unrecorded: the total of `launches` launches into one counter (an atomic per block).
-long long reduce_total(uint32_t workers, int n, int launches, trace::Trace& t) {
+// `fresh`: the input written again before each launch (the same bytes), so that each runs.
+long long reduce_total(uint32_t workers, int n, int launches, trace::Trace& t, bool fresh = true) {
   ptx::Device dev;
   dev.load(ptx::parse(fixture("reduce.ptx")));
   dev.record_launches(1);
@@ -51,7 +52,10 @@ long long reduce_total(uint32_t workers, int n, int launches, trace::Trace& t) {
   const ptx::Kernel& k = dev.module().kernels.at(0);
   trace::Builder bld(t);
   const uint32_t threads = 128, blocks = uint32_t((n + threads * 2 - 1) / (threads * 2));
-  for (int i = 0; i < launches; ++i) dev.launch({k.name, {blocks, 1, 1}, {threads, 1, 1}, threads * 4, pack(k, din, dtot, n)}, bld);
+  for (int i = 0; i < launches; ++i) {
+    if (fresh) REQUIRE(dev.to_device(din, h.data(), uint64_t(n) * 4));
+    dev.launch({k.name, {blocks, 1, 1}, {threads, 1, 1}, threads * 4, pack(k, din, dtot, n)}, bld);
+  }
   int got = 0;
   REQUIRE(dev.to_host(&got, dtot, 4));
   return got;
@@ -265,14 +269,16 @@ TEST_CASE("a launch that reads what it writes is skipped once a launch alike it 
   for (size_t i = 12; i < 15; ++i) CHECK(t.launches[i].same_as == 0);
 }
 
-TEST_CASE("a launch that reads what it writes, or one recorded because every launch is, always runs") {
+TEST_CASE("a launch recorded because every launch is always runs; one that only adds into its total is skipped, its adds still counted") {
   trace::Trace t;
-  CHECK(reduce_total(1, 1000, 3, t) == 3 * ([] {
+  CHECK(reduce_total(1, 1000, 3, t, false) == 3 * ([] {
           long long s = 0;
           for (int i = 0; i < 1000; ++i) s += i % 7 - 3;
           return s;
         }()));
-  for (const trace::Launch& l : t.launches) CHECK(l.same_as == 0);
+  REQUIRE(t.launches.size() == 3);
+  CHECK(t.launches[1].same_as == 1);
+  CHECK(t.launches[2].same_as == 1);
 
   ptx::Device dev;
   dev.load(ptx::parse(fixture("vector_add.ptx")));
@@ -344,4 +350,135 @@ TEST_CASE("a kernel that asserts is deterministic: a launch alike the last, its 
   REQUIRE(t.launches.size() == 3);
   CHECK(t.launches[1].same_as == 1);
   CHECK(t.launches[2].same_as == 1);
+}
+
+namespace {
+
+// tests/ptx/fixtures/reductions.cu on one device: scatter_add adds in[i] into out[i % m]
+// and 1 into hits[i % m] (atomics whose old values nothing reads), twice doubles out in
+// place, ticket hands each thread the counter's old value. `lazy`: launches alike the last
+// on unchanged inputs are skipped (their reductions kept for later), else every launch is
+// recorded and runs. One worker: the float sums are added in one order on both.
+// add_then_double adds in's values in the other order in all blocks but its last, which doubles out.
+struct Reductions {
+  static constexpr int n = 5000, m = 37;
+  ptx::Device dev;
+  trace::Trace t;
+  trace::Builder b{t};
+  uint64_t out = 0, hits = 0, in = 0;
+  explicit Reductions(bool lazy) {
+    dev.load(ptx::parse(fixture("reductions.ptx")));
+    dev.record_launches(lazy ? 1 : 0);
+    dev.threads(1);
+    out = dev.malloc(m * 4, "d_out"), hits = dev.malloc(m * 4, "d_hits"), in = dev.malloc(n * 4, "d_in");
+    std::vector<float> v(n);
+    // Magnitudes far apart, so that a sum in another order rounds otherwise.
+    for (int i = 0; i < n; ++i) v[size_t(i)] = (i % 3 ? 1.0f : 3.0e7f) + float(i) * 0.37f;
+    REQUIRE(dev.to_device(in, v.data(), n * 4));
+    REQUIRE(dev.memset(out, 0, m * 4));
+    REQUIRE(dev.memset(hits, 0, m * 4));
+  }
+  const ptx::Kernel& kernel(const char* name) {
+    for (const ptx::Kernel& k : dev.module().kernels)
+      if (k.name.find(name) != std::string::npos) return k;
+    FAIL("no kernel " << name);
+    return dev.module().kernels.at(0);
+  }
+  uint64_t scatter() {
+    const ptx::Kernel& k = kernel("scatter_add");
+    return dev.launch({k.name, {(n + 127) / 128, 1, 1}, {128, 1, 1}, 0, pack(k, out, hits, in, n, m)}, b);
+  }
+  void add_then_double() {
+    const ptx::Kernel& k = kernel("add_then_double");
+    dev.launch({k.name, {(n + 127) / 128 + 1, 1, 1}, {128, 1, 1}, 0, pack(k, out, in, n, m)}, b);
+  }
+  void twice() {
+    const ptx::Kernel& k = kernel("twice");
+    dev.launch({k.name, {1, 1, 1}, {64, 1, 1}, 0, pack(k, out, m)}, b);
+  }
+  std::vector<uint32_t> bytes(uint64_t at) {
+    std::vector<uint32_t> v(m);
+    REQUIRE(dev.to_host(v.data(), at, m * 4));
+    return v;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a launch that only reduces into its output is skipped; its reductions are applied, in order, once anything reads it") {
+  Reductions lazy(true), every(false);
+  auto both = [&](auto&& f) { f(lazy), f(every); };
+  auto same = [&] {
+    CHECK(lazy.bytes(lazy.out) == every.bytes(every.out));  // bit for bit: the same adds in the same order
+    CHECK(lazy.bytes(lazy.hits) == every.bytes(every.hits));
+  };
+  for (int i = 0; i < 5; ++i) both([](Reductions& r) { r.scatter(); });
+  CHECK(lazy.t.launches.size() == 5);
+  for (int i = 1; i < 5; ++i) CHECK(lazy.t.launches[size_t(i)].same_as == 1);
+  CHECK(lazy.t.launches[1].reductions_due);
+  const std::string path = (std::filesystem::temp_directory_path() / "ws_test_reductions_due.wstrace").string();
+  trace::write_trace(lazy.t, path);
+  CHECK(trace::read_trace(path).launches.at(1).reductions_due);
+  std::filesystem::remove(path);
+  same();  // read by the host: applied
+  CHECK(lazy.bytes(lazy.hits)[0] == 5 * ((Reductions::n + Reductions::m - 1) / Reductions::m));
+
+  // A kernel that reads out while adds are due: they are applied before it reads.
+  for (int i = 0; i < 3; ++i) both([](Reductions& r) { r.scatter(); });
+  both([](Reductions& r) { r.twice(); });
+  for (int i = 0; i < 2; ++i) both([](Reductions& r) { r.scatter(); });
+  same();
+
+  // A launch that adds into out while adds are due, then reads it: the due ones are
+  // applied first, then its own so far, then it reads.
+  for (int i = 0; i < 3; ++i) both([](Reductions& r) { r.scatter(); });
+  both([](Reductions& r) { r.add_then_double(); });
+  same();
+
+  // A launch that runs (new inputs) while adds are due: its own adds come after them.
+  for (int i = 0; i < 3; ++i) both([](Reductions& r) { r.scatter(); });
+  both([](Reductions& r) {
+    const float one = 1.0f;
+    REQUIRE(r.dev.to_device(r.in + 8, &one, 4));
+  });
+  CHECK(lazy.scatter() > 0);
+  every.scatter();
+  for (int i = 0; i < 2; ++i) both([](Reductions& r) { r.scatter(); });
+  same();
+
+  // Written whole by the host: what was due is dropped; written in part: applied first.
+  for (int i = 0; i < 4; ++i) both([](Reductions& r) { r.scatter(); });
+  both([](Reductions& r) { REQUIRE(r.dev.memset(r.out, 0, Reductions::m * 4)); });
+  for (int i = 0; i < 2; ++i) both([](Reductions& r) { r.scatter(); });
+  both([](Reductions& r) {
+    const float x = 5.0f;
+    REQUIRE(r.dev.to_device(r.out + 4, &x, 4));
+  });
+  same();
+  both([](Reductions& r) {
+    r.scatter();
+    r.scatter();
+    std::vector<uint32_t> copy(Reductions::m);
+    const uint64_t to = r.dev.malloc(Reductions::m * 4, "d_copy");
+    REQUIRE(r.dev.device_to_device(to, r.out, Reductions::m * 4));  // the source applied first
+    REQUIRE(r.dev.to_host(copy.data(), to, Reductions::m * 4));
+    CHECK(copy == r.bytes(r.out));
+  });
+  same();
+  // Freed with adds due: nothing left to apply.
+  for (int i = 0; i < 3; ++i) both([](Reductions& r) { r.scatter(); });
+  both([](Reductions& r) { CHECK(r.dev.free(r.out)); });
+  CHECK(lazy.bytes(lazy.hits) == every.bytes(every.hits));
+}
+
+TEST_CASE("an atomic whose old value the kernel reads runs at every launch") {
+  Reductions r(true);
+  const ptx::Kernel& k = r.kernel("ticket");
+  const uint64_t next = r.dev.malloc(4, "d_next"), got = r.dev.malloc(256 * 4, "d_got");
+  REQUIRE(r.dev.memset(next, 0, 4));
+  for (int i = 0; i < 3; ++i) CHECK(r.dev.launch({k.name, {2, 1, 1}, {128, 1, 1}, 0, pack(k, next, got, 256)}, r.b) > 0);
+  uint32_t total = 0;
+  REQUIRE(r.dev.to_host(&total, next, 4));
+  CHECK(total == 3 * 256);
+  for (const trace::Launch& l : r.t.launches) CHECK(l.same_as == 0);
 }
