@@ -177,9 +177,9 @@ void LessonController::model_arrived() {
     if (sp->correct && !sp->answer.empty()) L.verdict = L.resolved->check(sp->answer);
     // Shown as it was left, without pointing at the panel again.
     L.revealed = sp->revealed;
-    L.scroll_to_answer = L.open();
+    L.scroll_to_answer = L.open() ? LessonRun::kScrollFrames : 0;
   }
-  L.scroll_to_question = L.resolved->question && !L.open();
+  L.scroll_to_question = L.resolved->question && !L.open() ? LessonRun::kScrollFrames : 0;
 }
 
 void LessonController::check(const std::string& answer) {
@@ -196,16 +196,16 @@ void LessonController::check(const std::string& answer) {
   const lesson::StepProgress* sp = L.progress.step(*L.lesson, L.step);
   if (v.correct) {
     L.reveal_time = ui_.now();
-    L.scroll_to_answer = true;
+    L.scroll_to_answer = LessonRun::kScrollFrames;
     back_to_request();
   } else if (!L.revealed) {
-    L.scroll_to_question = true;  // the hint under the box, and the buttons, stay in view
+    L.scroll_to_question = LessonRun::kScrollFrames;  // the hint under the box, and the buttons, stay in view
   }
   if (!v.correct && sp && sp->tries >= 2) {
     // Two wrong answers: the answer is shown (and the step scores as not right first).
     L.revealed = true;
     L.reveal_time = ui_.now();
-    L.scroll_to_answer = true;
+    L.scroll_to_answer = LessonRun::kScrollFrames;
     L.progress.revealed(*L.lesson, L.step);
     back_to_request();
   }
@@ -218,7 +218,7 @@ void LessonController::reveal() {
   if (!L.lesson || !L.resolved || !L.resolved->question) return;
   L.revealed = true;
   L.reveal_time = ui_.now();
-  L.scroll_to_answer = true;
+  L.scroll_to_answer = LessonRun::kScrollFrames;
   L.progress.revealed(*L.lesson, L.step);
   save_progress();
   back_to_request();
@@ -230,12 +230,16 @@ void LessonController::back_to_request() {
     ui_.set_step(L.resolved->record);
 }
 
+bool LessonController::question_waits(const Pane& p) const {
+  const LessonRun& L = run;
+  // Not in an A/B view: it has no lesson panel to answer in.
+  return &p == &ui_.pane && L.waiting() && !ui_.comparing() && ui_.pane.model && L.resolved_for == ui_.pane.model &&
+         L.resolved->site >= 0;
+}
+
 bool LessonController::veiled() const {
   const LessonRun& L = run;
-  if (!L.waiting()) return false;
-  // Not in an A/B view: it has no lesson panel to answer in.
-  if (ui_.comparing()) return false;
-  if (L.resolved_for != ui_.pane.model || !ui_.pane.model || L.resolved->site < 0) return false;
+  if (!question_waits(ui_.pane)) return false;
   // Any request of the asked-about site's line or the lines beside it: the requests of one
   // site share the answer of a site metric, and a neighbouring load or store (a copy's store
   // beside its load) shows the same figures under another name.

@@ -33,8 +33,11 @@ struct LessonRun {
   std::string unclear;                          // an answer that did not parse, and why
   bool revealed = false;                        // the student asked for the answer
   double reveal_time = -1;                      // when an answer came out this run (Ui::now()), or -1
-  bool scroll_to_answer = false;                // the panel scrolls to a fresh answer once
-  bool scroll_to_question = false;              // ... and to a waiting question's box and buttons once
+  // The panel scrolls to a fresh answer, and to a waiting question's box and buttons, for a
+  // few frames (the first frame of a step does not know yet how far its text reaches).
+  static constexpr uint8_t kScrollFrames = 3;
+  uint8_t scroll_to_answer = 0;                 // frames left
+  uint8_t scroll_to_question = 0;
   lesson::Progress progress;
   std::string progress_path;                    // "": not kept
   std::vector<lesson::Entry> available;         // the lessons folder, for the menu
@@ -69,6 +72,9 @@ class LessonController {
   bool veiled() const;
   // The same for the views of pane `p` (only the A pane ever shows a lesson's step).
   bool veiled(const Pane& p) const;
+  // A question waits on the trace of pane `p`, whichever request is on screen: the
+  // timeline's cost bars, which show every request's cost at once, are veiled.
+  bool question_waits(const Pane& p) const;
   // The same, for a question about a bulk copy's bytes: the pipeline and cluster views, which
   // draw each box and each multicast with its size, are veiled too.
   bool veils_copies(const Pane& p) const;

@@ -214,7 +214,7 @@ void question_box(Ui& ui) {
     // view (a short panel, 1280x720, would leave them below its fold).
     if (L.scroll_to_question) {
       ImGui::SetScrollHereY(1.0f);
-      L.scroll_to_question = false;
+      --L.scroll_to_question;
     }
     return;
   }
@@ -228,7 +228,7 @@ void question_box(Ui& ui) {
   // Once, when the answer comes out: scroll it into view.
   if (L.scroll_to_answer) {
     ImGui::SetScrollHereY(0.2f);
-    L.scroll_to_answer = false;
+    --L.scroll_to_answer;
   }
   const bool said = L.verdict && L.verdict->correct;  // the verdict line gave the why already
   if (!r.why.empty() && !said) ImGui::TextWrapped("%s", r.why.c_str());

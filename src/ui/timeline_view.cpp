@@ -389,8 +389,9 @@ void timeline_view(Ui& ui, Pane& p) {
   strip_background(dl, p, g);
   // Cost bars: height by log2 of cost / ideal (1 = a short stub, 32 = full height).
   const float base = a.y + strip_h - 2, top = a.y + font_for(FontRole::Small)->FontSize + 3;
-  // While a lesson waits for a prediction the bars carry no cost: one grey height.
-  const bool veiled = ui.lessons.veiled(p);
+  // While a lesson waits for a prediction the bars carry no cost: one grey height (for every
+  // request: the step's own line is among them, wherever the student steps to).
+  const bool veiled = ui.lessons.question_waits(p);
   for (int x = 0; x < width; ++x) {
     float r = p.strip[size_t(x)];
     if (r <= 0) continue;

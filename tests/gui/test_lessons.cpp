@@ -402,9 +402,36 @@ TEST_CASE("while a question waits, stepping to the requests beside it stays veil
     u.set_step(i);
     CHECK_MESSAGE(u.lessons.veiled(), "request " << i << " at line " << s.line);
   }
+  // Anywhere else too, the timeline's cost bars stay grey: they show every request's cost
+  // at once, the step's own line among them.
+  u.set_step(t.records.size() - 1);
+  CHECK(u.lessons.question_waits(u.pane));
   u.set_step(at + 1 < t.records.size() ? at + 1 : 0);
   u.lessons.reveal();
   CHECK(u.pane.step == at);
+  CHECK_FALSE(u.lessons.question_waits(u.pane));
+}
+
+TEST_CASE("at 1280x720 every question of the swizzle lesson opens with its choices and 'I don't know' in view") {
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Ui u(quiet_env());
+  REQUIRE(u.lessons.open("swizzle"));
+  settle(ctx, u);
+  const auto& steps = u.lessons.run.lesson->steps;
+  for (size_t q = 0; q < steps.size(); ++q) {
+    if (!steps[q].question) continue;
+    INFO("step " << q + 1);
+    u.lessons.go_to(q);
+    settle(ctx, u);
+    REQUIRE(u.lessons.run.waiting());
+    ctx.frame(u);
+    test::start_catching();
+    bool whole = false;
+    for (const test::DrawnText& d : test::stop_catching(ctx.frame(u)))
+      if (d.text.find("I don't know: show me") != std::string::npos)
+        whole = d.pos.y >= d.clip.y - 0.5f && d.pos.y + d.size.y <= d.clip.w + 0.5f;
+    CHECK(whole);
+  }
 }
 
 TEST_CASE("a step's answer can be revealed, and an answer that is not one is explained, not judged") {

@@ -153,6 +153,30 @@ TEST_CASE("the source panel breaks a line only between tokens, never inside an i
     const size_t end = ui::source_wrap_end(line, 0, 26);
     CHECK(line.substr(0, end) == "[swizzle_chunk<LAYOUT>");
   }
+  // Never just before a closing bracket, and a long inline-PTX string cut after a dot or
+  // between "::" and the next word, not inside one.
+  for (int wrap = 12; wrap <= 40; ++wrap) {
+    CAPTURE(wrap);
+    const std::string line = "    mbar_wait(&full[s], phase); use(ring[s]));";
+    for (size_t from = 4; from < line.size();) {
+      const size_t end = ui::source_wrap_end(line, from, size_t(wrap));
+      if (end < line.size()) CHECK(std::strchr("])}", line[end]) == nullptr);
+      from = end;
+      while (from < line.size() && line[from] == ' ') ++from;
+    }
+  }
+  {
+    const std::string line = "\"cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster\"";
+    for (int wrap = 20; wrap <= 60; ++wrap)
+      for (size_t from = 0; from < line.size();) {
+        CAPTURE(wrap);
+        const size_t end = ui::source_wrap_end(line, from, size_t(wrap));
+        auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+        const bool inside_word = end < line.size() && word(line[end - 1]) && word(line[end]);
+        CHECK_FALSE(inside_word);
+        from = end;
+      }
+  }
   // Numbers and their units stay whole in what the GPU ran.
   const std::string prose = "H100 ran 0.005728 ms = 107.7% of the time (PTX: 4096 ld.shared.f32)";
   for (int room = 6; room < 40; ++room)

@@ -214,6 +214,10 @@ int break_rank(const std::string& s, size_t k) {
     for (const char* p : pairs)
       if (a == p[0] && b == p[1]) return 0;
   }
+  // Never just before a closing bracket ("ring[s" / "]))"); between two indexes of one
+  // array ("tile[x]" / "[y]") only as a last resort.
+  if (b == ']' || b == ')' || b == '}') return 0;
+  if (a == ']' && b == '[') return 1;
   if (b == '[' || b == '(' || b == '{' || a == ']' || a == ')' || a == '}') return 3;
   if (op_char(a) || op_char(b)) return 2;
   return 1;
@@ -274,6 +278,10 @@ size_t source_wrap_end(const std::string& text, size_t from, size_t room) {
   if (best) return best;
   for (size_t k = hard; k > from; --k)
     if (!literal[k] && rank(k) >= 1) return k;
+  // A string longer than the row (an inline-PTX instruction): cut after one of its dots,
+  // colons, commas or spaces ("multicast::" / "cluster", not "multi" / "cast").
+  for (size_t k = hard; k > from + room / 3 && k > from; --k)
+    if (literal[k] && std::strchr(".:, ", text[k - 1]) && text[k] != ':') return k;
   while (hard > from + 1 && (static_cast<unsigned char>(text[hard]) & 0xC0) == 0x80) --hard;  // whole UTF-8 characters
   return hard;
 }
