@@ -64,8 +64,11 @@ PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_
     r.push_back({Panel::Memory, ImVec2(gap, ym + gap), ImVec2(mid - gap * 0.5f, area_bottom), false, "A"});
     r.push_back({Panel::Warp, ImVec2(mid + gap * 0.5f, y0), ImVec2(W - gap, ym), true, "B"});
     r.push_back({Panel::Memory, ImVec2(mid + gap * 0.5f, ym + gap), ImVec2(W - gap, area_bottom), true, "B"});
-  } else if (s.present && (focus == Panel::Memory ||
-                            (lesson && (focus == Panel::Source || focus == Panel::Pipeline || focus == Panel::Cluster)))) {
+  } else if ((s.present && (focus == Panel::Memory ||
+                             (lesson && (focus == Panel::Source || focus == Panel::Pipeline || focus == Panel::Cluster)))) ||
+             (!lesson && focus == Panel::Memory && area_h < 36 * F)) {
+    // (The same for a program that stopped or raced on a short screen in the normal layout:
+    // at 1280x720 the memory view's share of the middle column left one row of cells.)
     // On a projector, the view the class looks at large on the left. A lesson: while a
     // question waits that is the memory view (the lanes' cells to reason from), the lesson
     // above the veiled inspector on the right; once answered by the source gutter, the

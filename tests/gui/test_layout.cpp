@@ -590,34 +590,38 @@ TEST_CASE("at 1280x720 the ladder scrolls to the row on screen under a header th
   CHECK(here);
 }
 
-TEST_CASE("on a projector at 1280x720 a program that wrote out of bounds shows its cells large: the whole banner, the lane past the edge") {
+TEST_CASE("at 1280x720, normal and on a projector, a program that wrote out of bounds shows its cells large: the whole banner, the lane past the edge") {
   if (!ws::test::have_nvcc("skipped")) return;
-  const std::filesystem::path prog = test::faulting_transpose("fault-present");
-  ui::HeadlessContext ctx(1280, 720);
-  ui::Ui u(test::quiet_env());
-  u.state.present = true;
-  open_program_settled(ctx, u, prog.string());
-  REQUIRE(u.pane.model);
-  REQUIRE(u.status.problem.kind == "out_of_bounds");
-  REQUIRE(u.problem_step_on(u.pane) >= 0);
-  ctx.frame(u);
-  test::start_catching();
-  const std::vector<test::DrawnText> texts = test::stop_catching(ctx.frame(u));
-  // The memory view is the large panel on the left (the warp inspector's place otherwise).
-  const ui::DrawnPanel* mem = nullptr;
-  for (const auto& d : u.drawn())
-    if (d.panel == ui::Panel::Memory && !d.b_side) mem = &d;
-  REQUIRE(mem);
-  CHECK(mem->min.x < 20);
-  CHECK(mem->max.x - mem->min.x > 1280 * 0.5f);
-  auto drawn = [&](const std::string& what) {
-    for (const auto& t : texts)
-      if (t.text.find(what) != std::string::npos) return true;
-    return false;
-  };
-  CHECK(drawn("went past its edge"));   // the banner's last words: not cut
-  CHECK(drawn("past the end of d_out"));  // the strip of the lane past the array
-  std::filesystem::remove_all(prog.parent_path());
+  for (const bool present : {true, false}) {
+    CAPTURE(present);
+    const std::filesystem::path prog = test::faulting_transpose("fault-present");
+    ui::HeadlessContext ctx(1280, 720);
+    ui::Ui u(test::quiet_env());
+    u.state.present = present;
+    open_program_settled(ctx, u, prog.string());
+    REQUIRE(u.pane.model);
+    REQUIRE(u.status.problem.kind == "out_of_bounds");
+    REQUIRE(u.problem_step_on(u.pane) >= 0);
+    ctx.frame(u);
+    test::start_catching();
+    const std::vector<test::DrawnText> texts = test::stop_catching(ctx.frame(u));
+    // The memory view is the large panel on the left (the warp inspector's place otherwise).
+    const ui::DrawnPanel* mem = nullptr;
+    for (const auto& d : u.drawn())
+      if (d.panel == ui::Panel::Memory && !d.b_side) mem = &d;
+    REQUIRE(mem);
+    CHECK(mem->min.x < 20);
+    CHECK(mem->max.x - mem->min.x > 1280 * 0.5f);
+    auto drawn = [&](const std::string& what) {
+      for (const auto& t : texts)
+        if (t.text.find(what) != std::string::npos) return true;
+      return false;
+    };
+    CHECK(drawn("went past its edge"));   // the banner's last words: not cut
+    CHECK(drawn("past the end of d_out"));  // the strip of the lane past the array
+    CHECK(mem->max.y - mem->min.y > 720 * 0.6f);  // rows of cells, not one (the normal layout's middle column left one)
+    std::filesystem::remove_all(prog.parent_path());
+  }
 }
 
 TEST_CASE("the A/B table: a cost per request, which it does not judge, says where it is judged instead of a bare dash") {
