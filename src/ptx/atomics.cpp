@@ -6,8 +6,6 @@
 // (Alloc::pending) until anything else reads or writes the array, and then be applied in
 // the order they would have been: a program that times an atomicAdd kernel a thousand
 // times, then frees its output unread, never pays for them.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstring>
 
@@ -172,12 +170,9 @@ void Device::replay(const Repeat& r) {
 
 // Logs kept: at most 4 GiB in all, and a quarter of the memory free at the launch's start.
 void Device::begin_logs() {
-  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  const uint64_t free_bytes = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
-  log_limit_ = std::min<uint64_t>(uint64_t(4) << 30, log_bytes_.load() + free_bytes / 4);
+  log_limit_ = std::min<uint64_t>(uint64_t(4) << 30, log_bytes_.load() + free_memory() / 4);
   for (auto& [base, x] : allocs_) {
-    x->log.reset();
-    // An array whose reductions wait must log the launch's too (applied after them).
+    // (Every log was ended by the last launch's after_run, or by its fault.) An array whose reductions wait must log the launch's too (applied after them).
     x->log_ok = x->lazy.load(std::memory_order_relaxed) ||
                 (!x->freed && !x->data.empty() && x->space == trace::Space::Global);
   }

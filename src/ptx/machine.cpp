@@ -303,10 +303,11 @@ uint64_t Device::launch(const KernelLaunch& given, trace::Builder& b, uint64_t b
   uint64_t lanes = 0;
   uint32_t as_launch = 0;
   if (record_first_ != 0 && repeats(a, as_launch)) {
-    replay(repeats_.at(a.kernel));
+    const Repeat& r = repeats_.at(a.kernel);
+    replay(r);
     l.recorded = false;
     l.same_as = as_launch;
-    l.reductions_due = !repeats_.at(a.kernel).reduced.empty();
+    l.reductions_due = !r.reduced.empty();
     b.begin_launch(std::move(l));
     return 0;
   }
@@ -404,6 +405,11 @@ bool deterministic(const Kernel& k) {
   return true;
 }
 
+uint64_t Device::free_memory() {
+  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
+}
+
 // The bytes of the arrays that kept a launch alike this one from repeating, when every
 // array it touched is as that launch left it: at most 16 bytes for each lane access the
 // launch made (a copy and a compare then cost far less than the launch; a small kernel
@@ -416,9 +422,7 @@ void Device::keep_before(const KernelLaunch& a) {
   const Repeat& c = it->second;
   uint64_t bytes = 0;
   for (uint64_t base : c.rewritten) bytes += allocs_.at(base)->bytes;
-  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  const uint64_t free_bytes = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
-  if (bytes > std::min<uint64_t>({uint64_t(8) << 30, free_bytes / 2, 16 * c.lanes})) return;
+  if (bytes > std::min<uint64_t>({uint64_t(8) << 30, free_memory() / 2, 16 * c.lanes})) return;
   for (uint64_t base : c.rewritten) {
     Alloc& x = *allocs_.at(base);
     materialize(x);

@@ -202,7 +202,7 @@ class Device {
   uint32_t blocks_repeated() const { return blocks_repeated_; }
 
   // The reductions one launch made into one array, in order: each its byte offset with
-  // its kind (AtomOp, Type, whether global: reduction_kind) above bit 48, and its operand.
+  // its kind (AtomOp, Type, whether global: reduction_at) above bit 48, and its operand.
   struct RedLog {
     struct Entry {
       uint64_t at, operand;
@@ -232,8 +232,8 @@ class Device {
     // Reductions due but not yet applied: the logs of launches that only reduced into this
     // array, each with how many times it is due, in order. Applied (materialize) before
     // anything else reads or writes the array; dropped when it is freed or overwritten
-    // whole. `lazy` while any are due, or while the running launch's reductions into it
-    // are only logged.
+    // whole. `lazy`: whether any are due, read by any worker without the lock that guards
+    // `pending` (the running launch's reductions into such an array are only logged).
     std::vector<std::pair<std::shared_ptr<const RedLog>, uint64_t>> pending;
     std::atomic<bool> lazy{false};
     // The running launch's reductions into it, in the order they were made, while they
@@ -268,7 +268,7 @@ class Device {
   // whether a launch alike it could be skipped.
   void after_run(const Kernel& k, const KernelLaunch& a, uint32_t launch, uint64_t lanes);
   void changed(Alloc& a) { a.version = ++writes_; }
-  // Reductions (reductions.cpp). Applies `a`'s due reductions, then the running launch's
+  // Reductions (atomics.cpp). Applies `a`'s due reductions, then the running launch's
   // logged ones, and ends its log: before anything but a reduction reaches its bytes.
   // `locked`: the caller holds atomics_. Cheap when none are due.
   void materialize(Alloc& a, bool locked = false);
@@ -278,9 +278,11 @@ class Device {
   // Host access of [off, off + bytes) of `a`: its due reductions applied, or dropped when
   // `overwrite` covers the whole array.
   void settle(Alloc& a, uint64_t off, uint64_t bytes, bool overwrite);
-  // At a launch's start: every array's log begun empty (host memory keeps none), the budget
-  // for logs set.
+  // At a launch's start: which arrays' reductions are logged (host memory's are not), the
+  // budget for logs set.
   void begin_logs();
+  // Bytes of memory this machine has free now (0 when it cannot tell).
+  static uint64_t free_memory();
   std::atomic<uint64_t> log_bytes_{0};  // of every RedLog alive
   uint64_t log_limit_ = 0;
   uint64_t serials_ = 0;

@@ -16,6 +16,9 @@ struct DrawnText {
   ImVec4 clip;            // the clip rectangle it was drawn under (x0, y0, x1, y1)
   ImVec2 size{};          // as the font measures it (wrapped where it was drawn wrapped)
   const ImDrawList* list = nullptr;
+  // Whether all of its height lies inside its clip rectangle: on screen whole, not
+  // scrolled half out of a panel.
+  bool whole_in_clip() const { return pos.y >= clip.y - 0.5f && pos.y + size.y <= clip.w + 0.5f; }
 };
 
 // Starts catching (clearing what was caught); stop_catching returns it: the texts of the

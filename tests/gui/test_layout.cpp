@@ -430,7 +430,7 @@ TEST_CASE("the app at both sizes, normal and presentation: every panel and a les
           const std::string head = std::to_string(u.lessons.run.step + 1) + "/" +
                                    std::to_string(u.lessons.run.lesson->steps.size()) + " · ";
           bool whole = false;
-          for (const auto& d : texts) whole |= d.text.rfind(head, 0) == 0 && d.pos.y >= d.clip.y - 0.5f && d.pos.y + d.size.y <= d.clip.w + 0.5f;
+          for (const auto& d : texts) whole |= d.text.rfind(head, 0) == 0 && d.whole_in_clip();
           CHECK_MESSAGE(whole, "no whole step title '" << head << "…'");
         }
         std::vector<ImVec4> scrolls;

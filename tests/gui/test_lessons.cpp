@@ -369,7 +369,7 @@ TEST_CASE("at 1280x720 a waiting question's box and buttons are in the lesson pa
   auto whole = [&](const std::string& what) {
     for (const test::DrawnText& d : texts)
       if (d.text.find(what) != std::string::npos)
-        return d.pos.y >= d.clip.y - 0.5f && d.pos.y + d.size.y <= d.clip.w + 0.5f;
+        return d.whole_in_clip();
     return false;
   };
   CHECK(whole("I don't know: show me"));
@@ -383,7 +383,7 @@ TEST_CASE("at 1280x720 a waiting question's box and buttons are in the lesson pa
   bool shown = false;
   for (const test::DrawnText& d : after)
     if (d.text.find("Show me the answer") != std::string::npos)
-      shown = d.pos.y >= d.clip.y - 0.5f && d.pos.y + d.size.y <= d.clip.w + 0.5f;
+      shown = d.whole_in_clip();
   CHECK(shown);
 }
 
@@ -429,7 +429,7 @@ TEST_CASE("at 1280x720 every question of the swizzle lesson opens with its choic
     bool whole = false;
     for (const test::DrawnText& d : test::stop_catching(ctx.frame(u)))
       if (d.text.find("I don't know: show me") != std::string::npos)
-        whole = d.pos.y >= d.clip.y - 0.5f && d.pos.y + d.size.y <= d.clip.w + 0.5f;
+        whole = d.whole_in_clip();
     CHECK(whole);
   }
 }
