@@ -86,6 +86,9 @@ struct SectorBytes {
   std::array<int8_t, 32> lane{};   // per byte of the sector: the lowest lane reading it, or -1
 };
 std::vector<SectorBytes> sector_bytes(const trace::Record& r, uint32_t bytes_per_lane);
+// The active lanes (bit per lane) whose bytes reach past the end of their array (a
+// fault's lanes): offset + bytes > the array's size. An array of unknown size (0) has none.
+uint32_t lanes_past_end(const trace::Trace& t, const trace::Record& r, uint32_t bytes_per_lane);
 
 struct BankWord {
   uint32_t phase = 0;   // shared_phases() splits the warp into phases of 32, 16 or 8 lanes

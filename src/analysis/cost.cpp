@@ -68,6 +68,19 @@ std::vector<SectorBytes> sector_bytes(const Record& r, uint32_t bytes_per_lane) 
   return out;
 }
 
+uint32_t lanes_past_end(const trace::Trace& t, const Record& r, uint32_t bytes_per_lane) {
+  const uint32_t bytes = detail::lane_bytes(bytes_per_lane);
+  uint32_t past = 0;
+  for (uint32_t m = r.active; m; m &= m - 1) {
+    const int lane = __builtin_ctz(m);
+    const uint32_t b = r.buffer_of(lane);
+    if (b >= t.buffers.size() || t.buffers[b].size_bytes == 0) continue;
+    const uint64_t size = t.buffers[b].size_bytes, first = r.offset[size_t(lane)];
+    if (first > size || size - first < bytes) past |= 1u << lane;
+  }
+  return past;
+}
+
 std::vector<BankWord> bank_words(const Record& r, uint32_t bytes_per_lane) {
   const uint32_t bytes = std::min(detail::lane_bytes(bytes_per_lane), 16u);
   const uint32_t per_phase = kWarpSize / detail::shared_phases(bytes);

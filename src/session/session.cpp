@@ -416,6 +416,23 @@ std::shared_ptr<Session> Session::reanalyzed(const analysis::DramModel& dram) co
   return m;
 }
 
+namespace {
+
+// "Lane 31 goes past the end of d_out (byte 16384 of 16384 bytes): a GPU reaches whatever
+// lies there, or faults." for a request's lanes past their array's end.
+std::string past_end_text(const trace::Trace& t, const trace::Record& r, uint32_t past) {
+  const int lane = std::countr_zero(past), n = std::popcount(past);
+  const uint32_t b = r.buffer_of(lane);
+  const std::string name = b < t.buffers.size() ? t.buffers[b].name : "its array";
+  const uint64_t size = b < t.buffers.size() ? t.buffers[b].size_bytes : 0;
+  std::string who = n == 1 ? "Lane " + std::to_string(lane) + " goes"
+                           : std::to_string(n) + " lanes (from lane " + std::to_string(lane) + ") go";
+  return who + " past the end of " + name + " (byte " + std::to_string(r.offset[size_t(lane)]) + " of " +
+         std::to_string(size) + "): a GPU reaches whatever lies there, or faults.";
+}
+
+}  // namespace
+
 RequestFigures Session::request(uint64_t step) const {
   RequestFigures v;
   const auto& t = trace();
@@ -445,6 +462,11 @@ RequestFigures Session::request(uint64_t step) const {
   }
   v.partner = copies_.partner(v.step);
   v.why = analysis::why(t, *v.rec);
+  v.past_end = analysis::lanes_past_end(t, *v.rec, v.site->bytes);
+  if (v.past_end) {
+    if (!v.why.empty()) v.why[0] = char(std::toupper(static_cast<unsigned char>(v.why[0])));
+    v.why = past_end_text(t, *v.rec, v.past_end) + " " + v.why;
+  }
   return v;
 }
 

@@ -74,6 +74,7 @@ struct RequestFigures {
   bool modelled = true;  // false: another CTA's shared memory, with no cost (why says so)
   const trace::Trace* trace = nullptr;  // what rec, site and buffer belong to (the lanes' arrays)
   int active_lanes = 0;
+  uint32_t past_end = 0;  // lanes whose bytes go past the end of their array (a fault's)
   analysis::GlobalCost g;                       // global: sectors, lines, efficiency
   analysis::SharedCost s;                       // shared: wavefronts, n-way
   std::vector<analysis::SectorBytes> sectors;   // global: lane -> bytes of each sector

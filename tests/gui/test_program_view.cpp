@@ -469,6 +469,19 @@ TEST_CASE("an out-of-bounds write opens on its request: banner, marked line, lan
   CHECK(all.find("byte offset 16384 in 'd_out' of 16384 bytes") != std::string::npos);
   CHECK(all.find("1 of 32 lanes of the request went past its edge") != std::string::npos);
   CHECK(all.find("past the end of d_out (16384 bytes): lane 31 at byte 16384") != std::string::npos);
+  // The warp inspector says the same of the lane: not 'every lane active' alone, and its
+  // sector past the end rimmed in red with its key.
+  CHECK(rv.past_end == 1u << 31);
+  CHECK(rv.why.rfind("Lane 31 goes past the end of d_out (byte 16384 of 16384)", 0) == 0);
+  CHECK(all.find("32 of 32 lanes active, 1 past its end") != std::string::npos);
+  CHECK(all.find("past the array's end") != std::string::npos);
+  {
+    ui::Scene sc;
+    ui::warp_scene(sc, rv, ImVec2(600, 400));
+    bool red_rim = false;
+    for (const auto& i : sc.items) red_rim |= i.kind == ui::Scene::Kind::Rect && i.color == ui::theme().bad;
+    CHECK(red_rim);
+  }
   {
     ui::Scene banner;  // the banner as a narrow panel would hold it: wrapped, nothing cut
     ui::problem_banner_scene(banner, p, 420, true);

@@ -59,6 +59,15 @@ struct NumberRow {
   }
 };
 
+// Whether the byte at `address` (a sector's slot, as analysis::sector_bytes numbers them)
+// lies past the end of lane `lane`'s array: a fault's lane drawn as such.
+bool slot_past_end(const RequestFigures& rv, int lane, uint64_t address) {
+  if (!((rv.past_end >> lane) & 1u) || !rv.trace) return false;
+  const uint32_t b = rv.rec->buffer_of(lane);
+  if (b >= rv.trace->buffers.size()) return false;
+  return (address & ((uint64_t(1) << 40) - 1)) >= rv.trace->buffers[b].size_bytes;
+}
+
 // Lane boxes across [x0, x1) at height y; returns each lane's box.
 std::vector<std::pair<ImVec2, ImVec2>> lane_row(Scene& sc, const trace::Record& r, int first, int count, float x0,
                                                 float x1, float y, float h, bool numbers = true) {
@@ -158,18 +167,26 @@ void global_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   // Where each lane's first byte landed, for the connector.
   std::vector<ImVec2> target(32, ImVec2(-1, -1));
   float line_start = 0;
+  bool any_past = false;
   NumberRow sector_numbers;
   for (int i = 0; i < n; ++i) {
     const analysis::SectorBytes& sector = sectors[size_t(i)];
     int row = i / per_row, col = i % per_row;
     float x = float(col) * bw, yy = top + float(row) * row_h;
-    // A lane's colour where requested, grey where fetched for nothing.
+    // A lane's colour where requested, grey where fetched for nothing; a slot past the end
+    // of its lane's array (a fault) struck through in red, its sector rimmed in red.
+    bool past = false;
     for (int s = 0; s < 8; ++s) {
       int lane = sector.lane[size_t(s * 4)];
       ImVec2 a(x + 3 + float(s) * slot_w, yy), b(x + 3 + float(s + 1) * slot_w - 1, yy + box_h);
       sc.fill(a, b, lane >= 0 ? lane_color(lane) : kWaste, 2);
+      if (lane >= 0 && slot_past_end(rv, lane, sector.sector * analysis::kSectorBytes + uint64_t(s) * 4)) {
+        past = true;
+        sc.line(ImVec2(a.x, b.y), ImVec2(b.x, a.y), t.bad, 2);
+      }
     }
-    sc.rect(ImVec2(x + 2, yy - 1), ImVec2(x + bw - 2, yy + box_h + 1), t.sector, 1.5f, 3);
+    sc.rect(ImVec2(x + 2, yy - 1), ImVec2(x + bw - 2, yy + box_h + 1), past ? t.bad : t.sector, past ? 2.5f : 1.5f, 3);
+    any_past |= past;
     char lbl[32];
     std::snprintf(lbl, sizeof lbl, "#%llu", (unsigned long long)sector.sector);
     if (col == 0) sector_numbers = NumberRow{};
@@ -203,13 +220,19 @@ void global_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
     const float w = (kind == 2 ? sw * 2 : sw) + sp + text_size(FontRole::Small, words).x;
     if (lx + w > size.x) return;
     const float cy = ly + lab * 0.5f - 2;
-    if (kind == 2)
+    if (kind == 2) {
       sc.line(ImVec2(lx, cy), ImVec2(lx + sw * 2, cy), t.line128, 3);
-    else
+    } else if (kind == 3) {
+      sc.fill(ImVec2(lx, cy - sw * 0.5f), ImVec2(lx + sw, cy + sw * 0.5f), lane_color(8), 2);
+      sc.line(ImVec2(lx, cy + sw * 0.5f), ImVec2(lx + sw, cy - sw * 0.5f), t.bad, 2);
+      sc.rect(ImVec2(lx - 1, cy - sw * 0.5f - 1), ImVec2(lx + sw + 1, cy + sw * 0.5f + 1), t.bad, 1.5f, 2);
+    } else {
       sc.fill(ImVec2(lx, cy - sw * 0.5f), ImVec2(lx + sw, cy + sw * 0.5f), kind == 0 ? lane_color(8) : kWaste, 2);
+    }
     sc.text(ImVec2(lx + (kind == 2 ? sw * 2 : sw) + sp, ly), words, t.text_dim, FontRole::Small);
     lx += w + sp * 3;
   };
+  if (any_past) entry(3, "past the array's end");
   entry(0, "requested");
   entry(1, "fetched, not used");
   entry(2, "one 128-byte line");
@@ -514,9 +537,10 @@ float panel_text(Scene* sc, const RequestFigures& rv, float w, const Detail& d) 
                     site.line, rv.buffer ? rv.buffer->name.c_str() : "?", unsigned(site.bytes) * unsigned(rv.active_lanes),
                     rv.active_lanes, unsigned(site.bytes));
     else
-      std::snprintf(b, sizeof b, "line %u · array %s · %u B per lane · %d of 32 lanes active", site.line,
-                    rv.buffer ? rv.buffer->name.c_str() : "?", unsigned(site.bytes), rv.active_lanes);
-    if (sc) sc->text(ImVec2(0, y), fit_text(FontRole::Ui, b, w), t.text_dim, FontRole::Ui);
+      std::snprintf(b, sizeof b, "line %u · array %s · %u B per lane · %d of 32 lanes active%s", site.line,
+                    rv.buffer ? rv.buffer->name.c_str() : "?", unsigned(site.bytes), rv.active_lanes,
+                    rv.past_end ? (", " + std::to_string(std::popcount(rv.past_end)) + " past its end").c_str() : "");
+    if (sc) sc->text(ImVec2(0, y), fit_text(FontRole::Ui, b, w), rv.past_end ? t.bad : t.text_dim, FontRole::Ui);
     y += font_for(FontRole::Ui)->FontSize + gap;
     // An async copy's two halves in time: where the other one is.
     if (const std::string pt = partner_text(rv); !pt.empty()) {
