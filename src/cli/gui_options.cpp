@@ -68,11 +68,13 @@ app::Options gui_options(const GuiArgs& args) {
   if (args.launch_number > 0) {
     if (!launches) throw session::InputError("--launch K needs a program (FILE.cu) or a trace (FILE.wstrace)");
     opt.launch.launch = uint32_t(args.launch_number - 1);
+    opt.launch.launch_named = true;
   }
   if (args.compare_launch > 0) {
     if (!launches) throw session::InputError("--compare-launch K needs a program (FILE.cu) or a trace (FILE.wstrace)");
     if (!opt.compare.empty()) throw session::InputError("--compare and --compare-launch each name the B side: give one");
     opt.compare = "launch " + std::to_string(args.compare_launch);
+    opt.launch.launch_named = true;
   }
   for (const auto& set : args.launch.set)
     if (set.rfind("dram=", 0) == 0) opt.dram_set = true;

@@ -43,6 +43,8 @@ struct LaunchSpec {
   bool nearest_launch = false;                  // Origin::Program: a `launch` past the last shows the last (the
                                                 // app rebuilding a program), instead of an error
   uint32_t launch = 0;                          // the launch of the trace to show, from 0
+  bool launch_named = false;                    // the user named the launch to show (or to compare with):
+                                                // a fault in another launch does not move the first view
   std::optional<int64_t> size;                  // none: the kernel's teaching size
   std::map<std::string, int64_t> params;        // kernel parameters besides size
   std::string blocks;                           // "0,1,5-7", "all", or "" (see block_default)

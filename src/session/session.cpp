@@ -376,6 +376,25 @@ std::shared_ptr<Session> Session::of_launch(uint32_t k, const analysis::DramMode
   return m;
 }
 
+bool same_cost(const Totals& a, const Totals& b) {
+  return a.global_requests == b.global_requests && a.sectors == b.sectors && a.ideal_sectors == b.ideal_sectors &&
+         a.shared_requests == b.shared_requests && a.wavefronts == b.wavefronts &&
+         a.ideal_wavefronts == b.ideal_wavefronts && a.max_way == b.max_way && a.global_bytes == b.global_bytes &&
+         a.shared_bytes == b.shared_bytes;
+}
+
+int64_t first_changed_launch(const Session& before, const Session& after, uint32_t skip) {
+  const size_t n = before.launches();
+  if (n != after.launches() || n < 2) return -1;
+  if (before.whole_trace().records.size() + after.whole_trace().records.size() > 2'000'000) return -1;
+  const analysis::DramModel& dram = after.report().dram;
+  for (uint32_t k = 0; k < n; ++k) {
+    if (k == skip) continue;
+    if (!same_cost(before.of_launch(k, dram)->totals(), after.of_launch(k, dram)->totals())) return k;
+  }
+  return -1;
+}
+
 uint32_t problem_line(const Session& s, uint32_t file) {
   const program::Problem& p = s.problem();
   if (p.at.empty() || !p.at.front().line || file >= s.trace().files.size()) return 0;

@@ -244,6 +244,15 @@ class Session {
 // when it happened elsewhere or nowhere known.
 uint32_t problem_line(const Session& s, uint32_t file);
 
+// Whether two launches' requests cost the same on every figure the A/B strip compares
+// (requests, sectors, wavefronts and their ideals, the worst conflict, the bytes asked for).
+bool same_cost(const Totals& a, const Totals& b);
+
+// Two builds of one program: the first launch other than `skip` (from 0) whose costs
+// differ (same_cost), -1 when none does, when the builds made different numbers of
+// launches, or when they are too large to look through at once (over 2 M records).
+int64_t first_changed_launch(const Session& before, const Session& after, uint32_t skip);
+
 // What the records of `s` cover, in words: "all 16 blocks", "blocks 0-3 of 4,096",
 // "blocks 0-3 of 4,096, first 50,000 records (1,234 more dropped)", or for counts mode
 // "all 4,096 blocks (counted)".

@@ -385,10 +385,16 @@ AbSplit Ui::ab_split() {
 
 std::string ab_stopped(const Session& a, const Session& b) {
   std::string out;
-  const bool both = !a.problem().empty() && a.problem() == b.problem();  // one program's two launches
+  // A program's problem is a side's where that side shows the launch it happened in (two
+  // launches of one program share it; a clean launch beside the faulting one did not stop).
+  auto owns = [](const Session& s) {
+    const program::Problem& p = s.problem();
+    return !p.empty() && (p.launch == 0 || p.launch - 1 == s.launch());
+  };
+  const bool both = owns(a) && owns(b) && a.problem() == b.problem();
   for (auto [side, s] : {std::pair{both ? "A and B" : "A", &a}, std::pair{"B", &b}}) {
     const program::Problem& p = s->problem();
-    if (p.empty() || (both && s == &b)) continue;
+    if (!owns(*s) || (both && s == &b)) continue;
     const bool race = p.kind == "race";
     bool store = false;  // a store or a load: what the faulting request did, as the banner says
     if (s->problem_step() >= 0) {

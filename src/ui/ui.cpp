@@ -158,6 +158,22 @@ void Ui::show_launch(uint32_t k) {
   }
 }
 
+void Ui::follow_changed_launch() {
+  // A save that left the launch on screen as it was but changed another (the edit was in
+  // another kernel): before vs after moves to the first launch it changed.
+  if (ab.source != AbSource::PreviousBuild || !pane.model || !ab.pane.model) return;
+  if (pane.model->launch() != ab.pane.model->launch()) return;
+  if (!session::same_cost(pane.model->totals(), ab.pane.model->totals())) return;
+  const int64_t k = session::first_changed_launch(*ab.pane.model, *pane.model, pane.model->launch());
+  if (k < 0) return;
+  const uint32_t was = pane.model->launch();
+  show_launch(uint32_t(k));
+  if (pane.model->launch() != uint32_t(k)) return;
+  set_step(0);
+  message("your edit changed launch " + std::to_string(k + 1) + " (" + pane.model->trace().launch().kernel +
+          "), not launch " + std::to_string(was + 1) + ": before vs after shows launch " + std::to_string(k + 1));
+}
+
 bool Ui::show_problem() {
   const program::Problem& p = status.problem;
   if (!pane.model || p.empty() || p.launch == 0 || p.launch > pane.model->launches()) return false;
@@ -326,8 +342,10 @@ void Ui::poll() {
     const bool stops = o->origin == session::Origin::Program && !o->session->problem().empty();
     const bool keep = recorded && (o->origin != session::Origin::Program || keep_step_once_) && !stops;
     // A rebuild keeps the build on screen beside the new one (side A, compare.cpp).
+    bool clean_rebuild = false;
     if (o->origin == session::Origin::Program) {
       const bool rebuilt = keep_step_once_ && pane.model && pane.model->origin() == "program";
+      clean_rebuild = rebuilt && !stops;
       program_arrived(rebuilt && !stops);
       if (rebuilt && stops) {
         const program::Problem& pr = o->session->problem();
@@ -343,11 +361,16 @@ void Ui::poll() {
     if (o->kind == Job::Record) status.problem = o->session->problem();
     // A program that faulted opens on the faulting request (a rebuild that runs clean stays
     // on its launch).
+    // A launch the user named on the command line (--launch, --compare-launch) stays, the
+    // banner pointing at the fault; a later save's fault moves the view as any does.
     std::shared_ptr<const Session> shown = o->session;
     const uint32_t stopped = shown->problem().launch;  // from 1; 0: none
-    if (recorded && !keep && stopped > 0 && stopped - 1 != shown->launch() && stopped <= shown->launches())
+    const bool named = o->origin == session::Origin::Program && program_spec_.launch_named;
+    if (o->origin == session::Origin::Program) program_spec_.launch_named = false;
+    if (recorded && !keep && !named && stopped > 0 && stopped - 1 != shown->launch() && stopped <= shown->launches())
       shown = shown->of_launch(stopped - 1, dram_or_textbook(state.dram.preset));
     show_model(shown, keep);
+    if (clean_rebuild) follow_changed_launch();
     if (recorded && pane.model->problem_step() >= 0) set_step(uint64_t(pane.model->problem_step()));
     if (recorded) lessons.model_arrived();
     // A slide of another launch was asked for: its step, now that its recording is here.

@@ -168,6 +168,9 @@ class Ui : public ViewSink {
   // was recorded (the banner's click, a rebuild that faults or races); false when there is
   // nothing to show.
   bool show_problem();
+  // After a clean rebuild: where the launch shown costs as before but another launch does
+  // not, show that launch (both builds) and say so.
+  void follow_changed_launch();
   // The request of `p`'s launch where the program stopped or raced (the timeline marks it),
   // -1 where that launch is not the one shown or the request was not recorded.
   int64_t problem_step_on(const Pane& p) const;

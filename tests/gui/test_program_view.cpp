@@ -284,6 +284,41 @@ TEST_CASE("saving the padded tile keeps the unpadded build as A beside the padde
   fs::remove_all(prog.parent_path());
 }
 
+TEST_CASE("a save that changes another launch than the one shown: before vs after moves to the launch it changed") {
+  if (!ws::test::have_nvcc("skipped")) return;
+  const fs::path prog = transpose_copy("compare-other-launch");
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Ui u(test::quiet_env());
+  session::LaunchSpec spec;
+  spec.program.source = prog.string();
+  u.open_program(spec);
+  test::settle(ctx, u);
+  REQUIRE(u.pane.model);
+  REQUIRE(u.pane.model->launch() == 0);  // transposeNaive, which the edit leaves alone
+  edit(prog, "__shared__ float tile[TILE][TILE + PAD];", "__shared__ float tile[TILE][TILE + PAD + 1];");
+  REQUIRE(u.rebuild_if_saved());
+  test::settle(ctx, u);
+  REQUIRE(u.comparing());
+  CHECK(u.ab.source == ui::AbSource::PreviousBuild);
+  REQUIRE(u.side_pane(false).model);
+  REQUIRE(u.side_pane(true).model);
+  // Launch 2 (transposeTiled<0>) is where the padding took the conflict away: shown on both
+  // sides, said in the status line, and no 'the same cost' about launch 1.
+  CHECK(u.side_pane(false).model->launch() == 1);
+  CHECK(u.side_pane(true).model->launch() == 1);
+  CHECK_FALSE(session::same_cost(u.side_pane(false).model->totals(), u.side_pane(true).model->totals()));
+  CHECK(u.status.text.find("your edit changed launch 2 (transposeTiled<0>), not launch 1") == 0);
+  CHECK(u.ab_split().listed.size() > 0);
+  // Nothing changed anywhere (a comment): the launch on screen stays.
+  u.show_launch(0);
+  test::settle(ctx, u);
+  edit(prog, "int main() {", "// a comment\nint main() {");
+  REQUIRE(u.rebuild_if_saved());
+  test::settle(ctx, u);
+  CHECK(u.pane.model->launch() == 0);
+  fs::remove_all(prog.parent_path());
+}
+
 TEST_CASE("launch 2 beside launch 3 of a program: locked to the same request, 32-way against 1-way") {
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(test::quiet_env());
@@ -539,6 +574,51 @@ TEST_CASE("an out-of-bounds write opens on its request: banner, marked line, lan
   CHECK(after.rec->warp == rv.rec->warp);
   CHECK(after.rec->block == rv.rec->block);
   CHECK(joined_texts(test::frame_scenes(ctx, u)).find("Out-of-bounds") == std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a launch named on the command line stays shown when a later launch faults; the banner still names the fault") {
+  if (!ws::test::have_nvcc("skipped")) return;
+  namespace fs = std::filesystem;
+  // examples/transpose.cu whose tiled store writes one past its row: launch 2 faults.
+  const fs::path dir = fs::temp_directory_path() / ("ws-program-named-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path prog = dir / "transpose.cu";
+  std::string text = test::slurp("examples/transpose.cu");
+  const std::string from = "out[y * n + x] = tile";
+  REQUIRE(text.find(from) != std::string::npos);
+  text.replace(text.find(from), from.size(), "out[y * n + x + 1] = tile");
+  std::ofstream(prog) << text;
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Ui u(test::quiet_env());
+  std::string err;
+  // --launch 1 --compare-launch 2, as gui_options makes them.
+  REQUIRE(u.set_compare("launch 2", err));
+  session::LaunchSpec spec;
+  spec.program.source = prog.string();
+  spec.program.echo = false;
+  spec.launch = 0;
+  spec.launch_named = true;
+  u.open_program(spec);
+  test::settle(ctx, u);
+  REQUIRE(u.pane.model);
+  CHECK(u.status.problem.kind == "out_of_bounds");
+  CHECK(u.status.problem.launch == 2);
+  CHECK(u.pane.model->launch() == 0);  // not moved to the faulting launch
+  REQUIRE(u.ab.pane.model);
+  CHECK(u.ab.pane.model->launch() == 1);
+  // The banner over side A names the fault; the A/B strip says which side stopped: B
+  // (launch 2), not 'A and B' (launch 1 ran clean).
+  CHECK(joined_texts(test::frame_scenes(ctx, u)).find("transpose.cu:27 · thread (31,31) of block (1,1)") != std::string::npos);
+  CHECK(ui::ab_stopped(*u.pane.model, *u.ab.pane.model) ==
+        "B stopped: Out-of-bounds write to 'd_out' (launch 2): no cost is compared past it");
+  // A save that still faults moves the view to the fault, as any save's does.
+  std::ofstream(prog) << text << "\n// saved\n";
+  fs::last_write_time(prog, fs::last_write_time(prog) + std::chrono::seconds(2));
+  REQUIRE(u.rebuild_if_saved());
+  test::settle(ctx, u);
+  REQUIRE(u.pane.model);
+  CHECK(u.pane.model->launch() == 1);
   fs::remove_all(dir);
 }
 
