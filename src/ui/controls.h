@@ -75,7 +75,7 @@ void build_errors_window(Ui& ui);
 void program_output_window(Ui& ui);
 // The banner of what stopped the program (ui.status.problem) at the cursor, across the
 // window, the cursor moved below it; nothing when nothing did (problem_banner.cpp).
-void problem_banner(Ui& ui);
+void problem_banner(Ui& ui, const Pane& p, bool foot);
 void classroom_dialogs(Ui& ui);   // slide caption, compare picker (slides.cpp)
 void slides_menu(Ui& ui);         // the Slides menu (slides.cpp)
 void export_dialog(Ui& ui);       // File → Export figure… (export_dialog.cpp)

@@ -223,7 +223,17 @@ void Ui::save_file(const std::string& path) {
   state.last_file = path;
 }
 
-void Ui::banner() { problem_banner(*this); }
+void Ui::banner(const Pane& p, bool foot) {
+  if (status.problem.empty()) return;
+  // One banner: on the main pane, or in an A/B view on the side showing the launch that
+  // stopped (the main pane where neither does).
+  auto owns = [&](const Pane& q) {
+    return q.model && (status.problem.launch == 0 || status.problem.launch - 1 == q.model->launch());
+  };
+  const Pane& b = side_pane(true);
+  const bool other = comparing() && &b != &pane && owns(b) && !owns(pane);
+  if (&p == (other ? &b : &pane)) problem_banner(*this, p, foot);
+}
 
 ViewContext Ui::view_context(Pane& p) {
   ViewContext c{state, p, *this};

@@ -90,6 +90,7 @@ struct StatusLine {
   // What stopped the program last built or run (the main view's banner); empty: nothing.
   program::Problem problem;
   ImVec2 banner_min, banner_max;  // where the banner was drawn last (a click on it shows the problem)
+  const void* banner_foot = nullptr;  // the pane whose banner is one line at its panel's foot this frame
 };
 
 // The names of an A/B view's sides, what tells them apart first: `a` "transpose_tiled ·
@@ -252,7 +253,7 @@ class Ui : public ViewSink {
   void request_record() { record_due_ = time_ + 0.15; }
   void request_reanalyze() override;
   // What stopped the program, over the memory view (ViewSink).
-  void banner() override;
+  void banner(const Pane& p, bool foot) override;
   // What a panel that draws the trace is given for pane `p` (ui/views/context.h).
   ViewContext view_context(Pane& p);
   void enlarge(Panel p);

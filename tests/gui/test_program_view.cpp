@@ -612,6 +612,19 @@ TEST_CASE("a launch named on the command line stays shown when a later launch fa
   CHECK(joined_texts(test::frame_scenes(ctx, u)).find("transpose.cu:27 · thread (31,31) of block (1,1)") != std::string::npos);
   CHECK(ui::ab_stopped(*u.pane.model, *u.ab.pane.model) ==
         "B stopped: Out-of-bounds write to 'd_out' (launch 2): no cost is compared past it");
+  // In presentation at 1280x720 each side's memory panel is short: the banner is one line
+  // over the foot of side B's grids (the side that stopped), and both sides keep their grids.
+  u.state.present = true;
+  ctx.frame(u);
+  {
+    const std::string all = joined_texts(test::frame_scenes(ctx, u));
+    CHECK(all.find("Out-of-bounds write to 'd_out' · transpose.cu:27") != std::string::npos);
+    size_t grids = 0;
+    for (size_t at = all.find("64×64 float · global"); at != std::string::npos; at = all.find("64×64 float · global", at + 1))
+      ++grids;
+    CHECK(grids >= 2);
+  }
+  u.state.present = false;
   // A save that still faults moves the view to the fault, as any save's does.
   std::ofstream(prog) << text << "\n// saved\n";
   fs::last_write_time(prog, fs::last_write_time(prog) + std::chrono::seconds(2));

@@ -13,7 +13,8 @@
 
 namespace ws::ui {
 
-float banner_scene(Scene& sc, const program::Problem& p, float width, bool store, bool small, float* head) {
+float banner_scene(Scene& sc, const program::Problem& p, float width, bool store, bool small, float* head,
+                   float* title) {
   if (p.empty()) return 0;
   const Theme& t = theme();
   const FontRole body = small ? FontRole::Small : FontRole::Ui;
@@ -38,12 +39,30 @@ float banner_scene(Scene& sc, const program::Problem& p, float width, bool store
   sc.fill(ImVec2(0, 0), ImVec2(bar, h), t.bad, 2);
   float y = pad;
   int details = 0;
+  if (title) *title = h;
   for (const auto& [text, font] : rows) {
+    if (title && font != FontRole::Bold && *title == h) *title = y + 2;
     sc.text(ImVec2(bar + pad, y), text, font == FontRole::Bold ? t.bad : t.text, font);
     y += font == FontRole::Bold ? bh : lh;
     if (head && font != FontRole::Bold && ++details == 2) *head = y + 2;
   }
   if (head && details < 2) *head = h;
+  sc.size = ImVec2(width, h);
+  return h;
+}
+
+float banner_line_scene(Scene& sc, const program::Problem& p, float width, bool store) {
+  if (p.empty()) return 0;
+  const Theme& t = theme();
+  const float pad = 4, bar = 4;
+  const float h = std::round(font_for(FontRole::Small)->FontSize * 1.25f) + 2 * pad;
+  std::string text = program::problem_title(p, store);
+  if (const auto lines = program::problem_lines(p); !lines.empty()) text += " · " + lines.front();
+  sc.fill(ImVec2(0, 0), ImVec2(width, h), t.bg, 4);  // drawn over the grids: opaque
+  sc.fill(ImVec2(0, 0), ImVec2(width, h), with_alpha(t.bad, 40), 4);
+  sc.fill(ImVec2(0, 0), ImVec2(bar, h), t.bad, 2);
+  sc.text(ImVec2(bar + pad, pad), fit_text(FontRole::Small, text, std::max(20.0f, width - bar - 2 * pad)), t.bad,
+          FontRole::Small);
   sc.size = ImVec2(width, h);
   return h;
 }

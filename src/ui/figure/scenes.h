@@ -179,8 +179,14 @@ std::string partner_text(const RequestFigures& rv);
 // (`store`: the faulting request wrote). Returns its height; nothing for an empty problem.
 float problem_banner_scene(Scene& sc, const program::Problem& p, float width, bool store);
 // The same laid out for the app's banner: its details in small type when `small`; `head`
-// (where given) the height of its headline and first two lines of details.
-float banner_scene(Scene& sc, const program::Problem& p, float width, bool store, bool small, float* head = nullptr);
+// (where given) the height of its headline and first two lines of details, `title` (where
+// given) of its headline alone.
+float banner_scene(Scene& sc, const program::Problem& p, float width, bool store, bool small, float* head = nullptr,
+                   float* title = nullptr);
+// The banner in one line for a panel too short for its box (an A/B side in presentation):
+// the headline and where, "Out-of-bounds write to 'd_out' · t.cu:27 · thread (31,31) …",
+// cut to `width`. Returns its height.
+float banner_line_scene(Scene& sc, const program::Problem& p, float width, bool store);
 
 // ---- warp inspector ---------------------------------------------------------------------
 

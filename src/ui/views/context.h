@@ -21,8 +21,11 @@ class ViewSink {
   virtual void note_diagram(ImVec2 min, ImVec2 max) = 0;
   // A choice that changes the analysis (the DRAM model) was made: analyse the trace again.
   virtual void request_reanalyze() = 0;
-  // The banner of what stopped the program, drawn at the cursor across the panel.
-  virtual void banner() = 0;
+  // The banner of what stopped the program, drawn at the cursor across the panel of pane
+  // `p` where it belongs there (in an A/B view, the side whose launch stopped); called
+  // again with `foot` once the grids are drawn, the cursor at the panel's foot, where a
+  // panel too short for the box gets one line over the grids instead.
+  virtual void banner(const Pane& p, bool foot) = 0;
 };
 
 struct ViewContext {

@@ -166,7 +166,7 @@ MemoryViewState memory_state(const UiState& s, Pane& p) {
 
 void memory_view(ViewContext& c) {
   Pane& p = c.pane;
-  if (c.main) c.sink.banner();
+  c.sink.banner(p, false);
   if (!p.model) {
     ImGui::TextDisabled(c.busy ? "recording…" : "no trace loaded");
     return;
@@ -248,6 +248,8 @@ void memory_view(ViewContext& c) {
   for (size_t i = 0; i < layout.slots.size() && i < mouse.size(); ++i)
     if (mouse[i].first && !mouse[i].second)
       cell_tooltip(m, p.heat, layout.slots[i], ImVec2(area.x + layout.slots[i].min.x, area.y + layout.slots[i].min.y));
+  ImGui::SetCursorScreenPos(ImVec2(area.x, area.y + whole.y));
+  c.sink.banner(p, true);
   ImGui::SetCursorScreenPos(ImVec2(area.x, area.y + whole.y));
   ImGui::Dummy(ImVec2(0, 0));
 }
