@@ -175,6 +175,10 @@ void LessonController::model_arrived() {
   // What the student did here before: their right answer, or the answer they asked for.
   if (const lesson::StepProgress* sp = L.progress.step(*L.lesson, L.step); sp && L.resolved->question) {
     if (sp->correct && !sp->answer.empty()) L.verdict = L.resolved->check(sp->answer);
+    // A wrong try left waiting: its verdict and hint again (the next wrong one shows the
+    // answer, as it would have without the break).
+    if (!sp->correct && !sp->revealed && sp->tries > 0 && !sp->answer.empty())
+      if (const lesson::Verdict v = L.resolved->check(sp->answer); v.understood && !v.correct) L.verdict = v;
     // Shown as it was left, without pointing at the panel again.
     L.revealed = sp->revealed;
     L.scroll_to_answer = L.open() ? LessonRun::kScrollFrames : 0;

@@ -579,6 +579,39 @@ TEST_CASE("an answer the student asked for is still shown after a restart") {
   CHECK(!ui::lesson_points_at(u, ui::Panel::Warp));  // shown as it was left, not pointed at again
 }
 
+TEST_CASE("a question left after one wrong try reopens with that try's verdict and hint, still waiting") {
+  TempDir tmp;
+  ui::Environment env = quiet_env();
+  env.settings_path = (tmp.dir / "settings.json").string();
+  ui::HeadlessContext ctx(1280, 720);
+  size_t q = 0;
+  std::string wrong, hint;
+  {
+    ui::Ui u(env);
+    q = open_on_question(ctx, u);
+    REQUIRE(u.lessons.run.resolved);
+    wrong = lesson::wrong_answer(*u.lessons.run.resolved);
+    u.lessons.check(wrong);
+    REQUIRE(u.lessons.run.verdict);
+    hint = u.lessons.run.verdict->explanation;
+    CHECK(!u.lessons.run.open());
+    u.save_settings();
+  }
+  ui::Ui u(env);
+  REQUIRE(u.lessons.open(u.state.lesson));
+  settle(ctx, u);
+  ctx.frame(u);
+  CHECK(u.lessons.run.step == q);
+  REQUIRE(u.lessons.run.verdict);  // the try is on screen again, with its hint
+  CHECK(!u.lessons.run.verdict->correct);
+  CHECK(u.lessons.run.verdict->explanation == hint);
+  CHECK(!u.lessons.run.open());
+  CHECK(u.lessons.veiled());
+  // The second wrong try shows the answer, as it would have without the restart.
+  u.lessons.check(wrong);
+  CHECK(u.lessons.run.open());
+}
+
 TEST_CASE("every step of every lesson: nothing drawn states the answer before the student commits") {
   // Each bundled lesson, in the normal layout and on a projector, at 1280×720: every text
   // the frame draws (widgets and scenes) is searched for the step's answer while the
