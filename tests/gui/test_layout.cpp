@@ -647,6 +647,41 @@ TEST_CASE("the A/B table: a cost per request, which it does not judge, says wher
   CHECK_FALSE(dash);
 }
 
+TEST_CASE("a shared tile's even / odd bank shading has its key wherever it is drawn: key row or the grid's title") {
+  for (const bool present : {false, true})
+    for (const bool ab : {false, true}) {
+      CAPTURE(present);
+      CAPTURE(ab);
+      ui::HeadlessContext ctx(1280, 720);
+      ui::Ui u(quiet_env());
+      u.state.kernel = "transpose_tiled";
+      u.state.present = present;
+      u.record();
+      settle(ctx, u);
+      std::string err;
+      if (ab) REQUIRE(u.set_compare("transpose_tiled:pad=1", err));
+      settle(ctx, u);
+      // The tile store on screen (a shared request) and a global load before it: both keyed.
+      for (const bool shared : {true, false}) {
+        CAPTURE(shared);
+        uint64_t step = 0;
+        for (uint64_t i = 0; i < u.pane.model->size(); ++i)
+          if ((u.pane.model->trace().sites[u.pane.model->trace().records[i].site].space == trace::Space::Shared) == shared) {
+            step = i;
+            break;
+          }
+        u.set_step(step);
+        settle(ctx, u);
+        ctx.frame(u);
+        test::start_catching();
+        const std::vector<test::DrawnText> texts = test::stop_catching(ctx.frame(u));
+        int keys = 0;
+        for (const auto& t : texts) keys += t.text.find("even / odd bank") != std::string::npos;
+        CHECK(keys >= (ab ? 2 : 1));
+      }
+    }
+}
+
 TEST_CASE("the status line counts a program's own lines apart from the emulated device's notes") {
   if (!ws::test::have_nvcc("skipped")) return;
   ui::HeadlessContext ctx(1280, 720);

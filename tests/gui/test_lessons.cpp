@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "../support.h"
 #include "drawn_text.h"
 #include "lesson/lesson.h"
 #include "ui/figure/figure.h"
@@ -610,6 +611,42 @@ TEST_CASE("a question left after one wrong try reopens with that try's verdict a
   // The second wrong try shows the answer, as it would have without the restart.
   u.lessons.check(wrong);
   CHECK(u.lessons.run.open());
+}
+
+TEST_CASE("while 'how many bytes does this copy bring' waits, the memory view lights no piece of the box") {
+  if (!ws::test::have_nvcc("skipped")) return;
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Ui u(quiet_env());
+  REQUIRE(u.lessons.open("hopper"));
+  settle(ctx, u);
+  const lesson::Lesson& l = *u.lessons.run.lesson;
+  size_t q = l.steps.size();
+  for (size_t i = 0; i < l.steps.size(); ++i)
+    if (l.steps[i].question && l.steps[i].question->ask == lesson::Metric::CopyBytes) q = std::min(q, i);
+  REQUIRE(q < l.steps.size());
+  u.lessons.go_to(q);
+  settle(ctx, u);
+  REQUIRE(u.lessons.run.waiting());
+  // Lane 0 issues the copy: its colour on the memory view's cells would be one 512-byte
+  // record of the 4096-byte box.
+  auto lit = [&] {
+    ctx.frame(u);
+    const std::vector<ui::SceneChunk> chunks = test::frame_scenes(ctx, u);
+    std::optional<ImVec4> mem;
+    for (const auto& d : u.drawn())
+      if (d.panel == ui::Panel::Memory) mem = ImVec4(d.min.x, d.min.y, d.max.x, d.max.y);
+    REQUIRE(mem);
+    int n = 0;
+    for (const auto& c : chunks)
+      for (const auto& i : c.scene.items)
+        n += i.kind == ui::Scene::Kind::Fill && i.color == ui::lane_color(0) && i.a.x >= mem->x && i.a.y >= mem->y &&
+             i.b.x <= mem->z && i.b.y <= mem->w;
+    return n;
+  };
+  CHECK(lit() == 0);
+  u.lessons.check(u.lessons.run.resolved->answer.text);
+  REQUIRE(u.lessons.run.open());
+  CHECK(lit() > 0);  // answered: the record's cells come back
 }
 
 TEST_CASE("every step of every lesson: nothing drawn states the answer before the student commits") {

@@ -86,7 +86,9 @@ Figure render_figure(const std::shared_ptr<const Session>& model, uint64_t step,
         const ImVec2 grids(size.x, std::max(40.0f, size.y - key_h - 8));
         float bottom = o.y;
         bool numbered = false;
-        for (const SceneChunk& c : memory_chunks(o, *model, rv, memory, memory_layout(*model, rv, memory, grids))) {
+        const MemoryLayout layout = memory_layout(*model, rv, memory, grids);
+        place_bank_key(memory, *model, layout, true);
+        for (const SceneChunk& c : memory_chunks(o, *model, rv, memory, layout)) {
           for (const auto& i : c.scene.items) {
             bottom = std::max(bottom, std::min(c.clip_max.y, i.kind == Scene::Kind::Text ? i.a.y + text_size(i.font, i.text).y
                                                                                           : std::max(i.a.y, i.b.y)));

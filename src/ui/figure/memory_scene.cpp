@@ -182,6 +182,7 @@ void tile_scene(Scene& sc, Scene& labels, const Session& m, const RequestFigures
         });
     }
     const float min_px = 3;
+    if (st.request_lanes)
     for (const LaneSpan& l : lane_spans(g, rv))
       for_each_run(g, l.e0, l.e1, [&](const CellBox& run) {
         slot_rects(s, g, run, [&](ImVec2 a, ImVec2 b) {
@@ -431,6 +432,7 @@ void lane_patches_scene(Scene& sc, const SlotParts& x) {
   const float cell = s.cell;
   const Theme& t = theme();
   const RequestFigures& rv = x.rv;
+  if (!x.st.request_lanes) return;
   const bool shared = x.buf.space == trace::Space::Shared;
   // Words of a shared request that share a bank with another word of the same phase
   // (the n-way conflict) get a red rim.
@@ -488,15 +490,29 @@ void slot_title_scene(Scene& labels, const SlotParts& x) {
   // Room kept at the right for "follow off" while the user holds the view.
   const char* off = s.current && !st.follow ? "follow off (F)" : "";
   const float off_w = *off ? text_size(FontRole::Ui, off).x + 10 : 0.0f;
-  const std::string shape = fit_text(FontRole::Ui, title_text(x.g, buf), s.size.x - nx - off_w);
+  // A shared grid's stripes (or checkerboard) are its words' banks, even and odd: named in
+  // this title where there is no key row under the grids, before the shape gets its room.
+  const bool keyed_here = st.bank_key_buffer >= 0 && size_t(st.bank_key_buffer) == s.buffer;
+  const float kh = font_for(FontRole::Small)->FontSize, sw = std::round(kh * 0.8f);
+  const char* key_words = buf.space == trace::Space::Shared ? "even / odd bank" : "shared: even / odd bank";
+  const float key_w = keyed_here ? sw * 2 + 4 + text_size(FontRole::Small, key_words).x + 10 : 0.0f;
+  const char* tag = s.current ? (x.rv.site->op == trace::Op::Store ? "◀ store" : "◀ load") : "";
+  const float tag_w = *tag ? text_size(FontRole::Ui, tag).x + 10 : 0.0f;
+  const std::string shape = fit_text(FontRole::Ui, title_text(x.g, buf), s.size.x - nx - off_w - key_w - tag_w);
   if (!shape.empty()) labels.text(ImVec2(nx, 3), shape, t.text_dim, FontRole::Ui);
   float tx = nx + text_size(FontRole::Ui, shape).x + 10;
-  if (s.current) {
-    const char* tag = x.rv.site->op == trace::Op::Store ? "◀ store" : "◀ load";
-    if (tx + text_size(FontRole::Ui, tag).x + off_w < s.size.x) {
-      labels.text(ImVec2(tx, 3), tag, t.accent, FontRole::Ui);
-      tx += text_size(FontRole::Ui, tag).x + 10;
-    }
+  if (*tag && tx + tag_w - 10 + off_w < s.size.x) {
+    labels.text(ImVec2(tx, 3), tag, t.accent, FontRole::Ui);
+    tx += tag_w;
+  }
+  if (keyed_here && tx + key_w - 10 + off_w <= s.size.x) {
+    const float y = 3 + std::round((font_for(FontRole::Ui)->FontSize - sw) * 0.5f);
+    labels.fill(ImVec2(tx, y), ImVec2(tx + sw, y + sw), t.cell_empty);
+    labels.fill(ImVec2(tx + sw, y), ImVec2(tx + 2 * sw, y + sw), t.cell_tinted);
+    labels.rect(ImVec2(tx, y), ImVec2(tx + 2 * sw, y + sw), t.grid_line, 1.0f);
+    labels.text(ImVec2(tx + 2 * sw + 4, 3 + (font_for(FontRole::Ui)->FontSize - kh) * 0.5f), key_words, t.text_dim,
+                FontRole::Small);
+    tx += key_w;
   }
   if (*off && tx + off_w - 10 <= s.size.x) labels.text(ImVec2(s.size.x, 3), off, t.warn, FontRole::Ui, 1, 0);
 }
@@ -582,6 +598,24 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
 
 float memory_legend_height() { return font_for(FontRole::Small)->FontSize + 2; }
 
+void place_bank_key(MemoryViewState& st, const Session& m, const MemoryLayout& L, bool keyed) {
+  const auto& bufs = m.trace().buffers;
+  int64_t whole = -1;
+  st.shared_shown = false;
+  for (const auto& s : L.slots) {
+    if (s.buffer >= bufs.size() || bufs[s.buffer].space != trace::Space::Shared) continue;
+    st.shared_shown = true;
+    if (!s.tile && whole < 0) whole = int64_t(s.buffer);
+  }
+  if (whole < 0 && st.shared_shown)
+    for (const auto& s : L.slots)
+      if (!s.tile) {
+        whole = int64_t(s.buffer);
+        break;
+      }
+  st.bank_key_buffer = keyed ? -1 : whole;
+}
+
 float memory_legend_scene(Scene& sc, const RequestFigures& rv, const MemoryViewState& st, float width, bool lane_numbers) {
   const Theme& t = theme();
   const float h = font_for(FontRole::Small)->FontSize, sw = std::round(h * 0.8f), sp = std::round(h * 0.45f);
@@ -600,7 +634,7 @@ float memory_legend_scene(Scene& sc, const RequestFigures& rv, const MemoryViewS
       sc.fill(ImVec2(a.x + float(k) * sw * 0.5f, a.y), ImVec2(a.x + float(k + 1) * sw * 0.5f, b.y), lane_color(k * 4 + 2));
   }, lane_numbers ? "lane 0 … 31 (number in the cell)" : "lane 0 … 31");
   // A shared tile's cells shaded by bank, even and odd: its stripes (or checkerboard).
-  if (rv.site && rv.shared)
+  if ((rv.site && rv.shared) || st.shared_shown)
     entry(sw * 2, [&](ImVec2 a, ImVec2 b) {
       const float m = std::round((a.x + b.x) * 0.5f);
       sc.fill(a, ImVec2(m, b.y), t.cell_empty);

@@ -51,6 +51,12 @@ struct MemoryViewState {
   bool follow = true;                                    // zoom and pan to the current request
   bool conflicts = true;                                 // rim the words of an n-way bank conflict
   bool source_columns = false;                           // tint shared cells by their copy's source column
+  bool request_lanes = true;                             // the request's lanes drawn on their cells (off:
+                                                         // a question about a copy's bytes waits)
+  bool shared_shown = false;                             // a shared grid (or tile) is drawn: the key names
+                                                         // its even / odd bank shading
+  int64_t bank_key_buffer = -1;                          // no key row under the grids: the buffer whose
+                                                         // title names that shading instead (-1: none)
   const std::map<std::string, bool>* hidden = nullptr;  // by buffer name; null: all shown
   const std::vector<GridView>* grids = nullptr;         // per buffer; null: every grid fits
   HeatMap* heat_map = nullptr;                           // null: no heat layer
@@ -98,6 +104,10 @@ struct MemoryLayout {
   float band_gap = 3;            // pixels between a tile's bands
   bool all_hidden = false;       // buffers exist but the user hid every one
 };
+
+// Where the key of a shared grid's even / odd bank shading goes in layout `L`: the key row
+// (`keyed`), else the title of the first shared grid drawn whole, else of the focus.
+void place_bank_key(MemoryViewState& st, const Session& m, const MemoryLayout& L, bool keyed);
 
 // Cell box `b` of slot `s`'s grid as pixels in slot coordinates: one rectangle per band it
 // crosses among the bands shown (none for parts in bands not shown).

@@ -179,7 +179,7 @@ void memory_view(ViewContext& c) {
   // The figures' key under the grids where the panel is tall enough (a shared tile's even
   // and odd bank shading, the sector and line outlines, the shade of traffic).
   const float key_h = memory_legend_height();
-  const bool keyed = whole.y >= 14 * key_h;
+  const bool keyed = whole.y >= 10 * key_h;
   const ImVec2 avail(whole.x, keyed ? whole.y - key_h - 4 : whole.y);
   if (p.grids.size() != m.trace().buffers.size()) p.grids.assign(m.trace().buffers.size(), GridView{});
   if (!c.state.memory.follow) hold_views(p.grids);
@@ -236,9 +236,14 @@ void memory_view(ViewContext& c) {
     v.shown_followed = s.followed;
   }
   MemoryViewState st = memory_state(c.state, p);
+  place_bank_key(st, m, layout, keyed);
   // A lesson's question waits: no verdict on the cells, and no outlines of the request's
   // sectors and lines to count (its lanes' cells stay: they are what the student reasons from).
   if (c.veil) st.conflicts = st.sectors = st.lines = false;
+  // A question about a copy's bytes: the record on screen is one piece of the copy (512 of
+  // a 4096-byte box), and the shade of the traffic so far outlines whole boxes; neither is
+  // drawn until it is answered.
+  if (c.veil_copies) st.request_lanes = st.heat = false;
   draw_memory(ImGui::GetWindowDrawList(), area, m, rv, st, layout, c.painter);
   if (keyed) {
     Scene key;
