@@ -41,8 +41,23 @@ struct NumberRow {
   float right = -1e9f;
   float left = 0;  // where the row's axis word may start (a second column's own edge)
   bool titled = false;
+  // Where the axis word has no room before the first number and would push the title past
+  // its own box (`half_box` each side of the number: over the next number), the first
+  // number alone: the caller's key names the axis instead.
+  float half_box = 0;  // 0: the title always
+  bool bare = false;
   void put(Scene& sc, const char* axis, const std::string& number, float cx, float y, float ay) {
     const Theme& t = theme();
+    const float title_w = text_size(FontRole::Small, std::string(axis) + " " + number).x;
+    if (!titled && half_box > 0 &&
+        std::max(left, cx - text_size(FontRole::Small, number).x * 0.5f - text_size(FontRole::Small, std::string(axis) + " ").x) +
+                title_w > cx + half_box - 4) {
+      titled = bare = true;
+      const float x = std::max(left, cx - text_size(FontRole::Small, number).x * 0.5f);
+      sc.text(ImVec2(x, y), number, t.text_dim, FontRole::Small, 0, ay);
+      right = x + text_size(FontRole::Small, number).x;
+      return;
+    }
     if (!titled) {
       titled = true;
       const std::string text = std::string(axis) + " " + number;
@@ -167,7 +182,7 @@ void global_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   // Where each lane's first byte landed, for the connector.
   std::vector<ImVec2> target(32, ImVec2(-1, -1));
   float line_start = 0;
-  bool any_past = false;
+  bool any_past = false, bare_numbers = false;
   NumberRow sector_numbers;
   for (int i = 0; i < n; ++i) {
     const analysis::SectorBytes& sector = sectors[size_t(i)];
@@ -189,7 +204,11 @@ void global_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
     any_past |= past;
     char lbl[32];
     std::snprintf(lbl, sizeof lbl, "#%llu", (unsigned long long)sector.sector);
-    if (col == 0) sector_numbers = NumberRow{};
+    if (col == 0) {
+      bare_numbers |= sector_numbers.bare;
+      sector_numbers = NumberRow{};
+      sector_numbers.half_box = bw * 0.5f;
+    }
     if ((numbered_rows || row == rows - 1) && (text_size(FontRole::Small, lbl).x + 4 <= bw || col % 4 == 0))
       sector_numbers.put(sc, "sector", lbl, x + bw * 0.5f, yy + box_h + 3, 0);
     for (int lane : sector.lane) {
@@ -222,6 +241,8 @@ void global_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
     const float cy = ly + lab * 0.5f - 2;
     if (kind == 2) {
       sc.line(ImVec2(lx, cy), ImVec2(lx + sw * 2, cy), t.line128, 3);
+    } else if (kind == 4) {
+      sc.rect(ImVec2(lx, cy - sw * 0.5f), ImVec2(lx + sw, cy + sw * 0.5f), t.text_dim, 1.5f, 2);
     } else if (kind == 3) {
       sc.fill(ImVec2(lx, cy - sw * 0.5f), ImVec2(lx + sw, cy + sw * 0.5f), lane_color(8), 2);
       sc.line(ImVec2(lx, cy + sw * 0.5f), ImVec2(lx + sw, cy - sw * 0.5f), t.bad, 2);
@@ -232,10 +253,12 @@ void global_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
     sc.text(ImVec2(lx + (kind == 2 ? sw * 2 : sw) + sp, ly), words, t.text_dim, FontRole::Small);
     lx += w + sp * 3;
   };
+  bare_numbers |= sector_numbers.bare;
   if (any_past) entry(3, "past the array's end");
   entry(0, "requested");
   entry(1, "fetched, not used");
   entry(2, "one 128-byte line");
+  if (bare_numbers) entry(4, "#n: sector n");
 }
 
 void shared_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
