@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cfloat>
 #include <cstring>
+#include <set>
 #include <vector>
 
 #include "ui/figure/theme.h"
@@ -223,15 +224,24 @@ void layout_strip_background(Pane& p, int width) {
   }
   float last_end = -1e9f;  // where the last label ends
   uint32_t prev_block = ~0u;
+  // A cluster's CTAs run together, their records interleaved: the strip names clusters,
+  // each once where it starts (it named 'block 0,0' at every turn of the cluster's CTAs).
+  const trace::Launch& launch = m.trace().launch();
+  const trace::Dim3 cl = launch.cluster;
+  const bool clustered = cl.x * cl.y * cl.z > 1;
+  std::set<uint64_t> named;
   for (uint32_t e0 : m.epoch_starts()) {
     uint32_t b = m.trace().records[e0].block;
     if (b == prev_block) continue;
     prev_block = b;
+    auto c = launch.block_coords(b);
+    if (clustered) c = {c.x / std::max(1u, cl.x), c.y / std::max(1u, cl.y), c.z / std::max(1u, cl.z)};
+    const uint64_t key = (uint64_t(c.z) << 42) | (uint64_t(c.y) << 21) | c.x;
+    if (!named.insert(key).second) continue;
     const float x = x_of(e0);
     if (x + 3 < last_end + 8) continue;  // no room: the text is not even made
-    auto c = m.trace().launch().block_coords(b);
-    char lbl[32];
-    std::snprintf(lbl, sizeof lbl, "block %u,%u", c.x, c.y);
+    char lbl[40];
+    std::snprintf(lbl, sizeof lbl, clustered ? "cluster %u,%u" : "block %u,%u", c.x, c.y);
     // Labels apart by their measured widths (two-digit blocks are wider than "block 1,0").
     last_end = x + 3 + text_size(FontRole::Small, lbl).x;
     p.strip_blocks.emplace_back(x, lbl);

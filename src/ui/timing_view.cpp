@@ -101,16 +101,21 @@ float timing_scene(Scene& sc, const TimingLadder& l, float width, float height, 
     const ImVec2 a(0, y), z(width, y + row_h);
     if (rows) rows->push_back({a, z});
     if (r.here) back.fill(a, z, with_alpha(t.accent, 46), 3);
-    // Name, then the variant in full; the name gives way when the column is narrow.
+    // Name, then the variant; where the column is narrow the variant gives way first (its
+    // last settings), keeping the name whole or most of the room ('… warps=4 group=1' lost
+    // which kernel it was).
     const FontRole nf = name_font(r);
     const ImU32 nc = r.published ? t.text_dim : r.here || r.same_kernel ? t.text : t.text_dim;
-    const float var_w = r.variant.empty() ? 0 : text_size(body, " " + r.variant).x;
-    const std::string name = fit_text(nf, r.name, std::max(12.0f, label_w - gap - 4 - var_w));
+    const float room = std::max(12.0f, label_w - gap - 4);
+    std::string variant = r.variant.empty() ? "" : " " + r.variant;
+    const float name_full = text_size(nf, r.name).x;
+    if (!variant.empty() && name_full + text_size(body, variant).x > room)
+      variant = fit_text(body, variant, std::max(0.0f, room - std::min(name_full, room * 0.6f)));
+    const std::string name = fit_text(nf, r.name, std::max(12.0f, room - text_size(body, variant).x));
     const float mid = y + row_h * 0.5f;
     front.text(ImVec2(4, mid), name, nc, nf, 0, 0.5f);
-    if (!r.variant.empty())
-      front.text(ImVec2(4 + text_size(nf, name).x, mid), " " + r.variant, r.here ? t.text : t.accent, body, 0,
-                 0.5f);
+    if (!variant.empty())
+      front.text(ImVec2(4 + text_size(nf, name).x, mid), variant, r.here ? t.text : t.accent, body, 0, 0.5f);
     // The bar on the fixed scale; past 100 % it stops at the edge with a marker, and the
     // figure printed says how far past.
     const float inset = compact ? 2 : 3;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "session/report.h"
@@ -317,6 +318,28 @@ TEST_CASE("a save that changes another launch than the one shown: before vs afte
   test::settle(ctx, u);
   CHECK(u.pane.model->launch() == 0);
   fs::remove_all(prog.parent_path());
+}
+
+TEST_CASE("a cluster launch's timeline names each cluster once, not its CTAs at every turn") {
+  if (!ws::test::have_nvcc("skipped")) return;
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Ui u(test::quiet_env());
+  session::LaunchSpec spec;
+  spec.program.source = "examples/tma_multicast.cu";
+  spec.program.args = {"128", "1"};
+  spec.program.echo = false;
+  u.open_program(spec);
+  test::settle(ctx, u);
+  REQUIRE(u.pane.model);
+  REQUIRE(u.pane.model->trace().launch().cluster.x == 2);
+  ctx.frame(u);
+  REQUIRE(!u.pane.strip_blocks.empty());
+  std::set<std::string> seen;
+  for (const auto& [x, label] : u.pane.strip_blocks) {
+    CAPTURE(label);
+    CHECK(label.rfind("cluster ", 0) == 0);
+    CHECK(seen.insert(label).second);
+  }
 }
 
 TEST_CASE("launch 2 beside launch 3 of a program: locked to the same request, 32-way against 1-way") {

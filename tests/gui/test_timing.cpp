@@ -234,6 +234,27 @@ TEST_CASE("the tensor-core ladder is a percentage of cuBLAS HGEMM, not of SGEMM"
   }
   CHECK(tuned == 3);
   CHECK(ui::timing_ladder(bundled, "swizzle_xor", {}).ref == "device-to-device copy");
+  // A narrow panel (the normal layout at 1280x720): a row's settings give way before its
+  // kernel's name, which is never cut to '…' alone.
+  {
+    ui::HeadlessContext ctx(1280, 720);
+    const ui::TimingLadder n = ui::timing_ladder(bundled, "tc_mma_tuned", {});
+    for (float w : {260.0f, 300.0f}) {
+      CAPTURE(w);
+      ui::Scene sc;
+      ui::timing_scene(sc, n, w, 0, nullptr);
+      int names = 0;
+      for (const auto& i : sc.items) {
+        if (i.kind != ui::Scene::Kind::Text || i.a.x > 5) continue;
+        CAPTURE(i.text);
+        if (i.text == "0") continue;
+        ++names;
+        CHECK(i.text.rfind("…", 0) != 0);
+        CHECK(i.text.size() >= 4);
+      }
+      CHECK(names >= 6);
+    }
+  }
 }
 
 TEST_CASE("what the benchmark size means for each kernel") {
