@@ -428,8 +428,16 @@ void Session::place_race() {
   }
 }
 
+std::shared_ptr<const analysis::Pipeline> Session::pipeline(uint32_t block) const {
+  std::lock_guard<std::mutex> g(pipelines_->mu);
+  auto& p = pipelines_->by_block[block];
+  if (!p) p = std::make_shared<const analysis::Pipeline>(analysis::pipeline_of(trace(), copies_, block));
+  return p;
+}
+
 std::shared_ptr<Session> Session::reanalyzed(const analysis::DramModel& dram) const {
   auto m = std::make_shared<Session>(*this);
+  m->pipelines_ = std::make_shared<PipelineCache>();
   m->spec_.dram = dram.preset;
   if (!counted_) m->analyse(dram);  // counts mode summed its DRAM figures on the device
   return m;

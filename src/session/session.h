@@ -9,12 +9,14 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "analysis/analysis.h"
 #include "analysis/copies.h"
 #include "analysis/levels.h"
+#include "analysis/pipeline.h"
 #include "catalog.h"
 #include "session/capture.h"
 #include "session/grid_shape.h"
@@ -188,6 +190,9 @@ class Session {
   // The launch's copies into shared memory (async halves paired, source columns) and its
   // events placed among the requests.
   const analysis::Copies& copies() const { return copies_; }
+  // Block `block`'s shared ring as its bulk copies filled it (analysis::pipeline_of),
+  // computed on first use and kept with the session (the pipeline view asks every frame).
+  std::shared_ptr<const analysis::Pipeline> pipeline(uint32_t block) const;
 
   // One-line description of the launch: "transpose_tiled · size 64 · pad=0".
   std::string title() const;
@@ -238,6 +243,11 @@ class Session {
   uint32_t max_epoch_ = 0;
   Totals totals_;
   analysis::Copies copies_;
+  struct PipelineCache {
+    std::mutex mu;
+    std::map<uint32_t, std::shared_ptr<const analysis::Pipeline>> by_block;
+  };
+  std::shared_ptr<PipelineCache> pipelines_ = std::make_shared<PipelineCache>();
 };
 
 // The line of trace file `file` where the program's problem happened (its first place), 0

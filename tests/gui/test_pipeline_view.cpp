@@ -88,6 +88,20 @@ TEST_CASE("a ring of two stages filled by TMA: four boxes into two slots, each l
   CHECK(p.barriers[0].phases[1].step == 8);
 }
 
+TEST_CASE("a session keeps each block's pipeline: computed once, the same on every ask, fresh for a new analysis") {
+  const auto m = ring_session();
+  const auto p = m->pipeline(0);
+  REQUIRE(p);
+  CHECK(p.get() == m->pipeline(0).get());  // kept, not made again each frame
+  CHECK(p->slots.size() == 2);
+  CHECK(p->block == 0);
+  const auto again = m->reanalyzed(analysis::DramModel{});
+  const auto q = again->pipeline(0);
+  CHECK(q.get() != p.get());
+  CHECK(q->slots.size() == p->slots.size());
+  CHECK(q->ticks.size() == p->ticks.size());
+}
+
 TEST_CASE("the pipeline view names its block, slots and warps, keeps its texts apart, and takes the DRAM view's place") {
   auto m = ring_session();
   for (bool present : {false, true}) {

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
-#include <mutex>
 
 #include "analysis/pipeline.h"
 #include "ui/figure/theme.h"
@@ -18,29 +17,6 @@
 namespace ws::ui {
 
 namespace {
-
-// Block `block`'s pipeline in `m`, computed once while the same session and block are
-// drawn frame after frame (the session's address, its records' and their count).
-std::shared_ptr<const analysis::Pipeline> pipeline_at(const Session& m, uint32_t block) {
-  static std::mutex mu;
-  // Keyed by the session, its records and its events (where they lie and how many): a new
-  // trace at a recycled address differs in one of them.
-  static const void* key[3] = {nullptr, nullptr, nullptr};
-  static uint64_t for_size = 0, for_events = 0;
-  static std::shared_ptr<const analysis::Pipeline> cached;
-  std::lock_guard<std::mutex> g(mu);
-  const trace::Trace& t = m.trace();
-  if (!cached || key[0] != &m || key[1] != t.records.data() || key[2] != t.events.data() || for_size != m.size() ||
-      for_events != t.events.size() || cached->block != block) {
-    cached = std::make_shared<const analysis::Pipeline>(analysis::pipeline_of(t, m.copies(), block));
-    key[0] = &m;
-    key[1] = t.records.data();
-    key[2] = t.events.data();
-    for_size = m.size();
-    for_events = t.events.size();
-  }
-  return cached;
-}
 
 // The view's time axis: request r of the block at x.
 struct Axis {
@@ -124,7 +100,7 @@ void pipeline_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size) {
   const trace::Trace& tr = m.trace();
   if (step >= tr.records.size()) return;
   const uint32_t block = tr.records[step].block;
-  const std::shared_ptr<const analysis::Pipeline> held = pipeline_at(m, block);
+  const std::shared_ptr<const analysis::Pipeline> held = m.pipeline(block);
   const analysis::Pipeline& p = *held;
   const float small = font_for(FontRole::Small)->FontSize, ui_h = font_for(FontRole::Ui)->FontSize;
   float y = 0;
