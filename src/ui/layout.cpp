@@ -80,16 +80,11 @@ PanelLayout panel_layout(UiState& s, bool comparing, ImVec2 display, float menu_
     // right column, wider, so its text reads above the question (it kept about four lines).
     const bool asking = lesson && focus == Panel::Memory;
     const float mx = std::round(W * (asking ? 0.52f : 0.57f));
-    const float my = split(!lesson ? 0.56f : 0.38f);
+    const float my = asking ? area_bottom : split(!lesson ? 0.56f : 0.38f);
     const Panel upper = !lesson ? Panel::Warp : asking ? Panel::Lesson : Panel::Memory;
-    const Panel lower = !lesson ? Panel::Source : Panel::Lesson;
     r.push_back({focus, ImVec2(gap, top), ImVec2(mx - gap * 0.5f, area_bottom)});
-    if (asking) {
-      r.push_back({Panel::Lesson, ImVec2(mx + gap * 0.5f, top), ImVec2(W - gap, area_bottom)});
-    } else {
-      r.push_back({upper, ImVec2(mx + gap * 0.5f, top), ImVec2(W - gap, my)});
-      r.push_back({lower, ImVec2(mx + gap * 0.5f, my + gap), ImVec2(W - gap, area_bottom)});
-    }
+    r.push_back({upper, ImVec2(mx + gap * 0.5f, top), ImVec2(W - gap, my)});
+    if (!asking) r.push_back({!lesson ? Panel::Source : Panel::Lesson, ImVec2(mx + gap * 0.5f, my + gap), ImVec2(W - gap, area_bottom)});
   } else if (s.present) {
     // Presentation: the warp inspector (the point of the step) large on the left, the memory
     // and the source line on the right; 1 … 6 still enlarge any panel.

@@ -138,6 +138,38 @@ void cluster_diagram(Scene& sc, const RequestFigures& rv, const trace::Trace& tr
           t.text_dim, FontRole::Small);
 }
 
+// The global diagram's key at `ly`: swatches and words placed by their measured widths,
+// as many as fit `width`: lanes past their array's end (a fault) first, where there are.
+void sector_legend(Scene& sc, float ly, float width, bool past, bool bare_numbers) {
+  const Theme& t = theme();
+  const float lab = font_for(FontRole::Small)->FontSize + 4;
+  const float sw = std::round(lab * 0.7f), sp = std::round(lab * 0.4f);
+  float lx = 0;
+  auto entry = [&](int kind, const char* words) {
+    const float w = (kind == 2 ? sw * 2 : sw) + sp + text_size(FontRole::Small, words).x;
+    if (lx + w > width) return;
+    const float cy = ly + lab * 0.5f - 2;
+    if (kind == 2) {
+      sc.line(ImVec2(lx, cy), ImVec2(lx + sw * 2, cy), t.line128, 3);
+    } else if (kind == 4) {
+      sc.rect(ImVec2(lx, cy - sw * 0.5f), ImVec2(lx + sw, cy + sw * 0.5f), t.text_dim, 1.5f, 2);
+    } else if (kind == 3) {
+      sc.fill(ImVec2(lx, cy - sw * 0.5f), ImVec2(lx + sw, cy + sw * 0.5f), lane_color(8), 2);
+      sc.line(ImVec2(lx, cy + sw * 0.5f), ImVec2(lx + sw, cy - sw * 0.5f), t.bad, 2);
+      sc.rect(ImVec2(lx - 1, cy - sw * 0.5f - 1), ImVec2(lx + sw + 1, cy + sw * 0.5f + 1), t.bad, 1.5f, 2);
+    } else {
+      sc.fill(ImVec2(lx, cy - sw * 0.5f), ImVec2(lx + sw, cy + sw * 0.5f), kind == 0 ? lane_color(8) : kWaste, 2);
+    }
+    sc.text(ImVec2(lx + (kind == 2 ? sw * 2 : sw) + sp, ly), words, t.text_dim, FontRole::Small);
+    lx += w + sp * 3;
+  };
+  if (past) entry(3, "past the array's end");
+  entry(0, "requested");
+  entry(1, "fetched, not used");
+  entry(2, "one 128-byte line");
+  if (bare_numbers) entry(4, "#n: sector n");
+}
+
 void global_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   const Theme& t = theme();
   const trace::Record& r = *rv.rec;
@@ -230,35 +262,10 @@ void global_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
     ImVec2 from((box.first.x + box.second.x) * 0.5f, box.second.y + 1);
     sc.line(from, ImVec2(target[size_t(lane)].x, target[size_t(lane)].y - 6), lane_color(lane, 170), 1.5f);
   }
-  // Legend: swatches and words placed by their measured widths, as many as fit, right
-  // under the sectors they explain.
-  const float last_label = top + float(rows - 1) * row_h + box_h + 3 + font_for(FontRole::Small)->FontSize;
-  const float ly = std::min(size.y - lab + 2, last_label + 6), sw = std::round(lab * 0.7f), sp = std::round(lab * 0.4f);
-  float lx = 0;
-  auto entry = [&](int kind, const char* words) {
-    const float w = (kind == 2 ? sw * 2 : sw) + sp + text_size(FontRole::Small, words).x;
-    if (lx + w > size.x) return;
-    const float cy = ly + lab * 0.5f - 2;
-    if (kind == 2) {
-      sc.line(ImVec2(lx, cy), ImVec2(lx + sw * 2, cy), t.line128, 3);
-    } else if (kind == 4) {
-      sc.rect(ImVec2(lx, cy - sw * 0.5f), ImVec2(lx + sw, cy + sw * 0.5f), t.text_dim, 1.5f, 2);
-    } else if (kind == 3) {
-      sc.fill(ImVec2(lx, cy - sw * 0.5f), ImVec2(lx + sw, cy + sw * 0.5f), lane_color(8), 2);
-      sc.line(ImVec2(lx, cy + sw * 0.5f), ImVec2(lx + sw, cy - sw * 0.5f), t.bad, 2);
-      sc.rect(ImVec2(lx - 1, cy - sw * 0.5f - 1), ImVec2(lx + sw + 1, cy + sw * 0.5f + 1), t.bad, 1.5f, 2);
-    } else {
-      sc.fill(ImVec2(lx, cy - sw * 0.5f), ImVec2(lx + sw, cy + sw * 0.5f), kind == 0 ? lane_color(8) : kWaste, 2);
-    }
-    sc.text(ImVec2(lx + (kind == 2 ? sw * 2 : sw) + sp, ly), words, t.text_dim, FontRole::Small);
-    lx += w + sp * 3;
-  };
+  // Legend right under the sectors it explains.
   bare_numbers |= sector_numbers.bare;
-  if (any_past) entry(3, "past the array's end");
-  entry(0, "requested");
-  entry(1, "fetched, not used");
-  entry(2, "one 128-byte line");
-  if (bare_numbers) entry(4, "#n: sector n");
+  const float last_label = top + float(rows - 1) * row_h + box_h + 3 + font_for(FontRole::Small)->FontSize;
+  sector_legend(sc, std::min(size.y - lab + 2, last_label + 6), size.x, any_past, bare_numbers);
 }
 
 void shared_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
