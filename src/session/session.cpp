@@ -355,6 +355,17 @@ std::shared_ptr<Session> Session::of_program(Capture c, const ResolvedLaunch& l)
   if (m->problem_.empty())
     m->problem_ = program::race_problem(m->races_, (m->whole_ ? m->whole_ : m->shared_trace_)->launches);
   m->place_race();
+  // The faulting request's kind, found once in the whole trace (the p.record-th record of
+  // its launch), for a banner shown over any launch.
+  if (const program::Problem& p = m->problem_; p.launch > 0 && p.record >= 0) {
+    const trace::Trace& w = *(m->whole_ ? m->whole_ : m->shared_trace_);
+    int64_t k = 0;
+    for (const trace::Record& r : w.records)
+      if (r.launch == p.launch - 1 && k++ == p.record) {
+        m->problem_store_ = r.site < w.sites.size() && w.sites[r.site].op == trace::Op::Store;
+        break;
+      }
+  }
   m->source_hash_ = std::move(c.source_hash);
   m->shape_from_ = std::move(c.shape_from);
   m->capture_seconds_ = c.seconds;
@@ -371,6 +382,7 @@ std::shared_ptr<Session> Session::of_launch(uint32_t k, const analysis::DramMode
   m->problem_ = problem_;
   m->races_ = races_;
   m->place_race();
+  m->problem_store_ = problem_store_;
   m->source_hash_ = source_hash_;
   m->shape_from_ = shape_from_;
   return m;

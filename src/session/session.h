@@ -163,6 +163,9 @@ class Session {
   // in another launch, outside a kernel or at no recorded request. For a race: the first
   // request of its first place (the warp, block and line the banner names first).
   int64_t problem_step() const;
+  // Whether the request at which it happened stored (an out-of-bounds write), whichever
+  // launch is shown.
+  bool problem_store() const { return problem_store_; }
   // A program's shared-memory races, every launch's (Race::launch says whose).
   const program::Races& races() const { return races_; }
   // A program's sources and flags as it was built (program::source_hash; "" otherwise).
@@ -234,6 +237,7 @@ class Session {
   HwCounts hw_;
   program::Problem problem_;
   int64_t race_step_ = -1;  // a race's request in this launch (place_race)
+  bool problem_store_ = false;
   void place_race();
   program::Races races_;
   std::map<std::string, std::string> shape_from_;

@@ -396,11 +396,7 @@ std::string ab_stopped(const Session& a, const Session& b) {
     const program::Problem& p = s->problem();
     if (!owns(*s) || (both && s == &b)) continue;
     const bool race = p.kind == "race";
-    bool store = false;  // a store or a load: what the faulting request did, as the banner says
-    if (s->problem_step() >= 0) {
-      const session::RequestFigures rv = s->request(uint64_t(s->problem_step()));
-      store = rv.site && rv.site->op == trace::Op::Store;
-    }
+    const bool store = s->problem_store();  // a store or a load: what the faulting request did, as the banner says
     out += (out.empty() ? "" : "   ·   ") + std::string(side) + (race ? " races: " : " stopped: ") + program::problem_title(p, store) +
            (p.launch ? " (launch " + std::to_string(p.launch) + ")" : "") +
            (race ? "" : ": no cost is compared past it");

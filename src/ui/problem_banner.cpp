@@ -27,12 +27,12 @@ void clickable(Ui& ui, ImVec2 size) {
 void problem_banner(Ui& ui, const Pane& pane, bool foot) {
   const program::Problem& p = ui.status.problem;
   if (p.empty()) return;
-  // A store or a load: what the faulting request did, where the Session has it.
-  bool store = false;
-  if (pane.model && pane.model->problem_step() >= 0) {
-    const session::RequestFigures rv = pane.model->request(uint64_t(pane.model->problem_step()));
-    store = rv.site && rv.site->op == trace::Op::Store;
-  }
+  // A store or a load: what the faulting request did; and where the pane shows another
+  // launch than the one it happened in, which one ('in launch 2, transposeTiled<0>').
+  const bool store = pane.model && pane.model->problem_store();
+  std::string elsewhere;
+  if (pane.model && p.launch > 0 && p.launch - 1 != pane.model->launch() && p.launch <= pane.model->launches())
+    elsewhere = "in launch " + std::to_string(p.launch) + ", " + pane.model->whole_trace().launches[p.launch - 1].kernel;
   // In small type where the panel is short (a projector's large type), and past half the
   // panel in a box of its own that scrolls: the grids keep room, and no word is lost.
   Scene sc;
@@ -41,7 +41,7 @@ void problem_banner(Ui& ui, const Pane& pane, bool foot) {
     // A panel too short for the box (an A/B side in presentation): one line over the
     // foot of the grids, which keep the whole panel.
     if (ui.status.banner_foot != &pane) return;
-    const float h = banner_line_scene(sc, p, avail.x, store);
+    const float h = banner_line_scene(sc, p, avail.x, store, elsewhere);
     const ImVec2 at(ImGui::GetCursorScreenPos().x, ImGui::GetCursorScreenPos().y - h);
     draw_scene(ImGui::GetWindowDrawList(), sc, at, nullptr);
     ImGui::SetCursorScreenPos(at);
@@ -49,9 +49,9 @@ void problem_banner(Ui& ui, const Pane& pane, bool foot) {
     return;
   }
   float head = 0, title = 0;
-  float h = banner_scene(sc, p, avail.x, store, false, &head, &title);
+  float h = banner_scene(sc, p, avail.x, store, false, &head, &title, elsewhere);
   if (h > avail.y * 0.35f)
-    h = banner_scene(sc = Scene{}, p, avail.x - ImGui::GetStyle().ScrollbarSize, store, true, &head, &title);
+    h = banner_scene(sc = Scene{}, p, avail.x - ImGui::GetStyle().ScrollbarSize, store, true, &head, &title, elsewhere);
   // A short panel (the normal layout at 1280×720, presentation's large type) keeps the
   // headline and two lines in view and the grids their rows; the rest scrolls. A panel
   // shorter still (an A/B side in presentation) keeps the headline alone above five

@@ -633,6 +633,15 @@ TEST_CASE("a launch named on the command line stays shown when a later launch fa
   // The banner over side A names the fault; the A/B strip says which side stopped: B
   // (launch 2), not 'A and B' (launch 1 ran clean).
   CHECK(joined_texts(test::frame_scenes(ctx, u)).find("transpose.cu:27 · thread (31,31) of block (1,1)") != std::string::npos);
+  CHECK(joined_texts(test::frame_scenes(ctx, u)).find("Out-of-bounds write to 'd_out' in launch") == std::string::npos);
+  // Launch 1 alone: the banner says which launch it happened in, and what the request did
+  // there (a write).
+  REQUIRE(u.set_compare("", err));
+  ctx.frame(u);
+  CHECK(joined_texts(test::frame_scenes(ctx, u)).find("Out-of-bounds write to 'd_out' in launch 2, transposeTiled<0>") !=
+        std::string::npos);
+  REQUIRE(u.set_compare("launch 2", err));
+  test::settle(ctx, u);
   CHECK(ui::ab_stopped(*u.pane.model, *u.ab.pane.model) ==
         "B stopped: Out-of-bounds write to 'd_out' (launch 2): no cost is compared past it");
   // In presentation at 1280x720 each side's memory panel is short: the banner is one line

@@ -14,7 +14,7 @@
 namespace ws::ui {
 
 float banner_scene(Scene& sc, const program::Problem& p, float width, bool store, bool small, float* head,
-                   float* title) {
+                   float* title, const std::string& elsewhere) {
   if (p.empty()) return 0;
   const Theme& t = theme();
   const FontRole body = small ? FontRole::Small : FontRole::Ui;
@@ -22,7 +22,8 @@ float banner_scene(Scene& sc, const program::Problem& p, float width, bool store
   const float lh = std::round(font_for(body)->FontSize * 1.25f);
   const float bh = std::round(font_for(FontRole::Bold)->FontSize * 1.3f);
   std::vector<std::pair<std::string, FontRole>> rows;
-  for (const std::string& l : wrap_text(FontRole::Bold, program::problem_title(p, store), text_w)) rows.push_back({l, FontRole::Bold});
+  const std::string headline = program::problem_title(p, store) + (elsewhere.empty() ? "" : " " + elsewhere);
+  for (const std::string& l : wrap_text(FontRole::Bold, headline, text_w)) rows.push_back({l, FontRole::Bold});
   for (const std::string& item : program::problem_lines(p)) {
     // An item may hold lines of its own (a crash's output): each wrapped, none cut.
     size_t from = 0;
@@ -51,12 +52,12 @@ float banner_scene(Scene& sc, const program::Problem& p, float width, bool store
   return h;
 }
 
-float banner_line_scene(Scene& sc, const program::Problem& p, float width, bool store) {
+float banner_line_scene(Scene& sc, const program::Problem& p, float width, bool store, const std::string& elsewhere) {
   if (p.empty()) return 0;
   const Theme& t = theme();
   const float pad = 4, bar = 4;
   const float h = std::round(font_for(FontRole::Small)->FontSize * 1.25f) + 2 * pad;
-  std::string text = program::problem_title(p, store);
+  std::string text = program::problem_title(p, store) + (elsewhere.empty() ? "" : " " + elsewhere);
   if (const auto lines = program::problem_lines(p); !lines.empty()) text += " · " + lines.front();
   sc.fill(ImVec2(0, 0), ImVec2(width, h), t.bg, 4);  // drawn over the grids: opaque
   sc.fill(ImVec2(0, 0), ImVec2(width, h), with_alpha(t.bad, 40), 4);

@@ -190,13 +190,15 @@ std::string partner_text(const RequestFigures& rv);
 float problem_banner_scene(Scene& sc, const program::Problem& p, float width, bool store);
 // The same laid out for the app's banner: its details in small type when `small`; `head`
 // (where given) the height of its headline and first two lines of details, `title` (where
-// given) of its headline alone.
+// given) of its headline alone; `elsewhere` follows the headline where the view shows
+// another launch ("in launch 2, transposeTiled<0>").
 float banner_scene(Scene& sc, const program::Problem& p, float width, bool store, bool small, float* head = nullptr,
-                   float* title = nullptr);
+                   float* title = nullptr, const std::string& elsewhere = {});
 // The banner in one line for a panel too short for its box (an A/B side in presentation):
 // the headline and where, "Out-of-bounds write to 'd_out' · t.cu:27 · thread (31,31) …",
 // cut to `width`. Returns its height.
-float banner_line_scene(Scene& sc, const program::Problem& p, float width, bool store);
+float banner_line_scene(Scene& sc, const program::Problem& p, float width, bool store,
+                        const std::string& elsewhere = {});
 
 // ---- warp inspector ---------------------------------------------------------------------
 
