@@ -88,8 +88,10 @@ std::vector<AbRow> ab_rows(Ui& ui, const Session& a, const Session& b) {
                     per(tb.sectors, tb.global_bytes)});
   }
   if (ta.shared_requests || tb.shared_requests) {
-    rows.push_back({"worst n-way (shared)", std::to_string(ta.max_way) + "-way", std::to_string(tb.max_way) + "-way",
-                    double(ta.max_way), double(tb.max_way)});
+    // The worst conflict is named, not judged: 32-way -> 1-way is not "32x better" unless
+    // every request was that one (the wavefronts per 128 B used below are the verdict).
+    rows.push_back({"worst n-way (shared)", std::to_string(ta.max_way) + "-way", std::to_string(tb.max_way) + "-way", 0, 0,
+                    "", "", false, "judged per 128 B used"});
     rows.push_back({"wavefronts / request", fmt("%.2f", per(ta.wavefronts, ta.shared_requests)),
                     fmt("%.2f", per(tb.wavefronts, tb.shared_requests)), 0, 0, "", "", false, "judged per 128 B used"});
     rows.push_back({"wavefronts / 128 B used (ideal 1)", fmt("%.2f", 128 * per(ta.wavefronts, ta.shared_bytes)),
@@ -115,7 +117,12 @@ void verdict_line(const std::vector<AbRow>& rows) {
   for (const AbRow& r : rows)
     if (r.ca > 0 && r.cb > 0 && std::abs(r.ca / r.cb - 1) > 0.05)
       vs.push_back({std::max(r.ca / r.cb, r.cb / r.ca), &r});
-  std::stable_sort(vs.begin(), vs.end(), [](const Verdict& p, const Verdict& q) { return p.x > q.x; });
+  // The whole launch's figures first, largest change first; the request on screen after
+  // them (one request's 32 -> 1 wavefronts must not read as the kernel's gain).
+  std::stable_sort(vs.begin(), vs.end(), [](const Verdict& p, const Verdict& q) {
+    if (p.row->always != q.row->always) return !p.row->always;
+    return p.x > q.x;
+  });
   Scene sc;
   const float w = ImGui::GetContentRegionAvail().x;
   float x = 0;

@@ -682,6 +682,37 @@ TEST_CASE("a shared tile's even / odd bank shading has its key wherever it is dr
     }
 }
 
+TEST_CASE("the one-line A/B verdict leads with the launch's figures, not one request's conflict") {
+  // pad=0 vs pad=1 on a projector: the tile store's request goes 32-way -> 1-way (32x fewer
+  // wavefronts for that request), the launch 16.50 -> 1.00 wavefronts per 128 B used.
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Ui u(quiet_env());
+  u.state.kernel = "transpose_tiled";
+  u.state.present = true;
+  u.record();
+  settle(ctx, u);
+  std::string err;
+  REQUIRE(u.set_compare("transpose_tiled:pad=1", err));
+  settle(ctx, u);
+  for (uint64_t i = 0; i < u.pane.model->size(); ++i)
+    if (u.pane.model->trace().sites[u.pane.model->trace().records[i].site].space == trace::Space::Shared) {
+      u.set_step(i);
+      break;
+    }
+  settle(ctx, u);
+  ctx.frame(u);
+  test::start_catching();
+  const std::vector<test::DrawnText> texts = test::stop_catching(ctx.frame(u));
+  std::string line;
+  for (const auto& t : texts) line += t.text + "|";
+  INFO(line);
+  const size_t launch = line.find("wavefronts / 128 B used"), request = line.find("this request");
+  REQUIRE(launch != std::string::npos);
+  CHECK((request == std::string::npos || launch < request));
+  CHECK(line.find("16× better") != std::string::npos);
+  CHECK(line.find("worst n-way") == std::string::npos);  // named in the table, never judged
+}
+
 TEST_CASE("the status line counts a program's own lines apart from the emulated device's notes") {
   if (!ws::test::have_nvcc("skipped")) return;
   ui::HeadlessContext ctx(1280, 720);
