@@ -710,3 +710,14 @@ TEST_CASE("the warp inspector's phases in little height: a phase's n-way never d
       }
   }
 }
+
+TEST_CASE("a shared tile's odd banks stand apart from its even ones in both themes, on a projector too") {
+  // The stripes (a 32-column tile) and the checkerboard (33 columns) are the bank tint:
+  // at least 20 levels of grey apart (it was 10 in the dark theme, 22 in the light one,
+  // and vanished on a projector).
+  auto luma = [](ImU32 c) { return 0.299 * double(c & 0xff) + 0.587 * double((c >> 8) & 0xff) + 0.114 * double((c >> 16) & 0xff); };
+  const ui::Theme dark{};
+  const ui::Theme light = ui::presentation_theme();
+  CHECK(std::abs(luma(dark.cell_tinted) - luma(dark.cell_empty)) >= 20);
+  CHECK(std::abs(luma(light.cell_tinted) - luma(light.cell_empty)) >= 30);
+}

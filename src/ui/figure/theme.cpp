@@ -101,7 +101,7 @@ Theme presentation_theme() {
   t.bad = IM_COL32(190, 60, 0, 255);           // vermilion
   t.stop = IM_COL32(136, 34, 136, 255);        // purple, apart from vermilion
   t.cell_empty = IM_COL32(228, 231, 236, 255);
-  t.cell_tinted = IM_COL32(206, 211, 220, 255);  // darker, where the dark theme's is lighter: never white on white
+  t.cell_tinted = IM_COL32(190, 197, 210, 255);  // darker, where the dark theme's is lighter: never white on white
   t.grid_line = IM_COL32(255, 255, 255, 255);
   t.sector = IM_COL32(0, 0, 0, 235);
   t.line128 = IM_COL32(213, 94, 0, 255);

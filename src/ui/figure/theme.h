@@ -22,7 +22,7 @@ struct Theme {
   ImU32 bad = IM_COL32(255, 96, 96, 255);
   ImU32 stop = IM_COL32(232, 96, 232, 255);       // where a program stopped or raced: apart from the cost bars' red
   ImU32 cell_empty = IM_COL32(44, 50, 63, 255);   // a cell no request touched yet
-  ImU32 cell_tinted = IM_COL32(54, 61, 77, 255);  // the same in an odd bank of a shared tile (columns apart)
+  ImU32 cell_tinted = IM_COL32(66, 75, 94, 255);  // the same in an odd bank of a shared tile (columns apart)
   ImU32 grid_line = IM_COL32(18, 21, 27, 255);
   ImU32 sector = IM_COL32(255, 255, 255, 235);    // outline of a 32-byte sector
   ImU32 line128 = IM_COL32(255, 184, 64, 255);    // outline of a 128-byte line
