@@ -30,9 +30,10 @@ std::vector<TimelineMark> timeline_marks(const Session& m, float width);
 std::string launch_label(const Session& m, uint32_t k, const program::Problem& p);
 
 // The timeline's key, laid out in `sc` from x = 0 in a row `height` tall: what the bars'
-// height and colour mean, and the slide flag (when `slides`). Words give way first when
-// `room` is short; returns the width used (0: nothing fits).
-float timeline_legend(Scene& sc, float room, float height, bool slides);
+// height and colour mean, the waits' marks (when `waits`: a launch with async copies,
+// mbarriers or mma) and the slide flag (when `slides`). Words give way first when `room` is
+// short; returns the width used (0: nothing fits).
+float timeline_legend(Scene& sc, float room, float height, bool slides, bool waits = false);
 
 // ---- timing panel -----------------------------------------------------------------------
 

@@ -158,7 +158,8 @@ void panel_header(Ui& ui, Panel p, const std::string& subtitle, const std::strin
   if (p == Panel::Timeline) {
     // The strip's key at the right end of the header, where the enlarge button would be.
     Scene key;
-    const float kw = timeline_legend(key, std::max(0.0f, w * 0.5f), h - 8, !ui.slides.deck.slides.empty());
+    const bool waits = ui.pane.model && !ui.pane.model->trace().events.empty();
+    const float kw = timeline_legend(key, std::max(0.0f, w * 0.5f), h - 8, !ui.slides.deck.slides.empty(), waits);
     if (kw > 0) sc.append(key, ImVec2(w - 12 - kw, 4));
     room = w - 16 - (kw > 0 ? kw + 24 : 0);
   }

@@ -479,7 +479,7 @@ std::vector<TimelineMark> timeline_marks(const Session& m, float width) {
   return out;
 }
 
-float timeline_legend(Scene& sc, float room, float height, bool slides) {
+float timeline_legend(Scene& sc, float room, float height, bool slides, bool waits) {
   const Theme& t = theme();
   const float kRatios[] = {1, 2, 4, 8, 32};
   const char* kLabels[] = {"1×", "2×", "4×", "8×", "32×"};
@@ -499,6 +499,13 @@ float timeline_legend(Scene& sc, float room, float height, bool slides) {
       x += 6;
       s.text(ImVec2(x, height * 0.5f), kLabels[i], t.text_dim, FontRole::Small, 0, 0.5f);
       x += text_size(FontRole::Small, kLabels[i]).x + 8;
+    }
+    if (waits) {  // the blue marks across the strip: a wait (a commit: a shorter one)
+      x += 4;
+      s.fill(ImVec2(x, 3), ImVec2(x + 2, y1), with_alpha(t.accent, 220));
+      x += 6;
+      s.text(ImVec2(x, height * 0.5f), "wait", t.text_dim, FontRole::Small, 0, 0.5f);
+      x += text_size(FontRole::Small, "wait").x + 4;
     }
     if (slide_key) {
       x += 4;

@@ -721,3 +721,22 @@ TEST_CASE("a shared tile's odd banks stand apart from its even ones in both them
   CHECK(std::abs(luma(dark.cell_tinted) - luma(dark.cell_empty)) >= 20);
   CHECK(std::abs(luma(light.cell_tinted) - luma(light.cell_empty)) >= 30);
 }
+
+TEST_CASE("the timeline's key names the waits' marks where the launch has them, and gives its words way first") {
+  ui::HeadlessContext ctx(1280, 720);
+  auto words = [](const ui::Scene& s) {
+    std::string all;
+    for (const auto& i : s.items)
+      if (i.kind == ui::Scene::Kind::Text) all += i.text + "|";
+    return all;
+  };
+  ui::Scene plain, waits;
+  const float wp = ui::timeline_legend(plain, 600, 20, false, false);
+  const float ww = ui::timeline_legend(waits, 600, 20, false, true);
+  CHECK(words(plain).find("wait") == std::string::npos);
+  CHECK(words(waits).find("wait|") != std::string::npos);
+  CHECK(ww > wp);
+  ui::Scene narrow;  // too little room for the words: the swatches stay
+  CHECK(ui::timeline_legend(narrow, ww - 20, 20, false, true) > 0);
+  CHECK(words(narrow).find("bars: cost") == std::string::npos);
+}
