@@ -180,5 +180,7 @@ TEST_CASE("a cluster whose CTAs reach nothing of each other's says so where it c
     ui::cluster_scene(sc, *m, 0, size);
     ui::SceneChunk chunk{sc, ImVec2(0, 0), size};
     for (const std::string& problem : test::text_problems(test::texts_of({chunk}))) FAIL_CHECK(problem);
+    // No arrow into another CTA's shared memory is drawn: none is keyed.
+    for (const auto& i : sc.items) CHECK(i.text.find("distributed shared memory):") == std::string::npos);
   }
 }

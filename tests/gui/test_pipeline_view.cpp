@@ -184,3 +184,25 @@ TEST_CASE("the pipeline view's key names only the kinds of tick the block has: n
   CHECK_FALSE(mma);
   CHECK(wait);
 }
+
+TEST_CASE("the warp inspector numbers a bulk copy's record by its pieces, not lanes: one thread issued it") {
+  const auto m = ring_session();
+  ui::HeadlessContext ctx(1280, 720);
+  bool seen = false;
+  for (uint64_t i = 0; i < m->size() && !seen; ++i) {
+    const trace::Site& s = m->trace().sites[m->trace().records[i].site];
+    if (s.form != trace::Form::BulkRead) continue;
+    seen = true;
+    const session::RequestFigures rv = m->request(i);
+    ui::Scene sc;
+    ui::warp_scene(sc, rv, ImVec2(600, 300));
+    bool piece = false, lane = false;
+    for (const auto& it : sc.items) {
+      piece |= it.text.rfind("piece 0", 0) == 0;
+      lane |= it.text.rfind("lane 0", 0) == 0;
+    }
+    CHECK(piece);
+    CHECK_FALSE(lane);
+  }
+  CHECK(seen);
+}

@@ -107,7 +107,9 @@ class ClusterDrawing {
       if (c_.lanes_to[to]) h += " → rank " + std::to_string(to) + ", " + lane_list(c_.lanes_to[to]);
     sc_.text(ImVec2(0, 0), fit_text(FontRole::Small, h, size_.x), theme().text_dim, FontRole::Small);
     const Theme& t = theme();
-    keys_ = {{"another CTA's shared memory (distributed shared memory): requests and bytes; no cost model", t.accent}};
+    keys_.clear();  // each key where the view draws its kind (a multicast alone draws no DSM arrow)
+    if (!c_.links.empty())
+      keys_.push_back({"another CTA's shared memory (distributed shared memory): requests and bytes; no cost model", t.accent});
     if (!c_.fanouts.empty()) keys_.push_back({"TMA boxes multicast into a CTA from the CTAs that issued them", t.warn});
     if (std::any_of(c_.lanes_to.begin(), c_.lanes_to.end(), [](uint32_t m) { return m != 0; }))
       keys_.push_back({"this request's lanes", t.playhead});

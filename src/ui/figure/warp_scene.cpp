@@ -83,9 +83,12 @@ bool slot_past_end(const RequestFigures& rv, int lane, uint64_t address) {
   return (address & ((uint64_t(1) << 40) - 1)) >= rv.trace->buffers[b].size_bytes;
 }
 
-// Lane boxes across [x0, x1) at height y; returns each lane's box.
+// Lane boxes across [x0, x1) at height y, numbered along `axis` ("lane"; "piece" for one
+// thread's bulk copy, whose record's 16-byte pieces stand where lanes would); returns each
+// lane's box.
 std::vector<std::pair<ImVec2, ImVec2>> lane_row(Scene& sc, const trace::Record& r, int first, int count, float x0,
-                                                float x1, float y, float h, bool numbers = true) {
+                                                float x1, float y, float h, bool numbers = true,
+                                                const char* axis = "lane") {
   std::vector<std::pair<ImVec2, ImVec2>> boxes(static_cast<size_t>(count));
   float w = (x1 - x0) / float(count);
   float gap = w > 10 ? 2 : 1;
@@ -99,7 +102,7 @@ std::vector<std::pair<ImVec2, ImVec2>> lane_row(Scene& sc, const trace::Record& 
       sc.fill(a, b, lane_color(lane), 3);
     else
       sc.rect(a, b, kInactive, 1, 3);
-    if (numbers && lane % every == 0) row.put(sc, "lane", std::to_string(lane), (a.x + b.x) * 0.5f, a.y - 2, 1);
+    if (numbers && lane % every == 0) row.put(sc, axis, std::to_string(lane), (a.x + b.x) * 0.5f, a.y - 2, 1);
   }
   return boxes;
 }
@@ -177,7 +180,8 @@ void global_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
   const float lane_h = std::clamp(size.y * 0.08f, 14.0f, 26.0f);
   const bool phased = rv.phases > 1;
   float y = lab + (phased ? lab + 6 : 0);
-  auto lanes = lane_row(sc, r, 0, 32, 0, size.x, y, lane_h);
+  const bool bulk = rv.site && (rv.site->form == trace::Form::BulkRead || rv.site->form == trace::Form::BulkWrite);
+  auto lanes = lane_row(sc, r, 0, 32, 0, size.x, y, lane_h, true, bulk ? "piece" : "lane");
   if (phased) {
     // float4: each quarter-warp fills one 128-byte line on its own.
     const int lpp = 32 / int(rv.phases);
@@ -299,7 +303,8 @@ void shared_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
     const float lanes_top = y;
     // Lanes above the banks they would hit in a conflict-free pattern: a phase's lanes
     // cover 128 bytes, so each sits over its own 4 (float4) or 2 (8-byte) banks.
-    auto lanes = lane_row(sc, r, ph * lpp, lpp, 0, size.x, y, lane_h, lane_numbers);
+    const bool bulk = rv.site && (rv.site->form == trace::Form::BulkRead || rv.site->form == trace::Form::BulkWrite);
+    auto lanes = lane_row(sc, r, ph * lpp, lpp, 0, size.x, y, lane_h, lane_numbers, bulk ? "piece" : "lane");
     y += lane_h;
     // This phase's distinct words, and the n-way of each bank.
     const auto first = word;
