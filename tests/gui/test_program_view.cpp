@@ -667,6 +667,27 @@ TEST_CASE("a launch named on the command line stays shown when a later launch fa
   fs::remove_all(dir);
 }
 
+TEST_CASE("a race opens with its word marked in the memory view, beside the banner that names it") {
+  if (!ws::test::have_nvcc("skipped")) return;
+  const fs::path prog = transpose_copy("race-mark");
+  edit(prog, "  __syncthreads();\n", "");
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Ui u(test::quiet_env());
+  session::LaunchSpec spec;
+  spec.program.source = prog.string();
+  spec.program.echo = false;
+  u.open_program(spec);
+  test::settle(ctx, u);
+  REQUIRE(u.pane.model);
+  REQUIRE(u.status.problem.kind == "race");
+  CHECK(u.pane.model->launch() == u.status.problem.launch - 1);
+  const std::string word = "word " + std::to_string(u.status.problem.offset / 4);
+  const std::string all = joined_texts(test::frame_scenes(ctx, u));
+  CHECK(all.find("race on " + word) != std::string::npos);      // the banner
+  CHECK(all.find("◀ race: " + word) != std::string::npos);     // the cell
+  fs::remove_all(prog.parent_path());
+}
+
 TEST_CASE("a save that makes the program fault or race opens what went wrong, not a before/after comparison") {
   const fs::path prog = transpose_copy("save-fault");
   ui::HeadlessContext ctx(1280, 720);

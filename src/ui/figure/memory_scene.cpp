@@ -578,6 +578,32 @@ void axis_labels_scene(Scene& labels, const SlotParts& x) {
 
 }  // namespace
 
+// The word a race was found on (the program's problem, in this launch), rimmed in the
+// stop colour (apart from a conflict's red rims) and named beside it on a patch of the
+// canvas ("◀ race: word 32"), in the slot of its shared array.
+void race_scene(Scene& sc, const SlotParts& x, const Session& m) {
+  const program::Problem& p = m.problem();
+  if (p.kind != "race" || p.launch != m.launch() + 1 || p.offset < 0 || x.g.elem_bytes == 0) return;
+  const std::string& n = x.buf.name;
+  auto ends = [](const std::string& a, const std::string& b) {
+    return a.size() > b.size() + 2 && a.compare(a.size() - b.size() - 2, b.size() + 2, "::" + b) == 0;
+  };
+  if (x.buf.space != trace::Space::Shared || (n != p.array && !ends(n, p.array) && !ends(p.array, n))) return;
+  const Theme& t = theme();
+  const uint64_t e = uint64_t(p.offset) / x.g.elem_bytes;
+  for_each_run(x.g, e, e + 1, [&](const CellBox& run) {
+    x.rects(run, [&](ImVec2 a, ImVec2 b) {
+      const float grow = std::max(3.0f, x.s.cell * 0.3f);
+      sc.rect(ImVec2(a.x - grow, a.y - grow), ImVec2(b.x + grow, b.y + grow), t.stop, 3.0f, 3);
+      const std::string words = "◀ race: word " + std::to_string(uint64_t(p.offset) / 4);
+      const ImVec2 ts = text_size(FontRole::Small, words);
+      const ImVec2 at(b.x + grow + 3, (a.y + b.y) * 0.5f);
+      sc.fill(ImVec2(at.x - 2, at.y - ts.y * 0.5f - 1), ImVec2(at.x + ts.x + 2, at.y + ts.y * 0.5f + 1), with_alpha(t.canvas, 235), 3);
+      sc.text(at, words, t.stop, FontRole::Small, 0, 0.5f);
+    });
+  });
+}
+
 void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const RequestFigures& rv, const MemoryViewState& st,
                        const MemoryLayout& L, const MemoryLayout::Slot& s) {
   if (s.tile) return tile_scene(sc, labels, m, rv, st, L, s);
@@ -591,6 +617,7 @@ void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const Request
   // The outlines first, then the lane cells on top.
   request_outlines_scene(sc, x);
   lane_patches_scene(sc, x);
+  race_scene(sc, x, m);
   past_edge_scene(sc, s, g, buf, rv);
   slot_title_scene(labels, x);
   axis_labels_scene(labels, x);
