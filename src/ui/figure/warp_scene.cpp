@@ -457,8 +457,13 @@ void matrix_diagram(Scene& sc, const RequestFigures& rv, ImVec2 size) {
       }
       if (lanes) sc.fill(la, lb, lane_color(int(mr.lane)), 3);
       const std::string name = "lane " + std::to_string(mr.lane) + " · row " + std::to_string(row);
-      const std::string shorter = "L" + std::to_string(mr.lane);
-      const std::string& fits = text_size(FontRole::Small, name).x + 6 <= lb.x - la.x ? name : shorter;
+      // The name as long as the box holds: "lane 9 · row 1", "L9", or the number alone, the
+      // same form for every lane ("L10" and up overflowed a narrow box: they were left out,
+      // matrices 2 and 3 bare).
+      const float box_w = lb.x - la.x;
+      const bool prefixed = text_size(FontRole::Small, "L31").x + 4 <= box_w;
+      const std::string shorter = (prefixed ? "L" : "") + std::to_string(mr.lane);
+      const std::string& fits = text_size(FontRole::Small, name).x + 6 <= box_w ? name : shorter;
       if (lanes && text_size(FontRole::Small, fits).x + 4 <= lb.x - la.x && text_size(FontRole::Small, fits).y <= lane_h + 2)
         sc.text(ImVec2((la.x + lb.x) * 0.5f, (la.y + lb.y) * 0.5f), fits, IM_COL32(10, 12, 16, 255), FontRole::Small, 0.5f, 0.5f);
       // The row's bar: its 4 banks, stacked above the rows before it that meet it.
