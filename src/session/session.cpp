@@ -78,9 +78,16 @@ void Session::index() {
   m.epoch_starts_.clear();
   m.lane_accesses_ = 0;
   m.max_epoch_ = 0;
+  m.touched_.assign(t.buffers.size(), 0);
   const trace::Record* prev = nullptr;
   for (size_t i = 0; i < t.records.size(); ++i) {
     const auto& r = t.records[i];
+    if (r.lanes) {
+      for (uint32_t b : *r.lanes)
+        if (b < m.touched_.size()) m.touched_[b] = 1;
+    } else if (r.buffer < m.touched_.size()) {
+      m.touched_[r.buffer] = 1;
+    }
     bool new_epoch = !prev || r.block != prev->block || r.epoch != prev->epoch;
     if (new_epoch || r.warp != prev->warp) m.warp_starts_.push_back(uint32_t(i));
     if (new_epoch) m.epoch_starts_.push_back(uint32_t(i));

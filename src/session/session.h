@@ -190,6 +190,9 @@ class Session {
   const SourceText* source_of(uint32_t file) const;
   uint32_t max_epoch() const { return max_epoch_; }
   const Totals& totals() const { return totals_; }
+  // Whether the launch's records reach buffer `b` (a shared array of another launch's kernel
+  // does not: the memory view leaves it out).
+  bool touches(size_t b) const { return b < touched_.size() && touched_[b]; }
   // The launch's copies into shared memory (async halves paired, source columns) and its
   // events placed among the requests.
   const analysis::Copies& copies() const { return copies_; }
@@ -238,6 +241,7 @@ class Session {
   program::Problem problem_;
   int64_t race_step_ = -1;  // a race's request in this launch (place_race)
   bool problem_store_ = false;
+  std::vector<uint8_t> touched_;  // per buffer: the launch's records reach it (index)
   void place_race();
   program::Races races_;
   std::map<std::string, std::string> shape_from_;

@@ -685,6 +685,18 @@ TEST_CASE("a race opens with its word marked in the memory view, beside the bann
   const std::string all = joined_texts(test::frame_scenes(ctx, u));
   CHECK(all.find("race on " + word) != std::string::npos);      // the banner
   CHECK(all.find("◀ race: " + word) != std::string::npos);     // the cell
+  // The memory view draws this launch's arrays: not launch 3's tile (transposeTiled<1>'s,
+  // 1056 floats), which the whole trace also holds.
+  const auto& bufs = u.pane.model->trace().buffers;
+  bool other_tile = false;
+  for (size_t b = 0; b < bufs.size(); ++b)
+    if (bufs[b].space == trace::Space::Shared && bufs[b].size_bytes == 1056 * 4) {
+      other_tile = true;
+      CHECK_FALSE(u.pane.model->touches(b));
+    }
+  CHECK(other_tile);
+  const ui::MemoryLayout L = ui::memory_layout(*u.pane.model, u.pane.request(), ui::memory_state(u.state, u.pane), ImVec2(800, 500));
+  for (const auto& slot : L.slots) CHECK(bufs[slot.buffer].size_bytes != 1056 * 4);
   fs::remove_all(prog.parent_path());
 }
 
