@@ -265,7 +265,26 @@ void timing_ladder_body(Ui& ui, const TimingLadder& l) {
   Scene sc;
   std::vector<SceneBox> boxes;
   const float h = timing_scene(sc, l, w, ImGui::GetContentRegionAvail().y - below, &boxes);
-  draw_scene(ImGui::GetWindowDrawList(), sc, o, nullptr);
+  // The scale (0, 50 %, 100 % cuBLAS) stays at the top of the list as it scrolls, on the
+  // panel's ground; the rows pass under it (it scrolled away with a long ladder, and the
+  // top row sat half under the header).
+  const float rows_top = boxes.empty() ? 0.0f : boxes[0].min.y;
+  Scene scale, body;
+  scale.size = ImVec2(w, rows_top);
+  body.size = sc.size;
+  for (const auto& it : sc.items) (it.kind == Scene::Kind::Text && it.a.y < rows_top - 1 ? scale : body).items.push_back(it);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  if (rows_top > 0 && ImGui::GetScrollY() > 0) {
+    const ImVec2 pin(o.x, ImGui::GetWindowPos().y);
+    const ImVec2 win_max(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x, ImGui::GetWindowPos().y + ImGui::GetWindowSize().y);
+    dl->PushClipRect(ImVec2(pin.x - 4, pin.y + rows_top), win_max, true);  // the rows below the scale only
+    draw_scene(dl, body, o, nullptr);
+    dl->PopClipRect();
+    draw_scene(dl, scale, pin, nullptr);
+  } else {
+    draw_scene(dl, body, o, nullptr);
+    draw_scene(dl, scale, o, nullptr);
+  }
   for (size_t i = 0; i < boxes.size(); ++i) {
     const LadderRow& r = l.rows[i];
     ImGui::SetCursorScreenPos(ImVec2(o.x + boxes[i].min.x, o.y + boxes[i].min.y));

@@ -579,15 +579,22 @@ TEST_CASE("at 1280x720 the ladder scrolls to the row on screen under a header th
   REQUIRE(hi.y > lo.y);
   test::start_catching();
   const auto texts = test::stop_catching(ctx.frame(u));
-  bool header = false, here = false;
+  bool header = false, here = false, scale = false;
+  float scale_y = 0, first_row_y = 1e9f;
   for (const auto& t : texts) {
     const bool inside = t.pos.x >= lo.x && t.pos.y >= lo.y && t.pos.y + t.size.y <= hi.y && t.pos.y >= t.clip.y &&
                         t.pos.y + t.size.y <= t.clip.w + 1;
     header |= inside && t.text.find(device) != std::string::npos && t.text.find(date) != std::string::npos;
     here |= inside && t.text.find("tuned") != std::string::npos;
+    if (inside && t.text.rfind("100%", 0) == 0 && t.text.find("=") == std::string::npos)
+      scale = true, scale_y = t.pos.y;
+    if (inside && t.text.find("tuned") != std::string::npos) first_row_y = std::min(first_row_y, t.pos.y);
   }
   CHECK(header);  // the ladder scrolled to its last rows, the header still on screen
   CHECK(here);
+  // The scale stays above the rows as they scroll (it went with the first rows).
+  CHECK(scale);
+  CHECK(scale_y < first_row_y);
 }
 
 TEST_CASE("at 1280x720, normal and on a projector, a program that wrote out of bounds shows its cells large: the whole banner, the lane past the edge") {
