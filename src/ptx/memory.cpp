@@ -179,12 +179,14 @@ size_t BlockRun::shared_array(uint64_t a, size_t& hint) const {
 
 [[gnu::noinline]] uint32_t BlockRun::make_shared_buffers(size_t i) {
   {
-    for (const Variable& v : k_.shared) {
+    for (size_t i = 0; i < k_.shared.size(); ++i) {
+      const Variable& v = k_.shared[i];
       const uint64_t bytes = v.external ? a_.dynamic_shared : v.bytes;
       const uint32_t eb = std::max<uint32_t>(1, v.elem_bytes == 1 ? 4 : v.elem_bytes);
-      shared_buf_.push_back(b_.add_shared(demangle_var(v.name), eb, 1, std::max<uint64_t>(1, bytes / eb), bytes));
+      shared_buf_.push_back(b_.add_shared(demangle_var(v.name), eb, 1, std::max<uint64_t>(1, bytes / eb), bytes,
+                                          i < shared_range_.size() ? shared_range_[i].first : ~uint64_t(0)));
     }
-    shared_buf_.push_back(b_.add_shared("shared memory", 4, 1, std::max<uint64_t>(1, shared_.size() / 4), shared_.size()));
+    shared_buf_.push_back(b_.add_shared("shared memory", 4, 1, std::max<uint64_t>(1, shared_.size() / 4), shared_.size(), 0));
   }
   return shared_buf_[std::min(i, shared_buf_.size() - 1)];
 }

@@ -60,8 +60,11 @@ uint32_t Builder::add_buffer(Buffer b) {
   return uint32_t(t_->buffers.size() - 1);
 }
 
-uint32_t Builder::add_shared(std::string name, uint32_t elem_bytes, uint64_t rows, uint64_t cols, uint64_t bytes) {
-  return add_buffer(shared_buffer(std::move(name), elem_bytes, rows, cols, bytes));
+uint32_t Builder::add_shared(std::string name, uint32_t elem_bytes, uint64_t rows, uint64_t cols, uint64_t bytes,
+                             uint64_t offset) {
+  Buffer b = shared_buffer(std::move(name), elem_bytes, rows, cols, bytes);
+  b.shared_offset = offset;
+  return add_buffer(std::move(b));
 }
 
 uint32_t Builder::begin_launch(Launch l) {

@@ -47,7 +47,9 @@ class Builder {
   uint32_t add_file(std::string name, std::string text);
   uint32_t add_buffer(Buffer b);
   // A shared array declared by the kernel (static, or the launch's dynamic shared memory).
-  uint32_t add_shared(std::string name, uint32_t elem_bytes, uint64_t rows, uint64_t cols, uint64_t bytes);
+  // `offset`: its first byte in the block's shared memory, where known.
+  uint32_t add_shared(std::string name, uint32_t elem_bytes, uint64_t rows, uint64_t cols, uint64_t bytes,
+                      uint64_t offset = ~uint64_t(0));
   // Starts a launch: later records belong to it. Returns its index.
   uint32_t begin_launch(Launch l);
   // The launch records go to now.

@@ -46,6 +46,9 @@ struct Buffer {
   // A Cluster buffer: 1 + the rank, within the accessing block's cluster, of the CTA whose
   // shared array it is; 0 for every other buffer.
   uint32_t cta = 0;
+  // A shared array's first byte in the block's shared memory, where the backend knows it
+  // (the emulated device): what names an mbarrier by its array ("full[1]"); ~0: not known.
+  uint64_t shared_offset = ~uint64_t(0);
   uint64_t row_pitch() const { return pitch ? pitch : (col_major ? rows : cols); }
   bool operator==(const Buffer&) const = default;
 };

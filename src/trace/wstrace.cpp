@@ -156,6 +156,7 @@ std::string payload(const Trace& t) {
     w.put(uint8_t(b.col_major));
     w.put(b.size_bytes);
     w.put(b.cta);
+    w.put(b.shared_offset);
   }
   write_sites(w, t.sites);
   w.put(uint64_t(t.records.size()));
@@ -414,7 +415,8 @@ void read_blocks(Reader& r, Launch& l) {
 }
 
 void read_buffers(Reader& r, Trace& t, uint32_t version) {
-  const uint64_t nbuffers = r.count(r.get<uint32_t>(), kMinBufferBytes + (version >= 7 ? 4 : 0), "buffer");
+  const uint64_t nbuffers =
+      r.count(r.get<uint32_t>(), kMinBufferBytes + (version >= 7 ? 4 : 0) + (version >= 8 ? 8 : 0), "buffer");
   t.buffers.resize(size_t(nbuffers));
   for (auto& b : t.buffers) {
     b.name = r.str();
@@ -431,6 +433,7 @@ void read_buffers(Reader& r, Trace& t, uint32_t version) {
     b.col_major = cm != 0;
     b.size_bytes = r.get<uint64_t>();
     if (version >= 7) b.cta = r.get<uint32_t>();  // (a Cluster buffer's CTA; older files had none)
+    if (version >= 8) b.shared_offset = r.get<uint64_t>();  // (a shared array's place; older files: not known)
     if ((b.cta != 0) != (b.space == Space::Cluster)) corrupted("a cluster buffer without its CTA, or a CTA on another");
   }
 }

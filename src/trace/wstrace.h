@@ -41,7 +41,7 @@
 
 namespace ws::trace {
 
-constexpr uint32_t kFormatVersion = 7;
+constexpr uint32_t kFormatVersion = 8;
 
 // A trace file that cannot be written or read; what() is one line for the user.
 struct FileError : std::runtime_error {

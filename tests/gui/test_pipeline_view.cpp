@@ -206,3 +206,24 @@ TEST_CASE("the warp inspector numbers a bulk copy's record by its pieces, not la
   }
   CHECK(seen);
 }
+
+TEST_CASE("the pipeline view names an mbarrier by the shared array holding it, where the trace knows its place") {
+  trace::Trace t = test::pipeline_trace();
+  trace::Buffer full = trace::shared_buffer("ring_kernel::full", 8, 1, 2, 16);
+  full.shared_offset = 2048;  // the two mbarriers at 2,048 and 2,056
+  t.buffers.push_back(full);
+  trace::Buffer all = trace::shared_buffer("shared memory", 4, 1, 1024, 4096);
+  all.shared_offset = 0;  // the whole of shared memory holds them too: the smaller array names them
+  t.buffers.push_back(all);
+  analysis::DramModel dram;
+  auto m = session::Session::from_trace(std::make_shared<const trace::Trace>(std::move(t)), dram);
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Scene sc;
+  ui::pipeline_scene(sc, *m, 5, ImVec2(900, 500));
+  std::set<std::string> texts;
+  for (const auto& i : sc.items)
+    if (i.kind == ui::Scene::Kind::Text) texts.insert(i.text);
+  CHECK(texts.count("full[0]") == 1);
+  CHECK(texts.count("full[1]") == 1);
+  CHECK(texts.count("mbarrier +2,048 B") == 0);
+}

@@ -102,9 +102,10 @@ std::string error_of(std::string_view bytes) {
 
 // A file of format version `version` whose zstd frame is intact (valid checksum) but whose
 // payload is `payload`. The hand-made payloads below are version 1's.
-// sample()'s payload as versions before 7 wrote it: its three arrays (in, out, tile)
-// without the CTA each one ends with since.
-std::string without_ctas(std::string payload) {
+// sample()'s payload as versions before 8 wrote it: its three arrays (in, out, tile)
+// without the shared offset each one ends with since 8, and (`ctas`: before 7) without
+// the CTA before it.
+std::string without_offsets(std::string payload, bool ctas) {
   const std::string head = std::string("\x03\0\0\0\x02\0\0\0in", 10);
   size_t pos = payload.find(head);
   REQUIRE(pos != std::string::npos);
@@ -113,10 +114,13 @@ std::string without_ctas(std::string payload) {
     uint32_t len = 0;
     std::memcpy(&len, payload.data() + pos, 4);
     pos += 4 + len + 1 + 4 + 8 * 3 + 1 + 8;
-    payload.erase(pos, 4);
+    if (ctas) payload.erase(pos, 4);
+    else pos += 4;
+    payload.erase(pos, 8);
   }
   return payload;
 }
+std::string without_ctas(std::string payload) { return without_offsets(std::move(payload), true); }
 
 std::string with_payload(const std::string& payload, uint8_t version = 1) {
   std::string good = encode_trace(Trace{});
@@ -261,8 +265,8 @@ TEST_CASE("damaged bytes give an error, never a different trace") {
 TEST_CASE("newer versions, wrong magic, empty and missing files") {
   std::string bytes = encode_trace(sample(5));
   std::string newer = bytes;
-  newer[8] = 8;
-  CHECK(error_of(newer) == "trace format version 8 is newer than this warpscope (reads up to 7)");
+  newer[8] = 9;
+  CHECK(error_of(newer) == "trace format version 9 is newer than this warpscope (reads up to 8)");
   std::string zero = bytes;
   zero[8] = 0;
   CHECK(error_of(zero).find("corrupted") != std::string::npos);
@@ -287,13 +291,13 @@ TEST_CASE("newer versions, wrong magic, empty and missing files") {
     CHECK(std::string(e.what()).find("cannot open") == 0);
   }
   CHECK_THROWS_AS(read_trace(d.string()), FileError);
-  std::string v8 = (d / "v8.wstrace").string();
-  std::ofstream(v8, std::ios::binary) << newer;
+  std::string v9 = (d / "v9.wstrace").string();
+  std::ofstream(v9, std::ios::binary) << newer;
   try {
-    read_trace(v8);
+    read_trace(v9);
     FAIL("no error");
   } catch (const FileError& e) {
-    CHECK(std::string(e.what()) == v8 + ": trace format version 8 is newer than this warpscope (reads up to 7)");
+    CHECK(std::string(e.what()) == v9 + ": trace format version 9 is newer than this warpscope (reads up to 8)");
   }
   fs::remove_all(d);
 }
@@ -520,6 +524,22 @@ TEST_CASE("version 6: an event's mbarrier reads back; a version 5 file's events 
   CHECK(v5.events[0].at == 3);
 }
 
+TEST_CASE("version 8: a shared array's place in shared memory reads back; a version 7 file has none") {
+  Trace t = sample(4);
+  t.buffers[2].shared_offset = 4096;  // the tile
+  const Trace back = decode_trace(encode_trace(t));
+  CHECK(back == t);
+  CHECK(back.buffers[2].shared_offset == 4096);
+  CHECK(back.buffers[0].shared_offset == ~uint64_t(0));
+  // Version 7 had no offset after each array's CTA: a file of it reads with none known.
+  const std::string v8 = encode_trace(t);
+  std::string payload(ZSTD_getFrameContentSize(v8.data() + 12, v8.size() - 12), '\0');
+  REQUIRE(ZSTD_decompress(payload.data(), payload.size(), v8.data() + 12, v8.size() - 12) == payload.size());
+  const Trace back7 = decode_trace(with_payload(without_offsets(payload, false), 7));
+  CHECK(back7.buffers[2].shared_offset == ~uint64_t(0));
+  CHECK(back7.records == t.records);
+}
+
 TEST_CASE("version 7: a launch's clusters and another CTA's shared array read back; a version 6 file has neither") {
   Trace t = sample(4);
   t.launches[1].cluster = {2, 1, 1};
@@ -549,9 +569,9 @@ TEST_CASE("version 7: a launch's clusters and another CTA's shared array read ba
   CHECK_THROWS_AS(decode_trace(encode_trace(bad)), FileError);
   // Version 6 had no CTA after each array: a file of it reads with none.
   Trace old = sample(4);
-  std::string v7 = encode_trace(old);
-  std::string payload(ZSTD_getFrameContentSize(v7.data() + 12, v7.size() - 12), '\0');
-  REQUIRE(ZSTD_decompress(payload.data(), payload.size(), v7.data() + 12, v7.size() - 12) == payload.size());
+  std::string v8 = encode_trace(old);
+  std::string payload(ZSTD_getFrameContentSize(v8.data() + 12, v8.size() - 12), '\0');
+  REQUIRE(ZSTD_decompress(payload.data(), payload.size(), v8.data() + 12, v8.size() - 12) == payload.size());
   const std::string v6 = without_ctas(payload);
   const Trace back6 = decode_trace(with_payload(v6, 6));
   CHECK(back6.buffers == old.buffers);

@@ -18,6 +18,23 @@ namespace ws::ui {
 
 namespace {
 
+// An mbarrier by the shared array that holds it, where the trace knows the arrays' places
+// ("full[1]", "bar" for one alone: the smallest array around it, not the whole of shared
+// memory), else by its offset ("mbarrier +12,296 B": exact, they lie 8 bytes apart).
+std::string mbarrier_name(const trace::Trace& tr, uint64_t offset) {
+  const trace::Buffer* best = nullptr;
+  for (const trace::Buffer& b : tr.buffers) {
+    if (b.space != trace::Space::Shared || b.shared_offset == ~uint64_t(0)) continue;
+    if (offset < b.shared_offset || offset - b.shared_offset >= b.size_bytes) continue;
+    if (!best || b.size_bytes < best->size_bytes) best = &b;
+  }
+  if (!best || best->name == "shared memory") return "mbarrier +" + fmt_count(offset) + " B";
+  std::string name = best->name;
+  if (const size_t colons = name.rfind("::"); colons != std::string::npos) name = name.substr(colons + 2);
+  if (best->size_bytes > 8) name += "[" + std::to_string((offset - best->shared_offset) / 8) + "]";
+  return name;
+}
+
 // The view's time axis: request r of the block at x.
 struct Axis {
   float x0 = 0, x1 = 0;
@@ -159,7 +176,7 @@ void pipeline_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size) {
     if (const size_t colons = name.rfind("::"); colons != std::string::npos) name = name.substr(colons + 2);
     labels.push_back(name + " +" + fmt_bytes(s.offset));
   }
-  for (const auto& b : p.barriers) labels.push_back("mbarrier +" + fmt_count(b.offset) + " B");  // exact: they lie 8 bytes apart
+  for (const auto& b : p.barriers) labels.push_back(mbarrier_name(tr, b.offset));
   for (const auto& ws : warp_rows) labels.push_back(ws.size() == 1 ? "warp " + std::to_string(ws[0]) : "warps");
   for (const auto& l : labels) label_w = std::max(label_w, text_size(FontRole::Small, l).x);
   label_w = std::min(label_w + 10, size.x * 0.35f);
