@@ -34,7 +34,7 @@ struct AbRow {
   std::string va, vb;
   double ca = 0, cb = 0;              // lower is better; both 0: no verdict
   std::string short_a = "", short_b = "";  // for the one-line strip (empty: va, vb)
-  bool always = false;                     // listed even where A and B agree (the request on screen)
+  bool always = false;                     // the request on screen (the one-line strip puts it after the launch's)
   const char* verdict_at = nullptr;        // no verdict of its own: the row that judges it ("per 128 B")
 };
 
@@ -152,8 +152,9 @@ void verdict_line(const std::vector<AbRow>& rows) {
   ImGui::Dummy(sc.size);
 }
 
-// A figure the table lists: the request on screen always, the others where A and B differ.
-bool listed(const AbRow& r) { return r.always || r.va != r.vb; }
+// A figure the table lists: where A and B differ (the request on screen too: where it
+// costs the same on both it is named with the others under the table).
+bool listed(const AbRow& r) { return r.va != r.vb; }
 
 // The strip as a table: each figure of A and B that differs, and the verdict; the figures
 // both sides share named under it in one line.
