@@ -241,8 +241,7 @@ MemoryLayout memory_layout(const Session& m, const RequestFigures& rv, const Mem
   MemoryLayout L;
   const auto& tr = m.trace();
   std::vector<size_t> bufs;
-  // A global array is the program's, whichever launch is shown; another memory's array
-  // that this launch never reached is another kernel's (its shared tile): left out.
+  // Global arrays always; another memory's array this launch never reached is another kernel's.
   for (size_t i = 0; i < tr.buffers.size() && i < m.shapes().size(); ++i)
     if (shown(st, tr.buffers[i].name) && (tr.buffers[i].space == trace::Space::Global || m.touches(i))) bufs.push_back(i);
   L.all_hidden = bufs.empty() && !tr.buffers.empty();
