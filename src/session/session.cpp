@@ -359,8 +359,7 @@ std::shared_ptr<Session> Session::of_program(Capture c, const ResolvedLaunch& l)
   m->problem_ = std::move(c.problem);
   m->races_ = std::move(c.races);
   // A race did not stop the program, but it is shown as a problem is: on the picture.
-  if (m->problem_.empty())
-    m->problem_ = program::race_problem(m->races_, (m->whole_ ? m->whole_ : m->shared_trace_)->launches);
+  m->pick_race();
   m->place_race();
   // The faulting request's kind, found once in the whole trace (the p.record-th record of
   // its launch), for a banner shown over any launch.
@@ -388,6 +387,7 @@ std::shared_ptr<Session> Session::of_launch(uint32_t k, const analysis::DramMode
   m->program_output_ = program_output_;
   m->problem_ = problem_;
   m->races_ = races_;
+  m->pick_race();
   m->place_race();
   m->problem_store_ = problem_store_;
   m->source_hash_ = source_hash_;
@@ -428,6 +428,18 @@ int64_t Session::problem_step() const {
   if (problem_.kind == "race") return race_step_;
   if (problem_.launch != launch_ + 1 || problem_.record < 0 || uint64_t(problem_.record) >= size()) return -1;
   return problem_.record;
+}
+
+void Session::pick_race() {
+  // Each launch shows its own first race; one without a race of its own, the program's.
+  if (!problem_.empty() && problem_.kind != "race") return;
+  program::Races mine;
+  for (const auto& r : races_.races)
+    if (r.launch == launch_) mine.races.push_back(r);
+  if (const auto it = races_.left_out.find(launch_); it != races_.left_out.end()) mine.left_out[launch_] = it->second;
+  const auto& launches = (whole_ ? whole_ : shared_trace_)->launches;
+  if (!mine.races.empty()) problem_ = program::race_problem(mine, launches);
+  else if (problem_.empty()) problem_ = program::race_problem(races_, launches);
 }
 
 void Session::place_race() {

@@ -243,6 +243,7 @@ class Session {
   bool problem_store_ = false;
   std::vector<uint8_t> touched_;  // per buffer: the launch's records reach it (index)
   void place_race();
+  void pick_race();  // a race (no stop) as the problem: the shown launch's own first, else the program's
   program::Races races_;
   std::map<std::string, std::string> shape_from_;
   std::vector<GridShape> shapes_;

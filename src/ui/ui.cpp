@@ -147,6 +147,8 @@ void Ui::show_launch(uint32_t k) {
   if (!pane.model) return;
   try {
     show_model(pane.model->of_launch(k, dram_or_textbook(state.dram.preset)), false);
+    // A race stopped nothing: the banner names the race of the launch on screen, where it has one.
+    if (status.problem.kind == "race") status.problem = pane.model->problem();
     // Beside a previous build, that build shows the same launch where it made one.
     if (ab.source == AbSource::PreviousBuild && ab.pane.model && k < ab.pane.model->launches()) {
       ab.pane.model = ab.pane.model->of_launch(k, dram_or_textbook(state.dram.preset));

@@ -663,6 +663,17 @@ TEST_CASE("the A/B table: a cost per request, which it does not judge, says wher
   CHECK(named_same);
 }
 
+namespace {
+
+// The first request of `m` in shared memory (`shared`), or in any other space.
+uint64_t first_step(const session::Session& m, bool shared) {
+  for (uint64_t i = 0; i < m.size(); ++i)
+    if ((m.trace().sites[m.trace().records[i].site].space == trace::Space::Shared) == shared) return i;
+  return 0;
+}
+
+}  // namespace
+
 TEST_CASE("a shared tile's even / odd bank shading has its key wherever it is drawn: key row or the grid's title") {
   for (const bool present : {false, true})
     for (const bool ab : {false, true}) {
@@ -680,13 +691,7 @@ TEST_CASE("a shared tile's even / odd bank shading has its key wherever it is dr
       // The tile store on screen (a shared request) and a global load before it: both keyed.
       for (const bool shared : {true, false}) {
         CAPTURE(shared);
-        uint64_t step = 0;
-        for (uint64_t i = 0; i < u.pane.model->size(); ++i)
-          if ((u.pane.model->trace().sites[u.pane.model->trace().records[i].site].space == trace::Space::Shared) == shared) {
-            step = i;
-            break;
-          }
-        u.set_step(step);
+        u.set_step(first_step(*u.pane.model, shared));
         settle(ctx, u);
         ctx.frame(u);
         test::start_catching();
@@ -710,11 +715,7 @@ TEST_CASE("the one-line A/B verdict leads with the launch's figures, not one req
   std::string err;
   REQUIRE(u.set_compare("transpose_tiled:pad=1", err));
   settle(ctx, u);
-  for (uint64_t i = 0; i < u.pane.model->size(); ++i)
-    if (u.pane.model->trace().sites[u.pane.model->trace().records[i].site].space == trace::Space::Shared) {
-      u.set_step(i);
-      break;
-    }
+  u.set_step(first_step(*u.pane.model, true));
   settle(ctx, u);
   ctx.frame(u);
   test::start_catching();

@@ -290,10 +290,7 @@ TEST_CASE("a save that changes another launch than the one shown: before vs afte
   const fs::path prog = transpose_copy("compare-other-launch");
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(test::quiet_env());
-  session::LaunchSpec spec;
-  spec.program.source = prog.string();
-  u.open_program(spec);
-  test::settle(ctx, u);
+  REQUIRE(open_settled(ctx, u, prog.string()));
   REQUIRE(u.pane.model);
   REQUIRE(u.pane.model->launch() == 0);  // transposeNaive, which the edit leaves alone
   edit(prog, "__shared__ float tile[TILE][TILE + PAD];", "__shared__ float tile[TILE][TILE + PAD + 1];");
@@ -673,11 +670,7 @@ TEST_CASE("a race opens with its word marked in the memory view, beside the bann
   edit(prog, "  __syncthreads();\n", "");
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(test::quiet_env());
-  session::LaunchSpec spec;
-  spec.program.source = prog.string();
-  spec.program.echo = false;
-  u.open_program(spec);
-  test::settle(ctx, u);
+  REQUIRE(open_settled(ctx, u, prog.string()));
   REQUIRE(u.pane.model);
   REQUIRE(u.status.problem.kind == "race");
   CHECK(u.pane.model->launch() == u.status.problem.launch - 1);
@@ -697,6 +690,18 @@ TEST_CASE("a race opens with its word marked in the memory view, beside the bann
   CHECK(other_tile);
   const ui::MemoryLayout L = ui::memory_layout(*u.pane.model, u.pane.request(), ui::memory_state(u.state, u.pane), ImVec2(800, 500));
   for (const auto& slot : L.slots) CHECK(bufs[slot.buffer].size_bytes != 1056 * 4);
+  // Launch 3 races too (its padded tile): shown, it names and marks its own race, not
+  // launch 2's; beside launch 2 both sides say they race.
+  REQUIRE(u.pane.model->races().races.size() >= 2);
+  u.show_launch(2);
+  test::settle(ctx, u);
+  CHECK(u.status.problem.launch == 3);
+  REQUIRE(u.show_problem());  // the banner's click: to launch 3's race
+  test::settle(ctx, u);
+  const std::string word3 = "word " + std::to_string(u.status.problem.offset / 4);
+  CHECK(joined_texts(test::frame_scenes(ctx, u)).find("◀ race: " + word3) != std::string::npos);
+  CHECK(ui::ab_stopped(*u.pane.model->of_launch(1, analysis::DramModel{}), *u.pane.model).find("A races") == 0);
+  CHECK(ui::ab_stopped(*u.pane.model->of_launch(1, analysis::DramModel{}), *u.pane.model).find("B races") != std::string::npos);
   fs::remove_all(prog.parent_path());
 }
 
