@@ -86,16 +86,25 @@ void launches(Ui& ui, const Session& m) {
                                    "<<<" + dim3_text(l.grid) + ", " + dim3_text(l.block) + ">>>"};
     if (auto it = times.find(i + 1); it != times.end()) parts.push_back(it->second);
     else if (!l.recorded) parts.push_back("(run, not recorded)");
+    // The launch where the program stopped, or one that raced: marked as the Launch menu
+    // marks it, in the stop colour (a click goes to what happened there).
+    const program::Problem& p = ui.status.problem;
+    const bool stopped = !p.empty() && p.kind != "race" && p.launch == i + 1;
+    const bool raced = std::any_of(m.races().races.begin(), m.races().races.end(),
+                                   [&](const program::Race& r) { return r.launch == i; });
+    if (stopped) parts.push_back("· stopped here");
+    else if (raced) parts.push_back("· races here");
     const ImVec2 a = ImGui::GetCursorScreenPos();
     ImGui::BeginGroup();
-    flow_pieces(parts, i == m.launch() ? t.text : t.text_dim);
+    flow_pieces(parts, stopped || raced ? t.bad : i == m.launch() ? t.text : t.text_dim);
     ImGui::EndGroup();
     const ImVec2 z(a.x + ImGui::GetContentRegionAvail().x, ImGui::GetItemRectMax().y);
     const bool hovered = ImGui::IsItemHovered();
     ImDrawList* dl = ImGui::GetWindowDrawList();
     if (i == m.launch()) dl->AddRectFilled(a, z, with_alpha(t.accent, 46), 3);
     else if (hovered) dl->AddRectFilled(a, z, with_alpha(t.accent, 24), 3);
-    if (hovered && ImGui::IsMouseClicked(0) && i != m.launch()) ui.show_launch(i);
+    if (hovered && ImGui::IsMouseClicked(0) && stopped) ui.show_problem();
+    else if (hovered && ImGui::IsMouseClicked(0) && i != m.launch()) ui.show_launch(i);
   }
   if (!ui.timing.edited(m).empty()) {
     ImGui::PushTextWrapPos(0);

@@ -730,6 +730,26 @@ TEST_CASE("the one-line A/B verdict leads with the launch's figures, not one req
   CHECK(line.find("worst n-way") == std::string::npos);  // named in the table, never judged
 }
 
+TEST_CASE("the catalog panel's list of launches marks the one where the program stopped, as the Launch menu does") {
+  if (!ws::test::have_nvcc("skipped")) return;
+  const std::filesystem::path prog = test::faulting_transpose("launch-list");  // launch 1 faults
+  ui::HeadlessContext ctx(1920, 1080);
+  ui::Ui u(quiet_env());
+  session::LaunchSpec spec;
+  spec.program.source = prog.string();
+  spec.program.echo = false;
+  u.open_program(spec);
+  settle(ctx, u);
+  REQUIRE(u.status.problem.kind == "out_of_bounds");
+  ctx.frame(u);
+  test::start_catching();
+  const std::vector<test::DrawnText> texts = test::stop_catching(ctx.frame(u));
+  int marks = 0;
+  for (const auto& t : texts) marks += t.text == "· stopped here";
+  CHECK(marks == 1);
+  std::filesystem::remove_all(prog.parent_path());
+}
+
 TEST_CASE("the status line counts a program's own lines apart from the emulated device's notes") {
   if (!ws::test::have_nvcc("skipped")) return;
   ui::HeadlessContext ctx(1280, 720);
