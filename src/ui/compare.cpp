@@ -428,6 +428,9 @@ void compare_strip(Ui& ui) {
     ImGui::PopStyleColor();
     if (!a->problem().empty() && a->problem().kind != "race") return;
     if (!b->problem().empty() && b->problem().kind != "race") return;
+    // A race's line filled the strip (one line on a projector or a short screen): the
+    // verdict would be cut in half under it; the race is said, the figures wait for room.
+    if (ImGui::GetContentRegionAvail().y < ImGui::GetTextLineHeight()) return;
   }
   const std::vector<AbRow> rows = ab_rows(ui, *a, *b);
   // The table (scrolling where it is taller than the strip); where not even its header and

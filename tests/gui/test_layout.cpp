@@ -750,6 +750,42 @@ TEST_CASE("the catalog panel's list of launches marks the one where the program 
   std::filesystem::remove_all(prog.parent_path());
 }
 
+TEST_CASE("two launches that race, side by side at 1280x720: both races named, no verdict cut in half under them") {
+  if (!ws::test::have_nvcc("skipped")) return;
+  const std::filesystem::path dir = test::temp_dir("race-ab", true);
+  std::string text = test::slurp("examples/transpose.cu");
+  const std::string sync = "  __syncthreads();\n";
+  REQUIRE(text.find(sync) != std::string::npos);
+  text.erase(text.find(sync), sync.size());
+  std::ofstream(dir / "race.cu") << text;
+  ui::HeadlessContext ctx(1280, 720);
+  ui::Ui u(quiet_env());
+  std::string err;
+  REQUIRE(u.set_compare("launch 3", err));
+  session::LaunchSpec spec;
+  spec.program.source = (dir / "race.cu").string();
+  spec.program.echo = false;
+  spec.launch = 1;
+  spec.launch_named = true;
+  u.open_program(spec);
+  settle(ctx, u);
+  ctx.frame(u);
+  test::start_catching();
+  const std::vector<test::DrawnText> texts = test::stop_catching(ctx.frame(u));
+  bool a = false, b = false;
+  for (const auto& t : texts) {
+    a |= t.text.find("A races:") != std::string::npos;
+    b |= t.text.find("B races:") != std::string::npos;
+    if (t.text.find("better") != std::string::npos || t.text.find("B vs A") != std::string::npos) {
+      CAPTURE(t.text);
+      CHECK(t.whole_in_clip());
+    }
+  }
+  CHECK(a);
+  CHECK(b);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("the status line counts a program's own lines apart from the emulated device's notes") {
   if (!ws::test::have_nvcc("skipped")) return;
   ui::HeadlessContext ctx(1280, 720);
