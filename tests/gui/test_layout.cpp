@@ -672,6 +672,17 @@ uint64_t first_step(const session::Session& m, bool shared) {
   return 0;
 }
 
+// transpose_tiled recorded, in presentation mode or not, and beside its pad=1 twin (`ab`).
+void pad_compare(ui::HeadlessContext& ctx, ui::Ui& u, bool present, bool ab) {
+  u.state.kernel = "transpose_tiled";
+  u.state.present = present;
+  u.record();
+  settle(ctx, u);
+  std::string err;
+  if (ab) REQUIRE(u.set_compare("transpose_tiled:pad=1", err));
+  settle(ctx, u);
+}
+
 }  // namespace
 
 TEST_CASE("a shared tile's even / odd bank shading has its key wherever it is drawn: key row or the grid's title") {
@@ -681,13 +692,7 @@ TEST_CASE("a shared tile's even / odd bank shading has its key wherever it is dr
       CAPTURE(ab);
       ui::HeadlessContext ctx(1280, 720);
       ui::Ui u(quiet_env());
-      u.state.kernel = "transpose_tiled";
-      u.state.present = present;
-      u.record();
-      settle(ctx, u);
-      std::string err;
-      if (ab) REQUIRE(u.set_compare("transpose_tiled:pad=1", err));
-      settle(ctx, u);
+      pad_compare(ctx, u, present, ab);
       // The tile store on screen (a shared request) and a global load before it: both keyed.
       for (const bool shared : {true, false}) {
         CAPTURE(shared);
@@ -708,13 +713,7 @@ TEST_CASE("the one-line A/B verdict leads with the launch's figures, not one req
   // wavefronts for that request), the launch 16.50 -> 1.00 wavefronts per 128 B used.
   ui::HeadlessContext ctx(1280, 720);
   ui::Ui u(quiet_env());
-  u.state.kernel = "transpose_tiled";
-  u.state.present = true;
-  u.record();
-  settle(ctx, u);
-  std::string err;
-  REQUIRE(u.set_compare("transpose_tiled:pad=1", err));
-  settle(ctx, u);
+  pad_compare(ctx, u, true, true);
   u.set_step(first_step(*u.pane.model, true));
   settle(ctx, u);
   ctx.frame(u);
