@@ -395,13 +395,6 @@ std::shared_ptr<Session> Session::of_launch(uint32_t k, const analysis::DramMode
   return m;
 }
 
-bool same_cost(const Totals& a, const Totals& b) {
-  return a.global_requests == b.global_requests && a.sectors == b.sectors && a.ideal_sectors == b.ideal_sectors &&
-         a.shared_requests == b.shared_requests && a.wavefronts == b.wavefronts &&
-         a.ideal_wavefronts == b.ideal_wavefronts && a.max_way == b.max_way && a.global_bytes == b.global_bytes &&
-         a.shared_bytes == b.shared_bytes;
-}
-
 int64_t first_changed_launch(const Session& before, const Session& after, uint32_t skip) {
   const size_t n = before.launches();
   if (n != after.launches() || n < 2) return -1;
@@ -409,7 +402,7 @@ int64_t first_changed_launch(const Session& before, const Session& after, uint32
   const analysis::DramModel& dram = after.report().dram;
   for (uint32_t k = 0; k < n; ++k) {
     if (k == skip) continue;
-    if (!same_cost(before.of_launch(k, dram)->totals(), after.of_launch(k, dram)->totals())) return k;
+    if (before.of_launch(k, dram)->totals() != after.of_launch(k, dram)->totals()) return k;
   }
   return -1;
 }

@@ -97,6 +97,8 @@ struct Totals {
   // The bytes the lanes asked for (what the kernel needed), global and shared: the fair
   // measure of a vector load's sectors and wavefronts.
   uint64_t global_bytes = 0, shared_bytes = 0;
+  // The same cost on every figure the A/B strip compares.
+  bool operator==(const Totals&) const = default;
 };
 
 // What to step over: one request, to the next warp's run, to the next barrier epoch.
@@ -263,12 +265,8 @@ class Session {
 // when it happened elsewhere or nowhere known.
 uint32_t problem_line(const Session& s, uint32_t file);
 
-// Whether two launches' requests cost the same on every figure the A/B strip compares
-// (requests, sectors, wavefronts and their ideals, the worst conflict, the bytes asked for).
-bool same_cost(const Totals& a, const Totals& b);
-
 // Two builds of one program: the first launch other than `skip` (from 0) whose costs
-// differ (same_cost), -1 when none does, when the builds made different numbers of
+// differ (Totals), -1 when none does, when the builds made different numbers of
 // launches, or when they are too large to look through at once (over 2 M records).
 int64_t first_changed_launch(const Session& before, const Session& after, uint32_t skip);
 

@@ -34,7 +34,7 @@ struct AbRow {
   std::string va, vb;
   double ca = 0, cb = 0;              // lower is better; both 0: no verdict
   std::string short_a = "", short_b = "";  // for the one-line strip (empty: va, vb)
-  bool always = false;                     // the request on screen (the one-line strip puts it after the launch's)
+  bool request = false;                    // the request on screen (the one-line strip puts it after the launch's)
   const char* verdict_at = nullptr;        // no verdict of its own: the row that judges it ("per 128 B")
 };
 
@@ -120,7 +120,7 @@ void verdict_line(const std::vector<AbRow>& rows) {
   // The whole launch's figures first, largest change first; the request on screen after
   // them (one request's 32 -> 1 wavefronts must not read as the kernel's gain).
   std::stable_sort(vs.begin(), vs.end(), [](const Verdict& p, const Verdict& q) {
-    if (p.row->always != q.row->always) return !p.row->always;
+    if (p.row->request != q.row->request) return !p.row->request;
     return p.x > q.x;
   });
   Scene sc;

@@ -165,7 +165,7 @@ void Ui::follow_changed_launch() {
   // another kernel): before vs after moves to the first launch it changed.
   if (ab.source != AbSource::PreviousBuild || !pane.model || !ab.pane.model) return;
   if (pane.model->launch() != ab.pane.model->launch()) return;
-  if (!session::same_cost(pane.model->totals(), ab.pane.model->totals())) return;
+  if (pane.model->totals() != ab.pane.model->totals()) return;
   const int64_t k = session::first_changed_launch(*ab.pane.model, *pane.model, pane.model->launch());
   if (k < 0) return;
   const uint32_t was = pane.model->launch();

@@ -182,15 +182,16 @@ void tile_scene(Scene& sc, Scene& labels, const Session& m, const RequestFigures
         });
     }
     const float min_px = 3;
-    if (st.request_lanes)
-    for (const LaneSpan& l : lane_spans(g, rv))
-      for_each_run(g, l.e0, l.e1, [&](const CellBox& run) {
-        slot_rects(s, g, run, [&](ImVec2 a, ImVec2 b) {
-          if (b.x - a.x < min_px) a.x = (a.x + b.x - min_px) * 0.5f, b.x = a.x + min_px;
-          if (b.y - a.y < min_px) a.y = (a.y + b.y - min_px) * 0.5f, b.y = a.y + min_px;
-          sc.fill(a, b, lane_color(l.lane));
+    if (st.request_lanes) {
+      for (const LaneSpan& l : lane_spans(g, rv))
+        for_each_run(g, l.e0, l.e1, [&](const CellBox& run) {
+          slot_rects(s, g, run, [&](ImVec2 a, ImVec2 b) {
+            if (b.x - a.x < min_px) a.x = (a.x + b.x - min_px) * 0.5f, b.x = a.x + min_px;
+            if (b.y - a.y < min_px) a.y = (a.y + b.y - min_px) * 0.5f, b.y = a.y + min_px;
+            sc.fill(a, b, lane_color(l.lane));
+          });
         });
-      });
+    }
   }
   const std::string name = fit_text(FontRole::Bold, buf.name, s.size.x);
   labels.text(ImVec2(0, 1), name, s.current ? t.accent : t.text, FontRole::Bold);
@@ -577,8 +578,6 @@ void axis_labels_scene(Scene& labels, const SlotParts& x) {
   }
 }
 
-}  // namespace
-
 // The word a race was found on (the program's problem, in this launch), rimmed in the
 // stop colour (apart from a conflict's red rims) and named beside it on a patch of the
 // canvas ("◀ race: word 32"), in the slot of its shared array.
@@ -604,6 +603,8 @@ void race_scene(Scene& sc, const SlotParts& x, const Session& m) {
     });
   });
 }
+
+}  // namespace
 
 void memory_slot_scene(Scene& sc, Scene& labels, const Session& m, const RequestFigures& rv, const MemoryViewState& st,
                        const MemoryLayout& L, const MemoryLayout::Slot& s) {

@@ -76,11 +76,10 @@ void past_edge_scene(Scene& sc, const MemoryLayout::Slot& s, const session::Grid
                      const RequestFigures& rv) {
   if (!s.current || s.tile || !rv.rec || !rv.site || g.elem_bytes == 0) return;
   const Theme& t = theme();
-  std::vector<std::pair<int, uint64_t>> past;  // lane, byte offset
-  for (uint32_t bits = rv.rec->active; bits; bits &= bits - 1) {
+  std::vector<std::pair<int, uint64_t>> past;  // lane, byte offset (the Session's lanes_past_end)
+  for (uint32_t bits = rv.past_end; bits; bits &= bits - 1) {
     const int lane = std::countr_zero(bits);
-    const uint64_t off = rv.rec->offset[size_t(lane)];
-    if (off + rv.site->bytes > buf.size_bytes) past.push_back({lane, off});
+    if (rv.rec->buffer_of(lane) == s.buffer) past.push_back({lane, rv.rec->offset[size_t(lane)]});
   }
   if (past.empty()) return;
   // Where the grid would go on: row-major cells past the last, in a one-band slot.
