@@ -876,6 +876,38 @@ def async_forms():
                   'cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r6], [%rd1], 16, [%r7];',
                   '$L_wait:', 'mbarrier.try_wait.shared.b64 %p5, [%rd34], %rd36;', '@!%p5 bra $L_wait;',
                   'ld.shared.b64 {d0}, [%rd32];', 'ld.shared.b64 {d1}, [%rd32+8];'], threads=n)
+    # The bulk copies the other way (bulk_group): each thread's 16 bytes from its shared slot
+    # to its own output slot (%rd2), read back after the wait that lands them; a reduction
+    # first stores two operands there, then combines the other two (the same 16 bytes read
+    # as elements of its type) into them.
+    own = ['st.shared.b64 [%rd32], {a0};', 'st.shared.b64 [%rd32+8], {a1};', 'fence.proxy.async.shared::cta;',
+           'cvt.u32.u64 %r6, %rd32;']
+    back = ['ld.global.b64 {d0}, [%rd2];', 'ld.global.b64 {d1}, [%rd2+8];']
+    spelled(['cp.async.bulk.global.shared::cta.bulk_group', 'cp.async.bulk.commit_group', 'cp.async.bulk.wait_group'],
+            ['b64', 'b64'], ['b64', 'b64'],
+            slots + own + ['cp.async.bulk.global.shared::cta.bulk_group [%rd2], [%r6], 16;', 'cp.async.bulk.commit_group;',
+                           'cp.async.bulk.wait_group 0;'] + back, threads=n)
+    spelled(['cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint', 'cp.async.bulk.wait_group.read'],
+            ['b64', 'b64'], ['b64', 'b64'],
+            slots + own + ['mov.u64 %rd39, 0x1000000000000000;',
+                           'cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [%rd2], [%r6], 16, %rd39;',
+                           'cp.async.bulk.commit_group;', 'cp.async.bulk.wait_group.read 0;',
+                           'cp.async.bulk.wait_group 0;'] + back, threads=n)
+    reductions = [('and', 'b32'), ('or', 'b32'), ('xor', 'b64'), ('and', 'b64'), ('add', 'u32'), ('add', 's32'),
+                  ('add', 'u64'), ('min', 'u32'), ('max', 's32'), ('min', 'u64'), ('max', 's64'), ('inc', 'u32'),
+                  ('dec', 'u32'), ('add', 'f32'), ('add', 'f64'), ('add.noftz', 'f16'), ('add.noftz', 'bf16'),
+                  ('min', 'f16'), ('max', 'bf16')]
+    hinted = [('or', 'b32'), ('add', 'u32'), ('min', 'u32'), ('inc', 'u32'), ('add', 'f32'), ('add.noftz', 'f16')]
+    for op, t in reductions:
+        hint = (op, t) in hinted
+        f = 'cp.reduce.async.bulk.global.shared::cta.bulk_group%s.%s.%s' % ('.L2::cache_hint' if hint else '', op, t)
+        hint = ', %rd39' if hint else ''
+        case(f, ['b64'] * 4, ['b64', 'b64'],
+             slots + ['st.global.b64 [%rd2], {a0};', 'st.global.b64 [%rd2+8], {a1};',
+                      'st.shared.b64 [%rd32], {a2};', 'st.shared.b64 [%rd32+8], {a3};', 'fence.proxy.async.shared::cta;',
+                      'cvt.u32.u64 %r6, %rd32;', 'mov.u64 %rd39, 0x1000000000000000;',
+                      '%s [%%rd2], [%%r6], 16%s;' % (f, hint), 'cp.async.bulk.commit_group;',
+                      'cp.async.bulk.wait_group 0;'] + back, threads=n)
     for f in ['fence.proxy.async', 'fence.proxy.async.shared::cta', 'fence.proxy.async.shared::cluster',
               'fence.proxy.async.global', 'fence.mbarrier_init.release.cluster']:
         case(f, ['b32'], ['b32'], [f + ';', 'mov.b32 {d0}, {a0};'], threads=n)

@@ -34,6 +34,10 @@ void decode_async(Insn& in, const std::vector<std::string>& parts, const std::st
                                                                                               : Space::Generic;
   if (in.op == Opc::CpAsync) {
     if (!has(parts, "async")) refuse("the instruction cp without .async is not implemented");
+    if (has(parts, "bulk_group") || (has(parts, "bulk") && (has(parts, "commit_group") || has(parts, "wait_group")))) {
+      decode_bulk_store(in, parts, module);
+      return;
+    }
     AsyncOp op = AsyncOp::Copy;
     if (has(parts, "commit_group")) op = AsyncOp::Commit, operands(0, 0);
     else if (has(parts, "wait_group")) op = AsyncOp::WaitGroup, operands(1, 1);
@@ -103,14 +107,16 @@ void BlockRun::async_reset() {
   bulk_.clear();
   bulk_issued_.clear();
   bulk_landed_.clear();
+  stores_.clear();
+  bulk_committed_.assign(nwarps_, {});
   wait_yield_ = false;
 }
 
 // The trace sites of an async copy's halves: its read of global memory and its write of
-// shared memory, one instruction, each the other's partner.
-void BlockRun::async_sites(uint32_t pc, const Insn& in, trace::Form read, trace::Form write, uint32_t bytes) {
-  const uint32_t r = site_of(pc, in, trace::Space::Global, trace::Op::Load, bytes);
-  const uint32_t wr = site_of(pc, in, trace::Space::Shared, trace::Op::Store, bytes);
+// shared memory (a store's: the other way), one instruction, each the other's partner.
+void BlockRun::async_sites(uint32_t pc, const Insn& in, trace::Form read, trace::Form write, uint32_t bytes, bool to_global) {
+  const uint32_t r = site_of(pc, in, to_global ? trace::Space::Shared : trace::Space::Global, trace::Op::Load, bytes);
+  const uint32_t wr = site_of(pc, in, to_global ? trace::Space::Global : trace::Space::Shared, trace::Op::Store, bytes);
   std::vector<trace::Site>& sites = b_.trace().sites;
   if (sites[wr].form == write && sites[wr].partner == trace::kNoSite) return;  // unpaired (bulk_paired)
   sites[r].form = read, sites[r].partner = wr;
@@ -278,6 +284,10 @@ uint64_t BlockRun::cp_async_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t
     case AsyncOp::Copy: return cp_async_issue(pc, in, w, exec);
     case AsyncOp::Bulk: return cp_bulk_issue(pc, in, w, exec);
     case AsyncOp::Tensor: return cp_tensor_issue(pc, in, w, exec);
+    case AsyncOp::BulkStore:
+    case AsyncOp::TensorStore:
+    case AsyncOp::BulkCommit:
+    case AsyncOp::BulkWait: return bulk_store_op(pc, in, w, exec);
     case AsyncOp::Commit:
       for (uint32_t m = exec; m; m &= m - 1) ++done[size_t(std::countr_zero(m))];
       async_event(pc, in, w, exec, trace::Form::Commit, 0);

@@ -38,6 +38,20 @@ uint64_t atom_add_float(Type t, bool global, uint64_t old, uint64_t b) {
   return global ? flush32(r) : r;
 }
 
+// min / max of two halves (f16 or bf16): the smaller (larger) of the two as it is; a NaN
+// loses to a number, two NaNs give the canonical 7fff; -0 is below +0.
+uint64_t half_pick(Type t, uint64_t a, uint64_t b, bool min) {
+  a &= 0xffffu, b &= 0xffffu;
+  const double x = as_double(t, a), y = as_double(t, b);
+  if (std::isnan(x) && std::isnan(y)) return 0x7fffu;
+  if (std::isnan(x)) return b;
+  if (std::isnan(y)) return a;
+  if (x == y) return (((a >> 15) & 1u) == min) ? a : b;  // equal: differ at most in a zero's sign
+  return (x < y) == min ? a : b;
+}
+
+}  // namespace
+
 // What atom / red `op` of type `t` leaves in a word that held `old`, with operand b (and
 // cas's c); `global`: the word is in global memory.
 uint64_t atomic_value(AtomOp op, Type t, bool global, uint64_t old, uint64_t b, uint64_t c) {
@@ -48,9 +62,11 @@ uint64_t atomic_value(AtomOp op, Type t, bool global, uint64_t old, uint64_t b, 
       if (is_float(t)) return atom_add_float(t, global, old, b);
       return (old + b) & mask;
     case AtomOp::Min:
+      if (is_half(t)) return half_pick(t, old, b, true);
       if (is_float(t)) return from_double(t, std::fmin(as_double(t, old), as_double(t, b)));
       return is_signed(t) ? uint64_t(std::min(sext(t, old), sext(t, b))) & mask : std::min(old & mask, b & mask);
     case AtomOp::Max:
+      if (is_half(t)) return half_pick(t, old, b, false);
       if (is_float(t)) return from_double(t, std::fmax(as_double(t, old), as_double(t, b)));
       return is_signed(t) ? uint64_t(std::max(sext(t, old), sext(t, b))) & mask : std::max(old & mask, b & mask);
     case AtomOp::Exch: return b;
@@ -63,6 +79,8 @@ uint64_t atomic_value(AtomOp op, Type t, bool global, uint64_t old, uint64_t b, 
   }
   return old;
 }
+
+namespace {
 
 // A log entry's offset keeps the reduction's kind above bit 48: its AtomOp, Type and space.
 constexpr int kKindShift = 48;

@@ -46,6 +46,10 @@ std::string demangle_var(const std::string& mangled);
 bool deterministic(const Kernel& k);
 // Whether every function the kernel calls is assert (true when it calls none).
 bool asserts_only(const Kernel& k);
+// What atom / red `op` of type `t` leaves in a word that held `old`, with operand b (and
+// cas's c); `global`: the word is in global memory (atomics.cpp). A bulk reduction applies
+// it to each element it lands on.
+uint64_t atomic_value(AtomOp op, Type t, bool global, uint64_t old, uint64_t b, uint64_t c);
 
 class BlockRun {
  public:
@@ -432,6 +436,32 @@ class BlockRun {
   uint64_t cp_async_issue(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
   uint64_t cp_bulk_issue(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
   uint64_t cp_tensor_issue(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);  // tensor_copy.cpp
+  // ---- shared to global: bulk and tensor stores and reductions (bulk_store.cpp) ------
+  // One thread's store not landed yet: the shared bytes were read at issue; they reach
+  // global memory (or are reduced into it) when a cp.async.bulk.wait_group of the thread
+  // covers its bulk group, or when the block ends.
+  struct BulkStore {
+    uint32_t pc = 0, warp = 0;
+    int lane = 0;
+    uint32_t group = 0;              // the thread's bulk groups committed before it was issued
+    bool recorded = false;
+    Type type = Type::None;          // a reduction's element type
+    std::vector<uint64_t> piece;     // global address of each 16-byte piece
+    std::vector<uint16_t> keep;      // per piece, a bit per byte that lands (a box's elements inside its tensor)
+    std::vector<uint8_t> bytes;      // 16 per piece
+  };
+  uint64_t bulk_store_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
+  uint64_t bulk_store_issue(uint32_t pc, const Insn& in, uint32_t w, int l);
+  uint64_t tensor_store_issue(uint32_t pc, const Insn& in, uint32_t w, int l);
+  // Records the shared half (the pieces read at `from`, window offsets), puts `s` in flight.
+  void issue_store(const Insn& in, const std::vector<uint64_t>& from, BulkStore s);
+  void land_store(const BulkStore& s);
+  // Lands, in issue order, the stores of warp `w`'s `lanes` older than their newest
+  // `keep_groups` bulk groups (cp.async.bulk.wait_group keep_groups).
+  void land_stores(uint32_t w, uint32_t lanes, uint32_t keep_groups);
+  void land_all_stores();
+  std::vector<BulkStore> stores_;
+  std::vector<std::array<uint32_t, 32>> bulk_committed_;  // per warp and lane: bulk groups committed
   // Lands the copies of warp `w`'s lanes `lanes` that `due` picks (per entry and lane).
   template <class Due>
   void land(uint32_t w, uint32_t lanes, Due&& due);
@@ -444,7 +474,8 @@ class BlockRun {
   // The window offset of the mbarrier at address `a` (of the instruction's space); faults
   // when it is not an aligned 8-byte word of shared memory.
   uint64_t mbarrier_at(const Insn& in, uint64_t a, uint32_t w, int l);
-  void async_sites(uint32_t pc, const Insn& in, trace::Form read, trace::Form write, uint32_t bytes);
+  // (`to_global`: a store's halves, shared read and global write)
+  void async_sites(uint32_t pc, const Insn& in, trace::Form read, trace::Form write, uint32_t bytes, bool to_global = false);
   // A bulk or tensor copy issued by lane `l` of warp `w`: its 16-byte pieces read from
   // global addresses `read` (~0: a piece not read whole, not recorded) recorded 32 to a
   // record, the copy put in flight and its bytes counted against its mbarrier.

@@ -112,7 +112,10 @@ enum class BarRed : uint8_t { None, Popc, And, Or,  // bar.red: what the block's
 // What a cp.async or mbarrier instruction does (its words read by decode_async).
 enum class AsyncOp : uint8_t { Copy, Commit, WaitGroup, WaitAll, CopyArrive, CopyArriveNoinc, Bulk, Tensor,
                                Init, Arrive, ArriveDrop, ExpectTx, CompleteTx, TestWait, TryWait, Inval,
-                               PendingCount };
+                               PendingCount,
+                               // shared to global (bulk_store.cpp): cp.async.bulk(.tensor) and
+                               // cp.reduce.async.bulk(.tensor) of the bulk_group, its commit and wait
+                               BulkStore, TensorStore, BulkCommit, BulkWait };
 
 struct Insn {
   Opc op = Opc::Nop;
@@ -130,6 +133,7 @@ struct Insn {
   uint32_t guard = kSink;   // predicate register, kSink: none
   uint32_t matrix = 0;      // ldmatrix / mma / wmma: shape, part, layouts and types (matrix.h)
   bool guard_neg = false;
+  uint8_t reduce = 0;       // cp.reduce.async.bulk(.tensor): 1 + its AtomOp; 0: a copy
   // red, or an atom (not cas) of global memory whose old value nothing reads: a pure
   // reduction, which the device may apply later in the same order (mark_reductions).
   bool reduces = false;

@@ -54,6 +54,9 @@ void decode(Insn& in, const std::string& module);
 // AsyncOp), its state space and width, checked against its operands. Throws Error as
 // decode() does.
 void decode_async(Insn& in, const std::vector<std::string>& parts, const std::string& module);
+// Its stores to global memory (bulk_store.cpp): cp.async.bulk(.tensor) and
+// cp.reduce.async.bulk(.tensor) of the bulk_group, cp.async.bulk.commit_group and wait_group.
+void decode_bulk_store(Insn& in, const std::vector<std::string>& parts, const std::string& module);
 
 // Places shared array `v` in kernel `k`'s window: static arrays one after another at
 // their alignment, an unsized (extern) one as the dynamic part.

@@ -17,7 +17,7 @@ struct TensorMap {
   uint8_t elem_bytes = 0;   // 1, 2, 4 or 8
   uint8_t rank = 0;         // 1 to 5
   uint8_t swizzle = 0;      // bytes of the swizzle span: 0 (none), 32, 64 or 128
-  uint8_t pad = 0;
+  uint8_t dtype = 0;        // the CUtensorMapDataType it was encoded with (a reduction's element type)
   uint64_t global = 0;      // the tensor's first element (device address)
   uint64_t dim[kMaxRank] = {1, 1, 1, 1, 1};  // elements in each dimension (1 past the rank)
   uint64_t stride[kMaxRank] = {};            // bytes from one index of dimension i to the next (stride[0]: the element)

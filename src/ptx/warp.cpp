@@ -95,7 +95,10 @@ bool BlockRun::resume(uint64_t& lanes) {
       lanes += run_warp(w);
       any_live |= warps_[w].live != 0;
     }
-    if (!any_live) return true;
+    if (!any_live) {
+      land_all_stores();  // bulk stores still pending complete with the block
+      return true;
+    }
     if (yielded_) return false;  // a warp still runs: the barrier it may reach has not opened
     for (uint32_t id = 0; id < named_.size(); ++id)
       if (std::any_of(named_[id].lanes.begin(), named_[id].lanes.end(), [](uint32_t m) { return m != 0; })) {

@@ -161,3 +161,54 @@ TEST_CASE("driver_api.cu: a program linked with -lcuda encodes its tensor map th
   CHECK(r.output.find("cuMemAlloc: refused") != std::string::npos);
   CHECK(r.output.find("the program called cuMemAlloc_v2, which the emulated device does not provide") != std::string::npos);
 }
+
+TEST_CASE("tma_store.cu: a transpose out through a TMA store, a tensor reduction, bulk stores and a bulk reduction") {
+  if (program::find_nvcc().empty()) return;
+  program::Options o;
+  o.source = "tests/programs/tma_store.cu";
+  o.echo = false;
+  o.timeout_seconds = 60;
+  const program::Result r = program::run(o);
+  CHECK(r.exit_code == 0);
+  // The program's own checks (they pass on an H200 too): every element of the transposed
+  // output, its padding columns unwritten, the reduction's doubled output, the block rows
+  // and the sums.
+  CHECK(r.output.find("store: 0 of 10240 elements wrong") != std::string::npos);
+  CHECK(r.output.find("reduce-add: 0 of 10240 elements wrong") != std::string::npos);
+  CHECK(r.output.find("bulk stores and reduction: 0 of 1792 words wrong") != std::string::npos);
+  CHECK(r.races.races.empty());
+  REQUIRE(r.trace.launches.size() == 3);
+  // The transpose's store: its shared half read when issued (45 records of 32 pieces: the
+  // 9 boxes hold (8 + 8 + 2) x (32 + 32 + 16) = 1440 pieces of 16 bytes inside the 72 x 80
+  // output, all whole), its global half written at the wait, each 512-byte record 16 sectors.
+  for (uint32_t launch : {0u, 1u}) {
+    CAPTURE(launch);
+    const trace::Trace t = trace::launch_trace(r.trace, launch);
+    size_t reads = 0, writes = 0;
+    for (const trace::Record& rec : t.records) {
+      const trace::Site& s = t.sites[rec.site];
+      if (s.form == trace::Form::BulkRead && s.space == trace::Space::Shared) ++reads;
+      if (s.form == trace::Form::BulkWrite && s.space == trace::Space::Global) {
+        ++writes;
+        CHECK(std::popcount(rec.active) == 32);
+        CHECK(t.sites[s.partner].space == trace::Space::Shared);
+      }
+    }
+    CHECK(reads == 45);
+    CHECK(writes == 45);
+    const analysis::Copies c = analysis::follow_copies(t);
+    size_t stores = 0;
+    for (const auto& [w, rd] : c.async_pairs) stores += t.sites[t.records[w].site].space == trace::Space::Global;
+    CHECK(stores == 45);
+    const analysis::Report rep = analysis::analyze(t, analysis::DramModel{});
+    for (const analysis::SiteStats& s : rep.sites)
+      if (t.sites[s.site].form == trace::Form::BulkWrite && t.sites[s.site].space == trace::Space::Global)
+        CHECK(s.sectors_per_request == doctest::Approx(16.0));
+  }
+  // Six blocks, each a 1024-byte store and a 1024-byte reduction: two records each way.
+  const trace::Trace t = trace::launch_trace(r.trace, 2);
+  size_t global_writes = 0;
+  for (const trace::Record& rec : t.records)
+    global_writes += t.sites[rec.site].form == trace::Form::BulkWrite && t.sites[rec.site].space == trace::Space::Global;
+  CHECK(global_writes == 6 * 4);
+}

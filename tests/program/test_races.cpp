@@ -14,6 +14,7 @@
 #include "program/program.h"
 #include "program/races.h"
 #include "session/session.h"
+#include "../support.h"
 #include "session/worker.h"
 
 using namespace ws;
@@ -136,6 +137,23 @@ TEST_CASE("the examples and tests/programs as written race nowhere; races.cu rac
     if (kernels.empty() || kernels.back() != x.kernel) kernels.push_back(x.kernel);
   CHECK(kernels == std::vector<std::string>{"raceNoBarrier", "atomicThenRead", "manyRaces"});
   CHECK(r.races.left_out.size() == 1);
+}
+
+TEST_CASE("a bulk store issued before the block's barrier races with the other warps' stores it reads") {
+  if (program::find_nvcc().empty()) return;
+  const std::string f = "tests/programs/races/tma_store_race.cu";
+  const program::Result r = run_quiet(f);
+  CHECK(r.exit_code == 0);
+  REQUIRE(r.races.races.size() == 1);
+  const program::Race& x = r.races.races[0];
+  CHECK(x.array == "storeTooSoon::buf");
+  CHECK(x.offset == 128);  // word 32: the first word of warp 1, read by the copy of thread 0
+  CHECK(x.ends[0].line == ws::test::line_of(f, "RACE-READ"));
+  CHECK(x.ends[0].access == "read");
+  CHECK(x.ends[0].thread.x == 0);
+  CHECK(x.ends[1].line == ws::test::line_of(f, "RACE-WRITE"));
+  CHECK(x.ends[1].access == "write");
+  CHECK(x.ends[1].thread.x == 32);
 }
 
 TEST_CASE("the session keeps a program's races for every launch it shows") {

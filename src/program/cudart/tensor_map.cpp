@@ -43,6 +43,7 @@ CUresult encode_tiled(CUtensorMap* out, CUtensorMapDataType type, cuuint32_t ran
   if (!out || !global || !dims || !box || !element_strides || (rank > 1 && !strides)) return CUDA_ERROR_INVALID_VALUE;
   ws::ptx::TensorMap m;
   m.elem_bytes = element_bytes(type);
+  m.dtype = uint8_t(type);
   if (!m.elem_bytes) return refuse("a packed element type is not emulated");
   if (rank < 1 || rank > ws::ptx::TensorMap::kMaxRank)
     return refuse("a tensor of rank " + std::to_string(rank) + " (ranks 1 to 5 are emulated)");

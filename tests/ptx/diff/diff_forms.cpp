@@ -196,6 +196,16 @@ const std::map<std::string, std::string>& untestable() {
       {"cp.4d", "needs a tensor map the driver encodes (tests/programs/tma_box3d.cu's rank-5 map covers the form)"},
       {"cp.5d", "needs a tensor map the driver encodes (tests/programs/tma_box3d.cu runs on both)"},
       {"cp.tile", "needs a tensor map the driver encodes (tests/programs/tma_box.cu runs on both)"},
+      // The tensor reduction takes its element type from the map: its form has none.
+      {"cp.reduce/", "the tensor form needs a tensor map the driver encodes (tests/programs/tma_store.cu runs on both)"},
+      {"cp.add/", "the tensor form needs a tensor map the driver encodes (tests/programs/tma_store.cu runs on both)"},
+      {"cp.min/", "the tensor form needs a tensor map the driver encodes"},
+      {"cp.max/", "the tensor form needs a tensor map the driver encodes"},
+      {"cp.and/", "the tensor form needs a tensor map the driver encodes"},
+      {"cp.or/", "the tensor form needs a tensor map the driver encodes"},
+      {"cp.xor/", "the tensor form needs a tensor map the driver encodes"},
+      {"cp.inc/", "the tensor form needs a tensor map the driver encodes"},
+      {"cp.dec/", "the tensor form needs a tensor map the driver encodes"},
       // Warp-collective: no lane's result is a function of its own operands, which is what a
       // case compares. Their fragments are checked on an H100 by tests/programs/matrix/
       // fragments.cu and by hand in tests/ptx/test_matrix.cpp.
