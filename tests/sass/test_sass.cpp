@@ -789,3 +789,25 @@ TEST_CASE("matmul_tiled.cu on an H100: the shared window cut into As and Bs wher
   CHECK(shared_arrays_of_line(named, 21) ==
         std::map<std::string, std::string>{{"LDS", "matmulTiled::Bs"}, {"LDS.128", "matmulTiled::As"}});
 }
+
+TEST_CASE("a kernel whose SASS issues TMA or bulk copies is named once, with the lines, as missing from the GPU trace") {
+  sass::RawCapture raw;
+  sass::RawLaunch a, b, again;
+  a.head.module = b.head.module = again.head.module = 7;
+  a.name = again.name = "_Z12transposeTma14CUtensorMap_stS_b";
+  b.name = "_Z5plainPf";
+  raw.launches = {a, b, again};
+  std::map<uint64_t, sass::Disassembly> dis;
+  sass::Disassembly& d = dis[7];
+  d[a.name][0x1f0] = {"UTMALDG.2D", "UTMALDG.2D [UR4], [UR8] ;", "tma_store.cu", 38};
+  d[a.name][0x5f0] = {"UTMAREDG.2D.ADD", "UTMAREDG.2D.ADD [UR8], [UR14] ;", "tma_store.cu", 52};
+  d[a.name][0x6a0] = {"UTMASTG.2D", "UTMASTG.2D [UR4], [UR8] ;", "tma_store.cu", 55};
+  d[a.name][0x6c0] = {"UTMACMDFLUSH", "UTMACMDFLUSH ;", "tma_store.cu", 55};
+  d[b.name][0x10] = {"STG.E", "STG.E [R2.64], R5 ;", "plain.cu", 3};
+  const std::vector<std::string> lines = sass::unseen_copies(raw, dis);
+  REQUIRE(lines.size() == 1);  // the kernel once, however often it ran; the plain one not at all
+  CHECK(lines[0].rfind("transposeTma issues UTMALDG at line 38, UTMAREDG at line 52, UTMASTG at line 55: ", 0) == 0);
+  CHECK(lines[0].find("UTMACMDFLUSH") == std::string::npos);  // it moves no bytes
+  CHECK(lines[0].find("--backend emulator") != std::string::npos);
+  CHECK(sass::unseen_copies(raw, {}).empty());  // no disassembly: nothing known, nothing claimed
+}
