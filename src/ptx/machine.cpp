@@ -75,6 +75,9 @@ std::string kernel_name(const std::string& mangled) {
   if (status != 0 || !d) return mangled;
   std::string full = d;
   std::free(d);
+  // A kernel in an unnamed namespace: its name without "(anonymous namespace)::", whose
+  // parenthesis would end the name before it starts.
+  for (size_t at; (at = full.find("(anonymous namespace)::")) != std::string::npos;) full.erase(at, 23);
   // "void transposeTiled<1>(float*, float const*, int)" -> "transposeTiled<1>"
   int depth = 0;
   size_t end = full.size(), start = 0;

@@ -15,6 +15,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "ptx/machine.h"
 #include "ptx/ptx.h"
 #include "trace/builder.h"
 #include "trace/toolkit.h"
@@ -277,27 +278,7 @@ SharedNames ptx_shared_names(const std::string& ptx) {
   return out;
 }
 
-std::string plain_name(const std::string& mangled) {
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> d(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
-  if (status != 0 || !d) return mangled;
-  const std::string s = d.get();
-  // Cut the parameter list (at depth 0), then any return type ("void k<4>(…)").
-  int depth = 0;
-  size_t cut = s.size(), space = std::string::npos;
-  for (size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c == '<') ++depth;
-    else if (c == '>') --depth;
-    else if (c == '(' && depth == 0) {
-      cut = i;
-      break;
-    } else if (c == ' ' && depth == 0) space = i;
-  }
-  std::string name = s.substr(0, cut);
-  if (space != std::string::npos && space < cut) name = name.substr(space + 1);
-  return name;
-}
+std::string plain_name(const std::string& mangled) { return ptx::kernel_name(mangled); }
 
 namespace {
 

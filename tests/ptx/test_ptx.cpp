@@ -180,3 +180,10 @@ TEST_CASE("an access outside every array is a fault naming the array, not a cras
     CHECK(std::string(f.what()).find("out-of-bounds access to 'd_") != std::string::npos);
   }
 }
+
+TEST_CASE("a kernel's name as the views show it: templates kept, the unnamed namespace and the signature left out") {
+  CHECK(ptx::kernel_name("_Z14transposeTiledILi1EEvPfPKfi") == "transposeTiled<1>");
+  CHECK(ptx::kernel_name("_ZN12_GLOBAL__N_15copy4EPK6float4PS0_m") == "copy4");  // was "": the "(" ended it
+  CHECK(ptx::kernel_name("_ZN2ws4demo6kernelEPf") == "ws::demo::kernel");
+  CHECK(ptx::kernel_name("plain_c_name") == "plain_c_name");
+}
