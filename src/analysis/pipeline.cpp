@@ -3,6 +3,7 @@
 #include "analysis/pipeline.h"
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <set>
 #include <tuple>
@@ -18,6 +19,17 @@ Pipeline pipeline_of(const trace::Trace& t, const Copies& c, uint32_t block) {
     uint64_t issued = kNoRecord, landed = kNoRecord;
     uint32_t warp = 0, buffer = trace::kNoBuffer;
     uint64_t lo = ~uint64_t(0), hi = 0;
+    uint32_t to = trace::kNoBuffer;  // a store's global array
+  };
+  // The shared bytes of record `r` (a load's write half, a store's read half) into box b.
+  auto cover = [](Box& b, const trace::Record& r, uint32_t bytes) {
+    for (int l = 0; l < trace::kWarpSize; ++l) {
+      if (!r.lane_active(l)) continue;
+      if (b.buffer == trace::kNoBuffer) b.buffer = r.buffer_of(l);
+      if (r.buffer_of(l) != b.buffer) continue;
+      b.lo = std::min<uint64_t>(b.lo, r.offset[size_t(l)]);
+      b.hi = std::max<uint64_t>(b.hi, r.offset[size_t(l)] + bytes);
+    }
   };
   std::vector<Box> boxes;
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, size_t> of;  // (warp, site, seq) -> its box
@@ -30,18 +42,15 @@ Pipeline pipeline_of(const trace::Trace& t, const Copies& c, uint32_t block) {
     auto [o, fresh] = of.emplace(std::make_tuple(r.warp, r.site, r.seq), boxes.size());
     if (fresh) boxes.push_back({i, kNoRecord, r.warp});
     Box& b = boxes[o->second];
+    // A store reads shared memory (its slot) and writes global memory at its wait.
+    const bool store = t.sites[r.site].space == trace::Space::Shared;
+    if (store) cover(b, r, t.sites[r.site].bytes);
     const uint64_t w = c.partner(i);
     if (w == kNoRecord || w >= t.records.size()) continue;
     const trace::Record& wr = t.records[w];
-    const uint32_t bytes = wr.site < t.sites.size() ? t.sites[wr.site].bytes : 16;
     b.landed = std::min(b.landed, w);
-    for (int l = 0; l < trace::kWarpSize; ++l) {
-      if (!wr.lane_active(l)) continue;
-      if (b.buffer == trace::kNoBuffer) b.buffer = wr.buffer_of(l);
-      if (wr.buffer_of(l) != b.buffer) continue;
-      b.lo = std::min<uint64_t>(b.lo, wr.offset[size_t(l)]);
-      b.hi = std::max<uint64_t>(b.hi, wr.offset[size_t(l)] + bytes);
-    }
+    if (!store) cover(b, wr, wr.site < t.sites.size() ? t.sites[wr.site].bytes : 16);
+    else if (b.to == trace::kNoBuffer) b.to = wr.buffer_of(std::countr_zero(wr.active));
   }
   // The slots: where the boxes land (a box that never landed is left out).
   std::map<std::pair<uint32_t, uint64_t>, PipelineSlot> slots;
@@ -50,6 +59,7 @@ Pipeline pipeline_of(const trace::Trace& t, const Copies& c, uint32_t block) {
     PipelineSlot& s = slots[{b->buffer, b->lo}];
     s.buffer = b->buffer;
     s.offset = b->lo;
+    if (b->to != trace::kNoBuffer) s.to = b->to;
     s.bytes = std::max(s.bytes, b->hi - b->lo);
     s.boxes.push_back({b->issued, b->landed, b->warp, b->hi - b->lo});
   }

@@ -19,13 +19,16 @@ struct PipelineBox {
   uint64_t issued = kNoRecord;  // its first read record (the request that issued it)
   uint64_t landed = kNoRecord;  // its first write record (the wait that saw it land); kNoRecord: never waited for
   uint32_t warp = 0;            // the warp that issued it
-  uint64_t bytes = 0;           // the bytes it wrote
+  uint64_t bytes = 0;           // the bytes it wrote (a store: it read from its slot)
 };
 
-// Where boxes land: one shared array at one byte offset (a stage of the ring).
+// Where boxes land: one shared array at one byte offset (a stage of the ring). A TMA
+// store's slot is the shared bytes its boxes are read from; `to` the global array they
+// are written to (landed: written there, at the wait that covered them).
 struct PipelineSlot {
   uint32_t buffer = 0;             // the shared array (index into Trace::buffers)
   uint64_t offset = 0, bytes = 0;  // the bytes [offset, offset + bytes) its boxes cover
+  uint32_t to = trace::kNoBuffer;  // a store's global array; kNoBuffer: boxes that land here
   std::vector<PipelineBox> boxes;  // in issue order
 };
 

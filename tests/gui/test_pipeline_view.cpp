@@ -10,6 +10,8 @@
 
 #include "../tensor_traces.h"
 #include "analysis/pipeline.h"
+#include "program/program.h"
+#include "session/session.h"
 #include "trace/wstrace.h"
 #include "ui/figure/figure.h"
 #include "ui/figure/headless.h"
@@ -226,4 +228,28 @@ TEST_CASE("the pipeline view names an mbarrier by the shared array holding it, w
   CHECK(texts.count("full[0]") == 1);
   CHECK(texts.count("full[1]") == 1);
   CHECK(texts.count("mbarrier +2,048 B") == 0);
+}
+
+TEST_CASE("a TMA store's row is the shared box it reads, named with the global array it writes") {
+  if (program::find_nvcc().empty()) return;
+  session::LaunchSpec spec;
+  spec.program.source = "tests/programs/tma_store.cu";
+  spec.program.echo = false;
+  spec.backend = "emulator";
+  auto m = session::record_session(spec);
+  REQUIRE(m);
+  ui::HeadlessContext ctx(1280, 720);
+  ui::ThemeScope theme(ui::kThemeDark);
+  ui::Scene sc;
+  ui::pipeline_scene(sc, *m, 0, ImVec2(900, 500));
+  std::set<std::string> texts;
+  for (const auto& i : sc.items)
+    if (i.kind == ui::Scene::Kind::Text) texts.insert(i.text);
+  // One box loaded into `a`; the transposed box read from `b` and written to d_out (it
+  // used to be drawn as a box landing in a shared slot named d_out).
+  CHECK(texts.count("block (0,0) · 1 TMA box into 1 slot of shared memory · 1 TMA store back · requests 1–96") == 1);
+  CHECK(texts.count("a +0 B") == 1);
+  CHECK(texts.count("b +0 B → d_out") == 1);
+  ui::SceneChunk chunk{sc, ImVec2(0, 0), ImVec2(900, 500)};
+  for (const std::string& problem : test::text_problems(test::texts_of({chunk}))) FAIL_CHECK(problem);
 }

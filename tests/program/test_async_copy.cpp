@@ -10,6 +10,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/copies.h"
+#include "analysis/pipeline.h"
 #include "program/program.h"
 #include "../support.h"
 
@@ -204,6 +205,25 @@ TEST_CASE("tma_store.cu: a transpose out through a TMA store, a tensor reduction
     for (const analysis::SiteStats& s : rep.sites)
       if (t.sites[s.site].form == trace::Form::BulkWrite && t.sites[s.site].space == trace::Space::Global)
         CHECK(s.sectors_per_request == doctest::Approx(16.0));
+  }
+  // The pipeline of block 0: the box loaded into `a`, and the store's slot, the transposed
+  // box in `b`, written to d_out at its wait (after it was issued).
+  {
+    const trace::Trace t = trace::launch_trace(r.trace, 0);
+    const analysis::Pipeline p = analysis::pipeline_of(t, analysis::follow_copies(t), 0);
+    REQUIRE(p.slots.size() == 2);
+    size_t stores = 0;
+    for (const analysis::PipelineSlot& s : p.slots) {
+      REQUIRE(s.boxes.size() == 1);
+      CHECK(s.bytes == 4096);
+      CHECK(s.boxes[0].issued < s.boxes[0].landed);
+      CHECK(t.buffers[s.buffer].space == trace::Space::Shared);
+      if (s.to == trace::kNoBuffer) continue;
+      ++stores;
+      CHECK(t.buffers[s.buffer].name == "transposeTma::b");
+      CHECK(t.buffers[s.to].name == "d_out");
+    }
+    CHECK(stores == 1);
   }
   // Six blocks, each a 1024-byte store and a 1024-byte reduction: two records each way.
   const trace::Trace t = trace::launch_trace(r.trace, 2);

@@ -128,10 +128,12 @@ void pipeline_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size) {
     sc.text(ImVec2(0, 0), fit_text(FontRole::Ui, head, size.x), t.text_dim, FontRole::Ui);
     return;
   }
-  size_t boxes = 0;
-  for (const auto& s : p.slots) boxes += s.boxes.size();
-  std::snprintf(head, sizeof head, "block (%u,%u) · %zu TMA boxes into %zu slots of shared memory · requests %llu–%llu", bc.x,
-                bc.y, boxes, p.slots.size(), (unsigned long long)(p.first + 1), (unsigned long long)(p.last + 1));
+  size_t boxes = 0, slots = 0, stores = 0;
+  for (const auto& s : p.slots) (s.to == trace::kNoBuffer ? boxes : stores) += s.boxes.size(), slots += s.to == trace::kNoBuffer;
+  const std::string stored = stores ? " · " + std::to_string(stores) + (stores == 1 ? " TMA store" : " TMA stores") + " back" : "";
+  std::snprintf(head, sizeof head, "block (%u,%u) · %zu TMA box%s into %zu slot%s of shared memory%s · requests %llu–%llu", bc.x,
+                bc.y, boxes, boxes == 1 ? "" : "es", slots, slots == 1 ? "" : "s", stored.c_str(), (unsigned long long)(p.first + 1),
+                (unsigned long long)(p.last + 1));
   sc.text(ImVec2(0, y), fit_text(FontRole::Ui, head, size.x), t.text, FontRole::Ui);
   y += ui_h + 6;
   // Rows: the slots, then the warps (one row for them all where a row each does not fit);
@@ -174,7 +176,9 @@ void pipeline_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size) {
     // The array's own name (a kernel's "k::tiles" as "tiles"), then where in it.
     std::string name = s.buffer < tr.buffers.size() ? tr.buffers[s.buffer].name : "shared";
     if (const size_t colons = name.rfind("::"); colons != std::string::npos) name = name.substr(colons + 2);
-    labels.push_back(name + " +" + fmt_bytes(s.offset));
+    // A store's slot: the shared bytes it reads, and the global array it writes.
+    const std::string to = s.to < tr.buffers.size() ? " → " + tr.buffers[s.to].name : "";
+    labels.push_back(name + " +" + fmt_bytes(s.offset) + to);
   }
   for (const auto& b : p.barriers) labels.push_back(mbarrier_name(tr, b.offset));
   for (const auto& ws : warp_rows) labels.push_back(ws.size() == 1 ? "warp " + std::to_string(ws[0]) : "warps");
