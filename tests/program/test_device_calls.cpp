@@ -56,6 +56,7 @@ TEST_CASE("grid_sync.cu: this_grid().sync() in cooperative launches; a grid too 
   CHECK(r.output.find("cudaLaunchKernelExC: no error, sums 9994 and 19988") != std::string::npos);
   // 132 multiprocessors x 16 blocks of 128 threads (2048 threads each) = 2112 at once.
   CHECK(r.output.find("2113 blocks: cudaErrorCooperativeLaunchTooLarge") != std::string::npos);
+  CHECK(r.output.find("cudaOccupancyMaxActiveClusters: no error, within the resident blocks") != std::string::npos);
   CHECK(r.output.find("a cooperative launch of 2113 blocks, more than the 2112 (16 a multiprocessor of 132, blocks of "
                       "128 threads) the device holds at once") != std::string::npos);
   CHECK(r.output.find("PASSED") != std::string::npos);

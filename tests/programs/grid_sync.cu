@@ -90,6 +90,21 @@ int main(int argc, char** argv) {
   const cudaError_t big = cudaLaunchCooperativeKernel((void*)two_phase_sum, dim3(per_sm * sms + 1), dim3(threads), args, 0, 0);
   std::printf("cooperative launch attribute %d; %d blocks: %s\n", coop, per_sm * sms + 1, cudaGetErrorName(big));
   bad += coop != 1 || big != cudaErrorCooperativeLaunchTooLarge;
+  // How many clusters of 2 the device holds at once (CUTLASS asks before a cluster launch):
+  // at most half its resident blocks.
+  cudaLaunchConfig_t config = {};
+  cudaLaunchAttribute attr;
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = 2, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+  config.gridDim = dim3(2);
+  config.blockDim = dim3(threads);
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  int clusters = 0;
+  const cudaError_t ce = cudaOccupancyMaxActiveClusters(&clusters, (void*)two_phase_sum, &config);
+  const bool fits = clusters > 0 && clusters <= per_sm * sms / 2;
+  std::printf("cudaOccupancyMaxActiveClusters: %s, %s\n", cudaGetErrorString(ce), fits ? "within the resident blocks" : "wrong");
+  bad += ce != cudaSuccess || !fits;
   std::printf("%s\n", bad ? "FAILED" : "PASSED");
   return bad ? 1 : 0;
 }

@@ -180,6 +180,13 @@ TEST_CASE("TMA 1-D box: a run of elements, and a map the interpreter does not kn
   m.swizzle = 0;
   m.box[0] = 4;
   CHECK(ptx::tensor_map_problem(m) == "a box row of 8 bytes (a multiple of 16)");
+  // A dimension of one element may have the stride 0, as CUTLASS gives a batch of one.
+  m.box[0] = 8;
+  m.rank = 3;
+  m.stride[2] = 0;
+  CHECK(ptx::tensor_map_problem(m) == "");
+  m.stride[2] = 24;
+  CHECK(ptx::tensor_map_problem(m) == "a stride of dimension 2 not a multiple of 16 bytes below 2^40");
   m.magic = 0;
   CHECK(ptx::tensor_map_problem(m) == "not a tensor map made by cuTensorMapEncodeTiled");
 }

@@ -101,4 +101,22 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* fu
                                     config->stream, false, cluster);
 }
 
+// How many clusters of the configuration's shape the device holds at once: its
+// multiprocessors' resident blocks (by the occupancy it reports) in whole clusters.
+cudaError_t cudaOccupancyMaxActiveClusters(int* numClusters, const void* func, const cudaLaunchConfig_t* config) {
+  if (!numClusters || !config) return ws::program::fail(cudaErrorInvalidValue);
+  dim3 cluster(1, 1, 1);
+  for (unsigned i = 0; i < config->numAttrs; ++i)
+    if (config->attrs[i].id == cudaLaunchAttributeClusterDimension)
+      cluster = dim3(config->attrs[i].val.clusterDim.x, config->attrs[i].val.clusterDim.y, config->attrs[i].val.clusterDim.z);
+  const unsigned size = cluster.x * cluster.y * cluster.z;
+  if (size == 0 || size > 16) return ws::program::fail(cudaErrorInvalidClusterSize);
+  int per_sm = 0, sms = 0;
+  const dim3 b = config->blockDim;
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, func, int(b.x * b.y * b.z), config->dynamicSmemBytes);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  *numClusters = int(1ll * per_sm * sms / size);
+  return cudaSuccess;
+}
+
 }  // extern "C"
