@@ -634,7 +634,7 @@ Result run_gpu(const Options& o, const std::string& device, const std::string& g
   io.names_given = src.empty();
   if (!ptx.empty()) io.shared = sass::ptx_shared_names(ptx);
   r.trace = sass::to_trace(raw, dis, io);
-  for (const std::string& line : sass::unseen_copies(raw, dis)) r.notes.push_back(line);
+  if (const std::string unseen = sass::unseen_copies(raw, dis); !unseen.empty()) r.notes.push_back(unseen);
   r.trace.provenance.version = WS_VERSION;
   finish_trace(r.trace, src);  // src: "" for a program built elsewhere
   if (!ptx.empty()) sass::split_shared_windows(r.trace, sass::ptx_shared_decls(ptx));

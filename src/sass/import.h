@@ -103,10 +103,10 @@ struct ImportOptions {
 trace::Trace to_trace(const RawCapture& raw, const std::map<uint64_t, Disassembly>& disassembly,
                       const ImportOptions& o);
 
-// One line for each launched kernel whose SASS issues copies the GPU tracer cannot record
-// (UTMALDG, UTMASTG, UTMAREDG, UBLKCP, UBLKRED ...: the TMA and bulk copies), naming them
-// and their lines (unseen.cpp).
-std::vector<std::string> unseen_copies(const RawCapture& raw, const std::map<uint64_t, Disassembly>& disassembly);
+// One line naming each launched kernel whose SASS issues copies the GPU tracer cannot
+// record (UTMALDG, UTMASTG, UTMAREDG, UBLKCP, UBLKRED ...: the TMA and bulk copies) and
+// their lines, then why; "" where none does (unseen.cpp).
+std::string unseen_copies(const RawCapture& raw, const std::map<uint64_t, Disassembly>& disassembly);
 
 // The kernel's name as the source writes it: "transposeTiled" for "_Z14transposeTiledPfPKfi".
 std::string plain_name(const std::string& mangled);

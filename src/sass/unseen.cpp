@@ -9,8 +9,8 @@
 
 namespace ws::sass {
 
-std::vector<std::string> unseen_copies(const RawCapture& raw, const std::map<uint64_t, Disassembly>& disassembly) {
-  std::vector<std::string> out;
+std::string unseen_copies(const RawCapture& raw, const std::map<uint64_t, Disassembly>& disassembly) {
+  std::string out;
   std::set<std::pair<uint64_t, std::string>> said;
   for (const RawLaunch& l : raw.launches) {
     if (!said.insert({l.head.module, l.name}).second) continue;
@@ -34,10 +34,11 @@ std::vector<std::string> unseen_copies(const RawCapture& raw, const std::map<uin
         if (line) at += (at.empty() ? " at line " : ", ") + std::to_string(line);
       what += at;
     }
-    out.push_back(plain_name(l.name) + " issues " + what +
-                  ": the GPU tracer cannot see the tensor memory accelerator's and the bulk copy engine's copies, so "
-                  "their bytes are missing from this trace (run it with --backend emulator to see them)");
+    out += (out.empty() ? "" : "; ") + plain_name(l.name) + " issues " + what;
   }
+  if (!out.empty())
+    out += ": the GPU tracer cannot see the tensor memory accelerator's and the bulk copy engine's copies, so their "
+           "bytes are missing from this trace (run it with --backend emulator to see them)";
   return out;
 }
 
