@@ -154,6 +154,7 @@ uint64_t BlockRun::tensor_store_issue(uint32_t pc, const Insn& in, uint32_t w, i
   BulkStore s;
   s.type = type;
   std::vector<uint64_t> read;
+  try {
   for (uint64_t r = 0; r < rows; ++r) {
     bool row_inside = true;
     uint64_t row_at = map.global;
@@ -178,6 +179,9 @@ uint64_t BlockRun::tensor_store_issue(uint32_t pc, const Insn& in, uint32_t w, i
       s.bytes.insert(s.bytes.end(), piece.p, piece.p + 16);
       read.push_back(from);
     }
+  }
+  } catch (const Fault& f) {
+    throw f.said_with("; " + box_text(map, c0));
   }
   s.pc = pc, s.warp = w, s.lane = l;
   issue_store(in, read, std::move(s));

@@ -113,10 +113,14 @@ EngineBuild::EngineBuild(const Module& m, EngineOptions o) : o_(std::move(o)), n
 }
 
 EngineBuild::~EngineBuild() {
-  stopping_ = true;
-  if (const int pid = child_.load(); pid > 0) kill(-pid, SIGKILL);
+  stop();
   std::lock_guard<std::mutex> g(thread_mu_);
   if (thread_.joinable()) thread_.join();
+}
+
+void EngineBuild::stop() {
+  stopping_ = true;
+  if (const int pid = child_.load(); pid > 0) kill(-pid, SIGKILL);
 }
 
 void EngineBuild::start(bool wait) {

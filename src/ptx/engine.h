@@ -115,6 +115,9 @@ class EngineBuild {
 
   // Compiles (once): with `wait` here and now, else in the background.
   void start(bool wait);
+  // Stops a compile running in the background now (its compiler's processes killed), from
+  // any thread, without waiting: what a program's end does, whose device is never destroyed.
+  void stop();
   bool started() const { return started_.load(); }
   // The loaded module, null until it is (never waits).
   const CompiledModule* ready() const { return ready_.load(std::memory_order_acquire); }

@@ -47,6 +47,12 @@ struct Fault : std::runtime_error {
   uint32_t lanes = 0;                    // out_of_bounds: the lanes of the warp's request
   int64_t lane_offset[32] = {};          // ... each one's byte offset in `array`
   int64_t record = -1;                   // the request's record in the trace (-1: not recorded)
+  // The same fault, its line ending in `more` (what the instruction was doing then).
+  Fault said_with(const std::string& more) const {
+    Fault f(*this);
+    static_cast<std::runtime_error&>(f) = std::runtime_error(std::string(what()) + more);
+    return f;
+  }
 };
 
 // A launch of a kernel that holds an instruction the interpreter refuses (Kernel::refused):
@@ -182,6 +188,11 @@ class Device {
   // Waits for a compile running in the background (a front end that wants to measure).
   void engine_wait() {
     if (build_) build_->start(true);
+  }
+  // Stops a compile running in the background (the program ends; this device is not
+  // destroyed, so its compiler would run on alone).
+  void engine_stop() {
+    if (build_) build_->stop();
   }
 
   // Stops the launch running now, from any thread (a program's time limit): its blocks throw

@@ -41,6 +41,9 @@ uint64_t BlockRun::cp_tensor_issue(uint32_t pc, const Insn& in, uint32_t w, uint
     b.barrier = mbarrier_at(in, addr(in.o[2], w, l), w, l);
     b.bytes.assign(size, 0);
     std::vector<uint64_t> read;  // global address of each piece read whole (~0: partly outside, not recorded)
+    int64_t at_x = 0;
+    uint64_t at_r = 0, at_global = 0;  // the element being read (for a fault's line)
+    try {
     for (uint64_t r = 0; r < rows; ++r) {
       // Row r's place in dimensions 1 and up: inside the tensor, and where it starts.
       bool row_inside = true;
@@ -58,12 +61,16 @@ uint64_t BlockRun::cp_tensor_issue(uint32_t pc, const Insn& in, uint32_t w, uint
           const bool inside = row_inside && x >= 0 && uint64_t(x) < map.dim[0];
           whole = whole && inside;
           if (!inside) continue;  // outside the tensor: zeros
-          const Where from = resolve(in, Space::Global, row_at + uint64_t(x) * map.elem_bytes, map.elem_bytes, w, l);
+          at_x = x, at_r = r, at_global = row_at + uint64_t(x) * map.elem_bytes;
+          const Where from = resolve(in, Space::Global, at_global, map.elem_bytes, w, l);
           std::memcpy(b.bytes.data() + o + e * map.elem_bytes, from.p, map.elem_bytes);
         }
         b.piece.push_back(swizzled(dst + o, map.swizzle));
         read.push_back(whole ? row_at + uint64_t(x0) * map.elem_bytes + 16 * p : ~0ull);
       }
+    }
+    } catch (const Fault& f) {
+      throw f.said_with("; " + element_text(map, c0, at_x, at_r, at_global) + " of " + box_text(map, c0));
     }
     issue_bulk(pc, in, w, l, std::move(b), read);
     lanes += size / 16;

@@ -54,4 +54,26 @@ inline std::string tensor_map_problem(const TensorMap& m) {
   return "";
 }
 
+// "a 64 x 128 x 1 box at (0, 256, 0) of a tensor map of 128 x 256 x 1 elements, strides
+// 256, 0 bytes": what a fault of a box's element adds to its line.
+inline std::string box_text(const TensorMap& map, const int64_t* c0) {
+  std::string box, at, dims, strides;
+  for (uint32_t i = 0; i < map.rank; ++i) {
+    box += (i ? " x " : "") + std::to_string(map.box[i]);
+    at += (i ? ", " : "") + std::to_string(c0[i]);
+    dims += (i ? " x " : "") + std::to_string(map.dim[i]);
+    if (i) strides += (i > 1 ? ", " : "") + std::to_string(map.stride[i]);
+  }
+  return "a " + box + " box at (" + at + ") of a tensor map of " + dims + " elements" +
+         (strides.empty() ? "" : ", strides " + strides + " bytes");
+}
+
+// "element (56, 255, 0), 144 bytes past the map's start + 65392": element x of row r of a box
+// at `c0` (its coordinates in the tensor), at global address `at`.
+inline std::string element_text(const TensorMap& map, const int64_t* c0, int64_t x, uint64_t r, uint64_t at) {
+  std::string xs = std::to_string(x);
+  for (uint32_t i = 1, q = uint32_t(r); i < map.rank; q /= map.box[i], ++i) xs += ", " + std::to_string(c0[i] + int64_t(q % map.box[i]));
+  return "element (" + xs + ") at byte " + std::to_string(int64_t(at - map.global)) + " of the map's tensor";
+}
+
 }  // namespace ws::ptx

@@ -9,6 +9,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -112,4 +115,36 @@ TEST_CASE("past a small record cap, on every core, both engines find the one blo
   // Warp 0 runs first: it writes its words after reading warp 1's; warp 1 then reads them.
   CHECK(r.ends[0].line == ws::test::line_of(f, "LATE-WRITE"));
   CHECK(r.ends[1].line == ws::test::line_of(f, "LATE-READ"));
+}
+
+TEST_CASE("a compile still running when the program ends is stopped with it, not left running alone") {
+  if (!ws::test::have_nvcc("the compile's end skipped")) return;
+  // A fresh cache: the engine's headers and the module are compiled again (seconds), in the
+  // background once matmul_tiled.cu's launch has run 0.3 s interpreted; the program ends
+  // about half a second later, long before the compile would. Its compiler used to run on
+  // alone (CUTLASS's modules: 8 GB and 20 minutes each).
+  const fs::path cache = fs::temp_directory_path() / ("warpscope-test-engine-stop-" + std::to_string(::getpid()));
+  fs::create_directories(cache);
+  const char* old = std::getenv("XDG_CACHE_HOME");
+  const std::string kept = old ? old : "";
+  setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+  program::Options o;
+  o.source = "tests/programs/matmul_tiled.cu";
+  o.args = {"384"};
+  o.echo = false;
+  o.engine = "compiled";
+  o.timeout_seconds = 120;
+  const program::Result r = program::run(o);
+  if (old) setenv("XDG_CACHE_HOME", kept.c_str(), 1);
+  else unsetenv("XDG_CACHE_HOME");
+  CHECK(r.exit_code == 0);
+  // No process is left whose command line names the fresh cache (the compiler's).
+  size_t left = 0;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    std::ifstream f(e.path() / "cmdline", std::ios::binary);
+    const std::string cmd((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    left += cmd.find(cache.string()) != std::string::npos;
+  }
+  CHECK(left == 0);
+  fs::remove_all(cache);
 }

@@ -21,8 +21,9 @@ constexpr uint32_t kCols = 64, kRows = 16;  // the tensor: element (x, y) holds 
 
 // Copies the box at (x, y) of a map with `swizzle` into a 1024-aligned shared tile and
 // returns the tile's first 1024 bytes as 512 halves; `t` gets the trace.
+// (`rows`: the rows the map claims, kRows unless a test makes it lie.)
 std::vector<uint16_t> copy_box(uint32_t box_x, uint32_t box_y, int32_t x, int32_t y, uint8_t swizzle, trace::Trace& t,
-                               uint8_t rank = 2) {
+                               uint8_t rank = 2, uint32_t rows = kRows) {
   const std::string ptx = R"(.version 8.3
 .target sm_90
 .address_size 64
@@ -73,7 +74,7 @@ LOOP:
   m.swizzle = swizzle;
   m.global = data;
   m.dim[0] = rank == 2 ? kCols : kCols * kRows;
-  m.dim[1] = rank == 2 ? kRows : 1;
+  m.dim[1] = rank == 2 ? rows : 1;
   m.stride[0] = 2;
   m.stride[1] = kCols * 2;
   m.box[0] = box_x;
@@ -189,4 +190,13 @@ TEST_CASE("TMA 1-D box: a run of elements, and a map the interpreter does not kn
   CHECK(ptx::tensor_map_problem(m) == "a stride of dimension 2 not a multiple of 16 bytes below 2^40");
   m.magic = 0;
   CHECK(ptx::tensor_map_problem(m) == "not a tensor map made by cuTensorMapEncodeTiled");
+}
+
+TEST_CASE("a box element past its array faults with the element, the box and the map in its line") {
+  // The map claims 17 rows of an array of 16: the box at row 9 reaches row 16, 2048 bytes in.
+  trace::Trace t;
+  CHECK_THROWS_WITH_AS(copy_box(64, 8, 0, 9, 0, t, 2, kRows + 1),
+                       doctest::Contains("element (0, 16) at byte 2048 of the map's tensor of a 64 x 8 box at (0, 9) of a "
+                                         "tensor map of 64 x 17 elements, strides 128 bytes"),
+                       ptx::Fault);
 }

@@ -241,6 +241,7 @@ void stop_at_time_limit(const ptx::Fault* f, size_t first_record) {
     put_problem(p);
   }
   say(f ? std::string(f->what()) + " (" + limit + ")" : "the program was stopped at its time limit (" + limit + ")");
+  s.dev.engine_stop();
   write_trace_now();
   std::fflush(stdout);
   std::fflush(stderr);
@@ -278,8 +279,13 @@ void start_watchdog() {
   }).detach();
 }
 
+// The program's end: a compile of its module still running in the background is stopped
+// (the device is never destroyed, so nothing else would stop it), and the trace written.
 struct Flush {
-  ~Flush() { ws::program::write_trace_now(); }
+  ~Flush() {
+    st().dev.engine_stop();
+    ws::program::write_trace_now();
+  }
 } flush_at_exit;
 }  // namespace
 
@@ -293,7 +299,10 @@ void** __cudaRegisterFatBinary(void* fatCubin) {
   return &handle;
 }
 void __cudaRegisterFatBinaryEnd(void**) {}
-void __cudaUnregisterFatBinary(void**) { ws::program::write_trace_now(); }
+void __cudaUnregisterFatBinary(void**) {
+  st().dev.engine_stop();
+  ws::program::write_trace_now();
+}
 char __cudaInitModule(void**) { return 1; }
 
 void __cudaRegisterFunction(void**, const char* hostFun, char*, const char* deviceName, int, uint3*, uint3*, dim3*,
