@@ -156,13 +156,7 @@ uint64_t BlockRun::tensor_store_issue(uint32_t pc, const Insn& in, uint32_t w, i
   std::vector<uint64_t> read;
   try {
   for (uint64_t r = 0; r < rows; ++r) {
-    bool row_inside = true;
-    uint64_t row_at = map.global;
-    for (uint64_t i = 1, q = r; i < TensorMap::kMaxRank; q /= map.box[i], ++i) {
-      const int64_t c = c0[i] + int64_t(q % map.box[i]);
-      row_inside = row_inside && c >= 0 && uint64_t(c) < map.dim[i];
-      row_at += uint64_t(c) * map.stride[i];
-    }
+    const auto [row_inside, row_at] = box_row(map, c0, r);
     for (uint64_t p = 0; p < row_bytes / 16; ++p) {
       const uint64_t o = r * row_bytes + 16 * p, from = src + swizzled(o, map.swizzle);
       const Where piece = resolve(in, Space::Shared, from, 16, w, l);

@@ -46,13 +46,7 @@ uint64_t BlockRun::cp_tensor_issue(uint32_t pc, const Insn& in, uint32_t w, uint
     try {
     for (uint64_t r = 0; r < rows; ++r) {
       // Row r's place in dimensions 1 and up: inside the tensor, and where it starts.
-      bool row_inside = true;
-      uint64_t row_at = map.global;
-      for (uint64_t i = 1, q = r; i < TensorMap::kMaxRank; q /= map.box[i], ++i) {
-        const int64_t c = c0[i] + int64_t(q % map.box[i]);
-        row_inside = row_inside && c >= 0 && uint64_t(c) < map.dim[i];
-        row_at += uint64_t(c) * map.stride[i];
-      }
+      const auto [row_inside, row_at] = box_row(map, c0, r);
       for (uint64_t p = 0; p < row_bytes / 16; ++p) {
         const uint64_t o = r * row_bytes + 16 * p;
         bool whole = row_inside;

@@ -18,6 +18,10 @@ struct TensorMap {
   uint8_t rank = 0;         // 1 to 5
   uint8_t swizzle = 0;      // bytes of the swizzle span: 0 (none), 32, 64 or 128
   uint8_t dtype = 0;        // the CUtensorMapDataType it was encoded with (a reduction's element type)
+  // Bytes 8-15 hold nothing: CUTLASS clears bit 21 of a descriptor's second 8-byte word
+  // after encoding it (for tensors under 128 KiB, on drivers up to 13.1), a flag of the
+  // GPU's own layout. The address it cleared a bit of pointed 2 MiB low.
+  uint64_t reserved = 0;
   uint64_t global = 0;      // the tensor's first element (device address)
   uint64_t dim[kMaxRank] = {1, 1, 1, 1, 1};  // elements in each dimension (1 past the rank)
   uint64_t stride[kMaxRank] = {};            // bytes from one index of dimension i to the next (stride[0]: the element)
@@ -52,6 +56,23 @@ inline std::string tensor_map_problem(const TensorMap& m) {
   if (m.swizzle != 0 && m.swizzle != 32 && m.swizzle != 64 && m.swizzle != 128) return "a swizzle it does not know";
   if (m.swizzle && row > m.swizzle) return "a box row wider than its swizzle span";
   return "";
+}
+
+// Row r of a box whose first element is at `c0` (a box's rows: its extent in dimension 0,
+// in the order of dimensions 1, 2, ...): whether it lies inside the tensor in those
+// dimensions, and the global address of its element of dimension-0 coordinate 0.
+struct BoxRow {
+  bool inside = true;
+  uint64_t at = 0;
+};
+inline BoxRow box_row(const TensorMap& map, const int64_t* c0, uint64_t r) {
+  BoxRow row{true, map.global};
+  for (uint64_t i = 1, q = r; i < TensorMap::kMaxRank; q /= map.box[i], ++i) {
+    const int64_t c = c0[i] + int64_t(q % map.box[i]);
+    row.inside = row.inside && c >= 0 && uint64_t(c) < map.dim[i];
+    row.at += uint64_t(c) * map.stride[i];
+  }
+  return row;
 }
 
 // "a 64 x 128 x 1 box at (0, 256, 0) of a tensor map of 128 x 256 x 1 elements, strides

@@ -200,3 +200,25 @@ TEST_CASE("a box element past its array faults with the element, the box and the
                                          "tensor map of 64 x 17 elements, strides 128 bytes"),
                        ptx::Fault);
 }
+
+TEST_CASE("a descriptor's second 8-byte word holds nothing: CUTLASS clears its bit 21 after encoding") {
+  // cute::detail::make_tma_copy_desc does so for tensors under 128 KiB on drivers up to
+  // 13.1; the map's address lay there, and lost 2 MiB.
+  ptx::TensorMap m;
+  m.elem_bytes = 2;
+  m.rank = 2;
+  m.global = 0xa0000200000ull + 0x3dd00;  // bit 21 set
+  m.dim[0] = 128, m.dim[1] = 256;
+  m.stride[0] = 2, m.stride[1] = 256;
+  m.box[0] = 64, m.box[1] = 128;
+  unsigned char bytes[128] = {};
+  std::memcpy(bytes, &m, sizeof m);
+  uint64_t word;
+  std::memcpy(&word, bytes + 8, 8);
+  word &= ~(1ull << 21);
+  std::memcpy(bytes + 8, &word, 8);
+  ptx::TensorMap back;
+  std::memcpy(&back, bytes, sizeof back);
+  CHECK(back.global == m.global);
+  CHECK(ptx::tensor_map_problem(back) == "");
+}

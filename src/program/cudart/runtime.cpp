@@ -190,8 +190,10 @@ cudaError_t ret(cudaError_t e) {
 
 namespace ws::program {
 
+// The program's end (a background compile stopped first: the device is never destroyed).
 void write_trace_now() {
   State& s = st();
+  s.dev.engine_stop();
   std::lock_guard<std::mutex> lock(s.mu);
   if (s.written || s.out.empty()) return;
   s.written = true;
@@ -241,7 +243,6 @@ void stop_at_time_limit(const ptx::Fault* f, size_t first_record) {
     put_problem(p);
   }
   say(f ? std::string(f->what()) + " (" + limit + ")" : "the program was stopped at its time limit (" + limit + ")");
-  s.dev.engine_stop();
   write_trace_now();
   std::fflush(stdout);
   std::fflush(stderr);
@@ -279,13 +280,8 @@ void start_watchdog() {
   }).detach();
 }
 
-// The program's end: a compile of its module still running in the background is stopped
-// (the device is never destroyed, so nothing else would stop it), and the trace written.
 struct Flush {
-  ~Flush() {
-    st().dev.engine_stop();
-    ws::program::write_trace_now();
-  }
+  ~Flush() { ws::program::write_trace_now(); }
 } flush_at_exit;
 }  // namespace
 
@@ -299,10 +295,7 @@ void** __cudaRegisterFatBinary(void* fatCubin) {
   return &handle;
 }
 void __cudaRegisterFatBinaryEnd(void**) {}
-void __cudaUnregisterFatBinary(void**) {
-  st().dev.engine_stop();
-  ws::program::write_trace_now();
-}
+void __cudaUnregisterFatBinary(void**) { ws::program::write_trace_now(); }
 char __cudaInitModule(void**) { return 1; }
 
 void __cudaRegisterFunction(void**, const char* hostFun, char*, const char* deviceName, int, uint3*, uint3*, dim3*,
