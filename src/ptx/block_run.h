@@ -554,6 +554,7 @@ class BlockRun {
   std::vector<Stack> stacks_;  // per thread: the calls it is inside
   // The named barriers (bar.sync / bar.arrive with a count of part of the block): the count
   // each was reached for (0: idle), the threads in so far, the lanes of each warp waiting.
+  std::string where_warps() const;  // where each warp stands, for a deadlock's line (warp.cpp)
   struct Named {
     uint32_t count = 0, arrived = 0;
     std::vector<uint32_t> lanes;

@@ -105,7 +105,7 @@ bool BlockRun::resume(uint64_t& lanes) {
         // every live lane waits, some at a named barrier that cannot open now
         Fault f("kernel " + kernel_name(k_.name) + ": a deadlock: every warp of block " + std::to_string(block_) +
                 " waits, " + std::to_string(named_[id].arrived) + " of the " + std::to_string(named_[id].count) +
-                " threads named barrier " + std::to_string(id) + " counts have reached it");
+                " threads named barrier " + std::to_string(id) + " counts have reached it (" + where_warps() + ")");
         f.kind = "deadlock";
         throw f;
       }
@@ -124,6 +124,32 @@ bool BlockRun::resume(uint64_t& lanes) {
     for (Warp& w : warps_) w.at_bar = 0;
     ++epoch_;
   }
+}
+
+// Where each warp of the block stands, runs of warps alike together: "warps 0-3 at line 512
+// (bar.sync), warp 4 exited".
+std::string BlockRun::where_warps() const {
+  std::string out, run;
+  uint32_t first = 0;
+  auto said = [&](uint32_t last) {
+    if (run.empty()) return;
+    out += (out.empty() ? "" : ", ") + (first == last ? "warp " + std::to_string(first)
+                                                     : "warps " + std::to_string(first) + "-" + std::to_string(last)) + " " + run;
+  };
+  for (uint32_t w = 0; w < nwarps_; ++w) {
+    const Warp& x = warps_[w];
+    std::string here = "exited";
+    if (x.live) {
+      // A lane waiting at a barrier stands past it: the barrier is the instruction before.
+      const uint32_t l = std::countr_zero(x.live), pc = x.pc[l];
+      const bool waits = ((x.at_bar >> l) & 1u) && pc > 0 && k_.code[pc - 1].op == Opc::Bar;
+      const Insn& in = k_.code[waits ? pc - 1 : pc];
+      here = (in.line ? "at line " + std::to_string(in.line) : "at PTX line " + std::to_string(in.text_line)) + " (" + in.opcode + ")";
+    }
+    if (here != run) said(w - 1), run = here, first = w;
+  }
+  said(nwarps_ - 1);
+  return out;
 }
 
 // A named barrier (bar.sync / bar.arrive id, count with a count of part of the block): each
