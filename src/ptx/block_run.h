@@ -30,6 +30,7 @@
 
 #include "ptx/compiled.h"
 #include "ptx/machine.h"
+#include "ptx/tensor_map.h"
 #include "trace/builder.h"
 
 namespace ws::ptx {
@@ -436,6 +437,14 @@ class BlockRun {
   uint64_t cp_async_issue(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
   uint64_t cp_bulk_issue(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
   uint64_t cp_tensor_issue(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);  // tensor_copy.cpp
+  // The tensor map that operand `o` of lane `l` names (checked, of the copy's rank) and the
+  // box at the operand's coordinates: a TMA load's or store's (tensor_copy.cpp).
+  struct TensorBox {
+    TensorMap map;
+    int64_t c0[TensorMap::kMaxRank] = {};  // the box's first element in each dimension
+    uint64_t rows = 1, row_bytes = 0, size = 0;  // rows: every dimension but 0
+  };
+  TensorBox tensor_box(const Insn& in, const Operand& o, uint32_t w, int l);
   // ---- shared to global: bulk and tensor stores and reductions (bulk_store.cpp) ------
   // One thread's store not landed yet: the shared bytes were read at issue; they reach
   // global memory (or are reduced into it) when a cp.async.bulk.wait_group of the thread

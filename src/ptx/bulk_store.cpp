@@ -135,19 +135,12 @@ uint64_t BlockRun::tensor_store_issue(uint32_t pc, const Insn& in, uint32_t w, i
   auto wrong = [&](const std::string& why) {
     throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": " + in.opcode + ": " + why);
   };
-  TensorMap map;
-  const Where at = resolve(in, Space::Generic, addr(in.o[0], w, l), sizeof(TensorMap), w, l);
-  std::memcpy(&map, at.p, sizeof map);
-  if (const std::string why = tensor_map_problem(map); !why.empty()) wrong(why);
-  if (map.rank != in.o[0].count)
-    wrong("a tensor map of rank " + std::to_string(map.rank) + " for a " + std::to_string(in.o[0].count) + "-d copy");
+  const TensorBox box = tensor_box(in, in.o[0], w, l);
+  const TensorMap& map = box.map;
+  const int64_t* c0 = box.c0;
   const Type type = map_type(map.dtype);
   if (in.reduce && (type == Type::None || type_bytes(type) != map.elem_bytes)) wrong("a reduction over a tensor map of packed elements");
-  int64_t c0[TensorMap::kMaxRank] = {};
-  for (uint32_t i = 0; i < map.rank; ++i) c0[i] = int32_t(reg(w, in.o[0].vec[i], l));
-  uint64_t rows = 1;
-  for (uint32_t i = 1; i < TensorMap::kMaxRank; ++i) rows *= map.box[i];
-  const uint64_t row_bytes = uint64_t(map.box[0]) * map.elem_bytes, size = row_bytes * rows;
+  const uint64_t rows = box.rows, row_bytes = box.row_bytes, size = box.size;
   const uint64_t src = addr(in.o[1], w, l);
   if (src % 128) wrong("a source not aligned to 128 bytes");
   resolve(in, Space::Shared, src, uint32_t(size), w, l);
