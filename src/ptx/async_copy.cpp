@@ -190,8 +190,7 @@ uint64_t BlockRun::cp_async_issue(uint32_t pc, const Insn& in, uint32_t w, uint3
       // The fourth operand: ignore-src (a predicate) or src-size (bytes to read).
       n = in.type2 == Type::Pred ? (pred(in.o[3], w, l) ? 0 : size) : uint32_t(val(in.o[3], w, l));
       if (n > size)
-        throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": " + in.opcode +
-                    ": a source size of " + std::to_string(n) + " bytes for a copy of " + std::to_string(size));
+        insn_fault(in, "a source size of " + std::to_string(n) + " bytes for a copy of " + std::to_string(size));
     }
     const uint64_t d = addr(in.o[0], w, l);
     resolve(in, Space::Shared, d, size, w, l);  // an address outside shared memory faults at issue

@@ -21,6 +21,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -297,6 +298,8 @@ class BlockRun {
   void one_array_record(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, OneArray& r);
   void atomics(const Insn& in, uint32_t w, uint32_t exec, const Where* where);
   [[noreturn]] void fault(const Insn& in, uint32_t w, int lane, const std::string& array, int64_t offset, uint64_t size);
+  // "kernel K: PTX line N: OPCODE: why": an instruction used as it cannot be (memory.cpp).
+  [[noreturn]] void insn_fault(const Insn& in, const std::string& why) const;
   void place(Fault& f, const Insn& in, uint32_t w, int lane) const;  // the fault's thread, block, warp and line
   void fault_request(Fault& f, uint32_t pc, const Insn& in, const Operand& ao, uint32_t w, uint32_t exec, trace::Op op,
                      uint32_t bytes);
@@ -489,6 +492,13 @@ class BlockRun {
   // global addresses `read` (~0: a piece not read whole, not recorded) recorded 32 to a
   // record, the copy put in flight and its bytes counted against its mbarrier.
   void issue_bulk(uint32_t pc, const Insn& in, uint32_t w, int l, BulkInFlight b, const std::vector<uint64_t>& read);
+  // A bulk copy's `size` bytes between `dst` and `src`: faults unless all three are multiples of 16.
+  void check_bulk(const Insn& in, uint64_t size, uint64_t dst, uint64_t src) const;
+  // One instruction's 16-byte pieces at addresses `at` of space `sp` (~0: a piece not
+  // recorded), 32 to a record, all with one seq; `each` (if any) sees a record's resolved
+  // pieces and their mask first.
+  void record_pieces(uint32_t pc, const Insn& in, Space sp, const std::vector<uint64_t>& at, uint32_t w, trace::Op op,
+                     const std::function<void(const Where*, uint32_t)>& each = {});
   // (`barrier`: the mbarrier it names; `own_seq`: the event takes a place of the warp's
   // instruction count, else it shares the next one's: a phase completed by an instruction)
   void async_event(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec, trace::Form form, uint32_t arg,

@@ -106,12 +106,9 @@ uint64_t BlockRun::bulk_store_op(uint32_t pc, const Insn& in, uint32_t w, uint32
 uint64_t BlockRun::bulk_store_issue(uint32_t pc, const Insn& in, uint32_t w, int l) {
   const uint64_t dst = addr(in.o[0], w, l), src = addr(in.o[1], w, l);
   const uint64_t size = val(in.o[2], w, l) & 0xffffffffu;
-  if (size == 0 || size % 16 || dst % 16 || src % 16)
-    throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": " + in.opcode +
-                ": a bulk copy of " + std::to_string(size) + " bytes needs a size and addresses that are multiples of 16");
+  check_bulk(in, size, dst, src);
   if (in.reduce && size % type_bytes(in.type))
-    throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": " + in.opcode +
-                ": a reduction of " + std::to_string(size) + " bytes is not whole elements");
+    insn_fault(in, "a reduction of " + std::to_string(size) + " bytes is not whole elements");
   const Where from = resolve(in, Space::Shared, src, uint32_t(size), w, l);
   resolve(in, Space::Global, dst, uint32_t(size), w, l);  // an address outside global memory faults at issue
   BulkStore s;
@@ -132,17 +129,14 @@ uint64_t BlockRun::bulk_store_issue(uint32_t pc, const Insn& in, uint32_t w, int
 // read from shared memory as a TMA load would have laid it there (rows of box[0]
 // elements, under the map's swizzle), each element inside the tensor written to its place.
 uint64_t BlockRun::tensor_store_issue(uint32_t pc, const Insn& in, uint32_t w, int l) {
-  auto wrong = [&](const std::string& why) {
-    throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": " + in.opcode + ": " + why);
-  };
   const TensorBox box = tensor_box(in, in.o[0], w, l);
   const TensorMap& map = box.map;
   const int64_t* c0 = box.c0;
   const Type type = map_type(map.dtype);
-  if (in.reduce && (type == Type::None || type_bytes(type) != map.elem_bytes)) wrong("a reduction over a tensor map of packed elements");
+  if (in.reduce && (type == Type::None || type_bytes(type) != map.elem_bytes)) insn_fault(in, "a reduction over a tensor map of packed elements");
   const uint64_t rows = box.rows, row_bytes = box.row_bytes, size = box.size;
   const uint64_t src = addr(in.o[1], w, l);
-  if (src % 128) wrong("a source not aligned to 128 bytes");
+  if (src % 128) insn_fault(in, "a source not aligned to 128 bytes");
   resolve(in, Space::Shared, src, uint32_t(size), w, l);
   BulkStore s;
   s.type = type;
@@ -179,24 +173,15 @@ void BlockRun::issue_store(const Insn& in, const std::vector<uint64_t>& from, Bu
   s.group = bulk_committed_[s.warp][size_t(s.lane)];
   if (record_) {
     async_sites(s.pc, in, trace::Form::BulkRead, trace::Form::BulkWrite, 16, true);
-    // The copy's records, 512 bytes each, are one instruction's: one seq for them all.
-    const uint32_t seq = warps_[s.warp].seq;
-    for (size_t p0 = 0; p0 < from.size(); p0 += 32) {
-      warps_[s.warp].seq = seq;
-      Where pieces[32];
-      uint32_t mask = 0;
-      for (size_t p = p0; p < std::min(from.size(), p0 + 32); ++p) {
-        pieces[p - p0] = resolve(in, Space::Shared, from[p], 16, s.warp, int(p - p0));
-        mask |= 1u << (p - p0);
-      }
-      // The race check sees each piece read by the issuing thread (a record's "lanes" are pieces).
+    // The copy's records, 512 bytes each, are one instruction's. The race check sees each
+    // piece read by the issuing thread (a record's "lanes" are pieces).
+    record_pieces(s.pc, in, Space::Shared, from, s.warp, trace::Op::Load, [&](const Where* pieces, uint32_t mask) {
       for (uint32_t m = mask; m; m &= m - 1) {
         Where one[32];
         one[s.lane] = pieces[std::countr_zero(m)];
         shared_touch(s.pc, s.warp, 1u << s.lane, one, 16, RaceEnd::Read);
       }
-      record(s.pc, in, trace::Op::Load, 16, mask, pieces, s.warp);
-    }
+    });
     s.recorded = true;
   }
   stores_.push_back(std::move(s));
@@ -228,20 +213,10 @@ void BlockRun::land_store(const BulkStore& s) {
   // The pieces written whole, 32 to a record, one instruction's: one seq for them all. (A
   // box's piece partly outside its tensor has its read recorded, not its write, so the
   // analysis sees the halves' counts differ and pairs none of them.)
-  const uint32_t seq = warps_[s.warp].seq;
-  std::vector<uint32_t> whole;
+  std::vector<uint64_t> whole;
   for (size_t p = 0; p < s.piece.size(); ++p)
-    if (s.keep[p] == 0xffffu) whole.push_back(uint32_t(p));
-  for (size_t i0 = 0; i0 < whole.size(); i0 += 32) {
-    warps_[s.warp].seq = seq;
-    Where to[32];
-    uint32_t mask = 0;
-    for (size_t i = i0; i < std::min(whole.size(), i0 + 32); ++i) {
-      to[i - i0] = resolve(in, Space::Global, s.piece[whole[i]], 16, s.warp, int(i - i0));
-      mask |= 1u << (i - i0);
-    }
-    record(s.pc, in, trace::Op::Store, 16, mask, to, s.warp);
-  }
+    if (s.keep[p] == 0xffffu) whole.push_back(s.piece[p]);
+  record_pieces(s.pc, in, Space::Global, whole, s.warp, trace::Op::Store);
 }
 
 void BlockRun::land_stores(uint32_t w, uint32_t lanes, uint32_t keep_groups) {

@@ -45,28 +45,23 @@ uint64_t BlockRun::mbarrier_at(const Insn& in, uint64_t a, uint32_t w, int l) {
   }
   resolve(in, Space::Shared, a, 8, w, l);
   if (a % 8)
-    throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": " + in.opcode +
-                ": an mbarrier at a shared address not aligned to 8 bytes");
+    insn_fault(in, "an mbarrier at a shared address not aligned to 8 bytes");
   return a;
 }
 
 void BlockRun::mbarrier_update(const Insn& in, uint32_t w, int l, uint64_t bar, uint32_t arrivals, int64_t tx, bool remote) {
   BlockRun* const cta = cta_of(bar);
   if (!cta)
-    throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": " + in.opcode +
-                ": an mbarrier in no CTA of the cluster");
+    insn_fault(in, "an mbarrier in no CTA of the cluster");
   if (cta != this) return cta->mbarrier_update(in, w, l, bar, arrivals, tx, true);  // a remote arrive
   uint64_t v;
   std::memcpy(&v, shared_.data() + bar, 8);
   Mbar b = Mbar::from(v);
-  auto wrong = [&](const std::string& why) {
-    throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": " + in.opcode + ": " + why);
-  };
-  if (b.expected == 0) wrong("an mbarrier used before mbarrier.init (or after mbarrier.inval)");
-  if (arrivals > b.pending) wrong("more arrivals than the mbarrier's phase expects");
+  if (b.expected == 0) insn_fault(in, "an mbarrier used before mbarrier.init (or after mbarrier.inval)");
+  if (arrivals > b.pending) insn_fault(in, "more arrivals than the mbarrier's phase expects");
   b.pending -= arrivals;
   b.tx += tx;
-  if (b.tx >= (1ll << 20) || b.tx <= -(1ll << 20)) wrong("the mbarrier's transaction count is out of range");
+  if (b.tx >= (1ll << 20) || b.tx <= -(1ll << 20)) insn_fault(in, "the mbarrier's transaction count is out of range");
   if (tx > 0) phase_bytes_[bar] += uint64_t(tx);
   const bool complete = b.pending == 0 && b.tx == 0;
   if (complete) {
@@ -170,9 +165,7 @@ uint64_t BlockRun::cp_bulk_issue(uint32_t pc, const Insn& in, uint32_t w, uint32
     const int l = std::countr_zero(m);
     const uint64_t dst = addr(in.o[0], w, l), src = addr(in.o[1], w, l);
     const uint64_t size = val(in.o[2], w, l) & 0xffffffffu;
-    if (size == 0 || size % 16 || dst % 16 || src % 16)
-      throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": " + in.opcode +
-                  ": a bulk copy of " + std::to_string(size) + " bytes needs a size and addresses that are multiples of 16");
+    check_bulk(in, size, dst, src);
     resolve(in, Space::Shared, dst, uint32_t(size), w, l);
     const Where from = resolve(in, Space::Global, src, uint32_t(size), w, l);
     BulkInFlight b;
@@ -191,22 +184,34 @@ uint64_t BlockRun::cp_bulk_issue(uint32_t pc, const Insn& in, uint32_t w, uint32
   return lanes;
 }
 
+void BlockRun::check_bulk(const Insn& in, uint64_t size, uint64_t dst, uint64_t src) const {
+  if (size == 0 || size % 16 || dst % 16 || src % 16)
+    insn_fault(in, "a bulk copy of " + std::to_string(size) + " bytes needs a size and addresses that are multiples of 16");
+}
+
+void BlockRun::record_pieces(uint32_t pc, const Insn& in, Space sp, const std::vector<uint64_t>& at, uint32_t w, trace::Op op,
+                             const std::function<void(const Where*, uint32_t)>& each) {
+  const uint32_t seq = warps_[w].seq;
+  for (size_t p0 = 0; p0 < at.size(); p0 += 32) {
+    warps_[w].seq = seq;
+    Where pieces[32];
+    uint32_t mask = 0;
+    for (size_t p = p0; p < std::min(at.size(), p0 + 32); ++p)
+      if (at[p] != ~0ull) {
+        pieces[p - p0] = resolve(in, sp, at[p], 16, w, int(p - p0));
+        mask |= 1u << (p - p0);
+      }
+    if (!mask) continue;
+    if (each) each(pieces, mask);
+    record(pc, in, op, 16, mask, pieces, w);
+  }
+}
+
 void BlockRun::issue_bulk(uint32_t pc, const Insn& in, uint32_t w, int l, BulkInFlight b, const std::vector<uint64_t>& read) {
   if (record_) {
     async_sites(pc, in, trace::Form::BulkRead, trace::Form::BulkWrite, 16);
-    // The box's records, 512 bytes each, are one instruction's: one seq for them all.
-    const uint32_t seq = warps_[w].seq;
-    for (size_t p0 = 0; p0 < read.size(); p0 += 32) {
-      warps_[w].seq = seq;
-      Where pieces[32];
-      uint32_t mask = 0;
-      for (size_t p = p0; p < std::min(read.size(), p0 + 32); ++p)
-        if (read[p] != ~0ull) {
-          pieces[p - p0] = resolve(in, Space::Global, read[p], 16, w, int(p - p0));
-          mask |= 1u << (p - p0);
-        }
-      if (mask) record(pc, in, trace::Op::Load, 16, mask, pieces, w);
-    }
+    // The box's records, 512 bytes each, are one instruction's.
+    record_pieces(pc, in, Space::Global, read, w, trace::Op::Load);
     b.recorded = true;
     b.issuer = this;
     b.ordinal = bulk_issued_[{w, pc}]++;
@@ -214,13 +219,10 @@ void BlockRun::issue_bulk(uint32_t pc, const Insn& in, uint32_t w, int l, BulkIn
   // Where it lands: the CTA its destination names (another of the cluster's, with a
   // shared::cluster address), whose mbarrier it must complete; with .multicast::cluster,
   // every CTA of the mask at the same offsets, each completing its own mbarrier there.
-  auto wrong = [&](const std::string& why) {
-    throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": " + in.opcode + ": " + why);
-  };
   const int64_t size = int64_t(b.bytes.size());
   uint64_t bar = b.barrier, dst = b.piece.empty() ? 0 : b.piece[0];
   BlockRun* const to = cta_of(dst);
-  if (!to || cta_of(bar) != to) wrong("a bulk copy completes an mbarrier of another CTA than the one it writes to");
+  if (!to || cta_of(bar) != to) insn_fault(in, "a bulk copy completes an mbarrier of another CTA than the one it writes to");
   for (uint64_t& p : b.piece) p &= kClusterOffsetMask;
   b.barrier = bar;
   std::vector<BlockRun*> targets{to};
@@ -228,7 +230,7 @@ void BlockRun::issue_bulk(uint32_t pc, const Insn& in, uint32_t w, int l, BulkIn
     const uint32_t mask = uint32_t(val(in.o[AsyncOp(in.sub) == AsyncOp::Tensor ? 3 : 4], w, l)) & 0xffffu;
     const size_t ranks = cluster_ ? cluster_->size() : 1;
     if (mask == 0 || (mask >> ranks))
-      wrong("a multicast to CTA mask " + std::to_string(mask) + " in a cluster of " + std::to_string(ranks) + " CTAs");
+      insn_fault(in, "a multicast to CTA mask " + std::to_string(mask) + " in a cluster of " + std::to_string(ranks) + " CTAs");
     targets.clear();
     for (uint32_t m = mask; m; m &= m - 1) targets.push_back(cluster_ ? (*cluster_)[size_t(std::countr_zero(m))] : this);
   }

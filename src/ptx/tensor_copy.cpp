@@ -13,15 +13,12 @@
 namespace ws::ptx {
 
 BlockRun::TensorBox BlockRun::tensor_box(const Insn& in, const Operand& o, uint32_t w, int l) {
-  auto wrong = [&](const std::string& why) {
-    throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": " + in.opcode + ": " + why);
-  };
   TensorBox b;
   const Where at = resolve(in, Space::Generic, addr(o, w, l), sizeof(TensorMap), w, l);
   std::memcpy(&b.map, at.p, sizeof b.map);
-  if (const std::string why = tensor_map_problem(b.map); !why.empty()) wrong(why);
+  if (const std::string why = tensor_map_problem(b.map); !why.empty()) insn_fault(in, why);
   if (b.map.rank != o.count)
-    wrong("a tensor map of rank " + std::to_string(b.map.rank) + " for a " + std::to_string(o.count) + "-d copy");
+    insn_fault(in, "a tensor map of rank " + std::to_string(b.map.rank) + " for a " + std::to_string(o.count) + "-d copy");
   for (uint32_t i = 0; i < b.map.rank; ++i) b.c0[i] = int32_t(reg(w, o.vec[i], l));
   for (uint32_t i = 1; i < TensorMap::kMaxRank; ++i) b.rows *= b.map.box[i];
   b.row_bytes = uint64_t(b.map.box[0]) * b.map.elem_bytes;
@@ -30,9 +27,6 @@ BlockRun::TensorBox BlockRun::tensor_box(const Insn& in, const Operand& o, uint3
 }
 
 uint64_t BlockRun::cp_tensor_issue(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec) {
-  auto wrong = [&](const std::string& why) {
-    throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": " + in.opcode + ": " + why);
-  };
   uint64_t lanes = 0;
   for (uint32_t m = exec; m; m &= m - 1) {
     const int l = std::countr_zero(m);
@@ -42,7 +36,7 @@ uint64_t BlockRun::cp_tensor_issue(uint32_t pc, const Insn& in, uint32_t w, uint
     const int64_t x0 = c0[0];
     const uint64_t rows = box.rows, row_bytes = box.row_bytes, size = box.size;
     const uint64_t dst = addr(in.o[0], w, l);
-    if (dst % 128) wrong("a destination not aligned to 128 bytes");
+    if (dst % 128) insn_fault(in, "a destination not aligned to 128 bytes");
     resolve(in, Space::Shared, dst, uint32_t(size), w, l);
     BulkInFlight b;
     b.pc = pc;

@@ -89,8 +89,8 @@ inline std::string box_text(const TensorMap& map, const int64_t* c0) {
          (strides.empty() ? "" : ", strides " + strides + " bytes");
 }
 
-// "element (56, 255, 0), 144 bytes past the map's start + 65392": element x of row r of a box
-// at `c0` (its coordinates in the tensor), at global address `at`.
+// "element (0, 16) at byte 2048 of the map's tensor": element x of row r of a box at `c0`
+// (its coordinates in the tensor), at global address `at`.
 inline std::string element_text(const TensorMap& map, const int64_t* c0, int64_t x, uint64_t r, uint64_t at) {
   std::string xs = std::to_string(x);
   for (uint32_t i = 1, q = uint32_t(r); i < map.rank; q /= map.box[i], ++i) xs += ", " + std::to_string(c0[i] + int64_t(q % map.box[i]));

@@ -157,16 +157,13 @@ std::string BlockRun::where_warps() const {
 // barrier opens for them (a new epoch, as the warps it holds are ordered) once `count`
 // threads are in. Warp-specialized kernels order their producer and consumer warps so.
 void BlockRun::named_barrier(const Insn& in, Step& s, uint32_t id, uint32_t count) {
-  auto wrong = [&](const std::string& why) {
-    throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": " + in.opcode + ": " + why);
-  };
-  if (id >= named_.size()) wrong("barrier " + std::to_string(id) + " (a block has barriers 0 to 15)");
+  if (id >= named_.size()) insn_fault(in, "barrier " + std::to_string(id) + " (a block has barriers 0 to 15)");
   if (count == 0 || count % 32 || count > nwarps_ * 32)
-    wrong("a thread count of " + std::to_string(count) + " (a multiple of 32, at most the block's " +
+    insn_fault(in, "a thread count of " + std::to_string(count) + " (a multiple of 32, at most the block's " +
           std::to_string(nwarps_ * 32) + ")");
   Named& b = named_[id];
   if (b.count && b.count != count)
-    wrong("barrier " + std::to_string(id) + " reached for " + std::to_string(count) + " threads while it counts to " +
+    insn_fault(in, "barrier " + std::to_string(id) + " reached for " + std::to_string(count) + " threads while it counts to " +
           std::to_string(b.count));
   b.count = count;
   b.arrived += 32;

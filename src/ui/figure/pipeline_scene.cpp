@@ -129,7 +129,11 @@ void pipeline_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size) {
     return;
   }
   size_t boxes = 0, slots = 0, stores = 0;
-  for (const auto& s : p.slots) (s.to == trace::kNoBuffer ? boxes : stores) += s.boxes.size(), slots += s.to == trace::kNoBuffer;
+  for (const auto& s : p.slots) {
+    const bool store = s.to != trace::kNoBuffer;  // a TMA store's slot: the shared bytes it reads
+    (store ? stores : boxes) += s.boxes.size();
+    slots += !store;
+  }
   const std::string stored = stores ? " · " + std::to_string(stores) + (stores == 1 ? " TMA store" : " TMA stores") + " back" : "";
   std::snprintf(head, sizeof head, "block (%u,%u) · %zu TMA box%s into %zu slot%s of shared memory%s · requests %llu–%llu", bc.x,
                 bc.y, boxes, boxes == 1 ? "" : "es", slots, slots == 1 ? "" : "s", stored.c_str(), (unsigned long long)(p.first + 1),
