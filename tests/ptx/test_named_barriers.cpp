@@ -84,18 +84,18 @@ TEST_CASE("a named barrier that can never open is a deadlock; a count that is no
 END:)", 96, 1),
                        doctest::Contains("a deadlock: every warp of block 0 waits, 32 of the 64 threads named barrier 1"),
                        ptx::Fault);
-  // The line says where each warp stands.
-  CHECK_THROWS_WITH_AS(run_block(R"(
+  // The line says where each warp stands: warp 0 at its barrier, the others gone.
+  std::string what;
+  try {
+    run_block(R"(
   setp.ge.u32 %p1, %r1, 32;
   @%p1 bra END;
   bar.sync 1, 64;
-END:)", 96, 1),
-                       doctest::Contains("reached it (warp 0 at PTX line "), ptx::Fault);
-  CHECK_THROWS_WITH_AS(run_block(R"(
-  setp.ge.u32 %p1, %r1, 32;
-  @%p1 bra END;
-  bar.sync 1, 64;
-END:)", 96, 1),
-                       doctest::Contains(" (bar.sync), warps 1-2 exited)"), ptx::Fault);
+END:)", 96, 1);
+  } catch (const ptx::Fault& f) {
+    what = f.what();
+  }
+  CHECK(what.find("reached it (warp 0 at PTX line ") != std::string::npos);
+  CHECK(what.find(" (bar.sync), warps 1-2 exited)") != std::string::npos);
   CHECK_THROWS_WITH_AS(run_block("  bar.sync 1, 48;", 64, 1), doctest::Contains("a thread count of 48"), ptx::Fault);
 }
