@@ -14,7 +14,7 @@
 //   mbarrier.cpp  mbarrier objects and their phases, bulk copies (cp.async.bulk) onto them
 //   tensor_copy.cpp  the tensor copy (cp.async.bulk.tensor) of a box a tensor map describes
 //   compiled.cpp  the compiling engine's code entered by the scheduler, and its callbacks
-//   past_cap.cpp  a recorded launch's blocks past its record cap, on every core
+//   parallel.cpp  a recorded launch's blocks on every core, committed in block order
 #pragma once
 #include <atomic>
 #include <algorithm>
@@ -87,21 +87,22 @@ class BlockRun {
     rank_ = rank;
   }
 
-  // ---- a recorded launch past its record cap, on several workers (past_cap.cpp) --------
-  // Whether the launch's remaining blocks may run on workers: a kernel whose only
-  // bookkeeping left is counting dropped records and looking for races (plain loads,
-  // stores and atomics of shared and global memory, their sites all made already, no
-  // clock read, no call, printf, copy engine or matrix unit), after this BlockRun ran the
-  // blocks before.
-  bool parallel_past_cap() const;
+  // ---- a recorded launch's blocks on several workers (parallel.cpp) ----------------------
+  // Whether the launch's remaining blocks may run on workers, after this BlockRun ran the
+  // blocks before: a kernel whose bookkeeping is its records and the race check (plain
+  // loads, stores and atomics of shared and global memory, their sites and arrays made
+  // already, no clock read, no call, printf, copy engine or matrix unit). `keep`: the
+  // blocks keep records (under the cap), so nothing that one block reads of another's
+  // work may place an access: no global atomic whose old value is read.
+  bool parallel_blocks(bool keep) const;
   // Whether every plain load and store of shared or global memory has its trace site (made
   // by the records before the cap): then, past the cap, the compiled code may count such an
   // access itself (Ctx::quick), as a worker's does.
   bool sites_made() const;
   bool site_made(size_t pc, const Insn& in) const;
-  // This BlockRun as a worker for `first`'s launch past the cap: its sites and shared
-  // arrays, records dropped into `b` (a builder of its own), races and newly met global
-  // arrays kept for the merge, global atomics held by `atomics`.
+  // This BlockRun as a worker for `first`'s launch: its sites and shared and local arrays,
+  // records made into `b` (a builder of its own), races and newly met global arrays kept
+  // for the merge, global atomics held by `atomics`.
   void work_for(const BlockRun& first, std::mutex* atomics);
   struct PendingRace {
     std::array<uint32_t, 5> key;
@@ -111,6 +112,10 @@ class BlockRun {
   // met first (block, allocation).
   const std::vector<PendingRace>& pending_races() const { return pending_races_; }
   std::vector<std::pair<uint32_t, Device::Alloc*>>& new_arrays() { return new_arrays_; }
+  // The arrays a worker's records name by provisional buffer (provisional(i) for the i-th),
+  // for the merge to put the trace's own in.
+  const std::vector<Device::Alloc*>& provisional_arrays() const { return provisional_; }
+  static constexpr uint32_t provisional(size_t i) { return trace::kNoBuffer - 1 - uint32_t(i); }
   // The merge, on the launch's first BlockRun: a worker's races as if found here.
   void take_races(const std::vector<PendingRace>& found);
 
@@ -531,9 +536,8 @@ class BlockRun {
   uint32_t device_printf(const Insn& in, uint64_t fmt_addr, uint64_t args, uint32_t w, int l);
 
   // The trace array of a global allocation: made on its first access; a worker notes it
-  // for the merge instead (and answers kPendingBuffer: its records are only counted).
+  // for the merge instead and answers a provisional buffer (provisional_arrays).
   uint32_t global_buffer(Device::Alloc& al);
-  static constexpr uint32_t kPendingBuffer = trace::kNoBuffer - 1;
 
   std::vector<BlockRun*>* cluster_ = nullptr;  // a cluster launch's CTAs, by rank (grid.cpp)
   ClusterSync* sync_ = nullptr;                // null unless clustered or the kernel waits at barrier.cluster
@@ -543,10 +547,11 @@ class BlockRun {
   uint32_t rank_ = 0;
   std::vector<uint64_t> cluster_arrived_;      // per thread: the cluster barrier phase it arrived in, + 1
   bool record_ = true;
-  bool worker_ = false;                          // a worker past the record cap (work_for)
+  bool worker_ = false;                          // a worker of a parallel launch (work_for)
   bool sited_ = false;                           // past the cap, sites_made() (found at a block's start)
   std::vector<PendingRace> pending_races_;
   std::vector<std::pair<uint32_t, Device::Alloc*>> new_arrays_;
+  std::vector<Device::Alloc*> provisional_;
   bool yielded_ = false;           // a warp of a cooperative launch gave the others their turn
   std::mutex* atomics_ = nullptr;  // held by each warp's atomics while other workers run
   Device& d_;

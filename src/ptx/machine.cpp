@@ -15,7 +15,6 @@
 #include <thread>
 
 #include <unistd.h>
-#include <unordered_map>
 
 #include "ptx/block_run.h"
 #include "ptx/uniform.h"
@@ -237,17 +236,19 @@ uint64_t Device::symbol(const std::string& name) const {
 
 // The trace array of allocation `a`, made on its first access in this trace.
 uint32_t Device::buffer_of(Alloc& a, trace::Builder& b) {
-  if (a.buffer == trace::kNoBuffer) {
-    trace::Buffer buf;
-    buf.name = demangle_var(a.name);
-    buf.space = a.space;
-    buf.elem_bytes = 4;
-    buf.rows = 1;
-    buf.cols = std::max<uint64_t>(1, a.bytes / 4);
-    buf.size_bytes = a.bytes;
-    a.buffer = b.add_buffer(std::move(buf));
-  }
+  if (a.buffer == trace::kNoBuffer) a.buffer = new_buffer(a, b);
   return a.buffer;
+}
+
+uint32_t Device::new_buffer(const Alloc& a, trace::Builder& b) {
+  trace::Buffer buf;
+  buf.name = demangle_var(a.name);
+  buf.space = a.space;
+  buf.elem_bytes = 4;
+  buf.rows = 1;
+  buf.cols = std::max<uint64_t>(1, a.bytes / 4);
+  buf.size_bytes = a.bytes;
+  return b.add_buffer(std::move(buf));
 }
 
 uint32_t Device::cluster_buffer(uint32_t shared, uint32_t rank, trace::Builder& b) {
@@ -494,14 +495,16 @@ std::vector<uint32_t> Device::trace_files(trace::Builder& b) {
 // one array its records reach, if one. Done for a launch that faulted too: the requests
 // recorded up to the fault keep their arrays' names.
 void Device::settle_sites(trace::Trace& t, size_t first_record) {
-  std::unordered_map<uint32_t, uint32_t> site_buf;
+  constexpr uint32_t kUnseen = trace::kNoBuffer - 1;  // (a buffer index never reaches it)
+  std::vector<uint32_t> site_buf(t.sites.size(), kUnseen);
   for (size_t i = first_record; i < t.records.size(); ++i) {
     const trace::Record& r = t.records[i];
     const uint32_t buf = r.lanes ? trace::kNoBuffer : r.buffer;
-    auto [it, fresh] = site_buf.emplace(r.site, buf);
-    if (!fresh && it->second != buf) it->second = trace::kNoBuffer;
+    uint32_t& b = site_buf[r.site];
+    b = b == kUnseen || b == buf ? buf : trace::kNoBuffer;
   }
-  for (auto [s, buf] : site_buf) t.sites[s].buffer = buf;
+  for (size_t s = 0; s < site_buf.size(); ++s)
+    if (site_buf[s] != kUnseen) t.sites[s].buffer = site_buf[s];
 }
 
 uint64_t Device::run_recorded(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget) {
@@ -514,10 +517,11 @@ uint64_t Device::run_recorded(const Kernel& k, const KernelLaunch& a, trace::Bui
   const uint32_t nblocks = uint32_t(a.grid.count());
   const uint32_t cores = threads_ ? threads_ : std::max(1u, std::thread::hardware_concurrency());
   for (uint32_t blk = 0; blk < nblocks; ++blk) {
-    // Past the record cap, the rest of the blocks on every core where the kernel allows it.
-    if (blk > 0 && cores > 1 && !b.room() && run.parallel_past_cap()) {
+    // Once the blocks before have made the trace's sites and arrays, the rest of the blocks
+    // on every core where the kernel allows it.
+    if (blk > 0 && cores > 1 && run.parallel_blocks(b.room())) {
       try {
-        lanes += run_past_cap(k, a, b, run, blk, std::min(cores, nblocks - blk), budget);
+        lanes += run_parallel(k, a, b, run, blk, std::min(cores, nblocks - blk), budget);
       } catch (...) {
         settle_sites(t, first_record);
         throw;

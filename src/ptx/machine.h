@@ -257,14 +257,16 @@ class Device {
   friend class BlockRun;
   Alloc* find(uint64_t addr, uint64_t bytes);
   uint32_t buffer_of(Alloc& a, trace::Builder& b);
+  uint32_t new_buffer(const Alloc& a, trace::Builder& b);  // a trace buffer for `a` (not noted on it)
   // The trace's buffer of shared array `shared` (a buffer of this trace) as the CTA of
   // cluster rank `rank` holds it, reached from another CTA (added on first use).
   uint32_t cluster_buffer(uint32_t shared, uint32_t rank, trace::Builder& b);
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> cluster_buffers_;  // (shared, rank) -> buffer
   uint64_t run_recorded(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
   uint64_t run_unrecorded(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
-  // A recorded launch's blocks [from, grid) past its record cap, on `n` workers (past_cap.cpp).
-  uint64_t run_past_cap(const Kernel& k, const KernelLaunch& a, trace::Builder& b, BlockRun& first, uint32_t from,
+  // A recorded launch's blocks [from, grid) on `n` workers, committed in block order
+  // (parallel.cpp).
+  uint64_t run_parallel(const Kernel& k, const KernelLaunch& a, trace::Builder& b, BlockRun& first, uint32_t from,
                         uint32_t n, uint64_t budget);
   // A cooperative launch (grid.cpp): every block started, run in turns until all end.
   uint64_t run_cooperative(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);

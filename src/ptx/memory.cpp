@@ -241,7 +241,9 @@ uint32_t BlockRun::global_buffer(Device::Alloc& al) {
   if (std::find_if(new_arrays_.begin(), new_arrays_.end(), [&](const auto& x) { return x.first == block_ && x.second == &al; }) ==
       new_arrays_.end())
     new_arrays_.emplace_back(block_, &al);
-  return kPendingBuffer;
+  auto it = std::find(provisional_.begin(), provisional_.end(), &al);
+  if (it == provisional_.end()) it = provisional_.insert(it, &al);
+  return provisional(size_t(it - provisional_.begin()));
 }
 
 // The trace's file of a .file number (0 when the PTX named none).

@@ -169,6 +169,16 @@ bool Builder::add(const WarpAccess& a) {
   return true;
 }
 
+bool Builder::add(Record&& r) {
+  if (!room()) {
+    drop(1);
+    return false;
+  }
+  r.launch = launch_;
+  t_->records.push_back(std::move(r));
+  return true;
+}
+
 namespace {
 // The lanes of a collective record that brought a row: kNoRow entries leave the active
 // mask (their offset cleared) and the count of accesses.

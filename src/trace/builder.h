@@ -93,6 +93,14 @@ class Builder {
   // Records of the current launch so far (an event's place among them: Event::at).
   uint64_t launch_records() const { return t_->records.size() - launch_first_; }
   bool room() const { return keep_ && t_->records.size() - launch_first_ < max_records_; }
+  // Records the current launch may still keep.
+  uint64_t room_left() const { return room() ? max_records_ - launch_records() : 0; }
+  // The current launch keeps at most `n` records from now on (a worker's builder that
+  // learns that the launch's cap is reached).
+  void cap(uint64_t n) { max_records_ = n; }
+  // A record made by another builder, in the current launch: kept (moved) while there is
+  // room, else counted. Returns whether it was kept.
+  bool add(Record&& r);
 
   // One warp's lane streams between two barriers (or the warp's end), grouped into
   // records: lane l executed entries [first[l], end[l]), each (key << 32 | offset), keys

@@ -1,6 +1,6 @@
 // tests/ptx/past_cap_run.h — past_cap.ptx's kernels run the way the past-the-cap tests of
 // test_launches and test_engine both need: 64 blocks of 64 threads recorded with a cap of 4
-// records (reached in block 0), on a given number of workers, on the interpreter or the
+// records (reached in block 0) or another, on a given number of workers, on the interpreter or the
 // compiling engine; what comes out of it (the trace, with its launches' seconds set aside),
 // the races, the fault's line if any.
 #pragma once
@@ -21,6 +21,7 @@ struct PastCap {
   std::vector<ptx::Race> races;
   std::map<uint32_t, uint32_t> left_out;
   std::string fault;
+  int64_t fault_record = -1;  // the fault's request in the trace
   uint32_t repeated = 0;  // Device::blocks_repeated
 };
 
@@ -34,9 +35,10 @@ inline void engine_for(ptx::Device& dev, const std::string& cache) {
   dev.engine(ptx::Engine::Compiled, o);
 }
 
-// Kernel `name` of past_cap.ptx on `workers` workers; on the compiling engine from its first
-// block (its modules cached in `cache`) when `cache` is not empty.
-inline PastCap run_past_cap(const std::string& name, uint32_t workers, const std::string& cache = "") {
+// Kernel `name` of past_cap.ptx on `workers` workers, recording at most `cap` records; on the
+// compiling engine from its first block (its modules cached in `cache`) when `cache` is not
+// empty. A kernel of two parameters gets a second array.
+inline PastCap run_past_cap(const std::string& name, uint32_t workers, const std::string& cache = "", uint64_t cap = 4) {
   PastCap r;
   ptx::Device dev;
   engine_for(dev, cache);
@@ -48,11 +50,17 @@ inline PastCap run_past_cap(const std::string& name, uint32_t workers, const std
   const ptx::Kernel& k = *dev.module().kernel(name);
   std::vector<uint8_t> params(8);
   std::memcpy(params.data(), &out, 8);
-  trace::Builder b(r.t, 4);
+  if (k.params.size() == 2) {
+    const uint64_t other = dev.malloc(64 * 4, "d_other");
+    params.resize(16);
+    std::memcpy(params.data() + 8, &other, 8);
+  }
+  trace::Builder b(r.t, cap);
   try {
     dev.launch({k.name, {64, 1, 1}, {64, 1, 1}, 0, params}, b);
   } catch (const ptx::Fault& f) {
     r.fault = f.what();
+    r.fault_record = f.record;
   }
   for (trace::Launch& l : r.t.launches) l.seconds = 0;
   r.races = dev.races();

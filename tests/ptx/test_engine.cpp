@@ -74,10 +74,27 @@ TEST_CASE("a module the compiler cannot build runs on the interpreter, and says 
   std::filesystem::remove_all(o.cache_dir);
 }
 
+TEST_CASE("under the record cap the compiling engine's blocks on two cores make the interpreter's trace on one") {
+  const std::string cache = fresh_dir("ws-engine-kept");
+  for (const char* name : {"late_races", "late_fault", "late_assert", "late_array"}) {
+    INFO(name);
+    test::PastCap a = test::run_past_cap(name, 1, "", uint64_t(1) << 20), b = test::run_past_cap(name, 2, cache, uint64_t(1) << 20);
+    REQUIRE(b.t.launches.size() == 1);
+    if (a.fault.empty()) CHECK(b.t.launches[0].engine == "compiled");  // (a launch that stops names none)
+    for (test::PastCap* x : {&a, &b}) x->t.launches[0].engine.clear();
+    CHECK(a.t == b.t);
+    CHECK(a.t.launches[0].dropped_records == 0);
+    CHECK(b.fault == a.fault);
+    CHECK(b.fault_record == a.fault_record);
+    CHECK(b.races.size() == a.races.size());
+  }
+  std::filesystem::remove_all(cache);
+}
+
 TEST_CASE("past the record cap the compiling engine counts the records and finds the races the interpreter does") {
   const std::string cache = fresh_dir("ws-engine-late");
   // On one core blocks 51 on are counted by the compiled code itself (every site made); on
-  // two, by the workers that take over after block 50.
+  // two, by the workers that take over after block 50 (where the last site is made).
   for (uint32_t threads : {1u, 2u}) {
     INFO(threads << " cores");
     test::PastCap a = test::run_past_cap("late_races", threads), b = test::run_past_cap("late_races", threads, cache);

@@ -338,6 +338,46 @@ TEST_CASE("a recorded launch past its record cap runs on every core and makes th
   CHECK(a1.t.launches.at(0).blocks.size() == 62);
 }
 
+TEST_CASE("a recorded launch under its record cap runs on every core and makes the trace one core makes") {
+  // Caps that keep every record, and one that the parallel blocks reach (block 0 makes 4).
+  for (uint64_t cap : {uint64_t(1) << 20, uint64_t(100)}) {
+    INFO("cap " << cap);
+    for (const char* name : {"late_races", "late_fault", "late_assert", "late_array"}) {
+      INFO(name);
+      const test::PastCap one = test::run_past_cap(name, 1, "", cap);
+      CHECK(one.t.records.size() == std::min<size_t>(cap, one.t.records.size() + one.t.launches.at(0).dropped_records));
+      CHECK((one.t.launches.at(0).dropped_records > 0) == (cap == 100));
+      for (uint32_t workers : {2u, 3u, 8u}) {
+        INFO(workers << " workers");
+        const test::PastCap many = test::run_past_cap(name, workers, "", cap);
+        CHECK(many.t == one.t);  // records, sites, arrays, blocks and the records dropped
+        CHECK(many.fault == one.fault);
+        CHECK(many.fault_record == one.fault_record);
+        REQUIRE(many.races.size() == one.races.size());
+        for (size_t i = 0; i < one.races.size(); ++i) {
+          CHECK(many.races[i].block == one.races[i].block);
+          CHECK(many.races[i].second.line == one.races[i].second.line);
+          CHECK(many.races[i].second.thread == one.races[i].second.thread);
+        }
+      }
+    }
+  }
+  // late_fault's request is kept where the cap leaves room: block 60's store, the last record.
+  const test::PastCap f = test::run_past_cap("late_fault", 4, "", uint64_t(1) << 20);
+  REQUIRE(f.fault_record >= 0);
+  CHECK(f.t.records.at(size_t(f.fault_record)).block == 60);
+  CHECK(size_t(f.fault_record) == f.t.records.size() - 1);
+  // late_array's second array, first met by block 40 on a worker, is the trace's second
+  // array, named in block 40's record (its lanes split between the two arrays).
+  const test::PastCap arr = test::run_past_cap("late_array", 4, "", uint64_t(1) << 20);
+  REQUIRE(arr.t.buffers.size() == 2);
+  CHECK(arr.t.buffers[1].name == "d_other");
+  bool split = false;
+  for (const trace::Record& r : arr.t.records)
+    if (r.block == 40 && r.lanes) split = r.buffer_of(0) == 0 && r.buffer_of(16) == 1;
+  CHECK(split);
+}
+
 TEST_CASE("a kernel that asserts is deterministic: a launch alike the last, its assert passing, is not run again") {
   ptx::Device dev;
   dev.load(ptx::parse(fixture("past_cap.ptx"), "past_cap.ptx"));

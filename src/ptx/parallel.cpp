@@ -1,0 +1,220 @@
+// src/ptx/parallel.cpp — a recorded launch's blocks on every core. After the blocks that
+// make the trace's sites and shared arrays (run first, on one core: parallel_blocks), the
+// rest run on workers, each with a builder of its own: a block keeps its records while the
+// launch is under its record cap, and only counts them once the blocks below it have
+// filled it. Each block's findings — its records, the records it counted, its races, the
+// global arrays it met first — are committed to the launch's builder strictly in block
+// order, by whichever worker finds the next block done, while the others run on. So the
+// trace is the one a single core makes, whatever the number of workers: records kept up to
+// the cap and counted past it, arrays and races in the order one core meets them, the
+// lowest block's fault the one thrown, its request's record where that was kept.
+#include <map>
+#include <thread>
+
+#include "ptx/block_run.h"
+
+namespace ws::ptx {
+
+bool BlockRun::parallel_blocks(bool keep) const {
+  // (A kernel may call assert: a failed one throws, the lowest block's fault as any other;
+  // its arguments are written to the call's parameters.)
+  if (a_.cooperative || !asserts_only(k_) || k_.frame_bytes || !record_ || worker_ || !deterministic(k_)) return false;
+  if (keep && k_.local_bytes && local_buf_ == trace::kNoBuffer) return false;
+  for (size_t pc = 0; pc < k_.code.size(); ++pc) {
+    const Insn& in = k_.code[pc];
+    if (in.op == Opc::Mma || in.op == Opc::Movmatrix) return false;
+    if (kind_of(in.op) != Kind::Memory) continue;
+    if (in.op != Opc::Ld && in.op != Opc::St && in.op != Opc::Atom && in.op != Opc::Red) return false;
+    if (in.space == Space::Param && (in.op == Opc::Ld || in.op == Opc::St)) continue;
+    if (in.space != Space::Shared && in.space != Space::Global) return false;
+    if (keep && in.op == Opc::Atom && in.space == Space::Global && !in.reduces) return false;
+    if (!site_made(pc, in)) return false;  // a worker makes none (their order is the first core's)
+  }
+  return true;
+}
+
+// Instruction pc's site (of its space, shared or global) made already, and the shared
+// arrays' buffers for a shared one.
+bool BlockRun::site_made(size_t pc, const Insn& in) const {
+  const trace::Space sp = in.space == Space::Shared ? trace::Space::Shared : trace::Space::Global;
+  return sites_[pc * trace::kSpaceCount + size_t(sp)] != trace::kNoBuffer && (sp != trace::Space::Shared || !shared_buf_.empty());
+}
+
+bool BlockRun::sites_made() const {
+  for (size_t pc = 0; pc < k_.code.size(); ++pc) {
+    const Insn& in = k_.code[pc];
+    if ((in.op != Opc::Ld && in.op != Opc::St) || (in.space != Space::Shared && in.space != Space::Global)) continue;
+    if (!site_made(pc, in)) return false;
+  }
+  return true;
+}
+
+void BlockRun::work_for(const BlockRun& first, std::mutex* atomics) {
+  worker_ = true;
+  atomics_ = atomics;
+  sites_ = first.sites_;
+  shared_buf_ = first.shared_buf_;
+  local_buf_ = first.local_buf_;
+  uniform_ = first.uniform_;
+  race_pairs_ = first.race_pairs_;  // pairs reported already: not worth keeping again
+}
+
+namespace {
+
+// One block's findings on a worker, waiting for its turn to be committed.
+struct Piece {
+  std::vector<trace::Record> records;   // kept
+  uint64_t dropped = 0;                  // counted
+  std::vector<BlockRun::PendingRace> races;
+  std::vector<Device::Alloc*> arrays;    // global arrays the block met before the trace had them, in order
+  std::vector<Device::Alloc*> provisional;  // what the records' provisional buffers name (BlockRun::provisional)
+  std::exception_ptr fault;
+};
+
+// A record's provisional buffer (a worker's, for an array the trace had not yet) as the
+// trace's own.
+uint32_t own_buffer(uint32_t buf, const std::vector<uint32_t>& ids) {
+  const uint32_t i = BlockRun::provisional(0) - buf;
+  return buf <= BlockRun::provisional(0) && i < ids.size() ? ids[i] : buf;
+}
+
+// The record index a fault names (its request's record in the trace it was made in), and
+// the same set anew.
+int64_t fault_record(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const Fault& f) {
+    return f.record;
+  } catch (...) {
+  }
+  return -1;
+}
+void set_fault_record(const std::exception_ptr& e, int64_t record) {
+  try {
+    std::rethrow_exception(e);
+  } catch (Fault& f) {
+    f.record = record;
+  } catch (...) {
+  }
+}
+
+}  // namespace
+
+// Blocks [from, count) of a recorded launch (first.parallel_blocks()), on `n` workers.
+// Returns the lane accesses; throws the lowest block's fault after the blocks below it have
+// been committed.
+uint64_t Device::run_parallel(const Kernel& k, const KernelLaunch& a, trace::Builder& b, BlockRun& first, uint32_t from,
+                              uint32_t n, uint64_t budget) {
+  const uint32_t nblocks = uint32_t(a.grid.count());
+  std::atomic<uint32_t> next{from}, fault_block{UINT32_MAX};
+  std::atomic<bool> full{!b.room()};  // the launch's cap reached by the blocks committed
+  std::atomic<uint64_t> lanes{0};
+  trace::Launch head = b.launch();
+  head.dropped_records = 0;  // each worker's own count
+  head.blocks.clear();
+  // What the workers hand over, under `mu`: blocks done but not committed, record arrays
+  // to reuse (their memory already in place), the next block to commit, the arrays given a
+  // trace buffer here (noted on them once the workers have ended).
+  std::mutex mu;
+  std::map<uint32_t, Piece> waiting;
+  std::vector<std::vector<trace::Record>> spare;
+  uint32_t turn = from, end = nblocks;
+  std::exception_ptr fault;
+  std::map<Alloc*, uint32_t> made;
+
+  // Block blk's piece into the launch's builder: its arrays' buffers made, its records
+  // kept while there is room (their provisional buffers replaced), its races taken.
+  auto commit = [&](uint32_t blk, Piece& p) {
+    for (Alloc* al : p.arrays)
+      if (!made.count(al)) made.emplace(al, new_buffer(*al, b));
+    std::vector<uint32_t> ids;
+    for (Alloc* al : p.provisional) ids.push_back(made.count(al) ? made[al] : trace::kNoBuffer);
+    const int64_t faulted_at = p.fault ? fault_record(p.fault) : -1;
+    int64_t kept_at = -1;
+    for (size_t i = 0; i < p.records.size(); ++i) {
+      trace::Record& r = p.records[i];
+      if (!ids.empty()) {
+        r.buffer = own_buffer(r.buffer, ids);
+        if (r.lanes) {
+          auto lanes_of = std::make_shared<trace::LaneBuffers>(*r.lanes);
+          for (uint32_t& x : *lanes_of) x = own_buffer(x, ids);
+          r.lanes = std::move(lanes_of);
+        }
+      }
+      if (b.add(std::move(r)) && int64_t(i) == faulted_at) kept_at = int64_t(b.trace().records.size() - 1);
+    }
+    b.drop(p.dropped);
+    full = !b.room();
+    first.take_races(p.races);
+    b.block_done(blk);
+    p.records.clear();
+    spare.push_back(std::move(p.records));
+    if (p.fault) {
+      set_fault_record(p.fault, kept_at);  // the request's record in the launch's trace, where it was kept
+      fault = p.fault;
+      end = blk + 1;
+    }
+  };
+
+  std::vector<std::unique_ptr<trace::Trace>> traces;
+  std::vector<std::unique_ptr<trace::Builder>> builders;
+  std::vector<std::unique_ptr<BlockRun>> runs;
+  std::vector<uint32_t> files;  // (no sites are made)
+  std::vector<uint64_t> left(n, 0);
+  const uint64_t room = b.room_left();
+  for (uint32_t i = 0; i < n; ++i) {
+    traces.push_back(std::make_unique<trace::Trace>());
+    builders.push_back(std::make_unique<trace::Builder>(*traces.back(), room));
+    builders.back()->begin_launch(head);
+    runs.push_back(std::make_unique<BlockRun>(*this, k, a, *builders.back(), files, left[i]));
+    runs.back()->work_for(first, n > 1 ? &atomics_ : nullptr);
+  }
+  auto work = [&](uint32_t me) {
+    trace::Trace& mine_trace = *traces[me];
+    trace::Builder& mine = *builders[me];
+    BlockRun& run = *runs[me];
+    uint32_t blk;
+    while ((blk = next.fetch_add(1)) < nblocks && blk < fault_block.load()) {
+      Piece p;
+      {
+        std::lock_guard<std::mutex> g(mu);
+        if (!spare.empty()) p.records = std::move(spare.back()), spare.pop_back();
+      }
+      std::swap(mine_trace.records, p.records);  // the block's records go to the piece's array
+      if (full.load()) mine.cap(0);               // the blocks below filled the launch's cap
+      const uint64_t dropped = mine.launch().dropped_records;
+      const size_t races = run.pending_races().size(), arrays = run.new_arrays().size();
+      left[me] = budget;  // each block its own
+      try {
+        lanes += run.run(blk);
+      } catch (...) {
+        p.fault = std::current_exception();
+        for (uint32_t at = fault_block.load(); blk < at && !fault_block.compare_exchange_weak(at, blk);) {
+        }
+      }
+      std::swap(mine_trace.records, p.records);
+      p.dropped = mine.launch().dropped_records - dropped;
+      p.races.assign(run.pending_races().begin() + ptrdiff_t(races), run.pending_races().end());
+      for (size_t i = arrays; i < run.new_arrays().size(); ++i) p.arrays.push_back(run.new_arrays()[i].second);
+      p.provisional = run.provisional_arrays();
+      const bool faulted = bool(p.fault);
+      std::lock_guard<std::mutex> g(mu);
+      waiting.emplace(blk, std::move(p));
+      for (auto it = waiting.find(turn); it != waiting.end() && turn < end; it = waiting.find(turn)) {
+        commit(turn, it->second);
+        waiting.erase(it);
+        ++turn;
+      }
+      if (faulted) break;  // (its BlockRun stopped mid-block)
+    }
+  };
+  std::vector<std::thread> workers;
+  for (uint32_t i = 1; i < n; ++i) workers.emplace_back(work, i);
+  work(0);
+  for (std::thread& w : workers) w.join();
+  for (auto [al, id] : made) al->buffer = id;
+  if (fault) std::rethrow_exception(fault);
+  return lanes;
+}
+
+}  // namespace ws::ptx
