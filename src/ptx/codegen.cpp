@@ -110,7 +110,7 @@ class Writer {
   std::string take_block(uint32_t end) {
     std::string text;
     for (size_t i = 0; i < spread_count_; ++i)
-      text += "  Spread A" + num(i) + "; bool a" + num(i) + " = false;\n";
+      text += "  Spread A" + num(i) + "; bool a" + num(i) + " = false; Seen s" + num(i) + ";\n";
     for (uint32_t r : declared_) text += "  alignas(64) uint32_t L" + num(r) + "[32]; uint32_t m" + num(r) + " = 0;\n";
     text += o_.str() + "  " + leave(end) + "WS_NEXT(" + num(end) + ");\n";
     o_.str("");
@@ -375,7 +375,8 @@ class Writer {
          << "    if (ex == ~0u && (" << a << " || (spread<" << eb << ">(" << A << ", R + " << uint64_t(ao.reg) * 32 << "), " << a
          << " = true)) && fits(" << A << ", off, " << bytes << ", " << (sh ? "0, c.shared_bytes" : "g.base, g.end")
          << ") && (!c.record || (c.quick && "
-         << (sh ? "repeats(c, " + num(pc) + ", c.warp, ex, " + A + ".at, " + num(head2) + "u, off)" : std::string("g.counted"))
+         << (sh ? "repeats(c, " + num(pc) + ", c.warp, ex, " + A + ".at, " + num(head2) + "u, off, &s" + A.substr(1) + ")"
+                : std::string("g.counted"))
          << " && (++c.dropped, true)))) {\n"
          << "      uint8_t* const P = " << (sh ? "c.shared" : "g.ptr") << "; const uint64_t d = off" << (sh ? "" : " - g.base")
          << ";\n"

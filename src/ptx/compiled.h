@@ -94,13 +94,26 @@ inline constexpr size_t kMemoHead = 7;
 // interpreter (BlockRun::memo_match) and the generated code: each lane's offset equals the
 // reference's b plus its pattern's, as the 32-bit window offset the reference kept.
 // (`off`: a further offset of every lane's, as a block's accesses through one register give it.)
+// `seen`: what a whole warp's accesses through one register's spread (compiled::Spread) have
+// matched already: a pattern and the reference's b less the access's offset. Every lane of
+// such an access lies inside the shared window (fits, checked first), so another access
+// through the spread with the same pattern and the same b - off matches lane for lane
+// without looking at the lanes again.
+struct Seen {
+  uint32_t pattern = ~0u;
+  uint64_t delta = 0;
+};
 [[gnu::always_inline]] inline bool repeats(Ctx& c, uint32_t pc, uint32_t w, uint32_t ex, const uint64_t* at, uint32_t head2,
-                                           uint64_t off = 0) {
+                                           uint64_t off = 0, Seen* seen = nullptr) {
   if (!c.memo) return false;
   if (c.memo_at + kMemoHead > c.memo_size) return false;
   const uint32_t* r = c.memo + c.memo_at;
   if (r[0] != pc || r[1] != w || r[2] != ex || r[3] != head2 || r[4] != *c.epoch) return false;
   const uint32_t b = r[5];
+  if (seen && seen->pattern == r[6] && seen->delta == uint64_t(b) - off) {
+    c.memo_at += kMemoHead;
+    return true;
+  }
   const uint32_t* d = c.patterns + r[6];
   uint64_t diff = 0;
   if (ex == ~0u) {
@@ -120,6 +133,7 @@ inline constexpr size_t kMemoHead = 7;
     for (uint32_t m = ex; m; m &= m - 1) diff |= (at[std::countr_zero(m)] + off) ^ uint64_t(uint32_t(b + *d++));
   }
   if (diff) return false;
+  if (seen) *seen = {r[6], uint64_t(b) - off};
   c.memo_at += kMemoHead;
   return true;
 }
