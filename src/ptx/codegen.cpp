@@ -340,7 +340,7 @@ class Writer {
       if (ld) {
         const uint32_t r = dests[i];
         if (r == kSink) continue;
-        move << "      gather" << suffix_ << "<" << E << ", Type(" << int(in.type) << ")>(R + " << uint64_t(r) * 32 << ", ex, P, B, at, "
+        move << "      gather" << (whole ? "" : suffix_) << "<" << E << ", Type(" << int(in.type) << ")>(R + " << uint64_t(r) * 32 << ", ex, P, B, at, "
              << i * eb << ");\n";
         if (copy) {
           const std::string L = local(r, in.guard != kSink);
@@ -357,7 +357,7 @@ class Writer {
         else if (in.vec == 1 && s.kind == Operand::Reg) v = "R + " + num(uint64_t(s.reg) * 32);
         else if (in.vec == 1 && s.kind == Operand::Imm) v = constant(uint64_t(s.imm));
         if (v.empty()) return false;
-        move << "      scatter" << suffix_ << "<" << E << ">(P, B, at, " << i * eb << ", ex, " << v << ");\n";
+        move << "      scatter" << (whole ? "" : suffix_) << "<" << E << ">(P, B, at, " << i * eb << ", ex, " << v << ");\n";
         fast << "      store_spread<" << E << ">(P, " << A << ", d + " << i * eb << ", " << v << ");\n";
       }
     }

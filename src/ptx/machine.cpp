@@ -519,7 +519,7 @@ uint64_t Device::run_recorded(const Kernel& k, const KernelLaunch& a, trace::Bui
   for (uint32_t blk = 0; blk < nblocks; ++blk) {
     // Once the blocks before have made the trace's sites and arrays, the rest of the blocks
     // on every core where the kernel allows it.
-    if (blk > 0 && cores > 1 && run.parallel_blocks(b.room())) {
+    if (blk > 0 && cores > 1 && nblocks - blk > 1 && run.parallel_blocks(b.room())) {
       try {
         lanes += run_parallel(k, a, b, run, blk, std::min(cores, nblocks - blk), budget);
       } catch (...) {

@@ -8,6 +8,7 @@
 // trace is the one a single core makes, whatever the number of workers: records kept up to
 // the cap and counted past it, arrays and races in the order one core meets them, the
 // lowest block's fault the one thrown, its request's record where that was kept.
+#include <condition_variable>
 #include <map>
 #include <thread>
 
@@ -69,6 +70,12 @@ struct Piece {
   std::vector<Device::Alloc*> arrays;    // global arrays the block met before the trace had them, in order
   std::vector<Device::Alloc*> provisional;  // what the records' provisional buffers name (BlockRun::provisional)
   std::exception_ptr fault;
+  // The races and arrays `run` found in the block, past the first `races` and `arrays`.
+  void take(BlockRun& run, size_t races_before, size_t arrays_before) {
+    races.assign(run.pending_races().begin() + ptrdiff_t(races_before), run.pending_races().end());
+    for (size_t i = arrays_before; i < run.new_arrays().size(); ++i) arrays.push_back(run.new_arrays()[i].second);
+    provisional = run.provisional_arrays();
+  }
 };
 
 // A record's provisional buffer (a worker's, for an array the trace had not yet) as the
@@ -116,7 +123,9 @@ uint64_t Device::run_parallel(const Kernel& k, const KernelLaunch& a, trace::Bui
   // to reuse (their memory already in place), the next block to commit, the arrays given a
   // trace buffer here (noted on them once the workers have ended).
   std::mutex mu;
+  std::condition_variable turned;  // a commit was made
   std::map<uint32_t, Piece> waiting;
+  uint64_t held = 0;  // the records of the pieces waiting
   std::vector<std::vector<trace::Record>> spare;
   uint32_t turn = from, end = nblocks;
   std::exception_ptr fault;
@@ -151,8 +160,7 @@ uint64_t Device::run_parallel(const Kernel& k, const KernelLaunch& a, trace::Bui
     spare.push_back(std::move(p.records));
     if (p.fault) {
       set_fault_record(p.fault, kept_at);  // the request's record in the launch's trace, where it was kept
-      fault = p.fault;
-      end = blk + 1;
+      fault = p.fault, end = blk + 1;
     }
   };
 
@@ -160,7 +168,7 @@ uint64_t Device::run_parallel(const Kernel& k, const KernelLaunch& a, trace::Bui
   std::vector<std::unique_ptr<trace::Builder>> builders;
   std::vector<std::unique_ptr<BlockRun>> runs;
   std::vector<uint32_t> files;  // (no sites are made)
-  std::vector<uint64_t> left(n, 0);
+  std::vector<uint64_t> left(n, 0);  // each worker's budget
   const uint64_t room = b.room_left();
   for (uint32_t i = 0; i < n; ++i) {
     traces.push_back(std::make_unique<trace::Trace>());
@@ -177,7 +185,10 @@ uint64_t Device::run_parallel(const Kernel& k, const KernelLaunch& a, trace::Bui
     while ((blk = next.fetch_add(1)) < nblocks && blk < fault_block.load()) {
       Piece p;
       {
-        std::lock_guard<std::mutex> g(mu);
+        // (Far ahead of a slow block, a cap's worth of records waiting: wait for the commits.)
+        std::unique_lock<std::mutex> g(mu);
+        turned.wait(g, [&] { return blk == turn || held < room || full.load() || fault_block.load() != UINT32_MAX; });
+        if (blk >= fault_block.load()) break;
         if (!spare.empty()) p.records = std::move(spare.back()), spare.pop_back();
       }
       std::swap(mine_trace.records, p.records);  // the block's records go to the piece's array
@@ -194,17 +205,20 @@ uint64_t Device::run_parallel(const Kernel& k, const KernelLaunch& a, trace::Bui
       }
       std::swap(mine_trace.records, p.records);
       p.dropped = mine.launch().dropped_records - dropped;
-      p.races.assign(run.pending_races().begin() + ptrdiff_t(races), run.pending_races().end());
-      for (size_t i = arrays; i < run.new_arrays().size(); ++i) p.arrays.push_back(run.new_arrays()[i].second);
-      p.provisional = run.provisional_arrays();
+      p.take(run, races, arrays);
       const bool faulted = bool(p.fault);
-      std::lock_guard<std::mutex> g(mu);
-      waiting.emplace(blk, std::move(p));
-      for (auto it = waiting.find(turn); it != waiting.end() && turn < end; it = waiting.find(turn)) {
-        commit(turn, it->second);
-        waiting.erase(it);
-        ++turn;
+      {
+        std::lock_guard<std::mutex> g(mu);
+        held += p.records.size();
+        waiting.emplace(blk, std::move(p));
+        for (auto it = waiting.find(turn); it != waiting.end() && turn < end; it = waiting.find(turn)) {
+          held -= it->second.records.size();
+          commit(turn, it->second);
+          waiting.erase(it);
+          ++turn;
+        }
       }
+      turned.notify_all();
       if (faulted) break;  // (its BlockRun stopped mid-block)
     }
   };
