@@ -208,12 +208,12 @@ uint32_t BlockRun::local_buffer() {
 }
 
 
-// The trace site of instruction `pc` in space `sp`: one per instruction of the launch (two
-// alike loads on one line stay two sites), made on first execution.
 void BlockRun::insn_fault(const Insn& in, const std::string& why) const {
   throw Fault("kernel " + kernel_name(k_.name) + ": PTX line " + std::to_string(in.text_line) + ": " + in.opcode + ": " + why);
 }
 
+// The trace site of instruction `pc` in space `sp`: one per instruction of the launch (two
+// alike loads on one line stay two sites), made on first execution.
 uint32_t BlockRun::site_of(uint32_t pc, const Insn& in, trace::Space sp, trace::Op op, uint32_t bytes) {
   uint32_t& id = sites_[size_t(pc) * trace::kSpaceCount + size_t(sp)];
   if (id != trace::kNoBuffer) [[likely]] return id;

@@ -70,7 +70,8 @@ struct Piece {
   std::vector<Device::Alloc*> arrays;    // global arrays the block met before the trace had them, in order
   std::vector<Device::Alloc*> provisional;  // what the records' provisional buffers name (BlockRun::provisional)
   std::exception_ptr fault;
-  // The races and arrays `run` found in the block, past the first `races` and `arrays`.
+  // The races and arrays `run` found in the block: those past the first `races_before`
+  // and `arrays_before`, and the worker's provisional arrays so far.
   void take(BlockRun& run, size_t races_before, size_t arrays_before) {
     races.assign(run.pending_races().begin() + ptrdiff_t(races_before), run.pending_races().end());
     for (size_t i = arrays_before; i < run.new_arrays().size(); ++i) arrays.push_back(run.new_arrays()[i].second);
