@@ -473,10 +473,10 @@ bool long_module(const Module& m) {
   return length > kInlineInstructions;
 }
 
-std::string generate(const Module& m) {
+Generated generate(const Module& m) {
   Writer::Shared shared;
   std::ostringstream& head = shared.head;
-  std::ostringstream o;
+  Generated g;
   // (The module's file name is left out: a program's PTX lies in a folder of its own each
   // run, and the text is what the cache is keyed by.)
   head << "// a module for warpscope's compiling engine (generated: src/ptx/codegen.cpp)\n"
@@ -486,20 +486,23 @@ std::string generate(const Module& m) {
     << "using Block = uint32_t (*)(Ctx&);\n"
     << "constexpr uint32_t kStop = 0x80000000u;  // a block's answer: back to the scheduler at this pc\n"
     << "#define WS_NEXT(pc) do { c.n = n; c.lanes = acc; return (pc); } while (0)\n"
-    << "#define WS_STOP(pc) do { c.n = n; c.lanes = acc; return (pc) | kStop; } while (0)\n"
-    << "extern \"C\" [[gnu::visibility(\"default\")]] uint32_t ws_engine_abi() { return kAbi; }\n";
+    << "#define WS_STOP(pc) do { c.n = n; c.lanes = acc; return (pc) | kStop; } while (0)\n";
+  g.units.push_back("extern \"C\" [[gnu::visibility(\"default\")]] uint32_t ws_engine_abi() { return kAbi; }\n");
   // A module of few instructions has its helpers inlined (the fastest code, compiled in
   // about a second); a longer one calls them (compiled in proportion to its length).
   const bool inline_helpers = !long_module(m);
   for (size_t i = 0; i < m.kernels.size(); ++i) {
     const Kernel& k = m.kernels[i];
     if (!k.refused.empty()) continue;
-    o << "\n// " << comment(k.name) << "\n";
     const std::vector<bool> lead = leaders(k);
     const Liveness live(k, copied_registers(k));
     Writer w(k, live, shared, inline_helpers);
+    std::ostringstream blocks;  // their declarations, for the entry
     for (uint32_t pc = 0; pc < k.code.size();) {
-      o << "static uint32_t k" << i << "_" << pc << "(Ctx& c) {\n"
+      std::ostringstream o;
+      if (pc == 0) o << "\n// " << comment(k.name) << "\n";
+      blocks << "WS_BLOCK uint32_t k" << i << "_" << pc << "(Ctx& c);\n";
+      o << "WS_BLOCK uint32_t k" << i << "_" << pc << "(Ctx& c) {\n"
         << "  uint64_t* const R = c.regs;\n  const uint64_t* const S = c.symbols;\n"
         << "  const uint32_t active = c.active, stop = c.stop;\n  const uint64_t budget = c.budget;\n"
         << "  uint64_t n = c.n, acc = c.lanes;\n  (void)S; (void)R; (void)active;\n";
@@ -512,8 +515,10 @@ std::string generate(const Module& m) {
         << ");\n";
       for (; pc < end; ++pc) w.instruction(pc);
       o << w.take_block(end) << "}\n";
+      g.units.push_back(o.str());
     }
-    o << "extern \"C\" [[gnu::visibility(\"default\")]] void ws_kernel_" << i << "(Ctx& c) {\n"
+    std::ostringstream o;
+    o << blocks.str() << "extern \"C\" [[gnu::visibility(\"default\")]] void ws_kernel_" << i << "(Ctx& c) {\n"
       << "  static const Block kAt[] = {";
     for (size_t pc = 0; pc <= k.code.size(); ++pc)
       o << (pc ? ", " : "") << (lead[pc] ? "k" + num(i) + "_" + num(pc) : std::string("nullptr"));
@@ -521,8 +526,34 @@ std::string generate(const Module& m) {
       << "  uint32_t pc = c.pc;\n  c.n = 0;\n  c.lanes = 0;\n"
       << "  while (Block b = kAt[pc]) {\n    pc = b(c);\n    if (pc & kStop) { pc &= ~kStop; break; }\n  }\n"
       << "  c.pc = pc;\n}\n";
+    g.units.push_back(o.str());
   }
-  return head.str() + o.str();
+  g.head = head.str();
+  return g;
+}
+
+// One translation unit: the block functions file-local, as the compiler likes them best.
+std::string Generated::text() const {
+  std::string t = head + "#define WS_BLOCK static\n";
+  for (const std::string& u : units) t += u;
+  return t;
+}
+
+// Several: the units in order, cut where each part has about its share of the text; the
+// block functions then have the library's (hidden) linkage, as an entry may lie in
+// another part than its blocks.
+std::vector<std::string> Generated::parts(size_t n) const {
+  size_t total = 0;
+  for (const std::string& u : units) total += u.size();
+  std::vector<std::string> out;
+  const std::string start = head + "#define WS_BLOCK\n";
+  size_t done = 0;
+  for (const std::string& u : units) {
+    if (out.empty() || (done >= total * out.size() / n && out.size() < n)) out.push_back(start);
+    out.back() += u;
+    done += u.size();
+  }
+  return out;
 }
 
 }  // namespace ws::ptx

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include <chrono>
@@ -50,6 +51,7 @@ namespace {
 constexpr const char* kFlags = "-std=c++20 -O2 -march=native -fPIC -fvisibility=hidden -ffp-contract=off -w";
 constexpr const char* kLongFlags = " -O1 -ftree-vectorize";
 constexpr const char* kHalfFlags = " -frounding-math";
+constexpr size_t kPartBytes = size_t(256) << 10;  // the least text worth a compiler of its own
 
 // What every generated module includes first, precompiled once.
 constexpr const char* kPrelude = "#pragma once\n#include <type_traits>\n#include \"ptx/arith.h\"\n#include \"ptx/compiled.h\"\n";
@@ -97,7 +99,13 @@ std::string quoted(const std::string& s) {
 }  // namespace
 
 EngineBuild::EngineBuild(const Module& m, EngineOptions o) : o_(std::move(o)), name_(m.name) {
-  text_ = generate(m);
+  const Generated g = generate(m);
+  text_ = g.text();
+  // A long module in parts, one a core, each of a quarter megabyte of text or more (about
+  // ten seconds of the compiler's): the parts compile side by side, then are linked.
+  size_t n = o_.parts;
+  if (n == 0 && long_module(m)) n = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), text_.size() / kPartBytes);
+  if (n > 1) parts_ = g.parts(n);
   for (const Kernel& k : m.kernels) runnable_.push_back(k.refused.empty());
   uint64_t sources = 0xcbf29ce484222325ull;
   for (const auto& [path, body] : engine_sources()) sources = fnv(fnv(sources, path), body);
@@ -203,17 +211,39 @@ void EngineBuild::run() {
     fs::rename(tmp, inc, ec);
     if (ec) fs::remove_all(tmp, ec);  // another process put the same in place first
   }
-  const fs::path src = fs::path(library_ + "." + pid + ".cpp"), out = fs::path(library_ + "." + pid);
-  const fs::path log = fs::path(library_).replace_extension(".log");
-  if (!write_file(src, text_)) {
+  // The module's sources written, and the command that makes its library of them.
+  const fs::path out = fs::path(library_ + "." + pid), log = fs::path(library_).replace_extension(".log");
+  const std::string cc = o_.compiler + " " + kFlags + optimize_ + " -I" + quoted(inc.string()) + " ";
+  const std::string to_log = " >>" + quoted(log.string()) + " 2>&1", half = quoted((inc / "half.o").string());
+  fs::remove(log, ec);
+  std::vector<fs::path> made;  // removed once the library is made
+  bool written = true;
+  std::string cmd;
+  if (parts_.empty()) {  // one translation unit, compiled and linked at once
+    made.push_back(library_ + "." + pid + ".cpp");
+    written = write_file(made[0], text_);
+    cmd = cc + "-shared " + quoted(made[0].string()) + " " + half + " -o " + quoted(out.string()) + to_log;
+  } else {  // the parts side by side, each waited for and its status kept, then linked
+    std::string waits, ok = "true", objects;
+    for (size_t i = 0; i < parts_.size(); ++i) {
+      const std::string base = library_ + "." + pid + "." + std::to_string(i), p = std::to_string(i);
+      made.push_back(base + ".cpp");
+      made.push_back(base + ".o");
+      written = written && write_file(base + ".cpp", parts_[i]);
+      cmd += cc + "-c " + quoted(base + ".cpp") + " -o " + quoted(base + ".o") + to_log + " & p" + p + "=$!; ";
+      waits += "wait $p" + p + "; r" + p + "=$?; ";
+      ok += " && [ $r" + p + " = 0 ]";
+      objects += " " + quoted(base + ".o");
+    }
+    cmd += waits + ok + " && " + o_.compiler + " -shared" + objects + " " + half + " -o " + quoted(out.string()) + to_log;
+  }
+  const int rc = written ? shell(cmd) : 1;
+  for (const fs::path& f : made) fs::remove(f, ec);
+  if (!written) {
+    fs::remove(out, ec);
     fail("the compiling engine cannot write to " + dir.string());
     return;
   }
-  const std::string cmd = o_.compiler + " " + kFlags + optimize_ + " -shared -I" + quoted(inc.string()) + " " + quoted(src.string()) + " " +
-                          quoted((inc / "half.o").string()) + " -o " + quoted(out.string()) + " >" + quoted(log.string()) +
-                          " 2>&1";
-  const int rc = shell(cmd);
-  fs::remove(src, ec);
   if (rc != 0) {
     fs::remove(out, ec);
     if (rc > 0) fail("the compiling engine's " + o_.compiler + " failed on " + name_ + " (" + log.string() + ")");

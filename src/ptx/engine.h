@@ -35,6 +35,9 @@ struct EngineOptions {
   // it is compiled at its first launch, which waits for it.
   double after_seconds = 0.3;
   bool wait = false;
+  // Translation units the module is compiled in, side by side: 0 gives a long module one a
+  // core, each of a quarter megabyte of text or more, and a short one a single unit.
+  size_t parts = 0;
 };
 
 // A module longer than this many instructions calls its helpers instead of inlining them
@@ -83,8 +86,17 @@ class Liveness {
 };
 
 // The C++ text of a module's kernels for the compiling engine: one function
-// `ws_kernel_<i>(compiled::Ctx&)` per kernel i that can run (Kernel::refused empty).
-std::string generate(const Module& m);
+// `ws_kernel_<i>(compiled::Ctx&)` per kernel i that can run (Kernel::refused empty), with a
+// function per block of its instructions. `head` is what every translation unit begins
+// with (the prelude, the forms and constants), `units` the functions in order (each
+// kernel's blocks, then its entry, which declares them).
+struct Generated {
+  std::string head;
+  std::vector<std::string> units;
+  std::string text() const;                        // the module as one translation unit
+  std::vector<std::string> parts(size_t n) const;  // as n or fewer, of about equal length
+};
+Generated generate(const Module& m);
 
 // A module's kernels compiled to native code and loaded.
 class CompiledModule {
@@ -134,6 +146,7 @@ class EngineBuild {
 
   EngineOptions o_;
   std::string name_, text_, library_, include_;
+  std::vector<std::string> parts_;  // a long module's translation units, compiled side by side (none: text_ alone)
   const char* optimize_ = "";   // the module's -O flags
   std::vector<bool> runnable_;  // per kernel: Kernel::refused empty
   std::unique_ptr<CompiledModule> module_;

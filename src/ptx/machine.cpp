@@ -14,6 +14,7 @@
 #include <exception>
 #include <thread>
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "ptx/block_run.h"
@@ -106,7 +107,7 @@ void Device::load(Module m) {
     if (v.space == Space::Shared) continue;
     auto a = std::make_unique<Alloc>();
     a->bytes = std::max<uint64_t>(v.bytes, 1);
-    a->data = v.init;
+    a->data.assign(v.init.begin(), v.init.end());
     a->data.resize(size_t(a->bytes), 0);
     a->ptr = a->data.data();
     a->name = v.name;
@@ -129,6 +130,27 @@ void Device::load(Module m) {
     allocs_.emplace(base, std::move(a));
   }
 }
+
+namespace {
+constexpr size_t kBigPage = size_t(2) << 20, kBigArray = size_t(1) << 20;
+}
+
+template <class T>
+T* Device::BigPages<T>::allocate(size_t n) {
+  const size_t bytes = n * sizeof(T);
+  if (bytes < kBigArray) return std::allocator<T>().allocate(n);
+  const size_t whole = (bytes + kBigPage - 1) / kBigPage * kBigPage;
+  void* p = std::aligned_alloc(kBigPage, whole);
+  if (!p) throw std::bad_alloc();
+  madvise(p, whole, MADV_HUGEPAGE);  // a hint: without it (or where refused) 4 KiB pages serve
+  return static_cast<T*>(p);
+}
+template <class T>
+void Device::BigPages<T>::deallocate(T* p, size_t n) {
+  if (n * sizeof(T) < kBigArray) return std::allocator<T>().deallocate(p, n);
+  std::free(p);
+}
+template struct Device::BigPages<uint8_t>;
 
 uint64_t Device::malloc(uint64_t bytes, std::string name) {
   next_ = (next_ + 255) / 256 * 256;

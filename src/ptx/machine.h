@@ -226,9 +226,22 @@ class Device {
   };
 
   // Trace file index of a .file number (files are added to the trace on first use).
+  // An array's bytes as the host holds them: an array of a megabyte or more on 2 MiB pages
+  // where the kernel gives them (a column walk of a 4 MiB matrix touches a page a row, and
+  // 4 KiB pages missed the TLB on nearly every row).
+  template <class T>
+  struct BigPages {
+    using value_type = T;
+    BigPages() = default;
+    template <class U>
+    BigPages(const BigPages<U>&) {}
+    T* allocate(size_t n);
+    void deallocate(T* p, size_t n);
+    bool operator==(const BigPages&) const { return true; }
+  };
   struct Alloc {
     uint64_t base = 0, bytes = 0;
-    std::vector<uint8_t> data;  // owned memory (empty for adopted host memory)
+    std::vector<uint8_t, BigPages<uint8_t>> data;  // owned memory (empty for adopted host memory)
     uint8_t* ptr = nullptr;      // the bytes: data.data(), or the host's
     std::string name;
     trace::Space space = trace::Space::Global;

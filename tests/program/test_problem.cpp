@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -114,17 +115,21 @@ TEST_CASE("an out-of-bounds load: the fault's array, offset, thread and lanes; t
 TEST_CASE("an endless loop stopped, a failed assert, a host crash and a compile error each say what and where") {
   if (!can_run()) return;
   SUBCASE("endless loop") {
-    // Stopped after its budget of warp instructions (10-15 s on an idle machine).
+    // Stopped after its budget of warp instructions, here a thirtieth of the default
+    // (WARPSCOPE_BLOCK_BUDGET, which the program's process reads): the default's 600 M take
+    // about a minute on one core, and the watch that follows the budget is the same.
     program::Options o = opts("tests/programs/bad/endless.cu");
     o.timeout_seconds = 400;
+    setenv("WARPSCOPE_BLOCK_BUDGET", "20000000", 1);
     program::Result r = program::run(o);
+    unsetenv("WARPSCOPE_BLOCK_BUDGET");
     const program::Problem& p = r.ending.problem;
     CHECK(p.kind == "endless_loop");
     CHECK(p.launch == 1);
     REQUIRE(p.at.size() == 1);
     CHECK(p.at[0].line == 3);
     CHECK(p.at[0].placed);
-    CHECK(p.message.find("is in an endless loop: after 600000000 warp instructions, block (0,0), warp 0 at line 3 came back "
+    CHECK(p.message.find("is in an endless loop: after 20000000 warp instructions, block (0,0), warp 0 at line 3 came back "
                          "with every register unchanged") != std::string::npos);
     CHECK(p.record == -1);  // no request of its own
   }

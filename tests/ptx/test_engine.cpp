@@ -74,6 +74,48 @@ TEST_CASE("a module the compiler cannot build runs on the interpreter, and says 
   std::filesystem::remove_all(o.cache_dir);
 }
 
+TEST_CASE("a module compiled in several parts side by side runs as the interpreter does") {
+  const ptx::Module m = ptx::parse(past_cap_ptx(), "past_cap.ptx");
+  const ptx::Generated g = ptx::generate(m);
+  const std::vector<std::string> parts = g.parts(3);
+  REQUIRE(parts.size() == 3);
+  std::string units;
+  for (const std::string& u : g.units) units += u;
+  std::string joined;
+  for (const std::string& p : parts) {
+    REQUIRE(p.rfind(g.head, 0) == 0);  // each part begins with what they share
+    joined += p.substr(g.head.size() + std::strlen("#define WS_BLOCK\n"));
+  }
+  CHECK(joined == units);  // every function once, in order
+  CHECK(g.parts(1000).size() <= g.units.size());
+  ptx::EngineOptions o;
+  o.cache_dir = fresh_dir("ws-engine-parts");
+  o.wait = true;
+  o.parts = 3;
+  trace::Trace t[2];
+  std::vector<uint8_t> bytes[2];
+  for (int e = 0; e < 2; ++e) {
+    ptx::Device dev;
+    if (e) dev.engine(ptx::Engine::Compiled, o);
+    dev.load(ptx::parse(past_cap_ptx(), "past_cap.ptx"));
+    const uint64_t out = dev.malloc(256, "d_out");
+    std::vector<uint8_t> params(8);
+    std::memcpy(params.data(), &out, 8);
+    trace::Builder b(t[e]);
+    dev.launch({dev.module().kernels.at(1).name, {2, 1, 1}, {32, 1, 1}, 0, params}, b);
+    bytes[e].resize(256);
+    dev.to_host(bytes[e].data(), out, 256);
+    INFO(dev.engine_note());
+  }
+  REQUIRE(t[1].launches.size() == 1);
+  CHECK(t[1].launches[0].engine == "compiled");
+  for (trace::Trace& x : t) x.launches[0].engine.clear(), x.launches[0].seconds = 0;
+  CHECK(t[0].records.size() > 0);
+  CHECK(t[0] == t[1]);
+  CHECK(bytes[0] == bytes[1]);
+  std::filesystem::remove_all(o.cache_dir);
+}
+
 TEST_CASE("under the record cap the compiling engine's blocks on two cores make the interpreter's trace on one") {
   const std::string cache = fresh_dir("ws-engine-kept");
   for (const char* name : {"late_races", "late_fault", "late_assert", "late_array"}) {
