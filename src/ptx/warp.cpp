@@ -100,6 +100,10 @@ bool BlockRun::resume(uint64_t& lanes) {
       return true;
     }
     if (yielded_) return false;  // a warp still runs: the barrier it may reach has not opened
+    // A named barrier that opened during the round freed warps whose turn had passed: they
+    // run on in the next (a barrier still closed, or bar.sync 0, waits for them).
+    for (const Warp& x : warps_)
+      if (x.live & ~x.at_bar) return false;
     for (uint32_t id = 0; id < named_.size(); ++id)
       if (std::any_of(named_[id].lanes.begin(), named_[id].lanes.end(), [](uint32_t m) { return m != 0; })) {
         // every live lane waits, some at a named barrier that cannot open now
