@@ -52,6 +52,7 @@ constexpr const char* kFlags = "-std=c++20 -O2 -march=native -fPIC -fvisibility=
 constexpr const char* kLongFlags = " -O1 -ftree-vectorize";
 constexpr const char* kHalfFlags = " -frounding-math";
 constexpr size_t kPartBytes = size_t(256) << 10;  // the least text worth a compiler of its own
+constexpr size_t kParts = 8;
 
 // What every generated module includes first, precompiled once.
 constexpr const char* kPrelude = "#pragma once\n#include <type_traits>\n#include \"ptx/arith.h\"\n#include \"ptx/compiled.h\"\n";
@@ -102,9 +103,11 @@ EngineBuild::EngineBuild(const Module& m, EngineOptions o) : o_(std::move(o)), n
   const Generated g = generate(m);
   text_ = g.text();
   // A long module in parts, one a core, each of a quarter megabyte of text or more (about
-  // ten seconds of the compiler's): the parts compile side by side, then are linked.
+  // ten seconds of the compiler's), and at most kParts of them (each compiler takes a few
+  // hundred megabytes): the parts compile side by side, then are linked.
   size_t n = o_.parts;
-  if (n == 0 && long_module(m)) n = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), text_.size() / kPartBytes);
+  if (n == 0 && long_module(m))
+    n = std::min({size_t(std::max(1u, std::thread::hardware_concurrency())), kParts, text_.size() / kPartBytes});
   if (n > 1) parts_ = g.parts(n);
   for (const Kernel& k : m.kernels) runnable_.push_back(k.refused.empty());
   uint64_t sources = 0xcbf29ce484222325ull;

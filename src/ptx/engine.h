@@ -36,7 +36,7 @@ struct EngineOptions {
   double after_seconds = 0.3;
   bool wait = false;
   // Translation units the module is compiled in, side by side: 0 gives a long module one a
-  // core, each of a quarter megabyte of text or more, and a short one a single unit.
+  // core (at most 8), each of a quarter megabyte of text or more, and a short one a single unit.
   size_t parts = 0;
 };
 
