@@ -95,6 +95,9 @@ class BlockRun {
   // blocks keep records (under the cap), so nothing that one block reads of another's
   // work may place an access: no global atomic whose old value is read.
   bool parallel_blocks(bool keep) const;
+  // The part of that the kernel's code and launch decide alone: false, and no later block
+  // of the launch runs on workers.
+  bool parallel_kernel(bool keep) const;
   // Whether every plain load and store of shared or global memory has its trace site (made
   // by the records before the cap): then, past the cap, the compiled code may count such an
   // access itself (Ctx::quick), as a worker's does.

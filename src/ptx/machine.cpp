@@ -538,10 +538,11 @@ uint64_t Device::run_recorded(const Kernel& k, const KernelLaunch& a, trace::Bui
   BlockRun run(*this, k, a, b, files, left);
   const uint32_t nblocks = uint32_t(a.grid.count());
   const uint32_t cores = threads_ ? threads_ : std::max(1u, std::thread::hardware_concurrency());
+  const bool may = cores > 1 && run.parallel_kernel(false);  // (asked once: it never changes)
   for (uint32_t blk = 0; blk < nblocks; ++blk) {
     // Once the blocks before have made the trace's sites and arrays, the rest of the blocks
     // on every core where the kernel allows it.
-    if (blk > 0 && cores > 1 && nblocks - blk > 1 && run.parallel_blocks(b.room())) {
+    if (blk > 0 && may && nblocks - blk > 1 && run.parallel_blocks(b.room())) {
       try {
         lanes += run_parallel(k, a, b, run, blk, std::min(cores, nblocks - blk), budget);
       } catch (...) {

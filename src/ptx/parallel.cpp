@@ -17,19 +17,27 @@
 namespace ws::ptx {
 
 bool BlockRun::parallel_blocks(bool keep) const {
-  // (A kernel may call assert: a failed one throws, the lowest block's fault as any other;
-  // its arguments are written to the call's parameters.)
-  if (a_.cooperative || !asserts_only(k_) || k_.frame_bytes || !record_ || worker_ || !deterministic(k_)) return false;
+  if (!parallel_kernel(keep)) return false;
   if (keep && k_.local_bytes && local_buf_ == trace::kNoBuffer) return false;
   for (size_t pc = 0; pc < k_.code.size(); ++pc) {
     const Insn& in = k_.code[pc];
+    if (kind_of(in.op) == Kind::Memory && in.space != Space::Param && !site_made(pc, in))
+      return false;  // a worker makes none (their order is the first core's)
+  }
+  return true;
+}
+
+bool BlockRun::parallel_kernel(bool keep) const {
+  // (A kernel may call assert: a failed one throws, the lowest block's fault as any other;
+  // its arguments are written to the call's parameters.)
+  if (a_.cooperative || !asserts_only(k_) || k_.frame_bytes || !record_ || worker_ || !deterministic(k_)) return false;
+  for (const Insn& in : k_.code) {
     if (in.op == Opc::Mma || in.op == Opc::Movmatrix) return false;
     if (kind_of(in.op) != Kind::Memory) continue;
     if (in.op != Opc::Ld && in.op != Opc::St && in.op != Opc::Atom && in.op != Opc::Red) return false;
     if (in.space == Space::Param && (in.op == Opc::Ld || in.op == Opc::St)) continue;
     if (in.space != Space::Shared && in.space != Space::Global) return false;
     if (keep && in.op == Opc::Atom && in.space == Space::Global && !in.reduces) return false;
-    if (!site_made(pc, in)) return false;  // a worker makes none (their order is the first core's)
   }
   return true;
 }
