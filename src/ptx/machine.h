@@ -225,10 +225,9 @@ class Device {
     }
   };
 
-  // Trace file index of a .file number (files are added to the trace on first use).
   // An array's bytes as the host holds them: an array of a megabyte or more on 2 MiB pages
-  // where the kernel gives them (a column walk of a 4 MiB matrix touches a page a row, and
-  // 4 KiB pages missed the TLB on nearly every row).
+  // where the operating system grants them (a column walk of a 4 MiB matrix touches a page
+  // a row, and 4 KiB pages missed the TLB on nearly every row).
   template <class T>
   struct BigPages {
     using value_type = T;
@@ -285,6 +284,7 @@ class Device {
   uint64_t run_cooperative(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
   // A launch with clusters (grid.cpp): cluster after cluster, the CTAs of each run in turns.
   uint64_t run_clusters(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
+  // Trace file index of a .file number (files are added to the trace on first use).
   std::vector<uint32_t> trace_files(trace::Builder& b);
   void settle_sites(trace::Trace& t, size_t first_record);
   // A launch alike an earlier one whose inputs and outputs are untouched since (see

@@ -29,6 +29,20 @@ std::string past_cap_ptx() {
   return s.str();
 }
 
+// past_cap.ptx's second kernel on `dev`, 2 blocks of 32 threads over a 256-byte d_out, into
+// `t`: the bytes it wrote.
+std::vector<uint8_t> run_second_kernel(ptx::Device& dev, trace::Trace& t) {
+  dev.load(ptx::parse(past_cap_ptx(), "past_cap.ptx"));
+  const uint64_t out = dev.malloc(256, "d_out");
+  std::vector<uint8_t> params(8);
+  std::memcpy(params.data(), &out, 8);
+  trace::Builder b(t);
+  dev.launch({dev.module().kernels.at(1).name, {2, 1, 1}, {32, 1, 1}, 0, params}, b);
+  std::vector<uint8_t> bytes(256);
+  REQUIRE(dev.to_host(bytes.data(), out, 256));
+  return bytes;
+}
+
 std::string fresh_dir(const std::string& name) {
   const auto d = std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(d);
@@ -62,13 +76,8 @@ TEST_CASE("a module the compiler cannot build runs on the interpreter, and says 
   o.wait = true;
   ptx::Device dev;
   dev.engine(ptx::Engine::Compiled, o);
-  dev.load(ptx::parse(past_cap_ptx(), "past_cap.ptx"));
-  const uint64_t out = dev.malloc(256, "d_out");
-  std::vector<uint8_t> params(8);
-  std::memcpy(params.data(), &out, 8);
   trace::Trace t;
-  trace::Builder b(t);
-  dev.launch({dev.module().kernels.at(1).name, {2, 1, 1}, {32, 1, 1}, 0, params}, b);
+  run_second_kernel(dev, t);
   CHECK(t.launches.at(0).engine == "interpreter");
   CHECK(dev.engine_note().find("cannot compile its own sources") != std::string::npos);
   std::filesystem::remove_all(o.cache_dir);
@@ -97,15 +106,7 @@ TEST_CASE("a module compiled in several parts side by side runs as the interpret
   for (int e = 0; e < 2; ++e) {
     ptx::Device dev;
     if (e) dev.engine(ptx::Engine::Compiled, o);
-    dev.load(ptx::parse(past_cap_ptx(), "past_cap.ptx"));
-    const uint64_t out = dev.malloc(256, "d_out");
-    std::vector<uint8_t> params(8);
-    std::memcpy(params.data(), &out, 8);
-    trace::Builder b(t[e]);
-    dev.launch({dev.module().kernels.at(1).name, {2, 1, 1}, {32, 1, 1}, 0, params}, b);
-    bytes[e].resize(256);
-    dev.to_host(bytes[e].data(), out, 256);
-    INFO(dev.engine_note());
+    bytes[e] = run_second_kernel(dev, t[e]);
   }
   REQUIRE(t[1].launches.size() == 1);
   CHECK(t[1].launches[0].engine == "compiled");

@@ -76,9 +76,9 @@ END:)", 128, 64);
 }
 
 TEST_CASE("a warp freed by a named barrier that opens after its turn runs on: no deadlock is seen") {
-  // Warps 0 and 1 wait at barrier 1 (128 threads: warps 0-3). Warp 2 waits at barrier 3 (64), which
-  // warp 3 opens by arriving there after warp 2's turn, then waits at barrier 1 too: warp 2,
-  // free again, is the last one barrier 1 needs. (CUTLASS's ping-pong epilogue meets this
+  // Warps 0 and 1 wait at barrier 1 (128 threads: warps 0-3). Warp 2 waits at barrier 3
+  // (64), which warp 3 opens by arriving there after warp 2's turn, then waits at barrier 1
+  // too: warp 2, free again, is the last one barrier 1 needs. (CUTLASS's ping-pong epilogue meets this
   // order: its warps released by one named barrier, one of them already at the next.)
   // Each thread then writes the word of the thread 32 above it, stored before barrier 1. A
   // fifth warp leaves at once, so that barrier 1 is a named barrier for part of the block.
