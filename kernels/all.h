@@ -7,6 +7,7 @@
 #include "entries/matmul.h"
 #include "entries/swizzle.h"
 #include "entries/tensor.h"
+#include "entries/tma.h"
 #include "entries/transpose.h"
 
 #define WS_CATALOG(X)             \
@@ -36,6 +37,7 @@
   X(swizzle_padded)               \
   X(swizzle_xor)                  \
   X(async_copy_tiles)             \
+  X(tma_copy)                     \
   X(tc_mma_plain)                 \
   X(tc_mma_swizzled)              \
   X(tc_mma_pipelined)             \

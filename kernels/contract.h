@@ -22,6 +22,16 @@
 //   ctx.cp_async16(tile[r][c], in[i]);     // cp.async, 16 (or cp_async4: 4) bytes,
 //   ctx.cp_async_commit();                 // global to shared; commit_group;
 //   ctx.template cp_async_wait<1>();       // wait_group 1: all but the newest group land
+// Hopper's tensor memory accelerator (TMA) and its mbarriers (warp-wide: every lane of the
+// warp calls; one lane acts on the GPU, each lane records its share of a box):
+//   ctx.mbarrier_init(full[0], 1);         // an mbarrier (a shared uint64_t) expecting 1 arrival
+//   ctx.mbarrier_arrive_expect_tx(full[0], bytes);  // arrive, and expect `bytes` to land on it
+//   ctx.mbarrier_arrive(empty[0]);         // arrive (a consumer done with a stage)
+//   ctx.tma_load(tile[0], map, x, y, full[0]);  // the box at column x, row y of the map's array
+//                                          // into a tile aligned to 1024 bytes
+//                                          // (WS_DYNAMIC_SHARED_TMA), swizzled as the map says
+// and per thread:
+//   ctx.mbarrier_wait(full[0], parity);    // until the phase of that parity has completed
 // The plain GPU context compiles each to its instruction; the instrumented contexts and
 // the emulator record them (an ldmatrix as one shared 16-byte-a-lane load of its rows, a
 // copy as its global read at issue and its shared write when it lands, mma, commit and
@@ -106,6 +116,20 @@ WS_KERNEL void band_order(int group, int& by, int& bx) {
     bx = id % band / rows;
   }
 }
+
+// A 2-D tensor map for TMA copies: a row-major global array of rows × cols elements,
+// moved a box of box_rows × box_cols at a time, landing in shared memory under a swizzle
+// of 0, 32, 64 or 128 bytes. The launcher makes it (`l.template tma<T>(array index, rows,
+// cols, box_rows, box_cols, swizzle)`): on the GPU `map` is the driver's CUtensorMap, in
+// global memory; the CPU emulator copies from the description.
+template <class T>
+struct Tma2D {
+  const void* map = nullptr;
+  Buf<T> array;
+  int rows = 0, cols = 0;
+  int box_rows = 0, box_cols = 0;
+  int swizzle = 0;
+};
 
 // ---- 16-bit floats -----------------------------------------------------------------------
 
@@ -192,7 +216,13 @@ __device__ __forceinline__ A& shared_storage() {
 #define WS_DYNAMIC_SHARED(T, name)   \
   extern __shared__ T name##_storage[]; \
   auto name = ctx.dynamic_shared(name##_storage, #name)
+// Dynamic shared memory that a TMA box lands in: aligned to 1024 bytes, where the 128-byte
+// swizzle's pattern repeats.
+#define WS_DYNAMIC_SHARED_TMA(T, name)                \
+  extern __shared__ __align__(1024) T name##_storage[]; \
+  auto name = ctx.dynamic_shared(name##_storage, #name)
 #else
 #define WS_SHARED(T, name, dims) auto name = ctx.template shared<T dims>(#name)
 #define WS_DYNAMIC_SHARED(T, name) auto name = ctx.template dynamic_shared<T>(#name)
+#define WS_DYNAMIC_SHARED_TMA(T, name) WS_DYNAMIC_SHARED(T, name)  // the emulator's arena: 1024-aligned
 #endif

@@ -43,6 +43,12 @@ constexpr bool cost_modelled(trace::Space s) { return s != trace::Space::Cluster
 // The line a request or site of such a space gets instead of a cost: the CTAs it reached.
 std::string why_unmodelled(const trace::Trace& t, const trace::Record& r);
 
+// The records [first, last) of the bulk (TMA) copy that trace record `i` belongs to: the
+// records next to it of the same block, warp and site, each 512 bytes of the copy. The
+// emulated device's PTX gives them the copy's one instruction count (seq); a catalog kernel's
+// warp-wide call numbers them one after another, every one full but the last.
+std::pair<size_t, size_t> bulk_issue(const trace::Trace& t, size_t i);
+
 // Cost over its ideal (sectors over ideal sectors, wavefronts over ideal wavefronts): 1 is
 // the best the access could do, 32 a 32-way conflict; 1 when no lane was active (ideal 0).
 constexpr double cost_ratio(uint64_t cost, uint64_t ideal) { return ideal ? double(cost) / double(ideal) : 1; }

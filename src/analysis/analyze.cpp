@@ -244,6 +244,23 @@ std::string why_site_plain(const trace::Trace& t, const trace::Record& ex, const
 
 }  // namespace
 
+std::pair<size_t, size_t> bulk_issue(const trace::Trace& t, size_t i) {
+  const trace::Record& r = t.records.at(i);
+  // Whether record j + 1 continues the copy that record j is part of.
+  auto follows = [&](size_t j) {
+    const trace::Record& o = t.records[j];
+    const trace::Record& n = t.records[j + 1];
+    if (n.site != r.site || n.block != r.block || n.warp != r.warp || o.site != r.site || o.block != r.block ||
+        o.warp != r.warp)
+      return false;
+    return n.seq == o.seq || (n.seq == o.seq + 1 && o.active == ~0u && o.launch == n.launch);
+  };
+  size_t a = i, b = i + 1;
+  while (a > 0 && follows(a - 1)) --a;
+  while (b < t.records.size() && follows(b - 1)) ++b;
+  return {a, b};
+}
+
 std::string why_unmodelled(const trace::Trace& t, const trace::Record& r) {
   std::set<uint32_t> ranks;
   std::string array;
@@ -272,13 +289,7 @@ std::string bulk_head(const trace::Trace& t, const trace::Record& r, const trace
   const trace::Record* all = t.records.data();
   if (&r < all || &r >= all + t.records.size()) return "";
   const size_t i = size_t(&r - all);
-  auto same = [&](size_t j) {
-    const trace::Record& o = t.records[j];
-    return o.site == r.site && o.block == r.block && o.warp == r.warp && o.seq == r.seq;
-  };
-  size_t a = i, b = i + 1;
-  while (a > 0 && same(a - 1)) --a;
-  while (b < t.records.size() && same(b)) ++b;
+  const auto [a, b] = bulk_issue(t, i);
   uint64_t bytes = 0;
   for (size_t j = a; j < b; ++j) bytes += uint64_t(std::popcount(t.records[j].active)) * site.bytes;
   return "one thread's bulk copy of " + std::to_string(bytes) + " bytes, record " + std::to_string(i - a + 1) + " of " +

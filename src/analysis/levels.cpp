@@ -26,6 +26,7 @@ struct Side {
   std::map<Key, std::map<std::pair<std::string, uint32_t>, std::pair<uint64_t, double>>> ops;  // → (count, cost sum)
   std::map<Key, double> bytes;
   std::map<Key, std::string> code;
+  std::set<Key> bulk;  // lines whose accesses are TMA (bulk) copies
   double blocks = 1;
 };
 
@@ -63,6 +64,7 @@ Side side_of(const trace::Trace& t, uint32_t launch, const std::set<uint32_t>& o
     e.second += cost;
     s.bytes[k] += double(std::popcount(r.active)) * site.bytes;
     if (!site.code.empty()) s.code[k] = site.code;
+    if (site.form == trace::Form::BulkRead || site.form == trace::Form::BulkWrite) s.bulk.insert(k);
   }
   s.blocks = std::max<double>(1, double(blocks.size()));
   return s;
@@ -139,6 +141,9 @@ std::vector<LineLevels> compare_levels(const trace::Trace& ptx, uint32_t ptx_lau
     for (const LevelOp& o : l.ptx) narrow = std::min(narrow, o.bytes);
     if (n == 0 && m > 0) {
       l.verdict = "only in the SASS: an access the PTX made elsewhere or through another space";
+    } else if (m == 0 && n > 0 && a.bulk.count(k)) {
+      l.verdict = "a TMA copy: the tensor memory accelerator moved these bytes, which the GPU tracer cannot "
+                  "see (the Sanitizer API reports no TMA access)";
     } else if (m == 0 && n > 0) {
       l.verdict = "not run as memory instructions on the GPU (kept in registers, or folded away by ptxas)";
     } else if (std::abs(n - m) < 0.5 && std::abs(l.ptx_bytes - l.sass_bytes) < 1) {

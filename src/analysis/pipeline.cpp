@@ -8,6 +8,8 @@
 #include <set>
 #include <tuple>
 
+#include "analysis/analysis.h"
+
 namespace ws::analysis {
 
 Pipeline pipeline_of(const trace::Trace& t, const Copies& c, uint32_t block) {
@@ -32,14 +34,14 @@ Pipeline pipeline_of(const trace::Trace& t, const Copies& c, uint32_t block) {
     }
   };
   std::vector<Box> boxes;
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, size_t> of;  // (warp, site, seq) -> its box
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t>, size_t> of;  // (warp, site, its first record) -> its box
   for (uint64_t i = 0; i < t.records.size(); ++i) {
     const trace::Record& r = t.records[i];
     if (r.block != block) continue;
     p.first = std::min(p.first, i);
     p.last = i;
     if (r.site >= t.sites.size() || t.sites[r.site].form != trace::Form::BulkRead) continue;
-    auto [o, fresh] = of.emplace(std::make_tuple(r.warp, r.site, r.seq), boxes.size());
+    auto [o, fresh] = of.emplace(std::make_tuple(r.warp, r.site, uint64_t(bulk_issue(t, size_t(i)).first)), boxes.size());
     if (fresh) boxes.push_back({i, kNoRecord, r.warp});
     Box& b = boxes[o->second];
     // A store reads shared memory (its slot) and writes global memory at its wait.

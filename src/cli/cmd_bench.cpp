@@ -158,7 +158,7 @@ Command add_bench(CLI::App& app) {
   auto o = std::make_shared<BenchArgs>();
   CLI::App* cmd = app.add_subcommand("bench", "GPU timings against cuBLAS and a device copy (the replay pack without a GPU)");
   cli::add_launch_options(*cmd, o->launch, cli::kManyKernels);
-  cmd->add_option("--family", o->families, "every kernel of this ladder (basics, transpose, sgemm, swizzle, async, hgemm)")
+  cmd->add_option("--family", o->families, "every kernel of this ladder (basics, transpose, sgemm, swizzle, async, tma, hgemm)")
       ->type_name("NAME")
       ->delimiter(',');
   cmd->add_option("--format", o->format, "text|json (default text)")->type_name("FORMAT");

@@ -52,6 +52,21 @@ void cp_async_commit(uint32_t line);
 // cp.async.wait_group n: the lane's copies of all but its newest n groups land.
 void cp_async_wait(uint32_t n, uint32_t line);
 
+// Hopper's TMA and mbarriers (contract.h): an mbarrier is the 8 bytes of a shared uint64_t
+// at `bar` (its array's site key and byte offset); warp-wide calls act in lane 0 of the
+// warp, and each lane copies and records its share of a box (trace/tma.h).
+struct TmaArgs {
+  const char* array = nullptr;  // the global array's first element
+  uint32_t buffer = 0;          // its buffer id
+  uint32_t elem = 4;
+  int rows = 0, cols = 0, box_rows = 0, box_cols = 0, swizzle = 0;
+};
+void mbarrier_init(void* bar, uint32_t key, uint32_t off, uint32_t count);
+void mbarrier_arrive_expect_tx(void* bar, uint32_t key, uint32_t off, uint32_t bytes);  // bytes 0: a plain arrival
+void mbarrier_wait(void* bar, uint32_t key, uint32_t off, uint32_t parity);
+void tma_load(void* dst, uint32_t dst_key, uint32_t dst_off, const TmaArgs& map, int x, int y, void* bar,
+              uint32_t bar_key, uint32_t bar_off, uint32_t line);
+
 // Where the wrappers send a lane's access: the running thread's log. An out-of-bounds
 // access throws, so the wrappers never see a refused one.
 struct LogSink {
@@ -130,6 +145,29 @@ struct Ctx {
   void cp_async_wait(uint32_t line = __builtin_LINE()) const {
     static_assert(N >= 0 && N <= 7, "cp.async.wait_group takes 0..7");
     emu::cp_async_wait(uint32_t(N), line);
+  }
+
+  template <class B>
+  void mbarrier_init(const B& bar, uint32_t count) const {
+    emu::mbarrier_init(bar.ptr(), bar.key(), bar.offset(), count);
+  }
+  template <class B>
+  void mbarrier_arrive_expect_tx(const B& bar, uint32_t bytes) const {
+    emu::mbarrier_arrive_expect_tx(bar.ptr(), bar.key(), bar.offset(), bytes);
+  }
+  template <class B>
+  void mbarrier_arrive(const B& bar) const {
+    emu::mbarrier_arrive_expect_tx(bar.ptr(), bar.key(), bar.offset(), 0);
+  }
+  template <class B>
+  void mbarrier_wait(const B& bar, uint32_t parity) const {
+    emu::mbarrier_wait(bar.ptr(), bar.key(), bar.offset(), parity);
+  }
+  template <class D, class T, class B>
+  void tma_load(const D& dst, const Tma2D<T>& m, int x, int y, const B& bar, uint32_t line = __builtin_LINE()) const {
+    const TmaArgs a{reinterpret_cast<const char*>(m.array.ptr), m.array.id, uint32_t(sizeof(T)), m.rows, m.cols,
+                    m.box_rows, m.box_cols, m.swizzle};
+    emu::tma_load(dst.ptr(), dst.key(), dst.offset(), a, x, y, bar.ptr(), bar.key(), bar.offset(), line);
   }
 };
 

@@ -6,6 +6,7 @@
 #include "emu/context.h"
 #include "emu/fiber.h"
 #include "emu/warp.h"
+#include "trace/tma.h"
 
 constinit thread_local uint3 threadIdx{}, blockIdx{};
 constinit thread_local dim3 blockDim, gridDim;
@@ -39,6 +40,8 @@ struct Thread {
   MeetSlot meet;         // what it brought there, and, once met, its result
   std::vector<PendingCopy> copies;  // cp.async copies issued, not landed yet
   uint32_t groups = 0;              // cp.async groups committed
+  bool at_mbar = false;             // waiting for an mbarrier's phase
+  std::vector<BoxWrite> boxes;      // its pieces of TMA boxes, recorded at its wait on their mbarrier
   ~Thread() { std::free(log.data); }
 };
 
@@ -47,8 +50,10 @@ struct Thread {
 struct Machine::Impl {
   std::vector<std::unique_ptr<Thread>> threads;
   std::vector<Thread*> lanes;  // threads, as plain pointers for the warp merge
-  std::unique_ptr<char[]> arena_storage{new char[kArenaBytes + 128]};
-  char* arena = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(arena_storage.get()) + 127) & ~uintptr_t(127));
+  // Aligned to 1024 bytes, where the TMA's 128-byte swizzle repeats (dynamic shared memory
+  // starts there).
+  std::unique_ptr<char[]> arena_storage{new char[kArenaBytes + 1024]};
+  char* arena = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(arena_storage.get()) + 1023) & ~uintptr_t(1023));
 
   // Launch state.
   trace::Builder* out = nullptr;
@@ -68,6 +73,8 @@ struct Machine::Impl {
   bool direct = false;          // run threads as plain calls (no barrier seen so far)
   bool warp_ops = false;        // a warp-wide call or an async copy was met: fibers from now on
   uint64_t barriers = 0;        // barriers reached in the current block
+  std::vector<Landing> landing;  // TMA pieces read, landing when their mbarrier's phase completes
+  uint64_t mbar_changes = 0;     // mbarrier state changes in the current block (a wait's progress)
   size_t mark = 0;              // records before the current direct block
   uint64_t mark_dropped = 0;
 
@@ -79,7 +86,9 @@ struct Machine::Impl {
   }
 
   void run_block(uint32_t linear, const trace::Dim3& grid, const trace::Dim3& block);
-  void run_warp(uint32_t first, int nlanes, const trace::Dim3& block);
+  void run_warp(uint32_t first, int nlanes, const trace::Dim3& block, bool waiting_only = false);
+  void run_waiting(uint32_t linear, uint32_t n, uint32_t warps, const trace::Dim3& block, uint32_t epoch,
+                   std::vector<uint32_t>& seq, uint64_t& accesses);
   void rendezvous(Thread* const* warp_lanes, int nlanes, uint32_t first);
   void merge_warp(Thread* const* lanes, int nlanes, uint32_t block, uint32_t warp, uint32_t epoch,
                   uint32_t& seq, uint64_t& accesses);
@@ -103,6 +112,10 @@ void thread_main(void* p) {
                         ": thread " + std::to_string(threadIdx.x) + "," + std::to_string(threadIdx.y) + " of block " +
                         std::to_string(blockIdx.x) + "," + std::to_string(blockIdx.y) +
                         " ended with copies still in flight (cp_async_wait<0>() lands them)");
+    if (!th->boxes.empty())
+      throw KernelError("TMA load at kernel line " + std::to_string(trace::key_line(th->boxes[0].key)) + ": thread " +
+                        std::to_string(threadIdx.x) + " of block " + std::to_string(blockIdx.x) + "," +
+                        std::to_string(blockIdx.y) + " ended without waiting on the box's mbarrier");
   } catch (const std::exception& e) {
     if (m->error.empty()) m->error = e.what();
   }
@@ -245,6 +258,161 @@ void cp_async_wait(uint32_t n, uint32_t line) {
   current_log->push(trace::event_key(line, uint32_t(trace::Form::Wait)), n);
 }
 
+// ---- mbarriers and TMA ------------------------------------------------------------------
+
+namespace {
+
+// The 8 bytes of an emulated mbarrier: the arrivals each phase expects (bits 0-19), those
+// still pending (20-39), the transaction bytes still pending (40-60, signed: a box may land
+// before its bytes are expected) and the current phase's parity (bit 63).
+struct Mbar {
+  uint32_t expected = 0, pending = 0, phase = 0;
+  int64_t tx = 0;
+  static Mbar at(const void* p) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    Mbar b;
+    b.expected = uint32_t(v & 0xfffff);
+    b.pending = uint32_t((v >> 20) & 0xfffff);
+    const int64_t t = int64_t((v >> 40) & 0x1fffff);
+    b.tx = t >= (1 << 20) ? t - (1 << 21) : t;
+    b.phase = uint32_t(v >> 63);
+    return b;
+  }
+  void store(void* p) const {
+    const uint64_t v = uint64_t(expected) | uint64_t(pending) << 20 | (uint64_t(tx) & 0x1fffff) << 40 | uint64_t(phase) << 63;
+    std::memcpy(p, &v, 8);
+  }
+};
+
+uint32_t lane_of_thread() {
+  return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % trace::kWarpSize;
+}
+
+// The mbarrier operand of a call: 8 aligned bytes of a shared array, initialized unless
+// `init`.
+Mbar mbar_operand(const char* what, const void* bar, uint32_t key, uint32_t off, bool init = false) {
+  check_operand(what, key, off, 8, trace::Space::Shared);
+  const Mbar b = Mbar::at(bar);
+  if (!init && b.expected == 0)
+    throw KernelError(std::string(what) + " at kernel line " + std::to_string(trace::key_line(key)) +
+                      ": an mbarrier not initialized (mbarrier_init first, then a barrier) (" + where() + ")");
+  return b;
+}
+
+// Stores b's new state; a phase whose arrivals and bytes are all in completes: its boxes land.
+void mbar_update(void* bar, Mbar b) {
+  Machine::Impl* m = g_machine;
+  ++m->mbar_changes;
+  if (b.pending == 0 && b.tx == 0) {
+    size_t kept = 0;
+    for (Landing& l : m->landing) {
+      if (l.bar == bar)
+        std::memcpy(l.dst, l.data, 16);
+      else
+        m->landing[kept++] = l;
+    }
+    m->landing.resize(kept);
+    b.phase ^= 1u;
+    b.pending = b.expected;
+  }
+  b.store(bar);
+}
+
+}  // namespace
+
+void mbarrier_init(void* bar, uint32_t key, uint32_t off, uint32_t count) {
+  lane_thread();
+  Mbar b = mbar_operand("mbarrier_init", bar, key, off, true);
+  if (count == 0 || count >= (1u << 20))
+    throw KernelError("mbarrier_init at kernel line " + std::to_string(trace::key_line(key)) + ": a count of " +
+                      std::to_string(count) + " (1 to 2^20 - 1)");
+  if (lane_of_thread() != 0) return;
+  b = Mbar{count, count, 0, 0};
+  b.store(bar);
+  ++g_machine->mbar_changes;
+}
+
+void mbarrier_arrive_expect_tx(void* bar, uint32_t key, uint32_t off, uint32_t bytes) {
+  lane_thread();
+  const char* what = bytes ? "mbarrier_arrive_expect_tx" : "mbarrier_arrive";
+  Mbar b = mbar_operand(what, bar, key, off);
+  if (lane_of_thread() != 0) return;
+  if (b.pending == 0)
+    throw KernelError(std::string(what) + " at kernel line " + std::to_string(trace::key_line(key)) +
+                      ": more arrivals than the mbarrier expects in a phase (" + where() + ")");
+  b.tx += bytes;
+  --b.pending;
+  mbar_update(bar, b);
+}
+
+void mbarrier_wait(void* bar, uint32_t key, uint32_t off, uint32_t parity) {
+  Thread& th = lane_thread();
+  mbar_operand("mbarrier_wait", bar, key, off);
+  // Every lane stops at a wait at least once, so that a warp's lanes go on from it together
+  // (and record their pieces of a box as one warp, as the GPU's converged lanes do).
+  for (bool first = true; first || Mbar::at(bar).phase == (parity & 1u); first = false) {
+    th.at_mbar = true;
+    th.fiber.yield();
+    th.at_mbar = false;
+  }
+  size_t kept = 0;
+  for (const BoxWrite& w : th.boxes) {
+    if (w.bar == bar)
+      current_log->push(w.key, w.off);
+    else
+      th.boxes[kept++] = w;
+  }
+  th.boxes.resize(kept);
+}
+
+void tma_load(void* dst, uint32_t dst_key, uint32_t dst_off, const TmaArgs& map, int x, int y, void* bar,
+              uint32_t bar_key, uint32_t bar_off, uint32_t line) {
+  Thread& th = lane_thread();
+  Machine::Impl* m = g_machine;
+  const std::string at = "TMA load at kernel line " + std::to_string(line) + ": ";
+  const trace::TmaBox2D box{map.elem, uint32_t(map.cols), uint32_t(map.box_rows), uint32_t(map.box_cols),
+                            uint32_t(map.swizzle), x, y};
+  if (map.box_rows < 1 || map.box_rows > 256 || map.box_cols < 1 || map.box_cols > 256 || box.row_bytes() % 16 ||
+      (map.swizzle != 0 && map.swizzle != 32 && map.swizzle != 64 && map.swizzle != 128) ||
+      (map.swizzle && box.row_bytes() > uint32_t(map.swizzle)))
+    throw KernelError(at + "a box of " + std::to_string(map.box_rows) + " x " + std::to_string(map.box_cols) +
+                      " elements under a swizzle of " + std::to_string(map.swizzle) +
+                      " bytes (1 to 256 each way, rows a multiple of 16 bytes and no wider than the swizzle)");
+  if (x < 0 || y < 0 || int64_t(x) + map.box_cols > map.cols || int64_t(y) + map.box_rows > map.rows)
+    throw KernelError(at + "the box at column " + std::to_string(x) + ", row " + std::to_string(y) +
+                      " reaches outside the " + std::to_string(map.rows) + " x " + std::to_string(map.cols) +
+                      " array (" + where() + ")");
+  if (map.buffer >= m->sizes.size() || uint64_t(map.rows) * uint64_t(map.cols) * map.elem > m->sizes[map.buffer])
+    throw KernelError(at + "a tensor map larger than its array");
+  check_operand("TMA load", dst_key, dst_off, 16, trace::Space::Shared);
+  if (uint64_t(dst_off) + box.bytes() > m->sizes[trace::key_buffer(dst_key)])
+    out_of_bounds(line, trace::key_buffer(dst_key), int64_t(dst_off) + box.bytes(), m->sizes[trace::key_buffer(dst_key)]);
+  if ((static_cast<char*>(dst) - m->arena) % (map.swizzle ? 1024 : 128))
+    throw KernelError(at + "a shared destination not aligned to " + std::string(map.swizzle ? "1024" : "128") +
+                      " bytes (WS_DYNAMIC_SHARED_TMA) (" + where() + ")");
+  Mbar b = mbar_operand("TMA load", bar, bar_key, bar_off);
+  const uint32_t read = trace::with_form(trace::make_key(line, map.buffer, uint32_t(trace::Op::Load), 16),
+                                         uint32_t(trace::Form::BulkRead));
+  const uint32_t write = trace::with_form(
+      trace::make_key(line, trace::key_buffer(dst_key), uint32_t(trace::Op::Store), 16), uint32_t(trace::Form::BulkWrite));
+  uint32_t bytes = 0;
+  for (uint32_t p = lane_of_thread(); p < box.pieces(); p += trace::kWarpSize) {
+    const uint64_t g = box.global_offset(p);
+    const uint32_t o = box.shared_offset(p);
+    current_log->push(read, uint32_t(g));
+    Landing& l = m->landing.emplace_back();
+    l.bar = static_cast<const char*>(bar);
+    l.dst = static_cast<char*>(dst) + o;
+    std::memcpy(l.data, map.array + g, 16);  // global memory does not change under a running kernel's copies
+    th.boxes.push_back({static_cast<const char*>(bar), write, dst_off + o});
+    bytes += 16;
+  }
+  if (bytes == 0) return;
+  b.tx -= bytes;
+  mbar_update(bar, b);
+}
+
 uint32_t Machine::Impl::register_shared(const char* name, uint64_t bytes, uint32_t elem_bytes,
                                         uint64_t rows, uint64_t cols) {
   const uint32_t id = out->add_shared(name, elem_bytes, rows, cols, bytes);
@@ -319,30 +487,63 @@ void Machine::Impl::run_block(uint32_t linear, const trace::Dim3& grid, const tr
     th->at_meet = false;
     th->copies.clear();
     th->groups = 0;
+    th->at_mbar = false;
+    th->boxes.clear();
     th->log.end = th->log.data;
   }
   std::vector<uint32_t> seq(warps, 0);
   uint64_t accesses = 0;
   barriers = 0;
+  landing.clear();
+  mbar_changes = 0;
   for (uint32_t epoch = 0;; ++epoch) {
     bool all_done = true;
     for (uint32_t w = 0; w < warps; ++w) {
       const uint32_t first = w * trace::kWarpSize;
       const int nl = int(std::min<uint32_t>(trace::kWarpSize, n - first));
       run_warp(first, nl, block);
-      for (int l = 0; l < nl; ++l) all_done &= lanes[first + uint32_t(l)]->done;
       merge_warp(&lanes[first], nl, linear, w, epoch, seq[w], accesses);
     }
+    run_waiting(linear, n, warps, block, epoch, seq, accesses);
+    for (uint32_t t = 0; t < n; ++t) all_done &= lanes[t]->done;
     if (all_done) break;
   }
   if (barriers == 0 && !uses_shared() && !warp_ops) direct = true;
   lane_accesses += accesses;
 }
 
+// Within a barrier interval, the lanes that stopped at an mbarrier wait run again, warp by
+// warp, while the block's mbarriers move; when none moves and some still wait, no lane can
+// complete their phases: a deadlock, said in one line.
+void Machine::Impl::run_waiting(uint32_t linear, uint32_t n, uint32_t warps, const trace::Dim3& block,
+                                uint32_t epoch, std::vector<uint32_t>& seq, uint64_t& accesses) {
+  for (uint64_t seen = ~uint64_t(0), before = n + 1;;) {
+    uint32_t waiting = 0, first_waiting = n;
+    for (uint32_t t = 0; t < n; ++t)
+      if (lanes[t]->at_mbar && !lanes[t]->done) {
+        ++waiting;
+        first_waiting = std::min(first_waiting, t);
+      }
+    if (waiting == 0) return;
+    if (mbar_changes == seen && waiting >= before)
+      throw KernelError("an mbarrier wait that never returns: " + std::to_string(waiting) + " threads of block " +
+                        std::to_string(blockIdx.x) + "," + std::to_string(blockIdx.y) + " (the first, thread " +
+                        std::to_string(first_waiting) + ") wait for a phase that no thread or copy can complete");
+    seen = mbar_changes;
+    before = waiting;
+    for (uint32_t w = 0; w < warps; ++w) {
+      const uint32_t first = w * trace::kWarpSize;
+      const int nl = int(std::min<uint32_t>(trace::kWarpSize, n - first));
+      run_warp(first, nl, block, true);
+      merge_warp(&lanes[first], nl, linear, w, epoch, seq[w], accesses);
+    }
+  }
+}
+
 // One barrier interval of a warp: each lane runs to the block's barrier, to its end, or to
 // a warp-wide call; when the lanes meet at one, the call's results are worked out for all
-// of them at once and they go on.
-void Machine::Impl::run_warp(uint32_t first, int nlanes, const trace::Dim3& block) {
+// of them at once and they go on. (`waiting_only`: only the lanes at an mbarrier wait.)
+void Machine::Impl::run_warp(uint32_t first, int nlanes, const trace::Dim3& block, bool waiting_only) {
   auto resume = [&](uint32_t t) {
     Thread* th = lanes[t];
     threadIdx = uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
@@ -353,7 +554,8 @@ void Machine::Impl::run_warp(uint32_t first, int nlanes, const trace::Dim3& bloc
     if (!error.empty()) throw KernelError(error);
   };
   for (int l = 0; l < nlanes; ++l)
-    if (!lanes[first + uint32_t(l)]->done) resume(first + uint32_t(l));
+    if (!lanes[first + uint32_t(l)]->done && (!waiting_only || lanes[first + uint32_t(l)]->at_mbar))
+      resume(first + uint32_t(l));
   for (;;) {
     bool met = false;
     for (int l = 0; l < nlanes; ++l) met |= lanes[first + uint32_t(l)]->at_meet;

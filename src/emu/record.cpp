@@ -29,6 +29,12 @@ class Launcher {
     return Buf<T>{reinterpret_cast<T*>(arrays_.at(size_t(index)).data()), uint32_t(index)};
   }
 
+  // A TMA map of array `index` (contract.h): the CPU copies from the description itself.
+  template <class T>
+  Tma2D<T> tma(int index, int rows, int cols, int box_rows, int box_cols, int swizzle) {
+    return Tma2D<T>{nullptr, buf<T>(index), rows, cols, box_rows, box_cols, swizzle};
+  }
+
   template <class Op, class Args>
   void launch(dim3 grid, dim3 block, uint32_t dyn_bytes, const Args& a) {
     struct Closure {

@@ -38,4 +38,18 @@ struct PendingCopy {
 };
 constexpr uint32_t kUncommitted = 0xffffffffu;
 
+// A lane's 16-byte piece of a TMA box: its bytes, read at issue, land in shared memory when
+// the mbarrier's phase completes (Landing, kept by the block); the lane records the write
+// when its own wait on that mbarrier returns (BoxWrite).
+struct Landing {
+  const char* bar = nullptr;
+  char* dst = nullptr;
+  unsigned char data[16] = {};
+};
+struct BoxWrite {
+  const char* bar = nullptr;
+  uint32_t key = 0;  // the shared write's site key (BulkWrite)
+  uint32_t off = 0;  // byte offset in the shared array
+};
+
 }  // namespace ws::emu

@@ -50,7 +50,7 @@ __global__ void __launch_bounds__(1024) device_kernel_1024(const Args args) {
 
 // ---- plain ------------------------------------------------------------------------------
 
-struct PlainCtx {
+struct PlainCtx : ptx_op::PlainTma {
   template <class T>
   WS_DEV T* global(Buf<T> b) const {
     return b.ptr;

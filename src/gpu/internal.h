@@ -51,11 +51,16 @@ class DeviceArrays {
   uint64_t bytes(size_t i) const { return bytes_.at(i); }
   size_t size() const { return ptrs_.size(); }
   const std::vector<catalog::BufferSpec>& specs() const { return specs_; }
+  // A TMA tensor map of array i (contract.h's Tma2D: rows × cols elements of `elem` bytes,
+  // boxes of box_rows × box_cols, a swizzle of 0/32/64/128 bytes), encoded by the driver and
+  // kept in device memory as long as the arrays; the same map is made once.
+  const void* tma_map(size_t i, uint32_t elem, int rows, int cols, int box_rows, int box_cols, int swizzle);
 
  private:
   std::vector<catalog::BufferSpec> specs_;
   std::vector<void*> ptrs_;
   std::vector<uint64_t> bytes_;
+  std::vector<std::pair<std::string, void*>> maps_;  // each map's shape, and its device copy
 };
 
 // Device memory owned by the backend (freed on destruction).

@@ -12,6 +12,11 @@ class PlainLauncher {
   Buf<T> buf(int index) {
     return Buf<T>{static_cast<T*>(a_.ptr(size_t(index))), uint32_t(index)};
   }
+  template <class T>
+  Tma2D<T> tma(int index, int rows, int cols, int box_rows, int box_cols, int swizzle) {
+    return Tma2D<T>{a_.tma_map(size_t(index), uint32_t(sizeof(T)), rows, cols, box_rows, box_cols, swizzle),
+                    buf<T>(index), rows, cols, box_rows, box_cols, swizzle};
+  }
 
   template <class Op, class Args>
   void launch(dim3 grid, dim3 block, uint32_t dyn_bytes, const Args& args) {

@@ -246,6 +246,11 @@ class RecordLauncher {
   Buf<T> buf(int index) {
     return Buf<T>{static_cast<T*>(a_.ptr(size_t(index))), uint32_t(index)};
   }
+  template <class T>
+  Tma2D<T> tma(int index, int rows, int cols, int box_rows, int box_cols, int swizzle) {
+    return Tma2D<T>{a_.tma_map(size_t(index), uint32_t(sizeof(T)), rows, cols, box_rows, box_cols, swizzle),
+                    buf<T>(index), rows, cols, box_rows, box_cols, swizzle};
+  }
 
   ~RecordLauncher() {
     if (side_) cudaStreamDestroy(side_);

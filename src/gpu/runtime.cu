@@ -1,4 +1,6 @@
 // src/gpu/runtime.cu — finding the device, device memory, error checking and timing.
+#include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
@@ -201,6 +203,45 @@ DeviceArrays::DeviceArrays(const catalog::KernelInfo& k, const catalog::Params& 
 
 DeviceArrays::~DeviceArrays() {
   for (void* d : ptrs_) cudaFree(d);
+  for (auto& m : maps_) cudaFree(m.second);
+}
+
+const void* DeviceArrays::tma_map(size_t i, uint32_t elem, int rows, int cols, int box_rows, int box_cols, int swizzle) {
+  const std::string key = std::to_string(i) + ":" + std::to_string(elem) + ":" + std::to_string(rows) + ":" +
+                          std::to_string(cols) + ":" + std::to_string(box_rows) + ":" + std::to_string(box_cols) + ":" +
+                          std::to_string(swizzle);
+  for (const auto& m : maps_)
+    if (m.first == key) return m.second;
+  // The driver's encoder, reached through the runtime (no link to libcuda).
+  static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+      fn = nullptr;
+    cudaGetLastError();
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }();
+  if (!encode) throw Error("this driver has no TMA (cuTensorMapEncodeTiled): a TMA kernel needs an H100 or newer");
+  const CUtensorMapDataType type = elem == 2 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)}, strides[1] = {cuuint64_t(cols) * elem};
+  const cuuint32_t box[2] = {cuuint32_t(box_cols), cuuint32_t(box_rows)}, step[2] = {1, 1};
+  const CUtensorMapSwizzle sw = swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                                : swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                : swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                : CU_TENSOR_MAP_SWIZZLE_NONE;
+  CUtensorMap map{};
+  const CUresult r = encode(&map, type, 2, ptrs_.at(i), dims, strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE, sw,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw Error("the driver refused a TMA map of '" + specs_.at(i).name + "' (" + std::to_string(rows) + " x " +
+                std::to_string(cols) + ", box " + std::to_string(box_rows) + " x " + std::to_string(box_cols) +
+                ", swizzle " + std::to_string(swizzle) + "): error " + std::to_string(int(r)));
+  void* d = nullptr;
+  check(cudaMalloc(&d, sizeof map), "allocating a TMA map");
+  maps_.push_back({key, d});
+  check(cudaMemcpy(d, &map, sizeof map, cudaMemcpyHostToDevice), "copying a TMA map to the device");
+  return d;
 }
 
 void DeviceArrays::upload(const catalog::HostArrays& a) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "trace/site_key.h"
+#include "trace/tma.h"
 #include "trace/trace.h"
 
 namespace ws::gpu {
@@ -66,6 +67,85 @@ template <int N>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
+
+__device__ __forceinline__ uint32_t lane() {
+  uint32_t l;
+  asm("mov.u32 %0, %%laneid;" : "=r"(l));
+  return l;
+}
+
+// Hopper's mbarriers and TMA (sm_90 and up; an older target traps).
+__device__ __forceinline__ void mbarrier_init(void* bar, uint32_t count) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem(bar)), "r"(count) : "memory");
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");  // seen by the TMA unit too
+#else
+  __trap();
+#endif
+}
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(void* bar, uint32_t bytes) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem(bar)), "r"(bytes) : "memory");
+#else
+  __trap();
+#endif
+}
+__device__ __forceinline__ void mbarrier_arrive(void* bar) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem(bar)) : "memory");
+#else
+  __trap();
+#endif
+}
+// Until the phase of that parity has completed (labels in braces are local to the block).
+__device__ __forceinline__ void mbarrier_wait(void* bar, uint32_t parity) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile(
+      "{\n\t.reg .pred done;\n\tWAIT:\n\tmbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
+      "@!done bra WAIT;\n\t}" ::"r"(smem(bar)),
+      "r"(parity)
+      : "memory");
+#else
+  __trap();
+#endif
+}
+// The box at (x, y) of the map (in global memory) into dst, its bytes counted on bar.
+__device__ __forceinline__ void tma_load_2d(void* dst, const void* map, int x, int y, void* bar) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+          smem(dst)),
+      "l"(map), "r"(x), "r"(y), "r"(smem(bar))
+      : "memory");
+#else
+  __trap();
+#endif
+}
+
+// The contract's TMA calls in the plain context: the instructions alone, lane 0 acting for
+// the warp where the call is warp-wide (the elements are the shared objects themselves).
+struct PlainTma {
+  template <class B>
+  __device__ __forceinline__ void mbarrier_init(const B& bar, uint32_t count) const {
+    if (ptx_op::lane() == 0) ptx_op::mbarrier_init(const_cast<B*>(&bar), count);
+  }
+  template <class B>
+  __device__ __forceinline__ void mbarrier_arrive_expect_tx(const B& bar, uint32_t bytes) const {
+    if (ptx_op::lane() == 0) ptx_op::mbarrier_arrive_expect_tx(const_cast<B*>(&bar), bytes);
+  }
+  template <class B>
+  __device__ __forceinline__ void mbarrier_arrive(const B& bar) const {
+    if (ptx_op::lane() == 0) ptx_op::mbarrier_arrive(const_cast<B*>(&bar));
+  }
+  template <class B>
+  __device__ __forceinline__ void mbarrier_wait(const B& bar, uint32_t parity) const {
+    ptx_op::mbarrier_wait(const_cast<B*>(&bar), parity);
+  }
+  template <class D, class M, class B>  // M: contract.h's Tma2D
+  __device__ __forceinline__ void tma_load(const D& dst, const M& m, int x, int y, const B& bar) const {
+    if (ptx_op::lane() == 0) ptx_op::tma_load_2d(const_cast<D*>(&dst), m.map, x, y, const_cast<B*>(&bar));
+  }
+};
 
 }  // namespace ptx_op
 
@@ -156,6 +236,66 @@ class WarpCalls {
     ++groups_;
   }
 
+  // TMA (contract.h): lane 0 acts; each lane records its pieces of a box, the reads at issue
+  // and the writes when its wait on the box's mbarrier returns (trace/tma.h).
+  template <class B>
+  __device__ __forceinline__ void mbarrier_init(const B& bar, uint32_t count) const {
+    if (lane() == 0) ptx_op::mbarrier_init(bar.ptr(), count);
+  }
+  template <class B>
+  __device__ __forceinline__ void mbarrier_arrive_expect_tx(const B& bar, uint32_t bytes) const {
+    if (lane() == 0) ptx_op::mbarrier_arrive_expect_tx(bar.ptr(), bytes);
+  }
+  template <class B>
+  __device__ __forceinline__ void mbarrier_arrive(const B& bar) const {
+    if (lane() == 0) ptx_op::mbarrier_arrive(bar.ptr());
+  }
+  template <class B>
+  __device__ __forceinline__ void mbarrier_wait(const B& bar, uint32_t parity) const {
+    ptx_op::mbarrier_wait(bar.ptr(), parity);
+    const uint32_t at = ptx_op::smem(bar.ptr());
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < boxes_; ++i) {
+      if (box_[i].bar == at) {
+        for (uint32_t p = lane(); p < box_[i].box.pieces(); p += 32) self().access(box_[i].key, box_[i].off + box_[i].box.shared_offset(p));
+      } else {
+        box_[kept++] = box_[i];
+      }
+    }
+    boxes_ = kept;
+  }
+  // (`M`: contract.h's Tma2D, which this header does not include: its __syncthreads would
+  // reach the raw kernels that include it.)
+  template <class D, class M, class B>
+  __device__ __forceinline__ void tma_load(const D& dst, const M& m, int x, int y, const B& bar,
+                                           uint32_t line = __builtin_LINE()) const {
+    const trace::TmaBox2D box{uint32_t(sizeof(*m.array.ptr)), uint32_t(m.cols), uint32_t(m.box_rows), uint32_t(m.box_cols),
+                              uint32_t(m.swizzle), x, y};
+    if (ptx_op::smem(dst.ptr()) % (m.swizzle ? 1024u : 128u)) {
+      printf("warpscope: TMA load at kernel line %u: a shared destination not aligned to %u bytes\n", line,
+             m.swizzle ? 1024u : 128u);
+      __trap();
+    }
+    const uint32_t dk = dst.key();
+    if (dk != trace::kNoKey) {
+      const uint32_t read = trace::with_form(trace::make_key(line, m.array.id, uint32_t(trace::Op::Load), 16),
+                                             uint32_t(trace::Form::BulkRead));
+      for (uint32_t p = lane(); p < box.pieces(); p += 32) self().access(read, uint32_t(box.global_offset(p)));
+      if (boxes_ < kBoxes) {
+        Box& b = box_[boxes_++];
+        b.bar = ptx_op::smem(bar.ptr());
+        b.key = trace::with_form(trace::make_key(line, trace::key_buffer(dk), uint32_t(trace::Op::Store), 16),
+                                 uint32_t(trace::Form::BulkWrite));
+        b.off = dst.offset();
+        b.box = box;
+      } else {
+        self().lost_write();
+      }
+    }
+    if (lane() == 0) ptx_op::tma_load_2d(const_cast<void*>(static_cast<const void*>(dst.ptr())), m.map, x, y,
+                                         const_cast<void*>(static_cast<const void*>(bar.ptr())));
+  }
+
   // The copies of all but the newest N groups have landed: their writes, in issue order.
   template <int N>
   __device__ __forceinline__ void cp_async_wait(uint32_t line = __builtin_LINE()) const {
@@ -186,6 +326,14 @@ class WarpCalls {
   }
   mutable uint32_t pending_ = 0, groups_ = 0;
   mutable uint32_t key_[kQueue], off_[kQueue], group_[kQueue];
+  // TMA boxes whose writes the lane records at its wait on their mbarrier.
+  struct Box {
+    uint32_t bar, key, off;
+    trace::TmaBox2D box;
+  };
+  static constexpr uint32_t kBoxes = 4;
+  mutable uint32_t boxes_ = 0;
+  mutable Box box_[kBoxes];
 };
 
 }  // namespace instr

@@ -363,10 +363,11 @@ Resolved resolve_step(const Step& step, const trace::Trace& t) {
   else f.s = analysis::shared_cost(*f.site, rec);
   const bool bulk = f.site->form == trace::Form::BulkRead || f.site->form == trace::Form::BulkWrite;
   for (const auto& rr : t.records)
-    if (rr.block == rec.block && rr.warp == rec.warp && rr.site == rec.site) {
-      ++f.requests;
-      if (bulk && rr.seq == rec.seq) f.copy_bytes += uint64_t(std::popcount(rr.active)) * f.site->bytes;
-    }
+    if (rr.block == rec.block && rr.warp == rec.warp && rr.site == rec.site) ++f.requests;
+  if (bulk) {
+    const auto [first, last] = analysis::bulk_issue(t, size_t(&rec - t.records.data()));
+    for (size_t j = first; j < last; ++j) f.copy_bytes += uint64_t(std::popcount(t.records[j].active)) * f.site->bytes;
+  }
 
   r.code = f.site->code;
   // The request as the app's timeline, --step and captions number it (from 1), and which

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <string>
 
+#include "trace/tma.h"
+
 namespace ws::ptx {
 
 // A tiled tensor map of rank 1 to 5. Dimension 0 is the innermost (contiguous) one.
@@ -29,15 +31,8 @@ struct TensorMap {
 };
 static_assert(sizeof(TensorMap) <= 128, "a CUtensorMap holds 128 bytes");
 
-// The byte offset in shared memory where byte `o` of a box lands (o relative to an
-// aligned destination), under a swizzle of `span` bytes: the 16-byte chunk index within
-// each 128-byte row XORed with the row's index modulo span / 16 (Hopper's TMA pattern,
-// CUTLASS's Swizzle<3,4,3> for 128 bytes, <2,4,3> for 64, <1,4,3> for 32).
-constexpr uint64_t swizzled(uint64_t o, uint32_t span) {
-  if (span < 32) return o;
-  const uint64_t mask = span / 16 - 1;
-  return o ^ (((o >> 7) & mask) << 4);
-}
+// The byte offset in shared memory where byte `o` of a box lands (trace/tma.h).
+constexpr uint64_t swizzled(uint64_t o, uint32_t span) { return trace::tma_swizzled(o, span); }
 
 // Why `m` cannot be copied by a TMA of the given box ("" when it can): the checks the
 // driver makes of cuTensorMapEncodeTiled's arguments, made again on the bytes read back.

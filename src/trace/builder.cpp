@@ -101,8 +101,13 @@ KeySite Builder::catalog_key_site(uint32_t key) {
   s.form = Form(key_form(key));
   if (!t_->files.empty()) s.column = index_column(t_->files[0].text, s.line, b ? b->name : std::string());
   const uint32_t id = site(s);
-  if (s.form == Form::AsyncRead || s.form == Form::AsyncWrite) {
-    const Form other = s.form == Form::AsyncRead ? Form::AsyncWrite : Form::AsyncRead;
+  // An async copy's halves, and a TMA box's, are the sites of one line.
+  const bool async = s.form == Form::AsyncRead || s.form == Form::AsyncWrite;
+  if (async || s.form == Form::BulkRead || s.form == Form::BulkWrite) {
+    const Form other = s.form == Form::AsyncRead ? Form::AsyncWrite
+                       : s.form == Form::AsyncWrite ? Form::AsyncRead
+                       : s.form == Form::BulkRead  ? Form::BulkWrite
+                                                   : Form::BulkRead;
     for (uint32_t i = 0; i < t_->sites.size() && t_->sites[id].partner == kNoSite; ++i) {
       Site& o = t_->sites[i];
       if (o.form == other && o.partner == kNoSite && o.file == s.file && o.line == s.line) {

@@ -380,7 +380,7 @@ TEST_CASE("every bad input is one line on stderr and exit code 2") {
     check_bad("record --kernel matmul_coarse2d_vec --size 6 --out x.wstrace", "multiple of 4");
   }
   if (ws::catalog::find("strided_copy")) check_bad("report --kernel strided_copy --set stride=3", "allowed");
-  check_bad("bench --family tensor", "unknown family 'tensor': allowed basics, transpose, sgemm, swizzle, async, hgemm");
+  check_bad("bench --family tensor", "unknown family 'tensor': allowed basics, transpose, sgemm, swizzle, async, tma, hgemm");
   if (!ws::session::gpu_backend_built())
     check_bad("report --kernel transpose_tiled --backend gpu", "no GPU backend");
   else if (!ws::session::bench_unavailable().empty())  // built for GPUs, none here

@@ -17,10 +17,11 @@ using namespace ws;
 
 namespace {
 
-// Runs Op over `args` on a grid of one block of `threads` threads; `globals` are the
-// launch's global arrays (their data lives in the caller's vectors).
+// Runs Op over `args` on a grid of one block of `threads` threads (with `dynamic` bytes of
+// dynamic shared memory); `globals` are the launch's global arrays (their data lives in the
+// caller's vectors).
 template <class Op, class Args>
-trace::Trace run(const Args& args, const std::vector<trace::Buffer>& globals, uint32_t threads = 32) {
+trace::Trace run(const Args& args, const std::vector<trace::Buffer>& globals, uint32_t threads = 32, uint32_t dynamic = 0) {
   struct Closure {
     Args args;
     static void thread(void* p) {
@@ -34,9 +35,10 @@ trace::Trace run(const Args& args, const std::vector<trace::Buffer>& globals, ui
   trace::Launch l;
   l.kernel = "test";
   l.block = {threads, 1, 1};
+  l.dynamic_shared_bytes = dynamic;
   b.begin_launch(l);
   emu::Machine m;
-  m.run(0, &Closure::thread, &c, {}, b);
+  m.run(dynamic, &Closure::thread, &c, {}, b);
   return t;
 }
 
@@ -410,4 +412,109 @@ TEST_CASE("half: round to nearest even, and back exactly") {
   CHECK(half_value(0xbc00) == -1.0f);
   CHECK(half_value(half_bits(0.1f)) == 0.0999755859375f);
   for (uint32_t b = 0; b < 0x7c00; ++b) CHECK(half_bits(half_value(uint16_t(b))) == b);
+}
+
+// ---- TMA and mbarriers ------------------------------------------------------------------
+
+struct TmaArgs {
+  Tma2D<const float> in;  // 32 × 32 floats
+  Buf<float> out;         // the tile as it lies in shared memory, 1024 floats
+  Buf<float> early;       // what lane 0 of warp 1 read of the tile before waiting, 1 float
+  uint32_t expect;        // the bytes warp 0 says will arrive
+};
+
+// Warp 0 brings the whole 32×32 box; the mbarrier also waits for warp 1's arrival, which
+// comes after warp 1 has peeked at the tile: its box is read, and must not have landed yet.
+// Then the block copies the tile out as it lies.
+struct TmaKernel {
+  template <class Ctx>
+  void operator()(Ctx& ctx, const TmaArgs& a) const {
+    WS_DYNAMIC_SHARED_TMA(float, tile);
+    WS_SHARED(uint64_t, full, [1]);
+    auto out = ctx.global(a.out);
+    auto early = ctx.global(a.early);
+    const int t = threadIdx.x;
+    if (t < 32) ctx.mbarrier_init(full[0], 2);
+    __syncthreads();
+    if (t < 32) {
+      ctx.mbarrier_arrive_expect_tx(full[0], a.expect);
+      ctx.tma_load(tile[0], a.in, 0, 0, full[0]);
+    } else {
+      if (t == 32) early[0] = tile[0];
+      ctx.mbarrier_arrive(full[0]);
+    }
+    ctx.mbarrier_wait(full[0], 0);
+    for (int i = t; i < 1024; i += 64) out[i] = tile[i];
+  }
+};
+
+trace::Trace run_tma(int swizzle, std::vector<float>& in, std::vector<float>& out, float& early, uint32_t expect = 4096) {
+  in.resize(1024);
+  for (int i = 0; i < 1024; ++i) in[size_t(i)] = float(i);
+  out.assign(1024, -1.0f);
+  const TmaArgs a{{nullptr, Buf<const float>{in.data(), 0}, 32, 32, 32, 32, swizzle}, Buf<float>{out.data(), 1},
+                  Buf<float>{&early, 2}, expect};
+  return run<TmaKernel>(a, {global("in", 4, 1024), global("out", 4, 1024), global("early", 4, 1)}, 64, 4096);
+}
+
+TEST_CASE("TMA: a 32×32 box lands under the 128-byte swizzle, chunk q of row r at chunk q XOR r mod 8") {
+  std::vector<float> in, out;
+  float early = 0;
+  run_tma(128, in, out, early);
+  CHECK(early != early);  // read before the phase completed: not landed yet (NaN poison)
+  // Row 1, element 0 (global element 32) sits in chunk 0 XOR 1 = 1 of row 1: tile element 36.
+  CHECK(out[36] == 32.0f);
+  CHECK(out[32] == 36.0f);
+  // Row 5, element 9 (chunk 2, word 1): chunk 2 XOR 5 = 7, so tile element 5·32 + 7·4 + 1.
+  CHECK(out[5 * 32 + 29] == float(5 * 32 + 9));
+  // Row 8 starts the pattern again: chunk q stays q.
+  CHECK(out[8 * 32 + 4] == float(8 * 32 + 4));
+  for (int r = 0; r < 32; ++r)
+    for (int c = 0; c < 32; ++c) {
+      const int o = r * 128 + 4 * c, s = o ^ (((o >> 7) & 7) << 4);
+      CHECK(out[size_t(s / 4)] == in[size_t(r * 32 + c)]);
+    }
+  run_tma(0, in, out, early);  // no swizzle: the tile is the box as it lies in memory
+  CHECK(out == in);
+}
+
+TEST_CASE("TMA: one box is 8 read records of 32 pieces at issue and 8 write records at the wait, paired") {
+  std::vector<float> in, out;
+  float early = 0;
+  const trace::Trace t = run_tma(128, in, out, early);
+  const trace::Site* rd = site_of(t, trace::Form::BulkRead);
+  const trace::Site* wr = site_of(t, trace::Form::BulkWrite);
+  REQUIRE(rd);
+  REQUIRE(wr);
+  CHECK(rd->bytes == 16);
+  CHECK(rd->partner == uint32_t(wr - t.sites.data()));
+  std::vector<const trace::Record*> reads, writes;
+  for (const auto& r : t.records) {
+    if (t.sites[r.site].form == trace::Form::BulkRead) reads.push_back(&r);
+    if (t.sites[r.site].form == trace::Form::BulkWrite) writes.push_back(&r);
+  }
+  REQUIRE(reads.size() == 8);
+  REQUIRE(writes.size() == 8);
+  // Record k holds pieces 32k .. 32k+31: rows 4k .. 4k+3, read whole (lane l: byte 512k + 16l).
+  for (int k = 0; k < 8; ++k) {
+    CHECK(reads[size_t(k)]->active == ~0u);
+    CHECK(reads[size_t(k)]->warp == 0);
+    CHECK(writes[size_t(k)]->warp == 0);
+    for (int l = 0; l < 32; ++l) {
+      CHECK(reads[size_t(k)]->offset[size_t(l)] == uint32_t(512 * k + 16 * l));
+      const uint32_t o = uint32_t(512 * k + 16 * l);
+      CHECK(writes[size_t(k)]->offset[size_t(l)] == (o ^ (((o >> 7) & 7u) << 4)));
+    }
+  }
+  // The reads come before the warp's wait, the writes after it: every read's seq is lower.
+  CHECK(reads.back()->seq < writes.front()->seq);
+}
+
+TEST_CASE("TMA: a wait for a phase nothing completes is refused as a deadlock in one line") {
+  std::vector<float> in, out;
+  float early = 0;
+  // Two boxes' bytes expected, one box brought: phase 0 never completes.
+  CHECK_THROWS_WITH_AS(run_tma(128, in, out, early, 8192),
+                       doctest::Contains("an mbarrier wait that never returns: 64 threads of block 0,0"),
+                       emu::KernelError);
 }

@@ -656,6 +656,32 @@ TEST_CASE("without a GPU: --backend gpu says so in one line, auto runs the emula
   CHECK(!r.trace.records.empty());
 }
 
+// A catalog kernel recorded on the emulator at its teaching size, as the app opens it.
+std::shared_ptr<session::Session> emulated_session(const char* kernel) {
+  session::LaunchSpec spec;
+  spec.kernel = kernel;
+  spec.backend = "emulator";
+  const session::ResolvedLaunch l = session::resolve(spec);
+  return session::Session::from_capture(session::capture(l), l, spec);
+}
+
+TEST_CASE("the replay pack's SASS trace of tma_copy: the box's line says the GPU tracer cannot see a TMA copy") {
+  const auto s = emulated_session("tma_copy");
+  REQUIRE(s->hardware());
+  std::vector<std::string> texts;
+  for (const auto& src : s->sources())
+    for (const auto& [line, ls] : src.stats)
+      for (const session::LineHardware& hw : ls.hardware) texts.push_back(src.name + ":" + std::to_string(line) + " " + session::hardware_text(hw));
+  int tma = 0, same = 0;
+  for (const std::string& t : texts) {
+    CAPTURE(t);
+    tma += t.find("tma.h:43") == 0 && t.find("the GPU tracer cannot see") != std::string::npos;
+    same += t.find("tma.h:50") == 0 && t.find("cannot see") == std::string::npos;
+  }
+  CHECK(tma == 2);   // the box's read and its landing
+  CHECK(same == 2);  // the shared read and the global write, which the tracer saw
+}
+
 TEST_CASE("the replay pack's SASS traces of the catalog: matmul_tiled's source panel shows what the H200 ran") {
   // The teaching size's defaults, as the pack recorded them: the replay trace is attached.
   session::LaunchSpec spec;

@@ -1,0 +1,65 @@
+// kernels/entries/tma.h — the catalog entries of kernels/tma.h: ids, arrays, lessons and
+// launch shapes. Host code, kept apart from the kernels so that the source panel shows only
+// what runs on the GPU.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "../catalog.h"
+#include "../tma.h"
+
+namespace ws::kernels {
+
+struct tma_copy {
+  static catalog::KernelInfo info() {
+    catalog::KernelInfo k;
+    k.id = "tma_copy";
+    k.family = "tma";
+    k.title = "a matrix copied a box at a time by the TMA (Hopper)";
+    k.lesson = R"(
+      One lane of warp 0 hands the tensor memory accelerator a box of the matrix (32 × 32
+      floats by default, 4 KiB) and an mbarrier that expects its bytes; the box is read as
+      whole 16-byte pieces, 512 bytes a record, with no thread's load instruction, and lands
+      in shared memory when the barrier's phase completes. With swizzle 128 each 128-byte row
+      of the tile has its 16-byte chunks moved by the row's index: look at the tile in the
+      copy view, coloured by the global column each chunk came from. Set box_rows, box_cols
+      and swizzle to see other boxes land.)";
+    k.source_file = "tma.h";
+    k.teach_size = 128;
+    k.bench_size = 8192;
+    k.size_min = 4;
+    k.size_max = 32768;
+    k.params = {{"box_rows", 32, {8, 16, 32, 64, 128, 256}, 0, 0, "rows of a box"},
+                {"box_cols", 32, {4, 8, 16, 32, 64}, 0, 0, "floats in a row of a box (16 to 256 bytes)"},
+                {"swizzle", 128, {0, 32, 64, 128}, 0, 0, "bytes of the swizzle span (0: none)"}};
+    k.check = [](const catalog::Params& p) -> std::string {
+      const int64_t n = p.size(), br = p["box_rows"], bc = p["box_cols"], sw = p["swizzle"];
+      if (n % br || n % bc)
+        return "tma_copy moves whole boxes: size must be a multiple of box_rows (" + std::to_string(br) +
+               ") and box_cols (" + std::to_string(bc) + "), got " + std::to_string(n);
+      if (sw && 4 * bc > sw)
+        return "a box row of " + std::to_string(4 * bc) + " bytes is wider than the swizzle span of " +
+               std::to_string(sw) + " bytes: take swizzle 0 or a wider span";
+      return "";
+    };
+    k.buffers = [](const catalog::Params& p) {
+      const uint64_t n = uint64_t(p.size());
+      return std::vector<catalog::BufferSpec>{{"in", n, n, false, catalog::Role::In},
+                                              {"out", n, n, false, catalog::Role::Out}};
+    };
+    k.reference = [](const catalog::Params& p, catalog::HostArrays& a) {
+      tma_copy_reference(a[0].data(), a[1].data(), p.size());
+    };
+    k.flops = [](const catalog::Params&) { return 0.0; };
+    k.bytes = [](const catalog::Params& p) { return 2.0 * 4.0 * double(p.size()) * double(p.size()); };
+    return k;
+  }
+  template <class L>
+  static void run(L& l, const catalog::Params& p) {
+    const int n = int(p.size()), br = int(p["box_rows"]), bc = int(p["box_cols"]), sw = int(p["swizzle"]);
+    TmaCopyArgs a{l.template tma<const float>(0, n, n, br, bc, sw), l.template buf<float>(1), n};
+    l.template launch<TmaCopy>(dim3(unsigned(n / bc), unsigned(n / br)), dim3(kTmaThreads), uint32_t(br * bc * 4), a);
+  }
+};
+
+}  // namespace ws::kernels

@@ -1,0 +1,60 @@
+// kernels/tma.h — Hopper's tensor memory accelerator (TMA): one thread names a box of a
+// matrix, and the whole box lands in shared memory while the warps do something else; an
+// mbarrier counts its bytes in, and whoever needs the box waits on the barrier's phase.
+//
+//   tma_copy   out = in for an n × n matrix of floats, a box of box_rows × box_cols a block:
+//              warp 0 sets the block's mbarrier up to expect the box's bytes and asks the TMA
+//              for the box (the map brings it in as whole 16-byte pieces, a 512-byte record
+//              for each 32 of them), every thread waits for the phase to complete, then the
+//              block writes the box out row by row, reading each element where the map's
+//              swizzle put its 16-byte chunk
+//
+// The swizzle (32, 64 or 128 bytes) moves chunk q of each 128-byte line of the tile to
+// chunk q XOR (line mod span/16): a row is still read without conflicts, and so is a column
+// of a 128-byte-wide tile, whose 32 elements a plain layout keeps in one bank.
+#pragma once
+#include <cstdint>
+#include "contract.h"
+
+namespace ws::kernels {
+
+struct TmaCopyArgs {
+  Tma2D<const float> in;  // the n × n input, as a map of boxes
+  Buf<float> out;         // n × n floats
+  int n;
+};
+
+constexpr int kTmaThreads = 128;
+
+// One box a block; block (bx, by) copies the box at column bx · box_cols, row by · box_rows.
+struct TmaCopy {
+  template <class Ctx>
+  WS_KERNEL void operator()(Ctx& ctx, const TmaCopyArgs& a) const {
+    WS_DYNAMIC_SHARED_TMA(float, tile);  // box_rows × box_cols floats, as the swizzle lays them
+    WS_SHARED(uint64_t, full, [1]);      // the mbarrier the box's bytes arrive on
+    auto out = ctx.global(a.out);
+    const int rows = a.in.box_rows, cols = a.in.box_cols, span = a.in.swizzle;
+    const int x0 = blockIdx.x * cols, y0 = blockIdx.y * rows;
+    const int t = threadIdx.x;
+    if (t < 32) ctx.mbarrier_init(full[0], 1);  // one arrival a phase: warp 0's
+    __syncthreads();                              // the mbarrier is set up before anyone waits on it
+    if (t < 32) {
+      ctx.mbarrier_arrive_expect_tx(full[0], uint32_t(rows * cols * 4));
+      ctx.tma_load(tile[0], a.in, x0, y0, full[0]);
+    }
+    ctx.mbarrier_wait(full[0], 0);  // phase 0 completes when every byte of the box is in
+    for (int i = t; i < rows * cols; i += blockDim.x) {
+      const int r = i / cols, c = i % cols;
+      int o = r * cols * 4 + 4 * c;                        // byte of (r, c) in a plain tile
+      if (span) o ^= ((o >> 7) & (span / 16 - 1)) << 4;  // its chunk, moved within its 128-byte line
+      out[(y0 + r) * a.n + x0 + c] = tile[o / 4];
+    }
+  }
+};
+
+// CPU reference: out = in.
+inline void tma_copy_reference(const float* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n * n; ++i) out[i] = in[i];
+}
+
+}  // namespace ws::kernels
