@@ -16,9 +16,9 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp}
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
 # The fuzz targets' short form: every reader of outside input fuzzed for WS_FUZZ_SECONDS
-# (default 30, 0 skips it) with libFuzzer, one target per core; a finding fails the run
+# (default 20, 0 skips it; scripts/fuzz.sh alone runs a minute each) with libFuzzer, one target per core; a finding fails the run
 # (scripts/fuzz.sh prints the table and where the input is).
-secs=${WS_FUZZ_SECONDS:-30}
+secs=${WS_FUZZ_SECONDS:-20}
 if [ "$secs" -gt 0 ]; then
   FUZZ_SEED=${FUZZ_SEED:-1} scripts/fuzz.sh "$secs"
 fi

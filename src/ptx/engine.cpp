@@ -113,7 +113,7 @@ EngineBuild::EngineBuild(const Module& m, EngineOptions o) : o_(std::move(o)), n
   uint64_t sources = 0xcbf29ce484222325ull;
   for (const auto& [path, body] : engine_sources()) sources = fnv(fnv(sources, path), body);
   const std::string sources_key = hex(sources) + "-" + hex(fnv(fnv(0, kFlags), o_.compiler));
-  optimize_ = long_module(m) ? kLongFlags : "";
+  optimize_ = o_.opt_level >= 0 ? " -O" + std::to_string(o_.opt_level) : long_module(m) ? kLongFlags : "";
   uint64_t key = fnv(fnv(fnv(fnv(fnv(sources, text_), kFlags), optimize_), o_.compiler), cpu_flags());
   key = fnv(key, std::to_string(compiled::kAbi));
   const fs::path dir = cache_folder(o_);

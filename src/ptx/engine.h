@@ -38,6 +38,9 @@ struct EngineOptions {
   // Translation units the module is compiled in, side by side: 0 gives a long module one a
   // core (at most 8), each of a quarter megabyte of text or more, and a short one a single unit.
   size_t parts = 0;
+  // The compiler's optimization level: -1 the engine's own (-O2; a long module -O1 with
+  // vectorization), else that level (a test of the generated code's semantics, in a hurry).
+  int opt_level = -1;
 };
 
 // A module longer than this many instructions calls its helpers instead of inlining them
@@ -147,7 +150,7 @@ class EngineBuild {
   EngineOptions o_;
   std::string name_, text_, library_, include_;
   std::vector<std::string> parts_;  // a long module's translation units, compiled side by side (none: text_ alone)
-  const char* optimize_ = "";   // the module's -O flags
+  std::string optimize_;  // the module's -O flags
   std::vector<bool> runnable_;  // per kernel: Kernel::refused empty
   std::unique_ptr<CompiledModule> module_;
   std::atomic<const CompiledModule*> ready_{nullptr};
