@@ -7,7 +7,8 @@
 //              for the box (the map brings it in as whole 16-byte pieces, a 512-byte record
 //              for each 32 of them), every thread waits for the phase to complete, then the
 //              block writes the box out row by row, reading each element where the map's
-//              swizzle put its 16-byte chunk
+//              swizzle put its 16-byte chunk; with store=1 warp 0 hands the tile back to the
+//              TMA instead, which writes the box to out through a map of the same swizzle
 //
 // The swizzle (32, 64 or 128 bytes) moves chunk q of each 128-byte line of the tile to
 // chunk q XOR (line mod span/16): a row is still read without conflicts, and so is a column
@@ -21,7 +22,9 @@ namespace ws::kernels {
 struct TmaCopyArgs {
   Tma2D<const float> in;  // the n × n input, as a map of boxes
   Buf<float> out;         // n × n floats
+  Tma2D<float> out_map;   // the same output, as a map of the same boxes
   int n;
+  int store;              // 1: the box goes back out by a TMA store
 };
 
 constexpr int kTmaThreads = 128;
@@ -43,6 +46,15 @@ struct TmaCopy {
       ctx.tma_load(tile[0], a.in, x0, y0, full[0]);
     }
     ctx.mbarrier_wait(full[0], 0);  // phase 0 completes when every byte of the box is in
+    if (a.store) {
+      if (t < 32) {
+        ctx.fence_proxy_async();  // what the threads wrote to the tile is seen by the TMA (none here)
+        ctx.tma_store(a.out_map, x0, y0, tile[0]);
+        ctx.tma_store_commit();
+        ctx.template tma_store_wait<0>();  // the store has read the tile: the block may end
+      }
+      return;
+    }
     for (int i = t; i < rows * cols; i += blockDim.x) {
       const int r = i / cols, c = i % cols;
       int o = r * cols * 4 + 4 * c;                        // byte of (r, c) in a plain tile

@@ -23,7 +23,9 @@ struct tma_copy {
       in shared memory when the barrier's phase completes. With swizzle 128 each 128-byte row
       of the tile has its 16-byte chunks moved by the row's index: look at the tile in the
       copy view, coloured by the global column each chunk came from. Set box_rows, box_cols
-      and swizzle to see other boxes land.)";
+      and swizzle to see other boxes land, and store=1 to have the TMA write the box back
+      from the tile as it landed: its reads of the swizzled tile, its writes to out at the
+      bulk wait.)";
     k.source_file = "tma.h";
     k.teach_size = 128;
     k.bench_size = 8192;
@@ -31,7 +33,8 @@ struct tma_copy {
     k.size_max = 32768;
     k.params = {{"box_rows", 32, {8, 16, 32, 64, 128, 256}, 0, 0, "rows of a box"},
                 {"box_cols", 32, {4, 8, 16, 32, 64}, 0, 0, "floats in a row of a box (16 to 256 bytes)"},
-                {"swizzle", 128, {0, 32, 64, 128}, 0, 0, "bytes of the swizzle span (0: none)"}};
+                {"swizzle", 128, {0, 32, 64, 128}, 0, 0, "bytes of the swizzle span (0: none)"},
+                {"store", 0, {0, 1}, 0, 0, "1: the box written back by a TMA store, not by the threads"}};
     k.check = [](const catalog::Params& p) -> std::string {
       const int64_t n = p.size(), br = p["box_rows"], bc = p["box_cols"], sw = p["swizzle"];
       if (n % br || n % bc)
@@ -57,7 +60,8 @@ struct tma_copy {
   template <class L>
   static void run(L& l, const catalog::Params& p) {
     const int n = int(p.size()), br = int(p["box_rows"]), bc = int(p["box_cols"]), sw = int(p["swizzle"]);
-    TmaCopyArgs a{l.template tma<const float>(0, n, n, br, bc, sw), l.template buf<float>(1), n};
+    TmaCopyArgs a{l.template tma<const float>(0, n, n, br, bc, sw), l.template buf<float>(1),
+                  l.template tma<float>(1, n, n, br, bc, sw), n, int(p["store"])};
     l.template launch<TmaCopy>(dim3(unsigned(n / bc), unsigned(n / br)), dim3(kTmaThreads), uint32_t(br * bc * 4), a);
   }
 };

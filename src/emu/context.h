@@ -66,6 +66,9 @@ void mbarrier_arrive_expect_tx(void* bar, uint32_t key, uint32_t off, uint32_t b
 void mbarrier_wait(void* bar, uint32_t key, uint32_t off, uint32_t parity);
 void tma_load(void* dst, uint32_t dst_key, uint32_t dst_off, const TmaArgs& map, int x, int y, void* bar,
               uint32_t bar_key, uint32_t bar_off, uint32_t line);
+void tma_store(const TmaArgs& map, int x, int y, const void* src, uint32_t src_key, uint32_t src_off, uint32_t line);
+void tma_store_commit(uint32_t line);
+void tma_store_wait(uint32_t n, uint32_t line);
 
 // Where the wrappers send a lane's access: the running thread's log. An out-of-bounds
 // access throws, so the wrappers never see a refused one.
@@ -165,9 +168,24 @@ struct Ctx {
   }
   template <class D, class T, class B>
   void tma_load(const D& dst, const Tma2D<T>& m, int x, int y, const B& bar, uint32_t line = __builtin_LINE()) const {
-    const TmaArgs a{reinterpret_cast<const char*>(m.array.ptr), m.array.id, uint32_t(sizeof(T)), m.rows, m.cols,
-                    m.box_rows, m.box_cols, m.swizzle};
-    emu::tma_load(dst.ptr(), dst.key(), dst.offset(), a, x, y, bar.ptr(), bar.key(), bar.offset(), line);
+    emu::tma_load(dst.ptr(), dst.key(), dst.offset(), tma_args(m), x, y, bar.ptr(), bar.key(), bar.offset(), line);
+  }
+  template <class T, class S>
+  void tma_store(const Tma2D<T>& m, int x, int y, const S& src, uint32_t line = __builtin_LINE()) const {
+    emu::tma_store(tma_args(m), x, y, src.ptr(), src.key(), src.offset(), line);
+  }
+  void tma_store_commit(uint32_t line = __builtin_LINE()) const { emu::tma_store_commit(line); }
+  template <int N>
+  void tma_store_wait(uint32_t line = __builtin_LINE()) const {
+    emu::tma_store_wait(uint32_t(N), line);
+  }
+  void fence_proxy_async() const {}  // one memory on the CPU: the TMA sees every write at once
+
+ private:
+  template <class T>
+  static TmaArgs tma_args(const Tma2D<T>& m) {
+    return TmaArgs{reinterpret_cast<const char*>(m.array.ptr), m.array.id, uint32_t(sizeof(T)), m.rows, m.cols,
+                   m.box_rows, m.box_cols, m.swizzle};
   }
 };
 

@@ -42,6 +42,8 @@ struct Thread {
   uint32_t groups = 0;              // cp.async groups committed
   bool at_mbar = false;             // waiting for an mbarrier's phase
   std::vector<BoxWrite> boxes;      // its pieces of TMA boxes, recorded at its wait on their mbarrier
+  std::vector<StorePiece> stores;   // its pieces of TMA stores, written at a bulk wait
+  uint32_t bulk_groups = 0;         // bulk groups committed
   ~Thread() { std::free(log.data); }
 };
 
@@ -112,6 +114,10 @@ void thread_main(void* p) {
                         ": thread " + std::to_string(threadIdx.x) + "," + std::to_string(threadIdx.y) + " of block " +
                         std::to_string(blockIdx.x) + "," + std::to_string(blockIdx.y) +
                         " ended with copies still in flight (cp_async_wait<0>() lands them)");
+    if (!th->stores.empty())
+      throw KernelError("TMA store at kernel line " + std::to_string(trace::key_line(th->stores[0].key)) + ": thread " +
+                        std::to_string(threadIdx.x) + " of block " + std::to_string(blockIdx.x) + "," +
+                        std::to_string(blockIdx.y) + " ended with the store in flight (tma_store_commit, then tma_store_wait<0>)");
     if (!th->boxes.empty())
       throw KernelError("TMA load at kernel line " + std::to_string(trace::key_line(th->boxes[0].key)) + ": thread " +
                         std::to_string(threadIdx.x) + " of block " + std::to_string(blockIdx.x) + "," +
@@ -319,6 +325,35 @@ void mbar_update(void* bar, Mbar b) {
   b.store(bar);
 }
 
+// The box at (x, y) of a map, checked: a shape the TMA takes, inside its array, and its
+// shared tile (`tile`: the array's site key and byte offset) whole, aligned as the swizzle needs.
+trace::TmaBox2D checked_box(const char* what, uint32_t line, const TmaArgs& map, int x, int y, const void* tile,
+                            uint32_t key, uint32_t off) {
+  Machine::Impl* m = g_machine;
+  const std::string at = std::string(what) + " at kernel line " + std::to_string(line) + ": ";
+  const trace::TmaBox2D box{map.elem, uint32_t(map.cols), uint32_t(map.box_rows), uint32_t(map.box_cols),
+                            uint32_t(map.swizzle), x, y};
+  if (map.box_rows < 1 || map.box_rows > 256 || map.box_cols < 1 || map.box_cols > 256 || box.row_bytes() % 16 ||
+      (map.swizzle != 0 && map.swizzle != 32 && map.swizzle != 64 && map.swizzle != 128) ||
+      (map.swizzle && box.row_bytes() > uint32_t(map.swizzle)))
+    throw KernelError(at + "a box of " + std::to_string(map.box_rows) + " x " + std::to_string(map.box_cols) +
+                      " elements under a swizzle of " + std::to_string(map.swizzle) +
+                      " bytes (1 to 256 each way, rows a multiple of 16 bytes and no wider than the swizzle)");
+  if (x < 0 || y < 0 || int64_t(x) + map.box_cols > map.cols || int64_t(y) + map.box_rows > map.rows)
+    throw KernelError(at + "the box at column " + std::to_string(x) + ", row " + std::to_string(y) +
+                      " reaches outside the " + std::to_string(map.rows) + " x " + std::to_string(map.cols) +
+                      " array (" + where() + ")");
+  if (map.buffer >= m->sizes.size() || uint64_t(map.rows) * uint64_t(map.cols) * map.elem > m->sizes[map.buffer])
+    throw KernelError(at + "a tensor map larger than its array");
+  check_operand(what, key, off, 16, trace::Space::Shared);
+  if (uint64_t(off) + box.bytes() > m->sizes[trace::key_buffer(key)])
+    out_of_bounds(line, trace::key_buffer(key), int64_t(off) + box.bytes(), m->sizes[trace::key_buffer(key)]);
+  if ((static_cast<const char*>(tile) - m->arena) % (map.swizzle ? 1024 : 128))
+    throw KernelError(at + "a shared tile not aligned to " + std::string(map.swizzle ? "1024" : "128") +
+                      " bytes (WS_DYNAMIC_SHARED_TMA) (" + where() + ")");
+  return box;
+}
+
 }  // namespace
 
 void mbarrier_init(void* bar, uint32_t key, uint32_t off, uint32_t count) {
@@ -370,27 +405,7 @@ void tma_load(void* dst, uint32_t dst_key, uint32_t dst_off, const TmaArgs& map,
               uint32_t bar_key, uint32_t bar_off, uint32_t line) {
   Thread& th = lane_thread();
   Machine::Impl* m = g_machine;
-  const std::string at = "TMA load at kernel line " + std::to_string(line) + ": ";
-  const trace::TmaBox2D box{map.elem, uint32_t(map.cols), uint32_t(map.box_rows), uint32_t(map.box_cols),
-                            uint32_t(map.swizzle), x, y};
-  if (map.box_rows < 1 || map.box_rows > 256 || map.box_cols < 1 || map.box_cols > 256 || box.row_bytes() % 16 ||
-      (map.swizzle != 0 && map.swizzle != 32 && map.swizzle != 64 && map.swizzle != 128) ||
-      (map.swizzle && box.row_bytes() > uint32_t(map.swizzle)))
-    throw KernelError(at + "a box of " + std::to_string(map.box_rows) + " x " + std::to_string(map.box_cols) +
-                      " elements under a swizzle of " + std::to_string(map.swizzle) +
-                      " bytes (1 to 256 each way, rows a multiple of 16 bytes and no wider than the swizzle)");
-  if (x < 0 || y < 0 || int64_t(x) + map.box_cols > map.cols || int64_t(y) + map.box_rows > map.rows)
-    throw KernelError(at + "the box at column " + std::to_string(x) + ", row " + std::to_string(y) +
-                      " reaches outside the " + std::to_string(map.rows) + " x " + std::to_string(map.cols) +
-                      " array (" + where() + ")");
-  if (map.buffer >= m->sizes.size() || uint64_t(map.rows) * uint64_t(map.cols) * map.elem > m->sizes[map.buffer])
-    throw KernelError(at + "a tensor map larger than its array");
-  check_operand("TMA load", dst_key, dst_off, 16, trace::Space::Shared);
-  if (uint64_t(dst_off) + box.bytes() > m->sizes[trace::key_buffer(dst_key)])
-    out_of_bounds(line, trace::key_buffer(dst_key), int64_t(dst_off) + box.bytes(), m->sizes[trace::key_buffer(dst_key)]);
-  if ((static_cast<char*>(dst) - m->arena) % (map.swizzle ? 1024 : 128))
-    throw KernelError(at + "a shared destination not aligned to " + std::string(map.swizzle ? "1024" : "128") +
-                      " bytes (WS_DYNAMIC_SHARED_TMA) (" + where() + ")");
+  const trace::TmaBox2D box = checked_box("TMA load", line, map, x, y, dst, dst_key, dst_off);
   Mbar b = mbar_operand("TMA load", bar, bar_key, bar_off);
   const uint32_t read = trace::with_form(trace::make_key(line, map.buffer, uint32_t(trace::Op::Load), 16),
                                          uint32_t(trace::Form::BulkRead));
@@ -411,6 +426,48 @@ void tma_load(void* dst, uint32_t dst_key, uint32_t dst_off, const TmaArgs& map,
   if (bytes == 0) return;
   b.tx -= bytes;
   mbar_update(bar, b);
+}
+
+void tma_store(const TmaArgs& map, int x, int y, const void* src, uint32_t src_key, uint32_t src_off, uint32_t line) {
+  Thread& th = lane_thread();
+  const trace::TmaBox2D box = checked_box("TMA store", line, map, x, y, src, src_key, src_off);
+  const uint32_t read = trace::with_form(
+      trace::make_key(line, trace::key_buffer(src_key), uint32_t(trace::Op::Load), 16), uint32_t(trace::Form::BulkRead));
+  const uint32_t write = trace::with_form(trace::make_key(line, map.buffer, uint32_t(trace::Op::Store), 16),
+                                          uint32_t(trace::Form::BulkWrite));
+  for (uint32_t p = lane_of_thread(); p < box.pieces(); p += trace::kWarpSize) {
+    const uint32_t o = box.shared_offset(p);
+    current_log->push(read, src_off + o);
+    StorePiece& sp = th.stores.emplace_back();
+    sp.off = uint32_t(box.global_offset(p));
+    sp.dst = const_cast<char*>(map.array) + sp.off;  // the array the map names: the kernel's own, writable
+    sp.key = write;
+    sp.group = kUncommitted;
+    std::memcpy(sp.data, static_cast<const char*>(src) + o, 16);
+  }
+}
+
+void tma_store_commit(uint32_t line) {
+  Thread& th = lane_thread();
+  for (StorePiece& sp : th.stores)
+    if (sp.group == kUncommitted) sp.group = th.bulk_groups;
+  ++th.bulk_groups;
+  current_log->push(trace::event_key(line, uint32_t(trace::Form::Commit)), 0);
+}
+
+void tma_store_wait(uint32_t n, uint32_t line) {
+  Thread& th = lane_thread();
+  size_t kept = 0;
+  for (const StorePiece& sp : th.stores) {
+    if (sp.group != kUncommitted && sp.group + n < th.bulk_groups) {
+      std::memcpy(sp.dst, sp.data, 16);
+      current_log->push(sp.key, sp.off);
+    } else {
+      th.stores[kept++] = sp;
+    }
+  }
+  th.stores.resize(kept);
+  current_log->push(trace::event_key(line, uint32_t(trace::Form::Wait)), n);
 }
 
 uint32_t Machine::Impl::register_shared(const char* name, uint64_t bytes, uint32_t elem_bytes,
@@ -489,6 +546,8 @@ void Machine::Impl::run_block(uint32_t linear, const trace::Dim3& grid, const tr
     th->groups = 0;
     th->at_mbar = false;
     th->boxes.clear();
+    th->stores.clear();
+    th->bulk_groups = 0;
     th->log.end = th->log.data;
   }
   std::vector<uint32_t> seq(warps, 0);

@@ -46,6 +46,15 @@ struct Landing {
   char* dst = nullptr;
   unsigned char data[16] = {};
 };
+// A lane's 16-byte piece of a TMA store: read from shared memory at issue, written to the
+// global array (and recorded) when a bulk wait covers its group.
+struct StorePiece {
+  char* dst = nullptr;
+  uint32_t key = 0;  // the global write's site key (BulkWrite)
+  uint32_t off = 0;  // byte offset in the global array
+  uint32_t group = 0;
+  unsigned char data[16] = {};
+};
 struct BoxWrite {
   const char* bar = nullptr;
   uint32_t key = 0;  // the shared write's site key (BulkWrite)

@@ -30,8 +30,10 @@ const std::map<std::string, std::vector<std::map<std::string, int64_t>>>& ladder
       {"matmul_corner_turning", {{{"tile", 32}}}},
       {"matmul_tuned", {{{"lanes", 0}}}},  // the lanes row by row: what pairing them gained
       {"tc_mma_tuned", {{{"warps", 8}}, {{"group", 1}}}},  // the 128×256 tile; row-by-row blocks
-      // the box with no swizzle; taller boxes (16 and 32 KiB); 256-byte rows, unswizzled
-      {"tma_copy", {{{"swizzle", 0}}, {{"box_rows", 128}}, {{"box_rows", 256}}, {{"box_cols", 64}, {"swizzle", 0}}}},
+      // the box with no swizzle; taller boxes (16 and 32 KiB); 256-byte rows, unswizzled; the
+      // box written back by a TMA store
+      {"tma_copy",
+       {{{"swizzle", 0}}, {{"box_rows", 128}}, {{"box_rows", 256}}, {{"box_cols", 64}, {"swizzle", 0}}, {{"store", 1}}}},
   };
   return v;
 }

@@ -122,6 +122,35 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const void* map, int x, i
 #endif
 }
 
+// The box in shared memory at src to (x, y) of the map's array; a bulk group's commit, and
+// the wait until all but the newest N groups have read their shared memory.
+__device__ __forceinline__ void tma_store_2d(const void* map, int x, int y, const void* src) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(map), "r"(x),
+               "r"(y), "r"(smem(src))
+               : "memory");
+#else
+  __trap();
+#endif
+}
+__device__ __forceinline__ void bulk_commit() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+#endif
+}
+template <int N>
+__device__ __forceinline__ void bulk_wait_read() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+#endif
+}
+// The block's writes to shared memory, made visible to the TMA (the async proxy).
+__device__ __forceinline__ void fence_proxy_async() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+}
+
 // The contract's TMA calls in the plain context: the instructions alone, lane 0 acting for
 // the warp where the call is warp-wide (the elements are the shared objects themselves).
 struct PlainTma {
@@ -145,6 +174,16 @@ struct PlainTma {
   __device__ __forceinline__ void tma_load(const D& dst, const M& m, int x, int y, const B& bar) const {
     if (ptx_op::lane() == 0) ptx_op::tma_load_2d(const_cast<D*>(&dst), m.map, x, y, const_cast<B*>(&bar));
   }
+  template <class M, class S>
+  __device__ __forceinline__ void tma_store(const M& m, int x, int y, const S& src) const {
+    if (ptx_op::lane() == 0) ptx_op::tma_store_2d(m.map, x, y, &src);
+  }
+  __device__ __forceinline__ void tma_store_commit(uint32_t = 0) const { ptx_op::bulk_commit(); }
+  template <int N>
+  __device__ __forceinline__ void tma_store_wait(uint32_t = 0) const {
+    ptx_op::bulk_wait_read<N>();
+  }
+  __device__ __forceinline__ void fence_proxy_async() const { ptx_op::fence_proxy_async(); }
 };
 
 }  // namespace ptx_op
@@ -296,6 +335,53 @@ class WarpCalls {
                                          const_cast<void*>(static_cast<const void*>(bar.ptr())));
   }
 
+  // A TMA store: each lane records its pieces' shared reads now and their global writes at
+  // the bulk wait that covers its group.
+  template <class M, class S>
+  __device__ __forceinline__ void tma_store(const M& m, int x, int y, const S& src, uint32_t line = __builtin_LINE()) const {
+    const trace::TmaBox2D box{uint32_t(sizeof(*m.array.ptr)), uint32_t(m.cols), uint32_t(m.box_rows), uint32_t(m.box_cols),
+                              uint32_t(m.swizzle), x, y};
+    const uint32_t sk = src.key();
+    if (sk != trace::kNoKey) {
+      const uint32_t read = trace::with_form(trace::make_key(line, trace::key_buffer(sk), uint32_t(trace::Op::Load), 16),
+                                             uint32_t(trace::Form::BulkRead));
+      for (uint32_t p = lane(); p < box.pieces(); p += 32) self().access(read, src.offset() + box.shared_offset(p));
+      if (stores_ < kBoxes) {
+        Store& st = store_[stores_++];
+        st.key = trace::with_form(trace::make_key(line, m.array.id, uint32_t(trace::Op::Store), 16),
+                                  uint32_t(trace::Form::BulkWrite));
+        st.group = kUncommitted;
+        st.box = box;
+      } else {
+        self().lost_write();
+      }
+    }
+    if (lane() == 0) ptx_op::tma_store_2d(m.map, x, y, src.ptr());
+  }
+  __device__ __forceinline__ void tma_store_commit(uint32_t line = __builtin_LINE()) const {
+    ptx_op::bulk_commit();
+    self().event(trace::event_key(line, uint32_t(trace::Form::Commit)), 0);
+    for (uint32_t i = 0; i < stores_; ++i)
+      if (store_[i].group == kUncommitted) store_[i].group = bulk_groups_;
+    ++bulk_groups_;
+  }
+  template <int N>
+  __device__ __forceinline__ void tma_store_wait(uint32_t line = __builtin_LINE()) const {
+    ptx_op::bulk_wait_read<N>();
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < stores_; ++i) {
+      if (store_[i].group != kUncommitted && store_[i].group + N < bulk_groups_) {
+        for (uint32_t p = lane(); p < store_[i].box.pieces(); p += 32)
+          self().access(store_[i].key, uint32_t(store_[i].box.global_offset(p)));
+      } else {
+        store_[kept++] = store_[i];
+      }
+    }
+    stores_ = kept;
+    self().event(trace::event_key(line, uint32_t(trace::Form::Wait)), uint32_t(N));
+  }
+  __device__ __forceinline__ void fence_proxy_async() const { ptx_op::fence_proxy_async(); }
+
   // The copies of all but the newest N groups have landed: their writes, in issue order.
   template <int N>
   __device__ __forceinline__ void cp_async_wait(uint32_t line = __builtin_LINE()) const {
@@ -334,6 +420,13 @@ class WarpCalls {
   static constexpr uint32_t kBoxes = 4;
   mutable uint32_t boxes_ = 0;
   mutable Box box_[kBoxes];
+  // TMA stores whose global writes the lane records at the bulk wait that covers them.
+  struct Store {
+    uint32_t key, group;
+    trace::TmaBox2D box;
+  };
+  mutable uint32_t stores_ = 0, bulk_groups_ = 0;
+  mutable Store store_[kBoxes];
 };
 
 }  // namespace instr

@@ -438,14 +438,16 @@ void read_buffers(Reader& r, Trace& t, uint32_t version) {
   }
 }
 
-void read_kind(Reader& r, Site& s) {
+// A site's space, operation and width (`event`: an event site, which may move no bytes: a
+// catalog kernel's mma, commit and wait have width 0).
+void read_kind(Reader& r, Site& s, bool event = false) {
   uint8_t space = r.get<uint8_t>(), op = r.get<uint8_t>();
   if (space >= kSpaceCount) corrupted("unknown memory space");
   if (op > uint8_t(Op::Atomic)) corrupted("unknown memory operation");
   s.space = Space(space);
   s.op = Op(op);
   s.bytes = r.get<uint8_t>();
-  if (!valid_bytes(s.bytes)) corrupted("site with an impossible access width");
+  if (!valid_bytes(s.bytes) && !(event && s.bytes == 0)) corrupted("site with an impossible access width");
 }
 
 // The lane masks and offsets of a record (after its header); from version 2 on, its array
@@ -532,7 +534,7 @@ void read_sites(Reader& r, const Trace& t, std::vector<Site>& sites, uint32_t ve
     s.column = r.get<uint32_t>();
     s.buffer = r.get<uint32_t>();
     if (s.buffer >= t.buffers.size() && s.buffer != kNoBuffer) corrupted("site refers to a missing buffer");
-    read_kind(r, s);
+    read_kind(r, s, events);
     s.instruction = r.str();
     s.code = r.str();
     if (version >= 3) {  // version 2 knew no atomic path: every lane's update its own

@@ -8,6 +8,7 @@
 
 #include "catalog.h"
 #include "emu/record.h"
+#include "trace/wstrace.h"
 
 using namespace ws;
 
@@ -168,10 +169,13 @@ TEST_CASE("every catalog kernel equals its CPU reference in the emulator") {
   }
 }
 
-TEST_CASE("every catalog kernel runs at its teaching size with its defaults") {
+TEST_CASE("every catalog kernel runs at its teaching size with its defaults, and its trace reads back from a file") {
   for (const auto& k : catalog::all()) {
     CAPTURE(k.id);
-    CHECK(run_error(k.id, 0, {}) <= tolerance(k));
+    trace::Trace t;
+    CHECK(run_error(k.id, 0, {}, &t) <= tolerance(k));
+    // Its events too (mma, commit, wait: sites of no width), as the app saves and opens it.
+    CHECK(trace::decode_trace(trace::encode_trace(t)) == t);
   }
 }
 

@@ -123,3 +123,31 @@ TEST_CASE("async_copy_tiles: 8 sectors read at issue, 2 wavefronts written at th
   CHECK(write_seq[0] < wait_seq[0]);                             // tile 0 lands at the first wait
   CHECK((write_seq[1] > wait_seq[0] && write_seq[1] < wait_seq[1]));  // tile 1 at the second
 }
+
+TEST_CASE("tma_copy store=1: the TMA store reads the swizzled tile at issue and writes out at its bulk wait") {
+  test::Emulated r = test::emulate("tma_copy", 128, {{"store", 1}});
+  CHECK(r.error == 0.0);
+  const trace::Trace& t = r.t;
+  std::vector<const trace::Record*> reads, writes;  // block 0's store: the tile read, out written
+  for (const auto& rec : t.records) {
+    const trace::Site& s = t.sites[rec.site];
+    if (rec.block != 0) continue;
+    if (s.form == trace::Form::BulkRead && s.space == trace::Space::Shared) reads.push_back(&rec);
+    if (s.form == trace::Form::BulkWrite && s.space == trace::Space::Global) writes.push_back(&rec);
+  }
+  REQUIRE(reads.size() == 8);
+  REQUIRE(writes.size() == 8);
+  const trace::Site& rs = t.sites[reads[0]->site];
+  CHECK(rs.partner == writes[0]->site);  // the store's two halves, one line
+  for (int k = 0; k < 8; ++k)
+    for (int l = 0; l < 32; ++l) {
+      const uint32_t p = uint32_t(32 * k + l), o = 16 * p;
+      // Piece p of the box is row p / 8, chunk p % 8: in the tile where the swizzle put it,
+      // in out (128 floats a row) at row p / 8.
+      CHECK(reads[size_t(k)]->offset[size_t(l)] == (o ^ (((o >> 7) & 7u) << 4)));
+      CHECK(writes[size_t(k)]->offset[size_t(l)] == p / 8 * 512 + 16 * (p % 8));
+    }
+  CHECK(reads.back()->seq < writes.front()->seq);
+  // No thread stores to out: the TMA wrote every element.
+  for (const auto& s : t.sites) CHECK_FALSE((s.form == trace::Form::Plain && s.space == trace::Space::Global && s.op == trace::Op::Store));
+}

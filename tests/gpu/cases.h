@@ -28,6 +28,8 @@ inline std::vector<Case> teaching_cases() {
   for (const auto& k : catalog::all()) v.push_back({k.id, 0, {}});
   const std::vector<Case> extra = {
       {"strided_copy", 1000, {{"stride", 8}}},
+      {"tma_copy", 0, {{"store", 1}}},
+      {"tma_copy", 256, {{"swizzle", 0}, {"box_rows", 64}, {"box_cols", 16}}},
       {"offset_copy", 1000, {{"offset", 3}}},
       {"transpose_read_coalesced", 70, {}},
       {"transpose_write_coalesced", 33, {{"m", 47}}},

@@ -466,6 +466,11 @@ TEST_CASE("version 4: a site's form and partner, and the events, read back equal
   mma.line = 30;
   mma.instruction = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32";
   t.event_sites.push_back(mma);
+  Site commit;  // as the catalog's builder makes an event site: it moves no bytes
+  commit.form = Form::Commit;
+  commit.line = 31;
+  commit.bytes = 0;
+  t.event_sites.push_back(commit);
   t.events.push_back(Event{0, 0, 1, 0, 7, 2, 0xffffffffu, 0, 3});
   const Trace back = decode_trace(encode_trace(t));
   CHECK(back == t);
@@ -477,6 +482,10 @@ TEST_CASE("version 4: a site's form and partner, and the events, read back equal
   const Trace one = launch_trace(t, 0);
   CHECK(one.events.size() == 1);
   CHECK(one.event_sites.size() == 1);
+  // A memory site of width 0 is still refused.
+  Trace bad = t;
+  bad.sites[0].bytes = 0;
+  CHECK_THROWS_WITH_AS(decode_trace(encode_trace(bad)), doctest::Contains("impossible access width"), FileError);
 }
 
 TEST_CASE("version 5: a version 4 file's events read back with no place among the records") {
