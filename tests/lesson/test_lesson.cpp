@@ -228,6 +228,21 @@ TEST_CASE("the bundled swizzle and async copy lessons reach the H100's figures")
   CHECK(has(a, "async_copy_tiles in requests = 7 requests"));
 }
 
+TEST_CASE("the bundled tma lesson: the catalog's TMA box, on paper") {
+  auto t = lesson_answers("tma");
+  INFO(t.size());
+  // One record: 32 pieces of 16 bytes, rows 0 to 3 of the box, 128 bytes each: 4 whole
+  // sectors a row, nothing shared with another record.
+  CHECK(has(t, "tma_copy in sectors = 16 sectors"));
+  CHECK(has(t, "tma_copy in coalescing = coalesced"));
+  // A warp reads one 128-byte row of the tile: its 8 chunks only change places within the
+  // row under the swizzle, so the 32 banks are covered once either way.
+  CHECK(has(t, "tma_copy tile way = 1-way"));
+  CHECK(std::count(t.begin(), t.end(), "tma_copy tile way = 1-way") == 2);
+  CHECK(has(t, "tma_copy out coalescing = coalesced"));
+  CHECK(t.size() == 5);
+}
+
 TEST_CASE("the bundled hopper lesson: a TMA box's bytes, the ring's depth, the 128-byte swizzle, on paper") {
   if (!ws::test::have_nvcc("the hopper lesson skipped")) return;
   auto h = lesson_answers("hopper");
