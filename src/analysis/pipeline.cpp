@@ -54,11 +54,13 @@ Pipeline pipeline_of(const trace::Trace& t, const Copies& c, uint32_t block) {
     if (!store) cover(b, wr, wr.site < t.sites.size() ? t.sites[wr.site].bytes : 16);
     else if (b.to == trace::kNoBuffer) b.to = wr.buffer_of(std::countr_zero(wr.active));
   }
-  // The slots: where the boxes land (a box that never landed is left out).
-  std::map<std::pair<uint32_t, uint64_t>, PipelineSlot> slots;
+  // The slots: where the boxes land (a box that never landed is left out), and apart from
+  // them the bytes that stores read (a tile a box lands in and a store then writes back out
+  // is two rows: what came in, what went out).
+  std::map<std::tuple<uint32_t, uint64_t, bool>, PipelineSlot> slots;
   for (const Box* b = boxes.data(); b != boxes.data() + boxes.size(); ++b) {  // (in issue order)
     if (b->buffer == trace::kNoBuffer) continue;
-    PipelineSlot& s = slots[{b->buffer, b->lo}];
+    PipelineSlot& s = slots[{b->buffer, b->lo, b->to != trace::kNoBuffer}];
     s.buffer = b->buffer;
     s.offset = b->lo;
     if (b->to != trace::kNoBuffer) s.to = b->to;

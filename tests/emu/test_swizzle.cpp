@@ -9,6 +9,8 @@
 #include <string>
 
 #include "analysis/analysis.h"
+#include "analysis/copies.h"
+#include "analysis/pipeline.h"
 #include "catalog.h"
 #include "contract.h"
 #include "emulated.h"
@@ -150,4 +152,20 @@ TEST_CASE("tma_copy store=1: the TMA store reads the swizzled tile at issue and 
   CHECK(reads.back()->seq < writes.front()->seq);
   // No thread stores to out: the TMA wrote every element.
   for (const auto& s : t.sites) CHECK_FALSE((s.form == trace::Form::Plain && s.space == trace::Space::Global && s.op == trace::Op::Store));
+}
+
+TEST_CASE("tma_copy store=1 in the pipeline view: the box that came in and the store that went out, two rows") {
+  test::Emulated r = test::emulate("tma_copy", 128, {{"store", 1}});
+  const analysis::Pipeline p = analysis::pipeline_of(r.t, analysis::follow_copies(r.t), 0);
+  REQUIRE(p.slots.size() == 2);  // the same tile: once where the box landed, once what the store read
+  int in = 0, out = 0;
+  for (const analysis::PipelineSlot& s : p.slots) {
+    CHECK(s.boxes.size() == 1);
+    CHECK(s.bytes == 4096);
+    CHECK(s.offset == 0);
+    (s.to == trace::kNoBuffer ? in : out) += 1;
+    if (s.to != trace::kNoBuffer) CHECK(r.t.buffers[s.to].name == "out");
+  }
+  CHECK(in == 1);
+  CHECK(out == 1);
 }
