@@ -40,18 +40,21 @@ void print_text() {
       if (k.family != fam) continue;
       std::cout << "  " << pad(k.id, id_width + 2) << k.title << "\n";
       const std::string indent(4, ' ');
-      std::cout << indent << pad("--size N", 16) << "default " << k.teach_size << "  (allowed "
+      // The first column as wide as the kernel's longest "--set NAME=V" and a space.
+      size_t w = 16;
+      for (const auto& p : k.params) w = std::max(w, p.name.size() + 9);
+      std::cout << indent << pad("--size N", w) << "default " << k.teach_size << "  (allowed "
                 << k.size_min << ".." << k.size_max << ")\n";
       for (const auto& p : k.params)
-        std::cout << indent << pad("--set " + p.name + "=V", 16) << "default " << p.def << "  (allowed "
+        std::cout << indent << pad("--set " + p.name + "=V", w) << "default " << p.def << "  (allowed "
                   << allowed(p) << ")  " << p.help << "\n";
       for (const auto& s : k.sources) {
-        std::cout << indent << pad("as taught", 16) << s.text << "\n";
+        std::cout << indent << pad("as taught", w) << s.text << "\n";
         if (!s.setting.empty() || !s.sizes.empty())
-          std::cout << indent << pad("", 16) << (s.setting.empty() ? "" : "with " + s.setting)
+          std::cout << indent << pad("", w) << (s.setting.empty() ? "" : "with " + s.setting)
                     << (s.setting.empty() || s.sizes.empty() ? "" : ", ") << (s.sizes.empty() ? "" : "sizes: " + s.sizes)
                     << "\n";
-        if (!s.claim.empty()) std::cout << indent << pad("", 16) << "the source says: " << s.claim << "\n";
+        if (!s.claim.empty()) std::cout << indent << pad("", w) << "the source says: " << s.claim << "\n";
       }
     }
     std::cout << "\n";
