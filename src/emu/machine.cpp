@@ -89,6 +89,8 @@ struct Machine::Impl {
 
   void run_block(uint32_t linear, const trace::Dim3& grid, const trace::Dim3& block);
   void run_warp(uint32_t first, int nlanes, const trace::Dim3& block, bool waiting_only = false);
+  void run_round(uint32_t linear, uint32_t n, uint32_t warps, const trace::Dim3& block, uint32_t epoch,
+                 std::vector<uint32_t>& seq, uint64_t& accesses, bool waiting_only);
   void run_waiting(uint32_t linear, uint32_t n, uint32_t warps, const trace::Dim3& block, uint32_t epoch,
                    std::vector<uint32_t>& seq, uint64_t& accesses);
   void rendezvous(Thread* const* warp_lanes, int nlanes, uint32_t first);
@@ -104,24 +106,26 @@ thread_local Machine::Impl* g_machine = nullptr;
 // Thrown by a barrier reached while threads run as plain calls.
 struct NeedsFibers {};
 
+// "thread 3,0 of block 1,2": the running thread, for a line that refuses what it did.
+std::string where() {
+  return "thread " + std::to_string(threadIdx.x) + "," + std::to_string(threadIdx.y) + " of block " +
+         std::to_string(blockIdx.x) + "," + std::to_string(blockIdx.y);
+}
+
 void thread_main(void* p) {
   auto* th = static_cast<Thread*>(p);
   Machine::Impl* m = g_machine;
   try {
     m->fn(m->arg);
     if (!th->copies.empty())
-      throw KernelError("cp.async at kernel line " + std::to_string(trace::key_line(th->copies[0].key)) +
-                        ": thread " + std::to_string(threadIdx.x) + "," + std::to_string(threadIdx.y) + " of block " +
-                        std::to_string(blockIdx.x) + "," + std::to_string(blockIdx.y) +
-                        " ended with copies still in flight (cp_async_wait<0>() lands them)");
+      throw KernelError("cp.async at kernel line " + std::to_string(trace::key_line(th->copies[0].key)) + ": " +
+                        where() + " ended with copies still in flight (cp_async_wait<0>() lands them)");
     if (!th->stores.empty())
-      throw KernelError("TMA store at kernel line " + std::to_string(trace::key_line(th->stores[0].key)) + ": thread " +
-                        std::to_string(threadIdx.x) + " of block " + std::to_string(blockIdx.x) + "," +
-                        std::to_string(blockIdx.y) + " ended with the store in flight (tma_store_commit, then tma_store_wait<0>)");
+      throw KernelError("TMA store at kernel line " + std::to_string(trace::key_line(th->stores[0].key)) + ": " +
+                        where() + " ended with the store in flight (tma_store_commit, then tma_store_wait<0>)");
     if (!th->boxes.empty())
-      throw KernelError("TMA load at kernel line " + std::to_string(trace::key_line(th->boxes[0].key)) + ": thread " +
-                        std::to_string(threadIdx.x) + " of block " + std::to_string(blockIdx.x) + "," +
-                        std::to_string(blockIdx.y) + " ended without waiting on the box's mbarrier");
+      throw KernelError("TMA load at kernel line " + std::to_string(trace::key_line(th->boxes[0].key)) + ": " +
+                        where() + " ended without waiting on the box's mbarrier");
   } catch (const std::exception& e) {
     if (m->error.empty()) m->error = e.what();
   }
@@ -152,11 +156,6 @@ Thread& lane_thread() {
   if (!m->cur) throw NeedsFibers{};
   m->warp_ops = true;
   return *m->cur;
-}
-
-std::string where() {
-  return "thread " + std::to_string(threadIdx.x) + "," + std::to_string(threadIdx.y) + " of block " +
-         std::to_string(blockIdx.x) + "," + std::to_string(blockIdx.y);
 }
 
 // An operand of a warp-wide call or a copy: `bytes` from byte `off` of the key's array,
@@ -557,12 +556,7 @@ void Machine::Impl::run_block(uint32_t linear, const trace::Dim3& grid, const tr
   mbar_changes = 0;
   for (uint32_t epoch = 0;; ++epoch) {
     bool all_done = true;
-    for (uint32_t w = 0; w < warps; ++w) {
-      const uint32_t first = w * trace::kWarpSize;
-      const int nl = int(std::min<uint32_t>(trace::kWarpSize, n - first));
-      run_warp(first, nl, block);
-      merge_warp(&lanes[first], nl, linear, w, epoch, seq[w], accesses);
-    }
+    run_round(linear, n, warps, block, epoch, seq, accesses, false);
     run_waiting(linear, n, warps, block, epoch, seq, accesses);
     for (uint32_t t = 0; t < n; ++t) all_done &= lanes[t]->done;
     if (all_done) break;
@@ -590,12 +584,19 @@ void Machine::Impl::run_waiting(uint32_t linear, uint32_t n, uint32_t warps, con
                         std::to_string(first_waiting) + ") wait for a phase that no thread or copy can complete");
     seen = mbar_changes;
     before = waiting;
-    for (uint32_t w = 0; w < warps; ++w) {
-      const uint32_t first = w * trace::kWarpSize;
-      const int nl = int(std::min<uint32_t>(trace::kWarpSize, n - first));
-      run_warp(first, nl, block, true);
-      merge_warp(&lanes[first], nl, linear, w, epoch, seq[w], accesses);
-    }
+    run_round(linear, n, warps, block, epoch, seq, accesses, true);
+  }
+}
+
+// Every warp of the block, one after another, runs as far as it can (`waiting_only`: only
+// its lanes at an mbarrier wait), and its lanes' logs become the warp's records.
+void Machine::Impl::run_round(uint32_t linear, uint32_t n, uint32_t warps, const trace::Dim3& block, uint32_t epoch,
+                              std::vector<uint32_t>& seq, uint64_t& accesses, bool waiting_only) {
+  for (uint32_t w = 0; w < warps; ++w) {
+    const uint32_t first = w * trace::kWarpSize;
+    const int nl = int(std::min<uint32_t>(trace::kWarpSize, n - first));
+    run_warp(first, nl, block, waiting_only);
+    merge_warp(&lanes[first], nl, linear, w, epoch, seq[w], accesses);
   }
 }
 

@@ -216,11 +216,6 @@ using Ptr = trace::Ptr<Sink<Ctx>, T>;
 template <class Ctx, class A>
 using SharedView = trace::SharedView<Sink<Ctx>, A>;
 
-WS_DEV uint32_t lane_id() {
-  uint32_t l;
-  asm("mov.u32 %0, %%laneid;" : "=r"(l));
-  return l;
-}
 WS_DEV uint32_t lanes_below(uint32_t lane) { return (1u << lane) - 1u; }
 WS_DEV uint32_t leader_of(unsigned mask) { return uint32_t(__ffs(mask) - 1); }
 
@@ -233,7 +228,7 @@ class Common {
     tid_ = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
     block_ = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
     warp_ = tid_ / abi::kWarp;
-    lane_ = lane_id();
+    lane_ = ptx_op::lane();
     writer_ = tid_ == 0 && block_ == 0;
     const uint32_t n = blockDim.x * blockDim.y * blockDim.z, first = warp_ * abi::kWarp;
     all_ = n - first >= abi::kWarp ? 0xffffffffu : (1u << (n - first)) - 1u;

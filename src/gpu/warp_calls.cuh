@@ -68,6 +68,7 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 
+// The calling thread's lane in its warp.
 __device__ __forceinline__ uint32_t lane() {
   uint32_t l;
   asm("mov.u32 %0, %%laneid;" : "=r"(l));
@@ -277,21 +278,22 @@ class WarpCalls {
 
   // TMA (contract.h): lane 0 acts; each lane records its pieces of a box, the reads at issue
   // and the writes when its wait on the box's mbarrier returns (trace/tma.h).
+  // (The instructions as the plain context issues them, on the element the view names.)
   template <class B>
   __device__ __forceinline__ void mbarrier_init(const B& bar, uint32_t count) const {
-    if (lane() == 0) ptx_op::mbarrier_init(bar.ptr(), count);
+    ptx_op::PlainTma{}.mbarrier_init(*bar.ptr(), count);
   }
   template <class B>
   __device__ __forceinline__ void mbarrier_arrive_expect_tx(const B& bar, uint32_t bytes) const {
-    if (lane() == 0) ptx_op::mbarrier_arrive_expect_tx(bar.ptr(), bytes);
+    ptx_op::PlainTma{}.mbarrier_arrive_expect_tx(*bar.ptr(), bytes);
   }
   template <class B>
   __device__ __forceinline__ void mbarrier_arrive(const B& bar) const {
-    if (lane() == 0) ptx_op::mbarrier_arrive(bar.ptr());
+    ptx_op::PlainTma{}.mbarrier_arrive(*bar.ptr());
   }
   template <class B>
   __device__ __forceinline__ void mbarrier_wait(const B& bar, uint32_t parity) const {
-    ptx_op::mbarrier_wait(bar.ptr(), parity);
+    ptx_op::PlainTma{}.mbarrier_wait(*bar.ptr(), parity);
     const uint32_t at = ptx_op::smem(bar.ptr());
     uint32_t kept = 0;
     for (uint32_t i = 0; i < boxes_; ++i) {
@@ -308,8 +310,7 @@ class WarpCalls {
   template <class D, class M, class B>
   __device__ __forceinline__ void tma_load(const D& dst, const M& m, int x, int y, const B& bar,
                                            uint32_t line = __builtin_LINE()) const {
-    const trace::TmaBox2D box{uint32_t(sizeof(*m.array.ptr)), uint32_t(m.cols), uint32_t(m.box_rows), uint32_t(m.box_cols),
-                              uint32_t(m.swizzle), x, y};
+    const trace::TmaBox2D box = box_of(m, x, y);
     if (ptx_op::smem(dst.ptr()) % (m.swizzle ? 1024u : 128u)) {
       printf("warpscope: TMA load at kernel line %u: a shared destination not aligned to %u bytes\n", line,
              m.swizzle ? 1024u : 128u);
@@ -331,16 +332,14 @@ class WarpCalls {
         self().lost_write();
       }
     }
-    if (lane() == 0) ptx_op::tma_load_2d(const_cast<void*>(static_cast<const void*>(dst.ptr())), m.map, x, y,
-                                         const_cast<void*>(static_cast<const void*>(bar.ptr())));
+    ptx_op::PlainTma{}.tma_load(*dst.ptr(), m, x, y, *bar.ptr());
   }
 
   // A TMA store: each lane records its pieces' shared reads now and their global writes at
   // the bulk wait that covers its group.
   template <class M, class S>
   __device__ __forceinline__ void tma_store(const M& m, int x, int y, const S& src, uint32_t line = __builtin_LINE()) const {
-    const trace::TmaBox2D box{uint32_t(sizeof(*m.array.ptr)), uint32_t(m.cols), uint32_t(m.box_rows), uint32_t(m.box_cols),
-                              uint32_t(m.swizzle), x, y};
+    const trace::TmaBox2D box = box_of(m, x, y);
     const uint32_t sk = src.key();
     if (sk != trace::kNoKey) {
       const uint32_t read = trace::with_form(trace::make_key(line, trace::key_buffer(sk), uint32_t(trace::Op::Load), 16),
@@ -356,7 +355,7 @@ class WarpCalls {
         self().lost_write();
       }
     }
-    if (lane() == 0) ptx_op::tma_store_2d(m.map, x, y, src.ptr());
+    ptx_op::PlainTma{}.tma_store(m, x, y, *src.ptr());
   }
   __device__ __forceinline__ void tma_store_commit(uint32_t line = __builtin_LINE()) const {
     ptx_op::bulk_commit();
@@ -405,10 +404,12 @@ class WarpCalls {
   static constexpr uint32_t kQueue = trace::kCopiesInFlight;  // copies a lane may have in flight and tracked
   static constexpr uint32_t kUncommitted = 0xffffffffu;
   __device__ __forceinline__ const Self& self() const { return *static_cast<const Self*>(this); }
-  static __device__ __forceinline__ uint32_t lane() {
-    uint32_t l;
-    asm("mov.u32 %0, %%laneid;" : "=r"(l));
-    return l;
+  static __device__ __forceinline__ uint32_t lane() { return ptx_op::lane(); }
+  // The box at (x, y) of a map (contract.h's Tma2D), as trace/tma.h cuts it into pieces.
+  template <class M>
+  static __device__ __forceinline__ trace::TmaBox2D box_of(const M& m, int x, int y) {
+    return trace::TmaBox2D{uint32_t(sizeof(*m.array.ptr)), uint32_t(m.cols), uint32_t(m.box_rows),
+                           uint32_t(m.box_cols), uint32_t(m.swizzle), x, y};
   }
   mutable uint32_t pending_ = 0, groups_ = 0;
   mutable uint32_t key_[kQueue], off_[kQueue], group_[kQueue];
