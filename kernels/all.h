@@ -38,6 +38,7 @@
   X(swizzle_xor)                  \
   X(async_copy_tiles)             \
   X(tma_copy)                     \
+  X(tma_transpose)                \
   X(tc_mma_plain)                 \
   X(tc_mma_swizzled)              \
   X(tc_mma_pipelined)             \

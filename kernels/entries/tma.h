@@ -7,6 +7,7 @@
 
 #include "../catalog.h"
 #include "../tma.h"
+#include "transpose.h"
 
 namespace ws::kernels {
 
@@ -63,6 +64,50 @@ struct tma_copy {
     TmaCopyArgs a{l.template tma<const float>(0, n, n, br, bc, sw), l.template buf<float>(1),
                   l.template tma<float>(1, n, n, br, bc, sw), n, int(p["store"])};
     l.template launch<TmaCopy>(dim3(unsigned(n / bc), unsigned(n / br)), dim3(kTmaThreads), uint32_t(br * bc * 4), a);
+  }
+};
+
+struct tma_transpose : TransposeFamily {
+  static catalog::KernelInfo info() {
+    auto k = base("tma_transpose", "transpose whose boxes come in and go out by the TMA (Hopper)", R"(
+      The transpose ladder's last rung. Warp 0 asks the TMA for a 32 × 32 box of `in`; when
+      the box's mbarrier phase completes, the block writes its transpose into a second tile,
+      and warp 0 hands that tile to the TMA, which stores it as the box of `out` at the
+      mirrored place: no thread loads from or stores to global memory. The one access left
+      to the threads is the shared-memory transpose, and the box lands dense, so the
+      classic TILE+1 padding cannot be used: a warp reading a column of a tile whose rows
+      are 128 bytes puts all 32 lanes in one bank (swizzle=0 lanes=0, a 32-way conflict).
+      The 128-byte swizzle moves each row's 16-byte chunks by the row's index mod 8, so the
+      column spreads over 8 banks (lanes=0, 4-way), and both TMA copies undo the swizzle on
+      their way. Reading a staircase instead, 8 rows in each of 4 columns (lanes=1), puts
+      the 32 lanes in 32 banks for the read and for the write. With order=1 the blocks walk
+      down the columns of `in`, so the blocks running together store neighbouring boxes of
+      the same rows of `out`.)");
+    k.source_file = "tma.h";
+    k.params.push_back({"swizzle", 128, {0, 128}, 0, 0, "bytes of the swizzle span of both maps (0: none)"});
+    k.params.push_back({"order", 1, {0, 1}, 0, 1, "0: blockIdx.x walks along a row of in's boxes; 1: down a column"});
+    k.params.push_back({"lanes", 1, {0, 1}, 0, 1, "0: a warp reads a column of the box; 1: a staircase of 8 rows in 4 columns"});
+    k.check = [](const catalog::Params& p) -> std::string {
+      if (rows(p) % kTmaBox == 0 && cols(p) % kTmaBox == 0) return "";
+      return "tma_transpose moves whole 32 × 32 boxes: size and m must be multiples of 32, got " +
+             std::to_string(rows(p)) + " × " + std::to_string(cols(p));
+    };
+    return k;
+  }
+  template <class L>
+  static void run(L& l, const catalog::Params& p) {
+    const int r = int(rows(p)), c = int(cols(p)), sw = int(p["swizzle"]), order = int(p["order"]);
+    const TmaTransposeArgs a{l.template tma<const float>(0, r, c, kTmaBox, kTmaBox, sw),
+                             l.template tma<float>(1, c, r, kTmaBox, kTmaBox, sw), order};
+    const unsigned bx = unsigned(c / kTmaBox), by = unsigned(r / kTmaBox);
+    const dim3 grid = order ? dim3(by, bx) : dim3(bx, by);
+    constexpr uint32_t bytes = 2 * kTmaBox * kTmaBox * 4;
+    catalog::with_constant<0, 128>(sw, [&](auto span) {
+      if (p["lanes"])
+        l.template launch<TmaTranspose<decltype(span)::value, true>>(grid, dim3(kTmaThreads), bytes, a);
+      else
+        l.template launch<TmaTranspose<decltype(span)::value, false>>(grid, dim3(kTmaThreads), bytes, a);
+    });
   }
 };
 

@@ -34,6 +34,8 @@ const std::map<std::string, std::vector<std::map<std::string, int64_t>>>& ladder
       // box written back by a TMA store
       {"tma_copy",
        {{{"swizzle", 0}}, {{"box_rows", 128}}, {{"box_rows", 256}}, {{"box_cols", 64}, {"swizzle", 0}}, {{"store", 1}}}},
+      // the blocks along the rows of in's boxes; a warp reading a column (4-way); no swizzle (8-way)
+      {"tma_transpose", {{{"order", 0}}, {{"lanes", 0}}, {{"swizzle", 0}}}},
   };
   return v;
 }

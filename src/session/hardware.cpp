@@ -5,6 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "catalog.h"
 #include "trace/assets.h"
 #include "trace/wstrace.h"
 
@@ -39,8 +40,23 @@ std::shared_ptr<const trace::Trace> replay_program_sass(const std::string& hash,
   return nullptr;
 }
 
+bool same_source_lines(const trace::Trace& t) {
+  auto same = [&](const std::vector<trace::Site>& sites) {
+    for (const trace::Site& s : sites) {
+      if (s.file >= t.files.size()) return false;
+      const trace::SourceFile& f = t.files[s.file];
+      const std::string& now = catalog::source(f.name.substr(f.name.find_last_of('/') + 1));
+      if (now.empty() || trace::line_text(now, s.line) != trace::line_text(f.text, s.line)) return false;
+    }
+    return true;
+  };
+  return same(t.sites) && same(t.event_sites);
+}
+
 std::shared_ptr<const trace::Trace> replay_catalog_sass(const std::string& id, const std::map<std::string, int64_t>& params) {
-  return replay_sass("catalog/" + id, [&](const trace::Trace& t) { return !t.launches.empty() && t.launches[0].params == params; });
+  return replay_sass("catalog/" + id, [&](const trace::Trace& t) {
+    return !t.launches.empty() && t.launches[0].params == params && same_source_lines(t);
+  });
 }
 
 }  // namespace ws::session

@@ -25,8 +25,13 @@ std::shared_ptr<const trace::Trace> replay_sass(const std::string& name,
 // program the pack did not record, or an edited one, gets none.
 std::shared_ptr<const trace::Trace> replay_program_sass(const std::string& hash,
                                                         const std::function<bool(const trace::Trace&)>& fits);
-// The replay pack's SASS trace of catalog kernel `id` with exactly these parameters; null
-// when there is none.
+// Every line a catalog trace's sites name reads the same in the kernel file as it is built
+// now: the SASS was compiled from that text. A trace recorded before its kernel file was
+// edited (a line moved or rewritten) would set its instructions beside other source lines.
+bool same_source_lines(const trace::Trace& t);
+// The replay pack's SASS trace of catalog kernel `id` with exactly these parameters, whose
+// sites' source lines read as the kernel file does now; null when there is none (or the
+// file was edited since: its instructions would stand beside other lines).
 std::shared_ptr<const trace::Trace> replay_catalog_sass(const std::string& id, const std::map<std::string, int64_t>& params);
 
 }  // namespace ws::session

@@ -282,16 +282,29 @@ void set_yardstick(TimingLadder& l, const catalog::KernelInfo& cur) {
   }
 }
 
-// The length of the family's common prefix of ids, up to an underscore.
-size_t common_prefix(const std::vector<const catalog::KernelInfo*>& ladder) {
-  size_t prefix = ladder.size() < 2 ? 0 : ladder[0]->id.size();
+// The family's common prefix of ids, up to an underscore ("transpose_"), among the kernels
+// whose ids begin with the first one's first word: a rung named otherwise (tma_transpose in
+// the transposes) keeps its whole id and leaves the others' short names alone.
+std::string common_prefix(const std::vector<const catalog::KernelInfo*>& ladder) {
+  if (ladder.size() < 2) return "";
+  const std::string& first = ladder[0]->id;
+  const std::string word = first.substr(0, first.find('_') + 1);
+  size_t prefix = first.size(), members = 0;
   for (const auto* k : ladder) {
+    if (k->id.rfind(word, 0) != 0) continue;
+    ++members;
     size_t n = 0;
-    while (n < prefix && n < k->id.size() && k->id[n] == ladder[0]->id[n]) ++n;
+    while (n < prefix && n < k->id.size() && k->id[n] == first[n]) ++n;
     prefix = n;
   }
-  while (prefix > 0 && ladder[0]->id[prefix - 1] != '_') --prefix;
-  return prefix;
+  if (members < 2) return "";
+  while (prefix > 0 && first[prefix - 1] != '_') --prefix;
+  return first.substr(0, prefix);
+}
+
+// A rung's name on the ladder: its id without the family's prefix, where it has it.
+std::string rung_name(const std::string& id, const std::string& prefix) {
+  return id.rfind(prefix, 0) == 0 ? id.substr(prefix.size()) : id;
 }
 
 // A published kernel's name in the ladder where its entry names no source: its project and
@@ -310,7 +323,7 @@ std::string published_name(const std::string& full) {
 // reproduces), or one bare row when the table holds none. `screen`: the parameters on
 // screen, `cur` the kernel on screen, `prefix` how much of the id to drop.
 void kernel_rows(TimingLadder& l, const catalog::KernelInfo* k, const catalog::KernelInfo* cur,
-                 const std::map<std::string, int64_t>& screen, size_t prefix) {
+                 const std::map<std::string, int64_t>& screen, const std::string& prefix) {
   std::vector<const TimingSample*> mine;
   if (l.table)
     for (const auto& s : l.table->samples) {
@@ -334,7 +347,7 @@ void kernel_rows(TimingLadder& l, const catalog::KernelInfo* k, const catalog::K
   if (mine.empty()) {
     LadderRow r;
     r.kernel = k;
-    r.name = k->id.substr(prefix);
+    r.name = rung_name(k->id, prefix);
     r.same_kernel = same_kernel;
     l.rows.push_back(r);
     return;
@@ -343,7 +356,7 @@ void kernel_rows(TimingLadder& l, const catalog::KernelInfo* k, const catalog::K
     LadderRow r;
     r.kernel = k;
     r.sample = s;
-    r.name = k->id.substr(prefix);
+    r.name = rung_name(k->id, prefix);
     r.same_kernel = same_kernel;
     const auto v = full_params(*k, s->params);
     r.here = same_kernel;
@@ -456,7 +469,7 @@ TimingLadder timing_ladder(const TimingStore& store, const std::string& kernel,
     if (k.family == cur->family) ladder.push_back(&k);
   l.table = family_table(store, cur->family);
   set_yardstick(l, *cur);
-  const size_t prefix = common_prefix(ladder);
+  const std::string prefix = common_prefix(ladder);
   const std::map<std::string, int64_t> screen = full_params(*cur, params);
   for (const auto* k : ladder) kernel_rows(l, k, cur, screen, prefix);
   shared_size(l);

@@ -30,6 +30,8 @@ inline std::vector<Case> teaching_cases() {
       {"strided_copy", 1000, {{"stride", 8}}},
       {"tma_copy", 0, {{"store", 1}}},
       {"tma_copy", 256, {{"swizzle", 0}, {"box_rows", 64}, {"box_cols", 16}}},
+      {"tma_transpose", 96, {{"m", 64}, {"swizzle", 0}, {"order", 0}}},
+      {"tma_transpose", 64, {{"m", 160}}},
       {"offset_copy", 1000, {{"offset", 3}}},
       {"transpose_read_coalesced", 70, {}},
       {"transpose_write_coalesced", 33, {{"m", 47}}},

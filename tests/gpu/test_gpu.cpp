@@ -395,3 +395,37 @@ TEST_CASE("the GPU's counters give counts mode's global figures for every teachi
     CHECK(catalog::max_rel_error(*k, p, arrays, want) <= (k->family == "sgemm" || k->family == "hgemm" ? 1e-5 : 0.0));
   }
 }
+
+TEST_CASE("tma_transpose's bank conflicts, counted by the GPU: 32-, 8-, 4- and 1-way column reads") {
+  // The model's shared wavefronts of the threads' transpose (the TMA's own shared reads and
+  // writes bypass the load/store unit the counters count) against the L1's count.
+  for (const auto& [swizzle, lanes, way] : std::vector<std::tuple<int64_t, int64_t, uint32_t>>{
+           {0, 0, 32}, {0, 1, 8}, {128, 0, 4}, {128, 1, 1}}) {
+    CAPTURE(swizzle);
+    CAPTURE(lanes);
+    const gpu_test::Case c{"tma_transpose", 64, {{"swizzle", swizzle}, {"lanes", lanes}}};
+    const catalog::KernelInfo* k;
+    catalog::Params p = gpu_test::resolve(c, k);
+    auto arrays = catalog::make_arrays(*k, p, 5);
+    auto want = arrays;
+    gpu::Counts cnt = gpu::counts(*k, p, want);
+    std::map<std::string, uint64_t> model;
+    for (size_t i = 0; i < cnt.meta.sites.size(); ++i) {
+      const auto& s = cnt.meta.sites[i];
+      if (s.space != trace::Space::Shared || s.form == trace::Form::BulkRead || s.form == trace::Form::BulkWrite) continue;
+      const auto& n = cnt.report.sites[i];
+      const std::string op = s.op == trace::Op::Store ? "shared_st" : "shared_ld";
+      model[op + " requests"] += n.requests;
+      model[op + " wavefronts"] += n.wavefronts;
+    }
+    CHECK(model["shared_ld wavefronts"] == way * model["shared_ld requests"]);  // every column read `way`-way
+    CHECK(model["shared_st wavefronts"] == model["shared_st requests"]);        // every row write 1-way
+    gpu::HwCounters hw = gpu::hw_counters(*k, p, arrays);
+    for (std::string op : {"shared_ld", "shared_st"})
+      for (std::string fig : {"requests", "wavefronts"}) {
+        MESSAGE("swizzle=" << swizzle << " lanes=" << lanes << " " << op << " " << fig << ": GPU " << hw.get(op, fig)
+                           << ", model " << model[op + " " + fig]);
+        CHECK(hw.get(op, fig) == model[op + " " + fig]);
+      }
+  }
+}

@@ -240,7 +240,13 @@ TEST_CASE("the bundled tma lesson: the catalog's TMA box, on paper") {
   CHECK(has(t, "tma_copy tile way = 1-way"));
   CHECK(std::count(t.begin(), t.end(), "tma_copy tile way = 1-way") == 2);
   CHECK(has(t, "tma_copy out coalescing = coalesced"));
-  CHECK(t.size() == 5);
+  // tma_transpose reads a column of a 128-byte-wide box: one bank with no swizzle; under the
+  // 128-byte swizzle the column's chunks move only within 8 rows, 8 banks; a staircase of 8
+  // rows in each of 4 columns, 32 banks.
+  CHECK(has(t, "tma_transpose tile way = 32-way"));
+  CHECK(has(t, "tma_transpose tile way = 4-way"));
+  CHECK(has(t, "tma_transpose tile way = 1-way"));
+  CHECK(t.size() == 8);
 }
 
 TEST_CASE("the bundled hopper lesson: a TMA box's bytes, the ring's depth, the 128-byte swizzle, on paper") {
