@@ -222,7 +222,7 @@ Command add_export(CLI::App& app) {
   cmd->add_option("--launch", o->launch_number, "with --program: the launch to draw, from 1 (default 1)")
       ->type_name("K")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--view", o->view, "memory|warp|banks|dram|source")->type_name("VIEW");
+  cmd->add_option("--view", o->view, "memory|warp|banks|dram|source|pipeline|cluster")->type_name("VIEW");
   o->step_opt = cmd->add_option("--step", o->step, "the request to show, from 1 as the app counts (default 1)")->type_name("K");
   cmd->add_option("--steps", o->steps, "requests A to B (from 1), as figures FIG-0001.png ... named by request number")->type_name("A-B");
   cmd->add_option("--out", o->out, "FIG.png, FIG.svg or FIG.pdf; FIG.gif or FIG.webp (with --steps): the numbered PNGs and one animation")
