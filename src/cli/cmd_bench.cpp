@@ -65,6 +65,7 @@ int show_replay(const std::string& file, const std::string& format, const std::s
   std::vector<ws::trace::ReplayFile> packs;
   if (!read_recordings(file, why, packs)) return 1;
   std::set<std::string> shown;  // families a newer recording already showed
+  std::set<std::string> timed;  // kernels with a row shown
   bool first = true, any = false;
   for (auto& [path, r] : packs) {
     std::set<std::string> here;
@@ -74,6 +75,7 @@ int show_replay(const std::string& file, const std::string& format, const std::s
         rows.push_back(w), here.insert(w.family);
     shown.insert(here.begin(), here.end());
     if (rows.empty()) continue;
+    for (const auto& w : rows) timed.insert(w.kernel);
     r.rows = std::move(rows);
     std::fprintf(stderr, "warpscope bench: %s: showing the replay pack recorded on %s on %s (CUDA %s), %s\n",
                  why.c_str(), r.device.name.c_str(), r.date.c_str(),
@@ -89,6 +91,17 @@ int show_replay(const std::string& file, const std::string& format, const std::s
   if (!any && !only.empty() && format != "json") {
     std::fprintf(stderr, "warpscope bench: the replay pack has no timings of the kernels asked for\n");
     return 1;
+  }
+  // The kernels asked for (every catalog kernel when none was named) that no row shows: the
+  // catalog gained them after the pack was measured. Said, not left out in silence.
+  if (file.empty() && format != "json") {
+    std::string missing;
+    for (const auto& k : ws::catalog::all())
+      if ((only.empty() || std::find(only.begin(), only.end(), k.id) != only.end()) && !timed.count(k.id))
+        missing += (missing.empty() ? "" : ", ") + k.id;
+    std::cout.flush();
+    if (!missing.empty())
+      std::fprintf(stderr, "warpscope bench: not in the replay pack (newer than its measurements): %s\n", missing.c_str());
   }
   return 0;
 }

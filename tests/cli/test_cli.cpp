@@ -436,4 +436,10 @@ TEST_CASE("bench without a GPU shows the replay pack's rows of the kernels asked
   const Run k = warpscope("bench --kernel copy");
   CHECK(k.out.find("copy ") != std::string::npos);
   CHECK(k.out.find("swizzle_xor") == std::string::npos);
+  CHECK(k.err.find("not in the replay pack") == std::string::npos);
+  // A rung the catalog gained after the pack was measured (tma_transpose, until the pack is
+  // measured again) is named, not left out in silence.
+  const Run t = warpscope("bench --family transpose");
+  CHECK(t.out.find("transpose_tiled") != std::string::npos);
+  CHECK(t.err.find("not in the replay pack (newer than its measurements): tma_transpose") != std::string::npos);
 }
