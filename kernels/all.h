@@ -9,6 +9,7 @@
 #include "entries/tensor.h"
 #include "entries/tma.h"
 #include "entries/transpose.h"
+#include "entries/wgmma.h"
 
 #define WS_CATALOG(X)             \
   X(copy)                         \
@@ -42,4 +43,5 @@
   X(tc_mma_plain)                 \
   X(tc_mma_swizzled)              \
   X(tc_mma_pipelined)             \
-  X(tc_mma_tuned)
+  X(tc_mma_tuned)                 \
+  X(tc_wgmma)

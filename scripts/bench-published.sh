@@ -22,8 +22,9 @@ fetch() {  # name url commit
 fetch SGEMM_CUDA https://github.com/siboehm/SGEMM_CUDA 60cba6f9b20a198116c76f18de8047f44df8c8b8
 fetch xGeMM https://github.com/tgautam03/xGeMM 75395fe6e8370606e751dc49ac51a2ad92c6f58a
 arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '.')
+[ "$arch" = 90 ] && arch=90a  # Hopper: its own target, which the wgmma rung needs
 gen=; command -v ninja >/dev/null && gen="-G Ninja"
 cmake -S . -B build-published $gen -DCMAKE_BUILD_TYPE=Release -DWARPSCOPE_CUDA=ON -DWARPSCOPE_GUI=OFF \
-  -DWARPSCOPE_TESTS=OFF -DCMAKE_CUDA_ARCHITECTURES="${arch:-90}" -DWARPSCOPE_PUBLISHED_DIR="$DIR" >/dev/null
+  -DWARPSCOPE_TESTS=OFF -DCMAKE_CUDA_ARCHITECTURES="${arch:-90a}" -DWARPSCOPE_PUBLISHED_DIR="$DIR" >/dev/null
 cmake --build build-published --target warpscope -j"$(nproc)" >/dev/null
 exec build-published/warpscope bench "$@"

@@ -25,13 +25,14 @@ PATH=$PATH:/usr/local/cuda/bin
 if [ "$what" = build ] || [ "$what" = all ]; then
   b0=$(date +%s)
   arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '.')
+  [ "$arch" = 90 ] && arch=90a  # Hopper: its own target, which the wgmma rung needs
   PUBLISHED_DIR=${PUBLISHED_DIR:-$ROOT/.sources}
   [ -d "$PUBLISHED_DIR/SGEMM_CUDA" ] && [ -d "$PUBLISHED_DIR/xGeMM" ] || PUBLISHED_DIR=
   { cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWARPSCOPE_CUDA=ON -DWARPSCOPE_GUI=OFF \
-      -DCMAKE_CUDA_ARCHITECTURES="${arch:-90}" -DWARPSCOPE_PUBLISHED_DIR="$PUBLISHED_DIR" &&
+      -DCMAKE_CUDA_ARCHITECTURES="${arch:-90a}" -DWARPSCOPE_PUBLISHED_DIR="$PUBLISHED_DIR" &&
       ninja -C "$BUILD" warpscope warpscope_tracer ws_gpu_tool; } >"$L/build.txt" 2>&1
   rc=$?
-  echo "build: rc=$rc, sm_${arch:-90}, published kernels: ${PUBLISHED_DIR:-none}, $(( $(date +%s) - b0 )) s"
+  echo "build: rc=$rc, sm_${arch:-90a}, published kernels: ${PUBLISHED_DIR:-none}, $(( $(date +%s) - b0 )) s"
   [ $rc -eq 0 ] || { tail -30 "$L/build.txt"; exit 1; }
 fi
 

@@ -34,6 +34,7 @@ say() { summary+=("$*"); echo "== $*"; }
 if [ "${PREBUILT:-0}" != 1 ]; then
   b0=$(date +%s)
   arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '.')
+  [ "$arch" = 90 ] && arch=90a  # Hopper: its own target, which the wgmma rung needs
   PUBLISHED_DIR=${PUBLISHED_DIR:-$ROOT/.sources}
   [ -d "$PUBLISHED_DIR/SGEMM_CUDA" ] && [ -d "$PUBLISHED_DIR/xGeMM" ] || PUBLISHED_DIR=
   # The differential test alone needs only its runner (a build of seconds, not minutes).
@@ -41,13 +42,13 @@ if [ "${PREBUILT:-0}" != 1 ]; then
   [ "$(echo $STAGES)" = diff ] && targets=ptx_diff_gpu
   {
     cmake -S . -B build-device-src -G Ninja -DCMAKE_BUILD_TYPE=Release -DWARPSCOPE_CUDA=ON -DWARPSCOPE_GUI=OFF \
-      -DCMAKE_CUDA_ARCHITECTURES="${arch:-90}" -DWARPSCOPE_PUBLISHED_DIR="$PUBLISHED_DIR" &&
+      -DCMAKE_CUDA_ARCHITECTURES="${arch:-90a}" -DWARPSCOPE_PUBLISHED_DIR="$PUBLISHED_DIR" &&
       ninja -C build-device-src $targets &&
       mkdir -p "$BIN" &&
       for t in $targets; do cp build-device-src/tests/$t "$BIN/" 2>/dev/null || cp build-device-src/$t "$BIN/"; done
   } >"$W/build.txt" 2>&1
   rc=$?
-  say "build: rc=$rc, sm_${arch:-90}, published kernels: ${PUBLISHED_DIR:-none}, $(( $(date +%s) - b0 )) s (log: results/build.txt)"
+  say "build: rc=$rc, sm_${arch:-90a}, published kernels: ${PUBLISHED_DIR:-none}, $(( $(date +%s) - b0 )) s (log: results/build.txt)"
   if [ $rc -ne 0 ]; then
     tail -20 "$W/build.txt"
     exit 1

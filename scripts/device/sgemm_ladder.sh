@@ -12,7 +12,7 @@ t0=$(date +%s)
 B=build-sgemm-ladder
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv > $OUT/gpu.txt 2>&1
 cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DWARPSCOPE_CUDA=ON -DWARPSCOPE_GUI=OFF -DWARPSCOPE_TESTS=OFF \
-  -DCMAKE_CUDA_ARCHITECTURES=90 -DWARPSCOPE_PUBLISHED_DIR=${PUBLISHED_DIR:-$PWD/.sources} > $OUT/build.txt 2>&1 &&
+  -DCMAKE_CUDA_ARCHITECTURES=90a -DWARPSCOPE_PUBLISHED_DIR=${PUBLISHED_DIR:-$PWD/.sources} > $OUT/build.txt 2>&1 &&
   ninja -C $B warpscope warpscope_tracer >> $OUT/build.txt 2>&1
 rc=$?; echo "build rc=$rc $(( $(date +%s) - t0 )) s"; [ $rc -ne 0 ] && { grep -B2 -A8 -m5 error $OUT/build.txt | head -60; exit 1; }
 s0=$(date +%s)

@@ -10,12 +10,13 @@ cd "$(dirname "$0")/../.."
 OUT_DIR=${1:-${OUT:-build-device/out}}
 mkdir -p "$OUT_DIR/sass"
 arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '.')
+[ "$arch" = 90 ] && arch=90a  # Hopper: its own target, which the wgmma rung needs
 b0=$(date +%s)
 # BUILD: a build folder to use (run_all.sh's build-device-src is one); configured here when new.
 BUILD=${BUILD:-build-tracer}
 { { [ -f "$BUILD/build.ninja" ] ||
     cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWARPSCOPE_CUDA=ON -DWARPSCOPE_GUI=OFF \
-      -DWARPSCOPE_TESTS=OFF -DCMAKE_CUDA_ARCHITECTURES="${arch:-90}"; } &&
+      -DWARPSCOPE_TESTS=OFF -DCMAKE_CUDA_ARCHITECTURES="${arch:-90a}"; } &&
   ninja -C "$BUILD" warpscope warpscope_tracer; } >"$OUT_DIR/build.txt" 2>&1 || { tail -30 "$OUT_DIR/build.txt"; exit 1; }
 echo "build: $(( $(date +%s) - b0 )) s"
 W=$BUILD/warpscope

@@ -70,6 +70,16 @@ void tma_store(const TmaArgs& map, int x, int y, const void* src, uint32_t src_k
 void tma_store_commit(uint32_t line);
 void tma_store_wait(uint32_t n, uint32_t line);
 
+// wgmma (contract.h): the descriptor of a K-major tile under the 128-byte swizzle that
+// starts at `tile` (its site key and byte offset); the product, warpgroup-wide, met warp by
+// warp (a warp's 16 rows of D need only its rows of A and all of B, both in shared memory
+// by then), recorded as an event with N as its argument; commit and wait as events (the
+// product is done when its call returns, one of the orders the asynchronous one allows).
+uint64_t wgmma_desc(const void* tile, uint32_t key, uint32_t off);
+void wgmma(float* d, uint32_t n, uint64_t da, uint64_t db, uint32_t line);
+void wgmma_commit(uint32_t line);
+void wgmma_wait(uint32_t n, uint32_t line);
+
 // Where the wrappers send a lane's access: the running thread's log. An out-of-bounds
 // access throws, so the wrappers never see a refused one.
 struct LogSink {
@@ -180,6 +190,23 @@ struct Ctx {
     emu::tma_store_wait(uint32_t(N), line);
   }
   void fence_proxy_async() const {}  // one memory on the CPU: the TMA sees every write at once
+
+  template <class V>
+  uint64_t wgmma_desc(const V& tile) const {
+    return emu::wgmma_desc(tile.ptr(), tile.key(), tile.offset());
+  }
+  template <int R>
+  void wgmma_fence(float (&)[R]) const {}
+  template <int R>
+  void wgmma(float (&d)[R], uint64_t da, uint64_t db, uint32_t line = __builtin_LINE()) const {
+    static_assert(R == 64 || R == 128, "wgmma m64n128k16 (64 accumulators a thread) or m64n256k16 (128)");
+    emu::wgmma(d, uint32_t(2 * R), da, db, line);
+  }
+  void wgmma_commit(uint32_t line = __builtin_LINE()) const { emu::wgmma_commit(line); }
+  template <int N, int R>
+  void wgmma_wait(float (&)[R], uint32_t line = __builtin_LINE()) const {
+    emu::wgmma_wait(uint32_t(N), line);
+  }
 
  private:
   template <class T>

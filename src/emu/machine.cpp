@@ -123,9 +123,10 @@ void thread_main(void* p) {
     if (!th->stores.empty())
       throw KernelError("TMA store at kernel line " + std::to_string(trace::key_line(th->stores[0].key)) + ": " +
                         where() + " ended with the store in flight (tma_store_commit, then tma_store_wait<0>)");
-    if (!th->boxes.empty())
-      throw KernelError("TMA load at kernel line " + std::to_string(trace::key_line(th->boxes[0].key)) + ": " +
-                        where() + " ended without waiting on the box's mbarrier");
+    // A producer's last boxes: it never waits on the mbarriers it fills (the block's end
+    // checks that they landed).
+    for (const BoxWrite& w : th->boxes) current_log->push(w.key, w.off);
+    th->boxes.clear();
   } catch (const std::exception& e) {
     if (m->error.empty()) m->error = e.what();
   }
@@ -217,6 +218,39 @@ void mma_m16n8k16(float* d, const uint32_t* a, const uint32_t* b, uint32_t line)
   std::memcpy(d, th.meet.out, 16);
 }
 
+uint64_t wgmma_desc(const void* tile, uint32_t key, uint32_t off) {
+  Machine::Impl* m = g_machine;
+  check_operand("wgmma_desc", key, off, 16, trace::Space::Shared);
+  const uint64_t at = uint64_t(static_cast<const char*>(tile) - m->arena);
+  if (at % 1024)
+    throw KernelError("wgmma_desc at kernel line " + std::to_string(trace::key_line(key)) +
+                      ": a tile not aligned to 1024 bytes, where the 128-byte swizzle's pattern starts (" + where() + ")");
+  return (at >> 4 & 0x3fffu) | (uint64_t(1) << 16) | (uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 62);
+}
+
+void wgmma(float* d, uint32_t n, uint64_t da, uint64_t db, uint32_t line) {
+  Thread& th = lane_thread();
+  current_log->push(trace::event_key(line, uint32_t(trace::Form::Mma)), n);
+  th.meet = MeetSlot{};
+  th.meet.op = WarpOp::Wgmma;
+  th.meet.line = line;
+  th.meet.acc = d;
+  th.meet.da = da;
+  th.meet.db = db;
+  th.meet.n = n;
+  meet(th);
+}
+
+void wgmma_commit(uint32_t line) {
+  lane_thread();
+  current_log->push(trace::event_key(line, uint32_t(trace::Form::Commit)), 0);
+}
+
+void wgmma_wait(uint32_t n, uint32_t line) {
+  lane_thread();
+  current_log->push(trace::event_key(line, uint32_t(trace::Form::Wait)), n);
+}
+
 void cp_async(void* dst, uint32_t dst_key, uint32_t dst_off, const void* src, uint32_t src_key, uint32_t src_off,
               uint32_t bytes) {
   Thread& th = lane_thread();
@@ -305,6 +339,19 @@ Mbar mbar_operand(const char* what, const void* bar, uint32_t key, uint32_t off,
   return b;
 }
 
+// The writes of the lane's pieces of the boxes it sent to the mbarrier at `bar`: at its
+// wait on it, or, for a producer that does not wait on it, when it arms it again.
+void record_boxes(Thread& th, const void* bar) {
+  size_t kept = 0;
+  for (const BoxWrite& w : th.boxes) {
+    if (w.bar == bar)
+      current_log->push(w.key, w.off);
+    else
+      th.boxes[kept++] = w;
+  }
+  th.boxes.resize(kept);
+}
+
 // Stores b's new state; a phase whose arrivals and bytes are all in completes: its boxes land.
 void mbar_update(void* bar, Mbar b) {
   Machine::Impl* m = g_machine;
@@ -368,9 +415,10 @@ void mbarrier_init(void* bar, uint32_t key, uint32_t off, uint32_t count) {
 }
 
 void mbarrier_arrive_expect_tx(void* bar, uint32_t key, uint32_t off, uint32_t bytes) {
-  lane_thread();
+  Thread& th = lane_thread();
   const char* what = bytes ? "mbarrier_arrive_expect_tx" : "mbarrier_arrive";
   Mbar b = mbar_operand(what, bar, key, off);
+  if (bytes) record_boxes(th, bar);  // arming a new phase: the lane's boxes of the last one (a producer's)
   if (lane_of_thread() != 0) return;
   if (b.pending == 0)
     throw KernelError(std::string(what) + " at kernel line " + std::to_string(trace::key_line(key)) +
@@ -390,14 +438,7 @@ void mbarrier_wait(void* bar, uint32_t key, uint32_t off, uint32_t parity) {
     th.fiber.yield();
     th.at_mbar = false;
   }
-  size_t kept = 0;
-  for (const BoxWrite& w : th.boxes) {
-    if (w.bar == bar)
-      current_log->push(w.key, w.off);
-    else
-      th.boxes[kept++] = w;
-  }
-  th.boxes.resize(kept);
+  record_boxes(th, bar);
 }
 
 void tma_load(void* dst, uint32_t dst_key, uint32_t dst_off, const TmaArgs& map, int x, int y, void* bar,
@@ -561,6 +602,10 @@ void Machine::Impl::run_block(uint32_t linear, const trace::Dim3& grid, const tr
     for (uint32_t t = 0; t < n; ++t) all_done &= lanes[t]->done;
     if (all_done) break;
   }
+  if (!landing.empty())
+    throw KernelError("TMA load: block " + std::to_string(blockIdx.x) + "," + std::to_string(blockIdx.y) +
+                      " ended with a box that never landed (its mbarrier's phase never completed: an arrival "
+                      "missing, or more bytes expected than the boxes bring)");
   if (barriers == 0 && !uses_shared() && !warp_ops) direct = true;
   lane_accesses += accesses;
 }
@@ -634,10 +679,12 @@ void Machine::Impl::rendezvous(Thread* const* warp_lanes, int nlanes, uint32_t f
     if (warp_lanes[l]->at_meet) {
       if (!lead) lead = &warp_lanes[l]->meet;
       const MeetSlot& m = warp_lanes[l]->meet;
-      if (m.op == lead->op && m.line == lead->line && m.matrices == lead->matrices && m.trans == lead->trans) ++there;
+      if (m.op == lead->op && m.line == lead->line && m.matrices == lead->matrices && m.trans == lead->trans &&
+          m.da == lead->da && m.db == lead->db)
+        ++there;
     }
+  const char* what = lead->op == WarpOp::Mma ? "mma" : lead->op == WarpOp::Wgmma ? "wgmma" : "ldmatrix";
   if (there != nlanes || nlanes != trace::kWarpSize) {
-    const char* what = lead->op == WarpOp::Mma ? "mma" : "ldmatrix";
     throw KernelError(std::string(what) + " at kernel line " + std::to_string(lead->line) + ": " +
                       std::to_string(there) + " of the 32 lanes of warp " + std::to_string(first / trace::kWarpSize) +
                       " of block " + std::to_string(blockIdx.x) + "," + std::to_string(blockIdx.y) +
@@ -645,6 +692,12 @@ void Machine::Impl::rendezvous(Thread* const* warp_lanes, int nlanes, uint32_t f
   }
   MeetSlot slots[trace::kWarpSize];
   for (int l = 0; l < nlanes; ++l) slots[l] = warp_lanes[l]->meet;
+  if (lead->op == WarpOp::Wgmma) {
+    const std::string e = perform_wgmma(slots, nlanes, arena, std::max<size_t>(arena_used, dyn_bytes), first / trace::kWarpSize % 4);
+    if (!e.empty())
+      throw KernelError(std::string("wgmma at kernel line ") + std::to_string(lead->line) + ": " + e);
+    return;
+  }
   if (lead->op == WarpOp::Mma)
     perform_mma(slots, nlanes);
   else

@@ -66,4 +66,53 @@ void perform_mma(MeetSlot* slots, int n) {
   }
 }
 
+// A K-major operand under the 128-byte swizzle (what the TMA lands with the same mode):
+// row r and byte b along K at start + (r / 8) * SBO + (r % 8) * 128 + b, and then the 16-byte
+// chunk bits [4, 7) of that address XORed with its bits [7, 10). The start (bits 0-13) and
+// the stride byte offset (bits 32-45) are in units of 16 bytes; layout 1 (bits 62-63) is
+// the 128-byte swizzle.
+std::string perform_wgmma(MeetSlot* slots, int n, const char* shared, uint64_t shared_bytes, uint32_t quarter) {
+  const uint32_t N = slots[0].n;
+  for (uint64_t desc : {slots[0].da, slots[0].db})
+    if ((desc >> 62) != 1 || ((desc >> 49) & 7u) != 0)
+      return "a descriptor of another layout than K-major under the 128-byte swizzle, base offset 0 (the one the "
+             "catalog's contract makes)";
+  auto at = [&](uint64_t desc, uint32_t r, uint32_t k, uint16_t& h) {
+    const uint64_t start = (desc & 0x3fffu) << 4, sbo = ((desc >> 32) & 0x3fffu) << 4;
+    uint64_t a = start + (r / 8) * sbo + (r % 8) * 128 + 2 * k;
+    a ^= ((a >> 7) & 7u) << 4;
+    if (a + 2 > shared_bytes) return false;
+    std::memcpy(&h, shared + a, 2);
+    return true;
+  };
+  // Rows 16 quarter .. +15 of A (16 x 16) and all of B (16 x N, column n with k side by side).
+  float a[16][16], b[16][256];
+  for (uint32_t r = 0; r < 16; ++r)
+    for (uint32_t k = 0; k < 16; ++k) {
+      uint16_t h;
+      if (!at(slots[0].da, 16 * quarter + r, k, h)) return "A's descriptor reaches past the block's shared memory";
+      a[r][k] = half_value(h);
+    }
+  for (uint32_t c = 0; c < N; ++c)
+    for (uint32_t k = 0; k < 16; ++k) {
+      uint16_t h;
+      if (!at(slots[0].db, c, k, h)) return "B's descriptor reaches past the block's shared memory";
+      b[k][c] = half_value(h);
+    }
+  // Lane (g, t) holds acc[4j .. 4j+1] at row g, columns 8j + 2t, +1 and acc[4j+2 .. 4j+3] at
+  // row g + 8, the same columns.
+  for (int l = 0; l < n; ++l) {
+    const uint32_t g = uint32_t(l) / 4, t = uint32_t(l) % 4;
+    float* acc = slots[l].acc;
+    for (uint32_t j = 0; j < N / 8; ++j)
+      for (uint32_t q = 0; q < 4; ++q) {
+        const uint32_t r = g + (q >> 1) * 8, c = 8 * j + 2 * t + (q & 1u);
+        float d = acc[4 * j + q];
+        for (int k = 0; k < 16; ++k) d += a[r][k] * b[k][c];  // f16 products are exact in f32
+        acc[4 * j + q] = d;
+      }
+  }
+  return "";
+}
+
 }  // namespace ws::emu

@@ -5,12 +5,13 @@
 // machine (machine.cpp) schedules and records.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace ws::emu {
 
 // A warp-wide call, as each lane brings it to the rendezvous.
-enum class WarpOp : uint8_t { None = 0, Ldmatrix, Mma };
+enum class WarpOp : uint8_t { None = 0, Ldmatrix, Mma, Wgmma };
 
 struct MeetSlot {
   WarpOp op = WarpOp::None;
@@ -20,12 +21,21 @@ struct MeetSlot {
   bool trans = false;     // ldmatrix .trans
   uint32_t in[10] = {};   // mma: a[4], b[2], c[4] (float bits)
   uint32_t out[4] = {};   // the lane's result registers
+  float* acc = nullptr;   // wgmma: the lane's accumulators (n / 2 of them), updated in place
+  uint64_t da = 0, db = 0;  // wgmma: the descriptors of A and B
+  uint32_t n = 0;         // wgmma: the shape's N
 };
 
 // The results of a rendezvous of `n` lanes (slots[0..n), all at the same op): ldmatrix
 // fragments or mma accumulators, written to each slot's `out`.
 void perform_ldmatrix(MeetSlot* slots, int n);
 void perform_mma(MeetSlot* slots, int n);
+// wgmma.mma_async m64nNk16 f32.f16.f16, A and B from shared memory (`shared`: the block's
+// arena, which descriptor addresses count from) through K-major descriptors under the
+// 128-byte swizzle: the 16 rows of D that warp `quarter` (0-3) of the warpgroup holds,
+// added into each lane's accumulators. A descriptor of another layout is refused: the
+// error, or "" when done.
+std::string perform_wgmma(MeetSlot* slots, int n, const char* shared, uint64_t shared_bytes, uint32_t quarter);
 
 // One cp.async a lane issued: where it lands, its bytes (read at issue) and its group.
 struct PendingCopy {

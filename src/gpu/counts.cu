@@ -81,6 +81,7 @@ class CountsLauncher {
 
   template <class Op, class Args>
   void launch(dim3 grid, dim3 block, uint32_t dyn_bytes, const Args& args) {
+    check_target<Op>(k_.id);
     auto kernel = entry<Op, CountsCtx, Args>(block);
     const uint32_t offset = (dyn_bytes + 15u) & ~15u;
     const uint32_t warps = (block.x * block.y * block.z + abi::kWarp - 1) / abi::kWarp;

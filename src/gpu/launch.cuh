@@ -17,10 +17,65 @@
 #include "gpu/contexts.cuh"
 #include "gpu/internal.h"
 
+namespace ws::gpu {
+
+// The plain entries (contexts.cuh) for a kernel whose functor names the block it runs in
+// (`kThreadsBound`: the warp-specialized wgmma rung's 384 threads, 128 accumulators a
+// thread), so that the compiler keeps to the registers one such block may use on an SM.
+template <class Op>
+concept BoundedOp = requires { Op::kThreadsBound; };
+template <class Op, class Args, class... P>
+__global__ void __launch_bounds__(Op::kThreadsBound, 1) device_kernel_plain_bounded(P... p) {
+  const Args args{flat::field(p)...};
+  kernel_body<Op, PlainCtx>(args);
+}
+template <class Op, class Args, class... P>
+__global__ void __launch_bounds__(Op::kThreadsBound, 1)
+    device_kernel_skip_bounded(const uint32_t* skip, uint32_t skip_lo, uint32_t skip_n, P... p) {
+  const uint32_t b = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  if (skip_n ? b - skip_lo < skip_n : ((skip[b >> 5] >> (b & 31)) & 1u)) return;
+  const Args args{flat::field(p)...};
+  kernel_body<Op, PlainCtx>(args);
+}
+// (and the instrumented entry, which could not hold a wgmma's accumulators in 64 registers)
+template <class Op, class Ctx, class Args>
+__global__ void __launch_bounds__(Op::kThreadsBound, 1) device_kernel_bounded(const Args args) {
+  kernel_body<Op, Ctx>(args);
+}
+template <class Op, class Args, class... P>
+constexpr auto plain_entry() {
+  if constexpr (BoundedOp<Op>)
+    return &device_kernel_plain_bounded<Op, Args, P...>;
+  else
+    return &device_kernel_plain<Op, Args, P...>;
+}
+template <class Op, class Args, class... P>
+constexpr auto skip_entry() {
+  if constexpr (BoundedOp<Op>)
+    return &device_kernel_skip_bounded<Op, Args, P...>;
+  else
+    return &device_kernel_skip<Op, Args, P...>;
+}
+
+}  // namespace ws::gpu
+
 namespace ws::gpu::detail {
 
 using catalog::find_run;
 using catalog::RunFn;
+
+// A kernel that uses sm_90a's own instructions (wgmma: `kSm90a`) runs only from a build
+// for that target; another build says so in one line instead of launching a trap.
+template <class Op>
+void check_target(const std::string& id) {
+#if !defined(WS_SM90A)
+  if constexpr (requires { Op::kSm90a; })
+    throw Error(id + " uses wgmma, which only a GPU build for sm_90a has (configure with "
+                     "-DCMAKE_CUDA_ARCHITECTURES=90a)");
+#else
+  (void)id;
+#endif
+}
 
 // One catalog launch in one mode, ready to run again and again: the entry's run() with a
 // launcher of type L, made from `k` and the rest of the arguments.
@@ -68,16 +123,21 @@ inline void allow_dynamic_shared(const void* kernel, uint32_t bytes, const std::
 }
 
 // The instrumented entry for a block of this size: the uncapped one when the block fits
-// its register use, else the one capped for 1024 threads.
+// its register use, else the one capped for 1024 threads; a kernel that names its bound,
+// the entry with that bound.
 template <class Op, class Ctx, class Args>
 auto entry(dim3 block) -> void (*)(const Args) {
-  static const int max_threads = [] {
-    cudaFuncAttributes attr{};
-    check(cudaFuncGetAttributes(&attr, device_kernel<Op, Ctx, Args>), "reading a kernel's attributes");
-    return attr.maxThreadsPerBlock;
-  }();
-  if (int(block.x * block.y * block.z) <= max_threads) return &device_kernel<Op, Ctx, Args>;
-  return &device_kernel_1024<Op, Ctx, Args>;
+  if constexpr (BoundedOp<Op>) {
+    return &device_kernel_bounded<Op, Ctx, Args>;  // the bound its functor names (contexts.cuh)
+  } else {
+    static const int max_threads = [] {
+      cudaFuncAttributes attr{};
+      check(cudaFuncGetAttributes(&attr, device_kernel<Op, Ctx, Args>), "reading a kernel's attributes");
+      return attr.maxThreadsPerBlock;
+    }();
+    if (int(block.x * block.y * block.z) <= max_threads) return &device_kernel<Op, Ctx, Args>;
+    return &device_kernel_1024<Op, Ctx, Args>;
+  }
 }
 
 inline trace::Dim3 dim(dim3 d) { return {d.x, d.y, d.z}; }

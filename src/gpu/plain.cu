@@ -20,9 +20,10 @@ class PlainLauncher {
 
   template <class Op, class Args>
   void launch(dim3 grid, dim3 block, uint32_t dyn_bytes, const Args& args) {
+    check_target<Op>(k_.id);
     flat::apply(
         [&](const auto&... f) {
-          auto kernel = &device_kernel_plain<Op, Args, typename flat::Param<std::decay_t<decltype(f)>>::type...>;
+          auto kernel = plain_entry<Op, Args, typename flat::Param<std::decay_t<decltype(f)>>::type...>();
           allow_dynamic_shared(reinterpret_cast<const void*>(kernel), dyn_bytes, k_.id);
           kernel<<<grid, block, dyn_bytes, cudaStream_t(stream())>>>(
               flat::Param<std::decay_t<decltype(f)>>::pass(f)...);

@@ -270,6 +270,7 @@ class RecordLauncher {
   // first run and keeps the faster.
   template <class Op, class Args>
   void launch(dim3 grid, dim3 block, uint32_t dyn_bytes, const Args& args) {
+    check_target<Op>(k_.id);
     auto kernel = entry<Op, RecordCtx, Args>(block);
     allow_dynamic_shared(reinterpret_cast<const void*>(kernel), dyn_bytes, k_.id);
     auto split = [&] {
@@ -289,7 +290,7 @@ class RecordLauncher {
       const uint32_t* skip = static_cast<const uint32_t*>(block_bits_->get());
       flat::apply(
           [&](const auto&... f) {
-            auto plain = &device_kernel_skip<Op, Args, typename flat::Param<std::decay_t<decltype(f)>>::type...>;
+            auto plain = skip_entry<Op, Args, typename flat::Param<std::decay_t<decltype(f)>>::type...>();
             allow_dynamic_shared(reinterpret_cast<const void*>(plain), dyn_bytes, k_.id);
             plain<<<grid, block, dyn_bytes, side_>>>(skip, state_.block_lo, state_.block_n,
                                                      flat::Param<std::decay_t<decltype(f)>>::pass(f)...);

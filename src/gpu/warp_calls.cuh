@@ -152,6 +152,84 @@ __device__ __forceinline__ void fence_proxy_async() {
 #endif
 }
 
+// Hopper's warpgroup product (sm_90a; another target traps). A descriptor of a K-major
+// tile under the 128-byte swizzle, as the TMA lands it: the start address >> 4 (bits 0-13),
+// leading byte offset 16 (unused by this layout), stride byte offset 1024 (the next 8 rows:
+// one 8 x 128-byte swizzle atom further) and layout 1, the 128-byte swizzle (bits 62-63).
+// One k16 step further along the rows is 32 bytes: the descriptor + 2.
+__device__ __forceinline__ uint64_t wgmma_desc(const void* tile) {
+  return uint64_t((smem(tile) & 0x3ffffu) >> 4) | (uint64_t(1) << 16) | (uint64_t(1024 >> 4) << 32) |
+         (uint64_t(1) << 62);
+}
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define WS_WGMMA(...) asm volatile(__VA_ARGS__)
+#else
+#define WS_WGMMA(...) __trap()
+#endif
+__device__ __forceinline__ void wgmma_fence() { WS_WGMMA("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { WS_WGMMA("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  WS_WGMMA("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+// The accumulators as the asynchronous product sees them: no read or write of them moves
+// across a fence, commit or wait.
+template <int R>
+__device__ __forceinline__ void wgmma_hold(float (&d)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+// d (64 x N f32 over the warpgroup, N/2 a thread) += A (64 x 16) · B (16 x N), both from
+// shared memory through their descriptors, K-major, f16 in, scale-d 1.
+__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t da, uint64_t db) {
+  WS_WGMMA("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+           "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
+           "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+           "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+           "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+           "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+           "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+           : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+             "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+             "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+             "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+             "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+             "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+             "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+             "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+           : "l"(da), "l"(db), "r"(1));
+}
+__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t da, uint64_t db) {
+  WS_WGMMA("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+           "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {"
+           "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+           "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+           "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+           "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+           "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+           "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+           "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+           "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+           "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+           : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+             "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+             "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+             "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+             "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+             "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+             "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+             "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+             "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+             "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+             "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+             "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+             "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+             "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+             "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+             "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+           : "l"(da), "l"(db), "r"(1));
+}
+
 // The contract's TMA calls in the plain context: the instructions alone, lane 0 acting for
 // the warp where the call is warp-wide (the elements are the shared objects themselves).
 struct PlainTma {
@@ -185,6 +263,31 @@ struct PlainTma {
     ptx_op::bulk_wait_read<N>();
   }
   __device__ __forceinline__ void fence_proxy_async() const { ptx_op::fence_proxy_async(); }
+
+  // wgmma (contract.h), warpgroup-wide: every thread of the four warps calls.
+  template <class T>
+  __device__ __forceinline__ uint64_t wgmma_desc(const T& tile) const {
+    return ptx_op::wgmma_desc(&tile);
+  }
+  template <int R>
+  __device__ __forceinline__ void wgmma_fence(float (&d)[R]) const {
+    ptx_op::wgmma_hold(d);
+    ptx_op::wgmma_fence();
+  }
+  template <int R>
+  __device__ __forceinline__ void wgmma(float (&d)[R], uint64_t da, uint64_t db) const {
+    static_assert(R == 64 || R == 128, "wgmma m64n128k16 (64 accumulators a thread) or m64n256k16 (128)");
+    if constexpr (R == 64)
+      ptx_op::wgmma_m64n128k16(d, da, db);
+    else
+      ptx_op::wgmma_m64n256k16(d, da, db);
+  }
+  __device__ __forceinline__ void wgmma_commit() const { ptx_op::wgmma_commit(); }
+  template <int N, int R>
+  __device__ __forceinline__ void wgmma_wait(float (&d)[R]) const {
+    ptx_op::wgmma_wait<N>();
+    ptx_op::wgmma_hold(d);
+  }
 };
 
 }  // namespace ptx_op
@@ -283,8 +386,11 @@ class WarpCalls {
   __device__ __forceinline__ void mbarrier_init(const B& bar, uint32_t count) const {
     ptx_op::PlainTma{}.mbarrier_init(*bar.ptr(), count);
   }
+  // Arming an mbarrier for a new phase: the boxes this lane sent to it before (a producer
+  // that does not wait on it; the stage has been released since) are recorded now.
   template <class B>
   __device__ __forceinline__ void mbarrier_arrive_expect_tx(const B& bar, uint32_t bytes) const {
+    record_boxes(ptx_op::smem(bar.ptr()));
     ptx_op::PlainTma{}.mbarrier_arrive_expect_tx(*bar.ptr(), bytes);
   }
   template <class B>
@@ -294,16 +400,7 @@ class WarpCalls {
   template <class B>
   __device__ __forceinline__ void mbarrier_wait(const B& bar, uint32_t parity) const {
     ptx_op::PlainTma{}.mbarrier_wait(*bar.ptr(), parity);
-    const uint32_t at = ptx_op::smem(bar.ptr());
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < boxes_; ++i) {
-      if (box_[i].bar == at) {
-        for (uint32_t p = lane(); p < box_[i].box.pieces(); p += 32) self().access(box_[i].key, box_[i].off + box_[i].box.shared_offset(p));
-      } else {
-        box_[kept++] = box_[i];
-      }
-    }
-    boxes_ = kept;
+    record_boxes(ptx_op::smem(bar.ptr()));
   }
   // (`M`: contract.h's Tma2D, which this header does not include: its __syncthreads would
   // reach the raw kernels that include it.)
@@ -381,6 +478,41 @@ class WarpCalls {
   }
   __device__ __forceinline__ void fence_proxy_async() const { ptx_op::fence_proxy_async(); }
 
+  // wgmma: the product as an event (its N in the argument), its commit and wait as events.
+  template <class V>
+  __device__ __forceinline__ uint64_t wgmma_desc(const V& tile) const {
+    return ptx_op::wgmma_desc(tile.ptr());
+  }
+  template <int R>
+  __device__ __forceinline__ void wgmma_fence(float (&d)[R]) const {
+    self().converge();
+    ptx_op::PlainTma{}.wgmma_fence(d);
+  }
+  template <int R>
+  __device__ __forceinline__ void wgmma(float (&d)[R], uint64_t da, uint64_t db, uint32_t line = __builtin_LINE()) const {
+    self().converge();
+    self().event(trace::event_key(line, uint32_t(trace::Form::Mma)), uint32_t(2 * R));
+    ptx_op::PlainTma{}.wgmma(d, da, db);
+  }
+  __device__ __forceinline__ void wgmma_commit(uint32_t line = __builtin_LINE()) const {
+    self().converge();
+    self().event(trace::event_key(line, uint32_t(trace::Form::Commit)), 0);
+    ptx_op::wgmma_commit();
+  }
+  template <int N, int R>
+  __device__ __forceinline__ void wgmma_wait(float (&d)[R], uint32_t line = __builtin_LINE()) const {
+    self().converge();
+    ptx_op::PlainTma{}.template wgmma_wait<N>(d);
+    self().event(trace::event_key(line, uint32_t(trace::Form::Wait)), uint32_t(N));
+  }
+  // A lane's boxes still waiting to be recorded when it ends (a producer that never waits
+  // on the mbarriers it fills): their writes, recorded last.
+  __device__ __forceinline__ void end_boxes() const {
+    for (uint32_t i = 0; i < boxes_; ++i)
+      for (uint32_t p = lane(); p < box_[i].box.pieces(); p += 32) self().access(box_[i].key, box_[i].off + box_[i].box.shared_offset(p));
+    boxes_ = 0;
+  }
+
   // The copies of all but the newest N groups have landed: their writes, in issue order.
   template <int N>
   __device__ __forceinline__ void cp_async_wait(uint32_t line = __builtin_LINE()) const {
@@ -405,6 +537,18 @@ class WarpCalls {
   static constexpr uint32_t kUncommitted = 0xffffffffu;
   __device__ __forceinline__ const Self& self() const { return *static_cast<const Self*>(this); }
   static __device__ __forceinline__ uint32_t lane() { return ptx_op::lane(); }
+  // The writes of this lane's pieces of the boxes sent to the mbarrier at shared address `at`.
+  __device__ __forceinline__ void record_boxes(uint32_t at) const {
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < boxes_; ++i) {
+      if (box_[i].bar == at) {
+        for (uint32_t p = lane(); p < box_[i].box.pieces(); p += 32) self().access(box_[i].key, box_[i].off + box_[i].box.shared_offset(p));
+      } else {
+        box_[kept++] = box_[i];
+      }
+    }
+    boxes_ = kept;
+  }
   // The box at (x, y) of a map (contract.h's Tma2D), as trace/tma.h cuts it into pieces.
   template <class M>
   static __device__ __forceinline__ trace::TmaBox2D box_of(const M& m, int x, int y) {
@@ -418,7 +562,7 @@ class WarpCalls {
     uint32_t bar, key, off;
     trace::TmaBox2D box;
   };
-  static constexpr uint32_t kBoxes = 4;
+  static constexpr uint32_t kBoxes = 8;  // a producer's 4 stages of 2 boxes
   mutable uint32_t boxes_ = 0;
   mutable Box box_[kBoxes];
   // TMA stores whose global writes the lane records at the bulk wait that covers them.

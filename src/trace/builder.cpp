@@ -119,7 +119,7 @@ KeySite Builder::catalog_key_site(uint32_t key) {
   return {id, s.buffer};
 }
 
-uint32_t Builder::event_site(uint32_t key) {
+uint32_t Builder::event_site(uint32_t key, uint32_t arg) {
   auto it = event_keys_.find(key);
   if (it != event_keys_.end()) return it->second;
   Site s;
@@ -127,9 +127,12 @@ uint32_t Builder::event_site(uint32_t key) {
   s.line = key_line(key);
   s.form = Form(key_event_form(key));
   s.bytes = 0;
-  // An event key carries no instruction; a catalog kernel's mma is the kernel contract's
-  // one form (ctx.mma_m16n8k16), named so that the fragment view can lay it out.
-  if (s.form == Form::Mma) s.instruction = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32";
+  // An event key carries no instruction; a catalog kernel's mma is one of the kernel
+  // contract's forms, ctx.mma_m16n8k16 or ctx.wgmma (whose event carries its N), named so
+  // that the fragment view can lay it out.
+  if (s.form == Form::Mma)
+    s.instruction = arg ? "wgmma.mma_async.sync.aligned.m64n" + std::to_string(arg) + "k16.f32.f16.f16"
+                        : "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32";
   if (!t_->files.empty()) {
     s.column = index_column(t_->files[0].text, s.line, std::string());
     s.code = source_line(t_->files[0].text, s.line);
@@ -141,7 +144,7 @@ uint32_t Builder::event_site(uint32_t key) {
 }
 
 void Builder::add_event(const WarpAccess& a, uint32_t key, uint32_t arg) {
-  const uint32_t site = event_site(key);
+  const uint32_t site = event_site(key, arg);
   if (!keep_) return;
   Event& e = t_->events.emplace_back();
   e.launch = launch_;

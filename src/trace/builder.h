@@ -78,7 +78,7 @@ class Builder {
   // is linked (Site::partner) to the other half of its line once both have been met.
   KeySite catalog_key_site(uint32_t key);
   // The event site (Trace::event_sites) of an event key (site_key.h), added the first time.
-  uint32_t event_site(uint32_t key);
+  uint32_t event_site(uint32_t key, uint32_t arg = 0);
 
   // ---- records
   // One record, as the backend grouped it. Returns false when it was dropped (cap).

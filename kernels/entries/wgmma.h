@@ -1,0 +1,58 @@
+// kernels/entries/wgmma.h — the catalog entry of kernels/wgmma.h: the HGEMM ladder's
+// Hopper rung, its parameters, its TMA maps and its launch shape. Arrays and the yardstick
+// are the tensor-core family's (entries/tensor.h): cuBLAS HGEMM, f16 in, f32 accumulate.
+#pragma once
+#include <algorithm>
+#include <string>
+
+#include "../wgmma.h"
+#include "tensor.h"
+
+namespace ws::kernels {
+
+struct tc_wgmma : TensorFamily {
+  static catalog::KernelInfo info() {
+    auto k = base("tc_wgmma", "HGEMM on Hopper: TMA ring, a producer warp, wgmma from shared memory (sm_90a)", R"(
+      The tensor-core ladder on Hopper's own path. A block of three warpgroups computes a
+      128×bn tile of C. Warp 0 is the producer: for each k tile of 64 it waits until a stage
+      of the ring is free (its `empty` mbarrier), arms the stage's `full` mbarrier with the
+      bytes to come, and asks the TMA for a 128×64 box of A and a bn×64 box of B. Both land
+      under the 128-byte swizzle, so no thread copies and no row of a tile shares banks with
+      the next seven. The other two warpgroups are the consumers, 64 rows each: they wait for
+      the stage's phase, hand the two tiles to the tensor cores by descriptor (a 64-bit word:
+      the tile's address, 1024 bytes from one group of 8 rows to the next, the swizzle), and
+      run four wgmma.mma_async m64n256k16, 64×256×16 products over the whole warpgroup. No
+      ldmatrix, no fragment in registers but the accumulators. A consumer gives a stage
+      back only once the product that read it is done (wgmma.wait_group 1), so one product
+      is always in flight. In the timeline, see the producer's boxes land and the consumers'
+      products, commits and waits; compare the time with tc_mma_tuned and cuBLAS.)");
+    k.source_file = "wgmma.h";
+    k.teach_size = 256;
+    k.size_min = 128;
+    k.params.push_back({"bn", 256, {128, 256}, 128, 256, "columns of C a block: the wgmma's N (m64n128k16 or m64n256k16)"});
+    k.params.push_back({"stages", 4, {3, 4}, 3, 4, "k tiles of A and B in the ring (4 with bn=256: 192 KiB of shared memory)"});
+    k.params.push_back({"group", 8, {1, 2, 4, 8, 16}, 1, 16, "block rows a band of the block order (1: row by row)"});
+    k.check = [](const catalog::Params& p) -> std::string {
+      const int64_t tile = std::max<int64_t>(128, p["bn"]);
+      if (p.size() % tile == 0) return "";
+      return "tc_wgmma computes whole 128 × " + std::to_string(p["bn"]) + " tiles of C: the size must be a multiple of " +
+             std::to_string(tile) + ", got " + std::to_string(p.size()) + "; try " +
+             std::to_string((p.size() + tile - 1) / tile * tile);
+    };
+    return k;
+  }
+  template <class L>
+  static void run(L& l, const catalog::Params& p) {
+    const int N = int(n(p)), bn = int(p["bn"]);
+    const WgmmaArgs a{l.template tma<const half>(0, N, N, 128, 64, 128), l.template tma<const half>(1, N, N, bn, 64, 128),
+                      l.template buf<float>(2), N, int(p["group"])};
+    catalog::with_constant<128, 256>(bn, [&](auto cols) {
+      catalog::with_constant<3, 4>(p["stages"], [&](auto stages) {
+        using K = TcWgmma<decltype(cols)::value, decltype(stages)::value>;
+        l.template launch<K>(grid(p, K::BM, K::BN), dim3(K::THREADS), uint32_t(K::SHARED_BYTES), a);
+      });
+    });
+  }
+};
+
+}  // namespace ws::kernels
