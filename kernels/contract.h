@@ -32,10 +32,18 @@
 //                                          // (WS_DYNAMIC_SHARED_TMA), swizzled as the map says
 // and per thread:
 //   ctx.mbarrier_wait(full[0], parity);    // until the phase of that parity has completed
+// Hopper's warpgroup product (warpgroup-wide: all 128 threads of warps 4g .. 4g+3 call):
+//   uint64_t da = ctx.wgmma_desc(tile[i]);  // descriptor of a K-major tile under the 128-byte
+//                                          // swizzle starting at element i (1024-aligned)
+//   ctx.wgmma_fence(d);                    // d and the tiles are ready for the product
+//   ctx.wgmma(d, da + 2 * j, db + 2 * j);  // d += A·B, m64nNk16 f16 -> f32, N = 2 · size of d
+//                                          // (+2: the k16 step j starts 32 bytes further)
+//   ctx.wgmma_commit();                    // the products since the last commit: a group
+//   ctx.template wgmma_wait<1>(d);         // all but the newest group are done
 // The plain GPU context compiles each to its instruction; the instrumented contexts and
 // the emulator record them (an ldmatrix as one shared 16-byte-a-lane load of its rows, a
-// copy as its global read at issue and its shared write when it lands, mma, commit and
-// wait as events).
+// copy as its global read at issue and its shared write when it lands — for a TMA box, when
+// the lane's next mbarrier wait returns —, mma, wgmma, commit and wait as events).
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -27,7 +27,7 @@ struct tc_wgmma : TensorFamily {
       is always in flight. In the timeline, see the producer's boxes land and the consumers'
       products, commits and waits; compare the time with tc_mma_tuned and cuBLAS.)");
     k.source_file = "wgmma.h";
-    k.teach_size = 256;
+    k.teach_size = 512;  // 8 k tiles: the ring of 4 stages is filled twice
     k.size_min = 128;
     k.params.push_back({"bn", 256, {128, 256}, 128, 256, "columns of C a block: the wgmma's N (m64n128k16 or m64n256k16)"});
     k.params.push_back({"stages", 4, {3, 4}, 3, 4, "k tiles of A and B in the ring (4 with bn=256: 192 KiB of shared memory)"});

@@ -41,7 +41,7 @@ struct Thread {
   std::vector<PendingCopy> copies;  // cp.async copies issued, not landed yet
   uint32_t groups = 0;              // cp.async groups committed
   bool at_mbar = false;             // waiting for an mbarrier's phase
-  std::vector<BoxWrite> boxes;      // its pieces of TMA boxes, recorded at its wait on their mbarrier
+  std::vector<BoxWrite> boxes;      // its pieces of TMA boxes, recorded at its next mbarrier wait
   std::vector<StorePiece> stores;   // its pieces of TMA stores, written at a bulk wait
   uint32_t bulk_groups = 0;         // bulk groups committed
   ~Thread() { std::free(log.data); }
@@ -112,6 +112,8 @@ std::string where() {
          std::to_string(blockIdx.x) + "," + std::to_string(blockIdx.y);
 }
 
+void record_boxes(Thread& th);
+
 void thread_main(void* p) {
   auto* th = static_cast<Thread*>(p);
   Machine::Impl* m = g_machine;
@@ -123,10 +125,7 @@ void thread_main(void* p) {
     if (!th->stores.empty())
       throw KernelError("TMA store at kernel line " + std::to_string(trace::key_line(th->stores[0].key)) + ": " +
                         where() + " ended with the store in flight (tma_store_commit, then tma_store_wait<0>)");
-    // A producer's last boxes: it never waits on the mbarriers it fills (the block's end
-    // checks that they landed).
-    for (const BoxWrite& w : th->boxes) current_log->push(w.key, w.off);
-    th->boxes.clear();
+    record_boxes(*th);  // a producer's last boxes (the block's end checks that they landed)
   } catch (const std::exception& e) {
     if (m->error.empty()) m->error = e.what();
   }
@@ -339,17 +338,11 @@ Mbar mbar_operand(const char* what, const void* bar, uint32_t key, uint32_t off,
   return b;
 }
 
-// The writes of the lane's pieces of the boxes it sent to the mbarrier at `bar`: at its
-// wait on it, or, for a producer that does not wait on it, when it arms it again.
-void record_boxes(Thread& th, const void* bar) {
-  size_t kept = 0;
-  for (const BoxWrite& w : th.boxes) {
-    if (w.bar == bar)
-      current_log->push(w.key, w.off);
-    else
-      th.boxes[kept++] = w;
-  }
-  th.boxes.resize(kept);
+// The writes of the lane's pieces of the boxes it asked for: recorded when its next mbarrier
+// wait returns (trace/tma.h), whichever barrier that is.
+void record_boxes(Thread& th) {
+  for (const BoxWrite& w : th.boxes) current_log->push(w.key, w.off);
+  th.boxes.clear();
 }
 
 // Stores b's new state; a phase whose arrivals and bytes are all in completes: its boxes land.
@@ -415,10 +408,9 @@ void mbarrier_init(void* bar, uint32_t key, uint32_t off, uint32_t count) {
 }
 
 void mbarrier_arrive_expect_tx(void* bar, uint32_t key, uint32_t off, uint32_t bytes) {
-  Thread& th = lane_thread();
+  lane_thread();
   const char* what = bytes ? "mbarrier_arrive_expect_tx" : "mbarrier_arrive";
   Mbar b = mbar_operand(what, bar, key, off);
-  if (bytes) record_boxes(th, bar);  // arming a new phase: the lane's boxes of the last one (a producer's)
   if (lane_of_thread() != 0) return;
   if (b.pending == 0)
     throw KernelError(std::string(what) + " at kernel line " + std::to_string(trace::key_line(key)) +
@@ -438,7 +430,7 @@ void mbarrier_wait(void* bar, uint32_t key, uint32_t off, uint32_t parity) {
     th.fiber.yield();
     th.at_mbar = false;
   }
-  record_boxes(th, bar);
+  record_boxes(th);
 }
 
 void tma_load(void* dst, uint32_t dst_key, uint32_t dst_off, const TmaArgs& map, int x, int y, void* bar,

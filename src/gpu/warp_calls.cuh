@@ -380,17 +380,14 @@ class WarpCalls {
   }
 
   // TMA (contract.h): lane 0 acts; each lane records its pieces of a box, the reads at issue
-  // and the writes when its wait on the box's mbarrier returns (trace/tma.h).
+  // and the writes when its next mbarrier wait returns (trace/tma.h).
   // (The instructions as the plain context issues them, on the element the view names.)
   template <class B>
   __device__ __forceinline__ void mbarrier_init(const B& bar, uint32_t count) const {
     ptx_op::PlainTma{}.mbarrier_init(*bar.ptr(), count);
   }
-  // Arming an mbarrier for a new phase: the boxes this lane sent to it before (a producer
-  // that does not wait on it; the stage has been released since) are recorded now.
   template <class B>
   __device__ __forceinline__ void mbarrier_arrive_expect_tx(const B& bar, uint32_t bytes) const {
-    record_boxes(ptx_op::smem(bar.ptr()));
     ptx_op::PlainTma{}.mbarrier_arrive_expect_tx(*bar.ptr(), bytes);
   }
   template <class B>
@@ -400,7 +397,7 @@ class WarpCalls {
   template <class B>
   __device__ __forceinline__ void mbarrier_wait(const B& bar, uint32_t parity) const {
     ptx_op::PlainTma{}.mbarrier_wait(*bar.ptr(), parity);
-    record_boxes(ptx_op::smem(bar.ptr()));
+    end_boxes();
   }
   // (`M`: contract.h's Tma2D, which this header does not include: its __syncthreads would
   // reach the raw kernels that include it.)
@@ -505,8 +502,8 @@ class WarpCalls {
     ptx_op::PlainTma{}.template wgmma_wait<N>(d);
     self().event(trace::event_key(line, uint32_t(trace::Form::Wait)), uint32_t(N));
   }
-  // A lane's boxes still waiting to be recorded when it ends (a producer that never waits
-  // on the mbarriers it fills): their writes, recorded last.
+  // The writes of the boxes this lane asked for, recorded at its next mbarrier wait (trace/tma.h)
+  // and, for the last ones of a producer, at its end.
   __device__ __forceinline__ void end_boxes() const {
     for (uint32_t i = 0; i < boxes_; ++i)
       for (uint32_t p = lane(); p < box_[i].box.pieces(); p += 32) self().access(box_[i].key, box_[i].off + box_[i].box.shared_offset(p));
@@ -537,18 +534,6 @@ class WarpCalls {
   static constexpr uint32_t kUncommitted = 0xffffffffu;
   __device__ __forceinline__ const Self& self() const { return *static_cast<const Self*>(this); }
   static __device__ __forceinline__ uint32_t lane() { return ptx_op::lane(); }
-  // The writes of this lane's pieces of the boxes sent to the mbarrier at shared address `at`.
-  __device__ __forceinline__ void record_boxes(uint32_t at) const {
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < boxes_; ++i) {
-      if (box_[i].bar == at) {
-        for (uint32_t p = lane(); p < box_[i].box.pieces(); p += 32) self().access(box_[i].key, box_[i].off + box_[i].box.shared_offset(p));
-      } else {
-        box_[kept++] = box_[i];
-      }
-    }
-    boxes_ = kept;
-  }
   // The box at (x, y) of a map (contract.h's Tma2D), as trace/tma.h cuts it into pieces.
   template <class M>
   static __device__ __forceinline__ trace::TmaBox2D box_of(const M& m, int x, int y) {
@@ -562,7 +547,7 @@ class WarpCalls {
     uint32_t bar, key, off;
     trace::TmaBox2D box;
   };
-  static constexpr uint32_t kBoxes = 8;  // a producer's 4 stages of 2 boxes
+  static constexpr uint32_t kBoxes = 4;
   mutable uint32_t boxes_ = 0;
   mutable Box box_[kBoxes];
   // TMA stores whose global writes the lane records at the bulk wait that covers them.

@@ -249,7 +249,7 @@ TEST_CASE("the bundled tma lesson: the catalog's TMA box, on paper") {
   CHECK(t.size() == 8);
 }
 
-TEST_CASE("the bundled hopper lesson: a TMA box's bytes, the ring's depth, the 128-byte swizzle, on paper") {
+TEST_CASE("the bundled hopper lesson: a TMA box's bytes, the ring's depth, the 128-byte swizzle, a GEMM's stage, on paper") {
   if (!ws::test::have_nvcc("the hopper lesson skipped")) return;
   auto h = lesson_answers("hopper");
   INFO(h.size());
@@ -276,6 +276,10 @@ TEST_CASE("the bundled hopper lesson: a TMA box's bytes, the ring's depth, the 1
   CHECK(c.fanouts[0].from == std::vector<uint32_t>{0});
   CHECK(c.fanouts[0].copies == 4);
   CHECK(c.fanouts[0].bytes == 4 * 4096);
+  // tc_wgmma's B box: bn = 256 rows of 64 halves (128 bytes); its C store, a warp's 8 rows
+  // of 4 lanes × 8 bytes: 8 whole sectors.
+  CHECK(has(h, "tc_wgmma B copy_bytes = 32768 bytes"));
+  CHECK(has(h, "tc_wgmma store coalescing = coalesced"));
 }
 
 // ---- answers computed from traces ------------------------------------------------------
