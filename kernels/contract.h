@@ -43,7 +43,7 @@
 // The plain GPU context compiles each to its instruction; the instrumented contexts and
 // the emulator record them (an ldmatrix as one shared 16-byte-a-lane load of its rows, a
 // copy as its global read at issue and its shared write when it lands — for a TMA box, when
-// the lane's next mbarrier wait returns —, mma, wgmma, commit and wait as events).
+// the lane's next mbarrier wait —, mma, wgmma, commit and wait as events).
 #pragma once
 #include <cstddef>
 #include <cstdint>

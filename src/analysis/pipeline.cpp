@@ -21,7 +21,8 @@ Pipeline pipeline_of(const trace::Trace& t, const Copies& c, uint32_t block) {
     uint64_t issued = kNoRecord, landed = kNoRecord;
     uint32_t warp = 0, buffer = trace::kNoBuffer;
     uint64_t lo = ~uint64_t(0), hi = 0;
-    uint32_t to = trace::kNoBuffer;  // a store's global array
+    uint32_t to = trace::kNoBuffer;    // a store's global array
+    uint32_t from = trace::kNoBuffer;  // a load's global array
   };
   // The shared bytes of record `r` (a load's write half, a store's read half) into box b.
   auto cover = [](Box& b, const trace::Record& r, uint32_t bytes) {
@@ -47,6 +48,7 @@ Pipeline pipeline_of(const trace::Trace& t, const Copies& c, uint32_t block) {
     // A store reads shared memory (its slot) and writes global memory at its wait.
     const bool store = t.sites[r.site].space == trace::Space::Shared;
     if (store) cover(b, r, t.sites[r.site].bytes);
+    else if (b.from == trace::kNoBuffer && r.active) b.from = r.buffer_of(std::countr_zero(r.active));
     const uint64_t w = c.partner(i);
     if (w == kNoRecord || w >= t.records.size()) continue;
     const trace::Record& wr = t.records[w];
@@ -64,6 +66,9 @@ Pipeline pipeline_of(const trace::Trace& t, const Copies& c, uint32_t block) {
     s.buffer = b->buffer;
     s.offset = b->lo;
     if (b->to != trace::kNoBuffer) s.to = b->to;
+    // The global array its boxes came from; kNoBuffer when they came from several.
+    if (s.boxes.empty()) s.from = b->from;
+    else if (s.from != b->from) s.from = trace::kNoBuffer;
     s.bytes = std::max(s.bytes, b->hi - b->lo);
     s.boxes.push_back({b->issued, b->landed, b->warp, b->hi - b->lo});
   }

@@ -29,6 +29,8 @@ struct PipelineSlot {
   uint32_t buffer = 0;             // the shared array (index into Trace::buffers)
   uint64_t offset = 0, bytes = 0;  // the bytes [offset, offset + bytes) its boxes cover
   uint32_t to = trace::kNoBuffer;  // a store's global array; kNoBuffer: boxes that land here
+  uint32_t from = trace::kNoBuffer;  // the global array every box landing here came from
+                                     // (kNoBuffer: a store's slot, or boxes of several arrays)
   std::vector<PipelineBox> boxes;  // in issue order
 };
 

@@ -338,8 +338,8 @@ Mbar mbar_operand(const char* what, const void* bar, uint32_t key, uint32_t off,
   return b;
 }
 
-// The writes of the lane's pieces of the boxes it asked for: recorded when its next mbarrier
-// wait returns (trace/tma.h), whichever barrier that is.
+// The writes of the lane's pieces of the boxes it asked for: recorded at its next mbarrier
+// wait, whichever barrier that is.
 void record_boxes(Thread& th) {
   for (const BoxWrite& w : th.boxes) current_log->push(w.key, w.off);
   th.boxes.clear();
@@ -423,14 +423,15 @@ void mbarrier_arrive_expect_tx(void* bar, uint32_t key, uint32_t off, uint32_t b
 void mbarrier_wait(void* bar, uint32_t key, uint32_t off, uint32_t parity) {
   Thread& th = lane_thread();
   mbar_operand("mbarrier_wait", bar, key, off);
-  // Every lane stops at a wait at least once, so that a warp's lanes go on from it together
-  // (and record their pieces of a box as one warp, as the GPU's converged lanes do).
+  // The lane's boxes are recorded as it comes to the wait, before the warps that run while it
+  // waits (a producer's boxes, before the consumers' products that read them).
+  record_boxes(th);
+  // Every lane stops at a wait at least once, so that a warp's lanes go on from it together.
   for (bool first = true; first || Mbar::at(bar).phase == (parity & 1u); first = false) {
     th.at_mbar = true;
     th.fiber.yield();
     th.at_mbar = false;
   }
-  record_boxes(th);
 }
 
 void tma_load(void* dst, uint32_t dst_key, uint32_t dst_off, const TmaArgs& map, int x, int y, void* bar,

@@ -50,7 +50,7 @@ constexpr uint32_t kUncommitted = 0xffffffffu;
 
 // A lane's 16-byte piece of a TMA box: its bytes, read at issue, land in shared memory when
 // the mbarrier's phase completes (Landing, kept by the block); the lane records the write
-// when its next mbarrier wait returns, or at its end (BoxWrite).
+// at its next mbarrier wait, or at its end (BoxWrite).
 struct Landing {
   const char* bar = nullptr;
   char* dst = nullptr;

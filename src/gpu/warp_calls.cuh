@@ -363,7 +363,7 @@ class WarpCalls {
   }
 
   // TMA (contract.h): lane 0 acts; each lane records its pieces of a box, the reads at issue
-  // and the writes when its next mbarrier wait returns (trace/tma.h).
+  // and the writes at its next mbarrier wait (trace/tma.h).
   // (The instructions as the plain context issues them, on the element the view names.)
   template <class B>
   __device__ __forceinline__ void mbarrier_init(const B& bar, uint32_t count) const {
@@ -379,8 +379,8 @@ class WarpCalls {
   }
   template <class B>
   __device__ __forceinline__ void mbarrier_wait(const B& bar, uint32_t parity) const {
+    end_boxes();  // as the lane comes to the wait: in its log, the same place as at the return
     ptx_op::PlainTma{}.mbarrier_wait(*bar.ptr(), parity);
-    end_boxes();
   }
   // (`M`: contract.h's Tma2D, which this header does not include: its __syncthreads would
   // reach the raw kernels that include it.)
@@ -485,7 +485,7 @@ class WarpCalls {
     ptx_op::PlainTma{}.template wgmma_wait<N>(d);
     self().event(trace::event_key(line, uint32_t(trace::Form::Wait)), uint32_t(N));
   }
-  // The writes of the boxes this lane asked for, recorded at its next mbarrier wait (trace/tma.h)
+  // The writes of the boxes this lane asked for, recorded at its next mbarrier wait
   // and, for the last ones of a producer, at its end.
   __device__ __forceinline__ void end_boxes() const {
     for (uint32_t i = 0; i < boxes_; ++i)

@@ -169,3 +169,42 @@ TEST_CASE("tma_copy store=1 in the pipeline view: the box that came in and the s
   CHECK(in == 1);
   CHECK(out == 1);
 }
+
+TEST_CASE("tc_wgmma in the pipeline view: 4 stages of A and B from their arrays, each filled twice, each box landed before the products that read it") {
+  test::Emulated r = test::emulate("tc_wgmma", 512, {});
+  const analysis::Pipeline p = analysis::pipeline_of(r.t, analysis::follow_copies(r.t), 0);
+  // 8 k tiles of 64 through a ring of 4: slots of 128 x 64 halves of A, then 256 x 64 of B.
+  REQUIRE(p.slots.size() == 8);
+  for (size_t i = 0; i < 8; ++i) {
+    CAPTURE(i);
+    const analysis::PipelineSlot& s = p.slots[i];
+    const bool a = i < 4;
+    REQUIRE(s.from < r.t.buffers.size());
+    CHECK(r.t.buffers[s.from].name == (a ? "A" : "B"));
+    CHECK(s.to == trace::kNoBuffer);
+    CHECK(s.bytes == (a ? 16384u : 32768u));
+    CHECK(s.offset == (a ? 16384u * i : 65536u + 32768u * (i - 4)));
+    REQUIRE(s.boxes.size() == 2);
+    for (const analysis::PipelineBox& b : s.boxes) {
+      CHECK(b.warp == 0);  // the producer
+      REQUIRE(b.landed != analysis::kNoRecord);
+      CHECK(b.landed > b.issued);
+    }
+    CHECK(s.boxes[0].landed < s.boxes[1].issued);  // the stage was given back before its refill
+  }
+  // Eight consumer warps, four wgmma a k tile each; the first product after both boxes of
+  // stage 0 landed (the producer records a box's landing at its next mbarrier wait).
+  uint64_t products = 0, first = ~uint64_t(0);
+  for (const analysis::PipelineTick& k : p.ticks)
+    if (k.form == trace::Form::Mma) {
+      ++products;
+      first = std::min(first, k.step);
+      CHECK((k.warp >= 4 && k.warp < 12));
+    }
+  CHECK(products == 8 * 8 * 4);
+  CHECK(first >= p.slots[0].boxes[0].landed);
+  CHECK(first >= p.slots[4].boxes[0].landed);
+  // Each product is named as the warpgroup instruction it is, for the fragment view.
+  for (const trace::Site& s : r.t.event_sites)
+    if (s.form == trace::Form::Mma) CHECK(s.instruction == "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16");
+}

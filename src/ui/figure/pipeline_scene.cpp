@@ -181,7 +181,10 @@ void pipeline_scene(Scene& sc, const Session& m, uint64_t step, ImVec2 size) {
     std::string name = s.buffer < tr.buffers.size() ? tr.buffers[s.buffer].name : "shared";
     if (const size_t colons = name.rfind("::"); colons != std::string::npos) name = name.substr(colons + 2);
     // A store's slot: the shared bytes it reads, and the global array it writes.
-    const std::string to = s.to < tr.buffers.size() ? " → " + tr.buffers[s.to].name : "";
+    // A load's slot: the global array its boxes came from.
+    const std::string to = s.to < tr.buffers.size()     ? " → " + tr.buffers[s.to].name
+                           : s.from < tr.buffers.size() ? " ← " + tr.buffers[s.from].name
+                                                        : "";
     labels.push_back(name + " +" + fmt_bytes(s.offset) + to);
   }
   for (const auto& b : p.barriers) labels.push_back(mbarrier_name(tr, b.offset));
