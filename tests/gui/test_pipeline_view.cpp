@@ -118,7 +118,8 @@ TEST_CASE("the pipeline view names its block, slots and warps, keeps its texts a
       for (const auto& i : sc.items)
         if (i.kind == ui::Scene::Kind::Text) texts.insert(i.text);
       if (size.x > 800) CHECK(texts.count("block (0,0) · 4 TMA boxes into 2 slots of shared memory · requests 1–16") == 1);
-      for (const char* row : {"ring +0 B", "ring +1.0 KiB", "mbarrier +2,048 B", "mbarrier +2,056 B", "warp 0", "warp 4"})
+      // A slot names the array its boxes came from.
+      for (const char* row : {"ring +0 B ← A", "ring +1.0 KiB ← A", "mbarrier +2,048 B", "mbarrier +2,056 B", "warp 0", "warp 4"})
         CHECK(texts.count(row) == 1);
       CHECK(texts.count("in flight: issued → landed at a wait") == 1);
       ui::SceneChunk chunk{sc, ImVec2(0, 0), size};
@@ -248,7 +249,7 @@ TEST_CASE("a TMA store's row is the shared box it reads, named with the global a
   // One box loaded into `a`; the transposed box read from `b` and written to d_out (it
   // used to be drawn as a box landing in a shared slot named d_out).
   CHECK(texts.count("block (0,0) · 1 TMA box into 1 slot of shared memory · 1 TMA store back · requests 1–96") == 1);
-  CHECK(texts.count("a +0 B") == 1);
+  CHECK(texts.count("a +0 B ← d_in") == 1);
   CHECK(texts.count("b +0 B → d_out") == 1);
   ui::SceneChunk chunk{sc, ImVec2(0, 0), ImVec2(900, 500)};
   for (const std::string& problem : test::text_problems(test::texts_of({chunk}))) FAIL_CHECK(problem);
