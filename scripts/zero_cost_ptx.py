@@ -5,7 +5,7 @@ nvcc, and requires every pair to be the same PTX instruction for instruction (sy
 register names aside). The device run compares the SASS as well
 (scripts/device/sass_compare.py).
 
-Usage: zero_cost_ptx.py NVCC SOURCE_DIR WORK_DIR [ARCH]"""
+Usage: zero_cost_ptx.py NVCC SOURCE_DIR WORK_DIR [ARCH (default 90a)]"""
 import difflib
 import os
 import re
@@ -45,6 +45,11 @@ PAIRS = [
     ("TcMmaTunedILi4ELi2ELi2E", "raw_tc_mma_tunedILi4ELi2ELi2E"),
     ("TcMmaTunedILi3ELi2ELi4E", "raw_tc_mma_tunedILi3ELi2ELi4E"),
     ("TcMmaTunedILi4ELi2ELi4E", "raw_tc_mma_tunedILi4ELi2ELi4E"),
+    # tc_wgmma's default setting (bn 256, 4 stages). The other three differ only in how nvcc
+    # orders and shares the producer loop's address arithmetic (the box's column before or
+    # after its addresses; the B tile's offset computed once or in each branch), so they are
+    # left to the device's SASS comparison.
+    ("TcWgmmaILi256ELi4E", "raw_tc_wgmmaILi256ELi4E"),
 ]
 
 
@@ -136,10 +141,12 @@ def normalise(lines):
 
 def main():
     nvcc, src, work = sys.argv[1], sys.argv[2], sys.argv[3]
-    arch = sys.argv[4] if len(sys.argv) > 4 else "90"
+    arch = sys.argv[4] if len(sys.argv) > 4 else "90a"  # the build's default: wgmma compiled, not a trap
     os.makedirs(work, exist_ok=True)
     flags = ["-DWS_HAVE_CUDA=1", f"-I{src}/src", f"-I{src}/kernels", "-O3", "-DNDEBUG", f"-arch=sm_{arch}",
              "--expt-relaxed-constexpr", "-std=c++20", "-ptx"]
+    if arch.endswith("a"):
+        flags.append("-DWS_SM90A=1")  # as the build defines it: the wgmma rung's twin is built
     plain, raw = {}, {}
     for name, into in (("plain.cu", plain), ("raw_matmul.cu", raw), ("raw_transpose.cu", raw), ("raw_tensor.cu", raw)):
         ptx = os.path.join(work, name + ".ptx")

@@ -44,6 +44,10 @@ PAIRS = [  # (name inside PlainCtx's device_kernel_plain<...>, raw kernel)
     ("TcMmaTuned<4,2,2>", "raw_tc_mma_tuned<4,2,2>"),
     ("TcMmaTuned<3,2,4>", "raw_tc_mma_tuned<3,2,4>"),
     ("TcMmaTuned<4,2,4>", "raw_tc_mma_tuned<4,2,4>"),
+    ("TcWgmma<256,4>", "raw_tc_wgmma<256,4>"),
+    ("TcWgmma<256,3>", "raw_tc_wgmma<256,3>"),
+    ("TcWgmma<128,4>", "raw_tc_wgmma<128,4>"),
+    ("TcWgmma<128,3>", "raw_tc_wgmma<128,3>"),  # the last three: PTX ordered differently (zero_cost_ptx.py)
 ]
 PUBLISHED = [  # (faithful entry's kernel in PlainCtx, the published kernel it reproduces)
     ("MatmulSiboehm5<128>", "sgemm2DBlocktiling<128,128,8,8,8>"),
@@ -95,7 +99,7 @@ def find(funcs, names, want, plain):
     for mangled, counts in funcs.items():
         n = normalise(names[mangled])
         if plain:
-            if "device_kernel_plain<" in n and ("::" + want + ",") in n:
+            if ("device_kernel_plain<" in n or "device_kernel_plain_bounded<" in n) and ("::" + want + ",") in n:
                 return mangled
         elif re.search(r"(^|::|\s|void)" + re.escape(want) + r"(\(|$)", n):
             return mangled

@@ -1,7 +1,8 @@
-// src/gpu/raw_tensor.cu — the last tensor-core HGEMM rung, tc_mma_tuned (TcMmaTuned in
-// kernels/tensor.h), written out by hand as plain CUDA with raw pointers and the
-// instructions' own wrappers (warp_calls.cuh), statement for statement: its zero-cost twin.
-// scripts/zero_cost_ptx.py requires the two to be the same PTX; bench times them side by
+// src/gpu/raw_tensor.cu — the tensor-core HGEMM rungs tc_mma_tuned (TcMmaTuned in
+// kernels/tensor.h) and tc_wgmma (TcWgmma in kernels/wgmma.h), written out by hand as plain
+// CUDA with raw pointers and the instructions' own wrappers (warp_calls.cuh), statement for
+// statement: their zero-cost twins.
+// scripts/zero_cost_ptx.py requires each pair to be the same PTX; bench times them side by
 // side. Deliberately not the kernel contract: plain CUDA, __syncthreads() and all.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -131,6 +132,93 @@ __global__ void raw_tc_mma_tuned(const half* A, const half* B, float* C, int N, 
       }
 }
 
+// A TMA map as the catalog's kernels receive it (contract.h's Tma2D<const half>, laid out
+// alike): the driver's map in global memory, the array, its shape, the box and the swizzle.
+struct RawArray {
+  const half* ptr;
+  uint32_t id;
+};
+struct RawMap {
+  const void* map;
+  RawArray array;
+  int rows, cols, box_rows, box_cols, swizzle;
+};
+
+// The Hopper rung, tc_wgmma (TcWgmma in kernels/wgmma.h), by hand: a producer warp feeding a
+// ring of STAGES tiles of A (128 x 64) and B (BN x 64) by TMA, two consumer warpgroups
+// running wgmma from shared memory.
+template <int BN, int STAGES>
+__global__ void __launch_bounds__(384, 1) raw_tc_wgmma(RawMap A, RawMap B, float* C, int N, int group) {
+  constexpr int BM = 128, BK = 64, A_TILE = BM * BK, B_TILE = BN * BK;
+  constexpr uint32_t STAGE_BYTES = (A_TILE + B_TILE) * 2;
+  extern __shared__ __align__(1024) half ring_storage[];
+  half* ring = ring_storage;
+  __shared__ __align__(16) uint64_t full[STAGES];
+  __shared__ __align__(16) uint64_t empty[STAGES];
+  int by = blockIdx.y, bx = blockIdx.x;
+  if (group > 1) {
+    const int gx = int(gridDim.x), gy = int(gridDim.y), g = group;
+    int id = by * gx + bx, band = g * gx, first = id / band * g;
+    int rows = gy - first < g ? gy - first : g;
+    by = first + id % band % rows;
+    bx = id % band / rows;
+  }
+  const int m0 = by * BM, n0 = bx * BN, tiles = N / BK;
+  const int t = threadIdx.x, wg = t / 128;
+  const ptx_op::PlainTma tma;  // the warp's TMA and mbarrier calls, acting in lane 0
+  if (t < 32)
+    for (int s = 0; s < STAGES; ++s) {
+      tma.mbarrier_init(full[s], 1);
+      tma.mbarrier_init(empty[s], 8);
+    }
+  __syncthreads();
+  if (wg == 0) {
+    if (t < 32)
+      for (int k = 0; k < tiles; ++k) {
+        const int s = k % STAGES;
+        tma.mbarrier_wait(empty[s], ((k / STAGES) & 1) ^ 1);
+        tma.mbarrier_arrive_expect_tx(full[s], STAGE_BYTES);
+        tma.tma_load(ring[s * A_TILE], A, k * BK, m0, full[s]);
+        tma.tma_load(ring[STAGES * A_TILE + s * B_TILE], B, k * BK, n0, full[s]);
+      }
+    return;
+  }
+  const int rows = (wg - 1) * 64;
+  float d[BN / 2];
+#pragma unroll
+  for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
+  for (int k = 0; k < tiles; ++k) {
+    const int s = k % STAGES;
+    tma.mbarrier_wait(full[s], (k / STAGES) & 1);
+    const uint64_t da = ptx_op::wgmma_desc(&ring[s * A_TILE + rows * BK]);
+    const uint64_t db = ptx_op::wgmma_desc(&ring[STAGES * A_TILE + s * B_TILE]);
+    ptx_op::wgmma_hold(d);
+    ptx_op::wgmma_fence();
+#pragma unroll
+    for (int j = 0; j < BK / 16; ++j) {
+      if constexpr (BN == 128)
+        ptx_op::wgmma_m64n128k16(d, da + 2 * j, db + 2 * j);
+      else
+        ptx_op::wgmma_m64n256k16(d, da + 2 * j, db + 2 * j);
+    }
+    ptx_op::wgmma_commit();
+    ptx_op::wgmma_wait<1>();
+    ptx_op::wgmma_hold(d);
+    if (k > 0) tma.mbarrier_arrive(empty[(k - 1) % STAGES]);
+  }
+  ptx_op::wgmma_wait<0>();
+  ptx_op::wgmma_hold(d);
+  float2* C2 = reinterpret_cast<float2*>(C);
+  const int w = t / 32 % 4, l = t % 32, g = l / 4, q = l % 4;
+  const int r0 = m0 + rows + 16 * w + g;
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j) {
+    const int c = n0 + 8 * j + 2 * q;
+    C2[(r0 * N + c) / 2] = float2{d[4 * j], d[4 * j + 1]};
+    C2[((r0 + 8) * N + c) / 2] = float2{d[4 * j + 2], d[4 * j + 3]};
+  }
+}
+
 using RawTensor = void (*)(const half*, const half*, float*, int, int);
 
 class RawTensorRunner : public Runner {
@@ -157,9 +245,47 @@ class RawTensorRunner : public Runner {
   int n_, group_;
 };
 
+using RawWgmma = void (*)(RawMap, RawMap, float*, int, int);
+
+class RawWgmmaRunner : public Runner {
+ public:
+  RawWgmmaRunner(RawWgmma f, int bn, int stages, DeviceArrays& a, int n, int group)
+      : f_(f), grid_(unsigned(n / bn), unsigned(n / 128)), shared_(uint32_t(stages * (128 + bn) * 64 * 2)),
+        c_(static_cast<float*>(a.ptr(2))), n_(n), group_(group) {
+    // The maps the catalog's launcher makes for the rung (entries/wgmma.h), the same ones.
+    a_ = RawMap{a.tma_map(0, 2, n, n, 128, 64, 128), {static_cast<const half*>(a.ptr(0)), 0}, n, n, 128, 64, 128};
+    b_ = RawMap{a.tma_map(1, 2, n, n, bn, 64, 128), {static_cast<const half*>(a.ptr(1)), 1}, n, n, bn, 64, 128};
+    check(cudaFuncSetAttribute(reinterpret_cast<const void*>(f_), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               int(shared_)),
+          "asking for the shared memory of the raw wgmma HGEMM");
+  }
+  void launch() override {
+    f_<<<grid_, 384, shared_, cudaStream_t(stream())>>>(a_, b_, c_, n_, group_);
+    check(cudaGetLastError(), "launching the raw wgmma HGEMM");
+  }
+
+ private:
+  RawWgmma f_;
+  dim3 grid_;
+  uint32_t shared_;
+  RawMap a_{}, b_{};
+  float* c_;
+  int n_, group_;
+};
+
 }  // namespace
 
 std::unique_ptr<Runner> raw_tensor_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a) {
+  if (k.id == "tc_wgmma") {
+#if defined(WS_SM90A)
+    const int N = int(p.size()), bn = int(p["bn"]), stages = int(p["stages"]), group = int(p["group"]);
+    const RawWgmma f = bn == 256 ? (stages == 4 ? raw_tc_wgmma<256, 4> : raw_tc_wgmma<256, 3>)
+                                 : (stages == 4 ? raw_tc_wgmma<128, 4> : raw_tc_wgmma<128, 3>);
+    return std::make_unique<RawWgmmaRunner>(f, bn, stages, a, N, group);
+#else
+    return nullptr;  // the rung itself is refused without sm_90a
+#endif
+  }
   if (k.id != "tc_mma_tuned") return nullptr;
   const int N = int(p.size()), group = int(p["group"]), stages = int(p["stages"]), warps = int(p["warps"]);
   auto make = [&](RawTensor f, int wn) {
