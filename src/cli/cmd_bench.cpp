@@ -89,7 +89,10 @@ int show_replay(const std::string& file, const std::string& format, const std::s
     any = true;
   }
   if (!any && !only.empty() && format != "json") {
-    std::fprintf(stderr, "warpscope bench: the replay pack has no timings of the kernels asked for\n");
+    std::string asked;
+    for (const std::string& id : only) asked += (asked.empty() ? "" : ", ") + id;
+    std::fprintf(stderr, "warpscope bench: the replay pack has no timings of %s (newer than its measurements, or not timed there)\n",
+                 asked.c_str());
     return 1;
   }
   // The kernels asked for (every catalog kernel when none was named) that no row shows: the

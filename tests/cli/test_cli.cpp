@@ -442,4 +442,8 @@ TEST_CASE("bench without a GPU shows the replay pack's rows of the kernels asked
   const Run t = warpscope("bench --family transpose");
   CHECK(t.out.find("transpose_tiled") != std::string::npos);
   CHECK(t.err.find("not in the replay pack (newer than its measurements): tma_transpose") != std::string::npos);
+  // Only such a rung asked for: it is named in the one line that says nothing is shown.
+  const Run w = warpscope("bench --kernel tc_wgmma");
+  CHECK(w.rc == 1);
+  CHECK(w.err.find("the replay pack has no timings of tc_wgmma") != std::string::npos);
 }
