@@ -224,7 +224,7 @@ uint64_t wgmma_desc(const void* tile, uint32_t key, uint32_t off) {
   if (at % 1024)
     throw KernelError("wgmma_desc at kernel line " + std::to_string(trace::key_line(key)) +
                       ": a tile not aligned to 1024 bytes, where the 128-byte swizzle's pattern starts (" + where() + ")");
-  return (at >> 4 & 0x3fffu) | (uint64_t(1) << 16) | (uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 62);
+  return trace::wgmma_sw128_desc(at);
 }
 
 void wgmma(float* d, uint32_t n, uint64_t da, uint64_t db, uint32_t line) {
@@ -453,7 +453,7 @@ void tma_load(void* dst, uint32_t dst_key, uint32_t dst_off, const TmaArgs& map,
     l.bar = static_cast<const char*>(bar);
     l.dst = static_cast<char*>(dst) + o;
     std::memcpy(l.data, map.array + g, 16);  // global memory does not change under a running kernel's copies
-    th.boxes.push_back({static_cast<const char*>(bar), write, dst_off + o});
+    th.boxes.push_back({write, dst_off + o});
     bytes += 16;
   }
   if (bytes == 0) return;

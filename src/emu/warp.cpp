@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "contract.h"
+#include "trace/tma.h"
 
 namespace ws::emu {
 namespace {
@@ -67,8 +68,8 @@ void perform_mma(MeetSlot* slots, int n) {
 }
 
 // A K-major operand under the 128-byte swizzle (what the TMA lands with the same mode):
-// row r and byte b along K at start + (r / 8) * SBO + (r % 8) * 128 + b, and then the 16-byte
-// chunk bits [4, 7) of that address XORed with its bits [7, 10). The start (bits 0-13) and
+// row r and byte b along K at start + (r / 8) * SBO + (r % 8) * 128 + b, moved as the TMA's
+// 128-byte swizzle moves that address (trace::tma_swizzled). The start (bits 0-13) and
 // the stride byte offset (bits 32-45) are in units of 16 bytes; layout 1 (bits 62-63) is
 // the 128-byte swizzle.
 std::string perform_wgmma(MeetSlot* slots, int n, const char* shared, uint64_t shared_bytes, uint32_t quarter) {
@@ -79,8 +80,7 @@ std::string perform_wgmma(MeetSlot* slots, int n, const char* shared, uint64_t s
              "catalog's contract makes)";
   auto at = [&](uint64_t desc, uint32_t r, uint32_t k, uint16_t& h) {
     const uint64_t start = (desc & 0x3fffu) << 4, sbo = ((desc >> 32) & 0x3fffu) << 4;
-    uint64_t a = start + (r / 8) * sbo + (r % 8) * 128 + 2 * k;
-    a ^= ((a >> 7) & 7u) << 4;
+    const uint64_t a = trace::tma_swizzled(start + (r / 8) * sbo + (r % 8) * 128 + 2 * k, 128);
     if (a + 2 > shared_bytes) return false;
     std::memcpy(&h, shared + a, 2);
     return true;

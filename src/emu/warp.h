@@ -66,7 +66,6 @@ struct StorePiece {
   unsigned char data[16] = {};
 };
 struct BoxWrite {
-  const char* bar = nullptr;
   uint32_t key = 0;  // the shared write's site key (BulkWrite)
   uint32_t off = 0;  // byte offset in the shared array
 };

@@ -346,7 +346,7 @@ class RecordCtx : public instr::Common<RecordCtx>, public instr::WarpCalls<Recor
   // The thread's log length and barrier count, for the merge; a block without a log slot
   // (more blocks than the logs hold) reports its accesses as dropped.
   WS_DEV void finish() const {
-    end_boxes();
+    record_boxes();
     if (!on_) return;
     const abi::RecordState& st = g_record_state;
     if (slot_ < st.log_blocks) {
@@ -851,7 +851,7 @@ class CountsCtx : public instr::Common<CountsCtx>, public instr::WarpCalls<Count
     ++epoch_;
   }
   WS_DEV void finish() const {
-    end_boxes();
+    record_boxes();
     tally::step(kDone, 0, all_, block_, warp_, lane_, epoch_);
     tally::warp_flush(warp_, lane_, all_, true);
     tally::finish(epoch_, tid_, blockDim.x * blockDim.y * blockDim.z);

@@ -152,15 +152,9 @@ __device__ __forceinline__ void fence_proxy_async() {
 #endif
 }
 
-// Hopper's warpgroup product (sm_90a; another target traps). A descriptor of a K-major
-// tile under the 128-byte swizzle, as the TMA lands it: the start address >> 4 (bits 0-13),
-// leading byte offset 16 (unused by this layout), stride byte offset 1024 (the next 8 rows:
-// one 8 x 128-byte swizzle atom further) and layout 1, the 128-byte swizzle (bits 62-63).
-// One k16 step further along the rows is 32 bytes: the descriptor + 2.
-__device__ __forceinline__ uint64_t wgmma_desc(const void* tile) {
-  return uint64_t((smem(tile) & 0x3ffffu) >> 4) | (uint64_t(1) << 16) | (uint64_t(1024 >> 4) << 32) |
-         (uint64_t(1) << 62);
-}
+// Hopper's warpgroup product (sm_90a; another target traps). The descriptor of a tile as a
+// TMA box lands it under the 128-byte swizzle (trace/tma.h).
+__device__ __forceinline__ uint64_t wgmma_desc(const void* tile) { return trace::wgmma_sw128_desc(smem(tile)); }
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define WS_WGMMA(...) asm volatile(__VA_ARGS__)
 #else
@@ -379,7 +373,7 @@ class WarpCalls {
   }
   template <class B>
   __device__ __forceinline__ void mbarrier_wait(const B& bar, uint32_t parity) const {
-    end_boxes();  // as the lane comes to the wait: in its log, the same place as at the return
+    record_boxes();  // as the lane comes to the wait: in its log, the same place as at the return
     ptx_op::PlainTma{}.mbarrier_wait(*bar.ptr(), parity);
   }
   // (`M`: contract.h's Tma2D, which this header does not include: its __syncthreads would
@@ -400,7 +394,6 @@ class WarpCalls {
       for (uint32_t p = lane(); p < box.pieces(); p += 32) self().access(read, uint32_t(box.global_offset(p)));
       if (boxes_ < kBoxes) {
         Box& b = box_[boxes_++];
-        b.bar = ptx_op::smem(bar.ptr());
         b.key = trace::with_form(trace::make_key(line, trace::key_buffer(dk), uint32_t(trace::Op::Store), 16),
                                  uint32_t(trace::Form::BulkWrite));
         b.off = dst.offset();
@@ -487,7 +480,7 @@ class WarpCalls {
   }
   // The writes of the boxes this lane asked for, recorded at its next mbarrier wait
   // and, for the last ones of a producer, at its end.
-  __device__ __forceinline__ void end_boxes() const {
+  __device__ __forceinline__ void record_boxes() const {
     for (uint32_t i = 0; i < boxes_; ++i)
       for (uint32_t p = lane(); p < box_[i].box.pieces(); p += 32) self().access(box_[i].key, box_[i].off + box_[i].box.shared_offset(p));
     boxes_ = 0;
@@ -525,9 +518,9 @@ class WarpCalls {
   }
   mutable uint32_t pending_ = 0, groups_ = 0;
   mutable uint32_t key_[kQueue], off_[kQueue], group_[kQueue];
-  // TMA boxes whose writes the lane records at its wait on their mbarrier.
+  // TMA boxes whose writes the lane records at its next mbarrier wait.
   struct Box {
-    uint32_t bar, key, off;
+    uint32_t key, off;
     trace::TmaBox2D box;
   };
   static constexpr uint32_t kBoxes = 4;

@@ -22,6 +22,16 @@ WS_INLINE_HD constexpr uint64_t tma_swizzled(uint64_t o, uint32_t span) {
   return o ^ (((o >> 7) & mask) << 4);
 }
 
+// The wgmma descriptor (matrix descriptor) of a K-major tile laid out as a box of 128-byte
+// rows lands under the 128-byte swizzle, starting at shared address `at` (its row 0 aligned
+// to 1024 bytes, where the pattern starts): the start address >> 4 (bits 0-13), leading byte
+// offset 16 (unused by this layout), stride byte offset 1024 (the next 8 rows: one
+// 8 x 128-byte swizzle atom further) and layout 1, the 128-byte swizzle (bits 62-63). One
+// k16 step further along the rows is 32 bytes: the descriptor + 2.
+WS_INLINE_HD constexpr uint64_t wgmma_sw128_desc(uint64_t at) {
+  return ((at & 0x3ffffu) >> 4) | (uint64_t(1) << 16) | (uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 62);
+}
+
 // A 2-D box of `box_rows` × `box_cols` elements of `elem` bytes at column x0, row y0 of a
 // row-major array whose rows hold `cols` elements, landing row after row in a shared tile.
 struct TmaBox2D {
