@@ -28,6 +28,13 @@
 //     guarded by full/empty mbarriers; each consumer warpgroup owns 64 rows of the C tile and runs
 //     wgmma.mma_async m64nBNk16 (A and B both from shared memory through 128B-swizzle K-major
 //     descriptors), keeping one wgmma group in flight (wait_group 1) before it frees a stage.
+//   wgmma_gemm_mc<BN, STAGES, GROUP_M>: the same in 2×1 thread block clusters; the two CTAs of
+//     a cluster compute vertically adjacent tiles, each asks the TMA for its A box and for half
+//     of the shared B box, multicast to both (cp.async.bulk.tensor ... .multicast::cluster), and
+//     a stage is refilled once the consumers of both CTAs have released it (remote arrivals).
+//   wgmma_gemm_persistent<BN, STAGES, GROUP_M>: one block an SM walking the tiles in turn, its
+//     ring and phases running on from tile to tile (the producer fills the next tile's stages
+//     while the consumers store C).
 //
 // Check: inputs k/8, k in [-8, 8], so every product and partial sum is exact in f32 (|sum| ≤ N,
 // a multiple of 1/64): every summation order gives cuBLAS's answer bit for bit. cuBLAS's C itself
@@ -503,6 +510,228 @@ __global__ void __launch_bounds__(384, 1)
 #endif
 }
 
+
+// ---- 2×1 clusters: the two CTAs of a cluster compute vertically adjacent 128×BN tiles of C,
+// which read the same BN×64 boxes of B. Each CTA asks the TMA for its own box of A and for
+// half of the B box (BN/2 rows), multicast to both CTAs: each stage still receives all of its
+// 48 KiB (A 16 KiB, B 2 × 16 KiB), but L2 sends each B row once per cluster instead of twice.
+// A stage is refilled only when the consumers of both CTAs are done with it (a CTA's multicast
+// writes into its peer too): empty[s] counts 16 arrivals, 8 consumer warps of each CTA, which
+// arrive on both CTAs' barriers (mapa + mbarrier.arrive.release.cluster).
+__device__ __forceinline__ uint32_t cluster_rank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ uint32_t mapa(uint32_t addr, uint32_t rank) {
+  uint32_t r;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(addr), "r"(rank));
+  return r;
+}
+// Arrives on two barriers given by their cluster addresses, if `pred` (predicated, as mbar_arrive_if).
+__device__ __forceinline__ void mbar_arrive_both_if(uint32_t bar0, uint32_t bar1, bool pred) {
+  asm volatile(
+      "{\n.reg .pred p;\n"
+      "setp.ne.b32 p, %2, 0;\n"
+      "@p mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n"
+      "@p mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%1];\n}\n" ::"r"(bar0),
+      "r"(bar1), "r"(uint32_t(pred))
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_2d_mc(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1,
+                                               uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1), "h"(mask)
+      : "memory");
+}
+
+// As tile_of_block, for block `pid` of tiles BM×BN.
+template <int BM, int BN, int GROUP_M>
+__device__ __forceinline__ void tile_of(int pid, int N, int& m0, int& n0) {
+  const int gm = N / BM, gn = N / BN;
+  const int per_group = GROUP_M * gn, first = pid / per_group * GROUP_M;
+  const int rows = min(gm - first, GROUP_M);
+  const int in_group = pid % per_group;
+  m0 = (first + in_group % rows) * BM;
+  n0 = (in_group / rows) * BN;
+}
+
+template <int BN, int STAGES, int GROUP_M>
+__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
+    wgmma_gemm_mc(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
+                  float* __restrict__ C, int N) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using Cfg = WgCfg<BN, STAGES>;
+  constexpr int BM = Cfg::BM, BK = Cfg::BK;
+  constexpr uint32_t A_BYTES = Cfg::A_BYTES, B_BYTES = Cfg::B_BYTES;
+  if (N % (2 * BM) || N % BN || N % BK) return;
+  extern __shared__ __align__(1024) uint8_t smem_wg[];
+  const uint32_t base = (smem_u32(smem_wg) + 1023u) & ~1023u;
+  const uint32_t sA = base, sB = base + STAGES * A_BYTES, bars = sB + STAGES * B_BYTES;
+  auto full = [&](int s) { return bars + 8u * uint32_t(s); };
+  auto empty = [&](int s) { return bars + 8u * uint32_t(STAGES + s); };
+  const int wg = int(threadIdx.x) / 128, lane = int(threadIdx.x) % 32;
+  const uint32_t rank = cluster_rank();
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(full(s), 1);
+      mbar_init(empty(s), 2 * 4 * Cfg::CONSUMERS);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  }
+  cluster_sync();  // both CTAs' barriers exist before either multicasts or arrives
+
+  int m0, n0;
+  tile_of<2 * BM, BN, GROUP_M>(int(blockIdx.x) / 2, N, m0, n0);
+  m0 += int(rank) * BM;
+  const int KT = N / BK;
+
+  if (wg == 0) {
+    if (threadIdx.x == 0) {
+      int s = 0;
+      uint32_t phase = 0;
+      for (int kt = 0; kt < KT; ++kt) {
+        mbar_wait(empty(s), phase ^ 1);
+        mbar_expect_tx(full(s), Cfg::STAGE_BYTES);
+        tma_load_2d(sA + s * A_BYTES, &tmA, full(s), kt * BK, m0);
+        tma_load_2d_mc(sB + s * B_BYTES + rank * (B_BYTES / 2), &tmB, full(s), kt * BK, n0 + int(rank) * (BN / 2), 0x3);
+        if (++s == STAGES) s = 0, phase ^= 1;
+      }
+    }
+  } else {
+    const int cw = wg - 1;
+    float d[BN / 2];
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
+    const uint32_t a_rows = sA + uint32_t(cw) * 64 * 128;
+    int s = 0, prev = 0;
+    uint32_t phase = 0;
+    for (int kt = 0; kt < KT; ++kt) {
+      mbar_wait(full(s), phase);
+      const uint64_t da = sw128_desc(a_rows + s * A_BYTES), db = sw128_desc(sB + s * B_BYTES);
+      fence_acc(d);
+      wgmma_fence();
+#pragma unroll
+      for (int j = 0; j < BK / 16; ++j) wgmma_tile<BN>(d, da + 2 * j, db + 2 * j);
+      wgmma_commit();
+      wgmma_wait<1>();
+      fence_acc(d);
+      mbar_arrive_both_if(mapa(empty(prev), 0), mapa(empty(prev), 1), kt > 0 && lane == 0);
+      prev = s;
+      if (++s == STAGES) s = 0, phase ^= 1;
+    }
+    wgmma_wait<0>();
+    fence_acc(d);
+    const int w = (int(threadIdx.x) / 32) % 4, g = lane >> 2, t = lane & 3;
+    float* row0 = C + size_t(m0 + cw * 64 + w * 16 + g) * N + n0 + 2 * t;
+    float* row1 = row0 + size_t(8) * N;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+      *reinterpret_cast<float2*>(row0 + 8 * j) = make_float2(d[4 * j], d[4 * j + 1]);
+      *reinterpret_cast<float2*>(row1 + 8 * j) = make_float2(d[4 * j + 2], d[4 * j + 3]);
+    }
+  }
+  cluster_sync();  // neither CTA leaves while its peer may still arrive on its barriers
+#else
+  __trap();
+#endif
+}
+
+// ---- persistent: a grid of one block an SM, each walking tiles pid, pid + gridDim.x, ...
+// The ring and its phases run on across tiles: the producer fills the stages of the next
+// tile while the consumers store the last one, so no block starts with an empty pipeline.
+template <int BN, int STAGES, int GROUP_M>
+__global__ void __launch_bounds__(384, 1)
+    wgmma_gemm_persistent(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
+                          float* __restrict__ C, int N) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using Cfg = WgCfg<BN, STAGES>;
+  constexpr int BM = Cfg::BM, BK = Cfg::BK;
+  constexpr uint32_t A_BYTES = Cfg::A_BYTES, B_BYTES = Cfg::B_BYTES;
+  if (N % BM || N % BN || N % BK) return;
+  extern __shared__ __align__(1024) uint8_t smem_wg[];
+  const uint32_t base = (smem_u32(smem_wg) + 1023u) & ~1023u;
+  const uint32_t sA = base, sB = base + STAGES * A_BYTES, bars = sB + STAGES * B_BYTES;
+  auto full = [&](int s) { return bars + 8u * uint32_t(s); };
+  auto empty = [&](int s) { return bars + 8u * uint32_t(STAGES + s); };
+  const int wg = int(threadIdx.x) / 128, lane = int(threadIdx.x) % 32;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(full(s), 1);
+      mbar_init(empty(s), 4 * Cfg::CONSUMERS);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  }
+  __syncthreads();
+  const int KT = N / BK, tiles = (N / BM) * (N / BN);
+  if (wg == 0) {
+    if (threadIdx.x == 0) {
+      int s = 0;
+      uint32_t phase = 0;
+      for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        int m0, n0;
+        tile_of<BM, BN, GROUP_M>(tile, N, m0, n0);
+        for (int kt = 0; kt < KT; ++kt) {
+          mbar_wait(empty(s), phase ^ 1);
+          mbar_expect_tx(full(s), Cfg::STAGE_BYTES);
+          tma_load_2d(sA + s * A_BYTES, &tmA, full(s), kt * BK, m0);
+          tma_load_2d(sB + s * B_BYTES, &tmB, full(s), kt * BK, n0);
+          if (++s == STAGES) s = 0, phase ^= 1;
+        }
+      }
+    }
+    return;
+  }
+  const int cw = wg - 1;
+  const uint32_t a_rows = sA + uint32_t(cw) * 64 * 128;
+  int s = 0;
+  uint32_t phase = 0;
+  float d[BN / 2];
+  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    int m0, n0;
+    tile_of<BM, BN, GROUP_M>(tile, N, m0, n0);
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
+    int prev = 0;
+    for (int kt = 0; kt < KT; ++kt) {
+      mbar_wait(full(s), phase);
+      const uint64_t da = sw128_desc(a_rows + s * A_BYTES), db = sw128_desc(sB + s * B_BYTES);
+      fence_acc(d);
+      wgmma_fence();
+#pragma unroll
+      for (int j = 0; j < BK / 16; ++j) wgmma_tile<BN>(d, da + 2 * j, db + 2 * j);
+      wgmma_commit();
+      wgmma_wait<1>();
+      fence_acc(d);
+      mbar_arrive_if(empty(prev), kt > 0 && lane == 0);
+      prev = s;
+      if (++s == STAGES) s = 0, phase ^= 1;
+    }
+    wgmma_wait<0>();
+    fence_acc(d);
+    mbar_arrive_if(empty(prev), lane == 0);  // the tile's last stage: the next tile may refill it
+    const int w = (int(threadIdx.x) / 32) % 4, g = lane >> 2, t = lane & 3;
+    float* row0 = C + size_t(m0 + cw * 64 + w * 16 + g) * N + n0 + 2 * t;
+    float* row1 = row0 + size_t(8) * N;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+      *reinterpret_cast<float2*>(row0 + 8 * j) = make_float2(d[4 * j], d[4 * j + 1]);
+      *reinterpret_cast<float2*>(row1 + 8 * j) = make_float2(d[4 * j + 2], d[4 * j + 3]);
+    }
+  }
+#else
+  __trap();
+#endif
+}
+
 }  // namespace hv
 
 // ---------------------------------------------------------------------------------------------
@@ -582,8 +811,8 @@ static void run_kernel(Bench& b, const char* name, const void* fn, int threads, 
   }
   cudaFuncAttributes at;
   CK(cudaFuncGetAttributes(&at, fn));
-  int occ = 0;
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, fn, threads, smem));
+  int occ = 0;  // (-1: not known, as for a kernel launched in clusters)
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, fn, threads, smem) != cudaSuccess) occ = -1, cudaGetLastError();
   const double err = max_rel_err(b);
   if (!(err <= 1e-3)) {
     printf("%-46s FAIL: max rel err %.3e vs cuBLAS (not timed)  regs %d smem %zu\n", name, err, at.numRegs,
@@ -644,6 +873,42 @@ static void run_wgmma(Bench& b, const char* name) {
   }
   auto k = hv::wgmma_gemm<BN, STAGES>;
   const int blocks = (N / Cfg::BM) * (N / BN);
+  run_kernel(b, name, reinterpret_cast<const void*>(k), Cfg::THREADS, Cfg::SMEM,
+             [&] { k<<<blocks, Cfg::THREADS, Cfg::SMEM>>>(ma, mb, b.C, N); });
+}
+
+// The 2×1-cluster kernel: B's map moves boxes of BN/2 rows (each CTA asks for half).
+template <int BN, int STAGES, int GROUP_M>
+static void run_wgmma_mc(Bench& b, const char* name) {
+  using Cfg = hv::WgCfg<BN, STAGES>;
+  const int N = b.N;
+  if (N % (2 * Cfg::BM) || N % BN || N % Cfg::BK) {
+    printf("%-46s skipped: N=%d is not a multiple of the 256x%dx64 cluster tile\n", name, N, BN);
+    return;
+  }
+  CUtensorMap ma, mb;
+  if (!make_map(&ma, b.A, N, N, Cfg::BM) || !make_map(&mb, b.B, N, N, BN / 2)) {
+    printf("%-46s skipped: no tensor map\n", name);
+    return;
+  }
+  auto k = hv::wgmma_gemm_mc<BN, STAGES, GROUP_M>;
+  const int blocks = (N / Cfg::BM) * (N / BN);
+  run_kernel(b, name, reinterpret_cast<const void*>(k), Cfg::THREADS, Cfg::SMEM,
+             [&] { k<<<blocks, Cfg::THREADS, Cfg::SMEM>>>(ma, mb, b.C, N); });
+}
+
+// The persistent kernel on one block an SM (or `ctas` blocks).
+template <int BN, int STAGES, int GROUP_M>
+static void run_wgmma_persistent(Bench& b, const char* name, int ctas = 0) {
+  using Cfg = hv::WgCfg<BN, STAGES>;
+  const int N = b.N;
+  if (N % Cfg::BM || N % BN || N % Cfg::BK) return;
+  CUtensorMap ma, mb;
+  if (!make_map(&ma, b.A, N, N, Cfg::BM) || !make_map(&mb, b.B, N, N, BN)) return;
+  cudaDeviceProp p;
+  CK(cudaGetDeviceProperties(&p, 0));
+  const int blocks = std::min(ctas ? ctas : p.multiProcessorCount, (N / Cfg::BM) * (N / BN));
+  auto k = hv::wgmma_gemm_persistent<BN, STAGES, GROUP_M>;
   run_kernel(b, name, reinterpret_cast<const void*>(k), Cfg::THREADS, Cfg::SMEM,
              [&] { k<<<blocks, Cfg::THREADS, Cfg::SMEM>>>(ma, mb, b.C, N); });
 }
@@ -787,6 +1052,11 @@ static void bench(int N) {
   // wgmma last: a pipeline bug traps, and a trapped context ends the run
   run_wgmma<256, 4>(b, "3  wgmma 128x256x64 TMA 1p+2c WG m64n256 4st");
   run_wgmma<128, 6>(b, "3b wgmma 128x128x64 TMA 1p+2c WG m64n128 6st");
+  run_wgmma_mc<256, 4, 8>(b, "4  wgmma 2x1 cluster, B multicast, 4st g8");
+  run_wgmma_mc<256, 4, 4>(b, "4b wgmma 2x1 cluster, B multicast, 4st g4");
+  run_wgmma_mc<256, 4, 16>(b, "4c wgmma 2x1 cluster, B multicast, 4st g16");
+  run_wgmma_persistent<256, 4, 8>(b, "5  wgmma persistent (1 block an SM) 4st g8");
+  run_wgmma_persistent<256, 4, 16>(b, "5b wgmma persistent 4st g16");
 #if defined(WS_CATALOG)
   run_catalog_wgmma<256, 4>(b, "c7 catalog tc_wgmma (bn 256, 4st, g8)", 8, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
   run_catalog_wgmma<256, 4>(b, "c8 catalog tc_wgmma L2 promotion 256B", 8, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
