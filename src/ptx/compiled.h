@@ -390,10 +390,14 @@ WS_ALU32(alu32_inline, [[gnu::always_inline]] inline)
 // lowest and highest, and how each eight lie for elements of S bytes. An offset moves every
 // lane alike, so these hold for each access unless it carries some lanes past 2^64 and not
 // the others (fits).
+// `all`: how every eight lies when the four lie alike (a tile's row: four runs; a broadcast
+// or a row of a tile read by each half-warp: four ones), else Apart; an access then moves
+// its four eights with no test between them.
 struct Spread {
   uint64_t at[32];
   uint64_t lo, hi;
   Eight how[4];
+  Eight all;
 };
 template <uint32_t S>
 [[gnu::always_inline]] inline void spread(Spread& s, const uint64_t* r) {
@@ -401,6 +405,7 @@ template <uint32_t S>
   for (int l = 0; l < 32; ++l) s.at[l] = r[l], mn = r[l] < mn ? r[l] : mn, mx = r[l] > mx ? r[l] : mx;
   s.lo = mn, s.hi = mx;
   for (int g = 0; g < 4; ++g) s.how[g] = eight<S>(s.at + 8 * g);
+  s.all = s.how[0] == s.how[1] && s.how[0] == s.how[2] && s.how[0] == s.how[3] ? s.how[0] : Eight::Apart;
 }
 // Whether every lane's `bytes` at its address plus `off` (modulo 2^64, as an address adds
 // up: a negative offset is a large one) lie inside [lo, hi). The lanes keep their order
@@ -412,28 +417,53 @@ template <uint32_t S>
 }
 // A whole warp's elements at byte offsets at[l] + d of P, into D (a load) or from V (a store),
 // eight lanes at a time as the spread found them lying.
+// (Each way written out with its `how` a constant, so that the four eights move unrolled.)
 template <class E, Type T>
 [[gnu::always_inline]] inline void load_spread(uint64_t* D, const uint8_t* P, const Spread& s, uint64_t d) {
-  for (int g = 0; g < 4; ++g) load_eight<E, T>(D + 8 * g, P, s.at + 8 * g, d, s.how[g]);
+  if (s.all == Eight::Run) {
+#pragma GCC unroll 4
+    for (int g = 0; g < 4; ++g) load_eight<E, T>(D + 8 * g, P, s.at + 8 * g, d, Eight::Run);
+  } else if (s.all == Eight::One) {
+#pragma GCC unroll 4
+    for (int g = 0; g < 4; ++g) load_eight<E, T>(D + 8 * g, P, s.at + 8 * g, d, Eight::One);
+  } else {
+    for (int g = 0; g < 4; ++g) load_eight<E, T>(D + 8 * g, P, s.at + 8 * g, d, s.how[g]);
+  }
 }
 template <class E>
 [[gnu::always_inline]] inline void store_spread(uint8_t* P, const Spread& s, uint64_t d, const uint64_t* V) {
-  for (int g = 0; g < 4; ++g) store_eight<E>(P, s.at + 8 * g, d, V + 8 * g, s.how[g]);
+  if (s.all == Eight::Run) {
+#pragma GCC unroll 4
+    for (int g = 0; g < 4; ++g) store_eight<E>(P, s.at + 8 * g, d, V + 8 * g, Eight::Run);
+  } else {
+    for (int g = 0; g < 4; ++g) store_eight<E>(P, s.at + 8 * g, d, V + 8 * g, s.how[g]);
+  }
 }
 
 // A whole warp's 4-byte elements (zero-extended types) into a block's 32-bit copy D.
-[[gnu::always_inline]] inline void load_spread32(uint32_t* D, const uint8_t* P, const Spread& s, uint64_t d) {
-  for (int g = 0; g < 4; ++g) {
-    const uint64_t* o = s.at + 8 * g;
+template <Eight How>
+[[gnu::always_inline]] inline void load_eight32(uint32_t* D, const uint8_t* P, const uint64_t* o, uint64_t d, Eight how) {
+  const Eight h = How == Eight::Apart ? how : How;  // Apart: the eight's own
 #if defined(__AVX512F__)
-    const uint8_t* const q = P + (o[0] + d);
-    const __m256i v = s.how[g] == Eight::Run   ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q))
-                      : s.how[g] == Eight::One ? _mm256_set1_epi32(int(load<uint32_t>(q)))
-                                               : _mm512_i64gather_epi32(_mm512_add_epi64(_mm512_loadu_si512(o), _mm512_set1_epi64((long long)d)), P, 1);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(D + 8 * g), v);
+  const uint8_t* const q = P + (o[0] + d);
+  const __m256i v = h == Eight::Run   ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q))
+                    : h == Eight::One ? _mm256_set1_epi32(int(load<uint32_t>(q)))
+                                      : _mm512_i64gather_epi32(_mm512_add_epi64(_mm512_loadu_si512(o), _mm512_set1_epi64((long long)d)), P, 1);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(D), v);
 #else
-    for (int i = 0; i < 8; ++i) D[8 * g + i] = uint32_t(load<uint32_t>(P + (o[i] + d)));
+  (void)h;
+  for (int i = 0; i < 8; ++i) D[i] = uint32_t(load<uint32_t>(P + (o[i] + d)));
 #endif
+}
+[[gnu::always_inline]] inline void load_spread32(uint32_t* D, const uint8_t* P, const Spread& s, uint64_t d) {
+  if (s.all == Eight::Run) {
+#pragma GCC unroll 4
+    for (int g = 0; g < 4; ++g) load_eight32<Eight::Run>(D + 8 * g, P, s.at + 8 * g, d, Eight::Run);
+  } else if (s.all == Eight::One) {
+#pragma GCC unroll 4
+    for (int g = 0; g < 4; ++g) load_eight32<Eight::One>(D + 8 * g, P, s.at + 8 * g, d, Eight::One);
+  } else {
+    for (int g = 0; g < 4; ++g) load_eight32<Eight::Apart>(D + 8 * g, P, s.at + 8 * g, d, s.how[g]);
   }
 }
 
