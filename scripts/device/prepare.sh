@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds the GPU binaries on this machine (nvcc, sm_90) and stages them in build-device/,
+# Builds the GPU binaries on this machine (nvcc, sm_90a) and stages them in build-device/,
 # the folder the device run carries (git-ignored, well under the 64 MiB it may take).
 #   scripts/device/prepare.sh            then run_all.sh on the GPU machine
 set -eu
