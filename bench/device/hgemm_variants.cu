@@ -421,10 +421,95 @@ struct WgCfg {
   static_assert(BM == 64 * CONSUMERS, "each consumer warpgroup owns 64 rows");
 };
 
+// The ring in dynamic shared memory: STAGES tiles of A, then of B, then the full and empty
+// mbarriers. Thread 0 initializes the barriers: full[s] takes 1 arrival (the producer's
+// expect_tx) and the tile's bytes; empty[s] `empty_count` arrivals (lane 0 of each consumer
+// warp that must be done with the stage).
+template <int BN, int STAGES>
+struct WgRing {
+  using Cfg = WgCfg<BN, STAGES>;
+  uint32_t sA, sB, bars;
+  __device__ __forceinline__ explicit WgRing(const uint8_t* smem) {
+    sA = (smem_u32(smem) + 1023u) & ~1023u;
+    sB = sA + STAGES * Cfg::A_BYTES;
+    bars = sB + STAGES * Cfg::B_BYTES;
+  }
+  __device__ __forceinline__ uint32_t full(int s) const { return bars + 8u * uint32_t(s); }
+  __device__ __forceinline__ uint32_t empty(int s) const { return bars + 8u * uint32_t(STAGES + s); }
+  __device__ __forceinline__ void init(uint32_t empty_count) const {
+    if (threadIdx.x == 0) {
+      for (int s = 0; s < STAGES; ++s) {
+        mbar_init(full(s), 1);
+        mbar_init(empty(s), empty_count);
+      }
+      asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    }
+  }
+};
+
+// A consumer warpgroup's k loop over one tile (KT k tiles), from stage s at `phase`: for
+// each stage, wait for its boxes, four wgmma m64nBNk16 by descriptor, commit, and once the
+// stage before is done (wait_group 1) hand it back with release(stage). The last stage is
+// left to the caller (wait_group 0, then release it if the ring goes on).
+template <int BN, int STAGES, class Release>
+__device__ __forceinline__ void wg_consume(float (&d)[BN / 2], const WgRing<BN, STAGES>& r, uint32_t a_rows, int KT,
+                                           int& s, uint32_t& phase, int& prev, Release release) {
+  using Cfg = WgCfg<BN, STAGES>;
+  for (int kt = 0; kt < KT; ++kt) {
+    mbar_wait(r.full(s), phase);
+    const uint64_t da = sw128_desc(a_rows + s * Cfg::A_BYTES), db = sw128_desc(r.sB + s * Cfg::B_BYTES);
+    fence_acc(d);
+    wgmma_fence();
+#pragma unroll
+    for (int j = 0; j < Cfg::BK / 16; ++j) wgmma_tile<BN>(d, da + 2 * j, db + 2 * j);
+    wgmma_commit();
+    wgmma_wait<1>();  // tile kt-1's wgmmas are done: its stage can be refilled
+    fence_acc(d);
+    release(prev, kt > 0);
+    prev = s;
+    if (++s == STAGES) s = 0, phase ^= 1;
+  }
+  wgmma_wait<0>();
+  fence_acc(d);
+}
+
+// Consumer warpgroup cw's accumulators into C rows m0 + 64cw .. +63. Layout (m64nNk16, f32):
+// warp w of the warpgroup holds rows 16w..16w+15; lane (g = lane/4, t = lane%4) holds
+// d[4j+0..1] at (16w+g, 8j+2t..+1), d[4j+2..3] at (16w+g+8, 8j+2t..+1).
+template <int BN>
+__device__ __forceinline__ void wg_store(const float (&d)[BN / 2], float* C, int N, int m0, int n0, int cw, int lane) {
+  const int w = (int(threadIdx.x) / 32) % 4, g = lane >> 2, t = lane & 3;
+  float* row0 = C + size_t(m0 + cw * 64 + w * 16 + g) * N + n0 + 2 * t;
+  float* row1 = row0 + size_t(8) * N;
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j) {
+    *reinterpret_cast<float2*>(row0 + 8 * j) = make_float2(d[4 * j], d[4 * j + 1]);
+    *reinterpret_cast<float2*>(row1 + 8 * j) = make_float2(d[4 * j + 2], d[4 * j + 3]);
+  }
+}
+
+template <int BN>
+__device__ __forceinline__ void wg_zero(float (&d)[BN / 2]) {
+#pragma unroll
+  for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
+}
+
+// As tile_of_block, for block `pid` of tiles BM×BN.
+template <int BM, int BN, int GROUP_M>
+__device__ __forceinline__ void tile_of(int pid, int N, int& m0, int& n0) {
+  const int gm = N / BM, gn = N / BN;
+  const int per_group = GROUP_M * gn, first = pid / per_group * GROUP_M;
+  const int rows = min(gm - first, GROUP_M);
+  const int in_group = pid % per_group;
+  m0 = (first + in_group % rows) * BM;
+  n0 = (in_group / rows) * BN;
+}
+
 // C tile 128×BN, k 64 at a time. Warpgroup 0: producer (one thread issues the TMA loads).
 // Warpgroups 1, 2: consumers, rows 0-63 and 64-127 of the tile, wgmma m64nBNk16.
-// full[s]: 1 arrival (the producer's expect_tx) + the tile's bytes. empty[s]: one arrival from
-// lane 0 of each of the 8 consumer warps once its wgmmas reading stage s have completed.
+// empty[s]: one arrival from lane 0 of each of the 8 consumer warps once its wgmmas reading
+// stage s have completed.
 template <int BN, int STAGES>
 __global__ void __launch_bounds__(384, 1)
     wgmma_gemm(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
@@ -432,23 +517,11 @@ __global__ void __launch_bounds__(384, 1)
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // the sm_90a pass (nvcc also emits compute_90 PTX, without wgmma)
   using Cfg = WgCfg<BN, STAGES>;
   constexpr int BM = Cfg::BM, BK = Cfg::BK;
-  constexpr uint32_t A_BYTES = Cfg::A_BYTES, B_BYTES = Cfg::B_BYTES;
   if (N % BM || N % BN || N % BK) return;
   extern __shared__ __align__(1024) uint8_t smem_wg[];
-  const uint32_t base = (smem_u32(smem_wg) + 1023u) & ~1023u;
-  const uint32_t sA = base, sB = base + STAGES * A_BYTES, bars = sB + STAGES * B_BYTES;
-  auto full = [&](int s) { return bars + 8u * uint32_t(s); };
-  auto empty = [&](int s) { return bars + 8u * uint32_t(STAGES + s); };
+  const WgRing<BN, STAGES> r(smem_wg);
   const int wg = int(threadIdx.x) / 128, lane = int(threadIdx.x) % 32;
-
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES; ++s) {
-      mbar_init(full(s), 1);
-      mbar_init(empty(s), 4 * Cfg::CONSUMERS);
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-  }
+  r.init(4 * Cfg::CONSUMERS);
   __syncthreads();
 
   int m0, n0;
@@ -460,56 +533,28 @@ __global__ void __launch_bounds__(384, 1)
       int s = 0;
       uint32_t phase = 0;
       for (int kt = 0; kt < KT; ++kt) {
-        mbar_wait(empty(s), phase ^ 1);  // round 0: parity 1 passes at once (fresh barrier)
-        mbar_expect_tx(full(s), Cfg::STAGE_BYTES);
-        tma_load_2d(sA + s * A_BYTES, &tmA, full(s), kt * BK, m0);
-        tma_load_2d(sB + s * B_BYTES, &tmB, full(s), kt * BK, n0);
+        mbar_wait(r.empty(s), phase ^ 1);  // round 0: parity 1 passes at once (fresh barrier)
+        mbar_expect_tx(r.full(s), Cfg::STAGE_BYTES);
+        tma_load_2d(r.sA + s * Cfg::A_BYTES, &tmA, r.full(s), kt * BK, m0);
+        tma_load_2d(r.sB + s * Cfg::B_BYTES, &tmB, r.full(s), kt * BK, n0);
         if (++s == STAGES) s = 0, phase ^= 1;
       }
     }
     return;
   }
 
-  // consumer warpgroup cw owns C rows m0 + 64cw .. +63
-  const int cw = wg - 1;
+  const int cw = wg - 1;  // consumer warpgroup cw owns C rows m0 + 64cw .. +63
   float d[BN / 2];
-#pragma unroll
-  for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
-  const uint32_t a_rows = sA + uint32_t(cw) * 64 * 128;  // 64 rows of 128 bytes further (8 atoms)
+  wg_zero<BN>(d);
   int s = 0, prev = 0;
   uint32_t phase = 0;
-  for (int kt = 0; kt < KT; ++kt) {
-    mbar_wait(full(s), phase);
-    const uint64_t da = sw128_desc(a_rows + s * A_BYTES), db = sw128_desc(sB + s * B_BYTES);
-    fence_acc(d);
-    wgmma_fence();
-#pragma unroll
-    for (int j = 0; j < BK / 16; ++j) wgmma_tile<BN>(d, da + 2 * j, db + 2 * j);
-    wgmma_commit();
-    wgmma_wait<1>();  // tile kt-1's wgmmas are done: its stage can be refilled
-    fence_acc(d);
-    mbar_arrive_if(empty(prev), kt > 0 && lane == 0);
-    prev = s;
-    if (++s == STAGES) s = 0, phase ^= 1;
-  }
-  wgmma_wait<0>();
-  fence_acc(d);
-
-  // Accumulator layout (m64nNk16, f32): warp w of the warpgroup holds rows 16w..16w+15; lane
-  // (g = lane/4, t = lane%4) holds d[4j+0..1] at (16w+g, 8j+2t..+1), d[4j+2..3] at (16w+g+8, 8j+2t..+1).
-  const int w = (int(threadIdx.x) / 32) % 4, g = lane >> 2, t = lane & 3;
-  float* row0 = C + size_t(m0 + cw * 64 + w * 16 + g) * N + n0 + 2 * t;
-  float* row1 = row0 + size_t(8) * N;
-#pragma unroll
-  for (int j = 0; j < BN / 8; ++j) {
-    *reinterpret_cast<float2*>(row0 + 8 * j) = make_float2(d[4 * j], d[4 * j + 1]);
-    *reinterpret_cast<float2*>(row1 + 8 * j) = make_float2(d[4 * j + 2], d[4 * j + 3]);
-  }
+  wg_consume<BN, STAGES>(d, r, r.sA + uint32_t(cw) * 64 * 128, KT, s, phase, prev,  // 64 rows of 128 bytes further
+                         [&](int stage, bool done) { mbar_arrive_if(r.empty(stage), done && lane == 0); });
+  wg_store<BN>(d, C, N, m0, n0, cw, lane);
 #else
   __trap();  // only the sm_90a cubin can run this kernel
 #endif
 }
-
 
 // ---- 2×1 clusters: the two CTAs of a cluster compute vertically adjacent 128×BN tiles of C,
 // which read the same BN×64 boxes of B. Each CTA asks the TMA for its own box of A and for
@@ -550,17 +595,6 @@ __device__ __forceinline__ void tma_load_2d_mc(uint32_t dst, const CUtensorMap* 
       : "memory");
 }
 
-// As tile_of_block, for block `pid` of tiles BM×BN.
-template <int BM, int BN, int GROUP_M>
-__device__ __forceinline__ void tile_of(int pid, int N, int& m0, int& n0) {
-  const int gm = N / BM, gn = N / BN;
-  const int per_group = GROUP_M * gn, first = pid / per_group * GROUP_M;
-  const int rows = min(gm - first, GROUP_M);
-  const int in_group = pid % per_group;
-  m0 = (first + in_group % rows) * BM;
-  n0 = (in_group / rows) * BN;
-}
-
 template <int BN, int STAGES, int GROUP_M>
 __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
     wgmma_gemm_mc(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
@@ -568,24 +602,12 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Cfg = WgCfg<BN, STAGES>;
   constexpr int BM = Cfg::BM, BK = Cfg::BK;
-  constexpr uint32_t A_BYTES = Cfg::A_BYTES, B_BYTES = Cfg::B_BYTES;
   if (N % (2 * BM) || N % BN || N % BK) return;
   extern __shared__ __align__(1024) uint8_t smem_wg[];
-  const uint32_t base = (smem_u32(smem_wg) + 1023u) & ~1023u;
-  const uint32_t sA = base, sB = base + STAGES * A_BYTES, bars = sB + STAGES * B_BYTES;
-  auto full = [&](int s) { return bars + 8u * uint32_t(s); };
-  auto empty = [&](int s) { return bars + 8u * uint32_t(STAGES + s); };
+  const WgRing<BN, STAGES> r(smem_wg);
   const int wg = int(threadIdx.x) / 128, lane = int(threadIdx.x) % 32;
   const uint32_t rank = cluster_rank();
-
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES; ++s) {
-      mbar_init(full(s), 1);
-      mbar_init(empty(s), 2 * 4 * Cfg::CONSUMERS);
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-  }
+  r.init(2 * 4 * Cfg::CONSUMERS);
   cluster_sync();  // both CTAs' barriers exist before either multicasts or arrives
 
   int m0, n0;
@@ -598,45 +620,24 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
       int s = 0;
       uint32_t phase = 0;
       for (int kt = 0; kt < KT; ++kt) {
-        mbar_wait(empty(s), phase ^ 1);
-        mbar_expect_tx(full(s), Cfg::STAGE_BYTES);
-        tma_load_2d(sA + s * A_BYTES, &tmA, full(s), kt * BK, m0);
-        tma_load_2d_mc(sB + s * B_BYTES + rank * (B_BYTES / 2), &tmB, full(s), kt * BK, n0 + int(rank) * (BN / 2), 0x3);
+        mbar_wait(r.empty(s), phase ^ 1);
+        mbar_expect_tx(r.full(s), Cfg::STAGE_BYTES);
+        tma_load_2d(r.sA + s * Cfg::A_BYTES, &tmA, r.full(s), kt * BK, m0);
+        tma_load_2d_mc(r.sB + s * Cfg::B_BYTES + rank * (Cfg::B_BYTES / 2), &tmB, r.full(s), kt * BK,
+                       n0 + int(rank) * (BN / 2), 0x3);
         if (++s == STAGES) s = 0, phase ^= 1;
       }
     }
   } else {
     const int cw = wg - 1;
     float d[BN / 2];
-#pragma unroll
-    for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
-    const uint32_t a_rows = sA + uint32_t(cw) * 64 * 128;
+    wg_zero<BN>(d);
     int s = 0, prev = 0;
     uint32_t phase = 0;
-    for (int kt = 0; kt < KT; ++kt) {
-      mbar_wait(full(s), phase);
-      const uint64_t da = sw128_desc(a_rows + s * A_BYTES), db = sw128_desc(sB + s * B_BYTES);
-      fence_acc(d);
-      wgmma_fence();
-#pragma unroll
-      for (int j = 0; j < BK / 16; ++j) wgmma_tile<BN>(d, da + 2 * j, db + 2 * j);
-      wgmma_commit();
-      wgmma_wait<1>();
-      fence_acc(d);
-      mbar_arrive_both_if(mapa(empty(prev), 0), mapa(empty(prev), 1), kt > 0 && lane == 0);
-      prev = s;
-      if (++s == STAGES) s = 0, phase ^= 1;
-    }
-    wgmma_wait<0>();
-    fence_acc(d);
-    const int w = (int(threadIdx.x) / 32) % 4, g = lane >> 2, t = lane & 3;
-    float* row0 = C + size_t(m0 + cw * 64 + w * 16 + g) * N + n0 + 2 * t;
-    float* row1 = row0 + size_t(8) * N;
-#pragma unroll
-    for (int j = 0; j < BN / 8; ++j) {
-      *reinterpret_cast<float2*>(row0 + 8 * j) = make_float2(d[4 * j], d[4 * j + 1]);
-      *reinterpret_cast<float2*>(row1 + 8 * j) = make_float2(d[4 * j + 2], d[4 * j + 3]);
-    }
+    wg_consume<BN, STAGES>(d, r, r.sA + uint32_t(cw) * 64 * 128, KT, s, phase, prev, [&](int stage, bool done) {
+      mbar_arrive_both_if(mapa(r.empty(stage), 0), mapa(r.empty(stage), 1), done && lane == 0);
+    });
+    wg_store<BN>(d, C, N, m0, n0, cw, lane);
   }
   cluster_sync();  // neither CTA leaves while its peer may still arrive on its barriers
 #else
@@ -654,22 +655,11 @@ __global__ void __launch_bounds__(384, 1)
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Cfg = WgCfg<BN, STAGES>;
   constexpr int BM = Cfg::BM, BK = Cfg::BK;
-  constexpr uint32_t A_BYTES = Cfg::A_BYTES, B_BYTES = Cfg::B_BYTES;
   if (N % BM || N % BN || N % BK) return;
   extern __shared__ __align__(1024) uint8_t smem_wg[];
-  const uint32_t base = (smem_u32(smem_wg) + 1023u) & ~1023u;
-  const uint32_t sA = base, sB = base + STAGES * A_BYTES, bars = sB + STAGES * B_BYTES;
-  auto full = [&](int s) { return bars + 8u * uint32_t(s); };
-  auto empty = [&](int s) { return bars + 8u * uint32_t(STAGES + s); };
+  const WgRing<BN, STAGES> r(smem_wg);
   const int wg = int(threadIdx.x) / 128, lane = int(threadIdx.x) % 32;
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES; ++s) {
-      mbar_init(full(s), 1);
-      mbar_init(empty(s), 4 * Cfg::CONSUMERS);
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-  }
+  r.init(4 * Cfg::CONSUMERS);
   __syncthreads();
   const int KT = N / BK, tiles = (N / BM) * (N / BN);
   if (wg == 0) {
@@ -680,10 +670,10 @@ __global__ void __launch_bounds__(384, 1)
         int m0, n0;
         tile_of<BM, BN, GROUP_M>(tile, N, m0, n0);
         for (int kt = 0; kt < KT; ++kt) {
-          mbar_wait(empty(s), phase ^ 1);
-          mbar_expect_tx(full(s), Cfg::STAGE_BYTES);
-          tma_load_2d(sA + s * A_BYTES, &tmA, full(s), kt * BK, m0);
-          tma_load_2d(sB + s * B_BYTES, &tmB, full(s), kt * BK, n0);
+          mbar_wait(r.empty(s), phase ^ 1);
+          mbar_expect_tx(r.full(s), Cfg::STAGE_BYTES);
+          tma_load_2d(r.sA + s * Cfg::A_BYTES, &tmA, r.full(s), kt * BK, m0);
+          tma_load_2d(r.sB + s * Cfg::B_BYTES, &tmB, r.full(s), kt * BK, n0);
           if (++s == STAGES) s = 0, phase ^= 1;
         }
       }
@@ -691,41 +681,18 @@ __global__ void __launch_bounds__(384, 1)
     return;
   }
   const int cw = wg - 1;
-  const uint32_t a_rows = sA + uint32_t(cw) * 64 * 128;
   int s = 0;
   uint32_t phase = 0;
   float d[BN / 2];
+  auto release = [&](int stage, bool done) { mbar_arrive_if(r.empty(stage), done && lane == 0); };
   for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     int m0, n0;
     tile_of<BM, BN, GROUP_M>(tile, N, m0, n0);
-#pragma unroll
-    for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
+    wg_zero<BN>(d);
     int prev = 0;
-    for (int kt = 0; kt < KT; ++kt) {
-      mbar_wait(full(s), phase);
-      const uint64_t da = sw128_desc(a_rows + s * A_BYTES), db = sw128_desc(sB + s * B_BYTES);
-      fence_acc(d);
-      wgmma_fence();
-#pragma unroll
-      for (int j = 0; j < BK / 16; ++j) wgmma_tile<BN>(d, da + 2 * j, db + 2 * j);
-      wgmma_commit();
-      wgmma_wait<1>();
-      fence_acc(d);
-      mbar_arrive_if(empty(prev), kt > 0 && lane == 0);
-      prev = s;
-      if (++s == STAGES) s = 0, phase ^= 1;
-    }
-    wgmma_wait<0>();
-    fence_acc(d);
-    mbar_arrive_if(empty(prev), lane == 0);  // the tile's last stage: the next tile may refill it
-    const int w = (int(threadIdx.x) / 32) % 4, g = lane >> 2, t = lane & 3;
-    float* row0 = C + size_t(m0 + cw * 64 + w * 16 + g) * N + n0 + 2 * t;
-    float* row1 = row0 + size_t(8) * N;
-#pragma unroll
-    for (int j = 0; j < BN / 8; ++j) {
-      *reinterpret_cast<float2*>(row0 + 8 * j) = make_float2(d[4 * j], d[4 * j + 1]);
-      *reinterpret_cast<float2*>(row1 + 8 * j) = make_float2(d[4 * j + 2], d[4 * j + 3]);
-    }
+    wg_consume<BN, STAGES>(d, r, r.sA + uint32_t(cw) * 64 * 128, KT, s, phase, prev, release);
+    release(prev, true);  // the tile's last stage: the next tile may refill it
+    wg_store<BN>(d, C, N, m0, n0, cw, lane);
   }
 #else
   __trap();
