@@ -54,6 +54,9 @@ if [ "${PREBUILT:-0}" != 1 ]; then
     exit 1
   fi
 fi
+if [ "${PREBUILT:-0}" = 1 ] && [ -f "$BIN/bins.tar.xz" ]; then  # prepare.sh's pack
+  tar -C "$BIN" -xJf "$BIN/bins.tar.xz" && say "prebuilt: $(cat "$BIN/commit" 2>/dev/null || echo 'commit unknown')"
+fi
 has() { case " $STAGES " in *" $1 "*) return 0;; esac; return 1; }
 START=$(date +%s)
 DEADLINE=$((START + ${BUDGET:-540}))
