@@ -82,18 +82,22 @@ __device__ __forceinline__ uint32_t smem_u32(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
-// Which C tile this block computes (1-D grid): consecutive blocks walk down a group of GROUP_M
-// block rows before moving one block column right, so the ~132 resident blocks share a few B
-// column tiles and GROUP_M A row tiles in L2.
-template <int BM, int BN>
-__device__ __forceinline__ void tile_of_block(int N, int& m0, int& n0) {
-  constexpr int GROUP_M = 8;
-  const int gm = N / BM, gn = N / BN, pid = int(blockIdx.x);
+// Which C tile block `pid` computes (1-D grid): consecutive blocks walk down a group of
+// GROUP_M block rows before moving one block column right, so the ~132 resident blocks share
+// a few B column tiles and GROUP_M A row tiles in L2.
+template <int BM, int BN, int GROUP_M>
+__device__ __forceinline__ void tile_of(int pid, int N, int& m0, int& n0) {
+  const int gm = N / BM, gn = N / BN;
   const int per_group = GROUP_M * gn, first = pid / per_group * GROUP_M;
   const int rows = min(gm - first, GROUP_M);
   const int in_group = pid % per_group;
   m0 = (first + in_group % rows) * BM;
   n0 = (in_group / rows) * BN;
+}
+// This block's, in groups of 8 block rows.
+template <int BM, int BN>
+__device__ __forceinline__ void tile_of_block(int N, int& m0, int& n0) {
+  tile_of<BM, BN, 8>(int(blockIdx.x), N, m0, n0);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -489,21 +493,26 @@ __device__ __forceinline__ void wg_store(const float (&d)[BN / 2], float* C, int
   }
 }
 
+// The producer's pass over one tile's KT k tiles, from stage s at `phase` (the ring runs
+// on from the caller's s and phase): wait until the stage is free, arm its full barrier with
+// the stage's bytes, ask for A's box at row m0 and load_b(stage, kt) for B's.
+template <int BN, int STAGES, class LoadB>
+__device__ __forceinline__ void wg_produce(const WgRing<BN, STAGES>& r, const CUtensorMap* tmA, int m0, int KT, int& s,
+                                           uint32_t& phase, LoadB load_b) {
+  using Cfg = WgCfg<BN, STAGES>;
+  for (int kt = 0; kt < KT; ++kt) {
+    mbar_wait(r.empty(s), phase ^ 1);  // round 0: parity 1 passes at once (fresh barrier)
+    mbar_expect_tx(r.full(s), Cfg::STAGE_BYTES);
+    tma_load_2d(r.sA + s * Cfg::A_BYTES, tmA, r.full(s), kt * Cfg::BK, m0);
+    load_b(s, kt);
+    if (++s == STAGES) s = 0, phase ^= 1;
+  }
+}
+
 template <int BN>
 __device__ __forceinline__ void wg_zero(float (&d)[BN / 2]) {
 #pragma unroll
   for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
-}
-
-// As tile_of_block, for block `pid` of tiles BM×BN.
-template <int BM, int BN, int GROUP_M>
-__device__ __forceinline__ void tile_of(int pid, int N, int& m0, int& n0) {
-  const int gm = N / BM, gn = N / BN;
-  const int per_group = GROUP_M * gn, first = pid / per_group * GROUP_M;
-  const int rows = min(gm - first, GROUP_M);
-  const int in_group = pid % per_group;
-  m0 = (first + in_group % rows) * BM;
-  n0 = (in_group / rows) * BN;
 }
 
 // C tile 128×BN, k 64 at a time. Warpgroup 0: producer (one thread issues the TMA loads).
@@ -532,13 +541,8 @@ __global__ void __launch_bounds__(384, 1)
     if (threadIdx.x == 0) {
       int s = 0;
       uint32_t phase = 0;
-      for (int kt = 0; kt < KT; ++kt) {
-        mbar_wait(r.empty(s), phase ^ 1);  // round 0: parity 1 passes at once (fresh barrier)
-        mbar_expect_tx(r.full(s), Cfg::STAGE_BYTES);
-        tma_load_2d(r.sA + s * Cfg::A_BYTES, &tmA, r.full(s), kt * BK, m0);
-        tma_load_2d(r.sB + s * Cfg::B_BYTES, &tmB, r.full(s), kt * BK, n0);
-        if (++s == STAGES) s = 0, phase ^= 1;
-      }
+      wg_produce(r, &tmA, m0, KT, s, phase,
+                 [&](int st, int kt) { tma_load_2d(r.sB + st * Cfg::B_BYTES, &tmB, r.full(st), kt * BK, n0); });
     }
     return;
   }
@@ -619,14 +623,10 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
     if (threadIdx.x == 0) {
       int s = 0;
       uint32_t phase = 0;
-      for (int kt = 0; kt < KT; ++kt) {
-        mbar_wait(r.empty(s), phase ^ 1);
-        mbar_expect_tx(r.full(s), Cfg::STAGE_BYTES);
-        tma_load_2d(r.sA + s * Cfg::A_BYTES, &tmA, r.full(s), kt * BK, m0);
-        tma_load_2d_mc(r.sB + s * Cfg::B_BYTES + rank * (Cfg::B_BYTES / 2), &tmB, r.full(s), kt * BK,
+      wg_produce(r, &tmA, m0, KT, s, phase, [&](int st, int kt) {  // this CTA's half of B, to both
+        tma_load_2d_mc(r.sB + st * Cfg::B_BYTES + rank * (Cfg::B_BYTES / 2), &tmB, r.full(st), kt * BK,
                        n0 + int(rank) * (BN / 2), 0x3);
-        if (++s == STAGES) s = 0, phase ^= 1;
-      }
+      });
     }
   } else {
     const int cw = wg - 1;
@@ -669,13 +669,8 @@ __global__ void __launch_bounds__(384, 1)
       for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         int m0, n0;
         tile_of<BM, BN, GROUP_M>(tile, N, m0, n0);
-        for (int kt = 0; kt < KT; ++kt) {
-          mbar_wait(r.empty(s), phase ^ 1);
-          mbar_expect_tx(r.full(s), Cfg::STAGE_BYTES);
-          tma_load_2d(r.sA + s * Cfg::A_BYTES, &tmA, r.full(s), kt * BK, m0);
-          tma_load_2d(r.sB + s * Cfg::B_BYTES, &tmB, r.full(s), kt * BK, n0);
-          if (++s == STAGES) s = 0, phase ^= 1;
-        }
+        wg_produce(r, &tmA, m0, KT, s, phase,
+                   [&](int st, int kt) { tma_load_2d(r.sB + st * Cfg::B_BYTES, &tmB, r.full(st), kt * BK, n0); });
       }
     }
     return;
