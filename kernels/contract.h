@@ -110,19 +110,21 @@ WS_HD auto view_as(const View& v) -> decltype(v.template as<U>()) {
   return v.template as<U>();
 }
 
+// Tile `id` of a gy × gx grid of C tiles (row `by`, column `bx`) when the tiles are taken in
+// bands of g > 1 tile rows, down each band's columns one after another: the blocks that run
+// at once then share a few tiles of A and of B in L2.
+WS_KERNEL void band_tile(int g, int id, int gx, int gy, int& by, int& bx) {
+  int band = g * gx, first = id / band * g;
+  int rows = gy - first < g ? gy - first : g;
+  by = first + id % band % rows;
+  bx = id % band / rows;
+}
 // The tile of C (row `by`, column `bx`) that this block computes when the blocks walk C in
-// bands of `group` block rows, down each band's columns one after another: the blocks that
-// run at once then share a few tiles of A and of B in L2. group 1 keeps the grid's own order.
+// bands of `group` block rows (band_tile); group 1 keeps the grid's own order.
 WS_KERNEL void band_order(int group, int& by, int& bx) {
   by = blockIdx.y;
   bx = blockIdx.x;
-  if (group > 1) {
-    const int gx = int(gridDim.x), gy = int(gridDim.y), g = group;
-    int id = by * gx + bx, band = g * gx, first = id / band * g;
-    int rows = gy - first < g ? gy - first : g;
-    by = first + id % band % rows;
-    bx = id % band / rows;
-  }
+  if (group > 1) band_tile(group, by * int(gridDim.x) + bx, int(gridDim.x), int(gridDim.y), by, bx);
 }
 
 // A 2-D tensor map for TMA copies: a row-major global array of rows × cols elements,

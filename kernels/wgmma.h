@@ -10,7 +10,10 @@
 //              cores by descriptor (wgmma.mma_async m64nBNk16, four k16 steps), and, once
 //              the product before it is done (wait_group 1), gives the stage of the tile
 //              before back on its `empty` mbarrier. No thread loads A or B into registers,
-//              and no thread but warp 0 asks for a copy.
+//              and no thread but warp 0 asks for a copy. A block takes tile after tile of C
+//              (its number, then a grid further): on a persistent grid, one block an SM,
+//              the ring and its phases run on from tile to tile, and the producer fills the
+//              next tile's stages while the consumers store the last one.
 //
 // A descriptor names a K-major tile under the 128-byte swizzle (the layout the TMA writes):
 // its start address, and 1024 bytes from one group of 8 rows to the next. Each row of a
@@ -49,9 +52,10 @@ struct TcWgmma {
     WS_DYNAMIC_SHARED_TMA(half, ring);  // STAGES tiles of A, then STAGES tiles of B
     WS_SHARED(uint64_t, full, [STAGES]);   // a stage's boxes have landed
     WS_SHARED(uint64_t, empty, [STAGES]);  // the consumers are done with a stage
-    int by, bx;
-    band_order(a.group, by, bx);
-    const int m0 = by * BM, n0 = bx * BN, tiles = a.N / BK;
+    // The tiles of C this block computes: its own number, then one grid further each time
+    // (a grid of one block a tile computes one; a persistent grid, one block an SM, several).
+    const int gx = a.N / BN, gy = a.N / BM, tiles = gx * gy, kt = a.N / BK;
+    const int first = int(blockIdx.y * gridDim.x + blockIdx.x), step = int(gridDim.x * gridDim.y);
     const int t = threadIdx.x, wg = t / 128;
     if (t < 32)
       for (int s = 0; s < STAGES; ++s) {
@@ -60,44 +64,57 @@ struct TcWgmma {
       }
     __syncthreads();
 
+    // k counts the k tiles through the ring from the block's first tile on: a stage and its
+    // phase run on from one tile of C to the next, so the producer fills the next tile's
+    // stages while the consumers store the last one.
     if (wg == 0) {  // the producer warpgroup: warp 0 feeds the ring, warps 1-3 have nothing to do
       if (t < 32)
-        for (int k = 0; k < tiles; ++k) {
-          const int s = k % STAGES;
-          ctx.mbarrier_wait(empty[s], ((k / STAGES) & 1) ^ 1);  // the first round finds it free
-          ctx.mbarrier_arrive_expect_tx(full[s], STAGE_BYTES);
-          ctx.tma_load(ring[s * A_TILE], a.A, k * BK, m0, full[s]);
-          ctx.tma_load(ring[STAGES * A_TILE + s * B_TILE], a.B, k * BK, n0, full[s]);
+        for (int tile = first, k = 0; tile < tiles; tile += step) {
+          int by = tile / gx, bx = tile % gx;
+          if (a.group > 1) band_tile(a.group, tile, gx, gy, by, bx);
+          const int m0 = by * BM, n0 = bx * BN;
+          for (int kk = 0; kk < kt; ++kk, ++k) {
+            const int s = k % STAGES;
+            ctx.mbarrier_wait(empty[s], ((k / STAGES) & 1) ^ 1);  // the first round finds it free
+            ctx.mbarrier_arrive_expect_tx(full[s], STAGE_BYTES);
+            ctx.tma_load(ring[s * A_TILE], a.A, kk * BK, m0, full[s]);
+            ctx.tma_load(ring[STAGES * A_TILE + s * B_TILE], a.B, kk * BK, n0, full[s]);
+          }
         }
       return;
     }
 
     const int rows = (wg - 1) * 64;  // this consumer warpgroup's rows of the tile
-    float d[BN / 2];
-#pragma unroll
-    for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
-    for (int k = 0; k < tiles; ++k) {
-      const int s = k % STAGES;
-      ctx.mbarrier_wait(full[s], (k / STAGES) & 1);
-      const uint64_t da = ctx.wgmma_desc(ring[s * A_TILE + rows * BK]);
-      const uint64_t db = ctx.wgmma_desc(ring[STAGES * A_TILE + s * B_TILE]);
-      ctx.wgmma_fence(d);
-#pragma unroll
-      for (int j = 0; j < BK / 16; ++j) ctx.wgmma(d, da + 2 * j, db + 2 * j);
-      ctx.wgmma_commit();
-      ctx.template wgmma_wait<1>(d);  // the tile before this one is done with its stage
-      if (k > 0) ctx.mbarrier_arrive(empty[(k - 1) % STAGES]);
-    }
-    ctx.template wgmma_wait<0>(d);
-
-    auto C2 = ctx.global(a.C.template as<float2>());
     const int w = t / 32 % 4, l = t % 32, g = l / 4, q = l % 4;
-    const int r0 = m0 + rows + 16 * w + g;
+    auto C2 = ctx.global(a.C.template as<float2>());
+    for (int tile = first, k = 0; tile < tiles; tile += step) {
+      int by = tile / gx, bx = tile % gx;
+      if (a.group > 1) band_tile(a.group, tile, gx, gy, by, bx);
+      float d[BN / 2];
 #pragma unroll
-    for (int j = 0; j < BN / 8; ++j) {
-      const int c = n0 + 8 * j + 2 * q;
-      C2[(r0 * a.N + c) / 2] = float2{d[4 * j], d[4 * j + 1]};
-      C2[((r0 + 8) * a.N + c) / 2] = float2{d[4 * j + 2], d[4 * j + 3]};
+      for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
+      for (int kk = 0; kk < kt; ++kk, ++k) {
+        const int s = k % STAGES;
+        ctx.mbarrier_wait(full[s], (k / STAGES) & 1);
+        const uint64_t da = ctx.wgmma_desc(ring[s * A_TILE + rows * BK]);
+        const uint64_t db = ctx.wgmma_desc(ring[STAGES * A_TILE + s * B_TILE]);
+        ctx.wgmma_fence(d);
+#pragma unroll
+        for (int j = 0; j < BK / 16; ++j) ctx.wgmma(d, da + 2 * j, db + 2 * j);
+        ctx.wgmma_commit();
+        ctx.template wgmma_wait<1>(d);  // the k tile before this one is done with its stage
+        if (kk > 0) ctx.mbarrier_arrive(empty[(k - 1) % STAGES]);
+      }
+      ctx.template wgmma_wait<0>(d);
+      ctx.mbarrier_arrive(empty[(k - 1) % STAGES]);  // the tile's last stage, for the next tile
+
+      const int r0 = by * BM + rows + 16 * w + g, c0 = bx * BN;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+        const int c = c0 + 8 * j + 2 * q;
+        C2[(r0 * a.N + c) / 2] = float2{d[4 * j], d[4 * j + 1]};
+        C2[((r0 + 8) * a.N + c) / 2] = float2{d[4 * j + 2], d[4 * j + 3]};
+      }
     }
   }
 };

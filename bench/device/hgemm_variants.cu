@@ -855,6 +855,19 @@ static void run_wgmma_mc(Bench& b, const char* name) {
   }
   auto k = hv::wgmma_gemm_mc<BN, STAGES, GROUP_M>;
   const int blocks = (N / Cfg::BM) * (N / BN);
+  static bool told = false;  // how many 2-CTA clusters of this block fit on the GPU at once
+  if (!told) {
+    told = true;
+    CK(cudaFuncSetAttribute(reinterpret_cast<const void*>(k), cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM));
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(blocks);
+    cfg.blockDim = dim3(Cfg::THREADS);
+    cfg.dynamicSmemBytes = Cfg::SMEM;
+    int clusters = 0;
+    const cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(k), &cfg);
+    printf("   (2x1 clusters resident at once: %d, %s)\n", clusters, cudaGetErrorString(e));
+    cudaGetLastError();
+  }
   run_kernel(b, name, reinterpret_cast<const void*>(k), Cfg::THREADS, Cfg::SMEM,
              [&] { k<<<blocks, Cfg::THREADS, Cfg::SMEM>>>(ma, mb, b.C, N); });
 }
@@ -897,8 +910,11 @@ __global__ void __launch_bounds__(K::kThreadsBound, 1)
 
 // The catalog's wgmma rung (kernels/wgmma.h) as warpscope's plain launch makes it: its maps
 // in global memory, with the L2 promotion given (the catalog's runtime asks for 128 bytes).
+// persistent: a grid of at most 132 blocks (one an SM of an H200, as the entry launches it),
+// else one block a tile.
 template <int BN, int STAGES>
-static void run_catalog_wgmma(Bench& b, const char* name, int group, CUtensorMapL2promotion promotion) {
+static void run_catalog_wgmma(Bench& b, const char* name, int group, CUtensorMapL2promotion promotion,
+                              bool persistent = true) {
   using K = ws::kernels::TcWgmma<BN, STAGES>;
   using T = ws::Tma2D<const half>;
   if (b.N % BN || b.N % K::BM) {
@@ -912,7 +928,8 @@ static void run_catalog_wgmma(Bench& b, const char* name, int group, CUtensorMap
   CK(cudaMemcpy(dev, host, sizeof host, cudaMemcpyHostToDevice));
   const T ma{&dev[0], {b.A, 0}, b.N, b.N, K::BM, 64, 128}, mb{&dev[1], {b.B, 0}, b.N, b.N, BN, 64, 128};
   auto k = &catalog_wgmma_entry<K>;
-  const dim3 grid(unsigned(b.N / BN), unsigned(b.N / K::BM));
+  const int tiles = (b.N / BN) * (b.N / K::BM);
+  const dim3 grid = persistent ? dim3(unsigned(std::min(132, tiles))) : dim3(unsigned(b.N / BN), unsigned(b.N / K::BM));
   run_kernel(b, name, reinterpret_cast<const void*>(k), K::THREADS, K::SHARED_BYTES,
              [&] { k<<<grid, K::THREADS, K::SHARED_BYTES>>>(ma, mb, b.C, b.N, group); });
   cudaFree(dev);
@@ -1020,11 +1037,14 @@ static void bench(int N) {
   run_wgmma_persistent<256, 4, 8>(b, "5  wgmma persistent (1 block an SM) 4st g8");
   run_wgmma_persistent<256, 4, 16>(b, "5b wgmma persistent 4st g16");
 #if defined(WS_CATALOG)
-  run_catalog_wgmma<256, 4>(b, "c7 catalog tc_wgmma (bn 256, 4st, g8)", 8, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
-  run_catalog_wgmma<256, 4>(b, "c8 catalog tc_wgmma L2 promotion 256B", 8, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
-  run_catalog_wgmma<256, 3>(b, "c9 catalog tc_wgmma stages=3", 8, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
-  run_catalog_wgmma<256, 4>(b, "c10 catalog tc_wgmma group=1", 1, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
-  run_catalog_wgmma<128, 4>(b, "c11 catalog tc_wgmma bn=128", 8, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+  constexpr auto L2_256 = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;  // what warpscope's maps ask for
+  run_catalog_wgmma<256, 4>(b, "c7 catalog tc_wgmma (bn 256, 4st, g8, pers.)", 8, L2_256);
+  run_catalog_wgmma<256, 4>(b, "c8 catalog tc_wgmma persistent=0", 8, L2_256, false);
+  run_catalog_wgmma<256, 4>(b, "c9 catalog tc_wgmma L2 promotion 128B", 8, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+  run_catalog_wgmma<256, 4>(b, "c10 catalog tc_wgmma group=16", 16, L2_256);
+  run_catalog_wgmma<256, 4>(b, "c11 catalog tc_wgmma group=1", 1, L2_256);
+  run_catalog_wgmma<256, 3>(b, "c12 catalog tc_wgmma stages=3", 8, L2_256);
+  run_catalog_wgmma<128, 4>(b, "c13 catalog tc_wgmma bn=128", 8, L2_256);
 #endif
 
   cudaEventDestroy(b.e0);

@@ -24,14 +24,20 @@ struct tc_wgmma : TensorFamily {
       run four wgmma.mma_async m64n256k16, 64×256×16 products over the whole warpgroup. No
       ldmatrix, no fragment in registers but the accumulators. A consumer gives a stage
       back only once the product that read it is done (wgmma.wait_group 1), so one product
-      is always in flight. In the timeline, see the producer's boxes land and the consumers'
+      is always in flight. The grid is persistent: one block an SM (grid=132), each taking
+      tile after tile of C, its ring and phases running on, so that the producer already
+      fills the next tile's stages while the consumers store this one (grid=0: one block a
+      tile, each starting with an empty ring). In the timeline, see the producer's boxes land and the consumers'
       products, commits and waits; compare the time with tc_mma_tuned and cuBLAS.)");
     k.source_file = "wgmma.h";
     k.teach_size = 512;  // 8 k tiles: the ring of 4 stages is filled twice
     k.size_min = 128;
     k.params.push_back({"bn", 256, {128, 256}, 128, 256, "columns of C a block: the wgmma's N (m64n128k16 or m64n256k16)"});
     k.params.push_back({"stages", 4, {3, 4}, 3, 4, "k tiles of A and B in the ring (4 with bn=256: 192 KiB of shared memory)"});
-    k.params.push_back({"group", 8, {1, 2, 4, 8, 16}, 1, 16, "block rows a band of the block order (1: row by row)"});
+    k.params.push_back({"group", 8, {1, 2, 4, 8, 16}, 1, 16, "tile rows a band of the tile order (1: row by row)"});
+    k.params.push_back({"grid", kOneAnSm, {0, 1, 2, 4, 8, kOneAnSm}, 0, 1024,
+                        "blocks in the grid, each taking tile after tile of C with its ring running on "
+                        "(132: one an SM of an H100 SXM or an H200, the persistent kernel); 0: one block a tile"});
     k.check = [](const catalog::Params& p) -> std::string {
       const int64_t tile = std::max<int64_t>(128, p["bn"]);
       if (p.size() % tile == 0) return "";
@@ -41,6 +47,15 @@ struct tc_wgmma : TensorFamily {
     };
     return k;
   }
+  // The SMs of an H100 SXM or an H200: the persistent grid's blocks, one an SM.
+  static constexpr int64_t kOneAnSm = 132;
+  // The grid: p["grid"] blocks in a row (fewer where C has fewer tiles), each taking tile
+  // after tile; grid 0, one block a tile of C (bn columns, 128 rows).
+  static dim3 blocks(const catalog::Params& p) {
+    const dim3 tiles = grid(p, 128, p["bn"]);
+    if (!p["grid"]) return tiles;
+    return dim3(unsigned(std::min<int64_t>(p["grid"], int64_t(tiles.x) * tiles.y)));
+  }
   template <class L>
   static void run(L& l, const catalog::Params& p) {
     const int N = int(n(p)), bn = int(p["bn"]);
@@ -49,7 +64,7 @@ struct tc_wgmma : TensorFamily {
     catalog::with_constant<128, 256>(bn, [&](auto cols) {
       catalog::with_constant<3, 4>(p["stages"], [&](auto stages) {
         using K = TcWgmma<decltype(cols)::value, decltype(stages)::value>;
-        l.template launch<K>(grid(p, K::BM, K::BN), dim3(K::THREADS), uint32_t(K::SHARED_BYTES), a);
+        l.template launch<K>(blocks(p), dim3(K::THREADS), uint32_t(K::SHARED_BYTES), a);
       });
     });
   }

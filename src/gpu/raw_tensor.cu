@@ -155,15 +155,8 @@ __global__ void __launch_bounds__(384, 1) raw_tc_wgmma(RawMap A, RawMap B, float
   half* ring = ring_storage;
   __shared__ __align__(16) uint64_t full[STAGES];
   __shared__ __align__(16) uint64_t empty[STAGES];
-  int by = blockIdx.y, bx = blockIdx.x;
-  if (group > 1) {
-    const int gx = int(gridDim.x), gy = int(gridDim.y), g = group;
-    int id = by * gx + bx, band = g * gx, first = id / band * g;
-    int rows = gy - first < g ? gy - first : g;
-    by = first + id % band % rows;
-    bx = id % band / rows;
-  }
-  const int m0 = by * BM, n0 = bx * BN, tiles = N / BK;
+  const int gx = N / BN, gy = N / BM, tiles = gx * gy, kt = N / BK;
+  const int first = int(blockIdx.y * gridDim.x + blockIdx.x), step = int(gridDim.x * gridDim.y);
   const int t = threadIdx.x, wg = t / 128;
   const ptx_op::PlainTma tma;  // the warp's TMA and mbarrier calls, acting in lane 0
   if (t < 32)
@@ -172,50 +165,67 @@ __global__ void __launch_bounds__(384, 1) raw_tc_wgmma(RawMap A, RawMap B, float
       tma.mbarrier_init(empty[s], 8);
     }
   __syncthreads();
+  // Tile `tile` of C when tiles go in bands of `group` tile rows.
+  auto band = [&](int tile, int& by, int& bx) {
+    int span = group * gx, top = tile / span * group;
+    int rows = gy - top < group ? gy - top : group;
+    by = top + tile % span % rows;
+    bx = tile % span / rows;
+  };
   if (wg == 0) {
     if (t < 32)
-      for (int k = 0; k < tiles; ++k) {
-        const int s = k % STAGES;
-        tma.mbarrier_wait(empty[s], ((k / STAGES) & 1) ^ 1);
-        tma.mbarrier_arrive_expect_tx(full[s], STAGE_BYTES);
-        tma.tma_load(ring[s * A_TILE], A, k * BK, m0, full[s]);
-        tma.tma_load(ring[STAGES * A_TILE + s * B_TILE], B, k * BK, n0, full[s]);
+      for (int tile = first, k = 0; tile < tiles; tile += step) {
+        int by = tile / gx, bx = tile % gx;
+        if (group > 1) band(tile, by, bx);
+        const int m0 = by * BM, n0 = bx * BN;
+        for (int kk = 0; kk < kt; ++kk, ++k) {
+          const int s = k % STAGES;
+          tma.mbarrier_wait(empty[s], ((k / STAGES) & 1) ^ 1);
+          tma.mbarrier_arrive_expect_tx(full[s], STAGE_BYTES);
+          tma.tma_load(ring[s * A_TILE], A, kk * BK, m0, full[s]);
+          tma.tma_load(ring[STAGES * A_TILE + s * B_TILE], B, kk * BK, n0, full[s]);
+        }
       }
     return;
   }
   const int rows = (wg - 1) * 64;
-  float d[BN / 2];
-#pragma unroll
-  for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
-  for (int k = 0; k < tiles; ++k) {
-    const int s = k % STAGES;
-    tma.mbarrier_wait(full[s], (k / STAGES) & 1);
-    const uint64_t da = ptx_op::wgmma_desc(&ring[s * A_TILE + rows * BK]);
-    const uint64_t db = ptx_op::wgmma_desc(&ring[STAGES * A_TILE + s * B_TILE]);
-    ptx_op::wgmma_hold(d);
-    ptx_op::wgmma_fence();
-#pragma unroll
-    for (int j = 0; j < BK / 16; ++j) {
-      if constexpr (BN == 128)
-        ptx_op::wgmma_m64n128k16(d, da + 2 * j, db + 2 * j);
-      else
-        ptx_op::wgmma_m64n256k16(d, da + 2 * j, db + 2 * j);
-    }
-    ptx_op::wgmma_commit();
-    ptx_op::wgmma_wait<1>();
-    ptx_op::wgmma_hold(d);
-    if (k > 0) tma.mbarrier_arrive(empty[(k - 1) % STAGES]);
-  }
-  ptx_op::wgmma_wait<0>();
-  ptx_op::wgmma_hold(d);
-  float2* C2 = reinterpret_cast<float2*>(C);
   const int w = t / 32 % 4, l = t % 32, g = l / 4, q = l % 4;
-  const int r0 = m0 + rows + 16 * w + g;
+  float2* C2 = reinterpret_cast<float2*>(C);
+  for (int tile = first, k = 0; tile < tiles; tile += step) {
+    int by = tile / gx, bx = tile % gx;
+    if (group > 1) band(tile, by, bx);
+    float d[BN / 2];
 #pragma unroll
-  for (int j = 0; j < BN / 8; ++j) {
-    const int c = n0 + 8 * j + 2 * q;
-    C2[(r0 * N + c) / 2] = float2{d[4 * j], d[4 * j + 1]};
-    C2[((r0 + 8) * N + c) / 2] = float2{d[4 * j + 2], d[4 * j + 3]};
+    for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
+    for (int kk = 0; kk < kt; ++kk, ++k) {
+      const int s = k % STAGES;
+      tma.mbarrier_wait(full[s], (k / STAGES) & 1);
+      const uint64_t da = ptx_op::wgmma_desc(&ring[s * A_TILE + rows * BK]);
+      const uint64_t db = ptx_op::wgmma_desc(&ring[STAGES * A_TILE + s * B_TILE]);
+      ptx_op::wgmma_hold(d);
+      ptx_op::wgmma_fence();
+#pragma unroll
+      for (int j = 0; j < BK / 16; ++j) {
+        if constexpr (BN == 128)
+          ptx_op::wgmma_m64n128k16(d, da + 2 * j, db + 2 * j);
+        else
+          ptx_op::wgmma_m64n256k16(d, da + 2 * j, db + 2 * j);
+      }
+      ptx_op::wgmma_commit();
+      ptx_op::wgmma_wait<1>();
+      ptx_op::wgmma_hold(d);
+      if (kk > 0) tma.mbarrier_arrive(empty[(k - 1) % STAGES]);
+    }
+    ptx_op::wgmma_wait<0>();
+    ptx_op::wgmma_hold(d);
+    tma.mbarrier_arrive(empty[(k - 1) % STAGES]);
+    const int r0 = by * BM + rows + 16 * w + g, c0 = bx * BN;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+      const int c = c0 + 8 * j + 2 * q;
+      C2[(r0 * N + c) / 2] = float2{d[4 * j], d[4 * j + 1]};
+      C2[((r0 + 8) * N + c) / 2] = float2{d[4 * j + 2], d[4 * j + 3]};
+    }
   }
 }
 
@@ -249,8 +259,8 @@ using RawWgmma = void (*)(RawMap, RawMap, float*, int, int);
 
 class RawWgmmaRunner : public Runner {
  public:
-  RawWgmmaRunner(RawWgmma f, int bn, int stages, DeviceArrays& a, int n, int group)
-      : f_(f), grid_(unsigned(n / bn), unsigned(n / 128)), shared_(uint32_t(stages * (128 + bn) * 64 * 2)),
+  RawWgmmaRunner(RawWgmma f, std::pair<unsigned, unsigned> grid, int bn, int stages, DeviceArrays& a, int n, int group)
+      : f_(f), grid_(grid.first, grid.second), shared_(uint32_t(stages * (128 + bn) * 64 * 2)),
         c_(static_cast<float*>(a.ptr(2))), n_(n), group_(group) {
     // The maps the catalog's launcher makes for the rung (entries/wgmma.h), the same ones.
     a_ = RawMap{a.tma_map(0, 2, n, n, 128, 64, 128), {static_cast<const half*>(a.ptr(0)), 0}, n, n, 128, 64, 128};
@@ -281,7 +291,7 @@ std::unique_ptr<Runner> raw_tensor_runner(const catalog::KernelInfo& k, const ca
     const int N = int(p.size()), bn = int(p["bn"]), stages = int(p["stages"]), group = int(p["group"]);
     const RawWgmma f = bn == 256 ? (stages == 4 ? raw_tc_wgmma<256, 4> : raw_tc_wgmma<256, 3>)
                                  : (stages == 4 ? raw_tc_wgmma<128, 4> : raw_tc_wgmma<128, 3>);
-    return std::make_unique<RawWgmmaRunner>(f, bn, stages, a, N, group);
+    return std::make_unique<RawWgmmaRunner>(f, tc_wgmma_grid(p), bn, stages, a, N, group);
 #else
     return nullptr;  // the rung itself is refused without sm_90a
 #endif

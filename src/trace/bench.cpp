@@ -56,6 +56,7 @@ json as_json(const BenchResult& r) {
       x["gflops"] = w.gflops;
       x["gbs"] = w.gbs;
       x["pct_cublas"] = w.pct_cublas;
+      if (w.yardstick_ms > 0) x["yardstick_ms"] = w.yardstick_ms;
       x["pct_copy"] = w.pct_copy;
       if (w.raw_ms > 0) x["zero_cost"] = {{"raw_ms", w.raw_ms}, {"ratio", w.raw_ratio}};
       if (w.published_ms > 0)
@@ -173,6 +174,7 @@ BenchRow read_row(const json& e) {
   // Both references may be present, the one that does not apply as 0.
   w.pct_cublas = number(e, {"pct_cublas", "pct_of_cublas", "percent_of_cublas"}, 0);
   w.pct_copy = number(e, {"pct_copy", "pct_of_copy", "percent_of_copy"}, 0);
+  w.yardstick_ms = number(e, {"yardstick_ms"}, 0);
   if (w.pct_cublas > 0) {
     w.pct_ref = w.pct_cublas;
     w.ref = "cuBLAS";
@@ -289,7 +291,9 @@ std::string bench_text(const BenchResult& r) {
          pad("size", 6, true) + pad("ms", 9, true) + pad("theirs", 9, true) + pad("ratio", 8, true) +
          pad("theirs %", 9, true) + "  source's own kernel\n" + pub +
          "ratio: entry / published kernel, median times (1.000: the same speed); theirs %: of cuBLAS or of the copy\n";
-  o += "\nraw: plain / hand-written raw-pointer kernel, median times; rec: record mode (blocks " + r.record_blocks +
+  const bool beside = std::any_of(r.rows.begin(), r.rows.end(), [](const BenchRow& w) { return w.yardstick_ms > 0; });
+  o += std::string(beside ? "\n%cuBLAS, %HGEMM: of cuBLAS on the row's own arrays, timed in the same rounds as the row" : "") +
+       "\nraw: plain / hand-written raw-pointer kernel, median times; rec: record mode (blocks " + r.record_blocks +
        ") / plain; counts: counts mode (whole grid) / plain\n";
   o += r.all_ok ? "all results checked\n" : "SOME ROWS FAILED: a result check (no figures shown) or an instrumented timing (noted on the row)\n";
   return o;

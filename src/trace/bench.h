@@ -47,6 +47,9 @@ struct BenchRow {
   double ms = 0, ms_min = 0, ms_max = 0;   // median, fastest, slowest (0: unknown)
   double gflops = 0, gbs = 0;              // useful flops; bytes read + written
   double pct_cublas = 0, pct_copy = 0;     // of cuBLAS SGEMM (HGEMM) / cudaMemcpy D2D, same run
+  // cuBLAS's median on the row's own arrays, timed in the same rounds as the row (0: not
+  // timed beside it; pct_cublas is then of the run's one cuBLAS figure).
+  double yardstick_ms = 0;
   bool ok = false;                         // result checked and within tolerance
   std::string checked_against;             // "cuBLAS" | "cuBLAS HGEMM" | "CPU reference"
   double max_rel_error = 0;

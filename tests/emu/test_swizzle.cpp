@@ -208,3 +208,26 @@ TEST_CASE("tc_wgmma in the pipeline view: 4 stages of A and B from their arrays,
   for (const trace::Site& s : r.t.event_sites)
     if (s.form == trace::Form::Mma) CHECK(s.instruction == "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16");
 }
+
+TEST_CASE("tc_wgmma on a persistent grid: a block takes tile after tile, its ring running on, and C equals the CPU's") {
+  // 512: 4 × 2 tiles of 128 × 256. On 2 blocks, block 0 takes tiles 0, 2, 4 and 6: 4 tiles
+  // of 8 k tiles through the ring of 4 stages, so each stage is filled 8 times.
+  test::Emulated r = test::emulate("tc_wgmma", 512, {{"grid", 2}});
+  REQUIRE(r.t.launches.size() == 1);
+  CHECK(r.t.launches[0].grid.x * r.t.launches[0].grid.y == 2);
+  const analysis::Pipeline p = analysis::pipeline_of(r.t, analysis::follow_copies(r.t), 0);
+  REQUIRE(p.slots.size() == 8);
+  for (size_t i = 0; i < 8; ++i) {
+    CAPTURE(i);
+    const analysis::PipelineSlot& s = p.slots[i];
+    REQUIRE(s.boxes.size() == 8);
+    for (size_t b = 0; b + 1 < s.boxes.size(); ++b) {
+      REQUIRE(s.boxes[b].landed != analysis::kNoRecord);
+      CHECK(s.boxes[b].landed < s.boxes[b + 1].issued);  // given back before its next fill
+    }
+  }
+  uint64_t products = 0;
+  for (const analysis::PipelineTick& k : p.ticks) products += k.form == trace::Form::Mma;
+  CHECK(products == 8 * 32 * 4);  // 8 consumer warps, 32 k tiles, 4 wgmma each
+  CHECK(r.error <= 1e-5);  // C against the CPU's product
+}

@@ -73,7 +73,8 @@ inline std::vector<Case> teaching_cases() {
       {"tc_mma_tuned", 136, {{"warps", 4}, {"stages", 4}}},
       {"tc_mma_tuned", 320, {{"warps", 8}, {"stages", 4}}},  // 5 k tiles: every stage refilled
       {"tc_wgmma", 384, {{"bn", 128}, {"stages", 3}}},       // 6 k tiles in 3 stages, 9 blocks
-      {"tc_wgmma", 512, {{"group", 1}}},                      // 8 k tiles in 4 stages
+      {"tc_wgmma", 512, {{"group", 1}, {"grid", 0}}},         // 8 k tiles in 4 stages, a block a tile
+      {"tc_wgmma", 384, {{"bn", 128}, {"stages", 3}, {"grid", 2}}},  // 9 tiles on 2 blocks: 5 and 4, the ring running on
   };
   for (const auto& c : extra)
     if (catalog::find(c.kernel)) v.push_back(c);

@@ -66,7 +66,20 @@ BenchResult sample() {
 }  // namespace
 
 TEST_CASE("bench JSON: what the bench writes reads back, failed rows included") {
-  const BenchResult r = sample();
+  BenchResult r = sample();
+  BenchRow c;  // timed beside cuBLAS HGEMM on its own arrays
+  c.kernel = "tc_wgmma";
+  c.family = "hgemm";
+  c.vs_cublas = c.vs_hgemm = true;
+  c.params = {{"size", 4096}};
+  c.size = 4096;
+  c.ok = true;
+  c.checked_against = "cuBLAS HGEMM";
+  c.ms = 0.2;
+  c.gflops = 687194.8;
+  c.yardstick_ms = 0.21;
+  c.pct_cublas = 105;
+  r.rows.push_back(c);
   BenchResult back;
   std::string err;
   REQUIRE(read_bench(bench_json(r), back, err));
@@ -80,7 +93,7 @@ TEST_CASE("bench JSON: what the bench writes reads back, failed rows included") 
   CHECK(back.copy_bytes == r.copy_bytes);
   CHECK(back.record_blocks == "0-3");
   CHECK(!back.all_ok);
-  REQUIRE(back.rows.size() == 2);
+  REQUIRE(back.rows.size() == 3);
   const BenchRow& a = back.rows[0];
   CHECK(a.params == r.rows[0].params);
   CHECK(a.ms == 0.25);
@@ -95,6 +108,11 @@ TEST_CASE("bench JSON: what the bench writes reads back, failed rows included") 
   CHECK(bench_text(back).find("3.00x") != std::string::npos);  // the hw column
   CHECK(!back.rows[1].ok);
   CHECK(back.rows[1].error == "result check");
+  CHECK(back.rows[2].yardstick_ms == 0.21);
+  CHECK(back.rows[2].ref == "cuBLAS HGEMM");
+  CHECK(back.rows[2].pct_ref == 105);
+  CHECK(bench_text(back).find("105.0%") != std::string::npos);
+  CHECK(bench_text(back).find("of cuBLAS on the row's own arrays, timed in the same rounds as the row") != std::string::npos);
   // Printed again, a pack is the text the bench printed.
   CHECK(bench_text(back) == bench_text(r));
   CHECK(bench_json(back) == bench_json(r));
