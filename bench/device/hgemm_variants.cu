@@ -581,12 +581,16 @@ __device__ __forceinline__ uint32_t mapa(uint32_t addr, uint32_t rank) {
   return r;
 }
 // Arrives on two barriers given by their cluster addresses, if `pred` (predicated, as mbar_arrive_if).
+// The default semantics (release at CTA scope): what the arrive publishes is that this warp's
+// wgmma reads of the stage are done (wgmma.wait_group), which needs no fence at cluster
+// scope. With .release.cluster each arrive waited on a memory barrier: 44% of the consumers'
+// stall cycles, 57% of cuBLAS (ncu, H200, 4096).
 __device__ __forceinline__ void mbar_arrive_both_if(uint32_t bar0, uint32_t bar1, bool pred) {
   asm volatile(
       "{\n.reg .pred p;\n"
       "setp.ne.b32 p, %2, 0;\n"
-      "@p mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n"
-      "@p mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%1];\n}\n" ::"r"(bar0),
+      "@p mbarrier.arrive.shared::cluster.b64 _, [%0];\n"
+      "@p mbarrier.arrive.shared::cluster.b64 _, [%1];\n}\n" ::"r"(bar0),
       "r"(bar1), "r"(uint32_t(pred))
       : "memory");
 }
