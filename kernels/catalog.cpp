@@ -10,6 +10,7 @@
 
 #include "all.h"
 #include "contract.h"
+#include "dispatch.h"
 
 namespace ws::catalog {
 
@@ -152,6 +153,31 @@ HostArrays make_arrays(const KernelInfo& k, const Params& p, uint32_t seed) {
     a.push_back(std::move(v));
   }
   return a;
+}
+
+namespace {
+// A launcher that only notes the grid an entry's run() asks for: no arrays, no kernel.
+struct ShapeLauncher {
+  uint64_t blocks = 0;
+  template <class T>
+  Buf<T> buf(int index) {
+    return Buf<T>{nullptr, uint32_t(index)};
+  }
+  template <class T>
+  Tma2D<T> tma(int index, int rows, int cols, int box_rows, int box_cols, int swizzle) {
+    return Tma2D<T>{nullptr, buf<T>(index), rows, cols, box_rows, box_cols, swizzle};
+  }
+  template <class Op, class Args>
+  void launch(dim3 grid, dim3, uint32_t, const Args&) {
+    blocks += uint64_t(grid.x) * grid.y * grid.z;
+  }
+};
+}  // namespace
+
+uint64_t launch_blocks(const KernelInfo& k, const Params& p) {
+  ShapeLauncher l;
+  if (const auto run = find_run<ShapeLauncher>(k.id)) run(l, p);
+  return l.blocks;
 }
 
 double max_rel_error(const KernelInfo& k, const Params& p, const HostArrays& got, const HostArrays& want) {

@@ -125,6 +125,10 @@ std::string check_size(const KernelInfo& k, int64_t size);
 // Fills inputs with deterministic pseudo-random values and outputs with NaN.
 HostArrays make_arrays(const KernelInfo& k, const Params& p, uint32_t seed = 1);
 
+// The blocks of the grid that entry `k` launches with `p` (all of them, x·y·z), read from
+// its run() without running anything: a persistent grid is smaller than its tiles of C.
+uint64_t launch_blocks(const KernelInfo& k, const Params& p);
+
 // Largest relative difference between the outputs of `got` and `want` (0 = identical).
 // Elements that both leave unwritten (NaN from make_arrays) agree; NaN on one side only
 // is an infinite error.

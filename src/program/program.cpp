@@ -160,8 +160,27 @@ Child spawn(const std::vector<std::string>& argv, const std::vector<std::string>
   return wait(start(argv, env, capture, log_path), timeout);
 }
 
-// The first error line nvcc printed, else its last line.
+// A link that failed: the first symbol the linker could not find, with the library that
+// holds it where that is one of CUDA's (the linker's own last line, "ld returned 1 exit
+// status", names no cause). Empty when the log has no undefined reference.
+std::string undefined_reference(const std::string& log) {
+  const size_t at = log.find("undefined reference to");
+  if (at == std::string::npos) return "";
+  const size_t end = log.find('\n', at);
+  std::string line = log.substr(at, end == std::string::npos ? std::string::npos : end - at);
+  const size_t q = line.find_first_of("`'\""), q2 = q == std::string::npos ? q : line.find_first_of("'\"", q + 1);
+  const std::string sym = q2 == std::string::npos ? "" : line.substr(q + 1, q2 - q - 1);
+  const char* lib = sym.rfind("cublas", 0) == 0 ? "-lcublas"
+                    : sym.rfind("curand", 0) == 0 ? "-lcurand"
+                    : sym.rfind("cufft", 0) == 0 ? "-lcufft"
+                    : sym.rfind("cu", 0) == 0 && sym.size() > 2 && std::isupper(uint8_t(sym[2])) ? "-lcuda"
+                                                                                                   : nullptr;
+  return "link failed: " + line + (lib ? std::string(" (it is in ") + lib + ": add it to the command)" : "");
+}
+
+// The first error line nvcc printed (a failed link's missing symbol), else its last line.
 std::string first_error_line(const std::string& log) {
+  if (std::string why = undefined_reference(log); !why.empty()) return why;
   std::istringstream in(log);
   std::string line, last;
   while (std::getline(in, line)) {

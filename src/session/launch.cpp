@@ -102,7 +102,8 @@ ResolvedLaunch resolve(const LaunchSpec& spec) {
     l.blocks = parse_blocks(spec.blocks);
   } else if (spec.blocks.empty() && spec.block_default == BlockDefault::FewWhenLarge) {
     const double work = std::max(k.bytes ? k.bytes(l.params) / 4 : 0.0, k.flops ? k.flops(l.params) : 0.0);
-    if (work > kFewBlocksWork) {
+    // (A grid of no more blocks than that, a persistent one, is recorded whole.)
+    if (work > kFewBlocksWork && catalog::launch_blocks(k, l.params) > kFewBlocks) {
       for (uint32_t b = 0; b < kFewBlocks; ++b) l.blocks.push_back(b);
       l.few_blocks = true;
       l.note = "large launch: recording blocks 0-" + std::to_string(kFewBlocks - 1) +

@@ -277,3 +277,18 @@ TEST_CASE("catalog work figures") {
   CHECK(specs[1].col_major);
   CHECK(!specs[0].col_major);
 }
+
+TEST_CASE("an entry's grid, read without running it: a tile a block, or a persistent grid") {
+  auto blocks = [](const std::string& id, int64_t size, const std::map<std::string, int64_t>& set) {
+    const auto* k = catalog::find(id);
+    REQUIRE(k);
+    catalog::Params p;
+    REQUIRE(catalog::resolve(*k, size, set, p) == "");
+    return catalog::launch_blocks(*k, p);
+  };
+  CHECK(blocks("matmul_tiled", 64, {{"tile", 16}}) == 16);  // 4 × 4 tiles of 16
+  CHECK(blocks("tc_wgmma", 512, {{"grid", 0}}) == 8);        // 4 × 2 tiles of 128 × 256
+  CHECK(blocks("tc_wgmma", 512, {}) == 8);                   // fewer tiles than 132 blocks
+  CHECK(blocks("tc_wgmma", 512, {{"grid", 2}}) == 2);
+  CHECK(blocks("tc_wgmma", 4096, {}) == 132);  // 512 tiles: one block an SM
+}
