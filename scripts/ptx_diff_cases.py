@@ -1295,9 +1295,47 @@ def hopper_forms():
     wgmma_int_case(16, 's8', 's8', a_regs=True, start_d=True, satfinite=True)
 
 
+def fp8_values(rng, n, e5m2):
+    """f32 bits for conversions to an 8-bit float: its edges (zeros, the smallest subnormal
+    and halfway below it, the largest finite value and the ties around it, infinities, NaN),
+    exact ties of every binade, then random values across its range and beyond."""
+    mb, bias, top = (2, 15, 57344.0) if e5m2 else (3, 7, 448.0)
+    tiny = 2.0 ** (1 - bias - mb)
+    specials = [0.0, -0.0, tiny, -tiny, tiny / 2, tiny * 0.75, tiny * 1.5, top, -top, top * 1.03, top * 1.0715,
+                top * 1.2, -top * 1.2, 1e30, float('inf'), float('-inf'), float('nan'), 1.0, -1.0, 0.5]
+    vals = [f32b(v) for v in specials] + [0x7fffffff, 0xffc00000]
+    for e in range(1 - bias - mb, 16 if e5m2 else 9):  # a tie: an odd number of half quanta
+        q = 2.0 ** max(e - mb, 1 - bias - mb)
+        vals.append(f32b((2 ** mb + rng.randrange(2 ** mb)) * 2.0 ** (e - mb) + q / 2) if e >= 1 - bias else
+                    f32b(rng.randrange(1, 2 ** mb) * q + q / 2))
+    while len(vals) < n:
+        e = rng.randint(-bias - mb - 3, 18 if e5m2 else 10)
+        vals.append((rng.getrandbits(1) << 31) | ((e + 127) << 23) | rng.getrandbits(23))
+    return vals[:n]
+
+
+def fp8_forms():
+    """cvt with 8-bit floats, two to a 16-bit register: every byte pair to halves; f32 and
+    half pairs to them, rounded and saturated; with and without .relu."""
+    for f8 in ['e4m3x2', 'e5m2x2']:
+        e5m2 = f8 == 'e5m2x2'
+        every = [[i | ((255 - i) << 8)] for i in range(256)]  # every byte, in both places
+        for relu in ['', '.relu']:
+            f = 'cvt.rn%s.f16x2.%s' % (relu, f8)
+            case(f, ['b16'], ['f16x2'], [f + ' {d0}, {a0};'], threads=256, inputs=every)
+            f = 'cvt.rn.satfinite%s.%s.f32' % (relu, f8)
+            rng = random.Random(zlib.crc32(f.encode()))
+            a, b = fp8_values(rng, 256, e5m2), fp8_values(rng, 256, e5m2)
+            case(f, ['f32', 'f32'], ['b16'], [f + ' {d0}, {a0}, {a1};'], threads=256,
+                 inputs=[[x, y] for x, y in zip(a, b[::-1])])
+            f = 'cvt.rn.satfinite%s.%s.f16x2' % (relu, f8)
+            case(f, ['f16x2'], ['b16'], [f + ' {d0}, {a0};'], threads=256)
+
+
 def build():
     for part in [arithmetic, functions, logic, comparisons, conversions, movement, warp_ops, atomics, control,
-                 halves, memory_forms, comparison_forms, atomic_forms, newer_forms, async_forms, hopper_forms, cluster_forms]:
+                 halves, memory_forms, comparison_forms, atomic_forms, newer_forms, async_forms, hopper_forms, cluster_forms,
+                 fp8_forms]:
         part()
     # A form two groups both spell (set.lt.f32.f32) is kept once; one name for two
     # different kernels is a mistake.

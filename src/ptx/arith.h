@@ -99,9 +99,30 @@ WS_LANE_OP widen_half_nan(Type t, Type src, uint64_t a) {
   if (t == Type::F32) return src == Type::BF16 ? h << 16 : 0x7fffffffu;
   return sign | 0x7ff8000000000000ull | frac;
 }
+// cvt with 8-bit floats, two in 16 bits: a pair to a pair of halves (each exact; the pair's
+// upper byte to the upper half), or a pair of f32 (cvt.e4m3x2.f32 d, a, b: a in the upper
+// byte) or of halves to a pair, each rounded to nearest even and saturated; in.sub 1: .relu.
+template <class In>
+WS_LANE_OP cvt_fp8x2(const In& in, Type t, uint64_t a, uint64_t b) {
+  const Type src = in.type2;
+  const bool relu = in.sub == 1;
+  if (is_fp8x2(src)) {
+    auto widen = [&](uint32_t byte) -> uint64_t {
+      const double x = fp8_value(uint8_t(byte), src == Type::E5M2X2);
+      return double_to_half(relu && !std::isnan(x) && (x < 0 || std::signbit(x)) ? 0.0 : x, false, Rnd::Rn);
+    };
+    return widen(uint32_t(a >> 8) & 0xff) << 16 | widen(uint32_t(a) & 0xff);
+  }
+  const bool e5m2 = t == Type::E5M2X2;
+  if (src == Type::F16X2)
+    return uint64_t(double_to_fp8(half_to_double(uint32_t(a >> 16) & 0xffff, false), e5m2, relu)) << 8 |
+           double_to_fp8(half_to_double(uint32_t(a) & 0xffff, false), e5m2, relu);
+  return uint64_t(double_to_fp8(f32(a), e5m2, relu)) << 8 | double_to_fp8(f32(b), e5m2, relu);
+}
 template <class In>
 WS_LANE_OP cvt_bits(const In& in, Type t, uint64_t a, uint64_t b) {
   const Type src = in.type2;
+  if (is_fp8x2(t) || is_fp8x2(src)) return cvt_fp8x2(in, t, a, b);
   if (is_half(t)) return cvt_to_half(in, t, a, b);
   if (is_float(t) && is_float(src)) {
     double x = as_double(src, a);

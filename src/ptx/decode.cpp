@@ -71,6 +71,7 @@ void decode(Insn& in, const std::string& module) {
     else if (m == "approx") in.mods |= kApprox;
     else if (m == "ftz") in.mods |= kFtz;
     else if (m == "sat") in.mods |= kSat;
+    else if (m == "relu" && base == "cvt") in.sub = 1;  // an 8-bit float's cvt: negative results +0
     else if (m == "nc") in.mods |= kNc;
     else if (m == "clamp") in.mods |= kShiftClamp;
     else if (m == "shiftamt") in.mods |= kShiftAmt;

@@ -36,7 +36,7 @@ bool has(const std::vector<std::string>& v, const std::string& w) { return std::
 
 // Type words PTX has that no form takes: read as types so that a refusal names them so.
 bool type_word(const std::string& w) {
-  static const std::set<std::string> other{"bf16", "f16x2", "bf16x2", "tf32", "e4m3", "e5m2", "e4m3x2", "e5m2x2",
+  static const std::set<std::string> other{"bf16", "f16x2", "bf16x2", "tf32", "e4m3", "e5m2",
                                            "e2m1x2", "e2m3x2", "e3m2x2", "ue8m0x2", "b128", "s4", "u4", "b4", "u2",
                                            "s2", "f8x4", "f16x4", "f8x8"};
   return type_names().count(w) || other.count(w);

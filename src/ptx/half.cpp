@@ -135,4 +135,40 @@ uint64_t half_arith(HalfFn fn, Type t, Rnd r, uint64_t a, uint64_t b, uint64_t c
   return lo | (hi << 16);
 }
 
+double fp8_value(uint8_t v, bool e5m2) {
+  const bool neg = v & 0x80;
+  const int e = e5m2 ? (v >> 2) & 0x1f : (v >> 3) & 0xf, m = e5m2 ? v & 3 : v & 7, mb = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+  double x;
+  if (e5m2 && e == 0x1f) x = m ? std::nan("") : INFINITY;
+  else if (!e5m2 && e == 0xf && m == 7) x = std::nan("");
+  else if (e == 0) x = std::ldexp(double(m), 1 - bias - mb);
+  else x = std::ldexp(double((1 << mb) | m), e - bias - mb);
+  return neg ? -x : x;
+}
+
+uint32_t double_to_fp8(double x, bool e5m2, bool relu) {
+  if (std::isnan(x)) return 0x7f;
+  if (relu && (x < 0 || std::signbit(x))) return 0;
+  const int mb = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+  const uint32_t sign = std::signbit(x) ? 0x80u : 0u, largest = e5m2 ? 0x7bu : 0x7eu;
+  const double a = std::fabs(x), max_finite = e5m2 ? 57344.0 : 448.0;
+  if (a >= max_finite) return sign | largest;
+  if (a == 0) return sign;
+  // a = n * q with q the quantum of a's binade (or of the subnormals), n rounded to even.
+  int e = 0;
+  std::frexp(a, &e);
+  const int qexp = std::max(e - 1, 1 - bias) - mb;
+  const double n = std::ldexp(a, -qexp), whole = std::floor(n), frac = n - whole;
+  const bool up = frac > 0.5 || (frac == 0.5 && std::fmod(whole, 2.0) == 1.0);
+  const double mag = std::ldexp(whole + (up ? 1 : 0), qexp);
+  if (mag >= max_finite) return sign | largest;
+  if (mag == 0) return sign;  // below half the smallest subnormal, or a tie with zero
+  // Encode: the subnormals' quanta, or the binade's exponent and fraction.
+  int me = 0;
+  std::frexp(mag, &me);
+  if (me - 1 < 1 - bias) return sign | uint32_t(std::ldexp(mag, bias - 1 + mb));
+  const uint32_t frac_bits = uint32_t(std::ldexp(mag, mb - (me - 1))) & ((1u << mb) - 1);
+  return sign | uint32_t(me - 1 + bias) << mb | frac_bits;
+}
+
 }  // namespace ws::ptx

@@ -66,7 +66,8 @@ const std::map<std::string, Type>& type_names() {
       {"pred", Type::Pred}, {"b8", Type::B8},   {"b16", Type::B16}, {"b32", Type::B32}, {"b64", Type::B64},
       {"u8", Type::U8},     {"u16", Type::U16}, {"u32", Type::U32}, {"u64", Type::U64}, {"s8", Type::S8},
       {"s16", Type::S16},   {"s32", Type::S32}, {"s64", Type::S64}, {"f16", Type::F16}, {"f32", Type::F32},
-      {"f64", Type::F64},   {"bf16", Type::BF16}, {"f16x2", Type::F16X2}, {"bf16x2", Type::BF16X2}};
+      {"f64", Type::F64},   {"bf16", Type::BF16}, {"f16x2", Type::F16X2}, {"bf16x2", Type::BF16X2},
+      {"e4m3x2", Type::E4M3X2}, {"e5m2x2", Type::E5M2X2}};
   return m;
 }
 

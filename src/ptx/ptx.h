@@ -23,11 +23,13 @@ struct Error : std::runtime_error {
 // Half precision: f16 (IEEE binary16) and bf16 (bfloat16) in a register's low 16 bits, their
 // pairs (.f16x2, .bf16x2) in its low 32, element 0 in the low half.
 enum class Type : uint8_t { None, Pred, B8, B16, B32, B64, U8, U16, U32, U64, S8, S16, S32, S64, F16, F32, F64,
-                            BF16, F16X2, BF16X2 };
+                            BF16, F16X2, BF16X2,
+                            E4M3X2, E5M2X2 };  // two 8-bit floats in 16 bits (cvt's only)
 constexpr uint32_t type_bytes(Type t) {
   switch (t) {
     case Type::B8: case Type::U8: case Type::S8: return 1;
-    case Type::B16: case Type::U16: case Type::S16: case Type::F16: case Type::BF16: return 2;
+    case Type::B16: case Type::U16: case Type::S16: case Type::F16: case Type::BF16: case Type::E4M3X2:
+    case Type::E5M2X2: return 2;
     case Type::B32: case Type::U32: case Type::S32: case Type::F32: case Type::Pred: case Type::F16X2: case Type::BF16X2:
       return 4;
     case Type::B64: case Type::U64: case Type::S64: case Type::F64: return 8;
@@ -38,6 +40,7 @@ constexpr uint32_t type_bytes(Type t) {
 constexpr bool is_signed(Type t) { return t == Type::S8 || t == Type::S16 || t == Type::S32 || t == Type::S64; }
 constexpr bool is_half(Type t) { return t == Type::F16 || t == Type::BF16 || t == Type::F16X2 || t == Type::BF16X2; }
 constexpr bool is_float(Type t) { return t == Type::F32 || t == Type::F64 || is_half(t); }
+constexpr bool is_fp8x2(Type t) { return t == Type::E4M3X2 || t == Type::E5M2X2; }
 
 // State spaces of ld/st/atom/cvta and of declared variables. Generic: an address whose
 // window says where it goes, as on the GPU.

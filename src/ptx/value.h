@@ -45,6 +45,14 @@ double odd_double(HalfOp op, double x, double y, double z);
 // An integer rounded to odd in double (exact below 2^53), for the same reason.
 double odd_double(int64_t s, uint64_t u, bool is_signed);
 constexpr bool is_bf(Type t) { return t == Type::BF16 || t == Type::BF16X2; }
+// ---- 8-bit floats (half.cpp): e4m3 (bias 7, 3 fraction bits, no infinity, S.1111.111 its
+// NaN, largest 448) and e5m2 (bias 15, 2 fraction bits, laid out as IEEE's halves, largest
+// finite 57344).
+// A byte's value, exactly.
+double fp8_value(uint8_t v, bool e5m2);
+// `x` rounded to nearest even, as cvt.rn.satfinite writes it: beyond the largest finite value
+// (an infinity too) the largest finite of x's sign; NaN 0x7f; with relu a negative result +0.
+uint32_t double_to_fp8(double x, bool e5m2, bool relu);
 // An arithmetic instruction on halves of type t (scalar, or each element of a pair), its
 // result rounded once by r: add, sub, mul, fma, min and max (a NaN loses to a number, -0 is
 // below +0), neg and abs (the sign bit).

@@ -93,18 +93,6 @@ WgInfo unpack(uint32_t v) {
   return i;
 }
 
-// An 8-bit float's value: e4m3 (bias 7, no infinity, S.1111.111 NaN) or e5m2 (bias 15, as
-// IEEE's halves are laid out).
-double fp8_value(uint8_t v, bool e5m2) {
-  const bool neg = v & 0x80;
-  const int e = e5m2 ? (v >> 2) & 0x1f : (v >> 3) & 0xf, m = e5m2 ? v & 3 : v & 7, mb = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
-  double x;
-  if (e5m2 && e == 0x1f) x = m ? std::nan("") : INFINITY;
-  else if (!e5m2 && e == 0xf && m == 7) x = std::nan("");
-  else if (e == 0) x = std::ldexp(double(m), 1 - bias - mb);
-  else x = std::ldexp(double((1 << mb) | m), e - bias - mb);
-  return neg ? -x : x;
-}
 // A float input kind's code (WgInfo::fa), 0 for f16 / bf16, -1 for none.
 int float_kind(const std::string& t) {
   return t == "f16" || t == "bf16" ? 0 : t == "tf32" ? 1 : t == "e4m3" ? 2 : t == "e5m2" ? 3 : -1;

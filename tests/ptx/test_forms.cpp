@@ -73,8 +73,11 @@ TEST_CASE("no word of an opcode is passed over: each one a form does not take is
                             insn + "\n ret;\n}\n";
     return ptx::parse(ptx, "k.ptx").kernels.at(0).refused;
   };
-  CHECK(refused("cvt.rn.satfinite.e4m3x2.f32 %r1, %r2, %r3;") ==
-        "k.ptx:6: cvt.rn.satfinite.e4m3x2.f32: the type e4m3x2 is not implemented");
+  CHECK(refused("cvt.rn.satfinite.e2m1x2.f32 %r1, %r2, %r3;") ==
+        "k.ptx:6: cvt.rn.satfinite.e2m1x2.f32: the type e2m1x2 is not implemented");
+  CHECK(refused("cvt.rn.satfinite.e4m3x2.f32 %r1, %r2, %r3;") == "");  // 8-bit floats: the differential test's
+  CHECK(refused("cvt.rz.satfinite.e4m3x2.f32 %r1, %r2, %r3;") ==
+        "k.ptx:6: cvt.rz.satfinite.e4m3x2.f32: the modifier .rz is not implemented with these types");
   CHECK(refused("add.sat.f16 %r1, %r2, %r3;") == "k.ptx:6: add.sat.f16: the modifier .sat is not implemented with these types");
   CHECK(refused("add.f32.xyz %r1, %r2, %r3;") == "k.ptx:6: add.f32.xyz: the modifier .xyz is not implemented");
   CHECK(refused("min.NaN.f64 %rd1, %rd2, %rd3;") ==

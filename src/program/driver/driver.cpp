@@ -2,7 +2,8 @@
 // driver API that programs linked with -lcuda call beside the runtime. Hopper programs do
 // so for cuTensorMapEncodeTiled (a TMA copy's tensor map), which encodes here as the
 // emulated runtime's cudaGetDriverEntryPoint hands it out (src/program/cudart/tensor_map.cpp);
-// cuGetErrorString/Name, cuInit and cuDriverGetVersion answer. Every other function of
+// cuGetErrorString/Name, cuInit, cuDriverGetVersion and cuMemsetD8/16/32 (and their Async
+// forms) answer. Every other function of
 // cuda.h says once, in one line, that the emulated device does not provide it and answers
 // CUDA_ERROR_NOT_SUPPORTED — where, without a GPU, the program would not even start (no
 // libcuda.so.1) or NVIDIA's driver would answer a bare error. The functions are weak stubs
@@ -10,6 +11,8 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 
 #include "program/say_once.h"
@@ -40,6 +43,24 @@ const Named* named(CUresult e) {
   for (const Named& n : kErrors)
     if (n.code == e) return &n;
   return nullptr;
+}
+
+// Memsets of 8-, 16- and 32-bit values (CUTLASS clears and fills its workspaces with
+// them): through the runtime, which checks the range as cudaMemset does. The emulated
+// runtime runs a stream's work as it is issued, so the asynchronous forms are the same.
+template <class T>
+CUresult fill(CUdeviceptr dst, T value, size_t n) {
+  if (sizeof(T) == 1)
+    return cudaMemset(reinterpret_cast<void*>(dst), int(value), n) == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  constexpr size_t kChunk = size_t(1) << 14;  // elements a copy
+  static thread_local T pattern[kChunk];
+  for (size_t i = 0; i < std::min(n, kChunk); ++i) pattern[i] = value;
+  for (size_t done = 0; done < n; done += kChunk) {
+    const size_t k = std::min(kChunk, n - done);
+    if (cudaMemcpy(reinterpret_cast<void*>(dst + done * sizeof(T)), pattern, k * sizeof(T), cudaMemcpyHostToDevice) != cudaSuccess)
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
 }
 
 }  // namespace
@@ -82,11 +103,19 @@ CUresult cuTensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataType type, cuui
                                                                  element_strides, interleave, swizzle, promotion, fill);
 }
 
+
+CUresult cuMemsetD8(CUdeviceptr dst, unsigned char v, size_t n) { return fill<uint8_t>(dst, v, n); }
+CUresult cuMemsetD16(CUdeviceptr dst, unsigned short v, size_t n) { return fill<uint16_t>(dst, v, n); }
+CUresult cuMemsetD32(CUdeviceptr dst, unsigned int v, size_t n) { return fill<uint32_t>(dst, v, n); }
+CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, CUstream) { return fill<uint8_t>(dst, v, n); }
+CUresult cuMemsetD16Async(CUdeviceptr dst, unsigned short v, size_t n, CUstream) { return fill<uint16_t>(dst, v, n); }
+CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int v, size_t n, CUstream) { return fill<uint32_t>(dst, v, n); }
+
 int ws_cuda_unsupported(const char* name) {
   if (ws::program::first_time(name)) {
     std::fprintf(stderr,
                  "warpscope: the program called %s, which the emulated device does not provide (the CUDA driver API: "
-                 "cuTensorMapEncodeTiled and the error names answer); it returned CUDA_ERROR_NOT_SUPPORTED\n",
+                 "cuTensorMapEncodeTiled, the memsets and the error names answer); it returned CUDA_ERROR_NOT_SUPPORTED\n",
                  name);
   }
   return CUDA_ERROR_NOT_SUPPORTED;
