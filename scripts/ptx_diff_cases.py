@@ -909,8 +909,11 @@ def async_forms():
                       '%s [%%rd2], [%%r6], 16%s;' % (f, hint), 'cp.async.bulk.commit_group;',
                       'cp.async.bulk.wait_group 0;'] + back, threads=n)
     for f in ['fence.proxy.async', 'fence.proxy.async.shared::cta', 'fence.proxy.async.shared::cluster',
-              'fence.proxy.async.global', 'fence.mbarrier_init.release.cluster']:
-        case(f, ['b32'], ['b32'], [f + ';', 'mov.b32 {d0}, {a0};'], threads=n)
+              'fence.proxy.async.global', 'fence.mbarrier_init.release.cluster',
+              'fence.proxy.tensormap::generic.release.cta', 'fence.proxy.tensormap::generic.release.cluster',
+              'fence.proxy.tensormap::generic.release.gpu', 'fence.proxy.tensormap::generic.release.sys',
+              'fence.proxy.tensormap::generic.acquire.gpu [%rd36], 128']:  # %rd36: a 128-byte aligned address
+        case(f, ['b32'], ['b32'], ['and.b64 %rd36, %rd1, -128;', f + ';', 'mov.b32 {d0}, {a0};'], threads=n)
 
 def cluster_forms():
     """The cluster's forms in the one CTA a case launches (a cluster of one, as every launch

@@ -456,6 +456,9 @@ class BlockRun {
     uint64_t rows = 1, row_bytes = 0, size = 0;  // rows: every dimension but 0
   };
   TensorBox tensor_box(const Insn& in, const Operand& o, uint32_t w, int l);
+  // tensormap.replace (a field of a tensor map in shared or global memory) and
+  // tensormap.cp_fenceproxy (a map's 128 bytes from shared to global memory): tensor_copy.cpp.
+  uint64_t tensormap_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
   // ---- shared to global: bulk and tensor stores and reductions (bulk_store.cpp) ------
   // One thread's store not landed yet: the shared bytes were read at issue; they reach
   // global memory (or are reduced into it) when a cp.async.bulk.wait_group of the thread

@@ -121,6 +121,12 @@ void decode(Insn& in, const std::string& module) {
                                                          {"rc8", PrmtMode::Rc8}, {"ecl", PrmtMode::Ecl},
                                                          {"ecr", PrmtMode::Ecr}, {"rc16", PrmtMode::Rc16}};
       if (auto p = modes.find(m); p != modes.end()) in.sub = uint8_t(p->second);
+    } else if (base == "tensormap") {
+      static const std::map<std::string, TensormapOp> fields{{"global_address", TensormapOp::GlobalAddress},
+                                                             {"global_dim", TensormapOp::GlobalDim},
+                                                             {"global_stride", TensormapOp::GlobalStride},
+                                                             {"cp_fenceproxy", TensormapOp::Copy}};
+      if (auto f = fields.find(m); f != fields.end()) in.sub = uint8_t(f->second);
     } else if (base == "shf") {
       if (m == "r") in.sub = 1;  // else .l, 0
     } else if (base == "match") {

@@ -109,6 +109,8 @@ enum class VoteMode : uint8_t { All, Any, Uni, Ballot };
 enum class AtomOp : uint8_t { Add, Min, Max, Exch, Cas, And, Or, Xor, Inc, Dec };
 enum class TestpKind : uint8_t { Finite, Infinite, Number, NotANumber, Normal, Subnormal };
 enum class PrmtMode : uint8_t { Default, F4e, B4e, Rc8, Ecl, Ecr, Rc16 };
+// What a tensormap instruction does: replace one field of a map, or copy a map to global memory.
+enum class TensormapOp : uint8_t { GlobalAddress, GlobalDim, GlobalStride, Copy };
 enum class BarRed : uint8_t { None, Popc, And, Or,  // bar.red: what the block's predicates make
                               Arrive,                        // bar.arrive: counted in, no wait
                               ClusterArrive, ClusterWait };  // barrier.cluster's two halves
@@ -128,7 +130,7 @@ struct Insn {
   uint16_t mods = 0;
   Rnd rnd = Rnd::None;
   Cmp cmp = Cmp::Eq;
-  uint8_t sub = 0;          // ShflMode / VoteMode / AtomOp / TestpKind / PrmtMode / BarRed / AsyncOp
+  uint8_t sub = 0;          // ShflMode / VoteMode / AtomOp / TestpKind / PrmtMode / BarRed / AsyncOp / TensormapOp
   uint8_t vec = 1;          // ld/st .v2 / .v4
   uint8_t nops = 0;
   std::array<Operand, 5> o{};

@@ -5,6 +5,7 @@
 // box's extent in dimension 0; rows in the order of dimensions 1, 2, ...) under the map's swizzle, landed when the mbarrier's phase completes (mbarrier.cpp). Recorded as a
 // box: one record per 512 bytes, each lane a 16-byte piece, the read at issue
 // (Form::BulkRead) and the write when it lands (Form::BulkWrite).
+#include <bit>
 #include <cstring>
 
 #include "ptx/block_run.h"
@@ -24,6 +25,42 @@ BlockRun::TensorBox BlockRun::tensor_box(const Insn& in, const Operand& o, uint3
   b.row_bytes = uint64_t(b.map.box[0]) * b.map.elem_bytes;
   b.size = b.row_bytes * b.rows;
   return b;
+}
+
+// tensormap.replace.tile.FIELD [map], (ord,) value: a field of the map at `map` (shared or
+// global memory, as the instruction says) set in this device's layout: the global address,
+// dimension ord's extent (elements), or the stride of dimension ord + 1 (bytes, as
+// cuTensorMapEncodeTiled's strides count them). tensormap.cp_fenceproxy [dst], [src], 128:
+// the map copied from shared to global memory, where a TMA copy reads it. Every executing
+// lane acts (a warp's lanes write the same map with the same value).
+uint64_t BlockRun::tensormap_op(uint32_t, const Insn& in, uint32_t w, uint32_t exec) {
+  const TensormapOp op = TensormapOp(in.sub);
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const int l = std::countr_zero(m);
+    if (op == TensormapOp::Copy) {
+      if (val(in.o[2], w, l) != sizeof(TensorMap) && val(in.o[2], w, l) != 128)
+        insn_fault(in, "a tensor map copy of " + std::to_string(val(in.o[2], w, l)) + " bytes (a map is 128)");
+      const Where src = resolve(in, Space::Shared, addr(in.o[1], w, l), 128, w, l);
+      const Where dst = resolve(in, Space::Global, addr(in.o[0], w, l), 128, w, l);
+      std::memmove(dst.p, src.p, 128);
+      continue;
+    }
+    const Where at = resolve(in, in.space == Space::Shared ? Space::Shared : Space::Global, addr(in.o[0], w, l),
+                             sizeof(TensorMap), w, l);
+    TensorMap map;
+    std::memcpy(&map, at.p, sizeof map);
+    if (map.magic != TensorMap::kMagic) insn_fault(in, "not a tensor map made by cuTensorMapEncodeTiled");
+    const bool ordered = op != TensormapOp::GlobalAddress;
+    const uint64_t ord = ordered ? val(in.o[1], w, l) : 0, v = val(in.o[ordered ? 2 : 1], w, l);
+    const uint64_t dims = op == TensormapOp::GlobalStride ? TensorMap::kMaxRank - 1 : TensorMap::kMaxRank;
+    if (ordered && ord >= dims)
+      insn_fault(in, "dimension " + std::to_string(ord) + " of a tensor map (0 to " + std::to_string(dims - 1) + ")");
+    if (op == TensormapOp::GlobalAddress) map.global = v;
+    else if (op == TensormapOp::GlobalDim) map.dim[ord] = uint32_t(v);
+    else map.stride[ord + 1] = v;
+    std::memcpy(at.p, &map, sizeof map);
+  }
+  return 0;
 }
 
 uint64_t BlockRun::cp_tensor_issue(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec) {

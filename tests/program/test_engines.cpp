@@ -63,7 +63,8 @@ std::vector<std::string> programs() {
       const std::string p = e.path().string();
       if (e.path().extension() != ".cu" || p.find("/multi/") != std::string::npos) continue;
       if (p.find("threads.cu") != std::string::npos || p.find("endless") != std::string::npos || p.find("spins") != std::string::npos ||
-          p.find("too_much_memory") != std::string::npos || p.find("does_not_compile") != std::string::npos)
+          p.find("too_much_memory") != std::string::npos || p.find("does_not_compile") != std::string::npos ||
+          p.find("does_not_link") != std::string::npos)
         continue;
       out.push_back(p);
     }

@@ -281,3 +281,16 @@ TEST_CASE("cluster_dsmem.cu: clusters from __cluster_dims__ and cudaLaunchKernel
   CHECK(m.fanouts[0].to == 1);
   CHECK(m.fanouts[0].bytes == 64 * 16 * 2);
 }
+
+TEST_CASE("tma_replace.cu: a tensor map pointed at another array on the device (address, extents, pitch) copies that array's box, as on the H200") {
+  if (!can_run()) return;
+  program::Options o;
+  o.source = "tests/programs/tma_replace.cu";
+  o.nvcc_flags = {"-arch=sm_90a", "-lcuda"};
+  o.echo = false;
+  o.timeout_seconds = 120;
+  const program::Result r = program::run(o);
+  CHECK(r.exit_code == 0);
+  // The H200 printed the same line (nvcc -arch=sm_90a -lcuda, 2026-12-04; compute-sanitizer clean).
+  CHECK(r.output.find("PASSED: 0 of 512 elements of B's box out of place") != std::string::npos);
+}

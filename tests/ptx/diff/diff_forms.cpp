@@ -197,6 +197,7 @@ const std::map<std::string, std::string>& untestable() {
       {"cp.5d", "needs a tensor map the driver encodes (tests/programs/tma_box3d.cu runs on both)"},
       {"cp.tile", "needs a tensor map the driver encodes (tests/programs/tma_box.cu runs on both)"},
       {"prefetch.tensormap", "a hint about a tensor map the driver encodes (CUTLASS's Hopper GEMMs issue it)"},
+      {"tensormap", "rewrites a tensor map the driver encodes (tests/programs/tma_replace.cu passes on both)"},
       {"prefetch.param", "a hint about a tensor map the driver encodes, passed as a kernel parameter"},
       {"prefetch.const", "a hint about a tensor map the driver encodes, in constant memory"},
       // The tensor reduction takes its element type from the map: its form has none.
