@@ -42,6 +42,15 @@ static bool decode_barrier(Insn& in, const std::vector<std::string>& parts) {
   return in.nops <= (in.sub && in.sub < uint8_t(BarRed::Arrive) ? 3 : 2);
 }
 
+// tensormap's words for what it does: a field it replaces, or the copy to global memory.
+const std::map<std::string, TensormapOp>& tensormap_ops() {
+  static const std::map<std::string, TensormapOp> m{{"global_address", TensormapOp::GlobalAddress},
+                                                    {"global_dim", TensormapOp::GlobalDim},
+                                                    {"global_stride", TensormapOp::GlobalStride},
+                                                    {"cp_fenceproxy", TensormapOp::Copy}};
+  return m;
+}
+
 // Every dotted word after the first is a type (the first the operation's, a second cvt's
 // source or set's destination), a state space, or a modifier kept as a field; the words
 // that change nothing in the emulation are read and dropped.
@@ -122,11 +131,7 @@ void decode(Insn& in, const std::string& module) {
                                                          {"ecr", PrmtMode::Ecr}, {"rc16", PrmtMode::Rc16}};
       if (auto p = modes.find(m); p != modes.end()) in.sub = uint8_t(p->second);
     } else if (base == "tensormap") {
-      static const std::map<std::string, TensormapOp> fields{{"global_address", TensormapOp::GlobalAddress},
-                                                             {"global_dim", TensormapOp::GlobalDim},
-                                                             {"global_stride", TensormapOp::GlobalStride},
-                                                             {"cp_fenceproxy", TensormapOp::Copy}};
-      if (auto f = fields.find(m); f != fields.end()) in.sub = uint8_t(f->second);
+      if (auto f = tensormap_ops().find(m); f != tensormap_ops().end()) in.sub = uint8_t(f->second);
     } else if (base == "shf") {
       if (m == "r") in.sub = 1;  // else .l, 0
     } else if (base == "match") {
