@@ -109,7 +109,7 @@ WS_LANE_OP cvt_fp8x2(const In& in, Type t, uint64_t a, uint64_t b) {
   if (is_fp8x2(src)) {
     auto widen = [&](uint32_t byte) -> uint64_t {
       const double x = fp8_value(uint8_t(byte), src == Type::E5M2X2);
-      return double_to_half(relu && !std::isnan(x) && (x < 0 || std::signbit(x)) ? 0.0 : x, false, Rnd::Rn);
+      return double_to_half(relu && !std::isnan(x) && std::signbit(x) ? 0.0 : x, false, Rnd::Rn);
     };
     return widen(uint32_t(a >> 8) & 0xff) << 16 | widen(uint32_t(a) & 0xff);
   }

@@ -18,6 +18,34 @@ struct HalfFormat {
 };
 constexpr HalfFormat kF16{11, -14, 15, 5}, kBF16{8, -126, 127, 8};
 
+// |x| = a (sign `neg`) rounded by `r` (Rn, None: to nearest even; Rz; Rm; Rp) to a format of
+// `fbits` fraction bits whose smallest normal binade is 2^emin: a = n * q with q the
+// quantum of a's binade (or of the subnormals), n's fraction decides. Range not checked.
+double rounded(double a, bool neg, int emin, int fbits, Rnd r) {
+  int e = 0;
+  std::frexp(a, &e);
+  const int qexp = std::max(e - 1, emin) - fbits;
+  const double n = std::ldexp(a, -qexp), whole = std::floor(n), frac = n - whole;
+  bool up = false;
+  switch (r) {
+    case Rnd::Rz: break;
+    case Rnd::Rm: up = neg && frac > 0; break;
+    case Rnd::Rp: up = !neg && frac > 0; break;
+    default: up = frac > 0.5 || (frac == 0.5 && std::fmod(whole, 2.0) == 1.0); break;
+  }
+  return std::ldexp(whole + (up ? 1 : 0), qexp);
+}
+
+// The exponent and fraction fields of a finite magnitude `mag` of that format (exponent
+// bias emax): a subnormal's quanta, or its binade's exponent and fraction.
+uint32_t fields(double mag, int emin, int emax, int fbits) {
+  if (mag < std::ldexp(1.0, emin)) return uint32_t(std::ldexp(mag, -(emin - fbits)));
+  int e = 0;
+  std::frexp(mag, &e);
+  const uint32_t m = uint32_t(std::ldexp(mag, fbits - (e - 1))) & ((1u << fbits) - 1);
+  return uint32_t(e - 1 + emax) << fbits | m;
+}
+
 }  // namespace
 
 double half_to_double(uint32_t h, bool bf) {
@@ -40,29 +68,13 @@ uint32_t double_to_half(double x, bool bf, Rnd r) {
   const double a = std::fabs(x);
   if (std::isinf(a)) return sign | inf;
   if (a == 0) return sign;
-  // a = n * q with q the quantum of a's binade (or of the subnormals): n's fraction decides.
-  int e = 0;
-  std::frexp(a, &e);
-  const int qexp = std::max(e - 1, f.emin) - fbits;
-  const double n = std::ldexp(a, -qexp), whole = std::floor(n), frac = n - whole;
-  bool up = false;
-  switch (r) {
-    case Rnd::Rz: break;
-    case Rnd::Rm: up = neg && frac > 0; break;
-    case Rnd::Rp: up = !neg && frac > 0; break;
-    default: up = frac > 0.5 || (frac == 0.5 && std::fmod(whole, 2.0) == 1.0); break;
-  }
-  const double mag = std::ldexp(whole + (up ? 1 : 0), qexp);
+  const double mag = rounded(a, neg, f.emin, fbits, r);
   const double max_finite = std::ldexp(double((2u << fbits) - 1), f.emax - fbits);
   if (mag > max_finite) {  // overflow: infinity, or the largest finite value toward zero
     const bool to_inf = r == Rnd::Rn || r == Rnd::None || (r == Rnd::Rp && !neg) || (r == Rnd::Rm && neg);
     return sign | (to_inf ? inf : inf - 1);
   }
-  if (mag < std::ldexp(1.0, f.emin)) return sign | uint32_t(std::ldexp(mag, -(f.emin - fbits)));  // subnormal
-  std::frexp(mag, &e);
-  const uint32_t field = uint32_t(e - 1 + f.emax);
-  const uint32_t m = uint32_t(std::ldexp(mag, fbits - (e - 1))) & ((1u << fbits) - 1);
-  return sign | (field << fbits) | m;
+  return sign | fields(mag, f.emin, f.emax, fbits);
 }
 
 namespace {
@@ -148,27 +160,15 @@ double fp8_value(uint8_t v, bool e5m2) {
 
 uint32_t double_to_fp8(double x, bool e5m2, bool relu) {
   if (std::isnan(x)) return 0x7f;
-  if (relu && (x < 0 || std::signbit(x))) return 0;
+  if (relu && std::signbit(x)) return 0;
   const int mb = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
   const uint32_t sign = std::signbit(x) ? 0x80u : 0u, largest = e5m2 ? 0x7bu : 0x7eu;
   const double a = std::fabs(x), max_finite = e5m2 ? 57344.0 : 448.0;
   if (a >= max_finite) return sign | largest;
-  if (a == 0) return sign;
-  // a = n * q with q the quantum of a's binade (or of the subnormals), n rounded to even.
-  int e = 0;
-  std::frexp(a, &e);
-  const int qexp = std::max(e - 1, 1 - bias) - mb;
-  const double n = std::ldexp(a, -qexp), whole = std::floor(n), frac = n - whole;
-  const bool up = frac > 0.5 || (frac == 0.5 && std::fmod(whole, 2.0) == 1.0);
-  const double mag = std::ldexp(whole + (up ? 1 : 0), qexp);
+  // Below half the smallest subnormal, or the tie with zero, rounds to a zero of x's sign.
+  const double mag = rounded(a, std::signbit(x), 1 - bias, mb, Rnd::Rn);
   if (mag >= max_finite) return sign | largest;
-  if (mag == 0) return sign;  // below half the smallest subnormal, or a tie with zero
-  // Encode: the subnormals' quanta, or the binade's exponent and fraction.
-  int me = 0;
-  std::frexp(mag, &me);
-  if (me - 1 < 1 - bias) return sign | uint32_t(std::ldexp(mag, bias - 1 + mb));
-  const uint32_t frac_bits = uint32_t(std::ldexp(mag, mb - (me - 1))) & ((1u << mb) - 1);
-  return sign | uint32_t(me - 1 + bias) << mb | frac_bits;
+  return sign | fields(mag, 1 - bias, bias, mb);
 }
 
 }  // namespace ws::ptx

@@ -38,8 +38,8 @@ uint64_t BlockRun::tensormap_op(uint32_t, const Insn& in, uint32_t w, uint32_t e
   for (uint32_t m = exec; m; m &= m - 1) {
     const int l = std::countr_zero(m);
     if (op == TensormapOp::Copy) {
-      if (val(in.o[2], w, l) != sizeof(TensorMap) && val(in.o[2], w, l) != 128)
-        insn_fault(in, "a tensor map copy of " + std::to_string(val(in.o[2], w, l)) + " bytes (a map is 128)");
+      if (const uint64_t bytes = val(in.o[2], w, l); bytes != 128)
+        insn_fault(in, "a tensor map copy of " + std::to_string(bytes) + " bytes (a map is 128)");
       const Where src = resolve(in, Space::Shared, addr(in.o[1], w, l), 128, w, l);
       const Where dst = resolve(in, Space::Global, addr(in.o[0], w, l), 128, w, l);
       std::memmove(dst.p, src.p, 128);

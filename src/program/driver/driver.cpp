@@ -103,7 +103,6 @@ CUresult cuTensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataType type, cuui
                                                                  element_strides, interleave, swizzle, promotion, fill);
 }
 
-
 CUresult cuMemsetD8(CUdeviceptr dst, unsigned char v, size_t n) { return fill<uint8_t>(dst, v, n); }
 CUresult cuMemsetD16(CUdeviceptr dst, unsigned short v, size_t n) { return fill<uint16_t>(dst, v, n); }
 CUresult cuMemsetD32(CUdeviceptr dst, unsigned int v, size_t n) { return fill<uint32_t>(dst, v, n); }
