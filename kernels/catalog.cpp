@@ -158,7 +158,7 @@ HostArrays make_arrays(const KernelInfo& k, const Params& p, uint32_t seed) {
 namespace {
 // A launcher that only notes the grid an entry's run() asks for: no arrays, no kernel.
 struct ShapeLauncher {
-  uint64_t blocks = 0;
+  std::array<uint32_t, 3> grid{0, 0, 0};
   template <class T>
   Buf<T> buf(int index) {
     return Buf<T>{nullptr, uint32_t(index)};
@@ -168,16 +168,21 @@ struct ShapeLauncher {
     return Tma2D<T>{nullptr, buf<T>(index), rows, cols, box_rows, box_cols, swizzle};
   }
   template <class Op, class Args>
-  void launch(dim3 grid, dim3, uint32_t, const Args&) {
-    blocks += uint64_t(grid.x) * grid.y * grid.z;
+  void launch(dim3 g, dim3, uint32_t, const Args&) {
+    grid = {g.x, g.y, g.z};
   }
 };
 }  // namespace
 
-uint64_t launch_blocks(const KernelInfo& k, const Params& p) {
+std::array<uint32_t, 3> launch_grid(const KernelInfo& k, const Params& p) {
   ShapeLauncher l;
   if (const auto run = find_run<ShapeLauncher>(k.id)) run(l, p);
-  return l.blocks;
+  return l.grid;
+}
+
+uint64_t launch_blocks(const KernelInfo& k, const Params& p) {
+  const std::array<uint32_t, 3> g = launch_grid(k, p);
+  return uint64_t(g[0]) * g[1] * g[2];
 }
 
 double max_rel_error(const KernelInfo& k, const Params& p, const HostArrays& got, const HostArrays& want) {

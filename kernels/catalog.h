@@ -11,6 +11,7 @@
 //   template <class T> ws::Buf<T> buf(int index);          // arrays, in info().buffers order
 //   template <class Op, class Args> void launch(dim3 grid, dim3 block, uint32_t dyn_bytes, const Args&);
 #pragma once
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -125,8 +126,9 @@ std::string check_size(const KernelInfo& k, int64_t size);
 // Fills inputs with deterministic pseudo-random values and outputs with NaN.
 HostArrays make_arrays(const KernelInfo& k, const Params& p, uint32_t seed = 1);
 
-// The blocks of the grid that entry `k` launches with `p` (all of them, x·y·z), read from
-// its run() without running anything: a persistent grid is smaller than its tiles of C.
+// The grid (x, y, z) that entry `k` launches with `p`, read from its run() without running
+// anything (a persistent grid is smaller than its tiles of C), and its blocks, x·y·z.
+std::array<uint32_t, 3> launch_grid(const KernelInfo& k, const Params& p);
 uint64_t launch_blocks(const KernelInfo& k, const Params& p);
 
 // Largest relative difference between the outputs of `got` and `want` (0 = identical).

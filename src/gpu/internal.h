@@ -8,7 +8,6 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "gpu/gpu.h"
@@ -114,9 +113,6 @@ std::unique_ptr<Runner> raw_runner(const catalog::KernelInfo& k, const catalog::
 std::unique_ptr<Runner> raw_transpose_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a);
 std::unique_ptr<Runner> raw_matmul_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a);
 std::unique_ptr<Runner> raw_tensor_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a);
-// The grid (x, y) the catalog launches tc_wgmma on with `p` (one block a tile, or a
-// persistent row of blocks), for its hand-written twin.
-std::pair<unsigned, unsigned> tc_wgmma_grid(const catalog::Params& p);
 std::unique_ptr<Runner> record_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,
                                       const CaptureOptions& opt);
 std::unique_ptr<Runner> counts_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a,

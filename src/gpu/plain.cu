@@ -39,11 +39,6 @@ class PlainLauncher {
 
 }  // namespace
 
-std::pair<unsigned, unsigned> tc_wgmma_grid(const catalog::Params& p) {
-  const dim3 g = kernels::tc_wgmma::blocks(p);
-  return {g.x, g.y};
-}
-
 std::unique_ptr<Runner> plain_runner(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& a) {
   return std::make_unique<CatalogRunner<PlainLauncher>>(k, p, a);
 }

@@ -4,6 +4,8 @@
 // statement: their zero-cost twins.
 // scripts/zero_cost_ptx.py requires each pair to be the same PTX; bench times them side by
 // side. Deliberately not the kernel contract: plain CUDA, __syncthreads() and all.
+#include <array>
+
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -259,8 +261,8 @@ using RawWgmma = void (*)(RawMap, RawMap, float*, int, int);
 
 class RawWgmmaRunner : public Runner {
  public:
-  RawWgmmaRunner(RawWgmma f, std::pair<unsigned, unsigned> grid, int bn, int stages, DeviceArrays& a, int n, int group)
-      : f_(f), grid_(grid.first, grid.second), shared_(uint32_t(stages * (128 + bn) * 64 * 2)),
+  RawWgmmaRunner(RawWgmma f, std::array<uint32_t, 3> grid, int bn, int stages, DeviceArrays& a, int n, int group)
+      : f_(f), grid_(grid[0], grid[1], grid[2]), shared_(uint32_t(stages * (128 + bn) * 64 * 2)),
         c_(static_cast<float*>(a.ptr(2))), n_(n), group_(group) {
     // The maps the catalog's launcher makes for the rung (entries/wgmma.h), the same ones.
     a_ = RawMap{a.tma_map(0, 2, n, n, 128, 64, 128), {static_cast<const half*>(a.ptr(0)), 0}, n, n, 128, 64, 128};
@@ -291,7 +293,8 @@ std::unique_ptr<Runner> raw_tensor_runner(const catalog::KernelInfo& k, const ca
     const int N = int(p.size()), bn = int(p["bn"]), stages = int(p["stages"]), group = int(p["group"]);
     const RawWgmma f = bn == 256 ? (stages == 4 ? raw_tc_wgmma<256, 4> : raw_tc_wgmma<256, 3>)
                                  : (stages == 4 ? raw_tc_wgmma<128, 4> : raw_tc_wgmma<128, 3>);
-    return std::make_unique<RawWgmmaRunner>(f, tc_wgmma_grid(p), bn, stages, a, N, group);
+    // The grid the catalog's launch has (one block a tile, or the persistent one).
+    return std::make_unique<RawWgmmaRunner>(f, catalog::launch_grid(k, p), bn, stages, a, N, group);
 #else
     return nullptr;  // the rung itself is refused without sm_90a
 #endif
