@@ -44,4 +44,5 @@
   X(tc_mma_swizzled)              \
   X(tc_mma_pipelined)             \
   X(tc_mma_tuned)                 \
-  X(tc_wgmma)
+  X(tc_wgmma)                     \
+  X(tc_wgmma_cluster)

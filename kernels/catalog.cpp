@@ -159,6 +159,7 @@ namespace {
 // A launcher that only notes the grid an entry's run() asks for: no arrays, no kernel.
 struct ShapeLauncher {
   std::array<uint32_t, 3> grid{0, 0, 0};
+  uint32_t cluster = 1;
   template <class T>
   Buf<T> buf(int index) {
     return Buf<T>{nullptr, uint32_t(index)};
@@ -170,6 +171,7 @@ struct ShapeLauncher {
   template <class Op, class Args>
   void launch(dim3 g, dim3, uint32_t, const Args&) {
     grid = {g.x, g.y, g.z};
+    cluster = cluster_size<Op>();
   }
 };
 }  // namespace
@@ -178,6 +180,12 @@ std::array<uint32_t, 3> launch_grid(const KernelInfo& k, const Params& p) {
   ShapeLauncher l;
   if (const auto run = find_run<ShapeLauncher>(k.id)) run(l, p);
   return l.grid;
+}
+
+uint32_t launch_cluster(const KernelInfo& k, const Params& p) {
+  ShapeLauncher l;
+  if (const auto run = find_run<ShapeLauncher>(k.id)) run(l, p);
+  return l.cluster;
 }
 
 uint64_t launch_blocks(const KernelInfo& k, const Params& p) {

@@ -130,6 +130,8 @@ HostArrays make_arrays(const KernelInfo& k, const Params& p, uint32_t seed = 1);
 // anything (a persistent grid is smaller than its tiles of C), and its blocks, x·y·z.
 std::array<uint32_t, 3> launch_grid(const KernelInfo& k, const Params& p);
 uint64_t launch_blocks(const KernelInfo& k, const Params& p);
+// The blocks of a thread block cluster the entry launches in (1: no clusters).
+uint32_t launch_cluster(const KernelInfo& k, const Params& p);
 
 // Largest relative difference between the outputs of `got` and `want` (0 = identical).
 // Elements that both leave unwritten (NaN from make_arrays) agree; NaN on one side only

@@ -32,6 +32,15 @@
 //                                          // (WS_DYNAMIC_SHARED_TMA), swizzled as the map says
 // and per thread:
 //   ctx.mbarrier_wait(full[0], parity);    // until the phase of that parity has completed
+// Thread block clusters (a functor with `static constexpr int kCluster = 2;` is launched in
+// clusters of that many blocks along x, which run at the same time on neighbouring SMs):
+//   uint32_t r = ctx.cluster_rank();       // this block's rank in its cluster
+//   ctx.cluster_sync();                    // every thread of every CTA of the cluster meets
+//   ctx.tma_load_multicast(tile[0], map, x, y, full[0], 0b11);  // one box, landing in the same
+//                                          // tile of each CTA of the mask, counted on each
+//                                          // one's mbarrier at the same place (warp-wide)
+//   ctx.mbarrier_arrive_cluster(empty[0], 0);  // arrive on the mbarrier at this place in CTA
+//                                          // rank 0's shared memory (warp-wide, lane 0 acts)
 // Hopper's warpgroup product (warpgroup-wide: all 128 threads of warps 4g .. 4g+3 call):
 //   uint64_t da = ctx.wgmma_desc(tile[i]);  // descriptor of a K-major tile under the 128-byte
 //                                          // swizzle starting at element i (1024-aligned)
@@ -108,6 +117,15 @@ WS_HD auto view_as(T (&a)[R][C]) -> U (&)[R][C * sizeof(T) / sizeof(U)] {
 template <class U, class View>
 WS_HD auto view_as(const View& v) -> decltype(v.template as<U>()) {
   return v.template as<U>();
+}
+
+// The blocks of a cluster a kernel functor is launched in (`kCluster`; 1: no clusters).
+template <class Op>
+constexpr unsigned cluster_size() {
+  if constexpr (requires { Op::kCluster; })
+    return unsigned(Op::kCluster);
+  else
+    return 1u;
 }
 
 // Tile `id` of a gy × gx grid of C tiles (row `by`, column `bx`) when the tiles are taken in

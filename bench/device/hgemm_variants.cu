@@ -938,6 +938,40 @@ static void run_catalog_wgmma(Bench& b, const char* name, int group, CUtensorMap
              [&] { k<<<grid, K::THREADS, K::SHARED_BYTES>>>(ma, mb, b.C, b.N, group); });
   cudaFree(dev);
 }
+// The catalog's cluster rung (tc_wgmma_cluster) as warpscope's plain launch makes it: a row
+// of at most 132 blocks in clusters of 2 (cudaLaunchKernelEx), maps as above.
+template <int BN, int STAGES>
+static void run_catalog_wgmma_cluster(Bench& b, const char* name, int group, int blocks = 132) {
+  using K = ws::kernels::TcWgmma<BN, STAGES, 2>;
+  using T = ws::Tma2D<const half>;
+  if (b.N % BN || b.N % (2 * K::BM)) {
+    printf("%-46s skipped: N=%d is not a multiple of the pair of tiles\n", name, b.N);
+    return;
+  }
+  CUtensorMap host[2];
+  if (!make_map(&host[0], b.A, b.N, b.N, K::BM, CU_TENSOR_MAP_L2_PROMOTION_L2_256B) ||
+      !make_map(&host[1], b.B, b.N, b.N, BN, CU_TENSOR_MAP_L2_PROMOTION_L2_256B)) return;
+  CUtensorMap* dev = nullptr;
+  CK(cudaMalloc(&dev, sizeof host));
+  CK(cudaMemcpy(dev, host, sizeof host, cudaMemcpyHostToDevice));
+  const T ma{&dev[0], {b.A, 0}, b.N, b.N, K::BM, 64, 128}, mb{&dev[1], {b.B, 0}, b.N, b.N, BN, 64, 128};
+  auto k = &catalog_wgmma_entry<K>;
+  const int tiles = (b.N / BN) * (b.N / K::BM);
+  cudaLaunchAttribute cluster[1];
+  cluster[0].id = cudaLaunchAttributeClusterDimension;
+  cluster[0].val.clusterDim.x = 2;
+  cluster[0].val.clusterDim.y = 1;
+  cluster[0].val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(unsigned(blocks ? std::min(blocks, tiles) : tiles));
+  cfg.blockDim = dim3(K::THREADS);
+  cfg.dynamicSmemBytes = K::SHARED_BYTES;
+  cfg.attrs = cluster;
+  cfg.numAttrs = 1;
+  run_kernel(b, name, reinterpret_cast<const void*>(k), K::THREADS, K::SHARED_BYTES,
+             [&] { CK(cudaLaunchKernelEx(&cfg, k, ma, mb, b.C, b.N, group)); });
+  cudaFree(dev);
+}
 static void run_catalog_rungs(Bench& b) {
   using namespace ws::kernels;
   run_catalog<TcMmaPipelined<3>>(b, "c1 catalog tc_mma_pipelined stages=3", 1);
@@ -1049,6 +1083,9 @@ static void bench(int N) {
   run_catalog_wgmma<256, 4>(b, "c11 catalog tc_wgmma group=1", 1, L2_256);
   run_catalog_wgmma<256, 3>(b, "c12 catalog tc_wgmma stages=3", 8, L2_256);
   run_catalog_wgmma<128, 4>(b, "c13 catalog tc_wgmma bn=128", 8, L2_256);
+  run_catalog_wgmma_cluster<256, 4>(b, "c14 catalog tc_wgmma_cluster (2x1, B mc)", 8);
+  run_catalog_wgmma_cluster<256, 4>(b, "c15 catalog tc_wgmma_cluster grid=0", 8, 0);
+  run_catalog_wgmma_cluster<256, 4>(b, "c16 catalog tc_wgmma_cluster group=16", 16);
 #endif
 
   cudaEventDestroy(b.e0);

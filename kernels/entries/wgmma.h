@@ -58,15 +58,72 @@ struct tc_wgmma : TensorFamily {
   }
   template <class L>
   static void run(L& l, const catalog::Params& p) {
+    launch_rung<1>(l, p, blocks(p));
+  }
+  // The rung's launch, alone (CLUSTER 1) or in clusters: the maps of A (boxes of 128 rows)
+  // and B (bn rows), both 64 k deep, and the functor of its bn and stages.
+  template <int CLUSTER, class L>
+  static void launch_rung(L& l, const catalog::Params& p, dim3 grid) {
     const int N = int(n(p)), bn = int(p["bn"]);
     const WgmmaArgs a{l.template tma<const half>(0, N, N, 128, 64, 128), l.template tma<const half>(1, N, N, bn, 64, 128),
                       l.template buf<float>(2), N, int(p["group"])};
     catalog::with_constant<128, 256>(bn, [&](auto cols) {
       catalog::with_constant<3, 4>(p["stages"], [&](auto stages) {
-        using K = TcWgmma<decltype(cols)::value, decltype(stages)::value>;
-        l.template launch<K>(blocks(p), dim3(K::THREADS), uint32_t(K::SHARED_BYTES), a);
+        using K = TcWgmma<decltype(cols)::value, decltype(stages)::value, CLUSTER>;
+        l.template launch<K>(grid, dim3(K::THREADS), uint32_t(K::SHARED_BYTES), a);
       });
     });
+  }
+};
+
+struct tc_wgmma_cluster : tc_wgmma {
+  static catalog::KernelInfo info() {
+    auto k = tc_wgmma::info();
+    k.id = "tc_wgmma_cluster";
+    k.title = "HGEMM on Hopper in clusters of 2: one multicast of B for two tiles of C (sm_90a)";
+    k.lesson = R"(
+      tc_wgmma in thread block clusters of two CTAs, which run at the same time on
+      neighbouring SMs and may write to each other's shared memory. The two compute tiles
+      of C one above the other, so they need the same bn×64 boxes of B. Rank 0's producer
+      asks the TMA for each B box once, with the multicast mask 0b11: the box lands in the
+      same stage of both CTAs, and each counts its bytes on its own `full` mbarrier. Each
+      producer still asks for its own A box. L2 sends B once a cluster instead of twice:
+      a quarter of the bytes a pair of tiles reads. The price is coordination: rank 0 may
+      refill a stage only when the consumers of both CTAs are done with it, so its
+      `empty` mbarriers count 16 arrivals, and rank 1's consumers arrive on both CTAs'
+      barriers (an arrive through a shared::cluster address). A cluster barrier follows
+      the set-up, so that both CTAs' mbarriers exist before either multicasts, and
+      another ends the kernel, so that neither leaves while the other may still write to
+      it. In the cluster view, see the B box fan out from rank 0 to rank 1; compare the
+      time with tc_wgmma and cuBLAS.)";
+    k.teach_size = 512;
+    k.size_min = 256;
+    for (auto& q : k.params)
+      if (q.name == "grid") {
+        q.allowed = {0, 2, 4, 8, kOneAnSm};
+        q.min = 0;
+        q.help = "blocks in the grid, in clusters of 2, each cluster taking pair after pair of tiles of C "
+                 "(132: one block an SM of an H100 SXM or an H200); 0: one block a tile";
+      }
+    k.check = [](const catalog::Params& p) -> std::string {
+      const int64_t tile = std::max<int64_t>(256, p["bn"]);
+      if (p["grid"] % 2) return "tc_wgmma_cluster runs in clusters of 2 blocks: the grid must be even";
+      if (p.size() % tile == 0) return "";
+      return "tc_wgmma_cluster computes whole pairs of 128 × " + std::to_string(p["bn"]) +
+             " tiles of C: the size must be a multiple of " + std::to_string(tile) + ", got " +
+             std::to_string(p.size()) + "; try " + std::to_string((p.size() + tile - 1) / tile * tile);
+    };
+    return k;
+  }
+  // A row of p["grid"] blocks (even, no more than C has tiles), or one a tile (grid 0).
+  static dim3 blocks(const catalog::Params& p) {
+    const dim3 g = grid(p, 128, p["bn"]);
+    const int64_t tiles = int64_t(g.x) * g.y;
+    return dim3(unsigned(p["grid"] ? std::min<int64_t>(p["grid"], tiles) : tiles));
+  }
+  template <class L>
+  static void run(L& l, const catalog::Params& p) {
+    launch_rung<2>(l, p, blocks(p));
   }
 };
 

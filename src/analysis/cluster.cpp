@@ -94,15 +94,18 @@ Cluster cluster_of(const trace::Trace& t, uint32_t block, uint64_t step) {
   // instruction received them from the ranks that did (a multicast).
   for (const auto& [key, bytes] : landed) {
     const auto [write_site, rank] = key;
-    // The instruction's read half: the bulk read site at the same place (its partner link
-    // is cleared for copies that land in another CTA).
+    // The instruction's read half: the bulk read site paired with this write site (a
+    // catalog kernel's, whose halves name the call and its destination at two columns), or
+    // at the same place (a program's, whose pairing is cleared for copies that land in
+    // another CTA).
     const trace::Site& w = t.sites[write_site];
     // The copies rank `rk` issued of that instruction (0: none).
     auto issued_by = [&](uint32_t rk) {
       uint64_t n = 0;
       for (const auto& [key, copies] : issued) {
         const trace::Site& s = t.sites[key.first];
-        if (key.second == rk && s.file == w.file && s.line == w.line && s.column == w.column) n += copies.size();
+        const bool same = s.partner == write_site || (s.file == w.file && s.line == w.line && s.column == w.column);
+        if (key.second == rk && same) n += copies.size();
       }
       return n;
     };

@@ -67,6 +67,15 @@ void mbarrier_wait(void* bar, uint32_t key, uint32_t off, uint32_t parity);
 void tma_load(void* dst, uint32_t dst_key, uint32_t dst_off, const TmaArgs& map, int x, int y, void* bar,
               uint32_t bar_key, uint32_t bar_off, uint32_t line);
 void tma_store(const TmaArgs& map, int x, int y, const void* src, uint32_t src_key, uint32_t src_off, uint32_t line);
+// Thread block clusters (contract.h): the CTAs of a cluster run together. The block's rank in
+// its cluster; the cluster barrier (every thread of every CTA); a TMA load landing in the same
+// tile and mbarrier of each CTA of `mask`; an arrival on the mbarrier at the same place in
+// CTA `rank`'s shared memory.
+uint32_t cluster_rank();
+void cluster_sync();
+void tma_load_multicast(void* dst, uint32_t dst_key, uint32_t dst_off, const TmaArgs& map, int x, int y, void* bar,
+                        uint32_t bar_key, uint32_t bar_off, uint32_t mask, uint32_t line);
+void mbarrier_arrive_cluster(void* bar, uint32_t key, uint32_t off, uint32_t rank);
 void tma_store_commit(uint32_t line);
 void tma_store_wait(uint32_t n, uint32_t line);
 
@@ -179,6 +188,18 @@ struct Ctx {
   template <class D, class T, class B>
   void tma_load(const D& dst, const Tma2D<T>& m, int x, int y, const B& bar, uint32_t line = __builtin_LINE()) const {
     emu::tma_load(dst.ptr(), dst.key(), dst.offset(), tma_args(m), x, y, bar.ptr(), bar.key(), bar.offset(), line);
+  }
+  template <class D, class T, class B>
+  void tma_load_multicast(const D& dst, const Tma2D<T>& m, int x, int y, const B& bar, uint16_t mask,
+                          uint32_t line = __builtin_LINE()) const {
+    emu::tma_load_multicast(dst.ptr(), dst.key(), dst.offset(), tma_args(m), x, y, bar.ptr(), bar.key(), bar.offset(),
+                            mask, line);
+  }
+  uint32_t cluster_rank() const { return emu::cluster_rank(); }
+  void cluster_sync() const { emu::cluster_sync(); }
+  template <class B>
+  void mbarrier_arrive_cluster(const B& bar, uint32_t rank) const {
+    emu::mbarrier_arrive_cluster(bar.ptr(), bar.key(), bar.offset(), rank);
   }
   template <class T, class S>
   void tma_store(const Tma2D<T>& m, int x, int y, const S& src, uint32_t line = __builtin_LINE()) const {

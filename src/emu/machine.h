@@ -1,6 +1,9 @@
-// src/emu/machine.h — runs a kernel launch on the CPU: blocks one after another, each
-// block's threads as fibers that run to the next barrier, each warp's 32 lane logs grouped
-// into warp-level records by the trace builder at every barrier.
+// src/emu/machine.h — runs a kernel launch on the CPU: blocks one after another (the CTAs
+// of a thread block cluster together, each with its own shared memory), each block's
+// threads as fibers that run to the next barrier, each warp's 32 lane logs grouped into
+// warp-level records by the trace builder at every barrier. In a cluster, a block barrier
+// waits for the whole cluster, as the cluster barrier does: a schedule the hardware allows
+// for the catalog's cluster kernel, whose only block barriers are its cluster barriers.
 // Engine: a catalog kernel on the CPU (the 2×2 of engines: session/capture.h).
 #pragma once
 #include <cstdint>

@@ -47,6 +47,7 @@ class Launcher {
     trace::Launch& l = out_.launch();
     l.grid = {grid.x, grid.y, grid.z};
     l.block = {block.x, block.y, block.z};
+    l.cluster = {cluster_size<Op>(), 1, 1};
     l.dynamic_shared_bytes = dyn_bytes;
     accesses += machine_.run(dyn_bytes, &Closure::thread, &c, opt_, out_);
   }

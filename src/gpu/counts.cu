@@ -81,6 +81,15 @@ class CountsLauncher {
 
   template <class Op, class Args>
   void launch(dim3 grid, dim3 block, uint32_t dyn_bytes, const Args& args) {
+    if constexpr (instrumented_launch_refused<Op>())
+      throw clusters_refused(k_.id, "counts");
+    else
+      launch_counted<Op>(grid, block, dyn_bytes, args);
+  }
+
+ private:
+  template <class Op, class Args>
+  void launch_counted(dim3 grid, dim3 block, uint32_t dyn_bytes, const Args& args) {
     check_target<Op>(k_.id);
     auto kernel = entry<Op, CountsCtx, Args>(block);
     const uint32_t offset = (dyn_bytes + 15u) & ~15u;
@@ -107,7 +116,6 @@ class CountsLauncher {
     collect(grid, block, dyn_bytes);
   }
 
- private:
   void prepare(uint32_t dyn_bytes, uint32_t offset) {
     abi::CountsState st{};
     auto* ctl = static_cast<Control*>(control_.get());

@@ -77,6 +77,19 @@ void check_target(const std::string& id) {
 #endif
 }
 
+// The instrumented modes (record, counts) see a lane's own copies only: a TMA multicast's
+// copies landing in another CTA of a cluster would be missing from the trace, so a kernel
+// launched in clusters is refused there in one line (the emulated device records it whole).
+template <class Op>
+constexpr bool instrumented_launch_refused() {
+  return cluster_size<Op>() > 1;
+}
+inline Error clusters_refused(const std::string& id, const char* mode) {
+  return Error(id + " runs in thread block clusters, which the GPU's " + mode +
+               " mode cannot record yet (a multicast's copies land in another CTA): record it on the emulated "
+               "device (--backend emulator), or time it (bench)");
+}
+
 // One catalog launch in one mode, ready to run again and again: the entry's run() with a
 // launcher of type L, made from `k` and the rest of the arguments.
 template <class L>

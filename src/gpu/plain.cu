@@ -25,8 +25,25 @@ class PlainLauncher {
         [&](const auto&... f) {
           auto kernel = plain_entry<Op, Args, typename flat::Param<std::decay_t<decltype(f)>>::type...>();
           allow_dynamic_shared(reinterpret_cast<const void*>(kernel), dyn_bytes, k_.id);
-          kernel<<<grid, block, dyn_bytes, cudaStream_t(stream())>>>(
-              flat::Param<std::decay_t<decltype(f)>>::pass(f)...);
+          if constexpr (cluster_size<Op>() > 1) {  // thread block clusters of kCluster blocks along x
+            cudaLaunchAttribute cluster[1];
+            cluster[0].id = cudaLaunchAttributeClusterDimension;
+            cluster[0].val.clusterDim.x = cluster_size<Op>();
+            cluster[0].val.clusterDim.y = 1;
+            cluster[0].val.clusterDim.z = 1;
+            cudaLaunchConfig_t cfg{};
+            cfg.gridDim = grid;
+            cfg.blockDim = block;
+            cfg.dynamicSmemBytes = dyn_bytes;
+            cfg.stream = cudaStream_t(stream());
+            cfg.attrs = cluster;
+            cfg.numAttrs = 1;
+            check(cudaLaunchKernelEx(&cfg, kernel, flat::Param<std::decay_t<decltype(f)>>::pass(f)...),
+                  "launching " + k_.id + " in clusters of " + std::to_string(cluster_size<Op>()));
+          } else {
+            kernel<<<grid, block, dyn_bytes, cudaStream_t(stream())>>>(
+                flat::Param<std::decay_t<decltype(f)>>::pass(f)...);
+          }
         },
         args);
     check(cudaGetLastError(), "launching " + k_.id);

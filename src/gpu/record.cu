@@ -270,6 +270,17 @@ class RecordLauncher {
   // first run and keeps the faster.
   template <class Op, class Args>
   void launch(dim3 grid, dim3 block, uint32_t dyn_bytes, const Args& args) {
+    if constexpr (instrumented_launch_refused<Op>())
+      throw clusters_refused(k_.id, "record");
+    else
+      launch_recorded<Op>(grid, block, dyn_bytes, args);
+  }
+
+  uint64_t lane_accesses = 0;
+
+ private:
+  template <class Op, class Args>
+  void launch_recorded(dim3 grid, dim3 block, uint32_t dyn_bytes, const Args& args) {
     check_target<Op>(k_.id);
     auto kernel = entry<Op, RecordCtx, Args>(block);
     allow_dynamic_shared(reinterpret_cast<const void*>(kernel), dyn_bytes, k_.id);
@@ -323,9 +334,6 @@ class RecordLauncher {
     run([&](bool use_split) { use_split ? split() : combined(); }, grid, block, dyn_bytes);
   }
 
-  uint64_t lane_accesses = 0;
-
- private:
   // The kernel, then the merge. The first run of a launcher that is only timed (out_ null)
   // sizes the buffers as a capture would, so that later runs time a complete recording,
   // and picks the faster plan.

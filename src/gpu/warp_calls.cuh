@@ -122,6 +122,49 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const void* map, int x, i
   __trap();
 #endif
 }
+// The same, landing in the same place of each CTA of the cluster in `mask` (bit r: rank r),
+// its bytes counted on each one's mbarrier at bar's place.
+__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const void* map, int x, int y, void* bar,
+                                                      uint16_t mask) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(smem(dst)),
+      "l"(map), "r"(x), "r"(y), "r"(smem(bar)), "h"(mask)
+      : "memory");
+#else
+  __trap();
+#endif
+}
+// Thread block clusters: this block's rank; the cluster barrier (release, then acquire: the
+// mbarriers initialized before it are seen by the other CTAs after it); an arrival on the
+// mbarrier at bar's place in CTA `rank` (its default, CTA-scope release: what it publishes
+// is that this warp's reads of a stage are done, which needs no fence at cluster scope).
+__device__ __forceinline__ uint32_t cluster_rank() {
+  uint32_t r = 0;
+#if __CUDA_ARCH__ >= 900
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+#endif
+  return r;
+}
+__device__ __forceinline__ void cluster_sync() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+__device__ __forceinline__ void mbarrier_arrive_cluster(void* bar, uint32_t rank) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile(
+      "{\n\t.reg .b32 remote;\n\tmapa.shared::cluster.u32 remote, %0, %1;\n\t"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n\t}" ::"r"(smem(bar)),
+      "r"(rank)
+      : "memory");
+#else
+  __trap();
+#endif
+}
 
 // The box in shared memory at src to (x, y) of the map's array; a bulk group's commit, and
 // the wait until all but the newest N groups have read their shared memory.
@@ -229,6 +272,18 @@ struct PlainTma {
   template <class D, class M, class B>  // M: contract.h's Tma2D
   __device__ __forceinline__ void tma_load(const D& dst, const M& m, int x, int y, const B& bar) const {
     if (ptx_op::lane() == 0) ptx_op::tma_load_2d(const_cast<D*>(&dst), m.map, x, y, const_cast<B*>(&bar));
+  }
+  template <class D, class M, class B>
+  __device__ __forceinline__ void tma_load_multicast(const D& dst, const M& m, int x, int y, const B& bar,
+                                                     uint16_t mask) const {
+    if (ptx_op::lane() == 0)
+      ptx_op::tma_load_2d_multicast(const_cast<D*>(&dst), m.map, x, y, const_cast<B*>(&bar), mask);
+  }
+  __device__ __forceinline__ uint32_t cluster_rank() const { return ptx_op::cluster_rank(); }
+  __device__ __forceinline__ void cluster_sync() const { ptx_op::cluster_sync(); }
+  template <class B>
+  __device__ __forceinline__ void mbarrier_arrive_cluster(const B& bar, uint32_t rank) const {
+    if (ptx_op::lane() == 0) ptx_op::mbarrier_arrive_cluster(const_cast<B*>(&bar), rank);
   }
   template <class M, class S>
   __device__ __forceinline__ void tma_store(const M& m, int x, int y, const S& src) const {

@@ -79,6 +79,7 @@ std::vector<int64_t> sizes_for(const std::string& id) {
   if (id == "tma_transpose") return {32, 96};                   // one box; 3 × 3 boxes
   if (id.rfind("tc_mma_", 0) == 0) return {8, 72, 136};  // multiples of 8, not of the tiles
   if (id == "tc_wgmma") return {256, 384};  // whole tiles; more k tiles than stages: the ring wraps
+  if (id == "tc_wgmma_cluster") return {256, 512};  // whole pairs of tiles
   return {1, 31, 64, 70};  // transposes
 }
 
@@ -92,7 +93,7 @@ std::string describe(const Settings& s) {
 
 }  // namespace
 
-TEST_CASE("the catalog lists the 33 kernels in teaching order") {
+TEST_CASE("the catalog lists the 34 kernels in teaching order") {
   std::vector<std::string> want = {"copy",
                                    "strided_copy",
                                    "offset_copy",
@@ -125,7 +126,8 @@ TEST_CASE("the catalog lists the 33 kernels in teaching order") {
                                    "tc_mma_swizzled",
                                    "tc_mma_pipelined",
                                    "tc_mma_tuned",
-                                   "tc_wgmma"};
+                                   "tc_wgmma",
+                                   "tc_wgmma_cluster"};
   std::vector<std::string> got;
   for (const auto& k : catalog::all()) {
     got.push_back(k.id);

@@ -5,14 +5,17 @@
 // recorded where they happen (the write at the wait).
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <map>
 #include <string>
 
 #include "analysis/analysis.h"
+#include "analysis/cluster.h"
 #include "analysis/copies.h"
 #include "analysis/pipeline.h"
 #include "catalog.h"
 #include "contract.h"
+#include "emu/record.h"
 #include "emulated.h"
 
 using namespace ws;
@@ -230,4 +233,58 @@ TEST_CASE("tc_wgmma on a persistent grid: a block takes tile after tile, its rin
   for (const analysis::PipelineTick& k : p.ticks) products += k.form == trace::Form::Mma;
   CHECK(products == 8 * 32 * 4);  // 8 consumer warps, 32 k tiles, 4 wgmma each
   CHECK(r.error <= 1e-5);  // C against the CPU's product
+}
+
+TEST_CASE("tc_wgmma_cluster: two CTAs run together, rank 0's one request for B lands in both, and C equals the CPU's") {
+  // 512: 2 columns of 4 tiles of 128 × 256, computed in pairs one above the other (4 pairs).
+  // On a grid of 2 blocks, one cluster takes all 4 pairs: 4 × 8 k tiles through the ring.
+  test::Emulated r = test::emulate("tc_wgmma_cluster", 512, {{"grid", 2}});
+  REQUIRE(r.t.launches.size() == 1);
+  CHECK(r.t.launch().cluster == trace::Dim3{2, 1, 1});
+  CHECK(r.t.launch().blocks == std::vector<uint32_t>{0, 1});
+  CHECK(r.error <= 1e-5);  // C against the CPU's product
+  // Global bytes read, by block and array: each CTA its own 128 × 64 boxes of A (16 KiB);
+  // rank 0 alone the 256 × 64 boxes of B (32 KiB), once for both.
+  std::map<std::pair<uint32_t, std::string>, uint64_t> read;
+  for (const trace::Record& rec : r.t.records) {
+    const trace::Site& s = r.t.sites.at(rec.site);
+    if (s.form == trace::Form::BulkRead) read[{rec.block, r.t.buffers.at(s.buffer).name}] += 16u * std::popcount(rec.active);
+  }
+  CHECK(read[{0, "A"}] == 32 * 16384u);
+  CHECK(read[{1, "A"}] == 32 * 16384u);
+  CHECK(read[{0, "B"}] == 32 * 32768u);
+  CHECK(read.count({1, "B"}) == 0);
+  // The cluster view's fan-out: the B boxes landed in rank 1, which never asked for them.
+  const analysis::Cluster c = analysis::cluster_of(r.t, 1, ~uint64_t(0));
+  REQUIRE(c.ctas.size() == 2);
+  CHECK((c.ctas[0].recorded && c.ctas[1].recorded));
+  REQUIRE(c.fanouts.size() == 1);
+  CHECK(c.fanouts[0].from == std::vector<uint32_t>{0});
+  CHECK(c.fanouts[0].to == 1);
+  CHECK(c.fanouts[0].bytes == 32 * 32768u);
+  // The pipeline view draws the boxes a CTA asked for: rank 0's ring has its 4 stages of A
+  // and of B, each filled 8 times; rank 1's, the A stages alone (its B stages' boxes are
+  // rank 0's, drawn as the fan-out in the cluster view).
+  const analysis::Pipeline p0 = analysis::pipeline_of(r.t, analysis::follow_copies(r.t), 0);
+  const analysis::Pipeline p1 = analysis::pipeline_of(r.t, analysis::follow_copies(r.t), 1);
+  REQUIRE(p0.slots.size() == 8);
+  REQUIRE(p1.slots.size() == 4);
+  for (const analysis::PipelineSlot& s : p0.slots) CHECK(s.boxes.size() == 8);
+  for (const analysis::PipelineSlot& s : p1.slots) CHECK(r.t.buffers.at(s.from).name == "A");
+}
+
+TEST_CASE("clusters on the emulated device: a block asked for brings the other CTA of its cluster") {
+  const auto* k = catalog::find("tc_wgmma_cluster");
+  REQUIRE(k);
+  catalog::Params p;
+  REQUIRE(catalog::resolve(*k, 512, {{"grid", 0}}, p) == "");
+  auto arrays = catalog::make_arrays(*k, p);
+  trace::Trace t;
+  emu::CaptureOptions opt;
+  opt.blocks = {5};
+  emu::record(*k, p, arrays, opt, t);
+  CHECK(t.launch().blocks == std::vector<uint32_t>{4, 5});  // block 5 is rank 1 of the cluster of 4 and 5
+  const analysis::Cluster c = analysis::cluster_of(t, 5, ~uint64_t(0));
+  REQUIRE(c.fanouts.size() == 1);
+  CHECK(c.fanouts[0].to == 1);
 }

@@ -240,7 +240,7 @@ TEST_CASE("bad requests give clear errors, not crashes") {
 }
 
 TEST_CASE("plain kernels compute the CPU reference") {
-  for (const auto& c : gpu_test::teaching_cases()) {
+  for (const auto& c : gpu_test::teaching_cases(true)) {
     CAPTURE(c.name());
     const catalog::KernelInfo* k;
     catalog::Params p = gpu_test::resolve(c, k);
@@ -256,6 +256,26 @@ TEST_CASE("plain kernels compute the CPU reference") {
     double tol = k->family == "sgemm" || k->family == "hgemm" ? 1e-5 : 0.0;
     CHECK(catalog::max_rel_error(*k, p, arrays, want) <= tol);
   }
+}
+
+TEST_CASE("a kernel in thread block clusters: record and counts modes refuse it in one line") {
+  const catalog::KernelInfo* k = catalog::find("tc_wgmma_cluster");
+  REQUIRE(k);
+  catalog::Params p;
+  REQUIRE(catalog::resolve(*k, 512, {}, p) == "");
+  CHECK(catalog::launch_cluster(*k, p) == 2);
+  auto arrays = catalog::make_arrays(*k, p, 5);
+  trace::Trace t;
+  try {
+    gpu::record(*k, p, arrays, {}, t);
+    FAIL("record mode ran a kernel in clusters");
+  } catch (const std::exception& e) {
+    CHECK(std::string(e.what()).find("thread block clusters") != std::string::npos);
+    CHECK(std::string(e.what()).find('\n') == std::string::npos);
+  }
+  gpu::detail::DeviceArrays d(*k, p);
+  CHECK_THROWS_WITH_AS(gpu::detail::counts_runner(*k, p, d, analysis::DramModel{})->launch(),
+                       doctest::Contains("emulated device"), std::exception);
 }
 
 namespace {

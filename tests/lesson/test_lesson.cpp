@@ -280,6 +280,8 @@ TEST_CASE("the bundled hopper lesson: a TMA box's bytes, the ring's depth, the 1
   // of 4 lanes × 8 bytes: 8 whole sectors.
   CHECK(has(h, "tc_wgmma B copy_bytes = 32768 bytes"));
   CHECK(has(h, "tc_wgmma store coalescing = coalesced"));
+  // tc_wgmma_cluster: rank 0's B box (256 rows of 128 bytes) lands in rank 1 as well.
+  CHECK(has(h, "tc_wgmma_cluster B multicast_bytes = 32768 bytes"));
 }
 
 // ---- answers computed from traces ------------------------------------------------------
