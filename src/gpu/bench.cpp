@@ -185,6 +185,11 @@ void time_counters(const catalog::KernelInfo& k, Runner& plain, BenchRow& row,
 void time_instrumented(const catalog::KernelInfo& k, const catalog::Params& p, DeviceArrays& dev, Runner& plain,
                        int min_runs, const BenchOptions& opt, BenchRow& row,
                        const std::function<void(const std::string&)>& say) {
+  if (catalog::launch_cluster(k, p) > 1) {  // refused by both modes (launch.cuh): nothing to time
+    row.note = "no instrumented times: the GPU's record and counts modes do not run a kernel in clusters";
+    time_counters(k, plain, row, say);
+    return;
+  }
   try {
     if (say) say("timing " + k.id + " instrumented (record mode, blocks 0-3; counts mode, whole grid)");
     CaptureOptions ropt;

@@ -250,7 +250,7 @@ std::string bench_text(const BenchResult& r) {
         t += "\n" + pad("kernel", 34) + pad("size", 10, true) + pad("ms", 11, true) +
              (sgemm ? pad("GFLOP/s", 10, true) + pad(hgemm ? "%HGEMM" : "%cuBLAS", 9, true)
                     : pad("GB/s", 10, true) + pad("%copy", 9, true)) +
-             pad("raw", 8, true) + pad("rec", 7, true) + pad("counts", 8, true) + pad("hw", 7, true) + "  check\n";
+             pad("raw", 8, true) + pad("rec", 9, true) + pad("counts", 9, true) + pad("hw", 9, true) + "  check\n";
         any = true;
       }
       std::string name = w.kernel + (w.variant.empty() ? "" : " " + w.variant);
@@ -265,11 +265,11 @@ std::string bench_text(const BenchResult& r) {
       else
         t += pad(fmt("%.0f", w.gbs), 10, true) + pad(fmt("%.1f%%", w.pct_copy), 9, true);
       t += pad(w.raw_ratio > 0 ? fmt("%.3f", w.raw_ratio) : std::string("-"), 8, true);
-      t += pad(w.record_ratio > 0 ? fmt("%.2fx", w.record_ratio) : std::string("-"), 7, true);
-      t += pad(w.counts_ratio > 0 ? fmt("%.2fx", w.counts_ratio) : std::string("-"), 8, true);
-      t += pad(w.counters_ratio > 0 ? fmt("%.2fx", w.counters_ratio) : std::string("-"), 7, true);
+      t += pad(w.record_ratio > 0 ? fmt("%.2fx", w.record_ratio) : std::string("-"), 9, true);
+      t += pad(w.counts_ratio > 0 ? fmt("%.2fx", w.counts_ratio) : std::string("-"), 9, true);
+      t += pad(w.counters_ratio > 0 ? fmt("%.2fx", w.counters_ratio) : std::string("-"), 9, true);
       t += "  " + (w.checked_against.rfind("cuBLAS", 0) == 0 ? fmt("%.1e vs cuBLAS", w.max_rel_error) : std::string("exact vs CPU")) +
-           (w.error.empty() ? "" : "  (" + w.error + ")") + "\n";
+           (w.error.empty() ? "" : "  (" + w.error + ")") + (w.note.empty() ? "" : "  (" + w.note + ")") + "\n";
     }
     return t;
   };
