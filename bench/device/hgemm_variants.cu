@@ -912,16 +912,17 @@ __global__ void __launch_bounds__(K::kThreadsBound, 1)
   ws::gpu::kernel_body<K, ws::gpu::PlainCtx>(args);
 }
 
-// The catalog's wgmma rung (kernels/wgmma.h) as warpscope's plain launch makes it: its maps
-// in global memory, with the L2 promotion given (the catalog's runtime asks for 128 bytes).
-// persistent: a grid of at most 132 blocks (one an SM of an H200, as the entry launches it),
-// else one block a tile.
-template <int BN, int STAGES>
+// The catalog's wgmma rungs (kernels/wgmma.h) as warpscope's plain launch makes them: the
+// maps in global memory, with the L2 promotion given (the catalog's runtime asks for 256
+// bytes). persistent: a row of at most 132 blocks (one an SM of an H200, as the entries
+// launch it), else one block a tile. CLUSTER 2: tc_wgmma_cluster, launched in clusters of 2
+// (cudaLaunchKernelEx), its grid a row in both cases.
+template <int BN, int STAGES, int CLUSTER = 1>
 static void run_catalog_wgmma(Bench& b, const char* name, int group, CUtensorMapL2promotion promotion,
                               bool persistent = true) {
-  using K = ws::kernels::TcWgmma<BN, STAGES>;
+  using K = ws::kernels::TcWgmma<BN, STAGES, CLUSTER>;
   using T = ws::Tma2D<const half>;
-  if (b.N % BN || b.N % K::BM) {
+  if (b.N % BN || b.N % (CLUSTER * K::BM)) {
     printf("%-46s skipped: N=%d is not a multiple of the tile\n", name, b.N);
     return;
   }
@@ -933,41 +934,19 @@ static void run_catalog_wgmma(Bench& b, const char* name, int group, CUtensorMap
   const T ma{&dev[0], {b.A, 0}, b.N, b.N, K::BM, 64, 128}, mb{&dev[1], {b.B, 0}, b.N, b.N, BN, 64, 128};
   auto k = &catalog_wgmma_entry<K>;
   const int tiles = (b.N / BN) * (b.N / K::BM);
-  const dim3 grid = persistent ? dim3(unsigned(std::min(132, tiles))) : dim3(unsigned(b.N / BN), unsigned(b.N / K::BM));
-  run_kernel(b, name, reinterpret_cast<const void*>(k), K::THREADS, K::SHARED_BYTES,
-             [&] { k<<<grid, K::THREADS, K::SHARED_BYTES>>>(ma, mb, b.C, b.N, group); });
-  cudaFree(dev);
-}
-// The catalog's cluster rung (tc_wgmma_cluster) as warpscope's plain launch makes it: a row
-// of at most 132 blocks in clusters of 2 (cudaLaunchKernelEx), maps as above.
-template <int BN, int STAGES>
-static void run_catalog_wgmma_cluster(Bench& b, const char* name, int group, int blocks = 132) {
-  using K = ws::kernels::TcWgmma<BN, STAGES, 2>;
-  using T = ws::Tma2D<const half>;
-  if (b.N % BN || b.N % (2 * K::BM)) {
-    printf("%-46s skipped: N=%d is not a multiple of the pair of tiles\n", name, b.N);
-    return;
-  }
-  CUtensorMap host[2];
-  if (!make_map(&host[0], b.A, b.N, b.N, K::BM, CU_TENSOR_MAP_L2_PROMOTION_L2_256B) ||
-      !make_map(&host[1], b.B, b.N, b.N, BN, CU_TENSOR_MAP_L2_PROMOTION_L2_256B)) return;
-  CUtensorMap* dev = nullptr;
-  CK(cudaMalloc(&dev, sizeof host));
-  CK(cudaMemcpy(dev, host, sizeof host, cudaMemcpyHostToDevice));
-  const T ma{&dev[0], {b.A, 0}, b.N, b.N, K::BM, 64, 128}, mb{&dev[1], {b.B, 0}, b.N, b.N, BN, 64, 128};
-  auto k = &catalog_wgmma_entry<K>;
-  const int tiles = (b.N / BN) * (b.N / K::BM);
   cudaLaunchAttribute cluster[1];
   cluster[0].id = cudaLaunchAttributeClusterDimension;
-  cluster[0].val.clusterDim.x = 2;
+  cluster[0].val.clusterDim.x = CLUSTER;
   cluster[0].val.clusterDim.y = 1;
   cluster[0].val.clusterDim.z = 1;
   cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(unsigned(blocks ? std::min(blocks, tiles) : tiles));
+  cfg.gridDim = persistent ? dim3(unsigned(std::min(132, tiles)))
+                : CLUSTER > 1 ? dim3(unsigned(tiles))
+                              : dim3(unsigned(b.N / BN), unsigned(b.N / K::BM));
   cfg.blockDim = dim3(K::THREADS);
   cfg.dynamicSmemBytes = K::SHARED_BYTES;
   cfg.attrs = cluster;
-  cfg.numAttrs = 1;
+  cfg.numAttrs = CLUSTER > 1 ? 1 : 0;
   run_kernel(b, name, reinterpret_cast<const void*>(k), K::THREADS, K::SHARED_BYTES,
              [&] { CK(cudaLaunchKernelEx(&cfg, k, ma, mb, b.C, b.N, group)); });
   cudaFree(dev);
@@ -1083,9 +1062,9 @@ static void bench(int N) {
   run_catalog_wgmma<256, 4>(b, "c11 catalog tc_wgmma group=1", 1, L2_256);
   run_catalog_wgmma<256, 3>(b, "c12 catalog tc_wgmma stages=3", 8, L2_256);
   run_catalog_wgmma<128, 4>(b, "c13 catalog tc_wgmma bn=128", 8, L2_256);
-  run_catalog_wgmma_cluster<256, 4>(b, "c14 catalog tc_wgmma_cluster (2x1, B mc)", 8);
-  run_catalog_wgmma_cluster<256, 4>(b, "c15 catalog tc_wgmma_cluster grid=0", 8, 0);
-  run_catalog_wgmma_cluster<256, 4>(b, "c16 catalog tc_wgmma_cluster group=16", 16);
+  run_catalog_wgmma<256, 4, 2>(b, "c14 catalog tc_wgmma_cluster (2x1, B mc)", 8, L2_256);
+  run_catalog_wgmma<256, 4, 2>(b, "c15 catalog tc_wgmma_cluster grid=0", 8, L2_256, false);
+  run_catalog_wgmma<256, 4, 2>(b, "c16 catalog tc_wgmma_cluster group=16", 16, L2_256);
 #endif
 
   cudaEventDestroy(b.e0);

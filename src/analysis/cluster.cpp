@@ -17,6 +17,19 @@ trace::Dim3 dims_of(const trace::Launch& l) {
   return c;
 }
 
+// The bulk copies among a site's records of one CTA, given as (warp, seq): a program's copy
+// is one seq (its records share it); a catalog kernel's box is a run of consecutive seqs of
+// its warp (one record for each 32 of its 16-byte pieces, nothing recorded between them).
+uint64_t instructions(const std::set<std::pair<uint32_t, uint32_t>>& copies) {
+  uint64_t n = 0;
+  std::pair<uint32_t, uint32_t> last{~0u, ~0u};
+  for (const auto& c : copies) {
+    if (c.first != last.first || c.second != last.second + 1) ++n;
+    last = c;
+  }
+  return n;
+}
+
 }  // namespace
 
 uint32_t cluster_rank(const trace::Launch& l, uint32_t block) {
@@ -29,6 +42,7 @@ uint32_t cluster_index(const trace::Launch& l, uint32_t block) {
   const uint32_t nx = g.x / c.x, ny = g.y / c.y;
   return b.x / c.x + nx * (b.y / c.y + ny * (b.z / c.z));
 }
+
 
 Cluster cluster_of(const trace::Trace& t, uint32_t block, uint64_t step) {
   Cluster out;
@@ -105,7 +119,7 @@ Cluster cluster_of(const trace::Trace& t, uint32_t block, uint64_t step) {
       for (const auto& [key, copies] : issued) {
         const trace::Site& s = t.sites[key.first];
         const bool same = s.partner == write_site || (s.file == w.file && s.line == w.line && s.column == w.column);
-        if (key.second == rk && same) n += copies.size();
+        if (key.second == rk && same) n += instructions(copies);
       }
       return n;
     };

@@ -262,6 +262,7 @@ TEST_CASE("tc_wgmma_cluster: two CTAs run together, rank 0's one request for B l
   CHECK(c.fanouts[0].from == std::vector<uint32_t>{0});
   CHECK(c.fanouts[0].to == 1);
   CHECK(c.fanouts[0].bytes == 32 * 32768u);
+  CHECK(c.fanouts[0].copies == 32);  // one box a k tile: 4 pairs of tiles × 8 k tiles
   // The pipeline view draws the boxes a CTA asked for: rank 0's ring has its 4 stages of A
   // and of B, each filled 8 times; rank 1's, the A stages alone (its B stages' boxes are
   // rank 0's, drawn as the fan-out in the cluster view).

@@ -203,7 +203,7 @@ TEST_CASE("the tensor-core ladder is a percentage of cuBLAS HGEMM, not of SGEMM"
   CHECK(l.ref_value == 500000);
   CHECK(l.ref_size == "4096³");
   CHECK(l.size == "4096³ HGEMM");
-  REQUIRE(l.rows.size() == 5);  // the family's kernels only (tc_mma_tuned, tc_wgmma untimed here), not matmul_tiled
+  REQUIRE(l.rows.size() == 6);  // the family's kernels only (tc_mma_tuned, tc_wgmma, tc_wgmma_cluster untimed here), not matmul_tiled
   CHECK(l.rows[1].kernel->id == "tc_mma_swizzled");
   CHECK(l.rows[1].here);
   CHECK(l.rows[1].pct == 30);
@@ -222,9 +222,9 @@ TEST_CASE("the tensor-core ladder is a percentage of cuBLAS HGEMM, not of SGEMM"
   const ui::TimingLadder h = ui::timing_ladder(bundled, "tc_mma_swizzled", {});
   CHECK(h.compute);
   CHECK(h.ref == "cuBLAS HGEMM");
-  // Five rungs (tc_wgmma untimed in that run), the tuned one also with its two timed
-  // settings (warps=8, group=1).
-  REQUIRE(h.rows.size() == 7);
+  // Six rungs (tc_wgmma and tc_wgmma_cluster untimed in that run), the tuned one also with
+  // its two timed settings (warps=8, group=1).
+  REQUIRE(h.rows.size() == 8);
   CHECK(h.rows[2].pct > h.rows[0].pct);  // pipelined ahead of plain
   // The rebuilt tuned rung, timed in the same run: more than twice the pipelined rung.
   int tuned = 0;

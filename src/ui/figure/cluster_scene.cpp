@@ -144,7 +144,11 @@ class ClusterDrawing {
       keys_.clear();
       key_h_ = 0;
     }
-    gap_x_ = cols_ > 1 ? std::clamp(size_.x * 0.22f, least_gap, 320.0f) : 0;
+    // Two CTAs side by side (the common cluster): a wider gap, so that the words of the
+    // arrows between them fit on one line.
+    gap_x_ = cols_ > 2 ? std::clamp(size_.x * 0.22f, least_gap, 320.0f)
+             : cols_ == 2 ? std::clamp(size_.x * 0.4f, least_gap, 640.0f)
+                          : 0;
     bw_ = std::clamp((size_.x - gap_x_ * float(cols_ - 1)) / float(cols_), least_box * 0.6f, 220.0f);
     bh_ = std::clamp((room_h - list_room - gap_y_ * float(rows_ - 1)) / float(rows_), ui + small_ + 10, 100.0f);
     for (const analysis::ClusterLink& k : c_.links)
