@@ -114,8 +114,16 @@ const Backend* gpu_backend() { return nullptr; }
 #endif
 
 // Picks the backend for `name`; `note` says what happened when "auto" had to fall back.
-const Backend& choose(const std::string& name, std::string& device, std::string& note) {
+// `clusters`: a kernel launched in thread block clusters, which only the emulator records
+// (the GPU's record mode refuses it in one line).
+const Backend& choose(const std::string& name, bool clusters, std::string& device, std::string& note) {
   const Backend* gpu = gpu_backend();
+  if (name == "auto" && clusters && gpu && !gpu->device().empty()) {
+    note = "a kernel in thread block clusters: recorded with the CPU emulator (the GPU's record mode does not run "
+           "clusters yet)";
+    device = kEmulator.device();
+    return kEmulator;
+  }
   if (name == "gpu" || name == "auto") {
     if (gpu) {
       device = gpu->device();
@@ -246,7 +254,7 @@ Capture capture(const ResolvedLaunch& req) {
   Capture res;
   res.params = req.params;
   std::string device;
-  const Backend& backend = choose(req.backend, device, res.note);
+  const Backend& backend = choose(req.backend, catalog::launch_cluster(*k, res.params) > 1, device, res.note);
   if (!req.note.empty()) res.note = req.note + (res.note.empty() ? "" : "; " + res.note);
   const uint64_t max_records = fit_in_memory(*k, res.params, req.blocks.empty(), req.max_records);
 
