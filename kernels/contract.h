@@ -49,6 +49,8 @@
 //                                          // (+2: the k16 step j starts 32 bytes further)
 //   ctx.wgmma_commit();                    // the products since the last commit: a group
 //   ctx.template wgmma_wait<1>(d);         // all but the newest group are done
+//   ctx.template setmaxnreg_dec<40>();     // this warpgroup's registers a thread, from here
+//   ctx.template setmaxnreg_inc<232>();    // on: fewer (given back) or more (taken)
 // The plain GPU context compiles each to its instruction; the instrumented contexts and
 // the emulator record them (an ldmatrix as one shared 16-byte-a-lane load of its rows, a
 // copy as its global read at issue and its shared write when it lands — for a TMA box, when

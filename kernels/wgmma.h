@@ -24,7 +24,10 @@
 //              arrivals, its own 8 consumer warps' and rank 1's, which arrive on both
 //              CTAs' barriers. A cluster barrier after the set-up (both CTAs' mbarriers
 //              exist before either multicasts or arrives) and at the end (neither CTA
-//              leaves while the other may still write to it).
+//              leaves while the other may still write to it). Its warpgroups also trade
+//              registers (setmaxnreg): a block starts with 168 a thread (65,536 / 384, in
+//              eights); the producer keeps 40 and the consumers take 232, as CUTLASS's
+//              warp-specialized kernels do.
 //
 // A descriptor names a K-major tile under the 128-byte swizzle (the layout the TMA writes):
 // its start address, and 1024 bytes from one group of 8 rows to the next. Each row of a
@@ -87,6 +90,9 @@ struct TcWgmma {
     // phase run on from one tile of C to the next, so the producer fills the next tile's
     // stages while the consumers store the last one.
     if (wg == 0) {  // the producer warpgroup: warp 0 feeds the ring, warps 1-3 have nothing to do
+      // In clusters, the rung also moves registers between its warpgroups: the producer
+      // needs few, and gives all but 40 a thread back for the consumers to take.
+      if constexpr (CLUSTER > 1) ctx.template setmaxnreg_dec<40>();
       if (t < 32)
         for (int tile = first, k = 0; tile < tiles; tile += step) {
           int by = tile / gx, bx = tile % gx;
@@ -108,6 +114,7 @@ struct TcWgmma {
     }
 
     const int rows = (wg - 1) * 64;  // this consumer warpgroup's rows of the tile
+    if constexpr (CLUSTER > 1) ctx.template setmaxnreg_inc<232>();  // 40·128 + 232·256 ≤ 65,536
     // A stage is given back to this CTA's producer, and in a cluster to rank 0's, which
     // multicast into it.
     auto release = [&](int s) {

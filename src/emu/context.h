@@ -88,6 +88,9 @@ uint64_t wgmma_desc(const void* tile, uint32_t key, uint32_t off);
 void wgmma(float* d, uint32_t n, uint64_t da, uint64_t db, uint32_t line);
 void wgmma_commit(uint32_t line);
 void wgmma_wait(uint32_t n, uint32_t line);
+// setmaxnreg (contract.h), warpgroup-wide: an event of the warp with the new count (24 to
+// 256, a multiple of 8); the CPU has no register file to move.
+void setmaxnreg(uint32_t n, uint32_t line);
 
 // Where the wrappers send a lane's access: the running thread's log. An out-of-bounds
 // access throws, so the wrappers never see a refused one.
@@ -224,6 +227,14 @@ struct Ctx {
     emu::wgmma(d, uint32_t(2 * R), da, db, line);
   }
   void wgmma_commit(uint32_t line = __builtin_LINE()) const { emu::wgmma_commit(line); }
+  template <int N>
+  void setmaxnreg_dec(uint32_t line = __builtin_LINE()) const {
+    emu::setmaxnreg(uint32_t(N), line);
+  }
+  template <int N>
+  void setmaxnreg_inc(uint32_t line = __builtin_LINE()) const {
+    emu::setmaxnreg(uint32_t(N), line);
+  }
   template <int N, int R>
   void wgmma_wait(float (&)[R], uint32_t line = __builtin_LINE()) const {
     emu::wgmma_wait(uint32_t(N), line);

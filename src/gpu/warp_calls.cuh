@@ -209,6 +209,15 @@ template <int N>
 __device__ __forceinline__ void wgmma_wait() {
   WS_WGMMA("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
 }
+// setmaxnreg (sm_90a): the warpgroup's registers a thread from here on, fewer or more.
+template <bool INC, int N>
+__device__ __forceinline__ void setmaxnreg() {
+  static_assert(N >= 24 && N <= 256 && N % 8 == 0, "setmaxnreg takes 24 to 256 registers, a multiple of 8");
+  if constexpr (INC)
+    WS_WGMMA("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
+  else
+    WS_WGMMA("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N));
+}
 // The accumulators as the asynchronous product sees them: no read or write of them moves
 // across a fence, commit or wait.
 template <int R>
@@ -319,6 +328,14 @@ struct PlainTma {
   __device__ __forceinline__ void wgmma_wait(float (&d)[R]) const {
     ptx_op::wgmma_wait<N>();
     ptx_op::wgmma_hold(d);
+  }
+  template <int N>
+  __device__ __forceinline__ void setmaxnreg_dec() const {
+    ptx_op::setmaxnreg<false, N>();
+  }
+  template <int N>
+  __device__ __forceinline__ void setmaxnreg_inc() const {
+    ptx_op::setmaxnreg<true, N>();
   }
 };
 
@@ -532,6 +549,18 @@ class WarpCalls {
     self().converge();
     ptx_op::PlainTma{}.template wgmma_wait<N>(d);
     self().event(trace::event_key(line, uint32_t(trace::Form::Wait)), uint32_t(N));
+  }
+  template <int N>
+  __device__ __forceinline__ void setmaxnreg_dec(uint32_t line = __builtin_LINE()) const {
+    self().converge();
+    ptx_op::setmaxnreg<false, N>();
+    self().event(trace::event_key(line, uint32_t(trace::Form::Registers)), uint32_t(N));
+  }
+  template <int N>
+  __device__ __forceinline__ void setmaxnreg_inc(uint32_t line = __builtin_LINE()) const {
+    self().converge();
+    ptx_op::setmaxnreg<true, N>();
+    self().event(trace::event_key(line, uint32_t(trace::Form::Registers)), uint32_t(N));
   }
   // The writes of the boxes this lane asked for, recorded at its next mbarrier wait
   // and, for the last ones of a producer, at its end.

@@ -83,6 +83,7 @@ enum class Metric {
   CopyBytes,      // bytes one bulk (TMA) copy instruction moves: every record of its issue
   StagesFit,      // copies of the focused bulk copy's size that fit in 227 KiB of shared memory
   MulticastBytes, // bytes a multicast bulk copy landed in the cluster's other CTAs, unasked by them
+  RegistersGiven, // registers the focused warp's warpgroup gives back with setmaxnreg.dec
   Coalescing,     // choice: coalesced / uncoalesced / n/a (shared memory)
   BankConflict,   // choice: conflict-free / bank conflict / n/a (global memory)
 };

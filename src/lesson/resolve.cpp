@@ -33,6 +33,9 @@ const std::vector<MetricInfo>& metrics() {
       {Metric::StagesFit, "stages_fit", "copies of the focused bulk copy's size that fit in 227 KiB of shared memory", {}, 0},
       {Metric::MulticastBytes, "multicast_bytes",
        "bytes the focused bulk copy landed in the cluster's other CTAs (a multicast), which did not ask for them", {}, 0},
+      {Metric::RegistersGiven, "registers_given",
+       "registers the focused warp's warpgroup gives back with setmaxnreg.dec: (registers a thread at launch - its "
+       "new count) x 128 threads", {}, 0},
       {Metric::Coalescing, "coalescing", "choice: coalesced (sectors = ideal), uncoalesced, or n/a for shared memory",
        {"coalesced", "uncoalesced", "n/a"}, 0},
       {Metric::BankConflict, "bank_conflict", "choice: conflict-free (1-way), bank conflict, or n/a for global memory",
@@ -152,6 +155,15 @@ double value(Metric m, const Facts& f, const std::string& where) {
         if (fo.line == f.site->line && std::find(fo.from.begin(), fo.from.end(), rank) != fo.from.end()) to.insert(fo.to);
       return double(to.size() * f.copy_bytes);
     }
+    case Metric::RegistersGiven: {
+      const uint32_t at_launch = trace::registers_at_launch(f.t->launch().block.count());
+      for (const trace::Event& e : f.t->events)
+        if (e.launch == f.r->launch && e.block == f.r->block && e.warp == f.r->warp &&
+            f.t->event_sites.at(e.site).form == trace::Form::Registers && e.arg < at_launch)
+          return double(uint64_t(at_launch - e.arg) * 128);
+      throw LessonError(where + ": 'registers_given' is about a warpgroup's setmaxnreg.dec, but warp " +
+                        std::to_string(f.r->warp) + " of the focused request runs none");
+    }
     case Metric::Coalescing:
     case Metric::BankConflict: break;
   }
@@ -176,6 +188,7 @@ std::string value_text(Metric m, double v) {
     case Metric::CopyBytes: return counted(v, "byte", "bytes");
     case Metric::StagesFit: return counted(v, "stage", "stages");
     case Metric::MulticastBytes: return counted(v, "byte", "bytes");
+    case Metric::RegistersGiven: return counted(v, "register", "registers");
     default: return num(v);
   }
 }
@@ -394,6 +407,14 @@ Resolved resolve_step(const Step& step, const trace::Trace& t) {
         r.why = warp_text + " runs this access " + std::to_string(f.requests) + " time" + (f.requests == 1 ? "" : "s") +
                 " (line " + std::to_string(f.site->line) + ", " + f.array + " " + trace::to_string(f.site->op) + ")";
       if (m == Metric::CopyBytes || m == Metric::StagesFit || m == Metric::MulticastBytes) r.why = copy_why(m, f, r.answer.value);
+      if (m == Metric::RegistersGiven) {
+        const uint64_t threads = f.t->launch().block.count();
+        const uint32_t at_launch = trace::registers_at_launch(threads);
+        r.why = "65,536 registers / " + std::to_string(threads) + " threads = " + std::to_string(at_launch) +
+                " a thread at launch (in eights); setmaxnreg.dec keeps " +
+                std::to_string(at_launch - uint32_t(r.answer.value) / 128) + ", so each of the warpgroup's 128 threads gives " +
+                std::to_string(uint32_t(r.answer.value) / 128) + " back";
+      }
     }
   }
   if (!step.after.empty()) r.after = fill(step.after, r, f, where);
@@ -428,6 +449,9 @@ std::string where_to_look(Metric m) {
     case Metric::StagesFit: return "divide 227 KiB (232,448 bytes) by the bytes one copy brings, and round down";
     case Metric::MulticastBytes:
       return "count the other CTAs of the cluster the box lands in (the multicast's mask), and the bytes each receives";
+    case Metric::RegistersGiven:
+      return "share the SM's 65,536 registers among the block's threads (in eights) for the count at launch, subtract "
+             "the setmaxnreg.dec count, and multiply by the warpgroup's 128 threads";
     case Metric::Coalescing:
       return "look at how far apart consecutive lanes' addresses are, and which memory the array lives in";
     case Metric::BankConflict:

@@ -133,6 +133,10 @@ uint32_t Builder::event_site(uint32_t key, uint32_t arg) {
   if (s.form == Form::Mma)
     s.instruction = arg ? "wgmma.mma_async.sync.aligned.m64n" + std::to_string(arg) + "k16.f32.f16.f16"
                         : "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32";
+  // ctx.setmaxnreg_dec / _inc: fewer or more registers than the thread had at launch.
+  if (s.form == Form::Registers)
+    s.instruction = std::string("setmaxnreg.") + (arg < registers_at_launch(launch().block.count()) ? "dec" : "inc") +
+                    ".sync.aligned.u32";
   if (!t_->files.empty()) {
     s.column = index_column(t_->files[0].text, s.line, std::string());
     s.code = source_line(t_->files[0].text, s.line);

@@ -45,6 +45,7 @@ const char* to_string(Form f) {
     case Form::Commit: return "commit";
     case Form::Wait: return "wait";
     case Form::Phase: return "phase";
+    case Form::Registers: return "registers";
   }
   return "?";
 }

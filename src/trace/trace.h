@@ -3,6 +3,7 @@
 // the access sites and one record per warp-level memory instruction. Depends on nothing
 // else in warpscope. Backends fill it through trace::Builder (builder.h).
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -94,7 +95,8 @@ constexpr uint8_t kAtomicPathCount = 3;
 //     the box, each "lane" a 16-byte piece of it; the write lands at the mbarrier wait.
 // Event forms (sites of Trace::event_sites only, no memory): Mma (mma.sync / wmma.mma, the
 // fragments it consumed), Commit (cp.async.commit_group), Wait (cp.async.wait_group/_all,
-// an mbarrier wait).
+// an mbarrier wait), Registers (setmaxnreg: a warpgroup's registers a thread, the new count
+// in the event's argument).
 enum class Form : uint8_t {
   Plain = 0,
   Matrix = 1,
@@ -106,8 +108,17 @@ enum class Form : uint8_t {
   Commit = 7,
   Wait = 8,
   Phase = 9,  // an mbarrier's phase completing: its arrivals in and its transaction bytes landed
+  Registers = 10,  // setmaxnreg: the warpgroup's registers a thread from here on
 };
-constexpr uint8_t kFormCount = 10;
+constexpr uint8_t kFormCount = 11;
+// The registers a thread of a block of `threads` threads has at launch when the block has
+// the SM's 65,536 alone (one block an SM, as a kernel that moves registers between its
+// warpgroups with setmaxnreg is launched): the register file shared by its warps, in units
+// of 8 (384 threads: 168).
+constexpr uint32_t registers_at_launch(uint64_t threads) {
+  const uint64_t lanes = (threads + 31) / 32 * 32;
+  return lanes ? uint32_t(std::min<uint64_t>(65536 / lanes / 8 * 8, 256)) : 0;
+}
 const char* to_string(Form f);
 // A form a record of memory may have (the event forms are not).
 inline bool is_memory_form(Form f) { return uint8_t(f) <= uint8_t(Form::BulkWrite); }

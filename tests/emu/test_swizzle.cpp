@@ -263,6 +263,17 @@ TEST_CASE("tc_wgmma_cluster: two CTAs run together, rank 0's one request for B l
   CHECK(c.fanouts[0].to == 1);
   CHECK(c.fanouts[0].bytes == 32 * 32768u);
   CHECK(c.fanouts[0].copies == 32);  // one box a k tile: 4 pairs of tiles × 8 k tiles
+  // setmaxnreg, once a warp: warps 0-3 keep 40 registers a thread, warps 4-11 take 232.
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<uint32_t>> regs;  // (block, warp) -> counts
+  for (const trace::Event& e : r.t.events)
+    if (r.t.event_sites.at(e.site).form == trace::Form::Registers) regs[{e.block, e.warp}].push_back(e.arg);
+  CHECK(regs.size() == 24);
+  for (const auto& [bw, counts] : regs) CHECK(counts == std::vector<uint32_t>{bw.second < 4 ? 40u : 232u});
+  CHECK(trace::registers_at_launch(384) == 168);
+  for (const trace::Site& s : r.t.event_sites)
+    if (s.form == trace::Form::Registers)
+      CHECK(s.instruction == (s.code.find("dec") != std::string::npos ? "setmaxnreg.dec.sync.aligned.u32"
+                                                                       : "setmaxnreg.inc.sync.aligned.u32"));
   // The pipeline view draws the boxes a CTA asked for: rank 0's ring has its 4 stages of A
   // and of B, each filled 8 times; rank 1's, the A stages alone (its B stages' boxes are
   // rank 0's, drawn as the fan-out in the cluster view).

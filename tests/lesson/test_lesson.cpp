@@ -282,6 +282,8 @@ TEST_CASE("the bundled hopper lesson: a TMA box's bytes, the ring's depth, the 1
   CHECK(has(h, "tc_wgmma store coalescing = coalesced"));
   // tc_wgmma_cluster: rank 0's B box (256 rows of 128 bytes) lands in rank 1 as well.
   CHECK(has(h, "tc_wgmma_cluster B multicast_bytes = 32768 bytes"));
+  // Its producer warpgroup keeps 40 of the 168 registers a thread (65,536 / 384 in eights).
+  CHECK(has(h, "tc_wgmma_cluster B registers_given = 16384 registers"));
 }
 
 // ---- answers computed from traces ------------------------------------------------------
