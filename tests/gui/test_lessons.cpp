@@ -165,6 +165,7 @@ std::vector<Unit> units_of(lesson::Metric m) {
     case M::CopyBytes:
     case M::MulticastBytes: return {{"byte", true}, {"b ", true}};
     case M::StagesFit: return {{"cop", true}, {"stage", true}, {"slot", true}};
+    case M::RegistersGiven: return {{"register", true}};
     default: return {};
   }
 }
