@@ -107,7 +107,7 @@ Cluster cluster_of(const trace::Trace& t, uint32_t block, uint64_t step) {
   // A rank whose copies of a bulk instruction landed without its having issued that
   // instruction received them from the ranks that did (a multicast).
   for (const auto& [key, bytes] : landed) {
-    const auto [write_site, rank] = key;
+    const uint32_t write_site = key.first, rank = key.second;
     // The instruction's read half: the bulk read site paired with this write site (a
     // catalog kernel's, whose halves name the call and its destination at two columns), or
     // at the same place (a program's, whose pairing is cleared for copies that land in
