@@ -38,14 +38,17 @@ struct tc_wgmma : TensorFamily {
     k.params.push_back({"grid", kOneAnSm, {0, 1, 2, 4, 8, kOneAnSm}, 0, 1024,
                         "blocks in the grid, each taking tile after tile of C with its ring running on "
                         "(132: one an SM of an H100 SXM or an H200, the persistent kernel); 0: one block a tile"});
-    k.check = [](const catalog::Params& p) -> std::string {
-      const int64_t tile = std::max<int64_t>(128, p["bn"]);
-      if (p.size() % tile == 0) return "";
-      return "tc_wgmma computes whole 128 × " + std::to_string(p["bn"]) + " tiles of C: the size must be a multiple of " +
-             std::to_string(tile) + ", got " + std::to_string(p.size()) + "; try " +
-             std::to_string((p.size() + tile - 1) / tile * tile);
-    };
+    k.check = [](const catalog::Params& p) { return whole_tiles(p, 1); };
     return k;
+  }
+  // "" when the size is whole 128 × bn tiles of C (in clusters of 2: whole pairs of them,
+  // one above the other), else why not, and the next size that is.
+  static std::string whole_tiles(const catalog::Params& p, int cluster) {
+    const int64_t tile = std::max<int64_t>(128 * cluster, p["bn"]);
+    if (p.size() % tile == 0) return "";
+    return std::string(cluster > 1 ? "tc_wgmma_cluster computes whole pairs of 128 × " : "tc_wgmma computes whole 128 × ") +
+           std::to_string(p["bn"]) + " tiles of C: the size must be a multiple of " + std::to_string(tile) + ", got " +
+           std::to_string(p.size()) + "; try " + std::to_string((p.size() + tile - 1) / tile * tile);
   }
   // The SMs of an H100 SXM or an H200: the persistent grid's blocks, one an SM.
   static constexpr int64_t kOneAnSm = 132;
@@ -107,14 +110,7 @@ struct tc_wgmma_cluster : tc_wgmma {
         q.help = "blocks in the grid, in clusters of 2, each cluster taking pair after pair of tiles of C "
                  "(132: one block an SM of an H100 SXM or an H200); 0: one block a tile";
       }
-    k.check = [](const catalog::Params& p) -> std::string {
-      const int64_t tile = std::max<int64_t>(256, p["bn"]);
-      if (p["grid"] % 2) return "tc_wgmma_cluster runs in clusters of 2 blocks: the grid must be even";
-      if (p.size() % tile == 0) return "";
-      return "tc_wgmma_cluster computes whole pairs of 128 × " + std::to_string(p["bn"]) +
-             " tiles of C: the size must be a multiple of " + std::to_string(tile) + ", got " +
-             std::to_string(p.size()) + "; try " + std::to_string((p.size() + tile - 1) / tile * tile);
-    };
+    k.check = [](const catalog::Params& p) { return whole_tiles(p, 2); };  // (every allowed grid is even)
     return k;
   }
   // A row of p["grid"] blocks (even, no more than C has tiles), or one a tile (grid 0).

@@ -10,13 +10,6 @@ namespace ws::analysis {
 
 namespace {
 
-// A launch's cluster shape, whole clusters only (else none: every CTA its own cluster).
-trace::Dim3 dims_of(const trace::Launch& l) {
-  const trace::Dim3 c = l.cluster, g = l.grid;
-  if (!c.x || !c.y || !c.z || g.x % c.x || g.y % c.y || g.z % c.z) return {};
-  return c;
-}
-
 // The bulk copies among a site's records of one CTA, given as (warp, seq): a program's copy
 // is one seq (its records share it); a catalog kernel's box is a run of consecutive seqs of
 // its warp (one record for each 32 of its 16-byte pieces, nothing recorded between them).
@@ -33,12 +26,12 @@ uint64_t instructions(const std::set<std::pair<uint32_t, uint32_t>>& copies) {
 }  // namespace
 
 uint32_t cluster_rank(const trace::Launch& l, uint32_t block) {
-  const trace::Dim3 c = dims_of(l), b = l.block_coords(block);
+  const trace::Dim3 c = l.cluster_dims(), b = l.block_coords(block);
   return b.x % c.x + c.x * (b.y % c.y + c.y * (b.z % c.z));
 }
 
 uint32_t cluster_index(const trace::Launch& l, uint32_t block) {
-  const trace::Dim3 c = dims_of(l), b = l.block_coords(block), g = l.grid;
+  const trace::Dim3 c = l.cluster_dims(), b = l.block_coords(block), g = l.grid;
   const uint32_t nx = g.x / c.x, ny = g.y / c.y;
   return b.x / c.x + nx * (b.y / c.y + ny * (b.z / c.z));
 }
@@ -47,18 +40,15 @@ uint32_t cluster_index(const trace::Launch& l, uint32_t block) {
 Cluster cluster_of(const trace::Trace& t, uint32_t block, uint64_t step) {
   Cluster out;
   const trace::Launch& l = t.launch();
-  const trace::Dim3 c = dims_of(l), g = l.grid;
+  const trace::Dim3 c = l.cluster_dims(), g = l.grid;
   out.dims = c;
   out.clusters = uint32_t((g.x / c.x) * (g.y / c.y) * (g.z / c.z));
   out.index = cluster_index(l, block);
-  // The cluster's CTAs: its corner block, then rank by rank.
-  const trace::Dim3 b = l.block_coords(block);
-  const uint32_t x0 = b.x / c.x * c.x, y0 = b.y / c.y * c.y, z0 = b.z / c.z * c.z;
+  // The cluster's CTAs, rank by rank.
   const std::set<uint32_t> recorded(l.blocks.begin(), l.blocks.end());
   std::map<uint32_t, uint32_t> rank_of;  // block -> rank, for this cluster's blocks
-  for (uint32_t r = 0; r < c.count(); ++r) {
-    const uint32_t x = x0 + r % c.x, y = y0 + (r / c.x) % c.y, z = z0 + r / (c.x * c.y);
-    const uint32_t id = x + g.x * (y + g.y * z);
+  for (const uint32_t id : l.cluster_blocks(block)) {
+    const uint32_t r = uint32_t(out.ctas.size());
     out.ctas.push_back({r, id, recorded.count(id) > 0});
     rank_of[id] = r;
   }

@@ -9,7 +9,14 @@
 
 namespace ws::emu {
 
-// ---- mbarriers and TMA ------------------------------------------------------------------
+uint32_t lane_of_thread() {
+  return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % trace::kWarpSize;
+}
+
+void record_boxes(Thread& th) {
+  for (const BoxWrite& w : th.boxes) current_log->push(w.key, w.off);
+  th.boxes.clear();
+}
 
 namespace {
 
@@ -36,16 +43,8 @@ struct Mbar {
   }
 };
 
-}  // namespace
-
-uint32_t lane_of_thread() {
-  return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % trace::kWarpSize;
-}
-
 // The mbarrier operand of a call: 8 aligned bytes of a shared array, initialized unless
 // `init`.
-namespace {
-
 Mbar mbar_operand(const char* what, const void* bar, uint32_t key, uint32_t off, bool init = false) {
   check_operand(what, key, off, 8, trace::Space::Shared);
   const Mbar b = Mbar::at(bar);
@@ -54,15 +53,6 @@ Mbar mbar_operand(const char* what, const void* bar, uint32_t key, uint32_t off,
                       ": an mbarrier not initialized (mbarrier_init first, then a barrier) (" + where() + ")");
   return b;
 }
-
-}  // namespace
-
-void record_boxes(Thread& th) {
-  for (const BoxWrite& w : th.boxes) current_log->push(w.key, w.off);
-  th.boxes.clear();
-}
-
-namespace {
 
 // Stores b's new state; a phase whose arrivals and bytes are all in completes: its boxes land.
 void mbar_update(void* bar, Mbar b) {
@@ -112,27 +102,27 @@ trace::TmaBox2D checked_box(const char* what, uint32_t line, const TmaArgs& map,
   return box;
 }
 
-}  // namespace
-
-void mbarrier_init(void* bar, uint32_t key, uint32_t off, uint32_t count) {
-  lane_thread();
-  Mbar b = mbar_operand("mbarrier_init", bar, key, off, true);
-  if (count == 0 || count >= (1u << 20))
-    throw KernelError("mbarrier_init at kernel line " + std::to_string(trace::key_line(key)) + ": a count of " +
-                      std::to_string(count) + " (1 to 2^20 - 1)");
-  if (lane_of_thread() != 0) return;
-  b = Mbar{count, count, 0, 0};
-  b.store(bar);
-  ++g_machine->mbar_changes;
-}
-
-namespace {
 // Where `p`, in the running thread's block's shared memory, is in the shared memory of the
 // cluster's CTA `rank` (mapa).
 template <class P>
 P* in_cta(P* p, uint32_t rank) {
   Machine::Impl* m = g_machine;
   return reinterpret_cast<P*>(m->arenas[rank] + (reinterpret_cast<const char*>(p) - m->arena));
+}
+
+// " in CTA rank r" where r is another CTA of the running thread's cluster, else "".
+std::string of_cta(uint32_t rank) {
+  return rank == lane_thread().cta ? "" : " in CTA rank " + std::to_string(rank);
+}
+
+// The mbarrier at `target` in the shared memory of CTA `rank` (in_cta), which must be
+// initialized; `at` starts the line that refuses it.
+Mbar mbar_of_cta(const std::string& at, const void* target, uint32_t rank) {
+  const Mbar b = Mbar::at(target);
+  if (b.expected == 0)
+    throw KernelError(at + "an mbarrier not initialized (mbarrier_init first, then a barrier)" + of_cta(rank) + " (" +
+                      where() + ")");
+  return b;
 }
 
 // An arrival (expecting `bytes` more) on the mbarrier at bar's place in CTA `rank`'s shared
@@ -146,41 +136,13 @@ void arrive(const char* what, void* bar, uint32_t key, uint32_t off, uint32_t by
                       " (" + where() + ")");
   if (lane_of_thread() != 0) return;
   void* target = in_cta(bar, rank);
-  Mbar b = Mbar::at(target);
-  if (b.expected == 0 || b.pending == 0)
-    throw KernelError(at + (b.expected == 0 ? "an mbarrier not initialized (mbarrier_init first, then a barrier)"
-                                            : "more arrivals than the mbarrier expects in a phase") +
-                      (rank == lane_thread().cta ? "" : " in CTA rank " + std::to_string(rank)) + " (" + where() + ")");
+  Mbar b = mbar_of_cta(at, target, rank);
+  if (b.pending == 0)
+    throw KernelError(at + "more arrivals than the mbarrier expects in a phase" + of_cta(rank) + " (" + where() + ")");
   b.tx += bytes;
   --b.pending;
   mbar_update(target, b);
 }
-}  // namespace
-
-void mbarrier_arrive_expect_tx(void* bar, uint32_t key, uint32_t off, uint32_t bytes) {
-  arrive(bytes ? "mbarrier_arrive_expect_tx" : "mbarrier_arrive", bar, key, off, bytes, lane_thread().cta);
-}
-
-void mbarrier_arrive_cluster(void* bar, uint32_t key, uint32_t off, uint32_t rank) {
-  lane_thread();
-  arrive("mbarrier_arrive_cluster", bar, key, off, 0, rank);
-}
-
-void mbarrier_wait(void* bar, uint32_t key, uint32_t off, uint32_t parity) {
-  Thread& th = lane_thread();
-  mbar_operand("mbarrier_wait", bar, key, off);
-  // The lane's boxes are recorded as it comes to the wait, before the warps that run while it
-  // waits (a producer's boxes, before the consumers' products that read them).
-  record_boxes(th);
-  // Every lane stops at a wait at least once, so that a warp's lanes go on from it together.
-  for (bool first = true; first || Mbar::at(bar).phase == (parity & 1u); first = false) {
-    th.at_mbar = true;
-    th.fiber.yield();
-    th.at_mbar = false;
-  }
-}
-
-namespace {
 
 // A TMA load of the box at (x, y) into the same tile and mbarrier of each CTA of `mask` (bit
 // r: rank r of the cluster; the running CTA's own bit alone for a load that is no
@@ -220,16 +182,48 @@ void tma_copy(const char* what, void* dst, uint32_t dst_key, uint32_t dst_off, c
   for (uint32_t r = 0; r < ranks; ++r) {
     if (!(mask >> r & 1u)) continue;
     void* b = in_cta(bar, r);
-    Mbar mb = Mbar::at(b);
-    if (mb.expected == 0)
-      throw KernelError(std::string(what) + " at kernel line " + std::to_string(line) + ": the mbarrier of CTA rank " +
-                        std::to_string(r) + " is not initialized (initialize, then a cluster barrier) (" + where() + ")");
+    Mbar mb = mbar_of_cta(std::string(what) + " at kernel line " + std::to_string(line) + ": ", b, r);
     mb.tx -= bytes;
     mbar_update(b, mb);
   }
 }
 
 }  // namespace
+
+void mbarrier_init(void* bar, uint32_t key, uint32_t off, uint32_t count) {
+  lane_thread();
+  Mbar b = mbar_operand("mbarrier_init", bar, key, off, true);
+  if (count == 0 || count >= (1u << 20))
+    throw KernelError("mbarrier_init at kernel line " + std::to_string(trace::key_line(key)) + ": a count of " +
+                      std::to_string(count) + " (1 to 2^20 - 1)");
+  if (lane_of_thread() != 0) return;
+  b = Mbar{count, count, 0, 0};
+  b.store(bar);
+  ++g_machine->mbar_changes;
+}
+
+void mbarrier_arrive_expect_tx(void* bar, uint32_t key, uint32_t off, uint32_t bytes) {
+  arrive(bytes ? "mbarrier_arrive_expect_tx" : "mbarrier_arrive", bar, key, off, bytes, lane_thread().cta);
+}
+
+void mbarrier_arrive_cluster(void* bar, uint32_t key, uint32_t off, uint32_t rank) {
+  lane_thread();
+  arrive("mbarrier_arrive_cluster", bar, key, off, 0, rank);
+}
+
+void mbarrier_wait(void* bar, uint32_t key, uint32_t off, uint32_t parity) {
+  Thread& th = lane_thread();
+  mbar_operand("mbarrier_wait", bar, key, off);
+  // The lane's boxes are recorded as it comes to the wait, before the warps that run while it
+  // waits (a producer's boxes, before the consumers' products that read them).
+  record_boxes(th);
+  // Every lane stops at a wait at least once, so that a warp's lanes go on from it together.
+  for (bool first = true; first || Mbar::at(bar).phase == (parity & 1u); first = false) {
+    th.at_mbar = true;
+    th.fiber.yield();
+    th.at_mbar = false;
+  }
+}
 
 void tma_load(void* dst, uint32_t dst_key, uint32_t dst_off, const TmaArgs& map, int x, int y, void* bar,
               uint32_t bar_key, uint32_t bar_off, uint32_t line) {
@@ -244,7 +238,6 @@ void tma_load_multicast(void* dst, uint32_t dst_key, uint32_t dst_off, const Tma
 uint32_t cluster_rank() { return lane_thread().cta; }
 
 void cluster_sync() { barrier(); }
-
 
 void tma_store(const TmaArgs& map, int x, int y, const void* src, uint32_t src_key, uint32_t src_off, uint32_t line) {
   Thread& th = lane_thread();
@@ -287,6 +280,5 @@ void tma_store_wait(uint32_t n, uint32_t line) {
   th.stores.resize(kept);
   current_log->push(trace::event_key(line, uint32_t(trace::Form::Wait)), n);
 }
-
 
 }  // namespace ws::emu

@@ -62,6 +62,7 @@ struct Machine::Impl {
 
   // Block state (the state of the blocks of a cluster, run together).
   std::vector<uint32_t> ctas;       // the blocks run together (linear ids), by rank in their cluster
+  std::vector<uint3> cta_index;     // their blockIdx
   uint32_t threads_per_block = 0;
   std::vector<size_t> decl_offset;  // per declaration index, offset in the arena
   size_t arena_used = 0;
@@ -83,7 +84,7 @@ struct Machine::Impl {
     out->launch().dropped_records = mark_dropped;
   }
 
-  void run_block(const trace::Dim3& grid, const trace::Dim3& block);
+  void run_block(const trace::Dim3& block);
   void enter(Thread* th, const trace::Dim3& block);
   void run_warp(uint32_t first, int nlanes, const trace::Dim3& block, bool waiting_only = false);
   void run_round(uint32_t n, uint32_t warps, const trace::Dim3& block, uint32_t epoch, std::vector<uint32_t>& seq,

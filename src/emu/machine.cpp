@@ -99,7 +99,7 @@ void meet(Thread& th) {
 void ldmatrix(uint32_t* r, uint32_t matrices, bool trans, const void* row, uint32_t key, uint32_t off) {
   Thread& th = lane_thread();
   const uint32_t line = trace::key_line(key);
-  const uint32_t lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % trace::kWarpSize;
+  const uint32_t lane = lane_of_thread();
   const uint32_t k = trace::with_form(trace::make_key(line, trace::key_buffer(key), uint32_t(trace::Op::Load), 16),
                                      uint32_t(trace::Form::Matrix));
   if (lane < 8 * matrices) {  // .x1 and .x2 take their rows from the first 8 and 16 lanes
@@ -265,9 +265,14 @@ void Machine::Impl::merge_warp(Thread* const* lanes, int nlanes, uint32_t block,
 
 // Runs the blocks of `ctas` together: one block, or the CTAs of a thread block cluster,
 // whose threads meet at cluster barriers and reach each other's shared memory.
-void Machine::Impl::run_block(const trace::Dim3& grid, const trace::Dim3& block) {
+void Machine::Impl::run_block(const trace::Dim3& block) {
   const uint32_t linear = ctas[0];
-  blockIdx = uint3{linear % grid.x, (linear / grid.x) % grid.y, linear / (grid.x * grid.y)};
+  cta_index.clear();
+  for (uint32_t c : ctas) {
+    const trace::Dim3 b = out->launch().block_coords(c);
+    cta_index.push_back(uint3{b.x, b.y, b.z});
+  }
+  blockIdx = cta_index[0];
   const uint32_t n = uint32_t(block.count()), all = n * uint32_t(ctas.size());
   const uint32_t warps = (n + trace::kWarpSize - 1) / trace::kWarpSize;
   threads_per_block = n;
@@ -367,10 +372,9 @@ void Machine::Impl::run_round(uint32_t n, uint32_t warps, const trace::Dim3& blo
 
 // The running thread becomes th: its index, its block's, its log, its block's shared memory.
 void Machine::Impl::enter(Thread* th, const trace::Dim3& block) {
-  const uint32_t t = th->index, b = ctas[th->cta];
-  const trace::Dim3 grid{gridDim.x, gridDim.y, gridDim.z};
+  const uint32_t t = th->index;
   threadIdx = uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
-  blockIdx = uint3{b % grid.x, (b / grid.x) % grid.y, b / (grid.x * grid.y)};
+  blockIdx = cta_index[th->cta];
   current_log = &th->log;
   cur = th;
   arena = arenas[th->cta];
@@ -534,15 +538,9 @@ uint64_t Machine::run(uint32_t dynamic_shared_bytes, void (*thread_fn)(void*), v
   uint64_t run_blocks = 0;
   for (size_t i = 0; i < order.size(); ++i) {
     if (ran[order[i]]) continue;
-    const uint32_t b = order[i], bx = b % grid.x, by = (b / grid.x) % grid.y, bz = b / (grid.x * grid.y);
-    m.ctas.clear();
-    for (uint32_t r = 0; r < per; ++r) {
-      const uint32_t x = bx / cl.x * cl.x + r % cl.x, y = by / cl.y * cl.y + (r / cl.x) % cl.y,
-                     z = bz / cl.z * cl.z + r / (cl.x * cl.y);
-      m.ctas.push_back(x + grid.x * (y + grid.y * z));
-      ran[m.ctas.back()] = true;
-    }
-    m.run_block(grid, block);
+    m.ctas = out.launch().cluster_blocks(order[i]);
+    for (uint32_t c : m.ctas) ran[c] = true;
+    m.run_block(block);
     for (uint32_t c : m.ctas) out.block_done(c);
     run_blocks += per;
     // After the first block, the rest of the launch is predictable: refuse early rather

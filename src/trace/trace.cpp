@@ -75,6 +75,23 @@ Dim3 Launch::block_coords(uint32_t linear) const {
   return c;
 }
 
+Dim3 Launch::cluster_dims() const {
+  const Dim3 c = cluster;
+  if (!c.x || !c.y || !c.z || grid.x % c.x || grid.y % c.y || grid.z % c.z) return {};
+  return c;
+}
+
+std::vector<uint32_t> Launch::cluster_blocks(uint32_t block) const {
+  const Dim3 c = cluster_dims(), b = block_coords(block);
+  const uint32_t x0 = b.x / c.x * c.x, y0 = b.y / c.y * c.y, z0 = b.z / c.z * c.z;
+  std::vector<uint32_t> out;
+  for (uint32_t r = 0; r < c.count(); ++r) {
+    const uint32_t x = x0 + r % c.x, y = y0 + (r / c.x) % c.y, z = z0 + r / (c.x * c.y);
+    out.push_back(x + grid.x * (y + grid.y * z));
+  }
+  return out;
+}
+
 const Launch& Trace::launch() const {
   static const Launch none;
   return launches.empty() ? none : launches.front();

@@ -235,6 +235,10 @@ struct Launch {
   bool operator==(const Launch&) const = default;
   // Block coordinates of a linear block id.
   Dim3 block_coords(uint32_t linear) const;
+  // The thread block cluster's shape, whole clusters only (else 1 × 1 × 1: every CTA its
+  // own cluster), and the linear ids of `block`'s cluster by rank (x fastest).
+  Dim3 cluster_dims() const;
+  std::vector<uint32_t> cluster_blocks(uint32_t block) const;
 };
 
 // What recorded a trace, where and when.
