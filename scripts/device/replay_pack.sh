@@ -6,15 +6,17 @@
 # catalog kernel and of every program of tests/programs and examples/ with their launches'
 # times — packed as OUT_DIR/pack.tgz in assets/replay's own layout, the logs as
 # OUT_DIR/logs.tgz.
-#   scripts/device/replay_pack.sh build|measure|all [OUT_DIR]
+#   scripts/device/replay_pack.sh build|bench|traces|measure|all [OUT_DIR]
 # `build` configures and builds BUILD (default build-device-src; the published kernels from
 # PUBLISHED_DIR, default .sources/, when SGEMM_CUDA and xGeMM are there), `measure` runs
-# what the pack holds with that build: two steps, so that each fits one bounded call.
+# what the pack holds with that build. Where one call is bounded (10 minutes), `measure`
+# is run as its two halves, `bench` (OUT_DIR/bench.json) and then `traces` (OUT_DIR/pack.tgz
+# without bench.json), at once one after the other on the same machine.
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
 what=${1:-all}
-case $what in build|measure|all) ;; *) echo "usage: scripts/device/replay_pack.sh build|measure|all [OUT_DIR]" >&2; exit 2 ;; esac
+case $what in build|bench|traces|measure|all) ;; *) echo "usage: scripts/device/replay_pack.sh build|bench|traces|measure|all [OUT_DIR]" >&2; exit 2 ;; esac
 OUT_DIR=${2:-${OUT:-build-device/out}}
 BUILD=${BUILD:-build-device-src}
 mkdir -p "$OUT_DIR/logs"
@@ -36,16 +38,24 @@ if [ "$what" = build ] || [ "$what" = all ]; then
   [ $rc -eq 0 ] || { tail -30 "$L/build.txt"; exit 1; }
 fi
 
-if [ "$what" = measure ] || [ "$what" = all ]; then
-  P=$OUT_DIR/pack
-  mkdir -p "$P/sass/catalog"
-  W=$BUILD/warpscope
-  TOOL=$(ls "$BUILD/tests/ws_gpu_tool" "$BUILD/ws_gpu_tool" 2>/dev/null | head -1)
+W=$BUILD/warpscope
+P=$OUT_DIR/pack
+if [ "$what" = bench ] || [ "$what" = measure ] || [ "$what" = all ]; then
+  mkdir -p "$P"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv >"$L/env.txt" 2>&1
   # Every timing in one run: each ladder against the reference measured beside it.
   t0=$(date +%s)
-  timeout 420 "$W" bench --seconds "${BENCH_SECONDS:-0.4}" --out "$P/bench.json" >"$L/bench.txt" 2>"$L/bench.err"
+  timeout 570 "$W" bench --seconds "${BENCH_SECONDS:-0.4}" --out "$P/bench.json" >"$L/bench.txt" 2>"$L/bench.err"
   echo "bench: rc=$?, $(( $(date +%s) - t0 )) s"
+  if [ "$what" = bench ]; then
+    cp "$P/bench.json" "$L"/bench.txt "$L"/bench.err "$L"/env.txt "$OUT_DIR/" 2>/dev/null
+    rm -rf "$P" "$L"
+  fi
+fi
+
+if [ "$what" = traces ] || [ "$what" = measure ] || [ "$what" = all ]; then
+  mkdir -p "$P/sass/catalog"
+  TOOL=$(ls "$BUILD/tests/ws_gpu_tool" "$BUILD/ws_gpu_tool" 2>/dev/null | head -1)
   # The GPU traces of the catalog at teaching size (every block, the instrumented kernel).
   for spec in "transpose_tiled --size 64" "transpose_tiled --size 64 --set pad=1" "matmul_tiled --size 64" \
               "matmul_coarse2d_vec --size 128" "copy --size 4096" "copy --size 4096 --set vec=4" \
