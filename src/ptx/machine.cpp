@@ -431,6 +431,23 @@ bool deterministic(const Kernel& k) {
   return true;
 }
 
+bool writes_no_memory(const Kernel& k) {
+  if (!k.linked.empty()) return false;
+  for (const Insn& in : k.code) {
+    switch (kind_of(in.op)) {
+      case Kind::Alu: case Kind::Move: case Kind::Nothing: continue;
+      default: break;
+    }
+    switch (in.op) {
+      case Opc::Ld: case Opc::Bra: case Opc::Ret: case Opc::Exit: case Opc::Bar: case Opc::Shfl: case Opc::Vote:
+      case Opc::Activemask: case Opc::Redux: case Opc::Match: case Opc::Elect: continue;
+      case Opc::St: if (in.space == Space::Shared || in.space == Space::Local) continue; return false;
+      default: return false;
+    }
+  }
+  return true;
+}
+
 uint64_t Device::free_memory() {
   const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;

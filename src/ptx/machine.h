@@ -113,6 +113,13 @@ struct KernelLaunch {
 // (.reqnctapercluster), else 1x1x1.
 trace::Dim3 launch_cluster(const Kernel& k, const KernelLaunch& a);
 
+// Whether a launch of `k` can leave nothing that the host or a later launch would see:
+// every instruction computes, branches, waits at a barrier, reads memory, or writes only
+// the block's own shared or local memory (no global or generic store, no atomic, no copy,
+// no call). Such a kernel, waiting in a loop for host memory to change (a latch the host
+// sets after launching it), may run at the host's next synchronisation instead.
+bool writes_no_memory(const Kernel& k);
+
 // Why a launch's clusters cannot be (a grid that is not whole clusters, a cluster of more
 // than 16 CTAs, a cooperative launch with clusters); "" when they can.
 std::string cluster_problem(const KernelLaunch& a);

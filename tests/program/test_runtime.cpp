@@ -163,3 +163,16 @@ TEST_CASE("the emulated cuBLAS, cuBLASLt, cuRAND and driver API export every sta
   REQUIRE(bool(generate));
   CHECK(generate() == 204);
 }
+
+TEST_CASE("host_latch.cu: a gate kernel waiting for the host's latch holds its stream's work until the host synchronizes") {
+  if (!can_run()) return;
+  const program::Result r = run_program("host_latch.cu");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("no error, 0 wrong, 2 host functions") != std::string::npos);
+  // Said once, naming the kernel; every launch ran, the gates first in each round.
+  CHECK(count(r.output, "gate reads host memory and writes none") == 1);
+  REQUIRE(r.trace.launches.size() == 6);
+  for (size_t i : {0, 2, 4}) CHECK(r.trace.launches[i].kernel.find("gate") != std::string::npos);
+  for (size_t i : {1, 3, 5}) CHECK(r.trace.launches[i].kernel.find("scale") != std::string::npos);
+}

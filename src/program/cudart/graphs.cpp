@@ -297,6 +297,7 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
   if (!exec) return fail(cudaErrorInvalidValue);
   if (capturing(stream)) return unsupported("cudaGraphLaunch into a stream being captured");
   if (sticky_error() != cudaSuccess) return fail(sticky_error());
+  run_held();  // a graph's nodes run now, after the work held before them
   for (const Node& n : reinterpret_cast<Exec*>(exec)->order) {
     const cudaError_t e = run_node(n);
     if (e != cudaSuccess) return e;

@@ -1,7 +1,8 @@
 // src/program/cudart/graphs.h — CUDA graphs on the emulated device: a graph's nodes (a
 // kernel, a copy, a memset, a host function, an empty node) with their dependencies, run
 // in an order that honours every edge; and stream capture, which records a stream's work
-// as such nodes instead of running it. Work on a stream otherwise runs when it is issued.
+// as such nodes instead of running it. Work on a stream otherwise runs when it is issued,
+// unless work is held for the host's next synchronisation (holding() below).
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -49,5 +50,20 @@ cudaError_t capture(cudaStream_t stream, std::unique_ptr<Node> n);
 cudaError_t capture_launch(const void* func, dim3 grid, dim3 block, void** args, size_t shared, cudaStream_t stream);
 // An event recorded on a capturing stream: a stream that waits for it joins the capture.
 cudaError_t capture_event(cudaEvent_t event, cudaStream_t stream);
+
+// Work held for the host's next synchronisation. A launch on a stream the program created,
+// of a kernel that writes no memory (ptx::writes_no_memory) and is given a pointer to host
+// memory, is held: on a GPU it would run beside the host, which may still write that memory
+// (a latch it sets after issuing the launch and more work behind it), while the emulated
+// device runs a launch to its end when it runs it. Until the held work runs, every
+// asynchronous launch, copy, memset and host function joins it, in the order issued (an
+// order every stream's own is part of); whatever waits for the device (a synchronisation,
+// a synchronous copy, a query, a free, the program's end) runs it first. Work nothing
+// joins (a cooperative or cluster launch, a 2D or symbol copy) runs it first too.
+bool holding();
+// Adds `n` to the held work.
+cudaError_t hold(std::unique_ptr<Node> n);
+// Runs the held work in the order it was issued; the first error it met.
+cudaError_t run_held();
 
 }  // namespace ws::program

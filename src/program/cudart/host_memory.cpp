@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "program/cudart/graphs.h"
 #include "program/cudart/shim.h"
 #include "program/program.h"
 #include "ptx/machine.h"
@@ -56,6 +57,7 @@ cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int flags) {
 
 cudaError_t cudaFreeHost(void* ptr) {
   WS_API_LOCK;
+  program::run_held();
   if (!ptr) return cudaSuccess;
   if (!program::device().free(reinterpret_cast<uintptr_t>(ptr))) return program::fail(cudaErrorInvalidValue);
   std::free(ptr);
@@ -73,6 +75,7 @@ cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int) {
 // The memory stays the program's: only the device's view of it ends.
 cudaError_t cudaHostUnregister(void* ptr) {
   WS_API_LOCK;
+  program::run_held();
   return program::device().free(reinterpret_cast<uintptr_t>(ptr)) ? cudaSuccess
                                                                    : program::fail(cudaErrorHostMemoryNotRegistered);
 }

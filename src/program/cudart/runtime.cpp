@@ -281,7 +281,10 @@ void start_watchdog() {
 }
 
 struct Flush {
-  ~Flush() { ws::program::write_trace_now(); }
+  ~Flush() {
+    ws::program::run_held();
+    ws::program::write_trace_now();
+  }
 } flush_at_exit;
 }  // namespace
 
@@ -295,7 +298,10 @@ void** __cudaRegisterFatBinary(void* fatCubin) {
   return &handle;
 }
 void __cudaRegisterFatBinaryEnd(void**) {}
-void __cudaUnregisterFatBinary(void**) { ws::program::write_trace_now(); }
+void __cudaUnregisterFatBinary(void**) {
+  ws::program::run_held();  // work the program never waited for runs at its end
+  ws::program::write_trace_now();
+}
 char __cudaInitModule(void**) { return 1; }
 
 void __cudaRegisterFunction(void**, const char* hostFun, char*, const char* deviceName, int, uint3*, uint3*, dim3*,
@@ -343,6 +349,31 @@ cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void
 
 }  // extern "C"
 
+// graphs.h's rule for holding a launch until the host's next synchronisation: a stream the
+// program created, a kernel that writes no memory, a pointer to host memory (page-locked or
+// managed: an array the device adopted at the host's address) among its arguments.
+static bool to_hold(const ptx::Kernel& k, void** args, cudaStream_t stream) {
+  if (!stream || stream == cudaStreamLegacy || stream == cudaStreamPerThread || !ptx::writes_no_memory(k)) return false;
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    if (k.params[i].bytes != 8) continue;
+    uint64_t v = 0;
+    std::memcpy(&v, args[i], 8);
+    const bool device_range = v >= ptx::kGlobalBase && v < ptx::kSharedWindow;
+    if (v && !device_range && !st().dev.owner(v).empty()) return true;
+  }
+  return false;
+}
+
+static cudaError_t hold_launch(const ptx::Kernel& k, const void* func, dim3 grid, dim3 block, void** args, size_t shared) {
+  static std::set<std::string> told;
+  if (!ws::program::holding() && told.insert(k.name).second)
+    say(ptx::kernel_name(k.name) + " reads host memory and writes none: its launch, and the work issued after it, "
+        "run when the host next waits for the device (a GPU runs them beside the host, which may still change that memory)");
+  auto n = std::make_unique<ws::program::Node>();
+  if (!ws::program::kernel_node(*n, func, grid, block, args, shared)) return ret(cudaErrorInvalidDeviceFunction);
+  return ws::program::hold(std::move(n));
+}
+
 cudaError_t ws::program::launch_kernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
                                        cudaStream_t stream, bool cooperative, dim3 cluster) {
   WS_API_LOCK;
@@ -364,6 +395,9 @@ cudaError_t ws::program::launch_kernel(const void* func, dim3 gridDim, dim3 bloc
   if (uint64_t(blockDim.x) * blockDim.y * blockDim.z > 1024 || !blockDim.x || !blockDim.y || !blockDim.z)
     return ret(cudaErrorInvalidConfiguration);
   if (!gridDim.x || !gridDim.y || !gridDim.z) return ret(cudaErrorInvalidConfiguration);
+  if (!cooperative && cluster.x * cluster.y * cluster.z <= 1 && (ws::program::holding() || to_hold(*k, args, stream)))
+    return hold_launch(*k, func, gridDim, blockDim, args, sharedMem);
+  ws::program::run_held();  // work that cannot join the held work runs after it
   if (sharedMem > ptx::kMaxSharedPerBlock - std::min(k->static_shared, ptx::kMaxSharedPerBlock)) {
     say("a launch of " + ptx::kernel_name(k->name) + " asks for " + std::to_string(sharedMem) +
         " bytes of dynamic shared memory: with its " + std::to_string(k->static_shared) +
@@ -501,6 +535,7 @@ cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int) {
 
 cudaError_t cudaFree(void* devPtr) {
   WS_API_LOCK;
+  ws::program::run_held();
   State& s = st();
   if (!devPtr) return cudaSuccess;
   const uint64_t a = reinterpret_cast<uintptr_t>(devPtr);
@@ -519,6 +554,7 @@ static bool on_device(const void* p) {
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
   WS_API_LOCK;
+  ws::program::run_held();
   State& s = st();
   if (s.sticky != cudaSuccess) return ret(s.sticky);
   if (!count) return cudaSuccess;
@@ -557,6 +593,7 @@ cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t 
 }
 cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
   WS_API_LOCK;
+  ws::program::run_held();
   if (!st().dev.memset(reinterpret_cast<uintptr_t>(devPtr), value, count)) return ret(cudaErrorInvalidValue);
   return cudaSuccess;
 }
@@ -571,6 +608,7 @@ static uint64_t symbol_address(const void* symbol, size_t* size) {
 
 cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset, enum cudaMemcpyKind kind) {
   WS_API_LOCK;
+  ws::program::run_held();
   size_t size = 0;
   const uint64_t a = symbol_address(symbol, &size);
   if (!a || offset + count > size) return ret(cudaErrorInvalidSymbol);
@@ -580,6 +618,7 @@ cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count
 }
 cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset, enum cudaMemcpyKind kind) {
   WS_API_LOCK;
+  ws::program::run_held();
   size_t size = 0;
   const uint64_t a = symbol_address(symbol, &size);
   if (!a || offset + count > size) return ret(cudaErrorInvalidSymbol);
@@ -628,10 +667,19 @@ cudaError_t cudaPeekAtLastError(void) {
   WS_API_LOCK;
   return st().last;
 }
-cudaError_t cudaDeviceSynchronize(void) { return st().sticky; }
-cudaError_t cudaThreadSynchronize(void) { return st().sticky; }
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return st().sticky; }
-cudaError_t cudaDeviceReset(void) { return cudaSuccess; }
+// Waiting for the device runs the work held for it (graphs.h) first.
+static cudaError_t synchronize() {
+  WS_API_LOCK;
+  ws::program::run_held();
+  return st().sticky;
+}
+cudaError_t cudaDeviceSynchronize(void) { return synchronize(); }
+cudaError_t cudaThreadSynchronize(void) { return synchronize(); }
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return synchronize(); }
+cudaError_t cudaDeviceReset(void) {
+  synchronize();
+  return cudaSuccess;
+}
 
 const char* cudaGetErrorName(cudaError_t e) {
   switch (e) {
@@ -843,8 +891,11 @@ cudaError_t cudaStreamCreate(cudaStream_t* s) {
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int) { return cudaStreamCreate(s); }
 cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t* s, unsigned int, int) { return cudaStreamCreate(s); }
-// Work runs when it is issued: a stream is always done.
-cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
+// Work runs when it is issued, or (held work) when asked about: a stream is always done.
+cudaError_t cudaStreamQuery(cudaStream_t) {
+  synchronize();
+  return cudaSuccess;
+}
 
 cudaError_t cudaEventCreate(cudaEvent_t* e) {
   *e = static_cast<cudaEvent_t>(next_handle());
@@ -855,12 +906,16 @@ cudaError_t cudaEventDestroy(cudaEvent_t) { return cudaSuccess; }
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream) {
   WS_API_LOCK;
   if (ws::program::capturing(stream)) return ws::program::capture_event(e, stream);
+  ws::program::run_held();  // an event marks the end of the work before it
   State& s = st();
   s.events[e] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s.start).count();
   return cudaSuccess;
 }
-cudaError_t cudaEventSynchronize(cudaEvent_t) { return st().sticky; }
-cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventSynchronize(cudaEvent_t) { return synchronize(); }
+cudaError_t cudaEventQuery(cudaEvent_t) {
+  synchronize();
+  return cudaSuccess;
+}
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
   WS_API_LOCK;
   State& s = st();

@@ -1,7 +1,8 @@
 // src/program/cudart/streams.cpp — what a stream orders: asynchronous copies and memsets,
 // host functions and callbacks (run where they stand in the stream, which is now: work on
-// the emulated device runs when it is issued), events that other streams wait for, and
-// stream capture (graphs.h), during which all of it is recorded into a graph, not run.
+// the emulated device runs when it is issued, unless it joins work held for the host's
+// next synchronisation, graphs.h), events that other streams wait for, and stream capture
+// (graphs.h), during which all of it is recorded into a graph, not run.
 #include <cuda_runtime_api.h>
 
 #include <map>
@@ -25,6 +26,16 @@ Captures& caps() {
   return *c;
 }
 
+// The work held for the host's next synchronisation (graphs.h), in the order issued.
+struct Held {
+  std::vector<std::unique_ptr<Node>> nodes;
+  bool running = false;  // run_held is running it: what it issues runs now
+};
+Held& held() {
+  static Held* h = new Held;
+  return *h;
+}
+
 }  // namespace
 
 bool capturing(cudaStream_t stream) { return caps().of.count(stream) != 0; }
@@ -43,6 +54,28 @@ cudaError_t capture_launch(const void* func, dim3 grid, dim3 block, void** args,
   return capture(stream, std::move(n));
 }
 
+bool holding() { return !held().nodes.empty() && !held().running; }
+
+cudaError_t hold(std::unique_ptr<Node> n) {
+  WS_API_LOCK;
+  held().nodes.push_back(std::move(n));
+  return cudaSuccess;
+}
+
+cudaError_t run_held() {
+  WS_API_LOCK;
+  Held& h = held();
+  if (h.running || h.nodes.empty()) return cudaSuccess;
+  std::vector<std::unique_ptr<Node>> nodes = std::move(h.nodes);
+  h.nodes.clear();
+  h.running = true;
+  cudaError_t first = cudaSuccess;
+  for (const auto& n : nodes)
+    if (const cudaError_t e = run_node(*n); first == cudaSuccess) first = e;
+  h.running = false;
+  return first;
+}
+
 cudaError_t capture_event(cudaEvent_t event, cudaStream_t stream) {
   caps().events[event] = caps().of.at(stream);
   return cudaSuccess;
@@ -56,15 +89,15 @@ extern "C" {
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream) {
   WS_API_LOCK;
-  if (!capturing(stream)) return cudaMemcpy(dst, src, count, kind);
+  if (!capturing(stream) && !holding()) return cudaMemcpy(dst, src, count, kind);
   auto n = std::make_unique<Node>();
   copy_node(*n, dst, src, count, kind);
-  return capture(stream, std::move(n));
+  return capturing(stream) ? capture(stream, std::move(n)) : hold(std::move(n));
 }
 
 cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) {
   WS_API_LOCK;
-  if (!capturing(stream)) return cudaMemset(devPtr, value, count);
+  if (!capturing(stream) && !holding()) return cudaMemset(devPtr, value, count);
   auto n = std::make_unique<Node>();
   n->kind = Node::Kind::Memset;
   n->memset.dst = devPtr;
@@ -72,7 +105,7 @@ cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t 
   n->memset.elementSize = 1;
   n->memset.width = count;
   n->memset.height = 1;
-  return capture(stream, std::move(n));
+  return capturing(stream) ? capture(stream, std::move(n)) : hold(std::move(n));
 }
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData) {
@@ -83,6 +116,7 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userD
   n->fn = fn;
   n->user = userData;
   if (capturing(stream)) return capture(stream, std::move(n));
+  if (holding()) return hold(std::move(n));
   return run_node(*n);
 }
 
@@ -91,6 +125,7 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
   WS_API_LOCK;
   if (!callback || flags) return fail(cudaErrorInvalidValue);
   if (capturing(stream)) return fail(cudaErrorStreamCaptureUnsupported);
+  run_held();
   callback(stream, sticky_error(), userData);
   return cudaSuccess;
 }
