@@ -338,6 +338,9 @@ class Device {
       std::shared_ptr<const RedLog> log;
     };
     std::vector<Reduced> reduced;
+    // Host memory it touched (changed behind the device's back): base, its bytes as the
+    // launch left them.
+    std::vector<std::pair<uint64_t, std::vector<uint8_t>>> host;
   };
   // Whether launch `a` is alike the launch `r` keeps (kernel shape, parameters) and every
   // array that launch touched is as it left it: what a repeat and a candidate both ask.

@@ -3,6 +3,7 @@
 // one, and the record cap counted per launch.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <filesystem>
@@ -39,7 +40,8 @@ std::vector<uint8_t> pack(const ptx::Kernel& k, T... args) {
 
 // The reduction fixture over n values i % 7 - 3 on `threads` workers, every launch after the
 // first unrecorded: the total of `launches` launches into one counter (an atomic per block).
-// `fresh`: the input written again before each launch (the same bytes), so that each runs.
+// `fresh`: the input written again before each launch, turned by one value (other bytes, the
+// same total), so that each runs.
 long long reduce_total(uint32_t workers, int n, int launches, trace::Trace& t, bool fresh = true) {
   ptx::Device dev;
   dev.load(ptx::parse(fixture("reduce.ptx")));
@@ -53,7 +55,10 @@ long long reduce_total(uint32_t workers, int n, int launches, trace::Trace& t, b
   trace::Builder bld(t);
   const uint32_t threads = 128, blocks = uint32_t((n + threads * 2 - 1) / (threads * 2));
   for (int i = 0; i < launches; ++i) {
-    if (fresh) REQUIRE(dev.to_device(din, h.data(), uint64_t(n) * 4));
+    if (fresh) {
+      std::rotate(h.begin(), h.begin() + 1, h.end());
+      REQUIRE(dev.to_device(din, h.data(), uint64_t(n) * 4));
+    }
     dev.launch({k.name, {blocks, 1, 1}, {threads, 1, 1}, threads * 4, pack(k, din, dtot, n)}, bld);
   }
   int got = 0;
@@ -61,16 +66,29 @@ long long reduce_total(uint32_t workers, int n, int launches, trace::Trace& t, b
   return got;
 }
 
+// The vector-add fixture loaded, its first `recorded` launches recorded, and its inputs
+// for n = 1000 on the host: a = 0, 1, 2, ..., b = 2a, c all -1.
+struct VectorAdd {
+  static constexpr int n = 1000;
+  ptx::Device dev;
+  std::vector<float> a = std::vector<float>(n), b = std::vector<float>(n), c = std::vector<float>(n, -1);
+  explicit VectorAdd(uint32_t recorded) {
+    dev.load(ptx::parse(fixture("vector_add.ptx")));
+    dev.record_launches(recorded);
+    std::iota(a.begin(), a.end(), 0.0f);
+    for (int i = 0; i < n; ++i) b[size_t(i)] = 2.0f * float(i);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("a kernel's launches after its first few run unrecorded: listed with their figures, results exact") {
-  ptx::Device dev;
-  dev.load(ptx::parse(fixture("vector_add.ptx")));
-  dev.record_launches(2);
-  const int n = 1000;
-  std::vector<float> a(n), b(n), c(n, -1);
-  std::iota(a.begin(), a.end(), 0.0f);
-  for (int i = 0; i < n; ++i) b[size_t(i)] = 2.0f * float(i);
+  VectorAdd v(2);
+  ptx::Device& dev = v.dev;
+  const int n = VectorAdd::n;
+  std::vector<float>& a = v.a;
+  std::vector<float>& b = v.b;
+  std::vector<float>& c = v.c;
   const uint64_t da = dev.malloc(n * 4, "d_a"), db = dev.malloc(n * 4, "d_b"), dc = dev.malloc(n * 4, "d_c");
   REQUIRE(dev.to_device(da, a.data(), n * 4));
   REQUIRE(dev.to_device(db, b.data(), n * 4));
@@ -168,13 +186,12 @@ TEST_CASE("the record cap holds per launch: a first launch that fills it leaves 
 }
 
 TEST_CASE("a launch alike the last on bytes that did not change is not run again; any change runs it") {
-  ptx::Device dev;
-  dev.load(ptx::parse(fixture("vector_add.ptx")));
-  dev.record_launches(1);
-  const int n = 1000;
-  std::vector<float> a(n), b(n), c(n, -1);
-  std::iota(a.begin(), a.end(), 0.0f);
-  for (int i = 0; i < n; ++i) b[size_t(i)] = 2.0f * float(i);
+  VectorAdd v(1);
+  ptx::Device& dev = v.dev;
+  const int n = VectorAdd::n;
+  std::vector<float>& a = v.a;
+  std::vector<float>& b = v.b;
+  std::vector<float>& c = v.c;
   const uint64_t da = dev.malloc(n * 4, "d_a"), db = dev.malloc(n * 4, "d_b"), dc = dev.malloc(n * 4, "d_c");
   REQUIRE(dev.to_device(da, a.data(), n * 4));
   REQUIRE(dev.to_device(db, b.data(), n * 4));
@@ -216,6 +233,44 @@ TEST_CASE("a launch alike the last on bytes that did not change is not run again
   CHECK(back.launches[1].same_as == 1);
   CHECK(back.launches[6].same_as == 6);
   CHECK(back.launches[3].same_as == 0);
+}
+
+TEST_CASE("inputs copied again unchanged, and host memory as the last launch left it, let a launch alike it be counted") {
+  VectorAdd v(1);
+  ptx::Device& dev = v.dev;
+  const int n = VectorAdd::n;
+  std::vector<float>& a = v.a;
+  std::vector<float>& b = v.b;
+  std::vector<float>& c = v.c;
+  // a and c are the host's own memory (page-locked or managed), b the device's.
+  REQUIRE(dev.adopt(a.data(), n * 4, "h_a") != 0);
+  REQUIRE(dev.adopt(c.data(), n * 4, "h_c") != 0);
+  const uint64_t ha = uint64_t(reinterpret_cast<uintptr_t>(a.data())), hc = uint64_t(reinterpret_cast<uintptr_t>(c.data()));
+  const uint64_t db = dev.malloc(n * 4, "d_b");
+  REQUIRE(dev.to_device(db, b.data(), n * 4));
+  const ptx::Kernel& k = dev.module().kernels.at(0);
+  trace::Trace t;
+  trace::Builder bld(t);
+  auto launch = [&] { return dev.launch({k.name, {4, 1, 1}, {256, 1, 1}, 0, pack(k, ha, db, hc, n)}, bld); };
+  CHECK(launch() == 3 * n);  // 1
+  CHECK(c[7] == 21.0f);
+  CHECK(launch() == 0);      // 2: nothing changed
+  REQUIRE(dev.to_device(db, b.data(), n * 4));  // the same bytes copied again
+  CHECK(launch() == 0);      // 3
+  a[5] = 100;                // the host writes its input
+  CHECK(launch() == 3 * n);  // 4
+  CHECK(c[5] == 110.0f);
+  c[9] = -1;                 // the host writes the output in place
+  CHECK(launch() == 3 * n);  // 5
+  CHECK(c[9] == 27.0f);
+  b[3] = 0;                  // other bytes copied to the device
+  REQUIRE(dev.to_device(db, b.data(), n * 4));
+  CHECK(launch() == 3 * n);  // 6
+  CHECK(c[3] == 3.0f);
+  CHECK(launch() == 0);      // 7
+  REQUIRE(t.launches.size() == 7);
+  const uint32_t same_as[7] = {0, 1, 1, 0, 0, 0, 6};
+  for (size_t i = 0; i < 7; ++i) CHECK(t.launches[i].same_as == same_as[i]);
 }
 
 TEST_CASE("a launch that reads what it writes is skipped once a launch alike it left those bytes as it found them") {
