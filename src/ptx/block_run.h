@@ -350,6 +350,7 @@ class BlockRun {
   uint64_t wmma_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
   uint64_t mma_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);
   uint64_t wgmma_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);  // wgmma.cpp
+  uint64_t setmaxnreg_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec);  // wgmma.cpp
   void wgmma_share(const Insn& in, uint32_t w);
   void whole_warp(const Insn& in, uint32_t w, uint32_t exec);
   void fragment_in(const Operand& o, uint32_t w, int l, uint64_t* regs);

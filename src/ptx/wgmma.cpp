@@ -395,4 +395,16 @@ void BlockRun::wgmma_share(const Insn& in, uint32_t w) {
   }
 }
 
+// setmaxnreg.{inc,dec}.sync.aligned.u32 n: the warp's threads now own n registers each, a
+// warpgroup's budget moved between its producer and its consumers. Every register is kept
+// here, so only the trace changes: an event of the warp with n, the one the catalog's
+// ctx.setmaxnreg_dec / _inc make. A count the hardware cannot give is a fault.
+uint64_t BlockRun::setmaxnreg_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec) {
+  const int64_t n = in.o[0].imm;
+  if (in.o[0].kind != Operand::Imm || n < 24 || n > 256 || n % 8)
+    insn_fault(in, "the count must be a constant of 24 to 256 registers, a multiple of 8");
+  async_event(pc, in, w, exec, trace::Form::Registers, uint32_t(n));
+  return 0;
+}
+
 }  // namespace ws::ptx

@@ -346,3 +346,30 @@ TEST_CASE("mbarrier misuse faults in one line: before init, too many arrivals") 
                            "  mbarrier.arrive.shared.b64 %rd5, [%r2], 2;\n", 1, u),
                        doctest::Contains("more arrivals"), ptx::Fault);
 }
+
+TEST_CASE("setmaxnreg: each warp that runs it records an event with its new count; the values stay") {
+  trace::Trace t;
+  // Warps 0-3 (the producer warpgroup) give registers back, warps 4-7 take more.
+  const std::vector<uint32_t> r = run(R"(
+  mov.u32 %r2, 7;
+  setp.lt.u32 %p1, %r1, 128;
+  @%p1 bra PRODUCER;
+  setmaxnreg.inc.sync.aligned.u32 232;
+  bra.uni DONE;
+PRODUCER:
+  setmaxnreg.dec.sync.aligned.u32 40;
+DONE:
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r2;
+)", 256, t, 256);
+  for (uint32_t v : r) CHECK(v == 7u);
+  REQUIRE(t.events.size() == 8);
+  for (const trace::Event& e : t.events) {
+    INFO("warp " << e.warp);
+    CHECK(t.event_sites[e.site].form == trace::Form::Registers);
+    CHECK(e.active == 0xffffffffu);
+    CHECK(e.arg == (e.warp < 4 ? 40u : 232u));
+    CHECK(t.event_sites[e.site].instruction == (e.warp < 4 ? "setmaxnreg.dec.sync.aligned.u32" : "setmaxnreg.inc.sync.aligned.u32"));
+  }
+}
