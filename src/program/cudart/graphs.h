@@ -10,6 +10,10 @@
 #include <memory>
 #include <vector>
 
+namespace ws::ptx {
+struct Kernel;
+}
+
 namespace ws::program {
 
 // One node of a graph, its work kept by value (a kernel's argument bytes copied).
@@ -61,6 +65,10 @@ cudaError_t capture_event(cudaEvent_t event, cudaStream_t stream);
 // a synchronous copy, a query, a free, the program's end) runs it first. Work nothing
 // joins (a cooperative or cluster launch, a 2D or symbol copy) runs it first too.
 bool holding();
+// A launch of `k` the rule above holds, or any launch while work is held: added to the held
+// work (true, the call's error in `e`); false: it runs now.
+bool held_launch(const ptx::Kernel& k, const void* func, dim3 grid, dim3 block, void** args, size_t shared,
+                 cudaStream_t stream, cudaError_t& e);
 // Adds `n` to the held work.
 cudaError_t hold(std::unique_ptr<Node> n);
 // Runs the held work in the order it was issued; the first error it met.

@@ -67,8 +67,6 @@ struct State {
   uint64_t lane_accesses = 0;
   bool written = false;
   std::string out;
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  std::map<cudaEvent_t, double> events;       // event -> ms since start
   std::vector<std::string> names;             // the program's allocations, as its text names them
   bool names_read = false;
   bool problem_written = false;
@@ -349,31 +347,6 @@ cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void
 
 }  // extern "C"
 
-// graphs.h's rule for holding a launch until the host's next synchronisation: a stream the
-// program created, a kernel that writes no memory, a pointer to host memory (page-locked or
-// managed: an array the device adopted at the host's address) among its arguments.
-static bool to_hold(const ptx::Kernel& k, void** args, cudaStream_t stream) {
-  if (!stream || stream == cudaStreamLegacy || stream == cudaStreamPerThread || !ptx::writes_no_memory(k)) return false;
-  for (size_t i = 0; i < k.params.size(); ++i) {
-    if (k.params[i].bytes != 8) continue;
-    uint64_t v = 0;
-    std::memcpy(&v, args[i], 8);
-    const bool device_range = v >= ptx::kGlobalBase && v < ptx::kSharedWindow;
-    if (v && !device_range && !st().dev.owner(v).empty()) return true;
-  }
-  return false;
-}
-
-static cudaError_t hold_launch(const ptx::Kernel& k, const void* func, dim3 grid, dim3 block, void** args, size_t shared) {
-  static std::set<std::string> told;
-  if (!ws::program::holding() && told.insert(k.name).second)
-    say(ptx::kernel_name(k.name) + " reads host memory and writes none: its launch, and the work issued after it, "
-        "run when the host next waits for the device (a GPU runs them beside the host, which may still change that memory)");
-  auto n = std::make_unique<ws::program::Node>();
-  if (!ws::program::kernel_node(*n, func, grid, block, args, shared)) return ret(cudaErrorInvalidDeviceFunction);
-  return ws::program::hold(std::move(n));
-}
-
 cudaError_t ws::program::launch_kernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
                                        cudaStream_t stream, bool cooperative, dim3 cluster) {
   WS_API_LOCK;
@@ -395,8 +368,9 @@ cudaError_t ws::program::launch_kernel(const void* func, dim3 gridDim, dim3 bloc
   if (uint64_t(blockDim.x) * blockDim.y * blockDim.z > 1024 || !blockDim.x || !blockDim.y || !blockDim.z)
     return ret(cudaErrorInvalidConfiguration);
   if (!gridDim.x || !gridDim.y || !gridDim.z) return ret(cudaErrorInvalidConfiguration);
-  if (!cooperative && cluster.x * cluster.y * cluster.z <= 1 && (ws::program::holding() || to_hold(*k, args, stream)))
-    return hold_launch(*k, func, gridDim, blockDim, args, sharedMem);
+  if (cudaError_t e; !cooperative && cluster.x * cluster.y * cluster.z <= 1 &&
+                     ws::program::held_launch(*k, func, gridDim, blockDim, args, sharedMem, stream, e))
+    return e;
   ws::program::run_held();  // work that cannot join the held work runs after it
   if (sharedMem > ptx::kMaxSharedPerBlock - std::min(k->static_shared, ptx::kMaxSharedPerBlock)) {
     say("a launch of " + ptx::kernel_name(k->name) + " asks for " + std::to_string(sharedMem) +
@@ -667,19 +641,6 @@ cudaError_t cudaPeekAtLastError(void) {
   WS_API_LOCK;
   return st().last;
 }
-// Waiting for the device runs the work held for it (graphs.h) first.
-static cudaError_t synchronize() {
-  WS_API_LOCK;
-  ws::program::run_held();
-  return st().sticky;
-}
-cudaError_t cudaDeviceSynchronize(void) { return synchronize(); }
-cudaError_t cudaThreadSynchronize(void) { return synchronize(); }
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return synchronize(); }
-cudaError_t cudaDeviceReset(void) {
-  synchronize();
-  return cudaSuccess;
-}
 
 const char* cudaGetErrorName(cudaError_t e) {
   switch (e) {
@@ -871,56 +832,6 @@ cudaError_t cudaDeviceCanAccessPeer(int* can, int, int) {
 cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
   if (least) *least = 0;
   if (greatest) *greatest = 0;
-  return cudaSuccess;
-}
-
-// ---- streams and events: one in-order queue, timed by the emulation's clock ------------
-
-// A fresh handle for a stream or an event: a distinct address (they hold no state).
-static void* next_handle() {
-  WS_API_LOCK;
-  static char handles[4096];
-  static int next = 0;
-  return &handles[(next++) % 4096];
-}
-
-cudaError_t cudaStreamCreate(cudaStream_t* s) {
-  *s = static_cast<cudaStream_t>(next_handle());
-  return cudaSuccess;
-}
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int) { return cudaStreamCreate(s); }
-cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
-cudaError_t cudaStreamCreateWithPriority(cudaStream_t* s, unsigned int, int) { return cudaStreamCreate(s); }
-// Work runs when it is issued, or (held work) when asked about: a stream is always done.
-cudaError_t cudaStreamQuery(cudaStream_t) {
-  synchronize();
-  return cudaSuccess;
-}
-
-cudaError_t cudaEventCreate(cudaEvent_t* e) {
-  *e = static_cast<cudaEvent_t>(next_handle());
-  return cudaSuccess;
-}
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned int) { return cudaEventCreate(e); }
-cudaError_t cudaEventDestroy(cudaEvent_t) { return cudaSuccess; }
-cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream) {
-  WS_API_LOCK;
-  if (ws::program::capturing(stream)) return ws::program::capture_event(e, stream);
-  ws::program::run_held();  // an event marks the end of the work before it
-  State& s = st();
-  s.events[e] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s.start).count();
-  return cudaSuccess;
-}
-cudaError_t cudaEventSynchronize(cudaEvent_t) { return synchronize(); }
-cudaError_t cudaEventQuery(cudaEvent_t) {
-  synchronize();
-  return cudaSuccess;
-}
-cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
-  WS_API_LOCK;
-  State& s = st();
-  if (!s.events.count(start) || !s.events.count(end)) return ret(cudaErrorInvalidResourceHandle);
-  *ms = float(s.events[end] - s.events[start]);
   return cudaSuccess;
 }
 

@@ -5,11 +5,18 @@
 // (graphs.h), during which all of it is recorded into a graph, not run.
 #include <cuda_runtime_api.h>
 
+#include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <map>
 #include <memory>
+#include <set>
+#include <string>
 
 #include "program/cudart/graphs.h"
 #include "program/cudart/shim.h"
+#include "ptx/machine.h"
+#include "ptx/windows.h"
 
 namespace ws::program {
 namespace {
@@ -74,6 +81,34 @@ cudaError_t run_held() {
     if (const cudaError_t e = run_node(*n); first == cudaSuccess) first = e;
   h.running = false;
   return first;
+}
+
+// The rule for holding a launch (graphs.h): a stream the program created, a kernel that
+// writes no memory, a pointer to host memory (page-locked or managed: an array the device
+// adopted at the host's address) among its arguments.
+static bool to_hold(const ptx::Kernel& k, void** args, cudaStream_t stream) {
+  if (!stream || stream == cudaStreamLegacy || stream == cudaStreamPerThread || !ptx::writes_no_memory(k)) return false;
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    if (k.params[i].bytes != 8) continue;
+    uint64_t v = 0;
+    std::memcpy(&v, args[i], 8);
+    const bool device_range = v >= ptx::kGlobalBase && v < ptx::kSharedWindow;
+    if (v && !device_range && !device().owner(v).empty()) return true;
+  }
+  return false;
+}
+
+bool held_launch(const ptx::Kernel& k, const void* func, dim3 grid, dim3 block, void** args, size_t shared,
+                 cudaStream_t stream, cudaError_t& e) {
+  if (!holding() && !to_hold(k, args, stream)) return false;
+  static std::set<std::string> told;
+  if (!holding() && told.insert(k.name).second)
+    std::fprintf(stderr, "warpscope: %s reads host memory and writes none: its launch, and the work issued after it, run "
+                 "when the host next waits for the device (a GPU runs them beside the host, which may still change that "
+                 "memory)\n", ptx::kernel_name(k.name).c_str());
+  auto n = std::make_unique<Node>();
+  e = kernel_node(*n, func, grid, block, args, shared) ? hold(std::move(n)) : fail(cudaErrorInvalidDeviceFunction);
+  return true;
 }
 
 cudaError_t capture_event(cudaEvent_t event, cudaStream_t stream) {
@@ -174,6 +209,77 @@ cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureSta
   WS_API_LOCK;
   if (!status) return fail(cudaErrorInvalidValue);
   *status = capturing(stream) ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+  return cudaSuccess;
+}
+
+
+// ---- streams and events: one in-order queue, timed by the emulation's clock ------------
+
+// Waiting for the device runs the work held for it (graphs.h) first.
+static cudaError_t synchronize() {
+  WS_API_LOCK;
+  run_held();
+  return sticky_error();
+}
+cudaError_t cudaDeviceSynchronize(void) { return synchronize(); }
+cudaError_t cudaThreadSynchronize(void) { return synchronize(); }
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return synchronize(); }
+cudaError_t cudaDeviceReset(void) {
+  synchronize();
+  return cudaSuccess;
+}
+
+// Each recorded event's time, in ms since the runtime was loaded.
+static std::map<cudaEvent_t, double>& event_times() {
+  static auto* m = new std::map<cudaEvent_t, double>;
+  return *m;
+}
+static const std::chrono::steady_clock::time_point loaded = std::chrono::steady_clock::now();
+
+// A fresh handle for a stream or an event: a distinct address (they hold no state).
+static void* next_handle() {
+  WS_API_LOCK;
+  static char handles[4096];
+  static int next = 0;
+  return &handles[(next++) % 4096];
+}
+
+cudaError_t cudaStreamCreate(cudaStream_t* s) {
+  *s = static_cast<cudaStream_t>(next_handle());
+  return cudaSuccess;
+}
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int) { return cudaStreamCreate(s); }
+cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* s, unsigned int, int) { return cudaStreamCreate(s); }
+// Work runs when it is issued, or (held work) when asked about: a stream is always done.
+cudaError_t cudaStreamQuery(cudaStream_t) {
+  synchronize();
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t* e) {
+  *e = static_cast<cudaEvent_t>(next_handle());
+  return cudaSuccess;
+}
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned int) { return cudaEventCreate(e); }
+cudaError_t cudaEventDestroy(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t stream) {
+  WS_API_LOCK;
+  if (capturing(stream)) return capture_event(e, stream);
+  run_held();  // an event marks the end of the work before it
+  event_times()[e] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - loaded).count();
+  return cudaSuccess;
+}
+cudaError_t cudaEventSynchronize(cudaEvent_t) { return synchronize(); }
+cudaError_t cudaEventQuery(cudaEvent_t) {
+  synchronize();
+  return cudaSuccess;
+}
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  WS_API_LOCK;
+  const auto& t = event_times();
+  if (!t.count(start) || !t.count(end)) return fail(cudaErrorInvalidResourceHandle);
+  *ms = float(t.at(end) - t.at(start));
   return cudaSuccess;
 }
 
