@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -89,10 +90,15 @@ Started start(const std::vector<std::string>& argv, const std::vector<std::strin
   for (const std::string& x : argv) a.push_back(const_cast<char*>(x.c_str()));
   a.push_back(nullptr);
   static const char kCannot[] = "warpscope: cannot run the compiler or the program\n";
+  const pid_t parent = ::getpid();
   s.pid = ::fork();
   if (s.pid < 0) throw Error("cannot start " + argv[0]);
   if (s.pid == 0) {
     ::setpgid(0, 0);
+    // In a process group of its own, a Ctrl-C at the terminal does not reach it: it ends
+    // when warpscope does, however warpscope ends (the thread that started it waits for it).
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
     apply_limits(limits);
     if (out_fd >= 0) {
       ::dup2(out_fd, 1);

@@ -1,6 +1,8 @@
 // `warpscope run` as users type it: nvcc's flags joined or apart, several sources, the
 // program's own arguments after --, and the exit status of each way a run can end.
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -154,4 +156,58 @@ TEST_CASE("run: a shared-memory race is a line of its own, both lines and thread
   CHECK(!has(two.out, "of launch 1 (raceNoBarrier)"));
   const Ran js = ws_cmd("report --program tests/programs/races/races.cu --backend emulator --launch 1 --format json");
   CHECK(has(js.out, "\"races\":[\"race on word 32 of raceNoBarrier::s"));
+}
+
+namespace {
+
+// The process whose parent is `parent` and whose name begins with `name` (15 characters
+// at most, as /proc keeps it): its pid, 0 when there is none.
+pid_t child_named(pid_t parent, const std::string& name) {
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    std::ifstream f(e.path() / "stat");
+    std::string pid, comm, state;
+    pid_t ppid = 0;
+    if (!(f >> pid >> comm >> state >> ppid)) continue;
+    if (ppid == parent && comm.rfind("(" + name.substr(0, 15), 0) == 0) return pid_t(std::stol(pid));
+  }
+  return 0;
+}
+
+// Whether process `pid` has ended (gone, or a zombie its new parent has yet to reap).
+bool ended(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string p, comm, state;
+  return !(f >> p >> comm >> state) || state == "Z" || state == "X";
+}
+
+}  // namespace
+
+TEST_CASE("run: warpscope ended by a signal (a Ctrl-C, a kill) takes the program, in a process group of its own, with it") {
+  if (!have_nvcc()) return;
+  const pid_t ws = ::fork();
+  REQUIRE(ws >= 0);
+  if (ws == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::execl(WS_BINARY, WS_BINARY, "run", "tests/programs/bad/prints_then_spins.cu", "--backend", "emulator", "--timeout",
+            "300", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  pid_t prog = 0;
+  for (int i = 0; i < 1200 && !prog; ++i) {  // compiled by nvcc, then started: up to two minutes
+    prog = child_named(ws, "prints_then_spins");
+    if (!prog) ::usleep(100'000);
+  }
+  REQUIRE(prog != 0);
+  ::kill(ws, SIGTERM);
+  int status = 0;
+  ::waitpid(ws, &status, 0);
+  bool gone = false;
+  for (int i = 0; i < 50 && !gone; ++i) {
+    gone = ended(prog);
+    if (!gone) ::usleep(100'000);
+  }
+  CHECK(gone);
+  if (!gone) ::kill(prog, SIGKILL);
 }
