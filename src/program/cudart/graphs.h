@@ -62,7 +62,7 @@ cudaError_t capture_event(cudaEvent_t event, cudaStream_t stream);
 // device runs a launch to its end when it runs it. Until the held work runs, every
 // asynchronous launch, copy, memset and host function joins it, in the order issued (an
 // order every stream's own is part of); whatever waits for the device (a synchronisation,
-// a synchronous copy, a query, a free, the program's end) runs it first. Work nothing
+// a synchronous copy, a query, a free, a cuBLAS call, the program's end) runs it first. Work nothing
 // joins (a cooperative or cluster launch, a 2D or symbol copy) runs it first too.
 bool holding();
 // A launch of `k` the rule above holds, or any launch while work is held: added to the held

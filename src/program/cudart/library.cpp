@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "program/cudart/graphs.h"
 #include "program/cudart/shim.h"
 #include "ptx/machine.h"
 
@@ -18,6 +19,7 @@ extern "C" {
 // range is not inside one allocation, the sticky error after a kernel fault.
 int ws_cudart_read(void* dst, const void* src, size_t bytes) {
   WS_API_LOCK;
+  ws::program::run_held();  // a library call reads after the work issued before it
   if (ws::program::sticky_error() != cudaSuccess) return ws::program::sticky_error();
   return ws::program::device().to_host(dst, reinterpret_cast<uintptr_t>(src), bytes) ? cudaSuccess : cudaErrorInvalidValue;
 }
@@ -25,6 +27,7 @@ int ws_cudart_read(void* dst, const void* src, size_t bytes) {
 // Copies `bytes` from the host into device memory at `dst`; as ws_cudart_read.
 int ws_cudart_write(void* dst, const void* src, size_t bytes) {
   WS_API_LOCK;
+  ws::program::run_held();
   if (ws::program::sticky_error() != cudaSuccess) return ws::program::sticky_error();
   return ws::program::device().to_device(reinterpret_cast<uintptr_t>(dst), src, bytes) ? cudaSuccess : cudaErrorInvalidValue;
 }
