@@ -3,7 +3,8 @@
 // a kernel, a copy out, a host function) must not start before the gate opens. The host
 // opens the latch only after issuing all of it, then waits for the stream. A second round
 // uses managed memory for the data and a latch on the default stream's side (a prefetch on
-// stream 0 between launch and latch). Exits 1 on a wrong value.
+// stream 0 between launch and latch), and a last gate on the default stream. Exits 1 on a
+// wrong value.
 #include <cstdio>
 
 __global__ void gate(volatile unsigned* latch) {
@@ -56,8 +57,13 @@ int main() {
   host.type = cudaMemLocationTypeHost;
   cudaMemPrefetchAsync(m, n * sizeof(float), host, 0, 0);
   *latch = 1;
-  const cudaError_t e = cudaDeviceSynchronize();
+  cudaError_t e = cudaDeviceSynchronize();
   for (int i = 0; i < n; ++i) bad += m[i] != 3.0f * float(i);
+  // A gate on the default stream: the launch returns to the host there too.
+  *latch = 0;
+  gate<<<1, 1>>>(latch);
+  *latch = 1;
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
   std::printf("%s, %d wrong, %d host functions\n", cudaGetErrorString(e), bad, host_calls);
   cudaFree(m);
   cudaFree(d_in);

@@ -55,20 +55,21 @@ cudaError_t capture_launch(const void* func, dim3 grid, dim3 block, void** args,
 // An event recorded on a capturing stream: a stream that waits for it joins the capture.
 cudaError_t capture_event(cudaEvent_t event, cudaStream_t stream);
 
-// Work held for the host's next synchronisation. A launch on a stream the program created,
-// of a kernel that writes no memory (ptx::writes_no_memory) and is given a pointer to host
-// memory, is held: on a GPU it would run beside the host, which may still write that memory
-// (a latch it sets after issuing the launch and more work behind it), while the emulated
-// device runs a launch to its end when it runs it. Until the held work runs, every
-// asynchronous launch, copy, memset and host function joins it, in the order issued (an
-// order every stream's own is part of); whatever waits for the device (a synchronisation,
-// a synchronous copy, a query, a free, a cuBLAS call, the program's end) runs it first. Work nothing
-// joins (a cooperative or cluster launch, a 2D or symbol copy) runs it first too.
+// Work held for the host's next synchronisation. A launch of a kernel that writes no memory
+// (ptx::writes_no_memory) and is given a pointer to host memory is held, on any stream (it
+// changes nothing anyone could see before it ends): on a GPU it would run beside the host,
+// which may still write that memory (a latch it sets after issuing the launch and more work
+// behind it), while the emulated device runs a launch to its end when it runs it. Until
+// the held work runs, every asynchronous launch, copy, memset and host function joins it,
+// in the order issued (an order every stream's own is part of); whatever waits for the
+// device (a synchronisation, a synchronous copy, a query, a free, a cuBLAS call, the
+// program's end) runs it first, and so does work that cannot join it (a cooperative or
+// cluster launch, a 2D or symbol copy).
 bool holding();
 // A launch of `k` the rule above holds, or any launch while work is held: added to the held
 // work (true, the call's error in `e`); false: it runs now.
 bool held_launch(const ptx::Kernel& k, const void* func, dim3 grid, dim3 block, void** args, size_t shared,
-                 cudaStream_t stream, cudaError_t& e);
+                 cudaError_t& e);
 // Adds `n` to the held work.
 cudaError_t hold(std::unique_ptr<Node> n);
 // Runs the held work in the order it was issued; the first error it met.

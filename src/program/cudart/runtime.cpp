@@ -369,7 +369,7 @@ cudaError_t ws::program::launch_kernel(const void* func, dim3 gridDim, dim3 bloc
     return ret(cudaErrorInvalidConfiguration);
   if (!gridDim.x || !gridDim.y || !gridDim.z) return ret(cudaErrorInvalidConfiguration);
   if (cudaError_t e; !cooperative && cluster.x * cluster.y * cluster.z <= 1 &&
-                     ws::program::held_launch(*k, func, gridDim, blockDim, args, sharedMem, stream, e))
+                     ws::program::held_launch(*k, func, gridDim, blockDim, args, sharedMem, e))
     return e;
   ws::program::run_held();  // work that cannot join the held work runs after it
   if (sharedMem > ptx::kMaxSharedPerBlock - std::min(k->static_shared, ptx::kMaxSharedPerBlock)) {

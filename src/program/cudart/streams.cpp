@@ -83,11 +83,11 @@ cudaError_t run_held() {
   return first;
 }
 
-// The rule for holding a launch (graphs.h): a stream the program created, a kernel that
-// writes no memory, a pointer to host memory (page-locked or managed: an array the device
-// adopted at the host's address) among its arguments.
-static bool to_hold(const ptx::Kernel& k, void** args, cudaStream_t stream) {
-  if (!stream || stream == cudaStreamLegacy || stream == cudaStreamPerThread || !ptx::writes_no_memory(k)) return false;
+// The rule for holding a launch (graphs.h): a kernel that writes no memory, a pointer to
+// host memory (page-locked or managed: an array the device adopted at the host's address)
+// among its arguments. On any stream: a launch returns to the host at once on all of them.
+static bool to_hold(const ptx::Kernel& k, void** args) {
+  if (!ptx::writes_no_memory(k)) return false;
   for (size_t i = 0; i < k.params.size(); ++i) {
     if (k.params[i].bytes != 8) continue;
     uint64_t v = 0;
@@ -99,8 +99,8 @@ static bool to_hold(const ptx::Kernel& k, void** args, cudaStream_t stream) {
 }
 
 bool held_launch(const ptx::Kernel& k, const void* func, dim3 grid, dim3 block, void** args, size_t shared,
-                 cudaStream_t stream, cudaError_t& e) {
-  if (!holding() && !to_hold(k, args, stream)) return false;
+                 cudaError_t& e) {
+  if (held().running || (!holding() && !to_hold(k, args))) return false;  // (held work runs now)
   static std::set<std::string> told;
   if (!holding() && told.insert(k.name).second)
     std::fprintf(stderr, "warpscope: %s reads host memory and writes none: its launch, and the work issued after it, run "
