@@ -161,7 +161,7 @@ void wgmma_commit(uint32_t line) {
 
 void setmaxnreg(uint32_t n, uint32_t line) {
   lane_thread();
-  if (n < 24 || n > 256 || n % 8)
+  if (!trace::register_count_ok(n))
     throw KernelError("setmaxnreg at kernel line " + std::to_string(line) + ": " + std::to_string(n) +
                       " registers a thread (24 to 256, a multiple of 8) (" + where() + ")");
   current_log->push(trace::event_key(line, uint32_t(trace::Form::Registers)), n);

@@ -401,7 +401,7 @@ void BlockRun::wgmma_share(const Insn& in, uint32_t w) {
 // ctx.setmaxnreg_dec / _inc make. A count the hardware cannot give is a fault.
 uint64_t BlockRun::setmaxnreg_op(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec) {
   const int64_t n = in.o[0].imm;
-  if (in.o[0].kind != Operand::Imm || n < 24 || n > 256 || n % 8)
+  if (in.o[0].kind != Operand::Imm || !trace::register_count_ok(n))
     insn_fault(in, "the count must be a constant of 24 to 256 registers, a multiple of 8");
   async_event(pc, in, w, exec, trace::Form::Registers, uint32_t(n));
   return 0;

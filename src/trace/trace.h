@@ -119,6 +119,8 @@ constexpr uint32_t registers_at_launch(uint64_t threads) {
   const uint64_t lanes = (threads + 31) / 32 * 32;
   return lanes ? uint32_t(std::min<uint64_t>(65536 / lanes / 8 * 8, 256)) : 0;
 }
+// Whether setmaxnreg may give a thread `n` registers: 24 to 256, a multiple of 8.
+constexpr bool register_count_ok(int64_t n) { return n >= 24 && n <= 256 && n % 8 == 0; }
 const char* to_string(Form f);
 // A form a record of memory may have (the event forms are not).
 inline bool is_memory_form(Form f) { return uint8_t(f) <= uint8_t(Form::BulkWrite); }

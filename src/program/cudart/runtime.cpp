@@ -93,7 +93,7 @@ constexpr int kTimedOut = 124;
 
 void start_watchdog();
 
-void say(const std::string& line) { std::fprintf(stderr, "warpscope: %s\n", line.c_str()); }
+using ws::program::say;
 
 // The module is read on first use, so that a program that only queries the device works
 // without one.
@@ -187,6 +187,8 @@ cudaError_t ret(cudaError_t e) {
 }  // namespace
 
 namespace ws::program {
+
+void say(const std::string& line) { std::fprintf(stderr, "warpscope: %s\n", line.c_str()); }
 
 // The program's end (a background compile stopped first: the device is never destroyed).
 void write_trace_now() {

@@ -16,6 +16,8 @@ struct Fault;
 
 namespace ws::program {
 void write_trace_now();
+// One line to the program's stderr, "warpscope: " before it.
+void say(const std::string& line);
 // The program's time limit reached: the fault of the launch it stopped (null: the program
 // was in its own code), said and written as the problem, the trace of the launches that
 // ended written, and the program ended with status 124. `first_record`: the stopped

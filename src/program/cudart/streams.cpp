@@ -6,7 +6,6 @@
 #include <cuda_runtime_api.h>
 
 #include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -100,12 +99,13 @@ static bool to_hold(const ptx::Kernel& k, void** args) {
 
 bool held_launch(const ptx::Kernel& k, const void* func, dim3 grid, dim3 block, void** args, size_t shared,
                  cudaError_t& e) {
-  if (held().running || (!holding() && !to_hold(k, args))) return false;  // (held work runs now)
+  if (held().running) return false;  // the held work runs now
+  const bool joins = holding();
+  if (!joins && !to_hold(k, args)) return false;
   static std::set<std::string> told;
-  if (!holding() && told.insert(k.name).second)
-    std::fprintf(stderr, "warpscope: %s reads host memory and writes none: its launch, and the work issued after it, run "
-                 "when the host next waits for the device (a GPU runs them beside the host, which may still change that "
-                 "memory)\n", ptx::kernel_name(k.name).c_str());
+  if (!joins && told.insert(k.name).second)
+    say(ptx::kernel_name(k.name) + " reads host memory and writes none: its launch, and the work issued after it, run "
+        "when the host next waits for the device (a GPU runs them beside the host, which may still change that memory)");
   auto n = std::make_unique<Node>();
   e = kernel_node(*n, func, grid, block, args, shared) ? hold(std::move(n)) : fail(cudaErrorInvalidDeviceFunction);
   return true;
