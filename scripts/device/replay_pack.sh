@@ -6,17 +6,18 @@
 # catalog kernel and of every program of tests/programs and examples/ with their launches'
 # times — packed as OUT_DIR/pack.tgz in assets/replay's own layout, the logs as
 # OUT_DIR/logs.tgz.
-#   scripts/device/replay_pack.sh build|bench|traces|measure|all [OUT_DIR]
+#   scripts/device/replay_pack.sh build|bench|large|traces|measure|all [OUT_DIR]
 # `build` configures and builds BUILD (default build-device-src; the published kernels from
 # PUBLISHED_DIR, default .sources/, when SGEMM_CUDA and xGeMM are there), `measure` runs
 # what the pack holds with that build. Where one call is bounded (10 minutes), `measure`
-# is run as its two halves, `bench` (OUT_DIR/bench.json) and then `traces` (OUT_DIR/pack.tgz
-# without bench.json), at once one after the other on the same machine.
+# is run as its parts, `bench` (OUT_DIR/bench.json), `large` (OUT_DIR/bench_8192.json: the
+# HGEMM ladder's top rungs at 8192 against cuBLAS HGEMM at 8192) and then `traces`
+# (OUT_DIR/pack.tgz without either), at once one after the other on the same machine.
 set -u
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
 what=${1:-all}
-case $what in build|bench|traces|measure|all) ;; *) echo "usage: scripts/device/replay_pack.sh build|bench|traces|measure|all [OUT_DIR]" >&2; exit 2 ;; esac
+case $what in build|bench|large|traces|measure|all) ;; *) echo "usage: scripts/device/replay_pack.sh build|bench|large|traces|measure|all [OUT_DIR]" >&2; exit 2 ;; esac
 OUT_DIR=${2:-${OUT:-build-device/out}}
 BUILD=${BUILD:-build-device-src}
 mkdir -p "$OUT_DIR/logs"
@@ -49,6 +50,19 @@ if [ "$what" = bench ] || [ "$what" = measure ] || [ "$what" = all ]; then
   echo "bench: rc=$?, $(( $(date +%s) - t0 )) s"
   if [ "$what" = bench ]; then
     cp "$P/bench.json" "$L"/bench.txt "$L"/bench.err "$L"/env.txt "$OUT_DIR/" 2>/dev/null
+    rm -rf "$P" "$L"
+  fi
+fi
+
+if [ "$what" = large ] || [ "$what" = measure ] || [ "$what" = all ]; then
+  # The tensor-core rungs at the larger size the ladder is also judged at, cuBLAS beside them.
+  mkdir -p "$P"
+  t0=$(date +%s)
+  timeout 300 "$W" bench --kernel "${LARGE_KERNELS:-tc_mma_tuned,tc_wgmma,tc_wgmma_cluster}" --size 8192 \
+    --seconds "${BENCH_SECONDS:-0.4}" --out "$P/bench_8192.json" >"$L/bench_8192.txt" 2>&1
+  echo "large: rc=$?, $(( $(date +%s) - t0 )) s"
+  if [ "$what" = large ]; then
+    cp "$P/bench_8192.json" "$L"/bench_8192.txt "$OUT_DIR/" 2>/dev/null
     rm -rf "$P" "$L"
   fi
 fi
