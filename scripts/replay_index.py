@@ -8,8 +8,9 @@ another name never gets these figures, and an edited file loses them.
 
     scripts/replay_index.py [SASS_DIR]      # writes SASS_DIR/programs.json
 
-Each NAME.wstrace is matched to tests/programs/NAME.cu or examples/NAME.cu, built with no
-nvcc flags (scripts/device/trace_programs.sh records them so)."""
+Each NAME.wstrace is matched to tests/programs/NAME.cu or examples/NAME.cu, built with the
+nvcc flags in NAME.flags beside it (scripts/device/trace_programs.sh writes them; none where
+there is no such file)."""
 import json
 import os
 import re
@@ -112,7 +113,10 @@ def main():
         if not src:
             print('%s: no committed program of that name, left out' % f, file=sys.stderr)
             continue
-        entries.append({'trace': f, 'source': src, 'flags': [], 'hash': source_hash(src)})
+        flags = []  # the nvcc flags it was built with, where trace_programs.sh wrote them beside it
+        if os.path.isfile(os.path.join(sass, stem + '.flags')):
+            flags = open(os.path.join(sass, stem + '.flags')).read().split()
+        entries.append({'trace': f, 'source': src, 'flags': flags, 'hash': source_hash(src, flags)})
     index = {'about': 'the program each SASS trace here was recorded from, and the hash of its sources and flags '
                       '(scripts/replay_index.py)', 'programs': entries}
     with open(os.path.join(sass, 'programs.json'), 'w') as o:

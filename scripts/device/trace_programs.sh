@@ -27,12 +27,23 @@ for p in tests/programs/*.cu examples/*.cu; do
   keep=""
   blocks=""
   case $n in transpose_twin|reduction|histogram) keep="$OUT_DIR/fixtures/$n";; matmul_tiled) keep="$OUT_DIR/fixtures/$n"; blocks="--blocks 0-1";; esac
+  # The flags each program's users build it with (the tests' own): Hopper's instructions
+  # need sm_90a, the libraries their -l. Kept beside the trace for the index's hash.
+  flags=""
+  case $n in
+    wgmma_gemm|wgmma_tile|cluster_dsmem) flags="-arch=sm_90a";;
+    tma_replace|driver_api) flags="-arch=sm_90a -lcuda";;
+    cublas_gemm) flags="-lcublas -lcublasLt";;
+    curand_host) flags="-lcurand";;
+  esac
+  rm -f "$OUT_DIR/sass/$n.flags"
+  [ -n "$flags" ] && echo "$flags" >"$OUT_DIR/sass/$n.flags"
   t0=$(date +%s.%N)
-  WARPSCOPE_KEEP_GPU_RAW=$keep timeout 120 $W run "$p" --backend gpu $blocks --format json --out "$OUT_DIR/sass/$n.wstrace" $args \
+  WARPSCOPE_KEEP_GPU_RAW=$keep timeout 120 $W run "$p" $flags --backend gpu $blocks --format json --out "$OUT_DIR/sass/$n.wstrace" $args \
     >"$OUT_DIR/$n.gpu.json" 2>"$OUT_DIR/$n.gpu.err"
   rc=$?
   t1=$(date +%s.%N)
-  timeout 300 $W run "$p" --backend emulator --format json $args >"$OUT_DIR/$n.emu.json" 2>"$OUT_DIR/$n.emu.err"
+  timeout 300 $W run "$p" $flags --backend emulator --format json $args >"$OUT_DIR/$n.emu.json" 2>"$OUT_DIR/$n.emu.err"
   rce=$?
   echo "$n: gpu rc=$rc ($(awk "BEGIN{printf \"%.1f\", $t1 - $t0}") s), emulator rc=$rce; $(head -c 300 "$OUT_DIR/$n.gpu.err")"
 done

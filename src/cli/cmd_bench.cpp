@@ -1,7 +1,7 @@
 // src/cli/cmd_bench.cpp — `warpscope bench`: the catalog timed on the GPU against cuBLAS
 // and a device-to-device copy measured in the same run, or, with no GPU, the replay pack
-// recorded on one: each ladder from its newest recording, labelled with its device and
-// date (as JSON, the newest recording only).
+// recorded on one: its fullest recording first, then its runs at other sizes, each labelled
+// with its device and date (as JSON, the fullest recording only).
 //
 //   warpscope bench [--kernel ID[,ID...]]... [--family NAME]... [--size N] [--set name=value]...
 //                   [--format text|json] [--out FILE.json] [--replay FILE.json]
@@ -57,23 +57,27 @@ bool read_recordings(const std::string& file, const std::string& why, std::vecto
   return !out.empty();
 }
 
-// Shows recordings: one file as it is; the whole pack with each ladder (family) from its
-// newest recording, each recording under its own line naming its device and date.
-// `only`: the kernels asked for (--kernel, --family); empty: every one.
+// Shows recordings: one file as it is; the whole pack, its fullest recording first (the run
+// of every family; then a run of a few rungs at another size), a row (kernel, setting and
+// size) from the first recording that has it, each recording under its own line naming its
+// device and date. `only`: the kernels asked for (--kernel, --family); empty: every one.
 int show_replay(const std::string& file, const std::string& format, const std::string& why,
                 const std::vector<std::string>& only = {}) {
   std::vector<ws::trace::ReplayFile> packs;
   if (!read_recordings(file, why, packs)) return 1;
-  std::set<std::string> shown;  // families a newer recording already showed
+  std::stable_sort(packs.begin(), packs.end(), [](const ws::trace::ReplayFile& a, const ws::trace::ReplayFile& b) {
+    return a.result.rows.size() > b.result.rows.size();
+  });
+  std::set<std::string> shown;  // rows an earlier recording already showed
   std::set<std::string> timed;  // kernels with a row shown
   bool first = true, any = false;
   for (auto& [path, r] : packs) {
-    std::set<std::string> here;
     std::vector<ws::trace::BenchRow> rows;
-    for (auto& w : r.rows)
-      if (!shown.count(w.family) && (only.empty() || std::find(only.begin(), only.end(), w.kernel) != only.end()))
-        rows.push_back(w), here.insert(w.family);
-    shown.insert(here.begin(), here.end());
+    for (auto& w : r.rows) {
+      const std::string key = w.kernel + " " + w.variant + " " + std::to_string(w.size);
+      if (only.empty() || std::find(only.begin(), only.end(), w.kernel) != only.end())
+        if (shown.insert(key).second) rows.push_back(w);
+    }
     if (rows.empty()) continue;
     for (const auto& w : rows) timed.insert(w.kernel);
     r.rows = std::move(rows);
@@ -82,7 +86,7 @@ int show_replay(const std::string& file, const std::string& format, const std::s
                  ws::trace::DeviceInfo::version_text(r.device.runtime_version).c_str(), path.c_str());
     if (format == "json") {
       std::cout << ws::trace::bench_json(r);
-      break;  // one JSON document: the newest recording
+      break;  // one JSON document: the fullest recording
     }
     std::cout << (first ? "" : "\n") << ws::trace::bench_text(r);
     first = false;

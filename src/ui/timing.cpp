@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 #include <sstream>
 
 #include "session/bench.h"
@@ -238,16 +239,23 @@ std::string family_of(const TimingSample& s) {
   return s.family;
 }
 
-// One table for every row of `family`: live when it times the family, else the newest
-// replay table that does (null: none).
+// One table for every row of `family`: live when it times the family, else the replay table
+// that times most of its kernels, the newest of those (null: none).
 const TimingTable* family_table(const TimingStore& store, const std::string& family) {
-  auto times_family = [&](const TimingTable& t) {
-    return std::any_of(t.samples.begin(), t.samples.end(), [&](const TimingSample& s) { return family_of(s) == family; });
-  };
-  if (store.live && times_family(*store.live)) return &*store.live;
-  for (const auto& t : store.replay)
-    if (times_family(t)) return &t;
-  return nullptr;
+  if (store.live && std::any_of(store.live->samples.begin(), store.live->samples.end(),
+                                [&](const TimingSample& s) { return family_of(s) == family; }))
+    return &*store.live;
+  // Of the replay files, the one that times most of the family's kernels (the pack's full
+  // run, not its run of a ladder's top rungs at a larger size); the newest of those.
+  const TimingTable* best = nullptr;
+  size_t most = 0;
+  for (const auto& t : store.replay) {
+    std::set<std::string> ids;
+    for (const TimingSample& s : t.samples)
+      if (family_of(s) == family) ids.insert(s.kernel);
+    if (ids.size() > most) best = &t, most = ids.size();
+  }
+  return best;
 }
 
 // The family's yardstick: what most of its rows are compared with, and its figure.

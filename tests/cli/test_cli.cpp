@@ -12,6 +12,7 @@
 
 #include "catalog.h"
 #include "session/bench.h"
+#include "trace/bench.h"
 #include "trace/wstrace.h"
 #include "../support.h"
 
@@ -437,13 +438,49 @@ TEST_CASE("bench without a GPU shows the replay pack's rows of the kernels asked
   CHECK(k.out.find("copy ") != std::string::npos);
   CHECK(k.out.find("swizzle_xor") == std::string::npos);
   CHECK(k.err.find("not in the replay pack") == std::string::npos);
-  // A rung the catalog gained after the pack was measured (tma_transpose, until the pack is
-  // measured again) is named, not left out in silence.
-  const Run t = warpscope("bench --family transpose");
+  // The pack's run of the top HGEMM rungs at 8192 comes after its run of every family, the
+  // rows at 4096 first; as JSON, the run of every family.
+  const Run h = warpscope("bench --kernel tc_wgmma");
+  CHECK(h.rc == 0);
+  const size_t at4096 = h.out.find("tc_wgmma                                4096"),
+               at8192 = h.out.find("tc_wgmma                                8192");
+  CHECK(at4096 != std::string::npos);
+  CHECK(at8192 != std::string::npos);
+  CHECK(at4096 < at8192);
+  CHECK(warpscope("bench --format json").out.find("\"tc_mma_plain\"") != std::string::npos);
+}
+
+TEST_CASE("bench without a GPU names the kernels a replay pack has no timings of") {
+  if (ws::session::bench_unavailable().empty()) return;
+  // A pack measured before the catalog gained tma_transpose and tc_wgmma: the bundled run
+  // with their rows taken out.
+  ws::trace::BenchResult r;
+  std::string err;
+  REQUIRE(ws::trace::read_bench_file("assets/replay/bench.json", r, err));
+  std::erase_if(r.rows, [](const ws::trace::BenchRow& w) { return w.kernel == "tma_transpose" || w.kernel == "tc_wgmma"; });
+  // The binary with that pack beside it (assets/replay/ next to the binary comes first).
+  const fs::path dir = scratch() / "old_pack";
+  fs::create_directories(dir / "assets" / "replay");
+  std::ofstream(dir / "assets" / "replay" / "bench.json") << ws::trace::bench_json(r);
+  fs::copy_file(WS_BINARY, dir / "warpscope", fs::copy_options::overwrite_existing);
+  auto old = [&](const std::string& args) {
+    const fs::path out = dir / "stdout", e = dir / "stderr";
+    std::string cmd = "'";
+    cmd += (dir / "warpscope").string();
+    cmd += "' " + args;
+    cmd += " >'" + out.string();
+    cmd += "' 2>'" + e.string();
+    cmd += "'";
+    const int status = std::system(cmd.c_str());
+    return Run{WIFEXITED(status) ? WEXITSTATUS(status) : 128, slurp(out), slurp(e)};
+  };
+  // A rung the catalog gained after the pack was measured is named, not left out in silence.
+  const Run t = old("bench --family transpose");
   CHECK(t.out.find("transpose_tiled") != std::string::npos);
   CHECK(t.err.find("not in the replay pack (newer than its measurements): tma_transpose") != std::string::npos);
   // Only such a rung asked for: it is named in the one line that says nothing is shown.
-  const Run w = warpscope("bench --kernel tc_wgmma");
+  const Run w = old("bench --kernel tc_wgmma");
   CHECK(w.rc == 1);
   CHECK(w.err.find("the replay pack has no timings of tc_wgmma") != std::string::npos);
+  fs::remove_all(dir);
 }

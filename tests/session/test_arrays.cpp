@@ -273,6 +273,6 @@ TEST_CASE("the replay pack's figures are the same code's: a copy matches by its 
   CHECK_FALSE(edited->hardware());
   CHECK_FALSE(session::gpu_times(*edited).json);
   // A program of another name the pack never ran (a transpose by any other name).
-  CHECK_FALSE(program_session("tests/programs/symbols.cu")->hardware());
+  CHECK_FALSE(program_session("tests/programs/atomics/global_atomics.cu")->hardware());
   fs::remove_all(dir);
 }
