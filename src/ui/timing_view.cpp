@@ -260,7 +260,22 @@ void timing_ladder_body(Ui& ui, const TimingLadder& l) {
   // What 100% is: its line stays in view under the ladder, all of it where it wraps.
   std::string ref = "100% = " + l.ref;
   if (!l.ref_size.empty()) ref += " " + l.ref_size;
-  if (l.ref_value > 0) ref += ", " + fmt_count(uint64_t(std::llround(l.ref_value))) + " " + l.unit;
+  // Rows each timed against the reference on their own arrays in the same rounds: their
+  // percentages are of those times, not of the one figure measured first.
+  double lo = 0, hi = 0;
+  for (const LadderRow& r : l.rows)
+    if (r.sample && r.pct >= 0 && r.sample->yardstick_ms > 0) {
+      lo = lo > 0 ? std::min(lo, r.sample->yardstick_ms) : r.sample->yardstick_ms;
+      hi = std::max(hi, r.sample->yardstick_ms);
+    }
+  if (hi > 0) {
+    char b[96];
+    std::snprintf(b, sizeof b, " timed beside each row, %.3f – %.3f ms", lo, hi);
+    ref += b;
+    if (l.ref_value > 0) ref += " (" + fmt_count(uint64_t(std::llround(l.ref_value))) + " " + l.unit + " timed first)";
+  } else if (l.ref_value > 0) {
+    ref += ", " + fmt_count(uint64_t(std::llround(l.ref_value))) + " " + l.unit;
+  }
   const float below = ImGui::CalcTextSize(ref.c_str(), nullptr, false, w).y + ImGui::GetStyle().ItemSpacing.y + 2;
   Scene sc;
   std::vector<SceneBox> boxes;
