@@ -98,11 +98,18 @@ class BlockRun {
   // The part of that the kernel's code and launch decide alone: false, and no later block
   // of the launch runs on workers.
   bool parallel_kernel(bool keep) const;
-  // Whether every plain load and store of shared or global memory has its trace site (made
-  // by the records before the cap): then, past the cap, the compiled code may count such an
-  // access itself (Ctx::quick), as a worker's does.
-  bool sites_made() const;
   bool site_made(size_t pc, const Insn& in) const;
+  // A site a worker's block met first, past the cap (a worker adds no site to the trace:
+  // their order is one core's), made at the merge in block order by the first BlockRun's
+  // site_of, as one core would have made it then.
+  struct SiteWant {
+    uint32_t pc;
+    trace::Space space;
+    trace::Op op;
+    uint32_t bytes;
+  };
+  std::vector<SiteWant>& site_wants() { return site_wants_; }
+  void make_site(const SiteWant& w) { site_of(w.pc, k_.code[w.pc], w.space, w.op, w.bytes); }
   // This BlockRun as a worker for `first`'s launch: its sites and shared and local arrays,
   // records made into `b` (a builder of its own), races and newly met global arrays kept
   // for the merge, global atomics held by `atomics`.
@@ -225,6 +232,7 @@ class BlockRun {
   bool run_compiled(uint32_t w, uint32_t& pc, uint32_t active, uint32_t ready, bool& known, uint64_t& lanes, bool& yield);
   void compiled_setup();
   static uint64_t compiled_execute(compiled::Ctx& c, uint32_t pc, uint32_t exec);
+  void counted_in_order();
   static bool compiled_find(compiled::Ctx& c, uint32_t pc, uint64_t a, uint32_t bytes);
   static bool compiled_note(compiled::Ctx& c, uint32_t pc, uint32_t exec, const uint64_t* at);
   compiled::Entry entry_ = nullptr;               // null: the interpreter alone
@@ -555,7 +563,8 @@ class BlockRun {
   std::vector<uint64_t> cluster_arrived_;      // per thread: the cluster barrier phase it arrived in, + 1
   bool record_ = true;
   bool worker_ = false;                          // a worker of a parallel launch (work_for)
-  bool sited_ = false;                           // past the cap, sites_made() (found at a block's start)
+  std::vector<SiteWant> site_wants_;             // a worker's block's, in the order it met them (site_of)
+  uint64_t counted_ = 0;                         // of the entry's cx_.dropped, those in the warp's seq already
   std::vector<PendingRace> pending_races_;
   std::vector<std::pair<uint32_t, Device::Alloc*>> new_arrays_;
   std::vector<Device::Alloc*> provisional_;

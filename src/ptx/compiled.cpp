@@ -50,16 +50,20 @@ bool BlockRun::run_compiled(uint32_t w, uint32_t& pc, uint32_t active, uint32_t 
   // At most a few million instructions an entry, so that a stop (Device::stop) is seen.
   cx_.budget = std::min<uint64_t>(budget_, uint64_t(1) << 22);
   cx_.record = record_;
-  cx_.quick = record_ && !b_.room() && (worker_ || sited_);
+  cx_.quick = record_ && !b_.room();
   cx_.n = cx_.lanes = 0;
   cx_.yield = false;
   try {
     entry_(cx_);
   } catch (...) {  // a fault: the records counted up to it are the launch's still
+    counted_in_order();
     if (cx_.dropped) b_.drop(cx_.dropped), cx_.dropped = 0;
+    counted_ = 0;
     throw;
   }
+  counted_in_order();
   if (cx_.dropped) b_.drop(cx_.dropped), cx_.dropped = 0;
+  counted_ = 0;
   if (!cx_.n) return false;
   if (stall_) {  // stopped at a wgmma its warpgroup has not all reached: the warp stays there
     stall_ = false;
@@ -79,8 +83,17 @@ bool BlockRun::run_compiled(uint32_t w, uint32_t& pc, uint32_t active, uint32_t 
   return true;
 }
 
+// The accesses the compiled code only counted (past the cap, Ctx::dropped) move the warp's
+// sequence on as the interpreter's do (warp_access): before anything the interpreter does for
+// the warp (an event it records takes the sequence), and as the entry returns.
+void BlockRun::counted_in_order() {
+  warps_[cx_.warp].seq += uint32_t(cx_.dropped - counted_);
+  counted_ = cx_.dropped;
+}
+
 uint64_t BlockRun::compiled_execute(compiled::Ctx& c, uint32_t pc, uint32_t exec) {
   BlockRun& r = *static_cast<BlockRun*>(c.machine);
+  r.counted_in_order();
   r.budget_ = r.entry_budget_ - c.n;
   r.clock_ = r.entry_clock_ + c.n;
   const uint64_t lanes = r.execute(pc, r.k_.code[pc], c.warp, exec);
@@ -103,6 +116,7 @@ bool BlockRun::compiled_find(compiled::Ctx& c, uint32_t pc, uint64_t a, uint32_t
 
 bool BlockRun::compiled_note(compiled::Ctx& c, uint32_t pc, uint32_t exec, const uint64_t* at) {
   BlockRun& r = *static_cast<BlockRun*>(c.machine);
+  r.counted_in_order();
   const Insn& in = r.k_.code[pc];
   if (!r.b_.room()) {
     // Past the record cap, the lanes in one array or not make the same bookkeeping: the
@@ -121,8 +135,8 @@ bool BlockRun::compiled_note(compiled::Ctx& c, uint32_t pc, uint32_t exec, const
       buffer = r.global_buffer(*static_cast<Device::Alloc*>(c.globals[pc].alloc));
       c.globals[pc].counted = c.quick;  // its array known: the next accesses are only counted
     }
-    if (!r.worker_)  // (a worker's sites are all made: nothing of it is kept)
-      r.warp_access(pc, in, c.warp, exec, space, ld ? trace::Op::Load : trace::Op::Store, bytes, buffer);
+    if (!r.worker_) r.warp_access(pc, in, c.warp, exec, space, ld ? trace::Op::Load : trace::Op::Store, bytes, buffer);
+    else r.site_of(pc, in, space, ld ? trace::Op::Load : trace::Op::Store, bytes);  // (made at the merge if new)
     r.b_.drop(1);
     return true;
   }

@@ -4,6 +4,7 @@
 // frames, and each warp-level access recorded for the trace with its site and array (in a
 // recorded launch, whose shared accesses are also checked for races: races.cpp; an
 // unrecorded one only runs, its global atomics held against the other workers').
+#include <algorithm>
 #include <cstring>
 
 #include "ptx/block_run.h"
@@ -217,6 +218,11 @@ void BlockRun::insn_fault(const Insn& in, const std::string& why) const {
 uint32_t BlockRun::site_of(uint32_t pc, const Insn& in, trace::Space sp, trace::Op op, uint32_t bytes) {
   uint32_t& id = sites_[size_t(pc) * trace::kSpaceCount + size_t(sp)];
   if (id != trace::kNoBuffer) [[likely]] return id;
+  if (worker_ && !b_.room()) {  // made at the merge (parallel_blocks): no record of it is kept here
+    const auto same = [&](const SiteWant& w) { return w.pc == pc && w.space == sp; };
+    if (std::none_of(site_wants_.begin(), site_wants_.end(), same)) site_wants_.push_back({pc, sp, op, bytes});
+    return trace::kNoBuffer;
+  }
   trace::Site s;
   s.file = trace_file(in.file);
   s.line = in.line;

@@ -19,10 +19,14 @@ namespace ws::ptx {
 bool BlockRun::parallel_blocks(bool keep) const {
   if (!parallel_kernel(keep)) return false;
   if (keep && k_.local_bytes && local_buf_ == trace::kNoBuffer) return false;
+  // A worker makes no site (their order is the first core's). Past the cap, where a
+  // worker's blocks keep no record, a site no block has met yet (a loop's remainder that
+  // never ran, a bounds check's other branch) is made at the merge, in block order
+  // (site_wants); while records are kept, every site must be made first.
+  if (!keep) return shared_.empty() || !shared_buf_.empty();
   for (size_t pc = 0; pc < k_.code.size(); ++pc) {
     const Insn& in = k_.code[pc];
-    if (kind_of(in.op) == Kind::Memory && in.space != Space::Param && !site_made(pc, in))
-      return false;  // a worker makes none (their order is the first core's)
+    if (kind_of(in.op) == Kind::Memory && in.space != Space::Param && !site_made(pc, in)) return false;
   }
   return true;
 }
@@ -49,15 +53,6 @@ bool BlockRun::site_made(size_t pc, const Insn& in) const {
   return sites_[pc * trace::kSpaceCount + size_t(sp)] != trace::kNoBuffer && (sp != trace::Space::Shared || !shared_buf_.empty());
 }
 
-bool BlockRun::sites_made() const {
-  for (size_t pc = 0; pc < k_.code.size(); ++pc) {
-    const Insn& in = k_.code[pc];
-    if ((in.op != Opc::Ld && in.op != Opc::St) || (in.space != Space::Shared && in.space != Space::Global)) continue;
-    if (!site_made(pc, in)) return false;
-  }
-  return true;
-}
-
 void BlockRun::work_for(const BlockRun& first, std::mutex* atomics) {
   worker_ = true;
   atomics_ = atomics;
@@ -77,6 +72,7 @@ struct Piece {
   std::vector<BlockRun::PendingRace> races;
   std::vector<Device::Alloc*> arrays;    // global arrays the block met before the trace had them, in order
   std::vector<Device::Alloc*> provisional;  // what the records' provisional buffers name (BlockRun::provisional)
+  std::vector<BlockRun::SiteWant> sites;     // sites the block met first, in its order
   std::exception_ptr fault;
   // The races and arrays `run` found in the block: those past the first `races_before`
   // and `arrays_before`, and the worker's provisional arrays so far.
@@ -84,6 +80,8 @@ struct Piece {
     races.assign(run.pending_races().begin() + ptrdiff_t(races_before), run.pending_races().end());
     for (size_t i = arrays_before; i < run.new_arrays().size(); ++i) arrays.push_back(run.new_arrays()[i].second);
     provisional = run.provisional_arrays();
+    sites.swap(run.site_wants());
+    run.site_wants().clear();
   }
 };
 
@@ -132,8 +130,7 @@ uint64_t Device::run_parallel(const Kernel& k, const KernelLaunch& a, trace::Bui
   std::atomic<bool> full{!b.room()};  // the launch's cap reached by the blocks committed
   std::atomic<uint64_t> lanes{0};
   trace::Launch head = b.launch();
-  head.dropped_records = 0;  // each worker's own count
-  head.blocks.clear();
+  head.dropped_records = 0, head.blocks.clear();  // each worker's own count, its own blocks
   // What the workers hand over, under `mu`: blocks done but not committed, record arrays
   // to reuse (their memory already in place), the next block to commit, the arrays given a
   // trace buffer here (noted on them once the workers have ended).
@@ -145,10 +142,11 @@ uint64_t Device::run_parallel(const Kernel& k, const KernelLaunch& a, trace::Bui
   uint32_t turn = from, end = nblocks;
   std::exception_ptr fault;
   std::map<Alloc*, uint32_t> made;
-
-  // Block blk's piece into the launch's builder: its arrays' buffers made, its records
-  // kept while there is room (their provisional buffers replaced), its races taken.
+  // Block blk's piece into the launch's builder: the sites it met first and its arrays'
+  // buffers made, its records kept while there is room (their provisional buffers
+  // replaced), its races taken.
   auto commit = [&](uint32_t blk, Piece& p) {
+    for (const BlockRun::SiteWant& w : p.sites) first.make_site(w);
     for (Alloc* al : p.arrays)
       if (!made.count(al)) made.emplace(al, new_buffer(*al, b));
     std::vector<uint32_t> ids;
@@ -182,7 +180,7 @@ uint64_t Device::run_parallel(const Kernel& k, const KernelLaunch& a, trace::Bui
   std::vector<std::unique_ptr<trace::Trace>> traces;
   std::vector<std::unique_ptr<trace::Builder>> builders;
   std::vector<std::unique_ptr<BlockRun>> runs;
-  std::vector<uint32_t> files;  // (no sites are made)
+  std::vector<uint32_t> files;  // (a worker makes no site: site_wants)
   std::vector<Budget> left(n);  // each worker's budget
   const uint64_t room = b.room_left();
   for (uint32_t i = 0; i < n; ++i) {

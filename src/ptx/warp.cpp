@@ -39,7 +39,6 @@ BlockRun::BlockRun(Device& d, const Kernel& k, const KernelLaunch& a, trace::Bui
 // live lane waits, the barrier opens (a new epoch) and they run again.
 uint64_t BlockRun::run(uint32_t block) {
   start(block);
-  if (!sited_ && record_ && !b_.room()) sited_ = sites_made();  // past the cap for good: found once
   memo_begin();
   uint64_t lanes = 0;
   while (!resume(lanes)) {

@@ -347,13 +347,18 @@ TEST_CASE("a launch recorded because every launch is always runs; one that only 
   for (const trace::Launch& l : t2.launches) CHECK((l.recorded && l.same_as == 0));
 }
 
-TEST_CASE("a recorded launch past its record cap runs on every core and makes the trace one core makes") {
+TEST_CASE("a recorded launch past its record cap runs on every core and makes the trace one core makes, sites met first late included") {
   const test::PastCap one = test::run_past_cap("late_races", 1);
   for (uint32_t workers : {2u, 3u, 8u}) {
     INFO(workers << " workers");
     const test::PastCap many = test::run_past_cap("late_races", workers);
     CHECK(many.t == one.t);  // records, sites, arrays, blocks and the records dropped
     CHECK(many.t.launches.at(0).dropped_records == one.t.launches.at(0).dropped_records);
+    // The lines only blocks 37 and 50 run, met first past the cap on a worker: their sites
+    // made at the merge, where one core makes them.
+    int late = 0;
+    for (const trace::Site& s : many.t.sites) late += s.line == 20 || s.line == 21 || s.line == 30 || s.line == 31;
+    CHECK(late == 4);
     REQUIRE(many.races.size() == one.races.size());
     for (size_t i = 0; i < one.races.size(); ++i) {
       CHECK(many.races[i].block == one.races[i].block);
