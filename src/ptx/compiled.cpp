@@ -53,17 +53,19 @@ bool BlockRun::run_compiled(uint32_t w, uint32_t& pc, uint32_t active, uint32_t 
   cx_.quick = record_ && !b_.room();
   cx_.n = cx_.lanes = 0;
   cx_.yield = false;
-  try {
-    entry_(cx_);
-  } catch (...) {  // a fault: the records counted up to it are the launch's still
+  // The records the entry only counted: in the warp's sequence, then the launch's count.
+  const auto hand_over = [this] {
     counted_in_order();
     if (cx_.dropped) b_.drop(cx_.dropped), cx_.dropped = 0;
     counted_ = 0;
+  };
+  try {
+    entry_(cx_);
+  } catch (...) {  // a fault: the records counted up to it are the launch's still
+    hand_over();
     throw;
   }
-  counted_in_order();
-  if (cx_.dropped) b_.drop(cx_.dropped), cx_.dropped = 0;
-  counted_ = 0;
+  hand_over();
   if (!cx_.n) return false;
   if (stall_) {  // stopped at a wgmma its warpgroup has not all reached: the warp stays there
     stall_ = false;

@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <map>
 #include <thread>
+#include <utility>
 
 #include "ptx/block_run.h"
 
@@ -80,8 +81,7 @@ struct Piece {
     races.assign(run.pending_races().begin() + ptrdiff_t(races_before), run.pending_races().end());
     for (size_t i = arrays_before; i < run.new_arrays().size(); ++i) arrays.push_back(run.new_arrays()[i].second);
     provisional = run.provisional_arrays();
-    sites.swap(run.site_wants());
-    run.site_wants().clear();
+    sites = std::exchange(run.site_wants(), {});
   }
 };
 

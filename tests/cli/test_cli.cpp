@@ -49,10 +49,11 @@ fs::path scratch() {
 
 using ws::test::slurp;
 
-// Runs `warpscope ARGS` (ARGS as a shell would split them), after `prefix` (e.g. env).
-Run warpscope(const std::string& args, const std::string& prefix = "") {
+// Runs `warpscope ARGS` (ARGS as a shell would split them), after `prefix` (e.g. env);
+// `binary`: another copy of it (one with other assets beside it).
+Run warpscope(const std::string& args, const std::string& prefix = "", const std::string& binary = WS_BINARY) {
   const fs::path out = scratch() / "stdout", err = scratch() / "stderr";
-  std::string cmd = prefix + std::string("'") + WS_BINARY + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+  std::string cmd = prefix + std::string("'") + binary + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
   int status = std::system(cmd.c_str());
   Run r;
   r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
@@ -463,23 +464,13 @@ TEST_CASE("bench without a GPU names the kernels a replay pack has no timings of
   fs::create_directories(dir / "assets" / "replay");
   std::ofstream(dir / "assets" / "replay" / "bench.json") << ws::trace::bench_json(r);
   fs::copy_file(WS_BINARY, dir / "warpscope", fs::copy_options::overwrite_existing);
-  auto old = [&](const std::string& args) {
-    const fs::path out = dir / "stdout", e = dir / "stderr";
-    std::string cmd = "'";
-    cmd += (dir / "warpscope").string();
-    cmd += "' " + args;
-    cmd += " >'" + out.string();
-    cmd += "' 2>'" + e.string();
-    cmd += "'";
-    const int status = std::system(cmd.c_str());
-    return Run{WIFEXITED(status) ? WEXITSTATUS(status) : 128, slurp(out), slurp(e)};
-  };
+  const std::string old = (dir / "warpscope").string();
   // A rung the catalog gained after the pack was measured is named, not left out in silence.
-  const Run t = old("bench --family transpose");
+  const Run t = warpscope("bench --family transpose", "", old);
   CHECK(t.out.find("transpose_tiled") != std::string::npos);
   CHECK(t.err.find("not in the replay pack (newer than its measurements): tma_transpose") != std::string::npos);
   // Only such a rung asked for: it is named in the one line that says nothing is shown.
-  const Run w = old("bench --kernel tc_wgmma");
+  const Run w = warpscope("bench --kernel tc_wgmma", "", old);
   CHECK(w.rc == 1);
   CHECK(w.err.find("the replay pack has no timings of tc_wgmma") != std::string::npos);
   fs::remove_all(dir);
