@@ -8,7 +8,10 @@
 #   SGEMM_CUDA/    https://github.com/siboehm/SGEMM_CUDA
 #   xGeMM/         https://github.com/tgautam03/xGeMM
 #
-#   scripts/try-cuda-samples.sh CORPUS [--only REGEX] [--timeout S] [--jobs N] [--table FILE] [--list]
+#   scripts/try-cuda-samples.sh CORPUS [--only REGEX] [--timeout S] [--jobs N] [--engine E] [--table FILE] [--list]
+#
+# --engine compiled|interpreter: the emulated device's engine (warpscope run --engine; default
+# compiled), so that the two can be timed on the same rows.
 #
 # Each program ends as one of
 #   pass     exit 0 and no failure line of its own
@@ -19,15 +22,16 @@
 # --table writes the markdown table docs/programs.md carries. The exit status is 1 when any
 # program ends SILENT, else 0. Needs `build/warpscope` (or WARPSCOPE=path) and nvcc.
 set -u
-corpus=${1:?usage: scripts/try-cuda-samples.sh CORPUS [--only REGEX] [--timeout S] [--table FILE] [--list]}
+corpus=${1:?usage: scripts/try-cuda-samples.sh CORPUS [--only REGEX] [--timeout S] [--jobs N] [--engine E] [--table FILE] [--list]}
 shift
-only=. timeout=120 table="" list=0 jobs=1
+only=. timeout=120 table="" list=0 jobs=1 engine=compiled
 while [ $# -gt 0 ]; do
   case $1 in
     --only) only=$2; shift 2 ;;
     --timeout) timeout=$2; shift 2 ;;
     --table) table=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
+    --engine) engine=$2; shift 2 ;;
     --list) list=1; shift ;;
     *) echo "unknown option $1"; exit 2 ;;
   esac
@@ -124,7 +128,7 @@ judge() {
   flags=${flags//@/$corpus}
   t0=$(date +%s)
   # shellcheck disable=SC2086
-  out=$(cd "$corpus/$dir" && "$ws" run $srcs $flags --backend emulator --timeout "$timeout" -- $args 2>&1)
+  out=$(cd "$corpus/$dir" && "$ws" run $srcs $flags --backend emulator --engine "$engine" --timeout "$timeout" -- $args 2>&1)
   rc=$?
   secs=$(( $(date +%s) - t0 ))
   # The program's own output: what it printed before warpscope's report began.

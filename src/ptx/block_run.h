@@ -260,7 +260,12 @@ class BlockRun {
   // The device was told to stop (Device::stop): warp w at `at` (null: at the block's start).
   [[noreturn]] void stopped(uint32_t w, const Insn* at) const;
   void advance(uint32_t w, uint32_t lanes, uint32_t to) {
-    for (uint32_t m = lanes; m; m &= m - 1) warps_[w].pc[std::countr_zero(m)] = to;
+    uint32_t* const pc = warps_[w].pc;
+    if (lanes == ~0u) {  // a whole warp (at every barrier of most kernels): plain stores, in vectors
+      for (int l = 0; l < 32; ++l) pc[l] = to;
+      return;
+    }
+    for (uint32_t m = lanes; m; m &= m - 1) pc[std::countr_zero(m)] = to;
   }
   void control(const Insn& in, Step& s);  // the Control rows of opcodes.def
   void bra_op(const Insn& in, Step& s);

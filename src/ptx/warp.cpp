@@ -283,17 +283,25 @@ uint64_t BlockRun::run_warp(uint32_t w) {
     const uint32_t ready = wp.live & ~wp.at_bar;
     if (!ready) return lanes_done;
     if (!known) {
-      // The lowest program counter among the ready lanes, and the lanes that stand there.
-      pc = ~0u;
-      active = 0;
-      for (uint32_t m = ready; m; m &= m - 1) {
-        const int l = std::countr_zero(m);
-        const uint32_t p = wp.pc[l];
-        if (p < pc) {
-          pc = p;
-          active = 1u << l;
-        } else if (p == pc) {
-          active |= 1u << l;
+      // The lowest program counter among the ready lanes, and the lanes that stand there:
+      // where every lane stands at the first ready one's (a converged warp, as after a
+      // barrier), found in one pass that vectorizes; else lane by lane.
+      pc = wp.pc[std::countr_zero(ready)];
+      uint32_t apart = 0;
+      for (int l = 0; l < 32; ++l) apart |= wp.pc[l] ^ pc;
+      active = ready;
+      if (apart) {
+        pc = ~0u;
+        active = 0;
+        for (uint32_t m = ready; m; m &= m - 1) {
+          const int l = std::countr_zero(m);
+          const uint32_t p = wp.pc[l];
+          if (p < pc) {
+            pc = p;
+            active = 1u << l;
+          } else if (p == pc) {
+            active |= 1u << l;
+          }
         }
       }
     }
