@@ -13,6 +13,7 @@
 //                       scheduler before they run; the rest through execute.
 // So the generated code never holds a second copy of an instruction's meaning: it calls
 // the function the interpreter calls, or the interpreter itself.
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <set>
@@ -74,6 +75,45 @@ const char* element(uint32_t bytes) {
   return bytes == 1 ? "uint8_t" : bytes == 2 ? "uint16_t" : bytes == 4 ? "uint32_t" : "uint64_t";
 }
 
+// ---- a block as one loop over the lanes ----------------------------------------------------
+// A block of float rows on 32-bit copies (local_alu) and loads of 32-bit values (low_half_load)
+// through registers the block does not write, with no guard and no store, runs for a whole
+// warp as one loop over its lanes: each lane's values stay in the host's registers from the
+// first instruction to the last, where the instruction-at-a-time code moves each
+// instruction's 32 lanes through memory. The loads' addresses are settled at the block's
+// entry: each address register's spread, every eight lanes one run of consecutive words or
+// all on one word (a tile's row, a broadcast), every access inside the shared window or the
+// array its instruction reached last; in a recorded launch's counted blocks the race check's
+// reference repeated access by access first. As the block stores nothing, no lane can see
+// another's work, and each lane's values are those of the code below. (The tiled SGEMM's
+// inner product: 32 shared loads and 16 FMAs a phase.)
+
+// The fused instruction's operand kinds: every source a register or an immediate, one
+// destination register; no form the interpreter must run (a second destination, directed
+// rounding).
+bool fusable_alu(const Insn& in) {
+  if (in.guard != kSink || (kind_of(in.op) != Kind::Alu && kind_of(in.op) != Kind::Move) || in.o[0].kind != Operand::Reg ||
+      in.o[0].reg == kSink || handed_form(in))
+    return false;
+  for (int i = 1; i < 5; ++i)
+    if (in.o[size_t(i)].kind != Operand::Reg && in.o[size_t(i)].kind != Operand::Imm && in.o[size_t(i)].kind != Operand::None)
+      return false;
+  return true;
+}
+bool fusable_load(const Insn& in) {
+  const Operand& a = in.o[1];
+  return in.guard == kSink && low_half_load(in) && in.vec == 1 && in.o[0].kind == Operand::Reg && in.o[0].reg != kSink &&
+         a.kind == Operand::Addr && a.has_reg && !a.has_symbol && a.count == 0;
+}
+
+// The registers the instructions [first, last) write.
+std::set<uint32_t> written_in(const Kernel& k, uint32_t first, uint32_t last) {
+  std::set<uint32_t> w;
+  for (uint32_t pc = first; pc < last; ++pc)
+    if (kind_of(k.code[pc].op) != Kind::Nothing) registers(k, k.code[pc].o[0], [&](uint32_t r) { w.insert(r); });
+  return w;
+}
+
 // Writes a kernel's instructions to `o`, and to `head` what they share with the module's
 // other kernels (each form and constant once).
 class Writer {
@@ -103,6 +143,22 @@ class Writer {
       }
     }
     written(in);
+  }
+
+  // The instructions [first, last) of a block as one loop over the lanes (fusable): the
+  // functions' text, named `name`, or "" when the block does not qualify. The block then
+  // starts with `if (active == ~0u && name(c, n, acc)) <exit>` and runs as written where
+  // the call says no. `out`: where the block goes after them (the registers live there are
+  // written back).
+  std::string fused(uint32_t first, uint32_t last, const std::string& name, uint32_t out);
+  // Control instruction pc as the block's last, written where no register has a copy (after
+  // a fused block: every register it wrote is in the file).
+  std::string branch(uint32_t pc) {
+    std::ostringstream o;
+    std::swap(o, o_);
+    control(pc, k_.code[pc]);
+    std::swap(o, o_);
+    return o.str();
   }
 
   // The block written so far (its spreads and 32-bit copies declared first) and its end,
@@ -436,6 +492,109 @@ class Writer {
   size_t spread_count_ = 0;
 };
 
+std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name, uint32_t out) {
+  // What qualifies: four instructions or more, one of them arithmetic; loads through at most
+  // two address registers (each of them a template flag: run or one word), none written here.
+  uint32_t alus = 0, loads = 0;
+  std::vector<uint32_t> spreads;  // the address registers, in order of first use
+  const std::set<uint32_t> written = written_in(k_, first, last);
+  for (uint32_t pc = first; pc < last; ++pc) {
+    const Insn& in = k_.code[pc];
+    if (kind_of(in.op) == Kind::Nothing) continue;
+    if (fusable_alu(in)) {
+      ++alus;
+      continue;
+    }
+    if (!fusable_load(in) || written.count(in.o[1].reg)) return "";
+    ++loads;
+    if (std::find(spreads.begin(), spreads.end(), in.o[1].reg) == spreads.end()) spreads.push_back(in.o[1].reg);
+  }
+  if (alus == 0 || last - first < 4 || spreads.size() > 2) return "";
+  auto spread_index = [&](uint32_t r) { return num(uint64_t(std::find(spreads.begin(), spreads.end(), r) - spreads.begin())); };
+  // The lanes, eight at a time: each eight's load addresses first, then each lane's values
+  // from the first instruction to the last (a register's 64 bits, as the file holds them),
+  // the registers live at the exit written back.
+  std::ostringstream f, lane, back;
+  std::set<uint32_t> known;  // registers with a value in the loop (read from the file where first read)
+  // A source: its 64 bits, or for a row on 32-bit copies (local_alu: the register's low half,
+  // an immediate's) as that row reads it.
+  auto value = [&](const Operand& x, bool low) -> std::string {
+    const uint64_t imm = x.kind == Operand::Imm ? uint64_t(x.imm) : 0;
+    if (x.kind != Operand::Reg) return low ? num(uint32_t(imm)) + "u" : num(imm) + "ull";
+    if (known.insert(x.reg).second) lane << "      uint64_t v" << x.reg << " = R[" << uint64_t(x.reg) * 32 << " + l];\n";
+    return low ? "uint32_t(v" + num(x.reg) + ")" : "v" + num(x.reg);
+  };
+  // (A function of its own: inlined into its caller, the host compiler no longer turns the
+  // loop over eight lanes into vectors.)
+  f << "template <int How>\n[[gnu::noinline]] static void " << name << "_lanes(const Ctx& c, uint64_t* __restrict R, const Spread* A) {\n"
+    << "  for (int g = 0; g < 4; ++g) {\n";
+  for (uint32_t pc = first; pc < last; ++pc) {
+    const Insn& in = k_.code[pc];
+    if (kind_of(in.op) == Kind::Nothing) continue;
+    if (fusable_alu(in)) {
+      const bool low = local_alu(in);  // as alu32 runs it: the low halves in, a zero-extended value out
+      const std::string a = value(in.o[1], low), b = value(in.o[2], low), c = value(in.o[3], low), e = value(in.o[4], low);
+      const uint32_t d = in.o[0].reg;
+      const std::string D = known.insert(d).second ? "uint64_t v" + num(d) : "v" + num(d);
+      const std::string call = (low ? std::string(kFunction[size_t(in.op)]) + "<Fixed>" : row_function(in, kFunction[size_t(in.op)])) +
+                               "(kForm" + num(form(in)) + ", TC<" + num(uint32_t(in.type)) + ">{}, " + a + ", " + b + ", " + c + ", " + e + ")";
+      lane << "      " << D << " = " << (low ? "uint32_t(" + call + ")" : call) << ";\n";
+      continue;
+    }
+    const Operand& ao = in.o[1];
+    const std::string j = spread_index(ao.reg);
+    const std::string q = "q" + num(pc);
+    f << "    const uint8_t* const " << q << " = "
+      << (in.space == Space::Shared ? "c.shared + (A[" + j + "].at[8 * g] + " + num(uint64_t(ao.imm)) + "ull)"
+                                    : "c.globals[" + num(pc) + "].ptr + (A[" + j + "].at[8 * g] + " + num(uint64_t(ao.imm)) +
+                                          "ull - c.globals[" + num(pc) + "].base)")
+      << ";\n";
+    const uint32_t d = in.o[0].reg;
+    const std::string D = known.insert(d).second ? "uint64_t v" + num(d) : "v" + num(d);
+    lane << "      " << D << " = load<uint32_t>(" << q << " + ((How >> " << j << ") & 1 ? 0 : 4 * i));\n";
+  }
+  for (uint32_t r : written)
+    if (live_.live(out, r)) {  // (every register but the 32-bit copies' is taken as live)
+      f << "    uint64_t w" << r << "[8];\n";
+      lane << "      w" << r << "[i] = v" << r << ";\n";
+      back << "    for (int i = 0; i < 8; ++i) R[" << uint64_t(r) * 32 << " + 8 * g + i] = w" << r << "[i];\n";
+    }
+  f << "    for (int i = 0; i < 8; ++i) {\n      const int l = 8 * g + i;\n" << lane.str() << "    }\n" << back.str() << "  }\n}\n";
+  // The block's entry: its spreads, the accesses' bounds, the reference repeated; the lanes.
+  const size_t n = std::max<size_t>(1, spreads.size());
+  f << "[[gnu::noinline]] static bool " << name << "(Ctx& c, uint64_t& n, uint64_t& acc) {\n"
+    << "  uint64_t* const R = c.regs;\n  Spread A[" << n << "];\n";
+  for (size_t i = 0; i < spreads.size(); ++i)
+    f << "  spread<4>(A[" << i << "], R + " << uint64_t(spreads[i]) * 32 << ");\n  if (A[" << i << "].all == Eight::Apart) return false;\n";
+  std::string repeated;
+  std::vector<std::pair<uint64_t, uint64_t>> range(spreads.size(), {~0ull, 0});  // each spread's shared offsets
+  for (uint32_t pc = first; pc < last; ++pc) {
+    const Insn& in = k_.code[pc];
+    if (kind_of(in.op) != Kind::Memory) continue;
+    const std::string j = spread_index(in.o[1].reg), off = num(uint64_t(in.o[1].imm)) + "ull";
+    if (in.space == Space::Shared) {
+      auto& [lo, hi] = range[std::stoul(j)];
+      lo = std::min(lo, uint64_t(in.o[1].imm)), hi = std::max(hi, uint64_t(in.o[1].imm));
+      repeated += " && repeats(c, " + num(pc) + ", c.warp, ~0u, A[" + j + "].at, 4u, " + off + ", &seen[" + j + "])";
+    } else {
+      f << "  if (!fits(A[" << j << "], " << off << ", 4, c.globals[" << pc << "].base, c.globals[" << pc << "].end)) return false;\n";
+      repeated += " && c.globals[" + num(pc) + "].counted";
+    }
+  }
+  for (size_t j = 0; j < spreads.size(); ++j)
+    if (range[j].first <= range[j].second)
+      f << "  if (!fits_range(A[" << j << "], " << range[j].first << "ull, " << range[j].second << "ull, 4, 0, c.shared_bytes)) return false;\n";
+  if (loads)  // (a block that accesses no memory records nothing)
+    f << "  if (c.record) {  // counted blocks only: each access repeats the race check's reference\n"
+    << "    if (!c.quick) return false;\n    const size_t memo_at = c.memo_at;\n    Seen seen[" << n << "];\n"
+    << "    if (!(true" << repeated << ")) {\n      c.memo_at = memo_at;\n      return false;\n    }\n"
+    << "    c.dropped += " << loads << ";\n  }\n";
+  f << "  switch (" << (spreads.empty() ? std::string("0") : spreads.size() == 1 ? "A[0].all == Eight::One" : "(A[0].all == Eight::One) | (A[1].all == Eight::One) << 1") << ") {\n";
+  for (int how = 0; how < (1 << spreads.size()); ++how) f << "    case " << how << ": " << name << "_lanes<" << how << ">(c, R, A); break;\n";
+  f << "  }\n  n += " << last - first << ";\n  acc += " << uint64_t(loads) * 32 << ";\n  return true;\n}\n";
+  return f.str();
+}
+
 // A name as a C++ comment may hold it: letters, digits and _$.% only (a backslash would
 // continue the comment onto the code's next line).
 std::string comment(const std::string& name) {
@@ -500,6 +659,7 @@ Generated generate(const Module& m) {
     std::ostringstream blocks;  // their declarations, for the entry
     for (uint32_t pc = 0; pc < k.code.size();) {
       std::ostringstream o;
+      std::string fused;  // the block's fused form, where it has one
       if (pc == 0) o << "\n// " << comment(k.name) << "\n";
       blocks << "WS_BLOCK uint32_t k" << i << "_" << pc << "(Ctx& c);\n";
       o << "WS_BLOCK uint32_t k" << i << "_" << pc << "(Ctx& c) {\n"
@@ -513,9 +673,21 @@ Generated generate(const Module& m) {
       // (the interpreter's) up to the next block. Else the block runs whole.
       o << "  if (stop - " << pc << "u < " << end - pc << "u || budget - n < " << end - pc << "u) [[unlikely]] WS_STOP(" << pc
         << ");\n";
+      // A whole warp through a block of lane-wise instructions: as one loop over its lanes
+      // (Writer::fused), up to a last instruction the scheduler runs. (In a short module only:
+      // a long one's compile time stays in proportion to its length.)
+      const bool ends = kind_of(k.code[end - 1].op) == Kind::Control;  // in a branch, a barrier, an exit...
+      const uint32_t upto = ends ? end - 1 : end;
+      if (inline_helpers) {
+        const std::string name = "f" + num(i) + "_" + num(pc);
+        const std::string f = w.fused(pc, upto, name, upto);
+        if (!f.empty())
+          fused += f, o << "  if (active == ~0u && " << name << "(c, n, acc)) {\n" << (ends ? w.branch(upto) : "") << "  WS_NEXT(" << end
+                        << ");\n  }\n";
+      }
       for (; pc < end; ++pc) w.instruction(pc);
       o << w.take_block(end) << "}\n";
-      g.units.push_back(o.str());
+      g.units.push_back(fused + o.str());
     }
     std::ostringstream o;
     o << blocks.str() << "extern \"C\" [[gnu::visibility(\"default\")]] void ws_kernel_" << i << "(Ctx& c) {\n"

@@ -415,6 +415,12 @@ template <uint32_t S>
   const uint64_t a = s.lo + off, b = s.hi + off;
   return a <= b && within(a, bytes, lo, hi) && within(b, bytes, lo, hi);
 }
+// The same for every offset in [a, b] (a <= b), checked at the two ends: where adding a to
+// the lowest lane and b to the highest carries neither past 2^64, any offset between moves
+// every lane to within those two ends' lanes. (Else false: the accesses go the general way.)
+[[gnu::always_inline]] inline bool fits_range(const Spread& s, uint64_t a, uint64_t b, uint32_t bytes, uint64_t lo, uint64_t hi) {
+  return s.lo + a >= s.lo && s.hi + b >= s.hi && fits(s, a, bytes, lo, hi) && fits(s, b, bytes, lo, hi);
+}
 // A whole warp's elements at byte offsets at[l] + d of P, into D (a load) or from V (a store),
 // eight lanes at a time as the spread found them lying.
 // (Each way written out with its `how` a constant, so that the four eights move unrolled.)

@@ -313,3 +313,35 @@ TEST_CASE("registers a block keeps in 32-bit copies reach the register file wher
   }
   std::filesystem::remove_all(cache);
 }
+
+TEST_CASE("a block of float rows and shared loads runs as one loop over the lanes and gives the interpreter's answers") {
+  const std::string text = test::slurp("tests/ptx/fixtures/fused.ptx");
+  REQUIRE(!text.empty());
+  // Both blocks between the barriers are written as loops over the lanes (the one through
+  // %r9 tries its loop first, finds its lanes apart and runs an instruction at a time), and
+  // so is the loop's block.
+  const std::string code = ptx::generate(ptx::parse(text, "fused.ptx")).text();
+  CHECK(code.find("f0_17_lanes<3>") != std::string::npos);  // two address registers: four forms
+  CHECK(code.find("f0_27_lanes<1>") != std::string::npos);  // one: two
+  CHECK(code.find("f0_27_lanes<2>") == std::string::npos);
+  CHECK(code.find("f0_34_lanes<1>") != std::string::npos);  // the loop, up to its branch
+  const std::string cache = fresh_dir("ws-engine-fused");
+  const auto f = [](uint32_t w) { float v; std::memcpy(&v, &w, 4); return v; };
+  for (int way = 0; way < 3; ++way) {  // recorded; past the cap on two workers; unrecorded
+    INFO("way " << way);
+    const EngineRun a = engine_run(text, cache, false, way, 384), c = engine_run(text, cache, true, way, 384);
+    CHECK(a.t == c.t);
+    CHECK(a.out == c.out);
+    for (uint32_t t = 0; t < 32; ++t) {
+      INFO("lane " << t);
+      // On paper: (t + 1) * (t / 8) + t, times t / 8 + 4, plus t + 16; its negation; then
+      // tile[3t mod 64] plus that, doubled, less t; the loop's three tile[t], at the word
+      // its 64-bit counter (3 * 4 bytes) points past.
+      const float f11 = -((float(t + 1) * float(t / 8) + float(t)) * float(t / 8 + 4) + float(t + 16));
+      CHECK(f(c.out[3 * t]) == f11);
+      CHECK(f(c.out[3 * t + 1]) == (float(3 * t % 64) + f11) * 2 - float(t));
+      CHECK(f(c.out[3 * t + 2]) == 3 * float(t));
+    }
+  }
+  std::filesystem::remove_all(cache);
+}
