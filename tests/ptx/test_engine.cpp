@@ -216,6 +216,20 @@ EngineRun engine_run(const std::string& text, const std::string& cache, bool com
   return r;
 }
 
+// `text` (engine_run's one kernel over an output of `bytes`) on both engines, each of the
+// three ways: the same trace (records, and past the cap the records dropped) and the same
+// output; then `check(way, run)` on the compiling engine's run.
+template <class F>
+void on_both_engines(const std::string& text, const std::string& cache, uint32_t bytes, F&& check) {
+  for (int way = 0; way < 3; ++way) {
+    INFO("way " << way);
+    const EngineRun a = engine_run(text, cache, false, way, bytes), c = engine_run(text, cache, true, way, bytes);
+    CHECK(a.t == c.t);
+    CHECK(a.out == c.out);
+    check(way, c);
+  }
+}
+
 TEST_CASE("a block's whole-warp accesses through one register move the bytes and make the records the interpreter does") {
   const std::string cache = fresh_dir("ws-engine-spread");
   const std::string text = test::slurp("tests/ptx/fixtures/spread.ptx");
@@ -223,12 +237,8 @@ TEST_CASE("a block's whole-warp accesses through one register move the bytes and
   // The figures on paper: tile[i] = i and tile[32 + i] = 100 + i; tile[64] is lane 31's (one
   // element, the last lane wins); tile[80 + j] lane 28 + j's (lanes apart, in order).
   const auto tile = [](uint32_t i) { return i < 32 ? i : 100 + (i - 32); };
-  for (int way = 0; way < 3; ++way) {
-    INFO("way " << way);
-    const EngineRun a = engine_run(text, cache, false, way, 1028), c = engine_run(text, cache, true, way, 1028);
-    CHECK(a.t == c.t);  // records, and past the cap the records dropped
+  on_both_engines(text, cache, 1028, [&](int way, const EngineRun& c) {
     if (way == 1) CHECK(c.t.launches.at(0).dropped_records > 0);
-    CHECK(a.out == c.out);
     for (uint32_t l = 0; l < 32; ++l) {
       INFO("lane " << l);
       const uint32_t* w = c.out.data() + 8 * l;
@@ -242,7 +252,7 @@ TEST_CASE("a block's whole-warp accesses through one register move the bytes and
       CHECK(w[7] == tile(l + 1));  // a negative offset
     }
     CHECK(c.out[256] == 31);  // one global element, the last lane's
-  }
+  });
   std::filesystem::remove_all(cache);
 }
 
@@ -291,11 +301,7 @@ TEST_CASE("registers a block keeps in 32-bit copies reach the register file wher
   const std::string text = test::slurp("tests/ptx/fixtures/copies.ptx");
   REQUIRE(!text.empty());
   const auto f = [](uint32_t w) { float v; std::memcpy(&v, &w, 4); return v; };
-  for (int way = 0; way < 3; ++way) {
-    INFO("way " << way);
-    const EngineRun a = engine_run(text, cache, false, way, 1024), c = engine_run(text, cache, true, way, 1024);
-    CHECK(a.t == c.t);
-    CHECK(a.out == c.out);
+  on_both_engines(text, cache, 1024, [&](int, const EngineRun& c) {
     for (uint32_t t = 0; t < 32; ++t) {
       INFO("lane " << t);
       const uint32_t* w = c.out.data() + 8 * t;
@@ -310,7 +316,7 @@ TEST_CASE("registers a block keeps in 32-bit copies reach the register file wher
       CHECK(w[6] == 4);
       CHECK(f(w[7]) == (t < 16 ? 2.0f : float(t)));
     }
-  }
+  });
   std::filesystem::remove_all(cache);
 }
 
@@ -327,11 +333,7 @@ TEST_CASE("a block of float rows and shared loads runs as one loop over the lane
   CHECK(code.find("f0_34_lanes<1>") != std::string::npos);  // the loop, up to its branch
   const std::string cache = fresh_dir("ws-engine-fused");
   const auto f = [](uint32_t w) { float v; std::memcpy(&v, &w, 4); return v; };
-  for (int way = 0; way < 3; ++way) {  // recorded; past the cap on two workers; unrecorded
-    INFO("way " << way);
-    const EngineRun a = engine_run(text, cache, false, way, 384), c = engine_run(text, cache, true, way, 384);
-    CHECK(a.t == c.t);
-    CHECK(a.out == c.out);
+  on_both_engines(text, cache, 384, [&](int, const EngineRun& c) {  // recorded; past the cap on two workers; unrecorded
     for (uint32_t t = 0; t < 32; ++t) {
       INFO("lane " << t);
       // On paper: (t + 1) * (t / 8) + t, times t / 8 + 4, plus t + 16; its negation; then
@@ -342,6 +344,6 @@ TEST_CASE("a block of float rows and shared loads runs as one loop over the lane
       CHECK(f(c.out[3 * t + 1]) == (float(3 * t % 64) + f11) * 2 - float(t));
       CHECK(f(c.out[3 * t + 2]) == 3 * float(t));
     }
-  }
+  });
   std::filesystem::remove_all(cache);
 }
