@@ -42,18 +42,18 @@ std::string row_function(const Insn& in, const char* f) {
   return in.mods & (kFtz | kSat) ? "exact_op<&" + own + ", Fixed>" : own;
 }
 
-// An Alu or Move row that runs on a block's 32-bit copies of registers: it reads only its
-// sources' low halves and writes a zero-extended value (low_half_alu), from registers and
-// immediates.
-bool local_alu(const Insn& in) {
-  if ((kind_of(in.op) != Kind::Alu && kind_of(in.op) != Kind::Move) || in.o[0].kind != Operand::Reg || exact_form(in) ||
-      !low_half_alu(in))
-    return false;
+// An Alu or Move row into a register from registers and immediates only.
+bool register_row(const Insn& in) {
+  if ((kind_of(in.op) != Kind::Alu && kind_of(in.op) != Kind::Move) || in.o[0].kind != Operand::Reg) return false;
   for (int i = 1; i < 5; ++i)
     if (in.o[size_t(i)].kind != Operand::Reg && in.o[size_t(i)].kind != Operand::Imm && in.o[size_t(i)].kind != Operand::None)
       return false;
   return true;
 }
+
+// A register_row that runs on a block's 32-bit copies of registers: it reads only its
+// sources' low halves and writes a zero-extended value (low_half_alu).
+bool local_alu(const Insn& in) { return register_row(in) && !exact_form(in) && low_half_alu(in); }
 
 // The registers a kernel's blocks may keep in 32-bit copies: those local_alu rows and loads
 // of 32-bit values write.
@@ -76,7 +76,7 @@ const char* element(uint32_t bytes) {
 }
 
 // ---- a block as one loop over the lanes ----------------------------------------------------
-// A block of float rows on 32-bit copies (local_alu) and loads of 32-bit values (low_half_load)
+// A block of Alu and Move rows (fusable_alu) and loads of 32-bit values (low_half_load)
 // through registers the block does not write, with no guard and no store, runs for a whole
 // warp as one loop over its lanes: each lane's values stay in the host's registers from the
 // first instruction to the last, where the instruction-at-a-time code moves each
@@ -88,18 +88,9 @@ const char* element(uint32_t bytes) {
 // another's work, and each lane's values are those of the code below. (The tiled SGEMM's
 // inner product: 32 shared loads and 16 FMAs a phase.)
 
-// The fused instruction's operand kinds: every source a register or an immediate, one
-// destination register; no form the interpreter must run (a second destination, directed
-// rounding).
-bool fusable_alu(const Insn& in) {
-  if (in.guard != kSink || (kind_of(in.op) != Kind::Alu && kind_of(in.op) != Kind::Move) || in.o[0].kind != Operand::Reg ||
-      in.o[0].reg == kSink || handed_form(in))
-    return false;
-  for (int i = 1; i < 5; ++i)
-    if (in.o[size_t(i)].kind != Operand::Reg && in.o[size_t(i)].kind != Operand::Imm && in.o[size_t(i)].kind != Operand::None)
-      return false;
-  return true;
-}
+// A fused row: a register_row with no guard, a destination that is kept, and no form the
+// interpreter must run (a second destination, directed rounding).
+bool fusable_alu(const Insn& in) { return in.guard == kSink && register_row(in) && in.o[0].reg != kSink && !handed_form(in); }
 bool fusable_load(const Insn& in) {
   const Operand& a = in.o[1];
   return in.guard == kSink && low_half_load(in) && in.vec == 1 && in.o[0].kind == Operand::Reg && in.o[0].reg != kSink &&
@@ -510,11 +501,13 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
     if (std::find(spreads.begin(), spreads.end(), in.o[1].reg) == spreads.end()) spreads.push_back(in.o[1].reg);
   }
   if (alus == 0 || last - first < 4 || spreads.size() > 2) return "";
-  auto spread_index = [&](uint32_t r) { return num(uint64_t(std::find(spreads.begin(), spreads.end(), r) - spreads.begin())); };
+  auto spread_index = [&](uint32_t r) { return size_t(std::find(spreads.begin(), spreads.end(), r) - spreads.begin()); };
   // The lanes, eight at a time: each eight's load addresses first, then each lane's values
   // from the first instruction to the last (a register's 64 bits, as the file holds them),
   // the registers live at the exit written back.
-  std::ostringstream f, lane, back;
+  std::ostringstream f, lane, back, bounds;  // bounds: the global accesses' checks
+  std::string repeated;                      // the reference's test, access by access
+  std::vector<std::pair<uint64_t, uint64_t>> range(spreads.size(), {~0ull, 0});  // each spread's shared offsets
   std::set<uint32_t> known;  // registers with a value in the loop (read from the file where first read)
   // A source: its 64 bits, or for a row on 32-bit copies (local_alu: the register's low half,
   // an immediate's) as that row reads it.
@@ -542,13 +535,19 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
       continue;
     }
     const Operand& ao = in.o[1];
-    const std::string j = spread_index(ao.reg);
-    const std::string q = "q" + num(pc);
-    f << "    const uint8_t* const " << q << " = "
-      << (in.space == Space::Shared ? "c.shared + (A[" + j + "].at[8 * g] + " + num(uint64_t(ao.imm)) + "ull)"
-                                    : "c.globals[" + num(pc) + "].ptr + (A[" + j + "].at[8 * g] + " + num(uint64_t(ao.imm)) +
-                                          "ull - c.globals[" + num(pc) + "].base)")
-      << ";\n";
+    const size_t js = spread_index(ao.reg);
+    const std::string j = num(js), off = num(uint64_t(ao.imm)) + "ull", q = "q" + num(pc);
+    if (in.space == Space::Shared) {
+      auto& [lo, hi] = range[js];
+      lo = std::min(lo, uint64_t(ao.imm)), hi = std::max(hi, uint64_t(ao.imm));
+      repeated += " && repeats(c, " + num(pc) + ", c.warp, ~0u, A[" + j + "].at, 4u, " + off + ", &seen[" + j + "])";
+      f << "    const uint8_t* const " << q << " = c.shared + (A[" << j << "].at[8 * g] + " << off << ");\n";
+    } else {
+      const std::string g = "c.globals[" + num(pc) + "]";
+      bounds << "  if (!fits(A[" << j << "], " << off << ", 4, " << g << ".base, " << g << ".end)) return false;\n";
+      repeated += " && " + g + ".counted";
+      f << "    const uint8_t* const " << q << " = " << g << ".ptr + (A[" << j << "].at[8 * g] + " << off << " - " << g << ".base);\n";
+    }
     const uint32_t d = in.o[0].reg;
     const std::string D = known.insert(d).second ? "uint64_t v" + num(d) : "v" + num(d);
     lane << "      " << D << " = load<uint32_t>(" << q << " + ((How >> " << j << ") & 1 ? 0 : 4 * i));\n";
@@ -566,21 +565,7 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
     << "  uint64_t* const R = c.regs;\n  Spread A[" << n << "];\n";
   for (size_t i = 0; i < spreads.size(); ++i)
     f << "  spread<4>(A[" << i << "], R + " << uint64_t(spreads[i]) * 32 << ");\n  if (A[" << i << "].all == Eight::Apart) return false;\n";
-  std::string repeated;
-  std::vector<std::pair<uint64_t, uint64_t>> range(spreads.size(), {~0ull, 0});  // each spread's shared offsets
-  for (uint32_t pc = first; pc < last; ++pc) {
-    const Insn& in = k_.code[pc];
-    if (kind_of(in.op) != Kind::Memory) continue;
-    const std::string j = spread_index(in.o[1].reg), off = num(uint64_t(in.o[1].imm)) + "ull";
-    if (in.space == Space::Shared) {
-      auto& [lo, hi] = range[std::stoul(j)];
-      lo = std::min(lo, uint64_t(in.o[1].imm)), hi = std::max(hi, uint64_t(in.o[1].imm));
-      repeated += " && repeats(c, " + num(pc) + ", c.warp, ~0u, A[" + j + "].at, 4u, " + off + ", &seen[" + j + "])";
-    } else {
-      f << "  if (!fits(A[" << j << "], " << off << ", 4, c.globals[" << pc << "].base, c.globals[" << pc << "].end)) return false;\n";
-      repeated += " && c.globals[" + num(pc) + "].counted";
-    }
-  }
+  f << bounds.str();
   for (size_t j = 0; j < spreads.size(); ++j)
     if (range[j].first <= range[j].second)
       f << "  if (!fits_range(A[" << j << "], " << range[j].first << "ull, " << range[j].second << "ull, 4, 0, c.shared_bytes)) return false;\n";
@@ -681,9 +666,10 @@ Generated generate(const Module& m) {
       if (inline_helpers) {
         const std::string name = "f" + num(i) + "_" + num(pc);
         const std::string f = w.fused(pc, upto, name, upto);
-        if (!f.empty())
-          fused += f, o << "  if (active == ~0u && " << name << "(c, n, acc)) {\n" << (ends ? w.branch(upto) : "") << "  WS_NEXT(" << end
-                        << ");\n  }\n";
+        if (!f.empty()) {
+          fused = f;
+          o << "  if (active == ~0u && " << name << "(c, n, acc)) {\n" << (ends ? w.branch(upto) : "") << "  WS_NEXT(" << end << ");\n  }\n";
+        }
       }
       for (; pc < end; ++pc) w.instruction(pc);
       o << w.take_block(end) << "}\n";
