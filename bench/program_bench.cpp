@@ -87,8 +87,13 @@ void engine_rates(const std::string& nvcc, uint32_t n) {
       for (size_t i = 0; i < 4; ++i) std::memcpy(la.params.data() + k.params[i].offset, &args[i], k.params[i].bytes);
       trace::Trace t;
       trace::Builder bld(t, std::getenv("WS_CAP") ? std::strtoull(std::getenv("WS_CAP"), nullptr, 10) : 2'000'000);
+      if (only_way == 1 || only_way == 2) {  // an unrecorded way alone: the recorded first launch is one block
+        ptx::KernelLaunch one = la;
+        one.grid = {1, 1, 1};
+        dev.launch(one, bld);
+      }
       for (int w = d ? 3 : 0; w < (d ? 4 : 3); ++w) {
-        if (only_way >= 0 && only_way != w && d == 0 && w > 0) continue;
+        if (only_way >= 0 && only_way != w && d == 0) continue;
         a[0] = float(w);  // new input: the launch runs again (a repeat on the same bytes would be skipped)
         dev.to_device(da, a.data(), bytes);
         dev.threads(ways[w].threads);

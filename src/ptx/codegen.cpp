@@ -97,6 +97,12 @@ bool fusable_load(const Insn& in) {
          a.kind == Operand::Addr && a.has_reg && !a.has_symbol && a.count == 0;
 }
 
+// A fused block's shared load: its instruction, the spread it goes through, its offset.
+struct FusedShared {
+  uint32_t pc, spread;
+  uint64_t off;
+};
+
 // The registers the instructions [first, last) write.
 std::set<uint32_t> written_in(const Kernel& k, uint32_t first, uint32_t last) {
   std::set<uint32_t> w;
@@ -483,6 +489,41 @@ class Writer {
   size_t spread_count_ = 0;
 };
 
+// A fused block's test that its shared accesses repeat the race check's reference, the
+// record-mode part of its entry (compiled.h, same_words): the first access through each
+// spread lane by lane, then the block's entries word for word. (A block with an offset of
+// 2^31 or more, a negative one, is not tested: past the record cap it runs as written.)
+std::string repeated_test(const std::vector<FusedShared>& shared, const std::vector<std::pair<uint64_t, uint64_t>>& range) {
+  if (shared.empty()) return "";
+  const size_t spreads = range.size(), words = shared.size() * compiled::kMemoHead;
+  for (const FusedShared& a : shared)
+    if (a.off >= (1ull << 31)) return "    return false;\n";
+  std::ostringstream f, T, I;
+  f << "    const uint32_t* const r = memo_ahead(c, " << words << ");\n    if (!r) return false;\n    Seen seen[" << spreads << "];\n";
+  std::vector<bool> first(spreads, true);
+  for (size_t i = 0; i < shared.size(); ++i) {
+    const FusedShared& a = shared[i];
+    const std::string j = num(a.spread);
+    if (first[a.spread]) {
+      first[a.spread] = false;
+      f << "    if (!warp_repeats(c, r + " << i * compiled::kMemoHead << ", A[" << j << "].at, " << a.off << "ull)) return false;\n"
+        << "    seen[" << j << "] = {r[" << i * compiled::kMemoHead + 6 << "], uint64_t(r[" << i * compiled::kMemoHead + 5 << "]) - " << a.off
+        << "ull};\n    if (!seen_range(seen[" << j << "], " << range[a.spread].first << "ull, " << range[a.spread].second
+        << "ull)) return false;\n";
+    }
+    // pc, warp, lanes, bytes | kind << 24, epoch, b, pattern (kMemoHead)
+    T << (i ? ", " : "") << a.pc << "u, 0u, 0xffffffffu, 4u, 0u, " << uint32_t(a.off) << "u, 0u";
+    I << (i ? ", " : "") << "0u, 1u, 0u, 0u, 2u, " << 3 + a.spread << "u, " << 3 + spreads + a.spread << "u";
+  }
+  f << "    alignas(64) static const uint32_t kT[" << words << "] = {" << T.str() << "};\n"
+    << "    alignas(64) static const uint32_t kI[" << words << "] = {" << I.str() << "};\n"
+    << "    alignas(64) const uint32_t V[16] = {0u, c.warp, *c.epoch";
+  for (size_t j = 0; j < spreads; ++j) f << ", uint32_t(seen[" << j << "].delta)";
+  for (size_t j = 0; j < spreads; ++j) f << ", seen[" << j << "].pattern";
+  f << "};\n    if (!same_words(r, kT, kI, V, " << words << ")) return false;\n    c.memo_at += " << words << ";\n";
+  return f.str();
+}
+
 std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name, uint32_t out) {
   // What qualifies: four instructions or more, one of them arithmetic; loads through at most
   // two address registers (each of them a template flag: run or one word), none written here.
@@ -506,7 +547,8 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
   // from the first instruction to the last (a register's 64 bits, as the file holds them),
   // the registers live at the exit written back.
   std::ostringstream f, lane, back, bounds;  // bounds: the global accesses' checks
-  std::string repeated;                      // the reference's test, access by access
+  std::string counted;                       // the global accesses' test: their arrays known
+  std::vector<FusedShared> shared;           // the shared accesses, in order
   std::vector<std::pair<uint64_t, uint64_t>> range(spreads.size(), {~0ull, 0});  // each spread's shared offsets
   std::set<uint32_t> known;  // registers with a value in the loop (read from the file where first read)
   // A source: its 64 bits, or for a row on 32-bit copies (local_alu: the register's low half,
@@ -540,12 +582,12 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
     if (in.space == Space::Shared) {
       auto& [lo, hi] = range[js];
       lo = std::min(lo, uint64_t(ao.imm)), hi = std::max(hi, uint64_t(ao.imm));
-      repeated += " && repeats(c, " + num(pc) + ", c.warp, ~0u, A[" + j + "].at, 4u, " + off + ", &seen[" + j + "])";
+      shared.push_back({pc, uint32_t(js), uint64_t(ao.imm)});
       f << "    const uint8_t* const " << q << " = c.shared + (A[" << j << "].at[8 * g] + " << off << ");\n";
     } else {
       const std::string g = "c.globals[" + num(pc) + "]";
       bounds << "  if (!fits(A[" << j << "], " << off << ", 4, " << g << ".base, " << g << ".end)) return false;\n";
-      repeated += " && " + g + ".counted";
+      counted += " || !" + g + ".counted";
       f << "    const uint8_t* const " << q << " = " << g << ".ptr + (A[" << j << "].at[8 * g] + " << off << " - " << g << ".base);\n";
     }
     const uint32_t d = in.o[0].reg;
@@ -571,9 +613,8 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
       f << "  if (!fits_range(A[" << j << "], " << range[j].first << "ull, " << range[j].second << "ull, 4, 0, c.shared_bytes)) return false;\n";
   if (loads)  // (a block that accesses no memory records nothing)
     f << "  if (c.record) {  // counted blocks only: each access repeats the race check's reference\n"
-    << "    if (!c.quick) return false;\n    const size_t memo_at = c.memo_at;\n    Seen seen[" << n << "];\n"
-    << "    if (!(true" << repeated << ")) {\n      c.memo_at = memo_at;\n      return false;\n    }\n"
-    << "    c.dropped += " << loads << ";\n  }\n";
+      << "    if (!c.quick" << counted << ") return false;\n"
+      << repeated_test(shared, range) << "    c.dropped += " << loads << ";\n  }\n";
   f << "  switch (" << (spreads.empty() ? std::string("0") : spreads.size() == 1 ? "A[0].all == Eight::One" : "(A[0].all == Eight::One) | (A[1].all == Eight::One) << 1") << ") {\n";
   for (int how = 0; how < (1 << spreads.size()); ++how) f << "    case " << how << ": " << name << "_lanes<" << how << ">(c, R, A); break;\n";
   f << "  }\n  n += " << last - first << ";\n  acc += " << uint64_t(loads) * 32 << ";\n  return true;\n}\n";

@@ -103,6 +103,29 @@ struct Seen {
   uint32_t pattern = ~0u;
   uint64_t delta = 0;
 };
+// Whether a whole warp's lanes at `at` (each plus `off`) lie as the reference's access `r`
+// says: each lane's offset its first lane's b (r[5]) plus its pattern's (r[6]), as the
+// 32-bit window offsets the reference kept. Its pattern has 32 entries (r[2], its lanes,
+// the whole warp: checked here before the pattern is read).
+[[gnu::always_inline]] inline bool warp_repeats(const Ctx& c, const uint32_t* r, const uint64_t* at, uint64_t off) {
+  if (r[2] != ~0u) return false;
+  const uint32_t b = r[5];
+  const uint32_t* d = c.patterns + r[6];
+  uint64_t diff = 0;
+#if defined(__AVX512F__)
+  __m512i x = _mm512_setzero_si512();
+  const __m512i o = _mm512_set1_epi64((long long)off);
+  const __m256i bb = _mm256_set1_epi32(int(b));
+  for (int g = 0; g < 32; g += 8) {
+    const __m256i v = _mm256_add_epi32(bb, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d + g)));
+    x = _mm512_or_si512(x, _mm512_xor_si512(_mm512_add_epi64(_mm512_loadu_si512(at + g), o), _mm512_cvtepu32_epi64(v)));
+  }
+  diff = _mm512_test_epi64_mask(x, x);
+#else
+  for (int l = 0; l < 32; ++l) diff |= (at[l] + off) ^ uint64_t(uint32_t(b + d[l]));
+#endif
+  return diff == 0;
+}
 [[gnu::always_inline]] inline bool repeats(Ctx& c, uint32_t pc, uint32_t w, uint32_t ex, const uint64_t* at, uint32_t head2,
                                            uint64_t off = 0, Seen* seen = nullptr) {
   if (!c.memo) return false;
@@ -114,28 +137,60 @@ struct Seen {
     c.memo_at += kMemoHead;
     return true;
   }
-  const uint32_t* d = c.patterns + r[6];
-  uint64_t diff = 0;
   if (ex == ~0u) {
-#if defined(__AVX512F__)
-    __m512i x = _mm512_setzero_si512();
-    const __m512i o = _mm512_set1_epi64((long long)off);
-    const __m256i bb = _mm256_set1_epi32(int(b));
-    for (int g = 0; g < 32; g += 8) {
-      const __m256i v = _mm256_add_epi32(bb, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d + g)));
-      x = _mm512_or_si512(x, _mm512_xor_si512(_mm512_add_epi64(_mm512_loadu_si512(at + g), o), _mm512_cvtepu32_epi64(v)));
-    }
-    diff = _mm512_test_epi64_mask(x, x);
-#else
-    for (int l = 0; l < 32; ++l) diff |= (at[l] + off) ^ uint64_t(uint32_t(b + d[l]));
-#endif
+    if (!warp_repeats(c, r, at, off)) return false;
   } else {
+    const uint32_t* d = c.patterns + r[6];
+    uint64_t diff = 0;
     for (uint32_t m = ex; m; m &= m - 1) diff |= (at[std::countr_zero(m)] + off) ^ uint64_t(uint32_t(b + *d++));
+    if (diff) return false;
   }
-  if (diff) return false;
   if (seen) *seen = {r[6], uint64_t(b) - off};
   c.memo_at += kMemoHead;
   return true;
+}
+
+// ---- a fused block's shared accesses against the reference, all at once --------------------
+// A block run as one loop over the lanes (codegen.cpp, Writer::fused) makes its shared
+// accesses through one or two spreads, each at offsets the block names: the reference's
+// entries for them differ only in what the warp, its epoch and each spread's pattern and b
+// make of them. So the block's first access through each spread is compared lane by lane
+// (warp_repeats: its Seen), and then every entry word for word against the block's words T
+// plus, for each word, one of the values V: V[0] 0, V[1] the warp, V[2] the epoch, then
+// each spread's b less its offset (low half), then each spread's pattern.
+// The reference's next `words` words, or null when it holds fewer.
+[[gnu::always_inline]] inline const uint32_t* memo_ahead(const Ctx& c, size_t words) {
+  return c.memo && c.memo_at + words <= c.memo_size ? c.memo + c.memo_at : nullptr;
+}
+// Whether b less an offset `s.delta` names, with any offset in [lo, hi] (each below 2^31),
+// a first lane's window offset as the reference keeps it (below 2^32): the entries' b words
+// are then the 32-bit sums that same_words compares.
+[[gnu::always_inline]] inline bool seen_range(const Seen& s, uint64_t lo, uint64_t hi) {
+  const int64_t d = int64_t(s.delta);
+  return d + int64_t(lo) >= 0 && d + int64_t(hi) <= int64_t(0xffffffffll);
+}
+// Whether r[j] == T[j] + V[I[j]] for each of `words` words (I: indices below 16).
+[[gnu::always_inline]] inline bool same_words(const uint32_t* r, const uint32_t* T, const uint32_t* I, const uint32_t* V,
+                                              size_t words) {
+#if defined(__AVX512F__)
+  const __m512i v = _mm512_loadu_si512(V);
+  __mmask16 bad = 0;
+  size_t j = 0;
+  for (; j + 16 <= words; j += 16) {
+    const __m512i e = _mm512_add_epi32(_mm512_loadu_si512(T + j), _mm512_permutexvar_epi32(_mm512_loadu_si512(I + j), v));
+    bad |= _mm512_cmpneq_epi32_mask(_mm512_loadu_si512(r + j), e);
+  }
+  if (j < words) {
+    const __mmask16 m = __mmask16((1u << (words - j)) - 1);
+    const __m512i e = _mm512_add_epi32(_mm512_maskz_loadu_epi32(m, T + j), _mm512_permutexvar_epi32(_mm512_maskz_loadu_epi32(m, I + j), v));
+    bad |= _mm512_mask_cmpneq_epi32_mask(m, _mm512_maskz_loadu_epi32(m, r + j), e);
+  }
+  return bad == 0;
+#else
+  uint32_t diff = 0;
+  for (size_t j = 0; j < words; ++j) diff |= r[j] ^ (T[j] + V[I[j]]);
+  return diff == 0;
+#endif
 }
 
 // An instruction's form as constants: the fields of Insn that the semantic functions

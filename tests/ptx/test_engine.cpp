@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "ptx/arith.h"
+#include "ptx/compiled.h"
 #include "ptx/engine.h"
 #include "ptx/machine.h"
 #include "ptx/ptx.h"
@@ -318,6 +319,47 @@ TEST_CASE("registers a block keeps in 32-bit copies reach the register file wher
     }
   });
   std::filesystem::remove_all(cache);
+}
+
+TEST_CASE("a fused block's shared loads are matched against the race check's reference word for word") {
+  // The reference: two whole-warp loads of 4 bytes by warp 3 in epoch 7, at pcs 56 and 59,
+  // their lanes a run of words from window offsets 100 and 164 (pattern 0: 4 * lane).
+  std::vector<uint32_t> patterns(32);
+  for (uint32_t l = 0; l < 32; ++l) patterns[l] = 4 * l;
+  std::vector<uint32_t> memo = {56, 3, ~0u, 4, 7, 100, 0, 59, 3, ~0u, 4, 7, 164, 0};
+  ptx::compiled::Ctx c;
+  c.patterns = patterns.data();
+  c.memo = memo.data();
+  c.memo_size = memo.size();
+  uint64_t at[32];
+  for (uint32_t l = 0; l < 32; ++l) at[l] = 100 + 4 * l;
+  CHECK(ptx::compiled::memo_ahead(c, 14) == memo.data());
+  CHECK(ptx::compiled::memo_ahead(c, 15) == nullptr);
+  CHECK(ptx::compiled::warp_repeats(c, memo.data(), at, 0));
+  CHECK(ptx::compiled::warp_repeats(c, memo.data() + 7, at, 64));  // the second load: 64 bytes on
+  CHECK_FALSE(ptx::compiled::warp_repeats(c, memo.data() + 7, at, 60));
+  at[5] += 4;
+  CHECK_FALSE(ptx::compiled::warp_repeats(c, memo.data(), at, 0));  // one lane elsewhere
+  // The first load's b less its offset, for offsets 0 to 64: b 100 to 164, inside 32 bits.
+  const ptx::compiled::Seen seen{0, 100};
+  CHECK(ptx::compiled::seen_range(seen, 0, 64));
+  CHECK_FALSE(ptx::compiled::seen_range({0, uint64_t(-8)}, 0, 64));  // at offset 0, b would be -8
+  CHECK_FALSE(ptx::compiled::seen_range({0, 0xfffffff0ull}, 0, 64));  // at 64, past 2^32
+  // The block's words: pc, warp, lanes, bytes, epoch, b, pattern; V: 0, warp, epoch, b less
+  // the offset, the pattern.
+  const uint32_t T[14] = {56, 0, ~0u, 4, 0, 0, 0, 59, 0, ~0u, 4, 0, 64, 0};
+  const uint32_t I[14] = {0, 1, 0, 0, 2, 3, 4, 0, 1, 0, 0, 2, 3, 4};
+  uint32_t V[16] = {0, 3, 7, 100, 0};
+  CHECK(ptx::compiled::same_words(memo.data(), T, I, V, 14));
+  CHECK(ptx::compiled::same_words(memo.data(), T, I, V, 13));  // a prefix matches too
+  memo[8] = 2;  // the second load another warp's
+  CHECK_FALSE(ptx::compiled::same_words(memo.data(), T, I, V, 14));
+  memo[8] = 3;
+  V[2] = 8;  // another epoch
+  CHECK_FALSE(ptx::compiled::same_words(memo.data(), T, I, V, 14));
+  V[2] = 7;
+  V[3] = 104;  // another b
+  CHECK_FALSE(ptx::compiled::same_words(memo.data(), T, I, V, 14));
 }
 
 TEST_CASE("a block of float rows and shared loads runs as one loop over the lanes and gives the interpreter's answers") {
