@@ -546,11 +546,7 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
   // The lanes, eight at a time: each eight's load addresses first, then each lane's values
   // from the first instruction to the last (a register's 64 bits, as the file holds them),
   // the registers live at the exit written back.
-  // The four eights' chains are written out side by side in one loop over eight lanes (a '@'
-  // in `lane`, `head` and `back` stands for the eight), so that the host runs four
-  // independent chains of vectors where one chain of dependent instructions would wait on
-  // each instruction's latency.
-  std::ostringstream f, lane, head, back, bounds;  // bounds: the global accesses' checks
+  std::ostringstream f, lane, back, bounds;  // bounds: the global accesses' checks
   std::string counted;                       // the global accesses' test: their arrays known
   std::vector<FusedShared> shared;           // the shared accesses, in order
   std::vector<std::pair<uint64_t, uint64_t>> range(spreads.size(), {~0ull, 0});  // each spread's shared offsets
@@ -560,12 +556,13 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
   auto value = [&](const Operand& x, bool low) -> std::string {
     const uint64_t imm = x.kind == Operand::Imm ? uint64_t(x.imm) : 0;
     if (x.kind != Operand::Reg) return low ? num(uint32_t(imm)) + "u" : num(imm) + "ull";
-    if (known.insert(x.reg).second) lane << "      uint64_t v" << x.reg << "_@ = R[" << uint64_t(x.reg) * 32 << " + l@];\n";
-    return low ? "uint32_t(v" + num(x.reg) + "_@)" : "v" + num(x.reg) + "_@";
+    if (known.insert(x.reg).second) lane << "      uint64_t v" << x.reg << " = R[" << uint64_t(x.reg) * 32 << " + l];\n";
+    return low ? "uint32_t(v" + num(x.reg) + ")" : "v" + num(x.reg);
   };
   // (A function of its own: inlined into its caller, the host compiler no longer turns the
   // loop over eight lanes into vectors.)
-  std::set<size_t> shared_spreads;  // the spreads shared loads go through (a base pointer per eight)
+  f << "template <int How>\n[[gnu::noinline]] static void " << name << "_lanes(const Ctx& c, uint64_t* __restrict R, const Spread* A) {\n"
+    << "  for (int g = 0; g < 4; ++g) {\n";
   for (uint32_t pc = first; pc < last; ++pc) {
     const Insn& in = k_.code[pc];
     if (kind_of(in.op) == Kind::Nothing) continue;
@@ -573,7 +570,7 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
       const bool low = local_alu(in);  // as alu32 runs it: the low halves in, a zero-extended value out
       const std::string a = value(in.o[1], low), b = value(in.o[2], low), c = value(in.o[3], low), e = value(in.o[4], low);
       const uint32_t d = in.o[0].reg;
-      const std::string D = known.insert(d).second ? "uint64_t v" + num(d) + "_@" : "v" + num(d) + "_@";
+      const std::string D = known.insert(d).second ? "uint64_t v" + num(d) : "v" + num(d);
       const std::string call = (low ? std::string(kFunction[size_t(in.op)]) + "<Fixed>" : row_function(in, kFunction[size_t(in.op)])) +
                                "(kForm" + num(form(in)) + ", TC<" + num(uint32_t(in.type)) + ">{}, " + a + ", " + b + ", " + c + ", " + e + ")";
       lane << "      " << D << " = " << (low ? "uint32_t(" + call + ")" : call) << ";\n";
@@ -581,39 +578,29 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
     }
     const Operand& ao = in.o[1];
     const size_t js = spread_index(ao.reg);
-    const std::string j = num(js), off = num(uint64_t(ao.imm)) + "ull";
-    std::string q = "q" + num(pc) + "_@";
+    const std::string j = num(js), off = num(uint64_t(ao.imm)) + "ull", q = "q" + num(pc);
     if (in.space == Space::Shared) {
       auto& [lo, hi] = range[js];
       lo = std::min(lo, uint64_t(ao.imm)), hi = std::max(hi, uint64_t(ao.imm));
       shared.push_back({pc, uint32_t(js), uint64_t(ao.imm)});
-      if (shared_spreads.insert(js).second) head << "  const uint8_t* const s" << j << "_@ = c.shared + A[" << j << "].at[8 * @];\n";
-      q = "s" + j + "_@ + " + off;
+      f << "    const uint8_t* const " << q << " = c.shared + (A[" << j << "].at[8 * g] + " << off << ");\n";
     } else {
       const std::string g = "c.globals[" + num(pc) + "]";
       bounds << "  if (!fits(A[" << j << "], " << off << ", 4, " << g << ".base, " << g << ".end)) return false;\n";
       counted += " || !" + g + ".counted";
-      head << "  const uint8_t* const " << q << " = " << g << ".ptr + (A[" << j << "].at[8 * @] + " << off << " - " << g << ".base);\n";
+      f << "    const uint8_t* const " << q << " = " << g << ".ptr + (A[" << j << "].at[8 * g] + " << off << " - " << g << ".base);\n";
     }
     const uint32_t d = in.o[0].reg;
-    const std::string D = known.insert(d).second ? "uint64_t v" + num(d) + "_@" : "v" + num(d) + "_@";
+    const std::string D = known.insert(d).second ? "uint64_t v" + num(d) : "v" + num(d);
     lane << "      " << D << " = load<uint32_t>(" << q << " + ((How >> " << j << ") & 1 ? 0 : 4 * i));\n";
   }
   for (uint32_t r : written)
     if (live_.live(out, r)) {  // (every register but the 32-bit copies' is taken as live)
-      head << "  uint64_t w" << r << "_@[8];\n";
-      lane << "      w" << r << "_@[i] = v" << r << "_@;\n";
-      back << "  for (int i = 0; i < 8; ++i) R[" << uint64_t(r) * 32 << " + 8 * @ + i] = w" << r << "_@[i];\n";
+      f << "    uint64_t w" << r << "[8];\n";
+      lane << "      w" << r << "[i] = v" << r << ";\n";
+      back << "    for (int i = 0; i < 8; ++i) R[" << uint64_t(r) * 32 << " + 8 * g + i] = w" << r << "[i];\n";
     }
-  auto eights = [](const std::string& text) {  // the text once for each eight
-    std::string out;
-    for (char g = '0'; g < '4'; ++g)
-      for (char ch : text) out += ch == '@' ? g : ch;
-    return out;
-  };
-  f << "template <int How>\n[[gnu::noinline]] static void " << name << "_lanes(const Ctx& c, uint64_t* __restrict R, const Spread* A) {\n"
-    << eights(head.str()) << "  for (int i = 0; i < 8; ++i) {\n    const int l0 = i, l1 = 8 + i, l2 = 16 + i, l3 = 24 + i;\n"
-    << eights(lane.str()) << "  }\n" << eights(back.str()) << "}\n";
+  f << "    for (int i = 0; i < 8; ++i) {\n      const int l = 8 * g + i;\n" << lane.str() << "    }\n" << back.str() << "  }\n}\n";
   // The block's entry: its spreads, the accesses' bounds, the reference repeated; the lanes.
   const size_t n = std::max<size_t>(1, spreads.size());
   f << "[[gnu::noinline]] static bool " << name << "(Ctx& c, uint64_t& n, uint64_t& acc) {\n"
