@@ -549,19 +549,25 @@ std::vector<uint32_t> Device::trace_files(trace::Builder& b) {
 }
 
 // A site is an instruction of this launch (sites are added per launch): its buffer is the
-// one array its records reach, if one. Done for a launch that faulted too: the requests
-// recorded up to the fault keep their arrays' names.
-void Device::settle_sites(trace::Trace& t, size_t first_record) {
-  constexpr uint32_t kUnseen = trace::kNoBuffer - 1;  // (a buffer index never reaches it)
-  std::vector<uint32_t> site_buf(t.sites.size(), kUnseen);
-  for (size_t i = first_record; i < t.records.size(); ++i) {
-    const trace::Record& r = t.records[i];
-    const uint32_t buf = r.lanes ? trace::kNoBuffer : r.buffer;
-    uint32_t& b = site_buf[r.site];
-    b = b == kUnseen || b == buf ? buf : trace::kNoBuffer;
+// one array its records reach, if one.
+namespace {
+constexpr uint32_t kUnseen = trace::kNoBuffer - 1;  // (a buffer index never reaches it)
+}  // namespace
+
+void Device::SiteBuffers::take(const trace::Trace& t) {
+  for (; fed < t.records.size(); ++fed) {
+    const trace::Record& r = t.records[fed];
+    const uint32_t array = r.lanes ? trace::kNoBuffer : r.buffer;
+    if (r.site >= buf.size()) buf.resize(r.site + 1, kUnseen);
+    uint32_t& b = buf[r.site];
+    b = b == kUnseen || b == array ? array : trace::kNoBuffer;
   }
-  for (size_t s = 0; s < site_buf.size(); ++s)
-    if (site_buf[s] != kUnseen) t.sites[s].buffer = site_buf[s];
+}
+
+void Device::SiteBuffers::settle(trace::Trace& t) {
+  take(t);
+  for (size_t s = 0; s < buf.size() && s < t.sites.size(); ++s)
+    if (buf[s] != kUnseen) t.sites[s].buffer = buf[s];
 }
 
 uint64_t Device::run_recorded(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget) {
@@ -569,6 +575,7 @@ uint64_t Device::run_recorded(const Kernel& k, const KernelLaunch& a, trace::Bui
   trace::Trace& t = b.trace();
   uint64_t lanes = 0;
   const size_t first_record = t.records.size();
+  SiteBuffers sites(first_record);
   uint64_t left = budget;
   BlockRun run(*this, k, a, b, files, left);
   const uint32_t nblocks = uint32_t(a.grid.count());
@@ -579,9 +586,9 @@ uint64_t Device::run_recorded(const Kernel& k, const KernelLaunch& a, trace::Bui
     // on every core where the kernel allows it.
     if (blk > 0 && may && nblocks - blk > 1 && run.parallel_blocks(b.room())) {
       try {
-        lanes += run_parallel(k, a, b, run, blk, std::min(cores, nblocks - blk), budget);
+        lanes += run_parallel(k, a, b, run, blk, std::min(cores, nblocks - blk), budget, sites);
       } catch (...) {
-        settle_sites(t, first_record);
+        sites.settle(t);
         throw;
       }
       break;
@@ -591,13 +598,13 @@ uint64_t Device::run_recorded(const Kernel& k, const KernelLaunch& a, trace::Bui
       lanes += run.run(blk);
     } catch (...) {
       b.block_done(blk);  // its requests up to the fault are in the trace
-      settle_sites(t, first_record);
+      sites.settle(t);
       throw;
     }
     b.block_done(blk);
     if (blk == 0) b.expect((t.records.size() - first_record) * (a.grid.count() - 1));  // blocks mostly alike
   }
-  settle_sites(t, first_record);
+  sites.settle(t);
   return lanes;
 }
 

@@ -285,15 +285,25 @@ class Device {
   uint64_t run_unrecorded(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
   // A recorded launch's blocks [from, grid) on `n` workers, committed in block order
   // (parallel.cpp).
+  // A launch's sites' arrays (Site::buffer), settled from its records as they are kept: the
+  // one array all of a site's records reach, kNoBuffer where they reach several. Done for a
+  // launch that faulted too: the requests recorded up to the fault keep their arrays' names.
+  struct SiteBuffers {
+    explicit SiteBuffers(size_t first_record) : fed(first_record) {}
+    void take(const trace::Trace& t);  // the records kept since the last take
+    void settle(trace::Trace& t);      // the rest taken; then the sites' arrays set
+    std::vector<uint32_t> buf;         // per site: its array, kUnseen or kNoBuffer
+    size_t fed;                        // the records taken so far
+  };
   uint64_t run_parallel(const Kernel& k, const KernelLaunch& a, trace::Builder& b, BlockRun& first, uint32_t from,
-                        uint32_t n, uint64_t budget);
+                        uint32_t n, uint64_t budget, SiteBuffers& sites);
   // A cooperative launch (grid.cpp): every block started, run in turns until all end.
   uint64_t run_cooperative(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
   // A launch with clusters (grid.cpp): cluster after cluster, the CTAs of each run in turns.
   uint64_t run_clusters(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
   // Trace file index of a .file number (files are added to the trace on first use).
   std::vector<uint32_t> trace_files(trace::Builder& b);
-  void settle_sites(trace::Trace& t, size_t first_record);
+  void settle_sites(trace::Trace& t, size_t first_record) { SiteBuffers(first_record).settle(t); }
   // A launch alike an earlier one whose inputs and outputs are untouched since (see
   // Repeat): the earlier launch's number; false when it must run.
   bool repeats(const KernelLaunch& a, uint32_t& as_launch) const;

@@ -112,6 +112,26 @@ void set_fault_record(const std::exception_ptr& e, int64_t record) {
   }
 }
 
+// A block's records into the launch's builder while there is room, their provisional buffers
+// replaced by the trace's (`ids`); returns the index in the trace of record `faulted_at` (the
+// request of the block's fault), or -1 where it was not kept.
+int64_t keep(std::vector<trace::Record>& records, const std::vector<uint32_t>& ids, trace::Builder& b, int64_t faulted_at) {
+  int64_t kept_at = -1;
+  for (size_t i = 0; i < records.size(); ++i) {
+    trace::Record& r = records[i];
+    if (!ids.empty()) {
+      r.buffer = own_buffer(r.buffer, ids);
+      if (r.lanes) {
+        auto lanes_of = std::make_shared<trace::LaneBuffers>(*r.lanes);
+        for (uint32_t& x : *lanes_of) x = own_buffer(x, ids);
+        r.lanes = std::move(lanes_of);
+      }
+    }
+    if (b.add(std::move(r)) && int64_t(i) == faulted_at) kept_at = int64_t(b.trace().records.size() - 1);
+  }
+  return kept_at;
+}
+
 // A worker's budget, a cache line apiece: the compiled code's every entry writes it, and two
 // workers' budgets on one line made them wait on each other (matmul_tiled 1024 recorded on
 // 2 cores: a tenth of the launch's time, a third of it in that one store).
@@ -124,7 +144,7 @@ struct alignas(64) Budget {
 // Returns the lane accesses; throws the lowest block's fault after the blocks below it have
 // been committed.
 uint64_t Device::run_parallel(const Kernel& k, const KernelLaunch& a, trace::Builder& b, BlockRun& first, uint32_t from,
-                              uint32_t n, uint64_t budget) {
+                              uint32_t n, uint64_t budget, SiteBuffers& sites) {
   const uint32_t nblocks = uint32_t(a.grid.count());
   std::atomic<uint32_t> next{from}, fault_block{UINT32_MAX};
   std::atomic<bool> full{!b.room()};  // the launch's cap reached by the blocks committed
@@ -151,20 +171,8 @@ uint64_t Device::run_parallel(const Kernel& k, const KernelLaunch& a, trace::Bui
       if (!made.count(al)) made.emplace(al, new_buffer(*al, b));
     std::vector<uint32_t> ids;
     for (Alloc* al : p.provisional) ids.push_back(made.count(al) ? made[al] : trace::kNoBuffer);
-    const int64_t faulted_at = p.fault ? fault_record(p.fault) : -1;
-    int64_t kept_at = -1;
-    for (size_t i = 0; i < p.records.size(); ++i) {
-      trace::Record& r = p.records[i];
-      if (!ids.empty()) {
-        r.buffer = own_buffer(r.buffer, ids);
-        if (r.lanes) {
-          auto lanes_of = std::make_shared<trace::LaneBuffers>(*r.lanes);
-          for (uint32_t& x : *lanes_of) x = own_buffer(x, ids);
-          r.lanes = std::move(lanes_of);
-        }
-      }
-      if (b.add(std::move(r)) && int64_t(i) == faulted_at) kept_at = int64_t(b.trace().records.size() - 1);
-    }
+    const int64_t kept_at = keep(p.records, ids, b, p.fault ? fault_record(p.fault) : -1);
+    sites.take(b.trace());  // (while the records are at hand)
     b.drop(p.dropped);
     full = !b.room();
     first.take_races(p.races);
