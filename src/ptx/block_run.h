@@ -235,6 +235,7 @@ class BlockRun {
   void counted_in_order();
   static bool compiled_find(compiled::Ctx& c, uint32_t pc, uint64_t a, uint32_t bytes);
   static bool compiled_note(compiled::Ctx& c, uint32_t pc, uint32_t exec, const uint64_t* at);
+  static bool compiled_one_shared(compiled::Ctx& c, uint64_t lo, uint64_t hi);
   compiled::Entry entry_ = nullptr;               // null: the interpreter alone
   compiled::Ctx cx_;
   std::vector<compiled::GlobalSlot> slots_;      // per instruction

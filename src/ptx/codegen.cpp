@@ -97,8 +97,8 @@ bool fusable_load(const Insn& in) {
          a.kind == Operand::Addr && a.has_reg && !a.has_symbol && a.count == 0;
 }
 
-// A fused block's shared load: its instruction, the spread it goes through, its offset.
-struct FusedShared {
+// A fused block's load: its instruction, the spread it goes through, its offset.
+struct FusedLoad {
   uint32_t pc, spread;
   uint64_t off;
 };
@@ -493,16 +493,16 @@ class Writer {
 // record-mode part of its entry (compiled.h, same_words): the first access through each
 // spread lane by lane, then the block's entries word for word. (A block with an offset of
 // 2^31 or more, a negative one, is not tested: past the record cap it runs as written.)
-std::string repeated_test(const std::vector<FusedShared>& shared, const std::vector<std::pair<uint64_t, uint64_t>>& range) {
+std::string repeated_test(const std::vector<FusedLoad>& shared, const std::vector<std::pair<uint64_t, uint64_t>>& range) {
   if (shared.empty()) return "";
   const size_t spreads = range.size(), words = shared.size() * compiled::kMemoHead;
-  for (const FusedShared& a : shared)
+  for (const FusedLoad& a : shared)
     if (a.off >= (1ull << 31)) return "    return false;\n";
   std::ostringstream f, T, I;
   f << "    const uint32_t* const r = memo_ahead(c, " << words << ");\n    if (!r) return false;\n    Seen seen[" << spreads << "];\n";
   std::vector<bool> first(spreads, true);
   for (size_t i = 0; i < shared.size(); ++i) {
-    const FusedShared& a = shared[i];
+    const FusedLoad& a = shared[i];
     const std::string j = num(a.spread);
     if (first[a.spread]) {
       first[a.spread] = false;
@@ -521,6 +521,27 @@ std::string repeated_test(const std::vector<FusedShared>& shared, const std::vec
   for (size_t j = 0; j < spreads; ++j) f << ", uint32_t(seen[" << j << "].delta)";
   for (size_t j = 0; j < spreads; ++j) f << ", seen[" << j << "].pattern";
   f << "};\n    if (!same_words(r, kT, kI, V, " << words << ")) return false;\n    c.memo_at += " << words << ";\n";
+  return f.str();
+}
+
+// A fused block's loads in a block whose records are kept: each spread's shared loads lie in
+// one shared array (so that note takes each of them), then each load noted in order, its
+// lanes' addresses the spread's plus its offset. Only the first may be refused (nothing is
+// recorded then, and the block runs as written); a later one cannot be, and would be the
+// engine's error (fused_note_failed).
+std::string noted_test(const std::vector<FusedLoad>& loads, const std::vector<std::pair<uint64_t, uint64_t>>& range) {
+  std::ostringstream f, P, S, O;
+  for (size_t j = 0; j < range.size(); ++j)
+    if (range[j].first <= range[j].second)
+      f << "    if (!c.one_shared(c, A[" << j << "].lo + " << range[j].first << "ull, A[" << j << "].hi + " << range[j].second
+        << "ull + 4)) return false;\n";
+  for (size_t i = 0; i < loads.size(); ++i)
+    P << (i ? ", " : "") << loads[i].pc << "u", S << (i ? ", " : "") << loads[i].spread << "u", O << (i ? ", " : "") << loads[i].off << "ull";
+  f << "    static const uint32_t kPc[" << loads.size() << "] = {" << P.str() << "}, kS[" << loads.size() << "] = {" << S.str()
+    << "};\n    static const uint64_t kOff[" << loads.size() << "] = {" << O.str() << "};\n"
+    << "    for (size_t k = 0; k < " << loads.size() << "; ++k) {\n      uint64_t at[32];\n"
+    << "      for (int l = 0; l < 32; ++l) at[l] = A[kS[k]].at[l] + kOff[k];\n"
+    << "      if (!c.note(c, kPc[k], ~0u, at)) {\n        if (k == 0) return false;\n        fused_note_failed(kPc[k]);\n      }\n    }\n";
   return f.str();
 }
 
@@ -548,7 +569,7 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
   // the registers live at the exit written back.
   std::ostringstream f, lane, back, bounds;  // bounds: the global accesses' checks
   std::string counted;                       // the global accesses' test: their arrays known
-  std::vector<FusedShared> shared;           // the shared accesses, in order
+  std::vector<FusedLoad> shared, all;      // the shared loads, and all of them, in order
   std::vector<std::pair<uint64_t, uint64_t>> range(spreads.size(), {~0ull, 0});  // each spread's shared offsets
   std::set<uint32_t> known;  // registers with a value in the loop (read from the file where first read)
   // A source: its 64 bits, or for a row on 32-bit copies (local_alu: the register's low half,
@@ -590,6 +611,7 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
       counted += " || !" + g + ".counted";
       f << "    const uint8_t* const " << q << " = " << g << ".ptr + (A[" << j << "].at[8 * g] + " << off << " - " << g << ".base);\n";
     }
+    all.push_back({pc, uint32_t(js), uint64_t(ao.imm)});
     const uint32_t d = in.o[0].reg;
     const std::string D = known.insert(d).second ? "uint64_t v" + num(d) : "v" + num(d);
     lane << "      " << D << " = load<uint32_t>(" << q << " + ((How >> " << j << ") & 1 ? 0 : 4 * i));\n";
@@ -612,9 +634,10 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
     if (range[j].first <= range[j].second)
       f << "  if (!fits_range(A[" << j << "], " << range[j].first << "ull, " << range[j].second << "ull, 4, 0, c.shared_bytes)) return false;\n";
   if (loads)  // (a block that accesses no memory records nothing)
-    f << "  if (c.record) {  // counted blocks only: each access repeats the race check's reference\n"
-      << "    if (!c.quick" << counted << ") return false;\n"
-      << repeated_test(shared, range) << "    c.dropped += " << loads << ";\n  }\n";
+    f << "  if (c.record && !c.quick) {  // records kept: each load noted, in order, as the code below notes it\n"
+      << noted_test(all, range) << "  } else if (c.record) {  // counted: each access repeats the race check's reference\n"
+      << (counted.empty() ? "" : "    if (false" + counted + ") return false;\n") << repeated_test(shared, range)
+      << "    c.dropped += " << loads << ";\n  }\n";
   f << "  switch (" << (spreads.empty() ? std::string("0") : spreads.size() == 1 ? "A[0].all == Eight::One" : "(A[0].all == Eight::One) | (A[1].all == Eight::One) << 1") << ") {\n";
   for (int how = 0; how < (1 << spreads.size()); ++how) f << "    case " << how << ": " << name << "_lanes<" << how << ">(c, R, A); break;\n";
   f << "  }\n  n += " << last - first << ";\n  acc += " << uint64_t(loads) * 32 << ";\n  return true;\n}\n";

@@ -31,6 +31,7 @@ void BlockRun::compiled_setup() {
   cx_.execute = &BlockRun::compiled_execute;
   cx_.find = &BlockRun::compiled_find;
   cx_.note = &BlockRun::compiled_note;
+  cx_.one_shared = &BlockRun::compiled_one_shared;
 }
 
 bool BlockRun::run_compiled(uint32_t w, uint32_t& pc, uint32_t active, uint32_t ready, bool& known, uint64_t& lanes,
@@ -114,6 +115,13 @@ bool BlockRun::compiled_find(compiled::Ctx& c, uint32_t pc, uint64_t a, uint32_t
   r.touch(*al, r.k_.code[pc]);
   c.globals[pc] = {al->base, al->base + al->bytes, al->ptr, al};
   return true;
+}
+
+bool BlockRun::compiled_one_shared(compiled::Ctx& c, uint64_t lo, uint64_t hi) {
+  const BlockRun& r = *static_cast<const BlockRun*>(c.machine);
+  size_t h = 0;
+  const size_t i = r.shared_array(lo, h);
+  return lo < hi && i < r.shared_range_.size() && hi <= r.shared_range_[i].second;
 }
 
 bool BlockRun::compiled_note(compiled::Ctx& c, uint32_t pc, uint32_t exec, const uint64_t* at) {

@@ -10,6 +10,8 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "ptx/ptx.h"
@@ -22,7 +24,7 @@
 namespace ws::ptx::compiled {
 
 // The generated code's contract version: a module compiled for another is never loaded.
-inline constexpr uint32_t kAbi = 8;
+inline constexpr uint32_t kAbi = 9;
 
 // The allocation instruction `pc` reached last ([base, end) and its bytes), kept per
 // instruction and launch: global loads and stores check their lanes against it.
@@ -68,6 +70,9 @@ struct Ctx {
   // the access (its race check and record); false, with nothing recorded, when it is not
   // an access of one array (then execute runs it whole).
   bool (*note)(Ctx& c, uint32_t pc, uint32_t exec, const uint64_t* at) = nullptr;
+  // Whether the window offsets [lo, hi) lie in one shared array (then note takes every
+  // access whose lanes lie there).
+  bool (*one_shared)(Ctx& c, uint64_t lo, uint64_t hi) = nullptr;
   // ---- past the record cap, on a worker (quick): what is left of an access is counting it
   // and the race check, which a block that repeats its reference settles here (races.cpp)
   bool quick = false;
@@ -148,6 +153,14 @@ struct Seen {
   if (seen) *seen = {r[6], uint64_t(b) - off};
   c.memo_at += kMemoHead;
   return true;
+}
+
+// A fused block's load that note did not take after the block's first was noted: its
+// checks at the entry promise that none fails, so this is the engine's own error, said
+// rather than recorded wrong.
+[[noreturn]] inline void fused_note_failed(uint32_t pc) {
+  throw std::logic_error("compiling engine: instruction " + std::to_string(pc) +
+                         " of a block run as one loop was not an access of one array after the block's first access was recorded");
 }
 
 // ---- a fused block's shared accesses against the reference, all at once --------------------

@@ -389,3 +389,20 @@ TEST_CASE("a block of float rows and shared loads runs as one loop over the lane
   });
   std::filesystem::remove_all(cache);
 }
+
+TEST_CASE("a block run as one loop whose loads reach two shared arrays runs an instruction at a time where its records are kept") {
+  const std::string text = test::slurp("tests/ptx/fixtures/fused_two.ptx");
+  REQUIRE(!text.empty());
+  const std::string code = ptx::generate(ptx::parse(text, "fused_two.ptx")).text();
+  REQUIRE(code.find("_lanes<") != std::string::npos);  // written as a loop all the same
+  const std::string cache = fresh_dir("ws-engine-fused-two");
+  const auto f = [](uint32_t w) { float v; std::memcpy(&v, &w, 4); return v; };
+  on_both_engines(text, cache, 128, [&](int, const EngineRun& c) {
+    for (uint32_t t = 0; t < 32; ++t) {
+      INFO("lane " << t);
+      const float lo = float(t), hi = float(t + 100);
+      CHECK(f(c.out[t]) == (lo * hi + lo + lo) * hi);  // on paper: at most 540113, exact in a float
+    }
+  });
+  std::filesystem::remove_all(cache);
+}
