@@ -5,8 +5,10 @@
 // found in the cache loads in milliseconds; one the compiler refuses runs on the
 // interpreter, and error() says why in one line.
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -113,7 +115,8 @@ EngineBuild::EngineBuild(const Module& m, EngineOptions o) : o_(std::move(o)), n
   uint64_t sources = 0xcbf29ce484222325ull;
   for (const auto& [path, body] : engine_sources()) sources = fnv(fnv(sources, path), body);
   const std::string sources_key = hex(sources) + "-" + hex(fnv(fnv(0, kFlags), o_.compiler));
-  optimize_ = o_.opt_level >= 0 ? " -O" + std::to_string(o_.opt_level) : long_module(m) ? kLongFlags : "";
+  long_ = long_module(m);
+  optimize_ = o_.opt_level >= 0 ? " -O" + std::to_string(o_.opt_level) : long_ ? kLongFlags : "";
   uint64_t key = fnv(fnv(fnv(fnv(fnv(sources, text_), kFlags), optimize_), o_.compiler), cpu_flags());
   key = fnv(key, std::to_string(compiled::kAbi));
   const fs::path dir = cache_folder(o_);
@@ -132,6 +135,34 @@ EngineBuild::~EngineBuild() {
 void EngineBuild::stop() {
   stopping_ = true;
   if (const int pid = child_.load(); pid > 0) kill(-pid, SIGKILL);
+}
+
+// Only a short module's compile is left, and at most one a cache folder: its marker
+// `left-PID` (the shell's pid; the shell removes it as it ends, however it ends short of
+// being killed). Where another's marker names a live process, this one is stopped instead;
+// a left one runs at the priority EngineOptions::leave_nice gives.
+void EngineBuild::leave() {
+  const int pid = child_.load();
+  if (long_ || pid <= 0) {  // a long module's; or not started yet: nothing to leave
+    stop();
+    return;
+  }
+  std::error_code ec;
+  const fs::path dir = fs::path(library_).parent_path();
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("left-", 0) != 0) continue;
+    const int other = std::atoi(name.c_str() + 5);
+    if (other == pid) return;  // left already (a program's end may be said more than once)
+    if (other > 0 && kill(other, 0) == 0) {
+      stop();
+      return;
+    }
+    fs::remove(e.path(), ec);  // a marker of a compile that was killed
+  }
+  write_file(dir / ("left-" + std::to_string(pid)), "");
+  setpriority(PRIO_PGRP, id_t(pid), o_.leave_nice);
+  stopping_ = true;
 }
 
 void EngineBuild::start(bool wait) {
@@ -166,9 +197,18 @@ int EngineBuild::shell(const std::string& command) {
   posix_spawnattr_init(&attr);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
   posix_spawnattr_setpgroup(&attr, 0);
+  // (A compile left to finish must not hold the program's output open: whoever reads it
+  // would wait for the compiler.)
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&files, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&files, 2, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addclosefrom_np(&files, 3);
   pid_t pid = 0;
   const char* argv[] = {"sh", "-c", command.c_str(), nullptr};
-  const int rc = posix_spawn(&pid, "/bin/sh", nullptr, &attr, const_cast<char* const*>(argv), environ);
+  const int rc = posix_spawn(&pid, "/bin/sh", &files, &attr, const_cast<char* const*>(argv), environ);
+  posix_spawn_file_actions_destroy(&files);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) return 127;
   child_ = pid;
@@ -183,7 +223,9 @@ int EngineBuild::shell(const std::string& command) {
 
 // The headers parsed once (a precompiled prelude) and half.cpp compiled once per set of
 // sources, then the module: its library renamed into place whole, so that another process
-// never loads half of one.
+// never loads half of one. Every step after the sources are written is one shell command,
+// its renames and clean-up included, so that a compile left to finish (leave) ends as it
+// would have here.
 void EngineBuild::run() {
   {
     std::lock_guard<std::mutex> g(mu_);
@@ -194,25 +236,27 @@ void EngineBuild::run() {
   const fs::path dir = fs::path(library_).parent_path(), inc = include_;
   fs::create_directories(dir, ec);
   const std::string pid = std::to_string(getpid()) + "-" + hex(uint64_t(reinterpret_cast<uintptr_t>(this)));
+  // The headers, where no run has made them yet: in a folder of this run's, renamed into
+  // place whole (or removed, where another process put the same there first); exit 3 when
+  // the compiler fails on them (the folder kept, for its log).
+  std::string steps = "m=" + quoted((dir / "left-").string()) + "$$; trap 'rm -f \"$m\"' EXIT; ";  // (leave's marker, where it made one)
+  fs::path tmp;
   if (!fs::exists(inc / "half.o", ec)) {
-    const fs::path tmp = fs::path(inc.string() + "." + pid);
+    tmp = fs::path(inc.string() + "." + pid);
     fs::create_directories(tmp / "ptx", ec);
     bool ok = !ec;
     for (const auto& [path, body] : engine_sources()) ok = ok && write_file(tmp / path, body);
     ok = ok && write_file(tmp / "ws_prelude.h", kPrelude);
-    const std::string t = quoted(tmp.string()), log = quoted((tmp / "build.log").string());
-    const std::string cmd = o_.compiler + " " + kFlags + " -I" + t + " -x c++-header " + t + "/ws_prelude.h -o " + t +
-                            "/ws_prelude.h.gch >" + log + " 2>&1 && " + o_.compiler + " " + kFlags + kHalfFlags + " -I" + t + " -c " +
-                            t + "/ptx/half.cpp -o " + t + "/half.o >>" + log + " 2>&1";
-    const int rc = ok ? shell(cmd) : 1;
-    if (rc != 0) {
-      if (!ok) fail("the compiling engine cannot write to " + dir.string());
-      else if (rc > 0) fail("the compiling engine's " + o_.compiler + " cannot compile its own sources (" + (tmp / "build.log").string() + ")");
-      if (rc < 0 || !ok) fs::remove_all(tmp, ec);
+    if (!ok) {
+      fs::remove_all(tmp, ec);
+      fail("the compiling engine cannot write to " + dir.string());
       return;
     }
-    fs::rename(tmp, inc, ec);
-    if (ec) fs::remove_all(tmp, ec);  // another process put the same in place first
+    const std::string t = quoted(tmp.string()), log = quoted((tmp / "build.log").string());
+    steps += "{ " + o_.compiler + " " + kFlags + " -I" + t + " -x c++-header " + t + "/ws_prelude.h -o " + t +
+            "/ws_prelude.h.gch >" + log + " 2>&1 && " + o_.compiler + " " + kFlags + kHalfFlags + " -I" + t + " -c " + t +
+            "/ptx/half.cpp -o " + t + "/half.o >>" + log + " 2>&1 || exit 3; } && { mv -T " + t + " " + quoted(inc.string()) +
+            " 2>/dev/null || rm -rf " + t + "; } && ";
   }
   // The module's sources written, and the command that makes its library of them.
   const fs::path out = fs::path(library_ + "." + pid), log = fs::path(library_).replace_extension(".log");
@@ -240,23 +284,26 @@ void EngineBuild::run() {
     }
     cmd += waits + ok + " && " + o_.compiler + " -shared" + objects + " " + half + " -o " + quoted(out.string()) + to_log;
   }
-  const int rc = written ? shell(cmd) : 1;
+  std::string clean = quoted(out.string());  // what the shell removes as it ends
+  for (const fs::path& f : made) clean.append(" ").append(quoted(f.string()));
+  const std::string& lib = library_;
+  steps += "( " + cmd + " ) && mv -f " + quoted(out.string()) + " " + quoted(lib) + " 2>>" + quoted(log.string()) +
+           "; r=$?; rm -f " + clean + "; [ $r -ne 0 ] || rm -f " + quoted(log.string()) + "; exit $r";
+  const int rc = written ? shell(steps) : 1;
+  // (The shell has ended, its own way or killed: what it left is removed.)
   for (const fs::path& f : made) fs::remove(f, ec);
-  if (!written) {
-    fs::remove(out, ec);
-    fail("the compiling engine cannot write to " + dir.string());
+  fs::remove(out, ec);
+  if (!written || rc < 0) {
+    if (!tmp.empty()) fs::remove_all(tmp, ec);
+    if (!written) fail("the compiling engine cannot write to " + dir.string());
+    return;
+  }
+  if (rc == 3) {
+    fail("the compiling engine's " + o_.compiler + " cannot compile its own sources (" + (tmp / "build.log").string() + ")");
     return;
   }
   if (rc != 0) {
-    fs::remove(out, ec);
-    if (rc > 0) fail("the compiling engine's " + o_.compiler + " failed on " + name_ + " (" + log.string() + ")");
-    return;
-  }
-  fs::remove(log, ec);
-  fs::rename(out, library_, ec);
-  if (ec) {
-    fs::remove(out, ec);
-    fail("the compiling engine cannot write to " + dir.string());
+    fail("the compiling engine's " + o_.compiler + " failed on " + name_ + " (" + log.string() + ")");
     return;
   }
   if (load()) compile_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

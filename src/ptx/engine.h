@@ -41,6 +41,9 @@ struct EngineOptions {
   // The compiler's optimization level: -1 the engine's own (-O2; a long module -O1 with
   // vectorization), else that level (a test of the generated code's semantics, in a hurry).
   int opt_level = -1;
+  // The priority (nice value) of a compile left to finish at a program's end
+  // (EngineBuild::leave): the lowest, so that it takes only what the next runs leave.
+  int leave_nice = 19;
 };
 
 // A module longer than this many instructions calls its helpers instead of inlining them
@@ -120,7 +123,7 @@ class CompiledModule {
 // One module's way to native code: looked up in the cache when made (and loaded at once
 // when there), else compiled when start() is called, on the caller's thread or a thread
 // of its own; a compile still running when this is destroyed is stopped (the compiler
-// killed, nothing kept). Thread-safe.
+// killed, nothing kept), one left (leave) goes on. Thread-safe.
 class EngineBuild {
  public:
   EngineBuild(const Module& m, EngineOptions o);
@@ -133,6 +136,12 @@ class EngineBuild {
   // Stops a compile running in the background now (its compiler's processes killed), from
   // any thread, without waiting: what a program's end does, whose device is never destroyed.
   void stop();
+  // A program's end: a short module's compile running in the background is left to finish on
+  // its own, its library put in the cache for the program's next run (the compiler's
+  // processes hold none of the program's files or terminal, and outlive it), one at a time
+  // per cache folder and at a low priority; nothing more is loaded here. A long module's
+  // (long_module: a library of CUTLASS's takes gigabytes and many minutes) is stopped.
+  void leave();
   bool started() const { return started_.load(); }
   // The loaded module, null until it is (never waits).
   const CompiledModule* ready() const { return ready_.load(std::memory_order_acquire); }
@@ -144,13 +153,16 @@ class EngineBuild {
  private:
   void run();
   bool load();
-  int shell(const std::string& command);  // /bin/sh -c in a process group of its own; -1 when stopped
+  // /bin/sh -c in a process group of its own, its input and output /dev/null and no other
+  // file of this process open; -1 when stopped or left
+  int shell(const std::string& command);
   void fail(const std::string& why);
 
   EngineOptions o_;
   std::string name_, text_, library_, include_;
   std::vector<std::string> parts_;  // a long module's translation units, compiled side by side (none: text_ alone)
   std::string optimize_;  // the module's -O flags
+  bool long_ = false;     // long_module
   std::vector<bool> runnable_;  // per kernel: Kernel::refused empty
   std::unique_ptr<CompiledModule> module_;
   std::atomic<const CompiledModule*> ready_{nullptr};

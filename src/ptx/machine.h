@@ -196,10 +196,10 @@ class Device {
   void engine_wait() {
     if (build_) build_->start(true);
   }
-  // Stops a compile running in the background (the program ends; this device is not
-  // destroyed, so its compiler would run on alone).
-  void engine_stop() {
-    if (build_) build_->stop();
+  // The program ends (this device is not destroyed): a compile running in the background is
+  // left to finish on its own and fill the cache for the next run (EngineBuild::leave).
+  void engine_leave() {
+    if (build_) build_->leave();
   }
 
   // Stops the launch running now, from any thread (a program's time limit): its blocks throw

@@ -6,10 +6,12 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "ptx/arith.h"
 #include "ptx/compiled.h"
@@ -67,6 +69,59 @@ TEST_CASE("a module is compiled once and found again by its code, under any file
   CHECK(again.library() == first.library());
   CHECK(again.ready());  // from the cache, at once
   CHECK(again.compile_seconds() == 0);
+  std::filesystem::remove_all(o.cache_dir);
+}
+
+TEST_CASE("a compile left at a program's end fills the cache on its own; one stopped leaves nothing") {
+  ptx::EngineOptions o;
+  o.cache_dir = fresh_dir("ws-engine-leave");
+  o.leave_nice = 0;  // (this test waits for it)
+  const ptx::Module m = ptx::parse(past_cap_ptx(), "leave.ptx");
+  const std::string pid = "." + std::to_string(::getpid()) + "-";
+  // What a run left behind in the cache folder: its own temporary files and folders.
+  const auto leftovers = [&] {
+    size_t n = 0;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(o.cache_dir, ec)) n += e.path().filename().string().find(pid) != std::string::npos;
+    return n;
+  };
+  {
+    ptx::EngineBuild stopped(m, o);
+    stopped.start(false);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // (the compiler started, most likely)
+    stopped.stop();
+  }
+  CHECK(!std::filesystem::exists(ptx::EngineBuild(m, o).library()));
+  CHECK(leftovers() == 0);
+  const auto markers = [&] {
+    size_t n = 0;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(o.cache_dir, ec)) n += e.path().filename().string().rfind("left-", 0) == 0;
+    return n;
+  };
+  {
+    ptx::EngineBuild left(m, o);
+    left.start(false);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    left.leave();  // the program ends: its compiler goes on
+    CHECK(markers() == 1);
+    {
+      ptx::EngineBuild second(m, o);  // another program's, ending while the first runs on: stopped
+      second.start(false);
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      second.leave();
+      CHECK(markers() == 1);
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    while (markers() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(300))  // (gone as its shell ends)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    CHECK(std::filesystem::exists(left.library()));
+    CHECK(!left.ready());  // nothing loaded by the run that left it
+  }
+  CHECK(leftovers() == 0);
+  CHECK(markers() == 0);
+  ptx::EngineBuild next(m, o);
+  CHECK(next.ready());  // the next run: from the cache, at once
   std::filesystem::remove_all(o.cache_dir);
 }
 

@@ -190,10 +190,11 @@ namespace ws::program {
 
 void say(const std::string& line) { std::fprintf(stderr, "warpscope: %s\n", line.c_str()); }
 
-// The program's end (a background compile stopped first: the device is never destroyed).
+// The program's end (a background compile left to finish on its own: the device is never
+// destroyed).
 void write_trace_now() {
   State& s = st();
-  s.dev.engine_stop();
+  s.dev.engine_leave();
   std::lock_guard<std::mutex> lock(s.mu);
   if (s.written || s.out.empty()) return;
   s.written = true;
