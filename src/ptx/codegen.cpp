@@ -540,7 +540,7 @@ std::string noted_test(const std::vector<FusedLoad>& loads, const std::vector<st
   f << "    static const uint32_t kPc[" << loads.size() << "] = {" << P.str() << "}, kS[" << loads.size() << "] = {" << S.str()
     << "};\n    static const uint64_t kOff[" << loads.size() << "] = {" << O.str() << "};\n"
     << "    for (size_t k = 0; k < " << loads.size() << "; ++k) {\n      uint64_t at[32];\n"
-    << "      for (int l = 0; l < 32; ++l) at[l] = A[kS[k]].at[l] + kOff[k];\n"
+    << "      addresses(at, A[kS[k]].at, kOff[k]);\n"
     << "      if (!c.note(c, kPc[k], ~0u, at)) {\n        if (k == 0) return false;\n        fused_note_failed(kPc[k]);\n      }\n    }\n";
   return f.str();
 }
@@ -568,7 +568,7 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
   // from the first instruction to the last (a register's 64 bits, as the file holds them),
   // the registers live at the exit written back.
   std::ostringstream f, lane, back, bounds;  // bounds: the global accesses' checks
-  std::string counted;                       // the global accesses' test: their arrays known
+  std::string counted;                       // the global accesses' test: an array not known yet
   std::vector<FusedLoad> shared, all;      // the shared loads, and all of them, in order
   std::vector<std::pair<uint64_t, uint64_t>> range(spreads.size(), {~0ull, 0});  // each spread's shared offsets
   std::set<uint32_t> known;  // registers with a value in the loop (read from the file where first read)
@@ -608,7 +608,7 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
     } else {
       const std::string g = "c.globals[" + num(pc) + "]";
       bounds << "  if (!fits(A[" << j << "], " << off << ", 4, " << g << ".base, " << g << ".end)) return false;\n";
-      counted += " || !" + g + ".counted";
+      counted += (counted.empty() ? "!" : " || !") + g + ".counted";
       f << "    const uint8_t* const " << q << " = " << g << ".ptr + (A[" << j << "].at[8 * g] + " << off << " - " << g << ".base);\n";
     }
     all.push_back({pc, uint32_t(js), uint64_t(ao.imm)});
@@ -636,7 +636,7 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
   if (loads)  // (a block that accesses no memory records nothing)
     f << "  if (c.record && !c.quick) {  // records kept: each load noted, in order, as the code below notes it\n"
       << noted_test(all, range) << "  } else if (c.record) {  // counted: each access repeats the race check's reference\n"
-      << (counted.empty() ? "" : "    if (false" + counted + ") return false;\n") << repeated_test(shared, range)
+      << (counted.empty() ? "" : "    if (" + counted + ") return false;\n") << repeated_test(shared, range)
       << "    c.dropped += " << loads << ";\n  }\n";
   f << "  switch (" << (spreads.empty() ? std::string("0") : spreads.size() == 1 ? "A[0].all == Eight::One" : "(A[0].all == Eight::One) | (A[1].all == Eight::One) << 1") << ") {\n";
   for (int how = 0; how < (1 << spreads.size()); ++how) f << "    case " << how << ": " << name << "_lanes<" << how << ">(c, R, A); break;\n";

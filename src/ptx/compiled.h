@@ -131,11 +131,14 @@ struct Seen {
 #endif
   return diff == 0;
 }
+// The reference's next `words` words, or null when it holds fewer.
+[[gnu::always_inline]] inline const uint32_t* memo_ahead(const Ctx& c, size_t words) {
+  return c.memo && c.memo_at + words <= c.memo_size ? c.memo + c.memo_at : nullptr;
+}
 [[gnu::always_inline]] inline bool repeats(Ctx& c, uint32_t pc, uint32_t w, uint32_t ex, const uint64_t* at, uint32_t head2,
                                            uint64_t off = 0, Seen* seen = nullptr) {
-  if (!c.memo) return false;
-  if (c.memo_at + kMemoHead > c.memo_size) return false;
-  const uint32_t* r = c.memo + c.memo_at;
+  const uint32_t* r = memo_ahead(c, kMemoHead);
+  if (!r) return false;
   if (r[0] != pc || r[1] != w || r[2] != ex || r[3] != head2 || r[4] != *c.epoch) return false;
   const uint32_t b = r[5];
   if (seen && seen->pattern == r[6] && seen->delta == uint64_t(b) - off) {
@@ -171,10 +174,6 @@ struct Seen {
 // (warp_repeats: its Seen), and then every entry word for word against the block's words T
 // plus, for each word, one of the values V: V[0] 0, V[1] the warp, V[2] the epoch, then
 // each spread's b less its offset (low half), then each spread's pattern.
-// The reference's next `words` words, or null when it holds fewer.
-[[gnu::always_inline]] inline const uint32_t* memo_ahead(const Ctx& c, size_t words) {
-  return c.memo && c.memo_at + words <= c.memo_size ? c.memo + c.memo_at : nullptr;
-}
 // Whether b less an offset `s.delta` names, with any offset in [lo, hi] (each below 2^31),
 // a first lane's window offset as the reference keeps it (below 2^32): the entries' b words
 // are then the 32-bit sums that same_words compares.

@@ -283,8 +283,6 @@ class Device {
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> cluster_buffers_;  // (shared, rank) -> buffer
   uint64_t run_recorded(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
   uint64_t run_unrecorded(const Kernel& k, const KernelLaunch& a, trace::Builder& b, uint64_t budget);
-  // A recorded launch's blocks [from, grid) on `n` workers, committed in block order
-  // (parallel.cpp).
   // A launch's sites' arrays (Site::buffer), settled from its records as they are kept: the
   // one array all of a site's records reach, kNoBuffer where they reach several. Done for a
   // launch that faulted too: the requests recorded up to the fault keep their arrays' names.
@@ -295,6 +293,8 @@ class Device {
     std::vector<uint32_t> buf;         // per site: its array, kUnseen or kNoBuffer
     size_t fed;                        // the records taken so far
   };
+  // A recorded launch's blocks [from, grid) on `n` workers, committed in block order
+  // (parallel.cpp).
   uint64_t run_parallel(const Kernel& k, const KernelLaunch& a, trace::Builder& b, BlockRun& first, uint32_t from,
                         uint32_t n, uint64_t budget, SiteBuffers& sites);
   // A cooperative launch (grid.cpp): every block started, run in turns until all end.

@@ -78,13 +78,16 @@ TEST_CASE("a compile left at a program's end fills the cache on its own; one sto
   o.leave_nice = 0;  // (this test waits for it)
   const ptx::Module m = ptx::parse(past_cap_ptx(), "leave.ptx");
   const std::string pid = "." + std::to_string(::getpid()) + "-";
-  // What a run left behind in the cache folder: its own temporary files and folders.
-  const auto leftovers = [&] {
+  // The cache folder's entries whose names `has`: what a run left behind (its own temporary
+  // files and folders, their names holding its pid), and the markers of left compiles.
+  const auto count = [&](auto has) {
     size_t n = 0;
     std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(o.cache_dir, ec)) n += e.path().filename().string().find(pid) != std::string::npos;
+    for (const auto& e : std::filesystem::directory_iterator(o.cache_dir, ec)) n += has(e.path().filename().string());
     return n;
   };
+  const auto leftovers = [&] { return count([&](const std::string& name) { return name.find(pid) != std::string::npos; }); };
+  const auto markers = [&] { return count([](const std::string& name) { return name.rfind("left-", 0) == 0; }); };
   {
     ptx::EngineBuild stopped(m, o);
     stopped.start(false);
@@ -93,12 +96,6 @@ TEST_CASE("a compile left at a program's end fills the cache on its own; one sto
   }
   CHECK(!std::filesystem::exists(ptx::EngineBuild(m, o).library()));
   CHECK(leftovers() == 0);
-  const auto markers = [&] {
-    size_t n = 0;
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(o.cache_dir, ec)) n += e.path().filename().string().rfind("left-", 0) == 0;
-    return n;
-  };
   {
     ptx::EngineBuild left(m, o);
     left.start(false);
