@@ -238,7 +238,8 @@ void EngineBuild::run() {
   const std::string pid = std::to_string(getpid()) + "-" + hex(uint64_t(reinterpret_cast<uintptr_t>(this)));
   // The headers, where no run has made them yet: in a folder of this run's, renamed into
   // place whole (or removed, where another process put the same there first); exit 3 when
-  // the compiler fails on them (the folder kept, for its log).
+  // the compiler fails on them (the folder kept, for its log). Any failure of the module's
+  // own steps exits 1, so that a compiler's own exit status of 3 is never taken for this.
   std::string steps = "m=" + quoted((dir / "left-").string()) + "$$; trap 'rm -f \"$m\"' EXIT; ";  // (leave's marker, where it made one)
   fs::path tmp;
   if (!fs::exists(inc / "half.o", ec)) {
@@ -288,7 +289,7 @@ void EngineBuild::run() {
   for (const fs::path& f : made) clean.append(" ").append(quoted(f.string()));
   const std::string& lib = library_;
   steps += "( " + cmd + " ) && mv -f " + quoted(out.string()) + " " + quoted(lib) + " 2>>" + quoted(log.string()) +
-           "; r=$?; rm -f " + clean + "; [ $r -ne 0 ] || rm -f " + quoted(log.string()) + "; exit $r";
+           "; r=$?; rm -f " + clean + "; [ $r -ne 0 ] || rm -f " + quoted(log.string()) + "; [ $r -eq 0 ] || r=1; exit $r";
   const int rc = written ? shell(steps) : 1;
   // (The shell has ended, its own way or killed: what it left is removed.)
   for (const fs::path& f : made) fs::remove(f, ec);

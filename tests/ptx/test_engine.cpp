@@ -136,6 +136,29 @@ TEST_CASE("a module the compiler cannot build runs on the interpreter, and says 
   std::filesystem::remove_all(o.cache_dir);
 }
 
+TEST_CASE("a compiler that fails on the module with its own status 3 is said to fail on the module") {
+  ptx::EngineOptions o;
+  o.cache_dir = fresh_dir("ws-engine-module-fails");
+  // Builds the engine's own sources, exits 3 on anything else (the module).
+  const std::string script = o.cache_dir + "/cc3";
+  std::filesystem::create_directories(o.cache_dir);
+  {
+    std::ofstream f(script);
+    f << "#!/bin/sh\ncase \"$*\" in *ws_prelude.h*|*half.cpp*) exec c++ \"$@\";; esac\nexit 3\n";
+  }
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  o.compiler = script;
+  o.wait = true;
+  ptx::Device dev;
+  dev.engine(ptx::Engine::Compiled, o);
+  trace::Trace t;
+  run_second_kernel(dev, t);
+  CHECK(t.launches.at(0).engine == "interpreter");
+  CHECK(dev.engine_note().find("failed on") != std::string::npos);
+  CHECK(dev.engine_note().find("its own sources") == std::string::npos);
+  std::filesystem::remove_all(o.cache_dir);
+}
+
 TEST_CASE("a module compiled in several parts side by side runs as the interpreter does") {
   const ptx::Module m = ptx::parse(past_cap_ptx(), "past_cap.ptx");
   const ptx::Generated g = ptx::generate(m);
