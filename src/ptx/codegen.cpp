@@ -548,17 +548,22 @@ std::string noted_test(const std::vector<FusedLoad>& loads, const std::vector<st
 std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name, uint32_t out) {
   // What qualifies: four instructions or more, one of them arithmetic; loads through at most
   // two address registers (each of them a template flag: run or one word), none written here.
+  // (An address register may be written after its last load: a loop's pointers stepped at
+  // its end. The spreads are taken at the entry, which is what those loads read.)
   uint32_t alus = 0, loads = 0;
   std::vector<uint32_t> spreads;  // the address registers, in order of first use
   const std::set<uint32_t> written = written_in(k_, first, last);
+  std::set<uint32_t> written_yet;
   for (uint32_t pc = first; pc < last; ++pc) {
     const Insn& in = k_.code[pc];
     if (kind_of(in.op) == Kind::Nothing) continue;
     if (fusable_alu(in)) {
       ++alus;
+      registers(k_, in.o[0], [&](uint32_t r) { written_yet.insert(r); });
       continue;
     }
-    if (!fusable_load(in) || written.count(in.o[1].reg)) return "";
+    if (!fusable_load(in) || written_yet.count(in.o[1].reg)) return "";
+    written_yet.insert(in.o[0].reg);
     ++loads;
     if (std::find(spreads.begin(), spreads.end(), in.o[1].reg) == spreads.end()) spreads.push_back(in.o[1].reg);
   }
@@ -600,21 +605,25 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
     const Operand& ao = in.o[1];
     const size_t js = spread_index(ao.reg);
     const std::string j = num(js), off = num(uint64_t(ao.imm)) + "ull", q = "q" + num(pc);
+    std::string apart;  // a lane's own address, where the eights lie apart
     if (in.space == Space::Shared) {
       auto& [lo, hi] = range[js];
       lo = std::min(lo, uint64_t(ao.imm)), hi = std::max(hi, uint64_t(ao.imm));
       shared.push_back({pc, uint32_t(js), uint64_t(ao.imm)});
       f << "    const uint8_t* const " << q << " = c.shared + (A[" << j << "].at[8 * g] + " << off << ");\n";
+      apart = "c.shared + (A[" + j + "].at[l] + " + off + ")";
     } else {
       const std::string g = "c.globals[" + num(pc) + "]";
       bounds << "  if (!fits(A[" << j << "], " << off << ", 4, " << g << ".base, " << g << ".end)) return false;\n";
       counted += (counted.empty() ? "!" : " || !") + g + ".counted";
       f << "    const uint8_t* const " << q << " = " << g << ".ptr + (A[" << j << "].at[8 * g] + " << off << " - " << g << ".base);\n";
+      apart = g + ".ptr + (A[" + j + "].at[l] + " + off + " - " + g + ".base)";
     }
     all.push_back({pc, uint32_t(js), uint64_t(ao.imm)});
     const uint32_t d = in.o[0].reg;
     const std::string D = known.insert(d).second ? "uint64_t v" + num(d) : "v" + num(d);
-    lane << "      " << D << " = load<uint32_t>(" << q << " + ((How >> " << j << ") & 1 ? 0 : 4 * i));\n";
+    lane << "      " << D << " = load<uint32_t>(How == kApart ? " << apart << " : " << q << " + ((How >> " << j
+         << ") & 1 ? 0 : 4 * i));\n";
   }
   for (uint32_t r : written)
     if (live_.live(out, r)) {  // (every register but the 32-bit copies' is taken as live)
@@ -627,8 +636,7 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
   const size_t n = std::max<size_t>(1, spreads.size());
   f << "[[gnu::noinline]] static bool " << name << "(Ctx& c, uint64_t& n, uint64_t& acc) {\n"
     << "  uint64_t* const R = c.regs;\n  Spread A[" << n << "];\n";
-  for (size_t i = 0; i < spreads.size(); ++i)
-    f << "  spread<4>(A[" << i << "], R + " << uint64_t(spreads[i]) * 32 << ");\n  if (A[" << i << "].all == Eight::Apart) return false;\n";
+  for (size_t i = 0; i < spreads.size(); ++i) f << "  spread<4>(A[" << i << "], R + " << uint64_t(spreads[i]) * 32 << ");\n";
   f << bounds.str();
   for (size_t j = 0; j < spreads.size(); ++j)
     if (range[j].first <= range[j].second)
@@ -638,8 +646,14 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
       << noted_test(all, range) << "  } else if (c.record) {  // counted: each access repeats the race check's reference\n"
       << (counted.empty() ? "" : "    if (" + counted + ") return false;\n") << repeated_test(shared, range)
       << "    c.dropped += " << loads << ";\n  }\n";
-  f << "  switch (" << (spreads.empty() ? std::string("0") : spreads.size() == 1 ? "A[0].all == Eight::One" : "(A[0].all == Eight::One) | (A[1].all == Eight::One) << 1") << ") {\n";
+  // Each spread's eights all runs or all one word: a flag apiece; else every lane's own
+  // address (kApart).
+  const std::string apart = spreads.size() == 1 ? "A[0].all == Eight::Apart" : "A[0].all == Eight::Apart || A[1].all == Eight::Apart";
+  f << "  switch (" << (spreads.empty() ? std::string("0") : spreads.size() == 1 ? "A[0].all == Eight::One" : "(A[0].all == Eight::One) | (A[1].all == Eight::One) << 1");
+  if (!spreads.empty()) f << " | (" << apart << " ? kApart : 0)";
+  f << ") {\n";
   for (int how = 0; how < (1 << spreads.size()); ++how) f << "    case " << how << ": " << name << "_lanes<" << how << ">(c, R, A); break;\n";
+  if (!spreads.empty()) f << "    default: " << name << "_lanes<kApart>(c, R, A); break;\n";
   f << "  }\n  n += " << last - first << ";\n  acc += " << uint64_t(loads) * 32 << ";\n  return true;\n}\n";
   return f.str();
 }
@@ -693,12 +707,14 @@ Generated generate(const Module& m) {
     << "template <int I> using TC = std::integral_constant<Type, Type(I)>;\n"
     << "using Block = uint32_t (*)(Ctx&);\n"
     << "constexpr uint32_t kStop = 0x80000000u;  // a block's answer: back to the scheduler at this pc\n"
+    << "constexpr int kApart = 4;  // a fused block's lanes each at its own address\n"
     << "#define WS_NEXT(pc) do { c.n = n; c.lanes = acc; return (pc); } while (0)\n"
     << "#define WS_STOP(pc) do { c.n = n; c.lanes = acc; return (pc) | kStop; } while (0)\n";
   g.units.push_back("extern \"C\" [[gnu::visibility(\"default\")]] uint32_t ws_engine_abi() { return kAbi; }\n");
   // A module of few instructions has its helpers inlined (the fastest code, compiled in
   // about a second); a longer one calls them (compiled in proportion to its length).
   const bool inline_helpers = !long_module(m);
+  size_t long_loops = 0;  // the loops fused in a long module
   for (size_t i = 0; i < m.kernels.size(); ++i) {
     const Kernel& k = m.kernels[i];
     if (!k.refused.empty()) continue;
@@ -723,14 +739,18 @@ Generated generate(const Module& m) {
       o << "  if (stop - " << pc << "u < " << end - pc << "u || budget - n < " << end - pc << "u) [[unlikely]] WS_STOP(" << pc
         << ");\n";
       // A whole warp through a block of lane-wise instructions: as one loop over its lanes
-      // (Writer::fused), up to a last instruction the scheduler runs. (In a short module only:
-      // a long one's compile time stays in proportion to its length.)
+      // (Writer::fused), up to a last instruction the scheduler runs. In a long module only a
+      // loop's own block (one that branches back to its start), a few of them, so that the
+      // compile time stays in proportion to the module's length.
       const bool ends = kind_of(k.code[end - 1].op) == Kind::Control;  // in a branch, a barrier, an exit...
       const uint32_t upto = ends ? end - 1 : end;
-      if (inline_helpers) {
+      const Insn& last = k.code[end - 1];
+      const bool loop = last.op == Opc::Bra && last.o[0].kind == Operand::Label && uint64_t(last.o[0].imm) == pc;
+      if (inline_helpers || (loop && long_loops < kLongModuleLoops)) {
         const std::string name = "f" + num(i) + "_" + num(pc);
         const std::string f = w.fused(pc, upto, name, upto);
         if (!f.empty()) {
+          long_loops += !inline_helpers;
           fused = f;
           o << "  if (active == ~0u && " << name << "(c, n, acc)) {\n" << (ends ? w.branch(upto) : "") << "  WS_NEXT(" << end << ");\n  }\n";
         }

@@ -50,6 +50,9 @@ struct EngineOptions {
 // at each instruction, and is compiled at -O1 (with vectorization): its compile time stays
 // in proportion to its length (long_module).
 constexpr size_t kInlineInstructions = 600;
+// Of a long module's blocks, at most this many loops (a block that branches back to its own
+// start) run as one loop over their lanes (fused), as every block of a short module may.
+constexpr size_t kLongModuleLoops = 16;
 bool long_module(const Module& m);
 
 // Instructions the generated code may run on a block's own 32-bit copies of registers

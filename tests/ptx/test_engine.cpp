@@ -465,6 +465,32 @@ TEST_CASE("a block of float rows and shared loads runs as one loop over the lane
   std::filesystem::remove_all(cache);
 }
 
+TEST_CASE("a loop whose lanes load apart and step their pointers at its end runs as one loop, in a short module and a long one") {
+  const std::string text = test::slurp("tests/ptx/fixtures/fused_apart.ptx");
+  REQUIRE(!text.empty());
+  // The same, with a second kernel that makes the module long (ptx::long_module): there only
+  // a loop's own block is written as one loop over the lanes.
+  std::string pad = "\n.visible .entry pad(.param .u64 p)\n{\n  .reg .b32 %r<2>;\n  mov.u32 %r1, %tid.x;\n";
+  for (size_t i = 0; i < ptx::kInlineInstructions; ++i) pad += "  add.u32 %r1, %r1, 3;\n";
+  pad += "  ret;\n}\n";
+  const std::string long_text = text + pad;
+  REQUIRE(ptx::long_module(ptx::parse(long_text, "fused_apart_long.ptx")));
+  const auto f = [](uint32_t w) { float v; std::memcpy(&v, &w, 4); return v; };
+  for (const std::string* t : {&text, &long_text}) {
+    const std::string code = ptx::generate(ptx::parse(*t, "fused_apart.ptx")).text();
+    CHECK(code.find("_lanes<kApart>") != std::string::npos);  // the loop, its lanes each at its own address
+    const std::string cache = fresh_dir("ws-engine-fused-apart");
+    on_both_engines(*t, cache, 8 * 1280, [&](int way, const EngineRun& c) {
+      for (uint32_t b = 0; b < (way == 1 ? 8u : 1u); ++b)
+        for (uint32_t l = 0; l < 32; ++l) {
+          INFO("block " << b << " lane " << l);
+          CHECK(f(c.out[b * 320 + 264 + l]) == float(36 * l + 168));  // on paper
+        }
+    });
+    std::filesystem::remove_all(cache);
+  }
+}
+
 TEST_CASE("a block run as one loop whose loads reach two shared arrays runs an instruction at a time where its records are kept") {
   const std::string text = test::slurp("tests/ptx/fixtures/fused_two.ptx");
   REQUIRE(!text.empty());
