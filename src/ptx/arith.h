@@ -645,6 +645,29 @@ WS_LANE_OP exact_op(const In& in, Type t, uint64_t a, uint64_t b, uint64_t c, ui
   return x;
 }
 
+// ---- a thread's place: the special registers of its block and grid ----------------------
+// The block's place, as the interpreter and the compiled code both read it: ntid x, y, z,
+// ctaid x, y, z, nctaid x, y, z, and the block's warp count.
+inline constexpr size_t kPlaceWords = 10;
+// Whether `s` is one of the place's registers: %tid, %ntid, %ctaid, %nctaid (x, y, z),
+// %laneid, %warpid (the warp's index in the block) and %nwarpid.
+constexpr bool place_register(Sreg s) {
+  return (s >= Sreg::TidX && s <= Sreg::Laneid) || s == Sreg::Warpid || s == Sreg::Nwarpid;
+}
+// Its value for lane `lane` of warp `w` (thread 32 w + lane of the block, x fastest).
+[[gnu::always_inline]] inline uint64_t place_value(Sreg s, const uint32_t* p, uint32_t w, int lane) {
+  const uint32_t t = w * 32 + uint32_t(lane);
+  switch (s) {
+    case Sreg::TidX: return t % p[0];
+    case Sreg::TidY: return (t / p[0]) % p[1];
+    case Sreg::TidZ: return t / (p[0] * p[1]);
+    case Sreg::Laneid: return uint64_t(lane);
+    case Sreg::Warpid: return w;
+    case Sreg::Nwarpid: return p[9];
+    default: return p[size_t(s) - size_t(Sreg::NtidX)];  // ntid, ctaid, nctaid: in the place's order
+  }
+}
+
 #undef WS_LANE_OP
 
 }  // namespace ws::ptx

@@ -29,6 +29,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ptx/arith.h"
 #include "ptx/compiled.h"
 #include "ptx/machine.h"
 #include "ptx/tensor_map.h"
@@ -594,6 +595,7 @@ class BlockRun {
   uint64_t& budget_;
   uint32_t threads_ = 0, nwarps_ = 0, block_ = 0, epoch_ = 0;
   uint32_t ctaid_[3] = {};
+  uint32_t place_[kPlaceWords] = {};  // the block's place (arith.h: place_value)
   uint64_t clock_ = 0;
   Device::Alloc* last_ = nullptr;
   std::vector<uint8_t> shared_, local_, call_;
@@ -613,6 +615,7 @@ class BlockRun {
   uint32_t red_count_ = 0;
   bool red_and_ = true, red_or_ = false;
   std::vector<uint64_t> regs_;
+  std::vector<uint32_t> fresh_;  // the registers a block must find cleared (entry_registers)
   std::vector<Warp> warps_;
 };
 

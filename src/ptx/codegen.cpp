@@ -308,6 +308,10 @@ class Writer {
         src[i] = "t" + num(uint64_t(i));
         fill += "uint64_t t" + num(uint64_t(i)) + "[32]; for (int l = 0; l < 32; ++l) t" + num(uint64_t(i)) +
                 "[l] = " + symbol(k_, x.symbol) + "; ";
+      } else if (x.kind == Operand::Special && place_register(x.sreg)) {  // %tid, %ctaid...: the place's
+        src[i] = "t" + num(uint64_t(i));
+        fill += "uint64_t t" + num(uint64_t(i)) + "[32]; for (int l = 0; l < 32; ++l) t" + num(uint64_t(i)) +
+                "[l] = place_value(Sreg(" + num(uint32_t(x.sreg)) + "), c.place, c.warp, l); ";
       } else {
         return false;
       }

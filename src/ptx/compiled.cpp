@@ -25,6 +25,7 @@ void BlockRun::compiled_setup() {
   cx_.params = a_.params.data();
   cx_.param_bytes = a_.params.size();
   cx_.symbols = symvals_.data();
+  cx_.place = place_;
   cx_.globals = slots_.data();
   cx_.machine = this;
   cx_.loops_yield = a_.cooperative;  // its loops give the grid's other blocks their turn

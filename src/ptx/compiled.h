@@ -24,7 +24,7 @@
 namespace ws::ptx::compiled {
 
 // The generated code's contract version: a module compiled for another is never loaded.
-inline constexpr uint32_t kAbi = 9;
+inline constexpr uint32_t kAbi = 10;
 
 // The allocation instruction `pc` reached last ([base, end) and its bytes), kept per
 // instruction and launch: global loads and stores check their lanes against it.
@@ -53,6 +53,7 @@ struct Ctx {
   const uint8_t* params = nullptr; // the kernel's parameter bytes
   uint64_t param_bytes = 0;
   const uint64_t* symbols = nullptr;  // per Kernel::symbols entry: its value (as the interpreter's symval)
+  const uint32_t* place = nullptr;    // the block's place (kPlaceWords: ntid, ctaid, nctaid, warps)
   GlobalSlot* globals = nullptr;   // per instruction
   bool record = false;             // a recorded block: every memory access goes through note or execute
   bool loops_yield = false;        // a cooperative launch: a jump back returns, with yield set

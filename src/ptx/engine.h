@@ -94,6 +94,12 @@ class Liveness {
   std::vector<uint64_t> in_;    // per pc: the bits live on entry
 };
 
+// The registers a thread of kernel k may read before it writes them, erring towards more:
+// those live on entry, and every register of an instruction whose lanes may read each
+// other's or that the analysis does not follow. A block finds only these cleared: the others
+// are written before any read, whatever the block before left in them.
+std::vector<uint32_t> entry_registers(const Kernel& k);
+
 // The C++ text of a module's kernels for the compiling engine: one function
 // `ws_kernel_<i>(compiled::Ctx&)` per kernel i that can run (Kernel::refused empty), with a
 // function per block of its instructions. `head` is what every translation unit begins

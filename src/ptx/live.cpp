@@ -117,6 +117,28 @@ Liveness::Liveness(const Kernel& k, const std::vector<uint32_t>& regs) {
   }
 }
 
+std::vector<uint32_t> entry_registers(const Kernel& k) {
+  std::vector<uint8_t> read(k.registers, 0);
+  // Every register of an instruction whose lanes may read another's (a shuffle, an mma), or
+  // whose reads and writes the analysis does not follow lane by lane.
+  for (const Insn& in : k.code) {
+    const Kind kind = kind_of(in.op);
+    const bool own = kind == Kind::Alu || kind == Kind::Move || kind == Kind::Control || kind == Kind::Nothing ||
+                     in.op == Opc::Ld || in.op == Opc::St || in.op == Opc::Atom || in.op == Opc::Red;
+    if (own) continue;
+    for (const Operand& o : in.o) registers(k, o, [&](uint32_t r) { if (r < k.registers) read[r] = 1; });
+    for (uint32_t r : {in.guard, in.dst2})
+      if (r < k.registers) read[r] = 1;
+  }
+  std::vector<uint32_t> all(k.registers);
+  for (uint32_t r = 0; r < k.registers; ++r) all[r] = r;
+  const Liveness live(k, all);
+  std::vector<uint32_t> out;
+  for (uint32_t r = 0; r < k.registers; ++r)
+    if (read[r] || live.live(0, r)) out.push_back(r);
+  return out;
+}
+
 bool Liveness::live(uint32_t pc, uint32_t reg) const {
   if (reg >= index_.size() || index_[reg] < 0) return true;  // not looked at: taken as live
   if (size_t(pc) * words_ >= in_.size()) return false;

@@ -19,6 +19,7 @@ BlockRun::BlockRun(Device& d, const Kernel& k, const KernelLaunch& a, trace::Bui
   shared_.assign(size_t(shared_bytes()), 0);
   local_.assign(size_t(k.local_bytes) * threads_, 0);
   regs_.assign(size_t(k.registers) * 32 * nwarps_, 0);
+  fresh_ = entry_registers(k);
   call_.assign(size_t(k.call_bytes) * threads_, 0);
   if (!k.linked.empty()) stacks_.resize(threads_);
   warps_.resize(nwarps_);
@@ -63,7 +64,12 @@ void BlockRun::start(uint32_t block) {
   if (block) {  // what the previous block left
     std::fill(shared_.begin(), shared_.end(), 0);
     std::fill(local_.begin(), local_.end(), 0);
-    std::fill(regs_.begin(), regs_.end(), 0);
+    if (fresh_.size() == k_.registers) {
+      std::fill(regs_.begin(), regs_.end(), 0);
+    } else {  // (the others are written before they are read)
+      for (uint32_t w = 0; w < nwarps_; ++w)
+        for (uint32_t r : fresh_) std::fill_n(&reg(w, r, 0), 32, 0);
+    }
     std::fill(call_.begin(), call_.end(), 0);
     for (Stack& st : stacks_) st = Stack{};
   }
@@ -84,6 +90,9 @@ void BlockRun::start(uint32_t block) {
   ctaid_[0] = block % g.x;
   ctaid_[1] = (block / g.x) % g.y;
   ctaid_[2] = block / (g.x * g.y);
+  const trace::Dim3& bd = a_.block;
+  const uint32_t place[kPlaceWords] = {bd.x, bd.y, bd.z, ctaid_[0], ctaid_[1], ctaid_[2], g.x, g.y, g.z, nwarps_};
+  std::copy(place, place + kPlaceWords, place_);
 }
 
 bool BlockRun::resume(uint64_t& lanes) {
@@ -185,27 +194,11 @@ void BlockRun::named_barrier(const Insn& in, Step& s, uint32_t id, uint32_t coun
 
 // A special register's value for one lane (%tid, %ctaid, %laneid, %lanemask_*, ...).
 uint64_t BlockRun::sreg(Sreg s, uint32_t w, int lane) const {
-  const uint32_t t = w * 32 + uint32_t(lane);
-  const trace::Dim3& bd = a_.block;
+  // (A warp's %warpid is its index in the block, though the GPU's may differ, and the ISA
+  // warns it can change; %nwarpid the block's warp count.)
+  if (place_register(s)) return place_value(s, place_, w, lane);
   switch (s) {
-    case Sreg::TidX: return t % bd.x;
-    case Sreg::TidY: return (t / bd.x) % bd.y;
-    case Sreg::TidZ: return t / (bd.x * bd.y);
-    case Sreg::NtidX: return bd.x;
-    case Sreg::NtidY: return bd.y;
-    case Sreg::NtidZ: return bd.z;
-    case Sreg::CtaidX: return ctaid_[0];
-    case Sreg::CtaidY: return ctaid_[1];
-    case Sreg::CtaidZ: return ctaid_[2];
-    case Sreg::NctaidX: return a_.grid.x;
-    case Sreg::NctaidY: return a_.grid.y;
-    case Sreg::NctaidZ: return a_.grid.z;
-    case Sreg::Laneid: return uint64_t(lane);
-    // A warp's %warpid is its index in the block (the GPU's may differ, and the ISA warns it
-    // can change), %nwarpid the block's warp count; %clock and %clock64 count the warp
-    // instructions the launch has executed so far.
-    case Sreg::Warpid: return w;
-    case Sreg::Nwarpid: return nwarps_;
+    // %clock and %clock64 count the warp instructions the launch has executed so far.
     case Sreg::LanemaskLt: return (1ull << lane) - 1;
     case Sreg::LanemaskLe: return (2ull << lane) - 1;
     case Sreg::LanemaskEq: return 1ull << lane;

@@ -491,6 +491,57 @@ TEST_CASE("a loop whose lanes load apart and step their pointers at its end runs
   }
 }
 
+TEST_CASE("a block finds cleared every register it may read before writing it, and only those are cleared") {
+  // %r3 is read before any write (a fresh block's is 0); each block then leaves 1000 + its
+  // index in it, for the next block its core runs. out[32 b + t] = t on paper.
+  const std::string text = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry stale(.param .u64 out_p)
+{
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out_p];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  add.u32 %r4, %r3, %r1;
+  mad.lo.u32 %r5, %r2, 32, %r1;
+  mul.wide.u32 %rd2, %r5, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r4;
+  add.u32 %r3, %r2, 1000;
+  ret;
+}
+)";
+  const ptx::Module m = ptx::parse(text, "stale.ptx");
+  const std::vector<uint32_t> fresh = ptx::entry_registers(m.kernels.at(0));
+  CHECK(fresh.size() == 1);  // %r3 alone
+  // A shuffle's registers are all cleared (a lane may read another's that it never wrote).
+  const std::string shfl = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry sh(.param .u64 out_p)
+{
+  .reg .b32 %r<4>;
+  mov.u32 %r1, %tid.x;
+  shfl.sync.idx.b32 %r2, %r1, 0, 31, -1;
+  add.u32 %r3, %r2, 1;
+  ret;
+}
+)";
+  CHECK(ptx::entry_registers(ptx::parse(shfl, "sh.ptx").kernels.at(0)).size() == 2);  // %r1 and %r2
+  const std::string cache = fresh_dir("ws-engine-stale");
+  on_both_engines(text, cache, 8 * 32 * 4, [&](int way, const EngineRun& c) {
+    for (uint32_t b = 0; b < (way == 1 ? 8u : 1u); ++b)
+      for (uint32_t t = 0; t < 32; ++t) {
+        INFO("block " << b << " thread " << t);
+        CHECK(c.out[b * 32 + t] == t);
+      }
+  });
+  std::filesystem::remove_all(cache);
+}
+
 TEST_CASE("a block run as one loop whose loads reach two shared arrays runs an instruction at a time where its records are kept") {
   const std::string text = test::slurp("tests/ptx/fixtures/fused_two.ptx");
   REQUIRE(!text.empty());
