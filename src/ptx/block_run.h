@@ -60,6 +60,11 @@ class BlockRun {
   // with fresh memory and registers). `budget`: warp instructions left to the launch.
   BlockRun(Device& d, const Kernel& k, const KernelLaunch& a, trace::Builder& b, std::vector<uint32_t>& files,
            uint64_t& budget);
+  // Adds its blocks to the device's counts of the launch (compiled, interpreted, repeated):
+  // counted here, so that workers do not share a counter's cache line block after block.
+  ~BlockRun();
+  BlockRun(const BlockRun&) = delete;
+  BlockRun& operator=(const BlockRun&) = delete;
 
   // Runs block `block` to its end; returns the lane accesses it made.
   uint64_t run(uint32_t block);
@@ -596,6 +601,7 @@ class BlockRun {
   uint32_t threads_ = 0, nwarps_ = 0, block_ = 0, epoch_ = 0;
   uint32_t ctaid_[3] = {};
   uint32_t place_[kPlaceWords] = {};  // the block's place (arith.h: place_value)
+  uint32_t compiled_blocks_ = 0, interpreted_blocks_ = 0, repeated_blocks_ = 0;  // (~BlockRun)
   uint64_t clock_ = 0;
   Device::Alloc* last_ = nullptr;
   std::vector<uint8_t> shared_, local_, call_;

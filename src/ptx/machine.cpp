@@ -620,7 +620,12 @@ uint64_t Device::run_unrecorded(const Kernel& k, const KernelLaunch& a, trace::B
   for (const Kernel::Linked& L : k.linked)
     if (L.builtin != Kernel::Builtin::None && L.builtin != Kernel::Builtin::AssertFail) n = 1;
   n = std::min(n, nblocks);
-  std::atomic<uint32_t> next{0}, fault_block{UINT32_MAX};
+  // Blocks are taken a few at a time where there are many (a grid of small blocks: each
+  // taken alone, the workers passed the counter's cache line to and fro block after block),
+  // still in order within each worker, every block below a fault run.
+  const uint32_t chunk = std::clamp(nblocks / (n * 256), 1u, 16u);
+  alignas(64) std::atomic<uint32_t> next{0};
+  alignas(64) std::atomic<uint32_t> fault_block{UINT32_MAX};
   std::atomic<uint64_t> lanes{0};
   std::mutex fault_mu;
   std::exception_ptr fault;
@@ -632,10 +637,11 @@ uint64_t Device::run_unrecorded(const Kernel& k, const KernelLaunch& a, trace::B
       BlockRun run(*this, k, a, b, files, mine);
       run.unrecorded(n > 1 ? &atomics_ : nullptr);
       uint64_t done = 0;
-      while ((blk = next.fetch_add(1)) < nblocks && blk < fault_block.load()) {
-        mine = budget;
-        done += run.run(blk);
-      }
+      for (uint32_t first; (first = next.fetch_add(chunk)) < nblocks;)
+        for (blk = first; blk < std::min(nblocks, first + chunk) && blk < fault_block.load(std::memory_order_relaxed); ++blk) {
+          mine = budget;
+          done += run.run(blk);
+        }
       lanes += done;
     } catch (...) {
       // (A worker that could not even start fails the launch as its first block would.)

@@ -189,7 +189,7 @@ void BlockRun::memo_begin() {
 
 // The block ran to its end: a race-free block logged whole becomes the reference.
 void BlockRun::memo_end() {
-  if (memo_ == Memo::Match) ++d_.blocks_repeated_;
+  if (memo_ == Memo::Match) ++repeated_blocks_;
   if (memo_ == Memo::Build) {
     ++memo_tries_;
     if (!memo_raced_) {

@@ -36,6 +36,12 @@ BlockRun::BlockRun(Device& d, const Kernel& k, const KernelLaunch& a, trace::Bui
                                        : std::pair<uint64_t, uint64_t>{v.offset, v.offset + v.bytes});
 }
 
+BlockRun::~BlockRun() {
+  d_.blocks_compiled_ += compiled_blocks_;
+  d_.blocks_interpreted_ += interpreted_blocks_;
+  d_.blocks_repeated_ += repeated_blocks_;
+}
+
 // Runs the block's warps in turn, each until it exits or waits at a barrier; when every
 // live lane waits, the barrier opens (a new epoch) and they run again.
 uint64_t BlockRun::run(uint32_t block) {
@@ -52,7 +58,7 @@ void BlockRun::start(uint32_t block) {
   block_ = block;
   if (d_.stopping()) stopped(0, nullptr);
   compiled_setup();  // the module's native code, once it is loaded
-  ++(entry_ ? d_.blocks_compiled_ : d_.blocks_interpreted_);
+  ++(entry_ ? compiled_blocks_ : interpreted_blocks_);
   epoch_ = 0;
   red_ = nullptr;
   red_lanes_.assign(nwarps_, 0);
@@ -228,6 +234,7 @@ uint64_t BlockRun::sreg(Sreg s, uint32_t w, int lane) const {
     // blocks there): null outside a cooperative launch, as on the GPU, where grid.sync() traps.
     case Sreg::Envreg1: return a_.cooperative ? d_.grid_workspace_ >> 32 : 0;
     case Sreg::Envreg2: return a_.cooperative ? uint32_t(d_.grid_workspace_) : 0;
+    default: break;  // the place's (above)
   }
   return 0;
 }
