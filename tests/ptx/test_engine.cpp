@@ -122,41 +122,44 @@ TEST_CASE("a compile left at a program's end fills the cache on its own; one sto
   std::filesystem::remove_all(o.cache_dir);
 }
 
-TEST_CASE("a module the compiler cannot build runs on the interpreter, and says why") {
+namespace {
+// The engine's note after a launch made with `compiler` as the system's compiler, which
+// must have run it on the interpreter.
+std::string note_with_compiler(const std::string& cache, const std::string& compiler) {
   ptx::EngineOptions o;
-  o.cache_dir = fresh_dir("ws-engine-nocompiler");
-  o.compiler = "false";  // a compiler that fails every time
+  o.cache_dir = cache;
+  o.compiler = compiler;
   o.wait = true;
   ptx::Device dev;
   dev.engine(ptx::Engine::Compiled, o);
   trace::Trace t;
   run_second_kernel(dev, t);
   CHECK(t.launches.at(0).engine == "interpreter");
-  CHECK(dev.engine_note().find("cannot compile its own sources") != std::string::npos);
-  std::filesystem::remove_all(o.cache_dir);
+  return dev.engine_note();
+}
+}  // namespace
+
+TEST_CASE("a module the compiler cannot build runs on the interpreter, and says why") {
+  const std::string cache = fresh_dir("ws-engine-nocompiler");
+  const std::string note = note_with_compiler(cache, "false");  // a compiler that fails every time
+  CHECK(note.find("cannot compile its own sources") != std::string::npos);
+  std::filesystem::remove_all(cache);
 }
 
 TEST_CASE("a compiler that fails on the module with its own status 3 is said to fail on the module") {
-  ptx::EngineOptions o;
-  o.cache_dir = fresh_dir("ws-engine-module-fails");
+  const std::string cache = fresh_dir("ws-engine-module-fails");
   // Builds the engine's own sources, exits 3 on anything else (the module).
-  const std::string script = o.cache_dir + "/cc3";
-  std::filesystem::create_directories(o.cache_dir);
+  const std::string script = cache + "/cc3";
+  std::filesystem::create_directories(cache);
   {
     std::ofstream f(script);
     f << "#!/bin/sh\ncase \"$*\" in *ws_prelude.h*|*half.cpp*) exec c++ \"$@\";; esac\nexit 3\n";
   }
   std::filesystem::permissions(script, std::filesystem::perms::owner_all);
-  o.compiler = script;
-  o.wait = true;
-  ptx::Device dev;
-  dev.engine(ptx::Engine::Compiled, o);
-  trace::Trace t;
-  run_second_kernel(dev, t);
-  CHECK(t.launches.at(0).engine == "interpreter");
-  CHECK(dev.engine_note().find("failed on") != std::string::npos);
-  CHECK(dev.engine_note().find("its own sources") == std::string::npos);
-  std::filesystem::remove_all(o.cache_dir);
+  const std::string note = note_with_compiler(cache, script);
+  CHECK(note.find("failed on") != std::string::npos);
+  CHECK(note.find("its own sources") == std::string::npos);
+  std::filesystem::remove_all(cache);
 }
 
 TEST_CASE("a module compiled in several parts side by side runs as the interpreter does") {
