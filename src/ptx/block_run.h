@@ -57,7 +57,8 @@ uint64_t atomic_value(AtomOp op, Type t, bool global, uint64_t old, uint64_t b, 
 class BlockRun {
  public:
   // One launch's blocks are run one after another by one BlockRun (run() starts each
-  // with fresh memory and registers). `budget`: warp instructions left to the launch.
+  // with fresh memory, and cleared the registers a thread may read before writing them:
+  // entry_registers). `budget`: warp instructions left to the launch.
   BlockRun(Device& d, const Kernel& k, const KernelLaunch& a, trace::Builder& b, std::vector<uint32_t>& files,
            uint64_t& budget);
   // Adds its blocks to the device's counts of the launch (compiled, interpreted, repeated):

@@ -10,7 +10,8 @@
 namespace ws::ptx {
 
 // The memory of one block (shared window, local frames, call area, registers), sized once
-// and cleared by run() for each block, and per-instruction caches kept across blocks.
+// and cleared by run() for each block (of the registers, those a thread may read before
+// writing them), and per-instruction caches kept across blocks.
 BlockRun::BlockRun(Device& d, const Kernel& k, const KernelLaunch& a, trace::Builder& b, std::vector<uint32_t>& files,
          uint64_t& budget)
     : d_(d), k_(k), a_(a), b_(b), files_(files), budget_(budget) {
