@@ -600,8 +600,8 @@ class BlockRun {
   std::vector<uint32_t>& files_;
   uint64_t& budget_;
   uint32_t threads_ = 0, nwarps_ = 0, block_ = 0, epoch_ = 0;
-  uint32_t ctaid_[3] = {};
   uint32_t place_[kPlaceWords] = {};  // the block's place (arith.h: place_value)
+  const uint32_t* const ctaid_ = place_ + 3;  // the block's index in the grid, x, y, z (of the place)
   uint32_t compiled_blocks_ = 0, interpreted_blocks_ = 0, repeated_blocks_ = 0;  // (~BlockRun)
   uint64_t clock_ = 0;
   Device::Alloc* last_ = nullptr;

@@ -304,16 +304,16 @@ class Writer {
         src[i] = "R + " + num(uint64_t(x.reg) * 32);
       } else if (x.kind == Operand::Imm || x.kind == Operand::None) {
         src[i] = constant(x.kind == Operand::Imm ? uint64_t(x.imm) : 0);
-      } else if (x.kind == Operand::Symbol && !symbol(k_, x.symbol).empty()) {
-        src[i] = "t" + num(uint64_t(i));
-        fill += "uint64_t t" + num(uint64_t(i)) + "[32]; for (int l = 0; l < 32; ++l) t" + num(uint64_t(i)) +
-                "[l] = " + symbol(k_, x.symbol) + "; ";
-      } else if (x.kind == Operand::Special && place_register(x.sreg)) {  // %tid, %ctaid...: the place's
-        src[i] = "t" + num(uint64_t(i));
-        fill += "uint64_t t" + num(uint64_t(i)) + "[32]; for (int l = 0; l < 32; ++l) t" + num(uint64_t(i)) +
-                "[l] = place_value(Sreg(" + num(uint32_t(x.sreg)) + "), c.place, c.warp, l); ";
       } else {
-        return false;
+        // A symbol's value, or one of the place's registers (%tid, %ctaid...), lane by lane
+        // into a row of its own.
+        std::string each;
+        if (x.kind == Operand::Symbol) each = symbol(k_, x.symbol);
+        if (x.kind == Operand::Special && place_register(x.sreg))
+          each = "place_value(Sreg(" + num(uint32_t(x.sreg)) + "), c.place, c.warp, l)";
+        if (each.empty()) return false;
+        src[i] = "t" + num(uint64_t(i));
+        fill += "uint64_t t" + num(uint64_t(i)) + "[32]; for (int l = 0; l < 32; ++l) t" + num(uint64_t(i)) + "[l] = " + each + "; ";
       }
     }
     o_ << "  { ++n; const uint32_t ex = " << guard(in) << "; if (ex) { " << fill << "alu" << suffix_ << "<&"

@@ -94,11 +94,9 @@ void BlockRun::start(uint32_t block) {
     warps_[w].live = n == 32 ? ~0u : ((1u << n) - 1);
   }
   const trace::Dim3& g = a_.grid;
-  ctaid_[0] = block % g.x;
-  ctaid_[1] = (block / g.x) % g.y;
-  ctaid_[2] = block / (g.x * g.y);
   const trace::Dim3& bd = a_.block;
-  const uint32_t place[kPlaceWords] = {bd.x, bd.y, bd.z, ctaid_[0], ctaid_[1], ctaid_[2], g.x, g.y, g.z, nwarps_};
+  const uint32_t place[kPlaceWords] = {bd.x, bd.y, bd.z, block % g.x, (block / g.x) % g.y, block / (g.x * g.y),
+                                       g.x,  g.y,  g.z,  nwarps_};
   std::copy(place, place + kPlaceWords, place_);
 }
 
