@@ -35,11 +35,14 @@ double since(std::chrono::steady_clock::time_point t0) {
 // Both engines alone on tests/programs/matmul_tiled.cu's kernel (nvcc's PTX) at `n`: a
 // recorded launch (one core), then unrecorded ones on every core and on one; the compiling
 // engine's module compiled first (its compile time printed), so every launch runs natively;
-// the two engines' records compared.
+// the two engines' records compared. $WARPSCOPE_BENCH_FAST_MATH set: the kernel built with
+// -use_fast_math, its float rows the .ftz forms that llm.c's kernels are built with.
 void engine_rates(const std::string& nvcc, uint32_t n) {
   namespace fs = std::filesystem;
   const std::string ptx_path = (fs::temp_directory_path() / "ws_bench_matmul_tiled.ptx").string();
-  const std::string cmd = nvcc + " -ptx -lineinfo -O3 -arch=sm_90 tests/programs/matmul_tiled.cu -o " + ptx_path + " 2>&1";
+  const bool fast_math = std::getenv("WARPSCOPE_BENCH_FAST_MATH") != nullptr;
+  if (fast_math) std::printf("engines: the kernel built with -use_fast_math (its float rows .ftz)\n");
+  const std::string cmd = nvcc + (fast_math ? " -use_fast_math" : "") + " -ptx -lineinfo -O3 -arch=sm_90 tests/programs/matmul_tiled.cu -o " + ptx_path + " 2>&1";
   if (std::system(cmd.c_str()) != 0) {
     std::printf("engines: nvcc -ptx failed on tests/programs/matmul_tiled.cu\n");
     return;

@@ -614,10 +614,14 @@ template <class In>
 constexpr bool exact_form(const In& in) {
   return (in.mods & (kFtz | kSat)) || handed_form(in);
 }
-// An f32 subnormal flushed to a zero of its sign (.ftz).
-inline uint64_t flush_f32(uint64_t v) {
-  const uint32_t b = uint32_t(v);
-  return (b & 0x7f800000u) == 0 && (b & 0x7fffffu) ? (b & 0x80000000u) : v;
+// An f32 subnormal flushed to a zero of its sign (.ftz): the register's 32 bits, all an f32
+// row reads of it. (Written as masks, with no branch and no bool: a block's loop over the
+// lanes of .ftz rows, which flush three sources and the result an instruction, then becomes
+// vector code of 32-bit lanes; with a select on 64-bit values, the host compiler gave such
+// loops up.)
+[[gnu::always_inline]] inline uint32_t flush_f32(uint32_t b) {
+  const uint32_t subnormal = uint32_t((b & 0x7f800000u) == 0) & uint32_t((b & 0x7fffffu) != 0);  // 1 or 0
+  return (b & (subnormal - 1)) | (b & 0x80000000u & (0u - subnormal));
 }
 // .sat on a float result: clamped to [0, 1], NaN (and -0) to +0.
 inline uint64_t saturate(Type t, uint64_t v) {
@@ -636,12 +640,12 @@ WS_LANE_OP exact_op(const In& in, Type t, uint64_t a, uint64_t b, uint64_t c, ui
   const Type dst = in.op == Opc::Setp || in.op == Opc::Testp ? Type::Pred : in.op == Opc::Set ? in.type2 : t;
   const bool ftz = (in.mods & kFtz) != 0 && in.op != Opc::Slct;
   if (ftz && src == Type::F32) {
-    a = flush_f32(a), b = flush_f32(b);
-    if (!compare) c = flush_f32(c);
+    a = flush_f32(uint32_t(a)), b = flush_f32(uint32_t(b));
+    if (!compare) c = flush_f32(uint32_t(c));
   }
   uint64_t x = F(in, t, a, b, c, e);
   if (is_float(dst) && (in.mods & kSat)) x = saturate(dst, x);
-  if (ftz && dst == Type::F32) x = flush_f32(x);
+  if (ftz && dst == Type::F32) x = flush_f32(uint32_t(x));
   return x;
 }
 

@@ -53,7 +53,7 @@ bool register_row(const Insn& in) {
 
 // A register_row that runs on a block's 32-bit copies of registers: it reads only its
 // sources' low halves and writes a zero-extended value (low_half_alu).
-bool local_alu(const Insn& in) { return register_row(in) && !exact_form(in) && low_half_alu(in); }
+bool local_alu(const Insn& in) { return register_row(in) && !handed_form(in) && low_half_alu(in); }
 
 // The registers a kernel's blocks may keep in 32-bit copies: those local_alu rows and loads
 // of 32-bit values write.
@@ -228,8 +228,8 @@ class Writer {
     }
     const uint32_t d = in.o[0].reg;
     const std::string D = local(d, in.guard != kSink);
-    o_ << "  { ++n; const uint32_t ex = " << guard(in) << "; if (ex) { alu32" << suffix_ << "<&" << kFunction[size_t(in.op)]
-       << "<Fixed>, Type(" << int(in.type) << "), kForm" << form(in) << ">(" << D << ", ex, " << src[0] << ", " << src[1]
+    o_ << "  { ++n; const uint32_t ex = " << guard(in) << "; if (ex) { alu32" << suffix_ << "<&" << row_function(in, kFunction[size_t(in.op)])
+       << ", Type(" << int(in.type) << "), kForm" << form(in) << ">(" << D << ", ex, " << src[0] << ", " << src[1]
        << ", " << src[2] << ", " << src[3] << "); m" << d << " |= ex; } }\n";
     locals_[d] = true;
   }
@@ -601,7 +601,7 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
       const std::string a = value(in.o[1], low), b = value(in.o[2], low), c = value(in.o[3], low), e = value(in.o[4], low);
       const uint32_t d = in.o[0].reg;
       const std::string D = known.insert(d).second ? "uint64_t v" + num(d) : "v" + num(d);
-      const std::string call = (low ? std::string(kFunction[size_t(in.op)]) + "<Fixed>" : row_function(in, kFunction[size_t(in.op)])) +
+      const std::string call = row_function(in, kFunction[size_t(in.op)]) +
                                "(kForm" + num(form(in)) + ", TC<" + num(uint32_t(in.type)) + ">{}, " + a + ", " + b + ", " + c + ", " + e + ")";
       lane << "      " << D << " = " << (low ? "uint32_t(" + call + ")" : call) << ";\n";
       continue;
