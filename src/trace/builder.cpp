@@ -167,7 +167,6 @@ bool Builder::add(const WarpAccess& a) {
     drop(1);
     return false;
   }
-  make_room();
   Record& r = t_->records.emplace_back();
   r.launch = launch_;
   r.block = a.block;
@@ -182,20 +181,12 @@ bool Builder::add(const WarpAccess& a) {
   return true;
 }
 
-void Builder::make_room() {
-  std::vector<Record>& v = t_->records;
-  if (v.size() < v.capacity()) return;
-  const uint64_t left = room_left();
-  if (left > 1 && left <= kReserveBytes / sizeof(Record)) v.reserve(v.size() + left);
-}
-
 bool Builder::add(Record&& r) {
   if (!room()) {
     drop(1);
     return false;
   }
   r.launch = launch_;
-  make_room();
   t_->records.push_back(std::move(r));
   return true;
 }
@@ -269,7 +260,6 @@ uint64_t Builder::group(const uint64_t* const* first, const uint64_t* const* end
         ++seq;
         continue;
       }
-      make_room();
       Record& r = t_->records.emplace_back();
       r.launch = launch_;
       r.block = block;

@@ -119,13 +119,6 @@ class Builder {
   }
 
  private:
-  // Before a record is added: where the trace's array is full, room for the rest of the
-  // launch's cap at once (address space only: its pages are touched as records fill them),
-  // so that a launch that keeps millions of records neither copies them as the array
-  // doubles nor touches twice their memory. A cap past kReserveBytes (the default 2 M records
-  // take 352 MB) grows as a vector does.
-  void make_room();
-  static constexpr uint64_t kReserveBytes = 512ull << 20;
   struct SiteKey {
     uint32_t file, line, column, buffer;
     uint8_t space, op, bytes, form;

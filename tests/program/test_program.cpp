@@ -197,6 +197,23 @@ TEST_CASE("bad programs: a compile error, an out-of-bounds kernel, an endless lo
                        program::Error);
 }
 
+TEST_CASE("a recorded launch of many blocks on every core keeps its records within a modest memory limit") {
+  // 16,384 blocks of 256 threads, every record kept (393,216, under the cap): the workers'
+  // pieces wait for their turn to be committed, so whatever a piece holds is held many times
+  // over. (A piece that reserved room for the launch's whole cap, 352 MB, ran this out of
+  // 2 GiB at once.)
+  if (!can_run()) return;
+  program::Options o = opts("vector_add.cu");
+  o.args = {"4194304"};
+  o.memory_limit_mib = 2048;
+  const program::Result r = program::run(o);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("vectorAdd of 4194304 elements: correct") != std::string::npos);
+  REQUIRE(r.trace.launches.size() == 1);
+  CHECK(r.trace.launches[0].dropped_records == 0);
+  CHECK(r.trace.records.size() == 16384u * 8 * 3);
+}
+
 TEST_CASE("a program that takes all the memory stops at its limit, said in one line") {
   if (!can_run()) return;
   program::Options o = opts("bad/too_much_memory.cu");
