@@ -187,6 +187,9 @@ class BlockRun {
   [[gnu::always_inline]] uint64_t& reg(uint32_t w, uint32_t r, int lane) {
     return regs_[(size_t(w) * k_.registers + r) * 32 + size_t(lane)];
   }
+  // Warp w's registers, register r of lane l at [r * 32 + l] (as reg; valid, and never read,
+  // for a kernel with no registers).
+  uint64_t* warp_registers(uint32_t w) { return regs_.data() + size_t(w) * k_.registers * 32; }
   uint64_t sreg(Sreg s, uint32_t w, int lane) const;
   uint64_t symval(uint32_t sym) const;
   // An operand's value for one lane: registers inline (nearly every operand), the rest

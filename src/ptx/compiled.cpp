@@ -44,7 +44,7 @@ bool BlockRun::run_compiled(uint32_t w, uint32_t& pc, uint32_t active, uint32_t 
   if (d_.stopping()) [[unlikely]] stopped(w, &k_.code[pc]);
   entry_budget_ = budget_;
   entry_clock_ = clock_;
-  cx_.regs = regs_.data() + size_t(w) * k_.registers * 32;  // (a kernel with no registers: an empty file, never read)
+  cx_.regs = warp_registers(w);
   cx_.warp = w;
   cx_.pc = pc;
   cx_.active = active;

@@ -395,22 +395,13 @@ bool BlockRun::one_array(uint32_t pc, const Insn& in, uint32_t w, uint32_t exec,
   // (`base` holds byte lo).
   auto place = [&](uint64_t lo, uint64_t hi, uint8_t* base) {
     bool inside = true;
-    if (exec == ~0u) {  // the whole warp: a plain count, in vectors
-      for (int l = 0; l < 32; ++l) {
-        const uint64_t a = at[l];
-        inside &= a >= lo && a + bytes <= hi;
-        r.offs[l] = uint32_t(a - lo);
-        r.ptr[l] = base + (a - lo);
-      }
-      return inside;
-    }
-    for (uint32_t m = exec; m; m &= m - 1) {
-      const int l = std::countr_zero(m);
+    // (a whole warp as a plain count of 32, with no search through the mask; else its lanes)
+    WS_EACH(exec, {
       const uint64_t a = at[l];
       inside &= a >= lo && a + bytes <= hi;
       r.offs[l] = uint32_t(a - lo);
       r.ptr[l] = base + (a - lo);
-    }
+    });
     return inside;
   };
   if (in.space == Space::Shared) {
