@@ -160,6 +160,9 @@ class Device {
   // same interpreter with no records, on `threads` workers (0: one per core).
   void record_launches(uint64_t first) { record_first_ = first; }
   void threads(uint32_t n) { threads_ = n; }
+  // The most blocks a worker of a recorded launch takes at once (0: as many as the launch's
+  // size and records suit; run_parallel), whatever the blocks' count.
+  void block_runs(uint32_t n) { block_runs_ = n; }
   // A module variable's device address (__device__ / __constant__), 0 when none.
   uint64_t symbol(const std::string& name) const;
   // The allocation that holds `addr` (its name), "" when none.
@@ -393,6 +396,7 @@ class Device {
   uint64_t record_first_ = 0;                            // launches of a kernel recorded (0: all)
   std::map<std::string, uint64_t> launched_;             // per kernel: its launches so far
   uint32_t threads_ = 0;                                 // workers of an unrecorded launch (0: a core each)
+  uint32_t block_runs_ = 0;                              // block_runs
   std::mutex atomics_;                                   // global atomics across workers
   std::vector<std::string> notes_;                       // take_notes()
   std::set<std::string> noted_;

@@ -8,6 +8,7 @@
 // trace is the one a single core makes, whatever the number of workers: records kept up to
 // the cap and counted past it, arrays and races in the order one core meets them, the
 // lowest block's fault the one thrown, its request's record where that was kept.
+#include <algorithm>
 #include <condition_variable>
 #include <map>
 #include <thread>
@@ -68,6 +69,7 @@ namespace {
 
 // One block's findings on a worker, waiting for its turn to be committed.
 struct Piece {
+  uint32_t blocks = 0;                   // blocks [its key, key + blocks) of the launch, in order
   std::vector<trace::Record> records;   // kept
   uint64_t dropped = 0;                  // counted
   std::vector<BlockRun::PendingRace> races;
@@ -165,7 +167,7 @@ uint64_t Device::run_parallel(const Kernel& k, const KernelLaunch& a, trace::Bui
   // Block blk's piece into the launch's builder: the sites it met first and its arrays'
   // buffers made, its records kept while there is room (their provisional buffers
   // replaced), its races taken.
-  auto commit = [&](uint32_t blk, Piece& p) {
+  auto commit = [&](uint32_t from_blk, Piece& p) {
     for (const BlockRun::SiteWant& w : p.sites) first.make_site(w);
     for (Alloc* al : p.arrays)
       if (!made.count(al)) made.emplace(al, new_buffer(*al, b));
@@ -176,12 +178,12 @@ uint64_t Device::run_parallel(const Kernel& k, const KernelLaunch& a, trace::Bui
     b.drop(p.dropped);
     full = !b.room();
     first.take_races(p.races);
-    b.block_done(blk);
+    for (uint32_t blk = from_blk; blk < from_blk + p.blocks; ++blk) b.block_done(blk);
     p.records.clear();
     spare.push_back(std::move(p.records));
     if (p.fault) {
       set_fault_record(p.fault, kept_at);  // the request's record in the launch's trace, where it was kept
-      fault = p.fault, end = blk + 1;
+      fault = p.fault, end = from_blk + p.blocks;  // (the piece's last block is the one that faulted)
     }
   };
 
@@ -198,30 +200,45 @@ uint64_t Device::run_parallel(const Kernel& k, const KernelLaunch& a, trace::Bui
     runs.push_back(std::make_unique<BlockRun>(*this, k, a, *builders.back(), files, left[i].left));
     runs.back()->work_for(first, n > 1 ? &atomics_ : nullptr);
   }
+  // Blocks are taken a run at a time, one piece for the run: where blocks are small (an
+  // element-wise kernel's 256 threads), a piece and a commit per block made the workers wait
+  // on each other's commits, and two cores were slower than one. While records are kept, a
+  // run holds few of them (a block that keeps records past the cap, not knowing the blocks
+  // below have filled it, makes them for nothing: a run of large blocks would make many);
+  // past the cap, runs of 16; always enough runs for the workers to share the blocks evenly.
+  const uint64_t per_block = std::max<uint64_t>(1, b.launch_records() / from);  // (blocks [0, from) ran before)
+  const uint32_t even = std::max<uint32_t>(1, (nblocks - from) / (n * 256));
+  const uint32_t keeping = uint32_t(std::clamp<uint64_t>(4096 / per_block, 1, 16)), counting = 16;
+  auto run_of = [&] { return block_runs_ ? block_runs_ : std::min(even, full.load() ? counting : keeping); };
   auto work = [&](uint32_t me) {
     trace::Trace& mine_trace = *traces[me];
     trace::Builder& mine = *builders[me];
     BlockRun& run = *runs[me];
-    uint32_t blk;
-    while ((blk = next.fetch_add(1)) < nblocks && blk < fault_block.load()) {
+    uint32_t from_blk;
+    for (uint32_t chunk = run_of(); (from_blk = next.fetch_add(chunk)) < nblocks && from_blk < fault_block.load(); chunk = run_of()) {
+      const uint32_t to_blk = std::min(nblocks, from_blk + chunk);
       Piece p;
       {
         // (Far ahead of a slow block, a cap's worth of records waiting: wait for the commits.)
         std::unique_lock<std::mutex> g(mu);
-        turned.wait(g, [&] { return blk == turn || held < room || full.load() || fault_block.load() != UINT32_MAX; });
-        if (blk >= fault_block.load()) break;
+        turned.wait(g, [&] { return from_blk == turn || held < room || full.load() || fault_block.load() != UINT32_MAX; });
+        if (from_blk >= fault_block.load()) break;
         if (!spare.empty()) p.records = std::move(spare.back()), spare.pop_back();
       }
-      std::swap(mine_trace.records, p.records);  // the block's records go to the piece's array
-      if (full.load()) mine.cap(0);               // the blocks below filled the launch's cap
+      std::swap(mine_trace.records, p.records);  // the blocks' records go to the piece's array
       const uint64_t dropped = mine.launch().dropped_records;
       const size_t races = run.pending_races().size(), arrays = run.new_arrays().size();
-      left[me].left = budget;  // each block its own
-      try {
-        lanes += run.run(blk);
-      } catch (...) {
-        p.fault = std::current_exception();
-        for (uint32_t at = fault_block.load(); blk < at && !fault_block.compare_exchange_weak(at, blk);) {
+      for (uint32_t blk = from_blk; blk < to_blk && blk < fault_block.load(); ++blk) {
+        if (full.load()) mine.cap(0);  // the blocks below filled the launch's cap
+        left[me].left = budget;        // each block its own
+        ++p.blocks;
+        try {
+          lanes += run.run(blk);
+        } catch (...) {
+          p.fault = std::current_exception();
+          for (uint32_t at = fault_block.load(); blk < at && !fault_block.compare_exchange_weak(at, blk);) {
+          }
+          break;
         }
       }
       std::swap(mine_trace.records, p.records);
@@ -231,12 +248,13 @@ uint64_t Device::run_parallel(const Kernel& k, const KernelLaunch& a, trace::Bui
       {
         std::lock_guard<std::mutex> g(mu);
         held += p.records.size();
-        waiting.emplace(blk, std::move(p));
+        waiting.emplace(from_blk, std::move(p));
         for (auto it = waiting.find(turn); it != waiting.end() && turn < end; it = waiting.find(turn)) {
           held -= it->second.records.size();
+          const uint32_t blocks = it->second.blocks;
           commit(turn, it->second);
           waiting.erase(it);
-          ++turn;
+          turn += blocks;
         }
       }
       turned.notify_all();

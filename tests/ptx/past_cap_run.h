@@ -37,8 +37,10 @@ inline void engine_for(ptx::Device& dev, const std::string& cache) {
 
 // Kernel `name` of past_cap.ptx on `workers` workers, recording at most `cap` records; on the
 // compiling engine from its first block (its modules cached in `cache`) when `cache` is not
-// empty. A kernel of two parameters gets a second array.
-inline PastCap run_past_cap(const std::string& name, uint32_t workers, const std::string& cache = "", uint64_t cap = 4) {
+// empty; `runs`: the most blocks a worker takes at once (0: the device's choice). A kernel of
+// two parameters gets a second array.
+inline PastCap run_past_cap(const std::string& name, uint32_t workers, const std::string& cache = "", uint64_t cap = 4,
+                            uint32_t runs = 0) {
   PastCap r;
   ptx::Device dev;
   engine_for(dev, cache);
@@ -46,6 +48,7 @@ inline PastCap run_past_cap(const std::string& name, uint32_t workers, const std
   REQUIRE_MESSAGE(!text.empty(), "missing fixture past_cap.ptx");
   dev.load(ptx::parse(text, "past_cap.ptx"));
   dev.threads(workers);
+  dev.block_runs(runs);
   const uint64_t out = dev.malloc(64 * 4, "d_out");
   const ptx::Kernel& k = *dev.module().kernel(name);
   std::vector<uint8_t> params(8);

@@ -213,6 +213,24 @@ TEST_CASE("under the record cap the compiling engine's blocks on two cores make 
   std::filesystem::remove_all(cache);
 }
 
+TEST_CASE("the compiling engine's workers taking blocks several at a time make the interpreter's trace on one core") {
+  const std::string cache = fresh_dir("ws-engine-runs");
+  for (uint64_t cap : {uint64_t(1) << 20, uint64_t(10), uint64_t(4)}) {
+    INFO("cap " << cap);
+    for (const char* name : {"late_races", "late_fault", "late_assert", "late_array"}) {
+      INFO(name);
+      test::PastCap a = test::run_past_cap(name, 1, "", cap), b = test::run_past_cap(name, 2, cache, cap, 7);
+      REQUIRE(b.t.launches.size() == 1);
+      for (test::PastCap* x : {&a, &b}) x->t.launches[0].engine.clear();
+      CHECK(a.t == b.t);
+      CHECK(b.fault == a.fault);
+      CHECK(b.fault_record == a.fault_record);
+      CHECK(b.races.size() == a.races.size());
+    }
+  }
+  std::filesystem::remove_all(cache);
+}
+
 TEST_CASE("past the record cap the compiling engine counts the records and finds the races the interpreter does") {
   const std::string cache = fresh_dir("ws-engine-late");
   // On one core blocks 51 on are counted by the compiled code itself (every site made); on

@@ -439,6 +439,35 @@ TEST_CASE("a recorded launch under its record cap runs on every core and makes t
   CHECK(split);
 }
 
+TEST_CASE("blocks taken several at a time by each worker make the trace one core makes, under and past the cap") {
+  // A worker takes a run of blocks and commits them as one piece (small blocks); the runs'
+  // ends fall anywhere: across the cap (block 0 makes 4 records), across the late sites,
+  // races, array, fault and assert of blocks 37, 40, 50, 60 and 61.
+  for (uint64_t cap : {uint64_t(1) << 20, uint64_t(100), uint64_t(10), uint64_t(4)}) {
+    INFO("cap " << cap);
+    for (const char* name : {"late_races", "late_fault", "late_assert", "late_array"}) {
+      INFO(name);
+      const test::PastCap one = test::run_past_cap(name, 1, "", cap);
+      for (uint32_t runs : {2u, 5u, 16u}) {
+        for (uint32_t workers : {2u, 3u}) {
+          INFO(workers << " workers, runs of " << runs);
+          const test::PastCap many = test::run_past_cap(name, workers, "", cap, runs);
+          CHECK(many.t == one.t);  // records, sites, arrays, blocks and the records dropped
+          CHECK(many.t.launches.at(0).blocks == one.t.launches.at(0).blocks);
+          CHECK(many.fault == one.fault);
+          CHECK(many.fault_record == one.fault_record);
+          REQUIRE(many.races.size() == one.races.size());
+          for (size_t i = 0; i < one.races.size(); ++i) {
+            CHECK(many.races[i].block == one.races[i].block);
+            CHECK(many.races[i].second.line == one.races[i].second.line);
+            CHECK(many.races[i].second.thread == one.races[i].second.thread);
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("a kernel that asserts is deterministic: a launch alike the last, its assert passing, is not run again") {
   ptx::Device dev;
   dev.load(ptx::parse(fixture("past_cap.ptx"), "past_cap.ptx"));
