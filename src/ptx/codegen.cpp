@@ -626,7 +626,7 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
     all.push_back({pc, uint32_t(js), uint64_t(ao.imm)});
     const uint32_t d = in.o[0].reg;
     const std::string D = known.insert(d).second ? "uint64_t v" + num(d) : "v" + num(d);
-    lane << "      " << D << " = load<uint32_t>(How == kApart ? " << apart << " : " << q << " + ((How >> " << j
+    lane << "      " << D << " = load<uint32_t>((How >> (2 + " << j << ")) & 1 ? " << apart << " : " << q << " + ((How >> " << j
          << ") & 1 ? 0 : 4 * i));\n";
   }
   for (uint32_t r : written)
@@ -650,14 +650,20 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
       << noted_test(all, range) << "  } else if (c.record) {  // counted: each access repeats the race check's reference\n"
       << (counted.empty() ? "" : "    if (" + counted + ") return false;\n") << repeated_test(shared, range)
       << "    c.dropped += " << loads << ";\n  }\n";
-  // Each spread's eights all runs or all one word: a flag apiece; else every lane's own
-  // address (kApart).
-  const std::string apart = spreads.size() == 1 ? "A[0].all == Eight::Apart" : "A[0].all == Eight::Apart || A[1].all == Eight::Apart";
-  f << "  switch (" << (spreads.empty() ? std::string("0") : spreads.size() == 1 ? "A[0].all == Eight::One" : "(A[0].all == Eight::One) | (A[1].all == Eight::One) << 1");
-  if (!spreads.empty()) f << " | (" << apart << " ? kApart : 0)";
+  // How each spread's lanes lie, a template flag apiece: bit s, its eights all one word
+  // (else runs); bit 2 + s, its lanes apart, each at its own address. Instances for runs and
+  // words in any mix, and for one spread apart beside the other's one word (a naive matrix
+  // product: each lane's own row against a row every lane reads); any other mix with lanes
+  // apart takes both spreads lane by lane (12).
+  f << "  switch (0";
+  for (size_t j = 0; j < spreads.size(); ++j)
+    f << " | (A[" << j << "].all == Eight::One) << " << j << " | (A[" << j << "].all == Eight::Apart) << " << 2 + j;
   f << ") {\n";
-  for (int how = 0; how < (1 << spreads.size()); ++how) f << "    case " << how << ": " << name << "_lanes<" << how << ">(c, R, A); break;\n";
-  if (!spreads.empty()) f << "    default: " << name << "_lanes<kApart>(c, R, A); break;\n";
+  std::vector<int> hows;
+  for (int h = 0; h < (1 << spreads.size()); ++h) hows.push_back(h);
+  if (spreads.size() == 2) hows.push_back(4 | 2), hows.push_back(8 | 1);
+  for (int h : hows) f << "    case " << h << ": " << name << "_lanes<" << h << ">(c, R, A); break;\n";
+  if (!spreads.empty()) f << "    default: " << name << "_lanes<" << (spreads.size() == 1 ? 4 : 12) << ">(c, R, A); break;\n";
   f << "  }\n  n += " << last - first << ";\n  acc += " << uint64_t(loads) * 32 << ";\n  return true;\n}\n";
   return f.str();
 }
@@ -711,7 +717,7 @@ Generated generate(const Module& m) {
     << "template <int I> using TC = std::integral_constant<Type, Type(I)>;\n"
     << "using Block = uint32_t (*)(Ctx&);\n"
     << "constexpr uint32_t kStop = 0x80000000u;  // a block's answer: back to the scheduler at this pc\n"
-    << "constexpr int kApart = 4;  // a fused block's lanes each at its own address\n"
+
     << "#define WS_NEXT(pc) do { c.n = n; c.lanes = acc; return (pc); } while (0)\n"
     << "#define WS_STOP(pc) do { c.n = n; c.lanes = acc; return (pc) | kStop; } while (0)\n";
   g.units.push_back("extern \"C\" [[gnu::visibility(\"default\")]] uint32_t ws_engine_abi() { return kAbi; }\n");
