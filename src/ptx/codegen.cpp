@@ -593,6 +593,39 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
   // loop over eight lanes into vectors.)
   f << "template <int How>\n[[gnu::noinline]] static void " << name << "_lanes(const Ctx& c, uint64_t* __restrict R, const Spread* A) {\n"
     << "  for (int g = 0; g < 4; ++g) {\n";
+  // A spread whose loads, where its lanes lie apart, read one window of 4 or 8 words a lane
+  // (compiled::window): its loads all in one space, at offsets 4 bytes apart from the
+  // lowest, covering at least half the window's words; a global spread's loads all through
+  // one array (checked at the entry: else the block runs instruction by instruction).
+  struct Window {
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    uint32_t loads = 0, words = 0, pc = 0;  // pc: the first load's (its array's slot)
+    bool shared = false, global = false, aligned = true;
+    std::vector<uint32_t> pcs;
+  };
+  std::vector<Window> win(spreads.size());
+  for (uint32_t pc = first; pc < last; ++pc) {
+    const Insn& in = k_.code[pc];
+    if (kind_of(in.op) == Kind::Nothing || fusable_alu(in)) continue;
+    Window& w = win[spread_index(in.o[1].reg)];
+    if (!w.loads) w.pc = pc;
+    ++w.loads;
+    w.lo = std::min(w.lo, in.o[1].imm), w.hi = std::max(w.hi, in.o[1].imm);
+    (in.space == Space::Shared ? w.shared : w.global) = true;
+    w.pcs.push_back(pc);
+  }
+  for (size_t j = 0; j < win.size(); ++j) {
+    Window& w = win[j];
+    for (uint32_t pc : w.pcs) w.aligned = w.aligned && (k_.code[pc].o[1].imm - w.lo) % 4 == 0;
+    const int64_t words = (w.hi - w.lo) / 4 + 1;
+    if (w.shared == w.global || !w.aligned || (words != 4 && words != 8) || 2 * w.loads < words) continue;
+    w.words = uint32_t(words);
+    const std::string T = "T" + num(j), o = "A[" + num(j) + "].at + 8 * g", lo = num(uint64_t(w.lo)) + "ull";
+    const std::string g = "c.globals[" + num(w.pc) + "]";
+    f << "    alignas(32) uint32_t " << T << "[" << w.words << "][8];\n"
+      << "    if constexpr ((How >> " << 2 + j << ") & 1) window<" << w.words << ">(" << T << ", "
+      << (w.shared ? "c.shared, " + lo : g + ".ptr, " + lo + " - " + g + ".base") << ", " << o << ");\n";
+  }
   for (uint32_t pc = first; pc < last; ++pc) {
     const Insn& in = k_.code[pc];
     if (kind_of(in.op) == Kind::Nothing) continue;
@@ -626,8 +659,12 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
     all.push_back({pc, uint32_t(js), uint64_t(ao.imm)});
     const uint32_t d = in.o[0].reg;
     const std::string D = known.insert(d).second ? "uint64_t v" + num(d) : "v" + num(d);
-    lane << "      " << D << " = load<uint32_t>((How >> (2 + " << j << ")) & 1 ? " << apart << " : " << q << " + ((How >> " << j
-         << ") & 1 ? 0 : 4 * i));\n";
+    if (win[js].words)  // (a lane's own address read through its window)
+      lane << "      " << D << " = (How >> (2 + " << j << ")) & 1 ? uint64_t(T" << j << "[" << (ao.imm - win[js].lo) / 4
+           << "][i]) : load<uint32_t>(" << q << " + ((How >> " << j << ") & 1 ? 0 : 4 * i));\n";
+    else
+      lane << "      " << D << " = load<uint32_t>((How >> (2 + " << j << ")) & 1 ? " << apart << " : " << q << " + ((How >> " << j
+           << ") & 1 ? 0 : 4 * i));\n";
   }
   for (uint32_t r : written)
     if (live_.live(out, r)) {  // (every register but the 32-bit copies' is taken as live)
@@ -642,6 +679,12 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
     << "  uint64_t* const R = c.regs;\n  Spread A[" << n << "];\n";
   for (size_t i = 0; i < spreads.size(); ++i) f << "  spread<4>(A[" << i << "], R + " << uint64_t(spreads[i]) * 32 << ");\n";
   f << bounds.str();
+  for (size_t j = 0; j < win.size(); ++j)
+    if (win[j].words && win[j].global)
+      for (uint32_t pc : win[j].pcs)
+        if (pc != win[j].pc)
+          f << "  if (A[" << j << "].all == Eight::Apart && (c.globals[" << pc << "].ptr != c.globals[" << win[j].pc << "].ptr || c.globals["
+            << pc << "].base != c.globals[" << win[j].pc << "].base)) return false;\n";
   for (size_t j = 0; j < spreads.size(); ++j)
     if (range[j].first <= range[j].second)
       f << "  if (!fits_range(A[" << j << "], " << range[j].first << "ull, " << range[j].second << "ull, 4, 0, c.shared_bytes)) return false;\n";

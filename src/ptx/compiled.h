@@ -17,7 +17,7 @@
 #include "ptx/ptx.h"
 #include "ptx/value.h"
 
-#if defined(__AVX512F__)  // the generated modules, built for the machine they run on
+#if defined(__AVX2__)  // the generated modules, built for the machine they run on
 #include <immintrin.h>
 #endif
 
@@ -334,6 +334,40 @@ template <long long S>
   for (int i = 1; i < 8; ++i) run &= o[i] == o[0] + uint64_t(i * S), one &= o[i] == o[0];
   return run ? Eight::Run : one ? Eight::One : Eight::Apart;
 #endif
+}
+
+// Eight lanes' windows of W consecutive 32-bit words, lane i's at P + (o[i] + d) (modulo
+// 2^64, as addresses add up), transposed: T[k][i] = word k of lane i's window. The loads of a
+// fused block whose lanes lie apart, through one address register at nearby offsets (a
+// naive product's row, unrolled), read their words from T where each would gather alone:
+// a window is one plain load a lane (W of 4 or 8, every word inside the array or shared
+// window the block's bounds checks covered).
+template <int W>
+[[gnu::always_inline]] inline void window(uint32_t (*T)[8], const uint8_t* P, uint64_t d, const uint64_t* o) {
+#if defined(__AVX2__)
+  if constexpr (W % 4 == 0) {
+    for (int h = 0; h < W / 4; ++h) {
+      __m128i r[8];
+      for (int i = 0; i < 8; ++i) r[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(P + (o[i] + d) + 16 * h));
+      const __m256i a0 = _mm256_inserti128_si256(_mm256_castsi128_si256(r[0]), r[4], 1);
+      const __m256i a1 = _mm256_inserti128_si256(_mm256_castsi128_si256(r[1]), r[5], 1);
+      const __m256i a2 = _mm256_inserti128_si256(_mm256_castsi128_si256(r[2]), r[6], 1);
+      const __m256i a3 = _mm256_inserti128_si256(_mm256_castsi128_si256(r[3]), r[7], 1);
+      const __m256i t0 = _mm256_unpacklo_epi32(a0, a1), t1 = _mm256_unpackhi_epi32(a0, a1);
+      const __m256i t2 = _mm256_unpacklo_epi32(a2, a3), t3 = _mm256_unpackhi_epi32(a2, a3);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(T[4 * h + 0]), _mm256_unpacklo_epi64(t0, t2));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(T[4 * h + 1]), _mm256_unpackhi_epi64(t0, t2));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(T[4 * h + 2]), _mm256_unpacklo_epi64(t1, t3));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(T[4 * h + 3]), _mm256_unpackhi_epi64(t1, t3));
+    }
+    return;
+  }
+#endif
+  for (int i = 0; i < 8; ++i) {
+    uint32_t w[W];
+    std::memcpy(w, P + (o[i] + d), sizeof w);
+    for (int k = 0; k < W; ++k) T[k][i] = w[k];
+  }
 }
 
 // Eight lanes' elements at byte offsets o[i] + d of P (modulo 2^64, as addresses add up),

@@ -502,12 +502,17 @@ TEST_CASE("a loop whose lanes load apart and step their pointers at its end runs
     // The loop, its lanes each at its own address for A (bit 2) and all on one word for B (bit 1).
     CHECK(code.find("_lanes<6>(c, R, A)") != std::string::npos);
     CHECK(code.find("_lanes<12>(c, R, A)") != std::string::npos);  // (and both apart, for any other mix)
+    // A's four loads an iteration through one window of four words a lane, in global memory
+    // (from 8 bytes below the register) and in shared memory.
+    CHECK(code.find("window<4>(T0, c.globals[") != std::string::npos);
+    CHECK(code.find("window<4>(T0, c.shared, 0ull") != std::string::npos);
     const std::string cache = fresh_dir("ws-engine-fused-apart");
-    on_both_engines(*t, cache, 8 * 1280, [&](int way, const EngineRun& c) {
+    on_both_engines(*t, cache, 8 * 1408, [&](int way, const EngineRun& c) {
       for (uint32_t b = 0; b < (way == 1 ? 8u : 1u); ++b)
         for (uint32_t l = 0; l < 32; ++l) {
           INFO("block " << b << " lane " << l);
-          CHECK(f(c.out[b * 320 + 264 + l]) == float(36 * l + 168));  // on paper
+          CHECK(f(c.out[b * 352 + 264 + l]) == float(36 * l + 168));  // on paper
+          CHECK(f(c.out[b * 352 + 296 + l]) == float(8 * l + 28));
         }
     });
     std::filesystem::remove_all(cache);
