@@ -111,6 +111,78 @@ std::set<uint32_t> written_in(const Kernel& k, uint32_t first, uint32_t last) {
   return w;
 }
 
+// A spread (address register) of a fused block whose loads, where its lanes lie apart, read
+// one window of 4 or 8 words a lane (compiled::window): its loads all in one space, at
+// offsets 4 bytes apart from the lowest, covering at least half the window's words; a global
+// spread's loads all through one array (window_checks, at the entry: else the block runs
+// instruction by instruction).
+struct Window {
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  uint32_t loads = 0, words = 0, pc = 0;  // words: 0 where it has none; pc: the first load's (its array's slot)
+  bool shared = false, global = false, aligned = true;
+  std::vector<uint32_t> pcs;
+};
+
+// The windows of the fused block [first, last), a spread apiece; the lanes loop's lines that
+// fill each eight's (to `f`, at the top of its loop over the eights).
+std::vector<Window> windows(const Kernel& k, uint32_t first, uint32_t last, const std::vector<uint32_t>& spreads, std::ostream& f) {
+  std::vector<Window> win(spreads.size());
+  for (uint32_t pc = first; pc < last; ++pc) {
+    const Insn& in = k.code[pc];
+    if (kind_of(in.op) == Kind::Nothing || fusable_alu(in)) continue;
+    Window& w = win[size_t(std::find(spreads.begin(), spreads.end(), in.o[1].reg) - spreads.begin())];
+    if (!w.loads) w.pc = pc;
+    ++w.loads;
+    w.lo = std::min(w.lo, in.o[1].imm), w.hi = std::max(w.hi, in.o[1].imm);
+    (in.space == Space::Shared ? w.shared : w.global) = true;
+    w.pcs.push_back(pc);
+  }
+  for (size_t j = 0; j < win.size(); ++j) {
+    Window& w = win[j];
+    for (uint32_t pc : w.pcs) w.aligned = w.aligned && (k.code[pc].o[1].imm - w.lo) % 4 == 0;
+    const int64_t words = (w.hi - w.lo) / 4 + 1;
+    if (w.shared == w.global || !w.aligned || (words != 4 && words != 8) || 2 * w.loads < words) continue;
+    w.words = uint32_t(words);
+    const std::string T = "T" + num(j), lo = num(uint64_t(w.lo)) + "ull", g = "c.globals[" + num(w.pc) + "]";
+    f << "    alignas(32) uint32_t " << T << "[" << w.words << "][8];\n"
+      << "    if constexpr ((How >> " << 2 + j << ") & 1) window<" << w.words << ">(" << T << ", "
+      << (w.shared ? "c.shared, " + lo : g + ".ptr, " + lo + " - " + g + ".base") << ", A[" << j << "].at + 8 * g);\n";
+  }
+  return win;
+}
+
+// The entry's test that each global window's loads reach one array, where its lanes lie apart.
+std::string window_checks(const std::vector<Window>& win) {
+  std::ostringstream o;
+  for (size_t j = 0; j < win.size(); ++j)
+    if (win[j].words && win[j].global)
+      for (uint32_t pc : win[j].pcs)
+        if (pc != win[j].pc)
+          o << "  if (A[" << j << "].all == Eight::Apart && (c.globals[" << pc << "].ptr != c.globals[" << win[j].pc << "].ptr || c.globals["
+            << pc << "].base != c.globals[" << win[j].pc << "].base)) return false;\n";
+  return o.str();
+}
+
+// A fused block's choice of its lanes loop by how each spread's lanes lie, a template flag
+// apiece: bit s, spread s's eights all one word (else runs); bit 2 + s, its lanes apart, each
+// at its own address. Instances for runs and words in any mix, and for one spread apart beside
+// the other's one word (a naive matrix product: each lane's own row against a row every lane
+// reads); any other mix with lanes apart takes both spreads lane by lane (12). The switch
+// opens; the caller closes it.
+std::string lanes_switch(const std::string& name, size_t spreads) {
+  std::ostringstream f;
+  f << "  switch (0";
+  for (size_t j = 0; j < spreads; ++j)
+    f << " | (A[" << j << "].all == Eight::One) << " << j << " | (A[" << j << "].all == Eight::Apart) << " << 2 + j;
+  f << ") {\n";
+  std::vector<int> hows;
+  for (int h = 0; h < (1 << spreads); ++h) hows.push_back(h);
+  if (spreads == 2) hows.push_back(4 | 2), hows.push_back(8 | 1);
+  for (int h : hows) f << "    case " << h << ": " << name << "_lanes<" << h << ">(c, R, A); break;\n";
+  if (spreads) f << "    default: " << name << "_lanes<" << (spreads == 1 ? 4 : 12) << ">(c, R, A); break;\n";
+  return f.str();
+}
+
 // Writes a kernel's instructions to `o`, and to `head` what they share with the module's
 // other kernels (each form and constant once).
 class Writer {
@@ -593,39 +665,7 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
   // loop over eight lanes into vectors.)
   f << "template <int How>\n[[gnu::noinline]] static void " << name << "_lanes(const Ctx& c, uint64_t* __restrict R, const Spread* A) {\n"
     << "  for (int g = 0; g < 4; ++g) {\n";
-  // A spread whose loads, where its lanes lie apart, read one window of 4 or 8 words a lane
-  // (compiled::window): its loads all in one space, at offsets 4 bytes apart from the
-  // lowest, covering at least half the window's words; a global spread's loads all through
-  // one array (checked at the entry: else the block runs instruction by instruction).
-  struct Window {
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    uint32_t loads = 0, words = 0, pc = 0;  // pc: the first load's (its array's slot)
-    bool shared = false, global = false, aligned = true;
-    std::vector<uint32_t> pcs;
-  };
-  std::vector<Window> win(spreads.size());
-  for (uint32_t pc = first; pc < last; ++pc) {
-    const Insn& in = k_.code[pc];
-    if (kind_of(in.op) == Kind::Nothing || fusable_alu(in)) continue;
-    Window& w = win[spread_index(in.o[1].reg)];
-    if (!w.loads) w.pc = pc;
-    ++w.loads;
-    w.lo = std::min(w.lo, in.o[1].imm), w.hi = std::max(w.hi, in.o[1].imm);
-    (in.space == Space::Shared ? w.shared : w.global) = true;
-    w.pcs.push_back(pc);
-  }
-  for (size_t j = 0; j < win.size(); ++j) {
-    Window& w = win[j];
-    for (uint32_t pc : w.pcs) w.aligned = w.aligned && (k_.code[pc].o[1].imm - w.lo) % 4 == 0;
-    const int64_t words = (w.hi - w.lo) / 4 + 1;
-    if (w.shared == w.global || !w.aligned || (words != 4 && words != 8) || 2 * w.loads < words) continue;
-    w.words = uint32_t(words);
-    const std::string T = "T" + num(j), o = "A[" + num(j) + "].at + 8 * g", lo = num(uint64_t(w.lo)) + "ull";
-    const std::string g = "c.globals[" + num(w.pc) + "]";
-    f << "    alignas(32) uint32_t " << T << "[" << w.words << "][8];\n"
-      << "    if constexpr ((How >> " << 2 + j << ") & 1) window<" << w.words << ">(" << T << ", "
-      << (w.shared ? "c.shared, " + lo : g + ".ptr, " + lo + " - " + g + ".base") << ", " << o << ");\n";
-  }
+  const std::vector<Window> win = windows(k_, first, last, spreads, f);
   for (uint32_t pc = first; pc < last; ++pc) {
     const Insn& in = k_.code[pc];
     if (kind_of(in.op) == Kind::Nothing) continue;
@@ -679,12 +719,7 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
     << "  uint64_t* const R = c.regs;\n  Spread A[" << n << "];\n";
   for (size_t i = 0; i < spreads.size(); ++i) f << "  spread<4>(A[" << i << "], R + " << uint64_t(spreads[i]) * 32 << ");\n";
   f << bounds.str();
-  for (size_t j = 0; j < win.size(); ++j)
-    if (win[j].words && win[j].global)
-      for (uint32_t pc : win[j].pcs)
-        if (pc != win[j].pc)
-          f << "  if (A[" << j << "].all == Eight::Apart && (c.globals[" << pc << "].ptr != c.globals[" << win[j].pc << "].ptr || c.globals["
-            << pc << "].base != c.globals[" << win[j].pc << "].base)) return false;\n";
+  f << window_checks(win);
   for (size_t j = 0; j < spreads.size(); ++j)
     if (range[j].first <= range[j].second)
       f << "  if (!fits_range(A[" << j << "], " << range[j].first << "ull, " << range[j].second << "ull, 4, 0, c.shared_bytes)) return false;\n";
@@ -693,20 +728,7 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
       << noted_test(all, range) << "  } else if (c.record) {  // counted: each access repeats the race check's reference\n"
       << (counted.empty() ? "" : "    if (" + counted + ") return false;\n") << repeated_test(shared, range)
       << "    c.dropped += " << loads << ";\n  }\n";
-  // How each spread's lanes lie, a template flag apiece: bit s, its eights all one word
-  // (else runs); bit 2 + s, its lanes apart, each at its own address. Instances for runs and
-  // words in any mix, and for one spread apart beside the other's one word (a naive matrix
-  // product: each lane's own row against a row every lane reads); any other mix with lanes
-  // apart takes both spreads lane by lane (12).
-  f << "  switch (0";
-  for (size_t j = 0; j < spreads.size(); ++j)
-    f << " | (A[" << j << "].all == Eight::One) << " << j << " | (A[" << j << "].all == Eight::Apart) << " << 2 + j;
-  f << ") {\n";
-  std::vector<int> hows;
-  for (int h = 0; h < (1 << spreads.size()); ++h) hows.push_back(h);
-  if (spreads.size() == 2) hows.push_back(4 | 2), hows.push_back(8 | 1);
-  for (int h : hows) f << "    case " << h << ": " << name << "_lanes<" << h << ">(c, R, A); break;\n";
-  if (!spreads.empty()) f << "    default: " << name << "_lanes<" << (spreads.size() == 1 ? 4 : 12) << ">(c, R, A); break;\n";
+  f << lanes_switch(name, spreads.size());
   f << "  }\n  n += " << last - first << ";\n  acc += " << uint64_t(loads) * 32 << ";\n  return true;\n}\n";
   return f.str();
 }

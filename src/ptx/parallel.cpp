@@ -140,6 +140,22 @@ int64_t keep(std::vector<trace::Record>& records, const std::vector<uint32_t>& i
 struct alignas(64) Budget {
   uint64_t left = 0;
 };
+// How many blocks a worker takes at once, committed as one piece: where blocks are small (an
+// element-wise kernel's 256 threads), a piece and a commit per block made the workers wait on
+// each other's commits, and two cores were slower than one. While records are kept, a run
+// holds few of them (a block that keeps records past the cap, not knowing the blocks below
+// have filled it, makes them for nothing: a run of large blocks would make many); past the
+// cap (`full`), runs of 16; always enough runs for the workers to share the blocks evenly.
+// `fixed` (Device::block_runs), where not 0, is the run whatever the launch.
+struct Runs {
+  uint32_t even, keeping, fixed;
+  // `kept`: the records blocks [0, from) kept, before the workers took over.
+  Runs(uint64_t kept, uint32_t from, uint32_t nblocks, uint32_t workers, uint32_t fixed)
+      : even(std::max<uint32_t>(1, (nblocks - from) / (workers * 256))),
+        keeping(uint32_t(std::clamp<uint64_t>(4096 / std::max<uint64_t>(1, kept / from), 1, 16))),
+        fixed(fixed) {}
+  uint32_t operator()(bool full) const { return fixed ? fixed : std::min(even, full ? 16u : keeping); }
+};
 }  // namespace
 
 // Blocks [from, count) of a recorded launch (first.parallel_blocks()), on `n` workers.
@@ -200,22 +216,13 @@ uint64_t Device::run_parallel(const Kernel& k, const KernelLaunch& a, trace::Bui
     runs.push_back(std::make_unique<BlockRun>(*this, k, a, *builders.back(), files, left[i].left));
     runs.back()->work_for(first, n > 1 ? &atomics_ : nullptr);
   }
-  // Blocks are taken a run at a time, one piece for the run: where blocks are small (an
-  // element-wise kernel's 256 threads), a piece and a commit per block made the workers wait
-  // on each other's commits, and two cores were slower than one. While records are kept, a
-  // run holds few of them (a block that keeps records past the cap, not knowing the blocks
-  // below have filled it, makes them for nothing: a run of large blocks would make many);
-  // past the cap, runs of 16; always enough runs for the workers to share the blocks evenly.
-  const uint64_t per_block = std::max<uint64_t>(1, b.launch_records() / from);  // (blocks [0, from) ran before)
-  const uint32_t even = std::max<uint32_t>(1, (nblocks - from) / (n * 256));
-  const uint32_t keeping = uint32_t(std::clamp<uint64_t>(4096 / per_block, 1, 16)), counting = 16;
-  auto run_of = [&] { return block_runs_ ? block_runs_ : std::min(even, full.load() ? counting : keeping); };
+  const Runs run_of{b.launch_records(), from, nblocks, n, block_runs_};
   auto work = [&](uint32_t me) {
     trace::Trace& mine_trace = *traces[me];
     trace::Builder& mine = *builders[me];
     BlockRun& run = *runs[me];
     uint32_t from_blk;
-    for (uint32_t chunk = run_of(); (from_blk = next.fetch_add(chunk)) < nblocks && from_blk < fault_block.load(); chunk = run_of()) {
+    for (uint32_t chunk = run_of(full); (from_blk = next.fetch_add(chunk)) < nblocks && from_blk < fault_block.load(); chunk = run_of(full)) {
       const uint32_t to_blk = std::min(nblocks, from_blk + chunk);
       Piece p;
       {
