@@ -398,6 +398,21 @@ TEST_CASE("a recorded launch past its record cap runs on every core and makes th
   CHECK(a1.t.launches.at(0).blocks.size() == 62);
 }
 
+// A recorded launch on several workers against the same on one: the trace (records, sites,
+// arrays, blocks in order, the records dropped), the fault and its record, the races.
+static void same_as_one_core(const test::PastCap& one, const test::PastCap& many) {
+  CHECK(many.t == one.t);
+  CHECK(many.t.launches.at(0).blocks == one.t.launches.at(0).blocks);
+  CHECK(many.fault == one.fault);
+  CHECK(many.fault_record == one.fault_record);
+  REQUIRE(many.races.size() == one.races.size());
+  for (size_t i = 0; i < one.races.size(); ++i) {
+    CHECK(many.races[i].block == one.races[i].block);
+    CHECK(many.races[i].second.line == one.races[i].second.line);
+    CHECK(many.races[i].second.thread == one.races[i].second.thread);
+  }
+}
+
 TEST_CASE("a recorded launch under its record cap runs on every core and makes the trace one core makes") {
   // Caps that keep every record, and two that the parallel blocks reach (block 0 makes 4; a
   // cap of 10 leaves room for a few blocks, so workers ahead wait for the commits).
@@ -411,15 +426,7 @@ TEST_CASE("a recorded launch under its record cap runs on every core and makes t
       for (uint32_t workers : {2u, 3u, 8u}) {
         INFO(workers << " workers");
         const test::PastCap many = test::run_past_cap(name, workers, "", cap);
-        CHECK(many.t == one.t);  // records, sites, arrays, blocks and the records dropped
-        CHECK(many.fault == one.fault);
-        CHECK(many.fault_record == one.fault_record);
-        REQUIRE(many.races.size() == one.races.size());
-        for (size_t i = 0; i < one.races.size(); ++i) {
-          CHECK(many.races[i].block == one.races[i].block);
-          CHECK(many.races[i].second.line == one.races[i].second.line);
-          CHECK(many.races[i].second.thread == one.races[i].second.thread);
-        }
+        same_as_one_core(one, many);
       }
     }
   }
@@ -452,16 +459,7 @@ TEST_CASE("blocks taken several at a time by each worker make the trace one core
         for (uint32_t workers : {2u, 3u}) {
           INFO(workers << " workers, runs of " << runs);
           const test::PastCap many = test::run_past_cap(name, workers, "", cap, runs);
-          CHECK(many.t == one.t);  // records, sites, arrays, blocks and the records dropped
-          CHECK(many.t.launches.at(0).blocks == one.t.launches.at(0).blocks);
-          CHECK(many.fault == one.fault);
-          CHECK(many.fault_record == one.fault_record);
-          REQUIRE(many.races.size() == one.races.size());
-          for (size_t i = 0; i < one.races.size(); ++i) {
-            CHECK(many.races[i].block == one.races[i].block);
-            CHECK(many.races[i].second.line == one.races[i].second.line);
-            CHECK(many.races[i].second.thread == one.races[i].second.thread);
-          }
+          same_as_one_core(one, many);
         }
       }
     }
