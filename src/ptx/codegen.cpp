@@ -717,7 +717,12 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
   const size_t n = std::max<size_t>(1, spreads.size());
   f << "[[gnu::noinline]] static bool " << name << "(Ctx& c, uint64_t& n, uint64_t& acc) {\n"
     << "  uint64_t* const R = c.regs;\n  Spread A[" << n << "];\n";
-  for (size_t i = 0; i < spreads.size(); ++i) f << "  spread<4>(A[" << i << "], R + " << uint64_t(spreads[i]) * 32 << ");\n";
+  // A warp of fewer lanes than 32 (the block's last, its threads not a multiple of 32) where
+  // all its lanes run, and no access is noted or checked against the race check's reference:
+  // its missing lanes read the first lane's words and compute what no thread reads.
+  f << "  if (c.active != ~0u && (" << (shared.empty() ? "(c.record && !c.quick) || !whole_warp(c)" : "true") << ")) return false;\n";
+  for (size_t i = 0; i < spreads.size(); ++i)
+    f << "  uint64_t P" << i << "[32];\n  spread<4>(A[" << i << "], existing_lanes(c, R + " << uint64_t(spreads[i]) * 32 << ", P" << i << "));\n";
   f << bounds.str();
   f << window_checks(win);
   for (size_t j = 0; j < spreads.size(); ++j)
@@ -729,7 +734,7 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
       << (counted.empty() ? "" : "    if (" + counted + ") return false;\n") << repeated_test(shared, range)
       << "    c.dropped += " << loads << ";\n  }\n";
   f << lanes_switch(name, spreads.size());
-  f << "  }\n  n += " << last - first << ";\n  acc += " << uint64_t(loads) * 32 << ";\n  return true;\n}\n";
+  f << "  }\n  n += " << last - first << ";\n  acc += " << loads << "u * uint64_t(std::popcount(c.active));\n  return true;\n}\n";
   return f.str();
 }
 
@@ -827,7 +832,7 @@ Generated generate(const Module& m) {
         if (!f.empty()) {
           long_loops += !inline_helpers;
           fused = f;
-          o << "  if (active == ~0u && " << name << "(c, n, acc)) {\n" << (ends ? w.branch(upto) : "") << "  WS_NEXT(" << end << ");\n  }\n";
+          o << "  if (" << name << "(c, n, acc)) {\n" << (ends ? w.branch(upto) : "") << "  WS_NEXT(" << end << ");\n  }\n";
         }
       }
       for (; pc < end; ++pc) w.instruction(pc);

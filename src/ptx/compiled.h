@@ -7,6 +7,7 @@
 // divergent branches, exits). Included by block_run.h and by every generated module, so it
 // depends on ptx.h and value.h alone. Private to src/ptx.
 #pragma once
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -334,6 +335,22 @@ template <long long S>
   for (int i = 1; i < 8; ++i) run &= o[i] == o[0] + uint64_t(i * S), one &= o[i] == o[0];
   return run ? Eight::Run : one ? Eight::One : Eight::Apart;
 #endif
+}
+
+// Whether the warp's active lanes are all of its threads: a whole warp, or the block's last
+// warp where the block's threads are not a multiple of 32 (its missing lanes never run).
+inline bool whole_warp(const Ctx& c) {
+  const uint32_t threads = c.place[0] * c.place[1] * c.place[2], first = c.warp * 32;
+  const uint32_t n = threads > first ? std::min(32u, threads - first) : 0;
+  return n && c.active == (n == 32 ? ~0u : (1u << n) - 1);
+}
+// A register's lanes as a fused block's spread takes them: as they are for a whole warp
+// (`r`); for a warp of fewer lanes (whole_warp), in `buf` with each missing lane given the
+// first lane's value, so that its loads read words the first lane reads.
+inline const uint64_t* existing_lanes(const Ctx& c, const uint64_t* r, uint64_t* buf) {
+  if (c.active == ~0u) return r;
+  for (int l = 0; l < 32; ++l) buf[l] = (c.active >> l) & 1 ? r[l] : r[0];
+  return buf;
 }
 
 // Eight lanes' windows of W consecutive 32-bit words, lane i's at P + (o[i] + d) (modulo

@@ -519,6 +519,60 @@ TEST_CASE("a loop whose lanes load apart and step their pointers at its end runs
   }
 }
 
+TEST_CASE("a block of fewer threads than a warp runs its loops as one loop over its lanes, as the interpreter runs them") {
+  // fused_apart.ptx in blocks of 16 and 24 threads: each warp lacks lanes, which the loops
+  // over the lanes give the first lane's words (their results never read). Recorded under
+  // the cap (each access noted: the loops are not taken), past it on two workers (counted:
+  // taken) and unrecorded; the lane accesses, records and bytes equal the interpreter's.
+  const std::string text = test::slurp("tests/ptx/fixtures/fused_apart.ptx");
+  REQUIRE(!text.empty());
+  const std::string cache = fresh_dir("ws-engine-short-warps");
+  const auto f = [](uint32_t w) { float v; std::memcpy(&v, &w, 4); return v; };
+  for (uint32_t threads : {16u, 24u}) {
+    for (uint64_t cap : {uint64_t(1) << 20, uint64_t(4), uint64_t(0)}) {
+      INFO(threads << " threads, cap " << cap);
+      std::vector<uint32_t> out[2];
+      trace::Trace t[2];
+      uint64_t lanes[2] = {};
+      for (int e = 0; e < 2; ++e) {
+        ptx::Device dev;
+        if (e) {
+          ptx::EngineOptions o;
+          o.cache_dir = cache;
+          o.wait = true;
+          dev.engine(ptx::Engine::Compiled, o);
+        }
+        dev.load(ptx::parse(text, "fused_apart.ptx"));
+        dev.threads(2);
+        if (cap == 0) dev.record_launches(1);
+        const uint64_t d = dev.malloc(8 * 1408, "d_out");
+        std::vector<uint8_t> params(8);
+        std::memcpy(params.data(), &d, 8);
+        trace::Builder b(t[e], cap ? cap : 4);
+        const ptx::KernelLaunch la{"apart", {8, 1, 1}, {threads, 1, 1}, 0, params};
+        if (cap == 0) {  // the second, unrecorded
+          dev.launch(la, b);
+          REQUIRE(dev.memset(d, 0, 8 * 1408));
+        }
+        lanes[e] = dev.launch(la, b);
+        out[e].resize(8 * 352);
+        REQUIRE(dev.to_host(out[e].data(), d, 8 * 1408));
+        for (trace::Launch& l : t[e].launches) l.seconds = 0, l.engine.clear();
+      }
+      CHECK(lanes[1] == lanes[0]);
+      CHECK(t[1] == t[0]);
+      CHECK(out[1] == out[0]);
+      for (uint32_t blk = 0; blk < 8; ++blk)
+        for (uint32_t l = 0; l < threads; ++l) {
+          INFO("block " << blk << " lane " << l);
+          CHECK(f(out[1][blk * 352 + 264 + l]) == float(36 * l + 168));  // on paper
+          CHECK(f(out[1][blk * 352 + 296 + l]) == float(8 * l + 28));
+        }
+    }
+  }
+  std::filesystem::remove_all(cache);
+}
+
 TEST_CASE("a block finds cleared every register it may read before writing it, and only those are cleared") {
   // %r3 is read before any write (a fresh block's is 0); each block then leaves 1000 + its
   // index in it, for the next block its core runs. out[32 b + t] = t on paper.
