@@ -787,7 +787,6 @@ Generated generate(const Module& m) {
     << "template <int I> using TC = std::integral_constant<Type, Type(I)>;\n"
     << "using Block = uint32_t (*)(Ctx&);\n"
     << "constexpr uint32_t kStop = 0x80000000u;  // a block's answer: back to the scheduler at this pc\n"
-
     << "#define WS_NEXT(pc) do { c.n = n; c.lanes = acc; return (pc); } while (0)\n"
     << "#define WS_STOP(pc) do { c.n = n; c.lanes = acc; return (pc) | kStop; } while (0)\n";
   g.units.push_back("extern \"C\" [[gnu::visibility(\"default\")]] uint32_t ws_engine_abi() { return kAbi; }\n");

@@ -3,11 +3,12 @@
 // rest run on workers, each with a builder of its own: a block keeps its records while the
 // launch is under its record cap, and only counts them once the blocks below it have
 // filled it. Each block's findings — its records, the records it counted, its races, the
-// global arrays it met first — are committed to the launch's builder strictly in block
-// order, by whichever worker finds the next block done, while the others run on. So the
-// trace is the one a single core makes, whatever the number of workers: records kept up to
-// the cap and counted past it, arrays and races in the order one core meets them, the
-// lowest block's fault the one thrown, its request's record where that was kept.
+// global arrays it met first — are committed to the launch's builder, a run of blocks at a
+// time (Runs), strictly in block order, by whichever worker finds the next run done, while
+// the others run on. So the trace is the one a single core makes, whatever the number of
+// workers: records kept up to the cap and counted past it, arrays and races in the order one
+// core meets them, the lowest block's fault the one thrown, its request's record where that
+// was kept.
 #include <algorithm>
 #include <condition_variable>
 #include <map>
@@ -67,7 +68,7 @@ void BlockRun::work_for(const BlockRun& first, std::mutex* atomics) {
 
 namespace {
 
-// One block's findings on a worker, waiting for its turn to be committed.
+// One run of blocks' findings on a worker (Runs), waiting for its turn to be committed.
 struct Piece {
   uint32_t blocks = 0;                   // blocks [its key, key + blocks) of the launch, in order
   std::vector<trace::Record> records;   // kept
@@ -180,9 +181,9 @@ uint64_t Device::run_parallel(const Kernel& k, const KernelLaunch& a, trace::Bui
   uint32_t turn = from, end = nblocks;
   std::exception_ptr fault;
   std::map<Alloc*, uint32_t> made;
-  // Block blk's piece into the launch's builder: the sites it met first and its arrays'
-  // buffers made, its records kept while there is room (their provisional buffers
-  // replaced), its races taken.
+  // The piece of blocks [from_blk, from_blk + p.blocks) into the launch's builder: the sites
+  // they met first and their arrays' buffers made, their records kept while there is room
+  // (their provisional buffers replaced), their races taken.
   auto commit = [&](uint32_t from_blk, Piece& p) {
     for (const BlockRun::SiteWant& w : p.sites) first.make_site(w);
     for (Alloc* al : p.arrays)

@@ -280,8 +280,10 @@ TEST_CASE("past the record cap the compiling engine counts the records and finds
 struct EngineRun {
   trace::Trace t;
   std::vector<uint32_t> out;
+  uint64_t lanes = 0;  // the last launch's lane accesses
 };
-EngineRun engine_run(const std::string& text, const std::string& cache, bool compiled, int way, uint32_t bytes) {
+EngineRun engine_run(const std::string& text, const std::string& cache, bool compiled, int way, uint32_t bytes,
+                     uint32_t threads = 32) {
   EngineRun r;
   r.out.resize(bytes / 4);
   ptx::Device dev;
@@ -299,13 +301,13 @@ EngineRun engine_run(const std::string& text, const std::string& cache, bool com
   std::vector<uint8_t> params(8);
   std::memcpy(params.data(), &d, 8);
   trace::Builder b(r.t, way == 1 ? 4 : 1'000'000);
-  const ptx::KernelLaunch la{dev.module().kernels.at(0).name, {way == 1 ? 8u : 1u, 1, 1}, {32, 1, 1}, 0, params};
+  const ptx::KernelLaunch la{dev.module().kernels.at(0).name, {way == 1 ? 8u : 1u, 1, 1}, {threads, 1, 1}, 0, params};
   if (way == 2) {  // the first launch recorded, the second (on other bytes) not
     dev.record_launches(1);
     dev.launch(la, b);
     REQUIRE(dev.memset(d, 0xff, bytes));
   }
-  dev.launch(la, b);
+  r.lanes = dev.launch(la, b);
   REQUIRE(dev.to_host(r.out.data(), d, bytes));
   for (trace::Launch& l : r.t.launches) l.seconds = 0;
   CHECK(r.t.launches.back().engine == (compiled ? "compiled" : "interpreter"));
@@ -313,15 +315,16 @@ EngineRun engine_run(const std::string& text, const std::string& cache, bool com
   return r;
 }
 
-// `text` (engine_run's one kernel over an output of `bytes`) on both engines, each of the
-// three ways: the same trace (records, and past the cap the records dropped) and the same
-// output; then `check(way, run)` on the compiling engine's run.
+// `text` (engine_run's one kernel over an output of `bytes`, in blocks of `threads`) on both
+// engines, each of the three ways: the same trace (records, and past the cap the records
+// dropped), lane accesses and output; then `check(way, run)` on the compiling engine's run.
 template <class F>
-void on_both_engines(const std::string& text, const std::string& cache, uint32_t bytes, F&& check) {
+void on_both_engines(const std::string& text, const std::string& cache, uint32_t bytes, F&& check, uint32_t threads = 32) {
   for (int way = 0; way < 3; ++way) {
     INFO("way " << way);
-    const EngineRun a = engine_run(text, cache, false, way, bytes), c = engine_run(text, cache, true, way, bytes);
+    const EngineRun a = engine_run(text, cache, false, way, bytes, threads), c = engine_run(text, cache, true, way, bytes, threads);
     CHECK(a.t == c.t);
+    CHECK(a.lanes == c.lanes);
     CHECK(a.out == c.out);
     check(way, c);
   }
@@ -529,46 +532,18 @@ TEST_CASE("a block of fewer threads than a warp runs its loops as one loop over 
   const std::string cache = fresh_dir("ws-engine-short-warps");
   const auto f = [](uint32_t w) { float v; std::memcpy(&v, &w, 4); return v; };
   for (uint32_t threads : {16u, 24u}) {
-    for (uint64_t cap : {uint64_t(1) << 20, uint64_t(4), uint64_t(0)}) {
-      INFO(threads << " threads, cap " << cap);
-      std::vector<uint32_t> out[2];
-      trace::Trace t[2];
-      uint64_t lanes[2] = {};
-      for (int e = 0; e < 2; ++e) {
-        ptx::Device dev;
-        if (e) {
-          ptx::EngineOptions o;
-          o.cache_dir = cache;
-          o.wait = true;
-          dev.engine(ptx::Engine::Compiled, o);
-        }
-        dev.load(ptx::parse(text, "fused_apart.ptx"));
-        dev.threads(2);
-        if (cap == 0) dev.record_launches(1);
-        const uint64_t d = dev.malloc(8 * 1408, "d_out");
-        std::vector<uint8_t> params(8);
-        std::memcpy(params.data(), &d, 8);
-        trace::Builder b(t[e], cap ? cap : 4);
-        const ptx::KernelLaunch la{"apart", {8, 1, 1}, {threads, 1, 1}, 0, params};
-        if (cap == 0) {  // the second, unrecorded
-          dev.launch(la, b);
-          REQUIRE(dev.memset(d, 0, 8 * 1408));
-        }
-        lanes[e] = dev.launch(la, b);
-        out[e].resize(8 * 352);
-        REQUIRE(dev.to_host(out[e].data(), d, 8 * 1408));
-        for (trace::Launch& l : t[e].launches) l.seconds = 0, l.engine.clear();
-      }
-      CHECK(lanes[1] == lanes[0]);
-      CHECK(t[1] == t[0]);
-      CHECK(out[1] == out[0]);
-      for (uint32_t blk = 0; blk < 8; ++blk)
-        for (uint32_t l = 0; l < threads; ++l) {
-          INFO("block " << blk << " lane " << l);
-          CHECK(f(out[1][blk * 352 + 264 + l]) == float(36 * l + 168));  // on paper
-          CHECK(f(out[1][blk * 352 + 296 + l]) == float(8 * l + 28));
-        }
-    }
+    INFO(threads << " threads");
+    on_both_engines(
+        text, cache, 8 * 1408,
+        [&](int way, const EngineRun& c) {
+          for (uint32_t blk = 0; blk < (way == 1 ? 8u : 1u); ++blk)
+            for (uint32_t l = 0; l < threads; ++l) {
+              INFO("block " << blk << " lane " << l);
+              CHECK(f(c.out[blk * 352 + 264 + l]) == float(36 * l + 168));  // on paper
+              CHECK(f(c.out[blk * 352 + 296 + l]) == float(8 * l + 28));
+            }
+        },
+        threads);
   }
   std::filesystem::remove_all(cache);
 }
