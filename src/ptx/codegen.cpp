@@ -21,10 +21,13 @@
 
 #include "ptx/arith.h"
 #include "ptx/engine.h"
+#include "ptx/fused_text.h"
 
 namespace ws::ptx {
 
 namespace {
+
+using namespace fused;
 
 // Each row's semantic function, by opcode (opcodes.def).
 constexpr const char* kFunction[] = {
@@ -32,7 +35,6 @@ constexpr const char* kFunction[] = {
 #include "ptx/opcodes.def"
 };
 
-std::string num(uint64_t v) { return std::to_string(v); }
 
 
 // The semantic function of a row as the generated code names it: its own, or wrapped in
@@ -40,15 +42,6 @@ std::string num(uint64_t v) { return std::to_string(v); }
 std::string row_function(const Insn& in, const char* f) {
   const std::string own = std::string(f) + "<Fixed>";
   return in.mods & (kFtz | kSat) ? "exact_op<&" + own + ", Fixed>" : own;
-}
-
-// An Alu or Move row into a register from registers and immediates only.
-bool register_row(const Insn& in) {
-  if ((kind_of(in.op) != Kind::Alu && kind_of(in.op) != Kind::Move) || in.o[0].kind != Operand::Reg) return false;
-  for (int i = 1; i < 5; ++i)
-    if (in.o[size_t(i)].kind != Operand::Reg && in.o[size_t(i)].kind != Operand::Imm && in.o[size_t(i)].kind != Operand::None)
-      return false;
-  return true;
 }
 
 // A register_row that runs on a block's 32-bit copies of registers: it reads only its
@@ -73,114 +66,6 @@ std::string symbol(const Kernel& k, uint32_t sym) {
 
 const char* element(uint32_t bytes) {
   return bytes == 1 ? "uint8_t" : bytes == 2 ? "uint16_t" : bytes == 4 ? "uint32_t" : "uint64_t";
-}
-
-// ---- a block as one loop over the lanes ----------------------------------------------------
-// A block of Alu and Move rows (fusable_alu) and loads of 32-bit values (low_half_load)
-// through registers the block does not write, with no guard and no store, runs for a whole
-// warp as one loop over its lanes: each lane's values stay in the host's registers from the
-// first instruction to the last, where the instruction-at-a-time code moves each
-// instruction's 32 lanes through memory. The loads' addresses are settled at the block's
-// entry: each address register's spread, every eight lanes one run of consecutive words or
-// all on one word (a tile's row, a broadcast), every access inside the shared window or the
-// array its instruction reached last; in a recorded launch's counted blocks the race check's
-// reference repeated access by access first. As the block stores nothing, no lane can see
-// another's work, and each lane's values are those of the code below. (The tiled SGEMM's
-// inner product: 32 shared loads and 16 FMAs a phase.)
-
-// A fused row: a register_row with no guard, a destination that is kept, and no form the
-// interpreter must run (a second destination, directed rounding).
-bool fusable_alu(const Insn& in) { return in.guard == kSink && register_row(in) && in.o[0].reg != kSink && !handed_form(in); }
-bool fusable_load(const Insn& in) {
-  const Operand& a = in.o[1];
-  return in.guard == kSink && low_half_load(in) && in.vec == 1 && in.o[0].kind == Operand::Reg && in.o[0].reg != kSink &&
-         a.kind == Operand::Addr && a.has_reg && !a.has_symbol && a.count == 0;
-}
-
-// A fused block's load: its instruction, the spread it goes through, its offset.
-struct FusedLoad {
-  uint32_t pc, spread;
-  uint64_t off;
-};
-
-// The registers the instructions [first, last) write.
-std::set<uint32_t> written_in(const Kernel& k, uint32_t first, uint32_t last) {
-  std::set<uint32_t> w;
-  for (uint32_t pc = first; pc < last; ++pc)
-    if (kind_of(k.code[pc].op) != Kind::Nothing) registers(k, k.code[pc].o[0], [&](uint32_t r) { w.insert(r); });
-  return w;
-}
-
-// A spread (address register) of a fused block whose loads, where its lanes lie apart, read
-// one window of 4 or 8 words a lane (compiled::window): its loads all in one space, at
-// offsets 4 bytes apart from the lowest, covering at least half the window's words; a global
-// spread's loads all through one array (window_checks, at the entry: else the block runs
-// instruction by instruction).
-struct Window {
-  int64_t lo = INT64_MAX, hi = INT64_MIN;
-  uint32_t loads = 0, words = 0, pc = 0;  // words: 0 where it has none; pc: the first load's (its array's slot)
-  bool shared = false, global = false, aligned = true;
-  std::vector<uint32_t> pcs;
-};
-
-// The windows of the fused block [first, last), a spread apiece; the lanes loop's lines that
-// fill each eight's (to `f`, at the top of its loop over the eights).
-std::vector<Window> windows(const Kernel& k, uint32_t first, uint32_t last, const std::vector<uint32_t>& spreads, std::ostream& f) {
-  std::vector<Window> win(spreads.size());
-  for (uint32_t pc = first; pc < last; ++pc) {
-    const Insn& in = k.code[pc];
-    if (kind_of(in.op) == Kind::Nothing || fusable_alu(in)) continue;
-    Window& w = win[size_t(std::find(spreads.begin(), spreads.end(), in.o[1].reg) - spreads.begin())];
-    if (!w.loads) w.pc = pc;
-    ++w.loads;
-    w.lo = std::min(w.lo, in.o[1].imm), w.hi = std::max(w.hi, in.o[1].imm);
-    (in.space == Space::Shared ? w.shared : w.global) = true;
-    w.pcs.push_back(pc);
-  }
-  for (size_t j = 0; j < win.size(); ++j) {
-    Window& w = win[j];
-    for (uint32_t pc : w.pcs) w.aligned = w.aligned && (k.code[pc].o[1].imm - w.lo) % 4 == 0;
-    const int64_t words = (w.hi - w.lo) / 4 + 1;
-    if (w.shared == w.global || !w.aligned || (words != 4 && words != 8) || 2 * w.loads < words) continue;
-    w.words = uint32_t(words);
-    const std::string T = "T" + num(j), lo = num(uint64_t(w.lo)) + "ull", g = "c.globals[" + num(w.pc) + "]";
-    f << "    alignas(32) uint32_t " << T << "[" << w.words << "][8];\n"
-      << "    if constexpr ((How >> " << 2 + j << ") & 1) window<" << w.words << ">(" << T << ", "
-      << (w.shared ? "c.shared, " + lo : g + ".ptr, " + lo + " - " + g + ".base") << ", A[" << j << "].at + 8 * g);\n";
-  }
-  return win;
-}
-
-// The entry's test that each global window's loads reach one array, where its lanes lie apart.
-std::string window_checks(const std::vector<Window>& win) {
-  std::ostringstream o;
-  for (size_t j = 0; j < win.size(); ++j)
-    if (win[j].words && win[j].global)
-      for (uint32_t pc : win[j].pcs)
-        if (pc != win[j].pc)
-          o << "  if (A[" << j << "].all == Eight::Apart && (c.globals[" << pc << "].ptr != c.globals[" << win[j].pc << "].ptr || c.globals["
-            << pc << "].base != c.globals[" << win[j].pc << "].base)) return false;\n";
-  return o.str();
-}
-
-// A fused block's choice of its lanes loop by how each spread's lanes lie, a template flag
-// apiece: bit s, spread s's eights all one word (else runs); bit 2 + s, its lanes apart, each
-// at its own address. Instances for runs and words in any mix, and for one spread apart beside
-// the other's one word (a naive matrix product: each lane's own row against a row every lane
-// reads); any other mix with lanes apart takes both spreads lane by lane (12). The switch
-// opens; the caller closes it.
-std::string lanes_switch(const std::string& name, size_t spreads) {
-  std::ostringstream f;
-  f << "  switch (0";
-  for (size_t j = 0; j < spreads; ++j)
-    f << " | (A[" << j << "].all == Eight::One) << " << j << " | (A[" << j << "].all == Eight::Apart) << " << 2 + j;
-  f << ") {\n";
-  std::vector<int> hows;
-  for (int h = 0; h < (1 << spreads); ++h) hows.push_back(h);
-  if (spreads == 2) hows.push_back(4 | 2), hows.push_back(8 | 1);
-  for (int h : hows) f << "    case " << h << ": " << name << "_lanes<" << h << ">(c, R, A); break;\n";
-  if (spreads) f << "    default: " << name << "_lanes<" << (spreads == 1 ? 4 : 12) << ">(c, R, A); break;\n";
-  return f.str();
 }
 
 // Writes a kernel's instructions to `o`, and to `head` what they share with the module's
@@ -219,7 +104,9 @@ class Writer {
   // starts with `if (active == ~0u && name(c, n, acc)) <exit>` and runs as written where
   // the call says no. `out`: where the block goes after them (the registers live there are
   // written back).
-  std::string fused(uint32_t first, uint32_t last, const std::string& name, uint32_t out);
+  // `loops`: instruction `last` is a branch back to `first` (the block is a loop's own), which
+  // the function then takes again itself while it may (fused::next_turn).
+  std::string fused(uint32_t first, uint32_t last, const std::string& name, uint32_t out, bool loops);
   // Control instruction pc as the block's last, written where no register has a copy (after
   // a fused block: every register it wrote is in the file).
   std::string branch(uint32_t pc) {
@@ -565,63 +452,7 @@ class Writer {
   size_t spread_count_ = 0;
 };
 
-// A fused block's test that its shared accesses repeat the race check's reference, the
-// record-mode part of its entry (compiled.h, same_words): the first access through each
-// spread lane by lane, then the block's entries word for word. (A block with an offset of
-// 2^31 or more, a negative one, is not tested: past the record cap it runs as written.)
-std::string repeated_test(const std::vector<FusedLoad>& shared, const std::vector<std::pair<uint64_t, uint64_t>>& range) {
-  if (shared.empty()) return "";
-  const size_t spreads = range.size(), words = shared.size() * compiled::kMemoHead;
-  for (const FusedLoad& a : shared)
-    if (a.off >= (1ull << 31)) return "    return false;\n";
-  std::ostringstream f, T, I;
-  f << "    const uint32_t* const r = memo_ahead(c, " << words << ");\n    if (!r) return false;\n    Seen seen[" << spreads << "];\n";
-  std::vector<bool> first(spreads, true);
-  for (size_t i = 0; i < shared.size(); ++i) {
-    const FusedLoad& a = shared[i];
-    const std::string j = num(a.spread);
-    if (first[a.spread]) {
-      first[a.spread] = false;
-      f << "    if (!warp_repeats(c, r + " << i * compiled::kMemoHead << ", A[" << j << "].at, " << a.off << "ull)) return false;\n"
-        << "    seen[" << j << "] = {r[" << i * compiled::kMemoHead + 6 << "], uint64_t(r[" << i * compiled::kMemoHead + 5 << "]) - " << a.off
-        << "ull};\n    if (!seen_range(seen[" << j << "], " << range[a.spread].first << "ull, " << range[a.spread].second
-        << "ull)) return false;\n";
-    }
-    // pc, warp, lanes, bytes | kind << 24, epoch, b, pattern (kMemoHead)
-    T << (i ? ", " : "") << a.pc << "u, 0u, 0xffffffffu, 4u, 0u, " << uint32_t(a.off) << "u, 0u";
-    I << (i ? ", " : "") << "0u, 1u, 0u, 0u, 2u, " << 3 + a.spread << "u, " << 3 + spreads + a.spread << "u";
-  }
-  f << "    alignas(64) static const uint32_t kT[" << words << "] = {" << T.str() << "};\n"
-    << "    alignas(64) static const uint32_t kI[" << words << "] = {" << I.str() << "};\n"
-    << "    alignas(64) const uint32_t V[16] = {0u, c.warp, *c.epoch";
-  for (size_t j = 0; j < spreads; ++j) f << ", uint32_t(seen[" << j << "].delta)";
-  for (size_t j = 0; j < spreads; ++j) f << ", seen[" << j << "].pattern";
-  f << "};\n    if (!same_words(r, kT, kI, V, " << words << ")) return false;\n    c.memo_at += " << words << ";\n";
-  return f.str();
-}
-
-// A fused block's loads in a block whose records are kept: each spread's shared loads lie in
-// one shared array (so that note takes each of them), then each load noted in order, its
-// lanes' addresses the spread's plus its offset. Only the first may be refused (nothing is
-// recorded then, and the block runs as written); a later one cannot be, and would be the
-// engine's error (fused_note_failed).
-std::string noted_test(const std::vector<FusedLoad>& loads, const std::vector<std::pair<uint64_t, uint64_t>>& range) {
-  std::ostringstream f, P, S, O;
-  for (size_t j = 0; j < range.size(); ++j)
-    if (range[j].first <= range[j].second)
-      f << "    if (!c.one_shared(c, A[" << j << "].lo + " << range[j].first << "ull, A[" << j << "].hi + " << range[j].second
-        << "ull + 4)) return false;\n";
-  for (size_t i = 0; i < loads.size(); ++i)
-    P << (i ? ", " : "") << loads[i].pc << "u", S << (i ? ", " : "") << loads[i].spread << "u", O << (i ? ", " : "") << loads[i].off << "ull";
-  f << "    static const uint32_t kPc[" << loads.size() << "] = {" << P.str() << "}, kS[" << loads.size() << "] = {" << S.str()
-    << "};\n    static const uint64_t kOff[" << loads.size() << "] = {" << O.str() << "};\n"
-    << "    for (size_t k = 0; k < " << loads.size() << "; ++k) {\n      uint64_t at[32];\n"
-    << "      addresses(at, A[kS[k]].at, kOff[k]);\n"
-    << "      if (!c.note(c, kPc[k], ~0u, at)) {\n        if (k == 0) return false;\n        fused_note_failed(kPc[k]);\n      }\n    }\n";
-  return f.str();
-}
-
-std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name, uint32_t out) {
+std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name, uint32_t out, bool loops) {
   // What qualifies: four instructions or more, one of them arithmetic; loads through at most
   // two address registers (each of them a template flag: run or one word), none written here.
   // (An address register may be written after its last load: a loop's pointers stepped at
@@ -723,18 +554,21 @@ std::string Writer::fused(uint32_t first, uint32_t last, const std::string& name
   f << "  if (c.active != ~0u && (" << (shared.empty() ? "(c.record && !c.quick) || !whole_warp(c)" : "true") << ")) return false;\n";
   for (size_t i = 0; i < spreads.size(); ++i)
     f << "  uint64_t P" << i << "[32];\n  spread<4>(A[" << i << "], existing_lanes(c, R + " << uint64_t(spreads[i]) * 32 << ", P" << i << "));\n";
-  f << bounds.str();
-  f << window_checks(win);
-  for (size_t j = 0; j < spreads.size(); ++j)
-    if (range[j].first <= range[j].second)
-      f << "  if (!fits_range(A[" << j << "], " << range[j].first << "ull, " << range[j].second << "ull, 4, 0, c.shared_bytes)) return false;\n";
+  const std::string checks = entry_checks(bounds.str(), win, range);
+  f << checks;
   if (loads)  // (a block that accesses no memory records nothing)
     f << "  if (c.record && !c.quick) {  // records kept: each load noted, in order, as the code below notes it\n"
       << noted_test(all, range) << "  } else if (c.record) {  // counted: each access repeats the race check's reference\n"
       << (counted.empty() ? "" : "    if (" + counted + ") return false;\n") << repeated_test(shared, range)
       << "    c.dropped += " << loads << ";\n  }\n";
+  const std::vector<uint64_t> steps = loops ? spread_steps(k_, first, last, spreads) : std::vector<uint64_t>{};
+  const bool stepped = loops && steps.size() == spreads.size();
+  if (stepped) f << "  for (const uint32_t active = c.active;;) {\n";
   f << lanes_switch(name, spreads.size());
-  f << "  }\n  n += " << last - first << ";\n  acc += " << loads << "u * uint64_t(std::popcount(c.active));\n  return true;\n}\n";
+  f << "  }\n  n += " << last - first << ";\n  acc += " << loads << "u * uint64_t(std::popcount(c.active));\n";
+  if (stepped)
+    f << next_turn({steps, guard(k_.code[last]), first, last + 1 - first, checks, counted, loads, !shared.empty()});
+  f << "  return true;\n}\n";
   return f.str();
 }
 
@@ -827,7 +661,7 @@ Generated generate(const Module& m) {
       const bool loop = last.op == Opc::Bra && last.o[0].kind == Operand::Label && uint64_t(last.o[0].imm) == pc;
       if (inline_helpers || (loop && long_loops < kLongModuleLoops)) {
         const std::string name = "f" + num(i) + "_" + num(pc);
-        const std::string f = w.fused(pc, upto, name, upto);
+        const std::string f = w.fused(pc, upto, name, upto, loop);
         if (!f.empty()) {
           long_loops += !inline_helpers;
           fused = f;

@@ -275,7 +275,12 @@ WS_ALU(alu_inline, [[gnu::always_inline]] inline)
 // The lanes of `active` whose predicate (a register's 32 lanes) holds, or fails with `neg`.
 [[gnu::always_inline]] inline uint32_t guard(const uint64_t* p, bool neg, uint32_t active) {
   uint32_t m = 0;
+#if defined(__AVX512F__)
+  const __m512i one = _mm512_set1_epi64(1);
+  for (int g = 0; g < 4; ++g) m |= uint32_t(_mm512_test_epi64_mask(_mm512_loadu_si512(p + 8 * g), one)) << (8 * g);
+#else
   for (int l = 0; l < 32; ++l) m |= uint32_t(p[l] & 1) << l;
+#endif
   return (neg ? ~m : m) & active;
 }
 
@@ -525,6 +530,21 @@ template <uint32_t S>
   s.lo = mn, s.hi = mx;
   for (int g = 0; g < 4; ++g) s.how[g] = eight<S>(s.at + 8 * g);
   s.all = s.how[0] == s.how[1] && s.how[0] == s.how[2] && s.how[0] == s.how[3] ? s.how[0] : Eight::Apart;
+}
+// A spread moved on by `d` bytes, every lane alike (a loop's pointer stepped at its end, for
+// the loop's next turn): its eights lie as they did, its lowest and highest moved. False
+// where some lanes would carry past 2^64 and not the others (the order of the lanes lost):
+// where neither the lowest nor the highest carries, no lane between them does.
+[[gnu::always_inline]] inline bool step(Spread& s, uint64_t d) {
+  if ((s.lo + d < s.lo) != (s.hi + d < s.hi)) return false;
+#if defined(__AVX512F__)
+  for (int g = 0; g < 4; ++g)
+    _mm512_storeu_si512(s.at + 8 * g, _mm512_add_epi64(_mm512_loadu_si512(s.at + 8 * g), _mm512_set1_epi64((long long)d)));
+#else
+  for (int l = 0; l < 32; ++l) s.at[l] += d;
+#endif
+  s.lo += d, s.hi += d;
+  return true;
 }
 // Whether every lane's `bytes` at its address plus `off` (modulo 2^64, as an address adds
 // up: a negative offset is a large one) lie inside [lo, hi). The lanes keep their order
