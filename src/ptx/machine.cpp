@@ -5,6 +5,7 @@
 #include "ptx/machine.h"
 
 #include <algorithm>
+#include <bit>
 #include <atomic>
 #include <cctype>
 #include <chrono>
@@ -331,12 +332,11 @@ uint64_t Device::launch(const KernelLaunch& given, trace::Builder& b, uint64_t b
   // ... and a launch alike the last one, on bytes that did not change, would only write
   // the same bytes again: it is counted, not run (unless every launch is to be recorded).
   uint64_t lanes = 0;
-  uint32_t as_launch = 0;
-  if (record_first_ != 0 && repeats(a, as_launch)) {
-    const Repeat& r = repeats_.at(a.kernel);
+  if (const Repeat* same = record_first_ != 0 ? repeats(a) : nullptr) {
+    const Repeat& r = *same;
     replay(r);
     l.recorded = false;
-    l.same_as = as_launch;
+    l.same_as = r.launch;
     l.reductions_due = !r.reduced.empty();
     b.begin_launch(std::move(l));
     return 0;
@@ -392,12 +392,47 @@ const CompiledModule* Device::engine_ready() {
   return nullptr;
 }
 
+namespace {
+// A hash of n bytes, four 64-bit lanes of multiply-rotate rounds folded at the end (the
+// rounds of the well-known xxHash64, written here): several gigabytes a second, and any
+// byte's change reaches every bit of its lane.
+uint64_t bytes_hash(const uint8_t* p, uint64_t n) {
+  constexpr uint64_t P1 = 0x9E3779B185EBCA87ull, P2 = 0xC2B2AE3D27D4EB4Full, P3 = 0x165667B19E3779F9ull;
+  auto round = [&](uint64_t acc, uint64_t w) { return std::rotl(acc + w * P2, 31) * P1; };
+  uint64_t v[4] = {P1 + P2, P2, 0, 0 - P1};
+  uint64_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    for (int j = 0; j < 4; ++j) {
+      uint64_t w;
+      std::memcpy(&w, p + i + 8 * j, 8);
+      v[j] = round(v[j], w);
+    }
+  uint64_t h = std::rotl(v[0], 1) + std::rotl(v[1], 7) + std::rotl(v[2], 12) + std::rotl(v[3], 18);
+  for (int j = 0; j < 4; ++j) h = (h ^ round(0, v[j])) * P1 + P3;
+  for (; i < n; ++i) h = std::rotl(h ^ (p[i] * P3), 11) * P1;
+  h ^= n;
+  h ^= h >> 33, h *= P2, h ^= h >> 29, h *= P3, h ^= h >> 32;
+  return h;
+}
+}  // namespace
+
+uint64_t Device::content(const Alloc& x) const {
+  Alloc& y = const_cast<Alloc&>(x);  // (the cache of its hash, kept on it)
+  if (y.hashed != y.version) y.hash = bytes_hash(y.ptr, y.bytes), y.hashed = y.version;
+  return y.hash;
+}
+
 bool Device::alike(const Repeat& r, const KernelLaunch& a) const {
   if (r.grid != a.grid || r.block != a.block || r.dynamic_shared != a.dynamic_shared || r.params != a.params)
     return false;
+  std::vector<std::pair<const Alloc*, uint64_t>> compare;  // outputs written since: their bytes compared last
   for (auto [base, version] : r.arrays) {
     auto al = allocs_.find(base);
-    if (al == allocs_.end() || al->second->freed || al->second->version != version) return false;
+    if (al == allocs_.end() || al->second->freed) return false;
+    if (al->second->version == version) continue;
+    auto out = std::find_if(r.outputs.begin(), r.outputs.end(), [&](auto& o) { return o.first == base; });
+    if (out == r.outputs.end() || al->second->lazy.load()) return false;  // (reductions due: its bytes are not all there)
+    compare.emplace_back(al->second.get(), out->second);
   }
   for (const Repeat::Reduced& x : r.reduced) {
     auto al = allocs_.find(x.base);
@@ -409,14 +444,17 @@ bool Device::alike(const Repeat& r, const KernelLaunch& a) const {
         std::memcmp(al->second->ptr, bytes.data(), bytes.size()) != 0)
       return false;
   }
+  for (auto [x, hash] : compare)
+    if (content(*x) != hash) return false;
   return true;
 }
 
-bool Device::repeats(const KernelLaunch& a, uint32_t& as_launch) const {
+const Device::Repeat* Device::repeats(const KernelLaunch& a) const {
   auto it = repeats_.find(a.kernel);
-  if (it == repeats_.end() || !alike(it->second, a)) return false;
-  as_launch = it->second.launch;
-  return true;
+  if (it == repeats_.end()) return nullptr;
+  for (auto r = it->second.rbegin(); r != it->second.rend(); ++r)
+    if (alike(*r, a)) return &*r;
+  return nullptr;
 }
 
 // assert ends the launch when it fails (a fault, the lowest block's on any number of
@@ -486,7 +524,7 @@ void Device::keep_before(const KernelLaunch& a) {
 void Device::after_run(const Kernel& k, const KernelLaunch& a, uint32_t launch, uint64_t lanes) {
   Repeat r;
   bool repeatable = deterministic(k), candidate = repeatable;
-  uint64_t host_kept = 0;
+  uint64_t host_kept = 0, hashed = 0;
   for (auto& [base, x] : allocs_) {
     std::shared_ptr<RedLog> log = std::move(x->log);
     const bool logged = x->log_ok && log;
@@ -521,14 +559,29 @@ void Device::after_run(const Kernel& k, const KernelLaunch& a, uint32_t launch, 
     // An array both read and written may read its own results on a second run.
     if (t == (Alloc::kRead | Alloc::kWritten) && !same) repeatable = false, r.rewritten.push_back(base);
     r.arrays.emplace_back(base, x->version);
+    // An array only written: its bytes' hash, where that costs little beside the launch (at
+    // most 16 bytes for each of its lane accesses, as keep_before).
+    if (t == Alloc::kWritten && !x->data.empty() && !x->lazy.load() && (hashed += x->bytes) <= 16 * lanes)
+      r.outputs.emplace_back(base, content(*x));
   }
   before_.clear();
-  repeats_.erase(a.kernel);
+  std::vector<Repeat>& kept = repeats_[a.kernel];
+  auto shaped = [&](const Repeat& o) {  // (the same shape and parameters: this launch supersedes it)
+    return o.grid == a.grid && o.block == a.block && o.dynamic_shared == a.dynamic_shared && o.params == a.params;
+  };
+  kept.erase(std::remove_if(kept.begin(), kept.end(), shaped), kept.end());
   candidates_.erase(a.kernel);
   if (!repeatable && !candidate) return;
   r.grid = a.grid, r.block = a.block, r.dynamic_shared = a.dynamic_shared, r.params = a.params, r.launch = launch;
   r.lanes = lanes;
-  (repeatable ? repeats_ : candidates_)[a.kernel] = std::move(r);
+  if (!repeatable) {
+    candidates_[a.kernel] = std::move(r);
+    return;
+  }
+  // (Host memory's bytes, up to 1 GiB a launch, are kept for the latest launch alone.)
+  kept.erase(std::remove_if(kept.begin(), kept.end(), [](const Repeat& o) { return !o.host.empty(); }), kept.end());
+  if (kept.size() == kRepeatsKept) kept.erase(kept.begin());
+  kept.push_back(std::move(r));
 }
 
 // The blocks one by one, each access a record: the trace's files first (the module's .file

@@ -273,6 +273,8 @@ class Device {
     // are kept (`log_ok`: none was lost to the log budget or to another kind of access).
     std::shared_ptr<RedLog> log;
     bool log_ok = false;
+    // Its bytes' hash (Device::content) at `hashed` (a version; ~0: none yet).
+    uint64_t hash = 0, hashed = ~uint64_t(0);
   };
 
  private:
@@ -307,9 +309,6 @@ class Device {
   // Trace file index of a .file number (files are added to the trace on first use).
   std::vector<uint32_t> trace_files(trace::Builder& b);
   void settle_sites(trace::Trace& t, size_t first_record) { SiteBuffers(first_record).settle(t); }
-  // A launch alike an earlier one whose inputs and outputs are untouched since (see
-  // Repeat): the earlier launch's number; false when it must run.
-  bool repeats(const KernelLaunch& a, uint32_t& as_launch) const;
   // After a launch that ran: the arrays it read and wrote, their versions moved on, and
   // whether a launch alike it could be skipped.
   void after_run(const Kernel& k, const KernelLaunch& a, uint32_t launch, uint64_t lanes);
@@ -341,6 +340,11 @@ class Device {
     uint32_t dynamic_shared = 0;
     std::vector<uint8_t> params;
     std::vector<std::pair<uint64_t, uint64_t>> arrays;  // base, version after the launch
+    // Of those, the arrays it only wrote (never read): base, the hash of their bytes after
+    // it, where it was taken. Written since by other launches, but holding those bytes again,
+    // such an array does not keep a launch alike it from repeating: the launch, deterministic,
+    // reading the same versions of everything else, would write the same bytes over it.
+    std::vector<std::pair<uint64_t, uint64_t>> outputs;
     uint32_t launch = 0;                                // 1-based, in the trace
     std::vector<uint64_t> rewritten;                    // (a candidate's) arrays it read and wrote
     uint64_t lanes = 0;                                 // (a candidate's) lane accesses
@@ -358,7 +362,16 @@ class Device {
   // Whether launch `a` is alike the launch `r` keeps (kernel shape, parameters) and every
   // array that launch touched is as it left it: what a repeat and a candidate both ask.
   bool alike(const Repeat& r, const KernelLaunch& a) const;
-  std::map<std::string, Repeat> repeats_;               // per kernel: its last launch, if repeatable
+  // A launch alike an earlier one whose inputs and outputs are as it left them (see
+  // Repeat): that launch's entry; null when it must run.
+  const Repeat* repeats(const KernelLaunch& a) const;
+  // The hash of an array's bytes (kept on it for its version): an output's, compared.
+  uint64_t content(const Alloc& x) const;
+  // Per kernel: its last repeatable launches of each shape and parameters, the latest last
+  // (at most kRepeatsKept: a program that checks a kernel in four block sizes and then
+  // times each finds each check's launch again).
+  static constexpr size_t kRepeatsKept = 8;
+  std::map<std::string, std::vector<Repeat>> repeats_;
   // A repeat of `r`: its reductions due once more in each array it reduced into.
   void replay(const Repeat& r);
   // A launch that read arrays it wrote (C = A·B + 0·C, a histogram) cannot be skipped on

@@ -235,6 +235,54 @@ TEST_CASE("a launch alike the last on bytes that did not change is not run again
   CHECK(back.launches[3].same_as == 0);
 }
 
+TEST_CASE("a launch alike an earlier one of another shape is not run again while its outputs hold what it left there") {
+  // A program that checks a kernel in two block sizes and then times each (llm.c's dev/cuda
+  // programs: four sizes checked, then each timed): each timed launch finds its check's.
+  VectorAdd v(1);
+  ptx::Device& dev = v.dev;
+  const int n = VectorAdd::n;
+  const uint64_t da = dev.malloc(n * 4, "d_a"), db = dev.malloc(n * 4, "d_b"), dc = dev.malloc(n * 4, "d_c");
+  REQUIRE(dev.to_device(da, v.a.data(), n * 4));
+  REQUIRE(dev.to_device(db, v.b.data(), n * 4));
+  const ptx::Kernel& k = dev.module().kernels.at(0);
+  trace::Trace t;
+  trace::Builder bld(t);
+  auto launch = [&](uint32_t threads) {
+    return dev.launch({k.name, {(n + threads - 1) / threads, 1, 1}, {threads, 1, 1}, 0, pack(k, da, db, dc, n)}, bld);
+  };
+  auto c_is = [&](float scale_a) {
+    REQUIRE(dev.to_host(v.c.data(), dc, n * 4));
+    for (int j = 0; j < n; ++j) REQUIRE(v.c[size_t(j)] == scale_a * float(j) + 2.0f * float(j));
+  };
+  CHECK(launch(256) == 3 * n);  // 1
+  CHECK(launch(128) == 3 * n);  // 2: another shape, the same bytes written over c
+  CHECK(launch(256) == 0);      // 3: as 1 (c holds what 1 left there)
+  CHECK(launch(128) == 0);      // 4: as 2
+  c_is(1);
+  // The host clears c: launch 5 runs, and leaves c as 2 left it, so 6 is 2's again.
+  REQUIRE(dev.memset(dc, 0, n * 4));
+  CHECK(launch(256) == 3 * n);  // 5
+  CHECK(launch(128) == 0);      // 6
+  c_is(1);
+  // One word of c changed: its bytes are not those 5 left.
+  const float odd = 99.0f;
+  REQUIRE(dev.to_device(dc + 5 * 4, &odd, 4));
+  CHECK(launch(256) == 3 * n);  // 7
+  c_is(1);
+  // An input changed: both shapes run again.
+  for (float& x : v.a) x *= 2;
+  REQUIRE(dev.to_device(da, v.a.data(), n * 4));
+  CHECK(launch(128) == 3 * n);  // 8
+  CHECK(launch(256) == 3 * n);  // 9
+  c_is(2);
+  REQUIRE(t.launches.size() == 9);
+  const uint32_t same_as[9] = {0, 0, 1, 2, 0, 2, 0, 0, 0};
+  for (size_t i = 0; i < 9; ++i) {
+    INFO("launch " << i + 1);
+    CHECK(t.launches[i].same_as == same_as[i]);
+  }
+}
+
 TEST_CASE("inputs copied again unchanged, and host memory as the last launch left it, let a launch alike it be counted") {
   VectorAdd v(1);
   ptx::Device& dev = v.dev;
