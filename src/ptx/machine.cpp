@@ -426,11 +426,12 @@ bool Device::alike(const Repeat& r, const KernelLaunch& a) const {
   if (r.grid != a.grid || r.block != a.block || r.dynamic_shared != a.dynamic_shared || r.params != a.params)
     return false;
   std::vector<std::pair<const Alloc*, uint64_t>> compare;  // outputs written since: their bytes compared last
-  for (auto [base, version] : r.arrays) {
+  for (const auto& [base, version] : r.arrays) {
     auto al = allocs_.find(base);
     if (al == allocs_.end() || al->second->freed) return false;
     if (al->second->version == version) continue;
-    auto out = std::find_if(r.outputs.begin(), r.outputs.end(), [&](auto& o) { return o.first == base; });
+    const uint64_t at = base;  // (a structured binding is not captured by every compiler)
+    auto out = std::find_if(r.outputs.begin(), r.outputs.end(), [at](const auto& o) { return o.first == at; });
     if (out == r.outputs.end() || al->second->lazy.load()) return false;  // (reductions due: its bytes are not all there)
     compare.emplace_back(al->second.get(), out->second);
   }
