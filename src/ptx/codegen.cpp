@@ -35,8 +35,6 @@ constexpr const char* kFunction[] = {
 #include "ptx/opcodes.def"
 };
 
-
-
 // The semantic function of a row as the generated code names it: its own, or wrapped in
 // exact_op for .ftz and .sat.
 std::string row_function(const Insn& in, const char* f) {

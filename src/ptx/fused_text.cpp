@@ -122,7 +122,6 @@ std::string lanes_switch(const std::string& name, size_t spreads) {
   return f.str();
 }
 
-
 // A fused block's test that its shared accesses repeat the race check's reference, the
 // record-mode part of its entry (compiled.h, same_words): the first access through each
 // spread lane by lane, then the block's entries word for word. (A block with an offset of

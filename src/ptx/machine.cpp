@@ -5,8 +5,8 @@
 #include "ptx/machine.h"
 
 #include <algorithm>
-#include <bit>
 #include <atomic>
+#include <bit>
 #include <cctype>
 #include <chrono>
 #include <cxxabi.h>
@@ -416,16 +416,14 @@ uint64_t bytes_hash(const uint8_t* p, uint64_t n) {
 }
 }  // namespace
 
-uint64_t Device::content(const Alloc& x) const {
-  Alloc& y = const_cast<Alloc&>(x);  // (the cache of its hash, kept on it)
-  if (y.hashed != y.version) y.hash = bytes_hash(y.ptr, y.bytes), y.hashed = y.version;
-  return y.hash;
+uint64_t Device::content(Alloc& x) const {
+  if (x.hashed != x.version) x.hash = bytes_hash(x.ptr, x.bytes), x.hashed = x.version;
+  return x.hash;
 }
 
 bool Device::alike(const Repeat& r, const KernelLaunch& a) const {
-  if (r.grid != a.grid || r.block != a.block || r.dynamic_shared != a.dynamic_shared || r.params != a.params)
-    return false;
-  std::vector<std::pair<const Alloc*, uint64_t>> compare;  // outputs written since: their bytes compared last
+  if (!r.same_launch(a)) return false;
+  std::vector<std::pair<Alloc*, uint64_t>> compare;  // outputs written since: their bytes compared last
   for (const auto& [base, version] : r.arrays) {
     auto al = allocs_.find(base);
     if (al == allocs_.end() || al->second->freed) return false;
@@ -566,11 +564,8 @@ void Device::after_run(const Kernel& k, const KernelLaunch& a, uint32_t launch, 
       r.outputs.emplace_back(base, content(*x));
   }
   before_.clear();
-  std::vector<Repeat>& kept = repeats_[a.kernel];
-  auto shaped = [&](const Repeat& o) {  // (the same shape and parameters: this launch supersedes it)
-    return o.grid == a.grid && o.block == a.block && o.dynamic_shared == a.dynamic_shared && o.params == a.params;
-  };
-  kept.erase(std::remove_if(kept.begin(), kept.end(), shaped), kept.end());
+  std::vector<Repeat>& kept = repeats_[a.kernel];  // (one of the same shape and parameters: this launch supersedes it)
+  kept.erase(std::remove_if(kept.begin(), kept.end(), [&](const Repeat& o) { return o.same_launch(a); }), kept.end());
   candidates_.erase(a.kernel);
   if (!repeatable && !candidate) return;
   r.grid = a.grid, r.block = a.block, r.dynamic_shared = a.dynamic_shared, r.params = a.params, r.launch = launch;

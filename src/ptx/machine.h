@@ -339,6 +339,10 @@ class Device {
     trace::Dim3 grid, block;
     uint32_t dynamic_shared = 0;
     std::vector<uint8_t> params;
+    // Whether launch `a` has its shape and parameters (the kernel's own entries are compared).
+    bool same_launch(const KernelLaunch& a) const {
+      return grid == a.grid && block == a.block && dynamic_shared == a.dynamic_shared && params == a.params;
+    }
     std::vector<std::pair<uint64_t, uint64_t>> arrays;  // base, version after the launch
     // Of those, the arrays it only wrote (never read): base, the hash of their bytes after
     // it, where it was taken. Written since by other launches, but holding those bytes again,
@@ -366,7 +370,7 @@ class Device {
   // Repeat): that launch's entry; null when it must run.
   const Repeat* repeats(const KernelLaunch& a) const;
   // The hash of an array's bytes (kept on it for its version): an output's, compared.
-  uint64_t content(const Alloc& x) const;
+  uint64_t content(Alloc& x) const;
   // Per kernel: its last repeatable launches of each shape and parameters, the latest last
   // (at most kRepeatsKept: a program that checks a kernel in four block sizes and then
   // times each finds each check's launch again).
